@@ -1,0 +1,6 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Regenerate the build system from configure.ac and Makefile.am.
+set -e
+cd "$(dirname "$0")"
+autoreconf -fi

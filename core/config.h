@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Runtime configuration of the monitor: every bound, timer and switch in
+ * one place, with its default. Filled from the command line by main.c (and
+ * passed to a background server as its argv). Every bound here is a
+ * documented option (doc/ddmon.1).
+ */
+#ifndef DDM_CONFIG_H
+#define DDM_CONFIG_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct DdmPortRange {
+    guint16 first, last;
+} DdmPortRange;
+
+typedef struct DdmConfig {
+    /* discovery */
+    gboolean scan_local;          /* --scan local (default on) */
+    gboolean scan_adb;            /* --scan adb (default on) */
+    char *scan_host;              /* host scanned by local discovery: "127.0.0.1" */
+    GArray *scan_ranges;          /* DdmPortRange; default 8000-8040 */
+    guint scan_interval_ms;       /* default 2000 */
+    GPtrArray *connect;           /* char* "HOST:PORT[=DEBUGPORT]" from --connect */
+    /* adb (issue 6) */
+    char *adb_path;               /* --adb PATH, NULL = "adb" on PATH */
+    gboolean adb_start;           /* spawn "adb start-server" when none runs (default yes) */
+    /* sessions */
+    guint connect_timeout_ms;     /* default 3000 */
+    guint handshake_timeout_ms;   /* default 5000 */
+    guint request_timeout_ms;     /* default per-request timeout: 10000 */
+    guint max_pending;            /* pending requests per VM: 1024 */
+    gsize max_packet;             /* JDWP packet cap: 256 MiB */
+    gsize max_inflate;            /* ZLIB inflate cap: 64 MiB */
+    gsize max_write_queue;        /* bytes queued to one peer before it is dropped: 512 MiB */
+    /* relay (issue 5) */
+    char *listen_host;            /* "127.0.0.1" unless the user says otherwise */
+    guint16 debug_port_base;      /* 8600 */
+    guint16 selected_port;        /* 8700 (0 = off) */
+    char *select;                 /* --select PID|APP */
+    /* plugins */
+    GPtrArray *plugin_dirs;       /* --plugin-dir, in order */
+    gboolean use_env_plugin_path; /* DDMON_PLUGIN_PATH honoured (not when setuid) */
+    char *installed_plugin_dir;   /* compiled-in default */
+    GPtrArray *plugins_only;      /* --plugins=a,b: only these, and they are required */
+    GPtrArray *plugins_disabled;  /* --disable-plugin=x */
+    GPtrArray *chunks;            /* --chunks=THCR,...: NULL = every type enabled */
+    GHashTable *plugin_opts;      /* "name.key" -> "value" from --plugin-opt */
+    /* server */
+    char *socket_path;            /* control socket; NULL = default location */
+} DdmConfig;
+
+/** A config with every default set. (transfer full) */
+DdmConfig *ddm_config_new(void);
+void ddm_config_free(DdmConfig *c);
+/** Parse "8000-8040,9000" into c->scan_ranges (replacing). */
+gboolean ddm_config_set_scan_ranges(DdmConfig *c, const char *spec, GError **error);
+/** Parse "local,adb" (or "none"). */
+gboolean ddm_config_set_scan(DdmConfig *c, const char *spec, GError **error);
+/** Parse a comma list of chunk names; unknown-looking names are errors. */
+gboolean ddm_config_set_chunks(DdmConfig *c, const char *spec, GError **error);
+/** Add "name.key=value". */
+gboolean ddm_config_add_plugin_opt(DdmConfig *c, const char *spec, GError **error);
+/** The default control socket path: $XDG_RUNTIME_DIR/ddmon/ddmon.sock, else /tmp/ddmon-UID/ddmon.sock. (transfer full) */
+char *ddm_config_default_socket_path(void);
+
+#endif /* DDM_CONFIG_H */

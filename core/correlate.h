@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The pending-request table of one VM connection: packet id -> callback,
+ * deadline. A plain data structure with explicit time (no main loop), so
+ * every path is unit-testable: each entry leaves the table exactly once,
+ * by ddm_correlate_take (reply), ddm_correlate_expire (timeout) or
+ * ddm_correlate_drain (VM gone). Bounded: insert fails past the cap.
+ */
+#ifndef DDM_CORRELATE_H
+#define DDM_CORRELATE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct DdmPending {
+    uint32_t id;
+    uint32_t type;        /* chunk type of the request */
+    gint64 deadline_us;   /* monotonic */
+    gpointer owner;       /* the plugin (ddm_plugin *) or NULL for the core */
+    gpointer callback;    /* opaque to the table (a ddm_reply_fn or a core fn) */
+    gpointer ud;
+} DdmPending;
+
+typedef struct DdmCorrelate DdmCorrelate;
+
+DdmCorrelate *ddm_correlate_new(guint max_pending);
+void ddm_correlate_free(DdmCorrelate *c);  /* entries must have been drained */
+/** Insert (copied). FALSE if full or @p->id is already pending. */
+gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p);
+/** Remove the entry for @id into @out; FALSE if unknown (late or foreign reply). */
+gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out);
+gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id);
+/** Remove and return (transfer full, GArray of DdmPending) every entry whose
+ *  deadline <= @now_us, oldest first. */
+GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us);
+/** The earliest deadline, or G_MAXINT64 when empty. */
+gint64 ddm_correlate_next_deadline(const DdmCorrelate *c);
+/** Remove and return everything (VM gone). (transfer full) */
+GArray *ddm_correlate_drain(DdmCorrelate *c);
+guint ddm_correlate_count(const DdmCorrelate *c);
+/** Recently timed-out ids are remembered (bounded) so a late reply is logged as late. */
+gboolean ddm_correlate_was_expired(const DdmCorrelate *c, uint32_t id);
+
+#endif /* DDM_CORRELATE_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * JDWP framing: the 14-byte handshake, the 11-byte packet header (command
+ * and reply forms), an incremental packet reader and packet builders.
+ * Pure bytes in, structures out: no I/O, no main loop.
+ *
+ * Reader invariants: input may be split at any byte or hold several packets;
+ * a packet's declared length is checked (>= 11, <= the reader's cap) from
+ * its first 4 bytes, before any buffer grows for it, so a hostile length
+ * never causes a large allocation. After an error the reader stays failed:
+ * the caller logs and closes the connection.
+ */
+#ifndef DDM_JDWP_H
+#define DDM_JDWP_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#define DDM_JDWP_HANDSHAKE "JDWP-Handshake"
+#define DDM_JDWP_HANDSHAKE_LEN 14
+#define DDM_JDWP_HEADER_LEN 11
+#define DDM_JDWP_FLAG_REPLY 0x80
+/** Default cap on one packet (configurable per reader): HPDS dumps are large. */
+#define DDM_JDWP_DEFAULT_MAX_PACKET ((size_t)256 << 20)
+
+typedef struct DdmJdwpHeader {
+    uint32_t length;  /* whole packet including the header */
+    uint32_t id;
+    uint8_t flags;    /* 0 command, 0x80 reply */
+    uint8_t cmdset;   /* commands only */
+    uint8_t cmd;      /* commands only */
+    uint16_t error;   /* replies only: big-endian u2 at offset 9 */
+} DdmJdwpHeader;
+
+static inline gboolean ddm_jdwp_is_reply(const DdmJdwpHeader *h)
+{
+    return (h->flags & DDM_JDWP_FLAG_REPLY) != 0;
+}
+
+/** A complete packet. @bytes points at the header (borrowed from the reader,
+ *  valid until the next call on it); @data/@data_len is the payload. */
+typedef struct DdmJdwpPacket {
+    DdmJdwpHeader header;
+    const uint8_t *bytes;
+    size_t len;
+    const uint8_t *data;
+    size_t data_len;
+} DdmJdwpPacket;
+
+/** Results of ddm_jdwp_reader_next(). */
+typedef enum {
+    DDM_JDWP_NEED_MORE = 0,
+    DDM_JDWP_PACKET = 1,
+    DDM_JDWP_HANDSHAKE_OK = 2,      /* in handshake mode: the 14 bytes arrived */
+    DDM_JDWP_DISCARDED = 3,         /* in handshake mode: a complete packet raced ahead, dropped */
+    DDM_JDWP_ERR_SHORT = -1,        /* declared length < 11 */
+    DDM_JDWP_ERR_TOO_BIG = -2,      /* declared length > cap */
+    DDM_JDWP_ERR_HANDSHAKE = -3,    /* bytes that are neither the handshake nor a packet */
+    DDM_JDWP_ERR_FLAGS = -4,        /* flags neither 0x00 nor 0x80 */
+} DdmJdwpResult;
+
+typedef struct DdmJdwpReader DdmJdwpReader;
+
+/** New reader with packet cap @max_packet (0 = default). (transfer full) */
+DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet);
+void ddm_jdwp_reader_free(DdmJdwpReader *r);
+/** Expect the 14-byte handshake before packets (complete packets before it are discarded). */
+void ddm_jdwp_reader_expect_handshake(DdmJdwpReader *r);
+/** Append @n bytes (copied). */
+void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n);
+/** For read(2) straight into the buffer: space for at least @want bytes; then commit. */
+uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail);
+void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n);
+/** Take the next unit; on DDM_JDWP_PACKET fills @pkt (borrowed until the next call). */
+DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt);
+/** Bytes buffered but not yet returned (e.g. to hand over raw to a relay). */
+size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
+const char *ddm_jdwp_result_str(DdmJdwpResult res);
+
+/** Parse the first 11 bytes of @buf; FALSE if @len < 11. No validation of length. */
+gboolean ddm_jdwp_parse_header(const uint8_t *buf, size_t len, DdmJdwpHeader *h);
+/** Write @h into @out (11 bytes). */
+void ddm_jdwp_write_header(uint8_t out[DDM_JDWP_HEADER_LEN], const DdmJdwpHeader *h);
+/** Build a command packet. (transfer full, g_free) */
+uint8_t *ddm_jdwp_build_command(uint32_t id, uint8_t cmdset, uint8_t cmd, const void *data,
+                                size_t len, size_t *out_len);
+/** Build a reply packet (no data when @error != 0, as Dalvik does). (transfer full, g_free) */
+uint8_t *ddm_jdwp_build_reply(uint32_t id, uint16_t error, const void *data, size_t len,
+                              size_t *out_len);
+/** Rewrite the id of a complete packet in place (relay id remapping). */
+void ddm_jdwp_set_id(uint8_t *packet, uint32_t id);
+/** Name of a JDWP error code ("NOT_IMPLEMENTED"), or "UNKNOWN". */
+const char *ddm_jdwp_error_name(uint16_t error);
+
+#endif /* DDM_JDWP_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Finding and validating plugin files. Steps, each refusing with a
+ * DDM_LOADER_ERROR and moving on: lstat (regular file, not a symlink, not
+ * writable by group/others, owned by us or root) -> ".so" suffix ->
+ * dlopen(RTLD_NOW|RTLD_LOCAL) -> dlsym(ddm_plugin_descriptor) -> magic ->
+ * ABI (major equal, minor <= ours) -> size -> name/version/init present ->
+ * name == basename. No plugin code runs before all checks pass.
+ * Search path, first match of a name wins: --plugin-dir (in order), then
+ * DDMON_PLUGIN_PATH (colon list, ignored when setuid), then the installed
+ * plugin directory.
+ */
+#ifndef DDM_LOADER_H
+#define DDM_LOADER_H
+
+#include <glib.h>
+
+#include <ddmon/plugin.h>
+
+#include "config.h"
+#include "registry.h"
+
+#define DDM_LOADER_ERROR (ddm_loader_error_quark())
+GQuark ddm_loader_error_quark(void);
+
+typedef enum {
+    DDM_LOADER_ERROR_NOT_A_PLUGIN,   /* not a regular .so, unreadable, no descriptor, dlopen failed */
+    DDM_LOADER_ERROR_UNSAFE,         /* symlink, writable by others, foreign owner */
+    DDM_LOADER_ERROR_ABI_MISMATCH,
+    DDM_LOADER_ERROR_BAD_DESCRIPTOR, /* magic, size, missing fields, name != basename */
+    DDM_LOADER_ERROR_INIT_FAILED,
+    DDM_LOADER_ERROR_DUPLICATE,      /* a plugin of that name is already loaded */
+    DDM_LOADER_ERROR_CHUNK_CONFLICT,
+    DDM_LOADER_ERROR_NOT_FOUND       /* a plugin named with --plugins is nowhere on the path */
+} DdmLoaderError;
+
+/** Open and validate @path; no plugin code runs. On success returns the
+ *  descriptor and the dlopen handle in @dl (caller dlcloses). */
+const ddm_plugin_desc *ddm_loader_open(const char *path, void **dl, GError **error);
+/** The effective search path. (transfer full, g_strfreev) */
+char **ddm_loader_search_path(const DdmConfig *config);
+/** Load every plugin on the search path into @reg according to the config
+ *  (--plugins / --disable-plugin). Refusals are logged and recorded; FALSE
+ *  with @error only when a plugin the user named explicitly failed. */
+gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError **error);
+
+#endif /* DDM_LOADER_H */

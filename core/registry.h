@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The plugin registry: loaded plugins and everything they registered
+ * (chunk owners, taps, VM listeners, commands, timers), the chunk filter
+ * (--chunks), and dispatch of chunks and VM events to plugins. Every
+ * registration records its owning plugin, so a plugin is undone in one
+ * call (failed init, chunk conflict, unload). The registry builds the
+ * ddm_host table handed to plugins (host.c).
+ */
+#ifndef DDM_REGISTRY_H
+#define DDM_REGISTRY_H
+
+#include <glib.h>
+
+#include <ddmon/plugin.h>
+
+#include "vm.h"
+
+typedef struct DdmRegistry DdmRegistry;
+
+#define DDM_PLUGIN_HANDLE_MAGIC 0x504C5547u
+
+typedef enum {
+    DDM_PLUGIN_LOADED = 0,
+    DDM_PLUGIN_DISABLED,   /* found, valid, but --disable-plugin / not in --plugins */
+    DDM_PLUGIN_REFUSED     /* failed a check or init; `reason` says why */
+} DdmPluginStatus;
+
+/* struct ddm_plugin: one per plugin file seen (loaded or not). */
+struct ddm_plugin {
+    uint32_t magic;            /* DDM_PLUGIN_HANDLE_MAGIC */
+    DdmRegistry *registry;
+    char *name;                /* from the descriptor, or the file's basename */
+    char *path;
+    char *version, *license, *summary;
+    uint16_t abi_major, abi_minor;
+    DdmPluginStatus status;
+    char *reason;              /* refusal or disable reason */
+    gboolean required;         /* named by the user: failure stops startup */
+    gboolean in_init;          /* registration allowed only while TRUE */
+    const ddm_plugin_desc *desc;
+    void *dl;                  /* dlopen handle, NULL unless loaded */
+    gpointer data;             /* set_data */
+    ddm_free_fn data_free;
+};
+
+DdmRegistry *ddm_registry_new(DdmMonitor *monitor);
+/** Unload every plugin (fini, free registrations, dlclose). */
+void ddm_registry_free(DdmRegistry *reg);
+DdmMonitor *ddm_registry_monitor(DdmRegistry *reg);
+
+/** Record a plugin file (refused or disabled ones too, for --list-plugins). (transfer none) */
+ddm_plugin *ddm_registry_add(DdmRegistry *reg, const char *name, const char *path);
+ddm_plugin *ddm_registry_find_plugin(DdmRegistry *reg, const char *name);
+/** All plugin records, in load order. (transfer none, element type ddm_plugin*) */
+GPtrArray *ddm_registry_plugins(DdmRegistry *reg);
+/** Run desc->init with the host table. On failure every registration of the
+ *  plugin is undone, status becomes REFUSED with the reason in @error. */
+gboolean ddm_registry_init_plugin(DdmRegistry *reg, ddm_plugin *p, GError **error);
+/** Undo a plugin: its registrations, views, per-VM data, timers, pending
+ *  requests; fini; dlclose. */
+void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p);
+
+/** The host table plugins receive. */
+const ddm_host *ddm_registry_host(DdmRegistry *reg);
+
+/* Chunk filter (--chunks). NULL/empty list = everything enabled. */
+void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);
+gboolean ddm_registry_chunk_enabled(DdmRegistry *reg, uint32_t type);
+/** Types owned by @p (for the plugins view and the "all disabled" notice). (transfer full) */
+GArray *ddm_registry_owned_types(DdmRegistry *reg, ddm_plugin *p);
+
+/** A chunk from a VM: taps see it, then its owner; unknown types are logged
+ *  once per type per VM; disabled types are dropped (debug log). */
+void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                           const uint8_t *data, size_t len);
+/** Show an outgoing request to taps. */
+void ddm_registry_tap_request(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                              const uint8_t *data, size_t len);
+/** Tell listeners; on DDM_VM_GONE free every plugin's per-VM data afterwards. */
+void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
+
+/* Commands registered by plugins. */
+typedef struct DdmCommandInfo {
+    const char *name, *usage, *summary, *plugin;
+} DdmCommandInfo;
+/** (transfer full, GArray of DdmCommandInfo with borrowed strings) */
+GArray *ddm_registry_commands(DdmRegistry *reg);
+typedef void (*DdmCommandDoneFn)(ddm_cmd_status status, const char *message,
+                                 ddm_view *result /* nullable, transfer none */, gpointer ud);
+/** Run command argv[0]; @done is called exactly once (maybe before this returns).
+ *  FALSE (and no call) if no such command. */
+gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
+                                  DdmCommandDoneFn done, gpointer ud);
+
+#endif /* DDM_REGISTRY_H */

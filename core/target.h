@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Transports: "a connected byte stream to one VM, plus how to reach it
+ * again". A DdmTarget knows how to open a connection (TCP connect, or an
+ * adb socket with host:transport + jdwp:PID) and ends by handing the
+ * session a connected, non-blocking fd. The session never knows which kind
+ * it has. Connecting never blocks the main loop.
+ */
+#ifndef DDM_TARGET_H
+#define DDM_TARGET_H
+
+#include <gio/gio.h>
+#include <stdint.h>
+
+typedef struct DdmTarget DdmTarget;
+
+/** Result of a connect: @fd >= 0 (ownership passes to the callee) or @error set. */
+typedef void (*DdmTargetConnectedFn)(DdmTarget *target, int fd, const GError *error, gpointer ud);
+
+typedef struct DdmTargetOps {
+    const char *transport;  /* "tcp", "adb" */
+    /* Start connecting; call @done exactly once (never from inside this call)
+     * unless @cancel fires first, in which case @done is called with
+     * G_IO_ERROR_CANCELLED. */
+    void (*connect)(DdmTarget *target, unsigned timeout_ms, GCancellable *cancel,
+                    DdmTargetConnectedFn done, gpointer ud);
+    void (*destroy)(DdmTarget *target);  /* free the ops-specific part */
+} DdmTargetOps;
+
+struct DdmTarget {
+    const DdmTargetOps *ops;
+    gint ref_count;
+    char *key;          /* unique: "127.0.0.1:8000", "adb:SERIAL:1234" */
+    char *device;       /* device serial or NULL */
+    uint32_t pid_hint;  /* pid known before HELO (adb), or 0 */
+    char *origin;       /* discovery mode that found it: "local", "connect", "adb" */
+    gpointer priv;      /* ops-specific */
+};
+
+DdmTarget *ddm_target_ref(DdmTarget *t);
+void ddm_target_unref(DdmTarget *t);
+
+/** A TCP target host:port; @origin as above. (transfer full) */
+DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin);
+/** The TCP port of a tcp target, or 0. */
+guint16 ddm_target_tcp_port(const DdmTarget *t);
+/** Set TCP_NODELAY and O_NONBLOCK on a connected socket. */
+void ddm_socket_tune(int fd);
+
+#endif /* DDM_TARGET_H */

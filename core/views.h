@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The view store: named data that plugins and the core publish, per VM or
+ * global, as tables (typed columns and rows), records (ordered typed
+ * fields) or blobs (bytes with a media type). A view has committed content
+ * (what frontends see) and, between begin and commit, content being built.
+ * Listeners are told when a view is added, changed (committed) or removed.
+ * Watches (frontend subscriptions) are counted so producers can poll only
+ * while someone looks. JSON (json-glib) is the one serialization; the text
+ * renderer works from that JSON, so the client renders what the server sent.
+ */
+#ifndef DDM_VIEWS_H
+#define DDM_VIEWS_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include <ddmon/plugin.h>
+
+typedef struct DdmViews DdmViews;
+
+#define DDM_VIEW_MAGIC 0x56494557u
+
+typedef enum { DDM_VIEW_ADDED = 1, DDM_VIEW_CHANGED = 2, DDM_VIEW_REMOVED = 3 } DdmViewChange;
+
+typedef void (*DdmViewListenerFn)(ddm_view *view, DdmViewChange change, gpointer ud);
+
+DdmViews *ddm_views_new(void);
+void ddm_views_free(DdmViews *store);
+
+/** Publish a new, empty view. @vm_key NULL = global. NULL if (name, vm_key) exists.
+ *  (transfer none: the store owns it) */
+ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_key,
+                           const char *name, ddm_view_kind kind, const char *title);
+/** A view outside any store (command results). Free with ddm_view_free_detached. */
+ddm_view *ddm_view_new_detached(const char *owner, const char *name, ddm_view_kind kind,
+                                const char *title);
+void ddm_view_free_detached(ddm_view *view);
+/** Unpublish and free (listeners see REMOVED first). */
+void ddm_views_destroy(DdmViews *store, ddm_view *view);
+void ddm_views_destroy_vm(DdmViews *store, const char *vm_key);
+void ddm_views_destroy_owner(DdmViews *store, const char *owner);
+
+ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key);
+/** Every view, sorted by (vm_key, name). (transfer container) */
+GPtrArray *ddm_views_list(DdmViews *store);
+
+/* Accessors. */
+const char *ddm_view_name(const ddm_view *v);
+const char *ddm_view_vm_key(const ddm_view *v);   /* NULL = global */
+const char *ddm_view_owner(const ddm_view *v);
+const char *ddm_view_title(const ddm_view *v);
+ddm_view_kind ddm_view_kind_of(const ddm_view *v);
+guint64 ddm_view_version(const ddm_view *v);     /* commits so far */
+gboolean ddm_view_is_valid(const ddm_view *v);   /* magic check */
+
+/* Builders: the implementation behind the ddm_host view_* members. 0 or -errno
+ * (-EINVAL wrong kind / wrong cell type / too many cells, -EPROTO no begin). */
+int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n);
+int ddm_view_begin(ddm_view *v);
+int ddm_view_row(ddm_view *v);
+int ddm_view_cell_str(ddm_view *v, const char *s);
+int ddm_view_cell_int(ddm_view *v, int64_t x);
+int ddm_view_cell_double(ddm_view *v, double x);
+int ddm_view_cell_bool(ddm_view *v, int b);
+int ddm_view_field_str(ddm_view *v, const char *key, const char *s);
+int ddm_view_field_int(ddm_view *v, const char *key, int64_t x);
+int ddm_view_field_double(ddm_view *v, const char *key, double x);
+int ddm_view_field_bool(ddm_view *v, const char *key, int b);
+int ddm_view_blob(ddm_view *v, const char *media_type, const void *data, size_t len);
+int ddm_view_commit(ddm_view *v);
+/** Committed blob bytes (transfer none) or NULL. */
+const guint8 *ddm_view_blob_data(const ddm_view *v, gsize *len, const char **media_type);
+
+/* Listeners and watches. */
+guint ddm_views_add_listener(DdmViews *store, DdmViewListenerFn fn, gpointer ud);
+void ddm_views_remove_listener(DdmViews *store, guint id);
+/** A frontend watches views named @name (NULL = all) of VM @vm_key (NULL = all). */
+guint ddm_views_watch(DdmViews *store, const char *name, const char *vm_key);
+void ddm_views_unwatch(DdmViews *store, guint watch_id);
+int ddm_view_watchers(const ddm_view *v);
+
+/** Committed content as JSON:
+ *  {"name","vm","owner","title","kind":"table|record|blob","version",
+ *   table: "columns":[{"name","type","unit"}], "rows":[[...]],
+ *   record: "fields":[{"key","type","value"}],
+ *   blob: "media_type","size","data_base64" (only with @with_blob_data)}
+ *  (transfer full) */
+JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data);
+/** Render a view's JSON (as above) as text for a terminal: aligned table,
+ *  "key: value" lines, or a blob summary. (transfer full) */
+char *ddm_view_json_to_text(JsonNode *view_json);
+
+#endif /* DDM_VIEWS_H */

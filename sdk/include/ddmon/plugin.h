@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The ddmon plugin SDK: everything a plugin may see of the core.
+ *
+ * A plugin is a shared object that exports exactly one data symbol,
+ * `ddm_plugin_descriptor` (write DDM_PLUGIN_DEFINE(...) once). The core
+ * checks the descriptor's frozen prefix (magic, ABI major/minor, size)
+ * before running any plugin code, then calls init(), in which the plugin
+ * registers chunk handlers, taps, VM listeners, commands and timers through
+ * the ddm_host function table. Plugins link against nothing of the core.
+ *
+ * ABI rules (full text and changelog: doc/plugin-abi.md):
+ *  - DDM_ABI_MINOR grows when a member is appended to ddm_host, ddm_vm_info
+ *    or ddm_plugin_desc, or an enum gains a value old plugins can ignore.
+ *  - DDM_ABI_MAJOR grows (minor back to 0) when anything is removed,
+ *    reordered, retyped or changes meaning.
+ *  - A plugin loads iff magic matches, its major equals the core's, its
+ *    minor is <= the core's, and desc_size >= the 1.0 descriptor size.
+ *  - Members newer than 1.0 must be tested with DDM_HOST_HAS() first.
+ *
+ * Memory rules:
+ *  1. Chunk payloads handed to a plugin are borrowed, valid only during the
+ *     call; copy what you keep.
+ *  2. Memory is never freed on the other side of the boundary: views are
+ *     built through the host's builder calls, which copy.
+ *  3. A `ud` with a `ud_free` passed to any register_* call belongs to the
+ *     core from the call on, including when the call fails (the core then
+ *     calls ud_free at once).
+ *  4. Strings returned by the host are borrowed ("transfer none"), valid
+ *     until the owning VM or plugin goes away, or the next change of the
+ *     same value, whichever is first.
+ *  5. Per-VM plugin data is freed by the core when the VM goes away, after
+ *     the plugin's DDM_VM_GONE listener has run.
+ *
+ * Threads: every callback runs on the core's main-loop thread and must not
+ * block. Host functions may be called only from that thread.
+ */
+#ifndef DDMON_PLUGIN_H
+#define DDMON_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ddmon/abi.h>
+#include <ddmon/chunk.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DDM_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define DDM_EXPORT __attribute__((visibility("default")))
+#else
+#define DDM_PRINTF(fmt, args)
+#define DDM_EXPORT
+#endif
+
+/** Opaque handles, owned by the core. Since: 1.0 */
+typedef struct ddm_plugin ddm_plugin; /**< one per loaded plugin */
+typedef struct ddm_vm ddm_vm;         /**< one per connected VM */
+typedef struct ddm_view ddm_view;     /**< a published view or a command result */
+typedef struct ddm_cmd ddm_cmd;       /**< a user command in flight */
+typedef struct ddm_host ddm_host;
+
+/** Handler results. Errors are negative errno values. Since: 1.0 */
+#define DDM_OK 0
+#define DDM_DECLINED 1 /**< not mine: the core logs it as unhandled */
+
+/** Log levels for ddm_host.log. Since: 1.0 */
+typedef enum ddm_log_level {
+    DDM_LOG_WARNING = 1, /**< the operator should act (a VM misbehaves, a file cannot be written) */
+    DDM_LOG_MESSAGE = 2, /**< lifecycle */
+    DDM_LOG_INFO = 3,
+    DDM_LOG_DEBUG = 4    /**< per packet */
+} ddm_log_level;
+
+/* ------------------------------------------------------------------ chunks */
+
+/** Where a chunk came from. Since: 1.0 */
+typedef enum ddm_chunk_origin {
+    DDM_ORIGIN_EVENT = 0,   /**< VM-initiated (JDWP command packet from the VM) */
+    DDM_ORIGIN_REPLY = 1,   /**< reply to a request sent by ddmon or a plugin */
+    DDM_ORIGIN_REQUEST = 2  /**< a request going to the VM (seen by taps only) */
+} ddm_chunk_origin;
+
+/** What the core knows about a chunk besides its bytes. Since: 1.0 */
+typedef struct ddm_chunk_info {
+    uint32_t type;           /**< chunk type, see DDM_CHUNK() */
+    uint32_t packet_id;      /**< JDWP packet id of the carrying packet */
+    ddm_chunk_origin origin;
+    uint32_t request_type;   /**< for replies: the type of the request, else 0 */
+} ddm_chunk_info;
+
+/**
+ * A chunk handler (owner of a type) or tap (read-only observer).
+ * @data/@len: the chunk payload after the 8-byte header, borrowed.
+ * Return DDM_OK, DDM_DECLINED, or a negative errno (logged). Taps' results
+ * are ignored. Since: 1.0
+ */
+typedef int (*ddm_chunk_fn)(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                            const uint8_t *data, size_t len, void *ud);
+
+/** How a request ended. Since: 1.0 */
+typedef enum ddm_reply_status {
+    DDM_REPLY_CHUNK = 0,   /**< the reply carried a chunk (type may be FAIL) */
+    DDM_REPLY_EMPTY = 1,   /**< success without data (Dalvik's "nothing to say") */
+    DDM_REPLY_ERROR = 2,   /**< JDWP error reply: see jdwp_error */
+    DDM_REPLY_TIMEOUT = 3, /**< no answer in time: normal on ART for some requests */
+    DDM_REPLY_VM_GONE = 4, /**< the VM went away while the request was pending */
+    DDM_REPLY_BAD = 5      /**< the reply could not be parsed (logged by the core) */
+} ddm_reply_status;
+
+/** The outcome of a request, borrowed for the duration of the callback. Since: 1.0 */
+typedef struct ddm_reply {
+    ddm_reply_status status;
+    uint16_t jdwp_error;  /**< with DDM_REPLY_ERROR */
+    uint32_t type;        /**< with DDM_REPLY_CHUNK: the reply chunk type */
+    const uint8_t *data;  /**< with DDM_REPLY_CHUNK: payload, borrowed */
+    size_t len;
+    uint32_t fail_code;   /**< type == FAIL: the VM's error code */
+    const char *fail_msg; /**< type == FAIL: its message as UTF-8, or NULL */
+} ddm_reply;
+
+/**
+ * Called exactly once per accepted request: with the reply, the JDWP error,
+ * on timeout, or when the VM goes away. @ud is the caller's; free it here.
+ * Since: 1.0
+ */
+typedef void (*ddm_reply_fn)(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud);
+
+/* --------------------------------------------------------------------- VMs */
+
+/** VM lifecycle events. Since: 1.0 */
+typedef enum ddm_vm_event {
+    DDM_VM_READY = 1,   /**< a DDM-aware VM answered HELO: requests may be sent */
+    DDM_VM_CHANGED = 2, /**< its identity (name, features, ...) changed */
+    DDM_VM_GONE = 3     /**< last call for this VM; per-VM data is freed right after */
+} ddm_vm_event;
+
+/** Lifecycle listener. Plain JVMs (no DDM) never produce events. Since: 1.0 */
+typedef void (*ddm_vm_fn)(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud);
+
+/**
+ * What the core knows about a VM. All strings are UTF-8, borrowed (rule 4),
+ * NULL when the VM did not say. Fields are appended only; read a field
+ * added after 1.0 only if `size` covers it. Since: 1.0
+ */
+typedef struct ddm_vm_info {
+    uint32_t size;              /**< sizeof(ddm_vm_info) in the core */
+    const char *key;            /**< stable id of this VM connection, e.g. "127.0.0.1:8000" */
+    const char *transport;      /**< "tcp", "adb", ... */
+    const char *device;         /**< device serial, or NULL for local VMs */
+    uint32_t pid;               /**< 0 until known */
+    int ddm;                    /**< 1 DDM-aware, 0 plain JVM */
+    uint32_t protocol_version;  /**< the VM's DDM protocol version from HELO */
+    const char *vm_ident;       /**< e.g. "Dalvik v1.6.0" */
+    const char *app_name;       /**< current process name ("" or "<pre-initialized>" early) */
+    int32_t user_id;            /**< -1 if not sent */
+    const char *abi;            /**< e.g. "64-bit (arm64)" */
+    const char *jvm_flags;      /**< e.g. "CheckJNI=false" */
+    int native_debuggable;      /**< 1/0, -1 if not sent */
+    const char *package_name;
+    size_t n_features;          /**< from FEAT */
+    const char *const *features;
+} ddm_vm_info;
+
+/* ------------------------------------------------------------------- views */
+
+/** View shapes. Since: 1.0 */
+typedef enum ddm_view_kind {
+    DDM_VIEW_TABLE = 1,  /**< typed columns, rows of cells */
+    DDM_VIEW_RECORD = 2, /**< ordered key/value fields */
+    DDM_VIEW_BLOB = 3    /**< bytes with a media type (e.g. image/png) */
+} ddm_view_kind;
+
+/** Cell and field types. Since: 1.0 */
+typedef enum ddm_value_type {
+    DDM_VAL_STR = 1,
+    DDM_VAL_INT = 2,    /**< int64_t */
+    DDM_VAL_DOUBLE = 3,
+    DDM_VAL_BOOL = 4
+} ddm_value_type;
+
+/** A table column: name, type and an optional unit ("B", "ms", "%"). Since: 1.0 */
+typedef struct ddm_column {
+    const char *name;
+    ddm_value_type type;
+    const char *unit;
+} ddm_column;
+
+/* ---------------------------------------------------------------- commands */
+
+/** Results for ddm_host.cmd_finish; also the client's exit status. Since: 1.0 */
+typedef enum ddm_cmd_status {
+    DDM_CMD_OK = 0,
+    DDM_CMD_FAILED = 1,     /**< the command ran and failed (the VM said no, a file error) */
+    DDM_CMD_USAGE = 2,      /**< bad arguments */
+    DDM_CMD_NOT_FOUND = 3   /**< the VM (or thread, heap, ...) named does not exist */
+} ddm_cmd_status;
+
+/**
+ * A user command ("ddmon gc PID"). @argv[0] is the command name. Finish it
+ * with cmd_finish, now or later (e.g. from a reply callback); @cmd stays
+ * valid until then. Return 0, or a negative errno to have the core finish
+ * it as failed. Since: 1.0
+ */
+typedef int (*ddm_command_fn)(ddm_plugin *self, ddm_cmd *cmd, int argc,
+                              const char *const *argv, void *ud);
+
+/** Timer callback: return 1 to keep the timer, 0 to stop it. Since: 1.0 */
+typedef int (*ddm_timer_fn)(ddm_plugin *self, void *ud);
+
+/** Frees a ud or data pointer handed to the core. Since: 1.0 */
+typedef void (*ddm_free_fn)(void *p);
+
+/* -------------------------------------------------------------------- host */
+
+/**
+ * The core's services, built by the core and passed to init(). Append-only
+ * within a major version; test members newer than 1.0 with DDM_HOST_HAS().
+ * Every function returning int returns 0 or a negative errno unless said.
+ */
+struct ddm_host {
+    uint32_t size;       /**< sizeof(ddm_host) in the core */
+    uint16_t abi_major;  /**< the core's ABI */
+    uint16_t abi_minor;
+
+    /* --- logging ---------------------------------------------------- 1.0 */
+    /** Log under the plugin's name (domain "ddmon-plugin-NAME"). */
+    void (*log)(ddm_plugin *self, ddm_log_level level, const char *fmt, ...) DDM_PRINTF(3, 4);
+
+    /* --- plugin state ----------------------------------------------- 1.0 */
+    /** Attach plugin-wide state, freed with @data_free after fini. Replaces (and frees) the old. */
+    void (*set_data)(ddm_plugin *self, void *data, ddm_free_fn data_free);
+    void *(*get_data)(ddm_plugin *self);
+    /** Option "NAME.KEY=VALUE" from --plugin-opt or the config; NULL if unset. Transfer none. */
+    const char *(*config_get)(ddm_plugin *self, const char *key);
+
+    /* --- registration (only inside init) ---------------------------- 1.0 */
+    /** Own chunk type @type: VM events of that type (and replies nobody waits for) go to @fn.
+     *  One owner per type: -EEXIST if already owned, with a log naming both plugins. */
+    int (*register_chunk)(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud, ddm_free_fn ud_free);
+    /** Observe chunks read-only: @type, or every type with 0; both directions. */
+    int (*register_tap)(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud, ddm_free_fn ud_free);
+    /** Be told when DDM VMs become ready, change, or go away. */
+    int (*register_vm_listener)(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free);
+    /** Add a client command "ddmon NAME ...". -EEXIST if the name is taken. */
+    int (*register_command)(ddm_plugin *self, const char *name, const char *usage,
+                            const char *summary, ddm_command_fn fn, void *ud, ddm_free_fn ud_free);
+
+    /** 1 if the user left chunk type @type enabled (--chunks), else 0. A plugin sends no
+     *  enabling request (THEN, HPIF, ...) for a disabled type. */
+    int (*chunk_enabled)(ddm_plugin *self, uint32_t type);
+
+    /* --- talking to VMs --------------------------------------------- 1.0 */
+    /**
+     * Send chunk @type with payload @data/@len (copied) to @vm as a JDWP
+     * command on 0xC7/1 with a fresh packet id. On success (0) @fn, if not
+     * NULL, is called exactly once later, never from inside this call;
+     * @timeout_ms 0 means the core's default. On error @fn is never called
+     * and @ud stays the caller's: -ENOTCONN (VM not ready or not DDM),
+     * -EPERM (type disabled by the user), -ENOSPC (too many pending),
+     * -EMSGSIZE. With @fn NULL a reply goes to the type's owner as a
+     * DDM_ORIGIN_REPLY chunk. @id_out, if not NULL, receives the packet id.
+     */
+    int (*request)(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *data, size_t len,
+                   unsigned timeout_ms, ddm_reply_fn fn, void *ud, uint32_t *id_out);
+    /** What the core knows of @vm. Transfer none; valid until the next DDM_VM_CHANGED. */
+    const ddm_vm_info *(*vm_info)(ddm_vm *vm);
+    /** Update the VM's name as a plugin learned it (APNM). NULL leaves a field unchanged,
+     *  user_id < 0 too. The core updates its VM list and sends DDM_VM_CHANGED. */
+    int (*vm_set_name)(ddm_plugin *self, ddm_vm *vm, const char *app_name,
+                       const char *package_name, int32_t user_id);
+    /** Attach per-VM data for this plugin (replaces and frees the old); freed at VM gone. */
+    int (*vm_set_data)(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_fn data_free);
+    void *(*vm_get_data)(ddm_plugin *self, ddm_vm *vm);
+    /** Find a VM by "PID", "SERIAL:PID" or app name; NULL if none (or ambiguous). */
+    ddm_vm *(*find_vm)(ddm_plugin *self, const char *spec);
+    /** A short headline figure shown in the VM list and `ddmon watch`, e.g. label
+     *  "threads" text "23". NULL @text removes it. Copied. */
+    int (*vm_headline)(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text);
+
+    /* --- timers ----------------------------------------------------- 1.0 */
+    /** Call @fn every @interval_ms. Returns a timer id > 0, or 0 on error (ud_free called). */
+    uint32_t (*timer_add)(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn fn,
+                          void *ud, ddm_free_fn ud_free);
+    /** Stop a timer (its ud_free runs). Unknown ids are ignored. */
+    void (*timer_remove)(ddm_plugin *self, uint32_t id);
+
+    /* --- views ------------------------------------------------------ 1.0 */
+    /**
+     * Create a view named @name ("threads", "heap.summary"), per VM or
+     * global (@vm NULL), with a human title. It is published, empty, at
+     * once; it goes away with its VM, with the plugin, or by view_free.
+     * NULL if the name is taken for that scope.
+     */
+    ddm_view *(*view_new)(ddm_plugin *self, ddm_vm *vm, const char *name, ddm_view_kind kind,
+                          const char *title);
+    /** Set a table's columns (copied). Changing them clears the rows. */
+    int (*view_set_columns)(ddm_view *view, const ddm_column *cols, size_t n_cols);
+    /** Start new content; frontends keep seeing the old content until view_commit. */
+    int (*view_begin)(ddm_view *view);
+    /** Table: start the next row; then one cell call per column, in column order. */
+    int (*view_row)(ddm_view *view);
+    int (*view_str)(ddm_view *view, const char *value); /**< NULL = null cell */
+    int (*view_int)(ddm_view *view, int64_t value);
+    int (*view_double)(ddm_view *view, double value);
+    int (*view_bool)(ddm_view *view, int value);
+    /** Record: append (or replace) field @key. */
+    int (*view_field_str)(ddm_view *view, const char *key, const char *value);
+    int (*view_field_int)(ddm_view *view, const char *key, int64_t value);
+    int (*view_field_double)(ddm_view *view, const char *key, double value);
+    int (*view_field_bool)(ddm_view *view, const char *key, int value);
+    /** Blob: set the bytes (copied) and their media type. */
+    int (*view_blob)(ddm_view *view, const char *media_type, const void *data, size_t len);
+    /** Publish what was built since view_begin; frontends are told it changed. */
+    int (*view_commit)(ddm_view *view);
+    /** Unpublish and free the view now. */
+    void (*view_free)(ddm_view *view);
+    /** How many frontends watch this view now (a snapshot counts). Poll only when > 0. */
+    int (*view_watchers)(ddm_view *view);
+
+    /* --- commands --------------------------------------------------- 1.0 */
+    /** The command's result view (created on first call, sent to the client at finish). */
+    ddm_view *(*cmd_result)(ddm_cmd *cmd, ddm_view_kind kind, const char *title);
+    /** Finish @cmd with a status and a one-line message (may be NULL); @cmd is invalid after. */
+    void (*cmd_finish)(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
+
+    /* ABI 1.1 and later: new members go here, never above. */
+};
+
+/** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */
+#define DDM_HOST_HAS(host, m) \
+    (offsetof(ddm_host, m) + sizeof(((const ddm_host *)0)->m) <= (host)->size)
+
+/* -------------------------------------------------------------- descriptor */
+
+/** "DDMP": the descriptor's magic. Since: 1.0 */
+#define DDM_PLUGIN_MAGIC 0x44444D50u
+
+/**
+ * The one symbol a plugin exports. The first four fields are frozen across
+ * all ABI versions so that any core can read them. Since: 1.0
+ */
+typedef struct ddm_plugin_desc {
+    uint32_t magic;      /**< DDM_PLUGIN_MAGIC */
+    uint16_t abi_major;  /**< DDM_ABI_MAJOR the plugin was built with */
+    uint16_t abi_minor;  /**< DDM_ABI_MINOR the plugin was built with */
+    uint32_t desc_size;  /**< sizeof(ddm_plugin_desc) the plugin was built with */
+    /* end of the frozen prefix */
+    const char *name;    /**< must equal the file's basename without ".so" */
+    const char *version;
+    const char *license; /**< SPDX identifier */
+    const char *summary;
+    /** Register everything here and nothing later. Return 0, or a negative
+     *  errno: the core then undoes every registration of this plugin. */
+    int (*init)(ddm_plugin *self, const ddm_host *host);
+    /** Optional: called before unload (not after a failed init). */
+    void (*fini)(ddm_plugin *self);
+} ddm_plugin_desc;
+
+/** Name of the exported descriptor symbol. Since: 1.0 */
+#define DDM_PLUGIN_SYMBOL "ddm_plugin_descriptor"
+
+#ifdef __cplusplus
+#define DDM_EXTERN_C extern "C"
+#else
+#define DDM_EXTERN_C
+#endif
+
+/**
+ * Define the plugin's descriptor; write it once, at file scope:
+ *   DDM_PLUGIN_DEFINE("threads", "1.0", "Apache-2.0", "thread table", my_init, my_fini);
+ * Since: 1.0
+ */
+#define DDM_PLUGIN_DEFINE(name_, version_, license_, summary_, init_, fini_)         \
+    DDM_EXTERN_C DDM_EXPORT const ddm_plugin_desc ddm_plugin_descriptor;               \
+    DDM_EXTERN_C DDM_EXPORT const ddm_plugin_desc ddm_plugin_descriptor = {            \
+        DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc), \
+        name_, version_, license_, summary_, init_, fini_}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDMON_PLUGIN_H */
