@@ -1,1 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
+# Unit tests of the session layer: pending table, VM session state machine.
+# They link the session sources directly (not libddmcore.la) so each unit is
+# tested alone, with a small test monitor standing in for the hub.
+
+SESSION_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-test\"
+SESSION_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-correlate
+TESTS += tests/unit/test-correlate
+endif
+tests_unit_test_correlate_SOURCES = tests/unit/test-correlate.c core/correlate.c core/correlate.h
+tests_unit_test_correlate_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_test_correlate_CFLAGS = $(SESSION_TEST_CFLAGS)
+tests_unit_test_correlate_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
