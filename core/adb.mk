@@ -1,1 +1,4 @@
 # SPDX-License-Identifier: Apache-2.0
+# Android devices through the adb server: the host-protocol codec, the adb
+# transport (host:transport + jdwp:PID) and device/VM discovery.
+core_libddmcore_la_SOURCES += core/adb_proto.c core/adb_proto.h

@@ -1,1 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
+# Tests of the adb side: the codec, and (with a fake adb server and the real adb) discovery.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-adb-proto
+TESTS += tests/unit/test-adb-proto
+tests_unit_test_adb_proto_SOURCES = tests/unit/test-adb-proto.c core/adb_proto.c
+tests_unit_test_adb_proto_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_adb_proto_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_adb_proto_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+endif
