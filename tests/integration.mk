@@ -1,1 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
+# Integration tests: the real ddmon binary against ddmon-simvm, real OpenJDK
+# VMs, real jdb and the real adb. TAP scripts; helpers in tests/integration/lib.sh.
+INTEGRATION_TESTS = \
+	tests/integration/snapshot-simvm.sh \
+	tests/integration/jvm-nonddm.sh \
+	tests/integration/server-cli.sh
+if ENABLE_TESTS
+TESTS += $(INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/viewq.py \
+	tests/java/Sleeper.java

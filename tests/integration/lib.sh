@@ -102,3 +102,7 @@ t_start_jvm() { # t_start_jvm PORT SUSPEND(y|n) CLASS [args]
 # Extract with a tiny JSON query: t_json FILE EXPR (python3 is not guaranteed:
 # use grep-friendly checks where possible). Returns the file's content.
 t_has() { grep -q -- "$2" "$1"; }
+# Wait until a JVM started by t_start_jvm listens (its agent prints a line).
+t_wait_jvm() { t_wait "${2:-20}" grep -q "Listening for transport dt_socket" "$T_TMP/jvm-$1.out"; }
+# True once process PID has exited.
+t_dead() { ! kill -0 "$1" 2>/dev/null; }
