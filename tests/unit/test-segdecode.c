@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests for plugins/heap/segdecode.c: piece header parsing, run
+ * decoding, partial-run merging, the draft's reject rule and the
+ * statistics (per class, histogram, largest free extent). Table-driven
+ * where the cases are byte strings. No host needed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plugins/heap/segdecode.h"
+
+/* Build a piece: header then @npairs (state, count-1) pairs from @pairs. */
+static size_t make_piece(uint8_t *buf, uint32_t heap, uint8_t unit, uint32_t start,
+                         uint32_t offset, uint32_t units, const uint8_t *pairs, size_t pair_bytes)
+{
+    size_t i = 0;
+    buf[i++] = (uint8_t)(heap >> 24); buf[i++] = (uint8_t)(heap >> 16);
+    buf[i++] = (uint8_t)(heap >> 8); buf[i++] = (uint8_t)heap;
+    buf[i++] = unit;
+    buf[i++] = (uint8_t)(start >> 24); buf[i++] = (uint8_t)(start >> 16);
+    buf[i++] = (uint8_t)(start >> 8); buf[i++] = (uint8_t)start;
+    buf[i++] = (uint8_t)(offset >> 24); buf[i++] = (uint8_t)(offset >> 16);
+    buf[i++] = (uint8_t)(offset >> 8); buf[i++] = (uint8_t)offset;
+    buf[i++] = (uint8_t)(units >> 24); buf[i++] = (uint8_t)(units >> 16);
+    buf[i++] = (uint8_t)(units >> 8); buf[i++] = (uint8_t)units;
+    if (pair_bytes)
+        memcpy(buf + i, pairs, pair_bytes);
+    return i + pair_bytes;
+}
+
+#define ST(kind, sol) ((uint8_t)(((kind) << 3) | (sol)))
+#define P 0x80
+
+static void test_parse_header(void **state)
+{
+    uint8_t buf[64];
+    static const uint8_t pairs[] = { ST(0, 1), 3 };
+    seg_piece p;
+    size_t n = make_piece(buf, 7, 8, 0x12345678, 0x100, 4, pairs, sizeof pairs);
+    (void)state;
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    assert_int_equal(p.heap_id, 7);
+    assert_int_equal(p.unit_size, 8);
+    assert_int_equal(p.start, 0x12345678);
+    assert_int_equal(p.offset, 0x100);
+    assert_int_equal(p.length_units, 4);
+    assert_int_equal(p.runs_len, 2);
+    assert_ptr_equal(p.runs, buf + 17);
+}
+
+static void test_parse_truncated(void **state)
+{
+    uint8_t buf[64];
+    seg_piece p;
+    size_t n = make_piece(buf, 1, 8, 0, 0, 0, NULL, 0);
+    size_t cut;
+    (void)state;
+    for (cut = 0; cut < n; cut++)
+        assert_int_equal(seg_piece_parse(buf, cut, &p), SEG_ERR_SHORT_HEADER);
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    assert_int_equal(seg_piece_parse(NULL, 0, &p), SEG_ERR_SHORT_HEADER);
+    buf[4] = 0;
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_ERR_UNIT_ZERO);
+}
+
+typedef struct decode_case {
+    const char *name;
+    uint32_t units;
+    uint8_t pairs[16];
+    size_t pair_bytes;
+    seg_error want;
+    size_t want_offset; /* for errors: byte offset of the offending pair */
+} decode_case;
+
+static const decode_case decode_cases[] = {
+    { "one run", 4, { ST(0, 1), 3 }, 2, SEG_OK, 0 },
+    { "empty piece", 0, { 0 }, 0, SEG_OK, 0 },
+    { "empty runs, units declared", 3, { 0 }, 0, SEG_ERR_RUNS_SHORT, 0 },
+    { "runs end early", 10, { ST(0, 1), 3, ST(0, 0), 1 }, 4, SEG_ERR_RUNS_SHORT, 4 },
+    { "runs go past", 5, { ST(0, 1), 3, ST(0, 0), 1 }, 4, SEG_ERR_RUNS_LONG, 2 },
+    { "extra pair after the units", 4, { ST(0, 1), 3, ST(0, 0), 0 }, 4, SEG_ERR_RUNS_LONG, 2 },
+    { "odd byte", 4, { ST(0, 1), 3, ST(0, 0) }, 3, SEG_ERR_ODD_RUNS, 2 },
+    { "partial merge", 300, { P | ST(2, 1), 255, ST(2, 1), 43 }, 4, SEG_OK, 0 },
+    { "partial state change", 300, { P | ST(2, 1), 255, ST(3, 1), 43 }, 4, SEG_ERR_PARTIAL_CHANGE, 2 },
+    { "partial solidity change", 300, { P | ST(2, 1), 255, ST(2, 0), 43 }, 4, SEG_ERR_PARTIAL_CHANGE, 2 },
+    { "open partial at end", 256, { P | ST(0, 1), 255 }, 2, SEG_OK, 0 },
+};
+
+static void test_decode_table(void **state)
+{
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof decode_cases / sizeof decode_cases[0]; i++) {
+        const decode_case *c = &decode_cases[i];
+        uint8_t buf[64];
+        seg_piece p;
+        seg_stats st;
+        seg_error_at at = { 99, 99 };
+        seg_error e;
+        size_t n = make_piece(buf, 1, 8, 0x1000, 0, c->units, c->pairs, c->pair_bytes);
+        print_message("case: %s\n", c->name);
+        assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+        seg_stats_reset(&st);
+        e = seg_piece_decode(&p, &st, &at);
+        assert_int_equal(e, c->want);
+        if (e != SEG_OK) {
+            assert_int_equal(at.run_offset, c->want_offset);
+            assert_non_null(strstr(seg_error_str(e), " "));
+        } else {
+            assert_int_equal(st.total_units, c->units);
+            assert_int_equal(st.pieces, 1);
+        }
+    }
+}
+
+static void test_partial_merge_stats(void **state)
+{
+    /* 1000-unit byte array in partial runs (3*256 + 232), then 2 free units,
+     * then two 1-unit objects, then a 5-unit class object. */
+    static const uint8_t pairs[] = {
+        P | ST(2, 1), 255, P | ST(2, 1), 255, P | ST(2, 1), 255, ST(2, 1), 231,
+        ST(0, 0), 1, ST(0, 1), 0, ST(0, 1), 0, ST(1, 1), 4,
+    };
+    uint8_t buf[64];
+    seg_piece p;
+    seg_stats st;
+    size_t n = make_piece(buf, 1, 8, 0, 0, 1000 + 2 + 2 + 5, pairs, sizeof pairs);
+    (void)state;
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    seg_stats_reset(&st);
+    assert_int_equal(seg_piece_decode(&p, &st, NULL), SEG_OK);
+    assert_int_equal(st.cls[1 + SEG_KIND_ARRAY1].count, 1);
+    assert_int_equal(st.cls[1 + SEG_KIND_ARRAY1].bytes, 8000);
+    assert_int_equal(st.cls[1 + SEG_KIND_ARRAY1].min_bytes, 8000);
+    assert_int_equal(st.cls[1 + SEG_KIND_OBJECT].count, 2);
+    assert_int_equal(st.cls[1 + SEG_KIND_OBJECT].bytes, 16);
+    assert_int_equal(st.cls[1 + SEG_KIND_CLASS].count, 1);
+    assert_int_equal(st.cls[1 + SEG_KIND_CLASS].bytes, 40);
+    assert_int_equal(st.cls[SEG_CLASS_FREE].count, 1);
+    assert_int_equal(st.cls[SEG_CLASS_FREE].bytes, 16);
+    assert_int_equal(st.largest_free_bytes, 16);
+    assert_int_equal(st.runs, 8);
+    assert_int_equal(st.total_bytes, 1009 * 8);
+    /* 8000 bytes: bucket 12 (4096..8191) */
+    assert_int_equal(st.hist_count[1 + SEG_KIND_ARRAY1][12], 1);
+    assert_int_equal(st.hist_bytes[1 + SEG_KIND_ARRAY1][12], 8000);
+    assert_int_equal(st.hist_count[1 + SEG_KIND_OBJECT][3], 2);
+}
+
+static void test_free_extent_and_kinds(void **state)
+{
+    /* free runs of different kinds are all free; adjacent free runs form one extent */
+    static const uint8_t pairs[] = {
+        ST(0, 0), 9, ST(7, 0), 4, ST(7, 1), 0, ST(0, 0), 2,
+        ST(3, 2), 0, ST(4, 3), 0, ST(5, 4), 0, ST(6, 5), 0, ST(7, 6), 0,
+    };
+    uint8_t buf[64];
+    seg_piece p;
+    seg_stats st;
+    unsigned c;
+    size_t n = make_piece(buf, 1, 16, 0, 0, 10 + 5 + 1 + 3 + 5, pairs, sizeof pairs);
+    (void)state;
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    seg_stats_reset(&st);
+    assert_int_equal(seg_piece_decode(&p, &st, NULL), SEG_OK);
+    assert_int_equal(st.cls[SEG_CLASS_FREE].count, 3);
+    assert_int_equal(st.cls[SEG_CLASS_FREE].bytes, (10 + 5 + 3) * 16);
+    assert_int_equal(st.largest_free_bytes, 15 * 16);
+    assert_int_equal(st.cls[SEG_CLASS_FREE].max_bytes, 160);
+    assert_int_equal(st.cls[SEG_CLASS_FREE].min_bytes, 48);
+    for (c = 1 + SEG_KIND_ARRAY2; c < 1 + SEG_KIND_NATIVE; c++)
+        assert_int_equal(st.cls[c].count, 1);
+    assert_int_equal(st.cls[1 + SEG_KIND_NATIVE].count, 2);
+    assert_string_equal(seg_class_name(1 + SEG_KIND_NATIVE), "non-Java object");
+    assert_string_equal(seg_class_name(SEG_CLASS_FREE), "free");
+    assert_string_equal(seg_class_name(99), "?");
+}
+
+static void test_stats_add(void **state)
+{
+    static const uint8_t a_pairs[] = { ST(0, 1), 1, ST(0, 0), 7 };
+    static const uint8_t b_pairs[] = { ST(0, 1), 3, ST(0, 0), 2 };
+    uint8_t buf[64];
+    seg_piece p;
+    seg_stats a, b, sum;
+    size_t n;
+    (void)state;
+    seg_stats_reset(&a);
+    seg_stats_reset(&b);
+    seg_stats_reset(&sum);
+    n = make_piece(buf, 1, 8, 0, 0, 10, a_pairs, sizeof a_pairs);
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    assert_int_equal(seg_piece_decode(&p, &a, NULL), SEG_OK);
+    n = make_piece(buf, 1, 8, 0, 0, 7, b_pairs, sizeof b_pairs);
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    assert_int_equal(seg_piece_decode(&p, &b, NULL), SEG_OK);
+    seg_stats_add(&sum, &a);
+    seg_stats_add(&sum, &b);
+    assert_int_equal(sum.cls[1].count, 2);
+    assert_int_equal(sum.cls[1].min_bytes, 16);
+    assert_int_equal(sum.cls[1].max_bytes, 32);
+    assert_int_equal(sum.largest_free_bytes, 64);
+    assert_int_equal(sum.pieces, 2);
+    assert_int_equal(sum.total_units, 17);
+}
+
+static void test_bucket(void **state)
+{
+    (void)state;
+    assert_int_equal(seg_bucket(0), 0);
+    assert_int_equal(seg_bucket(1), 0);
+    assert_int_equal(seg_bucket(8), 3);
+    assert_int_equal(seg_bucket(15), 3);
+    assert_int_equal(seg_bucket(16), 4);
+    assert_int_equal(seg_bucket(UINT64_MAX), SEG_NBUCKETS - 1);
+}
+
+static void test_max_run_lengths(void **state)
+{
+    /* 255 unit size, 256-unit runs: no overflow, exact byte counts */
+    uint8_t pairs[2 * 64];
+    uint8_t buf[17 + sizeof pairs];
+    seg_piece p;
+    seg_stats st;
+    size_t i, n;
+    (void)state;
+    for (i = 0; i < 64; i++) {
+        pairs[2 * i] = (uint8_t)((i < 63 ? P : 0) | ST(5, 1));
+        pairs[2 * i + 1] = 255;
+    }
+    n = make_piece(buf, 1, 255, 0xffffffffu, 0xffffffffu, 64 * 256, pairs, sizeof pairs);
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    seg_stats_reset(&st);
+    assert_int_equal(seg_piece_decode(&p, &st, NULL), SEG_OK);
+    assert_int_equal(st.cls[1 + SEG_KIND_ARRAY8].count, 1);
+    assert_int_equal(st.cls[1 + SEG_KIND_ARRAY8].bytes, (uint64_t)64 * 256 * 255);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_header),
+        cmocka_unit_test(test_parse_truncated),
+        cmocka_unit_test(test_decode_table),
+        cmocka_unit_test(test_partial_merge_stats),
+        cmocka_unit_test(test_free_extent_and_kinds),
+        cmocka_unit_test(test_stats_add),
+        cmocka_unit_test(test_bucket),
+        cmocka_unit_test(test_max_run_lengths),
+    };
+    return cmocka_run_group_tests_name("segdecode", tests, NULL, NULL);
+}
