@@ -1,1 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
+# Plugin unit tests for vminfo and threads, and the fake host every plugin
+# test links (tests/harness/libfakehost.la; plugins-heap.mk links it too).
+# Each test program compiles the plugin's sources directly with the fake host.
+
+if ENABLE_TESTS
+check_LTLIBRARIES += tests/harness/libfakehost.la
+tests_harness_libfakehost_la_SOURCES = tests/harness/fake-host.c tests/harness/fake-host.h
+tests_harness_libfakehost_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
+tests_harness_libfakehost_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_harness_libfakehost_la_LIBADD = $(CMOCKA_LIBS)
+
+# Flags a plugin test needs: the SDK, the harness, cmocka.
+DDM_FAKEHOST_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
+DDM_FAKEHOST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+DDM_FAKEHOST_LDADD = tests/harness/libfakehost.la $(CMOCKA_LIBS) $(LIBM)
+
+check_PROGRAMS += tests/unit/test-fake-host
+TESTS += tests/unit/test-fake-host
+tests_unit_test_fake_host_SOURCES = tests/unit/test-fake-host.c
+tests_unit_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_unit_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
+endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * fake-host: a complete, in-memory `ddm_host` for plugin unit tests.
+ * No real core, no glib, no I/O: plain C on top of cmocka.
+ *
+ * How a plugin test uses it (house style: "compile plugins/x/x.c with
+ * tests/harness/fake-host.c"): the test program's sources are the test, the
+ * plugin's .c files and this library (tests/harness/libfakehost.la). Then:
+ *
+ *     fake_host *fh = fake_host_new();
+ *     fake_host_set_config(fh, "threads.interval", "500");   // optional
+ *     assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+ *     ddm_vm *vm = fake_host_add_vm(fh, &(ddm_vm_info){ .pid = 42, .app_name = "app" });
+ *     fake_host_vm_event(fh, vm, DDM_VM_READY);   // listeners run; requests allowed
+ *     fake_host_deliver(fh, vm, DDM_CHUNK('T','H','C','R'), DDM_ORIGIN_EVENT, bytes, n);
+ *     ddm_view *v = fake_view_find(fh, vm, "threads");
+ *     assert_int_equal(fake_view_n_rows(v), 1);
+ *     assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+ *     fake_host_free(fh);   // VMs go (GONE), fini, everything freed, checks run
+ *
+ * What it models (each member of struct ddm_host is implemented):
+ *  - registration: chunk owners (one per type, -EEXIST otherwise), taps,
+ *    VM listeners, commands; register_* outside init() is refused (-EPERM,
+ *    logged) as the contract says. A failed register call frees the ud.
+ *  - chunks: fake_host_deliver() copies the payload into an exact-size heap
+ *    buffer (so ASan sees any over-read), runs the taps, then the owner.
+ *  - requests: recorded in order (index 0, 1, ...) with a copy of the
+ *    payload; the test completes each with any ddm_reply. Completing twice
+ *    fails the test (exactly-once). A request with fn NULL whose completion
+ *    carries a chunk is delivered to the type's owner as DDM_ORIGIN_REPLY.
+ *    Requests fail with -ENOTCONN before DDM_VM_READY / after GONE, -EPERM
+ *    when the type is disabled, or with the error the test forces.
+ *    Request payloads and fake reply payloads live in exact-size buffers.
+ *  - VMs: fake_host_add_vm() deep-copies a ddm_vm_info template (size is
+ *    set for you). DDM_VM_GONE completes that VM's pending requests with
+ *    DDM_REPLY_VM_GONE, runs the listeners, frees the plugin's per-VM data,
+ *    then destroys the VM's views; the VM struct itself stays allocated (for
+ *    the test) until fake_host_free, but find_vm no longer finds it.
+ *    vm_set_name updates the info and runs the listeners with
+ *    DDM_VM_CHANGED synchronously (set fake_host_set_sync_changed(fh, 0) to
+ *    only count the calls).
+ *  - find_vm: "PID", "SERIAL:PID", the VM key, or the app name; NULL when
+ *    none or ambiguous.
+ *  - views: tables (typed columns; cell type must match the column, a NULL
+ *    string is a null cell in any column), records (ordered typed fields,
+ *    replace by key), blobs. begin/commit semantics: queries see committed
+ *    content only. Misuse (wrong type, too many/few cells, no begin) returns
+ *    -EINVAL/-EPROTO and is counted; fake_host_free fails the test if any
+ *    happened, unless fake_host_expect_view_errors(fh) was called.
+ *    view_watchers returns what the test set (fake_view_set_watchers, or a
+ *    default for every view with fake_host_set_default_watchers).
+ *  - timers: recorded, fired only by fake_host_fire_timers(); a callback
+ *    returning 0 or calling timer_remove stops its timer (ud_free runs
+ *    after the callback returns).
+ *  - config_get: from fake_host_set_config(); looks up the key as given,
+ *    then "<plugin name>.<key>" (so both "interval" and "threads.interval"
+ *    find "threads.interval").
+ *  - chunk_enabled: every type, unless the test disables some
+ *    (fake_host_disable_chunk) or sets an allow-list (fake_host_only_chunks).
+ *  - log: every line captured as "<level>: <text>" (level = warning,
+ *    message, info, debug); also printed to stderr when FAKE_HOST_VERBOSE
+ *    is set in the environment.
+ *  - commands: fake_host_run_command() builds a ddm_cmd, calls the handler;
+ *    the cmd's status/message/result view stay readable until
+ *    fake_host_free. Finishing twice fails the test. A handler returning a
+ *    negative errno without finishing is finished as DDM_CMD_FAILED.
+ *
+ * Ownership: everything returned by fake_* query functions is borrowed
+ * from the fake host and valid until the object it came from goes away
+ * (views: VM gone / view_free / fake_host_free). Strings returned for
+ * cells are formatted on demand and cached in the cell.
+ *
+ * Non-goals: several plugins in one fake host (one plugin per host; make
+ * two hosts), main loop, real time, JSON.
+ */
+#ifndef DDM_TESTS_FAKE_HOST_H
+#define DDM_TESTS_FAKE_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ddmon/plugin.h>
+
+typedef struct fake_host fake_host;
+
+/* ------------------------------------------------------------ lifecycle */
+
+/** A fresh host with no plugin. (transfer full) */
+fake_host *fake_host_new(void);
+/** Take every live VM through DDM_VM_GONE, run fini, free all; runs the
+ *  end-of-test checks (view errors). */
+void fake_host_free(fake_host *fh);
+/** Run @desc->init with the fake plugin and this host (only once per host).
+ *  Returns init's result; on failure the registrations are undone. */
+int fake_host_load(fake_host *fh, const ddm_plugin_desc *desc);
+/** The host table handed to init (for calling members directly). */
+const ddm_host *fake_host_table(fake_host *fh);
+/** The plugin handle handed to init. */
+ddm_plugin *fake_host_plugin(fake_host *fh);
+
+/* --------------------------------------------------------------- config */
+
+/** Set option @key (e.g. "threads.interval") to @value (copied); NULL unsets. */
+void fake_host_set_config(fake_host *fh, const char *key, const char *value);
+/** Disable one chunk type for chunk_enabled() and request(). */
+void fake_host_disable_chunk(fake_host *fh, uint32_t type);
+/** Enable exactly these types (n == 0: none). Replaces earlier filters. */
+void fake_host_only_chunks(fake_host *fh, const uint32_t *types, size_t n);
+
+/* ------------------------------------------------------------------ VMs */
+
+/** Add a VM described by @info (deep-copied; NULL = all defaults: pid 0,
+ *  user_id -1, native_debuggable -1, ddm 1). Not ready until
+ *  fake_host_vm_event(DDM_VM_READY). Owned by @fh. */
+ddm_vm *fake_host_add_vm(fake_host *fh, const ddm_vm_info *info);
+/** Replace what vm_info() returns (deep copy). Fires no event. */
+void fake_host_set_vm_info(fake_host *fh, ddm_vm *vm, const ddm_vm_info *info);
+/** Run the VM listeners with @event (READY marks the VM ready for requests;
+ *  GONE does the teardown described above; a gone VM gets no more events). */
+void fake_host_vm_event(fake_host *fh, ddm_vm *vm, ddm_vm_event event);
+/** What vm_info() returns now (borrowed). */
+const ddm_vm_info *fake_vm_info(ddm_vm *vm);
+/** 1 once DDM_VM_GONE was delivered. */
+int fake_vm_gone(ddm_vm *vm);
+/** How many times the plugin called vm_set_name for @vm. */
+int fake_vm_set_name_calls(ddm_vm *vm);
+/** Whether DDM_VM_CHANGED runs synchronously from vm_set_name (default 1). */
+void fake_host_set_sync_changed(fake_host *fh, int on);
+/** The headline text the plugin set under @label, or NULL. */
+const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label);
+
+/* --------------------------------------------------------------- chunks */
+
+/** Hand a chunk to the taps and the owner of @type. Returns the owner's
+ *  result, or DDM_DECLINED when nobody owns @type. */
+int fake_host_deliver(fake_host *fh, ddm_vm *vm, uint32_t type, ddm_chunk_origin origin,
+                      const void *data, size_t len);
+/** 1 if the plugin owns @type. */
+int fake_host_owns(fake_host *fh, uint32_t type);
+/** Number of taps registered for @type (0 = the "every type" taps). */
+int fake_host_n_taps(fake_host *fh, uint32_t type);
+/** Number of VM listeners registered. */
+int fake_host_n_vm_listeners(fake_host *fh);
+
+/* ------------------------------------------------------------- requests */
+
+/** A recorded request (borrowed; valid until fake_host_free). */
+typedef struct fake_request {
+    ddm_vm *vm;
+    uint32_t type;
+    uint8_t *data; /* copy of the payload, exactly len bytes (NULL if 0) */
+    size_t len;
+    unsigned timeout_ms;
+    ddm_reply_fn fn;
+    void *ud;
+    uint32_t packet_id;
+    int completed; /* 1 once the reply fn ran (or would have, fn NULL) */
+} fake_request;
+
+/** Requests accepted so far (completed or not). */
+size_t fake_host_n_requests(fake_host *fh);
+/** Request @idx (0-based, in send order), or NULL. */
+const fake_request *fake_host_request(fake_host *fh, size_t idx);
+/** Index of the first request of @type to @vm (NULL = any VM) at or after
+ *  @from, or -1. */
+int fake_host_find_request(fake_host *fh, ddm_vm *vm, uint32_t type, size_t from);
+/** Number of requests of @type (0 = any) to @vm (NULL = any) not yet completed. */
+int fake_host_n_pending(fake_host *fh, ddm_vm *vm, uint32_t type);
+/** Complete request @idx with @reply (data copied to an exact-size buffer;
+ *  for type FAIL the test fills fail_code/fail_msg itself, or use
+ *  fake_host_complete_fail). Fails the test if already completed. */
+void fake_host_complete_request(fake_host *fh, size_t idx, const ddm_reply *reply);
+/** Shorthands: complete with a chunk of @type, empty, JDWP error, timeout, FAIL. */
+void fake_host_complete_chunk(fake_host *fh, size_t idx, uint32_t type, const void *data,
+                              size_t len);
+void fake_host_complete_status(fake_host *fh, size_t idx, ddm_reply_status status);
+void fake_host_complete_fail(fake_host *fh, size_t idx, uint32_t code, const char *msg);
+/** Make the next request() calls fail with @err (negative errno; 0 = normal). */
+void fake_host_set_request_error(fake_host *fh, int err);
+
+/* --------------------------------------------------------------- timers */
+
+/** Timers currently active. */
+int fake_host_n_timers(fake_host *fh);
+/** Interval of the @idx-th active timer (0-based), 0 if none. */
+unsigned fake_host_timer_interval(fake_host *fh, int idx);
+/** Call every active timer once (in creation order). Returns how many ran. */
+int fake_host_fire_timers(fake_host *fh);
+
+/* ------------------------------------------------------------------ log */
+
+/** 1 if any captured log line contains @substr. */
+int fake_host_log_contains(fake_host *fh, const char *substr);
+/** Number of captured lines at @level (0 = all). */
+int fake_host_log_count(fake_host *fh, ddm_log_level level);
+/** The whole captured log, one line each (borrowed). */
+const char *fake_host_log_text(fake_host *fh);
+/** Forget the captured log. */
+void fake_host_log_clear(fake_host *fh);
+
+/* ------------------------------------------------------------- commands */
+
+typedef struct ddm_cmd fake_cmd;
+
+/** 1 if the plugin registered command @name. */
+int fake_host_has_command(fake_host *fh, const char *name);
+/** Run command argv[0] with @argc/@argv; NULL if no such command. The cmd
+ *  stays readable until fake_host_free. */
+ddm_cmd *fake_host_run_command(fake_host *fh, int argc, const char *const *argv);
+int fake_cmd_finished(ddm_cmd *cmd);
+ddm_cmd_status fake_cmd_status(ddm_cmd *cmd);
+/** The finish message (borrowed), or NULL. */
+const char *fake_cmd_message(ddm_cmd *cmd);
+/** The result view, or NULL if the plugin made none. */
+ddm_view *fake_cmd_result(ddm_cmd *cmd);
+
+/* ---------------------------------------------------------------- views */
+
+/** The view @name of @vm (NULL = global), or NULL. */
+ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name);
+/** Number of live views of @vm (NULL = global ones). */
+int fake_host_n_views(fake_host *fh, ddm_vm *vm);
+ddm_view_kind fake_view_kind(ddm_view *v);
+const char *fake_view_title(ddm_view *v);
+/** Number of commits so far. */
+unsigned fake_view_version(ddm_view *v);
+void fake_view_set_watchers(ddm_view *v, int n);
+/** Watchers for every view, present and future, unless set per view. */
+void fake_host_set_default_watchers(fake_host *fh, int n);
+/** Tolerate view builder misuse (tests of bad input that expect it). */
+void fake_host_expect_view_errors(fake_host *fh);
+/** Count of view builder misuses so far. */
+int fake_host_view_errors(fake_host *fh);
+
+/* tables (committed content) */
+int fake_view_n_rows(ddm_view *v);
+int fake_view_n_cols(ddm_view *v);
+/** Column index by name, or -1. */
+int fake_view_col(ddm_view *v, const char *name);
+/** The column's unit (borrowed) or NULL. */
+const char *fake_view_col_unit(ddm_view *v, const char *name);
+ddm_value_type fake_view_col_type(ddm_view *v, const char *name);
+/** 1 if the cell is null (or does not exist). */
+int fake_view_cell_is_null(ddm_view *v, int row, const char *col);
+/** Any cell as text ("12", "1.5", "true"); NULL if null or absent. */
+const char *fake_view_cell_str(ddm_view *v, int row, const char *col);
+/** Int or bool cell as integer (0 if null/absent; fails the test on a
+ *  str/double cell). */
+int64_t fake_view_cell_int(ddm_view *v, int row, const char *col);
+/** Double cell (int cells converted); 0 if null. */
+double fake_view_cell_double(ddm_view *v, int row, const char *col);
+/** First row whose cell @col reads as @text, or -1. */
+int fake_view_find_row(ddm_view *v, const char *col, const char *text);
+
+/* records (committed content) */
+int fake_view_n_fields(ddm_view *v);
+int fake_view_has_field(ddm_view *v, const char *key);
+/** Field as text, NULL if absent or null. */
+const char *fake_view_field_str(ddm_view *v, const char *key);
+int64_t fake_view_field_int(ddm_view *v, const char *key);
+double fake_view_field_double(ddm_view *v, const char *key);
+ddm_value_type fake_view_field_type(ddm_view *v, const char *key);
+
+/* blobs (committed content) */
+/** The blob bytes (borrowed) and their count/media type; NULL if none. */
+const uint8_t *fake_view_blob(ddm_view *v, size_t *len, const char **media_type);
+
+#endif /* DDM_TESTS_FAKE_HOST_H */

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Tests of the fake host itself (tests/harness/fake-host.c), through a toy
+ * plugin defined here: registration, delivery, requests exactly once, VM
+ * gone teardown, timers, views, commands, config and log capture.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ddmon/bytes.h>
+#include <ddmon/plugin.h>
+
+#include "fake-host.h"
+
+#define TOY_TYPE DDM_CHUNK('T', 'O', 'Y', '1')
+
+typedef struct toy_state {
+    const ddm_host *host;
+    int chunks, taps, ready, gone, replies, timer_runs;
+    ddm_reply_status last_status;
+    ddm_view *table;
+} toy_state;
+
+static toy_state *g_toy;
+
+static void toy_vm_data_free(void *p)
+{
+    free(p);
+}
+
+static int toy_chunk(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                     size_t len, void *ud)
+{
+    toy_state *st = ud;
+    static const ddm_column cols[] = {{"n", DDM_VAL_INT, "B"}, {"s", DDM_VAL_STR, NULL}};
+    st->chunks++;
+    if (!st->table) {
+        st->table = st->host->view_new(self, vm, "toy", DDM_VIEW_TABLE, "Toy");
+        st->host->view_set_columns(st->table, cols, 2);
+    }
+    st->host->view_begin(st->table);
+    st->host->view_row(st->table);
+    st->host->view_int(st->table, (int64_t)len);
+    st->host->view_str(st->table, len ? "data" : NULL);
+    st->host->view_commit(st->table);
+    st->host->log(self, DDM_LOG_INFO, "toy chunk of %zu bytes origin %d", len, (int)ci->origin);
+    return len && data[0] == 0xFF ? -EINVAL : DDM_OK;
+}
+
+static int toy_tap(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    g_toy->taps++;
+    return DDM_OK;
+}
+
+static void toy_listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    toy_state *st = g_toy;
+    if (ev == DDM_VM_READY) {
+        st->ready++;
+        st->host->vm_set_data(self, vm, malloc(16), toy_vm_data_free);
+    } else if (ev == DDM_VM_GONE) {
+        st->gone++;
+        st->table = NULL;
+    }
+}
+
+static void toy_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    g_toy->replies++;
+    g_toy->last_status = reply->status;
+    free(ud);
+}
+
+static int toy_timer(ddm_plugin *self, void *ud)
+{
+    g_toy->timer_runs++;
+    return g_toy->timer_runs < 2;
+}
+
+static int toy_cmd(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)
+{
+    toy_state *st = g_toy;
+    ddm_view *r;
+    if (argc < 2)
+        return -EINVAL;
+    r = st->host->cmd_result(cmd, DDM_VIEW_RECORD, "Toy result");
+    st->host->view_begin(r);
+    st->host->view_field_str(r, "arg", argv[1]);
+    st->host->view_field_int(r, "argc", argc);
+    st->host->view_commit(r);
+    st->host->cmd_finish(cmd, DDM_CMD_OK, "done");
+    return 0;
+}
+
+static void toy_free(void *p)
+{
+    free(p);
+    g_toy = NULL;
+}
+
+static int toy_init(ddm_plugin *self, const ddm_host *host)
+{
+    toy_state *st = calloc(1, sizeof *st);
+    st->host = host;
+    g_toy = st;
+    host->set_data(self, st, toy_free);
+    if (host->register_chunk(self, TOY_TYPE, toy_chunk, st, NULL) != 0)
+        return -EINVAL;
+    host->register_tap(self, 0, toy_tap, NULL, NULL);
+    host->register_vm_listener(self, toy_listener, NULL, NULL);
+    host->register_command(self, "toy", "toy ARG", "a toy", toy_cmd, NULL, NULL);
+    return 0;
+}
+
+DDM_PLUGIN_DEFINE("toy", "1.0", "Apache-2.0", "harness self-test", toy_init, NULL);
+
+static void test_registration_and_delivery(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm_info info = {.pid = 42, .app_name = "com.example", .user_id = -1};
+    ddm_vm *vm;
+    ddm_view *v;
+    uint8_t bad = 0xFF;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    assert_true(fake_host_owns(fh, TOY_TYPE));
+    assert_int_equal(fake_host_n_taps(fh, 0), 1);
+    assert_true(fake_host_has_command(fh, "toy"));
+    /* registration outside init is refused */
+    assert_int_equal(fake_host_table(fh)->register_chunk(fake_host_plugin(fh), DDM_CHUNK('X', 'X', 'X', 'X'),
+                                                         toy_chunk, NULL, NULL),
+                     -EPERM);
+    vm = fake_host_add_vm(fh, &info);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    assert_int_equal(g_toy->ready, 1);
+    assert_int_equal(fake_host_deliver(fh, vm, TOY_TYPE, DDM_ORIGIN_EVENT, "abc", 3), DDM_OK);
+    assert_int_equal(fake_host_deliver(fh, vm, TOY_TYPE, DDM_ORIGIN_EVENT, &bad, 1), -EINVAL);
+    assert_int_equal(fake_host_deliver(fh, vm, DDM_CHUNK('N', 'O', 'N', 'E'), DDM_ORIGIN_EVENT, NULL, 0),
+                     DDM_DECLINED);
+    assert_int_equal(g_toy->taps, 3);
+    v = fake_view_find(fh, vm, "toy");
+    assert_non_null(v);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_cell_int(v, 0, "n"), 1);
+    assert_string_equal(fake_view_cell_str(v, 0, "s"), "data");
+    assert_string_equal(fake_view_col_unit(v, "n"), "B");
+    assert_int_equal(fake_view_version(v), 2);
+    assert_true(fake_host_log_contains(fh, "toy chunk of 3 bytes"));
+    fake_host_vm_event(fh, vm, DDM_VM_GONE);
+    assert_null(fake_view_find(fh, vm, "toy"));
+    assert_int_equal(g_toy->gone, 1);
+    fake_host_free(fh);
+}
+
+static void test_requests_exactly_once(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm *vm;
+    const ddm_host *h;
+    ddm_plugin *p;
+    uint8_t payload[2] = {1, 2};
+    uint32_t id = 0;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    h = fake_host_table(fh);
+    p = fake_host_plugin(fh);
+    vm = fake_host_add_vm(fh, NULL);
+    /* not ready yet */
+    assert_int_equal(h->request(p, vm, TOY_TYPE, payload, 2, 0, toy_reply, NULL, NULL), -ENOTCONN);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    assert_int_equal(h->request(p, vm, TOY_TYPE, payload, 2, 500, toy_reply, malloc(4), &id), 0);
+    assert_int_equal(id, fake_host_request(fh, 0)->packet_id);
+    assert_int_equal(fake_host_request(fh, 0)->len, 2);
+    assert_memory_equal(fake_host_request(fh, 0)->data, payload, 2);
+    assert_int_equal(fake_host_request(fh, 0)->timeout_ms, 500);
+    fake_host_disable_chunk(fh, TOY_TYPE);
+    assert_false(h->chunk_enabled(p, TOY_TYPE));
+    assert_int_equal(h->request(p, vm, TOY_TYPE, NULL, 0, 0, toy_reply, NULL, NULL), -EPERM);
+    fake_host_complete_status(fh, 0, DDM_REPLY_TIMEOUT);
+    assert_int_equal(g_toy->replies, 1);
+    assert_int_equal(g_toy->last_status, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_host_n_pending(fh, NULL, 0), 0);
+    /* a pending request ends with VM_GONE when the VM goes */
+    fake_host_only_chunks(fh, NULL, 0);
+    assert_false(h->chunk_enabled(p, TOY_TYPE));
+    fake_host_only_chunks(fh, (const uint32_t[]){TOY_TYPE}, 1);
+    assert_int_equal(h->request(p, vm, TOY_TYPE, NULL, 0, 0, toy_reply, malloc(4), NULL), 0);
+    /* fn NULL: a chunk reply goes to the owner as REPLY */
+    assert_int_equal(h->request(p, vm, TOY_TYPE, NULL, 0, 0, NULL, NULL, NULL), 0);
+    fake_host_complete_chunk(fh, 2, TOY_TYPE, "xy", 2);
+    assert_int_equal(g_toy->chunks, 1);
+    fake_host_vm_event(fh, vm, DDM_VM_GONE);
+    assert_int_equal(g_toy->replies, 2);
+    assert_int_equal(g_toy->last_status, DDM_REPLY_VM_GONE);
+    fake_host_free(fh);
+}
+
+static void test_timers_config_commands(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const ddm_host *h;
+    ddm_plugin *p;
+    ddm_cmd *cmd;
+    ddm_vm *a, *b;
+    ddm_vm_info ia = {.pid = 7, .app_name = "same", .device = "emu"};
+    ddm_vm_info ib = {.pid = 8, .app_name = "same"};
+    fake_host_set_config(fh, "toy.interval", "250");
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    h = fake_host_table(fh);
+    p = fake_host_plugin(fh);
+    assert_string_equal(h->config_get(p, "interval"), "250");
+    assert_string_equal(h->config_get(p, "toy.interval"), "250");
+    assert_null(h->config_get(p, "other"));
+    assert_true(h->timer_add(p, 100, toy_timer, NULL, NULL) > 0);
+    assert_int_equal(fake_host_n_timers(fh), 1);
+    assert_int_equal(fake_host_timer_interval(fh, 0), 100);
+    assert_int_equal(fake_host_fire_timers(fh), 1);
+    assert_int_equal(fake_host_fire_timers(fh), 1); /* returns 0: stops */
+    assert_int_equal(fake_host_n_timers(fh), 0);
+    assert_int_equal(fake_host_fire_timers(fh), 0);
+    a = fake_host_add_vm(fh, &ia);
+    b = fake_host_add_vm(fh, &ib);
+    assert_ptr_equal(h->find_vm(p, "7"), a);
+    assert_ptr_equal(h->find_vm(p, "emu:7"), a);
+    assert_ptr_equal(h->find_vm(p, "8"), b);
+    assert_null(h->find_vm(p, "same")); /* ambiguous */
+    assert_null(h->find_vm(p, "9"));
+    cmd = fake_host_run_command(fh, 2, (const char *const[]){"toy", "x"});
+    assert_non_null(cmd);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_string_equal(fake_cmd_message(cmd), "done");
+    assert_string_equal(fake_view_field_str(fake_cmd_result(cmd), "arg"), "x");
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "argc"), 2);
+    cmd = fake_host_run_command(fh, 1, (const char *const[]){"toy"});
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_null(fake_host_run_command(fh, 1, (const char *const[]){"nope"}));
+    assert_int_equal(h->vm_headline(p, a, "x", "1"), 0);
+    assert_string_equal(fake_host_headline(fh, a, "x"), "1");
+    assert_int_equal(h->vm_headline(p, a, "x", NULL), 0);
+    assert_null(fake_host_headline(fh, a, "x"));
+    assert_int_equal(h->vm_set_name(p, a, "renamed", "pkg", 10), 0);
+    assert_string_equal(fake_vm_info(a)->app_name, "renamed");
+    assert_int_equal(fake_vm_info(a)->user_id, 10);
+    fake_host_free(fh);
+}
+
+static void test_view_misuse_counted(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const ddm_host *h;
+    ddm_plugin *p;
+    ddm_view *v;
+    static const ddm_column cols[] = {{"n", DDM_VAL_INT, NULL}};
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    h = fake_host_table(fh);
+    p = fake_host_plugin(fh);
+    v = h->view_new(p, NULL, "g", DDM_VIEW_TABLE, "G");
+    assert_non_null(v);
+    assert_null(h->view_new(p, NULL, "g", DDM_VIEW_TABLE, "G"));
+    h->view_set_columns(v, cols, 1);
+    fake_host_expect_view_errors(fh);
+    assert_int_equal(h->view_row(v), -EPROTO);
+    h->view_begin(v);
+    h->view_row(v);
+    assert_int_equal(h->view_str(v, "wrong"), -EINVAL);
+    assert_int_equal(h->view_str(v, NULL), 0); /* null is fine anywhere */
+    assert_int_equal(h->view_int(v, 1), -EINVAL);
+    assert_int_equal(h->view_commit(v), 0);
+    assert_true(fake_view_cell_is_null(v, 0, "n"));
+    assert_int_equal(fake_host_view_errors(fh), 3);
+    fake_view_set_watchers(v, 2);
+    assert_int_equal(h->view_watchers(v), 2);
+    h->view_free(v);
+    assert_null(fake_view_find(fh, NULL, "g"));
+    fake_host_free(fh);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registration_and_delivery),
+        cmocka_unit_test(test_requests_exactly_once),
+        cmocka_unit_test(test_timers_config_commands),
+        cmocka_unit_test(test_view_misuse_counted),
+    };
+    return cmocka_run_group_tests_name("fake-host", tests, NULL, NULL);
+}
