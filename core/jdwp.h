@@ -68,13 +68,18 @@ void ddm_jdwp_reader_free(DdmJdwpReader *r);
 void ddm_jdwp_reader_expect_handshake(DdmJdwpReader *r);
 /** Append @n bytes (copied). */
 void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n);
-/** For read(2) straight into the buffer: space for at least @want bytes; then commit. */
+/** For read(2) straight into the buffer: space for at least @want bytes (*avail
+ *  says how many; it may be fewer, never 0, when the packet being received
+ *  needs fewer and the buffer would have to grow past it); then commit. */
 uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail);
 void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n);
 /** Take the next unit; on DDM_JDWP_PACKET fills @pkt (borrowed until the next call). */
 DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt);
 /** Bytes buffered but not yet returned (e.g. to hand over raw to a relay). */
 size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
+/** Bytes currently allocated for the reader's buffer (tests: a hostile
+ *  length never makes it grow). */
+size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r);
 const char *ddm_jdwp_result_str(DdmJdwpResult res);
 
 /** Parse the first 11 bytes of @buf; FALSE if @len < 11. No validation of length. */
