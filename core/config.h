@@ -11,6 +11,9 @@
 #include <glib.h>
 #include <stdint.h>
 
+/** At most this many ports in all --scan-ports ranges together. */
+#define DDM_CONFIG_MAX_SCAN_PORTS 65535u
+
 typedef struct DdmPortRange {
     guint16 first, last;
 } DdmPortRange;
@@ -45,7 +48,7 @@ typedef struct DdmConfig {
     char *installed_plugin_dir;   /* compiled-in default */
     GPtrArray *plugins_only;      /* --plugins=a,b: only these, and they are required */
     GPtrArray *plugins_disabled;  /* --disable-plugin=x */
-    GPtrArray *chunks;            /* --chunks=THCR,...: NULL = every type enabled */
+    GPtrArray *chunks;            /* --chunks=THCR,...: char* 4-letter names; NULL = every type enabled */
     GHashTable *plugin_opts;      /* "name.key" -> "value" from --plugin-opt */
     /* server */
     char *socket_path;            /* control socket; NULL = default location */
@@ -58,7 +61,8 @@ void ddm_config_free(DdmConfig *c);
 gboolean ddm_config_set_scan_ranges(DdmConfig *c, const char *spec, GError **error);
 /** Parse "local,adb" (or "none"). */
 gboolean ddm_config_set_scan(DdmConfig *c, const char *spec, GError **error);
-/** Parse a comma list of chunk names; unknown-looking names are errors. */
+/** Parse a comma list of chunk names; unknown-looking names are errors.
+ *  "all" resets to NULL (every type). */
 gboolean ddm_config_set_chunks(DdmConfig *c, const char *spec, GError **error);
 /** Add "name.key=value". */
 gboolean ddm_config_add_plugin_opt(DdmConfig *c, const char *spec, GError **error);

@@ -21,6 +21,16 @@ typedef struct DdmViews DdmViews;
 
 #define DDM_VIEW_MAGIC 0x56494557u
 
+/* Caps that keep a misbehaving producer from exhausting memory (views.c).
+ * Longer strings are cut at a UTF-8 boundary (-E2BIG, value kept); rows past
+ * the cap are dropped (-E2BIG); bigger blobs are refused (-EFBIG). */
+#define DDM_VIEW_MAX_ROWS 1000000u
+#define DDM_VIEW_MAX_COLUMNS 256u
+#define DDM_VIEW_MAX_FIELDS 65536u
+#define DDM_VIEW_MAX_STRING (64u * 1024u)                 /* bytes per cell/field/key */
+#define DDM_VIEW_MAX_STRING_BYTES (256u * 1024u * 1024u)  /* string bytes per content */
+#define DDM_VIEW_MAX_BLOB ((gsize)256u * 1024u * 1024u)
+
 typedef enum { DDM_VIEW_ADDED = 1, DDM_VIEW_CHANGED = 2, DDM_VIEW_REMOVED = 3 } DdmViewChange;
 
 typedef void (*DdmViewListenerFn)(ddm_view *view, DdmViewChange change, gpointer ud);
@@ -90,5 +100,16 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data);
 /** Render a view's JSON (as above) as text for a terminal: aligned table,
  *  "key: value" lines, or a blob summary. (transfer full) */
 char *ddm_view_json_to_text(JsonNode *view_json);
+
+/** Options for ddm_view_json_to_text_full (render.c). Zero-initialised = the
+ *  defaults of ddm_view_json_to_text. */
+typedef struct DdmRenderOptions {
+    guint max_width;     /* 0 = unlimited; else string columns shrink (with "…"),
+                            then lines are cut, to fit this many terminal cells */
+    gboolean show_title; /* first line: the title (and VM key) */
+} DdmRenderOptions;
+
+/** As ddm_view_json_to_text with options (@opts NULL = defaults). (transfer full) */
+char *ddm_view_json_to_text_full(JsonNode *view_json, const DdmRenderOptions *opts);
 
 #endif /* DDM_VIEWS_H */

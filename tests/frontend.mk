@@ -1,1 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
+
+# views engineer
+check_PROGRAMS += tests/unit/test-views tests/unit/test-config
+TESTS += tests/unit/test-views tests/unit/test-config
+DDM_VIEWS_TEST_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS) -I$(top_srcdir)/core
+DDM_VIEWS_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+# The units are compiled in directly, so these tests do not depend on the
+# rest of libddmcore building.
+DDM_VIEWS_TEST_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) $(LIBM)
+tests_unit_test_views_SOURCES = tests/unit/test-views.c core/views.c
+tests_unit_test_views_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_test_views_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
+tests_unit_test_views_LDADD = $(DDM_VIEWS_TEST_LDADD)
+tests_unit_test_config_SOURCES = tests/unit/test-config.c core/config.c
+tests_unit_test_config_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_test_config_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
+tests_unit_test_config_LDADD = $(DDM_VIEWS_TEST_LDADD)
