@@ -49,6 +49,10 @@ gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target);
 void ddm_monitor_forget_target(DdmMonitor *mon, const char *key, const char *reason);
 /** Close every VM found by discovery @origin (mode switched off). */
 void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin);
+/** Someone waits for VM @key (a debugger on its fixed relay port, or the
+ *  relay just ended a debugger session): retry connecting it quickly (tens
+ *  of milliseconds at first, backing off), bypassing the normal backoff. */
+void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key);
 DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
 /** Resolve "PID", "SERIAL:PID", a key, or an app name; NULL if none or ambiguous. */
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
@@ -58,6 +62,10 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
 void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm);
 void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm);
 void ddm_monitor_ddm_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
+                           const uint8_t *data, size_t len);
+/** Show a chunk to taps only (outgoing requests, replies that go to a
+ *  request's callback rather than through ddm_monitor_ddm_chunk). */
+void ddm_monitor_tap_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
                            const uint8_t *data, size_t len);
 /** A JDWP packet from the VM that is not ours (debugger reply or JDWP event). */
 void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt);
