@@ -1,1 +1,25 @@
 # SPDX-License-Identifier: Apache-2.0
+# heap.so: HPIF heap summary, HPSG/HPSO segment statistics, heap bitmap PNG.
+# An SDK client only (DDM_PLUGIN_INCLUDES); libpng is optional.
+
+HEAP_PLUGIN_CORE_SOURCES = \
+	%reldir%/segdecode.c %reldir%/segdecode.h \
+	%reldir%/segcollect.c %reldir%/segcollect.h \
+	%reldir%/heapinfo.c %reldir%/heapinfo.h \
+	%reldir%/bitmap.c %reldir%/bitmap.h \
+	%reldir%/bitmap_png.c %reldir%/bitmap_png.h \
+	%reldir%/heap.c %reldir%/heap.h \
+	%reldir%/heap_views.c %reldir%/heap_cmd.c
+
+if BUILD_PLUGIN_HEAP
+plugins_LTLIBRARIES += %reldir%/heap.la
+endif
+%canon_reldir%_heap_la_SOURCES = $(HEAP_PLUGIN_CORE_SOURCES)
+%canon_reldir%_heap_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+%canon_reldir%_heap_la_CFLAGS = $(AM_CFLAGS)
+%canon_reldir%_heap_la_LDFLAGS = $(DDM_PLUGIN_LINK)
+%canon_reldir%_heap_la_LIBADD =
+if HAVE_LIBPNG
+%canon_reldir%_heap_la_CFLAGS += $(LIBPNG_CFLAGS)
+%canon_reldir%_heap_la_LIBADD += $(LIBPNG_LIBS)
+endif

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * heap plugin: HPIF heap summaries and HPSG/HPSO heap segments.
+ *
+ * On DDM_VM_READY it asks for HPIF with heap.hpif_when (default 3, every
+ * GC) if HPIF is enabled, and for segments with HPSG(when 1, what
+ * heap.what) if HPSG (and HPSO for what 1) are enabled. It owns the event
+ * types HPIF, HPST, HPSG, HPSO and HPEN. HPIF data updates heap.summary;
+ * HPEN publishes the statistics of the update (heap_views.c). Bad input is
+ * logged and dropped; see segcollect.h for the update rules.
+ *
+ * Options (heap.KEY): hpif_when 0..3, what 0|1, segments 0|1,
+ * bitmap_width 1..65536 (512), bitmap_max_mb (64), blob_max_mb (16).
+ * Non-goals: heap dumps (HPDU/HPDS), allocation tracking (REAx), GC (vminfo).
+ */
+#include "heap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ddmon/bytes.h>
+
+#include "bitmap.h"
+
+const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len)
+{
+    const ddm_vm_info *vi = hp->host->vm_info(vm);
+    snprintf(buf, len, "%s (pid %u)", vi && vi->key ? vi->key : "?", vi ? vi->pid : 0);
+    return buf;
+}
+
+const seg_heap *heap_default_bitmap_heap(const heap_vm *hv)
+{
+    const seg_heap *h = seg_collector_heap(&hv->coll, 1);
+    size_t i;
+    if (h && h->have_current && h->current.bitmap_complete && h->current.n_pieces)
+        return h;
+    for (i = 0; i < hv->coll.n_heaps; i++) {
+        h = hv->coll.heaps[i];
+        if (h->have_current && h->current.bitmap_complete && h->current.n_pieces)
+            return h;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ options */
+
+/* Read unsigned option @key in [lo, hi], else log and return @def. */
+static unsigned long opt_uint(heap_plugin *hp, const char *key, unsigned long lo,
+                              unsigned long hi, unsigned long def)
+{
+    const char *v = hp->host->config_get(hp->self, key);
+    char *end;
+    unsigned long n;
+    if (!v)
+        return def;
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi) {
+        hp->host->log(hp->self, DDM_LOG_WARNING,
+                      "option heap.%s=%s is not a number in %lu..%lu; using %lu", key, v, lo,
+                      hi, def);
+        return def;
+    }
+    return n;
+}
+
+static void read_options(heap_plugin *hp)
+{
+    heap_opts *o = &hp->opts;
+    o->hpif_when = (unsigned)opt_uint(hp, "hpif_when", 0, 3, 3);
+    o->what = (unsigned)opt_uint(hp, "what", 0, 1, 0);
+    o->segments = (int)opt_uint(hp, "segments", 0, 1, 1);
+    o->bitmap_width = (uint32_t)opt_uint(hp, "bitmap_width", 1, BM_MAX_WIDTH, 512);
+    o->bitmap_max_bytes = (size_t)opt_uint(hp, "bitmap_max_mb", 0, 4096, 64) << 20;
+    o->blob_max_bytes = (size_t)opt_uint(hp, "blob_max_mb", 1, 1024, 16) << 20;
+}
+
+/* ------------------------------------------------------------- per-VM state */
+
+static void heap_vm_free(void *p)
+{
+    heap_vm *hv = p;
+    if (!hv)
+        return;
+    if (hv->ticket)
+        hv->ticket->hv = NULL;
+    seg_collector_clear(&hv->coll);
+    free(hv);
+}
+
+heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
+{
+    heap_vm *hv = hp->host->vm_get_data(hp->self, vm);
+    if (hv)
+        return hv;
+    hv = calloc(1, sizeof(*hv));
+    if (!hv)
+        return NULL;
+    hv->hp = hp;
+    hv->vm = vm;
+    seg_collector_init(&hv->coll, hp->opts.bitmap_max_bytes > 0, hp->opts.bitmap_max_bytes);
+    if (hp->host->vm_set_data(hp->self, vm, hv, heap_vm_free) != 0)
+        return NULL; /* the host freed it */
+    heap_views_create(hv);
+    return hv;
+}
+
+/* ----------------------------------------------------------------- requests */
+
+static void on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    heap_plugin *hp = ud;
+    char label[128];
+    (void)self;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+        hp->host->log(hp->self, DDM_LOG_INFO, "VM %s refused a heap request: %s (code %u)",
+                      heap_vm_label(hp, vm, label, sizeof label),
+                      reply->fail_msg ? reply->fail_msg : "no message", reply->fail_code);
+    else if (reply->status == DDM_REPLY_ERROR)
+        hp->host->log(hp->self, DDM_LOG_INFO, "VM %s answered a heap request with JDWP error %u",
+                      heap_vm_label(hp, vm, label, sizeof label), reply->jdwp_error);
+}
+
+static void send_requests(heap_plugin *hp, heap_vm *hv)
+{
+    const ddm_host *h = hp->host;
+    char label[128];
+    int rc;
+
+    if (hp->opts.hpif_when && h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
+        uint8_t when = (uint8_t)hp->opts.hpif_when;
+        rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPIF, &when, 1, 0, on_request_reply, hp,
+                        NULL);
+        if (rc)
+            h->log(hp->self, DDM_LOG_INFO, "cannot send HPIF to VM %s: %s",
+                   heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
+    }
+    if (hp->opts.segments && h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) &&
+        (hp->opts.what == 0 || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO))) {
+        uint8_t req[2] = { 1, (uint8_t)hp->opts.what };
+        rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPSG, req, 2, 0, on_request_reply, hp,
+                        NULL);
+        if (rc)
+            h->log(hp->self, DDM_LOG_INFO, "cannot send HPSG to VM %s: %s",
+                   heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
+        else
+            hv->segments_on = 1;
+    }
+}
+
+static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    (void)self;
+    if (event == DDM_VM_READY) {
+        hv = heap_vm_get(hp, vm);
+        if (hv)
+            send_requests(hp, hv);
+    } else if (event == DDM_VM_GONE) {
+        hv = hp->host->vm_get_data(hp->self, vm);
+        if (hv && hv->ticket) {
+            hv->ticket->hv = NULL;
+            hv->ticket = NULL;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------- chunks */
+
+static int on_hpif(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                   const uint8_t *data, size_t len, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    hpif_data info;
+    char label[128];
+    int rc;
+    (void)self, (void)ci;
+
+    rc = hpif_parse(data, len, &info);
+    if (rc < 0) {
+        hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s sent an HPIF of %zu bytes: too short",
+                      heap_vm_label(hp, vm, label, sizeof label), len);
+        return -EINVAL;
+    }
+    if (rc > 0)
+        hp->host->log(hp->self, DDM_LOG_WARNING,
+                      "VM %s sent an HPIF declaring %" PRIu32 " heaps in %zu bytes; read %zu",
+                      heap_vm_label(hp, vm, label, sizeof label), info.declared, len, info.n);
+    hv = heap_vm_get(hp, vm);
+    if (!hv)
+        return -ENOMEM;
+    hv->info = info;
+    hv->have_info = 1;
+    heap_views_summary(hv);
+    heap_cmd_info_arrived(hv);
+    return DDM_OK;
+}
+
+static int on_hpst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                   const uint8_t *data, size_t len, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    ddm_reader r;
+    uint32_t id;
+    char label[128], name[5];
+    int rc;
+    (void)self;
+
+    ddm_reader_init(&r, data, len);
+    id = ddm_read_u4(&r);
+    if (!ddm_reader_ok(&r)) {
+        hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s sent a %s of %zu bytes: too short",
+                      heap_vm_label(hp, vm, label, sizeof label), ddm_chunk_name(ci->type, name),
+                      len);
+        return -EINVAL;
+    }
+    hv = heap_vm_get(hp, vm);
+    if (!hv)
+        return -ENOMEM;
+    rc = seg_collector_start(&hv->coll, id);
+    if (rc < 0) {
+        hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s: heap %" PRIu32 " is one heap too many (max %d); ignored",
+                      heap_vm_label(hp, vm, label, sizeof label), id, SEG_MAX_HEAPS);
+        return rc;
+    }
+    if (rc > 0)
+        hp->host->log(hp->self, DDM_LOG_INFO,
+                      "VM %s: HPST for heap %" PRIu32 " before the previous update ended (no HPEN); dropped it",
+                      heap_vm_label(hp, vm, label, sizeof label), id);
+    hv->rejects_logged = hv->rejects_quiet = 0;
+    return DDM_OK;
+}
+
+static int on_piece(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                    const uint8_t *data, size_t len, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    seg_piece_report rep;
+    char label[128], name[5];
+    int rc;
+    (void)self;
+
+    hv = heap_vm_get(hp, vm);
+    if (!hv)
+        return -ENOMEM;
+    rc = seg_collector_piece(&hv->coll, data, len, ci->type == HEAP_CHUNK_HPSO, &rep);
+    ddm_chunk_name(ci->type, name);
+    if (rep.implicit_start)
+        hp->host->log(hp->self, DDM_LOG_INFO,
+                      "VM %s: %s for heap %" PRIu32 " without HPST; collecting it anyway",
+                      heap_vm_label(hp, vm, label, sizeof label), name, rep.piece.heap_id);
+    if (rc == -EINVAL) {
+        if (rep.error == SEG_ERR_SHORT_HEADER) {
+            hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s sent a %s of %zu bytes: too short",
+                          heap_vm_label(hp, vm, label, sizeof label), name, len);
+        } else if (hv->rejects_logged < HEAP_REJECT_LOG_MAX) {
+            hv->rejects_logged++;
+            hp->host->log(hp->self, DDM_LOG_WARNING,
+                          "VM %s: rejected %s piece of heap %" PRIu32 " at 0x%08" PRIx32
+                          " offset %" PRIu32 " (%" PRIu32 " units declared): %s at run byte %zu"
+                          " after %" PRIu64 " units; the rest of the heap is kept",
+                          heap_vm_label(hp, vm, label, sizeof label), name, rep.piece.heap_id,
+                          rep.piece.start, rep.piece.offset, rep.piece.length_units,
+                          seg_error_str(rep.error), rep.at.run_offset, rep.at.units_seen);
+        } else {
+            hv->rejects_quiet++;
+        }
+        return -EINVAL;
+    }
+    if (rc == -ENOSPC) {
+        hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s: heap %" PRIu32 " is one heap too many (max %d); ignored",
+                      heap_vm_label(hp, vm, label, sizeof label), rep.piece.heap_id, SEG_MAX_HEAPS);
+        return rc;
+    }
+    if (rc < 0)
+        return rc;
+    if (rep.not_kept)
+        hp->host->log(hp->self, DDM_LOG_WARNING,
+                      "VM %s: heap %" PRIu32 " is too big to keep for a bitmap (cap heap.bitmap_max_mb=%zu, %" PRIu64 " units max); statistics only",
+                      heap_vm_label(hp, vm, label, sizeof label), rep.piece.heap_id,
+                      hp->opts.bitmap_max_bytes >> 20, (uint64_t)SEG_MAX_BITMAP_UNITS);
+    return DDM_OK;
+}
+
+static int on_hpen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                   const uint8_t *data, size_t len, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    ddm_reader r;
+    uint32_t id;
+    const seg_heap *h = NULL;
+    char label[128];
+    (void)self, (void)ci;
+
+    ddm_reader_init(&r, data, len);
+    id = ddm_read_u4(&r);
+    if (!ddm_reader_ok(&r)) {
+        hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s sent an HPEN of %zu bytes: too short",
+                      heap_vm_label(hp, vm, label, sizeof label), len);
+        return -EINVAL;
+    }
+    hv = heap_vm_get(hp, vm);
+    if (!hv)
+        return -ENOMEM;
+    if (seg_collector_end(&hv->coll, id, &h) != 0) {
+        hp->host->log(hp->self, DDM_LOG_INFO,
+                      "VM %s: HPEN for heap %" PRIu32 " without HPST or pieces; ignored",
+                      heap_vm_label(hp, vm, label, sizeof label), id);
+        return DDM_OK;
+    }
+    if (hv->rejects_quiet)
+        hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s: %u more pieces rejected in this update",
+                      heap_vm_label(hp, vm, label, sizeof label), hv->rejects_quiet);
+    hv->rejects_logged = hv->rejects_quiet = 0;
+    hp->host->log(hp->self, DDM_LOG_DEBUG,
+                  "VM %s: heap %" PRIu32 " update: %" PRIu32 " pieces, %" PRIu32 " rejected, %" PRIu64 " units",
+                  heap_vm_label(hp, vm, label, sizeof label), id, h->current.accepted,
+                  h->current.rejected, h->current.stats.total_units);
+    heap_views_segments(hv);
+    heap_views_bitmap(hv);
+    return DDM_OK;
+}
+
+/* ------------------------------------------------------------------ plugin */
+
+static int heap_init(ddm_plugin *self, const ddm_host *host)
+{
+    heap_plugin *hp = calloc(1, sizeof(*hp));
+    static const uint32_t pieces[] = { HEAP_CHUNK_HPSG, HEAP_CHUNK_HPSO };
+    size_t i;
+    int rc;
+
+    if (!hp)
+        return -ENOMEM;
+    hp->self = self;
+    hp->host = host;
+    host->set_data(self, hp, free);
+    read_options(hp);
+
+    rc = host->register_vm_listener(self, on_vm_event, hp, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, HEAP_CHUNK_HPIF, on_hpif, hp, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, HEAP_CHUNK_HPST, on_hpst, hp, NULL);
+    for (i = 0; !rc && i < sizeof pieces / sizeof pieces[0]; i++)
+        rc = host->register_chunk(self, pieces[i], on_piece, hp, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, HEAP_CHUNK_HPEN, on_hpen, hp, NULL);
+    if (!rc)
+        rc = heap_cmd_register(hp);
+    return rc;
+}
+
+DDM_PLUGIN_DEFINE("heap", "1.0", "Apache-2.0", "heap summary, segment statistics and bitmap",
+                  heap_init, NULL);

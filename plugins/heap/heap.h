@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * heap plugin internals shared by heap.c (lifecycle, options, chunk
+ * handlers), heap_views.c (publishing the views) and heap_cmd.c (the
+ * heap-bitmap and heap-info commands). Not an SDK header.
+ *
+ * Ownership: one heap_plugin per loaded plugin (the host frees it after
+ * fini through set_data); one heap_vm per ready VM (vm_set_data, freed by
+ * the host after DDM_VM_GONE). Views belong to the host. Every callback is
+ * registered with the heap_plugin as ud, which is how it reaches the host.
+ */
+#ifndef DDM_HEAP_HEAP_H
+#define DDM_HEAP_HEAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ddmon/plugin.h>
+
+#include "heapinfo.h"
+#include "segcollect.h"
+
+#define HEAP_CHUNK_HPIF DDM_CHUNK('H', 'P', 'I', 'F')
+#define HEAP_CHUNK_HPSG DDM_CHUNK('H', 'P', 'S', 'G')
+#define HEAP_CHUNK_HPSO DDM_CHUNK('H', 'P', 'S', 'O')
+#define HEAP_CHUNK_HPST DDM_CHUNK('H', 'P', 'S', 'T')
+#define HEAP_CHUNK_HPEN DDM_CHUNK('H', 'P', 'E', 'N')
+
+/** Rejected pieces logged one by one per update; the rest are summed up at HPEN. */
+#define HEAP_REJECT_LOG_MAX 5
+
+/** Options ("heap.KEY"); defaults in heap.c. */
+typedef struct heap_opts {
+    unsigned hpif_when;        /**< heap.hpif_when: 0 none, 1 now, 2 next GC, 3 every GC */
+    unsigned what;             /**< heap.what: 0 merged (HPSG), 1 objects (HPSO) */
+    int segments;              /**< heap.segments: 0 never asks for segments */
+    uint32_t bitmap_width;     /**< heap.bitmap_width */
+    size_t bitmap_max_bytes;   /**< heap.bitmap_max_mb: run data kept per VM for bitmaps */
+    size_t blob_max_bytes;     /**< heap.blob_max_mb: cap of the heap.bitmap view's PNG */
+} heap_opts;
+
+typedef struct heap_plugin {
+    ddm_plugin *self;
+    const ddm_host *host;
+    heap_opts opts;
+} heap_plugin;
+
+struct heap_vm;
+
+/** A heap-info command waiting for HPIF data; owned by the request's reply callback. */
+typedef struct heap_info_ticket {
+    heap_plugin *hp;
+    ddm_cmd *cmd;               /**< NULL once finished */
+    struct heap_vm *hv;         /**< NULL once the VM is gone */
+} heap_info_ticket;
+
+typedef struct heap_vm {
+    heap_plugin *hp;
+    ddm_vm *vm;
+    ddm_view *summary;
+    ddm_view *segments;
+    ddm_view *histogram;
+    ddm_view *frag;
+    ddm_view *bitmap;           /**< blob, only with libpng */
+    int have_info;
+    hpif_data info;
+    int segments_on;            /**< HPSG(1, what) was sent */
+    seg_collector coll;
+    unsigned rejects_logged;    /**< in the current updates, for rate limiting */
+    unsigned rejects_quiet;
+    heap_info_ticket *ticket;
+} heap_vm;
+
+/* heap.c */
+/** Per-VM state, created (with its views) on first need. NULL if out of memory. */
+heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm);
+/** "key (pid N)" for log lines; borrowed from a static-free per-call buffer. */
+const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len);
+/** Heap to draw by default: id 1 if it has a published bitmap, else the lowest such. */
+const seg_heap *heap_default_bitmap_heap(const heap_vm *hv);
+
+/* heap_views.c */
+/** Create the views of @hv for the chunk types the user left enabled. */
+void heap_views_create(heap_vm *hv);
+/** Publish heap.summary and the "heap" headline from hv->info. */
+void heap_views_summary(heap_vm *hv);
+/** Publish heap.segments, heap.histogram and heap.fragmentation. */
+void heap_views_segments(heap_vm *hv);
+/** Publish heap.bitmap if someone watches it. */
+void heap_views_bitmap(heap_vm *hv);
+/** Format @bytes as "64.0 MiB" into @buf. */
+const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* heap_cmd.c */
+/** Register heap-bitmap and heap-info. */
+int heap_cmd_register(heap_plugin *hp);
+/** HPIF data arrived: finish a waiting heap-info command. */
+void heap_cmd_info_arrived(heap_vm *hv);
+
+#endif /* DDM_HEAP_HEAP_H */

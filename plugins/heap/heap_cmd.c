@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * heap_cmd: the heap plugin's commands.
+ *
+ *  ddmon heap-bitmap PID FILE [--width N] [--heap ID]
+ *      Writes the heap bitmap of the last published update as a PNG (one
+ *      pixel per allocation unit, heap.bitmap_width pixels wide by default)
+ *      and reports its size. FILE is written by the monitor process, so a
+ *      relative name is relative to the monitor's working directory.
+ *  ddmon heap-info PID
+ *      Sends HPIF(when 1, "now") and finishes with the heap summary when
+ *      the VM's HPIF event arrives (it comes before the empty reply).
+ *
+ * A heap-info command in flight is a heap_info_ticket, owned by the
+ * request's reply callback (called exactly once), shared with the per-VM
+ * state so the HPIF event can finish the command first.
+ */
+#include "heap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap_png.h"
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    unsigned long v;
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    v = strtoul(s, &end, 0);
+    if (errno || *end || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                           void *ud)
+{
+    heap_plugin *hp = ud;
+    const ddm_host *h = hp->host;
+    uint32_t width = hp->opts.bitmap_width, heap_id = 0;
+    int have_heap = 0, i, rc;
+    const char *file = NULL, *vmspec = NULL;
+    ddm_vm *vm;
+    heap_vm *hv;
+    const seg_heap *sh;
+    bm_layout lay;
+    ddm_view *res;
+    char err[256], msg[512];
+    (void)self;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--width") && i + 1 < argc) {
+            if (parse_u32(argv[++i], &width) || width == 0 || width > BM_MAX_WIDTH) {
+                h->cmd_finish(cmd, DDM_CMD_USAGE, "--width takes 1..65536");
+                return 0;
+            }
+        } else if (!strcmp(argv[i], "--heap") && i + 1 < argc) {
+            if (parse_u32(argv[++i], &heap_id)) {
+                h->cmd_finish(cmd, DDM_CMD_USAGE, "--heap takes a heap id");
+                return 0;
+            }
+            have_heap = 1;
+        } else if (!vmspec) {
+            vmspec = argv[i];
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID]");
+            return 0;
+        }
+    }
+    if (!vmspec || !file) {
+        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID]");
+        return 0;
+    }
+    if (!bm_png_available()) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "built without libpng");
+        return 0;
+    }
+    vm = h->find_vm(hp->self, vmspec);
+    if (!vm) {
+        snprintf(msg, sizeof msg, "no VM %s", vmspec);
+        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+        return 0;
+    }
+    hv = h->vm_get_data(hp->self, vm);
+    sh = !hv ? NULL : have_heap ? seg_collector_heap(&hv->coll, heap_id) : heap_default_bitmap_heap(hv);
+    if (!sh || !sh->have_current) {
+        if (have_heap)
+            snprintf(msg, sizeof msg, "VM %s has sent no segments for heap %" PRIu32, vmspec, heap_id);
+        else
+            snprintf(msg, sizeof msg, "VM %s has sent no heap segments yet (they come after a GC)", vmspec);
+        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+        return 0;
+    }
+    rc = bm_png_write_file(&sh->current, width, file, &lay, err, sizeof err);
+    if (rc) {
+        snprintf(msg, sizeof msg, "heap %" PRIu32 ": %s", sh->id, err);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return 0;
+    }
+    res = h->cmd_result(cmd, DDM_VIEW_RECORD, "Heap bitmap");
+    if (res) {
+        h->view_begin(res);
+        h->view_field_str(res, "file", file);
+        h->view_field_int(res, "heap", sh->id);
+        h->view_field_int(res, "width", lay.width);
+        h->view_field_int(res, "height", lay.height);
+        h->view_field_int(res, "units", (int64_t)sh->current.stats.total_units);
+        h->view_field_int(res, "unit", sh->current.unit_size);
+        h->view_commit(res);
+    }
+    snprintf(msg, sizeof msg, "wrote %s (%" PRIu32 "x%" PRIu32 ", heap %" PRIu32 ")", file,
+             lay.width, lay.height, sh->id);
+    h->cmd_finish(cmd, DDM_CMD_OK, msg);
+    return 0;
+}
+
+/* --------------------------------------------------------------- heap-info */
+
+static void info_result(heap_plugin *hp, ddm_cmd *cmd, const heap_vm *hv)
+{
+    const ddm_host *h = hp->host;
+    static const ddm_column cols[] = {
+        { "heap", DDM_VAL_INT, NULL },    { "max", DDM_VAL_INT, "B" },
+        { "size", DDM_VAL_INT, "B" },     { "allocated", DDM_VAL_INT, "B" },
+        { "free", DDM_VAL_INT, "B" },     { "used", DDM_VAL_DOUBLE, "%" },
+        { "objects", DDM_VAL_INT, NULL },
+    };
+    ddm_view *res = h->cmd_result(cmd, DDM_VIEW_TABLE, "Heap info");
+    size_t i;
+    if (!res)
+        return;
+    h->view_set_columns(res, cols, sizeof cols / sizeof cols[0]);
+    h->view_begin(res);
+    for (i = 0; i < hv->info.n; i++) {
+        const hpif_entry *e = &hv->info.heaps[i];
+        h->view_row(res);
+        h->view_int(res, e->heap_id);
+        h->view_int(res, e->max_bytes);
+        h->view_int(res, e->size_bytes);
+        h->view_int(res, e->allocated_bytes);
+        h->view_int(res, (int64_t)e->size_bytes - (int64_t)e->allocated_bytes);
+        h->view_double(res, e->size_bytes ? 100.0 * e->allocated_bytes / e->size_bytes : 0.0);
+        h->view_int(res, e->allocated_objects);
+    }
+    h->view_commit(res);
+}
+
+void heap_cmd_info_arrived(heap_vm *hv)
+{
+    heap_info_ticket *t = hv->ticket;
+    char msg[128];
+    if (!t || !t->cmd)
+        return;
+    info_result(hv->hp, t->cmd, hv);
+    snprintf(msg, sizeof msg, "%zu heap%s", hv->info.n, hv->info.n == 1 ? "" : "s");
+    hv->hp->host->cmd_finish(t->cmd, DDM_CMD_OK, msg);
+    t->cmd = NULL;
+}
+
+static void on_info_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    heap_info_ticket *t = ud;
+    const ddm_host *h = t->hp->host;
+    char msg[256];
+    (void)self, (void)vm;
+
+    if (t->cmd) {
+        switch (reply->status) {
+        case DDM_REPLY_CHUNK:
+            if (reply->type == DDM_CHUNK_FAIL)
+                snprintf(msg, sizeof msg, "VM refused HPIF: %s",
+                         reply->fail_msg ? reply->fail_msg : "no message");
+            else
+                snprintf(msg, sizeof msg, "VM answered but sent no heap info");
+            break;
+        case DDM_REPLY_EMPTY:
+            snprintf(msg, sizeof msg, "VM answered but sent no heap info");
+            break;
+        case DDM_REPLY_ERROR:
+            snprintf(msg, sizeof msg, "VM answered HPIF with JDWP error %u", reply->jdwp_error);
+            break;
+        case DDM_REPLY_TIMEOUT:
+            snprintf(msg, sizeof msg, "VM sent no heap info in time");
+            break;
+        case DDM_REPLY_VM_GONE:
+            snprintf(msg, sizeof msg, "VM went away");
+            break;
+        default:
+            snprintf(msg, sizeof msg, "bad reply to HPIF");
+            break;
+        }
+        h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+        t->cmd = NULL;
+    }
+    if (t->hv && t->hv->ticket == t)
+        t->hv->ticket = NULL;
+    free(t);
+}
+
+static int cmd_heap_info(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                         void *ud)
+{
+    heap_plugin *hp = ud;
+    const ddm_host *h = hp->host;
+    heap_info_ticket *t;
+    heap_vm *hv;
+    ddm_vm *vm;
+    uint8_t when = 1;
+    char msg[256];
+    int rc;
+    (void)self;
+
+    if (argc != 2) {
+        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-info PID");
+        return 0;
+    }
+    vm = h->find_vm(hp->self, argv[1]);
+    if (!vm) {
+        snprintf(msg, sizeof msg, "no VM %s", argv[1]);
+        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+        return 0;
+    }
+    if (!h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type HPIF is disabled");
+        return 0;
+    }
+    hv = heap_vm_get(hp, vm);
+    if (!hv)
+        return -ENOMEM;
+    if (hv->ticket) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "a heap-info for this VM is already running");
+        return 0;
+    }
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    t->hp = hp;
+    t->cmd = cmd;
+    t->hv = hv;
+    rc = h->request(hp->self, vm, HEAP_CHUNK_HPIF, &when, 1, 0, on_info_reply, t, NULL);
+    if (rc) {
+        free(t);
+        snprintf(msg, sizeof msg, "cannot send HPIF: %s", strerror(-rc));
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return 0;
+    }
+    hv->ticket = t;
+    return 0;
+}
+
+int heap_cmd_register(heap_plugin *hp)
+{
+    const ddm_host *h = hp->host;
+    int rc = h->register_command(hp->self, "heap-bitmap", "PID FILE [--width N] [--heap ID]",
+                                 "write the heap bitmap as a PNG", cmd_heap_bitmap, hp, NULL);
+    if (!rc)
+        rc = h->register_command(hp->self, "heap-info", "PID",
+                                 "ask the VM for its heap summary now", cmd_heap_info, hp, NULL);
+    return rc;
+}

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * heap_views: the heap plugin's per-VM views, built from the parsed HPIF
+ * data and the published segment updates.
+ *
+ *  heap.summary       table: per heap id max, size, allocated, free, % used,
+ *                     objects, reason and time of the last HPIF (as DDMS).
+ *                     Headline "heap": "41% of 64.0 MiB" over all heaps.
+ *  heap.segments      table: per heap and kind (free, data object, class
+ *                     object, 1/2/4/8-byte arrays, unknown, non-Java) the
+ *                     count of allocations, total, smallest, largest and
+ *                     average bytes (DDMS's "Stats" table; no median).
+ *  heap.histogram     table: per heap, kind and power-of-two size bucket
+ *                     [from, to] the count and bytes; non-empty rows only.
+ *                     With HPSG (merged) data a counted allocation is a
+ *                     run, which may hold several objects; with HPSO it is
+ *                     one object (the "counts" column says which).
+ *  heap.fragmentation table: per heap total free, largest free extent,
+ *                     free runs, fragmentation % = 100 * (1 - largest /
+ *                     free), heap bytes, unit size, pieces, rejected pieces,
+ *                     updates and whether a bitmap is available.
+ *  heap.bitmap        blob image/png of the default heap, built at HPEN
+ *                     only while someone watches it (only with libpng).
+ *
+ * Views exist only for enabled chunk types (HPIF -> summary; HPSG/HPSO ->
+ * the rest), so disabling a type removes its views.
+ */
+#include "heap.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bitmap_png.h"
+
+const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double v = (double)bytes;
+    unsigned u = 0;
+    if (bytes < 1024) {
+        snprintf(buf, len, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+void heap_views_create(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    const ddm_host *h = hp->host;
+    static const ddm_column summary_cols[] = {
+        { "heap", DDM_VAL_INT, NULL },        { "max", DDM_VAL_INT, "B" },
+        { "size", DDM_VAL_INT, "B" },         { "allocated", DDM_VAL_INT, "B" },
+        { "free", DDM_VAL_INT, "B" },         { "used", DDM_VAL_DOUBLE, "%" },
+        { "objects", DDM_VAL_INT, NULL },     { "reason", DDM_VAL_STR, NULL },
+        { "timestamp", DDM_VAL_INT, "ms" },
+    };
+    static const ddm_column seg_cols[] = {
+        { "heap", DDM_VAL_INT, NULL },        { "kind", DDM_VAL_STR, NULL },
+        { "count", DDM_VAL_INT, NULL },       { "bytes", DDM_VAL_INT, "B" },
+        { "smallest", DDM_VAL_INT, "B" },     { "largest", DDM_VAL_INT, "B" },
+        { "average", DDM_VAL_INT, "B" },
+    };
+    static const ddm_column hist_cols[] = {
+        { "heap", DDM_VAL_INT, NULL },        { "kind", DDM_VAL_STR, NULL },
+        { "from", DDM_VAL_INT, "B" },         { "to", DDM_VAL_INT, "B" },
+        { "count", DDM_VAL_INT, NULL },       { "bytes", DDM_VAL_INT, "B" },
+        { "counts", DDM_VAL_STR, NULL },
+    };
+    static const ddm_column frag_cols[] = {
+        { "heap", DDM_VAL_INT, NULL },          { "free", DDM_VAL_INT, "B" },
+        { "largest_free", DDM_VAL_INT, "B" },   { "free_runs", DDM_VAL_INT, NULL },
+        { "fragmentation", DDM_VAL_DOUBLE, "%" }, { "heap_bytes", DDM_VAL_INT, "B" },
+        { "unit", DDM_VAL_INT, "B" },           { "pieces", DDM_VAL_INT, NULL },
+        { "rejected", DDM_VAL_INT, NULL },      { "updates", DDM_VAL_INT, NULL },
+        { "bitmap", DDM_VAL_BOOL, NULL },
+    };
+
+    if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
+        hv->summary = h->view_new(hp->self, hv->vm, "heap.summary", DDM_VIEW_TABLE, "Heap summary");
+        if (hv->summary)
+            h->view_set_columns(hv->summary, summary_cols, sizeof summary_cols / sizeof summary_cols[0]);
+    }
+    if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO)) {
+        hv->segments = h->view_new(hp->self, hv->vm, "heap.segments", DDM_VIEW_TABLE,
+                                   "Heap segments by kind");
+        if (hv->segments)
+            h->view_set_columns(hv->segments, seg_cols, sizeof seg_cols / sizeof seg_cols[0]);
+        hv->histogram = h->view_new(hp->self, hv->vm, "heap.histogram", DDM_VIEW_TABLE,
+                                    "Heap allocation sizes");
+        if (hv->histogram)
+            h->view_set_columns(hv->histogram, hist_cols, sizeof hist_cols / sizeof hist_cols[0]);
+        hv->frag = h->view_new(hp->self, hv->vm, "heap.fragmentation", DDM_VIEW_TABLE,
+                               "Heap fragmentation");
+        if (hv->frag)
+            h->view_set_columns(hv->frag, frag_cols, sizeof frag_cols / sizeof frag_cols[0]);
+        if (bm_png_available())
+            hv->bitmap = h->view_new(hp->self, hv->vm, "heap.bitmap", DDM_VIEW_BLOB, "Heap bitmap");
+    }
+}
+
+void heap_views_summary(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    const ddm_host *h = hp->host;
+    uint64_t size = 0, alloc = 0;
+    char head[64], sz[32];
+    size_t i;
+
+    for (i = 0; i < hv->info.n; i++) {
+        size += hv->info.heaps[i].size_bytes;
+        alloc += hv->info.heaps[i].allocated_bytes;
+    }
+    if (hv->summary) {
+        h->view_begin(hv->summary);
+        for (i = 0; i < hv->info.n; i++) {
+            const hpif_entry *e = &hv->info.heaps[i];
+            h->view_row(hv->summary);
+            h->view_int(hv->summary, e->heap_id);
+            h->view_int(hv->summary, e->max_bytes);
+            h->view_int(hv->summary, e->size_bytes);
+            h->view_int(hv->summary, e->allocated_bytes);
+            h->view_int(hv->summary, (int64_t)e->size_bytes - (int64_t)e->allocated_bytes);
+            h->view_double(hv->summary,
+                           e->size_bytes ? 100.0 * e->allocated_bytes / e->size_bytes : 0.0);
+            h->view_int(hv->summary, e->allocated_objects);
+            h->view_str(hv->summary, hpif_when_name(e->reason));
+            h->view_int(hv->summary, e->timestamp_ms > INT64_MAX ? INT64_MAX : (int64_t)e->timestamp_ms);
+        }
+        h->view_commit(hv->summary);
+    }
+    if (hv->info.n) {
+        snprintf(head, sizeof head, "%.0f%% of %s", size ? 100.0 * (double)alloc / (double)size : 0.0,
+                 heap_fmt_bytes(size, sz, sizeof sz));
+        h->vm_headline(hp->self, hv->vm, "heap", head);
+    }
+}
+
+static int64_t clamp64(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+void heap_views_segments(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    const ddm_host *h = hp->host;
+    size_t i;
+    unsigned c, b;
+
+    if (hv->segments) {
+        h->view_begin(hv->segments);
+        for (i = 0; i < hv->coll.n_heaps; i++) {
+            const seg_heap *sh = hv->coll.heaps[i];
+            if (!sh->have_current)
+                continue;
+            for (c = 0; c < SEG_NCLASS; c++) {
+                const seg_class_stats *cs = &sh->current.stats.cls[c];
+                h->view_row(hv->segments);
+                h->view_int(hv->segments, sh->id);
+                h->view_str(hv->segments, seg_class_name(c));
+                h->view_int(hv->segments, clamp64(cs->count));
+                h->view_int(hv->segments, clamp64(cs->bytes));
+                h->view_int(hv->segments, cs->count ? clamp64(cs->min_bytes) : 0);
+                h->view_int(hv->segments, clamp64(cs->max_bytes));
+                h->view_int(hv->segments, cs->count ? clamp64(cs->bytes / cs->count) : 0);
+            }
+        }
+        h->view_commit(hv->segments);
+    }
+    if (hv->histogram) {
+        h->view_begin(hv->histogram);
+        for (i = 0; i < hv->coll.n_heaps; i++) {
+            const seg_heap *sh = hv->coll.heaps[i];
+            if (!sh->have_current)
+                continue;
+            for (c = 0; c < SEG_NCLASS; c++) {
+                for (b = 0; b < SEG_NBUCKETS; b++) {
+                    uint64_t n = sh->current.stats.hist_count[c][b];
+                    if (!n)
+                        continue;
+                    h->view_row(hv->histogram);
+                    h->view_int(hv->histogram, sh->id);
+                    h->view_str(hv->histogram, seg_class_name(c));
+                    h->view_int(hv->histogram, (int64_t)1 << b);
+                    h->view_int(hv->histogram, b + 1 < SEG_NBUCKETS ? ((int64_t)1 << (b + 1)) - 1 : INT64_MAX);
+                    h->view_int(hv->histogram, clamp64(n));
+                    h->view_int(hv->histogram, clamp64(sh->current.stats.hist_bytes[c][b]));
+                    h->view_str(hv->histogram, sh->current.objects_mode ? "objects" : "runs");
+                }
+            }
+        }
+        h->view_commit(hv->histogram);
+    }
+    if (hv->frag) {
+        h->view_begin(hv->frag);
+        for (i = 0; i < hv->coll.n_heaps; i++) {
+            const seg_heap *sh = hv->coll.heaps[i];
+            const seg_stats *st = &sh->current.stats;
+            uint64_t fr = st->cls[SEG_CLASS_FREE].bytes;
+            if (!sh->have_current)
+                continue;
+            h->view_row(hv->frag);
+            h->view_int(hv->frag, sh->id);
+            h->view_int(hv->frag, clamp64(fr));
+            h->view_int(hv->frag, clamp64(st->largest_free_bytes));
+            h->view_int(hv->frag, clamp64(st->cls[SEG_CLASS_FREE].count));
+            h->view_double(hv->frag, fr ? 100.0 * (1.0 - (double)st->largest_free_bytes / (double)fr) : 0.0);
+            h->view_int(hv->frag, clamp64(st->total_bytes));
+            h->view_int(hv->frag, sh->current.unit_size);
+            h->view_int(hv->frag, sh->current.accepted);
+            h->view_int(hv->frag, sh->current.rejected);
+            h->view_int(hv->frag, clamp64(sh->updates));
+            h->view_bool(hv->frag, sh->current.bitmap_complete && sh->current.n_pieces > 0);
+        }
+        h->view_commit(hv->frag);
+    }
+}
+
+void heap_views_bitmap(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    const ddm_host *h = hp->host;
+    const seg_heap *sh;
+    uint8_t *png = NULL;
+    size_t len = 0;
+    bm_layout lay;
+    char err[200], label[128];
+
+    if (!hv->bitmap || h->view_watchers(hv->bitmap) <= 0)
+        return;
+    sh = heap_default_bitmap_heap(hv);
+    if (!sh)
+        return;
+    if (bm_png_write_mem(&sh->current, hp->opts.bitmap_width, hp->opts.blob_max_bytes, &png, &len,
+                         &lay, err, sizeof err) != 0) {
+        h->log(hp->self, DDM_LOG_INFO, "VM %s: no heap.bitmap for heap %" PRIu32 ": %s",
+               heap_vm_label(hp, hv->vm, label, sizeof label), sh->id, err);
+        return;
+    }
+    h->view_begin(hv->bitmap);
+    h->view_blob(hv->bitmap, "image/png", png, len);
+    h->view_commit(hv->bitmap);
+    free(png);
+}
