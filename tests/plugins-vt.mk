@@ -10,15 +10,29 @@ tests_harness_libfakehost_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/t
 tests_harness_libfakehost_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_harness_libfakehost_la_LIBADD = $(CMOCKA_LIBS)
 
+endif
+
 # Flags a plugin test needs: the SDK, the harness, cmocka.
 DDM_FAKEHOST_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
 DDM_FAKEHOST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 DDM_FAKEHOST_LDADD = tests/harness/libfakehost.la $(CMOCKA_LIBS) $(LIBM)
 
+if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-fake-host
 TESTS += tests/unit/test-fake-host
 tests_unit_test_fake_host_SOURCES = tests/unit/test-fake-host.c
 tests_unit_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
 tests_unit_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
+
+if BUILD_PLUGIN_VMINFO
+check_PROGRAMS += tests/unit/test-plugin-vminfo
+TESTS += tests/unit/test-plugin-vminfo
 endif
+endif
+tests_unit_test_plugin_vminfo_SOURCES = tests/unit/test-plugin-vminfo.c \
+	plugins/vminfo/vminfo.c plugins/vminfo/vminfo.h plugins/vminfo/vminfo-parse.c \
+	plugins/vminfo/vminfo-commands.c
+tests_unit_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo
+tests_unit_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)

@@ -645,10 +645,13 @@ static void vm_info_clear(ddm_vm *vm)
     vm->features = NULL;
 }
 
+/* Deep-copy @src into @vm (src may alias vm's own strings: copy, then free). */
 static void vm_info_copy(ddm_vm *vm, const ddm_vm_info *src)
 {
-    ddm_vm_info def;
-    size_t i;
+    ddm_vm_info def, info;
+    char *strs[S_N];
+    char **features;
+    size_t i, n;
     if (!src) {
         memset(&def, 0, sizeof def);
         def.user_id = -1;
@@ -656,22 +659,25 @@ static void vm_info_copy(ddm_vm *vm, const ddm_vm_info *src)
         def.ddm = 1;
         src = &def;
     }
+    info = *src;
+    info.size = sizeof(ddm_vm_info);
+    info.key = strs[S_KEY] = xstrdup(src->key);
+    info.transport = strs[S_TRANSPORT] = xstrdup(src->transport);
+    info.device = strs[S_DEVICE] = xstrdup(src->device);
+    info.vm_ident = strs[S_IDENT] = xstrdup(src->vm_ident);
+    info.app_name = strs[S_APP] = xstrdup(src->app_name);
+    info.abi = strs[S_ABI] = xstrdup(src->abi);
+    info.jvm_flags = strs[S_FLAGS] = xstrdup(src->jvm_flags);
+    info.package_name = strs[S_PKG] = xstrdup(src->package_name);
+    n = info.n_features = src->features ? src->n_features : 0;
+    features = xcalloc(n + 1, sizeof(char *));
+    for (i = 0; i < n; i++)
+        features[i] = xstrdup(src->features[i]);
+    info.features = (const char *const *)features;
     vm_info_clear(vm);
-    vm->info = *src;
-    vm->info.size = sizeof(ddm_vm_info);
-    vm->info.key = vm->strs[S_KEY] = xstrdup(src->key);
-    vm->info.transport = vm->strs[S_TRANSPORT] = xstrdup(src->transport);
-    vm->info.device = vm->strs[S_DEVICE] = xstrdup(src->device);
-    vm->info.vm_ident = vm->strs[S_IDENT] = xstrdup(src->vm_ident);
-    vm->info.app_name = vm->strs[S_APP] = xstrdup(src->app_name);
-    vm->info.abi = vm->strs[S_ABI] = xstrdup(src->abi);
-    vm->info.jvm_flags = vm->strs[S_FLAGS] = xstrdup(src->jvm_flags);
-    vm->info.package_name = vm->strs[S_PKG] = xstrdup(src->package_name);
-    vm->info.n_features = src->features ? src->n_features : 0;
-    vm->features = xcalloc(vm->info.n_features + 1, sizeof(char *));
-    for (i = 0; i < vm->info.n_features; i++)
-        vm->features[i] = xstrdup(src->features[i]);
-    vm->info.features = (const char *const *)vm->features;
+    memcpy(vm->strs, strs, sizeof strs);
+    vm->features = features;
+    vm->info = info;
 }
 
 ddm_vm *fake_host_add_vm(fake_host *fh, const ddm_vm_info *info)

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * vminfo plugin: what a VM says about itself. Owns APNM (rename, with the
+ * optional user id and package tails: passed on with host->vm_set_name),
+ * WAIT ("waiting for debugger") and STAG (boot stage), and publishes one
+ * record view "vminfo" per VM from vm_info (HELO, FEAT) plus those events.
+ * Headline "wait" while the VM waits for a debugger. Commands live in
+ * vminfo-commands.c, decoders in vminfo-parse.c.
+ * Invariants: per-VM state exists from DDM_VM_READY (or the first event)
+ * until the core frees it at VM gone; the view is owned by the core.
+ * Non-goals: clearing "waiting" (a plugin cannot see the debugger traffic
+ * that releases the app; it clears when the VM reconnects).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ddmon/bytes.h>
+#include <ddmon/plugin.h>
+
+#include "vminfo.h"
+
+#define FEATURES_TEXT_MAX 65536u
+
+static void vm_state_free(void *p)
+{
+    free(p);
+}
+
+/* The VM's state, created (with its view) on first use. NULL only if out of memory. */
+static vminfo_vm *vm_state(vminfo_plugin *pl, ddm_vm *vm)
+{
+    const ddm_host *h = pl->host;
+    vminfo_vm *st = h->vm_get_data(pl->self, vm);
+    if (st)
+        return st;
+    st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->wait_reason = -1;
+    if (h->vm_set_data(pl->self, vm, st, vm_state_free) != 0)
+        return NULL; /* freed by the host */
+    st->view = h->view_new(pl->self, vm, "vminfo", DDM_VIEW_RECORD, "VM information");
+    if (!st->view)
+        h->log(pl->self, DDM_LOG_WARNING, "cannot create the vminfo view (name taken?)");
+    return st;
+}
+
+/* "a, b, c" from the FEAT list (caller frees); NULL if out of memory. */
+static char *features_text(const ddm_vm_info *info)
+{
+    size_t i, total = 1;
+    char *s;
+    for (i = 0; i < info->n_features && info->features; i++)
+        if (info->features[i])
+            total += strlen(info->features[i]) + 2;
+    if (total > FEATURES_TEXT_MAX)
+        total = FEATURES_TEXT_MAX;
+    s = malloc(total);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (i = 0; i < info->n_features && info->features; i++) {
+        size_t used = strlen(s);
+        const char *f = info->features[i];
+        if (!f)
+            continue;
+        if (used + strlen(f) + 3 > total)
+            break; /* capped */
+        snprintf(s + used, total - used, "%s%s", used ? ", " : "", f);
+    }
+    return s;
+}
+
+/* Is field @m present in a vm_info of this size? */
+#define INFO_HAS(info, m) (offsetof(ddm_vm_info, m) + sizeof((info)->m) <= (info)->size)
+
+void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm)
+{
+    const ddm_host *h = pl->host;
+    vminfo_vm *st = vm_state(pl, vm);
+    const ddm_vm_info *info = h->vm_info(vm);
+    ddm_view *v;
+    char stage[5];
+    char *feats;
+
+    if (!st || !st->view || !info)
+        return;
+    v = st->view;
+    h->view_begin(v);
+    h->view_field_int(v, "pid", info->pid);
+    h->view_field_str(v, "app", info->app_name);
+    if (INFO_HAS(info, package_name))
+        h->view_field_str(v, "package", info->package_name);
+    if (info->user_id >= 0)
+        h->view_field_int(v, "user id", info->user_id);
+    else
+        h->view_field_str(v, "user id", NULL);
+    h->view_field_str(v, "vm ident", info->vm_ident);
+    h->view_field_str(v, "abi", info->abi);
+    h->view_field_str(v, "jvm flags", info->jvm_flags);
+    if (info->native_debuggable >= 0)
+        h->view_field_bool(v, "native debuggable", info->native_debuggable != 0);
+    else
+        h->view_field_str(v, "native debuggable", NULL);
+    h->view_field_int(v, "protocol version", info->protocol_version);
+    if (INFO_HAS(info, features)) {
+        feats = features_text(info);
+        h->view_field_str(v, "features", feats ? feats : "");
+        free(feats);
+    }
+    h->view_field_bool(v, "waiting", st->waiting);
+    if (st->waiting && st->wait_reason > 0) {
+        char text[48];
+        snprintf(text, sizeof text, "waiting for debugger (reason %d)", st->wait_reason);
+        h->view_field_str(v, "debugger", text);
+    } else {
+        h->view_field_str(v, "debugger", st->waiting ? "waiting for debugger" : NULL);
+    }
+    h->view_field_str(v, "boot stage", st->has_stage ? ddm_chunk_name(st->stage, stage) : NULL);
+    h->view_field_str(v, "connection", info->key);
+    h->view_commit(v);
+    h->vm_headline(pl->self, vm, "wait", st->waiting ? "waiting for debugger" : NULL);
+}
+
+/* --------------------------------------------------------------- chunks */
+
+static int on_apnm(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    vminfo_plugin *pl = ud;
+    vminfo_apnm a;
+    const char *note;
+    int rc = vminfo_parse_apnm(data, len, &a, &note);
+    if (rc != 0) {
+        pl->host->log(self, DDM_LOG_WARNING, "APNM of %zu bytes: the name does not fit; ignored",
+                      len);
+        return rc;
+    }
+    if (note)
+        pl->host->log(self, DDM_LOG_INFO, "APNM: %s", note);
+    pl->host->log(self, DDM_LOG_DEBUG, "APNM name \"%s\" user %d package \"%s\"", a.app_name,
+                  (int)a.user_id, a.package_name ? a.package_name : "");
+    rc = pl->host->vm_set_name(self, vm, a.app_name, a.package_name, a.user_id);
+    if (rc != 0)
+        pl->host->log(self, DDM_LOG_INFO, "vm_set_name failed: %d", rc);
+    vminfo_apnm_clear(&a);
+    vminfo_publish(pl, vm);
+    return DDM_OK;
+}
+
+static int on_wait(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    vminfo_plugin *pl = ud;
+    vminfo_vm *st = vm_state(pl, vm);
+    int reason = vminfo_parse_wait(data, len);
+    if (!st)
+        return -ENOMEM;
+    if (reason < 0)
+        pl->host->log(self, DDM_LOG_INFO, "WAIT without a reason byte: taken as waiting");
+    st->waiting = 1;
+    st->wait_reason = reason;
+    pl->host->log(self, DDM_LOG_MESSAGE, "VM %s waits for a debugger",
+                  pl->host->vm_info(vm)->key ? pl->host->vm_info(vm)->key : "?");
+    vminfo_publish(pl, vm);
+    return DDM_OK;
+}
+
+static int on_stag(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    vminfo_plugin *pl = ud;
+    vminfo_vm *st = vm_state(pl, vm);
+    uint32_t stage;
+    if (!st)
+        return -ENOMEM;
+    if (vminfo_parse_stag(data, len, &stage) != 0) {
+        pl->host->log(self, DDM_LOG_WARNING, "STAG of %zu bytes (need 4); ignored", len);
+        return -EBADMSG;
+    }
+    st->has_stage = 1;
+    st->stage = stage;
+    vminfo_publish(pl, vm);
+    return DDM_OK;
+}
+
+static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
+{
+    vminfo_plugin *pl = ud;
+    if (event == DDM_VM_READY || event == DDM_VM_CHANGED)
+        vminfo_publish(pl, vm);
+    /* DDM_VM_GONE: the core frees our per-VM state and the view */
+}
+
+/* ----------------------------------------------------------- descriptor */
+
+/* Option vminfo.KEY as milliseconds (the host prefixes the plugin name). */
+static unsigned option_ms(vminfo_plugin *pl, const char *key, unsigned def)
+{
+    const char *s = pl->host->config_get(pl->self, key);
+    char *end;
+    unsigned long v;
+    if (!s)
+        return def;
+    v = strtoul(s, &end, 10);
+    if (end == s || *end || v > 600000ul) {
+        pl->host->log(pl->self, DDM_LOG_WARNING, "option vminfo.%s=%s is not a number of ms (0-600000); using %u",
+                      key, s, def);
+        return def;
+    }
+    return (unsigned)v;
+}
+
+static int vminfo_init(ddm_plugin *self, const ddm_host *host)
+{
+    vminfo_plugin *pl = calloc(1, sizeof *pl);
+    int rc;
+    if (!pl)
+        return -ENOMEM;
+    pl->self = self;
+    pl->host = host;
+    host->set_data(self, pl, free);
+    pl->gc_timeout_ms = option_ms(pl, "gc_timeout", VMINFO_GC_TIMEOUT_MS);
+    if ((rc = host->register_chunk(self, VMINFO_CHUNK_APNM, on_apnm, pl, NULL)) != 0 ||
+        (rc = host->register_chunk(self, VMINFO_CHUNK_WAIT, on_wait, pl, NULL)) != 0 ||
+        (rc = host->register_chunk(self, VMINFO_CHUNK_STAG, on_stag, pl, NULL)) != 0 ||
+        (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
+        (rc = vminfo_commands_register(pl)) != 0)
+        return rc;
+    return 0;
+}
+
+DDM_PLUGIN_DEFINE("vminfo", "1.0", "Apache-2.0",
+                  "VM identity (APNM, WAIT, STAG, FEAT) and the exit and gc commands",
+                  vminfo_init, NULL);

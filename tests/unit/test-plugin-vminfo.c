@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the vminfo plugin (plugins/vminfo/ sources compiled in) through
+ * the fake host: APNM with and without its optional tails and truncated,
+ * WAIT, STAG, the record view from vm_info (FEAT), and the exit and gc
+ * commands with every reply kind.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ddmon/bytes.h>
+#include <ddmon/plugin.h>
+
+#include "fake-host.h"
+#include "vminfo.h"
+
+extern const ddm_plugin_desc ddm_plugin_descriptor;
+
+typedef struct fixture {
+    fake_host *fh;
+    ddm_vm *vm;
+} fixture;
+
+static const char *const k_features[] = {"hprof-heap-dump", "method-trace-profiling"};
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    ddm_vm_info info = {0};
+    info.key = "127.0.0.1:8000";
+    info.pid = 1234;
+    info.ddm = 1;
+    info.protocol_version = 1;
+    info.vm_ident = "Dalvik v1.6.0";
+    info.app_name = "<pre-initialized>";
+    info.user_id = -1;
+    info.abi = "64-bit (arm64)";
+    info.jvm_flags = "CheckJNI=false";
+    info.native_debuggable = 0;
+    info.n_features = 2;
+    info.features = k_features;
+    f->fh = fake_host_new();
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &info);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    fake_host_free(f->fh);
+    free(f);
+    return 0;
+}
+
+/* An APNM payload: name, then optionally user id and package. */
+static uint8_t *apnm(const char *name, int with_uid, uint32_t uid, const char *pkg, size_t *len)
+{
+    ddm_writer w;
+    ddm_writer_init(&w, 0);
+    ddm_write_lstr(&w, name);
+    if (with_uid)
+        ddm_write_u4(&w, uid);
+    if (pkg)
+        ddm_write_lstr(&w, pkg);
+    return ddm_writer_take(&w, len);
+}
+
+static int deliver(fixture *f, uint32_t type, const void *data, size_t len)
+{
+    return fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, data, len);
+}
+
+static void test_registers_everything(void **state)
+{
+    fixture *f = *state;
+    assert_true(fake_host_owns(f->fh, VMINFO_CHUNK_APNM));
+    assert_true(fake_host_owns(f->fh, VMINFO_CHUNK_WAIT));
+    assert_true(fake_host_owns(f->fh, VMINFO_CHUNK_STAG));
+    assert_true(fake_host_has_command(f->fh, "exit"));
+    assert_true(fake_host_has_command(f->fh, "gc"));
+    assert_int_equal(fake_host_n_vm_listeners(f->fh), 1);
+}
+
+static void test_view_from_vm_info(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_non_null(v);
+    assert_int_equal(fake_view_kind(v), DDM_VIEW_RECORD);
+    assert_int_equal(fake_view_field_int(v, "pid"), 1234);
+    assert_string_equal(fake_view_field_str(v, "app"), "<pre-initialized>");
+    assert_string_equal(fake_view_field_str(v, "vm ident"), "Dalvik v1.6.0");
+    assert_string_equal(fake_view_field_str(v, "abi"), "64-bit (arm64)");
+    assert_string_equal(fake_view_field_str(v, "jvm flags"), "CheckJNI=false");
+    assert_string_equal(fake_view_field_str(v, "native debuggable"), "false");
+    assert_int_equal(fake_view_field_int(v, "protocol version"), 1);
+    assert_string_equal(fake_view_field_str(v, "features"),
+                        "hprof-heap-dump, method-trace-profiling");
+    assert_true(fake_view_has_field(v, "user id"));
+    assert_null(fake_view_field_str(v, "user id"));
+    assert_null(fake_view_field_str(v, "package"));
+    assert_string_equal(fake_view_field_str(v, "waiting"), "false");
+    assert_null(fake_view_field_str(v, "boot stage"));
+    assert_null(fake_host_headline(f->fh, f->vm, "wait"));
+}
+
+static void test_view_follows_vm_changed(void **state)
+{
+    fixture *f = *state;
+    ddm_vm_info info = *fake_vm_info(f->vm);
+    ddm_view *v;
+    info.n_features = 0;
+    info.features = NULL;
+    info.native_debuggable = -1;
+    fake_host_set_vm_info(f->fh, f->vm, &info);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_CHANGED);
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_string_equal(fake_view_field_str(v, "features"), "");
+    assert_null(fake_view_field_str(v, "native debuggable"));
+}
+
+static void test_apnm_name_only(void **state)
+{
+    fixture *f = *state;
+    size_t len;
+    uint8_t *p = apnm("com.example.app", 0, 0, NULL, &len);
+    ddm_view *v;
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_int_equal(fake_vm_set_name_calls(f->vm), 1);
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "com.example.app");
+    assert_int_equal(fake_vm_info(f->vm)->user_id, -1);
+    assert_null(fake_vm_info(f->vm)->package_name);
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_string_equal(fake_view_field_str(v, "app"), "com.example.app");
+    assert_null(fake_view_field_str(v, "user id"));
+}
+
+static void test_apnm_with_user_id(void **state)
+{
+    fixture *f = *state;
+    size_t len;
+    uint8_t *p = apnm("app", 1, 10, NULL, &len);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "app");
+    assert_int_equal(fake_vm_info(f->vm)->user_id, 10);
+    assert_null(fake_vm_info(f->vm)->package_name);
+    assert_int_equal(fake_view_field_int(fake_view_find(f->fh, f->vm, "vminfo"), "user id"), 10);
+}
+
+static void test_apnm_with_all_tails(void **state)
+{
+    fixture *f = *state;
+    size_t len;
+    uint8_t *p = apnm("com.example:remote", 1, 0, "com.example", &len);
+    ddm_view *v;
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "com.example:remote");
+    assert_int_equal(fake_vm_info(f->vm)->user_id, 0);
+    assert_string_equal(fake_vm_info(f->vm)->package_name, "com.example");
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_string_equal(fake_view_field_str(v, "package"), "com.example");
+    assert_int_equal(fake_view_field_int(v, "user id"), 0);
+}
+
+static void test_apnm_utf16_and_trailing_bytes(void **state)
+{
+    fixture *f = *state;
+    ddm_writer w;
+    size_t len;
+    uint8_t *p;
+    ddm_writer_init(&w, 0);
+    ddm_write_lstr(&w, "caf\xc3\xa9");
+    ddm_write_u4(&w, 11);
+    ddm_write_lstr(&w, "pkg");
+    ddm_write_u4(&w, 0xdeadbeef); /* unknown newer tail: ignored */
+    p = ddm_writer_take(&w, &len);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "caf\xc3\xa9");
+    assert_string_equal(fake_vm_info(f->vm)->package_name, "pkg");
+}
+
+static void test_apnm_truncated_name(void **state)
+{
+    fixture *f = *state;
+    /* says 100 units, carries 2 */
+    static const uint8_t p[] = {0, 0, 0, 100, 0, 'a', 0, 'b'};
+    static const uint8_t three[] = {0, 0, 0};
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, sizeof p), -EBADMSG);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, three, sizeof three), -EBADMSG);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, NULL, 0), -EBADMSG);
+    assert_int_equal(fake_vm_set_name_calls(f->vm), 0);
+    assert_true(fake_host_log_contains(f->fh, "APNM"));
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "<pre-initialized>");
+}
+
+static void test_apnm_truncated_tails(void **state)
+{
+    fixture *f = *state;
+    ddm_writer w;
+    size_t len;
+    uint8_t *p;
+    /* name + 2 bytes of user id */
+    ddm_writer_init(&w, 0);
+    ddm_write_lstr(&w, "a1");
+    ddm_write_u2(&w, 7);
+    p = ddm_writer_take(&w, &len);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "a1");
+    assert_int_equal(fake_vm_info(f->vm)->user_id, -1);
+    assert_true(fake_host_log_contains(f->fh, "truncated user id"));
+    /* name + user id + package whose length runs past the end */
+    ddm_writer_init(&w, 0);
+    ddm_write_lstr(&w, "a2");
+    ddm_write_u4(&w, 5);
+    ddm_write_u4(&w, 0x7fffffff);
+    ddm_write_u2(&w, 'x');
+    p = ddm_writer_take(&w, &len);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_string_equal(fake_vm_info(f->vm)->app_name, "a2");
+    assert_int_equal(fake_vm_info(f->vm)->user_id, 5);
+    assert_null(fake_vm_info(f->vm)->package_name);
+    assert_true(fake_host_log_contains(f->fh, "truncated package"));
+}
+
+static void test_apnm_parser_direct(void **state)
+{
+    vminfo_apnm a;
+    const char *note;
+    size_t len;
+    uint8_t *p = apnm("", 1, 0xffffffffu, "", &len);
+    (void)state;
+    assert_int_equal(vminfo_parse_apnm(p, len, &a, &note), 0);
+    assert_string_equal(a.app_name, "");
+    assert_int_equal(a.user_id, -1); /* top bit set: not a user id */
+    assert_string_equal(a.package_name, "");
+    assert_null(note);
+    vminfo_apnm_clear(&a);
+    free(p);
+}
+
+static void test_wait(void **state)
+{
+    fixture *f = *state;
+    static const uint8_t zero = 0, three = 3;
+    ddm_view *v;
+    assert_int_equal(deliver(f, VMINFO_CHUNK_WAIT, &zero, 1), DDM_OK);
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_string_equal(fake_view_field_str(v, "waiting"), "true");
+    assert_string_equal(fake_view_field_str(v, "debugger"), "waiting for debugger");
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "wait"), "waiting for debugger");
+    /* unknown reason is shown, empty WAIT still means waiting */
+    assert_int_equal(deliver(f, VMINFO_CHUNK_WAIT, &three, 1), DDM_OK);
+    assert_string_equal(fake_view_field_str(v, "debugger"), "waiting for debugger (reason 3)");
+    assert_int_equal(deliver(f, VMINFO_CHUNK_WAIT, NULL, 0), DDM_OK);
+    assert_string_equal(fake_view_field_str(v, "debugger"), "waiting for debugger");
+    assert_true(fake_host_log_contains(f->fh, "WAIT without a reason"));
+}
+
+static void test_stag(void **state)
+{
+    fixture *f = *state;
+    static const uint8_t bind[] = {'B', 'I', 'N', 'D'};
+    static const uint8_t a_go[] = {'A', '_', 'G', 'O', 9, 9};
+    static const uint8_t shortp[] = {'N', 'A', 'M'};
+    static const uint8_t ctl[] = {1, 'X', 0x7f, 'Y'};
+    ddm_view *v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_int_equal(deliver(f, VMINFO_CHUNK_STAG, bind, sizeof bind), DDM_OK);
+    assert_string_equal(fake_view_field_str(v, "boot stage"), "BIND");
+    assert_int_equal(deliver(f, VMINFO_CHUNK_STAG, a_go, sizeof a_go), DDM_OK);
+    assert_string_equal(fake_view_field_str(v, "boot stage"), "A_GO");
+    assert_int_equal(deliver(f, VMINFO_CHUNK_STAG, shortp, sizeof shortp), -EBADMSG);
+    assert_string_equal(fake_view_field_str(v, "boot stage"), "A_GO");
+    assert_true(fake_host_log_contains(f->fh, "STAG of 3 bytes"));
+    assert_int_equal(deliver(f, VMINFO_CHUNK_STAG, ctl, sizeof ctl), DDM_OK);
+    assert_string_equal(fake_view_field_str(v, "boot stage"), "?X?Y");
+}
+
+static void test_view_gone_with_vm(void **state)
+{
+    fixture *f = *state;
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_null(fake_view_find(f->fh, f->vm, "vminfo"));
+    assert_int_equal(fake_host_n_views(f->fh, f->vm), 0);
+}
+
+/* ---------------------------------------------------------------- exit */
+
+static void test_exit_default_status(void **state)
+{
+    fixture *f = *state;
+    const char *argv[] = {"exit", "1234"};
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
+    const fake_request *rq;
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "EXIT 1 sent"));
+    assert_int_equal(fake_host_n_requests(f->fh), 1);
+    rq = fake_host_request(f->fh, 0);
+    assert_int_equal(rq->type, VMINFO_CHUNK_EXIT);
+    assert_int_equal(rq->len, 4);
+    assert_memory_equal(rq->data, "\0\0\0\1", 4);
+    /* the VM drops the connection: the pending request ends, nothing else happens */
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_true(fake_host_request(f->fh, 0)->completed);
+}
+
+static void test_exit_with_status(void **state)
+{
+    fixture *f = *state;
+    const char *argv[] = {"exit", "127.0.0.1:8000", "-1"};
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 3, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_memory_equal(fake_host_request(f->fh, 0)->data, "\xff\xff\xff\xff", 4);
+    /* no reply ever: the request times out quietly */
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT);
+}
+
+static void test_exit_usage_and_errors(void **state)
+{
+    fixture *f = *state;
+    const char *bad_status[] = {"exit", "1234", "x9"};
+    const char *no_pid[] = {"exit"};
+    const char *unknown[] = {"exit", "999"};
+    const char *ok[] = {"exit", "1234"};
+    ddm_cmd *cmd;
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 3, bad_status)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 1, no_pid)), DDM_CMD_USAGE);
+    cmd = fake_host_run_command(f->fh, 2, unknown);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_non_null(strstr(fake_cmd_message(cmd), "\"999\""));
+    assert_non_null(strstr(fake_cmd_message(cmd), "PID"));
+    fake_host_disable_chunk(f->fh, VMINFO_CHUNK_EXIT);
+    cmd = fake_host_run_command(f->fh, 2, ok);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "disabled"));
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+}
+
+/* ------------------------------------------------------------------ gc */
+
+static ddm_cmd *start_gc(fixture *f)
+{
+    const char *argv[] = {"gc", "1234"};
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
+    assert_non_null(cmd);
+    assert_false(fake_cmd_finished(cmd));
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, VMINFO_CHUNK_HPGC), 1);
+    assert_int_equal(fake_host_request(f->fh, fake_host_n_requests(f->fh) - 1)->len, 0);
+    assert_int_equal(fake_host_request(f->fh, fake_host_n_requests(f->fh) - 1)->timeout_ms,
+                     VMINFO_GC_TIMEOUT_MS);
+    return cmd;
+}
+
+static void test_gc_empty_reply(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_string_equal(fake_cmd_message(cmd), "GC done");
+}
+
+static void test_gc_chunk_reply(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    fake_host_complete_chunk(f->fh, 0, VMINFO_CHUNK_HPGC, NULL, 0);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+}
+
+static void test_gc_timeout_is_ok(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_string_equal(fake_cmd_message(cmd), "GC requested (no reply from VM, normal on ART)");
+}
+
+static void test_gc_jdwp_error(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_ERROR);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "JDWP error 99"));
+}
+
+static void test_gc_fail_chunk(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    fake_host_complete_fail(f->fh, 0, 1, "GC not allowed");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "GC not allowed"));
+}
+
+static void test_gc_vm_gone_and_bad(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    ddm_cmd *cmd2;
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_BAD);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    cmd2 = start_gc(f);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd2), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd2), "went away"));
+}
+
+static void test_gc_usage_unknown_and_not_ready(void **state)
+{
+    fixture *f = *state;
+    const char *noarg[] = {"gc"};
+    const char *unknown[] = {"gc", "nobody"};
+    const char *ok[] = {"gc", "1234"};
+    ddm_cmd *cmd;
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 1, noarg)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, unknown)), DDM_CMD_NOT_FOUND);
+    fake_host_set_request_error(f->fh, -ENOTCONN);
+    cmd = fake_host_run_command(f->fh, 2, ok);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "not ready"));
+}
+
+static void test_gc_timeout_option(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm_info info = {.pid = 5, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+    const char *argv[] = {"gc", "5"};
+    ddm_vm *vm;
+    (void)state;
+    fake_host_set_config(fh, "vminfo.gc_timeout", "750");
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    vm = fake_host_add_vm(fh, &info);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    fake_host_run_command(fh, 2, argv);
+    assert_int_equal(fake_host_request(fh, 0)->timeout_ms, 750);
+    fake_host_free(fh); /* pending gc ends with VM_GONE, its ud freed */
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_registers_everything),
+        T(test_view_from_vm_info),
+        T(test_view_follows_vm_changed),
+        T(test_apnm_name_only),
+        T(test_apnm_with_user_id),
+        T(test_apnm_with_all_tails),
+        T(test_apnm_utf16_and_trailing_bytes),
+        T(test_apnm_truncated_name),
+        T(test_apnm_truncated_tails),
+        cmocka_unit_test(test_apnm_parser_direct),
+        T(test_wait),
+        T(test_stag),
+        T(test_view_gone_with_vm),
+        T(test_exit_default_status),
+        T(test_exit_with_status),
+        T(test_exit_usage_and_errors),
+        T(test_gc_empty_reply),
+        T(test_gc_chunk_reply),
+        T(test_gc_timeout_is_ok),
+        T(test_gc_jdwp_error),
+        T(test_gc_fail_chunk),
+        T(test_gc_vm_gone_and_bad),
+        T(test_gc_usage_unknown_and_not_ready),
+        cmocka_unit_test(test_gc_timeout_option),
+    };
+    return cmocka_run_group_tests_name("plugin-vminfo", tests, NULL, NULL);
+}
