@@ -74,6 +74,15 @@ struct ddm_vm {
     char *close_reason;
 
     gpointer relay;             /* the relay's per-VM state (issue 5), NULL until then */
+
+    /* session internals (vm.c only) */
+    guint out_watch;            /* G_IO_OUT watch, only while `out` holds unsent bytes */
+    GSource *deadline_source;   /* the one timer: ready time = earliest deadline */
+    gint64 handshake_deadline_us; /* HANDSHAKE: when a missing echo closes the session */
+    guint close_idle;           /* deferred close (write error inside a request call) */
+    char *deferred_close_reason;
+    gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
+    gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
 };
 
 typedef struct DdmVmPluginData {

@@ -14,3 +14,12 @@ tests_unit_test_correlate_SOURCES = tests/unit/test-correlate.c core/correlate.c
 tests_unit_test_correlate_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_test_correlate_CFLAGS = $(SESSION_TEST_CFLAGS)
 tests_unit_test_correlate_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-vm
+TESTS += tests/unit/test-vm
+endif
+tests_unit_test_vm_SOURCES = tests/unit/test-vm.c core/vm.c core/target.c core/correlate.c
+tests_unit_test_vm_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_test_vm_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_test_vm_LDADD = core/libddmcodec.la $(GLIB_LIBS) $(ZLIB_LIBS) $(CMOCKA_LIBS)
