@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 
 # views engineer
-check_PROGRAMS += tests/unit/test-views tests/unit/test-config
-TESTS += tests/unit/test-views tests/unit/test-config
+check_PROGRAMS += tests/unit/test-views tests/unit/test-render tests/unit/test-config
+TESTS += tests/unit/test-views tests/unit/test-render tests/unit/test-config
 DDM_VIEWS_TEST_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS) -I$(top_srcdir)/core
 DDM_VIEWS_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 # The units are compiled in directly, so these tests do not depend on the
@@ -16,3 +16,7 @@ tests_unit_test_config_SOURCES = tests/unit/test-config.c core/config.c
 tests_unit_test_config_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_test_config_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_test_config_LDADD = $(DDM_VIEWS_TEST_LDADD)
+tests_unit_test_render_SOURCES = tests/unit/test-render.c core/render.c core/views.c
+tests_unit_test_render_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_test_render_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
+tests_unit_test_render_LDADD = $(DDM_VIEWS_TEST_LDADD)
