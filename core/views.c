@@ -96,6 +96,7 @@ struct ddm_view {
     Content *committed; /* never NULL */
     Content *building;  /* NULL when not between begin and commit */
     gboolean warned;    /* a failed commit was logged at warning level */
+    gboolean warned_cap; /* the row cap was logged at warning level */
     gboolean unpublished;
     guint busy;         /* notifications in progress for this view */
 };
@@ -345,7 +346,8 @@ static ddm_view *view_alloc(const char *owner, const char *vm_key, const char *n
 {
     ddm_view *v = g_new0(ddm_view, 1);
     v->magic = DDM_VIEW_MAGIC;
-    v->owner = g_strdup(owner ? owner : "");
+    v->owner = owner && !g_utf8_validate(owner, -1, NULL) ? g_utf8_make_valid(owner, -1)
+                                                          : g_strdup(owner ? owner : "");
     v->vm_key = g_strdup(vm_key);
     v->name = g_strdup(name);
     v->title = g_strdup(title && *title ? title : name);
@@ -382,9 +384,14 @@ ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_ke
     v->store = store;
     v->hkey = hkey;
     g_hash_table_insert(store->by_key, v->hkey, v);
+    /* A listener may destroy it at once: hold it until we know. */
+    v->busy++;
     notify(store, v, DDM_VIEW_ADDED);
-    /* A listener may have destroyed it already. */
-    return g_hash_table_lookup(store->by_key, hkey) == v ? v : NULL;
+    if (--v->busy == 0 && v->unpublished) {
+        view_free(v);
+        return NULL;
+    }
+    return v;
 }
 
 ddm_view *ddm_view_new_detached(const char *owner, const char *name, ddm_view_kind kind,
@@ -643,7 +650,7 @@ int ddm_view_row(ddm_view *v)
     }
     was_short = c->in_row && c->cur_col < c->columns.n;
     finish_row(c);
-    if (c->n_rows >= DDM_VIEW_MAX_ROWS) {
+    if (c->n_rows >= DDM_VIEW_MAX_ROWS || (gsize)(c->n_rows + 1) * c->columns.n > DDM_VIEW_MAX_CELLS) {
         c->rows_capped = TRUE;
         c->row_dropped = TRUE;
         return -E2BIG;
@@ -849,9 +856,11 @@ int ddm_view_commit(ddm_view *v)
         content_free(c);
         return -EINVAL;
     }
-    if (c->rows_capped)
-        g_warning("view \"%s\" of %s: more than %u rows, the rest were dropped", v->name, v->owner,
-                  (unsigned)DDM_VIEW_MAX_ROWS);
+    if (c->rows_capped && !v->warned_cap) {
+        g_warning("view \"%s\" of %s: more than %u rows or %u cells, the rest were dropped", v->name,
+                  v->owner, (unsigned)DDM_VIEW_MAX_ROWS, (unsigned)DDM_VIEW_MAX_CELLS);
+        v->warned_cap = TRUE;
+    }
     content_free(v->committed);
     v->committed = c;
     v->version++;

@@ -23,9 +23,10 @@ typedef struct DdmViews DdmViews;
 
 /* Caps that keep a misbehaving producer from exhausting memory (views.c).
  * Longer strings are cut at a UTF-8 boundary (-E2BIG, value kept); rows past
- * the cap are dropped (-E2BIG); bigger blobs are refused (-EFBIG). */
+ * the row or cell cap are dropped (-E2BIG); bigger blobs are refused (-EFBIG). */
 #define DDM_VIEW_MAX_ROWS 1000000u
 #define DDM_VIEW_MAX_COLUMNS 256u
+#define DDM_VIEW_MAX_CELLS (16u * 1024u * 1024u)          /* rows x columns */
 #define DDM_VIEW_MAX_FIELDS 65536u
 #define DDM_VIEW_MAX_STRING (64u * 1024u)                 /* bytes per cell/field/key */
 #define DDM_VIEW_MAX_STRING_BYTES (256u * 1024u * 1024u)  /* string bytes per content */

@@ -895,6 +895,81 @@ static void test_views_rebuild_cost(void **state)
     ddm_views_free(s);
 }
 
+static void destroy_on_add(ddm_view *view, DdmViewChange change, gpointer ud)
+{
+    DdmViews *s = ud;
+    if (change == DDM_VIEW_ADDED && strcmp(ddm_view_name(view), "doomed") == 0)
+        ddm_views_destroy(s, view);
+}
+
+static void test_views_destroyed_while_added(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder r;
+
+    recorder_init(&r, s);
+    ddm_views_add_listener(s, destroy_on_add, s);
+    ddm_views_add_listener(s, on_change, &r);
+    assert_null(ddm_views_create(s, "p", NULL, "doomed", DDM_VIEW_TABLE, NULL));
+    assert_null(ddm_views_lookup(s, "doomed", NULL));
+    /* the second listener saw REMOVED (nested) and then ADDED of the same view */
+    assert_int_equal(r.events->len, 2);
+    assert_int_equal(ev(&r, 0)->change, DDM_VIEW_REMOVED);
+    assert_int_equal(ev(&r, 1)->change, DDM_VIEW_ADDED);
+    assert_non_null(ddm_views_create(s, "p", NULL, "kept", DDM_VIEW_TABLE, NULL));
+    recorder_clear(&r);
+    ddm_views_free(s);
+}
+
+static void test_views_bad_strings(void **state)
+{
+    ddm_view *v = ddm_view_new_detached("own\xff" "er", "t", DDM_VIEW_TABLE, "ti\xfetle");
+    const ddm_column cols[] = {{"na\xc3me", DDM_VAL_STR, "u\x80"}};
+    ddm_column *many = g_new0(ddm_column, DDM_VIEW_MAX_COLUMNS + 1);
+    char *long_key = g_malloc(DDM_VIEW_MAX_STRING + 10);
+    JsonNode *n;
+    char *text;
+
+    for (guint i = 0; i <= DDM_VIEW_MAX_COLUMNS; i++) {
+        many[i].name = "c";
+        many[i].type = DDM_VAL_INT;
+    }
+    assert_int_equal(ddm_view_set_columns(v, many, DDM_VIEW_MAX_COLUMNS + 1), -EINVAL);
+    assert_int_equal(ddm_view_set_columns(v, many, DDM_VIEW_MAX_COLUMNS), 0);
+    g_free(many);
+    assert_int_equal(ddm_view_set_columns(v, cols, 1), 0);
+    n = ddm_view_to_json(v, FALSE);
+    text = json_to_string(n, FALSE);
+    assert_true(g_utf8_validate(text, -1, NULL));
+    g_free(text);
+    json_node_unref(n);
+    assert_true(g_utf8_validate(ddm_view_owner(v), -1, NULL));
+    assert_true(g_utf8_validate(ddm_view_title(v), -1, NULL));
+    ddm_view_free_detached(v);
+
+    /* a key longer than the cap is cut, and a second one cut to the same
+     * prefix replaces the first */
+    v = ddm_view_new_detached("p", "r", DDM_VIEW_RECORD, NULL);
+    memset(long_key, 'k', DDM_VIEW_MAX_STRING + 9);
+    long_key[DDM_VIEW_MAX_STRING + 9] = '\0';
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_field_int(v, long_key, 1), -E2BIG);
+    long_key[DDM_VIEW_MAX_STRING + 5] = '\0';
+    assert_int_equal(ddm_view_field_int(v, long_key, 2), -E2BIG);
+    assert_int_equal(ddm_view_commit(v), 0);
+    n = ddm_view_to_json(v, FALSE);
+    {
+        JsonArray *f = json_object_get_array_member(json_node_get_object(n), "fields");
+        assert_int_equal(json_array_get_length(f), 1);
+        assert_int_equal(strlen(json_object_get_string_member(json_array_get_object_element(f, 0), "key")),
+                         DDM_VIEW_MAX_STRING);
+        assert_int_equal(json_object_get_int_member(json_array_get_object_element(f, 0), "value"), 2);
+    }
+    json_node_unref(n);
+    g_free(long_key);
+    ddm_view_free_detached(v);
+}
+
 static int group_setup(void **state)
 {
     g_log_set_writer_func(count_warnings, NULL, NULL);
@@ -919,6 +994,8 @@ int main(void)
         cmocka_unit_test(test_views_json_shape),
         cmocka_unit_test(test_views_commit_warns_once),
         cmocka_unit_test(test_views_rebuild_cost),
+        cmocka_unit_test(test_views_destroyed_while_added),
+        cmocka_unit_test(test_views_bad_strings),
     };
     return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
 }
