@@ -15,3 +15,26 @@ tests_unit_test_segdecode_SOURCES = tests/unit/test-segdecode.c \
 tests_unit_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_test_segdecode_LDADD = $(CMOCKA_LIBS)
+
+HEAP_PLUGIN_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
+	plugins/heap/segcollect.c plugins/heap/segcollect.h \
+	plugins/heap/heapinfo.c plugins/heap/heapinfo.h \
+	plugins/heap/bitmap.c plugins/heap/bitmap.h \
+	plugins/heap/bitmap_png.c plugins/heap/bitmap_png.h \
+	plugins/heap/heap.c plugins/heap/heap.h \
+	plugins/heap/heap_views.c plugins/heap/heap_cmd.c
+
+if ENABLE_TESTS
+if BUILD_PLUGIN_HEAP
+check_PROGRAMS += tests/unit/test-plugin-heap
+TESTS += tests/unit/test-plugin-heap
+endif
+endif
+tests_unit_test_plugin_heap_SOURCES = tests/unit/test-plugin-heap.c $(HEAP_PLUGIN_SOURCES)
+tests_unit_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_test_plugin_heap_LDADD = $(DDM_FAKEHOST_LDADD)
+if HAVE_LIBPNG
+tests_unit_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
+tests_unit_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
+endif

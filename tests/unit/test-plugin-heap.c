@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the heap plugin through the fake host: requests sent on
+ * READY (and not sent for disabled chunk types), HPIF parsing (truncated,
+ * oversized counts), segment updates (the reject rule with the rest kept,
+ * out-of-order pieces, two heaps at once, HPST without HPEN and HPEN
+ * without HPST, partial runs), the views, and the commands heap-bitmap
+ * (the PNG is decoded back with libpng and checked) and heap-info.
+ */
+#ifdef HAVE_CONFIG_H
+#include "build-config.h"
+#endif
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#ifdef HAVE_LIBPNG
+#include <png.h>
+#endif
+
+#include <ddmon/bytes.h>
+
+#include "fake-host.h"
+#include "plugins/heap/bitmap_png.h"
+#include "plugins/heap/heap.h"
+
+extern const ddm_plugin_desc ddm_plugin_descriptor;
+
+#define HPIF HEAP_CHUNK_HPIF
+#define HPSG HEAP_CHUNK_HPSG
+#define HPSO HEAP_CHUNK_HPSO
+#define HPST HEAP_CHUNK_HPST
+#define HPEN HEAP_CHUNK_HPEN
+
+#define ST(kind, sol) ((uint8_t)(((kind) << 3) | (sol)))
+#define PARTIAL 0x80
+
+typedef struct fixture {
+    fake_host *fh;
+    ddm_vm *vm;
+} fixture;
+
+/* A host with the plugin loaded, options applied, and one ready VM (pid 42). */
+static fixture *setup_with(const char *const *opts, void (*before_ready)(fake_host *))
+{
+    fixture *f = calloc(1, sizeof(*f));
+    size_t i;
+    assert_non_null(f);
+    f->fh = fake_host_new();
+    for (i = 0; opts && opts[i]; i += 2)
+        fake_host_set_config(f->fh, opts[i], opts[i + 1]);
+    if (before_ready)
+        before_ready(f->fh);
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 42, .ddm = 1, .user_id = -1, .key = "127.0.0.1:8042",
+                                                    .app_name = "app" });
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    return f;
+}
+
+static int setup(void **state)
+{
+    *state = setup_with(NULL, NULL);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    fake_host_free(f->fh);
+    free(f);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- builders */
+
+static void send_u4(fixture *f, uint32_t type, uint32_t v, int want)
+{
+    uint8_t b[4];
+    ddm_put_u4(b, v);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, b, 4), want);
+}
+
+/* Send a piece of @heap at @start+@offset with @units declared and the given pairs. */
+static int send_piece(fixture *f, uint32_t type, uint32_t heap, uint32_t start,
+                      uint32_t offset, uint32_t units, const uint8_t *pairs, size_t pair_bytes)
+{
+    ddm_writer w;
+    uint8_t *buf;
+    size_t len;
+    int rc;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, heap);
+    ddm_write_u1(&w, 8);
+    ddm_write_u4(&w, start);
+    ddm_write_u4(&w, offset);
+    ddm_write_u4(&w, units);
+    ddm_write_bytes(&w, pairs, pair_bytes);
+    buf = ddm_writer_take(&w, &len);
+    assert_non_null(buf);
+    rc = fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, buf, len);
+    free(buf);
+    return rc;
+}
+
+static void send_hpif(fixture *f, uint32_t declared, size_t n, const uint32_t *ids,
+                      uint32_t size, uint32_t alloc, size_t extra_bytes)
+{
+    ddm_writer w;
+    uint8_t *buf;
+    size_t len, i;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, declared);
+    for (i = 0; i < n; i++) {
+        ddm_write_u4(&w, ids[i]);
+        ddm_write_u8(&w, 1700000000000ull + i);
+        ddm_write_u1(&w, 3);
+        ddm_write_u4(&w, 64u << 20);
+        ddm_write_u4(&w, size);
+        ddm_write_u4(&w, alloc);
+        ddm_write_u4(&w, 1000 + (uint32_t)i);
+    }
+    for (i = 0; i < extra_bytes; i++)
+        ddm_write_u1(&w, 0xEE);
+    buf = ddm_writer_take(&w, &len);
+    assert_non_null(buf);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, buf, len), DDM_OK);
+    free(buf);
+}
+
+static int row_of(ddm_view *v, uint32_t heap, const char *kind)
+{
+    int r;
+    for (r = 0; r < fake_view_n_rows(v); r++)
+        if (fake_view_cell_int(v, r, "heap") == heap &&
+            !strcmp(fake_view_cell_str(v, r, "kind"), kind))
+            return r;
+    return -1;
+}
+
+static int64_t seg_cell(fixture *f, uint32_t heap, const char *kind, const char *col)
+{
+    ddm_view *v = fake_view_find(f->fh, f->vm, "heap.segments");
+    int r;
+    assert_non_null(v);
+    r = row_of(v, heap, kind);
+    assert_true(r >= 0);
+    return fake_view_cell_int(v, r, col);
+}
+
+static int frag_row(fixture *f, uint32_t heap)
+{
+    ddm_view *v = fake_view_find(f->fh, f->vm, "heap.fragmentation");
+    char id[16];
+    assert_non_null(v);
+    snprintf(id, sizeof id, "%u", heap);
+    return fake_view_find_row(v, "heap", id);
+}
+
+/* The standard piece A: 4 objects units, 2 free, 300-unit byte array (partial) = 306 units. */
+static const uint8_t piece_a[] = {
+    ST(0, 1), 3, ST(0, 0), 1, PARTIAL | ST(2, 1), 255, ST(2, 1), 43,
+};
+#define PIECE_A_UNITS 306
+/* Piece B: 10 free, 1 class object = 11 units. */
+static const uint8_t piece_b[] = { ST(0, 0), 9, ST(1, 1), 0 };
+#define PIECE_B_UNITS 11
+
+/* ------------------------------------------------------------------- tests */
+
+static void test_ready_requests(void **state)
+{
+    fixture *f = *state;
+    const fake_request *rq;
+    int i;
+    i = fake_host_find_request(f->fh, f->vm, HPIF, 0);
+    assert_true(i >= 0);
+    rq = fake_host_request(f->fh, (size_t)i);
+    assert_int_equal(rq->len, 1);
+    assert_int_equal(rq->data[0], 3);
+    i = fake_host_find_request(f->fh, f->vm, HPSG, 0);
+    assert_true(i >= 0);
+    rq = fake_host_request(f->fh, (size_t)i);
+    assert_int_equal(rq->len, 2);
+    assert_int_equal(rq->data[0], 1);
+    assert_int_equal(rq->data[1], 0);
+    assert_true(fake_host_owns(f->fh, HPIF));
+    assert_true(fake_host_owns(f->fh, HPST));
+    assert_true(fake_host_owns(f->fh, HPSG));
+    assert_true(fake_host_owns(f->fh, HPSO));
+    assert_true(fake_host_owns(f->fh, HPEN));
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.summary"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.segments"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.histogram"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.fragmentation"));
+    assert_true(fake_host_has_command(f->fh, "heap-bitmap"));
+    assert_true(fake_host_has_command(f->fh, "heap-info"));
+    assert_false(fake_host_has_command(f->fh, "gc"));
+    /* the replies end quietly; a FAIL is logged */
+    fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 0),
+                              DDM_REPLY_EMPTY);
+    fake_host_complete_fail(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPSG, 0), 1,
+                            "Unsupported");
+    assert_true(fake_host_log_contains(f->fh, "Unsupported"));
+}
+
+static void test_options(void **state)
+{
+    static const char *const opts[] = { "heap.hpif_when", "1", "heap.what", "1", NULL };
+    fixture *f = setup_with(opts, NULL);
+    const fake_request *rq;
+    (void)state;
+    rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 0));
+    assert_int_equal(rq->data[0], 1);
+    rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPSG, 0));
+    assert_int_equal(rq->data[1], 1);
+    teardown((void **)&f);
+
+    {
+        static const char *const o2[] = { "heap.hpif_when", "0", "heap.segments", "0", NULL };
+        f = setup_with(o2, NULL);
+        assert_int_equal(fake_host_n_requests(f->fh), 0);
+        teardown((void **)&f);
+    }
+    {
+        static const char *const o3[] = { "heap.hpif_when", "7", "heap.bitmap_width", "0", NULL };
+        f = setup_with(o3, NULL);
+        rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 0));
+        assert_int_equal(rq->data[0], 3);
+        assert_true(fake_host_log_contains(f->fh, "heap.hpif_when=7"));
+        assert_true(fake_host_log_contains(f->fh, "heap.bitmap_width=0"));
+        teardown((void **)&f);
+    }
+}
+
+static void disable_hpif(fake_host *fh) { fake_host_disable_chunk(fh, HPIF); }
+static void disable_hpsg(fake_host *fh) { fake_host_disable_chunk(fh, HPSG); }
+static void disable_hpso(fake_host *fh) { fake_host_disable_chunk(fh, HPSO); }
+static void disable_all(fake_host *fh) { fake_host_only_chunks(fh, NULL, 0); }
+
+static void test_disabled_chunks(void **state)
+{
+    fixture *f;
+    (void)state;
+    f = setup_with(NULL, disable_hpif);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, HPIF, 0), -1);
+    assert_true(fake_host_find_request(f->fh, NULL, HPSG, 0) >= 0);
+    assert_null(fake_view_find(f->fh, f->vm, "heap.summary"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.segments"));
+    teardown((void **)&f);
+
+    f = setup_with(NULL, disable_hpsg);
+    assert_true(fake_host_find_request(f->fh, NULL, HPIF, 0) >= 0);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, HPSG, 0), -1);
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.summary"));
+    teardown((void **)&f);
+
+    {   /* HPSO disabled: objects mode cannot be asked for; merged mode can */
+        static const char *const o[] = { "heap.what", "1", NULL };
+        f = setup_with(o, disable_hpso);
+        assert_int_equal(fake_host_find_request(f->fh, NULL, HPSG, 0), -1);
+        teardown((void **)&f);
+    }
+
+    f = setup_with(NULL, disable_all);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    assert_int_equal(fake_host_n_views(f->fh, f->vm), 0);
+    teardown((void **)&f);
+}
+
+static void test_hpif(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1, 2 };
+    ddm_view *v = fake_view_find(f->fh, f->vm, "heap.summary");
+    send_hpif(f, 2, 2, ids, 32u << 20, 8u << 20, 3 /* trailing bytes ignored */);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_int_equal(fake_view_cell_int(v, 0, "heap"), 1);
+    assert_int_equal(fake_view_cell_int(v, 0, "size"), 32 << 20);
+    assert_int_equal(fake_view_cell_int(v, 0, "allocated"), 8 << 20);
+    assert_int_equal(fake_view_cell_int(v, 0, "free"), 24 << 20);
+    assert_int_equal(fake_view_cell_int(v, 0, "max"), 64 << 20);
+    assert_int_equal(fake_view_cell_int(v, 1, "objects"), 1001);
+    assert_true(fake_view_cell_double(v, 0, "used") > 24.9 && fake_view_cell_double(v, 0, "used") < 25.1);
+    assert_string_equal(fake_view_cell_str(v, 0, "reason"), "every GC");
+    assert_int_equal(fake_view_cell_int(v, 0, "timestamp"), 1700000000000ll);
+    assert_string_equal(fake_view_col_unit(v, "size"), "B");
+    assert_string_equal(fake_view_col_unit(v, "used"), "%");
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "heap"), "25% of 64.0 MiB");
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 0);
+}
+
+static void test_hpif_truncated(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1, 2 };
+    ddm_view *v = fake_view_find(f->fh, f->vm, "heap.summary");
+    uint8_t shortbuf[3] = { 0, 0, 0 };
+
+    /* declares 3, carries 2 (and a half) */
+    send_hpif(f, 3, 2, ids, 1000, 500, 10);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_true(fake_host_log_contains(f->fh, "declaring 3 heaps"));
+
+    /* count overrun: 0xffffffff declared, one entry */
+    fake_host_log_clear(f->fh);
+    send_hpif(f, 0xffffffffu, 1, ids, 1000, 500, 0);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_true(fake_host_log_contains(f->fh, "declaring 4294967295 heaps"));
+
+    /* zero heaps */
+    send_hpif(f, 0, 0, ids, 0, 0, 0);
+    assert_int_equal(fake_view_n_rows(v), 0);
+
+    /* not even the count */
+    fake_host_log_clear(f->fh);
+    assert_true(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, shortbuf, 3) < 0);
+    assert_true(fake_host_log_contains(f->fh, "too short"));
+    assert_true(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, NULL, 0) < 0);
+}
+
+static void test_segments_basic(void **state)
+{
+    fixture *f = *state;
+    ddm_view *seg = fake_view_find(f->fh, f->vm, "heap.segments");
+    ddm_view *hist = fake_view_find(f->fh, f->vm, "heap.histogram");
+    ddm_view *frag = fake_view_find(f->fh, f->vm, "heap.fragmentation");
+    int r;
+
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    assert_int_equal(fake_view_version(seg), 0); /* nothing published before HPEN */
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_version(seg), 1);
+    assert_int_equal(fake_view_n_rows(seg), 9);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 1);
+    assert_int_equal(seg_cell(f, 1, "data object", "bytes"), 32);
+    assert_int_equal(seg_cell(f, 1, "free", "bytes"), 16);
+    assert_int_equal(seg_cell(f, 1, "1-byte array (byte[], boolean[])", "count"), 1);
+    assert_int_equal(seg_cell(f, 1, "1-byte array (byte[], boolean[])", "bytes"), 2400);
+    assert_int_equal(seg_cell(f, 1, "1-byte array (byte[], boolean[])", "largest"), 2400);
+    assert_int_equal(seg_cell(f, 1, "class object", "count"), 0);
+    assert_string_equal(fake_view_col_unit(seg, "bytes"), "B");
+
+    /* histogram: 2400 bytes falls in [2048, 4095] */
+    r = row_of(hist, 1, "1-byte array (byte[], boolean[])");
+    assert_true(r >= 0);
+    assert_int_equal(fake_view_cell_int(hist, r, "from"), 2048);
+    assert_int_equal(fake_view_cell_int(hist, r, "to"), 4095);
+    assert_int_equal(fake_view_cell_int(hist, r, "count"), 1);
+    assert_string_equal(fake_view_cell_str(hist, r, "counts"), "runs");
+
+    r = frag_row(f, 1);
+    assert_true(r >= 0);
+    assert_int_equal(fake_view_cell_int(frag, r, "free"), 16);
+    assert_int_equal(fake_view_cell_int(frag, r, "largest_free"), 16);
+    assert_int_equal(fake_view_cell_int(frag, r, "heap_bytes"), PIECE_A_UNITS * 8);
+    assert_int_equal(fake_view_cell_int(frag, r, "pieces"), 1);
+    assert_int_equal(fake_view_cell_int(frag, r, "rejected"), 0);
+    assert_int_equal(fake_view_cell_int(frag, r, "bitmap"), 1);
+    assert_true(fake_view_cell_double(frag, r, "fragmentation") < 0.001);
+
+    /* a new update replaces the old one */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 0);
+    assert_int_equal(seg_cell(f, 1, "class object", "count"), 1);
+    r = frag_row(f, 1);
+    assert_int_equal(fake_view_cell_int(frag, r, "updates"), 2);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 0);
+}
+
+static void test_reject_rule_keeps_rest(void **state)
+{
+    fixture *f = *state;
+    ddm_view *frag = fake_view_find(f->fh, f->vm, "heap.fragmentation");
+    static const uint8_t bad[] = { ST(0, 1), 9, ST(0, 0), 9 }; /* 20 units */
+    int r;
+
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    /* runs end before the declared units */
+    assert_true(send_piece(f, HPSG, 1, 0x20000, 0, 25, bad, sizeof bad) < 0);
+    assert_true(fake_host_log_contains(f->fh, "runs end before the declared unit count"));
+    assert_true(fake_host_log_contains(f->fh, "heap 1"));
+    assert_true(fake_host_log_contains(f->fh, "127.0.0.1:8042"));
+    assert_true(fake_host_log_contains(f->fh, "0x00020000"));
+    /* runs go past the declared units */
+    assert_true(send_piece(f, HPSG, 1, 0x30000, 0, 15, bad, sizeof bad) < 0);
+    assert_true(fake_host_log_contains(f->fh, "runs go past the declared unit count"));
+    /* state change inside a partial sequence */
+    {
+        static const uint8_t chg[] = { PARTIAL | ST(2, 1), 255, ST(3, 1), 3 };
+        assert_true(send_piece(f, HPSG, 1, 0x40000, 0, 260, chg, sizeof chg) < 0);
+        assert_true(fake_host_log_contains(f->fh, "state change inside a partial run"));
+    }
+    /* half a pair; and a piece too short for its header */
+    assert_true(send_piece(f, HPSG, 1, 0x50000, 0, 10, bad, 3) < 0);
+    assert_true(fake_host_deliver(f->fh, f->vm, HPSG, DDM_ORIGIN_EVENT, piece_a, 5) < 0);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x60000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+
+    r = frag_row(f, 1);
+    assert_true(r >= 0);
+    assert_int_equal(fake_view_cell_int(frag, r, "pieces"), 2);
+    assert_int_equal(fake_view_cell_int(frag, r, "rejected"), 4);
+    assert_int_equal(fake_view_cell_int(frag, r, "heap_bytes"), (PIECE_A_UNITS + PIECE_B_UNITS) * 8);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 1);
+    assert_int_equal(seg_cell(f, 1, "class object", "count"), 1);
+    assert_int_equal(seg_cell(f, 1, "free", "bytes"), (2 + 10) * 8);
+}
+
+static void test_reject_log_rate_limited(void **state)
+{
+    fixture *f = *state;
+    static const uint8_t bad[] = { ST(0, 1), 9 };
+    int i;
+    send_u4(f, HPST, 1, DDM_OK);
+    for (i = 0; i < 50; i++)
+        assert_true(send_piece(f, HPSG, 1, 0x1000u * (uint32_t)i, 0, 99, bad, sizeof bad) < 0);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), HEAP_REJECT_LOG_MAX + 1);
+    assert_true(fake_host_log_contains(f->fh, "45 more pieces rejected"));
+}
+
+static void test_out_of_order_and_two_heaps(void **state)
+{
+    fixture *f = *state;
+    ddm_view *frag = fake_view_find(f->fh, f->vm, "heap.fragmentation");
+
+    send_u4(f, HPST, 2, DDM_OK);
+    send_u4(f, HPST, 1, DDM_OK);
+    /* heap 1: B at the higher address first, then A (ddmlib offset form) */
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, PIECE_A_UNITS * 8, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 2, 0x90000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 2, DDM_OK);
+    /* heap 2 is published while heap 1 is still collecting */
+    assert_int_equal(fake_view_n_rows(frag), 1);
+    assert_int_equal(fake_view_cell_int(frag, 0, "heap"), 2);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_n_rows(frag), 2);
+    assert_int_equal(fake_view_cell_int(frag, frag_row(f, 1), "heap_bytes"), (PIECE_A_UNITS + PIECE_B_UNITS) * 8);
+    assert_int_equal(fake_view_cell_int(frag, frag_row(f, 2), "heap_bytes"), PIECE_B_UNITS * 8);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 1);
+    assert_int_equal(seg_cell(f, 2, "data object", "count"), 0);
+    assert_int_equal(seg_cell(f, 2, "class object", "count"), 1);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "heap.segments")), 18);
+}
+
+static void test_start_end_mismatch(void **state)
+{
+    fixture *f = *state;
+    ddm_view *seg = fake_view_find(f->fh, f->vm, "heap.segments");
+
+    /* HPEN without HPST: ignored */
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_true(fake_host_log_contains(f->fh, "without HPST or pieces"));
+    assert_int_equal(fake_view_version(seg), 0);
+
+    /* HPST without HPEN, then a new HPST: the first update is dropped */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    assert_int_equal(fake_view_version(seg), 0);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_true(fake_host_log_contains(f->fh, "before the previous update ended"));
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 0);
+    assert_int_equal(seg_cell(f, 1, "class object", "count"), 1);
+
+    /* pieces without HPST: collected, published at HPEN */
+    fake_host_log_clear(f->fh);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    assert_true(fake_host_log_contains(f->fh, "without HPST; collecting"));
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 1);
+
+    /* short HPST / HPEN */
+    assert_true(fake_host_deliver(f->fh, f->vm, HPST, DDM_ORIGIN_EVENT, "\0\0", 2) < 0);
+    assert_true(fake_host_deliver(f->fh, f->vm, HPEN, DDM_ORIGIN_EVENT, NULL, 0) < 0);
+
+    /* too many heaps */
+    {
+        uint32_t id;
+        fake_host_log_clear(f->fh);
+        for (id = 100; id < 100 + SEG_MAX_HEAPS; id++)
+            send_u4(f, HPST, id, id < 100 + SEG_MAX_HEAPS - 1 ? DDM_OK : -ENOSPC);
+        assert_true(fake_host_log_contains(f->fh, "one heap too many"));
+    }
+}
+
+static void test_hpso_objects(void **state)
+{
+    fixture *f = *state;
+    ddm_view *hist = fake_view_find(f->fh, f->vm, "heap.histogram");
+    static const uint8_t objs[] = { ST(0, 1), 1, ST(0, 1), 1, ST(0, 1), 3 };
+    int r;
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSO, 1, 0x10000, 0, 8, objs, sizeof objs), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 3);
+    assert_int_equal(seg_cell(f, 1, "data object", "smallest"), 16);
+    assert_int_equal(seg_cell(f, 1, "data object", "largest"), 32);
+    assert_int_equal(seg_cell(f, 1, "data object", "average"), 21);
+    r = row_of(hist, 1, "data object");
+    assert_true(r >= 0);
+    assert_string_equal(fake_view_cell_str(hist, r, "counts"), "objects");
+    assert_int_equal(fake_view_cell_int(hist, r, "from"), 16);
+    assert_int_equal(fake_view_cell_int(hist, r, "count"), 2);
+}
+
+/* ------------------------------------------------------------------ bitmap */
+
+#ifdef HAVE_LIBPNG
+/* Decode @file with libpng into RGBA; returns the buffer (free) and sizes. */
+static uint8_t *decode_png(const char *file, uint32_t *w, uint32_t *h)
+{
+    png_image img;
+    uint8_t *buf;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_file(&img, file));
+    img.format = PNG_FORMAT_RGBA;
+    buf = malloc(PNG_IMAGE_SIZE(img));
+    assert_non_null(buf);
+    assert_true(png_image_finish_read(&img, NULL, buf, 0, NULL));
+    *w = img.width;
+    *h = img.height;
+    return buf;
+}
+
+static void assert_pixel(const uint8_t *rgba, uint32_t w, uint32_t x, uint32_t y, uint8_t r,
+                         uint8_t g, uint8_t b)
+{
+    const uint8_t *p = rgba + 4 * ((size_t)y * w + x);
+    if (p[0] != r || p[1] != g || p[2] != b)
+        fail_msg("pixel (%u,%u) is %u,%u,%u, want %u,%u,%u", x, y, p[0], p[1], p[2], r, g, b);
+}
+#endif
+
+static void test_bitmap_command(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    ddm_cmd *cmd;
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/heap.png", dir);
+
+    /* nothing yet */
+    {
+        const char *argv[] = { "heap-bitmap", "42", file };
+        cmd = fake_host_run_command(f->fh, 3, argv);
+        assert_true(fake_cmd_finished(cmd));
+        assert_int_equal(fake_cmd_status(cmd), bm_png_available() ? DDM_CMD_NOT_FOUND : DDM_CMD_FAILED);
+    }
+    /* heap 1: A at 0x10000 (306 units), gap of 10 units, B (11 units) given first */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000 + (PIECE_A_UNITS + 10) * 8, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    {
+        const char *argv[] = { "heap-bitmap", "42", file, "--width", "100" };
+        cmd = fake_host_run_command(f->fh, 5, argv);
+        assert_true(fake_cmd_finished(cmd));
+        if (!bm_png_available()) {
+            assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+            assert_string_equal(fake_cmd_message(cmd), "built without libpng");
+            rmdir(dir);
+            return;
+        }
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+        assert_non_null(strstr(fake_cmd_message(cmd), "100x4"));
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "width"), 100);
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 4);
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "heap"), 1);
+    }
+#ifdef HAVE_LIBPNG
+    {
+        uint32_t w, h;
+        uint8_t *rgba = decode_png(file, &w, &h);
+        assert_int_equal(w, 100);
+        assert_int_equal(h, 4); /* 306 + 10 gap + 11 = 327 pixels */
+        assert_pixel(rgba, w, 0, 0, 0, 0, 255);        /* object: blue */
+        assert_pixel(rgba, w, 3, 0, 0, 0, 255);
+        assert_pixel(rgba, w, 4, 0, 0, 0, 0);          /* free: black */
+        assert_pixel(rgba, w, 5, 0, 0, 0, 0);
+        assert_pixel(rgba, w, 6, 0, 255, 0, 0);        /* byte array: red */
+        assert_pixel(rgba, w, 5, 3, 255, 0, 0);        /* unit 305 */
+        assert_pixel(rgba, w, 6, 3, 192, 192, 192);    /* the gap */
+        assert_pixel(rgba, w, 15, 3, 192, 192, 192);
+        assert_pixel(rgba, w, 16, 3, 0, 0, 0);         /* B: 10 free */
+        assert_pixel(rgba, w, 26, 3, 0, 255, 0);       /* class object: green */
+        assert_pixel(rgba, w, 27, 3, 192, 192, 192);   /* padding */
+        assert_pixel(rgba, w, 99, 3, 192, 192, 192);
+        free(rgba);
+    }
+#endif
+    /* default width, explicit heap */
+    {
+        const char *argv[] = { "heap-bitmap", "42", file, "--heap", "1" };
+        cmd = fake_host_run_command(f->fh, 5, argv);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "width"), 512);
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 1);
+    }
+    /* errors */
+    {
+        const char *a1[] = { "heap-bitmap", "42", file, "--heap", "7" };
+        const char *a2[] = { "heap-bitmap", "99", file };
+        const char *a3[] = { "heap-bitmap", "42" };
+        const char *a4[] = { "heap-bitmap", "42", file, "--width", "0" };
+        const char *a5[] = { "heap-bitmap", "42", "/nonexistent-dir/x.png" };
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 5, a1)), DDM_CMD_NOT_FOUND);
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 3, a2)), DDM_CMD_NOT_FOUND);
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, a3)), DDM_CMD_USAGE);
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 5, a4)), DDM_CMD_USAGE);
+        cmd = fake_host_run_command(f->fh, 3, a5);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "nonexistent-dir"));
+    }
+    unlink(file);
+    assert_int_equal(rmdir(dir), 0); /* no temporary files left behind */
+}
+
+static void test_bitmap_blob_when_watched(void **state)
+{
+    fixture *f = *state;
+    ddm_view *blob = fake_view_find(f->fh, f->vm, "heap.bitmap");
+    const uint8_t *data;
+    const char *mt;
+    size_t len;
+    if (!bm_png_available()) {
+        assert_null(blob);
+        return;
+    }
+    assert_non_null(blob);
+    /* not watched: not built */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_version(blob), 0);
+    /* watched */
+    fake_view_set_watchers(blob, 1);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_version(blob), 1);
+    data = fake_view_blob(blob, &len, &mt);
+    assert_non_null(data);
+    assert_string_equal(mt, "image/png");
+    assert_true(len > 8);
+    assert_memory_equal(data, "\x89PNG\r\n\x1a\n", 8);
+}
+
+static void test_bitmap_cap(void **state)
+{
+    /* a 0 MiB cap keeps no pieces: statistics still work, the bitmap is refused */
+    static const char *const o[] = { "heap.bitmap_max_mb", "0", NULL };
+    fixture *f = setup_with(o, NULL);
+    char file[] = "/tmp/ddmon-heap-nobitmap.png";
+    const char *argv[] = { "heap-bitmap", "42", file };
+    ddm_cmd *cmd;
+    (void)state;
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(seg_cell(f, 1, "data object", "count"), 1);
+    cmd = fake_host_run_command(f->fh, 3, argv);
+    assert_int_not_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(access(file, F_OK), -1);
+    teardown((void **)&f);
+}
+
+/* --------------------------------------------------------------- heap-info */
+
+static void test_heap_info_command(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1 };
+    const char *argv[] = { "heap-info", "42" };
+    ddm_cmd *cmd;
+    int idx;
+    const fake_request *rq;
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    assert_false(fake_cmd_finished(cmd));
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, 1);
+    assert_true(idx >= 1);
+    rq = fake_host_request(f->fh, (size_t)idx);
+    assert_int_equal(rq->len, 1);
+    assert_int_equal(rq->data[0], 1);
+    /* a second one while the first runs is refused */
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, argv)), DDM_CMD_FAILED);
+    /* the HPIF event finishes it; the empty reply afterwards does nothing */
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_n_rows(fake_cmd_result(cmd)), 1);
+    assert_int_equal(fake_view_cell_int(fake_cmd_result(cmd), 0, "allocated"), 1024);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_EMPTY);
+
+    /* timeout without data */
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, (size_t)idx + 1);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+
+    /* refused */
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, (size_t)idx + 1);
+    fake_host_complete_fail(f->fh, (size_t)idx, 1, "Unsupported HPIF what");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "Unsupported HPIF what"));
+
+    /* VM gone while waiting */
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+
+    /* usage and unknown VM */
+    {
+        const char *a1[] = { "heap-info" };
+        const char *a2[] = { "heap-info", "42" };
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 1, a1)), DDM_CMD_USAGE);
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, a2)), DDM_CMD_NOT_FOUND);
+    }
+}
+
+static void test_request_errors(void **state)
+{
+    fixture *f;
+    (void)state;
+    f = calloc(1, sizeof(*f));
+    f->fh = fake_host_new();
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 42, .ddm = 1 });
+    fake_host_set_request_error(f->fh, -ENOSPC);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    assert_true(fake_host_log_contains(f->fh, "cannot send HPIF"));
+    {
+        const char *argv[] = { "heap-info", "42" };
+        ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    }
+    teardown((void **)&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ready_requests, setup, teardown),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_disabled_chunks),
+        cmocka_unit_test_setup_teardown(test_hpif, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hpif_truncated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_segments_basic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reject_rule_keeps_rest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reject_log_rate_limited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_order_and_two_heaps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_end_mismatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hpso_objects, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bitmap_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
+        cmocka_unit_test(test_bitmap_cap),
+        cmocka_unit_test_setup_teardown(test_heap_info_command, setup, teardown),
+        cmocka_unit_test(test_request_errors),
+    };
+    return cmocka_run_group_tests_name("plugin-heap", tests, NULL, NULL);
+}
