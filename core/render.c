@@ -46,6 +46,14 @@ static char *sanitize(const char *s)
 
     if (!s)
         return g_strdup("");
+    {
+        /* fast path: printable ASCII needs no work */
+        const char *p = s;
+        while (*p >= 0x20 && *p < 0x7f)
+            p++;
+        if (!*p)
+            return g_strdup(s);
+    }
     valid = g_utf8_validate(s, -1, NULL) ? g_strdup(s) : g_utf8_make_valid(s, -1);
     out = g_string_sized_new(strlen(valid));
     for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
@@ -70,8 +78,15 @@ static guint char_width(gunichar c)
 static guint text_width(const char *s)
 {
     guint w = 0;
-    for (const char *p = s; *p; p = g_utf8_next_char(p))
-        w += char_width(g_utf8_get_char(p));
+    for (const char *p = s; *p;) {
+        if ((guchar)*p < 0x80) {
+            w++;
+            p++;
+        } else {
+            w += char_width(g_utf8_get_char(p));
+            p = g_utf8_next_char(p);
+        }
+    }
     return w;
 }
 
@@ -300,11 +315,24 @@ static void render_table(GString *out, JsonObject *o, guint max_width)
         gsize start = out->len;
         for (guint c = 0; c < ncols; c++) {
             const char *s = r == 0 ? cols[c].header : cells[(gsize)(r - 1) * ncols + c];
-            char *fitted = fit_width(s, cols[c].width);
+            guint w = text_width(s);
             if (c > 0)
                 g_string_append(out, SEP);
-            append_padded(out, fitted, cols[c].width, cols[c].right);
-            g_free(fitted);
+            if (w > cols[c].width) {
+                char *fitted = fit_width(s, cols[c].width);
+                append_padded(out, fitted, cols[c].width, cols[c].right);
+                g_free(fitted);
+            } else {
+                /* the common case: pad without copying */
+                guint pad = cols[c].width - w;
+                if (cols[c].right)
+                    for (guint i = 0; i < pad; i++)
+                        g_string_append_c(out, ' ');
+                g_string_append(out, s);
+                if (!cols[c].right && c + 1 < ncols)
+                    for (guint i = 0; i < pad; i++)
+                        g_string_append_c(out, ' ');
+            }
         }
         end_line(out, start, max_width);
     }
