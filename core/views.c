@@ -13,6 +13,13 @@
  *    begin and commit a second, "building" content exists; frontends only
  *    ever see the committed one. Commit swaps them, bumps the version and
  *    tells listeners CHANGED. A failed commit drops the building content.
+ *  - Table columns: set_columns between begin and commit applies to the
+ *    content being built (its rows are cleared); outside, it publishes an
+ *    empty table with the new columns at once (version++, CHANGED) unless
+ *    the columns are unchanged. Rows need exactly one cell per column, of
+ *    the column's type (INT is accepted into DOUBLE, NULL strings are null
+ *    cells of any type); a wrong type, an extra cell or a short row makes
+ *    commit fail with -EINVAL (logged once per view at warning level).
  *  - Every string stored is valid UTF-8 without embedded NULs, at most
  *    DDM_VIEW_MAX_STRING bytes (longer ones are cut at a character
  *    boundary). Rows, fields, string bytes and blob size are capped so a
