@@ -3,3 +3,4 @@
 # local discovery (all part of libddmcore.la).
 core_libddmcore_la_SOURCES += core/correlate.c
 core_libddmcore_la_SOURCES += core/target.c core/vm.c
+core_libddmcore_la_SOURCES += core/monitor.c core/discovery_local.c
