@@ -20,3 +20,11 @@ tests_unit_test_render_SOURCES = tests/unit/test-render.c core/render.c core/vie
 tests_unit_test_render_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_test_render_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_test_render_LDADD = $(DDM_VIEWS_TEST_LDADD)
+
+# CLI engineer: the control protocol's wire format (framing, requests).
+check_PROGRAMS += tests/unit/test-control
+TESTS += tests/unit/test-control
+tests_unit_test_control_SOURCES = tests/unit/test-control.c core/ctlproto.c core/ctlproto.h
+tests_unit_test_control_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-control\"
+tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_control_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The control protocol's wire format, shared by the server (control.c) and
+ * the client (client.c): newline-delimited JSON, one object per line.
+ * This file owns framing (a line splitter with a hard cap), request
+ * parsing and validation, and the small response helpers. It does no I/O
+ * and knows nothing of the monitor, so it is unit-tested on its own
+ * (tests/unit/test-control.c).
+ *
+ * Requests:  {"op":"vms"} {"op":"view","name":"threads","vm":"1234"}
+ *            {"op":"views"} {"op":"plugins"} {"op":"watch","name":null}
+ *            {"op":"command","argv":["gc","1234"]} {"op":"commands"}
+ *            {"op":"kill"} {"op":"version"} {"op":"scan","spec":"local"}
+ * Responses: {"ok":true,...} or {"ok":false,"error":"...","code":N}
+ * Events (after a watch): {"event":"added|changed|removed","view":{...}}
+ *
+ * Invariants: no line longer than the framer's cap is ever buffered in
+ * full; a request nested deeper than DDM_CTL_MAX_DEPTH is refused before
+ * json-glib (a recursive parser) sees it.
+ */
+#ifndef DDM_CTLPROTO_H
+#define DDM_CTLPROTO_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+/* Exit codes of every client command; `code` in error responses. They
+ * match ddm_cmd_status for 0..3. */
+#define DDM_EXIT_OK 0
+#define DDM_EXIT_FAILED 1     /* the command ran and failed */
+#define DDM_EXIT_USAGE 2      /* bad arguments or request */
+#define DDM_EXIT_NOT_FOUND 3  /* VM or view unknown */
+#define DDM_EXIT_NO_SERVER 4  /* no server and none could be started */
+
+#define DDM_CTL_MAX_REQUEST (1024 * 1024)        /* request line cap (server) */
+#define DDM_CTL_MAX_RESPONSE (512 * 1024 * 1024) /* response line cap (client) */
+#define DDM_CTL_MAX_DEPTH 64                     /* JSON nesting cap */
+#define DDM_CTL_MAX_ARGS 256                     /* argv entries of a command */
+#define DDM_CTL_MAX_STRING 4096                  /* name, vm, spec, each argv entry */
+
+#define DDM_CTL_ERROR (ddm_ctl_error_quark())
+GQuark ddm_ctl_error_quark(void);
+/* Error codes are the exit codes above. */
+
+typedef enum {
+    DDM_CTL_OP_VERSION = 0,
+    DDM_CTL_OP_VMS,
+    DDM_CTL_OP_VIEW,
+    DDM_CTL_OP_VIEWS,
+    DDM_CTL_OP_PLUGINS,
+    DDM_CTL_OP_WATCH,
+    DDM_CTL_OP_COMMAND,
+    DDM_CTL_OP_COMMANDS,
+    DDM_CTL_OP_KILL,
+    DDM_CTL_OP_SCAN
+} DdmCtlOp;
+
+typedef struct DdmCtlRequest {
+    DdmCtlOp op;
+    char *name;     /* view name (view: required; watch: NULL = all) */
+    char *vm;       /* VM spec: pid, key or app name; NULL = all */
+    char **argv;    /* command: argv, argv[0] the command name (NULL-terminated) */
+    char *spec;     /* scan: "local,adb" */
+    gboolean blobs; /* include blob data (base64) in views */
+} DdmCtlRequest;
+
+/* ------------------------------------------------------------- framing */
+
+typedef struct DdmLineFramer DdmLineFramer;
+
+/** A line splitter refusing lines longer than @max_line bytes. (transfer full) */
+DdmLineFramer *ddm_line_framer_new(gsize max_line);
+void ddm_line_framer_free(DdmLineFramer *f);
+/** Append received bytes. */
+void ddm_line_framer_push(DdmLineFramer *f, const void *data, gsize len);
+/** The next complete line, without its "\n" (and a "\r" before it),
+ *  NUL-terminated; empty lines are skipped. NULL when no complete line is
+ *  buffered, or when the current line exceeds the cap: then *@overflow is
+ *  set and stays set (the stream cannot be resynchronised; close it).
+ *  (transfer full) */
+char *ddm_line_framer_next(DdmLineFramer *f, gsize *len, gboolean *overflow);
+/** Bytes buffered (not yet returned as lines). */
+gsize ddm_line_framer_pending(const DdmLineFramer *f);
+
+/* ------------------------------------------------------------ requests */
+
+/** TRUE if @s (JSON text) nests arrays/objects at most @max_depth deep.
+ *  Strings (with escapes) are skipped correctly; garbage is not judged. */
+gboolean ddm_ctl_json_depth_ok(const char *s, gsize len, guint max_depth);
+/** Parse one line as a JSON object, refusing deep nesting. (transfer full) */
+JsonNode *ddm_ctl_parse_object(const char *line, gsize len, GError **error);
+/** Parse and validate a request line into @req (cleared first). On error
+ *  @req is left cleared and @error (DDM_CTL_ERROR, DDM_EXIT_USAGE) says why. */
+gboolean ddm_ctl_request_parse(const char *line, gsize len, DdmCtlRequest *req, GError **error);
+void ddm_ctl_request_clear(DdmCtlRequest *req);
+const char *ddm_ctl_op_name(DdmCtlOp op);
+/** The request as a JSON object (what a client sends). (transfer full) */
+JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req);
+
+/* ----------------------------------------------------------- responses */
+
+/** One line of JSON, "\n"-terminated. (transfer full) */
+char *ddm_ctl_encode(JsonNode *node, gsize *len);
+/** {"ok":false,"error":MESSAGE,"code":CODE} (transfer full) */
+JsonNode *ddm_ctl_error_new(int code, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/** {"ok":true} as an object builder ready for more members: finish with
+ *  ddm_ctl_ok_end. */
+JsonBuilder *ddm_ctl_ok_begin(void);
+JsonNode *ddm_ctl_ok_end(JsonBuilder *b);
+
+/** Member helpers tolerant of missing or mistyped members. */
+const char *ddm_json_get_string(JsonObject *o, const char *member);
+gint64 ddm_json_get_int(JsonObject *o, const char *member, gint64 fallback);
+gboolean ddm_json_get_bool(JsonObject *o, const char *member, gboolean fallback);
+
+#endif /* DDM_CTLPROTO_H */

@@ -1,0 +1,938 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ddmon's command line: options into a DdmConfig (config.c's parsers),
+ * then one command: the server (`server --foreground`), server control
+ * (`start-server`, `kill-server`), client commands over the control
+ * socket (`vms`, `view`, `views`, `plugins`, `watch`, `scan`, plugin
+ * commands such as `gc`), and the in-process ones (`snapshot` without a
+ * server, `--list-plugins`, `--check-plugin`, `--version`, `help`).
+ *
+ * Server options given to a client are remembered verbatim and passed to
+ * a server the client starts, so `ddmon --scan-ports=9000-9010 vms` starts
+ * a server scanning those ports. Exit codes: ctlproto.h (DDM_EXIT_*),
+ * documented in doc/ddmon.1.
+ */
+#include <build-config.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "client.h"
+#include "config.h"
+#include "ctlproto.h"
+#include "loader.h"
+#include "monitor.h"
+#include "registry.h"
+#include "server.h"
+#include "snapshot.h"
+#include "views.h"
+#include "watch.h"
+
+#define CALL_TIMEOUT_MS 60000
+
+typedef struct Cli {
+    DdmConfig *config;        /* owned until handed to a server or monitor */
+    GPtrArray *server_args;   /* "--opt=value" as given, for a server we start */
+    gboolean json;
+    gboolean no_autostart;
+    gboolean foreground;
+    gboolean version;
+    gboolean list_plugins;
+    gboolean in_process;
+    char *check_plugin;
+    char *vm;
+    gint wait_ms;
+    char *out_dir;
+} Cli;
+
+/* ------------------------------------------------------------- options */
+
+static char *absolute(const char *path)
+{
+    if (g_path_is_absolute(path))
+        return g_strdup(path);
+    g_autofree char *cwd = g_get_current_dir();
+    return g_build_filename(cwd, path, NULL);
+}
+
+static gboolean parse_uint(const char *opt, const char *value, guint64 max, guint64 *out,
+                           GError **error)
+{
+    guint64 mult = 1;
+    g_autofree char *v = g_strstrip(g_strdup(value));
+    gsize n = strlen(v);
+    if (n > 0 && strchr("kKmMgG", v[n - 1]) != NULL && strcmp(opt, "--max-packet") == 0) {
+        char s = g_ascii_tolower(v[n - 1]);
+        mult = s == 'k' ? 1024 : s == 'm' ? 1024 * 1024 : (guint64)1024 * 1024 * 1024;
+        v[n - 1] = '\0';
+    }
+    guint64 x = 0;
+    if (!g_ascii_string_to_unsigned(v, 10, 0, max, &x, NULL) || x > max / mult) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s: '%s' is not a number from 0 to %" G_GUINT64_FORMAT, opt, value, max);
+        return FALSE;
+    }
+    *out = x * mult;
+    return TRUE;
+}
+
+static void add_list(GPtrArray *arr, const char *value)
+{
+    g_auto(GStrv) parts = g_strsplit(value, ",", -1);
+    for (char **p = parts; *p != NULL; p++) {
+        g_strstrip(*p);
+        if (**p != '\0')
+            g_ptr_array_add(arr, g_strdup(*p));
+    }
+}
+
+static void set_str(char **field, const char *value)
+{
+    g_free(*field);
+    *field = g_strdup(value);
+}
+
+/* Every server option lands here: into the config, and remembered. */
+static gboolean on_server_option(const char *name, const char *value, gpointer data,
+                                 GError **error)
+{
+    Cli *cli = data;
+    DdmConfig *c = cli->config;
+    guint64 n = 0;
+    g_autofree char *abs = NULL;
+
+    if (strcmp(name, "--scan") == 0) {
+        if (!ddm_config_set_scan(c, value, error))
+            return FALSE;
+    } else if (strcmp(name, "--scan-ports") == 0) {
+        if (!ddm_config_set_scan_ranges(c, value, error))
+            return FALSE;
+    } else if (strcmp(name, "--scan-interval") == 0) {
+        if (!parse_uint(name, value, 3600000, &n, error))
+            return FALSE;
+        if (n < 100) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--scan-interval: at least 100 ms");
+            return FALSE;
+        }
+        c->scan_interval_ms = (guint)n;
+    } else if (strcmp(name, "--connect") == 0) {
+        if (strchr(value, ':') == NULL) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--connect: expected HOST:PORT, got '%s'", value);
+            return FALSE;
+        }
+        g_ptr_array_add(c->connect, g_strdup(value));
+    } else if (strcmp(name, "--plugin-dir") == 0) {
+        abs = absolute(value);
+        g_ptr_array_add(c->plugin_dirs, g_strdup(abs));
+        value = abs;
+    } else if (strcmp(name, "--plugins") == 0) {
+        add_list(c->plugins_only, value);
+    } else if (strcmp(name, "--disable-plugin") == 0) {
+        add_list(c->plugins_disabled, value);
+    } else if (strcmp(name, "--chunks") == 0) {
+        if (!ddm_config_set_chunks(c, value, error))
+            return FALSE;
+    } else if (strcmp(name, "--plugin-opt") == 0) {
+        if (!ddm_config_add_plugin_opt(c, value, error))
+            return FALSE;
+    } else if (strcmp(name, "--socket") == 0) {
+        abs = absolute(value);
+        set_str(&c->socket_path, abs);
+        return TRUE; /* the client passes --socket itself */
+    } else if (strcmp(name, "--listen") == 0) {
+        set_str(&c->listen_host, value);
+    } else if (strcmp(name, "--debug-port-base") == 0) {
+        if (!parse_uint(name, value, 65535, &n, error))
+            return FALSE;
+        c->debug_port_base = (guint16)n;
+    } else if (strcmp(name, "--selected-port") == 0) {
+        if (!parse_uint(name, value, 65535, &n, error))
+            return FALSE;
+        c->selected_port = (guint16)n;
+    } else if (strcmp(name, "--select") == 0) {
+        set_str(&c->select, value);
+    } else if (strcmp(name, "--adb") == 0) {
+        set_str(&c->adb_path, value);
+    } else if (strcmp(name, "--no-adb-start") == 0) {
+        c->adb_start = FALSE;
+    } else if (strcmp(name, "--request-timeout") == 0) {
+        if (!parse_uint(name, value, 3600000, &n, error))
+            return FALSE;
+        if (n == 0) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--request-timeout: must be at least 1 ms");
+            return FALSE;
+        }
+        c->request_timeout_ms = (guint)n;
+    } else if (strcmp(name, "--max-packet") == 0) {
+        if (!parse_uint(name, value, (guint64)G_MAXUINT32, &n, error))
+            return FALSE;
+        if (n < 11) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--max-packet: at least 11 bytes (a JDWP header)");
+            return FALSE;
+        }
+        c->max_packet = (gsize)n;
+    } else if (strcmp(name, "-v") == 0 || strcmp(name, "--verbose") == 0) {
+        g_setenv("G_MESSAGES_DEBUG", "all", FALSE);
+        g_ptr_array_add(cli->server_args, g_strdup("--verbose"));
+        return TRUE;
+    } else {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "unknown option %s",
+                    name);
+        return FALSE;
+    }
+    if (value != NULL)
+        g_ptr_array_add(cli->server_args, g_strdup_printf("%s=%s", name, value));
+    else
+        g_ptr_array_add(cli->server_args, g_strdup(name));
+    return TRUE;
+}
+
+#define SRV(long_, short_, flags_, desc_, arg_) \
+    {long_, short_, flags_, G_OPTION_ARG_CALLBACK, (gpointer)on_server_option, desc_, arg_}
+
+static const GOptionEntry server_entries[] = {
+    SRV("scan", 0, 0, "Discovery modes: local,adb or none (default local,adb)", "MODES"),
+    SRV("scan-ports", 0, 0, "Local ports to scan (default 8000-8040)", "RANGES"),
+    SRV("scan-interval", 0, 0, "Milliseconds between local scans (default 2000)", "MS"),
+    SRV("connect", 0, 0, "Connect to a VM at HOST:PORT (repeatable)", "HOST:PORT"),
+    SRV("plugin-dir", 0, 0, "Look for plugins in DIR first (repeatable)", "DIR"),
+    SRV("plugins", 0, 0, "Load only these plugins (and require them)", "A,B"),
+    SRV("disable-plugin", 0, 0, "Do not load plugin NAME (repeatable)", "NAME"),
+    SRV("chunks", 0, 0, "Enable only these chunk types, e.g. THCR,THDE", "TYPES"),
+    SRV("plugin-opt", 0, 0, "Plugin option (repeatable)", "NAME.KEY=VALUE"),
+    SRV("socket", 0, 0, "Control socket (default $XDG_RUNTIME_DIR/ddmon/ddmon.sock)", "PATH"),
+    SRV("listen", 0, 0, "Address debugger ports bind to (default 127.0.0.1)", "ADDR"),
+    SRV("debug-port-base", 0, 0, "First per-VM debugger port (default 8600)", "PORT"),
+    SRV("selected-port", 0, 0, "Debugger port of the selected VM (default 8700, 0 = off)",
+        "PORT"),
+    SRV("select", 0, 0, "Select a VM by pid or app name", "PID|APP"),
+    SRV("adb", 0, 0, "The adb program (default: adb on PATH)", "PATH"),
+    SRV("no-adb-start", 0, G_OPTION_FLAG_NO_ARG, "Never start an adb server", NULL),
+    SRV("request-timeout", 0, 0, "Default DDM request timeout (default 10000)", "MS"),
+    SRV("max-packet", 0, 0, "Largest JDWP packet accepted (default 256M)", "BYTES"),
+    SRV("verbose", 'v', G_OPTION_FLAG_NO_ARG, "Log debug messages", NULL),
+    {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+static const char summary[] =
+    "Commands:\n"
+    "  watch                  live view of the VMs (the default)\n"
+    "  vms                    the VM list\n"
+    "  view NAME [--vm VM]    one view (of one VM, or of every VM)\n"
+    "  views [--vm VM]        the names of the views, per VM\n"
+    "  plugins                the plugin list\n"
+    "  snapshot [--wait MS] [--out-dir DIR] [--in-process]\n"
+    "                         discover, wait until views settle, print all, exit\n"
+    "  scan MODES             switch discovery modes of the running server\n"
+    "  start-server           start a background server if none runs\n"
+    "  kill-server            stop the server\n"
+    "  server [--foreground]  run the server (in the foreground with --foreground)\n"
+    "  help                   this text, with the commands plugins add\n"
+    "  COMMAND ARGS...        a command registered by a plugin (e.g. gc PID)\n"
+    "Every command takes --json. Exit status: 0 ok, 1 failed, 2 usage,\n"
+    "3 VM or view not found, 4 no server and none could be started.";
+
+/* ---------------------------------------------------------- utilities */
+
+static void print_json(JsonNode *node)
+{
+    gsize len = 0;
+    g_autofree char *line = ddm_ctl_encode(node, &len);
+    fwrite(line, 1, len, stdout);
+}
+
+static void print_view_text(JsonNode *view, gboolean title)
+{
+    DdmRenderOptions opt = {0, title};
+    g_autofree char *text = ddm_view_json_to_text_full(view, &opt);
+    fputs(text, stdout);
+}
+
+static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_printerr("ddmon: %s (try 'ddmon help')\n", msg);
+    return DDM_EXIT_USAGE;
+}
+
+static char *socket_path(const Cli *cli)
+{
+    return ddm_server_socket_path(cli->config);
+}
+
+static DdmClient *client_for(Cli *cli, int *status)
+{
+    g_autofree char *path = socket_path(cli);
+    g_autoptr(GError) error = NULL;
+    g_ptr_array_add(cli->server_args, NULL);
+    DdmClient *c = ddm_client_connect_or_start(path, (char **)cli->server_args->pdata,
+                                               !cli->no_autostart, &error);
+    g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
+    if (c == NULL) {
+        g_printerr("ddmon: %s\n", error->message);
+        *status = DDM_EXIT_NO_SERVER;
+    }
+    return c;
+}
+
+/* An error response: print it, return its exit status. */
+static int response_status(JsonNode *resp)
+{
+    JsonObject *o = json_node_get_object(resp);
+    if (ddm_json_get_bool(o, "ok", FALSE))
+        return DDM_EXIT_OK;
+    const char *err = ddm_json_get_string(o, "error");
+    g_printerr("ddmon: %s\n", err != NULL ? err : "the server said no");
+    gint64 code = ddm_json_get_int(o, "code", DDM_EXIT_FAILED);
+    return code >= DDM_EXIT_FAILED && code <= DDM_EXIT_NOT_FOUND ? (int)code : DDM_EXIT_FAILED;
+}
+
+/* Send @req, wait for the answer. NULL with *status set on failure. */
+static JsonNode *call(Cli *cli, const DdmCtlRequest *req, int timeout_ms, int *status)
+{
+    DdmClient *c = client_for(cli, status);
+    if (c == NULL)
+        return NULL;
+    g_autoptr(GError) error = NULL;
+    JsonNode *resp = ddm_client_call(c, req, timeout_ms, &error);
+    ddm_client_free(c);
+    if (resp == NULL) {
+        g_printerr("ddmon: %s\n", error->message);
+        *status = DDM_EXIT_FAILED;
+        return NULL;
+    }
+    return resp;
+}
+
+/* ----------------------------------------------------------- commands */
+
+static int cmd_core_view(Cli *cli, DdmCtlOp op)
+{
+    DdmCtlRequest req = {0};
+    req.op = op;
+    int status = 0;
+    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
+    if (resp == NULL)
+        return status;
+    if ((status = response_status(resp)) != 0)
+        return status;
+    JsonNode *view = json_object_get_member(json_node_get_object(resp), "view");
+    if (cli->json)
+        print_json(view);
+    else
+        print_view_text(view, FALSE);
+    return DDM_EXIT_OK;
+}
+
+static int cmd_view(Cli *cli, char **args)
+{
+    if (args[0] == NULL || args[1] != NULL)
+        return usage_error("usage: ddmon view NAME [--vm PID|KEY|APP]");
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VIEW;
+    req.name = args[0];
+    req.vm = cli->vm;
+    int status = 0;
+    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
+    if (resp == NULL)
+        return status;
+    if ((status = response_status(resp)) != 0)
+        return status;
+    JsonNode *views = json_object_get_member(json_node_get_object(resp), "views");
+    if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views))
+        return DDM_EXIT_FAILED;
+    JsonArray *a = json_node_get_array(views);
+    guint n = json_array_get_length(a);
+    if (cli->json) {
+        if (n == 1 && cli->vm != NULL) {
+            print_json(json_array_get_element(a, 0));
+        } else {
+            JsonObject *o = json_object_new();
+            json_object_set_member(o, "views", json_node_copy(views));
+            JsonNode *root = json_node_init_object(json_node_alloc(), o);
+            print_json(root);
+            json_node_unref(root);
+            json_object_unref(o);
+        }
+        return DDM_EXIT_OK;
+    }
+    for (guint i = 0; i < n; i++) {
+        if (i > 0)
+            putchar('\n');
+        print_view_text(json_array_get_element(a, i), n > 1);
+    }
+    return DDM_EXIT_OK;
+}
+
+static int cmd_views(Cli *cli)
+{
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VIEWS;
+    req.vm = cli->vm;
+    int status = 0;
+    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
+    if (resp == NULL)
+        return status;
+    if ((status = response_status(resp)) != 0)
+        return status;
+    JsonObject *o = json_node_get_object(resp);
+    if (cli->json) {
+        json_object_remove_member(o, "ok");
+        print_json(resp);
+        return DDM_EXIT_OK;
+    }
+    /* Labels for VM keys. */
+    g_autoptr(GHashTable) labels = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    JsonNode *vms = json_object_get_member(o, "vms");
+    if (vms != NULL && JSON_NODE_HOLDS_ARRAY(vms)) {
+        JsonArray *va = json_node_get_array(vms);
+        for (guint i = 0; i < json_array_get_length(va); i++) {
+            JsonObject *vo = json_array_get_object_element(va, i);
+            const char *key = ddm_json_get_string(vo, "key");
+            const char *app = ddm_json_get_string(vo, "app");
+            gint64 pid = ddm_json_get_int(vo, "pid", 0);
+            if (key == NULL)
+                continue;
+            char *label = pid > 0 ? g_strdup_printf("%s (pid %" G_GINT64_FORMAT "%s%s)", key, pid,
+                                                    app != NULL && *app ? ", " : "",
+                                                    app != NULL ? app : "")
+                                  : g_strdup(key);
+            g_hash_table_replace(labels, (gpointer)key, label);
+        }
+    }
+    JsonNode *views = json_object_get_member(o, "views");
+    if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views))
+        return DDM_EXIT_FAILED;
+    JsonArray *a = json_node_get_array(views);
+    const char *current = NULL;
+    gboolean first = TRUE, started = FALSE;
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+        JsonObject *vo = json_array_get_object_element(a, i);
+        const char *vm = ddm_json_get_string(vo, "vm");
+        const char *name = ddm_json_get_string(vo, "name");
+        if (first || g_strcmp0(vm, current) != 0) {
+            if (started)
+                putchar('\n');
+            const char *label = vm != NULL ? g_hash_table_lookup(labels, vm) : NULL;
+            printf("%s: ", vm == NULL ? "global" : label != NULL ? label : vm);
+            current = vm;
+            first = FALSE;
+            started = TRUE;
+        } else {
+            fputs(", ", stdout);
+        }
+        fputs(name != NULL ? name : "?", stdout);
+    }
+    if (started)
+        putchar('\n');
+    return DDM_EXIT_OK;
+}
+
+static int cmd_plugin_command(Cli *cli, char **args)
+{
+    for (char **a = args; *a != NULL; a++)
+        if (strlen(*a) > DDM_CTL_MAX_STRING)
+            return usage_error("argument too long");
+    if (g_strv_length(args) > DDM_CTL_MAX_ARGS)
+        return usage_error("too many arguments");
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_COMMAND;
+    req.argv = args;
+    req.blobs = cli->out_dir != NULL;
+    int status = 0;
+    g_autoptr(JsonNode) resp = call(cli, &req, -1, &status);
+    if (resp == NULL)
+        return status;
+    JsonObject *o = json_node_get_object(resp);
+    gboolean ok = ddm_json_get_bool(o, "ok", FALSE);
+    gint64 st = ddm_json_get_int(o, "status", ddm_json_get_int(o, "code", DDM_EXIT_FAILED));
+    int code = ok ? DDM_EXIT_OK
+                  : (st >= DDM_EXIT_FAILED && st <= DDM_EXIT_NOT_FOUND ? (int)st : DDM_EXIT_FAILED);
+    if (cli->json) {
+        print_json(resp);
+        if (!ok) {
+            const char *err = ddm_json_get_string(o, "error");
+            g_printerr("ddmon: %s\n", err != NULL ? err : "command failed");
+        }
+        return code;
+    }
+    if (!ok) {
+        const char *err = ddm_json_get_string(o, "error");
+        g_printerr("ddmon: %s\n", err != NULL ? err : "command failed");
+    } else {
+        const char *msg = ddm_json_get_string(o, "message");
+        if (msg != NULL && *msg != '\0')
+            printf("%s\n", msg);
+    }
+    JsonNode *result = json_object_get_member(o, "result");
+    if (result != NULL && JSON_NODE_HOLDS_OBJECT(result)) {
+        JsonObject *ro = json_node_get_object(result);
+        const char *b64 = ddm_json_get_string(ro, "data_base64");
+        if (b64 != NULL && cli->out_dir != NULL) {
+            g_autofree char *name = ddm_snapshot_blob_filename(
+                ddm_json_get_string(ro, "vm"), ddm_json_get_string(ro, "name"),
+                ddm_json_get_string(ro, "media_type"));
+            g_autofree char *path = g_build_filename(cli->out_dir, name, NULL);
+            gsize len = 0;
+            g_autofree guchar *data = g_base64_decode(b64, &len);
+            g_autoptr(GError) error = NULL;
+            if (g_mkdir_with_parents(cli->out_dir, 0700) != 0 ||
+                !g_file_set_contents(path, (const char *)data, (gssize)len, &error)) {
+                g_printerr("ddmon: cannot write %s: %s\n", path,
+                           error != NULL ? error->message : g_strerror(errno));
+                code = DDM_EXIT_FAILED;
+            } else {
+                printf("written to %s\n", path);
+            }
+        }
+        print_view_text(result, FALSE);
+    }
+    return code;
+}
+
+static int cmd_kill_server(Cli *cli)
+{
+    g_autofree char *path = socket_path(cli);
+    g_autoptr(GError) error = NULL;
+    DdmClient *c = ddm_client_connect(path, &error);
+    if (c == NULL) {
+        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+            g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
+            return DDM_EXIT_OK; /* nothing to stop, as adb */
+        g_printerr("ddmon: %s\n", error->message);
+        return DDM_EXIT_FAILED;
+    }
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_KILL;
+    g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, &error);
+    if (resp == NULL) {
+        ddm_client_free(c);
+        g_printerr("ddmon: %s\n", error->message);
+        return DDM_EXIT_FAILED;
+    }
+    int status = response_status(resp);
+    /* Wait (bounded) until the server let go of the socket and the lock, so
+     * the next command can start a new one at once. */
+    g_autoptr(GError) eof = NULL;
+    JsonNode *more;
+    while ((more = ddm_client_receive(c, 5000, &eof)) != NULL)
+        json_node_unref(more);
+    ddm_client_free(c);
+    gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (ddm_server_running_pid(path) != 0 && g_get_monotonic_time() < deadline)
+        g_usleep(20000);
+    return status;
+}
+
+static int cmd_start_server(Cli *cli)
+{
+    g_autofree char *path = socket_path(cli);
+    DdmClient *c = ddm_client_connect(path, NULL);
+    if (c != NULL) {
+        ddm_client_free(c);
+        return DDM_EXIT_OK;
+    }
+    g_autoptr(GError) error = NULL;
+    g_ptr_array_add(cli->server_args, NULL);
+    gboolean ok = ddm_client_start_server(path, (char **)cli->server_args->pdata, FALSE, &error);
+    g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
+    if (!ok) {
+        g_printerr("ddmon: cannot start a server: %s\n", error->message);
+        return DDM_EXIT_NO_SERVER;
+    }
+    return DDM_EXIT_OK;
+}
+
+static int cmd_scan(Cli *cli, char **args)
+{
+    if (args[0] == NULL || args[1] != NULL)
+        return usage_error("usage: ddmon scan local,adb|local|adb|none");
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_SCAN;
+    req.spec = args[0];
+    int status = 0;
+    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
+    if (resp == NULL)
+        return status;
+    return response_status(resp);
+}
+
+static int cmd_watch(Cli *cli)
+{
+    int status = 0;
+    DdmClient *c = client_for(cli, &status);
+    if (c == NULL)
+        return status;
+    status = ddm_watch_run(c, cli->json);
+    ddm_client_free(c);
+    return status;
+}
+
+static int cmd_snapshot(Cli *cli)
+{
+    DdmSnapshotOptions opt = {
+        cli->wait_ms >= 0 ? (guint)cli->wait_ms : DDM_SNAPSHOT_DEFAULT_WAIT_MS,
+        DDM_SNAPSHOT_SETTLE_MS, DDM_SNAPSHOT_MAX_MS, cli->json, cli->out_dir};
+    if (opt.max_ms < opt.wait_ms + opt.settle_ms)
+        opt.max_ms = opt.wait_ms + opt.settle_ms;
+    if (!cli->in_process) {
+        g_autofree char *path = socket_path(cli);
+        DdmClient *c = ddm_client_connect(path, NULL);
+        if (c != NULL) {
+            int status = ddm_snapshot_run_client(c, &opt);
+            ddm_client_free(c);
+            return status;
+        }
+    }
+    DdmConfig *config = cli->config;
+    cli->config = NULL;
+    return ddm_snapshot_run_local(config, &opt);
+}
+
+/* ------------------------------------------------- in-process commands */
+
+static const char *status_name(DdmPluginStatus s)
+{
+    switch (s) {
+    case DDM_PLUGIN_LOADED:
+        return "loaded";
+    case DDM_PLUGIN_DISABLED:
+        return "disabled";
+    case DDM_PLUGIN_REFUSED:
+        return "refused";
+    }
+    return "?";
+}
+
+static int cmd_list_plugins(Cli *cli)
+{
+    g_autoptr(GError) error = NULL;
+    DdmConfig *config = cli->config;
+    cli->config = NULL;
+    DdmMonitor *mon = ddm_monitor_new(config, &error);
+    if (mon == NULL) {
+        g_printerr("ddmon: %s\n", error->message);
+        return DDM_EXIT_FAILED;
+    }
+    GPtrArray *plugins = ddm_registry_plugins(mon->registry);
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "plugins");
+    json_builder_begin_array(b);
+    for (guint i = 0; plugins != NULL && i < plugins->len; i++) {
+        ddm_plugin *p = g_ptr_array_index(plugins, i);
+        json_builder_begin_object(b);
+        const char *strs[] = {"name",    p->name,    "version", p->version,
+                              "license", p->license, "summary", p->summary,
+                              "file",    p->path,    "status",  status_name(p->status),
+                              "reason",  p->reason};
+        for (gsize s = 0; s < G_N_ELEMENTS(strs); s += 2) {
+            json_builder_set_member_name(b, strs[s]);
+            if (strs[s + 1] != NULL)
+                json_builder_add_string_value(b, strs[s + 1]);
+            else
+                json_builder_add_null_value(b);
+        }
+        g_autofree char *abi = g_strdup_printf("%u.%u", p->abi_major, p->abi_minor);
+        json_builder_set_member_name(b, "abi");
+        json_builder_add_string_value(b, abi);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "search_path");
+    json_builder_begin_array(b);
+    g_auto(GStrv) path = ddm_loader_search_path(mon->config);
+    for (char **d = path; d != NULL && *d != NULL; d++)
+        json_builder_add_string_value(b, *d);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    if (cli->json) {
+        print_json(root);
+    } else {
+        if (plugins == NULL || plugins->len == 0) {
+            printf("no plugins found; searched:");
+            for (char **d = path; d != NULL && *d != NULL; d++)
+                printf(" %s", *d);
+            putchar('\n');
+        }
+        for (guint i = 0; plugins != NULL && i < plugins->len; i++) {
+            ddm_plugin *p = g_ptr_array_index(plugins, i);
+            printf("%-12s %-8s ABI %u.%u  %-8s %s%s%s\n", p->name != NULL ? p->name : "?",
+                   p->version != NULL ? p->version : "-", p->abi_major, p->abi_minor,
+                   status_name(p->status), p->path != NULL ? p->path : "",
+                   p->reason != NULL ? ": " : "", p->reason != NULL ? p->reason : "");
+        }
+    }
+    ddm_monitor_free(mon);
+    return DDM_EXIT_OK;
+}
+
+static int cmd_check_plugin(Cli *cli)
+{
+    g_autoptr(GError) error = NULL;
+    void *dl = NULL;
+    const ddm_plugin_desc *desc = ddm_loader_open(cli->check_plugin, &dl, &error);
+    if (desc == NULL) {
+        if (cli->json) {
+            g_autoptr(JsonNode) e = ddm_ctl_error_new(DDM_EXIT_FAILED, "%s", error->message);
+            print_json(e);
+        }
+        g_printerr("ddmon: %s: refused: %s\n", cli->check_plugin, error->message);
+        return DDM_EXIT_FAILED;
+    }
+    if (cli->json) {
+        JsonBuilder *b = ddm_ctl_ok_begin();
+        const char *strs[] = {"file",    cli->check_plugin, "name",    desc->name,
+                              "version", desc->version,     "license", desc->license,
+                              "summary", desc->summary};
+        for (gsize s = 0; s < G_N_ELEMENTS(strs); s += 2) {
+            json_builder_set_member_name(b, strs[s]);
+            if (strs[s + 1] != NULL)
+                json_builder_add_string_value(b, strs[s + 1]);
+            else
+                json_builder_add_null_value(b);
+        }
+        g_autofree char *abi = g_strdup_printf("%u.%u", desc->abi_major, desc->abi_minor);
+        json_builder_set_member_name(b, "abi");
+        json_builder_add_string_value(b, abi);
+        g_autoptr(JsonNode) root = ddm_ctl_ok_end(b);
+        print_json(root);
+    } else {
+        printf("%s: ok: plugin %s %s (ABI %u.%u, core %d.%d)%s%s%s%s\n", cli->check_plugin,
+               desc->name, desc->version, desc->abi_major, desc->abi_minor, DDM_CORE_ABI_MAJOR,
+               DDM_CORE_ABI_MINOR, desc->license != NULL ? ", " : "",
+               desc->license != NULL ? desc->license : "", desc->summary != NULL ? ": " : "",
+               desc->summary != NULL ? desc->summary : "");
+    }
+    dlclose(dl);
+    return DDM_EXIT_OK;
+}
+
+static int cmd_help(Cli *cli, GOptionContext *ctx)
+{
+    g_autofree char *help = g_option_context_get_help(ctx, FALSE, NULL);
+    fputs(help, stdout);
+    /* Plugin commands: from the running server, else from the plugins here. */
+    g_autofree char *path = socket_path(cli);
+    DdmClient *c = ddm_client_connect(path, NULL);
+    g_autoptr(JsonNode) resp = NULL;
+    if (c != NULL) {
+        DdmCtlRequest req = {0};
+        req.op = DDM_CTL_OP_COMMANDS;
+        resp = ddm_client_call(c, &req, CALL_TIMEOUT_MS, NULL);
+        ddm_client_free(c);
+    }
+    GString *out = g_string_new(NULL);
+    if (resp != NULL) {
+        JsonNode *cmds = json_object_get_member(json_node_get_object(resp), "commands");
+        if (cmds != NULL && JSON_NODE_HOLDS_ARRAY(cmds)) {
+            JsonArray *a = json_node_get_array(cmds);
+            for (guint i = 0; i < json_array_get_length(a); i++) {
+                JsonObject *o = json_array_get_object_element(a, i);
+                const char *usage = ddm_json_get_string(o, "usage");
+                g_string_append_printf(out, "  %-22s %s [%s]\n",
+                                       usage != NULL ? usage : ddm_json_get_string(o, "name"),
+                                       ddm_json_get_string(o, "summary") != NULL
+                                           ? ddm_json_get_string(o, "summary")
+                                           : "",
+                                       ddm_json_get_string(o, "plugin") != NULL
+                                           ? ddm_json_get_string(o, "plugin")
+                                           : "?");
+            }
+        }
+    } else if (cli->config != NULL) {
+        DdmConfig *config = cli->config;
+        cli->config = NULL;
+        DdmMonitor *mon = ddm_monitor_new(config, NULL);
+        if (mon != NULL) {
+            g_autoptr(GArray) cmds = ddm_registry_commands(mon->registry);
+            for (guint i = 0; cmds != NULL && i < cmds->len; i++) {
+                const DdmCommandInfo *ci = &g_array_index(cmds, DdmCommandInfo, i);
+                g_string_append_printf(out, "  %-22s %s [%s]\n",
+                                       ci->usage != NULL ? ci->usage : ci->name,
+                                       ci->summary != NULL ? ci->summary : "",
+                                       ci->plugin != NULL ? ci->plugin : "?");
+            }
+            ddm_monitor_free(mon);
+        }
+    }
+    if (out->len > 0)
+        printf("\nCommands from plugins:\n%s", out->str);
+    g_string_free(out, TRUE);
+    printf("\nSee ddmon(1) for details.\n");
+    return DDM_EXIT_OK;
+}
+
+/* --------------------------------------------------------------- main */
+
+static gboolean is_builtin(const char *cmd)
+{
+    static const char *const builtins[] = {
+        "watch", "vms", "view", "views", "plugins", "snapshot", "scan", "start-server",
+        "kill-server", "server", "help", "version"};
+    for (gsize i = 0; i < G_N_ELEMENTS(builtins); i++)
+        if (strcmp(cmd, builtins[i]) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+int main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    signal(SIGPIPE, SIG_IGN);
+
+    Cli cli = {0};
+    cli.config = ddm_config_new();
+    cli.server_args = g_ptr_array_new_with_free_func(g_free);
+    cli.wait_ms = -1;
+
+    const GOptionEntry client_entries[] = {
+        {"json", 0, 0, G_OPTION_ARG_NONE, &cli.json, "Print JSON (one object, or one per line)",
+         NULL},
+        {"no-autostart", 0, 0, G_OPTION_ARG_NONE, &cli.no_autostart,
+         "Do not start a server when none runs", NULL},
+        {"foreground", 0, 0, G_OPTION_ARG_NONE, &cli.foreground,
+         "server: run in the foreground", NULL},
+        {"vm", 0, 0, G_OPTION_ARG_STRING, &cli.vm, "view, views: the VM (pid, key or app name)",
+         "VM"},
+        {"wait", 0, 0, G_OPTION_ARG_INT, &cli.wait_ms,
+         "snapshot: discover for at least MS milliseconds (default 3000)", "MS"},
+        {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &cli.out_dir,
+         "snapshot, commands: write blob views (heap bitmaps, dumps) to DIR", "DIR"},
+        {"in-process", 0, 0, G_OPTION_ARG_NONE, &cli.in_process,
+         "snapshot: never use a running server", NULL},
+        {"list-plugins", 0, 0, G_OPTION_ARG_NONE, &cli.list_plugins,
+         "List the plugins found, loaded or refused, and exit", NULL},
+        {"check-plugin", 0, 0, G_OPTION_ARG_FILENAME, &cli.check_plugin,
+         "Check that FILE is a plugin this ddmon can load, and exit", "FILE"},
+        {"version", 0, 0, G_OPTION_ARG_NONE, &cli.version, "Print the version and exit", NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+    GOptionContext *ctx = g_option_context_new("[COMMAND [ARGS...]]");
+    GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, &cli, NULL);
+    g_option_group_add_entries(main_group, client_entries);
+    g_option_group_add_entries(main_group, server_entries);
+    g_option_context_set_main_group(ctx, main_group);
+    g_option_context_set_summary(ctx, "A debug monitor for Java and Android VMs, the adb way.");
+    g_option_context_set_description(ctx, summary);
+    /* Plugin commands may have options of their own: keep unknown ones. */
+    g_option_context_set_ignore_unknown_options(ctx, TRUE);
+
+    int status = DDM_EXIT_OK;
+    g_autoptr(GError) error = NULL;
+    char **args = g_new0(char *, (gsize)argc + 1);
+    for (int i = 0; i < argc; i++)
+        args[i] = g_strdup(argv[i]);
+    if (!g_option_context_parse_strv(ctx, &args, &error)) {
+        status = usage_error("%s", error->message);
+        goto out;
+    }
+    if (cli.out_dir != NULL) {
+        char *abs = absolute(cli.out_dir);
+        g_free(cli.out_dir);
+        cli.out_dir = abs;
+    }
+
+    /* args[0] is the program; args[1] the command. A "--" separator may stay. */
+    char **rest = args + 1;
+    if (*rest != NULL && strcmp(*rest, "--") == 0)
+        rest++;
+    const char *cmd = *rest != NULL ? *rest : NULL;
+    char **cmd_args = cmd != NULL ? rest + 1 : rest;
+
+    if (cli.version || g_strcmp0(cmd, "version") == 0) {
+        printf("ddmon %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, DDM_CORE_ABI_MAJOR,
+               DDM_CORE_ABI_MINOR);
+        goto out;
+    }
+    if (cli.check_plugin != NULL) {
+        status = cmd_check_plugin(&cli);
+        goto out;
+    }
+    if (cli.list_plugins) {
+        status = cmd_list_plugins(&cli);
+        goto out;
+    }
+    if (cmd == NULL)
+        cmd = "watch";
+    if (is_builtin(cmd)) {
+        for (char **a = cmd_args; *a != NULL; a++) {
+            if ((*a)[0] == '-' && (*a)[1] != '\0') {
+                status = usage_error("unknown option %s for '%s'", *a, cmd);
+                goto out;
+            }
+        }
+        if (cli.vm != NULL && strcmp(cmd, "view") != 0 && strcmp(cmd, "views") != 0) {
+            status = usage_error("--vm applies to 'view' and 'views' only");
+            goto out;
+        }
+    }
+    if (cli.wait_ms < -1) {
+        status = usage_error("--wait must be 0 or more");
+        goto out;
+    }
+
+    if (strcmp(cmd, "server") == 0) {
+        if (*cmd_args != NULL) {
+            status = usage_error("'server' takes no arguments");
+        } else if (cli.foreground) {
+            DdmConfig *config = cli.config;
+            cli.config = NULL;
+            status = ddm_server_run(config);
+        } else {
+            status = cmd_start_server(&cli);
+        }
+    } else if (strcmp(cmd, "start-server") == 0) {
+        status = *cmd_args != NULL ? usage_error("'start-server' takes no arguments")
+                                   : cmd_start_server(&cli);
+    } else if (strcmp(cmd, "kill-server") == 0) {
+        status = *cmd_args != NULL ? usage_error("'kill-server' takes no arguments")
+                                   : cmd_kill_server(&cli);
+    } else if (strcmp(cmd, "help") == 0) {
+        status = cmd_help(&cli, ctx);
+    } else if (strcmp(cmd, "vms") == 0 || strcmp(cmd, "plugins") == 0) {
+        status = *cmd_args != NULL ? usage_error("'%s' takes no arguments", cmd)
+                                   : cmd_core_view(&cli, strcmp(cmd, "vms") == 0
+                                                             ? DDM_CTL_OP_VMS
+                                                             : DDM_CTL_OP_PLUGINS);
+    } else if (strcmp(cmd, "view") == 0) {
+        status = cmd_view(&cli, cmd_args);
+    } else if (strcmp(cmd, "views") == 0) {
+        status = *cmd_args != NULL ? usage_error("'views' takes no arguments") : cmd_views(&cli);
+    } else if (strcmp(cmd, "watch") == 0) {
+        status = *cmd_args != NULL ? usage_error("'watch' takes no arguments") : cmd_watch(&cli);
+    } else if (strcmp(cmd, "snapshot") == 0) {
+        status = *cmd_args != NULL ? usage_error("'snapshot' takes no arguments")
+                                   : cmd_snapshot(&cli);
+    } else if (strcmp(cmd, "scan") == 0) {
+        status = cmd_scan(&cli, cmd_args);
+    } else {
+        status = cmd_plugin_command(&cli, rest);
+    }
+
+out:
+    g_strfreev(args);
+    g_option_context_free(ctx);
+    if (cli.config != NULL)
+        ddm_config_free(cli.config);
+    g_ptr_array_unref(cli.server_args);
+    g_free(cli.check_plugin);
+    g_free(cli.vm);
+    g_free(cli.out_dir);
+    return status;
+}
