@@ -30,7 +30,7 @@ static DdmZlibResult inflate_capped(const uint8_t *in, size_t in_len, int window
     z_stream zs;
     uint8_t *buf = NULL;
     size_t alloc = 0, produced = 0;
-    uint8_t scratch[256];
+    uint8_t scratch[4096];
     DdmZlibResult res = DDM_ZLIB_ERR_DATA;
     int zr;
 

@@ -16,7 +16,8 @@ CODEC_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(ZLIB_CFLAGS) $(CMOCKA_CFLAGS)
 CODEC_TEST_LDADD = core/libddmcodec.la tests/harness/libddmtestutil.la \
 	$(CMOCKA_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
 
-EXTRA_DIST += tests/fixtures/jdwp-vm-stream.hex
+EXTRA_DIST += tests/fixtures/jdwp-vm-stream.hex \
+	tests/sdk/only-plugin.c tests/sdk/only-chunk.c tests/sdk/only-bytes.c
 
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/test-jdwp
@@ -26,3 +27,45 @@ tests_unit_test_jdwp_SOURCES = tests/unit/test-jdwp.c
 tests_unit_test_jdwp_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
 tests_unit_test_jdwp_CFLAGS = $(CODEC_TEST_CFLAGS)
 tests_unit_test_jdwp_LDADD = $(CODEC_TEST_LDADD)
+
+# One test program per codec module; all link the codec library.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-ddm tests/unit/test-zlib tests/unit/test-helo tests/unit/test-bytes
+TESTS += tests/unit/test-ddm tests/unit/test-zlib tests/unit/test-helo tests/unit/test-bytes
+endif
+tests_unit_test_ddm_SOURCES = tests/unit/test-ddm.c
+tests_unit_test_ddm_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
+tests_unit_test_ddm_CFLAGS = $(CODEC_TEST_CFLAGS)
+tests_unit_test_ddm_LDADD = $(CODEC_TEST_LDADD)
+# test-zlib compiles core/zlibchunk.c itself (#include) to count its
+# allocations; the rest of the codec comes from the library.
+tests_unit_test_zlib_SOURCES = tests/unit/test-zlib.c
+EXTRA_tests_unit_test_zlib_DEPENDENCIES = core/zlibchunk.c
+tests_unit_test_zlib_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
+tests_unit_test_zlib_CFLAGS = $(CODEC_TEST_CFLAGS)
+tests_unit_test_zlib_LDADD = $(CODEC_TEST_LDADD)
+tests_unit_test_helo_SOURCES = tests/unit/test-helo.c
+tests_unit_test_helo_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
+tests_unit_test_helo_CFLAGS = $(CODEC_TEST_CFLAGS)
+tests_unit_test_helo_LDADD = $(CODEC_TEST_LDADD)
+tests_unit_test_bytes_SOURCES = tests/unit/test-bytes.c
+tests_unit_test_bytes_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
+tests_unit_test_bytes_CFLAGS = $(CODEC_TEST_CFLAGS)
+tests_unit_test_bytes_LDADD = $(CODEC_TEST_LDADD)
+
+# The SDK headers on their own, as strict C99 and as C++11 (not gnu11:
+# per-target flags replace AM_CFLAGS). They print TAP themselves.
+if ENABLE_TESTS
+check_PROGRAMS += tests/sdk/header-c99 tests/sdk/header-cxx
+TESTS += tests/sdk/header-c99 tests/sdk/header-cxx
+endif
+SDK_HEADER_CPPFLAGS = -I$(top_srcdir)/sdk/include -I$(top_builddir)/sdk/include
+SDK_HEADER_WARN = -pedantic -Werror -Wall -Wextra
+tests_sdk_header_c99_SOURCES = tests/sdk/header-standalone.c tests/sdk/header-standalone.h \
+	tests/sdk/only-plugin.c tests/sdk/only-chunk.c tests/sdk/only-bytes.c
+tests_sdk_header_c99_CPPFLAGS = $(SDK_HEADER_CPPFLAGS)
+tests_sdk_header_c99_CFLAGS = -std=c99 $(SDK_HEADER_WARN) $(SAN_CFLAGS)
+tests_sdk_header_cxx_SOURCES = tests/sdk/header-standalone.cc tests/sdk/header-standalone.h \
+	tests/sdk/only-plugin.cc tests/sdk/only-chunk.cc tests/sdk/only-bytes.cc
+tests_sdk_header_cxx_CPPFLAGS = $(SDK_HEADER_CPPFLAGS)
+tests_sdk_header_cxx_CXXFLAGS = -std=c++11 $(SDK_HEADER_WARN) $(SAN_CFLAGS)
