@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * nativeheap plugin: native heap segments (NHSG/NHST/NHEN, decoded by the
+ * heap plugin's segment decoder compiled in here) and the NHGT native
+ * allocation dump on request.
+ *
+ * On DDM_VM_READY it sends NHSG(when 1, what 0) if NHSG is enabled (and
+ * nativeheap.segments is not 0). `ddmon native-heap PID` sends an empty
+ * NHGT; the reply is parsed (nhgt.h) into the views. ddmlib follows NHGT
+ * with NHSG(0, 1) to switch segment updates off; this plugin sends that
+ * too, but only when it did not switch them on itself, so the native
+ * segment view keeps updating.
+ *
+ * Options (nativeheap.KEY): segments 0|1, max_rows (500), frames (8),
+ * timeout_ms (0 = host default).
+ * Non-goals: symbol names (only library+offset), leak detection.
+ */
+#include "nativeheap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ddmon/bytes.h>
+
+const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len)
+{
+    const ddm_vm_info *vi = np->host->vm_info(vm);
+    snprintf(buf, len, "%s (pid %u)", vi && vi->key ? vi->key : "?", vi ? vi->pid : 0);
+    return buf;
+}
+
+static unsigned long opt_uint(nh_plugin *np, const char *key, unsigned long lo, unsigned long hi,
+                              unsigned long def)
+{
+    const char *v = np->host->config_get(np->self, key);
+    char *end;
+    unsigned long n;
+    if (!v)
+        return def;
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi) {
+        np->host->log(np->self, DDM_LOG_WARNING,
+                      "option nativeheap.%s=%s is not a number in %lu..%lu; using %lu", key, v,
+                      lo, hi, def);
+        return def;
+    }
+    return n;
+}
+
+static void nh_vm_free(void *p)
+{
+    nh_vm *nv = p;
+    if (!nv)
+        return;
+    seg_collector_clear(&nv->coll);
+    free(nv);
+}
+
+nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
+{
+    nh_vm *nv = np->host->vm_get_data(np->self, vm);
+    if (nv)
+        return nv;
+    nv = calloc(1, sizeof(*nv));
+    if (!nv)
+        return NULL;
+    nv->np = np;
+    nv->vm = vm;
+    seg_collector_init(&nv->coll, 0, 0);
+    if (np->host->vm_set_data(np->self, vm, nv, nh_vm_free) != 0)
+        return NULL;
+    nh_views_create(nv);
+    return nv;
+}
+
+static void on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    nh_plugin *np = ud;
+    char label[128];
+    (void)self;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+        np->host->log(np->self, DDM_LOG_INFO, "VM %s refused an NHSG request: %s",
+                      nh_vm_label(np, vm, label, sizeof label),
+                      reply->fail_msg ? reply->fail_msg : "no message");
+}
+
+static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
+{
+    nh_plugin *np = ud;
+    nh_vm *nv;
+    char label[128];
+    (void)self;
+    if (event != DDM_VM_READY)
+        return;
+    nv = nh_vm_get(np, vm);
+    if (!nv)
+        return;
+    if (np->opts.segments && np->host->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
+        static const uint8_t req[2] = { 1, 0 };
+        int rc = np->host->request(np->self, vm, NH_CHUNK_NHSG, req, 2, 0, on_request_reply, np,
+                                   NULL);
+        if (rc)
+            np->host->log(np->self, DDM_LOG_INFO, "cannot send NHSG to VM %s: %s",
+                          nh_vm_label(np, vm, label, sizeof label), strerror(-rc));
+        else
+            nv->segments_on = 1;
+    }
+}
+
+/* ----------------------------------------------------------- segment chunks */
+
+static int read_heap_id(nh_plugin *np, ddm_vm *vm, uint32_t type, const uint8_t *data,
+                        size_t len, uint32_t *id)
+{
+    ddm_reader r;
+    char label[128], name[5];
+    ddm_reader_init(&r, data, len);
+    *id = ddm_read_u4(&r);
+    if (ddm_reader_ok(&r))
+        return 0;
+    np->host->log(np->self, DDM_LOG_WARNING, "VM %s sent a %s of %zu bytes: too short",
+                  nh_vm_label(np, vm, label, sizeof label), ddm_chunk_name(type, name), len);
+    return -EINVAL;
+}
+
+static int on_nhst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    nh_plugin *np = ud;
+    nh_vm *nv;
+    uint32_t id;
+    char label[128];
+    int rc;
+    (void)self;
+    if (read_heap_id(np, vm, ci->type, data, len, &id))
+        return -EINVAL;
+    nv = nh_vm_get(np, vm);
+    if (!nv)
+        return -ENOMEM;
+    rc = seg_collector_start(&nv->coll, id);
+    if (rc < 0) {
+        np->host->log(np->self, DDM_LOG_WARNING, "VM %s: native heap %" PRIu32 " is one heap too many; ignored",
+                      nh_vm_label(np, vm, label, sizeof label), id);
+        return rc;
+    }
+    if (rc > 0)
+        np->host->log(np->self, DDM_LOG_INFO,
+                      "VM %s: NHST for heap %" PRIu32 " before the previous update ended (no NHEN); dropped it",
+                      nh_vm_label(np, vm, label, sizeof label), id);
+    nv->rejects_logged = 0;
+    return DDM_OK;
+}
+
+static int on_nhsg(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    nh_plugin *np = ud;
+    nh_vm *nv;
+    seg_piece_report rep;
+    char label[128];
+    int rc;
+    (void)self, (void)ci;
+    nv = nh_vm_get(np, vm);
+    if (!nv)
+        return -ENOMEM;
+    rc = seg_collector_piece(&nv->coll, data, len, 0, &rep);
+    if (rep.implicit_start)
+        np->host->log(np->self, DDM_LOG_INFO,
+                      "VM %s: NHSG for heap %" PRIu32 " without NHST; collecting it anyway",
+                      nh_vm_label(np, vm, label, sizeof label), rep.piece.heap_id);
+    if (rc == -EINVAL) {
+        if (rep.error == SEG_ERR_SHORT_HEADER)
+            np->host->log(np->self, DDM_LOG_WARNING, "VM %s sent an NHSG of %zu bytes: too short",
+                          nh_vm_label(np, vm, label, sizeof label), len);
+        else if (nv->rejects_logged++ < 5)
+            np->host->log(np->self, DDM_LOG_WARNING,
+                          "VM %s: rejected NHSG piece of heap %" PRIu32 " at 0x%08" PRIx32
+                          " offset %" PRIu32 " (%" PRIu32 " units declared): %s at run byte %zu;"
+                          " the rest of the heap is kept",
+                          nh_vm_label(np, vm, label, sizeof label), rep.piece.heap_id,
+                          rep.piece.start, rep.piece.offset, rep.piece.length_units,
+                          seg_error_str(rep.error), rep.at.run_offset);
+        return -EINVAL;
+    }
+    if (rc == -ENOSPC)
+        np->host->log(np->self, DDM_LOG_WARNING, "VM %s: native heap %" PRIu32 " is one heap too many; ignored",
+                      nh_vm_label(np, vm, label, sizeof label), rep.piece.heap_id);
+    return rc < 0 ? rc : DDM_OK;
+}
+
+static int on_nhen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    nh_plugin *np = ud;
+    nh_vm *nv;
+    uint32_t id;
+    char label[128];
+    (void)self;
+    if (read_heap_id(np, vm, ci->type, data, len, &id))
+        return -EINVAL;
+    nv = nh_vm_get(np, vm);
+    if (!nv)
+        return -ENOMEM;
+    if (seg_collector_end(&nv->coll, id, NULL) != 0) {
+        np->host->log(np->self, DDM_LOG_INFO,
+                      "VM %s: NHEN for heap %" PRIu32 " without NHST or pieces; ignored",
+                      nh_vm_label(np, vm, label, sizeof label), id);
+        return DDM_OK;
+    }
+    nh_views_segments(nv);
+    return DDM_OK;
+}
+
+/* ------------------------------------------------------- native-heap (NHGT) */
+
+typedef struct nhgt_ticket {
+    nh_plugin *np;
+    ddm_cmd *cmd;
+} nhgt_ticket;
+
+static void on_nhgt_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    nhgt_ticket *t = ud;
+    nh_plugin *np = t->np;
+    const ddm_host *h = np->host;
+    nh_vm *nv;
+    nhgt_info in;
+    uint64_t allocs = 0, bytes = 0;
+    char err[256], msg[320], label[128];
+    (void)self;
+
+    if (reply->status != DDM_REPLY_CHUNK) {
+        snprintf(msg, sizeof msg, "%s",
+                 reply->status == DDM_REPLY_TIMEOUT ? "VM sent no NHGT reply in time"
+                 : reply->status == DDM_REPLY_VM_GONE ? "VM went away"
+                 : reply->status == DDM_REPLY_EMPTY ? "VM sent an empty NHGT reply (not supported?)"
+                 : reply->status == DDM_REPLY_ERROR ? "VM answered NHGT with a JDWP error"
+                 : "bad reply to NHGT");
+        h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+    } else if (reply->type == DDM_CHUNK_FAIL) {
+        snprintf(msg, sizeof msg, "VM refused NHGT: %s", reply->fail_msg ? reply->fail_msg : "no message");
+        h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+    } else if (reply->type != NH_CHUNK_NHGT) {
+        char name[5];
+        snprintf(msg, sizeof msg, "VM answered NHGT with %s", ddm_chunk_name(reply->type, name));
+        h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+    } else if (nhgt_parse(reply->data, reply->len, &in, err, sizeof err) != 0) {
+        h->log(np->self, DDM_LOG_WARNING, "VM %s sent a bad NHGT reply (%zu bytes): %s",
+               nh_vm_label(np, vm, label, sizeof label), reply->len, err);
+        snprintf(msg, sizeof msg, "bad NHGT reply: %s", err);
+        h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+    } else if (!(nv = nh_vm_get(np, vm)) || nh_views_nhgt(nv, &in, &allocs, &bytes) != 0) {
+        h->cmd_finish(t->cmd, DDM_CMD_FAILED, "out of memory");
+    } else {
+        if (in.ragged)
+            h->log(np->self, DDM_LOG_INFO,
+                   "VM %s: NHGT allocation bytes are not a whole number of records; tail ignored",
+                   nh_vm_label(np, vm, label, sizeof label));
+        if (in.alloc_info_size == 0)
+            snprintf(msg, sizeof msg, "total native memory %" PRIu64 " bytes (malloc debugging is off: no allocation records)",
+                     in.total_memory);
+        else
+            snprintf(msg, sizeof msg, "%zu records, %" PRIu64 " allocations, %" PRIu64 " bytes",
+                     in.n_records, allocs, bytes);
+        h->cmd_finish(t->cmd, DDM_CMD_OK, msg);
+    }
+    free(t);
+}
+
+/* An NHGT that nobody waits for (unsolicited, or a late reply): update the views. */
+static int on_nhgt_event(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                         const uint8_t *data, size_t len, void *ud)
+{
+    nh_plugin *np = ud;
+    nh_vm *nv;
+    nhgt_info in;
+    uint64_t allocs, bytes;
+    char err[256], label[128];
+    (void)self, (void)ci;
+    if (nhgt_parse(data, len, &in, err, sizeof err) != 0) {
+        np->host->log(np->self, DDM_LOG_WARNING, "VM %s sent a bad NHGT (%zu bytes): %s",
+                      nh_vm_label(np, vm, label, sizeof label), len, err);
+        return -EINVAL;
+    }
+    nv = nh_vm_get(np, vm);
+    if (!nv)
+        return -ENOMEM;
+    return nh_views_nhgt(nv, &in, &allocs, &bytes);
+}
+
+static int cmd_native_heap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                           void *ud)
+{
+    nh_plugin *np = ud;
+    const ddm_host *h = np->host;
+    nhgt_ticket *t;
+    nh_vm *nv;
+    ddm_vm *vm;
+    char msg[256], label[128];
+    int rc;
+    (void)self;
+
+    if (argc != 2) {
+        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: native-heap PID");
+        return 0;
+    }
+    vm = h->find_vm(np->self, argv[1]);
+    if (!vm) {
+        snprintf(msg, sizeof msg, "no VM %s", argv[1]);
+        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+        return 0;
+    }
+    if (!h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type NHGT is disabled");
+        return 0;
+    }
+    nv = nh_vm_get(np, vm);
+    if (!nv)
+        return -ENOMEM;
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    t->np = np;
+    t->cmd = cmd;
+    rc = h->request(np->self, vm, NH_CHUNK_NHGT, NULL, 0, np->opts.timeout_ms, on_nhgt_reply, t,
+                    NULL);
+    if (rc) {
+        free(t);
+        snprintf(msg, sizeof msg, "cannot send NHGT: %s", strerror(-rc));
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return 0;
+    }
+    if (!nv->segments_on && h->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
+        static const uint8_t off[2] = { 0, 1 }; /* as ddmlib: NHSG(when 0, what 1) */
+        rc = h->request(np->self, vm, NH_CHUNK_NHSG, off, 2, 0, on_request_reply, np, NULL);
+        if (rc)
+            h->log(np->self, DDM_LOG_DEBUG, "cannot send NHSG(0,1) to VM %s: %s",
+                   nh_vm_label(np, vm, label, sizeof label), strerror(-rc));
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ plugin */
+
+static int nh_init(ddm_plugin *self, const ddm_host *host)
+{
+    nh_plugin *np = calloc(1, sizeof(*np));
+    int rc;
+    if (!np)
+        return -ENOMEM;
+    np->self = self;
+    np->host = host;
+    host->set_data(self, np, free);
+    np->opts.segments = (int)opt_uint(np, "segments", 0, 1, 1);
+    np->opts.max_rows = (unsigned)opt_uint(np, "max_rows", 1, 100000, 500);
+    np->opts.frames = (unsigned)opt_uint(np, "frames", 1, NHGT_MAX_BACKTRACE, 8);
+    np->opts.timeout_ms = (unsigned)opt_uint(np, "timeout_ms", 0, 600000, 0);
+
+    rc = host->register_vm_listener(self, on_vm_event, np, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, NH_CHUNK_NHGT, on_nhgt_event, np, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, NH_CHUNK_NHST, on_nhst, np, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, NH_CHUNK_NHSG, on_nhsg, np, NULL);
+    if (!rc)
+        rc = host->register_chunk(self, NH_CHUNK_NHEN, on_nhen, np, NULL);
+    if (!rc)
+        rc = host->register_command(self, "native-heap", "PID",
+                                    "fetch the native allocations (NHGT; needs malloc debugging)",
+                                    cmd_native_heap, np, NULL);
+    return rc;
+}
+
+DDM_PLUGIN_DEFINE("nativeheap", "1.0", "Apache-2.0", "native heap segments and allocations",
+                  nh_init, NULL);

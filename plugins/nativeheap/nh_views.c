@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * nh_views: the nativeheap plugin's per-VM views.
+ *
+ *  nativeheap.segments     table (NHSG): per heap free and native bytes and
+ *                          counts, largest free extent, total, pieces,
+ *                          rejected pieces, updates.
+ *  nativeheap.summary      record (NHGT): total memory, records,
+ *                          allocations, allocated bytes, zygote bytes,
+ *                          header version, pointer size, backtrace depth,
+ *                          malloc debugging on/off.
+ *  nativeheap.allocations  table (NHGT): grouped by (size, zygote): size,
+ *                          zygote, count, total bytes, records; biggest
+ *                          total first, at most nativeheap.max_rows rows.
+ *  nativeheap.backtraces   table (NHGT): grouped by the whole backtrace:
+ *                          its top nativeheap.frames frames as
+ *                          "lib.so+0xOFF" (or a hex address when no mapping
+ *                          holds it), count, total bytes, records; biggest
+ *                          total first, at most max_rows rows.
+ *
+ * Totals saturate at INT64_MAX instead of wrapping on absurd input.
+ */
+#include "nativeheap.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nhmaps.h"
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static int64_t clamp64(uint64_t v)
+{
+    return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+void nh_views_create(nh_vm *nv)
+{
+    nh_plugin *np = nv->np;
+    const ddm_host *h = np->host;
+    static const ddm_column seg_cols[] = {
+        { "heap", DDM_VAL_INT, NULL },        { "free", DDM_VAL_INT, "B" },
+        { "free_count", DDM_VAL_INT, NULL },  { "native", DDM_VAL_INT, "B" },
+        { "native_count", DDM_VAL_INT, NULL }, { "other", DDM_VAL_INT, "B" },
+        { "largest_free", DDM_VAL_INT, "B" }, { "total", DDM_VAL_INT, "B" },
+        { "pieces", DDM_VAL_INT, NULL },      { "rejected", DDM_VAL_INT, NULL },
+        { "updates", DDM_VAL_INT, NULL },
+    };
+    static const ddm_column alloc_cols[] = {
+        { "size", DDM_VAL_INT, "B" },      { "zygote", DDM_VAL_BOOL, NULL },
+        { "count", DDM_VAL_INT, NULL },    { "total", DDM_VAL_INT, "B" },
+        { "records", DDM_VAL_INT, NULL },
+    };
+    static const ddm_column bt_cols[] = {
+        { "frames", DDM_VAL_STR, NULL },   { "count", DDM_VAL_INT, NULL },
+        { "total", DDM_VAL_INT, "B" },     { "records", DDM_VAL_INT, NULL },
+    };
+
+    if (h->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
+        nv->segments = h->view_new(np->self, nv->vm, "nativeheap.segments", DDM_VIEW_TABLE,
+                                   "Native heap segments");
+        if (nv->segments)
+            h->view_set_columns(nv->segments, seg_cols, sizeof seg_cols / sizeof seg_cols[0]);
+    }
+    if (h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
+        nv->summary = h->view_new(np->self, nv->vm, "nativeheap.summary", DDM_VIEW_RECORD,
+                                  "Native heap summary");
+        nv->allocations = h->view_new(np->self, nv->vm, "nativeheap.allocations", DDM_VIEW_TABLE,
+                                      "Native allocations by size");
+        if (nv->allocations)
+            h->view_set_columns(nv->allocations, alloc_cols, sizeof alloc_cols / sizeof alloc_cols[0]);
+        nv->backtraces = h->view_new(np->self, nv->vm, "nativeheap.backtraces", DDM_VIEW_TABLE,
+                                     "Native allocations by backtrace");
+        if (nv->backtraces)
+            h->view_set_columns(nv->backtraces, bt_cols, sizeof bt_cols / sizeof bt_cols[0]);
+    }
+}
+
+void nh_views_segments(nh_vm *nv)
+{
+    const ddm_host *h = nv->np->host;
+    size_t i;
+    unsigned c;
+    if (!nv->segments)
+        return;
+    h->view_begin(nv->segments);
+    for (i = 0; i < nv->coll.n_heaps; i++) {
+        const seg_heap *sh = nv->coll.heaps[i];
+        const seg_stats *st = &sh->current.stats;
+        uint64_t other = 0;
+        if (!sh->have_current)
+            continue;
+        for (c = 1; c < SEG_NCLASS; c++)
+            if (c != 1 + SEG_KIND_NATIVE)
+                other += st->cls[c].bytes;
+        h->view_row(nv->segments);
+        h->view_int(nv->segments, sh->id);
+        h->view_int(nv->segments, clamp64(st->cls[SEG_CLASS_FREE].bytes));
+        h->view_int(nv->segments, clamp64(st->cls[SEG_CLASS_FREE].count));
+        h->view_int(nv->segments, clamp64(st->cls[1 + SEG_KIND_NATIVE].bytes));
+        h->view_int(nv->segments, clamp64(st->cls[1 + SEG_KIND_NATIVE].count));
+        h->view_int(nv->segments, clamp64(other));
+        h->view_int(nv->segments, clamp64(st->largest_free_bytes));
+        h->view_int(nv->segments, clamp64(st->total_bytes));
+        h->view_int(nv->segments, sh->current.accepted);
+        h->view_int(nv->segments, sh->current.rejected);
+        h->view_int(nv->segments, clamp64(sh->updates));
+    }
+    h->view_commit(nv->segments);
+}
+
+/* One group of records (by size or by backtrace). */
+typedef struct nh_group {
+    uint64_t size;          /* by size */
+    int zygote;
+    const uint8_t *frames;  /* by backtrace: borrowed from the payload */
+    size_t frames_len;
+    uint64_t count;
+    uint64_t total;
+    uint64_t records;
+} nh_group;
+
+static int cmp_size(const void *a, const void *b)
+{
+    const nh_group *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
+    return x->zygote - y->zygote;
+}
+
+static int cmp_frames(const void *a, const void *b)
+{
+    const nh_group *x = a, *y = b;
+    return x->frames_len ? memcmp(x->frames, y->frames, x->frames_len) : 0;
+}
+
+static int cmp_total_desc(const void *a, const void *b)
+{
+    const nh_group *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->size < y->size ? -1 : x->size > y->size;
+}
+
+/* Merge adjacent equal groups of the sorted @g (n) in place; returns the new count. */
+static size_t merge(nh_group *g, size_t n, int (*eq)(const void *, const void *))
+{
+    size_t out = 0, i;
+    for (i = 0; i < n; i++) {
+        if (out > 0 && eq(&g[out - 1], &g[i]) == 0) {
+            g[out - 1].count = sat_add(g[out - 1].count, g[i].count);
+            g[out - 1].total = sat_add(g[out - 1].total, g[i].total);
+            g[out - 1].records += g[i].records;
+        } else {
+            g[out++] = g[i];
+        }
+    }
+    return out;
+}
+
+/* "lib+0x1 <- lib+0x2 ..." of the first @max non-zero frames. */
+static void format_frames(const nhgt_info *in, const nhgt_record *r, const nh_maps *maps,
+                          unsigned max, char *buf, size_t len)
+{
+    size_t k, pos = 0;
+    unsigned shown = 0;
+    buf[0] = '\0';
+    for (k = 0; k < in->backtrace_size && shown < max && pos + 1 < len; k++) {
+        char one[256];
+        uint64_t a = nhgt_frame(in, r, k);
+        int n;
+        if (!a)
+            continue;
+        nh_maps_symbolize(maps, a, one, sizeof one);
+        n = snprintf(buf + pos, len - pos, "%s%s", shown ? " <- " : "", one);
+        if (n < 0)
+            break;
+        pos += (size_t)n < len - pos ? (size_t)n : len - pos - 1;
+        shown++;
+    }
+    if (!shown)
+        snprintf(buf, len, "(no backtrace)");
+}
+
+int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_t *bytes)
+{
+    nh_plugin *np = nv->np;
+    const ddm_host *h = np->host;
+    nh_group *g = NULL;
+    nh_maps maps;
+    uint64_t allocs = 0, total = 0, zyg = 0;
+    size_t i, ng;
+
+    if (nh_maps_parse(&maps, in->maps, (size_t)in->map_size) != 0)
+        return -ENOMEM;
+    if (in->n_records) {
+        g = calloc(in->n_records, sizeof(*g));
+        if (!g) {
+            nh_maps_free(&maps);
+            return -ENOMEM;
+        }
+    }
+    for (i = 0; i < in->n_records; i++) {
+        nhgt_record r;
+        nhgt_record_at(in, i, &r);
+        g[i].size = r.size;
+        g[i].zygote = r.zygote;
+        g[i].count = r.count;
+        g[i].total = sat_mul(r.size, r.count);
+        g[i].records = 1;
+        g[i].frames = r.frames;
+        g[i].frames_len = (size_t)in->backtrace_size * in->ptr_size;
+        allocs = sat_add(allocs, r.count);
+        total = sat_add(total, g[i].total);
+        if (r.zygote)
+            zyg = sat_add(zyg, g[i].total);
+    }
+    *allocations = allocs;
+    *bytes = total;
+
+    if (nv->summary) {
+        h->view_begin(nv->summary);
+        h->view_field_int(nv->summary, "total_memory", clamp64(in->total_memory));
+        h->view_field_int(nv->summary, "records", (int64_t)in->n_records);
+        h->view_field_int(nv->summary, "allocations", clamp64(allocs));
+        h->view_field_int(nv->summary, "allocated", clamp64(total));
+        h->view_field_int(nv->summary, "zygote", clamp64(zyg));
+        h->view_field_int(nv->summary, "header_version", in->version);
+        h->view_field_int(nv->summary, "pointer_size", in->ptr_size);
+        h->view_field_int(nv->summary, "backtrace_depth", clamp64(in->backtrace_size));
+        h->view_field_int(nv->summary, "mappings", (int64_t)maps.n);
+        h->view_field_bool(nv->summary, "malloc_debug", in->alloc_info_size != 0);
+        h->view_commit(nv->summary);
+    }
+
+    /* by backtrace first: the size sort below reorders g */
+    if (nv->backtraces) {
+        char frames[2048];
+        ng = in->n_records;
+        if (ng > 1)
+            qsort(g, ng, sizeof(*g), cmp_frames);
+        ng = merge(g, ng, cmp_frames);
+        if (ng > 1)
+            qsort(g, ng, sizeof(*g), cmp_total_desc);
+        h->view_begin(nv->backtraces);
+        for (i = 0; i < ng && i < np->opts.max_rows; i++) {
+            nhgt_record r;
+            r.frames = g[i].frames;
+            format_frames(in, &r, &maps, np->opts.frames, frames, sizeof frames);
+            h->view_row(nv->backtraces);
+            h->view_str(nv->backtraces, frames);
+            h->view_int(nv->backtraces, clamp64(g[i].count));
+            h->view_int(nv->backtraces, clamp64(g[i].total));
+            h->view_int(nv->backtraces, clamp64(g[i].records));
+        }
+        h->view_commit(nv->backtraces);
+    }
+    if (nv->allocations) {
+        /* regroup from the records again: merging by backtrace summed sizes */
+        for (i = 0; i < in->n_records; i++) {
+            nhgt_record r;
+            nhgt_record_at(in, i, &r);
+            g[i].size = r.size;
+            g[i].zygote = r.zygote;
+            g[i].count = r.count;
+            g[i].total = sat_mul(r.size, r.count);
+            g[i].records = 1;
+        }
+        ng = in->n_records;
+        if (ng > 1)
+            qsort(g, ng, sizeof(*g), cmp_size);
+        ng = merge(g, ng, cmp_size);
+        if (ng > 1)
+            qsort(g, ng, sizeof(*g), cmp_total_desc);
+        h->view_begin(nv->allocations);
+        for (i = 0; i < ng && i < np->opts.max_rows; i++) {
+            h->view_row(nv->allocations);
+            h->view_int(nv->allocations, clamp64(g[i].size));
+            h->view_bool(nv->allocations, g[i].zygote);
+            h->view_int(nv->allocations, clamp64(g[i].count));
+            h->view_int(nv->allocations, clamp64(g[i].total));
+            h->view_int(nv->allocations, clamp64(g[i].records));
+        }
+        h->view_commit(nv->allocations);
+    }
+    free(g);
+    nh_maps_free(&maps);
+    return 0;
+}
