@@ -71,27 +71,37 @@ size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r)
     return r->alloc;
 }
 
+/* Move the unconsumed bytes to the front of the buffer. */
+static void compact(DdmJdwpReader *r)
+{
+    size_t used = r->end - r->start;
+    if (r->start == 0)
+        return;
+    if (used > 0)
+        memmove(r->buf, r->buf + r->start, used);
+    r->start = 0;
+    r->end = used;
+}
+
 /* Make room for @want more bytes after end; may move the buffered data. */
 static void ensure_space(DdmJdwpReader *r, size_t want)
 {
     size_t used = r->end - r->start;
     size_t need, target;
 
-    if (r->alloc - r->end >= want)
-        return;
-    if (r->start > 0) {
-        if (used > 0)
-            memmove(r->buf, r->buf + r->start, used);
-        r->start = 0;
-        r->end = used;
-    }
+    if (used == 0)
+        r->start = r->end = 0;
     need = used + want; /* no overflow: feed() copies real memory, space() clamps want */
     if (r->alloc > r->initial && need <= r->initial && r->want_len <= r->initial) {
         /* a large packet has gone: give the memory back */
+        compact(r);
         r->buf = g_realloc(r->buf, r->initial);
         r->alloc = r->initial;
         return;
     }
+    if (r->alloc - r->end >= want)
+        return;
+    compact(r);
     if (r->alloc >= need)
         return;
     target = r->alloc <= G_MAXSIZE / 2 ? r->alloc * 2 : G_MAXSIZE;

@@ -40,7 +40,6 @@ tests_unit_test_ddm_LDADD = $(CODEC_TEST_LDADD)
 # test-zlib compiles core/zlibchunk.c itself (#include) to count its
 # allocations; the rest of the codec comes from the library.
 tests_unit_test_zlib_SOURCES = tests/unit/test-zlib.c
-EXTRA_tests_unit_test_zlib_DEPENDENCIES = core/zlibchunk.c
 tests_unit_test_zlib_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
 tests_unit_test_zlib_CFLAGS = $(CODEC_TEST_CFLAGS)
 tests_unit_test_zlib_LDADD = $(CODEC_TEST_LDADD)

@@ -397,6 +397,25 @@ static void test_jdwp_large_packet_growth_bounded(void **state)
         assert_int_equal(ddm_jdwp_reader_buffer_size(r), initial);
         assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
         assert_int_equal(pkt.len, 11);
+
+        /* big and small in one feed: after both are taken, the next feed
+         * shrinks the buffer even though the small one would fit */
+        {
+            GByteArray *both = g_byte_array_new();
+            g_byte_array_append(both, p, (guint)len);
+            g_byte_array_append(both, s, (guint)slen);
+            ddm_jdwp_reader_feed(r, both->data, both->len);
+            assert_true(ddm_jdwp_reader_buffer_size(r) >= both->len);
+            assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+            assert_int_equal(pkt.len, len);
+            assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+            assert_int_equal(pkt.len, 11);
+            ddm_jdwp_reader_feed(r, s, slen);
+            assert_int_equal(ddm_jdwp_reader_buffer_size(r), initial);
+            assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+            assert_int_equal(pkt.len, 11);
+            g_byte_array_free(both, TRUE);
+        }
         g_free(s);
     }
     ddm_jdwp_reader_free(r);
@@ -579,6 +598,17 @@ static void test_jdwp_error_is_sticky(void **state)
     }
     assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
     assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+
+    /* a failed reader keeps no input: a lot more does not grow it */
+    {
+        size_t big = before * 3;
+        uint8_t *junk = g_malloc0(big);
+        ddm_jdwp_reader_feed(r, junk, big);
+        assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
+        assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+        assert_int_equal(ddm_jdwp_reader_pending(r), 0);
+        g_free(junk);
+    }
     ddm_jdwp_reader_free(r);
     g_free(good);
 }

@@ -244,6 +244,25 @@ static void test_zlib_bomb(void **state)
     g_free(payload);
 }
 
+/* A big declared size on a few bytes of data: the output buffer grows with
+ * what inflates (from 64 KiB), not with what the peer claims. */
+static void test_zlib_declared_size_not_trusted(void **state)
+{
+    uint8_t *data = sample(10);
+    size_t plen, out_len;
+    uint8_t *payload = make_payload(TYPE_HPDS, 4 * MiB, data, 10, 15, &plen);
+    uint8_t *out = NULL;
+    (void)state;
+
+    largest_alloc = 0;
+    assert_int_equal(ddm_zlib_inflate(payload, plen, 4 * MiB, NULL, &out, &out_len),
+                     DDM_ZLIB_ERR_SIZE);
+    assert_null(out);
+    assert_true(largest_alloc <= 64 * 1024);
+    g_free(payload);
+    g_free(data);
+}
+
 /* A valid stream of exactly the cap is fine, and allocates just that. */
 static void test_zlib_exactly_cap_allocates_only_cap(void **state)
 {
@@ -430,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_zlib_raw_deflate_accepted),
         cmocka_unit_test(test_zlib_wrong_declared_size),
         cmocka_unit_test(test_zlib_bomb),
+        cmocka_unit_test(test_zlib_declared_size_not_trusted),
         cmocka_unit_test(test_zlib_exactly_cap_allocates_only_cap),
         cmocka_unit_test(test_zlib_garbage),
         cmocka_unit_test(test_zlib_random_garbage),
