@@ -8,3 +8,10 @@ tests_unit_test_idmap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_idmap_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_idmap_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
+
+# jdwpc: a scriptable raw-JDWP client (plays a debugger) used by the relay
+# tests and bench/relay. Not a test itself.
+if ENABLE_TESTS
+check_PROGRAMS += tests/tools/jdwpc
+endif
+tests_tools_jdwpc_SOURCES = tests/tools/jdwpc.c

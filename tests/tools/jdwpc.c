@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * jdwpc: a scriptable raw-JDWP client for the relay tests and benchmarks.
+ * It plays a debugger: handshake, then the steps given on the command line,
+ * in order, printing one line per reply or event so shell tests can check
+ * them. Blocking I/O is fine here: this is a test tool, not ddmon.
+ *
+ *   jdwpc HOST:PORT STEP...
+ *   id=N              the next command uses packet id N (default: 1, 2, ...)
+ *   version           VirtualMachine.Version (1/1): prints "version ID NAME"
+ *   idsizes           VirtualMachine.IDSizes (1/7): prints "idsizes ID a b c d e"
+ *   ddm TYPE          a DDM request (0xC7/1) with an empty TYPE chunk: prints
+ *                     "ddm ID TYPE|empty|error N"
+ *   bigstring N       CreateString (1/11) of N bytes, then StringReference.Value
+ *                     (10/1) of it: prints "bigstring ID N ok" if it comes back intact
+ *   pipeline N        N Version commands written at once, then N replies read
+ *   events N [MS]     wait for N VM-originated commands (default 5000 ms): "event CMDSET CMD"
+ *   noevents MS       fail if any VM-originated command arrives within MS
+ *   suspend / resume  VirtualMachine.Suspend (1/8) / Resume (1/9)
+ *   dispose           VirtualMachine.Dispose (1/6)
+ *   garbage           write bytes that are not a JDWP packet
+ *   half              write half of a packet, then close
+ *   sleep MS
+ *   close             close without Dispose
+ *   rtt N             N sequential Version round trips; prints "rtt p50_us p99_us"
+ * Exit status: 0 when every step succeeded, 1 otherwise (with a message).
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HANDSHAKE "JDWP-Handshake"
+
+static int fd = -1;
+static uint32_t next_id = 1;
+static int forced_id = -1;
+static unsigned id_size = 8;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "jdwpc: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(1);
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void put4(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+
+static uint32_t get4(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void write_all(const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            die("write: %s", strerror(errno));
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Read exactly n bytes; 0 on success, -1 on EOF/error, -2 on timeout. */
+static int read_all(void *buf, size_t n, int timeout_ms)
+{
+    uint8_t *p = buf;
+    while (n) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int r = poll(&pfd, 1, timeout_ms);
+        if (r == 0)
+            return -2;
+        if (r < 0 && errno == EINTR)
+            continue;
+        ssize_t got = read(fd, p, n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        p += got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
+typedef struct {
+    uint32_t len, id;
+    uint8_t flags, cmdset, cmd;
+    uint16_t error;
+    uint8_t *data;
+    size_t data_len;
+} Packet;
+
+static int read_packet(Packet *pk, int timeout_ms)
+{
+    uint8_t h[11];
+    int r = read_all(h, 11, timeout_ms);
+    if (r)
+        return r;
+    pk->len = get4(h);
+    pk->id = get4(h + 4);
+    pk->flags = h[8];
+    pk->cmdset = h[9];
+    pk->cmd = h[10];
+    pk->error = (uint16_t)((h[9] << 8) | h[10]);
+    if (pk->len < 11 || pk->len > (512u << 20))
+        die("bad packet length from peer");
+    pk->data_len = pk->len - 11;
+    pk->data = malloc(pk->data_len ? pk->data_len : 1);
+    if (read_all(pk->data, pk->data_len, 30000))
+        die("short packet from peer");
+    return 0;
+}
+
+static uint32_t send_cmd(uint8_t cmdset, uint8_t cmd, const void *data, size_t len)
+{
+    uint32_t id = forced_id >= 0 ? (uint32_t)forced_id : next_id++;
+    forced_id = -1;
+    uint8_t *pkt = malloc(11 + len);
+    put4(pkt, (uint32_t)(11 + len));
+    put4(pkt + 4, id);
+    pkt[8] = 0;
+    pkt[9] = cmdset;
+    pkt[10] = cmd;
+    if (len)
+        memcpy(pkt + 11, data, len);
+    write_all(pkt, 11 + len);
+    free(pkt);
+    return id;
+}
+
+/* Wait for the reply to @id; events that arrive first are printed. */
+static Packet wait_reply(uint32_t id)
+{
+    for (;;) {
+        Packet pk;
+        int r = read_packet(&pk, 15000);
+        if (r == -2)
+            die("no reply within 15 s");
+        if (r)
+            die("connection closed while waiting for a reply");
+        if (pk.flags & 0x80) {
+            if (pk.id != id) {
+                fprintf(stderr, "jdwpc: reply id %u, expected %u\n", pk.id, id);
+                exit(1);
+            }
+            return pk;
+        }
+        if (pk.cmdset == 0xC7)
+            die("a DDM packet from the VM reached the debugger");
+        printf("event %u %u\n", pk.cmdset, pk.cmd);
+        free(pk.data);
+    }
+}
+
+static void connect_to(const char *hostport)
+{
+    char host[256];
+    const char *colon = strrchr(hostport, ':');
+    if (!colon || (size_t)(colon - hostport) >= sizeof(host))
+        die("bad address %s", hostport);
+    memcpy(host, hostport, (size_t)(colon - hostport));
+    host[colon - hostport] = 0;
+    struct addrinfo hints = {0}, *res;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, colon + 1, &hints, &res))
+        die("cannot resolve %s", hostport);
+    fd = socket(res->ai_family, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) < 0)
+        die("connect: %s", strerror(errno));
+    freeaddrinfo(res);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    write_all(HANDSHAKE, 14);
+    char echo[14];
+    if (read_all(echo, 14, 15000) || memcmp(echo, HANDSHAKE, 14))
+        die("no handshake echo from %s", hostport);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        die("usage: jdwpc HOST:PORT STEP...");
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    connect_to(argv[1]);
+    for (int i = 2; i < argc; i++) {
+        const char *s = argv[i];
+        const char *arg = i + 1 < argc ? argv[i + 1] : "0";
+        if (!strncmp(s, "id=", 3)) {
+            forced_id = (int)strtoul(s + 3, NULL, 0);
+        } else if (!strcmp(s, "version")) {
+            uint32_t id = send_cmd(1, 1, NULL, 0);
+            Packet pk = wait_reply(id);
+            if (pk.error)
+                die("Version failed");
+            uint32_t n = pk.data_len >= 4 ? get4(pk.data) : 0;
+            printf("version %u %.*s\n", id, (int)(n < pk.data_len - 4 ? n : pk.data_len - 4), pk.data + 4);
+            free(pk.data);
+        } else if (!strcmp(s, "idsizes")) {
+            uint32_t id = send_cmd(1, 7, NULL, 0);
+            Packet pk = wait_reply(id);
+            if (pk.error || pk.data_len < 20)
+                die("IDSizes failed");
+            id_size = get4(pk.data + 12);
+            printf("idsizes %u %u %u %u %u %u\n", id, get4(pk.data), get4(pk.data + 4), get4(pk.data + 8),
+                   get4(pk.data + 12), get4(pk.data + 16));
+            free(pk.data);
+        } else if (!strcmp(s, "ddm")) {
+            uint8_t chunk[8];
+            memcpy(chunk, arg, 4);
+            put4(chunk + 4, 0);
+            uint32_t id = send_cmd(0xC7, 1, chunk, 8);
+            Packet pk = wait_reply(id);
+            if (pk.error)
+                printf("ddm %u error %u\n", id, pk.error);
+            else if (pk.data_len >= 8)
+                printf("ddm %u %.4s\n", id, pk.data);
+            else
+                printf("ddm %u empty\n", id);
+            free(pk.data);
+            i++;
+        } else if (!strcmp(s, "bigstring")) {
+            size_t n = strtoul(arg, NULL, 0);
+            uint8_t *buf = malloc(4 + n);
+            put4(buf, (uint32_t)n);
+            for (size_t k = 0; k < n; k++)
+                buf[4 + k] = (uint8_t)('a' + k % 26);
+            uint32_t id = send_cmd(1, 11, buf, 4 + n);
+            Packet pk = wait_reply(id);
+            if (pk.error || pk.data_len < id_size)
+                die("CreateString failed");
+            uint32_t id2 = send_cmd(10, 1, pk.data, id_size);
+            free(pk.data);
+            Packet back = wait_reply(id2);
+            int ok = !back.error && back.data_len == 4 + n && get4(back.data) == n &&
+                     memcmp(back.data + 4, buf + 4, n) == 0;
+            printf("bigstring %u %zu %s\n", id, n, ok ? "ok" : "CORRUPT");
+            free(back.data);
+            free(buf);
+            if (!ok)
+                return 1;
+            i++;
+        } else if (!strcmp(s, "pipeline")) {
+            unsigned n = (unsigned)strtoul(arg, NULL, 0);
+            uint32_t first = next_id;
+            uint8_t *all = malloc((size_t)n * 11);
+            for (unsigned k = 0; k < n; k++) {
+                put4(all + 11 * k, 11);
+                put4(all + 11 * k + 4, next_id++);
+                all[11 * k + 8] = 0;
+                all[11 * k + 9] = 1;
+                all[11 * k + 10] = 1;
+            }
+            uint64_t t0 = now_us();
+            write_all(all, (size_t)n * 11);
+            for (unsigned k = 0; k < n; k++) {
+                Packet pk = wait_reply(first + k);
+                free(pk.data);
+            }
+            uint64_t dt = now_us() - t0;
+            printf("pipeline %u %.0f packets/s\n", n, dt ? n * 1e6 / (double)dt : 0.0);
+            free(all);
+            i++;
+        } else if (!strcmp(s, "events") || !strcmp(s, "noevents")) {
+            int want = !strcmp(s, "events") ? atoi(arg) : 0;
+            int ms = !strcmp(s, "events") ? (i + 2 < argc && atoi(argv[i + 2]) > 0 ? atoi(argv[i + 2]) : 5000) : atoi(arg);
+            if (!strcmp(s, "events") && i + 2 < argc && atoi(argv[i + 2]) > 0)
+                i++;
+            uint64_t deadline = now_us() + (uint64_t)ms * 1000u;
+            int got = 0;
+            while (want == 0 || got < want) {
+                uint64_t now = now_us();
+                if (now >= deadline)
+                    break;
+                Packet pk;
+                int r = read_packet(&pk, (int)((deadline - now) / 1000u) + 1);
+                if (r == -2)
+                    break;
+                if (r)
+                    die("connection closed while waiting for events");
+                if (pk.cmdset == 0xC7 && !(pk.flags & 0x80))
+                    die("a DDM packet from the VM reached the debugger");
+                printf("%s %u %u\n", pk.flags & 0x80 ? "reply" : "event", pk.cmdset, pk.cmd);
+                free(pk.data);
+                got++;
+                if (want == 0)
+                    die("unexpected packet within the quiet period");
+            }
+            if (want && got < want)
+                die("fewer events than expected");
+            i++;
+        } else if (!strcmp(s, "suspend") || !strcmp(s, "resume") || !strcmp(s, "dispose")) {
+            uint8_t cmd = !strcmp(s, "suspend") ? 8 : !strcmp(s, "resume") ? 9 : 6;
+            uint32_t id = send_cmd(1, cmd, NULL, 0);
+            Packet pk = wait_reply(id);
+            printf("%s %u %s\n", s, id, pk.error ? "error" : "ok");
+            free(pk.data);
+        } else if (!strcmp(s, "garbage")) {
+            write_all("\x00\x00\x00\x03garbage!", 12);
+        } else if (!strcmp(s, "half")) {
+            uint8_t pkt[11];
+            put4(pkt, 1000);
+            put4(pkt + 4, next_id++);
+            pkt[8] = 0; pkt[9] = 1; pkt[10] = 1;
+            write_all(pkt, 11);
+            close(fd);
+            return 0;
+        } else if (!strcmp(s, "sleep")) {
+            usleep((useconds_t)atoi(arg) * 1000u);
+            i++;
+        } else if (!strcmp(s, "close")) {
+            close(fd);
+            return 0;
+        } else if (!strcmp(s, "rtt")) {
+            unsigned n = (unsigned)strtoul(arg, NULL, 0);
+            uint64_t *t = malloc(sizeof(uint64_t) * (n ? n : 1));
+            for (unsigned k = 0; k < n; k++) {
+                uint64_t t0 = now_us();
+                uint32_t id = send_cmd(1, 1, NULL, 0);
+                Packet pk = wait_reply(id);
+                free(pk.data);
+                t[k] = now_us() - t0;
+            }
+            qsort(t, n, sizeof(*t), cmp_u64);
+            printf("rtt %llu %llu\n", n ? (unsigned long long)t[n / 2] : 0ULL,
+                   n ? (unsigned long long)t[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] : 0ULL);
+            free(t);
+            i++;
+        } else {
+            die("unknown step %s", s);
+        }
+    }
+    close(fd);
+    return 0;
+}
