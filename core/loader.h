@@ -14,6 +14,7 @@
 #define DDM_LOADER_H
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include <ddmon/plugin.h>
 
@@ -43,5 +44,28 @@ char **ddm_loader_search_path(const DdmConfig *config);
  *  (--plugins / --disable-plugin). Refusals are logged and recorded; FALSE
  *  with @error only when a plugin the user named explicitly failed. */
 gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError **error);
+
+/* Added by the plugin host (used by tests and the CLI). */
+
+/** Validate @path (made absolute), record it in @reg under its basename and
+ *  run its init. *@out (if not NULL) always receives the record, also when
+ *  the plugin is refused (status REFUSED, reason set). FALSE + @error on
+ *  refusal. Nothing about policy: callers decide whether a failure matters. */
+gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **out,
+                              GError **error);
+/** `ddmon --check-plugin FILE`: validate @path and run its init against a
+ *  throwaway registry (default config, no VMs), then unload it. Appends a
+ *  human report ("file:", "name:", "version:", "license:", "summary:",
+ *  "ABI:", "chunks:", "commands:", "observes:", "result:" lines) to @report
+ *  if not NULL. TRUE when the plugin would load; FALSE + @error (the
+ *  refusal, a DDM_LOADER_ERROR) otherwise. Exit status: 0 / 1. */
+gboolean ddm_loader_check_file(const char *path, GString *report, GError **error);
+/** `ddmon --list-plugins`: load every plugin on @config's search path (as
+ *  the server would, with --plugins / --disable-plugin / --chunks) into a
+ *  throwaway registry, describe them, unload. *@out always receives the JSON
+ *  array of ddm_registry_plugins_to_json() (render it as text with
+ *  ddm_registry_plugins_json_to_text()). FALSE + @error when a plugin named
+ *  with --plugins failed or is missing (the list still says why). */
+gboolean ddm_loader_list_plugins(const DdmConfig *config, JsonNode **out, GError **error);
 
 #endif /* DDM_LOADER_H */

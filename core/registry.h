@@ -11,6 +11,7 @@
 #define DDM_REGISTRY_H
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include <ddmon/plugin.h>
 
@@ -92,5 +93,24 @@ typedef void (*DdmCommandDoneFn)(ddm_cmd_status status, const char *message,
  *  FALSE (and no call) if no such command. */
 gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
                                   DdmCommandDoneFn done, gpointer ud);
+
+/* Listing, handoff and test support (added by the plugin host). */
+/** "loaded", "disabled", "refused". */
+const char *ddm_registry_plugin_status_name(DdmPluginStatus s);
+/** After every init: tell the log about plugins whose chunk types are all
+ *  disabled by --chunks (they stay idle). ddm_loader_load_all calls it. */
+void ddm_registry_handoff(DdmRegistry *reg);
+/** Everything @p still holds in the registry: chunk owners, taps, listeners,
+ *  commands, timers, commands in flight, views, per-VM data, plugin data.
+ *  0 after a failed init or an unload (tests assert it). */
+guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p);
+/** Every plugin record as a JSON array of objects {"name","version","abi",
+ *  "license","summary","file","status":"loaded|disabled|refused","reason",
+ *  "required","chunks":["THCR",...],"commands":["gc",...]}; null members when
+ *  unknown. Same data as --list-plugins. (transfer full) */
+JsonNode *ddm_registry_plugins_to_json(DdmRegistry *reg);
+/** Render the array above as an aligned text table, one line per plugin plus
+ *  a "why:" line for refused/disabled ones. (transfer full) */
+char *ddm_registry_plugins_json_to_text(JsonNode *plugins);
 
 #endif /* DDM_REGISTRY_H */
