@@ -29,6 +29,10 @@ if BUILD_PLUGIN_VMINFO
 check_PROGRAMS += tests/unit/test-plugin-vminfo
 TESTS += tests/unit/test-plugin-vminfo
 endif
+if BUILD_PLUGIN_THREADS
+check_PROGRAMS += tests/unit/test-plugin-threads
+TESTS += tests/unit/test-plugin-threads
+endif
 endif
 tests_unit_test_plugin_vminfo_SOURCES = tests/unit/test-plugin-vminfo.c \
 	plugins/vminfo/vminfo.c plugins/vminfo/vminfo.h plugins/vminfo/vminfo-parse.c \
@@ -36,3 +40,8 @@ tests_unit_test_plugin_vminfo_SOURCES = tests/unit/test-plugin-vminfo.c \
 tests_unit_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo
 tests_unit_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)
+
+tests_unit_test_plugin_threads_SOURCES = tests/unit/test-plugin-threads.c $(THREADS_PLUGIN_SOURCES)
+tests_unit_test_plugin_threads_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/threads
+tests_unit_test_plugin_threads_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_test_plugin_threads_LDADD = $(DDM_FAKEHOST_LDADD)

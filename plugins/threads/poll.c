@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * threads: THST polling. Real VMs never push THST; they answer an empty
+ * THST request with the table (ddmlib polls from a UI timer). One timer
+ * per plugin, every threads.interval ms, sends THST to each VM whose
+ * "threads" view someone watches (host->view_watchers > 0, a snapshot
+ * counts), with at most one THST in flight per VM. Nothing is sent while
+ * nobody looks, or when THST is disabled.
+ * The reply callback holds only the plugin (never per-VM state, which may
+ * be gone); it finds the VM's state again with host->vm_get_data.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <ddmon/plugin.h>
+
+#include "threads.h"
+
+/* How long one THST may take before the next poll may try again. */
+static unsigned thst_timeout_ms(const threads_plugin *pl)
+{
+    unsigned t = pl->interval_ms * 2;
+    if (t < 2000)
+        t = 2000;
+    if (t > 30000)
+        t = 30000;
+    return t;
+}
+
+static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    threads_plugin *pl = ud;
+    threads_vm *st;
+    if (reply->status == DDM_REPLY_VM_GONE)
+        return; /* the VM's state is (being) freed */
+    st = pl->host->vm_get_data(self, vm);
+    if (!st)
+        return;
+    st->thst_in_flight = 0;
+    switch (reply->status) {
+    case DDM_REPLY_CHUNK:
+        if (reply->type == THREADS_CHUNK_THST)
+            (void)threads_handle_thst(st, reply->data, reply->len);
+        else if (reply->type == DDM_CHUNK_FAIL)
+            pl->host->log(self, DDM_LOG_INFO, "THST refused by the VM: %s",
+                          reply->fail_msg ? reply->fail_msg : "no message");
+        else
+            pl->host->log(self, DDM_LOG_INFO, "THST answered with another chunk type; ignored");
+        break;
+    case DDM_REPLY_ERROR:
+        pl->host->log(self, DDM_LOG_INFO, "THST: JDWP error %u", (unsigned)reply->jdwp_error);
+        break;
+    default:
+        pl->host->log(self, DDM_LOG_DEBUG, "THST: no table (reply status %d)", (int)reply->status);
+        break;
+    }
+}
+
+void threads_poll_once(threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    threads_vm *st;
+    if (!h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return;
+    for (st = pl->vms; st; st = st->next) {
+        int rc;
+        if (!st->view || st->thst_in_flight || h->view_watchers(st->view) <= 0)
+            continue;
+        rc = h->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl),
+                        thst_reply, pl, NULL);
+        if (rc == 0)
+            st->thst_in_flight = 1;
+        else
+            h->log(pl->self, DDM_LOG_DEBUG, "THST not sent: error %d", rc);
+    }
+}
+
+static int poll_timer_cb(ddm_plugin *self, void *ud)
+{
+    threads_poll_once(ud);
+    return 1;
+}
+
+int threads_poll_start(threads_plugin *pl)
+{
+    if (!pl->interval_ms) {
+        pl->host->log(pl->self, DDM_LOG_INFO, "threads.interval is 0: THST polling is off");
+        return 0;
+    }
+    pl->poll_timer = pl->host->timer_add(pl->self, pl->interval_ms, poll_timer_cb, pl, NULL);
+    if (!pl->poll_timer) {
+        pl->host->log(pl->self, DDM_LOG_WARNING, "cannot start the THST poll timer");
+        return -ENOMEM;
+    }
+    return 0;
+}

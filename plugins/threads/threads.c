@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * threads plugin: the live thread table of each VM.
+ *  - On DDM_VM_READY it sends THEN(1) when THEN and THCR are enabled, and
+ *    creates the "threads" table view when THCR or THST is enabled.
+ *  - It owns THCR (u4 id, u4 len, str16 name), THNM (same, a rename), THDE
+ *    (u4 id) and THST (events, and replies to the poll in poll.c).
+ *  - View "threads" per VM: id, tid, name, state, daemon, utime, stime (ms),
+ *    cpu (%); headline "threads" = count.
+ * Options (host->config_get, i.e. --plugin-opt threads.KEY=VALUE):
+ *   interval  THST poll period in ms while the view is watched (1000; 0 off)
+ *   hz        clock ticks per second of utime/stime (100)
+ * Invariants: per-VM state lives from first use to VM gone (the core frees
+ * it; its free function unlinks it from the plugin's list). Bad chunks are
+ * logged and rejected with -EBADMSG; they never change the table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ddmon/bytes.h>
+#include <ddmon/plugin.h>
+
+#include "threads.h"
+
+static const ddm_column k_columns[] = {
+    {"id", DDM_VAL_INT, NULL},       {"tid", DDM_VAL_INT, NULL},  {"name", DDM_VAL_STR, NULL},
+    {"state", DDM_VAL_STR, NULL},    {"daemon", DDM_VAL_BOOL, NULL},
+    {"utime", DDM_VAL_INT, "ms"},    {"stime", DDM_VAL_INT, "ms"},
+    {"cpu", DDM_VAL_DOUBLE, "%"},
+};
+
+double threads_monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------ per-VM */
+
+static void vm_state_free(void *p)
+{
+    threads_vm *st = p, **pp;
+    for (pp = &st->pl->vms; *pp; pp = &(*pp)->next) {
+        if (*pp == st) {
+            *pp = st->next;
+            break;
+        }
+    }
+    thread_list_clear(&st->list);
+    free(st);
+}
+
+threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm)
+{
+    const ddm_host *h = pl->host;
+    threads_vm *st = h->vm_get_data(pl->self, vm);
+    if (st)
+        return st;
+    st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->pl = pl;
+    st->vm = vm;
+    thread_list_init(&st->list);
+    if (h->vm_set_data(pl->self, vm, st, vm_state_free) != 0)
+        return NULL; /* the host freed it: vm_state_free finds it in no list */
+    st->next = pl->vms;
+    pl->vms = st;
+    if (h->chunk_enabled(pl->self, THREADS_CHUNK_THCR) ||
+        h->chunk_enabled(pl->self, THREADS_CHUNK_THST)) {
+        st->view = h->view_new(pl->self, vm, "threads", DDM_VIEW_TABLE, "Threads");
+        if (st->view)
+            h->view_set_columns(st->view, k_columns, sizeof k_columns / sizeof k_columns[0]);
+        else
+            h->log(pl->self, DDM_LOG_WARNING, "cannot create the threads view (name taken?)");
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------ publish */
+
+static void cell_u32_or_null(const ddm_host *h, ddm_view *v, int known, uint32_t x)
+{
+    if (known)
+        h->view_int(v, x);
+    else
+        h->view_str(v, NULL);
+}
+
+void threads_publish(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    const ddm_host *h = pl->host;
+    ddm_view *v = st->view;
+    char buf[48], count[24];
+    size_t i;
+
+    st->publish_pending = 0;
+    if (!v)
+        return;
+    h->view_begin(v);
+    for (i = 0; i < st->list.n; i++) {
+        const thread_info *t = &st->list.v[i];
+        int real = t->has_stats && t->form == THST_FORM_REAL;
+        h->view_row(v);
+        h->view_int(v, t->id);
+        cell_u32_or_null(h, v, real, t->tid);
+        h->view_str(v, t->name);
+        if (t->has_stats) {
+            char sbuf[16];
+            const char *name = threads_state_name(t->status, sbuf);
+            if (t->suspended && t->status != 9) {
+                snprintf(buf, sizeof buf, "%s (suspended)", name);
+                name = buf;
+            }
+            h->view_str(v, name);
+        } else {
+            h->view_str(v, NULL);
+        }
+        if (real)
+            h->view_bool(v, t->daemon != 0);
+        else
+            h->view_str(v, NULL);
+        if (real) {
+            h->view_int(v, (int64_t)t->utime * 1000 / pl->hz);
+            h->view_int(v, (int64_t)t->stime * 1000 / pl->hz);
+        } else {
+            h->view_str(v, NULL);
+            h->view_str(v, NULL);
+        }
+        if (t->has_stats && t->has_cpu)
+            h->view_double(v, t->cpu);
+        else
+            h->view_str(v, NULL);
+    }
+    h->view_commit(v);
+    snprintf(count, sizeof count, "%zu", st->list.n);
+    h->vm_headline(pl->self, st->vm, "threads", count);
+}
+
+static int flush_timer_cb(ddm_plugin *self, void *ud)
+{
+    threads_plugin *pl = ud;
+    threads_vm *st;
+    pl->flush_timer = 0; /* returning 0 ends this timer */
+    for (st = pl->vms; st; st = st->next)
+        if (st->publish_pending)
+            threads_publish(st);
+    return 0;
+}
+
+void threads_changed(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    if (st->list.n <= THREADS_PUBLISH_NOW_MAX) {
+        threads_publish(st);
+        return;
+    }
+    st->publish_pending = 1;
+    if (!pl->flush_timer)
+        pl->flush_timer = pl->host->timer_add(pl->self, THREADS_FLUSH_MS, flush_timer_cb, pl, NULL);
+    if (!pl->flush_timer) /* no timer: publish now rather than never */
+        threads_publish(st);
+}
+
+/* ------------------------------------------------------------- chunks */
+
+static void log_full(threads_vm *st)
+{
+    if (!st->full_logged)
+        st->pl->host->log(st->pl->self, DDM_LOG_WARNING,
+                          "VM %s has more than %zu threads; the rest are not shown",
+                          st->pl->host->vm_info(st->vm)->key ? st->pl->host->vm_info(st->vm)->key : "?",
+                          st->list.max);
+    st->full_logged = 1;
+}
+
+/* THCR and THNM share a layout: u4 id, u4 name length (units), str16 name. */
+static int on_name(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    threads_plugin *pl = ud;
+    threads_vm *st = threads_vm_state(pl, vm);
+    ddm_reader r;
+    uint32_t id, units, keep;
+    char *name, tname[5];
+
+    if (!st)
+        return -ENOMEM;
+    ddm_reader_init(&r, data, len);
+    id = ddm_read_u4(&r);
+    units = ddm_read_u4(&r);
+    if (!ddm_reader_ok(&r) || (uint64_t)units * 2 > ddm_reader_remaining(&r)) {
+        pl->host->log(self, DDM_LOG_WARNING,
+                      "%s of %zu bytes: name length %u runs past the end; ignored",
+                      ddm_chunk_name(ci->type, tname), len, (unsigned)units);
+        return -EBADMSG;
+    }
+    keep = units < THREADS_NAME_MAX_UNITS ? units : THREADS_NAME_MAX_UNITS;
+    name = ddm_read_str16(&r, keep);
+    if (!name)
+        return -ENOMEM;
+    if (!thread_list_name(&st->list, id, name)) {
+        log_full(st);
+        return DDM_OK;
+    }
+    threads_changed(st);
+    return DDM_OK;
+}
+
+static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    threads_plugin *pl = ud;
+    threads_vm *st = threads_vm_state(pl, vm);
+    ddm_reader r;
+    uint32_t id;
+    if (!st)
+        return -ENOMEM;
+    ddm_reader_init(&r, data, len);
+    id = ddm_read_u4(&r);
+    if (!ddm_reader_ok(&r)) {
+        pl->host->log(self, DDM_LOG_WARNING, "THDE of %zu bytes (need 4); ignored", len);
+        return -EBADMSG;
+    }
+    if (!thread_list_remove(&st->list, id)) {
+        pl->host->log(self, DDM_LOG_DEBUG, "THDE for unknown thread %u", (unsigned)id);
+        return DDM_OK;
+    }
+    threads_changed(st);
+    return DDM_OK;
+}
+
+void threads_apply_thst(threads_vm *st, const thst_table *t)
+{
+    size_t dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
+    if (dropped)
+        log_full(st);
+    threads_changed(st);
+}
+
+int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len)
+{
+    thst_table t;
+    char why[128];
+    int rc = threads_parse_thst(data, len, &t, why, sizeof why);
+    if (rc != 0) {
+        st->pl->host->log(st->pl->self, DDM_LOG_WARNING, "THST of %zu bytes rejected: %s", len,
+                          rc == -ENOMEM ? "out of memory" : why);
+        return rc;
+    }
+    if (t.form == THST_FORM_DRAFT)
+        st->pl->host->log(st->pl->self, DDM_LOG_DEBUG, "THST in the 2007 draft's form (%zu threads)",
+                          t.n);
+    threads_apply_thst(st, &t);
+    threads_thst_clear(&t);
+    return 0;
+}
+
+static int on_thst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    threads_vm *st = threads_vm_state(ud, vm);
+    if (!st)
+        return -ENOMEM;
+    return threads_handle_thst(st, data, len);
+}
+
+/* ------------------------------------------------------------ VM events */
+
+static void then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    threads_plugin *pl = ud;
+    /* Dalvik answers empty, ART's adbconnection not at all: both are fine. */
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+        pl->host->log(self, DDM_LOG_INFO, "THEN refused by the VM: %s",
+                      reply->fail_msg ? reply->fail_msg : "no message");
+    else if (reply->status == DDM_REPLY_ERROR)
+        pl->host->log(self, DDM_LOG_INFO, "THEN: JDWP error %u", (unsigned)reply->jdwp_error);
+}
+
+static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
+{
+    threads_plugin *pl = ud;
+    const ddm_host *h = pl->host;
+    threads_vm *st;
+    static const uint8_t enable = 1;
+    int rc;
+
+    if (event != DDM_VM_READY)
+        return; /* GONE: the core frees our state (vm_state_free) and views */
+    st = threads_vm_state(pl, vm);
+    if (!st)
+        return;
+    threads_publish(st);
+    if (!h->chunk_enabled(self, THREADS_CHUNK_THEN) || !h->chunk_enabled(self, THREADS_CHUNK_THCR))
+        return;
+    rc = h->request(self, vm, THREADS_CHUNK_THEN, &enable, 1, THREADS_THEN_TIMEOUT_MS, then_reply,
+                    pl, NULL);
+    if (rc != 0)
+        h->log(self, DDM_LOG_INFO, "THEN not sent: error %d", rc);
+}
+
+/* ---------------------------------------------------------- descriptor */
+
+static unsigned option_uint(threads_plugin *pl, const char *key, unsigned def, unsigned min,
+                            unsigned max)
+{
+    const char *s = pl->host->config_get(pl->self, key);
+    char *end;
+    unsigned long v;
+    if (!s)
+        return def;
+    v = strtoul(s, &end, 10);
+    if (end == s || *end || s[0] == '-' || v > max || v < min) {
+        pl->host->log(pl->self, DDM_LOG_WARNING, "option threads.%s=%s out of range (%u-%u); using %u",
+                      key, s, min, max, def);
+        return def;
+    }
+    return (unsigned)v;
+}
+
+static int threads_init(ddm_plugin *self, const ddm_host *host)
+{
+    threads_plugin *pl = calloc(1, sizeof *pl);
+    int rc;
+    if (!pl)
+        return -ENOMEM;
+    pl->self = self;
+    pl->host = host;
+    pl->now = threads_monotonic_now;
+    host->set_data(self, pl, free);
+    pl->interval_ms = option_uint(pl, "interval", THREADS_DEFAULT_INTERVAL_MS, 0, 3600000u);
+    if (pl->interval_ms && pl->interval_ms < THREADS_MIN_INTERVAL_MS) {
+        host->log(self, DDM_LOG_INFO, "threads.interval %u ms raised to %u ms", pl->interval_ms,
+                  THREADS_MIN_INTERVAL_MS);
+        pl->interval_ms = THREADS_MIN_INTERVAL_MS;
+    }
+    pl->hz = option_uint(pl, "hz", THREADS_DEFAULT_HZ, 1, 1000000u);
+    if ((rc = host->register_chunk(self, THREADS_CHUNK_THCR, on_name, pl, NULL)) != 0 ||
+        (rc = host->register_chunk(self, THREADS_CHUNK_THNM, on_name, pl, NULL)) != 0 ||
+        (rc = host->register_chunk(self, THREADS_CHUNK_THDE, on_thde, pl, NULL)) != 0 ||
+        (rc = host->register_chunk(self, THREADS_CHUNK_THST, on_thst, pl, NULL)) != 0 ||
+        (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
+        (rc = threads_stack_register(pl)) != 0 || (rc = threads_poll_start(pl)) != 0)
+        return rc;
+    return 0;
+}
+
+DDM_PLUGIN_DEFINE("threads", "1.0", "Apache-2.0",
+                  "thread table (THCR/THDE/THNM/THST) with CPU %, and stacks (STKL)",
+                  threads_init, NULL);

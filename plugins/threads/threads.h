@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * threads plugin, internal interface shared by its files (never installed):
+ *  - threads.c:     descriptor, init, options, VM listener, THCR/THDE/THNM/THST
+ *                   handlers, the per-VM "threads" table view;
+ *  - thread-list.c: the per-VM thread list (sorted by id, capped) and how a
+ *                   THST table updates it, with CPU % between two tables;
+ *  - thst.c:        THST decoder (the real table and the 2007 draft's form);
+ *  - stkl.c:        STKL decoder;
+ *  - states.c:      thread state names;
+ *  - poll.c:        the one polling timer (THST while a view is watched);
+ *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
+ * Ownership: threads_plugin is the plugin data (host->set_data); threads_vm
+ * is per-VM data (host->vm_set_data), freed by the core at VM gone, which
+ * also unlinks it from the plugin's list. Views belong to the core.
+ * Callbacks that outlive a call (request replies) never hold a threads_vm:
+ * they look it up again with host->vm_get_data.
+ */
+#ifndef DDM_PLUGIN_THREADS_H
+#define DDM_PLUGIN_THREADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ddmon/chunk.h>
+#include <ddmon/plugin.h>
+
+#define THREADS_CHUNK_THEN DDM_CHUNK('T', 'H', 'E', 'N')
+#define THREADS_CHUNK_THCR DDM_CHUNK('T', 'H', 'C', 'R')
+#define THREADS_CHUNK_THDE DDM_CHUNK('T', 'H', 'D', 'E')
+#define THREADS_CHUNK_THNM DDM_CHUNK('T', 'H', 'N', 'M')
+#define THREADS_CHUNK_THST DDM_CHUNK('T', 'H', 'S', 'T')
+#define THREADS_CHUNK_STKL DDM_CHUNK('S', 'T', 'K', 'L')
+
+#define THREADS_DEFAULT_INTERVAL_MS 1000u /* option threads.interval; 0 = no polling */
+#define THREADS_MIN_INTERVAL_MS 100u
+#define THREADS_DEFAULT_HZ 100u           /* option threads.hz: clock ticks per second */
+#define THREADS_MAX 65535u                /* threads kept per VM */
+#define THREADS_NAME_MAX_UNITS 1024u      /* longer names are cut */
+#define THREADS_PUBLISH_NOW_MAX 256u      /* bigger tables are published by a 100 ms timer */
+#define THREADS_FLUSH_MS 100u
+#define THREADS_THEN_TIMEOUT_MS 5000u
+#define THREADS_STKL_MAX_FRAMES 65535u
+
+/* ------------------------------------------------------------ decoders */
+
+/** THST layouts. */
+typedef enum thst_form {
+    THST_FORM_REAL = 1, /* u1 headerLen, u1 bytesPerEntry, u2 count, entries */
+    THST_FORM_DRAFT = 2 /* u4 count, (u4 id, u1 state, u1 suspended) entries */
+} thst_form;
+
+/** One THST entry; fields absent from the draft form are 0. */
+typedef struct thst_entry {
+    uint32_t id;
+    uint8_t status;
+    uint8_t suspended; /* draft form only */
+    uint8_t daemon;
+    uint32_t tid, utime, stime;
+} thst_entry;
+
+/** A decoded THST table: @e has @n entries (malloc'd; threads_thst_clear). */
+typedef struct thst_table {
+    thst_form form;
+    size_t n;
+    thst_entry *e;
+} thst_table;
+
+/**
+ * Decode a THST payload. Real form: headerLen >= 4 and bytesPerEntry >= 18
+ * are honoured (extra header and entry bytes skipped); the whole table must
+ * fit. Draft form, tried only when the real header is invalid: u4 count
+ * (<= THREADS_MAX) and exactly 4 + 6 x count bytes (see thst.c for why this
+ * cannot be confused with a real table). Returns 0 or -EBADMSG with a
+ * reason in @why (@whylen bytes, required).
+ */
+int threads_parse_thst(const uint8_t *data, size_t len, thst_table *out, char *why, size_t whylen);
+void threads_thst_clear(thst_table *t);
+
+/** One STKL frame (strings malloc'd; file NULL when the VM sent none). */
+typedef struct stkl_frame {
+    char *class_name, *method, *file;
+    int32_t line; /* -2 native, -1 unknown */
+} stkl_frame;
+
+typedef struct stkl_trace {
+    uint32_t thread_id;
+    uint32_t n;
+    stkl_frame *frames;
+} stkl_trace;
+
+/** Decode an STKL reply. 0 or -EBADMSG with a reason in @why. */
+int threads_parse_stkl(const uint8_t *data, size_t len, stkl_trace *out, char *why,
+                       size_t whylen);
+void threads_stkl_clear(stkl_trace *t);
+/** "native", "unknown" or the number, into @buf. */
+const char *threads_line_text(int32_t line, char buf[16]);
+
+/** State name for a THST status code ("running", ..., "state-N"). */
+const char *threads_state_name(uint8_t code, char buf[16]);
+
+/* --------------------------------------------------------- thread list */
+
+typedef struct thread_info {
+    uint32_t id;
+    char *name;        /* NULL until THCR/THNM */
+    int announced;     /* seen in THCR/THNM: kept when absent from a THST */
+    int has_stats;     /* from the last THST */
+    thst_form form;
+    uint8_t status, suspended, daemon;
+    uint32_t tid, utime, stime;
+    int has_prev;      /* previous CPU sample */
+    uint64_t prev_ticks;
+    double prev_wall;
+    int has_cpu;
+    double cpu;        /* % of one CPU between the last two tables */
+} thread_info;
+
+typedef struct thread_list {
+    thread_info *v; /* sorted by id */
+    size_t n, cap;
+    size_t max;     /* THREADS_MAX unless a test says otherwise */
+} thread_list;
+
+void thread_list_init(thread_list *l);
+void thread_list_clear(thread_list *l);
+thread_info *thread_list_find(thread_list *l, uint32_t id);
+/** Find or add @id. NULL when the list is full (or out of memory). */
+thread_info *thread_list_get(thread_list *l, uint32_t id);
+/** Remove @id; 1 if it was there. */
+int thread_list_remove(thread_list *l, uint32_t id);
+/** Set @id's name (taking ownership of @name); NULL if full. */
+thread_info *thread_list_name(thread_list *l, uint32_t id, char *name);
+/**
+ * Apply a THST table received at @now (seconds, monotonic) with @hz ticks
+ * per second. Threads in the table get its stats and a CPU % when a
+ * previous sample exists; announced threads missing from it lose their
+ * stats; threads only known from THST and missing are removed. Returns the
+ * number of entries dropped because the list is full.
+ */
+size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, unsigned hz);
+
+/* -------------------------------------------------------------- plugin */
+
+typedef struct threads_vm threads_vm;
+
+typedef struct threads_plugin {
+    ddm_plugin *self;
+    const ddm_host *host;
+    unsigned interval_ms; /* 0: no polling */
+    unsigned hz;
+    uint32_t poll_timer;  /* 0: none */
+    uint32_t flush_timer; /* 0: none */
+    threads_vm *vms;      /* every VM with state, in no particular order */
+    double (*now)(void);  /* monotonic seconds; tests may replace it */
+} threads_plugin;
+
+struct threads_vm {
+    threads_plugin *pl;
+    ddm_vm *vm;
+    threads_vm *next;
+    thread_list list;
+    ddm_view *view;       /* "threads", NULL when THCR and THST are both disabled */
+    ddm_view *stack_view; /* "stack", created by the first stack command */
+    int thst_in_flight;
+    int publish_pending;
+    int full_logged;
+};
+
+/** The VM's state, created on first use (with its view). NULL if out of memory. */
+threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm);
+/** The list changed: publish now, or soon for big tables. */
+void threads_changed(threads_vm *st);
+/** Publish the table and the headline now. */
+void threads_publish(threads_vm *st);
+/** Apply a decoded THST table to @st and publish. */
+void threads_apply_thst(threads_vm *st, const thst_table *t);
+/** Decode and apply a THST payload (event or reply). 0 or -EBADMSG (logged). */
+int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len);
+
+/** Start the polling timer if threads.interval > 0. 0 or -errno. */
+int threads_poll_start(threads_plugin *pl);
+/** One polling round (the timer callback's body; also for tests). */
+void threads_poll_once(threads_plugin *pl);
+
+/** Register the stack command. 0 or -errno. */
+int threads_stack_register(threads_plugin *pl);
+
+/** Monotonic clock in seconds (the default of threads_plugin.now). */
+double threads_monotonic_now(void);
+
+#endif /* DDM_PLUGIN_THREADS_H */

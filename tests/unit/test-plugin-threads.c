@@ -1,0 +1,892 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the threads plugin (plugins/threads sources compiled in)
+ * through the fake host: THEN on ready and the chunk filter, THCR/THNM/THDE,
+ * every THST layout (real with longer header/entries, draft form, truncated
+ * and invalid), polling only while watched with one THST in flight, CPU %
+ * between two polls, options, STKL success/FAIL/timeout/malformed, the
+ * stack command's errors, the thread cap and the big-table publish timer.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ddmon/bytes.h>
+#include <ddmon/plugin.h>
+
+#include "fake-host.h"
+#include "threads.h"
+
+extern const ddm_plugin_desc ddm_plugin_descriptor;
+
+static double g_now;
+
+static double fake_now(void)
+{
+    return g_now;
+}
+
+typedef struct fixture {
+    fake_host *fh;
+    ddm_vm *vm;
+} fixture;
+
+static threads_plugin *plugin_of(fake_host *fh)
+{
+    return fake_host_table(fh)->get_data(fake_host_plugin(fh));
+}
+
+static threads_vm *state_of(fake_host *fh, ddm_vm *vm)
+{
+    return fake_host_table(fh)->vm_get_data(fake_host_plugin(fh), vm);
+}
+
+/* A loaded host with one VM (pid 77), not yet ready. */
+static fixture *make(void)
+{
+    fixture *f = calloc(1, sizeof *f);
+    ddm_vm_info info = {.key = "127.0.0.1:8000", .pid = 77, .ddm = 1, .app_name = "app",
+                        .user_id = -1, .native_debuggable = -1};
+    f->fh = fake_host_new();
+    return f->vm = fake_host_add_vm(f->fh, &info), f;
+}
+
+static void load(fixture *f)
+{
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    plugin_of(f->fh)->now = fake_now;
+    g_now = 100.0;
+}
+
+static int setup(void **state)
+{
+    fixture *f = make();
+    load(f);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    *state = f;
+    return 0;
+}
+
+static int setup_unloaded(void **state)
+{
+    *state = make();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    fake_host_free(f->fh);
+    free(f);
+    return 0;
+}
+
+/* --------------------------------------------------------------- builders */
+
+static uint8_t *name_chunk(uint32_t id, const char *name, size_t *len)
+{
+    ddm_writer w;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, id);
+    ddm_write_u4(&w, (uint32_t)ddm_utf8_to_utf16be(name, NULL, 0));
+    ddm_write_str16(&w, name);
+    return ddm_writer_take(&w, len);
+}
+
+static int send_name(fixture *f, uint32_t type, uint32_t id, const char *name)
+{
+    size_t len;
+    uint8_t *p = name_chunk(id, name, &len);
+    int rc = fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, p, len);
+    free(p);
+    return rc;
+}
+
+static int send_thde(fixture *f, uint32_t id)
+{
+    uint8_t p[4];
+    ddm_put_u4(p, id);
+    return fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THDE, DDM_ORIGIN_EVENT, p, 4);
+}
+
+/* A real THST table with the given header and entry lengths (padding 0xEE). */
+static uint8_t *thst_real(unsigned hl, unsigned bpe, unsigned count, const thst_entry *e, size_t n,
+                          size_t *len)
+{
+    ddm_writer w;
+    size_t i, k;
+    ddm_writer_init(&w, 0);
+    ddm_write_u1(&w, (uint8_t)hl);
+    ddm_write_u1(&w, (uint8_t)bpe);
+    ddm_write_u2(&w, (uint16_t)count);
+    for (k = 4; k < hl; k++)
+        ddm_write_u1(&w, 0xEE);
+    for (i = 0; i < n; i++) {
+        ddm_write_u4(&w, e[i].id);
+        ddm_write_u1(&w, e[i].status);
+        ddm_write_u4(&w, e[i].tid);
+        ddm_write_u4(&w, e[i].utime);
+        ddm_write_u4(&w, e[i].stime);
+        ddm_write_u1(&w, e[i].daemon);
+        for (k = 18; k < bpe; k++)
+            ddm_write_u1(&w, 0xEE);
+    }
+    return ddm_writer_take(&w, len);
+}
+
+static int send_thst(fixture *f, const thst_entry *e, size_t n)
+{
+    size_t len;
+    uint8_t *p = thst_real(4, 18, (unsigned)n, e, n, &len);
+    int rc = fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len);
+    free(p);
+    return rc;
+}
+
+static ddm_view *threads_view(fixture *f)
+{
+    ddm_view *v = fake_view_find(f->fh, f->vm, "threads");
+    assert_non_null(v);
+    return v;
+}
+
+/* ------------------------------------------------------- ready and THEN */
+
+static void test_registration(void **state)
+{
+    fixture *f = *state;
+    assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THCR));
+    assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THNM));
+    assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THDE));
+    assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THST));
+    assert_true(fake_host_has_command(f->fh, "stack"));
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), 1000);
+}
+
+static void test_then_on_ready(void **state)
+{
+    fixture *f = *state;
+    const fake_request *rq;
+    ddm_view *v = threads_view(f);
+    assert_int_equal(fake_host_n_requests(f->fh), 1);
+    rq = fake_host_request(f->fh, 0);
+    assert_int_equal(rq->type, THREADS_CHUNK_THEN);
+    assert_int_equal(rq->len, 1);
+    assert_int_equal(rq->data[0], 1);
+    /* ART never answers THEN: a timeout is fine */
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_view_n_cols(v), 8);
+    assert_int_equal(fake_view_n_rows(v), 0);
+    assert_string_equal(fake_view_col_unit(v, "cpu"), "%");
+    assert_string_equal(fake_view_col_unit(v, "utime"), "ms");
+    assert_string_equal(fake_view_col_unit(v, "stime"), "ms");
+    assert_int_equal(fake_view_col_type(v, "daemon"), DDM_VAL_BOOL);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "0");
+}
+
+static void test_no_then_when_thcr_disabled(void **state)
+{
+    fixture *f = *state;
+    fake_host_disable_chunk(f->fh, THREADS_CHUNK_THCR);
+    load(f);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
+    assert_non_null(fake_view_find(f->fh, f->vm, "threads")); /* THST still feeds it */
+}
+
+static void test_no_then_when_then_disabled(void **state)
+{
+    fixture *f = *state;
+    fake_host_disable_chunk(f->fh, THREADS_CHUNK_THEN);
+    load(f);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+}
+
+static void test_nothing_when_thread_types_disabled(void **state)
+{
+    fixture *f = *state;
+    const uint32_t only[] = {DDM_CHUNK('H', 'P', 'I', 'F'), THREADS_CHUNK_THEN};
+    fake_host_only_chunks(f->fh, only, 2);
+    load(f);
+    fake_host_set_default_watchers(f->fh, 1);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    assert_null(fake_view_find(f->fh, f->vm, "threads"));
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+}
+
+/* --------------------------------------------------- THCR / THNM / THDE */
+
+static void test_thcr_thnm_thde(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 5, "Signal Catcher"), DDM_OK);
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 1, "main"), DDM_OK);
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 9, "Binder:77_1"), DDM_OK);
+    assert_int_equal(fake_view_n_rows(v), 3);
+    /* sorted by id */
+    assert_int_equal(fake_view_cell_int(v, 0, "id"), 1);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+    assert_true(fake_view_cell_is_null(v, 0, "state"));
+    assert_true(fake_view_cell_is_null(v, 0, "cpu"));
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+    /* rename */
+    assert_int_equal(send_name(f, THREADS_CHUNK_THNM, 9, "worker \xe2\x98\x83"), DDM_OK);
+    assert_string_equal(fake_view_cell_str(v, fake_view_find_row(v, "id", "9"), "name"),
+                        "worker \xe2\x98\x83");
+    /* THNM of an unknown thread adds it */
+    assert_int_equal(send_name(f, THREADS_CHUNK_THNM, 12, "late"), DDM_OK);
+    assert_int_equal(fake_view_n_rows(v), 4);
+    /* removal */
+    assert_int_equal(send_thde(f, 5), DDM_OK);
+    assert_int_equal(fake_view_n_rows(v), 3);
+    assert_int_equal(fake_view_find_row(v, "id", "5"), -1);
+    assert_int_equal(send_thde(f, 5), DDM_OK); /* unknown: harmless */
+    assert_int_equal(fake_view_n_rows(v), 3);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+}
+
+static void test_thcr_malformed(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    static const uint8_t past_end[] = {0, 0, 0, 1, 0, 0, 0, 50, 0, 'a', 0, 'b'};
+    static const uint8_t seven[] = {0, 0, 0, 1, 0, 0, 0};
+    static const uint8_t thde_short[] = {0, 0, 1};
+    static const uint8_t huge_len[] = {0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 'a'};
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, past_end,
+                                       sizeof past_end),
+                     -EBADMSG);
+    assert_true(fake_host_log_contains(f->fh, "name length 50 runs past the end"));
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THNM, DDM_ORIGIN_EVENT, seven,
+                                       sizeof seven),
+                     -EBADMSG);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, huge_len,
+                                       sizeof huge_len),
+                     -EBADMSG);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THDE, DDM_ORIGIN_EVENT,
+                                       thde_short, sizeof thde_short),
+                     -EBADMSG);
+    assert_int_equal(fake_view_n_rows(v), 0);
+}
+
+static void test_thcr_empty_and_long_names(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    char *longname = malloc(3001);
+    memset(longname, 'x', 3000);
+    longname[3000] = '\0';
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 2, ""), DDM_OK);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "");
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 3, longname), DDM_OK);
+    assert_int_equal(strlen(fake_view_cell_str(v, 1, "name")), THREADS_NAME_MAX_UNITS);
+    free(longname);
+}
+
+/* ---------------------------------------------------------------- THST */
+
+static void test_thst_real_table(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const thst_entry e[] = {
+        {.id = 1, .status = 1, .tid = 77, .utime = 150, .stime = 20, .daemon = 0},
+        {.id = 2, .status = 4, .tid = 80, .utime = 3, .stime = 1, .daemon = 1},
+        {.id = 3, .status = 42, .tid = 81},
+    };
+    send_name(f, THREADS_CHUNK_THCR, 1, "main");
+    assert_int_equal(send_thst(f, e, 3), 0);
+    assert_int_equal(fake_view_n_rows(v), 3);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+    assert_string_equal(fake_view_cell_str(v, 0, "state"), "running");
+    assert_int_equal(fake_view_cell_int(v, 0, "tid"), 77);
+    assert_int_equal(fake_view_cell_int(v, 0, "utime"), 1500); /* 150 ticks at 100 Hz */
+    assert_int_equal(fake_view_cell_int(v, 0, "stime"), 200);
+    assert_string_equal(fake_view_cell_str(v, 0, "daemon"), "false");
+    assert_true(fake_view_cell_is_null(v, 0, "cpu")); /* first poll */
+    assert_true(fake_view_cell_is_null(v, 1, "name"));
+    assert_string_equal(fake_view_cell_str(v, 1, "state"), "wait");
+    assert_string_equal(fake_view_cell_str(v, 1, "daemon"), "true");
+    assert_string_equal(fake_view_cell_str(v, 2, "state"), "state-42");
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+}
+
+static void test_thst_state_names(void **state)
+{
+    static const char *const names[] = {"zombie", "running", "timed-wait", "monitor", "wait",
+                                        "initializing", "starting", "native", "vmwait",
+                                        "suspended"};
+    char buf[16];
+    unsigned i;
+    (void)state;
+    for (i = 0; i < 10; i++)
+        assert_string_equal(threads_state_name(i, buf), names[i]);
+    assert_string_equal(threads_state_name(10, buf), "state-10");
+    assert_string_equal(threads_state_name(255, buf), "state-255");
+}
+
+static void test_thst_longer_header_and_entries(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const thst_entry e[] = {{.id = 7, .status = 2, .tid = 700, .utime = 10, .stime = 10},
+                            {.id = 8, .status = 3, .tid = 800, .utime = 1, .stime = 2}};
+    size_t len;
+    uint8_t *p = thst_real(9, 25, 2, e, 2, &len);
+    assert_int_equal(len, 9 + 2 * 25);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_int_equal(fake_view_cell_int(v, 1, "id"), 8);
+    assert_int_equal(fake_view_cell_int(v, 1, "tid"), 800);
+    assert_string_equal(fake_view_cell_str(v, 0, "state"), "timed-wait");
+    assert_string_equal(fake_view_cell_str(v, 1, "state"), "monitor");
+}
+
+static void test_thst_trailing_bytes_ignored(void **state)
+{
+    thst_table t;
+    char why[128];
+    const thst_entry e[] = {{.id = 1, .status = 1}};
+    size_t len;
+    uint8_t *p = thst_real(4, 18, 1, e, 1, &len);
+    uint8_t *q = malloc(len + 3);
+    (void)state;
+    memcpy(q, p, len);
+    memset(q + len, 0xAB, 3);
+    assert_int_equal(threads_parse_thst(q, len + 3, &t, why, sizeof why), 0);
+    assert_int_equal(t.form, THST_FORM_REAL);
+    assert_int_equal(t.n, 1);
+    threads_thst_clear(&t);
+    free(p);
+    free(q);
+}
+
+typedef struct bad_thst {
+    const char *what;
+    unsigned hl, bpe, count, present;
+    const char *log;
+} bad_thst;
+
+static void test_thst_rejects(void **state)
+{
+    fixture *f = *state;
+    static const bad_thst cases[] = {
+        {"count 1000, bytes for 2", 4, 18, 1000, 2, "count says 1000 entries of 18 bytes"},
+        {"header length 2", 2, 18, 1, 1, "header length 2 < 4"},
+        {"header length 0", 0, 18, 1, 1, "header length 0 < 4"},
+        {"entry length 17", 4, 17, 1, 1, "entry length 17 < 18"},
+        {"header past end", 200, 18, 0, 0, "header length 200 runs past the end"},
+    };
+    const thst_entry e[2] = {{.id = 1, .status = 1}, {.id = 2, .status = 1}};
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const bad_thst *c = &cases[i];
+        size_t len;
+        uint8_t *p;
+        ddm_writer w;
+        if (c->bpe >= 18) {
+            p = thst_real(c->hl < 4 ? 4 : c->hl, c->bpe, c->count, e, c->present, &len);
+            if (c->hl < 4)
+                p[0] = (uint8_t)c->hl;
+            if (c->hl == 200) { /* header claims 200 bytes, only 4 sent */
+                free(p);
+                ddm_writer_init(&w, 0);
+                ddm_write_u1(&w, 200);
+                ddm_write_u1(&w, 18);
+                ddm_write_u2(&w, 0);
+                p = ddm_writer_take(&w, &len);
+            }
+        } else {
+            ddm_writer_init(&w, 0);
+            ddm_write_u1(&w, (uint8_t)c->hl);
+            ddm_write_u1(&w, (uint8_t)c->bpe);
+            ddm_write_u2(&w, (uint16_t)c->count);
+            ddm_writer_reserve(&w, c->bpe * c->present);
+            memset(w.data + 4, 0, c->bpe * c->present);
+            p = ddm_writer_take(&w, &len);
+        }
+        fake_host_log_clear(f->fh);
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len),
+                         -EBADMSG);
+        if (!fake_host_log_contains(f->fh, c->log))
+            fail_msg("case '%s': log lacks '%s': %s", c->what, c->log, fake_host_log_text(f->fh));
+        free(p);
+    }
+    assert_int_equal(fake_view_n_rows(threads_view(f)), 0);
+    /* too short for any header */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, "\4\22", 2),
+                     -EBADMSG);
+    assert_true(fake_host_log_contains(f->fh, "shorter than the 4-byte header"));
+}
+
+static void test_thst_draft_form(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    ddm_writer w;
+    size_t len;
+    uint8_t *p;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, 2);
+    ddm_write_u4(&w, 1); /* id */
+    ddm_write_u1(&w, 2); /* sleeping */
+    ddm_write_u1(&w, 0);
+    ddm_write_u4(&w, 3);
+    ddm_write_u1(&w, 7); /* native */
+    ddm_write_u1(&w, 1); /* suspended */
+    p = ddm_writer_take(&w, &len);
+    assert_int_equal(len, 16);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len), 0);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_string_equal(fake_view_cell_str(v, 0, "state"), "timed-wait");
+    assert_string_equal(fake_view_cell_str(v, 1, "state"), "native (suspended)");
+    assert_true(fake_view_cell_is_null(v, 0, "tid"));
+    assert_true(fake_view_cell_is_null(v, 0, "utime"));
+    assert_true(fake_view_cell_is_null(v, 0, "daemon"));
+    assert_true(fake_view_cell_is_null(v, 0, "cpu"));
+    /* one byte more and it is neither form */
+    p = realloc(p, len + 1);
+    p[len] = 0;
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len + 1),
+                     -EBADMSG);
+    free(p);
+    /* an empty draft table is 4 zero bytes */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT,
+                                       "\0\0\0\0", 4), 0);
+    assert_int_equal(fake_view_n_rows(v), 0);
+}
+
+static void test_thst_draft_heuristic_direct(void **state)
+{
+    thst_table t;
+    char why[128];
+    /* a valid real header is never read as draft, even if the length would fit */
+    static const uint8_t real_empty[] = {4, 18, 0, 0};
+    static const uint8_t draft_big[] = {0x00, 0x01, 0x00, 0x00}; /* count 65536 > cap */
+    (void)state;
+    assert_int_equal(threads_parse_thst(real_empty, 4, &t, why, sizeof why), 0);
+    assert_int_equal(t.form, THST_FORM_REAL);
+    assert_int_equal(t.n, 0);
+    threads_thst_clear(&t);
+    assert_int_equal(threads_parse_thst(draft_big, 4, &t, why, sizeof why), -EBADMSG);
+}
+
+static void test_thst_keeps_announced_drops_unannounced(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const thst_entry both[] = {{.id = 1, .status = 1}, {.id = 2, .status = 1}};
+    const thst_entry none[] = {{.id = 3, .status = 1}};
+    send_name(f, THREADS_CHUNK_THCR, 1, "main");
+    send_thst(f, both, 2);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    send_thst(f, none, 1);
+    /* 1 announced: kept without state; 2 only from THST: gone; 3 new */
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_true(fake_view_cell_is_null(v, fake_view_find_row(v, "id", "1"), "state"));
+    assert_int_equal(fake_view_find_row(v, "id", "2"), -1);
+    assert_true(fake_view_find_row(v, "id", "3") >= 0);
+}
+
+/* ------------------------------------------------------------- polling */
+
+static void test_polls_only_while_watched(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}};
+    size_t len;
+    uint8_t *p;
+    int idx;
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY); /* THEN */
+    fake_host_fire_timers(f->fh);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0), -1);
+    fake_view_set_watchers(v, 1);
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    assert_true(idx >= 0);
+    assert_int_equal(fake_host_request(f->fh, idx)->len, 0); /* empty THST request */
+    /* one in flight at most */
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    p = thst_real(4, 18, 1, e, 1, &len);
+    fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    /* a timeout clears the in-flight mark too */
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)idx + 1);
+    fake_host_complete_status(f->fh, idx, DDM_REPLY_TIMEOUT);
+    /* nobody looks any more: no new request */
+    fake_view_set_watchers(v, 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+}
+
+static void test_poll_fail_and_other_replies(void **state)
+{
+    fixture *f = *state;
+    int idx;
+    fake_view_set_watchers(threads_view(f), 3);
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    fake_host_complete_fail(f->fh, idx, 1, "Can't build THST chunk");
+    assert_true(fake_host_log_contains(f->fh, "Can't build THST chunk"));
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)idx + 1);
+    fake_host_complete_status(f->fh, idx, DDM_REPLY_ERROR);
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)idx + 1);
+    assert_true(idx >= 0);
+    /* malformed table in a reply: rejected, logged */
+    fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, "\4\22\0\5", 4);
+    assert_true(fake_host_log_contains(f->fh, "THST of 4 bytes rejected"));
+    /* the VM goes away with a poll pending: nothing breaks */
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_null(fake_view_find(f->fh, f->vm, "threads"));
+    fake_host_fire_timers(f->fh);
+}
+
+static void test_poll_two_vms(void **state)
+{
+    fixture *f = *state;
+    ddm_vm_info info = {.pid = 88, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+    ddm_vm *vm2 = fake_host_add_vm(f->fh, &info);
+    fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    fake_view_set_watchers(fake_view_find(f->fh, vm2, "threads"), 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    fake_host_vm_event(f->fh, vm2, DDM_VM_GONE);
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+}
+
+static void test_cpu_between_polls(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100, .stime = 0},
+                      {.id = 2, .status = 4, .tid = 78, .utime = 5, .stime = 5}};
+    g_now = 10.0;
+    send_thst(f, e, 2);
+    assert_true(fake_view_cell_is_null(v, 0, "cpu"));
+    g_now = 12.0;
+    e[0].utime = 150;
+    e[0].stime = 50; /* +100 ticks = 1 s of CPU in 2 s */
+    send_thst(f, e, 2);
+    assert_float_equal(fake_view_cell_double(v, 0, "cpu"), 50.0, 1e-9);
+    assert_float_equal(fake_view_cell_double(v, 1, "cpu"), 0.0, 1e-9);
+    /* counters going backwards (tid reuse): no figure */
+    g_now = 13.0;
+    e[0].utime = 1;
+    e[0].stime = 0;
+    send_thst(f, e, 2);
+    assert_true(fake_view_cell_is_null(v, 0, "cpu"));
+    /* same wall time: no figure rather than a division by zero */
+    send_thst(f, e, 2);
+    assert_true(fake_view_cell_is_null(v, 0, "cpu"));
+}
+
+static void test_options_hz_and_interval(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v;
+    thst_entry e[] = {{.id = 1, .status = 1, .utime = 1000, .stime = 0}};
+    fake_host_set_config(f->fh, "threads.hz", "1000");
+    fake_host_set_config(f->fh, "threads.interval", "250");
+    load(f);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), 250);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    v = threads_view(f);
+    g_now = 1.0;
+    send_thst(f, e, 1);
+    assert_int_equal(fake_view_cell_int(v, 0, "utime"), 1000); /* 1000 ticks at 1000 Hz */
+    g_now = 2.0;
+    e[0].utime = 1500;
+    send_thst(f, e, 1);
+    assert_float_equal(fake_view_cell_double(v, 0, "cpu"), 50.0, 1e-9);
+}
+
+static void test_option_interval_off(void **state)
+{
+    fixture *f = *state;
+    fake_host_set_config(f->fh, "threads.interval", "0");
+    load(f);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+}
+
+static void test_option_bad_values(void **state)
+{
+    fixture *f = *state;
+    fake_host_set_config(f->fh, "threads.interval", "soon");
+    fake_host_set_config(f->fh, "threads.hz", "0");
+    load(f);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), THREADS_DEFAULT_INTERVAL_MS);
+    assert_int_equal(plugin_of(f->fh)->hz, THREADS_DEFAULT_HZ);
+    assert_true(fake_host_log_contains(f->fh, "threads.interval=soon"));
+    assert_true(fake_host_log_contains(f->fh, "threads.hz=0"));
+}
+
+/* --------------------------------------------------------------- limits */
+
+static void test_thread_cap(void **state)
+{
+    fixture *f = *state;
+    threads_vm *st = state_of(f->fh, f->vm);
+    const thst_entry e[] = {{.id = 50, .status = 1}};
+    uint32_t i;
+    st->list.max = 3;
+    for (i = 1; i <= 5; i++)
+        assert_int_equal(send_name(f, THREADS_CHUNK_THCR, i, "t"), DDM_OK);
+    assert_int_equal(fake_view_n_rows(threads_view(f)), 3);
+    assert_true(fake_host_log_contains(f->fh, "more than 3 threads"));
+    send_thst(f, e, 1);
+    assert_int_equal(fake_view_find_row(threads_view(f), "id", "50"), -1);
+}
+
+static void test_big_table_published_by_timer(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    unsigned before;
+    uint32_t i;
+    for (i = 1; i <= THREADS_PUBLISH_NOW_MAX + 10; i++)
+        send_name(f, THREADS_CHUNK_THCR, i, "t");
+    before = fake_view_version(v);
+    assert_int_equal(fake_view_n_rows(v), THREADS_PUBLISH_NOW_MAX);
+    assert_int_equal(fake_host_n_timers(f->fh), 2); /* poll + flush */
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_view_n_rows(v), THREADS_PUBLISH_NOW_MAX + 10);
+    assert_int_equal(fake_view_version(v), before + 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+}
+
+/* ---------------------------------------------------------------- STKL */
+
+static uint8_t *stkl_payload(uint32_t tid, size_t *len)
+{
+    ddm_writer w;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, 0);
+    ddm_write_u4(&w, tid);
+    ddm_write_u4(&w, 3);
+    ddm_write_lstr(&w, "java.lang.Object");
+    ddm_write_lstr(&w, "wait");
+    ddm_write_lstr(&w, "");
+    ddm_write_u4(&w, (uint32_t)-2);
+    ddm_write_lstr(&w, "com.example.Worker");
+    ddm_write_lstr(&w, "run");
+    ddm_write_lstr(&w, "Worker.java");
+    ddm_write_u4(&w, 42);
+    ddm_write_lstr(&w, "java.lang.Thread");
+    ddm_write_lstr(&w, "run");
+    ddm_write_lstr(&w, "Thread.java");
+    ddm_write_u4(&w, (uint32_t)-1);
+    return ddm_writer_take(&w, len);
+}
+
+static ddm_cmd *run_stack(fixture *f, const char *vm, const char *tid)
+{
+    const char *argv[] = {"stack", vm, tid};
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 3, argv);
+    assert_non_null(cmd);
+    return cmd;
+}
+
+static void test_stkl_success(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd;
+    ddm_view *res, *sv;
+    size_t len;
+    uint8_t *p;
+    int idx;
+    send_name(f, THREADS_CHUNK_THCR, 9, "worker");
+    cmd = run_stack(f, "77", "9");
+    assert_false(fake_cmd_finished(cmd));
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_STKL, 0);
+    assert_true(idx >= 0);
+    assert_int_equal(fake_host_request(f->fh, idx)->len, 4);
+    assert_memory_equal(fake_host_request(f->fh, idx)->data, "\0\0\0\x09", 4);
+    p = stkl_payload(9, &len);
+    fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_STKL, p, len);
+    free(p);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_string_equal(fake_cmd_message(cmd), "thread 9: 3 frames");
+    res = fake_cmd_result(cmd);
+    assert_non_null(res);
+    assert_int_equal(fake_view_n_rows(res), 3);
+    assert_string_equal(fake_view_cell_str(res, 0, "class"), "java.lang.Object");
+    assert_string_equal(fake_view_cell_str(res, 0, "line"), "native");
+    assert_true(fake_view_cell_is_null(res, 0, "file"));
+    assert_string_equal(fake_view_cell_str(res, 1, "method"), "run");
+    assert_string_equal(fake_view_cell_str(res, 1, "file"), "Worker.java");
+    assert_string_equal(fake_view_cell_str(res, 1, "line"), "42");
+    assert_string_equal(fake_view_cell_str(res, 2, "line"), "unknown");
+    assert_int_equal(fake_view_cell_int(res, 2, "frame"), 2);
+    sv = fake_view_find(f->fh, f->vm, "stack");
+    assert_non_null(sv);
+    assert_int_equal(fake_view_n_rows(sv), 3);
+    assert_int_equal(fake_view_cell_int(sv, 0, "thread"), 9);
+    /* a second stack replaces the view's content */
+    cmd = run_stack(f, "app", "0x9");
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_STKL, (size_t)idx + 1);
+    fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_STKL, "\0\0\0\0\0\0\0\x09\0\0\0\0", 12);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_n_rows(sv), 0);
+    assert_int_equal(fake_view_version(sv), 2);
+}
+
+static void test_stkl_fail_timeout_empty(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = run_stack(f, "77", "1");
+    fake_host_complete_fail(f->fh, 1, 1, "Stack trace unavailable");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "Stack trace unavailable"));
+    cmd = run_stack(f, "77", "1");
+    fake_host_complete_status(f->fh, 2, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "timeout"));
+    cmd = run_stack(f, "77", "1");
+    fake_host_complete_status(f->fh, 3, DDM_REPLY_EMPTY);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    cmd = run_stack(f, "77", "1");
+    fake_host_complete_status(f->fh, 4, DDM_REPLY_ERROR);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    cmd = run_stack(f, "77", "1");
+    fake_host_complete_chunk(f->fh, 5, DDM_CHUNK('H', 'P', 'I', 'F'), NULL, 0);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    cmd = run_stack(f, "77", "1");
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_null(fake_view_find(f->fh, f->vm, "stack"));
+}
+
+static void test_stkl_malformed(void **state)
+{
+    fixture *f = *state;
+    static const uint8_t huge_count[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0x03, 0xE8, /* 1000 */
+                                         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t short_hdr[] = {0, 0, 0, 0, 0, 0};
+    size_t len;
+    uint8_t *p = stkl_payload(1, &len);
+    ddm_cmd *cmd = run_stack(f, "77", "1");
+    fake_host_complete_chunk(f->fh, 1, THREADS_CHUNK_STKL, huge_count, sizeof huge_count);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "frame count 1000"));
+    cmd = run_stack(f, "77", "1");
+    fake_host_complete_chunk(f->fh, 2, THREADS_CHUNK_STKL, short_hdr, sizeof short_hdr);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    /* the last frame cut short (its line missing) */
+    cmd = run_stack(f, "77", "1");
+    fake_host_complete_chunk(f->fh, 3, THREADS_CHUNK_STKL, p, len - 2);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "frame 2 of 3 is truncated"));
+    free(p);
+    assert_null(fake_view_find(f->fh, f->vm, "stack"));
+}
+
+static void test_stkl_parser_lstr_past_end(void **state)
+{
+    stkl_trace t;
+    char why[128];
+    ddm_writer w;
+    size_t len;
+    uint8_t *p;
+    (void)state;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, 0);
+    ddm_write_u4(&w, 4);
+    ddm_write_u4(&w, 1);
+    ddm_write_u4(&w, 0x40000000u); /* class name length far past the end */
+    ddm_write_u4(&w, 0);
+    ddm_write_u4(&w, 0);
+    ddm_write_u4(&w, 0);
+    p = ddm_writer_take(&w, &len);
+    assert_int_equal(threads_parse_stkl(p, len, &t, why, sizeof why), -EBADMSG);
+    assert_null(t.frames);
+    free(p);
+}
+
+static void test_stack_command_errors(void **state)
+{
+    fixture *f = *state;
+    const char *two[] = {"stack", "77"};
+    ddm_cmd *cmd;
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, two)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run_stack(f, "77", "abc")), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run_stack(f, "77", "-1")), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run_stack(f, "77", "99999999999")), DDM_CMD_USAGE);
+    cmd = run_stack(f, "4242", "1");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_non_null(strstr(fake_cmd_message(cmd), "\"4242\""));
+    send_name(f, THREADS_CHUNK_THCR, 1, "main");
+    cmd = run_stack(f, "77", "2");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no thread 2"));
+    fake_host_disable_chunk(f->fh, THREADS_CHUNK_STKL);
+    cmd = run_stack(f, "77", "1");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "disabled"));
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TU(fn) cmocka_unit_test_setup_teardown(fn, setup_unloaded, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_registration),
+        T(test_then_on_ready),
+        TU(test_no_then_when_thcr_disabled),
+        TU(test_no_then_when_then_disabled),
+        TU(test_nothing_when_thread_types_disabled),
+        T(test_thcr_thnm_thde),
+        T(test_thcr_malformed),
+        T(test_thcr_empty_and_long_names),
+        T(test_thst_real_table),
+        cmocka_unit_test(test_thst_state_names),
+        T(test_thst_longer_header_and_entries),
+        cmocka_unit_test(test_thst_trailing_bytes_ignored),
+        T(test_thst_rejects),
+        T(test_thst_draft_form),
+        cmocka_unit_test(test_thst_draft_heuristic_direct),
+        T(test_thst_keeps_announced_drops_unannounced),
+        T(test_polls_only_while_watched),
+        T(test_poll_fail_and_other_replies),
+        T(test_poll_two_vms),
+        T(test_cpu_between_polls),
+        TU(test_options_hz_and_interval),
+        TU(test_option_interval_off),
+        TU(test_option_bad_values),
+        T(test_thread_cap),
+        T(test_big_table_published_by_timer),
+        T(test_stkl_success),
+        T(test_stkl_fail_timeout_empty),
+        T(test_stkl_malformed),
+        cmocka_unit_test(test_stkl_parser_lstr_past_end),
+        T(test_stack_command_errors),
+    };
+    return cmocka_run_group_tests_name("plugin-threads", tests, NULL, NULL);
+}
