@@ -65,11 +65,6 @@ static DdmBackoff *backoff_get(DdmMonitor *mon, const char *key)
 
 static void schedule_vms_view(DdmMonitor *mon);
 
-/* -------------------------------------------------------------- the ADB hook */
-
-/* adb discovery lives in core/adb*.c (another area); linked in when present. */
-extern __typeof__(ddm_discovery_adb_new) ddm_discovery_adb_new __attribute__((weak));
-
 /* ---------------------------------------------------------------- views */
 
 static const ddm_column vms_columns[] = {
@@ -289,10 +284,7 @@ static void reconcile_discovery(DdmMonitor *mon, gboolean start)
 
     d = discovery_find(mon, "adb");
     if (c->scan_adb && !d) {
-        if (ddm_discovery_adb_new)
-            discovery_add(mon, ddm_discovery_adb_new(mon), start);
-        else
-            g_debug("adb discovery is not built into this ddmon");
+        discovery_add(mon, ddm_discovery_adb_new(mon), start);
     } else if (!c->scan_adb && d) {
         g_ptr_array_remove(mon->discovery, d);
     }
@@ -466,7 +458,8 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
         if (g_strcmp0(vm->target->origin, origin) == 0) {
-            char *why = g_strdup_printf("discovery \"%s\" switched off", origin);
+            char *why = mon->stopping ? g_strdup("ddmon is stopping")
+                                      : g_strdup_printf("discovery \"%s\" switched off", origin);
             ddm_vm_close(vm, why);
             g_free(why);
         }

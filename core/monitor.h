@@ -92,8 +92,7 @@ struct DdmDiscovery {
 };
 DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon);
 DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon);
-/** adb discovery (core/adb*.c, issue 6). The monitor calls it when
- *  config->scan_adb is set and it is linked in (weak reference in monitor.c). */
+/** adb discovery (core/discovery_adb.c); the monitor runs it when config->scan_adb. */
 DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon);
 /** Switch discovery modes at run time ("local,adb"); modes removed drop their VMs. */
 gboolean ddm_monitor_set_scan(DdmMonitor *mon, const char *spec, GError **error);

@@ -287,7 +287,7 @@ void ddm_vm_close(DdmVm *vm, const char *reason)
     g_free(vm->close_reason);
     vm->close_reason = g_strdup(reason ? reason : "closed");
 
-    if (old == DDM_VM_STATE_CONNECTING)
+    if (old == DDM_VM_STATE_CONNECTING || vm->monitor->stopping)
         g_debug("%s: %s", vm_key(vm), vm->close_reason);
     else
         g_message("%s: session closed (%s, was %s)", vm_key(vm), vm->close_reason,

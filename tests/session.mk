@@ -23,3 +23,13 @@ tests_unit_test_vm_SOURCES = tests/unit/test-vm.c core/vm.c core/target.c core/c
 tests_unit_test_vm_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_test_vm_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
 tests_unit_test_vm_LDADD = core/libddmcodec.la $(GLIB_LIBS) $(ZLIB_LIBS) $(CMOCKA_LIBS)
+
+# The monitor hub with the real core (views, registry, relay, discovery).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-monitor
+TESTS += tests/unit/test-monitor
+endif
+tests_unit_test_monitor_SOURCES = tests/unit/test-monitor.c
+tests_unit_test_monitor_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_test_monitor_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_test_monitor_LDADD = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
