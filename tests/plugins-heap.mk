@@ -38,3 +38,21 @@ if HAVE_LIBPNG
 tests_unit_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
 endif
+
+NATIVEHEAP_TEST_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
+	plugins/heap/segcollect.c plugins/heap/segcollect.h \
+	plugins/nativeheap/nhgt.c plugins/nativeheap/nhgt.h \
+	plugins/nativeheap/nhmaps.c plugins/nativeheap/nhmaps.h \
+	plugins/nativeheap/nativeheap.c plugins/nativeheap/nativeheap.h \
+	plugins/nativeheap/nh_views.c
+
+if ENABLE_TESTS
+if BUILD_PLUGIN_NATIVEHEAP
+check_PROGRAMS += tests/unit/test-plugin-nativeheap
+TESTS += tests/unit/test-plugin-nativeheap
+endif
+endif
+tests_unit_test_plugin_nativeheap_SOURCES = tests/unit/test-plugin-nativeheap.c $(NATIVEHEAP_TEST_SOURCES)
+tests_unit_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_test_plugin_nativeheap_LDADD = $(DDM_FAKEHOST_LDADD)

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the nativeheap plugin through the fake host: the NHSG
+ * request on READY (and none when the type is disabled), native segment
+ * updates, and the NHGT reply in both header versions with 4- and 8-byte
+ * pointers, grouped views and library+offset frames, plus malformed
+ * replies (sizes past the end, bad version, pointer size 3, short records).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ddmon/bytes.h>
+
+#include "fake-host.h"
+#include "plugins/nativeheap/nativeheap.h"
+#include "plugins/nativeheap/nhmaps.h"
+
+extern const ddm_plugin_desc ddm_plugin_descriptor;
+
+#define NHGT NH_CHUNK_NHGT
+#define NHSG NH_CHUNK_NHSG
+#define NHST NH_CHUNK_NHST
+#define NHEN NH_CHUNK_NHEN
+
+typedef struct fixture {
+    fake_host *fh;
+    ddm_vm *vm;
+} fixture;
+
+static fixture *setup_with(const char *const *opts, void (*before)(fake_host *))
+{
+    fixture *f = calloc(1, sizeof(*f));
+    size_t i;
+    assert_non_null(f);
+    f->fh = fake_host_new();
+    for (i = 0; opts && opts[i]; i += 2)
+        fake_host_set_config(f->fh, opts[i], opts[i + 1]);
+    if (before)
+        before(f->fh);
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 7, .ddm = 1, .user_id = -1,
+                                                    .key = "127.0.0.1:8007" });
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    return f;
+}
+
+static int setup(void **state)
+{
+    *state = setup_with(NULL, NULL);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    fake_host_free(f->fh);
+    free(f);
+    return 0;
+}
+
+/* ------------------------------------------------------------ NHGT builder */
+
+typedef struct rec {
+    uint64_t size;
+    int zygote;
+    uint64_t count;
+    uint64_t frames[4];
+} rec;
+
+typedef struct nhgt_spec {
+    int version;             /* 1 or 2 */
+    unsigned ptr;            /* 4 or 8: width of records (and v2 header fields) */
+    unsigned hdr_ptr;        /* v2: pointerSize field written (0 = ptr) */
+    unsigned hdr_version;    /* v2: version written (0 = 2) */
+    const char *maps;
+    const rec *recs;
+    size_t n;
+    unsigned bt;             /* backtrace depth */
+    int64_t map_size_delta;  /* added to the declared mapSize */
+    int64_t alloc_size_delta;
+    int64_t info_size_delta;
+    uint64_t total_memory;
+    int info_zero;           /* allocInfoSize 0 */
+} nhgt_spec;
+
+static uint8_t *build_nhgt(const nhgt_spec *s, size_t *len)
+{
+    ddm_writer w;
+    unsigned hw = s->version == 2 ? s->ptr : 4;
+    uint64_t info = s->info_zero ? 0 : (2 + s->bt) * (uint64_t)s->ptr;
+    size_t maps_len = s->maps ? strlen(s->maps) : 0;
+    size_t i, k;
+    uint8_t *out;
+
+    ddm_writer_init(&w, 0);
+    if (s->version == 2) {
+        ddm_write_le(&w, 0x812345DD, 4);
+        ddm_write_le(&w, s->hdr_version ? s->hdr_version : 2, 2);
+        ddm_write_le(&w, s->hdr_ptr ? s->hdr_ptr : s->ptr, 2);
+    }
+    ddm_write_le(&w, (uint64_t)((int64_t)maps_len + s->map_size_delta), hw);
+    ddm_write_le(&w, (uint64_t)((int64_t)(s->info_zero ? 0 : info * s->n) + s->alloc_size_delta), hw);
+    ddm_write_le(&w, (uint64_t)((int64_t)info + s->info_size_delta), hw);
+    ddm_write_le(&w, s->total_memory, hw);
+    ddm_write_le(&w, s->bt, hw);
+    ddm_write_bytes(&w, s->maps ? s->maps : "", maps_len);
+    for (i = 0; !s->info_zero && i < s->n; i++) {
+        uint64_t top = (uint64_t)1 << (8 * s->ptr - 1);
+        ddm_write_le(&w, s->recs[i].size | (s->recs[i].zygote ? top : 0), s->ptr);
+        ddm_write_le(&w, s->recs[i].count, s->ptr);
+        for (k = 0; k < s->bt; k++)
+            ddm_write_le(&w, k < 4 ? s->recs[i].frames[k] : 0, s->ptr);
+    }
+    out = ddm_writer_take(&w, len);
+    assert_non_null(out);
+    return out;
+}
+
+static const char maps_text[] =
+    "10000000-10010000 r-xp 00000000 fd:01 123   /system/lib/libc.so\n"
+    "10010000-10020000 r-xp 00010000 fd:01 123   /system/lib/libc.so\n"
+    "20000000-20001000 rw-p 00000000 00:00 0     [stack]\n"
+    "garbage line\n"
+    "30000000-30008000 r-xp 00002000 fd:01 456   /data/app/libfoo.so\n";
+
+static const rec recs[] = {
+    { 32, 0, 10, { 0x10000100, 0x30000010, 0, 0 } },
+    { 32, 0, 5, { 0x10000100, 0x30000010, 0, 0 } },  /* same size, same backtrace */
+    { 4096, 1, 2, { 0x10010200, 0x50000000, 0, 0 } }, /* zygote; unmapped frame */
+    { 32, 1, 1, { 0, 0, 0, 0 } },                    /* zygote 32: a group of its own */
+};
+
+/* Run native-heap, answer with @payload; returns the finished command. */
+static ddm_cmd *run_nhgt(fixture *f, const uint8_t *payload, size_t len)
+{
+    const char *argv[] = { "native-heap", "7" };
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
+    int idx = fake_host_find_request(f->fh, f->vm, NHGT, 0);
+    const fake_request *rq;
+    assert_non_null(cmd);
+    assert_true(idx >= 0);
+    rq = fake_host_request(f->fh, (size_t)idx);
+    assert_int_equal(rq->len, 0);
+    assert_false(fake_cmd_finished(cmd));
+    fake_host_complete_chunk(f->fh, (size_t)idx, NHGT, payload, len);
+    assert_true(fake_cmd_finished(cmd));
+    return cmd;
+}
+
+static void check_views(fixture *f, const nhgt_spec *s)
+{
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "nativeheap.summary");
+    ddm_view *al = fake_view_find(f->fh, f->vm, "nativeheap.allocations");
+    ddm_view *bt = fake_view_find(f->fh, f->vm, "nativeheap.backtraces");
+    int r;
+    assert_int_equal(fake_view_field_int(sum, "total_memory"), 123456);
+    assert_int_equal(fake_view_field_int(sum, "records"), 4);
+    assert_int_equal(fake_view_field_int(sum, "allocations"), 18);
+    assert_int_equal(fake_view_field_int(sum, "allocated"), 15 * 32 + 2 * 4096 + 32);
+    assert_int_equal(fake_view_field_int(sum, "zygote"), 2 * 4096 + 32);
+    assert_int_equal(fake_view_field_int(sum, "header_version"), s->version);
+    assert_int_equal(fake_view_field_int(sum, "pointer_size"), s->ptr);
+    assert_int_equal(fake_view_field_int(sum, "backtrace_depth"), s->bt);
+    assert_int_equal(fake_view_field_int(sum, "mappings"), 3);
+    assert_int_equal(fake_view_field_int(sum, "malloc_debug"), 1);
+
+    /* by size: 4096 zygote (8192 B), 32 (480 B, 2 records), 32 zygote (32 B) */
+    assert_int_equal(fake_view_n_rows(al), 3);
+    assert_int_equal(fake_view_cell_int(al, 0, "size"), 4096);
+    assert_int_equal(fake_view_cell_int(al, 0, "zygote"), 1);
+    assert_int_equal(fake_view_cell_int(al, 0, "total"), 8192);
+    assert_int_equal(fake_view_cell_int(al, 1, "size"), 32);
+    assert_int_equal(fake_view_cell_int(al, 1, "zygote"), 0);
+    assert_int_equal(fake_view_cell_int(al, 1, "count"), 15);
+    assert_int_equal(fake_view_cell_int(al, 1, "records"), 2);
+    assert_int_equal(fake_view_cell_int(al, 2, "zygote"), 1);
+    assert_string_equal(fake_view_col_unit(al, "total"), "B");
+
+    /* by backtrace */
+    assert_int_equal(fake_view_n_rows(bt), 3);
+    assert_string_equal(fake_view_cell_str(bt, 0, "frames"), "libc.so+0x10200 <- 0x50000000");
+    assert_int_equal(fake_view_cell_int(bt, 0, "total"), 8192);
+    r = fake_view_find_row(bt, "frames", "libc.so+0x100 <- libfoo.so+0x2010");
+    assert_true(r >= 0);
+    assert_int_equal(fake_view_cell_int(bt, r, "count"), 15);
+    assert_int_equal(fake_view_cell_int(bt, r, "records"), 2);
+    assert_true(fake_view_find_row(bt, "frames", "(no backtrace)") >= 0);
+}
+
+/* ------------------------------------------------------------------- tests */
+
+static void test_ready_nhsg(void **state)
+{
+    fixture *f = *state;
+    int i = fake_host_find_request(f->fh, f->vm, NHSG, 0);
+    const fake_request *rq;
+    assert_true(i >= 0);
+    rq = fake_host_request(f->fh, (size_t)i);
+    assert_int_equal(rq->len, 2);
+    assert_int_equal(rq->data[0], 1);
+    assert_int_equal(rq->data[1], 0);
+    assert_true(fake_host_owns(f->fh, NHST));
+    assert_true(fake_host_owns(f->fh, NHSG));
+    assert_true(fake_host_owns(f->fh, NHEN));
+    assert_true(fake_host_owns(f->fh, NHGT));
+    assert_true(fake_host_has_command(f->fh, "native-heap"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.segments"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.summary"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.allocations"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.backtraces"));
+}
+
+static void disable_nhsg(fake_host *fh) { fake_host_disable_chunk(fh, NHSG); }
+static void disable_nhgt(fake_host *fh) { fake_host_disable_chunk(fh, NHGT); }
+
+static void test_disabled(void **state)
+{
+    fixture *f;
+    (void)state;
+    f = setup_with(NULL, disable_nhsg);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    assert_null(fake_view_find(f->fh, f->vm, "nativeheap.segments"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.summary"));
+    teardown((void **)&f);
+
+    f = setup_with(NULL, disable_nhgt);
+    assert_null(fake_view_find(f->fh, f->vm, "nativeheap.summary"));
+    {
+        const char *argv[] = { "native-heap", "7" };
+        ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_int_equal(fake_host_find_request(f->fh, NULL, NHGT, 0), -1);
+    }
+    teardown((void **)&f);
+
+    {
+        static const char *const o[] = { "nativeheap.segments", "0", NULL };
+        f = setup_with(o, NULL);
+        assert_int_equal(fake_host_n_requests(f->fh), 0);
+        teardown((void **)&f);
+    }
+}
+
+static void send_u4(fixture *f, uint32_t type, uint32_t v)
+{
+    uint8_t b[4];
+    ddm_put_u4(b, v);
+    fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, b, 4);
+}
+
+static int send_piece(fixture *f, uint32_t heap, uint32_t units, const uint8_t *pairs, size_t n)
+{
+    ddm_writer w;
+    uint8_t *buf;
+    size_t len;
+    int rc;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, heap);
+    ddm_write_u1(&w, 8);
+    ddm_write_u4(&w, 0x40000000);
+    ddm_write_u4(&w, 0);
+    ddm_write_u4(&w, units);
+    ddm_write_bytes(&w, pairs, n);
+    buf = ddm_writer_take(&w, &len);
+    rc = fake_host_deliver(f->fh, f->vm, NHSG, DDM_ORIGIN_EVENT, buf, len);
+    free(buf);
+    return rc;
+}
+
+static void test_segments(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = fake_view_find(f->fh, f->vm, "nativeheap.segments");
+    /* free 4, native 2, free 3, free 1 (adjacent: extent 4), native 300 (partial) */
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1, 0x00, 2, 0x00, 0, 0xB9, 255, 0x39, 43 };
+    static const uint8_t bad[] = { 0x00, 3 };
+
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 310, good, sizeof good), DDM_OK);
+    assert_true(send_piece(f, 0, 5, bad, sizeof bad) < 0);
+    assert_true(fake_host_log_contains(f->fh, "rejected NHSG piece of heap 0"));
+    assert_int_equal(fake_view_version(v), 0);
+    send_u4(f, NHEN, 0);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_cell_int(v, 0, "free"), 8 * 8);
+    assert_int_equal(fake_view_cell_int(v, 0, "free_count"), 3);
+    assert_int_equal(fake_view_cell_int(v, 0, "native"), 302 * 8);
+    assert_int_equal(fake_view_cell_int(v, 0, "native_count"), 2);
+    assert_int_equal(fake_view_cell_int(v, 0, "largest_free"), 4 * 8);
+    assert_int_equal(fake_view_cell_int(v, 0, "total"), 310 * 8);
+    assert_int_equal(fake_view_cell_int(v, 0, "rejected"), 1);
+    assert_int_equal(fake_view_cell_int(v, 0, "other"), 0);
+
+    /* NHEN without NHST; short chunks */
+    send_u4(f, NHEN, 5);
+    assert_true(fake_host_log_contains(f->fh, "NHEN for heap 5 without NHST"));
+    assert_true(fake_host_deliver(f->fh, f->vm, NHST, DDM_ORIGIN_EVENT, "\1", 1) < 0);
+    assert_true(fake_host_deliver(f->fh, f->vm, NHSG, DDM_ORIGIN_EVENT, "\1\2\3", 3) < 0);
+    assert_true(fake_host_log_contains(f->fh, "too short"));
+}
+
+static void test_nhgt_variants(void **state)
+{
+    static const struct { int version; unsigned ptr; } variants[] = {
+        { 1, 4 }, { 2, 4 }, { 2, 8 }, { 1, 8 } /* v1 from a 64-bit process: stride decides */
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        fixture *f = setup_with(NULL, NULL);
+        nhgt_spec s = { .version = variants[i].version, .ptr = variants[i].ptr,
+                        .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                        .total_memory = 123456 };
+        size_t len;
+        uint8_t *p = build_nhgt(&s, &len);
+        ddm_cmd *cmd;
+        print_message("NHGT v%d, %u-byte pointers\n", s.version, s.ptr);
+        cmd = run_nhgt(f, p, len);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+        assert_non_null(strstr(fake_cmd_message(cmd), "4 records, 18 allocations"));
+        check_views(f, &s);
+        free(p);
+        teardown((void **)&f);
+    }
+}
+
+static void test_nhgt_malloc_debug_off(void **state)
+{
+    fixture *f = *state;
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .bt = 0, .info_zero = 1,
+                    .total_memory = 999 };
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    ddm_cmd *cmd = run_nhgt(f, p, len);
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "nativeheap.summary");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "malloc debugging is off"));
+    assert_int_equal(fake_view_field_int(sum, "total_memory"), 999);
+    assert_int_equal(fake_view_field_int(sum, "malloc_debug"), 0);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "nativeheap.allocations")), 0);
+    free(p);
+}
+
+typedef struct bad_case {
+    const char *name;
+    nhgt_spec spec;
+    size_t cut;            /* if non-zero: truncate the payload to this length */
+    const char *want;      /* substring of the failure message */
+} bad_case;
+
+static void test_nhgt_malformed(void **state)
+{
+    static const bad_case cases[] = {
+        { "maps past end", { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3, .map_size_delta = 100000 }, 0, "maps" },
+        { "allocations past end", { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3, .alloc_size_delta = 8 }, 0, "allocations" },
+        { "v1 allocations past end", { .version = 1, .ptr = 4, .maps = maps_text, .recs = recs, .n = 4, .bt = 3, .alloc_size_delta = 1000 }, 0, "allocations" },
+        { "record too small", { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3, .info_size_delta = -8 }, 0, "record size" },
+        { "pointer size 3", { .version = 2, .ptr = 4, .hdr_ptr = 3, .maps = maps_text, .recs = recs, .n = 4, .bt = 3 }, 0, "pointer size 3" },
+        { "version 3", { .version = 2, .ptr = 8, .hdr_version = 3, .maps = maps_text, .recs = recs, .n = 4, .bt = 3 }, 0, "version 3" },
+        { "v2 header cut", { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3 }, 20, "cut short" },
+        { "signature only", { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3 }, 6, "cut short" },
+        { "v1 header cut", { .version = 1, .ptr = 4, .maps = maps_text, .recs = recs, .n = 4, .bt = 3 }, 19, "cut short" },
+        { "bad signature, 3 bytes", { .version = 1, .ptr = 4, .maps = maps_text, .recs = recs, .n = 4, .bt = 3 }, 3, "cut short" },
+        { "huge backtrace", { .version = 2, .ptr = 8, .recs = recs, .n = 0, .bt = 100000 }, 0, "backtrace size" },
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fixture *f = setup_with(NULL, NULL);
+        size_t len;
+        uint8_t *p = build_nhgt(&cases[i].spec, &len);
+        ddm_cmd *cmd;
+        print_message("case: %s\n", cases[i].name);
+        if (cases[i].cut)
+            len = cases[i].cut;
+        cmd = run_nhgt(f, p, len);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        if (!strstr(fake_cmd_message(cmd), cases[i].want))
+            fail_msg("%s: message '%s' lacks '%s'", cases[i].name, fake_cmd_message(cmd), cases[i].want);
+        assert_true(fake_host_log_contains(f->fh, "bad NHGT reply"));
+        assert_int_equal(fake_view_version(fake_view_find(f->fh, f->vm, "nativeheap.summary")), 0);
+        free(p);
+        teardown((void **)&f);
+    }
+}
+
+static void test_nhgt_ragged_and_wide_records(void **state)
+{
+    fixture *f = *state;
+    /* records with 8 extra bytes each (forward compatible), plus a stray tail */
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    ddm_cmd *cmd;
+    /* declare 2 records of 48 bytes + 16 tail bytes over the 4*40 = 160 bytes present */
+    {
+        const unsigned hdr = 8;
+        uint64_t info = 48, alloc = 48 * 3 + 16; /* 160 bytes: 3 records and a 16-byte tail */
+        size_t k;
+        for (k = 0; k < 8; k++) {
+            p[hdr + 8 + k] = (uint8_t)(alloc >> (8 * k));
+            p[hdr + 16 + k] = (uint8_t)(info >> (8 * k));
+        }
+    }
+    cmd = run_nhgt(f, p, len);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_field_int(fake_view_find(f->fh, f->vm, "nativeheap.summary"), "records"), 3);
+    assert_true(fake_host_log_contains(f->fh, "not a whole number of records"));
+    free(p);
+}
+
+static void test_nhgt_reply_statuses(void **state)
+{
+    fixture *f = *state;
+    const char *argv[] = { "native-heap", "7" };
+    ddm_cmd *cmd;
+    int idx = -1;
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, (size_t)(idx + 1));
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, (size_t)(idx + 1));
+    fake_host_complete_fail(f->fh, (size_t)idx, 1, "Something went wrong");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "Something went wrong"));
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, (size_t)(idx + 1));
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_EMPTY);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    {
+        const char *a1[] = { "native-heap" };
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 1, a1)), DDM_CMD_USAGE);
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, argv)), DDM_CMD_NOT_FOUND);
+    }
+}
+
+static void test_nhsg_off_after_nhgt(void **state)
+{
+    /* segments off: NHGT is followed by NHSG(0, 1) as ddmlib does */
+    static const char *const o[] = { "nativeheap.segments", "0", NULL };
+    fixture *f = setup_with(o, NULL);
+    const char *argv[] = { "native-heap", "7" };
+    int i;
+    const fake_request *rq;
+    (void)state;
+    fake_host_run_command(f->fh, 2, argv);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, NHGT, 0), 0);
+    i = fake_host_find_request(f->fh, f->vm, NHSG, 0);
+    assert_int_equal(i, 1);
+    rq = fake_host_request(f->fh, (size_t)i);
+    assert_int_equal(rq->data[0], 0);
+    assert_int_equal(rq->data[1], 1);
+    teardown((void **)&f);
+    /* segments on (the default): no NHSG after NHGT */
+    f = setup_with(NULL, NULL);
+    fake_host_run_command(f->fh, 2, argv);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, NHSG, 1), -1);
+    teardown((void **)&f);
+}
+
+static void test_nhgt_event(void **state)
+{
+    fixture *f = *state;
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, len), DDM_OK);
+    check_views(f, &s);
+    assert_true(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, 10) < 0);
+    free(p);
+}
+
+static void test_maps(void **state)
+{
+    nh_maps m;
+    char buf[64];
+    (void)state;
+    assert_int_equal(nh_maps_parse(&m, maps_text, sizeof maps_text - 1), 0);
+    assert_int_equal(m.n, 3);
+    nh_maps_symbolize(&m, 0x30000000, buf, sizeof buf);
+    assert_string_equal(buf, "libfoo.so+0x2000");
+    nh_maps_symbolize(&m, 0x30008000, buf, sizeof buf);
+    assert_string_equal(buf, "0x30008000");
+    nh_maps_symbolize(&m, 0x20000010, buf, sizeof buf);
+    assert_string_equal(buf, "0x20000010");
+    nh_maps_free(&m);
+    assert_int_equal(nh_maps_parse(&m, NULL, 0), 0);
+    assert_int_equal(m.n, 0);
+    /* no trailing newline, CRLF, overlong hex */
+    {
+        static const char t[] = "1-2 r 0 0 0 /a/b\r\nffffffffffffffffff-1 r 0 0 0 /x\n3-4 r 0 0 0 /c";
+        assert_int_equal(nh_maps_parse(&m, t, sizeof t - 1), 0);
+        assert_int_equal(m.n, 2);
+        nh_maps_symbolize(&m, 1, buf, sizeof buf);
+        assert_string_equal(buf, "b+0x0");
+        nh_maps_symbolize(&m, 3, buf, sizeof buf);
+        assert_string_equal(buf, "c+0x0");
+        nh_maps_free(&m);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
+        cmocka_unit_test(test_disabled),
+        cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
+        cmocka_unit_test(test_nhgt_variants),
+        cmocka_unit_test_setup_teardown(test_nhgt_malloc_debug_off, setup, teardown),
+        cmocka_unit_test(test_nhgt_malformed),
+        cmocka_unit_test_setup_teardown(test_nhgt_ragged_and_wide_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nhgt_reply_statuses, setup, teardown),
+        cmocka_unit_test(test_nhsg_off_after_nhgt),
+        cmocka_unit_test_setup_teardown(test_nhgt_event, setup, teardown),
+        cmocka_unit_test(test_maps),
+    };
+    return cmocka_run_group_tests_name("plugin-nativeheap", tests, NULL, NULL);
+}
