@@ -852,6 +852,10 @@ int main(int argc, char **argv)
     char **rest = args + 1;
     if (*rest != NULL && strcmp(*rest, "--") == 0)
         rest++;
+    if (*rest != NULL && (*rest)[0] == '-' && (*rest)[1] != '\0') {
+        status = usage_error("unknown option %s", *rest);
+        goto out;
+    }
     const char *cmd = *rest != NULL ? *rest : NULL;
     char **cmd_args = cmd != NULL ? rest + 1 : rest;
 
