@@ -106,3 +106,26 @@ t_has() { grep -q -- "$2" "$1"; }
 t_wait_jvm() { t_wait "${2:-20}" grep -q "Listening for transport dt_socket" "$T_TMP/jvm-$1.out"; }
 # True once process PID has exited.
 t_dead() { ! kill -0 "$1" 2>/dev/null; }
+
+# The relay port of VM KEY as the server lists it ("" when none). Needs a server.
+t_debug_port() {
+    t_ddmon --no-autostart vms --json >"$T_TMP/dp.json" 2>/dev/null || return 1
+    python3 - "$T_TMP/dp.json" "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+def views(d):
+    if isinstance(d, dict):
+        if d.get("name") == "vms" and "rows" in d: yield d
+        for v in d.values(): yield from views(v)
+    elif isinstance(d, list):
+        for v in d: yield from views(v)
+for v in views(doc):
+    cols = [c["name"] for c in v["columns"]]
+    for r in v["rows"]:
+        row = dict(zip(cols, r))
+        if row.get("key") == sys.argv[2] and row.get("debug port"):
+            print(row["debug port"]); sys.exit(0)
+sys.exit(1)
+PY
+}
+JDWPC="$DDM_TOP_BUILDDIR/tests/tools/jdwpc"

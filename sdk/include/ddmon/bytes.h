@@ -63,7 +63,7 @@ static inline int ddm_reader_ok(const ddm_reader *r)
 }
 
 /* Reserve @n bytes; returns a pointer to them or NULL (and sets overrun). */
-static inline const uint8_t *ddm__reader_take(ddm_reader *r, size_t n)
+static inline const uint8_t *ddm_internal_reader_take(ddm_reader *r, size_t n)
 {
     const uint8_t *p;
     if (r->overrun || n > r->len - r->pos) {
@@ -78,28 +78,28 @@ static inline const uint8_t *ddm__reader_take(ddm_reader *r, size_t n)
 /** Read a u1. Since: 1.0 */
 static inline uint8_t ddm_read_u1(ddm_reader *r)
 {
-    const uint8_t *p = ddm__reader_take(r, 1);
+    const uint8_t *p = ddm_internal_reader_take(r, 1);
     return p ? p[0] : 0;
 }
 
 /** Read a big-endian u2. Since: 1.0 */
 static inline uint16_t ddm_read_u2(ddm_reader *r)
 {
-    const uint8_t *p = ddm__reader_take(r, 2);
+    const uint8_t *p = ddm_internal_reader_take(r, 2);
     return p ? (uint16_t)((p[0] << 8) | p[1]) : 0;
 }
 
 /** Read a big-endian u4. Since: 1.0 */
 static inline uint32_t ddm_read_u4(ddm_reader *r)
 {
-    const uint8_t *p = ddm__reader_take(r, 4);
+    const uint8_t *p = ddm_internal_reader_take(r, 4);
     return p ? ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3] : 0;
 }
 
 /** Read a big-endian u8. Since: 1.0 */
 static inline uint64_t ddm_read_u8(ddm_reader *r)
 {
-    const uint8_t *p = ddm__reader_take(r, 8);
+    const uint8_t *p = ddm_internal_reader_take(r, 8);
     uint64_t v = 0;
     int i;
     if (!p)
@@ -126,7 +126,7 @@ static inline uint64_t ddm_read_le(ddm_reader *r, unsigned width)
         r->overrun = 1;
         return 0;
     }
-    p = ddm__reader_take(r, width);
+    p = ddm_internal_reader_take(r, width);
     if (!p)
         return 0;
     for (i = width; i > 0; i--)
@@ -137,20 +137,20 @@ static inline uint64_t ddm_read_le(ddm_reader *r, unsigned width)
 /** Borrow @n bytes (valid as long as the underlying data); NULL on overrun. Since: 1.0 */
 static inline const uint8_t *ddm_read_bytes(ddm_reader *r, size_t n)
 {
-    return ddm__reader_take(r, n);
+    return ddm_internal_reader_take(r, n);
 }
 
 /** Skip @n bytes; returns 0, or -1 on overrun. Since: 1.0 */
 static inline int ddm_read_skip(ddm_reader *r, size_t n)
 {
-    (void)ddm__reader_take(r, n);
+    (void)ddm_internal_reader_take(r, n);
     return r->overrun ? -1 : 0;
 }
 
 /* ----------------------------------------------------------------- strings */
 
 /* Append code point @cp as UTF-8 to dst (bounded by cap), counting in *len. */
-static inline void ddm__put_utf8(uint32_t cp, char *dst, size_t cap, size_t *len)
+static inline void ddm_internal_put_utf8(uint32_t cp, char *dst, size_t cap, size_t *len)
 {
     unsigned char b[4];
     size_t n, i;
@@ -204,10 +204,10 @@ static inline size_t ddm_utf16be_to_utf8(const uint8_t *src, size_t nbytes, char
         } else if ((u >= 0xDC00 && u <= 0xDFFF) || u == 0) {
             u = DDM_REPLACEMENT_CHAR;
         }
-        ddm__put_utf8(u, dst, cap, &len);
+        ddm_internal_put_utf8(u, dst, cap, &len);
     }
     if (i < nbytes)
-        ddm__put_utf8(DDM_REPLACEMENT_CHAR, dst, cap, &len);
+        ddm_internal_put_utf8(DDM_REPLACEMENT_CHAR, dst, cap, &len);
     if (dst && cap > 0)
         dst[len < cap ? len : cap - 1] = '\0';
     return len;
@@ -224,7 +224,7 @@ static inline char *ddm_utf16be_dup(const uint8_t *src, size_t nbytes)
 }
 
 /* Decode one code point from UTF-8 at s[*i] (n bytes); invalid -> U+FFFD. */
-static inline uint32_t ddm__utf8_next(const unsigned char *s, size_t n, size_t *i)
+static inline uint32_t ddm_internal_utf8_next(const unsigned char *s, size_t n, size_t *i)
 {
     unsigned char c = s[*i];
     uint32_t cp, min;
@@ -265,7 +265,7 @@ static inline size_t ddm_utf8_to_utf16be(const char *s, uint8_t *dst, size_t cap
     const unsigned char *u = (const unsigned char *)s;
     size_t n = strlen(s), i = 0, units = 0;
     while (i < n) {
-        uint32_t cp = ddm__utf8_next(u, n, &i);
+        uint32_t cp = ddm_internal_utf8_next(u, n, &i);
         uint32_t w[2];
         int k, cnt = 1;
         if (cp >= 0x10000) {
@@ -296,7 +296,7 @@ static inline char *ddm_read_str16(ddm_reader *r, uint32_t units)
         r->overrun = 1;
         return NULL;
     }
-    p = ddm__reader_take(r, (size_t)units * 2);
+    p = ddm_internal_reader_take(r, (size_t)units * 2);
     return p ? ddm_utf16be_dup(p, (size_t)units * 2) : NULL;
 }
 
@@ -346,7 +346,7 @@ static inline uint8_t *ddm_writer_reserve(ddm_writer *w, size_t n)
         return NULL;
     }
     if (w->len + n > w->cap) {
-        size_t ncap = w->cap ? w->cap : 64;
+        size_t ncap = w->cap ? w->cap : (w->max < 64 ? w->max : 64);
         while (ncap < w->len + n)
             ncap = ncap > w->max / 2 ? w->max : ncap * 2;
         p = (uint8_t *)realloc(w->data, ncap);

@@ -9,6 +9,7 @@
 #define DDMON_CHUNK_H
 
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,7 +59,7 @@ static inline uint32_t ddm_chunk_from_name(const char *name)
 {
     uint32_t t = 0;
     int i;
-    if (!name)
+    if (!name || strlen(name) != 4)
         return 0;
     for (i = 0; i < 4; i++) {
         unsigned char c = (unsigned char)name[i];
@@ -66,7 +67,7 @@ static inline uint32_t ddm_chunk_from_name(const char *name)
             return 0;
         t = (t << 8) | c;
     }
-    return name[4] == '\0' ? t : 0;
+    return t;
 }
 
 #ifdef __cplusplus

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The debugger relay against a real OpenJDK VM: a raw-JDWP debugger through
+# the VM's own port and the selected-VM port; ids that collide with ddmon's;
+# a DDM request from the debugger; a 10 MiB packet both ways; pipelining; a
+# JDI program; Dispose and reconnect; a debugger killed while the VM is
+# suspended (the VM must go on); a second debugger refused; garbage and a
+# half packet from a debugger; the VM dying under a debugger.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
+t_plan 14
+t_javac || t_skip_all "javac failed"
+
+vm_port=$(t_free_port); base=$(t_free_ports 4); sel=$(t_free_port)
+t_start_jvm "$vm_port" n Sleeper
+t_wait_jvm "$vm_port"
+key="127.0.0.1:$vm_port"
+t_start_server --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --selected-port "$sel" --select "$key" \
+    || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key") && t_ok "the JVM gets a debugger port ($port)" \
+    || { t_fail "the JVM gets a debugger port" "$(cat "$T_TMP/dp.json" 2>/dev/null)" "$(tail -5 "$T_TMP/server.err")"; exit 0; }
+
+out=$("$JDWPC" "127.0.0.1:$port" version idsizes id=0x40000000 version id=0x40000001 idsizes 2>&1)
+echo "$out" | grep -q "^version 1073741824 " && t_ok "a debugger using ddmon's own ids gets its replies" \
+    || t_fail "a debugger using ddmon's own ids gets its replies" "$out"
+out=$("$JDWPC" "127.0.0.1:$port" ddm HELO version 2>&1)
+echo "$out" | grep -q "^ddm [0-9]* error 99" && t_ok "a DDM request from the debugger is relayed and answered" \
+    || t_fail "a DDM request from the debugger is relayed and answered" "$out"
+out=$("$JDWPC" "127.0.0.1:$port" idsizes bigstring 10485760 2>&1)
+echo "$out" | grep -q "bigstring .* 10485760 ok" && t_ok "a 10 MiB packet goes through both ways intact" \
+    || t_fail "a 10 MiB packet goes through both ways intact" "$out"
+out=$("$JDWPC" "127.0.0.1:$port" pipeline 5000 2>&1)
+echo "$out" | grep -q "^pipeline 5000" && t_ok "5000 pipelined commands, replies in order" \
+    || t_fail "5000 pipelined commands, replies in order" "$out"
+out=$("$JDWPC" "127.0.0.1:$sel" version 2>&1)
+echo "$out" | grep -q "^version" && t_ok "the selected-VM port reaches the JVM" || t_fail "the selected-VM port reaches the JVM" "$out"
+out=$(java -cp "$T_TMP/java" JdiStress 127.0.0.1 "$port" 1000 2>&1)
+echo "$out" | grep -q "^jdi ok" && t_ok "a JDI program (thousands of requests, breakpoint events) works" \
+    || t_fail "a JDI program (thousands of requests, breakpoint events) works" "$out"
+
+# Dispose: the agent closes; ddmon reconnects at once and the port stays.
+"$JDWPC" "127.0.0.1:$port" version dispose >/dev/null 2>&1
+t_wait 5 bash -c "'$JDWPC' 127.0.0.1:$port version >/dev/null 2>&1" && t_ok "after Dispose the next debugger gets in quickly on the same port" \
+    || t_fail "after Dispose the next debugger gets in quickly on the same port" "$(tail -5 "$T_TMP/server.err")"
+
+# A debugger killed while the VM is suspended: the VM must run on.
+"$JDWPC" "127.0.0.1:$port" suspend sleep 30000 >/dev/null 2>&1 &
+dbg=$!
+sleep 1
+before=$(grep -c tick "$T_TMP/jvm-$vm_port.out")
+kill -9 $dbg; wait $dbg 2>/dev/null
+sleep 2
+after=$(grep -c tick "$T_TMP/jvm-$vm_port.out")
+[ "$after" -gt "$before" ] && t_ok "killing a debugger of a suspended VM resumes it ($before -> $after ticks)" \
+    || t_fail "killing a debugger of a suspended VM resumes it" "ticks $before -> $after" "$(tail -5 "$T_TMP/server.err")"
+t_wait 5 t_debug_port "$key" && t_ok "the VM is listed again after the debugger was killed" || t_fail "the VM is listed again after the debugger was killed"
+
+# Second debugger refused while one is attached.
+t_wait 5 bash -c "'$JDWPC' 127.0.0.1:$port version >/dev/null 2>&1"
+"$JDWPC" "127.0.0.1:$port" version sleep 4000 >/dev/null 2>&1 &
+first=$!
+sleep 1
+out=$("$JDWPC" "127.0.0.1:$port" version 2>&1); rc=$?
+[ $rc -ne 0 ] && t_ok "a second debugger on the same VM is refused" || t_fail "a second debugger on the same VM is refused" "$out"
+grep -q "second debugger" "$T_TMP/server.err" && t_ok "the refusal is logged" || t_fail "the refusal is logged" "$(tail -3 "$T_TMP/server.err")"
+kill $first 2>/dev/null; wait $first 2>/dev/null
+
+# Garbage and half packets from a debugger: that debugger is closed, ddmon goes on.
+t_wait 5 bash -c "'$JDWPC' 127.0.0.1:$port version >/dev/null 2>&1"
+"$JDWPC" "127.0.0.1:$port" garbage sleep 500 >/dev/null 2>&1
+"$JDWPC" "127.0.0.1:$port" half >/dev/null 2>&1
+t_wait 5 bash -c "'$JDWPC' 127.0.0.1:$port version >/dev/null 2>&1" && t_ok "after garbage and a half packet the next debugger works" \
+    || t_fail "after garbage and a half packet the next debugger works" "$(tail -5 "$T_TMP/server.err")"
+
+# The VM dies under a debugger: the debugger is disconnected, ddmon keeps running.
+"$JDWPC" "127.0.0.1:$port" version events 1 20000 >"$T_TMP/dbg.out" 2>&1 &
+dbg=$!
+sleep 1
+kill -9 "$JVM_PID"; wait "$JVM_PID" 2>/dev/null
+t_wait 5 t_dead $dbg && t_ok "the VM's death closes its debugger's connection" || { kill $dbg; t_fail "the VM's death closes its debugger's connection"; }
+exit 0
