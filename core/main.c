@@ -14,7 +14,6 @@
  */
 #include <build-config.h>
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <locale.h>
 #include <signal.h>
@@ -605,121 +604,77 @@ static int cmd_snapshot(Cli *cli)
 
 /* ------------------------------------------------- in-process commands */
 
-static const char *status_name(DdmPluginStatus s)
-{
-    switch (s) {
-    case DDM_PLUGIN_LOADED:
-        return "loaded";
-    case DDM_PLUGIN_DISABLED:
-        return "disabled";
-    case DDM_PLUGIN_REFUSED:
-        return "refused";
-    }
-    return "?";
-}
-
 static int cmd_list_plugins(Cli *cli)
 {
     g_autoptr(GError) error = NULL;
-    DdmConfig *config = cli->config;
-    cli->config = NULL;
-    DdmMonitor *mon = ddm_monitor_new(config, &error);
-    if (mon == NULL) {
+    JsonNode *list = NULL;
+    gboolean ok = ddm_loader_list_plugins(cli->config, &list, &error);
+    if (list != NULL) {
+        if (cli->json) {
+            JsonObject *o = json_object_new();
+            json_object_set_member(o, "plugins", list);
+            g_auto(GStrv) path = ddm_loader_search_path(cli->config);
+            JsonArray *dirs = json_array_new();
+            for (char **d = path; d != NULL && *d != NULL; d++)
+                json_array_add_string_element(dirs, *d);
+            json_object_set_array_member(o, "search_path", dirs);
+            JsonNode *root = json_node_init_object(json_node_alloc(), o);
+            print_json(root);
+            json_node_unref(root);
+            json_object_unref(o);
+        } else {
+            if (JSON_NODE_HOLDS_ARRAY(list) && json_array_get_length(json_node_get_array(list)) == 0) {
+                g_auto(GStrv) path = ddm_loader_search_path(cli->config);
+                g_autofree char *joined = g_strjoinv(" ", path);
+                printf("no plugins found; searched: %s\n", joined);
+            } else {
+                g_autofree char *text = ddm_registry_plugins_json_to_text(list);
+                fputs(text, stdout);
+            }
+            json_node_unref(list);
+        }
+    }
+    if (!ok) {
         g_printerr("ddmon: %s\n", error->message);
         return DDM_EXIT_FAILED;
     }
-    GPtrArray *plugins = ddm_registry_plugins(mon->registry);
-    g_autoptr(JsonBuilder) b = json_builder_new();
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "plugins");
-    json_builder_begin_array(b);
-    for (guint i = 0; plugins != NULL && i < plugins->len; i++) {
-        ddm_plugin *p = g_ptr_array_index(plugins, i);
-        json_builder_begin_object(b);
-        const char *strs[] = {"name",    p->name,    "version", p->version,
-                              "license", p->license, "summary", p->summary,
-                              "file",    p->path,    "status",  status_name(p->status),
-                              "reason",  p->reason};
-        for (gsize s = 0; s < G_N_ELEMENTS(strs); s += 2) {
-            json_builder_set_member_name(b, strs[s]);
-            if (strs[s + 1] != NULL)
-                json_builder_add_string_value(b, strs[s + 1]);
-            else
-                json_builder_add_null_value(b);
-        }
-        g_autofree char *abi = g_strdup_printf("%u.%u", p->abi_major, p->abi_minor);
-        json_builder_set_member_name(b, "abi");
-        json_builder_add_string_value(b, abi);
-        json_builder_end_object(b);
-    }
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "search_path");
-    json_builder_begin_array(b);
-    g_auto(GStrv) path = ddm_loader_search_path(mon->config);
-    for (char **d = path; d != NULL && *d != NULL; d++)
-        json_builder_add_string_value(b, *d);
-    json_builder_end_array(b);
-    json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    if (cli->json) {
-        print_json(root);
-    } else {
-        if (plugins == NULL || plugins->len == 0) {
-            printf("no plugins found; searched:");
-            for (char **d = path; d != NULL && *d != NULL; d++)
-                printf(" %s", *d);
-            putchar('\n');
-        }
-        for (guint i = 0; plugins != NULL && i < plugins->len; i++) {
-            ddm_plugin *p = g_ptr_array_index(plugins, i);
-            printf("%-12s %-8s ABI %u.%u  %-8s %s%s%s\n", p->name != NULL ? p->name : "?",
-                   p->version != NULL ? p->version : "-", p->abi_major, p->abi_minor,
-                   status_name(p->status), p->path != NULL ? p->path : "",
-                   p->reason != NULL ? ": " : "", p->reason != NULL ? p->reason : "");
-        }
-    }
-    ddm_monitor_free(mon);
     return DDM_EXIT_OK;
 }
 
 static int cmd_check_plugin(Cli *cli)
 {
     g_autoptr(GError) error = NULL;
-    void *dl = NULL;
-    const ddm_plugin_desc *desc = ddm_loader_open(cli->check_plugin, &dl, &error);
-    if (desc == NULL) {
-        if (cli->json) {
-            g_autoptr(JsonNode) e = ddm_ctl_error_new(DDM_EXIT_FAILED, "%s", error->message);
-            print_json(e);
+    g_autoptr(GString) report = g_string_new(NULL);
+    gboolean ok = ddm_loader_check_file(cli->check_plugin, report, &error);
+    if (cli->json) {
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "ok");
+        json_builder_add_boolean_value(b, ok);
+        json_builder_set_member_name(b, "file");
+        json_builder_add_string_value(b, cli->check_plugin);
+        if (!ok) {
+            json_builder_set_member_name(b, "error");
+            json_builder_add_string_value(b, error->message);
+            json_builder_set_member_name(b, "code");
+            json_builder_add_int_value(b, DDM_EXIT_FAILED);
         }
+        json_builder_set_member_name(b, "report");
+        json_builder_add_string_value(b, report->str);
+        json_builder_end_object(b);
+        JsonNode *root = json_builder_get_root(b);
+        g_object_unref(b);
+        print_json(root);
+        json_node_unref(root);
+    } else {
+        fputs(report->str, stdout);
+        if (report->len > 0 && report->str[report->len - 1] != '\n')
+            putchar('\n');
+    }
+    if (!ok) {
         g_printerr("ddmon: %s: refused: %s\n", cli->check_plugin, error->message);
         return DDM_EXIT_FAILED;
     }
-    if (cli->json) {
-        JsonBuilder *b = ddm_ctl_ok_begin();
-        const char *strs[] = {"file",    cli->check_plugin, "name",    desc->name,
-                              "version", desc->version,     "license", desc->license,
-                              "summary", desc->summary};
-        for (gsize s = 0; s < G_N_ELEMENTS(strs); s += 2) {
-            json_builder_set_member_name(b, strs[s]);
-            if (strs[s + 1] != NULL)
-                json_builder_add_string_value(b, strs[s + 1]);
-            else
-                json_builder_add_null_value(b);
-        }
-        g_autofree char *abi = g_strdup_printf("%u.%u", desc->abi_major, desc->abi_minor);
-        json_builder_set_member_name(b, "abi");
-        json_builder_add_string_value(b, abi);
-        g_autoptr(JsonNode) root = ddm_ctl_ok_end(b);
-        print_json(root);
-    } else {
-        printf("%s: ok: plugin %s %s (ABI %u.%u, core %d.%d)%s%s%s%s\n", cli->check_plugin,
-               desc->name, desc->version, desc->abi_major, desc->abi_minor, DDM_CORE_ABI_MAJOR,
-               DDM_CORE_ABI_MINOR, desc->license != NULL ? ", " : "",
-               desc->license != NULL ? desc->license : "", desc->summary != NULL ? ": " : "",
-               desc->summary != NULL ? desc->summary : "");
-    }
-    dlclose(dl);
     return DDM_EXIT_OK;
 }
 
