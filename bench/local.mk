@@ -1,3 +1,26 @@
 # SPDX-License-Identifier: Apache-2.0
 # bench/: benchmarks. Not tests: they print figures and ratios against a
 # baseline measured in the same run. Each area appends its own block.
+
+# heapdecode: the heap plugin's segment decoder on a generated 512 MiB heap
+# (64 M units); prints units/s and MB/s of run data, median of N passes.
+# Run: make bench-heapdecode [HEAPDECODE_ARGS="--runs 9 --keep"]
+noinst_PROGRAMS += bench/heapdecode
+bench_heapdecode_SOURCES = bench/heapdecode.c \
+	plugins/heap/segdecode.c plugins/heap/segdecode.h \
+	plugins/heap/segcollect.c plugins/heap/segcollect.h
+bench_heapdecode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
+HEAPDECODE_ARGS =
+bench-heapdecode: bench/heapdecode$(EXEEXT)
+	./bench/heapdecode$(EXEEXT) $(HEAPDECODE_ARGS)
+.PHONY: bench-heapdecode
+# end heapdecode
+
+# bench/scale.sh: N simulated VMs (100, 1000, 5000): time until ddmon knows
+# them all by name, and its resident memory per VM. `make bench-scale`
+# (BENCH_N="100 1000" to choose).
+EXTRA_DIST += bench/scale.sh
+BENCH_N ?= 100 1000 5000
+.PHONY: bench-scale
+bench-scale: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/scale.sh $(BENCH_N)

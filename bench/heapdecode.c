@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * bench/heapdecode: how fast the heap plugin decodes HPSG segment data.
+ *
+ * Generates a heap of 64 M allocation units of 8 bytes (512 MiB) with a
+ * realistic mixture (many small objects and arrays of every kind, short
+ * and long free runs, a few large arrays sent as long partial runs),
+ * encodes it the way ART does (pieces of at most 16368 bytes, an
+ * allocation never split across pieces), then decodes all pieces several
+ * times through the plugin's code (segcollect.c + segdecode.c, one update
+ * HPST..HPEN per pass) and prints units/s and MB/s of run data, median of
+ * the passes. The baseline is a bare loop that only adds up the run
+ * lengths of the same bytes, measured in the same run.
+ *
+ * Usage: heapdecode [--runs N] [--units N] [--seed N] [--keep]
+ *   --keep also copies the pieces for a bitmap (the plugin's default).
+ * Not a test: it asserts only that every pass decoded every unit.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugins/heap/segcollect.h"
+#include "plugins/heap/segdecode.h"
+
+#define PIECE_MAX 16368
+#define UNIT 8
+
+typedef struct piece_buf {
+    uint8_t *data;
+    size_t len;
+} piece_buf;
+
+typedef struct gen {
+    piece_buf *pieces;
+    size_t n, cap;
+    uint8_t cur[PIECE_MAX];
+    size_t cur_len;          /* bytes in cur, header included */
+    uint64_t cur_units;
+    uint64_t unit_pos;       /* units encoded so far */
+    uint64_t run_bytes;      /* pair bytes over all pieces */
+    uint64_t allocations;
+    uint64_t seed;
+} gen;
+
+static uint64_t rnd(gen *g)
+{
+    /* xorshift64* */
+    g->seed ^= g->seed >> 12;
+    g->seed ^= g->seed << 25;
+    g->seed ^= g->seed >> 27;
+    return g->seed * 2685821657736338717ull;
+}
+
+static void put_u4(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void flush(gen *g)
+{
+    uint8_t *copy;
+    if (g->cur_len <= SEG_PIECE_HEADER_LEN)
+        return;
+    put_u4(g->cur + 13, (uint32_t)g->cur_units);
+    copy = malloc(g->cur_len);
+    if (!copy) {
+        fprintf(stderr, "heapdecode: out of memory\n");
+        exit(1);
+    }
+    memcpy(copy, g->cur, g->cur_len);
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 1024;
+        g->pieces = realloc(g->pieces, g->cap * sizeof(*g->pieces));
+        if (!g->pieces) {
+            fprintf(stderr, "heapdecode: out of memory\n");
+            exit(1);
+        }
+    }
+    g->pieces[g->n].data = copy;
+    g->pieces[g->n].len = g->cur_len;
+    g->n++;
+    g->run_bytes += g->cur_len - SEG_PIECE_HEADER_LEN;
+    g->cur_len = 0;
+}
+
+static void start_piece(gen *g)
+{
+    uint64_t addr = 0x12c00000u + g->unit_pos * UNIT;
+    put_u4(g->cur, 1);                  /* heap id */
+    g->cur[4] = UNIT;
+    put_u4(g->cur + 5, (uint32_t)addr); /* start (32 bits, like ART) */
+    put_u4(g->cur + 9, 0);              /* offset */
+    put_u4(g->cur + 13, 0);             /* units: patched at flush */
+    g->cur_len = SEG_PIECE_HEADER_LEN;
+    g->cur_units = 0;
+}
+
+/* Encode one allocation of @units units in @state (never split across pieces). */
+static void emit(gen *g, uint8_t state, uint64_t units)
+{
+    size_t need = (size_t)((units + 255) / 256) * 2;
+    if (g->cur_len == 0)
+        start_piece(g);
+    if (g->cur_len + need > PIECE_MAX) {
+        flush(g);
+        start_piece(g);
+    }
+    while (units > 256) {
+        g->cur[g->cur_len++] = (uint8_t)(state | 0x80);
+        g->cur[g->cur_len++] = 255;
+        units -= 256;
+        g->cur_units += 256;
+        g->unit_pos += 256;
+    }
+    g->cur[g->cur_len++] = state;
+    g->cur[g->cur_len++] = (uint8_t)(units - 1);
+    g->cur_units += units;
+    g->unit_pos += units;
+    g->allocations++;
+}
+
+static void generate(gen *g, uint64_t total)
+{
+    while (g->unit_pos < total) {
+        uint64_t r = rnd(g), left = total - g->unit_pos, units;
+        unsigned pick = (unsigned)(r % 1000);
+        uint8_t state;
+        if (pick < 550) {                 /* small object: 2..8 units */
+            state = (uint8_t)((0 << 3) | 1);
+            units = 2 + (r >> 12) % 7;
+        } else if (pick < 750) {          /* small arrays of every kind */
+            state = (uint8_t)(((2 + (r >> 10) % 4) << 3) | 1);
+            units = 2 + (r >> 14) % 30;
+        } else if (pick < 770) {          /* class objects */
+            state = (uint8_t)((1 << 3) | 1);
+            units = 10 + (r >> 12) % 100;
+        } else if (pick < 940) {          /* short free runs */
+            state = 0;
+            units = 1 + (r >> 12) % 16;
+        } else if (pick < 970) {          /* medium free runs */
+            state = 0;
+            units = 32 + (r >> 12) % 225;
+        } else if (pick < 972) {          /* large arrays: long partial runs */
+            state = (uint8_t)(((2 + (r >> 10) % 4) << 3) | 1);
+            units = 512 + (r >> 14) % 7500;
+        } else if (pick < 973 && (r >> 40) % 10 == 0) { /* rare large free areas */
+            state = 0;
+            units = 4096 + (r >> 12) % 16000;
+        } else {                          /* more small objects */
+            state = (uint8_t)((0 << 3) | 1);
+            units = 2 + (r >> 12) % 5;
+        }
+        if (units > left)
+            units = left;
+        emit(g, state, units);
+    }
+    flush(g);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One pass through the plugin's collector; returns units decoded. */
+static uint64_t pass_plugin(const gen *g, int keep)
+{
+    seg_collector c;
+    seg_piece_report rep;
+    const seg_heap *h = NULL;
+    uint64_t units;
+    size_t i;
+    seg_collector_init(&c, keep, (size_t)1 << 30);
+    seg_collector_start(&c, 1);
+    for (i = 0; i < g->n; i++)
+        if (seg_collector_piece(&c, g->pieces[i].data, g->pieces[i].len, 0, &rep) != 0) {
+            fprintf(stderr, "heapdecode: piece %zu rejected: %s\n", i, seg_error_str(rep.error));
+            exit(1);
+        }
+    seg_collector_end(&c, 1, &h);
+    units = h->current.stats.total_units;
+    if (h->current.stats.runs == 0 || (keep && !h->current.bitmap_complete)) {
+        fprintf(stderr, "heapdecode: bad pass\n");
+        exit(1);
+    }
+    seg_collector_clear(&c);
+    return units;
+}
+
+/* Baseline: add up the run lengths, nothing else. */
+static uint64_t pass_baseline(const gen *g)
+{
+    uint64_t units = 0;
+    size_t i, k;
+    for (i = 0; i < g->n; i++) {
+        const uint8_t *p = g->pieces[i].data + SEG_PIECE_HEADER_LEN;
+        size_t n = g->pieces[i].len - SEG_PIECE_HEADER_LEN;
+        for (k = 0; k + 1 < n; k += 2)
+            units += (uint64_t)p[k + 1] + 1;
+    }
+    return units;
+}
+
+static double median_time(const gen *g, int runs, int mode, uint64_t want)
+{
+    double *t = calloc((size_t)runs, sizeof(double)), med;
+    int i;
+    if (!t)
+        exit(1);
+    for (i = 0; i < runs; i++) {
+        double t0 = now_s();
+        uint64_t got = mode < 0 ? pass_baseline(g) : pass_plugin(g, mode);
+        t[i] = now_s() - t0;
+        if (got != want) {
+            fprintf(stderr, "heapdecode: decoded %" PRIu64 " units, want %" PRIu64 "\n", got, want);
+            exit(1);
+        }
+    }
+    qsort(t, (size_t)runs, sizeof(double), cmp_double);
+    med = t[runs / 2];
+    free(t);
+    return med;
+}
+
+static void report(const char *what, const gen *g, uint64_t units, double t, double base)
+{
+    printf("%-28s %8.1f ms  %8.1f M units/s  %8.1f MB/s run data  %6.2fx baseline\n", what,
+           t * 1e3, (double)units / t / 1e6, (double)g->run_bytes / t / 1e6, t / base);
+}
+
+int main(int argc, char **argv)
+{
+    gen g;
+    uint64_t units = (uint64_t)64 << 20;
+    int runs = 5, keep = 0, i;
+    double tb, tp, tk = 0;
+
+    memset(&g, 0, sizeof g);
+    g.seed = 0x9E3779B97F4A7C15ull;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--units") && i + 1 < argc)
+            units = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            g.seed = strtoull(argv[++i], NULL, 0) | 1;
+        else if (!strcmp(argv[i], "--keep"))
+            keep = 1;
+        else {
+            fprintf(stderr, "usage: heapdecode [--runs N] [--units N] [--seed N] [--keep]\n");
+            return 2;
+        }
+    }
+    if (runs < 1 || units == 0 || units > ((uint64_t)1 << 32)) {
+        fprintf(stderr, "heapdecode: --runs >= 1, --units 1..2^32\n");
+        return 2;
+    }
+
+    generate(&g, units);
+    printf("heap: %" PRIu64 " units of %d B (%.0f MiB), %" PRIu64 " allocations, %zu pieces, "
+           "%.1f MB of run data (%" PRIu64 " pairs); median of %d passes\n",
+           units, UNIT, (double)units * UNIT / (1 << 20), g.allocations, g.n,
+           (double)g.run_bytes / 1e6, g.run_bytes / 2, runs);
+    tb = median_time(&g, runs, -1, units);
+    tp = median_time(&g, runs, 0, units);
+    if (keep)
+        tk = median_time(&g, runs, 1, units);
+    report("baseline (sum run lengths)", &g, units, tb, tb);
+    report("decode (stats)", &g, units, tp, tb);
+    if (keep)
+        report("decode + keep for bitmap", &g, units, tk, tb);
+    for (i = 0; i < (int)g.n; i++)
+        free(g.pieces[i].data);
+    free(g.pieces);
+    return 0;
+}
