@@ -40,26 +40,22 @@ tests_plugins_name_mismatch_la_SOURCES = tests/plugins/name-mismatch.c
 tests_plugins_name_mismatch_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 tests_plugins_name_mismatch_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
 
-# Unit tests. TEMPORARY: until the codec, vm.c, views.c, config.c and
-# monitor.c land, these compile the plugin host's sources themselves and link
-# tests/unit/pluginhost-stubs.c instead of core/libddmcore.la.
-DDM_PLUGINHOST_TEST_SOURCES = core/registry.c core/host.c core/loader.c \
-	tests/unit/pluginhost-stubs.c tests/unit/pluginhost-stubs.h
+# Unit tests: the real core (core/libddmcore.la) on a hand-made monitor.
 DDM_PLUGINHOST_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
-DDM_PLUGINHOST_TEST_LIBS = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) $(DLOPEN_LIBS)
+DDM_PLUGINHOST_TEST_LIBS = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) \
+	$(DLOPEN_LIBS)
 
 check_PROGRAMS += tests/unit/test-loader tests/unit/test-registry
 TESTS += tests/unit/test-loader tests/unit/test-registry
 
-tests_unit_test_loader_SOURCES = tests/unit/test-loader.c $(DDM_PLUGINHOST_TEST_SOURCES)
-tests_unit_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\" \
-	-DDDM_PLUGINDIR=\"/nonexistent/ddmon-test-plugindir\"
+tests_unit_test_loader_SOURCES = tests/unit/test-loader.c
+tests_unit_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\"
 tests_unit_test_loader_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
 tests_unit_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
 # `make tests/unit/test-loader` builds the plugins it loads.
 EXTRA_tests_unit_test_loader_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
-tests_unit_test_registry_SOURCES = tests/unit/test-registry.c $(DDM_PLUGINHOST_TEST_SOURCES)
+tests_unit_test_registry_SOURCES = tests/unit/test-registry.c
 tests_unit_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
 tests_unit_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
 tests_unit_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)

@@ -110,6 +110,8 @@ static void make_vm(Fixture *f, DdmVm *vm, const char *key)
     vm->info.size = sizeof vm->info;
     vm->info.key = key;
     vm->info.ddm = 1;
+    vm->fd = -1;
+    vm->pending = ddm_correlate_new(16);
     g_hash_table_insert(f->mon.vms, (gpointer)key, vm);
 }
 
@@ -118,6 +120,7 @@ static void clear_vm(DdmVm *vm)
     g_clear_pointer(&vm->plugin_data, g_hash_table_unref);
     g_clear_pointer(&vm->headlines, g_hash_table_unref);
     g_clear_pointer(&vm->unknown_logged, g_hash_table_unref);
+    ddm_correlate_free(vm->pending);
 }
 
 static int setup(void **state)
@@ -567,7 +570,10 @@ static int cmd_sync_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *con
     ddm_view *v = T.host->cmd_result(cmd, DDM_VIEW_RECORD, "result");
     assert_non_null(v);
     assert_ptr_equal(T.host->cmd_result(cmd, DDM_VIEW_RECORD, NULL), v);
+    assert_null(T.host->cmd_result(cmd, DDM_VIEW_TABLE, NULL));
+    assert_int_equal(T.host->view_begin(v), 0);
     assert_int_equal(T.host->view_field_int(v, "argc", argc), 0);
+    assert_int_equal(T.host->view_commit(v), 0);
     T.host->cmd_finish(cmd, DDM_CMD_OK, "done now");
     return 0;
 }
