@@ -866,6 +866,10 @@ static int h_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const 
     assert_non_null(label);
     if (vm->gone)
         return -ENOENT;
+    if (!*label)
+        return -EINVAL;
+    if (strlen(label) > 32 || (text && strlen(text) > 128)) /* the core's limits */
+        return -EMSGSIZE;
     for (i = 0; i < vm->headlines.n; i++) {
         pair = vm->headlines.v[i];
         if (strcmp(pair[0], label) == 0) {
@@ -1324,7 +1328,8 @@ static fh_cell *next_cell(ddm_view *v, ddm_value_type type, int is_null, int *er
         *err = view_error(v, -EINVAL, "more cells than columns");
         return NULL;
     }
-    if (!is_null && v->cols[v->cur_cells].type != type) {
+    if (!is_null && v->cols[v->cur_cells].type != type &&
+        !(type == DDM_VAL_INT && v->cols[v->cur_cells].type == DDM_VAL_DOUBLE)) {
         char buf[160];
         snprintf(buf, sizeof buf, "cell type %d for column '%s' of type %d", (int)type,
                  v->cols[v->cur_cells].name, (int)v->cols[v->cur_cells].type);
@@ -1350,7 +1355,9 @@ static int h_view_int(ddm_view *v, int64_t value)
 {
     int err;
     fh_cell *c = next_cell(v, DDM_VAL_INT, 0, &err);
-    if (c)
+    if (c && c->type == DDM_VAL_DOUBLE)
+        c->d = (double)value; /* as the core: an int in a double column is converted */
+    else if (c)
         c->i = value;
     return err;
 }

@@ -41,7 +41,10 @@
  *    only count the calls).
  *  - find_vm: "PID", "SERIAL:PID", the VM key, or the app name; NULL when
  *    none or ambiguous.
- *  - views: tables (typed columns; cell type must match the column, a NULL
+ *  - vm_headline: the core's limits (label 1-32 bytes, text <= 128 bytes,
+ *    else -EINVAL/-EMSGSIZE).
+ *  - views: tables (typed columns; cell type must match the column, except
+ *    that an int in a double column is converted, as the core does; a NULL
  *    string is a null cell in any column), records (ordered typed fields,
  *    replace by key), blobs. begin/commit semantics: queries see committed
  *    content only. Misuse (wrong type, too many/few cells, no begin) returns
