@@ -31,6 +31,7 @@
 #include "../../core/monitor.h"
 #include "../../core/registry.h"
 #include "../../core/views.h"
+#include "../../core/vm.h"
 
 /* ------------------------------------------------------------ log capture */
 
@@ -512,6 +513,103 @@ static void test_loader_list_plugins(void **state)
     json_node_unref(json);
 }
 
+/* ------------------------------------------------ the SDK example plugin */
+
+static struct {
+    guint calls;
+    ddm_cmd_status status;
+    JsonNode *result;
+} done;
+
+static void hello_done(ddm_cmd_status status, const char *message, ddm_view *result, gpointer ud)
+{
+    done.calls++;
+    done.status = status;
+    if (done.result)
+        json_node_unref(done.result);
+    done.result = result ? ddm_view_to_json(result, FALSE) : NULL;
+}
+
+/* Field @key of a record view's JSON, as an integer (-1 if absent). */
+static gint64 record_int(JsonNode *view, const char *key)
+{
+    JsonArray *fields = json_object_get_array_member(json_node_get_object(view), "fields");
+    for (guint i = 0; fields && i < json_array_get_length(fields); i++) {
+        JsonObject *fo = json_array_get_object_element(fields, i);
+        if (g_strcmp0(json_object_get_string_member(fo, "key"), key) == 0)
+            return json_object_get_int_member(fo, "value");
+    }
+    return -1;
+}
+
+static void test_loader_hello_example(void **state)
+{
+    Fixture *f = *state;
+    DdmRegistry *reg = f->mon.registry;
+    g_hash_table_insert(f->mon.config->plugin_opts, g_strdup("hello.interval_ms"),
+                        g_strdup("10"));
+    g_autofree char *path = test_plugin(f, "hello");
+    ddm_plugin *p = NULL;
+    assert_true(ddm_loader_load_file(reg, path, &p, NULL));
+    assert_string_equal(p->version, "1.0.0");
+
+    DdmVm vm;
+    memset(&vm, 0, sizeof vm);
+    vm.magic = DDM_VM_MAGIC;
+    vm.ref_count = 1;
+    vm.monitor = &f->mon;
+    vm.state = DDM_VM_STATE_READY;
+    vm.fd = -1;
+    vm.pending = ddm_correlate_new(16);
+    vm.info.size = sizeof vm.info;
+    vm.info.key = "127.0.0.1:8001";
+    vm.info.app_name = "com.example.app";
+    vm.info.ddm = 1;
+    g_hash_table_insert(f->mon.vms, (gpointer)vm.info.key, &vm);
+
+    ddm_registry_vm_event(reg, &vm, DDM_VM_READY);
+    ddm_view *view = ddm_views_lookup(f->mon.views, "hello", vm.info.key);
+    assert_non_null(view);
+    ddm_chunk_info ci = {DDM_CHUNK('X', 'Y', 'Z', 'W'), 1, DDM_ORIGIN_EVENT, 0};
+    ddm_registry_dispatch(reg, &vm, &ci, (const uint8_t *)"abc", 3);
+    ddm_registry_dispatch(reg, &vm, &ci, (const uint8_t *)"defgh", 5);
+
+    const char *argv_vm[] = {"hello", "127.0.0.1:8001", NULL};
+    assert_true(ddm_registry_run_command(reg, 2, argv_vm, hello_done, NULL));
+    assert_int_equal(done.calls, 1);
+    assert_int_equal(done.status, DDM_CMD_OK);
+    assert_non_null(done.result);
+    assert_int_equal(record_int(done.result, "chunks"), 2);
+    assert_int_equal(record_int(done.result, "bytes"), 8);
+    const char *argv_none[] = {"hello", "4242", NULL};
+    assert_true(ddm_registry_run_command(reg, 2, argv_none, hello_done, NULL));
+    assert_int_equal(done.calls, 2);
+    assert_int_equal(done.status, DDM_CMD_NOT_FOUND);
+
+    /* Its timer publishes the view and the headline. */
+    gint64 deadline = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (ddm_view_version(view) == 0 && g_get_monotonic_time() < deadline)
+        g_main_context_iteration(NULL, TRUE);
+    g_autoptr(JsonNode) vj = ddm_view_to_json(view, FALSE);
+    assert_int_equal(record_int(vj, "chunks"), 2);
+    assert_string_equal(g_hash_table_lookup(vm.headlines, "chunks"), "2");
+
+    /* Gone: per-VM data freed by the core; the plugin forgot the VM. */
+    ddm_registry_vm_event(reg, &vm, DDM_VM_GONE);
+    ddm_views_destroy_vm(f->mon.views, vm.info.key);
+    g_hash_table_remove(f->mon.vms, vm.info.key);
+    const char *argv_all[] = {"hello", NULL};
+    assert_true(ddm_registry_run_command(reg, 1, argv_all, hello_done, NULL));
+    assert_int_equal(record_int(done.result, "vms"), 0);
+    assert_int_equal(record_int(done.result, "chunks"), 2);
+    g_clear_pointer(&done.result, json_node_unref);
+
+    g_clear_pointer(&vm.plugin_data, g_hash_table_unref);
+    g_clear_pointer(&vm.headlines, g_hash_table_unref);
+    g_clear_pointer(&vm.unknown_logged, g_hash_table_unref);
+    ddm_correlate_free(vm.pending);
+}
+
 int main(void)
 {
     logs = g_ptr_array_new_with_free_func(g_free);
@@ -529,6 +627,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_chunks_all_disabled_notice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_check_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_list_plugins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_hello_example, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("loader", tests, NULL, NULL);
     g_ptr_array_unref(logs);
