@@ -1,1 +1,30 @@
 # SPDX-License-Identifier: Apache-2.0
+# Tests of ddmon-simvm: its models and encoders (decoded back by small
+# independent decoders in the tests), and a smoke test of the binary.
+if ENABLE_TESTS
+SIMVM_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm -I$(top_srcdir)/core \
+	-DG_LOG_DOMAIN=\"ddmon-test\"
+SIMVM_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+SIMVM_TEST_LIBS = tools/simvm/libsimvmmodel.la $(CMOCKA_LIBS)
+
+check_PROGRAMS += tests/unit/test-simvm-heap tests/unit/test-simvm-threads tests/unit/test-simvm-native
+TESTS += tests/unit/test-simvm-heap tests/unit/test-simvm-threads tests/unit/test-simvm-native
+
+tests_unit_test_simvm_heap_SOURCES = tests/unit/test-simvm-heap.c
+tests_unit_test_simvm_heap_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
+tests_unit_test_simvm_heap_CFLAGS = $(SIMVM_TEST_CFLAGS)
+tests_unit_test_simvm_heap_LDADD = $(SIMVM_TEST_LIBS)
+
+tests_unit_test_simvm_threads_SOURCES = tests/unit/test-simvm-threads.c
+tests_unit_test_simvm_threads_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
+tests_unit_test_simvm_threads_CFLAGS = $(SIMVM_TEST_CFLAGS)
+tests_unit_test_simvm_threads_LDADD = $(SIMVM_TEST_LIBS)
+
+tests_unit_test_simvm_native_SOURCES = tests/unit/test-simvm-native.c
+tests_unit_test_simvm_native_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
+tests_unit_test_simvm_native_CFLAGS = $(SIMVM_TEST_CFLAGS)
+tests_unit_test_simvm_native_LDADD = $(SIMVM_TEST_LIBS)
+
+dist_check_SCRIPTS += tests/integration/simvm-smoke.sh
+TESTS += tests/integration/simvm-smoke.sh
+endif

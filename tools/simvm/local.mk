@@ -1,1 +1,34 @@
 # SPDX-License-Identifier: Apache-2.0
+# tools/simvm: ddmon-simvm, the simulated DDM-aware VMs (demo default, test
+# fixture, benchmark load), its models as a library the unit tests link,
+# and simvm-probe, a tiny JDWP/DDM client for smoke tests.
+
+SIMVM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-simvm\"
+
+# The models (threads, heaps, native heap) and their encoders: pure bytes.
+noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
+%canon_reldir%_libsimvmmodel_la_SOURCES = \
+	%reldir%/rng.h \
+	%reldir%/heap.c %reldir%/heap.h \
+	%reldir%/threads.c %reldir%/threads.h \
+	%reldir%/native.c %reldir%/native.h
+%canon_reldir%_libsimvmmodel_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
+
+bin_PROGRAMS += ddmon-simvm
+ddmon_simvm_SOURCES = \
+	%reldir%/simvm.h %reldir%/simvm-private.h \
+	%reldir%/main.c %reldir%/options.c %reldir%/world.c %reldir%/vm.c \
+	%reldir%/conn.c %reldir%/handlers.c %reldir%/statefile.c \
+	%reldir%/reactor.c %reldir%/reactor.h
+ddmon_simvm_CPPFLAGS = $(SIMVM_CPPFLAGS)
+ddmon_simvm_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+ddmon_simvm_LDADD = %reldir%/libsimvmmodel.la core/libddmcodec.la \
+	$(JSON_GLIB_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
+
+noinst_PROGRAMS += %reldir%/simvm-probe
+%canon_reldir%_simvm_probe_SOURCES = %reldir%/simvm-probe.c
+%canon_reldir%_simvm_probe_CPPFLAGS = $(SIMVM_CPPFLAGS)
+%canon_reldir%_simvm_probe_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+%canon_reldir%_simvm_probe_LDADD = core/libddmcodec.la $(GLIB_LIBS) $(ZLIB_LIBS)
+
+dist_doc_DATA += doc/ddmon-simvm.md

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * One JDWP connection of a simulated VM: non-blocking reads, the VM-side
+ * handshake (read 14 bytes, echo them), the packet reader, and a capped
+ * output queue. Handlers never free a connection: they set `closing` and
+ * the I/O callback destroys it after they return.
+ *
+ * ART's adbconnection wants the whole handshake in the first read; in ART
+ * mode a client that sends fewer than 14 bytes at first is dropped
+ * ("Closing connection to broken client"). Dalvik and JVM modes wait.
+ */
+#include "simvm-private.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ddm.h"
+
+#define READ_BUDGET ((size_t)1 << 20) /* per callback, so one client cannot starve others */
+
+static void conn_io(void *ud, unsigned events);
+
+/* Stop all I/O now; the struct itself is freed later (sim_conn_free). */
+static void teardown(SimConn *c)
+{
+    SimVm *vm = c->vm;
+
+    sim_reactor_remove(vm->world->reactor, c->io);
+    c->io = NULL;
+    close(c->fd);
+    c->fd = -1;
+    if (vm->conn == c)
+        vm->conn = NULL;
+    sim_world_state_changed(vm->world);
+}
+
+void sim_conn_free(SimConn *c)
+{
+    ddm_jdwp_reader_free(c->reader);
+    g_byte_array_unref(c->out);
+    g_free(c);
+}
+
+SimConn *sim_conn_new(SimVm *vm, int fd)
+{
+    SimConn *c = g_new0(SimConn, 1);
+
+    c->vm = vm;
+    c->fd = fd;
+    c->out = g_byte_array_new();
+    c->reader = ddm_jdwp_reader_new(vm->world->cfg.max_request);
+    c->io = sim_reactor_add(vm->world->reactor, fd, SIM_IO_IN, conn_io, c);
+    if (!c->io) {
+        g_warning("pid %u: cannot watch fd %d: %s", vm->pid, fd, g_strerror(errno));
+        close(fd);
+        ddm_jdwp_reader_free(c->reader);
+        g_byte_array_unref(c->out);
+        g_free(c);
+        return NULL;
+    }
+    vm->conn = c;
+    vm->connections++;
+    sim_world_state_changed(vm->world);
+    g_debug("pid %u: client connected (fd %d)", vm->pid, fd);
+    return c;
+}
+
+void sim_conn_close(SimConn *c, const char *why)
+{
+    if (c->closing)
+        return;
+    c->closing = TRUE;
+    g_debug("pid %u: closing connection: %s", c->vm->pid, why);
+    teardown(c);
+    /* callers up the stack may still hold @c: free it when they are done */
+    if (!c->in_callback)
+        sim_world_defer_free_conn(c->vm->world, c);
+}
+
+/* Write what we can; watch for writability while output remains. */
+static void flush(SimConn *c)
+{
+    while (c->out_off < c->out->len) {
+        ssize_t n = send(c->fd, c->out->data + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            c->out_off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        sim_conn_close(c, n < 0 ? g_strerror(errno) : "write returned 0");
+        return;
+    }
+    if (c->out_off == c->out->len) {
+        g_byte_array_set_size(c->out, 0);
+        c->out_off = 0;
+        if (c->close_after_flush) {
+            sim_conn_close(c, "closed after the last reply (Dispose)");
+            return;
+        }
+    } else if (c->out_off > (1u << 20)) {
+        g_byte_array_remove_range(c->out, 0, (guint)c->out_off);
+        c->out_off = 0;
+    }
+    sim_reactor_modify(c->vm->world->reactor, c->io,
+                       SIM_IO_IN | (c->out_off < c->out->len ? SIM_IO_OUT : 0));
+}
+
+void sim_conn_send_raw(SimConn *c, const uint8_t *bytes, size_t len)
+{
+    if (c->closing || !bytes)
+        return;
+    if (c->out->len - c->out_off + len > SIM_OUT_MAX) {
+        g_warning("pid %u: client does not read (%zu bytes queued); dropping it", c->vm->pid,
+                  (size_t)(c->out->len - c->out_off));
+        sim_conn_close(c, "output queue over its cap");
+        return;
+    }
+    g_byte_array_append(c->out, bytes, (guint)len);
+    if (!c->in_callback)
+        flush(c);
+}
+
+/* Types the --zlib option compresses: the large tables and segments. */
+static gboolean zlib_wanted(SimConn *c, uint32_t type, size_t len)
+{
+    if (!c->vm->world->cfg.zlib || len < 64)
+        return FALSE;
+    return type == DDM_CHUNK('T', 'H', 'S', 'T') || type == DDM_CHUNK('H', 'P', 'S', 'G') ||
+           type == DDM_CHUNK('H', 'P', 'S', 'O') || type == DDM_CHUNK('N', 'H', 'S', 'G') ||
+           type == DDM_CHUNK('S', 'T', 'K', 'L') || type == DDM_CHUNK('N', 'H', 'G', 'T');
+}
+
+static void send_chunk(SimConn *c, gboolean reply, uint32_t id, uint32_t type, const uint8_t *data,
+                       size_t len)
+{
+    uint8_t *pkt, *z = NULL;
+    size_t pkt_len, zlen = 0;
+
+    if (zlib_wanted(c, type, len)) {
+        z = ddm_zlib_deflate(type, data, len, &zlen);
+        if (z) {
+            type = DDM_CHUNK_ZLIB;
+            data = z;
+            len = zlen;
+        }
+    }
+    pkt = reply ? ddm_chunk_build_reply(id, type, data, len, &pkt_len)
+                : ddm_chunk_build_packet(id, type, data, len, &pkt_len);
+    sim_conn_send_raw(c, pkt, pkt_len);
+    g_free(pkt);
+    g_free(z);
+}
+
+void sim_conn_send_event(SimConn *c, uint32_t type, const uint8_t *data, size_t len)
+{
+    send_chunk(c, FALSE, sim_vm_next_event_id(c->vm), type, data, len);
+}
+
+void sim_conn_send_reply(SimConn *c, uint32_t id, uint32_t type, const uint8_t *data, size_t len)
+{
+    send_chunk(c, TRUE, id, type, data, len);
+}
+
+void sim_conn_send_jdwp_reply(SimConn *c, uint32_t id, uint16_t error, const uint8_t *data, size_t len)
+{
+    size_t pkt_len;
+    uint8_t *pkt = ddm_jdwp_build_reply(id, error, data, len, &pkt_len);
+
+    sim_conn_send_raw(c, pkt, pkt_len);
+    g_free(pkt);
+}
+
+void sim_conn_reply_nothing(SimConn *c, uint32_t id)
+{
+    if (c->vm->mode == SIM_MODE_DALVIK)
+        sim_conn_send_jdwp_reply(c, id, 0, NULL, 0);
+}
+
+void sim_conn_send_fail(SimConn *c, uint32_t id, uint32_t code, const char *msg)
+{
+    ddm_writer w;
+    uint8_t *p;
+    size_t len;
+
+    ddm_writer_init(&w, 4096);
+    ddm_write_u4(&w, code);
+    ddm_write_lstr(&w, msg);
+    p = ddm_writer_take(&w, &len);
+    sim_conn_send_reply(c, id, DDM_CHUNK_FAIL, p, len);
+    free(p);
+}
+
+/* The 14-byte handshake, VM side. Returns FALSE when the connection goes. */
+static gboolean read_handshake(SimConn *c)
+{
+    gboolean art = c->vm->mode == SIM_MODE_ART;
+    ssize_t n;
+
+    do
+        n = recv(c->fd, c->hs + c->hs_len, sizeof c->hs - c->hs_len, MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return TRUE;
+    if (n <= 0) {
+        sim_conn_close(c, n == 0 ? "EOF before the handshake" : g_strerror(errno));
+        return FALSE;
+    }
+    c->hs_len += (size_t)n;
+    if (memcmp(c->hs, DDM_JDWP_HANDSHAKE, c->hs_len) != 0) {
+        g_message("pid %u: bad JDWP handshake from client; closing", c->vm->pid);
+        sim_conn_close(c, "bad handshake");
+        return FALSE;
+    }
+    if (c->hs_len < sizeof c->hs) {
+        if (art) {
+            /* adbconnection.cc: all 14 bytes must be there at the first read */
+            g_message("pid %u: Closing connection to broken client (partial handshake)", c->vm->pid);
+            sim_conn_close(c, "partial handshake");
+            return FALSE;
+        }
+        return TRUE;
+    }
+    c->handshaken = TRUE;
+    if (c->vm->world->cfg.apnm_before_echo && c->vm->mode != SIM_MODE_JVM)
+        sim_conn_send_apnm(c); /* the race real devices show: ddmon must discard it */
+    sim_conn_send_raw(c, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    g_debug("pid %u: handshake done", c->vm->pid);
+    return TRUE;
+}
+
+static void read_packets(SimConn *c)
+{
+    size_t budget = READ_BUDGET;
+
+    while (!c->closing && budget > 0) {
+        size_t avail = 0;
+        uint8_t *space = ddm_jdwp_reader_space(c->reader, 16384, &avail);
+        ssize_t n;
+        DdmJdwpPacket pkt;
+        DdmJdwpResult res = DDM_JDWP_NEED_MORE;
+
+        do
+            n = recv(c->fd, space, avail, MSG_DONTWAIT);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) {
+            sim_conn_close(c, n == 0 ? "client closed the connection" : g_strerror(errno));
+            return;
+        }
+        ddm_jdwp_reader_commit(c->reader, (size_t)n);
+        budget = budget > (size_t)n ? budget - (size_t)n : 0;
+        while (!c->closing && (res = ddm_jdwp_reader_next(c->reader, &pkt)) == DDM_JDWP_PACKET)
+            sim_handle_packet(c, &pkt);
+        if (!c->closing && res < 0) {
+            g_message("pid %u: bad packet from client (%s); closing that connection", c->vm->pid,
+                      ddm_jdwp_result_str(res));
+            sim_conn_close(c, "bad packet");
+            return;
+        }
+    }
+}
+
+static void conn_io(void *ud, unsigned events)
+{
+    SimConn *c = ud;
+
+    c->in_callback = TRUE;
+    if (events & SIM_IO_IN) {
+        if (!c->handshaken)
+            read_handshake(c);
+        if (!c->closing && c->handshaken)
+            read_packets(c);
+    }
+    c->in_callback = FALSE;
+    if (!c->closing)
+        flush(c);
+    if (c->closing)
+        sim_conn_free(c);
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Internals shared by the simvm sources: the world, a VM, a connection.
+ * Ownership: the world owns its VMs (vms array; by_pid indexes them), a VM
+ * owns its listener and at most one connection. Destruction is deferred
+ * where callbacks are on the stack: a closing connection is freed when its
+ * I/O callback returns (or from the reap idle); a retired VM leaves the pid table at once and is
+ * freed from an idle callback.
+ */
+#ifndef SIMVM_PRIVATE_H
+#define SIMVM_PRIVATE_H
+
+#include <gio/gio.h>
+#include <glib.h>
+#include <stdint.h>
+
+#include "jdwp.h"
+#include "heap.h"
+#include "native.h"
+#include "reactor.h"
+#include "rng.h"
+#include "simvm.h"
+#include "threads.h"
+
+#define SIM_MAX_HEAPS 2
+#define SIM_PRE_INITIALIZED "<pre-initialized>"
+/** A client that stops reading: drop it past this much queued output. */
+#define SIM_OUT_MAX ((size_t)64 << 20)
+
+typedef struct SimConn SimConn;
+
+/** What the VM last told a client about one heap (ground truth). */
+typedef struct SimHpifSent {
+    gboolean valid;
+    uint64_t timestamp_ms;
+    uint8_t reason;
+    uint32_t max, size, allocated, objects;
+} SimHpifSent;
+
+struct SimVm {
+    SimWorld *world;
+    guint serial;                /* creation order */
+    uint32_t pid;
+    uint16_t port;
+    SimMode mode;
+    char *real_name;             /* process name once "named" */
+    char *package_name;
+    gboolean named;              /* FALSE: "<pre-initialized>" */
+    gint64 rename_at_ms;         /* world time of the rename, 0 = none pending */
+    int32_t user_id;
+    uint8_t native_debuggable;
+    int listen_fd;
+    SimIoHandle *listen_io;
+    SimConn *conn;
+    SimThreads threads;
+    SimHeap heaps[SIM_MAX_HEAPS];
+    unsigned n_heaps;
+    SimHeap native;
+    uint32_t native_generation;
+    SimHpifSent hpif_sent[SIM_MAX_HEAPS];
+    SimSegStats seg_sent[SIM_MAX_HEAPS];
+    gboolean seg_sent_valid[SIM_MAX_HEAPS];
+    uint32_t seg_sent_generation[SIM_MAX_HEAPS];
+    SimSegStats native_seg_sent;
+    gboolean native_seg_sent_valid;
+    SimNhgtStats nhgt_sent;
+    gboolean nhgt_sent_valid;
+    GBytes *last_thst;           /* payload of the last THST sent */
+    uint32_t event_serial;       /* for VM-originated packet ids */
+    gboolean waiting;            /* WAIT sent, no debugger yet */
+    gboolean debugger_active;
+    gint64 next_gc_ms;
+    gboolean retired;
+    guint64 connections;         /* served so far */
+    guint64 refused;             /* second connections dropped */
+};
+
+struct SimConn {
+    SimVm *vm;
+    int fd;
+    SimIoHandle *io;
+    gboolean handshaken;
+    uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
+    size_t hs_len;
+    DdmJdwpReader *reader;
+    GByteArray *out;
+    size_t out_off;
+    gboolean in_callback;
+    gboolean closing;            /* destroy when the callback returns */
+    gboolean close_after_flush;  /* e.g. VirtualMachine.Dispose */
+    gboolean ddm_seen;
+    gboolean then_on;
+    uint8_t hpif_when;
+    uint8_t hpsg_when, hpsg_what;
+    uint8_t nhsg_when, nhsg_what;
+    uint32_t thst_interval_ms;
+    gint64 next_thst_ms;
+};
+
+struct SimWorld {
+    SimConfig cfg;
+    GMainContext *ctx;
+    SimReactor *reactor;
+    GPtrArray *vms;              /* SimVm*, oldest first (owned) */
+    GHashTable *by_pid;          /* pid -> SimVm* (borrowed) */
+    GHashTable *ports;           /* ports in use (GUINT_TO_POINTER) */
+    GArray *watches;
+    guint next_watch_id;
+    GPtrArray *dead;             /* retired VMs waiting to be freed */
+    GPtrArray *dead_conns;       /* closed connections waiting to be freed */
+    guint reap_source;
+    SimRng rng;
+    uint32_t next_pid;
+    guint next_serial;
+    unsigned name_cursor;
+    GPtrArray *retired_names;    /* names free for reuse by churn */
+    guint tick_source;
+    gint64 start_us;
+    gint64 last_tick_ms;
+    gint64 next_churn_ms;
+    gboolean state_dirty, ports_dirty;
+    guint state_source;
+    gint64 last_state_ms;
+    gboolean started;
+};
+
+/* world.c */
+gint64 sim_world_now_ms(SimWorld *w);
+void sim_world_state_changed(SimWorld *w);
+void sim_world_ports_changed(SimWorld *w);
+/** Remove @vm from the world (EXIT, churn): pid gone now, freed later. */
+void sim_world_retire_vm(SimWorld *w, SimVm *vm);
+/** Free @c (closed outside its own callback) once the current dispatch is over. */
+void sim_world_defer_free_conn(SimWorld *w, SimConn *c);
+
+/* vm.c */
+SimVm *sim_vm_new(SimWorld *w, SimMode mode, uint32_t pid, const char *name, guint serial);
+void sim_vm_free(SimVm *vm);
+/** Listen on @port (0 = any); FALSE with @error when the port is taken. */
+gboolean sim_vm_listen(SimVm *vm, const char *address, int port, GError **error);
+void sim_vm_stop_listening(SimVm *vm);
+void sim_vm_tick(SimVm *vm, gint64 now_ms, uint32_t dt_ms);
+/** A "GC": heaps change; data events if the client asked for them. */
+void sim_vm_gc(SimVm *vm);
+uint32_t sim_vm_next_event_id(SimVm *vm);
+/** The name HELO and APNM carry now. */
+const char *sim_vm_current_name(const SimVm *vm);
+
+/* conn.c */
+SimConn *sim_conn_new(SimVm *vm, int fd);
+/** Close now, or when the running callback returns. @why is logged. */
+void sim_conn_close(SimConn *c, const char *why);
+/** Free a closed connection's memory (its I/O is already gone). */
+void sim_conn_free(SimConn *c);
+void sim_conn_send_raw(SimConn *c, const uint8_t *bytes, size_t len);
+/** An event (command packet 0xC7/1) with one chunk; ZLIB-wrapped when configured. */
+void sim_conn_send_event(SimConn *c, uint32_t type, const uint8_t *data, size_t len);
+/** A reply carrying one chunk (ZLIB-wrapped when configured). */
+void sim_conn_send_reply(SimConn *c, uint32_t id, uint32_t type, const uint8_t *data, size_t len);
+/** "Nothing to say": empty reply (Dalvik) or none at all (ART). */
+void sim_conn_reply_nothing(SimConn *c, uint32_t id);
+void sim_conn_send_fail(SimConn *c, uint32_t id, uint32_t code, const char *msg);
+void sim_conn_send_jdwp_reply(SimConn *c, uint32_t id, uint16_t error, const uint8_t *data, size_t len);
+
+/* handlers.c */
+void sim_handle_packet(SimConn *c, const DdmJdwpPacket *pkt);
+void sim_conn_send_hpif(SimConn *c, uint8_t reason);
+void sim_conn_send_segments(SimConn *c, gboolean native);
+void sim_conn_send_thst(SimConn *c, uint32_t reply_id, gboolean as_event);
+void sim_conn_send_apnm(SimConn *c);
+
+/* statefile.c */
+/** The ground truth as JSON text. (transfer full) */
+char *sim_state_to_json(SimWorld *w);
+gboolean sim_state_write(SimWorld *w, const char *path, GError **error);
+/** Rewrite @path atomically (tmp + rename) with @text. */
+gboolean sim_write_atomically(const char *path, const char *text, GError **error);
+
+#endif /* SIMVM_PRIVATE_H */

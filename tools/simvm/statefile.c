@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The ground truth (--state-file): per VM its identity, its threads now,
+ * the last THST table it sent, and for each heap what it last SENT (HPIF
+ * figures and the statistics of the last segment dump: bytes and counts
+ * per kind, free bytes, largest free run): exactly what a correct decoder
+ * computes. Integration tests compare ddmon's views with this file.
+ * Written with json-glib, atomically (temporary file + rename).
+ * Non-goal: computing anything not yet sent (that would cost a heap walk).
+ */
+#include "simvm-private.h"
+
+#include <errno.h>
+#include <json-glib/json-glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void add_seg_stats(JsonBuilder *b, const SimSegStats *s, uint32_t generation)
+{
+    unsigned k;
+
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "generation");
+    json_builder_add_int_value(b, generation);
+    json_builder_set_member_name(b, "pieces");
+    json_builder_add_int_value(b, s->pieces);
+    json_builder_set_member_name(b, "total_bytes");
+    json_builder_add_int_value(b, (gint64)(s->total_units * SIM_HEAP_UNIT));
+    json_builder_set_member_name(b, "free_bytes");
+    json_builder_add_int_value(b, (gint64)s->free_bytes);
+    json_builder_set_member_name(b, "free_count");
+    json_builder_add_int_value(b, s->free_count);
+    json_builder_set_member_name(b, "largest_free");
+    json_builder_add_int_value(b, (gint64)s->largest_free);
+    json_builder_set_member_name(b, "kinds");
+    json_builder_begin_object(b);
+    for (k = 0; k < SIM_KIND_COUNT; k++) {
+        json_builder_set_member_name(b, sim_kind_name(k));
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "bytes");
+        json_builder_add_int_value(b, (gint64)s->bytes[k]);
+        json_builder_set_member_name(b, "count");
+        json_builder_add_int_value(b, s->count[k]);
+        json_builder_end_object(b);
+    }
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+}
+
+static void add_threads(JsonBuilder *b, const SimThreads *ts)
+{
+    uint32_t i;
+
+    json_builder_begin_array(b);
+    for (i = 0; i < ts->n; i++) {
+        const SimThread *t = &ts->v[i];
+        uint8_t st = sim_thread_wire_status(ts, t);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "id");
+        json_builder_add_int_value(b, t->id);
+        json_builder_set_member_name(b, "name");
+        json_builder_add_string_value(b, t->name);
+        json_builder_set_member_name(b, "state");
+        json_builder_add_int_value(b, st);
+        json_builder_set_member_name(b, "state_name");
+        json_builder_add_string_value(b, sim_thread_status_name(st, ts->art));
+        json_builder_set_member_name(b, "tid");
+        json_builder_add_int_value(b, t->tid);
+        json_builder_set_member_name(b, "utime");
+        json_builder_add_int_value(b, (gint64)(t->utime_milli / 1000));
+        json_builder_set_member_name(b, "stime");
+        json_builder_add_int_value(b, (gint64)(t->stime_milli / 1000));
+        json_builder_set_member_name(b, "daemon");
+        json_builder_add_boolean_value(b, t->daemon != 0);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
+/* Decode our own THST payload back into objects (it is well-formed). */
+static void add_last_thst(JsonBuilder *b, GBytes *thst)
+{
+    ddm_reader r;
+    gsize len;
+    const uint8_t *d;
+    unsigned hl, el, n, i;
+
+    if (!thst) {
+        json_builder_add_null_value(b);
+        return;
+    }
+    d = g_bytes_get_data(thst, &len);
+    ddm_reader_init(&r, d, len);
+    hl = ddm_read_u1(&r);
+    el = ddm_read_u1(&r);
+    n = ddm_read_u2(&r);
+    ddm_read_skip(&r, hl > 4 ? hl - 4 : 0);
+    json_builder_begin_array(b);
+    for (i = 0; i < n && ddm_reader_ok(&r); i++) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "id");
+        json_builder_add_int_value(b, ddm_read_u4(&r));
+        json_builder_set_member_name(b, "state");
+        json_builder_add_int_value(b, ddm_read_u1(&r));
+        json_builder_set_member_name(b, "tid");
+        json_builder_add_int_value(b, ddm_read_u4(&r));
+        json_builder_set_member_name(b, "utime");
+        json_builder_add_int_value(b, ddm_read_u4(&r));
+        json_builder_set_member_name(b, "stime");
+        json_builder_add_int_value(b, ddm_read_u4(&r));
+        json_builder_set_member_name(b, "daemon");
+        json_builder_add_boolean_value(b, ddm_read_u1(&r) != 0);
+        ddm_read_skip(&r, el > 18 ? el - 18 : 0);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
+static void member_int(JsonBuilder *b, const char *name, gint64 v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, v);
+}
+
+static void member_str(JsonBuilder *b, const char *name, const char *v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_string_value(b, v);
+}
+
+static void member_bool(JsonBuilder *b, const char *name, gboolean v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_boolean_value(b, v);
+}
+
+static void add_vm(JsonBuilder *b, SimVm *vm)
+{
+    unsigned i;
+
+    json_builder_begin_object(b);
+    member_int(b, "pid", vm->pid);
+    member_int(b, "port", vm->port);
+    member_str(b, "app", vm->mode == SIM_MODE_JVM ? "" : sim_vm_current_name(vm));
+    member_str(b, "final_app", vm->real_name);
+    member_str(b, "package", vm->package_name);
+    member_int(b, "user_id", vm->user_id);
+    member_str(b, "mode", sim_mode_name(vm->mode));
+    member_bool(b, "ddm", vm->mode != SIM_MODE_JVM);
+    member_str(b, "abi", sim_vm_abi(vm));
+    member_bool(b, "native_debuggable", vm->native_debuggable != 0);
+    member_bool(b, "waiting", vm->waiting);
+    member_bool(b, "debugger_active", vm->debugger_active);
+    member_bool(b, "connected", vm->conn != NULL);
+    member_int(b, "connections", (gint64)vm->connections);
+    member_int(b, "refused", (gint64)vm->refused);
+    json_builder_set_member_name(b, "threads");
+    add_threads(b, &vm->threads);
+    json_builder_set_member_name(b, "thst_sent");
+    add_last_thst(b, vm->last_thst);
+
+    json_builder_set_member_name(b, "heaps");
+    json_builder_begin_array(b);
+    for (i = 0; i < vm->n_heaps; i++) {
+        const SimHeap *h = &vm->heaps[i];
+        const SimHpifSent *s = &vm->hpif_sent[i];
+        json_builder_begin_object(b);
+        member_int(b, "id", h->heap_id);
+        member_int(b, "generation", h->generation);
+        member_int(b, "max", (gint64)h->max_units * SIM_HEAP_UNIT);
+        member_int(b, "size", (gint64)h->size_units * SIM_HEAP_UNIT);
+        json_builder_set_member_name(b, "hpif_sent");
+        if (s->valid) {
+            json_builder_begin_object(b);
+            member_int(b, "timestamp_ms", (gint64)s->timestamp_ms);
+            member_int(b, "reason", s->reason);
+            member_int(b, "max", s->max);
+            member_int(b, "size", s->size);
+            member_int(b, "allocated_bytes", s->allocated);
+            member_int(b, "allocated_objects", s->objects);
+            json_builder_end_object(b);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_set_member_name(b, "segments_sent");
+        if (vm->seg_sent_valid[i])
+            add_seg_stats(b, &vm->seg_sent[i], vm->seg_sent_generation[i]);
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+
+    json_builder_set_member_name(b, "native");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "segments_sent");
+    if (vm->native_seg_sent_valid)
+        add_seg_stats(b, &vm->native_seg_sent, vm->native.generation);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "nhgt_sent");
+    if (vm->nhgt_sent_valid) {
+        const SimNhgtStats *n = &vm->nhgt_sent;
+        json_builder_begin_object(b);
+        member_int(b, "version", n->version);
+        member_int(b, "ptr_size", n->ptr_size);
+        member_int(b, "map_bytes", (gint64)n->map_bytes);
+        member_int(b, "records", n->records);
+        member_int(b, "total_memory", (gint64)n->total_memory);
+        member_int(b, "zygote_bytes", (gint64)n->zygote_bytes);
+        member_int(b, "backtrace_size", n->backtrace_size);
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+}
+
+char *sim_state_to_json(SimWorld *w)
+{
+    JsonBuilder *b = json_builder_new();
+    JsonGenerator *gen;
+    JsonNode *root;
+    char *text;
+    guint i;
+
+    json_builder_begin_object(b);
+    member_int(b, "simvm_pid", getpid());
+    member_int(b, "seed", (gint64)w->cfg.seed);
+    member_int(b, "time_ms", sim_world_now_ms(w));
+    json_builder_set_member_name(b, "vms");
+    json_builder_begin_array(b);
+    for (i = 0; i < w->vms->len; i++)
+        add_vm(b, g_ptr_array_index(w->vms, i));
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    root = json_builder_get_root(b);
+    gen = json_generator_new();
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, TRUE);
+    text = json_generator_to_data(gen, NULL);
+    json_node_unref(root);
+    g_object_unref(gen);
+    g_object_unref(b);
+    return text;
+}
+
+gboolean sim_write_atomically(const char *path, const char *text, GError **error)
+{
+    /* no fsync (g_file_set_contents does one per call): readers only need
+     * to never see a half-written file, which the rename guarantees */
+    char *tmp = g_strdup_printf("%s.tmp.%d", path, (int)getpid());
+    size_t len = strlen(text);
+    FILE *f = fopen(tmp, "w");
+    gboolean ok = f && fwrite(text, 1, len, f) == len;
+
+    if (f && fclose(f) != 0)
+        ok = FALSE;
+    if (ok && rename(tmp, path) != 0)
+        ok = FALSE;
+    if (!ok) {
+        int e = errno;
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot write %s: %s", path,
+                    g_strerror(e));
+        (void)unlink(tmp);
+    }
+    g_free(tmp);
+    return ok;
+}
+
+gboolean sim_state_write(SimWorld *w, const char *path, GError **error)
+{
+    char *text = sim_state_to_json(w);
+    gboolean ok = sim_write_atomically(path, text, error);
+
+    g_free(text);
+    return ok;
+}
