@@ -2,10 +2,11 @@
  *
  * threads: THST polling. Real VMs never push THST; they answer an empty
  * THST request with the table (ddmlib polls from a UI timer). One timer
- * per plugin, every threads.interval ms, sends THST to each VM whose
- * "threads" view someone watches (host->view_watchers > 0, a snapshot
- * counts), with at most one THST in flight per VM. Nothing is sent while
- * nobody looks, or when THST is disabled.
+ * per plugin ticks every min(threads.interval, 250) ms and sends THST to
+ * each VM whose "threads" view someone watches (host->view_watchers > 0, a
+ * snapshot counts): at once when the watch begins, then every
+ * threads.interval ms, with at most one THST in flight per VM. Nothing is
+ * sent while nobody looks, or when THST is disabled.
  * The reply callback holds only the plugin (never per-VM state, which may
  * be gone); it finds the VM's state again with host->vm_get_data.
  */
@@ -56,22 +57,41 @@ static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     }
 }
 
+/* The timer's period: short enough to notice a new watcher quickly. */
+static unsigned tick_ms(const threads_plugin *pl)
+{
+    return pl->interval_ms < THREADS_TICK_MS ? pl->interval_ms : THREADS_TICK_MS;
+}
+
 void threads_poll_once(threads_plugin *pl)
 {
     const ddm_host *h = pl->host;
     threads_vm *st;
+    double now, period, slack;
     if (!h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
         return;
+    now = pl->now();
+    period = pl->interval_ms / 1000.0;
+    slack = tick_ms(pl) / 2000.0; /* a tick that comes a little early still counts */
     for (st = pl->vms; st; st = st->next) {
         int rc;
-        if (!st->view || st->thst_in_flight || h->view_watchers(st->view) <= 0)
+        if (!st->view || h->view_watchers(st->view) <= 0) {
+            st->was_watched = 0;
+            continue;
+        }
+        if (st->thst_in_flight)
+            continue;
+        if (st->was_watched && now - st->last_poll < period - slack)
             continue;
         rc = h->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl),
                         thst_reply, pl, NULL);
-        if (rc == 0)
+        if (rc == 0) {
             st->thst_in_flight = 1;
-        else
+            st->was_watched = 1;
+            st->last_poll = now;
+        } else {
             h->log(pl->self, DDM_LOG_DEBUG, "THST not sent: error %d", rc);
+        }
     }
 }
 
@@ -87,7 +107,7 @@ int threads_poll_start(threads_plugin *pl)
         pl->host->log(pl->self, DDM_LOG_INFO, "threads.interval is 0: THST polling is off");
         return 0;
     }
-    pl->poll_timer = pl->host->timer_add(pl->self, pl->interval_ms, poll_timer_cb, pl, NULL);
+    pl->poll_timer = pl->host->timer_add(pl->self, tick_ms(pl), poll_timer_cb, pl, NULL);
     if (!pl->poll_timer) {
         pl->host->log(pl->self, DDM_LOG_WARNING, "cannot start the THST poll timer");
         return -ENOMEM;

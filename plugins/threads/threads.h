@@ -34,6 +34,7 @@
 
 #define THREADS_DEFAULT_INTERVAL_MS 1000u /* option threads.interval; 0 = no polling */
 #define THREADS_MIN_INTERVAL_MS 100u
+#define THREADS_TICK_MS 250u              /* poll timer period (at most the interval) */
 #define THREADS_DEFAULT_HZ 100u           /* option threads.hz: clock ticks per second */
 #define THREADS_MAX 65535u                /* threads kept per VM */
 #define THREADS_NAME_MAX_UNITS 1024u      /* longer names are cut */
@@ -163,6 +164,8 @@ struct threads_vm {
     ddm_view *view;       /* "threads", NULL when THCR and THST are both disabled */
     ddm_view *stack_view; /* "stack", created by the first stack command */
     int thst_in_flight;
+    int was_watched;      /* watched at the last poll tick */
+    double last_poll;     /* when the last THST was sent (pl->now) */
     int publish_pending;
     int full_logged;
 };

@@ -167,7 +167,7 @@ static void test_registration(void **state)
     assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THST));
     assert_true(fake_host_has_command(f->fh, "stack"));
     assert_int_equal(fake_host_n_timers(f->fh), 1);
-    assert_int_equal(fake_host_timer_interval(f->fh, 0), 1000);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), THREADS_TICK_MS);
 }
 
 static void test_then_on_ready(void **state)
@@ -527,6 +527,11 @@ static void test_polls_only_while_watched(void **state)
     free(p);
     assert_int_equal(fake_view_n_rows(v), 1);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    /* not before the interval (1 s) has passed */
+    g_now += 0.5;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    g_now += 0.45; /* within half a tick of the interval: due */
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
     /* a timeout clears the in-flight mark too */
@@ -534,8 +539,14 @@ static void test_polls_only_while_watched(void **state)
     fake_host_complete_status(f->fh, idx, DDM_REPLY_TIMEOUT);
     /* nobody looks any more: no new request */
     fake_view_set_watchers(v, 0);
+    g_now += 5;
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    /* a new watcher gets a table at once, without waiting for the interval */
+    fake_view_set_watchers(v, 1);
+    g_now += 0.01;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
 }
 
 static void test_poll_fail_and_other_replies(void **state)
@@ -547,9 +558,11 @@ static void test_poll_fail_and_other_replies(void **state)
     idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
     fake_host_complete_fail(f->fh, idx, 1, "Can't build THST chunk");
     assert_true(fake_host_log_contains(f->fh, "Can't build THST chunk"));
+    g_now += 1;
     fake_host_fire_timers(f->fh);
     idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)idx + 1);
     fake_host_complete_status(f->fh, idx, DDM_REPLY_ERROR);
+    g_now += 1;
     fake_host_fire_timers(f->fh);
     idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)idx + 1);
     assert_true(idx >= 0);
@@ -557,6 +570,7 @@ static void test_poll_fail_and_other_replies(void **state)
     fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, "\4\22\0\5", 4);
     assert_true(fake_host_log_contains(f->fh, "THST of 4 bytes rejected"));
     /* the VM goes away with a poll pending: nothing breaks */
+    g_now += 1;
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
@@ -615,6 +629,7 @@ static void test_options_hz_and_interval(void **state)
     fake_host_set_config(f->fh, "threads.interval", "250");
     load(f);
     assert_int_equal(fake_host_timer_interval(f->fh, 0), 250);
+    assert_int_equal(plugin_of(f->fh)->interval_ms, 250);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
     v = threads_view(f);
     g_now = 1.0;
@@ -641,10 +656,19 @@ static void test_option_bad_values(void **state)
     fake_host_set_config(f->fh, "threads.interval", "soon");
     fake_host_set_config(f->fh, "threads.hz", "0");
     load(f);
-    assert_int_equal(fake_host_timer_interval(f->fh, 0), THREADS_DEFAULT_INTERVAL_MS);
+    assert_int_equal(plugin_of(f->fh)->interval_ms, THREADS_DEFAULT_INTERVAL_MS);
     assert_int_equal(plugin_of(f->fh)->hz, THREADS_DEFAULT_HZ);
     assert_true(fake_host_log_contains(f->fh, "threads.interval=soon"));
     assert_true(fake_host_log_contains(f->fh, "threads.hz=0"));
+}
+
+static void test_option_interval_clamped(void **state)
+{
+    fixture *f = *state;
+    fake_host_set_config(f->fh, "threads.interval", "10");
+    load(f);
+    assert_int_equal(plugin_of(f->fh)->interval_ms, THREADS_MIN_INTERVAL_MS);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), THREADS_MIN_INTERVAL_MS);
 }
 
 /* --------------------------------------------------------------- limits */
@@ -880,6 +904,7 @@ int main(void)
         TU(test_options_hz_and_interval),
         TU(test_option_interval_off),
         TU(test_option_bad_values),
+        TU(test_option_interval_clamped),
         T(test_thread_cap),
         T(test_big_table_published_by_timer),
         T(test_stkl_success),
