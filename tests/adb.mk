@@ -8,3 +8,14 @@ tests_unit_test_adb_proto_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core
 tests_unit_test_adb_proto_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_adb_proto_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
+
+# adb device
+# The simulated Android device's transport codec (tools/simvm/adb_msg.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-adbmsg
+TESTS += tests/unit/test-adbmsg
+tests_unit_test_adbmsg_SOURCES = tests/unit/test-adbmsg.c tools/simvm/adb_msg.c tools/simvm/adb_msg.h
+tests_unit_test_adbmsg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm
+tests_unit_test_adbmsg_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_adbmsg_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+endif
