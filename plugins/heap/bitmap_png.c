@@ -35,19 +35,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-static int layout_or_err(const seg_gen *g, uint32_t width, bm_layout *layout, char *err,
-                         size_t errlen)
-{
-    int rc = bm_layout_compute(g, width, layout);
-    if (rc == -EINVAL)
-        set_err(err, errlen, "bad width %u (1..%u)", width, BM_MAX_WIDTH);
-    else if (rc == -ENODATA)
-        set_err(err, errlen, "no complete heap bitmap kept for this heap (yet)");
-    else if (rc == -EFBIG)
-        set_err(err, errlen, "heap bitmap too big (more than 2^31 pixels)");
-    return rc;
-}
-
 #ifndef HAVE_LIBPNG
 
 int bm_png_available(void)
@@ -80,6 +67,19 @@ int bm_png_write_mem(const seg_gen *g, uint32_t width, size_t max_bytes, uint8_t
 int bm_png_available(void)
 {
     return 1;
+}
+
+static int layout_or_err(const seg_gen *g, uint32_t width, bm_layout *layout, char *err,
+                         size_t errlen)
+{
+    int rc = bm_layout_compute(g, width, layout);
+    if (rc == -EINVAL)
+        set_err(err, errlen, "bad width %u (1..%u)", width, BM_MAX_WIDTH);
+    else if (rc == -ENODATA)
+        set_err(err, errlen, "no complete heap bitmap kept for this heap (yet)");
+    else if (rc == -EFBIG)
+        set_err(err, errlen, "heap bitmap too big (more than 2^31 pixels)");
+    return rc;
 }
 
 /* Where the encoder's bytes go, and the first error. */
