@@ -25,6 +25,7 @@
 #include <glib-unix.h>
 
 #include "ctlproto.h"
+#include "relay.h"
 
 #define READ_CHUNK 65536
 
@@ -599,6 +600,54 @@ static void op_scan(Client *c, const DdmCtlRequest *req)
     client_send(c, ddm_ctl_ok_end(ddm_ctl_ok_begin()));
 }
 
+/* Run-time selection of the VM the selected debugger port reaches. */
+static void op_select(Client *c, const DdmCtlRequest *req)
+{
+    DdmMonitor *mon = c->ctl->mon;
+    if (mon->relay == NULL) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_FAILED,
+                                         "the debugger relay is not running; nothing to select"));
+        return;
+    }
+    if (req->spec != NULL) {
+        ddm_relay_select(mon->relay, req->spec[0] != '\0' ? req->spec : NULL);
+        g_message("control: selection set to '%s'", req->spec);
+    }
+    const char *sel = ddm_relay_selection(mon->relay);
+    DdmVm *selected = NULL;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, mon->vms);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (ddm_relay_is_selected(mon->relay, v))
+            selected = v;
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "selection");
+    if (sel != NULL && *sel != '\0')
+        json_builder_add_string_value(b, sel);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "port");
+    json_builder_add_int_value(b, mon->config->selected_port);
+    json_builder_set_member_name(b, "vm");
+    if (selected != NULL) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "key");
+        json_builder_add_string_value(b, vm_key(selected));
+        json_builder_set_member_name(b, "pid");
+        json_builder_add_int_value(b, selected->info.pid);
+        json_builder_set_member_name(b, "app");
+        if (selected->info.app_name != NULL)
+            json_builder_add_string_value(b, selected->info.app_name);
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    client_send(c, ddm_ctl_ok_end(b));
+}
+
 static void handle_line(Client *c, const char *line, gsize len)
 {
     DdmCtlRequest req;
@@ -640,6 +689,9 @@ static void handle_line(Client *c, const char *line, gsize len)
         break;
     case DDM_CTL_OP_SCAN:
         op_scan(c, &req);
+        break;
+    case DDM_CTL_OP_SELECT:
+        op_select(c, &req);
         break;
     }
     ddm_ctl_request_clear(&req);

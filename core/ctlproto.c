@@ -195,6 +195,7 @@ static const struct {
     {"plugins", DDM_CTL_OP_PLUGINS}, {"watch", DDM_CTL_OP_WATCH},
     {"command", DDM_CTL_OP_COMMAND}, {"commands", DDM_CTL_OP_COMMANDS},
     {"kill", DDM_CTL_OP_KILL},       {"scan", DDM_CTL_OP_SCAN},
+    {"select", DDM_CTL_OP_SELECT},
 };
 
 const char *ddm_ctl_op_name(DdmCtlOp op)

@@ -11,6 +11,7 @@
  *            {"op":"views"} {"op":"plugins"} {"op":"watch","name":null}
  *            {"op":"command","argv":["gc","1234"]} {"op":"commands"}
  *            {"op":"kill"} {"op":"version"} {"op":"scan","spec":"local"}
+ *            {"op":"select","spec":"APP"} (spec "" clears, absent/null asks)
  * Responses: {"ok":true,...} or {"ok":false,"error":"...","code":N}
  * Events (after a watch): {"event":"added|changed|removed","view":{...}}
  *
@@ -52,7 +53,8 @@ typedef enum {
     DDM_CTL_OP_COMMAND,
     DDM_CTL_OP_COMMANDS,
     DDM_CTL_OP_KILL,
-    DDM_CTL_OP_SCAN
+    DDM_CTL_OP_SCAN,
+    DDM_CTL_OP_SELECT
 } DdmCtlOp;
 
 typedef struct DdmCtlRequest {
@@ -60,7 +62,7 @@ typedef struct DdmCtlRequest {
     char *name;     /* view name (view: required; watch: NULL = all) */
     char *vm;       /* VM spec: pid, key or app name; NULL = all */
     char **argv;    /* command: argv, argv[0] the command name (NULL-terminated) */
-    char *spec;     /* scan: "local,adb" */
+    char *spec;     /* scan: "local,adb"; select: PID or app name */
     gboolean blobs; /* include blob data (base64) in views */
 } DdmCtlRequest;
 

@@ -233,6 +233,7 @@ static const char summary[] =
     "  snapshot [--wait MS] [--out-dir DIR] [--in-process]\n"
     "                         discover, wait until views settle, print all, exit\n"
     "  scan MODES             switch discovery modes of the running server\n"
+    "  select [PID|APP|none]  the VM the selected debugger port (8700) reaches\n"
     "  start-server           start a background server if none runs\n"
     "  kill-server            stop the server\n"
     "  server [--foreground]  run the server (in the foreground with --foreground)\n"
@@ -570,6 +571,45 @@ static int cmd_scan(Cli *cli, char **args)
     return response_status(resp);
 }
 
+static int cmd_select(Cli *cli, char **args)
+{
+    if (args[0] != NULL && args[1] != NULL)
+        return usage_error("usage: ddmon select [PID|APP|none]");
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_SELECT;
+    if (args[0] != NULL)
+        req.spec = strcmp(args[0], "none") == 0 ? (char *)"" : args[0];
+    int status = 0;
+    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
+    if (resp == NULL)
+        return status;
+    if ((status = response_status(resp)) != 0)
+        return status;
+    JsonObject *o = json_node_get_object(resp);
+    if (cli->json) {
+        json_object_remove_member(o, "ok");
+        print_json(resp);
+        return DDM_EXIT_OK;
+    }
+    const char *sel = ddm_json_get_string(o, "selection");
+    gint64 port = ddm_json_get_int(o, "port", 0);
+    JsonNode *vmn = json_object_get_member(o, "vm");
+    if (sel == NULL) {
+        printf("nothing selected\n");
+    } else if (vmn != NULL && JSON_NODE_HOLDS_OBJECT(vmn)) {
+        JsonObject *vo = json_node_get_object(vmn);
+        const char *app = ddm_json_get_string(vo, "app");
+        printf("selected %s: %s (pid %" G_GINT64_FORMAT "%s%s) on port %" G_GINT64_FORMAT "\n",
+               sel, ddm_json_get_string(vo, "key"), ddm_json_get_int(vo, "pid", 0),
+               app != NULL ? ", " : "", app != NULL ? app : "", port);
+    } else {
+        printf("selected %s: no VM matches now; port %" G_GINT64_FORMAT
+               " will reach it when one does\n",
+               sel, port);
+    }
+    return DDM_EXIT_OK;
+}
+
 static int cmd_watch(Cli *cli)
 {
     int status = 0;
@@ -739,7 +779,7 @@ static gboolean is_builtin(const char *cmd)
 {
     static const char *const builtins[] = {
         "watch", "vms", "view", "views", "plugins", "snapshot", "scan", "start-server",
-        "kill-server", "server", "help", "version"};
+        "kill-server", "server", "help", "version", "select"};
     for (gsize i = 0; i < G_N_ELEMENTS(builtins); i++)
         if (strcmp(cmd, builtins[i]) == 0)
             return TRUE;
@@ -880,6 +920,8 @@ int main(int argc, char **argv)
                                    : cmd_snapshot(&cli);
     } else if (strcmp(cmd, "scan") == 0) {
         status = cmd_scan(&cli, cmd_args);
+    } else if (strcmp(cmd, "select") == 0) {
+        status = cmd_select(&cli, cmd_args);
     } else {
         status = cmd_plugin_command(&cli, rest);
     }

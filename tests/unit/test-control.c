@@ -147,6 +147,9 @@ static const RequestCase request_cases[] = {
     {"{\"op\":\"kill\"}", TRUE, DDM_CTL_OP_KILL, NULL, NULL, NULL, NULL, NULL, FALSE},
     {"{\"op\":\"scan\",\"spec\":\"local\"}", TRUE, DDM_CTL_OP_SCAN, NULL, NULL, "local", NULL,
      NULL, FALSE},
+    {"{\"op\":\"select\",\"spec\":\"com.example\"}", TRUE, DDM_CTL_OP_SELECT, NULL, NULL,
+     "com.example", NULL, NULL, FALSE},
+    {"{\"op\":\"select\"}", TRUE, DDM_CTL_OP_SELECT, NULL, NULL, NULL, NULL, NULL, FALSE},
     {"  {\"op\" : \"plugins\"}  ", TRUE, DDM_CTL_OP_PLUGINS, NULL, NULL, NULL, NULL, NULL, FALSE},
     /* bad */
     {"", FALSE, 0, NULL, NULL, NULL, NULL, "JSON", FALSE},
@@ -176,6 +179,7 @@ static const RequestCase request_cases[] = {
      FALSE},
     {"{\"op\":\"command\",\"argv\":[\"\"]}", FALSE, 0, NULL, NULL, NULL, NULL, "empty", FALSE},
     {"{\"op\":\"scan\"}", FALSE, 0, NULL, NULL, NULL, NULL, "spec", FALSE},
+    {"{\"op\":\"select\",\"spec\":42}", FALSE, 0, NULL, NULL, NULL, NULL, "spec", FALSE},
 };
 
 static void test_control_request_table(void **state)
@@ -338,7 +342,7 @@ static void test_control_error_response(void **state)
 
 static void test_control_op_names(void **state)
 {
-    for (int op = DDM_CTL_OP_VERSION; op <= DDM_CTL_OP_SCAN; op++) {
+    for (int op = DDM_CTL_OP_VERSION; op <= DDM_CTL_OP_SELECT; op++) {
         const char *name = ddm_ctl_op_name((DdmCtlOp)op);
         assert_string_not_equal(name, "?");
         char *line = g_strdup_printf("{\"op\":\"%s\",\"name\":\"n\",\"argv\":[\"c\"],"
