@@ -25,6 +25,6 @@ tests_unit_test_simvm_native_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
 tests_unit_test_simvm_native_CFLAGS = $(SIMVM_TEST_CFLAGS)
 tests_unit_test_simvm_native_LDADD = $(SIMVM_TEST_LIBS)
 
-dist_check_SCRIPTS += tests/integration/simvm-smoke.sh
-TESTS += tests/integration/simvm-smoke.sh
+dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
+TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
 endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * One JDWP connection of a simulated VM: non-blocking reads, the VM-side
- * handshake (read 14 bytes, echo them), the packet reader, and a capped
+ * handshake (read 14 bytes, echo them), a lean packet parser (no buffer
+ * while idle: 5000 connections must stay cheap), and a capped
  * output queue. Handlers never free a connection: they set `closing` and
  * the I/O callback destroys it after they return.
  *
@@ -19,6 +20,8 @@
 #include "ddm.h"
 
 #define READ_BUDGET ((size_t)1 << 20) /* per callback, so one client cannot starve others */
+#define IN_KEEP ((size_t)16 << 10)      /* input buffer kept between packets */
+#define OUT_KEEP ((size_t)64 << 10)     /* output buffer kept once flushed */
 
 static void conn_io(void *ud, unsigned events);
 
@@ -38,7 +41,8 @@ static void teardown(SimConn *c)
 
 void sim_conn_free(SimConn *c)
 {
-    ddm_jdwp_reader_free(c->reader);
+    if (c->in)
+        g_byte_array_unref(c->in);
     g_byte_array_unref(c->out);
     g_free(c);
 }
@@ -50,12 +54,10 @@ SimConn *sim_conn_new(SimVm *vm, int fd)
     c->vm = vm;
     c->fd = fd;
     c->out = g_byte_array_new();
-    c->reader = ddm_jdwp_reader_new(vm->world->cfg.max_request);
     c->io = sim_reactor_add(vm->world->reactor, fd, SIM_IO_IN, conn_io, c);
     if (!c->io) {
         g_warning("pid %u: cannot watch fd %d: %s", vm->pid, fd, g_strerror(errno));
         close(fd);
-        ddm_jdwp_reader_free(c->reader);
         g_byte_array_unref(c->out);
         g_free(c);
         return NULL;
@@ -96,7 +98,13 @@ static void flush(SimConn *c)
         return;
     }
     if (c->out_off == c->out->len) {
-        g_byte_array_set_size(c->out, 0);
+        if (c->out->len > OUT_KEEP) {
+            /* after a heap dump: do not keep 100 KiB per idle connection */
+            g_byte_array_unref(c->out);
+            c->out = g_byte_array_new();
+        } else {
+            g_byte_array_set_size(c->out, 0);
+        }
         c->out_off = 0;
         if (c->close_after_flush) {
             sim_conn_close(c, "closed after the last reply (Dispose)");
@@ -233,19 +241,62 @@ static gboolean read_handshake(SimConn *c)
     return TRUE;
 }
 
+/* Hand every complete packet in c->in to the handlers; FALSE on a bad one.
+ * Lengths are checked from the first 4 bytes before anything grows. */
+static gboolean parse_packets(SimConn *c)
+{
+    size_t pos = 0;
+    const guint8 *d = c->in->data;
+    gboolean ok = TRUE;
+
+    while (!c->closing && c->in->len - pos >= 4) {
+        uint32_t len = ((uint32_t)d[pos] << 24) | ((uint32_t)d[pos + 1] << 16) |
+                       ((uint32_t)d[pos + 2] << 8) | d[pos + 3];
+        DdmJdwpPacket pkt;
+
+        if (len < DDM_JDWP_HEADER_LEN || len > c->vm->world->cfg.max_request) {
+            g_message("pid %u: client sent a packet length of %u (allowed %u..%u); closing that connection",
+                      c->vm->pid, len, DDM_JDWP_HEADER_LEN, c->vm->world->cfg.max_request);
+            ok = FALSE;
+            break;
+        }
+        if (c->in->len - pos >= 9 && d[pos + 8] != 0 && d[pos + 8] != DDM_JDWP_FLAG_REPLY) {
+            g_message("pid %u: client sent JDWP flags 0x%02x; closing that connection", c->vm->pid,
+                      d[pos + 8]);
+            ok = FALSE;
+            break;
+        }
+        if (c->in->len - pos < len)
+            break;
+        memset(&pkt, 0, sizeof pkt);
+        pkt.bytes = d + pos;
+        pkt.len = len;
+        ddm_jdwp_parse_header(pkt.bytes, len, &pkt.header);
+        pkt.data = pkt.bytes + DDM_JDWP_HEADER_LEN;
+        pkt.data_len = len - DDM_JDWP_HEADER_LEN;
+        pos += len;
+        sim_handle_packet(c, &pkt);
+    }
+    if (!ok || (pos == c->in->len && c->in->len > IN_KEEP)) {
+        /* a large request has gone (or the connection goes): give the memory back */
+        g_byte_array_unref(c->in);
+        c->in = NULL;
+    } else if (pos > 0) {
+        g_byte_array_remove_range(c->in, 0, (guint)pos);
+    }
+    return ok;
+}
+
 static void read_packets(SimConn *c)
 {
     size_t budget = READ_BUDGET;
+    uint8_t buf[16384];
 
     while (!c->closing && budget > 0) {
-        size_t avail = 0;
-        uint8_t *space = ddm_jdwp_reader_space(c->reader, 16384, &avail);
         ssize_t n;
-        DdmJdwpPacket pkt;
-        DdmJdwpResult res = DDM_JDWP_NEED_MORE;
 
         do
-            n = recv(c->fd, space, avail, MSG_DONTWAIT);
+            n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
         while (n < 0 && errno == EINTR);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
@@ -253,13 +304,11 @@ static void read_packets(SimConn *c)
             sim_conn_close(c, n == 0 ? "client closed the connection" : g_strerror(errno));
             return;
         }
-        ddm_jdwp_reader_commit(c->reader, (size_t)n);
         budget = budget > (size_t)n ? budget - (size_t)n : 0;
-        while (!c->closing && (res = ddm_jdwp_reader_next(c->reader, &pkt)) == DDM_JDWP_PACKET)
-            sim_handle_packet(c, &pkt);
-        if (!c->closing && res < 0) {
-            g_message("pid %u: bad packet from client (%s); closing that connection", c->vm->pid,
-                      ddm_jdwp_result_str(res));
+        if (!c->in)
+            c->in = g_byte_array_new();
+        g_byte_array_append(c->in, buf, (guint)n);
+        if (!parse_packets(c)) {
             sim_conn_close(c, "bad packet");
             return;
         }

@@ -82,7 +82,7 @@ struct SimConn {
     gboolean handshaken;
     uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
     size_t hs_len;
-    DdmJdwpReader *reader;
+    GByteArray *in;              /* unparsed input (NULL while empty) */
     GByteArray *out;
     size_t out_off;
     gboolean in_callback;

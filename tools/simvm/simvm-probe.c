@@ -3,7 +3,10 @@
  * simvm-probe: a tiny JDWP/DDM client for smoke tests (no python needed).
  * Connects to HOST:PORT, sends the handshake in one write, waits for the
  * echo (discarding packets that race ahead of it), sends HELO and prints
- * the reply as key=value; optionally FEAT, a GC with segments, or EXIT.
+ * the reply as key=value; optionally FEAT, any DDM requests (--request
+ * TYPE[:HEX], answered or not: a FEAT sent after them marks the end),
+ * plain JDWP commands, a GC with segments, a quiet period counting
+ * events, or EXIT.
  * Exit status: 0 ok, 1 an expectation failed, 2 usage, 3 I/O or protocol.
  * Blocking I/O with poll() timeouts: this is a test tool, not the monitor.
  */
@@ -117,6 +120,21 @@ static int first_chunk(const DdmJdwpPacket *pkt, uint32_t *type, uint8_t **data,
     return 0;
 }
 
+static void count_event(GHashTable *events, const DdmJdwpPacket *pkt)
+{
+    uint32_t type;
+    uint8_t *d;
+    size_t l;
+    char name[5];
+
+    if (first_chunk(pkt, &type, &d, &l) != 0)
+        return;
+    ddm_chunk_name(type, name);
+    g_hash_table_insert(events, g_strdup(name),
+                        GINT_TO_POINTER(GPOINTER_TO_INT(g_hash_table_lookup(events, name)) + 1));
+    g_free(d);
+}
+
 /* Wait for the reply to @id; events in between are counted by type. */
 static int wait_reply(int fd, DdmJdwpReader *r, uint32_t id, GHashTable *events, DdmJdwpPacket *out)
 {
@@ -127,25 +145,90 @@ static int wait_reply(int fd, DdmJdwpReader *r, uint32_t id, GHashTable *events,
             *out = pkt;
             return 0;
         }
-        if (!ddm_jdwp_is_reply(&pkt.header) && events) {
-            uint32_t type;
-            uint8_t *d;
-            size_t l;
-            if (first_chunk(&pkt, &type, &d, &l) == 0) {
-                char name[5];
-                gpointer old = g_hash_table_lookup(events, ddm_chunk_name(type, name));
-                g_hash_table_insert(events, g_strdup(name), GINT_TO_POINTER(GPOINTER_TO_INT(old) + 1));
-                g_free(d);
-            }
-        }
+        if (!ddm_jdwp_is_reply(&pkt.header) && events)
+            count_event(events, &pkt);
     }
     return -1;
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* "TYPE" or "TYPE:HEX" -> type and payload (g_free). */
+static int parse_request(const char *spec, uint32_t *type, uint8_t **data, size_t *len)
+{
+    const char *hex = strchr(spec, ':');
+    char name[5] = { 0 };
+    size_t i, n;
+
+    if ((hex ? (size_t)(hex - spec) : strlen(spec)) != 4)
+        return -1;
+    memcpy(name, spec, 4);
+    *type = ddm_chunk_from_name(name);
+    n = hex ? strlen(hex + 1) : 0;
+    if (!*type || n % 2)
+        return -1;
+    *data = g_malloc(n / 2 + 1);
+    for (i = 0; i < n / 2; i++) {
+        int hi = hexval(hex[1 + 2 * i]), lo = hexval(hex[2 + 2 * i]);
+        if (hi < 0 || lo < 0) {
+            g_free(*data);
+            return -1;
+        }
+        (*data)[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *len = n / 2;
+    return 0;
+}
+
+/* Print what a reply said: "reply.I.TYPE=..." */
+static void print_reply(unsigned i, const char *what, const DdmJdwpPacket *pkt)
+{
+    uint32_t type, code;
+    uint8_t *d;
+    size_t l;
+    char name[5];
+    char *msg;
+
+    if (!pkt) {
+        printf("reply.%u.%s=none\n", i, what);
+        return;
+    }
+    if (pkt->header.error) {
+        printf("reply.%u.%s=error:%u\n", i, what, pkt->header.error);
+        return;
+    }
+    if (pkt->data_len == 0) {
+        printf("reply.%u.%s=empty\n", i, what);
+        return;
+    }
+    if (strncmp(what, "jdwp", 4) == 0) {
+        printf("reply.%u.%s=ok:%zu\n", i, what, pkt->data_len);
+        return;
+    }
+    if (first_chunk(pkt, &type, &d, &l) != 0) {
+        printf("reply.%u.%s=bytes:%zu\n", i, what, pkt->data_len);
+        return;
+    }
+    ddm_chunk_name(type, name);
+    if (type == DDM_CHUNK_FAIL && ddm_fail_parse(d, l, &code, &msg)) {
+        printf("reply.%u.%s=FAIL:%u:%s\n", i, what, code, msg);
+        g_free(msg);
+    } else if (type == DDM_CHUNK('T', 'H', 'S', 'T') && l >= 4) {
+        printf("reply.%u.%s=THST:%u\n", i, what, (unsigned)(d[2] << 8 | d[3]));
+    } else {
+        printf("reply.%u.%s=%s:%zu\n", i, what, name, l);
+    }
+    g_free(d);
 }
 
 int main(int argc, char **argv)
 {
     char *host = NULL, *expect_app = NULL;
-    int port = 0, expect_pid = -1, feat = 0, gc_ms = 0, exit_status = -1, rc = 0, fd;
+    int port = 0, expect_pid = -1, feat = 0, gc_ms = 0, exit_status = -1, rc = 0, fd, listen_ms = 0;
+    char **requests = NULL, **jdwp = NULL;
     GOptionEntry entries[] = {
         { "host", 'H', 0, G_OPTION_ARG_STRING, &host, "Host (default 127.0.0.1)", "ADDR" },
         { "port", 'p', 0, G_OPTION_ARG_INT, &port, "Port", "PORT" },
@@ -154,6 +237,10 @@ int main(int argc, char **argv)
         { "expect-app", 0, 0, G_OPTION_ARG_STRING, &expect_app, "Fail unless HELO says this app", "NAME" },
         { "feat", 0, 0, G_OPTION_ARG_NONE, &feat, "Also ask FEAT", NULL },
         { "gc", 0, 0, G_OPTION_ARG_INT, &gc_ms, "Enable HPIF+HPSG, HPGC, count events for MS", "MS" },
+        { "request", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &requests,
+          "Send a DDM request TYPE or TYPE:HEXPAYLOAD (repeatable); prints reply.N.TYPE=...", "SPEC" },
+        { "jdwp", 'j', 0, G_OPTION_ARG_STRING_ARRAY, &jdwp, "Send plain JDWP command SET/CMD (repeatable)", "S/C" },
+        { "listen", 'l', 0, G_OPTION_ARG_INT, &listen_ms, "Then count events for MS (event.TYPE=n)", "MS" },
         { "exit", 0, 0, G_OPTION_ARG_INT, &exit_status, "Send EXIT(status) at the end", "STATUS" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
@@ -167,6 +254,9 @@ int main(int argc, char **argv)
     uint8_t *d = NULL;
     size_t l;
     DdmHelo helo;
+    GHashTable *ev = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTableIter it;
+    gpointer k, v;
 
     g_option_context_add_main_entries(ctx, entries, NULL);
     if (!g_option_context_parse(ctx, &argc, &argv, &err) || port <= 0 || port > 65535) {
@@ -192,7 +282,7 @@ int main(int argc, char **argv)
         return 3;
     ddm_helo_request(req, 1);
     id = send_chunk(fd, DDM_CHUNK_HELO, req, 4);
-    if (wait_reply(fd, r, id, NULL, &pkt) < 0)
+    if (wait_reply(fd, r, id, ev, &pkt) < 0)
         return 3;
     if (pkt.header.error) {
         printf("helo-error=%u\n", pkt.header.error);
@@ -219,7 +309,7 @@ int main(int argc, char **argv)
     if (feat) {
         char **names;
         id = send_chunk(fd, DDM_CHUNK_FEAT, NULL, 0);
-        if (wait_reply(fd, r, id, NULL, &pkt) < 0 || first_chunk(&pkt, &type, &d, &l) < 0)
+        if (wait_reply(fd, r, id, ev, &pkt) < 0 || first_chunk(&pkt, &type, &d, &l) < 0)
             return 3;
         names = ddm_feat_parse(d, l);
         printf("features=%u\n", names ? g_strv_length(names) : 0);
@@ -227,10 +317,91 @@ int main(int argc, char **argv)
         g_free(d);
         d = NULL;
     }
+    if (requests || jdwp || listen_ms > 0) {
+        guint n = requests ? g_strv_length(requests) : 0, m = jdwp ? g_strv_length(jdwp) : 0, i;
+        uint32_t *ids = g_new0(uint32_t, n + m + 1), sync;
+
+        for (i = 0; i < n; i++) {
+            uint8_t *payload;
+            size_t plen;
+            uint32_t rtype;
+            if (parse_request(requests[i], &rtype, &payload, &plen) < 0) {
+                fprintf(stderr, "simvm-probe: bad request spec %s\n", requests[i]);
+                return 2;
+            }
+            ids[i] = send_chunk(fd, rtype, payload, plen);
+            g_free(payload);
+        }
+        for (i = 0; i < m; i++) {
+            unsigned set = 0, cmd = 0;
+            size_t plen;
+            uint8_t *raw;
+            if (sscanf(jdwp[i], "%u/%u", &set, &cmd) != 2 || set > 255 || cmd > 255)
+                return 2;
+            ids[n + i] = next_id++;
+            raw = ddm_jdwp_build_command(ids[n + i], (uint8_t)set, (uint8_t)cmd, NULL, 0, &plen);
+            if (send_all(fd, raw, plen) < 0)
+                return 3;
+            g_free(raw);
+        }
+        /* FEAT is always answered, and in order: its reply ends the wait */
+        sync = send_chunk(fd, DDM_CHUNK_FEAT, NULL, 0);
+        {
+            DdmJdwpPacket *got = g_new0(DdmJdwpPacket, n + m);
+            GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+            gboolean *seen = g_new0(gboolean, n + m + 1);
+            for (;;) {
+                if (next_packet(fd, r, &pkt) < 0)
+                    return 3;
+                if (!ddm_jdwp_is_reply(&pkt.header)) {
+                    count_event(ev, &pkt);
+                    continue;
+                }
+                if (pkt.header.id == sync)
+                    break;
+                for (i = 0; i < n + m; i++)
+                    if (pkt.header.id == ids[i] && !seen[i]) {
+                        uint8_t *copy = g_memdup(pkt.bytes, (guint)pkt.len);
+                        g_ptr_array_add(keep, copy);
+                        got[i] = pkt;
+                        got[i].bytes = copy;
+                        got[i].data = copy + DDM_JDWP_HEADER_LEN;
+                        seen[i] = TRUE;
+                    }
+            }
+            for (i = 0; i < n + m; i++) {
+                char what[16];
+                if (i < n)
+                    g_snprintf(what, sizeof what, "%.4s", requests[i]);
+                else
+                    g_snprintf(what, sizeof what, "jdwp%s", jdwp[i - n]);
+                g_strdelimit(what, "/", '_');
+                print_reply(i + 1, what, seen[i] ? &got[i] : NULL);
+            }
+            g_free(got);
+            g_free(seen);
+            g_ptr_array_free(keep, TRUE);
+        }
+        if (listen_ms > 0) {
+            gint64 end = g_get_monotonic_time() + (gint64)listen_ms * 1000;
+            int saved = timeout_ms;
+            while (g_get_monotonic_time() < end) {
+                timeout_ms = (int)MAX(1, (end - g_get_monotonic_time()) / 1000);
+                if (ddm_jdwp_reader_pending(r) == 0) {
+                    struct pollfd pf = { fd, POLLIN, 0 };
+                    if (poll(&pf, 1, timeout_ms) <= 0)
+                        break;
+                }
+                if (next_packet(fd, r, &pkt) < 0)
+                    break;
+                if (!ddm_jdwp_is_reply(&pkt.header))
+                    count_event(ev, &pkt);
+            }
+            timeout_ms = saved;
+        }
+        g_free(ids);
+    }
     if (gc_ms > 0) {
-        GHashTable *ev = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        GHashTableIter it;
-        gpointer k, v;
         uint8_t when = 3, hpsg[2] = { 1, 0 };
         uint32_t sync;
         send_chunk(fd, DDM_CHUNK('H', 'P', 'I', 'F'), &when, 1);
@@ -240,11 +411,10 @@ int main(int argc, char **argv)
         sync = send_chunk(fd, DDM_CHUNK_FEAT, NULL, 0);
         if (wait_reply(fd, r, sync, ev, &pkt) < 0)
             return 3;
-        g_hash_table_iter_init(&it, ev);
-        while (g_hash_table_iter_next(&it, &k, &v))
-            printf("event.%s=%d\n", (char *)k, GPOINTER_TO_INT(v));
-        g_hash_table_destroy(ev);
     }
+    g_hash_table_iter_init(&it, ev);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        printf("event.%s=%d\n", (char *)k, GPOINTER_TO_INT(v));
     if (exit_status >= 0) {
         uint8_t st[4];
         ddm_put_u4(st, (uint32_t)exit_status);
@@ -259,5 +429,8 @@ out:
     close(fd);
     g_free(host);
     g_free(expect_app);
+    g_strfreev(requests);
+    g_hash_table_destroy(ev);
+    g_strfreev(jdwp);
     return rc;
 }
