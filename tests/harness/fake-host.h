@@ -18,7 +18,7 @@
  *     assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
  *     fake_host_free(fh);   // VMs go (GONE), fini, everything freed, checks run
  *
- * In a tests/*.mk (the variables come from tests/plugins-vt.mk):
+ * In a tests/NAME.mk (the variables come from tests/plugins-vt.mk):
  *     tests_unit_test_plugin_x_SOURCES = tests/unit/test-plugin-x.c plugins/x/x.c
  *     tests_unit_test_plugin_x_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/x
  *     tests_unit_test_plugin_x_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
