@@ -29,3 +29,18 @@ ddmon_SOURCES =
 ddmon_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 ddmon_CFLAGS = $(core_libddmcore_la_CFLAGS)
 ddmon_LDADD = core/libddmcore.la
+
+# The uninstalled plugin directory, $(top_builddir)/plugins: every plugin
+# built here is copied (not linked: the loader refuses symlinks) so that
+# `ddmon --plugin-dir build/plugins`, the demo and the integration tests use
+# exactly the plugins of this tree.
+all-local: uninstalled-plugins
+uninstalled-plugins: $(plugins_LTLIBRARIES)
+	@for la in $(plugins_LTLIBRARIES); do \
+	  so=$$(dirname $$la)/.libs/$$(basename $$la .la).so; \
+	  if test -f $$so; then cp -p $$so $(top_builddir)/plugins/ && chmod go-w $(top_builddir)/plugins/$$(basename $$so); fi; \
+	done
+clean-local: clean-uninstalled-plugins
+clean-uninstalled-plugins:
+	-rm -f $(top_builddir)/plugins/*.so
+.PHONY: uninstalled-plugins clean-uninstalled-plugins

@@ -29,6 +29,7 @@
 
 #define EARLY_CAP (1u << 20)          /* VM traffic kept for the first debugger */
 #define HOLD_MS 10000                 /* a debugger waits this long for a fixed target */
+#define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
 #define DBGD_TIMEOUT_MS 1000
 #define MAX_MAPPED 65536              /* outstanding debugger commands per VM */
 #define READ_CHUNK (64u * 1024u)
@@ -49,6 +50,7 @@ struct Endpoint {
     int fd;
     guint watch;
     char *key;          /* EP_VM / EP_FIXED: the VM key it reaches */
+    guint park_timer;   /* EP_VM parked: closes the port if the VM does not come back */
 };
 
 typedef enum { DBG_HANDSHAKE, DBG_HELD, DBG_ATTACHED, DBG_CLOSED } DebuggerState;
@@ -64,7 +66,7 @@ struct Debugger {
     GByteArray *out;
     gsize out_pos;
     RelayVm *rvm;             /* when attached */
-    char *held_key;           /* when held: the VM key awaited */
+    char *held_key;           /* when held: the VM key awaited, or NULL for the selection */
     guint hold_timer;
     gboolean sent_dispose;
     char *peer;
@@ -88,6 +90,7 @@ struct DdmRelay {
     GHashTable *port_by_key;  /* key -> port (remembered) */
     GHashTable *port_by_app;  /* app name -> port (remembered) */
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
+    GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */
     GPtrArray *dead;          /* Debugger* closed, freed from an idle (callers may still look) */
     guint reap_idle;
@@ -205,6 +208,10 @@ static void endpoint_close(Endpoint *ep)
             d->endpoint = NULL;
     }
     g_hash_table_remove(relay->endpoints, GUINT_TO_POINTER((guint)ep->port));
+    if (ep->park_timer) {
+        g_source_remove(ep->park_timer);
+        g_hash_table_remove(relay->parked, ep->key);
+    }
     if (ep->watch)
         g_source_remove(ep->watch);
     close(ep->fd);
@@ -324,7 +331,7 @@ static gboolean on_hold_timeout(gpointer ud)
     Debugger *d = ud;
     d->hold_timer = 0;
     g_message("relay: debugger on port %u waited %d ms for VM %s, which did not come up; closing",
-              d->port, HOLD_MS, d->held_key ? d->held_key : "?");
+              d->port, HOLD_MS, d->held_key ? d->held_key : d->relay->selection ? d->relay->selection : "?");
     debugger_close(d, NULL);
     return G_SOURCE_REMOVE;
 }
@@ -340,9 +347,7 @@ static void route(Debugger *d)
     }
     DdmVm *vm = NULL;
     switch (ep->kind) {
-    case EP_VM:
-        vm = ddm_monitor_find_vm(relay->mon, ep->key);
-        break;
+    case EP_VM:   /* parked while its VM reconnects: wait for it like a fixed port */
     case EP_FIXED:
         vm = ddm_monitor_find_vm(relay->mon, ep->key);
         if (!vm_attachable(vm)) {
@@ -356,12 +361,21 @@ static void route(Debugger *d)
         }
         break;
     case EP_SELECTED:
-        vm = selected_vm(relay);
-        if (!vm) {
-            g_message("relay: debugger on the selected-VM port %u: %s; closing", d->port,
-                      relay->selection ? "no running VM matches the selection" : "no VM is selected "
-                      "(select one with 'ddmon select PID|APP' or --select)");
+        if (!relay->selection) {
+            g_message("relay: debugger on the selected-VM port %u: no VM is selected (select one "
+                      "with 'ddmon select PID|APP' or --select); closing", d->port);
             debugger_close(d, NULL);
+            return;
+        }
+        vm = selected_vm(relay);
+        if (!vm_attachable(vm)) {
+            /* The selected app may be restarting or reconnecting: wait for it. */
+            d->state = DBG_HELD;
+            d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
+            g_message("relay: debugger on the selected-VM port %u is held until a VM matching "
+                      "'%s' is up (at most %d ms)", d->port, relay->selection, HOLD_MS);
+            if (vm)
+                ddm_monitor_retry_fast(relay->mon, vm->info.key);
             return;
         }
         break;
@@ -671,6 +685,7 @@ DdmRelay *ddm_relay_new(DdmMonitor *mon, GError **error)
     relay->port_by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     relay->port_by_app = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     relay->fixed_by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    relay->parked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     relay->debuggers = g_ptr_array_new();
     relay->dead = g_ptr_array_new_with_free_func(debugger_free);
     relay->selection = g_strdup(cfg->select);
@@ -716,6 +731,7 @@ void ddm_relay_free(DdmRelay *relay)
     g_hash_table_destroy(relay->port_by_key);
     g_hash_table_destroy(relay->port_by_app);
     g_hash_table_destroy(relay->fixed_by_key);
+    g_hash_table_destroy(relay->parked);
     g_ptr_array_unref(relay->debuggers);
     if (relay->reap_idle)
         g_source_remove(relay->reap_idle);
@@ -728,6 +744,13 @@ void ddm_relay_vm_up(DdmRelay *relay, DdmVm *vm)
 {
     RelayVm *r = rvm_get(vm);
     Endpoint *fixed = g_hash_table_lookup(relay->fixed_by_key, vm->info.key);
+    Endpoint *parked = g_hash_table_lookup(relay->parked, vm->info.key);
+    if (parked && !r->endpoint) {
+        g_source_remove(parked->park_timer);
+        parked->park_timer = 0;
+        g_hash_table_remove(relay->parked, vm->info.key);
+        r->endpoint = parked;
+    }
     if (!fixed && !r->endpoint) {
         r->endpoint = open_vm_port(relay, vm);
         if (r->endpoint) {
@@ -737,16 +760,23 @@ void ddm_relay_vm_up(DdmRelay *relay, DdmVm *vm)
         }
     }
     ddm_relay_vm_changed(relay, vm);
-    /* Debuggers held for this VM on its fixed port attach now. */
+}
+
+/* Debuggers held for @vm (its fixed or parked port, or the selection that
+ * now matches it) attach now. */
+static void release_held(DdmRelay *relay, DdmVm *vm)
+{
+    if (!vm_attachable(vm) || vm->state == DDM_VM_STATE_HELO)
+        return;
+    gboolean selected = relay->selection && selected_vm(relay) == vm;
     for (guint i = 0; i < relay->debuggers->len;) {
         Debugger *d = relay->debuggers->pdata[i];
-        if (d->state == DBG_HELD && d->held_key && strcmp(d->held_key, vm->info.key) == 0) {
-            attach(d, vm);
-            if (i < relay->debuggers->len && relay->debuggers->pdata[i] == d)
-                i++;
-        } else {
+        gboolean mine = d->state == DBG_HELD &&
+                        (d->held_key ? strcmp(d->held_key, vm->info.key) == 0 : selected);
+        if (mine)
+            attach(d, vm); /* removes d from the list only if it closes */
+        if (i < relay->debuggers->len && relay->debuggers->pdata[i] == d)
             i++;
-        }
     }
 }
 
@@ -756,6 +786,25 @@ void ddm_relay_vm_changed(DdmRelay *relay, DdmVm *vm)
     guint16 port = r && r->endpoint ? r->endpoint->port : 0;
     if (port && vm->info.app_name && *vm->info.app_name && strcmp(vm->info.app_name, "<pre-initialized>") != 0)
         g_hash_table_replace(relay->port_by_app, g_strdup(vm->info.app_name), GUINT_TO_POINTER((guint)port));
+    release_held(relay, vm);
+}
+
+static gboolean on_park_timeout(gpointer ud)
+{
+    Endpoint *ep = ud;
+    ep->park_timer = 0;
+    g_hash_table_remove(ep->relay->parked, ep->key);
+    g_message("relay: VM %s did not come back; freeing its debugger port %u", ep->key, ep->port);
+    endpoint_close(ep);
+    return G_SOURCE_REMOVE;
+}
+
+/* Keep a VM's port open while the VM reconnects (after a debugger session),
+ * so the next debugger finds the same port and waits for the VM. */
+static void park(DdmRelay *relay, Endpoint *ep)
+{
+    g_hash_table_replace(relay->parked, g_strdup(ep->key), ep);
+    ep->park_timer = g_timeout_add(PARK_MS, on_park_timeout, ep);
 }
 
 gboolean ddm_relay_vm_closed(DdmRelay *relay, DdmVm *vm)
@@ -772,8 +821,12 @@ gboolean ddm_relay_vm_closed(DdmRelay *relay, DdmVm *vm)
         debugger_close(d, NULL);
         reconnect = TRUE;
     }
-    if (r->endpoint)
-        endpoint_close(r->endpoint);
+    if (r->endpoint) {
+        if (reconnect && !relay->shutting_down)
+            park(relay, r->endpoint);
+        else
+            endpoint_close(r->endpoint);
+    }
     rvm_clear_early(r);
     ddm_idmap_free(r->ids);
     g_free(r);

@@ -4,9 +4,11 @@
 INTEGRATION_TESTS = \
 	tests/integration/snapshot-simvm.sh \
 	tests/integration/jvm-nonddm.sh \
-	tests/integration/server-cli.sh
+	tests/integration/server-cli.sh \
+	tests/integration/relay-jvm.sh \
+	tests/integration/relay-jdb.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
 endif
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/viewq.py \
-	tests/java/Sleeper.java
+	tests/java/Sleeper.java tests/java/JdiStress.java

@@ -129,3 +129,6 @@ sys.exit(1)
 PY
 }
 JDWPC="$DDM_TOP_BUILDDIR/tests/tools/jdwpc"
+# The ports ddmon-simvm reports in its port file, as a --scan-ports list "P1,P2,...":
+# exactly those (other tests' VMs may listen on ports in between).
+t_simvm_ports() { awk '{print $2}' "$1" | sort -n | paste -sd,; }

@@ -8,10 +8,12 @@
 t_plan 12
 q="$DDM_TOP_SRCDIR/tests/integration/viewq.py"
 
-base=$(t_free_ports 6) || t_skip_all "no free ports"
-range="$base-$((base + 5))"
+base=$(t_free_ports 2) || t_skip_all "no free ports"
 t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports"
 t_wait 10 test -s "$T_TMP/ports"
+late_port=$(t_free_port)
+# Exactly these ports (other tests' VMs may listen nearby).
+range="$(t_simvm_ports "$T_TMP/ports"),$late_port"
 
 t_start_server --scan=local --scan-ports "$range" && t_ok "server listens on its socket" \
     || t_fail "server listens on its socket" "$(tail -5 "$T_TMP/server.err")"
@@ -31,7 +33,7 @@ head -1 "$T_TMP/vms.txt" | grep -qi "pid" && t_ok "vms prints a table with a hea
     || t_fail "vms prints a table with a header" "$(cat "$T_TMP/vms.txt")"
 
 # A VM started later is found within one scan period (default 2 s).
-"$SIMVM" --vms 1 --base-port "$((base + 4))" --port-file "$T_TMP/ports2" >"$T_TMP/simvm2.out" 2>&1 &
+"$SIMVM" --vms 1 --base-port "$late_port" --port-file "$T_TMP/ports2" >"$T_TMP/simvm2.out" 2>&1 &
 late=$!; T_PIDS+=("$late")
 t_wait 8 vms_are 3 \
     && t_ok "a VM started later appears" || t_fail "a VM started later appears" "$(cat "$T_TMP/vms.json")"
