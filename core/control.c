@@ -332,10 +332,17 @@ static void add_view_meta(JsonBuilder *b, ddm_view *v)
         json_builder_add_string_value(b, ddm_view_vm_key(v));
     else
         json_builder_add_null_value(b);
+    const char *owner = ddm_view_owner(v), *title = ddm_view_title(v);
     json_builder_set_member_name(b, "owner");
-    json_builder_add_string_value(b, ddm_view_owner(v));
+    if (owner != NULL)
+        json_builder_add_string_value(b, owner);
+    else
+        json_builder_add_null_value(b);
     json_builder_set_member_name(b, "title");
-    json_builder_add_string_value(b, ddm_view_title(v));
+    if (title != NULL)
+        json_builder_add_string_value(b, title);
+    else
+        json_builder_add_null_value(b);
     json_builder_set_member_name(b, "kind");
     json_builder_add_string_value(b, (guint)k < G_N_ELEMENTS(kinds) ? kinds[k] : "?");
     json_builder_set_member_name(b, "version");

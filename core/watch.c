@@ -88,7 +88,8 @@ static void draw(Watch *w)
                                             w->tty ? "  (Ctrl-C to quit)" : "");
     if (!w->tty) {
         printf("%s\n%s\n", head, table != NULL ? table : "(no VM list yet)\n");
-        fflush(stdout);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            stop(w, 0); /* the reader went away (`| head`): done */
         return;
     }
     GString *s = g_string_new("\033[H");
