@@ -202,9 +202,18 @@ gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **o
     g_return_val_if_fail(reg != NULL && path != NULL, FALSE);
     g_autofree char *abs = absolute_path(path);
     g_autofree char *stem = plugin_stem(abs);
+    ddm_plugin *loaded = ddm_registry_find_plugin(reg, stem);
     ddm_plugin *p = ddm_registry_add(reg, stem, abs);
     if (out)
         *out = p;
+    if (loaded && loaded->status == DDM_PLUGIN_LOADED) {
+        p->status = DDM_PLUGIN_REFUSED;
+        p->reason = g_strdup_printf("a plugin named %s is already loaded from %s", stem,
+                                    loaded->path ? loaded->path : "(built in)");
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_DUPLICATE, "%s; file %s", p->reason,
+                    abs);
+        return FALSE;
+    }
     void *dl = NULL;
     uint16_t major, minor;
     GError *err = NULL;

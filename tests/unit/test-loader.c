@@ -201,6 +201,12 @@ static void test_loader_good(void **state)
     assert_int_equal(ddm_registry_count_registrations(f->mon.registry, p), 5);
     assert_ptr_equal(ddm_registry_find_plugin(f->mon.registry, "good"), p);
 
+    /* The same name again: refused, the first stays. */
+    g_autofree char *copy = copy_plugin(f, f->tmp, "good");
+    expect_refused(f, copy, DDM_LOADER_ERROR_DUPLICATE, "a plugin named good is already loaded",
+                   path);
+    assert_ptr_equal(ddm_registry_find_plugin(f->mon.registry, "good"), p);
+
     /* ddm_loader_open alone: validated, no init. */
     void *dl = NULL;
     const ddm_plugin_desc *d = ddm_loader_open(path, &dl, &err);
