@@ -68,13 +68,15 @@ seg_error seg_piece_parse(const uint8_t *data, size_t len, seg_piece *out)
     return SEG_OK;
 }
 
+static inline unsigned bucket_of(uint64_t bytes)
+{
+    unsigned b = 63u - (unsigned)__builtin_clzll(bytes | 1);
+    return b < SEG_NBUCKETS ? b : SEG_NBUCKETS - 1;
+}
+
 unsigned seg_bucket(uint64_t bytes)
 {
-    unsigned b;
-    if (bytes == 0)
-        return 0;
-    b = 63u - (unsigned)__builtin_clzll(bytes);
-    return b < SEG_NBUCKETS ? b : SEG_NBUCKETS - 1;
+    return bucket_of(bytes);
 }
 
 void seg_stats_reset(seg_stats *st)
@@ -113,31 +115,29 @@ void seg_stats_add(seg_stats *dst, const seg_stats *src)
     dst->pieces += src->pieces;
 }
 
-/* Account one merged run of @units units of @state. */
-static inline void emit(seg_stats *st, uint8_t state, uint64_t units, unsigned unit_size,
-                        uint64_t *free_extent)
+/* Account one merged run of @units units of @state. Branch-free where the
+ * input decides (free or not), so mixed heaps do not mispredict. */
+static inline __attribute__((always_inline)) void emit(seg_stats *st, uint8_t state,
+                                                       uint64_t units, unsigned unit_size,
+                                                       uint64_t *free_extent, uint64_t *largest)
 {
-    unsigned cls = seg_state_class(state);
-    uint64_t bytes = units * unit_size;
+    const unsigned cls = seg_state_class(state);
+    const uint64_t bytes = units * unit_size;
     seg_class_stats *cs = &st->cls[cls];
-    unsigned b = seg_bucket(bytes);
+    const unsigned b = bucket_of(bytes);
+    const uint64_t keep = (uint64_t)0 - (uint64_t)(cls == SEG_CLASS_FREE);
+    uint64_t ext;
 
     cs->count++;
     cs->units += units;
     cs->bytes += bytes;
-    if (bytes < cs->min_bytes)
-        cs->min_bytes = bytes;
-    if (bytes > cs->max_bytes)
-        cs->max_bytes = bytes;
+    cs->min_bytes = bytes < cs->min_bytes ? bytes : cs->min_bytes;
+    cs->max_bytes = bytes > cs->max_bytes ? bytes : cs->max_bytes;
     st->hist_count[cls][b]++;
     st->hist_bytes[cls][b] += bytes;
-    if (cls == SEG_CLASS_FREE) {
-        *free_extent += bytes;
-        if (*free_extent > st->largest_free_bytes)
-            st->largest_free_bytes = *free_extent;
-    } else {
-        *free_extent = 0;
-    }
+    ext = (*free_extent + bytes) & keep; /* adjacent free runs form one extent */
+    *free_extent = ext;
+    *largest = ext > *largest ? ext : *largest;
 }
 
 seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at)
@@ -147,7 +147,7 @@ seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at)
     const uint8_t *end;
     const uint64_t need = p->length_units;
     const unsigned unit = p->unit_size;
-    uint64_t seen = 0, open_units = 0, free_extent = 0, npairs;
+    uint64_t seen = 0, open_units = 0, free_extent = 0, largest = st->largest_free_bytes, npairs;
     uint8_t open_state = 0;
     int open = 0;
     seg_error err = SEG_OK;
@@ -196,10 +196,11 @@ seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at)
             continue;
         }
         open = 0;
-        emit(st, open_state, open_units, unit, &free_extent);
+        emit(st, open_state, open_units, unit, &free_extent, &largest);
     }
     if (open) /* a piece never splits a run: close it at the piece's end */
-        emit(st, open_state, open_units, unit, &free_extent);
+        emit(st, open_state, open_units, unit, &free_extent, &largest);
+    st->largest_free_bytes = largest;
     if (seen != need) {
         err = SEG_ERR_RUNS_SHORT;
         goto fail;
