@@ -19,7 +19,7 @@
  * a plugin named with --plugins that fails or is missing fails startup.
  * Non-goals: SIGSEGV traps, a registry cache, reloading.
  */
-#include <config.h> /* autoconf (build root); core/config.h is DdmConfig */
+#include "build-config.h" /* autoconf (build root); core/config.h is DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN
@@ -223,7 +223,11 @@ gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **o
         p->abi_major = major;
         p->abi_minor = minor;
         g_free(p->reason);
-        p->reason = g_strdup(err->message);
+        /* The record shows the file already; keep the reason short. */
+        g_autofree char *suffix = g_strconcat("; file ", abs, NULL);
+        p->reason = g_str_has_suffix(err->message, suffix)
+                        ? g_strndup(err->message, strlen(err->message) - strlen(suffix))
+                        : g_strdup(err->message);
         g_propagate_error(error, err);
         return FALSE;
     }

@@ -14,7 +14,7 @@
  * Non-goals: finding or validating plugin files (loader.c), the host table
  * itself (host.c), sending anything to a VM (vm.c).
  */
-#include <config.h> /* autoconf (build root); core/config.h is DdmConfig */
+#include "build-config.h" /* autoconf (build root); core/config.h is DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN
