@@ -123,7 +123,8 @@ static char *log_tail(const char *path, int max_lines)
         n--;
     GString *s = g_string_new(NULL);
     for (int i = MAX(0, n - max_lines); i < n; i++)
-        g_string_append_printf(s, "\n  %s", lines[i]);
+        if (lines[i][0] != '\0')
+            g_string_append_printf(s, "\n  %s", lines[i]);
     return g_string_free(s, FALSE);
 }
 
@@ -221,8 +222,10 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
         return NULL;
     }
     g_clear_error(&local);
-    if (!ddm_client_start_server(socket_path, server_args, FALSE, error))
+    if (!ddm_client_start_server(socket_path, server_args, FALSE, error)) {
+        g_prefix_error(error, "cannot start a server: ");
         return NULL;
+    }
     return ddm_client_connect(socket_path, error);
 }
 
