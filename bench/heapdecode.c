@@ -9,7 +9,8 @@
  * allocation never split across pieces), then decodes all pieces several
  * times through the plugin's code (segcollect.c + segdecode.c, one update
  * HPST..HPEN per pass) and prints units/s and MB/s of run data, median of
- * the passes. The baseline is a bare loop that only adds up the run
+ * the passes, timed in CPU time of the decoding thread (the machine is
+ * shared; wall time would measure the neighbours). The baseline is a bare loop that only adds up the run
  * lengths of the same bytes, measured in the same run.
  *
  * Usage: heapdecode [--runs N] [--units N] [--seed N] [--keep]

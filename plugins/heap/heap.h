@@ -74,7 +74,7 @@ typedef struct heap_vm {
 /* heap.c */
 /** Per-VM state, created (with its views) on first need. NULL if out of memory. */
 heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm);
-/** "key (pid N)" for log lines; borrowed from a static-free per-call buffer. */
+/** "key (pid N)" for log lines, written into @buf (returned). */
 const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len);
 /** Heap to draw by default: id 1 if it has a published bitmap, else the lowest such. */
 const seg_heap *heap_default_bitmap_heap(const heap_vm *hv);
