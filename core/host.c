@@ -11,7 +11,7 @@
  * (strings returned are borrowed); registration only while in init.
  * Non-goals: policy about which plugin runs (loader.c), dispatch (registry.c).
  */
-#include "build-config.h" /* autoconf (build root); core/config.h is DdmConfig */
+#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN

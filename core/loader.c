@@ -19,7 +19,7 @@
  * a plugin named with --plugins that fails or is missing fails startup.
  * Non-goals: SIGSEGV traps, a registry cache, reloading.
  */
-#include "build-config.h" /* autoconf (build root); core/config.h is DdmConfig */
+#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN

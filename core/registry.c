@@ -14,7 +14,7 @@
  * Non-goals: finding or validating plugin files (loader.c), the host table
  * itself (host.c), sending anything to a VM (vm.c).
  */
-#include "build-config.h" /* autoconf (build root); core/config.h is DdmConfig */
+#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN

@@ -10,7 +10,7 @@
  * file of a name wins, required (--plugins) vs optional failures,
  * --disable-plugin, --check-plugin and --list-plugins.
  */
-#include <config.h>
+#include "build-config.h"
 
 #include <dlfcn.h>
 #include <errno.h>

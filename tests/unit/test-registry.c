@@ -8,7 +8,7 @@
  * once. Plugins here are descriptors defined in this file (no dlopen; the
  * loader has its own test), on a hand-made monitor with hand-made VMs.
  */
-#include <config.h>
+#include "build-config.h"
 
 #include <errno.h>
 #include <setjmp.h>
