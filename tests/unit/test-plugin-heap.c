@@ -643,6 +643,45 @@ static void test_bitmap_command(void **state)
     assert_int_equal(rmdir(dir), 0); /* no temporary files left behind */
 }
 
+static void test_bitmap_big_gap(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    const char *argv[] = { "heap-bitmap", "42", file, "--width", "100" };
+    ddm_cmd *cmd;
+    if (!bm_png_available())
+        return;
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/gap.png", dir);
+    /* B at 0x10000 (11 units), then B again 1000 units further: the gap ends
+     * the row and adds one full row; overlapping pieces are drawn in turn */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000 + (PIECE_B_UNITS + 1000) * 8, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    cmd = fake_host_run_command(f->fh, 5, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 3);
+#ifdef HAVE_LIBPNG
+    {
+        uint32_t w, h;
+        uint8_t *rgba = decode_png(file, &w, &h);
+        assert_int_equal(w, 100);
+        assert_int_equal(h, 3);
+        assert_pixel(rgba, w, 10, 0, 0, 255, 0);        /* class object */
+        assert_pixel(rgba, w, 11, 0, 192, 192, 192);    /* rest of row 0 */
+        assert_pixel(rgba, w, 50, 1, 192, 192, 192);    /* the gap row */
+        assert_pixel(rgba, w, 0, 2, 0, 0, 0);           /* second piece: free first */
+        assert_pixel(rgba, w, 10, 2, 0, 255, 0);
+        assert_pixel(rgba, w, 11, 2, 192, 192, 192);
+        free(rgba);
+    }
+#endif
+    unlink(file);
+    rmdir(dir);
+}
+
 static void test_bitmap_blob_when_watched(void **state)
 {
     fixture *f = *state;
@@ -782,6 +821,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_end_mismatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpso_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
         cmocka_unit_test(test_bitmap_cap),
         cmocka_unit_test_setup_teardown(test_heap_info_command, setup, teardown),
