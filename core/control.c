@@ -28,6 +28,7 @@
 #include "relay.h"
 
 #define READ_CHUNK 65536
+#define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
 
 typedef struct Client Client;
 
@@ -203,7 +204,11 @@ static void client_update_watch(Client *c)
     if (c->dead)
         return;
     GIOCondition want = 0;
-    if (!c->eof && c->cmd == NULL && !c->close_after_flush)
+    /* Backpressure: a client that sends requests faster than it reads the
+     * answers is not read from until it catches up. Watchers, whose events
+     * the server produces by itself, are dropped at DDM_CTL_MAX_QUEUE. */
+    if (!c->eof && c->cmd == NULL && !c->close_after_flush &&
+        client_queued(c) < DDM_CTL_READ_PAUSE)
         want |= G_IO_IN;
     if (client_queued(c) > 0)
         want |= G_IO_OUT;
@@ -707,7 +712,8 @@ static void handle_line(Client *c, const char *line, gsize len)
 /* Answer buffered requests until one is in flight or none is left. */
 static void client_process(Client *c)
 {
-    while (!c->dead && c->cmd == NULL && !c->close_after_flush) {
+    while (!c->dead && c->cmd == NULL && !c->close_after_flush &&
+           client_queued(c) < DDM_CTL_READ_PAUSE) {
         gsize len = 0;
         gboolean overflow = FALSE;
         g_autofree char *line = ddm_line_framer_next(c->in, &len, &overflow);
@@ -744,6 +750,15 @@ static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
         if (!client_flush(c)) {
             c->source = 0;
             client_close(c, "write failed");
+            return G_SOURCE_REMOVE;
+        }
+        /* Caught up: answer requests held back by the backpressure. */
+        if (!(cond & G_IO_IN) && ddm_line_framer_pending(c->in) > 0)
+            client_process(c);
+        else
+            client_update_watch(c);
+        if (c->dead) {
+            c->source = 0;
             return G_SOURCE_REMOVE;
         }
     }
