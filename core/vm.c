@@ -885,53 +885,52 @@ static gboolean drain_reader(DdmVm *vm)
     }
 }
 
-static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
+/* Read what the socket holds now (bounded per call, for fairness between
+ * VMs) and handle every complete packet. Closes the VM on EOF, a read error
+ * or bad input; the caller holds a reference. */
+static void read_input(DdmVm *vm)
 {
-    DdmVm *vm = ud;
-    gboolean keep = TRUE;
-    (void)cond;
-
-    ddm_vm_ref(vm);
-    for (int n = 0; n < READS_PER_WAKEUP && keep; n++) {
+    for (int n = 0; n < READS_PER_WAKEUP && vm->state != DDM_VM_STATE_CLOSED; n++) {
         size_t avail = 0;
         uint8_t *space = ddm_jdwp_reader_space(vm->reader, READ_CHUNK, &avail);
-        ssize_t got = read(fd, space, MIN(avail, READ_CHUNK));
+        ssize_t got = read(vm->fd, space, MIN(avail, READ_CHUNK));
 
         if (got < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
-            {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
                 char *why = g_strdup_printf("read error: %s", g_strerror(errno));
-                vm->io_watch = 0;
                 ddm_vm_close(vm, why);
                 g_free(why);
             }
-            keep = FALSE;
-            break;
+            return;
         }
         if (got == 0) {
-            vm->io_watch = 0;
             ddm_vm_close(vm, vm->state == DDM_VM_STATE_HANDSHAKE
                                  ? "connection closed by the peer during the handshake"
                                  : "connection closed by the VM");
-            keep = FALSE;
-            break;
+            return;
         }
         ddm_jdwp_reader_commit(vm->reader, (size_t)got);
         vm->bytes_in += (guint64)got;
-        if (!drain_reader(vm)) {
-            keep = FALSE;
-            break;
-        }
+        if (!drain_reader(vm))
+            return;
         if ((size_t)got < MIN(avail, READ_CHUNK))
-            break; /* the socket is empty for now */
+            return; /* the socket is empty for now */
     }
-    if (vm->state == DDM_VM_STATE_CLOSED)
-        keep = FALSE;
-    if (!keep)
-        vm->io_watch = 0; /* close() removed it already, or it ends by returning REMOVE */
+}
+
+static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
+{
+    DdmVm *vm = ud;
+    gboolean keep;
+    (void)fd;
+    (void)cond;
+
+    ddm_vm_ref(vm);
+    read_input(vm);
+    /* A close removed this watch already (and cleared io_watch). */
+    keep = vm->state != DDM_VM_STATE_CLOSED;
     ddm_vm_unref(vm);
     return keep ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
@@ -983,6 +982,14 @@ static gboolean on_deadline(gpointer ud)
 
     ddm_vm_ref(vm);
     g_source_set_ready_time(vm->deadline_source, -1);
+    /* After a stall of the main loop, answers may wait unread in the socket:
+     * take them first, so nothing times out that was answered in time. */
+    if (vm->fd >= 0)
+        read_input(vm);
+    if (vm->state == DDM_VM_STATE_CLOSED) {
+        ddm_vm_unref(vm);
+        return G_SOURCE_CONTINUE; /* close() destroyed this source */
+    }
     if (vm->state == DDM_VM_STATE_HANDSHAKE && now >= vm->handshake_deadline_us) {
         char *why = g_strdup_printf("no handshake echo within %u ms",
                                     cfg(vm)->handshake_timeout_ms);

@@ -1043,6 +1043,29 @@ static void test_vm_request_timeout_then_late(void **state)
     calls_clear(&slow);
 }
 
+/* The main loop stalls past a deadline while the reply already waits in
+ * the socket: the reply wins, no timeout. */
+static void test_vm_reply_waiting_at_deadline(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c[12] = {{0}};
+    uint32_t ids[12];
+    (void)state;
+
+    for (int i = 0; i < 12; i++)
+        assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 20, on_reply, &c[i], &ids[i]), 0);
+    for (int i = 0; i < 12; i++)
+        peer_send_reply_chunk(fx, ids[i], T_TEST, "ok", 2);
+    g_usleep(60 * 1000); /* a busy main loop: every deadline passes */
+    spin(30);
+    for (int i = 0; i < 12; i++) {
+        assert_int_equal(c[i].n, 1);
+        assert_int_equal(c[i].status[0], DDM_REPLY_CHUNK);
+        calls_clear(&c[i]);
+    }
+    fx_free(fx);
+}
+
 static void test_vm_close_while_pending(void **state)
 {
     Fx *fx = start_ready();
@@ -1251,6 +1274,7 @@ int main(void)
         cmocka_unit_test(test_vm_request_reply),
         cmocka_unit_test(test_vm_request_reply_kinds),
         cmocka_unit_test(test_vm_request_timeout_then_late),
+        cmocka_unit_test(test_vm_reply_waiting_at_deadline),
         cmocka_unit_test(test_vm_close_while_pending),
         cmocka_unit_test(test_vm_callback_closes_vm),
         cmocka_unit_test(test_vm_pending_cap),
