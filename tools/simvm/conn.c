@@ -118,6 +118,12 @@ static void flush(SimConn *c)
                        SIM_IO_IN | (c->out_off < c->out->len ? SIM_IO_OUT : 0));
 }
 
+void sim_conn_flush(SimConn *c)
+{
+    if (!c->closing)
+        flush(c);
+}
+
 void sim_conn_send_raw(SimConn *c, const uint8_t *bytes, size_t len)
 {
     if (c->closing || !bytes)

@@ -548,6 +548,7 @@ static void handle_jdwp(SimConn *c, const DdmJdwpPacket *pkt)
         code = ddm_read_u4(&er);
         ddm_writer_reset(&w);
         sim_conn_send_jdwp_reply(c, h->id, 0, NULL, 0);
+        sim_conn_flush(c); /* OpenJDK answers before it exits */
         sim_vm_exit(vm, code);
         return;
     }

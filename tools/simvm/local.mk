@@ -32,3 +32,5 @@ noinst_PROGRAMS += %reldir%/simvm-probe
 %canon_reldir%_simvm_probe_LDADD = core/libddmcodec.la $(GLIB_LIBS) $(ZLIB_LIBS)
 
 dist_doc_DATA += doc/ddmon-simvm.md
+man1_MANS += doc/ddmon-simvm.1
+EXTRA_DIST += doc/ddmon-simvm.1

@@ -121,6 +121,7 @@ struct SimWorld {
     gboolean state_dirty, ports_dirty;
     guint state_source;
     gint64 last_state_ms;
+    gint64 state_cost_ms;        /* how long the last write took */
     gboolean started;
 };
 
@@ -153,6 +154,8 @@ void sim_conn_close(SimConn *c, const char *why);
 /** Free a closed connection's memory (its I/O is already gone). */
 void sim_conn_free(SimConn *c);
 void sim_conn_send_raw(SimConn *c, const uint8_t *bytes, size_t len);
+/** Write queued output now (e.g. a last reply before the VM goes). */
+void sim_conn_flush(SimConn *c);
 /** An event (command packet 0xC7/1) with one chunk; ZLIB-wrapped when configured. */
 void sim_conn_send_event(SimConn *c, uint32_t type, const uint8_t *data, size_t len);
 /** A reply carrying one chunk (ZLIB-wrapped when configured). */

@@ -2,7 +2,8 @@
  *
  * The world of simulated VMs: creation (pids, names, ports), the one global
  * tick that moves every model, churn, pid watchers, and the port and state
- * files (coalesced: rewritten at most every STATE_MIN_INTERVAL_MS).
+ * files (coalesced: rewritten at most every STATE_MIN_INTERVAL_MS, or
+ * less often when a write is slow).
  * Retired VMs leave the pid table at once and are freed from an idle
  * callback, after any closed connection, so no callback up the stack is
  * left holding freed memory.
@@ -213,6 +214,7 @@ static char *ports_text(SimWorld *w)
 static void write_files(SimWorld *w)
 {
     GError *err = NULL;
+    gint64 t0 = sim_world_now_ms(w);
 
     if (w->ports_dirty && w->cfg.port_file) {
         char *text = ports_text(w);
@@ -229,6 +231,7 @@ static void write_files(SimWorld *w)
     }
     w->state_dirty = FALSE;
     w->last_state_ms = sim_world_now_ms(w);
+    w->state_cost_ms = w->last_state_ms - t0;
 }
 
 static gboolean write_files_cb(gpointer data)
@@ -249,7 +252,9 @@ static void schedule_files(SimWorld *w)
         return;
     if (!(w->cfg.state_file && w->state_dirty) && !(w->cfg.port_file && w->ports_dirty))
         return;
-    wait = w->last_state_ms + STATE_MIN_INTERVAL_MS - sim_world_now_ms(w);
+    /* with thousands of VMs a write takes a while: never spend more than
+     * about a fifth of the time writing the ground truth */
+    wait = w->last_state_ms + MAX(STATE_MIN_INTERVAL_MS, 5 * w->state_cost_ms) - sim_world_now_ms(w);
     s = wait > 0 ? g_timeout_source_new((guint)wait) : g_idle_source_new();
     g_source_set_callback(s, write_files_cb, w, NULL);
     w->state_source = g_source_attach(s, w->ctx);
