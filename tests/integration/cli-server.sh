@@ -4,7 +4,7 @@
 # the socket directory checks, one server per socket, a stale socket, bad
 # and oversized requests on the wire, watch --json, SIGTERM cleanup.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 17
+t_plan 18
 
 # Scan a port range where nothing listens, so no VM shows up.
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -90,6 +90,28 @@ EOF
 res=$(python3 "$T_TMP/wire.py" "$T_TMP/new/ddmon.sock" 2>&1)
 [ "$res" = "1 1 1 1 1" ] && t_ok "bad, unknown, oversized and pipelined requests" \
     || t_fail "bad, unknown, oversized and pipelined requests" "got: $res"
+# A client that writes 20000 requests before reading any answer: the server
+# stops reading while answers back up, and answers every one, in order.
+cat >"$T_TMP/flood.py" <<'EOF'
+import json, socket, sys, threading
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(60)
+s.connect(sys.argv[1])
+n = 20000
+req = b"".join(b'{"op":"view","name":"vms","vm":"no-such-%d"}\n' % i for i in range(n))
+t = threading.Thread(target=lambda: s.sendall(req))
+t.start()
+f = s.makefile("rb")
+ok = 0
+for i in range(n):
+    r = json.loads(f.readline())
+    ok += r["ok"] is False and ("no-such-%d'" % i) in r["error"]
+t.join()
+print(ok)
+EOF
+res=$(python3 "$T_TMP/flood.py" "$T_TMP/new/ddmon.sock" 2>&1)
+[ "$res" = 20000 ] && t_ok "a request flood is answered completely and in order" \
+    || t_fail "a request flood is answered completely and in order" "got: $res"
 "$DDMON" --socket "$T_TMP/new/ddmon.sock" --no-autostart vms --json >"$T_TMP/vms.json" 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '"name":"vms"' "$T_TMP/vms.json" && t_ok "the server still answers" \
     || t_fail "the server still answers" "rc=$rc $(cat "$T_TMP/err")"
