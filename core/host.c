@@ -278,6 +278,8 @@ static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void 
     g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
     g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
     g_return_val_if_fail(data != NULL || len == 0, -EINVAL);
+    if (!ddm_plugin_is_active(self))
+        return -ENOTCONN; /* being unloaded: nobody would take the reply */
     if (!ddm_registry_chunk_enabled(self->registry, type)) {
         char name[5];
         g_debug("plugin %s: request %s to vm %s not sent: type disabled by --chunks", self->name,
@@ -391,6 +393,10 @@ static uint32_t host_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer
 {
     REG_CHECK(ddm_plugin_is_valid(self), ud, ud_free, 0);
     REG_CHECK(fn != NULL, ud, ud_free, 0);
+    if (!ddm_plugin_is_active(self)) {
+        drop_ud(ud, ud_free);
+        return 0;
+    }
     DdmTimerReg *t = g_new0(DdmTimerReg, 1);
     t->reg = self->registry;
     t->plugin = self;
@@ -423,7 +429,7 @@ static ddm_view *host_view_new(ddm_plugin *self, ddm_vm *vm, const char *name, d
     g_return_val_if_fail(name != NULL && *name != '\0', NULL);
     g_return_val_if_fail(kind >= DDM_VIEW_TABLE && kind <= DDM_VIEW_BLOB, NULL);
     DdmMonitor *mon = plugin_monitor(self);
-    if (!mon || !mon->views)
+    if (!mon || !mon->views || !ddm_plugin_is_active(self))
         return NULL;
     ddm_view *v = ddm_views_create(mon->views, self->name, vm ? vm->info.key : NULL, name, kind,
                                    title ? title : name);

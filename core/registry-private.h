@@ -100,4 +100,12 @@ static inline gboolean ddm_plugin_is_valid(const ddm_plugin *p)
     return p != NULL && p->magic == DDM_PLUGIN_HANDLE_MAGIC;
 }
 
+/* In init, or loaded: may start requests, timers and views. A plugin being
+ * refused or unloaded is neither, so its last callbacks cannot leave work
+ * behind that would outlive its code. */
+static inline gboolean ddm_plugin_is_active(const ddm_plugin *p)
+{
+    return p->in_init || p->status == DDM_PLUGIN_LOADED;
+}
+
 #endif /* DDM_REGISTRY_PRIVATE_H */

@@ -382,10 +382,12 @@ void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p)
     g_return_if_fail(reg != NULL && ddm_plugin_is_valid(p) && p->registry == reg);
     if (p->status != DDM_PLUGIN_LOADED)
         return;
-    drop_plugin(reg, p, TRUE, "was unloaded");
+    /* Not active any more: callbacks run during the unload (VM_GONE replies,
+     * fini) cannot start new requests, timers or views. */
     p->status = DDM_PLUGIN_DISABLED;
     g_free(p->reason);
     p->reason = g_strdup("unloaded");
+    drop_plugin(reg, p, TRUE, "was unloaded");
 }
 
 guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)

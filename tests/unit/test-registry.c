@@ -98,6 +98,8 @@ static struct {
     size_t last_len;
     ddm_cmd *pending_cmd;
     int owner_rc;
+    gboolean fini_tries_work;
+    ddm_vm *fini_vm;
 } T;
 
 static void make_vm(Fixture *f, DdmVm *vm, const char *key)
@@ -196,9 +198,19 @@ static int tap_typed_fn(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     return 0;
 }
 
+static int timer_fn(ddm_plugin *self, void *ud);
+
 static void fini_fn(ddm_plugin *self)
 {
     T.fini_calls++;
+    if (!T.fini_tries_work)
+        return;
+    /* An unloading plugin cannot leave work behind. */
+    assert_int_equal(T.host->timer_add(self, 10, timer_fn, g_malloc(1), count_ud_free), 0);
+    assert_null(T.host->view_new(self, NULL, "late", DDM_VIEW_RECORD, NULL));
+    assert_int_equal(T.host->request(self, T.fini_vm, DDM_CHUNK('L', 'A', 'T', 'E'), NULL, 0, 0,
+                                     NULL, NULL, NULL),
+                     -ENOTCONN);
 }
 
 /* A plugin "name" whose init runs T.init_body (TEST owner by default). */
@@ -513,12 +525,14 @@ static void test_registry_ud_free_once_on_success(void **state)
     assert_int_equal(a->status, DDM_PLUGIN_LOADED);
     assert_int_equal(T.ud_frees, 0);
     assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 1);
+    T.fini_tries_work = TRUE;
+    T.fini_vm = &f->vm1;
     ddm_registry_unload(f->mon.registry, a);
-    assert_int_equal(T.ud_frees, 1);
+    assert_int_equal(T.ud_frees, 2); /* the registration's and the refused timer's */
     assert_int_equal(T.fini_calls, 1);
     assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
     ddm_registry_unload(f->mon.registry, a); /* idempotent */
-    assert_int_equal(T.ud_frees, 1);
+    assert_int_equal(T.ud_frees, 2);
     assert_int_equal(T.fini_calls, 1);
 }
 
