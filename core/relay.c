@@ -319,7 +319,10 @@ static void attach(Debugger *d, DdmVm *vm)
     g_message("relay: debugger %s attached to VM %s (pid %u%s%s) on port %u", d->peer, vm_label(vm),
               vm->info.pid, vm->info.app_name ? ", " : "", vm->info.app_name ? vm->info.app_name : "",
               d->port);
-    ddm_monitor_vm_headline_changed(d->relay->mon, vm);
+    vm->info.debugger = 1;
+    ddm_monitor_vm_identity_changed(d->relay->mon, vm);
+    if (d->state != DBG_ATTACHED)
+        return;
     debugger_flush(d);
     /* Packets the debugger pipelined behind its handshake go now. */
     if (d->state == DBG_ATTACHED)
@@ -648,10 +651,13 @@ static void debugger_close(Debugger *d, const char *why)
     d->rvm = NULL;
     if (r && r->debugger == d) {
         r->debugger = NULL;
-        if (!d->relay->shutting_down)
-            after_debugger_left(r, d);
         if (ddm_vm_is_valid(r->vm))
-            ddm_monitor_vm_headline_changed(d->relay->mon, r->vm);
+            r->vm->info.debugger = 0;
+        if (!d->relay->shutting_down) {
+            after_debugger_left(r, d);
+            if (ddm_vm_is_valid(r->vm) && r->vm->state != DDM_VM_STATE_CLOSED)
+                ddm_monitor_vm_identity_changed(d->relay->mon, r->vm);
+        }
     }
     DdmRelay *relay = d->relay;
     g_ptr_array_remove_fast(relay->debuggers, d);

@@ -8,8 +8,9 @@
  * vminfo-commands.c, decoders in vminfo-parse.c.
  * Invariants: per-VM state exists from DDM_VM_READY (or the first event)
  * until the core frees it at VM gone; the view is owned by the core.
- * Non-goals: clearing "waiting" (a plugin cannot see the debugger traffic
- * that releases the app; it clears when the VM reconnects).
+ * "waiting" clears when the core reports a debugger attached through ddmon
+ * (info->debugger, with DDM_VM_CHANGED): the app goes on at the debugger's
+ * first packet.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -111,13 +112,17 @@ void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm)
         h->view_field_str(v, "features", feats ? feats : "");
         free(feats);
     }
+    /* The app goes on as soon as a debugger's first packet reaches it. */
+    if (INFO_HAS(info, debugger) && info->debugger)
+        st->waiting = 0;
     h->view_field_bool(v, "waiting", st->waiting);
     if (st->waiting && st->wait_reason > 0) {
         char text[48];
         snprintf(text, sizeof text, "waiting for debugger (reason %d)", st->wait_reason);
         h->view_field_str(v, "debugger", text);
     } else {
-        h->view_field_str(v, "debugger", st->waiting ? "waiting for debugger" : NULL);
+        h->view_field_str(v, "debugger", st->waiting ? "waiting for debugger"
+                                         : INFO_HAS(info, debugger) && info->debugger ? "attached" : NULL);
     }
     h->view_field_str(v, "boot stage", st->has_stage ? ddm_chunk_name(st->stage, stage) : NULL);
     h->view_field_str(v, "connection", info->key);

@@ -163,6 +163,8 @@ typedef struct ddm_vm_info {
     const char *package_name;
     size_t n_features;          /**< from FEAT */
     const char *const *features;
+    int debugger;               /**< 1 while a debugger is attached through ddmon; changes
+                                     come with DDM_VM_CHANGED */
 } ddm_vm_info;
 
 /* ------------------------------------------------------------------- views */
