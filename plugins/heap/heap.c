@@ -10,7 +10,8 @@
  * logged and dropped; see segcollect.h for the update rules.
  *
  * Options (heap.KEY): hpif_when 0..3, what 0|1, segments 0|1,
- * bitmap_width 1..65536 (512), bitmap_max_mb (64), blob_max_mb (16).
+ * bitmap_width 1..65536 (512), bitmap_max_mb (64), blob_max_mb (16),
+ * blob_interval_ms (2000).
  * Non-goals: heap dumps (HPDU/HPDS), allocation tracking (REAx), GC (vminfo).
  */
 #include "heap.h"
@@ -78,6 +79,7 @@ static void read_options(heap_plugin *hp)
     o->bitmap_width = (uint32_t)opt_uint(hp, "bitmap_width", 1, BM_MAX_WIDTH, 512);
     o->bitmap_max_bytes = (size_t)opt_uint(hp, "bitmap_max_mb", 0, 4096, 64) << 20;
     o->blob_max_bytes = (size_t)opt_uint(hp, "blob_max_mb", 1, 1024, 16) << 20;
+    o->blob_interval_ms = (unsigned)opt_uint(hp, "blob_interval_ms", 0, 3600000, 2000);
 }
 
 /* ------------------------------------------------------------- per-VM state */
@@ -168,6 +170,8 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
             hv->ticket->hv = NULL;
             hv->ticket = NULL;
         }
+        if (hv)
+            heap_views_bitmap_cancel(hv);
     }
 }
 

@@ -37,6 +37,7 @@ typedef struct heap_opts {
     uint32_t bitmap_width;     /**< heap.bitmap_width */
     size_t bitmap_max_bytes;   /**< heap.bitmap_max_mb: run data kept per VM for bitmaps */
     size_t blob_max_bytes;     /**< heap.blob_max_mb: cap of the heap.bitmap view's PNG */
+    unsigned blob_interval_ms; /**< heap.blob_interval_ms: at most one heap.bitmap per this (2000) */
 } heap_opts;
 
 typedef struct heap_plugin {
@@ -69,6 +70,9 @@ typedef struct heap_vm {
     unsigned rejects_logged;    /**< in the current updates, for rate limiting */
     unsigned rejects_quiet;
     heap_info_ticket *ticket;
+    uint64_t blob_last_ms;      /**< when heap.bitmap was last built (monotonic) */
+    uint32_t blob_timer;        /**< deferred heap.bitmap build, 0 if none */
+    int blob_too_big_logged;
 } heap_vm;
 
 /* heap.c */
@@ -86,8 +90,11 @@ void heap_views_create(heap_vm *hv);
 void heap_views_summary(heap_vm *hv);
 /** Publish heap.segments, heap.histogram and heap.fragmentation. */
 void heap_views_segments(heap_vm *hv);
-/** Publish heap.bitmap if someone watches it. */
+/** Publish heap.bitmap if someone watches it: at once, or later by a timer
+ *  when the last one is younger than heap.blob_interval_ms. */
 void heap_views_bitmap(heap_vm *hv);
+/** Stop a deferred heap.bitmap build (VM going away). */
+void heap_views_bitmap_cancel(heap_vm *hv);
 /** Format @bytes as "64.0 MiB" into @buf. */
 const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 

@@ -20,7 +20,9 @@
  *                     free), heap bytes, unit size, pieces, rejected pieces,
  *                     updates and whether a bitmap is available.
  *  heap.bitmap        blob image/png of the default heap, built at HPEN
- *                     only while someone watches it (only with libpng).
+ *                     only while someone watches it (only with libpng), at
+ *                     most once per heap.blob_interval_ms (later updates are
+ *                     built by a one-shot timer) and only up to 32 M units.
  *
  * Views exist only for enabled chunk types (HPIF -> summary; HPSG/HPSO ->
  * the rest), so disabling a type removes its views.
@@ -30,6 +32,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "bitmap_png.h"
 
@@ -223,7 +226,17 @@ void heap_views_segments(heap_vm *hv)
     }
 }
 
-void heap_views_bitmap(heap_vm *hv)
+/* Most pixels a heap.bitmap view is built for (the command has no limit). */
+#define HEAP_BLOB_MAX_PIXELS ((uint64_t)32 << 20)
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void build_bitmap(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
     const ddm_host *h = hp->host;
@@ -233,11 +246,20 @@ void heap_views_bitmap(heap_vm *hv)
     bm_layout lay;
     char err[200], label[128];
 
-    if (!hv->bitmap || h->view_watchers(hv->bitmap) <= 0)
+    if (h->view_watchers(hv->bitmap) <= 0)
         return;
     sh = heap_default_bitmap_heap(hv);
     if (!sh)
         return;
+    hv->blob_last_ms = now_ms();
+    if (bm_layout_compute(&sh->current, hp->opts.bitmap_width, &lay) == 0 &&
+        lay.pixels > HEAP_BLOB_MAX_PIXELS) {
+        if (!hv->blob_too_big_logged++)
+            h->log(hp->self, DDM_LOG_INFO,
+                   "VM %s: heap %" PRIu32 " has %" PRIu64 " units, too many for the heap.bitmap view; use heap-bitmap",
+                   heap_vm_label(hp, hv->vm, label, sizeof label), sh->id, lay.pixels);
+        return;
+    }
     if (bm_png_write_mem(&sh->current, hp->opts.bitmap_width, hp->opts.blob_max_bytes, &png, &len,
                          &lay, err, sizeof err) != 0) {
         h->log(hp->self, DDM_LOG_INFO, "VM %s: no heap.bitmap for heap %" PRIu32 ": %s",
@@ -248,4 +270,38 @@ void heap_views_bitmap(heap_vm *hv)
     h->view_blob(hv->bitmap, "image/png", png, len);
     h->view_commit(hv->bitmap);
     free(png);
+}
+
+static int on_blob_timer(ddm_plugin *self, void *ud)
+{
+    heap_vm *hv = ud;
+    (void)self;
+    hv->blob_timer = 0;
+    build_bitmap(hv);
+    return 0;
+}
+
+void heap_views_bitmap(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    uint64_t now, since;
+
+    if (!hv->bitmap || hp->host->view_watchers(hv->bitmap) <= 0 || hv->blob_timer)
+        return;
+    now = now_ms();
+    since = now - hv->blob_last_ms;
+    if (hv->blob_last_ms && since < hp->opts.blob_interval_ms) {
+        hv->blob_timer = hp->host->timer_add(hp->self, (unsigned)(hp->opts.blob_interval_ms - since),
+                                             on_blob_timer, hv, NULL);
+        return;
+    }
+    build_bitmap(hv);
+}
+
+void heap_views_bitmap_cancel(heap_vm *hv)
+{
+    if (hv->blob_timer) {
+        hv->hp->host->timer_remove(hv->hp->self, hv->blob_timer);
+        hv->blob_timer = 0;
+    }
 }

@@ -710,6 +710,24 @@ static void test_bitmap_blob_when_watched(void **state)
     assert_string_equal(mt, "image/png");
     assert_true(len > 8);
     assert_memory_equal(data, "\x89PNG\r\n\x1a\n", 8);
+
+    /* the next update comes too soon: built later by a one-shot timer */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_version(blob), 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0) <= 2000, 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_view_version(blob), 2);
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    /* deferred again, then the VM goes: the timer goes with it */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
 }
 
 static void test_bitmap_cap(void **state)
