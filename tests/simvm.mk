@@ -28,3 +28,16 @@ tests_unit_test_simvm_native_LDADD = $(SIMVM_TEST_LIBS)
 dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
 TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
 endif
+
+# simvm's encoder against the heap plugin's decoder (two independent readings
+# of the wire reference must agree).
+if ENABLE_TESTS
+if BUILD_PLUGIN_HEAP
+check_PROGRAMS += tests/unit/test-simvm-crosscheck
+TESTS += tests/unit/test-simvm-crosscheck
+tests_unit_test_simvm_crosscheck_SOURCES = tests/unit/test-simvm-crosscheck.c plugins/heap/segdecode.c
+tests_unit_test_simvm_crosscheck_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_test_simvm_crosscheck_CFLAGS = $(SIMVM_TEST_CFLAGS)
+tests_unit_test_simvm_crosscheck_LDADD = $(SIMVM_TEST_LIBS)
+endif
+endif
