@@ -29,15 +29,20 @@ dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-m
 TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
 endif
 
-# simvm's encoder against the heap plugin's decoder (two independent readings
-# of the wire reference must agree).
+# simvm's encoders against the plugins' decoders (heap segments, THST, STKL,
+# NHGT): two independent readings of the wire reference must agree.
 if ENABLE_TESTS
 if BUILD_PLUGIN_HEAP
+if BUILD_PLUGIN_THREADS
+if BUILD_PLUGIN_NATIVEHEAP
 check_PROGRAMS += tests/unit/test-simvm-crosscheck
 TESTS += tests/unit/test-simvm-crosscheck
-tests_unit_test_simvm_crosscheck_SOURCES = tests/unit/test-simvm-crosscheck.c plugins/heap/segdecode.c
+tests_unit_test_simvm_crosscheck_SOURCES = tests/unit/test-simvm-crosscheck.c plugins/heap/segdecode.c \
+	plugins/threads/thst.c plugins/threads/stkl.c plugins/nativeheap/nhgt.c
 tests_unit_test_simvm_crosscheck_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS) -I$(top_srcdir)
 tests_unit_test_simvm_crosscheck_CFLAGS = $(SIMVM_TEST_CFLAGS)
 tests_unit_test_simvm_crosscheck_LDADD = $(SIMVM_TEST_LIBS)
+endif
+endif
 endif
 endif
