@@ -13,8 +13,9 @@
  * shared; wall time would measure the neighbours). The baseline is a bare loop that only adds up the run
  * lengths of the same bytes, measured in the same run.
  *
- * Usage: heapdecode [--runs N] [--units N] [--seed N] [--keep]
+ * Usage: heapdecode [--runs N] [--units N] [--seed N] [--keep] [--png FILE]
  *   --keep also copies the pieces for a bitmap (the plugin's default).
+ *   --png writes the heap bitmap (512 wide) to FILE once and times it.
  * Not a test: it asserts only that every pass decoded every unit.
  */
 #include <inttypes.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "plugins/heap/bitmap_png.h"
 #include "plugins/heap/segcollect.h"
 #include "plugins/heap/segdecode.h"
 
@@ -237,6 +239,30 @@ static double median_time(const gen *g, int runs, int mode, uint64_t want)
     return med;
 }
 
+/* Decode once keeping the pieces, then time writing the PNG. */
+static void time_png(const gen *g, const char *file)
+{
+    seg_collector c;
+    seg_piece_report rep;
+    const seg_heap *h = NULL;
+    bm_layout lay;
+    char err[256];
+    double t0;
+    size_t i;
+    seg_collector_init(&c, 1, (size_t)1 << 30);
+    seg_collector_start(&c, 1);
+    for (i = 0; i < g->n; i++)
+        seg_collector_piece(&c, g->pieces[i].data, g->pieces[i].len, 0, &rep);
+    seg_collector_end(&c, 1, &h);
+    t0 = now_s();
+    if (bm_png_write_file(&h->current, 512, file, &lay, err, sizeof err) != 0)
+        printf("png: %s\n", err);
+    else
+        printf("png %ux%u written in %.1f ms CPU to %s\n", lay.width, lay.height,
+               (now_s() - t0) * 1e3, file);
+    seg_collector_clear(&c);
+}
+
 static void report(const char *what, const gen *g, uint64_t units, double t, double base)
 {
     printf("%-28s %8.1f ms  %8.1f M units/s  %8.1f MB/s run data  %6.2fx baseline\n", what,
@@ -248,6 +274,7 @@ int main(int argc, char **argv)
     gen g;
     uint64_t units = (uint64_t)64 << 20;
     int runs = 5, keep = 0, i;
+    const char *png = NULL;
     double tb, tp, tk = 0;
 
     memset(&g, 0, sizeof g);
@@ -261,8 +288,10 @@ int main(int argc, char **argv)
             g.seed = strtoull(argv[++i], NULL, 0) | 1;
         else if (!strcmp(argv[i], "--keep"))
             keep = 1;
+        else if (!strcmp(argv[i], "--png") && i + 1 < argc)
+            png = argv[++i];
         else {
-            fprintf(stderr, "usage: heapdecode [--runs N] [--units N] [--seed N] [--keep]\n");
+            fprintf(stderr, "usage: heapdecode [--runs N] [--units N] [--seed N] [--keep] [--png FILE]\n");
             return 2;
         }
     }
@@ -284,6 +313,8 @@ int main(int argc, char **argv)
     report("decode (stats)", &g, units, tp, tb);
     if (keep)
         report("decode + keep for bitmap", &g, units, tk, tb);
+    if (png)
+        time_png(&g, png);
     for (i = 0; i < (int)g.n; i++)
         free(g.pieces[i].data);
     free(g.pieces);

@@ -18,6 +18,7 @@
 #include <ddmon/bytes.h>
 
 #ifdef HAVE_LIBPNG
+#include <fcntl.h>
 #include <png.h>
 #include <unistd.h>
 #endif
@@ -181,6 +182,7 @@ int bm_png_write_file(const seg_gen *g, uint32_t width, const char *path, bm_lay
     png_sink sink;
     char *tmp;
     int fd, rc;
+    unsigned attempt;
     size_t n;
 
     rc = layout_or_err(g, width, layout, err, errlen);
@@ -190,15 +192,20 @@ int bm_png_write_file(const seg_gen *g, uint32_t width, const char *path, bm_lay
         set_err(err, errlen, "no file name");
         return -EINVAL;
     }
+    /* a fresh name next to @path; open() applies the umask (mkstemp would force 0600) */
     n = strlen(path);
-    tmp = malloc(n + 8);
+    tmp = malloc(n + 48);
     if (!tmp) {
         set_err(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    fd = mkstemp(tmp);
+    fd = -1;
+    for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        snprintf(tmp, n + 48, "%s.tmp%ld.%u", path, (long)getpid(), attempt);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         rc = -errno;
         set_err(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
