@@ -13,7 +13,8 @@
 #
 # Environment: DDM_TOP_BUILDDIR (default: the current directory, a build
 # tree holding ddmon and ddmon-simvm), BENCH_BASE_PORT (default 20000),
-# BENCH_DEBUG_PORT_BASE (default 40000), BENCH_TIMEOUT (seconds, default 120),
+# BENCH_DEBUG_PORT_BASE (default 10000: below the ephemeral ports the
+# connections use), BENCH_TIMEOUT (seconds, default 120),
 # BENCH_SERVER_ARGS (extra ddmon server options, e.g. --plugin-dir=...).
 # Many VMs need many descriptors (ddmon: one socket per VM plus a debugger
 # listener per VM; simvm: a listener and a connection per VM): the script
@@ -25,7 +26,7 @@ builddir=${DDM_TOP_BUILDDIR:-$(pwd)}
 ddmon=$builddir/ddmon
 simvm=$builddir/ddmon-simvm
 base_port=${BENCH_BASE_PORT:-20000}
-debug_base=${BENCH_DEBUG_PORT_BASE:-40000}
+debug_base=${BENCH_DEBUG_PORT_BASE:-10000}
 timeout_s=${BENCH_TIMEOUT:-120}
 extra_args=${BENCH_SERVER_ARGS:-}
 

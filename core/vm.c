@@ -273,12 +273,15 @@ static void deliver_status(DdmVm *vm, const DdmPending *p, ddm_reply_status st)
     deliver(vm, p, &r);
 }
 
-void ddm_vm_close(DdmVm *vm, const char *reason)
+/* Close with one log line: @level 0 = a normal close (debug while
+ * connecting or stopping, else a message); G_LOG_LEVEL_WARNING for a VM
+ * that broke the protocol; G_LOG_LEVEL_INFO for a scanned port that turned
+ * out not to be a VM. */
+static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
 {
     GArray *gone;
     DdmVmState old;
 
-    g_return_if_fail(vm != NULL && vm->magic == DDM_VM_MAGIC);
     if (vm->state == DDM_VM_STATE_CLOSED)
         return;
     ddm_vm_ref(vm);
@@ -287,11 +290,16 @@ void ddm_vm_close(DdmVm *vm, const char *reason)
     g_free(vm->close_reason);
     vm->close_reason = g_strdup(reason ? reason : "closed");
 
-    if (old == DDM_VM_STATE_CONNECTING || vm->monitor->stopping)
-        g_debug("%s: %s", vm_key(vm), vm->close_reason);
-    else
-        g_message("%s: session closed (%s, was %s)", vm_key(vm), vm->close_reason,
+    if (vm->monitor->stopping)
+        level = G_LOG_LEVEL_DEBUG;
+    else if (level == 0)
+        level = old == DDM_VM_STATE_CONNECTING ? G_LOG_LEVEL_DEBUG : G_LOG_LEVEL_MESSAGE;
+    if (level == G_LOG_LEVEL_WARNING)
+        g_warning("%s: %s; dropping the connection (was %s)", vm_key(vm), vm->close_reason,
                   ddm_vm_state_name(old));
+    else
+        g_log(G_LOG_DOMAIN, level, "%s: session closed (%s, was %s)", vm_key(vm),
+              vm->close_reason, ddm_vm_state_name(old));
 
     g_cancellable_cancel(vm->cancel); /* a connect in flight reports CANCELLED later */
     if (vm->io_watch) {
@@ -330,6 +338,20 @@ void ddm_vm_close(DdmVm *vm, const char *reason)
     ddm_vm_unref(vm);
 }
 
+void ddm_vm_close(DdmVm *vm, const char *reason)
+{
+    g_return_if_fail(vm != NULL && vm->magic == DDM_VM_MAGIC);
+    close_logged(vm, reason, 0);
+}
+
+/* A port scan meets other services: what never echoed the handshake is no VM. */
+static GLogLevelFlags fault_level(const DdmVm *vm)
+{
+    if (vm->state == DDM_VM_STATE_HANDSHAKE && g_strcmp0(vm->target->origin, "local") == 0)
+        return G_LOG_LEVEL_INFO;
+    return G_LOG_LEVEL_WARNING;
+}
+
 /* Close a VM that protocol-violated: one warning naming the VM and the fault. */
 static void close_bad(DdmVm *vm, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void close_bad(DdmVm *vm, const char *fmt, ...)
@@ -340,12 +362,7 @@ static void close_bad(DdmVm *vm, const char *fmt, ...)
     va_start(ap, fmt);
     why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    /* A port scan meets other services: no warning for what was never a VM. */
-    if (vm->state == DDM_VM_STATE_HANDSHAKE && g_strcmp0(vm->target->origin, "local") == 0)
-        g_info("%s: not a JDWP peer: %s", vm_key(vm), why);
-    else
-        g_warning("%s: %s; dropping the connection", vm_key(vm), why);
-    ddm_vm_close(vm, why);
+    close_logged(vm, why, fault_level(vm));
     g_free(why);
 }
 
@@ -356,8 +373,7 @@ static gboolean deferred_close_cb(gpointer ud)
 
     vm->close_idle = 0;
     vm->deferred_close_reason = NULL;
-    g_warning("%s: %s; dropping the connection", vm_key(vm), why);
-    ddm_vm_close(vm, why);
+    close_logged(vm, why, G_LOG_LEVEL_WARNING);
     g_free(why);
     return G_SOURCE_REMOVE;
 }
@@ -456,8 +472,14 @@ static int queue_out(DdmVm *vm, const uint8_t *p, size_t n)
     if (vm->out_watch)
         return 0; /* the watch writes when the socket drains */
     r = flush_out(vm);
-    if (r < 0)
+    if (r == -EPIPE || r == -ECONNRESET) {
+        /* The VM went away: the write watch (next iteration) closes it as
+         * a normal disconnect; no callback may run from in here. */
+        if (!vm->out_watch)
+            vm->out_watch = g_unix_fd_add(vm->fd, G_IO_OUT, on_writable, vm);
+    } else if (r < 0) {
         close_later(vm, g_strdup_printf("write error: %s", g_strerror(-r)));
+    }
     return 0;
 }
 
@@ -993,11 +1015,7 @@ static gboolean on_deadline(gpointer ud)
     if (vm->state == DDM_VM_STATE_HANDSHAKE && now >= vm->handshake_deadline_us) {
         char *why = g_strdup_printf("no handshake echo within %u ms",
                                     cfg(vm)->handshake_timeout_ms);
-        if (g_strcmp0(vm->target->origin, "local") == 0)
-            g_info("%s: %s", vm_key(vm), why);
-        else
-            g_warning("%s: %s; dropping the connection", vm_key(vm), why);
-        ddm_vm_close(vm, why);
+        close_logged(vm, why, fault_level(vm));
         g_free(why);
     }
     /* Entries removed here leave through TIMEOUT even if a callback closes the VM. */

@@ -30,6 +30,7 @@
 
 typedef struct Recorded {
     guint state_changes, identity_changes, closed, jdwp_from_vm, foreign, taps;
+    guint log_warnings, log_messages; /* from the session, see log_writer */
     DdmVmState last_old, last_new;
     GPtrArray *chunks;  /* RecChunk* */
 } Recorded;
@@ -108,6 +109,17 @@ gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPack
     (void)pkt;
     rec.foreign++;
     return FALSE;
+}
+
+/* Count the session's log lines by level (then print them as usual). */
+static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields, gsize n,
+                                   gpointer ud)
+{
+    if (level & G_LOG_LEVEL_WARNING)
+        rec.log_warnings++;
+    else if (level & G_LOG_LEVEL_MESSAGE)
+        rec.log_messages++;
+    return g_log_writer_default(level, fields, n, ud);
 }
 
 /* ---------------------------------------------------- a socketpair target */
@@ -845,9 +857,12 @@ static void test_vm_garbage_length(void **state)
     Calls c = {0};
     (void)state;
     assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, NULL), 0);
+    rec.log_warnings = rec.log_messages = 0;
     peer_write(fx, bad, sizeof bad);
     spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
     assert_non_null(strstr(fx->vm->close_reason, "bad JDWP packet"));
+    assert_int_equal(rec.log_warnings, 1); /* one line, naming the VM and the fault */
+    assert_int_equal(rec.log_messages, 0);
     assert_int_equal(c.n, 1);
     assert_int_equal(c.status[0], DDM_REPLY_VM_GONE);
     assert_int_equal(rec.closed, 1);
@@ -891,9 +906,12 @@ static void test_vm_reply_chunk_overrun_is_bad(void **state)
 
 static void eof_in(Fx *fx)
 {
+    rec.log_warnings = rec.log_messages = 0;
     close(fx->peer);
     fx->peer = -1;
     spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_int_equal(rec.log_warnings, 0); /* a VM that exits is no fault */
+    assert_int_equal(rec.log_messages, 1);
     assert_int_equal(rec.closed, 1);
     assert_int_equal(rec.last_new, DDM_VM_STATE_CLOSED);
     assert_non_null(strstr(fx->vm->close_reason, "closed by the"));
@@ -1244,6 +1262,7 @@ static void test_vm_send_packet(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the test's writes to a closed session must not kill it */
+    g_log_set_writer_func(log_writer, NULL, NULL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vm_handshake_ok),
         cmocka_unit_test(test_vm_handshake_wrong),
