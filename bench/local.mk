@@ -32,3 +32,15 @@ BENCH_N ?= 100 1000 5000
 .PHONY: bench-scale
 bench-scale: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/scale.sh $(BENCH_N)
+
+# relay: the debugger relay against a real JVM, directly vs a plain byte
+# relay (socat, nodelay) vs ddmon: round trip p50/p99, pipelined packets/s,
+# bulk reply MB/s, event storm events/s; medians of N runs with ratios.
+# Run: make bench-relay [BENCH_RELAY_ARGS="--runs 9 --check"]
+EXTRA_DIST += bench/relay.sh tests/java/Storm.java
+BENCH_RELAY_ARGS =
+.PHONY: bench-relay
+bench-relay: ddmon$(EXEEXT) tests/tools/jdwpc$(EXEEXT) uninstalled-plugins
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
+		$(SHELL) $(top_srcdir)/bench/relay.sh $(BENCH_RELAY_ARGS)
+# end relay

@@ -23,6 +23,17 @@
  *   sleep MS
  *   close             close without Dispose
  *   rtt N             N sequential Version round trips; prints "rtt p50_us p99_us"
+ *   bulk N SIZE       CreateString (1/11) of SIZE bytes kept from GC (9/7), one
+ *                     untimed StringReference.Value (10/1), then N timed reads:
+ *                     prints "bulk N SIZE MB_per_s" (reply bytes incl. headers)
+ *   storm SECONDS [CLASS]
+ *                     EventRequest.Set (15/1) MethodEntry (40), suspendPolicy
+ *                     NONE, ClassMatch (modKind 5) CLASS (default "Storm"; an
+ *                     argument starting with an upper-case letter or '*'); from
+ *                     the first event on, count Event.Composite packets and the
+ *                     events in them for SECONDS; then EventRequest.Clear (15/2)
+ *                     (events still arriving are discarded): prints
+ *                     "storm SECONDS EVENTS_per_s PACKETS_per_s"
  * Exit status: 0 when every step succeeded, 1 otherwise (with a message).
  */
 #define _GNU_SOURCE 1
@@ -159,6 +170,8 @@ static uint32_t send_cmd(uint8_t cmdset, uint8_t cmd, const void *data, size_t l
     return id;
 }
 
+static int quiet_events; /* wait_reply discards events instead of printing them */
+
 /* Wait for the reply to @id; events that arrive first are printed. */
 static Packet wait_reply(uint32_t id)
 {
@@ -178,9 +191,119 @@ static Packet wait_reply(uint32_t id)
         }
         if (pk.cmdset == 0xC7)
             die("a DDM packet from the VM reached the debugger");
-        printf("event %u %u\n", pk.cmdset, pk.cmd);
+        if (!quiet_events)
+            printf("event %u %u\n", pk.cmdset, pk.cmd);
         free(pk.data);
     }
+}
+
+/* Ask IDSizes once if no step did: object ids are id_size bytes. */
+static void ensure_idsizes(void)
+{
+    static int known;
+    if (known)
+        return;
+    uint32_t id = send_cmd(1, 7, NULL, 0);
+    Packet pk = wait_reply(id);
+    if (pk.error || pk.data_len < 20)
+        die("IDSizes failed");
+    id_size = get4(pk.data + 12);
+    if (id_size == 0 || id_size > 8)
+        die("unsupported object id size %u", id_size);
+    free(pk.data);
+    known = 1;
+}
+
+/* bulk N SIZE: MB/s of N StringReference.Value replies of a SIZE-byte string. */
+static void step_bulk(unsigned n, size_t size)
+{
+    ensure_idsizes();
+    uint8_t *buf = malloc(4 + size);
+    if (!buf)
+        die("out of memory");
+    put4(buf, (uint32_t)size);
+    for (size_t k = 0; k < size; k++)
+        buf[4 + k] = (uint8_t)('a' + k % 26);
+    Packet pk = wait_reply(send_cmd(1, 11, buf, 4 + size));
+    free(buf);
+    if (pk.error || pk.data_len < id_size)
+        die("CreateString failed (error %u)", pk.error);
+    uint8_t obj[8];
+    memcpy(obj, pk.data, id_size);
+    free(pk.data);
+    pk = wait_reply(send_cmd(9, 7, obj, id_size)); /* ObjectReference.DisableCollection */
+    free(pk.data);
+    uint64_t bytes = 0, t0 = 0;
+    for (unsigned k = 0; k <= n; k++) {
+        if (k == 1)
+            t0 = now_us();
+        pk = wait_reply(send_cmd(10, 1, obj, id_size));
+        if (pk.error || pk.data_len != 4 + size)
+            die("StringReference.Value failed (error %u, %zu bytes)", pk.error, pk.data_len);
+        if (k)
+            bytes += pk.len;
+        free(pk.data);
+    }
+    uint64_t dt = now_us() - t0;
+    pk = wait_reply(send_cmd(9, 8, obj, id_size)); /* EnableCollection */
+    free(pk.data);
+    printf("bulk %u %zu %.1f MB/s\n", n, size, dt ? (double)bytes / (double)dt : 0.0);
+}
+
+/* storm SECONDS CLASS: MethodEntry events per second (see the header). */
+static void step_storm(double seconds, const char *cls)
+{
+    size_t cl = strlen(cls);
+    uint8_t *req = malloc(11 + cl);
+    req[0] = 40;          /* MethodEntry */
+    req[1] = 0;           /* SuspendPolicy NONE */
+    put4(req + 2, 1);     /* one modifier */
+    req[6] = 5;           /* ClassMatch */
+    put4(req + 7, (uint32_t)cl);
+    memcpy(req + 11, cls, cl);
+    Packet pk = wait_reply(send_cmd(15, 1, req, 11 + cl));
+    free(req);
+    if (pk.error || pk.data_len < 4)
+        die("EventRequest.Set failed (error %u)", pk.error);
+    uint32_t request_id = get4(pk.data);
+    free(pk.data);
+    uint64_t events = 0, packets = 0, t0 = 0, span = (uint64_t)(seconds * 1e6);
+    for (;;) {
+        int timeout = 10000;
+        if (t0) {
+            uint64_t now = now_us();
+            if (now - t0 >= span)
+                break;
+            timeout = (int)((t0 + span - now) / 1000u) + 1;
+        }
+        int r = read_packet(&pk, timeout);
+        if (r == -2 && !t0)
+            die("no MethodEntry event from class %s within 10 s", cls);
+        if (r == -2)
+            break;
+        if (r)
+            die("connection closed during the event storm");
+        if (pk.flags & 0x80)
+            die("unexpected reply id %u during the event storm", pk.id);
+        if (pk.cmdset == 0xC7)
+            die("a DDM packet from the VM reached the debugger");
+        if (pk.cmdset == 64 && pk.cmd == 100 && pk.data_len >= 5) {
+            if (!t0)
+                t0 = now_us();
+            packets++;
+            events += get4(pk.data + 1);
+        }
+        free(pk.data);
+    }
+    uint64_t dt = now_us() - t0;
+    uint8_t clr[5] = {40};
+    put4(clr + 1, request_id);
+    quiet_events = 1;
+    pk = wait_reply(send_cmd(15, 2, clr, 5));
+    quiet_events = 0;
+    free(pk.data);
+    printf("storm %g %.0f events/s %.0f packets/s\n", seconds, dt ? events * 1e6 / (double)dt : 0.0,
+           dt ? packets * 1e6 / (double)dt : 0.0);
 }
 
 static void connect_to(const char *hostport)
@@ -362,6 +485,23 @@ int main(int argc, char **argv)
                    n ? (unsigned long long)t[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] : 0ULL);
             free(t);
             i++;
+        } else if (!strcmp(s, "bulk")) {
+            unsigned n = (unsigned)strtoul(arg, NULL, 0);
+            size_t size = i + 2 < argc ? strtoul(argv[i + 2], NULL, 0) : 0;
+            if (size == 0 || size > (256u << 20))
+                die("bulk N SIZE: SIZE must be 1..256 MiB");
+            step_bulk(n, size);
+            i += 2;
+        } else if (!strcmp(s, "storm")) {
+            double sec = atof(arg);
+            const char *cls = "Storm";
+            i++;
+            if (sec <= 0)
+                die("storm SECONDS: SECONDS must be positive");
+            if (i + 1 < argc && argv[i + 1][0] && strspn(argv[i + 1], "abcdefghijklmnopqrstuvwxyz") == 0 &&
+                strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZ*", argv[i + 1][0]))
+                cls = argv[++i];
+            step_storm(sec, cls);
         } else {
             die("unknown step %s", s);
         }

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# bench/relay: what the debugger relay costs. A raw-JDWP client (jdwpc)
+# against one real JVM (-agentlib:jdwp, suspend=n, running tests/java/Storm)
+# three ways in the same run: directly, through a plain byte relay (socat
+# with TCP_NODELAY on both sides) and through ddmon (a private server; the
+# VM's 86xx relay port). Figures: Version round trip p50/p99 (us), pipelined
+# Version commands (packets/s), bulk StringReference.Value replies (MB/s),
+# MethodEntry event storm (events/s). Several runs, the path order rotating;
+# MEDIANS per path, each with its ratio to the byte relay. Target: ddmon
+# within 10% of the byte relay on every figure (latency ratio <= 1.10,
+# throughput ratio >= 0.90). A benchmark, not a test: it prints a table and
+# exits 0 unless a measurement failed (or, with --check, a figure misses the
+# target). The JVM can be reached by one connection at a time, so ddmon is
+# started for its turn of each run and stopped after it.
+#
+#   bench/relay.sh [--runs N] [--rtt N] [--pipeline N] [--bulk N SIZE]
+#                  [--storm SECONDS] [--check] [--keep]
+#   make bench-relay [BENCH_RELAY_ARGS="--runs 9"]
+# Needs java, javac, socat, python3; DDM_TOP_BUILDDIR (default: the current
+# directory) with ddmon, plugins and tests/tools/jdwpc built.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
+export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
+runs=5 rtt_n=2000 pipe_n=5000 bulk_n=20 bulk_size=1048576 storm_s=2 check=0 keep=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --runs) runs=$2; shift ;;
+    --rtt) rtt_n=$2; shift ;;
+    --pipeline) pipe_n=$2; shift ;;
+    --bulk) bulk_n=$2; bulk_size=$3; shift 2 ;;
+    --storm) storm_s=$2; shift ;;
+    --check) check=1 ;;
+    --keep) keep=1 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench/relay: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+trap 'bench_cleanup' EXIT
+bench_cleanup() {
+    [ $keep = 1 ] && { echo "kept $T_TMP" >&2; T_TMP=/nonexistent-kept; }
+    t_cleanup
+}
+die() { echo "bench/relay: $*" >&2; exit 1; }
+for tool in java javac socat python3; do command -v $tool >/dev/null || die "needs $tool"; done
+[ -x "$JDWPC" ] && [ -x "$DDMON" ] || die "build ddmon and tests/tools/jdwpc in $DDM_TOP_BUILDDIR first"
+t_javac || die "javac failed"
+
+vm_port=$(t_free_port) && relay_port=$(t_free_port) && base=$(t_free_ports 4) && sel=$(t_free_port) \
+    || die "no free ports"
+key="127.0.0.1:$vm_port"
+t_start_jvm "$vm_port" n Storm
+t_wait 20 grep -q "storm ready" "$T_TMP/jvm-$vm_port.out" && t_wait_jvm "$vm_port" || die "the JVM did not start"
+socat TCP-LISTEN:"$relay_port",bind=127.0.0.1,reuseaddr,fork,nodelay TCP:127.0.0.1:"$vm_port",nodelay \
+    2>"$T_TMP/socat.err" &
+T_PIDS+=("$!")
+t_wait 10 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$relay_port) 2>/dev/null" || die "socat did not start"
+
+steps=(rtt "$rtt_n" pipeline "$pipe_n" bulk "$bulk_n" "$bulk_size" storm "$storm_s")
+vm_free() { "$JDWPC" "127.0.0.1:$vm_port" version >/dev/null 2>&1; }
+
+# One measurement: jdwpc on PORT, figures appended to results as "PATH FIGURE VALUE".
+measure() { # measure PATH PORT
+    local out
+    out=$("$JDWPC" "127.0.0.1:$2" "${steps[@]}" 2>&1) || { echo "$out" >&2; return 1; }
+    echo "$out" | awk -v p="$1" '
+        $1 == "rtt" { print p, "rtt_p50_us", $2; print p, "rtt_p99_us", $3 }
+        $1 == "pipeline" { print p, "pipeline_pkt_s", $3 }
+        $1 == "bulk" { print p, "bulk_MB_s", $4 }
+        $1 == "storm" { print p, "storm_events_s", $3 }' >>"$T_TMP/results"
+    echo "$out" | sed "s/^/#   $1: /" >&2
+}
+
+run_ddmon() {
+    rm -f "$T_TMP/ddmon.sock"
+    t_start_server --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --selected-port "$sel" \
+        || { tail -5 "$T_TMP/server.err" >&2; return 1; }
+    local port=""
+    t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key")
+    [ -n "$port" ] || { tail -5 "$T_TMP/server.err" >&2; kill "$DDMON_PID"; wait "$DDMON_PID" 2>/dev/null; return 1; }
+    measure ddmon "$port"
+    local rc=$?
+    kill "$DDMON_PID"
+    t_wait 10 t_dead "$DDMON_PID" || kill -9 "$DDMON_PID"
+    wait "$DDMON_PID" 2>/dev/null
+    return $rc
+}
+
+run_path() {
+    case $1 in
+    direct) t_wait 10 vm_free && measure direct "$vm_port" ;;
+    socat) t_wait 10 vm_free && measure socat "$relay_port" ;;
+    ddmon) t_wait 10 vm_free && run_ddmon ;;
+    esac
+}
+
+echo "# bench/relay: $runs runs; steps: ${steps[*]}; load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+t_wait 10 vm_free && "$JDWPC" "127.0.0.1:$vm_port" "${steps[@]}" >/dev/null 2>&1 || die "warm-up failed"
+: >"$T_TMP/results"
+paths=(direct socat ddmon)
+for r in $(seq 1 "$runs"); do
+    echo "# run $r" >&2
+    for k in 0 1 2; do
+        p=${paths[$(( (r + k) % 3 ))]}
+        run_path "$p" || die "run $r: the $p measurement failed"
+    done
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+python3 - "$T_TMP/results" "$runs" "$check" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+runs, check = int(sys.argv[2]), sys.argv[3] == "1"
+figs = [("rtt_p50_us", "round trip p50 (us)", False), ("rtt_p99_us", "round trip p99 (us)", False),
+        ("pipeline_pkt_s", "pipelined packets/s", True), ("bulk_MB_s", "bulk reply MB/s", True),
+        ("storm_events_s", "event storm events/s", True)]
+med = {}
+for p, f, v in rows:
+    med.setdefault((p, f), []).append(float(v))
+print(f"bench/relay: medians of {runs} runs; ratios to the plain byte relay (socat, nodelay)")
+print(f"{'figure':<22}{'direct':>11}{'socat':>11}{'ddmon':>11}{'direct/socat':>14}{'ddmon/socat':>13}  target")
+missed = 0
+for f, label, higher in figs:
+    m = {p: statistics.median(med.get((p, f), [0.0])) for p in ("direct", "socat", "ddmon")}
+    ratio = m["ddmon"] / m["socat"] if m["socat"] else float("inf")
+    dratio = m["direct"] / m["socat"] if m["socat"] else float("inf")
+    ok = ratio >= 0.90 if higher else ratio <= 1.10
+    missed += not ok
+    fmt = (lambda x: f"{x:,.0f}") if m["socat"] >= 100 else (lambda x: f"{x:,.1f}")
+    print(f"{label:<22}{fmt(m['direct']):>11}{fmt(m['socat']):>11}{fmt(m['ddmon']):>11}"
+          f"{dratio:>14.2f}{ratio:>13.2f}  {'ok' if ok else 'MISSED'} ({'>= 0.90' if higher else '<= 1.10'})")
+sys.exit(1 if check and missed else 0)
+PY
