@@ -201,11 +201,34 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
     return FALSE;
 }
 
+/* The server's version, or NULL when it does not say. (transfer full) */
+static char *server_version(DdmClient *c)
+{
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VERSION;
+    g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, NULL);
+    if (resp == NULL)
+        return NULL;
+    return g_strdup(ddm_json_get_string(json_node_get_object(resp), "version"));
+}
+
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
                                        gboolean autostart, GError **error)
 {
     GError *local = NULL;
     DdmClient *c = ddm_client_connect(socket_path, &local);
+    if (c != NULL && autostart) {
+        g_autofree char *version = server_version(c);
+        if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0)
+            return c;
+        ddm_client_free(c);
+        c = NULL;
+        g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",
+                   version, PACKAGE_VERSION);
+        if (!ddm_client_kill_server(socket_path, NULL, error))
+            return NULL;
+        local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
+    }
     if (c != NULL)
         return c;
     gboolean absent = g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
@@ -227,6 +250,50 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
         return NULL;
     }
     return ddm_client_connect(socket_path, error);
+}
+
+gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error)
+{
+    if (was_running != NULL)
+        *was_running = FALSE;
+    GError *local = NULL;
+    DdmClient *c = ddm_client_connect(socket_path, &local);
+    if (c == NULL) {
+        if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+            g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) {
+            g_error_free(local);
+            return TRUE;
+        }
+        g_propagate_error(error, local);
+        return FALSE;
+    }
+    if (was_running != NULL)
+        *was_running = TRUE;
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_KILL;
+    JsonNode *resp = ddm_client_call(c, &req, 5000, error);
+    if (resp == NULL) {
+        ddm_client_free(c);
+        return FALSE;
+    }
+    json_node_unref(resp);
+    /* Until the server closes the connection (it stops serving), then until
+     * it released the lock (socket gone, monitor freed). */
+    JsonNode *more;
+    while ((more = ddm_client_receive(c, 5000, NULL)) != NULL)
+        json_node_unref(more);
+    ddm_client_free(c);
+    gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (ddm_server_running_pid(socket_path) != 0) {
+        if (g_get_monotonic_time() >= deadline) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                        "the server (pid %d) is still stopping after 5 s",
+                        ddm_server_running_pid(socket_path));
+            return FALSE;
+        }
+        g_usleep(20000);
+    }
+    return TRUE;
 }
 
 /* ------------------------------------------------------------ messages */

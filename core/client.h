@@ -37,8 +37,13 @@ int ddm_client_fd(const DdmClient *c);
  *  @quiet. */
 gboolean ddm_client_start_server(const char *socket_path, char **server_args, gboolean quiet,
                                  GError **error);
-/** Connect; when no server runs and @autostart, start one first. Errors are
- *  user-facing. (transfer full) */
+/** Stop the server on @socket_path ({"op":"kill"}) and wait (bounded) until
+ *  it let go of its socket and lock. TRUE with *@was_running FALSE when no
+ *  server runs. */
+gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error);
+/** Connect; when no server runs and @autostart, start one first. A server
+ *  of another ddmon version is replaced (with @autostart), as adb does.
+ *  Errors are user-facing. (transfer full) */
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
                                        gboolean autostart, GError **error);
 

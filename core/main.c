@@ -508,34 +508,11 @@ static int cmd_kill_server(Cli *cli)
 {
     g_autofree char *path = socket_path(cli);
     g_autoptr(GError) error = NULL;
-    DdmClient *c = ddm_client_connect(path, &error);
-    if (c == NULL) {
-        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-            g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED))
-            return DDM_EXIT_OK; /* nothing to stop, as adb */
+    if (!ddm_client_kill_server(path, NULL, &error)) {
         g_printerr("ddmon: %s\n", error->message);
         return DDM_EXIT_FAILED;
     }
-    DdmCtlRequest req = {0};
-    req.op = DDM_CTL_OP_KILL;
-    g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, &error);
-    if (resp == NULL) {
-        ddm_client_free(c);
-        g_printerr("ddmon: %s\n", error->message);
-        return DDM_EXIT_FAILED;
-    }
-    int status = response_status(resp);
-    /* Wait (bounded) until the server let go of the socket and the lock, so
-     * the next command can start a new one at once. */
-    g_autoptr(GError) eof = NULL;
-    JsonNode *more;
-    while ((more = ddm_client_receive(c, 5000, &eof)) != NULL)
-        json_node_unref(more);
-    ddm_client_free(c);
-    gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
-    while (ddm_server_running_pid(path) != 0 && g_get_monotonic_time() < deadline)
-        g_usleep(20000);
-    return status;
+    return DDM_EXIT_OK;
 }
 
 static int cmd_start_server(Cli *cli)
