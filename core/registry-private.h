@@ -22,6 +22,7 @@ typedef struct DdmChunkReg {
     ddm_chunk_fn fn;
     void *ud;
     ddm_free_fn ud_free;
+    guint64 errors;          /* handler results < 0, for the log's rate limit */
 } DdmChunkReg;
 
 typedef struct DdmListenerReg {

@@ -33,6 +33,9 @@
 
 /* A hostile VM could send every possible type; remember only this many. */
 #define UNKNOWN_LOGGED_MAX 256
+/* Failed handler calls: log the first few per owner, then every 1000th. */
+#define ERROR_LOG_FIRST 5
+#define ERROR_LOG_EVERY 1000
 
 /* Names the core's own client commands use (frontend). */
 static const char *const reserved_commands[] = {
@@ -462,6 +465,12 @@ gboolean ddm_registry_chunk_enabled(DdmRegistry *reg, uint32_t type)
            g_hash_table_contains(reg->chunk_filter, GUINT_TO_POINTER(type));
 }
 
+gboolean ddm_registry_type_owned(DdmRegistry *reg, uint32_t type)
+{
+    g_return_val_if_fail(reg != NULL, FALSE);
+    return g_hash_table_contains(reg->owners, GUINT_TO_POINTER(type));
+}
+
 static gint cmp_u32(gconstpointer a, gconstpointer b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -561,9 +570,15 @@ void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci
         return;
     }
     int rc = owner->fn(owner->plugin, vm, ci, data, len, owner->ud);
-    if (rc < 0)
-        g_message("plugin %s: handling chunk %s (%zu bytes) from vm %s failed: %s (%d)",
-                  owner->plugin->name, name, len, vm_key(vm), g_strerror(-rc), rc);
+    if (rc < 0) {
+        /* A plugin failing on every chunk must not flood the log. */
+        owner->errors++;
+        if (owner->errors <= ERROR_LOG_FIRST || owner->errors % ERROR_LOG_EVERY == 0)
+            g_message("plugin %s: handling chunk %s (%zu bytes) from vm %s failed: %s (%d)%s",
+                      owner->plugin->name, name, len, vm_key(vm), g_strerror(-rc), rc,
+                      owner->errors > ERROR_LOG_FIRST ? " (repeated; logging every 1000th)"
+                                                      : "");
+    }
     else if (rc == DDM_DECLINED)
         g_debug("plugin %s declined chunk %s from vm %s", owner->plugin->name, name, vm_key(vm));
 }

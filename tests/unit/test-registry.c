@@ -690,6 +690,12 @@ static void test_registry_handler_error_logged(void **state)
     assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin alpha: handling chunk TEST",
                                 "127.0.0.1:8001 failed"),
                      1);
+    /* Rate limited: 5 in full, then every 1000th. */
+    for (int i = 1; i < 2000; i++)
+        ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"abcd", 4);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin alpha: handling chunk TEST", NULL),
+                     7);
+    assert_int_equal(T.owner_calls, 2000);
 }
 
 static void test_registry_host_services(void **state)
