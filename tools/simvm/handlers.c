@@ -465,6 +465,12 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
         u1 = 0; /* no method profiling */
         sim_conn_send_reply(c, id, T('M', 'P', 'R', 'Q'), &u1, 1);
         break;
+    case T('D', 'B', 'G', 'D'): /* no real VM answers it: --dbgd=ack only */
+        if (vm->world->cfg.dbgd_ack)
+            sim_conn_send_reply(c, id, T('D', 'B', 'G', 'D'), NULL, 0);
+        else
+            sim_conn_reply_nothing(c, id);
+        break;
     case T('E', 'X', 'I', 'T'): {
         uint32_t status = ddm_read_u4(&body);
         if (!ddm_reader_ok(&body)) {

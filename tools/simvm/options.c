@@ -69,7 +69,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     int tails = (int)cfg->helo_tails, chunk_max = (int)cfg->seg_chunk_max;
     int max_request = (int)cfg->max_request;
     gint64 seed = (gint64)cfg->seed;
-    char *mode = NULL, *nhgt = NULL, *bind = NULL, *port_file = NULL, *state_file = NULL;
+    char *mode = NULL, *nhgt = NULL, *dbgd = NULL, *bind = NULL, *port_file = NULL, *state_file = NULL;
     char **apps = NULL;
     gboolean ok = FALSE;
     GOptionEntry entries[] = {
@@ -91,6 +91,9 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
           "Send an APNM event before the handshake echo (a real race)", NULL },
         { "wait-for-debugger", 0, 0, G_OPTION_ARG_NONE, &cfg->wait_for_debugger,
           "Send WAIT with the HELO reply until a non-DDM JDWP command arrives", NULL },
+        { "dbgd", 0, 0, G_OPTION_ARG_STRING, &dbgd,
+          "DBGD (debugger detached) request: ack = reply with an empty DBGD chunk, ignore = as real VMs (default)",
+          "ack|ignore" },
         { "rename-after", 0, 0, G_OPTION_ARG_INT, &rename_after,
           "Be \"<pre-initialized>\" for MS milliseconds, then take the real name (APNM)", "MS" },
         { "churn", 0, 0, G_OPTION_ARG_INT, &churn, "Every MS, some VMs exit and new ones start", "MS" },
@@ -172,6 +175,16 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
             goto out;
         }
     }
+    if (dbgd) {
+        if (g_ascii_strcasecmp(dbgd, "ack") == 0)
+            cfg->dbgd_ack = TRUE;
+        else if (g_ascii_strcasecmp(dbgd, "ignore") == 0)
+            cfg->dbgd_ack = FALSE;
+        else {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--dbgd must be ack or ignore");
+            goto out;
+        }
+    }
     if (cfg->nhgt_version == 1 && ptr_size == 8) {
         g_message("--nhgt=v1 implies 4-byte pointers; using --ptr-size=4");
         ptr_size = 4;
@@ -212,6 +225,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
 out:
     g_free(mode);
     g_free(nhgt);
+    g_free(dbgd);
     g_free(bind);
     g_free(port_file);
     g_free(state_file);

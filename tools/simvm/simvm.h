@@ -40,6 +40,7 @@ typedef struct SimConfig {
     guint64 seed;
     gboolean apnm_before_echo;  /* APNM event before the handshake echo */
     gboolean wait_for_debugger; /* WAIT after HELO until a non-DDM command */
+    gboolean dbgd_ack;          /* answer DBGD with an empty DBGD chunk (default: ignore it) */
     gboolean zlib;              /* wrap large chunks in ZLIB */
     gboolean two_heaps;         /* heaps 1 and 2, segments interleaved */
     unsigned rename_after_ms;   /* "<pre-initialized>" until then, then APNM */
