@@ -944,6 +944,113 @@ static void test_vm_eof_plain(void **state)
     eof_in(start_plain());
 }
 
+/* ------------------------------------------- every state x packet kind */
+
+typedef enum { PK_DDM_EVENT, PK_JDWP_COMMAND, PK_UNKNOWN_REPLY, PK_GARBAGE, PK_EOF, PK_N } PacketKind;
+
+typedef struct StateCase {
+    DdmVmState state;
+    /* per packet kind: the state after, and what the monitor saw */
+    struct {
+        DdmVmState after;
+        guint chunks, jdwp, foreign;
+    } expect[PK_N];
+} StateCase;
+
+#define CLOSED_ {DDM_VM_STATE_CLOSED, 0, 0, 0}
+static const StateCase state_cases[] = {
+    /* Before the echo every complete packet is discarded. */
+    {DDM_VM_STATE_HANDSHAKE,
+     {{DDM_VM_STATE_HANDSHAKE, 0, 0, 0}, {DDM_VM_STATE_HANDSHAKE, 0, 0, 0},
+      {DDM_VM_STATE_HANDSHAKE, 0, 0, 0}, CLOSED_, CLOSED_}},
+    /* Waiting for HELO: events (an early APNM) already count. */
+    {DDM_VM_STATE_HELO,
+     {{DDM_VM_STATE_HELO, 1, 0, 0}, {DDM_VM_STATE_HELO, 0, 1, 0}, {DDM_VM_STATE_HELO, 0, 0, 1},
+      CLOSED_, CLOSED_}},
+    {DDM_VM_STATE_READY,
+     {{DDM_VM_STATE_READY, 1, 0, 0}, {DDM_VM_STATE_READY, 0, 1, 0},
+      {DDM_VM_STATE_READY, 0, 0, 1}, CLOSED_, CLOSED_}},
+    /* A plain JVM: no DDM, but JDWP traffic still goes to the relay. */
+    {DDM_VM_STATE_PLAIN,
+     {{DDM_VM_STATE_PLAIN, 0, 0, 0}, {DDM_VM_STATE_PLAIN, 0, 1, 0},
+      {DDM_VM_STATE_PLAIN, 0, 0, 1}, CLOSED_, CLOSED_}},
+};
+#undef CLOSED_
+
+static Fx *start_in(DdmVmState st)
+{
+    Fx *fx;
+    switch (st) {
+    case DDM_VM_STATE_HANDSHAKE:
+        return start();
+    case DDM_VM_STATE_HELO:
+        fx = start();
+        to_helo(fx, NULL, NULL);
+        return fx;
+    case DDM_VM_STATE_READY:
+        return start_ready();
+    case DDM_VM_STATE_PLAIN:
+        return start_plain();
+    default:
+        fail();
+    }
+    return NULL;
+}
+
+static void send_kind(Fx *fx, PacketKind k)
+{
+    static const uint8_t garbage[11] = {0, 0, 0, 3, 0, 0, 0, 1, 0, 0xC7, 1};
+    size_t len;
+    uint8_t *p;
+
+    switch (k) {
+    case PK_DDM_EVENT:
+        peer_send_event(fx, 0x80000001u, T_APNM, "\0\0\0\0", 4);
+        break;
+    case PK_JDWP_COMMAND:
+        p = ddm_jdwp_build_command(0x10000001u, 64, 100, NULL, 0, &len); /* Event.Composite */
+        peer_write(fx, p, len);
+        g_free(p);
+        break;
+    case PK_UNKNOWN_REPLY:
+        peer_send_error(fx, 0x00000007u, 0);
+        break;
+    case PK_GARBAGE:
+        peer_write(fx, garbage, sizeof garbage);
+        break;
+    case PK_EOF:
+        close(fx->peer);
+        fx->peer = -1;
+        break;
+    default:
+        fail();
+    }
+}
+
+static void test_vm_every_state_x_packet_kind(void **state)
+{
+    (void)state;
+    for (guint c = 0; c < G_N_ELEMENTS(state_cases); c++) {
+        for (int k = 0; k < PK_N; k++) {
+            Fx *fx = start_in(state_cases[c].state);
+            guint chunks0 = rec.chunks->len, jdwp0 = rec.jdwp_from_vm, foreign0 = rec.foreign;
+
+            send_kind(fx, (PacketKind)k);
+            if (state_cases[c].expect[k].after == DDM_VM_STATE_CLOSED)
+                spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+            else
+                spin(30);
+            print_message("# state %s, packet kind %d\n", ddm_vm_state_name(state_cases[c].state), k);
+            assert_string_equal(ddm_vm_state_name(fx->vm->state),
+                                ddm_vm_state_name(state_cases[c].expect[k].after));
+            assert_int_equal(rec.chunks->len - chunks0, state_cases[c].expect[k].chunks);
+            assert_int_equal(rec.jdwp_from_vm - jdwp0, state_cases[c].expect[k].jdwp);
+            assert_int_equal(rec.foreign - foreign0, state_cases[c].expect[k].foreign);
+            fx_free(fx);
+        }
+    }
+}
+
 /* ------------------------------------------------------------- requests */
 
 static void test_vm_request_reply(void **state)
@@ -1290,6 +1397,7 @@ int main(void)
         cmocka_unit_test(test_vm_eof_helo),
         cmocka_unit_test(test_vm_eof_ready),
         cmocka_unit_test(test_vm_eof_plain),
+        cmocka_unit_test(test_vm_every_state_x_packet_kind),
         cmocka_unit_test(test_vm_request_reply),
         cmocka_unit_test(test_vm_request_reply_kinds),
         cmocka_unit_test(test_vm_request_timeout_then_late),
