@@ -80,6 +80,7 @@ typedef struct TcpConnect {
     GSource *cancel_src;  /* fires when the cancellable is cancelled */
     GCancellable *cancel; /* caller's, referenced */
     GCancellable *resolve_cancel;
+    GList *addrs;         /* resolved addresses not tried yet (GInetAddress*, owned) */
     unsigned timeout_ms;
     GError *error;        /* completion to deliver from the idle */
 } TcpConnect;
@@ -104,6 +105,7 @@ static void tcp_finish(TcpConnect *tc, int fd, GError *error /* transfer full */
     }
     if (tc->fd >= 0 && tc->fd != fd)
         close(tc->fd);
+    g_list_free_full(tc->addrs, g_object_unref);
     g_clear_object(&tc->cancel);
     g_clear_error(&tc->error);
     tc->done(target, fd, error, tc->ud);
@@ -159,6 +161,8 @@ static gboolean tcp_cancelled_cb(GCancellable *cancel, gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
+static void tcp_connect_next(TcpConnect *tc);
+
 static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
 {
     TcpConnect *tc = ud;
@@ -169,7 +173,12 @@ static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
     tc->fd_watch = 0;
     if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         err = errno;
-    if (err != 0) {
+    if (err != 0 && tc->addrs) {
+        /* A name with several addresses (localhost: ::1 and 127.0.0.1): next one. */
+        close(tc->fd);
+        tc->fd = -1;
+        tcp_connect_next(tc);
+    } else if (err != 0) {
         tcp_finish(tc, -1,
                    g_error_new(G_IO_ERROR, g_io_error_from_errno(err), "%s: connect: %s",
                                tc->target->key, g_strerror(err)));
@@ -203,6 +212,12 @@ static void tcp_start_connect(TcpConnect *tc, const struct sockaddr *sa, socklen
     }
     {
         int e = errno;
+        if (tc->addrs) {
+            close(fd);
+            tc->fd = -1;
+            tcp_connect_next(tc);
+            return;
+        }
         tcp_fail_later(tc, g_error_new(G_IO_ERROR, g_io_error_from_errno(e), "%s: connect: %s",
                                        tc->target->key, g_strerror(e)));
     }
@@ -241,8 +256,18 @@ static void tcp_resolved_cb(GObject *src, GAsyncResult *res, gpointer ud)
                                              tc->target->key));
         return;
     }
-    tcp_connect_address(tc, addrs->data, ((TcpTarget *)tc->target->priv)->port);
-    g_resolver_free_addresses(addrs);
+    tc->addrs = addrs; /* owned; tcp_connect_next takes them one by one */
+    tcp_connect_next(tc);
+}
+
+/* Connect to the next resolved address (there is at least one). */
+static void tcp_connect_next(TcpConnect *tc)
+{
+    GInetAddress *addr = tc->addrs->data;
+
+    tc->addrs = g_list_delete_link(tc->addrs, tc->addrs);
+    tcp_connect_address(tc, addr, ((TcpTarget *)tc->target->priv)->port);
+    g_object_unref(addr);
 }
 
 static void tcp_connect(DdmTarget *target, unsigned timeout_ms, GCancellable *cancel,

@@ -631,6 +631,25 @@ static void test_monitor_resolve_ambiguous(void **state)
     g_free(kb);
 }
 
+/* A host name: resolved asynchronously, every address tried in turn
+ * ("localhost" may give ::1 first while the VM listens on 127.0.0.1). */
+static void test_monitor_host_name_target(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 9, "named");
+    DdmTarget *t = ddm_target_tcp_new("localhost", fake->port, "connect");
+    char *key = g_strdup_printf("localhost:%u", fake->port);
+    (void)state;
+
+    assert_string_equal(t->key, key);
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -643,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_monitor_local_discovery),
         cmocka_unit_test(test_monitor_connect_discovery),
         cmocka_unit_test(test_monitor_resolve_ambiguous),
+        cmocka_unit_test(test_monitor_host_name_target),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
