@@ -28,6 +28,13 @@ tests_unit_test_control_SOURCES = tests/unit/test-control.c core/ctlproto.c core
 tests_unit_test_control_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-control\"
 tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_control_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
+# CLI engineer: the server side in one process (socket dir, lock, control server).
+check_PROGRAMS += tests/unit/test-server
+TESTS += tests/unit/test-server
+tests_unit_test_server_SOURCES = tests/unit/test-server.c
+tests_unit_test_server_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS) -I$(top_srcdir)/core
+tests_unit_test_server_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_server_LDADD = core/libddmcore.la $(CMOCKA_LIBS)
 # CLI engineer: the server and snapshot without VMs (TAP scripts).
 CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh
 if ENABLE_TESTS
