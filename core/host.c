@@ -280,7 +280,11 @@ static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void 
     g_return_val_if_fail(data != NULL || len == 0, -EINVAL);
     if (!ddm_plugin_is_active(self))
         return -ENOTCONN; /* being unloaded: nobody would take the reply */
-    if (!ddm_registry_chunk_enabled(self->registry, type)) {
+    /* --chunks governs the types plugins own (what flows from VMs); a
+     * request-only type (THEN, STKL, HPGC) follows from its plugin's own
+     * chunk_enabled() checks, so users need not know request names. */
+    if (!ddm_registry_chunk_enabled(self->registry, type) &&
+        ddm_registry_type_owned(self->registry, type)) {
         char name[5];
         g_debug("plugin %s: request %s to vm %s not sent: type disabled by --chunks", self->name,
                 ddm_chunk_name(type, name), vm->info.key ? vm->info.key : "?");

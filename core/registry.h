@@ -68,6 +68,8 @@ const ddm_host *ddm_registry_host(DdmRegistry *reg);
 /* Chunk filter (--chunks). NULL/empty list = everything enabled. */
 void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);
 gboolean ddm_registry_chunk_enabled(DdmRegistry *reg, uint32_t type);
+/** TRUE if a loaded plugin owns @type (the types --chunks governs for requests). */
+gboolean ddm_registry_type_owned(DdmRegistry *reg, uint32_t type);
 /** Types owned by @p (for the plugins view and the "all disabled" notice). (transfer full) */
 GArray *ddm_registry_owned_types(DdmRegistry *reg, ddm_plugin *p);
 

@@ -6,9 +6,20 @@ INTEGRATION_TESTS = \
 	tests/integration/jvm-nonddm.sh \
 	tests/integration/server-cli.sh \
 	tests/integration/relay-jvm.sh \
-	tests/integration/relay-jdb.sh
+	tests/integration/relay-jdb.sh \
+	tests/integration/plugins-simvm.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
 endif
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/viewq.py \
+	tests/integration/compare_truth.py tests/integration/fake_adb.py \
 	tests/java/Sleeper.java tests/java/JdiStress.java
+
+# relay simvm tests: the debugger relay against DDM VMs played by ddmon-simvm
+# (JDWP through the relay port, DDM kept from the debugger, WAIT, DBGD
+# acknowledged vs ignored).
+if ENABLE_TESTS
+TESTS += tests/integration/relay-simvm.sh
+endif
+EXTRA_DIST += tests/integration/relay-simvm.sh
+# end relay simvm tests

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * threads plugin: the live thread table of each VM.
- *  - On DDM_VM_READY it sends THEN(1) when THEN and THCR are enabled, and
+ *  - On DDM_VM_READY it sends THEN(1) when THCR is enabled (THEN is only
+ *    the request that turns THCR/THNM/THDE events on; --chunks names the
+ *    events users want), and
  *    creates the "threads" table view when THCR or THST is enabled.
  *  - It owns THCR (u4 id, u4 len, str16 name), THNM (same, a rename), THDE
  *    (u4 id) and THST (events, and replies to the poll in poll.c).
@@ -297,7 +299,7 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     if (!st)
         return;
     threads_publish(st);
-    if (!h->chunk_enabled(self, THREADS_CHUNK_THEN) || !h->chunk_enabled(self, THREADS_CHUNK_THCR))
+    if (!h->chunk_enabled(self, THREADS_CHUNK_THCR))
         return;
     rc = h->request(self, vm, THREADS_CHUNK_THEN, &enable, 1, THREADS_THEN_TIMEOUT_MS, then_reply,
                     pl, NULL);

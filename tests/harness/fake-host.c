@@ -921,7 +921,8 @@ static int h_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *da
         return fh->request_error;
     if (vm->gone || !vm->ready || !vm->info.ddm)
         return -ENOTCONN;
-    if (!type_enabled(fh, type))
+    /* As the core: --chunks governs owned types; request-only types pass. */
+    if (!type_enabled(fh, type) && fake_host_owns(fh, type))
         return -EPERM;
     if (len > ((size_t)64 << 20))
         return -EMSGSIZE;

@@ -201,13 +201,16 @@ static void test_no_then_when_thcr_disabled(void **state)
     assert_non_null(fake_view_find(f->fh, f->vm, "threads")); /* THST still feeds it */
 }
 
-static void test_no_then_when_then_disabled(void **state)
+/* --chunks names the events users want (THCR...), not the request that
+ * turns them on: THEN goes out when THCR is enabled, listed or not. */
+static void test_then_follows_thcr_not_its_own_name(void **state)
 {
     fixture *f = *state;
-    fake_host_disable_chunk(f->fh, THREADS_CHUNK_THEN);
+    const uint32_t only[] = {THREADS_CHUNK_THCR, DDM_CHUNK('T', 'H', 'D', 'E'), DDM_CHUNK('T', 'H', 'S', 'T')};
+    fake_host_only_chunks(f->fh, only, 3);
     load(f);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
-    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    assert_int_not_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
 }
 
 static void test_nothing_when_thread_types_disabled(void **state)
@@ -869,10 +872,12 @@ static void test_stack_command_errors(void **state)
     cmd = run_stack(f, "77", "2");
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
     assert_non_null(strstr(fake_cmd_message(cmd), "no thread 2"));
-    fake_host_disable_chunk(f->fh, THREADS_CHUNK_STKL);
+    /* The host refuses the request (-EPERM: its type is disabled). */
+    fake_host_set_request_error(f->fh, -EPERM);
     cmd = run_stack(f, "77", "1");
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "disabled"));
+    fake_host_set_request_error(f->fh, 0);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -884,7 +889,7 @@ int main(void)
         T(test_registration),
         T(test_then_on_ready),
         TU(test_no_then_when_thcr_disabled),
-        TU(test_no_then_when_then_disabled),
+        TU(test_then_follows_thcr_not_its_own_name),
         TU(test_nothing_when_thread_types_disabled),
         T(test_thcr_thnm_thde),
         T(test_thcr_malformed),

@@ -345,11 +345,13 @@ static void test_exit_usage_and_errors(void **state)
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
     assert_non_null(strstr(fake_cmd_message(cmd), "\"999\""));
     assert_non_null(strstr(fake_cmd_message(cmd), "PID"));
-    fake_host_disable_chunk(f->fh, VMINFO_CHUNK_EXIT);
+    /* The host refuses the request (-EPERM: its type is disabled). */
+    fake_host_set_request_error(f->fh, -EPERM);
     cmd = fake_host_run_command(f->fh, 2, ok);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "disabled"));
     assert_int_equal(fake_host_n_requests(f->fh), 0);
+    fake_host_set_request_error(f->fh, 0);
 }
 
 /* ------------------------------------------------------------------ gc */
