@@ -591,6 +591,7 @@ static void test_loader_hello_example(void **state)
     assert_true(ddm_registry_run_command(reg, 2, argv_none, hello_done, NULL));
     assert_int_equal(done.calls, 2);
     assert_int_equal(done.status, DDM_CMD_NOT_FOUND);
+    assert_null(done.result);
 
     /* Its timer publishes the view and the headline. */
     gint64 deadline = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;

@@ -146,24 +146,24 @@ static int hello_command(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
         host->cmd_finish(cmd, DDM_CMD_USAGE, "usage: ddmon hello [VM]");
         return 0;
     }
+    ddm_vm *vm = argc == 2 ? host->find_vm(self, argv[1]) : NULL;
+    hello_vm *hv = vm ? host->vm_get_data(self, vm) : NULL;
+    if (argc == 2 && !hv) {
+        host->cmd_finish(cmd, DDM_CMD_NOT_FOUND, "no such DDM VM");
+        return 0;
+    }
     res = host->cmd_result(cmd, DDM_VIEW_RECORD, "hello");
     if (!res)
         return -ENOMEM; /* the core finishes the command as failed */
     host->view_begin(res);
-    if (argc == 2) {
-        ddm_vm *vm = host->find_vm(self, argv[1]);
-        hello_vm *hv = vm ? host->vm_get_data(self, vm) : NULL;
-        if (!hv) {
-            host->cmd_finish(cmd, DDM_CMD_NOT_FOUND, "no such DDM VM");
-            return 0;
-        }
+    if (hv) {
         host->view_field_str(res, "vm", host->vm_info(vm)->key);
         host->view_field_str(res, "app", host->vm_info(vm)->app_name);
         host->view_field_int(res, "chunks", (int64_t)hv->chunks);
         host->view_field_int(res, "bytes", (int64_t)hv->bytes);
     } else {
         int64_t n = 0;
-        for (hello_vm *hv = st->vms; hv; hv = hv->next)
+        for (hello_vm *it = st->vms; it; it = it->next)
             n++;
         host->view_field_int(res, "vms", n);
         host->view_field_int(res, "chunks", (int64_t)st->total);
