@@ -7,8 +7,10 @@ SIMVM_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm -I$(top_srcdir)
 SIMVM_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 SIMVM_TEST_LIBS = tools/simvm/libsimvmmodel.la $(CMOCKA_LIBS)
 
-check_PROGRAMS += tests/unit/test-simvm-heap tests/unit/test-simvm-threads tests/unit/test-simvm-native
-TESTS += tests/unit/test-simvm-heap tests/unit/test-simvm-threads tests/unit/test-simvm-native
+check_PROGRAMS += tests/unit/test-simvm-heap tests/unit/test-simvm-threads tests/unit/test-simvm-native \
+	tests/unit/test-simvm-world
+TESTS += tests/unit/test-simvm-heap tests/unit/test-simvm-threads tests/unit/test-simvm-native \
+	tests/unit/test-simvm-world
 
 tests_unit_test_simvm_heap_SOURCES = tests/unit/test-simvm-heap.c
 tests_unit_test_simvm_heap_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
@@ -24,6 +26,12 @@ tests_unit_test_simvm_native_SOURCES = tests/unit/test-simvm-native.c
 tests_unit_test_simvm_native_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
 tests_unit_test_simvm_native_CFLAGS = $(SIMVM_TEST_CFLAGS)
 tests_unit_test_simvm_native_LDADD = $(SIMVM_TEST_LIBS)
+
+# A world driven through sim_vm_serve_fd() on socketpairs (the adb bridge's way).
+tests_unit_test_simvm_world_SOURCES = tests/unit/test-simvm-world.c
+tests_unit_test_simvm_world_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
+tests_unit_test_simvm_world_CFLAGS = $(SIMVM_TEST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_test_simvm_world_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
 
 dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
 TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh

@@ -332,9 +332,11 @@ static void conn_io(void *ud, unsigned events)
         if (!c->closing && c->handshaken)
             read_packets(c);
     }
-    c->in_callback = FALSE;
+    /* still "in the callback": a close during this flush must not also
+     * queue @c for the reaper, we free it right here */
     if (!c->closing)
         flush(c);
+    c->in_callback = FALSE;
     if (c->closing)
         sim_conn_free(c);
 }

@@ -14,16 +14,24 @@ noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
 	%reldir%/native.c %reldir%/native.h
 %canon_reldir%_libsimvmmodel_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
 
-bin_PROGRAMS += ddmon-simvm
-ddmon_simvm_SOURCES = \
+# The world, VMs, connections and handlers: everything but main(), so unit
+# tests drive a world through sim_vm_serve_fd() on socketpairs.
+noinst_LTLIBRARIES += %reldir%/libsimvm.la
+%canon_reldir%_libsimvm_la_SOURCES = \
 	%reldir%/simvm.h %reldir%/simvm-private.h \
-	%reldir%/main.c %reldir%/options.c %reldir%/world.c %reldir%/vm.c \
+	%reldir%/options.c %reldir%/world.c %reldir%/vm.c \
 	%reldir%/conn.c %reldir%/handlers.c %reldir%/statefile.c \
 	%reldir%/reactor.c %reldir%/reactor.h
+%canon_reldir%_libsimvm_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
+%canon_reldir%_libsimvm_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+%canon_reldir%_libsimvm_la_LIBADD = %reldir%/libsimvmmodel.la core/libddmcodec.la \
+	$(JSON_GLIB_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
+
+bin_PROGRAMS += ddmon-simvm
+ddmon_simvm_SOURCES = %reldir%/main.c
 ddmon_simvm_CPPFLAGS = $(SIMVM_CPPFLAGS)
 ddmon_simvm_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
-ddmon_simvm_LDADD = %reldir%/libsimvmmodel.la core/libddmcodec.la \
-	$(JSON_GLIB_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
+ddmon_simvm_LDADD = %reldir%/libsimvm.la $(JSON_GLIB_LIBS) $(GLIB_LIBS)
 
 noinst_PROGRAMS += %reldir%/simvm-probe
 %canon_reldir%_simvm_probe_SOURCES = %reldir%/simvm-probe.c

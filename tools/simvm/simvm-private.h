@@ -109,6 +109,7 @@ struct SimWorld {
     GPtrArray *dead;             /* retired VMs waiting to be freed */
     GPtrArray *dead_conns;       /* closed connections waiting to be freed */
     guint reap_source;
+    gboolean reaping;
     SimRng rng;
     uint32_t next_pid;
     guint next_serial;

@@ -66,6 +66,7 @@ static gboolean reap(gpointer data)
     guint i;
 
     w->reap_source = 0;
+    w->reaping = TRUE; /* what this frees may close connections: no new idle for them */
     for (i = 0; i < w->dead_conns->len; i++)
         sim_conn_free(g_ptr_array_index(w->dead_conns, i));
     g_ptr_array_set_size(w->dead_conns, 0);
@@ -76,6 +77,7 @@ static gboolean reap(gpointer data)
     for (i = 0; i < w->dead_conns->len; i++)
         sim_conn_free(g_ptr_array_index(w->dead_conns, i));
     g_ptr_array_set_size(w->dead_conns, 0);
+    w->reaping = FALSE;
     return G_SOURCE_REMOVE;
 }
 
@@ -83,7 +85,7 @@ static void schedule_reap(SimWorld *w)
 {
     GSource *s;
 
-    if (w->reap_source)
+    if (w->reap_source || w->reaping)
         return;
     s = g_idle_source_new();
     g_source_set_callback(s, reap, w, NULL);
