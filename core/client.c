@@ -177,6 +177,21 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
         int status = 0;
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid) {
+            /* Another client may have started a server at the same moment:
+             * ours lost the lock and left; theirs is just as good. */
+            gint64 grace = g_get_monotonic_time() + G_USEC_PER_SEC;
+            while (ddm_server_running_pid(socket_path) != 0) {
+                DdmClient *other = connect_once(socket_path, NULL);
+                if (other != NULL) {
+                    ddm_client_free(other);
+                    if (!quiet)
+                        g_printerr("* ddmon server started successfully *\n");
+                    return TRUE;
+                }
+                if (g_get_monotonic_time() >= grace)
+                    break;
+                g_usleep(20 * 1000);
+            }
             g_autofree char *tail = log_tail(log_path, 8);
             g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
                         "the server exited at once (status %d); its log %s says:%s",
