@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -142,7 +143,14 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
     }
     g_autofree char *log_path = ddm_server_log_path(socket_path);
     ChildFds fds;
-    fds.log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    /* Appended to (several clients may start servers at once; the losers'
+     * lines must not clobber the winner's), rotated once it is large. */
+    struct stat st;
+    if (lstat(log_path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > DDM_CLIENT_LOG_ROTATE) {
+        g_autofree char *old = g_strdup_printf("%s.old", log_path);
+        (void)rename(log_path, old);
+    }
+    fds.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fds.log_fd < 0) {
         int e = errno;
         g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot open %s: %s", log_path,

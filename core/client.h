@@ -6,8 +6,8 @@
  *
  * Starting a server: spawn `/proc/self/exe server --foreground OPTIONS
  * --socket=PATH` with an argv (no shell), in a new session (setsid), stdin
- * from /dev/null and stdout/stderr to the log next to the socket
- * (ddmon.log), then wait (bounded, DDM_CLIENT_START_TIMEOUT_MS) until the
+ * from /dev/null and stdout/stderr appended to the log next to the socket
+ * (ddmon.log, rotated to ddmon.log.old past 1 MiB), then wait (bounded, DDM_CLIENT_START_TIMEOUT_MS) until the
  * socket answers. A server that exits early is reported with the tail of
  * its log.
  */
@@ -20,6 +20,7 @@
 #include "ctlproto.h"
 
 #define DDM_CLIENT_START_TIMEOUT_MS 5000
+#define DDM_CLIENT_LOG_ROTATE (1024 * 1024) /* ddmon.log -> ddmon.log.old above this */
 
 typedef struct DdmClient DdmClient;
 
