@@ -125,9 +125,14 @@ static void rebuild_vms_view(DdmMonitor *mon)
 
     if (!view)
         return;
+    /* Only JDWP peers: a scanned port in CONNECTING or HANDSHAKE is not
+     * known to be a VM yet (and would flicker in `ddmon watch`). */
     g_hash_table_iter_init(&it, mon->vms);
-    while (g_hash_table_iter_next(&it, &k, &v))
-        g_ptr_array_add(vms, v);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        DdmVmState st = ((DdmVm *)v)->state;
+        if (st == DDM_VM_STATE_HELO || st == DDM_VM_STATE_READY || st == DDM_VM_STATE_PLAIN)
+            g_ptr_array_add(vms, v);
+    }
     g_ptr_array_sort(vms, cmp_vm_key);
 
     ddm_view_begin(view);
@@ -406,7 +411,6 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
         return;
     g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
     g_debug("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
-    schedule_vms_view(mon);
 }
 
 gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
@@ -600,7 +604,8 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
 {
     g_return_if_fail(mon != NULL && vm != NULL);
     note_outcome(mon, vm, old_state);
-    schedule_vms_view(mon);
+    if (vm->state >= DDM_VM_STATE_HELO || old_state >= DDM_VM_STATE_HELO)
+        schedule_vms_view(mon); /* the view lists HELO, READY and PLAIN only */
     switch (vm->state) {
     case DDM_VM_STATE_READY:
         if (mon->relay)
@@ -643,7 +648,7 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
     ddm_views_destroy_vm(mon->views, key);
     if (g_hash_table_lookup(mon->vms, key) == vm)
         g_hash_table_remove(mon->vms, key); /* drops the table's reference */
-    schedule_vms_view(mon);
+    /* (the view was scheduled by the state change to CLOSED, if it listed the VM) */
     if (reconnect && !mon->stopping)
         ddm_monitor_retry_fast(mon, key);
     g_free(key);

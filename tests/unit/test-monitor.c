@@ -518,6 +518,13 @@ static void test_monitor_backoff_not_jdwp(void **state)
     (void)state;
 
     assert_true(ddm_monitor_offer_target(mon, t));
+    spin(20);
+    {
+        /* Not a VM: never listed, not even while connecting. */
+        JsonNode *vms = view_json(mon, "vms");
+        assert_null(vms_row(vms, key));
+        json_node_unref(vms);
+    }
     wait_gone(mon, key);
     assert_false(ddm_monitor_offer_target(mon, t)); /* a web server on 8000: back off */
     /* After the backoff, a real VM on that port is found and the backoff resets. */
