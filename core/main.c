@@ -251,6 +251,21 @@ static void print_json(JsonNode *node)
     fwrite(line, 1, len, stdout);
 }
 
+/* For commands without output: {"ok":true,...} with --json. */
+static int print_ok_json(const Cli *cli, int status, const char *member, gboolean value)
+{
+    if (!cli->json || status != DDM_EXIT_OK)
+        return status;
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    if (member != NULL) {
+        json_builder_set_member_name(b, member);
+        json_builder_add_boolean_value(b, value);
+    }
+    g_autoptr(JsonNode) root = ddm_ctl_ok_end(b);
+    print_json(root);
+    return status;
+}
+
 static void print_view_text(JsonNode *view, gboolean title)
 {
     DdmRenderOptions opt = {0, title};
@@ -508,11 +523,12 @@ static int cmd_kill_server(Cli *cli)
 {
     g_autofree char *path = socket_path(cli);
     g_autoptr(GError) error = NULL;
-    if (!ddm_client_kill_server(path, NULL, &error)) {
+    gboolean was_running = FALSE;
+    if (!ddm_client_kill_server(path, &was_running, &error)) {
         g_printerr("ddmon: %s\n", error->message);
         return DDM_EXIT_FAILED;
     }
-    return DDM_EXIT_OK;
+    return print_ok_json(cli, DDM_EXIT_OK, "was_running", was_running);
 }
 
 static int cmd_start_server(Cli *cli)
@@ -521,7 +537,7 @@ static int cmd_start_server(Cli *cli)
     DdmClient *c = ddm_client_connect(path, NULL);
     if (c != NULL) {
         ddm_client_free(c);
-        return DDM_EXIT_OK;
+        return print_ok_json(cli, DDM_EXIT_OK, "started", FALSE);
     }
     g_autoptr(GError) error = NULL;
     g_ptr_array_add(cli->server_args, NULL);
@@ -531,7 +547,7 @@ static int cmd_start_server(Cli *cli)
         g_printerr("ddmon: cannot start a server: %s\n", error->message);
         return DDM_EXIT_NO_SERVER;
     }
-    return DDM_EXIT_OK;
+    return print_ok_json(cli, DDM_EXIT_OK, "started", TRUE);
 }
 
 static int cmd_scan(Cli *cli, char **args)
@@ -545,7 +561,7 @@ static int cmd_scan(Cli *cli, char **args)
     g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
     if (resp == NULL)
         return status;
-    return response_status(resp);
+    return print_ok_json(cli, response_status(resp), NULL, FALSE);
 }
 
 static int cmd_select(Cli *cli, char **args)
