@@ -223,7 +223,7 @@ static const GOptionEntry server_entries[] = {
     SRV("verbose", 'v', G_OPTION_FLAG_NO_ARG, "Log debug messages", NULL),
     {NULL, 0, 0, 0, NULL, NULL, NULL}};
 
-static const char summary[] =
+static const char commands_help[] =
     "Commands:\n"
     "  watch                  live view of the VMs (the default)\n"
     "  vms                    the VM list\n"
@@ -711,11 +711,28 @@ static int cmd_check_plugin(Cli *cli)
     return DDM_EXIT_OK;
 }
 
+static void add_command_json(JsonArray *arr, const char *name, const char *usage,
+                             const char *summary, const char *plugin)
+{
+    JsonObject *o = json_object_new();
+    json_object_set_string_member(o, "name", name != NULL ? name : "?");
+    /* Plugins write usage with or without the command's name: show it with. */
+    g_autofree char *full = usage == NULL                        ? g_strdup(name)
+                            : name != NULL && g_str_has_prefix(usage, name) ? g_strdup(usage)
+                                                                 : g_strdup_printf("%s %s", name, usage);
+    json_object_set_string_member(o, "usage", full != NULL ? full : "");
+    json_object_set_string_member(o, "summary", summary != NULL ? summary : "");
+    if (plugin != NULL)
+        json_object_set_string_member(o, "plugin", plugin);
+    else
+        json_object_set_null_member(o, "plugin");
+    json_array_add_object_element(arr, o);
+}
+
 static int cmd_help(Cli *cli, GOptionContext *ctx)
 {
-    g_autofree char *help = g_option_context_get_help(ctx, FALSE, NULL);
-    fputs(help, stdout);
     /* Plugin commands: from the running server, else from the plugins here. */
+    JsonArray *cmds = json_array_new();
     g_autofree char *path = socket_path(cli);
     DdmClient *c = ddm_client_connect(path, NULL);
     g_autoptr(JsonNode) resp = NULL;
@@ -725,43 +742,48 @@ static int cmd_help(Cli *cli, GOptionContext *ctx)
         resp = ddm_client_call(c, &req, CALL_TIMEOUT_MS, NULL);
         ddm_client_free(c);
     }
-    GString *out = g_string_new(NULL);
-    if (resp != NULL) {
-        JsonNode *cmds = json_object_get_member(json_node_get_object(resp), "commands");
-        if (cmds != NULL && JSON_NODE_HOLDS_ARRAY(cmds)) {
-            JsonArray *a = json_node_get_array(cmds);
-            for (guint i = 0; i < json_array_get_length(a); i++) {
-                JsonObject *o = json_array_get_object_element(a, i);
-                const char *usage = ddm_json_get_string(o, "usage");
-                g_string_append_printf(out, "  %-22s %s [%s]\n",
-                                       usage != NULL ? usage : ddm_json_get_string(o, "name"),
-                                       ddm_json_get_string(o, "summary") != NULL
-                                           ? ddm_json_get_string(o, "summary")
-                                           : "",
-                                       ddm_json_get_string(o, "plugin") != NULL
-                                           ? ddm_json_get_string(o, "plugin")
-                                           : "?");
-            }
+    JsonNode *list = resp != NULL ? json_object_get_member(json_node_get_object(resp), "commands")
+                                  : NULL;
+    if (list != NULL && JSON_NODE_HOLDS_ARRAY(list)) {
+        JsonArray *a = json_node_get_array(list);
+        for (guint i = 0; i < json_array_get_length(a); i++) {
+            JsonObject *o = json_array_get_object_element(a, i);
+            add_command_json(cmds, ddm_json_get_string(o, "name"), ddm_json_get_string(o, "usage"),
+                             ddm_json_get_string(o, "summary"), ddm_json_get_string(o, "plugin"));
         }
     } else if (cli->config != NULL) {
         DdmConfig *config = cli->config;
         cli->config = NULL;
         DdmMonitor *mon = ddm_monitor_new(config, NULL);
         if (mon != NULL) {
-            g_autoptr(GArray) cmds = ddm_registry_commands(mon->registry);
-            for (guint i = 0; cmds != NULL && i < cmds->len; i++) {
-                const DdmCommandInfo *ci = &g_array_index(cmds, DdmCommandInfo, i);
-                g_string_append_printf(out, "  %-22s %s [%s]\n",
-                                       ci->usage != NULL ? ci->usage : ci->name,
-                                       ci->summary != NULL ? ci->summary : "",
-                                       ci->plugin != NULL ? ci->plugin : "?");
+            g_autoptr(GArray) infos = ddm_registry_commands(mon->registry);
+            for (guint i = 0; infos != NULL && i < infos->len; i++) {
+                const DdmCommandInfo *ci = &g_array_index(infos, DdmCommandInfo, i);
+                add_command_json(cmds, ci->name, ci->usage, ci->summary, ci->plugin);
             }
             ddm_monitor_free(mon);
         }
     }
-    if (out->len > 0)
-        printf("\nCommands from plugins:\n%s", out->str);
-    g_string_free(out, TRUE);
+    if (cli->json) {
+        JsonObject *o = json_object_new();
+        json_object_set_array_member(o, "commands", cmds);
+        JsonNode *root = json_node_init_object(json_node_alloc(), o);
+        print_json(root);
+        json_node_unref(root);
+        json_object_unref(o);
+        return DDM_EXIT_OK;
+    }
+    g_autofree char *help = g_option_context_get_help(ctx, FALSE, NULL);
+    fputs(help, stdout);
+    if (json_array_get_length(cmds) > 0)
+        printf("\nCommands from plugins:\n");
+    for (guint i = 0; i < json_array_get_length(cmds); i++) {
+        JsonObject *o = json_array_get_object_element(cmds, i);
+        const char *plugin = ddm_json_get_string(o, "plugin");
+        printf("  %-30s %s [%s]\n", ddm_json_get_string(o, "usage"),
+               ddm_json_get_string(o, "summary"), plugin != NULL ? plugin : "?");
+    }
+    json_array_unref(cmds);
     printf("\nSee ddmon(1) for details.\n");
     return DDM_EXIT_OK;
 }
@@ -817,7 +839,7 @@ int main(int argc, char **argv)
     g_option_group_add_entries(main_group, server_entries);
     g_option_context_set_main_group(ctx, main_group);
     g_option_context_set_summary(ctx, "A debug monitor for Java and Android VMs, the adb way.");
-    g_option_context_set_description(ctx, summary);
+    g_option_context_set_description(ctx, commands_help);
     /* Plugin commands may have options of their own: keep unknown ones. */
     g_option_context_set_ignore_unknown_options(ctx, TRUE);
 
@@ -848,8 +870,18 @@ int main(int argc, char **argv)
     char **cmd_args = cmd != NULL ? rest + 1 : rest;
 
     if (cli.version || g_strcmp0(cmd, "version") == 0) {
-        printf("ddmon %s (plugin ABI %d.%d)\n", PACKAGE_VERSION, DDM_CORE_ABI_MAJOR,
-               DDM_CORE_ABI_MINOR);
+        g_autofree char *abi = g_strdup_printf("%d.%d", DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR);
+        if (cli.json) {
+            JsonBuilder *b = ddm_ctl_ok_begin();
+            json_builder_set_member_name(b, "version");
+            json_builder_add_string_value(b, PACKAGE_VERSION);
+            json_builder_set_member_name(b, "abi");
+            json_builder_add_string_value(b, abi);
+            g_autoptr(JsonNode) root = ddm_ctl_ok_end(b);
+            print_json(root);
+        } else {
+            printf("ddmon %s (plugin ABI %s)\n", PACKAGE_VERSION, abi);
+        }
         goto out;
     }
     if (cli.check_plugin != NULL) {
