@@ -306,8 +306,10 @@ void sim_conn_send_segments(SimConn *c, gboolean native)
     if (native)
         heaps[n++] = &vm->native;
     else
-        for (i = 0; i < vm->n_heaps; i++)
+        for (i = 0; i < vm->n_heaps && i < SIM_MAX_HEAPS; i++)
             heaps[n++] = &vm->heaps[i];
+    if (n == 0)
+        return;
     col.pieces = g_array_new(FALSE, FALSE, sizeof(Piece));
     for (i = 0; i < n; i++) {
         col.heap = i;

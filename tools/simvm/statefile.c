@@ -218,26 +218,16 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     json_builder_end_object(b);
 }
 
-char *sim_state_to_json(SimWorld *w)
+/* One VM as pretty JSON text. */
+static char *vm_to_json(SimVm *vm)
 {
     JsonBuilder *b = json_builder_new();
-    JsonGenerator *gen;
+    JsonGenerator *gen = json_generator_new();
     JsonNode *root;
     char *text;
-    guint i;
 
-    json_builder_begin_object(b);
-    member_int(b, "simvm_pid", getpid());
-    member_int(b, "seed", (gint64)w->cfg.seed);
-    member_int(b, "time_ms", sim_world_now_ms(w));
-    json_builder_set_member_name(b, "vms");
-    json_builder_begin_array(b);
-    for (i = 0; i < w->vms->len; i++)
-        add_vm(b, g_ptr_array_index(w->vms, i));
-    json_builder_end_array(b);
-    json_builder_end_object(b);
+    add_vm(b, vm);
     root = json_builder_get_root(b);
-    gen = json_generator_new();
     json_generator_set_root(gen, root);
     json_generator_set_pretty(gen, TRUE);
     text = json_generator_to_data(gen, NULL);
@@ -245,6 +235,25 @@ char *sim_state_to_json(SimWorld *w)
     g_object_unref(gen);
     g_object_unref(b);
     return text;
+}
+
+char *sim_state_to_json(SimWorld *w)
+{
+    /* VM by VM, so 5000 VMs never hold one big JSON tree in memory */
+    GString *s = g_string_sized_new(4096 + (gsize)w->vms->len * 4096);
+    guint i;
+
+    g_string_append_printf(s, "{\n  \"simvm_pid\" : %d,\n  \"seed\" : %" G_GUINT64_FORMAT
+                              ",\n  \"time_ms\" : %" G_GINT64_FORMAT ",\n  \"vms\" : [",
+                           (int)getpid(), w->cfg.seed, sim_world_now_ms(w));
+    for (i = 0; i < w->vms->len; i++) {
+        char *one = vm_to_json(g_ptr_array_index(w->vms, i));
+        g_string_append(s, i ? ",\n" : "\n");
+        g_string_append(s, one);
+        g_free(one);
+    }
+    g_string_append(s, "\n  ]\n}\n");
+    return g_string_free(s, FALSE);
 }
 
 gboolean sim_write_atomically(const char *path, const char *text, GError **error)
