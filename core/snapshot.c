@@ -21,14 +21,13 @@
 
 typedef struct Collector {
     GHashTable *views;   /* "vm\x1fname" -> JsonNode* (latest content) */
+    GHashTable *seen;    /* "vm\x1fname" -> last version seen (gint64*) */
     gint64 start_us;
     gint64 last_change_us;
     const DdmSnapshotOptions *opt;
     GMainLoop *loop;
     gboolean settled;
     int status;
-    /* in-process only */
-    DdmMonitor *mon;
 } Collector;
 
 static char *view_key(const char *vm, const char *name)
@@ -36,7 +35,28 @@ static char *view_key(const char *vm, const char *name)
     return g_strdup_printf("%s\x1f%s", vm != NULL ? vm : "", name != NULL ? name : "");
 }
 
-/* Record @view (JSON, transfer none). */
+/* A view changed: is it structural (see snapshot.h)? Restarts the quiet
+ * period if so. */
+static void note_change(Collector *col, gboolean removed, const char *vm, const char *name,
+                        gint64 version)
+{
+    char *key = view_key(vm, name);
+    gint64 *old = g_hash_table_lookup(col->seen, key);
+    gboolean structural = removed || old == NULL || *old <= 0 ||
+                          (vm == NULL && g_strcmp0(name, "vms") == 0);
+    if (removed) {
+        g_hash_table_remove(col->seen, key);
+        g_free(key);
+    } else {
+        gint64 *v = g_new(gint64, 1);
+        *v = version;
+        g_hash_table_replace(col->seen, key, v);
+    }
+    if (structural)
+        col->last_change_us = g_get_monotonic_time();
+}
+
+/* Record @view (JSON, transfer none): its content and the change. */
 static void collect(Collector *col, const char *event, JsonNode *view)
 {
     if (view == NULL || !JSON_NODE_HOLDS_OBJECT(view))
@@ -44,22 +64,15 @@ static void collect(Collector *col, const char *event, JsonNode *view)
     JsonObject *o = json_node_get_object(view);
     const char *vm = ddm_json_get_string(o, "vm");
     const char *name = ddm_json_get_string(o, "name");
+    gboolean removed = strcmp(event, "removed") == 0;
+    note_change(col, removed, vm, name, ddm_json_get_int(o, "version", 0));
     char *key = view_key(vm, name);
-    JsonNode *old = g_hash_table_lookup(col->views, key);
-    gboolean structural;
-    if (strcmp(event, "removed") == 0) {
-        structural = TRUE;
+    if (removed) {
         g_hash_table_remove(col->views, key);
         g_free(key);
     } else {
-        gint64 old_version = old != NULL ? ddm_json_get_int(json_node_get_object(old), "version", 0)
-                                         : -1;
-        structural = old == NULL || old_version <= 0 ||
-                     (vm == NULL && g_strcmp0(name, "vms") == 0);
         g_hash_table_replace(col->views, key, json_node_copy(view));
     }
-    if (structural)
-        col->last_change_us = g_get_monotonic_time();
 }
 
 static gboolean on_tick(gpointer data)
@@ -233,6 +246,7 @@ static void collector_init(Collector *col, const DdmSnapshotOptions *opt)
     memset(col, 0, sizeof(*col));
     col->views = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify)json_node_unref);
+    col->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     col->opt = opt;
     col->start_us = col->last_change_us = g_get_monotonic_time();
     col->loop = g_main_loop_new(NULL, FALSE);
@@ -241,6 +255,7 @@ static void collector_init(Collector *col, const DdmSnapshotOptions *opt)
 static void collector_clear(Collector *col)
 {
     g_hash_table_unref(col->views);
+    g_hash_table_unref(col->seen);
     g_main_loop_unref(col->loop);
 }
 
@@ -260,10 +275,10 @@ static void collector_run(Collector *col)
 
 static void on_local_change(ddm_view *view, DdmViewChange change, gpointer ud)
 {
-    Collector *col = ud;
-    const char *event = change == DDM_VIEW_REMOVED ? "removed" : "changed";
-    g_autoptr(JsonNode) json = ddm_view_to_json(view, col->opt->out_dir != NULL);
-    collect(col, event, json);
+    /* Only the timing matters here: the content is read from the store at
+     * the end, so no JSON is built per commit. */
+    note_change(ud, change == DDM_VIEW_REMOVED, ddm_view_vm_key(view), ddm_view_name(view),
+                change == DDM_VIEW_ADDED ? 0 : (gint64)ddm_view_version(view));
 }
 
 int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
@@ -276,13 +291,12 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     }
     Collector col;
     collector_init(&col, opt);
-    col.mon = mon;
     /* What exists before discovery (the plugin list, global views). */
     g_autoptr(GPtrArray) initial = ddm_views_list(mon->views);
     for (guint i = 0; i < initial->len; i++) {
-        g_autoptr(JsonNode) json = ddm_view_to_json(g_ptr_array_index(initial, i),
-                                                    opt->out_dir != NULL);
-        collect(&col, "added", json);
+        ddm_view *v = g_ptr_array_index(initial, i);
+        note_change(&col, FALSE, ddm_view_vm_key(v), ddm_view_name(v),
+                    (gint64)ddm_view_version(v));
     }
     guint listener = ddm_views_add_listener(mon->views, on_local_change, &col);
     guint watch = ddm_views_watch(mon->views, NULL, NULL);
@@ -290,9 +304,7 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     collector_run(&col);
     ddm_views_unwatch(mon->views, watch);
     ddm_views_remove_listener(mon->views, listener);
-    /* Take the final content from the store itself (the listener saw every
-     * commit, but this is the authority). */
-    g_hash_table_remove_all(col.views);
+    /* The content, from the store. */
     g_autoptr(GPtrArray) final = ddm_views_list(mon->views);
     for (guint i = 0; i < final->len; i++) {
         g_autoptr(JsonNode) json = ddm_view_to_json(g_ptr_array_index(final, i),
