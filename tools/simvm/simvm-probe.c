@@ -29,6 +29,7 @@
 
 static int timeout_ms = 5000;
 static uint32_t next_id = 0x40000000u;
+static int expect_close; /* after EXIT: EOF is the expected outcome */
 
 static int read_some(int fd, DdmJdwpReader *r)
 {
@@ -44,7 +45,8 @@ static int read_some(int fd, DdmJdwpReader *r)
     space = ddm_jdwp_reader_space(r, 65536, &avail);
     n = read(fd, space, avail);
     if (n <= 0) {
-        fprintf(stderr, "simvm-probe: %s\n", n == 0 ? "connection closed" : strerror(errno));
+        if (!expect_close)
+            fprintf(stderr, "simvm-probe: %s\n", n == 0 ? "connection closed" : strerror(errno));
         return -1;
     }
     ddm_jdwp_reader_commit(r, (size_t)n);
@@ -420,6 +422,7 @@ int main(int argc, char **argv)
         ddm_put_u4(st, (uint32_t)exit_status);
         send_chunk(fd, DDM_CHUNK('E', 'X', 'I', 'T'), st, 4);
         /* the VM halts: the connection must drop */
+        expect_close = 1;
         while (next_packet(fd, r, &pkt) == 0)
             ;
         printf("exit=closed\n");

@@ -363,47 +363,54 @@ void sim_world_retire_vm(SimWorld *w, SimVm *vm)
     sim_world_ports_changed(w);
 }
 
-/* Some VMs halt, as many new ones start (new pids, some old names). */
+static void churn_spawn(SimWorld *w, SimMode mode)
+{
+    GError *err = NULL;
+    char *name;
+    SimVm *vm;
+
+    if (mode == SIM_MODE_JVM)
+        name = g_strdup("jvm");
+    else if (w->retired_names->len > 0 && sim_rng_chance(&w->rng, 0.5))
+        name = g_ptr_array_steal_index_fast(w->retired_names, sim_rng_below(&w->rng, w->retired_names->len));
+    else
+        name = fresh_name(w);
+    vm = spawn(w, mode, name, &err);
+    if (!vm) {
+        g_warning("churn: cannot start a VM: %s", err->message);
+        g_clear_error(&err);
+    } else {
+        g_message("churn: pid %u (%s) starts on port %u", vm->pid, vm->real_name, vm->port);
+    }
+}
+
+/* Some VMs halt, then new ones start (new pids, half with a gone VM's
+ * name) until the configured numbers are back: VMs that EXITed since the
+ * last round come back too. */
 static void churn(SimWorld *w)
 {
-    guint n = w->vms->len, k, i;
-    GArray *modes;
+    guint n = w->vms->len, k, i, ddm = 0, jvm = 0;
 
-    if (n == 0)
-        return;
-    k = 1 + sim_rng_below(&w->rng, MAX(1u, n / 5));
-    modes = g_array_new(FALSE, FALSE, sizeof(SimMode));
+    k = n ? 1 + sim_rng_below(&w->rng, MAX(1u, n / 5)) : 0;
     for (i = 0; i < k && w->vms->len > 0; i++) {
         SimVm *vm = g_ptr_array_index(w->vms, sim_rng_below(&w->rng, w->vms->len));
-        g_array_append_val(modes, vm->mode);
         g_message("churn: pid %u (%s) exits", vm->pid, vm->real_name);
         sim_world_retire_vm(w, vm);
     }
-    for (i = 0; i < modes->len; i++) {
-        SimMode mode = g_array_index(modes, SimMode, i);
-        GError *err = NULL;
-        char *name;
-        SimVm *vm;
-
-        if (mode == SIM_MODE_JVM)
-            name = g_strdup("jvm");
-        else if (w->retired_names->len > 0 && sim_rng_chance(&w->rng, 0.5))
-            name = g_ptr_array_steal_index_fast(w->retired_names,
-                                                sim_rng_below(&w->rng, w->retired_names->len));
+    for (i = 0; i < w->vms->len; i++) {
+        SimVm *vm = g_ptr_array_index(w->vms, i);
+        if (vm->mode == SIM_MODE_JVM)
+            jvm++;
         else
-            name = fresh_name(w);
-        vm = spawn(w, mode, name, &err);
-        if (!vm) {
-            g_warning("churn: cannot start a VM: %s", err->message);
-            g_clear_error(&err);
-        } else {
-            g_message("churn: pid %u (%s) starts on port %u", vm->pid, vm->real_name, vm->port);
-        }
+            ddm++;
     }
+    for (; ddm < w->cfg.vms; ddm++)
+        churn_spawn(w, w->cfg.mode);
+    for (; jvm < w->cfg.jvm_vms; jvm++)
+        churn_spawn(w, SIM_MODE_JVM);
     /* keep the reuse pool bounded */
     while (w->retired_names->len > 256)
         g_ptr_array_remove_index_fast(w->retired_names, 0);
-    g_array_free(modes, TRUE);
 }
 
 static gboolean tick(gpointer data)
