@@ -23,3 +23,12 @@ TESTS += tests/integration/relay-simvm.sh
 endif
 EXTRA_DIST += tests/integration/relay-simvm.sh
 # end relay simvm tests
+
+# adb tests
+# ddmon against a fake adb server (fault injection) and against the real adb
+# server with ddmon-simvm's simulated device (skipped without adb).
+ADB_INTEGRATION_TESTS = tests/integration/adb-fake.sh tests/integration/adb-real.sh
+if ENABLE_TESTS
+TESTS += $(ADB_INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(ADB_INTEGRATION_TESTS) tests/integration/adb-lib.sh

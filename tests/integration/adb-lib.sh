@@ -122,3 +122,34 @@ while True:  # skip events (e.g. DDM chunks) until our reply
         sys.exit(0)
 PY
 }
+
+# adb_bail PLAN REASON: report the remaining tests of PLAN as failed (not run) and stop.
+adb_bail() {
+    local plan=$1; shift
+    while [ "$T_N" -lt "$plan" ]; do t_fail "not run: $*"; done
+    exit 0
+}
+
+# Predicates for t_wait (which re-runs a command: never pass it "$(...)", that is evaluated once).
+fake_stat_gt() { [ "$(fake_stat "$1")" -gt "$2" ]; }
+adb_device_state_is() { [ "$(adb_device_field "$1" state)" = "$2" ]; }
+file_lines_ge() { [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ]; }
+
+# fake_adb_start: start tests/integration/fake_adb.py on free ports (a few
+# tries: a port free when probed may be taken by the time it binds). Sets
+# FAKE_PORT, FAKE_CTL, FAKE_PID; writes "$T_TMP/fake.ports" once it listens.
+fake_adb_start() {
+    local try
+    for try in 1 2 3 4 5; do
+        FAKE_PORT=$(t_free_port) && FAKE_CTL=$(t_free_port) || return 1
+        [ "$FAKE_PORT" != "$FAKE_CTL" ] || continue
+        rm -f "$T_TMP/fake.ports"
+        python3 "$DDM_TOP_SRCDIR/tests/integration/fake_adb.py" --port "$FAKE_PORT" --control-port "$FAKE_CTL" \
+            --port-file "$T_TMP/fake.ports" >"$T_TMP/fake.out" 2>"$T_TMP/fake.err" &
+        FAKE_PID=$!
+        T_PIDS+=("$FAKE_PID")
+        t_wait 10 fake_up && return 0
+    done
+    return 1
+}
+fake_up() { t_dead "$FAKE_PID" && return 2; test -s "$T_TMP/fake.ports"; }
