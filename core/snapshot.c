@@ -22,6 +22,7 @@
 typedef struct Collector {
     GHashTable *views;   /* "vm\x1fname" -> JsonNode* (latest content) */
     GHashTable *seen;    /* "vm\x1fname" -> last version seen (gint64*) */
+    char *vms_signature; /* who is in the VM list, in which state, under which name */
     gint64 start_us;
     gint64 last_change_us;
     const DdmSnapshotOptions *opt;
@@ -35,15 +36,72 @@ static char *view_key(const char *vm, const char *name)
     return g_strdup_printf("%s\x1f%s", vm != NULL ? vm : "", name != NULL ? name : "");
 }
 
+/* The VM list's identity columns (key, pid, app, state), not the headline
+ * figures that change all the time. (transfer full) */
+static char *vms_signature(JsonNode *vms)
+{
+    if (vms == NULL || !JSON_NODE_HOLDS_OBJECT(vms))
+        return g_strdup("");
+    JsonObject *o = json_node_get_object(vms);
+    JsonNode *cols = json_object_get_member(o, "columns");
+    JsonNode *rows = json_object_get_member(o, "rows");
+    if (cols == NULL || rows == NULL || !JSON_NODE_HOLDS_ARRAY(cols) || !JSON_NODE_HOLDS_ARRAY(rows))
+        return g_strdup("");
+    static const char *const wanted[] = {"key", "pid", "app", "state"};
+    int idx[G_N_ELEMENTS(wanted)];
+    JsonArray *ca = json_node_get_array(cols);
+    for (gsize w = 0; w < G_N_ELEMENTS(wanted); w++) {
+        idx[w] = -1;
+        for (guint i = 0; i < json_array_get_length(ca); i++) {
+            JsonNode *c = json_array_get_element(ca, i);
+            if (JSON_NODE_HOLDS_OBJECT(c) &&
+                g_strcmp0(ddm_json_get_string(json_node_get_object(c), "name"), wanted[w]) == 0)
+                idx[w] = (int)i;
+        }
+    }
+    GString *sig = g_string_new(NULL);
+    JsonArray *ra = json_node_get_array(rows);
+    for (guint r = 0; r < json_array_get_length(ra); r++) {
+        JsonNode *row = json_array_get_element(ra, r);
+        if (!JSON_NODE_HOLDS_ARRAY(row))
+            continue;
+        JsonArray *cells = json_node_get_array(row);
+        for (gsize w = 0; w < G_N_ELEMENTS(wanted); w++) {
+            JsonNode *cell = idx[w] >= 0 && (guint)idx[w] < json_array_get_length(cells)
+                                 ? json_array_get_element(cells, (guint)idx[w])
+                                 : NULL;
+            if (cell != NULL && JSON_NODE_HOLDS_VALUE(cell)) {
+                if (json_node_get_value_type(cell) == G_TYPE_STRING)
+                    g_string_append(sig, json_node_get_string(cell));
+                else if (json_node_get_value_type(cell) == G_TYPE_INT64)
+                    g_string_append_printf(sig, "%" G_GINT64_FORMAT, json_node_get_int(cell));
+            }
+            g_string_append_c(sig, '\x1f');
+        }
+        g_string_append_c(sig, '\n');
+    }
+    return g_string_free(sig, FALSE);
+}
+
+/* The VM list changed: structural if its identity columns did. */
+static gboolean vms_changed(Collector *col, JsonNode *vms)
+{
+    char *sig = vms_signature(vms);
+    gboolean changed = g_strcmp0(sig, col->vms_signature) != 0;
+    g_free(col->vms_signature);
+    col->vms_signature = sig;
+    return changed;
+}
+
 /* A view changed: is it structural (see snapshot.h)? Restarts the quiet
- * period if so. */
+ * period if so. @vms_json: the content, for the VM list only. */
 static void note_change(Collector *col, gboolean removed, const char *vm, const char *name,
-                        gint64 version)
+                        gint64 version, JsonNode *vms_json)
 {
     char *key = view_key(vm, name);
     gint64 *old = g_hash_table_lookup(col->seen, key);
     gboolean structural = removed || old == NULL || *old <= 0 ||
-                          (vm == NULL && g_strcmp0(name, "vms") == 0);
+                          (vms_json != NULL && vms_changed(col, vms_json));
     if (removed) {
         g_hash_table_remove(col->seen, key);
         g_free(key);
@@ -65,7 +123,9 @@ static void collect(Collector *col, const char *event, JsonNode *view)
     const char *vm = ddm_json_get_string(o, "vm");
     const char *name = ddm_json_get_string(o, "name");
     gboolean removed = strcmp(event, "removed") == 0;
-    note_change(col, removed, vm, name, ddm_json_get_int(o, "version", 0));
+    gboolean is_vms = vm == NULL && g_strcmp0(name, "vms") == 0;
+    note_change(col, removed, vm, name, ddm_json_get_int(o, "version", 0),
+                is_vms && !removed ? view : NULL);
     char *key = view_key(vm, name);
     if (removed) {
         g_hash_table_remove(col->views, key);
@@ -256,6 +316,7 @@ static void collector_clear(Collector *col)
 {
     g_hash_table_unref(col->views);
     g_hash_table_unref(col->seen);
+    g_free(col->vms_signature);
     g_main_loop_unref(col->loop);
 }
 
@@ -277,8 +338,11 @@ static void on_local_change(ddm_view *view, DdmViewChange change, gpointer ud)
 {
     /* Only the timing matters here: the content is read from the store at
      * the end, so no JSON is built per commit. */
+    gboolean is_vms = ddm_view_vm_key(view) == NULL && strcmp(ddm_view_name(view), "vms") == 0;
+    g_autoptr(JsonNode) vms = is_vms && change != DDM_VIEW_REMOVED ? ddm_view_to_json(view, FALSE)
+                                                                   : NULL;
     note_change(ud, change == DDM_VIEW_REMOVED, ddm_view_vm_key(view), ddm_view_name(view),
-                change == DDM_VIEW_ADDED ? 0 : (gint64)ddm_view_version(view));
+                change == DDM_VIEW_ADDED ? 0 : (gint64)ddm_view_version(view), vms);
 }
 
 int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
@@ -296,7 +360,7 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     for (guint i = 0; i < initial->len; i++) {
         ddm_view *v = g_ptr_array_index(initial, i);
         note_change(&col, FALSE, ddm_view_vm_key(v), ddm_view_name(v),
-                    (gint64)ddm_view_version(v));
+                    (gint64)ddm_view_version(v), NULL);
     }
     guint listener = ddm_views_add_listener(mon->views, on_local_change, &col);
     guint watch = ddm_views_watch(mon->views, NULL, NULL);

@@ -9,9 +9,9 @@
  * accepts one JDWP connection, and the server already holds it).
  *
  * Settled = at least wait_ms since the start AND no structural change for
- * settle_ms (a view added or removed, a view's first content, any change
- * of the VM list); periodic refreshes of views already seen do not hold
- * the snapshot back. Capped at max_ms (then printed anyway, with a note).
+ * settle_ms (a view added or removed, a view's first content, a VM that
+ * comes, goes, changes state or name); periodic refreshes (thread tables,
+ * headline figures) do not hold the snapshot back. Capped at max_ms (then printed anyway, with a note).
  *
  * Output: text (the VM list, the plugin list, other global views, then
  * each VM's views), or with json one object
