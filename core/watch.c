@@ -224,6 +224,10 @@ int ddm_watch_run(DdmClient *client, gboolean json)
 
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_WATCH;
+    /* The live view shows the VM list only: watch just that, so plugins do
+     * not render views (heap bitmaps, thread CPU polls) nobody sees. The
+     * JSON stream is for everything. */
+    req.name = json ? NULL : (char *)"vms";
     g_autoptr(GError) error = NULL;
     if (!ddm_client_send(client, &req, &error)) {
         g_printerr("ddmon: %s\n", error->message);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * `ddmon watch` (and plain `ddmon`): the client's live view. It asks the
- * server to watch every view (so plugins that poll only while someone
- * looks keep the headline figures fresh) and:
+ * server to watch the VM list only (with the headline figures plugins
+ * publish), or every view with --json (so plugins that poll only while
+ * someone looks keep those views fresh), and:
  *  - on a terminal: draws the VM list, with the headline columns plugins
  *    publish, on the alternate screen, redrawn when the server pushes a
  *    change (at most DDM_WATCH_MIN_REDRAW_MS apart) or the window resizes;
