@@ -15,15 +15,17 @@
 # started for its turn of each run and stopped after it.
 #
 #   bench/relay.sh [--runs N] [--rtt N] [--pipeline N] [--bulk N SIZE]
-#                  [--storm SECONDS] [--check] [--keep]
+#                  [--storm SECONDS] [--also BUILDDIR] [--check] [--keep]
 #   make bench-relay [BENCH_RELAY_ARGS="--runs 9"]
 # Needs java, javac, socat, python3; DDM_TOP_BUILDDIR (default: the current
-# directory) with ddmon, plugins and tests/tools/jdwpc built.
+# directory) with ddmon, plugins and tests/tools/jdwpc built. --also BUILDDIR
+# measures a second ddmon (another build, e.g. with a relay change) in the
+# same runs, as the column "ddmon-b".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
-runs=5 rtt_n=2000 pipe_n=5000 bulk_n=20 bulk_size=1048576 storm_s=2 check=0 keep=0
+also="" runs=5 rtt_n=2000 pipe_n=5000 bulk_n=20 bulk_size=1048576 storm_s=2 check=0 keep=0
 while [ $# -gt 0 ]; do
     case $1 in
     --runs) runs=$2; shift ;;
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
     --pipeline) pipe_n=$2; shift ;;
     --bulk) bulk_n=$2; bulk_size=$3; shift 2 ;;
     --storm) storm_s=$2; shift ;;
+    --also) also=$(cd "$2" && pwd) || exit 2; shift ;;
     --check) check=1 ;;
     --keep) keep=1 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -61,12 +64,22 @@ T_PIDS+=("$!")
 t_wait 10 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$relay_port) 2>/dev/null" || die "socat did not start"
 
 steps=(rtt "$rtt_n" pipeline "$pipe_n" bulk "$bulk_n" "$bulk_size" storm "$storm_s")
-vm_free() { "$JDWPC" "127.0.0.1:$vm_port" version >/dev/null 2>&1; }
+
+# jdwpc PORT STEPS...: retried while the connection is refused (the JVM's
+# agent listens again only a moment after a debugger left).
+jdwpc_retry() {
+    local port=$1 out i; shift
+    for i in $(seq 1 100); do
+        out=$("$JDWPC" "127.0.0.1:$port" "$@" 2>&1) && { echo "$out"; return 0; }
+        case $out in *"connect: Connection refused"*) sleep 0.1 ;; *) echo "$out"; return 1 ;; esac
+    done
+    echo "$out"; return 1
+}
 
 # One measurement: jdwpc on PORT, figures appended to results as "PATH FIGURE VALUE".
 measure() { # measure PATH PORT
     local out
-    out=$("$JDWPC" "127.0.0.1:$2" "${steps[@]}" 2>&1) || { echo "$out" >&2; return 1; }
+    out=$(jdwpc_retry "$2" "${steps[@]}") || { echo "$out" >&2; return 1; }
     echo "$out" | awk -v p="$1" '
         $1 == "rtt" { print p, "rtt_p50_us", $2; print p, "rtt_p99_us", $3 }
         $1 == "pipeline" { print p, "pipeline_pkt_s", $3 }
@@ -75,14 +88,15 @@ measure() { # measure PATH PORT
     echo "$out" | sed "s/^/#   $1: /" >&2
 }
 
-run_ddmon() {
+run_ddmon() { # run_ddmon PATHNAME BUILDDIR
+    local DDMON="$2/ddmon" PLUGINDIR="$2/plugins"
     rm -f "$T_TMP/ddmon.sock"
     t_start_server --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --selected-port "$sel" \
         || { tail -5 "$T_TMP/server.err" >&2; return 1; }
     local port=""
     t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key")
     [ -n "$port" ] || { tail -5 "$T_TMP/server.err" >&2; kill "$DDMON_PID"; wait "$DDMON_PID" 2>/dev/null; return 1; }
-    measure ddmon "$port"
+    measure "$1" "$port"
     local rc=$?
     kill "$DDMON_PID"
     t_wait 10 t_dead "$DDMON_PID" || kill -9 "$DDMON_PID"
@@ -92,29 +106,33 @@ run_ddmon() {
 
 run_path() {
     case $1 in
-    direct) t_wait 10 vm_free && measure direct "$vm_port" ;;
-    socat) t_wait 10 vm_free && measure socat "$relay_port" ;;
-    ddmon) t_wait 10 vm_free && run_ddmon ;;
+    direct) measure direct "$vm_port" ;;
+    socat) measure socat "$relay_port" ;;
+    ddmon) run_ddmon ddmon "$DDM_TOP_BUILDDIR" ;;
+    ddmon-b) run_ddmon ddmon-b "$also" ;;
     esac
 }
 
 echo "# bench/relay: $runs runs; steps: ${steps[*]}; load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-t_wait 10 vm_free && "$JDWPC" "127.0.0.1:$vm_port" "${steps[@]}" >/dev/null 2>&1 || die "warm-up failed"
+jdwpc_retry "$vm_port" "${steps[@]}" >/dev/null || die "warm-up failed"
 : >"$T_TMP/results"
 paths=(direct socat ddmon)
+[ -n "$also" ] && paths+=(ddmon-b)
+np=${#paths[@]}
 for r in $(seq 1 "$runs"); do
     echo "# run $r" >&2
-    for k in 0 1 2; do
-        p=${paths[$(( (r + k) % 3 ))]}
+    for k in $(seq 0 $((np - 1))); do
+        p=${paths[$(( (r + k) % np ))]}
         run_path "$p" || die "run $r: the $p measurement failed"
     done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-python3 - "$T_TMP/results" "$runs" "$check" <<'PY'
+python3 - "$T_TMP/results" "$runs" "$check" "${paths[@]}" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-runs, check = int(sys.argv[2]), sys.argv[3] == "1"
+runs, check, paths = int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4:]
+others = [p for p in paths if p not in ("direct", "socat")]
 figs = [("rtt_p50_us", "round trip p50 (us)", False), ("rtt_p99_us", "round trip p99 (us)", False),
         ("pipeline_pkt_s", "pipelined packets/s", True), ("bulk_MB_s", "bulk reply MB/s", True),
         ("storm_events_s", "event storm events/s", True)]
@@ -122,16 +140,17 @@ med = {}
 for p, f, v in rows:
     med.setdefault((p, f), []).append(float(v))
 print(f"bench/relay: medians of {runs} runs; ratios to the plain byte relay (socat, nodelay)")
-print(f"{'figure':<22}{'direct':>11}{'socat':>11}{'ddmon':>11}{'direct/socat':>14}{'ddmon/socat':>13}  target")
+print(f"{'figure':<22}" + "".join(f"{p:>11}" for p in paths) + f"{'direct/socat':>14}"
+      + "".join(f"{p + '/socat':>15}" for p in others) + "  target (ddmon)")
 missed = 0
 for f, label, higher in figs:
-    m = {p: statistics.median(med.get((p, f), [0.0])) for p in ("direct", "socat", "ddmon")}
-    ratio = m["ddmon"] / m["socat"] if m["socat"] else float("inf")
-    dratio = m["direct"] / m["socat"] if m["socat"] else float("inf")
-    ok = ratio >= 0.90 if higher else ratio <= 1.10
+    m = {p: statistics.median(med.get((p, f), [0.0])) for p in paths}
+    ratio = {p: m[p] / m["socat"] if m["socat"] else float("inf") for p in paths}
+    ok = ratio["ddmon"] >= 0.90 if higher else ratio["ddmon"] <= 1.10
     missed += not ok
     fmt = (lambda x: f"{x:,.0f}") if m["socat"] >= 100 else (lambda x: f"{x:,.1f}")
-    print(f"{label:<22}{fmt(m['direct']):>11}{fmt(m['socat']):>11}{fmt(m['ddmon']):>11}"
-          f"{dratio:>14.2f}{ratio:>13.2f}  {'ok' if ok else 'MISSED'} ({'>= 0.90' if higher else '<= 1.10'})")
+    print(f"{label:<22}" + "".join(f"{fmt(m[p]):>11}" for p in paths) + f"{ratio['direct']:>14.2f}"
+          + "".join(f"{ratio[p]:>15.2f}" for p in others)
+          + f"  {'ok' if ok else 'MISSED'} ({'>= 0.90' if higher else '<= 1.10'})")
 sys.exit(1 if check and missed else 0)
 PY
