@@ -18,4 +18,12 @@ tests_unit_test_adbmsg_SOURCES = tests/unit/test-adbmsg.c tools/simvm/adb_msg.c 
 tests_unit_test_adbmsg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm
 tests_unit_test_adbmsg_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_adbmsg_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+# The device itself, driven over TCP as the adb server drives it.
+check_PROGRAMS += tests/unit/test-adbdevice
+TESTS += tests/unit/test-adbdevice
+tests_unit_test_adbdevice_SOURCES = tests/unit/test-adbdevice.c
+tests_unit_test_adbdevice_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm -I$(top_srcdir)/core \
+	-DG_LOG_DOMAIN=\"ddmon-test\"
+tests_unit_test_adbdevice_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_adbdevice_LDADD = tools/simvm/libsimvm.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
