@@ -3,8 +3,8 @@
 # ddmon with the REAL adb server (on a private port, emulator probing off)
 # and ddmon-simvm's simulated Android device (--adb-device, VMs without TCP
 # ports: reachable only through adb). ddmon starts first; the device is
-# plugged in (adb connect) -> its VMs appear with names; a JDWP client
-# attaches through the VM's relay port and the selected-VM port; unplugged
+# plugged in (adb connect) -> its VMs appear with names (with threads and
+# heaps in the one-shot JSON snapshot); a JDWP client attaches through the VM's relay port and the selected-VM port; unplugged
 # (adb disconnect) -> they go; replugged -> they return; the adb server is
 # killed and restarted on the same port -> ddmon survives, the VMs return.
 # Only the adb server this test started is ever killed.
@@ -12,7 +12,7 @@
 command -v adb >/dev/null || t_skip_all "adb is not installed"
 command -v python3 >/dev/null || t_skip_all "no python3"
 . "$DDM_TOP_SRCDIR/tests/integration/adb-lib.sh"
-PLAN=20
+PLAN=21
 ADB_PORT=$(t_free_port) || t_skip_all "no free port for the adb server"
 export ANDROID_ADB_SERVER_PORT=$ADB_PORT ADB_EMU=0
 unset ADB_SERVER_SOCKET ANDROID_SERIAL
@@ -110,7 +110,23 @@ else
     t_fail "VM rows and the devices view show the device $SERIAL" "$(cat "$T_TMP/vms.json" "$T_TMP/devices.json")"
 fi
 
-# 9-10: a minimal debugger (handshake + VirtualMachine.Version) through ddmon's relay ports.
+# 9: the one-shot JSON snapshot has the device's VMs with threads and heaps.
+t_ddmon --no-autostart snapshot --json --wait 3000 >"$T_TMP/snap.json" 2>"$T_TMP/snap.err"
+python3 "$DDM_TOP_SRCDIR/tests/integration/viewq.py" names "$T_TMP/snap.json" >"$T_TMP/snap.names" 2>&1
+missing=""
+for p in "$p1" "$p2" "$p3"; do
+    k="adb:$SERIAL:$p"
+    grep -qx "$k heap.summary" "$T_TMP/snap.names" || missing="$missing $k:heap.summary"
+    n=$(python3 "$DDM_TOP_SRCDIR/tests/integration/viewq.py" rows "$T_TMP/snap.json" threads "$k" 2>/dev/null | wc -l)
+    [ "$n" -gt 0 ] || missing="$missing $k:threads"
+done
+if [ -z "$missing" ]; then
+    t_ok "snapshot --json: every VM of the device has threads and a heap summary"
+else
+    t_fail "snapshot --json: every VM of the device has threads and a heap summary" "missing:$missing" "$(head -c 300 "$T_TMP/snap.err")"
+fi
+
+# 10-11: a minimal debugger (handshake + VirtualMachine.Version) through ddmon's relay ports.
 rport=$(adb_vm_field "adb:$SERIAL:$p1" "debug port")
 if [ -z "$rport" ] || [ "$rport" = 0 ]; then
     t_ok "JDWP client through the VM's relay port # SKIP relay not wired"
@@ -130,7 +146,7 @@ else
     t_ok "JDWP client through the selected-VM port # SKIP relay not wired"
 fi
 
-# 11-12: unplug, replug.
+# 12-14: unplug, replug.
 adbc disconnect "$SERIAL" >/dev/null 2>&1
 if t_wait 15 adb_vm_keys_are "adb:$SERIAL:" ""; then
     t_ok "adb disconnect: the device's VMs disappear"
@@ -148,7 +164,7 @@ else
     t_fail "replugged: the VMs reappear with names" "$(adb_vm_keys "adb:")" "$(tail -5 "$T_TMP/server.err")"
 fi
 
-# 14-18: the adb server is killed and restarted on the same port.
+# 15-19: the adb server is killed and restarted on the same port.
 adb_stop
 if [ -n "$ADB_SERVER_PID" ] && t_dead "$ADB_SERVER_PID"; then
     t_ok "adb kill-server stopped our adb server"
@@ -178,7 +194,7 @@ else
     t_fail "after the adb server restart the VMs are back with names" "$(adb_vm_keys "adb:")" "$(tail -5 "$T_TMP/server.err")"
 fi
 
-# 19-20: still serving; the simulated device logged no protocol error.
+# 20-21: still serving; the simulated device logged no protocol error.
 if ! t_dead "$DDMON_PID" && adb_vms_json; then
     t_ok "ddmon survived and still answers"
 else
