@@ -6,7 +6,8 @@
 # plugged in (adb connect) -> its VMs appear with names (with threads and
 # heaps in the one-shot JSON snapshot); a JDWP client attaches through
 # the VM's relay port and the selected-VM port; unplugged (adb disconnect)
-# -> they go; replugged -> they return; the adb server is killed and restarted on the same port -> ddmon survives, the VMs return.
+# -> they go; replugged -> they return; the adb server is killed and
+# restarted on the same port -> ddmon survives, the VMs return.
 # Only the adb server this test started is ever killed.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v adb >/dev/null || t_skip_all "adb is not installed"
