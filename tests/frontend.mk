@@ -36,7 +36,8 @@ tests_unit_test_server_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS) -I$(top_srcdir)
 tests_unit_test_server_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_server_LDADD = core/libddmcore.la $(CMOCKA_LIBS)
 # CLI engineer: the server and snapshot without VMs (TAP scripts).
-CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh
+CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh \
+	tests/integration/cli-watch.sh
 if ENABLE_TESTS
 TESTS += $(CLI_INTEGRATION_TESTS)
 endif
