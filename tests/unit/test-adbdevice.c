@@ -7,9 +7,10 @@
  * messages, track-jdwp (initial list, one WRTE in flight until OKAY, the
  * latest list after a change), jdwp:PID bridged to a VM (handshake and a
  * JDWP reply through WRTE/OKAY, second client dropped, CLSE frees the VM),
- * unknown pids and services, getprop, and pids dealt round-robin over two
- * devices.
+ * unknown pids and services, getprop, track-app at API 31, and pids dealt
+ * round-robin over two devices.
  */
+#define _GNU_SOURCE 1 /* memmem */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -264,6 +266,12 @@ static char *pid_list(const uint32_t *pids, guint n)
     s = g_strdup((const char *)b->data);
     g_byte_array_unref(b);
     return s;
+}
+
+/* Binary-safe substring test (protobuf data holds NULs). */
+static gboolean has_text(const GByteArray *b, const char *text)
+{
+    return memmem(b->data, b->len, text, strlen(text)) != NULL;
 }
 
 static void assert_wrte_text(const Msg *m, uint32_t local, uint32_t remote, const char *text)
@@ -526,6 +534,68 @@ static void test_services(void **state)
     client_free(c);
 }
 
+/* API 31+: track-app is offered (and announced), a protobuf list re-sent on change. */
+static void test_track_app(void **state)
+{
+    Fixture *f = g_new0(Fixture, 1);
+    GError *err = NULL;
+    GArray *pids;
+    Client *c;
+    Msg m = { 0 };
+    uint32_t local;
+    char head[5];
+    char *gone, *kept;
+
+    (void)state;
+    sim_config_init(&f->cfg);
+    f->cfg.vms = 2;
+    f->cfg.no_tcp = TRUE;
+    f->cfg.thread_activity_ms = 0;
+    f->w = sim_world_new(&f->cfg);
+    assert_true(sim_world_start(f->w, &err));
+    f->adb = sim_adb_setup_new();
+    sim_adb_setup_add_device(f->adb, 0, "sdk31");
+    sim_adb_setup_set_sdk(f->adb, 31);
+    assert_true(sim_adb_setup_start(f->adb, f->w, &err));
+    pids = sim_world_list_pids(f->w);
+    f->pids[0] = g_array_index(pids, uint32_t, 0);
+    f->pids[1] = g_array_index(pids, uint32_t, 1);
+    g_array_unref(pids);
+
+    c = client_new(f, 0);
+    send_msg(c, SIM_ADB_CNXN, 0x01000001, 4096, "host::", 6);
+    expect(c, &m, SIM_ADB_CNXN);
+    g_byte_array_append(m.data, (const guint8 *)"", 1);
+    assert_non_null(strstr((const char *)m.data->data, "features=track_app"));
+    msg_clear(&m);
+
+    local = open_stream(c, 9, "track-app");
+    assert_int_not_equal(local, 0);
+    expect(c, &m, SIM_ADB_WRTE);
+    memcpy(head, m.data->data, 4);
+    head[4] = 0;
+    assert_int_equal(strtoul(head, NULL, 16), m.data->len - 4);
+    /* two ProcessEntry messages (field 1, length-delimited) */
+    assert_int_equal(m.data->data[4], 0x0a);
+    assert_true(has_text(m.data, sim_vm_app_name(sim_world_find_pid(f->w, f->pids[1]))));
+    assert_true(has_text(m.data, "x86_64"));
+    msg_clear(&m);
+    send_msg(c, SIM_ADB_OKAY, 9, local, NULL, 0);
+    /* nothing changed: the periodic re-check sends nothing */
+    assert_false(recv_msg(c, &m, 1300));
+    gone = g_strdup(sim_vm_app_name(sim_world_find_pid(f->w, f->pids[1])));
+    kept = g_strdup(sim_vm_app_name(sim_world_find_pid(f->w, f->pids[0])));
+    sim_vm_exit(sim_world_find_pid(f->w, f->pids[1]), 0);
+    expect(c, &m, SIM_ADB_WRTE);
+    assert_false(has_text(m.data, gone));
+    assert_true(has_text(m.data, kept));
+    msg_clear(&m);
+    g_free(gone);
+    g_free(kept);
+    client_free(c);
+    teardown((void **)&f);
+}
+
 static void test_two_devices_round_robin(void **state)
 {
     Fixture *f = fixture_n(3, 2);
@@ -574,6 +644,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_jdwp_bridge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_jdwp_bad_pids, setup, teardown),
         cmocka_unit_test_setup_teardown(test_services, setup, teardown),
+        cmocka_unit_test(test_track_app),
         cmocka_unit_test(test_two_devices_round_robin),
     };
     g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -230,6 +231,136 @@ static void test_pid_frame(void **state)
     g_byte_array_unref(out);
 }
 
+/* A minimal protobuf reader for the test: varints and length-delimited fields. */
+static uint64_t pb_read_varint(const uint8_t **p, const uint8_t *end)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+
+    for (;;) {
+        assert_true(*p < end);
+        assert_true(shift < 64);
+        v |= (uint64_t)(**p & 0x7f) << shift;
+        if (!(*(*p)++ & 0x80))
+            return v;
+        shift += 7;
+    }
+}
+
+typedef struct {
+    uint64_t pid, debuggable, profileable, user_id, waiting;
+    char arch[32], name[64], package[64];
+    unsigned seen; /* bit per field number */
+} Entry;
+
+static void pb_read_entry(const uint8_t *p, const uint8_t *end, Entry *e)
+{
+    memset(e, 0, sizeof *e);
+    while (p < end) {
+        uint64_t key = pb_read_varint(&p, end);
+        unsigned field = (unsigned)(key >> 3), wt = (unsigned)(key & 7);
+        e->seen |= 1u << field;
+        if (wt == 0) {
+            uint64_t v = pb_read_varint(&p, end);
+            if (field == 1)
+                e->pid = v;
+            else if (field == 2)
+                e->debuggable = v;
+            else if (field == 3)
+                e->profileable = v;
+            else if (field == 5)
+                e->user_id = v;
+            else if (field == 8)
+                e->waiting = v;
+        } else {
+            uint64_t n = pb_read_varint(&p, end);
+            char *dst = field == 4 ? e->arch : field == 6 ? e->name : e->package;
+            assert_int_equal(wt, 2);
+            assert_true(n < 64 && n <= (uint64_t)(end - p));
+            if (field == 4)
+                assert_true(n < 32);
+            memcpy(dst, p, (size_t)n);
+            dst[n] = 0;
+            p += n;
+        }
+    }
+}
+
+static guint pb_read_apps(const GByteArray *frame, Entry *out, guint max)
+{
+    char head[5];
+    const uint8_t *p = frame->data + 4, *end;
+    guint n = 0;
+
+    memcpy(head, frame->data, 4);
+    head[4] = 0;
+    assert_int_equal(strtoul(head, NULL, 16), frame->len - 4);
+    end = frame->data + frame->len;
+    while (p < end) {
+        uint64_t key = pb_read_varint(&p, end), len;
+        assert_int_equal(key, 1u << 3 | 2); /* AppProcesses.process */
+        len = pb_read_varint(&p, end);
+        assert_true(len <= (uint64_t)(end - p));
+        assert_true(n < max);
+        pb_read_entry(p, p + len, &out[n++]);
+        p += len;
+    }
+    return n;
+}
+
+static void test_app_frame(void **state)
+{
+    GByteArray *out = g_byte_array_new();
+    SimAdbApp apps[2] = {
+        { 4242, TRUE, TRUE, "x86_64", "com.example.notes", "com.example", FALSE },
+        { 300, TRUE, FALSE, NULL, NULL, NULL, TRUE },
+    };
+    Entry e[4];
+    SimAdbApp *many;
+    guint i, n;
+
+    (void)state;
+    assert_int_equal(sim_adb_append_app_frame(out, NULL, 0), 0);
+    assert_int_equal(out->len, 4);
+    assert_memory_equal(out->data, "0000", 4);
+    g_byte_array_set_size(out, 0);
+    assert_int_equal(sim_adb_append_app_frame(out, apps, 2), 2);
+    assert_int_equal(pb_read_apps(out, e, 4), 2);
+    assert_int_equal(e[0].pid, 4242);
+    assert_int_equal(e[0].debuggable, 1);
+    assert_int_equal(e[0].profileable, 1);
+    assert_string_equal(e[0].arch, "x86_64");
+    assert_string_equal(e[0].name, "com.example.notes");
+    assert_string_equal(e[0].package, "com.example");
+    assert_int_equal(e[0].waiting, 0);
+    assert_true(e[0].seen & (1u << 5)); /* user_id 0 is sent */
+    assert_int_equal(e[1].pid, 300); /* a two-byte varint */
+    assert_int_equal(e[1].profileable, 0);
+    assert_int_equal(e[1].waiting, 1);
+    assert_false(e[1].seen & (1u << 4 | 1u << 6 | 1u << 7));
+    /* the second entry alone, against a hand encoding */
+    {
+        static const uint8_t want[] = { '0', '0', '0', 'd', 0x0a, 0x0b, 0x08, 0xac, 0x02, 0x10, 0x01,
+                                        0x18, 0x00, 0x28, 0x00, 0x40, 0x01 };
+        g_byte_array_set_size(out, 0);
+        assert_int_equal(sim_adb_append_app_frame(out, &apps[1], 1), 1);
+        assert_int_equal(out->len, sizeof want);
+        assert_memory_equal(out->data, want, sizeof want);
+    }
+    /* too many for hex4: whole entries only */
+    many = g_new0(SimAdbApp, 5000);
+    for (i = 0; i < 5000; i++) {
+        many[i].pid = 100000 + i;
+        many[i].process_name = "com.example.a.rather.long.process.name";
+    }
+    g_byte_array_set_size(out, 0);
+    n = sim_adb_append_app_frame(out, many, 5000);
+    assert_true(n > 100 && n < 5000);
+    assert_true(out->len - 4 <= 0xffff);
+    g_free(many);
+    g_byte_array_unref(out);
+}
+
 static void test_shell(void **state)
 {
     static const SimAdbProp props[] = {
@@ -274,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_service_name),
         cmocka_unit_test(test_parse_pid),
         cmocka_unit_test(test_pid_frame),
+        cmocka_unit_test(test_app_frame),
         cmocka_unit_test(test_shell),
     };
     return cmocka_run_group_tests_name("adbmsg", tests, NULL, NULL);

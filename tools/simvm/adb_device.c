@@ -38,6 +38,7 @@ typedef struct Stream Stream;
 
 typedef enum {
     SVC_TRACK_JDWP,
+    SVC_TRACK_APP,  /* API 31+: protobuf AppProcesses */
     SVC_JDWP,
     SVC_TEXT, /* a fixed answer, then CLSE (shell:, exec:) */
 } ServiceKind;
@@ -48,7 +49,8 @@ struct Stream {
     ServiceKind kind;
     gboolean remote_ready;     /* no WRTE of ours awaiting its OKAY */
     GByteArray *pending;       /* bytes not yet sent in a WRTE */
-    gboolean dirty;            /* track-jdwp: the pid list changed */
+    gboolean dirty;            /* track-jdwp/-app: the list may have changed */
+    GBytes *last_frame;        /* track-app: the last update sent (resent only when different) */
     gboolean close_when_sent;  /* CLSE once pending is empty and acked */
     gboolean closed;
     /* jdwp:PID bridge */
@@ -95,6 +97,7 @@ struct SimAdbSetup {
     char **opt_ports;
     char **opt_serials;
     int sdk;
+    guint app_timer;           /* re-checks track-app lists (names change without pid events) */
     GPtrArray *devices;        /* Device* (owned) */
     SimWorld *world;
     guint watch_id;
@@ -120,6 +123,8 @@ static void stream_free(Stream *s)
         g_byte_array_unref(s->pending);
     if (s->to_vm)
         g_byte_array_unref(s->to_vm);
+    if (s->last_frame)
+        g_bytes_unref(s->last_frame);
     g_free(s);
 }
 
@@ -247,15 +252,66 @@ static void stream_close(Stream *s, gboolean send_clse, const char *why)
     schedule_reap(l->dev->setup);
 }
 
-/* Build the current pid list for a track-jdwp stream. */
+/* "64-bit (x86_64)" -> "x86_64" */
+static void arch_of(const char *abi, char *buf, size_t size)
+{
+    const char *open = abi ? strchr(abi, '(') : NULL;
+    const char *close = open ? strchr(open, ')') : NULL;
+
+    if (open && close && (size_t)(close - open - 1) < size)
+        g_strlcpy(buf, open + 1, (gsize)(close - open));
+    else
+        g_strlcpy(buf, abi ? abi : "", size);
+}
+
+static void track_app_fill(Stream *s)
+{
+    Device *d = s->link->dev;
+    SimAdbApp *apps = g_new0(SimAdbApp, d->pids->len ? d->pids->len : 1);
+    char *arch = g_malloc0((gsize)(d->pids->len ? d->pids->len : 1) * 32); /* 32 bytes each */
+    GByteArray *frame = g_byte_array_new();
+    GBytes *bytes;
+    guint i, n = 0;
+
+    for (i = 0; i < d->pids->len; i++) {
+        SimVm *vm = sim_world_find_pid(d->setup->world, g_array_index(d->pids, uint32_t, i));
+        if (!vm)
+            continue;
+        arch_of(sim_vm_abi(vm), arch + (gsize)n * 32, 32);
+        apps[n].pid = sim_vm_pid(vm);
+        apps[n].debuggable = TRUE;
+        apps[n].profileable = TRUE;
+        apps[n].architecture = arch + (gsize)n * 32;
+        apps[n].process_name = sim_vm_app_name(vm);
+        apps[n].package_name = sim_vm_package_name(vm);
+        n++;
+    }
+    if (sim_adb_append_app_frame(frame, apps, n) < n)
+        g_message("adb device %s: track-app lists fewer processes than it has (hex4 limit)", d->serial);
+    bytes = g_byte_array_free_to_bytes(frame);
+    if (!s->last_frame || !g_bytes_equal(bytes, s->last_frame)) {
+        g_byte_array_append(s->pending, g_bytes_get_data(bytes, NULL), (guint)g_bytes_get_size(bytes));
+        if (s->last_frame)
+            g_bytes_unref(s->last_frame);
+        s->last_frame = g_bytes_ref(bytes);
+    }
+    g_bytes_unref(bytes);
+    g_free(arch);
+    g_free(apps);
+}
+
+/* Build the current list for a track-jdwp or track-app stream. */
 static void track_fill(Stream *s)
 {
     Device *d = s->link->dev;
-    guint n = sim_adb_append_pid_frame(s->pending, (const uint32_t *)(void *)d->pids->data, d->pids->len);
 
-    if (n < d->pids->len)
-        g_message("adb device %s: track-jdwp lists %u of %u pids (hex4 limit)", d->serial, n, d->pids->len);
     s->dirty = FALSE;
+    if (s->kind == SVC_TRACK_APP) {
+        track_app_fill(s);
+        return;
+    }
+    if (sim_adb_append_pid_frame(s->pending, (const uint32_t *)(void *)d->pids->data, d->pids->len) < d->pids->len)
+        g_message("adb device %s: track-jdwp lists fewer pids than it has (hex4 limit)", d->serial);
 }
 
 /* Send what is pending, one WRTE at a time. */
@@ -265,7 +321,7 @@ static void stream_pump(Stream *s)
 
     if (s->closed || l->closed || !s->remote_ready)
         return;
-    if (s->kind == SVC_TRACK_JDWP && s->dirty && s->pending->len == 0)
+    if ((s->kind == SVC_TRACK_JDWP || s->kind == SVC_TRACK_APP) && s->dirty && s->pending->len == 0)
         track_fill(s);
     if (s->pending->len) {
         guint n = MIN(s->pending->len, l->max_payload);
@@ -366,8 +422,8 @@ static void open_service(Link *l, uint32_t remote_id, const char *name)
         link_send(l, SIM_ADB_CLSE, 0, remote_id, NULL, 0);
         return;
     }
-    if (strcmp(name, "track-jdwp") == 0) {
-        s = stream_new(l, remote_id, SVC_TRACK_JDWP);
+    if (strcmp(name, "track-jdwp") == 0 || (strcmp(name, "track-app") == 0 && d->setup->sdk >= 31)) {
+        s = stream_new(l, remote_id, name[6] == 'j' ? SVC_TRACK_JDWP : SVC_TRACK_APP);
         link_send(l, SIM_ADB_OKAY, s->local_id, remote_id, NULL, 0);
         s->remote_ready = TRUE;
         s->dirty = TRUE;
@@ -663,7 +719,7 @@ static void device_pids_changed(Device *d)
         GList *streams = g_hash_table_get_values(l->streams), *it;
         for (it = streams; it; it = it->next) {
             Stream *s = it->data;
-            if (s->kind == SVC_TRACK_JDWP && !s->closed) {
+            if ((s->kind == SVC_TRACK_JDWP || s->kind == SVC_TRACK_APP) && !s->closed) {
                 s->dirty = TRUE;
                 stream_pump(s);
             }
@@ -701,6 +757,17 @@ static void pid_watch(SimWorld *w, uint32_t pid, gboolean alive, void *ud)
     device_pids_changed(d);
 }
 
+/* Names change without pid events: let track-app streams re-check. */
+static gboolean app_tick(gpointer data)
+{
+    SimAdbSetup *s = data;
+    guint i;
+
+    for (i = 0; i < s->devices->len; i++)
+        device_pids_changed(g_ptr_array_index(s->devices, i));
+    return G_SOURCE_CONTINUE;
+}
+
 static void add_prop(Device *d, GArray *props, const char *key, char *value /* transfer full */)
 {
     SimAdbProp p;
@@ -735,9 +802,11 @@ static void device_make_props(Device *d, int sdk)
     add_prop(d, props, "ro.secure", g_strdup("0"));
     add_prop(d, props, "ro.serialno", g_strdup(d->serial));
     d->props = (SimAdbProp *)(void *)g_array_free(props, FALSE);
-    /* no feature is needed by adb 29 (no shell_v2: it then asks plain shell:) */
-    d->banner = g_strdup("device::ro.product.name=ddmonsim;ro.product.model=ddmon-simvm;"
-                         "ro.product.device=simvm;features=");
+    /* no feature is needed by adb 29 (no shell_v2: it then asks plain shell:);
+     * track_app tells newer clients that track-app is served (API 31+) */
+    d->banner = g_strdup_printf("device::ro.product.name=ddmonsim;ro.product.model=ddmon-simvm;"
+                                "ro.product.device=simvm;features=%s",
+                                sdk >= 31 ? "track_app" : "");
 }
 
 static gboolean device_listen(Device *d, GError **error)
@@ -822,6 +891,11 @@ void sim_adb_setup_add_device(SimAdbSetup *s, int port, const char *serial)
     g_ptr_array_add(s->devices, d);
 }
 
+void sim_adb_setup_set_sdk(SimAdbSetup *s, int sdk)
+{
+    s->sdk = sdk;
+}
+
 static gboolean parse_options_into_devices(SimAdbSetup *s, GError **error)
 {
     guint i, n = s->opt_ports ? g_strv_length(s->opt_ports) : 0;
@@ -860,7 +934,7 @@ GOptionGroup *sim_adb_option_group(SimAdbSetup *s)
           "PORT" },
         { "serial", 0, 0, G_OPTION_ARG_STRING_ARRAY, &s->opt_serials,
           "ro.serialno of the device from the matching --adb-device (repeatable)", "NAME" },
-        { "adb-sdk", 0, 0, G_OPTION_ARG_INT, &s->sdk, "API level the devices report (default 30)", "N" },
+        { "adb-sdk", 0, 0, G_OPTION_ARG_INT, &s->sdk, "API level the devices report (default 30; 31+ adds track-app)", "N" },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     GOptionGroup *g = g_option_group_new("adb", "Simulated Android device options:",
@@ -901,6 +975,8 @@ gboolean sim_adb_setup_start(SimAdbSetup *s, SimWorld *w, GError **error)
         pid_watch(w, g_array_index(pids, uint32_t, i), TRUE, s);
     g_array_unref(pids);
     s->watch_id = sim_world_watch_pids(w, pid_watch, s);
+    if (s->sdk >= 31)
+        s->app_timer = g_timeout_add(1000, app_tick, s);
     return TRUE;
 }
 
@@ -921,6 +997,8 @@ void sim_adb_setup_free(SimAdbSetup *s)
         return;
     if (s->watch_id)
         sim_world_unwatch_pids(s->world, s->watch_id);
+    if (s->app_timer)
+        g_source_remove(s->app_timer);
     g_ptr_array_free(s->devices, TRUE);
     if (s->reap_source)
         g_source_remove(s->reap_source);

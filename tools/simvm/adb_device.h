@@ -6,8 +6,9 @@
  * WRTE, CLSE; no AUTH). Services: track-jdwp (hex4 pid lists, re-sent on
  * every change), jdwp (the list once, unframed, for `adb jdwp`), jdwp:PID
  * (bridged over a socketpair to the simulated VM with sim_vm_serve_fd()),
- * shell:/exec: getprop and echo; anything else is refused with CLSE
- * (track-app included: ddmon falls back to track-jdwp).
+ * shell:/exec: getprop and echo; track-app (protobuf AppProcesses, re-sent
+ * when the list or a name changes) only with --adb-sdk 31 or more, as on
+ * Android; anything else is refused with CLSE.
  *
  * Several devices in one process: the world's VMs are dealt round-robin
  * to the devices in the order they appear (a pid belongs to exactly one
@@ -39,6 +40,9 @@ SimAdbSetup *sim_adb_setup_new(void);
 GOptionGroup *sim_adb_option_group(SimAdbSetup *s);
 /** Add a device on @port (0 = kernel-chosen) programmatically. */
 void sim_adb_setup_add_device(SimAdbSetup *s, int port, const char *serial);
+/** The API level the devices report (default 30); from 31 on they offer
+ *  track-app (and say so with the track_app feature). Before start. */
+void sim_adb_setup_set_sdk(SimAdbSetup *s, int sdk);
 /** Start listening for every configured device and follow @w's pids. A
  *  no-op without devices. @w must outlive @s (free @s first). */
 gboolean sim_adb_setup_start(SimAdbSetup *s, SimWorld *w, GError **error);

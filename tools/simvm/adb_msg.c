@@ -190,6 +190,82 @@ guint sim_adb_append_pid_frame(GByteArray *out, const uint32_t *pids, guint n)
     return written;
 }
 
+/* ---- protobuf, the few wire types AppProcesses needs */
+
+static void pb_varint(GByteArray *b, uint64_t v)
+{
+    uint8_t byte;
+
+    do {
+        byte = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v)
+            byte |= 0x80;
+        g_byte_array_append(b, &byte, 1);
+    } while (v);
+}
+
+static void pb_key(GByteArray *b, unsigned field, unsigned wire_type)
+{
+    pb_varint(b, (uint64_t)field << 3 | wire_type);
+}
+
+static void pb_bytes(GByteArray *b, unsigned field, const void *data, size_t len)
+{
+    pb_key(b, field, 2);
+    pb_varint(b, len);
+    g_byte_array_append(b, data, (guint)len);
+}
+
+static void pb_string(GByteArray *b, unsigned field, const char *s)
+{
+    if (s)
+        pb_bytes(b, field, s, strlen(s));
+}
+
+static void pb_bool(GByteArray *b, unsigned field, gboolean v)
+{
+    pb_key(b, field, 0);
+    pb_varint(b, v ? 1 : 0);
+}
+
+guint sim_adb_append_app_frame(GByteArray *out, const SimAdbApp *apps, guint n)
+{
+    GByteArray *msg = g_byte_array_new();
+    GByteArray *entry = g_byte_array_new();
+    char head[8];
+    guint i, written = 0;
+
+    for (i = 0; i < n; i++) {
+        const SimAdbApp *a = &apps[i];
+        guint before = msg->len;
+
+        g_byte_array_set_size(entry, 0);
+        pb_key(entry, 1, 0);
+        pb_varint(entry, a->pid);
+        pb_bool(entry, 2, a->debuggable);
+        pb_bool(entry, 3, a->profileable);
+        pb_string(entry, 4, a->architecture);
+        pb_key(entry, 5, 0);
+        pb_varint(entry, 0); /* user_id */
+        pb_string(entry, 6, a->process_name);
+        pb_string(entry, 7, a->package_name);
+        pb_bool(entry, 8, a->waiting_for_debugger);
+        pb_bytes(msg, 1, entry->data, entry->len);
+        if (msg->len > SIM_ADB_HEX4_MAX) {
+            g_byte_array_set_size(msg, before);
+            break;
+        }
+        written++;
+    }
+    g_snprintf(head, sizeof head, "%04x", msg->len);
+    g_byte_array_append(out, (const guint8 *)head, 4);
+    g_byte_array_append(out, msg->data, msg->len);
+    g_byte_array_unref(entry);
+    g_byte_array_unref(msg);
+    return written;
+}
+
 static const char *find_prop(const SimAdbProp *props, const char *key)
 {
     for (; props && props->key; props++)

@@ -93,6 +93,24 @@ gboolean sim_adb_parse_pid(const char *s, uint32_t *pid);
  *  number of pids written. */
 guint sim_adb_append_pid_frame(GByteArray *out, const uint32_t *pids, guint n);
 
+/** One process of a track-app update (adb's proto/app_processes.proto). */
+typedef struct SimAdbApp {
+    uint32_t pid;
+    gboolean debuggable;
+    gboolean profileable;
+    const char *architecture;  /* e.g. "x86_64"; NULL = left out */
+    const char *process_name;  /* NULL = left out */
+    const char *package_name;  /* NULL = left out */
+    gboolean waiting_for_debugger;
+} SimAdbApp;
+
+/** Append "%04x" + the AppProcesses protobuf for @apps (field 1: a
+ *  ProcessEntry each: pid=1 varint, debuggable=2, profileable=3,
+ *  architecture=4, user_id=5 (0), process_name=6, package_names=7,
+ *  waiting_for_debugger=8). Entries that would push the message past
+ *  SIM_ADB_HEX4_MAX are left off. Returns the number written. */
+guint sim_adb_append_app_frame(GByteArray *out, const SimAdbApp *apps, guint n);
+
 typedef struct SimAdbProp {
     const char *key;
     const char *value;
