@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
     --also) also=$(cd "$2" && pwd) || exit 2; shift ;;
     --check) check=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/relay: unknown option $1" >&2; exit 2 ;;
     esac
     shift
