@@ -805,6 +805,11 @@ int main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
     signal(SIGPIPE, SIG_IGN);
+#if GLIB_CHECK_VERSION(2, 68, 0)
+    /* Logs go to stderr at every level: glib's default sends info and
+     * debug to stdout, where they would mix with tables and --json. */
+    g_log_writer_default_set_use_stderr(TRUE);
+#endif
 
     Cli cli = {0};
     cli.config = ddm_config_new();
