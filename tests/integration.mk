@@ -7,6 +7,7 @@ INTEGRATION_TESTS = \
 	tests/integration/server-cli.sh \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
+	tests/integration/relay-ports.sh \
 	tests/integration/plugins-simvm.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
