@@ -39,6 +39,7 @@ typedef struct DdmBackoff {
     gint64 fast_until_us;   /* fast-retry mode (relay) while now < this */
     guint fast_delay_ms;
     guint fast_timer;
+    char *last_error;       /* why the last session failed; NULL after a good HELO */
 } DdmBackoff;
 
 static void backoff_free(gpointer p)
@@ -47,6 +48,7 @@ static void backoff_free(gpointer p)
     if (b->fast_timer)
         g_source_remove(b->fast_timer);
     ddm_target_unref(b->target);
+    g_free(b->last_error);
     g_free(b->key);
     g_free(b);
 }
@@ -116,6 +118,52 @@ static char *headline_text(DdmVm *vm)
     return g_string_free(s, FALSE);
 }
 
+static gint cmp_backoff_key(gconstpointer a, gconstpointer b)
+{
+    const DdmBackoff *x = *(DdmBackoff *const *)a, *y = *(DdmBackoff *const *)b;
+    return g_strcmp0(x->key, y->key);
+}
+
+/* Targets known to be VMs (adb pids, --connect) whose last session failed
+ * and that are waiting for a retry: one row each, the reason in "info", so
+ * the user sees why a VM is missing. Port-scan misses are not VMs: never. */
+static void add_retrying_rows(DdmMonitor *mon, ddm_view *view)
+{
+    GPtrArray *rows = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer k, v;
+
+    g_hash_table_iter_init(&it, mon->backoff);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        DdmBackoff *b = v;
+        DdmVm *vm = g_hash_table_lookup(mon->vms, b->key);
+        if (!b->last_error || !b->target || g_strcmp0(b->target->origin, "local") == 0)
+            continue;
+        if (vm && vm->state >= DDM_VM_STATE_HELO)
+            continue; /* listed as a session */
+        g_ptr_array_add(rows, b);
+    }
+    g_ptr_array_sort(rows, cmp_backoff_key);
+    for (guint i = 0; i < rows->len; i++) {
+        DdmBackoff *b = g_ptr_array_index(rows, i);
+        ddm_view_row(view);
+        ddm_view_cell_str(view, b->key);
+        if (b->target->pid_hint)
+            ddm_view_cell_int(view, b->target->pid_hint);
+        else
+            ddm_view_cell_str(view, NULL);
+        ddm_view_cell_str(view, NULL);  /* app */
+        ddm_view_cell_str(view, NULL);  /* vm */
+        ddm_view_cell_str(view, NULL);  /* ddm: unknown */
+        ddm_view_cell_str(view, b->target->ops->transport);
+        ddm_view_cell_str(view, b->target->device);
+        ddm_view_cell_str(view, "retrying");
+        ddm_view_cell_str(view, NULL);  /* debug port */
+        ddm_view_cell_str(view, b->last_error);
+    }
+    g_ptr_array_unref(rows);
+}
+
 static void rebuild_vms_view(DdmMonitor *mon)
 {
     GPtrArray *vms = g_ptr_array_new();
@@ -136,6 +184,7 @@ static void rebuild_vms_view(DdmMonitor *mon)
     g_ptr_array_sort(vms, cmp_vm_key);
 
     ddm_view_begin(view);
+    add_retrying_rows(mon, view);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
         guint16 port = mon->relay ? ddm_relay_port_of(mon->relay, vm) : 0;
@@ -254,12 +303,12 @@ static DdmDiscovery *discovery_find(DdmMonitor *mon, const char *name)
     return NULL;
 }
 
+/* Modules keep d->running themselves (start sets it, stop clears it). */
 static void discovery_destroy(gpointer p)
 {
     DdmDiscovery *d = p;
     if (d->running && d->ops->stop)
         d->ops->stop(d);
-    d->running = FALSE;
     if (d->ops->free)
         d->ops->free(d);
 }
@@ -269,10 +318,8 @@ static void discovery_add(DdmMonitor *mon, DdmDiscovery *d, gboolean start)
     if (!d)
         return;
     g_ptr_array_add(mon->discovery, d);
-    if (start && d->ops->start) {
-        d->running = TRUE;
+    if (start && !d->running && d->ops->start)
         d->ops->start(d);
-    }
 }
 
 /* Bring the discovery modules in line with the config. */
@@ -348,10 +395,8 @@ void ddm_monitor_start(DdmMonitor *mon)
     g_return_if_fail(mon != NULL);
     for (guint i = 0; i < mon->discovery->len; i++) {
         DdmDiscovery *d = g_ptr_array_index(mon->discovery, i);
-        if (!d->running && d->ops->start) {
-            d->running = TRUE;
+        if (!d->running && d->ops->start)
             d->ops->start(d);
-        }
     }
 }
 
@@ -448,7 +493,8 @@ void ddm_monitor_forget_target(DdmMonitor *mon, const char *key, const char *rea
     vm = g_hash_table_lookup(mon->vms, key);
     if (vm)
         ddm_vm_close(vm, reason ? reason : "target gone");
-    g_hash_table_remove(mon->backoff, key);
+    if (g_hash_table_remove(mon->backoff, key))
+        schedule_vms_view(mon); /* its "retrying" row, if any, goes */
 }
 
 void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
@@ -475,6 +521,7 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
         if (b->target && g_strcmp0(b->target->origin, origin) == 0)
             g_hash_table_iter_remove(&it);
     }
+    schedule_vms_view(mon);
 }
 
 static gboolean fast_retry_cb(gpointer ud)
@@ -578,6 +625,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
             b->not_before_us = 0;
             b->fast_until_us = 0;
             b->fast_delay_ms = 0;
+            g_clear_pointer(&b->last_error, g_free);
         }
         return;
     }
@@ -587,6 +635,12 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         return; /* a VM that went away normally: the next scan may find its successor */
     if (!b)
         b = backoff_get(mon, vm->target->key);
+    if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
+        g_free(b->last_error);
+        b->last_error = g_strdup(vm->close_reason);
+        if (g_strcmp0(vm->target->origin, "local") != 0)
+            schedule_vms_view(mon); /* a "retrying" row appears or changes */
+    }
     if (now < b->fast_until_us) {
         schedule_fast_retry(b);
         return;

@@ -87,7 +87,7 @@ typedef struct DdmDiscoveryOps {
 struct DdmDiscovery {
     const DdmDiscoveryOps *ops;
     DdmMonitor *monitor;
-    gboolean running;
+    gboolean running;        /* set by ops->start, cleared by ops->stop (the module's own) */
     gpointer priv;
 };
 DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon);

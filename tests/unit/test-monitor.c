@@ -479,8 +479,15 @@ static void test_monitor_backoff_refused(void **state)
 
     assert_true(ddm_monitor_offer_target(mon, explicit));
     wait_gone(mon, key);
-    /* An explicit target that failed waits for its backoff. */
+    /* An explicit target that failed waits for its backoff, listed with the reason. */
     assert_false(ddm_monitor_offer_target(mon, explicit));
+    wait_row(mon, key, "retrying");
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        JsonArray *row = vms_row(vms, key);
+        assert_non_null(strstr(json_array_get_string_element(row, 9), "refused"));
+        json_node_unref(vms);
+    }
     spin(1100);
     assert_true(ddm_monitor_offer_target(mon, explicit));
     wait_gone(mon, key);
@@ -504,6 +511,12 @@ static void test_monitor_scan_refused_is_free(void **state)
     wait_gone(mon, key);
     assert_true(ddm_monitor_offer_target(mon, scanned)); /* the scan period paces it */
     wait_gone(mon, key);
+    spin(150);
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        assert_null(vms_row(vms, key)); /* a port without a VM is not listed */
+        json_node_unref(vms);
+    }
     ddm_target_unref(scanned);
     ddm_monitor_free(mon);
     g_free(key);
