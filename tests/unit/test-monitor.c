@@ -670,6 +670,31 @@ static void test_monitor_host_name_target(void **state)
     g_free(key);
 }
 
+/* A target forgotten while its TCP connect is in flight: the connect is
+ * cancelled, its socket closed, nothing leaks (ASan) or fires late. */
+static void test_monitor_forget_while_connecting(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 3, "x");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "connect");
+    char *key = key_of(fake->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, t));
+    assert_int_equal(ddm_monitor_find_vm(mon, key)->state, DDM_VM_STATE_CONNECTING);
+    ddm_monitor_forget_target(mon, key, "not wanted");
+    assert_null(ddm_monitor_find_vm(mon, key));
+    spin(100);
+    assert_null(ddm_monitor_find_vm(mon, key));
+    /* Forgotten means no backoff: it may be offered again at once. */
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -683,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_monitor_connect_discovery),
         cmocka_unit_test(test_monitor_resolve_ambiguous),
         cmocka_unit_test(test_monitor_host_name_target),
+        cmocka_unit_test(test_monitor_forget_while_connecting),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
