@@ -14,32 +14,42 @@ command -v adb >/dev/null || t_skip_all "adb is not installed"
 command -v python3 >/dev/null || t_skip_all "no python3"
 . "$DDM_TOP_SRCDIR/tests/integration/adb-lib.sh"
 PLAN=21
-ADB_PORT=$(t_free_port) || t_skip_all "no free port for the adb server"
-export ANDROID_ADB_SERVER_PORT=$ADB_PORT ADB_EMU=0
+export ADB_EMU=0
 unset ADB_SERVER_SOCKET ANDROID_SERIAL
 mkdir -p "$T_TMP/home"
 # adb keeps its keys under $HOME/.android: a private HOME keeps the user's alone.
-adbc() { HOME="$T_TMP/home" timeout 20 adb "$@"; }
+adbc() { HOME="$T_TMP/home" TMPDIR="$T_TMP" timeout 20 adb "$@"; }
 ADB_SERVER_PID=""
-adb_server_pid() { # the pid listening on our adb port (the server we started)
+ADB_RUNNING=0
+adb_server_pid() { # the pid listening on our adb port (the server we started), if ss can tell
     ss -ltnpH "sport = :$ADB_PORT" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2
 }
+port_closed() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 adb_start() {
     adbc start-server >"$T_TMP/adb-start.out" 2>&1 || return 1
+    ADB_RUNNING=1
     ADB_SERVER_PID=$(adb_server_pid)
-    [ -n "$ADB_SERVER_PID" ] && T_PIDS+=("$ADB_SERVER_PID")
+    [ -n "$ADB_SERVER_PID" ] && T_PIDS+=("$ADB_SERVER_PID") # lib.sh's trap kills it if all else fails
     return 0
 }
-adb_stop() {
+adb_stop() { # only ever the server this test started
+    [ "$ADB_RUNNING" = 1 ] || return 0
     adbc kill-server >/dev/null 2>&1
-    [ -n "$ADB_SERVER_PID" ] && t_wait 5 t_dead "$ADB_SERVER_PID"
+    ADB_RUNNING=0
+    t_wait 5 port_closed "$ADB_PORT"
 }
 trap 'adb_stop; t_cleanup' EXIT
 
 t_plan $PLAN
 
-# 1: our own adb server.
-if adb_start && adbc devices >/dev/null 2>&1; then
+# 1: our own adb server (a port free when probed may be taken when adb binds: retry).
+started=0
+for _ in 1 2 3 4 5; do
+    ADB_PORT=$(t_free_port) || break
+    export ANDROID_ADB_SERVER_PORT=$ADB_PORT
+    if adb_start; then started=1; break; fi
+done
+if [ $started = 1 ] && adbc devices >/dev/null 2>&1; then
     t_ok "adb server started on private port $ADB_PORT (pid ${ADB_SERVER_PID:-?})"
 else
     t_fail "adb server started on private port $ADB_PORT" "$(cat "$T_TMP/adb-start.out")"
@@ -166,11 +176,10 @@ else
 fi
 
 # 15-19: the adb server is killed and restarted on the same port.
-adb_stop
-if [ -n "$ADB_SERVER_PID" ] && t_dead "$ADB_SERVER_PID"; then
+if adb_stop && { [ -z "$ADB_SERVER_PID" ] || t_wait 5 t_dead "$ADB_SERVER_PID"; }; then
     t_ok "adb kill-server stopped our adb server"
 else
-    t_fail "adb kill-server stopped our adb server" "pid '${ADB_SERVER_PID}' still there"
+    t_fail "adb kill-server stopped our adb server" "port $ADB_PORT or pid '${ADB_SERVER_PID}' still there"
 fi
 if t_wait 15 adb_vm_keys_are "adb:$SERIAL:" "" && ! t_dead "$DDMON_PID"; then
     t_ok "adb server gone: ddmon runs on, the VMs are gone"
