@@ -1040,12 +1040,14 @@ static void test_vm_every_state_x_packet_kind(void **state)
                 spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
             else
                 spin(30);
-            print_message("# state %s, packet kind %d\n", ddm_vm_state_name(state_cases[c].state), k);
-            assert_string_equal(ddm_vm_state_name(fx->vm->state),
-                                ddm_vm_state_name(state_cases[c].expect[k].after));
-            assert_int_equal(rec.chunks->len - chunks0, state_cases[c].expect[k].chunks);
-            assert_int_equal(rec.jdwp_from_vm - jdwp0, state_cases[c].expect[k].jdwp);
-            assert_int_equal(rec.foreign - foreign0, state_cases[c].expect[k].foreign);
+            if (fx->vm->state != state_cases[c].expect[k].after ||
+                rec.chunks->len - chunks0 != state_cases[c].expect[k].chunks ||
+                rec.jdwp_from_vm - jdwp0 != state_cases[c].expect[k].jdwp ||
+                rec.foreign - foreign0 != state_cases[c].expect[k].foreign)
+                fail_msg("state %s, packet kind %d: now %s, chunks %u, jdwp %u, foreign %u",
+                         ddm_vm_state_name(state_cases[c].state), k,
+                         ddm_vm_state_name(fx->vm->state), rec.chunks->len - chunks0,
+                         rec.jdwp_from_vm - jdwp0, rec.foreign - foreign0);
             fx_free(fx);
         }
     }
