@@ -5,15 +5,16 @@
 # ports: reachable only through adb). ddmon starts first; the device is
 # plugged in (adb connect) -> its VMs appear with names (with threads and
 # heaps in the one-shot JSON snapshot); a JDWP client attaches through
-# the VM's relay port and the selected-VM port; unplugged (adb disconnect)
-# -> they go; replugged -> they return; the adb server is killed and
+# the VM's relay port and the selected-VM port; a second device joins;
+# the first unplugged (adb disconnect) -> its VMs go, the other's stay;
+# replugged -> they return; the adb server is killed and
 # restarted on the same port -> ddmon survives, the VMs return.
 # Only the adb server this test started is ever killed.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v adb >/dev/null || t_skip_all "adb is not installed"
 command -v python3 >/dev/null || t_skip_all "no python3"
 . "$DDM_TOP_SRCDIR/tests/integration/adb-lib.sh"
-PLAN=21
+PLAN=23
 export ADB_EMU=0
 unset ADB_SERVER_SOCKET ANDROID_SERIAL
 mkdir -p "$T_TMP/home"
@@ -157,7 +158,34 @@ else
     t_ok "JDWP client through the selected-VM port # SKIP relay not wired"
 fi
 
-# 12-14: unplug, replug.
+# 12: a second device (its own ddmon-simvm, two VMs) plugged in as well.
+SERIAL2=""
+for _ in 1 2 3 4 5; do
+    p=$(t_free_port) || break
+    "$SIMVM" --vms 2 --no-tcp --port-file "$T_TMP/ports2" --seed 9 --adb-device "$p" --serial ddmonsim-it2 \
+        >"$T_TMP/simvm2.out" 2>"$T_TMP/simvm2.err" &
+    SIMVM2_PID=$!
+    T_PIDS+=("$SIMVM2_PID")
+    if t_wait 10 grep -q "listening on 127.0.0.1:$p " "$T_TMP/simvm2.err" && t_wait 10 file_lines_ge "$T_TMP/ports2" 2; then
+        SERIAL2="127.0.0.1:$p"
+        break
+    fi
+    kill "$SIMVM2_PID" 2>/dev/null
+done
+read -r q1 _ qapp1 _ < <(sed -n 1p "$T_TMP/ports2")
+read -r q2 _ qapp2 _ < <(sed -n 2p "$T_TMP/ports2")
+all2=$(adb_keys_for "$SERIAL2" "$q1" "$q2")
+second_named() {
+    adb_vm_keys_are "adb:$SERIAL2:" "$all2" && adb_vm_app_is "adb:$SERIAL2:$q1" "$qapp1" &&
+        adb_vm_app_is "adb:$SERIAL2:$q2" "$qapp2" && [ "$(adb_vm_field "adb:$SERIAL2:$q2" device)" = "$SERIAL2" ]
+}
+if [ -n "$SERIAL2" ] && adbc connect "$SERIAL2" >"$T_TMP/connect2.out" 2>&1 && t_wait 20 second_named && vms_named; then
+    t_ok "two devices at once: each VM listed with its own device"
+else
+    t_fail "two devices at once: each VM listed with its own device" "$(cat "$T_TMP/connect2.out")" "$(adb_vm_keys "adb:")"
+fi
+
+# 13-16: unplug the first device, replug it.
 adbc disconnect "$SERIAL" >/dev/null 2>&1
 if t_wait 15 adb_vm_keys_are "adb:$SERIAL:" ""; then
     t_ok "adb disconnect: the device's VMs disappear"
@@ -169,13 +197,18 @@ if t_wait 5 adb_device_gone "$SERIAL"; then
 else
     t_fail "adb disconnect: the device leaves the devices view" "$(cat "$T_TMP/devices.json")"
 fi
+if second_named; then
+    t_ok "the other device's VMs stay"
+else
+    t_fail "the other device's VMs stay" "$(adb_vm_keys "adb:")"
+fi
 if plug && t_wait 20 vms_named; then
     t_ok "replugged: the VMs reappear with names"
 else
     t_fail "replugged: the VMs reappear with names" "$(adb_vm_keys "adb:")" "$(tail -5 "$T_TMP/server.err")"
 fi
 
-# 15-19: the adb server is killed and restarted on the same port.
+# 17-21: the adb server is killed and restarted on the same port.
 if adb_stop && { [ -z "$ADB_SERVER_PID" ] || t_wait 5 t_dead "$ADB_SERVER_PID"; }; then
     t_ok "adb kill-server stopped our adb server"
 else
@@ -204,7 +237,7 @@ else
     t_fail "after the adb server restart the VMs are back with names" "$(adb_vm_keys "adb:")" "$(tail -5 "$T_TMP/server.err")"
 fi
 
-# 20-21: still serving; the simulated device logged no protocol error.
+# 22-23: still serving; the simulated device logged no protocol error.
 if ! t_dead "$DDMON_PID" && adb_vms_json; then
     t_ok "ddmon survived and still answers"
 else
