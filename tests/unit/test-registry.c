@@ -588,6 +588,11 @@ static int cmd_sync_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *con
     assert_int_equal(T.host->view_begin(v), 0);
     assert_int_equal(T.host->view_field_int(v, "argc", argc), 0);
     assert_int_equal(T.host->view_commit(v), 0);
+    /* A result view belongs to the command: view_free refuses it (logged). */
+    T.host->view_free(v);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "view_free: view sync is not published",
+                                NULL),
+                     1);
     T.host->cmd_finish(cmd, DDM_CMD_OK, "done now");
     return 0;
 }
