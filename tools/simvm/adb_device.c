@@ -255,11 +255,11 @@ static void stream_close(Stream *s, gboolean send_clse, const char *why)
 /* "64-bit (x86_64)" -> "x86_64" */
 static void arch_of(const char *abi, char *buf, size_t size)
 {
-    const char *open = abi ? strchr(abi, '(') : NULL;
-    const char *close = open ? strchr(open, ')') : NULL;
+    const char *lp = abi ? strchr(abi, '(') : NULL;
+    const char *rp = lp ? strchr(lp, ')') : NULL;
 
-    if (open && close && (size_t)(close - open - 1) < size)
-        g_strlcpy(buf, open + 1, (gsize)(close - open));
+    if (lp && rp && (size_t)(rp - lp - 1) < size)
+        g_strlcpy(buf, lp + 1, (gsize)(rp - lp));
     else
         g_strlcpy(buf, abi ? abi : "", size);
 }
