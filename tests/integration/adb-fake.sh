@@ -5,13 +5,14 @@
 # with its VMs (serial, names, relay port); FAIL on jdwp:PID is shown and
 # retried with backoff, not in a loop; malformed and truncated hex4 lengths,
 # a length larger than the data, streams cut mid-update and a bad status
-# are logged and survived; pid lists that change faster than connections
+# are logged and survived; unknown device states are shown, offline
+# devices lose their VMs; pid lists that change faster than connections
 # complete converge; a server that dies and comes back on the same port is
 # found again, without a busy loop while it is gone.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null || t_skip_all "no python3"
 . "$DDM_TOP_SRCDIR/tests/integration/adb-lib.sh"
-PLAN=21
+PLAN=23
 t_plan $PLAN
 
 fake_adb_start || t_skip_all "no free ports for the fake adb server"
@@ -71,7 +72,24 @@ else
     t_fail "view devices lists $S in state device" "$(cat "$T_TMP/devices.json" "$T_TMP/devices.err")"
 fi
 
-# 7-9: jdwp:PID answered FAIL: the reason is shown on the VM's row, retried with backoff.
+# 7: states ddmon does not know are shown as they are; such a device offers no VMs.
+fake_ctl devices "$S=device" "emu-odd=unauthorized" >/dev/null
+if t_wait 10 adb_device_state_is emu-odd unauthorized && adb_vm_keys_are "adb:emu-odd:" ""; then
+    t_ok "a device in state 'unauthorized' is listed as such, without VMs"
+else
+    t_fail "a device in state 'unauthorized' is listed as such, without VMs" "$(cat "$T_TMP/devices.json")"
+fi
+
+# 8: the device goes offline (its VMs go) and comes back (they return).
+fake_ctl devices "$S=offline" >/dev/null
+if t_wait 15 adb_vm_keys_are "adb:$S:" "" && fake_ctl devices "$S=device" >/dev/null &&
+    t_wait 20 adb_vm_app_is "adb:$S:$p1" "$app1" && t_wait 10 adb_vm_app_is "adb:$S:$p2" "$app2"; then
+    t_ok "offline drops the device's VMs, device brings them back"
+else
+    t_fail "offline drops the device's VMs, device brings them back" "$(adb_vm_keys "adb:")" "$(tail -5 "$T_TMP/server.err")"
+fi
+
+# 9-11: jdwp:PID answered FAIL: the reason is shown on the VM's row, retried with backoff.
 fake_ctl fail-jdwp "$S" "$p3" "already held by another debugger" >/dev/null
 j0=$(fake_stat jdwp); t0=$(date +%s)
 fake_ctl pids "$S" "$p1" "$p2" "$p3" >/dev/null
@@ -96,7 +114,7 @@ else
     t_fail "once jdwp:$p3 succeeds the VM is connected and named" "$(python3 "$ADB_Q" rows "$T_TMP/vms.json" vms)"
 fi
 
-# 10-13: broken track-devices streams; each time ddmon logs, reconnects and keeps serving.
+# 12-16: broken track-devices streams; each time ddmon logs, reconnects and keeps serving.
 all3=$(adb_keys_for "$S" "$p1" "$p2" "$p3")
 for fault in garbage cut biglen badstatus; do
     td0=$(fake_stat track_devices)
@@ -117,7 +135,7 @@ else
     t_fail "the broken streams were logged" "$(tail -5 "$T_TMP/server.err")"
 fi
 
-# 15-16: pid lists that change faster than connections complete (some pids have no VM).
+# 17-18: pid lists that change faster than connections complete (some pids have no VM).
 for i in $(seq 1 25); do
     case $((i % 5)) in
     0) fake_ctl pids "$S" "$p1" 99001 >/dev/null ;;
@@ -140,7 +158,7 @@ else
     t_fail "the remaining VMs are connected and named" "$(python3 "$ADB_Q" rows "$T_TMP/vms.json" vms)" "$(tail -5 "$T_TMP/server.err")"
 fi
 
-# 17-19: the adb server dies: devices go, no busy loop; it comes back: devices reappear.
+# 19-21: the adb server dies: devices go, no busy loop; it comes back: devices reappear.
 fake_ctl die >/dev/null
 if t_wait 15 adb_vm_keys_are "adb:" "" && t_wait 5 adb_device_gone "$S"; then
     t_ok "the dead adb server's device and VMs are gone"
