@@ -42,6 +42,7 @@ DdmConfig *ddm_config_new(void)
     c->scan_ranges = g_array_new(FALSE, FALSE, sizeof(DdmPortRange));
     g_array_append_val(c->scan_ranges, def);
     c->scan_interval_ms = 2000;
+    c->tcp_version_probe = TRUE;
     c->connect = str_array_new();
     c->adb_path = NULL;
     c->adb_start = TRUE;

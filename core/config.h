@@ -30,6 +30,10 @@ typedef struct DdmConfig {
     char *adb_path;               /* --adb PATH, NULL = "adb" on PATH */
     gboolean adb_start;           /* spawn "adb start-server" when none runs (default yes) */
     /* sessions */
+    gboolean tcp_version_probe;   /* TCP targets: ask VirtualMachine.Version before any DDM
+                                     packet and send DDM only to Dalvik/ART (default TRUE;
+                                     --tcp-probe=helo turns it off). OpenJDK's agent can crash
+                                     on vendor command sets (JDK-8382537). */
     guint connect_timeout_ms;     /* default 3000 */
     guint handshake_timeout_ms;   /* default 5000 */
     guint request_timeout_ms;     /* default per-request timeout: 10000 */

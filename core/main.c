@@ -163,6 +163,16 @@ static gboolean on_server_option(const char *name, const char *value, gpointer d
         set_str(&c->adb_path, value);
     } else if (strcmp(name, "--no-adb-start") == 0) {
         c->adb_start = FALSE;
+    } else if (strcmp(name, "--tcp-probe") == 0) {
+        if (g_strcmp0(value, "version") == 0) {
+            c->tcp_version_probe = TRUE;
+        } else if (g_strcmp0(value, "helo") == 0) {
+            c->tcp_version_probe = FALSE;
+        } else {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--tcp-probe: 'version' (default) or 'helo', not '%s'", value);
+            return FALSE;
+        }
     } else if (strcmp(name, "--request-timeout") == 0) {
         if (!parse_uint(name, value, 3600000, &n, error))
             return FALSE;
@@ -218,6 +228,8 @@ static const GOptionEntry server_entries[] = {
     SRV("select", 0, 0, "Select a VM by pid or app name", "PID|APP"),
     SRV("adb", 0, 0, "The adb program (default: adb on PATH)", "PATH"),
     SRV("no-adb-start", 0, G_OPTION_FLAG_NO_ARG, "Never start an adb server", NULL),
+    SRV("tcp-probe", 0, 0, "TCP VMs: 'version' asks VirtualMachine.Version before any DDM "
+        "packet (default; protects OpenJDK, see ddmon(1)), 'helo' sends HELO first", "version|helo"),
     SRV("request-timeout", 0, 0, "Default DDM request timeout (default 10000)", "MS"),
     SRV("max-packet", 0, 0, "Largest JDWP packet accepted (default 256M)", "BYTES"),
     SRV("verbose", 'v', G_OPTION_FLAG_NO_ARG, "Log debug messages", NULL),

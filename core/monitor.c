@@ -367,6 +367,7 @@ DdmMonitor *ddm_monitor_new(DdmConfig *config, GError **error)
     mon->vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                      (GDestroyNotify)ddm_vm_unref);
     mon->backoff = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, backoff_free);
+    mon->known_ddm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     mon->discovery = g_ptr_array_new_with_free_func(discovery_destroy);
     mon->views = ddm_views_new();
     mon->vms_view = core_table(mon, "vms", "Virtual machines", vms_columns,
@@ -442,6 +443,7 @@ void ddm_monitor_free(DdmMonitor *mon)
     ddm_views_free(mon->views);
     g_ptr_array_unref(mon->discovery);
     g_hash_table_destroy(mon->backoff);
+    g_hash_table_destroy(mon->known_ddm);
     g_hash_table_destroy(mon->vms);
     ddm_config_free(mon->config);
     g_free(mon);
@@ -542,6 +544,18 @@ static void schedule_fast_retry(DdmBackoff *b)
     b->fast_delay_ms = b->fast_delay_ms ? MIN(b->fast_delay_ms * 2, FAST_RETRY_MAX_MS)
                                         : FAST_RETRY_FIRST_MS;
     b->fast_timer = g_timeout_add(b->fast_delay_ms, fast_retry_cb, b);
+}
+
+gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key)
+{
+    return mon->known_ddm && key && g_hash_table_contains(mon->known_ddm, key);
+}
+
+void ddm_monitor_note_ddm(DdmMonitor *mon, const char *key)
+{
+    /* Bounded by the number of distinct VM keys seen; keys are small. */
+    if (mon->known_ddm && key && g_hash_table_size(mon->known_ddm) < 65536)
+        g_hash_table_add(mon->known_ddm, g_strdup(key));
 }
 
 void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key)

@@ -25,6 +25,7 @@ struct DdmMonitor {
     DdmViews *views;         /* owned */
     GHashTable *vms;         /* key -> DdmVm* (one reference each) */
     GHashTable *backoff;     /* key -> DdmBackoff*: when a target may be tried again */
+    GHashTable *known_ddm;   /* keys that answered HELO: reconnects skip the Version probe */
     GPtrArray *discovery;    /* DdmDiscovery* modules */
     ddm_view *vms_view;      /* core view "vms" */
     ddm_view *plugins_view;  /* core view "plugins" */
@@ -58,6 +59,9 @@ DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
 
 /* Called by sessions (vm.c). */
+/** TRUE if @key answered HELO before (in this server's life). */
+gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key);
+void ddm_monitor_note_ddm(DdmMonitor *mon, const char *key);
 void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state);
 void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm);
 void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm);

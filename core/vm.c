@@ -27,6 +27,8 @@
 
 #include <glib-unix.h>
 
+#include <ddmon/bytes.h>
+
 #include "ddm.h"
 #include "monitor.h"
 #include "vm.h"
@@ -603,6 +605,7 @@ static void mark_plain(DdmVm *vm)
 
 static void mark_ready(DdmVm *vm)
 {
+    ddm_monitor_note_ddm(vm->monitor, vm_key(vm));
     vm->info.ddm = 1;
     sync_info(vm);
     set_state(vm, DDM_VM_STATE_READY);
@@ -704,6 +707,118 @@ static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
     vm->features = feat;
     sync_info(vm);
     ddm_monitor_vm_identity_changed(vm->monitor, vm);
+}
+
+/* ------------------------------------------------ VirtualMachine.Version */
+
+/* OpenJDK's JDWP agent reads the command set as a signed byte, so a vendor
+ * set such as DDM's 0xC7 indexes outside its table and can crash the JVM
+ * (JDK-8382537, fixed upstream in 2026; every OpenJDK in use has it). On
+ * TCP targets, where HotSpot JVMs live, ddmon therefore asks the standard
+ * VirtualMachine.Version first and sends DDM only to a VM that says it is
+ * Dalvik or ART. A VM already seen answering HELO is trusted on reconnect
+ * (the probe is a non-DDM packet: it makes Dalvik/ART think a debugger
+ * came, which ends a WAIT). adb targets are always Android: no probe. */
+#define PROBE_TIMEOUT_MS 3000
+#define JDWP_CMDSET_VM 1
+#define JDWP_CMD_VERSION 1
+
+static void start_helo(DdmVm *vm);
+
+static gboolean needs_probe(DdmVm *vm)
+{
+    return cfg(vm)->tcp_version_probe && strcmp(vm->target->ops->transport, "tcp") == 0 &&
+           !ddm_monitor_known_ddm(vm->monitor, vm_key(vm));
+}
+
+/* A JDWP string: u4 byte count + (modified) UTF-8, bounded by the reader. */
+static char *read_jdwp_string(ddm_reader *r)
+{
+    uint32_t n = ddm_read_u4(r);
+    const uint8_t *p = ddm_read_bytes(r, n);
+    return p ? g_utf8_make_valid((const char *)p, (gssize)n) : NULL;
+}
+
+static gboolean looks_android(const char *s)
+{
+    return s && (strstr(s, "Dalvik") || strstr(s, "Android"));
+}
+
+/* Timeout or VM gone (the reply itself goes to handle_probe_reply). */
+static void probe_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    (void)self;
+    (void)ud;
+    if (vm->state != DDM_VM_STATE_HELO || r->status != DDM_REPLY_TIMEOUT)
+        return;
+    g_info("%s: no answer to VirtualMachine.Version in %u ms; trying HELO", vm_key(vm),
+           PROBE_TIMEOUT_MS);
+    start_helo(vm);
+}
+
+static void handle_probe_reply(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    ddm_reader r;
+    char *desc = NULL, *version = NULL, *name = NULL;
+    int32_t major, minor;
+
+    if (pkt->header.error != 0) {
+        g_info("%s: VirtualMachine.Version failed (error %u); trying HELO", vm_key(vm),
+               pkt->header.error);
+        start_helo(vm);
+        return;
+    }
+    ddm_reader_init(&r, pkt->data, pkt->data_len);
+    desc = read_jdwp_string(&r);
+    major = ddm_read_i4(&r);
+    minor = ddm_read_i4(&r);
+    version = read_jdwp_string(&r);
+    name = read_jdwp_string(&r);
+    if (!ddm_reader_ok(&r)) {
+        g_info("%s: malformed VirtualMachine.Version reply; trying HELO", vm_key(vm));
+        start_helo(vm);
+    } else if (looks_android(desc) || looks_android(name)) {
+        g_debug("%s: %s: a Dalvik/ART VM; sending HELO", vm_key(vm), name);
+        start_helo(vm);
+    } else {
+        g_free(vm->vm_ident);
+        vm->vm_ident = g_strdup_printf("%s %s", name, version);
+        sync_info(vm);
+        g_message("%s: %s (JDWP %d.%d): plain JVM, no DDM traffic", vm_key(vm), vm->vm_ident,
+                  major, minor);
+        vm->info.ddm = 0;
+        set_state(vm, DDM_VM_STATE_PLAIN);
+    }
+    g_free(desc);
+    g_free(version);
+    g_free(name);
+}
+
+static void start_probe(DdmVm *vm)
+{
+    DdmPending p = {0};
+    uint8_t *pkt;
+    size_t plen = 0;
+    int r;
+
+    set_state(vm, DDM_VM_STATE_HELO);
+    if (vm->state != DDM_VM_STATE_HELO)
+        return;
+    p.id = ddm_vm_alloc_id(vm);
+    p.deadline_us = g_get_monotonic_time() + (gint64)PROBE_TIMEOUT_MS * 1000;
+    p.callback = (gpointer)(void (*)(void))probe_reply;
+    if (!ddm_correlate_insert(vm->pending, &p)) {
+        start_helo(vm);
+        return;
+    }
+    pkt = ddm_jdwp_build_command(p.id, JDWP_CMDSET_VM, JDWP_CMD_VERSION, NULL, 0, &plen);
+    r = queue_out(vm, pkt, plen);
+    g_free(pkt);
+    if (r < 0) {
+        close_later(vm, g_strdup_printf("cannot send VirtualMachine.Version: %s", g_strerror(-r)));
+        return;
+    }
+    rearm(vm);
 }
 
 static void start_helo(DdmVm *vm)
@@ -854,7 +969,10 @@ static void handle_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
     if (ddm_jdwp_is_reply(&pkt->header)) {
         DdmPending p;
         if (ddm_correlate_take(vm->pending, pkt->header.id, &p)) {
-            handle_our_reply(vm, &p, pkt);
+            if (p.callback == (gpointer)(void (*)(void))probe_reply)
+                handle_probe_reply(vm, pkt);
+            else
+                handle_our_reply(vm, &p, pkt);
             if (vm->state != DDM_VM_STATE_CLOSED)
                 rearm(vm);
         } else if (!ddm_monitor_foreign_reply(vm->monitor, vm, pkt)) {
@@ -889,7 +1007,10 @@ static gboolean drain_reader(DdmVm *vm)
         case DDM_JDWP_HANDSHAKE_OK:
             vm->handshake_deadline_us = G_MAXINT64;
             g_debug("%s: handshake echoed", vm_key(vm));
-            start_helo(vm);
+            if (needs_probe(vm))
+                start_probe(vm);
+            else
+                start_helo(vm);
             break;
         case DDM_JDWP_DISCARDED:
             g_debug("%s: packet before the handshake echo discarded", vm_key(vm));

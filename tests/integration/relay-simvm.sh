@@ -52,8 +52,11 @@ start_sim busy --thread-activity 100 --gc-every 300 --dbgd=ack &&
     { t_fail "three simvm VMs started" "$(cat "$T_TMP"/*.err)"; exit 0; }
 busy="127.0.0.1:$(sim_port busy)" waiter="127.0.0.1:$(sim_port waiter)" dalvik="127.0.0.1:$(sim_port dalvik)"
 dbase=$(t_free_ports 8) && sel=$(t_free_port) || { t_fail "free ports"; exit 0; }
+# --tcp-probe=helo: these TCP VMs are known to be Android VMs, and the
+# default VirtualMachine.Version probe is itself a debugger packet that ends
+# a WAIT (as it would on real ART).
 t_start_server --scan=local --scan-ports "$(sim_port busy),$(sim_port waiter),$(sim_port dalvik)" \
-    --debug-port-base "$dbase" --selected-port "$sel" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+    --tcp-probe=helo --debug-port-base "$dbase" --selected-port "$sel" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 if t_wait 15 t_debug_port "$busy" && t_wait 5 t_debug_port "$waiter" && t_wait 5 t_debug_port "$dalvik"; then
     pb=$(t_debug_port "$busy") pw=$(t_debug_port "$waiter") pd=$(t_debug_port "$dalvik")
     t_ok "the three DDM VMs get debugger ports ($pb $pw $pd)"

@@ -57,6 +57,19 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
     rec.last_new = vm->state;
 }
 
+gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key)
+{
+    (void)mon;
+    (void)key;
+    return FALSE;
+}
+
+void ddm_monitor_note_ddm(DdmMonitor *mon, const char *key)
+{
+    (void)mon;
+    (void)key;
+}
+
 void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm)
 {
     (void)mon;
