@@ -551,8 +551,8 @@ static void op_command(Client *c, const DdmCtlRequest *req)
     pc->blobs = req->blobs;
     c->cmd = pc;
     int argc = (int)g_strv_length(req->argv);
-    if (!ddm_registry_run_command(c->ctl->mon->registry, argc, (const char *const *)req->argv,
-                                  command_done, pc)) {
+    if (!ddm_registry_run_command_in(c->ctl->mon->registry, argc, (const char *const *)req->argv,
+                                     req->cwd, command_done, pc)) {
         c->cmd = NULL;
         g_free(pc);
         client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,

@@ -212,6 +212,7 @@ void ddm_ctl_request_clear(DdmCtlRequest *req)
     g_free(req->vm);
     g_free(req->spec);
     g_strfreev(req->argv);
+    g_free(req->cwd);
     memset(req, 0, sizeof(*req));
 }
 
@@ -329,8 +330,12 @@ gboolean ddm_ctl_request_parse(const char *line, gsize len, DdmCtlRequest *req, 
         }
         break;
     case DDM_CTL_OP_COMMAND:
-        if (!get_argv(o, &req->argv, error))
+        if (!get_argv(o, &req->argv, error) || !get_opt_string(o, "cwd", FALSE, &req->cwd, error))
             goto fail;
+        if (req->cwd != NULL && !g_path_is_absolute(req->cwd)) {
+            g_set_error(error, DDM_CTL_ERROR, DDM_EXIT_USAGE, "\"cwd\" must be an absolute path");
+            goto fail;
+        }
         break;
     case DDM_CTL_OP_SCAN:
         if (req->spec == NULL) {
@@ -371,6 +376,10 @@ JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req)
         for (char **a = req->argv; *a != NULL; a++)
             json_builder_add_string_value(b, *a);
         json_builder_end_array(b);
+    }
+    if (req->cwd != NULL) {
+        json_builder_set_member_name(b, "cwd");
+        json_builder_add_string_value(b, req->cwd);
     }
     if (req->blobs) {
         json_builder_set_member_name(b, "blobs");

@@ -64,6 +64,7 @@ typedef struct DdmCtlRequest {
     char **argv;    /* command: argv, argv[0] the command name (NULL-terminated) */
     char *spec;     /* scan: "local,adb"; select: PID or app name */
     gboolean blobs; /* include blob data (base64) in views */
+    char *cwd;      /* command: the client's working directory (absolute), for relative paths */
 } DdmCtlRequest;
 
 /* ------------------------------------------------------------- framing */

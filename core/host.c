@@ -573,6 +573,12 @@ static void host_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *mes
     ddm_registry_cmd_finish(cmd, status, message);
 }
 
+static const char *host_cmd_cwd(ddm_cmd *cmd)
+{
+    g_return_val_if_fail(cmd_is_valid(cmd), NULL);
+    return cmd->cwd;
+}
+
 /* ---------------------------------------------------------------- table */
 
 void ddm_host_init(ddm_host *host)
@@ -617,4 +623,5 @@ void ddm_host_init(ddm_host *host)
     host->view_watchers = host_view_watchers;
     host->cmd_result = host_cmd_result;
     host->cmd_finish = host_cmd_finish;
+    host->cmd_cwd = host_cmd_cwd;
 }

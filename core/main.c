@@ -480,6 +480,10 @@ static int cmd_plugin_command(Cli *cli, char **args)
     req.op = DDM_CTL_OP_COMMAND;
     req.argv = args;
     req.blobs = cli->out_dir != NULL;
+    /* Paths the user typed (heap-bitmap FILE) are relative to here, not
+     * to the server's directory. */
+    g_autofree char *cwd = g_get_current_dir();
+    req.cwd = strlen(cwd) <= DDM_CTL_MAX_STRING ? cwd : NULL;
     int status = 0;
     g_autoptr(JsonNode) resp = call(cli, &req, -1, &status);
     if (resp == NULL)

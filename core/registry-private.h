@@ -60,6 +60,7 @@ struct ddm_cmd {
     DdmCommandDoneFn done;
     gpointer done_ud;
     ddm_view *result;        /* detached view, owned; NULL until cmd_result */
+    char *cwd;               /* the client's working directory, or NULL; owned */
     gboolean finished;
 };
 

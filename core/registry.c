@@ -664,6 +664,12 @@ GArray *ddm_registry_commands(DdmRegistry *reg)
 gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
                                   DdmCommandDoneFn done, gpointer ud)
 {
+    return ddm_registry_run_command_in(reg, argc, argv, NULL, done, ud);
+}
+
+gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
+                                     const char *cwd, DdmCommandDoneFn done, gpointer ud)
+{
     g_return_val_if_fail(reg != NULL && argc > 0 && argv != NULL && argv[0] != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);
     DdmCommandReg *c = ddm_registry_find_command(reg, argv[0]);
@@ -677,6 +683,7 @@ gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const 
     cmd->name = g_strdup(c->name);
     cmd->done = done;
     cmd->done_ud = ud;
+    cmd->cwd = g_strdup(cwd);
     guint serial = cmd->serial;
     g_hash_table_insert(reg->cmds, GUINT_TO_POINTER(serial), cmd);
     int rc = c->fn(c->plugin, cmd, argc, argv, c->ud);
@@ -704,6 +711,7 @@ void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *me
     if (cmd->result)
         ddm_view_free_detached(cmd->result);
     g_free(cmd->name);
+    g_free(cmd->cwd);
     g_free(cmd);
 }
 

@@ -93,6 +93,10 @@ typedef void (*DdmCommandDoneFn)(ddm_cmd_status status, const char *message,
                                  ddm_view *result /* nullable, transfer none */, gpointer ud);
 /** Run command argv[0]; @done is called exactly once (maybe before this returns).
  *  FALSE (and no call) if no such command. */
+/** As ddm_registry_run_command, with the client's working directory (for
+ *  relative paths in the arguments; may be NULL). */
+gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
+                                     const char *cwd, DdmCommandDoneFn done, gpointer ud);
 gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
                                   DdmCommandDoneFn done, gpointer ud);
 

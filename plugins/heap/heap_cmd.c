@@ -5,8 +5,8 @@
  *  ddmon heap-bitmap PID FILE [--width N] [--heap ID]
  *      Writes the heap bitmap of the last published update as a PNG (one
  *      pixel per allocation unit, heap.bitmap_width pixels wide by default)
- *      and reports its size. FILE is written by the monitor process, so a
- *      relative name is relative to the monitor's working directory.
+ *      and reports its size. A relative FILE is relative to the working
+ *      directory of the client that gave the command (host->cmd_cwd).
  *  ddmon heap-info PID
  *      Sends HPIF(when 1, "now") and finishes with the heap summary when
  *      the VM's HPIF event arrives (it comes before the empty reply).
@@ -100,10 +100,20 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
         return 0;
     }
+    /* The monitor writes the file; resolve a relative name against the
+     * client's directory, as the user meant it. */
+    const char *cwd = file[0] != '/' ? h->cmd_cwd(cmd) : NULL;
+    size_t plen = cwd ? strlen(cwd) + 1 + strlen(file) + 1 : 0;
+    char *full = plen ? malloc(plen) : NULL;
+    if (full) {
+        snprintf(full, plen, "%s/%s", cwd, file);
+        file = full;
+    }
     rc = bm_png_write_file(&sh->current, width, file, &lay, err, sizeof err);
     if (rc) {
         snprintf(msg, sizeof msg, "heap %" PRIu32 ": %s", sh->id, err);
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        free(full);
         return 0;
     }
     res = h->cmd_result(cmd, DDM_VIEW_RECORD, "Heap bitmap");
@@ -120,6 +130,7 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     snprintf(msg, sizeof msg, "wrote %s (%" PRIu32 "x%" PRIu32 ", heap %" PRIu32 ")", file,
              lay.width, lay.height, sh->id);
     h->cmd_finish(cmd, DDM_CMD_OK, msg);
+    free(full);
     return 0;
 }
 

@@ -184,6 +184,7 @@ typedef struct fh_kv {
 
 struct fake_host {
     ddm_host host;
+    char *client_cwd;   /* what cmd_cwd returns (NULL = unknown) */
     struct ddm_plugin plugin;
     int loaded, in_init, fini_done;
     void *pdata;
@@ -1065,6 +1066,12 @@ void fake_host_complete_fail(fake_host *fh, size_t idx, uint32_t code, const cha
     fake_host_complete_request(fh, idx, &r);
 }
 
+void fake_host_set_client_cwd(fake_host *fh, const char *dir)
+{
+    free(fh->client_cwd);
+    fh->client_cwd = dir ? strdup(dir) : NULL;
+}
+
 void fake_host_set_request_error(fake_host *fh, int err)
 {
     fh->request_error = err;
@@ -1755,6 +1762,12 @@ static ddm_view *h_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *titl
     return cmd->result;
 }
 
+static const char *h_cmd_cwd(ddm_cmd *cmd)
+{
+    assert_non_null(cmd);
+    return cmd->fh->client_cwd;
+}
+
 static void h_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message)
 {
     assert_non_null(cmd);
@@ -1854,6 +1867,7 @@ fake_host *fake_host_new(void)
     h->view_watchers = h_view_watchers;
     h->cmd_result = h_cmd_result;
     h->cmd_finish = h_cmd_finish;
+    h->cmd_cwd = h_cmd_cwd;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -1915,6 +1929,8 @@ void fake_host_free(fake_host *fh)
     int view_errors;
     if (!fh)
         return;
+    free(fh->client_cwd);
+    fh->client_cwd = NULL;
     /* VMs go first, as in the core at shutdown */
     for (i = 0; i < fh->vms.n; i++) {
         ddm_vm *vm = fh->vms.v[i];

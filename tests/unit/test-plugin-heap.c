@@ -639,6 +639,19 @@ static void test_bitmap_command(void **state)
         assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
         assert_non_null(strstr(fake_cmd_message(cmd), "nonexistent-dir"));
     }
+    /* a relative FILE goes to the client's directory, not the monitor's */
+    {
+        const char *argv[] = { "heap-bitmap", "42", "relative.png" };
+        char rel[160];
+        fake_host_set_client_cwd(f->fh, dir);
+        cmd = fake_host_run_command(f->fh, 3, argv);
+        fake_host_set_client_cwd(f->fh, NULL);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+        snprintf(rel, sizeof rel, "%s/relative.png", dir);
+        assert_int_equal(access(rel, R_OK), 0);
+        assert_non_null(strstr(fake_cmd_message(cmd), rel));
+        unlink(rel);
+    }
     unlink(file);
     assert_int_equal(rmdir(dir), 0); /* no temporary files left behind */
 }

@@ -328,6 +328,10 @@ struct ddm_host {
     ddm_view *(*cmd_result)(ddm_cmd *cmd, ddm_view_kind kind, const char *title);
     /** Finish @cmd with a status and a one-line message (may be NULL); @cmd is invalid after. */
     void (*cmd_finish)(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
+    /** The working directory of the client that gave @cmd (absolute), or NULL if unknown:
+     *  resolve relative paths the user typed against it, never against the server's.
+     *  Transfer none, valid until cmd_finish. */
+    const char *(*cmd_cwd)(ddm_cmd *cmd);
 
     /* ABI 1.1 and later: new members go here, never above. */
 };
