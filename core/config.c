@@ -43,6 +43,7 @@ DdmConfig *ddm_config_new(void)
     g_array_append_val(c->scan_ranges, def);
     c->scan_interval_ms = 2000;
     c->tcp_version_probe = TRUE;
+    c->relay = TRUE;
     c->connect = str_array_new();
     c->adb_path = NULL;
     c->adb_start = TRUE;

@@ -41,7 +41,8 @@ typedef struct DdmConfig {
     gsize max_packet;             /* JDWP packet cap: 256 MiB */
     gsize max_inflate;            /* ZLIB inflate cap: 64 MiB */
     gsize max_write_queue;        /* bytes queued to one peer before it is dropped: 512 MiB */
-    /* relay (issue 5) */
+    /* relay */
+    gboolean relay;               /* debugger ports at all (FALSE for a one-shot snapshot) */
     char *listen_host;            /* "127.0.0.1" unless the user says otherwise */
     guint16 debug_port_base;      /* 8600 */
     guint16 selected_port;        /* 8700 (0 = off) */

@@ -381,8 +381,8 @@ DdmMonitor *ddm_monitor_new(DdmConfig *config, GError **error)
         return NULL;
     }
     ddm_monitor_refresh_plugins_view(mon);
-    mon->relay = ddm_relay_new(mon, &err);
-    if (!mon->relay && err) {
+    mon->relay = config->relay ? ddm_relay_new(mon, &err) : NULL;
+    if (config->relay && !mon->relay && err) {
         g_propagate_error(error, err);
         ddm_monitor_free(mon);
         return NULL;

@@ -348,6 +348,9 @@ static void on_local_change(ddm_view *view, DdmViewChange change, gpointer ud)
 int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
 {
     g_autoptr(GError) error = NULL;
+    /* A one-shot snapshot exits at once: debugger ports would only collide
+     * with a running server's. */
+    config->relay = FALSE;
     DdmMonitor *mon = ddm_monitor_new(config, &error);
     if (mon == NULL) {
         g_printerr("ddmon: %s\n", error->message);
