@@ -8,8 +8,9 @@
  * listed but not connected (a FAIL on jdwp:PID because another tool holds
  * the VM) are offered again every scan interval; the monitor's per-key
  * backoff keeps that from becoming a tight loop.
- * The adb server is never killed or restarted; when none answers, `adb
- * start-server` is spawned once (argv, no shell) unless --no-adb-start, and
+ * The adb server is never killed or restarted; when none answers at start,
+ * `adb start-server` is spawned once (argv, no shell) unless --no-adb-start
+ * (never after a server answered once: the user stopped it), and
  * the connection is retried with backoff (250 ms doubling to 5 s). A server
  * that dies takes its devices' VMs with it; they come back with it.
  * Publishes the global view "devices" (serial, state, VMs).
@@ -48,6 +49,7 @@ struct AdbDiscovery {
     guint retry_timer;
     guint backoff_ms;
     gboolean spawned_adb;    /* `adb start-server` was run once */
+    gboolean ever_connected; /* a server answered once: never start one after that */
     gboolean outage_logged;
     GHashTable *devices;     /* serial -> Device* */
     ddm_view *view;
@@ -378,7 +380,10 @@ static void on_track_devices_open(int fd, GBytes *extra, const GError *error, gp
     ad->conn = NULL;
     if (fd < 0) {
         DdmConfig *cfg = ad->base.monitor->config;
-        if (g_error_matches(error, DDM_ADB_ERROR, DDM_ADB_ERROR_NO_SERVER) && cfg->adb_start && !ad->spawned_adb) {
+        /* Start a server only if none ever answered: a server that went
+         * away was stopped by someone (adb kill-server), not ours to undo. */
+        if (g_error_matches(error, DDM_ADB_ERROR, DDM_ADB_ERROR_NO_SERVER) && cfg->adb_start &&
+            !ad->spawned_adb && !ad->ever_connected) {
             spawn_adb_server(ad);
         } else if (!ad->outage_logged) {
             g_message("adb: no adb server at %s (%s); retrying in the background", ad->addr_str, error->message);
@@ -390,6 +395,7 @@ static void on_track_devices_open(int fd, GBytes *extra, const GError *error, gp
         return;
     }
     g_message("adb: tracking devices through the adb server at %s", ad->addr_str);
+    ad->ever_connected = TRUE;
     ad->outage_logged = FALSE;
     ad->backoff_ms = 0;
     ad->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, on_devices, on_devices_closed, ad);

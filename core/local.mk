@@ -31,14 +31,19 @@ ddmon_CFLAGS = $(core_libddmcore_la_CFLAGS)
 ddmon_LDADD = core/libddmcore.la
 
 # The uninstalled plugin directory, $(top_builddir)/plugins: every plugin
-# built here is copied (not linked: the loader refuses symlinks) so that
+# built here is copied (not linked: the loader refuses symlinks), only when
+# it changed and by rename, never rewritten in place (a running ddmon has the
+# old file mapped and would crash), so that
 # `ddmon --plugin-dir build/plugins`, the demo and the integration tests use
 # exactly the plugins of this tree.
 all-local: uninstalled-plugins
 uninstalled-plugins: $(plugins_LTLIBRARIES)
 	@for la in $(plugins_LTLIBRARIES); do \
 	  so=$$(dirname $$la)/.libs/$$(basename $$la .la).so; \
-	  if test -f $$so; then cp -p $$so $(top_builddir)/plugins/ && chmod go-w $(top_builddir)/plugins/$$(basename $$so); fi; \
+	  dst=$(top_builddir)/plugins/$$(basename $$so); \
+	  if test -f $$so && ! cmp -s $$so $$dst; then \
+	    cp $$so $$dst.tmp && chmod go-w $$dst.tmp && mv -f $$dst.tmp $$dst; \
+	  fi; \
 	done
 clean-local: clean-uninstalled-plugins
 clean-uninstalled-plugins:

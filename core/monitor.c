@@ -217,13 +217,11 @@ static void rebuild_vms_view(DdmMonitor *mon)
     g_ptr_array_unref(vms);
 }
 
-static gint64 last_vms_refresh_us;
-
 static gboolean vms_view_cb(gpointer ud)
 {
     DdmMonitor *mon = ud;
     mon->vms_view_idle = 0;
-    last_vms_refresh_us = g_get_monotonic_time();
+    mon->vms_view_refreshed_us = g_get_monotonic_time();
     rebuild_vms_view(mon);
     return G_SOURCE_REMOVE;
 }
@@ -236,9 +234,13 @@ static void schedule_vms_view(DdmMonitor *mon)
 
     if (mon->vms_view_idle || mon->stopping || !mon->vms_view)
         return;
-    since_ms = (g_get_monotonic_time() - last_vms_refresh_us) / 1000;
+    since_ms = (g_get_monotonic_time() - mon->vms_view_refreshed_us) / 1000;
     delay = since_ms >= VMS_VIEW_MIN_INTERVAL_MS ? 0 : (guint)(VMS_VIEW_MIN_INTERVAL_MS - since_ms);
-    mon->vms_view_idle = g_timeout_add_full(G_PRIORITY_LOW, delay, vms_view_cb, mon, NULL);
+    /* Default priority: at a lower one, a VM whose socket never runs dry
+     * (a flood of events) would starve the list, and a VM that went away
+     * would stay listed until the flood stopped. The rate limit above keeps
+     * rebuilds cheap. */
+    mon->vms_view_idle = g_timeout_add(delay, vms_view_cb, mon);
 }
 
 void ddm_monitor_refresh_plugins_view(DdmMonitor *mon)

@@ -30,6 +30,7 @@ struct DdmMonitor {
     ddm_view *vms_view;      /* core view "vms" */
     ddm_view *plugins_view;  /* core view "plugins" */
     guint vms_view_idle;     /* coalesces VM list updates */
+    gint64 vms_view_refreshed_us; /* last rebuild (rate limit) */
     gpointer relay;          /* issue 5 */
     gboolean stopping;
 };

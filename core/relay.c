@@ -102,6 +102,7 @@ struct DdmRelay {
 static void debugger_close(Debugger *d, const char *why);
 static void debugger_flush(Debugger *d);
 static void debugger_drain(Debugger *d);
+static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud);
 
 /* ------------------------------------------------------------ helpers */
 
@@ -303,6 +304,8 @@ static void attach(Debugger *d, DdmVm *vm)
     d->state = DBG_ATTACHED;
     d->rvm = r;
     r->debugger = d;
+    if (!d->in_watch) /* it was held: read again */
+        d->in_watch = g_unix_fd_add(d->fd, G_IO_IN, on_debugger_in, d);
     /* Echo the handshake; the VM already had ours and never sees a second. */
     g_byte_array_append(d->out, (const guint8 *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
     if (!r->had_debugger) {
@@ -494,7 +497,8 @@ static void debugger_drain(Debugger *d)
 static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
 {
     Debugger *d = ud;
-    for (int rounds = 0; rounds < 16 && d->state != DBG_CLOSED; rounds++) {
+    for (int rounds = 0; rounds < 16 && (d->state == DBG_HANDSHAKE || d->state == DBG_ATTACHED);
+         rounds++) {
         size_t avail;
         uint8_t *space = ddm_jdwp_reader_space(d->reader, READ_CHUNK, &avail);
         ssize_t n = read(d->fd, space, avail);
@@ -511,7 +515,9 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         ddm_jdwp_reader_commit(d->reader, (size_t)n);
         debugger_drain(d);
     }
-    if (d->state == DBG_CLOSED) {
+    if (d->state == DBG_CLOSED || d->state == DBG_HELD) {
+        /* Held: read nothing more until attached (attach() watches again),
+         * so a held debugger cannot make ddmon buffer what it sends. */
         d->in_watch = 0;
         return G_SOURCE_REMOVE;
     }

@@ -925,7 +925,6 @@ static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
     DdmChunkIter it;
     DdmChunk ch;
     DdmChunkResult cr;
-    char name[5];
 
     if (vm->state != DDM_VM_STATE_HELO && vm->state != DDM_VM_STATE_READY) {
         g_debug("%s: DDM packet in state %s dropped", vm_key(vm), ddm_vm_state_name(vm->state));
@@ -956,8 +955,8 @@ static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
     if (vm->state == DDM_VM_STATE_CLOSED)
         return;
     if (cr == DDM_CHUNK_ERR_OVERRUN)
-        g_warning("%s: DDM event 0x%08x: chunk %s runs past the packet; rest dropped", vm_key(vm),
-                  pkt->header.id, ddm_chunk_name(ch.type, name));
+        g_warning("%s: DDM event 0x%08x: a chunk runs past the packet; rest dropped", vm_key(vm),
+                  pkt->header.id);
     else if (ddm_chunk_iter_trailing(&it))
         g_debug("%s: DDM event 0x%08x: %zu trailing bytes ignored", vm_key(vm), pkt->header.id,
                 ddm_chunk_iter_trailing(&it));

@@ -2,8 +2,8 @@
  *
  * heap plugin: HPIF heap summaries and HPSG/HPSO heap segments.
  *
- * On DDM_VM_READY it asks for HPIF with heap.hpif_when (default 3, every
- * GC) if HPIF is enabled, and for segments with HPSG(when 1, what
+ * On DDM_VM_READY it asks for HPIF "now" and with heap.hpif_when (default
+ * 3, every GC) if HPIF is enabled, and for segments with HPSG(when 1, what
  * heap.what) if HPSG (and HPSO for what 1) are enabled. It owns the event
  * types HPIF, HPST, HPSG, HPSO and HPEN. HPIF data updates heap.summary;
  * HPEN publishes the statistics of the update (heap_views.c). Bad input is
@@ -136,6 +136,16 @@ static void send_requests(heap_plugin *hp, heap_vm *hv)
 
     if (hp->opts.hpif_when && h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
         uint8_t when = (uint8_t)hp->opts.hpif_when;
+        if (when >= 2) {
+            /* "Now" too: an idle VM may not collect for minutes, and the
+             * summary should not stay empty until it does. */
+            static const uint8_t now = 1;
+            rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPIF, &now, 1, 0, on_request_reply, hp,
+                            NULL);
+            if (rc)
+                h->log(hp->self, DDM_LOG_INFO, "cannot send HPIF(now) to VM %s: %s",
+                       heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
+        }
         rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPIF, &when, 1, 0, on_request_reply, hp,
                         NULL);
         if (rc)

@@ -182,11 +182,18 @@ static void test_ready_requests(void **state)
     fixture *f = *state;
     const fake_request *rq;
     int i;
+    /* HPIF "now" (an idle VM may not collect for a long time), then "every GC" */
     i = fake_host_find_request(f->fh, f->vm, HPIF, 0);
     assert_true(i >= 0);
     rq = fake_host_request(f->fh, (size_t)i);
     assert_int_equal(rq->len, 1);
+    assert_int_equal(rq->data[0], 1);
+    i = fake_host_find_request(f->fh, f->vm, HPIF, 1);
+    assert_true(i >= 0);
+    rq = fake_host_request(f->fh, (size_t)i);
+    assert_int_equal(rq->len, 1);
     assert_int_equal(rq->data[0], 3);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, HPIF, 2), -1);
     i = fake_host_find_request(f->fh, f->vm, HPSG, 0);
     assert_true(i >= 0);
     rq = fake_host_request(f->fh, (size_t)i);
@@ -234,7 +241,7 @@ static void test_options(void **state)
     {
         static const char *const o3[] = { "heap.hpif_when", "7", "heap.bitmap_width", "0", NULL };
         f = setup_with(o3, NULL);
-        rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 0));
+        rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 1));
         assert_int_equal(rq->data[0], 3);
         assert_true(fake_host_log_contains(f->fh, "heap.hpif_when=7"));
         assert_true(fake_host_log_contains(f->fh, "heap.bitmap_width=0"));
@@ -775,8 +782,8 @@ static void test_heap_info_command(void **state)
 
     cmd = fake_host_run_command(f->fh, 2, argv);
     assert_false(fake_cmd_finished(cmd));
-    idx = fake_host_find_request(f->fh, f->vm, HPIF, 1);
-    assert_true(idx >= 1);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, 2); /* after "now" and "every GC" */
+    assert_true(idx >= 2);
     rq = fake_host_request(f->fh, (size_t)idx);
     assert_int_equal(rq->len, 1);
     assert_int_equal(rq->data[0], 1);
