@@ -830,7 +830,7 @@ static void start_helo(DdmVm *vm)
     if (vm->state != DDM_VM_STATE_HELO)
         return;
     ddm_helo_request(helo, DDM_SERVER_PROTOCOL_VERSION);
-    r = send_request(vm, NULL, DDM_CHUNK_HELO, helo, sizeof helo, 0, helo_reply, NULL, NULL);
+    r = send_request(vm, NULL, DDM_CHUNK_HELO, helo, sizeof helo, 0, helo_reply, NULL, &vm->helo_id);
     if (r == 0)
         r = send_request(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, feat_reply, NULL, NULL);
     if (r < 0)
@@ -962,6 +962,30 @@ static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
                 ddm_chunk_iter_trailing(&it));
 }
 
+/* The answer to a HELO that timed out (a VM starting under load, a slow
+ * adb link): if it is a real HELO, the VM speaks DDM after all. */
+static void handle_late_helo(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    DdmChunkIter it;
+    DdmChunk ch;
+    DdmHelo h;
+
+    vm->helo_id = 0;
+    if (pkt->header.error != 0)
+        return;
+    ddm_chunk_iter_init(&it, pkt->data, pkt->data_len);
+    if (ddm_chunk_iter_next(&it, &ch) != DDM_CHUNK_OK || ch.type != DDM_CHUNK_HELO ||
+        !ddm_helo_parse(ch.data, ch.len, &h))
+        return;
+    apply_helo(vm, &h);
+    g_message("%s: a late HELO answer: DDM VM pid %u \"%s\" after all", vm_key(vm), h.pid,
+              h.app_name ? h.app_name : "");
+    ddm_helo_clear(&h);
+    mark_ready(vm);
+    if (vm->state == DDM_VM_STATE_READY)
+        send_request(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, feat_reply, NULL, NULL);
+}
+
 static void handle_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
 {
     vm->packets_in++;
@@ -974,6 +998,9 @@ static void handle_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
                 handle_our_reply(vm, &p, pkt);
             if (vm->state != DDM_VM_STATE_CLOSED)
                 rearm(vm);
+        } else if (vm->state == DDM_VM_STATE_PLAIN && vm->helo_id != 0 &&
+                   pkt->header.id == vm->helo_id) {
+            handle_late_helo(vm, pkt);
         } else if (!ddm_monitor_foreign_reply(vm->monitor, vm, pkt)) {
             if (ddm_correlate_was_expired(vm->pending, pkt->header.id))
                 g_debug("%s: late reply id 0x%08x after its timeout dropped", vm_key(vm),

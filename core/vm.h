@@ -82,6 +82,7 @@ struct ddm_vm {
     guint close_idle;           /* deferred close (write error inside a request call) */
     char *deferred_close_reason;
     gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
+    uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
     gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
 };
 

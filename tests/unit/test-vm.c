@@ -760,6 +760,30 @@ static void test_vm_helo_timeout_is_plain(void **state)
     fx_free(fx);
 }
 
+/* A HELO answer after the timeout (a VM starting under load) still makes
+ * the VM DDM-aware, with its identity. */
+static void test_vm_late_helo_upgrades(void **state)
+{
+    Fx *fx = fx_new(FALSE);
+    uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
+    uint32_t helo_id = 0, feat_id = 0;
+    GByteArray *h = helo_payload(1, "ART", "late.app", 1);
+    (void)state;
+
+    fx->config.request_timeout_ms = 200;
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    spin_until_state(fx->vm, DDM_VM_STATE_HANDSHAKE);
+    peer_read(fx, hs, sizeof hs);
+    to_helo(fx, &helo_id, &feat_id);
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    assert_int_equal(fx->vm->info.ddm, 1);
+    assert_string_equal(fx->vm->info.app_name, "late.app");
+    fx_free(fx);
+}
+
 static void test_vm_feat(void **state)
 {
     Fx *fx = start();
@@ -1400,6 +1424,7 @@ int main(void)
         cmocka_unit_test(test_vm_helo_empty_reply),
         cmocka_unit_test(test_vm_helo_malformed_closes),
         cmocka_unit_test(test_vm_helo_timeout_is_plain),
+        cmocka_unit_test(test_vm_late_helo_upgrades),
         cmocka_unit_test(test_vm_feat),
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
