@@ -795,9 +795,28 @@ static void release_held(DdmRelay *relay, DdmVm *vm)
 void ddm_relay_vm_changed(DdmRelay *relay, DdmVm *vm)
 {
     RelayVm *r = vm->relay;
+    const char *app = vm->info.app_name;
+    gboolean named = app && *app && strcmp(app, "<pre-initialized>") != 0;
+    if (named && r && r->endpoint && r->endpoint->kind == EP_VM && !r->debugger) {
+        /* Android apps start as "<pre-initialized>" and learn their name
+         * later (APNM): move to the port this app had before, if free, so
+         * IDE run configurations keep working across restarts. */
+        guint16 want = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_app, app));
+        if (want && want != r->endpoint->port && !port_reserved(relay, want)) {
+            Endpoint *ep = endpoint_open(relay, EP_VM, want, vm->info.key, NULL);
+            if (ep) {
+                g_message("relay: VM %s is %s again: back on its debugger port %u (was %u)",
+                          vm_label(vm), app, want, r->endpoint->port);
+                endpoint_close(r->endpoint);
+                r->endpoint = ep;
+                g_hash_table_replace(relay->port_by_key, g_strdup(vm->info.key),
+                                     GUINT_TO_POINTER((guint)want));
+            }
+        }
+    }
     guint16 port = r && r->endpoint ? r->endpoint->port : 0;
-    if (port && vm->info.app_name && *vm->info.app_name && strcmp(vm->info.app_name, "<pre-initialized>") != 0)
-        g_hash_table_replace(relay->port_by_app, g_strdup(vm->info.app_name), GUINT_TO_POINTER((guint)port));
+    if (port && named)
+        g_hash_table_replace(relay->port_by_app, g_strdup(app), GUINT_TO_POINTER((guint)port));
     release_held(relay, vm);
 }
 
