@@ -36,6 +36,7 @@
 
 #define JDWP_CMDSET_VM 1
 #define JDWP_CMD_DISPOSE 6
+#define JDWP_ERROR_NOT_IMPLEMENTED 99
 
 typedef enum { EP_VM, EP_SELECTED, EP_FIXED } EndpointKind;
 
@@ -454,6 +455,19 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
 {
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
+    if (!ddm_jdwp_is_reply(&pkt->header) && pkt->header.cmdset >= 128 &&
+        vm->state == DDM_VM_STATE_PLAIN) {
+        /* A vendor command set can crash OpenJDK's agent (JDK-8382537): a
+         * VM known not to be Dalvik/ART never gets one. Answer what a
+         * healthy JVM answers, NOT_IMPLEMENTED. */
+        gsize n;
+        g_autofree guint8 *reply = ddm_jdwp_build_reply(pkt->header.id, JDWP_ERROR_NOT_IMPLEMENTED,
+                                                        NULL, 0, &n);
+        g_debug("relay: command set %u from the debugger of plain JVM %s answered by ddmon",
+                pkt->header.cmdset, vm_label(vm));
+        debugger_send(d, reply, n);
+        return;
+    }
     g_autofree guint8 *copy = g_memdup2(pkt->bytes, pkt->len);
     if (!ddm_jdwp_is_reply(&pkt->header)) {
         uint32_t vm_id;

@@ -13,6 +13,8 @@
  * otherwise). The relay echoes the debugger's handshake (the VM never sees
  * a second one), remaps packet ids both ways (idmap.h), forwards VM-
  * originated JDWP commands to the debugger but never DDM (0xC7) traffic,
+ * answers vendor command sets for plain JVMs itself (they can crash
+ * OpenJDK's agent, see doc/protocol.md),
  * keeps (bounded) what the VM sends before the first debugger and drops
  * what arrives after a debugger left. When the debugger leaves, the VM must
  * go on as if none had come: DDM VMs get DBGD and are reconnected unless
