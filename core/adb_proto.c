@@ -241,3 +241,197 @@ char *ddm_adb_server_addr_to_string(const DdmAdbServerAddr *a)
         return g_strdup_printf("[%s]:%u", a->host, a->port);
     return g_strdup_printf("%s:%u", a->host, a->port);
 }
+
+/* ------------------------------------------------ track-app (protobuf) */
+
+enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_GROUP_START = 3, PB_GROUP_END = 4, PB_FIXED32 = 5 };
+
+typedef struct {
+    const guint8 *p, *end;
+} PbReader;
+
+/* At most 10 bytes; the 10th may only carry bit 63. */
+static gboolean pb_read_varint(PbReader *r, guint64 *out)
+{
+    guint64 v = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        if (r->p >= r->end)
+            return FALSE;
+        guint8 b = *r->p++;
+        if (i == 9 && b > 1)
+            return FALSE;
+        v |= (guint64)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *out = v;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* A field key; FALSE for field 0, groups and wire types 6/7. */
+static gboolean pb_read_key(PbReader *r, guint64 *field, unsigned *wire)
+{
+    guint64 key;
+    if (!pb_read_varint(r, &key))
+        return FALSE;
+    *field = key >> 3;
+    *wire = (unsigned)(key & 7);
+    return *field != 0 && (*wire == PB_VARINT || *wire == PB_FIXED64 || *wire == PB_LEN || *wire == PB_FIXED32);
+}
+
+/* A length-delimited payload, bounded by the bytes that remain. */
+static gboolean pb_read_len(PbReader *r, const guint8 **data, size_t *len)
+{
+    guint64 n;
+    if (!pb_read_varint(r, &n) || n > (guint64)(r->end - r->p))
+        return FALSE;
+    *data = r->p;
+    *len = (size_t)n;
+    r->p += n;
+    return TRUE;
+}
+
+static gboolean pb_skip(PbReader *r, unsigned wire)
+{
+    guint64 v;
+    const guint8 *d;
+    size_t n;
+    switch (wire) {
+    case PB_VARINT:
+        return pb_read_varint(r, &v);
+    case PB_LEN:
+        return pb_read_len(r, &d, &n);
+    case PB_FIXED64:
+    case PB_FIXED32: {
+        size_t want = wire == PB_FIXED64 ? 8 : 4;
+        if ((size_t)(r->end - r->p) < want)
+            return FALSE;
+        r->p += want;
+        return TRUE;
+    }
+    default:
+        return FALSE;
+    }
+}
+
+/* Valid UTF-8, cut at a character boundary to fit @size bytes with the NUL. */
+static void pb_copy_string(char *dst, size_t size, const guint8 *src, size_t len)
+{
+    char *valid = g_utf8_make_valid((const char *)src, (gssize)len);
+    const char *p = valid, *keep = valid;
+    while (*p) {
+        const char *next = g_utf8_next_char(p);
+        if ((size_t)(next - valid) > size - 1)
+            break;
+        keep = p = next;
+    }
+    size_t n = (size_t)(keep - valid);
+    memcpy(dst, valid, n);
+    dst[n] = '\0';
+    g_free(valid);
+}
+
+/* One ProcessEntry. FALSE = malformed; *app->pid stays 0 when unusable. */
+static gboolean pb_parse_entry(const guint8 *buf, size_t len, DdmAdbApp *app)
+{
+    PbReader r = {buf, buf + len};
+    gint64 pid = 0;
+    memset(app, 0, sizeof(*app));
+    while (r.p < r.end) {
+        guint64 field, v;
+        unsigned wire;
+        const guint8 *d;
+        size_t n;
+        if (!pb_read_key(&r, &field, &wire))
+            return FALSE;
+        if (wire == PB_VARINT && (field == 1 || field == 2 || field == 3)) {
+            if (!pb_read_varint(&r, &v))
+                return FALSE;
+            if (field == 1)
+                pid = (gint64)v; /* int64: negative values are 10-byte varints */
+            else if (field == 2)
+                app->debuggable = v != 0;
+            else
+                app->profileable = v != 0;
+        } else if (wire == PB_LEN && (field == 4 || field == 6)) {
+            if (!pb_read_len(&r, &d, &n))
+                return FALSE;
+            if (field == 4)
+                pb_copy_string(app->architecture, sizeof app->architecture, d, n);
+            else
+                pb_copy_string(app->process_name, sizeof app->process_name, d, n);
+        } else if (!pb_skip(&r, wire)) {
+            return FALSE;
+        }
+    }
+    app->pid = pid >= 1 && pid <= G_MAXINT32 ? (guint32)pid : 0;
+    return TRUE;
+}
+
+static gint cmp_app_pid(gconstpointer a, gconstpointer b)
+{
+    return cmp_u32(&((const DdmAdbApp *)a)->pid, &((const DdmAdbApp *)b)->pid);
+}
+
+gboolean ddm_adb_parse_app_processes(const guint8 *buf, size_t len, GArray **out)
+{
+    PbReader r = {buf, buf + len};
+    GArray *apps = g_array_new(FALSE, FALSE, sizeof(DdmAdbApp));
+    while (r.p < r.end) {
+        guint64 field;
+        unsigned wire;
+        const guint8 *d;
+        size_t n;
+        if (!pb_read_key(&r, &field, &wire))
+            goto bad;
+        if (field == 1 && wire == PB_LEN) {
+            DdmAdbApp app;
+            if (!pb_read_len(&r, &d, &n) || !pb_parse_entry(d, n, &app))
+                goto bad;
+            if (app.pid)
+                g_array_append_val(apps, app);
+        } else if (!pb_skip(&r, wire)) {
+            goto bad;
+        }
+    }
+    /* g_array_sort is stable: of a pid listed twice the first entry stays first. */
+    g_array_sort(apps, cmp_app_pid);
+    guint w = 0;
+    for (guint i = 0; i < apps->len; i++)
+        if (w == 0 || g_array_index(apps, DdmAdbApp, w - 1).pid != g_array_index(apps, DdmAdbApp, i).pid)
+            g_array_index(apps, DdmAdbApp, w++) = g_array_index(apps, DdmAdbApp, i);
+    g_array_set_size(apps, w);
+    *out = apps;
+    return TRUE;
+bad:
+    g_array_unref(apps);
+    return FALSE;
+}
+
+const DdmAdbApp *ddm_adb_app_find(const GArray *apps, guint32 pid)
+{
+    guint lo = 0, hi = apps->len;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        guint32 at = g_array_index(apps, DdmAdbApp, mid).pid;
+        if (at == pid)
+            return &g_array_index(apps, DdmAdbApp, mid);
+        if (at < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+GArray *ddm_adb_app_debuggable_pids(const GArray *apps)
+{
+    GArray *pids = g_array_new(FALSE, FALSE, sizeof(guint32));
+    for (guint i = 0; i < apps->len; i++) {
+        const DdmAdbApp *a = &g_array_index(apps, DdmAdbApp, i);
+        if (a->debuggable)
+            g_array_append_val(pids, a->pid);
+    }
+    return pids;
+}

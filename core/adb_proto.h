@@ -6,7 +6,8 @@
  * send hex4-framed updates, each the full current list. Hex digits are
  * accepted in either case (adbd writes lower case, ddmlib upper case).
  * Also: where the adb server is (ANDROID_ADB_SERVER_PORT, ADB_SERVER_SOCKET,
- * as adb itself reads them), device lists and pid lists with diffing.
+ * as adb itself reads them), device lists and pid lists with diffing, and
+ * track-app's protobuf AppProcesses updates (API 31+).
  */
 #ifndef DDM_ADB_PROTO_H
 #define DDM_ADB_PROTO_H
@@ -62,6 +63,36 @@ GArray *ddm_adb_parse_pids(const char *text, size_t len);
 /** Sorted-set difference: @added = new - old, @removed = old - new (both
  *  GArray of guint32, appended to). */
 void ddm_adb_diff_pids(const GArray *old_pids, const GArray *new_pids, GArray *added, GArray *removed);
+
+/** One process of a track-app update (adb's proto/app_processes.proto,
+ *  message ProcessEntry: pid=1 int64, debuggable=2, profileable=3,
+ *  architecture=4 string, process_name=6 string; other fields skipped).
+ *  Strings are valid UTF-8, cut at a character boundary to fit. */
+#define DDM_ADB_APP_ARCH_MAX 32    /* bytes incl. the NUL */
+#define DDM_ADB_APP_NAME_MAX 128   /* bytes incl. the NUL */
+typedef struct DdmAdbApp {
+    guint32 pid;                              /* 1..2^31-1 */
+    gboolean debuggable;                      /* JDWP-debuggable: offered as a VM */
+    gboolean profileable;
+    char architecture[DDM_ADB_APP_ARCH_MAX];  /* "arm64", "x86_64"; "" = not sent */
+    char process_name[DDM_ADB_APP_NAME_MAX];  /* "" = not sent (older adbd) */
+} DdmAdbApp;
+
+/** Decode one track-app update: the binary protobuf `AppProcesses { repeated
+ *  ProcessEntry process = 1; }` (the hex4 framing already removed). Varints
+ *  are at most 10 bytes and must fit 64 bits; every length is bounded by the
+ *  bytes that remain; unknown fields are skipped by wire type (0, 1, 2, 5);
+ *  groups (3, 4), wire types 6/7 and field number 0 are malformed. Entries
+ *  whose pid is missing or outside 1..2^31-1 are left out; for a pid listed
+ *  twice the first entry is kept. On success *out (transfer full: GArray of
+ *  DdmAdbApp sorted by pid) gets the list (empty for an empty message); on
+ *  malformed input FALSE and *out is untouched. */
+gboolean ddm_adb_parse_app_processes(const guint8 *buf, size_t len, GArray **out);
+/** The pids of @apps (sorted, as from ddm_adb_parse_app_processes) that are
+ *  debuggable. (transfer full: GArray of guint32, sorted) */
+GArray *ddm_adb_app_debuggable_pids(const GArray *apps);
+/** The entry for @pid in sorted @apps, or NULL. (transfer none) */
+const DdmAdbApp *ddm_adb_app_find(const GArray *apps, guint32 pid);
 
 /** Where the adb server is. */
 typedef struct DdmAdbServerAddr {
