@@ -27,7 +27,7 @@ check() { # check DESC FILE PATTERN...
     t_ok "$desc"
 }
 
-REQS=(-r THEN:01 -r THST -r STKL:00000001 -r STKL:0000ffff -r STKL -r HPIF:07 -r XXXX -r HPGC -j 1/7 -j 2/1)
+REQS=(-r THEN:01 -r THST -r STKL:00000001 -r STKL:0000ffff -r STKL -r HPIF:07 -r XXXX -r HPGC -j 1/7 -j 16/1)
 
 start art --vms 1 --threads 14 --thread-activity 0 --seed 3 || t_fail "art simvm starts"
 "$PROBE" -p "$PORT" "${REQS[@]}" >"$T_TMP/art.probe" 2>&1
@@ -38,7 +38,7 @@ check "ART: THST table, STKL frames, FAILs for bad requests" art.probe \
     '^reply.5.STKL=FAIL:1:' '^reply.6.HPIF=FAIL:1:Unsupported HPIF what$'
 check "THEN(1) sends a THCR for every thread" art.probe '^event.THCR=14$'
 check "plain JDWP: IDSizes answered, other sets NOT_IMPLEMENTED" art.probe \
-    '^reply.9.jdwp1_7=ok:20$' '^reply.10.jdwp2_1=error:99$'
+    '^reply.9.jdwp1_7=ok:20$' '^reply.10.jdwp16_1=error:99$'
 
 start dalvik --vms 1 --mode dalvik --thread-activity 0 || t_fail "dalvik simvm starts"
 "$PROBE" -p "$PORT" "${REQS[@]}" >"$T_TMP/dalvik.probe" 2>&1

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ddm.h"
+#include "jdwp_model.h"
 
 #define READ_BUDGET ((size_t)1 << 20) /* per callback, so one client cannot starve others */
 #define IN_KEEP ((size_t)16 << 10)      /* input buffer kept between packets */
@@ -41,6 +42,7 @@ static void teardown(SimConn *c)
 
 void sim_conn_free(SimConn *c)
 {
+    sim_jdwp_model_free(c->jdwp);
     if (c->in)
         g_byte_array_unref(c->in);
     g_byte_array_unref(c->out);

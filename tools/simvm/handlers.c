@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * What a simulated VM answers. DDM requests (0xC7/1) are dispatched on the
- * first chunk's type, as Dalvik and ART do; plain JDWP gets the few
- * answers a relay test needs (VirtualMachine.Version, IDSizes, Dispose,
- * Exit) and NOT_IMPLEMENTED otherwise. Any non-DDM command marks a
+ * first chunk's type, as Dalvik and ART do; plain JDWP gets
+ * VirtualMachine.Version, IDSizes, Dispose and Exit here, the object model
+ * a debugger browses (threads, classes, frames: jdwp_model.c) there, and
+ * NOT_IMPLEMENTED otherwise. Any non-DDM command marks a
  * debugger as active, which ends WAIT.
  *
  * "Nothing to say" follows the mode: Dalvik sends an empty reply, ART's
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "ddm.h"
+#include "jdwp_model.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
 #define JDWP_ERR_NOT_IMPLEMENTED 99
@@ -513,6 +515,8 @@ static void handle_jdwp(SimConn *c, const DdmJdwpPacket *pkt)
         vm->waiting = FALSE;
         sim_world_state_changed(vm->world);
     }
+    if (sim_jdwp_handle(c, pkt)) /* threads, groups, classes, frames, event requests */
+        return;
     if (h->cmdset != 1) {
         sim_conn_send_jdwp_reply(c, h->id, JDWP_ERR_NOT_IMPLEMENTED, NULL, 0);
         return;

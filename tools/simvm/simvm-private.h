@@ -95,6 +95,7 @@ struct SimConn {
     uint8_t nhsg_when, nhsg_what;
     uint32_t thst_interval_ms;
     gint64 next_thst_ms;
+    struct SimJdwpModel *jdwp;   /* the debugger's object model (jdwp_model.c), NULL until used */
 };
 
 struct SimWorld {
