@@ -62,7 +62,7 @@ rport=$(adb_vm_field "adb:$S:$p1" "debug port")
 if [ -n "$rport" ] && [ "$rport" -gt 0 ] 2>/dev/null; then
     t_ok "adb VM has relay port $rport"
 else
-    t_ok "adb VM has a relay port # SKIP relay not wired (no debug port listed)"
+    t_fail "adb VM has a relay port" "no debug port listed" "$(cat "$T_TMP/vms.json")"
 fi
 
 # 6: ddmon view devices lists the device as "device".

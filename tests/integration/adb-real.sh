@@ -128,7 +128,8 @@ python3 "$DDM_TOP_SRCDIR/tests/integration/viewq.py" names "$T_TMP/snap.json" >"
 missing=""
 for p in "$p1" "$p2" "$p3"; do
     k="adb:$SERIAL:$p"
-    grep -qx "$k heap.summary" "$T_TMP/snap.names" || missing="$missing $k:heap.summary"
+    h=$(python3 "$DDM_TOP_SRCDIR/tests/integration/viewq.py" rows "$T_TMP/snap.json" heap.summary "$k" 2>/dev/null | wc -l)
+    [ "$h" -gt 0 ] || missing="$missing $k:heap.summary"
     n=$(python3 "$DDM_TOP_SRCDIR/tests/integration/viewq.py" rows "$T_TMP/snap.json" threads "$k" 2>/dev/null | wc -l)
     [ "$n" -gt 0 ] || missing="$missing $k:threads"
 done
@@ -141,7 +142,7 @@ fi
 # 10-11: a minimal debugger (handshake + VirtualMachine.Version) through ddmon's relay ports.
 rport=$(adb_vm_field "adb:$SERIAL:$p1" "debug port")
 if [ -z "$rport" ] || [ "$rport" = 0 ]; then
-    t_ok "JDWP client through the VM's relay port # SKIP relay not wired"
+    t_fail "JDWP client through the VM's relay port" "no debug port listed"
 elif out=$(timeout 20 bash -c "$(declare -f jdwp_version); jdwp_version $rport" 2>&1) && [ -n "$out" ]; then
     t_ok "JDWP client through the VM's relay port $rport: $out"
 else
@@ -155,7 +156,8 @@ if [ -n "$rport" ] && [ "$rport" != 0 ] && t_ddmon --no-autostart select "$p2" >
         t_fail "JDWP client through the selected-VM port $SEL" "$out" "$(cat "$T_TMP/select.out")"
     fi
 else
-    t_ok "JDWP client through the selected-VM port # SKIP relay not wired"
+    t_fail "JDWP client through the selected-VM port" "no relay port, or select failed" \
+        "$(cat "$T_TMP/select.out" 2>/dev/null)"
 fi
 
 # 12: a second device (its own ddmon-simvm, two VMs) plugged in as well.
