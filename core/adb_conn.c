@@ -244,10 +244,10 @@ static int open_socket(const DdmAdbServerAddr *addr, int *err)
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
+    /* Numeric only (adb_proto.c checks): a name lookup would block the loop. */
+    hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
     char port[8];
     g_snprintf(port, sizeof(port), "%u", addr->port);
-    /* Numeric or "localhost": getaddrinfo does not touch the network for those. */
     if (getaddrinfo(addr->host, port, &hints, &res) != 0 || !res) {
         *err = EHOSTUNREACH;
         return -1;

@@ -200,8 +200,17 @@ gboolean ddm_adb_server_addr(const char *env_socket, const char *env_port, DdmAd
                 if (parse_port(rest, &out->port))
                     return TRUE;
             } else if (colon > rest && parse_port(colon + 1, &out->port)) {
-                out->host = g_strndup(rest, (gsize)(colon - rest));
-                return TRUE;
+                gsize n = (gsize)(colon - rest);
+                if (n > 2 && rest[0] == '[' && rest[n - 1] == ']') /* [::1] */
+                    out->host = g_strndup(rest + 1, n - 2);
+                else
+                    out->host = g_strndup(rest, n);
+                if (g_ascii_strcasecmp(out->host, "localhost") == 0) {
+                    g_free(out->host);
+                    out->host = g_strdup("127.0.0.1");
+                }
+                if (g_hostname_is_ip_address(out->host))
+                    return TRUE;
             }
         } else if (g_str_has_prefix(env_socket, "localabstract:") && env_socket[14]) {
             out->unix_path = g_strdup(env_socket + 14);
@@ -213,8 +222,8 @@ gboolean ddm_adb_server_addr(const char *env_socket, const char *env_port, DdmAd
         }
         ddm_adb_server_addr_clear(out);
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                    "ADB_SERVER_SOCKET '%s' is not tcp:PORT, tcp:HOST:PORT, localabstract:NAME "
-                    "or localfilesystem:PATH", env_socket);
+                    "ADB_SERVER_SOCKET '%s' is not tcp:PORT, tcp:ADDRESS:PORT (an IP address, "
+                    "[::1] or localhost), localabstract:NAME or localfilesystem:PATH", env_socket);
         return FALSE;
     }
     out->host = g_strdup("127.0.0.1");

@@ -183,8 +183,11 @@ static void test_adb_server_addr(void **state)
         {NULL, "70000", FALSE, NULL},
         {NULL, "50x", FALSE, NULL},
         {"tcp:6000", "5038", TRUE, "127.0.0.1:6000"},   /* ADB_SERVER_SOCKET wins */
-        {"tcp:localhost:6001", NULL, TRUE, "localhost:6001"},
+        {"tcp:localhost:6001", NULL, TRUE, "127.0.0.1:6001"},
         {"tcp:::1:6002", NULL, TRUE, "[::1]:6002"},
+        {"tcp:[::1]:6003", NULL, TRUE, "[::1]:6003"},
+        {"tcp:10.0.2.2:6004", NULL, TRUE, "10.0.2.2:6004"},
+        {"tcp:adb.example.com:6005", NULL, FALSE, NULL}, /* names would need a blocking lookup */
         {"localabstract:adbsock", NULL, TRUE, "localabstract:adbsock"},
         {"localfilesystem:/tmp/adb.sock", NULL, TRUE, "localfilesystem:/tmp/adb.sock"},
         {"udp:5037", NULL, FALSE, NULL},
