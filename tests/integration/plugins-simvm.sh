@@ -31,7 +31,12 @@ done
 # Watch for a while (threads are polled only while watched), stop, let it settle.
 t_ddmon --no-autostart watch --json >"$T_TMP/watch.out" 2>&1 &
 w=$!; T_PIDS+=("$w")
-sleep 3; kill $w; wait $w 2>/dev/null; sleep 1.5
+sleep 3; kill $w; wait $w 2>/dev/null
+# Polling stops once nobody watches; wait until the last THST reply has been
+# sent (simvm's record of what it sent stops changing) before comparing.
+thst_of() { python3 -c 'import json,sys; print(json.dumps([v.get("thst_sent") for v in json.load(open(sys.argv[1]))["vms"]]))' "$T_TMP/truth.json"; }
+settled() { a=$(thst_of); sleep 1.2; [ "$a" = "$(thst_of)" ]; }
+t_wait 15 settled
 grep -q '"name":"threads"\|"name": "threads"' "$T_TMP/watch.out" && t_ok "watch --json streams view changes" \
     || t_fail "watch --json streams view changes" "$(head -c 300 "$T_TMP/watch.out")"
 
