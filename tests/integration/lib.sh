@@ -132,3 +132,6 @@ JDWPC="$DDM_TOP_BUILDDIR/tests/tools/jdwpc"
 # The ports ddmon-simvm reports in its port file, as a --scan-ports list "P1,P2,...":
 # exactly those (other tests' VMs may listen on ports in between).
 t_simvm_ports() { awk '{print $2}' "$1" | sort -n | paste -sd,; }
+# t_have_plugins NAME...: TRUE if every named plugin was built (--enable-plugin-NAME=no
+# leaves it out; tests of its views then skip instead of failing).
+t_have_plugins() { local p; for p in "$@"; do [ -f "$PLUGINDIR/$p.so" ] || return 1; done; }

@@ -6,6 +6,7 @@
 # heap bitmap command writes a valid PNG of the expected size; disabling a
 # plugin or its chunk types removes its views and stops its requests.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+t_have_plugins vminfo threads heap nativeheap || t_skip_all "a standard plugin was configured out"
 t_plan 8
 q="$DDM_TOP_SRCDIR/tests/integration/viewq.py"
 cmp="$DDM_TOP_SRCDIR/tests/integration/compare_truth.py"
