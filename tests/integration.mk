@@ -33,3 +33,22 @@ if ENABLE_TESTS
 TESTS += $(ADB_INTEGRATION_TESTS)
 endif
 EXTRA_DIST += $(ADB_INTEGRATION_TESTS) tests/integration/adb-lib.sh
+
+# adb track-app
+# The tracking service per device through the real adb server: track-app at
+# API 31+ (debuggable/profileable flags), track-jdwp when adbd refuses it.
+if ENABLE_TESTS
+TESTS += tests/integration/adb-trackapp.sh
+endif
+EXTRA_DIST += tests/integration/adb-trackapp.sh
+# end adb track-app
+
+# jdb simvm
+# jdb and a JDI program (tests/java/JdiThreads.java) against a simulated VM's
+# JDWP object model: directly, through the VM's relay port and through the
+# selected-VM port, with the same output every way.
+if ENABLE_TESTS
+TESTS += tests/integration/jdb-simvm.sh
+endif
+EXTRA_DIST += tests/integration/jdb-simvm.sh tests/java/JdiThreads.java
+# end jdb simvm
