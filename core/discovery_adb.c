@@ -2,9 +2,16 @@
  *
  * Discovery through the adb server (adb.h). One socket stays open on
  * host:track-devices; each update is the full device list. Every device in
- * state "device" gets its own socket with host:transport:SERIAL +
- * track-jdwp, whose updates are the full pid list: new pids are offered to
- * the monitor as adb targets, pids that disappear are forgotten. Pids still
+ * state "device" gets its own socket with host:transport:SERIAL + a
+ * tracking service whose updates are the full list: new pids are offered
+ * to the monitor as adb targets, pids that disappear are forgotten.
+ * Tracking service, chosen once per device (and again after it was offline
+ * or detached): track-app (API 31+, protobuf AppProcesses with debuggable/
+ * profileable flags) is tried first; if it answers FAIL (older adbd) or
+ * its stream ends before the first update, track-jdwp (text pid list)
+ * is used instead; a malformed track-app update also switches the device
+ * to track-jdwp for good. With track-app only debuggable processes are
+ * offered as VMs; profileable-only ones are listed, never connected. Pids still
  * listed but not connected (a FAIL on jdwp:PID because another tool holds
  * the VM) are offered again every scan interval; the monitor's per-key
  * backoff keeps that from becoming a tight loop.
@@ -13,7 +20,10 @@
  * (never after a server answered once: the user stopped it), and
  * the connection is retried with backoff (250 ms doubling to 5 s). A server
  * that dies takes its devices' VMs with it; they come back with it.
- * Publishes the global view "devices" (serial, state, VMs).
+ * Publishes the global views "devices" (serial, state, VMs, tracking
+ * service, debuggable/profileable counts) and "device-processes" (every
+ * process track-app lists: flags, architecture, name; none for track-jdwp
+ * devices).
  */
 #include "adb.h"
 
@@ -27,14 +37,22 @@
 
 typedef struct AdbDiscovery AdbDiscovery;
 
+typedef enum { TRACK_UNKNOWN = 0, TRACK_APP, TRACK_JDWP } Tracking;
+
 typedef struct {
     AdbDiscovery *ad;
     char *serial;
     char *state;
-    DdmAdbConn *conn;        /* track-jdwp being opened */
-    DdmAdbStream *stream;    /* track-jdwp updates */
-    GArray *pids;            /* sorted, as last listed */
-    guint retry_timer;       /* re-open track-jdwp */
+    Tracking tracking;       /* chosen service; UNKNOWN until track-app sent an
+                                update, or track-jdwp opened after track-app failed */
+    Tracking opening;        /* the service of conn / stream */
+    gboolean got_update;     /* stream delivered its first update */
+    char *fallback_why;      /* why track-jdwp is being tried instead of track-app */
+    DdmAdbConn *conn;        /* tracking service being opened */
+    DdmAdbStream *stream;    /* its updates */
+    GArray *pids;            /* sorted debuggable pids, as last listed */
+    GArray *apps;            /* DdmAdbApp by pid, as last listed (track-app only) */
+    guint retry_timer;       /* re-open the tracking service */
     guint backoff_ms;
     guint reoffer_timer;     /* offer listed pids that are not connected */
     char *last_error;
@@ -52,12 +70,14 @@ struct AdbDiscovery {
     gboolean ever_connected; /* a server answered once: never start one after that */
     gboolean outage_logged;
     GHashTable *devices;     /* serial -> Device* */
-    ddm_view *view;
+    ddm_view *view;          /* "devices" */
+    ddm_view *apps_view;     /* "device-processes" */
     guint free_idle;
     GPtrArray *dead_streams; /* closed streams, freed from an idle */
 };
 
 static void device_track(Device *dev);
+static void device_open(Device *dev, Tracking service);
 
 /* ------------------------------------------------------------ helpers */
 
@@ -96,6 +116,34 @@ static guint next_backoff(guint *ms)
     return now;
 }
 
+static const char *tracking_name(Tracking t)
+{
+    return t == TRACK_APP ? "track-app" : t == TRACK_JDWP ? "track-jdwp" : NULL;
+}
+
+static void publish_apps(AdbDiscovery *ad, GList *serials)
+{
+    if (!ad->apps_view)
+        return;
+    ddm_view_begin(ad->apps_view);
+    for (GList *l = serials; l; l = l->next) {
+        Device *dev = g_hash_table_lookup(ad->devices, l->data);
+        for (guint i = 0; i < dev->apps->len; i++) {
+            const DdmAdbApp *a = &g_array_index(dev->apps, DdmAdbApp, i);
+            g_autofree char *key = a->debuggable ? ddm_adb_vm_key(dev->serial, a->pid) : NULL;
+            ddm_view_row(ad->apps_view);
+            ddm_view_cell_str(ad->apps_view, dev->serial);
+            ddm_view_cell_int(ad->apps_view, a->pid);
+            ddm_view_cell_str(ad->apps_view, key);
+            ddm_view_cell_bool(ad->apps_view, a->debuggable);
+            ddm_view_cell_bool(ad->apps_view, a->profileable);
+            ddm_view_cell_str(ad->apps_view, a->architecture[0] ? a->architecture : NULL);
+            ddm_view_cell_str(ad->apps_view, a->process_name[0] ? a->process_name : NULL);
+        }
+    }
+    ddm_view_commit(ad->apps_view);
+}
+
 static void publish_devices(AdbDiscovery *ad)
 {
     if (!ad->view)
@@ -104,14 +152,24 @@ static void publish_devices(AdbDiscovery *ad)
     GList *keys = g_list_sort(g_hash_table_get_keys(ad->devices), (GCompareFunc)strcmp);
     for (GList *l = keys; l; l = l->next) {
         Device *dev = g_hash_table_lookup(ad->devices, l->data);
+        gint64 profileable = -1; /* track-jdwp does not say */
+        if (dev->tracking == TRACK_APP) {
+            profileable = 0;
+            for (guint i = 0; i < dev->apps->len; i++)
+                profileable += g_array_index(dev->apps, DdmAdbApp, i).profileable ? 1 : 0;
+        }
         ddm_view_row(ad->view);
         ddm_view_cell_str(ad->view, dev->serial);
         ddm_view_cell_str(ad->view, dev->state);
         ddm_view_cell_int(ad->view, dev->pids ? dev->pids->len : 0);
         ddm_view_cell_str(ad->view, dev->last_error);
+        ddm_view_cell_str(ad->view, tracking_name(dev->tracking));
+        ddm_view_cell_int(ad->view, dev->pids ? dev->pids->len : 0);
+        ddm_view_cell_int(ad->view, profileable);
     }
-    g_list_free(keys);
     ddm_view_commit(ad->view);
+    publish_apps(ad, keys);
+    g_list_free(keys);
 }
 
 /* ------------------------------------------------------------ devices */
@@ -125,6 +183,7 @@ static void forget_device_vms(Device *dev, const char *why)
         ddm_monitor_forget_target(dev->ad->base.monitor, key, why);
     }
     g_array_set_size(dev->pids, 0);
+    g_array_set_size(dev->apps, 0);
 }
 
 static void device_untrack(Device *dev)
@@ -147,6 +206,8 @@ static void device_free(gpointer p)
     device_untrack(dev);
     if (dev->pids)
         g_array_unref(dev->pids);
+    g_array_unref(dev->apps);
+    g_free(dev->fallback_why);
     g_free(dev->serial);
     g_free(dev->state);
     g_free(dev->last_error);
@@ -172,10 +233,9 @@ static gboolean on_reoffer(gpointer ud)
     return G_SOURCE_CONTINUE;
 }
 
-static void on_pids(const char *payload, size_t len, gpointer ud)
+/* Make @now (transfer full: sorted debuggable pids) the device's VM list. */
+static void apply_pids(Device *dev, GArray *now)
 {
-    Device *dev = ud;
-    GArray *now = ddm_adb_parse_pids(payload, len);
     GArray *added = g_array_new(FALSE, FALSE, sizeof(guint32));
     GArray *removed = g_array_new(FALSE, FALSE, sizeof(guint32));
     ddm_adb_diff_pids(dev->pids, now, added, removed);
@@ -196,6 +256,63 @@ static void on_pids(const char *payload, size_t len, gpointer ud)
     publish_devices(dev->ad);
 }
 
+/* The first update proves the stream works: the next failure starts a fresh backoff. */
+static void stream_delivered(Device *dev)
+{
+    if (dev->got_update)
+        return;
+    dev->got_update = TRUE;
+    dev->backoff_ms = 0;
+}
+
+static void choose_tracking(Device *dev, Tracking t, const char *why)
+{
+    if (dev->tracking == t)
+        return;
+    dev->tracking = t;
+    if (t == TRACK_APP)
+        g_message("adb: device %s: tracking apps with track-app (debuggable and profileable flags)", dev->serial);
+    else
+        g_message("adb: device %s: tracking VMs with track-jdwp (track-app: %s)", dev->serial, why);
+}
+
+/* track-app is not usable on this device (yet): use track-jdwp now. */
+static void fall_back_to_jdwp(Device *dev, const char *why)
+{
+    g_debug("adb: device %s: track-app: %s; trying track-jdwp", dev->serial, why);
+    g_array_set_size(dev->apps, 0);
+    g_free(dev->fallback_why);
+    dev->fallback_why = g_strdup(why);
+    device_open(dev, TRACK_JDWP);
+}
+
+static void on_pids(const char *payload, size_t len, gpointer ud)
+{
+    Device *dev = ud;
+    stream_delivered(dev);
+    apply_pids(dev, ddm_adb_parse_pids(payload, len));
+}
+
+static void on_apps(const char *payload, size_t len, gpointer ud)
+{
+    Device *dev = ud;
+    GArray *apps = NULL;
+    if (!ddm_adb_parse_app_processes((const guint8 *)payload, len, &apps)) {
+        g_warning("adb: device %s sent a track-app update that is not an AppProcesses message (%zu bytes); "
+                  "using track-jdwp for it", dev->serial, len);
+        retire_stream(dev->ad, dev->stream);
+        dev->stream = NULL;
+        choose_tracking(dev, TRACK_JDWP, "it sent a malformed update"); /* for good */
+        fall_back_to_jdwp(dev, "it sent a malformed update");
+        return;
+    }
+    stream_delivered(dev);
+    choose_tracking(dev, TRACK_APP, NULL);
+    g_array_unref(dev->apps);
+    dev->apps = apps;
+    apply_pids(dev, ddm_adb_app_debuggable_pids(apps));
+}
+
 static gboolean on_device_retry(gpointer ud)
 {
     Device *dev = ud;
@@ -211,42 +328,68 @@ static void device_retry_later(Device *dev)
     dev->retry_timer = g_timeout_add(next_backoff(&dev->backoff_ms), on_device_retry, dev);
 }
 
-static void on_pids_closed(const char *reason, gpointer ud)
+static void on_track_closed(const char *reason, gpointer ud)
 {
     Device *dev = ud;
-    g_message("adb: track-jdwp of device %s ended (%s); retrying", dev->serial, reason);
     retire_stream(dev->ad, dev->stream);
     dev->stream = NULL;
+    if (dev->opening == TRACK_APP && !dev->got_update && dev->tracking == TRACK_UNKNOWN) {
+        g_autofree char *why = g_strdup_printf("the stream ended before its first update (%s)", reason);
+        fall_back_to_jdwp(dev, why);
+        return;
+    }
+    g_message("adb: %s of device %s ended (%s); retrying", tracking_name(dev->opening), dev->serial, reason);
     device_retry_later(dev);
 }
 
-static void on_track_jdwp_open(int fd, GBytes *extra, const GError *error, gpointer ud)
+static void on_track_open(int fd, GBytes *extra, const GError *error, gpointer ud)
 {
     Device *dev = ud;
     dev->conn = NULL;
     if (fd < 0) {
+        /* FAIL: adbd does not know track-app (adb 29 reports "closed"), or
+         * the transport failed; in the latter case track-jdwp fails too and
+         * the next try starts with track-app again. */
+        if (dev->opening == TRACK_APP && dev->tracking == TRACK_UNKNOWN &&
+            g_error_matches(error, DDM_ADB_ERROR, DDM_ADB_ERROR_FAIL)) {
+            g_autofree char *why = g_strdup_printf("refused: %s", error->message);
+            fall_back_to_jdwp(dev, why);
+            return;
+        }
         g_free(dev->last_error);
         dev->last_error = g_strdup(error->message);
-        g_message("adb: cannot track VMs of device %s: %s", dev->serial, error->message);
+        g_message("adb: cannot track VMs of device %s (%s): %s", dev->serial, tracking_name(dev->opening),
+                  error->message);
         publish_devices(dev->ad);
         device_retry_later(dev);
         return;
     }
     g_clear_pointer(&dev->last_error, g_free);
-    dev->backoff_ms = 0;
-    dev->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, on_pids, on_pids_closed, dev);
+    if (dev->opening == TRACK_JDWP && dev->tracking == TRACK_UNKNOWN)
+        choose_tracking(dev, TRACK_JDWP, dev->fallback_why ? dev->fallback_why : "not available");
+    dev->got_update = FALSE;
+    dev->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, dev->opening == TRACK_APP ? on_apps : on_pids,
+                                     on_track_closed, dev);
     if (!dev->reoffer_timer)
         dev->reoffer_timer = g_timeout_add(MAX(dev->ad->base.monitor->config->scan_interval_ms, 500u),
                                            on_reoffer, dev);
+    publish_devices(dev->ad);
 }
 
-static void device_track(Device *dev)
+static void device_open(Device *dev, Tracking service)
 {
     if (dev->conn || dev->stream)
         return;
     g_autofree char *transport = g_strdup_printf("host:transport:%s", dev->serial);
-    const char *requests[] = {transport, "track-jdwp", NULL};
-    dev->conn = ddm_adb_conn_open(&dev->ad->addr, requests, 5000, on_track_jdwp_open, dev);
+    const char *requests[] = {transport, tracking_name(service), NULL};
+    dev->opening = service;
+    dev->conn = ddm_adb_conn_open(&dev->ad->addr, requests, 5000, on_track_open, dev);
+}
+
+/* (Re)open the device's tracking service: the chosen one, else track-app first. */
+static void device_track(Device *dev)
+{
+    device_open(dev, dev->tracking == TRACK_JDWP ? TRACK_JDWP : TRACK_APP);
 }
 
 static void on_devices(const char *payload, size_t len, gpointer ud)
@@ -264,6 +407,7 @@ static void on_devices(const char *payload, size_t len, gpointer ud)
             dev->serial = g_strdup(d->serial);
             dev->state = g_strdup(d->state);
             dev->pids = g_array_new(FALSE, FALSE, sizeof(guint32));
+            dev->apps = g_array_new(FALSE, FALSE, sizeof(DdmAdbApp));
             g_hash_table_insert(ad->devices, dev->serial, dev);
             g_message("adb: device %s attached (%s)", dev->serial, dev->state);
             if (strcmp(dev->state, "device") == 0)
@@ -276,6 +420,7 @@ static void on_devices(const char *payload, size_t len, gpointer ud)
             if (was && !is) {
                 device_untrack(dev);
                 forget_device_vms(dev, "its device is no longer online");
+                dev->tracking = TRACK_UNKNOWN; /* it may come back with another system */
             } else if (!was && is) {
                 dev->backoff_ms = 0;
                 device_track(dev);
@@ -423,11 +568,29 @@ static void adb_start(DdmDiscovery *d)
             {"state", DDM_VAL_STR, NULL},
             {"vms", DDM_VAL_INT, NULL},
             {"error", DDM_VAL_STR, NULL},
+            {"tracking", DDM_VAL_STR, NULL},     /* track-app | track-jdwp | null: not chosen yet */
+            {"debuggable", DDM_VAL_INT, NULL},   /* debuggable processes listed (offered as VMs) */
+            {"profileable", DDM_VAL_INT, NULL},  /* profileable processes listed; -1 = not known (track-jdwp) */
         };
         ad->view = ddm_views_create(d->monitor->views, "core", NULL, "devices", DDM_VIEW_TABLE,
                                     "Android devices (adb)");
         if (ad->view)
             ddm_view_set_columns(ad->view, cols, G_N_ELEMENTS(cols));
+    }
+    if (!ad->apps_view) {
+        static const ddm_column cols[] = {
+            {"serial", DDM_VAL_STR, NULL},
+            {"pid", DDM_VAL_INT, NULL},
+            {"vm", DDM_VAL_STR, NULL},           /* the VM key; null when not debuggable */
+            {"debuggable", DDM_VAL_BOOL, NULL},
+            {"profileable", DDM_VAL_BOOL, NULL},
+            {"architecture", DDM_VAL_STR, NULL},
+            {"process", DDM_VAL_STR, NULL},
+        };
+        ad->apps_view = ddm_views_create(d->monitor->views, "core", NULL, "device-processes", DDM_VIEW_TABLE,
+                                         "Processes listed by track-app on Android devices (adb)");
+        if (ad->apps_view)
+            ddm_view_set_columns(ad->apps_view, cols, G_N_ELEMENTS(cols));
     }
     server_connect(ad);
 }
@@ -451,6 +614,10 @@ static void adb_stop(DdmDiscovery *d)
     if (ad->view) {
         ddm_views_destroy(d->monitor->views, ad->view);
         ad->view = NULL;
+    }
+    if (ad->apps_view) {
+        ddm_views_destroy(d->monitor->views, ad->apps_view);
+        ad->apps_view = NULL;
     }
 }
 
