@@ -214,7 +214,8 @@ static const GOptionEntry server_entries[] = {
     SRV("scan", 0, 0, "Discovery modes: local,adb or none (default local,adb)", "MODES"),
     SRV("scan-ports", 0, 0, "Local ports to scan (default 8000-8040)", "RANGES"),
     SRV("scan-interval", 0, 0, "Milliseconds between local scans (default 2000)", "MS"),
-    SRV("connect", 0, 0, "Connect to a VM at HOST:PORT (repeatable)", "HOST:PORT"),
+    SRV("connect", 0, 0, "Connect to a VM at HOST:PORT (repeatable); =DEBUGPORT gives it a fixed "
+        "debugger port that waits for the VM", "HOST:PORT[=DEBUGPORT]"),
     SRV("plugin-dir", 0, 0, "Look for plugins in DIR first (repeatable)", "DIR"),
     SRV("plugins", 0, 0, "Load only these plugins (and require them)", "A,B"),
     SRV("disable-plugin", 0, 0, "Do not load plugin NAME (repeatable)", "NAME"),

@@ -93,11 +93,14 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     hv = h->vm_get_data(hp->self, vm);
     sh = !hv ? NULL : have_heap ? seg_collector_heap(&hv->coll, heap_id) : heap_default_bitmap_heap(hv);
     if (!sh || !sh->have_current) {
+        /* No data yet is a failure to retry, not a missing VM (exit 3). */
         if (have_heap)
-            snprintf(msg, sizeof msg, "VM %s has sent no segments for heap %" PRIu32, vmspec, heap_id);
+            snprintf(msg, sizeof msg, "VM %s has sent no segments for heap %" PRIu32
+                     " (they come after a GC: try 'ddmon gc %s' first)", vmspec, heap_id, vmspec);
         else
-            snprintf(msg, sizeof msg, "VM %s has sent no heap segments yet (they come after a GC)", vmspec);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+            snprintf(msg, sizeof msg, "VM %s has sent no heap segments yet (they come after a GC: "
+                     "try 'ddmon gc %s' first)", vmspec, vmspec);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return 0;
     }
     /* The monitor writes the file; resolve a relative name against the
