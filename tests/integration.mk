@@ -52,3 +52,15 @@ TESTS += tests/integration/jdb-simvm.sh
 endif
 EXTRA_DIST += tests/integration/jdb-simvm.sh tests/java/JdiThreads.java
 # end jdb simvm
+
+# jdb simvm (unit): the simulated VM's JDWP object model, parsed back.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/test-simvm-jdwp
+TESTS += tests/unit/test-simvm-jdwp
+tests_unit_test_simvm_jdwp_SOURCES = tests/unit/test-simvm-jdwp.c
+tests_unit_test_simvm_jdwp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm -I$(top_srcdir)/core \
+	-DG_LOG_DOMAIN=\"ddmon-test\"
+tests_unit_test_simvm_jdwp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_test_simvm_jdwp_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
+endif
+# end jdb simvm (unit)

@@ -463,7 +463,7 @@ static int reference_type_command(SimJdwpModel *m, uint8_t cmdset, uint8_t cmd, 
 {
     uint64_t id = ddm_read_u8(r);
     const ModelClass *k;
-    guint ci, i, n;
+    guint ci = 0, i, n;
 
     if (!ddm_reader_ok(r))
         return SIM_JDWP_ILLEGAL_ARGUMENT;
@@ -542,7 +542,7 @@ static int method_command(SimJdwpModel *m, uint8_t cmd, ddm_reader *r, ddm_write
 {
     uint64_t cid = ddm_read_u8(r), mid = ddm_read_u8(r);
     const ModelMethod *mm;
-    guint ci, i;
+    guint ci = 0, i;
 
     if (cmd < 1 || cmd > 5 || cmd == 3)
         return SIM_JDWP_UNHANDLED;
