@@ -36,11 +36,14 @@ EXTRA_DIST += $(ADB_INTEGRATION_TESTS) tests/integration/adb-lib.sh
 
 # adb track-app
 # The tracking service per device through the real adb server: track-app at
-# API 31+ (debuggable/profileable flags), track-jdwp when adbd refuses it.
+# API 31+ (debuggable/profileable flags), track-jdwp when adbd refuses it;
+# and against an inline fake adb server: profileable-only apps, track-app
+# cut before its first update, malformed AppProcesses, FAIL, the remembered choice.
+ADB_TRACKAPP_TESTS = tests/integration/adb-trackapp.sh tests/integration/adb-trackapp-fake.sh
 if ENABLE_TESTS
-TESTS += tests/integration/adb-trackapp.sh
+TESTS += $(ADB_TRACKAPP_TESTS)
 endif
-EXTRA_DIST += tests/integration/adb-trackapp.sh
+EXTRA_DIST += $(ADB_TRACKAPP_TESTS)
 # end adb track-app
 
 # jdb simvm
