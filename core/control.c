@@ -35,7 +35,22 @@ typedef struct Client Client;
 typedef struct PendingCmd {
     Client *client;  /* NULL once the client is gone */
     gboolean blobs;
+    DdmCtlRequest view_req; /* a delayed view reply (see op_view), else zeroed */
+    guint view_timer;
+    DdmControl *view_ctl;   /* for delayed view replies: outlives the client */
 } PendingCmd;
+
+/* A one-shot `ddmon view NAME` keeps that view watched for a while, so
+ * producers that poll only while someone looks (threads) have data. */
+#define INTEREST_SECONDS 30
+#define FIRST_LOOK_MS 1200
+
+typedef struct Interest {
+    DdmControl *ctl;
+    char *name;
+    guint watch_id;
+    guint expiry;
+} Interest;
 
 struct Client {
     DdmControl *ctl;
@@ -71,6 +86,8 @@ struct DdmControl {
     guint64 next_serial;
     DdmControlStopFn stop;
     gpointer stop_ud;
+    GHashTable *interest;  /* view name -> Interest* */
+    GList *first_looks;    /* PendingCmd* of delayed view replies (freed at shutdown) */
 };
 
 static void client_update_watch(Client *c);
@@ -403,7 +420,100 @@ static void op_views(Client *c, const DdmCtlRequest *req)
     client_send(c, ddm_ctl_ok_end(b));
 }
 
+static void interest_free(gpointer p)
+{
+    Interest *in = p;
+    ddm_views_unwatch(in->ctl->mon->views, in->watch_id);
+    if (in->expiry)
+        g_source_remove(in->expiry);
+    g_free(in->name);
+    g_free(in);
+}
+
+static gboolean interest_expired(gpointer ud)
+{
+    Interest *in = ud;
+    in->expiry = 0;
+    g_hash_table_remove(in->ctl->interest, in->name); /* frees it */
+    return G_SOURCE_REMOVE;
+}
+
+/* Keep views named @name watched for INTEREST_SECONDS more. TRUE if nobody
+ * watched them before (their content may be stale: see op_view). */
+static gboolean note_interest(DdmControl *ctl, const char *name)
+{
+    Interest *in = g_hash_table_lookup(ctl->interest, name);
+    gboolean fresh = FALSE;
+    if (in == NULL) {
+        g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+        fresh = TRUE;
+        for (guint i = 0; i < all->len && fresh; i++)
+            if (strcmp(ddm_view_name(all->pdata[i]), name) == 0 &&
+                ddm_view_watchers(all->pdata[i]) > 0)
+                fresh = FALSE;
+        in = g_new0(Interest, 1);
+        in->ctl = ctl;
+        in->name = g_strdup(name);
+        in->watch_id = ddm_views_watch(ctl->mon->views, name, NULL);
+        g_hash_table_insert(ctl->interest, in->name, in);
+    } else {
+        g_source_remove(in->expiry);
+    }
+    in->expiry = g_timeout_add_seconds(INTEREST_SECONDS, interest_expired, in);
+    return fresh;
+}
+
+static void op_view_now(Client *c, const DdmCtlRequest *req);
+static gboolean resume_cb(gpointer data);
+
+static gboolean first_look_cb(gpointer ud)
+{
+    PendingCmd *pc = ud;
+    Client *c = pc->client;
+    pc->view_timer = 0;
+    if (c != NULL && !c->dead) {
+        c->cmd = NULL;
+        op_view_now(c, &pc->view_req);
+        if (!c->dead && c->process_idle == 0)
+            c->process_idle = g_idle_add(resume_cb, c);
+    }
+    pc->view_ctl->first_looks = g_list_remove(pc->view_ctl->first_looks, pc);
+    ddm_ctl_request_clear(&pc->view_req);
+    g_free(pc);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean any_view_named(DdmControl *ctl, const char *name)
+{
+    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    for (guint i = 0; i < all->len; i++)
+        if (strcmp(ddm_view_name(all->pdata[i]), name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
 static void op_view(Client *c, const DdmCtlRequest *req)
+{
+    if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name)) {
+        /* Nobody looked at it until now: give its producer a moment to
+         * refresh it (a poll takes well under FIRST_LOOK_MS). The client
+         * waits as for a command. */
+        PendingCmd *pc = g_new0(PendingCmd, 1);
+        pc->client = c;
+        pc->view_ctl = c->ctl;
+        pc->view_req.op = req->op;
+        pc->view_req.name = g_strdup(req->name);
+        pc->view_req.vm = g_strdup(req->vm);
+        pc->view_req.blobs = req->blobs;
+        c->cmd = pc;
+        pc->view_timer = g_timeout_add(FIRST_LOOK_MS, first_look_cb, pc);
+        c->ctl->first_looks = g_list_prepend(c->ctl->first_looks, pc);
+        return;
+    }
+    op_view_now(c, req);
+}
+
+static void op_view_now(Client *c, const DdmCtlRequest *req)
 {
     DdmControl *ctl = c->ctl;
     if (req->vm != NULL) {
@@ -878,6 +988,7 @@ DdmControl *ddm_control_new(DdmMonitor *mon, int listen_fd, DdmControlStopFn sto
     ctl->stop_ud = ud;
     ctl->listen_source = g_unix_fd_add(listen_fd, G_IO_IN, on_accept, ctl);
     ctl->listener = ddm_views_add_listener(mon->views, on_view_change, ctl);
+    ctl->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
     return ctl;
 }
 
@@ -890,6 +1001,16 @@ void ddm_control_free(DdmControl *ctl)
     if (ctl->listen_fd >= 0)
         close(ctl->listen_fd);
     ddm_views_remove_listener(ctl->mon->views, ctl->listener);
+    g_hash_table_destroy(ctl->interest);
+    for (GList *l = ctl->first_looks; l != NULL; l = l->next) {
+        PendingCmd *pc = l->data;
+        g_source_remove(pc->view_timer);
+        if (pc->client != NULL)
+            pc->client->cmd = NULL;
+        ddm_ctl_request_clear(&pc->view_req);
+        g_free(pc);
+    }
+    g_list_free(ctl->first_looks);
     for (GList *l = ctl->clients; l != NULL; l = l->next) {
         Client *c = l->data;
         if (!c->dead && client_queued(c) > 0)

@@ -7,7 +7,7 @@
 # plugin or its chunk types removes its views and stops its requests.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins vminfo threads heap nativeheap || t_skip_all "a standard plugin was configured out"
-t_plan 8
+t_plan 9
 q="$DDM_TOP_SRCDIR/tests/integration/viewq.py"
 cmp="$DDM_TOP_SRCDIR/tests/integration/compare_truth.py"
 
@@ -49,6 +49,12 @@ for v in vminfo threads heap.summary heap.segments heap.fragmentation nativeheap
 done
 python3 "$cmp" "$T_TMP/truth-now.json" "$T_TMP"/view-*.json >"$T_TMP/cmp.out" 2>&1 && t_ok "views match simvm's ground truth ($(grep -c '^ok' "$T_TMP/cmp.out") checks)" \
     || t_fail "views match simvm's ground truth" "$(grep -v '^ok' "$T_TMP/cmp.out" | head -20)"
+
+# A one-shot view of a view nobody watches now: the answer waits for fresh data.
+t_ddmon --no-autostart view threads --json >"$T_TMP/oneshot.json" 2>&1
+n_states=$(python3 "$q" rows "$T_TMP/oneshot.json" threads | grep -vc '"state": null')
+[ "$n_states" -gt 0 ] && t_ok "a one-shot 'view threads' shows thread states ($n_states rows)" \
+    || t_fail "a one-shot 'view threads' shows thread states" "$(head -c 400 "$T_TMP/oneshot.json")"
 
 # Heap bitmap PNG: valid, 512 pixels wide, one pixel per 8-byte unit.
 pid=$(awk 'NR==1{print $1}' "$T_TMP/ports")
