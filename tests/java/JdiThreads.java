@@ -4,6 +4,8 @@
 // frames, resume, dispose, and print "jdi ok N" (N = threads seen).
 // Usage: java JdiThreads HOST PORT
 import com.sun.jdi.Bootstrap;
+import com.sun.jdi.IncompatibleThreadStateException;
+import com.sun.jdi.ThreadGroupReference;
 import com.sun.jdi.ThreadReference;
 import com.sun.jdi.VirtualMachine;
 import com.sun.jdi.connect.AttachingConnector;
@@ -38,12 +40,20 @@ public class JdiThreads {
         System.out.println("vm " + vm.name());
         int n = 0;
         for (ThreadReference t : vm.allThreads()) {
-            System.out.println("thread " + t.name() + " group=" + t.threadGroup().name() + " status=" + status(t.status()));
+            ThreadGroupReference g = t.threadGroup(); // null once the thread has terminated
+            System.out.println("thread " + t.name() + " group=" + (g == null ? "-" : g.name()) + " status=" + status(t.status()));
             n++;
         }
         vm.suspend();
-        for (ThreadReference t : vm.allThreads())
-            System.out.println("frames " + t.name() + " " + t.frameCount() + " suspended=" + t.isSuspended());
+        for (ThreadReference t : vm.allThreads()) {
+            String frames;
+            try {
+                frames = Integer.toString(t.frameCount());
+            } catch (IncompatibleThreadStateException | IllegalThreadStateException e) {
+                frames = "none"; // terminated meanwhile
+            }
+            System.out.println("frames " + t.name() + " " + frames + " suspended=" + t.isSuspended());
+        }
         vm.resume();
         vm.dispose();
         System.out.println("jdi ok " + n);

@@ -460,13 +460,31 @@ static void test_simvm_jdwp_errors_and_requests(void **state)
     assert_int_equal(ask_id(f, 12, 1, 77), SIM_JDWP_INVALID_THREAD_GROUP);
     assert_int_equal(ask_id(f, 9, 1, 77), SIM_JDWP_INVALID_OBJECT);
     assert_int_equal(ask(f, 11, 1, "\0\0\0", 3), SIM_JDWP_ILLEGAL_ARGUMENT);
-    /* a thread that died: its ID is "collected" */
+    /* a thread that died after the model saw it: terminated, as on a real VM */
     last = &f->ts.v[f->ts.n - 1];
     {
         uint64_t oid = thread_oid(last);
-        free(last->name);
+        char *name;
+        assert_int_equal(ask(f, 1, 4, NULL, 0), 0);
+        name = last->name;
         f->ts.n--;
-        assert_int_equal(ask_id(f, 11, 1, oid), SIM_JDWP_INVALID_OBJECT);
+        f->ts.next_id++; /* and one that nobody saw */
+        assert_int_equal(ask_id(f, 11, 1, oid), 0);
+        {
+            char *s = read_string(&f->r);
+            assert_string_equal(s, name);
+            free(s);
+        }
+        free(name);
+        assert_int_equal(ask_id(f, 11, 4, oid), 0);
+        assert_int_equal(ddm_read_u4(&f->r), 0); /* ZOMBIE */
+        assert_int_equal(ddm_read_u4(&f->r), 0);
+        assert_int_equal(ask_id(f, 11, 5, oid), 0);
+        assert_int_equal(ddm_read_u8(&f->r), 0);
+        assert_int_equal(ask_id(f, 9, 1, oid), 0);
+        assert_int_equal(ask_id(f, 11, 2, oid), SIM_JDWP_INVALID_THREAD);
+        assert_int_equal(ask_id(f, 11, 7, oid), SIM_JDWP_INVALID_THREAD);
+        assert_int_equal(ask_id(f, 11, 1, SIM_JDWP_THREAD_BASE + f->ts.next_id - 1), SIM_JDWP_INVALID_OBJECT);
     }
     /* left to the caller */
     assert_int_equal(ask(f, 1, 1, NULL, 0), SIM_JDWP_UNHANDLED);

@@ -20,6 +20,7 @@
 #define CLASS_OBJECT_BASE 0x4000u
 #define MAX_LINES 16     /* distinct lines per method */
 #define MAX_TEMPLATES 64 /* stack kinds probed */
+#define MAX_SEEN 4096    /* dead threads remembered (their names) */
 #define TAG_CLASS 1
 #define CLASS_STATUS_INITIALIZED 7 /* VERIFIED | PREPARED | INITIALIZED */
 #define ACC_PUBLIC 0x0001
@@ -48,6 +49,7 @@ struct SimJdwpModel {
     GPtrArray *classes; /* ModelClass* (owned) */
     GPtrArray *methods; /* ModelMethod* (owned) */
     GHashTable *suspend; /* thread id -> suspend count */
+    GHashTable *seen;    /* thread id -> name (owned) of every thread seen alive */
     int32_t next_request_id;
 };
 
@@ -224,6 +226,7 @@ SimJdwpModel *sim_jdwp_model_new(const char *package_name)
     m->classes = g_ptr_array_new_with_free_func(class_free);
     m->methods = g_ptr_array_new_with_free_func(method_free);
     m->suspend = g_hash_table_new(g_direct_hash, g_direct_equal);
+    m->seen = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     m->next_request_id = 1;
     for (i = 0; i < G_N_ELEMENTS(base); i++)
         intern_method(m, intern_class(m, base[i][0], base[i][1]), "<init>", 1);
@@ -242,6 +245,7 @@ void sim_jdwp_model_free(SimJdwpModel *m)
     g_ptr_array_unref(m->classes);
     g_ptr_array_unref(m->methods);
     g_hash_table_unref(m->suspend);
+    g_hash_table_unref(m->seen);
     g_free(m);
 }
 
@@ -280,16 +284,45 @@ static const ModelMethod *method_by_id(const SimJdwpModel *m, guint cls, uint64_
     return mm->cls == cls ? mm : NULL;
 }
 
-static const SimThread *thread_by_id(const SimThreads *ts, uint64_t id, int *error)
+/* Remember the names of the live threads, so that a thread that dies while
+ * a debugger holds its ID stays a terminated Thread (Name works, status
+ * ZOMBIE) as on a real VM; forget dead threads past MAX_SEEN. */
+static void note_live_threads(SimJdwpModel *m, const SimThreads *ts)
+{
+    uint32_t i;
+
+    if (g_hash_table_size(m->seen) > MAX_SEEN + ts->n) {
+        g_hash_table_remove_all(m->seen);
+        g_hash_table_remove_all(m->suspend); /* of dead threads mostly; bounded either way */
+    }
+    for (i = 0; i < ts->n; i++) {
+        const SimThread *t = &ts->v[i];
+        const char *old = g_hash_table_lookup(m->seen, GUINT_TO_POINTER(t->id));
+        const char *name = t->name ? t->name : "";
+        if (!old || strcmp(old, name) != 0)
+            g_hash_table_replace(m->seen, GUINT_TO_POINTER(t->id), g_strdup(name));
+    }
+}
+
+/* The live thread @id, or NULL with *@ghost set to the name of a thread that
+ * has died since the model saw it (or NULL, and *@error set). */
+static const SimThread *thread_by_id(const SimJdwpModel *m, const SimThreads *ts, uint64_t id,
+                                     const char **ghost, int *error)
 {
     const SimThread *t = NULL;
+    gboolean ours = id > SIM_JDWP_THREAD_BASE && id - SIM_JDWP_THREAD_BASE <= UINT32_MAX;
 
-    if (id > SIM_JDWP_THREAD_BASE && id - SIM_JDWP_THREAD_BASE <= UINT32_MAX)
+    *ghost = NULL;
+    if (ours)
         t = sim_threads_find(ts, (uint32_t)(id - SIM_JDWP_THREAD_BASE));
-    if (!t) /* an ID we once gave out is a thread that has gone (collected) */
-        *error = id > SIM_JDWP_THREAD_BASE && id - SIM_JDWP_THREAD_BASE < ts->next_id
-                     ? SIM_JDWP_INVALID_OBJECT : SIM_JDWP_INVALID_THREAD;
-    return t;
+    if (t)
+        return t;
+    if (ours)
+        *ghost = g_hash_table_lookup(m->seen, GUINT_TO_POINTER((uint32_t)(id - SIM_JDWP_THREAD_BASE)));
+    /* an ID of ours that nobody saw: a thread that has gone (collected) */
+    *error = ours && id - SIM_JDWP_THREAD_BASE < ts->next_id ? SIM_JDWP_INVALID_OBJECT
+                                                              : SIM_JDWP_INVALID_THREAD;
+    return NULL;
 }
 
 static uint64_t thread_object(const SimThread *t)
@@ -578,7 +611,7 @@ static int method_command(SimJdwpModel *m, uint8_t cmd, ddm_reader *r, ddm_write
 static int object_command(SimJdwpModel *m, const SimThreads *ts, uint8_t cmd, ddm_reader *r, ddm_writer *w)
 {
     uint64_t id = ddm_read_u8(r);
-    const char *cls = NULL;
+    const char *cls = NULL, *ghost;
     int error = 0;
 
     if (cmd != 1 && cmd != 7 && cmd != 8 && cmd != 9)
@@ -589,7 +622,7 @@ static int object_command(SimJdwpModel *m, const SimThreads *ts, uint8_t cmd, dd
         cls = "java.lang.ThreadGroup";
     else if (id >= CLASS_OBJECT_BASE && id - CLASS_OBJECT_BASE < m->classes->len)
         cls = "java.lang.Class";
-    else if (thread_by_id(ts, id, &error))
+    else if (thread_by_id(m, ts, id, &ghost, &error) || ghost)
         cls = "java.lang.Thread";
     if (!cls)
         return SIM_JDWP_INVALID_OBJECT;
@@ -611,6 +644,7 @@ static int thread_command(SimJdwpModel *m, const SimThreads *ts, uint8_t cmd, dd
 {
     uint64_t id = ddm_read_u8(r);
     const SimThread *t;
+    const char *ghost;
     int error = 0;
     guint count, i;
 
@@ -622,7 +656,26 @@ static int thread_command(SimJdwpModel *m, const SimThreads *ts, uint8_t cmd, dd
     }
     if (!ddm_reader_ok(r))
         return SIM_JDWP_ILLEGAL_ARGUMENT;
-    t = thread_by_id(ts, id, &error);
+    t = thread_by_id(m, ts, id, &ghost, &error);
+    if (!t && ghost) { /* terminated: a name, status ZOMBIE, no group, nothing to suspend */
+        switch (cmd) {
+        case 1:
+            write_string(w, ghost);
+            return SIM_JDWP_OK;
+        case 4:
+            ddm_write_u4(w, 0);
+            ddm_write_u4(w, 0);
+            return SIM_JDWP_OK;
+        case 5:
+            ddm_write_u8(w, 0);
+            return SIM_JDWP_OK;
+        case 12:
+            ddm_write_u4(w, 0);
+            return SIM_JDWP_OK;
+        default:
+            return SIM_JDWP_INVALID_THREAD;
+        }
+    }
     if (!t)
         return error;
     count = suspend_count(m, t);
@@ -771,6 +824,8 @@ int sim_jdwp_model_answer(SimJdwpModel *m, const SimThreads *ts, uint8_t cmdset,
     ddm_reader r;
 
     ddm_reader_init(&r, data, len);
+    if (cmdset == 1 || cmdset == 9 || cmdset == 11 || cmdset == 12)
+        note_live_threads(m, ts);
     switch (cmdset) {
     case 1:
         return vm_command(m, ts, cmd, &r, w);

@@ -20,8 +20,9 @@
  *  - event requests are accepted with fresh ids and never fire; Clear and
  *    ClearAllBreakpoints are accepted.
  * Invariants: the class and method tables never change for the life of a
- * model, so every ID a debugger holds stays valid; a thread that died gives
- * INVALID_OBJECT.
+ * model, so every ID a debugger holds stays valid; a thread that died after
+ * the model saw it stays a terminated thread (Name, status ZOMBIE, no
+ * group; Suspend, Frames... give INVALID_THREAD), as on a real VM.
  * Non-goals: values, fields, locals, stepping, events, invoking methods
  * (the caller answers NOT_IMPLEMENTED for everything the model leaves).
  */
