@@ -33,6 +33,8 @@
 #define DBGD_TIMEOUT_MS 1000
 #define MAX_MAPPED 65536              /* outstanding debugger commands per VM */
 #define READ_CHUNK (64u * 1024u)
+#define TO_VM_BATCH (64u * 1024u)     /* debugger packets gathered into one write to the VM */
+#define FLUSH_AT (64u * 1024u)        /* VM packets queued for a debugger: write now from here */
 
 #define JDWP_CMDSET_VM 1
 #define JDWP_CMD_DISPOSE 6
@@ -62,6 +64,8 @@ struct Debugger {
     guint16 port;
     int fd;
     guint in_watch, out_watch;
+    guint flush_idle;         /* writes what VM packets queued during this main-loop round */
+    GByteArray *to_vm;        /* packets read from the debugger, ids mapped, not yet sent */
     DebuggerState state;
     DdmJdwpReader *reader;
     GByteArray *out;
@@ -103,6 +107,7 @@ struct DdmRelay {
 static void debugger_close(Debugger *d, const char *why);
 static void debugger_flush(Debugger *d);
 static void debugger_drain(Debugger *d);
+static void debugger_to_vm_flush(Debugger *d);
 static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud);
 
 /* ------------------------------------------------------------ helpers */
@@ -306,7 +311,7 @@ static void attach(Debugger *d, DdmVm *vm)
     d->rvm = r;
     r->debugger = d;
     if (!d->in_watch) /* it was held: read again */
-        d->in_watch = g_unix_fd_add(d->fd, G_IO_IN, on_debugger_in, d);
+        d->in_watch = ddm_read_watch_add(d->fd, G_IO_IN, on_debugger_in, d);
     /* Echo the handshake; the VM already had ours and never sees a second. */
     g_byte_array_append(d->out, (const guint8 *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
     if (!r->had_debugger) {
@@ -432,8 +437,18 @@ static gboolean on_debugger_out(gint fd, GIOCondition cond, gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
-/* Queue bytes for the debugger; FALSE (and the debugger closed) past the cap. */
-static gboolean debugger_send(Debugger *d, const guint8 *p, gsize n)
+static gboolean on_flush_idle(gpointer ud)
+{
+    Debugger *d = ud;
+    d->flush_idle = 0;
+    debugger_flush(d);
+    return G_SOURCE_REMOVE;
+}
+
+/* Queue bytes for the debugger; FALSE (and the debugger closed) past the cap.
+ * The write happens once per main-loop round (a high-priority idle runs right
+ * after the VM's read batch), so a burst of packets costs one write. */
+static gboolean debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id)
 {
     DdmConfig *cfg = d->relay->mon->config;
     if (d->out->len - d->out_pos + n > cfg->max_write_queue) {
@@ -444,10 +459,22 @@ static gboolean debugger_send(Debugger *d, const guint8 *p, gsize n)
         g_byte_array_set_size(d->out, 0);
         d->out_pos = 0;
     }
+    gsize at = d->out->len;
     g_byte_array_append(d->out, p, (guint)n);
-    if (!d->out_watch)
+    if (set_id)
+        ddm_jdwp_set_id(d->out->data + at, id);
+    if (d->out_watch)
+        return TRUE;
+    if (d->out->len - d->out_pos >= FLUSH_AT) /* a big burst streams on */
         debugger_flush(d);
+    else if (!d->flush_idle)
+        d->flush_idle = g_idle_add_full(G_PRIORITY_HIGH, on_flush_idle, d, NULL);
     return TRUE;
+}
+
+static gboolean debugger_send(Debugger *d, const guint8 *p, gsize n)
+{
+    return debugger_queue(d, p, n, FALSE, 0);
 }
 
 /* One packet from the debugger, going to its VM. */
@@ -459,29 +486,52 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
         vm->state == DDM_VM_STATE_PLAIN) {
         /* A vendor command set can crash OpenJDK's agent (JDK-8382537): a
          * VM known not to be Dalvik/ART never gets one. Answer what a
-         * healthy JVM answers, NOT_IMPLEMENTED. */
+         * healthy JVM answers, NOT_IMPLEMENTED (after sending what was
+         * gathered before it, so commands reach the VM in order). */
         gsize n;
         g_autofree guint8 *reply = ddm_jdwp_build_reply(pkt->header.id, JDWP_ERROR_NOT_IMPLEMENTED,
                                                         NULL, 0, &n);
         g_debug("relay: command set %u from the debugger of plain JVM %s answered by ddmon",
                 pkt->header.cmdset, vm_label(vm));
+        debugger_to_vm_flush(d);
         debugger_send(d, reply, n);
         return;
     }
-    g_autofree guint8 *copy = g_memdup2(pkt->bytes, pkt->len);
+    guint at = d->to_vm->len;
+    g_byte_array_append(d->to_vm, pkt->bytes, (guint)pkt->len);
     if (!ddm_jdwp_is_reply(&pkt->header)) {
         uint32_t vm_id;
         if (!ddm_idmap_map(r->ids, d, pkt->header.id, &vm_id)) {
+            g_byte_array_set_size(d->to_vm, at);
+            debugger_to_vm_flush(d);
             debugger_close(d, "too many commands in flight");
             return;
         }
-        ddm_jdwp_set_id(copy, vm_id);
+        ddm_jdwp_set_id(d->to_vm->data + at, vm_id);
         if (pkt->header.cmdset == JDWP_CMDSET_VM && pkt->header.cmd == JDWP_CMD_DISPOSE)
             d->sent_dispose = TRUE;
     }
-    int rc = ddm_vm_send_packet(vm, copy, pkt->len);
-    if (rc < 0)
-        g_message("relay: VM %s cannot take the debugger's packet (%s)", vm_label(vm), g_strerror(-rc));
+    if (d->to_vm->len >= TO_VM_BATCH)
+        debugger_to_vm_flush(d);
+}
+
+/* One write to the VM for the packets gathered from one read. */
+static void debugger_to_vm_flush(Debugger *d)
+{
+    if (!d->to_vm->len)
+        return;
+    if (d->rvm) {
+        DdmVm *vm = d->rvm->vm;
+        int rc = ddm_vm_send_packet(vm, d->to_vm->data, d->to_vm->len);
+        if (rc < 0)
+            g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
+    }
+    if (d->to_vm->len > 4 * TO_VM_BATCH) { /* do not keep a big packet's buffer */
+        g_byte_array_unref(d->to_vm);
+        d->to_vm = g_byte_array_new();
+    } else {
+        g_byte_array_set_size(d->to_vm, 0);
+    }
 }
 
 /* Handle what the reader holds. Stops while the debugger is held (its
@@ -492,7 +542,7 @@ static void debugger_drain(Debugger *d)
         DdmJdwpPacket pkt;
         DdmJdwpResult res = ddm_jdwp_reader_next(d->reader, &pkt);
         if (res == DDM_JDWP_NEED_MORE)
-            return;
+            break;
         if (res == DDM_JDWP_HANDSHAKE_OK && d->state == DBG_HANDSHAKE) {
             route(d);
             continue;
@@ -504,8 +554,10 @@ static void debugger_drain(Debugger *d)
         g_autofree char *why = g_strdup_printf("protocol error: %s",
                                                res == DDM_JDWP_DISCARDED ? "a packet before the handshake"
                                                                         : ddm_jdwp_result_str(res));
+        debugger_to_vm_flush(d);
         debugger_close(d, why);
     }
+    debugger_to_vm_flush(d);
 }
 
 static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
@@ -528,6 +580,8 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         }
         ddm_jdwp_reader_commit(d->reader, (size_t)n);
         debugger_drain(d);
+        if ((size_t)n < avail)
+            break; /* the socket is empty for now: no read just to see EAGAIN */
     }
     if (d->state == DBG_CLOSED || d->state == DBG_HELD) {
         /* Held: read nothing more until attached (attach() watches again),
@@ -561,6 +615,7 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
         d->reader = ddm_jdwp_reader_new(relay->mon->config->max_packet);
         ddm_jdwp_reader_expect_handshake(d->reader);
         d->out = g_byte_array_new();
+        d->to_vm = g_byte_array_new();
         char host[INET6_ADDRSTRLEN] = "?";
         guint16 peer_port = 0;
         if (ss.ss_family == AF_INET) {
@@ -572,7 +627,7 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
         }
         d->peer = g_strdup_printf("%s:%u", host, peer_port);
         g_ptr_array_add(relay->debuggers, d);
-        d->in_watch = g_unix_fd_add(c, G_IO_IN, on_debugger_in, d);
+        d->in_watch = ddm_read_watch_add(c, G_IO_IN, on_debugger_in, d);
         g_debug("relay: connection from %s on port %u", d->peer, ep->port);
     }
     return G_SOURCE_CONTINUE;
@@ -636,6 +691,7 @@ static void debugger_free(gpointer p)
     Debugger *d = p;
     ddm_jdwp_reader_free(d->reader);
     g_byte_array_unref(d->out);
+    g_byte_array_unref(d->to_vm);
     g_free(d->held_key);
     g_free(d->peer);
     g_free(d);
@@ -665,7 +721,9 @@ static void debugger_close(Debugger *d, const char *why)
         g_source_remove(d->out_watch);
     if (d->hold_timer)
         g_source_remove(d->hold_timer);
-    d->in_watch = d->out_watch = d->hold_timer = 0;
+    if (d->flush_idle)
+        g_source_remove(d->flush_idle);
+    d->in_watch = d->out_watch = d->hold_timer = d->flush_idle = 0;
     close(d->fd);
     RelayVm *r = d->rvm;
     d->rvm = NULL;
@@ -912,9 +970,7 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
     Debugger *d = client;
     if (!d || d != r->debugger || d->state != DBG_ATTACHED)
         return TRUE; /* reply to a command we sent on a debugger's behalf */
-    g_autofree guint8 *copy = g_memdup2(pkt->bytes, pkt->len);
-    ddm_jdwp_set_id(copy, client_id);
-    debugger_send(d, copy, pkt->len);
+    debugger_queue(d, pkt->bytes, pkt->len, TRUE, client_id);
     return TRUE;
 }
 

@@ -61,6 +61,16 @@ void ddm_socket_tune(int fd)
         (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 }
 
+guint ddm_read_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud)
+{
+    GSource *s = g_unix_fd_source_new(fd, cond);
+    g_source_set_callback(s, (GSourceFunc)(void (*)(void))fn, ud, NULL);
+    g_source_set_can_recurse(s, TRUE);
+    guint id = g_source_attach(s, NULL);
+    g_source_unref(s);
+    return id;
+}
+
 /* ------------------------------------------------------------ TCP target */
 
 typedef struct TcpTarget {

@@ -10,6 +10,7 @@
 #define DDM_TARGET_H
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 #include <stdint.h>
 
 typedef struct DdmTarget DdmTarget;
@@ -46,5 +47,10 @@ DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin
 guint16 ddm_target_tcp_port(const DdmTarget *t);
 /** Set TCP_NODELAY and O_NONBLOCK on a connected socket. */
 void ddm_socket_tune(int fd);
+/** Watch @fd like g_unix_fd_add, but without GLib blocking the source while
+ *  it dispatches (which removes and re-adds the fd around every dispatch and
+ *  costs two writes, a read and a loop iteration per packet). Only for
+ *  callbacks that never run a nested main loop. Returns the source id. */
+guint ddm_read_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud);
 
 #endif /* DDM_TARGET_H */

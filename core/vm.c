@@ -1089,6 +1089,7 @@ static void read_input(DdmVm *vm)
     }
 }
 
+
 static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
 {
     DdmVm *vm = ud;
@@ -1128,7 +1129,7 @@ static void on_connected(DdmTarget *target, int fd, const GError *error, gpointe
     vm->handshake_deadline_us =
         vm->connected_at_us + (gint64)(cfg(vm)->handshake_timeout_ms ? cfg(vm)->handshake_timeout_ms
                                                                       : 5000) * 1000;
-    vm->io_watch = g_unix_fd_add(fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, vm);
+    vm->io_watch = ddm_read_watch_add(fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, vm);
     set_state(vm, DDM_VM_STATE_HANDSHAKE);
     if (vm->state == DDM_VM_STATE_HANDSHAKE) {
         /* ART requires all 14 bytes in one read: one write, into an empty queue. */
