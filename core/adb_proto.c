@@ -2,7 +2,10 @@
  *
  * The adb host protocol codec declared in adb_proto.h. Pure: every length
  * comes from 4 hex digits, so no frame can exceed 0xFFFF bytes, and callers
- * cap it lower where they know better.
+ * cap it lower where they know better. The track-app decoder reads a
+ * protobuf from one such frame: varints of at most 10 bytes, every length
+ * checked against the bytes left in its enclosing message, strings copied
+ * into fixed, capped buffers; nothing it reads can point outside the frame.
  */
 #include "adb_proto.h"
 
