@@ -183,7 +183,8 @@ second_named() {
     adb_vm_keys_are "adb:$SERIAL2:" "$all2" && adb_vm_app_is "adb:$SERIAL2:$q1" "$qapp1" &&
         adb_vm_app_is "adb:$SERIAL2:$q2" "$qapp2" && [ "$(adb_vm_field "adb:$SERIAL2:$q2" device)" = "$SERIAL2" ]
 }
-if [ -n "$SERIAL2" ] && adbc connect "$SERIAL2" >"$T_TMP/connect2.out" 2>&1 && t_wait 20 second_named && vms_named; then
+if [ -n "$SERIAL2" ] && adbc connect "$SERIAL2" >"$T_TMP/connect2.out" 2>&1 && t_wait 20 second_named &&
+    t_wait 20 vms_named; then  # (the first device's VM may be reconnecting after the debugger left)
     t_ok "two devices at once: each VM listed with its own device"
 else
     t_fail "two devices at once: each VM listed with its own device" "$(cat "$T_TMP/connect2.out")" "$(adb_vm_keys "adb:")"
