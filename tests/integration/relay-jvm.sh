@@ -62,9 +62,11 @@ t_wait 5 t_debug_port "$key" && t_ok "the VM is listed again after the debugger 
 
 # Second debugger refused while one is attached.
 t_wait 5 bash -c "'$JDWPC' 127.0.0.1:$port version >/dev/null 2>&1"
-"$JDWPC" "127.0.0.1:$port" version sleep 4000 >/dev/null 2>&1 &
+attached_before=$(grep -c "attached to VM" "$T_TMP/server.err")
+"$JDWPC" "127.0.0.1:$port" version sleep 6000 >/dev/null 2>&1 &
 first=$!
-sleep 1
+more_attached() { [ "$(grep -c "attached to VM" "$T_TMP/server.err")" -gt "$attached_before" ]; }
+t_wait 10 more_attached
 out=$("$JDWPC" "127.0.0.1:$port" version 2>&1); rc=$?
 [ $rc -ne 0 ] && t_ok "a second debugger on the same VM is refused" || t_fail "a second debugger on the same VM is refused" "$out"
 grep -q "second debugger" "$T_TMP/server.err" && t_ok "the refusal is logged" || t_fail "the refusal is logged" "$(tail -3 "$T_TMP/server.err")"
