@@ -69,14 +69,82 @@ static guint count_rows(JsonNode *view)
                                                       : 0;
 }
 
+/* On a narrow terminal the live view gives up these columns first, in this
+ * order, before it shortens app names and headline figures. */
+static const char *const droppable_columns[] = {"transport", "ddm", "device", "vm", "key", NULL};
+
+/* A copy of table view @view without column @name. (transfer full) */
+static JsonNode *without_column(JsonNode *view, const char *name)
+{
+    JsonObject *o = json_node_get_object(view);
+    JsonNode *cols_node = json_object_get_member(o, "columns");
+    JsonNode *rows_node = json_object_get_member(o, "rows");
+    if (cols_node == NULL || rows_node == NULL || !JSON_NODE_HOLDS_ARRAY(cols_node) ||
+        !JSON_NODE_HOLDS_ARRAY(rows_node))
+        return json_node_ref(view);
+    JsonArray *cols = json_node_get_array(cols_node);
+    gint drop = -1;
+    for (guint i = 0; i < json_array_get_length(cols) && drop < 0; i++) {
+        JsonNode *c = json_array_get_element(cols, i);
+        JsonNode *n = JSON_NODE_HOLDS_OBJECT(c) ? json_object_get_member(json_node_get_object(c), "name")
+                                                : NULL;
+        if (n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING &&
+            strcmp(json_node_get_string(n), name) == 0)
+            drop = (gint)i;
+    }
+    if (drop < 0)
+        return json_node_ref(view);
+    JsonNode *copy = json_node_copy(view);
+    JsonObject *co = json_node_get_object(copy);
+    json_array_remove_element(json_node_get_array(json_object_get_member(co, "columns")), (guint)drop);
+    JsonArray *rows = json_node_get_array(json_object_get_member(co, "rows"));
+    for (guint r = 0; r < json_array_get_length(rows); r++) {
+        JsonNode *row = json_array_get_element(rows, r);
+        if (JSON_NODE_HOLDS_ARRAY(row) && (guint)drop < json_array_get_length(json_node_get_array(row)))
+            json_array_remove_element(json_node_get_array(row), (guint)drop);
+    }
+    return copy;
+}
+
+static guint widest_line(const char *text)
+{
+    guint widest = 0, cur = 0;
+    for (const char *p = text; *p; p = g_utf8_next_char(p)) {
+        if (*p == '\n') {
+            widest = MAX(widest, cur);
+            cur = 0;
+        } else {
+            cur++;
+        }
+    }
+    return MAX(widest, cur);
+}
+
+/* The VM list for a terminal @cols wide: low-value columns dropped first. */
+static char *vms_text(JsonNode *vms, guint cols)
+{
+    DdmRenderOptions full = {0, FALSE}, fitted = {cols, FALSE};
+    JsonNode *v = json_node_ref(vms);
+    for (guint i = 0; cols > 0 && droppable_columns[i] != NULL; i++) {
+        g_autofree char *text = ddm_view_json_to_text_full(v, &full);
+        if (text == NULL || widest_line(text) <= cols)
+            break;
+        JsonNode *smaller = without_column(v, droppable_columns[i]);
+        json_node_unref(v);
+        v = smaller;
+    }
+    char *out = ddm_view_json_to_text_full(v, &fitted);
+    json_node_unref(v);
+    return out;
+}
+
 static void draw(Watch *w)
 {
     w->last_draw_us = g_get_monotonic_time();
     guint cols = 0, rows = 0;
     if (w->tty)
         term_size(&cols, &rows);
-    DdmRenderOptions opts = {w->tty ? cols : 0, FALSE};
-    g_autofree char *table = w->vms != NULL ? ddm_view_json_to_text_full(w->vms, &opts) : NULL;
+    g_autofree char *table = w->vms != NULL ? vms_text(w->vms, w->tty ? cols : 0) : NULL;
     char clock[16] = "";
     time_t now = time(NULL);
     struct tm tm;
