@@ -80,6 +80,7 @@ static void sync_info(DdmVm *vm)
     i->package_name = vm->package_name;
     i->features = (const char *const *)vm->features;
     i->n_features = vm->features ? g_strv_length(vm->features) : 0;
+    i->boot_stage = vm->boot_stage;
 }
 
 static void set_state(DdmVm *vm, DdmVmState s)

@@ -124,7 +124,13 @@ void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm)
         h->view_field_str(v, "debugger", st->waiting ? "waiting for debugger"
                                          : INFO_HAS(info, debugger) && info->debugger ? "attached" : NULL);
     }
-    h->view_field_str(v, "boot stage", st->has_stage ? ddm_chunk_name(st->stage, stage) : NULL);
+    /* STAG events win; before any, the HELO tail (API 34) says where boot is. */
+    if (st->has_stage)
+        h->view_field_str(v, "boot stage", ddm_chunk_name(st->stage, stage));
+    else if (INFO_HAS(info, boot_stage) && info->boot_stage != 0)
+        h->view_field_str(v, "boot stage", ddm_chunk_name(info->boot_stage, stage));
+    else
+        h->view_field_str(v, "boot stage", NULL);
     h->view_field_str(v, "connection", info->key);
     h->view_commit(v);
     h->vm_headline(pl->self, vm, "wait", st->waiting ? "waiting for debugger" : NULL);

@@ -457,6 +457,22 @@ static void test_gc_timeout_option(void **state)
     fake_host_free(fh); /* pending gc ends with VM_GONE, its ud freed */
 }
 
+/* Before any STAG event, the boot stage comes from HELO's tail (API 34). */
+static void test_boot_stage_from_helo(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm_info info = {.pid = 6, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+    ddm_vm *vm;
+    (void)state;
+    info.size = sizeof info;
+    info.boot_stage = DDM_CHUNK('N', 'A', 'M', 'D');
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    vm = fake_host_add_vm(fh, &info);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    assert_string_equal(fake_view_field_str(fake_view_find(fh, vm, "vminfo"), "boot stage"), "NAMD");
+    fake_host_free(fh);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -486,6 +502,7 @@ int main(void)
         T(test_gc_vm_gone_and_bad),
         T(test_gc_usage_unknown_and_not_ready),
         cmocka_unit_test(test_gc_timeout_option),
+        cmocka_unit_test(test_boot_stage_from_helo),
     };
     return cmocka_run_group_tests_name("plugin-vminfo", tests, NULL, NULL);
 }

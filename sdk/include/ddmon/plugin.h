@@ -165,6 +165,8 @@ typedef struct ddm_vm_info {
     const char *const *features;
     int debugger;               /**< 1 while a debugger is attached through ddmon; changes
                                      come with DDM_VM_CHANGED */
+    uint32_t boot_stage;        /**< HELO's boot-stage tail (API 34, four characters as
+                                     DDM_CHUNK), 0 if not sent */
 } ddm_vm_info;
 
 /* ------------------------------------------------------------------- views */
