@@ -50,36 +50,16 @@ const seg_heap *heap_default_bitmap_heap(const heap_vm *hv)
 
 /* ------------------------------------------------------------------ options */
 
-/* Read unsigned option @key in [lo, hi], else log and return @def. */
-static unsigned long opt_uint(heap_plugin *hp, const char *key, unsigned long lo,
-                              unsigned long hi, unsigned long def)
-{
-    const char *v = hp->host->config_get(hp->self, key);
-    char *end;
-    unsigned long n;
-    if (!v)
-        return def;
-    errno = 0;
-    n = strtoul(v, &end, 10);
-    if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi) {
-        hp->host->log(hp->self, DDM_LOG_WARNING,
-                      "option heap.%s=%s is not a number in %lu..%lu; using %lu", key, v, lo,
-                      hi, def);
-        return def;
-    }
-    return n;
-}
-
 static void read_options(heap_plugin *hp)
 {
     heap_opts *o = &hp->opts;
-    o->hpif_when = (unsigned)opt_uint(hp, "hpif_when", 0, 3, 3);
-    o->what = (unsigned)opt_uint(hp, "what", 0, 1, 0);
-    o->segments = (int)opt_uint(hp, "segments", 0, 1, 1);
-    o->bitmap_width = (uint32_t)opt_uint(hp, "bitmap_width", 1, BM_MAX_WIDTH, 512);
-    o->bitmap_max_bytes = (size_t)opt_uint(hp, "bitmap_max_mb", 0, 4096, 64) << 20;
-    o->blob_max_bytes = (size_t)opt_uint(hp, "blob_max_mb", 1, 1024, 16) << 20;
-    o->blob_interval_ms = (unsigned)opt_uint(hp, "blob_interval_ms", 0, 3600000, 2000);
+    o->hpif_when = (unsigned)ddm_config_uint(hp->host, hp->self, "hpif_when", 0, 3, 3);
+    o->what = (unsigned)ddm_config_uint(hp->host, hp->self, "what", 0, 1, 0);
+    o->segments = (int)ddm_config_uint(hp->host, hp->self, "segments", 0, 1, 1);
+    o->bitmap_width = (uint32_t)ddm_config_uint(hp->host, hp->self, "bitmap_width", 1, BM_MAX_WIDTH, 512);
+    o->bitmap_max_bytes = (size_t)ddm_config_uint(hp->host, hp->self, "bitmap_max_mb", 0, 4096, 64) << 20;
+    o->blob_max_bytes = (size_t)ddm_config_uint(hp->host, hp->self, "blob_max_mb", 1, 1024, 16) << 20;
+    o->blob_interval_ms = (unsigned)ddm_config_uint(hp->host, hp->self, "blob_interval_ms", 0, 3600000, 2000);
 }
 
 /* ------------------------------------------------------------- per-VM state */

@@ -32,25 +32,6 @@ const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len)
     return buf;
 }
 
-static unsigned long opt_uint(nh_plugin *np, const char *key, unsigned long lo, unsigned long hi,
-                              unsigned long def)
-{
-    const char *v = np->host->config_get(np->self, key);
-    char *end;
-    unsigned long n;
-    if (!v)
-        return def;
-    errno = 0;
-    n = strtoul(v, &end, 10);
-    if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi) {
-        np->host->log(np->self, DDM_LOG_WARNING,
-                      "option nativeheap.%s=%s is not a number in %lu..%lu; using %lu", key, v,
-                      lo, hi, def);
-        return def;
-    }
-    return n;
-}
-
 static void nh_vm_free(void *p)
 {
     nh_vm *nv = p;
@@ -355,10 +336,10 @@ static int nh_init(ddm_plugin *self, const ddm_host *host)
     np->self = self;
     np->host = host;
     host->set_data(self, np, free);
-    np->opts.segments = (int)opt_uint(np, "segments", 0, 1, 1);
-    np->opts.max_rows = (unsigned)opt_uint(np, "max_rows", 1, 100000, 500);
-    np->opts.frames = (unsigned)opt_uint(np, "frames", 1, NHGT_MAX_BACKTRACE, 8);
-    np->opts.timeout_ms = (unsigned)opt_uint(np, "timeout_ms", 0, 600000, 0);
+    np->opts.segments = (int)ddm_config_uint(np->host, np->self, "segments", 0, 1, 1);
+    np->opts.max_rows = (unsigned)ddm_config_uint(np->host, np->self, "max_rows", 1, 100000, 500);
+    np->opts.frames = (unsigned)ddm_config_uint(np->host, np->self, "frames", 1, NHGT_MAX_BACKTRACE, 8);
+    np->opts.timeout_ms = (unsigned)ddm_config_uint(np->host, np->self, "timeout_ms", 0, 600000, 0);
 
     rc = host->register_vm_listener(self, on_vm_event, np, NULL);
     if (!rc)

@@ -309,22 +309,6 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 
 /* ---------------------------------------------------------- descriptor */
 
-static unsigned option_uint(threads_plugin *pl, const char *key, unsigned def, unsigned min,
-                            unsigned max)
-{
-    const char *s = pl->host->config_get(pl->self, key);
-    char *end;
-    unsigned long v;
-    if (!s)
-        return def;
-    v = strtoul(s, &end, 10);
-    if (end == s || *end || s[0] == '-' || v > max || v < min) {
-        pl->host->log(pl->self, DDM_LOG_WARNING, "option threads.%s=%s out of range (%u-%u); using %u",
-                      key, s, min, max, def);
-        return def;
-    }
-    return (unsigned)v;
-}
 
 static int threads_init(ddm_plugin *self, const ddm_host *host)
 {
@@ -336,13 +320,13 @@ static int threads_init(ddm_plugin *self, const ddm_host *host)
     pl->host = host;
     pl->now = threads_monotonic_now;
     host->set_data(self, pl, free);
-    pl->interval_ms = option_uint(pl, "interval", THREADS_DEFAULT_INTERVAL_MS, 0, 3600000u);
+    pl->interval_ms = (unsigned)ddm_config_uint(host, self, "interval", 0, 3600000u, THREADS_DEFAULT_INTERVAL_MS);
     if (pl->interval_ms && pl->interval_ms < THREADS_MIN_INTERVAL_MS) {
         host->log(self, DDM_LOG_INFO, "threads.interval %u ms raised to %u ms", pl->interval_ms,
                   THREADS_MIN_INTERVAL_MS);
         pl->interval_ms = THREADS_MIN_INTERVAL_MS;
     }
-    pl->hz = option_uint(pl, "hz", THREADS_DEFAULT_HZ, 1, 1000000u);
+    pl->hz = (unsigned)ddm_config_uint(host, self, "hz", 1, 1000000u, THREADS_DEFAULT_HZ);
     if ((rc = host->register_chunk(self, THREADS_CHUNK_THCR, on_name, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, THREADS_CHUNK_THNM, on_name, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, THREADS_CHUNK_THDE, on_thde, pl, NULL)) != 0 ||

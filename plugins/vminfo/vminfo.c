@@ -208,22 +208,6 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 
 /* ----------------------------------------------------------- descriptor */
 
-/* Option vminfo.KEY as milliseconds (the host prefixes the plugin name). */
-static unsigned option_ms(vminfo_plugin *pl, const char *key, unsigned def)
-{
-    const char *s = pl->host->config_get(pl->self, key);
-    char *end;
-    unsigned long v;
-    if (!s)
-        return def;
-    v = strtoul(s, &end, 10);
-    if (end == s || *end || v > 600000ul) {
-        pl->host->log(pl->self, DDM_LOG_WARNING, "option vminfo.%s=%s is not a number of ms (0-600000); using %u",
-                      key, s, def);
-        return def;
-    }
-    return (unsigned)v;
-}
 
 static int vminfo_init(ddm_plugin *self, const ddm_host *host)
 {
@@ -234,7 +218,7 @@ static int vminfo_init(ddm_plugin *self, const ddm_host *host)
     pl->self = self;
     pl->host = host;
     host->set_data(self, pl, free);
-    pl->gc_timeout_ms = option_ms(pl, "gc_timeout", VMINFO_GC_TIMEOUT_MS);
+    pl->gc_timeout_ms = (unsigned)ddm_config_uint(host, self, "gc_timeout", 0, 600000ul, VMINFO_GC_TIMEOUT_MS);
     if ((rc = host->register_chunk(self, VMINFO_CHUNK_APNM, on_apnm, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, VMINFO_CHUNK_WAIT, on_wait, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, VMINFO_CHUNK_STAG, on_stag, pl, NULL)) != 0 ||

@@ -243,8 +243,8 @@ static void test_options(void **state)
         f = setup_with(o3, NULL);
         rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 1));
         assert_int_equal(rq->data[0], 3);
-        assert_true(fake_host_log_contains(f->fh, "heap.hpif_when=7"));
-        assert_true(fake_host_log_contains(f->fh, "heap.bitmap_width=0"));
+        assert_true(fake_host_log_contains(f->fh, "option hpif_when=7"));
+        assert_true(fake_host_log_contains(f->fh, "option bitmap_width=0"));
         teardown((void **)&f);
     }
 }

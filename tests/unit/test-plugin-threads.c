@@ -661,8 +661,8 @@ static void test_option_bad_values(void **state)
     load(f);
     assert_int_equal(plugin_of(f->fh)->interval_ms, THREADS_DEFAULT_INTERVAL_MS);
     assert_int_equal(plugin_of(f->fh)->hz, THREADS_DEFAULT_HZ);
-    assert_true(fake_host_log_contains(f->fh, "threads.interval=soon"));
-    assert_true(fake_host_log_contains(f->fh, "threads.hz=0"));
+    assert_true(fake_host_log_contains(f->fh, "option interval=soon"));
+    assert_true(fake_host_log_contains(f->fh, "option hz=0"));
 }
 
 static void test_option_interval_clamped(void **state)

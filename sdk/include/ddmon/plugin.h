@@ -38,8 +38,10 @@
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <ddmon/abi.h>
 #include <ddmon/chunk.h>
@@ -341,6 +343,30 @@ struct ddm_host {
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */
 #define DDM_HOST_HAS(host, m) \
     (offsetof(ddm_host, m) + sizeof(((const ddm_host *)0)->m) <= (host)->size)
+
+/**
+ * Read the plugin's option @key (host->config_get: --plugin-opt NAME.KEY=VALUE)
+ * as an unsigned decimal number in [@min, @max]. Unset: @def. Anything else
+ * (not a number, out of range): a warning naming the option, and @def.
+ * Header-only: calls only host functions. Since: 1.0
+ */
+static inline unsigned long ddm_config_uint(const ddm_host *host, ddm_plugin *self, const char *key,
+                                            unsigned long min, unsigned long max, unsigned long def)
+{
+    const char *v = host->config_get(self, key);
+    char *end;
+    unsigned long n;
+    if (!v)
+        return def;
+    errno = 0;
+    n = strtoul(v, &end, 10);
+    if (errno || end == v || *end || v[0] == '-' || n < min || n > max) {
+        host->log(self, DDM_LOG_WARNING, "option %s=%s is not a number in %lu..%lu; using %lu", key, v,
+                  min, max, def);
+        return def;
+    }
+    return n;
+}
 
 /* -------------------------------------------------------------- descriptor */
 
