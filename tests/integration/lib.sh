@@ -34,11 +34,13 @@ t_cleanup() {
 }
 trap t_cleanup EXIT
 
-# A TCP port free on 127.0.0.1 now (best effort), from a range private to tests.
+# A TCP port free on 127.0.0.1 now (best effort), from 20000-31999: below the
+# kernel's ephemeral range (32768 and up), where outgoing connections would
+# take "free" ports at random.
 t_free_port() {
     local p
     for _ in $(seq 1 200); do
-        p=$(( (RANDOM % 20000) + 30000 ))
+        p=$(( (RANDOM % 12000) + 20000 ))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
     done
     return 1
@@ -47,7 +49,7 @@ t_free_port() {
 t_free_ports() {
     local n=$1 base ok i
     for _ in $(seq 1 100); do
-        base=$(( (RANDOM % 20000) + 30000 )); ok=1
+        base=$(( (RANDOM % 12000) + 20000 )); ok=1
         for i in $(seq 0 $((n - 1))); do
             if (exec 3<>"/dev/tcp/127.0.0.1/$((base + i))") 2>/dev/null; then ok=0; break; fi
         done

@@ -35,7 +35,7 @@ head -1 "$T_TMP/vms.txt" | grep -qi "pid" && t_ok "vms prints a table with a hea
 # A VM started later is found within one scan period (default 2 s).
 "$SIMVM" --vms 1 --base-port "$late_port" --port-file "$T_TMP/ports2" >"$T_TMP/simvm2.out" 2>&1 &
 late=$!; T_PIDS+=("$late")
-t_wait 8 vms_are 3 \
+t_wait 15 vms_are 3 \
     && t_ok "a VM started later appears" || t_fail "a VM started later appears" "$(cat "$T_TMP/vms.json")"
 kill "$late"; wait "$late" 2>/dev/null
 t_wait 8 vms_are 2 \
