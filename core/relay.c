@@ -87,6 +87,9 @@ struct RelayVm {
     gboolean early_overflow_logged;
     Endpoint *endpoint;       /* its dynamic port (EP_VM), or NULL */
     gboolean reconnect;       /* the relay wants this connection reopened */
+    gboolean leaving;         /* a debugger left: this connection is being cleaned up
+                                 (DBGD pending, or Dispose sent and the VM about to close
+                                 it); a new debugger waits for the outcome */
 };
 
 struct DdmRelay {
@@ -288,8 +291,10 @@ static DdmVm *selected_vm(DdmRelay *relay)
 
 static gboolean vm_attachable(DdmVm *vm)
 {
+    RelayVm *r = vm ? vm->relay : NULL;
     return vm && (vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN ||
-                  vm->state == DDM_VM_STATE_HELO);
+                  vm->state == DDM_VM_STATE_HELO) &&
+           !(r && r->leaving);
 }
 
 static void attach(Debugger *d, DdmVm *vm)
@@ -635,12 +640,20 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
 
 /* ------------------------------------------------------------ debugger leaves */
 
+static void release_held(DdmRelay *relay, DdmVm *vm);
+
 static void on_dbgd_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     if (!ddm_vm_is_valid(vm) || vm->state == DDM_VM_STATE_CLOSED)
         return;
     if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK('D', 'B', 'G', 'D')) {
         g_message("relay: VM %s acknowledged DBGD; keeping its connection", vm_label(vm));
+        RelayVm *r = vm->relay;
+        if (r) {
+            r->leaving = FALSE;
+            r->reconnect = FALSE;
+            release_held((DdmRelay *)vm->monitor->relay, vm); /* a debugger that came meanwhile */
+        }
         return;
     }
     /* Real VMs never implemented DBGD: reopen the connection so the VM
@@ -662,6 +675,10 @@ static void after_debugger_left(RelayVm *r, Debugger *d)
     if (vm->state == DDM_VM_STATE_CLOSED)
         return;
     r->reconnect = TRUE;
+    /* Until the VM acknowledged DBGD, or closed this connection after
+     * Dispose, a new debugger must not attach to it: it would be cut off
+     * with it. It is held and attached to what comes next. */
+    r->leaving = TRUE;
     if (vm->state == DDM_VM_STATE_READY) {
         int rc = ddm_vm_request(vm, NULL, DDM_CHUNK('D', 'B', 'G', 'D'), NULL, 0, DBGD_TIMEOUT_MS,
                                 on_dbgd_reply, NULL, NULL);
