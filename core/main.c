@@ -346,17 +346,28 @@ static JsonNode *call(Cli *cli, const DdmCtlRequest *req, int timeout_ms, int *s
     return resp;
 }
 
+/* Send @req and wait for an "ok" answer: DDM_EXIT_OK with the answer in
+ * *@out (transfer full), or the exit status of a failure, already reported. */
+static int request_ok(Cli *cli, const DdmCtlRequest *req, int timeout_ms, JsonNode **out)
+{
+    int status = 0;
+    *out = call(cli, req, timeout_ms, &status);
+    if (*out == NULL)
+        return status;
+    if ((status = response_status(*out)) != DDM_EXIT_OK)
+        g_clear_pointer(out, json_node_unref);
+    return status;
+}
+
 /* ----------------------------------------------------------- commands */
 
 static int cmd_core_view(Cli *cli, DdmCtlOp op)
 {
     DdmCtlRequest req = {0};
     req.op = op;
-    int status = 0;
-    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
-    if (resp == NULL)
-        return status;
-    if ((status = response_status(resp)) != 0)
+    g_autoptr(JsonNode) resp = NULL;
+    int status = request_ok(cli, &req, CALL_TIMEOUT_MS, &resp);
+    if (status != DDM_EXIT_OK)
         return status;
     JsonNode *view = json_object_get_member(json_node_get_object(resp), "view");
     if (cli->json)
@@ -374,11 +385,9 @@ static int cmd_view(Cli *cli, char **args)
     req.op = DDM_CTL_OP_VIEW;
     req.name = args[0];
     req.vm = cli->vm;
-    int status = 0;
-    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
-    if (resp == NULL)
-        return status;
-    if ((status = response_status(resp)) != 0)
+    g_autoptr(JsonNode) resp = NULL;
+    int status = request_ok(cli, &req, CALL_TIMEOUT_MS, &resp);
+    if (status != DDM_EXIT_OK)
         return status;
     JsonNode *views = json_object_get_member(json_node_get_object(resp), "views");
     if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views))
@@ -411,11 +420,9 @@ static int cmd_views(Cli *cli)
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_VIEWS;
     req.vm = cli->vm;
-    int status = 0;
-    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
-    if (resp == NULL)
-        return status;
-    if ((status = response_status(resp)) != 0)
+    g_autoptr(JsonNode) resp = NULL;
+    int status = request_ok(cli, &req, CALL_TIMEOUT_MS, &resp);
+    if (status != DDM_EXIT_OK)
         return status;
     JsonObject *o = json_node_get_object(resp);
     if (cli->json) {
@@ -589,11 +596,9 @@ static int cmd_select(Cli *cli, char **args)
     req.op = DDM_CTL_OP_SELECT;
     if (args[0] != NULL)
         req.spec = strcmp(args[0], "none") == 0 ? (char *)"" : args[0];
-    int status = 0;
-    g_autoptr(JsonNode) resp = call(cli, &req, CALL_TIMEOUT_MS, &status);
-    if (resp == NULL)
-        return status;
-    if ((status = response_status(resp)) != 0)
+    g_autoptr(JsonNode) resp = NULL;
+    int status = request_ok(cli, &req, CALL_TIMEOUT_MS, &resp);
+    if (status != DDM_EXIT_OK)
         return status;
     JsonObject *o = json_node_get_object(resp);
     if (cli->json) {
