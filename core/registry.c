@@ -132,12 +132,6 @@ DdmMonitor *ddm_registry_monitor(DdmRegistry *reg)
     return reg->monitor;
 }
 
-const ddm_host *ddm_registry_host(DdmRegistry *reg)
-{
-    g_return_val_if_fail(reg != NULL, NULL);
-    return &reg->host;
-}
-
 ddm_plugin *ddm_registry_add(DdmRegistry *reg, const char *name, const char *path)
 {
     g_return_val_if_fail(reg != NULL && name != NULL, NULL);

@@ -62,8 +62,6 @@ gboolean ddm_registry_init_plugin(DdmRegistry *reg, ddm_plugin *p, GError **erro
  *  requests; fini; dlclose. */
 void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p);
 
-/** The host table plugins receive. */
-const ddm_host *ddm_registry_host(DdmRegistry *reg);
 
 /* Chunk filter (--chunks). NULL/empty list = everything enabled. */
 void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);

@@ -1000,12 +1000,6 @@ guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm)
     return fixed ? fixed->port : 0;
 }
 
-gboolean ddm_relay_has_debugger(DdmRelay *relay, DdmVm *vm)
-{
-    RelayVm *r = vm->relay;
-    return r && r->debugger != NULL;
-}
-
 gboolean ddm_relay_is_selected(DdmRelay *relay, DdmVm *vm)
 {
     return relay && selected_vm(relay) == vm;

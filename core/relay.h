@@ -54,8 +54,6 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
 
 /** The VM's debugger port, or 0. */
 guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm);
-/** TRUE if a debugger is attached to the VM now. */
-gboolean ddm_relay_has_debugger(DdmRelay *relay, DdmVm *vm);
 /** TRUE if @vm is the one the selected port reaches now. */
 gboolean ddm_relay_is_selected(DdmRelay *relay, DdmVm *vm);
 /** Select by "PID" or app name (NULL or "" clears). */
