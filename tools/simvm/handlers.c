@@ -170,9 +170,10 @@ void sim_conn_send_thst(SimConn *c, uint32_t reply_id, gboolean as_event)
         sim_conn_send_event(c, T('T', 'H', 'S', 'T'), p, len);
     else
         sim_conn_send_reply(c, reply_id, T('T', 'H', 'S', 'T'), p, len);
-    if (vm->last_thst)
-        g_bytes_unref(vm->last_thst);
-    vm->last_thst = g_bytes_new(p, len);
+    if (vm->thst_recent[SIM_THST_RECENT - 1])
+        g_bytes_unref(vm->thst_recent[SIM_THST_RECENT - 1]);
+    memmove(&vm->thst_recent[1], &vm->thst_recent[0], (SIM_THST_RECENT - 1) * sizeof vm->thst_recent[0]);
+    vm->thst_recent[0] = g_bytes_new(p, len);
     free(p);
     sim_world_state_changed(vm->world);
 }

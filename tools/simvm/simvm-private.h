@@ -22,6 +22,7 @@
 #include "simvm.h"
 #include "threads.h"
 
+#define SIM_THST_RECENT 8
 #define SIM_MAX_HEAPS 2
 #define SIM_PRE_INITIALIZED "<pre-initialized>"
 /** A client that stops reading: drop it past this much queued output. */
@@ -65,7 +66,9 @@ struct SimVm {
     gboolean native_seg_sent_valid;
     SimNhgtStats nhgt_sent;
     gboolean nhgt_sent_valid;
-    GBytes *last_thst;           /* payload of the last THST sent */
+    /* Payloads of the last THSTs sent, newest at thst_recent[0]: a test
+     * can match a view against whichever poll the view came from. */
+    GBytes *thst_recent[SIM_THST_RECENT];
     uint32_t event_serial;       /* for VM-originated packet ids */
     gboolean waiting;            /* WAIT sent, no debugger yet */
     gboolean debugger_active;

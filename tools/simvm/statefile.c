@@ -79,7 +79,7 @@ static void add_threads(JsonBuilder *b, const SimThreads *ts)
 }
 
 /* Decode our own THST payload back into objects (it is well-formed). */
-static void add_last_thst(JsonBuilder *b, GBytes *thst)
+static void add_thst(JsonBuilder *b, GBytes *thst)
 {
     ddm_reader r;
     gsize len;
@@ -158,7 +158,12 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     json_builder_set_member_name(b, "threads");
     add_threads(b, &vm->threads);
     json_builder_set_member_name(b, "thst_sent");
-    add_last_thst(b, vm->last_thst);
+    add_thst(b, vm->thst_recent[0]);
+    json_builder_set_member_name(b, "thst_recent");
+    json_builder_begin_array(b);
+    for (i = 0; i < SIM_THST_RECENT && vm->thst_recent[i]; i++)
+        add_thst(b, vm->thst_recent[i]);
+    json_builder_end_array(b);
 
     json_builder_set_member_name(b, "heaps");
     json_builder_begin_array(b);

@@ -77,8 +77,9 @@ void sim_vm_free(SimVm *vm)
     if (vm->conn)
         sim_conn_close(vm->conn, "VM freed");
     sim_threads_clear(&vm->threads);
-    if (vm->last_thst)
-        g_bytes_unref(vm->last_thst);
+    for (unsigned i = 0; i < SIM_THST_RECENT; i++)
+        if (vm->thst_recent[i])
+            g_bytes_unref(vm->thst_recent[i]);
     g_free(vm->real_name);
     g_free(vm->package_name);
     g_free(vm);
