@@ -173,13 +173,23 @@ static void rebuild_vms_view(DdmMonitor *mon)
 
     if (!view)
         return;
-    /* Only JDWP peers: a scanned port in CONNECTING or HANDSHAKE is not
-     * known to be a VM yet (and would flicker in `ddmon watch`). */
+    /* JDWP peers, and targets known to be VMs (adb pids, --connect) while
+     * their first connection is in flight: a slow connect must not hide a
+     * VM the user named. A scanned port in CONNECTING or HANDSHAKE is not
+     * known to be a VM yet (and would flicker in `ddmon watch`); a target
+     * retrying after an error has its "retrying" row instead. */
     g_hash_table_iter_init(&it, mon->vms);
     while (g_hash_table_iter_next(&it, &k, &v)) {
-        DdmVmState st = ((DdmVm *)v)->state;
-        if (st == DDM_VM_STATE_HELO || st == DDM_VM_STATE_READY || st == DDM_VM_STATE_PLAIN)
-            g_ptr_array_add(vms, v);
+        DdmVm *vm = v;
+        DdmVmState st = vm->state;
+        if (st == DDM_VM_STATE_HELO || st == DDM_VM_STATE_READY || st == DDM_VM_STATE_PLAIN) {
+            g_ptr_array_add(vms, vm);
+        } else if ((st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE) &&
+                   g_strcmp0(vm->target->origin, "local") != 0) {
+            DdmBackoff *b = g_hash_table_lookup(mon->backoff, vm->target->key);
+            if (b == NULL || b->last_error == NULL)
+                g_ptr_array_add(vms, vm);
+        }
     }
     g_ptr_array_sort(vms, cmp_vm_key);
 
@@ -460,6 +470,8 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
         return;
     g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
     g_debug("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
+    if (g_strcmp0(target->origin, "local") != 0)
+        schedule_vms_view(mon); /* listed while connecting (rebuild_vms_view) */
 }
 
 gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
@@ -674,8 +686,10 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
 {
     g_return_if_fail(mon != NULL && vm != NULL);
     note_outcome(mon, vm, old_state);
-    if (vm->state >= DDM_VM_STATE_HELO || old_state >= DDM_VM_STATE_HELO)
-        schedule_vms_view(mon); /* the view lists HELO, READY and PLAIN only */
+    /* The view lists HELO, READY and PLAIN, and known VMs still connecting. */
+    if (vm->state >= DDM_VM_STATE_HELO || old_state >= DDM_VM_STATE_HELO ||
+        g_strcmp0(vm->target->origin, "local") != 0)
+        schedule_vms_view(mon);
     switch (vm->state) {
     case DDM_VM_STATE_READY:
         if (mon->relay)

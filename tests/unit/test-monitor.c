@@ -26,7 +26,8 @@
 
 /* ------------------------------------------------------------ fake VM */
 
-typedef enum { FAKE_DDM, FAKE_PLAIN, FAKE_GARBAGE } FakeMode;
+/* FAKE_SILENT accepts and reads, but never answers (not even the handshake). */
+typedef enum { FAKE_DDM, FAKE_PLAIN, FAKE_GARBAGE, FAKE_SILENT } FakeMode;
 
 typedef struct FakeVm {
     int lfd;
@@ -122,6 +123,8 @@ static gboolean conn_readable(gint fd, GIOCondition cond, gpointer ud)
         c->fd = -1;
         return G_SOURCE_REMOVE;
     }
+    if (c->vm->mode == FAKE_SILENT)
+        return G_SOURCE_CONTINUE;
     if (c->vm->mode == FAKE_GARBAGE) {
         conn_send(c, (const uint8_t *)"HTTP/1.0 400 Bad Request\r\n\r\n", 28);
         return G_SOURCE_CONTINUE;
@@ -695,6 +698,40 @@ static void test_monitor_forget_while_connecting(void **state)
     g_free(key);
 }
 
+/* A VM the user named (--connect) is listed while its first connection is
+ * still in flight; a scanned port is not. */
+static void test_monitor_named_target_listed_while_connecting(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *named = fake_new(FAKE_SILENT, 0, "");
+    FakeVm *scanned = fake_new(FAKE_SILENT, 0, "");
+    DdmTarget *tn = ddm_target_tcp_new("127.0.0.1", named->port, "connect");
+    DdmTarget *ts = ddm_target_tcp_new("127.0.0.1", scanned->port, "local");
+    char *kn = key_of(named->port), *ks = key_of(scanned->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, tn));
+    assert_true(ddm_monitor_offer_target(mon, ts));
+    wait_row(mon, kn, "handshake");
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        JsonArray *row = vms_row(vms, kn);
+        assert_string_equal(json_array_get_string_element(row, 5), "tcp");
+        assert_true(json_array_get_null_element(row, 4)); /* DDM: not known yet */
+        assert_null(vms_row(vms, ks));
+        json_node_unref(vms);
+    }
+    /* The handshake times out: the named target is then listed as retrying. */
+    wait_row(mon, kn, "retrying");
+    ddm_target_unref(tn);
+    ddm_target_unref(ts);
+    ddm_monitor_free(mon);
+    fake_free(named);
+    fake_free(scanned);
+    g_free(kn);
+    g_free(ks);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -709,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_monitor_resolve_ambiguous),
         cmocka_unit_test(test_monitor_host_name_target),
         cmocka_unit_test(test_monitor_forget_while_connecting),
+        cmocka_unit_test(test_monitor_named_target_listed_while_connecting),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
