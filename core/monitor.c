@@ -766,6 +766,13 @@ void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *p
             pkt->header.cmdset, pkt->header.cmd);
 }
 
+void ddm_monitor_vm_output_drained(DdmMonitor *mon, DdmVm *vm)
+{
+    g_return_if_fail(mon != NULL && vm != NULL);
+    if (mon->relay)
+        ddm_relay_vm_output_drained(mon->relay, vm);
+}
+
 gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt)
 {
     g_return_val_if_fail(mon != NULL && vm != NULL && pkt != NULL, FALSE);

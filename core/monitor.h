@@ -74,6 +74,8 @@ void ddm_monitor_tap_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
                            const uint8_t *data, size_t len);
 /** A JDWP packet from the VM that is not ours (debugger reply or JDWP event). */
 void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt);
+/** What was queued for the VM has all been written (ddm_vm_notify_when_drained). */
+void ddm_monitor_vm_output_drained(DdmMonitor *mon, DdmVm *vm);
 /** A reply to an id we do not know: TRUE if the relay claims it. */
 gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt);
 /** Headlines changed: refresh the VM list. */

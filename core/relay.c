@@ -35,6 +35,11 @@
 #define READ_CHUNK (64u * 1024u)
 #define TO_VM_BATCH (64u * 1024u)     /* debugger packets gathered into one write to the VM */
 #define FLUSH_AT (64u * 1024u)        /* VM packets queued for a debugger: write now from here */
+/* Backpressure: once this much waits for a slow side (the debugger, or the
+ * VM), ddmon stops reading from the other side until it has all been
+ * written, as the kernel would on a direct connection. Far below
+ * max_write_queue, which only catches what ddmon itself adds. */
+#define BACKPRESSURE_AT (2u << 20)
 
 #define JDWP_CMDSET_VM 1
 #define JDWP_CMD_DISPOSE 6
@@ -74,6 +79,8 @@ struct Debugger {
     char *held_key;           /* when held: the VM key awaited, or NULL for the selection */
     guint hold_timer;
     gboolean sent_dispose;
+    gboolean reading_paused;  /* not reading from the debugger: its VM's queue is full */
+    gboolean vm_paused;       /* the VM's input paused: this debugger's queue is full */
     char *peer;
 };
 
@@ -408,6 +415,17 @@ static void route(Debugger *d)
 
 static gboolean on_debugger_out(gint fd, GIOCondition cond, gpointer ud);
 
+/* Backpressure from the debugger to its VM (BACKPRESSURE_AT). */
+static void set_vm_paused(Debugger *d, gboolean paused)
+{
+    d->vm_paused = paused;
+    if (d->rvm && ddm_vm_is_valid(d->rvm->vm)) {
+        g_debug("relay: debugger %s reads %s; %s reading from VM %s", d->peer,
+                paused ? "slowly" : "again", paused ? "pausing" : "resuming", vm_label(d->rvm->vm));
+        ddm_vm_pause_input(d->rvm->vm, paused);
+    }
+}
+
 static void debugger_flush(Debugger *d)
 {
     while (d->out_pos < d->out->len) {
@@ -432,6 +450,8 @@ static void debugger_flush(Debugger *d)
         g_source_remove(d->out_watch);
         d->out_watch = 0;
     }
+    if (d->vm_paused)
+        set_vm_paused(d, FALSE);
 }
 
 static gboolean on_debugger_out(gint fd, GIOCondition cond, gpointer ud)
@@ -468,12 +488,17 @@ static gboolean debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean s
     g_byte_array_append(d->out, p, (guint)n);
     if (set_id)
         ddm_jdwp_set_id(d->out->data + at, id);
-    if (d->out_watch)
-        return TRUE;
-    if (d->out->len - d->out_pos >= FLUSH_AT) /* a big burst streams on */
-        debugger_flush(d);
-    else if (!d->flush_idle)
-        d->flush_idle = g_idle_add_full(G_PRIORITY_HIGH, on_flush_idle, d, NULL);
+    if (!d->out_watch) {
+        if (d->out->len - d->out_pos >= FLUSH_AT) /* a big burst streams on */
+            debugger_flush(d);
+        else if (!d->flush_idle)
+            d->flush_idle = g_idle_add_full(G_PRIORITY_HIGH, on_flush_idle, d, NULL);
+    }
+    /* The debugger's socket is full and much waits: stop reading from the
+     * VM until the queue is empty (debugger_flush resumes it). */
+    if (d->state == DBG_ATTACHED && d->out_watch && !d->vm_paused &&
+        d->out->len - d->out_pos >= BACKPRESSURE_AT)
+        set_vm_paused(d, TRUE);
     return TRUE;
 }
 
@@ -585,6 +610,16 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         }
         ddm_jdwp_reader_commit(d->reader, (size_t)n);
         debugger_drain(d);
+        if (d->state == DBG_ATTACHED && ddm_vm_out_queued(d->rvm->vm) >= BACKPRESSURE_AT &&
+            ddm_vm_notify_when_drained(d->rvm->vm)) {
+            /* The VM takes less than the debugger sends: read on once all
+             * of it is written (ddm_relay_vm_output_drained). */
+            g_debug("relay: VM %s reads slowly; pausing reading from debugger %s",
+                    vm_label(d->rvm->vm), d->peer);
+            d->reading_paused = TRUE;
+            d->in_watch = 0;
+            return G_SOURCE_REMOVE;
+        }
         if ((size_t)n < avail)
             break; /* the socket is empty for now: no read just to see EAGAIN */
     }
@@ -742,6 +777,8 @@ static void debugger_close(Debugger *d, const char *why)
         g_source_remove(d->flush_idle);
     d->in_watch = d->out_watch = d->hold_timer = d->flush_idle = 0;
     close(d->fd);
+    if (d->vm_paused)
+        set_vm_paused(d, FALSE); /* before the cleanup: DBGD's answer must be read */
     RelayVm *r = d->rvm;
     d->rvm = NULL;
     if (r && r->debugger == d) {
@@ -975,6 +1012,19 @@ void ddm_relay_command_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *
     }
     g_queue_push_tail(&r->early, g_bytes_new(pkt->bytes, pkt->len));
     r->early_bytes += pkt->len;
+}
+
+void ddm_relay_vm_output_drained(DdmRelay *relay, DdmVm *vm)
+{
+    RelayVm *r = vm->relay;
+    Debugger *d = r ? r->debugger : NULL;
+    (void)relay;
+    if (!d || d->state != DBG_ATTACHED || !d->reading_paused)
+        return;
+    g_debug("relay: VM %s took what was queued; reading from debugger %s again", vm_label(vm), d->peer);
+    d->reading_paused = FALSE;
+    if (!d->in_watch)
+        d->in_watch = ddm_read_watch_add(d->fd, G_IO_IN, on_debugger_in, d);
 }
 
 gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt)

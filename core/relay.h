@@ -48,6 +48,9 @@ void ddm_relay_vm_changed(DdmRelay *relay, DdmVm *vm);
 gboolean ddm_relay_vm_closed(DdmRelay *relay, DdmVm *vm);
 /** A JDWP command from the VM that is not DDM (an event for the debugger). */
 void ddm_relay_command_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);
+/** All that was queued for @vm has been written: a debugger whose reading
+ *  was paused for it (backpressure) is read again. */
+void ddm_relay_vm_output_drained(DdmRelay *relay, DdmVm *vm);
 /** A reply whose id ddmon did not send: TRUE if it was a debugger's (routed or
  *  dropped because its debugger left). */
 gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);

@@ -456,8 +456,14 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
         }
         return G_SOURCE_REMOVE;
     }
+    if (vm->out_watch)
+        return G_SOURCE_CONTINUE;
     /* Drained: flush_out() already removed this watch and cleared the id. */
-    return vm->out_watch ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+    if (vm->notify_drained) {
+        vm->notify_drained = FALSE;
+        ddm_monitor_vm_output_drained(vm->monitor, vm);
+    }
+    return G_SOURCE_REMOVE;
 }
 
 /* Queue bytes and try to write them. Never closes synchronously and never
@@ -494,6 +500,40 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
         vm->state != DDM_VM_STATE_PLAIN)
         return -ENOTCONN;
     return queue_out(vm, packet, len);
+}
+
+gsize ddm_vm_out_queued(const DdmVm *vm)
+{
+    g_return_val_if_fail(vm != NULL, 0);
+    return vm->out ? vm->out->len - vm->out_pos : 0;
+}
+
+gboolean ddm_vm_notify_when_drained(DdmVm *vm)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), FALSE);
+    if (!vm->out_watch)
+        return FALSE; /* nothing waits for the socket */
+    vm->notify_drained = TRUE;
+    return TRUE;
+}
+
+static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud);
+
+void ddm_vm_pause_input(DdmVm *vm, gboolean paused)
+{
+    g_return_if_fail(ddm_vm_is_valid(vm));
+    if (vm->input_paused == paused)
+        return;
+    vm->input_paused = paused;
+    if (vm->state == DDM_VM_STATE_CLOSED || vm->fd < 0)
+        return;
+    if (paused && vm->io_watch) {
+        g_source_remove(vm->io_watch);
+        vm->io_watch = 0;
+    } else if (!paused && !vm->io_watch) {
+        vm->io_watch = ddm_read_watch_add(vm->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_readable, vm);
+    }
+    g_debug("%s: %s reading from the VM", vm_key(vm), paused ? "paused" : "resumed");
 }
 
 /* ------------------------------------------------------------- requests */
@@ -1060,7 +1100,8 @@ static gboolean drain_reader(DdmVm *vm)
  * or bad input; the caller holds a reference. */
 static void read_input(DdmVm *vm)
 {
-    for (int n = 0; n < READS_PER_WAKEUP && vm->state != DDM_VM_STATE_CLOSED; n++) {
+    for (int n = 0; n < READS_PER_WAKEUP && vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
+         n++) {
         size_t avail = 0;
         uint8_t *space = ddm_jdwp_reader_space(vm->reader, READ_CHUNK, &avail);
         ssize_t got = read(vm->fd, space, MIN(avail, READ_CHUNK));
@@ -1100,8 +1141,9 @@ static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
 
     ddm_vm_ref(vm);
     read_input(vm);
-    /* A close removed this watch already (and cleared io_watch). */
-    keep = vm->state != DDM_VM_STATE_CLOSED;
+    /* A close or a pause removed this watch already (and cleared io_watch;
+     * a resume from in here added a new one). */
+    keep = vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
     ddm_vm_unref(vm);
     return keep ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }

@@ -84,6 +84,8 @@ struct ddm_vm {
     gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
     uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
     gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
+    gboolean input_paused;      /* ddm_vm_pause_input(): not reading from the VM */
+    gboolean notify_drained;    /* tell the monitor when `out` empties */
 };
 
 typedef struct DdmVmPluginData {
@@ -107,6 +109,17 @@ int ddm_vm_request(DdmVm *vm, gpointer owner, uint32_t type, const void *data, s
                    unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out);
 /** Queue a complete JDWP packet (relay). -ENOTCONN when closed, -ENOBUFS over the queue cap. */
 int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len);
+/** Bytes queued for the VM and not yet taken by the kernel. */
+gsize ddm_vm_out_queued(const DdmVm *vm);
+/** Tell the monitor (ddm_monitor_vm_output_drained) once the queue for the
+ *  VM is empty; at once-only, from the write watch, never from inside a send.
+ *  FALSE if it is empty now (no call will come). */
+gboolean ddm_vm_notify_when_drained(DdmVm *vm);
+/** Stop (TRUE) or resume (FALSE) reading from the VM: backpressure from a
+ *  slow reader of what the VM sends (the relay's debugger). While paused,
+ *  nothing the VM sends is read, DDM replies included (requests may time
+ *  out), exactly as if the VM's socket were full on a direct connection. */
+void ddm_vm_pause_input(DdmVm *vm, gboolean paused);
 /** A fresh packet id from our range. */
 uint32_t ddm_vm_alloc_id(DdmVm *vm);
 /** Cancel pending requests owned by @owner (plugin unload): they get VM_GONE. */

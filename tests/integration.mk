@@ -25,6 +25,13 @@ endif
 EXTRA_DIST += tests/integration/relay-simvm.sh
 # end relay simvm tests
 
+# relay backpressure: a debugger or a VM that stops reading (a real JVM's
+# event storm; tests/integration/fake_jvm.py, a VM slow to read).
+if ENABLE_TESTS
+TESTS += tests/integration/relay-backpressure.sh
+endif
+EXTRA_DIST += tests/integration/relay-backpressure.sh tests/integration/fake_jvm.py
+
 # adb tests
 # ddmon against a fake adb server (fault injection) and against the real adb
 # server with ddmon-simvm's simulated device (skipped without adb).

@@ -34,6 +34,11 @@
  *                     events in them for SECONDS; then EventRequest.Clear (15/2)
  *                     (events still arriving are discarded): prints
  *                     "storm SECONDS EVENTS_per_s PACKETS_per_s"
+ *   stall MS          the next storm reads nothing for MS after its request is
+ *                     set (a debugger that stops reading while events pour in)
+ *   blast N SIZE      N commands VirtualMachine.Version (1/1) carrying SIZE
+ *                     payload bytes each (byte k of command j = (j + k) % 251),
+ *                     written back to back; no reply is read: "blast N SIZE sent"
  * Exit status: 0 when every step succeeded, 1 otherwise (with a message).
  */
 #define _GNU_SOURCE 1
@@ -251,6 +256,8 @@ static void step_bulk(unsigned n, size_t size)
 }
 
 /* storm SECONDS CLASS: MethodEntry events per second (see the header). */
+static unsigned storm_stall_ms; /* "stall MS": the next storm stops reading this long */
+
 static void step_storm(double seconds, const char *cls)
 {
     size_t cl = strlen(cls);
@@ -267,6 +274,10 @@ static void step_storm(double seconds, const char *cls)
         die("EventRequest.Set failed (error %u)", pk.error);
     uint32_t request_id = get4(pk.data);
     free(pk.data);
+    if (storm_stall_ms) {
+        usleep((useconds_t)storm_stall_ms * 1000u);
+        storm_stall_ms = 0;
+    }
     uint64_t events = 0, packets = 0, t0 = 0, span = (uint64_t)(seconds * 1e6);
     for (;;) {
         int timeout = 10000;
@@ -464,6 +475,26 @@ int main(int argc, char **argv)
             write_all(pkt, 11);
             close(fd);
             return 0;
+        } else if (!strcmp(s, "stall")) {
+            storm_stall_ms = (unsigned)atoi(arg);
+            i++;
+        } else if (!strcmp(s, "blast")) {
+            if (i + 2 >= argc)
+                die("blast N SIZE");
+            unsigned n = (unsigned)strtoul(arg, NULL, 0);
+            size_t size = strtoul(argv[i + 2], NULL, 0);
+            if (size > (64u << 20))
+                die("blast: SIZE over 64 MiB");
+            uint8_t *buf = malloc(size ? size : 1);
+            for (unsigned j = 0; j < n; j++) {
+                for (size_t k = 0; k < size; k++)
+                    buf[k] = (uint8_t)((j + k) % 251);
+                send_cmd(1, 1, buf, size);
+            }
+            free(buf);
+            printf("blast %u %zu sent\n", n, size);
+            fflush(stdout);
+            i += 2;
         } else if (!strcmp(s, "sleep")) {
             usleep((useconds_t)atoi(arg) * 1000u);
             i++;

@@ -29,7 +29,7 @@
 /* ------------------------------------------------------ the test monitor */
 
 typedef struct Recorded {
-    guint state_changes, identity_changes, closed, jdwp_from_vm, foreign, taps;
+    guint state_changes, identity_changes, closed, jdwp_from_vm, foreign, taps, drained;
     guint log_warnings, log_messages; /* from the session, see log_writer */
     DdmVmState last_old, last_new;
     GPtrArray *chunks;  /* RecChunk* */
@@ -113,6 +113,13 @@ void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *p
     (void)vm;
     (void)pkt;
     rec.jdwp_from_vm++;
+}
+
+void ddm_monitor_vm_output_drained(DdmMonitor *mon, DdmVm *vm)
+{
+    (void)mon;
+    (void)vm;
+    rec.drained++;
 }
 
 gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt)
@@ -873,6 +880,77 @@ static void test_vm_jdwp_command_from_vm(void **state)
     fx_free(fx);
 }
 
+/* Backpressure: a paused session reads nothing (packets wait in the
+ * socket) and delivers them all, in order, once resumed. */
+static void test_vm_pause_input(void **state)
+{
+    Fx *fx = start_ready();
+    size_t len;
+    uint8_t *p = ddm_jdwp_build_command(0x10000005u, 64, 100, "\1\2\3", 3, &len);
+    (void)state;
+    ddm_vm_pause_input(fx->vm, TRUE);
+    ddm_vm_pause_input(fx->vm, TRUE); /* idempotent */
+    peer_write(fx, p, len);
+    peer_write(fx, p, len);
+    spin(50);
+    assert_int_equal(rec.jdwp_from_vm, 0);
+    ddm_vm_pause_input(fx->vm, FALSE);
+    spin(50);
+    assert_int_equal(rec.jdwp_from_vm, 2);
+    /* Paused, the VM's EOF goes unseen too; resumed, the session closes. */
+    ddm_vm_pause_input(fx->vm, TRUE);
+    close(fx->peer);
+    fx->peer = -1;
+    spin(50);
+    assert_int_equal(rec.closed, 0);
+    ddm_vm_pause_input(fx->vm, FALSE);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    g_free(p);
+    fx_free(fx);
+}
+
+/* The drain notice: none while nothing waits; once, from the write watch,
+ * after a queue the socket could not take at once has been written. */
+static void test_vm_output_drained_notice(void **state)
+{
+    Fx *fx = start_ready();
+    size_t len, sent = 0;
+    uint8_t *p;
+    (void)state;
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    assert_false(ddm_vm_notify_when_drained(fx->vm));
+    static const uint8_t zeros[60000];
+    p = ddm_jdwp_build_command(0x10000001u, 1, 1, zeros, sizeof zeros, &len);
+    while (ddm_vm_out_queued(fx->vm) == 0 && sent < (16u << 20)) {
+        assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), 0);
+        sent += len;
+    }
+    assert_true(ddm_vm_out_queued(fx->vm) > 0); /* the socketpair is full */
+    assert_true(ddm_vm_notify_when_drained(fx->vm));
+    assert_int_equal(rec.drained, 0); /* never from inside a call */
+    {
+        /* The peer reads everything: the queue empties, one notice. */
+        gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+        size_t got = 0;
+        uint8_t buf[65536];
+        while (got < sent && g_get_monotonic_time() < end) {
+            struct pollfd pfd = {.fd = fx->peer, .events = POLLIN};
+            g_main_context_iteration(NULL, FALSE);
+            if (poll(&pfd, 1, 1) == 1) {
+                ssize_t n = read(fx->peer, buf, sizeof buf);
+                assert_true(n > 0);
+                got += (size_t)n;
+            }
+        }
+        assert_int_equal(got, sent);
+    }
+    spin(20);
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    assert_int_equal(rec.drained, 1);
+    g_free(p);
+    fx_free(fx);
+}
+
 static void test_vm_unknown_reply_id(void **state)
 {
     Fx *fx = start_ready();
@@ -1429,6 +1507,8 @@ int main(void)
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
+        cmocka_unit_test(test_vm_pause_input),
+        cmocka_unit_test(test_vm_output_drained_notice),
         cmocka_unit_test(test_vm_unknown_reply_id),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_garbage_flags),
