@@ -229,7 +229,7 @@ static void print_reply(unsigned i, const char *what, const DdmJdwpPacket *pkt)
 int main(int argc, char **argv)
 {
     char *host = NULL, *expect_app = NULL;
-    int port = 0, expect_pid = -1, feat = 0, gc_ms = 0, exit_status = -1, rc = 0, fd, listen_ms = 0;
+    int port = 0, expect_pid = -1, feat = 0, gc_ms = 0, exit_status = -1, rc = 0, fd = -1, listen_ms = 0;
     char **requests = NULL, **jdwp = NULL;
     GOptionEntry entries[] = {
         { "host", 'H', 0, G_OPTION_ARG_STRING, &host, "Host (default 127.0.0.1)", "ADDR" },
@@ -249,7 +249,7 @@ int main(int argc, char **argv)
     GOptionContext *ctx = g_option_context_new("- talk JDWP/DDM to one VM");
     GError *err = NULL;
     struct sockaddr_in sa;
-    DdmJdwpReader *r;
+    DdmJdwpReader *r = NULL;
     DdmJdwpPacket pkt;
     uint8_t req[4];
     uint32_t id, type;
@@ -271,21 +271,28 @@ int main(int argc, char **argv)
     memset(&sa, 0, sizeof sa);
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, host ? host : "127.0.0.1", &sa.sin_addr) != 1)
-        return 2;
+    if (inet_pton(AF_INET, host ? host : "127.0.0.1", &sa.sin_addr) != 1) {
+        rc = 2;
+        goto out;
+    }
     fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
         fprintf(stderr, "simvm-probe: connect: %s\n", strerror(errno));
-        return 3;
+        rc = 3;
+        goto out;
     }
     r = ddm_jdwp_reader_new(0);
     ddm_jdwp_reader_expect_handshake(r);
-    if (send_all(fd, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN) < 0)
-        return 3;
+    if (send_all(fd, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN) < 0) {
+        rc = 3;
+        goto out;
+    }
     ddm_helo_request(req, 1);
     id = send_chunk(fd, DDM_CHUNK_HELO, req, 4);
-    if (wait_reply(fd, r, id, ev, &pkt) < 0)
-        return 3;
+    if (wait_reply(fd, r, id, ev, &pkt) < 0) {
+        rc = 3;
+        goto out;
+    }
     if (pkt.header.error) {
         printf("helo-error=%u\n", pkt.header.error);
         rc = expect_pid >= 0 || expect_app ? 1 : 0;
@@ -293,7 +300,8 @@ int main(int argc, char **argv)
     }
     if (first_chunk(&pkt, &type, &d, &l) < 0 || type != DDM_CHUNK_HELO || !ddm_helo_parse(d, l, &helo)) {
         fprintf(stderr, "simvm-probe: bad HELO reply\n");
-        return 3;
+        rc = 3;
+        goto out;
     }
     printf("pid=%u\napp=%s\nvm=%s\nuser=%d\nabi=%s\npackage=%s\n", helo.pid, helo.app_name, helo.vm_ident,
            helo.user_id, helo.abi ? helo.abi : "", helo.package_name ? helo.package_name : "");
@@ -311,8 +319,10 @@ int main(int argc, char **argv)
     if (feat) {
         char **names;
         id = send_chunk(fd, DDM_CHUNK_FEAT, NULL, 0);
-        if (wait_reply(fd, r, id, ev, &pkt) < 0 || first_chunk(&pkt, &type, &d, &l) < 0)
-            return 3;
+        if (wait_reply(fd, r, id, ev, &pkt) < 0 || first_chunk(&pkt, &type, &d, &l) < 0) {
+            rc = 3;
+            goto out;
+        }
         names = ddm_feat_parse(d, l);
         printf("features=%u\n", names ? g_strv_length(names) : 0);
         g_strfreev(names);
@@ -322,6 +332,7 @@ int main(int argc, char **argv)
     if (requests || jdwp || listen_ms > 0) {
         guint n = requests ? g_strv_length(requests) : 0, m = jdwp ? g_strv_length(jdwp) : 0, i;
         uint32_t *ids = g_new0(uint32_t, n + m + 1), sync;
+        int lost = 0; /* the connection failed before FEAT's reply */
 
         for (i = 0; i < n; i++) {
             uint8_t *payload;
@@ -329,7 +340,9 @@ int main(int argc, char **argv)
             uint32_t rtype;
             if (parse_request(requests[i], &rtype, &payload, &plen) < 0) {
                 fprintf(stderr, "simvm-probe: bad request spec %s\n", requests[i]);
-                return 2;
+                g_free(ids);
+                rc = 2;
+                goto out;
             }
             ids[i] = send_chunk(fd, rtype, payload, plen);
             g_free(payload);
@@ -338,13 +351,20 @@ int main(int argc, char **argv)
             unsigned set = 0, cmd = 0;
             size_t plen;
             uint8_t *raw;
-            if (sscanf(jdwp[i], "%u/%u", &set, &cmd) != 2 || set > 255 || cmd > 255)
-                return 2;
+            if (sscanf(jdwp[i], "%u/%u", &set, &cmd) != 2 || set > 255 || cmd > 255) {
+                g_free(ids);
+                rc = 2;
+                goto out;
+            }
             ids[n + i] = next_id++;
             raw = ddm_jdwp_build_command(ids[n + i], (uint8_t)set, (uint8_t)cmd, NULL, 0, &plen);
-            if (send_all(fd, raw, plen) < 0)
-                return 3;
+            int sent = send_all(fd, raw, plen);
             g_free(raw);
+            if (sent < 0) {
+                g_free(ids);
+                rc = 3;
+                goto out;
+            }
         }
         /* FEAT is always answered, and in order: its reply ends the wait */
         sync = send_chunk(fd, DDM_CHUNK_FEAT, NULL, 0);
@@ -353,8 +373,10 @@ int main(int argc, char **argv)
             GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
             gboolean *seen = g_new0(gboolean, n + m + 1);
             for (;;) {
-                if (next_packet(fd, r, &pkt) < 0)
-                    return 3;
+                if (next_packet(fd, r, &pkt) < 0) {
+                    lost = 1;
+                    break;
+                }
                 if (!ddm_jdwp_is_reply(&pkt.header)) {
                     count_event(ev, &pkt);
                     continue;
@@ -371,7 +393,7 @@ int main(int argc, char **argv)
                         seen[i] = TRUE;
                     }
             }
-            for (i = 0; i < n + m; i++) {
+            for (i = 0; !lost && i < n + m; i++) {
                 char what[16];
                 if (i < n)
                     g_snprintf(what, sizeof what, "%.4s", requests[i]);
@@ -383,6 +405,11 @@ int main(int argc, char **argv)
             g_free(got);
             g_free(seen);
             g_ptr_array_free(keep, TRUE);
+        }
+        if (lost) {
+            g_free(ids);
+            rc = 3;
+            goto out;
         }
         if (listen_ms > 0) {
             gint64 end = g_get_monotonic_time() + (gint64)listen_ms * 1000;
@@ -411,8 +438,10 @@ int main(int argc, char **argv)
         send_chunk(fd, DDM_CHUNK('H', 'P', 'G', 'C'), NULL, 0);
         /* FEAT is always answered: its reply marks the end of the GC's events */
         sync = send_chunk(fd, DDM_CHUNK_FEAT, NULL, 0);
-        if (wait_reply(fd, r, sync, ev, &pkt) < 0)
-            return 3;
+        if (wait_reply(fd, r, sync, ev, &pkt) < 0) {
+            rc = 3;
+            goto out;
+        }
     }
     g_hash_table_iter_init(&it, ev);
     while (g_hash_table_iter_next(&it, &k, &v))
@@ -429,7 +458,9 @@ int main(int argc, char **argv)
     }
 out:
     ddm_jdwp_reader_free(r);
-    close(fd);
+    if (fd >= 0)
+        close(fd);
+    g_free(d);
     g_free(host);
     g_free(expect_app);
     g_strfreev(requests);
