@@ -7,7 +7,11 @@
 # VM's 86xx relay port). Figures: Version round trip p50/p99 (us), pipelined
 # Version commands (packets/s), bulk StringReference.Value replies (MB/s),
 # MethodEntry event storm (events/s). Several runs, the path order rotating;
-# MEDIANS per path, each with its ratio to the byte relay. Target: ddmon
+# MEDIANS per path, each with its ratio to the byte relay, and the median of
+# the per-run ratios (each run measures both relays minutes apart at most,
+# so slow drifts of the shared machine's load cancel out). Also the CPU time
+# the relay process itself used for a run's steps (socat: its forked child;
+# informative, no target). Target: ddmon
 # within 10% of the byte relay on every figure (latency ratio <= 1.10,
 # throughput ratio >= 0.90). A benchmark, not a test: it prints a table and
 # exits 0 unless a measurement failed (or, with --check, a figure misses the
@@ -89,19 +93,34 @@ jdwpc_retry() {
     echo "$out"; return 1
 }
 
-# One measurement: jdwpc on PORT, figures appended to results as "PATH FIGURE VALUE".
-measure() { # measure PATH PORT
-    local out
+# CPU time (ms) used so far by PID and its reaped children.
+cpu_ms() {
+    local f
+    # fields 14-17 (utime stime cutime cstime), after "pid (comm)" which may hold spaces
+    f=($(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null))
+    [ ${#f[@]} -gt 14 ] || { echo 0; return; }
+    echo $(( (f[11] + f[12] + f[13] + f[14]) * 1000 / $(getconf CLK_TCK) ))
+}
+
+# One measurement: jdwpc on PORT, figures appended to results as "PATH FIGURE VALUE";
+# with RELAY_PID, also the CPU time that process used meanwhile.
+measure() { # measure PATH PORT [RELAY_PID]
+    local out cpu0=0
+    [ -n "${3:-}" ] && cpu0=$(cpu_ms "$3")
     out=$(jdwpc_retry "$2" "${steps[@]}") || { echo "$out" >&2; return 1; }
-    echo "$out" | awk -v p="$1" '
-        $1 == "rtt" { print p, "rtt_p50_us", $2; print p, "rtt_p99_us", $3 }
+    if [ -n "${3:-}" ]; then
+        sleep 0.2 # socat's parent reaps the connection's child
+        echo "$1 relay_cpu_ms $(( $(cpu_ms "$3") - cpu0 )) $run" >>"$T_TMP/results"
+    fi
+    echo "$out" | awk -v p="$1" -v r="$run" '
+        $1 == "rtt" { print p, "rtt_p50_us", $2, r; print p, "rtt_p99_us", $3, r }
         $1 == "pipeline" { pipe[++np] = $3 }
-        $1 == "bulk" { print p, "bulk_MB_s", $4 }
-        $1 == "storm" { print p, "storm_events_s", $3 }
+        $1 == "bulk" { print p, "bulk_MB_s", $4, r }
+        $1 == "storm" { print p, "storm_events_s", $3, r }
         END {
             for (i = 2; i <= np; i++) for (j = i; j > 1 && pipe[j - 1] + 0 > pipe[j] + 0; j--) {
                 t = pipe[j]; pipe[j] = pipe[j - 1]; pipe[j - 1] = t }
-            if (np) print p, "pipeline_pkt_s", pipe[int((np + 1) / 2)] }' >>"$T_TMP/results"
+            if (np) print p, "pipeline_pkt_s", pipe[int((np + 1) / 2)], r }' >>"$T_TMP/results"
     echo "$out" | sed "s/^/#   $1: /" >&2
 }
 
@@ -113,7 +132,7 @@ run_ddmon() { # run_ddmon PATHNAME BUILDDIR
     local port=""
     t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key")
     [ -n "$port" ] || { tail -5 "$T_TMP/server.err" >&2; kill "$DDMON_PID"; wait "$DDMON_PID" 2>/dev/null; return 1; }
-    measure "$1" "$port"
+    measure "$1" "$port" "$DDMON_PID"
     local rc=$?
     kill "$DDMON_PID"
     t_wait 10 t_dead "$DDMON_PID" || kill -9 "$DDMON_PID"
@@ -124,7 +143,7 @@ run_ddmon() { # run_ddmon PATHNAME BUILDDIR
 run_path() {
     case $1 in
     direct) measure direct "$vm_port" ;;
-    socat) measure socat "$relay_port" ;;
+    socat) measure socat "$relay_port" "$socat_pid" ;;
     ddmon) run_ddmon ddmon "$DDM_TOP_BUILDDIR" ;;
     ddmon-b) run_ddmon ddmon-b "$also" ;;
     esac
@@ -136,11 +155,11 @@ jdwpc_retry "$vm_port" "${steps[@]}" >/dev/null || die "warm-up failed"
 paths=(direct socat ddmon)
 [ -n "$also" ] && paths+=(ddmon-b)
 np=${#paths[@]}
-for r in $(seq 1 "$runs"); do
-    echo "# run $r" >&2
+for run in $(seq 1 "$runs"); do
+    echo "# run $run" >&2
     for k in $(seq 0 $((np - 1))); do
-        p=${paths[$(( (r + k) % np ))]}
-        run_path "$p" || die "run $r: the $p measurement failed"
+        p=${paths[$(( (run + k) % np ))]}
+        run_path "$p" || die "run $run: the $p measurement failed"
     done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -153,21 +172,38 @@ others = [p for p in paths if p not in ("direct", "socat")]
 figs = [("rtt_p50_us", "round trip p50 (us)", False), ("rtt_p99_us", "round trip p99 (us)", False),
         ("pipeline_pkt_s", "pipelined packets/s", True), ("bulk_MB_s", "bulk reply MB/s", True),
         ("storm_events_s", "event storm events/s", True)]
-med = {}
-for p, f, v in rows:
-    med.setdefault((p, f), []).append(float(v))
-print(f"bench/relay: medians of {runs} runs; ratios to the plain byte relay (socat, nodelay)")
+vals = {}   # (path, figure) -> [values]
+by_run = {}  # (path, figure, run) -> value
+for p, f, v, r in rows:
+    vals.setdefault((p, f), []).append(float(v))
+    by_run[(p, f, r)] = float(v)
+
+def paired(p, f):
+    """Median over runs of p's figure divided by socat's in the same run."""
+    rs = [by_run[(p, f, r)] / by_run[("socat", f, r)] for (q, g, r) in by_run
+          if q == p and g == f and by_run.get(("socat", f, r))]
+    return statistics.median(rs) if rs else float("nan")
+
+print(f"bench/relay: medians of {runs} runs; ratios to the plain byte relay (socat, nodelay):")
+print("  X/socat = ratio of the medians; X/socat paired = median of the per-run ratios (the target's measure)")
 print(f"{'figure':<22}" + "".join(f"{p:>11}" for p in paths) + f"{'direct/socat':>14}"
-      + "".join(f"{p + '/socat':>15}" for p in others) + "  target (ddmon)")
+      + "".join(f"{p + '/socat':>15}{p + '/socat paired':>22}" for p in others) + "  target (ddmon, paired)")
 missed = 0
 for f, label, higher in figs:
-    m = {p: statistics.median(med.get((p, f), [0.0])) for p in paths}
+    m = {p: statistics.median(vals.get((p, f), [0.0])) for p in paths}
     ratio = {p: m[p] / m["socat"] if m["socat"] else float("inf") for p in paths}
-    ok = ratio["ddmon"] >= 0.90 if higher else ratio["ddmon"] <= 1.10
+    pr = {p: paired(p, f) for p in others}
+    ok = pr["ddmon"] >= 0.90 if higher else pr["ddmon"] <= 1.10
     missed += not ok
     fmt = (lambda x: f"{x:,.0f}") if m["socat"] >= 100 else (lambda x: f"{x:,.1f}")
     print(f"{label:<22}" + "".join(f"{fmt(m[p]):>11}" for p in paths) + f"{ratio['direct']:>14.2f}"
-          + "".join(f"{ratio[p]:>15.2f}" for p in others)
+          + "".join(f"{ratio[p]:>15.2f}{pr[p]:>22.2f}" for p in others)
           + f"  {'ok' if ok else 'MISSED'} ({'>= 0.90' if higher else '<= 1.10'})")
+# The relays' own CPU time for one run's steps: informative, no target.
+cpu = {p: statistics.median(vals[(p, "relay_cpu_ms")]) for p in paths if (p, "relay_cpu_ms") in vals}
+if "socat" in cpu and cpu["socat"]:
+    print(f"{'relay CPU ms per run':<22}" + "".join(f"{cpu[p]:>11,.0f}" if p in cpu else f"{'-':>11}" for p in paths)
+          + f"{'-':>14}" + "".join(f"{cpu[p] / cpu['socat']:>15.2f}{paired(p, 'relay_cpu_ms'):>22.2f}" for p in others)
+          + "  (no target)")
 sys.exit(1 if check and missed else 0)
 PY
