@@ -921,6 +921,9 @@ static gboolean decode_reply_chunk(DdmVm *vm, const DdmJdwpPacket *pkt, ddm_repl
     return TRUE;
 }
 
+static void dispatch_chunks(DdmVm *vm, const DdmJdwpPacket *pkt, unsigned skip, ddm_chunk_origin origin,
+                            uint32_t request_type);
+
 static void handle_our_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt)
 {
     ddm_reply r = {0};
@@ -959,22 +962,31 @@ static void handle_our_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket
     }
     g_free(inflated);
     g_free(fail_msg);
+    /* The draft lets a reply carry several chunks; real VMs send one. The
+     * first answered the request; the others go to their owners. */
+    if (r.status == DDM_REPLY_CHUNK && vm->state != DDM_VM_STATE_CLOSED)
+        dispatch_chunks(vm, pkt, 1, DDM_ORIGIN_REPLY, p->type);
 }
 
-static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
+/* Hand the chunks of @pkt from the @skip+1-th on to their owners (and
+ * taps), ZLIB inflated, as @origin (an event's chunks; a reply's after the
+ * first, which went to the request's callback). Stops if the VM closes. */
+static void dispatch_chunks(DdmVm *vm, const DdmJdwpPacket *pkt, unsigned skip, ddm_chunk_origin origin,
+                            uint32_t request_type)
 {
     DdmChunkIter it;
     DdmChunk ch;
     DdmChunkResult cr;
+    const char *what = origin == DDM_ORIGIN_EVENT ? "event" : "reply";
 
-    if (vm->state != DDM_VM_STATE_HELO && vm->state != DDM_VM_STATE_READY) {
-        g_debug("%s: DDM packet in state %s dropped", vm_key(vm), ddm_vm_state_name(vm->state));
-        return;
-    }
     ddm_chunk_iter_init(&it, pkt->data, pkt->data_len);
     while (vm->state != DDM_VM_STATE_CLOSED && (cr = ddm_chunk_iter_next(&it, &ch)) == DDM_CHUNK_OK) {
-        ddm_chunk_info ci = {.type = ch.type, .packet_id = pkt->header.id,
-                             .origin = DDM_ORIGIN_EVENT};
+        ddm_chunk_info ci = {.type = ch.type, .packet_id = pkt->header.id, .origin = origin,
+                             .request_type = request_type};
+        if (skip > 0) {
+            skip--;
+            continue;
+        }
         if (ch.type == DDM_CHUNK_ZLIB) {
             uint8_t *out = NULL;
             size_t out_len = 0;
@@ -982,7 +994,7 @@ static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
             DdmZlibResult zr = ddm_zlib_inflate(ch.data, ch.len, cfg(vm)->max_inflate, &inner,
                                                 &out, &out_len);
             if (zr != DDM_ZLIB_OK) {
-                g_warning("%s: bad ZLIB chunk in event 0x%08x dropped: %s", vm_key(vm),
+                g_warning("%s: bad ZLIB chunk in %s 0x%08x dropped: %s", vm_key(vm), what,
                           pkt->header.id, ddm_zlib_result_str(zr));
                 continue;
             }
@@ -996,11 +1008,20 @@ static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
     if (vm->state == DDM_VM_STATE_CLOSED)
         return;
     if (cr == DDM_CHUNK_ERR_OVERRUN)
-        g_warning("%s: DDM event 0x%08x: a chunk runs past the packet; rest dropped", vm_key(vm),
+        g_warning("%s: DDM %s 0x%08x: a chunk runs past the packet; rest dropped", vm_key(vm), what,
                   pkt->header.id);
     else if (ddm_chunk_iter_trailing(&it))
-        g_debug("%s: DDM event 0x%08x: %zu trailing bytes ignored", vm_key(vm), pkt->header.id,
+        g_debug("%s: DDM %s 0x%08x: %zu trailing bytes ignored", vm_key(vm), what, pkt->header.id,
                 ddm_chunk_iter_trailing(&it));
+}
+
+static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    if (vm->state != DDM_VM_STATE_HELO && vm->state != DDM_VM_STATE_READY) {
+        g_debug("%s: DDM packet in state %s dropped", vm_key(vm), ddm_vm_state_name(vm->state));
+        return;
+    }
+    dispatch_chunks(vm, pkt, 0, DDM_ORIGIN_EVENT, 0);
 }
 
 /* The answer to a HELO that timed out (a VM starting under load, a slow

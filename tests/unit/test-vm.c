@@ -1206,6 +1206,54 @@ static void test_vm_request_reply(void **state)
     calls_clear(&c);
 }
 
+/* A reply with several chunks (the draft allows it): the first answers the
+ * request, the others go to their owners as reply chunks; a chunk that runs
+ * past the packet ends the walk without harm. */
+static void test_vm_reply_several_chunks(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c = {0};
+    uint32_t id = 0, got_id;
+    GBytes *payload;
+    GByteArray *b = g_byte_array_new();
+    size_t len;
+    uint8_t *pkt;
+    (void)state;
+
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, &id), 0);
+    assert_int_equal(peer_read_request(fx, &got_id, &payload), T_TEST);
+    g_bytes_unref(payload);
+    put_u4(b, T_TEST);
+    put_u4(b, 2);
+    g_byte_array_append(b, (const guint8 *)"ab", 2);
+    put_u4(b, DDM_CHUNK('S', 'E', 'C', 'O'));
+    put_u4(b, 3);
+    g_byte_array_append(b, (const guint8 *)"cde", 3);
+    put_u4(b, DDM_CHUNK('O', 'V', 'E', 'R'));
+    put_u4(b, 99); /* runs past the packet */
+    g_byte_array_append(b, (const guint8 *)"f", 1);
+    pkt = ddm_jdwp_build_reply(id, 0, b->data, b->len, &len);
+    peer_write(fx, pkt, len);
+    spin(30);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.type, T_TEST);
+    assert_int_equal(g_bytes_get_size(c.data), 2);
+    assert_int_equal(rec.chunks->len, 1);
+    {
+        RecChunk *rc = g_ptr_array_index(rec.chunks, 0);
+        assert_int_equal(rc->ci.type, DDM_CHUNK('S', 'E', 'C', 'O'));
+        assert_int_equal(rc->ci.origin, DDM_ORIGIN_REPLY);
+        assert_int_equal(rc->ci.request_type, T_TEST);
+        assert_int_equal(g_bytes_get_size(rc->data), 3);
+        assert_memory_equal(g_bytes_get_data(rc->data, NULL), "cde", 3);
+    }
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    g_free(pkt);
+    g_byte_array_unref(b);
+    fx_free(fx);
+    calls_clear(&c);
+}
+
 static void test_vm_request_reply_kinds(void **state)
 {
     Fx *fx = start_ready();
@@ -1508,6 +1556,7 @@ int main(void)
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
         cmocka_unit_test(test_vm_pause_input),
+        cmocka_unit_test(test_vm_reply_several_chunks),
         cmocka_unit_test(test_vm_output_drained_notice),
         cmocka_unit_test(test_vm_unknown_reply_id),
         cmocka_unit_test(test_vm_garbage_length),
