@@ -25,12 +25,104 @@ t_check() { # t_check DESC COMMAND...
 }
 t_diag() { sed 's/^/# /' "$@" 2>/dev/null || true; }
 
+# Sanitizer reports. Every sanitized process started under this test (clients
+# whose stderr a test throws away and servers a client autostarted included)
+# writes its ASan/LSan reports to $T_TMP/san/asan.PID: log_path survives any
+# redirection. UBSan (a separate runtime with gcc) ignores log_path and prints
+# to stderr, so t_cleanup also scans every file the test left in $T_TMP.
+mkdir -p "$T_TMP/san"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T_TMP/san/asan"
+export ASAN_OPTIONS
+# Marks the processes this test started, however deep, so that cleanup finds
+# those it did not start itself (servers a client autostarted) in /proc.
+DDM_IT_TMP=$T_TMP
+export DDM_IT_TMP
+T_SAN_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer'
+T_STOP_TIMEOUT=${T_STOP_TIMEOUT:-10} # seconds a process gets after SIGTERM (LSan at exit is slow)
+
+# True once process PID has exited (a zombie waiting for its parent counts).
+t_dead() {
+    local stat
+    kill -0 "$1" 2>/dev/null || return 0
+    read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
+    stat=${stat##*) } # "pid (comm) STATE ..."
+    [ "${stat%% *}" = Z ] || [ "${stat%% *}" = X ]
+}
+T_BUILD_REAL=$(readlink -f "$DDM_TOP_BUILDDIR")
+# Processes of the build tree (ddmon, ddmon-simvm, test tools) started under
+# this test, however indirectly, found through DDM_IT_TMP in their environment.
+t_own_procs() {
+    local exe p
+    for exe in $(find /proc/[0-9]*/exe -maxdepth 0 -lname "$T_BUILD_REAL/*" 2>/dev/null); do
+        p=${exe#/proc/}; p=${p%/exe}
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "DDM_IT_TMP=$T_TMP" && echo "$p"
+    done
+}
+# True if process PID runs a program of the build tree (sanitized, if any is).
+t_is_ours() { case $(readlink "/proc/$1/exe" 2>/dev/null) in "$T_BUILD_REAL"/*) ;; *) return 1 ;; esac; }
+# True if process PID catches SIGTERM (so SIGTERM makes it exit cleanly).
+t_catches_term() {
+    local line
+    while read -r line; do
+        case $line in SigCgt:*) line=${line#SigCgt:}; return $(( !((16#${line//[[:space:]]/} >> 14) & 1) )) ;; esac
+    done 2>/dev/null <"/proc/$1/status"
+    return 1
+}
+# Stop PIDS: SIGTERM, then poll until all have exited or T_STOP_TIMEOUT
+# passed, then SIGKILL. Prompt exits cost no waiting. A build-tree process
+# that does not catch SIGTERM (any more) may be running its exit handlers (a server
+# that a kill-server just stopped, LeakSanitizer busy): SIGTERM would end it
+# before LSan prints, so it gets 3 s to finish on its own first.
+t_stop() {
+    local p left start now late=() deadline
+    [ $# -gt 0 ] || return 0
+    for p in "$@"; do
+        t_dead "$p" && continue
+        if t_catches_term "$p" || ! t_is_ours "$p"; then kill -TERM "$p" 2>/dev/null; else late+=("$p"); fi
+    done
+    start=$(date +%s%N)
+    deadline=$(( start + T_STOP_TIMEOUT * 1000000000 ))
+    while :; do
+        left=()
+        for p in "$@"; do t_dead "$p" || left+=("$p"); done
+        [ ${#left[@]} -eq 0 ] && return 0
+        now=$(date +%s%N)
+        if [ ${#late[@]} -gt 0 ] && [ "$now" -ge $(( start + 3000000000 )) ]; then
+            for p in "${late[@]}"; do kill -TERM "$p" 2>/dev/null; done
+            late=()
+        fi
+        if [ "$now" -ge "$deadline" ]; then
+            echo "# still running ${T_STOP_TIMEOUT}s after SIGTERM, killed: ${left[*]}"
+            for p in "${left[@]}"; do kill -KILL "$p" 2>/dev/null; done
+            return 1
+        fi
+        sleep 0.05
+    done
+}
+# Print the sanitizer reports found in $T_TMP as TAP comments; false if any.
+t_scan_sanitizers() {
+    local f first found=0
+    while IFS= read -r f; do
+        found=1
+        first=$(grep -n -m1 -E "$T_SAN_RE" "$f" | cut -d: -f1)
+        echo "# sanitizer report in ${f#"$T_TMP"/} (from line $first):"
+        sed -n "$((first > 3 ? first - 3 : 1)),$((first + 40))p" "$f" | sed 's/^/#   /'
+    done < <(grep -rlIE "$T_SAN_RE" "$T_TMP" 2>/dev/null | sort)
+    [ $found = 0 ]
+}
+# On exit: stop everything gracefully (sanitizers report at exit), then fail
+# the test program (exit status 1: an ERROR for automake's TAP driver) if any
+# process reported an error or a leak. Otherwise the exit status is left alone.
 t_cleanup() {
-    local p
-    for p in "${T_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-    sleep 0.2
-    for p in "${T_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    local p san_ok=1
+    t_stop "${T_PIDS[@]}" $(t_own_procs)
+    for p in "${T_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+    t_scan_sanitizers || san_ok=0
     rm -rf "$T_TMP"
+    if [ $san_ok = 0 ]; then
+        echo "# FAILED: sanitizer reports (above); exiting with status 1"
+        exit 1
+    fi
 }
 trap t_cleanup EXIT
 
@@ -106,8 +198,6 @@ t_start_jvm() { # t_start_jvm PORT SUSPEND(y|n) CLASS [args]
 t_has() { grep -q -- "$2" "$1"; }
 # Wait until a JVM started by t_start_jvm listens (its agent prints a line).
 t_wait_jvm() { t_wait "${2:-20}" grep -q "Listening for transport dt_socket" "$T_TMP/jvm-$1.out"; }
-# True once process PID has exited.
-t_dead() { ! kill -0 "$1" 2>/dev/null; }
 
 # The relay port of VM KEY as the server lists it ("" when none). Needs a server.
 t_debug_port() {
