@@ -13,9 +13,22 @@
  * comes, goes, changes state or name); periodic refreshes (thread tables,
  * headline figures) do not hold the snapshot back. Capped at max_ms (then printed anyway, with a note).
  *
+ * With gc (--gc), every VM the VM list shows as DDM-aware and ready is
+ * asked for a GC once, by running the plugin command "gc KEY" (vminfo's)
+ * the way a client command runs: through the registry in process, through
+ * the control protocol with a server (on up to DDM_SNAPSHOT_GC_CONNS
+ * connections of their own, as the server answers one connection's
+ * commands one at a time). The core sends no chunk itself. The
+ * views a GC fills (heap segments arrive at GC) are then in the snapshot:
+ * it is not settled while a GC command is in flight, and each GC's answer
+ * restarts the quiet period. No plugin providing "gc" is a warning; the
+ * snapshot is taken anyway. Plain JVMs and VMs not ready are not asked.
+ *
  * Output: text (the VM list, the plugin list, other global views, then
  * each VM's views), or with json one object
- * {"vms":VIEW,"plugins":VIEW,"views":[VIEW...]}. Blob views carry
+ * {"vms":VIEW,"plugins":VIEW,"views":[VIEW...],"settled":BOOL} (with gc
+ * also "gc": [{"vm":KEY,"ok":BOOL,"message":TEXT}...], or null when no
+ * plugin provides the command). Blob views carry
  * metadata only, unless out_dir is set: then each blob is written to
  * OUT_DIR/VMKEY-NAME.EXT and its path is the view's "file" member.
  */
@@ -30,6 +43,7 @@
 #define DDM_SNAPSHOT_DEFAULT_WAIT_MS 3000
 #define DDM_SNAPSHOT_SETTLE_MS 500
 #define DDM_SNAPSHOT_MAX_MS 30000
+#define DDM_SNAPSHOT_GC_CONNS 4 /* GC commands in flight at once through a server */
 
 typedef struct DdmSnapshotOptions {
     guint wait_ms;       /* minimum time to discover */
@@ -37,6 +51,8 @@ typedef struct DdmSnapshotOptions {
     guint max_ms;        /* hard cap */
     gboolean json;
     const char *out_dir; /* write blobs here (NULL: metadata only) */
+    gboolean gc;         /* ask every ready DDM VM for a GC first (plugin command "gc") */
+    const char *socket_path; /* the server's, for gc's own connections (NULL: the watch one) */
 } DdmSnapshotOptions;
 
 /** Snapshot with a monitor built in this process from @config (taken over).
