@@ -442,6 +442,77 @@ JsonNode *ddm_ctl_ok_end(JsonBuilder *b)
     return root;
 }
 
+/* --------------------------------------------- client failures (--json) */
+
+#define FAILURE_PREFIX "ddmon: "
+#define FAILURE_HINT " (try 'ddmon help')"
+
+const char *ddm_ctl_exit_kind(int code)
+{
+    switch (code) {
+    case DDM_EXIT_OK:
+        return "ok";
+    case DDM_EXIT_USAGE:
+        return "usage";
+    case DDM_EXIT_NOT_FOUND:
+        return "not-found";
+    case DDM_EXIT_NO_SERVER:
+        return "no-server";
+    case DDM_EXIT_INTERRUPTED:
+        return "interrupted";
+    default:
+        return "failed";
+    }
+}
+
+void ddm_ctl_failure_set(JsonObject *o, int code, const char *message)
+{
+    if (code == DDM_EXIT_OK)
+        code = DDM_EXIT_FAILED;
+    if (message == NULL || *message == '\0')
+        message = code == DDM_EXIT_INTERRUPTED ? "interrupted" : "the command failed";
+    json_object_set_boolean_member(o, "ok", FALSE);
+    json_object_set_string_member(o, "error", message);
+    json_object_set_int_member(o, "code", code);
+    json_object_set_string_member(o, "kind", ddm_ctl_exit_kind(code));
+}
+
+JsonNode *ddm_ctl_failure_new(int code, const char *message)
+{
+    JsonObject *o = json_object_new();
+    ddm_ctl_failure_set(o, code, message);
+    JsonNode *root = json_node_init_object(json_node_alloc(), o);
+    json_object_unref(o);
+    return root;
+}
+
+char *ddm_ctl_failure_message(const char *line)
+{
+    if (line == NULL || !g_str_has_prefix(line, FAILURE_PREFIX))
+        return NULL;
+    const char *msg = line + strlen(FAILURE_PREFIX);
+    gsize n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        n--;
+    gsize hint = strlen(FAILURE_HINT);
+    if (n >= hint && memcmp(msg + n - hint, FAILURE_HINT, hint) == 0)
+        n -= hint;
+    return g_strndup(msg, n);
+}
+
+gboolean ddm_ctl_argv_wants_json(char *const *argv)
+{
+    if (argv == NULL || argv[0] == NULL)
+        return FALSE;
+    for (char *const *a = argv + 1; *a != NULL; a++) {
+        if (strcmp(*a, "--") == 0)
+            return FALSE;
+        if (strcmp(*a, "--json") == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 const char *ddm_json_get_string(JsonObject *o, const char *member)
 {
     JsonNode *n = o != NULL ? json_object_get_member(o, member) : NULL;

@@ -111,6 +111,33 @@ JsonNode *ddm_ctl_error_new(int code, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 JsonBuilder *ddm_ctl_ok_begin(void);
 JsonNode *ddm_ctl_ok_end(JsonBuilder *b);
 
+/* --------------------------------------------- client failures (--json) */
+
+/* With --json a failing client command prints one object
+ * {"ok":false,"error":MESSAGE,"code":STATUS,"kind":KIND} on stdout (and its
+ * message on stderr, as without --json). */
+#define DDM_EXIT_INTERRUPTED 130 /* snapshot: SIGINT/SIGTERM before it printed */
+
+/** The stable name of an exit status for scripts: "ok" (0), "failed" (1),
+ *  "usage" (2), "not-found" (3), "no-server" (4), "interrupted" (130);
+ *  "failed" for any other status. (transfer none: a static string) */
+const char *ddm_ctl_exit_kind(int code);
+/** Make @o a failure: set "ok":false, "error", "code" and "kind" (members
+ *  of those names are replaced, others kept). @message NULL: a generic
+ *  one. @code 0 counts as DDM_EXIT_FAILED (a failure is never "ok"). */
+void ddm_ctl_failure_set(JsonObject *o, int code, const char *message);
+/** {"ok":false,"error":...,"code":...,"kind":...} (transfer full) */
+JsonNode *ddm_ctl_failure_new(int code, const char *message);
+/** The message of a line the client printed on stderr, "ddmon: MESSAGE
+ *  (try 'ddmon help')\n": MESSAGE without the prefix, the hint or trailing
+ *  newlines. NULL when @line does not start with "ddmon: " (progress lines
+ *  such as "* ddmon server not running; ... *"). (transfer full) */
+char *ddm_ctl_failure_message(const char *line);
+/** TRUE if @argv (NULL-terminated, argv[0] the program) holds "--json"
+ *  before any "--", i.e. where the option parser would take it. For
+ *  failures of the option parser itself. */
+gboolean ddm_ctl_argv_wants_json(char *const *argv);
+
 /** Member helpers tolerant of missing or mistyped members. */
 const char *ddm_json_get_string(JsonObject *o, const char *member);
 gint64 ddm_json_get_int(JsonObject *o, const char *member, gint64 fallback);

@@ -11,10 +11,21 @@
  * a server the client starts, so `ddmon --scan-ports=9000-9010 vms` starts
  * a server scanning those ports. Exit codes: ctlproto.h (DDM_EXIT_*),
  * documented in doc/ddmon.1.
+ *
+ * Failures: every failure is reported on stderr as one "ddmon: MESSAGE"
+ * g_printerr call (here, and in watch.c, snapshot.c, server.c). With
+ * --json a printerr handler also keeps the first such message, and main()
+ * prints one {"ok":false,"error":...,"code":STATUS,"kind":...} object on
+ * stdout when the command exits non-zero, unless the command printed its
+ * own failure object (plugin commands, --check-plugin, --list-plugins, a
+ * snapshot whose blobs could not be written: their object gets the failure
+ * members added). --json counts wherever the option parser takes it, and
+ * also when the option parser itself fails.
  */
 #include <build-config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -252,8 +263,35 @@ static const char commands_help[] =
     "  server [--foreground]  run the server (in the foreground with --foreground)\n"
     "  help                   this text, with the commands plugins add\n"
     "  COMMAND ARGS...        a command registered by a plugin (e.g. gc PID)\n"
-    "Every command takes --json. Exit status: 0 ok, 1 failed, 2 usage,\n"
-    "3 VM or view not found, 4 no server and none could be started.";
+    "Every command takes --json; a failure is then one JSON object too:\n"
+    "{\"ok\":false,\"error\":...,\"code\":STATUS,\"kind\":...}. Exit status: 0 ok,\n"
+    "1 failed, 2 usage, 3 VM or view not found, 4 no server and none could be\n"
+    "started.";
+
+/* ------------------------------------------------- failures as JSON */
+
+/* Process-wide because g_printerr's handler has no user data. */
+static struct {
+    gboolean capturing;      /* the printerr handler is installed */
+    char *message;           /* the first "ddmon: " message (owned) */
+    gboolean object_printed; /* a failure object is on stdout already */
+} failure;
+
+static void on_printerr(const char *text)
+{
+    fputs(text, stderr);
+    if (failure.message == NULL)
+        failure.message = ddm_ctl_failure_message(text);
+}
+
+static void capture_failures(void)
+{
+    if (failure.capturing)
+        return;
+    /* Unbuffered stderr as before; the handler only adds the record. */
+    g_set_printerr_handler(on_printerr);
+    failure.capturing = TRUE;
+}
 
 /* ---------------------------------------------------------- utilities */
 
@@ -390,8 +428,10 @@ static int cmd_view(Cli *cli, char **args)
     if (status != DDM_EXIT_OK)
         return status;
     JsonNode *views = json_object_get_member(json_node_get_object(resp), "views");
-    if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views))
+    if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views)) {
+        g_printerr("ddmon: the server's answer has no views\n");
         return DDM_EXIT_FAILED;
+    }
     JsonArray *a = json_node_get_array(views);
     guint n = json_array_get_length(a);
     if (cli->json) {
@@ -450,8 +490,10 @@ static int cmd_views(Cli *cli)
         }
     }
     JsonNode *views = json_object_get_member(o, "views");
-    if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views))
+    if (views == NULL || !JSON_NODE_HOLDS_ARRAY(views)) {
+        g_printerr("ddmon: the server's answer has no views\n");
         return DDM_EXIT_FAILED;
+    }
     JsonArray *a = json_node_get_array(views);
     const char *current = NULL;
     gboolean first = TRUE, started = FALSE;
@@ -502,11 +544,16 @@ static int cmd_plugin_command(Cli *cli, char **args)
     int code = ok ? DDM_EXIT_OK
                   : (st >= DDM_EXIT_FAILED && st <= DDM_EXIT_NOT_FOUND ? (int)st : DDM_EXIT_FAILED);
     if (cli->json) {
-        print_json(resp);
         if (!ok) {
             const char *err = ddm_json_get_string(o, "error");
             g_printerr("ddmon: %s\n", err != NULL ? err : "command failed");
+            /* The server's object (status, message, result) with the
+             * failure members every --json failure has. */
+            g_autofree char *msg = g_strdup(failure.message != NULL ? failure.message : err);
+            ddm_ctl_failure_set(o, code, msg);
+            failure.object_printed = TRUE;
         }
+        print_json(resp);
         return code;
     }
     if (!ok) {
@@ -636,7 +683,7 @@ static int cmd_watch(Cli *cli)
     return status;
 }
 
-static int cmd_snapshot(Cli *cli)
+static int run_snapshot(Cli *cli)
 {
     DdmSnapshotOptions opt = {
         cli->wait_ms >= 0 ? (guint)cli->wait_ms : DDM_SNAPSHOT_DEFAULT_WAIT_MS,
@@ -657,6 +704,65 @@ static int cmd_snapshot(Cli *cli)
     return ddm_snapshot_run_local(config, &opt);
 }
 
+/* Everything written to @fd from its start. (transfer full) */
+static GByteArray *read_back(int fd)
+{
+    GByteArray *data = g_byte_array_new();
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        return data;
+    guint8 buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        g_byte_array_append(data, buf, (guint)n);
+    }
+    return data;
+}
+
+/* A snapshot prints its object before it knows whether every blob could
+ * be written. With --json its stdout goes to a temporary file first, so
+ * that a failure is still one object: the snapshot's, with the failure
+ * members added. */
+static int cmd_snapshot(Cli *cli)
+{
+    if (!cli->json)
+        return run_snapshot(cli);
+    fflush(stdout);
+    FILE *tmp = tmpfile();
+    int saved = tmp != NULL ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
+    if (saved < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0) {
+        if (saved >= 0)
+            close(saved);
+        if (tmp != NULL)
+            fclose(tmp);
+        return run_snapshot(cli); /* not captured: a late failure adds a second object */
+    }
+    int status = run_snapshot(cli);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    g_autoptr(GByteArray) out = read_back(fileno(tmp));
+    fclose(tmp);
+    if (status != DDM_EXIT_OK && out->len > 0) {
+        g_autoptr(JsonNode) doc = ddm_ctl_parse_object((const char *)out->data, out->len, NULL);
+        if (doc != NULL) {
+            ddm_ctl_failure_set(json_node_get_object(doc), status, failure.message);
+            failure.object_printed = TRUE;
+            print_json(doc);
+            return status;
+        }
+    }
+    if (out->len > 0 && fwrite(out->data, 1, out->len, stdout) != out->len) {
+        g_printerr("ddmon: cannot write the snapshot: %s\n", g_strerror(errno));
+        if (status == DDM_EXIT_OK)
+            status = DDM_EXIT_FAILED;
+    }
+    return status;
+}
+
 /* ------------------------------------------------- in-process commands */
 
 static int cmd_list_plugins(Cli *cli)
@@ -673,6 +779,10 @@ static int cmd_list_plugins(Cli *cli)
             for (char **d = path; d != NULL && *d != NULL; d++)
                 json_array_add_string_element(dirs, *d);
             json_object_set_array_member(o, "search_path", dirs);
+            if (!ok) {
+                ddm_ctl_failure_set(o, DDM_EXIT_FAILED, error->message);
+                failure.object_printed = TRUE;
+            }
             JsonNode *root = json_node_init_object(json_node_alloc(), o);
             print_json(root);
             json_node_unref(root);
@@ -702,25 +812,18 @@ static int cmd_check_plugin(Cli *cli)
     g_autoptr(GString) report = g_string_new(NULL);
     gboolean ok = ddm_loader_check_file(cli->check_plugin, report, &error);
     if (cli->json) {
-        JsonBuilder *b = json_builder_new();
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "ok");
-        json_builder_add_boolean_value(b, ok);
-        json_builder_set_member_name(b, "file");
-        json_builder_add_string_value(b, cli->check_plugin);
+        JsonObject *o = json_object_new();
+        json_object_set_boolean_member(o, "ok", ok);
+        json_object_set_string_member(o, "file", cli->check_plugin);
         if (!ok) {
-            json_builder_set_member_name(b, "error");
-            json_builder_add_string_value(b, error->message);
-            json_builder_set_member_name(b, "code");
-            json_builder_add_int_value(b, DDM_EXIT_FAILED);
+            ddm_ctl_failure_set(o, DDM_EXIT_FAILED, error->message);
+            failure.object_printed = TRUE;
         }
-        json_builder_set_member_name(b, "report");
-        json_builder_add_string_value(b, report->str);
-        json_builder_end_object(b);
-        JsonNode *root = json_builder_get_root(b);
-        g_object_unref(b);
+        json_object_set_string_member(o, "report", report->str);
+        JsonNode *root = json_node_init_object(json_node_alloc(), o);
         print_json(root);
         json_node_unref(root);
+        json_object_unref(o);
     } else {
         fputs(report->str, stdout);
         if (report->len > 0 && report->str[report->len - 1] != '\n')
@@ -833,6 +936,11 @@ int main(int argc, char **argv)
     g_log_writer_default_set_use_stderr(TRUE);
 #endif
 
+    /* Before the option parser, which may fail before it saw --json. */
+    gboolean json_early = ddm_ctl_argv_wants_json(argv);
+    if (json_early)
+        capture_failures();
+
     Cli cli = {0};
     cli.config = ddm_config_new();
     cli.server_args = g_ptr_array_new_with_free_func(g_free);
@@ -876,9 +984,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < argc; i++)
         args[i] = g_strdup(argv[i]);
     if (!g_option_context_parse_strv(ctx, &args, &error)) {
+        cli.json = json_early;
         status = usage_error("%s", error->message);
         goto out;
     }
+    if (cli.json)
+        capture_failures();
     if (cli.out_dir != NULL) {
         char *abs = absolute(cli.out_dir);
         g_free(cli.out_dir);
@@ -979,6 +1090,13 @@ int main(int argc, char **argv)
     }
 
 out:
+    if (cli.json && status != DDM_EXIT_OK && !failure.object_printed) {
+        g_autoptr(JsonNode) fail = ddm_ctl_failure_new(status, failure.message);
+        fflush(stdout);
+        print_json(fail);
+    }
+    fflush(stdout);
+    g_clear_pointer(&failure.message, g_free);
     g_strfreev(args);
     g_option_context_free(ctx);
     if (cli.config != NULL)

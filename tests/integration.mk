@@ -74,3 +74,20 @@ tests_unit_test_simvm_jdwp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_unit_test_simvm_jdwp_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
 endif
 # end jdb simvm (unit)
+
+# client failures as JSON
+# With --json every failing client command prints one {"ok":false,"error",
+# "code","kind"} object: the pure helpers (unit), and each kind from the real
+# binary (no server, autostart failure, usage, not found, plugin commands,
+# watch and snapshot).
+check_PROGRAMS += tests/unit/test-ctl-failure
+TESTS += tests/unit/test-ctl-failure
+tests_unit_test_ctl_failure_SOURCES = tests/unit/test-ctl-failure.c core/ctlproto.c core/ctlproto.h
+tests_unit_test_ctl_failure_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-control\"
+tests_unit_test_ctl_failure_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_ctl_failure_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
+if ENABLE_TESTS
+TESTS += tests/integration/json-errors.sh
+endif
+EXTRA_DIST += tests/integration/json-errors.sh
+# end client failures as JSON
