@@ -546,10 +546,12 @@ static int cmd_plugin_command(Cli *cli, char **args)
     if (cli->json) {
         if (!ok) {
             const char *err = ddm_json_get_string(o, "error");
-            g_printerr("ddmon: %s\n", err != NULL ? err : "command failed");
+            g_autofree char *line =
+                g_strdup_printf("ddmon: %s\n", err != NULL ? err : "command failed");
+            g_printerr("%s", line);
             /* The server's object (status, message, result) with the
              * failure members every --json failure has. */
-            g_autofree char *msg = g_strdup(failure.message != NULL ? failure.message : err);
+            g_autofree char *msg = ddm_ctl_failure_message(line);
             ddm_ctl_failure_set(o, code, msg);
             failure.object_printed = TRUE;
         }
