@@ -69,7 +69,8 @@ t_catches_term() {
     return 1
 }
 # Stop PIDS: SIGTERM, then poll until all have exited or T_STOP_TIMEOUT
-# passed, then SIGKILL. Prompt exits cost no waiting. A build-tree process
+# passed, then SIGKILL (false if a build-tree process needed it: a hang at
+# exit, and its leak report is lost). Prompt exits cost no waiting. A build-tree process
 # that does not catch SIGTERM (any more) may be running its exit handlers (a server
 # that a kill-server just stopped, LeakSanitizer busy): SIGTERM would end it
 # before LSan prints, so it gets 3 s to finish on its own first.
@@ -92,9 +93,13 @@ t_stop() {
             late=()
         fi
         if [ "$now" -ge "$deadline" ]; then
-            echo "# still running ${T_STOP_TIMEOUT}s after SIGTERM, killed: ${left[*]}"
-            for p in "${left[@]}"; do kill -KILL "$p" 2>/dev/null; done
-            return 1
+            local hung=0
+            for p in "${left[@]}"; do
+                echo "# still running ${T_STOP_TIMEOUT} s after SIGTERM, killed: $p $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")"
+                t_is_ours "$p" && hung=1
+                kill -KILL "$p" 2>/dev/null
+            done
+            return $((hung == 0 ? 0 : 1))
         fi
         sleep 0.05
     done
@@ -112,15 +117,19 @@ t_scan_sanitizers() {
 }
 # On exit: stop everything gracefully (sanitizers report at exit), then fail
 # the test program (exit status 1: an ERROR for automake's TAP driver) if any
-# process reported an error or a leak. Otherwise the exit status is left alone.
+# process reported an error or a leak, or a build-tree process did not exit
+# on SIGTERM. Otherwise the exit status is left alone.
 t_cleanup() {
-    local p san_ok=1
-    t_stop "${T_PIDS[@]}" $(t_own_procs)
-    for p in "${T_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-    t_scan_sanitizers || san_ok=0
+    local p ok=1
+    t_stop $(printf '%s\n' "${T_PIDS[@]}" $(t_own_procs) | sort -u) || ok=0
+    for p in "${T_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    if ! t_scan_sanitizers; then
+        echo "# FAILED: sanitizer reports (above)"
+        ok=0
+    fi
     rm -rf "$T_TMP"
-    if [ $san_ok = 0 ]; then
-        echo "# FAILED: sanitizer reports (above); exiting with status 1"
+    if [ $ok = 0 ]; then
+        echo "# FAILED: sanitizer reports or a process that ignored SIGTERM; exiting with status 1"
         exit 1
     fi
 }
