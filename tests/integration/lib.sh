@@ -64,22 +64,31 @@ t_is_ours() { case $(readlink "/proc/$1/exe" 2>/dev/null) in "$T_BUILD_REAL"/*) 
 t_catches_term() {
     local line
     while read -r line; do
-        case $line in SigCgt:*) line=${line#SigCgt:}; return $(( !((16#${line//[[:space:]]/} >> 14) & 1) )) ;; esac
+        case $line in
+        SigCgt:*) # hex mask of the caught signals; SIGTERM (15) is bit 14
+            line=${line#SigCgt:}
+            return $(( !((16#${line//[[:space:]]/} >> 14) & 1) )) ;;
+        esac
     done 2>/dev/null <"/proc/$1/status"
     return 1
 }
 # Stop PIDS: SIGTERM, then poll until all have exited or T_STOP_TIMEOUT
 # passed, then SIGKILL (false if a build-tree process needed it: a hang at
-# exit, and its leak report is lost). Prompt exits cost no waiting. A build-tree process
-# that does not catch SIGTERM (any more) may be running its exit handlers (a server
-# that a kill-server just stopped, LeakSanitizer busy): SIGTERM would end it
-# before LSan prints, so it gets 3 s to finish on its own first.
+# exit, and its leak report is lost). Prompt exits cost no waiting. A
+# build-tree process that does not catch SIGTERM (any more) may be running
+# its exit handlers (a server that a kill-server just stopped, LeakSanitizer
+# busy): SIGTERM would end it before LSan prints, so it gets 3 s to finish on
+# its own first.
 t_stop() {
     local p left start now late=() deadline
     [ $# -gt 0 ] || return 0
     for p in "$@"; do
         t_dead "$p" && continue
-        if t_catches_term "$p" || ! t_is_ours "$p"; then kill -TERM "$p" 2>/dev/null; else late+=("$p"); fi
+        if t_catches_term "$p" || ! t_is_ours "$p"; then
+            kill -TERM "$p" 2>/dev/null
+        else
+            late+=("$p")
+        fi
     done
     start=$(date +%s%N)
     deadline=$(( start + T_STOP_TIMEOUT * 1000000000 ))
@@ -95,7 +104,8 @@ t_stop() {
         if [ "$now" -ge "$deadline" ]; then
             local hung=0
             for p in "${left[@]}"; do
-                echo "# still running ${T_STOP_TIMEOUT} s after SIGTERM, killed: $p $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")"
+                echo "# still running ${T_STOP_TIMEOUT} s after SIGTERM, killed:" \
+                    "$p $(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")"
                 t_is_ours "$p" && hung=1
                 kill -KILL "$p" 2>/dev/null
             done
