@@ -56,6 +56,7 @@ typedef struct Cli {
     gboolean version;
     gboolean list_plugins;
     gboolean in_process;
+    gboolean gc;
     char *check_plugin;
     char *vm;
     gint wait_ms;
@@ -254,7 +255,7 @@ static const char commands_help[] =
     "  view NAME [--vm VM]    one view (of one VM, or of every VM)\n"
     "  views [--vm VM]        the names of the views, per VM\n"
     "  plugins                the plugin list\n"
-    "  snapshot [--wait MS] [--out-dir DIR] [--in-process]\n"
+    "  snapshot [--wait MS] [--out-dir DIR] [--in-process] [--gc]\n"
     "                         discover, wait until views settle, print all, exit\n"
     "  scan MODES             switch discovery modes of the running server\n"
     "  select [PID|APP|none]  the VM the selected debugger port (8700) reaches\n"
@@ -689,13 +690,14 @@ static int run_snapshot(Cli *cli)
 {
     DdmSnapshotOptions opt = {
         cli->wait_ms >= 0 ? (guint)cli->wait_ms : DDM_SNAPSHOT_DEFAULT_WAIT_MS,
-        DDM_SNAPSHOT_SETTLE_MS, DDM_SNAPSHOT_MAX_MS, cli->json, cli->out_dir};
+        DDM_SNAPSHOT_SETTLE_MS, DDM_SNAPSHOT_MAX_MS, cli->json, cli->out_dir, cli->gc};
     if (opt.max_ms < opt.wait_ms + opt.settle_ms)
         opt.max_ms = opt.wait_ms + opt.settle_ms;
     if (!cli->in_process) {
         g_autofree char *path = socket_path(cli);
         DdmClient *c = ddm_client_connect(path, NULL);
         if (c != NULL) {
+            opt.socket_path = path; /* --gc's commands use connections of their own */
             int status = ddm_snapshot_run_client(c, &opt);
             ddm_client_free(c);
             return status;
@@ -963,6 +965,8 @@ int main(int argc, char **argv)
          "snapshot, commands: write blob views (heap bitmaps, dumps) to DIR", "DIR"},
         {"in-process", 0, 0, G_OPTION_ARG_NONE, &cli.in_process,
          "snapshot: never use a running server", NULL},
+        {"gc", 0, 0, G_OPTION_ARG_NONE, &cli.gc,
+         "snapshot: ask every DDM VM for a GC first (fills the heap segment views)", NULL},
         {"list-plugins", 0, 0, G_OPTION_ARG_NONE, &cli.list_plugins,
          "List the plugins found, loaded or refused, and exit", NULL},
         {"check-plugin", 0, 0, G_OPTION_ARG_FILENAME, &cli.check_plugin,

@@ -3,6 +3,7 @@
 # VMs, real jdb and the real adb. TAP scripts; helpers in tests/integration/lib.sh.
 INTEGRATION_TESTS = \
 	tests/integration/snapshot-simvm.sh \
+	tests/integration/snapshot-gc.sh \
 	tests/integration/jvm-nonddm.sh \
 	tests/integration/server-cli.sh \
 	tests/integration/relay-jvm.sh \
