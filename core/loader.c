@@ -4,30 +4,48 @@
  *
  * Every candidate goes through one sequence, and the first failing step
  * refuses it with a DDM_LOADER_ERROR and a record (for --list-plugins):
- * lstat (regular file, not a symlink, not group/other-writable, owned by us
- * or root, readable) -> ".so" suffix -> ELF magic -> dlopen(RTLD_NOW |
- * RTLD_LOCAL) -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal,
- * minor not newer) -> size -> name/version/init present -> name ==
- * basename. No plugin function runs before every check passed (plugins
- * must not have constructors; doc/plugin-abi.md). Then init runs through
- * the registry, which undoes everything if it fails.
+ * trusted directory (it and every directory above it owned by us or root,
+ * not writable by group/others; a sticky one such as /tmp only above a
+ * search-path directory, or as the directory of a file named by the user)
+ * -> lstat (regular file, not a symlink, not group/other-writable, owned
+ * by us or root, readable) -> ".so" suffix -> open + fstat (the same
+ * inode, the same checks) -> ELF magic -> dlopen(RTLD_NOW | RTLD_LOCAL) of
+ * that open file as /proc/self/fd/N -> dlsym(ddm_plugin_descriptor) ->
+ * magic -> ABI (major equal, minor not newer) -> size ->
+ * name/version/init present -> name == basename. Directories are walked
+ * with openat(O_NOFOLLOW) + fstat from / down and files opened with openat
+ * from the checked directory, so what was checked is what is loaded. No
+ * plugin function runs before every check passed (plugins must not have
+ * constructors; doc/plugin-abi.md). Then init runs through the registry,
+ * which undoes everything if it fails.
  *
- * Search path, first file of a name wins: --plugin-dir (in order),
- * DDMON_PLUGIN_PATH (colon list; ignored when running setuid/setgid), the
- * installed plugin directory. Later files of the same name are recorded as
- * shadowed. Policy (B5): a refused plugin found by the scan is a warning;
- * a plugin named with --plugins that fails or is missing fails startup.
+ * Search path: --plugin-dir (in order), DDMON_PLUGIN_PATH (colon list;
+ * ignored when running setuid/setgid), the installed plugin directory. A
+ * missing directory is skipped quietly; an unsafe one with a warning, its
+ * *.so recorded as refused. The first file of a name that loads (or that
+ * --plugins / --disable-plugin leave out) decides the name; later files of
+ * it are recorded as shadowed. A refused file decides nothing: the next
+ * file of the name is tried, and if it loads a warning names both (so a
+ * broken copy early in the path is visible but does not take the plugin
+ * away). Policy (B5): a refused plugin found by the scan is a warning; a
+ * plugin named with --plugins that no file of its name loads fails startup.
  * Non-goals: SIGSEGV traps, a registry cache, reloading.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* dl_iterate_phdr */
+#endif
 #include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN
 #define G_LOG_DOMAIN "ddmon-loader"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,36 +70,148 @@ static char *plugin_stem(const char *path)
     return base;
 }
 
-/* Checks on the file itself, before dlopen. */
-static gboolean check_file_safety(const char *path, GError **error)
+/* ------------------------------------------------------ trusted locations */
+
+/* Why someone other than root and the effective user could change @path
+ * (a directory or file described by @st), or NULL (transfer full).
+ * @sticky_ok: a sticky directory's other writers can add entries but not
+ * rename or remove ours, which is fine for a directory above the plugins
+ * (like /tmp) but not for the directory whose every *.so gets loaded. */
+static char *write_access_problem(const struct stat *st, const char *path, gboolean sticky_ok)
 {
-    struct stat st;
-    if (lstat(path, &st) != 0) {
-        int e = errno;
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
-                    "cannot read plugin file %s: %s", path, g_strerror(e));
-        return FALSE;
+    uid_t me = geteuid();
+    unsigned mode = (unsigned)(st->st_mode & 07777);
+    if (st->st_uid != 0 && st->st_uid != me)
+        return g_strdup_printf("owned by uid %u, neither you (uid %u) nor root",
+                               (unsigned)st->st_uid, (unsigned)me);
+    if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
+        return NULL;
+    if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)) {
+        if (sticky_ok)
+            return NULL;
+        return g_strdup_printf("a shared directory (mode %04o): others can add files to it; "
+                               "use a directory of your own",
+                               mode);
     }
-    if (S_ISLNK(st.st_mode)) {
+    return g_strdup_printf("writable by %s (mode %04o); chmod go-w %s",
+                           (st->st_mode & S_IWOTH) ? "others" : "its group", mode, path);
+}
+
+#ifdef O_PATH
+#define DIR_WALK_FLAGS (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#else
+#define DIR_WALK_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#endif
+
+/* Open @dir as a directory fd after checking it and every directory above
+ * it, from / down, each opened with openat(O_NOFOLLOW) from the one checked
+ * before and checked with fstat (no path is looked up twice). Symbolic links
+ * in @dir are resolved first (realpath); the directories they lead through
+ * are the ones checked. @scanned: every *.so in @dir will be loaded (a
+ * sticky dir is refused too); else @dir only holds a named file.
+ * Returns the fd (caller closes; readable with fdopendir when @scanned) or
+ * -1 with @error (DDM_LOADER_ERROR_UNSAFE, or NOT_A_PLUGIN with *@os_errno
+ * set when it cannot be opened). */
+static int open_trusted_dir(const char *dir, gboolean scanned, int *os_errno, GError **error)
+{
+    *os_errno = 0;
+    g_autofree char *canon = realpath(dir, NULL);
+    if (!canon) {
+        *os_errno = errno;
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "cannot open plugin directory %s: %s", dir, g_strerror(*os_errno));
+        return -1;
+    }
+    g_auto(GStrv) parts = g_strsplit(canon + 1, "/", -1); /* "/" gives { "" } */
+    guint n = *parts[0] ? g_strv_length(parts) : 0;
+    g_autoptr(GString) walked = g_string_new("/");
+    int fd = open("/", n == 0 ? O_RDONLY | O_DIRECTORY | O_CLOEXEC : DIR_WALK_FLAGS);
+    for (guint level = 0;; level++) {
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            *os_errno = errno;
+            g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                        "cannot open plugin directory %s: %s: %s", dir, walked->str,
+                        g_strerror(*os_errno));
+            break;
+        }
+        gboolean last = level == n;
+        if (!S_ISDIR(st.st_mode)) { /* replaced since realpath */
+            *os_errno = ENOTDIR;
+            g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                        "cannot open plugin directory %s: %s is not a directory", dir,
+                        walked->str);
+            break;
+        }
+        g_autofree char *problem = write_access_problem(&st, walked->str, last ? !scanned : TRUE);
+        if (problem) {
+            if (last)
+                g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
+                            "plugin directory %s is %s", walked->str, problem);
+            else
+                g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
+                            "plugin directory %s is inside %s, which is %s", canon, walked->str,
+                            problem);
+            break;
+        }
+        if (last)
+            return fd;
+        const char *name = parts[level];
+        int flags = level + 1 == n ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+                                   : DIR_WALK_FLAGS;
+        int next = openat(fd, name, flags);
+        if (next < 0 && errno == EACCES && !scanned && flags != DIR_WALK_FLAGS)
+            next = openat(fd, name, DIR_WALK_FLAGS); /* a named file needs no listing */
+        int saved = errno;
+        close(fd);
+        fd = next;
+        errno = saved;
+        if (walked->str[walked->len - 1] != '/')
+            g_string_append_c(walked, '/');
+        g_string_append(walked, name);
+    }
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+gboolean ddm_loader_check_dir(const char *dir, GError **error)
+{
+    g_return_val_if_fail(dir != NULL, FALSE);
+    int os_errno;
+    int fd = open_trusted_dir(dir, TRUE, &os_errno, error);
+    if (fd < 0)
+        return FALSE;
+    close(fd);
+    return TRUE;
+}
+
+/* ------------------------------------------------------------ plugin files */
+
+/* The checks on a file's metadata, run on the lstat before opening it and
+ * again on the fstat of the opened file. */
+static gboolean check_file_stat(const struct stat *st, const char *path, GError **error)
+{
+    if (S_ISLNK(st->st_mode)) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
                     "%s is a symbolic link; plugins must be regular files", path);
         return FALSE;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (!S_ISREG(st->st_mode)) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
                     "%s is not a regular file", path);
         return FALSE;
     }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
                     "%s is writable by group or others (mode %04o); fix with chmod go-w", path,
-                    (unsigned)(st.st_mode & 07777));
+                    (unsigned)(st->st_mode & 07777));
         return FALSE;
     }
-    if (st.st_uid != 0 && st.st_uid != geteuid()) {
+    if (st->st_uid != 0 && st->st_uid != geteuid()) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
                     "%s is owned by uid %u, neither you (uid %u) nor root", path,
-                    (unsigned)st.st_uid, (unsigned)geteuid());
+                    (unsigned)st->st_uid, (unsigned)geteuid());
         return FALSE;
     }
     if (!g_str_has_suffix(path, ".so")) {
@@ -90,43 +220,151 @@ static gboolean check_file_safety(const char *path, GError **error)
         return FALSE;
     }
     /* root reads mode 000 files too; a plugin nobody may read is not meant to load. */
-    if (!(st.st_mode & S_IRUSR) || access(path, R_OK) != 0) {
+    if (!(st->st_mode & S_IRUSR)) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
-                    "%s is not readable (mode %04o)", path, (unsigned)(st.st_mode & 07777));
-        return FALSE;
-    }
-    unsigned char magic[4] = {0};
-    ssize_t got = -1;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0) {
-        got = read(fd, magic, sizeof magic);
-        close(fd);
-    }
-    if (got != (ssize_t)sizeof magic || memcmp(magic, "\177ELF", 4) != 0) {
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
-                    "%s is not a shared object (%s)", path,
-                    st.st_size == 0 ? "empty file" : "no ELF header");
+                    "%s is not readable (mode %04o)", path, (unsigned)(st->st_mode & 07777));
         return FALSE;
     }
     return TRUE;
 }
 
-/* Open and validate. On failure abi_major and abi_minor hold what the frozen
- * prefix said (0 when it was never read). */
-static const ddm_plugin_desc *open_validated(const char *path, void **dl_out, uint16_t *abi_major,
-                                             uint16_t *abi_minor, GError **error)
+/* Open entry @name of the trusted directory @dirfd (@path names it in
+ * messages) and check it: the returned fd (caller closes) is the file that
+ * passed, and the one to load. -1 with @error otherwise. */
+static int open_checked_file(int dirfd, const char *name, const char *path, GError **error)
+{
+    struct stat st, fst;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        int e = errno;
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "cannot read plugin file %s: %s", path, g_strerror(e));
+        return -1;
+    }
+    if (!check_file_stat(&st, path, error))
+        return -1;
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "%s is not readable (mode %04o): %s", path, (unsigned)(st.st_mode & 07777),
+                    g_strerror(e));
+        return -1;
+    }
+    if (fstat(fd, &fst) != 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
+                    "%s changed while it was being checked", path);
+        close(fd);
+        return -1;
+    }
+    if (!check_file_stat(&fst, path, error)) {
+        close(fd);
+        return -1;
+    }
+    unsigned char magic[4] = {0};
+    ssize_t got = pread(fd, magic, sizeof magic, 0);
+    if (got != (ssize_t)sizeof magic || memcmp(magic, "\177ELF", 4) != 0) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "%s is not a shared object (%s)", path,
+                    fst.st_size == 0 ? "empty file" : "no ELF header");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int dl_name_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    return info->dlpi_name && strcmp(info->dlpi_name, data) == 0;
+}
+
+/* dlopen the file open as @fd: through "/proc/self/fd/N", so the object
+ * loaded is the file that was checked even if @path is replaced meanwhile.
+ * glibc knows an object by that name afterwards and would hand the old one
+ * back for the same name, so a name still in use (a plugin that was never
+ * unloaded) is avoided by duplicating @fd to another number. Without
+ * /proc (the name does not reach @fd), @path itself is loaded: the trusted
+ * directories make the gap a matter of root and the user only. */
+static void *dlopen_checked(int fd, const char *path, const char **why)
+{
+    struct stat fst, pst;
+    char proc[64] = "";
+    int use = fd, dup_fd = -1;
+    gboolean by_fd = fstat(fd, &fst) == 0;
+    for (int tries = 0; by_fd; tries++) {
+        g_snprintf(proc, sizeof proc, "/proc/self/fd/%d", use);
+        if (stat(proc, &pst) != 0 || pst.st_dev != fst.st_dev || pst.st_ino != fst.st_ino) {
+            by_fd = FALSE;
+            break;
+        }
+        if (!dl_iterate_phdr(dl_name_cb, proc))
+            break;
+        int next = tries < 16 ? fcntl(fd, F_DUPFD_CLOEXEC, use + 1) : -1;
+        if (dup_fd >= 0)
+            close(dup_fd);
+        dup_fd = use = next;
+        if (next < 0)
+            by_fd = FALSE;
+    }
+    if (!by_fd)
+        g_debug("loading %s by its path (/proc/self/fd unavailable)", path);
+    (void)dlerror();
+    void *dl = dlopen(by_fd ? proc : path, RTLD_NOW | RTLD_LOCAL);
+    *why = NULL;
+    if (!dl) {
+        const char *e = dlerror();
+        size_t plen = strlen(proc);
+        /* "/proc/self/fd/7: invalid ELF header": the fd name says nothing to a user. */
+        if (e && by_fd && strncmp(e, proc, plen) == 0 && strncmp(e + plen, ": ", 2) == 0)
+            e += plen + 2;
+        *why = e ? e : "dlopen failed";
+    }
+    if (dup_fd >= 0)
+        close(dup_fd);
+    return dl;
+}
+
+/* Open and validate. @dirfd: the trusted directory holding @path (a
+ * search-path directory being scanned), or -1 to open and check the
+ * directory of @path here (a file named by the user: its directory may be
+ * sticky, like /tmp, since others cannot replace a file of ours there).
+ * On failure abi_major and abi_minor hold what the frozen prefix said (0
+ * when it was never read). */
+static const ddm_plugin_desc *open_validated(int dirfd, const char *path, void **dl_out,
+                                             uint16_t *abi_major, uint16_t *abi_minor,
+                                             GError **error)
 {
     *dl_out = NULL;
     *abi_major = *abi_minor = 0;
-    if (!check_file_safety(path, error))
+    int own_dirfd = -1;
+    if (dirfd < 0) {
+        g_autofree char *dir = g_path_get_dirname(path);
+        int os_errno = 0;
+        GError *derr = NULL;
+        dirfd = own_dirfd = open_trusted_dir(dir, FALSE, &os_errno, &derr);
+        if (dirfd < 0) {
+            if (os_errno) {
+                g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                            "cannot read plugin file %s: %s", path, g_strerror(os_errno));
+                g_error_free(derr);
+            } else {
+                g_propagate_error(error, derr);
+            }
+            return NULL;
+        }
+    }
+    g_autofree char *base = g_path_get_basename(path);
+    int fd = open_checked_file(dirfd, base, path, error);
+    if (own_dirfd >= 0)
+        close(own_dirfd);
+    if (fd < 0)
         return NULL;
-
-    (void)dlerror();
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *why = NULL;
+    void *dl = dlopen_checked(fd, path, &why);
+    close(fd); /* the mapping stays */
     if (!dl) {
-        const char *why = dlerror();
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
-                    "cannot load %s: %s", path, why ? why : "dlopen failed");
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN, "cannot load %s: %s",
+                    path, why);
         return NULL;
     }
     const ddm_plugin_desc *d = dlsym(dl, DDM_PLUGIN_SYMBOL);
@@ -193,14 +431,13 @@ const ddm_plugin_desc *ddm_loader_open(const char *path, void **dl, GError **err
     g_return_val_if_fail(path != NULL && dl != NULL, NULL);
     g_autofree char *abs = absolute_path(path);
     uint16_t major, minor;
-    return open_validated(abs, dl, &major, &minor, error);
+    return open_validated(-1, abs, dl, &major, &minor, error);
 }
 
-gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **out,
-                              GError **error)
+/* ddm_loader_load_file() for the absolute @abs; @dirfd as in open_validated(). */
+static gboolean load_file_at(DdmRegistry *reg, int dirfd, const char *abs, ddm_plugin **out,
+                             GError **error)
 {
-    g_return_val_if_fail(reg != NULL && path != NULL, FALSE);
-    g_autofree char *abs = absolute_path(path);
     g_autofree char *stem = plugin_stem(abs);
     ddm_plugin *loaded = ddm_registry_find_plugin(reg, stem);
     ddm_plugin *p = ddm_registry_add(reg, stem, abs);
@@ -217,7 +454,7 @@ gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **o
     void *dl = NULL;
     uint16_t major, minor;
     GError *err = NULL;
-    const ddm_plugin_desc *d = open_validated(abs, &dl, &major, &minor, &err);
+    const ddm_plugin_desc *d = open_validated(dirfd, abs, &dl, &major, &minor, &err);
     if (!d) {
         p->status = DDM_PLUGIN_REFUSED;
         p->abi_major = major;
@@ -234,6 +471,14 @@ gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **o
     p->dl = dl;
     p->desc = d;
     return ddm_registry_init_plugin(reg, p, error);
+}
+
+gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **out,
+                              GError **error)
+{
+    g_return_val_if_fail(reg != NULL && path != NULL, FALSE);
+    g_autofree char *abs = absolute_path(path);
+    return load_file_at(reg, -1, abs, out, error);
 }
 
 /* ---------------------------------------------------------- search path */
@@ -292,22 +537,41 @@ static gint cmp_str(gconstpointer a, gconstpointer b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every "*.so" entry of @dir, sorted (so load order does not depend on the file system). */
-static GPtrArray *list_candidates(const char *dir)
+static gboolean is_candidate(const char *entry)
 {
-    GError *err = NULL;
-    GDir *d = g_dir_open(dir, 0, &err);
-    if (!d) {
-        g_debug("plugin directory %s skipped: %s", dir, err->message);
-        g_error_free(err);
-        return NULL;
-    }
+    return g_str_has_suffix(entry, ".so") && strlen(entry) > 3;
+}
+
+/* Every "*.so" entry of the directory open as @dirfd (or, when -1, of @dir
+ * by name: only to record what a refused directory holds), sorted so load
+ * order does not depend on the file system. NULL when it cannot be read. */
+static GPtrArray *list_candidates(int dirfd, const char *dir)
+{
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-    const char *entry;
-    while ((entry = g_dir_read_name(d)) != NULL)
-        if (g_str_has_suffix(entry, ".so") && strlen(entry) > 3)
-            g_ptr_array_add(names, g_strdup(entry));
-    g_dir_close(d);
+    if (dirfd >= 0) {
+        int fd = dup(dirfd); /* closedir closes it */
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+            g_debug("plugin directory %s skipped: %s", dir, g_strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            g_ptr_array_unref(names);
+            return NULL;
+        }
+        const struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (is_candidate(e->d_name))
+                g_ptr_array_add(names, g_strdup(e->d_name));
+        closedir(d);
+    } else {
+        GDir *d = g_dir_open(dir, 0, NULL);
+        const char *entry;
+        while (d && (entry = g_dir_read_name(d)) != NULL)
+            if (is_candidate(entry))
+                g_ptr_array_add(names, g_strdup(entry));
+        if (d)
+            g_dir_close(d);
+    }
     g_ptr_array_sort(names, cmp_str);
     return names;
 }
@@ -320,79 +584,146 @@ static void record_disabled(DdmRegistry *reg, const char *name, const char *path
     p->reason = g_strdup(reason);
 }
 
+/* One ddm_loader_load_all() run. A name is decided by its first file that
+ * loads or that the policy (--plugins, --disable-plugin) leaves out; a
+ * refused file decides nothing, so a later file of the name gets its turn. */
+typedef struct Scan {
+    DdmRegistry *reg;
+    const DdmConfig *config;
+    gboolean only;        /* --plugins given */
+    GHashTable *decided;  /* stem -> path of the deciding file (owned) */
+    GHashTable *refused;  /* stem -> first refused ddm_plugin record (borrowed) */
+    GHashTable *failures; /* stem -> GError of that first refusal (owned) */
+} Scan;
+
+/* The file @entry of @dir: load it (@dirfd, a trusted directory) or, when
+ * @dirfd is -1, record it refused for @dir_refusal. */
+static void scan_entry(Scan *s, int dirfd, const char *dir, const char *entry,
+                       const GError *dir_refusal)
+{
+    g_autofree char *joined = g_build_filename(dir, entry, NULL);
+    g_autofree char *path = absolute_path(joined);
+    g_autofree char *stem = plugin_stem(entry);
+    const char *first = g_hash_table_lookup(s->decided, stem);
+    if (first) {
+        g_autofree char *why = g_strdup_printf("shadowed by %s", first);
+        g_info("plugin file %s %s", path, why);
+        record_disabled(s->reg, stem, path, why);
+        return;
+    }
+    gboolean required = s->only && name_listed(s->config->plugins_only, stem);
+    if (s->only && !required) {
+        g_hash_table_insert(s->decided, g_strdup(stem), g_strdup(path));
+        record_disabled(s->reg, stem, path, "not named in --plugins");
+        return;
+    }
+    if (name_listed(s->config->plugins_disabled, stem)) {
+        if (required)
+            g_warning("plugin %s is both required (--plugins) and disabled "
+                      "(--disable-plugin); not loading it",
+                      stem);
+        g_hash_table_insert(s->decided, g_strdup(stem), g_strdup(path));
+        record_disabled(s->reg, stem, path, "disabled by --disable-plugin");
+        return;
+    }
+    ddm_plugin *p = NULL;
+    GError *err = NULL;
+    if (dirfd < 0) {
+        p = ddm_registry_add(s->reg, stem, path);
+        p->status = DDM_PLUGIN_REFUSED;
+        p->reason = g_strdup(dir_refusal->message);
+        err = g_error_copy(dir_refusal);
+    } else if (load_file_at(s->reg, dirfd, path, &p, &err)) {
+        g_hash_table_insert(s->decided, g_strdup(stem), g_strdup(path));
+        ddm_plugin *bad = g_hash_table_lookup(s->refused, stem);
+        if (bad) {
+            g_warning("plugin %s: loaded %s instead of %s, which was refused", stem, path,
+                      bad->path);
+            g_autofree char *old = bad->reason;
+            bad->reason = g_strdup_printf("%s (%s loaded instead)", old, path);
+        }
+        return;
+    } else {
+        /* A refused directory was reported once; its files are not. */
+        g_warning("%s", err->message);
+    }
+    p->required = required;
+    if (!g_hash_table_contains(s->refused, stem)) {
+        g_hash_table_insert(s->refused, g_strdup(stem), p);
+        g_hash_table_insert(s->failures, g_strdup(stem), err);
+    } else {
+        g_error_free(err);
+    }
+}
+
+static void error_free0(gpointer e)
+{
+    if (e)
+        g_error_free(e);
+}
+
 gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError **error)
 {
     g_return_val_if_fail(reg != NULL && config != NULL, FALSE);
     ddm_registry_set_chunk_filter(reg, config->chunks);
-    gboolean only = config->plugins_only && config->plugins_only->len > 0;
     g_auto(GStrv) dirs = ddm_loader_search_path(config);
-    {
-        g_autofree char *joined = g_strjoinv(":", dirs);
-        g_debug("plugin search path: %s", joined);
-    }
-    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    GError *required_error = NULL;
+    g_autofree char *joined = g_strjoinv(":", dirs);
+    g_debug("plugin search path: %s", joined);
+    Scan s = {
+        .reg = reg,
+        .config = config,
+        .only = config->plugins_only && config->plugins_only->len > 0,
+        .decided = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free),
+        .refused = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+        .failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, error_free0),
+    };
 
     for (char **dir = dirs; *dir; dir++) {
-        g_autoptr(GPtrArray) names = list_candidates(*dir);
-        if (!names)
+        int os_errno = 0;
+        GError *dir_refusal = NULL;
+        int dirfd = open_trusted_dir(*dir, TRUE, &os_errno, &dir_refusal);
+        if (dirfd < 0 && os_errno) {
+            g_debug("plugin directory %s skipped: %s", *dir, dir_refusal->message);
+            g_error_free(dir_refusal);
             continue;
-        for (guint i = 0; i < names->len; i++) {
-            const char *entry = g_ptr_array_index(names, i);
-            g_autofree char *path = g_build_filename(*dir, entry, NULL);
-            g_autofree char *stem = plugin_stem(entry);
-            const char *first = g_hash_table_lookup(seen, stem);
-            if (first) {
-                g_autofree char *why = g_strdup_printf("shadowed by %s", first);
-                g_info("plugin file %s %s", path, why);
-                record_disabled(reg, stem, path, why);
-                continue;
-            }
-            g_hash_table_insert(seen, g_strdup(stem), g_strdup(path));
-            gboolean required = only && name_listed(config->plugins_only, stem);
-            if (only && !required) {
-                record_disabled(reg, stem, path, "not named in --plugins");
-                continue;
-            }
-            if (name_listed(config->plugins_disabled, stem)) {
-                if (required)
-                    g_warning("plugin %s is both required (--plugins) and disabled "
-                              "(--disable-plugin); not loading it",
-                              stem);
-                record_disabled(reg, stem, path, "disabled by --disable-plugin");
-                continue;
-            }
-            ddm_plugin *p = NULL;
-            GError *err = NULL;
-            if (ddm_loader_load_file(reg, path, &p, &err))
-                continue;
-            p->required = required;
-            g_warning("%s", err->message);
-            if (required && !required_error)
-                g_propagate_prefixed_error(&required_error, err, "required plugin %s: ", stem);
-            else
-                g_error_free(err);
         }
+        if (dirfd < 0)
+            g_warning("%s; skipping it", dir_refusal->message);
+        g_autoptr(GPtrArray) names = list_candidates(dirfd, *dir);
+        for (guint i = 0; names && i < names->len; i++)
+            scan_entry(&s, dirfd, *dir, g_ptr_array_index(names, i), dir_refusal);
+        if (dirfd >= 0)
+            close(dirfd);
+        g_clear_error(&dir_refusal);
     }
 
-    if (only) {
-        for (guint i = 0; i < config->plugins_only->len; i++) {
-            const char *name = g_ptr_array_index(config->plugins_only, i);
-            if (g_hash_table_contains(seen, name))
-                continue;
-            g_autofree char *joined = g_strjoinv(":", dirs);
-            ddm_plugin *p = ddm_registry_add(reg, name, NULL);
-            p->status = DDM_PLUGIN_REFUSED;
-            p->required = TRUE;
-            p->reason = g_strdup_printf("not found in the plugin path %s", joined);
-            g_warning("plugin %s (named with --plugins) was not found in the plugin path %s",
-                      name, joined);
-            if (!required_error)
-                g_set_error(&required_error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_FOUND,
-                            "required plugin %s was not found in the plugin path %s", name,
-                            joined);
+    /* A plugin named with --plugins must have loaded from one of its files. */
+    GError *required_error = NULL;
+    for (guint i = 0; s.only && i < config->plugins_only->len; i++) {
+        const char *name = g_ptr_array_index(config->plugins_only, i);
+        ddm_plugin *p = ddm_registry_find_plugin(reg, name);
+        if (p && p->status != DDM_PLUGIN_REFUSED)
+            continue;
+        if (p) {
+            GError *e = g_hash_table_lookup(s.failures, name);
+            if (!required_error && e)
+                g_propagate_prefixed_error(&required_error, g_error_copy(e),
+                                           "required plugin %s: ", name);
+            continue;
         }
+        p = ddm_registry_add(reg, name, NULL);
+        p->status = DDM_PLUGIN_REFUSED;
+        p->required = TRUE;
+        p->reason = g_strdup_printf("not found in the plugin path %s", joined);
+        g_warning("plugin %s (named with --plugins) was not found in the plugin path %s", name,
+                  joined);
+        if (!required_error)
+            g_set_error(&required_error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_FOUND,
+                        "required plugin %s was not found in the plugin path %s", name, joined);
     }
+    g_hash_table_unref(s.decided);
+    g_hash_table_unref(s.refused);
+    g_hash_table_unref(s.failures);
 
     ddm_registry_handoff(reg);
     if (required_error) {

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Finding and validating plugin files. Steps, each refusing with a
- * DDM_LOADER_ERROR and moving on: lstat (regular file, not a symlink, not
- * writable by group/others, owned by us or root) -> ".so" suffix ->
- * dlopen(RTLD_NOW|RTLD_LOCAL) -> dlsym(ddm_plugin_descriptor) -> magic ->
- * ABI (major equal, minor <= ours) -> size -> name/version/init present ->
- * name == basename. No plugin code runs before all checks pass.
- * Search path, first match of a name wins: --plugin-dir (in order), then
- * DDMON_PLUGIN_PATH (colon list, ignored when setuid), then the installed
- * plugin directory.
+ * DDM_LOADER_ERROR and moving on: the directory and every directory above
+ * it owned by us or root and not writable by group/others (a sticky one
+ * like /tmp is fine above, never as a search-path directory itself) ->
+ * lstat (regular file, not a symlink, not writable by group/others, owned
+ * by us or root) -> ".so" suffix -> open + fstat (the same file) ->
+ * dlopen of that open file (RTLD_NOW|RTLD_LOCAL) ->
+ * dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal, minor <= ours)
+ * -> size -> name/version/init present -> name == basename. No plugin code
+ * runs before all checks pass.
+ * Search path: --plugin-dir (in order), then DDMON_PLUGIN_PATH (colon list,
+ * ignored when setuid), then the installed plugin directory. The first file
+ * of a name that loads wins; a refused file does not hide a later one of
+ * the same name (a warning names both). An unsafe directory is skipped with
+ * a warning and its plugins are recorded as refused.
  */
 #ifndef DDM_LOADER_H
 #define DDM_LOADER_H
@@ -38,6 +44,12 @@ typedef enum {
 /** Open and validate @path; no plugin code runs. On success returns the
  *  descriptor and the dlopen handle in @dl (caller dlcloses). */
 const ddm_plugin_desc *ddm_loader_open(const char *path, void **dl, GError **error);
+/** Whether @dir would be searched: it and every directory above it are
+ *  owned by root or the effective user and not writable by group or others
+ *  (directories above it may be sticky, like /tmp; @dir may not). FALSE +
+ *  @error (DDM_LOADER_ERROR_UNSAFE naming the directory at fault, mode and
+ *  fix; NOT_A_PLUGIN when it cannot be opened) otherwise. */
+gboolean ddm_loader_check_dir(const char *dir, GError **error);
 /** The effective search path. (transfer full, g_strfreev) */
 char **ddm_loader_search_path(const DdmConfig *config);
 /** Load every plugin on the search path into @reg according to the config

@@ -10,6 +10,9 @@
  * file of a name wins, required (--plugins) vs optional failures,
  * --disable-plugin, --check-plugin and --list-plugins.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* dladdr */
+#endif
 #include "build-config.h"
 
 #include <dlfcn.h>
@@ -20,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,6 +201,11 @@ static void test_loader_good(void **state)
     assert_string_equal(p->license, "Apache-2.0");
     assert_int_equal(p->abi_major, DDM_ABI_MAJOR);
     assert_non_null(p->dl);
+    /* Loaded through the file descriptor that was checked, not by path again. */
+    Dl_info info;
+    assert_true(dladdr(p->desc, &info) != 0);
+    if (!g_str_has_prefix(info.dli_fname, "/proc/self/fd/"))
+        fail_msg("loaded as %s, not through /proc/self/fd", info.dli_fname);
     /* chunk, tap, listener, command, plugin data */
     assert_int_equal(ddm_registry_count_registrations(f->mon.registry, p), 5);
     assert_ptr_equal(ddm_registry_find_plugin(f->mon.registry, "good"), p);
@@ -519,6 +528,276 @@ static void test_loader_list_plugins(void **state)
     json_node_unref(json);
 }
 
+/* ------------------------------------------- trusted plugin directories */
+
+/* The uid and gid of "nobody": someone who is neither us nor root. */
+static uid_t other_uid(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    return pw ? pw->pw_uid : 65534;
+}
+
+static gboolean can_chown(void)
+{
+    return geteuid() == 0;
+}
+
+/* Make directory @path with exactly @mode, owned by @uid (-1: keep). */
+static void make_dir(const char *path, mode_t mode, uid_t uid)
+{
+    assert_int_equal(g_mkdir_with_parents(path, 0700), 0);
+    assert_int_equal(chmod(path, mode), 0);
+    if (uid != (uid_t)-1)
+        assert_int_equal(chown(path, uid, (gid_t)-1), 0);
+}
+
+typedef struct DirCase {
+    const char *what;
+    mode_t parent_mode;  /* of TMP/parent */
+    gboolean parent_other; /* TMP/parent owned by nobody */
+    mode_t dir_mode;     /* of TMP/parent/plugins, the search-path directory */
+    gboolean dir_other;  /* ... owned by nobody */
+    gboolean via_symlink; /* searched as TMP/link -> TMP/parent/plugins */
+    gboolean scan_ok;    /* good.so in it loads from the search path */
+    gboolean file_ok;    /* ddm_loader_load_file(TMP/parent/plugins/good.so) loads */
+    const char *needle;  /* in the refusal; {dir}, {parent}, {uid} (nobody's) filled in */
+} DirCase;
+
+static const DirCase dir_cases[] = {
+    {"private 0700", 0700, FALSE, 0700, FALSE, FALSE, TRUE, TRUE, NULL},
+    {"0755", 0755, FALSE, 0755, FALSE, FALSE, TRUE, TRUE, NULL},
+    {"world-writable 0777", 0755, FALSE, 0777, FALSE, FALSE, FALSE, FALSE,
+     "plugin directory {dir} is writable by others (mode 0777); chmod go-w {dir}"},
+    {"others-writable 0757", 0755, FALSE, 0757, FALSE, FALSE, FALSE, FALSE,
+     "plugin directory {dir} is writable by others (mode 0757); chmod go-w {dir}"},
+    {"group-writable 0775", 0755, FALSE, 0775, FALSE, FALSE, FALSE, FALSE,
+     "plugin directory {dir} is writable by its group (mode 0775); chmod go-w {dir}"},
+    /* Others cannot replace good.so in a sticky dir, but can add evil.so. */
+    {"sticky 1777", 0755, FALSE, 01777, FALSE, FALSE, FALSE, TRUE,
+     "plugin directory {dir} is a shared directory (mode 1777): others can add files to it"},
+    {"owned by nobody", 0755, FALSE, 0755, TRUE, FALSE, FALSE, FALSE,
+     "plugin directory {dir} is owned by uid {uid}, neither you"},
+    {"parent 0777", 0777, FALSE, 0755, FALSE, FALSE, FALSE, FALSE,
+     "plugin directory {dir} is inside {parent}, which is writable by others (mode 0777); "
+     "chmod go-w {parent}"},
+    {"parent group-writable 0770", 0770, FALSE, 0700, FALSE, FALSE, FALSE, FALSE,
+     "is inside {parent}, which is writable by its group (mode 0770)"},
+    {"parent sticky 1777 (like /tmp)", 01777, FALSE, 0755, FALSE, FALSE, TRUE, TRUE, NULL},
+    {"parent owned by nobody", 0755, TRUE, 0755, FALSE, FALSE, FALSE, FALSE,
+     "plugin directory {dir} is inside {parent}, which is owned by uid {uid}"},
+    {"symlink to a 0777 dir", 0755, FALSE, 0777, FALSE, TRUE, FALSE, FALSE,
+     "plugin directory {dir} is writable by others (mode 0777)"},
+    {"symlink to a 0755 dir", 0755, FALSE, 0755, FALSE, TRUE, TRUE, TRUE, NULL},
+};
+
+static char *replace_all(char *s, const char *key, const char *value)
+{
+    g_auto(GStrv) parts = g_strsplit(s, key, -1);
+    g_free(s);
+    return g_strjoinv(value, parts);
+}
+
+static char *expected_refusal(const DirCase *c, const char *dir, const char *parent)
+{
+    g_autofree char *uid = g_strdup_printf("%u", (unsigned)other_uid());
+    char *s = replace_all(g_strdup(c->needle), "{dir}", dir);
+    s = replace_all(s, "{parent}", parent);
+    return replace_all(s, "{uid}", uid);
+}
+
+static void test_loader_unsafe_dirs(void **state)
+{
+    Fixture *f = *state;
+    for (gsize i = 0; i < G_N_ELEMENTS(dir_cases); i++) {
+        const DirCase *c = &dir_cases[i];
+        if ((c->dir_other || c->parent_other) && !can_chown()) {
+            print_message("# skipped '%s': needs root to chown\n", c->what);
+            continue;
+        }
+        g_autofree char *base = g_strdup_printf("%s/case%zu", f->tmp, i);
+        g_autofree char *parent = g_build_filename(base, "parent", NULL);
+        g_autofree char *dir = g_build_filename(parent, "plugins", NULL);
+        g_autofree char *link = g_build_filename(base, "link", NULL);
+        make_dir(base, 0700, (uid_t)-1);
+        make_dir(dir, 0755, (uid_t)-1);
+        g_autofree char *good = copy_plugin(f, dir, "good");
+        make_dir(dir, c->dir_mode, c->dir_other ? other_uid() : (uid_t)-1);
+        make_dir(parent, c->parent_mode, c->parent_other ? other_uid() : (uid_t)-1);
+        if (c->via_symlink)
+            assert_int_equal(symlink(dir, link), 0);
+        const char *searched = c->via_symlink ? link : dir;
+        g_autofree char *want = c->needle ? expected_refusal(c, dir, parent) : NULL;
+
+        /* ddm_loader_check_dir */
+        GError *err = NULL;
+        gboolean ok = ddm_loader_check_dir(searched, &err);
+        if (ok != c->scan_ok)
+            fail_msg("%s: check_dir said %d (%s)", c->what, ok, err ? err->message : "");
+        if (!ok) {
+            assert_int_equal(err->code, DDM_LOADER_ERROR_UNSAFE);
+            if (!strstr(err->message, want))
+                fail_msg("%s: '%s' lacks '%s'", c->what, err->message, want);
+        }
+        g_clear_error(&err);
+
+        /* The search path: skipped with one warning, good.so recorded as refused. */
+        ddm_registry_free(f->mon.registry);
+        f->mon.registry = ddm_registry_new(&f->mon);
+        g_ptr_array_set_size(f->mon.config->plugin_dirs, 0);
+        g_ptr_array_add(f->mon.config->plugin_dirs, g_strdup(searched));
+        g_ptr_array_set_size(logs, 0);
+        assert_true(ddm_loader_load_all(f->mon.registry, f->mon.config, &err));
+        ddm_plugin *p = ddm_registry_find_plugin(f->mon.registry, "good");
+        assert_non_null(p);
+        if (c->scan_ok) {
+            if (p->status != DDM_PLUGIN_LOADED)
+                fail_msg("%s: not loaded: %s", c->what, p->reason);
+            assert_int_equal(count_logs("W", ""), 0);
+        } else {
+            assert_int_equal(p->status, DDM_PLUGIN_REFUSED);
+            if (!strstr(p->reason, want))
+                fail_msg("%s: reason '%s' lacks '%s'", c->what, p->reason, want);
+            assert_null(p->dl);
+            assert_int_equal(count_logs("W", want), 1);
+            assert_int_equal(count_logs("W", "skipping it"), 1);
+        }
+
+        /* Named with --plugins: a refusal stops startup with the reason. */
+        ddm_registry_free(f->mon.registry);
+        f->mon.registry = ddm_registry_new(&f->mon);
+        g_ptr_array_add(f->mon.config->plugins_only, g_strdup("good"));
+        ok = ddm_loader_load_all(f->mon.registry, f->mon.config, &err);
+        g_ptr_array_set_size(f->mon.config->plugins_only, 0);
+        assert_int_equal(ok, c->scan_ok);
+        if (!ok) {
+            assert_int_equal(err->code, DDM_LOADER_ERROR_UNSAFE);
+            assert_true(g_str_has_prefix(err->message, "required plugin good: "));
+            assert_non_null(strstr(err->message, want));
+        }
+        g_clear_error(&err);
+
+        /* The file by name (--check-plugin): its directory may be sticky. */
+        ddm_registry_free(f->mon.registry);
+        f->mon.registry = ddm_registry_new(&f->mon);
+        g_autoptr(GString) report = g_string_new(NULL);
+        ok = ddm_loader_check_file(good, report, &err);
+        if (ok != c->file_ok)
+            fail_msg("%s: check_file said %d (%s)", c->what, ok, report->str);
+        if (!ok) {
+            assert_int_equal(err->code, DDM_LOADER_ERROR_UNSAFE);
+            const char *line = strstr(report->str, "result:   REFUSED: plugin directory ");
+            if (!line || !strstr(line, want))
+                fail_msg("%s: report lacks '%s':\n%s", c->what, want, report->str);
+        }
+        g_clear_error(&err);
+    }
+}
+
+/* The first file of a name is refused: the next file of that name loads, a
+ * warning names both, and the refused record says what loaded instead. */
+typedef struct ShadowCase {
+    const char *what;
+    const char *first_plugin; /* copied as FIRST/good.so */
+    mode_t first_file_mode;
+    mode_t first_dir_mode;
+    const char *needle; /* in the first record's reason */
+} ShadowCase;
+
+static const ShadowCase shadow_cases[] = {
+    {"group-writable file", "good", 0664, 0755, "writable by group or others (mode 0664)"},
+    {"ABI mismatch", "abi-other-major", 0644, 0755, "plugin wants ABI"},
+    {"name mismatch", "name-mismatch", 0644, 0755, "does not match the file name good.so"},
+    {"unsafe directory", "good", 0644, 0777, "writable by others (mode 0777)"},
+};
+
+static void test_loader_refused_does_not_shadow(void **state)
+{
+    Fixture *f = *state;
+    DdmConfig *c = f->mon.config;
+    for (gsize i = 0; i < G_N_ELEMENTS(shadow_cases); i++) {
+        const ShadowCase *sc = &shadow_cases[i];
+        g_autofree char *first = g_strdup_printf("%s/first%zu", f->tmp, i);
+        g_autofree char *second = g_strdup_printf("%s/second%zu", f->tmp, i);
+        g_autofree char *third = g_strdup_printf("%s/third%zu", f->tmp, i);
+        g_autofree char *src = copy_plugin(f, first, sc->first_plugin);
+        g_autofree char *bad = g_build_filename(first, "good.so", NULL);
+        if (strcmp(sc->first_plugin, "good") != 0)
+            assert_int_equal(rename(src, bad), 0);
+        assert_int_equal(chmod(bad, sc->first_file_mode), 0);
+        assert_int_equal(chmod(first, sc->first_dir_mode), 0);
+        g_autofree char *ok_file = copy_plugin(f, second, "good");
+        g_autofree char *later = copy_plugin(f, third, "good");
+
+        for (int named = 0; named <= 1; named++) {
+            ddm_registry_free(f->mon.registry);
+            f->mon.registry = ddm_registry_new(&f->mon);
+            g_ptr_array_set_size(c->plugin_dirs, 0);
+            g_ptr_array_add(c->plugin_dirs, g_strdup(first));
+            g_ptr_array_add(c->plugin_dirs, g_strdup(second));
+            g_ptr_array_add(c->plugin_dirs, g_strdup(third));
+            g_ptr_array_set_size(c->plugins_only, 0);
+            if (named)
+                g_ptr_array_add(c->plugins_only, g_strdup("good"));
+            g_ptr_array_set_size(logs, 0);
+            GError *err = NULL;
+            if (!ddm_loader_load_all(f->mon.registry, c, &err))
+                fail_msg("%s: load_all failed: %s", sc->what, err->message);
+            ddm_plugin *pb = find_by_path(f->mon.registry, bad);
+            ddm_plugin *pg = find_by_path(f->mon.registry, ok_file);
+            ddm_plugin *pl = find_by_path(f->mon.registry, later);
+            assert_non_null(pb);
+            assert_non_null(pg);
+            assert_non_null(pl);
+            assert_int_equal(pb->status, DDM_PLUGIN_REFUSED);
+            if (!strstr(pb->reason, sc->needle))
+                fail_msg("%s: reason '%s' lacks '%s'", sc->what, pb->reason, sc->needle);
+            g_autofree char *instead = g_strdup_printf("(%s loaded instead)", ok_file);
+            assert_true(g_str_has_suffix(pb->reason, instead));
+            if (pg->status != DDM_PLUGIN_LOADED)
+                fail_msg("%s: second copy not loaded: %s", sc->what, pg->reason);
+            assert_ptr_equal(ddm_registry_find_plugin(f->mon.registry, "good"), pg);
+            assert_int_equal(pl->status, DDM_PLUGIN_DISABLED);
+            g_autofree char *shadow = g_strdup_printf("shadowed by %s", ok_file);
+            assert_string_equal(pl->reason, shadow);
+            g_autofree char *warn = g_strdup_printf(
+                "plugin good: loaded %s instead of %s, which was refused", ok_file, bad);
+            assert_int_equal(count_logs("W", warn), 1);
+            assert_int_equal(count_logs("W", sc->needle), 1); /* the refusal itself */
+        }
+
+        /* Without the good copies, the refusal stands (and fails --plugins). */
+        ddm_registry_free(f->mon.registry);
+        f->mon.registry = ddm_registry_new(&f->mon);
+        g_ptr_array_set_size(c->plugin_dirs, 0);
+        g_ptr_array_add(c->plugin_dirs, g_strdup(first));
+        GError *err = NULL;
+        assert_false(ddm_loader_load_all(f->mon.registry, c, &err));
+        assert_true(g_str_has_prefix(err->message, "required plugin good: "));
+        assert_non_null(strstr(err->message, sc->needle));
+        g_clear_error(&err);
+        g_ptr_array_set_size(c->plugins_only, 0);
+        ddm_plugin *p = ddm_registry_find_plugin(f->mon.registry, "good");
+        assert_int_equal(p->status, DDM_PLUGIN_REFUSED);
+        assert_null(strstr(p->reason, "instead"));
+    }
+}
+
+static void test_loader_foreign_owned_file(void **state)
+{
+    Fixture *f = *state;
+    if (!can_chown()) {
+        print_message("# skipped: needs root to chown\n");
+        return;
+    }
+    g_autofree char *path = copy_plugin(f, f->tmp, "good");
+    assert_int_equal(chown(path, other_uid(), (gid_t)-1), 0);
+    g_autofree char *want = g_strdup_printf("is owned by uid %u, neither you (uid 0) nor root",
+                                            (unsigned)other_uid());
+    expect_refused(f, path, DDM_LOADER_ERROR_UNSAFE, want, path);
+    assert_int_equal(chown(path, 0, (gid_t)-1), 0);
+    assert_true(ddm_loader_load_file(f->mon.registry, path, NULL, NULL));
+}
+
 /* ------------------------------------------------ the SDK example plugin */
 
 static struct {
@@ -634,6 +913,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_chunks_all_disabled_notice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_check_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_list_plugins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_unsafe_dirs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_refused_does_not_shadow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_foreign_owned_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_hello_example, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("loader", tests, NULL, NULL);
