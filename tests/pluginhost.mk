@@ -63,7 +63,12 @@ tests_unit_test_registry_SOURCES = tests/unit/test-registry.c
 tests_unit_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
 tests_unit_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
 tests_unit_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+
+# The loader's trust rules through the real ddmon CLI (unsafe directory,
+# refused file not shadowing a good one).
+TESTS += tests/integration/loader-trust.sh
 endif ENABLE_TESTS
+EXTRA_DIST += tests/integration/loader-trust.sh
 
 # installcheck: the SDK as a third party sees it. Build the example plugin
 # out of tree with nothing but the INSTALLED pkg-config file and headers,
