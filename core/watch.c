@@ -170,11 +170,22 @@ static void draw(Watch *w)
     }
     if (table != NULL && n > 0) {
         g_auto(GStrv) lines = g_strsplit(table, "\n", -1);
-        for (char **l = lines; *l != NULL && used + 1 < rows; l++) {
-            if (**l == '\0' && l[1] == NULL)
-                break;
-            g_string_append(s, *l); /* already cut to the width by the renderer */
+        guint total = g_strv_length(lines);
+        if (total > 0 && lines[total - 1][0] == '\0')
+            total--; /* the table ends with a newline */
+        /* Lines that fit (the last terminal line stays free); when some do
+         * not, the last one that fits says how many VMs are not shown. */
+        guint room = rows > used + 1 ? rows - used - 1 : 0;
+        guint shown = total <= room ? total : (room > 0 ? room - 1 : 0);
+        for (guint i = 0; i < shown; i++) {
+            g_string_append(s, lines[i]); /* already cut to the width by the renderer */
             g_string_append(s, "\033[K\n");
+            used++;
+        }
+        if (shown < total && room > 0) {
+            g_autofree char *more = g_strdup_printf("... %u more not shown (a taller terminal, or `ddmon vms`)",
+                                                    total - shown);
+            g_string_append_printf(s, "%.*s\033[K\n", (int)MIN(strlen(more), cols), more);
             used++;
         }
     }

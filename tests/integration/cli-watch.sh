@@ -3,10 +3,11 @@
 # `ddmon watch` without VMs: on a terminal (util-linux `script` gives it a
 # pty) it draws on the alternate screen and restores the terminal on
 # Ctrl-C (SIGINT); on a pipe it prints the table; with --json it prints
-# one JSON object per line.
+# one JSON object per line; on a terminal too short for every VM it says how
+# many are not shown.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v script >/dev/null || t_skip_all "no script(1) (util-linux)"
-t_plan 6
+t_plan 8
 sock="$T_TMP/ddmon.sock"
 t_start_server --scan=none || t_fail "server" "$(cat "$T_TMP/server.err")"
 
@@ -39,4 +40,21 @@ for l in lines:
 assert {"vms", "plugins"} <= names
 PY
 "$DDMON" --socket "$sock" --no-autostart kill-server >/dev/null 2>&1
+t_wait 10 t_dead "$DDMON_PID"
+
+# Eight simulated VMs on a terminal of 8 rows: the header, a blank line, the
+# column titles, then room for 3 VMs and the "not shown" line.
+base=$(t_free_ports 8) || t_skip_all "no free ports"
+t_start_simvm --vms 8 --base-port "$base" --port-file "$T_TMP/ports"
+t_wait 10 test -s "$T_TMP/ports"
+rm -f "$sock"
+t_start_server --scan=local --scan-ports "$(t_simvm_ports "$T_TMP/ports")" --selected-port 0 \
+    --debug-port-base "$(t_free_port)" || t_fail "server" "$(cat "$T_TMP/server.err")"
+named() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" = 8 ]; }
+t_wait 15 named && t_ok "eight VMs are ready" || t_fail "eight VMs are ready" "$(cat "$T_TMP/vms.txt")"
+script -qec "stty cols 120 rows 8; timeout --preserve-status -s INT 3 '$DDMON' --socket '$sock' --no-autostart watch" \
+    /dev/null >"$T_TMP/short.out" 2>&1
+grep -q "8 VMs" "$T_TMP/short.out" && grep -q "\.\.\. 5 more not shown" "$T_TMP/short.out" \
+    && t_ok "a short terminal: 3 VMs shown and '... 5 more not shown'" \
+    || t_fail "a short terminal: 3 VMs shown and '... 5 more not shown'" "$(tr -d '\033' <"$T_TMP/short.out" | tail -c 600)"
 exit 0
