@@ -272,42 +272,57 @@ static int open_checked_file(int dirfd, const char *name, const char *path, GErr
     return fd;
 }
 
-static int dl_name_cb(struct dl_phdr_info *info, size_t size, void *data)
+#define PROC_FD_PREFIX "/proc/self/fd/"
+
+/* The highest N of a loaded object named "/proc/self/fd/N", -1 if none. */
+static int fd_names_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    return info->dlpi_name && strcmp(info->dlpi_name, data) == 0;
+    long *highest = data;
+    const char *n = info->dlpi_name;
+    if (n && g_str_has_prefix(n, PROC_FD_PREFIX)) {
+        long num = strtol(n + strlen(PROC_FD_PREFIX), NULL, 10);
+        if (num > *highest)
+            *highest = num;
+    }
+    return 0;
 }
+
+/* Every fd number below this one has named a dlopen() of this process. */
+static int fd_names_used;
 
 /* dlopen the file open as @fd: through "/proc/self/fd/N", so the object
  * loaded is the file that was checked even if @path is replaced meanwhile.
- * glibc knows an object by that name afterwards and would hand the old one
- * back for the same name, so a name still in use (a plugin that was never
- * unloaded) is avoided by duplicating @fd to another number. Without
- * /proc (the name does not reach @fd), @path itself is loaded: the trusted
- * directories make the gap a matter of root and the user only. */
+ * glibc knows an object by the name it was opened with (and by the names
+ * of later dlopens that found the same file) while it stays loaded, and a
+ * dlopen of such a name returns that object, whatever file fd N is by
+ * then. So every load uses an N that no dlopen of this process used before
+ * (nor any loaded object's name): @fd itself or a duplicate above them.
+ * Without /proc (the name does not reach @fd) or when fd numbers run out,
+ * @path itself is loaded: the trusted directories leave that gap to root
+ * and the user only. */
 static void *dlopen_checked(int fd, const char *path, const char **why)
 {
     struct stat fst, pst;
     char proc[64] = "";
     int use = fd, dup_fd = -1;
     gboolean by_fd = fstat(fd, &fst) == 0;
-    for (int tries = 0; by_fd; tries++) {
-        g_snprintf(proc, sizeof proc, "/proc/self/fd/%d", use);
-        if (stat(proc, &pst) != 0 || pst.st_dev != fst.st_dev || pst.st_ino != fst.st_ino) {
-            by_fd = FALSE;
-            break;
+    if (by_fd) {
+        long highest = -1;
+        dl_iterate_phdr(fd_names_cb, &highest);
+        long floor = MAX((long)fd_names_used, highest + 1);
+        if (fd < floor) {
+            dup_fd = use = floor < G_MAXINT ? fcntl(fd, F_DUPFD_CLOEXEC, (int)floor) : -1;
         }
-        if (!dl_iterate_phdr(dl_name_cb, proc))
-            break;
-        int next = tries < 16 ? fcntl(fd, F_DUPFD_CLOEXEC, use + 1) : -1;
-        if (dup_fd >= 0)
-            close(dup_fd);
-        dup_fd = use = next;
-        if (next < 0)
-            by_fd = FALSE;
+        if (use >= 0) {
+            g_snprintf(proc, sizeof proc, PROC_FD_PREFIX "%d", use);
+            fd_names_used = use + 1;
+        }
+        by_fd = use >= 0 && stat(proc, &pst) == 0 && pst.st_dev == fst.st_dev &&
+                pst.st_ino == fst.st_ino;
     }
     if (!by_fd)
-        g_debug("loading %s by its path (/proc/self/fd unavailable)", path);
+        g_debug("loading %s by its path (no usable /proc/self/fd name)", path);
     (void)dlerror();
     void *dl = dlopen(by_fd ? proc : path, RTLD_NOW | RTLD_LOCAL);
     *why = NULL;

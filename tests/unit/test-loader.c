@@ -798,6 +798,49 @@ static void test_loader_foreign_owned_file(void **state)
     assert_true(ddm_loader_load_file(f->mon.registry, path, NULL, NULL));
 }
 
+/* glibc knows a plugin loaded through /proc/self/fd/N by that name and
+ * would hand back an object still loaded under it (RTLD_NODELETE) for a
+ * new file that happens to get fd N: the loader must avoid the name. */
+static void test_loader_fd_name_in_use(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *stale = copy_plugin(f, f->tmp, "good");
+    int fd = open(stale, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    char name[64];
+    g_snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    void *dl = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    assert_non_null(dl);
+    close(fd); /* fd is free again, the name stays taken */
+    dlclose(dl);
+    assert_non_null(dlopen(name, RTLD_NOW | RTLD_NOLOAD)); /* still there */
+    dlclose(dl);
+
+    /* The next open gets the same lowest free fd number. */
+    g_autofree char *hello = test_plugin(f, "hello");
+    ddm_plugin *p = NULL;
+    GError *err = NULL;
+    if (!ddm_loader_load_file(f->mon.registry, hello, &p, &err))
+        fail_msg("hello refused: %s", err->message);
+    assert_string_equal(p->desc->name, "hello");
+    Dl_info info;
+    assert_true(dladdr(p->desc, &info) != 0);
+    assert_string_not_equal(info.dli_fname, name);
+
+    /* A second dlopen of a loaded file (here: hello again) gives that object
+     * one more name, which is not its dladdr() name; the next plugin must not
+     * be handed that object either. */
+    void *again = NULL;
+    const ddm_plugin_desc *d = ddm_loader_open(hello, &again, &err);
+    assert_ptr_equal(d, p->desc);
+    dlclose(again);
+    g_autofree char *good = test_plugin(f, "good");
+    ddm_plugin *g = NULL;
+    if (!ddm_loader_load_file(f->mon.registry, good, &g, &err))
+        fail_msg("good refused: %s", err->message);
+    assert_string_equal(g->desc->name, "good");
+}
+
 /* ------------------------------------------------ the SDK example plugin */
 
 static struct {
@@ -917,6 +960,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_refused_does_not_shadow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_foreign_owned_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_hello_example, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_fd_name_in_use, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("loader", tests, NULL, NULL);
     g_ptr_array_unref(logs);
