@@ -883,6 +883,10 @@ static int cmd_help(Cli *cli, GOptionContext *ctx)
     } else if (cli->config != NULL) {
         DdmConfig *config = cli->config;
         cli->config = NULL;
+        /* Only to list the plugins' commands: no debugger ports, no discovery. */
+        config->relay = FALSE;
+        config->scan_local = FALSE;
+        config->scan_adb = FALSE;
         DdmMonitor *mon = ddm_monitor_new(config, NULL);
         if (mon != NULL) {
             g_autoptr(GArray) infos = ddm_registry_commands(mon->registry);

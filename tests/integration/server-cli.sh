@@ -5,7 +5,7 @@
 # the server is found within a scan period and disappears when it exits,
 # kill-server, and a client that starts a background server by itself.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 12
+t_plan 13
 q="$DDM_TOP_SRCDIR/tests/integration/viewq.py"
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -58,4 +58,15 @@ grep -q "server not running; starting it now" "$T_TMP/auto.err" && [ $rc -eq 0 ]
     && t_ok "a client starts the server when none runs" || t_fail "a client starts the server when none runs" "rc=$rc" "$(cat "$T_TMP/auto.err")"
 t_ddmon --no-autostart kill-server >/dev/null 2>&1; rc=$?
 [ $rc -eq 0 ] && t_ok "kill-server of the autostarted server" || t_fail "kill-server of the autostarted server" "rc=$rc"
+
+# `help` without a server loads the plugins to list their commands, and
+# nothing else: no debugger port (here the selected-VM port is taken).
+busy=$(t_free_port)
+python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1",int(sys.argv[1]))); s.listen(1); time.sleep(30)' "$busy" &
+T_PIDS+=("$!")
+t_wait 5 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$busy) 2>/dev/null"
+t_ddmon --no-autostart --selected-port "$busy" help >"$T_TMP/help.out" 2>"$T_TMP/help.err"; rc=$?
+[ $rc -eq 0 ] && grep -q "heap-bitmap\|gc" "$T_TMP/help.out" && ! grep -q "relay" "$T_TMP/help.err" \
+    && t_ok "help without a server lists plugin commands and opens no debugger port" \
+    || t_fail "help without a server lists plugin commands and opens no debugger port" "rc=$rc" "$(cat "$T_TMP/help.err")"
 exit 0
