@@ -29,6 +29,9 @@
 #define HEADLINE_TEXT_MAX 128
 #define COMMAND_NAME_MAX 32
 #define LOG_MESSAGE_MAX 4096
+/* Option keys remembered per plugin (config_get), and their longest length. */
+#define OPTIONS_READ_MAX 256
+#define OPTION_KEY_MAX 128
 
 static DdmMonitor *plugin_monitor(ddm_plugin *p)
 {
@@ -118,6 +121,14 @@ static const char *host_config_get(ddm_plugin *self, const char *key)
     g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
     g_return_val_if_fail(key != NULL, NULL);
     DdmMonitor *mon = plugin_monitor(self);
+    /* Remember every key asked for, set or not: the registry warns about
+     * --plugin-opt keys the plugin never reads (misspellings) and lists
+     * them in --list-plugins. Bounded, UTF-8 only (they go to JSON). */
+    if (!self->options_read)
+        self->options_read = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (g_hash_table_size(self->options_read) < OPTIONS_READ_MAX && strlen(key) <= OPTION_KEY_MAX &&
+        g_utf8_validate(key, -1, NULL) && !g_hash_table_contains(self->options_read, key))
+        g_hash_table_add(self->options_read, g_strdup(key));
     if (!mon || !mon->config || !mon->config->plugin_opts)
         return NULL;
     g_autofree char *full = g_strconcat(self->name, ".", key, NULL);

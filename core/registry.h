@@ -43,6 +43,8 @@ struct ddm_plugin {
     void *dl;                  /* dlopen handle, NULL unless loaded */
     gpointer data;             /* set_data */
     ddm_free_fn data_free;
+    GHashTable *options_read;  /* set of option keys config_get was asked for (owned
+                                  char*; NULL until the first); kept after unload */
 };
 
 DdmRegistry *ddm_registry_new(DdmMonitor *monitor);
@@ -102,16 +104,26 @@ gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const 
 /** "loaded", "disabled", "refused". */
 const char *ddm_registry_plugin_status_name(DdmPluginStatus s);
 /** After every init: tell the log about plugins whose chunk types are all
- *  disabled by --chunks (they stay idle). ddm_loader_load_all calls it. */
+ *  disabled by --chunks (they stay idle), and check --plugin-opt (below).
+ *  ddm_loader_load_all calls it. */
 void ddm_registry_handoff(DdmRegistry *reg);
+/** Warn once about each --plugin-opt (monitor config) that names no loaded
+ *  plugin, and each key its loaded plugin has not read (config_get) so far.
+ *  Options of disabled or refused plugins get a message, not a warning.
+ *  A plugin that reads a key later is not hurt: it gets the value. */
+void ddm_registry_check_plugin_opts(DdmRegistry *reg);
+/** The option keys @p has read so far (config_get), sorted. (transfer full,
+ *  NULL-terminated; never NULL) */
+char **ddm_registry_options_read(ddm_plugin *p);
 /** Everything @p still holds in the registry: chunk owners, taps, listeners,
  *  commands, timers, commands in flight, views, per-VM data, plugin data.
  *  0 after a failed init or an unload (tests assert it). */
 guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p);
 /** Every plugin record as a JSON array of objects {"name","version","abi",
  *  "license","summary","file","status":"loaded|disabled|refused","reason",
- *  "required","chunks":["THCR",...],"commands":["gc",...]}; null members when
- *  unknown. Same data as --list-plugins. (transfer full) */
+ *  "required","chunks":["THCR",...],"commands":["gc",...],"options":["interval",...]};
+ *  null members when unknown; "options" are the keys the plugin read so far
+ *  (--plugin-opt NAME.KEY). Same data as --list-plugins. (transfer full) */
 JsonNode *ddm_registry_plugins_to_json(DdmRegistry *reg);
 /** Render the array above as an aligned text table, one line per plugin plus
  *  a "why:" line for refused/disabled ones. (transfer full) */

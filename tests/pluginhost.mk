@@ -63,6 +63,8 @@ tests_unit_test_registry_SOURCES = tests/unit/test-registry.c
 tests_unit_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
 tests_unit_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
 tests_unit_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+# The --plugin-opt test loads good.so and hello.so.
+EXTRA_tests_unit_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
 # The loader's trust rules through the real ddmon CLI (unsafe directory,
 # refused file not shadowing a good one).

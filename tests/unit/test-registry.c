@@ -5,8 +5,10 @@
  * types logged once per VM, the --chunks filter, registration only in init,
  * rollback of a failed init, per-VM data freed after the GONE listener,
  * ud_free exactly once, timers removed at unload, commands finished exactly
- * once. Plugins here are descriptors defined in this file (no dlopen; the
- * loader has its own test), on a hand-made monitor with hand-made VMs.
+ * once, --plugin-opt checked against the keys plugins read. Plugins here are
+ * descriptors defined in this file (no dlopen; the loader has its own test),
+ * on a hand-made monitor with hand-made VMs; one test loads the real
+ * test plugins good.so and hello.so from DDM_TEST_PLUGIN_DIR.
  */
 #include "build-config.h"
 
@@ -779,6 +781,150 @@ static void test_registry_host_services(void **state)
     assert_int_equal(count_logs(G_LOG_LEVEL_CRITICAL, "", NULL), 0);
 }
 
+/* ------------------------------------------------------- --plugin-opt */
+
+static void set_opt(Fixture *f, const char *spec, const char *value)
+{
+    g_hash_table_insert(f->mon.config->plugin_opts, g_strdup(spec), g_strdup(value));
+}
+
+/* Reads "depth" (a number) and "mode" during init, like the real plugins. */
+static int body_read_options(ddm_plugin *self, const ddm_host *host)
+{
+    (void)ddm_config_uint(host, self, "depth", 1, 64, 4);
+    (void)host->config_get(self, "mode");
+    return 0;
+}
+
+static guint count_warnings_about(const char *needle)
+{
+    return count_logs(G_LOG_LEVEL_WARNING, needle, NULL);
+}
+
+static void test_registry_opts_unknown_plugin(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "alhpa.depth", "8");
+    set_opt(f, "alhpa.mode", "x"); /* same unknown name: still one warning */
+    set_opt(f, "alpha.depth", "8");
+    load_fake(f, "alpha", body_read_options, NULL);
+    load_fake(f, "beta", NULL, NULL);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(
+        count_warnings_about(
+            "--plugin-opt: no plugin named 'alhpa' is loaded (loaded: alpha, beta)"),
+        1);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 1);
+}
+
+static void test_registry_opts_unread_key(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "alpha.depht", "8");
+    set_opt(f, "alpha.depth", "8");
+    set_opt(f, "alpha.mode", "fast");
+    set_opt(f, "beta.depth", "2"); /* beta reads nothing */
+    load_fake(f, "alpha", body_read_options, NULL);
+    load_fake(f, "beta", NULL, NULL);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(count_warnings_about("--plugin-opt alpha.depht: plugin alpha has no option "
+                                          "'depht' (it reads: depth, mode)"),
+                     1);
+    assert_int_equal(count_warnings_about("--plugin-opt beta.depth: plugin beta has no option "
+                                          "'depth' (it reads: none)"),
+                     1);
+    /* The keys alpha read, set or not, are never warned about. */
+    assert_int_equal(count_warnings_about("alpha.depth"), 0);
+    assert_int_equal(count_warnings_about("alpha.mode"), 0);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 2);
+
+    /* A key read lazily after the check still gets its value. */
+    ddm_plugin *beta = ddm_registry_find_plugin(f->mon.registry, "beta");
+    assert_string_equal(T.host->config_get(beta, "depth"), "2");
+    g_auto(GStrv) read = ddm_registry_options_read(beta);
+    assert_int_equal(g_strv_length(read), 1);
+    assert_string_equal(read[0], "depth");
+}
+
+static void test_registry_opts_read_key_quiet(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "alpha.depth", "8");
+    set_opt(f, "alpha.mode", "fast");
+    ddm_plugin *a = load_fake(f, "alpha", body_read_options, NULL);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "", NULL), 0);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "--plugin-opt", NULL), 0);
+
+    /* A bad number is the plugin's warning (ddm_config_uint), under its name. */
+    g_ptr_array_set_size(logs, 0);
+    set_opt(f, "alpha.depth", "eight");
+    assert_int_equal(ddm_config_uint(T.host, a, "depth", 1, 64, 4), 4);
+    assert_int_equal(count_warnings_about("option depth=eight is not a number in 1..64"), 1);
+
+    /* --list-plugins shows what the plugin reads. */
+    g_autoptr(JsonNode) json = ddm_registry_plugins_to_json(f->mon.registry);
+    JsonObject *o = json_array_get_object_element(json_node_get_array(json), 0);
+    JsonArray *opts = json_object_get_array_member(o, "options");
+    assert_int_equal(json_array_get_length(opts), 2);
+    assert_string_equal(json_array_get_string_element(opts, 0), "depth");
+    assert_string_equal(json_array_get_string_element(opts, 1), "mode");
+    g_autofree char *text = ddm_registry_plugins_json_to_text(json);
+    assert_non_null(strstr(text, "options: depth, mode\n"));
+}
+
+static void test_registry_opts_not_loaded_plugin(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "gamma.depth", "8");
+    set_opt(f, "delta.depth", "8");
+    ddm_plugin *g = ddm_registry_add(f->mon.registry, "gamma", "/x/gamma.so"); /* disabled */
+    assert_int_equal(g->status, DDM_PLUGIN_DISABLED);
+    load_fake(f, "delta", NULL, NULL);
+    ddm_registry_unload(f->mon.registry, ddm_registry_find_plugin(f->mon.registry, "delta"));
+    ddm_registry_handoff(f->mon.registry);
+    /* The user left it out on purpose: a message, no warning. */
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE,
+                                "--plugin-opt: plugin gamma is disabled, its options are not used",
+                                NULL),
+                     1);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "--plugin-opt: plugin delta is disabled",
+                                NULL),
+                     1);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 0);
+}
+
+/* The real loader with real .so plugins: hello reads interval_ms, good reads nothing. */
+static void test_registry_opts_real_plugins(void **state)
+{
+    Fixture *f = *state;
+    const char *dir = g_getenv("DDM_TEST_PLUGIN_DIR");
+    DdmConfig *c = f->mon.config;
+    g_free(c->installed_plugin_dir);
+    c->installed_plugin_dir = g_strdup("/nonexistent/ddmon-test");
+    c->use_env_plugin_path = FALSE;
+    g_ptr_array_add(c->plugin_dirs, g_strdup(dir ? dir : "tests/plugins/.libs"));
+    g_ptr_array_add(c->plugins_only, g_strdup("good"));
+    g_ptr_array_add(c->plugins_only, g_strdup("hello"));
+    set_opt(f, "hello.interval_ms", "500");
+    set_opt(f, "hello.intervall_ms", "500");
+    set_opt(f, "good.depth", "1");
+    set_opt(f, "goood.depth", "1");
+    GError *err = NULL;
+    if (!ddm_loader_load_all(f->mon.registry, c, &err))
+        fail_msg("load_all: %s", err->message);
+    assert_int_equal(count_warnings_about("--plugin-opt hello.intervall_ms: plugin hello has no "
+                                          "option 'intervall_ms' (it reads: interval_ms)"),
+                     1);
+    assert_int_equal(count_warnings_about("--plugin-opt good.depth: plugin good has no option "
+                                          "'depth' (it reads: none)"),
+                     1);
+    assert_int_equal(
+        count_warnings_about("--plugin-opt: no plugin named 'goood' is loaded (loaded: "), 1);
+    assert_int_equal(count_warnings_about("hello.interval_ms"), 0);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 3);
+}
+
 int main(void)
 {
     logs = g_ptr_array_new_with_free_func((GDestroyNotify)log_record_free);
@@ -798,6 +944,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_handler_error_logged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_host_services, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_unknown_plugin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_unread_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_read_key_quiet, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_not_loaded_plugin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_real_plugins, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("registry", tests, NULL, NULL);
     g_ptr_array_unref(fake_descs);
