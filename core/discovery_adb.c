@@ -165,7 +165,10 @@ static void publish_devices(AdbDiscovery *ad)
         ddm_view_cell_str(ad->view, dev->last_error);
         ddm_view_cell_str(ad->view, tracking_name(dev->tracking));
         ddm_view_cell_int(ad->view, dev->pids ? dev->pids->len : 0);
-        ddm_view_cell_int(ad->view, profileable);
+        if (profileable >= 0)
+            ddm_view_cell_int(ad->view, profileable);
+        else
+            ddm_view_cell_str(ad->view, NULL); /* unknown: shown as "-", null in JSON */
     }
     ddm_view_commit(ad->view);
     publish_apps(ad, keys);

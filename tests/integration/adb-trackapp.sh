@@ -216,7 +216,7 @@ if t_wait 10 dev_is "$S31" track-app "$n31" "$n31"; then
 else
     t_fail "devices view: $S31 uses track-app" "$(python3 "$ADB_Q" rows "$T_TMP/devices.json" devices)"
 fi
-if t_wait 10 dev_is "$S30" track-jdwp "$n30" -1; then
+if t_wait 10 dev_is "$S30" track-jdwp "$n30" ""; then  # profileable: null, not known
     t_ok "devices view: $S30 uses track-jdwp ($n30 debuggable, profileable not known)"
 else
     t_fail "devices view: $S30 uses track-jdwp" "$(python3 "$ADB_Q" rows "$T_TMP/devices.json" devices)"
