@@ -44,6 +44,13 @@ typedef struct PendingCmd {
  * producers that poll only while someone looks (threads) have data. */
 #define INTEREST_SECONDS 30
 #define FIRST_LOOK_MS 1200
+/* Just after the server started (an autostarting `ddmon vms`), the VM list
+ * is answered once discovery has had its first go: after STARTUP_MIN_MS,
+ * as soon as no session is still connecting or asking HELO, and never
+ * later than STARTUP_MAX_MS after the start. */
+#define STARTUP_MIN_MS 300
+#define STARTUP_MAX_MS 3000
+#define STARTUP_CHECK_MS 50
 
 typedef struct Interest {
     DdmControl *ctl;
@@ -88,6 +95,7 @@ struct DdmControl {
     gpointer stop_ud;
     GHashTable *interest;  /* view name -> Interest* */
     GList *first_looks;    /* PendingCmd* of delayed view replies (freed at shutdown) */
+    gint64 started_us;     /* monotonic: when the server began to answer */
 };
 
 static void client_update_watch(Client *c);
@@ -492,6 +500,60 @@ static gboolean any_view_named(DdmControl *ctl, const char *name)
     return FALSE;
 }
 
+/* TRUE once the VM list is worth answering (see STARTUP_MIN_MS). */
+static gboolean startup_settled(DdmControl *ctl)
+{
+    gint64 ms = (g_get_monotonic_time() - ctl->started_us) / 1000;
+    if (ms >= STARTUP_MAX_MS)
+        return TRUE;
+    if (ms < STARTUP_MIN_MS)
+        return FALSE;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, ctl->mon->vms);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        DdmVmState st = ((DdmVm *)v)->state;
+        if (st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE || st == DDM_VM_STATE_HELO)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean startup_vms_cb(gpointer ud)
+{
+    PendingCmd *pc = ud;
+    Client *c = pc->client;
+    if (c != NULL && !c->dead && !startup_settled(pc->view_ctl))
+        return G_SOURCE_CONTINUE;
+    pc->view_timer = 0;
+    if (c != NULL && !c->dead) {
+        c->cmd = NULL;
+        op_core_view(c, "vms", FALSE);
+        if (!c->dead && c->process_idle == 0)
+            c->process_idle = g_idle_add(resume_cb, c);
+    }
+    pc->view_ctl->first_looks = g_list_remove(pc->view_ctl->first_looks, pc);
+    ddm_ctl_request_clear(&pc->view_req);
+    g_free(pc);
+    return G_SOURCE_REMOVE;
+}
+
+static void op_vms(Client *c)
+{
+    if (startup_settled(c->ctl)) {
+        op_core_view(c, "vms", FALSE);
+        return;
+    }
+    /* The server has just started: wait for discovery's first results
+     * (the client waits as for a command). */
+    PendingCmd *pc = g_new0(PendingCmd, 1);
+    pc->client = c;
+    pc->view_ctl = c->ctl;
+    c->cmd = pc;
+    pc->view_timer = g_timeout_add(STARTUP_CHECK_MS, startup_vms_cb, pc);
+    c->ctl->first_looks = g_list_prepend(c->ctl->first_looks, pc);
+}
+
 static void op_view(Client *c, const DdmCtlRequest *req)
 {
     if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name)) {
@@ -786,7 +848,7 @@ static void handle_line(Client *c, const char *line, gsize len)
         op_version(c);
         break;
     case DDM_CTL_OP_VMS:
-        op_core_view(c, "vms", FALSE);
+        op_vms(c);
         break;
     case DDM_CTL_OP_PLUGINS:
         op_core_view(c, "plugins", FALSE);
@@ -983,6 +1045,7 @@ DdmControl *ddm_control_new(DdmMonitor *mon, int listen_fd, DdmControlStopFn sto
     g_return_val_if_fail(mon != NULL && listen_fd >= 0, NULL);
     DdmControl *ctl = g_new0(DdmControl, 1);
     ctl->mon = mon;
+    ctl->started_us = g_get_monotonic_time();
     ctl->listen_fd = listen_fd;
     ctl->stop = stop;
     ctl->stop_ud = ud;

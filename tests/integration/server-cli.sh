@@ -54,8 +54,12 @@ t_ddmon --no-autostart vms >/dev/null 2>"$T_TMP/err"; rc=$?
 
 # A client command starts a background server by itself, like adb.
 t_ddmon --scan=local --scan-ports "$range" vms >"$T_TMP/auto.out" 2>"$T_TMP/auto.err"; rc=$?
+# Its first answer already has discovery's results: both VMs ready, named.
 grep -q "server not running; starting it now" "$T_TMP/auto.err" && [ $rc -eq 0 ] \
-    && t_ok "a client starts the server when none runs" || t_fail "a client starts the server when none runs" "rc=$rc" "$(cat "$T_TMP/auto.err")"
+    && [ "$(grep -c ' ready ' "$T_TMP/auto.out")" = 2 ] \
+    && t_ok "a client starts the server when none runs; its first 'vms' lists both VMs ready" \
+    || t_fail "a client starts the server when none runs; its first 'vms' lists both VMs ready" "rc=$rc" \
+        "$(cat "$T_TMP/auto.err" "$T_TMP/auto.out")"
 t_ddmon --no-autostart kill-server >/dev/null 2>&1; rc=$?
 [ $rc -eq 0 ] && t_ok "kill-server of the autostarted server" || t_fail "kill-server of the autostarted server" "rc=$rc"
 
