@@ -424,6 +424,7 @@ static int cmd_view(Cli *cli, char **args)
     req.op = DDM_CTL_OP_VIEW;
     req.name = args[0];
     req.vm = cli->vm;
+    req.blobs = cli->out_dir != NULL; /* blob views' data, to write out */
     g_autoptr(JsonNode) resp = NULL;
     int status = request_ok(cli, &req, CALL_TIMEOUT_MS, &resp);
     if (status != DDM_EXIT_OK)
@@ -435,6 +436,17 @@ static int cmd_view(Cli *cli, char **args)
     }
     JsonArray *a = json_node_get_array(views);
     guint n = json_array_get_length(a);
+    if (cli->out_dir != NULL) {
+        if (g_mkdir_with_parents(cli->out_dir, 0700) != 0) {
+            g_printerr("ddmon: cannot create %s: %s\n", cli->out_dir, g_strerror(errno));
+            return DDM_EXIT_FAILED;
+        }
+        for (guint i = 0; i < n; i++) {
+            JsonNode *v = json_array_get_element(a, i);
+            if (JSON_NODE_HOLDS_OBJECT(v) && !ddm_snapshot_write_blob(json_node_get_object(v), cli->out_dir))
+                status = DDM_EXIT_FAILED;
+        }
+    }
     if (cli->json) {
         if (n == 1 && cli->vm != NULL) {
             print_json(json_array_get_element(a, 0));
@@ -446,14 +458,14 @@ static int cmd_view(Cli *cli, char **args)
             json_node_unref(root);
             json_object_unref(o);
         }
-        return DDM_EXIT_OK;
+        return status;
     }
     for (guint i = 0; i < n; i++) {
         if (i > 0)
             putchar('\n');
         print_view_text(json_array_get_element(a, i), n > 1);
     }
-    return DDM_EXIT_OK;
+    return status;
 }
 
 static int cmd_views(Cli *cli)

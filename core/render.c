@@ -406,6 +406,12 @@ static void render_blob(GString *out, JsonObject *o, guint max_width)
     if (size && JSON_NODE_HOLDS_VALUE(size) && json_node_get_value_type(size) == G_TYPE_INT64)
         n = json_node_get_int(size);
     g_string_append_printf(out, "<%s, %" G_GINT64_FORMAT " %s>", smt, n, n == 1 ? "byte" : "bytes");
+    const char *file = member_string(o, "file"); /* written out (--out-dir) */
+    if (file != NULL) {
+        char *sfile = sanitize(file);
+        g_string_append_printf(out, " written to %s", sfile);
+        g_free(sfile);
+    }
     end_line(out, start, max_width);
     g_free(smt);
 }

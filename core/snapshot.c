@@ -323,9 +323,7 @@ char *ddm_snapshot_blob_filename(const char *vm_key, const char *name, const cha
     return file;
 }
 
-/* Write a blob view's data (base64 in the JSON) to the out dir, replace the
- * data by a "file" member. FALSE on a write error (reported). */
-static gboolean write_blob(JsonObject *o, const char *out_dir)
+gboolean ddm_snapshot_write_blob(JsonObject *o, const char *out_dir)
 {
     const char *b64 = ddm_json_get_string(o, "data_base64");
     if (b64 == NULL)
@@ -409,7 +407,7 @@ static int print_views(Collector *col)
 
     for (guint i = 0; i < all->len; i++) {
         JsonObject *o = json_node_get_object(g_ptr_array_index(all, i));
-        if (opt->out_dir != NULL && !write_blob(o, opt->out_dir))
+        if (opt->out_dir != NULL && !ddm_snapshot_write_blob(o, opt->out_dir))
             status = DDM_EXIT_FAILED;
         else if (json_object_has_member(o, "data_base64"))
             json_object_remove_member(o, "data_base64");

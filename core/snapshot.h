@@ -66,5 +66,10 @@ int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt);
  *  directory); "global" stands for no VM; EXT from the media type.
  *  (transfer full) */
 char *ddm_snapshot_blob_filename(const char *vm_key, const char *name, const char *media_type);
+/** Write a blob view's data (base64 in the view's JSON object @o) to
+ *  @out_dir under ddm_snapshot_blob_filename(), and replace the data by a
+ *  "file" member (the path). TRUE if @o is no blob with data; FALSE on a
+ *  write error (reported on stderr). */
+gboolean ddm_snapshot_write_blob(JsonObject *o, const char *out_dir);
 
 #endif /* DDM_SNAPSHOT_H */

@@ -9,6 +9,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
+	tests/integration/view-blob.sh \
 	tests/integration/plugins-simvm.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
