@@ -474,14 +474,25 @@ static gboolean note_interest(DdmControl *ctl, const char *name)
 static void op_view_now(Client *c, const DdmCtlRequest *req);
 static gboolean resume_cb(gpointer data);
 
-static gboolean first_look_cb(gpointer ud)
+static gboolean startup_settled(DdmControl *ctl);
+
+/* A delayed answer (a view nobody looked at, the VM list just after the
+ * start): its timer fires every STARTUP_CHECK_MS for the VM list until
+ * discovery settled, once after FIRST_LOOK_MS for a view. */
+static gboolean delayed_reply_cb(gpointer ud)
 {
     PendingCmd *pc = ud;
     Client *c = pc->client;
+    gboolean vms = pc->view_req.op == DDM_CTL_OP_VMS;
+    if (vms && c != NULL && !c->dead && !startup_settled(pc->view_ctl))
+        return G_SOURCE_CONTINUE;
     pc->view_timer = 0;
     if (c != NULL && !c->dead) {
         c->cmd = NULL;
-        op_view_now(c, &pc->view_req);
+        if (vms)
+            op_core_view(c, "vms", FALSE);
+        else
+            op_view_now(c, &pc->view_req);
         if (!c->dead && c->process_idle == 0)
             c->process_idle = g_idle_add(resume_cb, c);
     }
@@ -489,6 +500,21 @@ static gboolean first_look_cb(gpointer ud)
     ddm_ctl_request_clear(&pc->view_req);
     g_free(pc);
     return G_SOURCE_REMOVE;
+}
+
+/* Answer @req later (delayed_reply_cb); the client waits as for a command. */
+static void delay_reply(Client *c, const DdmCtlRequest *req, guint ms)
+{
+    PendingCmd *pc = g_new0(PendingCmd, 1);
+    pc->client = c;
+    pc->view_ctl = c->ctl;
+    pc->view_req.op = req->op;
+    pc->view_req.name = g_strdup(req->name);
+    pc->view_req.vm = g_strdup(req->vm);
+    pc->view_req.blobs = req->blobs;
+    c->cmd = pc;
+    pc->view_timer = g_timeout_add(ms, delayed_reply_cb, pc);
+    c->ctl->first_looks = g_list_prepend(c->ctl->first_looks, pc);
 }
 
 static gboolean any_view_named(DdmControl *ctl, const char *name)
@@ -519,60 +545,22 @@ static gboolean startup_settled(DdmControl *ctl)
     return TRUE;
 }
 
-static gboolean startup_vms_cb(gpointer ud)
+static void op_vms(Client *c, const DdmCtlRequest *req)
 {
-    PendingCmd *pc = ud;
-    Client *c = pc->client;
-    if (c != NULL && !c->dead && !startup_settled(pc->view_ctl))
-        return G_SOURCE_CONTINUE;
-    pc->view_timer = 0;
-    if (c != NULL && !c->dead) {
-        c->cmd = NULL;
+    if (startup_settled(c->ctl))
         op_core_view(c, "vms", FALSE);
-        if (!c->dead && c->process_idle == 0)
-            c->process_idle = g_idle_add(resume_cb, c);
-    }
-    pc->view_ctl->first_looks = g_list_remove(pc->view_ctl->first_looks, pc);
-    ddm_ctl_request_clear(&pc->view_req);
-    g_free(pc);
-    return G_SOURCE_REMOVE;
-}
-
-static void op_vms(Client *c)
-{
-    if (startup_settled(c->ctl)) {
-        op_core_view(c, "vms", FALSE);
-        return;
-    }
-    /* The server has just started: wait for discovery's first results
-     * (the client waits as for a command). */
-    PendingCmd *pc = g_new0(PendingCmd, 1);
-    pc->client = c;
-    pc->view_ctl = c->ctl;
-    c->cmd = pc;
-    pc->view_timer = g_timeout_add(STARTUP_CHECK_MS, startup_vms_cb, pc);
-    c->ctl->first_looks = g_list_prepend(c->ctl->first_looks, pc);
+    else /* the server has just started: wait for discovery's first results */
+        delay_reply(c, req, STARTUP_CHECK_MS);
 }
 
 static void op_view(Client *c, const DdmCtlRequest *req)
 {
-    if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name)) {
+    if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name))
         /* Nobody looked at it until now: give its producer a moment to
-         * refresh it (a poll takes well under FIRST_LOOK_MS). The client
-         * waits as for a command. */
-        PendingCmd *pc = g_new0(PendingCmd, 1);
-        pc->client = c;
-        pc->view_ctl = c->ctl;
-        pc->view_req.op = req->op;
-        pc->view_req.name = g_strdup(req->name);
-        pc->view_req.vm = g_strdup(req->vm);
-        pc->view_req.blobs = req->blobs;
-        c->cmd = pc;
-        pc->view_timer = g_timeout_add(FIRST_LOOK_MS, first_look_cb, pc);
-        c->ctl->first_looks = g_list_prepend(c->ctl->first_looks, pc);
-        return;
-    }
-    op_view_now(c, req);
+         * refresh it (a poll takes well under FIRST_LOOK_MS). */
+        delay_reply(c, req, FIRST_LOOK_MS);
+    else
+        op_view_now(c, req);
 }
 
 static void op_view_now(Client *c, const DdmCtlRequest *req)
@@ -848,7 +836,7 @@ static void handle_line(Client *c, const char *line, gsize len)
         op_version(c);
         break;
     case DDM_CTL_OP_VMS:
-        op_vms(c);
+        op_vms(c, &req);
         break;
     case DDM_CTL_OP_PLUGINS:
         op_core_view(c, "plugins", FALSE);
