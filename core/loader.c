@@ -9,12 +9,13 @@
  * search-path directory, or as the directory of a file named by the user)
  * -> lstat (regular file, not a symlink, not group/other-writable, owned
  * by us or root, readable) -> ".so" suffix -> open + fstat (the same
- * inode, the same checks) -> ELF magic -> dlopen(RTLD_NOW | RTLD_LOCAL) of
- * that open file as /proc/self/fd/N -> dlsym(ddm_plugin_descriptor) ->
- * magic -> ABI (major equal, minor not newer) -> size ->
- * name/version/init present -> name == basename. Directories are walked
- * with openat(O_NOFOLLOW) + fstat from / down and files opened with openat
- * from the checked directory, so what was checked is what is loaded. No
+ * inode, the same checks) -> ELF magic -> dlopen(RTLD_NOW | RTLD_LOCAL) by
+ * the real path -> that path still names the checked inode ->
+ * dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal, minor not
+ * newer) -> size -> name/version/init present -> name == basename.
+ * Directories are walked with openat(O_NOFOLLOW) + fstat from / down and
+ * files opened with openat from the checked directory; as nobody but root
+ * and us can change a trusted path, the file loaded is the file checked. No
  * plugin function runs before every check passed (plugins must not have
  * constructors; doc/plugin-abi.md). Then init runs through the registry,
  * which undoes everything if it fails.
@@ -31,9 +32,6 @@
  * plugin named with --plugins that no file of its name loads fails startup.
  * Non-goals: SIGSEGV traps, a registry cache, reloading.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1 /* dl_iterate_phdr */
-#endif
 #include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
@@ -44,7 +42,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -103,24 +100,41 @@ static char *write_access_problem(const struct stat *st, const char *path, gbool
 #define DIR_WALK_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 #endif
 
-/* Open @dir as a directory fd after checking it and every directory above
- * it, from / down, each opened with openat(O_NOFOLLOW) from the one checked
- * before and checked with fstat (no path is looked up twice). Symbolic links
- * in @dir are resolved first (realpath); the directories they lead through
- * are the ones checked. @scanned: every *.so in @dir will be loaded (a
- * sticky dir is refused too); else @dir only holds a named file.
- * Returns the fd (caller closes; readable with fdopendir when @scanned) or
- * -1 with @error (DDM_LOADER_ERROR_UNSAFE, or NOT_A_PLUGIN with *@os_errno
- * set when it cannot be opened). */
-static int open_trusted_dir(const char *dir, gboolean scanned, int *os_errno, GError **error)
+/* A directory that passed open_trusted_dir(). */
+typedef struct TrustedDir {
+    int fd;     /* the checked directory (readable with fdopendir when scanned) */
+    char *real; /* its path without symbolic links: plugins are loaded by it */
+} TrustedDir;
+
+static void trusted_dir_clear(TrustedDir *td)
+{
+    if (td->fd >= 0)
+        close(td->fd);
+    td->fd = -1;
+    g_clear_pointer(&td->real, g_free);
+}
+
+/* Open @dir after checking it and every directory above it, from / down,
+ * each opened with openat(O_NOFOLLOW) from the one checked before and
+ * checked with fstat (no path is looked up twice). Symbolic links in @dir
+ * are resolved first (realpath); the directories they lead through are the
+ * ones checked. @scanned: every *.so in @dir will be loaded (a sticky dir
+ * is refused too); else @dir only holds a named file.
+ * TRUE with @out filled (trusted_dir_clear() it), or FALSE with @error
+ * (DDM_LOADER_ERROR_UNSAFE, or NOT_A_PLUGIN with *@os_errno set when it
+ * cannot be opened). */
+static gboolean open_trusted_dir(const char *dir, gboolean scanned, TrustedDir *out,
+                                 int *os_errno, GError **error)
 {
     *os_errno = 0;
+    out->fd = -1;
+    out->real = NULL;
     g_autofree char *canon = realpath(dir, NULL);
     if (!canon) {
         *os_errno = errno;
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
                     "cannot open plugin directory %s: %s", dir, g_strerror(*os_errno));
-        return -1;
+        return FALSE;
     }
     g_auto(GStrv) parts = g_strsplit(canon + 1, "/", -1); /* "/" gives { "" } */
     guint n = *parts[0] ? g_strv_length(parts) : 0;
@@ -154,8 +168,11 @@ static int open_trusted_dir(const char *dir, gboolean scanned, int *os_errno, GE
                             problem);
             break;
         }
-        if (last)
-            return fd;
+        if (last) {
+            out->fd = fd;
+            out->real = g_steal_pointer(&canon);
+            return TRUE;
+        }
         const char *name = parts[level];
         int flags = level + 1 == n ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
                                    : DIR_WALK_FLAGS;
@@ -172,17 +189,17 @@ static int open_trusted_dir(const char *dir, gboolean scanned, int *os_errno, GE
     }
     if (fd >= 0)
         close(fd);
-    return -1;
+    return FALSE;
 }
 
 gboolean ddm_loader_check_dir(const char *dir, GError **error)
 {
     g_return_val_if_fail(dir != NULL, FALSE);
     int os_errno;
-    int fd = open_trusted_dir(dir, TRUE, &os_errno, error);
-    if (fd < 0)
+    TrustedDir td;
+    if (!open_trusted_dir(dir, TRUE, &td, &os_errno, error))
         return FALSE;
-    close(fd);
+    trusted_dir_clear(&td);
     return TRUE;
 }
 
@@ -272,92 +289,58 @@ static int open_checked_file(int dirfd, const char *name, const char *path, GErr
     return fd;
 }
 
-#define PROC_FD_PREFIX "/proc/self/fd/"
-
-/* The highest N of a loaded object named "/proc/self/fd/N", -1 if none. */
-static int fd_names_cb(struct dl_phdr_info *info, size_t size, void *data)
+/* dlopen the checked file open as @fd, entry @name of @td, by its real
+ * path (so dladdr, gdb and sanitizer reports name the file), then make
+ * sure that path still leads to the file that was checked. Only root and
+ * the effective user can change anything along a trusted path, so this
+ * catches a file replaced meanwhile by the user's own rebuild, not an
+ * attack. (dlopen("/proc/self/fd/N") would load the open file itself, but
+ * the dynamic linker then knows the plugin by that name only: sanitizer
+ * and gdb backtraces lose its symbols, and glibc hands back a loaded object
+ * for any later dlopen of a name it was once opened by.) */
+static void *dlopen_checked(int fd, const TrustedDir *td, const char *name, const char *path,
+                            GError **error)
 {
-    (void)size;
-    long *highest = data;
-    const char *n = info->dlpi_name;
-    if (n && g_str_has_prefix(n, PROC_FD_PREFIX)) {
-        long num = strtol(n + strlen(PROC_FD_PREFIX), NULL, 10);
-        if (num > *highest)
-            *highest = num;
-    }
-    return 0;
-}
-
-/* Every fd number below this one has named a dlopen() of this process. */
-static int fd_names_used;
-
-/* dlopen the file open as @fd: through "/proc/self/fd/N", so the object
- * loaded is the file that was checked even if @path is replaced meanwhile.
- * glibc knows an object by the name it was opened with (and by the names
- * of later dlopens that found the same file) while it stays loaded, and a
- * dlopen of such a name returns that object, whatever file fd N is by
- * then. So every load uses an N that no dlopen of this process used before
- * (nor any loaded object's name): @fd itself or a duplicate above them.
- * Without /proc (the name does not reach @fd) or when fd numbers run out,
- * @path itself is loaded: the trusted directories leave that gap to root
- * and the user only. */
-static void *dlopen_checked(int fd, const char *path, const char **why)
-{
-    struct stat fst, pst;
-    char proc[64] = "";
-    int use = fd, dup_fd = -1;
-    gboolean by_fd = fstat(fd, &fst) == 0;
-    if (by_fd) {
-        long highest = -1;
-        dl_iterate_phdr(fd_names_cb, &highest);
-        long floor = MAX((long)fd_names_used, highest + 1);
-        if (fd < floor) {
-            dup_fd = use = floor < G_MAXINT ? fcntl(fd, F_DUPFD_CLOEXEC, (int)floor) : -1;
-        }
-        if (use >= 0) {
-            g_snprintf(proc, sizeof proc, PROC_FD_PREFIX "%d", use);
-            fd_names_used = use + 1;
-        }
-        by_fd = use >= 0 && stat(proc, &pst) == 0 && pst.st_dev == fst.st_dev &&
-                pst.st_ino == fst.st_ino;
-    }
-    if (!by_fd)
-        g_debug("loading %s by its path (no usable /proc/self/fd name)", path);
+    g_autofree char *real = g_build_filename(td->real, name, NULL);
     (void)dlerror();
-    void *dl = dlopen(by_fd ? proc : path, RTLD_NOW | RTLD_LOCAL);
-    *why = NULL;
+    void *dl = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
-        const char *e = dlerror();
-        size_t plen = strlen(proc);
-        /* "/proc/self/fd/7: invalid ELF header": the fd name says nothing to a user. */
-        if (e && by_fd && strncmp(e, proc, plen) == 0 && strncmp(e + plen, ": ", 2) == 0)
-            e += plen + 2;
-        *why = e ? e : "dlopen failed";
+        const char *why = dlerror();
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN, "cannot load %s: %s",
+                    path, why ? why : "dlopen failed");
+        return NULL;
     }
-    if (dup_fd >= 0)
-        close(dup_fd);
+    struct stat checked, in_dir, by_path;
+    if (fstat(fd, &checked) != 0 || fstatat(td->fd, name, &in_dir, AT_SYMLINK_NOFOLLOW) != 0 ||
+        stat(real, &by_path) != 0 || checked.st_dev != in_dir.st_dev ||
+        checked.st_ino != in_dir.st_ino || checked.st_dev != by_path.st_dev ||
+        checked.st_ino != by_path.st_ino) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
+                    "%s changed while it was being loaded", path);
+        dlclose(dl);
+        return NULL;
+    }
     return dl;
 }
 
-/* Open and validate. @dirfd: the trusted directory holding @path (a
- * search-path directory being scanned), or -1 to open and check the
+/* Open and validate. @td: the trusted directory holding @path (a
+ * search-path directory being scanned), or NULL to open and check the
  * directory of @path here (a file named by the user: its directory may be
  * sticky, like /tmp, since others cannot replace a file of ours there).
  * On failure abi_major and abi_minor hold what the frozen prefix said (0
  * when it was never read). */
-static const ddm_plugin_desc *open_validated(int dirfd, const char *path, void **dl_out,
-                                             uint16_t *abi_major, uint16_t *abi_minor,
-                                             GError **error)
+static const ddm_plugin_desc *open_validated(const TrustedDir *td, const char *path,
+                                             void **dl_out, uint16_t *abi_major,
+                                             uint16_t *abi_minor, GError **error)
 {
     *dl_out = NULL;
     *abi_major = *abi_minor = 0;
-    int own_dirfd = -1;
-    if (dirfd < 0) {
+    TrustedDir own = {-1, NULL};
+    if (!td) {
         g_autofree char *dir = g_path_get_dirname(path);
         int os_errno = 0;
         GError *derr = NULL;
-        dirfd = own_dirfd = open_trusted_dir(dir, FALSE, &os_errno, &derr);
-        if (dirfd < 0) {
+        if (!open_trusted_dir(dir, FALSE, &own, &os_errno, &derr)) {
             if (os_errno) {
                 g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
                             "cannot read plugin file %s: %s", path, g_strerror(os_errno));
@@ -367,21 +350,16 @@ static const ddm_plugin_desc *open_validated(int dirfd, const char *path, void *
             }
             return NULL;
         }
+        td = &own;
     }
     g_autofree char *base = g_path_get_basename(path);
-    int fd = open_checked_file(dirfd, base, path, error);
-    if (own_dirfd >= 0)
-        close(own_dirfd);
-    if (fd < 0)
+    int fd = open_checked_file(td->fd, base, path, error);
+    void *dl = fd >= 0 ? dlopen_checked(fd, td, base, path, error) : NULL;
+    if (fd >= 0)
+        close(fd);
+    trusted_dir_clear(&own);
+    if (!dl)
         return NULL;
-    const char *why = NULL;
-    void *dl = dlopen_checked(fd, path, &why);
-    close(fd); /* the mapping stays */
-    if (!dl) {
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN, "cannot load %s: %s",
-                    path, why);
-        return NULL;
-    }
     const ddm_plugin_desc *d = dlsym(dl, DDM_PLUGIN_SYMBOL);
     if (!d) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
@@ -446,12 +424,12 @@ const ddm_plugin_desc *ddm_loader_open(const char *path, void **dl, GError **err
     g_return_val_if_fail(path != NULL && dl != NULL, NULL);
     g_autofree char *abs = absolute_path(path);
     uint16_t major, minor;
-    return open_validated(-1, abs, dl, &major, &minor, error);
+    return open_validated(NULL, abs, dl, &major, &minor, error);
 }
 
-/* ddm_loader_load_file() for the absolute @abs; @dirfd as in open_validated(). */
-static gboolean load_file_at(DdmRegistry *reg, int dirfd, const char *abs, ddm_plugin **out,
-                             GError **error)
+/* ddm_loader_load_file() for the absolute @abs; @td as in open_validated(). */
+static gboolean load_file_at(DdmRegistry *reg, const TrustedDir *td, const char *abs,
+                             ddm_plugin **out, GError **error)
 {
     g_autofree char *stem = plugin_stem(abs);
     ddm_plugin *loaded = ddm_registry_find_plugin(reg, stem);
@@ -469,7 +447,7 @@ static gboolean load_file_at(DdmRegistry *reg, int dirfd, const char *abs, ddm_p
     void *dl = NULL;
     uint16_t major, minor;
     GError *err = NULL;
-    const ddm_plugin_desc *d = open_validated(dirfd, abs, &dl, &major, &minor, &err);
+    const ddm_plugin_desc *d = open_validated(td, abs, &dl, &major, &minor, &err);
     if (!d) {
         p->status = DDM_PLUGIN_REFUSED;
         p->abi_major = major;
@@ -493,7 +471,7 @@ gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **o
 {
     g_return_val_if_fail(reg != NULL && path != NULL, FALSE);
     g_autofree char *abs = absolute_path(path);
-    return load_file_at(reg, -1, abs, out, error);
+    return load_file_at(reg, NULL, abs, out, error);
 }
 
 /* ---------------------------------------------------------- search path */
@@ -611,9 +589,9 @@ typedef struct Scan {
     GHashTable *failures; /* stem -> GError of that first refusal (owned) */
 } Scan;
 
-/* The file @entry of @dir: load it (@dirfd, a trusted directory) or, when
- * @dirfd is -1, record it refused for @dir_refusal. */
-static void scan_entry(Scan *s, int dirfd, const char *dir, const char *entry,
+/* The file @entry of @dir: load it (@td, @dir trusted) or, when @td is
+ * NULL, record it refused for @dir_refusal. */
+static void scan_entry(Scan *s, const TrustedDir *td, const char *dir, const char *entry,
                        const GError *dir_refusal)
 {
     g_autofree char *joined = g_build_filename(dir, entry, NULL);
@@ -643,12 +621,12 @@ static void scan_entry(Scan *s, int dirfd, const char *dir, const char *entry,
     }
     ddm_plugin *p = NULL;
     GError *err = NULL;
-    if (dirfd < 0) {
+    if (!td) {
         p = ddm_registry_add(s->reg, stem, path);
         p->status = DDM_PLUGIN_REFUSED;
         p->reason = g_strdup(dir_refusal->message);
         err = g_error_copy(dir_refusal);
-    } else if (load_file_at(s->reg, dirfd, path, &p, &err)) {
+    } else if (load_file_at(s->reg, td, path, &p, &err)) {
         g_hash_table_insert(s->decided, g_strdup(stem), g_strdup(path));
         ddm_plugin *bad = g_hash_table_lookup(s->refused, stem);
         if (bad) {
@@ -696,19 +674,20 @@ gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError *
     for (char **dir = dirs; *dir; dir++) {
         int os_errno = 0;
         GError *dir_refusal = NULL;
-        int dirfd = open_trusted_dir(*dir, TRUE, &os_errno, &dir_refusal);
-        if (dirfd < 0 && os_errno) {
+        TrustedDir td;
+        gboolean trusted = open_trusted_dir(*dir, TRUE, &td, &os_errno, &dir_refusal);
+        if (!trusted && os_errno) {
             g_debug("plugin directory %s skipped: %s", *dir, dir_refusal->message);
             g_error_free(dir_refusal);
             continue;
         }
-        if (dirfd < 0)
+        if (!trusted)
             g_warning("%s; skipping it", dir_refusal->message);
-        g_autoptr(GPtrArray) names = list_candidates(dirfd, *dir);
+        g_autoptr(GPtrArray) names = list_candidates(trusted ? td.fd : -1, *dir);
         for (guint i = 0; names && i < names->len; i++)
-            scan_entry(&s, dirfd, *dir, g_ptr_array_index(names, i), dir_refusal);
-        if (dirfd >= 0)
-            close(dirfd);
+            scan_entry(&s, trusted ? &td : NULL, *dir, g_ptr_array_index(names, i), dir_refusal);
+        if (trusted)
+            trusted_dir_clear(&td);
         g_clear_error(&dir_refusal);
     }
 

@@ -6,8 +6,8 @@
  * like /tmp is fine above, never as a search-path directory itself) ->
  * lstat (regular file, not a symlink, not writable by group/others, owned
  * by us or root) -> ".so" suffix -> open + fstat (the same file) ->
- * dlopen of that open file (RTLD_NOW|RTLD_LOCAL) ->
- * dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal, minor <= ours)
+ * dlopen(RTLD_NOW|RTLD_LOCAL) by its real path, which must still name the
+ * checked file -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal, minor <= ours)
  * -> size -> name/version/init present -> name == basename. No plugin code
  * runs before all checks pass.
  * Search path: --plugin-dir (in order), then DDMON_PLUGIN_PATH (colon list,
