@@ -162,7 +162,7 @@ fi
 # 5-7: the three ways track-app is not usable: each device falls back to track-jdwp, VMs listed.
 fell_back() { # fell_back SERIAL KEYS...
     local s=$1; shift
-    dev_is "$s" track-jdwp "$#" -1 && adb_vm_keys_are "adb:$s:" "$(adb_keys_for "$s" "$@")"
+    dev_is "$s" track-jdwp "$#" "" && adb_vm_keys_are "adb:$s:" "$(adb_keys_for "$s" "$@")"
 }
 for c in "old-dev|answers FAIL|refused: unknown service track-app|401 402" \
          "cut-dev|ends its stream before the first update|the stream ended before its first update|201 202" \
