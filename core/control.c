@@ -542,7 +542,9 @@ static gboolean startup_settled(DdmControl *ctl)
         if (st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE || st == DDM_VM_STATE_HELO)
             return FALSE;
     }
-    return TRUE;
+    /* ... and the VM list shows what the sessions are now (its refresh is
+     * coalesced: one may be due). */
+    return ctl->mon->vms_view_idle == 0;
 }
 
 static void op_vms(Client *c, const DdmCtlRequest *req)
