@@ -22,7 +22,7 @@ HEAP_PLUGIN_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 	plugins/heap/bitmap.c plugins/heap/bitmap.h \
 	plugins/heap/bitmap_png.c plugins/heap/bitmap_png.h \
 	plugins/heap/heap.c plugins/heap/heap.h \
-	plugins/heap/heap_views.c plugins/heap/heap_cmd.c
+	plugins/heap/heap_views.c plugins/heap/heap_cmd.c plugins/heap/heap_watch.c
 
 if ENABLE_TESTS
 if BUILD_PLUGIN_HEAP
@@ -44,7 +44,7 @@ NATIVEHEAP_TEST_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 	plugins/nativeheap/nhgt.c plugins/nativeheap/nhgt.h \
 	plugins/nativeheap/nhmaps.c plugins/nativeheap/nhmaps.h \
 	plugins/nativeheap/nativeheap.c plugins/nativeheap/nativeheap.h \
-	plugins/nativeheap/nh_views.c
+	plugins/nativeheap/nh_views.c plugins/nativeheap/nh_poll.c
 
 if ENABLE_TESTS
 if BUILD_PLUGIN_NATIVEHEAP

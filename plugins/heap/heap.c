@@ -2,16 +2,21 @@
  *
  * heap plugin: HPIF heap summaries and HPSG/HPSO heap segments.
  *
- * On DDM_VM_READY it asks for HPIF "now" and with heap.hpif_when (default
- * 3, every GC) if HPIF is enabled, and for segments with HPSG(when 1, what
- * heap.what) if HPSG (and HPSO for what 1) are enabled. It owns the event
- * types HPIF, HPST, HPSG, HPSO and HPEN. HPIF data updates heap.summary;
- * HPEN publishes the statistics of the update (heap_views.c). Bad input is
- * logged and dropped; see segcollect.h for the update rules.
+ * While someone watches a VM's heap views (heap_watch.c) it asks that VM
+ * for HPIF "now" and with heap.hpif_when (default 3, every GC) if HPIF is
+ * enabled, and for segments with HPSG(when 1, what heap.what) if HPSG (and
+ * HPSO for what 1) are enabled; heap.grace_ms after the last look it
+ * switches both off again (heap.always=1: on from DDM_VM_READY, for every
+ * VM, never off). It owns the event types HPIF, HPST, HPSG, HPSO and HPEN.
+ * HPIF data updates heap.summary; HPEN publishes the statistics of the
+ * update (heap_views.c). Bad input is logged and dropped; see segcollect.h
+ * for the update rules.
  *
  * Options (heap.KEY): hpif_when 0..3, what 0|1, segments 0|1,
  * bitmap_width 1..65536 (512), bitmap_max_mb (64), blob_max_mb (16),
- * blob_interval_ms (2000).
+ * blob_interval_ms (2000), always 0|1 (0: collect only while a heap view
+ * of the VM is watched), grace_ms (10000: how long collection stays on
+ * after the last look).
  * Non-goals: heap dumps (HPDU/HPDS), allocation tracking (REAx), GC (vminfo).
  */
 #include "heap.h"
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ddmon/bytes.h>
 
@@ -60,17 +66,35 @@ static void read_options(heap_plugin *hp)
     o->bitmap_max_bytes = (size_t)ddm_config_uint(hp->host, hp->self, "bitmap_max_mb", 0, 4096, 64) << 20;
     o->blob_max_bytes = (size_t)ddm_config_uint(hp->host, hp->self, "blob_max_mb", 1, 1024, 16) << 20;
     o->blob_interval_ms = (unsigned)ddm_config_uint(hp->host, hp->self, "blob_interval_ms", 0, 3600000, 2000);
+    o->always = (int)ddm_config_uint(hp->host, hp->self, "always", 0, 1, 0);
+    o->grace_ms = (unsigned)ddm_config_uint(hp->host, hp->self, "grace_ms", 0, 3600000,
+                                            HEAP_DEFAULT_GRACE_MS);
+}
+
+double heap_monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ------------------------------------------------------------- per-VM state */
 
 static void heap_vm_free(void *p)
 {
-    heap_vm *hv = p;
+    heap_vm *hv = p, **pp;
     if (!hv)
         return;
+    for (pp = &hv->hp->vms; *pp; pp = &(*pp)->next) {
+        if (*pp == hv) {
+            *pp = hv->next;
+            break;
+        }
+    }
     if (hv->ticket)
         hv->ticket->hv = NULL;
+    if (hv->bm_ticket)
+        hv->bm_ticket->hv = NULL;
     seg_collector_clear(&hv->coll);
     free(hv);
 }
@@ -87,14 +111,16 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
     hv->vm = vm;
     seg_collector_init(&hv->coll, hp->opts.bitmap_max_bytes > 0, hp->opts.bitmap_max_bytes);
     if (hp->host->vm_set_data(hp->self, vm, hv, heap_vm_free) != 0)
-        return NULL; /* the host freed it */
+        return NULL; /* the host freed it: heap_vm_free found it in no list */
+    hv->next = hp->vms;
+    hp->vms = hv;
     heap_views_create(hv);
     return hv;
 }
 
 /* ----------------------------------------------------------------- requests */
 
-static void on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+void heap_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     heap_plugin *hp = ud;
     char label[128];
@@ -108,43 +134,6 @@ static void on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *repl
                       heap_vm_label(hp, vm, label, sizeof label), reply->jdwp_error);
 }
 
-static void send_requests(heap_plugin *hp, heap_vm *hv)
-{
-    const ddm_host *h = hp->host;
-    char label[128];
-    int rc;
-
-    if (hp->opts.hpif_when && h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
-        uint8_t when = (uint8_t)hp->opts.hpif_when;
-        if (when >= 2) {
-            /* "Now" too: an idle VM may not collect for minutes, and the
-             * summary should not stay empty until it does. */
-            static const uint8_t now = 1;
-            rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPIF, &now, 1, 0, on_request_reply, hp,
-                            NULL);
-            if (rc)
-                h->log(hp->self, DDM_LOG_INFO, "cannot send HPIF(now) to VM %s: %s",
-                       heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
-        }
-        rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPIF, &when, 1, 0, on_request_reply, hp,
-                        NULL);
-        if (rc)
-            h->log(hp->self, DDM_LOG_INFO, "cannot send HPIF to VM %s: %s",
-                   heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
-    }
-    if (hp->opts.segments && h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) &&
-        (hp->opts.what == 0 || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO))) {
-        uint8_t req[2] = { 1, (uint8_t)hp->opts.what };
-        rc = h->request(hp->self, hv->vm, HEAP_CHUNK_HPSG, req, 2, 0, on_request_reply, hp,
-                        NULL);
-        if (rc)
-            h->log(hp->self, DDM_LOG_INFO, "cannot send HPSG to VM %s: %s",
-                   heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
-        else
-            hv->segments_on = 1;
-    }
-}
-
 static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 {
     heap_plugin *hp = ud;
@@ -153,15 +142,21 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     if (event == DDM_VM_READY) {
         hv = heap_vm_get(hp, vm);
         if (hv)
-            send_requests(hp, hv);
+            heap_watch_ready(hv);
     } else if (event == DDM_VM_GONE) {
         hv = hp->host->vm_get_data(hp->self, vm);
         if (hv && hv->ticket) {
             hv->ticket->hv = NULL;
             hv->ticket = NULL;
         }
-        if (hv)
+        if (hv && hv->bm_ticket) {
+            hv->bm_ticket->hv = NULL;
+            hv->bm_ticket = NULL;
+        }
+        if (hv) {
+            hv->ready = 0;
             heap_views_bitmap_cancel(hv);
+        }
     }
 }
 
@@ -322,6 +317,7 @@ static int on_hpen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
                   h->current.rejected, h->current.stats.total_units);
     heap_views_segments(hv);
     heap_views_bitmap(hv);
+    heap_cmd_segments_arrived(hv, id);
     return DDM_OK;
 }
 
@@ -338,6 +334,7 @@ static int heap_init(ddm_plugin *self, const ddm_host *host)
         return -ENOMEM;
     hp->self = self;
     hp->host = host;
+    hp->now = heap_monotonic_now;
     host->set_data(self, hp, free);
     read_options(hp);
 
@@ -352,6 +349,8 @@ static int heap_init(ddm_plugin *self, const ddm_host *host)
         rc = host->register_chunk(self, HEAP_CHUNK_HPEN, on_hpen, hp, NULL);
     if (!rc)
         rc = heap_cmd_register(hp);
+    if (!rc)
+        rc = heap_watch_start(hp);
     return rc;
 }
 

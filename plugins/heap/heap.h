@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * heap plugin internals shared by heap.c (lifecycle, options, chunk
- * handlers), heap_views.c (publishing the views) and heap_cmd.c (the
+ * handlers), heap_watch.c (collection switched on only while someone
+ * looks), heap_views.c (publishing the views) and heap_cmd.c (the
  * heap-bitmap and heap-info commands). Not an SDK header.
  *
  * Ownership: one heap_plugin per loaded plugin (the host frees it after
  * fini through set_data); one heap_vm per ready VM (vm_set_data, freed by
- * the host after DDM_VM_GONE). Views belong to the host. Every callback is
- * registered with the heap_plugin as ud, which is how it reaches the host.
+ * the host after DDM_VM_GONE; its free function unlinks it from the
+ * plugin's list). Views belong to the host. Every callback is registered
+ * with the heap_plugin as ud, which is how it reaches the host.
  */
 #ifndef DDM_HEAP_HEAP_H
 #define DDM_HEAP_HEAP_H
@@ -25,6 +27,14 @@
 #define HEAP_CHUNK_HPSO DDM_CHUNK('H', 'P', 'S', 'O')
 #define HEAP_CHUNK_HPST DDM_CHUNK('H', 'P', 'S', 'T')
 #define HEAP_CHUNK_HPEN DDM_CHUNK('H', 'P', 'E', 'N')
+#define HEAP_CHUNK_HPGC DDM_CHUNK('H', 'P', 'G', 'C')
+
+/** How often heap_watch.c looks at the views' watchers (ms). */
+#define HEAP_WATCH_TICK_MS 250u
+/** heap.grace_ms default: collection stays on this long after the last look. */
+#define HEAP_DEFAULT_GRACE_MS 10000u
+/** Reply timeout of the HPGC that heap-bitmap sends when it has no segments. */
+#define HEAP_BITMAP_GC_TIMEOUT_MS 10000u
 
 /** Rejected pieces logged one by one per update; the rest are summed up at HPEN. */
 #define HEAP_REJECT_LOG_MAX 5
@@ -38,15 +48,33 @@ typedef struct heap_opts {
     size_t bitmap_max_bytes;   /**< heap.bitmap_max_mb: run data kept per VM for bitmaps */
     size_t blob_max_bytes;     /**< heap.blob_max_mb: cap of the heap.bitmap view's PNG */
     unsigned blob_interval_ms; /**< heap.blob_interval_ms: at most one heap.bitmap per this (2000) */
+    int always;                /**< heap.always: collect on every VM from READY on (0) */
+    unsigned grace_ms;         /**< heap.grace_ms: keep collecting this long after the last look */
 } heap_opts;
+
+struct heap_vm;
 
 typedef struct heap_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     heap_opts opts;
+    struct heap_vm *vms;        /**< every heap_vm, linked by next (borrowed) */
+    uint32_t watch_timer;       /**< heap_watch.c's tick, 0 if none (heap.always) */
+    double (*now)(void);        /**< monotonic seconds; tests replace it */
 } heap_plugin;
 
-struct heap_vm;
+/** A heap-bitmap command waiting for the segments of the GC it asked for;
+ *  owned by the HPGC request's reply callback, shared with the per-VM state
+ *  so the HPEN event can finish the command first. */
+typedef struct heap_bitmap_ticket {
+    heap_plugin *hp;
+    ddm_cmd *cmd;               /**< NULL once finished */
+    struct heap_vm *hv;         /**< NULL once the VM is gone */
+    char *file;                 /**< absolute or as given (owned) */
+    uint32_t width;
+    uint32_t heap_id;
+    int have_heap;
+} heap_bitmap_ticket;
 
 /** A heap-info command waiting for HPIF data; owned by the request's reply callback. */
 typedef struct heap_info_ticket {
@@ -65,7 +93,15 @@ typedef struct heap_vm {
     ddm_view *bitmap;           /**< blob, only with libpng */
     int have_info;
     hpif_data info;
-    int segments_on;            /**< HPSG(1, what) was sent */
+    struct heap_vm *next;       /**< in hp->vms */
+    int ready;                  /**< DDM_VM_READY seen: requests may be sent */
+    int hpif_on;                /**< HPIF(2|3) was sent and not switched off */
+    int segments_on;            /**< HPSG(1, what) was sent and not switched off */
+    int collecting;             /**< the "on" requests were sent (heap_watch.c) */
+    int on_failed_logged;       /**< "cannot send" logged since the last success */
+    double last_wanted;         /**< when a view was last watched (hp->now) */
+    unsigned holds;             /**< commands that need collection on now */
+    heap_bitmap_ticket *bm_ticket;
     seg_collector coll;
     unsigned rejects_logged;    /**< in the current updates, for rate limiting */
     unsigned rejects_quiet;
@@ -82,6 +118,26 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm);
 const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len);
 /** Heap to draw by default: id 1 if it has a published bitmap, else the lowest such. */
 const seg_heap *heap_default_bitmap_heap(const heap_vm *hv);
+
+/** Monotonic seconds (the default hp->now). */
+double heap_monotonic_now(void);
+/** Log a FAIL or JDWP error answer to a request (a ddm_reply_fn; @ud is the heap_plugin). */
+void heap_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud);
+
+/* heap_watch.c */
+/** Start the tick that follows the views' watchers (not with heap.always). */
+int heap_watch_start(heap_plugin *hp);
+/** @hv became ready: heap.always switches collection on; else one tick for it. */
+void heap_watch_ready(heap_vm *hv);
+/** Look at @hv's watchers now: switch collection on at once when watched,
+ *  off when nobody watched it for heap.grace_ms (heap.always: only on). */
+void heap_watch_update(heap_vm *hv);
+/** A command needs collection on @hv (holds it on until heap_watch_release). */
+void heap_watch_hold(heap_vm *hv);
+/** The command is done; the grace period starts now. */
+void heap_watch_release(heap_vm *hv);
+/** 1 if collection could give segments (HPSG/HPSO enabled and heap.segments). */
+int heap_watch_can_segments(heap_plugin *hp);
 
 /* heap_views.c */
 /** Create the views of @hv for the chunk types the user left enabled. */
@@ -103,5 +159,7 @@ const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 int heap_cmd_register(heap_plugin *hp);
 /** HPIF data arrived: finish a waiting heap-info command. */
 void heap_cmd_info_arrived(heap_vm *hv);
+/** Heap @heap_id's update ended (HPEN): finish a waiting heap-bitmap command. */
+void heap_cmd_segments_arrived(heap_vm *hv, uint32_t heap_id);
 
 #endif /* DDM_HEAP_HEAP_H */

@@ -7,13 +7,18 @@
  *      pixel per allocation unit, heap.bitmap_width pixels wide by default)
  *      and reports its size. A relative FILE is relative to the working
  *      directory of the client that gave the command (host->cmd_cwd).
+ *      Without segments of that heap yet (nobody watched the VM's heap
+ *      views at its last GC) it holds collection on (heap_watch.c), sends
+ *      HPGC and finishes at the HPEN of the heap (heap 1 by default), or
+ *      at the GC's reply or timeout with whatever came.
  *  ddmon heap-info PID
  *      Sends HPIF(when 1, "now") and finishes with the heap summary when
  *      the VM's HPIF event arrives (it comes before the empty reply).
  *
- * A heap-info command in flight is a heap_info_ticket, owned by the
- * request's reply callback (called exactly once), shared with the per-VM
- * state so the HPIF event can finish the command first.
+ * A heap-info command in flight is a heap_info_ticket, a heap-bitmap
+ * waiting for a GC a heap_bitmap_ticket: each is owned by its request's
+ * reply callback (called exactly once), shared with the per-VM state so
+ * the HPIF or HPEN event can finish the command first.
  */
 #include "heap.h"
 
@@ -39,6 +44,175 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
+/* The heap to draw: @heap_id if given, else the default. NULL if none has data. */
+static const seg_heap *bitmap_heap(const heap_vm *hv, int have_heap, uint32_t heap_id)
+{
+    const seg_heap *sh;
+    if (!hv)
+        return NULL;
+    sh = have_heap ? seg_collector_heap(&hv->coll, heap_id) : heap_default_bitmap_heap(hv);
+    return sh && sh->have_current ? sh : NULL;
+}
+
+/* 1 if some heap of @hv has a published update (bitmap or not). */
+static int has_segments(const heap_vm *hv)
+{
+    size_t i;
+    for (i = 0; i < hv->coll.n_heaps; i++)
+        if (hv->coll.heaps[i]->have_current)
+            return 1;
+    return 0;
+}
+
+/* Write the PNG of @sh to @file and finish @cmd with the result. */
+static void write_bitmap(heap_plugin *hp, ddm_cmd *cmd, const seg_heap *sh, const char *file,
+                         uint32_t width)
+{
+    const ddm_host *h = hp->host;
+    bm_layout lay;
+    ddm_view *res;
+    char err[256], msg[512];
+
+    if (bm_png_write_file(&sh->current, width, file, &lay, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "heap %" PRIu32 ": %s", sh->id, err);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return;
+    }
+    res = h->cmd_result(cmd, DDM_VIEW_RECORD, "Heap bitmap");
+    if (res) {
+        h->view_begin(res);
+        h->view_field_str(res, "file", file);
+        h->view_field_int(res, "heap", sh->id);
+        h->view_field_int(res, "width", lay.width);
+        h->view_field_int(res, "height", lay.height);
+        h->view_field_int(res, "units", (int64_t)sh->current.stats.total_units);
+        h->view_field_int(res, "unit", sh->current.unit_size);
+        h->view_commit(res);
+    }
+    snprintf(msg, sizeof msg, "wrote %s (%" PRIu32 "x%" PRIu32 ", heap %" PRIu32 ")", file,
+             lay.width, lay.height, sh->id);
+    h->cmd_finish(cmd, DDM_CMD_OK, msg);
+}
+
+/* The command of @t ends: with the bitmap if there is one now, else with
+ * @why; the VM's collection hold is released (the grace period starts). */
+static void bitmap_ticket_finish(heap_bitmap_ticket *t, const char *why)
+{
+    heap_vm *hv = t->hv;
+    const seg_heap *sh = bitmap_heap(hv, t->have_heap, t->heap_id);
+    char msg[256];
+    if (!t->cmd)
+        return;
+    if (sh) {
+        write_bitmap(t->hp, t->cmd, sh, t->file, t->width);
+    } else {
+        if (t->have_heap)
+            snprintf(msg, sizeof msg, "no segments for heap %" PRIu32 " after a GC: %s", t->heap_id, why);
+        else
+            snprintf(msg, sizeof msg, "no heap segments after a GC: %s", why);
+        t->hp->host->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+    }
+    t->cmd = NULL;
+    if (hv) {
+        if (hv->bm_ticket == t)
+            hv->bm_ticket = NULL;
+        heap_watch_release(hv);
+        t->hv = NULL; /* done with it: the VM may go before the GC's reply */
+    }
+}
+
+void heap_cmd_segments_arrived(heap_vm *hv, uint32_t heap_id)
+{
+    heap_bitmap_ticket *t = hv->bm_ticket;
+    /* The wanted heap, or heap 1 (the default's first choice); other heaps
+     * wait for the GC's reply (ART sends none: then its timeout). */
+    if (t && t->cmd && heap_id == (t->have_heap ? t->heap_id : 1))
+        bitmap_ticket_finish(t, "");
+}
+
+static void on_bitmap_gc_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    heap_bitmap_ticket *t = ud;
+    (void)self, (void)vm;
+    if (t->cmd) {
+        const char *why = "the VM sent none";
+        if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+            why = "the VM refused HPGC";
+        else if (reply->status == DDM_REPLY_ERROR)
+            why = "the VM answered HPGC with a JDWP error";
+        else if (reply->status == DDM_REPLY_TIMEOUT)
+            why = "none came in time";
+        else if (reply->status == DDM_REPLY_VM_GONE)
+            why = "the VM went away";
+        if (reply->status == DDM_REPLY_VM_GONE && t->hv) {
+            /* no bitmap of a VM that is gone */
+            t->hv->bm_ticket = NULL;
+            heap_watch_release(t->hv);
+            t->hv = NULL;
+        }
+        bitmap_ticket_finish(t, why);
+    }
+    if (t->hv && t->hv->bm_ticket == t)
+        t->hv->bm_ticket = NULL;
+    free(t->file);
+    free(t);
+}
+
+/* No segments yet: switch collection on for this command, ask for a GC and
+ * finish when its segments have come (or the GC's answer without them). */
+static int bitmap_after_gc(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec,
+                           const char *file, uint32_t width, int have_heap, uint32_t heap_id)
+{
+    const ddm_host *h = hp->host;
+    heap_bitmap_ticket *t;
+    heap_vm *hv;
+    char msg[512];
+    int rc;
+
+    if (!hp->opts.bitmap_max_bytes) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "heap.bitmap_max_mb is 0: no heap is kept for a bitmap");
+        return 0;
+    }
+    if (!heap_watch_can_segments(hp) || !h->chunk_enabled(hp->self, HEAP_CHUNK_HPGC)) {
+        snprintf(msg, sizeof msg, "VM %s has sent no heap segments and cannot be asked for them "
+                 "(HPSG, HPGC or heap.segments is off)", vmspec);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return 0;
+    }
+    hv = heap_vm_get(hp, vm);
+    if (!hv)
+        return -ENOMEM;
+    if (hv->bm_ticket) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "a heap-bitmap for this VM is already waiting for a GC");
+        return 0;
+    }
+    t = calloc(1, sizeof(*t));
+    if (!t || !(t->file = strdup(file))) {
+        free(t);
+        return -ENOMEM;
+    }
+    t->hp = hp;
+    t->cmd = cmd;
+    t->hv = hv;
+    t->width = width;
+    t->have_heap = have_heap;
+    t->heap_id = heap_id;
+    heap_watch_hold(hv); /* HPSG(1) goes out before the HPGC */
+    rc = h->request(hp->self, vm, HEAP_CHUNK_HPGC, NULL, 0, HEAP_BITMAP_GC_TIMEOUT_MS,
+                    on_bitmap_gc_reply, t, NULL);
+    if (rc) {
+        heap_watch_release(hv);
+        free(t->file);
+        free(t);
+        snprintf(msg, sizeof msg, "VM %s has sent no heap segments and HPGC cannot be sent: %s",
+                 vmspec, strerror(-rc));
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return 0;
+    }
+    hv->bm_ticket = t;
+    return 0;
+}
+
 static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
                            void *ud)
 {
@@ -50,9 +224,7 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     ddm_vm *vm;
     heap_vm *hv;
     const seg_heap *sh;
-    bm_layout lay;
-    ddm_view *res;
-    char err[256], msg[512];
+    char msg[512];
     (void)self;
 
     for (i = 1; i < argc; i++) {
@@ -90,19 +262,6 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
         return 0;
     }
-    hv = h->vm_get_data(hp->self, vm);
-    sh = !hv ? NULL : have_heap ? seg_collector_heap(&hv->coll, heap_id) : heap_default_bitmap_heap(hv);
-    if (!sh || !sh->have_current) {
-        /* No data yet is a failure to retry, not a missing VM (exit 3). */
-        if (have_heap)
-            snprintf(msg, sizeof msg, "VM %s has sent no segments for heap %" PRIu32
-                     " (they come after a GC: try 'ddmon gc %s' first)", vmspec, heap_id, vmspec);
-        else
-            snprintf(msg, sizeof msg, "VM %s has sent no heap segments yet (they come after a GC: "
-                     "try 'ddmon gc %s' first)", vmspec, vmspec);
-        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-        return 0;
-    }
     /* The monitor writes the file; resolve a relative name against the
      * client's directory, as the user meant it. */
     const char *cwd = file[0] != '/' ? h->cmd_cwd(cmd) : NULL;
@@ -112,29 +271,23 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         snprintf(full, plen, "%s/%s", cwd, file);
         file = full;
     }
-    rc = bm_png_write_file(&sh->current, width, file, &lay, err, sizeof err);
-    if (rc) {
-        snprintf(msg, sizeof msg, "heap %" PRIu32 ": %s", sh->id, err);
-        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-        free(full);
-        return 0;
+    hv = h->vm_get_data(hp->self, vm);
+    sh = bitmap_heap(hv, have_heap, heap_id);
+    if (sh) {
+        write_bitmap(hp, cmd, sh, file, width);
+        rc = 0;
+    } else if (!have_heap && hv && has_segments(hv)) {
+        /* A GC would not help: the heaps are too big to keep. */
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "no heap of this VM is small enough to keep for a bitmap "
+                      "(see heap.bitmap_max_mb)");
+        rc = 0;
+    } else {
+        /* No segments yet (nobody watched the VM's heap views at its last
+         * GC): ask for them. */
+        rc = bitmap_after_gc(hp, cmd, vm, vmspec, file, width, have_heap, heap_id);
     }
-    res = h->cmd_result(cmd, DDM_VIEW_RECORD, "Heap bitmap");
-    if (res) {
-        h->view_begin(res);
-        h->view_field_str(res, "file", file);
-        h->view_field_int(res, "heap", sh->id);
-        h->view_field_int(res, "width", lay.width);
-        h->view_field_int(res, "height", lay.height);
-        h->view_field_int(res, "units", (int64_t)sh->current.stats.total_units);
-        h->view_field_int(res, "unit", sh->current.unit_size);
-        h->view_commit(res);
-    }
-    snprintf(msg, sizeof msg, "wrote %s (%" PRIu32 "x%" PRIu32 ", heap %" PRIu32 ")", file,
-             lay.width, lay.height, sh->id);
-    h->cmd_finish(cmd, DDM_CMD_OK, msg);
     free(full);
-    return 0;
+    return rc;
 }
 
 /* --------------------------------------------------------------- heap-info */

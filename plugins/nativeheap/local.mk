@@ -9,7 +9,7 @@ NATIVEHEAP_PLUGIN_SOURCES = \
 	%reldir%/nhgt.c %reldir%/nhgt.h \
 	%reldir%/nhmaps.c %reldir%/nhmaps.h \
 	%reldir%/nativeheap.c %reldir%/nativeheap.h \
-	%reldir%/nh_views.c
+	%reldir%/nh_views.c %reldir%/nh_poll.c
 
 if BUILD_PLUGIN_NATIVEHEAP
 plugins_LTLIBRARIES += %reldir%/nativeheap.la

@@ -9,10 +9,14 @@
  * NHGT; the reply is parsed (nhgt.h) into the views. ddmlib follows NHGT
  * with NHSG(0, 1) to switch segment updates off; this plugin sends that
  * too, but only when it did not switch them on itself, so the native
- * segment view keeps updating.
+ * segment view keeps updating. While someone watches one of the NHGT
+ * views, nh_poll.c sends NHGT by itself: when the watch begins, then every
+ * nativeheap.interval ms.
  *
  * Options (nativeheap.KEY): segments 0|1, max_rows (500), frames (8),
- * timeout_ms (0 = host default).
+ * timeout_ms (0 = host default), interval (10000: NHGT period in ms while
+ * nativeheap.summary, .allocations or .backtraces is watched, at least
+ * 1000; 0 = NHGT only on `ddmon native-heap`).
  * Non-goals: symbol names (only library+offset), leak detection.
  */
 #include "nativeheap.h"
@@ -34,9 +38,15 @@ const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len)
 
 static void nh_vm_free(void *p)
 {
-    nh_vm *nv = p;
+    nh_vm *nv = p, **pp;
     if (!nv)
         return;
+    for (pp = &nv->np->vms; *pp; pp = &(*pp)->next) {
+        if (*pp == nv) {
+            *pp = nv->next;
+            break;
+        }
+    }
     seg_collector_clear(&nv->coll);
     free(nv);
 }
@@ -53,7 +63,9 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
     nv->vm = vm;
     seg_collector_init(&nv->coll, 0, 0);
     if (np->host->vm_set_data(np->self, vm, nv, nh_vm_free) != 0)
-        return NULL;
+        return NULL; /* the host freed it: nh_vm_free found it in no list */
+    nv->next = np->vms;
+    np->vms = nv;
     nh_views_create(nv);
     return nv;
 }
@@ -75,11 +87,18 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     nh_vm *nv;
     char label[128];
     (void)self;
+    if (event == DDM_VM_GONE) {
+        nv = np->host->vm_get_data(np->self, vm);
+        if (nv)
+            nv->ready = 0;
+        return;
+    }
     if (event != DDM_VM_READY)
         return;
     nv = nh_vm_get(np, vm);
     if (!nv)
         return;
+    nv->ready = 1;
     if (np->opts.segments && np->host->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
         static const uint8_t req[2] = { 1, 0 };
         int rc = np->host->request(np->self, vm, NH_CHUNK_NHSG, req, 2, 0, on_request_reply, np,
@@ -90,6 +109,7 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
         else
             nv->segments_on = 1;
     }
+    nh_poll_once(np); /* someone may watch already (a snapshot) */
 }
 
 /* ----------------------------------------------------------- segment chunks */
@@ -335,11 +355,19 @@ static int nh_init(ddm_plugin *self, const ddm_host *host)
         return -ENOMEM;
     np->self = self;
     np->host = host;
+    np->now = nh_monotonic_now;
     host->set_data(self, np, free);
     np->opts.segments = (int)ddm_config_uint(np->host, np->self, "segments", 0, 1, 1);
     np->opts.max_rows = (unsigned)ddm_config_uint(np->host, np->self, "max_rows", 1, 100000, 500);
     np->opts.frames = (unsigned)ddm_config_uint(np->host, np->self, "frames", 1, NHGT_MAX_BACKTRACE, 8);
     np->opts.timeout_ms = (unsigned)ddm_config_uint(np->host, np->self, "timeout_ms", 0, 600000, 0);
+    np->opts.interval_ms = (unsigned)ddm_config_uint(np->host, np->self, "interval", 0, 86400000,
+                                                     NH_DEFAULT_INTERVAL_MS);
+    if (np->opts.interval_ms && np->opts.interval_ms < NH_MIN_INTERVAL_MS) {
+        host->log(self, DDM_LOG_WARNING, "option interval=%u is below %u ms; using %u",
+                  np->opts.interval_ms, NH_MIN_INTERVAL_MS, NH_MIN_INTERVAL_MS);
+        np->opts.interval_ms = NH_MIN_INTERVAL_MS;
+    }
 
     rc = host->register_vm_listener(self, on_vm_event, np, NULL);
     if (!rc)
@@ -354,6 +382,8 @@ static int nh_init(ddm_plugin *self, const ddm_host *host)
         rc = host->register_command(self, "native-heap", "PID",
                                     "fetch the native allocations (NHGT; needs malloc debugging)",
                                     cmd_native_heap, np, NULL);
+    if (!rc)
+        rc = nh_poll_start(np);
     return rc;
 }
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * nativeheap plugin internals shared by nativeheap.c (lifecycle, chunk
- * handlers, the native-heap command) and nh_views.c (the views). Not an
- * SDK header.
+ * handlers, the native-heap command), nh_poll.c (NHGT while an NHGT view
+ * is watched) and nh_views.c (the views). Not an SDK header.
  *
  * Ownership: one nh_plugin per loaded plugin (host set_data), one nh_vm
- * per VM (host vm_set_data, freed after DDM_VM_GONE); views belong to the
- * host. Callbacks get the nh_plugin as ud.
+ * per VM (host vm_set_data, freed after DDM_VM_GONE; its free function
+ * unlinks it from the plugin's list); views belong to the host. Callbacks
+ * get the nh_plugin as ud and never hold an nh_vm across a request.
  */
 #ifndef DDM_NATIVEHEAP_NATIVEHEAP_H
 #define DDM_NATIVEHEAP_NATIVEHEAP_H
@@ -24,23 +25,39 @@
 #define NH_CHUNK_NHST DDM_CHUNK('N', 'H', 'S', 'T')
 #define NH_CHUNK_NHEN DDM_CHUNK('N', 'H', 'E', 'N')
 
+#define NH_DEFAULT_INTERVAL_MS 10000u /* nativeheap.interval: NHGT period while watched */
+#define NH_MIN_INTERVAL_MS 1000u
+#define NH_TICK_MS 250u               /* how often nh_poll.c looks at the watchers */
+
 /** Options ("nativeheap.KEY"). */
 typedef struct nh_opts {
     int segments;          /**< nativeheap.segments: ask for NHSG on READY (1) */
     unsigned max_rows;     /**< nativeheap.max_rows: rows per table view (500) */
     unsigned frames;       /**< nativeheap.frames: frames shown per backtrace (8) */
     unsigned timeout_ms;   /**< nativeheap.timeout_ms: NHGT reply timeout (0 = host default) */
+    unsigned interval_ms;  /**< nativeheap.interval: NHGT period while watched (0 = never by itself) */
 } nh_opts;
+
+struct nh_vm;
 
 typedef struct nh_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     nh_opts opts;
+    struct nh_vm *vms;       /**< every nh_vm, linked by next (borrowed) */
+    uint32_t poll_timer;     /**< nh_poll.c's tick, 0 if none */
+    double (*now)(void);     /**< monotonic seconds; tests replace it */
 } nh_plugin;
 
 typedef struct nh_vm {
     nh_plugin *np;
     ddm_vm *vm;
+    struct nh_vm *next;      /**< in np->vms */
+    int ready;               /**< DDM_VM_READY seen, not gone */
+    int was_watched;         /**< an NHGT view was watched at the last tick */
+    int nhgt_in_flight;      /**< a polling NHGT awaits its reply */
+    int nhgt_fail_logged;    /**< a refused polling NHGT was logged (once per VM) */
+    double last_nhgt;        /**< when the last polling NHGT went out (np->now) */
     ddm_view *segments;      /**< nativeheap.segments (NHSG enabled) */
     ddm_view *summary;       /**< nativeheap.summary (NHGT enabled) */
     ddm_view *allocations;   /**< nativeheap.allocations */
@@ -53,6 +70,16 @@ typedef struct nh_vm {
 /* nativeheap.c */
 nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm);
 const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len);
+
+/** Monotonic seconds (the default np->now). */
+double nh_monotonic_now(void);
+
+/* nh_poll.c */
+/** Start the NHGT poll tick (not with nativeheap.interval 0). */
+int nh_poll_start(nh_plugin *np);
+/** One tick: NHGT to each ready VM whose NHGT views someone watches, at once
+ *  when the watch begins, then every nativeheap.interval. */
+void nh_poll_once(nh_plugin *np);
 
 /* nh_views.c */
 void nh_views_create(nh_vm *nv);

@@ -3,7 +3,8 @@
 # The debugger relay against DDM VMs played by ddmon-simvm (three simvm
 # processes, one VM each, so each has its own options and ground truth):
 #  - busy: ART, threads churning and a GC every 300 ms (ddmon's heap plugin
-#    makes it send HPIF/HPSG chunks), answers DBGD (--dbgd=ack);
+#    makes it send HPIF/HPSG chunks while its heap views are watched),
+#    answers DBGD (--dbgd=ack);
 #  - waiter: ART, --wait-for-debugger, ignores DBGD (no reply, as real ART);
 #  - dalvik: Dalvik, ignores DBGD with an empty reply (as real Dalvik).
 # Checked: Version/IDSizes through the VM's relay port; the VM's DDM traffic
@@ -78,6 +79,9 @@ t_wait 10 log_has "VM $busy acknowledged DBGD" &&
     t_fail "after an acknowledged DBGD the VM connection is kept" "connections $(sim_state busy "v['connections']")" \
         "$(tail -5 "$T_TMP/server.err")"
 
+# Look at its heap segments (a one-shot view keeps them watched for 30 s), so
+# the heap plugin switches them on and the VM sends some at every GC.
+t_ddmon --no-autostart view heap.segments --vm "$busy" >/dev/null 2>&1
 gen0=$(sim_state busy "v['heaps'][0]['segments_sent']['generation']")
 out=$("$JDWPC" "127.0.0.1:$pb" version noevents 1500 ddm FEAT noevents 1000 ddm REAQ noevents 1500 idsizes 2>&1)
 rc=$?

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of the heap plugin through the fake host: requests sent on
- * READY (and not sent for disabled chunk types), HPIF parsing (truncated,
+ * Unit tests of the heap plugin through the fake host: collection switched
+ * on only while a heap view is watched (HPIF now + every GC, HPSG) and off
+ * again after heap.grace_ms, heap.always=1 switching it on at READY (none
+ * of it for disabled chunk types), HPIF parsing (truncated,
  * oversized counts), segment updates (the reject rule with the rest kept,
  * out-of-order pieces, two heaps at once, HPST without HPEN and HPEN
  * without HPST, partial runs), the views, and the commands heap-bitmap
- * (the PNG is decoded back with libpng and checked) and heap-info.
+ * (the PNG is decoded back with libpng and checked; on a VM nobody
+ * watched it asks for a GC itself) and heap-info.
  */
 #ifdef HAVE_CONFIG_H
 #include "build-config.h"
@@ -40,6 +43,7 @@ extern const ddm_plugin_desc ddm_plugin_descriptor;
 #define HPSO HEAP_CHUNK_HPSO
 #define HPST HEAP_CHUNK_HPST
 #define HPEN HEAP_CHUNK_HPEN
+#define HPGC HEAP_CHUNK_HPGC
 
 #define ST(kind, sol) ((uint8_t)(((kind) << 3) | (sol)))
 #define PARTIAL 0x80
@@ -49,7 +53,20 @@ typedef struct fixture {
     ddm_vm *vm;
 } fixture;
 
-/* A host with the plugin loaded, options applied, and one ready VM (pid 42). */
+static double g_now;
+
+static double fake_now(void)
+{
+    return g_now;
+}
+
+static heap_plugin *plugin_of(fake_host *fh)
+{
+    return fake_host_table(fh)->get_data(fake_host_plugin(fh));
+}
+
+/* A host with the plugin loaded, options applied, and one ready VM (pid 42),
+ * its clock at 100 s. Nobody watches its views unless @before_ready says so. */
 static fixture *setup_with(const char *const *opts, void (*before_ready)(fake_host *))
 {
     fixture *f = calloc(1, sizeof(*f));
@@ -61,6 +78,8 @@ static fixture *setup_with(const char *const *opts, void (*before_ready)(fake_ho
     if (before_ready)
         before_ready(f->fh);
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    plugin_of(f->fh)->now = fake_now;
+    g_now = 100.0;
     f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 42, .ddm = 1, .user_id = -1, .key = "127.0.0.1:8042",
                                                     .app_name = "app" });
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
@@ -177,29 +196,35 @@ static const uint8_t piece_b[] = { ST(0, 0), 9, ST(1, 1), 0 };
 
 /* ------------------------------------------------------------------- tests */
 
-static void test_ready_requests(void **state)
+/* Request @idx is @type with payload @b0 (and @b1 when @len is 2). */
+static void assert_request(fixture *f, int idx, uint32_t type, size_t len, uint8_t b0, uint8_t b1)
+{
+    const fake_request *rq = fake_host_request(f->fh, (size_t)idx);
+    assert_non_null(rq);
+    assert_ptr_equal(rq->vm, f->vm);
+    assert_int_equal(rq->type, type);
+    assert_int_equal(rq->len, len);
+    assert_int_equal(rq->data[0], b0);
+    if (len > 1)
+        assert_int_equal(rq->data[1], b1);
+}
+
+/* The "on" requests from index @from: HPIF now, HPIF every GC, HPSG(1, 0). */
+static void assert_on_requests(fixture *f, size_t from)
+{
+    assert_int_equal(fake_host_n_requests(f->fh), from + 3);
+    assert_request(f, (int)from, HPIF, 1, 1, 0);
+    assert_request(f, (int)from + 1, HPIF, 1, 3, 0);
+    assert_request(f, (int)from + 2, HPSG, 2, 1, 0);
+}
+
+static void watch_all(fake_host *fh) { fake_host_set_default_watchers(fh, 1); }
+
+static void test_unwatched_sends_nothing(void **state)
 {
     fixture *f = *state;
-    const fake_request *rq;
     int i;
-    /* HPIF "now" (an idle VM may not collect for a long time), then "every GC" */
-    i = fake_host_find_request(f->fh, f->vm, HPIF, 0);
-    assert_true(i >= 0);
-    rq = fake_host_request(f->fh, (size_t)i);
-    assert_int_equal(rq->len, 1);
-    assert_int_equal(rq->data[0], 1);
-    i = fake_host_find_request(f->fh, f->vm, HPIF, 1);
-    assert_true(i >= 0);
-    rq = fake_host_request(f->fh, (size_t)i);
-    assert_int_equal(rq->len, 1);
-    assert_int_equal(rq->data[0], 3);
-    assert_int_equal(fake_host_find_request(f->fh, f->vm, HPIF, 2), -1);
-    i = fake_host_find_request(f->fh, f->vm, HPSG, 0);
-    assert_true(i >= 0);
-    rq = fake_host_request(f->fh, (size_t)i);
-    assert_int_equal(rq->len, 2);
-    assert_int_equal(rq->data[0], 1);
-    assert_int_equal(rq->data[1], 0);
+    /* the plugin is there: chunk types, views, commands, one tick timer */
     assert_true(fake_host_owns(f->fh, HPIF));
     assert_true(fake_host_owns(f->fh, HPST));
     assert_true(fake_host_owns(f->fh, HPSG));
@@ -212,47 +237,199 @@ static void test_ready_requests(void **state)
     assert_true(fake_host_has_command(f->fh, "heap-bitmap"));
     assert_true(fake_host_has_command(f->fh, "heap-info"));
     assert_false(fake_host_has_command(f->fh, "gc"));
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), HEAP_WATCH_TICK_MS);
+    /* nobody looks: no HPIF, no HPSG, however long */
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    for (i = 0; i < 20; i++) {
+        g_now += 1.0;
+        fake_host_fire_timers(f->fh);
+    }
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+}
+
+static void test_watched_requests(void **state)
+{
+    fixture *f = *state;
+    ddm_view *summary = fake_view_find(f->fh, f->vm, "heap.summary");
+    /* a watcher: at the next tick HPIF "now" (fresh at once), HPIF "every
+     * GC", HPSG(every GC, merged) */
+    fake_view_set_watchers(summary, 1);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    fake_host_fire_timers(f->fh);
+    assert_on_requests(f, 0);
+    /* still watched: nothing more */
+    g_now += 30;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 3);
     /* the replies end quietly; a FAIL is logged */
-    fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 0),
-                              DDM_REPLY_EMPTY);
-    fake_host_complete_fail(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPSG, 0), 1,
-                            "Unsupported");
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY);
+    fake_host_complete_fail(f->fh, 2, 1, "Unsupported");
     assert_true(fake_host_log_contains(f->fh, "Unsupported"));
+}
+
+/* Any of the heap views counts as a look. */
+static void test_each_view_counts(void **state)
+{
+    static const char *const names[] = { "heap.summary", "heap.segments", "heap.histogram",
+                                         "heap.fragmentation", "heap.bitmap" };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        fixture *f = setup_with(NULL, NULL);
+        ddm_view *v = fake_view_find(f->fh, f->vm, names[i]);
+        if (!v) {
+            assert_string_equal(names[i], "heap.bitmap"); /* only with libpng */
+            assert_false(bm_png_available());
+            teardown((void **)&f);
+            continue;
+        }
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(fake_host_n_requests(f->fh), 0);
+        fake_view_set_watchers(v, 2);
+        fake_host_fire_timers(f->fh);
+        assert_on_requests(f, 0);
+        teardown((void **)&f);
+    }
+}
+
+/* A VM whose views are watched when it becomes ready (a snapshot watches
+ * everything) is asked at once, before any tick (and before a GC the
+ * snapshot may ask for). */
+static void test_watched_at_ready(void **state)
+{
+    fixture *f = setup_with(NULL, watch_all);
+    (void)state;
+    assert_on_requests(f, 0);
+    teardown((void **)&f);
+}
+
+static void test_grace_then_off(void **state)
+{
+    fixture *f = *state;
+    ddm_view *seg = fake_view_find(f->fh, f->vm, "heap.segments");
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    fake_view_set_watchers(seg, 1);
+    fake_host_fire_timers(f->fh);
+    assert_on_requests(f, 0);
+    /* unwatched for less than heap.grace_ms (10 s): still on */
+    fake_view_set_watchers(seg, 0);
+    g_now += 5;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 3);
+    /* a flickering watch (a one-shot view) neither toggles nor re-sends */
+    fake_view_set_watchers(sum, 1);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    fake_view_set_watchers(sum, 0);
+    assert_int_equal(fake_host_n_requests(f->fh), 3);
+    g_now += 9.9;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 3);
+    /* 10 s after the last look: the "off" forms, HPIF(0) and HPSG(0, what) */
+    g_now += 0.1;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 5);
+    assert_request(f, 3, HPIF, 1, 0, 0);
+    assert_request(f, 4, HPSG, 2, 0, 0);
+    /* off stays off */
+    g_now += 60;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 5);
+    /* a new look switches it on again, with a fresh HPIF "now" */
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh);
+    assert_on_requests(f, 5);
+}
+
+static void test_grace_option(void **state)
+{
+    static const char *const o[] = { "heap.grace_ms", "0", "heap.what", "1", NULL };
+    fixture *f = setup_with(o, NULL);
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    (void)state;
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 3);
+    assert_request(f, 2, HPSG, 2, 1, 1);
+    fake_view_set_watchers(sum, 0);
+    g_now += 0.25;
+    fake_host_fire_timers(f->fh); /* grace 0: off at the first tick nobody looks */
+    assert_int_equal(fake_host_n_requests(f->fh), 5);
+    assert_request(f, 3, HPIF, 1, 0, 0);
+    assert_request(f, 4, HPSG, 2, 0, 1);
+    teardown((void **)&f);
+}
+
+/* heap.always=1: the old behaviour, on at READY for every VM, never off. */
+static void test_always(void **state)
+{
+    static const char *const o[] = { "heap.always", "1", NULL };
+    fixture *f = setup_with(o, NULL);
+    int i;
+    (void)state;
+    assert_on_requests(f, 0);
+    assert_int_equal(fake_host_n_timers(f->fh), 0); /* nothing to follow */
+    for (i = 0; i < 5; i++) {
+        g_now += 60;
+        fake_host_fire_timers(f->fh);
+    }
+    assert_int_equal(fake_host_n_requests(f->fh), 3);
+    teardown((void **)&f);
+}
+
+/* A failed "on" is logged once and retried at the next tick. */
+static void test_on_retried(void **state)
+{
+    fixture *f = *state;
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "heap.summary"), 1);
+    fake_host_set_request_error(f->fh, -ENOSPC);
+    fake_host_fire_timers(f->fh);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    assert_true(fake_host_log_contains(f->fh, "cannot send HPIF(now)"));
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_INFO), 1);
+    fake_host_set_request_error(f->fh, 0);
+    fake_host_fire_timers(f->fh);
+    assert_on_requests(f, 0);
 }
 
 static void test_options(void **state)
 {
     static const char *const opts[] = { "heap.hpif_when", "1", "heap.what", "1", NULL };
-    fixture *f = setup_with(opts, NULL);
-    const fake_request *rq;
+    fixture *f = setup_with(opts, watch_all);
     (void)state;
-    rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 0));
-    assert_int_equal(rq->data[0], 1);
-    rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPSG, 0));
-    assert_int_equal(rq->data[1], 1);
+    /* hpif_when 1: only "now"; what 1: objects */
+    assert_int_equal(fake_host_n_requests(f->fh), 2);
+    assert_request(f, 0, HPIF, 1, 1, 0);
+    assert_request(f, 1, HPSG, 2, 1, 1);
     teardown((void **)&f);
 
     {
         static const char *const o2[] = { "heap.hpif_when", "0", "heap.segments", "0", NULL };
-        f = setup_with(o2, NULL);
+        f = setup_with(o2, watch_all);
+        fake_host_fire_timers(f->fh);
         assert_int_equal(fake_host_n_requests(f->fh), 0);
         teardown((void **)&f);
     }
     {
-        static const char *const o3[] = { "heap.hpif_when", "7", "heap.bitmap_width", "0", NULL };
-        f = setup_with(o3, NULL);
-        rq = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPIF, 1));
-        assert_int_equal(rq->data[0], 3);
+        static const char *const o3[] = { "heap.hpif_when", "7", "heap.bitmap_width", "0",
+                                          "heap.always", "2", "heap.grace_ms", "x", NULL };
+        f = setup_with(o3, watch_all);
+        assert_on_requests(f, 0);
         assert_true(fake_host_log_contains(f->fh, "option hpif_when=7"));
         assert_true(fake_host_log_contains(f->fh, "option bitmap_width=0"));
+        assert_true(fake_host_log_contains(f->fh, "option always=2"));
+        assert_true(fake_host_log_contains(f->fh, "option grace_ms=x"));
+        assert_int_equal(fake_host_n_timers(f->fh), 1); /* always fell back to 0 */
         teardown((void **)&f);
     }
 }
 
-static void disable_hpif(fake_host *fh) { fake_host_disable_chunk(fh, HPIF); }
-static void disable_hpsg(fake_host *fh) { fake_host_disable_chunk(fh, HPSG); }
-static void disable_hpso(fake_host *fh) { fake_host_disable_chunk(fh, HPSO); }
-static void disable_all(fake_host *fh) { fake_host_only_chunks(fh, NULL, 0); }
+static void disable_hpif(fake_host *fh) { watch_all(fh); fake_host_disable_chunk(fh, HPIF); }
+static void disable_hpsg(fake_host *fh) { watch_all(fh); fake_host_disable_chunk(fh, HPSG); }
+static void disable_hpso(fake_host *fh) { watch_all(fh); fake_host_disable_chunk(fh, HPSO); }
+static void disable_all(fake_host *fh) { watch_all(fh); fake_host_only_chunks(fh, NULL, 0); }
 
 static void test_disabled_chunks(void **state)
 {
@@ -279,6 +456,7 @@ static void test_disabled_chunks(void **state)
     }
 
     f = setup_with(NULL, disable_all);
+    fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_requests(f->fh), 0);
     assert_int_equal(fake_host_n_views(f->fh, f->vm), 0);
     teardown((void **)&f);
@@ -574,15 +752,6 @@ static void test_bitmap_command(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(file, sizeof file, "%s/heap.png", dir);
 
-    /* nothing yet */
-    {
-        const char *argv[] = { "heap-bitmap", "42", file };
-        cmd = fake_host_run_command(f->fh, 3, argv);
-        assert_true(fake_cmd_finished(cmd));
-        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
-        if (bm_png_available())
-            assert_non_null(strstr(fake_cmd_message(cmd), "ddmon gc 42"));
-    }
     /* heap 1: A at 0x10000 (306 units), gap of 10 units, B (11 units) given first */
     send_u4(f, HPST, 1, DDM_OK);
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000 + (PIECE_A_UNITS + 10) * 8, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
@@ -640,7 +809,13 @@ static void test_bitmap_command(void **state)
         const char *a3[] = { "heap-bitmap", "42" };
         const char *a4[] = { "heap-bitmap", "42", file, "--width", "0" };
         const char *a5[] = { "heap-bitmap", "42", "/nonexistent-dir/x.png" };
-        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 5, a1)), DDM_CMD_FAILED);
+        /* no heap 7 yet: it asks for a GC, which brings none */
+        cmd = fake_host_run_command(f->fh, 5, a1);
+        assert_false(fake_cmd_finished(cmd));
+        fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPGC, 0),
+                                  DDM_REPLY_EMPTY);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "heap 7"));
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 3, a2)), DDM_CMD_NOT_FOUND);
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, a3)), DDM_CMD_USAGE);
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 5, a4)), DDM_CMD_USAGE);
@@ -663,6 +838,145 @@ static void test_bitmap_command(void **state)
     }
     unlink(file);
     assert_int_equal(rmdir(dir), 0); /* no temporary files left behind */
+}
+
+/* heap-bitmap on a VM nobody watched at its last GC: it switches segments
+ * on (HPSG before its HPGC), asks for a GC and finishes at heap 1's HPEN;
+ * collection goes off again heap.grace_ms later. */
+static void test_bitmap_unwatched_asks_gc(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    const char *argv[] = { "heap-bitmap", "42", file, "--width", "100" };
+    ddm_cmd *cmd;
+    int gc;
+    if (!bm_png_available())
+        return;
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/gc.png", dir);
+    cmd = fake_host_run_command(f->fh, 5, argv);
+    assert_false(fake_cmd_finished(cmd));
+    assert_int_equal(fake_host_n_requests(f->fh), 4);
+    assert_request(f, 0, HPIF, 1, 1, 0);
+    assert_request(f, 1, HPIF, 1, 3, 0);
+    assert_request(f, 2, HPSG, 2, 1, 0);
+    gc = fake_host_find_request(f->fh, f->vm, HPGC, 0);
+    assert_int_equal(gc, 3);
+    assert_int_equal(fake_host_request(f->fh, 3)->len, 0);
+    /* a second one while it waits is refused */
+    {
+        const char *a2[] = { "heap-bitmap", "42", file };
+        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 3, a2)), DDM_CMD_FAILED);
+    }
+    /* the command holds collection on: no "off" while it waits */
+    g_now += 30;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 4);
+    /* heap 2 first: still waiting for heap 1 */
+    send_u4(f, HPST, 2, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 2, 0x90000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 2, DDM_OK);
+    assert_false(fake_cmd_finished(cmd));
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "heap"), 1);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 4); /* 306 units */
+    assert_int_equal(access(file, R_OK), 0);
+    /* the GC's late answer changes nothing */
+    fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+    /* the grace period starts at the command's end, then "off" */
+    g_now += 9;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 4);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 6);
+    assert_request(f, 4, HPIF, 1, 0, 0);
+    assert_request(f, 5, HPSG, 2, 0, 0);
+    /* now that there are segments, the command uses them without a GC */
+    cmd = fake_host_run_command(f->fh, 5, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_host_n_requests(f->fh), 6);
+    unlink(file);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+static void no_hpgc(fake_host *fh) { fake_host_disable_chunk(fh, HPGC); }
+
+static void test_bitmap_gc_failures(void **state)
+{
+    const char *argv[] = { "heap-bitmap", "42", "/tmp/ddmon-heap-never.png" };
+    const char *argv2[] = { "heap-bitmap", "42", "/tmp/ddmon-heap-never.png", "--heap", "2" };
+    fixture *f;
+    ddm_cmd *cmd;
+    int gc;
+    (void)state;
+    if (!bm_png_available())
+        return;
+    /* HPGC disabled: cannot ask, says why */
+    f = setup_with(NULL, no_hpgc);
+    cmd = fake_host_run_command(f->fh, 3, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "cannot be asked"));
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    teardown((void **)&f);
+
+    f = setup_with(NULL, NULL);
+    /* the GC ends without segments of the heap asked for */
+    cmd = fake_host_run_command(f->fh, 5, argv2);
+    gc = fake_host_find_request(f->fh, f->vm, HPGC, 0);
+    assert_true(gc >= 0);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_false(fake_cmd_finished(cmd));
+    fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "heap 2"));
+    assert_int_equal(access(argv[2], F_OK), -1);
+    /* no answer in time (ART never answers HPGC): what came is used */
+    {
+        char file[] = "/tmp/ddmon-heap-timeout-XXXXXX";
+        const char *a3[] = { "heap-bitmap", "42", file, "--heap", "2" };
+        int fd = mkstemp(file);
+        assert_true(fd >= 0);
+        close(fd);
+        cmd = fake_host_run_command(f->fh, 5, a3);
+        gc = fake_host_find_request(f->fh, f->vm, HPGC, (size_t)gc + 1);
+        assert_true(gc >= 0);
+        send_u4(f, HPST, 2, DDM_OK);
+        assert_int_equal(send_piece(f, HPSG, 2, 0x90000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+        assert_false(fake_cmd_finished(cmd));
+        /* HPEN of heap 2 finishes it at once */
+        send_u4(f, HPEN, 2, DDM_OK);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+        fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_TIMEOUT);
+        unlink(file);
+    }
+    /* refused, then timeout, then the VM goes while it waits */
+    {
+        const char *a4[] = { "heap-bitmap", "42", "/tmp/ddmon-heap-never.png", "--heap", "9" };
+        cmd = fake_host_run_command(f->fh, 5, a4);
+        gc = fake_host_find_request(f->fh, f->vm, HPGC, (size_t)gc + 1);
+        fake_host_complete_fail(f->fh, (size_t)gc, 1, "no");
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "refused"));
+        cmd = fake_host_run_command(f->fh, 5, a4);
+        gc = fake_host_find_request(f->fh, f->vm, HPGC, (size_t)gc + 1);
+        fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_TIMEOUT);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "in time"));
+        cmd = fake_host_run_command(f->fh, 5, a4);
+        fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "went away"));
+    }
+    assert_int_equal(access(argv[2], F_OK), -1);
+    teardown((void **)&f);
 }
 
 static void test_bitmap_big_gap(void **state)
@@ -738,18 +1052,19 @@ static void test_bitmap_blob_when_watched(void **state)
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
     send_u4(f, HPEN, 1, DDM_OK);
     assert_int_equal(fake_view_version(blob), 1);
-    assert_int_equal(fake_host_n_timers(f->fh), 1);
-    assert_int_equal(fake_host_timer_interval(f->fh, 0) <= 2000, 1);
-    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    /* (timer 0 is the watch tick) */
+    assert_int_equal(fake_host_n_timers(f->fh), 2);
+    assert_int_equal(fake_host_timer_interval(f->fh, 1) <= 2000, 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 2);
     assert_int_equal(fake_view_version(blob), 2);
-    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
     /* deferred again, then the VM goes: the timer goes with it */
     send_u4(f, HPST, 1, DDM_OK);
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
     send_u4(f, HPEN, 1, DDM_OK);
-    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 2);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
-    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
 }
 
 static void test_bitmap_cap(void **state)
@@ -766,7 +1081,9 @@ static void test_bitmap_cap(void **state)
     send_u4(f, HPEN, 1, DDM_OK);
     assert_int_equal(seg_cell(f, 1, "data object", "count"), 1);
     cmd = fake_host_run_command(f->fh, 3, argv);
-    assert_int_not_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED); /* at once: a GC would not help */
+    assert_non_null(strstr(fake_cmd_message(cmd), "bitmap_max_mb"));
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, HPGC, 0), -1);
     assert_int_equal(access(file, F_OK), -1);
     teardown((void **)&f);
 }
@@ -782,10 +1099,13 @@ static void test_heap_info_command(void **state)
     int idx;
     const fake_request *rq;
 
+    /* nobody watches the VM: heap-info still works, with HPIF "now" only
+     * (collection is not switched on for it) */
     cmd = fake_host_run_command(f->fh, 2, argv);
     assert_false(fake_cmd_finished(cmd));
-    idx = fake_host_find_request(f->fh, f->vm, HPIF, 2); /* after "now" and "every GC" */
-    assert_true(idx >= 2);
+    assert_int_equal(fake_host_n_requests(f->fh), 1);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, 0);
+    assert_int_equal(idx, 0);
     rq = fake_host_request(f->fh, (size_t)idx);
     assert_int_equal(rq->len, 1);
     assert_int_equal(rq->data[0], 1);
@@ -832,6 +1152,7 @@ static void test_request_errors(void **state)
     (void)state;
     f = calloc(1, sizeof(*f));
     f->fh = fake_host_new();
+    watch_all(f->fh);
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
     f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 42, .ddm = 1 });
     fake_host_set_request_error(f->fh, -ENOSPC);
@@ -849,7 +1170,14 @@ static void test_request_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_ready_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unwatched_sends_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_watched_requests, setup, teardown),
+        cmocka_unit_test(test_each_view_counts),
+        cmocka_unit_test(test_watched_at_ready),
+        cmocka_unit_test_setup_teardown(test_grace_then_off, setup, teardown),
+        cmocka_unit_test(test_grace_option),
+        cmocka_unit_test(test_always),
+        cmocka_unit_test_setup_teardown(test_on_retried, setup, teardown),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_disabled_chunks),
         cmocka_unit_test_setup_teardown(test_hpif, setup, teardown),
@@ -861,6 +1189,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_end_mismatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpso_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
+        cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
         cmocka_unit_test(test_bitmap_cap),

@@ -4,7 +4,9 @@
  * request on READY (and none when the type is disabled), native segment
  * updates, and the NHGT reply in both header versions with 4- and 8-byte
  * pointers, grouped views and library+offset frames, plus malformed
- * replies (sizes past the end, bad version, pointer size 3, short records).
+ * replies (sizes past the end, bad version, pointer size 3, short records),
+ * and NHGT by itself only while an NHGT view is watched (once when the
+ * watch begins, then every nativeheap.interval).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -35,6 +37,13 @@ typedef struct fixture {
     ddm_vm *vm;
 } fixture;
 
+static double g_now;
+
+static double fake_now(void)
+{
+    return g_now;
+}
+
 static fixture *setup_with(const char *const *opts, void (*before)(fake_host *))
 {
     fixture *f = calloc(1, sizeof(*f));
@@ -46,6 +55,8 @@ static fixture *setup_with(const char *const *opts, void (*before)(fake_host *))
     if (before)
         before(f->fh);
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    ((nh_plugin *)fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh)))->now = fake_now;
+    g_now = 100.0;
     f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 7, .ddm = 1, .user_id = -1,
                                                     .key = "127.0.0.1:8007" });
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
@@ -220,6 +231,11 @@ static void test_ready_nhsg(void **state)
 
 static void disable_nhsg(fake_host *fh) { fake_host_disable_chunk(fh, NHSG); }
 static void disable_nhgt(fake_host *fh) { fake_host_disable_chunk(fh, NHGT); }
+static void disable_nhgt_watched(fake_host *fh)
+{
+    fake_host_set_default_watchers(fh, 1);
+    fake_host_disable_chunk(fh, NHGT);
+}
 
 static void test_disabled(void **state)
 {
@@ -488,6 +504,145 @@ static void test_nhgt_event(void **state)
     free(p);
 }
 
+/* ------------------------------------------------------------ NHGT poll */
+
+static int n_nhgt(fixture *f)
+{
+    int n = 0, i = -1;
+    while ((i = fake_host_find_request(f->fh, f->vm, NHGT, (size_t)(i + 1))) >= 0)
+        n++;
+    return n;
+}
+
+static void test_poll_unwatched(void **state)
+{
+    fixture *f = *state;
+    int i;
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_interval(f->fh, 0), NH_TICK_MS);
+    /* the segments view is not an NHGT view: watching it asks for no NHGT */
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.segments"), 1);
+    for (i = 0; i < 40; i++) {
+        g_now += 1;
+        fake_host_fire_timers(f->fh);
+    }
+    assert_int_equal(n_nhgt(f), 0);
+}
+
+static void test_poll_watched(void **state)
+{
+    fixture *f = *state;
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "nativeheap.summary");
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    int idx;
+
+    /* the watch begins: one NHGT at the next tick */
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 1);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)idx)->len, 0);
+    /* one in flight at a time */
+    g_now = 100.5;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 1);
+    /* its reply fills the views, as the command's does */
+    fake_host_complete_chunk(f->fh, (size_t)idx, NHGT, p, len);
+    check_views(f, &s);
+    /* the interval (10 s) counts from the last NHGT sent */
+    g_now = 105.0;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 1);
+    g_now = 109.8;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 1);
+    g_now = 110.0;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 2);
+    /* a refusal is logged once per VM, not at every interval */
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, (size_t)idx + 1);
+    fake_host_complete_fail(f->fh, (size_t)idx, 1, "Something went wrong");
+    g_now = 120.0;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 3);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, (size_t)idx + 1);
+    fake_host_complete_fail(f->fh, (size_t)idx, 1, "Something went wrong");
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_INFO), 1);
+    assert_true(fake_host_log_contains(f->fh, "Something went wrong"));
+    /* unwatched: none, however long */
+    fake_view_set_watchers(sum, 0);
+    g_now = 500.0;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 3);
+    /* watched again (another NHGT view): at once */
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.backtraces"), 1);
+    g_now = 500.3;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 4);
+    /* the VM goes with one in flight: its reply is dropped quietly */
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_host_n_pending(f->fh, NULL, NHGT), 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 4);
+    free(p);
+}
+
+static void watch_all(fake_host *fh) { fake_host_set_default_watchers(fh, 1); }
+
+static void test_poll_options(void **state)
+{
+    fixture *f;
+    (void)state;
+    /* watched when it becomes ready (a snapshot): NHGT at once */
+    f = setup_with(NULL, watch_all);
+    assert_int_equal(n_nhgt(f), 1);
+    teardown((void **)&f);
+    {   /* interval 0: on demand only, no timer */
+        static const char *const o[] = { "nativeheap.interval", "0", NULL };
+        f = setup_with(o, watch_all);
+        assert_int_equal(fake_host_n_timers(f->fh), 0);
+        assert_int_equal(n_nhgt(f), 0);
+        teardown((void **)&f);
+    }
+    {   /* 2000 ms */
+        static const char *const o[] = { "nativeheap.interval", "2000", NULL };
+        f = setup_with(o, watch_all);
+        assert_int_equal(n_nhgt(f), 1);
+        fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, NHGT, 0),
+                                  DDM_REPLY_EMPTY);
+        g_now += 1.5;
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(n_nhgt(f), 1);
+        g_now += 0.5;
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(n_nhgt(f), 2);
+        teardown((void **)&f);
+    }
+    {   /* too small: the minimum, with a warning */
+        static const char *const o[] = { "nativeheap.interval", "5", NULL };
+        f = setup_with(o, watch_all);
+        assert_true(fake_host_log_contains(f->fh, "option interval=5"));
+        assert_int_equal(n_nhgt(f), 1);
+        fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, NHGT, 0),
+                                  DDM_REPLY_TIMEOUT);
+        g_now += 0.5;
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(n_nhgt(f), 1);
+        g_now += 0.5;
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(n_nhgt(f), 2);
+        teardown((void **)&f);
+    }
+    /* NHGT disabled: never */
+    f = setup_with(NULL, disable_nhgt_watched);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 0);
+    teardown((void **)&f);
+}
+
 static void test_maps(void **state)
 {
     nh_maps m;
@@ -531,6 +686,9 @@ int main(void)
         cmocka_unit_test(test_nhsg_off_after_nhgt),
         cmocka_unit_test_setup_teardown(test_nhgt_event, setup, teardown),
         cmocka_unit_test(test_maps),
+        cmocka_unit_test_setup_teardown(test_poll_unwatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll_watched, setup, teardown),
+        cmocka_unit_test(test_poll_options),
     };
     return cmocka_run_group_tests_name("plugin-nativeheap", tests, NULL, NULL);
 }

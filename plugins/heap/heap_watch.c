@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * heap_watch: heap collection only while someone looks, as DDMS did (it
+ * asked only the selected client, when the user turned heap updates on).
+ *
+ * A VM "wants" collection while any of its heap views (heap.summary,
+ * heap.segments, heap.histogram, heap.fragmentation, heap.bitmap) has a
+ * watcher (host->view_watchers > 0; a snapshot and a one-shot `ddmon view`
+ * count), or while a command holds it (heap-bitmap waiting for segments).
+ * One plugin timer ticks every HEAP_WATCH_TICK_MS and, per ready VM:
+ *  - wanted and off: sends the "on" requests: HPIF(1 "now", so the summary
+ *    is fresh at once) and HPIF(heap.hpif_when) when that is 2 or 3 (only
+ *    HPIF(1) when it is 1), and HPSG(1 every GC, heap.what);
+ *  - not wanted for heap.grace_ms while on: sends the "off" forms HPIF(0
+ *    never) and HPSG(0 disable, heap.what) for what it switched on, so a
+ *    flickering watch or a one-shot view does not toggle it constantly.
+ * heap.always=1 keeps the old behaviour: "on" at DDM_VM_READY, never off,
+ * no timer. Disabled chunk types are never requested.
+ * Invariants: hpif_on/segments_on say what the VM was told last; a failed
+ * "on" is retried at the next tick (logged once), a failed "off" too.
+ * Non-goals: HPGC (heap-bitmap asks for its own GC; `ddmon gc` is vminfo's).
+ */
+#include "heap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int heap_watch_can_segments(heap_plugin *hp)
+{
+    const ddm_host *h = hp->host;
+    return hp->opts.segments && h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) &&
+           (hp->opts.what == 0 || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO));
+}
+
+static int send_one(heap_vm *hv, uint32_t type, const uint8_t *data, size_t len, const char *what)
+{
+    heap_plugin *hp = hv->hp;
+    char label[128];
+    int rc = hp->host->request(hp->self, hv->vm, type, data, len, 0, heap_on_request_reply, hp,
+                               NULL);
+    if (rc && !hv->on_failed_logged) {
+        hp->host->log(hp->self, DDM_LOG_INFO, "cannot send %s to VM %s: %s (retrying)", what,
+                      heap_vm_label(hp, hv->vm, label, sizeof label), strerror(-rc));
+        hv->on_failed_logged = 1; /* once until a switch succeeds */
+    }
+    return rc;
+}
+
+/* Send the "on" requests; collecting = 1 once every one of them went out. */
+static void collect_on(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    const ddm_host *h = hp->host;
+    int failed = 0;
+
+    if (hp->opts.hpif_when && h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF) && !hv->hpif_on) {
+        uint8_t when = (uint8_t)hp->opts.hpif_when;
+        static const uint8_t now = 1;
+        /* "Now" first: an idle VM may not collect for minutes, and the
+         * summary should not stay empty (or stale) until it does. */
+        if (send_one(hv, HEAP_CHUNK_HPIF, &now, 1, "HPIF(now)"))
+            failed = 1;
+        else if (when >= 2 && send_one(hv, HEAP_CHUNK_HPIF, &when, 1, "HPIF"))
+            failed = 1;
+        else if (when >= 2)
+            hv->hpif_on = 1;
+    }
+    if (heap_watch_can_segments(hp) && !hv->segments_on) {
+        uint8_t req[2] = { 1, (uint8_t)hp->opts.what };
+        if (send_one(hv, HEAP_CHUNK_HPSG, req, 2, "HPSG"))
+            failed = 1;
+        else
+            hv->segments_on = 1;
+    }
+    if (!failed)
+        hv->on_failed_logged = 0;
+    hv->collecting = !failed;
+}
+
+/* Send the "off" forms for what collect_on switched on. */
+static void collect_off(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    char label[128];
+    int failed = 0;
+
+    if (hv->hpif_on) {
+        static const uint8_t never = 0;
+        if (send_one(hv, HEAP_CHUNK_HPIF, &never, 1, "HPIF(0)"))
+            failed = 1;
+        else
+            hv->hpif_on = 0;
+    }
+    if (hv->segments_on) {
+        uint8_t req[2] = { 0, (uint8_t)hp->opts.what };
+        if (send_one(hv, HEAP_CHUNK_HPSG, req, 2, "HPSG(0)"))
+            failed = 1;
+        else
+            hv->segments_on = 0;
+    }
+    if (!failed) {
+        hv->on_failed_logged = 0;
+        hv->collecting = 0;
+        hp->host->log(hp->self, DDM_LOG_DEBUG, "VM %s: nobody watches its heap views: collection off",
+                      heap_vm_label(hp, hv->vm, label, sizeof label));
+    }
+}
+
+static int wanted(const heap_vm *hv)
+{
+    const ddm_host *h = hv->hp->host;
+    ddm_view *const views[] = { hv->summary, hv->segments, hv->histogram, hv->frag, hv->bitmap };
+    size_t i;
+    if (hv->holds)
+        return 1;
+    for (i = 0; i < sizeof views / sizeof views[0]; i++)
+        if (views[i] && h->view_watchers(views[i]) > 0)
+            return 1;
+    return 0;
+}
+
+void heap_watch_update(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    double now;
+    if (!hv->ready)
+        return;
+    if (hp->opts.always) {
+        if (!hv->collecting)
+            collect_on(hv);
+        return;
+    }
+    now = hp->now();
+    if (wanted(hv)) {
+        hv->last_wanted = now;
+        if (!hv->collecting)
+            collect_on(hv);
+    } else if ((hv->collecting || hv->hpif_on || hv->segments_on) &&
+               (now - hv->last_wanted) * 1000.0 >= (double)hp->opts.grace_ms) {
+        collect_off(hv);
+    }
+}
+
+void heap_watch_ready(heap_vm *hv)
+{
+    hv->ready = 1;
+    heap_watch_update(hv);
+}
+
+void heap_watch_hold(heap_vm *hv)
+{
+    hv->holds++;
+    heap_watch_update(hv);
+}
+
+void heap_watch_release(heap_vm *hv)
+{
+    if (hv->holds)
+        hv->holds--;
+    hv->last_wanted = hv->hp->now();
+}
+
+static int on_tick(ddm_plugin *self, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    (void)self;
+    for (hv = hp->vms; hv; hv = hv->next)
+        heap_watch_update(hv);
+    return 1;
+}
+
+int heap_watch_start(heap_plugin *hp)
+{
+    if (hp->opts.always) {
+        hp->host->log(hp->self, DDM_LOG_INFO,
+                      "heap.always=1: heap collection on for every VM, watched or not");
+        return 0;
+    }
+    hp->watch_timer = hp->host->timer_add(hp->self, HEAP_WATCH_TICK_MS, on_tick, hp, NULL);
+    if (!hp->watch_timer) {
+        hp->host->log(hp->self, DDM_LOG_WARNING, "cannot start the heap watch timer");
+        return -ENOMEM;
+    }
+    return 0;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * nh_poll: NHGT while someone looks. The NHGT views (nativeheap.summary,
+ * nativeheap.allocations, nativeheap.backtraces) are otherwise empty until
+ * `ddmon native-heap PID`. One timer per plugin ticks every NH_TICK_MS and
+ * sends an empty NHGT to each ready VM one of whose NHGT views has a
+ * watcher (host->view_watchers > 0; a snapshot and a one-shot `ddmon view`
+ * count): at once when the watch begins, then at most every
+ * nativeheap.interval ms while it lasts, with at most one polling NHGT in
+ * flight per VM. Nothing is sent while nobody looks (NHGT makes the VM
+ * copy its whole native allocation table), when NHGT is disabled, or with
+ * nativeheap.interval=0 (then only the command asks).
+ * The reply callback holds only the plugin, never per-VM state (which may
+ * be gone); it finds the VM's state again with host->vm_get_data.
+ */
+#include "nativeheap.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+double nh_monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void poll_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    nh_plugin *np = ud;
+    const ddm_host *h = np->host;
+    nh_vm *nv;
+    nhgt_info in;
+    uint64_t allocs, bytes;
+    char err[256], label[128];
+    const char *why = NULL;
+
+    if (reply->status == DDM_REPLY_VM_GONE)
+        return; /* the VM's state is (being) freed */
+    nv = h->vm_get_data(self, vm);
+    if (!nv)
+        return;
+    nv->nhgt_in_flight = 0;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == NH_CHUNK_NHGT) {
+        if (nhgt_parse(reply->data, reply->len, &in, err, sizeof err) != 0)
+            h->log(self, DDM_LOG_WARNING, "VM %s sent a bad NHGT reply (%zu bytes): %s",
+                   nh_vm_label(np, vm, label, sizeof label), reply->len, err);
+        else if (nh_views_nhgt(nv, &in, &allocs, &bytes) != 0)
+            h->log(self, DDM_LOG_WARNING, "VM %s: no memory for the NHGT views",
+                   nh_vm_label(np, vm, label, sizeof label));
+        return;
+    }
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+        why = reply->fail_msg ? reply->fail_msg : "refused, no message";
+    else if (reply->status == DDM_REPLY_CHUNK)
+        why = "answered with another chunk type";
+    else if (reply->status == DDM_REPLY_EMPTY)
+        why = "empty reply (not supported?)";
+    else if (reply->status == DDM_REPLY_ERROR)
+        why = "JDWP error";
+    else if (reply->status == DDM_REPLY_TIMEOUT)
+        why = "no reply in time";
+    else
+        why = "bad reply";
+    /* It will be asked again every interval: say it once per VM. */
+    h->log(self, nv->nhgt_fail_logged ? DDM_LOG_DEBUG : DDM_LOG_INFO,
+           "VM %s: no native heap data from NHGT: %s", nh_vm_label(np, vm, label, sizeof label),
+           why);
+    nv->nhgt_fail_logged = 1;
+}
+
+static int nhgt_watched(const nh_vm *nv)
+{
+    const ddm_host *h = nv->np->host;
+    ddm_view *const views[] = { nv->summary, nv->allocations, nv->backtraces };
+    size_t i;
+    for (i = 0; i < sizeof views / sizeof views[0]; i++)
+        if (views[i] && h->view_watchers(views[i]) > 0)
+            return 1;
+    return 0;
+}
+
+void nh_poll_once(nh_plugin *np)
+{
+    const ddm_host *h = np->host;
+    nh_vm *nv;
+    double now, period, slack;
+
+    if (!np->opts.interval_ms || !h->chunk_enabled(np->self, NH_CHUNK_NHGT))
+        return;
+    now = np->now();
+    period = np->opts.interval_ms / 1000.0;
+    slack = NH_TICK_MS / 2000.0; /* a tick that comes a little early still counts */
+    for (nv = np->vms; nv; nv = nv->next) {
+        int rc;
+        if (!nv->ready || !nhgt_watched(nv)) {
+            nv->was_watched = 0;
+            continue;
+        }
+        if (nv->nhgt_in_flight)
+            continue;
+        if (nv->was_watched && now - nv->last_nhgt < period - slack)
+            continue;
+        rc = h->request(np->self, nv->vm, NH_CHUNK_NHGT, NULL, 0, np->opts.timeout_ms, poll_reply,
+                        np, NULL);
+        if (rc == 0) {
+            nv->nhgt_in_flight = 1;
+            nv->was_watched = 1;
+            nv->last_nhgt = now;
+        } else {
+            h->log(np->self, DDM_LOG_DEBUG, "NHGT not sent: error %d", rc);
+        }
+    }
+}
+
+static int poll_timer_cb(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    nh_poll_once(ud);
+    return 1;
+}
+
+int nh_poll_start(nh_plugin *np)
+{
+    if (!np->opts.interval_ms) {
+        np->host->log(np->self, DDM_LOG_INFO,
+                      "nativeheap.interval is 0: NHGT only on 'ddmon native-heap'");
+        return 0;
+    }
+    np->poll_timer = np->host->timer_add(np->self, NH_TICK_MS, poll_timer_cb, np, NULL);
+    if (!np->poll_timer) {
+        np->host->log(np->self, DDM_LOG_WARNING, "cannot start the NHGT poll timer");
+        return -ENOMEM;
+    }
+    return 0;
+}
