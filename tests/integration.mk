@@ -93,3 +93,14 @@ TESTS += tests/integration/json-errors.sh
 endif
 EXTRA_DIST += tests/integration/json-errors.sh
 # end client failures as JSON
+
+# coverage gaps
+# Behaviours that worked by hand but no test covered: adb start-server
+# spawned once, as an argv, only when no adb server ever answered (a fake
+# adb program; tests/integration/fake_adb.py as the server that goes away).
+GAPS_INTEGRATION_TESTS = tests/integration/adb-start-server.sh
+if ENABLE_TESTS
+TESTS += $(GAPS_INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(GAPS_INTEGRATION_TESTS)
+# end coverage gaps
