@@ -97,8 +97,10 @@ EXTRA_DIST += tests/integration/json-errors.sh
 # coverage gaps
 # Behaviours that worked by hand but no test covered: adb start-server
 # spawned once, as an argv, only when no adb server ever answered (a fake
-# adb program; tests/integration/fake_adb.py as the server that goes away).
-GAPS_INTEGRATION_TESTS = tests/integration/adb-start-server.sh
+# adb program; tests/integration/fake_adb.py as the server that goes away);
+# `ddmon scan MODES` at run time (local VMs and a simulated adb device).
+GAPS_INTEGRATION_TESTS = tests/integration/adb-start-server.sh \
+	tests/integration/scan-modes.sh
 if ENABLE_TESTS
 TESTS += $(GAPS_INTEGRATION_TESTS)
 endif
