@@ -69,8 +69,11 @@ EXTRA_tests_unit_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 # The loader's trust rules through the real ddmon CLI (unsafe directory,
 # refused file not shadowing a good one).
 TESTS += tests/integration/loader-trust.sh
+# --plugin-opt warnings through the CLI; ddmon(1) documents every plugin
+# option and command the standard plugins have.
+TESTS += tests/integration/plugin-opts.sh
 endif ENABLE_TESTS
-EXTRA_DIST += tests/integration/loader-trust.sh
+EXTRA_DIST += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh
 
 # installcheck: the SDK as a third party sees it. Build the example plugin
 # out of tree with nothing but the INSTALLED pkg-config file and headers,
