@@ -129,6 +129,30 @@ static char *log_tail(const char *path, int max_lines)
     return g_string_free(s, FALSE);
 }
 
+/* The warnings a server we started logged while starting (a misspelled
+ * --plugin-opt, an unsafe plugin directory, a port in use), from byte @from
+ * of its log on: in the background they would reach nobody. At most 20. */
+static void show_startup_warnings(const char *log_path, off_t from)
+{
+    static const char tag[] = "-WARNING **: ";
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (from < 0 || !g_file_get_contents(log_path, &text, &len, NULL) || (gsize)from >= len)
+        return;
+    g_auto(GStrv) lines = g_strsplit(text + from, "\n", -1);
+    guint shown = 0;
+    for (char **l = lines; *l != NULL && shown < 20; l++) {
+        const char *w = strstr(*l, tag);
+        if (w == NULL)
+            continue;
+        w += strlen(tag);
+        if (strlen(w) > 14 && w[2] == ':' && w[5] == ':' && w[8] == '.' && w[12] == ':')
+            w += 14; /* glib's "HH:MM:SS.mmm: " */
+        g_printerr("* ddmon server warning: %s *\n", w);
+        shown++;
+    }
+}
+
 gboolean ddm_client_start_server(const char *socket_path, char **server_args, gboolean quiet,
                                  GError **error)
 {
@@ -157,6 +181,7 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
                     g_strerror(e));
         return FALSE;
     }
+    off_t log_start = lseek(fds.log_fd, 0, SEEK_END);
     fds.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
     g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
@@ -210,8 +235,10 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
         DdmClient *c = connect_once(socket_path, NULL);
         if (c != NULL) {
             ddm_client_free(c);
-            if (!quiet)
+            if (!quiet) {
                 g_printerr("* ddmon server started successfully *\n");
+                show_startup_warnings(log_path, log_start);
+            }
             return TRUE;
         }
         if (g_get_monotonic_time() >= deadline)

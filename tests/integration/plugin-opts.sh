@@ -8,7 +8,7 @@
 # the man page cannot fall behind the plugins. The unit tests
 # (tests/unit/test-registry.c) cover the rules; this checks the wiring.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 7
+t_plan 9
 unset DDMON_PLUGIN_PATH
 MAN="$DDM_TOP_SRCDIR/doc/ddmon.1"
 
@@ -40,6 +40,17 @@ t_check "an unknown plugin name is a warning listing the loaded plugins" \
     has typo err "--plugin-opt: no plugin named 'thread' is loaded (loaded: "
 t_check "a key the plugin reads is no warning" lacks typo err "threads.interval:"
 t_check "--list-plugins shows the keys a plugin reads" has typo out "options: hz, interval"
+
+# A client that starts the server in the background shows its startup
+# warnings (they would otherwise reach only the server's log).
+timeout 30 "$DDMON" --socket "$T_TMP/ddmon.sock" --plugin-dir "$PLUGINDIR" --no-adb-start \
+    --scan=none --selected-port=0 --plugin-opt threads.intervall=5 vms \
+    >"$T_TMP/auto.out" 2>"$T_TMP/auto.err"
+t_check "an autostarted server's warning reaches the client" \
+    has auto err "* ddmon server warning: --plugin-opt threads.intervall: plugin threads has no option 'intervall'"
+timeout 30 "$DDMON" --socket "$T_TMP/ddmon.sock" vms >"$T_TMP/again.out" 2>"$T_TMP/again.err"
+t_check "... once: a client of the running server does not repeat it" lacks again err "warning"
+timeout 30 "$DDMON" --socket "$T_TMP/ddmon.sock" kill-server >/dev/null 2>&1
 
 # Every key a standard plugin read and every command it registered, from
 # the binary itself, against the man page's sections.
