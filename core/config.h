@@ -2,8 +2,9 @@
  *
  * Runtime configuration of the monitor: every bound, timer and switch in
  * one place, with its default. Filled from the command line by main.c (and
- * passed to a background server as its argv). Every bound here is a
- * documented option (doc/ddmon.1).
+ * passed to a background server as its argv). Most are options
+ * (doc/ddmon.1); the inflate, pending-request and write-queue caps are
+ * fixed defaults (doc/architecture.md, "Bounds").
  */
 #ifndef DDM_CONFIG_H
 #define DDM_CONFIG_H
