@@ -176,8 +176,7 @@ static int hello_command(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
 static int hello_init(ddm_plugin *self, const ddm_host *host)
 {
     hello_state *st;
-    const char *opt;
-    unsigned interval = 1000;
+    unsigned interval;
     int rc;
 
     st = calloc(1, sizeof *st);
@@ -186,14 +185,8 @@ static int hello_init(ddm_plugin *self, const ddm_host *host)
     st->host = host;
     host->set_data(self, st, free); /* the core frees it after fini */
 
-    opt = host->config_get(self, "interval_ms");
-    if (opt) {
-        long v = strtol(opt, NULL, 10);
-        if (v >= 10 && v <= 600000)
-            interval = (unsigned)v;
-        else
-            host->log(self, DDM_LOG_WARNING, "hello.interval_ms=%s ignored (10..600000)", opt);
-    }
+    /* --plugin-opt hello.interval_ms=N: bounded, a bad value is logged. */
+    interval = (unsigned)ddm_config_uint(host, self, "interval_ms", 10, 600000, 1000);
     /* On any failure, return it: the core undoes everything registered so far. */
     if ((rc = host->register_tap(self, 0, hello_tap, st, NULL)) < 0)
         return rc;
