@@ -98,9 +98,10 @@ EXTRA_DIST += tests/integration/json-errors.sh
 # Behaviours that worked by hand but no test covered: adb start-server
 # spawned once, as an argv, only when no adb server ever answered (a fake
 # adb program; tests/integration/fake_adb.py as the server that goes away);
-# `ddmon scan MODES` at run time (local VMs and a simulated adb device).
+# `ddmon scan MODES` at run time (local VMs and a simulated adb device);
+# a selection by app name that follows the app across restarts.
 GAPS_INTEGRATION_TESTS = tests/integration/adb-start-server.sh \
-	tests/integration/scan-modes.sh
+	tests/integration/scan-modes.sh tests/integration/select-follows.sh
 if ENABLE_TESTS
 TESTS += $(GAPS_INTEGRATION_TESTS)
 endif
