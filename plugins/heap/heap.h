@@ -125,7 +125,8 @@ double heap_monotonic_now(void);
 void heap_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud);
 
 /* heap_watch.c */
-/** Start the tick that follows the views' watchers (not with heap.always). */
+/** Start the tick that follows the views' watchers and the HPGC request tap
+ *  (neither with heap.always). */
 int heap_watch_start(heap_plugin *hp);
 /** @hv became ready: heap.always switches collection on; else one tick for it. */
 void heap_watch_ready(heap_vm *hv);

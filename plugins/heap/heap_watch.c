@@ -16,6 +16,10 @@
  *    flickering watch or a one-shot view does not toggle it constantly.
  * heap.always=1 keeps the old behaviour: "on" at DDM_VM_READY, never off,
  * no timer. Disabled chunk types are never requested.
+ * A GC asked of a watched VM in the moment before the tick switched
+ * segments on (a snapshot --gc through a server watches and asks for GCs at
+ * once) would bring none: a tap on HPGC requests sees it, switches
+ * collection on at once and asks for one more GC, after the HPSG.
  * Invariants: hpif_on/segments_on say what the VM was told last; a failed
  * "on" is retried at the next tick (logged once), a failed "off" too.
  * Non-goals: HPGC (heap-bitmap asks for its own GC; `ddmon gc` is vminfo's).
@@ -161,6 +165,35 @@ void heap_watch_release(heap_vm *hv)
     hv->last_wanted = hv->hp->now();
 }
 
+/* Tap: an HPGC request went out to @vm (from vminfo's gc, a snapshot --gc,
+ * a debugger through the relay does not pass here). */
+static int on_hpgc_request(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                           const uint8_t *data, size_t len, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv;
+    char label[128];
+    int rc;
+    (void)self, (void)data, (void)len;
+    if (ci->origin != DDM_ORIGIN_REQUEST)
+        return DDM_OK;
+    hv = hp->host->vm_get_data(hp->self, vm);
+    if (!hv || !hv->ready || hv->segments_on || !heap_watch_can_segments(hp) || !wanted(hv))
+        return DDM_OK;
+    heap_watch_update(hv);
+    if (!hv->segments_on)
+        return DDM_OK;
+    /* This GC went out before HPSG: ask for another one, after it. */
+    rc = hp->host->request(hp->self, vm, HEAP_CHUNK_HPGC, NULL, 0, HEAP_BITMAP_GC_TIMEOUT_MS,
+                           heap_on_request_reply, hp, NULL);
+    hp->host->log(hp->self, DDM_LOG_INFO,
+                  "VM %s: a GC was asked as its heap views began to be watched, before heap "
+                  "segments were on: %s",
+                  heap_vm_label(hp, vm, label, sizeof label),
+                  rc ? "cannot ask for another GC" : "asked for another GC");
+    return DDM_OK;
+}
+
 static int on_tick(ddm_plugin *self, void *ud)
 {
     heap_plugin *hp = ud;
@@ -173,11 +206,15 @@ static int on_tick(ddm_plugin *self, void *ud)
 
 int heap_watch_start(heap_plugin *hp)
 {
+    int rc;
     if (hp->opts.always) {
         hp->host->log(hp->self, DDM_LOG_INFO,
                       "heap.always=1: heap collection on for every VM, watched or not");
         return 0;
     }
+    rc = hp->host->register_tap(hp->self, HEAP_CHUNK_HPGC, on_hpgc_request, hp, NULL);
+    if (rc)
+        return rc;
     hp->watch_timer = hp->host->timer_add(hp->self, HEAP_WATCH_TICK_MS, on_tick, hp, NULL);
     if (!hp->watch_timer) {
         hp->host->log(hp->self, DDM_LOG_WARNING, "cannot start the heap watch timer");

@@ -361,6 +361,30 @@ static void test_grace_option(void **state)
     teardown((void **)&f);
 }
 
+/* A GC asked (by another plugin) of a watched VM before the tick switched
+ * segments on: on at once, and one more GC after the HPSG. */
+static void test_gc_before_tick(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(fake_host_n_taps(f->fh, HPGC), 1);
+    /* nobody watches: a GC is just a GC */
+    fake_host_deliver(f->fh, f->vm, HPGC, DDM_ORIGIN_REQUEST, NULL, 0);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    /* the watch began, the tick has not run yet */
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "heap.fragmentation"), 1);
+    fake_host_deliver(f->fh, f->vm, HPGC, DDM_ORIGIN_REQUEST, NULL, 0);
+    assert_int_equal(fake_host_n_requests(f->fh), 4);
+    assert_request(f, 0, HPIF, 1, 1, 0);
+    assert_request(f, 1, HPIF, 1, 3, 0);
+    assert_request(f, 2, HPSG, 2, 1, 0);
+    assert_int_equal(fake_host_request(f->fh, 3)->type, HPGC);
+    assert_true(fake_host_log_contains(f->fh, "asked for another GC"));
+    /* segments on already: nothing more (our own HPGC included) */
+    fake_host_deliver(f->fh, f->vm, HPGC, DDM_ORIGIN_REQUEST, NULL, 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 4);
+}
+
 /* heap.always=1: the old behaviour, on at READY for every VM, never off. */
 static void test_always(void **state)
 {
@@ -370,6 +394,7 @@ static void test_always(void **state)
     (void)state;
     assert_on_requests(f, 0);
     assert_int_equal(fake_host_n_timers(f->fh), 0); /* nothing to follow */
+    assert_int_equal(fake_host_n_taps(f->fh, HEAP_CHUNK_HPGC), 0);
     for (i = 0; i < 5; i++) {
         g_now += 60;
         fake_host_fire_timers(f->fh);
@@ -1176,6 +1201,7 @@ int main(void)
         cmocka_unit_test(test_watched_at_ready),
         cmocka_unit_test_setup_teardown(test_grace_then_off, setup, teardown),
         cmocka_unit_test(test_grace_option),
+        cmocka_unit_test_setup_teardown(test_gc_before_tick, setup, teardown),
         cmocka_unit_test(test_always),
         cmocka_unit_test_setup_teardown(test_on_retried, setup, teardown),
         cmocka_unit_test(test_options),
