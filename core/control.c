@@ -315,7 +315,14 @@ static char *all_view_names(DdmControl *ctl)
 /* Resolve a VM spec; on failure send the error and return NULL. */
 static DdmVm *resolve_vm_or_fail(Client *c, const char *spec)
 {
-    DdmVm *vm = ddm_monitor_resolve_vm(c->ctl->mon, spec);
+    guint n = 0;
+    DdmVm *vm = ddm_monitor_resolve_vm_newest(c->ctl->mon, spec, &n);
+    if (n > 1) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
+                                         "'%s' is ambiguous: %u VMs match; name one by pid or key "
+                                         "(try 'ddmon vms')", spec, n));
+        return NULL;
+    }
     if (vm == NULL)
         client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
                                          "no VM matches '%s' (try 'ddmon vms')", spec));

@@ -676,9 +676,17 @@ static int cmd_select(Cli *cli, char **args)
     } else if (vmn != NULL && JSON_NODE_HOLDS_OBJECT(vmn)) {
         JsonObject *vo = json_node_get_object(vmn);
         const char *app = ddm_json_get_string(vo, "app");
-        printf("selected %s: %s (pid %" G_GINT64_FORMAT "%s%s) on port %" G_GINT64_FORMAT "\n",
-               sel, ddm_json_get_string(vo, "key"), ddm_json_get_int(vo, "pid", 0),
-               app != NULL ? ", " : "", app != NULL ? app : "", port);
+        if (port != 0)
+            printf("selected %s: %s (pid %" G_GINT64_FORMAT "%s%s) on port %" G_GINT64_FORMAT "\n",
+                   sel, ddm_json_get_string(vo, "key"), ddm_json_get_int(vo, "pid", 0),
+                   app != NULL ? ", " : "", app != NULL ? app : "", port);
+        else
+            printf("selected %s: %s (pid %" G_GINT64_FORMAT "%s%s); the selected-VM port is off "
+                   "(--selected-port 0)\n",
+                   sel, ddm_json_get_string(vo, "key"), ddm_json_get_int(vo, "pid", 0),
+                   app != NULL ? ", " : "", app != NULL ? app : "");
+    } else if (port == 0) {
+        printf("selected %s: no VM matches now (the selected-VM port is off: --selected-port 0)\n", sel);
     } else {
         printf("selected %s: no VM matches now; port %" G_GINT64_FORMAT
                " will reach it when one does\n",

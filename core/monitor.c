@@ -598,19 +598,31 @@ void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key)
 
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec)
 {
+    guint n = 0;
+    DdmVm *vm = ddm_monitor_resolve_vm_newest(mon, spec, &n);
+    return n == 1 ? vm : NULL;
+}
+
+DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n_matches)
+{
     GHashTableIter it;
     gpointer k, v;
     DdmVm *found = NULL;
     guint64 pid = 0;
     char *serial = NULL;
     gboolean by_pid;
-    int matches = 0;
+    guint matches = 0;
 
+    if (n_matches)
+        *n_matches = 0;
     g_return_val_if_fail(mon != NULL, NULL);
     if (!spec || !*spec)
         return NULL;
-    if ((found = g_hash_table_lookup(mon->vms, spec)))
+    if ((found = g_hash_table_lookup(mon->vms, spec))) {
+        if (n_matches)
+            *n_matches = 1;
         return found;
+    }
 
     by_pid = g_ascii_string_to_unsigned(spec, 10, 1, G_MAXUINT32, &pid, NULL);
     if (!by_pid) {
@@ -631,12 +643,17 @@ DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec)
             match = g_strcmp0(spec, vm->info.app_name) == 0 ||
                     g_strcmp0(spec, vm->info.package_name) == 0;
         if (match) {
-            found = vm;
+            if (!found || vm->connected_at_us > found->connected_at_us ||
+                (vm->connected_at_us == found->connected_at_us &&
+                 g_strcmp0(vm->target->key, found->target->key) > 0))
+                found = vm;
             matches++;
         }
     }
     g_free(serial);
-    return matches == 1 ? found : NULL;
+    if (n_matches)
+        *n_matches = matches;
+    return found;
 }
 
 /* ----------------------------------------------------- session callbacks */

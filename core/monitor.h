@@ -58,6 +58,10 @@ void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key);
 DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
 /** Resolve "PID", "SERIAL:PID", a key, or an app name; NULL if none or ambiguous. */
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
+/** Like ddm_monitor_resolve_vm, but when several VMs match (an app name on
+ *  two devices, say) returns the one connected last; *@n_matches (may be
+ *  NULL) says how many matched. */
+DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n_matches);
 
 /* Called by sessions (vm.c). */
 /** TRUE if @key answered HELO before (in this server's life). */

@@ -293,7 +293,9 @@ static DdmVm *selected_vm(DdmRelay *relay)
 {
     if (!relay->selection || !*relay->selection)
         return NULL;
-    return ddm_monitor_resolve_vm(relay->mon, relay->selection);
+    /* An app name may match several VMs (two devices, or an old instance
+     * not gone yet): the selection reaches the one that came last. */
+    return ddm_monitor_resolve_vm_newest(relay->mon, relay->selection, NULL);
 }
 
 static gboolean vm_attachable(DdmVm *vm)

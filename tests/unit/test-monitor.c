@@ -639,12 +639,23 @@ static void test_monitor_resolve_ambiguous(void **state)
     (void)state;
 
     assert_true(ddm_monitor_offer_target(mon, ta));
-    assert_true(ddm_monitor_offer_target(mon, tb));
     wait_state(mon, ka, DDM_VM_STATE_READY);
+    spin(5); /* b connects strictly later */
+    assert_true(ddm_monitor_offer_target(mon, tb));
     wait_state(mon, kb, DDM_VM_STATE_READY);
     assert_null(ddm_monitor_resolve_vm(mon, "100"));
     assert_null(ddm_monitor_resolve_vm(mon, "same"));
     assert_non_null(ddm_monitor_resolve_vm(mon, ka));
+    {
+        /* The newest of several (what the selected-VM port follows). */
+        guint n = 0;
+        assert_ptr_equal(ddm_monitor_resolve_vm_newest(mon, "same", &n), ddm_monitor_find_vm(mon, kb));
+        assert_int_equal(n, 2);
+        assert_ptr_equal(ddm_monitor_resolve_vm_newest(mon, ka, &n), ddm_monitor_find_vm(mon, ka));
+        assert_int_equal(n, 1);
+        assert_null(ddm_monitor_resolve_vm_newest(mon, "other", &n));
+        assert_int_equal(n, 0);
+    }
     ddm_target_unref(ta);
     ddm_target_unref(tb);
     ddm_monitor_free(mon);
