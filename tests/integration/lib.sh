@@ -55,7 +55,7 @@ t_own_procs() {
     local exe p
     for exe in $(find /proc/[0-9]*/exe -maxdepth 0 -lname "$T_BUILD_REAL/*" 2>/dev/null); do
         p=${exe#/proc/}; p=${p%/exe}
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "DDM_IT_TMP=$T_TMP" && echo "$p"
+        { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "DDM_IT_TMP=$T_TMP" && echo "$p"
     done
 }
 # True if process PID runs a program of the build tree (sanitized, if any is).
