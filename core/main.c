@@ -443,21 +443,30 @@ static int cmd_view(Cli *cli, char **args)
         }
         for (guint i = 0; i < n; i++) {
             JsonNode *v = json_array_get_element(a, i);
-            if (JSON_NODE_HOLDS_OBJECT(v) && !ddm_snapshot_write_blob(json_node_get_object(v), cli->out_dir))
+            if (JSON_NODE_HOLDS_OBJECT(v) && !ddm_snapshot_write_blob(json_node_get_object(v), cli->out_dir)) {
+                json_object_remove_member(json_node_get_object(v), "data_base64"); /* not written */
                 status = DDM_EXIT_FAILED;
+            }
         }
     }
     if (cli->json) {
+        JsonNode *root;
         if (n == 1 && cli->vm != NULL) {
-            print_json(json_array_get_element(a, 0));
+            root = json_node_copy(json_array_get_element(a, 0));
         } else {
             JsonObject *o = json_object_new();
             json_object_set_member(o, "views", json_node_copy(views));
-            JsonNode *root = json_node_init_object(json_node_alloc(), o);
-            print_json(root);
-            json_node_unref(root);
+            root = json_node_init_object(json_node_alloc(), o);
             json_object_unref(o);
         }
+        if (status != DDM_EXIT_OK && JSON_NODE_HOLDS_OBJECT(root)) {
+            /* A blob could not be written: still one object, the views
+             * with the failure members every --json failure has. */
+            ddm_ctl_failure_set(json_node_get_object(root), status, failure.message);
+            failure.object_printed = TRUE;
+        }
+        print_json(root);
+        json_node_unref(root);
         return status;
     }
     for (guint i = 0; i < n; i++) {

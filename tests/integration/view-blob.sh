@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # `ddmon view NAME --out-dir DIR` writes a blob view (the heap bitmap PNG)
 # to DIR, says where in text and as a "file" member with --json; without
-# --out-dir it only describes the blob.
+# --out-dir it only describes the blob; a blob that cannot be written is a
+# failure, still one JSON object with --json.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins heap vminfo || t_skip_all "the heap or vminfo plugin was configured out"
-t_plan 4
+t_plan 5
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --gc-every 0
 t_wait 10 test -s "$T_TMP/ports"
@@ -40,3 +41,15 @@ PY
 t_ddmon --no-autostart view heap.bitmap --vm "$pid" >"$T_TMP/plain.txt" 2>&1
 grep -q "<image/png, [0-9]* bytes>$" "$T_TMP/plain.txt" && t_ok "without --out-dir: only a description" \
     || t_fail "without --out-dir: only a description" "$(cat "$T_TMP/plain.txt")"
+
+# A directory where the file would go: exit 1, one JSON object saying so.
+mkdir -p "$T_TMP/out3/127.0.0.1_${base}-heap.bitmap.png"
+t_ddmon --no-autostart view heap.bitmap --vm "$pid" --out-dir "$T_TMP/out3" --json >"$T_TMP/fail.json" 2>"$T_TMP/fail.err"; rc=$?
+python3 - "$T_TMP/fail.json" <<'PY' >"$T_TMP/fail.chk" 2>&1 && [ $rc -eq 1 ] \
+    && t_ok "a blob that cannot be written: exit 1, one JSON object with ok false" \
+    || t_fail "a blob that cannot be written: exit 1, one JSON object with ok false" "rc=$rc" "$(cat "$T_TMP/fail.chk" "$T_TMP/fail.err")"
+import json, sys
+v = json.load(open(sys.argv[1]))  # fails on a second document
+assert v["ok"] is False and v["code"] == 1 and v["kind"] == "failed", v
+assert "data_base64" not in v and "file" not in v, list(v)
+PY
