@@ -82,12 +82,17 @@ static void collect_on(heap_vm *hv)
     hv->collecting = !failed;
 }
 
-/* Send the "off" forms for what collect_on switched on. */
+/* Send the "off" forms for what collect_on switched on. Not collecting
+ * from here on, even if a send fails: what is still on is retried by the
+ * next update (hpif_on / segments_on), and a new watcher switches on
+ * whatever is off again (collect_on). */
 static void collect_off(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
     char label[128];
     int failed = 0;
+
+    hv->collecting = 0;
 
     if (hv->hpif_on) {
         static const uint8_t never = 0;
@@ -105,7 +110,6 @@ static void collect_off(heap_vm *hv)
     }
     if (!failed) {
         hv->on_failed_logged = 0;
-        hv->collecting = 0;
         hp->host->log(hp->self, DDM_LOG_DEBUG, "VM %s: nobody watches its heap views: collection off",
                       heap_vm_label(hp, hv->vm, label, sizeof label));
     }

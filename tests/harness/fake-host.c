@@ -195,6 +195,7 @@ struct fake_host {
     int only_mode;   /* 1: only the types in `enabled` */
     ptrvec enabled;
     int request_error;
+    uint32_t request_error_type; /* 0: every type */
     int sync_changed;
     int default_watchers;
     int view_errors, expect_view_errors;
@@ -918,7 +919,7 @@ static int h_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *da
     assert_non_null(vm);
     if (len && !data)
         fail_msg("fake-host: request with len %zu and no data", len);
-    if (fh->request_error)
+    if (fh->request_error && (!fh->request_error_type || fh->request_error_type == type))
         return fh->request_error;
     if (vm->gone || !vm->ready || !vm->info.ddm)
         return -ENOTCONN;
@@ -1075,6 +1076,13 @@ void fake_host_set_client_cwd(fake_host *fh, const char *dir)
 void fake_host_set_request_error(fake_host *fh, int err)
 {
     fh->request_error = err;
+    fh->request_error_type = 0;
+}
+
+void fake_host_set_request_error_for(fake_host *fh, uint32_t type, int err)
+{
+    fh->request_error = err;
+    fh->request_error_type = type;
 }
 
 /* --------------------------------------------------------------- timers */

@@ -187,6 +187,8 @@ void fake_host_complete_status(fake_host *fh, size_t idx, ddm_reply_status statu
 void fake_host_complete_fail(fake_host *fh, size_t idx, uint32_t code, const char *msg);
 /** Make the next request() calls fail with @err (negative errno; 0 = normal). */
 void fake_host_set_request_error(fake_host *fh, int err);
+/** The same, for requests of chunk type @type only. */
+void fake_host_set_request_error_for(fake_host *fh, uint32_t type, int err);
 /** What host->cmd_cwd returns for commands run from now on (NULL = unknown). */
 void fake_host_set_client_cwd(fake_host *fh, const char *dir);
 

@@ -1171,6 +1171,31 @@ static void test_heap_info_command(void **state)
     }
 }
 
+/* Switching off half fails (HPIF(0) goes, HPSG(0) cannot be sent): a new
+ * watcher must still get HPIF back on, and HPSG(0) is retried meanwhile. */
+static void test_partial_off_then_watched(void **state)
+{
+    fixture *f = *state;
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    size_t n;
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh);
+    assert_on_requests(f, 0);
+    fake_view_set_watchers(sum, 0);
+    g_now += 11;
+    fake_host_set_request_error_for(f->fh, HPSG, -ENOSPC);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 4); /* HPIF(0) only */
+    assert_request(f, 3, HPIF, 1, 0, 0);
+    fake_host_set_request_error(f->fh, 0);
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh);
+    n = fake_host_n_requests(f->fh);
+    assert_int_equal(n, 6); /* HPIF now and every GC again; HPSG was never switched off */
+    assert_request(f, 4, HPIF, 1, 1, 0);
+    assert_request(f, 5, HPIF, 1, 3, 0);
+}
+
 static void test_request_errors(void **state)
 {
     fixture *f;
@@ -1200,6 +1225,7 @@ int main(void)
         cmocka_unit_test(test_each_view_counts),
         cmocka_unit_test(test_watched_at_ready),
         cmocka_unit_test_setup_teardown(test_grace_then_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_off_then_watched, setup, teardown),
         cmocka_unit_test(test_grace_option),
         cmocka_unit_test_setup_teardown(test_gc_before_tick, setup, teardown),
         cmocka_unit_test(test_always),
