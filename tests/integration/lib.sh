@@ -218,10 +218,12 @@ t_has() { grep -q -- "$2" "$1"; }
 # Wait until a JVM started by t_start_jvm listens (its agent prints a line).
 t_wait_jvm() { t_wait "${2:-20}" grep -q "Listening for transport dt_socket" "$T_TMP/jvm-$1.out"; }
 
-# The relay port of VM KEY as the server lists it ("" when none). Needs a server.
-t_debug_port() {
+# t_vm_field KEY FIELD: FIELD ("app", "state", "debug port", ...) of VM KEY's
+# row in the server's VM list ("" for null); false when no row has that key.
+# The list is left in $T_TMP/dp.json. Needs a server.
+t_vm_field() {
     t_ddmon --no-autostart vms --json >"$T_TMP/dp.json" 2>/dev/null || return 1
-    python3 - "$T_TMP/dp.json" "$1" <<'PY'
+    python3 - "$T_TMP/dp.json" "$1" "$2" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 def views(d):
@@ -234,11 +236,14 @@ for v in views(doc):
     cols = [c["name"] for c in v["columns"]]
     for r in v["rows"]:
         row = dict(zip(cols, r))
-        if row.get("key") == sys.argv[2] and row.get("debug port"):
-            print(row["debug port"]); sys.exit(0)
+        if row.get("key") == sys.argv[2]:
+            value = row.get(sys.argv[3])
+            print("" if value is None else value); sys.exit(0)
 sys.exit(1)
 PY
 }
+# The relay port of VM KEY as the server lists it; false when it has none.
+t_debug_port() { local p; p=$(t_vm_field "$1" "debug port") && [ -n "$p" ] && echo "$p"; }
 JDWPC="$DDM_TOP_BUILDDIR/tests/tools/jdwpc"
 # The ports ddmon-simvm reports in its port file, as a --scan-ports list "P1,P2,...":
 # exactly those (other tests' VMs may listen on ports in between).

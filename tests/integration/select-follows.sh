@@ -28,26 +28,7 @@ start_app() {
 }
 app_key() { echo "127.0.0.1:$(awk '{print $2}' "$T_TMP/app$1.ports")"; }
 app_pid() { awk '{print $1}' "$T_TMP/app$1.ports"; }
-vms_json() { t_ddmon --no-autostart --json vms >"$T_TMP/vms.json" 2>/dev/null; }
-# vm_field KEY FIELD: a field of VM KEY's row in the vms view.
-vm_field() {
-    vms_json && python3 - "$T_TMP/vms.json" "$1" "$2" <<'PY'
-import json, sys
-def views(d):
-    if isinstance(d, dict):
-        if d.get("name") == "vms" and "rows" in d: yield d
-        for v in d.values(): yield from views(v)
-    elif isinstance(d, list):
-        for v in d: yield from views(v)
-for v in views(json.load(open(sys.argv[1]))):
-    cols = [c["name"] for c in v["columns"]]
-    for r in v["rows"]:
-        row = dict(zip(cols, r))
-        if row.get("key") == sys.argv[2]:
-            print(row.get(sys.argv[3])); sys.exit(0)
-sys.exit(1)
-PY
-}
+vm_field() { t_vm_field "$@"; }
 named() { [ "$(vm_field "$1" app)" = "$2" ]; }
 listed() { vm_field "$1" key >/dev/null; }
 # selected: "KEY PID" of the VM the selection reaches now ("none" if none).
