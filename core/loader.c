@@ -5,7 +5,8 @@
  * Every candidate goes through one sequence, and the first failing step
  * refuses it with a DDM_LOADER_ERROR and a record (for --list-plugins):
  * trusted directory (it and every directory above it owned by us or root,
- * not writable by group/others; a sticky one such as /tmp only above a
+ * not writable by group/others, except a group that is the owner alone:
+ * Debian's user private groups with umask 002; a sticky one such as /tmp only above a
  * search-path directory, or as the directory of a file named by the user)
  * -> lstat (regular file, not a symlink, not group/other-writable, owned
  * by us or root, readable) -> ".so" suffix -> open + fstat (the same
@@ -42,6 +43,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,6 +72,43 @@ static char *plugin_stem(const char *path)
 
 /* ------------------------------------------------------ trusted locations */
 
+/* TRUE if the group of @st is its owner's private group (Debian's user
+ * private groups, where umask 002 makes everything group-writable): the
+ * owner is its only member, as a primary group and in the member list.
+ * Then group-writable means owner-writable (the rule Debian's OpenSSH
+ * applies to ~/.ssh). Runs in the main thread at startup (getpwent). */
+static gboolean group_is_owners_alone(const struct stat *st)
+{
+    struct group *gr = getgrgid(st->st_gid);
+    if (gr == NULL)
+        return FALSE;
+    gid_t gid = gr->gr_gid;
+    gboolean extra_member = gr->gr_mem != NULL && gr->gr_mem[0] != NULL;
+    g_autofree char *member = extra_member ? g_strdup(gr->gr_mem[0]) : NULL;
+    if (extra_member && gr->gr_mem[1] != NULL)
+        return FALSE; /* two or more listed members */
+    guint primary = 0;
+    gboolean other = FALSE;
+    struct passwd *pw;
+    setpwent();
+    while ((pw = getpwent()) != NULL) {
+        if (pw->pw_gid == gid) {
+            primary++;
+            if (pw->pw_uid != st->st_uid)
+                other = TRUE;
+        }
+    }
+    endpwent();
+    if (other)
+        return FALSE;
+    if (member != NULL) {
+        pw = getpwuid(st->st_uid);
+        if (pw == NULL || strcmp(pw->pw_name, member) != 0)
+            return FALSE;
+    }
+    return primary > 0 || member != NULL;
+}
+
 /* Why someone other than root and the effective user could change @path
  * (a directory or file described by @st), or NULL (transfer full).
  * @sticky_ok: a sticky directory's other writers can add entries but not
@@ -83,6 +123,8 @@ static char *write_access_problem(const struct stat *st, const char *path, gbool
                                (unsigned)st->st_uid, (unsigned)me);
     if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
         return NULL;
+    if (!(st->st_mode & S_IWOTH) && group_is_owners_alone(st))
+        return NULL; /* group-writable, but the group is the owner alone */
     if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)) {
         if (sticky_ok)
             return NULL;
@@ -219,7 +261,7 @@ static gboolean check_file_stat(const struct stat *st, const char *path, GError 
                     "%s is not a regular file", path);
         return FALSE;
     }
-    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+    if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && !group_is_owners_alone(st))) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
                     "%s is writable by group or others (mode %04o); fix with chmod go-w", path,
                     (unsigned)(st->st_mode & 07777));

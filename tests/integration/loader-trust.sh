@@ -52,14 +52,14 @@ t_check "--json --list-plugins carries the reason" has json out "\"reason\":\"$w
 # A refused copy first, a good one later: the good one loads.
 bad="$T_TMP/bad" ok="$T_TMP/ok"
 mkdir -p "$bad" "$ok"
-install -m 664 "$good_src" "$bad/good.so"
+install -m 646 "$good_src" "$bad/good.so"  # writable by others, whatever the group
 install -m 644 "$good_src" "$ok/good.so"
 run shadow --plugin-dir "$bad" --plugin-dir "$ok" --plugins good --list-plugins
 t_check "a refused file does not hide a later good one" rc_is shadow 0
 t_check "... the warning names both files" \
     has shadow err "plugin good: loaded $ok/good.so instead of $bad/good.so, which was refused"
 t_check "... and the list says what loaded instead" \
-    has shadow out "why: $bad/good.so is writable by group or others (mode 0664); fix with chmod go-w ($ok/good.so loaded instead)"
+    has shadow out "why: $bad/good.so is writable by group or others (mode 0646); fix with chmod go-w ($ok/good.so loaded instead)"
 
 chmod go-w "$open"
 run fixed --plugin-dir "$open" --plugins good --check-plugin "$open/good.so"

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -187,6 +188,34 @@ static void expect_refused(Fixture *f, const char *path, int code, const char *n
 
 /* ------------------------------------------------------------------ tests */
 
+static uid_t other_uid(void)
+{
+    struct passwd *pw = getpwnam("nobody");
+    return pw ? pw->pw_uid : 65534;
+}
+
+static gboolean can_chown(void)
+{
+    return geteuid() == 0;
+}
+
+/* A group shared by several users, or by none (not a user private group):
+ * what makes group-writable unsafe. */
+static gid_t shared_gid(void)
+{
+    struct group *g = getgrnam("nogroup");
+    if (g == NULL)
+        g = getgrnam("users");
+    return g ? g->gr_gid : 65534;
+}
+
+/* As root, give @path the shared group, so group-write means others. */
+static void share_group(const char *path)
+{
+    if (can_chown())
+        assert_int_equal(chown(path, (uid_t)-1, shared_gid()), 0);
+}
+
 static void test_loader_good(void **state)
 {
     Fixture *f = *state;
@@ -301,8 +330,10 @@ static void test_loader_hostile_files(void **state)
     assert_int_equal(chmod(locked, 0), 0);
     expect_refused(f, locked, DDM_LOADER_ERROR_NOT_A_PLUGIN, "is not readable (mode 0000)", NULL);
     assert_int_equal(chmod(locked, 0664), 0);
-    expect_refused(f, locked, DDM_LOADER_ERROR_UNSAFE, "writable by group or others (mode 0664)",
-                   NULL);
+    share_group(locked);
+    if (can_chown())
+        expect_refused(f, locked, DDM_LOADER_ERROR_UNSAFE, "writable by group or others (mode 0664)",
+                       NULL);
     assert_int_equal(chmod(locked, 0646), 0);
     expect_refused(f, locked, DDM_LOADER_ERROR_UNSAFE, "writable by group or others", NULL);
     assert_int_equal(chmod(locked, 0644), 0);
@@ -526,17 +557,6 @@ static void test_loader_list_plugins(void **state)
 /* ------------------------------------------- trusted plugin directories */
 
 /* The uid and gid of "nobody": someone who is neither us nor root. */
-static uid_t other_uid(void)
-{
-    struct passwd *pw = getpwnam("nobody");
-    return pw ? pw->pw_uid : 65534;
-}
-
-static gboolean can_chown(void)
-{
-    return geteuid() == 0;
-}
-
 /* Make directory @path with exactly @mode, owned by @uid (-1: keep). */
 static void make_dir(const char *path, mode_t mode, uid_t uid)
 {
@@ -544,6 +564,7 @@ static void make_dir(const char *path, mode_t mode, uid_t uid)
     assert_int_equal(chmod(path, mode), 0);
     if (uid != (uid_t)-1)
         assert_int_equal(chown(path, uid, (gid_t)-1), 0);
+    share_group(path);
 }
 
 typedef struct DirCase {
@@ -556,6 +577,7 @@ typedef struct DirCase {
     gboolean scan_ok;    /* good.so in it loads from the search path */
     gboolean file_ok;    /* ddm_loader_load_file(TMP/parent/plugins/good.so) loads */
     const char *needle;  /* in the refusal; {dir}, {parent}, {uid} (nobody's) filled in */
+    gboolean private_group; /* the plugin dir's group is root's private group (needs root) */
 } DirCase;
 
 static const DirCase dir_cases[] = {
@@ -567,6 +589,9 @@ static const DirCase dir_cases[] = {
      "plugin directory {dir} is writable by others (mode 0757); chmod go-w {dir}"},
     {"group-writable 0775", 0755, FALSE, 0775, FALSE, FALSE, FALSE, FALSE,
      "plugin directory {dir} is writable by its group (mode 0775); chmod go-w {dir}"},
+    /* Debian's user private groups (umask 002): the group is the owner alone. */
+    {"group-writable 0775, owner's private group", 0755, FALSE, 0775, FALSE, FALSE, TRUE, TRUE, NULL,
+     TRUE},
     /* Others cannot replace good.so in a sticky dir, but can add evil.so. */
     {"sticky 1777", 0755, FALSE, 01777, FALSE, FALSE, FALSE, TRUE,
      "plugin directory {dir} is a shared directory (mode 1777): others can add files to it"},
@@ -605,7 +630,8 @@ static void test_loader_unsafe_dirs(void **state)
     Fixture *f = *state;
     for (gsize i = 0; i < G_N_ELEMENTS(dir_cases); i++) {
         const DirCase *c = &dir_cases[i];
-        if ((c->dir_other || c->parent_other) && !can_chown()) {
+        if ((c->dir_other || c->parent_other || (c->dir_mode & S_IWGRP) || (c->parent_mode & S_IWGRP)) &&
+            !can_chown()) {
             print_message("# skipped '%s': needs root to chown\n", c->what);
             continue;
         }
@@ -618,6 +644,8 @@ static void test_loader_unsafe_dirs(void **state)
         g_autofree char *good = copy_plugin(f, dir, "good");
         make_dir(dir, c->dir_mode, c->dir_other ? other_uid() : (uid_t)-1);
         make_dir(parent, c->parent_mode, c->parent_other ? other_uid() : (uid_t)-1);
+        if (c->private_group) /* root's group 0: root is its only member */
+            assert_int_equal(chown(dir, (uid_t)-1, 0), 0);
         if (c->via_symlink)
             assert_int_equal(symlink(dir, link), 0);
         const char *searched = c->via_symlink ? link : dir;
@@ -720,6 +748,7 @@ static void test_loader_refused_does_not_shadow(void **state)
             assert_int_equal(rename(src, bad), 0);
         assert_int_equal(chmod(bad, sc->first_file_mode), 0);
         assert_int_equal(chmod(first, sc->first_dir_mode), 0);
+        share_group(bad);
         g_autofree char *ok_file = copy_plugin(f, second, "good");
         g_autofree char *later = copy_plugin(f, third, "good");
 
