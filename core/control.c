@@ -38,6 +38,7 @@ typedef struct PendingCmd {
     DdmCtlRequest view_req; /* a delayed view reply (see op_view), else zeroed */
     guint view_timer;
     DdmControl *view_ctl;   /* for delayed view replies: outlives the client */
+    char *ambiguous;        /* plugin commands: "'APP' matches N VMs" for an argument */
 } PendingCmd;
 
 /* A one-shot `ddmon view NAME` keeps that view watched for a while, so
@@ -687,10 +688,17 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
         json_builder_set_member_name(b, "status");
         json_builder_add_int_value(b, status);
         if (status != DDM_CMD_OK) {
+            g_autofree char *err = g_strdup(message != NULL ? message : "command failed");
+            if (status == DDM_CMD_NOT_FOUND && pc->ambiguous != NULL) {
+                /* Plugins resolve VMs strictly: say why the name found none. */
+                char *more = g_strdup_printf("%s (%s; name one by pid or key)", err, pc->ambiguous);
+                g_free(err);
+                err = more;
+            }
             json_builder_set_member_name(b, "code");
             json_builder_add_int_value(b, status);
             json_builder_set_member_name(b, "error");
-            json_builder_add_string_value(b, message != NULL ? message : "command failed");
+            json_builder_add_string_value(b, err);
         }
         json_builder_set_member_name(b, "message");
         if (message != NULL)
@@ -710,6 +718,7 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
         if (!c->dead && c->process_idle == 0)
             c->process_idle = g_idle_add(resume_cb, c);
     }
+    g_free(pc->ambiguous);
     g_free(pc);
 }
 
@@ -718,11 +727,18 @@ static void op_command(Client *c, const DdmCtlRequest *req)
     PendingCmd *pc = g_new0(PendingCmd, 1);
     pc->client = c;
     pc->blobs = req->blobs;
-    c->cmd = pc;
     int argc = (int)g_strv_length(req->argv);
+    for (int i = 1; i < argc && pc->ambiguous == NULL; i++) {
+        guint n = 0;
+        (void)ddm_monitor_resolve_vm_newest(c->ctl->mon, req->argv[i], &n);
+        if (n > 1)
+            pc->ambiguous = g_strdup_printf("'%s' matches %u VMs", req->argv[i], n);
+    }
+    c->cmd = pc;
     if (!ddm_registry_run_command_in(c->ctl->mon->registry, argc, (const char *const *)req->argv,
                                      req->cwd, command_done, pc)) {
         c->cmd = NULL;
+        g_free(pc->ambiguous);
         g_free(pc);
         client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,
                                          "unknown command '%s' (try 'ddmon help')",

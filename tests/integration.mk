@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
 	tests/integration/view-blob.sh \
+	tests/integration/ambiguous-name.sh \
 	tests/integration/plugins-simvm.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
