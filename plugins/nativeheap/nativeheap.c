@@ -4,19 +4,25 @@
  * heap plugin's segment decoder compiled in here) and the NHGT native
  * allocation dump on request.
  *
- * On DDM_VM_READY it sends NHSG(when 1, what 0) if NHSG is enabled (and
- * nativeheap.segments is not 0). `ddmon native-heap PID` sends an empty
- * NHGT; the reply is parsed (nhgt.h) into the views. ddmlib follows NHGT
- * with NHSG(0, 1) to switch segment updates off; this plugin sends that
- * too, but only when it did not switch them on itself, so the native
+ * NHSG makes an old Dalvik VM walk its native heap at every GC, so it is
+ * asked for only while someone looks, as the heap plugin does with HPSG:
+ * nh_poll.c's tick sends NHSG(when 1, what 0) to a ready VM while its
+ * nativeheap.segments view is watched (at DDM_VM_READY too when it already
+ * is: a snapshot) and NHSG(0, 1) nativeheap.grace_ms after the last look. A
+ * failed switch is retried at the next tick. `ddmon native-heap PID` sends
+ * an empty NHGT; the reply is parsed (nhgt.h) into the views. ddmlib
+ * follows NHGT with NHSG(0, 1) to switch segment updates off; this plugin
+ * sends that too, but only when segments are not on, so a watched native
  * segment view keeps updating. While someone watches one of the NHGT
  * views, nh_poll.c sends NHGT by itself: when the watch begins, then every
  * nativeheap.interval ms.
  *
- * Options (nativeheap.KEY): segments 0|1, max_rows (500), frames (8),
- * timeout_ms (0 = host default), interval (10000: NHGT period in ms while
- * nativeheap.summary, .allocations or .backtraces is watched, at least
- * 1000; 0 = NHGT only on `ddmon native-heap`).
+ * Options (nativeheap.KEY): segments 0|1 (1: NHSG while watched; 0: never),
+ * grace_ms (10000: NHSG(0, 1) this long after the segments view was last
+ * watched), always 0|1 (0; 1: NHSG(1, 0) at READY, never off), max_rows
+ * (500), frames (8), timeout_ms (0 = host default), interval (10000: NHGT
+ * period in ms while nativeheap.summary, .allocations or .backtraces is
+ * watched, at least 1000; 0 = NHGT only on `ddmon native-heap`).
  * Non-goals: symbol names (only library+offset), leak detection.
  */
 #include "nativeheap.h"
@@ -70,7 +76,7 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
     return nv;
 }
 
-static void on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+void nh_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     nh_plugin *np = ud;
     char label[128];
@@ -85,7 +91,6 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
 {
     nh_plugin *np = ud;
     nh_vm *nv;
-    char label[128];
     (void)self;
     if (event == DDM_VM_GONE) {
         nv = np->host->vm_get_data(np->self, vm);
@@ -99,17 +104,7 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     if (!nv)
         return;
     nv->ready = 1;
-    if (np->opts.segments && np->host->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
-        static const uint8_t req[2] = { 1, 0 };
-        int rc = np->host->request(np->self, vm, NH_CHUNK_NHSG, req, 2, 0, on_request_reply, np,
-                                   NULL);
-        if (rc)
-            np->host->log(np->self, DDM_LOG_INFO, "cannot send NHSG to VM %s: %s",
-                          nh_vm_label(np, vm, label, sizeof label), strerror(-rc));
-        else
-            nv->segments_on = 1;
-    }
-    nh_poll_once(np); /* someone may watch already (a snapshot) */
+    nh_poll_once(np); /* someone may watch already (a snapshot); NHSG with always=1 */
 }
 
 /* ----------------------------------------------------------- segment chunks */
@@ -337,7 +332,7 @@ static int cmd_native_heap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     }
     if (!nv->segments_on && h->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
         static const uint8_t off[2] = { 0, 1 }; /* as ddmlib: NHSG(when 0, what 1) */
-        rc = h->request(np->self, vm, NH_CHUNK_NHSG, off, 2, 0, on_request_reply, np, NULL);
+        rc = h->request(np->self, vm, NH_CHUNK_NHSG, off, 2, 0, nh_on_request_reply, np, NULL);
         if (rc)
             h->log(np->self, DDM_LOG_DEBUG, "cannot send NHSG(0,1) to VM %s: %s",
                    nh_vm_label(np, vm, label, sizeof label), strerror(-rc));
@@ -358,6 +353,9 @@ static int nh_init(ddm_plugin *self, const ddm_host *host)
     np->now = nh_monotonic_now;
     host->set_data(self, np, free);
     np->opts.segments = (int)ddm_config_uint(np->host, np->self, "segments", 0, 1, 1);
+    np->opts.always = (int)ddm_config_uint(np->host, np->self, "always", 0, 1, 0);
+    np->opts.grace_ms = (unsigned)ddm_config_uint(np->host, np->self, "grace_ms", 0, 3600000,
+                                                  NH_DEFAULT_GRACE_MS);
     np->opts.max_rows = (unsigned)ddm_config_uint(np->host, np->self, "max_rows", 1, 100000, 500);
     np->opts.frames = (unsigned)ddm_config_uint(np->host, np->self, "frames", 1, NHGT_MAX_BACKTRACE, 8);
     np->opts.timeout_ms = (unsigned)ddm_config_uint(np->host, np->self, "timeout_ms", 0, 600000, 0);

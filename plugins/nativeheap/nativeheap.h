@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * nativeheap plugin internals shared by nativeheap.c (lifecycle, chunk
- * handlers, the native-heap command), nh_poll.c (NHGT while an NHGT view
- * is watched) and nh_views.c (the views). Not an SDK header.
+ * handlers, the native-heap command), nh_poll.c (NHGT and NHSG while their views
+ * are watched) and nh_views.c (the views). Not an SDK header.
  *
  * Ownership: one nh_plugin per loaded plugin (host set_data), one nh_vm
  * per VM (host vm_set_data, freed after DDM_VM_GONE; its free function
@@ -28,10 +28,13 @@
 #define NH_DEFAULT_INTERVAL_MS 10000u /* nativeheap.interval: NHGT period while watched */
 #define NH_MIN_INTERVAL_MS 1000u
 #define NH_TICK_MS 250u               /* how often nh_poll.c looks at the watchers */
+#define NH_DEFAULT_GRACE_MS 10000u    /* nativeheap.grace_ms: NHSG off this long after the last look */
 
 /** Options ("nativeheap.KEY"). */
 typedef struct nh_opts {
-    int segments;          /**< nativeheap.segments: ask for NHSG on READY (1) */
+    int segments;          /**< nativeheap.segments: NHSG(1, 0) while the segments view is watched (1) */
+    int always;            /**< nativeheap.always: NHSG(1, 0) at READY, never off (0) */
+    unsigned grace_ms;     /**< nativeheap.grace_ms: NHSG(0, 1) this long after the last look */
     unsigned max_rows;     /**< nativeheap.max_rows: rows per table view (500) */
     unsigned frames;       /**< nativeheap.frames: frames shown per backtrace (8) */
     unsigned timeout_ms;   /**< nativeheap.timeout_ms: NHGT reply timeout (0 = host default) */
@@ -45,7 +48,7 @@ typedef struct nh_plugin {
     const ddm_host *host;
     nh_opts opts;
     struct nh_vm *vms;       /**< every nh_vm, linked by next (borrowed) */
-    uint32_t poll_timer;     /**< nh_poll.c's tick, 0 if none */
+    uint32_t poll_timer;     /**< nh_poll.c's tick (NHGT poll and NHSG switch), 0 if none */
     double (*now)(void);     /**< monotonic seconds; tests replace it */
 } nh_plugin;
 
@@ -62,7 +65,9 @@ typedef struct nh_vm {
     ddm_view *summary;       /**< nativeheap.summary (NHGT enabled) */
     ddm_view *allocations;   /**< nativeheap.allocations */
     ddm_view *backtraces;    /**< nativeheap.backtraces */
-    int segments_on;         /**< NHSG(1, 0) was sent */
+    int segments_on;         /**< NHSG(1, 0) was sent last (not yet NHSG(0, 1)) */
+    int seg_fail_logged;     /**< a failed NHSG switch was logged (until one succeeds) */
+    double seg_last_wanted;  /**< when the segments view was last seen watched (np->now) */
     seg_collector coll;
     unsigned rejects_logged;
 } nh_vm;
@@ -74,11 +79,17 @@ const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len);
 /** Monotonic seconds (the default np->now). */
 double nh_monotonic_now(void);
 
+/** Reply callback of the NHSG switch requests (logs a refusal). */
+void nh_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud);
+
 /* nh_poll.c */
-/** Start the NHGT poll tick (not with nativeheap.interval 0). */
+/** Start the tick (none when it would have nothing to do: nativeheap.interval
+ *  0 and NHSG not switched by watching). */
 int nh_poll_start(nh_plugin *np);
 /** One tick: NHGT to each ready VM whose NHGT views someone watches, at once
- *  when the watch begins, then every nativeheap.interval. */
+ *  when the watch begins, then every nativeheap.interval; NHSG(1, 0) to each
+ *  ready VM whose segments view is watched, NHSG(0, 1) nativeheap.grace_ms
+ *  after the last look. */
 void nh_poll_once(nh_plugin *np);
 
 /* nh_views.c */

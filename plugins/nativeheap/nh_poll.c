@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * nh_poll: NHGT while someone looks. The NHGT views (nativeheap.summary,
+ * nh_poll: NHGT and NHSG while someone looks. The NHGT views (nativeheap.summary,
  * nativeheap.allocations, nativeheap.backtraces) are otherwise empty until
  * `ddmon native-heap PID`. One timer per plugin ticks every NH_TICK_MS and
  * sends an empty NHGT to each ready VM one of whose NHGT views has a
@@ -10,6 +10,14 @@
  * flight per VM. Nothing is sent while nobody looks (NHGT makes the VM
  * copy its whole native allocation table), when NHGT is disabled, or with
  * nativeheap.interval=0 (then only the command asks).
+ * The same tick switches native heap segments: NHSG(when 1 "every GC",
+ * what 0) to each ready VM whose nativeheap.segments view has a watcher,
+ * NHSG(0, 1) (ddmlib's "off" form) once nobody watched it for
+ * nativeheap.grace_ms, so a flickering watch or a one-shot view does not
+ * toggle it constantly; with nativeheap.always=1 "on" at once, never off.
+ * Never with nativeheap.segments=0 or NHSG disabled. segments_on says
+ * what the VM was told last; a failed switch (either way) is retried at
+ * the next tick, logged once until one succeeds. A gone VM is told nothing.
  * The reply callback holds only the plugin, never per-VM state (which may
  * be gone); it finds the VM's state again with host->vm_get_data.
  */
@@ -17,6 +25,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 double nh_monotonic_now(void)
@@ -81,36 +90,94 @@ static int nhgt_watched(const nh_vm *nv)
     return 0;
 }
 
-void nh_poll_once(nh_plugin *np)
+static void poll_nhgt(nh_plugin *np, nh_vm *nv, double now)
 {
     const ddm_host *h = np->host;
-    nh_vm *nv;
-    double now, period, slack;
+    double period = np->opts.interval_ms / 1000.0;
+    double slack = NH_TICK_MS / 2000.0; /* a tick that comes a little early still counts */
+    int rc;
 
-    if (!np->opts.interval_ms || !h->chunk_enabled(np->self, NH_CHUNK_NHGT))
+    if (!nv->ready || !nhgt_watched(nv)) {
+        nv->was_watched = 0;
+        return;
+    }
+    if (nv->nhgt_in_flight)
+        return;
+    if (nv->was_watched && now - nv->last_nhgt < period - slack)
+        return;
+    rc = h->request(np->self, nv->vm, NH_CHUNK_NHGT, NULL, 0, np->opts.timeout_ms, poll_reply,
+                    np, NULL);
+    if (rc == 0) {
+        nv->nhgt_in_flight = 1;
+        nv->was_watched = 1;
+        nv->last_nhgt = now;
+    } else {
+        h->log(np->self, DDM_LOG_DEBUG, "NHGT not sent: error %d", rc);
+    }
+}
+
+static int segments_switchable(nh_plugin *np)
+{
+    return np->opts.segments && np->host->chunk_enabled(np->self, NH_CHUNK_NHSG);
+}
+
+/* Tell the VM NHSG(1, 0) (on) or NHSG(0, 1) (off); segments_on follows
+ * only a request that went out. */
+static void switch_segments(nh_vm *nv, int on)
+{
+    nh_plugin *np = nv->np;
+    const ddm_host *h = np->host;
+    static const uint8_t req_on[2] = { 1, 0 }, req_off[2] = { 0, 1 };
+    char label[128];
+    int rc = h->request(np->self, nv->vm, NH_CHUNK_NHSG, on ? req_on : req_off, 2, 0,
+                        nh_on_request_reply, np, NULL);
+    if (rc) {
+        h->log(np->self, nv->seg_fail_logged ? DDM_LOG_DEBUG : DDM_LOG_INFO,
+               "cannot send NHSG(%s) to VM %s: %s (retrying)", on ? "1, 0" : "0, 1",
+               nh_vm_label(np, nv->vm, label, sizeof label), strerror(-rc));
+        nv->seg_fail_logged = 1;
+        return;
+    }
+    nv->seg_fail_logged = 0;
+    nv->segments_on = on;
+    if (!on)
+        h->log(np->self, DDM_LOG_DEBUG, "VM %s: nobody watches its native heap segments: NHSG off",
+               nh_vm_label(np, nv->vm, label, sizeof label));
+}
+
+static void update_segments(nh_plugin *np, nh_vm *nv, double now)
+{
+    if (!nv->ready)
+        return;
+    if (np->opts.always) {
+        if (!nv->segments_on)
+            switch_segments(nv, 1);
+        return;
+    }
+    if (nv->segments && np->host->view_watchers(nv->segments) > 0) {
+        nv->seg_last_wanted = now;
+        if (!nv->segments_on)
+            switch_segments(nv, 1);
+    } else if (nv->segments_on && (now - nv->seg_last_wanted) * 1000.0 >= (double)np->opts.grace_ms) {
+        switch_segments(nv, 0);
+    }
+}
+
+void nh_poll_once(nh_plugin *np)
+{
+    int nhgt = np->opts.interval_ms && np->host->chunk_enabled(np->self, NH_CHUNK_NHGT);
+    int nhsg = segments_switchable(np);
+    double now;
+    nh_vm *nv;
+
+    if (!nhgt && !nhsg)
         return;
     now = np->now();
-    period = np->opts.interval_ms / 1000.0;
-    slack = NH_TICK_MS / 2000.0; /* a tick that comes a little early still counts */
     for (nv = np->vms; nv; nv = nv->next) {
-        int rc;
-        if (!nv->ready || !nhgt_watched(nv)) {
-            nv->was_watched = 0;
-            continue;
-        }
-        if (nv->nhgt_in_flight)
-            continue;
-        if (nv->was_watched && now - nv->last_nhgt < period - slack)
-            continue;
-        rc = h->request(np->self, nv->vm, NH_CHUNK_NHGT, NULL, 0, np->opts.timeout_ms, poll_reply,
-                        np, NULL);
-        if (rc == 0) {
-            nv->nhgt_in_flight = 1;
-            nv->was_watched = 1;
-            nv->last_nhgt = now;
-        } else {
-            h->log(np->self, DDM_LOG_DEBUG, "NHGT not sent: error %d", rc);
-        }
+        if (nhgt)
+            poll_nhgt(np, nv, now);
+        if (nhsg)
+            update_segments(np, nv, now);
     }
 }
 
@@ -123,14 +190,18 @@ static int poll_timer_cb(ddm_plugin *self, void *ud)
 
 int nh_poll_start(nh_plugin *np)
 {
-    if (!np->opts.interval_ms) {
+    int nhsg = segments_switchable(np); /* the tick also retries a failed always=1 "on" */
+    if (!np->opts.interval_ms)
         np->host->log(np->self, DDM_LOG_INFO,
                       "nativeheap.interval is 0: NHGT only on 'ddmon native-heap'");
+    if (np->opts.always && segments_switchable(np))
+        np->host->log(np->self, DDM_LOG_INFO,
+                      "nativeheap.always=1: native heap segments on for every VM, watched or not");
+    if (!np->opts.interval_ms && !nhsg)
         return 0;
-    }
     np->poll_timer = np->host->timer_add(np->self, NH_TICK_MS, poll_timer_cb, np, NULL);
     if (!np->poll_timer) {
-        np->host->log(np->self, DDM_LOG_WARNING, "cannot start the NHGT poll timer");
+        np->host->log(np->self, DDM_LOG_WARNING, "cannot start the native heap poll timer");
         return -ENOMEM;
     }
     return 0;

@@ -211,13 +211,8 @@ static void check_views(fixture *f, const nhgt_spec *s)
 static void test_ready_nhsg(void **state)
 {
     fixture *f = *state;
-    int i = fake_host_find_request(f->fh, f->vm, NHSG, 0);
-    const fake_request *rq;
-    assert_true(i >= 0);
-    rq = fake_host_request(f->fh, (size_t)i);
-    assert_int_equal(rq->len, 2);
-    assert_int_equal(rq->data[0], 1);
-    assert_int_equal(rq->data[1], 0);
+    /* nobody watches the segments view: no NHSG at READY */
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, NHSG, 0), -1);
     assert_true(fake_host_owns(f->fh, NHST));
     assert_true(fake_host_owns(f->fh, NHSG));
     assert_true(fake_host_owns(f->fh, NHEN));
@@ -484,10 +479,22 @@ static void test_nhsg_off_after_nhgt(void **state)
     assert_int_equal(rq->data[0], 0);
     assert_int_equal(rq->data[1], 1);
     teardown((void **)&f);
-    /* segments on (the default): no NHSG after NHGT */
+    /* segments on (the default) but unwatched: off, so NHSG(0, 1) too */
     f = setup_with(NULL, NULL);
     fake_host_run_command(f->fh, 2, argv);
-    assert_int_equal(fake_host_find_request(f->fh, f->vm, NHSG, 1), -1);
+    i = fake_host_find_request(f->fh, f->vm, NHSG, 0);
+    assert_true(i >= 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)i)->data[0], 0);
+    teardown((void **)&f);
+    /* watched: on, and no NHSG(0, 1) after NHGT */
+    f = setup_with(NULL, NULL);
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.segments"), 1);
+    fake_host_fire_timers(f->fh);
+    i = fake_host_find_request(f->fh, f->vm, NHSG, 0);
+    assert_true(i >= 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)i)->data[0], 1);
+    fake_host_run_command(f->fh, 2, argv);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, NHSG, (size_t)i + 1), -1);
     teardown((void **)&f);
 }
 
@@ -600,8 +607,17 @@ static void test_poll_options(void **state)
     f = setup_with(NULL, watch_all);
     assert_int_equal(n_nhgt(f), 1);
     teardown((void **)&f);
-    {   /* interval 0: on demand only, no timer */
+    {   /* interval 0: NHGT on demand only; the tick stays for NHSG */
         static const char *const o[] = { "nativeheap.interval", "0", NULL };
+        f = setup_with(o, watch_all);
+        assert_int_equal(fake_host_n_timers(f->fh), 1);
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(n_nhgt(f), 0);
+        teardown((void **)&f);
+    }
+    {   /* ... and without NHSG switching: no timer */
+        static const char *const o[] = { "nativeheap.interval", "0", "nativeheap.segments", "0",
+                                         NULL };
         f = setup_with(o, watch_all);
         assert_int_equal(fake_host_n_timers(f->fh), 0);
         assert_int_equal(n_nhgt(f), 0);
@@ -641,6 +657,171 @@ static void test_poll_options(void **state)
     fake_host_fire_timers(f->fh);
     assert_int_equal(n_nhgt(f), 0);
     teardown((void **)&f);
+}
+
+/* ------------------------------------------------- NHSG while watched */
+
+/* Number of NHSG requests to f->vm; *last gets the last one's "when" byte. */
+static int n_nhsg(fixture *f, int *last)
+{
+    int n = 0, i = -1;
+    while ((i = fake_host_find_request(f->fh, f->vm, NHSG, (size_t)(i + 1))) >= 0) {
+        const fake_request *rq = fake_host_request(f->fh, (size_t)i);
+        assert_int_equal(rq->len, 2);
+        /* only the two forms: on (when 1, what 0), off (when 0, what 1) */
+        assert_true((rq->data[0] == 1 && rq->data[1] == 0) || (rq->data[0] == 0 && rq->data[1] == 1));
+        if (last)
+            *last = rq->data[0];
+        n++;
+    }
+    return n;
+}
+
+static void tick_at(fixture *f, double t)
+{
+    g_now = t;
+    fake_host_fire_timers(f->fh);
+}
+
+static void test_segments_watch(void **state)
+{
+    fixture *f = *state;
+    ddm_view *seg = fake_view_find(f->fh, f->vm, "nativeheap.segments");
+    int last = -1;
+    double t;
+
+    /* unwatched: none, however long (other views watched do not count) */
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.summary"), 1);
+    for (t = 101; t < 140; t += 1)
+        tick_at(f, t);
+    assert_int_equal(n_nhsg(f, NULL), 0);
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.summary"), 0);
+    /* watched: NHSG(1, 0) at the next tick, once */
+    fake_view_set_watchers(seg, 1);
+    tick_at(f, 140);
+    assert_int_equal(n_nhsg(f, &last), 1);
+    assert_int_equal(last, 1);
+    for (t = 141; t < 200; t += 1)
+        tick_at(f, t);
+    assert_int_equal(n_nhsg(f, NULL), 1);
+    /* unwatched: still on during the grace period (10 s from the last look) */
+    fake_view_set_watchers(seg, 0);
+    tick_at(f, 205);
+    tick_at(f, 208.9);
+    assert_int_equal(n_nhsg(f, NULL), 1);
+    /* a look during the grace period restarts it */
+    fake_view_set_watchers(seg, 1);
+    tick_at(f, 209);
+    fake_view_set_watchers(seg, 0);
+    tick_at(f, 218.9);
+    assert_int_equal(n_nhsg(f, NULL), 1);
+    /* past the grace period: NHSG(0, 1), once */
+    tick_at(f, 219);
+    assert_int_equal(n_nhsg(f, &last), 2);
+    assert_int_equal(last, 0);
+    tick_at(f, 300);
+    assert_int_equal(n_nhsg(f, NULL), 2);
+    /* watched again: on again */
+    fake_view_set_watchers(seg, 1);
+    tick_at(f, 301);
+    assert_int_equal(n_nhsg(f, &last), 3);
+    assert_int_equal(last, 1);
+    /* a failed "off" is retried at the next tick, logged once */
+    fake_view_set_watchers(seg, 0);
+    fake_host_set_request_error_for(f->fh, NHSG, -ENOTCONN);
+    tick_at(f, 320);
+    tick_at(f, 321);
+    assert_int_equal(n_nhsg(f, NULL), 3);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_INFO), 1);
+    assert_true(fake_host_log_contains(f->fh, "cannot send NHSG(0, 1)"));
+    fake_host_set_request_error_for(f->fh, NHSG, 0);
+    tick_at(f, 322);
+    assert_int_equal(n_nhsg(f, &last), 4);
+    assert_int_equal(last, 0);
+    /* a failed "on" too */
+    fake_view_set_watchers(seg, 1);
+    fake_host_set_request_error_for(f->fh, NHSG, -ENOTCONN);
+    tick_at(f, 330);
+    assert_int_equal(n_nhsg(f, NULL), 4);
+    fake_host_set_request_error_for(f->fh, NHSG, 0);
+    tick_at(f, 331);
+    assert_int_equal(n_nhsg(f, &last), 5);
+    assert_int_equal(last, 1);
+    /* a refusal is logged */
+    fake_host_complete_fail(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, NHSG, 0), 1,
+                            "no native heap here");
+    assert_true(fake_host_log_contains(f->fh, "no native heap here"));
+    /* the VM goes while on: nothing more is sent to it */
+    fake_view_set_watchers(seg, 0);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    tick_at(f, 400);
+    assert_int_equal(n_nhsg(f, NULL), 5);
+}
+
+static void watch_segments_only(fake_host *fh)
+{
+    fake_host_set_default_watchers(fh, 1);
+    fake_host_disable_chunk(fh, NHGT);
+}
+
+static void watch_none_enabled(fake_host *fh)
+{
+    watch_segments_only(fh);
+    fake_host_disable_chunk(fh, NHSG);
+}
+
+static void fail_nhsg(fake_host *fh) { fake_host_set_request_error_for(fh, NHSG, -ENOTCONN); }
+
+static void test_segments_watch_options(void **state)
+{
+    fixture *f;
+    int last = -1;
+    (void)state;
+    /* already watched when it becomes ready (a snapshot): NHSG(1, 0) at once */
+    f = setup_with(NULL, watch_segments_only);
+    assert_int_equal(n_nhsg(f, &last), 1);
+    assert_int_equal(last, 1);
+    teardown((void **)&f);
+    /* NHSG disabled (--chunks): never, watched or not */
+    f = setup_with(NULL, watch_none_enabled);
+    tick_at(f, 101);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    teardown((void **)&f);
+    {   /* nativeheap.grace_ms */
+        static const char *const o[] = { "nativeheap.grace_ms", "1000", NULL };
+        f = setup_with(o, NULL);
+        fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.segments"), 1);
+        tick_at(f, 101);
+        fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.segments"), 0);
+        tick_at(f, 101.9);
+        assert_int_equal(n_nhsg(f, NULL), 1);
+        tick_at(f, 102);
+        assert_int_equal(n_nhsg(f, &last), 2);
+        assert_int_equal(last, 0);
+        teardown((void **)&f);
+    }
+    {   /* nativeheap.always=1: on at READY, watched or not, never off */
+        static const char *const o[] = { "nativeheap.always", "1", "nativeheap.interval", "0",
+                                         NULL };
+        f = setup_with(o, fail_nhsg);
+        assert_int_equal(n_nhsg(f, NULL), 0);
+        /* a failed "on" is retried at the next tick (there is one, even with
+         * interval 0) */
+        fake_host_set_request_error_for(f->fh, NHSG, 0);
+        tick_at(f, 101);
+        assert_int_equal(n_nhsg(f, &last), 1);
+        assert_int_equal(last, 1);
+        tick_at(f, 1000);
+        assert_int_equal(n_nhsg(f, NULL), 1);
+        teardown((void **)&f);
+    }
+    {   /* nativeheap.segments=0: never, even watched */
+        static const char *const o[] = { "nativeheap.segments", "0", NULL };
+        f = setup_with(o, watch_segments_only);
+        tick_at(f, 101);
+        assert_int_equal(n_nhsg(f, NULL), 0);
+        teardown((void **)&f);
+    }
 }
 
 static void test_maps(void **state)
@@ -689,6 +870,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_poll_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_watched, setup, teardown),
         cmocka_unit_test(test_poll_options),
+        cmocka_unit_test_setup_teardown(test_segments_watch, setup, teardown),
+        cmocka_unit_test(test_segments_watch_options),
     };
     return cmocka_run_group_tests_name("plugin-nativeheap", tests, NULL, NULL);
 }
