@@ -15,6 +15,11 @@
  *      Sends HPIF(when 1, "now") and finishes with the heap summary when
  *      the VM's HPIF event arrives (it comes before the empty reply).
  *
+ * Both answer at once, with no request and no per-VM state created, for a
+ * VM that is not a ready DDM VM (a plain JVM, or one still connecting):
+ * it could not be asked anyway, and heap_vm_get would make empty views for
+ * it that live until it disconnects.
+ *
  * A heap-info command in flight is a heap_info_ticket, a heap-bitmap
  * waiting for a GC a heap_bitmap_ticket: each is owned by its request's
  * reply callback (called exactly once), shared with the per-VM state so
@@ -42,6 +47,29 @@ static int parse_u32(const char *s, uint32_t *out)
         return -1;
     *out = (uint32_t)v;
     return 0;
+}
+
+/* @vm's state if it is a ready DDM VM (DDM_VM_READY seen, not gone), else
+ * NULL after finishing @cmd with why. Creates no per-VM state. */
+static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec)
+{
+    const ddm_host *h = hp->host;
+    heap_vm *hv = h->vm_get_data(hp->self, vm);
+    const ddm_vm_info *vi = h->vm_info(vm);
+    const char *state;
+    char msg[256];
+
+    if (hv && hv->ready && vi && vi->ddm)
+        return hv;
+    if (!vi)
+        state = "unknown";
+    else if (!vi->ddm)
+        state = "plain JVM, not DDM-aware";
+    else
+        state = "not ready: the DDM handshake has not finished";
+    snprintf(msg, sizeof msg, "VM %s is not a ready DDM VM (state: %s)", vmspec, state);
+    h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+    return NULL;
 }
 
 /* The heap to draw: @heap_id if given, else the default. NULL if none has data. */
@@ -262,6 +290,9 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
         return 0;
     }
+    hv = ready_vm_or_fail(hp, cmd, vm, vmspec);
+    if (!hv)
+        return 0;
     /* The monitor writes the file; resolve a relative name against the
      * client's directory, as the user meant it. */
     const char *cwd = file[0] != '/' ? h->cmd_cwd(cmd) : NULL;
@@ -271,7 +302,6 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         snprintf(full, plen, "%s/%s", cwd, file);
         file = full;
     }
-    hv = h->vm_get_data(hp->self, vm);
     sh = bitmap_heap(hv, have_heap, heap_id);
     if (sh) {
         write_bitmap(hp, cmd, sh, file, width);
@@ -400,9 +430,9 @@ static int cmd_heap_info(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
         h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type HPIF is disabled");
         return 0;
     }
-    hv = heap_vm_get(hp, vm);
+    hv = ready_vm_or_fail(hp, cmd, vm, argv[1]);
     if (!hv)
-        return -ENOMEM;
+        return 0;
     if (hv->ticket) {
         h->cmd_finish(cmd, DDM_CMD_FAILED, "a heap-info for this VM is already running");
         return 0;

@@ -1196,6 +1196,52 @@ static void test_partial_off_then_watched(void **state)
     assert_request(f, 5, HPIF, 1, 3, 0);
 }
 
+/* heap-info and heap-bitmap on a VM that is not a ready DDM VM: a clear
+ * failure at once, no request, and no per-VM state or views made for it. */
+static void test_commands_not_ready(void **state)
+{
+    fixture *f = *state;
+    ddm_vm *early = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 50, .ddm = 1, .user_id = -1,
+                                                            .key = "127.0.0.1:8050" });
+    ddm_vm *jvm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 51, .ddm = 0, .user_id = -1,
+                                                          .key = "127.0.0.1:8051" });
+    const char *info50[] = { "heap-info", "50" };
+    const char *info51[] = { "heap-info", "51" };
+    const char *bm50[] = { "heap-bitmap", "50", "/tmp/ddmon-heap-never.png" };
+    const char *bm51[] = { "heap-bitmap", "51", "/tmp/ddmon-heap-never.png" };
+    const struct {
+        const char *const *argv;
+        int argc;
+        const char *want;
+    } cases[] = {
+        { info50, 2, "VM 50 is not a ready DDM VM (state: not ready" },
+        { bm50, 3, "VM 50 is not a ready DDM VM (state: not ready" },
+        { info51, 2, "VM 51 is not a ready DDM VM (state: plain JVM" },
+        { bm51, 3, "VM 51 is not a ready DDM VM (state: plain JVM" },
+    };
+    size_t i, n0 = fake_host_n_requests(f->fh);
+
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ddm_cmd *cmd = fake_host_run_command(f->fh, cases[i].argc, cases[i].argv);
+        assert_true(fake_cmd_finished(cmd));
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(fake_cmd_message(cmd));
+        if (strncmp(fake_cmd_message(cmd), cases[i].want, strlen(cases[i].want)) != 0)
+            fail_msg("case %zu: \"%s\"", i, fake_cmd_message(cmd));
+    }
+    assert_int_equal(fake_host_n_requests(f->fh), n0);
+    assert_int_equal(fake_host_n_views(f->fh, early), 0);
+    assert_int_equal(fake_host_n_views(f->fh, jvm), 0);
+    assert_null(fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), early));
+    /* once ready, heap-info asks it */
+    fake_host_vm_event(f->fh, early, DDM_VM_READY);
+    {
+        ddm_cmd *cmd = fake_host_run_command(f->fh, 2, info50);
+        assert_false(fake_cmd_finished(cmd));
+        assert_true(fake_host_find_request(f->fh, early, HPIF, 0) >= 0);
+    }
+}
+
 static void test_request_errors(void **state)
 {
     fixture *f;
@@ -1241,6 +1287,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_end_mismatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpso_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commands_not_ready, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),
