@@ -54,6 +54,19 @@ static void drop_ud(void *ud, ddm_free_fn ud_free)
         }                                            \
     } while (0)
 
+/* The start of every register_* call: a valid plugin, valid arguments
+ * (@args_ok), and a plugin allowed to register now (during init); on any
+ * failure the ud goes back to its free function and the call returns. */
+#define REG_BEGIN(self, args_ok, what, ud, ud_free)                     \
+    do {                                                                \
+        REG_CHECK(ddm_plugin_is_valid(self), (ud), (ud_free), -EINVAL); \
+        REG_CHECK((args_ok), (ud), (ud_free), -EINVAL);                 \
+        if (!ddm_registry_may_register((self), (what))) {               \
+            drop_ud((ud), (ud_free));                                   \
+            return -EPERM;                                              \
+        }                                                               \
+    } while (0)
+
 /* ------------------------------------------------------------- logging */
 
 static void host_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...)
@@ -143,18 +156,26 @@ static gboolean chunk_reserved(uint32_t type)
     return type == DDM_CHUNK_HELO || type == DDM_CHUNK_ZLIB || type == DDM_CHUNK_FAIL;
 }
 
+/* An owner's or a tap's registration (transfer full: the registry frees it). */
+static DdmChunkReg *chunk_reg_new(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                                  ddm_free_fn ud_free)
+{
+    DdmChunkReg *r = g_new0(DdmChunkReg, 1);
+    r->plugin = self;
+    r->type = type;
+    r->fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    return r;
+}
+
 static int host_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                                ddm_free_fn ud_free)
 {
-    REG_CHECK(ddm_plugin_is_valid(self), ud, ud_free, -EINVAL);
-    REG_CHECK(fn != NULL && type != 0, ud, ud_free, -EINVAL);
+    REG_BEGIN(self, fn != NULL && type != 0, "register_chunk", ud, ud_free);
     DdmRegistry *reg = self->registry;
     char name[5];
     ddm_chunk_name(type, name);
-    if (!ddm_registry_may_register(self, "register_chunk")) {
-        drop_ud(ud, ud_free);
-        return -EPERM;
-    }
     if (chunk_reserved(type)) {
         g_warning("plugin %s: chunk type %s is handled by the core and cannot be owned",
                   self->name, name);
@@ -176,44 +197,22 @@ static int host_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn,
         drop_ud(ud, ud_free);
         return -EEXIST;
     }
-    DdmChunkReg *r = g_new0(DdmChunkReg, 1);
-    r->plugin = self;
-    r->type = type;
-    r->fn = fn;
-    r->ud = ud;
-    r->ud_free = ud_free;
-    g_hash_table_insert(reg->owners, GUINT_TO_POINTER(type), r);
+    g_hash_table_insert(reg->owners, GUINT_TO_POINTER(type), chunk_reg_new(self, type, fn, ud, ud_free));
     return 0;
 }
 
 static int host_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                              ddm_free_fn ud_free)
 {
-    REG_CHECK(ddm_plugin_is_valid(self), ud, ud_free, -EINVAL);
-    REG_CHECK(fn != NULL, ud, ud_free, -EINVAL);
-    if (!ddm_registry_may_register(self, "register_tap")) {
-        drop_ud(ud, ud_free);
-        return -EPERM;
-    }
-    DdmChunkReg *r = g_new0(DdmChunkReg, 1);
-    r->plugin = self;
-    r->type = type;
-    r->fn = fn;
-    r->ud = ud;
-    r->ud_free = ud_free;
-    g_ptr_array_add(self->registry->taps, r);
+    REG_BEGIN(self, fn != NULL, "register_tap", ud, ud_free);
+    g_ptr_array_add(self->registry->taps, chunk_reg_new(self, type, fn, ud, ud_free));
     return 0;
 }
 
 static int host_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
                                      ddm_free_fn ud_free)
 {
-    REG_CHECK(ddm_plugin_is_valid(self), ud, ud_free, -EINVAL);
-    REG_CHECK(fn != NULL, ud, ud_free, -EINVAL);
-    if (!ddm_registry_may_register(self, "register_vm_listener")) {
-        drop_ud(ud, ud_free);
-        return -EPERM;
-    }
+    REG_BEGIN(self, fn != NULL, "register_vm_listener", ud, ud_free);
     DdmListenerReg *r = g_new0(DdmListenerReg, 1);
     r->plugin = self;
     r->fn = fn;
@@ -238,12 +237,7 @@ static int host_register_command(ddm_plugin *self, const char *name, const char 
                                  const char *summary, ddm_command_fn fn, void *ud,
                                  ddm_free_fn ud_free)
 {
-    REG_CHECK(ddm_plugin_is_valid(self), ud, ud_free, -EINVAL);
-    REG_CHECK(name != NULL && fn != NULL, ud, ud_free, -EINVAL);
-    if (!ddm_registry_may_register(self, "register_command")) {
-        drop_ud(ud, ud_free);
-        return -EPERM;
-    }
+    REG_BEGIN(self, name != NULL && fn != NULL, "register_command", ud, ud_free);
     if (!command_name_ok(name)) {
         g_warning("plugin %s: '%s' is not a valid command name (letters, digits, - _ .)",
                   self->name, name);
