@@ -35,10 +35,10 @@ typedef struct Client Client;
 typedef struct PendingCmd {
     Client *client;  /* NULL once the client is gone */
     gboolean blobs;
-    DdmCtlRequest view_req; /* a delayed view reply (see op_view), else zeroed */
-    guint view_timer;
-    DdmControl *view_ctl;   /* for delayed view replies: outlives the client */
-    char *ambiguous;        /* plugin commands: "'APP' matches N VMs" for an argument */
+    DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list), else zeroed */
+    guint delay_timer;
+    DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
+    char *ambiguous;           /* plugin commands: "'APP' matches N VMs" for an argument */
 } PendingCmd;
 
 /* A one-shot `ddmon view NAME` keeps that view watched for a while, so
@@ -95,7 +95,7 @@ struct DdmControl {
     DdmControlStopFn stop;
     gpointer stop_ud;
     GHashTable *interest;  /* view name -> Interest* */
-    GList *first_looks;    /* PendingCmd* of delayed view replies (freed at shutdown) */
+    GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
     gint64 started_us;     /* monotonic: when the server began to answer */
 };
 
@@ -491,21 +491,21 @@ static gboolean delayed_reply_cb(gpointer ud)
 {
     PendingCmd *pc = ud;
     Client *c = pc->client;
-    gboolean vms = pc->view_req.op == DDM_CTL_OP_VMS;
-    if (vms && c != NULL && !c->dead && !startup_settled(pc->view_ctl))
+    gboolean vms = pc->delayed_req.op == DDM_CTL_OP_VMS;
+    if (vms && c != NULL && !c->dead && !startup_settled(pc->delay_ctl))
         return G_SOURCE_CONTINUE;
-    pc->view_timer = 0;
+    pc->delay_timer = 0;
     if (c != NULL && !c->dead) {
         c->cmd = NULL;
         if (vms)
             op_core_view(c, "vms", FALSE);
         else
-            op_view_now(c, &pc->view_req);
+            op_view_now(c, &pc->delayed_req);
         if (!c->dead && c->process_idle == 0)
             c->process_idle = g_idle_add(resume_cb, c);
     }
-    pc->view_ctl->first_looks = g_list_remove(pc->view_ctl->first_looks, pc);
-    ddm_ctl_request_clear(&pc->view_req);
+    pc->delay_ctl->delayed_replies = g_list_remove(pc->delay_ctl->delayed_replies, pc);
+    ddm_ctl_request_clear(&pc->delayed_req);
     g_free(pc);
     return G_SOURCE_REMOVE;
 }
@@ -515,14 +515,14 @@ static void delay_reply(Client *c, const DdmCtlRequest *req, guint ms)
 {
     PendingCmd *pc = g_new0(PendingCmd, 1);
     pc->client = c;
-    pc->view_ctl = c->ctl;
-    pc->view_req.op = req->op;
-    pc->view_req.name = g_strdup(req->name);
-    pc->view_req.vm = g_strdup(req->vm);
-    pc->view_req.blobs = req->blobs;
+    pc->delay_ctl = c->ctl;
+    pc->delayed_req.op = req->op;
+    pc->delayed_req.name = g_strdup(req->name);
+    pc->delayed_req.vm = g_strdup(req->vm);
+    pc->delayed_req.blobs = req->blobs;
     c->cmd = pc;
-    pc->view_timer = g_timeout_add(ms, delayed_reply_cb, pc);
-    c->ctl->first_looks = g_list_prepend(c->ctl->first_looks, pc);
+    pc->delay_timer = g_timeout_add(ms, delayed_reply_cb, pc);
+    c->ctl->delayed_replies = g_list_prepend(c->ctl->delayed_replies, pc);
 }
 
 static gboolean any_view_named(DdmControl *ctl, const char *name)
@@ -1078,15 +1078,15 @@ void ddm_control_free(DdmControl *ctl)
         close(ctl->listen_fd);
     ddm_views_remove_listener(ctl->mon->views, ctl->listener);
     g_hash_table_destroy(ctl->interest);
-    for (GList *l = ctl->first_looks; l != NULL; l = l->next) {
+    for (GList *l = ctl->delayed_replies; l != NULL; l = l->next) {
         PendingCmd *pc = l->data;
-        g_source_remove(pc->view_timer);
+        g_source_remove(pc->delay_timer);
         if (pc->client != NULL)
             pc->client->cmd = NULL;
-        ddm_ctl_request_clear(&pc->view_req);
+        ddm_ctl_request_clear(&pc->delayed_req);
         g_free(pc);
     }
-    g_list_free(ctl->first_looks);
+    g_list_free(ctl->delayed_replies);
     for (GList *l = ctl->clients; l != NULL; l = l->next) {
         Client *c = l->data;
         if (!c->dead && client_queued(c) > 0)
