@@ -1,34 +1,25 @@
 # SPDX-License-Identifier: Apache-2.0
-# core/: the codec (pure bytes, no I/O) and the monitor.
+# core/: everything the daemon is made of below its process shell (server/).
+# Each part is a folder with its own local.mk; doc/architecture.md says what
+# each owns and what it may call. The parts above wire/ make up one
+# convenience library, libddmcore.la, so that tests link the real code.
 
-# The codec, shared by ddmon, ddmon-simvm, tests and benchmarks.
-noinst_LTLIBRARIES += core/libddmcodec.la
-core_libddmcodec_la_SOURCES = \
-	%reldir%/jdwp.c %reldir%/jdwp.h \
-	%reldir%/ddm.c %reldir%/zlibchunk.c %reldir%/helo.c %reldir%/ddm.h
-core_libddmcodec_la_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-codec\"
-core_libddmcodec_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(ZLIB_CFLAGS)
-core_libddmcodec_la_LIBADD = $(GLIB_LIBS) $(ZLIB_LIBS)
-
-# The monitor, as a convenience library so tests link the real code.
-# Each area adds its sources in its own .mk (session.mk, pluginhost.mk,
-# frontend.mk, adb.mk, relay.mk).
 noinst_LTLIBRARIES += core/libddmcore.la
-core_libddmcore_la_SOURCES = \
-	%reldir%/config.h %reldir%/target.h %reldir%/correlate.h %reldir%/vm.h \
-	%reldir%/registry.h %reldir%/loader.h %reldir%/views.h %reldir%/monitor.h
+core_libddmcore_la_SOURCES =
 core_libddmcore_la_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon\" \
 	-DDDM_PLUGINDIR=\"$(pluginsdir)\" -DDDM_BINDIR=\"$(bindir)\"
 core_libddmcore_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(ZLIB_CFLAGS)
-core_libddmcore_la_LIBADD = core/libddmcodec.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(ZLIB_LIBS) \
+core_libddmcore_la_LIBADD = core/wire/libddmwire.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(ZLIB_LIBS) \
 	$(DLOPEN_LIBS) $(LIBM)
 
-# The ddmon binary: client commands and the server (core/main.c is frontend.mk's).
-bin_PROGRAMS += ddmon
-ddmon_SOURCES =
-ddmon_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
-ddmon_CFLAGS = $(core_libddmcore_la_CFLAGS)
-ddmon_LDADD = core/libddmcore.la
+include core/wire/local.mk
+include core/config/local.mk
+include core/views/local.mk
+include core/transport/local.mk
+include core/session/local.mk
+include core/pluginhost/local.mk
+include core/relay/local.mk
+include core/discovery/local.mk
 
 # The uninstalled plugin directory, $(top_builddir)/plugins: every plugin
 # built here is copied (not linked: the loader refuses symlinks), only when

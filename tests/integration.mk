@@ -68,13 +68,13 @@ EXTRA_DIST += tests/integration/jdb-simvm.sh tests/java/JdiThreads.java
 
 # jdb simvm (unit): the simulated VM's JDWP object model, parsed back.
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-simvm-jdwp
-TESTS += tests/unit/test-simvm-jdwp
-tests_unit_test_simvm_jdwp_SOURCES = tests/unit/test-simvm-jdwp.c
-tests_unit_test_simvm_jdwp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm -I$(top_srcdir)/core \
+check_PROGRAMS += tests/simvm/test-simvm-jdwp
+TESTS += tests/simvm/test-simvm-jdwp
+tests_simvm_test_simvm_jdwp_SOURCES = tests/simvm/test-simvm-jdwp.c
+tests_simvm_test_simvm_jdwp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm \
 	-DG_LOG_DOMAIN=\"ddmon-test\"
-tests_unit_test_simvm_jdwp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
-tests_unit_test_simvm_jdwp_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
+tests_simvm_test_simvm_jdwp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_simvm_test_simvm_jdwp_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
 endif
 # end jdb simvm (unit)
 
@@ -83,12 +83,12 @@ endif
 # "code","kind"} object: the pure helpers (unit), and each kind from the real
 # binary (no server, autostart failure, usage, not found, plugin commands,
 # watch and snapshot).
-check_PROGRAMS += tests/unit/test-ctl-failure
-TESTS += tests/unit/test-ctl-failure
-tests_unit_test_ctl_failure_SOURCES = tests/unit/test-ctl-failure.c core/ctlproto.c core/ctlproto.h
-tests_unit_test_ctl_failure_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-control\"
-tests_unit_test_ctl_failure_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_ctl_failure_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
+check_PROGRAMS += tests/unit/cli/test-ctl-failure
+TESTS += tests/unit/cli/test-ctl-failure
+tests_unit_cli_test_ctl_failure_SOURCES = tests/unit/cli/test-ctl-failure.c core/wire/ctlproto.c core/wire/ctlproto.h
+tests_unit_cli_test_ctl_failure_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-control\"
+tests_unit_cli_test_ctl_failure_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_cli_test_ctl_failure_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
 if ENABLE_TESTS
 TESTS += tests/integration/json-errors.sh
 endif

@@ -49,20 +49,20 @@ DDM_PLUGINHOST_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(C
 DDM_PLUGINHOST_TEST_LIBS = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) \
 	$(DLOPEN_LIBS)
 
-check_PROGRAMS += tests/unit/test-loader tests/unit/test-registry
-TESTS += tests/unit/test-loader tests/unit/test-registry
+check_PROGRAMS += tests/unit/pluginhost/test-loader tests/unit/pluginhost/test-registry
+TESTS += tests/unit/pluginhost/test-loader tests/unit/pluginhost/test-registry
 
-tests_unit_test_loader_SOURCES = tests/unit/test-loader.c
-tests_unit_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\"
-tests_unit_test_loader_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
-tests_unit_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
-# `make tests/unit/test-loader` builds the plugins it loads.
+tests_unit_pluginhost_test_loader_SOURCES = tests/unit/pluginhost/test-loader.c
+tests_unit_pluginhost_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\"
+tests_unit_pluginhost_test_loader_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
+tests_unit_pluginhost_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+# `make tests/unit/pluginhost/test-loader` builds the plugins it loads.
 EXTRA_tests_unit_test_loader_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
-tests_unit_test_registry_SOURCES = tests/unit/test-registry.c
-tests_unit_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
-tests_unit_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
-tests_unit_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+tests_unit_pluginhost_test_registry_SOURCES = tests/unit/pluginhost/test-registry.c
+tests_unit_pluginhost_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
+tests_unit_pluginhost_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
+tests_unit_pluginhost_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
 # The --plugin-opt test loads good.so and hello.so.
 EXTRA_tests_unit_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 

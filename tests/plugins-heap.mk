@@ -7,14 +7,14 @@ PLUGINS_HEAP_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(DDM_PLUGIN_INCLUDES) -I$(top_srcdi
 PLUGINS_HEAP_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-segdecode
-TESTS += tests/unit/test-segdecode
+check_PROGRAMS += tests/unit/plugins/test-segdecode
+TESTS += tests/unit/plugins/test-segdecode
 endif
-tests_unit_test_segdecode_SOURCES = tests/unit/test-segdecode.c \
+tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c \
 	plugins/heap/segdecode.c plugins/heap/segdecode.h
-tests_unit_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
-tests_unit_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
-tests_unit_test_segdecode_LDADD = $(CMOCKA_LIBS)
+tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
+tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
+tests_unit_plugins_test_segdecode_LDADD = $(CMOCKA_LIBS)
 
 HEAP_PLUGIN_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 	plugins/heap/segcollect.c plugins/heap/segcollect.h \
@@ -26,17 +26,17 @@ HEAP_PLUGIN_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 
 if ENABLE_TESTS
 if BUILD_PLUGIN_HEAP
-check_PROGRAMS += tests/unit/test-plugin-heap
-TESTS += tests/unit/test-plugin-heap
+check_PROGRAMS += tests/unit/plugins/test-plugin-heap
+TESTS += tests/unit/plugins/test-plugin-heap
 endif
 endif
-tests_unit_test_plugin_heap_SOURCES = tests/unit/test-plugin-heap.c $(HEAP_PLUGIN_SOURCES)
-tests_unit_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
-tests_unit_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_test_plugin_heap_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-heap.c $(HEAP_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_FAKEHOST_LDADD)
 if HAVE_LIBPNG
-tests_unit_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
-tests_unit_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
+tests_unit_plugins_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
+tests_unit_plugins_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
 endif
 
 NATIVEHEAP_TEST_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
@@ -48,11 +48,11 @@ NATIVEHEAP_TEST_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 
 if ENABLE_TESTS
 if BUILD_PLUGIN_NATIVEHEAP
-check_PROGRAMS += tests/unit/test-plugin-nativeheap
-TESTS += tests/unit/test-plugin-nativeheap
+check_PROGRAMS += tests/unit/plugins/test-plugin-nativeheap
+TESTS += tests/unit/plugins/test-plugin-nativeheap
 endif
 endif
-tests_unit_test_plugin_nativeheap_SOURCES = tests/unit/test-plugin-nativeheap.c $(NATIVEHEAP_TEST_SOURCES)
-tests_unit_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
-tests_unit_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_test_plugin_nativeheap_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plugin-nativeheap.c $(NATIVEHEAP_TEST_SOURCES)
+tests_unit_plugins_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_plugins_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_nativeheap_LDADD = $(DDM_FAKEHOST_LDADD)

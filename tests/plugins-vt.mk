@@ -18,30 +18,30 @@ DDM_FAKEHOST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 DDM_FAKEHOST_LDADD = tests/harness/libfakehost.la $(CMOCKA_LIBS) $(LIBM)
 
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-fake-host
-TESTS += tests/unit/test-fake-host
-tests_unit_test_fake_host_SOURCES = tests/unit/test-fake-host.c
-tests_unit_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
-tests_unit_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
+check_PROGRAMS += tests/unit/pluginhost/test-fake-host
+TESTS += tests/unit/pluginhost/test-fake-host
+tests_unit_pluginhost_test_fake_host_SOURCES = tests/unit/pluginhost/test-fake-host.c
+tests_unit_pluginhost_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_unit_pluginhost_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_pluginhost_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
 
 if BUILD_PLUGIN_VMINFO
-check_PROGRAMS += tests/unit/test-plugin-vminfo
-TESTS += tests/unit/test-plugin-vminfo
+check_PROGRAMS += tests/unit/plugins/test-plugin-vminfo
+TESTS += tests/unit/plugins/test-plugin-vminfo
 endif
 if BUILD_PLUGIN_THREADS
-check_PROGRAMS += tests/unit/test-plugin-threads
-TESTS += tests/unit/test-plugin-threads
+check_PROGRAMS += tests/unit/plugins/test-plugin-threads
+TESTS += tests/unit/plugins/test-plugin-threads
 endif
 endif
-tests_unit_test_plugin_vminfo_SOURCES = tests/unit/test-plugin-vminfo.c \
+tests_unit_plugins_test_plugin_vminfo_SOURCES = tests/unit/plugins/test-plugin-vminfo.c \
 	plugins/vminfo/vminfo.c plugins/vminfo/vminfo.h plugins/vminfo/vminfo-parse.c \
 	plugins/vminfo/vminfo-commands.c
-tests_unit_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo
-tests_unit_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo
+tests_unit_plugins_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)
 
-tests_unit_test_plugin_threads_SOURCES = tests/unit/test-plugin-threads.c $(THREADS_PLUGIN_SOURCES)
-tests_unit_test_plugin_threads_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/threads
-tests_unit_test_plugin_threads_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_test_plugin_threads_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_threads_SOURCES = tests/unit/plugins/test-plugin-threads.c $(THREADS_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_threads_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/threads
+tests_unit_plugins_test_plugin_threads_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_threads_LDADD = $(DDM_FAKEHOST_LDADD)

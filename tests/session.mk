@@ -3,33 +3,33 @@
 # They link the session sources directly (not libddmcore.la) so each unit is
 # tested alone, with a small test monitor standing in for the hub.
 
-SESSION_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-test\"
+SESSION_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
 SESSION_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-correlate
-TESTS += tests/unit/test-correlate
+check_PROGRAMS += tests/unit/session/test-correlate
+TESTS += tests/unit/session/test-correlate
 endif
-tests_unit_test_correlate_SOURCES = tests/unit/test-correlate.c core/correlate.c core/correlate.h
-tests_unit_test_correlate_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
-tests_unit_test_correlate_CFLAGS = $(SESSION_TEST_CFLAGS)
-tests_unit_test_correlate_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_unit_session_test_correlate_SOURCES = tests/unit/session/test-correlate.c core/session/correlate.c core/session/correlate.h
+tests_unit_session_test_correlate_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_session_test_correlate_CFLAGS = $(SESSION_TEST_CFLAGS)
+tests_unit_session_test_correlate_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-vm
-TESTS += tests/unit/test-vm
+check_PROGRAMS += tests/unit/session/test-vm
+TESTS += tests/unit/session/test-vm
 endif
-tests_unit_test_vm_SOURCES = tests/unit/test-vm.c core/vm.c core/target.c core/correlate.c
-tests_unit_test_vm_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
-tests_unit_test_vm_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
-tests_unit_test_vm_LDADD = core/libddmcodec.la $(GLIB_LIBS) $(ZLIB_LIBS) $(CMOCKA_LIBS)
+tests_unit_session_test_vm_SOURCES = tests/unit/session/test-vm.c core/session/vm.c core/transport/target.c core/session/correlate.c
+tests_unit_session_test_vm_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_session_test_vm_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_session_test_vm_LDADD = core/wire/libddmwire.la $(GLIB_LIBS) $(ZLIB_LIBS) $(CMOCKA_LIBS)
 
 # The monitor hub with the real core (views, registry, relay, discovery).
 if ENABLE_TESTS
-check_PROGRAMS += tests/unit/test-monitor
-TESTS += tests/unit/test-monitor
+check_PROGRAMS += tests/unit/session/test-monitor
+TESTS += tests/unit/session/test-monitor
 endif
-tests_unit_test_monitor_SOURCES = tests/unit/test-monitor.c
-tests_unit_test_monitor_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
-tests_unit_test_monitor_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
-tests_unit_test_monitor_LDADD = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
+tests_unit_session_test_monitor_SOURCES = tests/unit/session/test-monitor.c
+tests_unit_session_test_monitor_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_session_test_monitor_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_session_test_monitor_LDADD = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)

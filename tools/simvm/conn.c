@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ddm.h"
+#include "core/wire/ddm.h"
 #include "jdwp_model.h"
 
 #define READ_BUDGET ((size_t)1 << 20) /* per callback, so one client cannot starve others */

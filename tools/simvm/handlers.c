@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "ddm.h"
+#include "core/wire/ddm.h"
 #include "jdwp_model.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)

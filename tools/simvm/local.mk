@@ -3,7 +3,7 @@
 # fixture, benchmark load), its models as a library the unit tests link,
 # and simvm-probe, a tiny JDWP/DDM client for smoke tests.
 
-SIMVM_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/core -DG_LOG_DOMAIN=\"ddmon-simvm\"
+SIMVM_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-simvm\"
 
 # The models (threads, heaps, native heap) and their encoders: pure bytes.
 noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
@@ -25,7 +25,7 @@ noinst_LTLIBRARIES += %reldir%/libsimvm.la
 	%reldir%/reactor.c %reldir%/reactor.h
 %canon_reldir%_libsimvm_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
 %canon_reldir%_libsimvm_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
-%canon_reldir%_libsimvm_la_LIBADD = %reldir%/libsimvmmodel.la core/libddmcodec.la \
+%canon_reldir%_libsimvm_la_LIBADD = %reldir%/libsimvmmodel.la core/wire/libddmwire.la \
 	$(JSON_GLIB_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
 
 bin_PROGRAMS += ddmon-simvm
@@ -38,7 +38,7 @@ noinst_PROGRAMS += %reldir%/simvm-probe
 %canon_reldir%_simvm_probe_SOURCES = %reldir%/simvm-probe.c
 %canon_reldir%_simvm_probe_CPPFLAGS = $(SIMVM_CPPFLAGS)
 %canon_reldir%_simvm_probe_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
-%canon_reldir%_simvm_probe_LDADD = core/libddmcodec.la $(GLIB_LIBS) $(ZLIB_LIBS)
+%canon_reldir%_simvm_probe_LDADD = core/wire/libddmwire.la $(GLIB_LIBS) $(ZLIB_LIBS)
 
 dist_doc_DATA += doc/ddmon-simvm.md
 man1_MANS += doc/ddmon-simvm.1

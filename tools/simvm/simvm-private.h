@@ -14,7 +14,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "jdwp.h"
+#include "core/wire/jdwp.h"
 #include "heap.h"
 #include "native.h"
 #include "reactor.h"

@@ -24,8 +24,8 @@
 
 #include <ddmon/bytes.h>
 
-#include "ddm.h"
-#include "jdwp.h"
+#include "core/wire/ddm.h"
+#include "core/wire/jdwp.h"
 
 static int timeout_ms = 5000;
 static uint32_t next_id = 0x40000000u;

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ddm.h"
+#include "core/wire/ddm.h"
 
 static void listener_io(void *ud, unsigned events);
 

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Control socket client and background server start. See client.h.
+ */
+#include <build-config.h>
+
+#include "cli/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "server/server.h"
+
+struct DdmClient {
+    int fd;
+    DdmLineFramer *in;
+    gboolean eof;
+};
+
+static DdmClient *connect_once(const char *socket_path, GError **error)
+{
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    if (strlen(socket_path) >= sizeof(addr.sun_path)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FILENAME_TOO_LONG, "socket path too long: %s",
+                    socket_path);
+        return NULL;
+    }
+    strcpy(addr.sun_path, socket_path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "socket: %s", g_strerror(e));
+        return NULL;
+    }
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        int e = errno;
+        close(fd);
+        GIOErrorEnum code = (e == ENOENT) ? G_IO_ERROR_NOT_FOUND
+                            : (e == ECONNREFUSED) ? G_IO_ERROR_CONNECTION_REFUSED
+                                                  : g_io_error_from_errno(e);
+        g_set_error(error, G_IO_ERROR, code, "cannot connect to %s: %s", socket_path,
+                    g_strerror(e));
+        return NULL;
+    }
+    DdmClient *c = g_new0(DdmClient, 1);
+    c->fd = fd;
+    c->in = ddm_line_framer_new(DDM_CTL_MAX_RESPONSE);
+    return c;
+}
+
+DdmClient *ddm_client_connect(const char *socket_path, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(socket_path);
+    GError *local = NULL;
+    if (!ddm_server_check_dir(dir, FALSE, &local)) {
+        if (!g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)) {
+            g_propagate_error(error, local);
+            return NULL;
+        }
+        g_clear_error(&local);
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no server: %s does not exist",
+                    dir);
+        return NULL;
+    }
+    return connect_once(socket_path, error);
+}
+
+void ddm_client_free(DdmClient *c)
+{
+    if (c == NULL)
+        return;
+    if (c->fd >= 0)
+        close(c->fd);
+    ddm_line_framer_free(c->in);
+    g_free(c);
+}
+
+int ddm_client_fd(const DdmClient *c)
+{
+    return c->fd;
+}
+
+/* ------------------------------------------------------- server start */
+
+typedef struct ChildFds {
+    int log_fd, null_fd;
+} ChildFds;
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void child_setup(gpointer data)
+{
+    ChildFds *fds = data;
+    setsid();
+    if (fds->null_fd >= 0)
+        dup2(fds->null_fd, 0);
+    if (fds->log_fd >= 0) {
+        dup2(fds->log_fd, 1);
+        dup2(fds->log_fd, 2);
+    }
+}
+
+/* The last lines of @path, indented, for an error message. (transfer full) */
+static char *log_tail(const char *path, int max_lines)
+{
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(path, &text, &len, NULL) || len == 0)
+        return g_strdup("");
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    int n = (int)g_strv_length(lines);
+    while (n > 0 && lines[n - 1][0] == '\0')
+        n--;
+    GString *s = g_string_new(NULL);
+    for (int i = MAX(0, n - max_lines); i < n; i++)
+        if (lines[i][0] != '\0')
+            g_string_append_printf(s, "\n  %s", lines[i]);
+    return g_string_free(s, FALSE);
+}
+
+/* The warnings a server we started logged while starting (a misspelled
+ * --plugin-opt, an unsafe plugin directory, a port in use), from byte @from
+ * of its log on: in the background they would reach nobody. At most 20. */
+static void show_startup_warnings(const char *log_path, off_t from)
+{
+    static const char tag[] = "-WARNING **: ";
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (from < 0 || !g_file_get_contents(log_path, &text, &len, NULL) || (gsize)from >= len)
+        return;
+    g_auto(GStrv) lines = g_strsplit(text + from, "\n", -1);
+    guint shown = 0;
+    for (char **l = lines; *l != NULL && shown < 20; l++) {
+        const char *w = strstr(*l, tag);
+        if (w == NULL)
+            continue;
+        w += strlen(tag);
+        if (strlen(w) > 14 && w[2] == ':' && w[5] == ':' && w[8] == '.' && w[12] == ':')
+            w += 14; /* glib's "HH:MM:SS.mmm: " */
+        g_printerr("* ddmon server warning: %s *\n", w);
+        shown++;
+    }
+}
+
+gboolean ddm_client_start_server(const char *socket_path, char **server_args, gboolean quiet,
+                                 GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(socket_path);
+    if (!ddm_server_check_dir(dir, TRUE, error))
+        return FALSE;
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    if (exe == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    "cannot find my own executable (/proc/self/exe)");
+        return FALSE;
+    }
+    g_autofree char *log_path = ddm_server_log_path(socket_path);
+    ChildFds fds;
+    /* Appended to (several clients may start servers at once; the losers'
+     * lines must not clobber the winner's), rotated once it is large. */
+    struct stat st;
+    if (lstat(log_path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > DDM_CLIENT_LOG_ROTATE) {
+        g_autofree char *old = g_strdup_printf("%s.old", log_path);
+        (void)rename(log_path, old);
+    }
+    fds.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fds.log_fd < 0) {
+        int e = errno;
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot open %s: %s", log_path,
+                    g_strerror(e));
+        return FALSE;
+    }
+    off_t log_start = lseek(fds.log_fd, 0, SEEK_END);
+    fds.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+    g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(argv, g_strdup(exe));
+    g_ptr_array_add(argv, g_strdup("server"));
+    g_ptr_array_add(argv, g_strdup("--foreground"));
+    for (char **a = server_args; a != NULL && *a != NULL; a++)
+        if (!g_str_has_prefix(*a, "--socket="))
+            g_ptr_array_add(argv, g_strdup(*a));
+    g_ptr_array_add(argv, g_strdup_printf("--socket=%s", socket_path));
+    g_ptr_array_add(argv, NULL);
+
+    if (!quiet)
+        g_printerr("* ddmon server not running; starting it now *\n");
+    GPid pid = 0;
+    gboolean ok = g_spawn_async(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                child_setup, &fds, &pid, error);
+    close(fds.log_fd);
+    if (fds.null_fd >= 0)
+        close(fds.null_fd);
+    if (!ok)
+        return FALSE;
+
+    gint64 deadline = g_get_monotonic_time() + (gint64)DDM_CLIENT_START_TIMEOUT_MS * 1000;
+    for (;;) {
+        int status = 0;
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            /* Another client may have started a server at the same moment:
+             * ours lost the lock and left; theirs is just as good. */
+            gint64 grace = g_get_monotonic_time() + G_USEC_PER_SEC;
+            while (ddm_server_running_pid(socket_path) != 0) {
+                DdmClient *other = connect_once(socket_path, NULL);
+                if (other != NULL) {
+                    ddm_client_free(other);
+                    if (!quiet)
+                        g_printerr("* ddmon server started successfully *\n");
+                    return TRUE;
+                }
+                if (g_get_monotonic_time() >= grace)
+                    break;
+                g_usleep(20 * 1000);
+            }
+            g_autofree char *tail = log_tail(log_path, 8);
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                        "the server exited at once (status %d); its log %s says:%s",
+                        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                        log_path, tail);
+            return FALSE;
+        }
+        DdmClient *c = connect_once(socket_path, NULL);
+        if (c != NULL) {
+            ddm_client_free(c);
+            if (!quiet) {
+                g_printerr("* ddmon server started successfully *\n");
+                show_startup_warnings(log_path, log_start);
+            }
+            return TRUE;
+        }
+        if (g_get_monotonic_time() >= deadline)
+            break;
+        g_usleep(50 * 1000); /* a client process, not the server's loop */
+    }
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                "the server (pid %d) did not answer on %s within %d ms; see %s", (int)pid,
+                socket_path, DDM_CLIENT_START_TIMEOUT_MS, log_path);
+    return FALSE;
+}
+
+/* The server's version, or NULL when it does not say. (transfer full) */
+static char *server_version(DdmClient *c)
+{
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VERSION;
+    g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, NULL);
+    if (resp == NULL)
+        return NULL;
+    return g_strdup(ddm_json_get_string(json_node_get_object(resp), "version"));
+}
+
+DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
+                                       gboolean autostart, GError **error)
+{
+    GError *local = NULL;
+    DdmClient *c = ddm_client_connect(socket_path, &local);
+    if (c != NULL && autostart) {
+        g_autofree char *version = server_version(c);
+        if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0)
+            return c;
+        ddm_client_free(c);
+        c = NULL;
+        g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",
+                   version, PACKAGE_VERSION);
+        if (!ddm_client_kill_server(socket_path, NULL, error))
+            return NULL;
+        local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
+    }
+    if (c != NULL)
+        return c;
+    gboolean absent = g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+                      g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
+    if (!absent || !autostart) {
+        if (absent) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                        "no ddmon server running on %s (and --no-autostart given)",
+                        socket_path);
+            g_clear_error(&local);
+        } else {
+            g_propagate_error(error, local);
+        }
+        return NULL;
+    }
+    g_clear_error(&local);
+    if (!ddm_client_start_server(socket_path, server_args, FALSE, error)) {
+        g_prefix_error(error, "cannot start a server: ");
+        return NULL;
+    }
+    return ddm_client_connect(socket_path, error);
+}
+
+gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error)
+{
+    if (was_running != NULL)
+        *was_running = FALSE;
+    GError *local = NULL;
+    DdmClient *c = ddm_client_connect(socket_path, &local);
+    if (c == NULL) {
+        if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+            g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) {
+            g_error_free(local);
+            return TRUE;
+        }
+        g_propagate_error(error, local);
+        return FALSE;
+    }
+    if (was_running != NULL)
+        *was_running = TRUE;
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_KILL;
+    JsonNode *resp = ddm_client_call(c, &req, 5000, error);
+    if (resp == NULL) {
+        ddm_client_free(c);
+        return FALSE;
+    }
+    json_node_unref(resp);
+    /* Until the server closes the connection (it stops serving), then until
+     * it released the lock (socket gone, monitor freed). */
+    JsonNode *more;
+    while ((more = ddm_client_receive(c, 5000, NULL)) != NULL)
+        json_node_unref(more);
+    ddm_client_free(c);
+    gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (ddm_server_running_pid(socket_path) != 0) {
+        if (g_get_monotonic_time() >= deadline) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                        "the server (pid %d) is still stopping after 5 s",
+                        ddm_server_running_pid(socket_path));
+            return FALSE;
+        }
+        g_usleep(20000);
+    }
+    return TRUE;
+}
+
+/* ------------------------------------------------------------ messages */
+
+gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
+{
+    g_autoptr(JsonNode) node = ddm_ctl_request_to_json(req);
+    gsize len = 0;
+    g_autofree char *line = ddm_ctl_encode(node, &len);
+    gsize off = 0;
+    while (off < len) {
+        ssize_t n = send(c->fd, line + off, len - off, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e),
+                        "lost the server: %s", g_strerror(e));
+            return FALSE;
+        }
+        off += (gsize)n;
+    }
+    return TRUE;
+}
+
+JsonNode *ddm_client_next(DdmClient *c, GError **error)
+{
+    gsize len = 0;
+    gboolean overflow = FALSE;
+    g_autofree char *line = ddm_line_framer_next(c->in, &len, &overflow);
+    if (overflow) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                    "the server sent a line longer than %d bytes", DDM_CTL_MAX_RESPONSE);
+        return NULL;
+    }
+    if (line == NULL)
+        return NULL;
+    GError *local = NULL;
+    JsonNode *node = ddm_ctl_parse_object(line, len, &local);
+    if (node == NULL) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                    "the server sent garbage: %s", local->message);
+        g_error_free(local);
+    }
+    return node;
+}
+
+gboolean ddm_client_read_some(DdmClient *c, GError **error)
+{
+    if (c->eof) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_CLOSED, "the server closed the connection");
+        return FALSE;
+    }
+    guint8 buf[65536];
+    for (;;) {
+        ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n > 0) {
+            ddm_line_framer_push(c->in, buf, (gsize)n);
+            if ((gsize)n < sizeof(buf))
+                return TRUE;
+            continue;
+        }
+        if (n == 0) {
+            c->eof = TRUE;
+            /* Complete lines may still be buffered: the end is reported
+             * by the next call, once they are taken. */
+            if (ddm_line_framer_pending(c->in) > 0)
+                return TRUE;
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_CLOSED, "the server closed the connection");
+            return FALSE;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return TRUE;
+        int e = errno;
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "lost the server: %s",
+                    g_strerror(e));
+        return FALSE;
+    }
+}
+
+JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error)
+{
+    gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+    for (;;) {
+        GError *local = NULL;
+        JsonNode *node = ddm_client_next(c, &local);
+        if (node != NULL)
+            return node;
+        if (local != NULL) {
+            g_propagate_error(error, local);
+            return NULL;
+        }
+        if (c->eof) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_CLOSED, "the server closed the connection");
+            return NULL;
+        }
+        int wait_ms = -1;
+        if (deadline >= 0) {
+            gint64 left = deadline - g_get_monotonic_time();
+            if (left <= 0) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                            "the server did not answer in time");
+                return NULL;
+            }
+            wait_ms = (int)MIN(left / 1000 + 1, G_MAXINT);
+        }
+        struct pollfd pfd = {c->fd, POLLIN, 0};
+        int r = poll(&pfd, 1, wait_ms);
+        if (r < 0 && errno != EINTR) {
+            int e = errno;
+            g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "poll: %s", g_strerror(e));
+            return NULL;
+        }
+        if (r > 0 && !ddm_client_read_some(c, &local)) {
+            /* maybe complete lines are still there */
+            JsonNode *last = ddm_client_next(c, NULL);
+            if (last != NULL) {
+                g_clear_error(&local);
+                return last;
+            }
+            g_propagate_error(error, local);
+            return NULL;
+        }
+    }
+}
+
+JsonNode *ddm_client_call(DdmClient *c, const DdmCtlRequest *req, int timeout_ms,
+                          GError **error)
+{
+    if (!ddm_client_send(c, req, error))
+        return NULL;
+    return ddm_client_receive(c, timeout_ms, error);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The client side of the control socket, and starting a server the adb
+ * way. A client is a short-lived process: it may block on its own socket
+ * (with timeouts), never on anything of the server's.
+ *
+ * Starting a server: spawn `/proc/self/exe server --foreground OPTIONS
+ * --socket=PATH` with an argv (no shell), in a new session (setsid), stdin
+ * from /dev/null and stdout/stderr appended to the log next to the socket
+ * (ddmon.log, rotated to ddmon.log.old past 1 MiB), then wait (bounded, DDM_CLIENT_START_TIMEOUT_MS) until the
+ * socket answers. A server that exits early is reported with the tail of
+ * its log.
+ */
+#ifndef DDM_CLIENT_H
+#define DDM_CLIENT_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "core/wire/ctlproto.h"
+
+#define DDM_CLIENT_START_TIMEOUT_MS 5000
+#define DDM_CLIENT_LOG_ROTATE (1024 * 1024) /* ddmon.log -> ddmon.log.old above this */
+
+typedef struct DdmClient DdmClient;
+
+/** Connect to a running server. On failure @error is
+ *  G_IO_ERROR_NOT_FOUND / G_IO_ERROR_CONNECTION_REFUSED when no server
+ *  runs there, something else when the socket's directory is unsafe.
+ *  (transfer full) */
+DdmClient *ddm_client_connect(const char *socket_path, GError **error);
+void ddm_client_free(DdmClient *c);
+int ddm_client_fd(const DdmClient *c);
+
+/** Start a background server on @socket_path with @server_args (options
+ *  passed through, may be NULL) and wait until it answers. Prints adb's
+ *  "* ddmon server not running; starting it now *" lines to stderr unless
+ *  @quiet. */
+gboolean ddm_client_start_server(const char *socket_path, char **server_args, gboolean quiet,
+                                 GError **error);
+/** Stop the server on @socket_path ({"op":"kill"}) and wait (bounded) until
+ *  it let go of its socket and lock. TRUE with *@was_running FALSE when no
+ *  server runs. */
+gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error);
+/** Connect; when no server runs and @autostart, start one first. A server
+ *  of another ddmon version is replaced (with @autostart), as adb does.
+ *  Errors are user-facing. (transfer full) */
+DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
+                                       gboolean autostart, GError **error);
+
+gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error);
+/** The next message (a JSON object), waiting at most @timeout_ms (-1:
+ *  forever). NULL with @error on timeout (G_IO_ERROR_TIMED_OUT), end of
+ *  stream (G_IO_ERROR_CLOSED) or garbage. (transfer full) */
+JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error);
+/** For event loops: read what the socket has now (never blocks). FALSE at
+ *  end of stream or on error. Then take messages with ddm_client_next. */
+gboolean ddm_client_read_some(DdmClient *c, GError **error);
+/** A buffered message, or NULL (with @error set only on garbage). (transfer full) */
+JsonNode *ddm_client_next(DdmClient *c, GError **error);
+/** Send @req and wait for its response. (transfer full) */
+JsonNode *ddm_client_call(DdmClient *c, const DdmCtlRequest *req, int timeout_ms,
+                          GError **error);
+
+#endif /* DDM_CLIENT_H */

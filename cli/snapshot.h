@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * `ddmon snapshot`: discover, wait until the views settle, print every
+ * view, exit. The one-shot form for scripts, CI and tests.
+ *
+ * Two sources, one collector: without a running server the monitor is
+ * built in this process (ddm_monitor_new/start, every view watched so
+ * pollers poll); with a server its watch stream is used instead (a VM
+ * accepts one JDWP connection, and the server already holds it).
+ *
+ * Settled = at least wait_ms since the start AND no structural change for
+ * settle_ms (a view added or removed, a view's first content, a VM that
+ * comes, goes, changes state or name); periodic refreshes (thread tables,
+ * headline figures) do not hold the snapshot back. Capped at max_ms (then printed anyway, with a note).
+ *
+ * With gc (--gc), every VM the VM list shows as DDM-aware and ready is
+ * asked for a GC once, by running the plugin command "gc KEY" (vminfo's)
+ * the way a client command runs: through the registry in process, through
+ * the control protocol with a server (on up to DDM_SNAPSHOT_GC_CONNS
+ * connections of their own, as the server answers one connection's
+ * commands one at a time). The core sends no chunk itself. The
+ * views a GC fills (heap segments arrive at GC) are then in the snapshot:
+ * it is not settled while a GC command is in flight, and each GC's answer
+ * restarts the quiet period. No plugin providing "gc" is a warning; the
+ * snapshot is taken anyway. Plain JVMs and VMs not ready are not asked.
+ *
+ * Output: text (the VM list, the plugin list, other global views, then
+ * each VM's views), or with json one object
+ * {"vms":VIEW,"plugins":VIEW,"views":[VIEW...],"settled":BOOL} (with gc
+ * also "gc": [{"vm":KEY,"ok":BOOL,"message":TEXT}...], or null when no
+ * plugin provides the command). Blob views carry
+ * metadata only, unless out_dir is set: then each blob is written to
+ * OUT_DIR/VMKEY-NAME.EXT and its path is the view's "file" member.
+ */
+#ifndef DDM_SNAPSHOT_H
+#define DDM_SNAPSHOT_H
+
+#include <glib.h>
+
+#include "cli/client.h"
+#include "core/config/config.h"
+
+#define DDM_SNAPSHOT_DEFAULT_WAIT_MS 3000
+#define DDM_SNAPSHOT_SETTLE_MS 500
+#define DDM_SNAPSHOT_MAX_MS 30000
+#define DDM_SNAPSHOT_GC_CONNS 4 /* GC commands in flight at once through a server */
+
+typedef struct DdmSnapshotOptions {
+    guint wait_ms;       /* minimum time to discover */
+    guint settle_ms;     /* quiet time that counts as settled */
+    guint max_ms;        /* hard cap */
+    gboolean json;
+    const char *out_dir; /* write blobs here (NULL: metadata only) */
+    gboolean gc;         /* ask every ready DDM VM for a GC first (plugin command "gc") */
+    const char *socket_path; /* the server's, for gc's own connections (NULL: the watch one) */
+} DdmSnapshotOptions;
+
+/** Snapshot with a monitor built in this process from @config (taken over).
+ *  Returns the exit status. */
+int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt);
+/** Snapshot through a running server. (@client: transfer none) */
+int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt);
+
+/** File name for a blob view: "VMKEY-NAME.EXT" with every character
+ *  outside [A-Za-z0-9._-] replaced by '_' (so no "/" or ".." escapes the
+ *  directory); "global" stands for no VM; EXT from the media type.
+ *  (transfer full) */
+char *ddm_snapshot_blob_filename(const char *vm_key, const char *name, const char *media_type);
+/** Write a blob view's data (base64 in the view's JSON object @o) to
+ *  @out_dir under ddm_snapshot_blob_filename(), and replace the data by a
+ *  "file" member (the path). TRUE if @o is no blob with data; FALSE on a
+ *  write error (reported on stderr). */
+gboolean ddm_snapshot_write_blob(JsonObject *o, const char *out_dir);
+
+#endif /* DDM_SNAPSHOT_H */

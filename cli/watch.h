@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * `ddmon watch` (and plain `ddmon`): the client's live view. It asks the
+ * server to watch the VM list only (with the headline figures plugins
+ * publish), or every view with --json (so plugins that poll only while
+ * someone looks keep those views fresh), and:
+ *  - on a terminal: draws the VM list, with the headline columns plugins
+ *    publish, on the alternate screen, redrawn when the server pushes a
+ *    change (at most DDM_WATCH_MIN_REDRAW_MS apart) or the window resizes;
+ *    the terminal is restored on exit, SIGINT, SIGTERM and SIGHUP;
+ *  - not on a terminal: prints the VM list after each change, separated
+ *    by a blank line;
+ *  - with --json: copies every view event to stdout, one JSON object per
+ *    line ({"event":"added|changed|removed","view":{...}}), for scripts.
+ * Non-goals: scrolling, selection, colours.
+ */
+#ifndef DDM_WATCH_H
+#define DDM_WATCH_H
+
+#include <glib.h>
+
+#include "cli/client.h"
+
+#define DDM_WATCH_MIN_REDRAW_MS 250
+
+/** Run until interrupted or the server goes away. Returns the exit status.
+ *  (@client: transfer none) */
+int ddm_watch_run(DdmClient *client, gboolean json);
+
+#endif /* DDM_WATCH_H */

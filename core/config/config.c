@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Runtime configuration (see config.h): the defaults and the parsers for
+ * the option values that have a syntax of their own (port ranges, scan
+ * modes, chunk lists, plugin options), plus the default control socket
+ * location.
+ *
+ * Invariants: parsers either succeed and replace the value, or fail with a
+ * G_OPTION_ERROR_BAD_VALUE naming the offending part and leave the config
+ * unchanged. Port ranges are 1..65535, first <= last, and at most
+ * DDM_CONFIG_MAX_SCAN_PORTS ports in total.
+ *
+ * Non-goals: command line parsing itself (main.c), config files, creating
+ * the socket directory (the server does that, with mode 0700).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ddmon/chunk.h>
+
+#include "core/config/config.h"
+
+#ifndef DDM_PLUGINDIR
+#define DDM_PLUGINDIR "/usr/local/lib/ddmon/plugins-1"
+#endif
+
+static GPtrArray *str_array_new(void)
+{
+    return g_ptr_array_new_with_free_func(g_free);
+}
+
+DdmConfig *ddm_config_new(void)
+{
+    DdmConfig *c = g_new0(DdmConfig, 1);
+    DdmPortRange def = {8000, 8040};
+
+    c->scan_local = TRUE;
+    c->scan_adb = TRUE;
+    c->scan_host = g_strdup("127.0.0.1");
+    c->scan_ranges = g_array_new(FALSE, FALSE, sizeof(DdmPortRange));
+    g_array_append_val(c->scan_ranges, def);
+    c->scan_interval_ms = 2000;
+    c->tcp_version_probe = TRUE;
+    c->relay = TRUE;
+    c->connect = str_array_new();
+    c->adb_path = NULL;
+    c->adb_start = TRUE;
+    c->connect_timeout_ms = 3000;
+    c->handshake_timeout_ms = 5000;
+    c->request_timeout_ms = 10000;
+    c->max_pending = 1024;
+    c->max_packet = (gsize)256 * 1024 * 1024;
+    c->max_inflate = (gsize)64 * 1024 * 1024;
+    c->max_write_queue = (gsize)512 * 1024 * 1024;
+    c->listen_host = g_strdup("127.0.0.1");
+    c->debug_port_base = 8600;
+    c->selected_port = 8700;
+    c->select = NULL;
+    c->plugin_dirs = str_array_new();
+    c->use_env_plugin_path = TRUE;
+    c->installed_plugin_dir = g_strdup(DDM_PLUGINDIR);
+    c->plugins_only = str_array_new();
+    c->plugins_disabled = str_array_new();
+    c->chunks = NULL;
+    c->plugin_opts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    c->socket_path = NULL;
+    return c;
+}
+
+void ddm_config_free(DdmConfig *c)
+{
+    if (!c)
+        return;
+    g_free(c->scan_host);
+    if (c->scan_ranges)
+        g_array_free(c->scan_ranges, TRUE);
+    if (c->connect)
+        g_ptr_array_unref(c->connect);
+    g_free(c->adb_path);
+    g_free(c->listen_host);
+    g_free(c->select);
+    if (c->plugin_dirs)
+        g_ptr_array_unref(c->plugin_dirs);
+    g_free(c->installed_plugin_dir);
+    if (c->plugins_only)
+        g_ptr_array_unref(c->plugins_only);
+    if (c->plugins_disabled)
+        g_ptr_array_unref(c->plugins_disabled);
+    if (c->chunks)
+        g_ptr_array_unref(c->chunks);
+    if (c->plugin_opts)
+        g_hash_table_destroy(c->plugin_opts);
+    g_free(c->socket_path);
+    g_free(c);
+}
+
+static gboolean bad_value(GError **error, const char *what, const char *part, const char *why)
+{
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: \"%s\": %s", what, part, why);
+    return FALSE;
+}
+
+/* A port number: decimal digits only, 1..65535. */
+static gboolean parse_port(const char *s, guint16 *out)
+{
+    guint64 v = 0;
+
+    if (!*s || strlen(s) > 5)
+        return FALSE;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return FALSE;
+        v = v * 10 + (guint64)(*p - '0');
+    }
+    if (v < 1 || v > 65535)
+        return FALSE;
+    *out = (guint16)v;
+    return TRUE;
+}
+
+gboolean ddm_config_set_scan_ranges(DdmConfig *c, const char *spec, GError **error)
+{
+    const char *what = "port ranges";
+    GArray *ranges;
+    char **parts;
+    guint64 total = 0;
+
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!spec || !*spec)
+        return bad_value(error, what, spec ? spec : "", "empty; expected e.g. 8000-8040,9000");
+    ranges = g_array_new(FALSE, FALSE, sizeof(DdmPortRange));
+    parts = g_strsplit(spec, ",", -1);
+    for (char **p = parts; *p; p++) {
+        char *part = g_strstrip(*p);
+        char *dash = strchr(part, '-');
+        DdmPortRange r;
+        gboolean ok;
+
+        if (dash) {
+            char *lo = g_strstrip(g_strndup(part, (gsize)(dash - part)));
+            char *hi = g_strstrip(g_strdup(dash + 1));
+            ok = parse_port(lo, &r.first) && parse_port(hi, &r.last);
+            g_free(lo);
+            g_free(hi);
+        } else {
+            ok = parse_port(part, &r.first);
+            r.last = r.first;
+        }
+        if (!ok) {
+            bad_value(error, what, part, "expected PORT or FIRST-LAST with ports 1..65535");
+            goto fail;
+        }
+        if (r.first > r.last) {
+            bad_value(error, what, part, "the first port is after the last");
+            goto fail;
+        }
+        total += (guint64)(r.last - r.first) + 1;
+        if (total > DDM_CONFIG_MAX_SCAN_PORTS) {
+            bad_value(error, what, part, "too many ports in total (at most 65535)");
+            goto fail;
+        }
+        g_array_append_val(ranges, r);
+    }
+    if (ranges->len == 0) {
+        bad_value(error, what, spec, "no range given");
+        goto fail;
+    }
+    g_strfreev(parts);
+    g_array_free(c->scan_ranges, TRUE);
+    c->scan_ranges = ranges;
+    return TRUE;
+fail:
+    g_strfreev(parts);
+    g_array_free(ranges, TRUE);
+    return FALSE;
+}
+
+gboolean ddm_config_set_scan(DdmConfig *c, const char *spec, GError **error)
+{
+    const char *what = "--scan";
+    gboolean local = FALSE, adb = FALSE, none = FALSE;
+    char **parts;
+    gboolean ok = TRUE;
+
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!spec || !*spec)
+        return bad_value(error, what, spec ? spec : "", "empty; expected local, adb, local,adb or none");
+    parts = g_strsplit(spec, ",", -1);
+    for (char **p = parts; *p && ok; p++) {
+        char *part = g_strstrip(*p);
+        if (strcmp(part, "local") == 0)
+            local = TRUE;
+        else if (strcmp(part, "adb") == 0)
+            adb = TRUE;
+        else if (strcmp(part, "none") == 0)
+            none = TRUE;
+        else
+            ok = bad_value(error, what, part, "unknown discovery; expected local, adb or none");
+    }
+    if (ok && none && (local || adb))
+        ok = bad_value(error, what, spec, "\"none\" cannot be combined with other values");
+    g_strfreev(parts);
+    if (!ok)
+        return FALSE;
+    c->scan_local = local;
+    c->scan_adb = adb;
+    return TRUE;
+}
+
+gboolean ddm_config_set_chunks(DdmConfig *c, const char *spec, GError **error)
+{
+    const char *what = "--chunks";
+    GPtrArray *names;
+    char **parts;
+
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!spec || !*spec)
+        return bad_value(error, what, spec ? spec : "", "empty; expected e.g. THCR,THST or all");
+    if (strcmp(spec, "all") == 0) {
+        if (c->chunks)
+            g_ptr_array_unref(c->chunks);
+        c->chunks = NULL;
+        return TRUE;
+    }
+    if (strcmp(spec, "none") == 0) {
+        /* An empty list means "everything" to the registry (registry.h), so
+         * "none" cannot be expressed here; say what to use instead. */
+        return bad_value(error, what, spec,
+                         "disabling every chunk type is not supported; use --plugins or --disable-plugin");
+    }
+    names = str_array_new();
+    parts = g_strsplit(spec, ",", -1);
+    for (char **p = parts; *p; p++) {
+        const char *part = *p; /* no stripping: " THC" is not a chunk name */
+        gboolean dup = FALSE;
+
+        if (ddm_chunk_from_name(part) == 0) {
+            bad_value(error, what, part, "a chunk type is exactly four printable ASCII characters");
+            g_strfreev(parts);
+            g_ptr_array_unref(names);
+            return FALSE;
+        }
+        for (guint i = 0; i < names->len; i++)
+            dup = dup || strcmp(g_ptr_array_index(names, i), part) == 0;
+        if (!dup)
+            g_ptr_array_add(names, g_strdup(part));
+    }
+    g_strfreev(parts);
+    if (c->chunks)
+        g_ptr_array_unref(c->chunks);
+    c->chunks = names;
+    return TRUE;
+}
+
+gboolean ddm_config_add_plugin_opt(DdmConfig *c, const char *spec, GError **error)
+{
+    const char *what = "--plugin-opt";
+    const char *eq, *dot;
+
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!spec || !g_utf8_validate(spec, -1, NULL))
+        return bad_value(error, what, "", "expected NAME.KEY=VALUE in UTF-8");
+    eq = strchr(spec, '=');
+    if (!eq)
+        return bad_value(error, what, spec, "expected NAME.KEY=VALUE (no '=')");
+    dot = memchr(spec, '.', (size_t)(eq - spec));
+    if (!dot || dot == spec || dot + 1 == eq)
+        return bad_value(error, what, spec, "expected NAME.KEY=VALUE (plugin name and key must not be empty)");
+    for (const char *p = spec; p < eq; p++) {
+        if ((guchar)*p <= 0x20 || *p == 0x7f)
+            return bad_value(error, what, spec, "NAME.KEY must not contain spaces or control characters");
+    }
+    g_hash_table_replace(c->plugin_opts, g_strndup(spec, (gsize)(eq - spec)), g_strdup(eq + 1));
+    return TRUE;
+}
+
+char *ddm_config_default_socket_path(void)
+{
+    const char *xdg = g_getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+
+    if (xdg && g_path_is_absolute(xdg) && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_uid == getuid())
+        return g_build_filename(xdg, "ddmon", "ddmon.sock", NULL);
+    {
+        char dir[64];
+        g_snprintf(dir, sizeof dir, "/tmp/ddmon-%u", (unsigned)getuid());
+        return g_build_filename(dir, "ddmon.sock", NULL);
+    }
+}

@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/discovery/: the local port scan, --connect targets, adb tracking.
+core_libddmcore_la_SOURCES += %reldir%/discovery_local.c %reldir%/discovery_adb.c %reldir%/adb.h

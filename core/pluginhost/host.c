@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The ddm_host function table: the only way plugins reach the core. Each
+ * member checks its handles (ddm_plugin, ddm_vm, ddm_view, ddm_cmd carry a
+ * magic) and reports programmer errors with g_return_val_if_fail, then
+ * delegates: requests to vm.c, views to views.c, VM lookup and headlines to
+ * the monitor, registrations and commands to registry.c.
+ *
+ * Invariants: memory rule 3 (a ud handed to register_* or timer_add is the
+ * core's from the call on, so every failure path calls ud_free); rule 4
+ * (strings returned are borrowed); registration only while in init.
+ * Non-goals: policy about which plugin runs (loader.c), dispatch (registry.c).
+ */
+#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
+
+/* One library, several components: each file names its own log domain. */
+#undef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "ddmon-registry"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "core/session/monitor.h"
+#include "core/pluginhost/registry-private.h"
+#include "core/views/views.h"
+
+#define HEADLINE_LABEL_MAX 32
+#define HEADLINE_TEXT_MAX 128
+#define COMMAND_NAME_MAX 32
+#define LOG_MESSAGE_MAX 4096
+/* Option keys remembered per plugin (config_get), and their longest length. */
+#define OPTIONS_READ_MAX 256
+#define OPTION_KEY_MAX 128
+
+static DdmMonitor *plugin_monitor(ddm_plugin *p)
+{
+    return p->registry ? ddm_registry_monitor(p->registry) : NULL;
+}
+
+/* Give a refused ud back to its plugin's free function (rule 3). */
+static void drop_ud(void *ud, ddm_free_fn ud_free)
+{
+    if (ud_free)
+        ud_free(ud);
+}
+
+/* Check a condition on a register_* call; on failure free the ud first. */
+#define REG_CHECK(expr, ud, ud_free, rc)             \
+    do {                                             \
+        if (G_UNLIKELY(!(expr))) {                   \
+            drop_ud((ud), (ud_free));                \
+            g_return_val_if_fail((expr), (rc));      \
+        }                                            \
+    } while (0)
+
+/* The start of every register_* call: a valid plugin, valid arguments
+ * (@args_ok), and a plugin allowed to register now (during init); on any
+ * failure the ud goes back to its free function and the call returns. */
+#define REG_BEGIN(self, args_ok, what, ud, ud_free)                     \
+    do {                                                                \
+        REG_CHECK(ddm_plugin_is_valid(self), (ud), (ud_free), -EINVAL); \
+        REG_CHECK((args_ok), (ud), (ud_free), -EINVAL);                 \
+        if (!ddm_registry_may_register((self), (what))) {               \
+            drop_ud((ud), (ud_free));                                   \
+            return -EPERM;                                              \
+        }                                                               \
+    } while (0)
+
+/* ------------------------------------------------------------- logging */
+
+static void host_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...)
+{
+    g_return_if_fail(ddm_plugin_is_valid(self));
+    g_return_if_fail(fmt != NULL);
+    GLogLevelFlags glevel;
+    const char *priority;
+    switch (level) {
+    case DDM_LOG_WARNING:
+        glevel = G_LOG_LEVEL_WARNING;
+        priority = "4";
+        break;
+    case DDM_LOG_INFO:
+        glevel = G_LOG_LEVEL_INFO;
+        priority = "6";
+        break;
+    case DDM_LOG_DEBUG:
+        glevel = G_LOG_LEVEL_DEBUG;
+        priority = "7";
+        break;
+    case DDM_LOG_MESSAGE:
+    default:
+        glevel = G_LOG_LEVEL_MESSAGE;
+        priority = "5";
+        break;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    if (strlen(msg) > LOG_MESSAGE_MAX)
+        msg[LOG_MESSAGE_MAX] = '\0';
+    g_autofree char *domain = g_strconcat("ddmon-plugin-", self->name, NULL);
+    const GLogField fields[] = {
+        {"GLIB_DOMAIN", domain, -1},
+        {"PRIORITY", priority, -1},
+        {"DDM_PLUGIN", self->name, -1},
+        {"MESSAGE", msg, -1},
+    };
+    g_log_structured_array(glevel, fields, G_N_ELEMENTS(fields));
+}
+
+/* -------------------------------------------------------- plugin state */
+
+static void host_set_data(ddm_plugin *self, void *data, ddm_free_fn data_free)
+{
+    g_return_if_fail(ddm_plugin_is_valid(self));
+    void *old = self->data;
+    ddm_free_fn old_free = self->data_free;
+    self->data = data;
+    self->data_free = data_free;
+    if (old && old != data && old_free)
+        old_free(old);
+}
+
+static void *host_get_data(ddm_plugin *self)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
+    return self->data;
+}
+
+static const char *host_config_get(ddm_plugin *self, const char *key)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
+    g_return_val_if_fail(key != NULL, NULL);
+    DdmMonitor *mon = plugin_monitor(self);
+    /* Remember every key asked for, set or not: the registry warns about
+     * --plugin-opt keys the plugin never reads (misspellings) and lists
+     * them in --list-plugins. Bounded, UTF-8 only (they go to JSON). */
+    if (!self->options_read)
+        self->options_read = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (g_hash_table_size(self->options_read) < OPTIONS_READ_MAX && strlen(key) <= OPTION_KEY_MAX &&
+        g_utf8_validate(key, -1, NULL) && !g_hash_table_contains(self->options_read, key))
+        g_hash_table_add(self->options_read, g_strdup(key));
+    if (!mon || !mon->config || !mon->config->plugin_opts)
+        return NULL;
+    g_autofree char *full = g_strconcat(self->name, ".", key, NULL);
+    return g_hash_table_lookup(mon->config->plugin_opts, full);
+}
+
+/* -------------------------------------------------------- registration */
+
+/* Types the core handles itself and never hands to a plugin. */
+static gboolean chunk_reserved(uint32_t type)
+{
+    return type == DDM_CHUNK_HELO || type == DDM_CHUNK_ZLIB || type == DDM_CHUNK_FAIL;
+}
+
+/* An owner's or a tap's registration (transfer full: the registry frees it). */
+static DdmChunkReg *chunk_reg_new(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                                  ddm_free_fn ud_free)
+{
+    DdmChunkReg *r = g_new0(DdmChunkReg, 1);
+    r->plugin = self;
+    r->type = type;
+    r->fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    return r;
+}
+
+static int host_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                               ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, fn != NULL && type != 0, "register_chunk", ud, ud_free);
+    DdmRegistry *reg = self->registry;
+    char name[5];
+    ddm_chunk_name(type, name);
+    if (chunk_reserved(type)) {
+        g_warning("plugin %s: chunk type %s is handled by the core and cannot be owned",
+                  self->name, name);
+        drop_ud(ud, ud_free);
+        return -EEXIST;
+    }
+    DdmChunkReg *cur = g_hash_table_lookup(reg->owners, GUINT_TO_POINTER(type));
+    if (cur) {
+        g_autofree char *msg = g_strdup_printf(
+            "chunk type %s is already owned by plugin %s; plugin %s cannot own it too",
+            name, cur->plugin->name, self->name);
+        g_warning("%s", msg);
+        /* A conflict refuses the whole plugin, even if its init ignores the error. */
+        if (reg->conflicted != self) {
+            reg->conflicted = self;
+            g_free(reg->conflict_msg);
+            reg->conflict_msg = g_steal_pointer(&msg);
+        }
+        drop_ud(ud, ud_free);
+        return -EEXIST;
+    }
+    g_hash_table_insert(reg->owners, GUINT_TO_POINTER(type), chunk_reg_new(self, type, fn, ud, ud_free));
+    return 0;
+}
+
+static int host_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                             ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, fn != NULL, "register_tap", ud, ud_free);
+    g_ptr_array_add(self->registry->taps, chunk_reg_new(self, type, fn, ud, ud_free));
+    return 0;
+}
+
+static int host_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
+                                     ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, fn != NULL, "register_vm_listener", ud, ud_free);
+    DdmListenerReg *r = g_new0(DdmListenerReg, 1);
+    r->plugin = self;
+    r->fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    g_ptr_array_add(self->registry->listeners, r);
+    return 0;
+}
+
+static gboolean command_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > COMMAND_NAME_MAX || !g_ascii_isalnum(name[0]))
+        return FALSE;
+    for (size_t i = 0; i < n; i++)
+        if (!g_ascii_isalnum(name[i]) && name[i] != '-' && name[i] != '_' && name[i] != '.')
+            return FALSE;
+    return TRUE;
+}
+
+static int host_register_command(ddm_plugin *self, const char *name, const char *usage,
+                                 const char *summary, ddm_command_fn fn, void *ud,
+                                 ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, name != NULL && fn != NULL, "register_command", ud, ud_free);
+    if (!command_name_ok(name)) {
+        g_warning("plugin %s: '%s' is not a valid command name (letters, digits, - _ .)",
+                  self->name, name);
+        drop_ud(ud, ud_free);
+        return -EINVAL;
+    }
+    if (ddm_registry_command_reserved(name)) {
+        g_warning("plugin %s: command name '%s' is reserved by ddmon", self->name, name);
+        drop_ud(ud, ud_free);
+        return -EEXIST;
+    }
+    DdmCommandReg *cur = ddm_registry_find_command(self->registry, name);
+    if (cur) {
+        g_warning("plugin %s: command '%s' is already registered by plugin %s", self->name, name,
+                  cur->plugin->name);
+        drop_ud(ud, ud_free);
+        return -EEXIST;
+    }
+    DdmCommandReg *r = g_new0(DdmCommandReg, 1);
+    r->plugin = self;
+    r->name = g_strdup(name);
+    r->usage = g_strdup(usage ? usage : name);
+    r->summary = g_strdup(summary ? summary : "");
+    r->fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    g_ptr_array_add(self->registry->commands, r);
+    return 0;
+}
+
+static int host_chunk_enabled(ddm_plugin *self, uint32_t type)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
+    return ddm_registry_chunk_enabled(self->registry, type) ? 1 : 0;
+}
+
+/* ----------------------------------------------------------------- VMs */
+
+static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *data,
+                        size_t len, unsigned timeout_ms, ddm_reply_fn fn, void *ud,
+                        uint32_t *id_out)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    g_return_val_if_fail(data != NULL || len == 0, -EINVAL);
+    if (!ddm_plugin_is_active(self))
+        return -ENOTCONN; /* being unloaded: nobody would take the reply */
+    /* --chunks governs the types plugins own (what flows from VMs); a
+     * request-only type (THEN, STKL, HPGC) follows from its plugin's own
+     * chunk_enabled() checks, so users need not know request names. */
+    if (!ddm_registry_chunk_enabled(self->registry, type) &&
+        ddm_registry_type_owned(self->registry, type)) {
+        char name[5];
+        g_debug("plugin %s: request %s to vm %s not sent: type disabled by --chunks", self->name,
+                ddm_chunk_name(type, name), vm->info.key ? vm->info.key : "?");
+        return -EPERM;
+    }
+    return ddm_vm_request(vm, self, type, data, len, timeout_ms, fn, ud, id_out);
+}
+
+static const ddm_vm_info *host_vm_info(ddm_vm *vm)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), NULL);
+    return &vm->info;
+}
+
+static int host_vm_set_name(ddm_plugin *self, ddm_vm *vm, const char *app_name,
+                            const char *package_name, int32_t user_id)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    ddm_vm_set_name(vm, app_name, package_name, user_id);
+    return 0;
+}
+
+static int host_vm_set_data(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_fn data_free)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    if (!vm->plugin_data)
+        vm->plugin_data = g_hash_table_new(g_direct_hash, g_direct_equal);
+    DdmVmPluginData *old = g_hash_table_lookup(vm->plugin_data, self);
+    if (old)
+        g_hash_table_steal(vm->plugin_data, self);
+    if (data) {
+        DdmVmPluginData *d = g_new0(DdmVmPluginData, 1);
+        d->data = data;
+        d->data_free = data_free;
+        g_hash_table_insert(vm->plugin_data, self, d);
+    }
+    if (old) {
+        if (old->data != data && old->data_free)
+            old->data_free(old->data);
+        g_free(old);
+    }
+    return 0;
+}
+
+static void *host_vm_get_data(ddm_plugin *self, ddm_vm *vm)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), NULL);
+    if (!vm->plugin_data)
+        return NULL;
+    DdmVmPluginData *d = g_hash_table_lookup(vm->plugin_data, self);
+    return d ? d->data : NULL;
+}
+
+static ddm_vm *host_find_vm(ddm_plugin *self, const char *spec)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
+    g_return_val_if_fail(spec != NULL, NULL);
+    DdmMonitor *mon = plugin_monitor(self);
+    return mon ? ddm_monitor_resolve_vm(mon, spec) : NULL;
+}
+
+static int host_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    g_return_val_if_fail(label != NULL && *label != '\0', -EINVAL);
+    if (strlen(label) > HEADLINE_LABEL_MAX || (text && strlen(text) > HEADLINE_TEXT_MAX))
+        return -EMSGSIZE;
+    if (!vm->headlines)
+        vm->headlines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    const char *cur = g_hash_table_lookup(vm->headlines, label);
+    if (g_strcmp0(cur, text) == 0)
+        return 0;
+    if (text)
+        g_hash_table_replace(vm->headlines, g_strdup(label), g_strdup(text));
+    else
+        g_hash_table_remove(vm->headlines, label);
+    DdmMonitor *mon = plugin_monitor(self);
+    if (mon)
+        ddm_monitor_vm_headline_changed(mon, vm);
+    return 0;
+}
+
+/* -------------------------------------------------------------- timers */
+
+static gboolean timer_fire(gpointer data)
+{
+    DdmTimerReg *t = data;
+    if (!t->reg)
+        return G_SOURCE_REMOVE;
+    if (t->fn(t->plugin, t->ud))
+        return G_SOURCE_CONTINUE;
+    ddm_registry_timer_forget(t);
+    return G_SOURCE_REMOVE;
+}
+
+static void timer_destroy(gpointer data)
+{
+    DdmTimerReg *t = data;
+    ddm_registry_timer_forget(t);
+    drop_ud(t->ud, t->ud_free);
+    g_free(t);
+}
+
+static uint32_t host_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn fn, void *ud,
+                               ddm_free_fn ud_free)
+{
+    REG_CHECK(ddm_plugin_is_valid(self), ud, ud_free, 0);
+    REG_CHECK(fn != NULL, ud, ud_free, 0);
+    if (!ddm_plugin_is_active(self)) {
+        drop_ud(ud, ud_free);
+        return 0;
+    }
+    DdmTimerReg *t = g_new0(DdmTimerReg, 1);
+    t->reg = self->registry;
+    t->plugin = self;
+    t->fn = fn;
+    t->ud = ud;
+    t->ud_free = ud_free;
+    t->id = g_timeout_add_full(G_PRIORITY_DEFAULT, MAX(interval_ms, 1u), timer_fire, t,
+                               timer_destroy);
+    g_hash_table_insert(self->registry->timers, GUINT_TO_POINTER(t->id), t);
+    return t->id;
+}
+
+static void host_timer_remove(ddm_plugin *self, uint32_t id)
+{
+    g_return_if_fail(ddm_plugin_is_valid(self));
+    DdmTimerReg *t = g_hash_table_lookup(self->registry->timers, GUINT_TO_POINTER(id));
+    if (!t || t->plugin != self)
+        return;
+    ddm_registry_timer_forget(t);
+    g_source_remove(id);
+}
+
+/* --------------------------------------------------------------- views */
+
+static ddm_view *host_view_new(ddm_plugin *self, ddm_vm *vm, const char *name, ddm_view_kind kind,
+                               const char *title)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
+    g_return_val_if_fail(vm == NULL || ddm_vm_is_valid(vm), NULL);
+    g_return_val_if_fail(name != NULL && *name != '\0', NULL);
+    g_return_val_if_fail(kind >= DDM_VIEW_TABLE && kind <= DDM_VIEW_BLOB, NULL);
+    DdmMonitor *mon = plugin_monitor(self);
+    if (!mon || !mon->views || !ddm_plugin_is_active(self))
+        return NULL;
+    ddm_view *v = ddm_views_create(mon->views, self->name, vm ? vm->info.key : NULL, name, kind,
+                                   title ? title : name);
+    if (!v)
+        g_debug("plugin %s: view %s already exists for %s", self->name, name,
+                vm ? vm->info.key : "(global)");
+    return v;
+}
+
+#define VIEW_CHECK(v) g_return_val_if_fail(ddm_view_is_valid(v), -EINVAL)
+
+static int host_view_set_columns(ddm_view *view, const ddm_column *cols, size_t n_cols)
+{
+    VIEW_CHECK(view);
+    g_return_val_if_fail(cols != NULL || n_cols == 0, -EINVAL);
+    return ddm_view_set_columns(view, cols, n_cols);
+}
+
+static int host_view_begin(ddm_view *view)
+{
+    VIEW_CHECK(view);
+    return ddm_view_begin(view);
+}
+
+static int host_view_row(ddm_view *view)
+{
+    VIEW_CHECK(view);
+    return ddm_view_row(view);
+}
+
+static int host_view_str(ddm_view *view, const char *value)
+{
+    VIEW_CHECK(view);
+    return ddm_view_cell_str(view, value);
+}
+
+static int host_view_int(ddm_view *view, int64_t value)
+{
+    VIEW_CHECK(view);
+    return ddm_view_cell_int(view, value);
+}
+
+static int host_view_double(ddm_view *view, double value)
+{
+    VIEW_CHECK(view);
+    return ddm_view_cell_double(view, value);
+}
+
+static int host_view_bool(ddm_view *view, int value)
+{
+    VIEW_CHECK(view);
+    return ddm_view_cell_bool(view, value);
+}
+
+static int host_view_field_str(ddm_view *view, const char *key, const char *value)
+{
+    VIEW_CHECK(view);
+    g_return_val_if_fail(key != NULL, -EINVAL);
+    return ddm_view_field_str(view, key, value);
+}
+
+static int host_view_field_int(ddm_view *view, const char *key, int64_t value)
+{
+    VIEW_CHECK(view);
+    g_return_val_if_fail(key != NULL, -EINVAL);
+    return ddm_view_field_int(view, key, value);
+}
+
+static int host_view_field_double(ddm_view *view, const char *key, double value)
+{
+    VIEW_CHECK(view);
+    g_return_val_if_fail(key != NULL, -EINVAL);
+    return ddm_view_field_double(view, key, value);
+}
+
+static int host_view_field_bool(ddm_view *view, const char *key, int value)
+{
+    VIEW_CHECK(view);
+    g_return_val_if_fail(key != NULL, -EINVAL);
+    return ddm_view_field_bool(view, key, value);
+}
+
+static int host_view_blob(ddm_view *view, const char *media_type, const void *data, size_t len)
+{
+    VIEW_CHECK(view);
+    g_return_val_if_fail(media_type != NULL, -EINVAL);
+    g_return_val_if_fail(data != NULL || len == 0, -EINVAL);
+    return ddm_view_blob(view, media_type, data, len);
+}
+
+static int host_view_commit(ddm_view *view)
+{
+    VIEW_CHECK(view);
+    return ddm_view_commit(view);
+}
+
+static void host_view_free(ddm_view *view)
+{
+    g_return_if_fail(ddm_view_is_valid(view));
+    DdmRegistry *reg = ddm_registry_for_view(view);
+    if (!reg) {
+        g_warning("view_free: view %s is not published (a command's result view is freed by "
+                  "cmd_finish)",
+                  ddm_view_name(view));
+        return;
+    }
+    ddm_views_destroy(ddm_registry_monitor(reg)->views, view);
+}
+
+static int host_view_watchers(ddm_view *view)
+{
+    g_return_val_if_fail(ddm_view_is_valid(view), 0);
+    return ddm_view_watchers(view);
+}
+
+/* ------------------------------------------------------------ commands */
+
+static gboolean cmd_is_valid(const ddm_cmd *cmd)
+{
+    return cmd != NULL && cmd->magic == DDM_CMD_MAGIC && !cmd->finished;
+}
+
+static ddm_view *host_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *title)
+{
+    g_return_val_if_fail(cmd_is_valid(cmd), NULL);
+    g_return_val_if_fail(kind >= DDM_VIEW_TABLE && kind <= DDM_VIEW_BLOB, NULL);
+    if (cmd->result)
+        return ddm_view_kind_of(cmd->result) == kind ? cmd->result : NULL;
+    cmd->result = ddm_view_new_detached(cmd->plugin->name, cmd->name, kind,
+                                        title ? title : cmd->name);
+    return cmd->result;
+}
+
+static void host_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message)
+{
+    g_return_if_fail(cmd_is_valid(cmd));
+    ddm_registry_cmd_finish(cmd, status, message);
+}
+
+static const char *host_cmd_cwd(ddm_cmd *cmd)
+{
+    g_return_val_if_fail(cmd_is_valid(cmd), NULL);
+    return cmd->cwd;
+}
+
+/* ---------------------------------------------------------------- table */
+
+void ddm_host_init(ddm_host *host)
+{
+    memset(host, 0, sizeof *host);
+    host->size = sizeof *host;
+    host->abi_major = DDM_CORE_ABI_MAJOR;
+    host->abi_minor = DDM_CORE_ABI_MINOR;
+    host->log = host_log;
+    host->set_data = host_set_data;
+    host->get_data = host_get_data;
+    host->config_get = host_config_get;
+    host->register_chunk = host_register_chunk;
+    host->register_tap = host_register_tap;
+    host->register_vm_listener = host_register_vm_listener;
+    host->register_command = host_register_command;
+    host->chunk_enabled = host_chunk_enabled;
+    host->request = host_request;
+    host->vm_info = host_vm_info;
+    host->vm_set_name = host_vm_set_name;
+    host->vm_set_data = host_vm_set_data;
+    host->vm_get_data = host_vm_get_data;
+    host->find_vm = host_find_vm;
+    host->vm_headline = host_vm_headline;
+    host->timer_add = host_timer_add;
+    host->timer_remove = host_timer_remove;
+    host->view_new = host_view_new;
+    host->view_set_columns = host_view_set_columns;
+    host->view_begin = host_view_begin;
+    host->view_row = host_view_row;
+    host->view_str = host_view_str;
+    host->view_int = host_view_int;
+    host->view_double = host_view_double;
+    host->view_bool = host_view_bool;
+    host->view_field_str = host_view_field_str;
+    host->view_field_int = host_view_field_int;
+    host->view_field_double = host_view_field_double;
+    host->view_field_bool = host_view_field_bool;
+    host->view_blob = host_view_blob;
+    host->view_commit = host_view_commit;
+    host->view_free = host_view_free;
+    host->view_watchers = host_view_watchers;
+    host->cmd_result = host_cmd_result;
+    host->cmd_finish = host_cmd_finish;
+    host->cmd_cwd = host_cmd_cwd;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Finding and validating plugin files. Steps, each refusing with a
+ * DDM_LOADER_ERROR and moving on: the directory and every directory above
+ * it owned by us or root and not writable by group/others (a sticky one
+ * like /tmp is fine above, never as a search-path directory itself) ->
+ * lstat (regular file, not a symlink, not writable by group/others, owned
+ * by us or root) -> ".so" suffix -> open + fstat (the same file) ->
+ * dlopen(RTLD_NOW|RTLD_LOCAL) by its real path, which must still name the
+ * checked file -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal, minor <= ours)
+ * -> size -> name/version/init present -> name == basename. No plugin code
+ * runs before all checks pass.
+ * Search path: --plugin-dir (in order), then DDMON_PLUGIN_PATH (colon list,
+ * ignored when setuid), then the installed plugin directory. The first file
+ * of a name that loads wins; a refused file does not hide a later one of
+ * the same name (a warning names both). An unsafe directory is skipped with
+ * a warning and its plugins are recorded as refused.
+ */
+#ifndef DDM_LOADER_H
+#define DDM_LOADER_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include <ddmon/plugin.h>
+
+#include "core/config/config.h"
+#include "core/pluginhost/registry.h"
+
+#define DDM_LOADER_ERROR (ddm_loader_error_quark())
+GQuark ddm_loader_error_quark(void);
+
+typedef enum {
+    DDM_LOADER_ERROR_NOT_A_PLUGIN,   /* not a regular .so, unreadable, no descriptor, dlopen failed */
+    DDM_LOADER_ERROR_UNSAFE,         /* symlink, writable by others, foreign owner */
+    DDM_LOADER_ERROR_ABI_MISMATCH,
+    DDM_LOADER_ERROR_BAD_DESCRIPTOR, /* magic, size, missing fields, name != basename */
+    DDM_LOADER_ERROR_INIT_FAILED,
+    DDM_LOADER_ERROR_DUPLICATE,      /* a plugin of that name is already loaded */
+    DDM_LOADER_ERROR_CHUNK_CONFLICT,
+    DDM_LOADER_ERROR_NOT_FOUND       /* a plugin named with --plugins is nowhere on the path */
+} DdmLoaderError;
+
+/** Open and validate @path; no plugin code runs. On success returns the
+ *  descriptor and the dlopen handle in @dl (caller dlcloses). */
+const ddm_plugin_desc *ddm_loader_open(const char *path, void **dl, GError **error);
+/** Whether @dir would be searched: it and every directory above it are
+ *  owned by root or the effective user and not writable by group or others
+ *  (directories above it may be sticky, like /tmp; @dir may not). FALSE +
+ *  @error (DDM_LOADER_ERROR_UNSAFE naming the directory at fault, mode and
+ *  fix; NOT_A_PLUGIN when it cannot be opened) otherwise. */
+gboolean ddm_loader_check_dir(const char *dir, GError **error);
+/** The effective search path. (transfer full, g_strfreev) */
+char **ddm_loader_search_path(const DdmConfig *config);
+/** Load every plugin on the search path into @reg according to the config
+ *  (--plugins / --disable-plugin). Refusals are logged and recorded; FALSE
+ *  with @error only when a plugin the user named explicitly failed. */
+gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError **error);
+
+/* Added by the plugin host (used by tests and the CLI). */
+
+/** Validate @path (made absolute), record it in @reg under its basename and
+ *  run its init. *@out (if not NULL) always receives the record, also when
+ *  the plugin is refused (status REFUSED, reason set). FALSE + @error on
+ *  refusal. Nothing about policy: callers decide whether a failure matters. */
+gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **out,
+                              GError **error);
+/** `ddmon --check-plugin FILE`: validate @path and run its init against a
+ *  throwaway registry (default config, no VMs), then unload it. Appends a
+ *  human report ("file:", "name:", "version:", "license:", "summary:",
+ *  "ABI:", "chunks:", "commands:", "observes:", "result:" lines) to @report
+ *  if not NULL. TRUE when the plugin would load; FALSE + @error (the
+ *  refusal, a DDM_LOADER_ERROR) otherwise. Exit status: 0 / 1. */
+gboolean ddm_loader_check_file(const char *path, GString *report, GError **error);
+/** `ddmon --list-plugins`: load every plugin on @config's search path (as
+ *  the server would, with --plugins / --disable-plugin / --chunks) into a
+ *  throwaway registry, describe them, unload. *@out always receives the JSON
+ *  array of ddm_registry_plugins_to_json() (render it as text with
+ *  ddm_registry_plugins_json_to_text()). FALSE + @error when a plugin named
+ *  with --plugins failed or is missing (the list still says why). */
+gboolean ddm_loader_list_plugins(const DdmConfig *config, JsonNode **out, GError **error);
+
+#endif /* DDM_LOADER_H */

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/pluginhost/: the loader, the registry and the ddm_host table.
+core_libddmcore_la_SOURCES += \
+	%reldir%/registry.c %reldir%/registry.h %reldir%/registry-private.h \
+	%reldir%/host.c \
+	%reldir%/loader.c %reldir%/loader.h
+
+# The plugin ABI rules and the plugin authors' tutorial.
+dist_doc_DATA += doc/plugin-abi.md doc/writing-plugins.md

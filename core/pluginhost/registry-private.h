@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Internals shared by registry.c (registrations, dispatch, lifecycle) and
+ * host.c (the ddm_host function table). Nothing outside those two files
+ * includes this header; the rest of the core uses registry.h.
+ *
+ * Invariants: every registration record names its owning plugin, and a
+ * plugin's records are removed in one pass (ddm_registry_drop_plugin) before
+ * its object is dlclosed, because every ud_free is plugin code.
+ */
+#ifndef DDM_REGISTRY_PRIVATE_H
+#define DDM_REGISTRY_PRIVATE_H
+
+#include "core/pluginhost/registry.h"
+
+#define DDM_CMD_MAGIC 0x434D4421u
+
+/* A chunk owner or a tap. */
+typedef struct DdmChunkReg {
+    ddm_plugin *plugin;
+    uint32_t type;           /* 0 = every type (taps only) */
+    ddm_chunk_fn fn;
+    void *ud;
+    ddm_free_fn ud_free;
+    guint64 errors;          /* handler results < 0, for the log's rate limit */
+} DdmChunkReg;
+
+typedef struct DdmListenerReg {
+    ddm_plugin *plugin;
+    ddm_vm_fn fn;
+    void *ud;
+    ddm_free_fn ud_free;
+} DdmListenerReg;
+
+typedef struct DdmCommandReg {
+    ddm_plugin *plugin;
+    char *name, *usage, *summary;
+    ddm_command_fn fn;
+    void *ud;
+    ddm_free_fn ud_free;
+} DdmCommandReg;
+
+typedef struct DdmTimerReg {
+    DdmRegistry *reg;
+    ddm_plugin *plugin;
+    guint id;                /* the GSource id, also the id plugins see */
+    ddm_timer_fn fn;
+    void *ud;
+    ddm_free_fn ud_free;
+} DdmTimerReg;
+
+/* A user command in flight. Lives from ddm_registry_run_command until
+ * cmd_finish (or the plugin's unload, which finishes it as FAILED). */
+struct ddm_cmd {
+    uint32_t magic;          /* DDM_CMD_MAGIC until finished */
+    guint serial;            /* key in DdmRegistry.cmds */
+    DdmRegistry *reg;
+    ddm_plugin *plugin;
+    char *name;
+    DdmCommandDoneFn done;
+    gpointer done_ud;
+    ddm_view *result;        /* detached view, owned; NULL until cmd_result */
+    char *cwd;               /* the client's working directory, or NULL; owned */
+    gboolean finished;
+};
+
+struct DdmRegistry {
+    DdmMonitor *monitor;     /* borrowed; may be a hand-made one (tests, --check-plugin) */
+    GPtrArray *plugins;      /* ddm_plugin*, owned, load order */
+    GHashTable *owners;      /* GUINT_TO_POINTER(type) -> DdmChunkReg* (owned) */
+    GPtrArray *taps;         /* DdmChunkReg*, owned, registration order */
+    GPtrArray *listeners;    /* DdmListenerReg*, owned */
+    GPtrArray *commands;     /* DdmCommandReg*, owned */
+    GHashTable *timers;      /* GUINT_TO_POINTER(id) -> DdmTimerReg* (freed by the source) */
+    GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
+    guint next_cmd_serial;
+    GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
+    ddm_plugin *conflicted;  /* the plugin whose init hit a chunk conflict */
+    char *conflict_msg;
+    ddm_host host;
+};
+
+/* registry.c */
+gboolean ddm_registry_may_register(ddm_plugin *p, const char *what);
+/** Free every per-VM datum of @p (all VMs of the monitor). */
+void ddm_registry_drop_vm_data_of(DdmRegistry *reg, ddm_plugin *p);
+/** Finish and free a command (done called once). */
+void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
+/** The registry whose view store holds @view, or NULL (command results, stale). */
+DdmRegistry *ddm_registry_for_view(ddm_view *view);
+/** TRUE when @name is reserved for the core's own commands. */
+gboolean ddm_registry_command_reserved(const char *name);
+DdmCommandReg *ddm_registry_find_command(DdmRegistry *reg, const char *name);
+/** Remove a timer record from the table; the GSource's destroy notify frees it. */
+void ddm_registry_timer_forget(DdmTimerReg *t);
+
+/* host.c */
+/** Fill @host with the core's functions. */
+void ddm_host_init(ddm_host *host);
+static inline gboolean ddm_plugin_is_valid(const ddm_plugin *p)
+{
+    return p != NULL && p->magic == DDM_PLUGIN_HANDLE_MAGIC;
+}
+
+/* In init, or loaded: may start requests, timers and views. A plugin being
+ * refused or unloaded is neither, so its last callbacks cannot leave work
+ * behind that would outlive its code. */
+static inline gboolean ddm_plugin_is_active(const ddm_plugin *p)
+{
+    return p->in_init || p->status == DDM_PLUGIN_LOADED;
+}
+
+#endif /* DDM_REGISTRY_PRIVATE_H */

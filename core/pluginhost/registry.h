@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The plugin registry: loaded plugins and everything they registered
+ * (chunk owners, taps, VM listeners, commands, timers), the chunk filter
+ * (--chunks), and dispatch of chunks and VM events to plugins. Every
+ * registration records its owning plugin, so a plugin is undone in one
+ * call (failed init, chunk conflict, unload). The registry builds the
+ * ddm_host table handed to plugins (host.c).
+ */
+#ifndef DDM_REGISTRY_H
+#define DDM_REGISTRY_H
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include <ddmon/plugin.h>
+
+#include "core/session/vm.h"
+
+typedef struct DdmRegistry DdmRegistry;
+
+#define DDM_PLUGIN_HANDLE_MAGIC 0x504C5547u
+
+typedef enum {
+    DDM_PLUGIN_LOADED = 0,
+    DDM_PLUGIN_DISABLED,   /* found, valid, but --disable-plugin / not in --plugins */
+    DDM_PLUGIN_REFUSED     /* failed a check or init; `reason` says why */
+} DdmPluginStatus;
+
+/* struct ddm_plugin: one per plugin file seen (loaded or not). */
+struct ddm_plugin {
+    uint32_t magic;            /* DDM_PLUGIN_HANDLE_MAGIC */
+    DdmRegistry *registry;
+    char *name;                /* from the descriptor, or the file's basename */
+    char *path;
+    char *version, *license, *summary;
+    uint16_t abi_major, abi_minor;
+    DdmPluginStatus status;
+    char *reason;              /* refusal or disable reason */
+    gboolean required;         /* named by the user: failure stops startup */
+    gboolean in_init;          /* registration allowed only while TRUE */
+    const ddm_plugin_desc *desc;
+    void *dl;                  /* dlopen handle, NULL unless loaded */
+    gpointer data;             /* set_data */
+    ddm_free_fn data_free;
+    GHashTable *options_read;  /* set of option keys config_get was asked for (owned
+                                  char*; NULL until the first); kept after unload */
+};
+
+DdmRegistry *ddm_registry_new(DdmMonitor *monitor);
+/** Unload every plugin (fini, free registrations, dlclose). */
+void ddm_registry_free(DdmRegistry *reg);
+DdmMonitor *ddm_registry_monitor(DdmRegistry *reg);
+
+/** Record a plugin file (refused or disabled ones too, for --list-plugins). (transfer none) */
+ddm_plugin *ddm_registry_add(DdmRegistry *reg, const char *name, const char *path);
+ddm_plugin *ddm_registry_find_plugin(DdmRegistry *reg, const char *name);
+/** All plugin records, in load order. (transfer none, element type ddm_plugin*) */
+GPtrArray *ddm_registry_plugins(DdmRegistry *reg);
+/** Run desc->init with the host table. On failure every registration of the
+ *  plugin is undone, status becomes REFUSED with the reason in @error. */
+gboolean ddm_registry_init_plugin(DdmRegistry *reg, ddm_plugin *p, GError **error);
+/** Undo a plugin: its registrations, views, per-VM data, timers, pending
+ *  requests; fini; dlclose. */
+void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p);
+
+
+/* Chunk filter (--chunks). NULL/empty list = everything enabled. */
+void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);
+gboolean ddm_registry_chunk_enabled(DdmRegistry *reg, uint32_t type);
+/** TRUE if a loaded plugin owns @type (the types --chunks governs for requests). */
+gboolean ddm_registry_type_owned(DdmRegistry *reg, uint32_t type);
+/** Types owned by @p (for the plugins view and the "all disabled" notice). (transfer full) */
+GArray *ddm_registry_owned_types(DdmRegistry *reg, ddm_plugin *p);
+
+/** A chunk from a VM: taps see it, then its owner; unknown types are logged
+ *  once per type per VM; disabled types are dropped (debug log). */
+void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                           const uint8_t *data, size_t len);
+/** Show an outgoing request to taps. */
+void ddm_registry_tap_request(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                              const uint8_t *data, size_t len);
+/** Tell listeners; on DDM_VM_GONE free every plugin's per-VM data afterwards. */
+void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
+
+/* Commands registered by plugins. */
+typedef struct DdmCommandInfo {
+    const char *name, *usage, *summary, *plugin;
+} DdmCommandInfo;
+/** (transfer full, GArray of DdmCommandInfo with borrowed strings) */
+GArray *ddm_registry_commands(DdmRegistry *reg);
+typedef void (*DdmCommandDoneFn)(ddm_cmd_status status, const char *message,
+                                 ddm_view *result /* nullable, transfer none */, gpointer ud);
+/** Run command argv[0]; @done is called exactly once (maybe before this returns).
+ *  FALSE (and no call) if no such command. */
+/** As ddm_registry_run_command, with the client's working directory (for
+ *  relative paths in the arguments; may be NULL). */
+gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
+                                     const char *cwd, DdmCommandDoneFn done, gpointer ud);
+gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
+                                  DdmCommandDoneFn done, gpointer ud);
+
+/* Listing, handoff and test support (added by the plugin host). */
+/** "loaded", "disabled", "refused". */
+const char *ddm_registry_plugin_status_name(DdmPluginStatus s);
+/** After every init: tell the log about plugins whose chunk types are all
+ *  disabled by --chunks (they stay idle), and check --plugin-opt (below).
+ *  ddm_loader_load_all calls it. */
+void ddm_registry_handoff(DdmRegistry *reg);
+/** Warn once about each --plugin-opt (monitor config) that names no loaded
+ *  plugin, and each key its loaded plugin has not read (config_get) so far.
+ *  Options of disabled or refused plugins get a message, not a warning.
+ *  A plugin that reads a key later is not hurt: it gets the value. */
+void ddm_registry_check_plugin_opts(DdmRegistry *reg);
+/** The option keys @p has read so far (config_get), sorted. (transfer full,
+ *  NULL-terminated; never NULL) */
+char **ddm_registry_options_read(ddm_plugin *p);
+/** Everything @p still holds in the registry: chunk owners, taps, listeners,
+ *  commands, timers, commands in flight, views, per-VM data, plugin data.
+ *  0 after a failed init or an unload (tests assert it). */
+guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p);
+/** Every plugin record as a JSON array of objects {"name","version","abi",
+ *  "license","summary","file","status":"loaded|disabled|refused","reason",
+ *  "required","chunks":["THCR",...],"commands":["gc",...],"options":["interval",...]};
+ *  null members when unknown; "options" are the keys the plugin read so far
+ *  (--plugin-opt NAME.KEY). Same data as --list-plugins. (transfer full) */
+JsonNode *ddm_registry_plugins_to_json(DdmRegistry *reg);
+/** Render the array above as an aligned text table, one line per plugin plus
+ *  a "why:" line for refused/disabled ones. (transfer full) */
+char *ddm_registry_plugins_json_to_text(JsonNode *plugins);
+
+#endif /* DDM_REGISTRY_H */

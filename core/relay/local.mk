@@ -1,0 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/relay/: debugger listeners and packet id maps.
+core_libddmcore_la_SOURCES += %reldir%/idmap.c %reldir%/idmap.h \
+	%reldir%/relay.c %reldir%/relay.h

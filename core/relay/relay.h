@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The debugger relay. A VM serves one JDWP connection and ddmon holds it,
+ * so debuggers (jdb, IntelliJ, VS Code) attach through ddmon:
+ *  - each VM gets a port from debug_port_base (8600) up, sticky per VM key
+ *    and per app name while free, so IDE run configurations keep working;
+ *  - selected_port (8700) reaches the selected VM (by pid, or by app name,
+ *    which follows the app across restarts);
+ *  - a --connect target may have a fixed port (HOST:PORT=DEBUGPORT) that
+ *    exists before the VM is up: a debugger arriving early is held (bounded)
+ *    while ddmon retries the VM quickly.
+ * Listeners bind config->listen_host (127.0.0.1 unless the user says
+ * otherwise). The relay echoes the debugger's handshake (the VM never sees
+ * a second one), remaps packet ids both ways (idmap.h), forwards VM-
+ * originated JDWP commands to the debugger but never DDM (0xC7) traffic,
+ * answers vendor command sets for plain JVMs itself (they can crash
+ * OpenJDK's agent, see doc/protocol.md),
+ * keeps (bounded) what the VM sends before the first debugger and drops
+ * what arrives after a debugger left. When the debugger leaves, the VM must
+ * go on as if none had come: DDM VMs get DBGD and are reconnected unless
+ * they acknowledge it; plain JVMs get VirtualMachine.Dispose if the debugger
+ * did not send it, and are reconnected at once when their agent closes.
+ * One debugger per VM; a second is refused with a log line (the data
+ * structures allow several later: the id map keys entries by client).
+ */
+#ifndef DDM_RELAY_H
+#define DDM_RELAY_H
+
+#include <glib.h>
+
+#include "core/wire/jdwp.h"
+#include "core/session/vm.h"
+
+typedef struct DdmRelay DdmRelay;
+
+/** Create the relay: opens the selected-VM port and the fixed ports of
+ *  --connect targets. FALSE-equivalent (NULL) + error only for invalid
+ *  configuration; a port that cannot be bound is logged and skipped. */
+DdmRelay *ddm_relay_new(DdmMonitor *mon, GError **error);
+void ddm_relay_free(DdmRelay *relay);
+
+/** The VM reached READY or PLAIN: give it a port. */
+void ddm_relay_vm_up(DdmRelay *relay, DdmVm *vm);
+/** The VM's identity changed (name: the selection may now match it). */
+void ddm_relay_vm_changed(DdmRelay *relay, DdmVm *vm);
+/** The VM connection closed: drop its debugger and port. Returns TRUE when
+ *  the monitor should reconnect at once (a debugger session just ended). */
+gboolean ddm_relay_vm_closed(DdmRelay *relay, DdmVm *vm);
+/** A JDWP command from the VM that is not DDM (an event for the debugger). */
+void ddm_relay_command_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);
+/** All that was queued for @vm has been written: a debugger whose reading
+ *  was paused for it (backpressure) is read again. */
+void ddm_relay_vm_output_drained(DdmRelay *relay, DdmVm *vm);
+/** A reply whose id ddmon did not send: TRUE if it was a debugger's (routed or
+ *  dropped because its debugger left). */
+gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);
+
+/** The VM's debugger port, or 0. */
+guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm);
+/** TRUE if @vm is the one the selected port reaches now. */
+gboolean ddm_relay_is_selected(DdmRelay *relay, DdmVm *vm);
+/** Select by "PID" or app name (NULL or "" clears). */
+void ddm_relay_select(DdmRelay *relay, const char *spec);
+const char *ddm_relay_selection(DdmRelay *relay);
+
+#endif /* DDM_RELAY_H */

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The pending-request table of one VM connection (see correlate.h).
+ *
+ * Two indexes over the same entries: a hash (id -> entry) for replies and a
+ * GSequence ordered by (deadline, insertion order) for timeouts, so take,
+ * expire and next_deadline are all O(log n). Every entry leaves exactly
+ * once, through take, expire or drain; the table never calls anything.
+ * Ids that timed out are remembered in a small ring (DDM_EXPIRED_MEMORY) so
+ * a late reply can be told from a foreign one in the logs.
+ * Non-goals: time keeping and callbacks (vm.c does both).
+ */
+#include "core/session/correlate.h"
+
+#define DDM_EXPIRED_MEMORY 64
+
+typedef struct Entry {
+    DdmPending p;
+    guint64 seq;          /* insertion order: ties on deadline keep FIFO */
+    GSequenceIter *iter;  /* position in by_deadline */
+} Entry;
+
+struct DdmCorrelate {
+    guint max_pending;
+    GHashTable *by_id;         /* GUINT_TO_POINTER(id) -> Entry* (owned) */
+    GSequence *by_deadline;    /* Entry* (borrowed), ordered */
+    guint64 next_seq;
+    uint32_t expired[DDM_EXPIRED_MEMORY];
+    guint n_expired;           /* valid slots in expired[] */
+    guint expired_pos;         /* next slot to overwrite */
+};
+
+static gint entry_cmp(gconstpointer a, gconstpointer b, gpointer ud)
+{
+    const Entry *x = a, *y = b;
+    (void)ud;
+    if (x->p.deadline_us != y->p.deadline_us)
+        return x->p.deadline_us < y->p.deadline_us ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return 0;
+}
+
+DdmCorrelate *ddm_correlate_new(guint max_pending)
+{
+    DdmCorrelate *c = g_new0(DdmCorrelate, 1);
+    c->max_pending = max_pending ? max_pending : 1024;
+    c->by_id = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    c->by_deadline = g_sequence_new(NULL);
+    return c;
+}
+
+void ddm_correlate_free(DdmCorrelate *c)
+{
+    if (!c)
+        return;
+    if (g_hash_table_size(c->by_id) != 0)
+        g_warning("pending table freed with %u entries (their callbacks never ran)",
+                  g_hash_table_size(c->by_id));
+    g_sequence_free(c->by_deadline);
+    g_hash_table_destroy(c->by_id);
+    g_free(c);
+}
+
+gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p)
+{
+    Entry *e;
+
+    g_return_val_if_fail(c != NULL && p != NULL, FALSE);
+    if (g_hash_table_size(c->by_id) >= c->max_pending)
+        return FALSE;
+    if (g_hash_table_contains(c->by_id, GUINT_TO_POINTER(p->id)))
+        return FALSE;
+    e = g_new0(Entry, 1);
+    e->p = *p;
+    e->seq = c->next_seq++;
+    e->iter = g_sequence_insert_sorted(c->by_deadline, e, entry_cmp, NULL);
+    g_hash_table_insert(c->by_id, GUINT_TO_POINTER(p->id), e);
+    return TRUE;
+}
+
+/* Unlink @e from both indexes, copy it out and free it. */
+static void remove_entry(DdmCorrelate *c, Entry *e, DdmPending *out)
+{
+    if (out)
+        *out = e->p;
+    g_sequence_remove(e->iter);
+    g_hash_table_remove(c->by_id, GUINT_TO_POINTER(e->p.id)); /* frees e */
+}
+
+gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
+{
+    Entry *e;
+
+    g_return_val_if_fail(c != NULL, FALSE);
+    e = g_hash_table_lookup(c->by_id, GUINT_TO_POINTER(id));
+    if (!e)
+        return FALSE;
+    remove_entry(c, e, out);
+    return TRUE;
+}
+
+gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id)
+{
+    g_return_val_if_fail(c != NULL, FALSE);
+    return g_hash_table_contains(c->by_id, GUINT_TO_POINTER(id));
+}
+
+static void remember_expired(DdmCorrelate *c, uint32_t id)
+{
+    c->expired[c->expired_pos] = id;
+    c->expired_pos = (c->expired_pos + 1) % DDM_EXPIRED_MEMORY;
+    if (c->n_expired < DDM_EXPIRED_MEMORY)
+        c->n_expired++;
+}
+
+GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(DdmPending));
+
+    g_return_val_if_fail(c != NULL, out);
+    for (;;) {
+        GSequenceIter *it = g_sequence_get_begin_iter(c->by_deadline);
+        Entry *e;
+        DdmPending p;
+
+        if (g_sequence_iter_is_end(it))
+            break;
+        e = g_sequence_get(it);
+        if (e->p.deadline_us > now_us)
+            break;
+        remove_entry(c, e, &p);
+        remember_expired(c, p.id);
+        g_array_append_val(out, p);
+    }
+    return out;
+}
+
+gint64 ddm_correlate_next_deadline(const DdmCorrelate *c)
+{
+    GSequenceIter *it;
+
+    g_return_val_if_fail(c != NULL, G_MAXINT64);
+    it = g_sequence_get_begin_iter(c->by_deadline);
+    if (g_sequence_iter_is_end(it))
+        return G_MAXINT64;
+    return ((const Entry *)g_sequence_get(it))->p.deadline_us;
+}
+
+GArray *ddm_correlate_drain(DdmCorrelate *c)
+{
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(DdmPending));
+
+    g_return_val_if_fail(c != NULL, out);
+    /* In deadline order, so callers see a deterministic sequence. */
+    for (;;) {
+        GSequenceIter *it = g_sequence_get_begin_iter(c->by_deadline);
+        DdmPending p;
+
+        if (g_sequence_iter_is_end(it))
+            break;
+        remove_entry(c, g_sequence_get(it), &p);
+        g_array_append_val(out, p);
+    }
+    return out;
+}
+
+guint ddm_correlate_count(const DdmCorrelate *c)
+{
+    g_return_val_if_fail(c != NULL, 0);
+    return g_hash_table_size(c->by_id);
+}
+
+gboolean ddm_correlate_was_expired(const DdmCorrelate *c, uint32_t id)
+{
+    guint i;
+
+    g_return_val_if_fail(c != NULL, FALSE);
+    for (i = 0; i < c->n_expired; i++)
+        if (c->expired[i] == id)
+            return TRUE;
+    return FALSE;
+}

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/session/: one VM's connection and state machine, and the VM table.
+core_libddmcore_la_SOURCES += %reldir%/vm.c %reldir%/vm.h \
+	%reldir%/correlate.c %reldir%/correlate.h \
+	%reldir%/monitor.c %reldir%/monitor.h

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * One VM connection (struct ddm_vm, the opaque handle plugins hold) and its
+ * session state machine:
+ *
+ *   CONNECTING --fd--> HANDSHAKE --echo--> HELO --HELO reply--> READY (DDM)
+ *                                            \--JDWP error-----> PLAIN (JVM)
+ *   any state --EOF, garbage, timeout, close()--> CLOSED
+ *
+ * The session owns the fd, the JDWP reader and write queue, the pending
+ * request table and the VM's identity. Each packet from the VM is one of:
+ * a reply to one of our requests, a DDM event (0xC7/1 command), or JDWP
+ * traffic for a debugger (handed to the monitor, which relays or drops it).
+ * A ddm_vm lives as long as one connection; a reconnect is a new ddm_vm
+ * with the same key. Memory: the monitor owns every ddm_vm (its table holds
+ * the reference); ddm_vm_close() removes it.
+ */
+#ifndef DDM_VM_H
+#define DDM_VM_H
+
+#include <gio/gio.h>
+#include <stdint.h>
+
+#include <ddmon/plugin.h>
+
+#include "core/session/correlate.h"
+#include "core/wire/jdwp.h"
+#include "core/transport/target.h"
+
+typedef struct DdmMonitor DdmMonitor;
+typedef struct ddm_vm DdmVm;
+
+#define DDM_VM_MAGIC 0x564D4D31u
+
+typedef enum {
+    DDM_VM_STATE_CONNECTING = 0,
+    DDM_VM_STATE_HANDSHAKE,
+    DDM_VM_STATE_HELO,
+    DDM_VM_STATE_READY,     /* DDM-aware */
+    DDM_VM_STATE_PLAIN,     /* answered HELO with a JDWP error: plain JVM */
+    DDM_VM_STATE_CLOSED
+} DdmVmState;
+
+struct ddm_vm {
+    uint32_t magic;             /* DDM_VM_MAGIC while alive; host functions check it */
+    gint ref_count;
+    DdmMonitor *monitor;        /* borrowed */
+    DdmTarget *target;          /* owned reference */
+    DdmVmState state;
+
+    /* identity: `info` points into the owned strings below */
+    ddm_vm_info info;
+    char *vm_ident, *app_name, *abi, *jvm_flags, *package_name;
+    char **features;            /* NULL-terminated, from FEAT */
+    uint32_t boot_stage;
+    GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* */
+    GHashTable *headlines;      /* "label" -> "text", both owned */
+    GHashTable *unknown_logged; /* chunk types already logged as unknown */
+
+    /* I/O */
+    int fd;
+    guint io_watch;             /* GSource id for fd readiness */
+    GCancellable *cancel;       /* cancels a connect in progress */
+    DdmJdwpReader *reader;
+    GByteArray *out;            /* bytes not yet written */
+    gsize out_pos;
+    DdmCorrelate *pending;
+    guint timer;                /* pending-deadline / handshake timer */
+    uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
+
+    /* stats */
+    gint64 connected_at_us;
+    guint64 packets_in, packets_out, bytes_in, bytes_out, jdwp_dropped;
+    char *close_reason;
+
+    gpointer relay;             /* the relay's per-VM state (issue 5), NULL until then */
+
+    /* session internals (vm.c only) */
+    guint out_watch;            /* G_IO_OUT watch, only while `out` holds unsent bytes */
+    GSource *deadline_source;   /* the one timer: ready time = earliest deadline */
+    gint64 handshake_deadline_us; /* HANDSHAKE: when a missing echo closes the session */
+    guint close_idle;           /* deferred close (write error inside a request call) */
+    char *deferred_close_reason;
+    gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
+    uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
+    gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
+    gboolean input_paused;      /* ddm_vm_pause_input(): not reading from the VM */
+    gboolean notify_drained;    /* tell the monitor when `out` empties */
+};
+
+typedef struct DdmVmPluginData {
+    gpointer data;
+    ddm_free_fn data_free;
+} DdmVmPluginData;
+
+/** Create a session for @target (ref taken) and start connecting. The
+ *  monitor is told of every state change and of the close. (transfer none:
+ *  the monitor holds it) */
+DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target);
+DdmVm *ddm_vm_ref(DdmVm *vm);
+void ddm_vm_unref(DdmVm *vm);
+/** Close the connection (idempotent): pending requests get DDM_REPLY_VM_GONE,
+ *  the monitor is told, the fd is closed. */
+void ddm_vm_close(DdmVm *vm, const char *reason);
+
+/** Send a DDM request; see ddm_host.request for the contract. @owner is the
+ *  plugin or NULL for the core; @fn is called as fn(owner, vm, reply, ud). */
+int ddm_vm_request(DdmVm *vm, gpointer owner, uint32_t type, const void *data, size_t len,
+                   unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out);
+/** Queue a complete JDWP packet (relay). -ENOTCONN when closed, -ENOBUFS over the queue cap. */
+int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len);
+/** Bytes queued for the VM and not yet taken by the kernel. */
+gsize ddm_vm_out_queued(const DdmVm *vm);
+/** Tell the monitor (ddm_monitor_vm_output_drained) once the queue for the
+ *  VM is empty; at once-only, from the write watch, never from inside a send.
+ *  FALSE if it is empty now (no call will come). */
+gboolean ddm_vm_notify_when_drained(DdmVm *vm);
+/** Stop (TRUE) or resume (FALSE) reading from the VM: backpressure from a
+ *  slow reader of what the VM sends (the relay's debugger). While paused,
+ *  nothing the VM sends is read, DDM replies included (requests may time
+ *  out), exactly as if the VM's socket were full on a direct connection. */
+void ddm_vm_pause_input(DdmVm *vm, gboolean paused);
+/** A fresh packet id from our range. */
+uint32_t ddm_vm_alloc_id(DdmVm *vm);
+/** Cancel pending requests owned by @owner (plugin unload): they get VM_GONE. */
+void ddm_vm_cancel_owner(DdmVm *vm, gpointer owner);
+
+const char *ddm_vm_state_name(DdmVmState s);
+/** Update identity fields (NULL leaves a string unchanged) and notify. */
+void ddm_vm_set_name(DdmVm *vm, const char *app_name, const char *package_name, int32_t user_id);
+/** True while the handle is a live ddm_vm (magic check for host functions). */
+static inline gboolean ddm_vm_is_valid(const DdmVm *vm)
+{
+    return vm != NULL && vm->magic == DDM_VM_MAGIC;
+}
+
+#endif /* DDM_VM_H */

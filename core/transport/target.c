@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Transports (see target.h): DdmTarget reference counting and the TCP
+ * target. A TCP connect is a non-blocking connect(2) watched for G_IO_OUT,
+ * bounded by a timer and a GCancellable; numeric addresses connect at once,
+ * host names are resolved first with GResolver (asynchronously). The done
+ * callback runs exactly once and never from inside ops->connect: even an
+ * immediate failure is reported from an idle source.
+ * Non-goals: retries and backoff (the monitor's), the session protocol.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+#include "core/transport/target.h"
+
+DdmTarget *ddm_target_ref(DdmTarget *t)
+{
+    g_return_val_if_fail(t != NULL, NULL);
+    g_atomic_int_inc(&t->ref_count);
+    return t;
+}
+
+void ddm_target_unref(DdmTarget *t)
+{
+    if (!t)
+        return;
+    if (!g_atomic_int_dec_and_test(&t->ref_count))
+        return;
+    if (t->ops && t->ops->destroy)
+        t->ops->destroy(t);
+    g_free(t->key);
+    g_free(t->device);
+    g_free(t->origin);
+    g_free(t);
+}
+
+void ddm_socket_tune(int fd)
+{
+    int one = 1;
+    int flags;
+
+    if (fd < 0)
+        return;
+    /* TCP_NODELAY fails on UNIX sockets (socketpairs in tests, adb over
+     * UNIX): harmless, packets are small and latency matters for TCP only. */
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    flags = fcntl(fd, F_GETFL);
+    if (flags >= 0 && !(flags & O_NONBLOCK))
+        (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    flags = fcntl(fd, F_GETFD);
+    if (flags >= 0 && !(flags & FD_CLOEXEC))
+        (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+guint ddm_read_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud)
+{
+    GSource *s = g_unix_fd_source_new(fd, cond);
+    g_source_set_callback(s, (GSourceFunc)(void (*)(void))fn, ud, NULL);
+    g_source_set_can_recurse(s, TRUE);
+    guint id = g_source_attach(s, NULL);
+    g_source_unref(s);
+    return id;
+}
+
+/* ------------------------------------------------------------ TCP target */
+
+typedef struct TcpTarget {
+    char *host;
+    guint16 port;
+} TcpTarget;
+
+/* One connect in flight. Owns a target reference until done() has run. */
+typedef struct TcpConnect {
+    DdmTarget *target;
+    DdmTargetConnectedFn done;
+    gpointer ud;
+    int fd;
+    guint fd_watch;       /* G_IO_OUT while connect(2) is in progress */
+    guint timer;          /* connect timeout */
+    guint idle;           /* deferred completion */
+    GSource *cancel_src;  /* fires when the cancellable is cancelled */
+    GCancellable *cancel; /* caller's, referenced */
+    GCancellable *resolve_cancel;
+    GList *addrs;         /* resolved addresses not tried yet (GInetAddress*, owned) */
+    unsigned timeout_ms;
+    GError *error;        /* completion to deliver from the idle */
+} TcpConnect;
+
+static void tcp_finish(TcpConnect *tc, int fd, GError *error /* transfer full */)
+{
+    DdmTarget *target = tc->target;
+
+    if (tc->fd_watch)
+        g_source_remove(tc->fd_watch);
+    if (tc->timer)
+        g_source_remove(tc->timer);
+    if (tc->idle)
+        g_source_remove(tc->idle);
+    if (tc->cancel_src) {
+        g_source_destroy(tc->cancel_src);
+        g_source_unref(tc->cancel_src);
+    }
+    if (tc->resolve_cancel) {
+        g_cancellable_cancel(tc->resolve_cancel); /* the resolver callback frees nothing of ours */
+        g_object_unref(tc->resolve_cancel);
+    }
+    if (tc->fd >= 0 && tc->fd != fd)
+        close(tc->fd);
+    g_list_free_full(tc->addrs, g_object_unref);
+    g_clear_object(&tc->cancel);
+    g_clear_error(&tc->error);
+    tc->done(target, fd, error, tc->ud);
+    if (error)
+        g_error_free(error);
+    ddm_target_unref(target);
+    g_free(tc);
+}
+
+static gboolean tcp_idle_cb(gpointer ud)
+{
+    TcpConnect *tc = ud;
+    GError *e = tc->error;
+
+    tc->idle = 0;
+    tc->error = NULL;
+    tcp_finish(tc, -1, e);
+    return G_SOURCE_REMOVE;
+}
+
+/* Report @error later (never from inside connect()). */
+static void tcp_fail_later(TcpConnect *tc, GError *error /* transfer full */)
+{
+    if (tc->error) { /* already failing */
+        g_error_free(error);
+        return;
+    }
+    tc->error = error;
+    if (tc->fd_watch) {
+        g_source_remove(tc->fd_watch);
+        tc->fd_watch = 0;
+    }
+    tc->idle = g_idle_add(tcp_idle_cb, tc);
+}
+
+static gboolean tcp_timeout_cb(gpointer ud)
+{
+    TcpConnect *tc = ud;
+
+    tc->timer = 0;
+    tcp_finish(tc, -1,
+               g_error_new(G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "%s: connect timed out after %u ms",
+                           tc->target->key, tc->timeout_ms));
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean tcp_cancelled_cb(GCancellable *cancel, gpointer ud)
+{
+    TcpConnect *tc = ud;
+    (void)cancel;
+    tcp_finish(tc, -1, g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: connect cancelled",
+                                   tc->target->key));
+    return G_SOURCE_REMOVE;
+}
+
+static void tcp_connect_next(TcpConnect *tc);
+
+static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    TcpConnect *tc = ud;
+    int err = 0;
+    socklen_t len = sizeof err;
+    (void)cond;
+
+    tc->fd_watch = 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+        err = errno;
+    if (err != 0 && tc->addrs) {
+        /* A name with several addresses (localhost: ::1 and 127.0.0.1): next one. */
+        close(tc->fd);
+        tc->fd = -1;
+        tcp_connect_next(tc);
+    } else if (err != 0) {
+        tcp_finish(tc, -1,
+                   g_error_new(G_IO_ERROR, g_io_error_from_errno(err), "%s: connect: %s",
+                               tc->target->key, g_strerror(err)));
+    } else {
+        tc->fd = -1; /* handed over */
+        tcp_finish(tc, fd, NULL);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static void tcp_start_connect(TcpConnect *tc, const struct sockaddr *sa, socklen_t salen)
+{
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int r;
+
+    if (fd < 0) {
+        int e = errno;
+        tcp_fail_later(tc, g_error_new(G_IO_ERROR, g_io_error_from_errno(e), "%s: socket: %s",
+                                       tc->target->key, g_strerror(e)));
+        return;
+    }
+    tc->fd = fd;
+    do
+        r = connect(fd, sa, salen);
+    while (r < 0 && errno == EINTR);
+    if (r == 0 || errno == EINPROGRESS) {
+        /* Even an immediate success goes through the watch: done() must
+         * not run from inside ops->connect. */
+        tc->fd_watch = g_unix_fd_add(fd, G_IO_OUT, tcp_writable_cb, tc);
+        return;
+    }
+    {
+        int e = errno;
+        if (tc->addrs) {
+            close(fd);
+            tc->fd = -1;
+            tcp_connect_next(tc);
+            return;
+        }
+        tcp_fail_later(tc, g_error_new(G_IO_ERROR, g_io_error_from_errno(e), "%s: connect: %s",
+                                       tc->target->key, g_strerror(e)));
+    }
+}
+
+static void tcp_connect_address(TcpConnect *tc, GInetAddress *addr, guint16 port)
+{
+    GSocketAddress *sa = g_inet_socket_address_new(addr, port);
+    struct sockaddr_storage ss;
+    GError *err = NULL;
+
+    if (!g_socket_address_to_native(sa, &ss, sizeof ss, &err)) {
+        tcp_fail_later(tc, err);
+    } else {
+        tcp_start_connect(tc, (struct sockaddr *)&ss,
+                          (socklen_t)g_socket_address_get_native_size(sa));
+    }
+    g_object_unref(sa);
+}
+
+static void tcp_resolved_cb(GObject *src, GAsyncResult *res, gpointer ud)
+{
+    GError *err = NULL;
+    GList *addrs = g_resolver_lookup_by_name_finish(G_RESOLVER(src), res, &err);
+    TcpConnect *tc = ud;
+
+    if (g_error_matches(err, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+        /* tcp_finish already ran (it cancels the lookup): @tc is gone. */
+        g_error_free(err);
+        return;
+    }
+    g_clear_object(&tc->resolve_cancel);
+    if (!addrs) {
+        tcp_fail_later(tc, err ? err
+                               : g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: no address",
+                                             tc->target->key));
+        return;
+    }
+    tc->addrs = addrs; /* owned; tcp_connect_next takes them one by one */
+    tcp_connect_next(tc);
+}
+
+/* Connect to the next resolved address (there is at least one). */
+static void tcp_connect_next(TcpConnect *tc)
+{
+    GInetAddress *addr = tc->addrs->data;
+
+    tc->addrs = g_list_delete_link(tc->addrs, tc->addrs);
+    tcp_connect_address(tc, addr, ((TcpTarget *)tc->target->priv)->port);
+    g_object_unref(addr);
+}
+
+static void tcp_connect(DdmTarget *target, unsigned timeout_ms, GCancellable *cancel,
+                        DdmTargetConnectedFn done, gpointer ud)
+{
+    TcpTarget *tt = target->priv;
+    TcpConnect *tc = g_new0(TcpConnect, 1);
+    GInetAddress *addr;
+
+    tc->target = ddm_target_ref(target);
+    tc->done = done;
+    tc->ud = ud;
+    tc->fd = -1;
+    tc->timeout_ms = timeout_ms ? timeout_ms : 3000;
+    tc->timer = g_timeout_add(tc->timeout_ms, tcp_timeout_cb, tc);
+    if (cancel) {
+        tc->cancel = g_object_ref(cancel);
+        tc->cancel_src = g_cancellable_source_new(cancel);
+        g_source_set_callback(tc->cancel_src, (GSourceFunc)(void (*)(void))tcp_cancelled_cb, tc,
+                              NULL);
+        g_source_attach(tc->cancel_src, NULL);
+    }
+
+    addr = g_inet_address_new_from_string(tt->host);
+    if (addr) {
+        tcp_connect_address(tc, addr, tt->port);
+        g_object_unref(addr);
+    } else {
+        GResolver *resolver = g_resolver_get_default();
+        tc->resolve_cancel = g_cancellable_new();
+        g_resolver_lookup_by_name_async(resolver, tt->host, tc->resolve_cancel, tcp_resolved_cb,
+                                        tc);
+        g_object_unref(resolver);
+    }
+}
+
+static void tcp_destroy(DdmTarget *target)
+{
+    TcpTarget *tt = target->priv;
+
+    if (tt) {
+        g_free(tt->host);
+        g_free(tt);
+    }
+    target->priv = NULL;
+}
+
+static const DdmTargetOps tcp_ops = {
+    .transport = "tcp",
+    .connect = tcp_connect,
+    .destroy = tcp_destroy,
+};
+
+DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin)
+{
+    DdmTarget *t;
+    TcpTarget *tt;
+
+    g_return_val_if_fail(host != NULL && *host != '\0', NULL);
+    t = g_new0(DdmTarget, 1);
+    tt = g_new0(TcpTarget, 1);
+    tt->host = g_strdup(host);
+    tt->port = port;
+    t->ops = &tcp_ops;
+    t->ref_count = 1;
+    /* IPv6 literals get brackets so the key stays "host:port"-parsable. */
+    if (strchr(host, ':'))
+        t->key = g_strdup_printf("[%s]:%u", host, port);
+    else
+        t->key = g_strdup_printf("%s:%u", host, port);
+    t->origin = g_strdup(origin);
+    t->priv = tt;
+    return t;
+}
+
+guint16 ddm_target_tcp_port(const DdmTarget *t)
+{
+    if (!t || t->ops != &tcp_ops || !t->priv)
+        return 0;
+    return ((const TcpTarget *)t->priv)->port;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The payloads the core itself understands (ddm.h): the HELO request and
+ * reply, the FEAT reply and the FAIL chunk.
+ *
+ * Invariants: every length from the wire is checked against the bytes left
+ * before anything is allocated for it (a huge vmIdentLen or FEAT count
+ * fails cleanly). HELO's optional tails are parsed by remaining length: a
+ * tail that does not fit ends the known fields and what is left is counted
+ * in DdmHelo.trailing. Strings come out as valid UTF-8 (bytes.h replaces
+ * bad UTF-16) owned by glib (g_free).
+ *
+ * Non-goals: deciding what a HELO means (session code does that).
+ */
+#include "core/wire/ddm.h"
+
+#include <string.h>
+
+#include <ddmon/bytes.h>
+
+/* Take a malloc()ed string from bytes.h and return a g_malloc()ed copy. */
+static char *to_gstr(char *s)
+{
+    char *g = g_strdup(s);
+    free(s);
+    return g;
+}
+
+/* Read an lstr if one fits entirely; otherwise leave @r untouched. */
+static gboolean try_lstr(ddm_reader *r, char **out)
+{
+    size_t save = r->pos;
+    uint32_t units;
+    char *s;
+
+    if (ddm_reader_remaining(r) < 4)
+        return FALSE;
+    units = ddm_read_u4(r);
+    if ((uint64_t)units * 2 > ddm_reader_remaining(r)) {
+        r->pos = save;
+        return FALSE;
+    }
+    s = ddm_read_str16(r, units);
+    if (!s) {
+        r->pos = save;
+        return FALSE;
+    }
+    *out = to_gstr(s);
+    return TRUE;
+}
+
+static void helo_init(DdmHelo *h)
+{
+    memset(h, 0, sizeof *h);
+    h->user_id = -1;
+    h->native_debuggable = -1;
+}
+
+gboolean ddm_helo_parse(const uint8_t *data, size_t len, DdmHelo *out)
+{
+    ddm_reader r;
+    uint32_t ident_len, name_len;
+    char *s;
+
+    g_return_val_if_fail(out != NULL, FALSE);
+    helo_init(out);
+    ddm_reader_init(&r, data, len);
+    out->protocol_version = ddm_read_u4(&r);
+    out->pid = ddm_read_u4(&r);
+    ident_len = ddm_read_u4(&r);
+    name_len = ddm_read_u4(&r);
+    s = ddm_read_str16(&r, ident_len);
+    if (s)
+        out->vm_ident = to_gstr(s);
+    s = ddm_read_str16(&r, name_len);
+    if (s)
+        out->app_name = to_gstr(s);
+    if (!ddm_reader_ok(&r)) {
+        g_debug("HELO reply truncated (%zu bytes)", len);
+        ddm_helo_clear(out);
+        return FALSE;
+    }
+
+    /* optional tails, each present only if it fits */
+    if (ddm_reader_remaining(&r) >= 4) {
+        out->user_id = ddm_read_i4(&r);
+        if (try_lstr(&r, &out->abi) && try_lstr(&r, &out->jvm_flags) &&
+            ddm_reader_remaining(&r) >= 1) {
+            out->native_debuggable = ddm_read_u1(&r);
+            if (try_lstr(&r, &out->package_name) && ddm_reader_remaining(&r) >= 4)
+                out->boot_stage = ddm_read_u4(&r);
+        }
+    }
+    out->trailing = ddm_reader_remaining(&r);
+    return TRUE;
+}
+
+void ddm_helo_clear(DdmHelo *h)
+{
+    if (!h)
+        return;
+    g_free(h->vm_ident);
+    g_free(h->app_name);
+    g_free(h->abi);
+    g_free(h->jvm_flags);
+    g_free(h->package_name);
+    helo_init(h);
+}
+
+void ddm_helo_request(uint8_t out[4], uint32_t server_version)
+{
+    ddm_put_u4(out, server_version);
+}
+
+char **ddm_feat_parse(const uint8_t *data, size_t len)
+{
+    ddm_reader r;
+    uint32_t count, i;
+    GPtrArray *names;
+
+    ddm_reader_init(&r, data, len);
+    count = ddm_read_u4(&r);
+    /* each lstr takes at least 4 bytes: bound count before allocating */
+    if (!ddm_reader_ok(&r) || count > ddm_reader_remaining(&r) / 4) {
+        g_debug("FEAT reply malformed (count %u, %zu bytes)", count, len);
+        return NULL;
+    }
+    names = g_ptr_array_new_full(count + 1, g_free);
+    for (i = 0; i < count; i++) {
+        char *s = NULL;
+        if (!try_lstr(&r, &s)) {
+            g_debug("FEAT reply: feature %u of %u malformed", i, count);
+            g_ptr_array_free(names, TRUE);
+            return NULL;
+        }
+        g_ptr_array_add(names, s);
+    }
+    g_ptr_array_add(names, NULL);
+    g_ptr_array_set_free_func(names, NULL);
+    return (char **)g_ptr_array_free(names, FALSE);
+}
+
+gboolean ddm_fail_parse(const uint8_t *data, size_t len, uint32_t *code, char **msg)
+{
+    ddm_reader r;
+    uint32_t c, units;
+    char *s;
+
+    ddm_reader_init(&r, data, len);
+    c = ddm_read_u4(&r);
+    units = ddm_read_u4(&r);
+    s = ddm_read_str16(&r, units);
+    if (!s || !ddm_reader_ok(&r)) {
+        free(s);
+        return FALSE;
+    }
+    if (code)
+        *code = c;
+    if (msg)
+        *msg = to_gstr(s);
+    else
+        free(s);
+    return TRUE;
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * JDWP framing: handshake, headers, the incremental packet reader and the
+ * packet builders declared in jdwp.h.
+ *
+ * Reader buffer: [start, end) holds unconsumed bytes inside buf[0, alloc).
+ * It starts at READER_INITIAL bytes and grows only when fed data does not
+ * fit; while a packet is incomplete, growth by doubling is clamped to that
+ * packet's declared length (already checked against the cap), so memory
+ * follows the bytes actually received, never a length a peer merely
+ * claimed. Consumed bytes are compacted away lazily (feed/space), so a
+ * packet returned by next() stays valid until the next call. When the
+ * pending data fits again, the buffer shrinks back to its initial size.
+ *
+ * Non-goals: no I/O, no logging above g_debug (callers log and close).
+ */
+#include "core/wire/jdwp.h"
+
+#include <string.h>
+
+#include <ddmon/bytes.h>
+
+#define READER_INITIAL ((size_t)64 << 10)
+
+struct DdmJdwpReader {
+    uint8_t *buf;
+    size_t alloc;       /* bytes allocated in buf */
+    size_t start;       /* first unconsumed byte */
+    size_t end;         /* one past the last buffered byte */
+    size_t max_packet;  /* cap on one packet's declared length */
+    size_t initial;     /* size the buffer starts at and shrinks back to */
+    size_t want_len;    /* declared length of the incomplete packet at start, or 0 */
+    gboolean handshake_pending;
+    DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
+};
+
+static uint32_t get_u4(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet)
+{
+    DdmJdwpReader *r = g_new0(DdmJdwpReader, 1);
+    r->max_packet = max_packet ? max_packet : DDM_JDWP_DEFAULT_MAX_PACKET;
+    r->initial = READER_INITIAL;
+    if (r->initial > r->max_packet)
+        r->initial = MAX(r->max_packet, (size_t)DDM_JDWP_HANDSHAKE_LEN);
+    r->alloc = r->initial;
+    r->buf = g_malloc(r->alloc);
+    return r;
+}
+
+void ddm_jdwp_reader_free(DdmJdwpReader *r)
+{
+    if (!r)
+        return;
+    g_free(r->buf);
+    g_free(r);
+}
+
+void ddm_jdwp_reader_expect_handshake(DdmJdwpReader *r)
+{
+    g_return_if_fail(r != NULL);
+    r->handshake_pending = TRUE;
+}
+
+size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, 0);
+    return r->alloc;
+}
+
+/* Move the unconsumed bytes to the front of the buffer. */
+static void compact(DdmJdwpReader *r)
+{
+    size_t used = r->end - r->start;
+    if (r->start == 0)
+        return;
+    if (used > 0)
+        memmove(r->buf, r->buf + r->start, used);
+    r->start = 0;
+    r->end = used;
+}
+
+/* Make room for @want more bytes after end; may move the buffered data. */
+static void ensure_space(DdmJdwpReader *r, size_t want)
+{
+    size_t used = r->end - r->start;
+    size_t need, target;
+
+    if (used == 0)
+        r->start = r->end = 0;
+    need = used + want; /* no overflow: feed() copies real memory, space() clamps want */
+    if (r->alloc > r->initial && need <= r->initial && r->want_len <= r->initial) {
+        /* a large packet has gone: give the memory back */
+        compact(r);
+        r->buf = g_realloc(r->buf, r->initial);
+        r->alloc = r->initial;
+        return;
+    }
+    if (r->alloc - r->end >= want)
+        return;
+    compact(r);
+    if (r->alloc >= need)
+        return;
+    target = r->alloc <= G_MAXSIZE / 2 ? r->alloc * 2 : G_MAXSIZE;
+    if (r->want_len && target > r->want_len)
+        target = r->want_len; /* never grow past the packet being received */
+    if (target < need)
+        target = need;
+    r->buf = g_realloc(r->buf, target);
+    r->alloc = target;
+}
+
+void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
+{
+    g_return_if_fail(r != NULL);
+    if (n == 0)
+        return;
+    g_return_if_fail(data != NULL);
+    if (r->failed) {
+        /* a failed reader only reports its error; keep no more input */
+        r->start = r->end = 0;
+        return;
+    }
+    ensure_space(r, n);
+    memcpy(r->buf + r->end, data, n);
+    r->end += n;
+}
+
+uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail)
+{
+    g_return_val_if_fail(r != NULL, NULL);
+    if (r->failed)
+        r->start = r->end = 0;
+    /* reading more than one packet ahead is never needed */
+    want = CLAMP(want, (size_t)1, MAX(r->max_packet, r->initial));
+    /* while a packet is incomplete, grow no further than its end */
+    if (r->want_len > r->end - r->start && r->end - r->start + want > r->alloc)
+        want = MIN(want, r->want_len - (r->end - r->start));
+    ensure_space(r, want);
+    if (avail)
+        *avail = r->alloc - r->end;
+    return r->buf + r->end;
+}
+
+void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n)
+{
+    g_return_if_fail(r != NULL);
+    g_return_if_fail(n <= r->alloc - r->end);
+    if (r->failed)
+        return;
+    r->end += n;
+}
+
+size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, 0);
+    return r->end - r->start;
+}
+
+static DdmJdwpResult fail(DdmJdwpReader *r, DdmJdwpResult res)
+{
+    r->failed = res;
+    r->want_len = 0;
+    g_debug("JDWP reader failed: %s", ddm_jdwp_result_str(res));
+    return res;
+}
+
+/* Check the packet at start as far as its bytes go. Returns DDM_JDWP_PACKET
+ * when complete (length in *plen), NEED_MORE, or an error (not yet sticky). */
+static DdmJdwpResult check_packet(DdmJdwpReader *r, size_t *plen)
+{
+    const uint8_t *p = r->buf + r->start;
+    size_t avail = r->end - r->start;
+    uint32_t len;
+
+    if (avail < 4)
+        return DDM_JDWP_NEED_MORE;
+    len = get_u4(p);
+    if (len < DDM_JDWP_HEADER_LEN)
+        return DDM_JDWP_ERR_SHORT;
+    if ((uint64_t)len > (uint64_t)r->max_packet)
+        return DDM_JDWP_ERR_TOO_BIG;
+    if (avail > 8 && p[8] != 0 && p[8] != DDM_JDWP_FLAG_REPLY)
+        return DDM_JDWP_ERR_FLAGS;
+    if (avail < len) {
+        r->want_len = len;
+        return DDM_JDWP_NEED_MORE;
+    }
+    *plen = len;
+    return DDM_JDWP_PACKET;
+}
+
+/* In handshake mode: 1 = handshake complete, 0 = prefix so far, -1 = mismatch. */
+static int match_handshake(const DdmJdwpReader *r)
+{
+    size_t avail = r->end - r->start;
+    size_t n = MIN(avail, (size_t)DDM_JDWP_HANDSHAKE_LEN);
+    if (memcmp(r->buf + r->start, DDM_JDWP_HANDSHAKE, n) != 0)
+        return -1;
+    return n == DDM_JDWP_HANDSHAKE_LEN ? 1 : 0;
+}
+
+DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
+{
+    DdmJdwpResult res;
+    size_t len = 0;
+
+    g_return_val_if_fail(r != NULL, DDM_JDWP_ERR_HANDSHAKE);
+    if (r->failed)
+        return r->failed;
+    if (r->start == r->end)
+        return DDM_JDWP_NEED_MORE;
+
+    if (r->handshake_pending) {
+        int m = match_handshake(r);
+        if (m > 0) {
+            r->start += DDM_JDWP_HANDSHAKE_LEN;
+            r->handshake_pending = FALSE;
+            return DDM_JDWP_HANDSHAKE_OK;
+        }
+        if (m == 0)
+            return DDM_JDWP_NEED_MORE;
+        /* not the handshake: only a well-formed packet racing ahead is allowed */
+        res = check_packet(r, &len);
+        if (res < 0)
+            return fail(r, DDM_JDWP_ERR_HANDSHAKE);
+        if (res == DDM_JDWP_NEED_MORE)
+            return res;
+        r->start += len;
+        r->want_len = 0;
+        return DDM_JDWP_DISCARDED;
+    }
+
+    res = check_packet(r, &len);
+    if (res < 0)
+        return fail(r, res);
+    if (res == DDM_JDWP_NEED_MORE)
+        return res;
+    if (pkt) {
+        pkt->bytes = r->buf + r->start;
+        pkt->len = len;
+        ddm_jdwp_parse_header(pkt->bytes, len, &pkt->header);
+        pkt->data = pkt->bytes + DDM_JDWP_HEADER_LEN;
+        pkt->data_len = len - DDM_JDWP_HEADER_LEN;
+    }
+    r->start += len;
+    r->want_len = 0;
+    return DDM_JDWP_PACKET;
+}
+
+const char *ddm_jdwp_result_str(DdmJdwpResult res)
+{
+    switch (res) {
+    case DDM_JDWP_NEED_MORE:
+        return "need more data";
+    case DDM_JDWP_PACKET:
+        return "packet";
+    case DDM_JDWP_HANDSHAKE_OK:
+        return "handshake";
+    case DDM_JDWP_DISCARDED:
+        return "packet before handshake discarded";
+    case DDM_JDWP_ERR_SHORT:
+        return "packet length below 11";
+    case DDM_JDWP_ERR_TOO_BIG:
+        return "packet length over the cap";
+    case DDM_JDWP_ERR_HANDSHAKE:
+        return "bad JDWP handshake";
+    case DDM_JDWP_ERR_FLAGS:
+        return "bad packet flags";
+    }
+    return "unknown result";
+}
+
+gboolean ddm_jdwp_parse_header(const uint8_t *buf, size_t len, DdmJdwpHeader *h)
+{
+    g_return_val_if_fail(h != NULL, FALSE);
+    if (!buf || len < DDM_JDWP_HEADER_LEN)
+        return FALSE;
+    h->length = get_u4(buf);
+    h->id = get_u4(buf + 4);
+    h->flags = buf[8];
+    if (h->flags & DDM_JDWP_FLAG_REPLY) {
+        h->cmdset = 0;
+        h->cmd = 0;
+        h->error = (uint16_t)((buf[9] << 8) | buf[10]);
+    } else {
+        h->cmdset = buf[9];
+        h->cmd = buf[10];
+        h->error = 0;
+    }
+    return TRUE;
+}
+
+void ddm_jdwp_write_header(uint8_t out[DDM_JDWP_HEADER_LEN], const DdmJdwpHeader *h)
+{
+    ddm_put_u4(out, h->length);
+    ddm_put_u4(out + 4, h->id);
+    out[8] = h->flags;
+    if (h->flags & DDM_JDWP_FLAG_REPLY) {
+        out[9] = (uint8_t)(h->error >> 8);
+        out[10] = (uint8_t)h->error;
+    } else {
+        out[9] = h->cmdset;
+        out[10] = h->cmd;
+    }
+}
+
+static uint8_t *build(const DdmJdwpHeader *tmpl, const void *data, size_t len, size_t *out_len)
+{
+    DdmJdwpHeader h = *tmpl;
+    uint8_t *p;
+
+    g_return_val_if_fail(len <= G_MAXUINT32 - DDM_JDWP_HEADER_LEN, NULL);
+    g_return_val_if_fail(len == 0 || data != NULL, NULL);
+    h.length = (uint32_t)(len + DDM_JDWP_HEADER_LEN);
+    p = g_malloc(h.length);
+    ddm_jdwp_write_header(p, &h);
+    if (len)
+        memcpy(p + DDM_JDWP_HEADER_LEN, data, len);
+    if (out_len)
+        *out_len = h.length;
+    return p;
+}
+
+uint8_t *ddm_jdwp_build_command(uint32_t id, uint8_t cmdset, uint8_t cmd, const void *data,
+                                size_t len, size_t *out_len)
+{
+    DdmJdwpHeader h = { 0, id, 0, cmdset, cmd, 0 };
+    return build(&h, data, len, out_len);
+}
+
+uint8_t *ddm_jdwp_build_reply(uint32_t id, uint16_t error, const void *data, size_t len,
+                              size_t *out_len)
+{
+    DdmJdwpHeader h = { 0, id, DDM_JDWP_FLAG_REPLY, 0, 0, error };
+    if (error != 0)
+        len = 0;
+    return build(&h, len ? data : NULL, len, out_len);
+}
+
+void ddm_jdwp_set_id(uint8_t *packet, uint32_t id)
+{
+    g_return_if_fail(packet != NULL);
+    ddm_put_u4(packet + 4, id);
+}
+
+static const struct {
+    uint16_t code;
+    const char *name;
+} error_names[] = {
+    { 0, "NONE" },
+    { 10, "INVALID_THREAD" },
+    { 11, "INVALID_THREAD_GROUP" },
+    { 12, "INVALID_PRIORITY" },
+    { 13, "THREAD_NOT_SUSPENDED" },
+    { 14, "THREAD_SUSPENDED" },
+    { 20, "INVALID_OBJECT" },
+    { 21, "INVALID_CLASS" },
+    { 22, "CLASS_NOT_PREPARED" },
+    { 23, "INVALID_METHODID" },
+    { 24, "INVALID_LOCATION" },
+    { 25, "INVALID_FIELDID" },
+    { 30, "INVALID_FRAMEID" },
+    { 31, "NO_MORE_FRAMES" },
+    { 32, "OPAQUE_FRAME" },
+    { 33, "NOT_CURRENT_FRAME" },
+    { 34, "TYPE_MISMATCH" },
+    { 35, "INVALID_SLOT" },
+    { 40, "DUPLICATE" },
+    { 41, "NOT_FOUND" },
+    { 50, "INVALID_MONITOR" },
+    { 51, "NOT_MONITOR_OWNER" },
+    { 52, "INTERRUPT" },
+    { 60, "INVALID_CLASS_FORMAT" },
+    { 61, "CIRCULAR_CLASS_DEFINITION" },
+    { 62, "FAILS_VERIFICATION" },
+    { 63, "ADD_METHOD_NOT_IMPLEMENTED" },
+    { 64, "SCHEMA_CHANGE_NOT_IMPLEMENTED" },
+    { 65, "INVALID_TYPESTATE" },
+    { 66, "HIERARCHY_CHANGE_NOT_IMPLEMENTED" },
+    { 67, "DELETE_METHOD_NOT_IMPLEMENTED" },
+    { 68, "UNSUPPORTED_VERSION" },
+    { 69, "NAMES_DONT_MATCH" },
+    { 70, "CLASS_MODIFIERS_CHANGE_NOT_IMPLEMENTED" },
+    { 71, "METHOD_MODIFIERS_CHANGE_NOT_IMPLEMENTED" },
+    { 99, "NOT_IMPLEMENTED" },
+    { 100, "NULL_POINTER" },
+    { 101, "ABSENT_INFORMATION" },
+    { 102, "INVALID_EVENT_TYPE" },
+    { 103, "ILLEGAL_ARGUMENT" },
+    { 110, "OUT_OF_MEMORY" },
+    { 111, "ACCESS_DENIED" },
+    { 112, "VM_DEAD" },
+    { 113, "INTERNAL" },
+    { 115, "UNATTACHED_THREAD" },
+    { 500, "INVALID_TAG" },
+    { 502, "ALREADY_INVOKING" },
+    { 503, "INVALID_INDEX" },
+    { 504, "INVALID_LENGTH" },
+    { 506, "INVALID_STRING" },
+    { 507, "INVALID_CLASS_LOADER" },
+    { 508, "INVALID_ARRAY" },
+    { 509, "TRANSPORT_LOAD" },
+    { 510, "TRANSPORT_INIT" },
+    { 511, "NATIVE_METHOD" },
+    { 512, "INVALID_COUNT" },
+};
+
+const char *ddm_jdwp_error_name(uint16_t error)
+{
+    size_t i;
+    for (i = 0; i < G_N_ELEMENTS(error_names); i++)
+        if (error_names[i].code == error)
+            return error_names[i].name;
+    return "UNKNOWN";
+}

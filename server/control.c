@@ -1,0 +1,1107 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Control server: clients of the UNIX socket, their requests, and the
+ * view-change stream of watching clients. See control.h.
+ *
+ * Memory: a Client lives in ctl->clients until it is closed; closing only
+ * marks it dead (it may be in use further up the stack: a views listener
+ * fires inside any commit) and an idle frees dead clients. A command in
+ * flight holds a PendingCmd whose client pointer is cleared when the
+ * client goes first.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* accept4, struct ucred */
+#endif
+#include <build-config.h>
+
+#include "server/control.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "core/wire/ctlproto.h"
+#include "core/relay/relay.h"
+
+#define READ_CHUNK 65536
+#define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
+
+typedef struct Client Client;
+
+typedef struct PendingCmd {
+    Client *client;  /* NULL once the client is gone */
+    gboolean blobs;
+    DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list), else zeroed */
+    guint delay_timer;
+    DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
+    char *ambiguous;           /* plugin commands: "'APP' matches N VMs" for an argument */
+} PendingCmd;
+
+/* A one-shot `ddmon view NAME` keeps that view watched for a while, so
+ * producers that poll only while someone looks (threads) have data. */
+#define INTEREST_SECONDS 30
+#define FIRST_LOOK_MS 1200
+/* Just after the server started (an autostarting `ddmon vms`), the VM list
+ * is answered once discovery has had its first go: after STARTUP_MIN_MS,
+ * as soon as no session is still connecting or asking HELO, and never
+ * later than STARTUP_MAX_MS after the start. */
+#define STARTUP_MIN_MS 300
+#define STARTUP_MAX_MS 3000
+#define STARTUP_CHECK_MS 50
+
+typedef struct Interest {
+    DdmControl *ctl;
+    char *name;
+    guint watch_id;
+    guint expiry;
+} Interest;
+
+struct Client {
+    DdmControl *ctl;
+    guint64 serial;
+    int fd;
+    guint source;
+    GIOCondition cond;
+    DdmLineFramer *in;
+    GByteArray *out;
+    gsize out_pos;
+    gboolean close_after_flush;
+    gboolean dead;
+    gboolean eof;
+    PendingCmd *cmd;       /* command in flight */
+    guint process_idle;    /* resumes request processing after a command */
+    /* watch */
+    gboolean watching;
+    guint watch_id;
+    char *watch_name;      /* NULL = all */
+    char *watch_vm;        /* VM key, NULL = all */
+    gboolean watch_blobs;
+};
+
+struct DdmControl {
+    DdmMonitor *mon;
+    int listen_fd;
+    guint listen_source;
+    GList *clients;        /* Client* */
+    guint n_live;
+    guint reap_idle;
+    guint stop_idle;
+    guint listener;
+    guint64 next_serial;
+    DdmControlStopFn stop;
+    gpointer stop_ud;
+    GHashTable *interest;  /* view name -> Interest* */
+    GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
+    gint64 started_us;     /* monotonic: when the server began to answer */
+};
+
+static void client_update_watch(Client *c);
+static void client_close(Client *c, const char *why);
+static void client_process(Client *c);
+static gboolean resume_cb(gpointer data);
+
+/* ------------------------------------------------------------- output */
+
+static gsize client_queued(const Client *c)
+{
+    return c->out->len - c->out_pos;
+}
+
+/* Write what the socket takes now. FALSE if the client broke. */
+static gboolean client_flush(Client *c)
+{
+    while (client_queued(c) > 0) {
+        ssize_t n = send(c->fd, c->out->data + c->out_pos, client_queued(c),
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            g_debug("control: client %" G_GUINT64_FORMAT ": write: %s", c->serial,
+                    g_strerror(errno));
+            return FALSE;
+        }
+        c->out_pos += (gsize)n;
+    }
+    if (c->out_pos == c->out->len) {
+        g_byte_array_set_size(c->out, 0);
+        c->out_pos = 0;
+    } else if (c->out_pos > 1024 * 1024) {
+        g_byte_array_remove_range(c->out, 0, (guint)c->out_pos);
+        c->out_pos = 0;
+    }
+    return TRUE;
+}
+
+static void client_send_line(Client *c, const char *line, gsize len)
+{
+    if (c->dead)
+        return;
+    if (client_queued(c) + len > DDM_CTL_MAX_QUEUE) {
+        g_message("control: dropping client %" G_GUINT64_FORMAT
+                  ": it does not read (%" G_GSIZE_FORMAT " bytes queued, cap %d)",
+                  c->serial, client_queued(c), DDM_CTL_MAX_QUEUE);
+        client_close(c, NULL);
+        return;
+    }
+    gboolean was_empty = client_queued(c) == 0;
+    g_byte_array_append(c->out, (const guint8 *)line, (guint)len);
+    if (was_empty && !client_flush(c)) {
+        client_close(c, NULL);
+        return;
+    }
+    client_update_watch(c);
+}
+
+/* Send @node (taken over). */
+static void client_send(Client *c, JsonNode *node)
+{
+    gsize len = 0;
+    g_autofree char *line = ddm_ctl_encode(node, &len);
+    json_node_unref(node);
+    client_send_line(c, line, len);
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static gboolean reap_dead(gpointer data)
+{
+    DdmControl *ctl = data;
+    ctl->reap_idle = 0;
+    GList *l = ctl->clients;
+    while (l != NULL) {
+        GList *next = l->next;
+        Client *c = l->data;
+        if (c->dead) {
+            ctl->clients = g_list_delete_link(ctl->clients, l);
+            ddm_line_framer_free(c->in);
+            g_byte_array_unref(c->out);
+            g_free(c->watch_name);
+            g_free(c->watch_vm);
+            g_free(c);
+        }
+        l = next;
+    }
+    return G_SOURCE_REMOVE;
+}
+
+static void client_close(Client *c, const char *why)
+{
+    if (c->dead)
+        return;
+    DdmControl *ctl = c->ctl;
+    c->dead = TRUE;
+    ctl->n_live--;
+    if (why != NULL)
+        g_debug("control: client %" G_GUINT64_FORMAT " closed: %s", c->serial, why);
+    if (c->source != 0) {
+        g_source_remove(c->source);
+        c->source = 0;
+    }
+    if (c->process_idle != 0) {
+        g_source_remove(c->process_idle);
+        c->process_idle = 0;
+    }
+    if (c->watching) {
+        ddm_views_unwatch(ctl->mon->views, c->watch_id);
+        c->watching = FALSE;
+    }
+    if (c->cmd != NULL) {
+        c->cmd->client = NULL;
+        c->cmd = NULL;
+    }
+    if (c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    if (ctl->reap_idle == 0)
+        ctl->reap_idle = g_idle_add(reap_dead, ctl);
+}
+
+static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data);
+
+static void client_update_watch(Client *c)
+{
+    if (c->dead)
+        return;
+    GIOCondition want = 0;
+    /* Backpressure: a client that sends requests faster than it reads the
+     * answers is not read from until it catches up. Watchers, whose events
+     * the server produces by itself, are dropped at DDM_CTL_MAX_QUEUE. */
+    if (!c->eof && c->cmd == NULL && !c->close_after_flush &&
+        client_queued(c) < DDM_CTL_READ_PAUSE)
+        want |= G_IO_IN;
+    if (client_queued(c) > 0)
+        want |= G_IO_OUT;
+    if (c->close_after_flush && client_queued(c) == 0) {
+        client_close(c, "done");
+        return;
+    }
+    if (c->eof && client_queued(c) == 0 && c->cmd == NULL) {
+        client_close(c, "end of input");
+        return;
+    }
+    if (c->source != 0 && want == c->cond)
+        return;
+    if (c->source != 0)
+        g_source_remove(c->source);
+    /* Without G_IO_IN poll still reports HUP/ERR, so a client that leaves
+     * while its command runs is noticed. */
+    c->cond = want;
+    c->source = g_unix_fd_add(c->fd, want | G_IO_HUP | G_IO_ERR, on_client_io, c);
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static JsonNode *view_json(ddm_view *v, gboolean blobs)
+{
+    return ddm_view_to_json(v, blobs);
+}
+
+/* The VM's key as views know it. */
+static const char *vm_key(DdmVm *vm)
+{
+    return vm->info.key != NULL ? vm->info.key : vm->target->key;
+}
+
+/* "1234" or the key, for messages. (transfer full) */
+static char *vm_label(DdmVm *vm)
+{
+    if (vm->info.pid != 0)
+        return g_strdup_printf("%u", vm->info.pid);
+    return g_strdup(vm_key(vm));
+}
+
+/* Names of the views of @key (NULL = global), comma separated. (transfer full) */
+static char *view_names_of(DdmControl *ctl, const char *key)
+{
+    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < all->len; i++) {
+        ddm_view *v = g_ptr_array_index(all, i);
+        if (g_strcmp0(ddm_view_vm_key(v), key) != 0)
+            continue;
+        if (s->len > 0)
+            g_string_append(s, ", ");
+        g_string_append(s, ddm_view_name(v));
+    }
+    if (s->len == 0)
+        g_string_append(s, "(none)");
+    return g_string_free(s, FALSE);
+}
+
+static char *all_view_names(DdmControl *ctl)
+{
+    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < all->len; i++) {
+        const char *name = ddm_view_name(g_ptr_array_index(all, i));
+        if (!g_hash_table_add(seen, (gpointer)name))
+            continue;
+        if (s->len > 0)
+            g_string_append(s, ", ");
+        g_string_append(s, name);
+    }
+    if (s->len == 0)
+        g_string_append(s, "(none)");
+    return g_string_free(s, FALSE);
+}
+
+/* Resolve a VM spec; on failure send the error and return NULL. */
+static DdmVm *resolve_vm_or_fail(Client *c, const char *spec)
+{
+    guint n = 0;
+    DdmVm *vm = ddm_monitor_resolve_vm_newest(c->ctl->mon, spec, &n);
+    if (n > 1) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
+                                         "'%s' is ambiguous: %u VMs match; name one by pid or key "
+                                         "(try 'ddmon vms')", spec, n));
+        return NULL;
+    }
+    if (vm == NULL)
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
+                                         "no VM matches '%s' (try 'ddmon vms')", spec));
+    return vm;
+}
+
+/* ----------------------------------------------------------------- ops */
+
+static void op_version(Client *c)
+{
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "version");
+    json_builder_add_string_value(b, PACKAGE_VERSION);
+    json_builder_set_member_name(b, "abi");
+    g_autofree char *abi = g_strdup_printf("%d.%d", DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR);
+    json_builder_add_string_value(b, abi);
+    json_builder_set_member_name(b, "pid");
+    json_builder_add_int_value(b, getpid());
+    client_send(c, ddm_ctl_ok_end(b));
+}
+
+static void op_core_view(Client *c, const char *name, gboolean blobs)
+{
+    ddm_view *v = ddm_views_lookup(c->ctl->mon->views, name, NULL);
+    if (v == NULL) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "the server has no '%s' view", name));
+        return;
+    }
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "view");
+    json_builder_add_value(b, view_json(v, blobs));
+    client_send(c, ddm_ctl_ok_end(b));
+}
+
+static void add_view_meta(JsonBuilder *b, ddm_view *v)
+{
+    static const char *const kinds[] = {"?", "table", "record", "blob"};
+    ddm_view_kind k = ddm_view_kind_of(v);
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, ddm_view_name(v));
+    json_builder_set_member_name(b, "vm");
+    if (ddm_view_vm_key(v) != NULL)
+        json_builder_add_string_value(b, ddm_view_vm_key(v));
+    else
+        json_builder_add_null_value(b);
+    const char *owner = ddm_view_owner(v), *title = ddm_view_title(v);
+    json_builder_set_member_name(b, "owner");
+    if (owner != NULL)
+        json_builder_add_string_value(b, owner);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "title");
+    if (title != NULL)
+        json_builder_add_string_value(b, title);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "kind");
+    json_builder_add_string_value(b, (guint)k < G_N_ELEMENTS(kinds) ? kinds[k] : "?");
+    json_builder_set_member_name(b, "version");
+    json_builder_add_int_value(b, (gint64)ddm_view_version(v));
+    json_builder_end_object(b);
+}
+
+static void op_views(Client *c, const DdmCtlRequest *req)
+{
+    const char *key = NULL;
+    if (req->vm != NULL) {
+        DdmVm *vm = resolve_vm_or_fail(c, req->vm);
+        if (vm == NULL)
+            return;
+        key = vm_key(vm);
+    }
+    g_autoptr(GPtrArray) all = ddm_views_list(c->ctl->mon->views);
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "views");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < all->len; i++) {
+        ddm_view *v = g_ptr_array_index(all, i);
+        if (key != NULL && g_strcmp0(ddm_view_vm_key(v), key) != 0)
+            continue;
+        add_view_meta(b, v);
+    }
+    json_builder_end_array(b);
+    /* The VMs, so a client can label keys. */
+    json_builder_set_member_name(b, "vms");
+    json_builder_begin_array(b);
+    GHashTableIter it;
+    gpointer k, val;
+    g_hash_table_iter_init(&it, c->ctl->mon->vms);
+    while (g_hash_table_iter_next(&it, &k, &val)) {
+        DdmVm *vm = val;
+        if (key != NULL && g_strcmp0(vm_key(vm), key) != 0)
+            continue;
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "key");
+        json_builder_add_string_value(b, vm_key(vm));
+        json_builder_set_member_name(b, "pid");
+        json_builder_add_int_value(b, vm->info.pid);
+        json_builder_set_member_name(b, "app");
+        if (vm->info.app_name != NULL)
+            json_builder_add_string_value(b, vm->info.app_name);
+        else
+            json_builder_add_null_value(b);
+        json_builder_set_member_name(b, "state");
+        json_builder_add_string_value(b, ddm_vm_state_name(vm->state));
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    client_send(c, ddm_ctl_ok_end(b));
+}
+
+static void interest_free(gpointer p)
+{
+    Interest *in = p;
+    ddm_views_unwatch(in->ctl->mon->views, in->watch_id);
+    if (in->expiry)
+        g_source_remove(in->expiry);
+    g_free(in->name);
+    g_free(in);
+}
+
+static gboolean interest_expired(gpointer ud)
+{
+    Interest *in = ud;
+    in->expiry = 0;
+    g_hash_table_remove(in->ctl->interest, in->name); /* frees it */
+    return G_SOURCE_REMOVE;
+}
+
+/* Keep views named @name watched for INTEREST_SECONDS more. TRUE if nobody
+ * watched them before (their content may be stale: see op_view). */
+static gboolean note_interest(DdmControl *ctl, const char *name)
+{
+    Interest *in = g_hash_table_lookup(ctl->interest, name);
+    gboolean fresh = FALSE;
+    if (in == NULL) {
+        g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+        fresh = TRUE;
+        for (guint i = 0; i < all->len && fresh; i++)
+            if (strcmp(ddm_view_name(all->pdata[i]), name) == 0 &&
+                ddm_view_watchers(all->pdata[i]) > 0)
+                fresh = FALSE;
+        in = g_new0(Interest, 1);
+        in->ctl = ctl;
+        in->name = g_strdup(name);
+        in->watch_id = ddm_views_watch(ctl->mon->views, name, NULL);
+        g_hash_table_insert(ctl->interest, in->name, in);
+    } else {
+        g_source_remove(in->expiry);
+    }
+    in->expiry = g_timeout_add_seconds(INTEREST_SECONDS, interest_expired, in);
+    return fresh;
+}
+
+static void op_view_now(Client *c, const DdmCtlRequest *req);
+static gboolean resume_cb(gpointer data);
+
+static gboolean startup_settled(DdmControl *ctl);
+
+/* A delayed answer (a view nobody looked at, the VM list just after the
+ * start): its timer fires every STARTUP_CHECK_MS for the VM list until
+ * discovery settled, once after FIRST_LOOK_MS for a view. */
+static gboolean delayed_reply_cb(gpointer ud)
+{
+    PendingCmd *pc = ud;
+    Client *c = pc->client;
+    gboolean vms = pc->delayed_req.op == DDM_CTL_OP_VMS;
+    if (vms && c != NULL && !c->dead && !startup_settled(pc->delay_ctl))
+        return G_SOURCE_CONTINUE;
+    pc->delay_timer = 0;
+    if (c != NULL && !c->dead) {
+        c->cmd = NULL;
+        if (vms)
+            op_core_view(c, "vms", FALSE);
+        else
+            op_view_now(c, &pc->delayed_req);
+        if (!c->dead && c->process_idle == 0)
+            c->process_idle = g_idle_add(resume_cb, c);
+    }
+    pc->delay_ctl->delayed_replies = g_list_remove(pc->delay_ctl->delayed_replies, pc);
+    ddm_ctl_request_clear(&pc->delayed_req);
+    g_free(pc);
+    return G_SOURCE_REMOVE;
+}
+
+/* Answer @req later (delayed_reply_cb); the client waits as for a command. */
+static void delay_reply(Client *c, const DdmCtlRequest *req, guint ms)
+{
+    PendingCmd *pc = g_new0(PendingCmd, 1);
+    pc->client = c;
+    pc->delay_ctl = c->ctl;
+    pc->delayed_req.op = req->op;
+    pc->delayed_req.name = g_strdup(req->name);
+    pc->delayed_req.vm = g_strdup(req->vm);
+    pc->delayed_req.blobs = req->blobs;
+    c->cmd = pc;
+    pc->delay_timer = g_timeout_add(ms, delayed_reply_cb, pc);
+    c->ctl->delayed_replies = g_list_prepend(c->ctl->delayed_replies, pc);
+}
+
+static gboolean any_view_named(DdmControl *ctl, const char *name)
+{
+    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    for (guint i = 0; i < all->len; i++)
+        if (strcmp(ddm_view_name(all->pdata[i]), name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+/* TRUE once the VM list is worth answering (see STARTUP_MIN_MS). */
+static gboolean startup_settled(DdmControl *ctl)
+{
+    gint64 ms = (g_get_monotonic_time() - ctl->started_us) / 1000;
+    if (ms >= STARTUP_MAX_MS)
+        return TRUE;
+    if (ms < STARTUP_MIN_MS)
+        return FALSE;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, ctl->mon->vms);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        DdmVmState st = ((DdmVm *)v)->state;
+        if (st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE || st == DDM_VM_STATE_HELO)
+            return FALSE;
+    }
+    /* ... and the VM list shows what the sessions are now (its refresh is
+     * coalesced: one may be due). */
+    return ctl->mon->vms_view_idle == 0;
+}
+
+static void op_vms(Client *c, const DdmCtlRequest *req)
+{
+    if (startup_settled(c->ctl))
+        op_core_view(c, "vms", FALSE);
+    else /* the server has just started: wait for discovery's first results */
+        delay_reply(c, req, STARTUP_CHECK_MS);
+}
+
+static void op_view(Client *c, const DdmCtlRequest *req)
+{
+    if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name))
+        /* Nobody looked at it until now: give its producer a moment to
+         * refresh it (a poll takes well under FIRST_LOOK_MS). */
+        delay_reply(c, req, FIRST_LOOK_MS);
+    else
+        op_view_now(c, req);
+}
+
+static void op_view_now(Client *c, const DdmCtlRequest *req)
+{
+    DdmControl *ctl = c->ctl;
+    if (req->vm != NULL) {
+        DdmVm *vm = resolve_vm_or_fail(c, req->vm);
+        if (vm == NULL)
+            return;
+        ddm_view *v = ddm_views_lookup(ctl->mon->views, req->name, vm_key(vm));
+        if (v == NULL) {
+            g_autofree char *names = view_names_of(ctl, vm_key(vm));
+            g_autofree char *label = vm_label(vm);
+            client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
+                                             "unknown view '%s'; views of VM %s: %s", req->name,
+                                             label, names));
+            return;
+        }
+        JsonBuilder *b = ddm_ctl_ok_begin();
+        json_builder_set_member_name(b, "views");
+        json_builder_begin_array(b);
+        json_builder_add_value(b, view_json(v, req->blobs));
+        json_builder_end_array(b);
+        client_send(c, ddm_ctl_ok_end(b));
+        return;
+    }
+    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "views");
+    json_builder_begin_array(b);
+    guint found = 0;
+    for (guint i = 0; i < all->len; i++) {
+        ddm_view *v = g_ptr_array_index(all, i);
+        if (strcmp(ddm_view_name(v), req->name) != 0)
+            continue;
+        json_builder_add_value(b, view_json(v, req->blobs));
+        found++;
+    }
+    json_builder_end_array(b);
+    JsonNode *ok = ddm_ctl_ok_end(b);
+    if (found == 0) {
+        json_node_unref(ok);
+        g_autofree char *names = all_view_names(ctl);
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "unknown view '%s'; known views: %s",
+                                         req->name, names));
+        return;
+    }
+    client_send(c, ok);
+}
+
+static gboolean watch_matches(const Client *c, ddm_view *v)
+{
+    if (c->watch_name != NULL && strcmp(c->watch_name, ddm_view_name(v)) != 0)
+        return FALSE;
+    if (c->watch_vm != NULL && g_strcmp0(c->watch_vm, ddm_view_vm_key(v)) != 0)
+        return FALSE;
+    return TRUE;
+}
+
+static JsonNode *event_new(const char *event, JsonNode *view /* taken */)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "event");
+    json_builder_add_string_value(b, event);
+    json_builder_set_member_name(b, "view");
+    json_builder_add_value(b, view);
+    json_builder_end_object(b);
+    JsonNode *root = json_builder_get_root(b);
+    g_object_unref(b);
+    return root;
+}
+
+static void op_watch(Client *c, const DdmCtlRequest *req)
+{
+    if (c->watching) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE, "already watching"));
+        return;
+    }
+    char *key = NULL;
+    if (req->vm != NULL) {
+        DdmVm *vm = resolve_vm_or_fail(c, req->vm);
+        if (vm == NULL)
+            return;
+        key = g_strdup(vm_key(vm));
+    }
+    c->watch_name = g_strdup(req->name);
+    c->watch_vm = key;
+    c->watch_blobs = req->blobs;
+    c->watch_id = ddm_views_watch(c->ctl->mon->views, c->watch_name, c->watch_vm);
+    c->watching = TRUE;
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "watching");
+    json_builder_add_boolean_value(b, TRUE);
+    client_send(c, ddm_ctl_ok_end(b));
+    /* What exists now, as "added" events, so the client starts complete. */
+    g_autoptr(GPtrArray) all = ddm_views_list(c->ctl->mon->views);
+    for (guint i = 0; i < all->len && !c->dead; i++) {
+        ddm_view *v = g_ptr_array_index(all, i);
+        if (watch_matches(c, v))
+            client_send(c, event_new("added", view_json(v, c->watch_blobs)));
+    }
+}
+
+static void command_done(ddm_cmd_status status, const char *message, ddm_view *result,
+                         gpointer ud)
+{
+    PendingCmd *pc = ud;
+    Client *c = pc->client;
+    if (c != NULL && !c->dead) {
+        JsonBuilder *b = json_builder_new();
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "ok");
+        json_builder_add_boolean_value(b, status == DDM_CMD_OK);
+        json_builder_set_member_name(b, "status");
+        json_builder_add_int_value(b, status);
+        if (status != DDM_CMD_OK) {
+            g_autofree char *err = g_strdup(message != NULL ? message : "command failed");
+            if (status == DDM_CMD_NOT_FOUND && pc->ambiguous != NULL) {
+                /* Plugins resolve VMs strictly: say why the name found none. */
+                char *more = g_strdup_printf("%s (%s; name one by pid or key)", err, pc->ambiguous);
+                g_free(err);
+                err = more;
+            }
+            json_builder_set_member_name(b, "code");
+            json_builder_add_int_value(b, status);
+            json_builder_set_member_name(b, "error");
+            json_builder_add_string_value(b, err);
+        }
+        json_builder_set_member_name(b, "message");
+        if (message != NULL)
+            json_builder_add_string_value(b, message);
+        else
+            json_builder_add_null_value(b);
+        json_builder_set_member_name(b, "result");
+        if (result != NULL)
+            json_builder_add_value(b, view_json(result, pc->blobs));
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+        JsonNode *root = json_builder_get_root(b);
+        g_object_unref(b);
+        c->cmd = NULL;
+        client_send(c, root);
+        if (!c->dead && c->process_idle == 0)
+            c->process_idle = g_idle_add(resume_cb, c);
+    }
+    g_free(pc->ambiguous);
+    g_free(pc);
+}
+
+static void op_command(Client *c, const DdmCtlRequest *req)
+{
+    PendingCmd *pc = g_new0(PendingCmd, 1);
+    pc->client = c;
+    pc->blobs = req->blobs;
+    int argc = (int)g_strv_length(req->argv);
+    for (int i = 1; i < argc && pc->ambiguous == NULL; i++) {
+        guint n = 0;
+        (void)ddm_monitor_resolve_vm_newest(c->ctl->mon, req->argv[i], &n);
+        if (n > 1)
+            pc->ambiguous = g_strdup_printf("'%s' matches %u VMs", req->argv[i], n);
+    }
+    c->cmd = pc;
+    if (!ddm_registry_run_command_in(c->ctl->mon->registry, argc, (const char *const *)req->argv,
+                                     req->cwd, command_done, pc)) {
+        c->cmd = NULL;
+        g_free(pc->ambiguous);
+        g_free(pc);
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,
+                                         "unknown command '%s' (try 'ddmon help')",
+                                         req->argv[0]));
+    }
+}
+
+static void op_commands(Client *c)
+{
+    g_autoptr(GArray) cmds = ddm_registry_commands(c->ctl->mon->registry);
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "commands");
+    json_builder_begin_array(b);
+    for (guint i = 0; cmds != NULL && i < cmds->len; i++) {
+        const DdmCommandInfo *ci = &g_array_index(cmds, DdmCommandInfo, i);
+        json_builder_begin_object(b);
+        const char *members[] = {"name", ci->name, "usage", ci->usage,
+                                 "summary", ci->summary, "plugin", ci->plugin};
+        for (gsize m = 0; m < G_N_ELEMENTS(members); m += 2) {
+            json_builder_set_member_name(b, members[m]);
+            if (members[m + 1] != NULL)
+                json_builder_add_string_value(b, members[m + 1]);
+            else
+                json_builder_add_null_value(b);
+        }
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    client_send(c, ddm_ctl_ok_end(b));
+}
+
+static gboolean stop_cb(gpointer data)
+{
+    DdmControl *ctl = data;
+    ctl->stop_idle = 0;
+    if (ctl->stop != NULL)
+        ctl->stop(ctl->stop_ud);
+    return G_SOURCE_REMOVE;
+}
+
+static void op_kill(Client *c)
+{
+    g_message("control: stop requested by a client");
+    client_send(c, ddm_ctl_ok_end(ddm_ctl_ok_begin()));
+    if (c->ctl->stop_idle == 0)
+        c->ctl->stop_idle = g_idle_add(stop_cb, c->ctl);
+}
+
+static void op_scan(Client *c, const DdmCtlRequest *req)
+{
+    g_autoptr(GError) error = NULL;
+    if (!ddm_monitor_set_scan(c->ctl->mon, req->spec, &error)) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE, "%s", error->message));
+        return;
+    }
+    client_send(c, ddm_ctl_ok_end(ddm_ctl_ok_begin()));
+}
+
+/* Run-time selection of the VM the selected debugger port reaches. */
+static void op_select(Client *c, const DdmCtlRequest *req)
+{
+    DdmMonitor *mon = c->ctl->mon;
+    if (mon->relay == NULL) {
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_FAILED,
+                                         "the debugger relay is not running; nothing to select"));
+        return;
+    }
+    if (req->spec != NULL) {
+        ddm_relay_select(mon->relay, req->spec[0] != '\0' ? req->spec : NULL);
+        g_message("control: selection set to '%s'", req->spec);
+    }
+    const char *sel = ddm_relay_selection(mon->relay);
+    DdmVm *selected = NULL;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, mon->vms);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (ddm_relay_is_selected(mon->relay, v))
+            selected = v;
+    JsonBuilder *b = ddm_ctl_ok_begin();
+    json_builder_set_member_name(b, "selection");
+    if (sel != NULL && *sel != '\0')
+        json_builder_add_string_value(b, sel);
+    else
+        json_builder_add_null_value(b);
+    json_builder_set_member_name(b, "port");
+    json_builder_add_int_value(b, mon->config->selected_port);
+    json_builder_set_member_name(b, "vm");
+    if (selected != NULL) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "key");
+        json_builder_add_string_value(b, vm_key(selected));
+        json_builder_set_member_name(b, "pid");
+        json_builder_add_int_value(b, selected->info.pid);
+        json_builder_set_member_name(b, "app");
+        if (selected->info.app_name != NULL)
+            json_builder_add_string_value(b, selected->info.app_name);
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    client_send(c, ddm_ctl_ok_end(b));
+}
+
+static void handle_line(Client *c, const char *line, gsize len)
+{
+    DdmCtlRequest req;
+    g_autoptr(GError) error = NULL;
+    if (!ddm_ctl_request_parse(line, len, &req, &error)) {
+        g_debug("control: client %" G_GUINT64_FORMAT ": bad request: %s", c->serial,
+                error->message);
+        client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE, "bad request: %s", error->message));
+        return;
+    }
+    g_debug("control: client %" G_GUINT64_FORMAT ": op %s", c->serial, ddm_ctl_op_name(req.op));
+    switch (req.op) {
+    case DDM_CTL_OP_VERSION:
+        op_version(c);
+        break;
+    case DDM_CTL_OP_VMS:
+        op_vms(c, &req);
+        break;
+    case DDM_CTL_OP_PLUGINS:
+        op_core_view(c, "plugins", FALSE);
+        break;
+    case DDM_CTL_OP_VIEWS:
+        op_views(c, &req);
+        break;
+    case DDM_CTL_OP_VIEW:
+        op_view(c, &req);
+        break;
+    case DDM_CTL_OP_WATCH:
+        op_watch(c, &req);
+        break;
+    case DDM_CTL_OP_COMMAND:
+        op_command(c, &req);
+        break;
+    case DDM_CTL_OP_COMMANDS:
+        op_commands(c);
+        break;
+    case DDM_CTL_OP_KILL:
+        op_kill(c);
+        break;
+    case DDM_CTL_OP_SCAN:
+        op_scan(c, &req);
+        break;
+    case DDM_CTL_OP_SELECT:
+        op_select(c, &req);
+        break;
+    }
+    ddm_ctl_request_clear(&req);
+}
+
+/* Answer buffered requests until one is in flight or none is left. */
+static void client_process(Client *c)
+{
+    while (!c->dead && c->cmd == NULL && !c->close_after_flush &&
+           client_queued(c) < DDM_CTL_READ_PAUSE) {
+        gsize len = 0;
+        gboolean overflow = FALSE;
+        g_autofree char *line = ddm_line_framer_next(c->in, &len, &overflow);
+        if (overflow) {
+            g_message("control: client %" G_GUINT64_FORMAT ": request longer than %d bytes",
+                      c->serial, DDM_CTL_MAX_REQUEST);
+            client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,
+                                             "request line longer than %d bytes",
+                                             DDM_CTL_MAX_REQUEST));
+            c->close_after_flush = TRUE;
+            break;
+        }
+        if (line == NULL)
+            break;
+        handle_line(c, line, len);
+    }
+    client_update_watch(c);
+}
+
+static gboolean resume_cb(gpointer data)
+{
+    Client *c = data;
+    c->process_idle = 0;
+    client_process(c);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
+{
+    Client *c = data;
+    if (c->dead)
+        return G_SOURCE_REMOVE;
+    if (cond & G_IO_OUT) {
+        if (!client_flush(c)) {
+            c->source = 0;
+            client_close(c, "write failed");
+            return G_SOURCE_REMOVE;
+        }
+        /* Caught up: answer requests held back by the backpressure. */
+        if (!(cond & G_IO_IN) && ddm_line_framer_pending(c->in) > 0)
+            client_process(c);
+        else
+            client_update_watch(c);
+        if (c->dead) {
+            c->source = 0;
+            return G_SOURCE_REMOVE;
+        }
+    }
+    if ((cond & G_IO_IN) || ((cond & (G_IO_HUP | G_IO_ERR)) && !c->eof)) {
+        guint8 buf[READ_CHUNK];
+        ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n > 0) {
+            ddm_line_framer_push(c->in, buf, (gsize)n);
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR && errno != EWOULDBLOCK)) {
+            c->eof = TRUE;
+            if (n < 0 || c->watching || c->cmd != NULL) {
+                /* Nobody to answer: a watcher or an impatient client left. */
+                c->source = 0;
+                client_close(c, n < 0 ? g_strerror(errno) : "client left");
+                return G_SOURCE_REMOVE;
+            }
+        }
+        client_process(c);
+    }
+    if (c->dead) {
+        c->source = 0;
+        return G_SOURCE_REMOVE;
+    }
+    /* client_update_watch may have replaced this source. */
+    return G_SOURCE_CONTINUE;
+}
+
+/* --------------------------------------------------------------- views */
+
+static void on_view_change(ddm_view *v, DdmViewChange change, gpointer ud)
+{
+    DdmControl *ctl = ud;
+    const char *event = change == DDM_VIEW_ADDED     ? "added"
+                        : change == DDM_VIEW_CHANGED ? "changed"
+                                                     : "removed";
+    char *lines[2] = {NULL, NULL}; /* without / with blob data, built lazily */
+    gsize lens[2] = {0, 0};
+    for (GList *l = ctl->clients; l != NULL; l = l->next) {
+        Client *c = l->data;
+        if (c->dead || !c->watching || !watch_matches(c, v))
+            continue;
+        int which = c->watch_blobs ? 1 : 0;
+        if (lines[which] == NULL) {
+            JsonNode *view;
+            if (change == DDM_VIEW_REMOVED) {
+                JsonBuilder *b = json_builder_new();
+                add_view_meta(b, v);
+                view = json_builder_get_root(b);
+                g_object_unref(b);
+            } else {
+                view = view_json(v, which == 1);
+            }
+            JsonNode *ev = event_new(event, view);
+            lines[which] = ddm_ctl_encode(ev, &lens[which]);
+            json_node_unref(ev);
+        }
+        client_send_line(c, lines[which], lens[which]);
+    }
+    g_free(lines[0]);
+    g_free(lines[1]);
+}
+
+/* -------------------------------------------------------------- accept */
+
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
+{
+    DdmControl *ctl = data;
+    for (int i = 0; i < 16; i++) {
+        int cfd = accept4(ctl->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+                errno != ECONNABORTED)
+                g_warning("control: accept: %s", g_strerror(errno));
+            break;
+        }
+        struct ucred cred;
+        socklen_t cl = sizeof(cred);
+        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid()) {
+            g_warning("control: refused a client of another user (uid %d)",
+                      (int)(cl == sizeof(cred) ? (int)cred.uid : -1));
+            close(cfd);
+            continue;
+        }
+        if (ctl->n_live >= DDM_CTL_MAX_CLIENTS) {
+            g_message("control: refused a client: %d clients connected already",
+                      DDM_CTL_MAX_CLIENTS);
+            g_autoptr(JsonNode) err =
+                ddm_ctl_error_new(DDM_EXIT_FAILED, "server busy: too many clients");
+            gsize len = 0;
+            g_autofree char *line = ddm_ctl_encode(err, &len);
+            (void)!send(cfd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+            close(cfd);
+            continue;
+        }
+        Client *c = g_new0(Client, 1);
+        c->ctl = ctl;
+        c->serial = ++ctl->next_serial;
+        c->fd = cfd;
+        c->in = ddm_line_framer_new(DDM_CTL_MAX_REQUEST);
+        c->out = g_byte_array_new();
+        ctl->clients = g_list_prepend(ctl->clients, c);
+        ctl->n_live++;
+        g_debug("control: client %" G_GUINT64_FORMAT " connected (pid %d)", c->serial,
+                (int)cred.pid);
+        client_update_watch(c);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+DdmControl *ddm_control_new(DdmMonitor *mon, int listen_fd, DdmControlStopFn stop, gpointer ud)
+{
+    g_return_val_if_fail(mon != NULL && listen_fd >= 0, NULL);
+    DdmControl *ctl = g_new0(DdmControl, 1);
+    ctl->mon = mon;
+    ctl->started_us = g_get_monotonic_time();
+    ctl->listen_fd = listen_fd;
+    ctl->stop = stop;
+    ctl->stop_ud = ud;
+    ctl->listen_source = g_unix_fd_add(listen_fd, G_IO_IN, on_accept, ctl);
+    ctl->listener = ddm_views_add_listener(mon->views, on_view_change, ctl);
+    ctl->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
+    return ctl;
+}
+
+void ddm_control_free(DdmControl *ctl)
+{
+    if (ctl == NULL)
+        return;
+    if (ctl->listen_source != 0)
+        g_source_remove(ctl->listen_source);
+    if (ctl->listen_fd >= 0)
+        close(ctl->listen_fd);
+    ddm_views_remove_listener(ctl->mon->views, ctl->listener);
+    g_hash_table_destroy(ctl->interest);
+    for (GList *l = ctl->delayed_replies; l != NULL; l = l->next) {
+        PendingCmd *pc = l->data;
+        g_source_remove(pc->delay_timer);
+        if (pc->client != NULL)
+            pc->client->cmd = NULL;
+        ddm_ctl_request_clear(&pc->delayed_req);
+        g_free(pc);
+    }
+    g_list_free(ctl->delayed_replies);
+    for (GList *l = ctl->clients; l != NULL; l = l->next) {
+        Client *c = l->data;
+        if (!c->dead && client_queued(c) > 0)
+            (void)client_flush(c); /* best effort, never blocks */
+        client_close(c, "server stopping");
+    }
+    if (ctl->reap_idle != 0)
+        g_source_remove(ctl->reap_idle);
+    reap_dead(ctl);
+    if (ctl->stop_idle != 0)
+        g_source_remove(ctl->stop_idle);
+    g_free(ctl);
+}
+
+guint ddm_control_n_clients(const DdmControl *ctl)
+{
+    return ctl->n_live;
+}

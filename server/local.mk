@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# server/: the daemon's process shell: its control socket server and process
+# setup. A convenience library above core/.
+noinst_LTLIBRARIES += server/libddmserver.la
+server_libddmserver_la_SOURCES = %reldir%/control.c %reldir%/control.h \
+	%reldir%/server.c %reldir%/server.h
+server_libddmserver_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+server_libddmserver_la_CFLAGS = $(core_libddmcore_la_CFLAGS)

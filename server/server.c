@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The server process: file locations, directory checks, the lock, the
+ * listening socket, signals and the run loop. See server.h.
+ */
+#include <build-config.h>
+
+#include "server/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+#include "server/control.h"
+#include "core/session/monitor.h"
+
+char *ddm_server_socket_path(const DdmConfig *config)
+{
+    if (config != NULL && config->socket_path != NULL && config->socket_path[0] != '\0')
+        return g_strdup(config->socket_path);
+    return ddm_config_default_socket_path();
+}
+
+char *ddm_server_log_path(const char *socket_path)
+{
+    if (g_str_has_suffix(socket_path, ".sock"))
+        return g_strdup_printf("%.*s.log", (int)(strlen(socket_path) - 5), socket_path);
+    return g_strdup_printf("%s.log", socket_path);
+}
+
+char *ddm_server_lock_path(const char *socket_path)
+{
+    return g_strdup_printf("%s.lock", socket_path);
+}
+
+gboolean ddm_server_check_dir(const char *dir, gboolean create, GError **error)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        int e = errno;
+        if (e == ENOENT && create) {
+            if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+                e = errno;
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e),
+                            "cannot create directory %s: %s", dir, g_strerror(e));
+                return FALSE;
+            }
+            if (lstat(dir, &st) != 0) {
+                e = errno;
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "%s: %s", dir,
+                            g_strerror(e));
+                return FALSE;
+            }
+        } else {
+            g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "%s: %s", dir,
+                        g_strerror(e));
+            return FALSE;
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_DIRECTORY,
+                    "%s is not a directory (a symlink or a file is refused)", dir);
+        return FALSE;
+    }
+    if (st.st_uid != geteuid()) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                    "%s belongs to uid %u, not to you (uid %u); refusing to use it "
+                    "(use --socket=PATH in a directory of yours)",
+                    dir, (unsigned)st.st_uid, (unsigned)geteuid());
+        return FALSE;
+    }
+    if ((st.st_mode & 077) != 0) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                    "%s is accessible to others (mode %03o); refusing to use it "
+                    "(chmod 700 %s)",
+                    dir, (unsigned)(st.st_mode & 0777), dir);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static int read_pid(int fd)
+{
+    char buf[32];
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    gint64 pid = g_ascii_strtoll(buf, NULL, 10);
+    return pid > 0 && pid < G_MAXINT ? (int)pid : 0;
+}
+
+int ddm_server_running_pid(const char *socket_path)
+{
+    g_autofree char *lock = ddm_server_lock_path(socket_path);
+    int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    int pid = 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN))
+        pid = read_pid(fd); /* someone holds it exclusively: a server runs */
+    close(fd);
+    return pid;
+}
+
+/* Take PATH.lock, write our pid. -1 with error when another server holds it. */
+static int take_lock(const char *socket_path, GError **error)
+{
+    g_autofree char *path = ddm_server_lock_path(socket_path);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0) {
+            int e = errno;
+            g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot open %s: %s", path,
+                        g_strerror(e));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            int pid = read_pid(fd);
+            close(fd);
+            if (e == EWOULDBLOCK || e == EAGAIN) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                            "a ddmon server is already running on %s (pid %d)", socket_path,
+                            pid);
+            } else {
+                g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot lock %s: %s",
+                            path, g_strerror(e));
+            }
+            return -1;
+        }
+        /* The file we locked must still be the one at @path: a stopping
+         * server unlinks it before releasing its lock. */
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            g_autofree char *pid = g_strdup_printf("%d\n", (int)getpid());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, strlen(pid), 0) < 0)
+                g_warning("cannot write the pid to %s: %s", path, g_strerror(errno));
+            return fd;
+        }
+        close(fd);
+    }
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY, "cannot take the lock %s", path);
+    return -1;
+}
+
+int ddm_server_listen(const char *path, GError **error)
+{
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof(addr.sun_path)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FILENAME_TOO_LONG,
+                    "socket path too long (max %zu bytes): %s", sizeof(addr.sun_path) - 1, path);
+        return -1;
+    }
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "socket: %s", g_strerror(e));
+        return -1;
+    }
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            close(fd);
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                        "%s exists and is not a socket; refusing to replace it", path);
+            return -1;
+        }
+        g_debug("server: removing stale socket %s", path);
+        unlink(path);
+    }
+    mode_t old = umask(0177);
+    int rc = bind(fd, (struct sockaddr *)&addr, sizeof(addr));
+    int e = errno;
+    umask(old);
+    if (rc != 0) {
+        close(fd);
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot bind %s: %s", path,
+                    g_strerror(e));
+        return -1;
+    }
+    if (chmod(path, 0600) != 0 || listen(fd, 64) != 0) {
+        e = errno;
+        close(fd);
+        unlink(path);
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot listen on %s: %s", path,
+                    g_strerror(e));
+        return -1;
+    }
+    return fd;
+}
+
+typedef struct ServerRun {
+    GMainLoop *loop;
+    const char *why;
+} ServerRun;
+
+static void stop_requested(gpointer ud)
+{
+    ServerRun *run = ud;
+    run->why = "kill-server";
+    g_main_loop_quit(run->loop);
+}
+
+static gboolean on_signal_term(gpointer ud)
+{
+    ServerRun *run = ud;
+    run->why = "SIGTERM";
+    g_main_loop_quit(run->loop);
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_signal_int(gpointer ud)
+{
+    ServerRun *run = ud;
+    run->why = "SIGINT";
+    g_main_loop_quit(run->loop);
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_signal_hup(gpointer ud)
+{
+    ServerRun *run = ud;
+    run->why = "SIGHUP";
+    g_main_loop_quit(run->loop);
+    return G_SOURCE_CONTINUE;
+}
+
+int ddm_server_run(DdmConfig *config)
+{
+    g_autofree char *socket_path = ddm_server_socket_path(config);
+    g_autofree char *lock_path = ddm_server_lock_path(socket_path);
+    g_autofree char *dir = g_path_get_dirname(socket_path);
+    g_autoptr(GError) error = NULL;
+
+    /* The default directory's parent ($XDG_RUNTIME_DIR or /tmp) exists;
+     * we create only the last component. */
+    if (!ddm_server_check_dir(dir, TRUE, &error)) {
+        g_printerr("ddmon: %s\n", error->message);
+        ddm_config_free(config);
+        return 1;
+    }
+    int lock_fd = take_lock(socket_path, &error);
+    if (lock_fd < 0) {
+        g_printerr("ddmon: %s\n", error->message);
+        ddm_config_free(config);
+        return 1;
+    }
+
+    ServerRun run = {g_main_loop_new(NULL, FALSE), NULL};
+    guint sig[3] = {g_unix_signal_add(SIGTERM, on_signal_term, &run),
+                    g_unix_signal_add(SIGINT, on_signal_int, &run),
+                    g_unix_signal_add(SIGHUP, on_signal_hup, &run)};
+
+    DdmMonitor *mon = ddm_monitor_new(config, &error);
+    if (mon == NULL) {
+        g_printerr("ddmon: cannot start the server: %s\n", error->message);
+        unlink(lock_path);
+        close(lock_fd);
+        for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
+            g_source_remove(sig[i]);
+        g_main_loop_unref(run.loop);
+        return 1;
+    }
+    int listen_fd = ddm_server_listen(socket_path, &error);
+    if (listen_fd < 0) {
+        g_printerr("ddmon: %s\n", error->message);
+        ddm_monitor_free(mon);
+        unlink(lock_path);
+        close(lock_fd);
+        for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
+            g_source_remove(sig[i]);
+        g_main_loop_unref(run.loop);
+        return 1;
+    }
+    DdmControl *ctl = ddm_control_new(mon, listen_fd, stop_requested, &run);
+    ddm_monitor_start(mon);
+    g_message("ddmon %s server (pid %d) listening on %s", PACKAGE_VERSION, (int)getpid(),
+              socket_path);
+
+    g_main_loop_run(run.loop);
+
+    g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
+    ddm_control_free(ctl);
+    unlink(socket_path);
+    ddm_monitor_free(mon);
+    for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
+        g_source_remove(sig[i]);
+    unlink(lock_path);
+    close(lock_fd);
+    g_main_loop_unref(run.loop);
+    return 0;
+}

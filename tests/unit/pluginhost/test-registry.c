@@ -1,0 +1,957 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the plugin registry and the ddm_host table (core/registry.c,
+ * core/host.c): dispatch to owners and taps, one owner per type, unknown
+ * types logged once per VM, the --chunks filter, registration only in init,
+ * rollback of a failed init, per-VM data freed after the GONE listener,
+ * ud_free exactly once, timers removed at unload, commands finished exactly
+ * once, --plugin-opt checked against the keys plugins read. Plugins here are
+ * descriptors defined in this file (no dlopen; the loader has its own test),
+ * on a hand-made monitor with hand-made VMs; one test loads the real
+ * test plugins good.so and hello.so from DDM_TEST_PLUGIN_DIR.
+ */
+#include "build-config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/config/config.h"
+#include "core/pluginhost/loader.h"
+#include "core/session/monitor.h"
+#include "core/pluginhost/registry.h"
+#include "core/views/views.h"
+#include "core/session/vm.h"
+
+#define TEST_TYPE DDM_CHUNK('T', 'E', 'S', 'T')
+#define OTHR_TYPE DDM_CHUNK('O', 'T', 'H', 'R')
+#define XYZW_TYPE DDM_CHUNK('X', 'Y', 'Z', 'W')
+
+/* ------------------------------------------------------------ log capture */
+
+typedef struct LogRecord {
+    GLogLevelFlags level;
+    char *domain, *message;
+} LogRecord;
+
+static GPtrArray *logs;
+
+static void log_record_free(LogRecord *r)
+{
+    g_free(r->domain);
+    g_free(r->message);
+    g_free(r);
+}
+
+static GLogWriterOutput capture_writer(GLogLevelFlags level, const GLogField *fields, gsize n,
+                                       gpointer ud)
+{
+    LogRecord *r = g_new0(LogRecord, 1);
+    r->level = level & G_LOG_LEVEL_MASK;
+    for (gsize i = 0; i < n; i++) {
+        if (strcmp(fields[i].key, "GLIB_DOMAIN") == 0)
+            r->domain = g_strdup(fields[i].value);
+        else if (strcmp(fields[i].key, "MESSAGE") == 0)
+            r->message = g_strdup(fields[i].value);
+    }
+    g_ptr_array_add(logs, r);
+    if (r->level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL))
+        g_log_writer_default(level, fields, n, ud);
+    return G_LOG_WRITER_HANDLED;
+}
+
+/* Log records at @level whose message contains every given substring. */
+static guint count_logs(GLogLevelFlags level, const char *needle, const char *needle2)
+{
+    guint n = 0;
+    for (guint i = 0; i < logs->len; i++) {
+        LogRecord *r = g_ptr_array_index(logs, i);
+        if (r->level == level && r->message && strstr(r->message, needle) &&
+            (!needle2 || strstr(r->message, needle2)))
+            n++;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- fixture */
+
+typedef struct Fixture {
+    DdmMonitor mon;
+    DdmVm vm1, vm2;
+} Fixture;
+
+/* What the test plugins saw, reset per test. */
+static struct {
+    const ddm_host *host;
+    ddm_plugin *self;
+    int (*init_body)(ddm_plugin *self, const ddm_host *host);
+    guint owner_calls, tap_all_calls, tap_typed_calls, fini_calls;
+    guint ud_frees, data_frees, timer_fires, done_calls;
+    ddm_cmd_status done_status;
+    char *done_message;
+    gboolean done_had_result;
+    GString *order;
+    uint32_t last_type;
+    size_t last_len;
+    ddm_cmd *pending_cmd;
+    int owner_rc;
+    gboolean fini_tries_work;
+    ddm_vm *fini_vm;
+} T;
+
+static void make_vm(Fixture *f, DdmVm *vm, const char *key)
+{
+    memset(vm, 0, sizeof *vm);
+    vm->magic = DDM_VM_MAGIC;
+    vm->ref_count = 1;
+    vm->monitor = &f->mon;
+    vm->state = DDM_VM_STATE_READY;
+    vm->info.size = sizeof vm->info;
+    vm->info.key = key;
+    vm->info.ddm = 1;
+    vm->fd = -1;
+    vm->pending = ddm_correlate_new(16);
+    g_hash_table_insert(f->mon.vms, (gpointer)key, vm);
+}
+
+static void clear_vm(DdmVm *vm)
+{
+    g_clear_pointer(&vm->plugin_data, g_hash_table_unref);
+    g_clear_pointer(&vm->headlines, g_hash_table_unref);
+    g_clear_pointer(&vm->unknown_logged, g_hash_table_unref);
+    ddm_correlate_free(vm->pending);
+}
+
+static int setup(void **state)
+{
+    Fixture *f = g_new0(Fixture, 1);
+    f->mon.config = ddm_config_new();
+    f->mon.views = ddm_views_new();
+    f->mon.vms = g_hash_table_new(g_str_hash, g_str_equal);
+    f->mon.registry = ddm_registry_new(&f->mon);
+    make_vm(f, &f->vm1, "127.0.0.1:8001");
+    make_vm(f, &f->vm2, "127.0.0.1:8002");
+    memset(&T, 0, sizeof T);
+    T.order = g_string_new(NULL);
+    g_ptr_array_set_size(logs, 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    Fixture *f = *state;
+    ddm_registry_free(f->mon.registry);
+    clear_vm(&f->vm1);
+    clear_vm(&f->vm2);
+    g_hash_table_unref(f->mon.vms);
+    ddm_views_free(f->mon.views);
+    ddm_config_free(f->mon.config);
+    g_string_free(T.order, TRUE);
+    g_free(T.done_message);
+    g_free(f);
+    return 0;
+}
+
+/* -------------------------------------------------------- plugin pieces */
+
+static void count_ud_free(void *ud)
+{
+    T.ud_frees++;
+    g_free(ud);
+}
+
+static void count_data_free(void *p)
+{
+    T.data_frees++;
+    g_string_append(T.order, "free;");
+    g_free(p);
+}
+
+static int owner_fn(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                    size_t len, void *ud)
+{
+    T.owner_calls++;
+    T.last_type = ci->type;
+    T.last_len = len;
+    assert_non_null(data);
+    g_string_append(T.order, "owner;");
+    return T.owner_rc;
+}
+
+static int tap_all_fn(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                      size_t len, void *ud)
+{
+    T.tap_all_calls++;
+    g_string_append(T.order, "tap;");
+    return -EINVAL; /* ignored for taps */
+}
+
+static int tap_typed_fn(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                        const uint8_t *data, size_t len, void *ud)
+{
+    T.tap_typed_calls++;
+    assert_int_equal(ci->type, TEST_TYPE);
+    return 0;
+}
+
+static int timer_fn(ddm_plugin *self, void *ud);
+
+static void fini_fn(ddm_plugin *self)
+{
+    T.fini_calls++;
+    if (!T.fini_tries_work)
+        return;
+    /* An unloading plugin cannot leave work behind. */
+    assert_int_equal(T.host->timer_add(self, 10, timer_fn, g_malloc(1), count_ud_free), 0);
+    assert_null(T.host->view_new(self, NULL, "late", DDM_VIEW_RECORD, NULL));
+    assert_int_equal(T.host->request(self, T.fini_vm, DDM_CHUNK('L', 'A', 'T', 'E'), NULL, 0, 0,
+                                     NULL, NULL, NULL),
+                     -ENOTCONN);
+}
+
+/* A plugin "name" whose init runs T.init_body (TEST owner by default). */
+static int generic_init(ddm_plugin *self, const ddm_host *host)
+{
+    T.host = host;
+    T.self = self;
+    return T.init_body ? T.init_body(self, host) : 0;
+}
+
+static GPtrArray *fake_descs;
+
+static ddm_plugin *load_fake(Fixture *f, const char *name,
+                             int (*body)(ddm_plugin *, const ddm_host *), GError **error)
+{
+    ddm_plugin_desc *d = g_new0(ddm_plugin_desc, 1);
+    d->magic = DDM_PLUGIN_MAGIC;
+    d->abi_major = DDM_ABI_MAJOR;
+    d->abi_minor = DDM_ABI_MINOR;
+    d->desc_size = sizeof *d;
+    d->name = name;
+    d->version = "0.1";
+    d->license = "Apache-2.0";
+    d->summary = "fake";
+    d->init = generic_init;
+    d->fini = fini_fn;
+    g_ptr_array_add(fake_descs, d);
+    ddm_plugin *p = ddm_registry_add(f->mon.registry, name, NULL);
+    p->desc = d;
+    T.init_body = body;
+    ddm_registry_init_plugin(f->mon.registry, p, error);
+    return p;
+}
+
+static int body_own_test(ddm_plugin *self, const ddm_host *host)
+{
+    return host->register_chunk(self, TEST_TYPE, owner_fn, g_malloc(1), count_ud_free);
+}
+
+static int body_own_test_and_taps(ddm_plugin *self, const ddm_host *host)
+{
+    int rc = host->register_chunk(self, TEST_TYPE, owner_fn, NULL, NULL);
+    rc = rc ? rc : host->register_tap(self, 0, tap_all_fn, NULL, NULL);
+    rc = rc ? rc : host->register_tap(self, TEST_TYPE, tap_typed_fn, NULL, NULL);
+    return rc;
+}
+
+static ddm_chunk_info info_of(uint32_t type)
+{
+    ddm_chunk_info ci = {type, 7, DDM_ORIGIN_EVENT, 0};
+    return ci;
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_registry_dispatch_to_owner(void **state)
+{
+    Fixture *f = *state;
+    g_autoptr(GError) err = NULL;
+    ddm_plugin *p = load_fake(f, "alpha", body_own_test, &err);
+    assert_null(err);
+    assert_int_equal(p->status, DDM_PLUGIN_LOADED);
+
+    static const uint8_t payload[] = {1, 2, 3};
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, payload, sizeof payload);
+    assert_int_equal(T.owner_calls, 1);
+    assert_int_equal(T.last_type, TEST_TYPE);
+    assert_int_equal(T.last_len, 3);
+    /* Empty payloads arrive as a non-NULL pointer with len 0. */
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    assert_int_equal(T.owner_calls, 2);
+    assert_int_equal(T.last_len, 0);
+
+    g_autoptr(GArray) types = ddm_registry_owned_types(f->mon.registry, p);
+    assert_int_equal(types->len, 1);
+    assert_int_equal(g_array_index(types, uint32_t, 0), TEST_TYPE);
+}
+
+static void test_registry_taps_see_everything(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *p = load_fake(f, "alpha", body_own_test_and_taps, NULL);
+    assert_int_equal(p->status, DDM_PLUGIN_LOADED);
+
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"x", 1);
+    /* Taps first, then the owner. */
+    assert_string_equal(T.order->str, "tap;owner;");
+    ci = info_of(XYZW_TYPE); /* nobody owns it: taps still see it */
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    ddm_chunk_info req = {OTHR_TYPE, 9, DDM_ORIGIN_REQUEST, 0};
+    ddm_registry_tap_request(f->mon.registry, &f->vm1, &req, (const uint8_t *)"ab", 2);
+    assert_int_equal(T.tap_all_calls, 3);
+    assert_int_equal(T.tap_typed_calls, 1);
+    assert_int_equal(T.owner_calls, 1);
+}
+
+static int body_claim_test(ddm_plugin *self, const ddm_host *host)
+{
+    int rc = host->register_chunk(self, OTHR_TYPE, owner_fn, g_malloc(1), count_ud_free);
+    assert_int_equal(rc, 0);
+    rc = host->register_chunk(self, TEST_TYPE, owner_fn, g_malloc(1), count_ud_free);
+    assert_int_equal(rc, -EEXIST);
+    /* The ud of the refused call was freed at once (rule 3). */
+    assert_int_equal(T.ud_frees, 1);
+    return 0; /* ignoring the conflict does not help */
+}
+
+static void test_registry_duplicate_owner(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_own_test, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    GError *err = NULL;
+    ddm_plugin *b = load_fake(f, "beta", body_claim_test, &err);
+    assert_non_null(err);
+    assert_int_equal(err->domain, DDM_LOADER_ERROR);
+    assert_int_equal(err->code, DDM_LOADER_ERROR_CHUNK_CONFLICT);
+    assert_non_null(strstr(err->message, "alpha"));
+    assert_non_null(strstr(err->message, "beta"));
+    g_error_free(err);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "TEST is already owned by plugin alpha",
+                                "plugin beta"),
+                     1);
+    assert_int_equal(b->status, DDM_PLUGIN_REFUSED);
+    assert_non_null(strstr(b->reason, "alpha"));
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, b), 0);
+    /* beta's OTHR registration was undone too (ud freed), and init succeeded: fini ran. */
+    assert_int_equal(T.ud_frees, 2);
+    assert_int_equal(T.fini_calls, 1);
+    /* alpha keeps TEST. */
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    assert_int_equal(T.owner_calls, 1);
+    ci = info_of(OTHR_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    assert_int_equal(T.owner_calls, 1);
+}
+
+static void test_registry_unknown_logged_once(void **state)
+{
+    Fixture *f = *state;
+    load_fake(f, "alpha", body_own_test, NULL);
+    ddm_chunk_info ci = info_of(XYZW_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    ddm_registry_dispatch(f->mon.registry, &f->vm2, &ci, NULL, 0);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE,
+                                "vm 127.0.0.1:8001: no plugin handles chunk XYZW (ignored)", NULL),
+                     1);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE,
+                                "vm 127.0.0.1:8002: no plugin handles chunk XYZW (ignored)", NULL),
+                     1);
+    assert_int_equal(T.owner_calls, 0);
+    /* A hostile VM cycling through types cannot grow the set without bound. */
+    for (uint32_t i = 0; i < 1000; i++) {
+        ci = info_of(DDM_CHUNK('Q', 'Q', (i >> 8) & 0xff, i & 0xff));
+        ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    }
+    assert_true(g_hash_table_size(f->vm1.unknown_logged) <= 256);
+}
+
+static int body_own_othr(ddm_plugin *self, const ddm_host *host)
+{
+    return host->register_chunk(self, OTHR_TYPE, owner_fn, NULL, NULL);
+}
+
+static void test_registry_disabled_types(void **state)
+{
+    Fixture *f = *state;
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    g_ptr_array_add(names, (gpointer) "TEST");
+    ddm_registry_set_chunk_filter(f->mon.registry, names);
+    ddm_plugin *a = load_fake(f, "alpha", body_own_othr, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE,
+                                "plugin alpha: all its chunk types are disabled (--chunks)", NULL),
+                     1);
+
+    assert_int_equal(T.host->chunk_enabled(a, TEST_TYPE), 1);
+    assert_int_equal(T.host->chunk_enabled(a, OTHR_TYPE), 0);
+    ddm_chunk_info ci = info_of(OTHR_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    assert_int_equal(T.owner_calls, 0);
+    assert_int_equal(count_logs(G_LOG_LEVEL_DEBUG, "OTHR disabled by --chunks", NULL), 1);
+    /* Disabled types are not "unknown". */
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "no plugin handles", NULL), 0);
+    assert_int_equal(T.host->request(a, &f->vm1, OTHR_TYPE, NULL, 0, 0, NULL, NULL, NULL),
+                     -EPERM);
+
+    /* An empty filter enables everything again. */
+    g_ptr_array_set_size(names, 0);
+    ddm_registry_set_chunk_filter(f->mon.registry, names);
+    assert_int_equal(T.host->chunk_enabled(a, OTHR_TYPE), 1);
+}
+
+static void test_registry_register_outside_init(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", NULL, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    int rc = T.host->register_chunk(a, OTHR_TYPE, owner_fn, g_malloc(1), count_ud_free);
+    assert_int_equal(rc, -EPERM);
+    assert_int_equal(T.ud_frees, 1);
+    rc = T.host->register_tap(a, 0, tap_all_fn, g_malloc(1), count_ud_free);
+    assert_int_equal(rc, -EPERM);
+    assert_int_equal(T.ud_frees, 2);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "plugin alpha: register_chunk outside init",
+                                NULL),
+                     1);
+    assert_int_equal(count_logs(G_LOG_LEVEL_CRITICAL, "", NULL), 0);
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
+}
+
+static void vm_listener_fn(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    if (ev == DDM_VM_GONE) {
+        /* Rule 5: our data is still there while we are told. */
+        assert_non_null(T.host->vm_get_data(self, vm));
+        g_string_append(T.order, "gone;");
+    }
+}
+
+static int cmd_never_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                        void *ud)
+{
+    return 0;
+}
+
+static int timer_fn(ddm_plugin *self, void *ud)
+{
+    T.timer_fires++;
+    return 1;
+}
+
+static int body_everything_then_fail(ddm_plugin *self, const ddm_host *host)
+{
+    assert_int_equal(host->register_chunk(self, TEST_TYPE, owner_fn, g_malloc(1), count_ud_free), 0);
+    assert_int_equal(host->register_tap(self, 0, tap_all_fn, g_malloc(1), count_ud_free), 0);
+    assert_int_equal(host->register_vm_listener(self, vm_listener_fn, g_malloc(1), count_ud_free),
+                     0);
+    assert_int_equal(host->register_command(self, "alpha-cmd", "alpha-cmd", "x", cmd_never_fn,
+                                            g_malloc(1), count_ud_free),
+                     0);
+    assert_true(host->timer_add(self, 60000, timer_fn, g_malloc(1), count_ud_free) > 0);
+    assert_non_null(host->view_new(self, NULL, "alpha.global", DDM_VIEW_RECORD, "A"));
+    ddm_vm *vm = host->find_vm(self, "127.0.0.1:8001");
+    assert_non_null(vm);
+    assert_non_null(host->view_new(self, vm, "alpha.vm", DDM_VIEW_TABLE, "A"));
+    assert_int_equal(host->vm_set_data(self, vm, g_malloc(1), count_data_free), 0);
+    host->set_data(self, g_malloc(1), count_data_free);
+    return -EIO;
+}
+
+static void test_registry_rollback_on_init_failure(void **state)
+{
+    Fixture *f = *state;
+    GError *err = NULL;
+    ddm_plugin *a = load_fake(f, "alpha", body_everything_then_fail, &err);
+    assert_non_null(err);
+    assert_int_equal(err->code, DDM_LOADER_ERROR_INIT_FAILED);
+    assert_non_null(strstr(err->message, "alpha"));
+    g_error_free(err);
+    assert_int_equal(a->status, DDM_PLUGIN_REFUSED);
+    assert_non_null(strstr(a->reason, "init failed"));
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
+    assert_int_equal(T.ud_frees, 5);   /* chunk, tap, listener, command, timer */
+    assert_int_equal(T.data_frees, 2); /* per-VM data, plugin data */
+    assert_int_equal(T.fini_calls, 0); /* no fini after a failed init */
+    assert_null(ddm_views_lookup(f->mon.views, "alpha.global", NULL));
+    assert_null(ddm_views_lookup(f->mon.views, "alpha.vm", "127.0.0.1:8001"));
+    g_autoptr(GArray) cmds = ddm_registry_commands(f->mon.registry);
+    assert_int_equal(cmds->len, 0);
+    /* The name is free again for another plugin. */
+    ddm_plugin *b = load_fake(f, "beta", body_own_test, NULL);
+    assert_int_equal(b->status, DDM_PLUGIN_LOADED);
+}
+
+static int body_listener_and_data(ddm_plugin *self, const ddm_host *host)
+{
+    return host->register_vm_listener(self, vm_listener_fn, NULL, NULL);
+}
+
+static void test_registry_vm_data_freed_after_gone(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_listener_and_data, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    assert_int_equal(T.host->vm_set_data(a, &f->vm1, g_malloc(1), count_data_free), 0);
+    /* Replacing frees the old datum. */
+    assert_int_equal(T.host->vm_set_data(a, &f->vm1, g_malloc(1), count_data_free), 0);
+    assert_int_equal(T.data_frees, 1);
+    g_string_truncate(T.order, 0);
+    assert_int_equal(T.host->vm_headline(a, &f->vm1, "threads", "12"), 0);
+    assert_int_equal(g_hash_table_size(f->vm1.headlines), 1);
+
+    ddm_registry_vm_event(f->mon.registry, &f->vm1, DDM_VM_READY);
+    ddm_registry_vm_event(f->mon.registry, &f->vm1, DDM_VM_GONE);
+    assert_string_equal(T.order->str, "gone;free;");
+    assert_int_equal(T.data_frees, 2);
+    assert_null(T.host->vm_get_data(a, &f->vm1));
+    assert_int_equal(g_hash_table_size(f->vm1.headlines), 0);
+}
+
+static void test_registry_ud_free_once_on_success(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_own_test, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    assert_int_equal(T.ud_frees, 0);
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 1);
+    T.fini_tries_work = TRUE;
+    T.fini_vm = &f->vm1;
+    ddm_registry_unload(f->mon.registry, a);
+    assert_int_equal(T.ud_frees, 2); /* the registration's and the refused timer's */
+    assert_int_equal(T.fini_calls, 1);
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
+    ddm_registry_unload(f->mon.registry, a); /* idempotent */
+    assert_int_equal(T.ud_frees, 2);
+    assert_int_equal(T.fini_calls, 1);
+}
+
+static int timer_stop_fn(ddm_plugin *self, void *ud)
+{
+    T.timer_fires++;
+    return 0;
+}
+
+static void test_registry_timers(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", NULL, NULL);
+    uint32_t quick = T.host->timer_add(a, 1, timer_stop_fn, g_malloc(1), count_ud_free);
+    uint32_t slow = T.host->timer_add(a, 60000, timer_fn, g_malloc(1), count_ud_free);
+    uint32_t gone = T.host->timer_add(a, 60000, timer_fn, g_malloc(1), count_ud_free);
+    assert_true(quick > 0 && slow > 0 && gone > 0);
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 3);
+    /* A timer returning 0 stops and its ud goes. */
+    gint64 deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+    while (T.timer_fires == 0 && g_get_monotonic_time() < deadline)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(T.timer_fires, 1);
+    assert_int_equal(T.ud_frees, 1);
+    assert_null(g_main_context_find_source_by_id(NULL, quick));
+    /* timer_remove, then unload takes the rest. */
+    T.host->timer_remove(a, gone);
+    assert_int_equal(T.ud_frees, 2);
+    T.host->timer_remove(a, gone); /* unknown ids are ignored */
+    assert_int_equal(T.ud_frees, 2);
+    ddm_registry_unload(f->mon.registry, a);
+    assert_int_equal(T.ud_frees, 3);
+    assert_null(g_main_context_find_source_by_id(NULL, slow));
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
+}
+
+static void done_fn(ddm_cmd_status status, const char *message, ddm_view *result, gpointer ud)
+{
+    T.done_calls++;
+    T.done_status = status;
+    g_free(T.done_message);
+    T.done_message = g_strdup(message);
+    T.done_had_result = result != NULL;
+}
+
+static int cmd_sync_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                       void *ud)
+{
+    ddm_view *v = T.host->cmd_result(cmd, DDM_VIEW_RECORD, "result");
+    assert_non_null(v);
+    assert_ptr_equal(T.host->cmd_result(cmd, DDM_VIEW_RECORD, NULL), v);
+    assert_null(T.host->cmd_result(cmd, DDM_VIEW_TABLE, NULL));
+    assert_int_equal(T.host->view_begin(v), 0);
+    assert_int_equal(T.host->view_field_int(v, "argc", argc), 0);
+    assert_int_equal(T.host->view_commit(v), 0);
+    /* A result view belongs to the command: view_free refuses it (logged). */
+    T.host->view_free(v);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "view_free: view sync is not published",
+                                NULL),
+                     1);
+    T.host->cmd_finish(cmd, DDM_CMD_OK, "done now");
+    return 0;
+}
+
+static int cmd_later_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                        void *ud)
+{
+    T.pending_cmd = cmd;
+    return 0;
+}
+
+static int cmd_fail_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                       void *ud)
+{
+    return -EINVAL;
+}
+
+static int body_commands(ddm_plugin *self, const ddm_host *host)
+{
+    assert_int_equal(host->register_command(self, "sync", "sync ARG", "finishes at once",
+                                            cmd_sync_fn, g_malloc(1), count_ud_free),
+                     0);
+    assert_int_equal(host->register_command(self, "later", NULL, NULL, cmd_later_fn, NULL, NULL),
+                     0);
+    assert_int_equal(host->register_command(self, "fail", NULL, NULL, cmd_fail_fn, NULL, NULL), 0);
+    /* Taken names and the core's own names are refused, ud freed. */
+    assert_int_equal(host->register_command(self, "sync", NULL, NULL, cmd_sync_fn, g_malloc(1),
+                                            count_ud_free),
+                     -EEXIST);
+    assert_int_equal(host->register_command(self, "vms", NULL, NULL, cmd_sync_fn, g_malloc(1),
+                                            count_ud_free),
+                     -EEXIST);
+    assert_int_equal(host->register_command(self, "kill-server", NULL, NULL, cmd_sync_fn, NULL,
+                                            NULL),
+                     -EEXIST);
+    assert_int_equal(host->register_command(self, "bad name", NULL, NULL, cmd_sync_fn, NULL, NULL),
+                     -EINVAL);
+    assert_int_equal(T.ud_frees, 2);
+    return 0;
+}
+
+static void test_registry_commands(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_commands, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    g_autoptr(GArray) cmds = ddm_registry_commands(f->mon.registry);
+    assert_int_equal(cmds->len, 3);
+    assert_string_equal(g_array_index(cmds, DdmCommandInfo, 0).name, "fail");
+    assert_string_equal(g_array_index(cmds, DdmCommandInfo, 2).name, "sync");
+    assert_string_equal(g_array_index(cmds, DdmCommandInfo, 2).plugin, "alpha");
+    assert_string_equal(g_array_index(cmds, DdmCommandInfo, 2).usage, "sync ARG");
+
+    const char *argv_sync[] = {"sync", "x", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 2, argv_sync, done_fn, NULL));
+    assert_int_equal(T.done_calls, 1);
+    assert_int_equal(T.done_status, DDM_CMD_OK);
+    assert_string_equal(T.done_message, "done now");
+    assert_true(T.done_had_result);
+
+    const char *argv_fail[] = {"fail", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 1, argv_fail, done_fn, NULL));
+    assert_int_equal(T.done_calls, 2);
+    assert_int_equal(T.done_status, DDM_CMD_FAILED);
+
+    const char *argv_none[] = {"nope", NULL};
+    assert_false(ddm_registry_run_command(f->mon.registry, 1, argv_none, done_fn, NULL));
+    assert_int_equal(T.done_calls, 2);
+
+    /* Finished later (e.g. from a reply callback). */
+    const char *argv_later[] = {"later", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 1, argv_later, done_fn, NULL));
+    assert_int_equal(T.done_calls, 2);
+    assert_non_null(T.pending_cmd);
+    T.host->cmd_finish(T.pending_cmd, DDM_CMD_NOT_FOUND, "no such VM");
+    assert_int_equal(T.done_calls, 3);
+    assert_int_equal(T.done_status, DDM_CMD_NOT_FOUND);
+    assert_false(T.done_had_result);
+
+    /* Never finished: the unload finishes it as FAILED, once. */
+    T.pending_cmd = NULL;
+    assert_true(ddm_registry_run_command(f->mon.registry, 1, argv_later, done_fn, NULL));
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 4);
+    ddm_registry_unload(f->mon.registry, a);
+    assert_int_equal(T.done_calls, 4);
+    assert_int_equal(T.done_status, DDM_CMD_FAILED);
+    assert_non_null(strstr(T.done_message, "alpha"));
+    assert_int_equal(T.ud_frees, 3);
+    g_autoptr(GArray) after = ddm_registry_commands(f->mon.registry);
+    assert_int_equal(after->len, 0);
+}
+
+static void test_registry_handler_error_logged(void **state)
+{
+    Fixture *f = *state;
+    load_fake(f, "alpha", body_own_test, NULL);
+    T.owner_rc = -EPROTO;
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"abcd", 4);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin alpha: handling chunk TEST",
+                                "127.0.0.1:8001 failed"),
+                     1);
+    /* Rate limited: 5 in full, then every 1000th. */
+    for (int i = 1; i < 2000; i++)
+        ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"abcd", 4);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin alpha: handling chunk TEST", NULL),
+                     7);
+    assert_int_equal(T.owner_calls, 2000);
+}
+
+static void test_registry_host_services(void **state)
+{
+    Fixture *f = *state;
+    g_hash_table_insert(f->mon.config->plugin_opts, g_strdup("alpha.depth"), g_strdup("8"));
+    ddm_plugin *a = load_fake(f, "alpha", NULL, NULL);
+    const ddm_host *h = T.host;
+    assert_int_equal(h->size, sizeof(ddm_host));
+    assert_int_equal(h->abi_major, DDM_ABI_MAJOR);
+    assert_true(DDM_HOST_HAS(h, cmd_finish));
+    assert_string_equal(h->config_get(a, "depth"), "8");
+    assert_null(h->config_get(a, "other"));
+
+    h->log(a, DDM_LOG_MESSAGE, "hello %d", 42);
+    gboolean found = FALSE;
+    for (guint i = 0; i < logs->len; i++) {
+        LogRecord *r = g_ptr_array_index(logs, i);
+        if (r->message && strcmp(r->message, "hello 42") == 0) {
+            assert_string_equal(r->domain, "ddmon-plugin-alpha");
+            assert_int_equal(r->level, G_LOG_LEVEL_MESSAGE);
+            found = TRUE;
+        }
+    }
+    assert_true(found);
+
+    assert_ptr_equal(h->vm_info(&f->vm1), &f->vm1.info);
+    assert_string_equal(h->vm_info(&f->vm1)->key, "127.0.0.1:8001");
+    assert_ptr_equal(h->find_vm(a, "127.0.0.1:8002"), &f->vm2);
+    assert_null(h->find_vm(a, "nope"));
+
+    /* Headlines: set, unchanged, remove; oversized refused. */
+    assert_int_equal(h->vm_headline(a, &f->vm1, "heap", "3 MB"), 0);
+    assert_string_equal(g_hash_table_lookup(f->vm1.headlines, "heap"), "3 MB");
+    assert_int_equal(h->vm_headline(a, &f->vm1, "heap", NULL), 0);
+    assert_null(g_hash_table_lookup(f->vm1.headlines, "heap"));
+    char big[300];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_int_equal(h->vm_headline(a, &f->vm1, "heap", big), -EMSGSIZE);
+
+    /* Plugin data replaced and freed. */
+    h->set_data(a, g_malloc(1), count_data_free);
+    h->set_data(a, g_malloc(1), count_data_free);
+    assert_int_equal(T.data_frees, 1);
+    assert_non_null(h->get_data(a));
+
+    /* Views: one name per scope; view_free unpublishes. */
+    ddm_view *v = h->view_new(a, NULL, "alpha.summary", DDM_VIEW_RECORD, "Summary");
+    assert_non_null(v);
+    assert_null(h->view_new(a, NULL, "alpha.summary", DDM_VIEW_RECORD, "Summary"));
+    assert_non_null(h->view_new(a, &f->vm1, "alpha.summary", DDM_VIEW_RECORD, "Summary"));
+    assert_int_equal(h->view_begin(v), 0);
+    assert_int_equal(h->view_field_str(v, "state", "ok"), 0);
+    assert_int_equal(h->view_commit(v), 0);
+    assert_int_equal(h->view_watchers(v), 0);
+    h->view_free(v);
+    assert_null(ddm_views_lookup(f->mon.views, "alpha.summary", NULL));
+    assert_non_null(ddm_views_lookup(f->mon.views, "alpha.summary", "127.0.0.1:8001"));
+
+    /* Listing. */
+    g_autoptr(JsonNode) json = ddm_registry_plugins_to_json(f->mon.registry);
+    JsonArray *arr = json_node_get_array(json);
+    assert_int_equal(json_array_get_length(arr), 1);
+    JsonObject *o = json_array_get_object_element(arr, 0);
+    assert_string_equal(json_object_get_string_member(o, "name"), "alpha");
+    assert_string_equal(json_object_get_string_member(o, "status"), "loaded");
+    assert_string_equal(json_object_get_string_member(o, "abi"), "1.0");
+    g_autofree char *text = ddm_registry_plugins_json_to_text(json);
+    assert_non_null(strstr(text, "alpha"));
+    assert_non_null(strstr(text, "loaded"));
+
+    ddm_registry_unload(f->mon.registry, a);
+    assert_int_equal(T.data_frees, 2);
+    assert_null(ddm_views_lookup(f->mon.views, "alpha.summary", "127.0.0.1:8001"));
+    assert_int_equal(count_logs(G_LOG_LEVEL_CRITICAL, "", NULL), 0);
+}
+
+/* ------------------------------------------------------- --plugin-opt */
+
+static void set_opt(Fixture *f, const char *spec, const char *value)
+{
+    g_hash_table_insert(f->mon.config->plugin_opts, g_strdup(spec), g_strdup(value));
+}
+
+/* Reads "depth" (a number) and "mode" during init, like the real plugins. */
+static int body_read_options(ddm_plugin *self, const ddm_host *host)
+{
+    (void)ddm_config_uint(host, self, "depth", 1, 64, 4);
+    (void)host->config_get(self, "mode");
+    return 0;
+}
+
+static guint count_warnings_about(const char *needle)
+{
+    return count_logs(G_LOG_LEVEL_WARNING, needle, NULL);
+}
+
+static void test_registry_opts_unknown_plugin(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "alhpa.depth", "8");
+    set_opt(f, "alhpa.mode", "x"); /* same unknown name: still one warning */
+    set_opt(f, "alpha.depth", "8");
+    load_fake(f, "alpha", body_read_options, NULL);
+    load_fake(f, "beta", NULL, NULL);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(
+        count_warnings_about(
+            "--plugin-opt: no plugin named 'alhpa' is loaded (loaded: alpha, beta)"),
+        1);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 1);
+}
+
+static void test_registry_opts_unread_key(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "alpha.depht", "8");
+    set_opt(f, "alpha.depth", "8");
+    set_opt(f, "alpha.mode", "fast");
+    set_opt(f, "beta.depth", "2"); /* beta reads nothing */
+    load_fake(f, "alpha", body_read_options, NULL);
+    load_fake(f, "beta", NULL, NULL);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(count_warnings_about("--plugin-opt alpha.depht: plugin alpha has no option "
+                                          "'depht' (it reads: depth, mode)"),
+                     1);
+    assert_int_equal(count_warnings_about("--plugin-opt beta.depth: plugin beta has no option "
+                                          "'depth' (it reads: none)"),
+                     1);
+    /* The keys alpha read, set or not, are never warned about. */
+    assert_int_equal(count_warnings_about("alpha.depth"), 0);
+    assert_int_equal(count_warnings_about("alpha.mode"), 0);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 2);
+
+    /* A key read lazily after the check still gets its value. */
+    ddm_plugin *beta = ddm_registry_find_plugin(f->mon.registry, "beta");
+    assert_string_equal(T.host->config_get(beta, "depth"), "2");
+    g_auto(GStrv) read = ddm_registry_options_read(beta);
+    assert_int_equal(g_strv_length(read), 1);
+    assert_string_equal(read[0], "depth");
+}
+
+static void test_registry_opts_read_key_quiet(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "alpha.depth", "8");
+    set_opt(f, "alpha.mode", "fast");
+    ddm_plugin *a = load_fake(f, "alpha", body_read_options, NULL);
+    ddm_registry_handoff(f->mon.registry);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "", NULL), 0);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "--plugin-opt", NULL), 0);
+
+    /* A bad number is the plugin's warning (ddm_config_uint), under its name. */
+    g_ptr_array_set_size(logs, 0);
+    set_opt(f, "alpha.depth", "eight");
+    assert_int_equal(ddm_config_uint(T.host, a, "depth", 1, 64, 4), 4);
+    assert_int_equal(count_warnings_about("option depth=eight is not a number in 1..64"), 1);
+
+    /* --list-plugins shows what the plugin reads. */
+    g_autoptr(JsonNode) json = ddm_registry_plugins_to_json(f->mon.registry);
+    JsonObject *o = json_array_get_object_element(json_node_get_array(json), 0);
+    JsonArray *opts = json_object_get_array_member(o, "options");
+    assert_int_equal(json_array_get_length(opts), 2);
+    assert_string_equal(json_array_get_string_element(opts, 0), "depth");
+    assert_string_equal(json_array_get_string_element(opts, 1), "mode");
+    g_autofree char *text = ddm_registry_plugins_json_to_text(json);
+    assert_non_null(strstr(text, "options: depth, mode\n"));
+}
+
+static void test_registry_opts_not_loaded_plugin(void **state)
+{
+    Fixture *f = *state;
+    set_opt(f, "gamma.depth", "8");
+    set_opt(f, "delta.depth", "8");
+    ddm_plugin *g = ddm_registry_add(f->mon.registry, "gamma", "/x/gamma.so"); /* disabled */
+    assert_int_equal(g->status, DDM_PLUGIN_DISABLED);
+    load_fake(f, "delta", NULL, NULL);
+    ddm_registry_unload(f->mon.registry, ddm_registry_find_plugin(f->mon.registry, "delta"));
+    ddm_registry_handoff(f->mon.registry);
+    /* The user left it out on purpose: a message, no warning. */
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE,
+                                "--plugin-opt: plugin gamma is disabled, its options are not used",
+                                NULL),
+                     1);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "--plugin-opt: plugin delta is disabled",
+                                NULL),
+                     1);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 0);
+}
+
+/* The real loader with real .so plugins: hello reads interval_ms, good reads nothing. */
+static void test_registry_opts_real_plugins(void **state)
+{
+    Fixture *f = *state;
+    const char *dir = g_getenv("DDM_TEST_PLUGIN_DIR");
+    DdmConfig *c = f->mon.config;
+    g_free(c->installed_plugin_dir);
+    c->installed_plugin_dir = g_strdup("/nonexistent/ddmon-test");
+    c->use_env_plugin_path = FALSE;
+    g_ptr_array_add(c->plugin_dirs, g_strdup(dir ? dir : "tests/plugins/.libs"));
+    g_ptr_array_add(c->plugins_only, g_strdup("good"));
+    g_ptr_array_add(c->plugins_only, g_strdup("hello"));
+    set_opt(f, "hello.interval_ms", "500");
+    set_opt(f, "hello.intervall_ms", "500");
+    set_opt(f, "good.depth", "1");
+    set_opt(f, "goood.depth", "1");
+    GError *err = NULL;
+    if (!ddm_loader_load_all(f->mon.registry, c, &err))
+        fail_msg("load_all: %s", err->message);
+    assert_int_equal(count_warnings_about("--plugin-opt hello.intervall_ms: plugin hello has no "
+                                          "option 'intervall_ms' (it reads: interval_ms)"),
+                     1);
+    assert_int_equal(count_warnings_about("--plugin-opt good.depth: plugin good has no option "
+                                          "'depth' (it reads: none)"),
+                     1);
+    assert_int_equal(
+        count_warnings_about("--plugin-opt: no plugin named 'goood' is loaded (loaded: "), 1);
+    assert_int_equal(count_warnings_about("hello.interval_ms"), 0);
+    assert_int_equal(count_warnings_about("--plugin-opt"), 3);
+}
+
+int main(void)
+{
+    logs = g_ptr_array_new_with_free_func((GDestroyNotify)log_record_free);
+    fake_descs = g_ptr_array_new_with_free_func(g_free);
+    g_log_set_writer_func(capture_writer, NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_registry_dispatch_to_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_taps_see_everything, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_duplicate_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_unknown_logged_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_disabled_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_register_outside_init, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_rollback_on_init_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_vm_data_freed_after_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_ud_free_once_on_success, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_timers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_commands, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_handler_error_logged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_host_services, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_unknown_plugin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_unread_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_read_key_quiet, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_not_loaded_plugin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_opts_real_plugins, setup, teardown),
+    };
+    int rc = cmocka_run_group_tests_name("registry", tests, NULL, NULL);
+    g_ptr_array_unref(fake_descs);
+    g_ptr_array_unref(logs);
+    return rc;
+}

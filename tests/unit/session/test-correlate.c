@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests for the pending-request table (core/correlate.c): reply,
+ * error, timeout with explicit times, drain on disconnect, duplicate and
+ * unknown ids, late replies after a timeout, the cap, deadline ordering.
+ * Every test checks that each inserted entry leaves exactly once.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/session/correlate.h"
+
+/* Book-keeping for the exactly-once property: how often each id left. */
+#define MAX_IDS 4096
+static guint left_count[MAX_IDS];
+static guint inserted[MAX_IDS];
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(left_count, 0, sizeof left_count);
+    memset(inserted, 0, sizeof inserted);
+    return 0;
+}
+
+static gboolean insert(DdmCorrelate *c, uint32_t id, gint64 deadline)
+{
+    DdmPending p = {.id = id, .type = 0x54455354, .deadline_us = deadline,
+                    .callback = GUINT_TO_POINTER(id + 1), .ud = GUINT_TO_POINTER(id + 2)};
+    gboolean ok = ddm_correlate_insert(c, &p);
+    if (ok)
+        inserted[id % MAX_IDS]++;
+    return ok;
+}
+
+static void left(const DdmPending *p)
+{
+    assert_true(p->id < MAX_IDS);
+    /* The copy carries what was inserted. */
+    assert_ptr_equal(p->callback, GUINT_TO_POINTER(p->id + 1));
+    assert_ptr_equal(p->ud, GUINT_TO_POINTER(p->id + 2));
+    left_count[p->id]++;
+}
+
+static void left_all(GArray *a)
+{
+    guint i;
+    for (i = 0; i < a->len; i++)
+        left(&g_array_index(a, DdmPending, i));
+    g_array_unref(a);
+}
+
+static void assert_exactly_once(void)
+{
+    guint i;
+    for (i = 0; i < MAX_IDS; i++)
+        assert_int_equal(left_count[i], inserted[i]);
+}
+
+static void finish(DdmCorrelate *c)
+{
+    left_all(ddm_correlate_drain(c));
+    assert_int_equal(ddm_correlate_count(c), 0);
+    assert_exactly_once();
+    ddm_correlate_free(c);
+}
+
+static void test_correlate_reply(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    DdmPending out;
+    (void)state;
+
+    assert_true(insert(c, 1, 1000));
+    assert_true(insert(c, 2, 2000));
+    assert_int_equal(ddm_correlate_count(c), 2);
+    assert_true(ddm_correlate_contains(c, 2));
+    assert_true(ddm_correlate_take(c, 2, &out));
+    assert_int_equal(out.id, 2);
+    assert_int_equal(out.deadline_us, 2000);
+    assert_int_equal(out.type, 0x54455354);
+    left(&out);
+    assert_false(ddm_correlate_contains(c, 2));
+    /* A second reply with the same id is unknown now, and not "late". */
+    assert_false(ddm_correlate_take(c, 2, &out));
+    assert_false(ddm_correlate_was_expired(c, 2));
+    assert_int_equal(ddm_correlate_count(c), 1);
+    finish(c);
+}
+
+/* A JDWP error reply leaves the table the same way as a reply: take. */
+static void test_correlate_error_reply(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    DdmPending out;
+    (void)state;
+
+    assert_true(insert(c, 7, 500));
+    assert_true(ddm_correlate_take(c, 7, &out));
+    left(&out);
+    /* Expiring later finds nothing. */
+    GArray *a = ddm_correlate_expire(c, 10000);
+    assert_int_equal(a->len, 0);
+    left_all(a);
+    finish(c);
+}
+
+static void test_correlate_timeout(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    GArray *a;
+    (void)state;
+
+    assert_true(insert(c, 1, 100));
+    assert_true(insert(c, 2, 200));
+    assert_true(insert(c, 3, 300));
+    a = ddm_correlate_expire(c, 99);
+    assert_int_equal(a->len, 0);
+    left_all(a);
+
+    a = ddm_correlate_expire(c, 200); /* deadline <= now expires */
+    assert_int_equal(a->len, 2);
+    assert_int_equal(g_array_index(a, DdmPending, 0).id, 1);
+    assert_int_equal(g_array_index(a, DdmPending, 1).id, 2);
+    left_all(a);
+    assert_int_equal(ddm_correlate_count(c), 1);
+    assert_int_equal(ddm_correlate_next_deadline(c), 300);
+    finish(c);
+}
+
+static void test_correlate_drain(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    GArray *a;
+    (void)state;
+
+    for (uint32_t i = 10; i < 20; i++)
+        assert_true(insert(c, i, 1000 - i));
+    a = ddm_correlate_drain(c);
+    assert_int_equal(a->len, 10);
+    left_all(a);
+    assert_int_equal(ddm_correlate_count(c), 0);
+    assert_int_equal(ddm_correlate_next_deadline(c), G_MAXINT64);
+    a = ddm_correlate_drain(c);
+    assert_int_equal(a->len, 0);
+    left_all(a);
+    finish(c);
+}
+
+static void test_correlate_duplicate(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    DdmPending out;
+    (void)state;
+
+    assert_true(insert(c, 5, 100));
+    assert_false(insert(c, 5, 200)); /* already pending */
+    assert_int_equal(ddm_correlate_count(c), 1);
+    assert_true(ddm_correlate_take(c, 5, &out));
+    assert_int_equal(out.deadline_us, 100); /* the first one stays */
+    left(&out);
+    /* Once gone, the id may be reused. */
+    assert_true(insert(c, 5, 300));
+    finish(c);
+}
+
+static void test_correlate_unknown(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    DdmPending out = {0};
+    (void)state;
+
+    assert_false(ddm_correlate_take(c, 42, &out));
+    assert_false(ddm_correlate_contains(c, 42));
+    assert_false(ddm_correlate_was_expired(c, 42));
+    assert_true(insert(c, 1, 100));
+    assert_false(ddm_correlate_take(c, 42, &out));
+    assert_int_equal(ddm_correlate_count(c), 1);
+    finish(c);
+}
+
+static void test_correlate_late_after_timeout(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    DdmPending out;
+    (void)state;
+
+    assert_true(insert(c, 9, 100));
+    left_all(ddm_correlate_expire(c, 150));
+    assert_true(ddm_correlate_was_expired(c, 9));
+    /* The late reply finds nothing to take: no second exit. */
+    assert_false(ddm_correlate_take(c, 9, &out));
+    assert_false(ddm_correlate_was_expired(c, 10));
+    finish(c);
+}
+
+/* The expired-id memory is bounded: very old timeouts are forgotten. */
+static void test_correlate_expired_memory_bounded(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(2048);
+    (void)state;
+
+    for (uint32_t i = 0; i < 1000; i++)
+        assert_true(insert(c, i, i));
+    left_all(ddm_correlate_expire(c, 1000));
+    assert_true(ddm_correlate_was_expired(c, 999));
+    assert_false(ddm_correlate_was_expired(c, 0));
+    finish(c);
+}
+
+static void test_correlate_cap(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(3);
+    DdmPending out;
+    (void)state;
+
+    assert_true(insert(c, 1, 10));
+    assert_true(insert(c, 2, 10));
+    assert_true(insert(c, 3, 10));
+    assert_false(insert(c, 4, 10));
+    assert_int_equal(ddm_correlate_count(c), 3);
+    assert_true(ddm_correlate_take(c, 1, &out));
+    left(&out);
+    assert_true(insert(c, 4, 10)); /* room again */
+    finish(c);
+}
+
+static void test_correlate_next_deadline_order(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(64);
+    DdmPending out;
+    GArray *a;
+    (void)state;
+
+    assert_int_equal(ddm_correlate_next_deadline(c), G_MAXINT64);
+    assert_true(insert(c, 1, 500));
+    assert_int_equal(ddm_correlate_next_deadline(c), 500);
+    assert_true(insert(c, 2, 300));
+    assert_int_equal(ddm_correlate_next_deadline(c), 300);
+    assert_true(insert(c, 3, 900));
+    assert_true(insert(c, 4, 300)); /* tie: FIFO after id 2 */
+    assert_int_equal(ddm_correlate_next_deadline(c), 300);
+    assert_true(ddm_correlate_take(c, 2, &out));
+    left(&out);
+    assert_int_equal(ddm_correlate_next_deadline(c), 300);
+    assert_true(ddm_correlate_take(c, 4, &out));
+    left(&out);
+    assert_int_equal(ddm_correlate_next_deadline(c), 500);
+
+    assert_true(insert(c, 5, 100));
+    assert_true(insert(c, 6, 100));
+    a = ddm_correlate_expire(c, 600);
+    assert_int_equal(a->len, 3);
+    assert_int_equal(g_array_index(a, DdmPending, 0).id, 5);
+    assert_int_equal(g_array_index(a, DdmPending, 1).id, 6);
+    assert_int_equal(g_array_index(a, DdmPending, 2).id, 1);
+    left_all(a);
+    assert_int_equal(ddm_correlate_next_deadline(c), 900);
+    finish(c);
+}
+
+/* A pseudo-random mix of operations; the exactly-once property must hold. */
+static void test_correlate_random_mix(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(200);
+    GRand *rnd = g_rand_new_with_seed(1234);
+    gint64 now = 0;
+    (void)state;
+
+    for (int step = 0; step < 20000; step++) {
+        guint op = g_rand_int_range(rnd, 0, 10);
+        uint32_t id = (uint32_t)g_rand_int_range(rnd, 0, MAX_IDS);
+        DdmPending out;
+
+        if (op < 5) {
+            gboolean was = ddm_correlate_contains(c, id);
+            guint n = ddm_correlate_count(c);
+            gboolean ok = insert(c, id, now + g_rand_int_range(rnd, 0, 1000));
+            assert_int_equal(ok, !was && n < 200);
+        } else if (op < 8) {
+            gboolean was = ddm_correlate_contains(c, id);
+            assert_int_equal(ddm_correlate_take(c, id, &out), was);
+            if (was) {
+                assert_int_equal(out.id, id);
+                left(&out);
+            }
+        } else {
+            gint64 next = ddm_correlate_next_deadline(c);
+            GArray *a;
+            now += g_rand_int_range(rnd, 0, 300);
+            a = ddm_correlate_expire(c, now);
+            for (guint i = 0; i < a->len; i++) {
+                assert_true(g_array_index(a, DdmPending, i).deadline_us <= now);
+                assert_true(g_array_index(a, DdmPending, i).deadline_us >= next);
+            }
+            left_all(a);
+            assert_true(ddm_correlate_next_deadline(c) > now);
+        }
+    }
+    g_rand_free(rnd);
+    finish(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_correlate_reply, setup),
+        cmocka_unit_test_setup(test_correlate_error_reply, setup),
+        cmocka_unit_test_setup(test_correlate_timeout, setup),
+        cmocka_unit_test_setup(test_correlate_drain, setup),
+        cmocka_unit_test_setup(test_correlate_duplicate, setup),
+        cmocka_unit_test_setup(test_correlate_unknown, setup),
+        cmocka_unit_test_setup(test_correlate_late_after_timeout, setup),
+        cmocka_unit_test_setup(test_correlate_expired_memory_bounded, setup),
+        cmocka_unit_test_setup(test_correlate_cap, setup),
+        cmocka_unit_test_setup(test_correlate_next_deadline_order, setup),
+        cmocka_unit_test_setup(test_correlate_random_mix, setup),
+    };
+    return cmocka_run_group_tests_name("correlate", tests, NULL, NULL);
+}

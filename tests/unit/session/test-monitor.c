@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Tests of the monitor hub with the real core (libddmcore.la): TCP targets
+ * to an in-process fake VM (a listener on an ephemeral 127.0.0.1 port that
+ * echoes the handshake and answers HELO/FEAT, or answers HELO with a JDWP
+ * error, or sends garbage), one session per key, per-key backoff, the
+ * "vms" and "plugins" views, VM resolution, headlines, local discovery
+ * that never opens a second connection to a port in use, and --connect.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <glib-unix.h>
+
+#include "core/wire/ddm.h"
+#include "core/session/monitor.h"
+
+/* ------------------------------------------------------------ fake VM */
+
+/* FAKE_SILENT accepts and reads, but never answers (not even the handshake). */
+typedef enum { FAKE_DDM, FAKE_PLAIN, FAKE_GARBAGE, FAKE_SILENT } FakeMode;
+
+typedef struct FakeVm {
+    int lfd;
+    guint16 port;
+    guint lwatch;
+    FakeMode mode;
+    uint32_t pid;
+    const char *name;
+    guint accepted;
+    GPtrArray *conns; /* FakeConn* */
+} FakeVm;
+
+typedef struct FakeConn {
+    FakeVm *vm;
+    int fd;
+    guint watch;
+    DdmJdwpReader *reader;
+    gboolean shook;
+} FakeConn;
+
+static void conn_free(gpointer p)
+{
+    FakeConn *c = p;
+    if (c->watch)
+        g_source_remove(c->watch);
+    if (c->fd >= 0)
+        close(c->fd);
+    ddm_jdwp_reader_free(c->reader);
+    g_free(c);
+}
+
+static void put_u4(GByteArray *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    g_byte_array_append(b, x, 4);
+}
+
+static void put_str16(GByteArray *b, const char *ascii)
+{
+    for (const char *s = ascii; *s; s++) {
+        uint8_t x[2] = {0, (uint8_t)*s};
+        g_byte_array_append(b, x, 2);
+    }
+}
+
+static void conn_send(FakeConn *c, const uint8_t *p, size_t n)
+{
+    (void)!write(c->fd, p, n);
+}
+
+static void conn_answer(FakeConn *c, const DdmJdwpPacket *pkt)
+{
+    DdmChunkIter it;
+    DdmChunk ch;
+    uint8_t *out;
+    size_t len;
+
+    if (c->vm->mode == FAKE_PLAIN) {
+        out = ddm_jdwp_build_reply(pkt->header.id, 99, NULL, 0, &len);
+    } else {
+        GByteArray *b = g_byte_array_new();
+        uint32_t type = 0;
+        ddm_chunk_iter_init(&it, pkt->data, pkt->data_len);
+        if (ddm_chunk_iter_next(&it, &ch) == DDM_CHUNK_OK && ch.type == DDM_CHUNK_HELO) {
+            const char *ident = "FakeVM v1";
+            put_u4(b, 1);
+            put_u4(b, c->vm->pid);
+            put_u4(b, (uint32_t)strlen(ident));
+            put_u4(b, (uint32_t)strlen(c->vm->name));
+            put_str16(b, ident);
+            put_str16(b, c->vm->name);
+            type = DDM_CHUNK_HELO;
+        }
+        out = ddm_chunk_build_reply(pkt->header.id, type, b->data, b->len, &len);
+        g_byte_array_unref(b);
+    }
+    conn_send(c, out, len);
+    g_free(out);
+}
+
+static gboolean conn_readable(gint fd, GIOCondition cond, gpointer ud)
+{
+    FakeConn *c = ud;
+    uint8_t buf[4096];
+    ssize_t got = read(fd, buf, sizeof buf);
+    DdmJdwpPacket pkt;
+    DdmJdwpResult r;
+    (void)cond;
+
+    if (got <= 0) {
+        c->watch = 0;
+        close(c->fd);
+        c->fd = -1;
+        return G_SOURCE_REMOVE;
+    }
+    if (c->vm->mode == FAKE_SILENT)
+        return G_SOURCE_CONTINUE;
+    if (c->vm->mode == FAKE_GARBAGE) {
+        conn_send(c, (const uint8_t *)"HTTP/1.0 400 Bad Request\r\n\r\n", 28);
+        return G_SOURCE_CONTINUE;
+    }
+    ddm_jdwp_reader_feed(c->reader, buf, (size_t)got);
+    if (!c->shook) {
+        /* The handshake is the first 14 bytes: echo them. */
+        c->shook = TRUE;
+        conn_send(c, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    }
+    while ((r = ddm_jdwp_reader_next(c->reader, &pkt)) > 0)
+        if (r == DDM_JDWP_PACKET)
+            conn_answer(c, &pkt);
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean fake_accept(gint fd, GIOCondition cond, gpointer ud)
+{
+    FakeVm *vm = ud;
+    FakeConn *c;
+    int cfd = accept(fd, NULL, NULL);
+    (void)cond;
+
+    if (cfd < 0)
+        return G_SOURCE_CONTINUE;
+    vm->accepted++;
+    c = g_new0(FakeConn, 1);
+    c->vm = vm;
+    c->fd = cfd;
+    c->reader = ddm_jdwp_reader_new(0);
+    ddm_jdwp_reader_expect_handshake(c->reader);
+    c->watch = g_unix_fd_add(cfd, G_IO_IN | G_IO_HUP, conn_readable, c);
+    g_ptr_array_add(vm->conns, c);
+    return G_SOURCE_CONTINUE;
+}
+
+static FakeVm *fake_new(FakeMode mode, uint32_t pid, const char *name)
+{
+    FakeVm *vm = g_new0(FakeVm, 1);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t salen = sizeof sa;
+
+    vm->mode = mode;
+    vm->pid = pid;
+    vm->name = name;
+    vm->conns = g_ptr_array_new_with_free_func(conn_free);
+    vm->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(vm->lfd >= 0);
+    assert_int_equal(bind(vm->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(vm->lfd, 16), 0);
+    assert_int_equal(getsockname(vm->lfd, (struct sockaddr *)&sa, &salen), 0);
+    vm->port = ntohs(sa.sin_port);
+    vm->lwatch = g_unix_fd_add(vm->lfd, G_IO_IN, fake_accept, vm);
+    return vm;
+}
+
+/* Close every connection (the VM "exits" but keeps listening). */
+static void fake_drop_conns(FakeVm *vm)
+{
+    g_ptr_array_set_size(vm->conns, 0);
+}
+
+static void fake_free(FakeVm *vm)
+{
+    g_ptr_array_unref(vm->conns);
+    g_source_remove(vm->lwatch);
+    close(vm->lfd);
+    g_free(vm);
+}
+
+/* A port with nothing listening (bound, then closed). */
+static guint16 free_port(void)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t salen = sizeof sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    guint16 port;
+
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &salen), 0);
+    port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static DdmConfig *test_config(void)
+{
+    DdmConfig *c = ddm_config_new();
+    c->scan_local = FALSE;
+    c->scan_adb = FALSE;
+    c->use_env_plugin_path = FALSE;
+    g_free(c->installed_plugin_dir);
+    c->installed_plugin_dir = g_strdup("/nonexistent/ddmon-test-plugins");
+    c->selected_port = 0;
+    c->debug_port_base = (guint16)(30000 + getpid() % 20000);
+    c->scan_interval_ms = 50;
+    c->connect_timeout_ms = 1000;
+    c->handshake_timeout_ms = 1000;
+    c->request_timeout_ms = 1000;
+    return c;
+}
+
+static DdmMonitor *monitor_new(DdmConfig *c)
+{
+    GError *err = NULL;
+    DdmMonitor *mon = ddm_monitor_new(c, &err);
+    assert_null(err);
+    assert_non_null(mon);
+    return mon;
+}
+
+static gboolean flag_cb(gpointer p)
+{
+    *(gboolean *)p = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+static void spin(guint ms)
+{
+    gboolean done = FALSE;
+    g_timeout_add(ms, flag_cb, &done);
+    while (!done)
+        g_main_context_iteration(NULL, TRUE);
+}
+
+typedef gboolean (*Pred)(gpointer);
+
+/* Spin until @pred holds (3 s at most); returns its final value. */
+static gboolean spin_until(Pred pred, gpointer ud)
+{
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (!pred(ud) && g_get_monotonic_time() < end)
+        spin(5);
+    return pred(ud);
+}
+
+typedef struct KeyState {
+    DdmMonitor *mon;
+    const char *key;
+    DdmVmState state;
+} KeyState;
+
+static gboolean key_in_state(gpointer p)
+{
+    KeyState *ks = p;
+    DdmVm *vm = ddm_monitor_find_vm(ks->mon, ks->key);
+    return vm && vm->state == ks->state;
+}
+
+static gboolean key_gone(gpointer p)
+{
+    KeyState *ks = p;
+    return ddm_monitor_find_vm(ks->mon, ks->key) == NULL;
+}
+
+static void wait_state(DdmMonitor *mon, const char *key, DdmVmState state)
+{
+    KeyState ks = {mon, key, state};
+    assert_true(spin_until(key_in_state, &ks));
+}
+
+static void wait_gone(DdmMonitor *mon, const char *key)
+{
+    KeyState ks = {mon, key, 0};
+    assert_true(spin_until(key_gone, &ks));
+}
+
+/* The committed rows of a table view as JSON (transfer full). */
+static JsonNode *view_json(DdmMonitor *mon, const char *name)
+{
+    ddm_view *v = ddm_views_lookup(mon->views, name, NULL);
+    assert_non_null(v);
+    return ddm_view_to_json(v, FALSE);
+}
+
+/* The "vms" row for @key, or NULL. */
+static JsonArray *vms_row(JsonNode *vms, const char *key)
+{
+    JsonArray *rows = json_object_get_array_member(json_node_get_object(vms), "rows");
+    for (guint i = 0; i < json_array_get_length(rows); i++) {
+        JsonArray *row = json_array_get_array_element(rows, i);
+        if (g_strcmp0(json_array_get_string_element(row, 0), key) == 0)
+            return row;
+    }
+    return NULL;
+}
+
+typedef struct RowWait {
+    DdmMonitor *mon;
+    const char *key;
+    const char *state; /* NULL: wait for the row to disappear */
+} RowWait;
+
+static gboolean row_matches(gpointer p)
+{
+    RowWait *w = p;
+    JsonNode *vms = view_json(w->mon, "vms");
+    JsonArray *row = vms_row(vms, w->key);
+    gboolean ok = w->state ? row && g_strcmp0(json_array_get_string_element(row, 7), w->state) == 0
+                           : row == NULL;
+    json_node_unref(vms);
+    return ok;
+}
+
+static void wait_row(DdmMonitor *mon, const char *key, const char *state)
+{
+    RowWait w = {mon, key, state};
+    assert_true(spin_until(row_matches, &w));
+}
+
+static char *key_of(guint16 port)
+{
+    return g_strdup_printf("127.0.0.1:%u", port);
+}
+
+/* ----------------------------------------------------------------- tests */
+
+static void test_monitor_core_views(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    static const char *const vms_cols[] = {"key", "pid", "app", "vm", "ddm", "transport",
+                                           "device", "state", "debug port", "info"};
+    JsonNode *n;
+    JsonArray *cols;
+    (void)state;
+
+    n = view_json(mon, "vms");
+    cols = json_object_get_array_member(json_node_get_object(n), "columns");
+    assert_int_equal(json_array_get_length(cols), G_N_ELEMENTS(vms_cols));
+    for (guint i = 0; i < G_N_ELEMENTS(vms_cols); i++)
+        assert_string_equal(json_object_get_string_member(json_array_get_object_element(cols, i),
+                                                          "name"),
+                            vms_cols[i]);
+    assert_int_equal(json_array_get_length(json_object_get_array_member(json_node_get_object(n),
+                                                                         "rows")),
+                     0);
+    json_node_unref(n);
+    n = view_json(mon, "plugins");
+    cols = json_object_get_array_member(json_node_get_object(n), "columns");
+    assert_string_equal(json_object_get_string_member(json_array_get_object_element(cols, 0),
+                                                      "name"),
+                        "name");
+    json_node_unref(n);
+    ddm_monitor_free(mon);
+}
+
+static void test_monitor_ready_vm_listed(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 4321, "com.example.one");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "test");
+    char *key = key_of(fake->port);
+    JsonNode *vms;
+    JsonArray *row;
+    DdmVm *vm;
+    (void)state;
+
+    assert_string_equal(t->key, key);
+    assert_int_equal(ddm_target_tcp_port(t), fake->port);
+    assert_true(ddm_monitor_offer_target(mon, t));
+    assert_false(ddm_monitor_offer_target(mon, t)); /* one session per key */
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    wait_row(mon, key, "ready");
+    vms = view_json(mon, "vms");
+    row = vms_row(vms, key);
+    assert_int_equal(json_array_get_int_element(row, 1), 4321);
+    assert_string_equal(json_array_get_string_element(row, 2), "com.example.one");
+    assert_string_equal(json_array_get_string_element(row, 3), "FakeVM v1");
+    assert_true(json_array_get_boolean_element(row, 4));
+    assert_string_equal(json_array_get_string_element(row, 5), "tcp");
+    json_node_unref(vms);
+
+    vm = ddm_monitor_find_vm(mon, key);
+    assert_ptr_equal(ddm_monitor_resolve_vm(mon, "4321"), vm);
+    assert_ptr_equal(ddm_monitor_resolve_vm(mon, key), vm);
+    assert_ptr_equal(ddm_monitor_resolve_vm(mon, "com.example.one"), vm);
+    assert_null(ddm_monitor_resolve_vm(mon, "4322"));
+    assert_null(ddm_monitor_resolve_vm(mon, "nope"));
+    assert_int_equal(fake->accepted, 1);
+
+    /* Renames show in the list. */
+    ddm_vm_set_name(vm, "renamed", NULL, -1);
+    {
+        RowWait w = {mon, key, "ready"};
+        gboolean renamed = FALSE;
+        gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+        while (!renamed && g_get_monotonic_time() < end) {
+            spin(10);
+            vms = view_json(mon, "vms");
+            row = vms_row(vms, key);
+            renamed = row && g_strcmp0(json_array_get_string_element(row, 2), "renamed") == 0;
+            json_node_unref(vms);
+        }
+        assert_true(renamed);
+        (void)w;
+    }
+
+    /* Headlines join into "info". */
+    g_hash_table_replace(vm->headlines, g_strdup("threads"), g_strdup("12"));
+    g_hash_table_replace(vm->headlines, g_strdup("heap"), g_strdup("3 MB"));
+    ddm_monitor_vm_headline_changed(mon, vm);
+    spin(150);
+    vms = view_json(mon, "vms");
+    row = vms_row(vms, key);
+    assert_string_equal(json_array_get_string_element(row, 9), "heap: 3 MB, threads: 12");
+    json_node_unref(vms);
+
+    /* The VM exits: gone from the table and the view. */
+    fake_drop_conns(fake);
+    wait_gone(mon, key);
+    wait_row(mon, key, NULL);
+    /* A VM that went away normally may be found again at once. */
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+static void test_monitor_plain_vm(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_PLAIN, 0, "");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "test");
+    char *key = key_of(fake->port);
+    JsonNode *vms;
+    JsonArray *row;
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_PLAIN);
+    wait_row(mon, key, "plain");
+    vms = view_json(mon, "vms");
+    row = vms_row(vms, key);
+    assert_false(json_array_get_boolean_element(row, 4));
+    assert_true(json_array_get_null_element(row, 1)); /* no pid */
+    json_node_unref(vms);
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+static void test_monitor_backoff_refused(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    guint16 port = free_port();
+    DdmTarget *explicit = ddm_target_tcp_new("127.0.0.1", port, "connect");
+    char *key = key_of(port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, explicit));
+    wait_gone(mon, key);
+    /* An explicit target that failed waits for its backoff, listed with the reason. */
+    assert_false(ddm_monitor_offer_target(mon, explicit));
+    wait_row(mon, key, "retrying");
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        JsonArray *row = vms_row(vms, key);
+        assert_non_null(strstr(json_array_get_string_element(row, 9), "refused"));
+        json_node_unref(vms);
+    }
+    spin(1100);
+    assert_true(ddm_monitor_offer_target(mon, explicit));
+    wait_gone(mon, key);
+    assert_false(ddm_monitor_offer_target(mon, explicit));
+    spin(1100); /* doubled: 2 s now */
+    assert_false(ddm_monitor_offer_target(mon, explicit));
+    ddm_target_unref(explicit);
+    ddm_monitor_free(mon);
+    g_free(key);
+}
+
+static void test_monitor_scan_refused_is_free(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    guint16 port = free_port();
+    DdmTarget *scanned = ddm_target_tcp_new("127.0.0.1", port, "local");
+    char *key = key_of(port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, scanned));
+    wait_gone(mon, key);
+    assert_true(ddm_monitor_offer_target(mon, scanned)); /* the scan period paces it */
+    wait_gone(mon, key);
+    spin(150);
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        assert_null(vms_row(vms, key)); /* a port without a VM is not listed */
+        json_node_unref(vms);
+    }
+    ddm_target_unref(scanned);
+    ddm_monitor_free(mon);
+    g_free(key);
+}
+
+static void test_monitor_backoff_not_jdwp(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_GARBAGE, 0, "");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "local");
+    char *key = key_of(fake->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, t));
+    spin(20);
+    {
+        /* Not a VM: never listed, not even while connecting. */
+        JsonNode *vms = view_json(mon, "vms");
+        assert_null(vms_row(vms, key));
+        json_node_unref(vms);
+    }
+    wait_gone(mon, key);
+    assert_false(ddm_monitor_offer_target(mon, t)); /* a web server on 8000: back off */
+    /* After the backoff, a real VM on that port is found and the backoff resets. */
+    fake->mode = FAKE_DDM;
+    fake->name = "late";
+    fake->pid = 5;
+    spin(1100);
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+static void test_monitor_local_discovery(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *fake = fake_new(FAKE_DDM, 77, "scanned");
+    guint16 empty = free_port();
+    DdmPortRange r1 = {fake->port, fake->port}, r2 = {empty, empty};
+    DdmMonitor *mon;
+    char *key = key_of(fake->port);
+    (void)state;
+
+    c->scan_local = TRUE;
+    g_array_set_size(c->scan_ranges, 0);
+    g_array_append_val(c->scan_ranges, r1);
+    g_array_append_val(c->scan_ranges, r2);
+    mon = monitor_new(c);
+    ddm_monitor_start(mon);
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    spin(300); /* several scan periods */
+    assert_int_equal(fake->accepted, 1); /* never a second connection */
+    assert_int_equal(g_hash_table_size(mon->vms) >= 1, TRUE);
+
+    /* The VM exits and a new one takes the port: found within a period. */
+    fake_drop_conns(fake);
+    fake->name = "successor";
+    {
+        gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+        DdmVm *vm = NULL;
+        while (g_get_monotonic_time() < end) {
+            spin(10);
+            vm = ddm_monitor_find_vm(mon, key);
+            if (vm && vm->state == DDM_VM_STATE_READY &&
+                g_strcmp0(vm->info.app_name, "successor") == 0)
+                break;
+        }
+        assert_non_null(vm);
+        assert_string_equal(vm->info.app_name, "successor");
+    }
+    assert_int_equal(fake->accepted, 2);
+
+    /* Switching the scan off drops its VMs. */
+    assert_true(ddm_monitor_set_scan(mon, "none", NULL));
+    assert_null(ddm_monitor_find_vm(mon, key));
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+static void test_monitor_connect_discovery(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *fake = fake_new(FAKE_DDM, 88, "explicit");
+    DdmMonitor *mon;
+    char *key = key_of(fake->port);
+    (void)state;
+
+    g_ptr_array_add(c->connect, g_strdup_printf("127.0.0.1:%u", fake->port));
+    g_ptr_array_add(c->connect, g_strdup("not-a-target"));
+    mon = monitor_new(c);
+    ddm_monitor_start(mon);
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    assert_string_equal(ddm_monitor_find_vm(mon, key)->target->origin, "connect");
+    /* forget_target closes it; the connect module offers it again. */
+    ddm_monitor_forget_target(mon, key, "test");
+    assert_null(ddm_monitor_find_vm(mon, key));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    ddm_monitor_forget_origin(mon, "connect");
+    assert_null(ddm_monitor_find_vm(mon, key));
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+static void test_monitor_resolve_ambiguous(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *a = fake_new(FAKE_DDM, 100, "same");
+    FakeVm *b = fake_new(FAKE_DDM, 100, "same");
+    DdmTarget *ta = ddm_target_tcp_new("127.0.0.1", a->port, "test");
+    DdmTarget *tb = ddm_target_tcp_new("127.0.0.1", b->port, "test");
+    char *ka = key_of(a->port), *kb = key_of(b->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, ta));
+    wait_state(mon, ka, DDM_VM_STATE_READY);
+    spin(5); /* b connects strictly later */
+    assert_true(ddm_monitor_offer_target(mon, tb));
+    wait_state(mon, kb, DDM_VM_STATE_READY);
+    assert_null(ddm_monitor_resolve_vm(mon, "100"));
+    assert_null(ddm_monitor_resolve_vm(mon, "same"));
+    assert_non_null(ddm_monitor_resolve_vm(mon, ka));
+    {
+        /* The newest of several (what the selected-VM port follows). */
+        guint n = 0;
+        assert_ptr_equal(ddm_monitor_resolve_vm_newest(mon, "same", &n), ddm_monitor_find_vm(mon, kb));
+        assert_int_equal(n, 2);
+        assert_ptr_equal(ddm_monitor_resolve_vm_newest(mon, ka, &n), ddm_monitor_find_vm(mon, ka));
+        assert_int_equal(n, 1);
+        assert_null(ddm_monitor_resolve_vm_newest(mon, "other", &n));
+        assert_int_equal(n, 0);
+    }
+    ddm_target_unref(ta);
+    ddm_target_unref(tb);
+    ddm_monitor_free(mon);
+    fake_free(a);
+    fake_free(b);
+    g_free(ka);
+    g_free(kb);
+}
+
+/* A host name: resolved asynchronously, every address tried in turn
+ * ("localhost" may give ::1 first while the VM listens on 127.0.0.1). */
+static void test_monitor_host_name_target(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 9, "named");
+    DdmTarget *t = ddm_target_tcp_new("localhost", fake->port, "connect");
+    char *key = g_strdup_printf("localhost:%u", fake->port);
+    (void)state;
+
+    assert_string_equal(t->key, key);
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+/* A target forgotten while its TCP connect is in flight: the connect is
+ * cancelled, its socket closed, nothing leaks (ASan) or fires late. */
+static void test_monitor_forget_while_connecting(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 3, "x");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "connect");
+    char *key = key_of(fake->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, t));
+    assert_int_equal(ddm_monitor_find_vm(mon, key)->state, DDM_VM_STATE_CONNECTING);
+    ddm_monitor_forget_target(mon, key, "not wanted");
+    assert_null(ddm_monitor_find_vm(mon, key));
+    spin(100);
+    assert_null(ddm_monitor_find_vm(mon, key));
+    /* Forgotten means no backoff: it may be offered again at once. */
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    ddm_target_unref(t);
+    ddm_monitor_free(mon);
+    fake_free(fake);
+    g_free(key);
+}
+
+/* A VM the user named (--connect) is listed while its first connection is
+ * still in flight; a scanned port is not. */
+static void test_monitor_named_target_listed_while_connecting(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *named = fake_new(FAKE_SILENT, 0, "");
+    FakeVm *scanned = fake_new(FAKE_SILENT, 0, "");
+    DdmTarget *tn = ddm_target_tcp_new("127.0.0.1", named->port, "connect");
+    DdmTarget *ts = ddm_target_tcp_new("127.0.0.1", scanned->port, "local");
+    char *kn = key_of(named->port), *ks = key_of(scanned->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, tn));
+    assert_true(ddm_monitor_offer_target(mon, ts));
+    wait_row(mon, kn, "handshake");
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        JsonArray *row = vms_row(vms, kn);
+        assert_string_equal(json_array_get_string_element(row, 5), "tcp");
+        assert_true(json_array_get_null_element(row, 4)); /* DDM: not known yet */
+        assert_null(vms_row(vms, ks));
+        json_node_unref(vms);
+    }
+    /* The handshake times out: the named target is then listed as retrying. */
+    wait_row(mon, kn, "retrying");
+    ddm_target_unref(tn);
+    ddm_target_unref(ts);
+    ddm_monitor_free(mon);
+    fake_free(named);
+    fake_free(scanned);
+    g_free(kn);
+    g_free(ks);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_monitor_core_views),
+        cmocka_unit_test(test_monitor_ready_vm_listed),
+        cmocka_unit_test(test_monitor_plain_vm),
+        cmocka_unit_test(test_monitor_backoff_refused),
+        cmocka_unit_test(test_monitor_scan_refused_is_free),
+        cmocka_unit_test(test_monitor_backoff_not_jdwp),
+        cmocka_unit_test(test_monitor_local_discovery),
+        cmocka_unit_test(test_monitor_connect_discovery),
+        cmocka_unit_test(test_monitor_resolve_ambiguous),
+        cmocka_unit_test(test_monitor_host_name_target),
+        cmocka_unit_test(test_monitor_forget_while_connecting),
+        cmocka_unit_test(test_monitor_named_target_listed_while_connecting),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
+}

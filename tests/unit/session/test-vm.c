@@ -1,0 +1,1584 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests for the VM session state machine (core/vm.c) over a
+ * socketpair: the test plays the VM (writes the handshake echo and packets,
+ * reads what ddmon sent) and drives the GMainLoop itself. A small test
+ * monitor below stands in for core/monitor.c and records what the session
+ * reports, so the session is tested alone: every state x packet kind,
+ * handshake variants, HELO variants, events, unknown and late replies,
+ * garbage, EOF in each state, and requests whose callbacks must run exactly
+ * once (reply, JDWP error, timeout, VM gone) and never inside the call.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/wire/ddm.h"
+#include "core/session/monitor.h"
+#include "core/session/vm.h"
+
+/* ------------------------------------------------------ the test monitor */
+
+typedef struct Recorded {
+    guint state_changes, identity_changes, closed, jdwp_from_vm, foreign, taps, drained;
+    guint log_warnings, log_messages; /* from the session, see log_writer */
+    DdmVmState last_old, last_new;
+    GPtrArray *chunks;  /* RecChunk* */
+} Recorded;
+
+typedef struct RecChunk {
+    ddm_chunk_info ci;
+    GBytes *data;
+} RecChunk;
+
+static Recorded rec;
+
+static void rec_chunk_free(gpointer p)
+{
+    RecChunk *c = p;
+    g_bytes_unref(c->data);
+    g_free(c);
+}
+
+void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
+{
+    (void)mon;
+    rec.state_changes++;
+    rec.last_old = old_state;
+    rec.last_new = vm->state;
+}
+
+gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key)
+{
+    (void)mon;
+    (void)key;
+    return FALSE;
+}
+
+void ddm_monitor_note_ddm(DdmMonitor *mon, const char *key)
+{
+    (void)mon;
+    (void)key;
+}
+
+void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm)
+{
+    (void)mon;
+    (void)vm;
+    rec.identity_changes++;
+}
+
+void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
+{
+    (void)mon;
+    assert_int_equal(vm->state, DDM_VM_STATE_CLOSED);
+    assert_int_equal(ddm_correlate_count(vm->pending), 0);
+    rec.closed++;
+}
+
+void ddm_monitor_ddm_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
+                           const uint8_t *data, size_t len)
+{
+    RecChunk *c = g_new0(RecChunk, 1);
+    (void)mon;
+    (void)vm;
+    c->ci = *ci;
+    c->data = g_bytes_new(data, len);
+    g_ptr_array_add(rec.chunks, c);
+}
+
+void ddm_monitor_tap_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
+                           const uint8_t *data, size_t len)
+{
+    (void)mon;
+    (void)vm;
+    (void)ci;
+    (void)data;
+    (void)len;
+    rec.taps++;
+}
+
+void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    (void)mon;
+    (void)vm;
+    (void)pkt;
+    rec.jdwp_from_vm++;
+}
+
+void ddm_monitor_vm_output_drained(DdmMonitor *mon, DdmVm *vm)
+{
+    (void)mon;
+    (void)vm;
+    rec.drained++;
+}
+
+gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    (void)mon;
+    (void)vm;
+    (void)pkt;
+    rec.foreign++;
+    return FALSE;
+}
+
+/* Count the session's log lines by level (then print them as usual). */
+static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields, gsize n,
+                                   gpointer ud)
+{
+    if (level & G_LOG_LEVEL_WARNING)
+        rec.log_warnings++;
+    else if (level & G_LOG_LEVEL_MESSAGE)
+        rec.log_messages++;
+    return g_log_writer_default(level, fields, n, ud);
+}
+
+/* ---------------------------------------------------- a socketpair target */
+
+typedef struct PairTarget {
+    int ddmon_end;  /* handed to the session on connect */
+    gboolean fail;  /* report a connect error instead */
+} PairTarget;
+
+typedef struct PairConnect {
+    DdmTarget *t;
+    DdmTargetConnectedFn done;
+    gpointer ud;
+} PairConnect;
+
+static gboolean pair_connect_idle(gpointer p)
+{
+    PairConnect *pc = p;
+    PairTarget *pt = pc->t->priv;
+
+    if (pt->fail) {
+        GError *e = g_error_new(G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED, "connect: refused");
+        pc->done(pc->t, -1, e, pc->ud);
+        g_error_free(e);
+    } else {
+        int fd = pt->ddmon_end;
+        pt->ddmon_end = -1;
+        pc->done(pc->t, fd, NULL, pc->ud);
+    }
+    ddm_target_unref(pc->t);
+    g_free(pc);
+    return G_SOURCE_REMOVE;
+}
+
+static void pair_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
+                         DdmTargetConnectedFn done, gpointer ud)
+{
+    PairConnect *pc = g_new0(PairConnect, 1);
+    (void)timeout_ms;
+    (void)cancel;
+    pc->t = ddm_target_ref(t);
+    pc->done = done;
+    pc->ud = ud;
+    g_idle_add(pair_connect_idle, pc);
+}
+
+static void pair_destroy(DdmTarget *t)
+{
+    PairTarget *pt = t->priv;
+    if (pt->ddmon_end >= 0)
+        close(pt->ddmon_end);
+    g_free(pt);
+}
+
+static const DdmTargetOps pair_ops = {"pair", pair_connect, pair_destroy};
+
+/* ------------------------------------------------------------- fixture */
+
+typedef struct Fx {
+    DdmConfig config;
+    DdmMonitor mon;
+    DdmTarget *target;
+    DdmVm *vm;
+    int peer; /* the test's (VM's) end */
+    GByteArray *in; /* bytes read from ddmon not yet consumed */
+} Fx;
+
+static Fx *fx_new(gboolean fail_connect)
+{
+    Fx *fx = g_new0(Fx, 1);
+    PairTarget *pt = g_new0(PairTarget, 1);
+    int sv[2];
+
+    memset(&rec, 0, sizeof rec);
+    rec.chunks = g_ptr_array_new_with_free_func(rec_chunk_free);
+    fx->config.connect_timeout_ms = 1000;
+    fx->config.handshake_timeout_ms = 2000;
+    fx->config.request_timeout_ms = 2000;
+    fx->config.max_pending = 16;
+    fx->config.max_packet = 1 << 20;
+    fx->config.max_inflate = 1 << 20;
+    fx->config.max_write_queue = 1 << 20;
+    fx->mon.config = &fx->config;
+
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    pt->ddmon_end = sv[0];
+    pt->fail = fail_connect;
+    fx->peer = sv[1];
+    fx->target = g_new0(DdmTarget, 1);
+    fx->target->ops = &pair_ops;
+    fx->target->ref_count = 1;
+    fx->target->key = g_strdup("pair:1");
+    fx->target->origin = g_strdup("test");
+    fx->target->priv = pt;
+    fx->in = g_byte_array_new();
+    return fx;
+}
+
+static void fx_free(Fx *fx)
+{
+    if (fx->vm) {
+        ddm_vm_close(fx->vm, "test over");
+        ddm_vm_unref(fx->vm);
+    }
+    /* Let deferred sources (connect idles) finish. */
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
+    ddm_target_unref(fx->target);
+    if (fx->peer >= 0)
+        close(fx->peer);
+    g_byte_array_unref(fx->in);
+    g_ptr_array_unref(rec.chunks);
+    rec.chunks = NULL;
+    g_free(fx);
+}
+
+static gboolean flag_cb(gpointer p)
+{
+    *(gboolean *)p = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+/* Run the main loop for @ms milliseconds. */
+static void spin(guint ms)
+{
+    gboolean done = FALSE;
+    guint id = g_timeout_add(ms, flag_cb, &done);
+    while (!done)
+        g_main_context_iteration(NULL, TRUE);
+    (void)id;
+}
+
+/* Run the main loop until @vm is in @state (or 3 s pass). */
+static void spin_until_state(DdmVm *vm, DdmVmState state)
+{
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (vm->state != state && g_get_monotonic_time() < end) {
+        gboolean done = FALSE;
+        guint id = g_timeout_add(5, flag_cb, &done);
+        while (!done && vm->state != state)
+            g_main_context_iteration(NULL, TRUE);
+        if (!done)
+            g_source_remove(id);
+    }
+    assert_string_equal(ddm_vm_state_name(vm->state), ddm_vm_state_name(state));
+}
+
+static void peer_write(Fx *fx, const void *p, size_t n)
+{
+    assert_int_equal(write(fx->peer, p, n), (ssize_t)n);
+}
+
+/* Read @n bytes ddmon sent (pumping the loop meanwhile). */
+static void peer_read(Fx *fx, void *out, size_t n)
+{
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (fx->in->len < n) {
+        struct pollfd pfd = {.fd = fx->peer, .events = POLLIN};
+        g_main_context_iteration(NULL, FALSE);
+        if (poll(&pfd, 1, 5) == 1) {
+            uint8_t buf[4096];
+            ssize_t got = read(fx->peer, buf, sizeof buf);
+            assert_true(got > 0);
+            g_byte_array_append(fx->in, buf, (guint)got);
+        }
+        assert_true(g_get_monotonic_time() < end);
+    }
+    memcpy(out, fx->in->data, n);
+    g_byte_array_remove_range(fx->in, 0, (guint)n);
+}
+
+/* Nothing more from ddmon (after pumping the loop a bit). */
+static void peer_expect_silence(Fx *fx)
+{
+    struct pollfd pfd = {.fd = fx->peer, .events = POLLIN};
+    spin(20);
+    assert_int_equal(fx->in->len, 0);
+    assert_int_equal(poll(&pfd, 1, 0), 0);
+}
+
+/* Read one JDWP command packet ddmon sent; returns its chunk type, id and payload. */
+static uint32_t peer_read_request(Fx *fx, uint32_t *id, GBytes **payload)
+{
+    uint8_t hdr[DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN];
+    DdmJdwpHeader h;
+    uint32_t type, clen;
+    uint8_t *data;
+
+    peer_read(fx, hdr, sizeof hdr);
+    assert_true(ddm_jdwp_parse_header(hdr, sizeof hdr, &h));
+    assert_int_equal(h.flags, 0);
+    assert_int_equal(h.cmdset, 0xC7);
+    assert_int_equal(h.cmd, 0x01);
+    type = (uint32_t)hdr[11] << 24 | (uint32_t)hdr[12] << 16 | (uint32_t)hdr[13] << 8 | hdr[14];
+    clen = (uint32_t)hdr[15] << 24 | (uint32_t)hdr[16] << 16 | (uint32_t)hdr[17] << 8 | hdr[18];
+    assert_int_equal(h.length, sizeof hdr + clen);
+    data = g_malloc(clen + 1);
+    peer_read(fx, data, clen);
+    if (id)
+        *id = h.id;
+    if (payload)
+        *payload = g_bytes_new_take(data, clen);
+    else
+        g_free(data);
+    return type;
+}
+
+static void peer_send_reply_chunk(Fx *fx, uint32_t id, uint32_t type, const void *d, size_t n)
+{
+    size_t len;
+    uint8_t *p = ddm_chunk_build_reply(id, type, d, n, &len);
+    peer_write(fx, p, len);
+    g_free(p);
+}
+
+static void peer_send_error(Fx *fx, uint32_t id, uint16_t error)
+{
+    size_t len;
+    uint8_t *p = ddm_jdwp_build_reply(id, error, NULL, 0, &len);
+    peer_write(fx, p, len);
+    g_free(p);
+}
+
+static void peer_send_event(Fx *fx, uint32_t id, uint32_t type, const void *d, size_t n)
+{
+    size_t len;
+    uint8_t *p = ddm_chunk_build_packet(id, type, d, n, &len);
+    peer_write(fx, p, len);
+    g_free(p);
+}
+
+/* ------------------------------------------------------- payload builders */
+
+static void put_u4(GByteArray *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    g_byte_array_append(b, x, 4);
+}
+
+static void put_str16(GByteArray *b, const char *ascii)
+{
+    for (const char *s = ascii; *s; s++) {
+        uint8_t x[2] = {0, (uint8_t)*s};
+        g_byte_array_append(b, x, 2);
+    }
+}
+
+static void put_lstr(GByteArray *b, const char *ascii)
+{
+    put_u4(b, (uint32_t)strlen(ascii));
+    put_str16(b, ascii);
+}
+
+/* A HELO reply payload; @tails: 0 minimal, 6 all, 7 all plus unknown bytes. */
+static GByteArray *helo_payload(uint32_t pid, const char *ident, const char *app, int tails)
+{
+    GByteArray *b = g_byte_array_new();
+    put_u4(b, 1);
+    put_u4(b, pid);
+    put_u4(b, (uint32_t)strlen(ident));
+    put_u4(b, (uint32_t)strlen(app));
+    put_str16(b, ident);
+    put_str16(b, app);
+    if (tails >= 1)
+        put_u4(b, 10);
+    if (tails >= 2)
+        put_lstr(b, "64-bit (arm64)");
+    if (tails >= 3)
+        put_lstr(b, "CheckJNI=false");
+    if (tails >= 4) {
+        uint8_t one = 1;
+        g_byte_array_append(b, &one, 1);
+    }
+    if (tails >= 5)
+        put_lstr(b, "com.example.app");
+    if (tails >= 6)
+        put_u4(b, DDM_CHUNK('A', '_', 'G', 'O'));
+    if (tails >= 7) {
+        uint8_t junk[5] = {9, 9, 9, 9, 9};
+        g_byte_array_append(b, junk, sizeof junk);
+    }
+    return b;
+}
+
+/* ---------------------------------------------------- session drivers */
+
+/* Start a session and consume ddmon's handshake. */
+static Fx *start(void)
+{
+    Fx *fx = fx_new(FALSE);
+    uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
+
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    assert_non_null(fx->vm);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_CONNECTING);
+    spin_until_state(fx->vm, DDM_VM_STATE_HANDSHAKE);
+    peer_read(fx, hs, sizeof hs);
+    assert_memory_equal(hs, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    return fx;
+}
+
+/* Echo the handshake; read HELO and FEAT; return their ids. */
+static void to_helo(Fx *fx, uint32_t *helo_id, uint32_t *feat_id)
+{
+    GBytes *payload;
+    uint32_t id;
+
+    peer_write(fx, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    spin_until_state(fx->vm, DDM_VM_STATE_HELO);
+    assert_int_equal(peer_read_request(fx, &id, &payload), DDM_CHUNK_HELO);
+    assert_int_equal(id, 0x40000000u);
+    assert_int_equal(g_bytes_get_size(payload), 4);
+    assert_memory_equal(g_bytes_get_data(payload, NULL), "\0\0\0\1", 4);
+    g_bytes_unref(payload);
+    if (helo_id)
+        *helo_id = id;
+    assert_int_equal(peer_read_request(fx, &id, &payload), DDM_CHUNK_FEAT);
+    assert_int_equal(id, 0x40000001u);
+    assert_int_equal(g_bytes_get_size(payload), 0);
+    g_bytes_unref(payload);
+    if (feat_id)
+        *feat_id = id;
+}
+
+static Fx *start_ready(void)
+{
+    Fx *fx = start();
+    uint32_t helo_id, feat_id;
+    GByteArray *h;
+
+    to_helo(fx, &helo_id, &feat_id);
+    h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    peer_send_error(fx, feat_id, 99); /* no FEAT: keeps the table empty */
+    spin(10);
+    assert_int_equal(ddm_correlate_count(fx->vm->pending), 0);
+    return fx;
+}
+
+static Fx *start_plain(void)
+{
+    Fx *fx = start();
+    uint32_t helo_id, feat_id;
+
+    to_helo(fx, &helo_id, &feat_id);
+    peer_send_error(fx, helo_id, 99);
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN);
+    peer_send_error(fx, feat_id, 99);
+    spin(10);
+    return fx;
+}
+
+/* A reply callback recorder. */
+typedef struct Calls {
+    guint n;
+    ddm_reply_status status[8];
+    uint32_t type;
+    uint16_t jdwp_error;
+    uint32_t fail_code;
+    char *fail_msg;
+    GBytes *data;
+    gboolean close_in_callback;
+} Calls;
+
+static void on_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    Calls *c = ud;
+    assert_ptr_equal(self, (ddm_plugin *)0x1234);
+    if (c->n < 8)
+        c->status[c->n] = r->status;
+    c->n++;
+    c->type = r->type;
+    c->jdwp_error = r->jdwp_error;
+    c->fail_code = r->fail_code;
+    g_free(c->fail_msg);
+    c->fail_msg = g_strdup(r->fail_msg);
+    if (c->data)
+        g_bytes_unref(c->data);
+    c->data = r->status == DDM_REPLY_CHUNK ? g_bytes_new(r->data, r->len) : NULL;
+    if (c->close_in_callback)
+        ddm_vm_close(vm, "closed by a callback");
+}
+
+static void calls_clear(Calls *c)
+{
+    g_free(c->fail_msg);
+    if (c->data)
+        g_bytes_unref(c->data);
+    memset(c, 0, sizeof *c);
+}
+
+#define OWNER ((gpointer)0x1234)
+#define T_TEST DDM_CHUNK('T', 'E', 'S', 'T')
+#define T_APNM DDM_CHUNK('A', 'P', 'N', 'M')
+
+/* ------------------------------------------------------------- handshake */
+
+static void test_vm_handshake_ok(void **state)
+{
+    Fx *fx = start();
+    (void)state;
+    to_helo(fx, NULL, NULL);
+    assert_true(fx->vm->was_connected);
+    assert_int_equal(rec.closed, 0);
+    fx_free(fx);
+}
+
+static void test_vm_handshake_wrong(void **state)
+{
+    Fx *fx = start();
+    (void)state;
+    peer_write(fx, "JDWP-Handshakx", 14);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_int_equal(rec.closed, 1);
+    assert_non_null(strstr(fx->vm->close_reason, "handshake"));
+    fx_free(fx);
+}
+
+static void test_vm_handshake_split(void **state)
+{
+    Fx *fx = start();
+    uint32_t id;
+    (void)state;
+    peer_write(fx, "JDWP-", 5);
+    spin(20);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_HANDSHAKE);
+    peer_write(fx, "Handshak", 8);
+    spin(20);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_HANDSHAKE);
+    peer_write(fx, "e", 1);
+    spin_until_state(fx->vm, DDM_VM_STATE_HELO);
+    assert_int_equal(peer_read_request(fx, &id, NULL), DDM_CHUNK_HELO);
+    fx_free(fx);
+}
+
+static void test_vm_packet_before_echo_discarded(void **state)
+{
+    Fx *fx = start();
+    GByteArray *apnm = g_byte_array_new();
+    (void)state;
+    put_lstr(apnm, "early");
+    peer_send_event(fx, 0x80000001u, T_APNM, apnm->data, apnm->len);
+    g_byte_array_unref(apnm);
+    peer_write(fx, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    spin_until_state(fx->vm, DDM_VM_STATE_HELO);
+    assert_int_equal(rec.chunks->len, 0);
+    assert_int_equal(peer_read_request(fx, NULL, NULL), DDM_CHUNK_HELO);
+    fx_free(fx);
+}
+
+static void test_vm_handshake_timeout(void **state)
+{
+    Fx *fx = fx_new(FALSE);
+    (void)state;
+    fx->config.handshake_timeout_ms = 50;
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "handshake"));
+    fx_free(fx);
+}
+
+static void test_vm_connect_fails(void **state)
+{
+    Fx *fx = fx_new(TRUE);
+    (void)state;
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_false(fx->vm->was_connected);
+    assert_int_equal(rec.closed, 1);
+    assert_non_null(strstr(fx->vm->close_reason, "refused"));
+    fx_free(fx);
+}
+
+static void test_vm_close_while_connecting(void **state)
+{
+    Fx *fx = fx_new(FALSE);
+    (void)state;
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    ddm_vm_close(fx->vm, "not wanted");
+    assert_int_equal(rec.closed, 1);
+    spin(20); /* the connect completes into a closed session: fd closed */
+    assert_int_equal(fx->vm->fd, -1);
+    fx_free(fx);
+}
+
+/* ------------------------------------------------------------------ HELO */
+
+static void test_vm_helo_full_tails(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id;
+    GByteArray *h = helo_payload(4242, "Dalvik v1.6.0", "com.example:svc", 7);
+    const ddm_vm_info *i = &fx->vm->info;
+    (void)state;
+
+    to_helo(fx, &helo_id, NULL);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    assert_int_equal(rec.last_new, DDM_VM_STATE_READY);
+    assert_int_equal(rec.last_old, DDM_VM_STATE_HELO);
+    assert_int_equal(i->size, sizeof(ddm_vm_info));
+    assert_int_equal(i->ddm, 1);
+    assert_int_equal(i->pid, 4242);
+    assert_int_equal(i->protocol_version, 1);
+    assert_string_equal(i->key, "pair:1");
+    assert_string_equal(i->transport, "pair");
+    assert_string_equal(i->vm_ident, "Dalvik v1.6.0");
+    assert_string_equal(i->app_name, "com.example:svc");
+    assert_int_equal(i->user_id, 10);
+    assert_string_equal(i->abi, "64-bit (arm64)");
+    assert_string_equal(i->jvm_flags, "CheckJNI=false");
+    assert_int_equal(i->native_debuggable, 1);
+    assert_string_equal(i->package_name, "com.example.app");
+    assert_int_equal(fx->vm->boot_stage, DDM_CHUNK('A', '_', 'G', 'O'));
+    assert_true(fx->vm->was_ready);
+    fx_free(fx);
+}
+
+static void test_vm_helo_minimal(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id;
+    GByteArray *h = helo_payload(7, "ART", "", 0);
+    const ddm_vm_info *i = &fx->vm->info;
+    (void)state;
+
+    to_helo(fx, &helo_id, NULL);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    assert_int_equal(i->pid, 7);
+    assert_string_equal(i->app_name, "");
+    assert_int_equal(i->user_id, -1);
+    assert_null(i->abi);
+    assert_null(i->jvm_flags);
+    assert_int_equal(i->native_debuggable, -1);
+    assert_null(i->package_name);
+    fx_free(fx);
+}
+
+static void test_vm_helo_error_is_plain(void **state)
+{
+    Fx *fx = start_plain();
+    Calls c = {0};
+    (void)state;
+
+    assert_int_equal(fx->vm->info.ddm, 0);
+    assert_false(fx->vm->was_ready);
+    /* No further DDM traffic: requests are refused, nothing is written. */
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, NULL),
+                     -ENOTCONN);
+    peer_expect_silence(fx);
+    /* DDM events from a plain VM are dropped. */
+    peer_send_event(fx, 0x10000001u, T_APNM, "\0\0\0\0", 4);
+    spin(20);
+    assert_int_equal(rec.chunks->len, 0);
+    /* Still connected (a debugger may use it later). */
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_PLAIN);
+    assert_int_equal(c.n, 0);
+    fx_free(fx);
+}
+
+static void test_vm_helo_fail_chunk(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id;
+    GByteArray *f = g_byte_array_new();
+    (void)state;
+
+    put_u4(f, 1);
+    put_u4(f, 4);
+    put_str16(f, "nope");
+    to_helo(fx, &helo_id, NULL);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_FAIL, f->data, f->len);
+    g_byte_array_unref(f);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY); /* it speaks DDM, nameless */
+    assert_int_equal(fx->vm->info.ddm, 1);
+    assert_null(fx->vm->info.app_name);
+    fx_free(fx);
+}
+
+static void test_vm_helo_empty_reply(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id;
+    (void)state;
+
+    to_helo(fx, &helo_id, NULL);
+    peer_send_reply_chunk(fx, helo_id, 0, NULL, 0);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    fx_free(fx);
+}
+
+static void test_vm_helo_malformed_closes(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id;
+    (void)state;
+
+    to_helo(fx, &helo_id, NULL);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, "\0\0\0\1\0\0", 6);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "HELO"));
+    fx_free(fx);
+}
+
+static void test_vm_helo_timeout_is_plain(void **state)
+{
+    Fx *fx = fx_new(FALSE);
+    uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
+    (void)state;
+
+    fx->config.request_timeout_ms = 400; /* long enough to see HELO state on a busy machine */
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    spin_until_state(fx->vm, DDM_VM_STATE_HANDSHAKE);
+    peer_read(fx, hs, sizeof hs);
+    to_helo(fx, NULL, NULL);
+    spin(20);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_HELO); /* waits for the request timeout */
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN);
+    assert_int_equal(ddm_correlate_count(fx->vm->pending), 0);
+    fx_free(fx);
+}
+
+/* A HELO answer after the timeout (a VM starting under load) still makes
+ * the VM DDM-aware, with its identity. */
+static void test_vm_late_helo_upgrades(void **state)
+{
+    Fx *fx = fx_new(FALSE);
+    uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
+    uint32_t helo_id = 0, feat_id = 0;
+    GByteArray *h = helo_payload(1, "ART", "late.app", 1);
+    (void)state;
+
+    fx->config.request_timeout_ms = 200;
+    fx->vm = ddm_vm_new(&fx->mon, fx->target);
+    spin_until_state(fx->vm, DDM_VM_STATE_HANDSHAKE);
+    peer_read(fx, hs, sizeof hs);
+    to_helo(fx, &helo_id, &feat_id);
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    assert_int_equal(fx->vm->info.ddm, 1);
+    assert_string_equal(fx->vm->info.app_name, "late.app");
+    fx_free(fx);
+}
+
+static void test_vm_feat(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id, feat_id;
+    GByteArray *h = helo_payload(1, "ART", "app", 1);
+    GByteArray *f = g_byte_array_new();
+    guint before;
+    (void)state;
+
+    to_helo(fx, &helo_id, &feat_id);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    before = rec.identity_changes;
+    put_u4(f, 2);
+    put_lstr(f, "hprof-heap-dump");
+    put_lstr(f, "view-hierarchy");
+    peer_send_reply_chunk(fx, feat_id, DDM_CHUNK_FEAT, f->data, f->len);
+    g_byte_array_unref(f);
+    spin(30);
+    assert_int_equal(rec.identity_changes, before + 1);
+    assert_int_equal(fx->vm->info.n_features, 2);
+    assert_string_equal(fx->vm->info.features[0], "hprof-heap-dump");
+    assert_string_equal(fx->vm->info.features[1], "view-hierarchy");
+    fx_free(fx);
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void test_vm_ddm_event_dispatched(void **state)
+{
+    Fx *fx = start_ready();
+    GByteArray *apnm = g_byte_array_new();
+    RecChunk *c;
+    size_t zlen;
+    uint8_t *z;
+    (void)state;
+
+    put_lstr(apnm, "renamed");
+    peer_send_event(fx, 0x80000002u, T_APNM, apnm->data, apnm->len);
+    /* The same again, ZLIB-wrapped. */
+    z = ddm_zlib_deflate(T_APNM, apnm->data, apnm->len, &zlen);
+    peer_send_event(fx, 0x80000003u, DDM_CHUNK_ZLIB, z, zlen);
+    g_free(z);
+    spin(30);
+    assert_int_equal(rec.chunks->len, 2);
+    for (guint i = 0; i < 2; i++) {
+        c = g_ptr_array_index(rec.chunks, i);
+        assert_int_equal(c->ci.type, T_APNM);
+        assert_int_equal(c->ci.origin, DDM_ORIGIN_EVENT);
+        assert_int_equal(c->ci.packet_id, 0x80000002u + i);
+        assert_int_equal(c->ci.request_type, 0);
+        assert_int_equal(g_bytes_get_size(c->data), apnm->len);
+        assert_memory_equal(g_bytes_get_data(c->data, NULL), apnm->data, apnm->len);
+    }
+    g_byte_array_unref(apnm);
+    /* A bad ZLIB chunk is dropped, the session stays. */
+    peer_send_event(fx, 0x80000004u, DDM_CHUNK_ZLIB, "\0\0\0\1\0\0\0\4xxxx", 12);
+    spin(20);
+    assert_int_equal(rec.chunks->len, 2);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    fx_free(fx);
+}
+
+static void test_vm_event_in_helo_state(void **state)
+{
+    Fx *fx = start();
+    (void)state;
+    to_helo(fx, NULL, NULL);
+    peer_send_event(fx, 0x80000001u, T_APNM, "\0\0\0\0", 4);
+    spin(20);
+    assert_int_equal(rec.chunks->len, 1); /* APNM may precede the HELO reply */
+    fx_free(fx);
+}
+
+static void test_vm_jdwp_command_from_vm(void **state)
+{
+    Fx *fx = start_ready();
+    size_t len;
+    uint8_t *p = ddm_jdwp_build_command(0x10000005u, 64, 100, "\1\2\3", 3, &len);
+    (void)state;
+    peer_write(fx, p, len);
+    g_free(p);
+    spin(20);
+    assert_int_equal(rec.jdwp_from_vm, 1);
+    assert_int_equal(rec.chunks->len, 0);
+    fx_free(fx);
+}
+
+/* Backpressure: a paused session reads nothing (packets wait in the
+ * socket) and delivers them all, in order, once resumed. */
+static void test_vm_pause_input(void **state)
+{
+    Fx *fx = start_ready();
+    size_t len;
+    uint8_t *p = ddm_jdwp_build_command(0x10000005u, 64, 100, "\1\2\3", 3, &len);
+    (void)state;
+    ddm_vm_pause_input(fx->vm, TRUE);
+    ddm_vm_pause_input(fx->vm, TRUE); /* idempotent */
+    peer_write(fx, p, len);
+    peer_write(fx, p, len);
+    spin(50);
+    assert_int_equal(rec.jdwp_from_vm, 0);
+    ddm_vm_pause_input(fx->vm, FALSE);
+    spin(50);
+    assert_int_equal(rec.jdwp_from_vm, 2);
+    /* Paused, the VM's EOF goes unseen too; resumed, the session closes. */
+    ddm_vm_pause_input(fx->vm, TRUE);
+    close(fx->peer);
+    fx->peer = -1;
+    spin(50);
+    assert_int_equal(rec.closed, 0);
+    ddm_vm_pause_input(fx->vm, FALSE);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    g_free(p);
+    fx_free(fx);
+}
+
+/* The drain notice: none while nothing waits; once, from the write watch,
+ * after a queue the socket could not take at once has been written. */
+static void test_vm_output_drained_notice(void **state)
+{
+    Fx *fx = start_ready();
+    size_t len, sent = 0;
+    uint8_t *p;
+    (void)state;
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    assert_false(ddm_vm_notify_when_drained(fx->vm));
+    static const uint8_t zeros[60000];
+    p = ddm_jdwp_build_command(0x10000001u, 1, 1, zeros, sizeof zeros, &len);
+    while (ddm_vm_out_queued(fx->vm) == 0 && sent < (16u << 20)) {
+        assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), 0);
+        sent += len;
+    }
+    assert_true(ddm_vm_out_queued(fx->vm) > 0); /* the socketpair is full */
+    assert_true(ddm_vm_notify_when_drained(fx->vm));
+    assert_int_equal(rec.drained, 0); /* never from inside a call */
+    {
+        /* The peer reads everything: the queue empties, one notice. */
+        gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+        size_t got = 0;
+        uint8_t buf[65536];
+        while (got < sent && g_get_monotonic_time() < end) {
+            struct pollfd pfd = {.fd = fx->peer, .events = POLLIN};
+            g_main_context_iteration(NULL, FALSE);
+            if (poll(&pfd, 1, 1) == 1) {
+                ssize_t n = read(fx->peer, buf, sizeof buf);
+                assert_true(n > 0);
+                got += (size_t)n;
+            }
+        }
+        assert_int_equal(got, sent);
+    }
+    spin(20);
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    assert_int_equal(rec.drained, 1);
+    g_free(p);
+    fx_free(fx);
+}
+
+static void test_vm_unknown_reply_id(void **state)
+{
+    Fx *fx = start_ready();
+    (void)state;
+    peer_send_reply_chunk(fx, 0x12345678u, T_TEST, "x", 1);
+    spin(20);
+    assert_int_equal(rec.foreign, 1);
+    assert_int_equal(rec.chunks->len, 0);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    fx_free(fx);
+}
+
+/* -------------------------------------------------------------- garbage */
+
+static void test_vm_garbage_length(void **state)
+{
+    Fx *fx = start_ready();
+    const uint8_t bad[11] = {0, 0, 0, 5, 0, 0, 0, 1, 0, 0xC7, 1};
+    Calls c = {0};
+    (void)state;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, NULL), 0);
+    rec.log_warnings = rec.log_messages = 0;
+    peer_write(fx, bad, sizeof bad);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "bad JDWP packet"));
+    assert_int_equal(rec.log_warnings, 1); /* one line, naming the VM and the fault */
+    assert_int_equal(rec.log_messages, 0);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.status[0], DDM_REPLY_VM_GONE);
+    assert_int_equal(rec.closed, 1);
+    fx_free(fx);
+    calls_clear(&c);
+}
+
+static void test_vm_garbage_flags(void **state)
+{
+    Fx *fx = start_ready();
+    const uint8_t bad[11] = {0, 0, 0, 11, 0, 0, 0, 1, 0x42, 0xC7, 1};
+    (void)state;
+    peer_write(fx, bad, sizeof bad);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    fx_free(fx);
+}
+
+static void test_vm_reply_chunk_overrun_is_bad(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c = {0};
+    uint32_t id;
+    /* A reply whose chunk claims 100 bytes but carries 2. */
+    uint8_t pkt[11 + 10] = {0, 0, 0, 21, 0, 0, 0, 0, 0x80, 0, 0, 'T', 'E', 'S', 'T', 0, 0, 0, 100, 1, 2};
+    (void)state;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, &id), 0);
+    pkt[4] = (uint8_t)(id >> 24);
+    pkt[5] = (uint8_t)(id >> 16);
+    pkt[6] = (uint8_t)(id >> 8);
+    pkt[7] = (uint8_t)id;
+    peer_write(fx, pkt, sizeof pkt);
+    spin(30);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.status[0], DDM_REPLY_BAD);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    fx_free(fx);
+    calls_clear(&c);
+}
+
+/* ------------------------------------------------------------------ EOF */
+
+static void eof_in(Fx *fx)
+{
+    rec.log_warnings = rec.log_messages = 0;
+    close(fx->peer);
+    fx->peer = -1;
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_int_equal(rec.log_warnings, 0); /* a VM that exits is no fault */
+    assert_int_equal(rec.log_messages, 1);
+    assert_int_equal(rec.closed, 1);
+    assert_int_equal(rec.last_new, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "closed by the"));
+    fx_free(fx);
+}
+
+static void test_vm_eof_handshake(void **state)
+{
+    (void)state;
+    eof_in(start());
+}
+
+static void test_vm_eof_helo(void **state)
+{
+    Fx *fx = start();
+    (void)state;
+    to_helo(fx, NULL, NULL);
+    eof_in(fx);
+}
+
+static void test_vm_eof_ready(void **state)
+{
+    (void)state;
+    eof_in(start_ready());
+}
+
+static void test_vm_eof_plain(void **state)
+{
+    (void)state;
+    eof_in(start_plain());
+}
+
+/* ------------------------------------------- every state x packet kind */
+
+typedef enum { PK_DDM_EVENT, PK_JDWP_COMMAND, PK_UNKNOWN_REPLY, PK_GARBAGE, PK_EOF, PK_N } PacketKind;
+
+typedef struct StateCase {
+    DdmVmState state;
+    /* per packet kind: the state after, and what the monitor saw */
+    struct {
+        DdmVmState after;
+        guint chunks, jdwp, foreign;
+    } expect[PK_N];
+} StateCase;
+
+#define CLOSED_ {DDM_VM_STATE_CLOSED, 0, 0, 0}
+static const StateCase state_cases[] = {
+    /* Before the echo every complete packet is discarded. */
+    {DDM_VM_STATE_HANDSHAKE,
+     {{DDM_VM_STATE_HANDSHAKE, 0, 0, 0}, {DDM_VM_STATE_HANDSHAKE, 0, 0, 0},
+      {DDM_VM_STATE_HANDSHAKE, 0, 0, 0}, CLOSED_, CLOSED_}},
+    /* Waiting for HELO: events (an early APNM) already count. */
+    {DDM_VM_STATE_HELO,
+     {{DDM_VM_STATE_HELO, 1, 0, 0}, {DDM_VM_STATE_HELO, 0, 1, 0}, {DDM_VM_STATE_HELO, 0, 0, 1},
+      CLOSED_, CLOSED_}},
+    {DDM_VM_STATE_READY,
+     {{DDM_VM_STATE_READY, 1, 0, 0}, {DDM_VM_STATE_READY, 0, 1, 0},
+      {DDM_VM_STATE_READY, 0, 0, 1}, CLOSED_, CLOSED_}},
+    /* A plain JVM: no DDM, but JDWP traffic still goes to the relay. */
+    {DDM_VM_STATE_PLAIN,
+     {{DDM_VM_STATE_PLAIN, 0, 0, 0}, {DDM_VM_STATE_PLAIN, 0, 1, 0},
+      {DDM_VM_STATE_PLAIN, 0, 0, 1}, CLOSED_, CLOSED_}},
+};
+#undef CLOSED_
+
+static Fx *start_in(DdmVmState st)
+{
+    Fx *fx;
+    switch (st) {
+    case DDM_VM_STATE_HANDSHAKE:
+        return start();
+    case DDM_VM_STATE_HELO:
+        fx = start();
+        to_helo(fx, NULL, NULL);
+        return fx;
+    case DDM_VM_STATE_READY:
+        return start_ready();
+    case DDM_VM_STATE_PLAIN:
+        return start_plain();
+    default:
+        fail();
+    }
+    return NULL;
+}
+
+static void send_kind(Fx *fx, PacketKind k)
+{
+    static const uint8_t garbage[11] = {0, 0, 0, 3, 0, 0, 0, 1, 0, 0xC7, 1};
+    size_t len;
+    uint8_t *p;
+
+    switch (k) {
+    case PK_DDM_EVENT:
+        peer_send_event(fx, 0x80000001u, T_APNM, "\0\0\0\0", 4);
+        break;
+    case PK_JDWP_COMMAND:
+        p = ddm_jdwp_build_command(0x10000001u, 64, 100, NULL, 0, &len); /* Event.Composite */
+        peer_write(fx, p, len);
+        g_free(p);
+        break;
+    case PK_UNKNOWN_REPLY:
+        peer_send_error(fx, 0x00000007u, 0);
+        break;
+    case PK_GARBAGE:
+        peer_write(fx, garbage, sizeof garbage);
+        break;
+    case PK_EOF:
+        close(fx->peer);
+        fx->peer = -1;
+        break;
+    default:
+        fail();
+    }
+}
+
+static void test_vm_every_state_x_packet_kind(void **state)
+{
+    (void)state;
+    for (guint c = 0; c < G_N_ELEMENTS(state_cases); c++) {
+        for (int k = 0; k < PK_N; k++) {
+            Fx *fx = start_in(state_cases[c].state);
+            guint chunks0 = rec.chunks->len, jdwp0 = rec.jdwp_from_vm, foreign0 = rec.foreign;
+
+            send_kind(fx, (PacketKind)k);
+            if (state_cases[c].expect[k].after == DDM_VM_STATE_CLOSED)
+                spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+            else
+                spin(30);
+            if (fx->vm->state != state_cases[c].expect[k].after ||
+                rec.chunks->len - chunks0 != state_cases[c].expect[k].chunks ||
+                rec.jdwp_from_vm - jdwp0 != state_cases[c].expect[k].jdwp ||
+                rec.foreign - foreign0 != state_cases[c].expect[k].foreign)
+                fail_msg("state %s, packet kind %d: now %s, chunks %u, jdwp %u, foreign %u",
+                         ddm_vm_state_name(state_cases[c].state), k,
+                         ddm_vm_state_name(fx->vm->state), rec.chunks->len - chunks0,
+                         rec.jdwp_from_vm - jdwp0, rec.foreign - foreign0);
+            fx_free(fx);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- requests */
+
+static void test_vm_request_reply(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c = {0};
+    uint32_t id = 0, got_id;
+    GBytes *payload;
+    guint taps;
+    (void)state;
+
+    taps = rec.taps;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, "abc", 3, 0, on_reply, &c, &id), 0);
+    assert_int_equal(c.n, 0); /* never from inside the call */
+    assert_int_equal(rec.taps, taps + 1);
+    assert_true(id >= 0x40000000u);
+    assert_int_equal(peer_read_request(fx, &got_id, &payload), T_TEST);
+    assert_int_equal(got_id, id);
+    assert_int_equal(g_bytes_get_size(payload), 3);
+    assert_memory_equal(g_bytes_get_data(payload, NULL), "abc", 3);
+    g_bytes_unref(payload);
+    peer_send_reply_chunk(fx, id, T_TEST, "xyz!", 4);
+    spin(30);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.status[0], DDM_REPLY_CHUNK);
+    assert_int_equal(c.type, T_TEST);
+    assert_int_equal(g_bytes_get_size(c.data), 4);
+    assert_memory_equal(g_bytes_get_data(c.data, NULL), "xyz!", 4);
+    /* A duplicate reply is unknown now: no second call. */
+    peer_send_reply_chunk(fx, id, T_TEST, "xyz!", 4);
+    spin(20);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(rec.foreign, 1);
+    fx_free(fx);
+    assert_int_equal(c.n, 1);
+    calls_clear(&c);
+}
+
+/* A reply with several chunks (the draft allows it): the first answers the
+ * request, the others go to their owners as reply chunks; a chunk that runs
+ * past the packet ends the walk without harm. */
+static void test_vm_reply_several_chunks(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c = {0};
+    uint32_t id = 0, got_id;
+    GBytes *payload;
+    GByteArray *b = g_byte_array_new();
+    size_t len;
+    uint8_t *pkt;
+    (void)state;
+
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, &id), 0);
+    assert_int_equal(peer_read_request(fx, &got_id, &payload), T_TEST);
+    g_bytes_unref(payload);
+    put_u4(b, T_TEST);
+    put_u4(b, 2);
+    g_byte_array_append(b, (const guint8 *)"ab", 2);
+    put_u4(b, DDM_CHUNK('S', 'E', 'C', 'O'));
+    put_u4(b, 3);
+    g_byte_array_append(b, (const guint8 *)"cde", 3);
+    put_u4(b, DDM_CHUNK('O', 'V', 'E', 'R'));
+    put_u4(b, 99); /* runs past the packet */
+    g_byte_array_append(b, (const guint8 *)"f", 1);
+    pkt = ddm_jdwp_build_reply(id, 0, b->data, b->len, &len);
+    peer_write(fx, pkt, len);
+    spin(30);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.type, T_TEST);
+    assert_int_equal(g_bytes_get_size(c.data), 2);
+    assert_int_equal(rec.chunks->len, 1);
+    {
+        RecChunk *rc = g_ptr_array_index(rec.chunks, 0);
+        assert_int_equal(rc->ci.type, DDM_CHUNK('S', 'E', 'C', 'O'));
+        assert_int_equal(rc->ci.origin, DDM_ORIGIN_REPLY);
+        assert_int_equal(rc->ci.request_type, T_TEST);
+        assert_int_equal(g_bytes_get_size(rc->data), 3);
+        assert_memory_equal(g_bytes_get_data(rc->data, NULL), "cde", 3);
+    }
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    g_free(pkt);
+    g_byte_array_unref(b);
+    fx_free(fx);
+    calls_clear(&c);
+}
+
+static void test_vm_request_reply_kinds(void **state)
+{
+    Fx *fx = start_ready();
+    Calls err = {0}, empty = {0}, fail = {0}, zlib = {0};
+    uint32_t id_err, id_empty, id_fail, id_zlib;
+    GByteArray *f = g_byte_array_new();
+    uint8_t *z;
+    size_t zlen;
+    (void)state;
+
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &err, &id_err), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &empty, &id_empty), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &fail, &id_fail), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &zlib, &id_zlib), 0);
+    assert_int_equal(ddm_correlate_count(fx->vm->pending), 4);
+
+    /* Answered out of order. */
+    put_u4(f, 1);
+    put_u4(f, 5);
+    put_str16(f, "no go");
+    peer_send_reply_chunk(fx, id_fail, DDM_CHUNK_FAIL, f->data, f->len);
+    g_byte_array_unref(f);
+    z = ddm_zlib_deflate(T_TEST, "inflated!", 9, &zlen);
+    peer_send_reply_chunk(fx, id_zlib, DDM_CHUNK_ZLIB, z, zlen);
+    g_free(z);
+    peer_send_error(fx, id_err, 41);
+    peer_send_reply_chunk(fx, id_empty, 0, NULL, 0);
+    spin(40);
+
+    assert_int_equal(err.n, 1);
+    assert_int_equal(err.status[0], DDM_REPLY_ERROR);
+    assert_int_equal(err.jdwp_error, 41);
+    assert_int_equal(empty.n, 1);
+    assert_int_equal(empty.status[0], DDM_REPLY_EMPTY);
+    assert_int_equal(fail.n, 1);
+    assert_int_equal(fail.status[0], DDM_REPLY_CHUNK);
+    assert_int_equal(fail.type, DDM_CHUNK_FAIL);
+    assert_int_equal(fail.fail_code, 1);
+    assert_string_equal(fail.fail_msg, "no go");
+    assert_int_equal(zlib.n, 1);
+    assert_int_equal(zlib.status[0], DDM_REPLY_CHUNK);
+    assert_int_equal(zlib.type, T_TEST);
+    assert_memory_equal(g_bytes_get_data(zlib.data, NULL), "inflated!", 9);
+    assert_int_equal(ddm_correlate_count(fx->vm->pending), 0);
+    fx_free(fx);
+    calls_clear(&err);
+    calls_clear(&empty);
+    calls_clear(&fail);
+    calls_clear(&zlib);
+}
+
+static void test_vm_request_timeout_then_late(void **state)
+{
+    Fx *fx = start_ready();
+    Calls fast = {0}, slow = {0};
+    uint32_t id_fast, id_slow;
+    (void)state;
+
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 500, on_reply, &slow, &id_slow), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 30, on_reply, &fast, &id_fast), 0);
+    spin(80);
+    assert_int_equal(fast.n, 1);
+    assert_int_equal(fast.status[0], DDM_REPLY_TIMEOUT);
+    assert_int_equal(slow.n, 0);
+    /* The late reply is dropped (not delivered twice). */
+    peer_send_reply_chunk(fx, id_fast, T_TEST, "late", 4);
+    spin(20);
+    assert_int_equal(fast.n, 1);
+    assert_true(ddm_correlate_was_expired(fx->vm->pending, id_fast));
+    spin(500);
+    assert_int_equal(slow.n, 1);
+    assert_int_equal(slow.status[0], DDM_REPLY_TIMEOUT);
+    fx_free(fx);
+    assert_int_equal(fast.n, 1);
+    assert_int_equal(slow.n, 1);
+    calls_clear(&fast);
+    calls_clear(&slow);
+}
+
+/* The main loop stalls past a deadline while the reply already waits in
+ * the socket: the reply wins, no timeout. */
+static void test_vm_reply_waiting_at_deadline(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c[12] = {{0}};
+    uint32_t ids[12];
+    (void)state;
+
+    for (int i = 0; i < 12; i++)
+        assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 20, on_reply, &c[i], &ids[i]), 0);
+    for (int i = 0; i < 12; i++)
+        peer_send_reply_chunk(fx, ids[i], T_TEST, "ok", 2);
+    g_usleep(60 * 1000); /* a busy main loop: every deadline passes */
+    spin(30);
+    for (int i = 0; i < 12; i++) {
+        assert_int_equal(c[i].n, 1);
+        assert_int_equal(c[i].status[0], DDM_REPLY_CHUNK);
+        calls_clear(&c[i]);
+    }
+    fx_free(fx);
+}
+
+static void test_vm_close_while_pending(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c[3] = {{0}};
+    (void)state;
+
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c[i], NULL), 0);
+    close(fx->peer);
+    fx->peer = -1;
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(c[i].n, 1);
+        assert_int_equal(c[i].status[0], DDM_REPLY_VM_GONE);
+    }
+    /* Requests on a closed VM are refused. */
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c[0], NULL),
+                     -ENOTCONN);
+    fx_free(fx);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(c[i].n, 1);
+        calls_clear(&c[i]);
+    }
+}
+
+static void test_vm_callback_closes_vm(void **state)
+{
+    Fx *fx = start_ready();
+    Calls first = {0}, second = {0};
+    uint32_t id1;
+    (void)state;
+
+    first.close_in_callback = TRUE;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &first, &id1), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &second, NULL), 0);
+    /* Two replies in one write: the second must not reach a closed session. */
+    peer_send_reply_chunk(fx, id1, T_TEST, "1", 1);
+    peer_send_event(fx, 0x80000009u, T_APNM, "\0\0\0\0", 4);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    spin(20);
+    assert_int_equal(first.n, 1);
+    assert_int_equal(first.status[0], DDM_REPLY_CHUNK);
+    assert_int_equal(second.n, 1);
+    assert_int_equal(second.status[0], DDM_REPLY_VM_GONE);
+    assert_int_equal(rec.chunks->len, 0);
+    assert_int_equal(rec.closed, 1);
+    fx_free(fx);
+    calls_clear(&first);
+    calls_clear(&second);
+}
+
+static void test_vm_pending_cap(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c[5] = {{0}};
+    int n_ok = 0;
+    (void)state;
+
+    fx->config.max_pending = 16; /* the table was built with this cap */
+    for (int i = 0; i < 16; i++)
+        if (ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c[i % 5], NULL) == 0)
+            n_ok++;
+    assert_int_equal(n_ok, 16);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c[0], NULL),
+                     -ENOSPC);
+    spin(10);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(c[i].n, 0);
+    fx_free(fx);
+    {
+        guint total = 0;
+        for (int i = 0; i < 5; i++) {
+            total += c[i].n;
+            calls_clear(&c[i]);
+        }
+        assert_int_equal(total, 16); /* the 17th never gets a call */
+    }
+}
+
+static void test_vm_request_errors(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c = {0};
+    (void)state;
+
+    fx->config.max_packet = 64;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, "0123456789012345678901234567890123456789012345678901234567890123", 64, 0, on_reply, &c, NULL),
+                     -EMSGSIZE);
+    fx->config.max_packet = 1 << 20;
+    spin(10);
+    assert_int_equal(c.n, 0);
+    fx_free(fx);
+    assert_int_equal(c.n, 0);
+    calls_clear(&c);
+}
+
+/* Without a callback the reply goes to the type's owner as a REPLY chunk. */
+static void test_vm_request_without_callback(void **state)
+{
+    Fx *fx = start_ready();
+    uint32_t id;
+    RecChunk *rc;
+    (void)state;
+
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, NULL, NULL, &id), 0);
+    peer_send_reply_chunk(fx, id, DDM_CHUNK('T', 'E', 'S', 'R'), "r", 1);
+    spin(30);
+    assert_int_equal(rec.chunks->len, 1);
+    rc = g_ptr_array_index(rec.chunks, 0);
+    assert_int_equal(rc->ci.type, DDM_CHUNK('T', 'E', 'S', 'R'));
+    assert_int_equal(rc->ci.origin, DDM_ORIGIN_REPLY);
+    assert_int_equal(rc->ci.request_type, T_TEST);
+    assert_int_equal(rc->ci.packet_id, id);
+    fx_free(fx);
+}
+
+static void test_vm_cancel_owner(void **state)
+{
+    Fx *fx = start_ready();
+    Calls mine = {0}, other = {0};
+    uint32_t id_other;
+    (void)state;
+
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &mine, NULL), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, NULL, T_TEST, NULL, 0, 0, NULL, NULL, &id_other), 0);
+    ddm_vm_cancel_owner(fx->vm, OWNER);
+    assert_int_equal(mine.n, 1);
+    assert_int_equal(mine.status[0], DDM_REPLY_VM_GONE);
+    assert_int_equal(ddm_correlate_count(fx->vm->pending), 1);
+    assert_true(ddm_correlate_contains(fx->vm->pending, id_other));
+    fx_free(fx);
+    assert_int_equal(mine.n, 1);
+    calls_clear(&mine);
+    calls_clear(&other);
+}
+
+static void test_vm_set_name(void **state)
+{
+    Fx *fx = start_ready();
+    guint before = rec.identity_changes;
+    (void)state;
+
+    ddm_vm_set_name(fx->vm, "new.name", NULL, -1);
+    assert_string_equal(fx->vm->info.app_name, "new.name");
+    assert_string_equal(fx->vm->info.package_name, "com.example.app"); /* unchanged */
+    assert_int_equal(rec.identity_changes, before + 1);
+    ddm_vm_set_name(fx->vm, "new.name", NULL, -1); /* no change, no notice */
+    assert_int_equal(rec.identity_changes, before + 1);
+    ddm_vm_set_name(fx->vm, NULL, "pkg", 11);
+    assert_string_equal(fx->vm->info.package_name, "pkg");
+    assert_int_equal(fx->vm->info.user_id, 11);
+    assert_int_equal(rec.identity_changes, before + 2);
+    fx_free(fx);
+}
+
+static void test_vm_send_packet(void **state)
+{
+    Fx *fx = start_plain();
+    size_t len;
+    uint8_t *p = ddm_jdwp_build_command(5, 1, 1, NULL, 0, &len);
+    uint8_t got[DDM_JDWP_HEADER_LEN];
+    (void)state;
+
+    assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), 0);
+    peer_read(fx, got, sizeof got);
+    assert_memory_equal(got, p, len);
+    fx->config.max_write_queue = 4;
+    assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), -ENOBUFS);
+    fx->config.max_write_queue = 1 << 20;
+    ddm_vm_close(fx->vm, "done");
+    assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), -ENOTCONN);
+    g_free(p);
+    fx_free(fx);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN); /* the test's writes to a closed session must not kill it */
+    g_log_set_writer_func(log_writer, NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vm_handshake_ok),
+        cmocka_unit_test(test_vm_handshake_wrong),
+        cmocka_unit_test(test_vm_handshake_split),
+        cmocka_unit_test(test_vm_packet_before_echo_discarded),
+        cmocka_unit_test(test_vm_handshake_timeout),
+        cmocka_unit_test(test_vm_connect_fails),
+        cmocka_unit_test(test_vm_close_while_connecting),
+        cmocka_unit_test(test_vm_helo_full_tails),
+        cmocka_unit_test(test_vm_helo_minimal),
+        cmocka_unit_test(test_vm_helo_error_is_plain),
+        cmocka_unit_test(test_vm_helo_fail_chunk),
+        cmocka_unit_test(test_vm_helo_empty_reply),
+        cmocka_unit_test(test_vm_helo_malformed_closes),
+        cmocka_unit_test(test_vm_helo_timeout_is_plain),
+        cmocka_unit_test(test_vm_late_helo_upgrades),
+        cmocka_unit_test(test_vm_feat),
+        cmocka_unit_test(test_vm_ddm_event_dispatched),
+        cmocka_unit_test(test_vm_event_in_helo_state),
+        cmocka_unit_test(test_vm_jdwp_command_from_vm),
+        cmocka_unit_test(test_vm_pause_input),
+        cmocka_unit_test(test_vm_reply_several_chunks),
+        cmocka_unit_test(test_vm_output_drained_notice),
+        cmocka_unit_test(test_vm_unknown_reply_id),
+        cmocka_unit_test(test_vm_garbage_length),
+        cmocka_unit_test(test_vm_garbage_flags),
+        cmocka_unit_test(test_vm_reply_chunk_overrun_is_bad),
+        cmocka_unit_test(test_vm_eof_handshake),
+        cmocka_unit_test(test_vm_eof_helo),
+        cmocka_unit_test(test_vm_eof_ready),
+        cmocka_unit_test(test_vm_eof_plain),
+        cmocka_unit_test(test_vm_every_state_x_packet_kind),
+        cmocka_unit_test(test_vm_request_reply),
+        cmocka_unit_test(test_vm_request_reply_kinds),
+        cmocka_unit_test(test_vm_request_timeout_then_late),
+        cmocka_unit_test(test_vm_reply_waiting_at_deadline),
+        cmocka_unit_test(test_vm_close_while_pending),
+        cmocka_unit_test(test_vm_callback_closes_vm),
+        cmocka_unit_test(test_vm_pending_cap),
+        cmocka_unit_test(test_vm_request_errors),
+        cmocka_unit_test(test_vm_request_without_callback),
+        cmocka_unit_test(test_vm_cancel_owner),
+        cmocka_unit_test(test_vm_set_name),
+        cmocka_unit_test(test_vm_send_packet),
+    };
+    return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
+}

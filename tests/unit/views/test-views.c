@@ -1,0 +1,1001 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests for core/views.c: publishing, builders (and their refusals),
+ * caps, listeners (including changes made from inside a notification),
+ * watches, bulk removal, detached views, and the JSON shape, checked field
+ * by field with json-glib.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/views/views.h"
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct Event {
+    ddm_view *view;
+    DdmViewChange change;
+    char *name;
+    guint64 version;
+} Event;
+
+typedef struct Recorder {
+    GArray *events; /* Event */
+    DdmViews *store;
+    /* optional actions from inside the callback */
+    guint remove_listener_id;   /* remove this listener on the first event */
+    gboolean destroy_on_change; /* destroy the view on CHANGED */
+    gboolean add_listener;      /* add another listener on the first event */
+    struct Recorder *other;
+} Recorder;
+
+static void recorder_init(Recorder *r, DdmViews *store)
+{
+    memset(r, 0, sizeof *r);
+    r->events = g_array_new(FALSE, TRUE, sizeof(Event));
+    r->store = store;
+}
+
+static void recorder_clear(Recorder *r)
+{
+    for (guint i = 0; i < r->events->len; i++)
+        g_free(g_array_index(r->events, Event, i).name);
+    g_array_free(r->events, TRUE);
+}
+
+static void on_change(ddm_view *view, DdmViewChange change, gpointer ud)
+{
+    Recorder *r = ud;
+    Event e = {view, change, g_strdup(ddm_view_name(view)), ddm_view_version(view)};
+
+    assert_true(ddm_view_is_valid(view));
+    g_array_append_val(r->events, e);
+    if (r->remove_listener_id) {
+        ddm_views_remove_listener(r->store, r->remove_listener_id);
+        r->remove_listener_id = 0;
+    }
+    if (r->add_listener) {
+        r->add_listener = FALSE;
+        ddm_views_add_listener(r->store, on_change, r->other);
+    }
+    if (r->destroy_on_change && change == DDM_VIEW_CHANGED)
+        ddm_views_destroy(r->store, view);
+}
+
+static const Event *ev(const Recorder *r, guint i)
+{
+    assert_true(i < r->events->len);
+    return &g_array_index(r->events, Event, i);
+}
+
+static const ddm_column demo_cols[] = {
+    {"pid", DDM_VAL_INT, NULL},
+    {"name", DDM_VAL_STR, NULL},
+    {"cpu", DDM_VAL_DOUBLE, "%"},
+    {"ddm", DDM_VAL_BOOL, NULL},
+};
+
+static void add_demo_row(ddm_view *v, int64_t pid, const char *name, double cpu, int ddm)
+{
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, pid), 0);
+    assert_int_equal(ddm_view_cell_str(v, name), 0);
+    assert_int_equal(ddm_view_cell_double(v, cpu), 0);
+    assert_int_equal(ddm_view_cell_bool(v, ddm), 0);
+}
+
+static guint rows_of(const ddm_view *v)
+{
+    JsonNode *n = ddm_view_to_json(v, FALSE);
+    guint len = json_array_get_length(json_object_get_array_member(json_node_get_object(n), "rows"));
+    json_node_unref(n);
+    return len;
+}
+
+/* Capture warnings instead of letting them abort or clutter the output. */
+static int warnings_seen;
+
+static GLogWriterOutput count_warnings(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
+                                       gpointer ud)
+{
+    if (level & G_LOG_LEVEL_WARNING)
+        warnings_seen++;
+    return G_LOG_WRITER_HANDLED;
+}
+
+/* -------------------------------------------------------------- tests */
+
+static void test_views_create_lookup(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *a, *b, *c, *dup;
+    GPtrArray *list;
+
+    a = ddm_views_create(s, "threads", "127.0.0.1:8000", "threads", DDM_VIEW_TABLE, "Threads");
+    b = ddm_views_create(s, "threads", "127.0.0.1:8001", "threads", DDM_VIEW_TABLE, NULL);
+    c = ddm_views_create(s, "core", NULL, "vms", DDM_VIEW_TABLE, "VMs");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    assert_ptr_not_equal(a, b);
+    dup = ddm_views_create(s, "other", "127.0.0.1:8000", "threads", DDM_VIEW_RECORD, "x");
+    assert_null(dup);
+    assert_null(ddm_views_create(s, "core", NULL, "vms", DDM_VIEW_TABLE, NULL));
+    /* bad names and kinds */
+    assert_null(ddm_views_create(s, "x", NULL, "", DDM_VIEW_TABLE, NULL));
+    assert_null(ddm_views_create(s, "x", NULL, NULL, DDM_VIEW_TABLE, NULL));
+    assert_null(ddm_views_create(s, "x", NULL, "a\nb", DDM_VIEW_TABLE, NULL));
+    assert_null(ddm_views_create(s, "x", NULL, "ok", (ddm_view_kind)9, NULL));
+    assert_null(ddm_views_create(s, "x", "", "ok", DDM_VIEW_TABLE, NULL));
+
+    assert_ptr_equal(ddm_views_lookup(s, "threads", "127.0.0.1:8000"), a);
+    assert_ptr_equal(ddm_views_lookup(s, "threads", "127.0.0.1:8001"), b);
+    assert_ptr_equal(ddm_views_lookup(s, "vms", NULL), c);
+    assert_null(ddm_views_lookup(s, "vms", "127.0.0.1:8000"));
+    assert_null(ddm_views_lookup(s, "threads", NULL));
+    assert_null(ddm_views_lookup(s, "nope", NULL));
+    assert_null(ddm_views_lookup(s, NULL, NULL));
+
+    assert_string_equal(ddm_view_name(a), "threads");
+    assert_string_equal(ddm_view_vm_key(a), "127.0.0.1:8000");
+    assert_null(ddm_view_vm_key(c));
+    assert_string_equal(ddm_view_owner(a), "threads");
+    assert_string_equal(ddm_view_title(a), "Threads");
+    assert_string_equal(ddm_view_title(b), "threads"); /* defaults to the name */
+    assert_int_equal(ddm_view_kind_of(a), DDM_VIEW_TABLE);
+    assert_int_equal(ddm_view_version(a), 0);
+    assert_true(ddm_view_is_valid(a));
+    assert_false(ddm_view_is_valid(NULL));
+
+    list = ddm_views_list(s);
+    assert_int_equal(list->len, 3);
+    assert_ptr_equal(g_ptr_array_index(list, 0), c); /* global first */
+    assert_ptr_equal(g_ptr_array_index(list, 1), a);
+    assert_ptr_equal(g_ptr_array_index(list, 2), b);
+    g_ptr_array_free(list, TRUE);
+
+    ddm_views_destroy(s, a);
+    assert_null(ddm_views_lookup(s, "threads", "127.0.0.1:8000"));
+    /* the name is free again */
+    a = ddm_views_create(s, "threads", "127.0.0.1:8000", "threads", DDM_VIEW_TABLE, "Threads");
+    assert_non_null(a);
+    ddm_views_free(s);
+}
+
+static void test_views_begin_commit_visibility(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder r;
+    ddm_view *v = ddm_views_create(s, "p", NULL, "t", DDM_VIEW_TABLE, NULL);
+
+    recorder_init(&r, s);
+    ddm_views_add_listener(s, on_change, &r);
+    /* builders need begin */
+    assert_int_equal(ddm_view_row(v), -EPROTO);
+    assert_int_equal(ddm_view_cell_int(v, 1), -EPROTO);
+    assert_int_equal(ddm_view_commit(v), -EPROTO);
+
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, G_N_ELEMENTS(demo_cols)), 0);
+    assert_int_equal(r.events->len, 1); /* new columns published at once */
+    assert_int_equal(ev(&r, 0)->change, DDM_VIEW_CHANGED);
+    assert_int_equal(ddm_view_version(v), 1);
+    /* same columns again: nothing changes */
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, G_N_ELEMENTS(demo_cols)), 0);
+    assert_int_equal(r.events->len, 1);
+
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 1, "a", 1.5, 1);
+    add_demo_row(v, 2, "b", 2.5, 0);
+    assert_int_equal(rows_of(v), 0); /* not yet visible */
+    assert_int_equal(r.events->len, 1);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_int_equal(rows_of(v), 2);
+    assert_int_equal(ddm_view_version(v), 2);
+    assert_int_equal(r.events->len, 2);
+    assert_int_equal(ev(&r, 1)->change, DDM_VIEW_CHANGED);
+    assert_int_equal(ev(&r, 1)->version, 2); /* listeners see the new content */
+
+    /* a second build replaces, and the old stays until commit */
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 3, "c", 0, 0);
+    assert_int_equal(rows_of(v), 2);
+    /* begin again throws the partial build away */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_int_equal(rows_of(v), 0);
+    assert_int_equal(ddm_view_version(v), 3);
+
+    /* set_columns while building clears the rows being built only */
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 4, "d", 0, 0);
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, 2), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, 5), 0);
+    assert_int_equal(ddm_view_cell_str(v, NULL), 0); /* null cell */
+    assert_int_equal(ddm_view_commit(v), 0);
+    {
+        JsonNode *n = ddm_view_to_json(v, FALSE);
+        JsonObject *o = json_node_get_object(n);
+        JsonArray *rows = json_object_get_array_member(o, "rows");
+        assert_int_equal(json_array_get_length(json_object_get_array_member(o, "columns")), 2);
+        assert_int_equal(json_array_get_length(rows), 1);
+        assert_int_equal(json_array_get_int_element(json_array_get_array_element(rows, 0), 0), 5);
+        assert_true(json_array_get_null_element(json_array_get_array_element(rows, 0), 1));
+        json_node_unref(n);
+    }
+    /* wrong kind for builders */
+    assert_int_equal(ddm_view_field_int(v, "k", 1), -EINVAL);
+    assert_int_equal(ddm_view_blob(v, "x/y", "a", 1), -EINVAL);
+    recorder_clear(&r);
+    ddm_views_free(s);
+}
+
+static void test_views_cell_errors(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "plug", "vm1", "t", DDM_VIEW_TABLE, NULL);
+
+    warnings_seen = 0;
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, G_N_ELEMENTS(demo_cols)), 0);
+
+    /* INT into a DOUBLE column is accepted and converted */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, 7), 0);
+    assert_int_equal(ddm_view_cell_str(v, "x"), 0);
+    assert_int_equal(ddm_view_cell_int(v, 3), 0);
+    assert_int_equal(ddm_view_cell_bool(v, 1), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    {
+        JsonNode *n = ddm_view_to_json(v, FALSE);
+        JsonArray *row = json_array_get_array_element(
+            json_object_get_array_member(json_node_get_object(n), "rows"), 0);
+        JsonNode *cell = json_array_get_element(row, 2);
+        assert_int_equal(json_node_get_value_type(cell), G_TYPE_DOUBLE);
+        assert_true(json_node_get_double(cell) == 3.0);
+        json_node_unref(n);
+    }
+    guint64 good_version = ddm_view_version(v);
+
+    /* wrong type */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_str(v, "not an int"), -EINVAL);
+    assert_int_equal(ddm_view_cell_str(v, "x"), 0);
+    assert_int_equal(ddm_view_cell_double(v, 1), 0);
+    assert_int_equal(ddm_view_cell_bool(v, 0), 0);
+    assert_int_equal(ddm_view_commit(v), -EINVAL);
+    assert_int_equal(ddm_view_version(v), good_version);
+    assert_int_equal(rows_of(v), 1);
+
+    /* double into an INT column, bool into a STR column */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_double(v, 1.0), -EINVAL);
+    assert_int_equal(ddm_view_cell_bool(v, 1), -EINVAL);
+    assert_int_equal(ddm_view_commit(v), -EINVAL);
+
+    /* too many cells */
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 1, "a", 1, 1);
+    assert_int_equal(ddm_view_cell_int(v, 9), -EINVAL);
+    assert_int_equal(ddm_view_commit(v), -EINVAL);
+    assert_int_equal(ddm_view_version(v), good_version);
+
+    /* short row in the middle */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, 1), 0);
+    assert_int_equal(ddm_view_row(v), -EINVAL);
+    assert_int_equal(ddm_view_commit(v), -EINVAL);
+
+    /* short last row */
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 1, "a", 1, 1);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, 2), 0);
+    assert_int_equal(ddm_view_commit(v), -EINVAL);
+    assert_int_equal(ddm_view_version(v), good_version);
+    assert_int_equal(rows_of(v), 1);
+
+    /* a cell before any row */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, 2), -EPROTO);
+    assert_int_equal(ddm_view_commit(v), -EINVAL);
+
+    /* the view still works after all that */
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 1, "a", 1, 1);
+    add_demo_row(v, 2, "b", 1, 1);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_int_equal(rows_of(v), 2);
+
+    /* bad column definitions */
+    {
+        const ddm_column bad_type[] = {{"x", (ddm_value_type)0, NULL}};
+        const ddm_column no_name[] = {{NULL, DDM_VAL_INT, NULL}};
+        assert_int_equal(ddm_view_set_columns(v, bad_type, 1), -EINVAL);
+        assert_int_equal(ddm_view_set_columns(v, no_name, 1), -EINVAL);
+        assert_int_equal(ddm_view_set_columns(v, NULL, 2), -EINVAL);
+        assert_int_equal(rows_of(v), 2); /* untouched */
+    }
+    /* no columns: rows are refused */
+    {
+        ddm_view *e = ddm_views_create(s, "plug", "vm1", "empty", DDM_VIEW_TABLE, NULL);
+        assert_int_equal(ddm_view_begin(e), 0);
+        assert_int_equal(ddm_view_row(e), -EINVAL);
+        assert_int_equal(ddm_view_commit(e), -EINVAL);
+    }
+    assert_int_equal(ddm_view_row(NULL), -EINVAL);
+    ddm_views_free(s);
+}
+
+static void test_views_record(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "vminfo", "vm", "info", DDM_VIEW_RECORD, "VM info");
+    JsonNode *n;
+    JsonArray *fields;
+
+    assert_int_equal(ddm_view_field_str(v, "a", "x"), -EPROTO);
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_field_str(v, "app", "com.example"), 0);
+    assert_int_equal(ddm_view_field_int(v, "pid", 42), 0);
+    assert_int_equal(ddm_view_field_double(v, "load", 0.5), 0);
+    assert_int_equal(ddm_view_field_bool(v, "debuggable", 1), 0);
+    assert_int_equal(ddm_view_field_str(v, "abi", NULL), 0);
+    /* replace keeps the position and may change the type */
+    assert_int_equal(ddm_view_field_int(v, "app", 7), 0);
+    assert_int_equal(ddm_view_field_int(v, "pid", 43), 0);
+    assert_int_equal(ddm_view_field_int(v, NULL, 1), -EINVAL);
+    assert_int_equal(ddm_view_cell_int(v, 1), -EINVAL);
+    assert_int_equal(ddm_view_row(v), -EINVAL);
+    assert_int_equal(ddm_view_commit(v), 0);
+
+    n = ddm_view_to_json(v, FALSE);
+    fields = json_object_get_array_member(json_node_get_object(n), "fields");
+    assert_int_equal(json_array_get_length(fields), 5);
+    {
+        static const char *keys[] = {"app", "pid", "load", "debuggable", "abi"};
+        static const char *types[] = {"int", "int", "double", "bool", "str"};
+        for (guint i = 0; i < 5; i++) {
+            JsonObject *f = json_array_get_object_element(fields, i);
+            assert_string_equal(json_object_get_string_member(f, "key"), keys[i]);
+            assert_string_equal(json_object_get_string_member(f, "type"), types[i]);
+            assert_true(json_object_has_member(f, "value"));
+        }
+        assert_int_equal(json_object_get_int_member(json_array_get_object_element(fields, 0), "value"), 7);
+        assert_int_equal(json_object_get_int_member(json_array_get_object_element(fields, 1), "value"), 43);
+        assert_true(json_object_get_double_member(json_array_get_object_element(fields, 2), "value") == 0.5);
+        assert_true(json_object_get_boolean_member(json_array_get_object_element(fields, 3), "value"));
+        assert_true(json_object_get_null_member(json_array_get_object_element(fields, 4), "value"));
+    }
+    json_node_unref(n);
+
+    /* a new build starts from nothing */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_field_int(v, "only", 1), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    n = ddm_view_to_json(v, FALSE);
+    assert_int_equal(json_array_get_length(json_object_get_array_member(json_node_get_object(n), "fields")), 1);
+    json_node_unref(n);
+    ddm_views_free(s);
+}
+
+static void test_views_blob(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "screen", "vm", "screenshot", DDM_VIEW_BLOB, NULL);
+    guint8 data[] = {0x89, 'P', 'N', 'G', 0, 1, 2};
+    const guint8 *got;
+    gsize len;
+    const char *mt;
+
+    assert_null(ddm_view_blob_data(v, &len, &mt));
+    assert_int_equal(len, 0);
+    assert_int_equal(ddm_view_blob(v, "image/png", data, sizeof data), -EPROTO);
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_blob(v, "image/png", data, sizeof data), 0);
+    data[0] = 0; /* the store copied */
+    assert_int_equal(ddm_view_blob(v, "image/png", NULL, 3), -EINVAL);
+    assert_int_equal(ddm_view_blob(v, "image/png", data, DDM_VIEW_MAX_BLOB + 1), -EFBIG);
+    assert_null(ddm_view_blob_data(v, &len, &mt)); /* not committed yet */
+    assert_int_equal(ddm_view_field_int(v, "k", 1), -EINVAL);
+    assert_int_equal(ddm_view_commit(v), 0);
+    got = ddm_view_blob_data(v, &len, &mt);
+    assert_non_null(got);
+    assert_int_equal(len, 7);
+    assert_int_equal(got[0], 0x89);
+    assert_memory_equal(got + 1, "PNG\0\1\2", 6);
+    assert_string_equal(mt, "image/png");
+
+    {
+        JsonNode *n = ddm_view_to_json(v, FALSE);
+        JsonObject *o = json_node_get_object(n);
+        assert_string_equal(json_object_get_string_member(o, "kind"), "blob");
+        assert_string_equal(json_object_get_string_member(o, "media_type"), "image/png");
+        assert_int_equal(json_object_get_int_member(o, "size"), 7);
+        assert_false(json_object_has_member(o, "data_base64"));
+        json_node_unref(n);
+        n = ddm_view_to_json(v, TRUE);
+        o = json_node_get_object(n);
+        {
+            gsize dlen;
+            guchar *dec = g_base64_decode(json_object_get_string_member(o, "data_base64"), &dlen);
+            assert_int_equal(dlen, 7);
+            assert_int_equal(dec[0], 0x89);
+            assert_memory_equal(dec + 1, "PNG\0\1\2", 6);
+            g_free(dec);
+        }
+        json_node_unref(n);
+    }
+    /* empty blob, missing media type */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_blob(v, NULL, NULL, 0), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    got = ddm_view_blob_data(v, &len, &mt);
+    assert_non_null(got);
+    assert_int_equal(len, 0);
+    assert_string_equal(mt, "application/octet-stream");
+    ddm_views_free(s);
+}
+
+static void test_views_caps(void **state)
+{
+    ddm_view *v = ddm_view_new_detached("p", "caps", DDM_VIEW_TABLE, NULL);
+    const ddm_column one[] = {{"s", DDM_VAL_STR, NULL}};
+    gsize big_len = DDM_VIEW_MAX_STRING + 100;
+    char *big = g_malloc(big_len + 1);
+    JsonNode *n;
+    const char *cell;
+
+    /* a long string: cut at a UTF-8 boundary ("é" is 2 bytes, so an odd
+     * cap position falls inside a character) */
+    memset(big, 'a', big_len);
+    big[0] = 'x';
+    for (gsize i = 1; i + 1 < big_len; i += 2) {
+        big[i] = '\xc3';
+        big[i + 1] = '\xa9';
+    }
+    big[big_len] = '\0';
+    assert_int_equal(ddm_view_set_columns(v, one, 1), 0);
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_str(v, big), -E2BIG);
+    assert_int_equal(ddm_view_commit(v), 0); /* truncation is not an error of the content */
+    n = ddm_view_to_json(v, FALSE);
+    cell = json_array_get_string_element(
+        json_array_get_array_element(json_object_get_array_member(json_node_get_object(n), "rows"), 0), 0);
+    assert_true(strlen(cell) <= DDM_VIEW_MAX_STRING);
+    assert_true(strlen(cell) >= DDM_VIEW_MAX_STRING - 3);
+    assert_true(g_utf8_validate(cell, -1, NULL));
+    json_node_unref(n);
+    g_free(big);
+
+    /* invalid UTF-8 is repaired, never passed on */
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_str(v, "ok\xff\xfe end"), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    n = ddm_view_to_json(v, FALSE);
+    cell = json_array_get_string_element(
+        json_array_get_array_element(json_object_get_array_member(json_node_get_object(n), "rows"), 0), 0);
+    assert_true(g_utf8_validate(cell, -1, NULL));
+    assert_true(g_str_has_prefix(cell, "ok"));
+    assert_true(g_str_has_suffix(cell, " end"));
+    {
+        char *text = json_to_string(n, FALSE);
+        assert_true(g_utf8_validate(text, -1, NULL));
+        g_free(text);
+    }
+    json_node_unref(n);
+    ddm_view_free_detached(v);
+
+    /* the row cap: rows beyond are dropped, the rest published */
+    v = ddm_view_new_detached("p", "rows", DDM_VIEW_TABLE, NULL);
+    {
+        const ddm_column ic[] = {{"i", DDM_VAL_INT, NULL}};
+        int rc = 0;
+        assert_int_equal(ddm_view_set_columns(v, ic, 1), 0);
+        assert_int_equal(ddm_view_begin(v), 0);
+        for (guint i = 0; i < DDM_VIEW_MAX_ROWS; i++) {
+            rc |= ddm_view_row(v);
+            rc |= ddm_view_cell_int(v, i);
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(ddm_view_row(v), -E2BIG);
+        assert_int_equal(ddm_view_cell_int(v, 1), -E2BIG);
+        assert_int_equal(ddm_view_row(v), -E2BIG);
+        assert_int_equal(ddm_view_commit(v), 0);
+        assert_int_equal(rows_of(v), DDM_VIEW_MAX_ROWS);
+    }
+    ddm_view_free_detached(v);
+
+    /* the field cap */
+    v = ddm_view_new_detached("p", "fields", DDM_VIEW_RECORD, NULL);
+    assert_int_equal(ddm_view_begin(v), 0);
+    for (guint i = 0; i < DDM_VIEW_MAX_FIELDS; i++) {
+        char key[16];
+        g_snprintf(key, sizeof key, "k%u", i);
+        assert_int_equal(ddm_view_field_int(v, key, i), 0);
+    }
+    assert_int_equal(ddm_view_field_int(v, "one too many", 1), -E2BIG);
+    assert_int_equal(ddm_view_field_int(v, "k0", 5), 0); /* replacing still works */
+    assert_int_equal(ddm_view_commit(v), 0);
+    ddm_view_free_detached(v);
+}
+
+static void test_views_listeners(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder r;
+    guint id;
+    ddm_view *v;
+
+    recorder_init(&r, s);
+    id = ddm_views_add_listener(s, on_change, &r);
+    assert_true(id > 0);
+    v = ddm_views_create(s, "p", "vm", "t", DDM_VIEW_RECORD, NULL);
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_field_int(v, "a", 1), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    ddm_views_destroy(s, v);
+    assert_int_equal(r.events->len, 3);
+    assert_int_equal(ev(&r, 0)->change, DDM_VIEW_ADDED);
+    assert_int_equal(ev(&r, 0)->version, 0);
+    assert_int_equal(ev(&r, 1)->change, DDM_VIEW_CHANGED);
+    assert_int_equal(ev(&r, 1)->version, 1);
+    assert_int_equal(ev(&r, 2)->change, DDM_VIEW_REMOVED);
+    assert_string_equal(ev(&r, 2)->name, "t");
+
+    ddm_views_remove_listener(s, id);
+    ddm_views_remove_listener(s, id);   /* twice: ignored */
+    ddm_views_remove_listener(s, 9999); /* unknown: ignored */
+    v = ddm_views_create(s, "p", "vm", "t", DDM_VIEW_RECORD, NULL);
+    assert_int_equal(r.events->len, 3);
+    recorder_clear(&r);
+
+    /* detached views and failed commits notify nobody */
+    recorder_init(&r, s);
+    ddm_views_add_listener(s, on_change, &r);
+    {
+        ddm_view *d = ddm_view_new_detached("p", "result", DDM_VIEW_RECORD, "Result");
+        assert_int_equal(ddm_view_begin(d), 0);
+        assert_int_equal(ddm_view_field_str(d, "status", "ok"), 0);
+        assert_int_equal(ddm_view_commit(d), 0);
+        ddm_view_free_detached(d);
+    }
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_int_equal(r.events->len, 1);
+    recorder_clear(&r);
+    ddm_views_free(s);
+}
+
+static void test_views_listener_changes_during_notify(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder first, second, third;
+    guint id_second;
+    ddm_view *v;
+
+    recorder_init(&first, s);
+    recorder_init(&second, s);
+    recorder_init(&third, s);
+    ddm_views_add_listener(s, on_change, &first);
+    id_second = ddm_views_add_listener(s, on_change, &second);
+    /* the first listener removes the second before it runs, and adds a third */
+    first.remove_listener_id = id_second;
+    first.add_listener = TRUE;
+    first.other = &third;
+    v = ddm_views_create(s, "p", NULL, "t", DDM_VIEW_RECORD, NULL);
+    assert_non_null(v);
+    assert_int_equal(first.events->len, 1);
+    assert_int_equal(second.events->len, 0);
+    assert_int_equal(third.events->len, 0); /* added during: next change only */
+
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_int_equal(first.events->len, 2);
+    assert_int_equal(second.events->len, 0);
+    assert_int_equal(third.events->len, 1);
+
+    /* a listener destroying the view it is told about */
+    third.destroy_on_change = TRUE;
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_null(ddm_views_lookup(s, "t", NULL));
+    /* first: ADDED, CHANGED, CHANGED, REMOVED (nested, after CHANGED started) */
+    assert_int_equal(first.events->len, 4);
+    assert_int_equal(ev(&first, 3)->change, DDM_VIEW_REMOVED);
+    assert_int_equal(ev(&third, 1)->change, DDM_VIEW_CHANGED);
+    assert_int_equal(ev(&third, 2)->change, DDM_VIEW_REMOVED);
+
+    recorder_clear(&first);
+    recorder_clear(&second);
+    recorder_clear(&third);
+    ddm_views_free(s);
+}
+
+static void test_views_watches(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *a = ddm_views_create(s, "p", "vm1", "threads", DDM_VIEW_TABLE, NULL);
+    ddm_view *b = ddm_views_create(s, "p", "vm2", "threads", DDM_VIEW_TABLE, NULL);
+    ddm_view *g = ddm_views_create(s, "core", NULL, "vms", DDM_VIEW_TABLE, NULL);
+    ddm_view *d = ddm_view_new_detached("p", "threads", DDM_VIEW_TABLE, NULL);
+    guint w_all, w_threads, w_vm1, w_exact, w_other;
+
+    assert_int_equal(ddm_view_watchers(a), 0);
+    w_all = ddm_views_watch(s, NULL, NULL);
+    assert_int_equal(ddm_view_watchers(a), 1);
+    assert_int_equal(ddm_view_watchers(g), 1);
+    w_threads = ddm_views_watch(s, "threads", NULL);
+    w_vm1 = ddm_views_watch(s, NULL, "vm1");
+    w_exact = ddm_views_watch(s, "threads", "vm1");
+    w_other = ddm_views_watch(s, "heap", NULL);
+    assert_int_equal(ddm_view_watchers(a), 4);
+    assert_int_equal(ddm_view_watchers(b), 2);
+    assert_int_equal(ddm_view_watchers(g), 1);
+    assert_int_equal(ddm_view_watchers(d), 0);
+    assert_int_equal(ddm_view_watchers(NULL), 0);
+    ddm_views_unwatch(s, w_threads);
+    assert_int_equal(ddm_view_watchers(a), 3);
+    assert_int_equal(ddm_view_watchers(b), 1);
+    ddm_views_unwatch(s, w_threads); /* twice: ignored */
+    ddm_views_unwatch(s, w_all);
+    ddm_views_unwatch(s, w_vm1);
+    ddm_views_unwatch(s, w_exact);
+    ddm_views_unwatch(s, w_other);
+    assert_int_equal(ddm_view_watchers(a), 0);
+    /* a watch made before the view exists counts for it */
+    w_all = ddm_views_watch(s, "later", "vm3");
+    {
+        ddm_view *l = ddm_views_create(s, "p", "vm3", "later", DDM_VIEW_RECORD, NULL);
+        assert_int_equal(ddm_view_watchers(l), 1);
+    }
+    ddm_view_free_detached(d);
+    ddm_views_free(s);
+}
+
+static void test_views_destroy_vm_owner(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder r;
+
+    recorder_init(&r, s);
+    ddm_views_create(s, "threads", "vm1", "threads", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "heap", "vm1", "heap", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "threads", "vm2", "threads", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "heap", "vm2", "heap", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "threads", NULL, "summary", DDM_VIEW_RECORD, NULL);
+    ddm_views_create(s, "core", NULL, "vms", DDM_VIEW_TABLE, NULL);
+    ddm_views_add_listener(s, on_change, &r);
+
+    ddm_views_destroy_vm(s, "vm1");
+    assert_int_equal(r.events->len, 2);
+    assert_int_equal(ev(&r, 0)->change, DDM_VIEW_REMOVED);
+    assert_int_equal(ev(&r, 1)->change, DDM_VIEW_REMOVED);
+    assert_null(ddm_views_lookup(s, "threads", "vm1"));
+    assert_null(ddm_views_lookup(s, "heap", "vm1"));
+    assert_non_null(ddm_views_lookup(s, "threads", "vm2"));
+
+    ddm_views_destroy_owner(s, "threads");
+    assert_int_equal(r.events->len, 4);
+    assert_null(ddm_views_lookup(s, "threads", "vm2"));
+    assert_null(ddm_views_lookup(s, "summary", NULL));
+    assert_non_null(ddm_views_lookup(s, "heap", "vm2"));
+    assert_non_null(ddm_views_lookup(s, "vms", NULL));
+
+    ddm_views_destroy_vm(s, "nothing");
+    ddm_views_destroy_owner(s, "nobody");
+    ddm_views_destroy_vm(s, NULL);
+    ddm_views_destroy_owner(s, NULL);
+    assert_int_equal(r.events->len, 4);
+
+    /* a listener that destroys other views while a bulk removal runs */
+    r.destroy_on_change = FALSE;
+    {
+        GPtrArray *l = ddm_views_list(s);
+        assert_int_equal(l->len, 2);
+        g_ptr_array_free(l, TRUE);
+    }
+    ddm_views_destroy_owner(s, "heap");
+    ddm_views_destroy_owner(s, "core");
+    {
+        GPtrArray *l = ddm_views_list(s);
+        assert_int_equal(l->len, 0);
+        g_ptr_array_free(l, TRUE);
+    }
+    recorder_clear(&r);
+    ddm_views_free(s);
+}
+
+typedef struct Chain {
+    DdmViews *store;
+    int removed;
+} Chain;
+
+/* On each REMOVED, destroy every other view of the store. */
+static void destroy_all_on_remove(ddm_view *view, DdmViewChange change, gpointer ud)
+{
+    Chain *c = ud;
+    if (change != DDM_VIEW_REMOVED)
+        return;
+    c->removed++;
+    GPtrArray *l = ddm_views_list(c->store);
+    for (guint i = 0; i < l->len; i++)
+        ddm_views_destroy(c->store, g_ptr_array_index(l, i));
+    g_ptr_array_free(l, TRUE);
+}
+
+static void test_views_destroy_reentrant(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Chain c = {s, 0};
+
+    ddm_views_create(s, "p", "vm1", "a", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "p", "vm1", "b", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "p", "vm1", "c", DDM_VIEW_TABLE, NULL);
+    ddm_views_add_listener(s, destroy_all_on_remove, &c);
+    ddm_views_destroy_vm(s, "vm1");
+    assert_int_equal(c.removed, 3); /* each exactly once */
+    ddm_views_free(s);
+}
+
+static void test_views_detached(void **state)
+{
+    ddm_view *v = ddm_view_new_detached("gc", "result", DDM_VIEW_TABLE, "GC");
+    JsonNode *n;
+    JsonObject *o;
+
+    assert_non_null(v);
+    assert_null(ddm_view_new_detached("gc", "", DDM_VIEW_TABLE, NULL));
+    assert_null(ddm_view_vm_key(v));
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, 4), 0);
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 1, "x", 2, 1);
+    assert_int_equal(ddm_view_commit(v), 0);
+    n = ddm_view_to_json(v, FALSE);
+    o = json_node_get_object(n);
+    assert_string_equal(json_object_get_string_member(o, "owner"), "gc");
+    assert_true(json_object_get_null_member(o, "vm"));
+    assert_int_equal(json_array_get_length(json_object_get_array_member(o, "rows")), 1);
+    json_node_unref(n);
+    ddm_view_free_detached(v);
+    ddm_view_free_detached(NULL);
+}
+
+static void test_views_json_shape(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "core", "127.0.0.1:8000", "vms", DDM_VIEW_TABLE, "VMs");
+    JsonNode *n;
+    JsonObject *o;
+    JsonArray *cols, *rows, *row;
+    static const char *names[] = {"pid", "name", "cpu", "ddm"};
+    static const char *types[] = {"int", "str", "double", "bool"};
+
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, 4), 0);
+    assert_int_equal(ddm_view_begin(v), 0);
+    add_demo_row(v, 1234, "com.example \"q\"", 12.25, 1);
+    assert_int_equal(ddm_view_row(v), 0);
+    assert_int_equal(ddm_view_cell_int(v, INT64_MAX), 0);
+    assert_int_equal(ddm_view_cell_str(v, NULL), 0);
+    assert_int_equal(ddm_view_cell_double(v, NAN), 0);
+    assert_int_equal(ddm_view_cell_bool(v, 0), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+
+    n = ddm_view_to_json(v, TRUE);
+    assert_int_equal(JSON_NODE_TYPE(n), JSON_NODE_OBJECT);
+    o = json_node_get_object(n);
+    assert_string_equal(json_object_get_string_member(o, "name"), "vms");
+    assert_string_equal(json_object_get_string_member(o, "vm"), "127.0.0.1:8000");
+    assert_string_equal(json_object_get_string_member(o, "owner"), "core");
+    assert_string_equal(json_object_get_string_member(o, "title"), "VMs");
+    assert_string_equal(json_object_get_string_member(o, "kind"), "table");
+    assert_int_equal(json_object_get_int_member(o, "version"), 2);
+    assert_false(json_object_has_member(o, "fields"));
+    assert_false(json_object_has_member(o, "data_base64"));
+    cols = json_object_get_array_member(o, "columns");
+    assert_int_equal(json_array_get_length(cols), 4);
+    for (guint i = 0; i < 4; i++) {
+        JsonObject *c = json_array_get_object_element(cols, i);
+        assert_string_equal(json_object_get_string_member(c, "name"), names[i]);
+        assert_string_equal(json_object_get_string_member(c, "type"), types[i]);
+        if (i == 2)
+            assert_string_equal(json_object_get_string_member(c, "unit"), "%");
+        else
+            assert_true(json_object_get_null_member(c, "unit"));
+    }
+    rows = json_object_get_array_member(o, "rows");
+    assert_int_equal(json_array_get_length(rows), 2);
+    row = json_array_get_array_element(rows, 0);
+    assert_int_equal(json_array_get_length(row), 4);
+    assert_int_equal(json_array_get_int_element(row, 0), 1234);
+    assert_string_equal(json_array_get_string_element(row, 1), "com.example \"q\"");
+    assert_true(json_array_get_double_element(row, 2) == 12.25);
+    assert_true(json_array_get_boolean_element(row, 3));
+    row = json_array_get_array_element(rows, 1);
+    assert_true(json_array_get_int_element(row, 0) == INT64_MAX);
+    assert_true(json_array_get_null_element(row, 1));
+    assert_true(json_array_get_null_element(row, 2)); /* NaN has no JSON form */
+    assert_false(json_array_get_boolean_element(row, 3));
+
+    /* it round-trips through text */
+    {
+        char *text = json_to_string(n, FALSE);
+        JsonParser *p = json_parser_new();
+        assert_true(json_parser_load_from_data(p, text, -1, NULL));
+        assert_true(json_node_equal(n, json_parser_get_root(p)));
+        g_object_unref(p);
+        g_free(text);
+    }
+    json_node_unref(n);
+
+    /* a fresh record view */
+    v = ddm_views_create(s, "p", NULL, "rec", DDM_VIEW_RECORD, NULL);
+    n = ddm_view_to_json(v, FALSE);
+    o = json_node_get_object(n);
+    assert_string_equal(json_object_get_string_member(o, "kind"), "record");
+    assert_int_equal(json_object_get_int_member(o, "version"), 0);
+    assert_int_equal(json_array_get_length(json_object_get_array_member(o, "fields")), 0);
+    assert_false(json_object_has_member(o, "rows"));
+    json_node_unref(n);
+    ddm_views_free(s);
+}
+
+static void test_views_commit_warns_once(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "plug", "vm1", "t", DDM_VIEW_TABLE, NULL);
+
+    warnings_seen = 0;
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, 4), 0);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ddm_view_begin(v), 0);
+        assert_int_equal(ddm_view_row(v), 0);
+        assert_int_equal(ddm_view_commit(v), -EINVAL);
+    }
+    assert_int_equal(warnings_seen, 1);
+    ddm_views_free(s);
+}
+
+/* A 5000-VM "vms" table rebuilt many times: guards against accidental
+ * quadratic behaviour (generous bound, also under sanitizers). */
+static void test_views_rebuild_cost(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "core", NULL, "vms", DDM_VIEW_TABLE, NULL);
+    gint64 t0 = g_get_monotonic_time();
+
+    assert_int_equal(ddm_view_set_columns(v, demo_cols, 4), 0);
+    for (int round = 0; round < 20; round++) {
+        assert_int_equal(ddm_view_begin(v), 0);
+        for (int i = 0; i < 5000; i++) {
+            char name[32];
+            g_snprintf(name, sizeof name, "com.example.app%d", i);
+            ddm_view_row(v);
+            ddm_view_cell_int(v, 1000 + i);
+            ddm_view_cell_str(v, name);
+            ddm_view_cell_double(v, i * 0.1);
+            ddm_view_cell_bool(v, i & 1);
+        }
+        assert_int_equal(ddm_view_commit(v), 0);
+    }
+    assert_int_equal(rows_of(v), 5000);
+    assert_true(g_get_monotonic_time() - t0 < 20 * G_USEC_PER_SEC);
+    ddm_views_free(s);
+}
+
+static void destroy_on_add(ddm_view *view, DdmViewChange change, gpointer ud)
+{
+    DdmViews *s = ud;
+    if (change == DDM_VIEW_ADDED && strcmp(ddm_view_name(view), "doomed") == 0)
+        ddm_views_destroy(s, view);
+}
+
+static void test_views_destroyed_while_added(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder r;
+
+    recorder_init(&r, s);
+    ddm_views_add_listener(s, destroy_on_add, s);
+    ddm_views_add_listener(s, on_change, &r);
+    assert_null(ddm_views_create(s, "p", NULL, "doomed", DDM_VIEW_TABLE, NULL));
+    assert_null(ddm_views_lookup(s, "doomed", NULL));
+    /* the second listener saw REMOVED (nested) and then ADDED of the same view */
+    assert_int_equal(r.events->len, 2);
+    assert_int_equal(ev(&r, 0)->change, DDM_VIEW_REMOVED);
+    assert_int_equal(ev(&r, 1)->change, DDM_VIEW_ADDED);
+    assert_non_null(ddm_views_create(s, "p", NULL, "kept", DDM_VIEW_TABLE, NULL));
+    recorder_clear(&r);
+    ddm_views_free(s);
+}
+
+static void test_views_bad_strings(void **state)
+{
+    ddm_view *v = ddm_view_new_detached("own\xff" "er", "t", DDM_VIEW_TABLE, "ti\xfetle");
+    const ddm_column cols[] = {{"na\xc3me", DDM_VAL_STR, "u\x80"}};
+    ddm_column *many = g_new0(ddm_column, DDM_VIEW_MAX_COLUMNS + 1);
+    char *long_key = g_malloc(DDM_VIEW_MAX_STRING + 10);
+    JsonNode *n;
+    char *text;
+
+    for (guint i = 0; i <= DDM_VIEW_MAX_COLUMNS; i++) {
+        many[i].name = "c";
+        many[i].type = DDM_VAL_INT;
+    }
+    assert_int_equal(ddm_view_set_columns(v, many, DDM_VIEW_MAX_COLUMNS + 1), -EINVAL);
+    assert_int_equal(ddm_view_set_columns(v, many, DDM_VIEW_MAX_COLUMNS), 0);
+    g_free(many);
+    assert_int_equal(ddm_view_set_columns(v, cols, 1), 0);
+    n = ddm_view_to_json(v, FALSE);
+    text = json_to_string(n, FALSE);
+    assert_true(g_utf8_validate(text, -1, NULL));
+    g_free(text);
+    json_node_unref(n);
+    assert_true(g_utf8_validate(ddm_view_owner(v), -1, NULL));
+    assert_true(g_utf8_validate(ddm_view_title(v), -1, NULL));
+    ddm_view_free_detached(v);
+
+    /* a key longer than the cap is cut, and a second one cut to the same
+     * prefix replaces the first */
+    v = ddm_view_new_detached("p", "r", DDM_VIEW_RECORD, NULL);
+    memset(long_key, 'k', DDM_VIEW_MAX_STRING + 9);
+    long_key[DDM_VIEW_MAX_STRING + 9] = '\0';
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_field_int(v, long_key, 1), -E2BIG);
+    long_key[DDM_VIEW_MAX_STRING + 5] = '\0';
+    assert_int_equal(ddm_view_field_int(v, long_key, 2), -E2BIG);
+    assert_int_equal(ddm_view_commit(v), 0);
+    n = ddm_view_to_json(v, FALSE);
+    {
+        JsonArray *f = json_object_get_array_member(json_node_get_object(n), "fields");
+        assert_int_equal(json_array_get_length(f), 1);
+        assert_int_equal(strlen(json_object_get_string_member(json_array_get_object_element(f, 0), "key")),
+                         DDM_VIEW_MAX_STRING);
+        assert_int_equal(json_object_get_int_member(json_array_get_object_element(f, 0), "value"), 2);
+    }
+    json_node_unref(n);
+    g_free(long_key);
+    ddm_view_free_detached(v);
+}
+
+static int group_setup(void **state)
+{
+    g_log_set_writer_func(count_warnings, NULL, NULL);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_views_create_lookup),
+        cmocka_unit_test(test_views_begin_commit_visibility),
+        cmocka_unit_test(test_views_cell_errors),
+        cmocka_unit_test(test_views_record),
+        cmocka_unit_test(test_views_blob),
+        cmocka_unit_test(test_views_caps),
+        cmocka_unit_test(test_views_listeners),
+        cmocka_unit_test(test_views_listener_changes_during_notify),
+        cmocka_unit_test(test_views_watches),
+        cmocka_unit_test(test_views_destroy_vm_owner),
+        cmocka_unit_test(test_views_destroy_reentrant),
+        cmocka_unit_test(test_views_detached),
+        cmocka_unit_test(test_views_json_shape),
+        cmocka_unit_test(test_views_commit_warns_once),
+        cmocka_unit_test(test_views_rebuild_cost),
+        cmocka_unit_test(test_views_destroyed_while_added),
+        cmocka_unit_test(test_views_bad_strings),
+    };
+    return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
+}

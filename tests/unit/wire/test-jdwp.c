@@ -1,0 +1,816 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of core/jdwp.c: the incremental reader (split at every byte,
+ * several packets per feed, length and flag checks, handshake mode, sticky
+ * errors, bounded buffer growth), header parse/write, builders, ids and
+ * error names. The stream under test is tests/fixtures/jdwp-vm-stream.hex.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/wire/jdwp.h"
+#include "test-util.h"
+
+/* ---------------------------------------------------------------- fixture */
+
+/* What the reader must produce from tests/fixtures/jdwp-vm-stream.hex, in order. */
+typedef struct {
+    uint32_t length;
+    uint32_t id;
+    uint8_t flags;
+    uint8_t cmdset;
+    uint8_t cmd;
+    uint16_t error;
+} ExpectedPacket;
+
+static const ExpectedPacket stream_packets[] = {
+    { 49, 0x80000001u, 0x00, 0xC7, 0x01, 0 },
+    { 178, 0x40000000u, 0x80, 0, 0, 0 },
+    { 105, 0x40000001u, 0x80, 0, 0, 0 },
+    { 11, 0x40000002u, 0x80, 0, 0, 0 },
+    { 11, 0x40000003u, 0x80, 0, 0, 99 },
+    { 11, 0x40000004u, 0x80, 0, 0, 500 },
+    { 21, 0x10000001u, 0x00, 64, 100, 0 },
+    { 55, 0x80000002u, 0x00, 0xC7, 0x01, 0 },
+    { 23, 0x80000003u, 0x00, 0xC7, 0x01, 0 },
+};
+#define N_STREAM_PACKETS G_N_ELEMENTS(stream_packets)
+
+typedef struct {
+    uint8_t *stream;
+    size_t len;
+} Fixture;
+
+static int setup_stream(void **state)
+{
+    Fixture *f = g_new0(Fixture, 1);
+    f->stream = test_util_read_srcfile("tests/fixtures/jdwp-vm-stream.hex", DDM_TEST_SRCDIR,
+                                       &f->len);
+    {
+        char *text = g_strndup((const char *)f->stream, f->len);
+        g_free(f->stream);
+        f->stream = test_util_unhex(text, &f->len);
+        g_free(text);
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown_stream(void **state)
+{
+    Fixture *f = *state;
+    g_free(f->stream);
+    g_free(f);
+    return 0;
+}
+
+/* Everything a reader returned, copied (packets are borrowed). */
+typedef struct {
+    GArray *results;  /* DdmJdwpResult */
+    GPtrArray *packets; /* GBytes of whole packets */
+} Collected;
+
+static void collected_init(Collected *c)
+{
+    c->results = g_array_new(FALSE, FALSE, sizeof(DdmJdwpResult));
+    c->packets = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+}
+
+static void collected_clear(Collected *c)
+{
+    g_array_free(c->results, TRUE);
+    g_ptr_array_free(c->packets, TRUE);
+}
+
+/* Call next() until it needs more; record results and packet copies. */
+static DdmJdwpResult drain(DdmJdwpReader *r, Collected *c)
+{
+    for (;;) {
+        DdmJdwpPacket pkt;
+        DdmJdwpResult res = ddm_jdwp_reader_next(r, &pkt);
+        if (res == DDM_JDWP_NEED_MORE || res < 0)
+            return res;
+        g_array_append_val(c->results, res);
+        if (res == DDM_JDWP_PACKET) {
+            assert_int_equal(pkt.len, pkt.header.length);
+            assert_ptr_equal(pkt.data, pkt.bytes + DDM_JDWP_HEADER_LEN);
+            assert_int_equal(pkt.data_len, pkt.len - DDM_JDWP_HEADER_LEN);
+            g_ptr_array_add(c->packets, g_bytes_new(pkt.bytes, pkt.len));
+        }
+    }
+}
+
+/* The collected units must be: handshake, then every expected packet, whose
+ * bytes are the consecutive slices of the stream. */
+static void check_stream_result(const Fixture *f, const Collected *c)
+{
+    size_t i, off = DDM_JDWP_HANDSHAKE_LEN;
+
+    assert_int_equal(c->results->len, 1 + N_STREAM_PACKETS);
+    assert_int_equal(g_array_index(c->results, DdmJdwpResult, 0), DDM_JDWP_HANDSHAKE_OK);
+    assert_int_equal(c->packets->len, N_STREAM_PACKETS);
+    for (i = 0; i < N_STREAM_PACKETS; i++) {
+        const ExpectedPacket *e = &stream_packets[i];
+        GBytes *b = g_ptr_array_index(c->packets, i);
+        gsize n;
+        const uint8_t *p = g_bytes_get_data(b, &n);
+        DdmJdwpHeader h;
+
+        assert_int_equal(g_array_index(c->results, DdmJdwpResult, i + 1), DDM_JDWP_PACKET);
+        assert_true(ddm_jdwp_parse_header(p, n, &h));
+        assert_int_equal(h.length, e->length);
+        assert_int_equal(h.id, e->id);
+        assert_int_equal(h.flags, e->flags);
+        assert_int_equal(h.cmdset, e->cmdset);
+        assert_int_equal(h.cmd, e->cmd);
+        assert_int_equal(h.error, e->error);
+        assert_true(off + n <= f->len);
+        assert_bytes_equal(p, n, f->stream + off, e->length);
+        off += n;
+    }
+    assert_int_equal(off, f->len);
+}
+
+/* ----------------------------------------------------------- stream tests */
+
+static void test_jdwp_fixture_whole(void **state)
+{
+    Fixture *f = *state;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    Collected c;
+
+    collected_init(&c);
+    ddm_jdwp_reader_expect_handshake(r);
+    ddm_jdwp_reader_feed(r, f->stream, f->len);
+    assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+    check_stream_result(f, &c);
+    assert_int_equal(ddm_jdwp_reader_pending(r), 0);
+    collected_clear(&c);
+    ddm_jdwp_reader_free(r);
+}
+
+static void test_jdwp_split_every_offset(void **state)
+{
+    Fixture *f = *state;
+    size_t split;
+
+    for (split = 0; split <= f->len; split++) {
+        DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+        Collected c;
+
+        collected_init(&c);
+        ddm_jdwp_reader_expect_handshake(r);
+        ddm_jdwp_reader_feed(r, f->stream, split);
+        assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+        ddm_jdwp_reader_feed(r, f->stream + split, f->len - split);
+        assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+        check_stream_result(f, &c);
+        assert_int_equal(ddm_jdwp_reader_pending(r), 0);
+        collected_clear(&c);
+        ddm_jdwp_reader_free(r);
+    }
+}
+
+static void test_jdwp_split_every_pair_of_offsets(void **state)
+{
+    Fixture *f = *state;
+    size_t a, b;
+
+    /* three pieces, cut at every pair (a <= b): 100k+ readers, each tiny */
+    for (a = 0; a <= f->len; a++) {
+        for (b = a; b <= f->len; b += 3) {
+            DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+            Collected c;
+
+            collected_init(&c);
+            ddm_jdwp_reader_expect_handshake(r);
+            ddm_jdwp_reader_feed(r, f->stream, a);
+            assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+            ddm_jdwp_reader_feed(r, f->stream + a, b - a);
+            assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+            ddm_jdwp_reader_feed(r, f->stream + b, f->len - b);
+            assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+            check_stream_result(f, &c);
+            collected_clear(&c);
+            ddm_jdwp_reader_free(r);
+        }
+    }
+}
+
+static void test_jdwp_byte_at_a_time(void **state)
+{
+    Fixture *f = *state;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    Collected c;
+    size_t i;
+
+    collected_init(&c);
+    ddm_jdwp_reader_expect_handshake(r);
+    for (i = 0; i < f->len; i++) {
+        ddm_jdwp_reader_feed(r, f->stream + i, 1);
+        assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+    }
+    check_stream_result(f, &c);
+    collected_clear(&c);
+    ddm_jdwp_reader_free(r);
+}
+
+/* read(2)-style input through space()/commit(), in every chunk size. */
+static void test_jdwp_space_commit_every_chunk_size(void **state)
+{
+    Fixture *f = *state;
+    size_t step;
+
+    for (step = 1; step <= f->len; step++) {
+        DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+        Collected c;
+        size_t off = 0;
+
+        collected_init(&c);
+        ddm_jdwp_reader_expect_handshake(r);
+        while (off < f->len) {
+            size_t avail = 0, n = MIN(step, f->len - off);
+            uint8_t *dst = ddm_jdwp_reader_space(r, n, &avail);
+            assert_non_null(dst);
+            assert_true(avail >= n);
+            memcpy(dst, f->stream + off, n);
+            ddm_jdwp_reader_commit(r, n);
+            off += n;
+            assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+        }
+        check_stream_result(f, &c);
+        collected_clear(&c);
+        ddm_jdwp_reader_free(r);
+    }
+}
+
+/* Packets are borrowed until the next call: bytes after a returned packet
+ * must not move before the caller calls again. */
+static void test_jdwp_packet_valid_until_next_call(void **state)
+{
+    Fixture *f = *state;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    DdmJdwpPacket pkt;
+    size_t off = DDM_JDWP_HANDSHAKE_LEN;
+
+    ddm_jdwp_reader_feed(r, f->stream + off, f->len - off);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_bytes_equal(pkt.bytes, pkt.len, f->stream + off, stream_packets[0].length);
+    assert_int_equal(ddm_jdwp_reader_pending(r),
+                     f->len - off - stream_packets[0].length);
+    ddm_jdwp_reader_free(r);
+}
+
+/* -------------------------------------------------------- length checks */
+
+static uint8_t *make_packet(uint32_t declared, uint8_t flags, size_t body, size_t *len)
+{
+    uint8_t *p = g_malloc0(DDM_JDWP_HEADER_LEN + body);
+    DdmJdwpHeader h = { declared, 7, flags, 0xC7, 1, 0 };
+    size_t i;
+    ddm_jdwp_write_header(p, &h);
+    for (i = 0; i < body; i++)
+        p[DDM_JDWP_HEADER_LEN + i] = (uint8_t)i;
+    *len = DDM_JDWP_HEADER_LEN + body;
+    return p;
+}
+
+typedef struct {
+    const char *what;
+    size_t cap;            /* reader cap (0 = default) */
+    uint64_t declared;     /* length field */
+    DdmJdwpResult expect;
+} LengthCase;
+
+#define SMALL_CAP 100
+
+static const LengthCase length_cases[] = {
+    { "length 0", SMALL_CAP, 0, DDM_JDWP_ERR_SHORT },
+    { "length 10", SMALL_CAP, 10, DDM_JDWP_ERR_SHORT },
+    { "length 11 (empty packet)", SMALL_CAP, 11, DDM_JDWP_PACKET },
+    { "length 12", SMALL_CAP, 12, DDM_JDWP_PACKET },
+    { "length == cap", SMALL_CAP, SMALL_CAP, DDM_JDWP_PACKET },
+    { "length cap+1", SMALL_CAP, SMALL_CAP + 1, DDM_JDWP_ERR_TOO_BIG },
+    { "length 0xFFFFFFFF", SMALL_CAP, 0xFFFFFFFFu, DDM_JDWP_ERR_TOO_BIG },
+    { "default cap: length 0", 0, 0, DDM_JDWP_ERR_SHORT },
+    { "default cap: length 10", 0, 10, DDM_JDWP_ERR_SHORT },
+    { "default cap: length 11", 0, 11, DDM_JDWP_PACKET },
+    { "default cap: cap+1", 0, DDM_JDWP_DEFAULT_MAX_PACKET + 1, DDM_JDWP_ERR_TOO_BIG },
+    { "default cap: 0xFFFFFFFF", 0, 0xFFFFFFFFu, DDM_JDWP_ERR_TOO_BIG },
+};
+
+static void test_jdwp_lengths(void **state)
+{
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < G_N_ELEMENTS(length_cases); i++) {
+        const LengthCase *lc = &length_cases[i];
+        /* send a whole packet when it is valid, else only the header */
+        size_t body = lc->expect == DDM_JDWP_PACKET ? (size_t)lc->declared - 11 : 0;
+        size_t len, before;
+        uint8_t *p = make_packet((uint32_t)lc->declared, 0, body, &len);
+        DdmJdwpReader *r = ddm_jdwp_reader_new(lc->cap);
+        DdmJdwpPacket pkt;
+        DdmJdwpResult res;
+
+        print_message("# case: %s\n", lc->what);
+        before = ddm_jdwp_reader_buffer_size(r);
+        ddm_jdwp_reader_feed(r, p, len);
+        res = ddm_jdwp_reader_next(r, &pkt);
+        assert_int_equal(res, lc->expect);
+        /* no case may have grown the buffer: errors come from 4 bytes */
+        assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+        if (res == DDM_JDWP_PACKET) {
+            assert_int_equal(pkt.len, lc->declared);
+            assert_int_equal(pkt.data_len, body);
+            assert_bytes_equal(pkt.data, pkt.data_len, p + 11, body);
+        }
+        ddm_jdwp_reader_free(r);
+        g_free(p);
+    }
+}
+
+/* A bad length is reported from its 4 bytes alone, before the rest arrives. */
+static void test_jdwp_length_error_from_four_bytes(void **state)
+{
+    static const uint8_t huge[4] = { 0xFF, 0xFF, 0xFF, 0xFF };
+    static const uint8_t tiny[4] = { 0, 0, 0, 10 };
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    size_t before = ddm_jdwp_reader_buffer_size(r);
+    (void)state;
+
+    ddm_jdwp_reader_feed(r, huge, 3);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
+    ddm_jdwp_reader_feed(r, huge + 3, 1);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_TOO_BIG);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+    ddm_jdwp_reader_free(r);
+
+    r = ddm_jdwp_reader_new(0);
+    ddm_jdwp_reader_feed(r, tiny, 4);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
+    ddm_jdwp_reader_free(r);
+}
+
+/* A large valid packet grows the buffer only up to its declared length, and
+ * the buffer shrinks back once it is consumed. */
+static void test_jdwp_large_packet_growth_bounded(void **state)
+{
+    const size_t body = (size_t)1 << 20;
+    size_t len, off = 0, initial;
+    uint8_t *p = make_packet((uint32_t)(body + 11), 0, body, &len);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(4u << 20);
+    DdmJdwpPacket pkt;
+    DdmJdwpResult res = DDM_JDWP_NEED_MORE;
+    (void)state;
+
+    initial = ddm_jdwp_reader_buffer_size(r);
+    assert_true(initial <= 64u << 10);
+    while (off < len) {
+        size_t avail, n;
+        uint8_t *dst = ddm_jdwp_reader_space(r, 4096, &avail);
+        n = MIN(MIN(avail, (size_t)4096), len - off);
+        memcpy(dst, p + off, n);
+        ddm_jdwp_reader_commit(r, n);
+        off += n;
+        res = ddm_jdwp_reader_next(r, &pkt);
+        assert_true(ddm_jdwp_reader_buffer_size(r) <= len);
+        if (off < len)
+            assert_int_equal(res, DDM_JDWP_NEED_MORE);
+    }
+    assert_int_equal(res, DDM_JDWP_PACKET);
+    assert_int_equal(pkt.len, len);
+    assert_bytes_equal(pkt.data, pkt.data_len, p + 11, body);
+
+    /* next small packet: the big buffer is given back */
+    {
+        size_t slen;
+        uint8_t *s = make_packet(11, 0x80, 0, &slen);
+        ddm_jdwp_reader_feed(r, s, slen);
+        assert_int_equal(ddm_jdwp_reader_buffer_size(r), initial);
+        assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+        assert_int_equal(pkt.len, 11);
+
+        /* big and small in one feed: after both are taken, the next feed
+         * shrinks the buffer even though the small one would fit */
+        {
+            GByteArray *both = g_byte_array_new();
+            g_byte_array_append(both, p, (guint)len);
+            g_byte_array_append(both, s, (guint)slen);
+            ddm_jdwp_reader_feed(r, both->data, both->len);
+            assert_true(ddm_jdwp_reader_buffer_size(r) >= both->len);
+            assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+            assert_int_equal(pkt.len, len);
+            assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+            assert_int_equal(pkt.len, 11);
+            ddm_jdwp_reader_feed(r, s, slen);
+            assert_int_equal(ddm_jdwp_reader_buffer_size(r), initial);
+            assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+            assert_int_equal(pkt.len, 11);
+            g_byte_array_free(both, TRUE);
+        }
+        g_free(s);
+    }
+    ddm_jdwp_reader_free(r);
+    g_free(p);
+}
+
+/* --------------------------------------------------------------- flags */
+
+static void test_jdwp_flags(void **state)
+{
+    unsigned f;
+    (void)state;
+
+    for (f = 0; f <= 0xFF; f++) {
+        size_t len;
+        uint8_t *p = make_packet(11, (uint8_t)f, 0, &len);
+        DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+        DdmJdwpPacket pkt;
+        DdmJdwpResult res, want = (f == 0 || f == 0x80) ? DDM_JDWP_PACKET : DDM_JDWP_ERR_FLAGS;
+
+        /* flags are judged once byte 8 is there, before the packet completes */
+        ddm_jdwp_reader_feed(r, p, 9);
+        res = ddm_jdwp_reader_next(r, &pkt);
+        assert_int_equal(res, want == DDM_JDWP_PACKET ? DDM_JDWP_NEED_MORE : want);
+        ddm_jdwp_reader_feed(r, p + 9, len - 9);
+        res = ddm_jdwp_reader_next(r, &pkt);
+        assert_int_equal(res, want);
+        if (res == DDM_JDWP_PACKET)
+            assert_int_equal(pkt.header.flags, f);
+        ddm_jdwp_reader_free(r);
+        g_free(p);
+    }
+}
+
+/* ----------------------------------------------------------- handshake */
+
+static void test_jdwp_handshake_exact(void **state)
+{
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    (void)state;
+
+    ddm_jdwp_reader_expect_handshake(r);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
+    ddm_jdwp_reader_feed(r, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_HANDSHAKE_OK);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_pending(r), 0);
+    /* a second handshake is not expected any more: it is a (bad) packet */
+    ddm_jdwp_reader_feed(r, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    assert_true(ddm_jdwp_reader_next(r, NULL) < 0);
+    ddm_jdwp_reader_free(r);
+}
+
+static void test_jdwp_handshake_split(void **state)
+{
+    size_t split;
+    (void)state;
+
+    for (split = 0; split <= DDM_JDWP_HANDSHAKE_LEN; split++) {
+        DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+        const uint8_t *hs = (const uint8_t *)DDM_JDWP_HANDSHAKE;
+
+        ddm_jdwp_reader_expect_handshake(r);
+        ddm_jdwp_reader_feed(r, hs, split);
+        if (split < DDM_JDWP_HANDSHAKE_LEN) {
+            assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
+            ddm_jdwp_reader_feed(r, hs + split, DDM_JDWP_HANDSHAKE_LEN - split);
+        }
+        assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_HANDSHAKE_OK);
+        ddm_jdwp_reader_free(r);
+    }
+}
+
+typedef struct {
+    const char *what;
+    const char *hex;
+    DdmJdwpResult first; /* what next() says once all bytes are in */
+} BadHandshakeCase;
+
+static const BadHandshakeCase bad_handshakes[] = {
+    { "last byte wrong", "4a 44 57 50 2d 48 61 6e 64 73 68 61 6b 78", DDM_JDWP_ERR_HANDSHAKE },
+    { "lower case", "6a 64 77 70 2d 68 61 6e 64 73 68 61 6b 65", DDM_JDWP_ERR_HANDSHAKE },
+    { "HTTP", "47 45 54 20 2f 20 48 54 54 50 2f 31 2e 31", DDM_JDWP_ERR_HANDSHAKE },
+    { "short length", "00 00 00 05 00 00 00 01 00 c7 01", DDM_JDWP_ERR_HANDSHAKE },
+    { "bad flags", "00 00 00 0b 00 00 00 01 01 c7 01", DDM_JDWP_ERR_HANDSHAKE },
+    { "prefix then junk", "4a 44 57 00", DDM_JDWP_ERR_HANDSHAKE },
+};
+
+static void test_jdwp_handshake_wrong(void **state)
+{
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < G_N_ELEMENTS(bad_handshakes); i++) {
+        size_t len;
+        uint8_t *b = test_util_unhex(bad_handshakes[i].hex, &len);
+        DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+
+        print_message("# case: %s\n", bad_handshakes[i].what);
+        ddm_jdwp_reader_expect_handshake(r);
+        ddm_jdwp_reader_feed(r, b, len);
+        assert_int_equal(ddm_jdwp_reader_next(r, NULL), bad_handshakes[i].first);
+        /* sticky */
+        ddm_jdwp_reader_feed(r, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+        assert_int_equal(ddm_jdwp_reader_next(r, NULL), bad_handshakes[i].first);
+        ddm_jdwp_reader_free(r);
+        g_free(b);
+    }
+}
+
+/* Complete packets before the echo are discarded (an early APNM), split
+ * at every offset. */
+static void test_jdwp_handshake_packets_race_ahead(void **state)
+{
+    size_t early_len, late_len, split;
+    uint8_t *early = ddm_jdwp_build_command(0x80000001u, 0xC7, 1, "APNMxxxx", 8, &early_len);
+    uint8_t *late = ddm_jdwp_build_reply(0x40000000u, 0, "ok", 2, &late_len);
+    GByteArray *s = g_byte_array_new();
+    (void)state;
+
+    g_byte_array_append(s, early, (guint)early_len);
+    g_byte_array_append(s, early, (guint)early_len);
+    g_byte_array_append(s, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    g_byte_array_append(s, late, (guint)late_len);
+
+    for (split = 0; split <= s->len; split++) {
+        static const DdmJdwpResult want[] = { DDM_JDWP_DISCARDED, DDM_JDWP_DISCARDED,
+                                              DDM_JDWP_HANDSHAKE_OK, DDM_JDWP_PACKET };
+        DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+        Collected c;
+        size_t i;
+
+        collected_init(&c);
+        ddm_jdwp_reader_expect_handshake(r);
+        ddm_jdwp_reader_feed(r, s->data, split);
+        assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+        ddm_jdwp_reader_feed(r, s->data + split, s->len - split);
+        assert_int_equal(drain(r, &c), DDM_JDWP_NEED_MORE);
+        assert_int_equal(c.results->len, G_N_ELEMENTS(want));
+        for (i = 0; i < G_N_ELEMENTS(want); i++)
+            assert_int_equal(g_array_index(c.results, DdmJdwpResult, i), want[i]);
+        assert_int_equal(c.packets->len, 1);
+        {
+            gsize n;
+            const uint8_t *p = g_bytes_get_data(g_ptr_array_index(c.packets, 0), &n);
+            assert_bytes_equal(p, n, late, late_len);
+        }
+        collected_clear(&c);
+        ddm_jdwp_reader_free(r);
+    }
+    g_byte_array_free(s, TRUE);
+    g_free(early);
+    g_free(late);
+}
+
+/* ------------------------------------------------------- sticky errors */
+
+static void test_jdwp_error_is_sticky(void **state)
+{
+    static const uint8_t bad[] = { 0, 0, 0, 3 };
+    size_t good_len;
+    uint8_t *good = ddm_jdwp_build_command(1, 1, 1, NULL, 0, &good_len);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    size_t avail, before;
+    uint8_t *dst;
+    int i;
+    (void)state;
+
+    ddm_jdwp_reader_feed(r, good, good_len);
+    ddm_jdwp_reader_feed(r, bad, sizeof bad);
+    ddm_jdwp_reader_feed(r, good, good_len);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_PACKET);
+    before = ddm_jdwp_reader_buffer_size(r);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
+        ddm_jdwp_reader_feed(r, good, good_len);
+        dst = ddm_jdwp_reader_space(r, good_len, &avail);
+        memcpy(dst, good, good_len);
+        ddm_jdwp_reader_commit(r, good_len);
+    }
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+
+    /* a failed reader keeps no input: a lot more does not grow it */
+    {
+        size_t big = before * 3;
+        uint8_t *junk = g_malloc0(big);
+        ddm_jdwp_reader_feed(r, junk, big);
+        assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
+        assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+        assert_int_equal(ddm_jdwp_reader_pending(r), 0);
+        g_free(junk);
+    }
+    ddm_jdwp_reader_free(r);
+    g_free(good);
+}
+
+static void test_jdwp_result_str(void **state)
+{
+    static const DdmJdwpResult all[] = {
+        DDM_JDWP_NEED_MORE, DDM_JDWP_PACKET, DDM_JDWP_HANDSHAKE_OK, DDM_JDWP_DISCARDED,
+        DDM_JDWP_ERR_SHORT, DDM_JDWP_ERR_TOO_BIG, DDM_JDWP_ERR_HANDSHAKE, DDM_JDWP_ERR_FLAGS,
+    };
+    size_t i, j;
+    (void)state;
+
+    for (i = 0; i < G_N_ELEMENTS(all); i++) {
+        assert_non_null(ddm_jdwp_result_str(all[i]));
+        for (j = 0; j < i; j++)
+            assert_string_not_equal(ddm_jdwp_result_str(all[i]), ddm_jdwp_result_str(all[j]));
+    }
+    assert_string_equal(ddm_jdwp_result_str((DdmJdwpResult)42), "unknown result");
+}
+
+/* -------------------------------------------------- headers and builders */
+
+typedef struct {
+    const char *hex;
+    DdmJdwpHeader h;
+} HeaderCase;
+
+static const HeaderCase header_cases[] = {
+    { "00 00 00 0b 00 00 00 01 00 01 01", { 11, 1, 0x00, 1, 1, 0 } },
+    { "00 00 00 17 40 00 00 00 00 c7 01", { 23, 0x40000000u, 0x00, 0xC7, 0x01, 0 } },
+    { "ff ff ff ff ff ff ff ff 00 ff ff", { 0xFFFFFFFFu, 0xFFFFFFFFu, 0x00, 0xFF, 0xFF, 0 } },
+    { "00 00 00 0b 40 00 00 02 80 00 00", { 11, 0x40000002u, 0x80, 0, 0, 0 } },
+    { "00 00 00 0b 40 00 00 03 80 00 63", { 11, 0x40000003u, 0x80, 0, 0, 99 } },
+    /* big-endian u2: 01 00 is 256, not 1 (ddmlib's byte-swapped reading) */
+    { "00 00 00 0b 40 00 00 03 80 01 00", { 11, 0x40000003u, 0x80, 0, 0, 256 } },
+    { "00 00 00 0b 40 00 00 04 80 01 f4", { 11, 0x40000004u, 0x80, 0, 0, 500 } },
+    { "00 00 00 0b 80 00 00 01 80 ff ff", { 11, 0x80000001u, 0x80, 0, 0, 0xFFFF } },
+};
+
+static void test_jdwp_header_round_trip(void **state)
+{
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < G_N_ELEMENTS(header_cases); i++) {
+        const HeaderCase *hc = &header_cases[i];
+        size_t len;
+        uint8_t *b = test_util_unhex(hc->hex, &len);
+        uint8_t out[DDM_JDWP_HEADER_LEN];
+        DdmJdwpHeader h;
+
+        assert_int_equal(len, DDM_JDWP_HEADER_LEN);
+        memset(&h, 0xAA, sizeof h);
+        assert_true(ddm_jdwp_parse_header(b, len, &h));
+        assert_int_equal(h.length, hc->h.length);
+        assert_int_equal(h.id, hc->h.id);
+        assert_int_equal(h.flags, hc->h.flags);
+        assert_int_equal(h.cmdset, hc->h.cmdset);
+        assert_int_equal(h.cmd, hc->h.cmd);
+        assert_int_equal(h.error, hc->h.error);
+        assert_int_equal(ddm_jdwp_is_reply(&h), hc->h.flags == 0x80);
+        ddm_jdwp_write_header(out, &hc->h);
+        assert_bytes_equal(out, sizeof out, b, len);
+        g_free(b);
+    }
+}
+
+static void test_jdwp_parse_header_short(void **state)
+{
+    uint8_t b[DDM_JDWP_HEADER_LEN] = { 0 };
+    DdmJdwpHeader h;
+    size_t n;
+    (void)state;
+
+    for (n = 0; n < DDM_JDWP_HEADER_LEN; n++)
+        assert_false(ddm_jdwp_parse_header(b, n, &h));
+    assert_false(ddm_jdwp_parse_header(NULL, 100, &h));
+    assert_true(ddm_jdwp_parse_header(b, DDM_JDWP_HEADER_LEN, &h));
+}
+
+static void test_jdwp_builders(void **state)
+{
+    size_t len, want_len;
+    uint8_t *p, *want;
+    (void)state;
+
+    p = ddm_jdwp_build_command(0x40000000u, 0xC7, 1, "\x48\x45\x4C\x4F\0\0\0\x04\0\0\0\x01", 12,
+                               &len);
+    want = test_util_unhex("00 00 00 17 40 00 00 00 00 C7 01 48 45 4C 4F 00 00 00 04 00 00 00 01",
+                           &want_len);
+    assert_bytes_equal(p, len, want, want_len);
+    g_free(p);
+    g_free(want);
+
+    p = ddm_jdwp_build_command(5, 1, 7, NULL, 0, &len);
+    want = test_util_unhex("00 00 00 0b 00 00 00 05 00 01 07", &want_len);
+    assert_bytes_equal(p, len, want, want_len);
+    g_free(p);
+    g_free(want);
+
+    p = ddm_jdwp_build_reply(9, 0, "\x01\x02", 2, &len);
+    want = test_util_unhex("00 00 00 0d 00 00 00 09 80 00 00 01 02", &want_len);
+    assert_bytes_equal(p, len, want, want_len);
+    g_free(p);
+    g_free(want);
+
+    /* an error reply carries no data, as Dalvik sends it */
+    p = ddm_jdwp_build_reply(9, 99, "\x01\x02", 2, &len);
+    want = test_util_unhex("00 00 00 0b 00 00 00 09 80 00 63", &want_len);
+    assert_bytes_equal(p, len, want, want_len);
+    g_free(p);
+    g_free(want);
+
+    /* out_len may be NULL */
+    p = ddm_jdwp_build_reply(1, 0, NULL, 0, NULL);
+    assert_non_null(p);
+    assert_int_equal(p[3], 11);
+    g_free(p);
+}
+
+static void test_jdwp_set_id(void **state)
+{
+    static const uint32_t ids[] = { 0, 1, 0x40000000u, 0x80000001u, 0xFFFFFFFFu };
+    size_t i, len;
+    (void)state;
+
+    for (i = 0; i < G_N_ELEMENTS(ids); i++) {
+        uint8_t *p = ddm_jdwp_build_command(0x12345678u, 0xC7, 1, "abc", 3, &len);
+        uint8_t *orig = g_malloc(len);
+        DdmJdwpHeader h;
+
+        memcpy(orig, p, len);
+        ddm_jdwp_set_id(p, ids[i]);
+        assert_true(ddm_jdwp_parse_header(p, len, &h));
+        assert_int_equal(h.id, ids[i]);
+        /* nothing but bytes 4..7 changed */
+        assert_bytes_equal(p, 4, orig, 4);
+        assert_bytes_equal(p + 8, len - 8, orig + 8, len - 8);
+        g_free(p);
+        g_free(orig);
+    }
+}
+
+static void test_jdwp_error_names(void **state)
+{
+    static const struct {
+        uint16_t code;
+        const char *name;
+    } cases[] = {
+        { 0, "NONE" },
+        { 10, "INVALID_THREAD" },
+        { 35, "INVALID_SLOT" },
+        { 41, "NOT_FOUND" },
+        { 71, "METHOD_MODIFIERS_CHANGE_NOT_IMPLEMENTED" },
+        { 99, "NOT_IMPLEMENTED" },
+        { 112, "VM_DEAD" },
+        { 115, "UNATTACHED_THREAD" },
+        { 500, "INVALID_TAG" },
+        { 512, "INVALID_COUNT" },
+        { 1, "UNKNOWN" },
+        { 114, "UNKNOWN" },
+        { 501, "UNKNOWN" },
+        { 505, "UNKNOWN" },
+        { 0x6300, "UNKNOWN" },
+        { 0xFFFF, "UNKNOWN" },
+    };
+    size_t i;
+    (void)state;
+
+    for (i = 0; i < G_N_ELEMENTS(cases); i++)
+        assert_string_equal(ddm_jdwp_error_name(cases[i].code), cases[i].name);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_jdwp_fixture_whole, setup_stream, teardown_stream),
+        cmocka_unit_test_setup_teardown(test_jdwp_split_every_offset, setup_stream,
+                                        teardown_stream),
+        cmocka_unit_test_setup_teardown(test_jdwp_split_every_pair_of_offsets, setup_stream,
+                                        teardown_stream),
+        cmocka_unit_test_setup_teardown(test_jdwp_byte_at_a_time, setup_stream, teardown_stream),
+        cmocka_unit_test_setup_teardown(test_jdwp_space_commit_every_chunk_size, setup_stream,
+                                        teardown_stream),
+        cmocka_unit_test_setup_teardown(test_jdwp_packet_valid_until_next_call, setup_stream,
+                                        teardown_stream),
+        cmocka_unit_test(test_jdwp_lengths),
+        cmocka_unit_test(test_jdwp_length_error_from_four_bytes),
+        cmocka_unit_test(test_jdwp_large_packet_growth_bounded),
+        cmocka_unit_test(test_jdwp_flags),
+        cmocka_unit_test(test_jdwp_handshake_exact),
+        cmocka_unit_test(test_jdwp_handshake_split),
+        cmocka_unit_test(test_jdwp_handshake_wrong),
+        cmocka_unit_test(test_jdwp_handshake_packets_race_ahead),
+        cmocka_unit_test(test_jdwp_error_is_sticky),
+        cmocka_unit_test(test_jdwp_result_str),
+        cmocka_unit_test(test_jdwp_header_round_trip),
+        cmocka_unit_test(test_jdwp_parse_header_short),
+        cmocka_unit_test(test_jdwp_builders),
+        cmocka_unit_test(test_jdwp_set_id),
+        cmocka_unit_test(test_jdwp_error_names),
+    };
+    return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
+}
