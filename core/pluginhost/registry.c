@@ -185,17 +185,10 @@ const char *ddm_registry_plugin_status_name(DdmPluginStatus s)
 
 /* ------------------------------------------------------------ rollback */
 
-static GPtrArray *monitor_vms(DdmRegistry *reg)
+GPtrArray *ddm_registry_list_vms(DdmRegistry *reg)
 {
-    GPtrArray *out = g_ptr_array_new();
-    if (reg->monitor && reg->monitor->vms) {
-        GHashTableIter it;
-        gpointer key, value;
-        g_hash_table_iter_init(&it, reg->monitor->vms);
-        while (g_hash_table_iter_next(&it, &key, &value))
-            g_ptr_array_add(out, value);
-    }
-    return out;
+    return reg->monitor ? ddm_monitor_list_vms(reg->monitor)
+                        : g_ptr_array_new_with_free_func((GDestroyNotify)ddm_vm_unref);
 }
 
 static DdmViews *monitor_views(DdmRegistry *reg)
@@ -205,7 +198,7 @@ static DdmViews *monitor_views(DdmRegistry *reg)
 
 void ddm_registry_drop_vm_data_of(DdmRegistry *reg, ddm_plugin *p)
 {
-    g_autoptr(GPtrArray) vms = monitor_vms(reg);
+    g_autoptr(GPtrArray) vms = ddm_registry_list_vms(reg);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
         if (!vm->plugin_data)
@@ -238,7 +231,7 @@ static void drop_plugin(DdmRegistry *reg, ddm_plugin *p, gboolean call_fini, con
 {
     /* 1. Requests in flight: their callbacks (plugin code) get VM_GONE now. */
     {
-        g_autoptr(GPtrArray) vms = monitor_vms(reg);
+        g_autoptr(GPtrArray) vms = ddm_registry_list_vms(reg);
         for (guint i = 0; i < vms->len; i++) {
             DdmVm *vm = g_ptr_array_index(vms, i);
             if (ddm_vm_is_valid(vm))
@@ -418,7 +411,7 @@ guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)
             n += owner && strcmp(owner, p->name) == 0;
         }
     }
-    g_autoptr(GPtrArray) vms = monitor_vms(reg);
+    g_autoptr(GPtrArray) vms = ddm_registry_list_vms(reg);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
         n += vm->plugin_data && g_hash_table_contains(vm->plugin_data, p);

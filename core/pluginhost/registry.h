@@ -51,6 +51,9 @@ DdmRegistry *ddm_registry_new(DdmMonitor *monitor);
 /** Unload every plugin (fini, free registrations, dlclose). */
 void ddm_registry_free(DdmRegistry *reg);
 DdmMonitor *ddm_registry_monitor(DdmRegistry *reg);
+/** Every VM the core knows. (transfer full: the array holds a reference to
+ *  each VM and drops them when freed) */
+GPtrArray *ddm_registry_list_vms(DdmRegistry *reg);
 
 /** Record a plugin file (refused or disabled ones too, for --list-plugins). (transfer none) */
 ddm_plugin *ddm_registry_add(DdmRegistry *reg, const char *name, const char *path);

@@ -413,7 +413,7 @@ void ddm_monitor_start(DdmMonitor *mon)
     }
 }
 
-static GPtrArray *vm_list(DdmMonitor *mon)
+GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon)
 {
     GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)ddm_vm_unref);
     GHashTableIter it;
@@ -438,7 +438,7 @@ void ddm_monitor_free(DdmMonitor *mon)
     }
     /* Discovery first (no new sessions), then every VM (plugins see GONE). */
     g_ptr_array_set_size(mon->discovery, 0);
-    vms = vm_list(mon);
+    vms = ddm_monitor_list_vms(mon);
     for (guint i = 0; i < vms->len; i++)
         ddm_vm_close(g_ptr_array_index(vms, i), "ddmon is stopping");
     g_ptr_array_unref(vms);
@@ -520,7 +520,7 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
     gpointer k, v;
 
     g_return_if_fail(mon != NULL && origin != NULL);
-    vms = vm_list(mon);
+    vms = ddm_monitor_list_vms(mon);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
         if (g_strcmp0(vm->target->origin, origin) == 0) {

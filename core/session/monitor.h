@@ -56,6 +56,9 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin);
  *  of milliseconds at first, backing off), bypassing the normal backoff. */
 void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key);
 DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
+/** Every VM in the table, in no particular order. (transfer full: the
+ *  array holds a reference to each VM and drops them when freed) */
+GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon);
 /** Resolve "PID", "SERIAL:PID", a key, or an app name; NULL if none or ambiguous. */
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
 /** Like ddm_monitor_resolve_vm, but when several VMs match (an app name on
