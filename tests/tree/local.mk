@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/tree/: checks of the source tree itself. check-layers.sh runs
+# tools/check-layers (the parts include each other only downwards; plugins
+# see only the SDK) and proves on made-up trees that it catches each fault.
+if ENABLE_TESTS
+TESTS += tests/tree/check-layers.sh
+endif
+EXTRA_DIST += tests/tree/check-layers.sh tools/check-layers
