@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * threads: names of THST status codes. Dalvik uses 0-9; ART reports a
- * subset through the same codes (ddm-wire-reference.md §6.2: starting and
+ * subset through the same codes (doc/protocol.md, "THST": starting and
  * terminated -> 0, runnable/native/suspended -> 1, sleeping -> 2, blocked
  * -> 3, every waiting state -> 4), so one table serves both. The draft's
  * codes 1-8 are the same. Unknown codes read "state-N".

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * threads: STKL reply decoder (ddm-wire-reference.md §6.3): u4 reserved,
+ * threads: STKL reply decoder (doc/protocol.md, "STKL"): u4 reserved,
  * u4 thread id, u4 frame count, then per frame lstr class, lstr method,
  * lstr file (0 units = unknown), i4 line (-2 native, -1 unknown).
  * The frame count is checked against the bytes left (a frame takes at

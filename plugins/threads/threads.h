@@ -72,7 +72,7 @@ typedef struct thst_table {
  * are honoured (extra header and entry bytes skipped); the whole table must
  * fit. Draft form, tried only when the real header is invalid: u4 count
  * (<= THREADS_MAX) and exactly 4 + 6 x count bytes (see thst.c for why this
- * cannot be confused with a real table). Returns 0 or -EBADMSG with a
+ * cannot be confused with a real table; doc/protocol.md, "THST"). Returns 0 or -EBADMSG with a
  * reason in @why (@whylen bytes, required).
  */
 int threads_parse_thst(const uint8_t *data, size_t len, thst_table *out, char *why, size_t whylen);

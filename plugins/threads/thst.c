@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * threads: THST decoder (ddm-wire-reference.md §6.2 and the 2007 draft).
+ * threads: THST decoder, the real table and the 2007 draft's form
+ * (doc/protocol.md, "THST").
  *
  * Real VMs (Dalvik, ART) send `u1 headerLen, u1 bytesPerEntry, u2 count`,
  * headerLen - 4 more header bytes, then count entries of bytesPerEntry
@@ -16,7 +17,8 @@
  *    header is valid is never read as draft;
  *  - a payload whose real header is invalid is read as draft only if its
  *    length is exactly 4 + 6 × count; anything else is rejected.
- * Trailing bytes after a real table are ignored (wire rule 7).
+ * Trailing bytes after a real table are ignored: a newer VM may append
+ * fields (doc/protocol.md, "DDM").
  * No I/O, no host: pure bytes in, struct out.
  */
 #include <errno.h>

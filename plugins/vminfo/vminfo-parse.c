@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * vminfo: pure decoders of the APNM, WAIT and STAG event payloads
- * (ddm-wire-reference.md §5.3-5.5). Every length is checked against the
- * payload by the SDK reader; optional tails are taken only when they fit
- * completely, trailing bytes are ignored (wire rule 7). No I/O, no host.
+ * (doc/protocol.md, "APNM, WAIT, STAG"). Every length is checked against
+ * the payload by the SDK reader; optional tails are taken only when they
+ * fit completely, trailing bytes are ignored (doc/protocol.md, "DDM": a
+ * newer VM may append fields). No I/O, no host.
  */
 #include <errno.h>
 #include <stdlib.h>

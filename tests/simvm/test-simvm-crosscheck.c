@@ -7,7 +7,8 @@
  * state file (counts and bytes per kind, free bytes and count, largest
  * free run, total units). THST and STKL (plugins/threads) and NHGT v1/v2
  * (plugins/nativeheap): parsed back to the model. If this fails, one of
- * the two sides has misread the wire reference.
+ * the two sides has misread the format (doc/protocol.md, "Heap segments",
+ * "THST", "STKL", "NHGT").
  */
 #include <setjmp.h>
 #include <stdarg.h>

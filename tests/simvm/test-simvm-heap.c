@@ -2,10 +2,10 @@
  *
  * Unit tests for ddmon-simvm's heap generator and segment encoder
  * (tools/simvm/heap.c). Pieces are decoded back by a tiny decoder written
- * here from the wire reference (not the plugin's), and must give the same
- * runs, kinds and statistics as the model: partial runs merged, pieces
- * sorted by address, each piece within its cap, runs and declared units
- * ending together.
+ * here from doc/protocol.md, "Heap segments" (not from the plugin's), and
+ * must give the same runs, kinds and statistics as the model: partial runs
+ * merged, pieces sorted by address, each piece within its cap, runs and
+ * declared units ending together.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -186,7 +186,8 @@ static void handle_thst(SimConn *c, uint32_t id, ddm_reader *r)
         sim_conn_send_thst(c, id, FALSE);
         return;
     }
-    /* the 2007 draft's form: u4 interval in ms, then periodic THST events */
+    /* the 2007 draft's form: u4 interval in ms, then periodic THST events
+     * (doc/protocol.md, "THST") */
     interval = ddm_read_u4(r);
     if (!ddm_reader_ok(r)) {
         sim_conn_send_fail(c, id, 1, "Malformed THST request");

@@ -92,7 +92,7 @@ static const char *const rename_names[] = {
     "sync-worker-%u", "image-decoder-%u", "db-writer", "net-%u", "analytics-%u",
 };
 
-/* Dalvik status -> ART's subset (reference 6.2). */
+/* Dalvik status -> ART's subset (doc/protocol.md, "THST"). */
 static const uint8_t art_status[10] = { 0, 1, 2, 3, 4, 1, 0, 1, 4, 1 };
 
 static const char *const dalvik_names[10] = {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Unit tests for plugins/heap/segdecode.c: piece header parsing, run
- * decoding, partial-run merging, the draft's reject rule and the
- * statistics (per class, histogram, largest free extent). Table-driven
+ * decoding, partial-run merging, the draft's reject rule (doc/protocol.md,
+ * "Heap segments") and the statistics (per class, histogram, largest
+ * free extent). Table-driven
  * where the cases are byte strings. No host needed.
  */
 #include <setjmp.h>

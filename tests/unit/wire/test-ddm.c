@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of core/ddm.c: chunk iteration (single, several, zero-length,
- * overrunning, trailing bytes) driven by a table of payloads, chunk_append,
- * and the packet builders against the worked example of
- * ddm-wire-reference.md §4, round-tripped through the JDWP reader.
+ * Unit tests of core/wire/ddm.c: chunk iteration (single, several,
+ * zero-length, overrunning, trailing bytes) driven by a table of payloads,
+ * chunk_append, and the packet builders against the worked example in
+ * doc/protocol.md, "DDM", round-tripped through the JDWP reader.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,7 +163,7 @@ static void test_ddm_chunk_append(void **state)
     g_free(want);
 }
 
-/* ddm-wire-reference.md §4 worked example. */
+/* The worked example of doc/protocol.md, "DDM": HELO, id 0x40000000, version 1. */
 static const char helo_request_hex[] =
     "00 00 00 17 40 00 00 00 00 C7 01 48 45 4C 4F 00 00 00 04 00 00 00 01";
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of core/helo.c: HELO replies with every prefix of the optional
- * tails, cut at every byte, with hostile lengths and bad UTF-16; the HELO
- * request; FEAT and FAIL payloads (ddm-wire-reference.md §5.1, §5.2, §5.7).
+ * Unit tests of core/wire/helo.c: HELO replies with every prefix of the
+ * optional tails, cut at every byte, with hostile lengths and bad UTF-16;
+ * the HELO request; FEAT and FAIL payloads (doc/protocol.md, "HELO, FEAT,
+ * FAIL").
  */
 #include <setjmp.h>
 #include <stdarg.h>
