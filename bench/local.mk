@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # bench/: benchmarks. Not tests: they print figures and ratios against a
-# baseline measured in the same run. Each area appends its own block.
+# baseline measured in the same run. One block per benchmark.
 
 # heapdecode: the heap plugin's segment decoder on a generated 512 MiB heap
 # (64 M units); prints units/s and MB/s of run data, median of N passes.

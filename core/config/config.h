@@ -27,7 +27,7 @@ typedef struct DdmConfig {
     GArray *scan_ranges;          /* DdmPortRange; default 8000-8040 */
     guint scan_interval_ms;       /* default 2000 */
     GPtrArray *connect;           /* char* "HOST:PORT[=DEBUGPORT]" from --connect */
-    /* adb (issue 6) */
+    /* adb discovery */
     char *adb_path;               /* --adb PATH, NULL = "adb" on PATH */
     gboolean adb_start;           /* spawn "adb start-server" when none runs (default yes) */
     /* sessions */
