@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-# Tests of ddmon-simvm: its models and encoders (decoded back by small
-# independent decoders in the tests), and a smoke test of the binary.
-if ENABLE_TESTS
+# tests/simvm/: ddmon-simvm (tools/simvm): its models and encoders (decoded
+# back by small independent decoders in the tests), its JDWP object model and
+# its simulated adb device. Its smoke tests are in tests/integration/local.mk.
 SIMVM_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm \
 	-DG_LOG_DOMAIN=\"ddmon-test\"
 SIMVM_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 SIMVM_TEST_LIBS = tools/simvm/libsimvmmodel.la $(CMOCKA_LIBS)
 
+if ENABLE_TESTS
 check_PROGRAMS += tests/simvm/test-simvm-heap tests/simvm/test-simvm-threads tests/simvm/test-simvm-native \
 	tests/simvm/test-simvm-world
 TESTS += tests/simvm/test-simvm-heap tests/simvm/test-simvm-threads tests/simvm/test-simvm-native \
@@ -32,9 +33,6 @@ tests_simvm_test_simvm_world_SOURCES = tests/simvm/test-simvm-world.c
 tests_simvm_test_simvm_world_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
 tests_simvm_test_simvm_world_CFLAGS = $(SIMVM_TEST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
 tests_simvm_test_simvm_world_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
-
-dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
-TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
 endif
 
 # simvm's encoders against the plugins' decoders (heap segments, THST, STKL,
@@ -53,4 +51,33 @@ tests_simvm_test_simvm_crosscheck_LDADD = $(SIMVM_TEST_LIBS)
 endif
 endif
 endif
+endif
+
+# The simulated VM's JDWP object model, parsed back.
+if ENABLE_TESTS
+check_PROGRAMS += tests/simvm/test-simvm-jdwp
+TESTS += tests/simvm/test-simvm-jdwp
+tests_simvm_test_simvm_jdwp_SOURCES = tests/simvm/test-simvm-jdwp.c
+tests_simvm_test_simvm_jdwp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm \
+	-DG_LOG_DOMAIN=\"ddmon-test\"
+tests_simvm_test_simvm_jdwp_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_simvm_test_simvm_jdwp_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
+endif
+
+# The simulated Android device: its transport codec (tools/simvm/adb_msg.c),
+# and the device itself, driven over TCP as the adb server drives it.
+if ENABLE_TESTS
+check_PROGRAMS += tests/simvm/test-adbmsg
+TESTS += tests/simvm/test-adbmsg
+tests_simvm_test_adbmsg_SOURCES = tests/simvm/test-adbmsg.c tools/simvm/adb_msg.c tools/simvm/adb_msg.h
+tests_simvm_test_adbmsg_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm
+tests_simvm_test_adbmsg_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_simvm_test_adbmsg_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+check_PROGRAMS += tests/simvm/test-adbdevice
+TESTS += tests/simvm/test-adbdevice
+tests_simvm_test_adbdevice_SOURCES = tests/simvm/test-adbdevice.c
+tests_simvm_test_adbdevice_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm \
+	-DG_LOG_DOMAIN=\"ddmon-test\"
+tests_simvm_test_adbdevice_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_simvm_test_adbdevice_LDADD = tools/simvm/libsimvm.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif

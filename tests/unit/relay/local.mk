@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Tests of the debugger relay.
+# tests/unit/relay/: the debugger relay (core/relay).
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/relay/test-idmap
 TESTS += tests/unit/relay/test-idmap
@@ -8,10 +8,3 @@ tests_unit_relay_test_idmap_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_relay_test_idmap_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_relay_test_idmap_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
-
-# jdwpc: a scriptable raw-JDWP client (plays a debugger) used by the relay
-# tests and bench/relay. Not a test itself.
-if ENABLE_TESTS
-check_PROGRAMS += tests/tools/jdwpc
-endif
-tests_tools_jdwpc_SOURCES = tests/tools/jdwpc.c

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Unit tests of the session layer: pending table, VM session state machine.
-# They link the session sources directly (not libddmcore.la) so each unit is
-# tested alone, with a small test monitor standing in for the hub.
+# tests/unit/session/: the session layer (pending table, VM session state
+# machine). They link the session sources directly (not libddmcore.la) so each
+# unit is tested alone, with a small test monitor standing in for the hub.
 
 SESSION_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
 SESSION_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)

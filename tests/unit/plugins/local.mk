@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Unit tests of the heap and nativeheap plugins. test-segdecode exercises the
-# pure run-length decoder; the plugin tests compile the plugin's .c files with
-# the fake host (tests/harness, libfakehost.la from tests/plugins-vt.mk).
+# tests/unit/plugins/: the standard plugins. Each test program compiles the
+# plugin's .c files with the fake host (DDM_FAKEHOST_* in tests/local.mk);
+# test-segdecode exercises the pure run-length decoder alone.
 
 PLUGINS_HEAP_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)
 PLUGINS_HEAP_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -16,6 +16,30 @@ tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_segdecode_LDADD = $(CMOCKA_LIBS)
 
+# vminfo and threads.
+if ENABLE_TESTS
+if BUILD_PLUGIN_VMINFO
+check_PROGRAMS += tests/unit/plugins/test-plugin-vminfo
+TESTS += tests/unit/plugins/test-plugin-vminfo
+endif
+if BUILD_PLUGIN_THREADS
+check_PROGRAMS += tests/unit/plugins/test-plugin-threads
+TESTS += tests/unit/plugins/test-plugin-threads
+endif
+endif
+tests_unit_plugins_test_plugin_vminfo_SOURCES = tests/unit/plugins/test-plugin-vminfo.c \
+	plugins/vminfo/vminfo.c plugins/vminfo/vminfo.h plugins/vminfo/vminfo-parse.c \
+	plugins/vminfo/vminfo-commands.c
+tests_unit_plugins_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo
+tests_unit_plugins_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)
+
+tests_unit_plugins_test_plugin_threads_SOURCES = tests/unit/plugins/test-plugin-threads.c $(THREADS_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_threads_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/threads
+tests_unit_plugins_test_plugin_threads_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_threads_LDADD = $(DDM_FAKEHOST_LDADD)
+
+# heap.
 HEAP_PLUGIN_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 	plugins/heap/segcollect.c plugins/heap/segcollect.h \
 	plugins/heap/heapinfo.c plugins/heap/heapinfo.h \
@@ -39,6 +63,7 @@ tests_unit_plugins_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_plugins_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
 endif
 
+# nativeheap.
 NATIVEHEAP_TEST_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
 	plugins/heap/segcollect.c plugins/heap/segcollect.h \
 	plugins/nativeheap/nhgt.c plugins/nativeheap/nhgt.h \

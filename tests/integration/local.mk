@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/integration/: TAP scripts that run the real ddmon binary against
+# ddmon-simvm, real OpenJDK VMs, real jdb and the real adb. Helpers in
+# tests/integration/lib.sh (adb-lib.sh for the adb ones).
+EXTRA_DIST += tests/integration/lib.sh tests/integration/viewq.py \
+	tests/integration/compare_truth.py tests/integration/fake_adb.py \
+	tests/java/Sleeper.java tests/java/JdiStress.java
+
+INTEGRATION_TESTS = \
+	tests/integration/snapshot-simvm.sh \
+	tests/integration/snapshot-gc.sh \
+	tests/integration/jvm-nonddm.sh \
+	tests/integration/server-cli.sh \
+	tests/integration/relay-jvm.sh \
+	tests/integration/relay-jdb.sh \
+	tests/integration/relay-ports.sh \
+	tests/integration/view-blob.sh \
+	tests/integration/ambiguous-name.sh \
+	tests/integration/plugins-simvm.sh
+if ENABLE_TESTS
+TESTS += $(INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(INTEGRATION_TESTS)
+
+# ddmon-simvm on its own (executable scripts, shipped as such).
+if ENABLE_TESTS
+dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
+TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
+endif
+
+# The server and snapshot without VMs.
+CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh \
+	tests/integration/cli-watch.sh
+if ENABLE_TESTS
+TESTS += $(CLI_INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(CLI_INTEGRATION_TESTS)
+
+# Client failures as JSON: each kind from the real binary (no server,
+# autostart failure, usage, not found, plugin commands, watch and snapshot);
+# the pure helpers are tests/unit/cli/test-ctl-failure.
+if ENABLE_TESTS
+TESTS += tests/integration/json-errors.sh
+endif
+EXTRA_DIST += tests/integration/json-errors.sh
+
+# The plugin loader's trust rules through the real ddmon CLI (unsafe
+# directory, refused file not shadowing a good one); --plugin-opt warnings
+# through the CLI, and ddmon(1) documents every plugin option and command
+# the standard plugins have.
+if ENABLE_TESTS
+TESTS += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh
+endif
+EXTRA_DIST += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh
+
+# relay simvm tests: the debugger relay against DDM VMs played by ddmon-simvm
+# (JDWP through the relay port, DDM kept from the debugger, WAIT, DBGD
+# acknowledged vs ignored).
+if ENABLE_TESTS
+TESTS += tests/integration/relay-simvm.sh
+endif
+EXTRA_DIST += tests/integration/relay-simvm.sh
+
+# relay backpressure: a debugger or a VM that stops reading (a real JVM's
+# event storm; tests/integration/fake_jvm.py, a VM slow to read).
+if ENABLE_TESTS
+TESTS += tests/integration/relay-backpressure.sh
+endif
+EXTRA_DIST += tests/integration/relay-backpressure.sh tests/integration/fake_jvm.py
+
+# adb: ddmon against a fake adb server (fault injection) and against the real
+# adb server with ddmon-simvm's simulated device (skipped without adb).
+ADB_INTEGRATION_TESTS = tests/integration/adb-fake.sh tests/integration/adb-real.sh
+if ENABLE_TESTS
+TESTS += $(ADB_INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(ADB_INTEGRATION_TESTS) tests/integration/adb-lib.sh
+
+# adb track-app: the tracking service per device through the real adb server:
+# track-app at API 31+ (debuggable/profileable flags), track-jdwp when adbd
+# refuses it; and against an inline fake adb server: profileable-only apps,
+# track-app cut before its first update, malformed AppProcesses, FAIL, the
+# remembered choice.
+ADB_TRACKAPP_TESTS = tests/integration/adb-trackapp.sh tests/integration/adb-trackapp-fake.sh
+if ENABLE_TESTS
+TESTS += $(ADB_TRACKAPP_TESTS)
+endif
+EXTRA_DIST += $(ADB_TRACKAPP_TESTS)
+
+# jdb simvm: jdb and a JDI program (tests/java/JdiThreads.java) against a
+# simulated VM's JDWP object model: directly, through the VM's relay port and
+# through the selected-VM port, with the same output every way.
+if ENABLE_TESTS
+TESTS += tests/integration/jdb-simvm.sh
+endif
+EXTRA_DIST += tests/integration/jdb-simvm.sh tests/java/JdiThreads.java
+
+# coverage gaps: behaviours that worked by hand but no test covered: adb
+# start-server spawned once, as an argv, only when no adb server ever
+# answered (a fake adb program; tests/integration/fake_adb.py as the server
+# that goes away); `ddmon scan MODES` at run time (local VMs and a simulated
+# adb device); a selection by app name that follows the app across restarts.
+GAPS_INTEGRATION_TESTS = tests/integration/adb-start-server.sh \
+	tests/integration/scan-modes.sh tests/integration/select-follows.sh
+if ENABLE_TESTS
+TESTS += $(GAPS_INTEGRATION_TESTS)
+endif
+EXTRA_DIST += $(GAPS_INTEGRATION_TESTS)

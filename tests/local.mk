@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/: what the test folders share. Included before every tests/**/local.mk;
+# each test folder's own local.mk holds the rules for the tests in it.
+
+# Shared helpers (hexdump-on-fail, hex fixtures); any test may link it.
+if ENABLE_TESTS
+check_LTLIBRARIES += tests/harness/libddmtestutil.la
+endif
+tests_harness_libddmtestutil_la_SOURCES = tests/harness/test-util.c tests/harness/test-util.h
+tests_harness_libddmtestutil_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_harness_libddmtestutil_la_LIBADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The fake host every plugin test links (tests/unit/plugins, tests/unit/pluginhost).
+if ENABLE_TESTS
+check_LTLIBRARIES += tests/harness/libfakehost.la
+tests_harness_libfakehost_la_SOURCES = tests/harness/fake-host.c tests/harness/fake-host.h
+tests_harness_libfakehost_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
+tests_harness_libfakehost_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_harness_libfakehost_la_LIBADD = $(CMOCKA_LIBS)
+endif
+
+# Flags a plugin test needs: the SDK, the fake host, cmocka.
+DDM_FAKEHOST_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
+DDM_FAKEHOST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+DDM_FAKEHOST_LDADD = tests/harness/libfakehost.la $(CMOCKA_LIBS) $(LIBM)
+
+# A test of the codec (tests/unit/wire, tests/sdk): core/wire/libddmwire.la,
+# the test-util helpers, the source tree for fixtures.
+CODEC_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/harness \
+	-DG_LOG_DOMAIN=\"ddmon-test\" -DDDM_TEST_SRCDIR=\"$(abs_top_srcdir)\"
+CODEC_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(ZLIB_CFLAGS) $(CMOCKA_CFLAGS)
+CODEC_TEST_LDADD = core/wire/libddmwire.la tests/harness/libddmtestutil.la \
+	$(CMOCKA_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS)
+EXTRA_DIST += tests/fixtures/jdwp-vm-stream.hex
+
+# A test that compiles core units in directly (tests/unit/views,
+# tests/unit/config), so it does not depend on the rest of libddmcore building.
+DDM_VIEWS_TEST_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+DDM_VIEWS_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+DDM_VIEWS_TEST_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) $(LIBM)

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/plugins/: test-only plugins, each a real .so in tests/plugins/.libs
+# (DDM_TEST_PLUGIN_DIR) that tests/unit/pluginhost and the integration tests load.
+if ENABLE_TESTS
+DDM_TEST_PLUGINS = \
+	tests/plugins/good.la tests/plugins/bad-magic.la tests/plugins/abi-other-major.la \
+	tests/plugins/abi-newer-minor.la tests/plugins/no-desc.la tests/plugins/init-fails.la \
+	tests/plugins/dup-chunk.la tests/plugins/name-mismatch.la tests/plugins/hello.la
+check_LTLIBRARIES += $(DDM_TEST_PLUGINS)
+DDM_TEST_PLUGIN_LDFLAGS = -module -rpath /nowhere -avoid-version -shared $(SAN_LDFLAGS)
+
+tests_plugins_good_la_SOURCES = tests/plugins/good.c
+tests_plugins_good_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_good_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_bad_magic_la_SOURCES = tests/plugins/bad-magic.c
+tests_plugins_bad_magic_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_bad_magic_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_abi_other_major_la_SOURCES = tests/plugins/abi-other-major.c
+tests_plugins_abi_other_major_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_abi_other_major_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_abi_newer_minor_la_SOURCES = tests/plugins/abi-newer-minor.c
+tests_plugins_abi_newer_minor_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_abi_newer_minor_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_no_desc_la_SOURCES = tests/plugins/no-desc.c
+tests_plugins_no_desc_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_no_desc_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_init_fails_la_SOURCES = tests/plugins/init-fails.c
+tests_plugins_init_fails_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_init_fails_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_dup_chunk_la_SOURCES = tests/plugins/dup-chunk.c
+tests_plugins_dup_chunk_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_dup_chunk_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+tests_plugins_name_mismatch_la_SOURCES = tests/plugins/name-mismatch.c
+tests_plugins_name_mismatch_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_name_mismatch_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+# The SDK example, built here too so `make check` runs it against the real core.
+tests_plugins_hello_la_SOURCES = sdk/examples/hello/hello.c
+tests_plugins_hello_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_hello_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+endif ENABLE_TESTS

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/unit/cli/: the ddmon client (cli/).
+
+# Client failures as JSON: the pure helpers that make every failing client
+# command print one {"ok":false,"error","code","kind"} object
+# (tests/integration/json-errors.sh checks the real binary).
+check_PROGRAMS += tests/unit/cli/test-ctl-failure
+TESTS += tests/unit/cli/test-ctl-failure
+tests_unit_cli_test_ctl_failure_SOURCES = tests/unit/cli/test-ctl-failure.c core/wire/ctlproto.c core/wire/ctlproto.h
+tests_unit_cli_test_ctl_failure_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-control\"
+tests_unit_cli_test_ctl_failure_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_cli_test_ctl_failure_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)

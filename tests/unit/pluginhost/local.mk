@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/unit/pluginhost/: the plugin host (loader, registry) with the real core
+# (core/libddmcore.la) on a hand-made monitor, and the fake host plugin tests use.
+if ENABLE_TESTS
+DDM_PLUGINHOST_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+DDM_PLUGINHOST_TEST_LIBS = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) \
+	$(DLOPEN_LIBS)
+
+check_PROGRAMS += tests/unit/pluginhost/test-loader tests/unit/pluginhost/test-registry
+TESTS += tests/unit/pluginhost/test-loader tests/unit/pluginhost/test-registry
+
+tests_unit_pluginhost_test_loader_SOURCES = tests/unit/pluginhost/test-loader.c
+tests_unit_pluginhost_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\"
+tests_unit_pluginhost_test_loader_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
+tests_unit_pluginhost_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+# `make tests/unit/pluginhost/test-loader` builds the plugins it loads
+# (tests/plugins/local.mk).
+EXTRA_tests_unit_pluginhost_test_loader_DEPENDENCIES = $(DDM_TEST_PLUGINS)
+
+tests_unit_pluginhost_test_registry_SOURCES = tests/unit/pluginhost/test-registry.c
+tests_unit_pluginhost_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
+tests_unit_pluginhost_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
+tests_unit_pluginhost_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+# The --plugin-opt test loads good.so and hello.so.
+EXTRA_tests_unit_pluginhost_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
+
+# The fake host itself (tests/harness, DDM_FAKEHOST_* in tests/local.mk).
+check_PROGRAMS += tests/unit/pluginhost/test-fake-host
+TESTS += tests/unit/pluginhost/test-fake-host
+tests_unit_pluginhost_test_fake_host_SOURCES = tests/unit/pluginhost/test-fake-host.c
+tests_unit_pluginhost_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_unit_pluginhost_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_pluginhost_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
+endif ENABLE_TESTS
