@@ -36,7 +36,7 @@ tests_simvm_test_simvm_world_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GL
 endif
 
 # simvm's encoders against the plugins' decoders (heap segments, THST, STKL,
-# NHGT): two independent readings of the wire reference must agree.
+# NHGT): two independent readings of doc/protocol.md must agree.
 if ENABLE_TESTS
 if BUILD_PLUGIN_HEAP
 if BUILD_PLUGIN_THREADS
