@@ -38,7 +38,7 @@
 #include "core/config/config.h"
 #include "core/wire/ctlproto.h"
 #include "core/pluginhost/loader.h"
-#include "core/session/monitor.h"
+#include "core/daemon/daemon.h"
 #include "core/pluginhost/registry.h"
 #include "server/server.h"
 #include "cli/snapshot.h"
@@ -916,14 +916,14 @@ static int cmd_help(Cli *cli, GOptionContext *ctx)
         config->relay = FALSE;
         config->scan_local = FALSE;
         config->scan_adb = FALSE;
-        DdmMonitor *mon = ddm_monitor_new(config, NULL);
-        if (mon != NULL) {
-            g_autoptr(GArray) infos = ddm_registry_commands(mon->registry);
+        DdmDaemon *daemon = ddm_daemon_new(config, NULL);
+        if (daemon != NULL) {
+            g_autoptr(GArray) infos = ddm_registry_commands(ddm_daemon_registry(daemon));
             for (guint i = 0; infos != NULL && i < infos->len; i++) {
                 const DdmCommandInfo *ci = &g_array_index(infos, DdmCommandInfo, i);
                 add_command_json(cmds, ci->name, ci->usage, ci->summary, ci->plugin);
             }
-            ddm_monitor_free(mon);
+            ddm_daemon_free(daemon);
         }
     }
     if (cli->json) {

@@ -14,7 +14,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 
-#include "core/session/monitor.h"
+#include "core/daemon/daemon.h"
 #include "core/pluginhost/registry.h"
 #include "core/views/views.h"
 
@@ -523,17 +523,17 @@ static void local_gc_done(ddm_cmd_status status, const char *message, ddm_view *
 /* Run "gc KEY" as a client's command runs: through the registry. */
 static void local_send_gc(Collector *col, GcCall *call)
 {
-    DdmMonitor *mon = col->source;
+    DdmDaemon *daemon = col->source;
     const char *const argv[] = {"gc", call->vm_key, NULL};
-    if (!ddm_registry_run_command(mon->registry, 2, argv, local_gc_done, call))
+    if (!ddm_registry_run_command(ddm_daemon_registry(daemon), 2, argv, local_gc_done, call))
         gc_call_done(call, FALSE, "no plugin provides the 'gc' command any more");
 }
 
-static gboolean local_has_command(DdmMonitor *mon, const char *name)
+static gboolean local_has_command(DdmDaemon *daemon, const char *name)
 {
-    if (mon->registry == NULL)
+    if (ddm_daemon_registry(daemon) == NULL)
         return FALSE;
-    g_autoptr(GArray) cmds = ddm_registry_commands(mon->registry);
+    g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(daemon));
     for (guint i = 0; i < cmds->len; i++)
         if (g_strcmp0(g_array_index(cmds, DdmCommandInfo, i).name, name) == 0)
             return TRUE;
@@ -546,36 +546,36 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     /* A one-shot snapshot exits at once: debugger ports would only collide
      * with a running server's. */
     config->relay = FALSE;
-    DdmMonitor *mon = ddm_monitor_new(config, &error);
-    if (mon == NULL) {
+    DdmDaemon *daemon = ddm_daemon_new(config, &error);
+    if (daemon == NULL) {
         g_printerr("ddmon: %s\n", error->message);
         return DDM_EXIT_FAILED;
     }
     Collector col;
     collector_init(&col, opt);
-    col.source = mon;
+    col.source = daemon;
     col.send_gc = local_send_gc;
     if (opt->gc) {
-        if (local_has_command(mon, "gc"))
+        if (local_has_command(daemon, "gc"))
             col.gc_available = 1;
         else
             gc_unavailable(&col, "no plugin provides a 'gc' command");
     }
     /* What exists before discovery (the plugin list, global views). */
-    g_autoptr(GPtrArray) initial = ddm_views_list(mon->views);
+    g_autoptr(GPtrArray) initial = ddm_views_list(ddm_daemon_views(daemon));
     for (guint i = 0; i < initial->len; i++) {
         ddm_view *v = g_ptr_array_index(initial, i);
         note_change(&col, FALSE, ddm_view_vm_key(v), ddm_view_name(v),
                     (gint64)ddm_view_version(v), NULL);
     }
-    guint listener = ddm_views_add_listener(mon->views, on_local_change, &col);
-    guint watch = ddm_views_watch(mon->views, NULL, NULL);
-    ddm_monitor_start(mon);
+    guint listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_local_change, &col);
+    guint watch = ddm_views_watch(ddm_daemon_views(daemon), NULL, NULL);
+    ddm_daemon_start(daemon);
     collector_run(&col);
-    ddm_views_unwatch(mon->views, watch);
-    ddm_views_remove_listener(mon->views, listener);
+    ddm_views_unwatch(ddm_daemon_views(daemon), watch);
+    ddm_views_remove_listener(ddm_daemon_views(daemon), listener);
     /* The content, from the store. */
-    g_autoptr(GPtrArray) final = ddm_views_list(mon->views);
+    g_autoptr(GPtrArray) final = ddm_views_list(ddm_daemon_views(daemon));
     for (guint i = 0; i < final->len; i++) {
         g_autoptr(JsonNode) json = ddm_view_to_json(g_ptr_array_index(final, i),
                                                     opt->out_dir != NULL);
@@ -584,7 +584,7 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     int status = col.status != 0 ? col.status : print_views(&col);
     /* GC commands still in flight end while the monitor goes: col must
      * outlive it. */
-    ddm_monitor_free(mon);
+    ddm_daemon_free(daemon);
     collector_clear(&col);
     return status;
 }

@@ -20,6 +20,7 @@ include core/session/local.mk
 include core/pluginhost/local.mk
 include core/relay/local.mk
 include core/discovery/local.mk
+include core/daemon/local.mk
 
 # The uninstalled plugin directory, $(top_builddir)/plugins: every plugin
 # built here is copied (not linked: the loader refuses symlinks), only when

@@ -83,7 +83,7 @@ struct Client {
 };
 
 struct DdmControl {
-    DdmMonitor *mon;
+    DdmDaemon *daemon;
     int listen_fd;
     guint listen_source;
     GList *clients;        /* Client* */
@@ -208,7 +208,7 @@ static void client_close(Client *c, const char *why)
         c->process_idle = 0;
     }
     if (c->watching) {
-        ddm_views_unwatch(ctl->mon->views, c->watch_id);
+        ddm_views_unwatch(ddm_daemon_views(ctl->daemon), c->watch_id);
         c->watching = FALSE;
     }
     if (c->cmd != NULL) {
@@ -280,7 +280,7 @@ static char *vm_label(DdmVm *vm)
 /* Names of the views of @key (NULL = global), comma separated. (transfer full) */
 static char *view_names_of(DdmControl *ctl, const char *key)
 {
-    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < all->len; i++) {
         ddm_view *v = g_ptr_array_index(all, i);
@@ -297,7 +297,7 @@ static char *view_names_of(DdmControl *ctl, const char *key)
 
 static char *all_view_names(DdmControl *ctl)
 {
-    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
     GString *s = g_string_new(NULL);
     for (guint i = 0; i < all->len; i++) {
@@ -317,7 +317,7 @@ static char *all_view_names(DdmControl *ctl)
 static DdmVm *resolve_vm_or_fail(Client *c, const char *spec)
 {
     guint n = 0;
-    DdmVm *vm = ddm_monitor_resolve_vm_newest(c->ctl->mon, spec, &n);
+    DdmVm *vm = ddm_monitor_resolve_vm_newest(ddm_daemon_monitor(c->ctl->daemon), spec, &n);
     if (n > 1) {
         client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
                                          "'%s' is ambiguous: %u VMs match; name one by pid or key "
@@ -347,7 +347,7 @@ static void op_version(Client *c)
 
 static void op_core_view(Client *c, const char *name, gboolean blobs)
 {
-    ddm_view *v = ddm_views_lookup(c->ctl->mon->views, name, NULL);
+    ddm_view *v = ddm_views_lookup(ddm_daemon_views(c->ctl->daemon), name, NULL);
     if (v == NULL) {
         client_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "the server has no '%s' view", name));
         return;
@@ -397,7 +397,7 @@ static void op_views(Client *c, const DdmCtlRequest *req)
             return;
         key = vm_key(vm);
     }
-    g_autoptr(GPtrArray) all = ddm_views_list(c->ctl->mon->views);
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "views");
     json_builder_begin_array(b);
@@ -411,11 +411,9 @@ static void op_views(Client *c, const DdmCtlRequest *req)
     /* The VMs, so a client can label keys. */
     json_builder_set_member_name(b, "vms");
     json_builder_begin_array(b);
-    GHashTableIter it;
-    gpointer k, val;
-    g_hash_table_iter_init(&it, c->ctl->mon->vms);
-    while (g_hash_table_iter_next(&it, &k, &val)) {
-        DdmVm *vm = val;
+    g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(ddm_daemon_monitor(c->ctl->daemon));
+    for (guint vi = 0; vi < vms->len; vi++) {
+        DdmVm *vm = g_ptr_array_index(vms, vi);
         if (key != NULL && g_strcmp0(vm_key(vm), key) != 0)
             continue;
         json_builder_begin_object(b);
@@ -439,7 +437,7 @@ static void op_views(Client *c, const DdmCtlRequest *req)
 static void interest_free(gpointer p)
 {
     Interest *in = p;
-    ddm_views_unwatch(in->ctl->mon->views, in->watch_id);
+    ddm_views_unwatch(ddm_daemon_views(in->ctl->daemon), in->watch_id);
     if (in->expiry)
         g_source_remove(in->expiry);
     g_free(in->name);
@@ -461,7 +459,7 @@ static gboolean note_interest(DdmControl *ctl, const char *name)
     Interest *in = g_hash_table_lookup(ctl->interest, name);
     gboolean fresh = FALSE;
     if (in == NULL) {
-        g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+        g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
         fresh = TRUE;
         for (guint i = 0; i < all->len && fresh; i++)
             if (strcmp(ddm_view_name(all->pdata[i]), name) == 0 &&
@@ -470,7 +468,7 @@ static gboolean note_interest(DdmControl *ctl, const char *name)
         in = g_new0(Interest, 1);
         in->ctl = ctl;
         in->name = g_strdup(name);
-        in->watch_id = ddm_views_watch(ctl->mon->views, name, NULL);
+        in->watch_id = ddm_views_watch(ddm_daemon_views(ctl->daemon), name, NULL);
         g_hash_table_insert(ctl->interest, in->name, in);
     } else {
         g_source_remove(in->expiry);
@@ -527,7 +525,7 @@ static void delay_reply(Client *c, const DdmCtlRequest *req, guint ms)
 
 static gboolean any_view_named(DdmControl *ctl, const char *name)
 {
-    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
     for (guint i = 0; i < all->len; i++)
         if (strcmp(ddm_view_name(all->pdata[i]), name) == 0)
             return TRUE;
@@ -542,17 +540,7 @@ static gboolean startup_settled(DdmControl *ctl)
         return TRUE;
     if (ms < STARTUP_MIN_MS)
         return FALSE;
-    GHashTableIter it;
-    gpointer k, v;
-    g_hash_table_iter_init(&it, ctl->mon->vms);
-    while (g_hash_table_iter_next(&it, &k, &v)) {
-        DdmVmState st = ((DdmVm *)v)->state;
-        if (st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE || st == DDM_VM_STATE_HELO)
-            return FALSE;
-    }
-    /* ... and the VM list shows what the sessions are now (its refresh is
-     * coalesced: one may be due). */
-    return ctl->mon->vms_view_idle == 0;
+    return ddm_daemon_vm_list_settled(ctl->daemon);
 }
 
 static void op_vms(Client *c, const DdmCtlRequest *req)
@@ -580,7 +568,7 @@ static void op_view_now(Client *c, const DdmCtlRequest *req)
         DdmVm *vm = resolve_vm_or_fail(c, req->vm);
         if (vm == NULL)
             return;
-        ddm_view *v = ddm_views_lookup(ctl->mon->views, req->name, vm_key(vm));
+        ddm_view *v = ddm_views_lookup(ddm_daemon_views(ctl->daemon), req->name, vm_key(vm));
         if (v == NULL) {
             g_autofree char *names = view_names_of(ctl, vm_key(vm));
             g_autofree char *label = vm_label(vm);
@@ -597,7 +585,7 @@ static void op_view_now(Client *c, const DdmCtlRequest *req)
         client_send(c, ddm_ctl_ok_end(b));
         return;
     }
-    g_autoptr(GPtrArray) all = ddm_views_list(ctl->mon->views);
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "views");
     json_builder_begin_array(b);
@@ -660,14 +648,14 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     c->watch_name = g_strdup(req->name);
     c->watch_vm = key;
     c->watch_blobs = req->blobs;
-    c->watch_id = ddm_views_watch(c->ctl->mon->views, c->watch_name, c->watch_vm);
+    c->watch_id = ddm_views_watch(ddm_daemon_views(c->ctl->daemon), c->watch_name, c->watch_vm);
     c->watching = TRUE;
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "watching");
     json_builder_add_boolean_value(b, TRUE);
     client_send(c, ddm_ctl_ok_end(b));
     /* What exists now, as "added" events, so the client starts complete. */
-    g_autoptr(GPtrArray) all = ddm_views_list(c->ctl->mon->views);
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
     for (guint i = 0; i < all->len && !c->dead; i++) {
         ddm_view *v = g_ptr_array_index(all, i);
         if (watch_matches(c, v))
@@ -730,12 +718,12 @@ static void op_command(Client *c, const DdmCtlRequest *req)
     int argc = (int)g_strv_length(req->argv);
     for (int i = 1; i < argc && pc->ambiguous == NULL; i++) {
         guint n = 0;
-        (void)ddm_monitor_resolve_vm_newest(c->ctl->mon, req->argv[i], &n);
+        (void)ddm_monitor_resolve_vm_newest(ddm_daemon_monitor(c->ctl->daemon), req->argv[i], &n);
         if (n > 1)
             pc->ambiguous = g_strdup_printf("'%s' matches %u VMs", req->argv[i], n);
     }
     c->cmd = pc;
-    if (!ddm_registry_run_command_in(c->ctl->mon->registry, argc, (const char *const *)req->argv,
+    if (!ddm_registry_run_command_in(ddm_daemon_registry(c->ctl->daemon), argc, (const char *const *)req->argv,
                                      req->cwd, command_done, pc)) {
         c->cmd = NULL;
         g_free(pc->ambiguous);
@@ -748,7 +736,7 @@ static void op_command(Client *c, const DdmCtlRequest *req)
 
 static void op_commands(Client *c)
 {
-    g_autoptr(GArray) cmds = ddm_registry_commands(c->ctl->mon->registry);
+    g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(c->ctl->daemon));
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "commands");
     json_builder_begin_array(b);
@@ -790,7 +778,7 @@ static void op_kill(Client *c)
 static void op_scan(Client *c, const DdmCtlRequest *req)
 {
     g_autoptr(GError) error = NULL;
-    if (!ddm_monitor_set_scan(c->ctl->mon, req->spec, &error)) {
+    if (!ddm_daemon_set_scan(c->ctl->daemon, req->spec, &error)) {
         client_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE, "%s", error->message));
         return;
     }
@@ -800,24 +788,22 @@ static void op_scan(Client *c, const DdmCtlRequest *req)
 /* Run-time selection of the VM the selected debugger port reaches. */
 static void op_select(Client *c, const DdmCtlRequest *req)
 {
-    DdmMonitor *mon = c->ctl->mon;
-    if (mon->relay == NULL) {
+    DdmRelay *relay = ddm_daemon_relay(c->ctl->daemon);
+    if (relay == NULL) {
         client_send(c, ddm_ctl_error_new(DDM_EXIT_FAILED,
                                          "the debugger relay is not running; nothing to select"));
         return;
     }
     if (req->spec != NULL) {
-        ddm_relay_select(mon->relay, req->spec[0] != '\0' ? req->spec : NULL);
+        ddm_relay_select(relay, req->spec[0] != '\0' ? req->spec : NULL);
         g_message("control: selection set to '%s'", req->spec);
     }
-    const char *sel = ddm_relay_selection(mon->relay);
+    const char *sel = ddm_relay_selection(relay);
     DdmVm *selected = NULL;
-    GHashTableIter it;
-    gpointer k, v;
-    g_hash_table_iter_init(&it, mon->vms);
-    while (g_hash_table_iter_next(&it, &k, &v))
-        if (ddm_relay_is_selected(mon->relay, v))
-            selected = v;
+    g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(ddm_daemon_monitor(c->ctl->daemon));
+    for (guint i = 0; i < vms->len; i++)
+        if (ddm_relay_is_selected(relay, g_ptr_array_index(vms, i)))
+            selected = g_ptr_array_index(vms, i);
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "selection");
     if (sel != NULL && *sel != '\0')
@@ -825,7 +811,7 @@ static void op_select(Client *c, const DdmCtlRequest *req)
     else
         json_builder_add_null_value(b);
     json_builder_set_member_name(b, "port");
-    json_builder_add_int_value(b, mon->config->selected_port);
+    json_builder_add_int_value(b, ddm_daemon_config(c->ctl->daemon)->selected_port);
     json_builder_set_member_name(b, "vm");
     if (selected != NULL) {
         json_builder_begin_object(b);
@@ -1053,17 +1039,17 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-DdmControl *ddm_control_new(DdmMonitor *mon, int listen_fd, DdmControlStopFn stop, gpointer ud)
+DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn stop, gpointer ud)
 {
-    g_return_val_if_fail(mon != NULL && listen_fd >= 0, NULL);
+    g_return_val_if_fail(daemon != NULL && listen_fd >= 0, NULL);
     DdmControl *ctl = g_new0(DdmControl, 1);
-    ctl->mon = mon;
+    ctl->daemon = daemon;
     ctl->started_us = g_get_monotonic_time();
     ctl->listen_fd = listen_fd;
     ctl->stop = stop;
     ctl->stop_ud = ud;
     ctl->listen_source = g_unix_fd_add(listen_fd, G_IO_IN, on_accept, ctl);
-    ctl->listener = ddm_views_add_listener(mon->views, on_view_change, ctl);
+    ctl->listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_view_change, ctl);
     ctl->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
     return ctl;
 }
@@ -1076,7 +1062,7 @@ void ddm_control_free(DdmControl *ctl)
         g_source_remove(ctl->listen_source);
     if (ctl->listen_fd >= 0)
         close(ctl->listen_fd);
-    ddm_views_remove_listener(ctl->mon->views, ctl->listener);
+    ddm_views_remove_listener(ddm_daemon_views(ctl->daemon), ctl->listener);
     g_hash_table_destroy(ctl->interest);
     for (GList *l = ctl->delayed_replies; l != NULL; l = l->next) {
         PendingCmd *pc = l->data;

@@ -17,7 +17,7 @@
 
 #include <glib.h>
 
-#include "core/session/monitor.h"
+#include "core/daemon/daemon.h"
 
 #define DDM_CTL_MAX_QUEUE (64 * 1024 * 1024) /* bytes queued to one client */
 #define DDM_CTL_MAX_CLIENTS 64
@@ -28,9 +28,9 @@ typedef struct DdmControl DdmControl;
 typedef void (*DdmControlStopFn)(gpointer ud);
 
 /** Serve @listen_fd (a bound, listening, non-blocking UNIX stream socket;
- *  ownership passes to the control) for @mon (borrowed; must outlive the
+ *  ownership passes to the control) for @daemon (borrowed; must outlive the
  *  control). (transfer full) */
-DdmControl *ddm_control_new(DdmMonitor *mon, int listen_fd, DdmControlStopFn stop, gpointer ud);
+DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn stop, gpointer ud);
 /** Flush what can be flushed without blocking, close every client and the
  *  listening socket, drop watches and the views listener. */
 void ddm_control_free(DdmControl *ctl);

@@ -21,7 +21,7 @@
 #include <glib-unix.h>
 
 #include "server/control.h"
-#include "core/session/monitor.h"
+#include "core/daemon/daemon.h"
 
 char *ddm_server_socket_path(const DdmConfig *config)
 {
@@ -265,8 +265,8 @@ int ddm_server_run(DdmConfig *config)
                     g_unix_signal_add(SIGINT, on_signal_int, &run),
                     g_unix_signal_add(SIGHUP, on_signal_hup, &run)};
 
-    DdmMonitor *mon = ddm_monitor_new(config, &error);
-    if (mon == NULL) {
+    DdmDaemon *daemon = ddm_daemon_new(config, &error);
+    if (daemon == NULL) {
         g_printerr("ddmon: cannot start the server: %s\n", error->message);
         unlink(lock_path);
         close(lock_fd);
@@ -278,7 +278,7 @@ int ddm_server_run(DdmConfig *config)
     int listen_fd = ddm_server_listen(socket_path, &error);
     if (listen_fd < 0) {
         g_printerr("ddmon: %s\n", error->message);
-        ddm_monitor_free(mon);
+        ddm_daemon_free(daemon);
         unlink(lock_path);
         close(lock_fd);
         for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
@@ -286,8 +286,8 @@ int ddm_server_run(DdmConfig *config)
         g_main_loop_unref(run.loop);
         return 1;
     }
-    DdmControl *ctl = ddm_control_new(mon, listen_fd, stop_requested, &run);
-    ddm_monitor_start(mon);
+    DdmControl *ctl = ddm_control_new(daemon, listen_fd, stop_requested, &run);
+    ddm_daemon_start(daemon);
     g_message("ddmon %s server (pid %d) listening on %s", PACKAGE_VERSION, (int)getpid(),
               socket_path);
 
@@ -296,7 +296,7 @@ int ddm_server_run(DdmConfig *config)
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
     ddm_control_free(ctl);
     unlink(socket_path);
-    ddm_monitor_free(mon);
+    ddm_daemon_free(daemon);
     for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
         g_source_remove(sig[i]);
     unlink(lock_path);

@@ -25,11 +25,12 @@
  * process track-app lists: flags, architecture, name; none for track-jdwp
  * devices).
  */
-#include "core/discovery/adb.h"
+#include "core/discovery/discovery.h"
 
 #include <string.h>
 
 #include "core/transport/adb_conn.h"
+#include "core/transport/adb_target.h"
 
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 5000
@@ -374,7 +375,7 @@ static void on_track_open(int fd, GBytes *extra, const GError *error, gpointer u
     dev->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, dev->opening == TRACK_APP ? on_apps : on_pids,
                                      on_track_closed, dev);
     if (!dev->reoffer_timer)
-        dev->reoffer_timer = g_timeout_add(MAX(dev->ad->base.monitor->config->scan_interval_ms, 500u),
+        dev->reoffer_timer = g_timeout_add(MAX(dev->ad->base.config->scan_interval_ms, 500u),
                                            on_reoffer, dev);
     publish_devices(dev->ad);
 }
@@ -492,7 +493,7 @@ static void on_adb_start_exit(GPid pid, gint status, gpointer ud)
 
 static void spawn_adb_server(AdbDiscovery *ad)
 {
-    DdmConfig *cfg = ad->base.monitor->config;
+    const DdmConfig *cfg = ad->base.config;
     const char *adb = cfg->adb_path ? cfg->adb_path : "adb";
     char *argv[] = {(char *)adb, (char *)"start-server", NULL};
     GPid pid;
@@ -527,7 +528,7 @@ static void on_track_devices_open(int fd, GBytes *extra, const GError *error, gp
     AdbDiscovery *ad = ud;
     ad->conn = NULL;
     if (fd < 0) {
-        DdmConfig *cfg = ad->base.monitor->config;
+        const DdmConfig *cfg = ad->base.config;
         /* Start a server only if none ever answered: a server that went
          * away was stopped by someone (adb kill-server), not ours to undo. */
         if (g_error_matches(error, DDM_ADB_ERROR, DDM_ADB_ERROR_NO_SERVER) && cfg->adb_start &&
@@ -575,7 +576,7 @@ static void adb_start(DdmDiscovery *d)
             {"debuggable", DDM_VAL_INT, NULL},   /* debuggable processes listed (offered as VMs) */
             {"profileable", DDM_VAL_INT, NULL},  /* profileable processes listed; -1 = not known (track-jdwp) */
         };
-        ad->view = ddm_views_create(d->monitor->views, "core", NULL, "devices", DDM_VIEW_TABLE,
+        ad->view = ddm_views_create(d->views, "core", NULL, "devices", DDM_VIEW_TABLE,
                                     "Android devices (adb)");
         if (ad->view)
             ddm_view_set_columns(ad->view, cols, G_N_ELEMENTS(cols));
@@ -590,7 +591,7 @@ static void adb_start(DdmDiscovery *d)
             {"architecture", DDM_VAL_STR, NULL},
             {"process", DDM_VAL_STR, NULL},
         };
-        ad->apps_view = ddm_views_create(d->monitor->views, "core", NULL, "device-processes", DDM_VIEW_TABLE,
+        ad->apps_view = ddm_views_create(d->views, "core", NULL, "device-processes", DDM_VIEW_TABLE,
                                          "Processes listed by track-app on Android devices (adb)");
         if (ad->apps_view)
             ddm_view_set_columns(ad->apps_view, cols, G_N_ELEMENTS(cols));
@@ -615,11 +616,11 @@ static void adb_stop(DdmDiscovery *d)
     drop_all_devices(ad, "adb discovery was switched off");
     ddm_monitor_forget_origin(d->monitor, "adb");
     if (ad->view) {
-        ddm_views_destroy(d->monitor->views, ad->view);
+        ddm_views_destroy(d->views, ad->view);
         ad->view = NULL;
     }
     if (ad->apps_view) {
-        ddm_views_destroy(d->monitor->views, ad->apps_view);
+        ddm_views_destroy(d->views, ad->apps_view);
         ad->apps_view = NULL;
     }
 }
@@ -645,11 +646,13 @@ static const DdmDiscoveryOps adb_discovery_ops = {
     .free = adb_free,
 };
 
-DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon)
+DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon, const DdmConfig *config, DdmViews *views)
 {
     AdbDiscovery *ad = g_new0(AdbDiscovery, 1);
     ad->base.ops = &adb_discovery_ops;
     ad->base.monitor = mon;
+    ad->base.config = config;
+    ad->base.views = views;
     ad->devices = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, device_free);
     ad->dead_streams = g_ptr_array_new();
     GError *err = NULL;

@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "core/session/monitor.h"
+#include "core/discovery/discovery.h"
 
 #define CONNECT_RETRY_MS 1000
 
@@ -30,7 +30,7 @@ static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
     DdmTarget *t = g_hash_table_lookup(s->targets, GUINT_TO_POINTER(port));
 
     if (!t) {
-        const char *host = d->monitor->config->scan_host ? d->monitor->config->scan_host
+        const char *host = d->config->scan_host ? d->config->scan_host
                                                          : "127.0.0.1";
         t = ddm_target_tcp_new(host, port, "local");
         g_hash_table_insert(s->targets, GUINT_TO_POINTER(port), t);
@@ -41,7 +41,7 @@ static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
 static void local_scan_once(DdmDiscovery *d)
 {
     DdmMonitor *mon = d->monitor;
-    GArray *ranges = mon->config->scan_ranges;
+    GArray *ranges = d->config->scan_ranges;
     guint offered = 0;
 
     for (guint i = 0; ranges && i < ranges->len; i++) {
@@ -71,7 +71,7 @@ static gboolean local_tick(gpointer ud)
 static void local_start(DdmDiscovery *d)
 {
     LocalScan *s = d->priv;
-    guint interval = d->monitor->config->scan_interval_ms;
+    guint interval = d->config->scan_interval_ms;
 
     if (s->timer)
         return;
@@ -105,16 +105,19 @@ static void local_free(DdmDiscovery *d)
 
 static const DdmDiscoveryOps local_ops = {"local", local_start, local_stop, local_free};
 
-DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon)
+DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
 {
-    DdmDiscovery *d = g_new0(DdmDiscovery, 1);
-    LocalScan *s = g_new0(LocalScan, 1);
+    DdmDiscovery *d;
+    LocalScan *s;
 
-    g_return_val_if_fail(mon != NULL && mon->config != NULL, NULL);
+    g_return_val_if_fail(mon != NULL && config != NULL, NULL);
+    d = g_new0(DdmDiscovery, 1);
+    s = g_new0(LocalScan, 1);
     s->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)ddm_target_unref);
     d->ops = &local_ops;
     d->monitor = mon;
+    d->config = config;
     d->priv = s;
     return d;
 }
@@ -205,17 +208,17 @@ static void connect_free(DdmDiscovery *d)
 
 static const DdmDiscoveryOps connect_ops = {"connect", connect_start, connect_stop, connect_free};
 
-DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon)
+DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config)
 {
     DdmDiscovery *d;
     ConnectList *c;
     GPtrArray *specs;
 
-    g_return_val_if_fail(mon != NULL && mon->config != NULL, NULL);
+    g_return_val_if_fail(mon != NULL && config != NULL, NULL);
     d = g_new0(DdmDiscovery, 1);
     c = g_new0(ConnectList, 1);
     c->targets = g_ptr_array_new_with_free_func((GDestroyNotify)ddm_target_unref);
-    specs = mon->config->connect;
+    specs = config->connect;
     for (guint i = 0; specs && i < specs->len; i++) {
         const char *spec = g_ptr_array_index(specs, i);
         char *host = NULL;
@@ -229,6 +232,7 @@ DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon)
     }
     d->ops = &connect_ops;
     d->monitor = mon;
+    d->config = config;
     d->priv = c;
     return d;
 }

@@ -11,7 +11,7 @@
  * (strings returned are borrowed); registration only while in init.
  * Non-goals: policy about which plugin runs (loader.c), dispatch (registry.c).
  */
-#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
+#include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN
@@ -133,7 +133,7 @@ static const char *host_config_get(ddm_plugin *self, const char *key)
 {
     g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
     g_return_val_if_fail(key != NULL, NULL);
-    DdmMonitor *mon = plugin_monitor(self);
+    const DdmConfig *config = self->registry ? ddm_registry_config(self->registry) : NULL;
     /* Remember every key asked for, set or not: the registry warns about
      * --plugin-opt keys the plugin never reads (misspellings) and lists
      * them in --list-plugins. Bounded, UTF-8 only (they go to JSON). */
@@ -142,10 +142,10 @@ static const char *host_config_get(ddm_plugin *self, const char *key)
     if (g_hash_table_size(self->options_read) < OPTIONS_READ_MAX && strlen(key) <= OPTION_KEY_MAX &&
         g_utf8_validate(key, -1, NULL) && !g_hash_table_contains(self->options_read, key))
         g_hash_table_add(self->options_read, g_strdup(key));
-    if (!mon || !mon->config || !mon->config->plugin_opts)
+    if (!config || !config->plugin_opts)
         return NULL;
     g_autofree char *full = g_strconcat(self->name, ".", key, NULL);
-    return g_hash_table_lookup(mon->config->plugin_opts, full);
+    return g_hash_table_lookup(config->plugin_opts, full);
 }
 
 /* -------------------------------------------------------- registration */
@@ -437,10 +437,10 @@ static ddm_view *host_view_new(ddm_plugin *self, ddm_vm *vm, const char *name, d
     g_return_val_if_fail(vm == NULL || ddm_vm_is_valid(vm), NULL);
     g_return_val_if_fail(name != NULL && *name != '\0', NULL);
     g_return_val_if_fail(kind >= DDM_VIEW_TABLE && kind <= DDM_VIEW_BLOB, NULL);
-    DdmMonitor *mon = plugin_monitor(self);
-    if (!mon || !mon->views || !ddm_plugin_is_active(self))
+    DdmViews *store = self->registry ? ddm_registry_views(self->registry) : NULL;
+    if (!store || !ddm_plugin_is_active(self))
         return NULL;
-    ddm_view *v = ddm_views_create(mon->views, self->name, vm ? vm->info.key : NULL, name, kind,
+    ddm_view *v = ddm_views_create(store, self->name, vm ? vm->info.key : NULL, name, kind,
                                    title ? title : name);
     if (!v)
         g_debug("plugin %s: view %s already exists for %s", self->name, name,
@@ -545,7 +545,7 @@ static void host_view_free(ddm_view *view)
                   ddm_view_name(view));
         return;
     }
-    ddm_views_destroy(ddm_registry_monitor(reg)->views, view);
+    ddm_views_destroy(ddm_registry_views(reg), view);
 }
 
 static int host_view_watchers(ddm_view *view)

@@ -33,7 +33,7 @@
  * plugin named with --plugins that no file of its name loads fails startup.
  * Non-goals: SIGSEGV traps, a registry cache, reloading.
  */
-#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
+#include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN
@@ -52,7 +52,6 @@
 
 #include "core/pluginhost/loader.h"
 #include "core/session/monitor.h"
-#include "core/pluginhost/registry-private.h"
 #include "core/views/views.h"
 
 /* The descriptor size of ABI 1.0: frozen forever, whatever fields 1.x appends. */
@@ -771,10 +770,11 @@ gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError *
 
 /* ---------------------------------------------- --check-plugin, --list-plugins */
 
-/* A monitor with nothing but a config, an empty VM table and a view store:
- * enough for a plugin's init, never connected to anything. */
+/* A registry with no VMs, a view store and a config: enough for a
+ * plugin's init, never connected to anything. */
 typedef struct Throwaway {
-    DdmMonitor mon;
+    DdmRegistry *registry;
+    DdmViews *views;
     DdmConfig *own_config;
 } Throwaway;
 
@@ -783,17 +783,14 @@ static void throwaway_init(Throwaway *t, const DdmConfig *config)
     memset(t, 0, sizeof *t);
     if (!config)
         config = t->own_config = ddm_config_new();
-    t->mon.config = (DdmConfig *)config; /* read only: nothing here writes to it */
-    t->mon.views = ddm_views_new();
-    t->mon.vms = g_hash_table_new(g_str_hash, g_str_equal);
-    t->mon.registry = ddm_registry_new(&t->mon);
+    t->views = ddm_views_new();
+    t->registry = ddm_registry_new(NULL, t->views, config);
 }
 
 static void throwaway_clear(Throwaway *t)
 {
-    ddm_registry_free(t->mon.registry);
-    ddm_views_free(t->mon.views);
-    g_hash_table_unref(t->mon.vms);
+    ddm_registry_free(t->registry);
+    ddm_views_free(t->views);
     if (t->own_config)
         ddm_config_free(t->own_config);
 }
@@ -809,7 +806,7 @@ gboolean ddm_loader_check_file(const char *path, GString *report, GError **error
     g_return_val_if_fail(path != NULL, FALSE);
     Throwaway t;
     throwaway_init(&t, NULL);
-    DdmRegistry *reg = t.mon.registry;
+    DdmRegistry *reg = t.registry;
     ddm_plugin *p = NULL;
     GError *err = NULL;
     gboolean ok = ddm_loader_load_file(reg, path, &p, &err);
@@ -835,10 +832,7 @@ gboolean ddm_loader_check_file(const char *path, GString *report, GError **error
         report_line(report, "chunks:", s->str);
         g_string_truncate(s, 0);
         guint taps = 0, listeners = 0;
-        for (guint i = 0; i < reg->taps->len; i++)
-            taps += ((DdmChunkReg *)g_ptr_array_index(reg->taps, i))->plugin == p;
-        for (guint i = 0; i < reg->listeners->len; i++)
-            listeners += ((DdmListenerReg *)g_ptr_array_index(reg->listeners, i))->plugin == p;
+        ddm_registry_count_observers(reg, p, &taps, &listeners);
         g_autoptr(GArray) cmds = ddm_registry_commands(reg);
         for (guint i = 0; i < cmds->len; i++) {
             const DdmCommandInfo *c = &g_array_index(cmds, DdmCommandInfo, i);
@@ -864,8 +858,8 @@ gboolean ddm_loader_list_plugins(const DdmConfig *config, JsonNode **out, GError
     g_return_val_if_fail(config != NULL && out != NULL, FALSE);
     Throwaway t;
     throwaway_init(&t, config);
-    gboolean ok = ddm_loader_load_all(t.mon.registry, config, error);
-    *out = ddm_registry_plugins_to_json(t.mon.registry);
+    gboolean ok = ddm_loader_load_all(t.registry, config, error);
+    *out = ddm_registry_plugins_to_json(t.registry);
     throwaway_clear(&t);
     return ok;
 }

@@ -65,7 +65,9 @@ struct ddm_cmd {
 };
 
 struct DdmRegistry {
-    DdmMonitor *monitor;     /* borrowed; may be a hand-made one (tests, --check-plugin) */
+    DdmMonitor *monitor;     /* borrowed; NULL for a throwaway registry (--check-plugin) */
+    DdmViews *views;         /* borrowed; where plugins publish */
+    const DdmConfig *config; /* borrowed; plugin options, chunk filter */
     GPtrArray *plugins;      /* ddm_plugin*, owned, load order */
     GHashTable *owners;      /* GUINT_TO_POINTER(type) -> DdmChunkReg* (owned) */
     GPtrArray *taps;         /* DdmChunkReg*, owned, registration order */

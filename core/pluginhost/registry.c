@@ -14,7 +14,7 @@
  * Non-goals: finding or validating plugin files (loader.c), the host table
  * itself (host.c), sending anything to a VM (vm.c).
  */
-#include "build-config.h" /* autoconf; core/config.h is the runtime DdmConfig */
+#include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 
 /* One library, several components: each file names its own log domain. */
 #undef G_LOG_DOMAIN
@@ -86,10 +86,12 @@ static void plugin_record_free(ddm_plugin *p)
     g_free(p);
 }
 
-DdmRegistry *ddm_registry_new(DdmMonitor *monitor)
+DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmConfig *config)
 {
     DdmRegistry *reg = g_new0(DdmRegistry, 1);
     reg->monitor = monitor;
+    reg->views = views;
+    reg->config = config;
     reg->plugins = g_ptr_array_new_with_free_func((GDestroyNotify)plugin_record_free);
     reg->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
     reg->taps = g_ptr_array_new();
@@ -191,9 +193,30 @@ GPtrArray *ddm_registry_list_vms(DdmRegistry *reg)
                         : g_ptr_array_new_with_free_func((GDestroyNotify)ddm_vm_unref);
 }
 
-static DdmViews *monitor_views(DdmRegistry *reg)
+void ddm_registry_count_observers(DdmRegistry *reg, ddm_plugin *p, guint *taps, guint *listeners)
 {
-    return reg->monitor ? reg->monitor->views : NULL;
+    guint t = 0, l = 0;
+    g_return_if_fail(reg != NULL);
+    for (guint i = 0; i < reg->taps->len; i++)
+        t += ((DdmChunkReg *)g_ptr_array_index(reg->taps, i))->plugin == p;
+    for (guint i = 0; i < reg->listeners->len; i++)
+        l += ((DdmListenerReg *)g_ptr_array_index(reg->listeners, i))->plugin == p;
+    if (taps)
+        *taps = t;
+    if (listeners)
+        *listeners = l;
+}
+
+DdmViews *ddm_registry_views(DdmRegistry *reg)
+{
+    g_return_val_if_fail(reg != NULL, NULL);
+    return reg->views;
+}
+
+const DdmConfig *ddm_registry_config(DdmRegistry *reg)
+{
+    g_return_val_if_fail(reg != NULL, NULL);
+    return reg->config;
 }
 
 void ddm_registry_drop_vm_data_of(DdmRegistry *reg, ddm_plugin *p)
@@ -302,8 +325,8 @@ static void drop_plugin(DdmRegistry *reg, ddm_plugin *p, gboolean call_fini, con
         }
     }
     /* 6. Views it published. */
-    if (monitor_views(reg))
-        ddm_views_destroy_owner(monitor_views(reg), p->name);
+    if (ddm_registry_views(reg))
+        ddm_views_destroy_owner(ddm_registry_views(reg), p->name);
     /* 7. Per-VM and plugin-wide data. */
     ddm_registry_drop_vm_data_of(reg, p);
     if (p->data_free && p->data)
@@ -404,8 +427,8 @@ guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)
     g_hash_table_iter_init(&it, reg->cmds);
     while (g_hash_table_iter_next(&it, &key, &value))
         n += ((ddm_cmd *)value)->plugin == p;
-    if (monitor_views(reg)) {
-        g_autoptr(GPtrArray) views = ddm_views_list(monitor_views(reg));
+    if (ddm_registry_views(reg)) {
+        g_autoptr(GPtrArray) views = ddm_views_list(ddm_registry_views(reg));
         for (guint i = 0; i < views->len; i++) {
             const char *owner = ddm_view_owner(g_ptr_array_index(views, i));
             n += owner && strcmp(owner, p->name) == 0;
@@ -544,7 +567,7 @@ static char *loaded_plugin_names(DdmRegistry *reg)
 void ddm_registry_check_plugin_opts(DdmRegistry *reg)
 {
     g_return_if_fail(reg != NULL);
-    const DdmConfig *config = reg->monitor ? reg->monitor->config : NULL;
+    const DdmConfig *config = reg->config;
     if (!config || !config->plugin_opts || g_hash_table_size(config->plugin_opts) == 0)
         return;
     /* Sorted "name.key" strings: one pass groups them by plugin, and the
@@ -804,7 +827,7 @@ DdmRegistry *ddm_registry_for_view(ddm_view *view)
     const char *key = ddm_view_vm_key(view);
     for (GSList *l = live_registries; l; l = l->next) {
         DdmRegistry *reg = l->data;
-        DdmViews *store = monitor_views(reg);
+        DdmViews *store = ddm_registry_views(reg);
         if (store && ddm_views_lookup(store, name, key) == view)
             return reg;
     }

@@ -15,7 +15,10 @@
 
 #include <ddmon/plugin.h>
 
+#include "core/config/config.h"
+#include "core/session/monitor.h"
 #include "core/session/vm.h"
+#include "core/views/views.h"
 
 typedef struct DdmRegistry DdmRegistry;
 
@@ -47,7 +50,15 @@ struct ddm_plugin {
                                   char*; NULL until the first); kept after unload */
 };
 
-DdmRegistry *ddm_registry_new(DdmMonitor *monitor);
+/** A registry for the VMs of @monitor (NULL: none, for a throwaway
+ *  registry that only validates plugins), publishing plugins' views in
+ *  @views, reading plugin options and the chunk filter from @config. All
+ *  borrowed: they must outlive the registry. */
+DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmConfig *config);
+DdmViews *ddm_registry_views(DdmRegistry *reg);
+const DdmConfig *ddm_registry_config(DdmRegistry *reg);
+/** How many taps and VM listeners @p registered (for --check-plugin). */
+void ddm_registry_count_observers(DdmRegistry *reg, ddm_plugin *p, guint *taps, guint *listeners);
 /** Unload every plugin (fini, free registrations, dlclose). */
 void ddm_registry_free(DdmRegistry *reg);
 DdmMonitor *ddm_registry_monitor(DdmRegistry *reg);

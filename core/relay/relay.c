@@ -25,6 +25,7 @@
 #include <glib-unix.h>
 
 #include "core/relay/idmap.h"
+#include "core/wire/ddm.h"
 #include "core/session/monitor.h"
 
 #define EARLY_CAP (1u << 20)          /* VM traffic kept for the first debugger */
@@ -41,9 +42,6 @@
  * max_write_queue, which only catches what ddmon itself adds. */
 #define BACKPRESSURE_AT (2u << 20)
 
-#define JDWP_CMDSET_VM 1
-#define JDWP_CMD_DISPOSE 6
-#define JDWP_ERROR_NOT_IMPLEMENTED 99
 
 typedef enum { EP_VM, EP_SELECTED, EP_FIXED } EndpointKind;
 
@@ -201,7 +199,7 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud);
 static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port, const char *key,
                                GError **error)
 {
-    DdmConfig *cfg = relay->mon->config;
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     int fd = listen_on(cfg->listen_host ? cfg->listen_host : "127.0.0.1", port, error);
     if (fd < 0)
         return NULL;
@@ -238,7 +236,7 @@ static void endpoint_close(Endpoint *ep)
 
 static gboolean port_reserved(DdmRelay *relay, guint16 port)
 {
-    DdmConfig *cfg = relay->mon->config;
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     return g_hash_table_contains(relay->endpoints, GUINT_TO_POINTER((guint)port)) ||
            (cfg->selected_port && port == cfg->selected_port);
 }
@@ -257,7 +255,7 @@ static gboolean port_remembered_by_other(DdmRelay *relay, guint16 port, const ch
 
 static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
 {
-    DdmConfig *cfg = relay->mon->config;
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     const char *key = vm->info.key;
     guint16 want[2] = {0, 0};
     want[0] = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_key, key));
@@ -477,7 +475,7 @@ static gboolean on_flush_idle(gpointer ud)
  * after the VM's read batch), so a burst of packets costs one write. */
 static gboolean debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id)
 {
-    DdmConfig *cfg = d->relay->mon->config;
+    const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
     if (d->out->len - d->out_pos + n > cfg->max_write_queue) {
         debugger_close(d, "it reads too slowly (write queue full)");
         return FALSE;
@@ -521,7 +519,7 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
          * healthy JVM answers, NOT_IMPLEMENTED (after sending what was
          * gathered before it, so commands reach the VM in order). */
         gsize n;
-        g_autofree guint8 *reply = ddm_jdwp_build_reply(pkt->header.id, JDWP_ERROR_NOT_IMPLEMENTED,
+        g_autofree guint8 *reply = ddm_jdwp_build_reply(pkt->header.id, DDM_JDWP_ERROR_NOT_IMPLEMENTED,
                                                         NULL, 0, &n);
         g_debug("relay: command set %u from the debugger of plain JVM %s answered by ddmon",
                 pkt->header.cmdset, vm_label(vm));
@@ -540,7 +538,7 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
             return;
         }
         ddm_jdwp_set_id(d->to_vm->data + at, vm_id);
-        if (pkt->header.cmdset == JDWP_CMDSET_VM && pkt->header.cmd == JDWP_CMD_DISPOSE)
+        if (pkt->header.cmdset == DDM_JDWP_CMDSET_VM && pkt->header.cmd == DDM_JDWP_CMD_VM_DISPOSE)
             d->sent_dispose = TRUE;
     }
     if (d->to_vm->len >= TO_VM_BATCH)
@@ -654,7 +652,7 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
         d->port = ep->port;
         d->fd = c;
         d->state = DBG_HANDSHAKE;
-        d->reader = ddm_jdwp_reader_new(relay->mon->config->max_packet);
+        d->reader = ddm_jdwp_reader_new(ddm_monitor_config(relay->mon)->max_packet);
         ddm_jdwp_reader_expect_handshake(d->reader);
         d->out = g_byte_array_new();
         d->to_vm = g_byte_array_new();
@@ -683,13 +681,13 @@ static void on_dbgd_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
 {
     if (!ddm_vm_is_valid(vm) || vm->state == DDM_VM_STATE_CLOSED)
         return;
-    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK('D', 'B', 'G', 'D')) {
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_DBGD) {
         g_message("relay: VM %s acknowledged DBGD; keeping its connection", vm_label(vm));
         RelayVm *r = vm->relay;
         if (r) {
             r->leaving = FALSE;
             r->reconnect = FALSE;
-            release_held((DdmRelay *)vm->monitor->relay, vm); /* a debugger that came meanwhile */
+            release_held(ud, vm); /* a debugger that came meanwhile (ud: the relay) */
         }
         return;
     }
@@ -717,8 +715,8 @@ static void after_debugger_left(RelayVm *r, Debugger *d)
      * with it. It is held and attached to what comes next. */
     r->leaving = TRUE;
     if (vm->state == DDM_VM_STATE_READY) {
-        int rc = ddm_vm_request(vm, NULL, DDM_CHUNK('D', 'B', 'G', 'D'), NULL, 0, DBGD_TIMEOUT_MS,
-                                on_dbgd_reply, NULL, NULL);
+        int rc = ddm_vm_request(vm, NULL, DDM_CHUNK_DBGD, NULL, 0, DBGD_TIMEOUT_MS,
+                                on_dbgd_reply, d->relay, NULL);
         if (rc < 0)
             ddm_vm_close(vm, "reopened after the debugger left");
         return;
@@ -731,7 +729,7 @@ static void after_debugger_left(RelayVm *r, Debugger *d)
         uint32_t id;
         if (ddm_idmap_reserve(r->ids, &id)) {
             gsize len;
-            g_autofree guint8 *pkt = ddm_jdwp_build_command(id, JDWP_CMDSET_VM, JDWP_CMD_DISPOSE, NULL, 0, &len);
+            g_autofree guint8 *pkt = ddm_jdwp_build_command(id, DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_DISPOSE, NULL, 0, &len);
             g_message("relay: debugger of VM %s left without VirtualMachine.Dispose; sending it on "
                       "its behalf", vm_label(vm));
             if (ddm_vm_send_packet(vm, pkt, len) < 0)
@@ -818,7 +816,7 @@ static gboolean parse_connect_port(const char *spec, char **key, guint16 *port)
 
 DdmRelay *ddm_relay_new(DdmMonitor *mon, GError **error)
 {
-    DdmConfig *cfg = mon->config;
+    const DdmConfig *cfg = ddm_monitor_config(mon);
     DdmRelay *relay = g_new0(DdmRelay, 1);
     relay->mon = mon;
     relay->endpoints = g_hash_table_new(g_direct_hash, g_direct_equal);

@@ -2,4 +2,4 @@
 # core/session/: one VM's connection and state machine, and the VM table.
 core_libddmcore_la_SOURCES += %reldir%/vm.c %reldir%/vm.h \
 	%reldir%/correlate.c %reldir%/correlate.h \
-	%reldir%/monitor.c %reldir%/monitor.h
+	%reldir%/monitor.c %reldir%/monitor.h %reldir%/monitor-private.h

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The monitor: the hub of one ddmon server process. It owns the VM table
- * (key -> ddm_vm), the plugin registry, the view store, the discovery
- * modules and (later) the relay, and wires them: discovery hands it
- * targets; sessions report state changes, DDM chunks and debugger traffic;
- * it keeps the core's own views ("vms", "plugins") and tells plugins when
- * VMs become ready or go away. Everything runs on the default GMainContext.
+ * The monitor: the table of VM sessions of one ddmon process (key ->
+ * ddm_vm, at most one session per key), with per-key reconnect backoff.
+ * Discovery offers it targets; it starts a session for each, and tells
+ * whoever assembled it (core/daemon) what its sessions report through a
+ * DdmSessionEvents table handed down at creation: the session layer never
+ * calls up by name. DdmMonitor is opaque outside core/session/: others ask
+ * it questions (find, resolve, list, retrying targets) and never walk its
+ * fields. Everything runs on the default GMainContext.
  */
 #ifndef DDM_MONITOR_H
 #define DDM_MONITOR_H
@@ -13,36 +15,53 @@
 #include <glib.h>
 
 #include "core/config/config.h"
-#include "core/wire/jdwp.h"
-#include "core/pluginhost/registry.h"
-#include "core/transport/target.h"
-#include "core/views/views.h"
 #include "core/session/vm.h"
+#include "core/transport/target.h"
+#include "core/wire/jdwp.h"
 
-struct DdmMonitor {
-    DdmConfig *config;       /* owned */
-    DdmRegistry *registry;   /* owned */
-    DdmViews *views;         /* owned */
-    GHashTable *vms;         /* key -> DdmVm* (one reference each) */
-    GHashTable *backoff;     /* key -> DdmBackoff*: when a target may be tried again */
-    GHashTable *known_ddm;   /* keys that answered HELO: reconnects skip the Version probe */
-    GPtrArray *discovery;    /* DdmDiscovery* modules */
-    ddm_view *vms_view;      /* core view "vms" */
-    ddm_view *plugins_view;  /* core view "plugins" */
-    guint vms_view_idle;     /* coalesces VM list updates */
-    gint64 vms_view_refreshed_us; /* last rebuild (rate limit) */
-    gpointer relay;          /* issue 5 */
-    gboolean stopping;
-};
+/* What the sessions of a monitor report upward. Every member may be NULL.
+ * Calls happen on the main loop, never from inside a ddm_monitor_* call
+ * made by the receiver unless stated. @ud is the pointer given to
+ * ddm_monitor_new. The VM is borrowed for the duration of the call. */
+typedef struct DdmSessionEvents {
+    /* The VM reached READY (DDM) or PLAIN (a JVM that refused DDM). */
+    void (*vm_up)(gpointer ud, DdmVm *vm);
+    /* The identity (name, pid...) of a READY or PLAIN VM changed. */
+    void (*vm_changed)(gpointer ud, DdmVm *vm);
+    /* The VM's connection closed; it is still in the table. Return TRUE to
+     * have the monitor retry its key at once (a debugger session ended). */
+    gboolean (*vm_closed)(gpointer ud, DdmVm *vm);
+    /* What a VM list shows may have changed: states, names, headlines,
+     * a target retrying after an error. Cheap: coalesce on your side. */
+    void (*list_changed)(gpointer ud);
+    /* A DDM chunk from the VM that is not the reply to one of our
+     * requests with a callback (events, and replies' extra chunks). */
+    void (*ddm_chunk)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci,
+                      const uint8_t *data, size_t len);
+    /* A chunk seen on its way elsewhere (our requests, replies delivered
+     * to a request's callback): for observers only. */
+    void (*tap_chunk)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci,
+                      const uint8_t *data, size_t len);
+    /* A JDWP command from the VM that is not DDM (an event for a debugger).
+     * NULL: dropped and counted. */
+    void (*jdwp_command)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt);
+    /* A reply whose id ddmon did not send: TRUE if claimed (a debugger's). */
+    gboolean (*foreign_reply)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt);
+    /* Everything queued for the VM has been written (ddm_vm_notify_when_drained). */
+    void (*output_drained)(gpointer ud, DdmVm *vm);
+} DdmSessionEvents;
 
-/** Build a monitor from @config (taken over): registry with plugins loaded,
- *  views, discovery modules (not started). FALSE + error when a required
- *  plugin failed. */
-DdmMonitor *ddm_monitor_new(DdmConfig *config, GError **error);
-/** Start discovery. */
-void ddm_monitor_start(DdmMonitor *mon);
-/** Close every VM, stop discovery, unload plugins, free. */
+typedef struct DdmMonitor DdmMonitor;
+
+/** An empty table. @config and @events are borrowed and must outlive it. */
+DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *events, gpointer ud);
+/** Close every VM (@reason), refuse new targets from now on. Idempotent. */
+void ddm_monitor_stop(DdmMonitor *mon, const char *reason);
+/** Stop, then free. */
 void ddm_monitor_free(DdmMonitor *mon);
+const DdmConfig *ddm_monitor_config(const DdmMonitor *mon);
+/** TRUE once ddm_monitor_stop has run. */
+gboolean ddm_monitor_stopping(const DdmMonitor *mon);
 
 /** Discovery found @target: connect unless its key is connected or backing
  *  off. Returns TRUE if a session was started. (target: transfer none) */
@@ -55,10 +74,27 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin);
  *  relay just ended a debugger session): retry connecting it quickly (tens
  *  of milliseconds at first, backing off), bypassing the normal backoff. */
 void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key);
+
 DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
 /** Every VM in the table, in no particular order. (transfer full: the
  *  array holds a reference to each VM and drops them when freed) */
 GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon);
+/** The VMs a VM list shows, sorted by key: JDWP peers (HELO, READY,
+ *  PLAIN), and targets known to be VMs (adb pids, --connect) while their
+ *  first connection is in flight. A scanned port that is still connecting
+ *  is not known to be a VM; a target retrying after an error is listed by
+ *  ddm_monitor_foreach_retrying instead. (transfer full, as above) */
+GPtrArray *ddm_monitor_listed_vms(DdmMonitor *mon);
+/** Targets known to be VMs (not port-scan misses) whose last session
+ *  failed and that wait for a retry, sorted by key: @fn gets each target
+ *  (borrowed) and the error that closed its last session. */
+void ddm_monitor_foreach_retrying(DdmMonitor *mon,
+                                  void (*fn)(const DdmTarget *target, const char *last_error,
+                                             gpointer ud),
+                                  gpointer ud);
+/** TRUE when no session is still finding out what its VM is (CONNECTING,
+ *  HANDSHAKE or HELO). */
+gboolean ddm_monitor_sessions_settled(DdmMonitor *mon);
 /** Resolve "PID", "SERIAL:PID", a key, or an app name; NULL if none or ambiguous. */
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
 /** Like ddm_monitor_resolve_vm, but when several VMs match (an app name on
@@ -66,49 +102,16 @@ DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
  *  NULL) says how many matched. */
 DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n_matches);
 
-/* Called by sessions (vm.c). */
-/** TRUE if @key answered HELO before (in this server's life). */
+/** A plugin changed a VM's headlines: the VM list should be redrawn. */
+void ddm_monitor_vm_headline_changed(DdmMonitor *mon, DdmVm *vm);
+
+/* Called by the sessions (core/session/vm*.c) only. */
 gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key);
 void ddm_monitor_note_ddm(DdmMonitor *mon, const char *key);
 void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state);
 void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm);
 void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm);
-void ddm_monitor_ddm_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
-                           const uint8_t *data, size_t len);
-/** Show a chunk to taps only (outgoing requests, replies that go to a
- *  request's callback rather than through ddm_monitor_ddm_chunk). */
-void ddm_monitor_tap_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
-                           const uint8_t *data, size_t len);
-/** A JDWP packet from the VM that is not ours (debugger reply or JDWP event). */
-void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt);
-/** What was queued for the VM has all been written (ddm_vm_notify_when_drained). */
-void ddm_monitor_vm_output_drained(DdmMonitor *mon, DdmVm *vm);
-/** A reply to an id we do not know: TRUE if the relay claims it. */
-gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt);
-/** Headlines changed: refresh the VM list. */
-void ddm_monitor_vm_headline_changed(DdmMonitor *mon, DdmVm *vm);
-/** The plugins view needs a refresh (after loading). */
-void ddm_monitor_refresh_plugins_view(DdmMonitor *mon);
-
-/* Discovery modules: local scan, --connect, adb. */
-typedef struct DdmDiscovery DdmDiscovery;
-typedef struct DdmDiscoveryOps {
-    const char *name;                         /* "local", "connect", "adb" */
-    void (*start)(DdmDiscovery *d);
-    void (*stop)(DdmDiscovery *d);           /* stop and forget its targets */
-    void (*free)(DdmDiscovery *d);
-} DdmDiscoveryOps;
-struct DdmDiscovery {
-    const DdmDiscoveryOps *ops;
-    DdmMonitor *monitor;
-    gboolean running;        /* set by ops->start, cleared by ops->stop (the module's own) */
-    gpointer priv;
-};
-DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon);
-DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon);
-/** adb discovery (core/discovery_adb.c); the monitor runs it when config->scan_adb. */
-DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon);
-/** Switch discovery modes at run time ("local,adb"); modes removed drop their VMs. */
-gboolean ddm_monitor_set_scan(DdmMonitor *mon, const char *spec, GError **error);
+/** The events table and its @ud, for the sessions' direct calls. */
+const DdmSessionEvents *ddm_monitor_events(DdmMonitor *mon, gpointer *ud);
 
 #endif /* DDM_MONITOR_H */

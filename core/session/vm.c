@@ -39,9 +39,55 @@
 #define READ_CHUNK ((size_t)64 << 10)
 #define READS_PER_WAKEUP 16 /* fairness between VMs: at most ~1 MiB per wakeup */
 
+/* What the session reports goes straight to the events table the monitor
+ * was given (core/session/monitor.h): one call, no hops. */
+static void report_ddm_chunk(DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data, size_t len)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (ev->ddm_chunk)
+        ev->ddm_chunk(ud, vm, ci, data, len);
+}
+
+static void report_tap_chunk(DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data, size_t len)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (ev->tap_chunk)
+        ev->tap_chunk(ud, vm, ci, data, len);
+}
+
+static void report_jdwp_command(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (ev->jdwp_command) {
+        ev->jdwp_command(ud, vm, pkt);
+        return;
+    }
+    vm->jdwp_dropped++;
+    g_debug("%s: JDWP command %u/%u from the VM dropped (no relay)", vm->target->key,
+            pkt->header.cmdset, pkt->header.cmd);
+}
+
+static gboolean report_foreign_reply(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    return ev->foreign_reply ? ev->foreign_reply(ud, vm, pkt) : FALSE;
+}
+
+static void report_output_drained(DdmVm *vm)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (ev->output_drained)
+        ev->output_drained(ud, vm);
+}
+
 static const DdmConfig *cfg(const DdmVm *vm)
 {
-    return vm->monitor->config;
+    return ddm_monitor_config(vm->monitor);
 }
 
 const char *ddm_vm_state_name(DdmVmState s)
@@ -209,7 +255,7 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
 {
     DdmVm *vm;
 
-    g_return_val_if_fail(monitor != NULL && monitor->config != NULL, NULL);
+    g_return_val_if_fail(monitor != NULL && ddm_monitor_config(monitor) != NULL, NULL);
     g_return_val_if_fail(target != NULL && target->ops != NULL, NULL);
 
     vm = g_new0(DdmVm, 1);
@@ -293,7 +339,7 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     g_free(vm->close_reason);
     vm->close_reason = g_strdup(reason ? reason : "closed");
 
-    if (vm->monitor->stopping)
+    if (ddm_monitor_stopping(vm->monitor))
         level = G_LOG_LEVEL_DEBUG;
     else if (level == 0)
         level = old == DDM_VM_STATE_CONNECTING ? G_LOG_LEVEL_DEBUG : G_LOG_LEVEL_MESSAGE;
@@ -461,7 +507,7 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     /* Drained: flush_out() already removed this watch and cleared the id. */
     if (vm->notify_drained) {
         vm->notify_drained = FALSE;
-        ddm_monitor_vm_output_drained(vm->monitor, vm);
+        report_output_drained(vm);
     }
     return G_SOURCE_REMOVE;
 }
@@ -595,7 +641,7 @@ static int send_request(DdmVm *vm, gpointer owner, uint32_t type, const void *da
             ddm_chunk_name(type, name), p.id, len, timeout_ms);
     {
         ddm_chunk_info ci = {.type = type, .packet_id = p.id, .origin = DDM_ORIGIN_REQUEST};
-        ddm_monitor_tap_chunk(vm->monitor, vm, &ci, data, len);
+        report_tap_chunk(vm, &ci, data, len);
     }
     rearm(vm);
     if (id_out)
@@ -761,14 +807,12 @@ static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
  * (the probe is a non-DDM packet: it makes Dalvik/ART think a debugger
  * came, which ends a WAIT). adb targets are always Android: no probe. */
 #define PROBE_TIMEOUT_MS 3000
-#define JDWP_CMDSET_VM 1
-#define JDWP_CMD_VERSION 1
 
 static void start_helo(DdmVm *vm);
 
 static gboolean needs_probe(DdmVm *vm)
 {
-    return cfg(vm)->tcp_version_probe && strcmp(vm->target->ops->transport, "tcp") == 0 &&
+    return cfg(vm)->tcp_version_probe && (vm->target->ops->caps & DDM_TARGET_CAP_ANY_JVM) &&
            !ddm_monitor_known_ddm(vm->monitor, vm_key(vm));
 }
 
@@ -852,7 +896,7 @@ static void start_probe(DdmVm *vm)
         start_helo(vm);
         return;
     }
-    pkt = ddm_jdwp_build_command(p.id, JDWP_CMDSET_VM, JDWP_CMD_VERSION, NULL, 0, &plen);
+    pkt = ddm_jdwp_build_command(p.id, DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_VERSION, NULL, 0, &plen);
     r = queue_out(vm, pkt, plen);
     g_free(pkt);
     if (r < 0) {
@@ -948,11 +992,11 @@ static void handle_our_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket
         ddm_chunk_info ci = {.type = r.type, .packet_id = p->id, .origin = DDM_ORIGIN_REPLY,
                              .request_type = p->type};
         if (p->callback) {
-            ddm_monitor_tap_chunk(vm->monitor, vm, &ci, r.data, r.len);
+            report_tap_chunk(vm, &ci, r.data, r.len);
             deliver(vm, p, &r);
         } else {
             /* No callback: the reply goes to the type's owner (and taps). */
-            ddm_monitor_ddm_chunk(vm->monitor, vm, &ci, r.data, r.len);
+            report_ddm_chunk(vm, &ci, r.data, r.len);
         }
     } else if (p->callback) {
         deliver(vm, p, &r);
@@ -999,10 +1043,10 @@ static void dispatch_chunks(DdmVm *vm, const DdmJdwpPacket *pkt, unsigned skip, 
                 continue;
             }
             ci.type = inner;
-            ddm_monitor_ddm_chunk(vm->monitor, vm, &ci, out, out_len);
+            report_ddm_chunk(vm, &ci, out, out_len);
             g_free(out);
         } else {
-            ddm_monitor_ddm_chunk(vm->monitor, vm, &ci, ch.data, ch.len);
+            report_ddm_chunk(vm, &ci, ch.data, ch.len);
         }
     }
     if (vm->state == DDM_VM_STATE_CLOSED)
@@ -1063,7 +1107,7 @@ static void handle_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
         } else if (vm->state == DDM_VM_STATE_PLAIN && vm->helo_id != 0 &&
                    pkt->header.id == vm->helo_id) {
             handle_late_helo(vm, pkt);
-        } else if (!ddm_monitor_foreign_reply(vm->monitor, vm, pkt)) {
+        } else if (!report_foreign_reply(vm, pkt)) {
             if (ddm_correlate_was_expired(vm->pending, pkt->header.id))
                 g_debug("%s: late reply id 0x%08x after its timeout dropped", vm_key(vm),
                         pkt->header.id);
@@ -1076,7 +1120,7 @@ static void handle_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
         handle_ddm_event(vm, pkt);
         return;
     }
-    ddm_monitor_jdwp_from_vm(vm->monitor, vm, pkt);
+    report_jdwp_command(vm, pkt);
 }
 
 /* Take every complete unit out of the reader. FALSE once the VM is closed. */

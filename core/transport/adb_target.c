@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The adb transport (adb.h): a target whose connect asks the adb server for
+ * The adb transport (adb_target.h): a target whose connect asks the adb server for
  * host:transport:SERIAL then jdwp:PID on a fresh socket. After the second
  * OKAY the socket is that VM's raw JDWP stream, handed to the session like
  * a TCP fd. A FAIL (the VM is held by another tool, or gone) becomes the
  * connect error, with adb's reason. done() runs exactly once, never from
  * inside connect, also when cancelled.
  */
-#include "core/discovery/adb.h"
+#include "core/transport/adb_target.h"
 
 #include <unistd.h>
 

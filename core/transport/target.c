@@ -327,6 +327,7 @@ static void tcp_destroy(DdmTarget *target)
 
 static const DdmTargetOps tcp_ops = {
     .transport = "tcp",
+    .caps = DDM_TARGET_CAP_ANY_JVM,
     .connect = tcp_connect,
     .destroy = tcp_destroy,
 };

@@ -18,8 +18,19 @@ typedef struct DdmTarget DdmTarget;
 /** Result of a connect: @fd >= 0 (ownership passes to the callee) or @error set. */
 typedef void (*DdmTargetConnectedFn)(DdmTarget *target, int fd, const GError *error, gpointer ud);
 
+/* What a transport guarantees about the peer it reaches. */
+typedef enum {
+    /* The peer may be any JVM, not only Android's (a TCP port may be
+     * HotSpot or OpenJ9; adb's jdwp:PID reaches only Dalvik and ART).
+     * OpenJDK's agent can crash on DDM's vendor command set, so the session
+     * asks VirtualMachine.Version before any DDM packet (unless the user
+     * turned the probe off, --tcp-probe=helo). */
+    DDM_TARGET_CAP_ANY_JVM = 1u << 0,
+} DdmTargetCaps;
+
 typedef struct DdmTargetOps {
-    const char *transport;  /* "tcp", "adb" */
+    const char *transport;  /* a name for people: "tcp", "adb" */
+    unsigned caps;          /* DdmTargetCaps */
     /* Start connecting; call @done exactly once (never from inside this call)
      * unless @cancel fires first, in which case @done is called with
      * G_IO_ERROR_CANCELLED. */

@@ -5,8 +5,8 @@
  * draft allows it; real VMs send one). ZLIB-wrapped chunks (our reading of
  * the draft, see doc/protocol.md): outer type ZLIB, u4 length of what
  * follows, then u4 original type, u4 uncompressed length, zlib or raw
- * deflate data. Also the HELO, FEAT and FAIL payloads, the only chunk
- * types the core knows. Pure bytes in, structures out: no I/O.
+ * deflate data. Also the HELO, FEAT and FAIL payloads: with DBGD, the only
+ * chunk types the core knows. Pure bytes in, structures out: no I/O.
  */
 #ifndef DDM_DDM_H
 #define DDM_DDM_H
@@ -15,6 +15,12 @@
 #include <stdint.h>
 
 #include <ddmon/chunk.h>
+
+/* The one core chunk the SDK does not name: sent (empty) by the relay when
+ * a debugger detached, so that a VM may release what the debugger left;
+ * a VM that answers DBGD keeps its connection, one that does not (every
+ * real VM) is reconnected (doc/protocol.md, "A debugger leaves"). */
+#define DDM_CHUNK_DBGD DDM_CHUNK('D', 'B', 'G', 'D')
 
 /** One chunk; @data borrowed from the packet. */
 typedef struct DdmChunk {

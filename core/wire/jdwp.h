@@ -20,6 +20,14 @@
 #define DDM_JDWP_HANDSHAKE_LEN 14
 #define DDM_JDWP_HEADER_LEN 11
 #define DDM_JDWP_FLAG_REPLY 0x80
+/* The standard JDWP commands and errors ddmon itself uses (the JDWP
+ * specification's numbers; doc/protocol.md says why each is used). The
+ * vendor command set DDM rides on is the SDK's DDM_JDWP_CMDSET/CMD. */
+#define DDM_JDWP_CMDSET_VM 1               /* VirtualMachine */
+#define DDM_JDWP_CMD_VM_VERSION 1          /* VirtualMachine.Version: the probe before DDM */
+#define DDM_JDWP_CMD_VM_DISPOSE 6          /* VirtualMachine.Dispose: a debugger that left */
+#define DDM_JDWP_ERROR_NOT_IMPLEMENTED 99  /* the answer to a command a VM does not know */
+
 /** Default cap on one packet (configurable per reader): HPDS dumps are large. */
 #define DDM_JDWP_DEFAULT_MAX_PACKET ((size_t)256 << 20)
 

@@ -33,7 +33,7 @@
 
 #include "core/config/config.h"
 #include "core/pluginhost/loader.h"
-#include "core/session/monitor.h"
+#include "tests/harness/hand-monitor.h"
 #include "core/pluginhost/registry.h"
 #include "core/views/views.h"
 #include "core/session/vm.h"
@@ -72,7 +72,7 @@ static guint count_logs(const char *prefix, const char *needle)
 /* ---------------------------------------------------------------- fixture */
 
 typedef struct Fixture {
-    DdmMonitor mon;
+    TestParts mon;
     char *plugin_dir; /* DDM_TEST_PLUGIN_DIR */
     char *tmp;        /* scratch directory, removed at teardown */
 } Fixture;
@@ -88,8 +88,8 @@ static int setup(void **state)
     f->mon.config->installed_plugin_dir = g_strdup("/nonexistent/ddmon-test");
     f->mon.config->use_env_plugin_path = TRUE;
     f->mon.views = ddm_views_new();
-    f->mon.vms = g_hash_table_new(g_str_hash, g_str_equal);
-    f->mon.registry = ddm_registry_new(&f->mon);
+    f->mon.monitor = test_monitor_new(f->mon.config);
+    f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
     GError *err = NULL;
     f->tmp = g_dir_make_tmp("ddmon-test-loader-XXXXXX", &err);
     assert_null(err);
@@ -121,7 +121,7 @@ static int teardown(void **state)
 {
     Fixture *f = *state;
     ddm_registry_free(f->mon.registry);
-    g_hash_table_unref(f->mon.vms);
+    test_monitor_free(f->mon.monitor);
     ddm_views_free(f->mon.views);
     ddm_config_free(f->mon.config);
     rm_rf(f->tmp);
@@ -459,7 +459,7 @@ static void test_loader_required_and_disabled(void **state)
     ddm_registry_free(f->mon.registry);
 
     /* --plugins=init-fails: a named plugin whose init fails stops startup, naming it. */
-    f->mon.registry = ddm_registry_new(&f->mon);
+    f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
     g_ptr_array_set_size(c->plugins_only, 0);
     g_ptr_array_add(c->plugins_only, g_strdup("init-fails"));
     assert_false(ddm_loader_load_all(f->mon.registry, c, &err));
@@ -469,7 +469,7 @@ static void test_loader_required_and_disabled(void **state)
     ddm_registry_free(f->mon.registry);
 
     /* No --plugins, --disable-plugin=dup-chunk: init-fails is optional now. */
-    f->mon.registry = ddm_registry_new(&f->mon);
+    f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
     g_ptr_array_set_size(c->plugins_only, 0);
     g_ptr_array_add(c->plugins_disabled, g_strdup("dup-chunk"));
     assert_true(ddm_loader_load_all(f->mon.registry, c, &err));
@@ -665,7 +665,7 @@ static void test_loader_unsafe_dirs(void **state)
 
         /* The search path: skipped with one warning, good.so recorded as refused. */
         ddm_registry_free(f->mon.registry);
-        f->mon.registry = ddm_registry_new(&f->mon);
+        f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
         g_ptr_array_set_size(f->mon.config->plugin_dirs, 0);
         g_ptr_array_add(f->mon.config->plugin_dirs, g_strdup(searched));
         g_ptr_array_set_size(logs, 0);
@@ -687,7 +687,7 @@ static void test_loader_unsafe_dirs(void **state)
 
         /* Named with --plugins: a refusal stops startup with the reason. */
         ddm_registry_free(f->mon.registry);
-        f->mon.registry = ddm_registry_new(&f->mon);
+        f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
         g_ptr_array_add(f->mon.config->plugins_only, g_strdup("good"));
         ok = ddm_loader_load_all(f->mon.registry, f->mon.config, &err);
         g_ptr_array_set_size(f->mon.config->plugins_only, 0);
@@ -701,7 +701,7 @@ static void test_loader_unsafe_dirs(void **state)
 
         /* The file by name (--check-plugin): its directory may be sticky. */
         ddm_registry_free(f->mon.registry);
-        f->mon.registry = ddm_registry_new(&f->mon);
+        f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
         g_autoptr(GString) report = g_string_new(NULL);
         ok = ddm_loader_check_file(good, report, &err);
         if (ok != c->file_ok)
@@ -754,7 +754,7 @@ static void test_loader_refused_does_not_shadow(void **state)
 
         for (int named = 0; named <= 1; named++) {
             ddm_registry_free(f->mon.registry);
-            f->mon.registry = ddm_registry_new(&f->mon);
+            f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
             g_ptr_array_set_size(c->plugin_dirs, 0);
             g_ptr_array_add(c->plugin_dirs, g_strdup(first));
             g_ptr_array_add(c->plugin_dirs, g_strdup(second));
@@ -791,7 +791,7 @@ static void test_loader_refused_does_not_shadow(void **state)
 
         /* Without the good copies, the refusal stands (and fails --plugins). */
         ddm_registry_free(f->mon.registry);
-        f->mon.registry = ddm_registry_new(&f->mon);
+        f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
         g_ptr_array_set_size(c->plugin_dirs, 0);
         g_ptr_array_add(c->plugin_dirs, g_strdup(first));
         GError *err = NULL;
@@ -898,7 +898,7 @@ static void test_loader_hello_example(void **state)
     memset(&vm, 0, sizeof vm);
     vm.magic = DDM_VM_MAGIC;
     vm.ref_count = 1;
-    vm.monitor = &f->mon;
+    vm.monitor = f->mon.monitor;
     vm.state = DDM_VM_STATE_READY;
     vm.fd = -1;
     vm.pending = ddm_correlate_new(16);
@@ -906,7 +906,7 @@ static void test_loader_hello_example(void **state)
     vm.info.key = "127.0.0.1:8001";
     vm.info.app_name = "com.example.app";
     vm.info.ddm = 1;
-    g_hash_table_insert(f->mon.vms, (gpointer)vm.info.key, &vm);
+    g_hash_table_insert(f->mon.monitor->vms, (gpointer)vm.info.key, &vm);
 
     ddm_registry_vm_event(reg, &vm, DDM_VM_READY);
     ddm_view *view = ddm_views_lookup(f->mon.views, "hello", vm.info.key);
@@ -939,7 +939,7 @@ static void test_loader_hello_example(void **state)
     /* Gone: per-VM data freed by the core; the plugin forgot the VM. */
     ddm_registry_vm_event(reg, &vm, DDM_VM_GONE);
     ddm_views_destroy_vm(f->mon.views, vm.info.key);
-    g_hash_table_remove(f->mon.vms, vm.info.key);
+    g_hash_table_remove(f->mon.monitor->vms, vm.info.key);
     const char *argv_all[] = {"hello", NULL};
     assert_true(ddm_registry_run_command(reg, 1, argv_all, hello_done, NULL));
     assert_int_equal(record_int(done.result, "vms"), 0);

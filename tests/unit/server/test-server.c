@@ -26,7 +26,8 @@
 #include "cli/client.h"
 #include "server/control.h"
 #include "core/wire/ctlproto.h"
-#include "core/session/monitor.h"
+#include "core/daemon/daemon.h"
+#include "core/session/monitor-private.h"
 #include "server/server.h"
 #include "cli/snapshot.h"
 #include "core/views/views.h"
@@ -34,7 +35,10 @@
 typedef struct Fixture {
     char *dir;
     char *sock;
-    DdmMonitor mon;
+    struct {
+        DdmDaemon *daemon;
+        DdmViews *views;     /* the daemon's */
+    } mon;
     DdmControl *ctl;
     struct ddm_vm vm;
     gboolean stopped;
@@ -81,10 +85,12 @@ static int teardown(void **state)
     Fixture *f = *state;
     if (f->ctl != NULL)
         ddm_control_free(f->ctl);
-    if (f->mon.views != NULL)
-        ddm_views_free(f->mon.views);
-    if (f->mon.vms != NULL)
-        g_hash_table_unref(f->mon.vms);
+    if (f->mon.daemon != NULL) {
+        /* The hand-made VM is not the table's to free. */
+        DdmMonitor *mon = ddm_daemon_monitor(f->mon.daemon);
+        g_hash_table_steal(mon->vms, f->vm.info.key);
+        ddm_daemon_free(f->mon.daemon);
+    }
     rm_rf(f->dir);
     g_free(f->dir);
     g_free(f->sock);
@@ -213,19 +219,33 @@ static void start_control(Fixture *f)
     char *dir = g_path_get_dirname(f->sock);
     assert_true(ddm_server_check_dir(dir, TRUE, NULL));
     g_free(dir);
-    f->mon.views = ddm_views_new();
-    f->mon.vms = g_hash_table_new(g_str_hash, g_str_equal);
+    DdmConfig *config = ddm_config_new();
+    config->relay = FALSE;
+    config->scan_local = FALSE;
+    config->scan_adb = FALSE;
+    g_free(config->installed_plugin_dir);
+    config->installed_plugin_dir = g_strdup("/nonexistent/ddmon-test");
+    config->use_env_plugin_path = FALSE;
+    f->mon.daemon = ddm_daemon_new(config, NULL);
+    assert_non_null(f->mon.daemon);
+    f->mon.views = ddm_daemon_views(f->mon.daemon);
+    /* The test plays every view itself: drop the daemon's own. */
+    GPtrArray *own = ddm_views_list(f->mon.views);
+    for (guint i = 0; i < own->len; i++)
+        ddm_views_destroy(f->mon.views, g_ptr_array_index(own, i));
+    g_ptr_array_unref(own);
     f->vm.magic = DDM_VM_MAGIC;
+    f->vm.ref_count = 1; /* the test's own; the table borrows it */
     f->vm.state = DDM_VM_STATE_READY;
     f->vm.info.size = sizeof(f->vm.info);
     f->vm.info.key = "127.0.0.1:8000";
     f->vm.info.pid = 1234;
     f->vm.info.app_name = "com.example";
-    g_hash_table_insert(f->mon.vms, (gpointer)f->vm.info.key, &f->vm);
+    g_hash_table_insert(ddm_daemon_monitor(f->mon.daemon)->vms, (gpointer)f->vm.info.key, &f->vm);
     GError *error = NULL;
     int fd = ddm_server_listen(f->sock, &error);
     assert_true(fd >= 0);
-    f->ctl = ddm_control_new(&f->mon, fd, on_stop, f);
+    f->ctl = ddm_control_new(f->mon.daemon, fd, on_stop, f);
 }
 
 static ddm_view *add_table(Fixture *f, const char *vm, const char *name)

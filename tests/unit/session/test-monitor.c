@@ -22,7 +22,7 @@
 #include <glib-unix.h>
 
 #include "core/wire/ddm.h"
-#include "core/session/monitor.h"
+#include "core/daemon/daemon.h"
 
 /* ------------------------------------------------------------ fake VM */
 
@@ -229,13 +229,25 @@ static DdmConfig *test_config(void)
     return c;
 }
 
+/* The VM table is tested inside a whole daemon, as it runs: what its
+ * sessions report reaches the "vms" view and the relay through it. One
+ * daemon at a time. */
+static DdmDaemon *test_daemon;
+
 static DdmMonitor *monitor_new(DdmConfig *c)
 {
     GError *err = NULL;
-    DdmMonitor *mon = ddm_monitor_new(c, &err);
+    assert_null(test_daemon);
+    test_daemon = ddm_daemon_new(c, &err);
     assert_null(err);
-    assert_non_null(mon);
-    return mon;
+    assert_non_null(test_daemon);
+    return ddm_daemon_monitor(test_daemon);
+}
+
+static void daemon_free(void)
+{
+    ddm_daemon_free(test_daemon);
+    test_daemon = NULL;
 }
 
 static gboolean flag_cb(gpointer p)
@@ -297,7 +309,7 @@ static void wait_gone(DdmMonitor *mon, const char *key)
 /* The committed rows of a table view as JSON (transfer full). */
 static JsonNode *view_json(DdmMonitor *mon, const char *name)
 {
-    ddm_view *v = ddm_views_lookup(mon->views, name, NULL);
+    ddm_view *v = ddm_views_lookup(ddm_daemon_views(test_daemon), name, NULL);
     assert_non_null(v);
     return ddm_view_to_json(v, FALSE);
 }
@@ -370,7 +382,7 @@ static void test_monitor_core_views(void **state)
                                                       "name"),
                         "name");
     json_node_unref(n);
-    ddm_monitor_free(mon);
+    daemon_free();
 }
 
 static void test_monitor_ready_vm_listed(void **state)
@@ -443,7 +455,7 @@ static void test_monitor_ready_vm_listed(void **state)
     wait_state(mon, key, DDM_VM_STATE_READY);
 
     ddm_target_unref(t);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -467,7 +479,7 @@ static void test_monitor_plain_vm(void **state)
     assert_true(json_array_get_null_element(row, 1)); /* no pid */
     json_node_unref(vms);
     ddm_target_unref(t);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -498,7 +510,7 @@ static void test_monitor_backoff_refused(void **state)
     spin(1100); /* doubled: 2 s now */
     assert_false(ddm_monitor_offer_target(mon, explicit));
     ddm_target_unref(explicit);
-    ddm_monitor_free(mon);
+    daemon_free();
     g_free(key);
 }
 
@@ -521,7 +533,7 @@ static void test_monitor_scan_refused_is_free(void **state)
         json_node_unref(vms);
     }
     ddm_target_unref(scanned);
-    ddm_monitor_free(mon);
+    daemon_free();
     g_free(key);
 }
 
@@ -551,7 +563,7 @@ static void test_monitor_backoff_not_jdwp(void **state)
     assert_true(ddm_monitor_offer_target(mon, t));
     wait_state(mon, key, DDM_VM_STATE_READY);
     ddm_target_unref(t);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -571,11 +583,15 @@ static void test_monitor_local_discovery(void **state)
     g_array_append_val(c->scan_ranges, r1);
     g_array_append_val(c->scan_ranges, r2);
     mon = monitor_new(c);
-    ddm_monitor_start(mon);
+    ddm_daemon_start(test_daemon);
     wait_state(mon, key, DDM_VM_STATE_READY);
     spin(300); /* several scan periods */
     assert_int_equal(fake->accepted, 1); /* never a second connection */
-    assert_int_equal(g_hash_table_size(mon->vms) >= 1, TRUE);
+    {
+        GPtrArray *all = ddm_monitor_list_vms(mon);
+        assert_true(all->len >= 1);
+        g_ptr_array_unref(all);
+    }
 
     /* The VM exits and a new one takes the port: found within a period. */
     fake_drop_conns(fake);
@@ -596,9 +612,9 @@ static void test_monitor_local_discovery(void **state)
     assert_int_equal(fake->accepted, 2);
 
     /* Switching the scan off drops its VMs. */
-    assert_true(ddm_monitor_set_scan(mon, "none", NULL));
+    assert_true(ddm_daemon_set_scan(test_daemon, "none", NULL));
     assert_null(ddm_monitor_find_vm(mon, key));
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -614,7 +630,7 @@ static void test_monitor_connect_discovery(void **state)
     g_ptr_array_add(c->connect, g_strdup_printf("127.0.0.1:%u", fake->port));
     g_ptr_array_add(c->connect, g_strdup("not-a-target"));
     mon = monitor_new(c);
-    ddm_monitor_start(mon);
+    ddm_daemon_start(test_daemon);
     wait_state(mon, key, DDM_VM_STATE_READY);
     assert_string_equal(ddm_monitor_find_vm(mon, key)->target->origin, "connect");
     /* forget_target closes it; the connect module offers it again. */
@@ -623,7 +639,7 @@ static void test_monitor_connect_discovery(void **state)
     wait_state(mon, key, DDM_VM_STATE_READY);
     ddm_monitor_forget_origin(mon, "connect");
     assert_null(ddm_monitor_find_vm(mon, key));
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -658,7 +674,7 @@ static void test_monitor_resolve_ambiguous(void **state)
     }
     ddm_target_unref(ta);
     ddm_target_unref(tb);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(a);
     fake_free(b);
     g_free(ka);
@@ -679,7 +695,7 @@ static void test_monitor_host_name_target(void **state)
     assert_true(ddm_monitor_offer_target(mon, t));
     wait_state(mon, key, DDM_VM_STATE_READY);
     ddm_target_unref(t);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -704,7 +720,7 @@ static void test_monitor_forget_while_connecting(void **state)
     assert_true(ddm_monitor_offer_target(mon, t));
     wait_state(mon, key, DDM_VM_STATE_READY);
     ddm_target_unref(t);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(fake);
     g_free(key);
 }
@@ -736,7 +752,7 @@ static void test_monitor_named_target_listed_while_connecting(void **state)
     wait_row(mon, kn, "retrying");
     ddm_target_unref(tn);
     ddm_target_unref(ts);
-    ddm_monitor_free(mon);
+    daemon_free();
     fake_free(named);
     fake_free(scanned);
     g_free(kn);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for the VM session state machine (core/vm.c) over a
+ * Unit tests for the VM session state machine (core/session/vm*.c) over a
  * socketpair: the test plays the VM (writes the handshake echo and packets,
  * reads what ddmon sent) and drives the GMainLoop itself. A small test
- * monitor below stands in for core/monitor.c and records what the session
- * reports, so the session is tested alone: every state x packet kind,
+ * monitor below stands in for core/session/monitor.c and records what the
+ * session reports, so the session is tested alone: every state x packet kind,
  * handshake variants, HELO variants, events, unknown and late replies,
  * garbage, EOF in each state, and requests whose callbacks must run exactly
  * once (reply, JDWP error, timeout, VM gone) and never inside the call.
@@ -49,6 +49,23 @@ static void rec_chunk_free(gpointer p)
     g_free(c);
 }
 
+/* The test's own monitor: monitor.c is not linked, so these are the only
+ * definitions the session sees. */
+struct DdmMonitor {
+    const DdmConfig *config;
+};
+
+const DdmConfig *ddm_monitor_config(const DdmMonitor *mon)
+{
+    return mon->config;
+}
+
+gboolean ddm_monitor_stopping(const DdmMonitor *mon)
+{
+    (void)mon;
+    return FALSE;
+}
+
 void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
 {
     (void)mon;
@@ -85,21 +102,22 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
     rec.closed++;
 }
 
-void ddm_monitor_ddm_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
-                           const uint8_t *data, size_t len)
+/* What the session reports straight to the events table. */
+static void ev_ddm_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                         size_t len)
 {
     RecChunk *c = g_new0(RecChunk, 1);
-    (void)mon;
+    (void)ud;
     (void)vm;
     c->ci = *ci;
     c->data = g_bytes_new(data, len);
     g_ptr_array_add(rec.chunks, c);
 }
 
-void ddm_monitor_tap_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
-                           const uint8_t *data, size_t len)
+static void ev_tap_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                         size_t len)
 {
-    (void)mon;
+    (void)ud;
     (void)vm;
     (void)ci;
     (void)data;
@@ -107,28 +125,44 @@ void ddm_monitor_tap_chunk(DdmMonitor *mon, DdmVm *vm, const ddm_chunk_info *ci,
     rec.taps++;
 }
 
-void ddm_monitor_jdwp_from_vm(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt)
+static void ev_jdwp_command(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
 {
-    (void)mon;
+    (void)ud;
     (void)vm;
     (void)pkt;
     rec.jdwp_from_vm++;
 }
 
-void ddm_monitor_vm_output_drained(DdmMonitor *mon, DdmVm *vm)
+static void ev_output_drained(gpointer ud, DdmVm *vm)
 {
-    (void)mon;
+    (void)ud;
     (void)vm;
     rec.drained++;
 }
 
-gboolean ddm_monitor_foreign_reply(DdmMonitor *mon, DdmVm *vm, const DdmJdwpPacket *pkt)
+static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
 {
-    (void)mon;
+    (void)ud;
     (void)vm;
     (void)pkt;
     rec.foreign++;
     return FALSE;
+}
+
+static const DdmSessionEvents test_events = {
+    .ddm_chunk = ev_ddm_chunk,
+    .tap_chunk = ev_tap_chunk,
+    .jdwp_command = ev_jdwp_command,
+    .foreign_reply = ev_foreign_reply,
+    .output_drained = ev_output_drained,
+};
+
+const DdmSessionEvents *ddm_monitor_events(DdmMonitor *mon, gpointer *ud)
+{
+    (void)mon;
+    if (ud)
+        *ud = NULL;
+    return &test_events;
 }
 
 /* Count the session's log lines by level (then print them as usual). */
@@ -194,7 +228,7 @@ static void pair_destroy(DdmTarget *t)
     g_free(pt);
 }
 
-static const DdmTargetOps pair_ops = {"pair", pair_connect, pair_destroy};
+static const DdmTargetOps pair_ops = {.transport = "pair", .connect = pair_connect, .destroy = pair_destroy};
 
 /* ------------------------------------------------------------- fixture */
 

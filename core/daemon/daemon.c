@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The daemon (see daemon.h): builds the parts in order (views, VM table,
+ * plugins, relay, discovery), routes what sessions report to the plugins
+ * and the relay, and takes them down in the reverse order. The routing
+ * rules live here and only here:
+ *  - READY: the relay gives the VM a port, then plugins see DDM_VM_READY;
+ *    PLAIN: only the relay (plugins speak DDM, a plain JVM does not).
+ *  - a changed identity: the relay (selection by name), then plugins.
+ *  - a close: plugins see DDM_VM_GONE only for a VM they saw READY, before
+ *    its views go; then the relay, which may ask for a fast reconnect.
+ *  - DDM chunks go to their owners; JDWP traffic to the relay.
+ */
+#include "core/daemon/daemon.h"
+
+#include "core/discovery/discovery.h"
+#include "core/pluginhost/loader.h"
+
+struct DdmDaemon {
+    DdmConfig *config;        /* owned */
+    DdmViews *views;          /* owned */
+    DdmMonitor *monitor;      /* owned */
+    DdmRegistry *registry;    /* owned */
+    DdmRelay *relay;          /* owned, NULL without debugger ports */
+    DdmDiscoverySet *discovery; /* owned */
+    DdmVmsView *vms_view;     /* owned */
+};
+
+static void on_vm_up(gpointer ud, DdmVm *vm)
+{
+    DdmDaemon *d = ud;
+    if (d->relay)
+        ddm_relay_vm_up(d->relay, vm);
+    if (vm->state == DDM_VM_STATE_READY && d->registry)
+        ddm_registry_vm_event(d->registry, vm, DDM_VM_READY);
+}
+
+static void on_vm_changed(gpointer ud, DdmVm *vm)
+{
+    DdmDaemon *d = ud;
+    if (d->relay)
+        ddm_relay_vm_changed(d->relay, vm);
+    if (vm->state == DDM_VM_STATE_READY && d->registry)
+        ddm_registry_vm_event(d->registry, vm, DDM_VM_CHANGED);
+}
+
+static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
+{
+    DdmDaemon *d = ud;
+    gboolean reconnect = FALSE;
+
+    if (vm->was_ready && d->registry)
+        ddm_registry_vm_event(d->registry, vm, DDM_VM_GONE);
+    if (d->relay)
+        reconnect = ddm_relay_vm_closed(d->relay, vm);
+    ddm_views_destroy_vm(d->views, vm->target->key);
+    return reconnect;
+}
+
+static void on_list_changed(gpointer ud)
+{
+    DdmDaemon *d = ud;
+    ddm_vms_view_schedule(d->vms_view);
+}
+
+static void on_ddm_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                         size_t len)
+{
+    DdmDaemon *d = ud;
+    if (d->registry)
+        ddm_registry_dispatch(d->registry, vm, ci, data, len);
+}
+
+static void on_tap_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                         size_t len)
+{
+    DdmDaemon *d = ud;
+    if (d->registry)
+        ddm_registry_tap_request(d->registry, vm, ci, data, len);
+}
+
+static void on_jdwp_command(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    DdmDaemon *d = ud;
+    ddm_relay_command_from_vm(d->relay, vm, pkt);
+}
+
+static gboolean on_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    DdmDaemon *d = ud;
+    return d->relay ? ddm_relay_reply_from_vm(d->relay, vm, pkt) : FALSE;
+}
+
+static void on_output_drained(gpointer ud, DdmVm *vm)
+{
+    DdmDaemon *d = ud;
+    if (d->relay)
+        ddm_relay_vm_output_drained(d->relay, vm);
+}
+
+/* With a relay, and without (JDWP commands from the VM are then dropped
+ * and counted by the session). */
+static const DdmSessionEvents events_with_relay = {
+    .vm_up = on_vm_up,
+    .vm_changed = on_vm_changed,
+    .vm_closed = on_vm_closed,
+    .list_changed = on_list_changed,
+    .ddm_chunk = on_ddm_chunk,
+    .tap_chunk = on_tap_chunk,
+    .jdwp_command = on_jdwp_command,
+    .foreign_reply = on_foreign_reply,
+    .output_drained = on_output_drained,
+};
+static const DdmSessionEvents events_without_relay = {
+    .vm_up = on_vm_up,
+    .vm_changed = on_vm_changed,
+    .vm_closed = on_vm_closed,
+    .list_changed = on_list_changed,
+    .ddm_chunk = on_ddm_chunk,
+    .tap_chunk = on_tap_chunk,
+    .jdwp_command = NULL,
+    .foreign_reply = on_foreign_reply,
+    .output_drained = on_output_drained,
+};
+
+DdmDaemon *ddm_daemon_new(DdmConfig *config, GError **error)
+{
+    DdmDaemon *d;
+    GError *err = NULL;
+
+    g_return_val_if_fail(config != NULL, NULL);
+    d = g_new0(DdmDaemon, 1);
+    d->config = config;
+    d->views = ddm_views_new();
+    d->monitor = ddm_monitor_new(config, config->relay ? &events_with_relay : &events_without_relay, d);
+    /* The core views first, so they lead every list of views. */
+    d->vms_view = ddm_vms_view_new(d->views, d->monitor);
+    d->registry = ddm_registry_new(d->monitor, d->views, config);
+    ddm_plugins_view_refresh(d->views, d->registry);
+    if (!ddm_loader_load_all(d->registry, config, &err)) {
+        g_propagate_error(error, err);
+        ddm_daemon_free(d);
+        return NULL;
+    }
+    ddm_plugins_view_refresh(d->views, d->registry);
+    if (config->relay) {
+        d->relay = ddm_relay_new(d->monitor, &err);
+        if (!d->relay && err) {
+            g_propagate_error(error, err);
+            ddm_daemon_free(d);
+            return NULL;
+        }
+        ddm_vms_view_set_relay(d->vms_view, d->relay);
+    }
+    d->discovery = ddm_discovery_set_new(d->monitor, config, d->views);
+    ddm_discovery_set_reconcile(d->discovery, FALSE);
+    return d;
+}
+
+void ddm_daemon_start(DdmDaemon *d)
+{
+    g_return_if_fail(d != NULL);
+    ddm_discovery_set_start(d->discovery);
+}
+
+void ddm_daemon_free(DdmDaemon *d)
+{
+    if (!d)
+        return;
+    /* The VM table refuses new sessions and closes every VM (plugins and
+     * the relay see each go), then discovery stops, then the relay and the
+     * plugins go. */
+    ddm_vms_view_stop(d->vms_view);
+    ddm_monitor_stop(d->monitor, "ddmon is stopping");
+    ddm_discovery_set_free(d->discovery);
+    d->discovery = NULL;
+    if (d->relay) {
+        ddm_relay_free(d->relay);
+        d->relay = NULL;
+    }
+    if (d->registry) {
+        ddm_registry_free(d->registry);
+        d->registry = NULL;
+    }
+    ddm_monitor_free(d->monitor);
+    ddm_vms_view_free(d->vms_view);
+    ddm_views_free(d->views);
+    ddm_config_free(d->config);
+    g_free(d);
+}
+
+DdmConfig *ddm_daemon_config(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, NULL);
+    return d->config;
+}
+
+DdmMonitor *ddm_daemon_monitor(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, NULL);
+    return d->monitor;
+}
+
+DdmRegistry *ddm_daemon_registry(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, NULL);
+    return d->registry;
+}
+
+DdmViews *ddm_daemon_views(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, NULL);
+    return d->views;
+}
+
+DdmRelay *ddm_daemon_relay(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, NULL);
+    return d->relay;
+}
+
+gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error)
+{
+    g_return_val_if_fail(d != NULL && spec != NULL, FALSE);
+    if (!ddm_config_set_scan(d->config, spec, error))
+        return FALSE;
+    ddm_discovery_set_reconcile(d->discovery, TRUE);
+    return TRUE;
+}
+
+gboolean ddm_daemon_vm_list_settled(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, TRUE);
+    return ddm_monitor_sessions_settled(d->monitor) && !ddm_vms_view_pending(d->vms_view);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The daemon: one running ddmon, assembled from the parts below it. It owns
+ * the configuration, the view store, the VM table (core/session), the
+ * plugin host (core/pluginhost), the debugger relay (core/relay) and the
+ * discovery modules (core/discovery), and it wires them: it receives what
+ * the sessions report (DdmSessionEvents) and hands it to the plugins and
+ * the relay, and keeps the core's own views "vms" and "plugins". The
+ * server (server/) and the in-process snapshot (cli/) each run one.
+ * Everything runs on the default GMainContext.
+ */
+#ifndef DDM_DAEMON_H
+#define DDM_DAEMON_H
+
+#include <glib.h>
+
+#include "core/config/config.h"
+#include "core/pluginhost/registry.h"
+#include "core/relay/relay.h"
+#include "core/session/monitor.h"
+#include "core/views/views.h"
+
+typedef struct DdmDaemon DdmDaemon;
+
+/** Assemble a daemon from @config (taken over): views, VM table, plugins
+ *  loaded, relay (unless config->relay is FALSE), discovery modules (not
+ *  started). NULL + @error when a plugin the user named failed or the
+ *  relay's configuration is invalid. */
+DdmDaemon *ddm_daemon_new(DdmConfig *config, GError **error);
+/** Start discovery. */
+void ddm_daemon_start(DdmDaemon *d);
+/** Stop discovery, close every VM (plugins see each go), unload plugins, free. */
+void ddm_daemon_free(DdmDaemon *d);
+
+/* The parts, for the server's and the snapshot's questions. (transfer none) */
+DdmConfig *ddm_daemon_config(DdmDaemon *d);
+DdmMonitor *ddm_daemon_monitor(DdmDaemon *d);
+DdmRegistry *ddm_daemon_registry(DdmDaemon *d);
+DdmViews *ddm_daemon_views(DdmDaemon *d);
+/** NULL when the daemon has no relay (a one-shot snapshot). */
+DdmRelay *ddm_daemon_relay(DdmDaemon *d);
+
+/** Switch discovery modes at run time ("local,adb"); modes removed drop their VMs. */
+gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error);
+/** TRUE when no session is still finding out what its VM is (connecting,
+ *  handshake, HELO) and the "vms" view shows every change reported so far
+ *  (its rebuild is coalesced: one may be due). */
+gboolean ddm_daemon_vm_list_settled(DdmDaemon *d);
+
+/* The core views, one file each (vms_view.c, plugins_view.c). */
+typedef struct DdmVmsView DdmVmsView;
+/** The "vms" view in @views: one row per listed VM and per retrying target,
+ *  rebuilt at most every 100 ms after ddm_vms_view_schedule. */
+DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon);
+/** The relay whose ports the rows show (NULL: none). */
+void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay);
+void ddm_vms_view_schedule(DdmVmsView *vv);
+gboolean ddm_vms_view_pending(const DdmVmsView *vv);
+/** Stop rebuilding (the daemon is stopping). */
+void ddm_vms_view_stop(DdmVmsView *vv);
+void ddm_vms_view_free(DdmVmsView *vv);
+/** Publish (or refresh) the "plugins" view of @reg's plugin records in @views. */
+void ddm_plugins_view_refresh(DdmViews *views, DdmRegistry *reg);
+
+#endif /* DDM_DAEMON_H */

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# core/daemon/: one running ddmon assembled from the parts, and the core
+# views "vms" and "plugins".
+core_libddmcore_la_SOURCES += %reldir%/daemon.h %reldir%/daemon.c \
+	%reldir%/vms_view.c %reldir%/plugins_view.c

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Discovery: modules that find VMs and offer them to the monitor as
+ * targets ("local": the port scan of 127.0.0.1; "connect": the --connect
+ * targets; "adb": every debuggable app of every device the adb server
+ * knows, with hotplug), and the set of modules that follows the
+ * configuration as the user switches modes at run time. Discovery may
+ * call the monitor (core/session) and publish views (core/views); nothing
+ * below calls discovery.
+ */
+#ifndef DDM_DISCOVERY_H
+#define DDM_DISCOVERY_H
+
+#include <glib.h>
+
+#include "core/config/config.h"
+#include "core/session/monitor.h"
+#include "core/views/views.h"
+
+typedef struct DdmDiscovery DdmDiscovery;
+typedef struct DdmDiscoveryOps {
+    const char *name;                         /* "local", "connect", "adb" */
+    void (*start)(DdmDiscovery *d);
+    void (*stop)(DdmDiscovery *d);           /* stop and forget its targets */
+    void (*free)(DdmDiscovery *d);
+} DdmDiscoveryOps;
+
+/* What every module gets: all borrowed, all outlive the module. */
+struct DdmDiscovery {
+    const DdmDiscoveryOps *ops;
+    DdmMonitor *monitor;
+    const DdmConfig *config;
+    DdmViews *views;         /* for modules that publish views (adb: "devices") */
+    gboolean running;        /* set by ops->start, cleared by ops->stop (the module's own) */
+    gpointer priv;
+};
+
+DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config);
+DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config);
+/** adb tracking; publishes the "devices" and "device-processes" views in @views. */
+DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon, const DdmConfig *config, DdmViews *views);
+
+/* The modules the configuration asks for (config->scan_local, scan_adb,
+ * connect), kept in line with it. */
+typedef struct DdmDiscoverySet DdmDiscoverySet;
+/** No module is created before ddm_discovery_set_reconcile. All borrowed. */
+DdmDiscoverySet *ddm_discovery_set_new(DdmMonitor *mon, const DdmConfig *config, DdmViews *views);
+/** Create the modules the config asks for and drop the others (dropping
+ *  one closes its VMs); start new ones when @start. */
+void ddm_discovery_set_reconcile(DdmDiscoverySet *set, gboolean start);
+/** Start every module not running. */
+void ddm_discovery_set_start(DdmDiscoverySet *set);
+/** Stop and free every module. */
+void ddm_discovery_set_free(DdmDiscoverySet *set);
+
+#endif /* DDM_DISCOVERY_H */

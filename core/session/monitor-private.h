@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The monitor's fields, for core/session/ only: everyone else uses the
+ * questions monitor.h asks.
+ */
+#ifndef DDM_MONITOR_PRIVATE_H
+#define DDM_MONITOR_PRIVATE_H
+
+#include "core/session/monitor.h"
+
+struct DdmMonitor {
+    const DdmConfig *config;        /* borrowed */
+    const DdmSessionEvents *events; /* borrowed; may be NULL */
+    gpointer ud;                    /* for events */
+    GHashTable *vms;                /* key -> DdmVm* (one reference each) */
+    GHashTable *backoff;            /* key -> DdmBackoff*: when a target may be tried again */
+    GHashTable *known_ddm;          /* keys that answered HELO: reconnects skip the Version probe */
+    gboolean stopping;
+};
+
+#endif /* DDM_MONITOR_PRIVATE_H */
