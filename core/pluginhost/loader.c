@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Finding, validating and loading plugin files (house style B4/B5).
+ * Finding, validating and loading plugin files (doc/plugin-abi.md, "The
+ * load rule" and "Search path and file layout").
  *
  * Every candidate goes through one sequence, and the first failing step
  * refuses it with a DDM_LOADER_ERROR and a record (for --list-plugins):

@@ -73,7 +73,7 @@ struct ddm_vm {
     guint64 packets_in, packets_out, bytes_in, bytes_out, jdwp_dropped;
     char *close_reason;
 
-    gpointer relay;             /* the relay's per-VM state (issue 5), NULL until then */
+    gpointer relay;             /* the relay's per-VM state, NULL until a debugger port is given */
 
     /* session internals (vm.c only) */
     guint out_watch;            /* G_IO_OUT watch, only while `out` holds unsent bytes */
