@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/session/: one VM's connection and state machine, and the VM table.
-core_libddmcore_la_SOURCES += %reldir%/vm.c %reldir%/vm.h \
+core_libddmcore_la_SOURCES += %reldir%/vm.c %reldir%/vm.h %reldir%/vm-private.h \
+	%reldir%/vm_io.c %reldir%/vm_request.c %reldir%/vm_handshake.c %reldir%/vm_classify.c \
 	%reldir%/correlate.c %reldir%/correlate.h \
 	%reldir%/monitor.c %reldir%/monitor.h %reldir%/monitor-private.h

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Internals shared by the files of one VM's session (core/session/vm*.c):
+ * vm.c (life cycle, state, identity, close, the deadline timer), vm_io.c
+ * (write queue, socket I/O), vm_request.c (requests, replies to our ids),
+ * vm_handshake.c (handshake echo, Version probe, HELO, FEAT) and
+ * vm_classify.c (where each packet from the VM goes). Nothing else
+ * includes this header; the rest of the core uses vm.h.
+ */
+#ifndef DDM_VM_PRIVATE_H
+#define DDM_VM_PRIVATE_H
+
+#include "core/session/monitor.h"
+#include "core/session/vm.h"
+
+/* Our packet ids: 0x40000000 + n, like ddmlib; wraps back to the first. */
+#define DDM_ID_FIRST 0x40000000u
+#define DDM_ID_LAST 0x7fffffffu
+
+/** The VM's key for log lines ("?" before it has a target). */
+static inline const char *vm_key(const DdmVm *vm)
+{
+    return vm->target ? vm->target->key : "?";
+}
+
+/** The configuration of the VM's monitor. */
+static inline const DdmConfig *vm_cfg(const DdmVm *vm)
+{
+    return ddm_monitor_config(vm->monitor);
+}
+
+/* vm.c: life cycle and state */
+/** Point vm->info at the owned identity strings again (after any changed). */
+void ddm_vm_sync_info(DdmVm *vm);
+/** Enter state @s (no-op if already there) and tell the monitor. */
+void ddm_vm_set_state(DdmVm *vm, DdmVmState s);
+/** Arm the one timer at the earliest pending or handshake deadline. */
+void ddm_vm_rearm(DdmVm *vm);
+/** Close a VM that broke the protocol, with one warning naming the fault. */
+void ddm_vm_close_bad(DdmVm *vm, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/** Close from an idle, where no callback may run; takes @why (transfer full). */
+void ddm_vm_close_later(DdmVm *vm, char *why);
+
+/* vm_io.c: write queue and socket I/O */
+/** Queue bytes and try to write them; never closes at once nor calls anyone
+ *  (0, -ENOTCONN without an fd, -ENOBUFS over max_write_queue). */
+int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n);
+/** The fd's read watch callback (G_IO_IN | G_IO_HUP | G_IO_ERR, @ud the VM). */
+gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud);
+/** Read what the socket holds now and handle it; the caller holds a reference. */
+void ddm_vm_io_read_input(DdmVm *vm);
+
+/* vm_request.c: the request API and reply correlation */
+/** Send a request in any connected state (the core's HELO/FEAT go out in HELO). */
+int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, size_t len,
+                    unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out);
+/** End a request taken from the pending table with status @st (no chunk). */
+void ddm_vm_req_deliver_status(DdmVm *vm, const DdmPending *p, ddm_reply_status st);
+/** Hand @pkt, the reply to our request @p (taken from the table), to its taker. */
+void ddm_vm_req_handle_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt);
+
+/* vm_handshake.c: handshake, Version probe, HELO, FEAT */
+/** The VM echoed the handshake: probe its kind, or send HELO and FEAT. */
+void ddm_vm_handshake_echoed(DdmVm *vm);
+/** TRUE if @p is our VirtualMachine.Version probe. */
+gboolean ddm_vm_handshake_is_probe(const DdmPending *p);
+/** The answer to the Version probe: HELO for Dalvik/ART, PLAIN for others. */
+void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt);
+/** The answer to a HELO that timed out (state PLAIN, id vm->helo_id). */
+void ddm_vm_handshake_late_helo(DdmVm *vm, const DdmJdwpPacket *pkt);
+
+/* vm_classify.c: packet classification */
+/** Handle one packet from the VM: a reply, a DDM event or debugger traffic. */
+void ddm_vm_classify_packet(DdmVm *vm, const DdmJdwpPacket *pkt);
+/** Hand the chunks of @pkt after the first @skip to their owners, as @origin. */
+void ddm_vm_classify_chunks(DdmVm *vm, const DdmJdwpPacket *pkt, unsigned skip,
+                            ddm_chunk_origin origin, uint32_t request_type);
+/** Report one chunk to the monitor's events (its owner and the taps). */
+void ddm_vm_report_ddm_chunk(DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data, size_t len);
+
+#endif /* DDM_VM_PRIVATE_H */

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * How one VM's session gets from HANDSHAKE to READY or PLAIN (the session
+ * as a whole: vm.c): the handshake echo, the VirtualMachine.Version probe
+ * on TCP targets, HELO and FEAT, and a HELO answer that came too late.
+ * Everything the core needs from DDM itself is HELO and FEAT. The handshake
+ * bytes go out, and a missing echo times out, in vm.c.
+ */
+#include <string.h>
+
+#include <ddmon/bytes.h>
+
+#include "core/wire/ddm.h"
+#include "core/session/vm-private.h"
+
+#define DDM_SERVER_PROTOCOL_VERSION 1u
+
+/* --------------------------------------------------- HELO / FEAT replies */
+
+static void mark_plain(DdmVm *vm)
+{
+    vm->info.ddm = 0;
+    ddm_vm_set_state(vm, DDM_VM_STATE_PLAIN);
+}
+
+static void mark_ready(DdmVm *vm)
+{
+    ddm_monitor_note_ddm(vm->monitor, vm_key(vm));
+    vm->info.ddm = 1;
+    ddm_vm_sync_info(vm);
+    ddm_vm_set_state(vm, DDM_VM_STATE_READY);
+}
+
+static void apply_helo(DdmVm *vm, const DdmHelo *h)
+{
+    vm->info.protocol_version = h->protocol_version;
+    vm->info.pid = h->pid;
+    g_free(vm->vm_ident);
+    vm->vm_ident = g_strdup(h->vm_ident);
+    g_free(vm->app_name);
+    vm->app_name = g_strdup(h->app_name);
+    vm->info.user_id = h->user_id;
+    g_free(vm->abi);
+    vm->abi = g_strdup(h->abi);
+    g_free(vm->jvm_flags);
+    vm->jvm_flags = g_strdup(h->jvm_flags);
+    vm->info.native_debuggable = h->native_debuggable;
+    g_free(vm->package_name);
+    vm->package_name = g_strdup(h->package_name);
+    vm->boot_stage = h->boot_stage;
+    ddm_vm_sync_info(vm);
+}
+
+static void helo_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    char name[5];
+    (void)self;
+    (void)ud;
+
+    if (vm->state != DDM_VM_STATE_HELO)
+        return; /* closed meanwhile (VM_GONE) */
+    switch (r->status) {
+    case DDM_REPLY_CHUNK:
+        if (r->type == DDM_CHUNK_HELO) {
+            DdmHelo h;
+            if (!ddm_helo_parse(r->data, r->len, &h)) {
+                ddm_vm_close_bad(vm, "malformed HELO reply (%zu bytes)", r->len);
+                return;
+            }
+            apply_helo(vm, &h);
+            if (h.trailing)
+                g_debug("%s: HELO reply has %zu unknown trailing bytes (ignored)", vm_key(vm),
+                        h.trailing);
+            g_info("%s: DDM VM pid %u \"%s\" (%s)", vm_key(vm), h.pid,
+                   h.app_name ? h.app_name : "", h.vm_ident ? h.vm_ident : "?");
+            ddm_helo_clear(&h);
+        } else if (r->type == DDM_CHUNK_FAIL) {
+            g_warning("%s: VM answered HELO with FAIL %u (%s); identity unknown", vm_key(vm),
+                      r->fail_code, r->fail_msg ? r->fail_msg : "no message");
+        } else {
+            g_warning("%s: VM answered HELO with a %s chunk; identity unknown", vm_key(vm),
+                      ddm_chunk_name(r->type, name));
+        }
+        mark_ready(vm);
+        break;
+    case DDM_REPLY_EMPTY:
+        /* Dalvik with no HELO handler registered: DDM-aware, nameless. */
+        g_info("%s: empty HELO reply; DDM-aware VM without identity", vm_key(vm));
+        mark_ready(vm);
+        break;
+    case DDM_REPLY_ERROR:
+        g_message("%s: answered HELO with JDWP error %u (%s): plain JVM without DDM", vm_key(vm),
+                  r->jdwp_error, ddm_jdwp_error_name(r->jdwp_error));
+        mark_plain(vm);
+        break;
+    case DDM_REPLY_TIMEOUT:
+        g_message("%s: no HELO answer within %u ms: treating it as a plain JVM", vm_key(vm),
+                  vm_cfg(vm)->request_timeout_ms);
+        mark_plain(vm);
+        break;
+    case DDM_REPLY_BAD:
+        ddm_vm_close_bad(vm, "unparsable HELO reply");
+        break;
+    case DDM_REPLY_VM_GONE:
+        break;
+    }
+}
+
+static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    char **feat;
+    (void)self;
+    (void)ud;
+
+    if (vm->state == DDM_VM_STATE_CLOSED || r->status != DDM_REPLY_CHUNK)
+        return; /* plain JVMs answer with an error; ART may not answer at all */
+    if (r->type != DDM_CHUNK_FEAT) {
+        g_debug("%s: FEAT answered with another chunk type", vm_key(vm));
+        return;
+    }
+    feat = ddm_feat_parse(r->data, r->len);
+    if (!feat) {
+        g_warning("%s: malformed FEAT reply (%zu bytes) ignored", vm_key(vm), r->len);
+        return;
+    }
+    g_strfreev(vm->features);
+    vm->features = feat;
+    ddm_vm_sync_info(vm);
+    ddm_monitor_vm_identity_changed(vm->monitor, vm);
+}
+
+/* ------------------------------------------------ VirtualMachine.Version */
+
+/* OpenJDK's JDWP agent reads the command set as a signed byte, so a vendor
+ * set such as DDM's 0xC7 indexes outside its table and can crash the JVM
+ * (JDK-8382537, fixed upstream in 2026; every OpenJDK in use has it). On
+ * TCP targets, where HotSpot JVMs live, ddmon therefore asks the standard
+ * VirtualMachine.Version first and sends DDM only to a VM that says it is
+ * Dalvik or ART. A VM already seen answering HELO is trusted on reconnect
+ * (the probe is a non-DDM packet: it makes Dalvik/ART think a debugger
+ * came, which ends a WAIT). adb targets are always Android: no probe. */
+#define PROBE_TIMEOUT_MS 3000
+
+static void start_helo(DdmVm *vm);
+
+static gboolean needs_probe(DdmVm *vm)
+{
+    return vm_cfg(vm)->tcp_version_probe && (vm->target->ops->caps & DDM_TARGET_CAP_ANY_JVM) &&
+           !ddm_monitor_known_ddm(vm->monitor, vm_key(vm));
+}
+
+/* A JDWP string: u4 byte count + (modified) UTF-8, bounded by the reader. */
+static char *read_jdwp_string(ddm_reader *r)
+{
+    uint32_t n = ddm_read_u4(r);
+    const uint8_t *p = ddm_read_bytes(r, n);
+    return p ? g_utf8_make_valid((const char *)p, (gssize)n) : NULL;
+}
+
+static gboolean looks_android(const char *s)
+{
+    return s && (strstr(s, "Dalvik") || strstr(s, "Android"));
+}
+
+/* Timeout or VM gone (the reply itself goes to ddm_vm_handshake_probe_answered). */
+static void probe_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    (void)self;
+    (void)ud;
+    if (vm->state != DDM_VM_STATE_HELO || r->status != DDM_REPLY_TIMEOUT)
+        return;
+    g_info("%s: no answer to VirtualMachine.Version in %u ms; trying HELO", vm_key(vm),
+           PROBE_TIMEOUT_MS);
+    start_helo(vm);
+}
+
+/* The probe is told from other requests by its callback. */
+gboolean ddm_vm_handshake_is_probe(const DdmPending *p)
+{
+    return p->callback == (gpointer)(void (*)(void))probe_reply;
+}
+
+void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    ddm_reader r;
+    char *desc = NULL, *version = NULL, *name = NULL;
+    int32_t major, minor;
+
+    if (pkt->header.error != 0) {
+        g_info("%s: VirtualMachine.Version failed (error %u); trying HELO", vm_key(vm),
+               pkt->header.error);
+        start_helo(vm);
+        return;
+    }
+    ddm_reader_init(&r, pkt->data, pkt->data_len);
+    desc = read_jdwp_string(&r);
+    major = ddm_read_i4(&r);
+    minor = ddm_read_i4(&r);
+    version = read_jdwp_string(&r);
+    name = read_jdwp_string(&r);
+    if (!ddm_reader_ok(&r)) {
+        g_info("%s: malformed VirtualMachine.Version reply; trying HELO", vm_key(vm));
+        start_helo(vm);
+    } else if (looks_android(desc) || looks_android(name)) {
+        g_debug("%s: %s: a Dalvik/ART VM; sending HELO", vm_key(vm), name);
+        start_helo(vm);
+    } else {
+        g_free(vm->vm_ident);
+        vm->vm_ident = g_strdup_printf("%s %s", name, version);
+        ddm_vm_sync_info(vm);
+        g_message("%s: %s (JDWP %d.%d): plain JVM, no DDM traffic", vm_key(vm), vm->vm_ident,
+                  major, minor);
+        vm->info.ddm = 0;
+        ddm_vm_set_state(vm, DDM_VM_STATE_PLAIN);
+    }
+    g_free(desc);
+    g_free(version);
+    g_free(name);
+}
+
+static void start_probe(DdmVm *vm)
+{
+    DdmPending p = {0};
+    uint8_t *pkt;
+    size_t plen = 0;
+    int r;
+
+    ddm_vm_set_state(vm, DDM_VM_STATE_HELO);
+    if (vm->state != DDM_VM_STATE_HELO)
+        return;
+    p.id = ddm_vm_alloc_id(vm);
+    p.deadline_us = g_get_monotonic_time() + (gint64)PROBE_TIMEOUT_MS * 1000;
+    p.callback = (gpointer)(void (*)(void))probe_reply;
+    if (!ddm_correlate_insert(vm->pending, &p)) {
+        start_helo(vm);
+        return;
+    }
+    pkt = ddm_jdwp_build_command(p.id, DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_VERSION, NULL, 0, &plen);
+    r = ddm_vm_io_queue(vm, pkt, plen);
+    g_free(pkt);
+    if (r < 0) {
+        ddm_vm_close_later(vm, g_strdup_printf("cannot send VirtualMachine.Version: %s",
+                                               g_strerror(-r)));
+        return;
+    }
+    ddm_vm_rearm(vm);
+}
+
+static void start_helo(DdmVm *vm)
+{
+    uint8_t helo[4];
+    int r;
+
+    ddm_vm_set_state(vm, DDM_VM_STATE_HELO);
+    if (vm->state != DDM_VM_STATE_HELO)
+        return;
+    ddm_helo_request(helo, DDM_SERVER_PROTOCOL_VERSION);
+    r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_HELO, helo, sizeof helo, 0, helo_reply, NULL,
+                        &vm->helo_id);
+    if (r == 0)
+        r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, feat_reply, NULL, NULL);
+    if (r < 0)
+        ddm_vm_close_later(vm, g_strdup_printf("cannot send HELO: %s", g_strerror(-r)));
+}
+
+/* ------------------------------------------------------- handshake echo */
+
+void ddm_vm_handshake_echoed(DdmVm *vm)
+{
+    vm->handshake_deadline_us = G_MAXINT64;
+    g_debug("%s: handshake echoed", vm_key(vm));
+    if (needs_probe(vm))
+        start_probe(vm);
+    else
+        start_helo(vm);
+}
+
+/* ----------------------------------------------------------- late HELO */
+
+/* The answer to a HELO that timed out (a VM starting under load, a slow
+ * adb link): if it is a real HELO, the VM speaks DDM after all. */
+void ddm_vm_handshake_late_helo(DdmVm *vm, const DdmJdwpPacket *pkt)
+{
+    DdmChunkIter it;
+    DdmChunk ch;
+    DdmHelo h;
+
+    vm->helo_id = 0;
+    if (pkt->header.error != 0)
+        return;
+    ddm_chunk_iter_init(&it, pkt->data, pkt->data_len);
+    if (ddm_chunk_iter_next(&it, &ch) != DDM_CHUNK_OK || ch.type != DDM_CHUNK_HELO ||
+        !ddm_helo_parse(ch.data, ch.len, &h))
+        return;
+    apply_helo(vm, &h);
+    g_message("%s: a late HELO answer: DDM VM pid %u \"%s\" after all", vm_key(vm), h.pid,
+              h.app_name ? h.app_name : "");
+    ddm_helo_clear(&h);
+    mark_ready(vm);
+    if (vm->state == DDM_VM_STATE_READY)
+        ddm_vm_req_send(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, feat_reply, NULL, NULL);
+}

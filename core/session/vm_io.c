@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * One VM's socket I/O (the session as a whole: vm.c): the write queue and
+ * the read path. What the JDWP reader yields goes to the handshake
+ * (vm_handshake.c) or, packet by packet, to vm_classify.c.
+ *
+ * Invariants: the write queue is bounded (max_write_queue) and a G_IO_OUT
+ * watch exists only while bytes wait; queueing never closes synchronously
+ * and never calls anyone. Reading takes a bounded amount per wakeup
+ * (fairness between VMs) and nothing while input is paused.
+ */
+#include <errno.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "core/session/vm-private.h"
+
+#define READ_CHUNK ((size_t)64 << 10)
+#define READS_PER_WAKEUP 16 /* fairness between VMs: at most ~1 MiB per wakeup */
+
+static void report_output_drained(DdmVm *vm)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (ev->output_drained)
+        ev->output_drained(ud, vm);
+}
+
+/* ---------------------------------------------------------------- write */
+
+static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud);
+
+static ssize_t send_some(int fd, const uint8_t *p, size_t n)
+{
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0 && errno == ENOTSOCK)
+        w = write(fd, p, n);
+    return w;
+}
+
+/* Write what the kernel takes. 0, or -errno on a write error (not closed here). */
+static int flush_out(DdmVm *vm)
+{
+    while (vm->out_pos < vm->out->len) {
+        ssize_t w = send_some(vm->fd, vm->out->data + vm->out_pos, vm->out->len - vm->out_pos);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            return -errno;
+        }
+        vm->out_pos += (gsize)w;
+        vm->bytes_out += (guint64)w;
+    }
+    if (vm->out_pos == vm->out->len) {
+        g_byte_array_set_size(vm->out, 0);
+        vm->out_pos = 0;
+        if (vm->out_watch) {
+            g_source_remove(vm->out_watch);
+            vm->out_watch = 0;
+        }
+    } else {
+        if (vm->out_pos > (vm->out->len / 2)) {
+            g_byte_array_remove_range(vm->out, 0, (guint)vm->out_pos);
+            vm->out_pos = 0;
+        }
+        if (!vm->out_watch)
+            vm->out_watch = g_unix_fd_add(vm->fd, G_IO_OUT, on_writable, vm);
+    }
+    return 0;
+}
+
+static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
+{
+    DdmVm *vm = ud;
+    int r;
+    (void)fd;
+    (void)cond;
+
+    r = flush_out(vm);
+    if (r < 0) {
+        vm->out_watch = 0;
+        if (r == -EPIPE || r == -ECONNRESET)
+            ddm_vm_close(vm, "connection closed by the VM (write)");
+        else {
+            char *why = g_strdup_printf("write error: %s", g_strerror(-r));
+            ddm_vm_close(vm, why);
+            g_free(why);
+        }
+        return G_SOURCE_REMOVE;
+    }
+    if (vm->out_watch)
+        return G_SOURCE_CONTINUE;
+    /* Drained: flush_out() already removed this watch and cleared the id. */
+    if (vm->notify_drained) {
+        vm->notify_drained = FALSE;
+        report_output_drained(vm);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+/* Queue bytes and try to write them. Never closes synchronously and never
+ * calls anyone: a write error schedules the close. -ENOBUFS over the cap. */
+int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
+{
+    int r;
+
+    if (vm->fd < 0)
+        return -ENOTCONN;
+    if (vm->out->len - vm->out_pos + n > vm_cfg(vm)->max_write_queue ||
+        n > G_MAXUINT - vm->out->len)
+        return -ENOBUFS;
+    g_byte_array_append(vm->out, p, (guint)n);
+    vm->packets_out++;
+    if (vm->out_watch)
+        return 0; /* the watch writes when the socket drains */
+    r = flush_out(vm);
+    if (r == -EPIPE || r == -ECONNRESET) {
+        /* The VM went away: the write watch (next iteration) closes it as
+         * a normal disconnect; no callback may run from in here. */
+        if (!vm->out_watch)
+            vm->out_watch = g_unix_fd_add(vm->fd, G_IO_OUT, on_writable, vm);
+    } else if (r < 0) {
+        ddm_vm_close_later(vm, g_strdup_printf("write error: %s", g_strerror(-r)));
+    }
+    return 0;
+}
+
+int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    g_return_val_if_fail(packet != NULL && len >= DDM_JDWP_HEADER_LEN, -EINVAL);
+    if (vm->state != DDM_VM_STATE_HELO && vm->state != DDM_VM_STATE_READY &&
+        vm->state != DDM_VM_STATE_PLAIN)
+        return -ENOTCONN;
+    return ddm_vm_io_queue(vm, packet, len);
+}
+
+gsize ddm_vm_out_queued(const DdmVm *vm)
+{
+    g_return_val_if_fail(vm != NULL, 0);
+    return vm->out ? vm->out->len - vm->out_pos : 0;
+}
+
+gboolean ddm_vm_notify_when_drained(DdmVm *vm)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), FALSE);
+    if (!vm->out_watch)
+        return FALSE; /* nothing waits for the socket */
+    vm->notify_drained = TRUE;
+    return TRUE;
+}
+
+void ddm_vm_pause_input(DdmVm *vm, gboolean paused)
+{
+    g_return_if_fail(ddm_vm_is_valid(vm));
+    if (vm->input_paused == paused)
+        return;
+    vm->input_paused = paused;
+    if (vm->state == DDM_VM_STATE_CLOSED || vm->fd < 0)
+        return;
+    if (paused && vm->io_watch) {
+        g_source_remove(vm->io_watch);
+        vm->io_watch = 0;
+    } else if (!paused && !vm->io_watch) {
+        vm->io_watch =
+            ddm_read_watch_add(vm->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, ddm_vm_io_on_readable, vm);
+    }
+    g_debug("%s: %s reading from the VM", vm_key(vm), paused ? "paused" : "resumed");
+}
+
+/* ----------------------------------------------------------- read path */
+
+/* Take every complete unit out of the reader. FALSE once the VM is closed. */
+static gboolean drain_reader(DdmVm *vm)
+{
+    for (;;) {
+        DdmJdwpPacket pkt;
+        DdmJdwpResult res;
+
+        if (vm->state == DDM_VM_STATE_CLOSED)
+            return FALSE;
+        res = ddm_jdwp_reader_next(vm->reader, &pkt);
+        switch (res) {
+        case DDM_JDWP_NEED_MORE:
+            return TRUE;
+        case DDM_JDWP_HANDSHAKE_OK:
+            ddm_vm_handshake_echoed(vm);
+            break;
+        case DDM_JDWP_DISCARDED:
+            g_debug("%s: packet before the handshake echo discarded", vm_key(vm));
+            break;
+        case DDM_JDWP_PACKET:
+            ddm_vm_classify_packet(vm, &pkt);
+            break;
+        case DDM_JDWP_ERR_HANDSHAKE:
+            ddm_vm_close_bad(vm, "bad handshake reply (not \"%s\")", DDM_JDWP_HANDSHAKE);
+            return FALSE;
+        default:
+            ddm_vm_close_bad(vm, "bad JDWP packet: %s", ddm_jdwp_result_str(res));
+            return FALSE;
+        }
+    }
+}
+
+/* Read what the socket holds now (bounded per call, for fairness between
+ * VMs) and handle every complete packet. Closes the VM on EOF, a read error
+ * or bad input; the caller holds a reference. */
+void ddm_vm_io_read_input(DdmVm *vm)
+{
+    for (int n = 0; n < READS_PER_WAKEUP && vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
+         n++) {
+        size_t avail = 0;
+        uint8_t *space = ddm_jdwp_reader_space(vm->reader, READ_CHUNK, &avail);
+        ssize_t got = read(vm->fd, space, MIN(avail, READ_CHUNK));
+
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                char *why = g_strdup_printf("read error: %s", g_strerror(errno));
+                ddm_vm_close(vm, why);
+                g_free(why);
+            }
+            return;
+        }
+        if (got == 0) {
+            ddm_vm_close(vm, vm->state == DDM_VM_STATE_HANDSHAKE
+                                 ? "connection closed by the peer during the handshake"
+                                 : "connection closed by the VM");
+            return;
+        }
+        ddm_jdwp_reader_commit(vm->reader, (size_t)got);
+        vm->bytes_in += (guint64)got;
+        if (!drain_reader(vm))
+            return;
+        if ((size_t)got < MIN(avail, READ_CHUNK))
+            return; /* the socket is empty for now */
+    }
+}
+
+gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
+{
+    DdmVm *vm = ud;
+    gboolean keep;
+    (void)fd;
+    (void)cond;
+
+    ddm_vm_ref(vm);
+    ddm_vm_io_read_input(vm);
+    /* A close or a pause removed this watch already (and cleared io_watch;
+     * a resume from in here added a new one). */
+    keep = vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
+    ddm_vm_unref(vm);
+    return keep ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * One VM's request API and reply correlation (the session as a whole:
+ * vm.c): our packet ids, the pending table, and each reply to one of our
+ * ids handed to its callback (pending table -> its callback, exactly once).
+ *
+ * Invariants: every accepted request's callback runs exactly once (reply,
+ * JDWP error, timeout, VM gone) and never from inside ddm_vm_request.
+ * Non-goals: chunk semantics beyond FAIL/ZLIB framing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/wire/ddm.h"
+#include "core/session/vm-private.h"
+
+static void report_tap_chunk(DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data, size_t len)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (ev->tap_chunk)
+        ev->tap_chunk(ud, vm, ci, data, len);
+}
+
+static void deliver(DdmVm *vm, const DdmPending *p, const ddm_reply *r)
+{
+    ddm_reply_fn fn = (ddm_reply_fn)(void (*)(void))p->callback;
+
+    if (fn)
+        fn(p->owner, vm, r, p->ud);
+}
+
+void ddm_vm_req_deliver_status(DdmVm *vm, const DdmPending *p, ddm_reply_status st)
+{
+    ddm_reply r = {.status = st};
+    deliver(vm, p, &r);
+}
+
+/* ------------------------------------------------------------- requests */
+
+uint32_t ddm_vm_alloc_id(DdmVm *vm)
+{
+    uint32_t id;
+
+    g_return_val_if_fail(vm != NULL, 0);
+    do {
+        id = vm->next_id;
+        vm->next_id = id >= DDM_ID_LAST ? DDM_ID_FIRST : id + 1;
+    } while (ddm_correlate_contains(vm->pending, id));
+    return id;
+}
+
+/* Send a request in any connected state (the core's HELO/FEAT go out in HELO). */
+int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, size_t len,
+                    unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out)
+{
+    DdmPending p = {0};
+    uint8_t *pkt;
+    size_t plen = 0;
+    int r;
+    char name[5];
+
+    if (len > vm_cfg(vm)->max_packet || len > (size_t)G_MAXUINT32 - 64 ||
+        DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN + len > vm_cfg(vm)->max_packet)
+        return -EMSGSIZE;
+    if (len && !data)
+        return -EINVAL;
+    if (ddm_correlate_count(vm->pending) >= vm_cfg(vm)->max_pending)
+        return -ENOSPC;
+    if (timeout_ms == 0)
+        timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms : 10000;
+
+    p.id = ddm_vm_alloc_id(vm);
+    p.type = type;
+    p.deadline_us = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+    p.owner = owner;
+    p.callback = (gpointer)(void (*)(void))fn;
+    p.ud = ud;
+    if (!ddm_correlate_insert(vm->pending, &p))
+        return -ENOSPC;
+
+    pkt = ddm_chunk_build_packet(p.id, type, data, len, &plen);
+    r = ddm_vm_io_queue(vm, pkt, plen);
+    g_free(pkt);
+    if (r < 0) {
+        DdmPending back;
+        ddm_correlate_take(vm->pending, p.id, &back); /* not accepted: no callback */
+        if (r == -ENOBUFS)
+            ddm_vm_close_later(vm, g_strdup_printf("write queue over %" G_GSIZE_FORMAT
+                                                   " bytes: the VM is not reading",
+                                                   vm_cfg(vm)->max_write_queue));
+        return r;
+    }
+    g_debug("%s: request %s id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm),
+            ddm_chunk_name(type, name), p.id, len, timeout_ms);
+    {
+        ddm_chunk_info ci = {.type = type, .packet_id = p.id, .origin = DDM_ORIGIN_REQUEST};
+        report_tap_chunk(vm, &ci, data, len);
+    }
+    ddm_vm_rearm(vm);
+    if (id_out)
+        *id_out = p.id;
+    return 0;
+}
+
+int ddm_vm_request(DdmVm *vm, gpointer owner, uint32_t type, const void *data, size_t len,
+                   unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    if (vm->state != DDM_VM_STATE_READY)
+        return -ENOTCONN;
+    return ddm_vm_req_send(vm, owner, type, data, len, timeout_ms, fn, ud, id_out);
+}
+
+void ddm_vm_cancel_owner(DdmVm *vm, gpointer owner)
+{
+    GArray *all, *mine;
+
+    g_return_if_fail(ddm_vm_is_valid(vm));
+    all = ddm_correlate_drain(vm->pending);
+    mine = g_array_new(FALSE, FALSE, sizeof(DdmPending));
+    for (guint i = 0; i < all->len; i++) {
+        DdmPending *p = &g_array_index(all, DdmPending, i);
+        if (p->owner == owner)
+            g_array_append_val(mine, *p);
+        else
+            ddm_correlate_insert(vm->pending, p); /* room: the table was just emptied */
+    }
+    g_array_unref(all);
+    ddm_vm_ref(vm);
+    for (guint i = 0; i < mine->len; i++)
+        ddm_vm_req_deliver_status(vm, &g_array_index(mine, DdmPending, i), DDM_REPLY_VM_GONE);
+    g_array_unref(mine);
+    if (vm->state != DDM_VM_STATE_CLOSED)
+        ddm_vm_rearm(vm);
+    ddm_vm_unref(vm);
+}
+
+/* --------------------------------------------------- replies to our ids */
+
+/* Turn a raw reply chunk into a ddm_reply (inflating ZLIB). @r->data may
+ * point into *@inflated (g_free after use). FALSE: BAD, @why says why. */
+static gboolean decode_reply_chunk(DdmVm *vm, const DdmJdwpPacket *pkt, ddm_reply *r,
+                                   uint8_t **inflated, char **fail_msg, const char **why)
+{
+    DdmChunkIter it;
+    DdmChunk ch;
+    DdmChunkResult cr;
+
+    ddm_chunk_iter_init(&it, pkt->data, pkt->data_len);
+    cr = ddm_chunk_iter_next(&it, &ch);
+    if (cr != DDM_CHUNK_OK) {
+        *why = cr == DDM_CHUNK_END ? "reply too short for a chunk header"
+                                   : "reply chunk length runs past the packet";
+        return FALSE;
+    }
+    r->status = DDM_REPLY_CHUNK;
+    r->type = ch.type;
+    r->data = ch.data;
+    r->len = ch.len;
+    if (ch.type == DDM_CHUNK_ZLIB) {
+        uint32_t inner;
+        size_t out_len = 0;
+        DdmZlibResult zr = ddm_zlib_inflate(ch.data, ch.len, vm_cfg(vm)->max_inflate, &inner,
+                                            inflated, &out_len);
+        if (zr != DDM_ZLIB_OK) {
+            *why = ddm_zlib_result_str(zr);
+            return FALSE;
+        }
+        r->type = inner;
+        r->data = *inflated;
+        r->len = out_len;
+    }
+    if (r->type == DDM_CHUNK_FAIL) {
+        if (!ddm_fail_parse(r->data, r->len, &r->fail_code, fail_msg))
+            g_debug("%s: malformed FAIL chunk (%zu bytes)", vm_key(vm), r->len);
+        r->fail_msg = *fail_msg;
+    }
+    return TRUE;
+}
+
+void ddm_vm_req_handle_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt)
+{
+    ddm_reply r = {0};
+    uint8_t *inflated = NULL;
+    char *fail_msg = NULL;
+    const char *why = NULL;
+    char name[5];
+
+    if (pkt->header.error != 0) {
+        r.status = DDM_REPLY_ERROR;
+        r.jdwp_error = pkt->header.error;
+    } else if (pkt->data_len == 0) {
+        r.status = DDM_REPLY_EMPTY;
+    } else if (!decode_reply_chunk(vm, pkt, &r, &inflated, &fail_msg, &why)) {
+        g_warning("%s: bad reply to %s id 0x%08x: %s", vm_key(vm), ddm_chunk_name(p->type, name),
+                  p->id, why);
+        memset(&r, 0, sizeof r);
+        r.status = DDM_REPLY_BAD;
+    }
+
+    if (r.status == DDM_REPLY_CHUNK) {
+        ddm_chunk_info ci = {.type = r.type, .packet_id = p->id, .origin = DDM_ORIGIN_REPLY,
+                             .request_type = p->type};
+        if (p->callback) {
+            report_tap_chunk(vm, &ci, r.data, r.len);
+            deliver(vm, p, &r);
+        } else {
+            /* No callback: the reply goes to the type's owner (and taps). */
+            ddm_vm_report_ddm_chunk(vm, &ci, r.data, r.len);
+        }
+    } else if (p->callback) {
+        deliver(vm, p, &r);
+    } else {
+        g_debug("%s: reply to %s id 0x%08x (status %d) has no taker", vm_key(vm),
+                ddm_chunk_name(p->type, name), p->id, r.status);
+    }
+    g_free(inflated);
+    g_free(fail_msg);
+    /* The draft lets a reply carry several chunks; real VMs send one. The
+     * first answered the request; the others go to their owners. */
+    if (r.status == DDM_REPLY_CHUNK && vm->state != DDM_VM_STATE_CLOSED)
+        ddm_vm_classify_chunks(vm, pkt, 1, DDM_ORIGIN_REPLY, p->type);
+}
