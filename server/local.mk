@@ -3,6 +3,7 @@
 # setup. A convenience library above core/.
 noinst_LTLIBRARIES += server/libddmserver.la
 server_libddmserver_la_SOURCES = %reldir%/control.c %reldir%/control.h \
+	%reldir%/control-private.h %reldir%/control_ops.c \
 	%reldir%/server.c %reldir%/server.h
 server_libddmserver_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 server_libddmserver_la_CFLAGS = $(core_libddmcore_la_CFLAGS)

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Internals shared by control.c (connections: accept, client I/O and
+ * queues, dispatch, view-change fan-out) and control_ops.c (what each
+ * request does). Nothing outside those two files includes this header; the
+ * rest of the server uses control.h.
+ *
+ * Memory: a Client lives in ctl->clients until it is closed; closing only
+ * marks it dead (it may be in use further up the stack: a views listener
+ * fires inside any commit) and an idle frees dead clients. A command in
+ * flight holds a PendingCmd whose client pointer is cleared when the
+ * client goes first.
+ */
+#ifndef DDM_CONTROL_PRIVATE_H
+#define DDM_CONTROL_PRIVATE_H
+
+#include "server/control.h"
+
+#include "core/wire/ctlproto.h"
+
+typedef struct Client Client;
+
+/* A request the client waits for: a plugin command in flight or a delayed
+ * reply (see control_ops.c). */
+typedef struct PendingCmd {
+    Client *client;  /* NULL once the client is gone */
+    gboolean blobs;
+    DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list), else zeroed */
+    guint delay_timer;
+    DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
+    char *ambiguous;           /* plugin commands: "'APP' matches N VMs" for an argument */
+} PendingCmd;
+
+struct Client {
+    DdmControl *ctl;
+    guint64 serial;
+    int fd;
+    guint source;
+    GIOCondition cond;
+    DdmLineFramer *in;
+    GByteArray *out;
+    gsize out_pos;
+    gboolean close_after_flush;
+    gboolean dead;
+    gboolean eof;
+    PendingCmd *cmd;       /* command in flight */
+    guint process_idle;    /* resumes request processing after a command */
+    /* watch */
+    gboolean watching;
+    guint watch_id;
+    char *watch_name;      /* NULL = all */
+    char *watch_vm;        /* VM key, NULL = all */
+    gboolean watch_blobs;
+};
+
+struct DdmControl {
+    DdmDaemon *daemon;
+    int listen_fd;
+    guint listen_source;
+    GList *clients;        /* Client* */
+    guint n_live;
+    guint reap_idle;
+    guint stop_idle;
+    guint listener;
+    guint64 next_serial;
+    DdmControlStopFn stop;
+    gpointer stop_ud;
+    GHashTable *interest;  /* view name -> Interest* */
+    GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
+    gint64 started_us;     /* monotonic: when the server began to answer */
+};
+
+/* ---------------------------------------------------- control.c offers */
+
+/** Queue @node (taken over) to @c as one line; drops a client that does
+ *  not read. */
+void ddm_control_send(Client *c, JsonNode *node);
+/** After @c's pending request was answered: go on with its next requests
+ *  from an idle. */
+void ddm_control_resume(Client *c);
+
+/* ------------------------------------------------ control_ops.c offers */
+
+/** What one request op does. The request stays the caller's. */
+typedef void (*DdmControlOpFn)(Client *c, const DdmCtlRequest *req);
+
+/** The handler of @op, NULL if there is none. */
+DdmControlOpFn ddm_control_op_find(DdmCtlOp op);
+/** Set up and tear down the ops' state in @ctl (start time, one-shot view
+ *  interest, delayed replies). */
+void ddm_control_ops_init(DdmControl *ctl);
+void ddm_control_ops_free(DdmControl *ctl);
+/** TRUE if watching client @c wants events about @v. */
+gboolean ddm_control_watch_matches(const Client *c, ddm_view *v);
+/** The event line a watcher gets for @change of @v. (transfer full) */
+JsonNode *ddm_control_change_event(ddm_view *v, DdmViewChange change, gboolean blobs);
+
+#endif /* DDM_CONTROL_PRIVATE_H */
