@@ -25,8 +25,8 @@
 #include <time.h>
 
 #include "plugins/heap/bitmap_png.h"
-#include "plugins/heap/segcollect.h"
-#include "plugins/heap/segdecode.h"
+#include "plugins/common/segcollect.h"
+#include "plugins/common/segdecode.h"
 
 #define PIECE_MAX 16368
 #define UNIT 8

@@ -7,13 +7,11 @@
 # Run: make bench-heapdecode [HEAPDECODE_ARGS="--runs 9 --keep"]
 noinst_PROGRAMS += bench/heapdecode
 bench_heapdecode_SOURCES = bench/heapdecode.c \
-	plugins/heap/segdecode.c plugins/heap/segdecode.h \
-	plugins/heap/segcollect.c plugins/heap/segcollect.h \
 	plugins/heap/bitmap.c plugins/heap/bitmap.h \
 	plugins/heap/bitmap_png.c plugins/heap/bitmap_png.h
 bench_heapdecode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_heapdecode_CFLAGS = $(AM_CFLAGS)
-bench_heapdecode_LDADD =
+bench_heapdecode_LDADD = $(DDM_SEGMENTS_LIBS)
 if HAVE_LIBPNG
 bench_heapdecode_CFLAGS += $(LIBPNG_CFLAGS)
 bench_heapdecode_LDADD += $(LIBPNG_LIBS)

@@ -10,19 +10,11 @@ tests_harness_libddmtestutil_la_SOURCES = tests/harness/test-util.c tests/harnes
 tests_harness_libddmtestutil_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_harness_libddmtestutil_la_LIBADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
-# The fake host every plugin test links (tests/unit/plugins, tests/unit/pluginhost).
-if ENABLE_TESTS
-check_LTLIBRARIES += tests/harness/libfakehost.la
-tests_harness_libfakehost_la_SOURCES = tests/harness/fake-host.c tests/harness/fake-host.h
-tests_harness_libfakehost_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
-tests_harness_libfakehost_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_harness_libfakehost_la_LIBADD = $(CMOCKA_LIBS)
-endif
-
-# Flags a plugin test needs: the SDK, the fake host, cmocka.
-DDM_FAKEHOST_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)/tests/harness
+# Flags a plugin test needs: the SDK, the fake host (the SDK's test kit,
+# sdk/testkit/libddmon-plugin-test.la, <ddmon/testkit.h>), cmocka.
+DDM_FAKEHOST_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) $(DDM_TESTKIT_CPPFLAGS)
 DDM_FAKEHOST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-DDM_FAKEHOST_LDADD = tests/harness/libfakehost.la $(CMOCKA_LIBS) $(LIBM)
+DDM_FAKEHOST_LDADD = $(DDM_TESTKIT_LIBS) $(CMOCKA_LIBS) $(LIBM)
 
 # A test of the codec (tests/unit/wire, tests/sdk): core/wire/libddmwire.la,
 # the test-util helpers, the source tree for fixtures.

@@ -25,10 +25,8 @@
 #include "core/pluginhost/registry-private.h"
 #include "core/views/views.h"
 
-#define HEADLINE_LABEL_MAX 32
-#define HEADLINE_TEXT_MAX 128
-#define COMMAND_NAME_MAX 32
-#define LOG_MESSAGE_MAX 4096
+/* The limits plugins can hit (headline, command name, log message) are the
+ * SDK's DDM_*_MAX constants (plugin.h), defined nowhere else. */
 /* Option keys remembered per plugin (config_get), and their longest length. */
 #define OPTIONS_READ_MAX 256
 #define OPTION_KEY_MAX 128
@@ -98,8 +96,8 @@ static void host_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...
     va_start(ap, fmt);
     g_autofree char *msg = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    if (strlen(msg) > LOG_MESSAGE_MAX)
-        msg[LOG_MESSAGE_MAX] = '\0';
+    if (strlen(msg) > DDM_LOG_MESSAGE_MAX)
+        msg[DDM_LOG_MESSAGE_MAX] = '\0';
     g_autofree char *domain = g_strconcat("ddmon-plugin-", self->name, NULL);
     const GLogField fields[] = {
         {"GLIB_DOMAIN", domain, -1},
@@ -225,7 +223,7 @@ static int host_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
 static gboolean command_name_ok(const char *name)
 {
     size_t n = strlen(name);
-    if (n == 0 || n > COMMAND_NAME_MAX || !g_ascii_isalnum(name[0]))
+    if (n == 0 || n > DDM_COMMAND_NAME_MAX || !g_ascii_isalnum(name[0]))
         return FALSE;
     for (size_t i = 0; i < n; i++)
         if (!g_ascii_isalnum(name[i]) && name[i] != '-' && name[i] != '_' && name[i] != '.')
@@ -359,7 +357,7 @@ static int host_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, con
     g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
     g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
     g_return_val_if_fail(label != NULL && *label != '\0', -EINVAL);
-    if (strlen(label) > HEADLINE_LABEL_MAX || (text && strlen(text) > HEADLINE_TEXT_MAX))
+    if (strlen(label) > DDM_HEADLINE_LABEL_MAX || (text && strlen(text) > DDM_HEADLINE_TEXT_MAX))
         return -EMSGSIZE;
     if (!vm->headlines)
         vm->headlines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -374,6 +372,29 @@ static int host_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, con
     if (mon)
         ddm_monitor_vm_headline_changed(mon, vm);
     return 0;
+}
+
+/* Walk a snapshot of the monitor's VMs: the array holds a reference on each,
+ * so a VM closed during the walk (by @fn, or by anything @fn calls) stays
+ * valid memory until the end, and is skipped once it is no longer READY
+ * (its state turns CLOSED before its DDM_VM_GONE goes out). */
+static size_t host_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
+    g_return_val_if_fail(fn != NULL, 0);
+    if (!self->registry)
+        return 0;
+    g_autoptr(GPtrArray) vms = ddm_registry_list_vms(self->registry);
+    size_t calls = 0;
+    for (guint i = 0; i < vms->len; i++) {
+        DdmVm *vm = g_ptr_array_index(vms, i);
+        if (!ddm_vm_is_valid(vm) || vm->state != DDM_VM_STATE_READY)
+            continue;
+        calls++;
+        if (fn(self, vm, ud) != 0)
+            break;
+    }
+    return calls;
 }
 
 /* -------------------------------------------------------------- timers */
@@ -629,4 +650,5 @@ void ddm_host_init(ddm_host *host)
     host->cmd_result = host_cmd_result;
     host->cmd_finish = host_cmd_finish;
     host->cmd_cwd = host_cmd_cwd;
+    host->foreach_vm = host_foreach_vm;
 }

@@ -21,16 +21,10 @@ typedef struct DdmViews DdmViews;
 
 #define DDM_VIEW_MAGIC 0x56494557u
 
-/* Caps that keep a misbehaving producer from exhausting memory (views.c).
- * Longer strings are cut at a UTF-8 boundary (-E2BIG, value kept); rows past
- * the row or cell cap are dropped (-E2BIG); bigger blobs are refused (-EFBIG). */
-#define DDM_VIEW_MAX_ROWS 1000000u
-#define DDM_VIEW_MAX_COLUMNS 256u
-#define DDM_VIEW_MAX_CELLS (16u * 1024u * 1024u)          /* rows x columns */
-#define DDM_VIEW_MAX_FIELDS 65536u
-#define DDM_VIEW_MAX_STRING (64u * 1024u)                 /* bytes per cell/field/key */
-#define DDM_VIEW_MAX_STRING_BYTES (256u * 1024u * 1024u)  /* string bytes per content */
-#define DDM_VIEW_MAX_BLOB ((gsize)256u * 1024u * 1024u)
+/* Caps that keep a misbehaving producer from exhausting memory (views.c):
+ * DDM_VIEW_MAX_ROWS, _COLUMNS, _CELLS, _FIELDS, _STRING, _STRING_BYTES and
+ * _BLOB. They are part of the plugin SDK and defined there only
+ * (<ddmon/plugin.h>, "limits", with what happens past each). */
 
 typedef enum { DDM_VIEW_ADDED = 1, DDM_VIEW_CHANGED = 2, DDM_VIEW_REMOVED = 3 } DdmViewChange;
 

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "segcollect.h"
+#include "../common/segcollect.h"
 
 #define BM_PIX_EXPANSION 0
 #define BM_PIX_FREE 1

@@ -82,15 +82,9 @@ double heap_monotonic_now(void)
 
 static void heap_vm_free(void *p)
 {
-    heap_vm *hv = p, **pp;
+    heap_vm *hv = p;
     if (!hv)
         return;
-    for (pp = &hv->hp->vms; *pp; pp = &(*pp)->next) {
-        if (*pp == hv) {
-            *pp = hv->next;
-            break;
-        }
-    }
     if (hv->ticket)
         hv->ticket->hv = NULL;
     if (hv->bm_ticket)
@@ -111,9 +105,7 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
     hv->vm = vm;
     seg_collector_init(&hv->coll, hp->opts.bitmap_max_bytes > 0, hp->opts.bitmap_max_bytes);
     if (hp->host->vm_set_data(hp->self, vm, hv, heap_vm_free) != 0)
-        return NULL; /* the host freed it: heap_vm_free found it in no list */
-    hv->next = hp->vms;
-    hp->vms = hv;
+        return NULL; /* the host freed it */
     heap_views_create(hv);
     return hv;
 }

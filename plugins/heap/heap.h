@@ -7,8 +7,9 @@
  *
  * Ownership: one heap_plugin per loaded plugin (the host frees it after
  * fini through set_data); one heap_vm per ready VM (vm_set_data, freed by
- * the host after DDM_VM_GONE; its free function unlinks it from the
- * plugin's list). Views belong to the host. Every callback is registered
+ * the host after DDM_VM_GONE; the watch timer finds each through
+ * host->foreach_vm, so there is no list to unlink it from). Views belong
+ * to the host. Every callback is registered
  * with the heap_plugin as ud, which is how it reaches the host.
  */
 #ifndef DDM_HEAP_HEAP_H
@@ -20,7 +21,7 @@
 #include <ddmon/plugin.h>
 
 #include "heapinfo.h"
-#include "segcollect.h"
+#include "../common/segcollect.h"
 
 #define HEAP_CHUNK_HPIF DDM_CHUNK('H', 'P', 'I', 'F')
 #define HEAP_CHUNK_HPSG DDM_CHUNK('H', 'P', 'S', 'G')
@@ -58,7 +59,6 @@ typedef struct heap_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     heap_opts opts;
-    struct heap_vm *vms;        /**< every heap_vm, linked by next (borrowed) */
     uint32_t watch_timer;       /**< heap_watch.c's tick, 0 if none (heap.always) */
     double (*now)(void);        /**< monotonic seconds; tests replace it */
 } heap_plugin;
@@ -93,7 +93,6 @@ typedef struct heap_vm {
     ddm_view *bitmap;           /**< blob, only with libpng */
     int have_info;
     hpif_data info;
-    struct heap_vm *next;       /**< in hp->vms */
     int ready;                  /**< DDM_VM_READY seen: requests may be sent */
     int hpif_on;                /**< HPIF(2|3) was sent and not switched off */
     int segments_on;            /**< HPSG(1, what) was sent and not switched off */

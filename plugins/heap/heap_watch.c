@@ -198,13 +198,19 @@ static int on_hpgc_request(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *c
     return DDM_OK;
 }
 
+static int tick_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv = hp->host->vm_get_data(self, vm);
+    if (hv)
+        heap_watch_update(hv);
+    return 0;
+}
+
 static int on_tick(ddm_plugin *self, void *ud)
 {
     heap_plugin *hp = ud;
-    heap_vm *hv;
-    (void)self;
-    for (hv = hp->vms; hv; hv = hv->next)
-        heap_watch_update(hv);
+    hp->host->foreach_vm(self, tick_vm, hp);
     return 1;
 }
 

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # heap.so: HPIF heap summary, HPSG/HPSO segment statistics, heap bitmap PNG.
-# An SDK client only (DDM_PLUGIN_INCLUDES); libpng is optional.
+# An SDK client only (DDM_PLUGIN_INCLUDES); libpng is optional. The segment
+# decoder and collector come from plugins/common (libddmsegments.la).
+
+# plugins/common/: the libraries plugins share (Makefile.am lists the
+# plugins, not this folder, so the first plugin that needs it includes it).
+include $(top_srcdir)/plugins/common/local.mk
 
 HEAP_PLUGIN_CORE_SOURCES = \
-	%reldir%/segdecode.c %reldir%/segdecode.h \
-	%reldir%/segcollect.c %reldir%/segcollect.h \
 	%reldir%/heapinfo.c %reldir%/heapinfo.h \
 	%reldir%/bitmap.c %reldir%/bitmap.h \
 	%reldir%/bitmap_png.c %reldir%/bitmap_png.h \
@@ -18,7 +21,7 @@ endif
 %canon_reldir%_heap_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_heap_la_CFLAGS = $(AM_CFLAGS)
 %canon_reldir%_heap_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_heap_la_LIBADD =
+%canon_reldir%_heap_la_LIBADD = $(DDM_SEGMENTS_LIBS)
 if HAVE_LIBPNG
 %canon_reldir%_heap_la_CFLAGS += $(LIBPNG_CFLAGS)
 %canon_reldir%_heap_la_LIBADD += $(LIBPNG_LIBS)

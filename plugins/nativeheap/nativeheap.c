@@ -44,15 +44,9 @@ const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len)
 
 static void nh_vm_free(void *p)
 {
-    nh_vm *nv = p, **pp;
+    nh_vm *nv = p;
     if (!nv)
         return;
-    for (pp = &nv->np->vms; *pp; pp = &(*pp)->next) {
-        if (*pp == nv) {
-            *pp = nv->next;
-            break;
-        }
-    }
     seg_collector_clear(&nv->coll);
     free(nv);
 }
@@ -69,9 +63,7 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
     nv->vm = vm;
     seg_collector_init(&nv->coll, 0, 0);
     if (np->host->vm_set_data(np->self, vm, nv, nh_vm_free) != 0)
-        return NULL; /* the host freed it: nh_vm_free found it in no list */
-    nv->next = np->vms;
-    np->vms = nv;
+        return NULL; /* the host freed it */
     nh_views_create(nv);
     return nv;
 }

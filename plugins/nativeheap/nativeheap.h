@@ -5,8 +5,9 @@
  * are watched) and nh_views.c (the views). Not an SDK header.
  *
  * Ownership: one nh_plugin per loaded plugin (host set_data), one nh_vm
- * per VM (host vm_set_data, freed after DDM_VM_GONE; its free function
- * unlinks it from the plugin's list); views belong to the host. Callbacks
+ * per VM (host vm_set_data, freed after DDM_VM_GONE; the poll finds each
+ * through host->foreach_vm, so the plugin keeps no list); views belong to
+ * the host. Callbacks
  * get the nh_plugin as ud and never hold an nh_vm across a request.
  */
 #ifndef DDM_NATIVEHEAP_NATIVEHEAP_H
@@ -18,7 +19,7 @@
 #include <ddmon/plugin.h>
 
 #include "nhgt.h"
-#include "../heap/segcollect.h"
+#include "../common/segcollect.h"
 
 #define NH_CHUNK_NHGT DDM_CHUNK('N', 'H', 'G', 'T')
 #define NH_CHUNK_NHSG DDM_CHUNK('N', 'H', 'S', 'G')
@@ -47,7 +48,6 @@ typedef struct nh_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     nh_opts opts;
-    struct nh_vm *vms;       /**< every nh_vm, linked by next (borrowed) */
     uint32_t poll_timer;     /**< nh_poll.c's tick (NHGT poll and NHSG switch), 0 if none */
     double (*now)(void);     /**< monotonic seconds; tests replace it */
 } nh_plugin;
@@ -55,7 +55,6 @@ typedef struct nh_plugin {
 typedef struct nh_vm {
     nh_plugin *np;
     ddm_vm *vm;
-    struct nh_vm *next;      /**< in np->vms */
     int ready;               /**< DDM_VM_READY seen, not gone */
     int was_watched;         /**< an NHGT view was watched at the last tick */
     int nhgt_in_flight;      /**< a polling NHGT awaits its reply */

@@ -163,22 +163,36 @@ static void update_segments(nh_plugin *np, nh_vm *nv, double now)
     }
 }
 
+/* One tick's work, for each ready VM (host->foreach_vm). */
+typedef struct nh_tick {
+    nh_plugin *np;
+    int nhgt, nhsg;
+    double now;
+} nh_tick;
+
+static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    const nh_tick *t = ud;
+    nh_vm *nv = t->np->host->vm_get_data(self, vm);
+    if (!nv)
+        return 0;
+    if (t->nhgt)
+        poll_nhgt(t->np, nv, t->now);
+    if (t->nhsg)
+        update_segments(t->np, nv, t->now);
+    return 0;
+}
+
 void nh_poll_once(nh_plugin *np)
 {
-    int nhgt = np->opts.interval_ms && np->host->chunk_enabled(np->self, NH_CHUNK_NHGT);
-    int nhsg = segments_switchable(np);
-    double now;
-    nh_vm *nv;
-
-    if (!nhgt && !nhsg)
+    nh_tick t;
+    t.np = np;
+    t.nhgt = np->opts.interval_ms && np->host->chunk_enabled(np->self, NH_CHUNK_NHGT);
+    t.nhsg = segments_switchable(np);
+    if (!t.nhgt && !t.nhsg)
         return;
-    now = np->now();
-    for (nv = np->vms; nv; nv = nv->next) {
-        if (nhgt)
-            poll_nhgt(np, nv, now);
-        if (nhsg)
-            update_segments(np, nv, now);
-    }
+    t.now = np->now();
+    np->host->foreach_vm(np->self, poll_vm, &t);
 }
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)

@@ -63,36 +63,51 @@ static unsigned tick_ms(const threads_plugin *pl)
     return pl->interval_ms < THREADS_TICK_MS ? pl->interval_ms : THREADS_TICK_MS;
 }
 
+/* One tick's work for one VM (host->foreach_vm visits the ready ones). */
+typedef struct poll_tick {
+    threads_plugin *pl;
+    double now, period, slack;
+} poll_tick;
+
+static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    const poll_tick *t = ud;
+    threads_plugin *pl = t->pl;
+    const ddm_host *h = pl->host;
+    threads_vm *st = h->vm_get_data(self, vm);
+    int rc;
+    if (!st)
+        return 0;
+    if (!st->view || h->view_watchers(st->view) <= 0) {
+        st->was_watched = 0;
+        return 0;
+    }
+    if (st->thst_in_flight)
+        return 0;
+    if (st->was_watched && t->now - st->last_poll < t->period - t->slack)
+        return 0;
+    rc = h->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl), thst_reply,
+                    pl, NULL);
+    if (rc == 0) {
+        st->thst_in_flight = 1;
+        st->was_watched = 1;
+        st->last_poll = t->now;
+    } else {
+        h->log(pl->self, DDM_LOG_DEBUG, "THST not sent: error %d", rc);
+    }
+    return 0;
+}
+
 void threads_poll_once(threads_plugin *pl)
 {
-    const ddm_host *h = pl->host;
-    threads_vm *st;
-    double now, period, slack;
-    if (!h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+    poll_tick t;
+    if (!pl->host->chunk_enabled(pl->self, THREADS_CHUNK_THST))
         return;
-    now = pl->now();
-    period = pl->interval_ms / 1000.0;
-    slack = tick_ms(pl) / 2000.0; /* a tick that comes a little early still counts */
-    for (st = pl->vms; st; st = st->next) {
-        int rc;
-        if (!st->view || h->view_watchers(st->view) <= 0) {
-            st->was_watched = 0;
-            continue;
-        }
-        if (st->thst_in_flight)
-            continue;
-        if (st->was_watched && now - st->last_poll < period - slack)
-            continue;
-        rc = h->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl),
-                        thst_reply, pl, NULL);
-        if (rc == 0) {
-            st->thst_in_flight = 1;
-            st->was_watched = 1;
-            st->last_poll = now;
-        } else {
-            h->log(pl->self, DDM_LOG_DEBUG, "THST not sent: error %d", rc);
-        }
-    }
+    t.pl = pl;
+    t.now = pl->now();
+    t.period = pl->interval_ms / 1000.0;
+    t.slack = tick_ms(pl) / 2000.0; /* a tick that comes a little early still counts */
+    pl->host->foreach_vm(pl->self, poll_vm, &t);
 }
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)

@@ -13,7 +13,8 @@
  *   interval  THST poll period in ms while the view is watched (1000; 0 off)
  *   hz        clock ticks per second of utime/stime (100)
  * Invariants: per-VM state lives from first use to VM gone (the core frees
- * it; its free function unlinks it from the plugin's list). Bad chunks are
+ * it); the timers reach it through host->foreach_vm and vm_get_data, so the
+ * plugin keeps no list of VMs. Bad chunks are
  * logged and rejected with -EBADMSG; they never change the table.
  */
 #include <errno.h>
@@ -45,13 +46,7 @@ double threads_monotonic_now(void)
 
 static void vm_state_free(void *p)
 {
-    threads_vm *st = p, **pp;
-    for (pp = &st->pl->vms; *pp; pp = &(*pp)->next) {
-        if (*pp == st) {
-            *pp = st->next;
-            break;
-        }
-    }
+    threads_vm *st = p;
     thread_list_clear(&st->list);
     free(st);
 }
@@ -69,9 +64,7 @@ threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm)
     st->vm = vm;
     thread_list_init(&st->list);
     if (h->vm_set_data(pl->self, vm, st, vm_state_free) != 0)
-        return NULL; /* the host freed it: vm_state_free finds it in no list */
-    st->next = pl->vms;
-    pl->vms = st;
+        return NULL; /* the host freed it */
     if (h->chunk_enabled(pl->self, THREADS_CHUNK_THCR) ||
         h->chunk_enabled(pl->self, THREADS_CHUNK_THST)) {
         st->view = h->view_new(pl->self, vm, "threads", DDM_VIEW_TABLE, "Threads");
@@ -144,14 +137,20 @@ void threads_publish(threads_vm *st)
     h->vm_headline(pl->self, st->vm, "threads", count);
 }
 
+static int flush_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    threads_plugin *pl = ud;
+    threads_vm *st = pl->host->vm_get_data(self, vm);
+    if (st && st->publish_pending)
+        threads_publish(st);
+    return 0;
+}
+
 static int flush_timer_cb(ddm_plugin *self, void *ud)
 {
     threads_plugin *pl = ud;
-    threads_vm *st;
     pl->flush_timer = 0; /* returning 0 ends this timer */
-    for (st = pl->vms; st; st = st->next)
-        if (st->publish_pending)
-            threads_publish(st);
+    pl->host->foreach_vm(self, flush_vm, pl);
     return 0;
 }
 

@@ -11,8 +11,9 @@
  *  - poll.c:        the one polling timer (THST while a view is watched);
  *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
  * Ownership: threads_plugin is the plugin data (host->set_data); threads_vm
- * is per-VM data (host->vm_set_data), freed by the core at VM gone, which
- * also unlinks it from the plugin's list. Views belong to the core.
+ * is per-VM data (host->vm_set_data), freed by the core at VM gone; the
+ * timers reach it through host->foreach_vm (no list of VMs of our own).
+ * Views belong to the core.
  * Callbacks that outlive a call (request replies) never hold a threads_vm:
  * they look it up again with host->vm_get_data.
  */
@@ -152,14 +153,12 @@ typedef struct threads_plugin {
     unsigned hz;
     uint32_t poll_timer;  /* 0: none */
     uint32_t flush_timer; /* 0: none */
-    threads_vm *vms;      /* every VM with state, in no particular order */
     double (*now)(void);  /* monotonic seconds; tests may replace it */
 } threads_plugin;
 
 struct threads_vm {
     threads_plugin *pl;
     ddm_vm *vm;
-    threads_vm *next;
     thread_list list;
     ddm_view *view;       /* "threads", NULL when THCR and THST are both disabled */
     ddm_view *stack_view; /* "stack", created by the first stack command */

@@ -42,9 +42,11 @@ installcheck-local: installcheck-pluginhost
 installcheck-pluginhost:
 	@set -e; dir=hello-installcheck; rm -rf $$dir; mkdir $$dir; \
 	pc="$(PKG_CONFIG) --define-variable=includedir=$(DESTDIR)$(includedir) --define-variable=libdir=$(DESTDIR)$(libdir)"; \
-	PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" PKG_CONFIG_LIBDIR="$(DESTDIR)$(libdir)/pkgconfig" \
-	  $(MAKE) -C $$dir -f $(abs_top_srcdir)/sdk/examples/hello/Makefile \
-	    SRCDIR=$(abs_top_srcdir)/sdk/examples/hello PKG_CONFIG="$$pc" CC="$(CC)"; \
+	sys=`$(PKG_CONFIG) --variable pc_path pkg-config`; \
+	PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" PKG_CONFIG_LIBDIR="$(DESTDIR)$(libdir)/pkgconfig:$$sys" \
+	  $(MAKE) -C $$dir -f $(abs_top_srcdir)/sdk/examples/hello/Makefile $(DDM_HELLO_INSTALLCHECK_GOALS) \
+	    SRCDIR=$(abs_top_srcdir)/sdk/examples/hello PKG_CONFIG="$$pc" CC="$(CC)" \
+	    LDFLAGS="$(SAN_LDFLAGS)"; \
 	echo "installcheck: $(DESTDIR)$(bindir)/ddmon --check-plugin $$dir/hello.so"; \
 	$(DESTDIR)$(bindir)/ddmon --check-plugin $$dir/hello.so; \
 	rm -rf $$dir

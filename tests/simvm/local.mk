@@ -43,11 +43,11 @@ if BUILD_PLUGIN_THREADS
 if BUILD_PLUGIN_NATIVEHEAP
 check_PROGRAMS += tests/simvm/test-simvm-crosscheck
 TESTS += tests/simvm/test-simvm-crosscheck
-tests_simvm_test_simvm_crosscheck_SOURCES = tests/simvm/test-simvm-crosscheck.c plugins/heap/segdecode.c \
+tests_simvm_test_simvm_crosscheck_SOURCES = tests/simvm/test-simvm-crosscheck.c \
 	plugins/threads/thst.c plugins/threads/stkl.c plugins/nativeheap/nhgt.c
 tests_simvm_test_simvm_crosscheck_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS) -I$(top_srcdir)
 tests_simvm_test_simvm_crosscheck_CFLAGS = $(SIMVM_TEST_CFLAGS)
-tests_simvm_test_simvm_crosscheck_LDADD = $(SIMVM_TEST_LIBS)
+tests_simvm_test_simvm_crosscheck_LDADD = $(DDM_SEGMENTS_LIBS) $(SIMVM_TEST_LIBS)
 endif
 endif
 endif

@@ -2,7 +2,7 @@
  *
  * Cross-check of two independent implementations of the same formats:
  * ddmon-simvm's encoders against the plugins' decoders. Heap segments
- * (plugins/heap/segdecode.c): every piece simvm sends must be accepted and
+ * (plugins/common/segdecode.c): every piece simvm sends must be accepted and
  * the decoder's statistics must equal the ground truth simvm writes to its
  * state file (counts and bytes per kind, free bytes and count, largest
  * free run, total units). THST and STKL (plugins/threads) and NHGT v1/v2
@@ -21,7 +21,7 @@
 
 #include "heap.h"
 #include "native.h"
-#include "plugins/heap/segdecode.h"
+#include "plugins/common/segdecode.h"
 #include "plugins/nativeheap/nhgt.h"
 #include "plugins/threads/threads.h"
 #include "threads.h"

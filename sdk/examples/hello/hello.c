@@ -7,7 +7,8 @@
  *  - a tap on every chunk type counts chunks and bytes per VM (it owns no
  *    chunk type, so it never competes with other plugins);
  *  - per-VM data (a hello_vm) is created when a VM becomes ready and freed
- *    by the core after the VM is gone;
+ *    by the core after the VM is gone; the timer and the command reach the
+ *    VMs through host->foreach_vm (SDK 1.1), so there is no list to keep;
  *  - a per-VM record view "hello" and a headline figure "chunks", refreshed
  *    by a timer (option hello.interval_ms, default 1000) only when changed;
  *  - a command `ddmon hello [VM]` answering with a record.
@@ -28,13 +29,11 @@ typedef struct hello_vm {
     ddm_view *view;          /* per-VM view; goes away with the VM */
     unsigned long long chunks, bytes;
     int dirty;
-    struct hello_vm *next;   /* in hello_state.vms, for the timer */
 } hello_vm;
 
 /* Plugin-wide state: owned by the core once handed to set_data. */
 typedef struct hello_state {
     const ddm_host *host;
-    hello_vm *vms;
     unsigned long long total;
 } hello_state;
 
@@ -61,16 +60,6 @@ static void hello_vm_free(void *p)
     free(p);
 }
 
-static void unlink_vm(hello_state *st, hello_vm *hv)
-{
-    for (hello_vm **pp = &st->vms; *pp; pp = &(*pp)->next) {
-        if (*pp == hv) {
-            *pp = hv->next;
-            return;
-        }
-    }
-}
-
 static void hello_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
 {
     hello_state *st = ud;
@@ -91,8 +80,6 @@ static void hello_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *
             free(hv);
             return;
         }
-        hv->next = st->vms;
-        st->vms = hv;
         host->log(self, DDM_LOG_DEBUG, "tracking vm %s", host->vm_info(vm)->key);
         break;
     case DDM_VM_CHANGED:
@@ -100,9 +87,8 @@ static void hello_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *
             hv->dirty = 1; /* the app name may have changed */
         break;
     case DDM_VM_GONE:
-        /* The core frees hv (and the view) right after this returns. */
-        if (hv)
-            unlink_vm(st, hv);
+        /* The core frees hv (and the view) right after this returns; from
+         * now on foreach_vm no longer visits this VM. Nothing to do. */
         break;
     }
 }
@@ -124,14 +110,36 @@ static void publish(const ddm_host *host, ddm_plugin *self, hello_vm *hv)
     hv->dirty = 0;
 }
 
+/* foreach_vm visitor: publish a ready VM's figures if they changed. */
+static int publish_dirty(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    hello_state *st = ud;
+    hello_vm *hv = st->host->vm_get_data(self, vm);
+    if (hv && hv->dirty)
+        publish(st->host, self, hv);
+    return 0; /* on to the next VM */
+}
+
 /* Timer: refresh what changed; views are cheap, but a quiet VM costs nothing. */
 static int hello_timer(ddm_plugin *self, void *ud)
 {
     hello_state *st = ud;
-    for (hello_vm *hv = st->vms; hv; hv = hv->next)
-        if (hv->dirty)
-            publish(st->host, self, hv);
+    st->host->foreach_vm(self, publish_dirty, st);
     return 1; /* keep going */
+}
+
+/* foreach_vm visitor: count the VMs we track. */
+typedef struct hello_count {
+    const ddm_host *host;
+    int64_t n;
+} hello_count;
+
+static int count_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    hello_count *c = ud;
+    if (c->host->vm_get_data(self, vm))
+        c->n++;
+    return 0;
 }
 
 /* `ddmon hello [VM]`: argv is borrowed for this call. */
@@ -162,10 +170,9 @@ static int hello_command(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
         host->view_field_int(res, "chunks", (int64_t)hv->chunks);
         host->view_field_int(res, "bytes", (int64_t)hv->bytes);
     } else {
-        int64_t n = 0;
-        for (hello_vm *it = st->vms; it; it = it->next)
-            n++;
-        host->view_field_int(res, "vms", n);
+        hello_count c = {host, 0};
+        host->foreach_vm(self, count_vm, &c);
+        host->view_field_int(res, "vms", c.n);
         host->view_field_int(res, "chunks", (int64_t)st->total);
     }
     host->view_commit(res);

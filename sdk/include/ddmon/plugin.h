@@ -34,6 +34,13 @@
  *
  * Threads: every callback runs on the core's main-loop thread and must not
  * block. Host functions may be called only from that thread.
+ *
+ * ABI changelog, one line per minor (what was added; the dated long form is
+ * in doc/plugin-abi.md):
+ *  1.0  the descriptor; ddm_host log .. cmd_cwd; ddm_vm_info .. boot_stage.
+ *  1.1  ddm_host.foreach_vm (ddm_vm_visit_fn); the host's limits as constants
+ *       (DDM_VIEW_MAX_*, DDM_HEADLINE_*_MAX, DDM_COMMAND_NAME_MAX,
+ *       DDM_LOG_MESSAGE_MAX, DDM_REQUEST_*); DDM_ABI_MINOR_REQUIRED.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -57,6 +64,62 @@ extern "C" {
 #define DDM_PRINTF(fmt, args)
 #define DDM_EXPORT
 #endif
+
+/**
+ * The oldest core minor this plugin runs on: the minor DDM_PLUGIN_DEFINE
+ * records. Defaults to the SDK's own minor. Define it (e.g. to 0) before
+ * including this header to build with this SDK a plugin that also loads
+ * into older cores of the same major; it must then test every host member
+ * newer than that minor with DDM_HOST_HAS() before calling it. Since: 1.1
+ */
+#ifndef DDM_ABI_MINOR_REQUIRED
+#define DDM_ABI_MINOR_REQUIRED DDM_ABI_MINOR
+#endif
+#if DDM_ABI_MINOR_REQUIRED > DDM_ABI_MINOR
+#error "DDM_ABI_MINOR_REQUIRED is newer than this SDK"
+#endif
+
+/* ------------------------------------------------------------------ limits */
+
+/*
+ * The host's limits: what a plugin can hit, defined here once (the core
+ * uses these very macros). Since: 1.1 (the values held in 1.0 too).
+ *
+ * Views (view_* builders). Past a cap the call says so and the content
+ * stays consistent: a longer string is cut at a UTF-8 character boundary
+ * and kept (-E2BIG); a row past the row or cell cap, or a field past the
+ * field cap, is dropped (-E2BIG); a longer blob is refused (-EFBIG); more
+ * columns are refused (-EINVAL).
+ */
+#define DDM_VIEW_MAX_ROWS 1000000u                        /**< rows per table */
+#define DDM_VIEW_MAX_COLUMNS 256u                         /**< columns per table */
+#define DDM_VIEW_MAX_CELLS (16u * 1024u * 1024u)          /**< rows x columns per table */
+#define DDM_VIEW_MAX_FIELDS 65536u                        /**< fields per record */
+#define DDM_VIEW_MAX_STRING (64u * 1024u)                 /**< bytes per cell, field or key */
+#define DDM_VIEW_MAX_STRING_BYTES (256u * 1024u * 1024u)  /**< string bytes per content */
+#define DDM_VIEW_MAX_BLOB ((size_t)256u * 1024u * 1024u)  /**< bytes per blob */
+
+/** vm_headline: a label of 1..32 bytes and a text of up to 128 bytes; longer
+ *  ones get -EMSGSIZE (an empty label -EINVAL). */
+#define DDM_HEADLINE_LABEL_MAX 32u
+#define DDM_HEADLINE_TEXT_MAX 128u
+/** register_command: a name is 1..32 of [A-Za-z0-9._-], starting with a letter
+ *  or digit, else -EINVAL. */
+#define DDM_COMMAND_NAME_MAX 32u
+/** log: a longer message is cut to this many bytes. */
+#define DDM_LOG_MESSAGE_MAX 4096u
+
+/** request: what timeout_ms 0 means, unless the user chose another default
+ *  (ddmon --request-timeout MS). */
+#define DDM_REQUEST_TIMEOUT_DEFAULT_MS 10000u
+/** The longest default the user may choose; a bound for plugin options that
+ *  hold a request timeout. */
+#define DDM_REQUEST_TIMEOUT_MAX_MS 3600000u
+/** request: pending requests per VM (all plugins together) before -ENOSPC. */
+#define DDM_REQUEST_MAX_PENDING 1024u
+/** request: the default cap on a JDWP packet (ddmon --max-packet); a payload
+ *  that does not fit with its 19 header bytes gets -EMSGSIZE. */
+#define DDM_REQUEST_MAX_PACKET ((size_t)256u * 1024u * 1024u)
 
 /** Opaque handles, owned by the core. Since: 1.0 */
 typedef struct ddm_plugin ddm_plugin; /**< one per loaded plugin */
@@ -142,6 +205,9 @@ typedef enum ddm_vm_event {
 
 /** Lifecycle listener. Plain JVMs (no DDM) never produce events. Since: 1.0 */
 typedef void (*ddm_vm_fn)(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud);
+
+/** Visitor for ddm_host.foreach_vm: return 0 to go on, non-zero to stop. Since: 1.1 */
+typedef int (*ddm_vm_visit_fn)(ddm_plugin *self, ddm_vm *vm, void *ud);
 
 /**
  * What the core knows about a VM. All strings are UTF-8, borrowed (rule 4),
@@ -337,7 +403,26 @@ struct ddm_host {
      *  Transfer none, valid until cmd_finish. */
     const char *(*cmd_cwd)(ddm_cmd *cmd);
 
-    /* ABI 1.1 and later: new members go here, never above. */
+    /* --- VMs -------------------------------------------------------- 1.1 */
+    /**
+     * Call @fn(self, vm, @ud) for each VM requests can go to: every DDM VM
+     * whose DDM_VM_READY has been delivered (or is being delivered) and
+     * whose DDM_VM_GONE has not begun. Plain JVMs and VMs still connecting
+     * are not visited: plugins get no events for them. Order unspecified.
+     * Returns how many calls were made; stops early when @fn returns
+     * non-zero. Allowed any time, from init on.
+     * Ownership and VMs going away: the core takes a snapshot of its VMs
+     * and holds a reference on each until the walk ends, then calls @fn only
+     * for those still ready at their turn, so a VM that goes away during the
+     * walk (even because of something @fn did) is skipped, never handed
+     * over dangling. A VM that becomes ready during the walk is not visited.
+     * @vm is borrowed, as in a listener: valid until its DDM_VM_GONE; keep
+     * nothing else. Nothing to free. Since: 1.1; test DDM_HOST_HAS(host,
+     * foreach_vm) if the plugin also loads into a 1.0 core.
+     */
+    size_t (*foreach_vm)(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud);
+
+    /* ABI 1.2 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */
@@ -406,12 +491,13 @@ typedef struct ddm_plugin_desc {
 /**
  * Define the plugin's descriptor; write it once, at file scope:
  *   DDM_PLUGIN_DEFINE("threads", "1.0", "Apache-2.0", "thread table", my_init, my_fini);
- * Since: 1.0
+ * It records DDM_ABI_MINOR_REQUIRED as the plugin's minor (since 1.1; in 1.0
+ * it was always DDM_ABI_MINOR, the default). Since: 1.0
  */
 #define DDM_PLUGIN_DEFINE(name_, version_, license_, summary_, init_, fini_)         \
     DDM_EXTERN_C DDM_EXPORT const ddm_plugin_desc ddm_plugin_descriptor;               \
     DDM_EXTERN_C DDM_EXPORT const ddm_plugin_desc ddm_plugin_descriptor = {            \
-        DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc), \
+        DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR_REQUIRED, (uint32_t)sizeof(ddm_plugin_desc), \
         name_, version_, license_, summary_, init_, fini_}
 
 #ifdef __cplusplus

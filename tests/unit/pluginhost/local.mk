@@ -24,7 +24,7 @@ tests_unit_pluginhost_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
 # The --plugin-opt test loads good.so and hello.so.
 EXTRA_tests_unit_pluginhost_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
-# The fake host itself (tests/harness, DDM_FAKEHOST_* in tests/local.mk).
+# The fake host itself (the SDK test kit, sdk/testkit; DDM_FAKEHOST_* in tests/local.mk).
 check_PROGRAMS += tests/unit/pluginhost/test-fake-host
 TESTS += tests/unit/pluginhost/test-fake-host
 tests_unit_pluginhost_test_fake_host_SOURCES = tests/unit/pluginhost/test-fake-host.c
@@ -32,3 +32,33 @@ tests_unit_pluginhost_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
 tests_unit_pluginhost_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_pluginhost_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
 endif ENABLE_TESTS
+
+# The host contract (contract.c): the same scenarios on the SDK test kit and
+# on the real core, so the kit cannot drift from what plugins meet in ddmon.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/pluginhost/test-contract-fake tests/unit/pluginhost/test-contract-real \
+	tests/unit/pluginhost/test-host-has
+TESTS += tests/unit/pluginhost/test-contract-fake tests/unit/pluginhost/test-contract-real \
+	tests/unit/pluginhost/test-host-has
+endif ENABLE_TESTS
+tests_unit_pluginhost_test_contract_fake_SOURCES = tests/unit/pluginhost/test-contract-fake.c \
+	tests/unit/pluginhost/contract.c tests/unit/pluginhost/contract.h
+tests_unit_pluginhost_test_contract_fake_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_unit_pluginhost_test_contract_fake_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_pluginhost_test_contract_fake_LDADD = $(DDM_FAKEHOST_LDADD)
+
+tests_unit_pluginhost_test_contract_real_SOURCES = tests/unit/pluginhost/test-contract-real.c \
+	tests/unit/pluginhost/contract.c tests/unit/pluginhost/contract.h
+tests_unit_pluginhost_test_contract_real_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-contract\"
+tests_unit_pluginhost_test_contract_real_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
+tests_unit_pluginhost_test_contract_real_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+# It loads host-has.so (tests/plugins/local.mk).
+EXTRA_tests_unit_pluginhost_test_contract_real_DEPENDENCIES = $(DDM_TEST_PLUGINS)
+
+# tests/plugins/host-has.c (built for a 1.0 core) on the test kit, as a 1.1
+# and as a 1.0 host: DDM_HOST_HAS and DDM_ABI_MINOR_REQUIRED.
+tests_unit_pluginhost_test_host_has_SOURCES = tests/unit/pluginhost/test-host-has.c \
+	tests/plugins/host-has.c
+tests_unit_pluginhost_test_host_has_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_unit_pluginhost_test_host_has_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_pluginhost_test_host_has_LDADD = $(DDM_FAKEHOST_LDADD)

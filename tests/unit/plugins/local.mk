@@ -10,11 +10,10 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/plugins/test-segdecode
 TESTS += tests/unit/plugins/test-segdecode
 endif
-tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c \
-	plugins/heap/segdecode.c plugins/heap/segdecode.h
+tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c
 tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
-tests_unit_plugins_test_segdecode_LDADD = $(CMOCKA_LIBS)
+tests_unit_plugins_test_segdecode_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS)
 
 # vminfo and threads.
 if ENABLE_TESTS
@@ -39,14 +38,7 @@ tests_unit_plugins_test_plugin_threads_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(t
 tests_unit_plugins_test_plugin_threads_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_threads_LDADD = $(DDM_FAKEHOST_LDADD)
 
-# heap.
-HEAP_PLUGIN_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
-	plugins/heap/segcollect.c plugins/heap/segcollect.h \
-	plugins/heap/heapinfo.c plugins/heap/heapinfo.h \
-	plugins/heap/bitmap.c plugins/heap/bitmap.h \
-	plugins/heap/bitmap_png.c plugins/heap/bitmap_png.h \
-	plugins/heap/heap.c plugins/heap/heap.h \
-	plugins/heap/heap_views.c plugins/heap/heap_cmd.c plugins/heap/heap_watch.c
+# heap: its sources (plugins/heap/local.mk) and the segments library.
 
 if ENABLE_TESTS
 if BUILD_PLUGIN_HEAP
@@ -54,22 +46,16 @@ check_PROGRAMS += tests/unit/plugins/test-plugin-heap
 TESTS += tests/unit/plugins/test-plugin-heap
 endif
 endif
-tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-heap.c $(HEAP_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-heap.c $(HEAP_PLUGIN_CORE_SOURCES)
 tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
 tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_FAKEHOST_LDADD)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_plugins_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
 endif
 
-# nativeheap.
-NATIVEHEAP_TEST_SOURCES = plugins/heap/segdecode.c plugins/heap/segdecode.h \
-	plugins/heap/segcollect.c plugins/heap/segcollect.h \
-	plugins/nativeheap/nhgt.c plugins/nativeheap/nhgt.h \
-	plugins/nativeheap/nhmaps.c plugins/nativeheap/nhmaps.h \
-	plugins/nativeheap/nativeheap.c plugins/nativeheap/nativeheap.h \
-	plugins/nativeheap/nh_views.c plugins/nativeheap/nh_poll.c
+# nativeheap: its sources (plugins/nativeheap/local.mk) and the segments library.
 
 if ENABLE_TESTS
 if BUILD_PLUGIN_NATIVEHEAP
@@ -77,7 +63,19 @@ check_PROGRAMS += tests/unit/plugins/test-plugin-nativeheap
 TESTS += tests/unit/plugins/test-plugin-nativeheap
 endif
 endif
-tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plugin-nativeheap.c $(NATIVEHEAP_TEST_SOURCES)
+tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plugin-nativeheap.c $(NATIVEHEAP_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
 tests_unit_plugins_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_nativeheap_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_nativeheap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_FAKEHOST_LDADD)
+
+# The SDK example's own unit test (sdk/examples/hello/test-hello.c, run out
+# of tree by its Makefile's `check`), here on the in-tree test kit.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/plugins/test-plugin-hello
+TESTS += tests/unit/plugins/test-plugin-hello
+endif
+tests_unit_plugins_test_plugin_hello_SOURCES = sdk/examples/hello/test-hello.c \
+	sdk/examples/hello/hello.c
+tests_unit_plugins_test_plugin_hello_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_unit_plugins_test_plugin_hello_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_hello_LDADD = $(DDM_FAKEHOST_LDADD)

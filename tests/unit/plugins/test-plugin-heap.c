@@ -32,7 +32,7 @@
 
 #include <ddmon/bytes.h>
 
-#include "fake-host.h"
+#include <ddmon/testkit.h>
 #include "plugins/heap/bitmap_png.h"
 #include "plugins/heap/heap.h"
 

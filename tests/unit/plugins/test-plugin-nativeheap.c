@@ -21,7 +21,7 @@
 
 #include <ddmon/bytes.h>
 
-#include "fake-host.h"
+#include <ddmon/testkit.h>
 #include "plugins/nativeheap/nativeheap.h"
 #include "plugins/nativeheap/nhmaps.h"
 

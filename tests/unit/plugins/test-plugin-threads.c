@@ -20,7 +20,7 @@
 #include <ddmon/bytes.h>
 #include <ddmon/plugin.h>
 
-#include "fake-host.h"
+#include <ddmon/testkit.h>
 #include "threads.h"
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for plugins/heap/segdecode.c: piece header parsing, run
+ * Unit tests for plugins/common/segdecode.c: piece header parsing, run
  * decoding, partial-run merging, the draft's reject rule (doc/protocol.md,
  * "Heap segments") and the statistics (per class, histogram, largest
  * free extent). Table-driven
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "plugins/heap/segdecode.h"
+#include "plugins/common/segdecode.h"
 
 /* Build a piece: header then @npairs (state, count-1) pairs from @pairs. */
 static size_t make_piece(uint8_t *buf, uint32_t heap, uint8_t unit, uint32_t start,

@@ -2,7 +2,9 @@
  *
  * segdecode: the heap segment ("HPSG"/"HPSO"/"NHSG") piece parser and
  * run-length decoder. Pure C, no host, no allocation: shared by the heap
- * and nativeheap plugins (each compiles this file into its own .so).
+ * and nativeheap plugins through plugins/common/libddmsegments.la, a
+ * convenience library linked into each .so (so neither compiles the
+ * other's sources). Sees only <ddmon/bytes.h> and libc.
  *
  * A piece is `u4 heap id, u1 allocation unit size, u4 segment start
  * address, u4 offset of this piece, u4 piece length in units`, then
@@ -25,8 +27,8 @@
  * Non-goals: remembering where runs are (see bitmap.h for that, which
  * re-decodes retained pieces), interpreting solidity beyond free/in use.
  */
-#ifndef DDM_HEAP_SEGDECODE_H
-#define DDM_HEAP_SEGDECODE_H
+#ifndef DDM_PLUGINS_SEGDECODE_H
+#define DDM_PLUGINS_SEGDECODE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -130,4 +132,4 @@ void seg_stats_add(seg_stats *dst, const seg_stats *src);
 /** Bucket of an allocation of @bytes (> 0). */
 unsigned seg_bucket(uint64_t bytes);
 
-#endif /* DDM_HEAP_SEGDECODE_H */
+#endif /* DDM_PLUGINS_SEGDECODE_H */

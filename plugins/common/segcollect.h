@@ -4,7 +4,8 @@
  * HPST(heap) ... any number of pieces ... HPEN(heap) (NHST/NHSG/NHEN for
  * the native heap); several heaps may be updated at once and pieces may
  * arrive in any order. Pure C (libc only), shared by the heap and
- * nativeheap plugins; the caller logs, using what the calls report.
+ * nativeheap plugins (plugins/common/libddmsegments.la); the caller logs,
+ * using what the calls report.
  *
  * Invariants:
  *  - Per heap there is at most one update being collected ("pending") and
@@ -25,8 +26,8 @@
  * Ownership: the collector owns every seg_heap and kept piece; pointers
  * it returns are borrowed until the next call that changes that heap.
  */
-#ifndef DDM_HEAP_SEGCOLLECT_H
-#define DDM_HEAP_SEGCOLLECT_H
+#ifndef DDM_PLUGINS_SEGCOLLECT_H
+#define DDM_PLUGINS_SEGCOLLECT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -107,4 +108,4 @@ int seg_collector_end(seg_collector *c, uint32_t heap_id, const seg_heap **out);
 /** Heap by id, or NULL. */
 const seg_heap *seg_collector_heap(const seg_collector *c, uint32_t heap_id);
 
-#endif /* DDM_HEAP_SEGCOLLECT_H */
+#endif /* DDM_PLUGINS_SEGCOLLECT_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * fake-host: the in-memory ddm_host for plugin unit tests (see fake-host.h
- * for what it models). Owns: the fake plugin, VMs, views, requests, timers,
+ * libddmon-plugin-test: the in-memory ddm_host for plugin unit tests (see
+ * <ddmon/testkit.h> for what it models). Part of the SDK: it sees only
+ * sdk/include and libc (and cmocka to fail the test), never the core. Owns: the fake plugin, VMs, views, requests, timers,
  * commands and the captured log; frees all of it in fake_host_free.
  * Invariants: a request is completed at most once; a freed view is never
  * reachable from the host's lists; every ud handed in is freed exactly once.
@@ -20,7 +21,7 @@
 
 #include <ddmon/bytes.h>
 
-#include "fake-host.h"
+#include <ddmon/testkit.h>
 
 #define FH_MAX_ITEMS 100000 /* sanity cap on any list a plugin grows */
 
@@ -116,6 +117,7 @@ typedef struct fh_content {
     uint8_t *blob;
     size_t blob_len;
     int has_blob;
+    size_t string_bytes; /* as the core counts them, against DDM_VIEW_MAX_STRING_BYTES */
 } fh_content;
 
 struct ddm_view {
@@ -129,6 +131,7 @@ struct ddm_view {
     fh_content committed, building;
     int building_open;
     size_t cur_cells; /* cells written in the current row */
+    int row_dropped;  /* the current row was past a cap: its cells go nowhere */
     unsigned version;
     int watchers;     /* -1: use the host default */
 };
@@ -187,6 +190,7 @@ struct fake_host {
     char *client_cwd;   /* what cmd_cwd returns (NULL = unknown) */
     struct ddm_plugin plugin;
     int loaded, in_init, fini_done;
+    int conflict;       /* init claimed a type twice: the plugin is refused */
     void *pdata;
     ddm_free_fn pdata_free;
     ptrvec regs, vms, views, requests, timers, cmds, config;
@@ -261,7 +265,7 @@ static void fh_logf(fake_host *fh, ddm_log_level level, const char *fmt, ...)
 static void h_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...) DDM_PRINTF(3, 4);
 static void h_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...)
 {
-    char buf[4096];
+    char buf[DDM_LOG_MESSAGE_MAX + 1]; /* the core cuts at DDM_LOG_MESSAGE_MAX bytes */
     va_list ap;
     assert_non_null(fmt);
     va_start(ap, fmt);
@@ -323,13 +327,12 @@ static const char *config_lookup(fake_host *fh, const char *key)
 static const char *h_config_get(ddm_plugin *self, const char *key)
 {
     fake_host *fh = host_of(self);
-    const char *v;
     char buf[512];
     assert_non_null(key);
-    v = config_lookup(fh, key);
-    if (v || !fh->plugin.desc || !fh->plugin.desc->name)
-        return v;
-    snprintf(buf, sizeof buf, "%s.%s", fh->plugin.desc->name, key);
+    /* As the core: the option "<plugin name>.<key>", nothing else. */
+    if (!fh->plugin.desc || !fh->plugin.desc->name ||
+        (size_t)snprintf(buf, sizeof buf, "%s.%s", fh->plugin.desc->name, key) >= sizeof buf)
+        return NULL;
     return config_lookup(fh, buf);
 }
 
@@ -445,6 +448,8 @@ static int h_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, vo
         return err;
     if (!fn || type == 0 || fake_host_owns(fh, type)) {
         char n[5];
+        if (fn && type)
+            fh->conflict = 1; /* as the core: refused even if init ignores it */
         fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_chunk %s refused",
                 ddm_chunk_name(type, n));
         if (ud_free)
@@ -516,6 +521,36 @@ static fh_reg *find_command(fake_host *fh, const char *name)
     return NULL;
 }
 
+/* The core's own commands: a plugin cannot take these names (-EEXIST). */
+static const char *const reserved_commands[] = {
+    "vms", "view", "views", "plugins", "watch", "snapshot", "server", "start-server",
+    "kill-server", "help", "version", "connect", "disconnect", "scan", NULL,
+};
+
+/* 1..DDM_COMMAND_NAME_MAX of [A-Za-z0-9._-], starting with a letter or digit. */
+static int command_name_ok(const char *name)
+{
+    size_t i, n = strlen(name);
+    if (n == 0 || n > DDM_COMMAND_NAME_MAX)
+        return 0;
+    for (i = 0; i < n; i++) {
+        char c = name[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || (c != '-' && c != '_' && c != '.')))
+            return 0;
+    }
+    return 1;
+}
+
+static int command_reserved(const char *name)
+{
+    const char *const *r;
+    for (r = reserved_commands; *r; r++)
+        if (strcmp(*r, name) == 0)
+            return 1;
+    return 0;
+}
+
 static int h_register_command(ddm_plugin *self, const char *name, const char *usage,
                               const char *summary, ddm_command_fn fn, void *ud,
                               ddm_free_fn ud_free)
@@ -525,10 +560,18 @@ static int h_register_command(ddm_plugin *self, const char *name, const char *us
     int err = check_init_phase(fh, "register_command", ud, ud_free);
     if (err)
         return err;
-    if (!fn || !name || !*name || find_command(fh, name)) {
+    if (!fn || !name || !command_name_ok(name)) {
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_command '%s' refused: not a valid name",
+                name ? name : "(null)");
         if (ud_free)
             ud_free(ud);
-        return fn && name && *name ? -EEXIST : -EINVAL;
+        return -EINVAL;
+    }
+    if (command_reserved(name) || find_command(fh, name)) {
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_command '%s' refused: name taken", name);
+        if (ud_free)
+            ud_free(ud);
+        return -EEXIST;
     }
     r = xcalloc(1, sizeof *r);
     r->kind = 4;
@@ -870,7 +913,7 @@ static int h_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const 
         return -ENOENT;
     if (!*label)
         return -EINVAL;
-    if (strlen(label) > 32 || (text && strlen(text) > 128)) /* the core's limits */
+    if (strlen(label) > DDM_HEADLINE_LABEL_MAX || (text && strlen(text) > DDM_HEADLINE_TEXT_MAX))
         return -EMSGSIZE;
     for (i = 0; i < vm->headlines.n; i++) {
         pair = vm->headlines.v[i];
@@ -908,6 +951,26 @@ const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label)
     return NULL;
 }
 
+/* As the core: the DDM VMs whose READY was delivered (or is being delivered)
+ * and whose GONE has not begun. VMs stay allocated until fake_host_free and
+ * the list only grows, so walking by index is safe whatever @fn does; VMs
+ * added during the walk are not visited. */
+static size_t h_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
+{
+    fake_host *fh = host_of(self);
+    size_t i, n = fh->vms.n, calls = 0;
+    assert_non_null(fn);
+    for (i = 0; i < n; i++) {
+        ddm_vm *vm = fh->vms.v[i];
+        if (!vm->ready || vm->gone || !vm->info.ddm)
+            continue;
+        calls++;
+        if (fn(self, vm, ud) != 0)
+            break;
+    }
+    return calls;
+}
+
 /* ------------------------------------------------------------- requests */
 
 static int h_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *data, size_t len,
@@ -926,9 +989,12 @@ static int h_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *da
     /* As the core: --chunks governs owned types; request-only types pass. */
     if (!type_enabled(fh, type) && fake_host_owns(fh, type))
         return -EPERM;
-    if (len > ((size_t)64 << 20))
+    /* The core's default bounds: the packet (19 header bytes and the
+     * payload) and the pending requests per VM. */
+    if (len > DDM_REQUEST_MAX_PACKET - 19)
         return -EMSGSIZE;
-    if (fh->requests.n >= FH_MAX_ITEMS)
+    if (fake_host_n_pending(fh, vm, 0) >= (int)DDM_REQUEST_MAX_PENDING ||
+        fh->requests.n >= FH_MAX_ITEMS)
         return -ENOSPC;
     rq = xcalloc(1, sizeof *rq);
     rq->vm = vm;
@@ -1099,14 +1165,15 @@ static uint32_t h_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn
 {
     fake_host *fh = host_of(self);
     fh_timer *t;
-    if (!fn || interval_ms == 0 || fh->timers.n >= FH_MAX_ITEMS) {
+    /* As the core: an interval of 0 means "as often as possible" (1 ms). */
+    if (!fn || fh->timers.n >= FH_MAX_ITEMS) {
         if (ud_free)
             ud_free(ud);
         return 0;
     }
     t = xcalloc(1, sizeof *t);
     t->id = ++fh->next_timer_id;
-    t->interval = interval_ms;
+    t->interval = interval_ms ? interval_ms : 1;
     t->fn = fn;
     t->ud = ud;
     t->ud_free = ud_free;
@@ -1255,6 +1322,29 @@ static int view_error(ddm_view *v, int err, const char *what)
     return err;
 }
 
+/* A copy of @s as the core keeps it: at most DDM_VIEW_MAX_STRING bytes, cut
+ * at a UTF-8 character boundary (*@rc = -E2BIG, the value kept), within
+ * the content's DDM_VIEW_MAX_STRING_BYTES (NULL and -E2BIG past it). */
+static char *view_string(fh_content *c, const char *s, int *rc)
+{
+    size_t n = strlen(s);
+    char *out;
+    if (n > DDM_VIEW_MAX_STRING) {
+        *rc = -E2BIG;
+        n = DDM_VIEW_MAX_STRING;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    if (c->string_bytes + n + 1 > DDM_VIEW_MAX_STRING_BYTES) {
+        *rc = -E2BIG;
+        return NULL;
+    }
+    c->string_bytes += n + 1;
+    out = xcalloc(n + 1, 1);
+    memcpy(out, s, n);
+    return out;
+}
+
 static ddm_view *h_view_new(ddm_plugin *self, ddm_vm *vm, const char *name, ddm_view_kind kind,
                             const char *title)
 {
@@ -1280,6 +1370,11 @@ static int h_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n_cols
         return view_error(v, -EINVAL, "set_columns on a non-table");
     if (n_cols && !cols)
         return view_error(v, -EINVAL, "set_columns without columns");
+    if (n_cols > DDM_VIEW_MAX_COLUMNS) { /* a limit, not misuse: the old columns stay */
+        fh_logf(v->fh, DDM_LOG_DEBUG, "fake-host: view '%s': more than %u columns refused",
+                v->name, DDM_VIEW_MAX_COLUMNS);
+        return -EINVAL;
+    }
     content_clear(v, &v->committed);
     content_clear(v, &v->building);
     v->building_open = 0;
@@ -1302,6 +1397,7 @@ static int h_view_begin(ddm_view *v)
     content_clear(v, &v->building);
     v->building_open = 1;
     v->cur_cells = 0;
+    v->row_dropped = 0;
     return 0;
 }
 
@@ -1321,8 +1417,12 @@ static int h_view_row(ddm_view *v)
         return view_error(v, -EINVAL, "row on a non-table or a table without columns");
     if (row_complete(v))
         return -EINVAL;
-    if (v->building.rows.n >= FH_MAX_ITEMS * 10)
-        return view_error(v, -ENOSPC, "too many rows");
+    if (v->building.rows.n >= DDM_VIEW_MAX_ROWS ||
+        (v->building.rows.n + 1) * v->n_cols > DDM_VIEW_MAX_CELLS) {
+        v->row_dropped = 1; /* as the core: dropped, and so are its cells */
+        return -E2BIG;
+    }
+    v->row_dropped = 0;
     vec_push(&v->building.rows, xcalloc(v->n_cols, sizeof(fh_cell)));
     v->cur_cells = 0;
     return 0;
@@ -1334,6 +1434,10 @@ static fh_cell *next_cell(ddm_view *v, ddm_value_type type, int is_null, int *er
     *err = 0;
     if (!v->building_open) {
         *err = view_error(v, -EPROTO, "cell without begin");
+        return NULL;
+    }
+    if (v->row_dropped) {
+        *err = -E2BIG;
         return NULL;
     }
     if (v->kind != DDM_VIEW_TABLE || !v->building.rows.n) {
@@ -1362,8 +1466,10 @@ static int h_view_str(ddm_view *v, const char *value)
 {
     int err;
     fh_cell *c = next_cell(v, DDM_VAL_STR, value == NULL, &err);
-    if (c)
-        c->s = xstrdup(value);
+    if (c && value) {
+        c->s = view_string(&v->building, value, &err);
+        c->is_null = c->s == NULL;
+    }
     return err;
 }
 
@@ -1417,8 +1523,16 @@ static fh_cell *field_cell(ddm_view *v, const char *key, ddm_value_type type, in
             return &f->cell;
         }
     }
+    if (v->building.fields.n >= DDM_VIEW_MAX_FIELDS) {
+        *err = -E2BIG;
+        return NULL;
+    }
     f = xcalloc(1, sizeof *f);
-    f->key = xstrdup(key);
+    f->key = view_string(&v->building, key, err);
+    if (!f->key) {
+        free(f);
+        return NULL;
+    }
     f->cell.type = type;
     vec_push(&v->building.fields, f);
     return &f->cell;
@@ -1429,8 +1543,8 @@ static int h_view_field_str(ddm_view *v, const char *key, const char *value)
     int err;
     fh_cell *c = field_cell(v, key, DDM_VAL_STR, &err);
     if (c) {
-        c->s = xstrdup(value);
-        c->is_null = value == NULL;
+        c->s = value ? view_string(&v->building, value, &err) : NULL;
+        c->is_null = c->s == NULL;
     }
     return err;
 }
@@ -1469,6 +1583,8 @@ static int h_view_blob(ddm_view *v, const char *media_type, const void *data, si
         return view_error(v, -EPROTO, "blob without begin");
     if (v->kind != DDM_VIEW_BLOB || (len && !data))
         return view_error(v, -EINVAL, "blob on a non-blob view or without data");
+    if (len > DDM_VIEW_MAX_BLOB)
+        return -EFBIG; /* refused, as by the core; the old blob stays */
     free(v->building.blob);
     free(v->building.media_type);
     v->building.blob = exact_copy(data, len);
@@ -1876,9 +1992,28 @@ fake_host *fake_host_new(void)
     h->cmd_result = h_cmd_result;
     h->cmd_finish = h_cmd_finish;
     h->cmd_cwd = h_cmd_cwd;
+    h->foreach_vm = h_foreach_vm;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
+}
+
+void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
+{
+    ddm_host *h = &fh->host;
+    if (fh->loaded || fh->in_init)
+        fail_msg("fake-host: fake_host_set_abi_minor after fake_host_load");
+    if (minor > DDM_ABI_MINOR)
+        fail_msg("fake-host: ABI %u.%u is newer than this SDK (%u.%u)", (unsigned)DDM_ABI_MAJOR,
+                 minor, (unsigned)DDM_ABI_MAJOR, (unsigned)DDM_ABI_MINOR);
+    h->abi_minor = (uint16_t)minor;
+    h->size = sizeof(ddm_host);
+    h->foreach_vm = h_foreach_vm;
+    /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 1) {
+        h->size = (uint32_t)offsetof(ddm_host, foreach_vm);
+        h->foreach_vm = NULL;
+    }
 }
 
 const ddm_host *fake_host_table(fake_host *fh)
@@ -1917,11 +2052,26 @@ int fake_host_load(fake_host *fh, const ddm_plugin_desc *desc)
     assert_int_equal(desc->abi_major, DDM_ABI_MAJOR);
     assert_non_null(desc->name);
     assert_non_null(desc->init);
+    if (desc->abi_minor > fh->host.abi_minor) {
+        /* as the core's loader: the plugin may call members this host lacks */
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: plugin wants ABI %u.%u, core provides %u.%u",
+                (unsigned)desc->abi_major, (unsigned)desc->abi_minor,
+                (unsigned)fh->host.abi_major, (unsigned)fh->host.abi_minor);
+        return -ENOEXEC;
+    }
     fh->plugin.desc = desc;
     fh->in_init = 1;
     rc = desc->init(&fh->plugin, &fh->host);
     fh->in_init = 0;
-    if (rc != 0) {
+    if (rc >= 0 && fh->conflict) {
+        /* init itself succeeded: fini runs, then everything is undone */
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: plugin %s refused: it claimed a chunk type twice",
+                desc->name);
+        if (desc->fini)
+            desc->fini(&fh->plugin);
+        rc = -EEXIST;
+    }
+    if (rc < 0) {
         drop_registrations(fh);
         drop_timers(fh);
         h_set_data(&fh->plugin, NULL, NULL);

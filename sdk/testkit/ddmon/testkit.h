@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * fake-host: a complete, in-memory `ddm_host` for plugin unit tests.
- * No real core, no glib, no I/O: plain C on top of cmocka.
+ * <ddmon/testkit.h>: the plugin test kit (libddmon-plugin-test). A complete,
+ * in-memory `ddm_host` for unit tests of a plugin: no ddmon, no sockets, no
+ * glib, no main loop, no real time. The test drives the host by hand (VMs
+ * come and go, chunks arrive, requests are answered, timers fire, commands
+ * run) and inspects what the plugin did (views, headlines, requests, log).
+ * Failures are reported through cmocka (fail_msg), so tests are cmocka
+ * programs. The ddmon tree runs one set of contract scenarios against this
+ * kit and against the real core (tests/unit/pluginhost/contract.c), so the
+ * two behave alike where a plugin can tell.
  *
- * How a plugin test uses it (house style: "compile plugins/x/x.c with
- * tests/harness/fake-host.c"): the test program's sources are the test, the
- * plugin's .c files and this library (tests/harness/libfakehost.la). Then:
+ * Out of tree (pkg-config module ddmon-plugin-test-1: the SDK, cmocka and
+ * this library; see sdk/examples/hello/Makefile, target check):
  *
+ *     cc $(pkg-config --cflags ddmon-plugin-test-1) -o test-x test-x.c x.c \
+ *        $(pkg-config --libs ddmon-plugin-test-1)
+ *
+ * compiles the plugin's own sources into the test program; then
+ *
+ *     extern const ddm_plugin_desc ddm_plugin_descriptor;  // from x.c
  *     fake_host *fh = fake_host_new();
- *     fake_host_set_config(fh, "threads.interval", "500");   // optional
+ *     fake_host_set_config(fh, "x.interval", "500");      // optional
  *     assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
- *     ddm_vm *vm = fake_host_add_vm(fh, &(ddm_vm_info){ .pid = 42, .app_name = "app" });
+ *     ddm_vm *vm = fake_host_add_vm(fh, &(ddm_vm_info){ .pid = 42, .app_name = "app", .ddm = 1 });
  *     fake_host_vm_event(fh, vm, DDM_VM_READY);   // listeners run; requests allowed
  *     fake_host_deliver(fh, vm, DDM_CHUNK('T','H','C','R'), DDM_ORIGIN_EVENT, bytes, n);
  *     ddm_view *v = fake_view_find(fh, vm, "threads");
@@ -18,12 +30,15 @@
  *     assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
  *     fake_host_free(fh);   // VMs go (GONE), fini, everything freed, checks run
  *
- * In a tests/NAME.mk (the variables come from tests/plugins-vt.mk):
- *     tests_unit_test_plugin_x_SOURCES = tests/unit/test-plugin-x.c plugins/x/x.c
- *     tests_unit_test_plugin_x_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/x
- *     tests_unit_test_plugin_x_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
- *     tests_unit_test_plugin_x_LDADD = $(DDM_FAKEHOST_LDADD)
- * Set FAKE_HOST_VERBOSE=1 to see the plugin's log on stderr.
+ * In the ddmon tree the plugin tests link sdk/testkit/libddmon-plugin-test.la
+ * (DDM_FAKEHOST_* in tests/local.mk). Set FAKE_HOST_VERBOSE=1 to see the
+ * plugin's log on stderr.
+ *
+ * Older cores: fake_host_set_abi_minor(fh, 0) before fake_host_load makes the
+ * table look like a 1.0 core's (size and abi_minor; newer members NULL), to
+ * test a plugin built with DDM_ABI_MINOR_REQUIRED 0 and its DDM_HOST_HAS()
+ * fallbacks. A plugin whose descriptor wants a newer minor than the host
+ * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
  *  - registration: chunk owners (one per type, -EEXIST otherwise), taps,
@@ -36,7 +51,9 @@
  *    fails the test (exactly-once). A request with fn NULL whose completion
  *    carries a chunk is delivered to the type's owner as DDM_ORIGIN_REPLY.
  *    Requests fail with -ENOTCONN before DDM_VM_READY / after GONE, -EPERM
- *    when the type is disabled, or with the error the test forces.
+ *    when the type is disabled, -ENOSPC past DDM_REQUEST_MAX_PENDING
+ *    pending on one VM, -EMSGSIZE past DDM_REQUEST_MAX_PACKET, or with the
+ *    error the test forces.
  *    Request payloads and fake reply payloads live in exact-size buffers.
  *  - VMs: fake_host_add_vm() deep-copies a ddm_vm_info template (size is
  *    set for you). DDM_VM_GONE completes that VM's pending requests with
@@ -48,29 +65,36 @@
  *    only count the calls).
  *  - find_vm: "PID", "SERIAL:PID", the VM key, or the app name; NULL when
  *    none or ambiguous.
- *  - vm_headline: the core's limits (label 1-32 bytes, text <= 128 bytes,
- *    else -EINVAL/-EMSGSIZE).
+ *  - vm_headline: the core's limits (DDM_HEADLINE_LABEL_MAX,
+ *    DDM_HEADLINE_TEXT_MAX: -EMSGSIZE; an empty label -EINVAL).
+ *  - foreach_vm (1.1): the DDM VMs whose DDM_VM_READY was delivered and
+ *    whose DDM_VM_GONE has not begun, in the order they were added.
  *  - views: tables (typed columns; cell type must match the column, except
  *    that an int in a double column is converted, as the core does; a NULL
  *    string is a null cell in any column), records (ordered typed fields,
  *    replace by key), blobs. begin/commit semantics: queries see committed
  *    content only. Misuse (wrong type, too many/few cells, no begin) returns
  *    -EINVAL/-EPROTO and is counted; fake_host_free fails the test if any
- *    happened, unless fake_host_expect_view_errors(fh) was called.
+ *    happened, unless fake_host_expect_view_errors(fh) was called. The
+ *    core's caps hold (DDM_VIEW_MAX_*, <ddmon/plugin.h>): strings cut at a
+ *    UTF-8 boundary and rows or fields past a cap dropped, with -E2BIG;
+ *    bigger blobs refused with -EFBIG; these are not misuse.
  *    view_watchers returns what the test set (fake_view_set_watchers, or a
  *    default for every view with fake_host_set_default_watchers).
  *  - timers: recorded, fired only by fake_host_fire_timers(); a callback
  *    returning 0 or calling timer_remove stops its timer (ud_free runs
- *    after the callback returns).
- *  - config_get: from fake_host_set_config(); looks up the key as given,
- *    then "<plugin name>.<key>" (so both "interval" and "threads.interval"
- *    find "threads.interval").
+ *    after the callback returns). An interval of 0 is taken as 1 ms.
+ *  - config_get: from fake_host_set_config(); as the core, the plugin's
+ *    config_get("interval") finds the option "<plugin name>.interval".
  *  - chunk_enabled: every type, unless the test disables some
  *    (fake_host_disable_chunk) or sets an allow-list (fake_host_only_chunks).
- *  - log: every line captured as "<level>: <text>" (level = warning,
+ *  - log: every line (cut at DDM_LOG_MESSAGE_MAX bytes) captured as
+ *    "<level>: <text>" (level = warning,
  *    message, info, debug); also printed to stderr when FAKE_HOST_VERBOSE
  *    is set in the environment.
- *  - commands: fake_host_run_command() builds a ddm_cmd, calls the handler;
+ *  - commands: names as the core takes them (DDM_COMMAND_NAME_MAX; -EINVAL)
+ *    and not the core's own ("help", "vms", ...; -EEXIST).
+ *    fake_host_run_command() builds a ddm_cmd, calls the handler;
  *    the cmd's status/message/result view stay readable until
  *    fake_host_free. Finishing twice fails the test. A handler returning a
  *    negative errno without finishing is finished as DDM_CMD_FAILED.
@@ -83,13 +107,17 @@
  * Non-goals: several plugins in one fake host (one plugin per host; make
  * two hosts), main loop, real time, JSON.
  */
-#ifndef DDM_TESTS_FAKE_HOST_H
-#define DDM_TESTS_FAKE_HOST_H
+#ifndef DDMON_TESTKIT_H
+#define DDMON_TESTKIT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <ddmon/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct fake_host fake_host;
 
@@ -107,6 +135,10 @@ int fake_host_load(fake_host *fh, const ddm_plugin_desc *desc);
 const ddm_host *fake_host_table(fake_host *fh);
 /** The plugin handle handed to init. */
 ddm_plugin *fake_host_plugin(fake_host *fh);
+/** Look like a core of ABI MAJOR.@minor (before fake_host_load): the
+ *  table's size and abi_minor say so and members newer than @minor are
+ *  NULL. @minor must not be newer than the SDK's DDM_ABI_MINOR. */
+void fake_host_set_abi_minor(fake_host *fh, unsigned minor);
 
 /* --------------------------------------------------------------- config */
 
@@ -279,4 +311,8 @@ ddm_value_type fake_view_field_type(ddm_view *v, const char *key);
 /** The blob bytes (borrowed) and their count/media type; NULL if none. */
 const uint8_t *fake_view_blob(ddm_view *v, size_t *len, const char **media_type);
 
-#endif /* DDM_TESTS_FAKE_HOST_H */
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDMON_TESTKIT_H */

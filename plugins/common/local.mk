@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: Apache-2.0
+# plugins/common/: code more than one plugin uses, as convenience libraries
+# (noinst, PIC objects) that each plugin links into its own .so, so no
+# plugin compiles another's sources. SDK clients only: they see sdk/include
+# and libc, never core/ or glib.
+
+# The heap segment decoder and collector (HPSG/HPSO/NHSG pieces,
+# HPST/HPEN and NHST/NHEN updates): heap.so, nativeheap.so, bench/heapdecode,
+# tests/unit/plugins/test-segdecode, tests/simvm crosscheck.
+noinst_LTLIBRARIES += %reldir%/libddmsegments.la
+%canon_reldir%_libddmsegments_la_SOURCES = \
+	%reldir%/segdecode.c %reldir%/segdecode.h \
+	%reldir%/segcollect.c %reldir%/segcollect.h
+%canon_reldir%_libddmsegments_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+%canon_reldir%_libddmsegments_la_CFLAGS = $(AM_CFLAGS)
+# What a user of the library adds to its LIBADD/LDADD.
+DDM_SEGMENTS_LIBS = %reldir%/libddmsegments.la

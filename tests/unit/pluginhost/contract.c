@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The contract scenarios (see contract.h): one plugin, "contract", whose
+ * init and callbacks record what the host did, and one cmocka test per
+ * promise of <ddmon/plugin.h>. Plain C and the SDK only: no glib, no core,
+ * so the same file runs against the test kit and against the core.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <ddmon/plugin.h>
+
+#include "contract.h"
+
+#define CT_OWN DDM_CHUNK('C', 'T', 'O', 'W')   /* owned by the plugin */
+#define CT_REQ DDM_CHUNK('C', 'T', 'R', 'Q')   /* a request type it sends */
+#define CT_REP DDM_CHUNK('C', 'T', 'R', 'P')   /* the answer's type */
+#define CT_OTHER DDM_CHUNK('C', 'T', 'X', 'X') /* nobody's */
+
+static const ct_driver *D;
+
+/* Wait (pumping the driver) until @cond holds or 5 s pass, then assert it. */
+#define CT_WAIT_FOR(h, cond)                                              \
+    do {                                                                  \
+        int ct_i_;                                                        \
+        for (ct_i_ = 0; ct_i_ < 2500 && !(cond); ct_i_++)                 \
+            if (!D->pump(h))                                              \
+                break;                                                    \
+        assert_true(cond);                                                \
+    } while (0)
+
+/* ------------------------------------------------------------ the plugin */
+
+/* What the plugin does and saw; reset before each scenario. */
+static struct {
+    /* switches */
+    int request_on_ready;   /* send CT_REQ "ab" (timeout below) with a callback */
+    int request_to_owner;   /* send CT_OWN with no callback */
+    unsigned timeout_ms;
+    int views_on_ready;     /* publish ct.table (2 rows) and ct.rec */
+    int want_timer;
+    int dup_chunk;          /* claim CT_OWN twice in init */
+    /* seen */
+    ddm_plugin *self;
+    const ddm_host *host;
+    int inits, finis;
+    char opt[64];
+    int opt_set, full_key_set;
+    int rc_reserved, rc_badname, rc_dup, rc_long;
+    int ud_frees, data_frees, timer_ud_frees;
+    int owned, taps, ready, gone, replies, timer_runs;
+    ddm_chunk_origin last_origin;
+    uint32_t last_request_type;
+    size_t last_len;
+    uint8_t last_data[16];
+    ddm_reply_status last_status;
+    uint32_t last_reply_type;
+    uint8_t reply_data[16];
+    size_t reply_len;
+    int req_rc;
+    int data_at_gone;       /* vm_get_data was still set inside the GONE listener */
+    char order[256];
+} CT;
+
+static void note(const char *what)
+{
+    size_t n = strlen(CT.order);
+    snprintf(CT.order + n, sizeof CT.order - n, "%s;", what);
+}
+
+static void count_ud_free(void *p)
+{
+    CT.ud_frees++;
+    free(p);
+}
+
+static void count_data_free(void *p)
+{
+    CT.data_frees++;
+    note("free");
+    free(p);
+}
+
+static void count_timer_ud_free(void *p)
+{
+    CT.timer_ud_frees++;
+    free(p);
+}
+
+static int owner_fn(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                    size_t len, void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)ud;
+    assert_true(len == 0 || data != NULL);
+    CT.owned++;
+    CT.last_origin = ci->origin;
+    CT.last_request_type = ci->request_type;
+    CT.last_len = len;
+    memcpy(CT.last_data, data, len < sizeof CT.last_data ? len : sizeof CT.last_data);
+    return DDM_OK;
+}
+
+static int tap_fn(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                  size_t len, void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)data;
+    (void)len;
+    (void)ud;
+    if (ci->origin != DDM_ORIGIN_REQUEST)
+        CT.taps++;
+    return DDM_OK;
+}
+
+static void reply_fn(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    char buf[32];
+    (void)self;
+    (void)vm;
+    (void)ud;
+    CT.replies++;
+    CT.last_status = r->status;
+    CT.last_reply_type = r->type;
+    CT.reply_len = r->len;
+    if (r->status == DDM_REPLY_CHUNK)
+        memcpy(CT.reply_data, r->data, r->len < sizeof CT.reply_data ? r->len : sizeof CT.reply_data);
+    snprintf(buf, sizeof buf, "reply:%d", (int)r->status);
+    note(buf);
+}
+
+static void publish_views(ddm_plugin *self, ddm_vm *vm)
+{
+    const ddm_host *h = CT.host;
+    static const ddm_column cols[] = {{"n", DDM_VAL_INT, NULL}};
+    ddm_view *t = h->view_new(self, vm, "ct.table", DDM_VIEW_TABLE, "Contract table");
+    ddm_view *r = h->view_new(self, NULL, "ct.rec", DDM_VIEW_RECORD, "Contract record");
+    assert_non_null(t);
+    assert_non_null(r);
+    assert_int_equal(h->view_set_columns(t, cols, 1), 0);
+    assert_int_equal(h->view_begin(t), 0);
+    assert_int_equal(h->view_row(t), 0);
+    assert_int_equal(h->view_int(t, 1), 0);
+    assert_int_equal(h->view_row(t), 0);
+    assert_int_equal(h->view_int(t, 2), 0);
+    assert_int_equal(h->view_commit(t), 0);
+    /* Begun and never committed: frontends keep the committed content. */
+    assert_int_equal(h->view_begin(t), 0);
+    assert_int_equal(h->view_row(t), 0);
+    assert_int_equal(h->view_int(t, 3), 0);
+    assert_int_equal(h->view_begin(r), 0);
+    assert_int_equal(h->view_field_int(r, "k", 7), 0);
+    assert_int_equal(h->view_commit(r), 0);
+    /* A second view of the same name in the same scope is refused. */
+    assert_null(h->view_new(self, vm, "ct.table", DDM_VIEW_TABLE, "again"));
+}
+
+static void listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    const ddm_host *h = CT.host;
+    (void)ud;
+    if (ev == DDM_VM_READY) {
+        CT.ready++;
+        note("ready");
+        assert_int_equal(h->vm_set_data(self, vm, malloc(8), count_data_free), 0);
+        if (CT.request_on_ready)
+            CT.req_rc = h->request(self, vm, CT_REQ, "ab", 2, CT.timeout_ms, reply_fn, NULL, NULL);
+        if (CT.request_to_owner)
+            CT.req_rc = h->request(self, vm, CT_OWN, NULL, 0, CT.timeout_ms, NULL, NULL, NULL);
+        if (CT.views_on_ready)
+            publish_views(self, vm);
+    } else if (ev == DDM_VM_GONE) {
+        CT.gone++;
+        CT.data_at_gone = h->vm_get_data(self, vm) != NULL;
+        note("gone");
+    }
+}
+
+static int count_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    (void)self;
+    (void)vm;
+    ++*(int *)ud;
+    return 0;
+}
+
+static int cmd_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)
+{
+    const ddm_host *h = CT.host;
+    ddm_view *res;
+    int n = 0;
+    (void)ud;
+    (void)argv;
+    if (argc > 2) {
+        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: ct-cmd [X]");
+        return 0;
+    }
+    if (argc == 2)
+        return -EIO; /* unfinished: the host finishes it as failed */
+    res = h->cmd_result(cmd, DDM_VIEW_RECORD, "ct");
+    assert_non_null(res);
+    h->foreach_vm(self, count_vm, &n);
+    h->view_begin(res);
+    h->view_field_int(res, "argc", argc);
+    h->view_field_int(res, "vms", n);
+    h->view_commit(res);
+    h->cmd_finish(cmd, DDM_CMD_OK, "done");
+    return 0;
+}
+
+static int timer_fn(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    (void)ud;
+    CT.timer_runs++;
+    return CT.timer_runs < 2; /* twice, then stop */
+}
+
+static int ct_init(ddm_plugin *self, const ddm_host *host)
+{
+    const char *v;
+    int rc;
+    char long_name[DDM_COMMAND_NAME_MAX + 2];
+    CT.inits++;
+    CT.self = self;
+    CT.host = host;
+    v = host->config_get(self, "interval");
+    if (v) {
+        CT.opt_set = 1;
+        snprintf(CT.opt, sizeof CT.opt, "%s", v);
+    }
+    CT.full_key_set = host->config_get(self, "contract.interval") != NULL;
+    if ((rc = host->register_chunk(self, CT_OWN, owner_fn, malloc(4), count_ud_free)) < 0)
+        return rc;
+    if (CT.dup_chunk)
+        (void)host->register_chunk(self, CT_OWN, owner_fn, malloc(4), count_ud_free);
+    if ((rc = host->register_tap(self, 0, tap_fn, malloc(4), count_ud_free)) < 0)
+        return rc;
+    if ((rc = host->register_vm_listener(self, listener, malloc(4), count_ud_free)) < 0)
+        return rc;
+    if ((rc = host->register_command(self, "ct-cmd", "ct-cmd [X]", "contract", cmd_fn, malloc(4),
+                                     count_ud_free)) < 0)
+        return rc;
+    CT.rc_dup = host->register_command(self, "ct-cmd", "x", "x", cmd_fn, malloc(4), count_ud_free);
+    CT.rc_reserved = host->register_command(self, "help", "x", "x", cmd_fn, malloc(4), count_ud_free);
+    CT.rc_badname = host->register_command(self, "bad name", "x", "x", cmd_fn, malloc(4),
+                                           count_ud_free);
+    memset(long_name, 'a', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    CT.rc_long = host->register_command(self, long_name, "x", "x", cmd_fn, malloc(4), count_ud_free);
+    if (CT.want_timer && host->timer_add(self, 5, timer_fn, malloc(4), count_timer_ud_free) == 0)
+        return -ENOMEM;
+    return 0;
+}
+
+static void ct_fini(ddm_plugin *self)
+{
+    (void)self;
+    CT.finis++;
+}
+
+static const ddm_plugin_desc ct_desc = {
+    DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc),
+    "contract", "1.0", "Apache-2.0", "the host contract", ct_init, ct_fini};
+
+/* ------------------------------------------------------------- fixture */
+
+static int setup(void **state)
+{
+    memset(&CT, 0, sizeof CT);
+    CT.timeout_ms = 60000;
+    *state = D->new_host();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    D->free_host(*state);
+    return 0;
+}
+
+static ddm_vm *ready_vm(ct_host *h, const char *key, uint32_t pid)
+{
+    ddm_vm *vm = D->add_vm(h, key, pid, "app");
+    int before = CT.ready;
+    D->vm_ready(h, vm);
+    CT_WAIT_FOR(h, CT.ready == before + 1);
+    return vm;
+}
+
+/* ----------------------------------------------------------- scenarios */
+
+/* config_get(KEY) is the option PLUGIN.KEY, and only that. */
+static void ct_options(void **state)
+{
+    ct_host *h = *state;
+    D->set_option(h, "contract.interval", "250");
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_int_equal(CT.inits, 1);
+    assert_true(CT.opt_set);
+    assert_string_equal(CT.opt, "250");
+    assert_false(CT.full_key_set); /* would be "contract.contract.interval" */
+}
+
+/* Command names: one owner, not the core's, the core's syntax; refused
+ * registrations free their ud at once (rule 3). */
+static void ct_command_names(void **state)
+{
+    ct_host *h = *state;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_int_equal(CT.rc_dup, -EEXIST);
+    assert_int_equal(CT.rc_reserved, -EEXIST);
+    assert_int_equal(CT.rc_badname, -EINVAL);
+    assert_int_equal(CT.rc_long, -EINVAL);
+    assert_int_equal(CT.ud_frees, 4);
+}
+
+/* Registration only in init: later -EPERM, and the ud is freed. */
+static void ct_register_outside_init(void **state)
+{
+    ct_host *h = *state;
+    int before;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    before = CT.ud_frees;
+    assert_int_equal(CT.host->register_tap(CT.self, 0, tap_fn, malloc(4), count_ud_free), -EPERM);
+    assert_int_equal(CT.ud_frees, before + 1);
+    assert_int_equal(CT.host->register_chunk(CT.self, CT_OTHER, owner_fn, malloc(4), count_ud_free),
+                     -EPERM);
+    assert_int_equal(CT.ud_frees, before + 2);
+}
+
+/* A second claim on a type refuses the plugin, even when init ignores it;
+ * everything it registered is undone, each ud freed once. init itself
+ * succeeded, so fini runs. */
+static void ct_chunk_conflict_refuses(void **state)
+{
+    ct_host *h = *state;
+    CT.dup_chunk = 1;
+    assert_int_not_equal(D->load(h, &ct_desc), 0);
+    assert_int_equal(CT.finis, 1);
+    assert_int_equal(CT.ud_frees, 4 + 4 + 1); /* 4 kept + 4 refused commands + the dup */
+}
+
+/* Events of an owned type reach the owner (after the taps); other types
+ * only the taps. */
+static void ct_chunk_dispatch(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    int taps;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    taps = CT.taps; /* the core shows taps its own HELO exchange too */
+    D->send_event(h, vm, CT_OWN, "abc", 3);
+    CT_WAIT_FOR(h, CT.owned == 1);
+    assert_int_equal(CT.last_origin, DDM_ORIGIN_EVENT);
+    assert_int_equal(CT.last_len, 3);
+    assert_memory_equal(CT.last_data, "abc", 3);
+    assert_int_equal(CT.taps, taps + 1);
+    D->send_event(h, vm, CT_OTHER, "z", 1);
+    CT_WAIT_FOR(h, CT.taps == taps + 2);
+    assert_int_equal(CT.owned, 1);
+}
+
+/* A request goes out as sent and its callback runs exactly once, later. */
+static void ct_request_reply(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    int i;
+    CT.request_on_ready = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    assert_int_equal(CT.req_rc, 0);
+    assert_int_equal(CT.replies, 0); /* never from inside request() */
+    assert_true(D->take_request(h, vm, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(type, CT_REQ);
+    assert_int_equal(len, 2);
+    assert_memory_equal(buf, "ab", 2);
+    D->reply_chunk(h, vm, id, CT_REP, "xyz", 3);
+    CT_WAIT_FOR(h, CT.replies == 1);
+    assert_int_equal(CT.last_status, DDM_REPLY_CHUNK);
+    assert_int_equal(CT.last_reply_type, CT_REP);
+    assert_int_equal(CT.reply_len, 3);
+    assert_memory_equal(CT.reply_data, "xyz", 3);
+    for (i = 0; i < 5; i++)
+        D->pump(h);
+    assert_int_equal(CT.replies, 1);
+}
+
+/* Without a callback, the answer goes to the type's owner as a reply. */
+static void ct_request_to_owner(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    CT.request_to_owner = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    assert_int_equal(CT.req_rc, 0);
+    assert_true(D->take_request(h, vm, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(type, CT_OWN);
+    assert_int_equal(len, 0);
+    D->reply_chunk(h, vm, id, CT_OWN, "r", 1);
+    CT_WAIT_FOR(h, CT.owned == 1);
+    assert_int_equal(CT.last_origin, DDM_ORIGIN_REPLY);
+    assert_int_equal(CT.last_request_type, CT_OWN);
+    assert_int_equal(CT.last_len, 1);
+}
+
+/* Not ready: -ENOTCONN and no callback; the ud stays the caller's. */
+static void ct_request_not_ready(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    int i;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = D->add_vm(h, "ct:1", 101, "app");
+    assert_int_equal(CT.host->request(CT.self, vm, CT_REQ, NULL, 0, 0, reply_fn, NULL, NULL),
+                     -ENOTCONN);
+    for (i = 0; i < 5; i++)
+        D->pump(h);
+    assert_int_equal(CT.replies, 0);
+}
+
+/* A request nobody answers ends with DDM_REPLY_TIMEOUT, once. */
+static void ct_request_timeout(void **state)
+{
+    ct_host *h = *state;
+    int i;
+    CT.request_on_ready = 1;
+    CT.timeout_ms = 30;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    (void)ready_vm(h, "ct:1", 101);
+    assert_int_equal(CT.req_rc, 0);
+    D->expire_requests(h);
+    CT_WAIT_FOR(h, CT.replies == 1);
+    assert_int_equal(CT.last_status, DDM_REPLY_TIMEOUT);
+    for (i = 0; i < 5; i++)
+        D->pump(h);
+    assert_int_equal(CT.replies, 1);
+}
+
+/* VM gone: pending requests end with VM_GONE, then the GONE listener runs
+ * with the per-VM data still there, then the data is freed; the VM's views
+ * go, global ones stay; foreach_vm no longer visits it. */
+static void ct_vm_gone(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    int n = 0;
+    CT.request_on_ready = 1;
+    CT.views_on_ready = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    assert_int_equal(D->view_rows(h, vm, "ct.table"), 2);
+    D->vm_gone(h, vm);
+    CT_WAIT_FOR(h, CT.gone == 1 && CT.data_frees == 1);
+    assert_string_equal(CT.order, "ready;reply:4;gone;free;");
+    assert_true(CT.data_at_gone);
+    assert_int_equal(CT.replies, 1);
+    assert_int_equal(CT.last_status, DDM_REPLY_VM_GONE);
+    assert_int_equal(D->view_rows(h, vm, "ct.table"), -1);
+    assert_int_equal(D->view_rows(h, NULL, "ct.rec"), 0);
+    assert_int_equal(CT.host->foreach_vm(CT.self, count_vm, &n), 0);
+    assert_int_equal(n, 0);
+}
+
+/* Views: what was committed is what frontends see. */
+static void ct_views(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    int64_t k = 0;
+    CT.views_on_ready = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    assert_int_equal(D->view_rows(h, vm, "ct.table"), 2); /* the third is not committed */
+    assert_int_equal(D->view_field_int(h, NULL, "ct.rec", "k", &k), 0);
+    assert_int_equal(k, 7);
+    assert_int_equal(D->view_rows(h, NULL, "ct.table"), -1); /* per VM, not global */
+}
+
+/* The limits of <ddmon/plugin.h> hold, with the errors it names. */
+static void ct_limits(void **state)
+{
+    ct_host *h = *state;
+    const ddm_host *x;
+    ddm_vm *vm;
+    ddm_view *rec, *tab, *blob;
+    ddm_column *cols;
+    char *big;
+    char label[DDM_HEADLINE_LABEL_MAX + 2];
+    unsigned i;
+    int rc = 0;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    x = CT.host;
+    vm = ready_vm(h, "ct:1", 101);
+
+    /* Strings: cut to DDM_VIEW_MAX_STRING bytes and kept, -E2BIG. */
+    rec = x->view_new(CT.self, vm, "ct.limits", DDM_VIEW_RECORD, "limits");
+    big = malloc(DDM_VIEW_MAX_STRING + 100);
+    memset(big, 'x', DDM_VIEW_MAX_STRING + 99);
+    big[DDM_VIEW_MAX_STRING + 99] = '\0';
+    assert_int_equal(x->view_begin(rec), 0);
+    assert_int_equal(x->view_field_str(rec, "s", big), -E2BIG);
+    assert_int_equal(x->view_commit(rec), 0);
+    assert_int_equal(D->view_field_len(h, vm, "ct.limits", "s"), (long)DDM_VIEW_MAX_STRING);
+
+    /* Columns: more than DDM_VIEW_MAX_COLUMNS refused. */
+    tab = x->view_new(CT.self, vm, "ct.cols", DDM_VIEW_TABLE, "cols");
+    cols = calloc(DDM_VIEW_MAX_COLUMNS + 1, sizeof *cols);
+    for (i = 0; i <= DDM_VIEW_MAX_COLUMNS; i++) {
+        cols[i].name = "c";
+        cols[i].type = DDM_VAL_INT;
+    }
+    assert_int_equal(x->view_set_columns(tab, cols, DDM_VIEW_MAX_COLUMNS + 1), -EINVAL);
+    assert_int_equal(x->view_set_columns(tab, cols, 1), 0);
+
+    /* Rows: the one past DDM_VIEW_MAX_ROWS is dropped, -E2BIG. */
+    assert_int_equal(x->view_begin(tab), 0);
+    for (i = 0; i < DDM_VIEW_MAX_ROWS && rc == 0; i++) {
+        rc = x->view_row(tab);
+        if (rc == 0)
+            rc = x->view_int(tab, (int64_t)i);
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(x->view_row(tab), -E2BIG);
+    assert_int_equal(x->view_int(tab, 0), -E2BIG);
+    assert_int_equal(x->view_commit(tab), 0);
+    assert_int_equal(D->view_rows(h, vm, "ct.cols"), (int)DDM_VIEW_MAX_ROWS);
+
+    /* Blobs: bigger than DDM_VIEW_MAX_BLOB refused before a byte is read. */
+    blob = x->view_new(CT.self, vm, "ct.blob", DDM_VIEW_BLOB, "blob");
+    assert_int_equal(x->view_begin(blob), 0);
+    assert_int_equal(x->view_blob(blob, "application/octet-stream", big, DDM_VIEW_MAX_BLOB + 1),
+                     -EFBIG);
+    assert_int_equal(x->view_blob(blob, "application/octet-stream", big, 4), 0);
+    assert_int_equal(x->view_commit(blob), 0);
+
+    /* Headlines. */
+    memset(label, 'l', sizeof label - 1);
+    label[sizeof label - 1] = '\0';
+    assert_int_equal(x->vm_headline(CT.self, vm, label, "1"), -EMSGSIZE);
+    label[DDM_HEADLINE_LABEL_MAX] = '\0';
+    assert_int_equal(x->vm_headline(CT.self, vm, label, "1"), 0);
+    big[DDM_HEADLINE_TEXT_MAX + 1] = '\0';
+    assert_int_equal(x->vm_headline(CT.self, vm, "t", big), -EMSGSIZE);
+    big[DDM_HEADLINE_TEXT_MAX] = '\0';
+    assert_int_equal(x->vm_headline(CT.self, vm, "t", big), 0);
+
+    /* Requests: a payload that cannot fit DDM_REQUEST_MAX_PACKET, refused
+     * before a byte is read; then DDM_REQUEST_MAX_PENDING per VM. */
+    assert_int_equal(x->request(CT.self, vm, CT_REQ, big, DDM_REQUEST_MAX_PACKET, 0, reply_fn,
+                                NULL, NULL),
+                     -EMSGSIZE);
+    for (i = 0; i < DDM_REQUEST_MAX_PENDING; i++) {
+        rc = x->request(CT.self, vm, CT_REQ, NULL, 0, 0, reply_fn, NULL, NULL);
+        if (rc != 0)
+            fail_msg("request %u of %u: %d", i + 1, DDM_REQUEST_MAX_PENDING, rc);
+    }
+    assert_int_equal(x->request(CT.self, vm, CT_REQ, NULL, 0, 0, reply_fn, NULL, NULL), -ENOSPC);
+    free(cols);
+    free(big);
+}
+
+/* Timers run on their own until the callback returns 0; the ud goes once. */
+static void ct_timers(void **state)
+{
+    ct_host *h = *state;
+    int i;
+    CT.want_timer = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    CT_WAIT_FOR(h, CT.timer_runs == 2 && CT.timer_ud_frees == 1);
+    for (i = 0; i < 20; i++)
+        D->pump(h);
+    assert_int_equal(CT.timer_runs, 2);
+    assert_int_equal(CT.timer_ud_frees, 1);
+}
+
+/* Commands: the result record and status reach the client; an unfinished
+ * command whose handler failed is finished as failed by the host. */
+static void ct_commands(void **state)
+{
+    ct_host *h = *state;
+    ddm_cmd_status st;
+    char msg[64];
+    static const char *const ok_argv[] = {"ct-cmd"};
+    static const char *const fail_argv[] = {"ct-cmd", "x"};
+    static const char *const usage_argv[] = {"ct-cmd", "x", "y"};
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    (void)ready_vm(h, "ct:1", 101);
+    D->run_command(h, 1, ok_argv);
+    CT_WAIT_FOR(h, D->cmd_done(h, &st, msg, sizeof msg));
+    assert_int_equal(st, DDM_CMD_OK);
+    assert_string_equal(msg, "done");
+    assert_int_equal(D->cmd_result_int(h, "argc"), 1);
+    assert_int_equal(D->cmd_result_int(h, "vms"), 1);
+    D->run_command(h, 2, fail_argv);
+    CT_WAIT_FOR(h, D->cmd_done(h, &st, msg, sizeof msg));
+    assert_int_equal(st, DDM_CMD_FAILED);
+    D->run_command(h, 3, usage_argv);
+    CT_WAIT_FOR(h, D->cmd_done(h, &st, msg, sizeof msg));
+    assert_int_equal(st, DDM_CMD_USAGE);
+}
+
+typedef struct visit {
+    ddm_vm *seen[8];
+    int n, stop_after;
+} visit;
+
+static int visit_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    visit *v = ud;
+    (void)self;
+    if (v->n < 8)
+        v->seen[v->n] = vm;
+    v->n++;
+    return v->stop_after && v->n >= v->stop_after;
+}
+
+/* foreach_vm (1.1): the ready DDM VMs only; a visitor may stop it. */
+static void ct_foreach_vm(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *a, *b, *c;
+    visit v;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, foreach_vm));
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_vm(CT.self, visit_vm, &v), 0);
+    a = ready_vm(h, "ct:1", 101);
+    b = D->add_vm(h, "ct:2", 102, "app"); /* connected, not ready */
+    c = ready_vm(h, "ct:3", 103);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_vm(CT.self, visit_vm, &v), 2);
+    assert_int_equal(v.n, 2);
+    assert_true((v.seen[0] == a && v.seen[1] == c) || (v.seen[0] == c && v.seen[1] == a));
+    assert_true(v.seen[0] != b && v.seen[1] != b);
+    memset(&v, 0, sizeof v);
+    v.stop_after = 1;
+    assert_int_equal(CT.host->foreach_vm(CT.self, visit_vm, &v), 1);
+    D->vm_gone(h, c);
+    CT_WAIT_FOR(h, CT.gone == 1);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_vm(CT.self, visit_vm, &v), 1);
+    assert_ptr_equal(v.seen[0], a);
+}
+
+int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_extra)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(ct_options, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_command_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_register_outside_init, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_chunk_conflict_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_chunk_dispatch, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_request_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_request_to_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_request_not_ready, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_request_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_vm_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_views, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_commands, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_foreach_vm, setup, teardown),
+    };
+    size_t n = sizeof tests / sizeof tests[0];
+    struct CMUnitTest *all = calloc(n + n_extra, sizeof *all);
+    char name[64];
+    int rc;
+    assert_non_null(all);
+    memcpy(all, tests, sizeof tests);
+    if (n_extra)
+        memcpy(all + n, extra, n_extra * sizeof *extra);
+    D = drv;
+    snprintf(name, sizeof name, "contract-%s", drv->name);
+    rc = _cmocka_run_group_tests(name, all, n + n_extra, NULL, NULL);
+    free(all);
+    return rc;
+}

@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The contract scenarios (contract.c) on the real core: the plugin registry
+ * and host table (core/pluginhost), a real VM table (core/session) whose
+ * sessions talk JDWP over socketpairs to this test, which plays the VMs
+ * (handshake, HELO, events, replies), and routing from sessions to plugins
+ * as core/daemon does it. Time is real: timers and request timeouts run on
+ * the GLib main loop, which pump() iterates.
+ *
+ * Also here, on the real core only: the test plugin host-has.so (built for
+ * a 1.0 core with SDK 1.1) loaded by the loader from DDM_TEST_PLUGIN_DIR.
+ */
+#include "build-config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/config/config.h"
+#include "core/pluginhost/loader.h"
+#include "core/pluginhost/registry.h"
+#include "core/session/monitor.h"
+#include "core/session/vm.h"
+#include "core/transport/target.h"
+#include "core/views/views.h"
+#include "core/wire/ddm.h"
+#include "core/wire/jdwp.h"
+
+#include "contract.h"
+
+/* ------------------------------------------------------ a VM on a socketpair */
+
+typedef struct PairVm {
+    DdmTarget *target;
+    DdmVm *vm;          /* a reference, dropped at free_host */
+    int peer;           /* the VM's end */
+    int ddmon_end;      /* handed to the session at connect */
+    GByteArray *in;     /* bytes from ddmon not yet consumed */
+    uint32_t helo_id, feat_id, pid;
+    char *app;
+    uint32_t next_event_id;
+} PairVm;
+
+typedef struct PairConnect {
+    DdmTarget *t;
+    DdmTargetConnectedFn done;
+    gpointer ud;
+} PairConnect;
+
+static gboolean pair_connect_idle(gpointer p)
+{
+    PairConnect *pc = p;
+    PairVm *pv = pc->t->priv;
+    int fd = pv->ddmon_end;
+    pv->ddmon_end = -1;
+    pc->done(pc->t, fd, NULL, pc->ud);
+    ddm_target_unref(pc->t);
+    g_free(pc);
+    return G_SOURCE_REMOVE;
+}
+
+static void pair_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
+                         DdmTargetConnectedFn done, gpointer ud)
+{
+    PairConnect *pc = g_new0(PairConnect, 1);
+    (void)timeout_ms;
+    (void)cancel;
+    pc->t = ddm_target_ref(t);
+    pc->done = done;
+    pc->ud = ud;
+    g_idle_add(pair_connect_idle, pc);
+}
+
+static void pair_destroy(DdmTarget *t)
+{
+    (void)t; /* the PairVm is the host's */
+}
+
+static const DdmTargetOps pair_ops = {.transport = "pair", .caps = 0, .connect = pair_connect,
+                                      .destroy = pair_destroy};
+
+/* -------------------------------------------------------------- the host */
+
+struct ct_host {
+    DdmConfig *config;
+    DdmViews *views;
+    DdmMonitor *monitor;
+    DdmRegistry *registry;
+    GPtrArray *vms;     /* PairVm* */
+    gboolean cmd_done;
+    ddm_cmd_status cmd_status;
+    char *cmd_message;
+    JsonNode *cmd_result;
+};
+
+/* Session reports, routed as core/daemon routes them to plugins. */
+static void on_vm_up(gpointer ud, DdmVm *vm)
+{
+    ct_host *h = ud;
+    if (vm->state == DDM_VM_STATE_READY)
+        ddm_registry_vm_event(h->registry, vm, DDM_VM_READY);
+}
+
+static void on_vm_changed(gpointer ud, DdmVm *vm)
+{
+    ct_host *h = ud;
+    if (vm->state == DDM_VM_STATE_READY)
+        ddm_registry_vm_event(h->registry, vm, DDM_VM_CHANGED);
+}
+
+static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
+{
+    ct_host *h = ud;
+    if (vm->was_ready)
+        ddm_registry_vm_event(h->registry, vm, DDM_VM_GONE);
+    ddm_views_destroy_vm(h->views, vm->target->key);
+    return FALSE;
+}
+
+static void on_ddm_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                         size_t len)
+{
+    ct_host *h = ud;
+    ddm_registry_dispatch(h->registry, vm, ci, data, len);
+}
+
+static void on_tap_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                         size_t len)
+{
+    ct_host *h = ud;
+    ddm_registry_tap_request(h->registry, vm, ci, data, len);
+}
+
+static const DdmSessionEvents events = {
+    .vm_up = on_vm_up,
+    .vm_changed = on_vm_changed,
+    .vm_closed = on_vm_closed,
+    .ddm_chunk = on_ddm_chunk,
+    .tap_chunk = on_tap_chunk,
+};
+
+static int r_pump(ct_host *h);
+
+static PairVm *pair_of(ct_host *h, ddm_vm *vm)
+{
+    for (guint i = 0; i < h->vms->len; i++) {
+        PairVm *pv = g_ptr_array_index(h->vms, i);
+        if (pv->vm == vm)
+            return pv;
+    }
+    fail_msg("not a VM of this host");
+    return NULL;
+}
+
+/* Read @n bytes ddmon sent to @pv (pumping the loop meanwhile); FALSE if
+ * none came within @ms. */
+static gboolean peer_read(PairVm *pv, void *out, size_t n, int ms)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+    while (pv->in->len < n) {
+        struct pollfd pfd = {.fd = pv->peer, .events = POLLIN};
+        g_main_context_iteration(NULL, FALSE);
+        if (poll(&pfd, 1, 2) == 1) {
+            uint8_t buf[4096];
+            ssize_t got = read(pv->peer, buf, sizeof buf);
+            if (got <= 0)
+                return FALSE;
+            g_byte_array_append(pv->in, buf, (guint)got);
+        }
+        if (g_get_monotonic_time() > end)
+            return FALSE;
+    }
+    memcpy(out, pv->in->data, n);
+    g_byte_array_remove_range(pv->in, 0, (guint)n);
+    return TRUE;
+}
+
+static void peer_write(PairVm *pv, const void *p, size_t n)
+{
+    assert_int_equal(write(pv->peer, p, n), (ssize_t)n);
+}
+
+/* One DDM request ddmon sent: its type, id and payload (transfer full). */
+static gboolean peer_read_request(PairVm *pv, uint32_t *type, uint32_t *id, GBytes **payload,
+                                  int ms)
+{
+    uint8_t hdr[DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN];
+    DdmJdwpHeader jh;
+    uint32_t clen;
+    uint8_t *data;
+    if (!peer_read(pv, hdr, sizeof hdr, ms))
+        return FALSE;
+    assert_true(ddm_jdwp_parse_header(hdr, sizeof hdr, &jh));
+    assert_int_equal(jh.cmdset, 0xC7);
+    *type = (uint32_t)hdr[11] << 24 | (uint32_t)hdr[12] << 16 | (uint32_t)hdr[13] << 8 | hdr[14];
+    clen = (uint32_t)hdr[15] << 24 | (uint32_t)hdr[16] << 16 | (uint32_t)hdr[17] << 8 | hdr[18];
+    data = g_malloc(clen + 1);
+    assert_true(peer_read(pv, data, clen, 3000));
+    *id = jh.id;
+    *payload = g_bytes_new_take(data, clen);
+    return TRUE;
+}
+
+static void pump_until_state(DdmVm *vm, DdmVmState state)
+{
+    gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (vm->state != state && g_get_monotonic_time() < end)
+        g_main_context_iteration(NULL, FALSE), g_usleep(500);
+    assert_string_equal(ddm_vm_state_name(vm->state), ddm_vm_state_name(state));
+}
+
+static ct_host *r_new(void)
+{
+    ct_host *h = g_new0(ct_host, 1);
+    h->config = ddm_config_new();
+    h->config->tcp_version_probe = FALSE;
+    h->views = ddm_views_new();
+    h->monitor = ddm_monitor_new(h->config, &events, h);
+    h->registry = ddm_registry_new(h->monitor, h->views, h->config);
+    h->vms = g_ptr_array_new();
+    return h;
+}
+
+static void r_free(ct_host *h)
+{
+    /* As at shutdown: the VMs close (plugins see GONE), then plugins unload. */
+    ddm_monitor_stop(h->monitor, "test over");
+    ddm_registry_free(h->registry);
+    ddm_monitor_free(h->monitor);
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
+    for (guint i = 0; i < h->vms->len; i++) {
+        PairVm *pv = g_ptr_array_index(h->vms, i);
+        ddm_vm_unref(pv->vm);
+        ddm_target_unref(pv->target);
+        close(pv->peer);
+        if (pv->ddmon_end >= 0)
+            close(pv->ddmon_end);
+        g_byte_array_unref(pv->in);
+        g_free(pv->app);
+        g_free(pv);
+    }
+    g_ptr_array_unref(h->vms);
+    ddm_views_free(h->views);
+    ddm_config_free(h->config);
+    g_free(h->cmd_message);
+    if (h->cmd_result)
+        json_node_unref(h->cmd_result);
+    g_free(h);
+}
+
+static void r_set_option(ct_host *h, const char *key, const char *value)
+{
+    g_autofree char *spec = g_strdup_printf("%s=%s", key, value);
+    assert_true(ddm_config_add_plugin_opt(h->config, spec, NULL));
+}
+
+static int r_load(ct_host *h, const ddm_plugin_desc *desc)
+{
+    ddm_plugin *p = ddm_registry_add(h->registry, desc->name, NULL);
+    g_autoptr(GError) err = NULL;
+    p->desc = desc;
+    return ddm_registry_init_plugin(h->registry, p, &err) ? 0 : -1;
+}
+
+/* A session up to HELO: handshake echoed, HELO and FEAT read (unanswered). */
+static ddm_vm *r_add_vm(ct_host *h, const char *key, uint32_t pid, const char *app)
+{
+    PairVm *pv = g_new0(PairVm, 1);
+    int sv[2];
+    uint8_t hs[DDM_JDWP_HANDSHAKE_LEN];
+    uint32_t type;
+    GBytes *payload;
+
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    pv->ddmon_end = sv[0];
+    pv->peer = sv[1];
+    pv->in = g_byte_array_new();
+    pv->pid = pid;
+    pv->app = g_strdup(app);
+    pv->next_event_id = 0x80000001u;
+    pv->target = g_new0(DdmTarget, 1);
+    pv->target->ops = &pair_ops;
+    pv->target->ref_count = 1;
+    pv->target->key = g_strdup(key);
+    pv->target->origin = g_strdup("test");
+    pv->target->priv = pv;
+    g_ptr_array_add(h->vms, pv);
+
+    assert_true(ddm_monitor_offer_target(h->monitor, pv->target));
+    pv->vm = ddm_monitor_find_vm(h->monitor, key);
+    assert_non_null(pv->vm);
+    ddm_vm_ref(pv->vm);
+    pump_until_state(pv->vm, DDM_VM_STATE_HANDSHAKE);
+    assert_true(peer_read(pv, hs, sizeof hs, 3000));
+    assert_memory_equal(hs, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    peer_write(pv, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    pump_until_state(pv->vm, DDM_VM_STATE_HELO);
+    assert_true(peer_read_request(pv, &type, &pv->helo_id, &payload, 3000));
+    assert_int_equal(type, DDM_CHUNK_HELO);
+    g_bytes_unref(payload);
+    assert_true(peer_read_request(pv, &type, &pv->feat_id, &payload, 3000));
+    assert_int_equal(type, DDM_CHUNK_FEAT);
+    g_bytes_unref(payload);
+    return pv->vm;
+}
+
+static void put_u4(GByteArray *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    g_byte_array_append(b, x, 4);
+}
+
+static void put_str16(GByteArray *b, const char *ascii)
+{
+    for (const char *s = ascii; *s; s++) {
+        uint8_t x[2] = {0, (uint8_t)*s};
+        g_byte_array_append(b, x, 2);
+    }
+}
+
+/* Answer HELO (minimal form) and refuse FEAT: the VM becomes READY. */
+static void r_vm_ready(ct_host *h, ddm_vm *vm)
+{
+    PairVm *pv = pair_of(h, vm);
+    const char *ident = "Dalvik v1.6.0";
+    GByteArray *b = g_byte_array_new();
+    size_t len;
+    uint8_t *pkt;
+    put_u4(b, 1);
+    put_u4(b, pv->pid);
+    put_u4(b, (uint32_t)strlen(ident));
+    put_u4(b, (uint32_t)strlen(pv->app));
+    put_str16(b, ident);
+    put_str16(b, pv->app);
+    pkt = ddm_chunk_build_reply(pv->helo_id, DDM_CHUNK_HELO, b->data, b->len, &len);
+    peer_write(pv, pkt, len);
+    g_free(pkt);
+    g_byte_array_unref(b);
+    pump_until_state(vm, DDM_VM_STATE_READY);
+    pkt = ddm_jdwp_build_reply(pv->feat_id, 99, NULL, 0, &len);
+    peer_write(pv, pkt, len);
+    g_free(pkt);
+    /* The core's own FEAT is answered: the plugin has the pending table. */
+    gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (ddm_correlate_contains(vm->pending, pv->feat_id) && g_get_monotonic_time() < end)
+        r_pump(h);
+    assert_false(ddm_correlate_contains(vm->pending, pv->feat_id));
+}
+
+static void r_vm_gone(ct_host *h, ddm_vm *vm)
+{
+    ddm_monitor_forget_target(h->monitor, pair_of(h, vm)->target->key, "gone (test)");
+}
+
+static void r_send_event(ct_host *h, ddm_vm *vm, uint32_t type, const void *data, size_t len)
+{
+    PairVm *pv = pair_of(h, vm);
+    size_t n;
+    uint8_t *pkt = ddm_chunk_build_packet(pv->next_event_id++, type, data, len, &n);
+    peer_write(pv, pkt, n);
+    g_free(pkt);
+}
+
+static int r_take_request(ct_host *h, ddm_vm *vm, uint32_t *type, uint32_t *id, uint8_t *buf,
+                          size_t cap, size_t *len)
+{
+    PairVm *pv = pair_of(h, vm);
+    GBytes *payload;
+    gsize n;
+    const void *d;
+    if (!peer_read_request(pv, type, id, &payload, 2000))
+        return 0;
+    d = g_bytes_get_data(payload, &n);
+    *len = n;
+    if (n)
+        memcpy(buf, d, MIN(n, cap));
+    g_bytes_unref(payload);
+    return 1;
+}
+
+static void r_reply_chunk(ct_host *h, ddm_vm *vm, uint32_t id, uint32_t type, const void *data,
+                          size_t len)
+{
+    PairVm *pv = pair_of(h, vm);
+    size_t n;
+    uint8_t *pkt = ddm_chunk_build_reply(id, type, data, len, &n);
+    peer_write(pv, pkt, n);
+    g_free(pkt);
+}
+
+static void r_expire_requests(ct_host *h)
+{
+    (void)h; /* real time: the session's deadline fires while we pump */
+}
+
+static int r_pump(ct_host *h)
+{
+    (void)h;
+    g_main_context_iteration(NULL, FALSE);
+    g_usleep(1000);
+    return 1;
+}
+
+static void cmd_done_fn(ddm_cmd_status status, const char *message, ddm_view *result, gpointer ud)
+{
+    ct_host *h = ud;
+    h->cmd_done = TRUE;
+    h->cmd_status = status;
+    g_free(h->cmd_message);
+    h->cmd_message = g_strdup(message ? message : "");
+    if (h->cmd_result)
+        json_node_unref(h->cmd_result);
+    h->cmd_result = result ? ddm_view_to_json(result, FALSE) : NULL;
+}
+
+static void r_run_command(ct_host *h, int argc, const char *const *argv)
+{
+    h->cmd_done = FALSE;
+    assert_true(ddm_registry_run_command(h->registry, argc, argv, cmd_done_fn, h));
+}
+
+static int r_cmd_done(ct_host *h, ddm_cmd_status *status, char *message, size_t cap)
+{
+    if (!h->cmd_done)
+        return 0;
+    *status = h->cmd_status;
+    g_strlcpy(message, h->cmd_message, cap);
+    return 1;
+}
+
+/* Field @key of a record view's JSON, or NULL. */
+static JsonObject *json_field(JsonNode *view, const char *key)
+{
+    JsonArray *fields;
+    if (!view || !json_object_has_member(json_node_get_object(view), "fields"))
+        return NULL;
+    fields = json_object_get_array_member(json_node_get_object(view), "fields");
+    for (guint i = 0; i < json_array_get_length(fields); i++) {
+        JsonObject *f = json_array_get_object_element(fields, i);
+        if (g_strcmp0(json_object_get_string_member(f, "key"), key) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+static int64_t r_cmd_result_int(ct_host *h, const char *key)
+{
+    JsonObject *f = json_field(h->cmd_result, key);
+    return f ? json_object_get_int_member(f, "value") : -1;
+}
+
+static JsonNode *view_json(ct_host *h, ddm_vm *vm, const char *name)
+{
+    ddm_view *v = ddm_views_lookup(h->views, name, vm ? pair_of(h, vm)->target->key : NULL);
+    return v ? ddm_view_to_json(v, FALSE) : NULL;
+}
+
+static int r_view_rows(ct_host *h, ddm_vm *vm, const char *name)
+{
+    g_autoptr(JsonNode) j = view_json(h, vm, name);
+    JsonObject *o;
+    if (!j)
+        return -1;
+    o = json_node_get_object(j);
+    return json_object_has_member(o, "rows")
+               ? (int)json_array_get_length(json_object_get_array_member(o, "rows"))
+               : 0;
+}
+
+static int r_view_field_int(ct_host *h, ddm_vm *vm, const char *name, const char *key,
+                            int64_t *out)
+{
+    g_autoptr(JsonNode) j = view_json(h, vm, name);
+    JsonObject *f = json_field(j, key);
+    if (!f)
+        return -1;
+    *out = json_object_get_int_member(f, "value");
+    return 0;
+}
+
+static long r_view_field_len(ct_host *h, ddm_vm *vm, const char *name, const char *key)
+{
+    g_autoptr(JsonNode) j = view_json(h, vm, name);
+    JsonObject *f = json_field(j, key);
+    const char *s = f ? json_object_get_string_member(f, "value") : NULL;
+    return s ? (long)strlen(s) : -1;
+}
+
+static const ct_driver real_driver = {
+    "real",           r_new,           r_free,       r_set_option,     r_load,
+    r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
+    r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
+    r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len,
+};
+
+/* ----------------------------------------------- host-has.so, on the core */
+
+static void ct_real_host_has(void **state)
+{
+    ct_host *h = r_new();
+    const char *dir = g_getenv("DDM_TEST_PLUGIN_DIR");
+    static const char *const argv[] = {"host-has"};
+    ddm_plugin *p;
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    ddm_cmd_status st;
+    char msg[64];
+    (void)state;
+    if (!dir) {
+        r_free(h);
+        skip();
+    }
+    path = g_build_filename(dir, "host-has.so", NULL);
+    (void)r_add_vm(h, "hh:1", 1, "a");
+    r_vm_ready(h, ((PairVm *)g_ptr_array_index(h->vms, 0))->vm);
+    assert_true(ddm_loader_load_file(h->registry, path, &p, &err));
+    assert_non_null(p);
+    assert_null(err);
+    assert_int_equal(p->status, DDM_PLUGIN_LOADED);
+    assert_int_equal(p->abi_minor, 0); /* DDM_ABI_MINOR_REQUIRED: loads into 1.0 cores too */
+    r_run_command(h, 1, argv);
+    assert_true(r_cmd_done(h, &st, msg, sizeof msg));
+    assert_int_equal(st, DDM_CMD_OK);
+    assert_string_equal(msg, "1.1 host");
+    assert_int_equal(r_cmd_result_int(h, "abi_minor"), DDM_CORE_ABI_MINOR);
+    assert_int_equal(r_cmd_result_int(h, "vms"), 1);
+    r_free(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ct_real_host_has),
+    };
+    return contract_run(&real_driver, tests, sizeof tests / sizeof tests[0]);
+}
