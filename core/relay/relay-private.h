@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The relay's objects and the functions its files call in each other, for
+ * core/relay/ only: everyone else uses relay.h. Three objects:
+ *  - Endpoint: a listening socket (a VM's 86xx port, the selected port, or a
+ *    fixed port of a --connect target);
+ *  - Debugger: one accepted connection: handshake, reader, write queue;
+ *  - RelayVm (vm->relay): the relay's state for one VM connection: its
+ *    debugger, the id map, the packets kept for the first debugger.
+ * Invariants: a Debugger is attached to at most one RelayVm and a RelayVm
+ * has at most one Debugger; every buffer is capped (reader: max_packet;
+ * write queue: max_write_queue; early packets: EARLY_CAP in relay.c);
+ * nothing a VM sends after a debugger left reaches the next debugger.
+ *
+ * The files: relay.c (the DdmRelay object, relay.h, per-VM state),
+ * relay_ports.c (endpoints, port assignment, parking, the selection),
+ * relay_attach.c (which VM a debugger reaches after its handshake, holding
+ * it until that VM is up), relay_debugger.c (one debugger connection:
+ * packets both ways, id remapping, backpressure, closing) and
+ * relay_leave.c (putting a VM back when its debugger leaves).
+ */
+#ifndef DDM_RELAY_PRIVATE_H
+#define DDM_RELAY_PRIVATE_H
+
+#include "core/relay/relay.h"
+
+#include <stdint.h>
+
+#include "core/relay/idmap.h"
+
+typedef enum { EP_VM, EP_SELECTED, EP_FIXED } EndpointKind;
+
+typedef struct Endpoint Endpoint;
+typedef struct Debugger Debugger;
+typedef struct RelayVm RelayVm;
+
+struct Endpoint {
+    DdmRelay *relay;
+    EndpointKind kind;
+    guint16 port;
+    int fd;
+    guint watch;
+    char *key;          /* EP_VM / EP_FIXED: the VM key it reaches */
+    guint park_timer;   /* EP_VM parked: closes the port if the VM does not come back */
+};
+
+typedef enum { DBG_HANDSHAKE, DBG_HELD, DBG_ATTACHED, DBG_CLOSED } DebuggerState;
+
+struct Debugger {
+    DdmRelay *relay;
+    Endpoint *endpoint;       /* borrowed; NULL once the endpoint closed */
+    guint16 port;
+    int fd;
+    guint in_watch, out_watch;
+    guint flush_idle;         /* writes what VM packets queued during this main-loop round */
+    GByteArray *to_vm;        /* packets read from the debugger, ids mapped, not yet sent */
+    DebuggerState state;
+    DdmJdwpReader *reader;
+    GByteArray *out;
+    gsize out_pos;
+    RelayVm *rvm;             /* when attached */
+    char *held_key;           /* when held: the VM key awaited, or NULL for the selection */
+    guint hold_timer;
+    gboolean sent_dispose;
+    gboolean reading_paused;  /* not reading from the debugger: its VM's queue is full */
+    gboolean vm_paused;       /* the VM's input paused: this debugger's queue is full */
+    char *peer;
+};
+
+struct RelayVm {
+    DdmVm *vm;                /* borrowed: lives while the VM does */
+    Debugger *debugger;
+    DdmIdMap *ids;
+    GQueue early;             /* GBytes* packets kept for the first debugger */
+    gsize early_bytes;
+    gboolean had_debugger;    /* a debugger attached on this connection */
+    gboolean early_overflow_logged;
+    Endpoint *endpoint;       /* its dynamic port (EP_VM), or NULL */
+    gboolean reconnect;       /* the relay wants this connection reopened */
+    gboolean leaving;         /* a debugger left: this connection is being cleaned up
+                                 (DBGD pending, or Dispose sent and the VM about to close
+                                 it); a new debugger waits for the outcome */
+};
+
+struct DdmRelay {
+    DdmMonitor *mon;
+    GHashTable *endpoints;    /* port -> Endpoint* */
+    GHashTable *port_by_key;  /* key -> port (remembered) */
+    GHashTable *port_by_app;  /* app name -> port (remembered) */
+    GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
+    GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
+    GPtrArray *debuggers;     /* Debugger* alive */
+    GPtrArray *dead;          /* Debugger* closed, freed from an idle (callers may still look) */
+    guint reap_idle;
+    Endpoint *selected;
+    char *selection;
+    gboolean shutting_down;   /* no cleanup requests to VMs while freeing */
+};
+
+static inline const char *vm_label(DdmVm *vm)
+{
+    return vm->info.key ? vm->info.key : "?";
+}
+
+/* relay.c: per-VM state. */
+
+/** @vm's RelayVm, created on first use. */
+RelayVm *ddm_relay_rvm_get(DdmVm *vm);
+
+/* relay_ports.c: endpoints, port assignment, parking, the selection. */
+
+/** Open the selected-VM port and the fixed ports of --connect targets. */
+void ddm_relay_ports_open(DdmRelay *relay);
+void ddm_relay_endpoint_close(Endpoint *ep);
+/** Give @r's VM its port: the parked one, or a new one (none if it has a
+ *  fixed port). */
+void ddm_relay_ports_vm_up(DdmRelay *relay, RelayVm *r);
+/** @vm's identity changed: back to its app's port if free; remember it. */
+void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm);
+/** @r's connection closed: park its port while it reconnects, or close it. */
+void ddm_relay_ports_vm_closed(DdmRelay *relay, RelayVm *r, gboolean reconnect);
+/** The VM the selection reaches now, or NULL. */
+DdmVm *ddm_relay_selected_vm(DdmRelay *relay);
+
+/* relay_attach.c: which VM a debugger reaches, holding, attaching. */
+
+/** Handshake done: attach @d to the VM its port reaches, hold it until
+ *  that VM is up, or close it. */
+void ddm_relay_route(Debugger *d);
+/** Debuggers held for @vm (its fixed or parked port, or the selection that
+ *  now matches it) attach now. */
+void ddm_relay_release_held(DdmRelay *relay, DdmVm *vm);
+
+/* relay_debugger.c: one debugger connection. */
+
+/** A debugger accepted on @ep (socket @fd, address @peer, transfer full):
+ *  it is read from now on. */
+Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer);
+/** Read from @d again (it was held, or its VM's queue drained). */
+void ddm_relay_debugger_read(Debugger *d);
+void ddm_relay_debugger_flush(Debugger *d);
+/** Handle what @d's reader holds. */
+void ddm_relay_debugger_drain(Debugger *d);
+/** Queue bytes for the debugger (@set_id: give the packet id @id); FALSE
+ *  (and the debugger closed) past the cap. */
+gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id);
+gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n);
+/** Close @d (@why logged, or NULL); it is freed from an idle. */
+void ddm_relay_debugger_close(Debugger *d, const char *why);
+/** Free a closed debugger (the relay's dead list). */
+void ddm_relay_debugger_free(gpointer p);
+
+/* relay_leave.c: when a debugger leaves. */
+
+/** @d left @r (cleanly or not): make the VM go on as if none had come. */
+void ddm_relay_after_debugger_left(RelayVm *r, Debugger *d);
+
+#endif /* DDM_RELAY_PRIVATE_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Attaching a debugger to its VM (relay-private.h). Once a debugger's
+ * handshake is read, its port says which VM it reaches (a VM's port, a
+ * fixed --connect port, or the selection); a debugger whose VM is not up,
+ * or is still being put back after the previous debugger, is held (bounded
+ * by HOLD_MS) while ddmon retries the VM quickly. Attaching echoes the
+ * handshake and hands over the packets the VM sent before any debugger.
+ */
+#include "core/relay/relay-private.h"
+
+#include <string.h>
+
+#include "core/wire/ddm.h"
+#include "core/session/monitor.h"
+
+#define HOLD_MS 10000                 /* a debugger waits this long for a fixed target */
+
+static gboolean vm_attachable(DdmVm *vm)
+{
+    RelayVm *r = vm ? vm->relay : NULL;
+    return vm && (vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN ||
+                  vm->state == DDM_VM_STATE_HELO) &&
+           !(r && r->leaving);
+}
+
+static void attach(Debugger *d, DdmVm *vm)
+{
+    RelayVm *r = ddm_relay_rvm_get(vm);
+    if (r->debugger) {
+        g_message("relay: VM %s already has a debugger (port %u); a second debugger on port %u "
+                  "is refused (one debugger per VM)", vm_label(vm),
+                  r->debugger->port, d->port);
+        ddm_relay_debugger_close(d, NULL);
+        return;
+    }
+    if (d->hold_timer) {
+        g_source_remove(d->hold_timer);
+        d->hold_timer = 0;
+    }
+    g_clear_pointer(&d->held_key, g_free);
+    d->state = DBG_ATTACHED;
+    d->rvm = r;
+    r->debugger = d;
+    ddm_relay_debugger_read(d); /* if it was held: read again */
+    /* Echo the handshake; the VM already had ours and never sees a second. */
+    g_byte_array_append(d->out, (const guint8 *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    if (!r->had_debugger) {
+        GBytes *b;
+        while ((b = g_queue_pop_head(&r->early))) {
+            gsize n;
+            const guint8 *p = g_bytes_get_data(b, &n);
+            g_byte_array_append(d->out, p, (guint)n);
+            g_bytes_unref(b);
+        }
+        r->early_bytes = 0;
+    }
+    r->had_debugger = TRUE;
+    g_message("relay: debugger %s attached to VM %s (pid %u%s%s) on port %u", d->peer, vm_label(vm),
+              vm->info.pid, vm->info.app_name ? ", " : "", vm->info.app_name ? vm->info.app_name : "",
+              d->port);
+    vm->info.debugger = 1;
+    ddm_monitor_vm_identity_changed(d->relay->mon, vm);
+    if (d->state != DBG_ATTACHED)
+        return;
+    ddm_relay_debugger_flush(d);
+    /* Packets the debugger pipelined behind its handshake go now. */
+    if (d->state == DBG_ATTACHED)
+        ddm_relay_debugger_drain(d);
+}
+
+static gboolean on_hold_timeout(gpointer ud)
+{
+    Debugger *d = ud;
+    d->hold_timer = 0;
+    g_message("relay: debugger on port %u waited %d ms for VM %s, which did not come up; closing",
+              d->port, HOLD_MS, d->held_key ? d->held_key : d->relay->selection ? d->relay->selection : "?");
+    ddm_relay_debugger_close(d, NULL);
+    return G_SOURCE_REMOVE;
+}
+
+/* Handshake done: find the VM this port reaches. */
+void ddm_relay_route(Debugger *d)
+{
+    DdmRelay *relay = d->relay;
+    Endpoint *ep = d->endpoint;
+    if (!ep) {
+        ddm_relay_debugger_close(d, "its port closed");
+        return;
+    }
+    DdmVm *vm = NULL;
+    switch (ep->kind) {
+    case EP_VM:   /* parked while its VM reconnects: wait for it like a fixed port */
+    case EP_FIXED:
+        vm = ddm_monitor_find_vm(relay->mon, ep->key);
+        if (!vm_attachable(vm)) {
+            d->state = DBG_HELD;
+            d->held_key = g_strdup(ep->key);
+            d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
+            g_message("relay: debugger on port %u is held until VM %s is up (at most %d ms)", d->port,
+                      ep->key, HOLD_MS);
+            ddm_monitor_retry_fast(relay->mon, ep->key);
+            return;
+        }
+        break;
+    case EP_SELECTED:
+        if (!relay->selection) {
+            g_message("relay: debugger on the selected-VM port %u: no VM is selected (select one "
+                      "with 'ddmon select PID|APP' or --select); closing", d->port);
+            ddm_relay_debugger_close(d, NULL);
+            return;
+        }
+        vm = ddm_relay_selected_vm(relay);
+        if (!vm_attachable(vm)) {
+            /* The selected app may be restarting or reconnecting: wait for it. */
+            d->state = DBG_HELD;
+            d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
+            g_message("relay: debugger on the selected-VM port %u is held until a VM matching "
+                      "'%s' is up (at most %d ms)", d->port, relay->selection, HOLD_MS);
+            if (vm)
+                ddm_monitor_retry_fast(relay->mon, vm->info.key);
+            return;
+        }
+        break;
+    }
+    if (!vm_attachable(vm)) {
+        ddm_relay_debugger_close(d, "its VM is not connected");
+        return;
+    }
+    attach(d, vm);
+}
+
+/* Debuggers held for @vm (its fixed or parked port, or the selection that
+ * now matches it) attach now. */
+void ddm_relay_release_held(DdmRelay *relay, DdmVm *vm)
+{
+    if (!vm_attachable(vm) || vm->state == DDM_VM_STATE_HELO)
+        return;
+    gboolean selected = relay->selection && ddm_relay_selected_vm(relay) == vm;
+    for (guint i = 0; i < relay->debuggers->len;) {
+        Debugger *d = relay->debuggers->pdata[i];
+        gboolean mine = d->state == DBG_HELD &&
+                        (d->held_key ? strcmp(d->held_key, vm->info.key) == 0 : selected);
+        if (mine)
+            attach(d, vm); /* removes d from the list only if it closes */
+        if (i < relay->debuggers->len && relay->debuggers->pdata[i] == d)
+            i++;
+    }
+}

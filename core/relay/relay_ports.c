@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The relay's listening endpoints (relay-private.h): the selected-VM port,
+ * the fixed ports of --connect targets, and each VM's port from
+ * debug_port_base up, sticky per VM key and per app name (port_by_key,
+ * port_by_app); parking a VM's port while the VM reconnects; accepting
+ * debuggers; which VM the selection reaches.
+ */
+#define _GNU_SOURCE 1 /* accept4 */
+#include "core/relay/relay-private.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "core/session/monitor.h"
+
+#define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
+
+static int listen_on(const char *host, guint16 port, GError **error)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    memset(&ss, 0, sizeof(ss));
+    struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    int family;
+    if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+        family = AF_INET;
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons(port);
+        len = sizeof(*in4);
+    } else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+        family = AF_INET6;
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons(port);
+        len = sizeof(*in6);
+    } else {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                    "listen address '%s' is not a numeric IPv4 or IPv6 address", host);
+        return -1;
+    }
+    int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "socket: %s", g_strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 16) < 0) {
+        int e = errno;
+        close(fd);
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "%s:%u: %s", host, port, g_strerror(e));
+        return -1;
+    }
+    return fd;
+}
+
+/* ------------------------------------------------------------ endpoints */
+
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud);
+
+static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port, const char *key,
+                               GError **error)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    int fd = listen_on(cfg->listen_host ? cfg->listen_host : "127.0.0.1", port, error);
+    if (fd < 0)
+        return NULL;
+    Endpoint *ep = g_new0(Endpoint, 1);
+    ep->relay = relay;
+    ep->kind = kind;
+    ep->port = port;
+    ep->fd = fd;
+    ep->key = g_strdup(key);
+    ep->watch = g_unix_fd_add(fd, G_IO_IN, on_accept, ep);
+    g_hash_table_insert(relay->endpoints, GUINT_TO_POINTER((guint)port), ep);
+    return ep;
+}
+
+void ddm_relay_endpoint_close(Endpoint *ep)
+{
+    DdmRelay *relay = ep->relay;
+    for (guint i = 0; i < relay->debuggers->len; i++) {
+        Debugger *d = relay->debuggers->pdata[i];
+        if (d->endpoint == ep)
+            d->endpoint = NULL;
+    }
+    g_hash_table_remove(relay->endpoints, GUINT_TO_POINTER((guint)ep->port));
+    if (ep->park_timer) {
+        g_source_remove(ep->park_timer);
+        g_hash_table_remove(relay->parked, ep->key);
+    }
+    if (ep->watch)
+        g_source_remove(ep->watch);
+    close(ep->fd);
+    g_free(ep->key);
+    g_free(ep);
+}
+
+static gboolean port_reserved(DdmRelay *relay, guint16 port)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    return g_hash_table_contains(relay->endpoints, GUINT_TO_POINTER((guint)port)) ||
+           (cfg->selected_port && port == cfg->selected_port);
+}
+
+/* Remembered for someone else (another key that is not up now)? */
+static gboolean port_remembered_by_other(DdmRelay *relay, guint16 port, const char *key)
+{
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, relay->port_by_key);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (GPOINTER_TO_UINT(v) == port && strcmp(k, key) != 0)
+            return TRUE;
+    return FALSE;
+}
+
+static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    const char *key = vm->info.key;
+    guint16 want[2] = {0, 0};
+    want[0] = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_key, key));
+    if (vm->info.app_name && *vm->info.app_name)
+        want[1] = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_app, vm->info.app_name));
+    for (int i = 0; i < 2; i++) {
+        if (want[i] && !port_reserved(relay, want[i])) {
+            Endpoint *ep = endpoint_open(relay, EP_VM, want[i], key, NULL);
+            if (ep)
+                return ep;
+        }
+    }
+    /* Lowest free port from the base; skip ports other VMs of other apps
+     * still "own" while any other is free, so they can get them back. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (guint p = cfg->debug_port_base; p <= 65535 && p < (guint)cfg->debug_port_base + 4096u; p++) {
+            if (port_reserved(relay, (guint16)p))
+                continue;
+            if (pass == 0 && port_remembered_by_other(relay, (guint16)p, key))
+                continue;
+            Endpoint *ep = endpoint_open(relay, EP_VM, (guint16)p, key, NULL);
+            if (ep)
+                return ep;
+        }
+    }
+    g_warning("relay: no free debugger port for VM %s from %u", key, cfg->debug_port_base);
+    return NULL;
+}
+
+/* ------------------------------------------------------------ accepting */
+
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
+{
+    Endpoint *ep = ud;
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int c = accept4(fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                g_warning("relay: accept on port %u: %s", ep->port, g_strerror(errno));
+            break;
+        }
+        ddm_socket_tune(c);
+        char host[INET6_ADDRSTRLEN] = "?";
+        guint16 peer_port = 0;
+        if (ss.ss_family == AF_INET) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+            peer_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        } else if (ss.ss_family == AF_INET6) {
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+            peer_port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+        }
+        Debugger *d = ddm_relay_debugger_new(ep, c, g_strdup_printf("%s:%u", host, peer_port));
+        g_debug("relay: connection from %s on port %u", d->peer, ep->port);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+/* ------------------------------------------------------------ fixed and selected ports */
+
+static gboolean parse_connect_port(const char *spec, char **key, guint16 *port)
+{
+    const char *eq = strrchr(spec, '=');
+    if (!eq)
+        return FALSE;
+    guint64 v;
+    if (!g_ascii_string_to_unsigned(eq + 1, 10, 1, 65535, &v, NULL))
+        return FALSE;
+    *key = g_strndup(spec, (gsize)(eq - spec));
+    *port = (guint16)v;
+    return TRUE;
+}
+
+void ddm_relay_ports_open(DdmRelay *relay)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    if (cfg->selected_port) {
+        GError *e = NULL;
+        relay->selected = endpoint_open(relay, EP_SELECTED, cfg->selected_port, NULL, &e);
+        if (!relay->selected) {
+            g_warning("relay: could not open the selected-VM debugger port: %s", e->message);
+            g_error_free(e);
+        }
+    }
+    for (guint i = 0; cfg->connect && i < cfg->connect->len; i++) {
+        char *key = NULL;
+        guint16 port;
+        if (!parse_connect_port(cfg->connect->pdata[i], &key, &port))
+            continue;
+        GError *e = NULL;
+        Endpoint *ep = endpoint_open(relay, EP_FIXED, port, key, &e);
+        if (ep) {
+            g_hash_table_insert(relay->fixed_by_key, g_strdup(key), ep);
+        } else {
+            g_warning("relay: could not open debugger port for %s: %s", key, e->message);
+            g_error_free(e);
+        }
+        g_free(key);
+    }
+}
+
+/* ------------------------------------------------------------ a VM's port */
+
+void ddm_relay_ports_vm_up(DdmRelay *relay, RelayVm *r)
+{
+    DdmVm *vm = r->vm;
+    Endpoint *fixed = g_hash_table_lookup(relay->fixed_by_key, vm->info.key);
+    Endpoint *parked = g_hash_table_lookup(relay->parked, vm->info.key);
+    if (parked && !r->endpoint) {
+        g_source_remove(parked->park_timer);
+        parked->park_timer = 0;
+        g_hash_table_remove(relay->parked, vm->info.key);
+        r->endpoint = parked;
+    }
+    if (!fixed && !r->endpoint) {
+        r->endpoint = open_vm_port(relay, vm);
+        if (r->endpoint) {
+            g_hash_table_replace(relay->port_by_key, g_strdup(vm->info.key),
+                                 GUINT_TO_POINTER((guint)r->endpoint->port));
+            g_debug("relay: VM %s debugger port %u", vm_label(vm), r->endpoint->port);
+        }
+    }
+}
+
+void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
+{
+    RelayVm *r = vm->relay;
+    const char *app = vm->info.app_name;
+    gboolean named = app && *app && strcmp(app, "<pre-initialized>") != 0;
+    if (named && r && r->endpoint && r->endpoint->kind == EP_VM && !r->debugger) {
+        /* Android apps start as "<pre-initialized>" and learn their name
+         * later (APNM): move to the port this app had before, if free, so
+         * IDE run configurations keep working across restarts. */
+        guint16 want = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_app, app));
+        if (want && want != r->endpoint->port && !port_reserved(relay, want)) {
+            Endpoint *ep = endpoint_open(relay, EP_VM, want, vm->info.key, NULL);
+            if (ep) {
+                g_message("relay: VM %s is %s again: back on its debugger port %u (was %u)",
+                          vm_label(vm), app, want, r->endpoint->port);
+                ddm_relay_endpoint_close(r->endpoint);
+                r->endpoint = ep;
+                g_hash_table_replace(relay->port_by_key, g_strdup(vm->info.key),
+                                     GUINT_TO_POINTER((guint)want));
+            }
+        }
+    }
+    guint16 port = r && r->endpoint ? r->endpoint->port : 0;
+    if (port && named)
+        g_hash_table_replace(relay->port_by_app, g_strdup(app), GUINT_TO_POINTER((guint)port));
+}
+
+static gboolean on_park_timeout(gpointer ud)
+{
+    Endpoint *ep = ud;
+    ep->park_timer = 0;
+    g_hash_table_remove(ep->relay->parked, ep->key);
+    g_message("relay: VM %s did not come back; freeing its debugger port %u", ep->key, ep->port);
+    ddm_relay_endpoint_close(ep);
+    return G_SOURCE_REMOVE;
+}
+
+/* Keep a VM's port open while the VM reconnects (after a debugger session),
+ * so the next debugger finds the same port and waits for the VM. */
+static void park(DdmRelay *relay, Endpoint *ep)
+{
+    g_hash_table_replace(relay->parked, g_strdup(ep->key), ep);
+    ep->park_timer = g_timeout_add(PARK_MS, on_park_timeout, ep);
+}
+
+void ddm_relay_ports_vm_closed(DdmRelay *relay, RelayVm *r, gboolean reconnect)
+{
+    if (r->endpoint) {
+        if (reconnect && !relay->shutting_down)
+            park(relay, r->endpoint);
+        else
+            ddm_relay_endpoint_close(r->endpoint);
+    }
+}
+
+/* ------------------------------------------------------------ selection */
+
+DdmVm *ddm_relay_selected_vm(DdmRelay *relay)
+{
+    if (!relay->selection || !*relay->selection)
+        return NULL;
+    /* An app name may match several VMs (two devices, or an old instance
+     * not gone yet): the selection reaches the one that came last. */
+    return ddm_monitor_resolve_vm_newest(relay->mon, relay->selection, NULL);
+}
