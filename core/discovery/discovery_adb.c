@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Discovery through the adb server (adb.h). One socket stays open on
+ * Discovery through the adb server (discovery.h). One socket stays open on
  * host:track-devices; each update is the full device list. Every device in
  * state "device" gets its own socket with host:transport:SERIAL + a
  * tracking service whose updates are the full list: new pids are offered

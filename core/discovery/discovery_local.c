@@ -11,7 +11,8 @@
  *    start and re-offered every second; the monitor's per-key backoff
  *    decides when a failed one is really retried.
  * Stopping a module closes the sessions it found. Targets are made once
- * per port and reused. Non-goals: backoff (monitor.c), connecting (target.c).
+ * per port and reused. Non-goals: backoff (core/session/monitor.c), connecting
+ * (core/transport/target.c).
  */
 #include <string.h>
 

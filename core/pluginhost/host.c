@@ -3,8 +3,9 @@
  * The ddm_host function table: the only way plugins reach the core. Each
  * member checks its handles (ddm_plugin, ddm_vm, ddm_view, ddm_cmd carry a
  * magic) and reports programmer errors with g_return_val_if_fail, then
- * delegates: requests to vm.c, views to views.c, VM lookup and headlines to
- * the monitor, registrations and commands to registry.c.
+ * delegates: requests to the session (core/session), views to the view
+ * store (core/views), VM lookup and headlines to the monitor, registrations
+ * and commands to registry.c.
  *
  * Invariants: memory rule 3 (a ud handed to register_* or timer_add is the
  * core's from the call on, so every failure path calls ud_free); rule 4

@@ -12,7 +12,7 @@
  *    the handler fails, or when its plugin is unloaded.
  *  - Unknown chunk types are logged once per type per VM (bounded set).
  * Non-goals: finding or validating plugin files (loader.c), the host table
- * itself (host.c), sending anything to a VM (vm.c).
+ * itself (host.c), sending anything to a VM (core/session).
  */
 #include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 

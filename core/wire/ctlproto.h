@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The control protocol's wire format, shared by the server (control.c) and
+ * The control protocol's wire format, shared by the server (server/control.c) and
  * the client (client.c): newline-delimited JSON, one object per line.
  * This file owns framing (a line splitter with a hard cap), request
  * parsing and validation, and the small response helpers. It does no I/O
  * and knows nothing of the monitor, so it is unit-tested on its own
- * (tests/unit/test-control.c).
+ * (tests/unit/server/test-control.c).
  *
  * Requests:  {"op":"vms"} {"op":"view","name":"threads","vm":"1234"}
  *            {"op":"views"} {"op":"plugins"} {"op":"watch","name":null}

@@ -5,7 +5,7 @@
 # warning naming it and the fix, and --list-plugins, --plugins and
 # --check-plugin all say why; a refused file early in the path does not hide
 # a good file of the same name later (a warning names both); once fixed
-# (chmod go-w) the plugin loads. The unit tests (tests/unit/test-loader.c)
+# (chmod go-w) the plugin loads. The unit tests (tests/unit/pluginhost/test-loader.c)
 # cover every mode and owner; this checks the CLI wiring.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_plan 12

@@ -6,7 +6,7 @@
 # plugin reads; and ddmon(1) documents every option key the plugins read
 # (PLUGIN OPTIONS) and every command they register (PLUGIN COMMANDS), so
 # the man page cannot fall behind the plugins. The unit tests
-# (tests/unit/test-registry.c) cover the rules; this checks the wiring.
+# (tests/unit/pluginhost/test-registry.c) cover the rules; this checks the wiring.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_plan 9
 unset DDMON_PLUGIN_PATH

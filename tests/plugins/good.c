@@ -2,7 +2,7 @@
  *
  * Test-only plugin "good": a well-formed plugin that exercises every kind of
  * registration (chunk owner GOOD, a tap on every type, a VM listener, the
- * command "good-cmd", plugin data). Loaded by tests/unit/test-loader.
+ * command "good-cmd", plugin data). Loaded by tests/unit/pluginhost/test-loader.
  */
 #include <errno.h>
 #include <stdlib.h>

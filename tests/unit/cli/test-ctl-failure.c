@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Client failures as JSON (core/ctlproto.c, "client failures"): the kind
+ * Client failures as JSON (core/wire/ctlproto.c, "client failures"): the kind
  * name of every exit status, the failure object's exact encoding, adding
  * the failure members to another object, turning a "ddmon: ..." stderr
  * line into the message, and finding --json before the option parser.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of the plugin loader (core/loader.c) with real shared objects:
+ * Unit tests of the plugin loader (core/pluginhost/loader.c) with real shared objects:
  * the test-only plugins in DDM_TEST_PLUGIN_DIR (good, bad-magic,
  * abi-other-major, abi-newer-minor, no-desc, init-fails, dup-chunk,
  * name-mismatch) and hostile files made in a temporary directory (empty,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of the plugin registry and the ddm_host table (core/registry.c,
- * core/host.c): dispatch to owners and taps, one owner per type, unknown
+ * Unit tests of the plugin registry and the ddm_host table (core/pluginhost/registry.c,
+ * core/pluginhost/host.c): dispatch to owners and taps, one owner per type, unknown
  * types logged once per VM, the --chunks filter, registration only in init,
  * rollback of a failed init, per-VM data freed after the GONE listener,
  * ud_free exactly once, timers removed at unload, commands finished exactly

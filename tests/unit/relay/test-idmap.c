@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for the relay's packet-id map (core/idmap.c): ids a debugger
+ * Unit tests for the relay's packet-id map (core/relay/idmap.c): ids a debugger
  * picks never collide with ddmon's own, replies get the debugger's id
  * back, two debuggers using the same ids stay apart, a debugger that left
  * gets nothing, the map is bounded, the cursor wraps and skips ids in use.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The control protocol's wire format (core/ctlproto.c): line framing at
+ * The control protocol's wire format (core/wire/ctlproto.c): line framing at
  * every split point, the line cap, request validation (table-driven, good
  * and bad requests), the nesting guard, and response encoding.
  */

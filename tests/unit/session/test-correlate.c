@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for the pending-request table (core/correlate.c): reply,
+ * Unit tests for the pending-request table (core/session/correlate.c): reply,
  * error, timeout with explicit times, drain on disconnect, duplicate and
  * unknown ids, late replies after a timeout, the cap, deadline ordering.
  * Every test checks that each inserted entry leaves exactly once.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for core/render.c: the exact text of small tables (units,
+ * Unit tests for core/views/render.c: the exact text of small tables (units,
  * nulls, booleans, doubles, wide characters), records and blobs, width
  * limits, hostile strings, and malformed JSON.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for core/views.c: publishing, builders (and their refusals),
+ * Unit tests for core/views/views.c: publishing, builders (and their refusals),
  * caps, listeners (including changes made from inside a notification),
  * watches, bulk removal, detached views, and the JSON shape, checked field
  * by field with json-glib.

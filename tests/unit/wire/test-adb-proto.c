@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests for the adb host protocol codec (core/adb_proto.c): hex4
+ * Unit tests for the adb host protocol codec (core/wire/adb_proto.c): hex4
  * framing in both cases, OKAY/FAIL, truncated and malformed lengths, a
  * length larger than the data, device and pid lists, pid diffs, and the
  * server address from ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT; and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of core/jdwp.c: the incremental reader (split at every byte,
+ * Unit tests of core/wire/jdwp.c: the incremental reader (split at every byte,
  * several packets per feed, length and flag checks, handshake mode, sticky
  * errors, bounded buffer growth), header parse/write, builders, ids and
  * error names. The stream under test is tests/fixtures/jdwp-vm-stream.hex.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Unit tests of core/zlibchunk.c: round trips, zlib-wrapped and raw
+ * Unit tests of core/wire/zlibchunk.c: round trips, zlib-wrapped and raw
  * deflate, wrong declared sizes, zip bombs over the cap, garbage and
  * truncated data, short payloads.
  *
