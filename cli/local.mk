@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-# cli/: the ddmon command-line client: commands, the live view, the snapshot.
+# cli/: the ddmon command-line client. libddmcli holds everything but
+# main() (the command table, options, commands, the live view, the
+# snapshot) so tests can link it; cli/cli.h says which file owns what.
 noinst_LTLIBRARIES += cli/libddmcli.la
 cli_libddmcli_la_SOURCES = %reldir%/client.c %reldir%/client.h \
-	%reldir%/watch.c %reldir%/watch.h %reldir%/snapshot.c %reldir%/snapshot.h
+	%reldir%/watch.c %reldir%/watch.h %reldir%/snapshot.c %reldir%/snapshot.h \
+	%reldir%/cli.h %reldir%/commands.c %reldir%/options.c %reldir%/output.c \
+	%reldir%/request.c %reldir%/help.c %reldir%/cmd-server.c %reldir%/cmd-query.c \
+	%reldir%/cmd-watch.c %reldir%/cmd-snapshot.c %reldir%/cmd-plugin.c %reldir%/cmd-local.c
 cli_libddmcli_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 cli_libddmcli_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
 

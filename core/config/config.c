@@ -2,15 +2,16 @@
  *
  * Runtime configuration (see config.h): the defaults and the parsers for
  * the option values that have a syntax of their own (port ranges, scan
- * modes, chunk lists, plugin options), plus the default control socket
- * location.
+ * modes, chunk lists, plugin options) or a range (the table of numeric
+ * option bounds: intervals, timeouts, ports, packet size), plus the
+ * default control socket location.
  *
  * Invariants: parsers either succeed and replace the value, or fail with a
  * G_OPTION_ERROR_BAD_VALUE naming the offending part and leave the config
  * unchanged. Port ranges are 1..65535, first <= last, and at most
  * DDM_CONFIG_MAX_SCAN_PORTS ports in total.
  *
- * Non-goals: command line parsing itself (main.c), config files, creating
+ * Non-goals: command line parsing itself (cli/options.c), config files, creating
  * the socket directory (the server does that, with mode 0700).
  */
 #include <errno.h>
@@ -289,4 +290,169 @@ char *ddm_config_default_socket_path(void)
         g_snprintf(dir, sizeof dir, "/tmp/ddmon-%u", (unsigned)getuid());
         return g_build_filename(dir, "ddmon.sock", NULL);
     }
+}
+
+/* ------------------------------------------------------ option values */
+
+#ifdef DDM_REQUEST_TIMEOUT_MAX_MS
+G_STATIC_ASSERT(DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS == DDM_REQUEST_TIMEOUT_MAX_MS);
+#endif
+
+/* The one table of numeric option ranges (config.h). A below_min message
+ * is the whole message; the other failures say "OPTION: 'VALUE' is not a
+ * number from 0 to MAX". --wait is the client's (snapshot), checked here
+ * all the same so every bound is in one place. */
+static const DdmOptionBound option_bounds[] = {
+    {"--scan-interval", DDM_CONFIG_SCAN_INTERVAL_MIN_MS, DDM_CONFIG_SCAN_INTERVAL_MAX_MS, FALSE,
+     "--scan-interval: at least 100 ms"},
+    {"--request-timeout", 1, DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS, FALSE,
+     "--request-timeout: must be at least 1 ms"},
+    {"--max-packet", DDM_CONFIG_MIN_PACKET, DDM_CONFIG_MAX_PACKET_LIMIT, TRUE,
+     "--max-packet: at least 11 bytes (a JDWP header)"},
+    {"--debug-port-base", 0, 65535, FALSE, NULL},
+    {"--selected-port", 0, 65535, FALSE, NULL},
+    {"--wait", 0, G_MAXINT, FALSE, "--wait must be 0 or more"},
+    {NULL, 0, 0, FALSE, NULL}};
+
+const DdmOptionBound *ddm_config_option_bounds(void)
+{
+    return option_bounds;
+}
+
+const DdmOptionBound *ddm_config_option_bound(const char *option)
+{
+    for (const DdmOptionBound *b = option_bounds; option != NULL && b->option != NULL; b++)
+        if (strcmp(b->option, option) == 0)
+            return b;
+    return NULL;
+}
+
+static gboolean not_a_number(GError **error, const DdmOptionBound *b, const char *value)
+{
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "%s: '%s' is not a number from 0 to %" G_GUINT64_FORMAT, b->option, value, b->max);
+    return FALSE;
+}
+
+static gboolean below_min(GError **error, const DdmOptionBound *b)
+{
+    g_set_error_literal(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, b->below_min);
+    return FALSE;
+}
+
+gboolean ddm_config_parse_bounded(const char *option, const char *value, guint64 *out,
+                                  GError **error)
+{
+    const DdmOptionBound *b = ddm_config_option_bound(option);
+    guint64 mult = 1, x = 0;
+
+    g_return_val_if_fail(b != NULL && value != NULL && out != NULL, FALSE);
+    g_autofree char *v = g_strstrip(g_strdup(value));
+    gsize n = strlen(v);
+    if (b->size_suffix && n > 0 && strchr("kKmMgG", v[n - 1]) != NULL) {
+        char s = g_ascii_tolower(v[n - 1]);
+        mult = s == 'k' ? 1024 : s == 'm' ? 1024 * 1024 : (guint64)1024 * 1024 * 1024;
+        v[n - 1] = '\0';
+    }
+    if (!g_ascii_string_to_unsigned(v, 10, 0, b->max, &x, NULL) || x > b->max / mult)
+        return not_a_number(error, b, value);
+    x *= mult;
+    if (x < b->min)
+        return below_min(error, b);
+    *out = x;
+    return TRUE;
+}
+
+gboolean ddm_config_check_bound(const char *option, gint64 value, GError **error)
+{
+    const DdmOptionBound *b = ddm_config_option_bound(option);
+
+    g_return_val_if_fail(b != NULL, FALSE);
+    if (value < 0 || (guint64)value < b->min) {
+        if (b->below_min != NULL)
+            return below_min(error, b);
+    }
+    if (value < 0 || (guint64)value > b->max) {
+        g_autofree char *text = g_strdup_printf("%" G_GINT64_FORMAT, value);
+        return not_a_number(error, b, text);
+    }
+    return TRUE;
+}
+
+gboolean ddm_config_set_scan_interval(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--scan-interval", value, &n, error))
+        return FALSE;
+    c->scan_interval_ms = (guint)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_request_timeout(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--request-timeout", value, &n, error))
+        return FALSE;
+    c->request_timeout_ms = (guint)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_max_packet(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--max-packet", value, &n, error))
+        return FALSE;
+    c->max_packet = (gsize)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_debug_port_base(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--debug-port-base", value, &n, error))
+        return FALSE;
+    c->debug_port_base = (guint16)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_selected_port(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--selected-port", value, &n, error))
+        return FALSE;
+    c->selected_port = (guint16)n;
+    return TRUE;
+}
+
+gboolean ddm_config_add_connect(DdmConfig *c, const char *value, GError **error)
+{
+    g_return_val_if_fail(c != NULL && value != NULL, FALSE);
+    /* Only the shape here; the target parses HOST:PORT[=DEBUGPORT] itself. */
+    if (strchr(value, ':') == NULL) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--connect: expected HOST:PORT, got '%s'", value);
+        return FALSE;
+    }
+    g_ptr_array_add(c->connect, g_strdup(value));
+    return TRUE;
+}
+
+gboolean ddm_config_set_tcp_probe(DdmConfig *c, const char *value, GError **error)
+{
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (g_strcmp0(value, "version") == 0) {
+        c->tcp_version_probe = TRUE;
+    } else if (g_strcmp0(value, "helo") == 0) {
+        c->tcp_version_probe = FALSE;
+    } else {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--tcp-probe: 'version' (default) or 'helo', not '%s'", value);
+        return FALSE;
+    }
+    return TRUE;
 }

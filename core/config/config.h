@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Runtime configuration of the monitor: every bound, timer and switch in
- * one place, with its default. Filled from the command line by main.c (and
+ * one place, with its default. Filled from the command line by cli/options.c (and
  * passed to a background server as its argv). Most are options
  * (doc/ddmon.1); the inflate, pending-request and write-queue caps are
  * fixed defaults (doc/architecture.md, "Bounds").
@@ -74,5 +74,57 @@ gboolean ddm_config_set_chunks(DdmConfig *c, const char *spec, GError **error);
 gboolean ddm_config_add_plugin_opt(DdmConfig *c, const char *spec, GError **error);
 /** The default control socket path: $XDG_RUNTIME_DIR/ddmon/ddmon.sock, else /tmp/ddmon-UID/ddmon.sock. (transfer full) */
 char *ddm_config_default_socket_path(void);
+
+/* ------------------------------------------------------ option values
+ * Every option value with a syntax or a range is checked here, not by the
+ * command line: the bounds below are the only place a numeric option's
+ * range is written down. Each ddm_config_set_* parser either sets the
+ * field or fails with G_OPTION_ERROR_BAD_VALUE naming the option, leaving
+ * the config unchanged. */
+
+/** Shortest --scan-interval: scanning a port range more often is a busy loop. */
+#define DDM_CONFIG_SCAN_INTERVAL_MIN_MS 100u
+/** Longest --scan-interval: an hour, as for --request-timeout. */
+#define DDM_CONFIG_SCAN_INTERVAL_MAX_MS 3600000u
+/** Longest --request-timeout: an hour (the SDK's DDM_REQUEST_TIMEOUT_MAX_MS). */
+#define DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS 3600000u
+/** Smallest --max-packet: a JDWP header is 11 bytes. */
+#define DDM_CONFIG_MIN_PACKET 11u
+/** Largest --max-packet: a JDWP length field is 32 bits. */
+#define DDM_CONFIG_MAX_PACKET_LIMIT ((guint64)G_MAXUINT32)
+
+/** The range of one numeric option. */
+typedef struct DdmOptionBound {
+    const char *option;    /* "--scan-interval"; NULL ends the table */
+    guint64 min, max;      /* inclusive */
+    gboolean size_suffix;  /* K, M or G (binary multiples) may follow the number */
+    const char *below_min; /* the message for a value under min (NULL when min is 0) */
+} DdmOptionBound;
+
+/** Every numeric option's bounds, ending with an entry whose option is NULL. */
+const DdmOptionBound *ddm_config_option_bounds(void);
+/** The bounds of @option ("--max-packet"), or NULL if it has none. */
+const DdmOptionBound *ddm_config_option_bound(const char *option);
+/** Parse @value (decimal, surrounding spaces ignored, a K/M/G suffix if the
+ *  option takes one) and check it against @option's bounds. */
+gboolean ddm_config_parse_bounded(const char *option, const char *value, guint64 *out,
+                                  GError **error);
+/** Check a value parsed elsewhere (an int from GOption) against @option's bounds. */
+gboolean ddm_config_check_bound(const char *option, gint64 value, GError **error);
+
+/** --scan-interval MS */
+gboolean ddm_config_set_scan_interval(DdmConfig *c, const char *value, GError **error);
+/** --request-timeout MS */
+gboolean ddm_config_set_request_timeout(DdmConfig *c, const char *value, GError **error);
+/** --max-packet BYTES (K, M, G suffixes) */
+gboolean ddm_config_set_max_packet(DdmConfig *c, const char *value, GError **error);
+/** --debug-port-base PORT */
+gboolean ddm_config_set_debug_port_base(DdmConfig *c, const char *value, GError **error);
+/** --selected-port PORT (0 = off) */
+gboolean ddm_config_set_selected_port(DdmConfig *c, const char *value, GError **error);
+/** --connect HOST:PORT[=DEBUGPORT]: appended to c->connect. */
+gboolean ddm_config_add_connect(DdmConfig *c, const char *value, GError **error);
+/** --tcp-probe version|helo */
+gboolean ddm_config_set_tcp_probe(DdmConfig *c, const char *value, GError **error);
 
 #endif /* DDM_CONFIG_H */

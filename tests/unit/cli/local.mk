@@ -10,3 +10,14 @@ tests_unit_cli_test_ctl_failure_SOURCES = tests/unit/cli/test-ctl-failure.c core
 tests_unit_cli_test_ctl_failure_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-control\"
 tests_unit_cli_test_ctl_failure_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_cli_test_ctl_failure_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The command table (cli/commands.c): rows well formed, lookups, and the
+# usage text made from it.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/cli/test-commands
+TESTS += tests/unit/cli/test-commands
+endif
+tests_unit_cli_test_commands_SOURCES = tests/unit/cli/test-commands.c
+tests_unit_cli_test_commands_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+tests_unit_cli_test_commands_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_cli_test_commands_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)

@@ -2,7 +2,8 @@
  *
  * Unit tests for core/config.c: every default, and each option parser with
  * good and bad input (table-driven). A failed parse must leave the config
- * as it was and say which part was wrong.
+ * as it was and say which part was wrong. Every numeric option bound is
+ * tried at its limit and just past it, so a wrong bound fails here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -353,6 +354,225 @@ static void test_config_socket_path(void **state)
     g_free(fallback);
 }
 
+/* ------------------------------------------------------ option bounds */
+
+typedef struct BoundCase {
+    const char *option;
+    const char *value;
+    gboolean ok;
+    guint64 expect;       /* the value set, when ok */
+    const char *err_part; /* substring the error must contain */
+} BoundCase;
+
+/* Each bound from both sides: a case at the limit that must pass and one
+ * just past it that must fail, so a wrong bound in the table fails here. */
+static const BoundCase bound_cases[] = {
+    {"--scan-interval", "100", TRUE, 100, NULL},
+    {"--scan-interval", "99", FALSE, 0, "--scan-interval: at least 100 ms"},
+    {"--scan-interval", "0", FALSE, 0, "at least 100 ms"},
+    {"--scan-interval", "3600000", TRUE, 3600000, NULL},
+    {"--scan-interval", "3600001", FALSE, 0, "--scan-interval: '3600001' is not a number from 0 to 3600000"},
+    {"--scan-interval", " 2000 ", TRUE, 2000, NULL},
+    {"--scan-interval", "", FALSE, 0, "is not a number"},
+    {"--scan-interval", "abc", FALSE, 0, "'abc'"},
+    {"--scan-interval", "-1", FALSE, 0, "'-1'"},
+    {"--scan-interval", "+200", FALSE, 0, "'+200'"},
+    {"--scan-interval", "1e3", FALSE, 0, "'1e3'"},
+    {"--scan-interval", "1k", FALSE, 0, "'1k'"}, /* suffixes are --max-packet's only */
+    {"--request-timeout", "1", TRUE, 1, NULL},
+    {"--request-timeout", "0", FALSE, 0, "--request-timeout: must be at least 1 ms"},
+    {"--request-timeout", "3600000", TRUE, 3600000, NULL},
+    {"--request-timeout", "3600001", FALSE, 0, "not a number from 0 to 3600000"},
+    {"--max-packet", "11", TRUE, 11, NULL},
+    {"--max-packet", "10", FALSE, 0, "--max-packet: at least 11 bytes (a JDWP header)"},
+    {"--max-packet", "0k", FALSE, 0, "at least 11 bytes"},
+    {"--max-packet", "4294967295", TRUE, 4294967295u, NULL},
+    {"--max-packet", "4294967296", FALSE, 0, "not a number from 0 to 4294967295"},
+    {"--max-packet", "1k", TRUE, 1024, NULL},
+    {"--max-packet", "1K", TRUE, 1024, NULL},
+    {"--max-packet", "10m", TRUE, 10u * 1024 * 1024, NULL},
+    {"--max-packet", "256M", TRUE, 256u * 1024 * 1024, NULL},
+    {"--max-packet", "3G", TRUE, (guint64)3 * 1024 * 1024 * 1024, NULL},
+    {"--max-packet", "3g", TRUE, (guint64)3 * 1024 * 1024 * 1024, NULL},
+    {"--max-packet", "4G", FALSE, 0, "'4G'"},
+    {"--max-packet", "4194303K", TRUE, (guint64)4194303 * 1024, NULL},
+    {"--max-packet", "4194304K", FALSE, 0, "'4194304K'"},
+    {"--max-packet", "k", FALSE, 0, "'k'"},
+    {"--max-packet", "5x", FALSE, 0, "'5x'"},
+    {"--max-packet", "1kk", FALSE, 0, "'1kk'"},
+    {"--debug-port-base", "0", TRUE, 0, NULL},
+    {"--debug-port-base", "65535", TRUE, 65535, NULL},
+    {"--debug-port-base", "65536", FALSE, 0, "--debug-port-base: '65536' is not a number from 0 to 65535"},
+    {"--debug-port-base", "-1", FALSE, 0, "'-1'"},
+    {"--selected-port", "0", TRUE, 0, NULL},
+    {"--selected-port", "65535", TRUE, 65535, NULL},
+    {"--selected-port", "65536", FALSE, 0, "--selected-port: '65536' is not a number from 0 to 65535"},
+};
+
+/* What each setter sets, read back. */
+static guint64 bound_field(const DdmConfig *c, const char *option)
+{
+    if (strcmp(option, "--scan-interval") == 0)
+        return c->scan_interval_ms;
+    if (strcmp(option, "--request-timeout") == 0)
+        return c->request_timeout_ms;
+    if (strcmp(option, "--max-packet") == 0)
+        return c->max_packet;
+    if (strcmp(option, "--debug-port-base") == 0)
+        return c->debug_port_base;
+    if (strcmp(option, "--selected-port") == 0)
+        return c->selected_port;
+    fail_msg("no field for %s", option);
+    return 0;
+}
+
+static gboolean bound_set(DdmConfig *c, const char *option, const char *value, GError **error)
+{
+    if (strcmp(option, "--scan-interval") == 0)
+        return ddm_config_set_scan_interval(c, value, error);
+    if (strcmp(option, "--request-timeout") == 0)
+        return ddm_config_set_request_timeout(c, value, error);
+    if (strcmp(option, "--max-packet") == 0)
+        return ddm_config_set_max_packet(c, value, error);
+    if (strcmp(option, "--debug-port-base") == 0)
+        return ddm_config_set_debug_port_base(c, value, error);
+    if (strcmp(option, "--selected-port") == 0)
+        return ddm_config_set_selected_port(c, value, error);
+    fail_msg("no setter for %s", option);
+    return FALSE;
+}
+
+static void test_config_bounded_setters(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < G_N_ELEMENTS(bound_cases); i++) {
+        const BoundCase *tc = &bound_cases[i];
+        DdmConfig *c = ddm_config_new();
+        guint64 before = bound_field(c, tc->option);
+        GError *err = NULL;
+        gboolean ok = bound_set(c, tc->option, tc->value, &err);
+
+        if (ok != tc->ok)
+            fail_msg("case %zu %s=\"%s\": expected %s, got %s (%s)", i, tc->option, tc->value,
+                     tc->ok ? "ok" : "error", ok ? "ok" : "error", err ? err->message : "");
+        if (ok) {
+            assert_null(err);
+            if (bound_field(c, tc->option) != tc->expect)
+                fail_msg("case %zu %s=\"%s\": set %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
+                         i, tc->option, tc->value, bound_field(c, tc->option), tc->expect);
+        } else {
+            assert_true(g_error_matches(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE));
+            if (!strstr(err->message, tc->err_part))
+                fail_msg("case %zu: message \"%s\" does not contain \"%s\"", i, err->message,
+                         tc->err_part);
+            assert_true(bound_field(c, tc->option) == before); /* unchanged */
+            g_error_free(err);
+        }
+        ddm_config_free(c);
+    }
+}
+
+/* The same cases through the generic parser, and the table itself. */
+static void test_config_bound_table(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *option;
+        guint64 min, max;
+    } expect[] = {
+        {"--scan-interval", 100, 3600000},   {"--request-timeout", 1, 3600000},
+        {"--max-packet", 11, 4294967295u},   {"--debug-port-base", 0, 65535},
+        {"--selected-port", 0, 65535},       {"--wait", 0, G_MAXINT},
+    };
+    guint n = 0;
+    for (const DdmOptionBound *b = ddm_config_option_bounds(); b->option != NULL; b++, n++) {
+        assert_true(b->min <= b->max);
+        assert_true(g_str_has_prefix(b->option, "--"));
+        assert_ptr_equal(ddm_config_option_bound(b->option), b);
+        /* A min above 0 has a message for the values under it. */
+        assert_true(b->min == 0 || b->below_min != NULL);
+    }
+    assert_int_equal(n, G_N_ELEMENTS(expect));
+    for (size_t i = 0; i < G_N_ELEMENTS(expect); i++) {
+        const DdmOptionBound *b = ddm_config_option_bound(expect[i].option);
+        assert_non_null(b);
+        if (b->min != expect[i].min || b->max != expect[i].max)
+            fail_msg("%s: %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT
+                     "..%" G_GUINT64_FORMAT, b->option, b->min, b->max, expect[i].min, expect[i].max);
+        assert_int_equal(b->size_suffix, strcmp(b->option, "--max-packet") == 0);
+    }
+    assert_null(ddm_config_option_bound("--scan"));
+    assert_null(ddm_config_option_bound("scan-interval"));
+    assert_null(ddm_config_option_bound(NULL));
+
+    for (size_t i = 0; i < G_N_ELEMENTS(bound_cases); i++) {
+        const BoundCase *tc = &bound_cases[i];
+        guint64 v = 12345;
+        GError *err = NULL;
+        gboolean ok = ddm_config_parse_bounded(tc->option, tc->value, &v, &err);
+        assert_int_equal(ok, tc->ok);
+        if (ok)
+            assert_true(v == tc->expect);
+        else
+            assert_true(v == 12345); /* untouched */
+        g_clear_error(&err);
+    }
+}
+
+/* --wait: an int from GOption, checked against the same table. */
+static void test_config_check_bound(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    assert_true(ddm_config_check_bound("--wait", 0, &err));
+    assert_true(ddm_config_check_bound("--wait", 3000, &err));
+    assert_true(ddm_config_check_bound("--wait", G_MAXINT, &err));
+    assert_null(err);
+    assert_false(ddm_config_check_bound("--wait", -2, &err));
+    assert_true(g_error_matches(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE));
+    assert_string_equal(err->message, "--wait must be 0 or more");
+    g_clear_error(&err);
+    assert_false(ddm_config_check_bound("--wait", (gint64)G_MAXINT + 1, &err));
+    assert_non_null(strstr(err->message, "not a number from 0 to 2147483647"));
+    g_clear_error(&err);
+    assert_true(ddm_config_check_bound("--selected-port", 65535, &err));
+    assert_false(ddm_config_check_bound("--selected-port", 65536, &err));
+    assert_string_equal(err->message, "--selected-port: '65536' is not a number from 0 to 65535");
+    g_clear_error(&err);
+    assert_false(ddm_config_check_bound("--scan-interval", 99, &err));
+    assert_string_equal(err->message, "--scan-interval: at least 100 ms");
+    g_clear_error(&err);
+}
+
+static void test_config_connect_and_probe(void **state)
+{
+    (void)state;
+    DdmConfig *c = ddm_config_new();
+    GError *err = NULL;
+
+    assert_true(ddm_config_add_connect(c, "10.0.0.1:8700", &err));
+    assert_true(ddm_config_add_connect(c, "localhost:8000=8600", &err));
+    assert_null(err);
+    assert_int_equal(c->connect->len, 2);
+    assert_string_equal(g_ptr_array_index(c->connect, 1), "localhost:8000=8600");
+    assert_false(ddm_config_add_connect(c, "localhost", &err));
+    assert_true(g_error_matches(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE));
+    assert_string_equal(err->message, "--connect: expected HOST:PORT, got 'localhost'");
+    g_clear_error(&err);
+    assert_int_equal(c->connect->len, 2);
+
+    assert_true(c->tcp_version_probe);
+    assert_true(ddm_config_set_tcp_probe(c, "helo", &err));
+    assert_false(c->tcp_version_probe);
+    assert_false(ddm_config_set_tcp_probe(c, "Version", &err));
+    assert_string_equal(err->message, "--tcp-probe: 'version' (default) or 'helo', not 'Version'");
+    g_clear_error(&err);
+    assert_false(c->tcp_version_probe);
+    assert_true(ddm_config_set_tcp_probe(c, "version", &err));
+    assert_true(c->tcp_version_probe);
+    ddm_config_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +583,10 @@ int main(void)
         cmocka_unit_test(test_config_plugin_opts),
         cmocka_unit_test(test_config_plugin_opt_replaces),
         cmocka_unit_test(test_config_socket_path),
+        cmocka_unit_test(test_config_bounded_setters),
+        cmocka_unit_test(test_config_bound_table),
+        cmocka_unit_test(test_config_check_bound),
+        cmocka_unit_test(test_config_connect_and_probe),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

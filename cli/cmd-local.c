@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * What ddmon answers in this process, without a server: `version`
+ * (--version), --list-plugins and --check-plugin FILE.
+ */
+#include <build-config.h>
+
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "core/pluginhost/loader.h"
+#include "core/pluginhost/registry.h"
+
+int ddm_cli_cmd_version(DdmCli *cli, char **args)
+{
+    (void)args;
+    g_autofree char *abi = g_strdup_printf("%d.%d", DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR);
+    if (cli->json) {
+        JsonBuilder *b = ddm_ctl_ok_begin();
+        json_builder_set_member_name(b, "version");
+        json_builder_add_string_value(b, PACKAGE_VERSION);
+        json_builder_set_member_name(b, "abi");
+        json_builder_add_string_value(b, abi);
+        g_autoptr(JsonNode) root = ddm_ctl_ok_end(b);
+        ddm_cli_print_json(root);
+    } else {
+        printf("ddmon %s (plugin ABI %s)\n", PACKAGE_VERSION, abi);
+    }
+    return DDM_EXIT_OK;
+}
+
+int ddm_cli_list_plugins(DdmCli *cli)
+{
+    g_autoptr(GError) error = NULL;
+    JsonNode *list = NULL;
+    gboolean ok = ddm_loader_list_plugins(cli->config, &list, &error);
+    if (list != NULL) {
+        if (cli->json) {
+            JsonObject *o = json_object_new();
+            json_object_set_member(o, "plugins", list);
+            g_auto(GStrv) path = ddm_loader_search_path(cli->config);
+            JsonArray *dirs = json_array_new();
+            for (char **d = path; d != NULL && *d != NULL; d++)
+                json_array_add_string_element(dirs, *d);
+            json_object_set_array_member(o, "search_path", dirs);
+            if (!ok) {
+                ddm_ctl_failure_set(o, DDM_EXIT_FAILED, error->message);
+                ddm_cli_failure.object_printed = TRUE;
+            }
+            JsonNode *root = json_node_init_object(json_node_alloc(), o);
+            ddm_cli_print_json(root);
+            json_node_unref(root);
+            json_object_unref(o);
+        } else {
+            if (JSON_NODE_HOLDS_ARRAY(list) && json_array_get_length(json_node_get_array(list)) == 0) {
+                g_auto(GStrv) path = ddm_loader_search_path(cli->config);
+                g_autofree char *joined = g_strjoinv(" ", path);
+                printf("no plugins found; searched: %s\n", joined);
+            } else {
+                g_autofree char *text = ddm_registry_plugins_json_to_text(list);
+                fputs(text, stdout);
+            }
+            json_node_unref(list);
+        }
+    }
+    if (!ok) {
+        g_printerr("ddmon: %s\n", error->message);
+        return DDM_EXIT_FAILED;
+    }
+    return DDM_EXIT_OK;
+}
+
+int ddm_cli_check_plugin(DdmCli *cli)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GString) report = g_string_new(NULL);
+    gboolean ok = ddm_loader_check_file(cli->check_plugin, report, &error);
+    if (cli->json) {
+        JsonObject *o = json_object_new();
+        json_object_set_boolean_member(o, "ok", ok);
+        json_object_set_string_member(o, "file", cli->check_plugin);
+        if (!ok) {
+            ddm_ctl_failure_set(o, DDM_EXIT_FAILED, error->message);
+            ddm_cli_failure.object_printed = TRUE;
+        }
+        json_object_set_string_member(o, "report", report->str);
+        JsonNode *root = json_node_init_object(json_node_alloc(), o);
+        ddm_cli_print_json(root);
+        json_node_unref(root);
+        json_object_unref(o);
+    } else {
+        fputs(report->str, stdout);
+        if (report->len > 0 && report->str[report->len - 1] != '\n')
+            putchar('\n');
+    }
+    if (!ok) {
+        g_printerr("ddmon: %s: refused: %s\n", cli->check_plugin, error->message);
+        return DDM_EXIT_FAILED;
+    }
+    return DDM_EXIT_OK;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * `snapshot`: through a running server, else in this process
+ * (snapshot.c does the work), with --wait, --out-dir, --in-process and
+ * --gc; and, with --json, its output held back so that a late failure is
+ * still one object.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/snapshot.h"
+
+static int run_snapshot(DdmCli *cli)
+{
+    DdmSnapshotOptions opt = {
+        cli->wait_ms >= 0 ? (guint)cli->wait_ms : DDM_SNAPSHOT_DEFAULT_WAIT_MS,
+        DDM_SNAPSHOT_SETTLE_MS, DDM_SNAPSHOT_MAX_MS, cli->json, cli->out_dir, cli->gc};
+    if (opt.max_ms < opt.wait_ms + opt.settle_ms)
+        opt.max_ms = opt.wait_ms + opt.settle_ms;
+    if (!cli->in_process) {
+        g_autofree char *path = ddm_cli_socket_path(cli);
+        DdmClient *c = ddm_client_connect(path, NULL);
+        if (c != NULL) {
+            opt.socket_path = path; /* --gc's commands use connections of their own */
+            int status = ddm_snapshot_run_client(c, &opt);
+            ddm_client_free(c);
+            return status;
+        }
+    }
+    DdmConfig *config = cli->config;
+    cli->config = NULL;
+    return ddm_snapshot_run_local(config, &opt);
+}
+
+/* Everything written to @fd from its start. (transfer full) */
+static GByteArray *read_back(int fd)
+{
+    GByteArray *data = g_byte_array_new();
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        return data;
+    guint8 buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        g_byte_array_append(data, buf, (guint)n);
+    }
+    return data;
+}
+
+/* A snapshot prints its object before it knows whether every blob could
+ * be written. With --json its stdout goes to a temporary file first, so
+ * that a failure is still one object: the snapshot's, with the failure
+ * members added. */
+int ddm_cli_cmd_snapshot(DdmCli *cli, char **args)
+{
+    (void)args;
+    if (!cli->json)
+        return run_snapshot(cli);
+    fflush(stdout);
+    FILE *tmp = tmpfile();
+    int saved = tmp != NULL ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
+    if (saved < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0) {
+        if (saved >= 0)
+            close(saved);
+        if (tmp != NULL)
+            fclose(tmp);
+        return run_snapshot(cli); /* not captured: a late failure adds a second object */
+    }
+    int status = run_snapshot(cli);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    g_autoptr(GByteArray) out = read_back(fileno(tmp));
+    fclose(tmp);
+    if (status != DDM_EXIT_OK && out->len > 0) {
+        g_autoptr(JsonNode) doc = ddm_ctl_parse_object((const char *)out->data, out->len, NULL);
+        if (doc != NULL) {
+            ddm_ctl_failure_set(json_node_get_object(doc), status, ddm_cli_failure.message);
+            ddm_cli_failure.object_printed = TRUE;
+            ddm_cli_print_json(doc);
+            return status;
+        }
+    }
+    if (out->len > 0 && fwrite(out->data, 1, out->len, stdout) != out->len) {
+        g_printerr("ddmon: cannot write the snapshot: %s\n", g_strerror(errno));
+        if (status == DDM_EXIT_OK)
+            status = DDM_EXIT_FAILED;
+    }
+    return status;
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ddmon's options. Client options set fields of the run (DdmCli); server
+ * options go into the DdmConfig through core/config's parsers, which hold
+ * every value's syntax and bounds, and are remembered verbatim
+ * (DdmCli.server_args) for a server the client starts, so
+ * `ddmon --scan-ports=9000-9010 vms` starts a server scanning those ports.
+ * Each server option is one row of server_options: its help line and what
+ * it sets.
+ */
+#include <string.h>
+
+#include "cli/cli.h"
+
+char *ddm_cli_absolute(const char *path)
+{
+    if (g_path_is_absolute(path))
+        return g_strdup(path);
+    g_autofree char *cwd = g_get_current_dir();
+    return g_build_filename(cwd, path, NULL);
+}
+
+/* ------------------------------------------------------ server options */
+
+typedef gboolean (*ServerSetter)(DdmConfig *c, const char *value, GError **error);
+
+enum {
+    OPT_PATH = 1 << 0,      /* the value is a path, made absolute first */
+    OPT_NOT_PASSED = 1 << 1 /* not passed on to a server (the client passes it itself) */
+};
+
+typedef struct ServerOption {
+    const char *name;        /* the long name */
+    char short_name;
+    int arg_flags;           /* GOptionFlags */
+    ServerSetter set;
+    unsigned flags;          /* OPT_* */
+    const char *description, *arg_description;
+} ServerOption;
+
+static void add_list(GPtrArray *arr, const char *value)
+{
+    g_auto(GStrv) parts = g_strsplit(value, ",", -1);
+    for (char **p = parts; *p != NULL; p++) {
+        g_strstrip(*p);
+        if (**p != '\0')
+            g_ptr_array_add(arr, g_strdup(*p));
+    }
+}
+
+static void set_str(char **field, const char *value)
+{
+    g_free(*field);
+    *field = g_strdup(value);
+}
+
+static gboolean set_plugin_dir(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    g_ptr_array_add(c->plugin_dirs, g_strdup(value));
+    return TRUE;
+}
+
+static gboolean set_plugins(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    add_list(c->plugins_only, value);
+    return TRUE;
+}
+
+static gboolean set_disable_plugin(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    add_list(c->plugins_disabled, value);
+    return TRUE;
+}
+
+static gboolean set_socket(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    set_str(&c->socket_path, value);
+    return TRUE;
+}
+
+static gboolean set_listen(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    set_str(&c->listen_host, value);
+    return TRUE;
+}
+
+static gboolean set_select(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    set_str(&c->select, value);
+    return TRUE;
+}
+
+static gboolean set_adb(DdmConfig *c, const char *value, GError **error)
+{
+    (void)error;
+    set_str(&c->adb_path, value);
+    return TRUE;
+}
+
+static gboolean set_no_adb_start(DdmConfig *c, const char *value, GError **error)
+{
+    (void)value;
+    (void)error;
+    c->adb_start = FALSE;
+    return TRUE;
+}
+
+static gboolean set_verbose(DdmConfig *c, const char *value, GError **error)
+{
+    (void)c;
+    (void)value;
+    (void)error;
+    g_setenv("G_MESSAGES_DEBUG", "all", FALSE);
+    return TRUE;
+}
+
+static const ServerOption server_options[] = {
+    {"scan", 0, 0, ddm_config_set_scan, 0,
+     "Discovery modes: local,adb or none (default local,adb)", "MODES"},
+    {"scan-ports", 0, 0, ddm_config_set_scan_ranges, 0, "Local ports to scan (default 8000-8040)",
+     "RANGES"},
+    {"scan-interval", 0, 0, ddm_config_set_scan_interval, 0,
+     "Milliseconds between local scans (default 2000)", "MS"},
+    {"connect", 0, 0, ddm_config_add_connect, 0,
+     "Connect to a VM at HOST:PORT (repeatable); =DEBUGPORT gives it a fixed "
+     "debugger port that waits for the VM",
+     "HOST:PORT[=DEBUGPORT]"},
+    {"plugin-dir", 0, 0, set_plugin_dir, OPT_PATH, "Look for plugins in DIR first (repeatable)",
+     "DIR"},
+    {"plugins", 0, 0, set_plugins, 0, "Load only these plugins (and require them)", "A,B"},
+    {"disable-plugin", 0, 0, set_disable_plugin, 0, "Do not load plugin NAME (repeatable)", "NAME"},
+    {"chunks", 0, 0, ddm_config_set_chunks, 0, "Enable only these chunk types, e.g. THCR,THDE",
+     "TYPES"},
+    {"plugin-opt", 0, 0, ddm_config_add_plugin_opt, 0, "Plugin option (repeatable)",
+     "NAME.KEY=VALUE"},
+    {"socket", 0, 0, set_socket, OPT_PATH | OPT_NOT_PASSED,
+     "Control socket (default $XDG_RUNTIME_DIR/ddmon/ddmon.sock)", "PATH"},
+    {"listen", 0, 0, set_listen, 0, "Address debugger ports bind to (default 127.0.0.1)", "ADDR"},
+    {"debug-port-base", 0, 0, ddm_config_set_debug_port_base, 0,
+     "First per-VM debugger port (default 8600)", "PORT"},
+    {"selected-port", 0, 0, ddm_config_set_selected_port, 0,
+     "Debugger port of the selected VM (default 8700, 0 = off)", "PORT"},
+    {"select", 0, 0, set_select, 0, "Select a VM by pid or app name", "PID|APP"},
+    {"adb", 0, 0, set_adb, 0, "The adb program (default: adb on PATH)", "PATH"},
+    {"no-adb-start", 0, G_OPTION_FLAG_NO_ARG, set_no_adb_start, 0, "Never start an adb server",
+     NULL},
+    {"tcp-probe", 0, 0, ddm_config_set_tcp_probe, 0,
+     "TCP VMs: 'version' asks VirtualMachine.Version before any DDM "
+     "packet (default; protects OpenJDK, see ddmon(1)), 'helo' sends HELO first",
+     "version|helo"},
+    {"request-timeout", 0, 0, ddm_config_set_request_timeout, 0,
+     "Default DDM request timeout (default 10000)", "MS"},
+    {"max-packet", 0, 0, ddm_config_set_max_packet, 0, "Largest JDWP packet accepted (default 256M)",
+     "BYTES"},
+    {"verbose", 'v', G_OPTION_FLAG_NO_ARG, set_verbose, 0, "Log debug messages", NULL},
+};
+
+static const ServerOption *server_option(const char *name)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(server_options); i++) {
+        const ServerOption *o = &server_options[i];
+        if (g_str_has_prefix(name, "--") ? strcmp(name + 2, o->name) == 0
+                                         : name[0] == '-' && o->short_name != 0 &&
+                                               name[1] == o->short_name && name[2] == '\0')
+            return o;
+    }
+    return NULL;
+}
+
+/* Every server option lands here: into the config, and remembered. */
+static gboolean on_server_option(const char *name, const char *value, gpointer data,
+                                 GError **error)
+{
+    DdmCli *cli = data;
+    const ServerOption *o = server_option(name);
+    if (o == NULL) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "unknown option %s",
+                    name);
+        return FALSE;
+    }
+    g_autofree char *abs = value != NULL && (o->flags & OPT_PATH) ? ddm_cli_absolute(value) : NULL;
+    if (abs != NULL)
+        value = abs;
+    if (!o->set(cli->config, value, error))
+        return FALSE;
+    if (o->flags & OPT_NOT_PASSED)
+        return TRUE;
+    if (value != NULL)
+        g_ptr_array_add(cli->server_args, g_strdup_printf("--%s=%s", o->name, value));
+    else
+        g_ptr_array_add(cli->server_args, g_strdup_printf("--%s", o->name));
+    return TRUE;
+}
+
+/* --------------------------------------------------------------- parser */
+
+GOptionContext *ddm_cli_options_new(DdmCli *cli)
+{
+    const GOptionEntry client_entries[] = {
+        {"json", 0, 0, G_OPTION_ARG_NONE, &cli->json, "Print JSON (one object, or one per line)",
+         NULL},
+        {"no-autostart", 0, 0, G_OPTION_ARG_NONE, &cli->no_autostart,
+         "Do not start a server when none runs", NULL},
+        {"foreground", 0, 0, G_OPTION_ARG_NONE, &cli->foreground,
+         "server: run in the foreground", NULL},
+        {"vm", 0, 0, G_OPTION_ARG_STRING, &cli->vm, "view, views: the VM (pid, key or app name)",
+         "VM"},
+        {"wait", 0, 0, G_OPTION_ARG_INT, &cli->wait_ms,
+         "snapshot: discover for at least MS milliseconds (default 3000)", "MS"},
+        {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &cli->out_dir,
+         "snapshot, commands: write blob views (heap bitmaps, dumps) to DIR", "DIR"},
+        {"in-process", 0, 0, G_OPTION_ARG_NONE, &cli->in_process,
+         "snapshot: never use a running server", NULL},
+        {"gc", 0, 0, G_OPTION_ARG_NONE, &cli->gc,
+         "snapshot: ask every DDM VM for a GC first (fills the heap segment views)", NULL},
+        {"list-plugins", 0, 0, G_OPTION_ARG_NONE, &cli->list_plugins,
+         "List the plugins found, loaded or refused, and exit", NULL},
+        {"check-plugin", 0, 0, G_OPTION_ARG_FILENAME, &cli->check_plugin,
+         "Check that FILE is a plugin this ddmon can load, and exit", "FILE"},
+        {"version", 0, 0, G_OPTION_ARG_NONE, &cli->version, "Print the version and exit", NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL}};
+
+    GOptionEntry *server_entries = g_new0(GOptionEntry, G_N_ELEMENTS(server_options) + 1);
+    for (gsize i = 0; i < G_N_ELEMENTS(server_options); i++) {
+        const ServerOption *o = &server_options[i];
+        server_entries[i] = (GOptionEntry){o->name, o->short_name, o->arg_flags,
+                                           G_OPTION_ARG_CALLBACK, (gpointer)on_server_option,
+                                           o->description, o->arg_description};
+    }
+
+    GOptionContext *ctx = g_option_context_new("[COMMAND [ARGS...]]");
+    GOptionGroup *main_group = g_option_group_new(NULL, NULL, NULL, cli, NULL);
+    g_option_group_add_entries(main_group, client_entries);
+    g_option_group_add_entries(main_group, server_entries); /* copied */
+    g_free(server_entries);
+    g_option_context_set_main_group(ctx, main_group);
+    g_option_context_set_summary(ctx, "A debug monitor for Java and Android VMs, the adb way.");
+    g_autofree char *commands = ddm_cli_commands_help();
+    g_option_context_set_description(ctx, commands);
+    /* Plugin commands may have options of their own: keep unknown ones. */
+    g_option_context_set_ignore_unknown_options(ctx, TRUE);
+    return ctx;
+}
