@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * alloc plugin: the DDMS Allocation Tracker.
+ *  - On DDM_VM_READY it asks REAQ (is tracking on?), as ddmlib does for
+ *    every new client; the answer is the VM's headline "alloc" (on/off),
+ *    kept current by the start/stop commands (alloc-cmd.c).
+ *  - It owns REAQ and REAL (replies nobody waits for, and events).
+ *  - Views per VM: "alloc" (class, size, thread, site = top frame), and
+ *    "alloc.by-class", "alloc.by-site", "alloc.by-thread" (count, bytes,
+ *    sorted by bytes). They are filled from REAL, which is asked only
+ *    while one of them is watched (every alloc.interval ms, at most one in
+ *    flight per VM) or by `ddmon alloc VM show`: REAL makes the VM copy
+ *    its whole record table.
+ * Options: interval  REAL poll period in ms while a view is watched (2000;
+ *          0 = only on show).
+ * Bad chunks are logged and rejected with -EBADMSG; they never change a view.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ddmon/bytes.h>
+#include <ddmon/plugin.h>
+
+#include "alloc.h"
+
+static const ddm_column k_list_cols[] = {
+    {"class", DDM_VAL_STR, NULL},
+    {"size", DDM_VAL_INT, "B"},
+    {"thread", DDM_VAL_INT, NULL},
+    {"site", DDM_VAL_STR, NULL},
+};
+static const ddm_column k_class_cols[] = {
+    {"class", DDM_VAL_STR, NULL}, {"count", DDM_VAL_INT, NULL}, {"bytes", DDM_VAL_INT, "B"}};
+static const ddm_column k_site_cols[] = {
+    {"site", DDM_VAL_STR, NULL}, {"count", DDM_VAL_INT, NULL}, {"bytes", DDM_VAL_INT, "B"}};
+static const ddm_column k_thread_cols[] = {
+    {"thread", DDM_VAL_INT, NULL}, {"count", DDM_VAL_INT, NULL}, {"bytes", DDM_VAL_INT, "B"}};
+
+double alloc_monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *alloc_vm_label(alloc_plugin *pl, ddm_vm *vm, char *buf, size_t n)
+{
+    const ddm_vm_info *in = pl->host->vm_info(vm);
+    if (in && in->key)
+        snprintf(buf, n, "%s", in->key);
+    else
+        snprintf(buf, n, "pid %u", in ? (unsigned)in->pid : 0u);
+    return buf;
+}
+
+/* ------------------------------------------------------------- views */
+
+static int set_cols(const ddm_host *h, ddm_view *v, alloc_by by)
+{
+    switch (by) {
+    case ALLOC_BY_CLASS: return h->view_set_columns(v, k_class_cols, 3);
+    case ALLOC_BY_SITE: return h->view_set_columns(v, k_site_cols, 3);
+    case ALLOC_BY_THREAD: return h->view_set_columns(v, k_thread_cols, 3);
+    default: return h->view_set_columns(v, k_list_cols, sizeof k_list_cols / sizeof k_list_cols[0]);
+    }
+}
+
+int alloc_fill_view(const ddm_host *h, ddm_view *v, const alloc_rows *rows, alloc_by by, size_t top,
+                    int set_columns)
+{
+    size_t i, n;
+    if (set_columns)
+        set_cols(h, v, by);
+    h->view_begin(v);
+    if (by == ALLOC_BY_NONE) {
+        n = top && top < rows->n ? top : rows->n;
+        for (i = 0; i < n; i++) {
+            const alloc_row *r = &rows->r[i];
+            h->view_row(v);
+            h->view_str(v, r->cls);
+            h->view_int(v, r->size);
+            h->view_int(v, r->tid);
+            h->view_str(v, r->site);
+        }
+    } else {
+        alloc_group *g;
+        long ng = alloc_group_rows(rows, by, &g);
+        if (ng < 0) {
+            h->view_commit(v);
+            return (int)ng;
+        }
+        n = top && top < (size_t)ng ? top : (size_t)ng;
+        for (i = 0; i < n; i++) {
+            h->view_row(v);
+            if (by == ALLOC_BY_THREAD)
+                h->view_int(v, g[i].tid);
+            else
+                h->view_str(v, g[i].key);
+            h->view_int(v, (int64_t)g[i].count);
+            h->view_int(v, (int64_t)g[i].bytes);
+        }
+        free(g);
+    }
+    h->view_commit(v);
+    return 0;
+}
+
+static void vm_state_free(void *p)
+{
+    free(p);
+}
+
+static ddm_view *new_view(alloc_plugin *pl, ddm_vm *vm, const char *name, const char *title,
+                          alloc_by by)
+{
+    ddm_view *v = pl->host->view_new(pl->self, vm, name, DDM_VIEW_TABLE, title);
+    if (v)
+        set_cols(pl->host, v, by);
+    else
+        pl->host->log(pl->self, DDM_LOG_WARNING, "cannot create the %s view (name taken?)", name);
+    return v;
+}
+
+alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
+{
+    const ddm_host *h = pl->host;
+    alloc_vm *av = h->vm_get_data(pl->self, vm);
+    if (av)
+        return av;
+    av = calloc(1, sizeof *av);
+    if (!av)
+        return NULL;
+    av->pl = pl;
+    av->vm = vm;
+    av->enabled = -1;
+    if (h->vm_set_data(pl->self, vm, av, vm_state_free) != 0)
+        return NULL; /* the host freed it */
+    if (h->chunk_enabled(pl->self, ALLOC_CHUNK_REAL)) {
+        av->list = new_view(pl, vm, "alloc", "Allocations", ALLOC_BY_NONE);
+        av->by_class = new_view(pl, vm, "alloc.by-class", "Allocations by class", ALLOC_BY_CLASS);
+        av->by_site = new_view(pl, vm, "alloc.by-site", "Allocations by site", ALLOC_BY_SITE);
+        av->by_thread = new_view(pl, vm, "alloc.by-thread", "Allocations by thread", ALLOC_BY_THREAD);
+    }
+    return av;
+}
+
+void alloc_set_enabled(alloc_vm *av, int enabled)
+{
+    alloc_plugin *pl = av->pl;
+    av->enabled = enabled;
+    pl->host->vm_headline(pl->self, av->vm, "alloc",
+                          enabled < 0 ? NULL : enabled ? "on" : "off");
+}
+
+int alloc_parse_reaq(const uint8_t *data, size_t len)
+{
+    if (len < 1)
+        return -1;
+    return data[0] != 0;
+}
+
+int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, alloc_rows *rows_out,
+                      char *why, size_t whylen)
+{
+    alloc_plugin *pl = av->pl;
+    const ddm_host *h = pl->host;
+    alloc_table t;
+    alloc_rows rows;
+    char label[128];
+    int rc = alloc_parse_real(data, len, &t, why, whylen);
+
+    if (rc == -ENOMEM)
+        snprintf(why, whylen, "out of memory");
+    if (rc != 0) {
+        h->log(pl->self, DDM_LOG_WARNING, "VM %s sent a bad REAL (%zu bytes): %s",
+               alloc_vm_label(pl, av->vm, label, sizeof label), len, why);
+        return rc;
+    }
+    rc = alloc_rows_build(&t, &rows);
+    alloc_real_clear(&t);
+    if (rc != 0) {
+        snprintf(why, whylen, "out of memory");
+        return rc;
+    }
+    if (av->list)
+        alloc_fill_view(h, av->list, &rows, ALLOC_BY_NONE, 0, 0);
+    if (av->by_class)
+        alloc_fill_view(h, av->by_class, &rows, ALLOC_BY_CLASS, 0, 0);
+    if (av->by_site)
+        alloc_fill_view(h, av->by_site, &rows, ALLOC_BY_SITE, 0, 0);
+    if (av->by_thread)
+        alloc_fill_view(h, av->by_thread, &rows, ALLOC_BY_THREAD, 0, 0);
+    if (rows_out)
+        *rows_out = rows;
+    else
+        alloc_rows_clear(&rows);
+    return 0;
+}
+
+/* ------------------------------------------------------------ chunks */
+
+static int on_reaq(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    alloc_vm *av = alloc_vm_state(ud, vm);
+    int on = alloc_parse_reaq(data, len);
+    (void)ci;
+    if (!av)
+        return -ENOMEM;
+    if (on < 0) {
+        ((alloc_plugin *)ud)->host->log(self, DDM_LOG_WARNING, "empty REAQ; ignored");
+        return -EBADMSG;
+    }
+    alloc_set_enabled(av, on);
+    return DDM_OK;
+}
+
+static int on_real(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                   size_t len, void *ud)
+{
+    alloc_vm *av = alloc_vm_state(ud, vm);
+    char why[256];
+    (void)self;
+    (void)ci;
+    if (!av)
+        return -ENOMEM;
+    return alloc_handle_real(av, data, len, NULL, why, sizeof why);
+}
+
+/* ---------------------------------------------------------- VM events */
+
+static void reaq_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    alloc_plugin *pl = ud;
+    alloc_vm *av;
+    int on;
+    if (reply->status == DDM_REPLY_VM_GONE)
+        return;
+    av = pl->host->vm_get_data(self, vm);
+    if (!av)
+        return;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == ALLOC_CHUNK_REAQ &&
+        (on = alloc_parse_reaq(reply->data, reply->len)) >= 0) {
+        alloc_set_enabled(av, on);
+        return;
+    }
+    pl->host->log(self, DDM_LOG_INFO, "REAQ: no allocation tracking state (reply status %d)",
+                  (int)reply->status);
+}
+
+static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
+{
+    alloc_plugin *pl = ud;
+    alloc_vm *av;
+    int rc;
+    if (event != DDM_VM_READY)
+        return; /* GONE: the core frees our state and views */
+    if (!(av = alloc_vm_state(pl, vm)))
+        return;
+    if (!pl->host->chunk_enabled(self, ALLOC_CHUNK_REAQ))
+        return;
+    rc = pl->host->request(self, vm, ALLOC_CHUNK_REAQ, NULL, 0, ALLOC_REAQ_TIMEOUT_MS, reaq_reply,
+                           pl, NULL);
+    if (rc != 0)
+        pl->host->log(self, DDM_LOG_INFO, "REAQ not sent: error %d", rc);
+}
+
+/* --------------------------------------------------------------- poll */
+
+static void real_poll_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    alloc_plugin *pl = ud;
+    alloc_vm *av;
+    char why[256], label[128];
+    if (reply->status == DDM_REPLY_VM_GONE)
+        return;
+    if (!(av = pl->host->vm_get_data(self, vm)))
+        return;
+    av->real_in_flight = 0;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == ALLOC_CHUNK_REAL) {
+        (void)alloc_handle_real(av, reply->data, reply->len, NULL, why, sizeof why);
+        return;
+    }
+    pl->host->log(self, av->fail_logged ? DDM_LOG_DEBUG : DDM_LOG_INFO,
+                  "VM %s: no allocations from REAL (reply status %d%s%s)",
+                  alloc_vm_label(pl, vm, label, sizeof label), (int)reply->status,
+                  reply->fail_msg ? ": " : "", reply->fail_msg ? reply->fail_msg : "");
+    av->fail_logged = 1;
+}
+
+static int watched(const alloc_vm *av)
+{
+    const ddm_host *h = av->pl->host;
+    ddm_view *const v[] = {av->list, av->by_class, av->by_site, av->by_thread};
+    size_t i;
+    for (i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i] && h->view_watchers(v[i]) > 0)
+            return 1;
+    return 0;
+}
+
+typedef struct poll_tick {
+    alloc_plugin *pl;
+    double now, period, slack;
+} poll_tick;
+
+static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    const poll_tick *t = ud;
+    alloc_plugin *pl = t->pl;
+    alloc_vm *av = pl->host->vm_get_data(self, vm);
+    int rc;
+    if (!av)
+        return 0;
+    if (!watched(av)) {
+        av->was_watched = 0;
+        return 0;
+    }
+    if (av->real_in_flight || (av->was_watched && t->now - av->last_poll < t->period - t->slack))
+        return 0;
+    rc = pl->host->request(self, vm, ALLOC_CHUNK_REAL, NULL, 0, 0, real_poll_reply, pl, NULL);
+    if (rc == 0) {
+        av->real_in_flight = 1;
+        av->was_watched = 1;
+        av->last_poll = t->now;
+    } else {
+        pl->host->log(self, DDM_LOG_DEBUG, "REAL not sent: error %d", rc);
+    }
+    return 0;
+}
+
+void alloc_poll_once(alloc_plugin *pl)
+{
+    poll_tick t;
+    if (!pl->interval_ms || !pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
+        return;
+    t.pl = pl;
+    t.now = pl->now();
+    t.period = pl->interval_ms / 1000.0;
+    t.slack = ALLOC_TICK_MS / 2000.0;
+    pl->host->foreach_vm(pl->self, poll_vm, &t);
+}
+
+static int poll_timer_cb(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    alloc_poll_once(ud);
+    return 1;
+}
+
+/* --------------------------------------------------------- descriptor */
+
+static int alloc_init(ddm_plugin *self, const ddm_host *host)
+{
+    alloc_plugin *pl = calloc(1, sizeof *pl);
+    int rc;
+    if (!pl)
+        return -ENOMEM;
+    pl->self = self;
+    pl->host = host;
+    pl->now = alloc_monotonic_now;
+    host->set_data(self, pl, free);
+    pl->interval_ms = (unsigned)ddm_config_uint(host, self, "interval", 0, 3600000u,
+                                                ALLOC_DEFAULT_INTERVAL_MS);
+    if (pl->interval_ms && pl->interval_ms < ALLOC_MIN_INTERVAL_MS)
+        pl->interval_ms = ALLOC_MIN_INTERVAL_MS;
+    if ((rc = host->register_chunk(self, ALLOC_CHUNK_REAQ, on_reaq, pl, NULL)) != 0 ||
+        (rc = host->register_chunk(self, ALLOC_CHUNK_REAL, on_real, pl, NULL)) != 0 ||
+        (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
+        (rc = alloc_commands_register(pl)) != 0)
+        return rc;
+    if (pl->interval_ms) {
+        pl->poll_timer = host->timer_add(self, ALLOC_TICK_MS, poll_timer_cb, pl, NULL);
+        if (!pl->poll_timer)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+DDM_PLUGIN_DEFINE("alloc", "1.0", "Apache-2.0",
+                  "allocation tracker (REAE/REAQ/REAL): recent allocations by class, site, thread",
+                  alloc_init, NULL);
