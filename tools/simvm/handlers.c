@@ -410,6 +410,23 @@ static void handle_nhgt(SimConn *c, uint32_t id)
     sim_world_state_changed(vm->world);
 }
 
+static void handle_real(SimConn *c, uint32_t id)
+{
+    ddm_writer w;
+    uint8_t *p;
+    size_t len;
+
+    ddm_writer_init(&w, 1 << 20);
+    sim_alloc_write_real(&c->vm->alloc, &w);
+    p = take(&w, &len);
+    if (!p) {
+        sim_conn_send_fail(c, id, 1, "Can't build REAL chunk");
+        return;
+    }
+    sim_conn_send_reply(c, id, T('R', 'E', 'A', 'L'), p, len);
+    free(p);
+}
+
 static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
 {
     SimVm *vm = c->vm;
@@ -463,9 +480,22 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
     case T('N', 'H', 'G', 'T'):
         handle_nhgt(c, id);
         break;
+    case T('R', 'E', 'A', 'E'):
+        u1 = ddm_read_u1(&body);
+        if (!ddm_reader_ok(&body)) {
+            sim_conn_send_fail(c, id, 1, "Malformed REAE request");
+            break;
+        }
+        sim_alloc_set_enabled(&vm->alloc, u1 != 0); /* 0 discards the records, as ART */
+        sim_world_state_changed(vm->world);
+        sim_conn_reply_nothing(c, id);
+        break;
     case T('R', 'E', 'A', 'Q'):
-        u1 = 0; /* allocation tracking off */
+        u1 = (uint8_t)vm->alloc.enabled;
         sim_conn_send_reply(c, id, T('R', 'E', 'A', 'Q'), &u1, 1);
+        break;
+    case T('R', 'E', 'A', 'L'):
+        handle_real(c, id);
         break;
     case T('M', 'P', 'R', 'Q'):
         u1 = 0; /* no method profiling */

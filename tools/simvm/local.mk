@@ -11,7 +11,8 @@ noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
 	%reldir%/rng.h \
 	%reldir%/heap.c %reldir%/heap.h \
 	%reldir%/threads.c %reldir%/threads.h \
-	%reldir%/native.c %reldir%/native.h
+	%reldir%/native.c %reldir%/native.h \
+	%reldir%/alloc_model.c %reldir%/alloc_model.h
 %canon_reldir%_libsimvmmodel_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
 
 # The world, VMs, connections and handlers: everything but main(), so unit

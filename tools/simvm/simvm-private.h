@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "core/wire/jdwp.h"
+#include "alloc_model.h"
 #include "heap.h"
 #include "native.h"
 #include "reactor.h"
@@ -57,6 +58,7 @@ struct SimVm {
     SimHeap heaps[SIM_MAX_HEAPS];
     unsigned n_heaps;
     SimHeap native;
+    SimAlloc alloc;              /* allocation tracker (alloc_model.h) */
     uint32_t native_generation;
     SimHpifSent hpif_sent[SIM_MAX_HEAPS];
     SimSegStats seg_sent[SIM_MAX_HEAPS];

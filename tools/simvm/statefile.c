@@ -135,6 +135,39 @@ static void member_bool(JsonBuilder *b, const char *name, gboolean v)
     json_builder_add_boolean_value(b, v);
 }
 
+/* The allocation tracker: its state and the records a REAL would send now
+ * (most recent first; class names as the JVM descriptors sent). */
+static void add_alloc(JsonBuilder *b, const SimAlloc *a)
+{
+    uint32_t i, d;
+
+    json_builder_begin_object(b);
+    member_bool(b, "enabled", a->enabled != 0);
+    json_builder_set_member_name(b, "records");
+    json_builder_begin_array(b);
+    for (i = 0; i < a->n; i++) {
+        const SimAllocRecord *r = &a->rec[i];
+        json_builder_begin_object(b);
+        member_str(b, "class", sim_alloc_class_name(r->cls));
+        member_int(b, "size", r->size);
+        member_int(b, "thread", r->tid);
+        json_builder_set_member_name(b, "frames");
+        json_builder_begin_array(b);
+        for (d = 0; d < r->depth; d++) {
+            json_builder_begin_object(b);
+            member_str(b, "class", sim_alloc_class_name(r->f[d].cls));
+            member_str(b, "method", sim_alloc_method_name(r->f[d].method));
+            member_str(b, "file", sim_alloc_file_name(r->f[d].file));
+            member_int(b, "line", r->f[d].line);
+            json_builder_end_object(b);
+        }
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
 static void add_vm(JsonBuilder *b, SimVm *vm)
 {
     unsigned i;
@@ -157,6 +190,8 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     member_int(b, "refused", (gint64)vm->refused);
     json_builder_set_member_name(b, "threads");
     add_threads(b, &vm->threads);
+    json_builder_set_member_name(b, "alloc");
+    add_alloc(b, &vm->alloc);
     json_builder_set_member_name(b, "thst_sent");
     add_thst(b, vm->thst_recent[0]);
     json_builder_set_member_name(b, "thst_recent");

@@ -49,6 +49,7 @@ SimVm *sim_vm_new(SimWorld *w, SimMode mode, uint32_t pid, const char *name, gui
         sim_heap_init(&vm->heaps[i], i + 1, sim_rng_mix(seed, 10 + i), size,
                       size > G_MAXUINT32 / 4 ? G_MAXUINT32 : size * 4, FALSE);
     }
+    sim_alloc_init(&vm->alloc, sim_rng_mix(seed, 30));
     sim_heap_init(&vm->native, 1, sim_rng_mix(seed, 20), cfg->heap_kib * 512u, cfg->heap_kib * 2048u, TRUE);
     if (cfg->gc_every_ms) {
         SimRng r;
