@@ -79,3 +79,15 @@ tests_unit_plugins_test_plugin_hello_SOURCES = sdk/examples/hello/test-hello.c \
 tests_unit_plugins_test_plugin_hello_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
 tests_unit_plugins_test_plugin_hello_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_hello_LDADD = $(DDM_FAKEHOST_LDADD)
+
+# alloc: the REAL decoder and the plugin (plugins/alloc/local.mk) on the test kit.
+if ENABLE_TESTS
+if BUILD_PLUGIN_ALLOC
+check_PROGRAMS += tests/unit/plugins/test-plugin-alloc
+TESTS += tests/unit/plugins/test-plugin-alloc
+endif
+endif
+tests_unit_plugins_test_plugin_alloc_SOURCES = tests/unit/plugins/test-plugin-alloc.c $(ALLOC_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_alloc_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_plugins_test_plugin_alloc_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_alloc_LDADD = $(DDM_FAKEHOST_LDADD)
