@@ -9,7 +9,8 @@ DDM_PLUGINHOST_TEST_LIBS = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(C
 check_PROGRAMS += tests/unit/pluginhost/test-loader tests/unit/pluginhost/test-registry
 TESTS += tests/unit/pluginhost/test-loader tests/unit/pluginhost/test-registry
 
-tests_unit_pluginhost_test_loader_SOURCES = tests/unit/pluginhost/test-loader.c
+tests_unit_pluginhost_test_loader_SOURCES = tests/unit/pluginhost/test-loader.c \
+	tests/harness/hand-monitor.h
 tests_unit_pluginhost_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\"
 tests_unit_pluginhost_test_loader_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
 tests_unit_pluginhost_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
@@ -17,7 +18,8 @@ tests_unit_pluginhost_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
 # (tests/plugins/local.mk).
 EXTRA_tests_unit_pluginhost_test_loader_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
-tests_unit_pluginhost_test_registry_SOURCES = tests/unit/pluginhost/test-registry.c
+tests_unit_pluginhost_test_registry_SOURCES = tests/unit/pluginhost/test-registry.c \
+	tests/harness/hand-monitor.h
 tests_unit_pluginhost_test_registry_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-registry\"
 tests_unit_pluginhost_test_registry_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
 tests_unit_pluginhost_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
