@@ -106,3 +106,10 @@ if ENABLE_TESTS
 TESTS += $(GAPS_INTEGRATION_TESTS)
 endif
 EXTRA_DIST += $(GAPS_INTEGRATION_TESTS)
+
+# alloc: the allocation tracker plugin against ddmon-simvm (status follows
+# start/stop, show --json equals simvm's ground truth, REAE 0 discards).
+if ENABLE_TESTS
+TESTS += tests/integration/alloc-simvm.sh
+endif
+EXTRA_DIST += tests/integration/alloc-simvm.sh
