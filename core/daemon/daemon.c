@@ -24,6 +24,7 @@ struct DdmDaemon {
     DdmRelay *relay;          /* owned, NULL without debugger ports */
     DdmDiscoverySet *discovery; /* owned */
     DdmVmsView *vms_view;     /* owned */
+    DdmSessionEvents events;  /* daemon_events, less what has no receiver */
 };
 
 static void on_vm_up(gpointer ud, DdmVm *vm)
@@ -98,9 +99,7 @@ static void on_output_drained(gpointer ud, DdmVm *vm)
         ddm_relay_vm_output_drained(d->relay, vm);
 }
 
-/* With a relay, and without (JDWP commands from the VM are then dropped
- * and counted by the session). */
-static const DdmSessionEvents events_with_relay = {
+static const DdmSessionEvents daemon_events = {
     .vm_up = on_vm_up,
     .vm_changed = on_vm_changed,
     .vm_closed = on_vm_closed,
@@ -108,17 +107,6 @@ static const DdmSessionEvents events_with_relay = {
     .ddm_chunk = on_ddm_chunk,
     .tap_chunk = on_tap_chunk,
     .jdwp_command = on_jdwp_command,
-    .foreign_reply = on_foreign_reply,
-    .output_drained = on_output_drained,
-};
-static const DdmSessionEvents events_without_relay = {
-    .vm_up = on_vm_up,
-    .vm_changed = on_vm_changed,
-    .vm_closed = on_vm_closed,
-    .list_changed = on_list_changed,
-    .ddm_chunk = on_ddm_chunk,
-    .tap_chunk = on_tap_chunk,
-    .jdwp_command = NULL,
     .foreign_reply = on_foreign_reply,
     .output_drained = on_output_drained,
 };
@@ -132,7 +120,10 @@ DdmDaemon *ddm_daemon_new(DdmConfig *config, GError **error)
     d = g_new0(DdmDaemon, 1);
     d->config = config;
     d->views = ddm_views_new();
-    d->monitor = ddm_monitor_new(config, config->relay ? &events_with_relay : &events_without_relay, d);
+    d->events = daemon_events;
+    if (!config->relay) /* JDWP commands from a VM are then dropped and counted by the session */
+        d->events.jdwp_command = NULL;
+    d->monitor = ddm_monitor_new(config, &d->events, d);
     /* The core views first, so they lead every list of views. */
     d->vms_view = ddm_vms_view_new(d->views, d->monitor);
     d->registry = ddm_registry_new(d->monitor, d->views, config);
