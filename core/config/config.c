@@ -50,9 +50,10 @@ DdmConfig *ddm_config_new(void)
     c->adb_start = TRUE;
     c->connect_timeout_ms = 3000;
     c->handshake_timeout_ms = 5000;
-    c->request_timeout_ms = 10000;
-    c->max_pending = 1024;
-    c->max_packet = (gsize)256 * 1024 * 1024;
+    /* What plugins see of the request bounds: the SDK's constants. */
+    c->request_timeout_ms = DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+    c->max_pending = DDM_REQUEST_MAX_PENDING;
+    c->max_packet = DDM_REQUEST_MAX_PACKET;
     c->max_inflate = (gsize)64 * 1024 * 1024;
     c->max_write_queue = (gsize)512 * 1024 * 1024;
     c->listen_host = g_strdup("127.0.0.1");
@@ -293,10 +294,6 @@ char *ddm_config_default_socket_path(void)
 }
 
 /* ------------------------------------------------------ option values */
-
-#ifdef DDM_REQUEST_TIMEOUT_MAX_MS
-G_STATIC_ASSERT(DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS == DDM_REQUEST_TIMEOUT_MAX_MS);
-#endif
 
 /* The one table of numeric option ranges (config.h). A below_min message
  * is the whole message; the other failures say "OPTION: 'VALUE' is not a

@@ -12,6 +12,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include <ddmon/plugin.h> /* the limits plugins see: DDM_REQUEST_* */
+
 /** At most this many ports in all --scan-ports ranges together. */
 #define DDM_CONFIG_MAX_SCAN_PORTS 65535u
 
@@ -37,9 +39,10 @@ typedef struct DdmConfig {
                                      on vendor command sets (JDK-8382537). */
     guint connect_timeout_ms;     /* default 3000 */
     guint handshake_timeout_ms;   /* default 5000 */
-    guint request_timeout_ms;     /* default per-request timeout: 10000 */
-    guint max_pending;            /* pending requests per VM: 1024 */
-    gsize max_packet;             /* JDWP packet cap: 256 MiB */
+    guint request_timeout_ms;     /* default per-request timeout: DDM_REQUEST_TIMEOUT_DEFAULT_MS
+                                     (at most DDM_REQUEST_TIMEOUT_MAX_MS) */
+    guint max_pending;            /* pending requests per VM: DDM_REQUEST_MAX_PENDING */
+    gsize max_packet;             /* JDWP packet cap: DDM_REQUEST_MAX_PACKET (256 MiB) */
     gsize max_inflate;            /* ZLIB inflate cap: 64 MiB */
     gsize max_write_queue;        /* bytes queued to one peer before it is dropped: 512 MiB */
     /* relay */
@@ -86,8 +89,8 @@ char *ddm_config_default_socket_path(void);
 #define DDM_CONFIG_SCAN_INTERVAL_MIN_MS 100u
 /** Longest --scan-interval: an hour, as for --request-timeout. */
 #define DDM_CONFIG_SCAN_INTERVAL_MAX_MS 3600000u
-/** Longest --request-timeout: an hour (the SDK's DDM_REQUEST_TIMEOUT_MAX_MS). */
-#define DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS 3600000u
+/** Longest --request-timeout: an hour, the SDK's limit (defined there only). */
+#define DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS DDM_REQUEST_TIMEOUT_MAX_MS
 /** Smallest --max-packet: a JDWP header is 11 bytes. */
 #define DDM_CONFIG_MIN_PACKET 11u
 /** Largest --max-packet: a JDWP length field is 32 bits. */
