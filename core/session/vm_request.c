@@ -68,7 +68,8 @@ int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, 
     if (ddm_correlate_count(vm->pending) >= vm_cfg(vm)->max_pending)
         return -ENOSPC;
     if (timeout_ms == 0)
-        timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms : 10000;
+        timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
+                                                  : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
 
     p.id = ddm_vm_alloc_id(vm);
     p.type = type;

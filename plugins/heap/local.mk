@@ -3,10 +3,6 @@
 # An SDK client only (DDM_PLUGIN_INCLUDES); libpng is optional. The segment
 # decoder and collector come from plugins/common (libddmsegments.la).
 
-# plugins/common/: the libraries plugins share (Makefile.am lists the
-# plugins, not this folder, so the first plugin that needs it includes it).
-include $(top_srcdir)/plugins/common/local.mk
-
 HEAP_PLUGIN_CORE_SOURCES = \
 	%reldir%/heapinfo.c %reldir%/heapinfo.h \
 	%reldir%/bitmap.c %reldir%/bitmap.h \
