@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Internals shared by registry.c (registrations, dispatch, lifecycle) and
- * host.c (the ddm_host function table). Nothing outside those two files
- * includes this header; the rest of the core uses registry.h.
+ * Internals shared by the registry's files and host.c (the ddm_host function
+ * table): registry.c (records, life cycle, rollback, timers, the views link),
+ * registry_dispatch.c (chunk filter, dispatch), registry_commands.c (user
+ * commands), registry_options.c (plugin options) and registry_list.c
+ * (listing). Nothing else includes this header; the rest of the core uses
+ * registry.h.
  *
  * Invariants: every registration record names its owning plugin, and a
  * plugin's records are removed in one pass (ddm_registry_drop_plugin) before
@@ -86,15 +89,17 @@ struct DdmRegistry {
 gboolean ddm_registry_may_register(ddm_plugin *p, const char *what);
 /** Free every per-VM datum of @p (all VMs of the monitor). */
 void ddm_registry_drop_vm_data_of(DdmRegistry *reg, ddm_plugin *p);
-/** Finish and free a command (done called once). */
-void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
 /** The registry whose view store holds @view, or NULL (command results, stale). */
 DdmRegistry *ddm_registry_for_view(ddm_view *view);
+/** Remove a timer record from the table; the GSource's destroy notify frees it. */
+void ddm_registry_timer_forget(DdmTimerReg *t);
+
+/* registry_commands.c */
+/** Finish and free a command (done called once). */
+void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
 /** TRUE when @name is reserved for the core's own commands. */
 gboolean ddm_registry_command_reserved(const char *name);
 DdmCommandReg *ddm_registry_find_command(DdmRegistry *reg, const char *name);
-/** Remove a timer record from the table; the GSource's destroy notify frees it. */
-void ddm_registry_timer_forget(DdmTimerReg *t);
 
 /* host.c */
 /** Fill @host with the core's functions. */

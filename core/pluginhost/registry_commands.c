@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * User commands registered by plugins (registry-private.h): names reserved
+ * for the core, lookup and listing, and commands in flight from
+ * ddm_registry_run_command to their completion (ddm_registry_cmd_finish).
+ *
+ * Invariant: a user command's done callback runs exactly once: at
+ * cmd_finish, when the handler fails, or when its plugin is unloaded
+ * (registry.c finishes it as FAILED).
+ */
+#include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
+
+/* One library, several components: each file names its own log domain. */
+#undef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "ddmon-registry"
+
+#include <string.h>
+
+#include "core/pluginhost/registry-private.h"
+#include "core/views/views.h"
+
+/* Names the core's own client commands use (frontend). */
+static const char *const reserved_commands[] = {
+    "vms", "view", "views", "plugins", "watch", "snapshot", "server", "start-server",
+    "kill-server", "help", "version", "connect", "disconnect", "scan", NULL,
+};
+
+gboolean ddm_registry_command_reserved(const char *name)
+{
+    for (const char *const *r = reserved_commands; *r; r++)
+        if (strcmp(*r, name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+DdmCommandReg *ddm_registry_find_command(DdmRegistry *reg, const char *name)
+{
+    for (guint i = 0; i < reg->commands->len; i++) {
+        DdmCommandReg *c = g_ptr_array_index(reg->commands, i);
+        if (strcmp(c->name, name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static gint cmp_command_info(gconstpointer a, gconstpointer b)
+{
+    return strcmp(((const DdmCommandInfo *)a)->name, ((const DdmCommandInfo *)b)->name);
+}
+
+GArray *ddm_registry_commands(DdmRegistry *reg)
+{
+    g_return_val_if_fail(reg != NULL, NULL);
+    GArray *out = g_array_new(FALSE, TRUE, sizeof(DdmCommandInfo));
+    for (guint i = 0; i < reg->commands->len; i++) {
+        DdmCommandReg *c = g_ptr_array_index(reg->commands, i);
+        DdmCommandInfo info = {c->name, c->usage, c->summary, c->plugin->name};
+        g_array_append_val(out, info);
+    }
+    g_array_sort(out, cmp_command_info);
+    return out;
+}
+
+gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
+                                  DdmCommandDoneFn done, gpointer ud)
+{
+    return ddm_registry_run_command_in(reg, argc, argv, NULL, done, ud);
+}
+
+gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
+                                     const char *cwd, DdmCommandDoneFn done, gpointer ud)
+{
+    g_return_val_if_fail(reg != NULL && argc > 0 && argv != NULL && argv[0] != NULL, FALSE);
+    g_return_val_if_fail(done != NULL, FALSE);
+    DdmCommandReg *c = ddm_registry_find_command(reg, argv[0]);
+    if (!c || c->plugin->status != DDM_PLUGIN_LOADED)
+        return FALSE;
+    ddm_cmd *cmd = g_new0(ddm_cmd, 1);
+    cmd->magic = DDM_CMD_MAGIC;
+    cmd->serial = ++reg->next_cmd_serial;
+    cmd->reg = reg;
+    cmd->plugin = c->plugin;
+    cmd->name = g_strdup(c->name);
+    cmd->done = done;
+    cmd->done_ud = ud;
+    cmd->cwd = g_strdup(cwd);
+    guint serial = cmd->serial;
+    g_hash_table_insert(reg->cmds, GUINT_TO_POINTER(serial), cmd);
+    int rc = c->fn(c->plugin, cmd, argc, argv, c->ud);
+    /* The handler may have finished (and freed) it already. */
+    cmd = g_hash_table_lookup(reg->cmds, GUINT_TO_POINTER(serial));
+    if (rc < 0 && cmd) {
+        g_autofree char *msg = g_strdup_printf("%s: %s", argv[0], g_strerror(-rc));
+        ddm_registry_cmd_finish(cmd, DDM_CMD_FAILED, msg);
+    } else if (rc < 0) {
+        g_debug("plugin %s: command %s returned %d after finishing", c->plugin->name, argv[0], rc);
+    }
+    return TRUE;
+}
+
+void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message)
+{
+    if (cmd->finished)
+        return;
+    cmd->finished = TRUE;
+    cmd->magic = 0;
+    g_hash_table_remove(cmd->reg->cmds, GUINT_TO_POINTER(cmd->serial));
+    if (status > DDM_CMD_NOT_FOUND)
+        status = DDM_CMD_FAILED;
+    cmd->done(status, message, cmd->result, cmd->done_ud);
+    if (cmd->result)
+        ddm_view_free_detached(cmd->result);
+    g_free(cmd->name);
+    g_free(cmd->cwd);
+    g_free(cmd);
+}
