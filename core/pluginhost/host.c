@@ -5,12 +5,13 @@
  * magic) and reports programmer errors with g_return_val_if_fail, then
  * delegates: requests to the session (core/session), views to the view
  * store (core/views), VM lookup and headlines to the monitor, registrations
- * and commands to registry.c.
+ * to registry.c and commands to registry_commands.c.
  *
  * Invariants: memory rule 3 (a ud handed to register_* or timer_add is the
  * core's from the call on, so every failure path calls ud_free); rule 4
  * (strings returned are borrowed); registration only while in init.
- * Non-goals: policy about which plugin runs (loader.c), dispatch (registry.c).
+ * Non-goals: policy about which plugin runs (loader.c), dispatch
+ * (registry_dispatch.c).
  */
 #include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 
