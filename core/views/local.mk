@@ -1,3 +1,4 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/views/: the view store and its JSON and text forms.
-core_libddmcore_la_SOURCES += %reldir%/views.c %reldir%/views.h %reldir%/render.c
+core_libddmcore_la_SOURCES += %reldir%/views.c %reldir%/views.h %reldir%/views-private.h \
+	%reldir%/view_content.c %reldir%/view_build.c %reldir%/view_json.c %reldir%/render.c

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The view store's objects and the functions its files call in each other,
+ * for core/views/ only: everyone else uses views.h. The overview and the
+ * invariants are at the top of views.c.
+ *
+ * The files: views.c (the store: create, destroy, lookup, list; the
+ * accessors; listeners and watches), view_content.c (storage of a view's
+ * content: columns, cells, fields, blob, the string chunk), view_build.c
+ * (the builders from set_columns to commit, and their refusals at the caps)
+ * and view_json.c (the JSON form).
+ */
+#ifndef DDM_VIEWS_PRIVATE_H
+#define DDM_VIEWS_PRIVATE_H
+
+#include "core/views/views.h"
+
+/* ------------------------------------------------------------- storage */
+
+typedef struct Cell {
+    guint8 type; /* 0 = null, else ddm_value_type */
+    union {
+        const char *s; /* in the content's string chunk */
+        gint64 i;
+        double d;
+        gboolean b;
+    } u;
+} Cell;
+
+typedef struct Field {
+    const char *key; /* in the content's string chunk */
+    ddm_value_type type; /* declared type, also when the value is null */
+    Cell value;
+} Field;
+
+typedef struct Column {
+    char *name;
+    ddm_value_type type;
+    char *unit; /* NULL = none */
+} Column;
+
+typedef struct Columns {
+    Column *cols;
+    guint n;
+} Columns;
+
+typedef struct Content {
+    GStringChunk *strings; /* created lazily */
+    gsize string_bytes;    /* bytes stored in strings, for the cap */
+    /* table */
+    Columns columns;
+    GArray *cells;     /* Cell, n_rows * columns.n (the current row may be partial) */
+    guint n_rows;
+    guint cur_col;     /* cells given for the current row */
+    gboolean in_row;   /* a row was started and accepted */
+    gboolean row_dropped; /* the current row was refused (row cap): its cells are ignored */
+    gboolean bad;      /* a builder error: commit refuses this content */
+    const char *bad_reason;
+    gboolean rows_capped;
+    /* record */
+    GArray *fields;    /* Field */
+    GHashTable *field_index; /* key (in strings) -> index + 1 */
+    /* blob */
+    guint8 *blob;
+    gsize blob_len;
+    char *media_type;
+} Content;
+
+struct ddm_view {
+    guint32 magic;
+    DdmViews *store; /* NULL for detached views */
+    char *hkey;      /* key in store->by_key */
+    char *owner;
+    char *vm_key;    /* NULL = global */
+    char *name;
+    char *title;
+    ddm_view_kind kind;
+    guint64 version;
+    Columns schema;     /* table: columns the next begin starts with */
+    Content *committed; /* never NULL */
+    Content *building;  /* NULL when not between begin and commit */
+    gboolean warned;    /* a failed commit was logged at warning level */
+    gboolean warned_cap; /* the row cap was logged at warning level */
+    gboolean unpublished;
+    guint busy;         /* notifications in progress for this view */
+};
+
+typedef struct Listener {
+    guint id;
+    DdmViewListenerFn fn; /* NULL once removed */
+    gpointer ud;
+} Listener;
+
+typedef struct Watch {
+    guint id;
+    char *name;   /* NULL = every view */
+    char *vm_key; /* NULL = every VM (and global views) */
+} Watch;
+
+struct DdmViews {
+    GHashTable *by_key; /* hkey -> ddm_view* (owned) */
+    GArray *listeners;  /* Listener */
+    guint next_listener_id;
+    guint notifying;    /* nesting depth of notifications */
+    gboolean listeners_dirty;
+    GList *watches;     /* Watch* */
+    guint next_watch_id;
+};
+
+/* view_content.c */
+void ddm_views_columns_clear(Columns *c);
+void ddm_views_columns_copy(Columns *dst, const Columns *src);
+gboolean ddm_views_columns_equal(const Columns *a, const Columns *b);
+/** Empty content of @kind; a table starts with a copy of @schema (may be NULL). */
+Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema);
+void ddm_views_content_free(Content *c);
+/** @s copied into @c's strings, capped and made valid UTF-8 (view_content.c). */
+const char *ddm_views_content_intern(Content *c, const char *s, gboolean *truncated);
+
+/* views.c */
+/** Tell every listener of @v's change; @v may be freed meanwhile (views.c). */
+void ddm_views_notify(DdmViews *s, ddm_view *v, DdmViewChange change);
+
+#endif /* DDM_VIEWS_PRIVATE_H */
