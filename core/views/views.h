@@ -21,7 +21,8 @@ typedef struct DdmViews DdmViews;
 
 #define DDM_VIEW_MAGIC 0x56494557u
 
-/* Caps that keep a misbehaving producer from exhausting memory (views.c):
+/* Caps that keep a misbehaving producer from exhausting memory (enforced by
+ * view_build.c and view_content.c):
  * DDM_VIEW_MAX_ROWS, _COLUMNS, _CELLS, _FIELDS, _STRING, _STRING_BYTES and
  * _BLOB. They are part of the plugin SDK and defined there only
  * (<ddmon/plugin.h>, "limits", with what happens past each). */
