@@ -34,6 +34,7 @@ static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
         const char *host = d->config->scan_host ? d->config->scan_host
                                                          : "127.0.0.1";
         t = ddm_target_tcp_new(host, port, "local");
+        t->speculative = TRUE;
         g_hash_table_insert(s->targets, GUINT_TO_POINTER(port), t);
     }
     return t;

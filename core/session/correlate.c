@@ -12,6 +12,8 @@
  */
 #include "core/session/correlate.h"
 
+#include <ddmon/plugin.h> /* DDM_REQUEST_MAX_PENDING */
+
 #define DDM_EXPIRED_MEMORY 64
 
 typedef struct Entry {
@@ -44,7 +46,7 @@ static gint entry_cmp(gconstpointer a, gconstpointer b, gpointer ud)
 DdmCorrelate *ddm_correlate_new(guint max_pending)
 {
     DdmCorrelate *c = g_new0(DdmCorrelate, 1);
-    c->max_pending = max_pending ? max_pending : 1024;
+    c->max_pending = max_pending ? max_pending : DDM_REQUEST_MAX_PENDING;
     c->by_id = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     c->by_deadline = g_sequence_new(NULL);
     return c;

@@ -93,7 +93,7 @@ void ddm_monitor_foreach_retrying(DdmMonitor *mon,
     while (g_hash_table_iter_next(&it, &k, &v)) {
         DdmBackoff *b = v;
         DdmVm *vm = g_hash_table_lookup(mon->vms, b->key);
-        if (!b->last_error || !b->target || g_strcmp0(b->target->origin, "local") == 0)
+        if (!b->last_error || !b->target || b->target->speculative)
             continue;
         if (vm && vm->state >= DDM_VM_STATE_HELO)
             continue; /* listed as a session */
@@ -125,7 +125,7 @@ GPtrArray *ddm_monitor_listed_vms(DdmMonitor *mon)
         if (st == DDM_VM_STATE_HELO || st == DDM_VM_STATE_READY || st == DDM_VM_STATE_PLAIN) {
             g_ptr_array_add(vms, ddm_vm_ref(vm));
         } else if ((st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE) &&
-                   g_strcmp0(vm->target->origin, "local") != 0) {
+                   !vm->target->speculative) {
             DdmBackoff *b = g_hash_table_lookup(mon->backoff, vm->target->key);
             if (b == NULL || b->last_error == NULL)
                 g_ptr_array_add(vms, ddm_vm_ref(vm));
@@ -236,7 +236,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
         return;
     g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
     g_debug("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
-    if (g_strcmp0(target->origin, "local") != 0)
+    if (!target->speculative)
         list_changed(mon); /* listed while connecting (rebuild_vms_view) */
 }
 
@@ -449,7 +449,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
     if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
         g_free(b->last_error);
         b->last_error = g_strdup(vm->close_reason);
-        if (g_strcmp0(vm->target->origin, "local") != 0)
+        if (!vm->target->speculative)
             list_changed(mon); /* a "retrying" row appears or changes */
     }
     if (now < b->fast_until_us) {
@@ -457,7 +457,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         return;
     }
     /* A refused connect during a port scan is the normal case: the scan paces it. */
-    if (!vm->was_connected && g_strcmp0(vm->target->origin, "local") == 0)
+    if (!vm->was_connected && vm->target->speculative)
         return;
     b->delay_ms = b->delay_ms ? MIN(b->delay_ms * 2, BACKOFF_MAX_MS) : BACKOFF_FIRST_MS;
     b->not_before_us = now + (gint64)b->delay_ms * 1000;
@@ -471,7 +471,7 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
     note_outcome(mon, vm, old_state);
     /* A list shows HELO, READY and PLAIN, and known VMs still connecting. */
     if (vm->state >= DDM_VM_STATE_HELO || old_state >= DDM_VM_STATE_HELO ||
-        g_strcmp0(vm->target->origin, "local") != 0)
+        !vm->target->speculative)
         list_changed(mon);
     if ((vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN) &&
         mon->events && mon->events->vm_up)

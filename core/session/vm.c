@@ -311,7 +311,7 @@ void ddm_vm_close(DdmVm *vm, const char *reason)
 /* A port scan meets other services: what never echoed the handshake is no VM. */
 static GLogLevelFlags fault_level(const DdmVm *vm)
 {
-    if (vm->state == DDM_VM_STATE_HANDSHAKE && g_strcmp0(vm->target->origin, "local") == 0)
+    if (vm->state == DDM_VM_STATE_HANDSHAKE && vm->target->speculative)
         return G_LOG_LEVEL_INFO;
     return G_LOG_LEVEL_WARNING;
 }

@@ -75,7 +75,7 @@ struct ddm_vm {
 
     gpointer relay;             /* the relay's per-VM state, NULL until a debugger port is given */
 
-    /* session internals (vm.c only) */
+    /* session internals (core/session only) */
     guint out_watch;            /* G_IO_OUT watch, only while `out` holds unsent bytes */
     GSource *deadline_source;   /* the one timer: ready time = earliest deadline */
     gint64 handshake_deadline_us; /* HANDSHAKE: when a missing echo closes the session */

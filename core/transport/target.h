@@ -46,6 +46,9 @@ struct DdmTarget {
     char *device;       /* device serial or NULL */
     uint32_t pid_hint;  /* pid known before HELO (adb), or 0 */
     char *origin;       /* discovery mode that found it: "local", "connect", "adb" */
+    gboolean speculative; /* found by probing (a port scan), not named as a VM: a
+                             failure there is the normal case, the scan paces
+                             retries, and it is not listed before it answers */
     gpointer priv;      /* ops-specific */
 };
 

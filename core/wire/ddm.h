@@ -19,7 +19,7 @@
 /* The one core chunk the SDK does not name: sent (empty) by the relay when
  * a debugger detached, so that a VM may release what the debugger left;
  * a VM that answers DBGD keeps its connection, one that does not (every
- * real VM) is reconnected (doc/protocol.md, "A debugger leaves"). */
+ * real VM) is reconnected (doc/protocol.md, "REAQ, MPRQ, DBGD" and "Debuggers"). */
 #define DDM_CHUNK_DBGD DDM_CHUNK('D', 'B', 'G', 'D')
 
 /** One chunk; @data borrowed from the packet. */

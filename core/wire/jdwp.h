@@ -16,6 +16,8 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include <ddmon/plugin.h> /* DDM_REQUEST_MAX_PACKET */
+
 #define DDM_JDWP_HANDSHAKE "JDWP-Handshake"
 #define DDM_JDWP_HANDSHAKE_LEN 14
 #define DDM_JDWP_HEADER_LEN 11
@@ -29,7 +31,7 @@
 #define DDM_JDWP_ERROR_NOT_IMPLEMENTED 99  /* the answer to a command a VM does not know */
 
 /** Default cap on one packet (configurable per reader): HPDS dumps are large. */
-#define DDM_JDWP_DEFAULT_MAX_PACKET ((size_t)256 << 20)
+#define DDM_JDWP_DEFAULT_MAX_PACKET DDM_REQUEST_MAX_PACKET
 
 typedef struct DdmJdwpHeader {
     uint32_t length;  /* whole packet including the header */

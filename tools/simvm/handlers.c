@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "core/wire/ddm.h"
+#include "core/wire/jdwp.h"
 #include "jdwp_model.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
-#define JDWP_ERR_NOT_IMPLEMENTED 99
 
 static const char *const art_features[] = {
     "method-trace-profiling", "method-trace-profiling-streaming", "method-sample-profiling",
@@ -550,7 +550,7 @@ static void handle_jdwp(SimConn *c, const DdmJdwpPacket *pkt)
     if (sim_jdwp_handle(c, pkt)) /* threads, groups, classes, frames, event requests */
         return;
     if (h->cmdset != 1) {
-        sim_conn_send_jdwp_reply(c, h->id, JDWP_ERR_NOT_IMPLEMENTED, NULL, 0);
+        sim_conn_send_jdwp_reply(c, h->id, DDM_JDWP_ERROR_NOT_IMPLEMENTED, NULL, 0);
         return;
     }
     ddm_writer_init(&w, 4096);
@@ -598,7 +598,7 @@ static void handle_jdwp(SimConn *c, const DdmJdwpPacket *pkt)
     }
     default:
         ddm_writer_reset(&w);
-        sim_conn_send_jdwp_reply(c, h->id, JDWP_ERR_NOT_IMPLEMENTED, NULL, 0);
+        sim_conn_send_jdwp_reply(c, h->id, DDM_JDWP_ERROR_NOT_IMPLEMENTED, NULL, 0);
         return;
     }
     p = take(&w, &len);
@@ -616,7 +616,7 @@ void sim_handle_packet(SimConn *c, const DdmJdwpPacket *pkt)
     }
     if (h->cmdset == DDM_JDWP_CMDSET) {
         if (c->vm->mode == SIM_MODE_JVM || h->cmd != DDM_JDWP_CMD) {
-            sim_conn_send_jdwp_reply(c, h->id, JDWP_ERR_NOT_IMPLEMENTED, NULL, 0);
+            sim_conn_send_jdwp_reply(c, h->id, DDM_JDWP_ERROR_NOT_IMPLEMENTED, NULL, 0);
             return;
         }
         handle_ddm(c, pkt);

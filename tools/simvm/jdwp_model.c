@@ -859,7 +859,7 @@ int sim_jdwp_handle(SimConn *c, const DdmJdwpPacket *pkt)
 
     if (!c->jdwp)
         c->jdwp = sim_jdwp_model_new(c->vm->package_name);
-    if (h->cmdset == 1 && h->cmd == 6) { /* Dispose: forget, then the caller replies */
+    if (h->cmdset == DDM_JDWP_CMDSET_VM && h->cmd == DDM_JDWP_CMD_VM_DISPOSE) { /* forget, then the caller replies */
         sim_jdwp_model_reset(c->jdwp);
         return 0;
     }

@@ -519,6 +519,7 @@ static void test_monitor_scan_refused_is_free(void **state)
     DdmMonitor *mon = monitor_new(test_config());
     guint16 port = free_port();
     DdmTarget *scanned = ddm_target_tcp_new("127.0.0.1", port, "local");
+    scanned->speculative = TRUE; /* as the port scan makes them */
     char *key = key_of(port);
     (void)state;
 
@@ -542,6 +543,7 @@ static void test_monitor_backoff_not_jdwp(void **state)
     DdmMonitor *mon = monitor_new(test_config());
     FakeVm *fake = fake_new(FAKE_GARBAGE, 0, "");
     DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "local");
+    t->speculative = TRUE; /* as the port scan makes them */
     char *key = key_of(fake->port);
     (void)state;
 
@@ -734,6 +736,7 @@ static void test_monitor_named_target_listed_while_connecting(void **state)
     FakeVm *scanned = fake_new(FAKE_SILENT, 0, "");
     DdmTarget *tn = ddm_target_tcp_new("127.0.0.1", named->port, "connect");
     DdmTarget *ts = ddm_target_tcp_new("127.0.0.1", scanned->port, "local");
+    ts->speculative = TRUE; /* as the port scan makes them */
     char *kn = key_of(named->port), *ks = key_of(scanned->port);
     (void)state;
 
