@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # server/: the daemon's process shell: its control socket server and process
 # setup. A convenience library above core/.
+# May call: core/ (through core/daemon).
 noinst_LTLIBRARIES += server/libddmserver.la
 server_libddmserver_la_SOURCES = %reldir%/control.c %reldir%/control.h \
 	%reldir%/control-private.h %reldir%/control_ops.c \

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/relay/: debugger listeners and packet id maps.
+# May call: core/session, core/wire, core/config.
 core_libddmcore_la_SOURCES += %reldir%/idmap.c %reldir%/idmap.h \
 	%reldir%/relay.c %reldir%/relay.h %reldir%/relay-private.h \
 	%reldir%/relay_ports.c %reldir%/relay_attach.c \

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # core/wire/: pure codecs, no I/O and no main loop. A convenience library
 # shared by the daemon, ddmon-simvm, the tests and the benchmarks.
+# May call: the SDK headers (byte helpers, chunk names), glib, zlib, json-glib.
 noinst_LTLIBRARIES += core/wire/libddmwire.la
 core_wire_libddmwire_la_SOURCES = \
 	%reldir%/jdwp.c %reldir%/jdwp.h \
