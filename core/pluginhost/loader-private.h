@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Internals shared by the loader's files: loader_trust.c (trusted
+ * directories and files), loader.c (opening, validating and loading one
+ * file), loader_path.c (search path, ddm_loader_load_all()) and
+ * loader_report.c (--check-plugin, --list-plugins). Nothing else includes
+ * this header; the rest of the core uses loader.h.
+ */
+#ifndef DDM_LOADER_PRIVATE_H
+#define DDM_LOADER_PRIVATE_H
+
+#include "core/pluginhost/loader.h"
+
+/* ------------------------------------------------------ loader_trust.c */
+
+/* A directory that passed ddm_loader_open_trusted_dir(). */
+typedef struct DdmTrustedDir {
+    int fd;     /* the checked directory (readable with fdopendir when scanned) */
+    char *real; /* its path without symbolic links: plugins are loaded by it */
+} DdmTrustedDir;
+
+void ddm_loader_trusted_dir_clear(DdmTrustedDir *td);
+
+/* Open @dir after checking it and every directory above it, from / down.
+ * @scanned: every *.so in @dir will be loaded (a sticky dir is refused
+ * too); else @dir only holds a named file. TRUE with @out filled
+ * (ddm_loader_trusted_dir_clear() it), or FALSE with @error
+ * (DDM_LOADER_ERROR_UNSAFE, or NOT_A_PLUGIN with *@os_errno set when it
+ * cannot be opened). */
+gboolean ddm_loader_open_trusted_dir(const char *dir, gboolean scanned, DdmTrustedDir *out,
+                                     int *os_errno, GError **error);
+
+/* Open entry @name of the trusted directory @dirfd (@path names it in
+ * messages) and check it, ELF header included: the returned fd (caller
+ * closes) is the file that passed. -1 with @error otherwise. */
+int ddm_loader_open_checked_file(int dirfd, const char *name, const char *path, GError **error);
+
+/* ------------------------------------------------------------ loader.c */
+
+/* The file name without directory and ".so": the name the descriptor must carry. */
+char *ddm_loader_plugin_stem(const char *path);
+
+/* @path made absolute against the current directory (transfer full). */
+char *ddm_loader_absolute_path(const char *path);
+
+/* ddm_loader_load_file() for the absolute @abs. @td: the trusted directory
+ * holding @abs (a search-path directory being scanned), or NULL to open
+ * and check the directory of @abs (a file named by the user). */
+gboolean ddm_loader_load_file_at(DdmRegistry *reg, const DdmTrustedDir *td, const char *abs,
+                                 ddm_plugin **out, GError **error);
+
+#endif /* DDM_LOADER_PRIVATE_H */
