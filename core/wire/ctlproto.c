@@ -529,8 +529,16 @@ gint64 ddm_json_get_int(JsonObject *o, const char *member, gint64 fallback)
     GType t = json_node_get_value_type(n);
     if (t == G_TYPE_INT64)
         return json_node_get_int(n);
-    if (t == G_TYPE_DOUBLE)
-        return (gint64)json_node_get_double(n);
+    if (t == G_TYPE_DOUBLE) {
+        /* Only an exact int64: converting a double outside the range (or NaN)
+         * is undefined behaviour, and a fraction is no more an integer than a
+         * string is. -2^63 and 2^63 are exact doubles; the range is half-open. */
+        double d = json_node_get_double(n);
+        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+            return fallback;
+        gint64 v = (gint64)d; /* in range: defined, truncates */
+        return (double)v == d ? v : fallback;
+    }
     return fallback;
 }
 

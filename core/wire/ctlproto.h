@@ -138,7 +138,10 @@ char *ddm_ctl_failure_message(const char *line);
  *  failures of the option parser itself. */
 gboolean ddm_ctl_argv_wants_json(char *const *argv);
 
-/** Member helpers tolerant of missing or mistyped members. */
+/** Member helpers tolerant of missing or mistyped members. ddm_json_get_int
+ *  takes an integer, or a double holding an exact int64 (3.0, 1e18); any
+ *  other number (a fraction, beyond the int64 range, NaN, infinite) is
+ *  mistyped and gives @fallback. */
 const char *ddm_json_get_string(JsonObject *o, const char *member);
 gint64 ddm_json_get_int(JsonObject *o, const char *member, gint64 fallback);
 gboolean ddm_json_get_bool(JsonObject *o, const char *member, gboolean fallback);

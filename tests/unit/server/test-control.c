@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "core/wire/ctlproto.h"
@@ -340,6 +341,45 @@ static void test_control_error_response(void **state)
     json_node_unref(ok);
 }
 
+/* A number that is not an exact int64 (1e300, -1e300, 2^63, a fraction, or
+ * anything json-glib reads as a double) is as good as a mistyped member:
+ * the fallback, never an overflowing float-to-integer conversion (UB). */
+static void test_control_json_int_range(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "1e300", "-1e300", "9223372036854775808.0", "1.5e19",
+                                        "-9.3e18", "2.5", "-0.5", "1e-300" };
+    for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autofree char *line = g_strdup_printf("{\"code\":%s}", bad[i]);
+        GError *error = NULL;
+        JsonNode *n = ddm_ctl_parse_object(line, strlen(line), &error);
+        assert_non_null(n);
+        assert_int_equal(ddm_json_get_int(json_node_get_object(n), "code", 42), 42);
+        json_node_unref(n);
+    }
+    /* Integral doubles within range are taken as they are. */
+    static const struct { const char *text; gint64 value; } good[] = {
+        { "3.0", 3 }, { "-7e0", -7 }, { "1e18", 1000000000000000000LL },
+        { "-9223372036854775808.0", G_MININT64 }, { "9223372036854775807", G_MAXINT64 },
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(good); i++) {
+        g_autofree char *line = g_strdup_printf("{\"code\":%s}", good[i].text);
+        GError *error = NULL;
+        JsonNode *n = ddm_ctl_parse_object(line, strlen(line), &error);
+        assert_non_null(n);
+        assert_true(ddm_json_get_int(json_node_get_object(n), "code", 42) == good[i].value);
+        json_node_unref(n);
+    }
+    /* NaN and infinities cannot come from JSON text; built by hand. */
+    static const double odd[] = { NAN, INFINITY, -INFINITY };
+    for (gsize i = 0; i < G_N_ELEMENTS(odd); i++) {
+        JsonObject *o = json_object_new();
+        json_object_set_double_member(o, "code", odd[i]);
+        assert_int_equal(ddm_json_get_int(o, "code", 42), 42);
+        json_object_unref(o);
+    }
+}
+
 static void test_control_op_names(void **state)
 {
     for (int op = DDM_CTL_OP_VERSION; op <= DDM_CTL_OP_SELECT; op++) {
@@ -368,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_control_depth_guard),
         cmocka_unit_test(test_control_request_roundtrip),
         cmocka_unit_test(test_control_error_response),
+        cmocka_unit_test(test_control_json_int_range),
         cmocka_unit_test(test_control_op_names),
     };
     return cmocka_run_group_tests_name("control", tests, NULL, NULL);
