@@ -27,8 +27,14 @@ lib_LTLIBRARIES = %reldir%/testkit/libddmon-plugin-test.la
 sdkinclude_HEADERS += %reldir%/testkit/ddmon/testkit.h
 pkgconfig_DATA += %reldir%/ddmon-plugin-test-$(DDM_ABI_MAJOR).pc
 endif
-%canon_reldir%_testkit_libddmon_plugin_test_la_SOURCES = %reldir%/testkit/testkit.c \
-	%reldir%/testkit/ddmon/testkit.h
+# One concept a file; kit-private.h (not installed) says which owns what.
+%canon_reldir%_testkit_libddmon_plugin_test_la_SOURCES = %reldir%/testkit/kit.c \
+	%reldir%/testkit/kit_log.c %reldir%/testkit/kit_config.c \
+	%reldir%/testkit/kit_chunks.c %reldir%/testkit/kit_regs.c \
+	%reldir%/testkit/kit_vms.c %reldir%/testkit/kit_requests.c \
+	%reldir%/testkit/kit_timers.c %reldir%/testkit/kit_views.c \
+	%reldir%/testkit/kit_view_inspect.c %reldir%/testkit/kit_commands.c \
+	%reldir%/testkit/kit-private.h %reldir%/testkit/ddmon/testkit.h
 %canon_reldir%_testkit_libddmon_plugin_test_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) $(DDM_TESTKIT_CPPFLAGS)
 %canon_reldir%_testkit_libddmon_plugin_test_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %canon_reldir%_testkit_libddmon_plugin_test_la_LIBADD = $(CMOCKA_LIBS)

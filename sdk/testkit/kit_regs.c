@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The test kit's registrations: chunk owners, taps, VM listeners and
+ * commands, which only init may make, and what a test asks about them.
+ */
+#include "kit-private.h"
+
+void fh_reg_free(fh_reg *r)
+{
+    if (r->ud_free)
+        r->ud_free(r->ud);
+    free(r->name);
+    free(r->usage);
+    free(r->summary);
+    free(r);
+}
+
+static int check_init_phase(fake_host *fh, const char *what, void *ud, ddm_free_fn ud_free)
+{
+    if (fh->in_init && fh->regs.n < FH_MAX_ITEMS)
+        return 0;
+    fh_logf(fh, DDM_LOG_WARNING, "fake-host: %s outside init refused", what);
+    if (ud_free)
+        ud_free(ud);
+    return -EPERM;
+}
+
+int fh_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                      ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    int err = check_init_phase(fh, "register_chunk", ud, ud_free);
+    if (err)
+        return err;
+    if (!fn || type == 0 || fake_host_owns(fh, type)) {
+        char n[5];
+        if (fn && type)
+            fh->conflict = 1; /* as the core: refused even if init ignores it */
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_chunk %s refused",
+                ddm_chunk_name(type, n));
+        if (ud_free)
+            ud_free(ud);
+        return fn && type ? -EEXIST : -EINVAL;
+    }
+    r = xcalloc(1, sizeof *r);
+    r->kind = 1;
+    r->type = type;
+    r->chunk_fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    vec_push(&fh->regs, r);
+    return 0;
+}
+
+int fh_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                    ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    int err = check_init_phase(fh, "register_tap", ud, ud_free);
+    if (err)
+        return err;
+    if (!fn) {
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    r = xcalloc(1, sizeof *r);
+    r->kind = 2;
+    r->type = type;
+    r->chunk_fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    vec_push(&fh->regs, r);
+    return 0;
+}
+
+int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    int err = check_init_phase(fh, "register_vm_listener", ud, ud_free);
+    if (err)
+        return err;
+    if (!fn) {
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    r = xcalloc(1, sizeof *r);
+    r->kind = 3;
+    r->vm_fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    vec_push(&fh->regs, r);
+    return 0;
+}
+
+fh_reg *fh_find_command(fake_host *fh, const char *name)
+{
+    size_t i;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind == 4 && strcmp(r->name, name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* The core's own commands: a plugin cannot take these names (-EEXIST). */
+static const char *const reserved_commands[] = {
+    "vms", "view", "views", "plugins", "watch", "snapshot", "server", "start-server",
+    "kill-server", "help", "version", "connect", "disconnect", "scan", NULL,
+};
+
+/* 1..DDM_COMMAND_NAME_MAX of [A-Za-z0-9._-], starting with a letter or digit. */
+static int command_name_ok(const char *name)
+{
+    size_t i, n = strlen(name);
+    if (n == 0 || n > DDM_COMMAND_NAME_MAX)
+        return 0;
+    for (i = 0; i < n; i++) {
+        char c = name[i];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && (i == 0 || (c != '-' && c != '_' && c != '.')))
+            return 0;
+    }
+    return 1;
+}
+
+static int command_reserved(const char *name)
+{
+    const char *const *r;
+    for (r = reserved_commands; *r; r++)
+        if (strcmp(*r, name) == 0)
+            return 1;
+    return 0;
+}
+
+int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
+                        const char *summary, ddm_command_fn fn, void *ud,
+                        ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    int err = check_init_phase(fh, "register_command", ud, ud_free);
+    if (err)
+        return err;
+    if (!fn || !name || !command_name_ok(name)) {
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_command '%s' refused: not a valid name",
+                name ? name : "(null)");
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    if (command_reserved(name) || fh_find_command(fh, name)) {
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_command '%s' refused: name taken", name);
+        if (ud_free)
+            ud_free(ud);
+        return -EEXIST;
+    }
+    r = xcalloc(1, sizeof *r);
+    r->kind = 4;
+    r->name = xstrdup(name);
+    r->usage = xstrdup(usage);
+    r->summary = xstrdup(summary);
+    r->cmd_fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    vec_push(&fh->regs, r);
+    return 0;
+}
+
+int fake_host_owns(fake_host *fh, uint32_t type)
+{
+    size_t i;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind == 1 && r->type == type)
+            return 1;
+    }
+    return 0;
+}
+
+int fake_host_n_taps(fake_host *fh, uint32_t type)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind == 2 && r->type == type)
+            n++;
+    }
+    return n;
+}
+
+int fake_host_n_vm_listeners(fake_host *fh)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i < fh->regs.n; i++)
+        if (((fh_reg *)fh->regs.v[i])->kind == 3)
+            n++;
+    return n;
+}
+
+int fake_host_has_command(fake_host *fh, const char *name)
+{
+    return fh_find_command(fh, name) != NULL;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The test kit's timers: adding and removing them, and firing them by hand
+ * (no real time passes).
+ */
+#include "kit-private.h"
+
+void fh_timer_free(fh_timer *t)
+{
+    if (t->ud_free)
+        t->ud_free(t->ud);
+    free(t);
+}
+
+uint32_t fh_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn fn, void *ud,
+                      ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_timer *t;
+    /* As the core: an interval of 0 means "as often as possible" (1 ms). */
+    if (!fn || fh->timers.n >= FH_MAX_ITEMS) {
+        if (ud_free)
+            ud_free(ud);
+        return 0;
+    }
+    t = xcalloc(1, sizeof *t);
+    t->id = ++fh->next_timer_id;
+    t->interval = interval_ms ? interval_ms : 1;
+    t->fn = fn;
+    t->ud = ud;
+    t->ud_free = ud_free;
+    t->active = 1;
+    vec_push(&fh->timers, t);
+    return t->id;
+}
+
+void fh_timer_remove(ddm_plugin *self, uint32_t id)
+{
+    fake_host *fh = host_of(self);
+    size_t i;
+    for (i = 0; i < fh->timers.n; i++) {
+        fh_timer *t = fh->timers.v[i];
+        if (t->id == id && t->active) {
+            t->active = 0;
+            if (!t->firing) {
+                vec_remove_at(&fh->timers, i);
+                fh_timer_free(t);
+            }
+            return;
+        }
+    }
+}
+
+int fake_host_n_timers(fake_host *fh)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i < fh->timers.n; i++)
+        if (((fh_timer *)fh->timers.v[i])->active)
+            n++;
+    return n;
+}
+
+unsigned fake_host_timer_interval(fake_host *fh, int idx)
+{
+    size_t i;
+    for (i = 0; i < fh->timers.n; i++) {
+        fh_timer *t = fh->timers.v[i];
+        if (t->active && idx-- == 0)
+            return t->interval;
+    }
+    return 0;
+}
+
+int fake_host_fire_timers(fake_host *fh)
+{
+    uint32_t last = fh->next_timer_id; /* timers added while firing wait */
+    int ran = 0;
+    size_t i = 0;
+    while (i < fh->timers.n) {
+        fh_timer *t = fh->timers.v[i];
+        if (t->active && t->id <= last) {
+            int keep;
+            t->firing = 1;
+            keep = t->fn(&fh->plugin, t->ud);
+            t->firing = 0;
+            ran++;
+            if (!keep)
+                t->active = 0;
+        }
+        /* the list may have changed: find t again */
+        for (i = 0; i < fh->timers.n && fh->timers.v[i] != t; i++)
+            ;
+        if (i < fh->timers.n && !t->active) {
+            vec_remove_at(&fh->timers, i);
+            fh_timer_free(t);
+        } else {
+            i++;
+        }
+    }
+    return ran;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The test kit's fake VMs: their info, events (READY, CHANGED, GONE, and
+ * what GONE tears down), per-VM data, names, headlines, lookup and walk.
+ */
+#include "kit-private.h"
+
+enum { S_KEY, S_TRANSPORT, S_DEVICE, S_IDENT, S_APP, S_ABI, S_FLAGS, S_PKG, S_N };
+
+void fh_vm_info_clear(ddm_vm *vm)
+{
+    size_t i;
+    for (i = 0; i < S_N; i++) {
+        free(vm->strs[i]);
+        vm->strs[i] = NULL;
+    }
+    for (i = 0; vm->features && i < vm->info.n_features; i++)
+        free(vm->features[i]);
+    free(vm->features);
+    vm->features = NULL;
+}
+
+/* Deep-copy @src into @vm (src may alias vm's own strings: copy, then free). */
+static void vm_info_copy(ddm_vm *vm, const ddm_vm_info *src)
+{
+    ddm_vm_info def, info;
+    char *strs[S_N];
+    char **features;
+    size_t i, n;
+    if (!src) {
+        memset(&def, 0, sizeof def);
+        def.user_id = -1;
+        def.native_debuggable = -1;
+        def.ddm = 1;
+        src = &def;
+    }
+    info = *src;
+    info.size = sizeof(ddm_vm_info);
+    info.key = strs[S_KEY] = xstrdup(src->key);
+    info.transport = strs[S_TRANSPORT] = xstrdup(src->transport);
+    info.device = strs[S_DEVICE] = xstrdup(src->device);
+    info.vm_ident = strs[S_IDENT] = xstrdup(src->vm_ident);
+    info.app_name = strs[S_APP] = xstrdup(src->app_name);
+    info.abi = strs[S_ABI] = xstrdup(src->abi);
+    info.jvm_flags = strs[S_FLAGS] = xstrdup(src->jvm_flags);
+    info.package_name = strs[S_PKG] = xstrdup(src->package_name);
+    n = info.n_features = src->features ? src->n_features : 0;
+    features = xcalloc(n + 1, sizeof(char *));
+    for (i = 0; i < n; i++)
+        features[i] = xstrdup(src->features[i]);
+    info.features = (const char *const *)features;
+    fh_vm_info_clear(vm);
+    memcpy(vm->strs, strs, sizeof strs);
+    vm->features = features;
+    vm->info = info;
+}
+
+ddm_vm *fake_host_add_vm(fake_host *fh, const ddm_vm_info *info)
+{
+    ddm_vm *vm = xcalloc(1, sizeof *vm);
+    char key[64];
+    vm->fh = fh;
+    vm_info_copy(vm, info);
+    if (!vm->info.key) {
+        snprintf(key, sizeof key, "fake:%zu", fh->vms.n + 1);
+        vm->info.key = vm->strs[S_KEY] = xstrdup(key);
+    }
+    vec_push(&fh->vms, vm);
+    return vm;
+}
+
+void fake_host_set_vm_info(fake_host *fh, ddm_vm *vm, const ddm_vm_info *info)
+{
+    (void)fh;
+    vm_info_copy(vm, info);
+}
+
+const ddm_vm_info *fake_vm_info(ddm_vm *vm)
+{
+    return &vm->info;
+}
+
+int fake_vm_gone(ddm_vm *vm)
+{
+    return vm->gone;
+}
+
+int fake_vm_set_name_calls(ddm_vm *vm)
+{
+    return vm->set_name_calls;
+}
+
+void fake_host_set_sync_changed(fake_host *fh, int on)
+{
+    fh->sync_changed = on;
+}
+
+static void run_listeners(fake_host *fh, ddm_vm *vm, ddm_vm_event ev)
+{
+    size_t i;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind == 3)
+            r->vm_fn(&fh->plugin, vm, ev, r->ud);
+    }
+}
+
+
+void fake_host_vm_event(fake_host *fh, ddm_vm *vm, ddm_vm_event event)
+{
+    size_t i;
+    assert_non_null(vm);
+    if (vm->gone)
+        fail_msg("fake-host: event %d for a VM that is gone", (int)event);
+    if (event == DDM_VM_READY)
+        vm->ready = 1;
+    if (event != DDM_VM_GONE) {
+        run_listeners(fh, vm, event);
+        return;
+    }
+    /* pending requests end with VM_GONE, exactly once */
+    for (i = 0; i < fh->requests.n; i++) {
+        fake_request *rq = fh->requests.v[i];
+        if (rq->vm == vm && !rq->completed) {
+            ddm_reply r;
+            memset(&r, 0, sizeof r);
+            r.status = DDM_REPLY_VM_GONE;
+            fh_complete(fh, rq, &r);
+        }
+    }
+    vm->ready = 0;
+    run_listeners(fh, vm, DDM_VM_GONE);
+    vm->gone = 1;
+    if (vm->data_free && vm->data)
+        vm->data_free(vm->data);
+    vm->data = NULL;
+    vm->data_free = NULL;
+    for (i = fh->views.n; i > 0; i--) {
+        ddm_view *v = fh->views.v[i - 1];
+        if (v->vm == vm) {
+            vec_remove_at(&fh->views, i - 1);
+            fh_view_destroy(v);
+        }
+    }
+}
+
+const ddm_vm_info *fh_vm_info(ddm_vm *vm)
+{
+    assert_non_null(vm);
+    return &vm->info;
+}
+
+int fh_vm_set_name(ddm_plugin *self, ddm_vm *vm, const char *app_name,
+                   const char *package_name, int32_t user_id)
+{
+    fake_host *fh = host_of(self);
+    assert_non_null(vm);
+    if (vm->gone)
+        return -ENOENT;
+    vm->set_name_calls++;
+    if (app_name) {
+        free(vm->strs[S_APP]);
+        vm->info.app_name = vm->strs[S_APP] = xstrdup(app_name);
+    }
+    if (package_name) {
+        free(vm->strs[S_PKG]);
+        vm->info.package_name = vm->strs[S_PKG] = xstrdup(package_name);
+    }
+    if (user_id >= 0)
+        vm->info.user_id = user_id;
+    if (fh->sync_changed)
+        run_listeners(fh, vm, DDM_VM_CHANGED);
+    return 0;
+}
+
+int fh_vm_set_data(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_fn data_free)
+{
+    (void)host_of(self);
+    assert_non_null(vm);
+    if (vm->gone) {
+        if (data_free && data)
+            data_free(data);
+        return -ENOENT;
+    }
+    if (vm->data && vm->data_free && vm->data != data)
+        vm->data_free(vm->data);
+    vm->data = data;
+    vm->data_free = data_free;
+    return 0;
+}
+
+void *fh_vm_get_data(ddm_plugin *self, ddm_vm *vm)
+{
+    (void)host_of(self);
+    assert_non_null(vm);
+    return vm->gone ? NULL : vm->data;
+}
+
+static int vm_matches(ddm_vm *vm, const char *spec)
+{
+    char buf[256];
+    if (vm->info.key && strcmp(vm->info.key, spec) == 0)
+        return 1;
+    snprintf(buf, sizeof buf, "%" PRIu32, vm->info.pid);
+    if (vm->info.pid && strcmp(buf, spec) == 0)
+        return 1;
+    if (vm->info.device) {
+        snprintf(buf, sizeof buf, "%s:%" PRIu32, vm->info.device, vm->info.pid);
+        if (strcmp(buf, spec) == 0)
+            return 1;
+    }
+    return vm->info.app_name && *vm->info.app_name && strcmp(vm->info.app_name, spec) == 0;
+}
+
+ddm_vm *fh_find_vm(ddm_plugin *self, const char *spec)
+{
+    fake_host *fh = host_of(self);
+    ddm_vm *found = NULL;
+    size_t i;
+    if (!spec)
+        return NULL;
+    for (i = 0; i < fh->vms.n; i++) {
+        ddm_vm *vm = fh->vms.v[i];
+        if (!vm->gone && vm_matches(vm, spec)) {
+            if (found)
+                return NULL; /* ambiguous */
+            found = vm;
+        }
+    }
+    return found;
+}
+
+int fh_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text)
+{
+    size_t i;
+    char **pair;
+    (void)host_of(self);
+    assert_non_null(vm);
+    assert_non_null(label);
+    if (vm->gone)
+        return -ENOENT;
+    if (!*label)
+        return -EINVAL;
+    if (strlen(label) > DDM_HEADLINE_LABEL_MAX || (text && strlen(text) > DDM_HEADLINE_TEXT_MAX))
+        return -EMSGSIZE;
+    for (i = 0; i < vm->headlines.n; i++) {
+        pair = vm->headlines.v[i];
+        if (strcmp(pair[0], label) == 0) {
+            free(pair[1]);
+            pair[1] = NULL;
+            if (!text) {
+                free(pair[0]);
+                free(pair);
+                vec_remove_at(&vm->headlines, i);
+            } else {
+                pair[1] = xstrdup(text);
+            }
+            return 0;
+        }
+    }
+    if (!text)
+        return 0;
+    pair = xcalloc(2, sizeof(char *));
+    pair[0] = xstrdup(label);
+    pair[1] = xstrdup(text);
+    vec_push(&vm->headlines, pair);
+    return 0;
+}
+
+const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label)
+{
+    size_t i;
+    (void)fh;
+    for (i = 0; i < vm->headlines.n; i++) {
+        char **pair = vm->headlines.v[i];
+        if (strcmp(pair[0], label) == 0)
+            return pair[1];
+    }
+    return NULL;
+}
+
+/* As the core: the DDM VMs whose READY was delivered (or is being delivered)
+ * and whose GONE has not begun. VMs stay allocated until fake_host_free and
+ * the list only grows, so walking by index is safe whatever @fn does; VMs
+ * added during the walk are not visited. */
+size_t fh_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
+{
+    fake_host *fh = host_of(self);
+    size_t i, n = fh->vms.n, calls = 0;
+    assert_non_null(fn);
+    for (i = 0; i < n; i++) {
+        ddm_vm *vm = fh->vms.v[i];
+        if (!vm->ready || vm->gone || !vm->info.ddm)
+            continue;
+        calls++;
+        if (fn(self, vm, ud) != 0)
+            break;
+    }
+    return calls;
+}
