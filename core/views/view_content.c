@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include <ddmon/bytes.h>
+
 #include "core/views/views-private.h"
 
 void ddm_views_columns_clear(Columns *c)
@@ -90,10 +92,7 @@ const char *ddm_views_content_intern(Content *c, const char *s, gboolean *trunca
     *truncated = FALSE;
     if (n > DDM_VIEW_MAX_STRING) {
         *truncated = TRUE;
-        n = DDM_VIEW_MAX_STRING;
-        /* Back off to the start of the character s[n] continues, if any. */
-        for (int k = 0; k < 3 && n > 0 && ((guchar)s[n] & 0xC0) == 0x80; k++)
-            n--;
+        n = ddm_utf8_cut(s, n, DDM_VIEW_MAX_STRING);
     }
     if (c->string_bytes + n + 1 > DDM_VIEW_MAX_STRING_BYTES)
         return NULL;
@@ -107,9 +106,7 @@ const char *ddm_views_content_intern(Content *c, const char *s, gboolean *trunca
         gsize vn = strlen(valid);
         if (vn > DDM_VIEW_MAX_STRING) {
             /* Replacement characters made it longer: cut again. */
-            vn = DDM_VIEW_MAX_STRING;
-            while (vn > 0 && ((guchar)valid[vn] & 0xC0) == 0x80)
-                vn--;
+            vn = ddm_utf8_cut(valid, vn, DDM_VIEW_MAX_STRING);
             *truncated = TRUE;
         }
         if (c->string_bytes + vn + 1 > DDM_VIEW_MAX_STRING_BYTES) {

@@ -82,14 +82,11 @@ int fh_view_error(ddm_view *v, int err, const char *what)
  * the content's DDM_VIEW_MAX_STRING_BYTES (NULL and -E2BIG past it). */
 static char *view_string(fh_content *c, const char *s, int *rc)
 {
-    size_t n = strlen(s);
+    size_t len = strlen(s);
+    size_t n = ddm_utf8_cut(s, len, DDM_VIEW_MAX_STRING);
     char *out;
-    if (n > DDM_VIEW_MAX_STRING) {
+    if (n < len)
         *rc = -E2BIG;
-        n = DDM_VIEW_MAX_STRING;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
     if (c->string_bytes + n + 1 > DDM_VIEW_MAX_STRING_BYTES) {
         *rc = -E2BIG;
         return NULL;

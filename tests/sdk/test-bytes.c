@@ -657,6 +657,40 @@ static void test_lstr_overrun(void **state)
     }
 }
 
+/* Every cut of a mixed 1-4 byte string at every max keeps valid UTF-8 and
+ * loses less than one character; the bound of 3 holds on invalid input. */
+static void test_utf8_cut(void **state)
+{
+    /* a, e-acute (2), euro (3), U+1F600 (4), z */
+    const char *s = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80z";
+    const char *junk = "ab\x80\x80\x80\x80\x80\x80";
+    size_t len = strlen(s), max;
+    (void)state;
+
+    assert_int_equal(ddm_utf8_cut(s, len, len), len);
+    assert_int_equal(ddm_utf8_cut(s, len, len + 5), len);
+    assert_int_equal(ddm_utf8_cut("", 0, 0), 0);
+    assert_int_equal(ddm_utf8_cut(s, len, 0), 0);
+    assert_int_equal(ddm_utf8_cut(s, len, 1), 1);
+    assert_int_equal(ddm_utf8_cut(s, len, 2), 1);  /* inside e-acute */
+    assert_int_equal(ddm_utf8_cut(s, len, 3), 3);
+    assert_int_equal(ddm_utf8_cut(s, len, 5), 3);  /* inside the euro */
+    assert_int_equal(ddm_utf8_cut(s, len, 6), 6);
+    assert_int_equal(ddm_utf8_cut(s, len, 9), 6);  /* 3 bytes back */
+    assert_int_equal(ddm_utf8_cut(s, len, 10), 10);
+    for (max = 0; max <= len; max++) {
+        size_t n = ddm_utf8_cut(s, len, max);
+        assert_true(n <= max);
+        assert_true(max - n <= 3);
+        assert_true(g_utf8_validate(s, (gssize)n, NULL));
+    }
+    /* invalid: a run of continuation bytes backs off 3 at most, and stops
+     * at the first byte (b) that is not one */
+    assert_int_equal(ddm_utf8_cut(junk, strlen(junk), 7), 4);
+    assert_int_equal(ddm_utf8_cut(junk, strlen(junk), 4), 1);
+    assert_int_equal(ddm_utf8_cut(junk, strlen(junk), 3), 1);
+}
+
 /* ------------------------------------------------------------ chunk.h */
 
 static void test_chunk_names(void **state)
@@ -703,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_utf8_to_utf16_small_dst),
         cmocka_unit_test(test_lstr_round_trip),
         cmocka_unit_test(test_lstr_overrun),
+        cmocka_unit_test(test_utf8_cut),
         cmocka_unit_test(test_chunk_names),
     };
     return cmocka_run_group_tests_name("bytes", tests, NULL, NULL);

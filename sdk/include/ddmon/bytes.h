@@ -314,6 +314,25 @@ static inline char *ddm_read_lstr(ddm_reader *r)
     return s;
 }
 
+/**
+ * Where to cut @len bytes of UTF-8 at @s so that at most @max remain: @len
+ * itself when it fits, else @max backed off to the start of the character
+ * that s[max] continues (at most 3 bytes, the longest a valid sequence can
+ * reach back; on invalid input with longer runs of continuation bytes the
+ * cut is max - 3). Reads s[max] only when @len > @max. The cut never
+ * splits a valid character, so a valid string stays valid; how the core and
+ * the test kit cut view strings at DDM_VIEW_MAX_STRING. Since: 1.1
+ */
+static inline size_t ddm_utf8_cut(const char *s, size_t len, size_t max)
+{
+    size_t n = max, k;
+    if (len <= max)
+        return len;
+    for (k = 0; k < 3 && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; k++)
+        n--;
+    return n;
+}
+
 /* ------------------------------------------------------------------ writer */
 
 /** Default and absolute cap of a writer's buffer when none is given. Since: 1.0 */
