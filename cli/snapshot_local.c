@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ddm_snapshot_run_local() (snapshot.h): the snapshot with a monitor built
+ * in this process, its view store feeding the collector and --gc run
+ * through its registry.
+ */
+#include <build-config.h>
+
+#include <string.h>
+
+#include "cli/snapshot-private.h"
+#include "core/daemon/daemon.h"
+#include "core/pluginhost/registry.h"
+#include "core/views/views.h"
+
+static void on_local_change(ddm_view *view, DdmViewChange change, gpointer ud)
+{
+    /* Only the timing matters here: the content is read from the store at
+     * the end, so no JSON is built per commit. */
+    gboolean is_vms = ddm_view_vm_key(view) == NULL && strcmp(ddm_view_name(view), "vms") == 0;
+    g_autoptr(JsonNode) vms = is_vms && change != DDM_VIEW_REMOVED ? ddm_view_to_json(view, FALSE)
+                                                                   : NULL;
+    ddm_snapshot_note_change(ud, change == DDM_VIEW_REMOVED, ddm_view_vm_key(view),
+                             ddm_view_name(view),
+                             change == DDM_VIEW_ADDED ? 0 : (gint64)ddm_view_version(view), vms);
+}
+
+static void local_gc_done(ddm_cmd_status status, const char *message, ddm_view *result,
+                          gpointer ud)
+{
+    (void)result;
+    ddm_snapshot_gc_call_done(ud, status == DDM_CMD_OK, message);
+}
+
+/* Run "gc KEY" as a client's command runs: through the registry. */
+static void local_send_gc(DdmSnapshotCollector *col, DdmSnapshotGcCall *call)
+{
+    DdmDaemon *daemon = col->source;
+    const char *const argv[] = {"gc", call->vm_key, NULL};
+    if (!ddm_registry_run_command(ddm_daemon_registry(daemon), 2, argv, local_gc_done, call))
+        ddm_snapshot_gc_call_done(call, FALSE, "no plugin provides the 'gc' command any more");
+}
+
+static gboolean local_has_command(DdmDaemon *daemon, const char *name)
+{
+    if (ddm_daemon_registry(daemon) == NULL)
+        return FALSE;
+    g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(daemon));
+    for (guint i = 0; i < cmds->len; i++)
+        if (g_strcmp0(g_array_index(cmds, DdmCommandInfo, i).name, name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
+{
+    g_autoptr(GError) error = NULL;
+    /* A one-shot snapshot exits at once: debugger ports would only collide
+     * with a running server's. */
+    config->relay = FALSE;
+    DdmDaemon *daemon = ddm_daemon_new(config, &error);
+    if (daemon == NULL) {
+        g_printerr("ddmon: %s\n", error->message);
+        return DDM_EXIT_FAILED;
+    }
+    DdmSnapshotCollector col;
+    ddm_snapshot_collector_init(&col, opt);
+    col.source = daemon;
+    col.send_gc = local_send_gc;
+    if (opt->gc) {
+        if (local_has_command(daemon, "gc"))
+            col.gc_available = 1;
+        else
+            ddm_snapshot_gc_unavailable(&col, "no plugin provides a 'gc' command");
+    }
+    /* What exists before discovery (the plugin list, global views). */
+    g_autoptr(GPtrArray) initial = ddm_views_list(ddm_daemon_views(daemon));
+    for (guint i = 0; i < initial->len; i++) {
+        ddm_view *v = g_ptr_array_index(initial, i);
+        ddm_snapshot_note_change(&col, FALSE, ddm_view_vm_key(v), ddm_view_name(v),
+                                 (gint64)ddm_view_version(v), NULL);
+    }
+    guint listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_local_change, &col);
+    guint watch = ddm_views_watch(ddm_daemon_views(daemon), NULL, NULL);
+    ddm_daemon_start(daemon);
+    ddm_snapshot_collector_run(&col);
+    ddm_views_unwatch(ddm_daemon_views(daemon), watch);
+    ddm_views_remove_listener(ddm_daemon_views(daemon), listener);
+    /* The content, from the store. */
+    g_autoptr(GPtrArray) final = ddm_views_list(ddm_daemon_views(daemon));
+    for (guint i = 0; i < final->len; i++) {
+        g_autoptr(JsonNode) json = ddm_view_to_json(g_ptr_array_index(final, i),
+                                                    opt->out_dir != NULL);
+        ddm_snapshot_collect(&col, "added", json);
+    }
+    int status = col.status != 0 ? col.status : ddm_snapshot_print_views(&col);
+    /* GC commands still in flight end while the monitor goes: col must
+     * outlive it. */
+    ddm_daemon_free(daemon);
+    ddm_snapshot_collector_clear(&col);
+    return status;
+}
