@@ -252,14 +252,23 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
 }
 
 /* The server's version, or NULL when it does not say. (transfer full) */
-static char *server_version(DdmClient *c)
+/* The server's version; NULL if it did not say. NULL with @error when it
+ * answered with an error: it refused this connection (too many clients). */
+static char *server_version(DdmClient *c, GError **error)
 {
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_VERSION;
     g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, NULL);
     if (resp == NULL)
         return NULL;
-    return g_strdup(ddm_json_get_string(json_node_get_object(resp), "version"));
+    JsonObject *o = json_node_get_object(resp);
+    if (!ddm_json_get_bool(o, "ok", TRUE)) {
+        const char *msg = ddm_json_get_string(o, "error");
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                            msg != NULL ? msg : "the server refused the connection");
+        return NULL;
+    }
+    return g_strdup(ddm_json_get_string(o, "version"));
 }
 
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
@@ -268,7 +277,12 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
     GError *local = NULL;
     DdmClient *c = ddm_client_connect(socket_path, &local);
     if (c != NULL && autostart) {
-        g_autofree char *version = server_version(c);
+        g_autofree char *version = server_version(c, &local);
+        if (local != NULL) {
+            ddm_client_free(c);
+            g_propagate_error(error, local);
+            return NULL;
+        }
         if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0)
             return c;
         ddm_client_free(c);
@@ -360,6 +374,14 @@ gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
             if (errno == EINTR)
                 continue;
             int e = errno;
+            /* A server that refused us (too many clients) wrote one error
+             * line and closed before we asked: that line is the answer,
+             * left for ddm_client_receive, not the broken pipe. */
+            if (e == EPIPE || e == ECONNRESET) {
+                (void)ddm_client_read_some(c, NULL);
+                if (ddm_line_framer_pending(c->in) > 0)
+                    return TRUE;
+            }
             g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e),
                         "lost the server: %s", g_strerror(e));
             return FALSE;

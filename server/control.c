@@ -329,8 +329,10 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
         if (ctl->n_live >= DDM_CTL_MAX_CLIENTS) {
             g_message("control: refused a client: %d clients connected already",
                       DDM_CTL_MAX_CLIENTS);
-            g_autoptr(JsonNode) err =
-                ddm_ctl_error_new(DDM_EXIT_FAILED, "server busy: too many clients");
+            /* One line saying why (the client shows it); the socket is
+             * fresh, so it fits, and a short write is simply dropped. */
+            g_autoptr(JsonNode) err = ddm_ctl_error_new(
+                DDM_EXIT_FAILED, "server busy: %d clients connected", DDM_CTL_MAX_CLIENTS);
             gsize len = 0;
             g_autofree char *line = ddm_ctl_encode(err, &len);
             (void)!send(cfd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);

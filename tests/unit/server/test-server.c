@@ -5,7 +5,8 @@
  * the control server driven through a real UNIX socket by the real client
  * code, with a minimal monitor (a view store and a VM table): requests and
  * their errors, the watch stream (current views, changes, removal, and the
- * watch released when the client leaves), oversized lines, blob file names.
+ * watch released when the client leaves), oversized lines, the client past
+ * the limit told why, blob file names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -478,6 +480,73 @@ static void test_server_control_oversized(void **state)
     ddm_client_free(c);
 }
 
+static gpointer serve_until(gpointer stop)
+{
+    while (!g_atomic_int_get((gint *)stop)) {
+        g_main_context_iteration(NULL, FALSE);
+        g_usleep(1000);
+    }
+    return NULL;
+}
+
+/* The 65th client is refused with one error line, and the client shows that
+ * line rather than the broken connection: its request goes out after the
+ * server closed (EPIPE), and the server's answer stands as the reply. */
+static void test_server_control_busy(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    DdmClient *held[DDM_CTL_MAX_CLIENTS];
+    for (int i = 0; i < DDM_CTL_MAX_CLIENTS; i++) {
+        held[i] = ddm_client_connect(f->sock, NULL);
+        assert_non_null(held[i]);
+    }
+    for (int i = 0; i < 200 && ddm_control_n_clients(f->ctl) < DDM_CTL_MAX_CLIENTS; i++)
+        pump(5);
+    assert_int_equal(ddm_control_n_clients(f->ctl), DDM_CTL_MAX_CLIENTS);
+
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    /* Let the server refuse it (its line arrives, then the end) before it asks. */
+    struct pollfd pfd = {ddm_client_fd(c), POLLIN, 0};
+    for (int i = 0; i < 500 && poll(&pfd, 1, 0) == 0; i++)
+        pump(5);
+    assert_true(pfd.revents & POLLIN); /* sent and closed in one go */
+    assert_int_equal(ddm_control_n_clients(f->ctl), DDM_CTL_MAX_CLIENTS);
+
+    DdmCtlRequest req = {.op = DDM_CTL_OP_VERSION};
+    GError *error = NULL;
+    JsonNode *r = ddm_client_call(c, &req, 2000, &error);
+    if (r == NULL)
+        fail_msg("no answer: %s", error != NULL ? error->message : "?");
+    JsonObject *o = json_node_get_object(r);
+    assert_false(ddm_json_get_bool(o, "ok", TRUE));
+    assert_string_equal(ddm_json_get_string(o, "error"), "server busy: 64 clients connected");
+    assert_int_equal(ddm_json_get_int(o, "code", 0), DDM_EXIT_FAILED);
+    json_node_unref(r);
+    ddm_client_free(c);
+
+    /* The commands' way in (version check first, blocking) reports it too;
+     * the server runs in a thread meanwhile, alone on the loop. */
+    char *no_args[] = {NULL};
+    gint stop = 0;
+    GThread *loop = g_thread_new("server", serve_until, &stop);
+    c = ddm_client_connect_or_start(f->sock, no_args, TRUE, &error);
+    g_atomic_int_set(&stop, 1);
+    g_main_context_wakeup(NULL);
+    g_thread_join(loop);
+    assert_null(c);
+    assert_non_null(error);
+    assert_string_equal(error->message, "server busy: 64 clients connected");
+    g_clear_error(&error);
+
+    for (int i = 0; i < DDM_CTL_MAX_CLIENTS; i++)
+        ddm_client_free(held[i]);
+    for (int i = 0; i < 200 && ddm_control_n_clients(f->ctl) > 0; i++)
+        pump(5);
+    assert_int_equal(ddm_control_n_clients(f->ctl), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +557,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_oversized, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_busy, setup, teardown),
     };
     return cmocka_run_group_tests_name("server", tests, NULL, NULL);
 }
