@@ -51,3 +51,13 @@ installcheck-pluginhost:
 	$(DESTDIR)$(bindir)/ddmon --check-plugin $$dir/hello.so; \
 	rm -rf $$dir
 .PHONY: installcheck-pluginhost
+
+# The SDK's plugin test kit itself (sdk/testkit; DDM_FAKEHOST_* in tests/local.mk).
+if ENABLE_TESTS
+check_PROGRAMS += tests/sdk/test-kit
+TESTS += tests/sdk/test-kit
+endif
+tests_sdk_test_kit_SOURCES = tests/sdk/test-kit.c
+tests_sdk_test_kit_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
+tests_sdk_test_kit_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_sdk_test_kit_LDADD = $(DDM_FAKEHOST_LDADD)

@@ -26,13 +26,6 @@ tests_unit_pluginhost_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
 # The --plugin-opt test loads good.so and hello.so.
 EXTRA_tests_unit_pluginhost_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
-# The fake host itself (the SDK test kit, sdk/testkit; DDM_FAKEHOST_* in tests/local.mk).
-check_PROGRAMS += tests/unit/pluginhost/test-fake-host
-TESTS += tests/unit/pluginhost/test-fake-host
-tests_unit_pluginhost_test_fake_host_SOURCES = tests/unit/pluginhost/test-fake-host.c
-tests_unit_pluginhost_test_fake_host_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
-tests_unit_pluginhost_test_fake_host_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_pluginhost_test_fake_host_LDADD = $(DDM_FAKEHOST_LDADD)
 endif ENABLE_TESTS
 
 # The host contract (contract.c): the same scenarios on the SDK test kit and
