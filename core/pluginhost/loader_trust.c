@@ -132,8 +132,8 @@ gboolean ddm_loader_open_trusted_dir(const char *dir, gboolean scanned, DdmTrust
                     "cannot open plugin directory %s: %s", dir, g_strerror(*os_errno));
         return FALSE;
     }
-    g_auto(GStrv) parts = g_strsplit(canon + 1, "/", -1); /* "/" gives { "" } */
-    guint n = *parts[0] ? g_strv_length(parts) : 0;
+    g_auto(GStrv) parts = g_strsplit(canon + 1, "/", -1); /* "/" gives { NULL } */
+    guint n = parts[0] && *parts[0] ? g_strv_length(parts) : 0;
     g_autoptr(GString) walked = g_string_new("/");
     int fd = open("/", n == 0 ? O_RDONLY | O_DIRECTORY | O_CLOEXEC : DIR_WALK_FLAGS);
     for (guint level = 0;; level++) {

@@ -883,6 +883,23 @@ static gint64 record_int(JsonNode *view, const char *key)
     return -1;
 }
 
+/* A file directly under "/" (whose path splits into no components) is
+ * refused for what it is, not by a crash walking the directories. */
+static void test_loader_file_in_root(void **state)
+{
+    (void)state;
+    GError *err = NULL;
+    GString *report = g_string_new(NULL);
+    assert_false(ddm_loader_check_file("/nonexistent-ddmon-plugin.so", report, &err));
+    assert_non_null(err);
+    assert_true(g_error_matches(err, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN));
+    assert_non_null(strstr(report->str, "REFUSED"));
+    g_clear_error(&err);
+    assert_true(ddm_loader_check_dir("/", &err));
+    assert_null(err);
+    g_string_free(report, TRUE);
+}
+
 static void test_loader_hello_example(void **state)
 {
     Fixture *f = *state;
@@ -973,6 +990,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_refused_does_not_shadow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_foreign_owned_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_hello_example, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_file_in_root, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_loaded_by_real_path, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("loader", tests, NULL, NULL);
