@@ -117,7 +117,10 @@ void heap_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply,
     heap_plugin *hp = ud;
     char label[128];
     (void)self;
-    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+    /* The 2007 draft's VM answers HPIF with the data in the reply. */
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == HEAP_CHUNK_HPIF)
+        (void)heap_info_update(hp, vm, reply->data, reply->len);
+    else if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
         hp->host->log(hp->self, DDM_LOG_INFO, "VM %s refused a heap request: %s (code %u)",
                       heap_vm_label(hp, vm, label, sizeof label),
                       reply->fail_msg ? reply->fail_msg : "no message", reply->fail_code);
@@ -137,14 +140,8 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
             heap_watch_ready(hv);
     } else if (event == DDM_VM_GONE) {
         hv = hp->host->vm_get_data(hp->self, vm);
-        if (hv && hv->ticket) {
-            hv->ticket->hv = NULL;
-            hv->ticket = NULL;
-        }
-        if (hv && hv->bm_ticket) {
-            hv->bm_ticket->hv = NULL;
-            hv->bm_ticket = NULL;
-        }
+        if (hv)
+            heap_cmd_vm_gone(hv);
         if (hv) {
             hv->ready = 0;
             heap_views_bitmap_cancel(hv);
@@ -154,15 +151,12 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
 
 /* ------------------------------------------------------------------- chunks */
 
-static int on_hpif(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
-                   const uint8_t *data, size_t len, void *ud)
+int heap_info_update(heap_plugin *hp, ddm_vm *vm, const uint8_t *data, size_t len)
 {
-    heap_plugin *hp = ud;
     heap_vm *hv;
     hpif_data info;
     char label[128];
     int rc;
-    (void)self, (void)ci;
 
     rc = hpif_parse(data, len, &info);
     if (rc < 0) {
@@ -182,6 +176,13 @@ static int on_hpif(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     heap_views_summary(hv);
     heap_cmd_info_arrived(hv);
     return DDM_OK;
+}
+
+static int on_hpif(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
+                   const uint8_t *data, size_t len, void *ud)
+{
+    (void)self, (void)ci;
+    return heap_info_update(ud, vm, data, len);
 }
 
 static int on_hpst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,

@@ -36,6 +36,8 @@
 #define HEAP_DEFAULT_GRACE_MS 10000u
 /** Reply timeout of the HPGC that heap-bitmap sends when it has no segments. */
 #define HEAP_BITMAP_GC_TIMEOUT_MS 10000u
+/** How long heap-info still waits for the HPIF event after an empty reply. */
+#define HEAP_INFO_REPLY_GRACE_MS 500u
 
 /** Rejected pieces logged one by one per update; the rest are summed up at HPEN. */
 #define HEAP_REJECT_LOG_MAX 5
@@ -76,11 +78,13 @@ typedef struct heap_bitmap_ticket {
     int have_heap;
 } heap_bitmap_ticket;
 
-/** A heap-info command waiting for HPIF data; owned by the request's reply callback. */
+/** A heap-info command waiting for HPIF data; owned by the request's reply
+ *  callback, then (after an empty reply) by its grace timer. */
 typedef struct heap_info_ticket {
     heap_plugin *hp;
     ddm_cmd *cmd;               /**< NULL once finished */
     struct heap_vm *hv;         /**< NULL once the VM is gone */
+    uint32_t grace_timer;       /**< owns the ticket after the reply, 0 before */
 } heap_info_ticket;
 
 typedef struct heap_vm {
@@ -120,7 +124,11 @@ const seg_heap *heap_default_bitmap_heap(const heap_vm *hv);
 
 /** Monotonic seconds (the default hp->now). */
 double heap_monotonic_now(void);
-/** Log a FAIL or JDWP error answer to a request (a ddm_reply_fn; @ud is the heap_plugin). */
+/** HPIF data (an event, or the draft's HPIF reply chunk) from @vm: keep it,
+ *  publish heap.summary, finish a waiting heap-info. -EINVAL if too short. */
+int heap_info_update(heap_plugin *hp, ddm_vm *vm, const uint8_t *data, size_t len);
+/** Log a FAIL or JDWP error answer to a request, take an HPIF reply chunk
+ *  as HPIF data (a ddm_reply_fn; @ud is the heap_plugin). */
 void heap_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud);
 
 /* heap_watch.c */
@@ -157,6 +165,8 @@ const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 /* heap_cmd.c */
 /** Register heap-bitmap and heap-info. */
 int heap_cmd_register(heap_plugin *hp);
+/** @hv is going away: a command waiting in a grace period fails now. */
+void heap_cmd_vm_gone(heap_vm *hv);
 /** HPIF data arrived: finish a waiting heap-info command. */
 void heap_cmd_info_arrived(heap_vm *hv);
 /** Heap @heap_id's update ended (HPEN): finish a waiting heap-bitmap command. */

@@ -13,7 +13,10 @@
  *      at the GC's reply or timeout with whatever came.
  *  ddmon heap-info PID
  *      Sends HPIF(when 1, "now") and finishes with the heap summary when
- *      the VM's HPIF event arrives (it comes before the empty reply).
+ *      the VM's HPIF event arrives (real VMs send it before the empty
+ *      reply or none), when the reply is the HPIF chunk (the 2007 draft's
+ *      form), or fails HEAP_INFO_REPLY_GRACE_MS after an empty reply
+ *      without the event (some VMs send it just after).
  *
  * Both answer at once, with no request and no per-VM state created, for a
  * VM that is not a ready DDM VM (a plain JVM, or one still connecting):
@@ -22,8 +25,9 @@
  *
  * A heap-info command in flight is a heap_info_ticket, a heap-bitmap
  * waiting for a GC a heap_bitmap_ticket: each is owned by its request's
- * reply callback (called exactly once), shared with the per-VM state so
- * the HPIF or HPEN event can finish the command first.
+ * reply callback (called exactly once) and, when that callback starts a
+ * grace period, by the grace timer (its ud_free frees it); shared with the
+ * per-VM state so the HPIF or HPEN event can finish the command first.
  */
 #include "heap.h"
 
@@ -361,6 +365,57 @@ void heap_cmd_info_arrived(heap_vm *hv)
     snprintf(msg, sizeof msg, "%zu heap%s", hv->info.n, hv->info.n == 1 ? "" : "s");
     hv->hp->host->cmd_finish(t->cmd, DDM_CMD_OK, msg);
     t->cmd = NULL;
+    /* done: the next heap-info need not wait for this one's reply or timer */
+    hv->ticket = NULL;
+    t->hv = NULL;
+}
+
+void heap_cmd_vm_gone(heap_vm *hv)
+{
+    heap_info_ticket *it = hv->ticket;
+    heap_bitmap_ticket *bt = hv->bm_ticket;
+
+    hv->ticket = NULL;
+    hv->bm_ticket = NULL;
+    if (it) {
+        it->hv = NULL;
+        /* waiting for the request's reply: that callback finishes it */
+        if (it->grace_timer && it->cmd) {
+            hv->hp->host->cmd_finish(it->cmd, DDM_CMD_FAILED, "VM went away");
+            it->cmd = NULL;
+        }
+    }
+    if (bt)
+        bt->hv = NULL;
+}
+
+/* The grace timer's ud_free. A timer that could not be added frees at once:
+ * the command then fails as if the grace period had passed. */
+static void info_ticket_free(void *p)
+{
+    heap_info_ticket *t = p;
+    if (!t->grace_timer && t->cmd)
+        t->hp->host->cmd_finish(t->cmd, DDM_CMD_FAILED, "VM answered but sent no heap info");
+    if (t->hv && t->hv->ticket == t)
+        t->hv->ticket = NULL;
+    free(t);
+}
+
+static int on_info_grace_end(ddm_plugin *self, void *ud)
+{
+    heap_info_ticket *t = ud;
+    char msg[128];
+    (void)self;
+    if (t->cmd) {
+        snprintf(msg, sizeof msg, "VM answered but sent no heap info (none within %u ms)",
+                 HEAP_INFO_REPLY_GRACE_MS);
+        t->hp->host->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+        t->cmd = NULL;
+    }
+    if (t->hv && t->hv->ticket == t)
+        t->hv->ticket = NULL;
+    t->hv = NULL;
+    return 0;
 }
 
 static void on_info_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
@@ -368,19 +423,29 @@ static void on_info_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
     heap_info_ticket *t = ud;
     const ddm_host *h = t->hp->host;
     char msg[256];
-    (void)self, (void)vm;
+    int wait = 0;
 
     if (t->cmd) {
         switch (reply->status) {
         case DDM_REPLY_CHUNK:
-            if (reply->type == DDM_CHUNK_FAIL)
+            if (reply->type == DDM_CHUNK_FAIL) {
                 snprintf(msg, sizeof msg, "VM refused HPIF: %s",
                          reply->fail_msg ? reply->fail_msg : "no message");
-            else
+            } else if (reply->type == HEAP_CHUNK_HPIF) {
+                /* the 2007 draft's form: the data is the reply */
+                if (t->hv)
+                    (void)heap_info_update(t->hp, vm, reply->data, reply->len);
+                snprintf(msg, sizeof msg, "VM answered with an HPIF of %zu bytes: too short",
+                         reply->len);
+            } else {
                 snprintf(msg, sizeof msg, "VM answered but sent no heap info");
+                wait = 1;
+            }
             break;
         case DDM_REPLY_EMPTY:
+            /* the HPIF event may still follow the reply */
             snprintf(msg, sizeof msg, "VM answered but sent no heap info");
+            wait = 1;
             break;
         case DDM_REPLY_ERROR:
             snprintf(msg, sizeof msg, "VM answered HPIF with JDWP error %u", reply->jdwp_error);
@@ -395,8 +460,16 @@ static void on_info_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
             snprintf(msg, sizeof msg, "bad reply to HPIF");
             break;
         }
-        h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
-        t->cmd = NULL;
+        if (t->cmd && wait && t->hv) {
+            /* the timer owns the ticket from here on (or freed it, failing the command) */
+            t->grace_timer = h->timer_add(self, HEAP_INFO_REPLY_GRACE_MS, on_info_grace_end, t,
+                                          info_ticket_free);
+            return;
+        }
+        if (t->cmd) {
+            h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
+            t->cmd = NULL;
+        }
     }
     if (t->hv && t->hv->ticket == t)
         t->hv->ticket = NULL;

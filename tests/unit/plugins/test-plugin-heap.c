@@ -131,12 +131,13 @@ static int send_piece(fixture *f, uint32_t type, uint32_t heap, uint32_t start,
     return rc;
 }
 
-static void send_hpif(fixture *f, uint32_t declared, size_t n, const uint32_t *ids,
-                      uint32_t size, uint32_t alloc, size_t extra_bytes)
+/* An HPIF payload (caller frees) of @n heaps of @declared, @extra_bytes trailing. */
+static uint8_t *build_hpif(uint32_t declared, size_t n, const uint32_t *ids, uint32_t size,
+                           uint32_t alloc, size_t extra_bytes, size_t *len)
 {
     ddm_writer w;
     uint8_t *buf;
-    size_t len, i;
+    size_t i;
     ddm_writer_init(&w, 0);
     ddm_write_u4(&w, declared);
     for (i = 0; i < n; i++) {
@@ -150,8 +151,16 @@ static void send_hpif(fixture *f, uint32_t declared, size_t n, const uint32_t *i
     }
     for (i = 0; i < extra_bytes; i++)
         ddm_write_u1(&w, 0xEE);
-    buf = ddm_writer_take(&w, &len);
+    buf = ddm_writer_take(&w, len);
     assert_non_null(buf);
+    return buf;
+}
+
+static void send_hpif(fixture *f, uint32_t declared, size_t n, const uint32_t *ids,
+                      uint32_t size, uint32_t alloc, size_t extra_bytes)
+{
+    size_t len;
+    uint8_t *buf = build_hpif(declared, n, ids, size, alloc, extra_bytes, &len);
     assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, buf, len), DDM_OK);
     free(buf);
 }
@@ -1171,6 +1180,99 @@ static void test_heap_info_command(void **state)
     }
 }
 
+/* The 2007 draft's form: the HPIF chunk is the reply. heap-info finishes
+ * with it, and the summary is published from it, also when it answers the
+ * HPIF "now" a watch sends. */
+static void test_heap_info_in_reply(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1 };
+    const char *argv[] = { "heap-info", "42" };
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    ddm_cmd *cmd;
+    uint8_t *buf;
+    size_t len;
+    int idx;
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, 0);
+    assert_true(idx >= 0);
+    buf = build_hpif(1, 1, ids, 4096, 1024, 0, &len);
+    fake_host_complete_chunk(f->fh, (size_t)idx, HPIF, buf, len);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_n_rows(fake_cmd_result(cmd)), 1);
+    assert_int_equal(fake_view_cell_int(fake_cmd_result(cmd), 0, "allocated"), 1024);
+    assert_int_equal(fake_view_n_rows(sum), 1);
+    assert_int_equal(fake_view_cell_int(sum, 0, "size"), 4096);
+    /* the next one starts afresh */
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    assert_false(fake_cmd_finished(cmd));
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, (size_t)idx + 1);
+    /* a reply HPIF too short for its count is a failure, not a hang */
+    fake_host_complete_chunk(f->fh, (size_t)idx, HPIF, buf, 2);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    free(buf);
+
+    /* a watch's HPIF "now" answered in the reply fills heap.summary */
+    {
+        static const uint32_t ids2[] = { 1, 2 };
+        size_t from = fake_host_n_requests(f->fh);
+        fake_view_set_watchers(sum, 1);
+        fake_host_fire_timers(f->fh);
+        idx = fake_host_find_request(f->fh, f->vm, HPIF, from);
+        assert_true(idx >= 0);
+        assert_int_equal(fake_host_request(f->fh, (size_t)idx)->data[0], 1);
+        buf = build_hpif(2, 2, ids2, 8192, 2048, 0, &len);
+        fake_host_complete_chunk(f->fh, (size_t)idx, HPIF, buf, len);
+        free(buf);
+        assert_int_equal(fake_view_n_rows(sum), 2);
+        assert_int_equal(fake_view_cell_int(sum, 0, "size"), 8192);
+    }
+}
+
+/* The HPIF event may follow the empty reply: heap-info waits a short grace
+ * period for it, and fails only when none comes. */
+static void test_heap_info_event_after_reply(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1 };
+    const char *argv[] = { "heap-info", "42" };
+    ddm_cmd *cmd;
+    int idx;
+
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, 0);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_EMPTY);
+    assert_false(fake_cmd_finished(cmd));
+    /* still one at a time while it waits */
+    assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, argv)), DDM_CMD_FAILED);
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_cell_int(fake_cmd_result(cmd), 0, "allocated"), 1024);
+    fake_host_fire_timers(f->fh); /* the grace timer ends quietly */
+
+    /* empty reply and no event within the grace period: fails */
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    assert_false(fake_cmd_finished(cmd));
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, (size_t)idx + 1);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_EMPTY);
+    assert_false(fake_cmd_finished(cmd));
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no heap info"));
+    /* a late event changes nothing; a new command works */
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, HPIF, (size_t)idx + 1);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_EMPTY);
+    /* the VM goes while it waits */
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    fake_host_fire_timers(f->fh);
+}
+
 /* Switching off half fails (HPIF(0) goes, HPSG(0) cannot be sent): a new
  * watcher must still get HPIF back on, and HPSG(0) is retried meanwhile. */
 static void test_partial_off_then_watched(void **state)
@@ -1294,6 +1396,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
         cmocka_unit_test(test_bitmap_cap),
         cmocka_unit_test_setup_teardown(test_heap_info_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heap_info_in_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heap_info_event_after_reply, setup, teardown),
         cmocka_unit_test(test_request_errors),
     };
     return cmocka_run_group_tests_name("plugin-heap", tests, NULL, NULL);
