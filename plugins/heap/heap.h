@@ -36,6 +36,9 @@
 #define HEAP_DEFAULT_GRACE_MS 10000u
 /** Reply timeout of the HPGC that heap-bitmap sends when it has no segments. */
 #define HEAP_BITMAP_GC_TIMEOUT_MS 10000u
+/** How long heap-bitmap still waits for the GC's segments after the HPGC
+ *  reply (a VM may answer before the GC's segments reach us). */
+#define HEAP_BITMAP_REPLY_GRACE_MS 2000u
 /** How long heap-info still waits for the HPIF event after an empty reply. */
 #define HEAP_INFO_REPLY_GRACE_MS 500u
 
@@ -66,7 +69,8 @@ typedef struct heap_plugin {
 } heap_plugin;
 
 /** A heap-bitmap command waiting for the segments of the GC it asked for;
- *  owned by the HPGC request's reply callback, shared with the per-VM state
+ *  owned by the HPGC request's reply callback, then (when the reply came
+ *  before the segments) by its grace timer; shared with the per-VM state
  *  so the HPEN event can finish the command first. */
 typedef struct heap_bitmap_ticket {
     heap_plugin *hp;
@@ -76,6 +80,7 @@ typedef struct heap_bitmap_ticket {
     uint32_t width;
     uint32_t heap_id;
     int have_heap;
+    uint32_t grace_timer;       /**< owns the ticket after the reply, 0 before */
 } heap_bitmap_ticket;
 
 /** A heap-info command waiting for HPIF data; owned by the request's reply

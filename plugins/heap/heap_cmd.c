@@ -10,7 +10,9 @@
  *      Without segments of that heap yet (nobody watched the VM's heap
  *      views at its last GC) it holds collection on (heap_watch.c), sends
  *      HPGC and finishes at the HPEN of the heap (heap 1 by default), or
- *      at the GC's reply or timeout with whatever came.
+ *      with whatever came: at the GC's timeout or failure, or
+ *      HEAP_BITMAP_REPLY_GRACE_MS after its answer (a VM may answer HPGC
+ *      before the GC's segments reach us, as on a fresh VM's first GC).
  *  ddmon heap-info PID
  *      Sends HPIF(when 1, "now") and finishes with the heap summary when
  *      the VM's HPIF event arrives (real VMs send it before the empty
@@ -162,12 +164,40 @@ void heap_cmd_segments_arrived(heap_vm *hv, uint32_t heap_id)
         bitmap_ticket_finish(t, "");
 }
 
+/* The grace timer's ud_free. A timer that could not be added frees at once:
+ * the command then ends with what there is. */
+static void bitmap_ticket_free(void *p)
+{
+    heap_bitmap_ticket *t = p;
+    if (!t->grace_timer && t->cmd)
+        bitmap_ticket_finish(t, "the VM sent none");
+    if (t->hv && t->hv->bm_ticket == t)
+        t->hv->bm_ticket = NULL;
+    free(t->file);
+    free(t);
+}
+
+static int on_bitmap_grace_end(ddm_plugin *self, void *ud)
+{
+    heap_bitmap_ticket *t = ud;
+    char why[96];
+    (void)self;
+    if (t->cmd) {
+        snprintf(why, sizeof why, "none came within %u ms of the VM's answer to HPGC",
+                 HEAP_BITMAP_REPLY_GRACE_MS);
+        bitmap_ticket_finish(t, why);
+    }
+    return 0;
+}
+
 static void on_bitmap_gc_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     heap_bitmap_ticket *t = ud;
-    (void)self, (void)vm;
+    (void)vm;
     if (t->cmd) {
         const char *why = "the VM sent none";
+        int gc_ran = reply->status == DDM_REPLY_EMPTY ||
+                     (reply->status == DDM_REPLY_CHUNK && reply->type != DDM_CHUNK_FAIL);
         if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
             why = "the VM refused HPGC";
         else if (reply->status == DDM_REPLY_ERROR)
@@ -181,6 +211,14 @@ static void on_bitmap_gc_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *re
             t->hv->bm_ticket = NULL;
             heap_watch_release(t->hv);
             t->hv = NULL;
+        }
+        if (gc_ran && t->hv) {
+            /* The VM answered: the GC's segments may still be on their way
+             * (a VM may reply before they reach us). Wait a little for
+             * them; the timer owns the ticket from here on. */
+            t->grace_timer = t->hp->host->timer_add(self, HEAP_BITMAP_REPLY_GRACE_MS,
+                                                    on_bitmap_grace_end, t, bitmap_ticket_free);
+            return; /* added, or freed (and finished) by bitmap_ticket_free */
         }
         bitmap_ticket_finish(t, why);
     }
@@ -385,8 +423,14 @@ void heap_cmd_vm_gone(heap_vm *hv)
             it->cmd = NULL;
         }
     }
-    if (bt)
+    if (bt) {
+        if (bt->grace_timer && bt->cmd) {
+            heap_watch_release(hv);
+            bt->hv = NULL; /* no bitmap of a VM that is gone */
+            bitmap_ticket_finish(bt, "the VM went away");
+        }
         bt->hv = NULL;
+    }
 }
 
 /* The grace timer's ud_free. A timer that could not be added frees at once:

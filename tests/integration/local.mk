@@ -16,7 +16,8 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-ports.sh \
 	tests/integration/view-blob.sh \
 	tests/integration/ambiguous-name.sh \
-	tests/integration/plugins-simvm.sh
+	tests/integration/plugins-simvm.sh \
+	tests/integration/heap-first.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
 endif

@@ -843,11 +843,13 @@ static void test_bitmap_command(void **state)
         const char *a3[] = { "heap-bitmap", "42" };
         const char *a4[] = { "heap-bitmap", "42", file, "--width", "0" };
         const char *a5[] = { "heap-bitmap", "42", "/nonexistent-dir/x.png" };
-        /* no heap 7 yet: it asks for a GC, which brings none */
+        /* no heap 7 yet: it asks for a GC, which brings none (by the end
+         * of the grace period after the GC's answer) */
         cmd = fake_host_run_command(f->fh, 5, a1);
         assert_false(fake_cmd_finished(cmd));
         fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, HPGC, 0),
                                   DDM_REPLY_EMPTY);
+        fake_host_fire_timers(f->fh);
         assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
         assert_non_null(strstr(fake_cmd_message(cmd), "heap 7"));
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 3, a2)), DDM_CMD_NOT_FOUND);
@@ -939,6 +941,60 @@ static void test_bitmap_unwatched_asks_gc(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* The first heap-bitmap of a fresh VM: the VM answers HPGC (Dalvik's empty
+ * reply) before the GC's segments reach us. It waits for them a while
+ * instead of failing, and fails only when none come. */
+static void test_bitmap_gc_reply_before_segments(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    const char *argv[] = { "heap-bitmap", "42", file };
+    ddm_cmd *cmd;
+    int gc;
+    if (!bm_png_available())
+        return;
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/first.png", dir);
+    cmd = fake_host_run_command(f->fh, 3, argv);
+    gc = fake_host_find_request(f->fh, f->vm, HPGC, 0);
+    assert_true(gc > fake_host_find_request(f->fh, f->vm, HPSG, 0));
+    fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+    assert_false(fake_cmd_finished(cmd));
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(access(file, R_OK), 0);
+    fake_host_fire_timers(f->fh); /* the grace timer ends quietly */
+    unlink(file);
+
+    /* --heap 2, none of heap 2 comes: fails once the grace period is over */
+    {
+        const char *a2[] = { "heap-bitmap", "42", file, "--heap", "2" };
+        cmd = fake_host_run_command(f->fh, 5, a2);
+        gc = fake_host_find_request(f->fh, f->vm, HPGC, (size_t)gc + 1);
+        assert_true(gc >= 0);
+        fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+        assert_false(fake_cmd_finished(cmd));
+        fake_host_fire_timers(f->fh);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "heap 2"));
+        /* and the VM going while it waits */
+        cmd = fake_host_run_command(f->fh, 5, a2);
+        gc = fake_host_find_request(f->fh, f->vm, HPGC, (size_t)gc + 1);
+        fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+        assert_false(fake_cmd_finished(cmd));
+        fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "went away"));
+        fake_host_fire_timers(f->fh);
+    }
+    assert_int_equal(access(file, F_OK), -1);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void no_hpgc(fake_host *fh) { fake_host_disable_chunk(fh, HPGC); }
 
 static void test_bitmap_gc_failures(void **state)
@@ -969,6 +1025,7 @@ static void test_bitmap_gc_failures(void **state)
     send_u4(f, HPEN, 1, DDM_OK);
     assert_false(fake_cmd_finished(cmd));
     fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+    fake_host_fire_timers(f->fh); /* the grace period after the GC's answer */
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "heap 2"));
     assert_int_equal(access(argv[2], F_OK), -1);
@@ -1392,6 +1449,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commands_not_ready, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
+        cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
         cmocka_unit_test(test_bitmap_cap),

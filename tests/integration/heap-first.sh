@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The first `ddmon heap-bitmap` of a fresh VM nobody watched succeeds (it
+# switches segments on, asks for a GC and waits for its segments; simvm in
+# ART mode, which answers HPIF, HPSG and HPGC with nothing), and so does
+# the next; `ddmon heap-info` on a fresh VM returns its heap summary.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+t_have_plugins heap || t_skip_all "the heap plugin was configured out"
+t_plan 4
+q="$DDM_TOP_SRCDIR/tests/integration/viewq.py"
+
+base=$(t_free_ports 2) || t_skip_all "no free ports"
+t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports" --state-file "$T_TMP/truth.json" \
+    --gc-every 0 --thread-activity 0
+t_wait 10 test -s "$T_TMP/ports"
+ports=$(t_simvm_ports "$T_TMP/ports")
+t_start_server --scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base "$(t_free_port)" \
+    || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+ready() { t_ddmon --no-autostart vms --json >"$T_TMP/vms.json" && [ "$(python3 "$q" rows "$T_TMP/vms.json" vms | grep -c '"state": "ready"')" = 2 ]; }
+t_wait 15 ready && t_ok "both simulated VMs are ready" || t_fail "both simulated VMs are ready" "$(cat "$T_TMP/vms.json")"
+pids=$(awk '{print $1}' "$T_TMP/ports")
+first=$(echo "$pids" | head -1); second=$(echo "$pids" | tail -1)
+
+# Fresh VM, nobody watches: the very first heap-bitmap must succeed.
+t_ddmon --no-autostart heap-bitmap "$first" "$T_TMP/first.png" >"$T_TMP/first.out" 2>&1
+rc=$?
+[ $rc = 0 ] && [ -s "$T_TMP/first.png" ] && t_ok "the first heap-bitmap of a fresh VM succeeds" \
+    || t_fail "the first heap-bitmap of a fresh VM succeeds" "rc $rc: $(cat "$T_TMP/first.out")" "$(tail -5 "$T_TMP/server.err")"
+t_ddmon --no-autostart heap-bitmap "$first" "$T_TMP/again.png" >"$T_TMP/again.out" 2>&1 \
+    && t_ok "... and the next one too" || t_fail "... and the next one too" "$(cat "$T_TMP/again.out")"
+
+# heap-info on the other fresh VM.
+t_ddmon --no-autostart heap-info "$second" >"$T_TMP/info.out" 2>&1 \
+    && t_ok "heap-info on a fresh VM succeeds" || t_fail "heap-info on a fresh VM succeeds" "$(cat "$T_TMP/info.out")"
+t_ddmon --no-autostart kill-server >/dev/null 2>&1
+exit 0
