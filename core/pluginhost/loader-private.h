@@ -4,7 +4,8 @@
  * directories and files), loader.c (opening, validating and loading one
  * file), loader_path.c (search path, ddm_loader_load_all()) and
  * loader_report.c (--check-plugin, --list-plugins). Nothing else includes
- * this header; the rest of the core uses loader.h.
+ * this header; the rest of the core uses loader.h. loader_elf.c: the ELF
+ * check of a file before dlopen.
  */
 #ifndef DDM_LOADER_PRIVATE_H
 #define DDM_LOADER_PRIVATE_H
@@ -31,9 +32,21 @@ gboolean ddm_loader_open_trusted_dir(const char *dir, gboolean scanned, DdmTrust
                                      int *os_errno, GError **error);
 
 /* Open entry @name of the trusted directory @dirfd (@path names it in
- * messages) and check it, ELF header included: the returned fd (caller
- * closes) is the file that passed. -1 with @error otherwise. */
+ * messages) and check it, ELF header and sizes included (ddm_loader_check_elf()):
+ * the returned fd (caller closes) is the file that passed. -1 with @error otherwise. */
 int ddm_loader_open_checked_file(int dirfd, const char *name, const char *path, GError **error);
+
+/* -------------------------------------------------------- loader_elf.c */
+
+struct stat;
+
+/* Before dlopen: the file open as @fd, @st its fstat, @path naming it in
+ * messages, has a whole ELF header of the host's class, byte order and
+ * machine, of type ET_DYN, and its program header table, PT_LOAD segments
+ * and section header table lie within st_size (dlopen of a truncated file
+ * dies of SIGBUS). Bounded preads on @fd only. FALSE with @error
+ * (DDM_LOADER_ERROR_NOT_A_PLUGIN) otherwise. */
+gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, GError **error);
 
 /* ------------------------------------------------------------ loader.c */
 

@@ -8,7 +8,8 @@
  * private groups with umask 002); a sticky one such as /tmp only above a
  * search-path directory, or as the directory of a file named by the user.
  * A file must be a regular file, not a symlink, not group/other-writable,
- * owned by us or root, readable, named *.so and start with an ELF header.
+ * owned by us or root, readable, named *.so and start with an ELF header
+ * whose segments lie within the file (loader_elf.c).
  * Directories are walked with openat(O_NOFOLLOW) + fstat from / down and
  * files opened with openat from the checked directory, checked by lstat
  * and again by fstat of the same inode: nothing is looked up twice.
@@ -278,6 +279,11 @@ int ddm_loader_open_checked_file(int dirfd, const char *name, const char *path, 
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
                     "%s is not a shared object (%s)", path,
                     fst.st_size == 0 ? "empty file" : "no ELF header");
+        close(fd);
+        return -1;
+    }
+    /* Before dlopen maps it: a truncated file would SIGBUS (loader_elf.c). */
+    if (!ddm_loader_check_elf(fd, &fst, path, error)) {
         close(fd);
         return -1;
     }

@@ -6,7 +6,8 @@ core_libddmcore_la_SOURCES += \
 	%reldir%/registry_options.c %reldir%/registry_list.c \
 	%reldir%/host.c \
 	%reldir%/loader.c %reldir%/loader.h %reldir%/loader-private.h \
-	%reldir%/loader_trust.c %reldir%/loader_path.c %reldir%/loader_report.c
+	%reldir%/loader_trust.c %reldir%/loader_elf.c %reldir%/loader_path.c \
+	%reldir%/loader_report.c
 
 # The plugin ABI rules and the plugin authors' tutorial.
 dist_doc_DATA += doc/plugin-abi.md doc/writing-plugins.md

@@ -321,10 +321,10 @@ static void test_loader_hostile_files(void **state)
     expect_refused(f, empty, DDM_LOADER_ERROR_NOT_A_PLUGIN, "not a shared object", "empty");
     g_autofree char *junk = write_file(f, "garbage.so", garbage, sizeof garbage, 0644);
     expect_refused(f, junk, DDM_LOADER_ERROR_NOT_A_PLUGIN, "not a shared object", "garbage.so");
-    /* ELF magic, then nonsense: dlopen itself refuses. */
+    /* ELF magic, then nonsense: refused before dlopen. */
     static const char elfjunk[] = "\177ELF\002\001\001\000garbage garbage garbage garbage garbage";
     g_autofree char *fake = write_file(f, "fake-elf.so", elfjunk, sizeof elfjunk, 0644);
-    expect_refused(f, fake, DDM_LOADER_ERROR_NOT_A_PLUGIN, "cannot load", "fake-elf.so");
+    expect_refused(f, fake, DDM_LOADER_ERROR_NOT_A_PLUGIN, "truncated ELF file", "fake-elf.so");
     /* A real plugin copied with mode 000: not readable (even for root). */
     g_autofree char *locked = copy_plugin(f, f->tmp, "good");
     assert_int_equal(chmod(locked, 0), 0);
@@ -351,6 +351,105 @@ static void test_loader_hostile_files(void **state)
     /* And the copy, made safe again, loads. */
     ddm_plugin *p = NULL;
     assert_true(ddm_loader_load_file(f->mon.registry, locked, &p, NULL));
+    assert_int_equal(p->status, DDM_PLUGIN_LOADED);
+}
+
+static ddm_plugin *find_by_path(DdmRegistry *reg, const char *path);
+
+/* Copy test plugin good.so into @dir as @name, cut to @len bytes (0644). */
+static char *copy_truncated(Fixture *f, const char *dir, const char *name, gsize len)
+{
+    g_autofree char *src = test_plugin(f, "good");
+    g_mkdir_with_parents(dir, 0755);
+    char *dst = g_build_filename(dir, name, NULL);
+    gchar *contents;
+    gsize full;
+    assert_true(g_file_get_contents(src, &contents, &full, NULL));
+    assert_true(len < full);
+    assert_true(g_file_set_contents(dst, contents, (gssize)len, NULL));
+    g_free(contents);
+    assert_int_equal(chmod(dst, 0644), 0);
+    return dst;
+}
+
+/* A plugin file cut short (a copy interrupted, a full disk) is refused
+ * before dlopen, which would map pages past its end and die of SIGBUS
+ * touching them: by load, by --check-plugin and by the directory scan. */
+static void test_loader_truncated_elf(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *good = test_plugin(f, "good");
+    struct stat st;
+    assert_int_equal(stat(good, &st), 0);
+    gsize size = (gsize)st.st_size;
+    g_autofree char *dir = g_build_filename(f->tmp, "cut", NULL);
+    static const struct {
+        const char *name;
+        gsize len; /* 0: half the file; 1: one page and a byte; 2: all but a byte */
+        const char *needle;
+    } cases[] = {
+        /* the pages past the first are past the end: SIGBUS in dlopen */
+        {"one-page.so", 1, "truncated ELF file"},
+        /* dlopen took this one, zeros for the data past the end */
+        {"half.so", 0, "truncated ELF file"},
+        /* the section header table comes last */
+        {"but-a-byte.so", 2, "truncated ELF file: the section headers end at"},
+        {"past-header.so", 64 + 8, "truncated ELF file"},
+        {"header-only.so", 64, "truncated ELF file"},
+        {"short-header.so", 63, "truncated ELF file"},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+        gsize len = cases[i].len > 2    ? cases[i].len
+                    : cases[i].len == 2 ? size - 1
+                    : cases[i].len == 1 ? (gsize)sysconf(_SC_PAGESIZE) + 1
+                                        : size / 2;
+        g_autofree char *path = copy_truncated(f, dir, cases[i].name, len);
+        g_autofree char *has = g_strdup_printf("file has %" G_GSIZE_FORMAT " bytes", len);
+        expect_refused(f, path, DDM_LOADER_ERROR_NOT_A_PLUGIN, cases[i].needle, has);
+        /* --check-plugin: the same refusal, reported. */
+        g_autoptr(GString) report = g_string_new(NULL);
+        GError *err = NULL;
+        assert_false(ddm_loader_check_file(path, report, &err));
+        assert_true(g_error_matches(err, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN));
+        if (!strstr(err->message, cases[i].needle) || !strstr(err->message, path))
+            fail_msg("check_file: '%s'", err->message);
+        g_clear_error(&err);
+        assert_non_null(strstr(report->str, "REFUSED"));
+    }
+    /* Half the file: the message names the segment that runs past the end. */
+    {
+        g_autofree char *path = g_build_filename(dir, "half.so", NULL);
+        GError *err = NULL;
+        assert_false(ddm_loader_check_file(path, NULL, &err));
+        if (!strstr(err->message, "segment ") || !strstr(err->message, " ends at "))
+            fail_msg("half: '%s'", err->message);
+        g_clear_error(&err);
+    }
+    /* --list-plugins and the server's directory scan refuse them all and
+     * load the intact copy. */
+    g_autofree char *intact = copy_plugin(f, dir, "good");
+    g_ptr_array_add(f->mon.config->plugin_dirs, g_strdup(dir));
+    JsonNode *json = NULL;
+    assert_true(ddm_loader_list_plugins(f->mon.config, &json, NULL));
+    JsonArray *arr = json_node_get_array(json);
+    assert_int_equal(json_array_get_length(arr), G_N_ELEMENTS(cases) + 1);
+    guint refused = 0;
+    for (guint i = 0; i < json_array_get_length(arr); i++) {
+        JsonObject *o = json_array_get_object_element(arr, i);
+        const char *status = json_object_get_string_member(o, "status");
+        if (g_strcmp0(json_object_get_string_member(o, "name"), "good") == 0) {
+            assert_string_equal(status, "loaded");
+            continue;
+        }
+        assert_string_equal(status, "refused");
+        assert_non_null(strstr(json_object_get_string_member(o, "reason"), "truncated ELF file"));
+        refused++;
+    }
+    assert_int_equal(refused, G_N_ELEMENTS(cases));
+    json_node_unref(json);
+    assert_true(ddm_loader_load_all(f->mon.registry, f->mon.config, NULL));
+    ddm_plugin *p = find_by_path(f->mon.registry, intact);
+    assert_non_null(p);
     assert_int_equal(p->status, DDM_PLUGIN_LOADED);
 }
 
@@ -979,6 +1078,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_init_fails_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_dup_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_hostile_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_truncated_elf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_search_path_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_first_file_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_env_ignored_when_disabled, setup, teardown),
