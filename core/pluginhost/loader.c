@@ -9,7 +9,9 @@
  * Every candidate goes through one sequence, and the first failing step
  * refuses it with a DDM_LOADER_ERROR and a record (for --list-plugins):
  * trusted directory -> lstat -> ".so" suffix -> open + fstat (the same
- * inode, the same checks) -> ELF magic (loader_trust.c) -> dlopen(RTLD_NOW
+ * inode, the same checks) -> ELF magic (loader_trust.c) -> ELF header,
+ * segments and section headers within the file's size (loader_elf.c: a
+ * truncated file would die of SIGBUS inside dlopen) -> dlopen(RTLD_NOW
  * | RTLD_LOCAL) by the real path -> that path still names the checked
  * inode -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal,
  * minor not newer) -> size -> name/version/init present -> name ==
