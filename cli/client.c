@@ -20,6 +20,7 @@
 #include <gio/gio.h>
 
 #include "server/server.h"
+#include "server/log.h"
 
 struct DdmClient {
     int fd;
@@ -134,7 +135,6 @@ static char *log_tail(const char *path, int max_lines)
  * of its log on: in the background they would reach nobody. At most 20. */
 static void show_startup_warnings(const char *log_path, off_t from)
 {
-    static const char tag[] = "-WARNING **: ";
     g_autofree char *text = NULL;
     gsize len = 0;
     if (from < 0 || !g_file_get_contents(log_path, &text, &len, NULL) || (gsize)from >= len)
@@ -142,12 +142,9 @@ static void show_startup_warnings(const char *log_path, off_t from)
     g_auto(GStrv) lines = g_strsplit(text + from, "\n", -1);
     guint shown = 0;
     for (char **l = lines; *l != NULL && shown < 20; l++) {
-        const char *w = strstr(*l, tag);
+        const char *w = ddm_log_line_warning_message(*l);
         if (w == NULL)
             continue;
-        w += strlen(tag);
-        if (strlen(w) > 14 && w[2] == ':' && w[5] == ':' && w[8] == '.' && w[12] == ':')
-            w += 14; /* glib's "HH:MM:SS.mmm: " */
         g_printerr("* ddmon server warning: %s *\n", w);
         shown++;
     }

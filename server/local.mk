@@ -5,6 +5,7 @@
 noinst_LTLIBRARIES += server/libddmserver.la
 server_libddmserver_la_SOURCES = %reldir%/control.c %reldir%/control.h \
 	%reldir%/control-private.h %reldir%/control_ops.c \
-	%reldir%/server.c %reldir%/server.h
+	%reldir%/server.c %reldir%/server.h \
+	%reldir%/log.c %reldir%/log.h
 server_libddmserver_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 server_libddmserver_la_CFLAGS = $(core_libddmcore_la_CFLAGS)

@@ -21,6 +21,7 @@
 #include <glib-unix.h>
 
 #include "server/control.h"
+#include "server/log.h"
 #include "core/daemon/daemon.h"
 
 char *ddm_server_socket_path(const DdmConfig *config)
@@ -245,6 +246,10 @@ int ddm_server_run(DdmConfig *config)
     g_autofree char *lock_path = ddm_server_lock_path(socket_path);
     g_autofree char *dir = g_path_get_dirname(socket_path);
     g_autoptr(GError) error = NULL;
+
+    /* One readable line per event in our stderr: the log file of a
+     * background server (see log.h). */
+    ddm_log_install();
 
     /* The default directory's parent ($XDG_RUNTIME_DIR or /tmp) exists;
      * we create only the last component. */

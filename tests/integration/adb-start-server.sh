@@ -181,7 +181,7 @@ missing="$T_TMP/bin dir's/no such adb"
 export ANDROID_ADB_SERVER_PORT=$(t_free_port)
 start_srv m --adb "$missing" || adb_bail $PLAN "server m did not start: $(tail_log m)"
 m_pid=$SRV_PID
-if t_wait 10 logged m "cannot run '$missing start-server'" && grep -q "WARNING.*No such file" "$T_TMP/m.err"; then
+if t_wait 10 logged m "cannot run '$missing start-server'" && grep -q " warning [a-z-]*: .*No such file" "$T_TMP/m.err"; then
     t_ok "a missing --adb program: a warning naming it and the reason"
 else
     t_fail "a missing --adb program: a warning naming it and the reason" "$(tail_log m)"

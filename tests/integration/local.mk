@@ -31,7 +31,7 @@ endif
 
 # The server and snapshot without VMs.
 CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh \
-	tests/integration/cli-watch.sh
+	tests/integration/cli-watch.sh tests/integration/server-log.sh
 if ENABLE_TESTS
 TESTS += $(CLI_INTEGRATION_TESTS)
 endif

@@ -16,3 +16,11 @@ tests_unit_server_test_server_SOURCES = tests/unit/server/test-server.c
 tests_unit_server_test_server_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_server_test_server_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_server_test_server_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
+
+# The server's log lines (time, level, component, one line per event).
+check_PROGRAMS += tests/unit/server/test-log
+TESTS += tests/unit/server/test-log
+tests_unit_server_test_log_SOURCES = tests/unit/server/test-log.c
+tests_unit_server_test_log_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+tests_unit_server_test_log_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_server_test_log_LDADD = server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
