@@ -37,7 +37,7 @@ TESTS += tests/unit/pluginhost/test-contract-fake tests/unit/pluginhost/test-con
 	tests/unit/pluginhost/test-host-has
 endif ENABLE_TESTS
 tests_unit_pluginhost_test_contract_fake_SOURCES = tests/unit/pluginhost/test-contract-fake.c \
-	tests/unit/pluginhost/contract.c tests/unit/pluginhost/contract.h
+	tests/unit/pluginhost/contract.c tests/unit/pluginhost/contract.h tests/harness/pair-target.h
 tests_unit_pluginhost_test_contract_fake_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS)
 tests_unit_pluginhost_test_contract_fake_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_pluginhost_test_contract_fake_LDADD = $(DDM_FAKEHOST_LDADD)

@@ -33,6 +33,7 @@
 #include "core/views/views.h"
 #include "core/wire/ddm.h"
 #include "core/wire/jdwp.h"
+#include "tests/harness/pair-target.h"
 
 #include "contract.h"
 
@@ -42,50 +43,11 @@ typedef struct PairVm {
     DdmTarget *target;
     DdmVm *vm;          /* a reference, dropped at free_host */
     int peer;           /* the VM's end */
-    int ddmon_end;      /* handed to the session at connect */
     GByteArray *in;     /* bytes from ddmon not yet consumed */
     uint32_t helo_id, feat_id, pid;
     char *app;
     uint32_t next_event_id;
 } PairVm;
-
-typedef struct PairConnect {
-    DdmTarget *t;
-    DdmTargetConnectedFn done;
-    gpointer ud;
-} PairConnect;
-
-static gboolean pair_connect_idle(gpointer p)
-{
-    PairConnect *pc = p;
-    PairVm *pv = pc->t->priv;
-    int fd = pv->ddmon_end;
-    pv->ddmon_end = -1;
-    pc->done(pc->t, fd, NULL, pc->ud);
-    ddm_target_unref(pc->t);
-    g_free(pc);
-    return G_SOURCE_REMOVE;
-}
-
-static void pair_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
-                         DdmTargetConnectedFn done, gpointer ud)
-{
-    PairConnect *pc = g_new0(PairConnect, 1);
-    (void)timeout_ms;
-    (void)cancel;
-    pc->t = ddm_target_ref(t);
-    pc->done = done;
-    pc->ud = ud;
-    g_idle_add(pair_connect_idle, pc);
-}
-
-static void pair_destroy(DdmTarget *t)
-{
-    (void)t; /* the PairVm is the host's */
-}
-
-static const DdmTargetOps pair_ops = {.transport = "pair", .caps = 0, .connect = pair_connect,
-                                      .destroy = pair_destroy};
 
 /* -------------------------------------------------------------- the host */
 
@@ -242,8 +204,6 @@ static void r_free(ct_host *h)
         ddm_vm_unref(pv->vm);
         ddm_target_unref(pv->target);
         close(pv->peer);
-        if (pv->ddmon_end >= 0)
-            close(pv->ddmon_end);
         g_byte_array_unref(pv->in);
         g_free(pv->app);
         g_free(pv);
@@ -281,18 +241,12 @@ static ddm_vm *r_add_vm(ct_host *h, const char *key, uint32_t pid, const char *a
     GBytes *payload;
 
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    pv->ddmon_end = sv[0];
     pv->peer = sv[1];
     pv->in = g_byte_array_new();
     pv->pid = pid;
     pv->app = g_strdup(app);
     pv->next_event_id = 0x80000001u;
-    pv->target = g_new0(DdmTarget, 1);
-    pv->target->ops = &pair_ops;
-    pv->target->ref_count = 1;
-    pv->target->key = g_strdup(key);
-    pv->target->origin = g_strdup("test");
-    pv->target->priv = pv;
+    pv->target = test_pair_target_new(key, sv[0], FALSE);
     g_ptr_array_add(h->vms, pv);
 
     assert_true(ddm_monitor_offer_target(h->monitor, pv->target));

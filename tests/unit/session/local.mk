@@ -19,7 +19,8 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/session/test-vm
 TESTS += tests/unit/session/test-vm
 endif
-tests_unit_session_test_vm_SOURCES = tests/unit/session/test-vm.c core/session/vm.c \
+tests_unit_session_test_vm_SOURCES = tests/unit/session/test-vm.c tests/harness/pair-target.h \
+	core/session/vm.c \
 	core/session/vm_io.c core/session/vm_request.c core/session/vm_handshake.c \
 	core/session/vm_classify.c core/session/vm-private.h \
 	core/transport/target.c core/session/correlate.c

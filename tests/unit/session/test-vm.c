@@ -25,6 +25,7 @@
 #include "core/wire/ddm.h"
 #include "core/session/monitor.h"
 #include "core/session/vm.h"
+#include "tests/harness/pair-target.h"
 
 /* ------------------------------------------------------ the test monitor */
 
@@ -176,59 +177,6 @@ static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields
     return g_log_writer_default(level, fields, n, ud);
 }
 
-/* ---------------------------------------------------- a socketpair target */
-
-typedef struct PairTarget {
-    int ddmon_end;  /* handed to the session on connect */
-    gboolean fail;  /* report a connect error instead */
-} PairTarget;
-
-typedef struct PairConnect {
-    DdmTarget *t;
-    DdmTargetConnectedFn done;
-    gpointer ud;
-} PairConnect;
-
-static gboolean pair_connect_idle(gpointer p)
-{
-    PairConnect *pc = p;
-    PairTarget *pt = pc->t->priv;
-
-    if (pt->fail) {
-        GError *e = g_error_new(G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED, "connect: refused");
-        pc->done(pc->t, -1, e, pc->ud);
-        g_error_free(e);
-    } else {
-        int fd = pt->ddmon_end;
-        pt->ddmon_end = -1;
-        pc->done(pc->t, fd, NULL, pc->ud);
-    }
-    ddm_target_unref(pc->t);
-    g_free(pc);
-    return G_SOURCE_REMOVE;
-}
-
-static void pair_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
-                         DdmTargetConnectedFn done, gpointer ud)
-{
-    PairConnect *pc = g_new0(PairConnect, 1);
-    (void)timeout_ms;
-    (void)cancel;
-    pc->t = ddm_target_ref(t);
-    pc->done = done;
-    pc->ud = ud;
-    g_idle_add(pair_connect_idle, pc);
-}
-
-static void pair_destroy(DdmTarget *t)
-{
-    PairTarget *pt = t->priv;
-    if (pt->ddmon_end >= 0)
-        close(pt->ddmon_end);
-    g_free(pt);
-}
-
-static const DdmTargetOps pair_ops = {.transport = "pair", .connect = pair_connect, .destroy = pair_destroy};
 
 /* ------------------------------------------------------------- fixture */
 
@@ -244,7 +192,6 @@ typedef struct Fx {
 static Fx *fx_new(gboolean fail_connect)
 {
     Fx *fx = g_new0(Fx, 1);
-    PairTarget *pt = g_new0(PairTarget, 1);
     int sv[2];
 
     memset(&rec, 0, sizeof rec);
@@ -259,15 +206,8 @@ static Fx *fx_new(gboolean fail_connect)
     fx->mon.config = &fx->config;
 
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    pt->ddmon_end = sv[0];
-    pt->fail = fail_connect;
     fx->peer = sv[1];
-    fx->target = g_new0(DdmTarget, 1);
-    fx->target->ops = &pair_ops;
-    fx->target->ref_count = 1;
-    fx->target->key = g_strdup("pair:1");
-    fx->target->origin = g_strdup("test");
-    fx->target->priv = pt;
+    fx->target = test_pair_target_new("pair:1", sv[0], fail_connect);
     fx->in = g_byte_array_new();
     return fx;
 }
