@@ -176,8 +176,15 @@ struct ddm_cmd {
     ddm_view *result;
 };
 
+typedef enum fh_reg_kind {
+    FH_REG_OWNER = 1, /* register_chunk */
+    FH_REG_TAP,       /* register_tap */
+    FH_REG_LISTENER,  /* register_vm_listener */
+    FH_REG_COMMAND,   /* register_command */
+} fh_reg_kind;
+
 typedef struct fh_reg {
-    int kind; /* 1 chunk, 2 tap, 3 listener, 4 command */
+    fh_reg_kind kind;
     uint32_t type;
     char *name, *usage, *summary;
     ddm_chunk_fn chunk_fn;

@@ -65,7 +65,7 @@ void fh_run_taps(fake_host *fh, ddm_vm *vm, const ddm_chunk_info *ci, const uint
     size_t i;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == 2 && (r->type == 0 || r->type == ci->type))
+        if (r->kind == FH_REG_TAP && (r->type == 0 || r->type == ci->type))
             (void)r->chunk_fn(&fh->plugin, vm, ci, data, len, r->ud);
     }
 }
@@ -77,7 +77,7 @@ int fh_run_owner(fake_host *fh, ddm_vm *vm, const ddm_chunk_info *ci, const uint
     char n[5];
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == 1 && r->type == ci->type) {
+        if (r->kind == FH_REG_OWNER && r->type == ci->type) {
             int rc = r->chunk_fn(&fh->plugin, vm, ci, data, len, r->ud);
             if (rc < 0)
                 fh_logf(fh, DDM_LOG_DEBUG, "fake-host: handler for %s returned %d",

@@ -25,6 +25,17 @@ static int check_init_phase(fake_host *fh, const char *what, void *ud, ddm_free_
     return -EPERM;
 }
 
+/* Record a registration that passed its checks; the ud is the record's now. */
+static fh_reg *reg_add(fake_host *fh, fh_reg_kind kind, void *ud, ddm_free_fn ud_free)
+{
+    fh_reg *r = xcalloc(1, sizeof *r);
+    r->kind = kind;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    vec_push(&fh->regs, r);
+    return r;
+}
+
 int fh_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                       ddm_free_fn ud_free)
 {
@@ -43,13 +54,9 @@ int fh_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud
             ud_free(ud);
         return fn && type ? -EEXIST : -EINVAL;
     }
-    r = xcalloc(1, sizeof *r);
-    r->kind = 1;
+    r = reg_add(fh, FH_REG_OWNER, ud, ud_free);
     r->type = type;
     r->chunk_fn = fn;
-    r->ud = ud;
-    r->ud_free = ud_free;
-    vec_push(&fh->regs, r);
     return 0;
 }
 
@@ -66,13 +73,9 @@ int fh_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
             ud_free(ud);
         return -EINVAL;
     }
-    r = xcalloc(1, sizeof *r);
-    r->kind = 2;
+    r = reg_add(fh, FH_REG_TAP, ud, ud_free);
     r->type = type;
     r->chunk_fn = fn;
-    r->ud = ud;
-    r->ud_free = ud_free;
-    vec_push(&fh->regs, r);
     return 0;
 }
 
@@ -88,12 +91,8 @@ int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_f
             ud_free(ud);
         return -EINVAL;
     }
-    r = xcalloc(1, sizeof *r);
-    r->kind = 3;
+    r = reg_add(fh, FH_REG_LISTENER, ud, ud_free);
     r->vm_fn = fn;
-    r->ud = ud;
-    r->ud_free = ud_free;
-    vec_push(&fh->regs, r);
     return 0;
 }
 
@@ -102,7 +101,7 @@ fh_reg *fh_find_command(fake_host *fh, const char *name)
     size_t i;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == 4 && strcmp(r->name, name) == 0)
+        if (r->kind == FH_REG_COMMAND && strcmp(r->name, name) == 0)
             return r;
     }
     return NULL;
@@ -160,15 +159,11 @@ int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
             ud_free(ud);
         return -EEXIST;
     }
-    r = xcalloc(1, sizeof *r);
-    r->kind = 4;
+    r = reg_add(fh, FH_REG_COMMAND, ud, ud_free);
     r->name = xstrdup(name);
     r->usage = xstrdup(usage);
     r->summary = xstrdup(summary);
     r->cmd_fn = fn;
-    r->ud = ud;
-    r->ud_free = ud_free;
-    vec_push(&fh->regs, r);
     return 0;
 }
 
@@ -177,7 +172,7 @@ int fake_host_owns(fake_host *fh, uint32_t type)
     size_t i;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == 1 && r->type == type)
+        if (r->kind == FH_REG_OWNER && r->type == type)
             return 1;
     }
     return 0;
@@ -189,7 +184,7 @@ int fake_host_n_taps(fake_host *fh, uint32_t type)
     int n = 0;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == 2 && r->type == type)
+        if (r->kind == FH_REG_TAP && r->type == type)
             n++;
     }
     return n;
@@ -200,7 +195,7 @@ int fake_host_n_vm_listeners(fake_host *fh)
     size_t i;
     int n = 0;
     for (i = 0; i < fh->regs.n; i++)
-        if (((fh_reg *)fh->regs.v[i])->kind == 3)
+        if (((fh_reg *)fh->regs.v[i])->kind == FH_REG_LISTENER)
             n++;
     return n;
 }

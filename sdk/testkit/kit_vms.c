@@ -100,7 +100,7 @@ static void run_listeners(fake_host *fh, ddm_vm *vm, ddm_vm_event ev)
     size_t i;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == 3)
+        if (r->kind == FH_REG_LISTENER)
             r->vm_fn(&fh->plugin, vm, ev, r->ud);
     }
 }
