@@ -159,9 +159,9 @@ void ddm_daemon_free(DdmDaemon *d)
     if (!d)
         return;
     /* The VM table refuses new sessions and closes every VM (plugins and
-     * the relay see each go), then discovery stops, then the relay and the
-     * plugins go. */
-    ddm_vms_view_stop(d->vms_view);
+     * the relay see each go; a stopping table reports no list changes, so
+     * the "vms" view is not scheduled again), then discovery stops, then the
+     * relay and the plugins go. */
     ddm_monitor_stop(d->monitor, "ddmon is stopping");
     ddm_discovery_set_free(d->discovery);
     d->discovery = NULL;

@@ -56,8 +56,6 @@ DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon);
 void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay);
 void ddm_vms_view_schedule(DdmVmsView *vv);
 gboolean ddm_vms_view_pending(const DdmVmsView *vv);
-/** Stop rebuilding (the daemon is stopping). */
-void ddm_vms_view_stop(DdmVmsView *vv);
 void ddm_vms_view_free(DdmVmsView *vv);
 /** Publish (or refresh) the "plugins" view of @reg's plugin records in @views. */
 void ddm_plugins_view_refresh(DdmViews *views, DdmRegistry *reg);

@@ -16,7 +16,6 @@ struct DdmVmsView {
     DdmViews *views;         /* borrowed: the store that holds the view */
     guint timer;             /* pending rebuild */
     gint64 refreshed_us;     /* last rebuild (rate limit) */
-    gboolean stopped;
 };
 
 static const ddm_column vms_columns[] = {
@@ -161,7 +160,7 @@ void ddm_vms_view_schedule(DdmVmsView *vv)
     gint64 since_ms;
     guint delay;
 
-    if (!vv || vv->timer || vv->stopped)
+    if (!vv || vv->timer)
         return;
     since_ms = (g_get_monotonic_time() - vv->refreshed_us) / 1000;
     delay = since_ms >= VMS_VIEW_MIN_INTERVAL_MS ? 0 : (guint)(VMS_VIEW_MIN_INTERVAL_MS - since_ms);
@@ -177,21 +176,11 @@ gboolean ddm_vms_view_pending(const DdmVmsView *vv)
     return vv != NULL && vv->timer != 0;
 }
 
-void ddm_vms_view_stop(DdmVmsView *vv)
-{
-    if (!vv)
-        return;
-    vv->stopped = TRUE;
-    if (vv->timer) {
-        g_source_remove(vv->timer);
-        vv->timer = 0;
-    }
-}
-
 void ddm_vms_view_free(DdmVmsView *vv)
 {
     if (!vv)
         return;
-    ddm_vms_view_stop(vv);
+    if (vv->timer)
+        g_source_remove(vv->timer);
     g_free(vv); /* the view itself belongs to the store */
 }
