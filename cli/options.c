@@ -158,6 +158,8 @@ static const ServerOption server_options[] = {
      "Default DDM request timeout (default 10000)", "MS"},
     {"max-packet", 0, 0, ddm_config_set_max_packet, 0, "Largest JDWP packet accepted (default 256M)",
      "BYTES"},
+    {"max-stream", 0, 0, ddm_config_set_max_stream, 0,
+     "Largest streamed DDM event accepted, e.g. a heap dump (default 4G)", "BYTES"},
     {"verbose", 'v', G_OPTION_FLAG_NO_ARG, set_verbose, 0, "Log debug messages", NULL},
 };
 

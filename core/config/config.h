@@ -43,6 +43,8 @@ typedef struct DdmConfig {
                                      (at most DDM_REQUEST_TIMEOUT_MAX_MS) */
     guint max_pending;            /* pending requests per VM: DDM_REQUEST_MAX_PENDING */
     gsize max_packet;             /* JDWP packet cap: DDM_REQUEST_MAX_PACKET (256 MiB) */
+    guint64 max_stream;           /* streamed DDM event cap (heap dumps): 4 GiB - 1, a JDWP
+                                     packet's own limit */
     gsize max_inflate;            /* ZLIB inflate cap: 64 MiB */
     gsize max_write_queue;        /* bytes queued to one peer before it is dropped: 512 MiB */
     /* relay */
@@ -121,6 +123,7 @@ gboolean ddm_config_set_scan_interval(DdmConfig *c, const char *value, GError **
 gboolean ddm_config_set_request_timeout(DdmConfig *c, const char *value, GError **error);
 /** --max-packet BYTES (K, M, G suffixes) */
 gboolean ddm_config_set_max_packet(DdmConfig *c, const char *value, GError **error);
+gboolean ddm_config_set_max_stream(DdmConfig *c, const char *value, GError **error);
 /** --debug-port-base PORT */
 gboolean ddm_config_set_debug_port_base(DdmConfig *c, const char *value, GError **error);
 /** --selected-port PORT (0 = off) */

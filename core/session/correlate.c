@@ -138,6 +138,25 @@ GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us)
     return out;
 }
 
+void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us)
+{
+    g_return_if_fail(c != NULL);
+    for (;;) {
+        GSequenceIter *it = g_sequence_get_begin_iter(c->by_deadline);
+        Entry *e;
+
+        if (g_sequence_iter_is_end(it))
+            return;
+        e = g_sequence_get(it);
+        if (e->p.deadline_us >= deadline_us)
+            return;
+        /* the earliest moves behind every earlier-moved one of the same
+         * deadline: seq keeps their order */
+        e->p.deadline_us = deadline_us;
+        g_sequence_sort_changed(it, entry_cmp, NULL);
+    }
+}
+
 gint64 ddm_correlate_next_deadline(const DdmCorrelate *c)
 {
     GSequenceIter *it;

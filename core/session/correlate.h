@@ -35,6 +35,9 @@ gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id);
 GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us);
 /** The earliest deadline, or G_MAXINT64 when empty. */
 gint64 ddm_correlate_next_deadline(const DdmCorrelate *c);
+/** Move every deadline earlier than @deadline_us to @deadline_us (replies
+ *  that were held back, e.g. behind a streamed packet, get time to come). */
+void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us);
 /** Remove and return everything (VM gone). (transfer full) */
 GArray *ddm_correlate_drain(DdmCorrelate *c);
 guint ddm_correlate_count(const DdmCorrelate *c);

@@ -49,6 +49,25 @@ typedef struct DdmSessionEvents {
     gboolean (*foreign_reply)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt);
     /* Everything queued for the VM has been written (ddm_vm_notify_when_drained). */
     void (*output_drained)(gpointer ud, DdmVm *vm);
+    /* Streamed DDM events (core/session/vm_stream.c). A DDM event packet
+     * whose first chunk is @ci->type, with @declared payload bytes, is
+     * arriving and has not arrived whole: 1 = an owner takes it as a
+     * stream (stream_data, then exactly one stream_end follow), 0 = no
+     * stream owner (the packet is read whole as usual), negative errno =
+     * the owner refuses it (its bytes are skipped). A stream whose declared
+     * length is past max_stream is never offered: the owner (asked with
+     * @declared anyway) gets stream_end(-EFBIG) at once. */
+    int (*stream_begin)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, guint64 declared);
+    /* The next bytes of the stream (borrowed for the call). Negative errno:
+     * stop; stream_end follows at once with that status. */
+    int (*stream_data)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                       size_t len);
+    /* The stream ended: 0 complete, -EPROTO the packet carried fewer bytes
+     * than the chunk declared, -EPIPE the VM went away, -EFBIG past the
+     * cap, or the error stream_data returned. @received: payload bytes
+     * handed over. */
+    void (*stream_end)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, int status,
+                       guint64 received);
 } DdmSessionEvents;
 
 typedef struct DdmMonitor DdmMonitor;

@@ -69,6 +69,20 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt);
 /** The answer to a HELO that timed out (state PLAIN, id vm->helo_id). */
 void ddm_vm_handshake_late_helo(DdmVm *vm, const DdmJdwpPacket *pkt);
 
+/* vm_stream.c: streamed DDM events */
+/** Replies held back behind a streamed packet get this long once it ends. */
+#define DDM_STREAM_REPLY_GRACE_MS 5000
+/** The head of a DDM command packet not yet whole: stream it if an owner wants it. */
+void ddm_vm_stream_offer(DdmVm *vm, const DdmJdwpPacket *head);
+/** The next bytes of the streamed packet. */
+void ddm_vm_stream_data(DdmVm *vm, const uint8_t *data, size_t len);
+/** The streamed packet is complete. */
+void ddm_vm_stream_end(DdmVm *vm);
+/** The VM is closing mid-stream: the owner hears -EPIPE. No-op without a stream. */
+void ddm_vm_stream_abort(DdmVm *vm);
+/** TRUE while a packet is being streamed (request deadlines wait). */
+gboolean ddm_vm_streaming(const DdmVm *vm);
+
 /* vm_classify.c: packet classification */
 /** Handle one packet from the VM: a reply, a DDM event or debugger traffic. */
 void ddm_vm_classify_packet(DdmVm *vm, const DdmJdwpPacket *pkt);

@@ -204,6 +204,8 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
     vm->fd = -1;
     vm->cancel = g_cancellable_new();
     vm->reader = ddm_jdwp_reader_new(vm_cfg(vm)->max_packet);
+    /* show the JDWP and chunk headers of a DDM event not yet whole (vm_stream.c) */
+    ddm_jdwp_reader_offer_heads(vm->reader, DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN);
     vm->out = g_byte_array_new();
     vm->pending = ddm_correlate_new(vm_cfg(vm)->max_pending);
     vm->next_id = DDM_ID_FIRST;
@@ -291,7 +293,9 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     g_byte_array_set_size(vm->out, 0);
     vm->out_pos = 0;
 
-    /* Pending requests end first: GONE is the plugins' last call. */
+    /* A stream cut short ends first (-EPIPE, with what arrived), then
+     * pending requests: GONE is the plugins' last call. */
+    ddm_vm_stream_abort(vm);
     gone = ddm_correlate_drain(vm->pending);
     for (guint i = 0; i < gone->len; i++)
         ddm_vm_req_deliver_status(vm, &g_array_index(gone, DdmPending, i), DDM_REPLY_VM_GONE);
@@ -415,6 +419,14 @@ static gboolean on_deadline(gpointer ud)
                                     vm_cfg(vm)->handshake_timeout_ms);
         close_logged(vm, why, fault_level(vm));
         g_free(why);
+    }
+    if (ddm_vm_streaming(vm)) {
+        /* Replies queue behind the packet being streamed: nothing can have
+         * timed out yet. Look again in a second (vm_stream.c). */
+        if (vm->state != DDM_VM_STATE_CLOSED)
+            g_source_set_ready_time(vm->deadline_source, now + G_USEC_PER_SEC);
+        ddm_vm_unref(vm);
+        return G_SOURCE_CONTINUE;
     }
     /* Entries removed here leave through TIMEOUT even if a callback closes the VM. */
     expired = ddm_correlate_expire(vm->pending, now);

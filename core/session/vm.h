@@ -71,6 +71,7 @@ struct ddm_vm {
     /* stats */
     gint64 connected_at_us;
     guint64 packets_in, packets_out, bytes_in, bytes_out, jdwp_dropped;
+    guint64 bytes_streamed;     /* of bytes_in: streamed DDM events (vm_stream.c) */
     char *close_reason;
 
     gpointer relay;             /* the relay's per-VM state, NULL until a debugger port is given */
@@ -86,6 +87,7 @@ struct ddm_vm {
     gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
     gboolean input_paused;      /* ddm_vm_pause_input(): not reading from the VM */
     gboolean notify_drained;    /* tell the monitor when `out` empties */
+    struct DdmVmStream *stream; /* a DDM event being streamed (vm_stream.c), else NULL */
 };
 
 typedef struct DdmVmPluginData {

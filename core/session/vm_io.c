@@ -196,6 +196,17 @@ static gboolean drain_reader(DdmVm *vm)
         case DDM_JDWP_PACKET:
             ddm_vm_classify_packet(vm, &pkt);
             break;
+        case DDM_JDWP_PACKET_HEAD:
+            ddm_vm_stream_offer(vm, &pkt);
+            break;
+        case DDM_JDWP_STREAM_DATA:
+            vm->bytes_streamed += pkt.data_len;
+            ddm_vm_stream_data(vm, pkt.data, pkt.data_len);
+            break;
+        case DDM_JDWP_STREAM_END:
+            vm->packets_in++;
+            ddm_vm_stream_end(vm);
+            break;
         case DDM_JDWP_ERR_HANDSHAKE:
             ddm_vm_close_bad(vm, "bad handshake reply (not \"%s\")", DDM_JDWP_HANDSHAKE);
             return FALSE;

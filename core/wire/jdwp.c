@@ -12,6 +12,12 @@
  * packet returned by next() stays valid until the next call. When the
  * pending data fits again, the buffer shrinks back to its initial size.
  *
+ * Streaming (opt-in, ddm_jdwp_reader_offer_heads): the head of a command
+ * packet that has not arrived whole is shown to the caller once; if the
+ * caller takes it as a stream, the rest of that packet is handed out as
+ * it arrives (STREAM_DATA pieces, then STREAM_END) and never buffered
+ * whole, so a multi-GiB packet costs one buffer of READER_INITIAL bytes.
+ *
  * Non-goals: no I/O, no logging above g_debug (callers log and close).
  */
 #include "core/wire/jdwp.h"
@@ -31,6 +37,12 @@ struct DdmJdwpReader {
     size_t initial;     /* size the buffer starts at and shrinks back to */
     size_t want_len;    /* declared length of the incomplete packet at start, or 0 */
     gboolean handshake_pending;
+    size_t head_len;    /* offer heads of this many bytes (0: off) */
+    gboolean head_offered; /* the packet at start was shown as a head */
+    gboolean head_last;    /* the last result was that head (stream() allowed) */
+    size_t head_avail;     /* bytes buffered of it when shown */
+    gboolean streaming;    /* handing out the packet's remaining bytes */
+    uint64_t stream_left;  /* bytes of the streamed packet still to hand out */
     DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
 };
 
@@ -160,6 +172,58 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r)
     return r->end - r->start;
 }
 
+void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len)
+{
+    g_return_if_fail(r != NULL);
+    g_return_if_fail(head_len == 0 || head_len >= DDM_JDWP_HEADER_LEN);
+    r->head_len = MIN(head_len, r->initial);
+}
+
+gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip)
+{
+    uint32_t len;
+
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (!r->head_last || r->failed || DDM_JDWP_HEADER_LEN + skip > r->head_avail)
+        return FALSE;
+    len = get_u4(r->buf + r->start);
+    r->start += DDM_JDWP_HEADER_LEN + skip;
+    r->stream_left = (uint64_t)len - DDM_JDWP_HEADER_LEN - skip;
+    r->streaming = TRUE;
+    r->head_last = r->head_offered = FALSE;
+    r->want_len = 0; /* the buffer never grows for a streamed packet */
+    return TRUE;
+}
+
+uint64_t ddm_jdwp_reader_stream_left(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, 0);
+    return r->streaming ? r->stream_left : 0;
+}
+
+/* Streaming: the next piece of the streamed packet, or its end. */
+static DdmJdwpResult next_stream_piece(DdmJdwpReader *r, DdmJdwpPacket *pkt)
+{
+    size_t avail = r->end - r->start;
+    size_t n;
+
+    if (r->stream_left == 0) {
+        r->streaming = FALSE;
+        return DDM_JDWP_STREAM_END;
+    }
+    if (avail == 0)
+        return DDM_JDWP_NEED_MORE;
+    n = (uint64_t)avail < r->stream_left ? avail : (size_t)r->stream_left;
+    if (pkt) {
+        memset(pkt, 0, sizeof *pkt);
+        pkt->bytes = pkt->data = r->buf + r->start;
+        pkt->len = pkt->data_len = n;
+    }
+    r->start += n;
+    r->stream_left -= n;
+    return DDM_JDWP_STREAM_DATA;
+}
+
 static DdmJdwpResult fail(DdmJdwpReader *r, DdmJdwpResult res)
 {
     r->failed = res;
@@ -181,6 +245,13 @@ static DdmJdwpResult check_packet(DdmJdwpReader *r, size_t *plen)
     len = get_u4(p);
     if (len < DDM_JDWP_HEADER_LEN)
         return DDM_JDWP_ERR_SHORT;
+    if (r->head_len && !r->head_offered && !r->handshake_pending && len >= r->head_len &&
+        (avail <= 8 || p[8] == 0) && (avail < len || (uint64_t)len > r->max_packet)) {
+        if (avail < r->head_len)
+            return DDM_JDWP_NEED_MORE; /* a command that may be streamed: see its head first */
+        r->head_offered = TRUE;
+        return DDM_JDWP_PACKET_HEAD;
+    }
     if ((uint64_t)len > (uint64_t)r->max_packet)
         return DDM_JDWP_ERR_TOO_BIG;
     if (avail > 8 && p[8] != 0 && p[8] != DDM_JDWP_FLAG_REPLY)
@@ -209,8 +280,11 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
     size_t len = 0;
 
     g_return_val_if_fail(r != NULL, DDM_JDWP_ERR_HANDSHAKE);
+    r->head_last = FALSE;
     if (r->failed)
         return r->failed;
+    if (r->streaming)
+        return next_stream_piece(r, pkt);
     if (r->start == r->end)
         return DDM_JDWP_NEED_MORE;
 
@@ -239,6 +313,20 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
         return fail(r, res);
     if (res == DDM_JDWP_NEED_MORE)
         return res;
+    if (res == DDM_JDWP_PACKET_HEAD) {
+        size_t avail = r->end - r->start;
+        r->head_last = TRUE;
+        r->head_avail = avail;
+        if (pkt) {
+            pkt->bytes = r->buf + r->start;
+            ddm_jdwp_parse_header(pkt->bytes, avail, &pkt->header);
+            pkt->len = pkt->header.length;
+            pkt->data = pkt->bytes + DDM_JDWP_HEADER_LEN;
+            pkt->data_len = MIN(avail, (size_t)pkt->header.length) - DDM_JDWP_HEADER_LEN;
+        }
+        return res;
+    }
+    r->head_offered = FALSE;
     if (pkt) {
         pkt->bytes = r->buf + r->start;
         pkt->len = len;
@@ -262,6 +350,12 @@ const char *ddm_jdwp_result_str(DdmJdwpResult res)
         return "handshake";
     case DDM_JDWP_DISCARDED:
         return "packet before handshake discarded";
+    case DDM_JDWP_PACKET_HEAD:
+        return "packet head";
+    case DDM_JDWP_STREAM_DATA:
+        return "streamed bytes";
+    case DDM_JDWP_STREAM_END:
+        return "end of streamed packet";
     case DDM_JDWP_ERR_SHORT:
         return "packet length below 11";
     case DDM_JDWP_ERR_TOO_BIG:

@@ -63,6 +63,11 @@ typedef enum {
     DDM_JDWP_PACKET = 1,
     DDM_JDWP_HANDSHAKE_OK = 2,      /* in handshake mode: the 14 bytes arrived */
     DDM_JDWP_DISCARDED = 3,         /* in handshake mode: a complete packet raced ahead, dropped */
+    DDM_JDWP_PACKET_HEAD = 4,       /* with heads offered: the first bytes of a command packet
+                                       that is not complete (or is past the cap); take it as a
+                                       stream with ddm_jdwp_reader_stream() or call next() again */
+    DDM_JDWP_STREAM_DATA = 5,       /* streaming: the next bytes of the streamed packet */
+    DDM_JDWP_STREAM_END = 6,        /* streaming: the streamed packet is complete */
     DDM_JDWP_ERR_SHORT = -1,        /* declared length < 11 */
     DDM_JDWP_ERR_TOO_BIG = -2,      /* declared length > cap */
     DDM_JDWP_ERR_HANDSHAKE = -3,    /* bytes that are neither the handshake nor a packet */
@@ -76,6 +81,30 @@ DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet);
 void ddm_jdwp_reader_free(DdmJdwpReader *r);
 /** Expect the 14-byte handshake before packets (complete packets before it are discarded). */
 void ddm_jdwp_reader_expect_handshake(DdmJdwpReader *r);
+/**
+ * Offer the heads of large command packets (flags 0) to the caller: once
+ * @head_len bytes (>= 11) of such a packet have arrived and it is not
+ * complete yet, or it declares more than the cap, next() returns
+ * DDM_JDWP_PACKET_HEAD once, with @pkt's header parsed, pkt->len the
+ * declared length and pkt->data/data_len the body bytes buffered so far
+ * (at least @head_len - 11). The caller then either calls
+ * ddm_jdwp_reader_stream(), or next() again to have the packet buffered
+ * (or refused past the cap) as usual. 0 turns the offer off.
+ */
+void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len);
+/**
+ * Right after DDM_JDWP_PACKET_HEAD: consume the 11 header bytes and @skip
+ * body bytes (<= what the head showed) and stream the rest of the packet:
+ * next() returns DDM_JDWP_STREAM_DATA with pkt->data/data_len the bytes
+ * buffered (never past the packet's end; the buffer never grows for it),
+ * then DDM_JDWP_STREAM_END once every declared byte went by. The packet's
+ * length is not checked against the cap (the caller bounds it).
+ * FALSE (nothing changed) if the last result was not a head or @skip is
+ * past what it showed.
+ */
+gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip);
+/** Bytes of the streamed packet not yet returned by next() (0 when not streaming). */
+uint64_t ddm_jdwp_reader_stream_left(const DdmJdwpReader *r);
 /** Append @n bytes (copied). */
 void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n);
 /** For read(2) straight into the buffer: space for at least @want bytes (*avail
