@@ -80,6 +80,27 @@ static void on_tap_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const
         ddm_registry_tap_request(d->registry, vm, ci, data, len);
 }
 
+static int on_stream_begin(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, guint64 declared)
+{
+    DdmDaemon *d = ud;
+    return d->registry ? ddm_registry_stream_begin(d->registry, vm, ci, declared) : 0;
+}
+
+static int on_stream_data(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                          size_t len)
+{
+    DdmDaemon *d = ud;
+    return d->registry ? ddm_registry_stream_data(d->registry, vm, ci, data, len) : -ECANCELED;
+}
+
+static void on_stream_end(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, int status,
+                          guint64 received)
+{
+    DdmDaemon *d = ud;
+    if (d->registry)
+        ddm_registry_stream_end(d->registry, vm, ci, status, received);
+}
+
 static void on_jdwp_command(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
 {
     DdmDaemon *d = ud;
@@ -109,6 +130,9 @@ static const DdmSessionEvents daemon_events = {
     .jdwp_command = on_jdwp_command,
     .foreign_reply = on_foreign_reply,
     .output_drained = on_output_drained,
+    .stream_begin = on_stream_begin,
+    .stream_data = on_stream_data,
+    .stream_end = on_stream_end,
 };
 
 DdmDaemon *ddm_daemon_new(DdmConfig *config, GError **error)

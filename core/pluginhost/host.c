@@ -169,10 +169,11 @@ static DdmChunkReg *chunk_reg_new(ddm_plugin *self, uint32_t type, ddm_chunk_fn 
     return r;
 }
 
-static int host_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
-                               ddm_free_fn ud_free)
+/* Take ownership of @type for @self (fn NULL: a stream owner, filled in
+ * by the caller). The arguments are checked. */
+static int host_register_chunk_checked(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                                       ddm_free_fn ud_free)
 {
-    REG_BEGIN(self, fn != NULL && type != 0, "register_chunk", ud, ud_free);
     DdmRegistry *reg = self->registry;
     char name[5];
     ddm_chunk_name(type, name);
@@ -199,6 +200,28 @@ static int host_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn,
     }
     g_hash_table_insert(reg->owners, GUINT_TO_POINTER(type), chunk_reg_new(self, type, fn, ud, ud_free));
     return 0;
+}
+
+static int host_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
+                               ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, fn != NULL && type != 0, "register_chunk", ud, ud_free);
+    return host_register_chunk_checked(self, type, fn, ud, ud_free);
+}
+
+static int host_register_chunk_stream(ddm_plugin *self, uint32_t type, const ddm_stream_ops *ops,
+                                      void *ud, ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, ops != NULL && ops->begin != NULL && ops->data != NULL && ops->end != NULL &&
+                        type != 0,
+              "register_chunk_stream", ud, ud_free);
+    /* The same ownership rules as register_chunk: a stream owner is an owner. */
+    int rc = host_register_chunk_checked(self, type, NULL, ud, ud_free);
+    if (rc == 0) {
+        DdmChunkReg *r = g_hash_table_lookup(self->registry->owners, GUINT_TO_POINTER(type));
+        r->stream = *ops;
+    }
+    return rc;
 }
 
 static int host_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
@@ -607,6 +630,13 @@ static const char *host_cmd_cwd(ddm_cmd *cmd)
     return cmd->cwd;
 }
 
+static int host_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit)
+{
+    if (!cmd_is_valid(cmd))
+        return -EINVAL;
+    return ddm_registry_cmd_progress(cmd, done, total, unit);
+}
+
 /* ---------------------------------------------------------------- table */
 
 void ddm_host_init(ddm_host *host)
@@ -653,4 +683,6 @@ void ddm_host_init(ddm_host *host)
     host->cmd_finish = host_cmd_finish;
     host->cmd_cwd = host_cmd_cwd;
     host->foreach_vm = host_foreach_vm;
+    host->register_chunk_stream = host_register_chunk_stream;
+    host->cmd_progress = host_cmd_progress;
 }

@@ -22,7 +22,8 @@
 typedef struct DdmChunkReg {
     ddm_plugin *plugin;
     uint32_t type;           /* 0 = every type (taps only) */
-    ddm_chunk_fn fn;
+    ddm_chunk_fn fn;         /* NULL for a stream owner */
+    ddm_stream_ops stream;   /* a stream owner's (register_chunk_stream), else zero */
     void *ud;
     ddm_free_fn ud_free;
     guint64 errors;          /* handler results < 0, for the log's rate limit */
@@ -64,6 +65,11 @@ struct ddm_cmd {
     gpointer done_ud;
     ddm_view *result;        /* detached view, owned; NULL until cmd_result */
     char *cwd;               /* the client's working directory, or NULL; owned */
+    DdmCommandProgressFn progress; /* the client's, or NULL */
+    gint64 progress_last_us; /* when progress was last passed on (rate limit) */
+    guint64 progress_done, progress_total; /* the last figures a plugin gave */
+    char progress_unit[8];
+    gboolean progress_held;  /* figures newer than the last passed on */
     gboolean finished;
 };
 
@@ -95,6 +101,8 @@ DdmRegistry *ddm_registry_for_view(ddm_view *view);
 void ddm_registry_timer_forget(DdmTimerReg *t);
 
 /* registry_commands.c */
+/** host.cmd_progress: pass figures on, at most every DDM_PROGRESS_INTERVAL_MS. */
+int ddm_registry_cmd_progress(ddm_cmd *cmd, guint64 done, guint64 total, const char *unit);
 /** Finish and free a command (done called once). */
 void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
 /** TRUE when @name is reserved for the core's own commands. */

@@ -94,6 +94,14 @@ void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci
 /** Show an outgoing request to taps. */
 void ddm_registry_tap_request(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
                               const uint8_t *data, size_t len);
+/** Streamed chunks (core/session/vm_stream.c via the daemon): 1 = the
+ *  type's stream owner took it, 0 = no stream owner, negative = refused. */
+int ddm_registry_stream_begin(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                              guint64 declared);
+int ddm_registry_stream_data(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                             const uint8_t *data, size_t len);
+void ddm_registry_stream_end(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci, int status,
+                             guint64 received);
 /** Tell listeners; on DDM_VM_GONE free every plugin's per-VM data afterwards. */
 void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
 
@@ -105,12 +113,20 @@ typedef struct DdmCommandInfo {
 GArray *ddm_registry_commands(DdmRegistry *reg);
 typedef void (*DdmCommandDoneFn)(ddm_cmd_status status, const char *message,
                                  ddm_view *result /* nullable, transfer none */, gpointer ud);
+/** How far a command got (host.cmd_progress), at most every
+ *  DDM_PROGRESS_INTERVAL_MS and once more before done. @unit: "B" or "". */
+typedef void (*DdmCommandProgressFn)(guint64 done, guint64 total, const char *unit, gpointer ud);
+#define DDM_PROGRESS_INTERVAL_MS 250
 /** Run command argv[0]; @done is called exactly once (maybe before this returns).
  *  FALSE (and no call) if no such command. */
 /** As ddm_registry_run_command, with the client's working directory (for
  *  relative paths in the arguments; may be NULL). */
 gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
                                      const char *cwd, DdmCommandDoneFn done, gpointer ud);
+/** As ddm_registry_run_command_in, with @progress (nullable) called with ud. */
+gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const char *const *argv,
+                                           const char *cwd, DdmCommandDoneFn done,
+                                           DdmCommandProgressFn progress, gpointer ud);
 gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
                                   DdmCommandDoneFn done, gpointer ud);
 

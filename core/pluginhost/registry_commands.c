@@ -14,6 +14,7 @@
 #undef G_LOG_DOMAIN
 #define G_LOG_DOMAIN "ddmon-registry"
 
+#include <errno.h>
 #include <string.h>
 
 #include "core/pluginhost/registry-private.h"
@@ -70,6 +71,13 @@ gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const 
 gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
                                      const char *cwd, DdmCommandDoneFn done, gpointer ud)
 {
+    return ddm_registry_run_command_progress(reg, argc, argv, cwd, done, NULL, ud);
+}
+
+gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const char *const *argv,
+                                           const char *cwd, DdmCommandDoneFn done,
+                                           DdmCommandProgressFn progress, gpointer ud)
+{
     g_return_val_if_fail(reg != NULL && argc > 0 && argv != NULL && argv[0] != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);
     DdmCommandReg *c = ddm_registry_find_command(reg, argv[0]);
@@ -84,6 +92,7 @@ gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *con
     cmd->done = done;
     cmd->done_ud = ud;
     cmd->cwd = g_strdup(cwd);
+    cmd->progress = progress;
     guint serial = cmd->serial;
     g_hash_table_insert(reg->cmds, GUINT_TO_POINTER(serial), cmd);
     int rc = c->fn(c->plugin, cmd, argc, argv, c->ud);
@@ -98,10 +107,41 @@ gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *con
     return TRUE;
 }
 
+static void progress_pass_on(ddm_cmd *cmd, gint64 now)
+{
+    cmd->progress_last_us = now;
+    cmd->progress_held = FALSE;
+    cmd->progress(cmd->progress_done, cmd->progress_total, cmd->progress_unit, cmd->done_ud);
+}
+
+int ddm_registry_cmd_progress(ddm_cmd *cmd, guint64 done, guint64 total, const char *unit)
+{
+    gint64 now;
+
+    if (cmd->finished)
+        return -EINVAL;
+    cmd->progress_done = done;
+    cmd->progress_total = total;
+    g_strlcpy(cmd->progress_unit, unit != NULL && strcmp(unit, "B") == 0 ? "B" : "",
+              sizeof cmd->progress_unit);
+    if (!cmd->progress)
+        return 0;
+    now = g_get_monotonic_time();
+    if (cmd->progress_last_us != 0 &&
+        now - cmd->progress_last_us < (gint64)DDM_PROGRESS_INTERVAL_MS * 1000) {
+        cmd->progress_held = TRUE; /* passed on at finish if nothing newer goes first */
+        return 0;
+    }
+    progress_pass_on(cmd, now);
+    return 0;
+}
+
 void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message)
 {
     if (cmd->finished)
         return;
+    if (cmd->progress && cmd->progress_held)
+        progress_pass_on(cmd, g_get_monotonic_time());
     cmd->finished = TRUE;
     cmd->magic = 0;
     g_hash_table_remove(cmd->reg->cmds, GUINT_TO_POINTER(cmd->serial));

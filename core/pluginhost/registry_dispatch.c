@@ -156,7 +156,18 @@ void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci
         log_unknown_once(vm, ci->type);
         return;
     }
-    int rc = owner->fn(owner->plugin, vm, ci, data, len, owner->ud);
+    int rc;
+    if (owner->fn == NULL) {
+        /* A stream owner: a chunk that came whole is a stream of one piece. */
+        rc = owner->stream.begin(owner->plugin, vm, ci, len, owner->ud);
+        if (rc == 0) {
+            int drc = len > 0 ? owner->stream.data(owner->plugin, vm, data, len, owner->ud) : 0;
+            owner->stream.end(owner->plugin, vm, drc < 0 ? drc : 0, drc < 0 ? 0 : len, owner->ud);
+        }
+        rc = rc < 0 ? DDM_DECLINED : 0; /* a refusal is the plugin's choice, not a failure */
+    } else {
+        rc = owner->fn(owner->plugin, vm, ci, data, len, owner->ud);
+    }
     if (rc < 0) {
         /* A plugin failing on every chunk must not flood the log. */
         owner->errors++;
@@ -168,6 +179,48 @@ void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci
     }
     else if (rc == DDM_DECLINED)
         g_debug("plugin %s declined chunk %s from vm %s", owner->plugin->name, name, vm_key(vm));
+}
+
+/* ------------------------------------------------------ streamed chunks */
+
+/* The stream owner of @type, if it may hear of it now. */
+static DdmChunkReg *stream_owner(DdmRegistry *reg, uint32_t type)
+{
+    DdmChunkReg *owner = g_hash_table_lookup(reg->owners, GUINT_TO_POINTER(type));
+    if (!owner || owner->fn != NULL || owner->plugin->status != DDM_PLUGIN_LOADED ||
+        !ddm_registry_chunk_enabled(reg, type))
+        return NULL;
+    return owner;
+}
+
+int ddm_registry_stream_begin(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                              guint64 declared)
+{
+    g_return_val_if_fail(reg != NULL && ddm_vm_is_valid(vm) && ci != NULL, 0);
+    DdmChunkReg *owner = stream_owner(reg, ci->type);
+    if (!owner)
+        return 0;
+    int rc = owner->stream.begin(owner->plugin, vm, ci, declared, owner->ud);
+    return rc < 0 ? rc : 1;
+}
+
+int ddm_registry_stream_data(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,
+                             const uint8_t *data, size_t len)
+{
+    g_return_val_if_fail(reg != NULL && ci != NULL, -EINVAL);
+    DdmChunkReg *owner = stream_owner(reg, ci->type);
+    if (!owner)
+        return -ECANCELED; /* the owner went away mid-stream */
+    return owner->stream.data(owner->plugin, vm, data, len, owner->ud);
+}
+
+void ddm_registry_stream_end(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci, int status,
+                             guint64 received)
+{
+    g_return_if_fail(reg != NULL && ci != NULL);
+    DdmChunkReg *owner = stream_owner(reg, ci->type);
+    if (owner)
+        owner->stream.end(owner->plugin, vm, status, received, owner->ud);
 }
 
 void ddm_registry_tap_request(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci,

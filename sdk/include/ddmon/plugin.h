@@ -41,6 +41,8 @@
  *  1.1  ddm_host.foreach_vm (ddm_vm_visit_fn); the host's limits as constants
  *       (DDM_VIEW_MAX_*, DDM_HEADLINE_*_MAX, DDM_COMMAND_NAME_MAX,
  *       DDM_LOG_MESSAGE_MAX, DDM_REQUEST_*); DDM_ABI_MINOR_REQUIRED.
+ *  1.2  streamed chunks: ddm_host.register_chunk_stream (ddm_stream_ops,
+ *       DDM_STREAM_MAX); ddm_host.cmd_progress.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -165,6 +167,38 @@ typedef struct ddm_chunk_info {
  */
 typedef int (*ddm_chunk_fn)(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
                             const uint8_t *data, size_t len, void *ud);
+
+/**
+ * Streamed chunks (register_chunk_stream): a chunk too large to hold, such
+ * as a heap dump of gigabytes in one JDWP packet, handed over in pieces as
+ * its bytes arrive, never held whole by the core. For one VM, one stream
+ * runs at a time, so per-VM state (vm_set_data) can hold the stream's.
+ *
+ * begin: a chunk of the type starts; @declared payload bytes are to come
+ *   (up to DDM_STREAM_MAX, less if the user set --max-stream). Return 0 to
+ *   take it; a negative errno skips its bytes (no further call).
+ * data: the next @len bytes (borrowed for the call; pieces of any size,
+ *   at most @declared in all). A negative errno stops: end follows at once
+ *   with that status and the rest is skipped.
+ * end: exactly once after a begin that returned 0. @status 0: all
+ *   @declared bytes arrived. -EPROTO: the VM's packet ended before the
+ *   declared length. -EPIPE: the VM went away mid-stream. -EFBIG: past the
+ *   user's cap (no data call came). Or data's own error. @received: the
+ *   bytes handed to data.
+ *
+ * Chunks of the type that arrive whole (small ones, and replies nobody
+ * waits for) come the same way: begin, one data, end. Taps do not see
+ * streamed chunks. Since: 1.2
+ */
+typedef struct ddm_stream_ops {
+    int (*begin)(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, uint64_t declared,
+                 void *ud);
+    int (*data)(ddm_plugin *self, ddm_vm *vm, const uint8_t *data, size_t len, void *ud);
+    void (*end)(ddm_plugin *self, ddm_vm *vm, int status, uint64_t received, void *ud);
+} ddm_stream_ops;
+
+/** The longest streamed chunk: what a JDWP packet's u4 length leaves. Since: 1.2 */
+#define DDM_STREAM_MAX ((uint64_t)0xFFFFFFFFu - 19u)
 
 /** How a request ended. Since: 1.0 */
 typedef enum ddm_reply_status {
@@ -422,7 +456,26 @@ struct ddm_host {
      */
     size_t (*foreach_vm)(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud);
 
-    /* ABI 1.2 and later: new members go here, never above. */
+    /* --- streamed chunks and progress ------------------------------- 1.2 */
+    /**
+     * Own chunk type @type as a stream (see ddm_stream_ops): its events go
+     * to @ops in pieces as they arrive, never held whole and not capped by
+     * --max-packet. Only inside init. @ops is copied; every member must be
+     * set (else -EINVAL). One owner per type, as register_chunk (-EEXIST).
+     * Since: 1.2; test DDM_HOST_HAS(host, register_chunk_stream).
+     */
+    int (*register_chunk_stream)(ddm_plugin *self, uint32_t type, const ddm_stream_ops *ops,
+                                 void *ud, ddm_free_fn ud_free);
+    /**
+     * Tell the client that gave @cmd how far it got: @done of @total units
+     * (@total 0 = unknown), @unit "B" for bytes (the client shows sizes and
+     * a rate) or NULL for plain counts. Call as often as you like: the core
+     * passes on at most a few per second, and always the last one before
+     * cmd_finish. -EINVAL for a finished command. Since: 1.2
+     */
+    int (*cmd_progress)(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit);
+
+    /* ABI 1.3 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */
