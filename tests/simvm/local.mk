@@ -28,6 +28,14 @@ tests_simvm_test_simvm_native_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
 tests_simvm_test_simvm_native_CFLAGS = $(SIMVM_TEST_CFLAGS)
 tests_simvm_test_simvm_native_LDADD = $(SIMVM_TEST_LIBS)
 
+# The heap-dump generator, walked back by a small independent hprof walker.
+check_PROGRAMS += tests/simvm/test-simvm-hprof
+TESTS += tests/simvm/test-simvm-hprof
+tests_simvm_test_simvm_hprof_SOURCES = tests/simvm/test-simvm-hprof.c
+tests_simvm_test_simvm_hprof_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
+tests_simvm_test_simvm_hprof_CFLAGS = $(SIMVM_TEST_CFLAGS)
+tests_simvm_test_simvm_hprof_LDADD = $(SIMVM_TEST_LIBS)
+
 # A world driven through sim_vm_serve_fd() on socketpairs (the adb bridge's way).
 tests_simvm_test_simvm_world_SOURCES = tests/simvm/test-simvm-world.c
 tests_simvm_test_simvm_world_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)

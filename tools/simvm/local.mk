@@ -12,7 +12,8 @@ noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
 	%reldir%/heap.c %reldir%/heap.h \
 	%reldir%/threads.c %reldir%/threads.h \
 	%reldir%/native.c %reldir%/native.h \
-	%reldir%/alloc_model.c %reldir%/alloc_model.h
+	%reldir%/alloc_model.c %reldir%/alloc_model.h \
+	%reldir%/hprof_gen.c %reldir%/hprof_gen.h
 %canon_reldir%_libsimvmmodel_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
 
 # The world, VMs, connections and handlers: everything but main(), so unit
