@@ -114,3 +114,11 @@ if ENABLE_TESTS
 TESTS += tests/integration/alloc-simvm.sh
 endif
 EXTRA_DIST += tests/integration/alloc-simvm.sh
+
+# hprof: plugins/hprof/hprof_stream.c against the real hprof-conv (Debian's
+# package hprof-conv; skipped without it): the same bytes for sample dumps
+# with every Android sub-record, one of a few MiB; Android mode copies.
+if ENABLE_TESTS
+TESTS += tests/integration/hprof-conv-compare.sh
+endif
+EXTRA_DIST += tests/integration/hprof-conv-compare.sh

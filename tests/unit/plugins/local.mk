@@ -91,3 +91,22 @@ tests_unit_plugins_test_plugin_alloc_SOURCES = tests/unit/plugins/test-plugin-al
 tests_unit_plugins_test_plugin_alloc_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
 tests_unit_plugins_test_plugin_alloc_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_alloc_LDADD = $(DDM_FAKEHOST_LDADD)
+
+# hprof: the streaming checker and converter (plugins/hprof/hprof_stream.c),
+# compiled in directly, no host needed. hprof-write-sample and hprof-convert
+# are the sample writer and the file driver that
+# tests/integration/hprof-conv-compare.sh runs against the real hprof-conv.
+HPROF_STREAM_SOURCES = plugins/hprof/hprof_stream.c plugins/hprof/hprof_stream.h \
+	plugins/hprof/hprof_format.h
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/plugins/test-hprof-stream tests/unit/plugins/hprof-write-sample \
+	tests/unit/plugins/hprof-convert
+TESTS += tests/unit/plugins/test-hprof-stream
+endif
+tests_unit_plugins_test_hprof_stream_SOURCES = tests/unit/plugins/test-hprof-stream.c $(HPROF_STREAM_SOURCES)
+tests_unit_plugins_test_hprof_stream_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_plugins_test_hprof_stream_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_plugins_test_hprof_stream_LDADD = $(CMOCKA_LIBS)
+tests_unit_plugins_hprof_write_sample_SOURCES = tests/unit/plugins/hprof-write-sample.c \
+	plugins/hprof/hprof_format.h
+tests_unit_plugins_hprof_convert_SOURCES = tests/unit/plugins/hprof-convert.c $(HPROF_STREAM_SOURCES)
