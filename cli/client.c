@@ -26,6 +26,8 @@ struct DdmClient {
     int fd;
     DdmLineFramer *in;
     gboolean eof;
+    DdmClientProgressFn progress; /* progress lines of a command, or NULL */
+    gpointer progress_ud;
 };
 
 static DdmClient *connect_once(const char *socket_path, GError **error)
@@ -491,10 +493,32 @@ JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error)
     }
 }
 
+void ddm_client_on_progress(DdmClient *c, DdmClientProgressFn fn, gpointer ud)
+{
+    c->progress = fn;
+    c->progress_ud = ud;
+}
+
 JsonNode *ddm_client_call(DdmClient *c, const DdmCtlRequest *req, int timeout_ms,
                           GError **error)
 {
     if (!ddm_client_send(c, req, error))
         return NULL;
-    return ddm_client_receive(c, timeout_ms, error);
+    for (;;) {
+        JsonNode *resp = ddm_client_receive(c, timeout_ms, error);
+        JsonObject *o = resp != NULL && JSON_NODE_HOLDS_OBJECT(resp) ? json_node_get_object(resp)
+                                                                      : NULL;
+        JsonNode *p = o != NULL ? json_object_get_member(o, "progress") : NULL;
+        if (p == NULL || !JSON_NODE_HOLDS_OBJECT(p))
+            return resp;
+        /* A long command's progress line: show it, wait on for the answer
+         * (the timeout starts again: the server is at work). */
+        if (c->progress != NULL) {
+            JsonObject *po = json_node_get_object(p);
+            c->progress((guint64)MAX(ddm_json_get_int(po, "done", 0), 0),
+                        (guint64)MAX(ddm_json_get_int(po, "total", 0), 0),
+                        ddm_json_get_string(po, "unit"), c->progress_ud);
+        }
+        json_node_unref(resp);
+    }
 }

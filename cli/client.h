@@ -52,6 +52,10 @@ gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
 /** The next message (a JSON object), waiting at most @timeout_ms (-1:
  *  forever). NULL with @error on timeout (G_IO_ERROR_TIMED_OUT), end of
  *  stream (G_IO_ERROR_CLOSED) or garbage. (transfer full) */
+/** Progress lines ({"progress":{...}}) that come before a command's answer
+ *  in ddm_client_call go to @fn (NULL: skipped). */
+typedef void (*DdmClientProgressFn)(guint64 done, guint64 total, const char *unit, gpointer ud);
+void ddm_client_on_progress(DdmClient *c, DdmClientProgressFn fn, gpointer ud);
 JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error);
 /** For event loops: read what the socket has now (never blocks). FALSE at
  *  end of stream or on error. Then take messages with ddm_client_next. */

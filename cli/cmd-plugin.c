@@ -8,9 +8,46 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/snapshot.h"
+
+/* Progress on a terminal: one line on stderr, rewritten in place. */
+typedef struct Progress {
+    gint64 start_us;
+    gboolean shown;
+} Progress;
+
+static void format_size(guint64 n, char *buf, gsize len)
+{
+    g_autofree char *s = g_format_size_full(n, G_FORMAT_SIZE_IEC_UNITS);
+    g_strlcpy(buf, s, len);
+}
+
+static void show_progress(guint64 done, guint64 total, const char *unit, gpointer ud)
+{
+    Progress *p = ud;
+    double secs = (double)(g_get_monotonic_time() - p->start_us) / 1e6;
+    gboolean bytes = unit != NULL && strcmp(unit, "B") == 0;
+    char d[32], t[32], r[32];
+
+    if (bytes) {
+        format_size(done, d, sizeof d);
+        format_size(total, t, sizeof t);
+        format_size(secs > 0.05 ? (guint64)((double)done / secs) : 0, r, sizeof r);
+        if (total > 0)
+            fprintf(stderr, "\r\033[K%s of %s (%.0f%%)  %s/s  %.1f s", d, t,
+                    100.0 * (double)done / (double)total, r, secs);
+        else
+            fprintf(stderr, "\r\033[K%s  %s/s  %.1f s", d, r, secs);
+    } else {
+        fprintf(stderr, "\r\033[K%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT "  %.1f s", done,
+                total, secs);
+    }
+    fflush(stderr);
+    p->shown = TRUE;
+}
 
 /* @args: the command word, then its arguments. */
 int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
@@ -28,10 +65,26 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
      * to the server's directory. */
     g_autofree char *cwd = g_get_current_dir();
     req.cwd = strlen(cwd) <= DDM_CTL_MAX_STRING ? cwd : NULL;
+    /* --out-dir is already absolute (main.c); plugins that write files
+     * (hprof) put them there (host.cmd_out_dir). */
+    req.out_dir = cli->out_dir != NULL && strlen(cli->out_dir) <= DDM_CTL_MAX_STRING ? cli->out_dir
+                                                                                    : NULL;
     int status = 0;
-    g_autoptr(JsonNode) resp = ddm_cli_call(cli, &req, -1, &status);
-    if (resp == NULL)
+    DdmClient *client = ddm_cli_client(cli, &status);
+    if (client == NULL)
         return status;
+    Progress progress = {g_get_monotonic_time(), FALSE};
+    if (!cli->json && isatty(STDERR_FILENO))
+        ddm_client_on_progress(client, show_progress, &progress);
+    g_autoptr(GError) call_error = NULL;
+    g_autoptr(JsonNode) resp = ddm_client_call(client, &req, -1, &call_error);
+    ddm_client_free(client);
+    if (progress.shown)
+        fputs("\r\033[K", stderr);
+    if (resp == NULL) {
+        g_printerr("ddmon: %s\n", call_error->message);
+        return DDM_EXIT_FAILED;
+    }
     JsonObject *o = json_node_get_object(resp);
     gboolean ok = ddm_json_get_bool(o, "ok", FALSE);
     gint64 st = ddm_json_get_int(o, "status", ddm_json_get_int(o, "code", DDM_EXIT_FAILED));

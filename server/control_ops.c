@@ -516,6 +516,31 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
     g_free(pc);
 }
 
+/* How far the command got: one line {"progress":{"done":N,"total":N,"unit":"B"}}
+ * before its answer (at most a few a second: the registry limits them). */
+static void command_progress(guint64 done, guint64 total, const char *unit, gpointer ud)
+{
+    PendingCmd *pc = ud;
+    Client *c = pc->client;
+    if (c == NULL || c->dead)
+        return;
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "progress");
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "done");
+    json_builder_add_int_value(b, (gint64)MIN(done, (guint64)G_MAXINT64));
+    json_builder_set_member_name(b, "total");
+    json_builder_add_int_value(b, (gint64)MIN(total, (guint64)G_MAXINT64));
+    json_builder_set_member_name(b, "unit");
+    json_builder_add_string_value(b, unit != NULL ? unit : "");
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+    JsonNode *root = json_builder_get_root(b);
+    g_object_unref(b);
+    ddm_control_send(c, root);
+}
+
 static void op_command(Client *c, const DdmCtlRequest *req)
 {
     PendingCmd *pc = g_new0(PendingCmd, 1);
@@ -529,9 +554,9 @@ static void op_command(Client *c, const DdmCtlRequest *req)
             pc->ambiguous = g_strdup_printf("'%s' matches %u VMs", req->argv[i], n);
     }
     c->cmd = pc;
-    if (!ddm_registry_run_command_in(ddm_daemon_registry(c->ctl->daemon), argc,
-                                     (const char *const *)req->argv, req->cwd, command_done,
-                                     pc)) {
+    if (!ddm_registry_run_command_progress(ddm_daemon_registry(c->ctl->daemon), argc,
+                                           (const char *const *)req->argv, req->cwd,
+                                           req->out_dir, command_done, command_progress, pc)) {
         c->cmd = NULL;
         g_free(pc->ambiguous);
         g_free(pc);

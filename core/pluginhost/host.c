@@ -630,6 +630,12 @@ static const char *host_cmd_cwd(ddm_cmd *cmd)
     return cmd->cwd;
 }
 
+static const char *host_cmd_out_dir(ddm_cmd *cmd)
+{
+    g_return_val_if_fail(cmd_is_valid(cmd), NULL);
+    return cmd->out_dir;
+}
+
 static int host_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit)
 {
     if (!cmd_is_valid(cmd))
@@ -685,4 +691,5 @@ void ddm_host_init(ddm_host *host)
     host->foreach_vm = host_foreach_vm;
     host->register_chunk_stream = host_register_chunk_stream;
     host->cmd_progress = host_cmd_progress;
+    host->cmd_out_dir = host_cmd_out_dir;
 }

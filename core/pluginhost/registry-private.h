@@ -65,6 +65,7 @@ struct ddm_cmd {
     gpointer done_ud;
     ddm_view *result;        /* detached view, owned; NULL until cmd_result */
     char *cwd;               /* the client's working directory, or NULL; owned */
+    char *out_dir;           /* the client's --out-dir, or NULL; owned */
     DdmCommandProgressFn progress; /* the client's, or NULL */
     gint64 progress_last_us; /* when progress was last passed on (rate limit) */
     guint64 progress_done, progress_total; /* the last figures a plugin gave */

@@ -123,10 +123,12 @@ typedef void (*DdmCommandProgressFn)(guint64 done, guint64 total, const char *un
  *  relative paths in the arguments; may be NULL). */
 gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
                                      const char *cwd, DdmCommandDoneFn done, gpointer ud);
-/** As ddm_registry_run_command_in, with @progress (nullable) called with ud. */
+/** As ddm_registry_run_command_in, with the client's --out-dir (nullable)
+ *  and @progress (nullable) called with ud. */
 gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const char *const *argv,
-                                           const char *cwd, DdmCommandDoneFn done,
-                                           DdmCommandProgressFn progress, gpointer ud);
+                                           const char *cwd, const char *out_dir,
+                                           DdmCommandDoneFn done, DdmCommandProgressFn progress,
+                                           gpointer ud);
 gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
                                   DdmCommandDoneFn done, gpointer ud);
 

@@ -71,12 +71,13 @@ gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const 
 gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
                                      const char *cwd, DdmCommandDoneFn done, gpointer ud)
 {
-    return ddm_registry_run_command_progress(reg, argc, argv, cwd, done, NULL, ud);
+    return ddm_registry_run_command_progress(reg, argc, argv, cwd, NULL, done, NULL, ud);
 }
 
 gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const char *const *argv,
-                                           const char *cwd, DdmCommandDoneFn done,
-                                           DdmCommandProgressFn progress, gpointer ud)
+                                           const char *cwd, const char *out_dir,
+                                           DdmCommandDoneFn done, DdmCommandProgressFn progress,
+                                           gpointer ud)
 {
     g_return_val_if_fail(reg != NULL && argc > 0 && argv != NULL && argv[0] != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);
@@ -93,6 +94,7 @@ gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const cha
     cmd->done_ud = ud;
     cmd->cwd = g_strdup(cwd);
     cmd->progress = progress;
+    cmd->out_dir = g_strdup(out_dir);
     guint serial = cmd->serial;
     g_hash_table_insert(reg->cmds, GUINT_TO_POINTER(serial), cmd);
     int rc = c->fn(c->plugin, cmd, argc, argv, c->ud);
@@ -152,5 +154,6 @@ void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *me
         ddm_view_free_detached(cmd->result);
     g_free(cmd->name);
     g_free(cmd->cwd);
+    g_free(cmd->out_dir);
     g_free(cmd);
 }

@@ -158,11 +158,13 @@ void ddm_registry_dispatch(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *ci
     }
     int rc;
     if (owner->fn == NULL) {
-        /* A stream owner: a chunk that came whole is a stream of one piece. */
+        /* A stream owner: a chunk that came whole is a stream of one piece,
+         * as vm_stream.c streams one: any begin result but a negative errno
+         * takes it, and end reports the bytes handed to data. */
         rc = owner->stream.begin(owner->plugin, vm, ci, len, owner->ud);
-        if (rc == 0) {
+        if (rc >= 0) {
             int drc = len > 0 ? owner->stream.data(owner->plugin, vm, data, len, owner->ud) : 0;
-            owner->stream.end(owner->plugin, vm, drc < 0 ? drc : 0, drc < 0 ? 0 : len, owner->ud);
+            owner->stream.end(owner->plugin, vm, drc < 0 ? drc : 0, len, owner->ud);
         }
         rc = rc < 0 ? DDM_DECLINED : 0; /* a refusal is the plugin's choice, not a failure */
     } else {

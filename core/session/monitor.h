@@ -63,8 +63,9 @@ typedef struct DdmSessionEvents {
     int (*stream_data)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
                        size_t len);
     /* The stream ended: 0 complete, -EPROTO the packet carried fewer bytes
-     * than the chunk declared, -EPIPE the VM went away, -EFBIG past the
-     * cap, or the error stream_data returned. @received: payload bytes
+     * than the chunk declared, -EPIPE the VM went away, -ETIMEDOUT the VM
+     * sent nothing for the request timeout mid-packet (it is closed next),
+     * -EFBIG past the cap, or the error stream_data returned. @received: payload bytes
      * handed over. */
     void (*stream_end)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, int status,
                        guint64 received);

@@ -82,6 +82,8 @@ void ddm_vm_stream_end(DdmVm *vm);
 void ddm_vm_stream_abort(DdmVm *vm);
 /** TRUE while a packet is being streamed (request deadlines wait). */
 gboolean ddm_vm_streaming(const DdmVm *vm);
+/** A stream with no bytes for the request timeout: close the VM (TRUE). */
+gboolean ddm_vm_stream_check_stall(DdmVm *vm, gint64 now_us);
 
 /* vm_classify.c: packet classification */
 /** Handle one packet from the VM: a reply, a DDM event or debugger traffic. */

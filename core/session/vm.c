@@ -233,6 +233,8 @@ void ddm_vm_rearm(DdmVm *vm)
     next = ddm_correlate_next_deadline(vm->pending);
     if (vm->state == DDM_VM_STATE_HANDSHAKE && vm->handshake_deadline_us < next)
         next = vm->handshake_deadline_us;
+    if (vm->stream) /* a streamed packet is watched for stalls every second */
+        next = MIN(next, g_get_monotonic_time() + G_USEC_PER_SEC);
     if (vm->state == DDM_VM_STATE_CLOSED || next == G_MAXINT64)
         next = -1;
     if (g_source_get_ready_time(vm->deadline_source) != next)
@@ -420,7 +422,7 @@ static gboolean on_deadline(gpointer ud)
         close_logged(vm, why, fault_level(vm));
         g_free(why);
     }
-    if (ddm_vm_streaming(vm)) {
+    if (ddm_vm_streaming(vm) && !ddm_vm_stream_check_stall(vm, now)) {
         /* Replies queue behind the packet being streamed: nothing can have
          * timed out yet. Look again in a second (vm_stream.c). */
         if (vm->state != DDM_VM_STATE_CLOSED)

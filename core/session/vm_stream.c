@@ -16,7 +16,11 @@
  *
  * While a stream runs, no reply from the VM can arrive (it queues behind
  * the packet on the same socket), so request deadlines do not fire; when it
- * ends, deadlines already past get DDM_STREAM_REPLY_GRACE_MS more.
+ * ends, deadlines already past get DDM_STREAM_REPLY_GRACE_MS more. A VM
+ * that stops sending in the middle of a streamed packet for the request
+ * timeout (--request-timeout) has lied about its length or hung: nothing
+ * else can come on that connection, so it is closed (the owner hears
+ * -ETIMEDOUT, with what arrived).
  *
  * Memory: one small DdmVmStream while streaming, none otherwise; the reader
  * keeps its initial buffer. Only events (VM-initiated commands) stream;
@@ -40,6 +44,7 @@ typedef struct DdmVmStream {
     gboolean to_owner;     /* FALSE: skipping (refused, over the cap, or ended early) */
     gboolean ended;        /* stream_end reported */
     gint64 started_us;
+    gint64 last_bytes_us;  /* when bytes last arrived */
 } DdmVmStream;
 
 static uint32_t be32(const uint8_t *p)
@@ -94,7 +99,7 @@ void ddm_vm_stream_offer(DdmVm *vm, const DdmJdwpPacket *head)
     s->ci.origin = DDM_ORIGIN_EVENT;
     s->declared = declared;
     s->carried = (guint64)head->header.length - STREAM_HEAD_LEN;
-    s->started_us = g_get_monotonic_time();
+    s->started_us = s->last_bytes_us = g_get_monotonic_time();
 
     taken = ev->stream_begin(ud, vm, &s->ci, s->declared);
     if (taken == 0 || vm->state == DDM_VM_STATE_CLOSED) {
@@ -107,6 +112,7 @@ void ddm_vm_stream_offer(DdmVm *vm, const DdmJdwpPacket *head)
     }
     vm->stream = s;
     s->to_owner = taken > 0;
+    ddm_vm_rearm(vm); /* the stream is watched for stalls */
     if (taken < 0) {
         s->ended = TRUE; /* refused: the owner hears nothing more */
         g_debug("%s: streamed %s event refused by its owner (%s); %" G_GUINT64_FORMAT
@@ -132,6 +138,7 @@ void ddm_vm_stream_data(DdmVm *vm, const uint8_t *data, size_t len)
 
     if (!s)
         return;
+    s->last_bytes_us = g_get_monotonic_time();
     if (s->to_owner && s->seen < s->declared) {
         size_t n = (guint64)len < s->declared - s->seen ? len : (size_t)(s->declared - s->seen);
         int r = ev->stream_data ? ev->stream_data(ud, vm, &s->ci, data, n) : 0;
@@ -180,4 +187,20 @@ void ddm_vm_stream_abort(DdmVm *vm)
 gboolean ddm_vm_streaming(const DdmVm *vm)
 {
     return vm->stream != NULL;
+}
+
+gboolean ddm_vm_stream_check_stall(DdmVm *vm, gint64 now_us)
+{
+    DdmVmStream *s = vm->stream;
+    guint timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
+                                                      : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+    char name[5];
+
+    if (!s || now_us - s->last_bytes_us < (gint64)timeout_ms * 1000)
+        return FALSE;
+    report_end(vm, s, -ETIMEDOUT); /* the owner hears why, then the VM closes */
+    ddm_vm_close_bad(vm, "no bytes for %u ms in the middle of a %s event (%" G_GUINT64_FORMAT
+                     " of %" G_GUINT64_FORMAT " bytes arrived)", timeout_ms,
+                     ddm_chunk_name(s->ci.type, name), s->seen, s->carried);
+    return TRUE;
 }

@@ -213,6 +213,7 @@ void ddm_ctl_request_clear(DdmCtlRequest *req)
     g_free(req->spec);
     g_strfreev(req->argv);
     g_free(req->cwd);
+    g_free(req->out_dir);
     memset(req, 0, sizeof(*req));
 }
 
@@ -336,6 +337,13 @@ gboolean ddm_ctl_request_parse(const char *line, gsize len, DdmCtlRequest *req, 
             g_set_error(error, DDM_CTL_ERROR, DDM_EXIT_USAGE, "\"cwd\" must be an absolute path");
             goto fail;
         }
+        if (!get_opt_string(o, "out_dir", FALSE, &req->out_dir, error))
+            goto fail;
+        if (req->out_dir != NULL && !g_path_is_absolute(req->out_dir)) {
+            g_set_error(error, DDM_CTL_ERROR, DDM_EXIT_USAGE,
+                        "\"out_dir\" must be an absolute path");
+            goto fail;
+        }
         break;
     case DDM_CTL_OP_SCAN:
         if (req->spec == NULL) {
@@ -380,6 +388,10 @@ JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req)
     if (req->cwd != NULL) {
         json_builder_set_member_name(b, "cwd");
         json_builder_add_string_value(b, req->cwd);
+    }
+    if (req->out_dir != NULL) {
+        json_builder_set_member_name(b, "out_dir");
+        json_builder_add_string_value(b, req->out_dir);
     }
     if (req->blobs) {
         json_builder_set_member_name(b, "blobs");

@@ -65,6 +65,7 @@ typedef struct DdmCtlRequest {
     char *spec;     /* scan: "local,adb"; select: PID or app name */
     gboolean blobs; /* include blob data (base64) in views */
     char *cwd;      /* command: the client's working directory (absolute), for relative paths */
+    char *out_dir;  /* command: where files go (ddmon --out-dir DIR, absolute), or NULL */
 } DdmCtlRequest;
 
 /* ------------------------------------------------------------- framing */

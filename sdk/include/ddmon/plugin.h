@@ -42,7 +42,7 @@
  *       (DDM_VIEW_MAX_*, DDM_HEADLINE_*_MAX, DDM_COMMAND_NAME_MAX,
  *       DDM_LOG_MESSAGE_MAX, DDM_REQUEST_*); DDM_ABI_MINOR_REQUIRED.
  *  1.2  streamed chunks: ddm_host.register_chunk_stream (ddm_stream_ops,
- *       DDM_STREAM_MAX); ddm_host.cmd_progress.
+ *       DDM_STREAM_MAX); ddm_host.cmd_progress, ddm_host.cmd_out_dir.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -182,7 +182,9 @@ typedef int (*ddm_chunk_fn)(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *
  *   with that status and the rest is skipped.
  * end: exactly once after a begin that returned 0. @status 0: all
  *   @declared bytes arrived. -EPROTO: the VM's packet ended before the
- *   declared length. -EPIPE: the VM went away mid-stream. -EFBIG: past the
+ *   declared length. -EPIPE: the VM went away mid-stream. -ETIMEDOUT: the
+ *   VM sent nothing for the request timeout mid-stream (the core then drops
+ *   the connection: nothing else can come on it). -EFBIG: past the
  *   user's cap (no data call came). Or data's own error. @received: the
  *   bytes handed to data.
  *
@@ -474,6 +476,13 @@ struct ddm_host {
      * cmd_finish. -EINVAL for a finished command. Since: 1.2
      */
     int (*cmd_progress)(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit);
+    /**
+     * The directory the user asked files to go to (ddmon --out-dir DIR),
+     * absolute, or NULL if none was given. Put files a command writes
+     * there unless the command's own arguments say otherwise. Transfer
+     * none, valid until cmd_finish. Since: 1.2
+     */
+    const char *(*cmd_out_dir)(ddm_cmd *cmd);
 
     /* ABI 1.3 and later: new members go here, never above. */
 };
