@@ -5,14 +5,15 @@
  *   kit.c              the host table and the lifecycle (new, load, free)
  *   kit_log.c          the captured log
  *   kit_config.c       the plugin's data and its configuration
- *   kit_chunks.c       the chunk filter and chunk delivery
- *   kit_regs.c         registrations: owners, taps, VM listeners, commands
+ *   kit_chunks.c       the chunk filter, chunk delivery and streams (1.2)
+ *   kit_regs.c         registrations: owners (plain and stream), taps, VM
+ *                      listeners, commands
  *   kit_vms.c          fake VMs: info, events, data, names, headlines
  *   kit_requests.c     requests, their replies, failures and timeouts
  *   kit_timers.c       timers, fired by hand
  *   kit_views.c        the view store, plugin side (builder, caps, commit)
  *   kit_view_inspect.c the view store, test side (lookup, reading content)
- *   kit_commands.c     running commands and their results
+ *   kit_commands.c     running commands, their progress and results
  * Invariants: a request is completed at most once; a freed view is never
  * reachable from the host's lists; every ud handed in is freed exactly once.
  * Non-goals: speed (linear lists everywhere), more than one plugin.
@@ -174,6 +175,9 @@ struct ddm_cmd {
     ddm_cmd_status status;
     char *message;
     ddm_view *result;
+    int progress_calls;          /* cmd_progress calls accepted (1.2) */
+    uint64_t progress_done, progress_total; /* the last figures */
+    char progress_unit[2];       /* "B" or "", as the core passes it on */
 };
 
 typedef enum fh_reg_kind {
@@ -181,6 +185,7 @@ typedef enum fh_reg_kind {
     FH_REG_TAP,       /* register_tap */
     FH_REG_LISTENER,  /* register_vm_listener */
     FH_REG_COMMAND,   /* register_command */
+    FH_REG_STREAM,    /* register_chunk_stream (1.2): an owner too */
 } fh_reg_kind;
 
 typedef struct fh_reg {
@@ -190,6 +195,7 @@ typedef struct fh_reg {
     ddm_chunk_fn chunk_fn;
     ddm_vm_fn vm_fn;
     ddm_command_fn cmd_fn;
+    ddm_stream_ops stream; /* FH_REG_STREAM: a copy of the plugin's ops */
     void *ud;
     ddm_free_fn ud_free;
 } fh_reg;
@@ -265,6 +271,10 @@ int fh_run_owner(fake_host *fh, ddm_vm *vm, const ddm_chunk_info *ci, const uint
 void fh_reg_free(fh_reg *r);
 int fh_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                       ddm_free_fn ud_free);
+int fh_register_chunk_stream(ddm_plugin *self, uint32_t type, const ddm_stream_ops *ops,
+                             void *ud, ddm_free_fn ud_free);
+/** The owner of @type, plain (FH_REG_OWNER) or stream (FH_REG_STREAM), or NULL. */
+fh_reg *fh_find_owner(fake_host *fh, uint32_t type);
 int fh_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                     ddm_free_fn ud_free);
 int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free);
@@ -322,6 +332,7 @@ int fh_view_watchers(ddm_view *v);
 ddm_view *fh_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *title);
 const char *fh_cmd_cwd(ddm_cmd *cmd);
 void fh_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
+int fh_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit);
 
 
 #if defined(__GNUC__)

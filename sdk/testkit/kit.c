@@ -55,6 +55,8 @@ fake_host *fake_host_new(void)
     h->cmd_finish = fh_cmd_finish;
     h->cmd_cwd = fh_cmd_cwd;
     h->foreach_vm = fh_foreach_vm;
+    h->register_chunk_stream = fh_register_chunk_stream;
+    h->cmd_progress = fh_cmd_progress;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -71,7 +73,14 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->abi_minor = (uint16_t)minor;
     h->size = sizeof(ddm_host);
     h->foreach_vm = fh_foreach_vm;
+    h->register_chunk_stream = fh_register_chunk_stream;
+    h->cmd_progress = fh_cmd_progress;
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 2) {
+        h->size = (uint32_t)offsetof(ddm_host, register_chunk_stream);
+        h->register_chunk_stream = NULL;
+        h->cmd_progress = NULL;
+    }
     if (minor < 1) {
         h->size = (uint32_t)offsetof(ddm_host, foreach_vm);
         h->foreach_vm = NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The test kit's commands: running a registered command as a client would,
- * its result view, cwd and finish, and what a test reads back.
+ * its result view, cwd, progress (1.2) and finish, and what a test reads
+ * back.
  */
 #include "kit-private.h"
 
@@ -34,6 +35,24 @@ void fh_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message)
     cmd->finished = 1;
     cmd->status = status;
     cmd->message = xstrdup(message);
+}
+
+int fh_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit)
+{
+    assert_non_null(cmd);
+    if (cmd->finished) {
+        fh_logf(cmd->fh, DDM_LOG_DEBUG, "fake-host: cmd_progress after cmd_finish");
+        return -EINVAL;
+    }
+    /* Every call is recorded: the core's rate limit (a few a second, the
+     * last figures always before the finish) is the core's business, and
+     * the kit has no clock. */
+    cmd->progress_calls++;
+    cmd->progress_done = done;
+    cmd->progress_total = total;
+    cmd->progress_unit[0] = unit != NULL && strcmp(unit, "B") == 0 ? 'B' : '\0';
+    cmd->progress_unit[1] = '\0';
+    return 0;
 }
 
 ddm_cmd *fake_host_run_command(fake_host *fh, int argc, const char *const *argv)
@@ -77,4 +96,26 @@ const char *fake_cmd_message(ddm_cmd *cmd)
 ddm_view *fake_cmd_result(ddm_cmd *cmd)
 {
     return cmd->result;
+}
+
+int fake_cmd_progress(ddm_cmd *cmd, uint64_t *done, uint64_t *total)
+{
+    assert_non_null(cmd);
+    if (done)
+        *done = cmd->progress_done;
+    if (total)
+        *total = cmd->progress_total;
+    return cmd->progress_calls > 0;
+}
+
+int fake_cmd_progress_count(ddm_cmd *cmd)
+{
+    assert_non_null(cmd);
+    return cmd->progress_calls;
+}
+
+const char *fake_cmd_progress_unit(ddm_cmd *cmd)
+{
+    assert_non_null(cmd);
+    return cmd->progress_unit;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The test kit's registrations: chunk owners, taps, VM listeners and
- * commands, which only init may make, and what a test asks about them.
+ * The test kit's registrations: chunk owners (plain and, since 1.2, stream
+ * owners: one owner per type either way), taps, VM listeners and commands,
+ * which only init may make, and what a test asks about them.
  */
 #include "kit-private.h"
 
@@ -44,7 +45,7 @@ int fh_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud
     int err = check_init_phase(fh, "register_chunk", ud, ud_free);
     if (err)
         return err;
-    if (!fn || type == 0 || fake_host_owns(fh, type)) {
+    if (!fn || type == 0 || fh_find_owner(fh, type)) {
         char n[5];
         if (fn && type)
             fh->conflict = 1; /* as the core: refused even if init ignores it */
@@ -57,6 +58,39 @@ int fh_register_chunk(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud
     r = reg_add(fh, FH_REG_OWNER, ud, ud_free);
     r->type = type;
     r->chunk_fn = fn;
+    return 0;
+}
+
+int fh_register_chunk_stream(ddm_plugin *self, uint32_t type, const ddm_stream_ops *ops,
+                             void *ud, ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    char n[5];
+    int err;
+    /* As the core: the arguments first (-EINVAL), then the phase (-EPERM). */
+    if (!ops || !ops->begin || !ops->data || !ops->end || type == 0) {
+        fh_logf(fh, DDM_LOG_WARNING,
+                "fake-host: register_chunk_stream %s refused: every op must be set",
+                ddm_chunk_name(type, n));
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    err = check_init_phase(fh, "register_chunk_stream", ud, ud_free);
+    if (err)
+        return err;
+    if (fh_find_owner(fh, type)) {
+        fh->conflict = 1; /* as register_chunk: the plugin is refused */
+        fh_logf(fh, DDM_LOG_WARNING, "fake-host: register_chunk_stream %s refused: already owned",
+                ddm_chunk_name(type, n));
+        if (ud_free)
+            ud_free(ud);
+        return -EEXIST;
+    }
+    r = reg_add(fh, FH_REG_STREAM, ud, ud_free);
+    r->type = type;
+    r->stream = *ops;
     return 0;
 }
 
@@ -167,15 +201,26 @@ int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
     return 0;
 }
 
-int fake_host_owns(fake_host *fh, uint32_t type)
+fh_reg *fh_find_owner(fake_host *fh, uint32_t type)
 {
     size_t i;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == FH_REG_OWNER && r->type == type)
-            return 1;
+        if ((r->kind == FH_REG_OWNER || r->kind == FH_REG_STREAM) && r->type == type)
+            return r;
     }
-    return 0;
+    return NULL;
+}
+
+int fake_host_owns(fake_host *fh, uint32_t type)
+{
+    return fh_find_owner(fh, type) != NULL;
+}
+
+int fake_host_owns_stream(fake_host *fh, uint32_t type)
+{
+    fh_reg *r = fh_find_owner(fh, type);
+    return r != NULL && r->kind == FH_REG_STREAM;
 }
 
 int fake_host_n_taps(fake_host *fh, uint32_t type)

@@ -37,7 +37,8 @@
  * Older cores: fake_host_set_abi_minor(fh, 0) before fake_host_load makes the
  * table look like a 1.0 core's (size and abi_minor; newer members NULL), to
  * test a plugin built with DDM_ABI_MINOR_REQUIRED 0 and its DDM_HOST_HAS()
- * fallbacks. A plugin whose descriptor wants a newer minor than the host
+ * fallbacks; fake_host_set_abi_minor(fh, 1) hides 1.2's
+ * register_chunk_stream and cmd_progress the same way. A plugin whose descriptor wants a newer minor than the host
  * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
@@ -46,6 +47,19 @@
  *    logged) as the contract says. A failed register call frees the ud.
  *  - chunks: fake_host_deliver() copies the payload into an exact-size heap
  *    buffer (so ASan sees any over-read), runs the taps, then the owner.
+ *    A stream owner (1.2) gets a whole chunk as the core hands it over:
+ *    begin(declared = len); unless begin refused (negative), one data call
+ *    with all the bytes (none if len is 0), then end(data's error or 0,
+ *    len).
+ *  - streams (1.2): register_chunk_stream follows register_chunk's rules
+ *    (only in init, -EPERM after; one owner per type, plain or stream,
+ *    -EEXIST either way and the plugin is refused; every op set and type
+ *    not 0, else -EINVAL). fake_host_stream() plays a DDM event that the
+ *    core streams (see there): taps do not see it, as in the core.
+ *  - cmd_progress (1.2): every call on an unfinished command is recorded
+ *    (the last figures, the unit as the core passes it on: "B" or "", and
+ *    a count); the core's rate limit is not modelled (no clock). After
+ *    cmd_finish it returns -EINVAL.
  *  - requests: recorded in order (index 0, 1, ...) with a copy of the
  *    payload; the test completes each with any ddm_reply. Completing twice
  *    fails the test (exactly-once). A request with fn NULL whose completion
@@ -174,11 +188,39 @@ const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label);
 /* --------------------------------------------------------------- chunks */
 
 /** Hand a chunk to the taps and the owner of @type. Returns the owner's
- *  result, or DDM_DECLINED when nobody owns @type. */
+ *  result, or DDM_DECLINED when nobody owns @type. For a stream owner
+ *  (begin, one data, end; see above): DDM_DECLINED if begin refused it,
+ *  data's negative errno, else DDM_OK. */
 int fake_host_deliver(fake_host *fh, ddm_vm *vm, uint32_t type, ddm_chunk_origin origin,
                       const void *data, size_t len);
-/** 1 if the plugin owns @type. */
+/** 1 if the plugin owns @type (as a plain or a stream owner). */
 int fake_host_owns(fake_host *fh, uint32_t type);
+/** 1 if the plugin owns @type as a stream (register_chunk_stream). */
+int fake_host_owns_stream(fake_host *fh, uint32_t type);
+/**
+ * A DDM event of @type from @vm that the core streams (1.2): one large
+ * chunk of @len bytes (@data) arriving in pieces, as core/session hands it
+ * to the type's stream owner. Each piece is copied to an exact-size buffer.
+ *  - begin(declared = @len) first; a negative result refuses the stream:
+ *    nothing more is called and that result is returned.
+ *  - @end_status 0: the bytes go to data in pieces of @piece bytes (0: one
+ *    piece; the last may be shorter), then end(0, @len). Returns 0.
+ *  - @end_status -EFBIG (past the user's --max-stream): end(-EFBIG, 0) at
+ *    once, no data call. Returns -EFBIG.
+ *  - any other negative @end_status (-EPROTO: the packet ended before the
+ *    declared length; -EPIPE: the VM went away mid-stream; ...): only the
+ *    first @len / 2 bytes arrive, in pieces of @piece, then
+ *    end(@end_status, @len / 2). Returns @end_status. For -EPIPE the test
+ *    then takes the VM through DDM_VM_GONE itself, as the core does after.
+ *  - data returning a negative errno stops the stream: end(that error,
+ *    bytes handed over including that piece) follows at once and the
+ *    error is returned.
+ * Returns DDM_DECLINED, calling nothing, when @type has no stream owner
+ * or is disabled (fake_host_disable_chunk): the core streams only to
+ * stream owners; use fake_host_deliver for chunks that arrive whole.
+ */
+int fake_host_stream(fake_host *fh, ddm_vm *vm, uint32_t type, const void *data, size_t len,
+                     size_t piece, int end_status);
 /** Number of taps registered for @type (0 = the "every type" taps). */
 int fake_host_n_taps(fake_host *fh, uint32_t type);
 /** Number of VM listeners registered. */
@@ -259,6 +301,13 @@ ddm_cmd_status fake_cmd_status(ddm_cmd *cmd);
 const char *fake_cmd_message(ddm_cmd *cmd);
 /** The result view, or NULL if the plugin made none. */
 ddm_view *fake_cmd_result(ddm_cmd *cmd);
+/** 1 and the last figures the plugin gave cmd_progress (1.2), or 0 (and
+ *  *@done = *@total = 0) if it never did. Either pointer may be NULL. */
+int fake_cmd_progress(ddm_cmd *cmd, uint64_t *done, uint64_t *total);
+/** How many cmd_progress calls were accepted for @cmd. */
+int fake_cmd_progress_count(ddm_cmd *cmd);
+/** The last progress unit as the core passes it on: "B" or "" (borrowed). */
+const char *fake_cmd_progress_unit(ddm_cmd *cmd);
 
 /* ---------------------------------------------------------------- views */
 

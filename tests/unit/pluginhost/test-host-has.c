@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -81,8 +82,40 @@ static void test_newer_plugin_refused_by_1_0_host(void **state)
     d.abi_minor = DDM_ABI_MINOR;
     fake_host_set_abi_minor(fh, 0);
     assert_int_equal(fake_host_load(fh, &d), -ENOEXEC);
-    assert_true(fake_host_log_contains(fh, "plugin wants ABI 1.1, core provides 1.0"));
+    {
+        char want[64];
+        snprintf(want, sizeof want, "plugin wants ABI %u.%u, core provides %u.0",
+                 (unsigned)DDM_ABI_MAJOR, (unsigned)DDM_ABI_MINOR, (unsigned)DDM_ABI_MAJOR);
+        assert_true(fake_host_log_contains(fh, want));
+    }
     assert_false(fake_host_has_command(fh, "host-has"));
+    fake_host_free(fh);
+}
+
+/* A 1.1 host has foreach_vm but not 1.2's members: the table's size ends
+ * before register_chunk_stream, both 1.2 members are NULL, DDM_HOST_HAS
+ * says so; a 1.2 host has them. */
+static void test_1_1_host_hides_1_2(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const ddm_host *h = fake_host_table(fh);
+    (void)state;
+    assert_true(DDM_HOST_HAS(h, register_chunk_stream));
+    assert_true(DDM_HOST_HAS(h, cmd_progress));
+    fake_host_set_abi_minor(fh, 1);
+    assert_int_equal(h->abi_minor, 1);
+    assert_int_equal(h->size, offsetof(ddm_host, register_chunk_stream));
+    assert_true(DDM_HOST_HAS(h, foreach_vm));
+    assert_false(DDM_HOST_HAS(h, register_chunk_stream));
+    assert_false(DDM_HOST_HAS(h, cmd_progress));
+    assert_null(h->register_chunk_stream);
+    assert_null(h->cmd_progress);
+    /* back to the SDK's own minor: everything again */
+    fake_host_set_abi_minor(fh, DDM_ABI_MINOR);
+    assert_int_equal(h->size, sizeof(ddm_host));
+    assert_non_null(h->register_chunk_stream);
+    assert_non_null(h->cmd_progress);
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
     fake_host_free(fh);
 }
 
@@ -92,6 +125,7 @@ int main(void)
         cmocka_unit_test(test_on_current_host),
         cmocka_unit_test(test_on_1_0_host),
         cmocka_unit_test(test_newer_plugin_refused_by_1_0_host),
+        cmocka_unit_test(test_1_1_host_hides_1_2),
     };
     return cmocka_run_group_tests_name("host-has", tests, NULL, NULL);
 }
