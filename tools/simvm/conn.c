@@ -6,6 +6,11 @@
  * output queue. Handlers never free a connection: they set `closing` and
  * the I/O callback destroys it after they return.
  *
+ * Output is a byte queue, optionally fed by one producer at a time (a heap
+ * dump streamed as the socket drains: sim_conn_start_producer); what is
+ * sent while a producer runs waits in `later`, in order, so a producer's
+ * packet is never interleaved with others.
+ *
  * ART's adbconnection wants the whole handshake in the first read; in ART
  * mode a client that sends fewer than 14 bytes at first is dropped
  * ("Closing connection to broken client"). Dalvik and JVM modes wait.
@@ -23,6 +28,41 @@
 #define READ_BUDGET ((size_t)1 << 20) /* per callback, so one client cannot starve others */
 #define IN_KEEP ((size_t)16 << 10)      /* input buffer kept between packets */
 #define OUT_KEEP ((size_t)64 << 10)     /* output buffer kept once flushed */
+#define PRODUCE_BUDGET ((size_t)4 << 20) /* produced per flush, so one dump cannot starve others */
+
+struct SimProducer {
+    SimProduceFn fn;
+    SimProducerFreeFn free_fn;
+    void *ud;
+    gboolean stalled;       /* STALL: nothing more, ever */
+    gboolean close_when_sent; /* CLOSE: drop the connection once its bytes are out */
+};
+typedef struct SimProducer SimProducer;
+
+/* One entry of SimConn.later: bytes, or a producer to start in turn. */
+typedef struct SimOutItem {
+    GByteArray *bytes;
+    SimProducer *producer;
+} SimOutItem;
+
+static void producer_free(SimProducer *p)
+{
+    if (!p)
+        return;
+    if (p->free_fn)
+        p->free_fn(p->ud);
+    g_free(p);
+}
+
+static void out_item_free(gpointer data)
+{
+    SimOutItem *it = data;
+
+    if (it->bytes)
+        g_byte_array_unref(it->bytes);
+    producer_free(it->producer);
+    g_free(it);
+}
 
 static void conn_io(void *ud, unsigned events);
 
@@ -43,6 +83,9 @@ static void teardown(SimConn *c)
 void sim_conn_free(SimConn *c)
 {
     sim_jdwp_model_free(c->jdwp);
+    producer_free(c->producer);
+    if (c->later)
+        g_queue_free_full(c->later, out_item_free);
     if (c->in)
         g_byte_array_unref(c->in);
     g_byte_array_unref(c->out);
@@ -83,41 +126,126 @@ void sim_conn_close(SimConn *c, const char *why)
         sim_world_defer_free_conn(c->vm->world, c);
 }
 
-/* Write what we can; watch for writability while output remains. */
+static gboolean later_empty(const SimConn *c)
+{
+    return !c->later || g_queue_is_empty(c->later);
+}
+
+/* TRUE while output may come without any input: bytes queued, or a
+ * producer that has more to say. */
+static gboolean output_pending(const SimConn *c)
+{
+    return c->out_off < c->out->len || !later_empty(c) ||
+           (c->producer && !c->producer->stalled);
+}
+
+/* The output buffer is empty: refill it from the producer or the next
+ * queued item. FALSE when there is nothing to send now. */
+static gboolean refill(SimConn *c)
+{
+    SimProducer *p = c->producer;
+
+    if (p) {
+        SimProduceStatus st;
+        size_t len = 0;
+
+        if (p->stalled)
+            return FALSE;
+        if (p->close_when_sent) {
+            sim_conn_close(c, "the producer ended the connection");
+            return FALSE;
+        }
+        g_byte_array_set_size(c->out, (guint)SIM_PRODUCE_STEP);
+        c->out_off = 0;
+        st = p->fn(c, p->ud, c->out->data, SIM_PRODUCE_STEP, &len);
+        g_byte_array_set_size(c->out, (guint)MIN(len, SIM_PRODUCE_STEP));
+        switch (st) {
+        case SIM_PRODUCE_MORE:
+            if (len == 0) /* a producer must make progress; treat as finished */
+                g_warning("pid %u: producer returned no bytes; ending it", c->vm->pid);
+            else
+                return TRUE;
+            /* fall through */
+        case SIM_PRODUCE_DONE:
+            c->producer = NULL;
+            producer_free(p);
+            return TRUE; /* its last bytes, or the next item */
+        case SIM_PRODUCE_STALL:
+            p->stalled = TRUE;
+            return len > 0;
+        case SIM_PRODUCE_CLOSE:
+            p->close_when_sent = TRUE;
+            if (len == 0) {
+                sim_conn_close(c, "the producer ended the connection");
+                return FALSE;
+            }
+            return TRUE;
+        }
+        return FALSE;
+    }
+    if (!later_empty(c)) {
+        SimOutItem *it = g_queue_pop_head(c->later);
+        if (it->bytes) {
+            c->later_bytes -= it->bytes->len;
+            g_byte_array_unref(c->out);
+            c->out = g_steal_pointer(&it->bytes);
+            c->out_off = 0;
+        } else {
+            c->producer = g_steal_pointer(&it->producer);
+        }
+        out_item_free(it);
+        return TRUE;
+    }
+    return FALSE;
+}
+
+/* Write what we can (and what producers make, up to a budget); watch for
+ * writability while output remains. */
 static void flush(SimConn *c)
 {
-    while (c->out_off < c->out->len) {
-        ssize_t n = send(c->fd, c->out->data + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL);
-        if (n > 0) {
-            c->out_off += (size_t)n;
-            continue;
+    size_t produced = 0;
+
+    for (;;) {
+        while (c->out_off < c->out->len) {
+            ssize_t n = send(c->fd, c->out->data + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL);
+            if (n > 0) {
+                c->out_off += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                goto wait;
+            sim_conn_close(c, n < 0 ? g_strerror(errno) : "write returned 0");
+            return;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        sim_conn_close(c, n < 0 ? g_strerror(errno) : "write returned 0");
-        return;
-    }
-    if (c->out_off == c->out->len) {
-        if (c->out->len > OUT_KEEP) {
-            /* after a heap dump: do not keep 100 KiB per idle connection */
+        produced += c->out->len;
+        if (c->out->len > OUT_KEEP && !c->producer) {
+            /* after a large reply: do not keep it per idle connection */
             g_byte_array_unref(c->out);
             c->out = g_byte_array_new();
         } else {
             g_byte_array_set_size(c->out, 0);
         }
         c->out_off = 0;
-        if (c->close_after_flush) {
-            sim_conn_close(c, "closed after the last reply (Dispose)");
-            return;
+        if (produced >= PRODUCE_BUDGET && output_pending(c))
+            goto wait; /* writable again at the next dispatch */
+        if (!refill(c)) {
+            if (c->closing)
+                return;
+            break;
         }
-    } else if (c->out_off > (1u << 20)) {
+    }
+    if (c->close_after_flush && !output_pending(c)) {
+        sim_conn_close(c, "closed after the last reply (Dispose)");
+        return;
+    }
+wait:
+    if (c->out_off > (1u << 20)) {
         g_byte_array_remove_range(c->out, 0, (guint)c->out_off);
         c->out_off = 0;
     }
-    sim_reactor_modify(c->vm->world->reactor, c->io,
-                       SIM_IO_IN | (c->out_off < c->out->len ? SIM_IO_OUT : 0));
+    sim_reactor_modify(c->vm->world->reactor, c->io, SIM_IO_IN | (output_pending(c) ? SIM_IO_OUT : 0));
 }
 
 void sim_conn_flush(SimConn *c)
@@ -130,13 +258,51 @@ void sim_conn_send_raw(SimConn *c, const uint8_t *bytes, size_t len)
 {
     if (c->closing || !bytes)
         return;
-    if (c->out->len - c->out_off + len > SIM_OUT_MAX) {
+    if (c->out->len - c->out_off + c->later_bytes + len > SIM_OUT_MAX) {
         g_warning("pid %u: client does not read (%zu bytes queued); dropping it", c->vm->pid,
-                  (size_t)(c->out->len - c->out_off));
+                  (size_t)(c->out->len - c->out_off + c->later_bytes));
         sim_conn_close(c, "output queue over its cap");
         return;
     }
+    if (c->producer || !later_empty(c)) {
+        /* behind the packet being streamed */
+        SimOutItem *tail = c->later ? g_queue_peek_tail(c->later) : NULL;
+        if (!tail || !tail->bytes) {
+            tail = g_new0(SimOutItem, 1);
+            tail->bytes = g_byte_array_new();
+            if (!c->later)
+                c->later = g_queue_new();
+            g_queue_push_tail(c->later, tail);
+        }
+        g_byte_array_append(tail->bytes, bytes, (guint)len);
+        c->later_bytes += len;
+        return;
+    }
     g_byte_array_append(c->out, bytes, (guint)len);
+    if (!c->in_callback)
+        flush(c);
+}
+
+void sim_conn_start_producer(SimConn *c, SimProduceFn fn, SimProducerFreeFn free_fn, void *ud)
+{
+    SimProducer *p = g_new0(SimProducer, 1);
+
+    p->fn = fn;
+    p->free_fn = free_fn;
+    p->ud = ud;
+    if (c->closing) {
+        producer_free(p);
+        return;
+    }
+    if (c->producer || !later_empty(c)) {
+        SimOutItem *it = g_new0(SimOutItem, 1);
+        it->producer = p;
+        if (!c->later)
+            c->later = g_queue_new();
+        g_queue_push_tail(c->later, it);
+    } else {
+        c->producer = p;
+    }
     if (!c->in_callback)
         flush(c);
 }

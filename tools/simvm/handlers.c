@@ -9,7 +9,8 @@
  *
  * "Nothing to say" follows the mode: Dalvik sends an empty reply, ART's
  * adbconnection sends none (unknown types, THEN, HPIF, HPSG, HPGC, NHSG,
- * malformed chunk framing). A known request whose payload is malformed
+ * malformed chunk framing). Heap dumps (HPDS, HPDU) are hprof_dump.c's.
+ * A known request whose payload is malformed
  * gets FAIL(1, reason) in both modes. A plain JVM answers every 0xC7
  * command with JDWP error 99.
  */
@@ -22,6 +23,9 @@
 #include "jdwp_model.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
+
+#define HPROF_STREAMING_FEATURE "hprof-heap-dump-streaming"
+#define HPROF_DEVICE_FEATURE "hprof-heap-dump"
 
 static const char *const art_features[] = {
     "method-trace-profiling", "method-trace-profiling-streaming", "method-sample-profiling",
@@ -104,19 +108,36 @@ static void handle_helo(SimConn *c, uint32_t id, ddm_reader *r)
     free(p);
 }
 
+/* --hprof: "device" drops streaming, "none" both heap-dump features. */
+static gboolean feature_offered(const SimVm *vm, const char *feature)
+{
+    SimHprofMode m = vm->world->cfg.hprof_mode;
+
+    if (strcmp(feature, HPROF_STREAMING_FEATURE) == 0)
+        return m == SIM_HPROF_STREAM;
+    if (strcmp(feature, HPROF_DEVICE_FEATURE) == 0)
+        return m != SIM_HPROF_NONE;
+    return TRUE;
+}
+
 static void handle_feat(SimConn *c, uint32_t id)
 {
     gboolean art = c->vm->mode == SIM_MODE_ART;
     const char *const *f = art ? art_features : dalvik_features;
     size_t i, n = art ? G_N_ELEMENTS(art_features) : G_N_ELEMENTS(dalvik_features);
+    uint32_t listed = 0;
     ddm_writer w;
     uint8_t *p;
     size_t len;
 
     ddm_writer_init(&w, 4096);
-    ddm_write_u4(&w, (uint32_t)n);
     for (i = 0; i < n; i++)
-        ddm_write_lstr(&w, f[i]);
+        if (feature_offered(c->vm, f[i]))
+            listed++;
+    ddm_write_u4(&w, listed);
+    for (i = 0; i < n; i++)
+        if (feature_offered(c->vm, f[i]))
+            ddm_write_lstr(&w, f[i]);
     p = take(&w, &len);
     sim_conn_send_reply(c, id, DDM_CHUNK_FEAT, p, len);
     free(p);
@@ -496,6 +517,12 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
         break;
     case T('R', 'E', 'A', 'L'):
         handle_real(c, id);
+        break;
+    case T('H', 'P', 'D', 'S'):
+        sim_handle_hpds(c, id);
+        break;
+    case T('H', 'P', 'D', 'U'):
+        sim_handle_hpdu(c, id, &body);
         break;
     case T('M', 'P', 'R', 'Q'):
         u1 = 0; /* no method profiling */

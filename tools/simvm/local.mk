@@ -22,7 +22,7 @@ noinst_LTLIBRARIES += %reldir%/libsimvm.la
 %canon_reldir%_libsimvm_la_SOURCES = \
 	%reldir%/simvm.h %reldir%/simvm-private.h \
 	%reldir%/options.c %reldir%/world.c %reldir%/vm.c \
-	%reldir%/conn.c %reldir%/handlers.c %reldir%/statefile.c \
+	%reldir%/conn.c %reldir%/handlers.c %reldir%/hprof_dump.c %reldir%/statefile.c \
 	%reldir%/jdwp_model.c %reldir%/jdwp_model.h \
 	%reldir%/reactor.c %reldir%/reactor.h
 %canon_reldir%_libsimvm_la_CPPFLAGS = $(SIMVM_CPPFLAGS)

@@ -3,6 +3,7 @@
  * ddmon-simvm: parse options (the world's and the simulated adb devices'),
  * raise the fd limit (5000 VMs need 5000+ listeners), start the world and
  * the devices, run the main loop until SIGINT/SIGTERM or --exit-after.
+ * --write-hprof only writes one heap dump and exits.
  */
 #include <glib-unix.h>
 #include <signal.h>
@@ -51,6 +52,19 @@ int main(int argc, char **argv)
         sim_adb_setup_free(adb);
         sim_config_clear(&cfg);
         return 2;
+    }
+    if (cfg.write_hprof) { /* tests: one dump to a file, nothing else */
+        char sha[65];
+        if (!sim_hprof_write_file(cfg.write_hprof, cfg.hprof_size, sim_hprof_seed(cfg.seed), NULL, sha, &err)) {
+            fprintf(stderr, "ddmon-simvm: %s\n", err->message);
+            g_error_free(err);
+            rc = 1;
+        } else {
+            printf("%s  %s\n", sha, cfg.write_hprof); /* as sha256sum prints it */
+        }
+        sim_adb_setup_free(adb);
+        sim_config_clear(&cfg);
+        return rc;
     }
     raise_fd_limit((cfg.vms + cfg.jvm_vms) * 2 + 64);
     loop = g_main_loop_new(NULL, FALSE);

@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "heap.h"
+#include "hprof_gen.h"
+
+#define HPROF_DEFAULT_SIZE ((guint64)2 << 20)
+#define LIE_LONG_EXTRA 1000u /* keep in step with hprof_dump.c */
 
 void sim_config_init(SimConfig *cfg)
 {
@@ -26,6 +30,8 @@ void sim_config_init(SimConfig *cfg)
     cfg->helo_tails = 5;
     cfg->seg_chunk_max = SIM_SEG_ART_MAX_CHUNK;
     cfg->max_request = 1u << 20;
+    cfg->hprof_mode = SIM_HPROF_STREAM;
+    cfg->hprof_size = HPROF_DEFAULT_SIZE;
 }
 
 void sim_config_clear(SimConfig *cfg)
@@ -34,6 +40,8 @@ void sim_config_clear(SimConfig *cfg)
     g_free(cfg->port_file);
     g_free(cfg->state_file);
     g_strfreev(cfg->apps);
+    g_free(cfg->device_dir);
+    g_free(cfg->write_hprof);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -48,6 +56,42 @@ const char *sim_mode_name(SimMode mode)
         return "jvm";
     }
     return "?";
+}
+
+const char *sim_hprof_fault_name(SimHprofFault fault)
+{
+    static const char *const names[] = { "none", "truncate", "lie-long", "lie-short", "fail" };
+    return (unsigned)fault < G_N_ELEMENTS(names) ? names[fault] : "?";
+}
+
+static gboolean parse_hprof(SimConfig *cfg, const char *hprof, const char *fault, GError **error)
+{
+    unsigned i;
+
+    if (hprof) {
+        if (g_ascii_strcasecmp(hprof, "stream") == 0)
+            cfg->hprof_mode = SIM_HPROF_STREAM;
+        else if (g_ascii_strcasecmp(hprof, "device") == 0)
+            cfg->hprof_mode = SIM_HPROF_DEVICE;
+        else if (g_ascii_strcasecmp(hprof, "none") == 0)
+            cfg->hprof_mode = SIM_HPROF_NONE;
+        else {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--hprof must be stream, device or none");
+            return FALSE;
+        }
+    }
+    if (fault) {
+        for (i = 0; i <= SIM_HPROF_FAULT_FAIL; i++)
+            if (g_ascii_strcasecmp(fault, sim_hprof_fault_name((SimHprofFault)i)) == 0)
+                break;
+        if (i > SIM_HPROF_FAULT_FAIL) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--hprof-fault must be none, truncate, lie-long, lie-short or fail");
+            return FALSE;
+        }
+        cfg->hprof_fault = (SimHprofFault)i;
+    }
+    return TRUE;
 }
 
 static gboolean check_range(const char *name, gint64 v, gint64 lo, gint64 hi, GError **error)
@@ -68,7 +112,8 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     int ptr_size = (int)cfg->ptr_size, heap_kib = (int)cfg->heap_kib, threads = (int)cfg->threads;
     int tails = (int)cfg->helo_tails, chunk_max = (int)cfg->seg_chunk_max;
     int max_request = (int)cfg->max_request;
-    gint64 seed = (gint64)cfg->seed;
+    gint64 seed = (gint64)cfg->seed, hprof_size = (gint64)cfg->hprof_size;
+    char *hprof = NULL, *hprof_fault = NULL, *device_dir = NULL, *write_hprof = NULL;
     char *mode = NULL, *nhgt = NULL, *dbgd = NULL, *bind = NULL, *port_file = NULL, *state_file = NULL;
     char **apps = NULL;
     gboolean ok = FALSE;
@@ -117,6 +162,17 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
           "Largest heap segment chunk in bytes (1024-16368, default 16368 as ART)", "BYTES" },
         { "max-request", 0, 0, G_OPTION_ARG_INT, &max_request,
           "Largest JDWP packet accepted from a client; longer = connection closed (default 1 MiB)", "BYTES" },
+        { "hprof", 0, 0, G_OPTION_ARG_STRING, &hprof,
+          "Heap dumps: stream (default: FEAT lists hprof-heap-dump-streaming, HPDS and HPDU work), "
+          "device (HPDU only) or none", "stream|device|none" },
+        { "hprof-size", 0, 0, G_OPTION_ARG_INT64, &hprof_size,
+          "Size of every heap dump in bytes (default 2 MiB; 4096 to 4 GiB - 20)", "BYTES" },
+        { "hprof-fault", 0, 0, G_OPTION_ARG_STRING, &hprof_fault,
+          "Misbehave on HPDS: truncate, lie-long, lie-short, fail (default none)", "FAULT" },
+        { "device-dir", 0, 0, G_OPTION_ARG_FILENAME, &device_dir,
+          "HPDU also writes the dump to DIR/<basename of the device path>", "DIR" },
+        { "write-hprof", 0, 0, G_OPTION_ARG_FILENAME, &write_hprof,
+          "Only write a heap dump of --hprof-size bytes (from --seed) to FILE, print its sha256, exit", "FILE" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     GOptionContext *ctx = g_option_context_new("- simulated DDM-aware VMs for ddmon");
@@ -147,7 +203,13 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         !check_range("helo-tails", tails, 0, 6, error) ||
         !check_range("seg-chunk-max", chunk_max, SIM_SEG_MIN_CHUNK, SIM_SEG_ART_MAX_CHUNK, error) ||
         !check_range("max-request", max_request, 64, 256 << 20, error) ||
-        !check_range("seed", seed, 0, G_MAXINT64, error))
+        !check_range("seed", seed, 0, G_MAXINT64, error) ||
+        !check_range("hprof-size", hprof_size, HPROF_GEN_MIN_TOTAL, (gint64)HPROF_GEN_MAX_TOTAL, error) ||
+        !parse_hprof(cfg, hprof, hprof_fault, error))
+        goto out;
+    if (cfg->hprof_fault == SIM_HPROF_FAULT_LIE_LONG &&
+        !check_range("hprof-size", hprof_size, HPROF_GEN_MIN_TOTAL,
+                     (gint64)(HPROF_GEN_MAX_TOTAL - LIE_LONG_EXTRA), error))
         goto out;
     if (ptr_size != 4 && ptr_size != 8) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--ptr-size must be 4 or 8");
@@ -205,6 +267,15 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     cfg->seg_chunk_max = (unsigned)chunk_max;
     cfg->max_request = (unsigned)max_request;
     cfg->seed = (guint64)seed;
+    cfg->hprof_size = (guint64)hprof_size;
+    if (device_dir) {
+        g_free(cfg->device_dir);
+        cfg->device_dir = g_steal_pointer(&device_dir);
+    }
+    if (write_hprof) {
+        g_free(cfg->write_hprof);
+        cfg->write_hprof = g_steal_pointer(&write_hprof);
+    }
     if (bind) {
         g_free(cfg->bind_address);
         cfg->bind_address = g_steal_pointer(&bind);
@@ -223,6 +294,10 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     }
     ok = TRUE;
 out:
+    g_free(hprof);
+    g_free(hprof_fault);
+    g_free(device_dir);
+    g_free(write_hprof);
     g_free(mode);
     g_free(nhgt);
     g_free(dbgd);

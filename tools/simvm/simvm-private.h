@@ -28,8 +28,24 @@
 #define SIM_PRE_INITIALIZED "<pre-initialized>"
 /** A client that stops reading: drop it past this much queued output. */
 #define SIM_OUT_MAX ((size_t)64 << 20)
+/** Bytes a producer is asked for at a time (the most it has buffered). */
+#define SIM_PRODUCE_STEP ((size_t)256 << 10)
 
 typedef struct SimConn SimConn;
+
+/** What a producer says after filling output (sim_conn_start_producer). */
+typedef enum {
+    SIM_PRODUCE_MORE,   /* call again when the socket has drained */
+    SIM_PRODUCE_DONE,   /* these were the last bytes */
+    SIM_PRODUCE_STALL,  /* nothing more, ever: the connection stays, quiet */
+    SIM_PRODUCE_CLOSE,  /* send what was produced, then drop the connection now */
+} SimProduceStatus;
+
+/** Fill at most @cap bytes at @buf, set *@len. Called only while nothing
+ *  else is queued, so a producer's bytes are never interleaved. */
+typedef SimProduceStatus (*SimProduceFn)(SimConn *c, void *ud, uint8_t *buf, size_t cap, size_t *len);
+/** Free @ud: after DONE, or when the connection goes first. */
+typedef void (*SimProducerFreeFn)(void *ud);
 
 /** What the VM last told a client about one heap (ground truth). */
 typedef struct SimHpifSent {
@@ -38,6 +54,18 @@ typedef struct SimHpifSent {
     uint8_t reason;
     uint32_t max, size, allocated, objects;
 } SimHpifSent;
+
+/** The last heap dump a VM finished sending (ground truth). */
+typedef struct SimHprofSent {
+    guint64 dumps;               /* dumps fully sent or written so far */
+    guint64 started;             /* dumps begun (each draws its own seed) */
+    gboolean valid;              /* "last" below is set */
+    gboolean via_hpdu;           /* HPDU (file on the device) or HPDS (streamed) */
+    guint64 bytes;
+    char sha256[65];
+    char *path;                  /* HPDU's device path, NULL for HPDS */
+    SimHprofFault fault;         /* the fault the dump was sent with */
+} SimHprofSent;
 
 struct SimVm {
     SimWorld *world;
@@ -68,6 +96,7 @@ struct SimVm {
     gboolean native_seg_sent_valid;
     SimNhgtStats nhgt_sent;
     gboolean nhgt_sent_valid;
+    SimHprofSent hprof_sent;
     /* Payloads of the last THSTs sent, newest at thst_recent[0]: a test
      * can match a view against whichever poll the view came from. */
     GBytes *thst_recent[SIM_THST_RECENT];
@@ -90,6 +119,9 @@ struct SimConn {
     GByteArray *in;              /* unparsed input (NULL while empty) */
     GByteArray *out;
     size_t out_off;
+    struct SimProducer *producer; /* streaming now (e.g. a heap dump), NULL if none */
+    GQueue *later;               /* SimOutItem*: output queued behind the producer */
+    size_t later_bytes;          /* bytes held in @later */
     gboolean in_callback;
     gboolean closing;            /* destroy when the callback returns */
     gboolean close_after_flush;  /* e.g. VirtualMachine.Dispose */
@@ -171,6 +203,10 @@ void sim_conn_send_reply(SimConn *c, uint32_t id, uint32_t type, const uint8_t *
 void sim_conn_reply_nothing(SimConn *c, uint32_t id);
 void sim_conn_send_fail(SimConn *c, uint32_t id, uint32_t code, const char *msg);
 void sim_conn_send_jdwp_reply(SimConn *c, uint32_t id, uint16_t error, const uint8_t *data, size_t len);
+/** Stream output from @fn as the socket drains (at most SIM_PRODUCE_STEP
+ *  bytes buffered), after everything queued so far; output queued while it
+ *  runs waits behind it. Ownership of @ud passes to the connection. */
+void sim_conn_start_producer(SimConn *c, SimProduceFn fn, SimProducerFreeFn free_fn, void *ud);
 
 /* handlers.c */
 void sim_handle_packet(SimConn *c, const DdmJdwpPacket *pkt);
@@ -178,6 +214,17 @@ void sim_conn_send_hpif(SimConn *c, uint8_t reason);
 void sim_conn_send_segments(SimConn *c, gboolean native);
 void sim_conn_send_thst(SimConn *c, uint32_t reply_id, gboolean as_event);
 void sim_conn_send_apnm(SimConn *c);
+
+/* hprof_dump.c */
+/** HPDS (streamed heap dump) with an empty payload. */
+void sim_handle_hpds(SimConn *c, uint32_t id);
+/** HPDU: lstr device path; the dump "stays on the device". */
+void sim_handle_hpdu(SimConn *c, uint32_t id, ddm_reader *payload);
+/** Write a dump of @size bytes from @seed to @path; @sha256 gets its hex digest. */
+gboolean sim_hprof_write_file(const char *path, guint64 size, uint32_t seed, const char *package,
+                              char sha256[65], GError **error);
+/** The generator seed --seed N gives --write-hprof. */
+uint32_t sim_hprof_seed(guint64 seed);
 
 /* statefile.c */
 /** The ground truth as JSON text. (transfer full) */

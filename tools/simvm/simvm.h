@@ -27,6 +27,22 @@ typedef enum {
     SIM_MODE_JVM,       /* plain JVM: every 0xC7 command -> JDWP error 99 */
 } SimMode;
 
+/** Heap dumps a VM offers (--hprof). */
+typedef enum {
+    SIM_HPROF_STREAM = 0, /* FEAT lists hprof-heap-dump-streaming; HPDS and HPDU work (ART) */
+    SIM_HPROF_DEVICE,     /* no streaming: HPDS gets FAIL, HPDU works */
+    SIM_HPROF_NONE,       /* both FAIL */
+} SimHprofMode;
+
+/** A misbehaving HPDS for tests (--hprof-fault). */
+typedef enum {
+    SIM_HPROF_FAULT_NONE = 0,
+    SIM_HPROF_FAULT_TRUNCATE,  /* close the connection halfway through the body */
+    SIM_HPROF_FAULT_LIE_LONG,  /* declare total+1000 bytes, send total, then stay silent */
+    SIM_HPROF_FAULT_LIE_SHORT, /* chunk length half of what the JDWP length carries */
+    SIM_HPROF_FAULT_FAIL,      /* FAIL(1, "heap dump failed"), no event; HPDU result 0xFF */
+} SimHprofFault;
+
 /** Everything the command line can set (see doc/ddmon-simvm.md). */
 typedef struct SimConfig {
     unsigned vms;               /* DDM VMs (in @mode) */
@@ -57,6 +73,11 @@ typedef struct SimConfig {
     unsigned seg_chunk_max;     /* largest segment chunk (ART: 16368) */
     unsigned max_request;       /* largest JDWP packet accepted from a client */
     char **apps;                /* app names to use first (NULL-terminated), or NULL */
+    SimHprofMode hprof_mode;    /* --hprof */
+    guint64 hprof_size;         /* bytes of every heap dump */
+    SimHprofFault hprof_fault;
+    char *device_dir;           /* HPDU also writes DIR/<basename> here (NULL: not) */
+    char *write_hprof;          /* main(): only write a dump here and exit */
 } SimConfig;
 
 /** Defaults: 1 ART VM from port 8000, seed 1, ... */
@@ -68,6 +89,7 @@ void sim_config_clear(SimConfig *cfg);
 gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup *extra,
                           GError **error);
 const char *sim_mode_name(SimMode mode);
+const char *sim_hprof_fault_name(SimHprofFault fault);
 
 typedef struct SimWorld SimWorld;
 typedef struct SimVm SimVm;

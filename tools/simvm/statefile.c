@@ -4,7 +4,8 @@
  * the last THST table it sent, and for each heap what it last SENT (HPIF
  * figures and the statistics of the last segment dump: bytes and counts
  * per kind, free bytes, largest free run): exactly what a correct decoder
- * computes. Integration tests compare ddmon's views with this file.
+ * computes; the last heap dump (size and sha256 of what was sent).
+ * Integration tests compare ddmon's views with this file.
  * Written with json-glib, atomically (temporary file + rename).
  * Non-goal: computing anything not yet sent (that would cost a heap walk).
  */
@@ -135,6 +136,32 @@ static void member_bool(JsonBuilder *b, const char *name, gboolean v)
     json_builder_add_boolean_value(b, v);
 }
 
+/* Heap dumps: how many were fully sent (HPDS) or written (HPDU), and the
+ * last one: via, size, sha256 of the bytes sent, HPDU's device path. */
+static void add_hprof(JsonBuilder *b, const SimHprofSent *h)
+{
+    json_builder_begin_object(b);
+    member_int(b, "dumps", (gint64)h->dumps);
+    json_builder_set_member_name(b, "last");
+    if (h->valid) {
+        json_builder_begin_object(b);
+        member_str(b, "via", h->via_hpdu ? "hpdu" : "hpds");
+        member_int(b, "bytes", (gint64)h->bytes);
+        member_str(b, "sha256", h->sha256);
+        json_builder_set_member_name(b, "path");
+        if (h->path)
+            json_builder_add_string_value(b, h->path);
+        else
+            json_builder_add_null_value(b);
+        if (h->fault != SIM_HPROF_FAULT_NONE)
+            member_str(b, "fault", sim_hprof_fault_name(h->fault));
+        json_builder_end_object(b);
+    } else {
+        json_builder_add_null_value(b);
+    }
+    json_builder_end_object(b);
+}
+
 /* The allocation tracker: its state and the records a REAL would send now
  * (most recent first; class names as the JVM descriptors sent). */
 static void add_alloc(JsonBuilder *b, const SimAlloc *a)
@@ -192,6 +219,8 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     add_threads(b, &vm->threads);
     json_builder_set_member_name(b, "alloc");
     add_alloc(b, &vm->alloc);
+    json_builder_set_member_name(b, "hprof");
+    add_hprof(b, &vm->hprof_sent);
     json_builder_set_member_name(b, "thst_sent");
     add_thst(b, vm->thst_recent[0]);
     json_builder_set_member_name(b, "thst_recent");

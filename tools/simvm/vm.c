@@ -83,6 +83,7 @@ void sim_vm_free(SimVm *vm)
             g_bytes_unref(vm->thst_recent[i]);
     g_free(vm->real_name);
     g_free(vm->package_name);
+    g_free(vm->hprof_sent.path);
     g_free(vm);
 }
 

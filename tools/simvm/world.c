@@ -46,6 +46,8 @@ SimWorld *sim_world_new(const SimConfig *cfg)
     w->cfg.port_file = g_strdup(cfg->port_file);
     w->cfg.state_file = g_strdup(cfg->state_file);
     w->cfg.apps = g_strdupv(cfg->apps);
+    w->cfg.device_dir = g_strdup(cfg->device_dir);
+    w->cfg.write_hprof = g_strdup(cfg->write_hprof);
     w->ctx = g_main_context_ref_thread_default();
     w->vms = g_ptr_array_new();
     w->by_pid = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -134,6 +136,8 @@ void sim_world_free(SimWorld *w)
     g_free(w->cfg.port_file);
     g_free(w->cfg.state_file);
     g_strfreev(w->cfg.apps);
+    g_free(w->cfg.device_dir);
+    g_free(w->cfg.write_hprof);
     g_free(w);
 }
 
