@@ -23,11 +23,15 @@ TESTS += $(INTEGRATION_TESTS)
 endif
 EXTRA_DIST += $(INTEGRATION_TESTS)
 
-# ddmon-simvm on its own (executable scripts, shipped as such).
+# ddmon-simvm on its own (executable scripts, shipped as such); its heap
+# dumps through a small python client.
 if ENABLE_TESTS
-dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
-TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh
+dist_check_SCRIPTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh \
+	tests/integration/simvm-hprof.sh
+TESTS += tests/integration/simvm-smoke.sh tests/integration/simvm-modes.sh \
+	tests/integration/simvm-hprof.sh
 endif
+EXTRA_DIST += tests/integration/hprof_client.py
 
 # The server and snapshot without VMs.
 CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh \
