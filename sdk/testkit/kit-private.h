@@ -216,6 +216,7 @@ typedef struct fh_kv {
 struct fake_host {
     ddm_host host;
     char *client_cwd;   /* what cmd_cwd returns (NULL = unknown) */
+    char *client_out_dir; /* what cmd_out_dir returns (1.2; NULL = none given) */
     struct ddm_plugin plugin;
     int loaded, in_init, fini_done;
     int conflict;       /* init claimed a type twice: the plugin is refused */
@@ -333,6 +334,7 @@ ddm_view *fh_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *title);
 const char *fh_cmd_cwd(ddm_cmd *cmd);
 void fh_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
 int fh_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit);
+const char *fh_cmd_out_dir(ddm_cmd *cmd);
 
 
 #if defined(__GNUC__)

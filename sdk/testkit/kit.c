@@ -57,6 +57,7 @@ fake_host *fake_host_new(void)
     h->foreach_vm = fh_foreach_vm;
     h->register_chunk_stream = fh_register_chunk_stream;
     h->cmd_progress = fh_cmd_progress;
+    h->cmd_out_dir = fh_cmd_out_dir;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -75,11 +76,13 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->foreach_vm = fh_foreach_vm;
     h->register_chunk_stream = fh_register_chunk_stream;
     h->cmd_progress = fh_cmd_progress;
+    h->cmd_out_dir = fh_cmd_out_dir;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 2) {
         h->size = (uint32_t)offsetof(ddm_host, register_chunk_stream);
         h->register_chunk_stream = NULL;
         h->cmd_progress = NULL;
+        h->cmd_out_dir = NULL;
     }
     if (minor < 1) {
         h->size = (uint32_t)offsetof(ddm_host, foreach_vm);
@@ -160,6 +163,8 @@ void fake_host_free(fake_host *fh)
         return;
     free(fh->client_cwd);
     fh->client_cwd = NULL;
+    free(fh->client_out_dir);
+    fh->client_out_dir = NULL;
     /* VMs go first, as in the core at shutdown */
     for (i = 0; i < fh->vms.n; i++) {
         ddm_vm *vm = fh->vms.v[i];

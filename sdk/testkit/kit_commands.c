@@ -37,6 +37,20 @@ void fh_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message)
     cmd->message = xstrdup(message);
 }
 
+const char *fh_cmd_out_dir(ddm_cmd *cmd)
+{
+    assert_non_null(cmd);
+    if (cmd->finished)
+        fail_msg("fake-host: cmd_out_dir after cmd_finish");
+    return cmd->fh->client_out_dir;
+}
+
+void fake_host_set_client_out_dir(fake_host *fh, const char *dir)
+{
+    free(fh->client_out_dir);
+    fh->client_out_dir = xstrdup(dir);
+}
+
 int fh_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit)
 {
     assert_non_null(cmd);

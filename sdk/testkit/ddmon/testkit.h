@@ -38,7 +38,7 @@
  * table look like a 1.0 core's (size and abi_minor; newer members NULL), to
  * test a plugin built with DDM_ABI_MINOR_REQUIRED 0 and its DDM_HOST_HAS()
  * fallbacks; fake_host_set_abi_minor(fh, 1) hides 1.2's
- * register_chunk_stream and cmd_progress the same way. A plugin whose descriptor wants a newer minor than the host
+ * register_chunk_stream, cmd_progress and cmd_out_dir the same way. A plugin whose descriptor wants a newer minor than the host
  * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
@@ -60,6 +60,8 @@
  *    (the last figures, the unit as the core passes it on: "B" or "", and
  *    a count); the core's rate limit is not modelled (no clock). After
  *    cmd_finish it returns -EINVAL.
+ *  - cmd_out_dir (1.2): what the test set (fake_host_set_client_out_dir),
+ *    NULL by default.
  *  - requests: recorded in order (index 0, 1, ...) with a copy of the
  *    payload; the test completes each with any ddm_reply. Completing twice
  *    fails the test (exactly-once). A request with fn NULL whose completion
@@ -265,6 +267,9 @@ void fake_host_set_request_error(fake_host *fh, int err);
 void fake_host_set_request_error_for(fake_host *fh, uint32_t type, int err);
 /** What host->cmd_cwd returns for commands run from now on (NULL = unknown). */
 void fake_host_set_client_cwd(fake_host *fh, const char *dir);
+/** What host->cmd_out_dir (1.2) returns for commands from now on: the
+ *  client's --out-dir, absolute (NULL = none given, the default). */
+void fake_host_set_client_out_dir(fake_host *fh, const char *dir);
 
 /* --------------------------------------------------------------- timers */
 
