@@ -102,6 +102,17 @@ static struct {
     int owner_rc;
     gboolean fini_tries_work;
     ddm_vm *fini_vm;
+    /* streams (ABI 1.2) */
+    int begin_rc, data_rc;
+    guint begins, datas, ends;
+    guint64 declared, received;
+    int end_status;
+    GByteArray *streamed;
+    /* progress (ABI 1.2) */
+    guint progress_calls;
+    guint64 progress_done, progress_total;
+    char progress_unit[8];
+    int progress_rc_in_done;
 } T;
 
 static void make_vm(Fixture *f, DdmVm *vm, const char *key)
@@ -138,6 +149,7 @@ static int setup(void **state)
     make_vm(f, &f->vm2, "127.0.0.1:8002");
     memset(&T, 0, sizeof T);
     T.order = g_string_new(NULL);
+    T.streamed = g_byte_array_new();
     g_ptr_array_set_size(logs, 0);
     *state = f;
     return 0;
@@ -153,6 +165,7 @@ static int teardown(void **state)
     ddm_views_free(f->mon.views);
     ddm_config_free(f->mon.config);
     g_string_free(T.order, TRUE);
+    g_byte_array_unref(T.streamed);
     g_free(T.done_message);
     g_free(f);
     return 0;
@@ -783,6 +796,391 @@ static void test_registry_host_services(void **state)
     assert_int_equal(count_logs(G_LOG_LEVEL_CRITICAL, "", NULL), 0);
 }
 
+/* ---------------------------------------------- streamed chunks (ABI 1.2) */
+
+static int s_begin(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, uint64_t declared,
+                   void *ud)
+{
+    T.begins++;
+    T.declared = declared;
+    T.last_type = ci->type;
+    g_string_append(T.order, "begin;");
+    return T.begin_rc;
+}
+
+static int s_data(ddm_plugin *self, ddm_vm *vm, const uint8_t *data, size_t len, void *ud)
+{
+    T.datas++;
+    assert_non_null(data);
+    g_byte_array_append(T.streamed, data, (guint)len);
+    g_string_append(T.order, "data;");
+    return T.data_rc;
+}
+
+static void s_end(ddm_plugin *self, ddm_vm *vm, int status, uint64_t received, void *ud)
+{
+    T.ends++;
+    T.end_status = status;
+    T.received = received;
+    g_string_append(T.order, "end;");
+}
+
+static const ddm_stream_ops s_ops = {s_begin, s_data, s_end};
+
+static int body_stream_test(ddm_plugin *self, const ddm_host *host)
+{
+    return host->register_chunk_stream(self, TEST_TYPE, &s_ops, g_malloc(1), count_ud_free);
+}
+
+static int body_stream_test_and_tap(ddm_plugin *self, const ddm_host *host)
+{
+    int rc = host->register_chunk_stream(self, TEST_TYPE, &s_ops, NULL, NULL);
+    return rc ? rc : host->register_tap(self, 0, tap_all_fn, NULL, NULL);
+}
+
+static int body_stream_claim_test(ddm_plugin *self, const ddm_host *host)
+{
+    assert_int_equal(host->register_chunk_stream(self, TEST_TYPE, &s_ops, g_malloc(1),
+                                                 count_ud_free),
+                     -EEXIST);
+    assert_int_equal(T.ud_frees, 1); /* the refused call's ud, at once */
+    return 0;                        /* ignoring it does not help */
+}
+
+static int body_stream_othr(ddm_plugin *self, const ddm_host *host)
+{
+    return host->register_chunk_stream(self, OTHR_TYPE, &s_ops, NULL, NULL);
+}
+
+static int body_plain_claim_othr(ddm_plugin *self, const ddm_host *host)
+{
+    assert_int_equal(host->register_chunk(self, OTHR_TYPE, owner_fn, NULL, NULL), -EEXIST);
+    return 0;
+}
+
+/* One owner per type, plain or stream, both ways round; the second plugin
+ * is refused and names the first. */
+static void test_registry_stream_ownership_conflicts(void **state)
+{
+    Fixture *f = *state;
+    GError *err = NULL;
+    ddm_plugin *a = load_fake(f, "alpha", body_own_test, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    ddm_plugin *b = load_fake(f, "beta", body_stream_claim_test, &err);
+    assert_non_null(err);
+    assert_int_equal(err->code, DDM_LOADER_ERROR_CHUNK_CONFLICT);
+    assert_non_null(strstr(err->message, "alpha"));
+    g_clear_error(&err);
+    assert_int_equal(b->status, DDM_PLUGIN_REFUSED);
+
+    ddm_plugin *g = load_fake(f, "gamma", body_stream_othr, NULL);
+    assert_int_equal(g->status, DDM_PLUGIN_LOADED);
+    g_autoptr(GArray) types = ddm_registry_owned_types(f->mon.registry, g);
+    assert_int_equal(types->len, 1);
+    assert_int_equal(g_array_index(types, uint32_t, 0), OTHR_TYPE);
+    ddm_plugin *d = load_fake(f, "delta", body_plain_claim_othr, &err);
+    assert_non_null(err);
+    assert_int_equal(err->code, DDM_LOADER_ERROR_CHUNK_CONFLICT);
+    assert_non_null(strstr(err->message, "gamma"));
+    g_clear_error(&err);
+    assert_int_equal(d->status, DDM_PLUGIN_REFUSED);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING, "OTHR is already owned by plugin gamma",
+                                "plugin delta"),
+                     1);
+
+    /* The winners keep their types: TEST plain, OTHR streamed. */
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"x", 1);
+    assert_int_equal(T.owner_calls, 1);
+    assert_int_equal(T.begins, 0);
+    ci = info_of(OTHR_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"y", 1);
+    assert_int_equal(T.owner_calls, 1);
+    assert_int_equal(T.begins, 1);
+    assert_int_equal(T.ends, 1);
+}
+
+static guint n_criticals;
+
+/* The core's argument checks are g_return_val_if_fail criticals, fatal
+ * under `make check` (G_DEBUG=fatal-criticals): let them through here. */
+static GLogLevelFlags criticals_allowed(void)
+{
+    n_criticals = count_logs(G_LOG_LEVEL_CRITICAL, "", NULL);
+    return g_log_set_always_fatal(G_LOG_LEVEL_ERROR);
+}
+
+static int body_stream_bad_args(ddm_plugin *self, const ddm_host *host)
+{
+    ddm_stream_ops ops = s_ops;
+    GLogLevelFlags old = criticals_allowed();
+    ops.begin = NULL;
+    assert_int_equal(host->register_chunk_stream(self, TEST_TYPE, &ops, g_malloc(1),
+                                                 count_ud_free),
+                     -EINVAL);
+    ops = s_ops;
+    ops.data = NULL;
+    assert_int_equal(host->register_chunk_stream(self, TEST_TYPE, &ops, g_malloc(1),
+                                                 count_ud_free),
+                     -EINVAL);
+    ops = s_ops;
+    ops.end = NULL;
+    assert_int_equal(host->register_chunk_stream(self, TEST_TYPE, &ops, g_malloc(1),
+                                                 count_ud_free),
+                     -EINVAL);
+    assert_int_equal(host->register_chunk_stream(self, TEST_TYPE, NULL, g_malloc(1),
+                                                 count_ud_free),
+                     -EINVAL);
+    assert_int_equal(host->register_chunk_stream(self, 0, &s_ops, g_malloc(1), count_ud_free),
+                     -EINVAL);
+    g_log_set_always_fatal(old);
+    assert_int_equal(T.ud_frees, 5);
+    assert_int_equal(count_logs(G_LOG_LEVEL_CRITICAL, "", NULL), n_criticals + 5);
+    return 0;
+}
+
+/* Every op is required (-EINVAL, ud freed, nothing registered); only
+ * inside init (-EPERM later, logged, ud freed). */
+static void test_registry_stream_register_checks(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_stream_bad_args, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"x", 1);
+    assert_int_equal(T.begins, 0);
+
+    assert_int_equal(T.host->register_chunk_stream(a, OTHR_TYPE, &s_ops, g_malloc(1),
+                                                   count_ud_free),
+                     -EPERM);
+    assert_int_equal(T.ud_frees, 6);
+    assert_int_equal(count_logs(G_LOG_LEVEL_WARNING,
+                                "plugin alpha: register_chunk_stream outside init", NULL),
+                     1);
+    assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
+    assert_int_equal(ddm_registry_stream_begin(f->mon.registry, &f->vm1, &ci, 10), 0);
+}
+
+/* A chunk of a stream owner's type that arrives whole (small events and
+ * replies nobody waits for) is a stream of one piece: taps, then begin
+ * (declared = its length), one data, end(0, length). */
+static void test_registry_stream_whole_chunk(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_stream_test_and_tap, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"abcd", 4);
+    assert_string_equal(T.order->str, "tap;begin;data;end;");
+    assert_int_equal(T.last_type, TEST_TYPE);
+    assert_int_equal(T.declared, 4);
+    assert_int_equal(T.streamed->len, 4);
+    assert_memory_equal(T.streamed->data, "abcd", 4);
+    assert_int_equal(T.end_status, 0);
+    assert_int_equal(T.received, 4);
+
+    /* Empty: begin and end, no data call. */
+    g_string_truncate(T.order, 0);
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, NULL, 0);
+    assert_string_equal(T.order->str, "tap;begin;end;");
+    assert_int_equal(T.declared, 0);
+    assert_int_equal(T.received, 0);
+
+    /* data fails: end carries its error and the bytes handed to it. */
+    g_string_truncate(T.order, 0);
+    T.data_rc = -EIO;
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"xyz", 3);
+    assert_string_equal(T.order->str, "tap;begin;data;end;");
+    assert_int_equal(T.end_status, -EIO);
+    assert_int_equal(T.received, 3);
+    T.data_rc = 0;
+
+    /* begin refuses: nothing more, and it is not logged as a failure. */
+    g_string_truncate(T.order, 0);
+    T.begin_rc = -ENOSPC;
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"xyz", 3);
+    assert_string_equal(T.order->str, "tap;begin;");
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "handling chunk TEST", NULL), 0);
+
+    /* Anything but a negative errno takes it, as for a streamed one. */
+    g_string_truncate(T.order, 0);
+    T.begin_rc = DDM_DECLINED;
+    ddm_registry_dispatch(f->mon.registry, &f->vm1, &ci, (const uint8_t *)"q", 1);
+    assert_string_equal(T.order->str, "tap;begin;data;end;");
+    assert_int_equal(T.begins, 5);
+    assert_int_equal(T.ends, 4);
+}
+
+/* The session's calls (ddm_registry_stream_*): 1 when the owner takes it,
+ * the owner's refusal, 0 without a stream owner; nothing reaches a plugin
+ * whose type --chunks disabled, or one no longer loaded. */
+static void test_registry_stream_calls(void **state)
+{
+    Fixture *f = *state;
+    DdmRegistry *reg = f->mon.registry;
+    ddm_plugin *a = load_fake(f, "alpha", body_stream_test, NULL);
+    ddm_plugin *b = load_fake(f, "beta", body_own_othr, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    assert_int_equal(b->status, DDM_PLUGIN_LOADED);
+    ddm_chunk_info ci = info_of(TEST_TYPE);
+
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 6), 1);
+    assert_int_equal(T.declared, 6);
+    assert_int_equal(ddm_registry_stream_data(reg, &f->vm1, &ci, (const uint8_t *)"abc", 3), 0);
+    assert_int_equal(ddm_registry_stream_data(reg, &f->vm1, &ci, (const uint8_t *)"def", 3), 0);
+    ddm_registry_stream_end(reg, &f->vm1, &ci, 0, 6);
+    assert_string_equal(T.order->str, "begin;data;data;end;");
+    assert_memory_equal(T.streamed->data, "abcdef", 6);
+    assert_int_equal(T.received, 6);
+
+    /* The owner's error from data comes back to the session. */
+    T.data_rc = -ENOSPC;
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 1), 1);
+    assert_int_equal(ddm_registry_stream_data(reg, &f->vm1, &ci, (const uint8_t *)"z", 1),
+                     -ENOSPC);
+    T.data_rc = 0;
+    ddm_registry_stream_end(reg, &f->vm1, &ci, -ENOSPC, 1);
+    assert_int_equal(T.end_status, -ENOSPC);
+
+    /* A refusal from begin is passed back as it is. */
+    T.begin_rc = -EBUSY;
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 1), -EBUSY);
+    T.begin_rc = 0;
+
+    /* OTHR has a plain owner: not a stream (the packet is read whole). */
+    ddm_chunk_info co = info_of(OTHR_TYPE);
+    guint begins = T.begins;
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &co, 1), 0);
+    assert_int_equal(T.owner_calls, 0);
+    ddm_chunk_info cx = info_of(XYZW_TYPE);
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &cx, 1), 0);
+    assert_int_equal(T.begins, begins);
+
+    /* --chunks without TEST: no stream, and a stream already running hears
+     * no more (data -ECANCELED, no end). */
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 2), 1);
+    g_autoptr(GPtrArray) names = g_ptr_array_new();
+    g_ptr_array_add(names, (gpointer) "OTHR");
+    ddm_registry_set_chunk_filter(reg, names);
+    guint datas = T.datas, ends = T.ends;
+    assert_int_equal(ddm_registry_stream_data(reg, &f->vm1, &ci, (const uint8_t *)"a", 1),
+                     -ECANCELED);
+    ddm_registry_stream_end(reg, &f->vm1, &ci, -ECANCELED, 0);
+    assert_int_equal(T.datas, datas);
+    assert_int_equal(T.ends, ends);
+    begins = T.begins;
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 2), 0);
+    assert_int_equal(T.begins, begins);
+    g_ptr_array_set_size(names, 0);
+    ddm_registry_set_chunk_filter(reg, names);
+
+    /* Unloaded mid-stream: the rest goes nowhere; later streams are not offered. */
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 2), 1);
+    ddm_registry_unload(reg, a);
+    assert_int_equal(T.ud_frees, 1);
+    datas = T.datas;
+    ends = T.ends;
+    assert_int_equal(ddm_registry_stream_data(reg, &f->vm1, &ci, (const uint8_t *)"a", 1),
+                     -ECANCELED);
+    ddm_registry_stream_end(reg, &f->vm1, &ci, -ECANCELED, 0);
+    assert_int_equal(T.datas, datas);
+    assert_int_equal(T.ends, ends);
+    assert_int_equal(ddm_registry_stream_begin(reg, &f->vm1, &ci, 2), 0);
+    assert_int_equal(count_logs(G_LOG_LEVEL_CRITICAL, "", NULL), 0);
+}
+
+/* ------------------------------------------------------ progress (ABI 1.2) */
+
+static void progress_fn(guint64 done, guint64 total, const char *unit, gpointer ud)
+{
+    T.progress_calls++;
+    T.progress_done = done;
+    T.progress_total = total;
+    g_strlcpy(T.progress_unit, unit ? unit : "(null)", sizeof T.progress_unit);
+    g_string_append(T.order, "progress;");
+}
+
+static void done_progress_fn(ddm_cmd_status status, const char *message, ddm_view *result,
+                             gpointer ud)
+{
+    T.done_calls++;
+    T.done_status = status;
+    g_string_append(T.order, "done;");
+    /* Finished (and about to be freed): the host refuses more figures. */
+    T.progress_rc_in_done = T.host->cmd_progress(T.pending_cmd, 1, 2, "B");
+}
+
+static int body_later_command(ddm_plugin *self, const ddm_host *host)
+{
+    return host->register_command(self, "later", NULL, NULL, cmd_later_fn, NULL, NULL);
+}
+
+static void run_later(Fixture *f, DdmCommandProgressFn progress)
+{
+    static const char *const argv[] = {"later", NULL};
+    T.pending_cmd = NULL;
+    assert_true(ddm_registry_run_command_progress(f->mon.registry, 1, argv, NULL, NULL,
+                                                  done_progress_fn, progress, NULL));
+    assert_non_null(T.pending_cmd);
+}
+
+/* Progress is passed on at most every DDM_PROGRESS_INTERVAL_MS; the last
+ * figures always reach the client before the command's end; a finished
+ * command refuses more (-EINVAL). */
+static void test_registry_cmd_progress(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_later_command, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    run_later(f, progress_fn);
+
+    /* The first goes at once. */
+    gint64 t0 = g_get_monotonic_time();
+    assert_int_equal(T.host->cmd_progress(T.pending_cmd, 0, 1000, "B"), 0);
+    assert_int_equal(T.progress_calls, 1);
+    assert_string_equal(T.progress_unit, "B");
+    /* Many more within the interval: held, none passed on. */
+    for (guint64 i = 1; i <= 500; i++)
+        assert_int_equal(T.host->cmd_progress(T.pending_cmd, i, 1000, "B"), 0);
+    if (g_get_monotonic_time() - t0 < DDM_PROGRESS_INTERVAL_MS * 1000 / 2)
+        assert_int_equal(T.progress_calls, 1);
+    /* After the interval, the next goes at once. */
+    g_usleep((DDM_PROGRESS_INTERVAL_MS + 20) * 1000);
+    assert_int_equal(T.host->cmd_progress(T.pending_cmd, 600, 1000, "items"), 0);
+    assert_int_equal(T.progress_calls, 2);
+    assert_int_equal(T.progress_done, 600);
+    assert_string_equal(T.progress_unit, ""); /* only "B" is a unit the client knows */
+    /* Held figures are passed on before the end, then done. */
+    assert_int_equal(T.host->cmd_progress(T.pending_cmd, 999, 1000, "B"), 0);
+    assert_int_equal(T.progress_calls, 2);
+    g_string_truncate(T.order, 0);
+    T.host->cmd_finish(T.pending_cmd, DDM_CMD_OK, "ok");
+    assert_string_equal(T.order->str, "progress;done;");
+    assert_int_equal(T.progress_done, 999);
+    assert_int_equal(T.progress_total, 1000);
+    assert_string_equal(T.progress_unit, "B");
+    assert_int_equal(T.progress_rc_in_done, -EINVAL);
+    assert_int_equal(T.done_calls, 1);
+
+    /* Nothing held: no extra progress at the end. */
+    run_later(f, progress_fn);
+    assert_int_equal(T.progress_calls, 3);
+    assert_int_equal(T.host->cmd_progress(T.pending_cmd, 5, 0, NULL), 0);
+    assert_int_equal(T.progress_calls, 4); /* a new command's first goes at once */
+    assert_int_equal(T.progress_total, 0);
+    g_string_truncate(T.order, 0);
+    T.host->cmd_finish(T.pending_cmd, DDM_CMD_OK, "ok");
+    assert_string_equal(T.order->str, "done;");
+
+    /* A client that does not listen: accepted, nothing passed on. */
+    run_later(f, NULL);
+    assert_int_equal(T.host->cmd_progress(T.pending_cmd, 1, 2, "B"), 0);
+    T.host->cmd_finish(T.pending_cmd, DDM_CMD_OK, "ok");
+    assert_int_equal(T.progress_calls, 4);
+    assert_int_equal(T.done_calls, 3);
+}
+
 /* ------------------------------------------------------- --plugin-opt */
 
 static void set_opt(Fixture *f, const char *spec, const char *value)
@@ -946,6 +1344,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_handler_error_logged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_host_services, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_stream_ownership_conflicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_stream_register_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_stream_whole_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_stream_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_cmd_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_unknown_plugin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_unread_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_read_key_quiet, setup, teardown),
