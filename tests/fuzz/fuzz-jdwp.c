@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Fuzz target: the incremental JDWP packet reader (core/wire/jdwp.c), fed
+ * as the session feeds it: optionally in handshake mode first, in pieces
+ * whose sizes come from the input, through feed() or through
+ * space()/commit() as read(2) fills it, draining next() after each piece.
+ *
+ * Input: u1 flags (bit 0 handshake mode, bit 1 space/commit, bits 2..7 the
+ * cap: 0 = default, else 11 + k * k * 16), u1 seed of the piece sizes,
+ * then the stream. Invariants: every packet is 11..cap bytes with its
+ * declared length and valid flags and lies in the reader's buffer; after
+ * draining, fewer bytes are pending than the cap allows; the buffer never
+ * grows past what a packet may hold; handshake, packets, discards and
+ * pending account for every byte fed; an error is sticky.
+ */
+#include <string.h>
+
+#include "core/wire/jdwp.h"
+#include "tests/fuzz/fuzz.h"
+
+#define READER_INITIAL ((size_t)64 << 10) /* jdwp.c's starting buffer */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    FuzzIn in = fuzz_in(data, size);
+    uint8_t flags = fuzz_u8(&in), piece_seed = fuzz_u8(&in);
+    unsigned k = flags >> 2;
+    size_t cap = k ? DDM_JDWP_HEADER_LEN + (size_t)k * k * 16 : DDM_JDWP_DEFAULT_MAX_PACKET;
+    size_t floor_buf = cap < READER_INITIAL ? MAX(cap, (size_t)DDM_JDWP_HANDSHAKE_LEN)
+                                            : READER_INITIAL;
+    gboolean handshake = flags & 1, use_space = (flags & 2) != 0;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(k ? cap : 0);
+    uint64_t fed = 0, taken = 0;
+    DdmJdwpResult failed = 0;
+    size_t discarded = 0;
+    uint32_t step = piece_seed | 1u;
+
+    if (handshake)
+        ddm_jdwp_reader_expect_handshake(r);
+    while (in.n > 0) {
+        const uint8_t *piece;
+        size_t want, n;
+        DdmJdwpResult res;
+        DdmJdwpPacket pkt;
+
+        /* piece sizes: 1..64, sometimes a whole 4 KiB read */
+        step = step * 1103515245u + 12345u;
+        want = (step >> 16) % 8 == 0 ? 4096 : 1 + (step >> 16) % 64;
+        if (use_space) {
+            size_t avail = 0;
+            uint8_t *space = ddm_jdwp_reader_space(r, want, &avail);
+            FUZZ_CHECK(space != NULL && avail > 0);
+            n = fuzz_take(&in, MIN(want, avail), &piece);
+            memcpy(space, piece, n);
+            ddm_jdwp_reader_commit(r, n);
+        } else {
+            n = fuzz_take(&in, want, &piece);
+            ddm_jdwp_reader_feed(r, piece, n);
+        }
+        fed += n;
+
+        while ((res = ddm_jdwp_reader_next(r, &pkt)) != DDM_JDWP_NEED_MORE) {
+            if (res < 0) {
+                FUZZ_CHECK(failed == 0 || failed == res);
+                failed = res;
+                break;
+            }
+            FUZZ_CHECK(failed == 0);
+            if (res == DDM_JDWP_HANDSHAKE_OK) {
+                FUZZ_CHECK(handshake);
+                handshake = FALSE;
+                taken += DDM_JDWP_HANDSHAKE_LEN;
+            } else if (res == DDM_JDWP_DISCARDED) {
+                FUZZ_CHECK(handshake);
+                discarded++;
+            } else {
+                FUZZ_CHECK(res == DDM_JDWP_PACKET);
+                FUZZ_CHECK(!handshake);
+                FUZZ_CHECK(pkt.len >= DDM_JDWP_HEADER_LEN && pkt.len <= cap);
+                FUZZ_CHECK(pkt.header.length == pkt.len);
+                FUZZ_CHECK(pkt.header.flags == 0 || pkt.header.flags == DDM_JDWP_FLAG_REPLY);
+                FUZZ_CHECK(pkt.data == pkt.bytes + DDM_JDWP_HEADER_LEN);
+                FUZZ_CHECK(pkt.data_len == pkt.len - DDM_JDWP_HEADER_LEN);
+                /* the whole packet is readable (ASan checks the last byte) */
+                FUZZ_CHECK(pkt.bytes[pkt.len - 1] == pkt.bytes[pkt.len - 1]);
+                taken += pkt.len;
+            }
+        }
+        if (failed) {
+            /* sticky: more input changes nothing */
+            FUZZ_CHECK(ddm_jdwp_reader_next(r, NULL) == failed);
+            break;
+        }
+        /* drained: what is left is less than one packet the cap allows */
+        FUZZ_CHECK(ddm_jdwp_reader_pending(r) < MAX(cap, (size_t)DDM_JDWP_HANDSHAKE_LEN));
+        /* the buffer holds at most one packet (and the read that completes it) */
+        FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= MAX(floor_buf, cap + 4096));
+        if (!discarded)
+            FUZZ_CHECK(taken + ddm_jdwp_reader_pending(r) == fed);
+    }
+    ddm_jdwp_reader_free(r);
+
+    /* the builders' packets read back as built */
+    if (size >= DDM_JDWP_HEADER_LEN) {
+        size_t len = 0;
+        uint8_t *p = ddm_jdwp_build_command(data[0], data[1], data[2], data + 3, size - 3, &len);
+        DdmJdwpHeader h;
+        FUZZ_CHECK(len == size - 3 + DDM_JDWP_HEADER_LEN);
+        FUZZ_CHECK(ddm_jdwp_parse_header(p, len, &h) && h.length == len && h.id == data[0] &&
+                   h.cmdset == data[1] && h.cmd == data[2] && !ddm_jdwp_is_reply(&h));
+        g_free(p);
+    }
+    return 0;
+}

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/fuzz/: a fuzz target for every decoder (fuzz-NAME.c, exporting only
+# LLVMFuzzerTestOneInput), the replay driver (replay.c) that `make check`
+# links each target with, the seed corpora (corpus/NAME/) and, with
+# configure --enable-fuzzing (clang), libFuzzer builds of the same targets
+# (libfuzzer-NAME) and `make fuzz`. doc/fuzzing.md says how to use them.
+#
+# The targets: one entry each, the program and the sources it compiles in
+# (its own file first; decoders are compiled in, not linked from their
+# libraries, so that a fuzzing build instruments them). To add a target,
+# add its two lines here and its seeds under corpus/NAME/ (distributed
+# with the whole corpus directory).
+FUZZ_TARGETS =
+FUZZ_TARGETS += tests/fuzz/fuzz-jdwp
+tests_fuzz_fuzz_jdwp_SOURCES = tests/fuzz/fuzz-jdwp.c core/wire/jdwp.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-ddm
+tests_fuzz_fuzz_ddm_SOURCES = tests/fuzz/fuzz-ddm.c core/wire/ddm.c core/wire/jdwp.c core/wire/zlibchunk.c core/wire/helo.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-zlib
+tests_fuzz_fuzz_zlib_SOURCES = tests/fuzz/fuzz-zlib.c core/wire/zlibchunk.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-helo
+tests_fuzz_fuzz_helo_SOURCES = tests/fuzz/fuzz-helo.c core/wire/helo.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-adb
+tests_fuzz_fuzz_adb_SOURCES = tests/fuzz/fuzz-adb.c core/wire/adb_proto.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-adb-app
+tests_fuzz_fuzz_adb_app_SOURCES = tests/fuzz/fuzz-adb-app.c core/wire/adb_proto.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-ctl
+tests_fuzz_fuzz_ctl_SOURCES = tests/fuzz/fuzz-ctl.c core/wire/ctlproto.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-view-json
+tests_fuzz_fuzz_view_json_SOURCES = tests/fuzz/fuzz-view-json.c core/wire/ctlproto.c core/views/render.c $(FUZZ_MAIN)
+
+# What every target shares. The flags and libraries are set once for all of
+# them (GNU make target-specific variables, inherited by their objects), so
+# an entry above needs no per-target flags. Objects without per-target
+# flags are shared between targets that compile the same decoder.
+FUZZ_MAIN = tests/fuzz/replay.c tests/fuzz/fuzz.h
+FUZZ_CPPFLAGS = -DG_LOG_DOMAIN=\"ddmon-fuzz\" \
+	-DDDM_FUZZ_CORPUS_DIR=\"$(abs_top_srcdir)/tests/fuzz/corpus\"
+FUZZ_CFLAGS = $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(ZLIB_CFLAGS) $(FUZZING_CFLAGS)
+FUZZ_LIBS = $(JSON_GLIB_LIBS) $(GLIB_LIBS) $(ZLIB_LIBS) $(LIBM)
+if ENABLE_TESTS
+check_PROGRAMS += $(FUZZ_TARGETS)
+TESTS += $(FUZZ_TARGETS)
+endif
+FUZZ_EXES = $(FUZZ_TARGETS:=$(EXEEXT))
+$(FUZZ_EXES): AM_CPPFLAGS += $(FUZZ_CPPFLAGS)
+$(FUZZ_EXES): AM_CFLAGS += $(FUZZ_CFLAGS)
+$(FUZZ_EXES): AM_LDFLAGS += $(FUZZING_LDFLAGS)
+$(FUZZ_EXES): LDADD = $(FUZZ_LIBS)
+
+# configure --enable-fuzzing: the objects above are built with libFuzzer's
+# instrumentation (FUZZING_CFLAGS), and each target is linked a second time,
+# without the replay driver, against libFuzzer: tests/fuzz/libfuzzer-NAME.
+# `make fuzz` runs each for FUZZ_SECONDS on a scratch copy of its corpus.
+FUZZ_LIBFUZZER = $(FUZZ_TARGETS:tests/fuzz/fuzz-%=tests/fuzz/libfuzzer-%$(EXEEXT))
+FUZZ_SECONDS = 60
+CLEANFILES += $(FUZZ_LIBFUZZER)
+if ENABLE_FUZZING
+FUZZ_ALL = $(FUZZ_LIBFUZZER)
+endif
+all-local: $(FUZZ_ALL)
+tests/fuzz/libfuzzer-%$(EXEEXT): tests/fuzz/fuzz-%$(EXEEXT)
+	$(AM_V_CCLD)$(LINK) -fsanitize=fuzzer $(FUZZING_LDFLAGS) \
+	  $(filter-out %/replay.$(OBJEXT),$(tests_fuzz_fuzz_$(subst -,_,$*)_OBJECTS)) $(FUZZ_LIBS)
+fuzz: $(FUZZ_LIBFUZZER)
+	@set -e; for f in $(FUZZ_LIBFUZZER); do \
+	  name=$$(basename $$f $(EXEEXT)); name=$${name#libfuzzer-}; \
+	  work=tests/fuzz/work/$$name; mkdir -p $$work/corpus $$work/artifacts; \
+	  cp -n $(srcdir)/tests/fuzz/corpus/$$name/* $$work/corpus/ 2>/dev/null || true; \
+	  echo "* fuzzing $$name for $(FUZZ_SECONDS) s (crashes: $$work/artifacts/)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$$work/artifacts/ $$work/corpus > $$work/log 2>&1 \
+	    || { tail -n 40 $$work/log; exit 1; }; \
+	  tail -n 12 $$work/log | grep -E '^stat::(number_of_executed_units|new_units_added)' || true; \
+	done
+clean-local: clean-fuzz-work
+clean-fuzz-work:
+	-rm -rf tests/fuzz/work
+.PHONY: fuzz clean-fuzz-work
+
+# The seed corpora, one directory per target.
+EXTRA_DIST += tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/make-seeds.py
