@@ -27,6 +27,24 @@ FUZZ_TARGETS += tests/fuzz/fuzz-ctl
 tests_fuzz_fuzz_ctl_SOURCES = tests/fuzz/fuzz-ctl.c core/wire/ctlproto.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-view-json
 tests_fuzz_fuzz_view_json_SOURCES = tests/fuzz/fuzz-view-json.c core/wire/ctlproto.c core/views/render.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-segdecode
+tests_fuzz_fuzz_segdecode_SOURCES = tests/fuzz/fuzz-segdecode.c plugins/common/segdecode.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-segcollect
+tests_fuzz_fuzz_segcollect_SOURCES = tests/fuzz/fuzz-segcollect.c plugins/common/segcollect.c plugins/common/segdecode.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-alloc-real
+tests_fuzz_fuzz_alloc_real_SOURCES = tests/fuzz/fuzz-alloc-real.c plugins/alloc/real.c plugins/alloc/group.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-hpif
+tests_fuzz_fuzz_hpif_SOURCES = tests/fuzz/fuzz-hpif.c plugins/heap/heapinfo.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-nhgt
+tests_fuzz_fuzz_nhgt_SOURCES = tests/fuzz/fuzz-nhgt.c plugins/nativeheap/nhgt.c plugins/nativeheap/nhmaps.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-nhmaps
+tests_fuzz_fuzz_nhmaps_SOURCES = tests/fuzz/fuzz-nhmaps.c plugins/nativeheap/nhmaps.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-thst
+tests_fuzz_fuzz_thst_SOURCES = tests/fuzz/fuzz-thst.c plugins/threads/thst.c plugins/threads/thread-list.c plugins/threads/states.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-stkl
+tests_fuzz_fuzz_stkl_SOURCES = tests/fuzz/fuzz-stkl.c plugins/threads/stkl.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-vminfo
+tests_fuzz_fuzz_vminfo_SOURCES = tests/fuzz/fuzz-vminfo.c plugins/vminfo/vminfo-parse.c $(FUZZ_MAIN)
 
 # What every target shares. The flags and libraries are set once for all of
 # them (GNU make target-specific variables, inherited by their objects), so
