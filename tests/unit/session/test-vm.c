@@ -150,7 +150,70 @@ static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pk
     return FALSE;
 }
 
+/* Streamed DDM events (vm_stream.c): what the owner would hear. The bytes
+ * are checked against pattern_byte() as they come, not kept. */
+static struct {
+    int take;                /* stream_begin's answer: 1, 0 (no owner) or a refusal */
+    int data_rc;             /* stream_data's answer */
+    guint begins, datas, ends;
+    guint64 declared, bytes, received;
+    guint64 mismatches;      /* bytes not equal to the pattern at their offset */
+    int status;
+    guint closed_at_end;     /* rec.closed when stream_end came */
+    gsize max_reader_buffer; /* the reader's buffer size seen during data */
+    uint32_t type, packet_id;
+} S;
+
+static uint8_t pattern_byte(guint64 i)
+{
+    return (uint8_t)((i * 2654435761u) >> 13);
+}
+
+static int ev_stream_begin(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, guint64 declared)
+{
+    (void)ud;
+    (void)vm;
+    S.begins++;
+    S.declared = declared;
+    S.type = ci->type;
+    S.packet_id = ci->packet_id;
+    assert_int_equal(ci->origin, DDM_ORIGIN_EVENT);
+    return S.take;
+}
+
+static int ev_stream_data(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                          size_t len)
+{
+    gsize bufsize = ddm_jdwp_reader_buffer_size(vm->reader);
+    (void)ud;
+    assert_int_equal(ci->type, S.type);
+    assert_true(len > 0);
+    S.datas++;
+    for (size_t i = 0; i < len; i++)
+        if (data[i] != pattern_byte(S.bytes + i))
+            S.mismatches++;
+    S.bytes += len;
+    if (bufsize > S.max_reader_buffer)
+        S.max_reader_buffer = bufsize;
+    return S.data_rc;
+}
+
+static void ev_stream_end(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, int status,
+                          guint64 received)
+{
+    (void)ud;
+    (void)vm;
+    assert_int_equal(ci->type, S.type);
+    S.ends++;
+    S.status = status;
+    S.received = received;
+    S.closed_at_end = rec.closed;
+}
+
 static const DdmSessionEvents test_events = {
+    .stream_begin = ev_stream_begin,
+    .stream_data = ev_stream_data,
+    .stream_end = ev_stream_end,
     .ddm_chunk = ev_ddm_chunk,
     .tap_chunk = ev_tap_chunk,
     .jdwp_command = ev_jdwp_command,
@@ -195,12 +258,14 @@ static Fx *fx_new(gboolean fail_connect)
     int sv[2];
 
     memset(&rec, 0, sizeof rec);
+    memset(&S, 0, sizeof S);
     rec.chunks = g_ptr_array_new_with_free_func(rec_chunk_free);
     fx->config.connect_timeout_ms = 1000;
     fx->config.handshake_timeout_ms = 2000;
     fx->config.request_timeout_ms = 2000;
     fx->config.max_pending = 16;
     fx->config.max_packet = 1 << 20;
+    fx->config.max_stream = G_MAXUINT32;
     fx->config.max_inflate = 1 << 20;
     fx->config.max_write_queue = 1 << 20;
     fx->mon.config = &fx->config;
@@ -1505,6 +1570,313 @@ static void test_vm_send_packet(void **state)
     fx_free(fx);
 }
 
+/* ------------------------------------------------------ streamed events */
+
+#define T_HPDS DDM_CHUNK('H', 'P', 'D', 'S')
+
+/* Write @n bytes while the main loop runs (ddmon reads as we write, so a
+ * packet larger than the socket buffer gets through). FALSE once the
+ * session closed its end. */
+static gboolean peer_write_pumped(Fx *fx, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+    while (n > 0) {
+        ssize_t w = send(fx->peer, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0) {
+            b += w;
+            n -= (size_t)w;
+        } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            return FALSE;
+        }
+        g_main_context_iteration(NULL, FALSE);
+        assert_true(g_get_monotonic_time() < end);
+    }
+    return TRUE;
+}
+
+/* The 19 bytes before a DDM event's payload: JDWP header (length 19 +
+ * @carried) and the chunk header declaring @declared bytes. */
+static void event_head(uint8_t out[19], uint32_t id, uint32_t type, uint32_t declared,
+                       uint32_t carried)
+{
+    uint32_t len = 19 + carried;
+    uint8_t h[19] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len,
+                     (uint8_t)(id >> 24), (uint8_t)(id >> 16), (uint8_t)(id >> 8), (uint8_t)id,
+                     0, 0xC7, 0x01,
+                     (uint8_t)(type >> 24), (uint8_t)(type >> 16), (uint8_t)(type >> 8), (uint8_t)type,
+                     (uint8_t)(declared >> 24), (uint8_t)(declared >> 16), (uint8_t)(declared >> 8),
+                     (uint8_t)declared};
+    memcpy(out, h, sizeof h);
+}
+
+/* Write the pattern's bytes [@from, @to) in pieces of @piece, pausing
+ * @pause_ms between pieces (main loop running). */
+static gboolean peer_write_pattern(Fx *fx, guint64 from, guint64 to, size_t piece, guint pause_ms)
+{
+    uint8_t *buf = g_malloc(piece);
+    gboolean ok = TRUE;
+    while (from < to && ok) {
+        size_t k = (size_t)MIN((guint64)piece, to - from);
+        for (size_t i = 0; i < k; i++)
+            buf[i] = pattern_byte(from + i);
+        ok = peer_write_pumped(fx, buf, k);
+        from += k;
+        if (pause_ms)
+            spin(pause_ms);
+    }
+    g_free(buf);
+    return ok;
+}
+
+/* Run the loop until @cond or 3 s. */
+#define SPIN_UNTIL(cond)                                                        \
+    do {                                                                        \
+        gint64 spin_end_ = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;         \
+        while (!(cond) && g_get_monotonic_time() < spin_end_)                   \
+            spin(2);                                                            \
+        assert_true(cond);                                                      \
+    } while (0)
+
+/* A 5 MiB event with a stream owner: in pieces, byte-exact, end 0; the
+ * reader's buffer never grows for it; the next packet parses; max_packet
+ * (1 MiB here) does not apply to a stream. */
+static void test_vm_stream_large_event(void **state)
+{
+    Fx *fx = start_ready();
+    const guint32 size = 5u << 20;
+    uint8_t head[19];
+    gsize initial = ddm_jdwp_reader_buffer_size(fx->vm->reader);
+    GByteArray *apnm = g_byte_array_new();
+    (void)state;
+    S.take = 1;
+    event_head(head, 0x80000010u, T_HPDS, size, size);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, size, 100000, 0));
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.begins, 1);
+    assert_int_equal(S.type, T_HPDS);
+    assert_int_equal(S.packet_id, 0x80000010u);
+    assert_int_equal(S.declared, size);
+    assert_int_equal(S.bytes, size);
+    assert_int_equal(S.mismatches, 0);
+    assert_true(S.datas > 1);
+    assert_int_equal(S.status, 0);
+    assert_int_equal(S.received, size);
+    assert_true(S.max_reader_buffer <= 256 * 1024);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(fx->vm->reader), initial);
+    assert_null(fx->vm->stream);
+    assert_int_equal(fx->vm->bytes_streamed, size);
+    assert_int_equal(rec.chunks->len, 0); /* not also dispatched whole */
+    /* The next packet parses. */
+    put_lstr(apnm, "next");
+    peer_send_event(fx, 0x80000011u, T_APNM, apnm->data, apnm->len);
+    SPIN_UNTIL(rec.chunks->len == 1);
+    assert_int_equal(((RecChunk *)g_ptr_array_index(rec.chunks, 0))->ci.packet_id, 0x80000011u);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    assert_int_equal(S.ends, 1);
+    g_byte_array_unref(apnm);
+    fx_free(fx);
+}
+
+/* The chunk declares more than the packet carries: -EPROTO with what
+ * arrived; the connection stays in step (the packet's own length rules). */
+static void test_vm_stream_declares_more_than_carried(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    (void)state;
+    S.take = 1;
+    event_head(head, 0x80000020u, T_HPDS, 300000, 200000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 200000, 65536, 0));
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.status, -EPROTO);
+    assert_int_equal(S.received, 200000);
+    assert_int_equal(S.bytes, 200000);
+    assert_int_equal(S.mismatches, 0);
+    peer_send_event(fx, 0x80000021u, T_APNM, "\0\0\0\0", 4);
+    SPIN_UNTIL(rec.chunks->len == 1);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    assert_int_equal(S.ends, 1);
+    fx_free(fx);
+}
+
+/* The packet carries more than the chunk declares: the owner gets exactly
+ * the declared bytes, the rest is skipped, the next packet parses. */
+static void test_vm_stream_carries_more_than_declared(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    (void)state;
+    S.take = 1;
+    event_head(head, 0x80000030u, T_HPDS, 200000, 250000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 250000, 65536, 0));
+    peer_send_event(fx, 0x80000031u, T_APNM, "\0\0\0\0", 4);
+    SPIN_UNTIL(rec.chunks->len == 1);
+    assert_int_equal(S.ends, 1);
+    assert_int_equal(S.status, 0);
+    assert_int_equal(S.received, 200000);
+    assert_int_equal(S.bytes, 200000);
+    assert_int_equal(S.mismatches, 0);
+    assert_int_equal(((RecChunk *)g_ptr_array_index(rec.chunks, 0))->ci.packet_id, 0x80000031u);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    fx_free(fx);
+}
+
+/* The VM goes away mid-stream: -EPIPE once, with what arrived, before the
+ * session reports its close. */
+static void test_vm_stream_peer_closes(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    (void)state;
+    S.take = 1;
+    event_head(head, 0x80000040u, T_HPDS, 1000000, 1000000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 300000, 65536, 0));
+    SPIN_UNTIL(S.bytes == 300000);
+    assert_int_equal(S.ends, 0);
+    close(fx->peer);
+    fx->peer = -1;
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_int_equal(rec.closed, 1);
+    assert_int_equal(S.ends, 1);
+    assert_int_equal(S.status, -EPIPE);
+    assert_int_equal(S.received, 300000);
+    assert_int_equal(S.closed_at_end, 0); /* the owner heard first */
+    assert_null(fx->vm->stream);
+    fx_free(fx); /* closing again reports nothing more */
+    assert_int_equal(S.ends, 1);
+}
+
+/* Declared past max_stream: -EFBIG at once (no data), its bytes skipped,
+ * and the VM stays connected and answers the next request. */
+static void test_vm_stream_past_max_stream(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    Calls c = {0};
+    uint32_t id;
+    (void)state;
+    fx->config.max_stream = 100000;
+    S.take = 1;
+    event_head(head, 0x80000050u, T_HPDS, 300000, 300000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 1000, 1000, 0));
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.begins, 1);
+    assert_int_equal(S.declared, 300000);
+    assert_int_equal(S.status, -EFBIG);
+    assert_int_equal(S.received, 0);
+    assert_true(peer_write_pattern(fx, 1000, 300000, 65536, 0));
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, &id), 0);
+    assert_int_equal(peer_read_request(fx, NULL, NULL), T_TEST);
+    peer_send_reply_chunk(fx, id, T_TEST, "ok", 2);
+    SPIN_UNTIL(c.n == 1);
+    assert_int_equal(c.status[0], DDM_REPLY_CHUNK);
+    assert_int_equal(S.datas, 0);
+    assert_int_equal(S.ends, 1);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    calls_clear(&c);
+    fx_free(fx);
+}
+
+/* The owner refuses at begin: its bytes are skipped, no end, the next
+ * packet parses. */
+static void test_vm_stream_refused(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    (void)state;
+    S.take = -ENOSPC;
+    event_head(head, 0x80000060u, T_HPDS, 300000, 300000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 300000, 65536, 0));
+    peer_send_event(fx, 0x80000061u, T_APNM, "\0\0\0\0", 4);
+    SPIN_UNTIL(rec.chunks->len == 1);
+    assert_int_equal(S.begins, 1);
+    assert_int_equal(S.datas, 0);
+    assert_int_equal(S.ends, 0);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    fx_free(fx);
+}
+
+/* A request pending while a stream runs longer than the request's timeout
+ * does not time out (its reply queues behind the packet); the reply that
+ * follows the stream is delivered. The stream is fed slowly, with the main
+ * loop running, never stalling for the config's request timeout. */
+static void test_vm_stream_request_waits(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    Calls c = {0};
+    uint32_t id;
+    const guint32 size = 1u << 20;
+    gint64 t0;
+    (void)state;
+    S.take = 1;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 150, on_reply, &c, &id), 0);
+    assert_int_equal(peer_read_request(fx, NULL, NULL), T_TEST);
+    t0 = g_get_monotonic_time();
+    event_head(head, 0x80000070u, T_HPDS, size, size);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 32768, 32768, 0));
+    SPIN_UNTIL(fx->vm->stream != NULL);
+    assert_true(g_get_monotonic_time() - t0 < 150 * 1000); /* it began before the deadline */
+    /* ~1.3 s of stream, a piece every 40 ms: well past the 150 ms. */
+    assert_true(peer_write_pattern(fx, 32768, size, 32768, 40));
+    SPIN_UNTIL(S.ends == 1);
+    assert_true(g_get_monotonic_time() - t0 > 500 * 1000);
+    assert_int_equal(S.status, 0);
+    assert_int_equal(S.mismatches, 0);
+    assert_int_equal(c.n, 0);
+    peer_send_reply_chunk(fx, id, T_TEST, "late", 4);
+    SPIN_UNTIL(c.n == 1);
+    assert_int_equal(c.status[0], DDM_REPLY_CHUNK);
+    assert_int_equal(g_bytes_get_size(c.data), 4);
+    spin(20);
+    assert_int_equal(c.n, 1);
+    calls_clear(&c);
+    fx_free(fx);
+}
+
+/* No stream owner: as before streams existed. Under max_packet the event
+ * is buffered and dispatched whole; past it the VM is closed. */
+static void test_vm_stream_no_owner(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    RecChunk *rc;
+    (void)state;
+    S.take = 0;
+    event_head(head, 0x80000080u, T_HPDS, 300000, 300000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 300000, 65536, 0));
+    SPIN_UNTIL(rec.chunks->len == 1);
+    assert_int_equal(S.begins, 1); /* asked, and nobody wanted it */
+    assert_int_equal(S.datas, 0);
+    assert_int_equal(S.ends, 0);
+    rc = g_ptr_array_index(rec.chunks, 0);
+    assert_int_equal(rc->ci.type, T_HPDS);
+    assert_int_equal(g_bytes_get_size(rc->data), 300000);
+    for (guint64 i = 0; i < 300000; i++)
+        if (((const uint8_t *)g_bytes_get_data(rc->data, NULL))[i] != pattern_byte(i))
+            fail_msg("byte %" G_GUINT64_FORMAT " differs", i);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+
+    /* 2 MiB > max_packet (1 MiB), no owner: closed, as ever. */
+    event_head(head, 0x80000081u, T_HPDS, 2u << 20, 2u << 20);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    (void)peer_write_pattern(fx, 0, 2u << 20, 65536, 0);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "bad JDWP packet"));
+    assert_int_equal(S.ends, 0);
+    assert_int_equal(rec.chunks->len, 1);
+    fx_free(fx);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the test's writes to a closed session must not kill it */
@@ -1553,6 +1925,14 @@ int main(void)
         cmocka_unit_test(test_vm_cancel_owner),
         cmocka_unit_test(test_vm_set_name),
         cmocka_unit_test(test_vm_send_packet),
+        cmocka_unit_test(test_vm_stream_large_event),
+        cmocka_unit_test(test_vm_stream_declares_more_than_carried),
+        cmocka_unit_test(test_vm_stream_carries_more_than_declared),
+        cmocka_unit_test(test_vm_stream_peer_closes),
+        cmocka_unit_test(test_vm_stream_past_max_stream),
+        cmocka_unit_test(test_vm_stream_refused),
+        cmocka_unit_test(test_vm_stream_request_waits),
+        cmocka_unit_test(test_vm_stream_no_owner),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
 }
