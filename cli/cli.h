@@ -42,12 +42,14 @@ typedef struct DdmCli {
     GOptionContext *ctx;      /* the option parser (help prints its text) */
     const DdmCliCommand *command; /* the command being run */
     gboolean json;
+    gboolean plain;           /* watch: the plain live view, not the terminal UI */
     gboolean no_autostart;
     gboolean foreground;
     gboolean version;
     gboolean list_plugins;
     gboolean in_process;
     gboolean gc;
+    gboolean hprof; /* snapshot --hprof */
     char *check_plugin;
     char *vm;
     gint wait_ms;             /* -1: not given */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * `snapshot`: through a running server, else in this process
- * (snapshot.c does the work), with --wait, --out-dir, --in-process and
- * --gc; and, with --json, its output held back so that a late failure is
+ * (snapshot.c does the work), with --wait, --out-dir, --in-process,
+ * --gc and --hprof (which needs --out-dir); and, with --json, its output held back so that a late failure is
  * still one object.
  */
 #include <errno.h>
@@ -16,15 +16,21 @@
 static int run_snapshot(DdmCli *cli)
 {
     DdmSnapshotOptions opt = {
-        cli->wait_ms >= 0 ? (guint)cli->wait_ms : DDM_SNAPSHOT_DEFAULT_WAIT_MS,
-        DDM_SNAPSHOT_SETTLE_MS, DDM_SNAPSHOT_MAX_MS, cli->json, cli->out_dir, cli->gc};
+        .wait_ms = cli->wait_ms >= 0 ? (guint)cli->wait_ms : DDM_SNAPSHOT_DEFAULT_WAIT_MS,
+        .settle_ms = DDM_SNAPSHOT_SETTLE_MS,
+        .max_ms = DDM_SNAPSHOT_MAX_MS,
+        .json = cli->json,
+        .out_dir = cli->out_dir,
+        .gc = cli->gc,
+        .hprof = cli->hprof,
+    };
     if (opt.max_ms < opt.wait_ms + opt.settle_ms)
         opt.max_ms = opt.wait_ms + opt.settle_ms;
     if (!cli->in_process) {
         g_autofree char *path = ddm_cli_socket_path(cli);
         DdmClient *c = ddm_client_connect(path, NULL);
         if (c != NULL) {
-            opt.socket_path = path; /* --gc's commands use connections of their own */
+            opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
             int status = ddm_snapshot_run_client(c, &opt);
             ddm_client_free(c);
             return status;
@@ -60,6 +66,8 @@ static GByteArray *read_back(int fd)
 int ddm_cli_cmd_snapshot(DdmCli *cli, char **args)
 {
     (void)args;
+    if (cli->hprof && cli->out_dir == NULL)
+        return ddm_cli_usage_error("snapshot --hprof needs --out-dir=DIR: where the heap dumps go");
     if (!cli->json)
         return run_snapshot(cli);
     fflush(stdout);

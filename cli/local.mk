@@ -5,13 +5,15 @@
 noinst_LTLIBRARIES += cli/libddmcli.la
 cli_libddmcli_la_SOURCES = %reldir%/client.c %reldir%/client.h \
 	%reldir%/watch.c %reldir%/watch.h %reldir%/snapshot.c %reldir%/snapshot.h \
-	%reldir%/snapshot-private.h %reldir%/snapshot_gc.c %reldir%/snapshot_output.c \
+	%reldir%/snapshot-private.h %reldir%/snapshot_cmds.c %reldir%/snapshot_output.c \
 	%reldir%/snapshot_local.c %reldir%/snapshot_server.c \
 	%reldir%/cli.h %reldir%/commands.c %reldir%/options.c %reldir%/output.c \
 	%reldir%/request.c %reldir%/help.c %reldir%/cmd-server.c %reldir%/cmd-query.c \
 	%reldir%/cmd-watch.c %reldir%/cmd-snapshot.c %reldir%/cmd-plugin.c %reldir%/cmd-local.c
 cli_libddmcli_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 cli_libddmcli_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
+# The terminal UI (tui/, ranked below cli/): `ddmon watch` on a terminal.
+cli_libddmcli_la_LIBADD = tui/libddmtui.la
 
 bin_PROGRAMS += ddmon
 ddmon_SOURCES = %reldir%/main.c

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Internals shared by the snapshot's files: snapshot.c (the collector: what
- * a snapshot waits for and gathers), snapshot_gc.c (--gc),
- * snapshot_output.c (text, JSON, --out-dir blob files), snapshot_local.c
- * (a monitor in this process) and snapshot_server.c (through a server).
- * Nothing else includes this header; the rest of the CLI uses snapshot.h.
+ * a snapshot waits for and gathers), snapshot_cmds.c (the commands run once
+ * per VM: --gc, --hprof), snapshot_output.c (text, JSON, --out-dir blob
+ * files), snapshot_local.c (a monitor in this process) and
+ * snapshot_server.c (through a server). Nothing else includes this header
+ * (but the unit test tests/unit/cli/test-snapshot-cmds.c); the rest of the
+ * CLI uses snapshot.h.
  *
  * A source fills a DdmSnapshotCollector (ddm_snapshot_note_change() when
- * a view changes, ddm_snapshot_collect() for its content), sets send_gc,
- * runs ddm_snapshot_collector_run() and prints with
- * ddm_snapshot_print_views().
+ * a view changes, ddm_snapshot_collect() for its content), sets send (how
+ * a per-VM command runs), says which commands it has
+ * (ddm_snapshot_cmds_available()), runs ddm_snapshot_collector_run() and
+ * prints with ddm_snapshot_print_views().
  */
 #ifndef DDM_SNAPSHOT_PRIVATE_H
 #define DDM_SNAPSHOT_PRIVATE_H
@@ -19,18 +22,52 @@
 #include "cli/snapshot.h"
 
 typedef struct DdmSnapshotCollector DdmSnapshotCollector;
+typedef struct DdmSnapshotCmd DdmSnapshotCmd;
+typedef struct DdmSnapshotCall DdmSnapshotCall;
 
-/* One GC asked of one VM (--gc). */
-typedef struct DdmSnapshotGcCall {
-    DdmSnapshotCollector *col; /* borrowed */
+/* What a per-VM command is (--gc, --hprof): how it is called, how it is
+ * waited for and reported. One static instance per option. */
+typedef struct DdmSnapshotCmdKind {
+    const char *name;     /* the plugin command, the option (--NAME), the JSON member */
+    const char *what;     /* in messages: "GC", "heap dump" */
+    const char *title;    /* of the text lines (reported kinds only) */
+    const char *provider; /* the plugin that provides it, for the warning */
+    /* The command line for @vm_key. (transfer full) */
+    char **(*argv)(const DdmSnapshotOptions *opt, const char *vm_key);
+    /* In flight when max_ms is reached: waited for all the same (a dump
+     * that is streaming ends by itself), else cut short (a GC). */
+    gboolean outlasts_cap;
+    /* Its outcome is the snapshot's: a text line per VM (describe), JSON
+     * keyed by VM with the result view's fields, a failure fails the
+     * snapshot. Else (gc) JSON [{"vm","ok","message"}...] and warnings only. */
+    char *(*describe)(const DdmSnapshotCall *call); /* (transfer full) */
+} DdmSnapshotCmdKind;
+
+extern const DdmSnapshotCmdKind ddm_snapshot_cmd_gc, ddm_snapshot_cmd_hprof;
+
+/* One run of a kind's command on one VM. */
+struct DdmSnapshotCall {
+    DdmSnapshotCmd *cmd; /* borrowed */
     char *vm_key;
+    char **argv; /* the command line (owned) */
     gboolean answered, ok;
     char *message;
-} DdmSnapshotGcCall;
+    JsonNode *result; /* the command's result view (owned), or NULL */
+};
 
-/* Start @call's command; it ends with ddm_snapshot_gc_call_done(), maybe
- * before this returns. */
-typedef void (*DdmSnapshotGcSendFn)(DdmSnapshotCollector *col, DdmSnapshotGcCall *call);
+/* A kind's bookkeeping in one snapshot: which VMs were asked, what they
+ * answered. */
+struct DdmSnapshotCmd {
+    const DdmSnapshotCmdKind *kind;
+    DdmSnapshotCollector *col; /* borrowed */
+    int available;    /* -1 not known yet, 0 no plugin provides it, 1 yes */
+    GPtrArray *calls; /* DdmSnapshotCall*, one per VM asked (owned) */
+    guint pending;    /* calls not answered yet */
+};
+
+/* Start @call's command (call->argv); it ends with
+ * ddm_snapshot_call_done(), maybe before this returns. */
+typedef void (*DdmSnapshotSendFn)(DdmSnapshotCollector *col, DdmSnapshotCall *call);
 
 struct DdmSnapshotCollector {
     GHashTable *views;   /* "vm\x1fname" -> JsonNode* (latest content) */
@@ -41,15 +78,15 @@ struct DdmSnapshotCollector {
     const DdmSnapshotOptions *opt;
     GMainLoop *loop;
     gboolean settled;
-    gboolean finished; /* collection over: late GC answers are only recorded */
+    gboolean capped;   /* max_ms reached: no new command is started */
+    gint64 long_done_us; /* the last answer of a kind that outlasts the cap */
+    gboolean finished; /* collection over: late answers are only recorded */
     int status;
-    /* --gc */
-    int gc_available;     /* -1 not known yet, 0 no plugin provides "gc", 1 yes */
-    GPtrArray *gc_calls;  /* DdmSnapshotGcCall*, one per VM asked (owned) */
-    guint gc_pending;     /* calls not answered yet */
+    /* per-VM commands (--gc, --hprof) */
+    GPtrArray *cmds;      /* DdmSnapshotCmd*, one per kind asked for (owned) */
     JsonNode *vms_latest; /* the latest VM list (owned), for the VMs to ask */
     gboolean vms_dirty;   /* vms_latest not scanned for new VMs yet */
-    DdmSnapshotGcSendFn send_gc;
+    DdmSnapshotSendFn send;
     gpointer source;      /* the monitor (in process) or the ServerCollector (snapshot_server.c) */
 };
 
@@ -70,17 +107,35 @@ void ddm_snapshot_collect(DdmSnapshotCollector *col, const char *event, JsonNode
  * (transfer full) */
 GPtrArray *ddm_snapshot_ready_ddm_keys(JsonNode *vms);
 
-/* ----------------------------------------------------------- snapshot_gc.c */
+/* --------------------------------------------------------- snapshot_cmds.c */
 
-void ddm_snapshot_gc_call_free(gpointer call);
-/* @call's command ended; restarts the quiet period. */
-void ddm_snapshot_gc_call_done(DdmSnapshotGcCall *call, gboolean ok, const char *message);
-/* No plugin provides "gc": say so once; the snapshot goes on without. */
-void ddm_snapshot_gc_unavailable(DdmSnapshotCollector *col, const char *why);
-/* Ask each VM that became DDM-aware and ready since the last look, once. */
-void ddm_snapshot_request_gcs(DdmSnapshotCollector *col);
-/* "gc": what each GC command answered, or null when none could be asked. */
-void ddm_snapshot_add_gc_json(JsonBuilder *b, DdmSnapshotCollector *col);
+/* The kinds @opt asks for (gc, hprof), into col->cmds. */
+void ddm_snapshot_cmds_init(DdmSnapshotCollector *col);
+void ddm_snapshot_cmd_free(gpointer cmd);
+/* @call's command ended (@result: its result view, transfer none,
+ * nullable); restarts the quiet period. */
+void ddm_snapshot_call_done(DdmSnapshotCall *call, gboolean ok, const char *message,
+                            JsonNode *result);
+/* No plugin provides @cmd's command: say so once; the snapshot goes on
+ * without. */
+void ddm_snapshot_cmd_unavailable(DdmSnapshotCmd *cmd, const char *why);
+/* Every kind's command is known (or not) to the source: @has(name, ud). */
+void ddm_snapshot_cmds_available(DdmSnapshotCollector *col,
+                                 gboolean (*has)(const char *name, gpointer ud), gpointer ud,
+                                 const char *where);
+/* Run each available command on each VM that became DDM-aware and ready
+ * since the last look, once. */
+void ddm_snapshot_request_cmds(DdmSnapshotCollector *col);
+/* What keeps the snapshot from being settled: a kind not known yet or a
+ * call in flight (after the cap: only calls of kinds that outlast it).
+ * The first such kind, or NULL. */
+const DdmSnapshotCmdKind *ddm_snapshot_cmds_busy(DdmSnapshotCollector *col, gboolean capped);
+/* Each kind's member: see snapshot.h. */
+void ddm_snapshot_add_cmds_json(JsonBuilder *b, DdmSnapshotCollector *col);
+/* Each reported kind's lines (text output). */
+void ddm_snapshot_print_cmds_text(DdmSnapshotCollector *col);
+/* A reported kind's call failed: say which on stderr; the exit status. */
+int ddm_snapshot_cmds_status(DdmSnapshotCollector *col);
 
 /* ------------------------------------------------------- snapshot_output.c */
 

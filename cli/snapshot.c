@@ -5,8 +5,8 @@
  * from periodic refreshes, and runs the loop until the views settle, the
  * cap is reached or the user interrupts. The sources that feed it are in
  * snapshot_local.c (a monitor in this process) and snapshot_server.c
- * (a server's watch stream); --gc is in snapshot_gc.c, the output in
- * snapshot_output.c.
+ * (a server's watch stream); the per-VM commands (--gc, --hprof) are in
+ * snapshot_cmds.c, the output in snapshot_output.c.
  */
 #include <build-config.h>
 
@@ -145,7 +145,7 @@ void ddm_snapshot_note_change(DdmSnapshotCollector *col, gboolean removed, const
     }
     if (structural)
         col->last_change_us = g_get_monotonic_time();
-    if (vms_json != NULL && col->opt->gc) {
+    if (vms_json != NULL && col->cmds->len > 0) {
         if (col->vms_latest != NULL)
             json_node_unref(col->vms_latest);
         col->vms_latest = json_node_copy(vms_json);
@@ -174,22 +174,38 @@ void ddm_snapshot_collect(DdmSnapshotCollector *col, const char *event, JsonNode
     }
 }
 
+/* Settled when the views are (see snapshot.h) and no per-VM command keeps
+ * the snapshot waiting. At max_ms it stops waiting for the views and for
+ * commands that do not outlast the cap (GCs), but a heap dump in flight is
+ * not cut short: it is waited for (the plugin's own timeout ends a VM that
+ * never sends), and its views get settle_ms more after the last one. */
 static gboolean on_tick(gpointer data)
 {
     DdmSnapshotCollector *col = data;
     gint64 now = g_get_monotonic_time();
     gint64 elapsed_ms = (now - col->start_us) / 1000;
     gint64 quiet_ms = (now - col->last_change_us) / 1000;
-    ddm_snapshot_request_gcs(col);
-    gboolean gc_busy = col->opt->gc && (col->gc_available < 0 || col->gc_pending > 0);
-    if (elapsed_ms >= col->opt->wait_ms && quiet_ms >= col->opt->settle_ms && !gc_busy) {
+    ddm_snapshot_request_cmds(col);
+    const DdmSnapshotCmdKind *busy = ddm_snapshot_cmds_busy(col, FALSE);
+    if (elapsed_ms >= col->opt->wait_ms && quiet_ms >= col->opt->settle_ms && busy == NULL) {
         col->settled = TRUE;
         g_main_loop_quit(col->loop);
-    } else if (elapsed_ms >= col->opt->max_ms) {
-        g_message("snapshot: %s after %u ms; printing what there is",
-                  gc_busy ? "GCs still unanswered" : "views still changing", col->opt->max_ms);
-        g_main_loop_quit(col->loop);
+        return G_SOURCE_CONTINUE;
     }
+    if (elapsed_ms < col->opt->max_ms)
+        return G_SOURCE_CONTINUE;
+    const DdmSnapshotCmdKind *waiting = ddm_snapshot_cmds_busy(col, TRUE);
+    if (!col->capped && waiting != NULL)
+        g_message("snapshot: not settled after %u ms; waiting for the %ss in flight to end",
+                  col->opt->max_ms, waiting->what);
+    col->capped = TRUE;
+    if (waiting != NULL ||
+        (col->long_done_us > 0 && now - col->long_done_us < (gint64)col->opt->settle_ms * 1000))
+        return G_SOURCE_CONTINUE;
+    g_message("snapshot: %s%s after %u ms; printing what there is",
+              busy != NULL ? busy->what : "views still changing",
+              busy != NULL ? "s still unanswered" : "", col->opt->max_ms);
+    g_main_loop_quit(col->loop);
     return G_SOURCE_CONTINUE;
 }
 
@@ -210,8 +226,7 @@ void ddm_snapshot_collector_init(DdmSnapshotCollector *col, const DdmSnapshotOpt
     col->opt = opt;
     col->start_us = col->last_change_us = g_get_monotonic_time();
     col->loop = g_main_loop_new(NULL, FALSE);
-    col->gc_available = -1;
-    col->gc_calls = g_ptr_array_new_with_free_func(ddm_snapshot_gc_call_free);
+    ddm_snapshot_cmds_init(col);
 }
 
 void ddm_snapshot_collector_clear(DdmSnapshotCollector *col)
@@ -220,7 +235,7 @@ void ddm_snapshot_collector_clear(DdmSnapshotCollector *col)
     g_hash_table_unref(col->seen);
     g_free(col->vms_signature);
     g_main_loop_unref(col->loop);
-    g_ptr_array_unref(col->gc_calls);
+    g_ptr_array_unref(col->cmds);
     if (col->vms_latest != NULL)
         json_node_unref(col->vms_latest);
 }

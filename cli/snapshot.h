@@ -13,22 +13,38 @@
  * comes, goes, changes state or name); periodic refreshes (thread tables,
  * headline figures) do not hold the snapshot back. Capped at max_ms (then printed anyway, with a note).
  *
- * With gc (--gc), every VM the VM list shows as DDM-aware and ready is
- * asked for a GC once, by running the plugin command "gc KEY" (vminfo's)
- * the way a client command runs: through the registry in process, through
- * the control protocol with a server (on up to DDM_SNAPSHOT_GC_CONNS
- * connections of their own, as the server answers one connection's
- * commands one at a time). The core sends no chunk itself. The
- * views a GC fills (heap segments arrive at GC) are then in the snapshot:
- * it is not settled while a GC command is in flight, and each GC's answer
- * restarts the quiet period. No plugin providing "gc" is a warning; the
- * snapshot is taken anyway. Plain JVMs and VMs not ready are not asked.
+ * Per-VM commands: with gc (--gc) and with hprof (--hprof), every VM the
+ * VM list shows as DDM-aware and ready is given the plugin command once:
+ * "gc KEY" (vminfo's) and "hprof --out-dir=OUT_DIR KEY" (hprof's: the
+ * dump streams to OUT_DIR/APP-PID.hprof, or is written on the device when
+ * the VM cannot stream), the way a client command runs: through the
+ * registry in process, through the control protocol with a server (on up
+ * to DDM_SNAPSHOT_CMD_CONNS connections of their own, as the server
+ * answers one connection's commands one at a time; progress lines are
+ * skipped). The core sends no chunk itself. One mechanism for both
+ * (snapshot_cmds.c); a kind says how they differ. The snapshot is not
+ * settled while such a command is in flight, and each answer restarts the
+ * quiet period (the views a GC fills, heap segments, are then in the
+ * snapshot). max_ms caps the wait for the views to settle and for GCs,
+ * not heap dumps: a dump in flight at the cap is not cut short (a GiB
+ * takes seconds; what would be left is a .part file), it is waited for
+ * until it ends (the hprof plugin's hprof.timeout ends a VM that never
+ * sends; SIGINT stops waiting), then the views get settle_ms more; no
+ * command is started after the cap. hprof needs out_dir (the CLI says so).
+ * No plugin providing the command is a warning; the snapshot is taken
+ * anyway. Plain JVMs and VMs not ready are not asked. A GC that fails is
+ * a warning; a heap dump that fails makes the exit status non-zero, and
+ * stderr says which.
  *
  * Output: text (the VM list, the plugin list, other global views, then
- * each VM's views), or with json one object
+ * each VM's views; with hprof then one line per VM: where its dump went
+ * or why it failed), or with json one object
  * {"vms":VIEW,"plugins":VIEW,"views":[VIEW...],"settled":BOOL} (with gc
- * also "gc": [{"vm":KEY,"ok":BOOL,"message":TEXT}...], or null when no
- * plugin provides the command). Blob views carry
+ * also "gc": [{"vm":KEY,"ok":BOOL,"message":TEXT}...]; with hprof also
+ * "hprof": {KEY:{"ok":BOOL,"via":"stream"|"device","path"|"device_path":P,
+ * "bytes":N,"sha256":HEX,"seconds":S,"format","pid","message"[,"error"]}...},
+ * the fields of the hprof command's result; each null when no plugin
+ * provides the command). Blob views carry
  * metadata only, unless out_dir is set: then each blob is written to
  * OUT_DIR/VMKEY-NAME.EXT and its path is the view's "file" member.
  */
@@ -43,7 +59,7 @@
 #define DDM_SNAPSHOT_DEFAULT_WAIT_MS 3000
 #define DDM_SNAPSHOT_SETTLE_MS 500
 #define DDM_SNAPSHOT_MAX_MS 30000
-#define DDM_SNAPSHOT_GC_CONNS 4 /* GC commands in flight at once through a server */
+#define DDM_SNAPSHOT_CMD_CONNS 4 /* per-VM commands in flight at once through a server */
 
 typedef struct DdmSnapshotOptions {
     guint wait_ms;       /* minimum time to discover */
@@ -52,7 +68,9 @@ typedef struct DdmSnapshotOptions {
     gboolean json;
     const char *out_dir; /* write blobs here (NULL: metadata only) */
     gboolean gc;         /* ask every ready DDM VM for a GC first (plugin command "gc") */
-    const char *socket_path; /* the server's, for gc's own connections (NULL: the watch one) */
+    gboolean hprof;      /* dump every ready DDM VM's heap into out_dir (plugin command "hprof") */
+    const char *socket_path; /* the server's, for the per-VM commands' own connections
+                              * (NULL: the watch one) */
 } DdmSnapshotOptions;
 
 /** Snapshot with a monitor built in this process from @config (taken over).

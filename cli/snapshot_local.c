@@ -25,24 +25,29 @@ static void on_local_change(ddm_view *view, DdmViewChange change, gpointer ud)
                              change == DDM_VIEW_ADDED ? 0 : (gint64)ddm_view_version(view), vms);
 }
 
-static void local_gc_done(ddm_cmd_status status, const char *message, ddm_view *result,
-                          gpointer ud)
+static void local_cmd_done(ddm_cmd_status status, const char *message, ddm_view *result,
+                           gpointer ud)
 {
-    (void)result;
-    ddm_snapshot_gc_call_done(ud, status == DDM_CMD_OK, message);
+    g_autoptr(JsonNode) json = result != NULL ? ddm_view_to_json(result, FALSE) : NULL;
+    ddm_snapshot_call_done(ud, status == DDM_CMD_OK, message, json);
 }
 
-/* Run "gc KEY" as a client's command runs: through the registry. */
-static void local_send_gc(DdmSnapshotCollector *col, DdmSnapshotGcCall *call)
+/* Run the call's command ("gc KEY", "hprof --out-dir=DIR KEY") as a
+ * client's command runs: through the registry. */
+static void local_send(DdmSnapshotCollector *col, DdmSnapshotCall *call)
 {
     DdmDaemon *daemon = col->source;
-    const char *const argv[] = {"gc", call->vm_key, NULL};
-    if (!ddm_registry_run_command(ddm_daemon_registry(daemon), 2, argv, local_gc_done, call))
-        ddm_snapshot_gc_call_done(call, FALSE, "no plugin provides the 'gc' command any more");
+    if (!ddm_registry_run_command(ddm_daemon_registry(daemon), (int)g_strv_length(call->argv),
+                                  (const char *const *)call->argv, local_cmd_done, call)) {
+        g_autofree char *why = g_strdup_printf("no plugin provides the '%s' command any more",
+                                               call->argv[0]);
+        ddm_snapshot_call_done(call, FALSE, why, NULL);
+    }
 }
 
-static gboolean local_has_command(DdmDaemon *daemon, const char *name)
+static gboolean local_has_command(const char *name, gpointer ud)
 {
+    DdmDaemon *daemon = ud;
     if (ddm_daemon_registry(daemon) == NULL)
         return FALSE;
     g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(daemon));
@@ -66,13 +71,8 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     DdmSnapshotCollector col;
     ddm_snapshot_collector_init(&col, opt);
     col.source = daemon;
-    col.send_gc = local_send_gc;
-    if (opt->gc) {
-        if (local_has_command(daemon, "gc"))
-            col.gc_available = 1;
-        else
-            ddm_snapshot_gc_unavailable(&col, "no plugin provides a 'gc' command");
-    }
+    col.send = local_send;
+    ddm_snapshot_cmds_available(&col, local_has_command, daemon, "");
     /* What exists before discovery (the plugin list, global views). */
     g_autoptr(GPtrArray) initial = ddm_views_list(ddm_daemon_views(daemon));
     for (guint i = 0; i < initial->len; i++) {
@@ -94,8 +94,8 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
         ddm_snapshot_collect(&col, "added", json);
     }
     int status = col.status != 0 ? col.status : ddm_snapshot_print_views(&col);
-    /* GC commands still in flight end while the monitor goes: col must
-     * outlive it. */
+    /* Commands still in flight (GCs past the cap, any after an interrupt)
+     * end while the monitor goes: col must outlive it. */
     ddm_daemon_free(daemon);
     ddm_snapshot_collector_clear(&col);
     return status;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The snapshot's output (snapshot.h): the collected views in order, as
- * text or one JSON object, and blob views written to --out-dir files.
+ * text or one JSON object, and blob views written to --out-dir files; the
+ * per-VM commands' outcomes (snapshot_cmds.c) after the views.
  */
 #include <build-config.h>
 
@@ -129,8 +130,7 @@ int ddm_snapshot_print_views(DdmSnapshotCollector *col)
         json_builder_end_array(b);
         json_builder_set_member_name(b, "settled");
         json_builder_add_boolean_value(b, col->settled);
-        if (opt->gc)
-            ddm_snapshot_add_gc_json(b, col);
+        ddm_snapshot_add_cmds_json(b, col);
         json_builder_end_object(b);
         g_autoptr(JsonNode) root = json_builder_get_root(b);
         gsize len = 0;
@@ -148,8 +148,10 @@ int ddm_snapshot_print_views(DdmSnapshotCollector *col)
             if (file != NULL)
                 printf("written to %s\n", file);
         }
+        ddm_snapshot_print_cmds_text(col);
     }
     if (fflush(stdout) != 0)
         status = DDM_EXIT_FAILED;
-    return status;
+    int cmds_status = ddm_snapshot_cmds_status(col);
+    return status != DDM_EXIT_OK ? status : cmds_status;
 }

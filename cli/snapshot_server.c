@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * ddm_snapshot_run_client() (snapshot.h): the snapshot through a running
- * server, its watch stream feeding the collector and --gc sent as control
- * commands (on connections of their own when the socket path is known).
+ * server, its watch stream feeding the collector and the per-VM commands
+ * (--gc, --hprof) sent as control commands (on connections of their own
+ * when the socket path is known).
  */
 #include <build-config.h>
 
@@ -12,42 +13,43 @@
 #include "core/views/views.h"
 
 /* What the next response answers: responses come in request order. */
-typedef enum { EXPECT_WATCH, EXPECT_COMMANDS, EXPECT_GC } ExpectKind;
+typedef enum { EXPECT_WATCH, EXPECT_COMMANDS, EXPECT_CMD } ExpectKind;
 
 typedef struct Expected {
     ExpectKind kind;
-    DdmSnapshotGcCall *call; /* EXPECT_GC: borrowed from col.gc_calls */
+    DdmSnapshotCall *call; /* EXPECT_CMD: borrowed from a DdmSnapshotCmd's calls */
 } Expected;
 
 typedef struct ServerCollector {
     DdmSnapshotCollector col;
     DdmClient *client;
     gboolean failed;
-    GQueue expected;   /* Expected*, owned */
-    GPtrArray *gc_conns; /* GcConn*, owned: GC commands in flight */
-    GQueue gc_waiting; /* DdmSnapshotGcCall* (borrowed) waiting for a free connection */
+    GQueue expected; /* Expected*, owned */
+    GPtrArray *conns; /* CmdConn*, owned: per-VM commands in flight */
+    GQueue waiting;  /* DdmSnapshotCall* (borrowed) waiting for a free connection */
 } ServerCollector;
 
-/* One GC command on a connection of its own: a server answers one
- * client's requests one at a time, and a GC may wait for its timeout. */
-typedef struct GcConn {
+/* One per-VM command on a connection of its own: a server answers one
+ * client's requests one at a time, a GC may wait for its timeout and a
+ * heap dump takes seconds. */
+typedef struct CmdConn {
     ServerCollector *sc;
-    DdmSnapshotGcCall *call;
+    DdmSnapshotCall *call;
     DdmClient *client;
     guint source;
-} GcConn;
+} CmdConn;
 
-static void gc_conn_free(gpointer p)
+static void cmd_conn_free(gpointer p)
 {
-    GcConn *gcc = p;
-    if (gcc->source != 0)
-        g_source_remove(gcc->source);
-    ddm_client_free(gcc->client);
-    g_free(gcc);
+    CmdConn *cc = p;
+    if (cc->source != 0)
+        g_source_remove(cc->source);
+    ddm_client_free(cc->client);
+    g_free(cc);
 }
 
 static gboolean server_send(ServerCollector *sc, const DdmCtlRequest *req, ExpectKind kind,
-                            DdmSnapshotGcCall *call, GError **error)
+                            DdmSnapshotCall *call, GError **error)
 {
     if (!ddm_client_send(sc->client, req, error))
         return FALSE;
@@ -65,92 +67,120 @@ static void expected_clear(ServerCollector *sc)
         g_free(ex);
 }
 
-static void gc_conn_start_next(ServerCollector *sc);
+/* A command's progress line ({"progress":{...}}), sent before its answer. */
+static gboolean is_progress(JsonObject *o)
+{
+    JsonNode *p = json_object_get_member(o, "progress");
+    return p != NULL && JSON_NODE_HOLDS_OBJECT(p);
+}
 
-/* The answer on a GC connection: the call ends, the connection closes. */
-static gboolean on_gc_conn_data(gint fd, GIOCondition cond, gpointer data)
+/* The command's answer {"ok","message"|"error","result"} ends @call. */
+static void call_answered(DdmSnapshotCall *call, JsonObject *o)
+{
+    gboolean ok = ddm_json_get_bool(o, "ok", FALSE);
+    const char *err = ddm_json_get_string(o, "error");
+    const char *msg = ddm_json_get_string(o, "message");
+    ddm_snapshot_call_done(call, ok, ok || err == NULL ? msg : err,
+                           json_object_get_member(o, "result"));
+}
+
+static void cmd_conn_start_next(ServerCollector *sc);
+
+/* What came on a command's connection: progress lines are skipped; the
+ * answer ends the call and the connection closes. */
+static gboolean on_cmd_conn_data(gint fd, GIOCondition cond, gpointer data)
 {
     (void)fd;
     (void)cond;
-    GcConn *gcc = data;
-    ServerCollector *sc = gcc->sc;
+    CmdConn *cc = data;
+    ServerCollector *sc = cc->sc;
     g_autoptr(GError) error = NULL;
-    gboolean alive = ddm_client_read_some(gcc->client, &error);
-    g_autoptr(GError) perr = NULL;
-    g_autoptr(JsonNode) msg = ddm_client_next(gcc->client, &perr);
-    if (msg != NULL) {
-        JsonObject *o = json_node_get_object(msg);
-        gboolean ok = ddm_json_get_bool(o, "ok", FALSE);
-        const char *err = ddm_json_get_string(o, "error");
-        ddm_snapshot_gc_call_done(gcc->call, ok,
-                                  ok            ? ddm_json_get_string(o, "message")
-                                  : err != NULL ? err
-                                                : "GC failed");
-    } else if (perr != NULL || !alive) {
-        g_autofree char *why = g_strdup_printf(
-            "no answer from the server (%s)",
-            perr != NULL ? perr->message : error != NULL ? error->message : "closed");
-        ddm_snapshot_gc_call_done(gcc->call, FALSE, why);
-    } else {
-        return G_SOURCE_CONTINUE;
+    gboolean alive = ddm_client_read_some(cc->client, &error);
+    for (;;) {
+        g_autoptr(GError) perr = NULL;
+        g_autoptr(JsonNode) msg = ddm_client_next(cc->client, &perr);
+        if (msg != NULL && is_progress(json_node_get_object(msg)))
+            continue;
+        if (msg != NULL) {
+            call_answered(cc->call, json_node_get_object(msg));
+        } else if (perr != NULL || !alive) {
+            g_autofree char *why = g_strdup_printf(
+                "no answer from the server (%s)",
+                perr != NULL ? perr->message : error != NULL ? error->message : "closed");
+            ddm_snapshot_call_done(cc->call, FALSE, why, NULL);
+        } else {
+            return G_SOURCE_CONTINUE;
+        }
+        break;
     }
-    gcc->source = 0; /* removed by returning G_SOURCE_REMOVE */
-    g_ptr_array_remove(sc->gc_conns, gcc);
-    gc_conn_start_next(sc);
+    cc->source = 0; /* removed by returning G_SOURCE_REMOVE */
+    g_ptr_array_remove(sc->conns, cc);
+    cmd_conn_start_next(sc);
     return G_SOURCE_REMOVE;
 }
 
 /* Start waiting calls while connections are free. */
-static void gc_conn_start_next(ServerCollector *sc)
+static void cmd_conn_start_next(ServerCollector *sc)
 {
-    while (sc->gc_conns->len < DDM_SNAPSHOT_GC_CONNS && !sc->col.finished) {
-        DdmSnapshotGcCall *call = g_queue_pop_head(&sc->gc_waiting);
+    while (sc->conns->len < DDM_SNAPSHOT_CMD_CONNS && !sc->col.finished) {
+        DdmSnapshotCall *call = g_queue_pop_head(&sc->waiting);
         if (call == NULL)
             return;
         g_autoptr(GError) error = NULL;
         DdmClient *client = ddm_client_connect(sc->col.opt->socket_path, &error);
-        char *argv[] = {(char *)"gc", call->vm_key, NULL};
         DdmCtlRequest req = {0};
         req.op = DDM_CTL_OP_COMMAND;
-        req.argv = argv;
+        req.argv = call->argv;
         if (client == NULL || !ddm_client_send(client, &req, &error)) {
             g_autofree char *why = g_strdup_printf("cannot ask the server: %s", error->message);
             if (client != NULL)
                 ddm_client_free(client);
-            ddm_snapshot_gc_call_done(call, FALSE, why);
+            ddm_snapshot_call_done(call, FALSE, why, NULL);
             continue;
         }
-        GcConn *gcc = g_new0(GcConn, 1);
-        gcc->sc = sc;
-        gcc->call = call;
-        gcc->client = client;
-        gcc->source = g_unix_fd_add(ddm_client_fd(client), G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                    on_gc_conn_data, gcc);
-        g_ptr_array_add(sc->gc_conns, gcc);
+        CmdConn *cc = g_new0(CmdConn, 1);
+        cc->sc = sc;
+        cc->call = call;
+        cc->client = client;
+        cc->source = g_unix_fd_add(ddm_client_fd(client), G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                   on_cmd_conn_data, cc);
+        g_ptr_array_add(sc->conns, cc);
     }
 }
 
-/* {"op":"command","argv":["gc",KEY]}: the server runs it as it runs
- * `ddmon gc KEY`. On connections of their own when the socket path is
- * known, else one after the other on the watch connection. */
-static void server_send_gc(DdmSnapshotCollector *col, DdmSnapshotGcCall *call)
+/* {"op":"command","argv":["gc",KEY]} (or hprof's): the server runs it as
+ * it runs `ddmon gc KEY`. On connections of their own when the socket
+ * path is known, else one after the other on the watch connection. */
+static void server_send_cmd(DdmSnapshotCollector *col, DdmSnapshotCall *call)
 {
     ServerCollector *sc = col->source;
     if (col->opt->socket_path != NULL) {
-        g_queue_push_tail(&sc->gc_waiting, call);
-        gc_conn_start_next(sc);
+        g_queue_push_tail(&sc->waiting, call);
+        cmd_conn_start_next(sc);
         return;
     }
-    char *argv[] = {(char *)"gc", call->vm_key, NULL};
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_COMMAND;
-    req.argv = argv;
+    req.argv = call->argv;
     g_autoptr(GError) error = NULL;
-    if (!server_send(sc, &req, EXPECT_GC, call, &error))
-        ddm_snapshot_gc_call_done(call, FALSE, error->message);
+    if (!server_send(sc, &req, EXPECT_CMD, call, &error))
+        ddm_snapshot_call_done(call, FALSE, error->message, NULL);
 }
 
-/* The answer to {"op":"commands"}: is there a "gc"? */
+/* Is @name in the answer to {"op":"commands"}? */
+static gboolean list_has_command(const char *name, gpointer ud)
+{
+    JsonArray *a = ud;
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+        JsonNode *e = json_array_get_element(a, i);
+        if (JSON_NODE_HOLDS_OBJECT(e) &&
+            g_strcmp0(ddm_json_get_string(json_node_get_object(e), "name"), name) == 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* The answer to {"op":"commands"}: which of the per-VM commands are there? */
 static void server_commands_answered(ServerCollector *sc, JsonObject *o)
 {
     JsonNode *list = json_object_get_member(o, "commands");
@@ -158,28 +188,22 @@ static void server_commands_answered(ServerCollector *sc, JsonObject *o)
         const char *err = ddm_json_get_string(o, "error");
         g_autofree char *why = g_strdup_printf("the server did not list its commands (%s)",
                                                err != NULL ? err : "no list");
-        ddm_snapshot_gc_unavailable(&sc->col, why);
+        for (guint i = 0; i < sc->col.cmds->len; i++)
+            ddm_snapshot_cmd_unavailable(g_ptr_array_index(sc->col.cmds, i), why);
         return;
     }
-    JsonArray *a = json_node_get_array(list);
-    for (guint i = 0; i < json_array_get_length(a); i++) {
-        JsonNode *e = json_array_get_element(a, i);
-        if (JSON_NODE_HOLDS_OBJECT(e) &&
-            g_strcmp0(ddm_json_get_string(json_node_get_object(e), "name"), "gc") == 0) {
-            sc->col.gc_available = 1;
-            sc->col.vms_dirty = TRUE; /* look at the VM list we have */
-            return;
-        }
-    }
-    ddm_snapshot_gc_unavailable(&sc->col, "no plugin of the server provides a 'gc' command");
+    ddm_snapshot_cmds_available(&sc->col, list_has_command, json_node_get_array(list),
+                                " of the server");
 }
 
 /* A response (not an event). FALSE if it ends the snapshot. */
 static gboolean server_response(ServerCollector *sc, JsonObject *o)
 {
+    if (is_progress(o))
+        return TRUE; /* a command's on the watch connection: its answer follows */
     Expected *ex = g_queue_pop_head(&sc->expected);
     ExpectKind kind = ex != NULL ? ex->kind : EXPECT_WATCH;
-    DdmSnapshotGcCall *call = ex != NULL ? ex->call : NULL;
+    DdmSnapshotCall *call = ex != NULL ? ex->call : NULL;
     g_free(ex);
     gboolean ok = ddm_json_get_bool(o, "ok", FALSE);
     const char *err = ddm_json_get_string(o, "error");
@@ -187,9 +211,8 @@ static gboolean server_response(ServerCollector *sc, JsonObject *o)
     case EXPECT_COMMANDS:
         server_commands_answered(sc, o);
         return TRUE;
-    case EXPECT_GC:
-        ddm_snapshot_gc_call_done(
-            call, ok, ok ? ddm_json_get_string(o, "message") : err != NULL ? err : "GC failed");
+    case EXPECT_CMD:
+        call_answered(call, o);
         return TRUE;
     case EXPECT_WATCH:
         break;
@@ -242,11 +265,11 @@ int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt)
     ServerCollector sc = {0};
     sc.client = client;
     g_queue_init(&sc.expected);
-    g_queue_init(&sc.gc_waiting);
-    sc.gc_conns = g_ptr_array_new_with_free_func(gc_conn_free);
+    g_queue_init(&sc.waiting);
+    sc.conns = g_ptr_array_new_with_free_func(cmd_conn_free);
     ddm_snapshot_collector_init(&sc.col, opt);
     sc.col.source = &sc;
-    sc.col.send_gc = server_send_gc;
+    sc.col.send = server_send_cmd;
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_WATCH;
     req.blobs = opt->out_dir != NULL;
@@ -254,10 +277,11 @@ int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt)
     commands.op = DDM_CTL_OP_COMMANDS;
     g_autoptr(GError) error = NULL;
     if (!server_send(&sc, &req, EXPECT_WATCH, NULL, &error) ||
-        (opt->gc && !server_send(&sc, &commands, EXPECT_COMMANDS, NULL, &error))) {
+        (sc.col.cmds->len > 0 &&
+         !server_send(&sc, &commands, EXPECT_COMMANDS, NULL, &error))) {
         g_printerr("ddmon: %s\n", error->message);
         expected_clear(&sc);
-        g_ptr_array_unref(sc.gc_conns);
+        g_ptr_array_unref(sc.conns);
         ddm_snapshot_collector_clear(&sc.col);
         return DDM_EXIT_FAILED;
     }
@@ -270,8 +294,8 @@ int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt)
                  : sc.col.status != 0 ? sc.col.status
                                       : ddm_snapshot_print_views(&sc.col);
     expected_clear(&sc);
-    g_ptr_array_unref(sc.gc_conns);
-    g_queue_clear(&sc.gc_waiting);
+    g_ptr_array_unref(sc.conns);
+    g_queue_clear(&sc.waiting);
     ddm_snapshot_collector_clear(&sc.col);
     return status;
 }
