@@ -24,6 +24,7 @@
 #define CT_REQ DDM_CHUNK('C', 'T', 'R', 'Q')   /* a request type it sends */
 #define CT_REP DDM_CHUNK('C', 'T', 'R', 'P')   /* the answer's type */
 #define CT_OTHER DDM_CHUNK('C', 'T', 'X', 'X') /* nobody's */
+#define CT_STRM DDM_CHUNK('C', 'T', 'S', 'T')  /* owned as a stream (1.2) */
 
 static const ct_driver *D;
 
@@ -48,6 +49,9 @@ static struct {
     int views_on_ready;     /* publish ct.table (2 rows) and ct.rec */
     int want_timer;
     int dup_chunk;          /* claim CT_OWN twice in init */
+    int dup_stream;         /* 1: claim CT_OWN as a stream too; 2: CT_STRM plainly too */
+    int stream_begin_rc, stream_data_rc; /* what the stream ops answer */
+    const uint8_t *stream_expect; /* the bytes a stream should carry, or NULL */
     /* seen */
     ddm_plugin *self;
     const ddm_host *host;
@@ -67,6 +71,9 @@ static struct {
     size_t reply_len;
     int req_rc;
     int data_at_gone;       /* vm_get_data was still set inside the GONE listener */
+    int s_begins, s_datas, s_ends, s_status, s_mismatches, stream_ud_frees, s_open;
+    uint64_t s_declared, s_bytes, s_received;
+    ddm_chunk_origin s_origin;
     char order[256];
 } CT;
 
@@ -138,6 +145,65 @@ static void reply_fn(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
     snprintf(buf, sizeof buf, "reply:%d", (int)r->status);
     note(buf);
 }
+
+static void count_stream_ud_free(void *p)
+{
+    CT.stream_ud_frees++;
+    free(p);
+}
+
+static int s_begin(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, uint64_t declared,
+                   void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)ud;
+    assert_int_equal(ci->type, CT_STRM);
+    assert_false(CT.s_open); /* one stream at a time */
+    CT.s_begins++;
+    CT.s_open = CT.stream_begin_rc >= 0;
+    CT.s_declared = declared;
+    CT.s_bytes = 0;
+    CT.s_origin = ci->origin;
+    note("sbegin");
+    return CT.stream_begin_rc;
+}
+
+static int s_data(ddm_plugin *self, ddm_vm *vm, const uint8_t *data, size_t len, void *ud)
+{
+    size_t i;
+    (void)self;
+    (void)vm;
+    (void)ud;
+    assert_true(len > 0);
+    assert_true(CT.s_open);
+    assert_true(CT.s_bytes + len <= CT.s_declared);
+    if (CT.stream_expect)
+        for (i = 0; i < len; i++)
+            if (data[i] != CT.stream_expect[CT.s_bytes + i])
+                CT.s_mismatches++;
+    CT.s_bytes += len;
+    if (CT.s_datas++ == 0)
+        note("sdata");
+    return CT.stream_data_rc;
+}
+
+static void s_end(ddm_plugin *self, ddm_vm *vm, int status, uint64_t received, void *ud)
+{
+    char buf[32];
+    (void)self;
+    (void)vm;
+    (void)ud;
+    assert_true(CT.s_open); /* only after a begin that took it */
+    CT.s_open = 0;
+    CT.s_ends++;
+    CT.s_status = status;
+    CT.s_received = received;
+    snprintf(buf, sizeof buf, "send:%d", status);
+    note(buf);
+}
+
+static const ddm_stream_ops ct_stream_ops = {s_begin, s_data, s_end};
 
 static void publish_views(ddm_plugin *self, ddm_vm *vm)
 {
@@ -218,6 +284,21 @@ static int cmd_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
     return 0;
 }
 
+/* Three figures in a row, then done: the last must reach the client. */
+static int prog_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)
+{
+    const ddm_host *h = CT.host;
+    (void)self;
+    (void)argc;
+    (void)argv;
+    (void)ud;
+    assert_int_equal(h->cmd_progress(cmd, 10, 100, "B"), 0);
+    assert_int_equal(h->cmd_progress(cmd, 50, 100, "B"), 0);
+    assert_int_equal(h->cmd_progress(cmd, 100, 100, "B"), 0);
+    h->cmd_finish(cmd, DDM_CMD_OK, "done");
+    return 0;
+}
+
 static int timer_fn(ddm_plugin *self, void *ud)
 {
     (void)self;
@@ -260,6 +341,16 @@ static int ct_init(ddm_plugin *self, const ddm_host *host)
     CT.rc_long = host->register_command(self, long_name, "x", "x", cmd_fn, malloc(4), count_ud_free);
     if (CT.want_timer && host->timer_add(self, 5, timer_fn, malloc(4), count_timer_ud_free) == 0)
         return -ENOMEM;
+    if ((rc = host->register_chunk_stream(self, CT_STRM, &ct_stream_ops, malloc(4),
+                                          count_stream_ud_free)) < 0)
+        return rc;
+    if (CT.dup_stream == 1)
+        (void)host->register_chunk_stream(self, CT_OWN, &ct_stream_ops, malloc(4),
+                                          count_stream_ud_free);
+    if (CT.dup_stream == 2)
+        (void)host->register_chunk(self, CT_STRM, owner_fn, malloc(4), count_stream_ud_free);
+    if ((rc = host->register_command(self, "ct-prog", NULL, "progress", prog_fn, NULL, NULL)) < 0)
+        return rc;
     return 0;
 }
 
@@ -662,6 +753,225 @@ static void ct_foreach_vm(void **state)
     assert_ptr_equal(v.seen[0], a);
 }
 
+/* ------------------------------------------------- streams, progress (1.2) */
+
+/* register_chunk_stream follows register_chunk: only in init (-EPERM
+ * later, ud freed); its ud is freed once at unload. */
+static void ct_stream_register(void **state)
+{
+    ct_host *h = *state;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, register_chunk_stream));
+    assert_int_equal(CT.host->register_chunk_stream(CT.self, CT_OTHER, &ct_stream_ops, malloc(4),
+                                                    count_stream_ud_free),
+                     -EPERM);
+    assert_int_equal(CT.stream_ud_frees, 1);
+}
+
+/* One owner per type, plain or stream, both ways round: the plugin is
+ * refused, everything undone, each ud freed once. */
+static void ct_stream_conflict_refuses(void **state)
+{
+    ct_host *h = *state;
+    ct_host *h2;
+    CT.dup_stream = 1; /* CT_OWN is owned plainly; claimed again as a stream */
+    assert_int_not_equal(D->load(h, &ct_desc), 0);
+    assert_int_equal(CT.finis, 1);
+    assert_int_equal(CT.stream_ud_frees, 2); /* CT_STRM's, and the refused claim's */
+    memset(&CT, 0, sizeof CT);
+    CT.timeout_ms = 60000;
+    CT.dup_stream = 2; /* CT_STRM is a stream; claimed again plainly */
+    h2 = D->new_host();
+    assert_int_not_equal(D->load(h2, &ct_desc), 0);
+    assert_int_equal(CT.finis, 1);
+    assert_int_equal(CT.stream_ud_frees, 2);
+    D->free_host(h2);
+}
+
+/* A chunk of a stream owner's type that arrives whole: begin (declared =
+ * its length), one data, end(0); taps see it as any whole chunk. */
+static void ct_stream_whole_chunk(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    int taps;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    taps = CT.taps;
+    CT.stream_expect = (const uint8_t *)"abcdef";
+    CT.order[0] = '\0';
+    D->send_event(h, vm, CT_STRM, "abcdef", 6);
+    CT_WAIT_FOR(h, CT.s_ends == 1);
+    assert_string_equal(CT.order, "sbegin;sdata;send:0;");
+    assert_int_equal(CT.s_origin, DDM_ORIGIN_EVENT);
+    assert_int_equal(CT.s_declared, 6);
+    assert_int_equal(CT.s_bytes, 6);
+    assert_int_equal(CT.s_received, 6);
+    assert_int_equal(CT.s_mismatches, 0);
+    assert_int_equal(CT.taps, taps + 1);
+    assert_int_equal(CT.owned, 0);
+}
+
+#define CT_STREAM_LEN (512u * 1024u)
+
+static uint8_t *stream_bytes(void)
+{
+    uint8_t *b = malloc(CT_STREAM_LEN);
+    uint32_t i;
+    assert_non_null(b);
+    for (i = 0; i < CT_STREAM_LEN; i++)
+        b[i] = (uint8_t)((i * 2654435761u) >> 11);
+    CT.stream_expect = b;
+    return b;
+}
+
+/* A large event: in pieces, byte-exact, end(0, all); taps do not see it. */
+static void ct_stream_pieces(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint8_t *b;
+    int taps;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    taps = CT.taps;
+    b = stream_bytes();
+    CT.order[0] = '\0';
+    D->send_stream(h, vm, CT_STRM, b, CT_STREAM_LEN, 0);
+    CT_WAIT_FOR(h, CT.s_ends == 1);
+    assert_string_equal(CT.order, "sbegin;sdata;send:0;");
+    assert_int_equal(CT.s_declared, CT_STREAM_LEN);
+    assert_int_equal(CT.s_bytes, CT_STREAM_LEN);
+    assert_int_equal(CT.s_received, CT_STREAM_LEN);
+    assert_int_equal(CT.s_mismatches, 0);
+    assert_true(CT.s_datas > 1);
+    assert_int_equal(CT.taps, taps);
+    free(b);
+}
+
+/* The packet ends before the declared length: -EPROTO with what came. */
+static void ct_stream_cut_short(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint8_t *b;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    b = stream_bytes();
+    D->send_stream(h, vm, CT_STRM, b, CT_STREAM_LEN, -EPROTO);
+    CT_WAIT_FOR(h, CT.s_ends == 1);
+    assert_int_equal(CT.s_status, -EPROTO);
+    assert_int_equal(CT.s_declared, CT_STREAM_LEN);
+    assert_int_equal(CT.s_received, CT_STREAM_LEN / 2);
+    assert_int_equal(CT.s_bytes, CT_STREAM_LEN / 2);
+    assert_int_equal(CT.s_mismatches, 0);
+    free(b);
+}
+
+/* The VM goes away mid-stream: -EPIPE with what came, before GONE. */
+static void ct_stream_vm_gone(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint8_t *b;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    b = stream_bytes();
+    CT.order[0] = '\0';
+    D->send_stream(h, vm, CT_STRM, b, CT_STREAM_LEN, -EPIPE);
+    CT_WAIT_FOR(h, CT.gone == 1 && CT.s_ends == 1);
+    assert_string_equal(CT.order, "sbegin;sdata;send:-32;gone;free;");
+    assert_int_equal(CT.s_status, -EPIPE);
+    assert_int_equal(CT.s_received, CT_STREAM_LEN / 2);
+    assert_int_equal(CT.s_mismatches, 0);
+    free(b);
+}
+
+/* Past the user's cap: begin (told the size), then end(-EFBIG, 0) at once
+ * with no data. */
+static void ct_stream_past_cap(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint8_t *b;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    b = stream_bytes();
+    D->send_stream(h, vm, CT_STRM, b, CT_STREAM_LEN, -EFBIG);
+    CT_WAIT_FOR(h, CT.s_ends == 1);
+    assert_int_equal(CT.s_declared, CT_STREAM_LEN);
+    assert_int_equal(CT.s_status, -EFBIG);
+    assert_int_equal(CT.s_received, 0);
+    assert_int_equal(CT.s_datas, 0);
+    free(b);
+}
+
+/* begin refuses: nothing more, streamed or whole. */
+static void ct_stream_refused(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint8_t *b;
+    int i;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    b = stream_bytes();
+    CT.stream_begin_rc = -ENOSPC;
+    D->send_stream(h, vm, CT_STRM, b, CT_STREAM_LEN, 0);
+    CT_WAIT_FOR(h, CT.s_begins == 1);
+    D->send_event(h, vm, CT_STRM, "ab", 2);
+    CT_WAIT_FOR(h, CT.s_begins == 2);
+    for (i = 0; i < 20; i++)
+        D->pump(h);
+    assert_int_equal(CT.s_datas, 0);
+    assert_int_equal(CT.s_ends, 0);
+    free(b);
+}
+
+/* data fails: end follows at once with its error and the bytes handed
+ * over (the failing piece included); no more data. */
+static void ct_stream_data_error(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    uint8_t *b;
+    int i;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    b = stream_bytes();
+    CT.stream_data_rc = -EIO;
+    D->send_stream(h, vm, CT_STRM, b, CT_STREAM_LEN, 0);
+    CT_WAIT_FOR(h, CT.s_ends == 1);
+    for (i = 0; i < 20; i++)
+        D->pump(h);
+    assert_int_equal(CT.s_ends, 1);
+    assert_int_equal(CT.s_status, -EIO);
+    assert_int_equal(CT.s_datas, 1);
+    assert_true(CT.s_received > 0 && CT.s_received < CT_STREAM_LEN);
+    assert_int_equal(CT.s_received, CT.s_bytes);
+    free(b);
+}
+
+/* cmd_progress: the last figures reach the client before the command
+ * ends, whatever the host passes on in between. */
+static void ct_progress(void **state)
+{
+    ct_host *h = *state;
+    static const char *const argv[] = {"ct-prog"};
+    ddm_cmd_status st;
+    char msg[64], unit[8];
+    uint64_t done = 0, total = 0;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, cmd_progress));
+    D->run_command(h, 1, argv);
+    CT_WAIT_FOR(h, D->cmd_done(h, &st, msg, sizeof msg));
+    assert_int_equal(st, DDM_CMD_OK);
+    assert_true(D->cmd_progress(h, &done, &total, unit, sizeof unit) >= 1);
+    assert_int_equal(done, 100);
+    assert_int_equal(total, 100);
+    assert_string_equal(unit, "B");
+}
+
 int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_extra)
 {
     const struct CMUnitTest tests[] = {
@@ -680,6 +990,16 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_foreach_vm, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_register, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_conflict_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_whole_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_pieces, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_cut_short, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_vm_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_past_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stream_data_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_progress, setup, teardown),
     };
     size_t n = sizeof tests / sizeof tests[0];
     struct CMUnitTest *all = calloc(n + n_extra, sizeof *all);

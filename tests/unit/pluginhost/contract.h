@@ -67,6 +67,16 @@ typedef struct ct_driver {
                           int64_t *out);
     /** Length of string field @key of record view @name, or -1. */
     long (*view_field_len)(ct_host *h, ddm_vm *vm, const char *name, const char *key);
+    /** (ABI 1.2) The VM sends a DDM event of @len bytes too large to arrive
+     *  whole, which the host streams. @end_status 0: every byte arrives;
+     *  -EPROTO: the packet carries only the first @len / 2 (its chunk
+     *  declares @len); -EPIPE: the first @len / 2 arrive, then the VM goes
+     *  away (DDM_VM_GONE); -EFBIG: @len is past the user's --max-stream. */
+    void (*send_stream)(ct_host *h, ddm_vm *vm, uint32_t type, const void *data, size_t len,
+                        int end_status);
+    /** (ABI 1.2) How many progress reports of the last command reached the
+     *  client, and the last figures (unit: "B" or ""). */
+    int (*cmd_progress)(ct_host *h, uint64_t *done, uint64_t *total, char *unit, size_t cap);
 } ct_driver;
 
 struct CMUnitTest;

@@ -4,6 +4,7 @@
  * over <ddmon/testkit.h>. Everything is synchronous here: pump fires the
  * timers once, expire_requests completes what is pending with TIMEOUT.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,11 +160,30 @@ static long f_view_field_len(ct_host *h, ddm_vm *vm, const char *name, const cha
     return s ? (long)strlen(s) : -1;
 }
 
+/* As the core streams it: the kit's fake_host_stream has the same endings;
+ * pieces of 64 KiB, as the session's reader hands them over at most. */
+static void f_send_stream(ct_host *h, ddm_vm *vm, uint32_t type, const void *data, size_t len,
+                          int end_status)
+{
+    (void)fake_host_stream(h->fh, vm, type, data, len, 65536, end_status);
+    if (end_status == -EPIPE)
+        fake_host_vm_event(h->fh, vm, DDM_VM_GONE);
+}
+
+static int f_cmd_progress(ct_host *h, uint64_t *done, uint64_t *total, char *unit, size_t cap)
+{
+    if (!h->last_cmd || !fake_cmd_progress(h->last_cmd, done, total))
+        return 0;
+    snprintf(unit, cap, "%s", fake_cmd_progress_unit(h->last_cmd));
+    return fake_cmd_progress_count(h->last_cmd);
+}
+
 static const ct_driver fake_driver = {
     "fake",          f_new,           f_free,       f_set_option,     f_load,
     f_add_vm,        f_vm_ready,      f_vm_gone,    f_send_event,     f_take_request,
     f_reply_chunk,   f_expire_requests, f_pump,     f_run_command,    f_cmd_done,
-    f_cmd_result_int, f_view_rows,    f_view_field_int, f_view_field_len,
+    f_cmd_result_int, f_view_rows,    f_view_field_int, f_view_field_len, f_send_stream,
+    f_cmd_progress,
 };
 
 int main(void)

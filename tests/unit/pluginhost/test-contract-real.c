@@ -58,6 +58,9 @@ struct ct_host {
     DdmRegistry *registry;
     GPtrArray *vms;     /* PairVm* */
     gboolean cmd_done;
+    int progress_reports;   /* the last command's, as the client got them */
+    guint64 progress_done, progress_total;
+    char progress_unit[8];
     ddm_cmd_status cmd_status;
     char *cmd_message;
     JsonNode *cmd_result;
@@ -101,7 +104,31 @@ static void on_tap_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const
     ddm_registry_tap_request(h->registry, vm, ci, data, len);
 }
 
+/* Streamed events, routed as core/daemon routes them. */
+static int on_stream_begin(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, guint64 declared)
+{
+    ct_host *h = ud;
+    return ddm_registry_stream_begin(h->registry, vm, ci, declared);
+}
+
+static int on_stream_data(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                          size_t len)
+{
+    ct_host *h = ud;
+    return ddm_registry_stream_data(h->registry, vm, ci, data, len);
+}
+
+static void on_stream_end(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, int status,
+                          guint64 received)
+{
+    ct_host *h = ud;
+    ddm_registry_stream_end(h->registry, vm, ci, status, received);
+}
+
 static const DdmSessionEvents events = {
+    .stream_begin = on_stream_begin,
+    .stream_data = on_stream_data,
+    .stream_end = on_stream_end,
     .vm_up = on_vm_up,
     .vm_changed = on_vm_changed,
     .vm_closed = on_vm_closed,
@@ -376,10 +403,90 @@ static void cmd_done_fn(ddm_cmd_status status, const char *message, ddm_view *re
     h->cmd_result = result ? ddm_view_to_json(result, FALSE) : NULL;
 }
 
+static void cmd_progress_fn(guint64 done, guint64 total, const char *unit, gpointer ud)
+{
+    ct_host *h = ud;
+    assert_false(h->cmd_done); /* never after the end */
+    h->progress_reports++;
+    h->progress_done = done;
+    h->progress_total = total;
+    g_strlcpy(h->progress_unit, unit, sizeof h->progress_unit);
+}
+
 static void r_run_command(ct_host *h, int argc, const char *const *argv)
 {
     h->cmd_done = FALSE;
-    assert_true(ddm_registry_run_command(h->registry, argc, argv, cmd_done_fn, h));
+    h->progress_reports = 0;
+    assert_true(ddm_registry_run_command_progress(h->registry, argc, argv, NULL, NULL, cmd_done_fn,
+                                                  cmd_progress_fn, h));
+}
+
+static int r_cmd_progress(ct_host *h, uint64_t *done, uint64_t *total, char *unit, size_t cap)
+{
+    *done = h->progress_done;
+    *total = h->progress_total;
+    g_strlcpy(unit, h->progress_unit, cap);
+    return h->progress_reports;
+}
+
+/* Write while the loop runs: the session reads as we write. */
+static void peer_write_pumped(PairVm *pv, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    while (n > 0) {
+        ssize_t w = send(pv->peer, b, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0) {
+            b += w;
+            n -= (size_t)w;
+        } else {
+            assert_true(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+        }
+        g_main_context_iteration(NULL, FALSE);
+        assert_true(g_get_monotonic_time() < end);
+    }
+}
+
+/* The event's head, its bytes as the driver contract says, and for
+ * -EFBIG a --max-stream below @len while the head is offered. */
+static void r_send_stream(ct_host *h, ddm_vm *vm, uint32_t type, const void *data, size_t len,
+                          int end_status)
+{
+    PairVm *pv = pair_of(h, vm);
+    gboolean half = end_status == -EPROTO || end_status == -EPIPE;
+    size_t sent = half ? len / 2 : len;
+    uint32_t plen = (uint32_t)(DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN +
+                               (end_status == -EPROTO ? sent : len));
+    uint32_t id = pv->next_event_id++;
+    guint64 cap = h->config->max_stream;
+    guint64 in0 = vm->bytes_in, streamed0 = vm->bytes_streamed;
+    GByteArray *b = g_byte_array_new();
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+
+    put_u4(b, plen);
+    put_u4(b, id);
+    g_byte_array_append(b, (const uint8_t *)"\0\xC7\x01", 3);
+    put_u4(b, type);
+    put_u4(b, (uint32_t)len);
+    if (end_status == -EFBIG)
+        h->config->max_stream = len - 1;
+    peer_write_pumped(pv, b->data, b->len);
+    g_byte_array_unref(b);
+    peer_write_pumped(pv, data, sent);
+    if (end_status == -EPIPE) {
+        /* every byte sent has reached the owner: then the VM goes */
+        while (vm->bytes_streamed - streamed0 < sent && g_get_monotonic_time() < end)
+            r_pump(h);
+        assert_int_equal(vm->bytes_streamed - streamed0, sent);
+        r_vm_gone(h, vm);
+        return;
+    }
+    /* the whole packet read and its stream over */
+    while ((vm->bytes_in - in0 < plen || vm->stream) && g_get_monotonic_time() < end)
+        r_pump(h);
+    assert_true(vm->bytes_in - in0 >= plen);
+    assert_null(vm->stream);
+    h->config->max_stream = cap;
 }
 
 static int r_cmd_done(ct_host *h, ddm_cmd_status *status, char *message, size_t cap)
@@ -453,7 +560,8 @@ static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
-    r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len,
+    r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
+    r_cmd_progress,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */
