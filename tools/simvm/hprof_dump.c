@@ -40,9 +40,13 @@ static uint32_t dump_seed(SimVm *vm)
 }
 
 static void record_dump(SimVm *vm, gboolean via_hpdu, guint64 bytes, const char *sha256, const char *path,
-                        SimHprofFault fault)
+                        SimHprofFault fault, uint32_t gen_seed)
 {
     SimHprofSent *h = &vm->hprof_sent;
+
+    h->gen_seed = gen_seed;
+    g_free(h->package);
+    h->package = g_strdup(vm->package_name);
 
     h->dumps++;
     h->valid = TRUE;
@@ -59,6 +63,7 @@ static void record_dump(SimVm *vm, gboolean via_hpdu, guint64 bytes, const char 
 
 typedef struct HpdsJob {
     uint32_t reply_id;
+    uint32_t gen_seed;             /* the generator's seed (ground truth) */
     SimHprofFault fault;
     hprof_gen *gen;
     GChecksum *sha;
@@ -114,13 +119,13 @@ static SimProduceStatus hpds_produce(SimConn *c, void *ud, uint8_t *buf, size_t 
             return SIM_PRODUCE_CLOSE;
         case SIM_HPROF_FAULT_LIE_LONG:
             record_dump(c->vm, FALSE, hprof_gen_offset(job->gen), g_checksum_get_string(job->sha), NULL,
-                        job->fault);
+                        job->fault, job->gen_seed);
             g_message("pid %u: heap dump sent %u bytes short of its length; now silent (--hprof-fault)",
                       c->vm->pid, LIE_LONG_EXTRA);
             return SIM_PRODUCE_STALL;
         default:
             record_dump(c->vm, FALSE, hprof_gen_offset(job->gen), g_checksum_get_string(job->sha), NULL,
-                        job->fault);
+                        job->fault, job->gen_seed);
             break;
         }
     }
@@ -149,7 +154,8 @@ void sim_handle_hpds(SimConn *c, uint32_t id)
     job = g_new0(HpdsJob, 1);
     job->reply_id = id;
     job->fault = cfg->hprof_fault;
-    job->gen = hprof_gen_new(total, dump_seed(vm), vm->package_name);
+    job->gen_seed = dump_seed(vm);
+    job->gen = hprof_gen_new(total, job->gen_seed, vm->package_name);
     if (!job->gen) {
         g_free(job);
         sim_conn_send_fail(c, id, 1, "heap dump failed");
@@ -263,12 +269,13 @@ void sim_handle_hpdu(SimConn *c, uint32_t id, ddm_reader *payload)
             return;
         }
     }
-    if (!sim_hprof_write_file(local, cfg->hprof_size, dump_seed(vm), vm->package_name, sha, &err)) {
+    uint32_t gen_seed = dump_seed(vm);
+    if (!sim_hprof_write_file(local, cfg->hprof_size, gen_seed, vm->package_name, sha, &err)) {
         g_message("pid %u: HPDU %s failed: %s", vm->pid, device_path, err->message);
         g_error_free(err);
         send_hpdu_result(c, id, 0xFF);
     } else {
-        record_dump(vm, TRUE, cfg->hprof_size, sha, device_path, cfg->hprof_fault);
+        record_dump(vm, TRUE, cfg->hprof_size, sha, device_path, cfg->hprof_fault, gen_seed);
         send_hpdu_result(c, id, 0);
     }
     g_free(local);

@@ -55,7 +55,8 @@ int main(int argc, char **argv)
     }
     if (cfg.write_hprof) { /* tests: one dump to a file, nothing else */
         char sha[65];
-        if (!sim_hprof_write_file(cfg.write_hprof, cfg.hprof_size, sim_hprof_seed(cfg.seed), NULL, sha, &err)) {
+        uint32_t gen_seed = cfg.hprof_gen_seed >= 0 ? (uint32_t)cfg.hprof_gen_seed : sim_hprof_seed(cfg.seed);
+        if (!sim_hprof_write_file(cfg.write_hprof, cfg.hprof_size, gen_seed, cfg.hprof_package, sha, &err)) {
             fprintf(stderr, "ddmon-simvm: %s\n", err->message);
             g_error_free(err);
             rc = 1;

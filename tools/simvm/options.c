@@ -20,6 +20,7 @@ void sim_config_init(SimConfig *cfg)
     cfg->base_port = 8000;
     cfg->bind_address = g_strdup("127.0.0.1");
     cfg->mode = SIM_MODE_ART;
+    cfg->hprof_gen_seed = -1;
     cfg->seed = 1;
     cfg->tick_ms = 100;
     cfg->thread_activity_ms = 3000;
@@ -42,6 +43,7 @@ void sim_config_clear(SimConfig *cfg)
     g_strfreev(cfg->apps);
     g_free(cfg->device_dir);
     g_free(cfg->write_hprof);
+    g_free(cfg->hprof_package);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -114,6 +116,8 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     int max_request = (int)cfg->max_request;
     gint64 seed = (gint64)cfg->seed, hprof_size = (gint64)cfg->hprof_size;
     char *hprof = NULL, *hprof_fault = NULL, *device_dir = NULL, *write_hprof = NULL;
+    char *hprof_package = NULL;
+    gint64 hprof_gen_seed = -1;
     char *mode = NULL, *nhgt = NULL, *dbgd = NULL, *bind = NULL, *port_file = NULL, *state_file = NULL;
     char **apps = NULL;
     gboolean ok = FALSE;
@@ -173,6 +177,11 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
           "HPDU also writes the dump to DIR/<basename of the device path>", "DIR" },
         { "write-hprof", 0, 0, G_OPTION_ARG_FILENAME, &write_hprof,
           "Only write a heap dump of --hprof-size bytes (from --seed) to FILE, print its sha256, exit", "FILE" },
+        { "hprof-gen-seed", 0, 0, G_OPTION_ARG_INT64, &hprof_gen_seed,
+          "--write-hprof: the generator's own seed, as a state file's hprof.last.gen_seed says "
+          "(rebuilds the bytes a VM sent)", "N" },
+        { "hprof-package", 0, 0, G_OPTION_ARG_STRING, &hprof_package,
+          "--write-hprof: the package name the generator uses (hprof.last.package)", "NAME" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     GOptionContext *ctx = g_option_context_new("- simulated DDM-aware VMs for ddmon");
@@ -205,6 +214,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         !check_range("max-request", max_request, 64, 256 << 20, error) ||
         !check_range("seed", seed, 0, G_MAXINT64, error) ||
         !check_range("hprof-size", hprof_size, HPROF_GEN_MIN_TOTAL, (gint64)HPROF_GEN_MAX_TOTAL, error) ||
+        (hprof_gen_seed != -1 && !check_range("hprof-gen-seed", hprof_gen_seed, 0, G_MAXUINT32, error)) ||
         !parse_hprof(cfg, hprof, hprof_fault, error))
         goto out;
     if (cfg->hprof_fault == SIM_HPROF_FAULT_LIE_LONG &&
@@ -276,6 +286,9 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         g_free(cfg->write_hprof);
         cfg->write_hprof = g_steal_pointer(&write_hprof);
     }
+    cfg->hprof_gen_seed = hprof_gen_seed;
+    g_free(cfg->hprof_package);
+    cfg->hprof_package = g_steal_pointer(&hprof_package);
     if (bind) {
         g_free(cfg->bind_address);
         cfg->bind_address = g_steal_pointer(&bind);

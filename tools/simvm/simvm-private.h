@@ -65,6 +65,9 @@ typedef struct SimHprofSent {
     char sha256[65];
     char *path;                  /* HPDU's device path, NULL for HPDS */
     SimHprofFault fault;         /* the fault the dump was sent with */
+    uint32_t gen_seed;           /* the generator's seed: --write-hprof --hprof-gen-seed
+                                    rebuilds the same bytes (tests compare conversions) */
+    char *package;               /* the generator's package name (NULL: none) */
 } SimHprofSent;
 
 struct SimVm {

@@ -78,6 +78,8 @@ typedef struct SimConfig {
     SimHprofFault hprof_fault;
     char *device_dir;           /* HPDU also writes DIR/<basename> here (NULL: not) */
     char *write_hprof;          /* main(): only write a dump here and exit */
+    gint64 hprof_gen_seed;      /* --write-hprof: the generator's own seed, or -1: from --seed */
+    char *hprof_package;        /* --write-hprof: the generator's package name, or NULL */
 } SimConfig;
 
 /** Defaults: 1 ART VM from port 8000, seed 1, ... */

@@ -155,6 +155,14 @@ static void add_hprof(JsonBuilder *b, const SimHprofSent *h)
             json_builder_add_null_value(b);
         if (h->fault != SIM_HPROF_FAULT_NONE)
             member_str(b, "fault", sim_hprof_fault_name(h->fault));
+        /* ddmon-simvm --write-hprof F --hprof-size BYTES --hprof-gen-seed
+         * GEN_SEED --hprof-package PACKAGE writes these very bytes again */
+        member_int(b, "gen_seed", (gint64)h->gen_seed);
+        json_builder_set_member_name(b, "package");
+        if (h->package)
+            json_builder_add_string_value(b, h->package);
+        else
+            json_builder_add_null_value(b);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);

@@ -84,6 +84,7 @@ void sim_vm_free(SimVm *vm)
     g_free(vm->real_name);
     g_free(vm->package_name);
     g_free(vm->hprof_sent.path);
+    g_free(vm->hprof_sent.package);
     g_free(vm);
 }
 
