@@ -42,3 +42,15 @@ bench-relay: ddmon$(EXEEXT) tests/tools/jdwpc$(EXEEXT) uninstalled-plugins
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
 		$(SHELL) $(top_srcdir)/bench/relay.sh $(BENCH_RELAY_ARGS)
 # end relay
+
+# hprof: a streamed heap dump (ddmon-simvm, 1 GiB by default) read by a plain
+# socket client, by that client writing a file, and by `ddmon hprof`: MB/s,
+# ddmon's ratios, ddmon's extra RSS. Medians of N runs.
+# Run: make bench-hprof [BENCH_HPROF_ARGS="--runs 9 --size 2147483000"]
+EXTRA_DIST += bench/hprof.sh
+BENCH_HPROF_ARGS =
+.PHONY: bench-hprof
+bench-hprof: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/jdwpc$(EXEEXT) uninstalled-plugins
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
+		$(SHELL) $(top_srcdir)/bench/hprof.sh $(BENCH_HPROF_ARGS)
+# end hprof

@@ -11,6 +11,11 @@
  *   idsizes           VirtualMachine.IDSizes (1/7): prints "idsizes ID a b c d e"
  *   ddm TYPE          a DDM request (0xC7/1) with an empty TYPE chunk: prints
  *                     "ddm ID TYPE|empty|error N"
+ *   hpds [FILE]       a DDM HPDS request (heap dump, streamed): the VM's HPDS
+ *                     event is read in 64 KiB pieces (never held) into FILE
+ *                     (default: discarded), then its reply: prints
+ *                     "hpds ID BYTES MB_per_s" (time from request to reply;
+ *                     the baseline of bench/hprof.sh)
  *   bigstring N       CreateString (1/11) of N bytes, then StringReference.Value
  *                     (10/1) of it: prints "bigstring ID N ok" if it comes back intact
  *   pipeline N        N Version commands written at once, then N replies read
@@ -43,6 +48,7 @@
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -389,6 +395,40 @@ int main(int argc, char **argv)
                 printf("ddm %u empty\n", id);
             free(pk.data);
             i++;
+        } else if (!strcmp(s, "hpds")) {
+            uint8_t chunk[8], h[19], *buf = malloc(1 << 16);
+            int out = -1;
+            if (arg && arg[0] == '/') {
+                out = open(arg, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                if (out < 0)
+                    die("hpds: cannot create %s: %s", arg, strerror(errno));
+                i++;
+            }
+            memcpy(chunk, "HPDS", 4);
+            put4(chunk + 4, 0);
+            uint64_t t0 = now_us();
+            uint32_t id = send_cmd(0xC7, 1, chunk, 8);
+            if (read_all(h, 19, 60000))
+                die("hpds: no event");
+            if (h[8] != 0 || h[9] != 0xC7 || memcmp(h + 11, "HPDS", 4) != 0)
+                die("hpds: the first packet is not an HPDS event");
+            uint64_t left = (uint64_t)get4(h) - 19, total = left;
+            while (left > 0) {
+                size_t n = left < (1u << 16) ? (size_t)left : (1u << 16);
+                if (read_all(buf, n, 30000))
+                    die("hpds: the event ended early");
+                if (out >= 0 && write(out, buf, n) != (ssize_t)n)
+                    die("hpds: write: %s", strerror(errno));
+                left -= n;
+            }
+            Packet pk = wait_reply(id);
+            double secs = (double)(now_us() - t0) / 1e6;
+            printf("hpds %u %llu %.1f\n", id, (unsigned long long)total,
+                   (double)total / 1e6 / (secs > 0 ? secs : 1e-9));
+            free(pk.data);
+            free(buf);
+            if (out >= 0)
+                close(out);
         } else if (!strcmp(s, "bigstring")) {
             size_t n = strtoul(arg, NULL, 0);
             uint8_t *buf = malloc(4 + n);
