@@ -6,8 +6,11 @@
  * space()/commit() as read(2) fills it, draining next() after each piece.
  *
  * Input: u1 flags (bit 0 handshake mode, bit 1 space/commit, bits 2..7 the
- * cap: 0 = default, else 11 + k * k * 16), u1 seed of the piece sizes,
- * then the stream. Invariants: every packet is 11..cap bytes with its
+ * cap: 0 = default, else 11 + k * k * 16), u1 seed of the piece sizes (its
+ * top bit: offer heads of 19 bytes, as the session does, and take every
+ * head as a stream, skipping the 8 chunk-header bytes), then the stream.
+ * Streaming adds: pieces never run past the packet's declared length, the
+ * end comes exactly when it is reached, and the buffer does not grow. Invariants: every packet is 11..cap bytes with its
  * declared length and valid flags and lies in the reader's buffer; after
  * draining, fewer bytes are pending than the cap allows; the buffer never
  * grows past what a packet may hold; handshake, packets, discards and
@@ -34,9 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     DdmJdwpResult failed = 0;
     size_t discarded = 0;
     uint32_t step = piece_seed | 1u;
+    gboolean stream_heads = (piece_seed & 0x80) != 0, streaming = FALSE;
+    uint64_t stream_left = 0;
 
     if (handshake)
         ddm_jdwp_reader_expect_handshake(r);
+    if (stream_heads)
+        ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN + 8);
     while (in.n > 0) {
         const uint8_t *piece;
         size_t want, n;
@@ -73,6 +80,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             } else if (res == DDM_JDWP_DISCARDED) {
                 FUZZ_CHECK(handshake);
                 discarded++;
+            } else if (res == DDM_JDWP_PACKET_HEAD) {
+                FUZZ_CHECK(stream_heads && !handshake && !streaming);
+                FUZZ_CHECK(pkt.header.flags == 0 && pkt.len >= DDM_JDWP_HEADER_LEN + 8);
+                FUZZ_CHECK(pkt.data_len >= 8 && pkt.data_len < pkt.len - DDM_JDWP_HEADER_LEN + 1);
+                FUZZ_CHECK(ddm_jdwp_reader_stream(r, 8));
+                FUZZ_CHECK(!ddm_jdwp_reader_stream(r, 8)); /* once per head */
+                streaming = TRUE;
+                stream_left = pkt.len - DDM_JDWP_HEADER_LEN - 8;
+                FUZZ_CHECK(ddm_jdwp_reader_stream_left(r) == stream_left);
+                taken += DDM_JDWP_HEADER_LEN + 8;
+            } else if (res == DDM_JDWP_STREAM_DATA) {
+                FUZZ_CHECK(streaming && pkt.data_len > 0 && pkt.data_len <= stream_left);
+                FUZZ_CHECK(pkt.data[pkt.data_len - 1] == pkt.data[pkt.data_len - 1]);
+                stream_left -= pkt.data_len;
+                taken += pkt.data_len;
+            } else if (res == DDM_JDWP_STREAM_END) {
+                FUZZ_CHECK(streaming && stream_left == 0);
+                streaming = FALSE;
             } else {
                 FUZZ_CHECK(res == DDM_JDWP_PACKET);
                 FUZZ_CHECK(!handshake);
@@ -91,8 +116,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(ddm_jdwp_reader_next(r, NULL) == failed);
             break;
         }
-        /* drained: what is left is less than one packet the cap allows */
+        /* drained: what is left is less than one packet the cap allows
+         * (nothing at all in the middle of a stream) */
         FUZZ_CHECK(ddm_jdwp_reader_pending(r) < MAX(cap, (size_t)DDM_JDWP_HANDSHAKE_LEN));
+        if (streaming && stream_left > 0)
+            FUZZ_CHECK(ddm_jdwp_reader_pending(r) == 0);
         /* the buffer holds at most one packet (and the read that completes it) */
         FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= MAX(floor_buf, cap + 4096));
         if (!discarded)
