@@ -202,9 +202,9 @@ static gboolean on_tick(gpointer data)
     if (waiting != NULL ||
         (col->long_done_us > 0 && now - col->long_done_us < (gint64)col->opt->settle_ms * 1000))
         return G_SOURCE_CONTINUE;
-    g_message("snapshot: %s%s after %u ms; printing what there is",
+    g_message("snapshot: %s%s after %" G_GINT64_FORMAT " ms; printing what there is",
               busy != NULL ? busy->what : "views still changing",
-              busy != NULL ? "s still unanswered" : "", col->opt->max_ms);
+              busy != NULL ? "s still unanswered" : "", elapsed_ms);
     g_main_loop_quit(col->loop);
     return G_SOURCE_CONTINUE;
 }
