@@ -21,3 +21,16 @@ tests_unit_cli_test_commands_SOURCES = tests/unit/cli/test-commands.c
 tests_unit_cli_test_commands_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_cli_test_commands_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_cli_test_commands_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
+
+# The snapshot's per-VM commands (cli/snapshot_cmds.c: --gc, --hprof) with
+# a fake source: who is asked, what keeps the snapshot waiting (a heap dump
+# outlasts the cap), the JSON members and the exit status
+# (tests/integration/snapshot-gc.sh and snapshot-hprof.sh run the real ones).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/cli/test-snapshot-cmds
+TESTS += tests/unit/cli/test-snapshot-cmds
+endif
+tests_unit_cli_test_snapshot_cmds_SOURCES = tests/unit/cli/test-snapshot-cmds.c
+tests_unit_cli_test_snapshot_cmds_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+tests_unit_cli_test_snapshot_cmds_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_cli_test_snapshot_cmds_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
