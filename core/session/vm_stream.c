@@ -20,7 +20,8 @@
  * that stops sending in the middle of a streamed packet for the request
  * timeout (--request-timeout) has lied about its length or hung: nothing
  * else can come on that connection, so it is closed (the owner hears
- * -ETIMEDOUT, with what arrived).
+ * -ETIMEDOUT, with what arrived). Time in which ddmon itself does not read
+ * (ddm_vm_pause_input: the relay's backpressure) does not count.
  *
  * Memory: one small DdmVmStream while streaming, none otherwise; the reader
  * keeps its initial buffer. Only events (VM-initiated commands) stream;
@@ -196,6 +197,12 @@ gboolean ddm_vm_stream_check_stall(DdmVm *vm, gint64 now_us)
                                                       : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
     char name[5];
 
+    if (s && vm->input_paused) {
+        /* ddmon stopped reading (relay backpressure), not the VM sending:
+         * the clock starts again from here (checked every second) */
+        s->last_bytes_us = now_us;
+        return FALSE;
+    }
     if (!s || now_us - s->last_bytes_us < (gint64)timeout_ms * 1000)
         return FALSE;
     report_end(vm, s, -ETIMEDOUT); /* the owner hears why, then the VM closes */

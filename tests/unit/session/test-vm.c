@@ -1842,6 +1842,56 @@ static void test_vm_stream_request_waits(void **state)
     fx_free(fx);
 }
 
+/* ddmon itself stops reading (relay backpressure: ddm_vm_pause_input)
+ * in the middle of a stream for longer than the request timeout: that is
+ * no stall of the VM's, and the stream goes on when reading resumes. */
+static void test_vm_stream_paused_is_no_stall(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    (void)state;
+    fx->config.request_timeout_ms = 200;
+    S.take = 1;
+    event_head(head, 0x80000090u, T_HPDS, 400000, 400000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 100000, 50000, 0));
+    SPIN_UNTIL(S.bytes == 100000);
+    ddm_vm_pause_input(fx->vm, TRUE);
+    spin(1500);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    assert_int_equal(S.ends, 0);
+    ddm_vm_pause_input(fx->vm, FALSE);
+    assert_true(peer_write_pattern(fx, 100000, 400000, 65536, 0));
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.status, 0);
+    assert_int_equal(S.received, 400000);
+    assert_int_equal(S.mismatches, 0);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    fx_free(fx);
+}
+
+/* A VM that stops sending mid-packet for the request timeout: the owner
+ * hears -ETIMEDOUT with what came, then the VM is closed. */
+static void test_vm_stream_stall_closes(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    (void)state;
+    fx->config.request_timeout_ms = 200;
+    S.take = 1;
+    event_head(head, 0x800000a0u, T_HPDS, 400000, 400000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 100000, 50000, 0));
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_int_equal(S.ends, 1);
+    assert_int_equal(S.status, -ETIMEDOUT);
+    assert_int_equal(S.received, 100000);
+    assert_int_equal(S.closed_at_end, 0);
+    assert_int_equal(rec.closed, 1);
+    fx_free(fx);
+    assert_int_equal(S.ends, 1);
+}
+
 /* No stream owner: as before streams existed. Under max_packet the event
  * is buffered and dispatched whole; past it the VM is closed. */
 static void test_vm_stream_no_owner(void **state)
@@ -1933,6 +1983,8 @@ int main(void)
         cmocka_unit_test(test_vm_stream_refused),
         cmocka_unit_test(test_vm_stream_request_waits),
         cmocka_unit_test(test_vm_stream_no_owner),
+        cmocka_unit_test(test_vm_stream_paused_is_no_stall),
+        cmocka_unit_test(test_vm_stream_stall_closes),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
 }
