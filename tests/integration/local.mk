@@ -129,7 +129,7 @@ EXTRA_DIST += tests/integration/hprof-conv-compare.sh
 
 # hprof through the real ddmon and ddmon-simvm: HPDS bytes and sha256,
 # hprof-conv, --format=standard vs hprof-conv, HPDU, --out-dir, progress,
-# a second dump refused, broken VMs; and a dump of 1 GiB with the server's
+# a second dump refused, broken VMs; and a dump past 2 GiB with the server's
 # RSS measured from /proc.
 if ENABLE_TESTS
 TESTS += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
