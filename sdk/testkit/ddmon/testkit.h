@@ -210,10 +210,12 @@ int fake_host_owns_stream(fake_host *fh, uint32_t type);
  *  - @end_status -EFBIG (past the user's --max-stream): end(-EFBIG, 0) at
  *    once, no data call. Returns -EFBIG.
  *  - any other negative @end_status (-EPROTO: the packet ended before the
- *    declared length; -EPIPE: the VM went away mid-stream; ...): only the
+ *    declared length; -EPIPE: the VM went away mid-stream; -ETIMEDOUT: the
+ *    VM sent nothing mid-stream for the request timeout): only the
  *    first @len / 2 bytes arrive, in pieces of @piece, then
- *    end(@end_status, @len / 2). Returns @end_status. For -EPIPE the test
- *    then takes the VM through DDM_VM_GONE itself, as the core does after.
+ *    end(@end_status, @len / 2). Returns @end_status. For -EPIPE and
+ *    -ETIMEDOUT the test then takes the VM through DDM_VM_GONE itself, as
+ *    the core does after.
  *  - data returning a negative errno stops the stream: end(that error,
  *    bytes handed over including that piece) follows at once and the
  *    error is returned.
