@@ -81,16 +81,17 @@ int bm_cursor_row(bm_cursor *cur, uint8_t *row)
     uint32_t x = 0;
 
     while (x < width) {
-        if (cur->gap_left) {
-            uint64_t k = cur->gap_left < width - x ? cur->gap_left : width - x;
-            memset(row + x, BM_PIX_EXPANSION, (size_t)k);
+        if (cur->gap_left || cur->run_left) {
+            uint64_t *left = cur->gap_left ? &cur->gap_left : &cur->run_left;
+            uint64_t k = *left < width - x ? *left : width - x;
+            if (x == 0) {
+                cur->row_addr = cur->addr;
+                cur->row_addr_ok = cur->addr_ok;
+            }
+            memset(row + x, cur->gap_left ? BM_PIX_EXPANSION : cur->run_pix, (size_t)k);
             x += (uint32_t)k;
-            cur->gap_left -= k;
-        } else if (cur->run_left) {
-            uint64_t k = cur->run_left < width - x ? cur->run_left : width - x;
-            memset(row + x, cur->run_pix, (size_t)k);
-            x += (uint32_t)k;
-            cur->run_left -= k;
+            *left -= k;
+            cur->addr += k * g->pieces[cur->piece]->unit_size;
         } else {
             const seg_kept *k;
             if (cur->piece >= g->n_pieces)
@@ -99,9 +100,17 @@ int bm_cursor_row(bm_cursor *cur, uint8_t *row)
             if (!cur->started) {
                 cur->gap_left = cur->piece > 0
                     ? gap_pixels(cur->prev_end, k->addr, k->unit_size, x, width) : 0;
+                /* a short gap is one pixel per unit from prev_end on; a
+                 * long one (drawn as the rest of a row and one more) is not */
+                cur->addr = cur->prev_end;
+                cur->addr_ok = k->unit_size && cur->gap_left * k->unit_size == k->addr - cur->prev_end;
                 cur->started = 1;
                 cur->run = 0;
             } else if (cur->run + 1 < k->runs_len) {
+                if (cur->run == 0) {
+                    cur->addr = k->addr;
+                    cur->addr_ok = 1;
+                }
                 cur->run_pix = bm_state_pixel(k->runs[cur->run]);
                 cur->run_left = (uint64_t)k->runs[cur->run + 1] + 1;
                 cur->run += 2;

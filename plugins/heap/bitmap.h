@@ -68,12 +68,18 @@ typedef struct bm_cursor {
     uint64_t prev_end;   /* address after the previous piece */
     int started;
     uint64_t col_total;  /* pixels emitted so far */
+    uint64_t addr;       /* address of the next pixel (valid if addr_ok) */
+    int addr_ok;         /* 0 inside a gap drawn shorter than it is */
+    uint64_t row_addr;   /**< address of column 0 of the last row produced */
+    int row_addr_ok;     /**< 0 if that pixel stands for no one address (a long gap) */
 } bm_cursor;
 
 /** Start producing rows of @g at @width (from bm_layout_compute). */
 void bm_cursor_init(bm_cursor *cur, const seg_gen *g, uint32_t width);
 /** Fill @row (width bytes of palette indexes). Returns 1 when a row was
- *  produced, 0 when the image is finished (all units drawn). */
+ *  produced (and sets row_addr/row_addr_ok: the address its first pixel
+ *  stands for, for an address scale), 0 when the image is finished (all
+ *  units drawn). */
 int bm_cursor_row(bm_cursor *cur, uint8_t *row);
 
 #endif /* DDM_HEAP_BITMAP_H */
