@@ -54,6 +54,30 @@ const seg_heap *heap_default_bitmap_heap(const heap_vm *hv)
     return NULL;
 }
 
+int64_t heap_published_ms(const heap_vm *hv, uint32_t heap_id)
+{
+    size_t i;
+    for (i = 0; i < hv->n_published; i++)
+        if (hv->published[i].heap_id == heap_id)
+            return hv->published[i].wall_ms;
+    return 0;
+}
+
+static void note_published(heap_vm *hv, uint32_t heap_id)
+{
+    size_t i;
+    for (i = 0; i < hv->n_published; i++)
+        if (hv->published[i].heap_id == heap_id)
+            break;
+    if (i == SEG_MAX_HEAPS)
+        return; /* cannot happen: the collector holds at most as many heaps */
+    if (i == hv->n_published) {
+        hv->published[i].heap_id = heap_id;
+        hv->n_published++;
+    }
+    hv->published[i].wall_ms = hv->hp->wall_ms();
+}
+
 /* ------------------------------------------------------------------ options */
 
 static void read_options(heap_plugin *hp)
@@ -76,6 +100,13 @@ double heap_monotonic_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int64_t heap_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ------------------------------------------------------------- per-VM state */
@@ -304,6 +335,7 @@ static int on_hpen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
         hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s: %u more pieces rejected in this update",
                       heap_vm_label(hp, vm, label, sizeof label), hv->rejects_quiet);
     hv->rejects_logged = hv->rejects_quiet = 0;
+    note_published(hv, id);
     hp->host->log(hp->self, DDM_LOG_DEBUG,
                   "VM %s: heap %" PRIu32 " update: %" PRIu32 " pieces, %" PRIu32 " rejected, %" PRIu64 " units",
                   heap_vm_label(hp, vm, label, sizeof label), id, h->current.accepted,
@@ -328,6 +360,7 @@ static int heap_init(ddm_plugin *self, const ddm_host *host)
     hp->self = self;
     hp->host = host;
     hp->now = heap_monotonic_now;
+    hp->wall_ms = heap_wall_ms;
     host->set_data(self, hp, free);
     read_options(hp);
 

@@ -66,6 +66,7 @@ typedef struct heap_plugin {
     heap_opts opts;
     uint32_t watch_timer;       /**< heap_watch.c's tick, 0 if none (heap.always) */
     double (*now)(void);        /**< monotonic seconds; tests replace it */
+    int64_t (*wall_ms)(void);   /**< Unix epoch ms (captions); tests replace it */
 } heap_plugin;
 
 /** A heap-bitmap command waiting for the segments of the GC it asked for;
@@ -80,6 +81,7 @@ typedef struct heap_bitmap_ticket {
     uint32_t width;
     uint32_t heap_id;
     int have_heap;
+    int raw;                    /**< --raw: the bare bitmap, no caption */
     uint32_t grace_timer;       /**< owns the ticket after the reply, 0 before */
 } heap_bitmap_ticket;
 
@@ -111,6 +113,11 @@ typedef struct heap_vm {
     unsigned holds;             /**< commands that need collection on now */
     heap_bitmap_ticket *bm_ticket;
     seg_collector coll;
+    struct {
+        uint32_t heap_id;
+        int64_t wall_ms;
+    } published[SEG_MAX_HEAPS]; /**< when each heap's current update came (HPEN) */
+    size_t n_published;
     unsigned rejects_logged;    /**< in the current updates, for rate limiting */
     unsigned rejects_quiet;
     heap_info_ticket *ticket;
@@ -129,6 +136,10 @@ const seg_heap *heap_default_bitmap_heap(const heap_vm *hv);
 
 /** Monotonic seconds (the default hp->now). */
 double heap_monotonic_now(void);
+/** Unix epoch milliseconds (the default hp->wall_ms). */
+int64_t heap_wall_ms(void);
+/** When heap @heap_id's current update was published (hp->wall_ms), 0 if never. */
+int64_t heap_published_ms(const heap_vm *hv, uint32_t heap_id);
 /** HPIF data (an event, or the draft's HPIF reply chunk) from @vm: keep it,
  *  publish heap.summary, finish a waiting heap-info. -EINVAL if too short. */
 int heap_info_update(heap_plugin *hp, ddm_vm *vm, const uint8_t *data, size_t len);

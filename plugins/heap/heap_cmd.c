@@ -2,10 +2,12 @@
  *
  * heap_cmd: the heap plugin's commands.
  *
- *  ddmon heap-bitmap PID FILE [--width N] [--heap ID]
+ *  ddmon heap-bitmap PID FILE [--width N] [--heap ID] [--raw]
  *      Writes the heap bitmap of the last published update as a PNG (one
  *      pixel per allocation unit, heap.bitmap_width pixels wide by default)
- *      and reports its size. A relative FILE is relative to the working
+ *      framed by a caption with the figures, a legend of the kind colours
+ *      and an address scale (bitmap_page.h), or bare with --raw, and
+ *      reports its size. A relative FILE is relative to the working
  *      directory of the client that gave the command (host->cmd_cwd).
  *      Without segments of that heap yet (nobody watched the VM's heap
  *      views at its last GC) it holds collection on (heap_watch.c), sends
@@ -98,16 +100,46 @@ static int has_segments(const heap_vm *hv)
     return 0;
 }
 
-/* Write the PNG of @sh to @file and finish @cmd with the result. */
-static void write_bitmap(heap_plugin *hp, ddm_cmd *cmd, const seg_heap *sh, const char *file,
-                         uint32_t width)
+/* The caption of @sh's page: the VM, when the update came, HPIF figures. */
+static void bitmap_caption(heap_plugin *hp, const heap_vm *hv, const seg_heap *sh, bm_caption *cap,
+                           char *who, size_t wholen)
+{
+    const ddm_vm_info *vi = hp->host->vm_info(hv->vm);
+    size_t i;
+
+    memset(cap, 0, sizeof(*cap));
+    cap->heap_id = sh->id;
+    if (vi) {
+        const char *app = vi->app_name && *vi->app_name ? vi->app_name : NULL;
+        if (app)
+            snprintf(who, wholen, "%s (pid %u, %s)", app, vi->pid, vi->key ? vi->key : "?");
+        else
+            snprintf(who, wholen, "pid %u (%s)", vi->pid, vi->key ? vi->key : "?");
+        cap->vm = who;
+    }
+    cap->captured_ms = heap_published_ms(hv, sh->id);
+    for (i = 0; hv->have_info && i < hv->info.n; i++) {
+        if (hv->info.heaps[i].heap_id == sh->id) {
+            cap->have_hpif = 1;
+            cap->hpif_objects = hv->info.heaps[i].allocated_objects;
+            cap->hpif_max_bytes = hv->info.heaps[i].max_bytes;
+        }
+    }
+}
+
+/* Write the PNG of @sh to @file (@raw: the bare bitmap, else with caption,
+ * legend and scale) and finish @cmd with the result. */
+static void write_bitmap(heap_plugin *hp, ddm_cmd *cmd, const heap_vm *hv, const seg_heap *sh,
+                         const char *file, uint32_t width, int raw)
 {
     const ddm_host *h = hp->host;
-    bm_layout lay;
+    bm_page page;
+    bm_caption cap;
     ddm_view *res;
-    char err[256], msg[512];
+    char err[256], msg[512], who[256];
 
-    if (bm_png_write_file(&sh->current, width, file, &lay, err, sizeof err)) {
+    bitmap_caption(hp, hv, sh, &cap, who, sizeof who);
+    if (bm_png_write_page_file(&sh->current, width, raw ? NULL : &cap, file, &page, err, sizeof err)) {
         snprintf(msg, sizeof msg, "heap %" PRIu32 ": %s", sh->id, err);
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return;
@@ -117,14 +149,16 @@ static void write_bitmap(heap_plugin *hp, ddm_cmd *cmd, const seg_heap *sh, cons
         h->view_begin(res);
         h->view_field_str(res, "file", file);
         h->view_field_int(res, "heap", sh->id);
-        h->view_field_int(res, "width", lay.width);
-        h->view_field_int(res, "height", lay.height);
+        h->view_field_int(res, "width", page.width);
+        h->view_field_int(res, "height", page.height);
+        h->view_field_int(res, "bitmap_width", page.bm.width);
+        h->view_field_int(res, "bitmap_height", page.bm.height);
         h->view_field_int(res, "units", (int64_t)sh->current.stats.total_units);
         h->view_field_int(res, "unit", sh->current.unit_size);
         h->view_commit(res);
     }
     snprintf(msg, sizeof msg, "wrote %s (%" PRIu32 "x%" PRIu32 ", heap %" PRIu32 ")", file,
-             lay.width, lay.height, sh->id);
+             page.width, page.height, sh->id);
     h->cmd_finish(cmd, DDM_CMD_OK, msg);
 }
 
@@ -138,7 +172,7 @@ static void bitmap_ticket_finish(heap_bitmap_ticket *t, const char *why)
     if (!t->cmd)
         return;
     if (sh) {
-        write_bitmap(t->hp, t->cmd, sh, t->file, t->width);
+        write_bitmap(t->hp, t->cmd, hv, sh, t->file, t->width, t->raw);
     } else {
         if (t->have_heap)
             snprintf(msg, sizeof msg, "no segments for heap %" PRIu32 " after a GC: %s", t->heap_id, why);
@@ -231,7 +265,7 @@ static void on_bitmap_gc_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *re
 /* No segments yet: switch collection on for this command, ask for a GC and
  * finish when its segments have come (or the GC's answer without them). */
 static int bitmap_after_gc(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec,
-                           const char *file, uint32_t width, int have_heap, uint32_t heap_id)
+                           const char *file, uint32_t width, int raw, int have_heap, uint32_t heap_id)
 {
     const ddm_host *h = hp->host;
     heap_bitmap_ticket *t;
@@ -265,6 +299,7 @@ static int bitmap_after_gc(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char
     t->cmd = cmd;
     t->hv = hv;
     t->width = width;
+    t->raw = raw;
     t->have_heap = have_heap;
     t->heap_id = heap_id;
     heap_watch_hold(hv); /* HPSG(1) goes out before the HPGC */
@@ -289,7 +324,7 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     heap_plugin *hp = ud;
     const ddm_host *h = hp->host;
     uint32_t width = hp->opts.bitmap_width, heap_id = 0;
-    int have_heap = 0, i, rc;
+    int have_heap = 0, raw = 0, i, rc;
     const char *file = NULL, *vmspec = NULL;
     ddm_vm *vm;
     heap_vm *hv;
@@ -309,17 +344,19 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
                 return 0;
             }
             have_heap = 1;
+        } else if (!strcmp(argv[i], "--raw")) {
+            raw = 1;
         } else if (!vmspec) {
             vmspec = argv[i];
         } else if (!file) {
             file = argv[i];
         } else {
-            h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID]");
+            h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID] [--raw]");
             return 0;
         }
     }
     if (!vmspec || !file) {
-        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID]");
+        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID] [--raw]");
         return 0;
     }
     if (!bm_png_available()) {
@@ -346,7 +383,7 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     }
     sh = bitmap_heap(hv, have_heap, heap_id);
     if (sh) {
-        write_bitmap(hp, cmd, sh, file, width);
+        write_bitmap(hp, cmd, hv, sh, file, width, raw);
         rc = 0;
     } else if (!have_heap && hv && has_segments(hv)) {
         /* A GC would not help: the heaps are too big to keep. */
@@ -356,7 +393,7 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     } else {
         /* No segments yet (nobody watched the VM's heap views at its last
          * GC): ask for them. */
-        rc = bitmap_after_gc(hp, cmd, vm, vmspec, file, width, have_heap, heap_id);
+        rc = bitmap_after_gc(hp, cmd, vm, vmspec, file, width, raw, have_heap, heap_id);
     }
     free(full);
     return rc;

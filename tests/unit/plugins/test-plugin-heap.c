@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -60,6 +61,14 @@ static double fake_now(void)
     return g_now;
 }
 
+/* 2023-11-14 22:13:20 UTC (TZ is UTC in main). */
+#define FAKE_WALL_MS 1700000000000ll
+
+static int64_t fake_wall_ms(void)
+{
+    return FAKE_WALL_MS;
+}
+
 static heap_plugin *plugin_of(fake_host *fh)
 {
     return fake_host_table(fh)->get_data(fake_host_plugin(fh));
@@ -79,6 +88,7 @@ static fixture *setup_with(const char *const *opts, void (*before_ready)(fake_ho
         before_ready(f->fh);
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
     plugin_of(f->fh)->now = fake_now;
+    plugin_of(f->fh)->wall_ms = fake_wall_ms;
     g_now = 100.0;
     f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 42, .ddm = 1, .user_id = -1, .key = "127.0.0.1:8042",
                                                     .app_name = "app" });
@@ -792,8 +802,8 @@ static void test_bitmap_command(void **state)
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
     send_u4(f, HPEN, 1, DDM_OK);
     {
-        const char *argv[] = { "heap-bitmap", "42", file, "--width", "100" };
-        cmd = fake_host_run_command(f->fh, 5, argv);
+        const char *argv[] = { "heap-bitmap", "42", file, "--width", "100", "--raw" };
+        cmd = fake_host_run_command(f->fh, 6, argv);
         assert_true(fake_cmd_finished(cmd));
         if (!bm_png_available()) {
             assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
@@ -828,13 +838,15 @@ static void test_bitmap_command(void **state)
         free(rgba);
     }
 #endif
-    /* default width, explicit heap */
+    /* default width, explicit heap, with the caption (a bigger image) */
     {
         const char *argv[] = { "heap-bitmap", "42", file, "--heap", "1" };
         cmd = fake_host_run_command(f->fh, 5, argv);
         assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
-        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "width"), 512);
-        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 1);
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "bitmap_width"), 512);
+        assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "bitmap_height"), 1);
+        assert_true(fake_view_field_int(fake_cmd_result(cmd), "width") > 512);
+        assert_true(fake_view_field_int(fake_cmd_result(cmd), "height") > 1);
     }
     /* errors */
     {
@@ -875,6 +887,344 @@ static void test_bitmap_command(void **state)
     unlink(file);
     assert_int_equal(rmdir(dir), 0); /* no temporary files left behind */
 }
+
+/* ------------------------------------------------------------ bitmap page */
+
+/* A piece as HPSG carries it (caller frees). */
+static uint8_t *build_piece(uint32_t heap, uint32_t start, uint32_t units, const uint8_t *pairs,
+                            size_t pair_bytes, size_t *len)
+{
+    ddm_writer w;
+    uint8_t *buf;
+    ddm_writer_init(&w, 0);
+    ddm_write_u4(&w, heap);
+    ddm_write_u1(&w, 8);
+    ddm_write_u4(&w, start);
+    ddm_write_u4(&w, 0);
+    ddm_write_u4(&w, units);
+    ddm_write_bytes(&w, pairs, pair_bytes);
+    buf = ddm_writer_take(&w, len);
+    assert_non_null(buf);
+    return buf;
+}
+
+/* Heap 1: piece A at 0x10000, 10 units of gap, piece B. */
+static const seg_gen *collect_ab(seg_collector *c)
+{
+    const seg_heap *h = NULL;
+    seg_piece_report rep;
+    uint8_t *buf;
+    size_t len;
+    seg_collector_init(c, 1, 1u << 20);
+    assert_int_equal(seg_collector_start(c, 1), 0);
+    buf = build_piece(1, 0x10000, PIECE_A_UNITS, piece_a, sizeof piece_a, &len);
+    assert_int_equal(seg_collector_piece(c, buf, len, 0, &rep), 0);
+    free(buf);
+    buf = build_piece(1, 0x10000 + (PIECE_A_UNITS + 10) * 8, PIECE_B_UNITS, piece_b, sizeof piece_b, &len);
+    assert_int_equal(seg_collector_piece(c, buf, len, 0, &rep), 0);
+    free(buf);
+    assert_int_equal(seg_collector_end(c, 1, &h), 0);
+    return &h->current;
+}
+
+/* Render every row of @p into a new buffer (free) of width * height indexes. */
+static uint8_t *render_page(bm_page *p)
+{
+    uint8_t *img = malloc((size_t)p->width * p->height);
+    uint32_t y;
+    assert_non_null(img);
+    for (y = 0; y < p->height; y++)
+        bm_page_row(p, img + (size_t)y * p->width);
+    return img;
+}
+
+/* A tiny OCR over our own font: read @n characters drawn at @scale from
+ * (@x, @y) of @ink (1 = a text pixel), each cell matched exactly against
+ * the glyph table; '#' where no glyph matches. */
+static void ocr(const uint8_t *ink, uint32_t w, uint32_t h, uint32_t x, uint32_t y, size_t n,
+                unsigned scale, char *out)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        uint32_t cx = x + (uint32_t)k * BMF_ADVANCE * scale;
+        int c, found = '#';
+        for (c = BMF_FIRST; c <= BMF_LAST && found == '#'; c++) {
+            unsigned gx, gy;
+            int ok = 1;
+            for (gy = 0; gy < BMF_GLYPH_H && ok; gy++)
+                for (gx = 0; gx < BMF_GLYPH_W && ok; gx++) {
+                    uint32_t px = cx + gx * scale, py = y + gy * scale;
+                    int on = px < w && py < h && ink[(size_t)py * w + px];
+                    ok = on == bmf_pixel((char)c, gx, gy);
+                }
+            if (ok)
+                found = c;
+        }
+        out[k] = (char)found;
+    }
+    out[n] = '\0';
+}
+
+static uint8_t *ink_of_page(const uint8_t *img, size_t n)
+{
+    uint8_t *ink = malloc(n);
+    size_t i;
+    assert_non_null(ink);
+    for (i = 0; i < n; i++)
+        ink[i] = img[i] == BMP_PIX_TEXT;
+    return ink;
+}
+
+static void assert_text_at(const uint8_t *ink, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+                           unsigned scale, const char *want)
+{
+    char got[256];
+    assert_true(strlen(want) < sizeof got);
+    ocr(ink, w, h, x, y, strlen(want), scale, got);
+    assert_string_equal(got, want);
+}
+
+/* Every glyph differs from every other (else the OCR, and the reader,
+ * could not tell them apart), and drawing follows the table. */
+static void test_font(void **state)
+{
+    uint8_t row[64];
+    int a, b;
+    unsigned x;
+    (void)state;
+    for (a = BMF_FIRST; a <= BMF_LAST; a++)
+        for (b = a + 1; b <= BMF_LAST; b++)
+            if (!memcmp(bmf_glyph((char)a), bmf_glyph((char)b), BMF_GLYPH_W))
+                fail_msg("glyphs '%c' and '%c' are the same", a, b);
+    assert_memory_equal(bmf_glyph('\n'), bmf_glyph('?'), BMF_GLYPH_W);
+    assert_int_equal(bmf_text_width("", 1), 0);
+    assert_int_equal(bmf_text_width("abc", 1), 17);
+    assert_int_equal(bmf_text_width("abc", 2), 34);
+    /* row 0 of "T" is its top bar; of "-" nothing; clipped at both ends */
+    memset(row, 0, sizeof row);
+    bmf_draw_row(row, sizeof row, 1, "T-", 0, 1, 7);
+    for (x = 0; x < sizeof row; x++)
+        assert_int_equal(row[x], x >= 1 && x <= 5 ? 7 : 0);
+    memset(row, 0, sizeof row);
+    bmf_draw_row(row, 4, -3, "TT", 0, 2, 7); /* second T from x 9: off the row */
+    assert_int_equal(row[0], 7);
+    assert_int_equal(row[4], 0);
+    /* scale 2: glyph row 3 of '-' (its bar) covers pixel rows 6 and 7 */
+    memset(row, 0, sizeof row);
+    bmf_draw_row(row, sizeof row, 0, "-", 7, 2, 7);
+    assert_int_equal(row[0], 7);
+    assert_int_equal(row[9], 7);
+    assert_int_equal(row[10], 0);
+    memset(row, 0, sizeof row);
+    bmf_draw_row(row, sizeof row, 0, "-", 5, 2, 7);
+    assert_int_equal(row[0], 0);
+}
+
+/* The page without libpng: legend swatches in the kind colours with the
+ * decoder's names, the caption's figures, the address scale. */
+static void test_page_layout(void **state)
+{
+    static const uint8_t want_rgb[BMP_NLEGEND][3] = {
+        { 0, 0, 0 }, { 0, 0, 255 }, { 0, 255, 0 }, { 255, 0, 0 }, { 255, 128, 0 },
+        { 255, 255, 0 }, { 255, 128, 128 }, { 255, 0, 255 }, { 64, 64, 64 }, { 192, 192, 192 },
+    };
+    static const char *const want_name[BMP_NLEGEND] = {
+        "free", "data object", "class object", "1-byte array (byte[], boolean[])",
+        "2-byte array (short[], char[])", "4-byte array (object[], int[], float[])",
+        "8-byte array (long[], double[])", "unknown object", "non-Java object",
+        "no heap here (gap between segments)",
+    };
+    const bm_caption cap = { .heap_id = 1, .vm = "app (pid 42, 127.0.0.1:8042)",
+                             .captured_ms = FAKE_WALL_MS, .have_hpif = 1, .hpif_objects = 1234,
+                             .hpif_max_bytes = 64u << 20 };
+    seg_collector c;
+    const seg_gen *g = collect_ab(&c);
+    bm_page p;
+    uint8_t *img, *ink;
+    uint32_t x, y, i;
+    (void)state;
+
+    assert_int_equal(bm_page_init(&p, g, 16, &cap), 0);
+    assert_int_equal(p.bm.width, 16);
+    assert_int_equal(p.bm.height, 21); /* 306 + 10 + 11 = 327 pixels */
+    assert_true(p.width >= p.bm_x + 16 && p.height > p.bm_y + 21);
+    assert_true(p.width < 16 + 1600 && p.height < 21 + 200);
+    img = render_page(&p);
+    ink = ink_of_page(img, (size_t)p.width * p.height);
+
+    /* legend: each swatch is all its colour, the name follows it */
+    for (i = 0; i < BMP_NLEGEND; i++) {
+        uint8_t pix = p.legend_pix[i];
+        assert_memory_equal(bmp_palette[pix], want_rgb[i], 3);
+        for (y = 0; y < BMP_SWATCH_H; y++)
+            for (x = 0; x < BMP_SWATCH_W; x++)
+                if (img[(size_t)(p.legend_y[i] + y) * p.width + p.legend_x[i] + x] != pix)
+                    fail_msg("legend %u: pixel (%u,%u) is %u, want %u", i, x, y,
+                             img[(size_t)(p.legend_y[i] + y) * p.width + p.legend_x[i] + x], pix);
+        assert_int_equal(img[(size_t)(p.legend_y[i]) * p.width + p.legend_x[i] + BMP_SWATCH_W], BMP_PIX_BG);
+        assert_text_at(ink, p.width, p.height, p.legend_x[i] + BMP_SWATCH_W + 4, p.legend_y[i], 1,
+                       want_name[i]);
+    }
+    /* caption: heap and VM (twice the size), time, the figures: 317 units
+     * = 2536 bytes from 0x10000 to 0x10000 + 327 * 8 (a gap of 10 units),
+     * 12 free (96 bytes, in runs of 2 and 10) */
+    assert_int_equal(p.n_lines, 6);
+    assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[0], 2, "Heap 1 - app (pid 42, 127.0.0.1:8042)");
+    assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[1], 1, "Captured 2023-11-14 22:13:20 UTC, after a GC");
+    assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[2], 1,
+                   "Size 2.5 KiB (2,536 bytes), addresses 0x00010000 to 0x00010a38");
+    assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[3], 1,
+                   "Used 2.4 KiB (96.2%), free 96 B (3.8%), largest free block 80 B");
+    assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[4], 1,
+                   "Objects 1,234 (the VM's count), heap may grow to 64.0 MiB");
+    assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[5], 1,
+                   "One pixel per 8-byte unit, 16 units (128 B) per row; each row starts at the address on its left");
+    /* the scale: row 0 is 0x10000, row 16 (pixel 256, in piece A) 0x10800,
+     * each label right-aligned against its tick, level with its row */
+    assert_text_at(ink, p.width, p.height, p.label_right - 59, p.bm_y, 1, "0x00010000");
+    assert_text_at(ink, p.width, p.height, p.label_right - 59, p.bm_y + BMP_SCALE_EVERY, 1, "0x00010800");
+    for (x = p.bm_x - 5; x < p.bm_x - 1; x++) {
+        assert_int_equal(img[(size_t)p.bm_y * p.width + x], BMP_PIX_TEXT);
+        assert_int_equal(img[(size_t)(p.bm_y + 1) * p.width + x], BMP_PIX_BG);
+    }
+    /* the frame and the bitmap inside it */
+    assert_int_equal(img[(size_t)p.bm_y * p.width + p.bm_x - 1], BMP_PIX_FRAME);
+    assert_int_equal(img[(size_t)(p.bm_y - 1) * p.width + p.bm_x], BMP_PIX_FRAME);
+    assert_int_equal(img[(size_t)(p.bm_y + 21) * p.width + p.bm_x + 16], BMP_PIX_FRAME);
+    assert_int_equal(img[(size_t)p.bm_y * p.width + p.bm_x], BM_PIX_KIND(0));
+    assert_int_equal(img[(size_t)p.bm_y * p.width + p.bm_x + 4], BM_PIX_FREE);
+    assert_int_equal(img[(size_t)(p.bm_y + 20) * p.width + p.bm_x + 6], BM_PIX_KIND(1)); /* unit 326 */
+    free(img);
+    free(ink);
+
+    /* without the VM's figures: merged allocations, no time */
+    {
+        const bm_caption bare = { .heap_id = 3 };
+        assert_int_equal(bm_page_init(&p, g, 16, &bare), 0);
+        img = render_page(&p);
+        ink = ink_of_page(img, (size_t)p.width * p.height);
+        assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[0], 2, "Heap 3 ");
+        assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[1], 1, "Capture time unknown");
+        assert_text_at(ink, p.width, p.height, p.line_x, p.line_y[4], 1,
+                       "Allocations 3 (adjacent objects of one kind count as one)");
+        free(img);
+        free(ink);
+    }
+    /* no caption: the bare bitmap */
+    assert_int_equal(bm_page_init(&p, g, 16, NULL), 0);
+    assert_int_equal(p.width, 16);
+    assert_int_equal(p.height, 21);
+    img = render_page(&p);
+    assert_int_equal(img[0], BM_PIX_KIND(0));
+    assert_int_equal(img[(size_t)20 * 16 + 6], BM_PIX_KIND(1));
+    free(img);
+    seg_collector_clear(&c);
+}
+
+/* A row that starts inside a long gap has no address: no label there. */
+static void test_page_scale_gap(void **state)
+{
+    seg_collector c;
+    const seg_heap *h = NULL;
+    seg_piece_report rep;
+    uint8_t *buf, *img, *ink;
+    size_t len;
+    bm_page p;
+    const bm_caption cap = { .heap_id = 1 };
+    uint32_t r;
+    (void)state;
+    /* B at 0x10000, B again far away: rows 0 (B), 1 (the gap), 2 (B) at width 16;
+     * every row labelled when the scale says so: force it with 16 rows of B */
+    seg_collector_init(&c, 1, 1u << 20);
+    assert_int_equal(seg_collector_start(&c, 1), 0);
+    buf = build_piece(1, 0x10000, 16 * 16, (const uint8_t[]){ ST(0, 1), 255 }, 2, &len);
+    assert_int_equal(seg_collector_piece(&c, buf, len, 0, &rep), 0);
+    free(buf);
+    buf = build_piece(1, 0x80000000u, 16, (const uint8_t[]){ ST(1, 1), 15 }, 2, &len);
+    assert_int_equal(seg_collector_piece(&c, buf, len, 0, &rep), 0);
+    free(buf);
+    assert_int_equal(seg_collector_end(&c, 1, &h), 0);
+    assert_int_equal(bm_page_init(&p, &h->current, 16, &cap), 0);
+    assert_int_equal(p.bm.height, 18); /* 16 rows, the gap row, one row */
+    img = render_page(&p);
+    ink = ink_of_page(img, (size_t)p.width * p.height);
+    assert_text_at(ink, p.width, p.height, p.label_right - 59, p.bm_y, 1, "0x00010000");
+    /* row 16 is the gap row: no label, no tick */
+    for (r = 0; r < BMF_GLYPH_H; r++)
+        assert_int_equal(memchr(ink + (size_t)(p.bm_y + BMP_SCALE_EVERY + r) * p.width, 1, p.bm_x - 1) == NULL, 1);
+    free(img);
+    free(ink);
+    seg_collector_clear(&c);
+}
+
+#ifdef HAVE_LIBPNG
+/* heap-bitmap's page read back with libpng: its size is the record's and
+ * the layout's, the legend has the kind colours, the text reads. */
+static void test_bitmap_page_png(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1 };
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    const char *argv[] = { "heap-bitmap", "42", file, "--width", "16" };
+    heap_plugin *hp = plugin_of(f->fh);
+    const heap_vm *hv;
+    const seg_heap *sh;
+    const bm_caption cap = { .heap_id = 1, .vm = "app (pid 42, 127.0.0.1:8042)",
+                             .captured_ms = FAKE_WALL_MS, .have_hpif = 1, .hpif_objects = 1000,
+                             .hpif_max_bytes = 64u << 20 };
+    bm_page p;
+    ddm_cmd *cmd;
+    uint32_t w, h, i, n;
+    uint8_t *rgba, *ink;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/page.png", dir);
+    send_hpif(f, 1, 1, ids, 4096, 2440, 0);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000 + (PIECE_A_UNITS + 10) * 8, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    cmd = fake_host_run_command(f->fh, 5, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    hv = hp->host->vm_get_data(hp->self, f->vm);
+    assert_non_null(hv);
+    sh = seg_collector_heap(&hv->coll, 1);
+    assert_non_null(sh);
+    assert_int_equal(bm_page_init(&p, &sh->current, 16, &cap), 0);
+
+    rgba = decode_png(file, &w, &h);
+    assert_int_equal(w, p.width);
+    assert_int_equal(h, p.height);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "width"), w);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), h);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "bitmap_width"), 16);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "bitmap_height"), 21);
+    for (i = 0; i < BMP_NLEGEND; i++) {
+        const uint8_t *rgb = bmp_palette[p.legend_pix[i]];
+        assert_pixel(rgba, w, p.legend_x[i], p.legend_y[i], rgb[0], rgb[1], rgb[2]);
+        assert_pixel(rgba, w, p.legend_x[i] + BMP_SWATCH_W - 1, p.legend_y[i] + BMP_SWATCH_H - 1,
+                     rgb[0], rgb[1], rgb[2]);
+    }
+    assert_pixel(rgba, w, p.legend_x[1], p.legend_y[1], 0, 0, 255); /* data object: blue */
+    assert_pixel(rgba, w, p.bm_x, p.bm_y, 0, 0, 255);               /* the first unit */
+    assert_pixel(rgba, w, 0, 0, 255, 255, 255);                     /* background */
+    /* text is black on white: read it back outside the bitmap */
+    n = w * h;
+    ink = malloc(n);
+    assert_non_null(ink);
+    for (i = 0; i < n; i++)
+        ink[i] = rgba[4 * i] == 0 && rgba[4 * i + 1] == 0 && rgba[4 * i + 2] == 0;
+    assert_text_at(ink, w, h, p.line_x, p.line_y[0], 2, "Heap 1 - app (pid 42, 127.0.0.1:8042)");
+    assert_text_at(ink, w, h, p.line_x, p.line_y[1], 1, "Captured 2023-11-14 22:13:20 UTC, after a GC");
+    assert_text_at(ink, w, h, p.line_x, p.line_y[4], 1, "Objects 1,000 (the VM's count), heap may grow to 64.0 MiB");
+    assert_text_at(ink, w, h, p.label_right - 59, p.bm_y, 1, "0x00010000");
+    free(ink);
+    free(rgba);
+    unlink(file);
+    rmdir(dir);
+}
+#endif
 
 /* heap-bitmap on a VM nobody watched at its last GC: it switches segments
  * on (HPSG before its HPGC), asks for a GC and finishes at heap 1's HPEN;
@@ -920,7 +1270,7 @@ static void test_bitmap_unwatched_asks_gc(void **state)
     assert_true(fake_cmd_finished(cmd));
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
     assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "heap"), 1);
-    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 4); /* 306 units */
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "bitmap_height"), 4); /* 306 units */
     assert_int_equal(access(file, R_OK), 0);
     /* the GC's late answer changes nothing */
     fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
@@ -1075,7 +1425,7 @@ static void test_bitmap_big_gap(void **state)
     fixture *f = *state;
     char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
     char file[128];
-    const char *argv[] = { "heap-bitmap", "42", file, "--width", "100" };
+    const char *argv[] = { "heap-bitmap", "42", file, "--width", "100", "--raw" };
     ddm_cmd *cmd;
     if (!bm_png_available())
         return;
@@ -1087,7 +1437,7 @@ static void test_bitmap_big_gap(void **state)
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000 + (PIECE_B_UNITS + 1000) * 8, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
     send_u4(f, HPEN, 1, DDM_OK);
-    cmd = fake_host_run_command(f->fh, 5, argv);
+    cmd = fake_host_run_command(f->fh, 6, argv);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
     assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), 3);
 #ifdef HAVE_LIBPNG
@@ -1424,6 +1774,8 @@ static void test_request_errors(void **state)
 
 int main(void)
 {
+    setenv("TZ", "UTC", 1); /* the caption's capture time */
+    tzset();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unwatched_sends_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_requests, setup, teardown),
@@ -1453,6 +1805,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
         cmocka_unit_test(test_bitmap_cap),
+        cmocka_unit_test(test_font),
+        cmocka_unit_test(test_page_layout),
+        cmocka_unit_test(test_page_scale_gap),
+#ifdef HAVE_LIBPNG
+        cmocka_unit_test_setup_teardown(test_bitmap_page_png, setup, teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_heap_info_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heap_info_in_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heap_info_event_after_reply, setup, teardown),
