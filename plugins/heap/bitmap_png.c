@@ -296,7 +296,9 @@ static void caption_lines(bm_page *p, const seg_gen *g, const bm_caption *cap, u
     else
         add_line(p, 1, "Allocations %s (adjacent objects of one kind count as one)",
                  fmt_count(allocs, a, sizeof a));
-    add_line(p, 1, "One pixel per %u-byte unit, %" PRIu32 " units (%s) per row; each row starts at the address on its left",
+    add_line(p, 1,
+             "One pixel per %u-byte unit, %" PRIu32 " units (%s) per row; "
+             "each row starts at the address on its left",
              g->unit_size, p->bm.width, bmp_fmt_bytes((uint64_t)p->bm.width * g->unit_size, a, sizeof a));
 }
 

@@ -34,8 +34,9 @@
 /* ------------------------------------------------------------------ font
  *
  * The classic column-major 5x7 LCD table: a glyph is 5 column bytes, bit 0
- * the top row, bit 7 the descenders of g, j, p, q and y (so 5x8 cells). Text is drawn one pixel row at a time (the PNG is written
- * row by row): bmf_draw_row() sets the pixels of row @gy of a string's
+ * the top row, bit 7 the descenders of g, j, p, q and y (so 5x8 cells).
+ * Text is drawn one pixel row at a time (the PNG is written row by row):
+ * bmf_draw_row() sets the pixels of row @gy of a string's
  * glyphs in a row of palette indexes, clipped to the row. A character
  * outside 0x20..0x7e is drawn as '?'.
  */

@@ -611,8 +611,9 @@ static int cmd_heap_info(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
 int heap_cmd_register(heap_plugin *hp)
 {
     const ddm_host *h = hp->host;
-    int rc = h->register_command(hp->self, "heap-bitmap", "PID FILE [--width N] [--heap ID]",
-                                 "write the heap bitmap as a PNG", cmd_heap_bitmap, hp, NULL);
+    int rc = h->register_command(hp->self, "heap-bitmap", "PID FILE [--width N] [--heap ID] [--raw]",
+                                 "write the heap bitmap as a PNG, with legend and scale",
+                                 cmd_heap_bitmap, hp, NULL);
     if (!rc)
         rc = h->register_command(hp->self, "heap-info", "PID",
                                  "ask the VM for its heap summary now", cmd_heap_info, hp, NULL);
