@@ -80,9 +80,9 @@ n_states=$(python3 "$q" rows "$T_TMP/oneshot.json" threads | grep -vc '"state": 
 [ "$n_states" -gt 0 ] && t_ok "a one-shot 'view threads' shows thread states ($n_states rows)" \
     || t_fail "a one-shot 'view threads' shows thread states" "$(head -c 400 "$T_TMP/oneshot.json")"
 
-# Heap bitmap PNG: valid, 512 pixels wide, one pixel per 8-byte unit.
+# Heap bitmap PNG (--raw: the bare bitmap): valid, 512 pixels wide, one pixel per 8-byte unit.
 pid=$(awk 'NR==1{print $1}' "$T_TMP/ports")
-t_ddmon --no-autostart heap-bitmap "$pid" "$T_TMP/heap.png" >"$T_TMP/png.out" 2>&1
+t_ddmon --no-autostart heap-bitmap "$pid" "$T_TMP/heap.png" --raw >"$T_TMP/png.out" 2>&1
 python3 - "$T_TMP/heap.png" "$T_TMP/truth.json" "$pid" >"$T_TMP/png.chk" 2>&1 <<'PY'
 import json, struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
