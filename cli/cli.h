@@ -49,7 +49,6 @@ typedef struct DdmCli {
     gboolean list_plugins;
     gboolean in_process;
     gboolean gc;
-    gboolean hprof; /* snapshot --hprof */
     char *check_plugin;
     char *vm;
     gint wait_ms;             /* -1: not given */

@@ -11,7 +11,7 @@ t_plan 8
 sock="$T_TMP/ddmon.sock"
 t_start_server --scan=none || t_fail "server" "$(cat "$T_TMP/server.err")"
 
-script -qec "stty cols 120 rows 30; timeout --preserve-status -s INT 3 '$DDMON' --socket '$sock' --no-autostart watch" \
+script -qec "stty cols 120 rows 30; timeout --preserve-status -s INT 3 '$DDMON' --socket '$sock' --no-autostart watch --plain" \
     /dev/null >"$T_TMP/tty.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && t_ok "watch on a terminal exits 0 on SIGINT" || t_fail "watch on a terminal exits 0 on SIGINT" "rc=$rc"
@@ -52,7 +52,7 @@ t_start_server --scan=local --scan-ports "$(t_simvm_ports "$T_TMP/ports")" --sel
     --debug-port-base "$(t_free_port)" || t_fail "server" "$(cat "$T_TMP/server.err")"
 named() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" = 8 ]; }
 t_wait 15 named && t_ok "eight VMs are ready" || t_fail "eight VMs are ready" "$(cat "$T_TMP/vms.txt")"
-script -qec "stty cols 120 rows 8; timeout --preserve-status -s INT 3 '$DDMON' --socket '$sock' --no-autostart watch" \
+script -qec "stty cols 120 rows 8; timeout --preserve-status -s INT 3 '$DDMON' --socket '$sock' --no-autostart watch --plain" \
     /dev/null >"$T_TMP/short.out" 2>&1
 grep -q "8 VMs" "$T_TMP/short.out" && grep -q "\.\.\. 5 more not shown" "$T_TMP/short.out" \
     && t_ok "a short terminal: 3 VMs shown and '... 5 more not shown'" \

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The terminal UI's model (tui/model.h) without a terminal: views as
+ * tables, the highlight of rows whose state changed, the VM list from the
+ * "vms" view (headlines split, sorting, the app filter), the key state
+ * machine (screens, tabs, actions) and the block map.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "tui/model.h"
+
+#define S (G_USEC_PER_SEC)
+
+static JsonNode *parse(const char *json)
+{
+    g_autoptr(GError) error = NULL;
+    JsonNode *n = json_from_string(json, &error);
+    assert_non_null(n);
+    return n;
+}
+
+static const char *threads_json(const char *state_of_2, gboolean with_3)
+{
+    static char buf[1024];
+    g_snprintf(buf, sizeof buf,
+               "{\"name\":\"threads\",\"vm\":\"k1\",\"kind\":\"table\",\"version\":3,"
+               "\"columns\":[{\"name\":\"id\",\"type\":\"int\",\"unit\":null},"
+               "{\"name\":\"name\",\"type\":\"str\",\"unit\":null},"
+               "{\"name\":\"state\",\"type\":\"str\",\"unit\":null},"
+               "{\"name\":\"utime\",\"type\":\"int\",\"unit\":\"ms\"},"
+               "{\"name\":\"cpu\",\"type\":\"double\",\"unit\":\"%%\"}],"
+               "\"rows\":[[1,\"main\",\"running\",100,1.5],[2,\"worker\",\"%s\",7,0.0]%s]}",
+               state_of_2, with_3 ? ",[3,\"new\",\"wait\",0,null]" : "");
+    return buf;
+}
+
+static void test_table_cells(void **state)
+{
+    (void)state;
+    JsonNode *v = parse(threads_json("wait", FALSE));
+    TuiTable *t = tui_table_from_json(v, 5 * S);
+    assert_non_null(t);
+    assert_int_equal(t->kind, TUI_KIND_TABLE);
+    assert_int_equal(t->columns->len, 5);
+    assert_int_equal(t->rows->len, 2);
+    assert_int_equal(t->state_col, 2);
+    TuiRow *r = g_ptr_array_index(t->rows, 0);
+    assert_string_equal(r->id, "1");
+    assert_string_equal(r->cells[1], "main");
+    assert_string_equal(r->cells[4], "1.5%");
+    assert_true(r->is_num[3]);
+    assert_int_equal((int)r->nums[3], 100);
+    assert_false(tui_row_hot(r, 5 * S)); /* a first look highlights nothing */
+    tui_table_free(t);
+    json_node_unref(v);
+
+    v = parse("{\"name\":\"vminfo\",\"vm\":\"k1\",\"kind\":\"record\",\"version\":1,"
+              "\"fields\":[{\"key\":\"pid\",\"type\":\"int\",\"value\":42},"
+              "{\"key\":\"abi\",\"type\":\"str\",\"value\":null}]}");
+    t = tui_table_from_json(v, 0);
+    assert_int_equal(t->kind, TUI_KIND_RECORD);
+    assert_int_equal(t->rows->len, 2);
+    assert_string_equal(((TuiRow *)g_ptr_array_index(t->rows, 0))->cells[1], "42");
+    assert_string_equal(((TuiRow *)g_ptr_array_index(t->rows, 1))->cells[1], "-");
+    tui_table_free(t);
+    json_node_unref(v);
+
+    char *b = tui_fmt_bytes(1536);
+    assert_string_equal(b, "1.5 KiB");
+    g_free(b);
+    b = tui_fmt_age(125 * S);
+    assert_string_equal(b, "2m");
+    g_free(b);
+    assert_null(tui_table_from_json(NULL, 0));
+}
+
+static void test_highlight_on_change(void **state)
+{
+    (void)state;
+    JsonNode *a = parse(threads_json("wait", FALSE));
+    TuiTable *t1 = tui_table_from_json(a, 1 * S);
+    JsonNode *b = parse(threads_json("running", TRUE));
+    TuiTable *t2 = tui_table_from_json(b, 2 * S);
+    tui_table_track(t2, t1, 2 * S);
+    TuiRow *main_row = g_ptr_array_index(t2->rows, 0), *worker = g_ptr_array_index(t2->rows, 1),
+           *born = g_ptr_array_index(t2->rows, 2);
+    assert_false(tui_row_hot(main_row, 2 * S)); /* same state, other figures moved: quiet */
+    assert_true(tui_row_hot(worker, 2 * S));    /* wait -> running */
+    assert_true(tui_row_hot(born, 2 * S));      /* a new thread */
+    assert_false(tui_row_hot(worker, 2 * S + TUI_HOT_US)); /* and it fades */
+    /* a later update with no change keeps the time of the change */
+    JsonNode *c = parse(threads_json("running", TRUE));
+    TuiTable *t3 = tui_table_from_json(c, 3 * S);
+    tui_table_track(t3, t2, 3 * S);
+    assert_int_equal(((TuiRow *)g_ptr_array_index(t3->rows, 1))->changed_us, 2 * S);
+    assert_true(tui_row_hot(g_ptr_array_index(t3->rows, 1), 3 * S));
+    tui_table_free(t1);
+    tui_table_free(t2);
+    tui_table_free(t3);
+    json_node_unref(a);
+    json_node_unref(b);
+    json_node_unref(c);
+}
+
+static const char vms_json[] =
+    "{\"name\":\"vms\",\"vm\":null,\"kind\":\"table\",\"version\":9,\"columns\":["
+    "{\"name\":\"key\",\"type\":\"str\"},{\"name\":\"pid\",\"type\":\"int\"},{\"name\":\"app\",\"type\":\"str\"},"
+    "{\"name\":\"vm\",\"type\":\"str\"},{\"name\":\"ddm\",\"type\":\"bool\"},{\"name\":\"transport\",\"type\":\"str\"},"
+    "{\"name\":\"device\",\"type\":\"str\"},{\"name\":\"state\",\"type\":\"str\"},"
+    "{\"name\":\"debug port\",\"type\":\"int\"},{\"name\":\"info\",\"type\":\"str\"}],\"rows\":["
+    "[\"a:1\",300,\"com.example.notes\",\"ART\",true,\"tcp\",null,\"ready\",8601,\"heap: 41% of 8.0 MiB, threads: 12\"],"
+    "[\"a:2\",100,\"com.android.systemui\",\"ART\",true,\"tcp\",null,\"ready\",8602,\"threads: 30, alloc: off\"],"
+    "[\"a:3\",200,\"com.example.mail\",\"ART\",true,\"tcp\",null,\"ready\",null,null]]}";
+
+static TuiModel *model_with_vms(void)
+{
+    TuiModel *m = tui_model_new();
+    JsonNode *v = parse(vms_json);
+    tui_model_set_vms(m, v, 1 * S);
+    json_node_unref(v);
+    return m;
+}
+
+static const char *shown_app(TuiModel *m, guint i)
+{
+    return ((TuiVm *)g_ptr_array_index(m->shown, i))->app;
+}
+
+static void test_vm_list(void **state)
+{
+    (void)state;
+    TuiModel *m = model_with_vms();
+    assert_int_equal(m->shown->len, 3);
+    /* sorted by pid */
+    assert_string_equal(shown_app(m, 0), "com.android.systemui");
+    const TuiVm *notes = g_ptr_array_index(m->shown, 2);
+    assert_string_equal(notes->heap, "41% of 8.0 MiB");
+    assert_string_equal(notes->threads, "12");
+    const TuiVm *ui = g_ptr_array_index(m->shown, 0);
+    assert_string_equal(ui->info, "alloc: off");
+    char *cell = tui_vm_cell(ui, TUI_VMCOL_DEBUGGER, TRUE);
+    assert_string_equal(cell, "8602 8700");
+    g_free(cell);
+    cell = tui_vm_cell(g_ptr_array_index(m->shown, 1), TUI_VMCOL_DEBUGGER, FALSE);
+    assert_string_equal(cell, "-");
+    g_free(cell);
+
+    /* sort by threads (column 7), then the other way */
+    assert_int_equal(tui_model_key(m, '7', 2 * S), TUI_ACT_REDRAW);
+    assert_int_equal(m->sort_col, TUI_VMCOL_THREADS);
+    assert_string_equal(shown_app(m, 0), "com.example.mail"); /* no figure: first */
+    assert_string_equal(shown_app(m, 2), "com.android.systemui");
+    tui_model_key(m, '7', 2 * S);
+    assert_true(m->sort_desc);
+    assert_string_equal(shown_app(m, 0), "com.android.systemui");
+    tui_model_key(m, '<', 2 * S);
+    assert_int_equal(m->sort_col, TUI_VMCOL_DEBUGGER);
+    tui_model_key(m, '2', 2 * S); /* by app */
+    assert_string_equal(shown_app(m, 0), "com.android.systemui");
+    assert_string_equal(shown_app(m, 2), "com.example.notes");
+
+    /* the cursor stays on its VM across an update */
+    tui_model_key(m, TUI_KEY_END, 3 * S);
+    assert_string_equal(tui_model_cursor_vm(m)->app, "com.example.notes");
+    JsonNode *v = parse(vms_json);
+    tui_model_set_vms(m, v, 4 * S);
+    json_node_unref(v);
+    assert_string_equal(tui_model_cursor_vm(m)->app, "com.example.notes");
+    /* the heap figure did not change: its age counts from the first */
+    assert_int_equal(tui_model_cursor_vm(m)->heap_since_us, 1 * S);
+    tui_model_free(m);
+}
+
+static void test_filter_keys(void **state)
+{
+    (void)state;
+    TuiModel *m = model_with_vms();
+    assert_int_equal(tui_model_key(m, '/', 0), TUI_ACT_REDRAW);
+    assert_true(m->editing_filter);
+    tui_model_key(m, 'E', 0);
+    tui_model_key(m, 'x', 0);
+    assert_int_equal(m->shown->len, 2); /* case-insensitive: notes, mail */
+    tui_model_key(m, 'a', 0);
+    tui_model_key(m, 'm', 0);
+    tui_model_key(m, 'p', 0);
+    tui_model_key(m, 'l', 0);
+    tui_model_key(m, 'e', 0);
+    tui_model_key(m, '.', 0);
+    tui_model_key(m, 'm', 0);
+    assert_int_equal(m->shown->len, 1);
+    assert_string_equal(shown_app(m, 0), "com.example.mail");
+    tui_model_key(m, TUI_KEY_BACKSPACE, 0);
+    assert_int_equal(m->shown->len, 2);
+    /* 'q' while typing is a letter, not quit */
+    assert_int_equal(tui_model_key(m, 'q', 0), TUI_ACT_REDRAW);
+    assert_int_equal(m->shown->len, 0);
+    tui_model_key(m, TUI_KEY_BACKSPACE, 0);
+    tui_model_key(m, TUI_KEY_ENTER, 0);
+    assert_false(m->editing_filter);
+    assert_string_equal(m->filter, "Example.");
+    /* Esc clears the filter first, then quits */
+    assert_int_equal(tui_model_key(m, TUI_KEY_ESC, 0), TUI_ACT_REDRAW);
+    assert_null(m->filter);
+    assert_int_equal(m->shown->len, 3);
+    assert_int_equal(tui_model_key(m, TUI_KEY_ESC, 0), TUI_ACT_QUIT);
+    tui_model_free(m);
+}
+
+static void test_screens_and_tabs(void **state)
+{
+    (void)state;
+    TuiModel *m = model_with_vms();
+    /* help: any key closes it and does nothing else */
+    tui_model_key(m, '?', 0);
+    assert_true(m->help);
+    assert_int_equal(tui_model_key(m, 'q', 0), TUI_ACT_REDRAW);
+    assert_false(m->help);
+
+    tui_model_key(m, TUI_KEY_DOWN, 0); /* the mail app (pid 200) */
+    assert_int_equal(tui_model_key(m, TUI_KEY_ENTER, 0), TUI_ACT_OPEN_VM);
+    assert_int_equal(m->screen, TUI_SCREEN_DETAIL);
+    assert_string_equal(m->detail_vm, "a:3");
+    assert_string_equal(tui_model_detail_vm(m)->app, "com.example.mail");
+    assert_null(tui_model_tab_name(m));
+
+    /* tabs are the VM's views, sorted, no name hard-coded but the first look */
+    const char *names[] = {"vminfo", "threads", "heap.summary", "heap.map"};
+    assert_true(tui_model_set_tabs(m, names, 4));
+    assert_string_equal(tui_model_tab_name(m), "threads");
+    /* a view list with more views keeps the current tab */
+    const char *more[] = {"vminfo", "threads", "heap.summary", "heap.map", "stack"};
+    assert_false(tui_model_set_tabs(m, more, 5));
+    assert_string_equal(tui_model_tab_name(m), "threads");
+
+    JsonNode *v = parse(threads_json("wait", FALSE));
+    tui_model_set_view(m, v, 1 * S);
+    json_node_unref(v);
+    assert_null(m->table); /* another VM's threads: ignored */
+    JsonNode *mine = parse(
+        "{\"name\":\"threads\",\"vm\":\"a:3\",\"kind\":\"table\",\"columns\":[{\"name\":\"id\",\"type\":\"int\"},"
+        "{\"name\":\"state\",\"type\":\"str\"}],\"rows\":[[7,\"wait\"],[9,\"running\"]]}");
+    tui_model_set_view(m, mine, 1 * S);
+    json_node_unref(mine);
+    assert_non_null(m->table);
+
+    /* Enter on a thread: a stack only if the server has the command */
+    assert_int_equal(tui_model_key(m, TUI_KEY_ENTER, 0), TUI_ACT_NONE);
+    g_ptr_array_add(m->commands, g_strdup("stack"));
+    tui_model_key(m, TUI_KEY_DOWN, 0);
+    assert_int_equal(tui_model_key(m, TUI_KEY_ENTER, 0), TUI_ACT_STACK);
+    assert_string_equal(m->action_row, "9");
+    assert_string_equal(m->action_vm, "a:3");
+
+    /* commands act on the open VM; trace without a command says so */
+    assert_int_equal(tui_model_key(m, 'g', 0), TUI_ACT_GC);
+    assert_int_equal(tui_model_key(m, 'h', 0), TUI_ACT_HPROF);
+    assert_int_equal(tui_model_key(m, 's', 0), TUI_ACT_SELECT);
+    assert_int_equal(tui_model_key(m, 'r', 0), TUI_ACT_REFRESH);
+    assert_int_equal(tui_model_key(m, 't', 5 * S), TUI_ACT_REDRAW);
+    assert_non_null(strstr(m->status, "not available"));
+    g_ptr_array_add(m->commands, g_strdup("trace"));
+    assert_int_equal(tui_model_key(m, 't', 0), TUI_ACT_TRACE);
+
+    /* tabs wrap both ways and drop the old content */
+    assert_int_equal(tui_model_key(m, TUI_KEY_RIGHT, 0), TUI_ACT_TAB);
+    assert_string_equal(tui_model_tab_name(m), "vminfo");
+    assert_null(m->table);
+    tui_model_key(m, TUI_KEY_RIGHT, 0);
+    assert_string_equal(tui_model_tab_name(m), "heap.map");
+    tui_model_key(m, TUI_KEY_LEFT, 0);
+    assert_string_equal(tui_model_tab_name(m), "vminfo");
+
+    /* q: back to the list; q again: quit */
+    assert_int_equal(tui_model_key(m, 'q', 0), TUI_ACT_CLOSE_VM);
+    assert_int_equal(m->screen, TUI_SCREEN_LIST);
+    assert_null(m->detail_vm);
+    assert_int_equal(tui_model_key(m, 'q', 0), TUI_ACT_QUIT);
+    tui_model_free(m);
+}
+
+static void test_blockmap(void **state)
+{
+    (void)state;
+    JsonNode *v = parse(
+        "{\"name\":\"heap.map\",\"vm\":\"a:1\",\"kind\":\"table\",\"columns\":["
+        "{\"name\":\"start\",\"type\":\"int\",\"unit\":\"addr\"},{\"name\":\"bytes\",\"type\":\"int\",\"unit\":\"B\"},"
+        "{\"name\":\"kind\",\"type\":\"str\",\"unit\":null}],\"rows\":["
+        "[4096,1024,\"object\"],[5120,512,\"free\"],[5632,2560,\"class object\"]]}");
+    TuiTable *t = tui_table_from_json(v, 0);
+    assert_true(tui_blockmap_fits(t));
+    TuiBlockMap *map = tui_blockmap_new(t, 8, 2); /* 4096 bytes on 16 cells: 256 per cell */
+    assert_non_null(map);
+    assert_int_equal(map->start, 4096);
+    assert_int_equal(map->end, 8192);
+    assert_int_equal(map->bytes_per_cell, 256);
+    assert_int_equal(map->rows, 2);
+    assert_int_equal(map->kinds->len, 3);
+    assert_string_equal(g_ptr_array_index(map->kinds, 0), "object");
+    guint8 want[16] = {1, 1, 1, 1, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    assert_memory_equal(map->cells, want, 16);
+    tui_blockmap_free(map);
+    /* a narrow grid: a cell shows the kind covering most of it */
+    map = tui_blockmap_new(t, 2, 1);
+    assert_int_equal(map->cells[0], 1 /* object: 1024 of 2048, free 512, class 512 */);
+    assert_int_equal(map->cells[1], 3);
+    tui_blockmap_free(map);
+    tui_table_free(t);
+    json_node_unref(v);
+    /* tables without the columns are no map */
+    v = parse(threads_json("wait", FALSE));
+    t = tui_table_from_json(v, 0);
+    assert_false(tui_blockmap_fits(t));
+    assert_null(tui_blockmap_new(t, 8, 2));
+    tui_table_free(t);
+    json_node_unref(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_cells),    cmocka_unit_test(test_highlight_on_change),
+        cmocka_unit_test(test_vm_list),        cmocka_unit_test(test_filter_keys),
+        cmocka_unit_test(test_screens_and_tabs), cmocka_unit_test(test_blockmap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The ncurses side of the terminal UI: every screen drawn from the model
+ * in one pass (erase, draw, refresh; ncurses sends only what changed).
+ * See draw.h.
+ */
+#include <build-config.h>
+
+#ifdef HAVE_NCURSES
+
+#include "tui/draw.h"
+
+#include <curses.h>
+#include <string.h>
+
+enum {
+    PAIR_HEADER = 1,
+    PAIR_HOT,
+    PAIR_STALE,
+    PAIR_TARGET,
+    PAIR_TAB,
+    PAIR_FREE,
+    PAIR_KIND0, /* PAIR_KIND0 + i: the i-th kind of a block map */
+};
+static const short kind_colors[] = {COLOR_BLUE, COLOR_GREEN,   COLOR_RED,  COLOR_YELLOW,
+                                    COLOR_MAGENTA, COLOR_CYAN, COLOR_WHITE};
+
+void tui_draw_init(void)
+{
+    if (!has_colors())
+        return;
+    start_color();
+    use_default_colors();
+    init_pair(PAIR_HEADER, COLOR_BLACK, COLOR_CYAN);
+    init_pair(PAIR_HOT, COLOR_BLACK, COLOR_YELLOW);
+    init_pair(PAIR_STALE, COLOR_YELLOW, -1);
+    init_pair(PAIR_TARGET, COLOR_GREEN, -1);
+    init_pair(PAIR_TAB, COLOR_BLACK, COLOR_WHITE);
+    init_pair(PAIR_FREE, COLOR_WHITE, COLOR_BLACK);
+    for (gsize i = 0; i < G_N_ELEMENTS(kind_colors); i++)
+        init_pair((short)(PAIR_KIND0 + i), COLOR_BLACK, kind_colors[i]);
+}
+
+/* @s cut to @width characters (padded with spaces when @pad). (transfer full) */
+static char *fit(const char *s, int width, gboolean pad)
+{
+    if (width <= 0)
+        return g_strdup("");
+    GString *out = g_string_new(NULL);
+    int n = 0;
+    for (const char *p = s != NULL ? s : ""; *p && n < width; p = g_utf8_next_char(p), n++) {
+        if ((guchar)*p < 0x20)
+            g_string_append_c(out, ' ');
+        else
+            g_string_append_len(out, p, g_utf8_next_char(p) - p);
+    }
+    if (s != NULL && (int)g_utf8_strlen(s, -1) > width && width > 1) {
+        /* show it was cut */
+        g_string_truncate(out, (gsize)(g_utf8_offset_to_pointer(out->str, width - 1) - out->str));
+        g_string_append(out, "~");
+    }
+    while (pad && n++ < width)
+        g_string_append_c(out, ' ');
+    return g_string_free(out, FALSE);
+}
+
+static void put(int y, int x, const char *s, int width)
+{
+    if (y < 0 || y >= LINES || x >= COLS)
+        return;
+    g_autofree char *f = fit(s, MIN(width, COLS - x), FALSE);
+    mvaddstr(y, x, f);
+}
+
+static void bar(int y, const char *s, int pair)
+{
+    g_autofree char *f = fit(s, COLS, TRUE);
+    attron(COLOR_PAIR(pair) | A_BOLD);
+    mvaddstr(y, 0, f);
+    attroff(COLOR_PAIR(pair) | A_BOLD);
+}
+
+/* ------------------------------------------------------------ VM list */
+
+static const int vm_widths[TUI_VMCOL_COUNT] = {7, 22, 12, 10, 9, 11, 8, 20, 12};
+/* On a narrow terminal these go first, in this order. */
+static const TuiVmColumn vm_drop_order[] = {TUI_VMCOL_VM, TUI_VMCOL_DEVICE, TUI_VMCOL_NATIVE,
+                                            TUI_VMCOL_DEBUGGER};
+
+static void vm_layout(int *w)
+{
+    int total = 0;
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        total += (w[c] = vm_widths[c]) + 1;
+    for (gsize i = 0; i < G_N_ELEMENTS(vm_drop_order) && total > COLS; i++) {
+        total -= w[vm_drop_order[i]] + 1;
+        w[vm_drop_order[i]] = 0;
+    }
+    if (total > COLS) /* still too wide: the app name gives way */
+        w[TUI_VMCOL_APP] = MAX(8, w[TUI_VMCOL_APP] - (total - COLS));
+    else /* room to spare: the app name takes it */
+        w[TUI_VMCOL_APP] += COLS - total;
+}
+
+static void draw_list(TuiModel *m, gint64 now_us)
+{
+    int w[TUI_VMCOL_COUNT];
+    vm_layout(w);
+    int x = 0;
+    attron(A_BOLD | A_UNDERLINE);
+    move(1, 0);
+    clrtoeol();
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
+        if (w[c] == 0)
+            continue;
+        g_autofree char *t = g_strdup_printf("%s%s", tui_vm_column_title((TuiVmColumn)c),
+                                             m->sort_col == (TuiVmColumn)c ? (m->sort_desc ? "v" : "^") : "");
+        put(1, x, t, w[c]);
+        x += w[c] + 1;
+    }
+    attroff(A_BOLD | A_UNDERLINE);
+    int first = 2, room = LINES - first - 1;
+    if (room < 1)
+        return;
+    m->page_rows = (guint)MAX(room - 1, 1);
+    if (m->shown->len == 0) {
+        put(first, 0,
+            !m->connected          ? "waiting for the server"
+            : m->vms->len == 0     ? "no VMs found yet; discovery is running"
+                                   : "no VM matches the filter (Esc clears it)",
+            COLS);
+        return;
+    }
+    if (m->cursor < m->top)
+        m->top = m->cursor;
+    if (m->cursor >= m->top + (guint)room)
+        m->top = m->cursor - (guint)room + 1;
+    if (m->top + (guint)room > m->shown->len)
+        m->top = m->shown->len > (guint)room ? m->shown->len - (guint)room : 0;
+    for (guint i = m->top; i < m->shown->len && (int)(i - m->top) < room; i++) {
+        const TuiVm *vm = g_ptr_array_index(m->shown, i);
+        int y = first + (int)(i - m->top);
+        gboolean target = g_strcmp0(m->selected_target, vm->key) == 0;
+        if (i == m->cursor)
+            attron(A_REVERSE);
+        g_autofree char *blank = fit("", COLS, TRUE);
+        mvaddstr(y, 0, blank);
+        x = 0;
+        for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
+            if (w[c] == 0)
+                continue;
+            g_autofree char *cell = tui_vm_cell(vm, (TuiVmColumn)c, target);
+            if (c == TUI_VMCOL_HEAP && vm->heap != NULL && now_us - vm->heap_since_us > TUI_STALE_US) {
+                /* the heap figure moves only while someone looks at a heap view */
+                g_autofree char *age = tui_fmt_age(now_us - vm->heap_since_us);
+                g_autofree char *with = g_strdup_printf("%s (%s)", cell, age);
+                g_free(cell);
+                cell = g_steal_pointer(&with);
+            }
+            if (c == TUI_VMCOL_DEBUGGER && target && i != m->cursor)
+                attron(COLOR_PAIR(PAIR_TARGET));
+            put(y, x, cell, w[c]);
+            if (c == TUI_VMCOL_DEBUGGER && target && i != m->cursor)
+                attroff(COLOR_PAIR(PAIR_TARGET));
+            x += w[c] + 1;
+        }
+        if (i == m->cursor)
+            attroff(A_REVERSE);
+    }
+}
+
+/* ------------------------------------------------------------- tables */
+
+static void column_widths(const TuiTable *t, guint from, guint to, int *w)
+{
+    for (guint c = 0; c < t->columns->len; c++) {
+        const TuiColumn *col = g_ptr_array_index(t->columns, c);
+        w[c] = (int)g_utf8_strlen(col->name, -1);
+        for (guint r = from; r < to && r < t->rows->len; r++) {
+            const TuiRow *row = g_ptr_array_index(t->rows, r);
+            w[c] = MAX(w[c], (int)g_utf8_strlen(row->cells[c], -1));
+        }
+        w[c] = MIN(w[c], 40);
+    }
+    int total = 0;
+    for (guint c = 0; c < t->columns->len; c++)
+        total += w[c] + 2;
+    /* too wide: the widest columns give way first */
+    while (total > COLS) {
+        guint widest = 0;
+        for (guint c = 1; c < t->columns->len; c++)
+            if (w[c] > w[widest])
+                widest = c;
+        if (w[widest] <= 6)
+            break;
+        w[widest]--;
+        total--;
+    }
+}
+
+static void draw_rows(const TuiTable *t, int y0, int room, guint top, gint64 cursor, gint64 now_us)
+{
+    int *w = g_new0(int, t->columns->len + 1);
+    column_widths(t, top, top + (guint)room, w);
+    int x = 0;
+    attron(A_BOLD | A_UNDERLINE);
+    for (guint c = 0; c < t->columns->len; c++) {
+        const TuiColumn *col = g_ptr_array_index(t->columns, c);
+        put(y0, x, col->name, w[c]);
+        x += w[c] + 2;
+    }
+    attroff(A_BOLD | A_UNDERLINE);
+    for (guint r = top; r < t->rows->len && (int)(r - top) < room - 1; r++) {
+        const TuiRow *row = g_ptr_array_index(t->rows, r);
+        int y = y0 + 1 + (int)(r - top);
+        attr_t a = (gint64)r == cursor ? A_REVERSE : 0;
+        if (tui_row_hot(row, now_us))
+            a |= COLOR_PAIR(PAIR_HOT);
+        attron(a);
+        if (a != 0) {
+            g_autofree char *blank = fit("", COLS, TRUE);
+            mvaddstr(y, 0, blank);
+        }
+        x = 0;
+        for (guint c = 0; c < t->columns->len; c++) {
+            const TuiColumn *col = g_ptr_array_index(t->columns, c);
+            gboolean right = row->is_num[c] && g_strcmp0(col->unit, "addr") != 0;
+            g_autofree char *cell = right ? g_strdup_printf("%*s", w[c], row->cells[c]) : g_strdup(row->cells[c]);
+            put(y, x, cell, w[c]);
+            x += w[c] + 2;
+        }
+        attroff(a);
+    }
+    g_free(w);
+}
+
+static void draw_blockmap(const TuiTable *t, int y0, int room)
+{
+    int scale_w = 12; /* "0x12345678 |" */
+    int cols = COLS - scale_w - 1;
+    int legend_rows = 2;
+    if (cols < 8 || room < legend_rows + 2) {
+        put(y0, 0, "(the terminal is too small for the map)", COLS);
+        return;
+    }
+    TuiBlockMap *map = tui_blockmap_new(t, (guint)cols, (guint)(room - legend_rows - 1));
+    if (map == NULL) {
+        put(y0, 0, "(no ranges yet)", COLS);
+        return;
+    }
+    g_autofree char *bpc = tui_fmt_bytes((double)map->bytes_per_cell);
+    g_autofree char *span = tui_fmt_bytes((double)(map->end - map->start));
+    g_autofree char *head = g_strdup_printf("%s over %u rows, one cell = %s", span, map->rows, bpc);
+    put(y0, 0, head, COLS);
+    for (guint r = 0; r < map->rows && (int)r < room - legend_rows - 1; r++) {
+        int y = y0 + 1 + (int)r;
+        guint64 addr = map->start + (guint64)r * map->cols * map->bytes_per_cell;
+        g_autofree char *scale = g_strdup_printf("0x%09" G_GINT64_MODIFIER "x |", addr);
+        put(y, 0, scale, scale_w);
+        for (guint c = 0; c < map->cols; c++) {
+            guint8 k = map->cells[r * map->cols + c];
+            const char *kind = k > 0 ? g_ptr_array_index(map->kinds, k - 1) : NULL;
+            int pair = kind == NULL                  ? 0
+                       : strcmp(kind, "free") == 0   ? PAIR_FREE
+                                                     : PAIR_KIND0 + (int)((k - 1) % G_N_ELEMENTS(kind_colors));
+            char glyph[2] = {kind == NULL ? ' ' : strcmp(kind, "free") == 0 ? '.' : kind[0], 0};
+            if (pair != 0)
+                attron(COLOR_PAIR(pair));
+            mvaddstr(y, scale_w + c, glyph);
+            if (pair != 0)
+                attroff(COLOR_PAIR(pair));
+        }
+    }
+    /* legend */
+    int y = y0 + 1 + (int)MIN(map->rows, (guint)(room - legend_rows - 1));
+    int x = 0;
+    put(y, 0, "legend:", 8);
+    x = 8;
+    for (guint k = 1; k <= map->kinds->len; k++) {
+        const char *kind = g_ptr_array_index(map->kinds, k - 1);
+        int pair = strcmp(kind, "free") == 0 ? PAIR_FREE : PAIR_KIND0 + (int)((k - 1) % G_N_ELEMENTS(kind_colors));
+        int len = (int)strlen(kind) + 3;
+        if (x + len > COLS) {
+            y++;
+            x = 8;
+            if (y >= LINES - 1)
+                break;
+        }
+        char glyph[2] = {strcmp(kind, "free") == 0 ? '.' : kind[0], 0};
+        attron(COLOR_PAIR(pair));
+        mvaddstr(y, x, glyph);
+        attroff(COLOR_PAIR(pair));
+        put(y, x + 2, kind, COLS - x - 2);
+        x += len;
+    }
+    tui_blockmap_free(map);
+}
+
+/* -------------------------------------------------------------- detail */
+
+static void draw_tabs(TuiModel *m)
+{
+    move(2, 0);
+    clrtoeol();
+    /* scroll the bar so the current tab shows */
+    guint first = 0;
+    int width = 0;
+    for (guint i = m->tab + 1; i-- > 0;) {
+        width += (int)strlen(g_ptr_array_index(m->tabs, i)) + 3;
+        if (width > COLS - 4)
+            break;
+        first = i;
+    }
+    int x = 0;
+    if (first > 0) {
+        put(2, 0, "< ", 2);
+        x = 2;
+    }
+    for (guint i = first; i < m->tabs->len && x < COLS; i++) {
+        g_autofree char *label = g_strdup_printf(" %s ", (const char *)g_ptr_array_index(m->tabs, i));
+        if (i == m->tab)
+            attron(COLOR_PAIR(PAIR_TAB) | A_BOLD);
+        put(2, x, label, COLS - x);
+        if (i == m->tab)
+            attroff(COLOR_PAIR(PAIR_TAB) | A_BOLD);
+        x += (int)strlen(label) + 1;
+    }
+}
+
+static void draw_detail(TuiModel *m, gint64 now_us)
+{
+    const TuiVm *vm = tui_model_detail_vm(m);
+    g_autofree char *port = vm != NULL && vm->debug_port > 0
+                                ? g_strdup_printf("port %" G_GINT64_FORMAT, vm->debug_port)
+                                : g_strdup("-");
+    g_autofree char *line = vm != NULL
+        ? g_strdup_printf("%s  pid %" G_GINT64_FORMAT "  %s  %s  debugger %s%s", vm->app ? vm->app : "?", vm->pid,
+                          vm->vm ? vm->vm : "", vm->state ? vm->state : "", port,
+                          g_strcmp0(m->selected_target, vm->key) == 0 ? " (selected: 8700)" : "")
+        : g_strdup_printf("%s: gone (q: back to the list)", m->detail_vm ? m->detail_vm : "?");
+    put(1, 0, line, COLS);
+    draw_tabs(m);
+    if (m->tabs->len == 0) {
+        put(4, 0, "asking the server for this VM's views...", COLS);
+        return;
+    }
+    const TuiTable *t = m->table;
+    if (t == NULL) {
+        put(4, 0, "waiting for the view...", COLS);
+        return;
+    }
+    gint64 age = now_us - t->received_us;
+    g_autofree char *agetext = tui_fmt_age(age);
+    g_autofree char *when = age > TUI_STALE_US ? g_strdup_printf("updated %s ago", agetext)
+                                               : g_strdup("live, updated now");
+    g_autofree char *title = g_strdup_printf("%s  (v%" G_GUINT64_FORMAT ", %s)", t->title ? t->title : t->name,
+                                             t->version, when);
+    if (age > TUI_STALE_US)
+        attron(COLOR_PAIR(PAIR_STALE));
+    put(3, 0, title, COLS);
+    if (age > TUI_STALE_US)
+        attroff(COLOR_PAIR(PAIR_STALE));
+    int y0 = 4, room = LINES - y0 - 1;
+    if (room < 2)
+        return;
+    m->page_rows = (guint)MAX(room - 2, 1);
+    if (t->kind == TUI_KIND_BLOB) {
+        g_autofree char *sz = tui_fmt_bytes((double)t->size);
+        g_autofree char *b = g_strdup_printf("a blob: %s, %s (not drawn in a terminal; `ddmon view %s --vm %s` "
+                                             "prints it)", t->media_type ? t->media_type : "?", sz, t->name,
+                                             m->detail_vm);
+        put(y0, 0, b, COLS);
+        return;
+    }
+    if (tui_blockmap_fits(t)) {
+        draw_blockmap(t, y0, room);
+        return;
+    }
+    if (t->rows->len == 0) {
+        put(y0, 0, "(empty)", COLS);
+        return;
+    }
+    guint body = (guint)(room - 1);
+    if (m->row_cursor < m->row_top)
+        m->row_top = m->row_cursor;
+    if (m->row_cursor >= m->row_top + body)
+        m->row_top = m->row_cursor - body + 1;
+    draw_rows(t, y0, room, m->row_top, t->kind == TUI_KIND_TABLE ? (gint64)m->row_cursor : -1, now_us);
+}
+
+static void draw_popup(TuiModel *m, gint64 now_us)
+{
+    const TuiTable *t = m->popup;
+    int h = LINES - 4, w = COLS - 4;
+    if (h < 4 || w < 20)
+        return;
+    WINDOW *win = newwin(h, w, 2, 2);
+    werase(win);
+    box(win, 0, 0);
+    g_autofree char *title = g_strdup_printf(" %s (q closes) ", t->title ? t->title : t->name);
+    mvwaddnstr(win, 0, 2, title, w - 4);
+    /* the rows, as text: "#frame class.method (file:line)" for a stack, else cells */
+    int cls = tui_table_column(t, "class"), meth = tui_table_column(t, "method"), file = tui_table_column(t, "file"),
+        ln = tui_table_column(t, "line");
+    for (guint r = m->popup_top; r < t->rows->len && (int)(r - m->popup_top) < h - 2; r++) {
+        const TuiRow *row = g_ptr_array_index(t->rows, r);
+        g_autofree char *text = NULL;
+        if (cls >= 0 && meth >= 0)
+            text = g_strdup_printf("at %s.%s(%s:%s)", row->cells[cls], row->cells[meth],
+                                   file >= 0 ? row->cells[file] : "?", ln >= 0 ? row->cells[ln] : "?");
+        else
+            text = g_strjoinv("  ", row->cells);
+        g_autofree char *f = fit(text, w - 4, FALSE);
+        mvwaddstr(win, 1 + (int)(r - m->popup_top), 2, f);
+    }
+    if (t->rows->len == 0)
+        mvwaddstr(win, 1, 2, "(no frames)");
+    wnoutrefresh(win);
+    delwin(win);
+    (void)now_us;
+}
+
+static const char *const help_lines[] = {
+    "ddmon: keys",
+    "",
+    "  Up/Down PgUp/PgDn Home/End   move",
+    "  Enter     open the VM / a thread's stack",
+    "  Left/Right, Tab   previous / next tab",
+    "  /         filter the VM list by app name",
+    "  1-9 < >   sort by a column;  I  invert",
+    "  s         make this VM the debugger target (8700)",
+    "  g         garbage collection",
+    "  h         heap dump (HPROF) into the current dir",
+    "  t         method trace (if a plugin has one)",
+    "  r         refresh now",
+    "  ?         this help",
+    "  q, Esc    back / quit",
+    "",
+    "  highlighted rows changed state in the last 3 s",
+    "  (any key closes this help)",
+};
+
+static void draw_help(void)
+{
+    int h = (int)G_N_ELEMENTS(help_lines) + 2, w = 56;
+    h = MIN(h, LINES);
+    w = MIN(w, COLS);
+    WINDOW *win = newwin(h, w, MAX((LINES - h) / 2, 0), MAX((COLS - w) / 2, 0));
+    werase(win);
+    box(win, 0, 0);
+    for (int i = 0; i < (int)G_N_ELEMENTS(help_lines) && i + 1 < h - 1; i++)
+        mvwaddnstr(win, i + 1, 2, help_lines[i], w - 4);
+    wnoutrefresh(win);
+    delwin(win);
+}
+
+void tui_draw(TuiModel *m, gint64 now_us)
+{
+    erase();
+    if (LINES < 5 || COLS < 20) {
+        put(0, 0, "terminal too small", COLS);
+        wnoutrefresh(stdscr);
+        doupdate();
+        return;
+    }
+    g_autofree char *head = NULL;
+    if (m->screen == TUI_SCREEN_LIST)
+        head = g_strdup_printf("ddmon %s  %u VM%s%s%s%s%s   ?:help q:quit", PACKAGE_VERSION, m->shown->len,
+                               m->shown->len == 1 ? "" : "s", m->filter ? "  filter: " : "",
+                               m->filter ? m->filter : "", m->editing_filter ? "_" : "",
+                               m->connected ? "" : "  (server not reachable)");
+    else
+        head = g_strdup_printf("ddmon %s  VM %s%s   Left/Right:tabs q:back ?:help", PACKAGE_VERSION,
+                               m->detail_vm ? m->detail_vm : "", m->connected ? "" : "  (server not reachable)");
+    bar(0, head, PAIR_HEADER);
+    if (m->screen == TUI_SCREEN_LIST)
+        draw_list(m, now_us);
+    else
+        draw_detail(m, now_us);
+    if (m->status != NULL)
+        put(LINES - 1, 0, m->status, COLS);
+    wnoutrefresh(stdscr);
+    if (m->screen == TUI_SCREEN_DETAIL && m->popup != NULL)
+        draw_popup(m, now_us);
+    if (m->help)
+        draw_help();
+    doupdate();
+}
+
+#endif /* HAVE_NCURSES */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The VM list's rows: the "vms" view with the plugins' headlines ("info":
+ * "heap: 41% of 8.0 MiB, threads: 12") split into the columns a person
+ * looks for, and the text of each column. Pure. See model.h.
+ */
+#include <build-config.h>
+
+#include <string.h>
+
+#include "tui/model.h"
+#include "core/wire/ctlproto.h"
+
+static const char *const vm_titles[TUI_VMCOL_COUNT] = {
+    "PID", "APP", "VM", "DEVICE", "STATE", "DEBUGGER", "THREADS", "HEAP", "NATIVE",
+};
+
+const char *tui_vm_column_title(TuiVmColumn c)
+{
+    return c < TUI_VMCOL_COUNT ? vm_titles[c] : "";
+}
+
+void tui_vm_free(TuiVm *vm)
+{
+    if (vm == NULL)
+        return;
+    g_free(vm->key);
+    g_free(vm->app);
+    g_free(vm->vm);
+    g_free(vm->device);
+    g_free(vm->state);
+    g_free(vm->threads);
+    g_free(vm->heap);
+    g_free(vm->native);
+    g_free(vm->info);
+    g_free(vm);
+}
+
+char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gboolean selected_target)
+{
+    switch (c) {
+    case TUI_VMCOL_PID:
+        return vm->pid > 0 ? g_strdup_printf("%" G_GINT64_FORMAT, vm->pid) : g_strdup("-");
+    case TUI_VMCOL_APP:
+        return g_strdup(vm->app != NULL ? vm->app : "?");
+    case TUI_VMCOL_VM:
+        return g_strdup(vm->vm != NULL ? vm->vm : "-");
+    case TUI_VMCOL_DEVICE:
+        return g_strdup(vm->device != NULL ? vm->device : "local");
+    case TUI_VMCOL_STATE:
+        return g_strdup(vm->state != NULL ? vm->state : "-");
+    case TUI_VMCOL_DEBUGGER:
+        if (vm->debug_port <= 0)
+            return g_strdup(selected_target ? "8700" : "-");
+        return g_strdup_printf("%" G_GINT64_FORMAT "%s", vm->debug_port, selected_target ? " 8700" : "");
+    case TUI_VMCOL_THREADS:
+        return g_strdup(vm->threads != NULL ? vm->threads : "-");
+    case TUI_VMCOL_HEAP:
+        return g_strdup(vm->heap != NULL ? vm->heap : "-");
+    case TUI_VMCOL_NATIVE:
+        return g_strdup(vm->native != NULL ? vm->native : "-");
+    case TUI_VMCOL_COUNT:
+        break;
+    }
+    return g_strdup("");
+}
+
+/* Split "label: text, label: text" into the VM's figures. */
+static void split_info(TuiVm *vm, const char *info)
+{
+    if (info == NULL)
+        return;
+    g_auto(GStrv) parts = g_strsplit(info, ", ", -1);
+    GString *rest = g_string_new(NULL);
+    for (guint i = 0; parts[i] != NULL; i++) {
+        const char *colon = strstr(parts[i], ": ");
+        g_autofree char *label = colon ? g_strndup(parts[i], (gsize)(colon - parts[i])) : NULL;
+        const char *text = colon ? colon + 2 : NULL;
+        if (g_strcmp0(label, "threads") == 0)
+            g_free(vm->threads), vm->threads = g_strdup(text);
+        else if (g_strcmp0(label, "heap") == 0)
+            g_free(vm->heap), vm->heap = g_strdup(text);
+        else if (g_strcmp0(label, "native") == 0 || g_strcmp0(label, "nativeheap") == 0)
+            g_free(vm->native), vm->native = g_strdup(text);
+        else
+            g_string_append_printf(rest, "%s%s", rest->len ? ", " : "", parts[i]);
+    }
+    vm->info = rest->len ? g_string_free(rest, FALSE) : (g_string_free(rest, TRUE), NULL);
+}
+
+static const char *cell_str(JsonArray *row, int i)
+{
+    if (i < 0 || (guint)i >= json_array_get_length(row))
+        return NULL;
+    JsonNode *n = json_array_get_element(row, (guint)i);
+    return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING ? json_node_get_string(n)
+                                                                                   : NULL;
+}
+
+static gint64 cell_int(JsonArray *row, int i)
+{
+    if (i < 0 || (guint)i >= json_array_get_length(row))
+        return 0;
+    JsonNode *n = json_array_get_element(row, (guint)i);
+    return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64 ? json_node_get_int(n) : 0;
+}
+
+GPtrArray *tui_vms_from_json(JsonNode *view, GPtrArray *old, gint64 now_us)
+{
+    GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)tui_vm_free);
+    if (view == NULL || !JSON_NODE_HOLDS_OBJECT(view))
+        return out;
+    JsonObject *o = json_node_get_object(view);
+    JsonNode *cn = json_object_get_member(o, "columns");
+    JsonNode *rn = json_object_get_member(o, "rows");
+    if (cn == NULL || rn == NULL || !JSON_NODE_HOLDS_ARRAY(cn) || !JSON_NODE_HOLDS_ARRAY(rn))
+        return out;
+    static const char *const names[] = {"key", "pid", "app", "vm", "device", "state", "debug port", "info"};
+    int idx[G_N_ELEMENTS(names)];
+    JsonArray *cols = json_node_get_array(cn);
+    for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
+        idx[k] = -1;
+        for (guint i = 0; i < json_array_get_length(cols); i++) {
+            JsonNode *c = json_array_get_element(cols, i);
+            if (JSON_NODE_HOLDS_OBJECT(c) &&
+                g_strcmp0(ddm_json_get_string(json_node_get_object(c), "name"), names[k]) == 0)
+                idx[k] = (int)i;
+        }
+    }
+    JsonArray *rows = json_node_get_array(rn);
+    for (guint r = 0; r < json_array_get_length(rows); r++) {
+        JsonNode *rowj = json_array_get_element(rows, r);
+        if (!JSON_NODE_HOLDS_ARRAY(rowj))
+            continue;
+        JsonArray *row = json_node_get_array(rowj);
+        const char *key = cell_str(row, idx[0]);
+        if (key == NULL)
+            continue;
+        TuiVm *vm = g_new0(TuiVm, 1);
+        vm->key = g_strdup(key);
+        vm->pid = cell_int(row, idx[1]);
+        vm->app = g_strdup(cell_str(row, idx[2]));
+        vm->vm = g_strdup(cell_str(row, idx[3]));
+        vm->device = g_strdup(cell_str(row, idx[4]));
+        vm->state = g_strdup(cell_str(row, idx[5]));
+        vm->debug_port = cell_int(row, idx[6]);
+        split_info(vm, cell_str(row, idx[7]));
+        vm->heap_since_us = now_us;
+        for (guint i = 0; old != NULL && i < old->len; i++) {
+            TuiVm *was = g_ptr_array_index(old, i);
+            if (strcmp(was->key, vm->key) == 0 && g_strcmp0(was->heap, vm->heap) == 0)
+                vm->heap_since_us = was->heap_since_us;
+        }
+        g_ptr_array_add(out, vm);
+    }
+    return out;
+}
