@@ -369,6 +369,90 @@ static void *host_vm_get_data(ddm_plugin *self, ddm_vm *vm)
     return d ? d->data : NULL;
 }
 
+/* The VM's record view "headline": every label's figures, labels sorted. */
+static void publish_headline_figures(ddm_plugin *self, ddm_vm *vm)
+{
+    DdmViews *store = self->registry ? ddm_registry_views(self->registry) : NULL;
+    if (store == NULL)
+        return;
+    ddm_view *view = ddm_views_lookup(store, DDM_HEADLINE_VIEW, vm->target->key);
+    if (view != NULL && g_strcmp0(ddm_view_owner(view), "ddmon") != 0)
+        return; /* a plugin took the name: no figures view for this VM */
+    if (view == NULL)
+        view = ddm_views_create(store, "ddmon", vm->target->key, DDM_HEADLINE_VIEW,
+                                DDM_VIEW_RECORD, "Headline figures");
+    if (view == NULL)
+        return;
+    ddm_view_begin(view);
+    GList *labels = g_list_sort(g_hash_table_get_keys(vm->headline_figures), (GCompareFunc)g_strcmp0);
+    for (GList *l = labels; l; l = l->next) {
+        GArray *figs = g_hash_table_lookup(vm->headline_figures, l->data);
+        for (guint i = 0; i < figs->len; i++) {
+            const DdmHeadlineFigure *f = &g_array_index(figs, DdmHeadlineFigure, i);
+            if (f->type == DDM_VAL_INT)
+                ddm_view_field_int(view, f->key, f->i);
+            else
+                ddm_view_field_double(view, f->key, f->d);
+        }
+    }
+    g_list_free(labels);
+    ddm_view_commit(view);
+}
+
+static gboolean figure_name_ok(const char *name)
+{
+    if (name == NULL || *name == '\0' || strlen(name) > DDM_HEADLINE_FIGURE_NAME_MAX)
+        return FALSE;
+    for (const char *p = name; *p; p++)
+        if (!(g_ascii_islower(*p) || g_ascii_isdigit(*p) || *p == '_'))
+            return FALSE;
+    return TRUE;
+}
+
+static int host_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *label,
+                                    const ddm_headline_figure *figs, size_t n)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    g_return_val_if_fail(label != NULL && *label != '\0', -EINVAL);
+    if (strlen(label) > DDM_HEADLINE_LABEL_MAX)
+        return -EMSGSIZE;
+    if (n > DDM_HEADLINE_FIGURES_MAX || (n > 0 && figs == NULL))
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!figure_name_ok(figs[i].name) ||
+            (figs[i].type != DDM_VAL_INT && figs[i].type != DDM_VAL_DOUBLE))
+            return -EINVAL;
+    if (!vm->headline_figures)
+        vm->headline_figures =
+            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
+    GArray *a = g_array_sized_new(FALSE, TRUE, sizeof(DdmHeadlineFigure), (guint)n);
+    for (size_t i = 0; i < n; i++) {
+        DdmHeadlineFigure f;
+        memset(&f, 0, sizeof f); /* padding too: figures are compared with memcmp */
+        g_snprintf(f.key, sizeof f.key, "%s_%s", label, figs[i].name);
+        f.type = figs[i].type;
+        f.i = figs[i].i;
+        f.d = figs[i].d;
+        g_array_append_val(a, f);
+    }
+    GArray *cur = g_hash_table_lookup(vm->headline_figures, label);
+    if (cur != NULL && cur->len == a->len &&
+        (a->len == 0 || memcmp(cur->data, a->data, a->len * sizeof(DdmHeadlineFigure)) == 0)) {
+        g_array_unref(a);
+        return 0; /* unchanged: no new version of the view */
+    }
+    if (n > 0)
+        g_hash_table_replace(vm->headline_figures, g_strdup(label), a);
+    else {
+        g_array_unref(a);
+        if (!g_hash_table_remove(vm->headline_figures, label))
+            return 0;
+    }
+    publish_headline_figures(self, vm);
+    return 0;
+}
+
 static ddm_vm *host_find_vm(ddm_plugin *self, const char *spec)
 {
     g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
@@ -692,4 +776,5 @@ void ddm_host_init(ddm_host *host)
     host->register_chunk_stream = host_register_chunk_stream;
     host->cmd_progress = host_cmd_progress;
     host->cmd_out_dir = host_cmd_out_dir;
+    host->vm_headline_figures = host_vm_headline_figures;
 }

@@ -24,6 +24,11 @@ typedef struct DdmRegistry DdmRegistry;
 
 #define DDM_PLUGIN_HANDLE_MAGIC 0x504C5547u
 
+/* The per-VM record view (owner "ddmon") that holds the plugins' typed
+ * headline figures (ddm_host.vm_headline_figures): field "LABEL_NAME". The
+ * CLI's --json output lifts its fields into the VM's row and object. */
+#define DDM_HEADLINE_VIEW "headline"
+
 typedef enum {
     DDM_PLUGIN_LOADED = 0,
     DDM_PLUGIN_DISABLED,   /* found, valid, but --disable-plugin / not in --plugins */

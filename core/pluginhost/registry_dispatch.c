@@ -263,4 +263,6 @@ void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev)
     }
     if (vm->headlines)
         g_hash_table_remove_all(vm->headlines);
+    if (vm->headline_figures)
+        g_hash_table_remove_all(vm->headline_figures); /* its view goes with the VM's views */
 }

@@ -153,6 +153,8 @@ void ddm_vm_unref(DdmVm *vm)
     g_hash_table_foreach(vm->plugin_data, free_plugin_data, NULL);
     g_hash_table_destroy(vm->plugin_data);
     g_hash_table_destroy(vm->headlines);
+    if (vm->headline_figures)
+        g_hash_table_destroy(vm->headline_figures);
     g_hash_table_destroy(vm->unknown_logged);
 
     g_free(vm->vm_ident);

@@ -41,6 +41,14 @@ typedef enum {
     DDM_VM_STATE_CLOSED
 } DdmVmState;
 
+/* One typed headline figure as the core keeps it: "LABEL_NAME" and its value. */
+typedef struct DdmHeadlineFigure {
+    char key[DDM_HEADLINE_LABEL_MAX + 1 + DDM_HEADLINE_FIGURE_NAME_MAX + 1];
+    ddm_value_type type; /* DDM_VAL_INT or DDM_VAL_DOUBLE */
+    gint64 i;
+    double d;
+} DdmHeadlineFigure;
+
 struct ddm_vm {
     uint32_t magic;             /* DDM_VM_MAGIC while alive; host functions check it */
     gint ref_count;
@@ -55,6 +63,8 @@ struct ddm_vm {
     uint32_t boot_stage;
     GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* */
     GHashTable *headlines;      /* "label" -> "text", both owned */
+    GHashTable *headline_figures; /* "label" (owned) -> GArray of DdmHeadlineFigure
+                                   * (ABI 1.2 vm_headline_figures; NULL until the first) */
     GHashTable *unknown_logged; /* chunk types already logged as unknown */
 
     /* I/O */

@@ -142,6 +142,13 @@ void heap_views_summary(heap_vm *hv)
         snprintf(head, sizeof head, "%.0f%% of %s", size ? 100.0 * (double)alloc / (double)size : 0.0,
                  heap_fmt_bytes(size, sz, sizeof sz));
         h->vm_headline(hp->self, hv->vm, "heap", head);
+        if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the same figures, typed (1.2) */
+            ddm_headline_figure figs[3] = {
+                {"used_percent", DDM_VAL_DOUBLE, 0, size ? 100.0 * (double)alloc / (double)size : 0.0},
+                {"used_bytes", DDM_VAL_INT, alloc > INT64_MAX ? INT64_MAX : (int64_t)alloc, 0},
+                {"size_bytes", DDM_VAL_INT, size > INT64_MAX ? INT64_MAX : (int64_t)size, 0}};
+            h->vm_headline_figures(hp->self, hv->vm, "heap", figs, 3);
+        }
     }
 }
 

@@ -135,6 +135,10 @@ void threads_publish(threads_vm *st)
     h->view_commit(v);
     snprintf(count, sizeof count, "%zu", st->list.n);
     h->vm_headline(pl->self, st->vm, "threads", count);
+    if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the count, typed (1.2) */
+        ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)st->list.n, 0};
+        h->vm_headline_figures(pl->self, st->vm, "threads", &fig, 1);
+    }
 }
 
 static int flush_vm(ddm_plugin *self, ddm_vm *vm, void *ud)

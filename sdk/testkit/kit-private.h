@@ -162,6 +162,7 @@ struct ddm_vm {
     ddm_free_fn data_free;
     int set_name_calls;
     ptrvec headlines; /* of char*[2] pairs: label, text */
+    ptrvec figures;   /* of char*[3]: "LABEL_NAME", label, value ("%.17g") (1.2) */
 };
 
 struct ddm_plugin {
@@ -293,6 +294,9 @@ int fh_vm_set_data(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_fn data_fr
 void *fh_vm_get_data(ddm_plugin *self, ddm_vm *vm);
 ddm_vm *fh_find_vm(ddm_plugin *self, const char *spec);
 int fh_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text);
+int fh_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *label,
+                           const ddm_headline_figure *figs, size_t n);
+void fh_vm_figures_clear(ddm_vm *vm);
 size_t fh_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud);
 
 /* kit_requests.c */

@@ -58,6 +58,7 @@ fake_host *fake_host_new(void)
     h->register_chunk_stream = fh_register_chunk_stream;
     h->cmd_progress = fh_cmd_progress;
     h->cmd_out_dir = fh_cmd_out_dir;
+    h->vm_headline_figures = fh_vm_headline_figures;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -77,12 +78,14 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->register_chunk_stream = fh_register_chunk_stream;
     h->cmd_progress = fh_cmd_progress;
     h->cmd_out_dir = fh_cmd_out_dir;
+    h->vm_headline_figures = fh_vm_headline_figures;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 2) {
         h->size = (uint32_t)offsetof(ddm_host, register_chunk_stream);
         h->register_chunk_stream = NULL;
         h->cmd_progress = NULL;
         h->cmd_out_dir = NULL;
+        h->vm_headline_figures = NULL;
     }
     if (minor < 1) {
         h->size = (uint32_t)offsetof(ddm_host, foreach_vm);
@@ -204,6 +207,7 @@ void fake_host_free(fake_host *fh)
             free(pair);
         }
         vec_clear(&vm->headlines);
+        fh_vm_figures_clear(vm);
         free(vm);
     }
     vec_clear(&fh->vms);

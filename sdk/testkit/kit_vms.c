@@ -267,6 +267,88 @@ int fh_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const char *
     return 0;
 }
 
+void fh_vm_figures_clear(ddm_vm *vm)
+{
+    size_t i;
+    for (i = 0; i < vm->figures.n; i++) {
+        char **f = vm->figures.v[i];
+        free(f[0]);
+        free(f[1]);
+        free(f[2]);
+        free(f);
+    }
+    vec_clear(&vm->figures);
+}
+
+/* As the core: names of [a-z0-9_], INT or DOUBLE, at most
+ * DDM_HEADLINE_FIGURES_MAX; the label's figures are replaced. */
+int fh_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *label,
+                           const ddm_headline_figure *figs, size_t n)
+{
+    size_t i;
+    char buf[64];
+    (void)host_of(self);
+    assert_non_null(vm);
+    assert_non_null(label);
+    if (vm->gone)
+        return -ENOENT;
+    if (!*label)
+        return -EINVAL;
+    if (strlen(label) > DDM_HEADLINE_LABEL_MAX)
+        return -EMSGSIZE;
+    if (n > DDM_HEADLINE_FIGURES_MAX || (n > 0 && !figs))
+        return -EINVAL;
+    for (i = 0; i < n; i++) {
+        const char *p = figs[i].name;
+        if (!p || !*p || strlen(p) > DDM_HEADLINE_FIGURE_NAME_MAX)
+            return -EINVAL;
+        for (; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+                return -EINVAL;
+        if (figs[i].type != DDM_VAL_INT && figs[i].type != DDM_VAL_DOUBLE)
+            return -EINVAL;
+    }
+    for (i = vm->figures.n; i-- > 0;) {
+        char **f = vm->figures.v[i];
+        if (strcmp(f[1], label) == 0) {
+            free(f[0]);
+            free(f[1]);
+            free(f[2]);
+            free(f);
+            vec_remove_at(&vm->figures, i);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        char **f = xcalloc(3, sizeof(char *));
+        size_t len = strlen(label) + 1 + strlen(figs[i].name) + 1;
+        f[0] = xcalloc(len, 1);
+        snprintf(f[0], len, "%s_%s", label, figs[i].name);
+        f[1] = xstrdup(label);
+        if (figs[i].type == DDM_VAL_INT)
+            snprintf(buf, sizeof buf, "%lld", (long long)figs[i].i);
+        else
+            snprintf(buf, sizeof buf, "%.17g", figs[i].d);
+        f[2] = xstrdup(buf);
+        vec_push(&vm->figures, f);
+    }
+    return 0;
+}
+
+int fake_host_headline_figure(fake_host *fh, ddm_vm *vm, const char *key, double *value)
+{
+    size_t i;
+    (void)fh;
+    for (i = 0; i < vm->figures.n; i++) {
+        char **f = vm->figures.v[i];
+        if (strcmp(f[0], key) == 0) {
+            if (value)
+                *value = strtod(f[2], NULL);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label)
 {
     size_t i;

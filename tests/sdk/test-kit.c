@@ -246,6 +246,25 @@ static void test_timers_config_commands(void **state)
     assert_string_equal(fake_host_headline(fh, a, "x"), "1");
     assert_int_equal(h->vm_headline(p, a, "x", NULL), 0);
     assert_null(fake_host_headline(fh, a, "x"));
+    {   /* typed figures (1.2): "LABEL_NAME", replaced per label, checked as the core */
+        double d = 0;
+        ddm_headline_figure f[2] = {{"used_percent", DDM_VAL_DOUBLE, 0, 77.5},
+                                    {"used_bytes", DDM_VAL_INT, 1234, 0}};
+        assert_int_equal(h->vm_headline_figures(p, a, "heap", f, 2), 0);
+        assert_true(fake_host_headline_figure(fh, a, "heap_used_percent", &d));
+        assert_true(d == 77.5);
+        assert_true(fake_host_headline_figure(fh, a, "heap_used_bytes", &d));
+        assert_true(d == 1234);
+        assert_int_equal(h->vm_headline_figures(p, a, "heap", f, 1), 0);
+        assert_false(fake_host_headline_figure(fh, a, "heap_used_bytes", NULL));
+        f[0].name = "Used %";
+        assert_int_equal(h->vm_headline_figures(p, a, "heap", f, 1), -EINVAL);
+        f[0].name = "x";
+        f[0].type = DDM_VAL_STR;
+        assert_int_equal(h->vm_headline_figures(p, a, "heap", f, 1), -EINVAL);
+        assert_int_equal(h->vm_headline_figures(p, a, "heap", NULL, 0), 0);
+        assert_false(fake_host_headline_figure(fh, a, "heap_used_percent", NULL));
+    }
     assert_int_equal(h->vm_set_name(p, a, "renamed", "pkg", 10), 0);
     assert_string_equal(fake_vm_info(a)->app_name, "renamed");
     assert_int_equal(fake_vm_info(a)->user_id, 10);

@@ -42,7 +42,9 @@
  *       (DDM_VIEW_MAX_*, DDM_HEADLINE_*_MAX, DDM_COMMAND_NAME_MAX,
  *       DDM_LOG_MESSAGE_MAX, DDM_REQUEST_*); DDM_ABI_MINOR_REQUIRED.
  *  1.2  streamed chunks: ddm_host.register_chunk_stream (ddm_stream_ops,
- *       DDM_STREAM_MAX); ddm_host.cmd_progress, ddm_host.cmd_out_dir.
+ *       DDM_STREAM_MAX); ddm_host.cmd_progress, ddm_host.cmd_out_dir;
+ *       ddm_host.vm_headline_figures (ddm_headline_figure,
+ *       DDM_HEADLINE_FIGURES_MAX, DDM_HEADLINE_FIGURE_NAME_MAX).
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -105,6 +107,9 @@ extern "C" {
  *  ones get -EMSGSIZE (an empty label -EINVAL). */
 #define DDM_HEADLINE_LABEL_MAX 32u
 #define DDM_HEADLINE_TEXT_MAX 128u
+/** vm_headline_figures (1.2): figures per label, and a figure name's length. */
+#define DDM_HEADLINE_FIGURES_MAX 16u
+#define DDM_HEADLINE_FIGURE_NAME_MAX 32u
 /** register_command: a name is 1..32 of [A-Za-z0-9._-], starting with a letter
  *  or digit, else -EINVAL. */
 #define DDM_COMMAND_NAME_MAX 32u
@@ -297,6 +302,20 @@ typedef struct ddm_column {
     const char *unit;
 } ddm_column;
 
+/**
+ * One typed headline figure (ddm_host.vm_headline_figures): the numbers
+ * behind a headline's text, for scripts (`ddmon vms --json`). @name is
+ * 1..DDM_HEADLINE_FIGURE_NAME_MAX of [a-z0-9_] and says its unit
+ * ("used_bytes", "used_percent", "count"); @type is DDM_VAL_INT (@i) or
+ * DDM_VAL_DOUBLE (@d). Since: 1.2
+ */
+typedef struct ddm_headline_figure {
+    const char *name;
+    ddm_value_type type;
+    int64_t i;
+    double d;
+} ddm_headline_figure;
+
 /* ---------------------------------------------------------------- commands */
 
 /** Results for ddm_host.cmd_finish; also the client's exit status. Since: 1.0 */
@@ -483,6 +502,17 @@ struct ddm_host {
      * none, valid until cmd_finish. Since: 1.2
      */
     const char *(*cmd_out_dir)(ddm_cmd *cmd);
+    /**
+     * The figures behind headline @label of @vm (see vm_headline, which
+     * keeps the text for terminals): each becomes the field "LABEL_NAME"
+     * of the VM's record view "headline" (owner "ddmon"), and a member of
+     * the VM's row and object in `--json` output. Replaces the label's
+     * figures; @n 0 removes them. At most DDM_HEADLINE_FIGURES_MAX; a bad
+     * name or type -EINVAL, a long label -EMSGSIZE. Copied. Since: 1.2;
+     * test DDM_HOST_HAS(host, vm_headline_figures).
+     */
+    int (*vm_headline_figures)(ddm_plugin *self, ddm_vm *vm, const char *label,
+                               const ddm_headline_figure *figs, size_t n);
 
     /* ABI 1.3 and later: new members go here, never above. */
 };

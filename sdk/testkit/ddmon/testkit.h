@@ -186,6 +186,9 @@ int fake_vm_set_name_calls(ddm_vm *vm);
 void fake_host_set_sync_changed(fake_host *fh, int on);
 /** The headline text the plugin set under @label, or NULL. */
 const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label);
+/** 1 and *@value if the VM has headline figure @key ("LABEL_NAME", set with
+ *  host->vm_headline_figures, 1.2), else 0. */
+int fake_host_headline_figure(fake_host *fh, ddm_vm *vm, const char *key, double *value);
 
 /* --------------------------------------------------------------- chunks */
 

@@ -111,12 +111,14 @@ static void test_1_1_host_hides_1_2(void **state)
     assert_null(h->register_chunk_stream);
     assert_null(h->cmd_progress);
     assert_null(h->cmd_out_dir);
+    assert_null(h->vm_headline_figures);
     /* back to the SDK's own minor: everything again */
     fake_host_set_abi_minor(fh, DDM_ABI_MINOR);
     assert_int_equal(h->size, sizeof(ddm_host));
     assert_non_null(h->register_chunk_stream);
     assert_non_null(h->cmd_progress);
     assert_non_null(h->cmd_out_dir);
+    assert_non_null(h->vm_headline_figures);
     assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
     fake_host_free(fh);
 }
