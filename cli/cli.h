@@ -49,6 +49,7 @@ typedef struct DdmCli {
     gboolean list_plugins;
     gboolean in_process;
     gboolean gc;
+    gboolean hprof; /* snapshot --hprof */
     char *check_plugin;
     char *vm;
     gint wait_ms;             /* -1: not given */

@@ -5,7 +5,7 @@
 noinst_LTLIBRARIES += cli/libddmcli.la
 cli_libddmcli_la_SOURCES = %reldir%/client.c %reldir%/client.h \
 	%reldir%/watch.c %reldir%/watch.h %reldir%/snapshot.c %reldir%/snapshot.h \
-	%reldir%/snapshot-private.h %reldir%/snapshot_gc.c %reldir%/snapshot_output.c \
+	%reldir%/snapshot-private.h %reldir%/snapshot_cmds.c %reldir%/snapshot_output.c \
 	%reldir%/snapshot_local.c %reldir%/snapshot_server.c \
 	%reldir%/cli.h %reldir%/commands.c %reldir%/options.c %reldir%/output.c \
 	%reldir%/request.c %reldir%/help.c %reldir%/cmd-server.c %reldir%/cmd-query.c \

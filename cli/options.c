@@ -223,6 +223,8 @@ GOptionContext *ddm_cli_options_new(DdmCli *cli)
          "snapshot: never use a running server", NULL},
         {"gc", 0, 0, G_OPTION_ARG_NONE, &cli->gc,
          "snapshot: ask every DDM VM for a GC first (fills the heap segment views)", NULL},
+        {"hprof", 0, 0, G_OPTION_ARG_NONE, &cli->hprof,
+         "snapshot: dump every DDM VM's heap into --out-dir", NULL},
         {"list-plugins", 0, 0, G_OPTION_ARG_NONE, &cli->list_plugins,
          "List the plugins found, loaded or refused, and exit", NULL},
         {"check-plugin", 0, 0, G_OPTION_ARG_FILENAME, &cli->check_plugin,
