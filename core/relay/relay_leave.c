@@ -2,9 +2,11 @@
  *
  * When a debugger leaves (relay-private.h): the VM must go on as if none
  * had come. A DDM VM is sent DBGD and its connection is reopened unless it
- * acknowledges it; a plain JVM is sent VirtualMachine.Dispose if the
- * debugger did not send it, and is reconnected when its agent closes. Until
- * then a new debugger for the VM is held (RelayVm.leaving).
+ * acknowledges it (a DBGD chunk, the 2007 draft's answer, or an empty
+ * reply, success without data; doc/protocol.md); a plain JVM is sent
+ * VirtualMachine.Dispose if the debugger did not send it, and is
+ * reconnected when its agent closes. Until then a new debugger for the VM
+ * is held (RelayVm.leaving).
  */
 #include "core/relay/relay-private.h"
 
@@ -16,8 +18,12 @@ static void on_dbgd_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
 {
     if (!ddm_vm_is_valid(vm) || vm->state == DDM_VM_STATE_CLOSED)
         return;
-    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_DBGD) {
-        g_message("relay: VM %s acknowledged DBGD; keeping its connection", vm_label(vm));
+    /* A DBGD chunk (the draft's answer) or an empty reply (success without
+     * data) acknowledges it. Reopening then would make a VM started with
+     * waitForDebugger wait for a debugger again. */
+    if ((reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_DBGD) || reply->status == DDM_REPLY_EMPTY) {
+        g_message("relay: VM %s acknowledged DBGD%s; keeping its connection", vm_label(vm),
+                  reply->status == DDM_REPLY_EMPTY ? " (empty reply)" : "");
         RelayVm *r = vm->relay;
         if (r) {
             r->leaving = FALSE;
@@ -26,8 +32,9 @@ static void on_dbgd_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
         }
         return;
     }
-    /* Real VMs never implemented DBGD: reopen the connection so the VM
-     * releases every debugger resource, as Android's tools do. */
+    /* No answer, an error or another chunk (ART sends nothing): reopen the
+     * connection so the VM releases every debugger resource, as Android's
+     * tools do. */
     g_message("relay: VM %s did not acknowledge DBGD; reopening its connection so it releases "
               "the debugger's state", vm_label(vm));
     RelayVm *r = ddm_relay_rvm_get(vm);

@@ -528,7 +528,8 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
         u1 = 0; /* no method profiling */
         sim_conn_send_reply(c, id, T('M', 'P', 'R', 'Q'), &u1, 1);
         break;
-    case T('D', 'B', 'G', 'D'): /* no real VM answers it: --dbgd=ack only */
+    case T('D', 'B', 'G', 'D'): /* --dbgd=ack: the draft's DBGD chunk; else nothing to say
+                                 * (dalvik: an empty reply, art: none) */
         if (vm->world->cfg.dbgd_ack)
             sim_conn_send_reply(c, id, T('D', 'B', 'G', 'D'), NULL, 0);
         else
