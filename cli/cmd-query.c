@@ -200,15 +200,21 @@ int ddm_cli_cmd_select(DdmCli *cli, char **args)
     } else if (vmn != NULL && JSON_NODE_HOLDS_OBJECT(vmn)) {
         JsonObject *vo = json_node_get_object(vmn);
         const char *app = ddm_json_get_string(vo, "app");
+        const char *note = ddm_json_get_string(vo, "pid_note");
+        gint64 pid = ddm_json_get_int(vo, "pid", 0);
+        /* "pid 0" would be a lie: a plain JVM of another user or host has none we know. */
+        char *who = pid > 0 ? g_strdup_printf("pid %" G_GINT64_FORMAT, pid)
+                            : g_strdup(note != NULL ? note : "pid unknown");
         if (port != 0)
-            printf("selected %s: %s (pid %" G_GINT64_FORMAT "%s%s) on port %" G_GINT64_FORMAT "\n",
-                   sel, ddm_json_get_string(vo, "key"), ddm_json_get_int(vo, "pid", 0),
-                   app != NULL ? ", " : "", app != NULL ? app : "", port);
+            printf("selected %s: %s (%s%s%s) on port %" G_GINT64_FORMAT "\n", sel,
+                   ddm_json_get_string(vo, "key"), who, app != NULL ? ", " : "",
+                   app != NULL ? app : "", port);
         else
-            printf("selected %s: %s (pid %" G_GINT64_FORMAT "%s%s); the selected-VM port is off "
+            printf("selected %s: %s (%s%s%s); the selected-VM port is off "
                    "(--selected-port 0)\n",
-                   sel, ddm_json_get_string(vo, "key"), ddm_json_get_int(vo, "pid", 0),
-                   app != NULL ? ", " : "", app != NULL ? app : "");
+                   sel, ddm_json_get_string(vo, "key"), who, app != NULL ? ", " : "",
+                   app != NULL ? app : "");
+        g_free(who);
     } else if (port == 0) {
         printf("selected %s: no VM matches now (the selected-VM port is off: --selected-port 0)\n", sel);
     } else {

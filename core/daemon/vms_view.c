@@ -76,6 +76,12 @@ static void add_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
     gboolean known = vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN;
     char *info = headline_text(vm);
 
+    if (vm->pid_note && !vm->info.pid) { /* a plain JVM ddmon cannot see: say why, not "0" */
+        char *both = info ? g_strdup_printf("%s; %s", vm->pid_note, info) : g_strdup(vm->pid_note);
+        g_free(info);
+        info = both;
+    }
+
     ddm_view_row(view);
     ddm_view_cell_str(view, vm->target->key);
     if (vm->info.pid)

@@ -165,6 +165,7 @@ void ddm_vm_unref(DdmVm *vm)
     g_strfreev(vm->features);
     g_free(vm->close_reason);
     g_free(vm->deferred_close_reason);
+    g_free(vm->pid_note);
     ddm_target_unref(vm->target);
     vm->magic = 0;
     g_free(vm);

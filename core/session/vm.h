@@ -61,6 +61,8 @@ struct ddm_vm {
     char *vm_ident, *app_name, *abi, *jvm_flags, *package_name;
     char **features;            /* NULL-terminated, from FEAT */
     uint32_t boot_stage;
+    char *pid_note;             /* plain JVMs: why the pid is unknown ("pid unknown: another
+                                   user's process (uid N)"), NULL when known */
     GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* */
     GHashTable *headlines;      /* "label" -> "text", both owned */
     GHashTable *headline_figures; /* "label" (owned) -> GArray of DdmHeadlineFigure

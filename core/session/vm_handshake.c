@@ -11,15 +11,45 @@
 #include <ddmon/bytes.h>
 
 #include "core/wire/ddm.h"
+#include "core/transport/local_proc.h"
 #include "core/session/vm-private.h"
 
 #define DDM_SERVER_PROTOCOL_VERSION 1u
 
 /* --------------------------------------------------- HELO / FEAT replies */
 
+/* A plain JVM says nothing of itself: on TCP targets find the process at
+ * the other end of our socket the way `ss -p` and `jps` do (pid from
+ * /proc/net/tcp's inode and /proc/PID/fd, main class from its cmdline),
+ * or say why not. adb targets are Android VMs, named by HELO. */
+static void learn_local_process(DdmVm *vm)
+{
+    DdmLocalPeer peer;
+
+    if (!(vm->target->ops->caps & DDM_TARGET_CAP_ANY_JVM) || vm->fd < 0)
+        return;
+    ddm_local_peer_find(vm->fd, NULL, &peer);
+    g_clear_pointer(&vm->pid_note, g_free);
+    if (peer.who == DDM_PEER_FOUND) {
+        vm->info.pid = peer.pid;
+        if (peer.main_class) {
+            g_free(vm->app_name);
+            vm->app_name = g_steal_pointer(&peer.main_class);
+        }
+        g_info("%s: plain JVM is pid %u (%s)", vm_key(vm), peer.pid,
+               vm->app_name ? vm->app_name : "main class unknown");
+    } else {
+        vm->pid_note = ddm_local_peer_note(&peer);
+        g_info("%s: %s", vm_key(vm), vm->pid_note);
+    }
+    ddm_local_peer_clear(&peer);
+    ddm_vm_sync_info(vm);
+}
+
 static void mark_plain(DdmVm *vm)
 {
     vm->info.ddm = 0;
+    learn_local_process(vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_PLAIN);
 }
 
@@ -210,8 +240,7 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
         ddm_vm_sync_info(vm);
         g_message("%s: %s (JDWP %d.%d): plain JVM, no DDM traffic", vm_key(vm), vm->vm_ident,
                   major, minor);
-        vm->info.ddm = 0;
-        ddm_vm_set_state(vm, DDM_VM_STATE_PLAIN);
+        mark_plain(vm);
     }
     g_free(desc);
     g_free(version);

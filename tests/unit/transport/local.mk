@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: Apache-2.0
+# tests/unit/transport/: core/transport units that stand alone (the pid and
+# main class of a local JVM from /proc). Connecting is tested through
+# tests/unit/session/test-monitor.c and the integration tests.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/transport/test-local-proc
+TESTS += tests/unit/transport/test-local-proc
+endif
+tests_unit_transport_test_local_proc_SOURCES = tests/unit/transport/test-local-proc.c \
+	core/transport/local_proc.c core/transport/local_proc.h
+tests_unit_transport_test_local_proc_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\" \
+	-DDDM_TEST_SRCDIR=\"$(abs_top_srcdir)\"
+tests_unit_transport_test_local_proc_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_transport_test_local_proc_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+EXTRA_DIST += tests/fixtures/proc/net-tcp.txt tests/fixtures/proc/net-tcp6.txt
