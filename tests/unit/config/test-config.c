@@ -378,7 +378,7 @@ static const BoundCase bound_cases[] = {
     {"--scan-interval", "-1", FALSE, 0, "'-1'"},
     {"--scan-interval", "+200", FALSE, 0, "'+200'"},
     {"--scan-interval", "1e3", FALSE, 0, "'1e3'"},
-    {"--scan-interval", "1k", FALSE, 0, "'1k'"}, /* suffixes are --max-packet's only */
+    {"--scan-interval", "1k", FALSE, 0, "'1k'"}, /* suffixes: --max-packet's and --max-stream's */
     {"--request-timeout", "1", TRUE, 1, NULL},
     {"--request-timeout", "0", FALSE, 0, "--request-timeout: must be at least 1 ms"},
     {"--request-timeout", "3600000", TRUE, 3600000, NULL},
@@ -387,6 +387,8 @@ static const BoundCase bound_cases[] = {
     {"--max-packet", "10", FALSE, 0, "--max-packet: at least 11 bytes (a JDWP header)"},
     {"--max-packet", "0k", FALSE, 0, "at least 11 bytes"},
     {"--max-packet", "4294967295", TRUE, 4294967295u, NULL},
+    {"--max-stream", "2G", TRUE, 2147483648u, NULL},
+    {"--max-stream", "0", FALSE, 0, "--max-stream: at least 1 byte"},
     {"--max-packet", "4294967296", FALSE, 0, "not a number from 0 to 4294967295"},
     {"--max-packet", "1k", TRUE, 1024, NULL},
     {"--max-packet", "1K", TRUE, 1024, NULL},
@@ -418,6 +420,8 @@ static guint64 bound_field(const DdmConfig *c, const char *option)
         return c->request_timeout_ms;
     if (strcmp(option, "--max-packet") == 0)
         return c->max_packet;
+    if (strcmp(option, "--max-stream") == 0)
+        return c->max_stream;
     if (strcmp(option, "--debug-port-base") == 0)
         return c->debug_port_base;
     if (strcmp(option, "--selected-port") == 0)
@@ -434,6 +438,8 @@ static gboolean bound_set(DdmConfig *c, const char *option, const char *value, G
         return ddm_config_set_request_timeout(c, value, error);
     if (strcmp(option, "--max-packet") == 0)
         return ddm_config_set_max_packet(c, value, error);
+    if (strcmp(option, "--max-stream") == 0)
+        return ddm_config_set_max_stream(c, value, error);
     if (strcmp(option, "--debug-port-base") == 0)
         return ddm_config_set_debug_port_base(c, value, error);
     if (strcmp(option, "--selected-port") == 0)
@@ -483,6 +489,7 @@ static void test_config_bound_table(void **state)
         {"--scan-interval", 100, 3600000},   {"--request-timeout", 1, 3600000},
         {"--max-packet", 11, 4294967295u},   {"--debug-port-base", 0, 65535},
         {"--selected-port", 0, 65535},       {"--wait", 0, G_MAXINT},
+        {"--max-stream", 1, 4294967295u},
     };
     guint n = 0;
     for (const DdmOptionBound *b = ddm_config_option_bounds(); b->option != NULL; b++, n++) {
@@ -499,7 +506,8 @@ static void test_config_bound_table(void **state)
         if (b->min != expect[i].min || b->max != expect[i].max)
             fail_msg("%s: %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT
                      "..%" G_GUINT64_FORMAT, b->option, b->min, b->max, expect[i].min, expect[i].max);
-        assert_int_equal(b->size_suffix, strcmp(b->option, "--max-packet") == 0);
+        assert_int_equal(b->size_suffix, strcmp(b->option, "--max-packet") == 0 ||
+                                             strcmp(b->option, "--max-stream") == 0);
     }
     assert_null(ddm_config_option_bound("--scan"));
     assert_null(ddm_config_option_bound("scan-interval"));
