@@ -273,7 +273,7 @@ static int parse(const ddm_host *h, ddm_cmd *cmd, int argc, const char *const *a
             pos[n_pos++] = s;
         }
     }
-    if (!a->out_dir && DDM_HOST_HAS(h, cmd_out_dir))
+    if (!a->out_dir && DDM_HOST_HAS(h, cmd_out_dir) && h->cmd_out_dir)
         a->out_dir = h->cmd_out_dir(cmd);
     if (n_pos == 0)
         return usage(h, cmd, "which VM?"), -1;

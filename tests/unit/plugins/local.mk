@@ -110,3 +110,18 @@ tests_unit_plugins_test_hprof_stream_LDADD = $(CMOCKA_LIBS)
 tests_unit_plugins_hprof_write_sample_SOURCES = tests/unit/plugins/hprof-write-sample.c \
 	plugins/hprof/hprof_format.h
 tests_unit_plugins_hprof_convert_SOURCES = tests/unit/plugins/hprof-convert.c $(HPROF_STREAM_SOURCES)
+
+# The hprof plugin on the test kit: the command, the HPDS path in every
+# order the wire allows, failures that leave no file, HPDU, --out-dir.
+if ENABLE_TESTS
+if BUILD_PLUGIN_HPROF
+check_PROGRAMS += tests/unit/plugins/test-plugin-hprof
+TESTS += tests/unit/plugins/test-plugin-hprof
+endif
+endif
+tests_unit_plugins_test_plugin_hprof_SOURCES = tests/unit/plugins/test-plugin-hprof.c \
+	$(HPROF_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_hprof_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
+	-I$(top_builddir)
+tests_unit_plugins_test_plugin_hprof_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
+tests_unit_plugins_test_plugin_hprof_LDADD = $(DDM_FAKEHOST_LDADD) $(LIBCRYPTO_LIBS) $(GLIB_LIBS)
