@@ -342,6 +342,7 @@ static int on_hpen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
                   h->current.rejected, h->current.stats.total_units);
     heap_views_segments(hv);
     heap_views_bitmap(hv);
+    heap_views_map(hv, 1);
     heap_cmd_segments_arrived(hv, id);
     return DDM_OK;
 }

@@ -45,6 +45,9 @@
 /** Rejected pieces logged one by one per update; the rest are summed up at HPEN. */
 #define HEAP_REJECT_LOG_MAX 5
 
+/** Most rows of the heap.map view (heap_map.c): past this, coarse granules. */
+#define HEAP_MAP_MAX_ROWS 2048u
+
 /** Options ("heap.KEY"); defaults in heap.c. */
 typedef struct heap_opts {
     unsigned hpif_when;        /**< heap.hpif_when: 0 none, 1 now, 2 next GC, 3 every GC */
@@ -102,6 +105,9 @@ typedef struct heap_vm {
     ddm_view *histogram;
     ddm_view *frag;
     ddm_view *bitmap;           /**< blob, only with libpng */
+    ddm_view *map;              /**< heap.map: address ranges by kind (heap_map.c) */
+    uint32_t map_heap;          /**< heap and update number heap.map shows */
+    uint64_t map_updates;
     int have_info;
     hpif_data info;
     int ready;                  /**< DDM_VM_READY seen: requests may be sent */
@@ -177,6 +183,11 @@ void heap_views_bitmap(heap_vm *hv);
 void heap_views_bitmap_cancel(heap_vm *hv);
 /** Format @bytes as "64.0 MiB" into @buf. */
 const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+/* heap_map.c */
+/** Publish heap.map from the default heap's current update if someone
+ *  watches it; unless @force, only when that update is not on it yet. */
+void heap_views_map(heap_vm *hv, int force);
 
 /* heap_cmd.c */
 /** Register heap-bitmap and heap-info. */

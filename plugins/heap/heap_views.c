@@ -23,6 +23,8 @@
  *                     only while someone watches it (only with libpng), at
  *                     most once per heap.blob_interval_ms (later updates are
  *                     built by a one-shot timer) and only up to 32 M units.
+ *  heap.map           table: the default heap's address ranges by kind, at
+ *                     most HEAP_MAP_MAX_ROWS rows (see heap_map.c).
  *
  * Views exist only for enabled chunk types (HPIF -> summary; HPSG/HPSO ->
  * the rest), so disabling a type removes its views.
@@ -84,6 +86,11 @@ void heap_views_create(heap_vm *hv)
         { "rejected", DDM_VAL_INT, NULL },      { "updates", DDM_VAL_INT, NULL },
         { "bitmap", DDM_VAL_BOOL, NULL },
     };
+    static const ddm_column map_cols[] = {
+        { "heap", DDM_VAL_INT, NULL },     { "addr", DDM_VAL_INT, "addr" },
+        { "length", DDM_VAL_INT, "B" },    { "kind", DDM_VAL_STR, NULL },
+        { "color", DDM_VAL_STR, NULL },
+    };
 
     if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
         hv->summary = h->view_new(hp->self, hv->vm, "heap.summary", DDM_VIEW_TABLE, "Heap summary");
@@ -103,6 +110,9 @@ void heap_views_create(heap_vm *hv)
                                "Heap fragmentation");
         if (hv->frag)
             h->view_set_columns(hv->frag, frag_cols, sizeof frag_cols / sizeof frag_cols[0]);
+        hv->map = h->view_new(hp->self, hv->vm, "heap.map", DDM_VIEW_TABLE, "Heap map");
+        if (hv->map)
+            h->view_set_columns(hv->map, map_cols, sizeof map_cols / sizeof map_cols[0]);
         if (bm_png_available())
             hv->bitmap = h->view_new(hp->self, hv->vm, "heap.bitmap", DDM_VIEW_BLOB, "Heap bitmap");
     }

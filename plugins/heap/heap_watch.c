@@ -4,7 +4,7 @@
  * asked only the selected client, when the user turned heap updates on).
  *
  * A VM "wants" collection while any of its heap views (heap.summary,
- * heap.segments, heap.histogram, heap.fragmentation, heap.bitmap) has a
+ * heap.segments, heap.histogram, heap.fragmentation, heap.bitmap, heap.map) has a
  * watcher (host->view_watchers > 0; a snapshot and a one-shot `ddmon view`
  * count), or while a command holds it (heap-bitmap waiting for segments).
  * One plugin timer ticks every HEAP_WATCH_TICK_MS and, per ready VM:
@@ -118,7 +118,7 @@ static void collect_off(heap_vm *hv)
 static int wanted(const heap_vm *hv)
 {
     const ddm_host *h = hv->hp->host;
-    ddm_view *const views[] = { hv->summary, hv->segments, hv->histogram, hv->frag, hv->bitmap };
+    ddm_view *const views[] = { hv->summary, hv->segments, hv->histogram, hv->frag, hv->bitmap, hv->map };
     size_t i;
     if (hv->holds)
         return 1;
@@ -134,6 +134,7 @@ void heap_watch_update(heap_vm *hv)
     double now;
     if (!hv->ready)
         return;
+    heap_views_map(hv, 0); /* a watcher that came after the last update */
     if (hp->opts.always) {
         if (!hv->collecting)
             collect_on(hv);

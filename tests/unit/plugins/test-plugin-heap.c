@@ -287,11 +287,95 @@ static void test_watched_requests(void **state)
     assert_true(fake_host_log_contains(f->fh, "Unsupported"));
 }
 
+/* heap.map: the default heap's ranges by kind (the PNG legend's names and
+ * colours), touching runs of one kind merged, gaps left out; built only
+ * while watched (at HPEN, or at the tick for a watcher that came later);
+ * past HEAP_MAP_MAX_ROWS ranges, coarse granules keep it bounded. */
+static void test_heap_map(void **state)
+{
+    fixture *f = *state;
+    ddm_view *map = fake_view_find(f->fh, f->vm, "heap.map");
+    /* data object 2 units, then 3 more (merged), free 2, class object 1 */
+    static const uint8_t pc[] = { ST(0, 1), 1, ST(0, 1), 2, ST(0, 0), 1, ST(1, 1), 0 };
+    int r;
+
+    assert_non_null(map);
+    assert_string_equal(fake_view_col_unit(map, "addr"), "addr");
+    assert_string_equal(fake_view_col_unit(map, "length"), "B");
+    assert_int_equal(fake_view_col_type(map, "kind"), DDM_VAL_STR);
+
+    /* nobody watches: nothing built */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x20000, 0, 8, pc, sizeof pc), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_version(map), 0);
+
+    /* a watcher after the update: the next tick builds it from that update */
+    fake_view_set_watchers(map, 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_view_version(map), 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_view_version(map), 1); /* the same update: not again */
+    assert_int_equal(fake_view_n_rows(map), 6);
+    static const struct { int64_t addr, len; const char *kind, *color; } want[] = {
+        { 0x10000, 32, "data object", "#0000ff" },
+        { 0x10020, 16, "free", "#000000" },
+        { 0x10030, 2400, "1-byte array (byte[], boolean[])", "#ff0000" },
+        { 0x20000, 40, "data object", "#0000ff" },  /* two runs, one row */
+        { 0x20028, 16, "free", "#000000" },
+        { 0x20038, 8, "class object", "#00ff00" },
+    };
+    for (r = 0; r < 6; r++) {
+        assert_int_equal(fake_view_cell_int(map, r, "heap"), 1);
+        assert_int_equal(fake_view_cell_int(map, r, "addr"), want[r].addr);
+        assert_int_equal(fake_view_cell_int(map, r, "length"), want[r].len);
+        assert_string_equal(fake_view_cell_str(map, r, "kind"), want[r].kind);
+        assert_string_equal(fake_view_cell_str(map, r, "color"), want[r].color);
+    }
+
+    /* watched: the next update is built at its HPEN */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_B_UNITS, piece_b, sizeof piece_b), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_version(map), 2);
+    assert_int_equal(fake_view_n_rows(map), 2);
+    assert_string_equal(fake_view_cell_str(map, 1, "kind"), "class object");
+    assert_int_equal(fake_view_cell_int(map, 1, "addr"), 0x10000 + 80);
+
+    /* many alternating runs: at most HEAP_MAP_MAX_ROWS rows, still in
+     * address order, covering the heap from its start to its end */
+    {
+        enum { N = 20000 };
+        uint8_t *many = malloc(2 * N);
+        int64_t prev = -1, total = 0;
+        assert_non_null(many);
+        for (r = 0; r < N; r++) {
+            many[2 * r] = r % 2 ? ST(0, 0) : ST(r % 4 ? 1 : 0, 1);
+            many[2 * r + 1] = 0;
+        }
+        send_u4(f, HPST, 1, DDM_OK);
+        assert_int_equal(send_piece(f, HPSG, 1, 0x100000, 0, N, many, 2 * N), DDM_OK);
+        send_u4(f, HPEN, 1, DDM_OK);
+        free(many);
+        assert_true(fake_view_n_rows(map) > 0);
+        assert_true(fake_view_n_rows(map) <= (int)HEAP_MAP_MAX_ROWS);
+        for (r = 0; r < fake_view_n_rows(map); r++) {
+            int64_t a = fake_view_cell_int(map, r, "addr");
+            assert_true(a > prev);
+            prev = a;
+            total += fake_view_cell_int(map, r, "length");
+        }
+        assert_int_equal(fake_view_cell_int(map, 0, "addr"), 0x100000);
+        assert_int_equal(total, (int64_t)N * 8);
+    }
+}
+
 /* Any of the heap views counts as a look. */
 static void test_each_view_counts(void **state)
 {
     static const char *const names[] = { "heap.summary", "heap.segments", "heap.histogram",
-                                         "heap.fragmentation", "heap.bitmap" };
+                                         "heap.fragmentation", "heap.bitmap", "heap.map" };
     size_t i;
     (void)state;
     for (i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -1815,6 +1899,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_heap_info_in_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heap_info_event_after_reply, setup, teardown),
         cmocka_unit_test(test_request_errors),
+        cmocka_unit_test_setup_teardown(test_heap_map, setup, teardown),
     };
     return cmocka_run_group_tests_name("plugin-heap", tests, NULL, NULL);
 }
