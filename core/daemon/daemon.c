@@ -5,9 +5,11 @@
  * and the relay, and takes them down in the reverse order. The routing
  * rules live here and only here:
  *  - READY: the relay gives the VM a port, then plugins see DDM_VM_READY;
- *    PLAIN: only the relay (plugins speak DDM, a plain JVM does not).
+ *    PLAIN: the relay, then the plain listeners (ABI 1.2,
+ *    register_plain_vm_listener); plugins' DDM listeners never hear of it.
  *  - a changed identity: the relay (selection by name), then plugins.
- *  - a close: plugins see DDM_VM_GONE only for a VM they saw READY, before
+ *  - a close: plugins see DDM_VM_GONE only for a VM they saw READY (or
+ *    plain listeners for a plain JVM they saw), before
  *    its views go; then the relay, which may ask for a fast reconnect.
  *  - DDM chunks go to their owners; JDWP traffic to the relay.
  */
@@ -32,8 +34,15 @@ static void on_vm_up(gpointer ud, DdmVm *vm)
     DdmDaemon *d = ud;
     if (d->relay)
         ddm_relay_vm_up(d->relay, vm);
-    if (vm->state == DDM_VM_STATE_READY && d->registry)
+    if (!d->registry)
+        return;
+    if (vm->state == DDM_VM_STATE_PLAIN) {
+        ddm_registry_plain_vm_event(d->registry, vm, DDM_VM_READY);
+    } else if (vm->state == DDM_VM_STATE_READY) {
+        if (vm->was_plain) /* a late HELO answer: no longer a plain JVM */
+            ddm_registry_plain_vm_event(d->registry, vm, DDM_VM_GONE);
         ddm_registry_vm_event(d->registry, vm, DDM_VM_READY);
+    }
 }
 
 static void on_vm_changed(gpointer ud, DdmVm *vm)
@@ -43,6 +52,8 @@ static void on_vm_changed(gpointer ud, DdmVm *vm)
         ddm_relay_vm_changed(d->relay, vm);
     if (vm->state == DDM_VM_STATE_READY && d->registry)
         ddm_registry_vm_event(d->registry, vm, DDM_VM_CHANGED);
+    else if (vm->state == DDM_VM_STATE_PLAIN && d->registry)
+        ddm_registry_plain_vm_event(d->registry, vm, DDM_VM_CHANGED);
 }
 
 static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
@@ -52,6 +63,8 @@ static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
 
     if (vm->was_ready && d->registry)
         ddm_registry_vm_event(d->registry, vm, DDM_VM_GONE);
+    else if (vm->was_plain && d->registry)
+        ddm_registry_plain_vm_event(d->registry, vm, DDM_VM_GONE);
     if (d->relay)
         reconnect = ddm_relay_vm_closed(d->relay, vm);
     ddm_views_destroy_vm(d->views, vm->target->key);

@@ -245,6 +245,20 @@ static int host_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
     return 0;
 }
 
+static int host_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
+                                           ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, fn != NULL, "register_plain_vm_listener", ud, ud_free);
+    DdmListenerReg *r = g_new0(DdmListenerReg, 1);
+    r->plugin = self;
+    r->plain = TRUE;
+    r->fn = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    g_ptr_array_add(self->registry->listeners, r);
+    return 0;
+}
+
 static gboolean command_name_ok(const char *name)
 {
     size_t n = strlen(name);
@@ -504,6 +518,63 @@ static size_t host_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
             break;
     }
     return calls;
+}
+
+static size_t host_foreach_plain_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
+    g_return_val_if_fail(fn != NULL, 0);
+    if (!self->registry)
+        return 0;
+    g_autoptr(GPtrArray) vms = ddm_registry_list_vms(self->registry);
+    size_t calls = 0;
+    for (guint i = 0; i < vms->len; i++) {
+        DdmVm *vm = g_ptr_array_index(vms, i);
+        if (!ddm_vm_is_valid(vm) || vm->state != DDM_VM_STATE_PLAIN)
+            continue;
+        calls++;
+        if (fn(self, vm, ud) != 0)
+            break;
+    }
+    return calls;
+}
+
+/* Standard JDWP to a plain JVM: only what the allow-list in core/wire/jdwp.c
+ * names (read-only, plus one thread's Suspend/Resume), never while a
+ * debugger is attached (except the Resume of the thread a plugin holds),
+ * never a vendor command set (doc/protocol.md, "Plain JVMs"). */
+static int host_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8_t cmd,
+                             const void *data, size_t len, unsigned timeout_ms,
+                             ddm_jdwp_reply_fn fn, void *ud)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    g_return_val_if_fail(fn != NULL, -EINVAL);
+    g_return_val_if_fail(data != NULL || len == 0, -EINVAL);
+    if (!ddm_plugin_is_active(self))
+        return -ENOTCONN;
+    if (!ddm_jdwp_plugin_allowed(cmdset, cmd)) {
+        g_debug("plugin %s: JDWP %u/%u refused: not on the read-only allow-list", self->name,
+                cmdset, cmd);
+        return -EPERM;
+    }
+    if (vm->state != DDM_VM_STATE_PLAIN)
+        return -ENOTCONN;
+    gboolean resume = cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_RESUME;
+    if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_SUSPEND &&
+        vm->jdwp_suspend_owner)
+        return -EBUSY; /* one held thread per VM */
+    if (resume) {
+        /* Only the thread this plugin holds. */
+        gsize n = 0;
+        const void *held = vm->jdwp_suspend_thread
+                               ? g_bytes_get_data(vm->jdwp_suspend_thread, &n) : NULL;
+        if (vm->jdwp_suspend_owner != self || n != len || (len && memcmp(held, data, len) != 0))
+            return -EPERM;
+    } else if (vm->info.debugger) {
+        return -EBUSY; /* a debugger owns the VM now */
+    }
+    return ddm_vm_jdwp_request(vm, self, cmdset, cmd, data, len, timeout_ms, fn, ud);
 }
 
 /* -------------------------------------------------------------- timers */
@@ -777,4 +848,7 @@ void ddm_host_init(ddm_host *host)
     host->cmd_progress = host_cmd_progress;
     host->cmd_out_dir = host_cmd_out_dir;
     host->vm_headline_figures = host_vm_headline_figures;
+    host->register_plain_vm_listener = host_register_plain_vm_listener;
+    host->foreach_plain_vm = host_foreach_plain_vm;
+    host->jdwp_request = host_jdwp_request;
 }

@@ -31,6 +31,7 @@ typedef struct DdmChunkReg {
 
 typedef struct DdmListenerReg {
     ddm_plugin *plugin;
+    gboolean plain;          /* register_plain_vm_listener (1.2): plain JVMs only */
     ddm_vm_fn fn;
     void *ud;
     ddm_free_fn ud_free;

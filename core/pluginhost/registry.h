@@ -109,6 +109,8 @@ void ddm_registry_stream_end(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *
                              guint64 received);
 /** Tell listeners; on DDM_VM_GONE free every plugin's per-VM data afterwards. */
 void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
+/** The same for plain JVMs and the plain listeners (register_plain_vm_listener). */
+void ddm_registry_plain_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
 
 /* Commands registered by plugins. */
 typedef struct DdmCommandInfo {

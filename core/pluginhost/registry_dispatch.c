@@ -233,12 +233,26 @@ void ddm_registry_tap_request(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info 
     run_taps(reg, vm, ci, data ? data : (const uint8_t *)"", len);
 }
 
+static void vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev, gboolean plain);
+
 void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev)
+{
+    vm_event(reg, vm, ev, FALSE);
+}
+
+void ddm_registry_plain_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev)
+{
+    vm_event(reg, vm, ev, TRUE);
+}
+
+/* DDM listeners hear DDM VMs, plain listeners plain JVMs (1.0's promise:
+ * "plain JVMs never produce events" holds for every 1.0 and 1.1 plugin). */
+static void vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev, gboolean plain)
 {
     g_return_if_fail(reg != NULL && vm != NULL);
     for (guint i = 0; i < reg->listeners->len; i++) {
         DdmListenerReg *l = g_ptr_array_index(reg->listeners, i);
-        if (l->plugin->status == DDM_PLUGIN_LOADED)
+        if (l->plain == plain && l->plugin->status == DDM_PLUGIN_LOADED)
             l->fn(l->plugin, vm, ev, l->ud);
     }
     if (ev != DDM_VM_GONE)

@@ -14,11 +14,12 @@
 
 typedef struct DdmPending {
     uint32_t id;
-    uint32_t type;        /* chunk type of the request */
+    uint32_t type;        /* chunk type of the request; a JDWP request's cmdset << 8 | cmd */
     gint64 deadline_us;   /* monotonic */
     gpointer owner;       /* the plugin (ddm_plugin *) or NULL for the core */
     gpointer callback;    /* opaque to the table (a ddm_reply_fn or a core fn) */
     gpointer ud;
+    gboolean jdwp;        /* a plain JDWP request (callback: a ddm_jdwp_reply_fn) */
 } DdmPending;
 
 typedef struct DdmCorrelate DdmCorrelate;

@@ -58,6 +58,8 @@ int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, 
 void ddm_vm_req_deliver_status(DdmVm *vm, const DdmPending *p, ddm_reply_status st);
 /** Hand @pkt, the reply to our request @p (taken from the table), to its taker. */
 void ddm_vm_req_handle_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt);
+/** The same for a plain JDWP request (p->jdwp). */
+void ddm_vm_req_handle_jdwp_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt);
 
 /* vm_handshake.c: handshake, Version probe, HELO, FEAT */
 /** The VM echoed the handshake: probe its kind, or send HELO and FEAT. */

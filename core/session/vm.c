@@ -68,6 +68,8 @@ void ddm_vm_set_state(DdmVm *vm, DdmVmState s)
     g_debug("%s: %s -> %s", vm_key(vm), ddm_vm_state_name(old), ddm_vm_state_name(s));
     if (s == DDM_VM_STATE_READY)
         vm->was_ready = TRUE;
+    if (s == DDM_VM_STATE_PLAIN)
+        vm->was_plain = TRUE;
     ddm_monitor_vm_state_changed(vm->monitor, vm, old);
 }
 
@@ -166,6 +168,8 @@ void ddm_vm_unref(DdmVm *vm)
     g_free(vm->close_reason);
     g_free(vm->deferred_close_reason);
     g_free(vm->pid_note);
+    if (vm->jdwp_suspend_thread)
+        g_bytes_unref(vm->jdwp_suspend_thread);
     ddm_target_unref(vm->target);
     vm->magic = 0;
     g_free(vm);

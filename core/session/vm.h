@@ -95,6 +95,9 @@ struct ddm_vm {
     guint close_idle;           /* deferred close (write error inside a request call) */
     char *deferred_close_reason;
     gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
+    gboolean was_plain;         /* reached PLAIN: plain listeners heard DDM_VM_READY */
+    gpointer jdwp_suspend_owner; /* the plugin holding a thread suspended (jdwp_request), or NULL */
+    GBytes *jdwp_suspend_thread; /* that thread's id as sent, or NULL */
     uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
     gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
     gboolean input_paused;      /* ddm_vm_pause_input(): not reading from the VM */
@@ -134,6 +137,13 @@ gboolean ddm_vm_notify_when_drained(DdmVm *vm);
  *  nothing the VM sends is read, DDM replies included (requests may time
  *  out), exactly as if the VM's socket were full on a direct connection. */
 void ddm_vm_pause_input(DdmVm *vm, gboolean paused);
+/** Send a standard JDWP command to a plain JVM (ddm_host.jdwp_request's
+ *  contract; the caller checked the allow-list): -ENOTCONN unless PLAIN,
+ *  -ENOSPC, -EMSGSIZE. ThreadReference.Suspend/Resume keep the one held
+ *  thread (vm->jdwp_suspend_*): a Suspend answered with an error releases
+ *  it. @fn is called as fn(owner, vm, reply, ud) exactly once. */
+int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, const void *data,
+                        size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn, gpointer ud);
 /** A fresh packet id from our range. */
 uint32_t ddm_vm_alloc_id(DdmVm *vm);
 /** Cancel pending requests owned by @owner (plugin unload): they get VM_GONE. */

@@ -103,6 +103,8 @@ void ddm_vm_classify_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
         if (ddm_correlate_take(vm->pending, pkt->header.id, &p)) {
             if (ddm_vm_handshake_is_probe(&p))
                 ddm_vm_handshake_probe_answered(vm, pkt);
+            else if (p.jdwp)
+                ddm_vm_req_handle_jdwp_reply(vm, &p, pkt);
             else
                 ddm_vm_req_handle_reply(vm, &p, pkt);
             if (vm->state != DDM_VM_STATE_CLOSED)

@@ -30,8 +30,21 @@ static void deliver(DdmVm *vm, const DdmPending *p, const ddm_reply *r)
         fn(p->owner, vm, r, p->ud);
 }
 
+static void deliver_jdwp(DdmVm *vm, const DdmPending *p, const ddm_jdwp_reply *r)
+{
+    ddm_jdwp_reply_fn fn = (ddm_jdwp_reply_fn)(void (*)(void))p->callback;
+
+    if (fn)
+        fn(p->owner, vm, r, p->ud);
+}
+
 void ddm_vm_req_deliver_status(DdmVm *vm, const DdmPending *p, ddm_reply_status st)
 {
+    if (p->jdwp) {
+        ddm_jdwp_reply jr = {.status = st};
+        deliver_jdwp(vm, p, &jr);
+        return;
+    }
     ddm_reply r = {.status = st};
     deliver(vm, p, &r);
 }
@@ -113,6 +126,109 @@ int ddm_vm_request(DdmVm *vm, gpointer owner, uint32_t type, const void *data, s
     return ddm_vm_req_send(vm, owner, type, data, len, timeout_ms, fn, ud, id_out);
 }
 
+/* ------------------------------------------------ plain JDWP requests */
+
+static gboolean is_cmd(uint32_t type, uint8_t cmdset, uint8_t cmd)
+{
+    return type == ((uint32_t)cmdset << 8 | cmd);
+}
+
+static void release_suspend(DdmVm *vm)
+{
+    vm->jdwp_suspend_owner = NULL;
+    g_clear_pointer(&vm->jdwp_suspend_thread, g_bytes_unref);
+}
+
+int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, const void *data,
+                        size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn, gpointer ud)
+{
+    DdmPending p = {0};
+    uint8_t *pkt;
+    size_t plen = 0;
+    int r;
+
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    if (vm->state != DDM_VM_STATE_PLAIN)
+        return -ENOTCONN;
+    if (len > vm_cfg(vm)->max_packet || DDM_JDWP_HEADER_LEN + len > vm_cfg(vm)->max_packet)
+        return -EMSGSIZE;
+    if (ddm_correlate_count(vm->pending) >= vm_cfg(vm)->max_pending)
+        return -ENOSPC;
+    if (timeout_ms == 0)
+        timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
+                                                  : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+    p.id = ddm_vm_alloc_id(vm);
+    p.type = (uint32_t)cmdset << 8 | cmd;
+    p.deadline_us = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+    p.owner = owner;
+    p.callback = (gpointer)(void (*)(void))fn;
+    p.ud = ud;
+    p.jdwp = TRUE;
+    if (!ddm_correlate_insert(vm->pending, &p))
+        return -ENOSPC;
+    pkt = ddm_jdwp_build_command(p.id, cmdset, cmd, data, len, &plen);
+    r = ddm_vm_io_queue(vm, pkt, plen);
+    g_free(pkt);
+    if (r < 0) {
+        DdmPending back;
+        ddm_correlate_take(vm->pending, p.id, &back);
+        if (r == -ENOBUFS)
+            ddm_vm_close_later(vm, g_strdup_printf("write queue over %" G_GSIZE_FORMAT
+                                                   " bytes: the VM is not reading",
+                                                   vm_cfg(vm)->max_write_queue));
+        return r;
+    }
+    if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_SUSPEND) {
+        release_suspend(vm);
+        vm->jdwp_suspend_owner = owner;
+        vm->jdwp_suspend_thread = g_bytes_new(data, len);
+    } else if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_RESUME) {
+        release_suspend(vm);
+    }
+    g_debug("%s: JDWP %u/%u id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm), cmdset, cmd, p.id,
+            len, timeout_ms);
+    ddm_vm_rearm(vm);
+    return 0;
+}
+
+void ddm_vm_req_handle_jdwp_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt)
+{
+    ddm_jdwp_reply r = {0};
+
+    if (pkt->header.error != 0) {
+        r.status = DDM_REPLY_ERROR;
+        r.jdwp_error = pkt->header.error;
+        /* A Suspend that failed holds nothing. */
+        if (is_cmd(p->type, DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_SUSPEND) &&
+            vm->jdwp_suspend_owner == p->owner)
+            release_suspend(vm);
+    } else {
+        r.status = DDM_REPLY_CHUNK;
+        r.data = pkt->data;
+        r.len = pkt->data_len;
+    }
+    deliver_jdwp(vm, p, &r);
+}
+
+/* A plugin going away with a thread of this VM suspended: resume it (the
+ * reply, to an id nobody waits for, is dropped). */
+static void resume_left_suspended(DdmVm *vm, gpointer owner)
+{
+    uint8_t *pkt;
+    size_t plen = 0, n = 0;
+    const void *tid;
+
+    if (!vm->jdwp_suspend_owner || vm->jdwp_suspend_owner != owner)
+        return;
+    tid = g_bytes_get_data(vm->jdwp_suspend_thread, &n);
+    pkt = ddm_jdwp_build_command(ddm_vm_alloc_id(vm), DDM_JDWP_CMDSET_THREAD,
+                                 DDM_JDWP_CMD_THREAD_RESUME, tid, n, &plen);
+    if (vm->state == DDM_VM_STATE_PLAIN && ddm_vm_io_queue(vm, pkt, plen) == 0)
+        g_message("%s: a thread its plugin left suspended is resumed", vm_key(vm));
+    g_free(pkt);
+    release_suspend(vm);
+}
+
 void ddm_vm_cancel_owner(DdmVm *vm, gpointer owner)
 {
     GArray *all, *mine;
@@ -132,6 +248,8 @@ void ddm_vm_cancel_owner(DdmVm *vm, gpointer owner)
     for (guint i = 0; i < mine->len; i++)
         ddm_vm_req_deliver_status(vm, &g_array_index(mine, DdmPending, i), DDM_REPLY_VM_GONE);
     g_array_unref(mine);
+    if (vm->state != DDM_VM_STATE_CLOSED)
+        resume_left_suspended(vm, owner);
     if (vm->state != DDM_VM_STATE_CLOSED)
         ddm_vm_rearm(vm);
     ddm_vm_unref(vm);

@@ -28,6 +28,33 @@
 #define DDM_JDWP_CMDSET_VM 1               /* VirtualMachine */
 #define DDM_JDWP_CMD_VM_VERSION 1          /* VirtualMachine.Version: the probe before DDM */
 #define DDM_JDWP_CMD_VM_DISPOSE 6          /* VirtualMachine.Dispose: a debugger that left */
+/* The read-only commands plugins may send to a plain JVM (ddm_host.jdwp_request;
+ * doc/protocol.md, "Plain JVMs"), and the one pair that is not read-only. */
+#define DDM_JDWP_CMD_VM_ALL_THREADS 4
+#define DDM_JDWP_CMD_VM_ID_SIZES 7
+#define DDM_JDWP_CMD_VM_CAPABILITIES 12
+#define DDM_JDWP_CMD_VM_CLASS_PATHS 13
+#define DDM_JDWP_CMD_VM_CAPABILITIES_NEW 17
+#define DDM_JDWP_CMDSET_REFTYPE 2          /* ReferenceType */
+#define DDM_JDWP_CMD_REFTYPE_SIGNATURE 1
+#define DDM_JDWP_CMD_REFTYPE_METHODS 5
+#define DDM_JDWP_CMD_REFTYPE_SOURCE_FILE 7
+#define DDM_JDWP_CMDSET_METHOD 6           /* Method */
+#define DDM_JDWP_CMD_METHOD_LINE_TABLE 1
+#define DDM_JDWP_CMDSET_THREAD 11          /* ThreadReference */
+#define DDM_JDWP_CMD_THREAD_NAME 1
+#define DDM_JDWP_CMD_THREAD_SUSPEND 2
+#define DDM_JDWP_CMD_THREAD_RESUME 3
+#define DDM_JDWP_CMD_THREAD_STATUS 4
+#define DDM_JDWP_CMD_THREAD_GROUP 5
+#define DDM_JDWP_CMD_THREAD_FRAMES 6
+#define DDM_JDWP_CMD_THREAD_FRAME_COUNT 7
+#define DDM_JDWP_CMDSET_THREAD_GROUP 12    /* ThreadGroupReference */
+#define DDM_JDWP_CMD_THREAD_GROUP_NAME 1
+/** TRUE for a command a plugin may send to a plain JVM: read-only, standard
+ *  (command sets 1..64), or ThreadReference.Suspend/Resume (the core holds
+ *  at most one such thread per VM). */
+gboolean ddm_jdwp_plugin_allowed(uint8_t cmdset, uint8_t cmd);
 #define DDM_JDWP_ERROR_NOT_IMPLEMENTED 99  /* the answer to a command a VM does not know */
 
 /** Default cap on one packet (configurable per reader): HPDS dumps are large. */

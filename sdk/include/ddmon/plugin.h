@@ -44,7 +44,9 @@
  *  1.2  streamed chunks: ddm_host.register_chunk_stream (ddm_stream_ops,
  *       DDM_STREAM_MAX); ddm_host.cmd_progress, ddm_host.cmd_out_dir;
  *       ddm_host.vm_headline_figures (ddm_headline_figure,
- *       DDM_HEADLINE_FIGURES_MAX, DDM_HEADLINE_FIGURE_NAME_MAX).
+ *       DDM_HEADLINE_FIGURES_MAX, DDM_HEADLINE_FIGURE_NAME_MAX);
+ *       plain JVMs over standard JDWP: ddm_host.register_plain_vm_listener,
+ *       foreach_plain_vm, jdwp_request (ddm_jdwp_reply, ddm_jdwp_reply_fn).
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -235,6 +237,24 @@ typedef struct ddm_reply {
  */
 typedef void (*ddm_reply_fn)(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud);
 
+/**
+ * The outcome of a jdwp_request, borrowed for the duration of the callback.
+ * @status: DDM_REPLY_CHUNK for a successful reply (@data/@len: the reply's
+ * data, the JDWP command's reply layout, possibly 0 bytes; it is not a DDM
+ * chunk), DDM_REPLY_ERROR (@jdwp_error), DDM_REPLY_TIMEOUT or
+ * DDM_REPLY_VM_GONE. Since: 1.2
+ */
+typedef struct ddm_jdwp_reply {
+    ddm_reply_status status;
+    uint16_t jdwp_error;
+    const uint8_t *data;
+    size_t len;
+} ddm_jdwp_reply;
+
+/** Called exactly once per accepted jdwp_request. Since: 1.2 */
+typedef void (*ddm_jdwp_reply_fn)(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *reply,
+                                  void *ud);
+
 /* --------------------------------------------------------------------- VMs */
 
 /** VM lifecycle events. Since: 1.0 */
@@ -244,7 +264,9 @@ typedef enum ddm_vm_event {
     DDM_VM_GONE = 3     /**< last call for this VM; per-VM data is freed right after */
 } ddm_vm_event;
 
-/** Lifecycle listener. Plain JVMs (no DDM) never produce events. Since: 1.0 */
+/** Lifecycle listener. Plain JVMs (no DDM) never produce events for listeners
+ *  registered with register_vm_listener; since 1.2 a plugin hears of them
+ *  through register_plain_vm_listener (with ddm_vm_info.ddm 0). Since: 1.0 */
 typedef void (*ddm_vm_fn)(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud);
 
 /** Visitor for ddm_host.foreach_vm: return 0 to go on, non-zero to stop. Since: 1.1 */
@@ -513,6 +535,42 @@ struct ddm_host {
      */
     int (*vm_headline_figures)(ddm_plugin *self, ddm_vm *vm, const char *label,
                                const ddm_headline_figure *figs, size_t n);
+
+    /* --- plain JVMs over standard JDWP ------------------------------ 1.2 */
+    /**
+     * Be told of plain JVMs (HotSpot, OpenJ9: no DDM): DDM_VM_READY once one
+     * is known (pid and main class filled in where ddmon could see them),
+     * DDM_VM_CHANGED (a debugger attached or left: ddm_vm_info.debugger),
+     * DDM_VM_GONE (last call; per-VM data freed right after). Only inside
+     * init. A plugin that registers nothing here never sees a plain JVM, as
+     * in 1.0. If a plain JVM later answers HELO after all, its plain
+     * listeners hear DDM_VM_GONE before the DDM listeners' DDM_VM_READY.
+     * Since: 1.2
+     */
+    int (*register_plain_vm_listener)(ddm_plugin *self, ddm_vm_fn fn, void *ud,
+                                      ddm_free_fn ud_free);
+    /** foreach_vm for plain JVMs: those whose plain DDM_VM_READY was delivered
+     *  and whose DDM_VM_GONE has not begun; the same snapshot rules. Since: 1.2 */
+    size_t (*foreach_plain_vm)(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud);
+    /**
+     * Send the standard JDWP command @cmdset/@cmd with @data/@len (copied)
+     * to plain JVM @vm, on ddmon's own packet ids (never a debugger's).
+     * Only read-only commands the core allows (doc/protocol.md, "Plain
+     * JVMs"): VirtualMachine Version, AllThreads, IDSizes, Capabilities,
+     * ClassPaths, CapabilitiesNew; ReferenceType Signature, Methods,
+     * SourceFile; Method LineTable; ThreadReference Name, Status,
+     * ThreadGroup, Frames, FrameCount; ThreadGroupReference Name; and
+     * ThreadReference Suspend and Resume of one thread at a time (a second
+     * Suspend while one is held: -EBUSY; the core resumes a thread a
+     * plugin left suspended when it unloads). Anything else -EPERM: no
+     * vendor command set ever. -ENOTCONN: @vm is not a plain JVM; -EBUSY:
+     * a debugger is attached (ddmon leaves the VM to it); -ENOSPC,
+     * -EMSGSIZE as request. @fn is required and called exactly once,
+     * never from inside this call. Since: 1.2
+     */
+    int (*jdwp_request)(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8_t cmd,
+                        const void *data, size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn,
+                        void *ud);
 
     /* ABI 1.3 and later: new members go here, never above. */
 };
