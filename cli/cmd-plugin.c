@@ -96,9 +96,10 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
             g_autofree char *line =
                 g_strdup_printf("ddmon: %s\n", err != NULL ? err : "command failed");
             g_printerr("%s", line);
-            /* The server's object (status, message, result) with the
-             * failure members every --json failure has. */
+            /* The object every --json failure prints, nothing more: the
+             * server's "status" is its "code". */
             g_autofree char *msg = ddm_ctl_failure_message(line);
+            json_object_remove_member(o, "status");
             ddm_ctl_failure_set(o, code, msg);
             ddm_cli_failure.object_printed = TRUE;
         }

@@ -38,8 +38,9 @@ static const DdmCliCommand commands[] = {
      DDM_CLI_SERVER_MANAGES, 0},
     {"server", ddm_cli_cmd_server, "server [--foreground]",
      "run the server (in the foreground with --foreground)", 0, 0, NULL, DDM_CLI_SERVER_MANAGES, 0},
-    {"help", ddm_cli_cmd_help, "help", "this text, with the commands plugins add", 0, -1, NULL,
-     DDM_CLI_SERVER_IF_RUNNING, 0},
+    {"help", ddm_cli_cmd_help, "help [COMMAND]",
+     "this text, with the commands plugins add; or one command's usage", 0, 1,
+     "usage: ddmon help [COMMAND]", DDM_CLI_SERVER_IF_RUNNING, 0},
     /* Also --version; not listed (the options list it). */
     {"version", ddm_cli_cmd_version, NULL, NULL, 0, -1, NULL, DDM_CLI_SERVER_NONE,
      DDM_CLI_CMD_FIRST},

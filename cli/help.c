@@ -4,6 +4,8 @@
  * the command table's text, commands.c), then the commands plugins add:
  * the running server's, else those of the plugins this ddmon would load.
  * With --json only the plugins' commands, as {"commands":[...]}.
+ * `ddmon help CMD`: that command's usage and summary only (ddmon's own or
+ * a plugin's; --json: the one-element list).
  */
 #include <stdio.h>
 
@@ -29,9 +31,47 @@ static void add_command_json(JsonArray *arr, const char *name, const char *usage
     json_array_add_object_element(arr, o);
 }
 
+/* `ddmon help CMD`: @cmds (plugins' commands) owned by the caller. */
+static int help_one(DdmCli *cli, const char *name, JsonArray *cmds)
+{
+    JsonArray *one = json_array_new();
+    const DdmCliCommand *own = ddm_cli_command_find(name);
+    if (own != NULL && own->usage != NULL) {
+        add_command_json(one, own->name, own->usage, own->summary, NULL);
+    } else {
+        for (guint i = 0; i < json_array_get_length(cmds); i++) {
+            JsonObject *o = json_array_get_object_element(cmds, i);
+            if (g_strcmp0(ddm_json_get_string(o, "name"), name) == 0) {
+                json_array_add_object_element(one, json_object_ref(o));
+                break;
+            }
+        }
+    }
+    if (json_array_get_length(one) == 0) {
+        json_array_unref(one);
+        return ddm_cli_usage_error("no command '%s'", name);
+    }
+    if (cli->json) {
+        JsonObject *o = json_object_new();
+        json_object_set_array_member(o, "commands", one);
+        JsonNode *root = json_node_init_object(json_node_alloc(), o);
+        ddm_cli_print_json(root);
+        json_node_unref(root);
+        json_object_unref(o);
+        return DDM_EXIT_OK;
+    }
+    JsonObject *o = json_array_get_object_element(one, 0);
+    const char *plugin = ddm_json_get_string(o, "plugin");
+    printf("usage: ddmon %s\n  %s", ddm_json_get_string(o, "usage"), ddm_json_get_string(o, "summary"));
+    if (plugin != NULL)
+        printf(" [plugin %s]", plugin);
+    printf("\n");
+    json_array_unref(one);
+    return DDM_EXIT_OK;
+}
+
 int ddm_cli_cmd_help(DdmCli *cli, char **args)
 {
-    (void)args;
     /* Plugin commands: from the running server, else from the plugins here. */
     JsonArray *cmds = json_array_new();
     g_autofree char *path = ddm_cli_socket_path(cli);
@@ -68,6 +108,15 @@ int ddm_cli_cmd_help(DdmCli *cli, char **args)
             }
             ddm_daemon_free(daemon);
         }
+    }
+    if (args != NULL && args[0] != NULL) {
+        if (args[1] != NULL) {
+            json_array_unref(cmds);
+            return ddm_cli_usage_error("usage: ddmon help [COMMAND]");
+        }
+        int rc = help_one(cli, args[0], cmds);
+        json_array_unref(cmds);
+        return rc;
     }
     if (cli->json) {
         JsonObject *o = json_object_new();

@@ -28,7 +28,6 @@ typedef struct PendingCmd {
     DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list), else zeroed */
     guint delay_timer;
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
-    char *ambiguous;           /* plugin commands: "'APP' matches N VMs" for an argument */
 } PendingCmd;
 
 struct Client {

@@ -91,20 +91,13 @@ static char *all_view_names(DdmControl *ctl)
     return g_string_free(s, FALSE);
 }
 
-/* Resolve a VM spec; on failure send the error and return NULL. */
+/* Resolve a VM spec; on failure send ddmon's one message and return NULL. */
 static DdmVm *resolve_vm_or_fail(Client *c, const char *spec)
 {
-    guint n = 0;
-    DdmVm *vm = ddm_monitor_resolve_vm_newest(ddm_daemon_monitor(c->ctl->daemon), spec, &n);
-    if (n > 1) {
-        ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
-                                              "'%s' is ambiguous: %u VMs match; name one by pid "
-                                              "or key (try 'ddmon vms')", spec, n));
-        return NULL;
-    }
+    g_autofree char *error = NULL;
+    DdmVm *vm = ddm_monitor_resolve_vm_or_error(ddm_daemon_monitor(c->ctl->daemon), spec, &error);
     if (vm == NULL)
-        ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND,
-                                              "no VM matches '%s' (try 'ddmon vms')", spec));
+        ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "%s", error));
     return vm;
 }
 
@@ -476,6 +469,10 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
     PendingCmd *pc = ud;
     Client *c = pc->client;
     if (c != NULL && !c->dead) {
+        /* Success: {"ok":true,"status":0,"message":...,"result":...};
+         * failure: one shape, {"ok":false,"status":N,"error":"..."}, the
+         * message once and no empty result. A VM that no name matched has
+         * the core's message already (ddm_host.cmd_find_vm). */
         JsonBuilder *b = json_builder_new();
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "ok");
@@ -483,28 +480,20 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
         json_builder_set_member_name(b, "status");
         json_builder_add_int_value(b, status);
         if (status != DDM_CMD_OK) {
-            g_autofree char *err = g_strdup(message != NULL ? message : "command failed");
-            if (status == DDM_CMD_NOT_FOUND && pc->ambiguous != NULL) {
-                /* Plugins resolve VMs strictly: say why the name found none. */
-                char *more = g_strdup_printf("%s (%s; name one by pid or key)", err, pc->ambiguous);
-                g_free(err);
-                err = more;
-            }
-            json_builder_set_member_name(b, "code");
-            json_builder_add_int_value(b, status);
             json_builder_set_member_name(b, "error");
-            json_builder_add_string_value(b, err);
+            json_builder_add_string_value(b, message != NULL && *message ? message : "command failed");
+        } else {
+            json_builder_set_member_name(b, "message");
+            if (message != NULL)
+                json_builder_add_string_value(b, message);
+            else
+                json_builder_add_null_value(b);
+            json_builder_set_member_name(b, "result");
+            if (result != NULL)
+                json_builder_add_value(b, view_json(result, pc->blobs));
+            else
+                json_builder_add_null_value(b);
         }
-        json_builder_set_member_name(b, "message");
-        if (message != NULL)
-            json_builder_add_string_value(b, message);
-        else
-            json_builder_add_null_value(b);
-        json_builder_set_member_name(b, "result");
-        if (result != NULL)
-            json_builder_add_value(b, view_json(result, pc->blobs));
-        else
-            json_builder_add_null_value(b);
         json_builder_end_object(b);
         JsonNode *root = json_builder_get_root(b);
         g_object_unref(b);
@@ -512,7 +501,6 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
         ddm_control_send(c, root);
         ddm_control_resume(c);
     }
-    g_free(pc->ambiguous);
     g_free(pc);
 }
 
@@ -547,18 +535,11 @@ static void op_command(Client *c, const DdmCtlRequest *req)
     pc->client = c;
     pc->blobs = req->blobs;
     int argc = (int)g_strv_length(req->argv);
-    for (int i = 1; i < argc && pc->ambiguous == NULL; i++) {
-        guint n = 0;
-        (void)ddm_monitor_resolve_vm_newest(ddm_daemon_monitor(c->ctl->daemon), req->argv[i], &n);
-        if (n > 1)
-            pc->ambiguous = g_strdup_printf("'%s' matches %u VMs", req->argv[i], n);
-    }
     c->cmd = pc;
     if (!ddm_registry_run_command_progress(ddm_daemon_registry(c->ctl->daemon), argc,
                                            (const char *const *)req->argv, req->cwd,
                                            req->out_dir, command_done, command_progress, pc)) {
         c->cmd = NULL;
-        g_free(pc->ambiguous);
         g_free(pc);
         ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,
                                               "unknown command '%s' (try 'ddmon help')",

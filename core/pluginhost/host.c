@@ -791,6 +791,22 @@ static const char *host_cmd_out_dir(ddm_cmd *cmd)
     return cmd->out_dir;
 }
 
+static ddm_vm *host_cmd_find_vm(ddm_cmd *cmd, const char *spec)
+{
+    g_return_val_if_fail(cmd_is_valid(cmd), NULL);
+    g_return_val_if_fail(spec != NULL, NULL);
+    DdmMonitor *mon = plugin_monitor(cmd->plugin);
+    g_autofree char *error = NULL;
+    DdmVm *vm = NULL;
+    if (mon)
+        vm = ddm_monitor_resolve_vm_or_error(mon, spec, &error);
+    else
+        error = g_strdup_printf("no VM matches '%s' (try 'ddmon vms')", spec);
+    if (!vm)
+        ddm_registry_cmd_finish(cmd, DDM_CMD_NOT_FOUND, error);
+    return vm;
+}
+
 static int host_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit)
 {
     if (!cmd_is_valid(cmd))
@@ -851,4 +867,5 @@ void ddm_host_init(ddm_host *host)
     host->register_plain_vm_listener = host_register_plain_vm_listener;
     host->foreach_plain_vm = host_foreach_plain_vm;
     host->jdwp_request = host_jdwp_request;
+    host->cmd_find_vm = host_cmd_find_vm;
 }

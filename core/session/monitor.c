@@ -362,34 +362,33 @@ void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key)
     /* else: a session is up or on its way; if it fails, the window applies */
 }
 
-DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec)
+/* Does @name end with "." @spec (a unique-suffix candidate: "notes" for
+ * "com.example.notes")? */
+static gboolean name_has_dot_suffix(const char *name, const char *spec)
 {
-    guint n = 0;
-    DdmVm *vm = ddm_monitor_resolve_vm_newest(mon, spec, &n);
-    return n == 1 ? vm : NULL;
+    gsize n = name ? strlen(name) : 0, m = strlen(spec);
+    return n > m && name[n - m - 1] == '.' && memcmp(name + n - m, spec, m) == 0;
 }
 
-DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n_matches)
+/* The VMs @spec names, sorted by key (borrowed; transfer container): its
+ * key; "PID" or "SERIAL:PID"; an app or package name; else the VMs whose
+ * names end with "." @spec (one VM: a unique suffix). */
+static GPtrArray *resolve_matches(DdmMonitor *mon, const char *spec)
 {
+    GPtrArray *out = g_ptr_array_new();
     GHashTableIter it;
     gpointer k, v;
-    DdmVm *found = NULL;
     guint64 pid = 0;
-    char *serial = NULL;
+    g_autofree char *serial = NULL;
     gboolean by_pid;
-    guint matches = 0;
+    DdmVm *vm;
 
-    if (n_matches)
-        *n_matches = 0;
-    g_return_val_if_fail(mon != NULL, NULL);
     if (!spec || !*spec)
-        return NULL;
-    if ((found = g_hash_table_lookup(mon->vms, spec))) {
-        if (n_matches)
-            *n_matches = 1;
-        return found;
+        return out;
+    if ((vm = g_hash_table_lookup(mon->vms, spec))) {
+        g_ptr_array_add(out, vm);
+        return out;
     }
-
     by_pid = g_ascii_string_to_unsigned(spec, 10, 1, G_MAXUINT32, &pid, NULL);
     if (!by_pid) {
         const char *colon = strrchr(spec, ':');
@@ -400,25 +399,79 @@ DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n
     }
     g_hash_table_iter_init(&it, mon->vms);
     while (g_hash_table_iter_next(&it, &k, &v)) {
-        DdmVm *vm = v;
-        gboolean match;
-        if (by_pid)
-            match = vm->info.pid == pid &&
-                    (!serial || g_strcmp0(serial, vm->info.device) == 0);
-        else
-            match = g_strcmp0(spec, vm->info.app_name) == 0 ||
-                    g_strcmp0(spec, vm->info.package_name) == 0;
-        if (match) {
-            if (!found || vm->connected_at_us > found->connected_at_us ||
-                (vm->connected_at_us == found->connected_at_us &&
-                 g_strcmp0(vm->target->key, found->target->key) > 0))
-                found = vm;
-            matches++;
+        vm = v;
+        if (by_pid ? vm->info.pid == pid && (!serial || g_strcmp0(serial, vm->info.device) == 0)
+                   : g_strcmp0(spec, vm->info.app_name) == 0 ||
+                         g_strcmp0(spec, vm->info.package_name) == 0)
+            g_ptr_array_add(out, vm);
+    }
+    if (out->len == 0 && !by_pid) {
+        /* A suffix names a VM only when it is unique: com.a.notes and
+         * com.b.notes both match "notes", which is then ambiguous. */
+        g_hash_table_iter_init(&it, mon->vms);
+        while (g_hash_table_iter_next(&it, &k, &v)) {
+            vm = v;
+            if (name_has_dot_suffix(vm->info.app_name, spec) ||
+                name_has_dot_suffix(vm->info.package_name, spec))
+                g_ptr_array_add(out, vm);
         }
     }
-    g_free(serial);
+    g_ptr_array_sort(out, cmp_vm_key);
+    return out;
+}
+
+DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec)
+{
+    return ddm_monitor_resolve_vm_or_error(mon, spec, NULL);
+}
+
+DdmVm *ddm_monitor_resolve_vm_or_error(DdmMonitor *mon, const char *spec, char **error)
+{
+    if (error)
+        *error = NULL;
+    g_return_val_if_fail(mon != NULL, NULL);
+    g_autoptr(GPtrArray) m = resolve_matches(mon, spec);
+    if (m->len == 1)
+        return g_ptr_array_index(m, 0);
+    if (!error)
+        return NULL;
+    if (m->len == 0) {
+        *error = g_strdup_printf("no VM matches '%s' (try 'ddmon vms')", spec ? spec : "");
+        return NULL;
+    }
+    /* Ambiguous: list them (bounded), so the user can name one. */
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "'%s' matches %u VMs: ", spec, m->len);
+    for (guint i = 0; i < m->len && i < DDM_MONITOR_RESOLVE_LIST_MAX; i++) {
+        DdmVm *vm = g_ptr_array_index(m, i);
+        const char *app = vm->info.app_name ? vm->info.app_name : vm->info.package_name;
+        g_string_append_printf(s, "%s%s (%s, pid %u)", i ? ", " : "", vm->target->key,
+                               app ? app : "no name", (unsigned)vm->info.pid);
+    }
+    if (m->len > DDM_MONITOR_RESOLVE_LIST_MAX)
+        g_string_append_printf(s, ", and %u more", m->len - DDM_MONITOR_RESOLVE_LIST_MAX);
+    g_string_append(s, "; name one by pid or key");
+    *error = g_string_free(s, FALSE);
+    return NULL;
+}
+
+DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n_matches)
+{
+    DdmVm *found = NULL;
+
     if (n_matches)
-        *n_matches = matches;
+        *n_matches = 0;
+    g_return_val_if_fail(mon != NULL, NULL);
+    g_autoptr(GPtrArray) m = resolve_matches(mon, spec);
+    for (guint i = 0; i < m->len; i++) {
+        DdmVm *vm = g_ptr_array_index(m, i);
+        if (!found || vm->connected_at_us > found->connected_at_us ||
+            (vm->connected_at_us == found->connected_at_us &&
+             g_strcmp0(vm->target->key, found->target->key) > 0))
+            found = vm;
+    }
+    if (n_matches)
+        *n_matches = m->len;
     return found;
 }
 

@@ -115,8 +115,18 @@ void ddm_monitor_foreach_retrying(DdmMonitor *mon,
 /** TRUE when no session is still finding out what its VM is (CONNECTING,
  *  HANDSHAKE or HELO). */
 gboolean ddm_monitor_sessions_settled(DdmMonitor *mon);
-/** Resolve "PID", "SERIAL:PID", a key, or an app name; NULL if none or ambiguous. */
+/** At most this many VMs are listed in an "ambiguous" message. */
+#define DDM_MONITOR_RESOLVE_LIST_MAX 10
+/** Resolve "PID", "SERIAL:PID", a key, an app or package name, or a unique
+ *  suffix of one ("notes" for com.example.notes when that is the only name
+ *  ending in ".notes"); NULL if none or ambiguous. */
 DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
+/** ddm_monitor_resolve_vm with ddmon's one message for a failure in
+ *  *@error (may be NULL; transfer full): "no VM matches 'X' (try 'ddmon
+ *  vms')", or "'X' matches N VMs: KEY (APP, pid P), ...; name one by pid or
+ *  key". The core's requests and the plugins' (ddm_host.find_vm,
+ *  cmd_find_vm) resolve VMs through it. */
+DdmVm *ddm_monitor_resolve_vm_or_error(DdmMonitor *mon, const char *spec, char **error);
 /** Like ddm_monitor_resolve_vm, but when several VMs match (an app name on
  *  two devices, say) returns the one connected last; *@n_matches (may be
  *  NULL) says how many matched. */

@@ -245,7 +245,6 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     alloc_call *call;
     const char *op;
     ddm_vm *vm;
-    char msg[256];
     int rc;
 
     if (argc < 3) {
@@ -267,12 +266,8 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
         h->cmd_finish(cmd, DDM_CMD_USAGE, USAGE);
         return 0;
     }
-    if (!(vm = h->find_vm(self, argv[1]))) {
+    if (!(vm = h->cmd_find_vm(cmd, argv[1]))) { /* finished, with the core's message */
         free(call);
-        snprintf(msg, sizeof msg,
-                 "no VM matches \"%s\" (give a PID, SERIAL:PID or app name; it may also be ambiguous)",
-                 argv[1]);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
         return 0;
     }
     if (!alloc_vm_state(pl, vm)) {

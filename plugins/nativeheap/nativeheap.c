@@ -296,12 +296,9 @@ static int cmd_native_heap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: native-heap PID");
         return 0;
     }
-    vm = h->find_vm(np->self, argv[1]);
-    if (!vm) {
-        snprintf(msg, sizeof msg, "no VM %s", argv[1]);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
-        return 0;
-    }
+    vm = h->cmd_find_vm(cmd, argv[1]);
+    if (!vm)
+        return 0; /* finished, with the core's message */
     if (!h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
         h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type NHGT is disabled");
         return 0;

@@ -162,14 +162,9 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: stack PID THREAD_ID (the VM thread id of the threads view)");
         return 0;
     }
-    vm = h->find_vm(self, argv[1]);
-    if (!vm) {
-        snprintf(msg, sizeof msg,
-                 "no VM matches \"%s\" (give a PID, SERIAL:PID or app name; it may also be ambiguous)",
-                 argv[1]);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
-        return 0;
-    }
+    vm = h->cmd_find_vm(cmd, argv[1]);
+    if (!vm)
+        return 0; /* finished, with the core's message */
     st = h->vm_get_data(self, vm);
     if (st && st->list.n > 0 && !thread_list_find(&st->list, id)) {
         snprintf(msg, sizeof msg, "VM %s has no thread %" PRIu32 " (see its threads view)", argv[1], id);

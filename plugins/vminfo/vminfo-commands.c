@@ -8,7 +8,8 @@
  *   ddmon gc PID             send HPGC and wait for its end: an empty or a
  *                            chunk reply, or the timeout (ART never replies)
  *                            mean OK; a JDWP error or a FAIL chunk mean FAILED.
- * A VM is named as host->find_vm understands it ("PID", "SERIAL:PID", app).
+ * A VM is named as host->cmd_find_vm understands it ("PID", "SERIAL:PID",
+ * key, app name or a unique suffix of one), with the core's message.
  * Ownership: a gc request's ud (gc_call) is freed by its reply callback,
  * which the host calls exactly once; the ddm_cmd stays valid until finished.
  */
@@ -28,17 +29,11 @@ typedef struct gc_call {
     ddm_cmd *cmd;
 } gc_call;
 
-/* Resolve argv[1] or finish @cmd with NOT_FOUND and return NULL. */
+/* Resolve argv[1] or finish @cmd with NOT_FOUND (the core's message) and
+ * return NULL. */
 static ddm_vm *resolve_vm(vminfo_plugin *pl, ddm_cmd *cmd, const char *spec)
 {
-    ddm_vm *vm = pl->host->find_vm(pl->self, spec);
-    char msg[256];
-    if (!vm) {
-        snprintf(msg, sizeof msg, "no VM matches \"%s\" (give a PID, SERIAL:PID or app name; it may also be ambiguous)",
-                 spec);
-        pl->host->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
-    }
-    return vm;
+    return pl->host->cmd_find_vm(cmd, spec);
 }
 
 /* A one-line reason for a failed request() call. */

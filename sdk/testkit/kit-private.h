@@ -337,6 +337,7 @@ int fh_view_watchers(ddm_view *v);
 ddm_view *fh_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *title);
 const char *fh_cmd_cwd(ddm_cmd *cmd);
 void fh_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
+ddm_vm *fh_cmd_find_vm(ddm_cmd *cmd, const char *spec);
 int fh_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit);
 const char *fh_cmd_out_dir(ddm_cmd *cmd);
 

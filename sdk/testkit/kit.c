@@ -59,6 +59,7 @@ fake_host *fake_host_new(void)
     h->cmd_progress = fh_cmd_progress;
     h->cmd_out_dir = fh_cmd_out_dir;
     h->vm_headline_figures = fh_vm_headline_figures;
+    h->cmd_find_vm = fh_cmd_find_vm;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -79,8 +80,10 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->cmd_progress = fh_cmd_progress;
     h->cmd_out_dir = fh_cmd_out_dir;
     h->vm_headline_figures = fh_vm_headline_figures;
+    h->cmd_find_vm = fh_cmd_find_vm;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 2) {
+        h->cmd_find_vm = NULL;
         h->size = (uint32_t)offsetof(ddm_host, register_chunk_stream);
         h->register_chunk_stream = NULL;
         h->cmd_progress = NULL;

@@ -3,6 +3,8 @@
  * The test kit's fake VMs: their info, events (READY, CHANGED, GONE, and
  * what GONE tears down), per-VM data, names, headlines, lookup and walk.
  */
+#include <string.h>
+
 #include "kit-private.h"
 
 enum { S_KEY, S_TRANSPORT, S_DEVICE, S_IDENT, S_APP, S_ABI, S_FLAGS, S_PKG, S_N };
@@ -212,22 +214,63 @@ static int vm_matches(ddm_vm *vm, const char *spec)
     return vm->info.app_name && *vm->info.app_name && strcmp(vm->info.app_name, spec) == 0;
 }
 
-ddm_vm *fh_find_vm(ddm_plugin *self, const char *spec)
+/* "notes" for "com.example.notes": @name ends with "." @spec (1.2). */
+static int has_dot_suffix(const char *name, const char *spec)
 {
-    fake_host *fh = host_of(self);
+    size_t n = name ? strlen(name) : 0, m = strlen(spec);
+    return n > m && name[n - m - 1] == '.' && strcmp(name + n - m, spec) == 0;
+}
+
+/* As the core: exact matches first, else a unique suffix; *@n how many matched. */
+static ddm_vm *resolve(fake_host *fh, const char *spec, size_t *n)
+{
     ddm_vm *found = NULL;
     size_t i;
-    if (!spec)
+    *n = 0;
+    if (!spec || !*spec)
         return NULL;
     for (i = 0; i < fh->vms.n; i++) {
         ddm_vm *vm = fh->vms.v[i];
         if (!vm->gone && vm_matches(vm, spec)) {
-            if (found)
-                return NULL; /* ambiguous */
             found = vm;
+            ++*n;
         }
     }
-    return found;
+    if (*n == 0 && fh->host.abi_minor >= 2) {
+        for (i = 0; i < fh->vms.n; i++) {
+            ddm_vm *vm = fh->vms.v[i];
+            if (!vm->gone && has_dot_suffix(vm->info.app_name, spec)) {
+                found = vm;
+                ++*n;
+            }
+        }
+    }
+    return *n == 1 ? found : NULL;
+}
+
+ddm_vm *fh_find_vm(ddm_plugin *self, const char *spec)
+{
+    size_t n;
+    return resolve(host_of(self), spec, &n);
+}
+
+ddm_vm *fh_cmd_find_vm(ddm_cmd *cmd, const char *spec)
+{
+    char msg[512];
+    size_t n;
+    ddm_vm *vm;
+    assert_non_null(cmd);
+    assert_non_null(spec);
+    vm = resolve(cmd->fh, spec, &n);
+    if (vm)
+        return vm;
+    /* The core's wording (it also lists the VMs that matched). */
+    if (n == 0)
+        snprintf(msg, sizeof msg, "no VM matches '%s' (try 'ddmon vms')", spec);
+    else
+        snprintf(msg, sizeof msg, "'%s' matches %zu VMs; name one by pid or key", spec, n);
+    fh_cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+    return NULL;
 }
 
 int fh_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text)

@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-ports.sh \
 	tests/integration/view-blob.sh \
 	tests/integration/ambiguous-name.sh \
+	tests/integration/vm-names.sh \
 	tests/integration/plugins-simvm.sh \
 	tests/integration/heap-first.sh
 if ENABLE_TESTS

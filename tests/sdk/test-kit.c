@@ -208,8 +208,9 @@ static void test_timers_config_commands(void **state)
     const ddm_host *h;
     ddm_plugin *p;
     ddm_cmd *cmd;
-    ddm_vm *a, *b;
+    ddm_vm *a, *b, *c;
     ddm_vm_info ia = {.pid = 7, .app_name = "same", .device = "emu"};
+    ddm_vm_info ic = {.pid = 9, .app_name = "com.example.notes"};
     ddm_vm_info ib = {.pid = 8, .app_name = "same"};
     fake_host_set_config(fh, "toy.interval", "250");
     assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
@@ -232,6 +233,10 @@ static void test_timers_config_commands(void **state)
     assert_ptr_equal(h->find_vm(p, "8"), b);
     assert_null(h->find_vm(p, "same")); /* ambiguous */
     assert_null(h->find_vm(p, "9"));
+    c = fake_host_add_vm(fh, &ic);
+    assert_ptr_equal(h->find_vm(p, "notes"), c); /* a unique suffix (1.2) */
+    assert_ptr_equal(h->find_vm(p, "example.notes"), c);
+    assert_null(h->find_vm(p, "otes")); /* a suffix starts at a dot */
     cmd = fake_host_run_command(fh, 2, (const char *const[]){"toy", "x"});
     assert_non_null(cmd);
     assert_true(fake_cmd_finished(cmd));

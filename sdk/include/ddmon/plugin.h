@@ -45,6 +45,8 @@
  *       DDM_STREAM_MAX); ddm_host.cmd_progress, ddm_host.cmd_out_dir;
  *       ddm_host.vm_headline_figures (ddm_headline_figure,
  *       DDM_HEADLINE_FIGURES_MAX, DDM_HEADLINE_FIGURE_NAME_MAX);
+ *       ddm_host.cmd_find_vm (the core's VM resolution and message for a
+ *       command); find_vm also takes a unique suffix of an app name;
  *       plain JVMs over standard JDWP: ddm_host.register_plain_vm_listener,
  *       foreach_plain_vm, jdwp_request (ddm_jdwp_reply, ddm_jdwp_reply_fn).
  */
@@ -424,7 +426,9 @@ struct ddm_host {
     /** Attach per-VM data for this plugin (replaces and frees the old); freed at VM gone. */
     int (*vm_set_data)(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_fn data_free);
     void *(*vm_get_data)(ddm_plugin *self, ddm_vm *vm);
-    /** Find a VM by "PID", "SERIAL:PID" or app name; NULL if none (or ambiguous). */
+    /** Find a VM by "PID", "SERIAL:PID", its key, an app or package name, or
+     *  (since 1.2) a unique suffix of one ("notes" for com.example.notes);
+     *  NULL if none (or ambiguous). A command should use cmd_find_vm. */
     ddm_vm *(*find_vm)(ddm_plugin *self, const char *spec);
     /** A short headline figure shown in the VM list and `ddmon watch`, e.g. label
      *  "threads" text "23". NULL @text removes it. Copied. */
@@ -571,6 +575,15 @@ struct ddm_host {
     int (*jdwp_request)(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8_t cmd,
                         const void *data, size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn,
                         void *ud);
+
+    /**
+     * Resolve @spec for command @cmd as find_vm does; when no VM or
+     * several match, finish @cmd with DDM_CMD_NOT_FOUND and ddmon's own
+     * message (the one its core commands give: "no VM matches 'X' (try
+     * 'ddmon vms')", or the matching VMs listed) and return NULL. Since:
+     * 1.2; test DDM_HOST_HAS(host, cmd_find_vm).
+     */
+    ddm_vm *(*cmd_find_vm)(ddm_cmd *cmd, const char *spec);
 
     /* ABI 1.3 and later: new members go here, never above. */
 };

@@ -79,8 +79,11 @@
  *    vm_set_name updates the info and runs the listeners with
  *    DDM_VM_CHANGED synchronously (set fake_host_set_sync_changed(fh, 0) to
  *    only count the calls).
- *  - find_vm: "PID", "SERIAL:PID", the VM key, or the app name; NULL when
- *    none or ambiguous.
+ *  - find_vm: "PID", "SERIAL:PID", the VM key, or the app name (1.2: else
+ *    a unique ".SUFFIX" of an app name); NULL when none or ambiguous.
+ *  - cmd_find_vm (1.2): find_vm, and on failure finishes the command with
+ *    DDM_CMD_NOT_FOUND and the core's message ("no VM matches 'X' (try
+ *    'ddmon vms')", or "'X' matches N VMs; ...").
  *  - vm_headline: the core's limits (DDM_HEADLINE_LABEL_MAX,
  *    DDM_HEADLINE_TEXT_MAX: -EMSGSIZE; an empty label -EINVAL).
  *  - foreach_vm (1.1): the DDM VMs whose DDM_VM_READY was delivered and
