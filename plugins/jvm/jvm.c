@@ -464,7 +464,6 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     const ddm_vm_info *info;
     jvm_vm *st;
     char pid[16];
-    (void)self;
     if (event == DDM_VM_GONE)
         return; /* the core frees our state and views */
     st = jvm_vm_state(pl, vm);
@@ -474,6 +473,8 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     if (info->debugger) { /* a round in flight ends; its late replies are ignored */
         if (st->in_round)
             end_round(st, 0);
+        pl->host->log(self, DDM_LOG_MESSAGE, "%s: a debugger is attached: JDWP polling stops",
+                      info->key ? info->key : "?");
         return;
     }
     if (event == DDM_VM_READY) {

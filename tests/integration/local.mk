@@ -11,6 +11,7 @@ INTEGRATION_TESTS = \
 	tests/integration/snapshot-gc.sh \
 	tests/integration/snapshot-hprof.sh \
 	tests/integration/jvm-nonddm.sh \
+	tests/integration/jvm-threads.sh \
 	tests/integration/server-cli.sh \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
