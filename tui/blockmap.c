@@ -41,7 +41,23 @@ void tui_blockmap_free(TuiBlockMap *m)
         return;
     g_free(m->cells);
     g_ptr_array_unref(m->kinds);
+    g_free(m->rgb);
     g_free(m);
+}
+
+/* 0xRRGGBB of "#rrggbb", or -1. */
+static gint32 parse_rgb(const char *s)
+{
+    if (s == NULL || s[0] != '#' || strlen(s) != 7)
+        return -1;
+    gint32 v = 0;
+    for (int i = 1; i < 7; i++) {
+        int d = g_ascii_xdigit_value(s[i]);
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
 }
 
 static guint kind_index(GPtrArray *kinds, const char *name)
@@ -62,6 +78,7 @@ TuiBlockMap *tui_blockmap_new(const TuiTable *t, guint cols, guint max_rows)
     int c_addr = find_col(t, "int", "addr", NULL);
     int c_len = find_col(t, "int", "B", NULL);
     int c_kind = find_col(t, "str", NULL, "kind");
+    int c_color = find_col(t, "str", NULL, "color");
     guint64 lo = G_MAXUINT64, hi = 0;
     for (guint i = 0; i < t->rows->len; i++) {
         const TuiRow *r = g_ptr_array_index(t->rows, i);
@@ -85,6 +102,9 @@ TuiBlockMap *tui_blockmap_new(const TuiTable *t, guint cols, guint max_rows)
     m->end = hi;
     m->bytes_per_cell = bpc;
     m->kinds = g_ptr_array_new_with_free_func(g_free);
+    m->rgb = g_new(gint32, MAX_KINDS);
+    for (guint k = 0; k < MAX_KINDS; k++)
+        m->rgb[k] = -1;
     guint ncells = m->cols * m->rows;
     m->cells = g_new0(guint8, ncells);
     double *weight = g_new0(double, (gsize)ncells * (MAX_KINDS + 1));
@@ -93,6 +113,8 @@ TuiBlockMap *tui_blockmap_new(const TuiTable *t, guint cols, guint max_rows)
         if (r->nums[c_addr] < 0 || r->nums[c_len] <= 0)
             continue;
         guint k = kind_index(m->kinds, r->cells[c_kind]);
+        if (c_color >= 0 && m->rgb[k - 1] < 0)
+            m->rgb[k - 1] = parse_rgb(r->cells[c_color]);
         guint64 a = (guint64)r->nums[c_addr] - lo, end = a + (guint64)r->nums[c_len];
         for (guint64 cell = a / bpc; cell < ncells && cell * bpc < end; cell++) {
             guint64 from = MAX(a, cell * bpc), to = MIN(end, (cell + 1) * bpc);

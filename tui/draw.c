@@ -21,6 +21,7 @@ enum {
     PAIR_TAB,
     PAIR_FREE,
     PAIR_KIND0, /* PAIR_KIND0 + i: the i-th kind of a block map */
+    PAIR_RGB0 = PAIR_KIND0 + 7, /* PAIR_RGB0 + i: the i-th kind in its own colour */
 };
 static const short kind_colors[] = {COLOR_BLUE, COLOR_GREEN,   COLOR_RED,  COLOR_YELLOW,
                                     COLOR_MAGENTA, COLOR_CYAN, COLOR_WHITE};
@@ -234,62 +235,143 @@ static void draw_rows(const TuiTable *t, int y0, int room, guint top, gint64 cur
     g_free(w);
 }
 
+/* The terminal colour nearest to 0xRRGGBB: the 6x6x6 cube or the grey ramp
+ * of a 256-colour terminal, else one of the 8 basic colours. */
+static short term_color(gint32 rgb)
+{
+    int c[3] = {(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255};
+    if (COLORS >= 256) {
+        if (c[0] == c[1] && c[1] == c[2] && c[0] > 4 && c[0] < 247)
+            return (short)(232 + MIN(23, (c[0] - 8 + 5) / 10)); /* grey ramp */
+        int idx = 16;
+        for (int i = 0; i < 3; i++) {
+            int v = c[i] < 48 ? 0 : c[i] < 115 ? 1 : (c[i] - 35) / 40;
+            idx += v * (i == 0 ? 36 : i == 1 ? 6 : 1);
+        }
+        return (short)idx;
+    }
+    return (short)((c[0] >= 128 ? COLOR_RED : 0) | (c[1] >= 128 ? COLOR_GREEN : 0) |
+                   (c[2] >= 128 ? COLOR_BLUE : 0));
+}
+
+/* The colour pair of kind @k (1-based) of @map: the kind's own colour when
+ * the view gives one, else one of a fixed set; 0 for no colour. */
+static int kind_pair(const TuiBlockMap *map, guint k)
+{
+    const char *kind = g_ptr_array_index(map->kinds, k - 1);
+    gint32 rgb = map->rgb[k - 1];
+    if (!has_colors())
+        return 0;
+    if (rgb >= 0 && PAIR_RGB0 + (int)k - 1 < COLOR_PAIRS) {
+        int lum = (299 * ((rgb >> 16) & 255) + 587 * ((rgb >> 8) & 255) + 114 * (rgb & 255)) / 1000;
+        init_pair((short)(PAIR_RGB0 + k - 1), lum < 128 ? COLOR_WHITE : COLOR_BLACK, term_color(rgb));
+        return PAIR_RGB0 + (int)k - 1;
+    }
+    return strcmp(kind, "free") == 0 ? PAIR_FREE : PAIR_KIND0 + (int)((k - 1) % G_N_ELEMENTS(kind_colors));
+}
+
+/* What a cell of kind @kind shows besides its colour (a monochrome
+ * terminal, capture-pane without -e): "." for free, else the first letter. */
+static char kind_glyph(const char *kind)
+{
+    return kind == NULL ? ' ' : strcmp(kind, "free") == 0 ? '.' : kind[0];
+}
+
+#define LEGEND_X 8
+
+/* Lines the legend of @map takes at this width. */
+static int legend_lines(const TuiBlockMap *map)
+{
+    int lines = 1, x = LEGEND_X;
+    for (guint k = 1; k <= map->kinds->len; k++) {
+        int len = (int)strlen(g_ptr_array_index(map->kinds, k - 1)) + 3;
+        if (x + len > COLS && x > LEGEND_X) {
+            lines++;
+            x = LEGEND_X;
+        }
+        x += len;
+    }
+    return lines;
+}
+
+/* Hex digits of the address scale for addresses below @end (8 at least). */
+static int scale_digits(guint64 end)
+{
+    int digits = 8;
+    for (guint64 e = end >> 32; e != 0; e >>= 4)
+        digits++;
+    return digits;
+}
+
 static void draw_blockmap(const TuiTable *t, int y0, int room)
 {
-    int scale_w = 12; /* "0x12345678 |" */
-    int cols = COLS - scale_w - 1;
-    int legend_rows = 2;
-    if (cols < 8 || room < legend_rows + 2) {
-        put(y0, 0, "(the terminal is too small for the map)", COLS);
-        return;
+    int digits = 8, scale_w = 0, legend_rows = 1;
+    TuiBlockMap *map = NULL;
+    /* the scale's width follows the addresses, the rows the legend's
+     * length: build again when the first guess was wrong */
+    for (int pass = 0; pass < 3; pass++) {
+        scale_w = digits + 4; /* "0x12345678 |" */
+        int cols = COLS - scale_w - 1;
+        if (cols < 8 || room < 3 + legend_rows) {
+            tui_blockmap_free(map);
+            put(y0, 0, "(the terminal is too small for the map)", COLS);
+            return;
+        }
+        tui_blockmap_free(map);
+        map = tui_blockmap_new(t, (guint)cols, (guint)(room - 1 - legend_rows));
+        if (map == NULL) {
+            put(y0, 0, "(no ranges yet)", COLS);
+            return;
+        }
+        int want_digits = scale_digits(map->end), want_legend = MIN(legend_lines(map), room - 2);
+        if (want_digits == digits && want_legend <= legend_rows)
+            break;
+        digits = want_digits;
+        legend_rows = MAX(legend_rows, want_legend);
     }
-    TuiBlockMap *map = tui_blockmap_new(t, (guint)cols, (guint)(room - legend_rows - 1));
-    if (map == NULL) {
-        put(y0, 0, "(no ranges yet)", COLS);
-        return;
-    }
+    int map_rows = (int)MIN(map->rows, (guint)MAX(1, room - 1 - legend_rows));
     g_autofree char *bpc = tui_fmt_bytes((double)map->bytes_per_cell);
     g_autofree char *span = tui_fmt_bytes((double)(map->end - map->start));
-    g_autofree char *head = g_strdup_printf("%s over %u rows, one cell = %s", span, map->rows, bpc);
+    g_autofree char *head = g_strdup_printf("%s from 0x%" G_GINT64_MODIFIER "x over %u rows, one cell = %s",
+                                            span, map->start, map->rows, bpc);
     put(y0, 0, head, COLS);
-    for (guint r = 0; r < map->rows && (int)r < room - legend_rows - 1; r++) {
-        int y = y0 + 1 + (int)r;
+    for (int r = 0; r < map_rows; r++) {
+        int y = y0 + 1 + r;
         guint64 addr = map->start + (guint64)r * map->cols * map->bytes_per_cell;
-        g_autofree char *scale = g_strdup_printf("0x%09" G_GINT64_MODIFIER "x |", addr);
+        g_autofree char *scale = g_strdup_printf("0x%0*" G_GINT64_MODIFIER "x |", digits, addr);
         put(y, 0, scale, scale_w);
         for (guint c = 0; c < map->cols; c++) {
-            guint8 k = map->cells[r * map->cols + c];
+            guint8 k = map->cells[(guint)r * map->cols + c];
             const char *kind = k > 0 ? g_ptr_array_index(map->kinds, k - 1) : NULL;
-            int pair = kind == NULL                  ? 0
-                       : strcmp(kind, "free") == 0   ? PAIR_FREE
-                                                     : PAIR_KIND0 + (int)((k - 1) % G_N_ELEMENTS(kind_colors));
-            char glyph[2] = {kind == NULL ? ' ' : strcmp(kind, "free") == 0 ? '.' : kind[0], 0};
+            int pair = kind != NULL ? kind_pair(map, k) : 0;
+            char glyph[2] = {kind_glyph(kind), 0};
             if (pair != 0)
                 attron(COLOR_PAIR(pair));
-            mvaddstr(y, scale_w + c, glyph);
+            mvaddstr(y, scale_w + (int)c, glyph);
             if (pair != 0)
                 attroff(COLOR_PAIR(pair));
         }
     }
-    /* legend */
-    int y = y0 + 1 + (int)MIN(map->rows, (guint)(room - legend_rows - 1));
-    int x = 0;
-    put(y, 0, "legend:", 8);
-    x = 8;
+    /* legend: each kind's cell, then its name */
+    int y = y0 + 1 + map_rows;
+    int x = LEGEND_X;
+    put(y, 0, "legend:", LEGEND_X);
     for (guint k = 1; k <= map->kinds->len; k++) {
         const char *kind = g_ptr_array_index(map->kinds, k - 1);
-        int pair = strcmp(kind, "free") == 0 ? PAIR_FREE : PAIR_KIND0 + (int)((k - 1) % G_N_ELEMENTS(kind_colors));
+        int pair = kind_pair(map, k);
         int len = (int)strlen(kind) + 3;
-        if (x + len > COLS) {
+        if (x + len > COLS && x > LEGEND_X) {
             y++;
-            x = 8;
-            if (y >= LINES - 1)
+            x = LEGEND_X;
+            if (y >= y0 + room)
                 break;
         }
-        char glyph[2] = {strcmp(kind, "free") == 0 ? '.' : kind[0], 0};
-        attron(COLOR_PAIR(pair));
+        char glyph[2] = {kind_glyph(kind), 0};
+        if (pair != 0)
+            attron(COLOR_PAIR(pair));
         mvaddstr(y, x, glyph);
-        attroff(COLOR_PAIR(pair));
+        if (pair != 0)
+            attroff(COLOR_PAIR(pair));
         put(y, x + 2, kind, COLS - x - 2);
         x += len;
     }

@@ -82,11 +82,14 @@ char *tui_fmt_age(gint64 age_us);
 
 /* A table is drawn as a block map when it has an int column with unit
  * "addr" (where a range starts), an int column with unit "B" (its length)
- * and a string column "kind". */
+ * and a string column "kind"; an optional string column "color"
+ * ("#rrggbb") gives each kind its colour (the first row of a kind wins). */
 typedef struct TuiBlockMap {
     guint cols, rows;      /* grid size */
     guint8 *cells;         /* cols * rows kind indexes; 0 = nothing there */
     GPtrArray *kinds;      /* char*: kind names, index + 1 = cell value */
+    gint32 *rgb;           /* per kind: 0xRRGGBB from a "color" column
+                            * ("#rrggbb", the plugin's colour), -1 if none */
     guint64 start, end;    /* address range covered */
     guint64 bytes_per_cell;
 } TuiBlockMap;

@@ -318,6 +318,27 @@ static void test_blockmap(void **state)
     assert_null(tui_blockmap_new(t, 8, 2));
     tui_table_free(t);
     json_node_unref(v);
+    /* the heap plugin's heap.map: a "color" column gives each kind its colour */
+    v = parse("{\"name\":\"heap.map\",\"vm\":\"a:1\",\"kind\":\"table\",\"columns\":["
+              "{\"name\":\"heap\",\"type\":\"int\",\"unit\":null},"
+              "{\"name\":\"addr\",\"type\":\"int\",\"unit\":\"addr\"},"
+              "{\"name\":\"length\",\"type\":\"int\",\"unit\":\"B\"},"
+              "{\"name\":\"kind\",\"type\":\"str\",\"unit\":null},"
+              "{\"name\":\"color\",\"type\":\"str\",\"unit\":null}],\"rows\":["
+              "[1,4096,1024,\"data object\",\"#0000ff\"],[1,5120,512,\"free\",\"#000000\"],"
+              "[1,5632,2560,\"2-byte array (short[], char[])\",\"#ff8000\"],[1,8192,16,\"odd\",\"red\"]]}");
+    t = tui_table_from_json(v, 0);
+    assert_true(tui_blockmap_fits(t));
+    map = tui_blockmap_new(t, 8, 2);
+    assert_non_null(map);
+    assert_int_equal(map->kinds->len, 4);
+    assert_int_equal(map->rgb[0], 0x0000ff);
+    assert_int_equal(map->rgb[1], 0x000000);
+    assert_int_equal(map->rgb[2], 0xff8000);
+    assert_int_equal(map->rgb[3], -1); /* not "#rrggbb": the TUI's own colours */
+    tui_blockmap_free(map);
+    tui_table_free(t);
+    json_node_unref(v);
 }
 
 int main(void)
