@@ -125,3 +125,15 @@ tests_unit_plugins_test_plugin_hprof_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top
 	-I$(top_builddir)
 tests_unit_plugins_test_plugin_hprof_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
 tests_unit_plugins_test_plugin_hprof_LDADD = $(DDM_FAKEHOST_LDADD) $(LIBCRYPTO_LIBS) $(GLIB_LIBS)
+
+# test-jvm-parse: the jvm plugin's JDWP reply decoders alone (pure).
+if ENABLE_TESTS
+if BUILD_PLUGIN_JVM
+check_PROGRAMS += tests/unit/plugins/test-jvm-parse
+TESTS += tests/unit/plugins/test-jvm-parse
+endif
+endif
+tests_unit_plugins_test_jvm_parse_SOURCES = tests/unit/plugins/test-jvm-parse.c plugins/jvm/jvm-parse.c
+tests_unit_plugins_test_jvm_parse_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)
+tests_unit_plugins_test_jvm_parse_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_plugins_test_jvm_parse_LDADD = $(CMOCKA_LIBS)
