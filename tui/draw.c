@@ -413,8 +413,9 @@ static void draw_detail(TuiModel *m, gint64 now_us)
 {
     const TuiVm *vm = tui_model_detail_vm(m);
     g_autofree char *port = vm != NULL && vm->debug_port > 0
-                                ? g_strdup_printf("port %" G_GINT64_FORMAT, vm->debug_port)
-                                : g_strdup("-");
+                                ? g_strdup_printf("port %" G_GINT64_FORMAT "%s", vm->debug_port,
+                                                  vm->debugger ? " (attached)" : "")
+                                : g_strdup(vm != NULL && vm->debugger ? "attached" : "-");
     g_autofree char *line = vm != NULL
         ? g_strdup_printf("%s  pid %" G_GINT64_FORMAT "  %s  %s  debugger %s%s", vm->app ? vm->app : "?", vm->pid,
                           vm->vm ? vm->vm : "", vm->state ? vm->state : "", port,

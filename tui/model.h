@@ -122,6 +122,7 @@ typedef struct TuiVm {
     gint64 pid; /* 0: unknown */
     char *app, *vm, *device, *state;
     gint64 debug_port; /* 0: none */
+    gboolean debugger; /* a debugger is attached through ddmon's relay */
     char *threads, *heap, *native; /* headline figures, NULL if none */
     char *info;                    /* the other headlines */
     gint64 heap_since_us;          /* when the heap figure last changed */

@@ -50,9 +50,11 @@ char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gboolean selected_target)
     case TUI_VMCOL_STATE:
         return g_strdup(vm->state != NULL ? vm->state : "-");
     case TUI_VMCOL_DEBUGGER:
+        /* "27400*": a debugger is attached (through that port or 8700) */
         if (vm->debug_port <= 0)
-            return g_strdup(selected_target ? "8700" : "-");
-        return g_strdup_printf("%" G_GINT64_FORMAT "%s", vm->debug_port, selected_target ? " 8700" : "");
+            return g_strdup_printf("%s%s", selected_target ? "8700" : "-", vm->debugger ? "*" : "");
+        return g_strdup_printf("%" G_GINT64_FORMAT "%s%s", vm->debug_port, vm->debugger ? "*" : "",
+                               selected_target ? " 8700" : "");
     case TUI_VMCOL_THREADS:
         return g_strdup(vm->threads != NULL ? vm->threads : "-");
     case TUI_VMCOL_HEAP:
@@ -105,6 +107,14 @@ static gint64 cell_int(JsonArray *row, int i)
     return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_INT64 ? json_node_get_int(n) : 0;
 }
 
+static gboolean cell_bool(JsonArray *row, int i)
+{
+    if (i < 0 || (guint)i >= json_array_get_length(row))
+        return FALSE;
+    JsonNode *n = json_array_get_element(row, (guint)i);
+    return JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_BOOLEAN && json_node_get_boolean(n);
+}
+
 GPtrArray *tui_vms_from_json(JsonNode *view, GPtrArray *old, gint64 now_us)
 {
     GPtrArray *out = g_ptr_array_new_with_free_func((GDestroyNotify)tui_vm_free);
@@ -115,7 +125,7 @@ GPtrArray *tui_vms_from_json(JsonNode *view, GPtrArray *old, gint64 now_us)
     JsonNode *rn = json_object_get_member(o, "rows");
     if (cn == NULL || rn == NULL || !JSON_NODE_HOLDS_ARRAY(cn) || !JSON_NODE_HOLDS_ARRAY(rn))
         return out;
-    static const char *const names[] = {"key", "pid", "app", "vm", "device", "state", "debug port", "info"};
+    static const char *const names[] = {"key", "pid", "app", "vm", "device", "state", "debug port", "info", "debugger"};
     int idx[G_N_ELEMENTS(names)];
     JsonArray *cols = json_node_get_array(cn);
     for (guint k = 0; k < G_N_ELEMENTS(names); k++) {
@@ -145,6 +155,7 @@ GPtrArray *tui_vms_from_json(JsonNode *view, GPtrArray *old, gint64 now_us)
         vm->state = g_strdup(cell_str(row, idx[5]));
         vm->debug_port = cell_int(row, idx[6]);
         split_info(vm, cell_str(row, idx[7]));
+        vm->debugger = cell_bool(row, idx[8]);
         vm->heap_since_us = now_us;
         for (guint i = 0; old != NULL && i < old->len; i++) {
             TuiVm *was = g_ptr_array_index(old, i);

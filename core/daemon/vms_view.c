@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The core view "vms": every VM a list should show (the monitor decides
- * which) with its relay port and the plugins' headlines, plus a row for
+ * which) with its relay port, whether a debugger is attached through it
+ * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
+ * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
  * missing. Rebuilt in a coalesced timeout at most every 100 ms: a VM that
  * floods events must not make the list rebuild per packet.
@@ -28,6 +30,7 @@ static const ddm_column vms_columns[] = {
     {"device", DDM_VAL_STR, NULL},
     {"state", DDM_VAL_STR, NULL},
     {"debug port", DDM_VAL_INT, NULL},
+    {"debugger", DDM_VAL_BOOL, NULL},
     {"info", DDM_VAL_STR, NULL},
 };
 
@@ -67,6 +70,7 @@ static void add_retrying_row(const DdmTarget *t, const char *last_error, gpointe
     ddm_view_cell_str(view, t->device);
     ddm_view_cell_str(view, "retrying");
     ddm_view_cell_str(view, NULL);  /* debug port */
+    ddm_view_cell_str(view, NULL);  /* debugger */
     ddm_view_cell_str(view, last_error);
 }
 
@@ -99,6 +103,10 @@ static void add_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
     ddm_view_cell_str(view, ddm_vm_state_name(vm->state));
     if (port)
         ddm_view_cell_int(view, port);
+    else
+        ddm_view_cell_str(view, NULL);
+    if (port || vm->info.debugger) /* attached through ddmon's relay */
+        ddm_view_cell_bool(view, vm->info.debugger != 0);
     else
         ddm_view_cell_str(view, NULL);
     ddm_view_cell_str(view, info);

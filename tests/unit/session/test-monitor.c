@@ -360,7 +360,7 @@ static void test_monitor_core_views(void **state)
 {
     DdmMonitor *mon = monitor_new(test_config());
     static const char *const vms_cols[] = {"key", "pid", "app", "vm", "ddm", "transport",
-                                           "device", "state", "debug port", "info"};
+                                           "device", "state", "debug port", "debugger", "info"};
     JsonNode *n;
     JsonArray *cols;
     (void)state;
@@ -443,7 +443,7 @@ static void test_monitor_ready_vm_listed(void **state)
     spin(150);
     vms = view_json(mon, "vms");
     row = vms_row(vms, key);
-    assert_string_equal(json_array_get_string_element(row, 9), "heap: 3 MB, threads: 12");
+    assert_string_equal(json_array_get_string_element(row, 10), "heap: 3 MB, threads: 12");
     json_node_unref(vms);
 
     /* The VM exits: gone from the table and the view. */
@@ -500,7 +500,7 @@ static void test_monitor_backoff_refused(void **state)
     {
         JsonNode *vms = view_json(mon, "vms");
         JsonArray *row = vms_row(vms, key);
-        assert_non_null(strstr(json_array_get_string_element(row, 9), "refused"));
+        assert_non_null(strstr(json_array_get_string_element(row, 10), "refused"));
         json_node_unref(vms);
     }
     spin(1100);

@@ -112,10 +112,12 @@ static const char vms_json[] =
     "{\"name\":\"key\",\"type\":\"str\"},{\"name\":\"pid\",\"type\":\"int\"},{\"name\":\"app\",\"type\":\"str\"},"
     "{\"name\":\"vm\",\"type\":\"str\"},{\"name\":\"ddm\",\"type\":\"bool\"},{\"name\":\"transport\",\"type\":\"str\"},"
     "{\"name\":\"device\",\"type\":\"str\"},{\"name\":\"state\",\"type\":\"str\"},"
-    "{\"name\":\"debug port\",\"type\":\"int\"},{\"name\":\"info\",\"type\":\"str\"}],\"rows\":["
-    "[\"a:1\",300,\"com.example.notes\",\"ART\",true,\"tcp\",null,\"ready\",8601,\"heap: 41% of 8.0 MiB, threads: 12\"],"
-    "[\"a:2\",100,\"com.android.systemui\",\"ART\",true,\"tcp\",null,\"ready\",8602,\"threads: 30, alloc: off\"],"
-    "[\"a:3\",200,\"com.example.mail\",\"ART\",true,\"tcp\",null,\"ready\",null,null]]}";
+    "{\"name\":\"debug port\",\"type\":\"int\"},{\"name\":\"debugger\",\"type\":\"bool\"},"
+    "{\"name\":\"info\",\"type\":\"str\"}],\"rows\":["
+    "[\"a:1\",300,\"com.example.notes\",\"ART\",true,\"tcp\",null,\"ready\",8601,true,"
+    "\"heap: 41% of 8.0 MiB, threads: 12, native: 3.1 MiB\"],"
+    "[\"a:2\",100,\"com.android.systemui\",\"ART\",true,\"tcp\",null,\"ready\",8602,false,\"threads: 30, alloc: off\"],"
+    "[\"a:3\",200,\"com.example.mail\",\"ART\",true,\"tcp\",null,\"ready\",null,null,null]]}";
 
 static TuiModel *model_with_vms(void)
 {
@@ -141,6 +143,11 @@ static void test_vm_list(void **state)
     const TuiVm *notes = g_ptr_array_index(m->shown, 2);
     assert_string_equal(notes->heap, "41% of 8.0 MiB");
     assert_string_equal(notes->threads, "12");
+    assert_string_equal(notes->native, "3.1 MiB");
+    assert_true(notes->debugger);
+    char *star = tui_vm_cell(notes, TUI_VMCOL_DEBUGGER, FALSE);
+    assert_string_equal(star, "8601*"); /* a debugger is attached */
+    g_free(star);
     const TuiVm *ui = g_ptr_array_index(m->shown, 0);
     assert_string_equal(ui->info, "alloc: off");
     char *cell = tui_vm_cell(ui, TUI_VMCOL_DEBUGGER, TRUE);
