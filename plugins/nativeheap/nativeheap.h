@@ -69,6 +69,7 @@ typedef struct nh_vm {
     double seg_last_wanted;  /**< when the segments view was last seen watched (np->now) */
     seg_collector coll;
     unsigned rejects_logged;
+    int headline_nhgt;       /**< the "native" headline comes from NHGT (not NHSG) */
 } nh_vm;
 
 /* nativeheap.c */

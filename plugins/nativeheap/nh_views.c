@@ -18,6 +18,11 @@
  *                          holds it), count, total bytes, records; biggest
  *                          total first, at most max_rows rows.
  *
+ * Headline "native": "12.3 MiB", the bytes malloc has handed out (NHGT's
+ * allocations, size x count) once an NHGT came; before that the native
+ * bytes of the last NHSG update (all heaps). Figures: bytes (and
+ * allocations from NHGT). None until either came.
+ *
  * Totals saturate at INT64_MAX instead of wrapping on absurd input.
  */
 #include "nativeheap.h"
@@ -43,6 +48,31 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 static int64_t clamp64(uint64_t v)
 {
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* The "native" headline: @bytes as "12.3 MiB"; @allocations < 0: none (NHSG). */
+static void set_headline(nh_vm *nv, uint64_t bytes, int64_t allocations)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    const ddm_host *h = nv->np->host;
+    double v = (double)bytes;
+    unsigned u = 0;
+    char text[32];
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(text, sizeof text, "%llu B", (unsigned long long)bytes);
+    else
+        snprintf(text, sizeof text, "%.1f %s", v, units[u]);
+    h->vm_headline(nv->np->self, nv->vm, "native", text);
+    if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the same figures, typed (1.2) */
+        ddm_headline_figure figs[2] = {
+            { "bytes", DDM_VAL_INT, clamp64(bytes), 0 },
+            { "allocations", DDM_VAL_INT, allocations, 0 } };
+        h->vm_headline_figures(nv->np->self, nv->vm, "native", figs, allocations >= 0 ? 2 : 1);
+    }
 }
 
 void nh_views_create(nh_vm *nv)
@@ -92,6 +122,15 @@ void nh_views_segments(nh_vm *nv)
     const ddm_host *h = nv->np->host;
     size_t i;
     unsigned c;
+    uint64_t native = 0;
+    int any = 0;
+    for (i = 0; i < nv->coll.n_heaps; i++)
+        if (nv->coll.heaps[i]->have_current) {
+            native = sat_add(native, nv->coll.heaps[i]->current.stats.cls[1 + SEG_KIND_NATIVE].bytes);
+            any = 1;
+        }
+    if (any && !nv->headline_nhgt) /* NHGT's figure is the better one */
+        set_headline(nv, native, -1);
     if (!nv->segments)
         return;
     h->view_begin(nv->segments);
@@ -230,6 +269,8 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
     }
     *allocations = allocs;
     *bytes = total;
+    nv->headline_nhgt = 1;
+    set_headline(nv, total, clamp64(allocs));
 
     if (nv->summary) {
         h->view_begin(nv->summary);

@@ -309,6 +309,8 @@ static void test_segments(void **state)
     assert_int_equal(fake_view_cell_int(v, 0, "total"), 310 * 8);
     assert_int_equal(fake_view_cell_int(v, 0, "rejected"), 1);
     assert_int_equal(fake_view_cell_int(v, 0, "other"), 0);
+    /* the native column of a VM list: NHSG's native bytes until an NHGT came */
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "native"), "2.4 KiB");
 
     /* NHEN without NHST; short chunks */
     send_u4(f, NHEN, 5);
@@ -505,8 +507,24 @@ static void test_nhgt_event(void **state)
                     .total_memory = 123456 };
     size_t len;
     uint8_t *p = build_nhgt(&s, &len);
+    double fig = 0;
+    assert_null(fake_host_headline(f->fh, f->vm, "native")); /* no figures yet */
     assert_int_equal(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, len), DDM_OK);
     check_views(f, &s);
+    /* the headline: the bytes allocated (15 x 32 + 2 x 4096 + 32) */
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "native"), "8.5 KiB");
+    assert_true(fake_host_headline_figure(f->fh, f->vm, "native_bytes", &fig));
+    assert_true(fig == 8704.0);
+    assert_true(fake_host_headline_figure(f->fh, f->vm, "native_allocations", &fig));
+    assert_true(fig == 18.0);
+    /* a later NHSG update does not replace NHGT's figure */
+    {
+        static const uint8_t one[] = { 0x39, 0 };
+        send_u4(f, NHST, 0);
+        assert_int_equal(send_piece(f, 0, 1, one, sizeof one), DDM_OK);
+        send_u4(f, NHEN, 0);
+        assert_string_equal(fake_host_headline(f->fh, f->vm, "native"), "8.5 KiB");
+    }
     assert_true(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, 10) < 0);
     free(p);
 }
