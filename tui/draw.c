@@ -471,6 +471,14 @@ static void draw_detail(TuiModel *m, gint64 now_us)
     draw_rows(t, y0, room, m->row_top, t->kind == TUI_KIND_TABLE ? (gint64)m->row_cursor : -1, now_us);
 }
 
+/* A border of plain ASCII: the line-drawing set (ACS) comes out as "lqqk"
+ * where the locale or the terminal (a multiplexer, a log of the screen)
+ * does not map it. */
+static void ascii_box(WINDOW *win)
+{
+    wborder(win, '|', '|', '-', '-', '+', '+', '+', '+');
+}
+
 static void draw_popup(TuiModel *m, gint64 now_us)
 {
     const TuiTable *t = m->popup;
@@ -479,7 +487,7 @@ static void draw_popup(TuiModel *m, gint64 now_us)
         return;
     WINDOW *win = newwin(h, w, 2, 2);
     werase(win);
-    box(win, 0, 0);
+    ascii_box(win);
     g_autofree char *title = g_strdup_printf(" %s (q closes) ", t->title ? t->title : t->name);
     mvwaddnstr(win, 0, 2, title, w - 4);
     /* the rows, as text: "#frame class.method (file:line)" for a stack, else cells */
@@ -530,7 +538,7 @@ static void draw_help(void)
     w = MIN(w, COLS);
     WINDOW *win = newwin(h, w, MAX((LINES - h) / 2, 0), MAX((COLS - w) / 2, 0));
     werase(win);
-    box(win, 0, 0);
+    ascii_box(win);
     for (int i = 0; i < (int)G_N_ELEMENTS(help_lines) && i + 1 < h - 1; i++)
         mvwaddnstr(win, i + 1, 2, help_lines[i], w - 4);
     wnoutrefresh(win);
