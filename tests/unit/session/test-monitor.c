@@ -476,7 +476,10 @@ static void test_monitor_plain_vm(void **state)
     vms = view_json(mon, "vms");
     row = vms_row(vms, key);
     assert_false(json_array_get_boolean_element(row, 4));
-    assert_true(json_array_get_null_element(row, 1)); /* no pid */
+    /* The fake JVM runs in this process: ddmon finds its pid from /proc
+     * (core/transport/local_proc.c), as it finds a real JVM's. */
+    if (g_file_test("/proc/net/tcp", G_FILE_TEST_EXISTS))
+        assert_int_equal(json_array_get_int_element(row, 1), getpid());
     json_node_unref(vms);
     ddm_target_unref(t);
     daemon_free();
