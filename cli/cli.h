@@ -122,6 +122,8 @@ extern DdmCliFailure ddm_cli_failure;
 
 /** Keep the first "ddmon: " message printed on stderr (for --json). */
 void ddm_cli_capture_failures(void);
+/** Print one --json document: @node (made jq-friendly by cli/jsonout.h
+ *  first) gets "schema" if it is an object without one. */
 void ddm_cli_print_json(JsonNode *node);
 /** For commands without output: {"ok":true[,MEMBER:VALUE]} with --json. */
 int ddm_cli_print_ok_json(const DdmCli *cli, int status, const char *member, gboolean value);

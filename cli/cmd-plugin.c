@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jsonout.h"
 #include "cli/snapshot.h"
 
 /* Progress on a terminal: one line on stderr, rewritten in place. */
@@ -103,7 +104,8 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
             ddm_ctl_failure_set(o, code, msg);
             ddm_cli_failure.object_printed = TRUE;
         }
-        ddm_cli_print_json(resp);
+        g_autoptr(JsonNode) doc = ddm_jq_command_answer(resp); /* the result as every view */
+        ddm_cli_print_json(doc);
         return code;
     }
     if (!ok) {

@@ -9,7 +9,37 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/jsonout.h"
 #include "cli/snapshot.h"
+#include "core/pluginhost/registry.h" /* DDM_HEADLINE_VIEW */
+
+/* For --json: the answer to @op (@name) if the server gives one, else NULL
+ * and nothing said (what it adds is optional: the VM list beside views,
+ * the headline figures beside the VM list). */
+static JsonNode *fetch_quietly(DdmCli *cli, DdmCtlOp op, const char *name)
+{
+    DdmCtlRequest req = {0};
+    req.op = op;
+    req.name = (char *)name;
+    g_autoptr(GError) error = NULL;
+    int status = 0;
+    DdmClient *c = ddm_cli_client(cli, &status);
+    if (c == NULL)
+        return NULL;
+    JsonNode *resp = ddm_client_call(c, &req, DDM_CLI_CALL_TIMEOUT_MS, &error);
+    ddm_client_free(c);
+    if (resp != NULL && !ddm_json_get_bool(json_node_get_object(resp), "ok", FALSE))
+        g_clear_pointer(&resp, json_node_unref);
+    return resp;
+}
+
+/* The member @name of answer @resp (transfer none), or NULL. */
+static JsonNode *answer_member(JsonNode *resp, const char *name)
+{
+    return resp != NULL && JSON_NODE_HOLDS_OBJECT(resp)
+               ? json_object_get_member(json_node_get_object(resp), name)
+               : NULL;
+}
 
 /* vms and plugins: one core view. */
 static int core_view(DdmCli *cli, DdmCtlOp op)
@@ -21,9 +51,15 @@ static int core_view(DdmCli *cli, DdmCtlOp op)
     if (status != DDM_EXIT_OK)
         return status;
     JsonNode *view = json_object_get_member(json_node_get_object(resp), "view");
-    if (cli->json)
-        ddm_cli_print_json(view);
-    else
+    if (cli->json && op == DDM_CTL_OP_VMS) {
+        /* Each VM's row with its headline figures (the "headline" views). */
+        g_autoptr(JsonNode) heads = fetch_quietly(cli, DDM_CTL_OP_VIEW, DDM_HEADLINE_VIEW);
+        g_autoptr(JsonNode) doc = ddm_jq_vms(view, answer_member(heads, "views"), TRUE);
+        ddm_cli_print_json(doc);
+    } else if (cli->json) {
+        g_autoptr(JsonNode) doc = ddm_jq_view(view, TRUE);
+        ddm_cli_print_json(doc);
+    } else
         ddm_cli_print_view_text(view, FALSE);
     return DDM_EXIT_OK;
 }
@@ -74,10 +110,16 @@ int ddm_cli_cmd_view(DdmCli *cli, char **args)
     if (cli->json) {
         JsonNode *root;
         if (n == 1 && cli->vm != NULL) {
-            root = json_node_copy(json_array_get_element(a, 0));
+            root = ddm_jq_view(json_array_get_element(a, 0), TRUE);
         } else {
+            /* Grouped as the snapshot's, with the VM list's rows beside. */
+            g_autoptr(JsonNode) vms = fetch_quietly(cli, DDM_CTL_OP_VMS, NULL);
+            g_autoptr(GPtrArray) list = g_ptr_array_new();
+            for (guint i = 0; i < n; i++)
+                g_ptr_array_add(list, json_array_get_element(a, i));
             JsonObject *o = json_object_new();
-            json_object_set_member(o, "views", json_node_copy(views));
+            json_object_set_int_member(o, "schema", DDM_JSON_SCHEMA);
+            ddm_jq_group_views(o, answer_member(vms, "view"), list);
             root = json_node_init_object(json_node_alloc(), o);
             json_object_unref(o);
         }
@@ -111,8 +153,8 @@ int ddm_cli_cmd_views(DdmCli *cli, char **args)
         return status;
     JsonObject *o = json_node_get_object(resp);
     if (cli->json) {
-        json_object_remove_member(o, "ok");
-        ddm_cli_print_json(resp);
+        g_autoptr(JsonNode) doc = ddm_jq_views_list(resp);
+        ddm_cli_print_json(doc);
         return DDM_EXIT_OK;
     }
     /* Labels for VM keys. */

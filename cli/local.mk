@@ -8,6 +8,7 @@ cli_libddmcli_la_SOURCES = %reldir%/client.c %reldir%/client.h \
 	%reldir%/snapshot-private.h %reldir%/snapshot_cmds.c %reldir%/snapshot_output.c \
 	%reldir%/snapshot_local.c %reldir%/snapshot_server.c \
 	%reldir%/cli.h %reldir%/commands.c %reldir%/options.c %reldir%/output.c \
+	%reldir%/jsonout.c %reldir%/jsonout.h \
 	%reldir%/request.c %reldir%/help.c %reldir%/cmd-server.c %reldir%/cmd-query.c \
 	%reldir%/cmd-watch.c %reldir%/cmd-snapshot.c %reldir%/cmd-plugin.c %reldir%/cmd-local.c
 cli_libddmcli_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/jsonout.h"
 #include "core/views/views.h"
 
 DdmCliFailure ddm_cli_failure;
@@ -40,8 +41,10 @@ void ddm_cli_capture_failures(void)
 
 void ddm_cli_print_json(JsonNode *node)
 {
+    /* every document says its shapes' version (doc/json.md) */
+    g_autoptr(JsonNode) doc = ddm_jq_stamped(node);
     gsize len = 0;
-    g_autofree char *line = ddm_ctl_encode(node, &len);
+    g_autofree char *line = ddm_ctl_encode(doc, &len);
     fwrite(line, 1, len, stdout);
 }
 

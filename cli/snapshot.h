@@ -38,8 +38,9 @@
  *
  * Output: text (the VM list, the plugin list, other global views, then
  * each VM's views; with hprof then one line per VM: where its dump went
- * or why it failed), or with json one object
- * {"vms":VIEW,"plugins":VIEW,"views":[VIEW...],"settled":BOOL} (with gc
+ * or why it failed), or with json one object (cli/jsonout.h, doc/json.md)
+ * {"schema":1,"settled":BOOL,"vms":{KEY:{ROW...,FIGURES...,"views":
+ * {NAME:VIEW}}},"global":{NAME:VIEW}} (with gc
  * also "gc": [{"vm":KEY,"ok":BOOL,"message":TEXT}...]; with hprof also
  * "hprof": {KEY:{"ok":BOOL,"via":"stream"|"device","path"|"device_path":P,
  * "bytes":N,"sha256":HEX,"seconds":S,"format","pid","message"[,"error"]}...},

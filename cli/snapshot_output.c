@@ -12,6 +12,7 @@
 
 #include <glib/gstdio.h>
 
+#include "cli/jsonout.h"
 #include "cli/snapshot-private.h"
 #include "core/views/views.h"
 
@@ -106,35 +107,33 @@ int ddm_snapshot_print_views(DdmSnapshotCollector *col)
     }
 
     if (opt->json) {
+        /* The views grouped per VM beside its row of the VM list
+         * (cli/jsonout.h, doc/json.md), then the per-VM commands' members. */
+        JsonNode *vms_list = NULL;
+        for (guint i = 0; i < all->len && vms_list == NULL; i++) {
+            JsonObject *o = json_node_get_object(g_ptr_array_index(all, i));
+            if (ddm_json_get_string(o, "vm") == NULL &&
+                g_strcmp0(ddm_json_get_string(o, "name"), "vms") == 0)
+                vms_list = g_ptr_array_index(all, i);
+        }
+        JsonObject *root = json_object_new();
+        json_object_set_int_member(root, "schema", DDM_JSON_SCHEMA);
+        json_object_set_boolean_member(root, "settled", col->settled);
+        ddm_jq_group_views(root, vms_list, all);
         g_autoptr(JsonBuilder) b = json_builder_new();
         json_builder_begin_object(b);
-        for (int pass = 0; pass < 2; pass++) {
-            const char *which = pass == 0 ? "vms" : "plugins";
-            json_builder_set_member_name(b, which);
-            JsonNode *found = NULL;
-            for (guint i = 0; i < all->len && found == NULL; i++) {
-                JsonObject *o = json_node_get_object(g_ptr_array_index(all, i));
-                if (ddm_json_get_string(o, "vm") == NULL &&
-                    g_strcmp0(ddm_json_get_string(o, "name"), which) == 0)
-                    found = g_ptr_array_index(all, i);
-            }
-            if (found != NULL)
-                json_builder_add_value(b, json_node_copy(found));
-            else
-                json_builder_add_null_value(b);
-        }
-        json_builder_set_member_name(b, "views");
-        json_builder_begin_array(b);
-        for (guint i = 0; i < all->len; i++)
-            json_builder_add_value(b, json_node_copy(g_ptr_array_index(all, i)));
-        json_builder_end_array(b);
-        json_builder_set_member_name(b, "settled");
-        json_builder_add_boolean_value(b, col->settled);
         ddm_snapshot_add_cmds_json(b, col);
         json_builder_end_object(b);
-        g_autoptr(JsonNode) root = json_builder_get_root(b);
+        g_autoptr(JsonNode) cmds = json_builder_get_root(b);
+        JsonObject *co = json_node_get_object(cmds);
+        GList *names = json_object_get_members(co);
+        for (GList *l = names; l != NULL; l = l->next)
+            json_object_set_member(root, l->data, json_node_copy(json_object_get_member(co, l->data)));
+        g_list_free(names);
+        g_autoptr(JsonNode) doc = json_node_init_object(json_node_alloc(), root);
+        json_object_unref(root);
         gsize len = 0;
-        g_autofree char *line = ddm_ctl_encode(root, &len);
+        g_autofree char *line = ddm_ctl_encode(doc, &len);
         fwrite(line, 1, len, stdout);
     } else {
         DdmRenderOptions ropt = {0, TRUE};

@@ -16,6 +16,7 @@
 
 #include <glib-unix.h>
 
+#include "cli/jsonout.h"
 #include "core/views/views.h"
 
 #define ALT_SCREEN_ON "\033[?1049h\033[?25l"
@@ -228,7 +229,8 @@ static void handle_message(Watch *w, JsonNode *msg)
     w->n_events++;
     if (w->json) {
         gsize len = 0;
-        g_autofree char *line = ddm_ctl_encode(msg, &len);
+        g_autoptr(JsonNode) doc = ddm_jq_event(msg);
+        g_autofree char *line = ddm_ctl_encode(doc, &len);
         if (fwrite(line, 1, len, stdout) != len || fflush(stdout) != 0)
             stop(w, errno == EPIPE ? 0 : 1); /* reader gone (`| head`): done */
         return;

@@ -53,12 +53,12 @@ fi
 
 # 4: the VM rows show the device serial and a relay port column.
 dev=$(adb_vm_field "adb:$S:$p1" device)
-if [ "$dev" = "$S" ] && grep -q '"debug port"' "$T_TMP/vms.json"; then
+if [ "$dev" = "$S" ] && grep -q '"debug_port"' "$T_TMP/vms.json"; then
     t_ok "VM rows show the device serial and the debug (relay) port column"
 else
     t_fail "VM rows show the device serial and the debug (relay) port column" "device='$dev'" "$(cat "$T_TMP/vms.json")"
 fi
-rport=$(adb_vm_field "adb:$S:$p1" "debug port")
+rport=$(adb_vm_field "adb:$S:$p1" debug_port)
 if [ -n "$rport" ] && [ "$rport" -gt 0 ] 2>/dev/null; then
     t_ok "adb VM has relay port $rport"
 else

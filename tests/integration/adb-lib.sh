@@ -7,7 +7,7 @@
 ADB_Q="$T_TMP/adbq.py"
 cat >"$ADB_Q" <<'PY'
 import json, sys
-# adbq.py rows FILE VIEW            one JSON row per line (column name -> value)
+# adbq.py rows FILE VIEW            one JSON row per line (snake_case column key -> value)
 # adbq.py field FILE VIEW KEYCOL KEY FIELD   the FIELD of the row whose KEYCOL == KEY
 # adbq.py keys FILE VIEW KEYCOL PREFIX       the KEYCOL values starting with PREFIX, sorted
 def views(d):
@@ -27,9 +27,7 @@ def rows(path, name):
     for v in views(doc):
         if v.get("name") != name:
             continue
-        cols = [c["name"] for c in v["columns"]]
-        for r in v["rows"]:
-            yield dict(zip(cols, r))
+        yield from v["rows"]  # objects keyed by snake_case column name (doc/json.md)
 op, path, name = sys.argv[1:4]
 if op == "rows":
     for r in rows(path, name):

@@ -142,7 +142,7 @@ else
 fi
 
 # 10-11: a minimal debugger (handshake + VirtualMachine.Version) through ddmon's relay ports.
-rport=$(adb_vm_field "adb:$SERIAL:$p1" "debug port")
+rport=$(adb_vm_field "adb:$SERIAL:$p1" debug_port)
 if [ -z "$rport" ] || [ "$rport" = 0 ]; then
     t_fail "JDWP client through the VM's relay port" "no debug port listed"
 elif out=$(timeout 20 bash -c "$(declare -f jdwp_version); jdwp_version $rport" 2>&1) && [ -n "$out" ]; then

@@ -253,7 +253,7 @@ else
 fi
 
 # 12: a minimal debugger (handshake + VirtualMachine.Version) through the relay port of a VM found by track-app.
-rport=$(adb_vm_field "adb:$S31:$a31" "debug port")
+rport=$(adb_vm_field "adb:$S31:$a31" debug_port)
 if [ -z "$rport" ] || [ "$rport" = 0 ]; then
     t_ok "JDWP client through a track-app VM's relay port # SKIP relay not wired"
 elif out=$(timeout 20 bash -c "$(declare -f jdwp_version); jdwp_version $rport" 2>&1) && [ -n "$out" ]; then

@@ -21,7 +21,7 @@ t_wait 15 headline off && t_ok "REAQ at ready: the VM list says alloc: off" \
     || t_fail "REAQ at ready: the VM list says alloc: off" "$(cat "$T_TMP/vms.txt")"
 
 # enabled STATUS-FILE: the "enabled" field of a status/start/stop result.
-enabled() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(str([f["value"] for f in d["result"]["fields"] if f["key"]=="enabled"][0]).lower())' "$1"; }
+enabled() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(str(d["result"]["fields"]["enabled"]).lower())' "$1"; }
 truth_enabled() { python3 -c 'import json,sys; print(str([v for v in json.load(open(sys.argv[1]))["vms"] if v["pid"]==int(sys.argv[2])][0]["alloc"]["enabled"]).lower())' "$T_TMP/truth.json" "$pid"; }
 
 t_ddmon --no-autostart alloc "$pid" status --json >"$T_TMP/st0.json" 2>&1
@@ -62,8 +62,8 @@ def site(fr):
     if not f["file"]: return c + ("(Unknown Source:%d)" % f["line"] if f["line"] >= 0 else "(Unknown Source)")
     return c + ("(%s:%d)" % (f["file"], f["line"]) if f["line"] >= 0 else "(%s)" % f["file"])
 want = [[name(r["class"]), r["size"], r["thread"], site(r["frames"])] for r in truth["records"]]
-cols = [c["name"] for c in res["result"]["columns"]]
-got = res["result"]["rows"]
+cols = [c["name"] for c in res["result"]["columns"].values()]
+got = [[r[k] for k in res["result"]["columns"]] for r in res["result"]["rows"]]  # rows are objects (doc/json.md)
 if by == "none":
     assert cols == ["class", "size", "thread", "site"], cols
     assert got == want, "rows differ:\n%s\n%s" % (got[:3], want[:3])

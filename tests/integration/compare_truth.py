@@ -26,8 +26,7 @@ def check(cond, what):
 
 
 def rows(v):
-    cols = [c["name"] for c in v["columns"]]
-    return [dict(zip(cols, r)) for r in v["rows"]]
+    return v["rows"]  # objects keyed by snake_case column name (doc/json.md)
 
 
 def kind_key(name):
@@ -46,8 +45,7 @@ def main():
     key_of = {}
     for (vm, name), v in views.items():
         if name == "vminfo":
-            f = {x["key"]: x["value"] for x in v["fields"]}
-            key_of[f["pid"]] = vm
+            key_of[v["fields"]["pid"]] = vm
     checked_vms = 0
     for svm in truth["vms"]:
         if not svm.get("ddm") or not svm.get("connected"):
@@ -58,7 +56,7 @@ def main():
         if vm is None:
             continue
         checked_vms += 1
-        f = {x["key"]: x["value"] for x in views[(vm, "vminfo")]["fields"]}
+        f = views[(vm, "vminfo")]["fields"]
         check(f["app"] == svm["app"], f"pid {pid}: app {f['app']!r} == {svm['app']!r}")
         check(f.get("abi") == svm.get("abi"), f"pid {pid}: abi")
         for heap in svm["heaps"]:
@@ -98,7 +96,7 @@ def main():
                   f"pid {pid}: native segments match what was sent")
         nhgt = (svm.get("native") or {}).get("nhgt_sent")
         if nhgt and (vm, "nativeheap.summary") in views:
-            f = {x["key"]: x["value"] for x in views[(vm, "nativeheap.summary")]["fields"]}
+            f = views[(vm, "nativeheap.summary")]["fields"]
             check(f.get("total_memory") == nhgt["total_memory"],
                   f"pid {pid}: native total memory {f.get('total_memory')} == {nhgt['total_memory']}")
         recent = svm.get("thst_recent") or ([svm["thst_sent"]] if svm.get("thst_sent") else [])

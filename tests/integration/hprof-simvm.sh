@@ -43,7 +43,7 @@ ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' re
 t_wait 20 ready || t_diag "$T_TMP/vms.txt"
 
 # field JSON KEY: a field of a record result
-field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("result") or {}; print({f["key"]: f["value"] for f in r.get("fields",[])}.get(sys.argv[2]))' "$1" "$2"; }
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("result") or {}; print(r.get("fields", {}).get(sys.argv[2]))' "$1" "$2"; }
 # truth STATE APP KEY: hprof.last.KEY of the VM named APP
 truth() { python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]==sys.argv[2]][0]; print(v["hprof"]["last"][sys.argv[3]])' "$@"; }
 sha() { sha256sum "$1" | awk '{print $1}'; }

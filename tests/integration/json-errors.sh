@@ -38,6 +38,7 @@ assert len(lines) == 1, "want one line on stdout, got %d" % len(lines)
 doc = json.loads(lines[0])
 assert isinstance(doc, dict), "not an object"
 assert doc["ok"] is False, doc
+assert doc["schema"] == 1, doc
 assert doc["code"] == code, doc
 assert doc["kind"] == kind, doc
 assert isinstance(doc["error"], str) and doc["error"], doc
@@ -110,6 +111,7 @@ lines = open(sys.argv[1]).read().splitlines()
 assert len(lines) == 1
 doc = json.loads(lines[0])
 assert doc["name"] == "vms" and "rows" in doc and "ok" not in doc and doc["kind"] == "table"
+assert doc["schema"] == 1
 PY
 run view-unknown --socket "$sock" --no-autostart view no-such-view --json
 check view-unknown 3 not-found "no-such-view"
@@ -124,7 +126,7 @@ if t_have_plugins vminfo; then
     check cmd-notfound 3 not-found "99999"
     run cmd-usage --socket "$sock" --no-autostart gc --json
     check cmd-usage 2 usage "gc"
-    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert sorted(d) == ["code", "error", "kind", "ok"], d' \
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert sorted(d) == ["code", "error", "kind", "ok", "schema"], d' \
         "$T_TMP/cmd-notfound.out" && t_ok "a plugin command's failure is the same object as any failure (no status, message, result)" \
         || t_fail "a plugin command's failure is the same object as any failure (no status, message, result)" "$(cat "$T_TMP/cmd-notfound.out")"
 else
@@ -147,6 +149,7 @@ docs = [json.loads(l) for l in open(sys.argv[1] + ".out").read().splitlines()]
 assert rc == 1, rc
 assert len(docs) >= 2 and all("event" in d for d in docs[:-1]), docs[:2]
 last = docs[-1]
+assert all(d["schema"] == 1 for d in docs), docs[:2]
 assert last["ok"] is False and last["code"] == 1 and last["kind"] == "failed", last
 assert "went away" in last["error"], last
 PY
@@ -163,7 +166,7 @@ if t_have_plugins heap && [ -x "$SIMVM" ]; then
     run snap-blob --socket "$T_TMP/snap/ddmon.sock" --plugin-dir "$PLUGINDIR" --no-adb-start \
         --scan=local --scan-ports "$port" snapshot --wait 2500 --json --out-dir "$T_TMP/out"
     check snap-blob 1 failed "heap.bitmap.png"
-    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["vms"]["name"] == "vms" and d["views"]' \
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["global"]["vms"]["name"] == "vms" and d["vms"]' \
         "$T_TMP/snap-blob.out" && t_ok "... and that object is the snapshot (vms, views)" \
         || t_fail "... and that object is the snapshot (vms, views)" "$(head -c 300 "$T_TMP/snap-blob.out")"
 else

@@ -222,7 +222,7 @@ t_has() { grep -q -- "$2" "$1"; }
 # Wait until a JVM started by t_start_jvm listens (its agent prints a line).
 t_wait_jvm() { t_wait "${2:-20}" grep -q "Listening for transport dt_socket" "$T_TMP/jvm-$1.out"; }
 
-# t_vm_field KEY FIELD: FIELD ("app", "state", "debug port", ...) of VM KEY's
+# t_vm_field KEY FIELD: FIELD ("app", "state", "debug_port", ...) of VM KEY's
 # row in the server's VM list ("" for null); false when no row has that key.
 # The list is left in $T_TMP/dp.json. Needs a server.
 t_vm_field() {
@@ -230,24 +230,15 @@ t_vm_field() {
     python3 - "$T_TMP/dp.json" "$1" "$2" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-def views(d):
-    if isinstance(d, dict):
-        if d.get("name") == "vms" and "rows" in d: yield d
-        for v in d.values(): yield from views(v)
-    elif isinstance(d, list):
-        for v in d: yield from views(v)
-for v in views(doc):
-    cols = [c["name"] for c in v["columns"]]
-    for r in v["rows"]:
-        row = dict(zip(cols, r))
-        if row.get("key") == sys.argv[2]:
-            value = row.get(sys.argv[3])
-            print("" if value is None else value); sys.exit(0)
+for row in doc["rows"]:
+    if row.get("key") == sys.argv[2]:
+        value = row.get(sys.argv[3])
+        print("" if value is None else value); sys.exit(0)
 sys.exit(1)
 PY
 }
 # The relay port of VM KEY as the server lists it; false when it has none.
-t_debug_port() { local p; p=$(t_vm_field "$1" "debug port") && [ -n "$p" ] && echo "$p"; }
+t_debug_port() { local p; p=$(t_vm_field "$1" "debug_port") && [ -n "$p" ] && echo "$p"; }
 JDWPC="$DDM_TOP_BUILDDIR/tests/tools/jdwpc"
 # The ports ddmon-simvm reports in its port file, as a --scan-ports list "P1,P2,...":
 # exactly those (other tests' VMs may listen on ports in between).

@@ -20,7 +20,8 @@ INTEGRATION_TESTS = \
 	tests/integration/ambiguous-name.sh \
 	tests/integration/vm-names.sh \
 	tests/integration/plugins-simvm.sh \
-	tests/integration/heap-first.sh
+	tests/integration/heap-first.sh \
+	tests/integration/json-jq.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
 endif

@@ -32,9 +32,8 @@ check_gc() {
 import json, sys
 doc = json.load(open(sys.argv[1]))
 def rows(v):
-    cols = [c["name"] for c in v["columns"]]
-    return [dict(zip(cols, r)) for r in v["rows"]]
-key_of = {r["pid"]: r["key"] for r in rows(doc["vms"])}
+    return v["rows"]  # objects keyed by column (doc/json.md)
+key_of = {r["pid"]: r["key"] for r in rows(doc["global"]["vms"])}
 bad = []
 gc = doc.get("gc")
 if not isinstance(gc, list):
@@ -48,8 +47,8 @@ for line in open(sys.argv[2]):
         if key in asked:
             bad.append(f"plain JVM {key} was asked for a GC")
         continue
-    heaps = {r["heap"] for v in doc["views"] if v.get("vm") == key and v["name"] == "heap.segments"
-             for r in rows(v)}
+    seg = doc["vms"].get(key, {}).get("views", {}).get("heap.segments")
+    heaps = {r["heap"] for r in rows(seg)} if seg else set()
     if heaps != {1, 2}:
         bad.append(f"pid {pid} ({key}): segment rows for heaps {sorted(heaps)}, want [1, 2]")
     mine = [g for g in gc if g["vm"] == key]

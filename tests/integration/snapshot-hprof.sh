@@ -34,9 +34,8 @@ import hashlib, json, os, sys
 doc = json.load(open(sys.argv[1]))
 out_dir, dumps, truth, size = sys.argv[2], int(sys.argv[3]), json.load(open(sys.argv[4])), int(sys.argv[5])
 def rows(v):
-    cols = [c["name"] for c in v["columns"]]
-    return [dict(zip(cols, r)) for r in v["rows"]]
-key_of = {r["pid"]: r["key"] for r in rows(doc["vms"])}
+    return v["rows"]  # objects keyed by column (doc/json.md)
+key_of = {r["pid"]: r["key"] for r in rows(doc["global"]["vms"])}
 bad = []
 hprof = doc.get("hprof")
 if not isinstance(hprof, dict):

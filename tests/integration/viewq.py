@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# Query ddmon's JSON output for the integration tests (python3's json only).
-#   viewq.py rows FILE VIEW [VMKEY]   one JSON object per table row (column name -> value)
+# Query ddmon's JSON output (doc/json.md) for the integration tests (python3's json only).
+#   viewq.py rows FILE VIEW [VMKEY]   one JSON object per table row (snake_case key -> value)
 #   viewq.py fields FILE VIEW [VMKEY] the record's fields as one JSON object
 #   viewq.py names FILE               "VMKEY VIEW" per view in a snapshot
-# FILE is `ddmon snapshot --json` output ({"vms":..,"views":[..]}), or a single
-# view object (`ddmon view NAME --json` / `ddmon vms --json`), or a list of views.
+# FILE is `ddmon snapshot --json` output ({"vms":{KEY:{..,"views":{NAME:VIEW}}},
+# "global":{NAME:VIEW}}), a single view (`ddmon view NAME --vm K --json`,
+# `ddmon vms --json`), `ddmon view NAME --json` (grouped as the snapshot),
+# or a command's answer ({"result":VIEW}).
 import json
 import sys
 
 
 def views_of(doc):
+    """Every view in @doc: an object with "kind" and "name"; nothing inside a view."""
     if isinstance(doc, list):
         for d in doc:
             yield from views_of(d)
     elif isinstance(doc, dict):
         if "kind" in doc and "name" in doc:
             yield doc
-        for key in ("vms", "plugins", "views", "result", "view"):
-            if key in doc:
-                yield from views_of(doc[key])
+            return
+        for value in doc.values():
+            if isinstance(value, (dict, list)):
+                yield from views_of(value)
 
 
 def pick(doc, name, vm):
@@ -45,14 +49,10 @@ def main():
     vm = rest[1] if len(rest) > 1 else None
     for v in pick(doc, name, vm):
         if op == "rows":
-            cols = [c["name"] for c in v.get("columns", [])]
             for r in v.get("rows", []):
-                row = dict(zip(cols, r))
-                row["_vm"] = v.get("vm")
-                print(json.dumps(row))
+                print(json.dumps(dict(r, _vm=v.get("vm"))))
         elif op == "fields":
-            print(json.dumps({f["key"]: f["value"] for f in v.get("fields", [])}))
-
+            print(json.dumps(v.get("fields", {})))
 
 if __name__ == "__main__":
     main()

@@ -34,3 +34,18 @@ tests_unit_cli_test_snapshot_cmds_SOURCES = tests/unit/cli/test-snapshot-cmds.c
 tests_unit_cli_test_snapshot_cmds_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_cli_test_snapshot_cmds_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_cli_test_snapshot_cmds_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
+
+# The --json converter (cli/jsonout.c): snake_case keys and collisions,
+# every view kind with units and nulls, the VM list's headline figures,
+# views grouped per VM, events, command answers, "schema"
+# (tests/integration/json-jq.sh checks the real binary and doc/json.md).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/cli/test-jsonout
+TESTS += tests/unit/cli/test-jsonout
+endif
+tests_unit_cli_test_jsonout_SOURCES = tests/unit/cli/test-jsonout.c cli/jsonout.c cli/jsonout.h \
+	core/wire/ctlproto.c core/views/views.c core/views/view_content.c core/views/view_build.c \
+	core/views/view_json.c core/views/render.c
+tests_unit_cli_test_jsonout_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+tests_unit_cli_test_jsonout_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_cli_test_jsonout_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) -lm
