@@ -10,6 +10,8 @@
  *   commands.c    the command table, lookups, the usage text made from it
  *   output.c      printing: JSON, views as text, usage errors, and the
  *                 record of the first failure for --json
+ *   jsonout.c     the --json shapes (doc/json.md) made from the server's
+ *                 view JSON, for every --json printer (jsonout.h)
  *   request.c     talking to the server: connect (or start), call, status
  *   cmd-server.c  server, start-server, kill-server
  *   cmd-query.c   the one-request commands: vms, plugins, view, views, scan, select
