@@ -38,6 +38,7 @@ int ddm_tui_run(const char *socket_path)
 
 #define TICK_MS 500
 #define RECONNECT_MS 1000
+#define LIST_ANSWER_MS 5000 /* a server that took the watch but never answers it */
 #define VIEWS_EVERY_MS 3000
 #define REDRAW_DELAY_MS 30
 #define COMMAND_TIMEOUT_NOTE "(still running)"
@@ -50,7 +51,8 @@ typedef struct Tui {
     TuiConn *tab;       /* watch the current tab's view of the open VM */
     TuiConn *views;     /* a `views` request for the open VM, or NULL */
     GPtrArray *cmds;    /* TuiConn*: commands running */
-    guint tick, reconnect, redraw, views_timer;
+    guint tick, reconnect, redraw, views_timer, list_answer;
+    gboolean lost;      /* the list's connection was lost: say so when back */
     int status;
 } Tui;
 
@@ -97,8 +99,14 @@ static void on_list_message(TuiConn *c, JsonNode *msg, gpointer ud)
     JsonObject *o = as_object(msg);
     const char *event = o ? ddm_json_get_string(o, "event") : NULL;
     if (event == NULL) {
+        if (t->list_answer != 0)
+            g_source_remove(t->list_answer);
+        t->list_answer = 0;
         if (o && ddm_json_get_bool(o, "ok", FALSE)) {
             t->m->connected = TRUE;
+            if (t->lost) /* replaces "...; reconnecting" */
+                tui_model_set_status(t->m, now(), "the server is back: reconnected");
+            t->lost = FALSE;
         } else if (o) {
             const char *err = ddm_json_get_string(o, "error");
             tui_model_set_status(t->m, now(), "the server refused to watch: %s", err ? err : "?");
@@ -142,9 +150,13 @@ static void schedule_reconnect(Tui *t)
 static void on_list_closed(TuiConn *c, const char *why, gpointer ud)
 {
     Tui *t = ud;
+    if (t->list_answer != 0)
+        g_source_remove(t->list_answer);
+    t->list_answer = 0;
     tui_conn_free(c);
     t->list = NULL;
     t->m->connected = FALSE;
+    t->lost = TRUE;
     g_clear_pointer(&t->tab, tui_conn_free);
     g_clear_pointer(&t->views, tui_conn_free);
     tui_model_set_status(t->m, now(), "%s; reconnecting...", why);
@@ -152,9 +164,24 @@ static void on_list_closed(TuiConn *c, const char *why, gpointer ud)
     schedule_redraw(t);
 }
 
+/* The list's watch was taken (a socket accepts before its server reads:
+ * one stopping, or wedged) but not answered: drop it and try again, or
+ * the UI would wait on it for ever. */
+static gboolean on_list_answer_timeout(gpointer data)
+{
+    Tui *t = data;
+    t->list_answer = 0;
+    if (t->list != NULL)
+        on_list_closed(t->list, "the server does not answer", t);
+    return G_SOURCE_REMOVE;
+}
+
 static void open_list(Tui *t)
 {
     g_clear_pointer(&t->list, tui_conn_free);
+    if (t->list_answer != 0)
+        g_source_remove(t->list_answer);
+    t->list_answer = 0;
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_WATCH;
     req.name = (char *)"vms";
@@ -162,8 +189,11 @@ static void open_list(Tui *t)
     t->list = tui_conn_new(t->socket, &req, on_list_message, on_list_closed, t, &error);
     if (t->list == NULL) {
         t->m->connected = FALSE;
+        t->lost = TRUE;
         tui_model_set_status(t->m, now(), "no server (%s); retrying...", error->message);
         schedule_reconnect(t);
+    } else {
+        t->list_answer = g_timeout_add(LIST_ANSWER_MS, on_list_answer_timeout, t);
     }
     schedule_redraw(t);
 }
@@ -624,7 +654,7 @@ int ddm_tui_run(const char *socket_path)
         if (s != NULL && !g_source_is_destroyed(s))
             g_source_remove(sources[i]);
     }
-    guint *timers[] = {&t.tick, &t.reconnect, &t.redraw, &t.views_timer};
+    guint *timers[] = {&t.tick, &t.reconnect, &t.redraw, &t.views_timer, &t.list_answer};
     for (gsize i = 0; i < G_N_ELEMENTS(timers); i++)
         if (*timers[i] != 0)
             g_source_remove(*timers[i]);

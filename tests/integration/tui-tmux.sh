@@ -4,38 +4,68 @@
 # send-keys, the screen read with capture-pane (-e for colours). Against
 # ddmon-simvm: a VM appears in the list; Enter opens it on its threads tab
 # with the simulator's thread names; a thread that changes state is
-# highlighted; ? shows the help; a resize redraws for the new width; q
-# quits and leaves the terminal as it was. Skipped without tmux or a build without ncurses.
+# highlighted; the heap summary, the heap map (colour blocks, legend names,
+# an address scale), the native heap and vminfo tabs; ? shows the help in
+# a plain-ASCII box; a debugger on the VM's relay port marks the list (and
+# `ddmon vms`); the native column fills; q quits and leaves the terminal as
+# it was; a resize redraws for the new width; the server restarting
+# underneath is said and recovered from; VMs coming and going (--churn);
+# a missing or unknown TERM gives the plain view. Screens are written to
+# $DDM_TUI_CAPTURE_DIR when set (at 100x30). Skipped without tmux or a
+# build without ncurses.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v tmux >/dev/null || t_skip_all "no tmux"
 grep -q "define HAVE_NCURSES 1" "$DDM_TOP_BUILDDIR/build-config.h" || t_skip_all "built without ncurses"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 9
+t_plan 21
 sock="$T_TMP/ddmon.sock"
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1; t_cleanup' EXIT
 screen() { tm capture-pane -p -t ui; }
 screen_has() { screen | grep -q -- "$1"; }
+# cap NAME [NOTE]: keep the screen as $DDM_TUI_CAPTURE_DIR/NAME.txt
+cap() {
+    [ -n "${DDM_TUI_CAPTURE_DIR:-}" ] || return 0
+    mkdir -p "$DDM_TUI_CAPTURE_DIR"
+    { screen; [ -z "${2:-}" ] || printf '[note] %s\n' "$2"; } >"$DDM_TUI_CAPTURE_DIR/$1.txt"
+}
+# The open tab's title (line 4: "Heap map  (v3, live, updated now)").
+tab_title() { screen | sed -n 4p | sed 's/  (.*//'; }
+# goto_tab TITLE: Right until the tab titled TITLE is open (tabs wrap).
+goto_tab() {
+    local i prev
+    for i in $(seq 1 40); do
+        [ "$(tab_title)" = "$1" ] && return 0
+        prev=$(tab_title)
+        tm send-keys -t ui Right
+        t_wait 3 sh -c "[ \"\$(tmux -S '$TM_SOCK' capture-pane -p -t ui | sed -n 4p | sed 's/  (.*//')\" != '$prev' ]"
+    done
+    [ "$(tab_title)" = "$1" ]
+}
 # A row of the screen with the highlight colour (black on yellow) and one of
 # the names given (a thread name).
 hot_row() { tm capture-pane -p -e -t ui | grep $'\e\\[43m' | grep -qE "$1"; }
 
 t_start_simvm --vms 2 --base-port 0 --port-file "$T_TMP/ports" --state-file "$T_TMP/state.json" \
-    --thread-activity 500
+    --thread-activity 500 --gc-every 1000
 t_wait 10 test -s "$T_TMP/ports" || t_fail "simvm" "$(cat "$T_TMP/simvm.err")"
 ports=$(t_simvm_ports "$T_TMP/ports")
-server_args=(--scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base "$(t_free_port)")
+cbase=$(t_free_ports 40) || t_fail "40 free ports for the churning VMs"
+# the churning VMs (started last) come and go on ports the server scans from the start
+server_args=(--scan=local --scan-ports "$ports,$cbase-$((cbase + 39))" --selected-port 0
+    --debug-port-base "$(t_free_port)")
 t_start_server "${server_args[@]}" || t_fail "server" "$(cat "$T_TMP/server.err")"
 ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" = 2 ]; }
 t_wait 15 ready || t_fail "two VMs ready" "$(cat "$T_TMP/vms.txt")"
 
-tm new-session -d -s ui -x 120 -y 30 \
+tm new-session -d -s ui -x 100 -y 30 \
     "env TERM=xterm-256color '$DDMON' --socket '$sock' --plugin-dir '$PLUGINDIR' --no-autostart 2>'$T_TMP/tui.err'; echo EXITED:\$?; sleep 60"
 first_app=$(sort -n "$T_TMP/ports" | head -1 | awk '{print $3}') # the list is sorted by pid
 first_pid=$(sort -n "$T_TMP/ports" | head -1 | awk '{print $1}')
 if t_wait 15 screen_has "$first_app" && screen_has "2 VMs" && screen_has "THREADS"; then
     t_ok "the VM list shows the simulated VMs"
+    cap 1-vm-list
 else
     t_fail "the VM list shows the simulated VMs" "$(screen)"
 fi
@@ -63,6 +93,8 @@ PY
 )
 if t_wait 20 hot_row "$all_names"; then
     t_ok "a thread that changed state is highlighted"
+    hot=$(tm capture-pane -p -e -t ui | grep $'\e\\[43m' | head -1 | sed 's/\x1b\[[0-9;]*m//g')
+    cap 2-threads "highlighted (black on yellow): $hot"
 else
     t_fail "a thread that changed state is highlighted" "$(tm capture-pane -p -e -t ui | cat -v | head -30)"
 fi
@@ -74,11 +106,45 @@ else
     t_fail "Right moves to another tab" "$(screen)"
 fi
 
+if goto_tab "Heap summary" && t_wait 15 sh -c "tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -qE '^ +1 .*MiB'"; then
+    t_ok "the heap summary tab shows heap 1"
+    cap 3-heap-summary
+else
+    t_fail "the heap summary tab shows heap 1" "$(screen)"
+fi
+# heap.map (the heap plugin, drawn as blocks): legend names as the PNG's,
+# an address scale, cells in the kinds' colours (256-colour: 48;5;N)
+map_drawn() {
+    screen | grep -q "^legend: " && screen | grep -q "free" && screen | grep -q "data object\|class object\|byte array" &&
+        screen | grep -qE "^0x[0-9a-f]{8,} \|" && tm capture-pane -p -e -t ui | grep -q $'\e\\[[0-9;]*48;5;'
+}
+if goto_tab "Heap map" && t_wait 20 map_drawn; then
+    t_ok "the heap map tab draws colour blocks with a legend and addresses"
+    cap 4-heap-map
+else
+    t_fail "the heap map tab draws colour blocks with a legend and addresses" "$(screen)"
+fi
+if goto_tab "Native heap summary" && t_wait 15 screen_has "total_memory\|allocated"; then
+    t_ok "the native heap tab shows NHGT's figures"
+    cap 5-native-heap
+else
+    t_fail "the native heap tab shows NHGT's figures" "$(screen)"
+fi
+goto_tab "VM information" && t_wait 10 screen_has "$first_pid" && cap 6-vminfo
+
 tm send-keys -t ui '?'
 if t_wait 5 screen_has "ddmon: keys" && screen_has "heap dump"; then
     t_ok "? shows the help"
+    cap 7-help
 else
     t_fail "? shows the help" "$(screen)"
+fi
+# the box is plain ASCII: no line-drawing letters ("lqqk") where a
+# terminal does not map them
+if screen | grep -q -- "+---" && ! screen | grep -qE "lqq|qqk|mqq|qqj"; then
+    t_ok "the help box border is plain ASCII"
+else
+    t_fail "the help box border is plain ASCII" "$(screen)"
 fi
 tm send-keys -t ui x
 t_wait 5 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q 'ddmon: keys'" \
@@ -86,6 +152,37 @@ t_wait 5 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q 'ddmon: key
 
 tm send-keys -t ui q
 t_wait 5 screen_has "DEBUGGER"
+# the native column: the nativeheap plugin's headline, once it had figures
+native_filled() { screen | grep "^$first_pid " | grep -qE " [0-9.]+ (B|KiB|MiB|GiB)\$"; }
+if t_wait 15 native_filled; then
+    t_ok "the native column fills"
+    cap 8-vm-list-native
+else
+    t_fail "the native column fills" "$(screen)"
+fi
+# a debugger on the VM's relay port: "PORT*" in the list, debugger in `ddmon vms`
+first_port=$(sort -n "$T_TMP/ports" | head -1 | awk '{print $2}')
+key="127.0.0.1:$first_port"
+rport=$(t_vm_field "$key" debug_port)
+timeout 30 "$JDWPC" "127.0.0.1:$rport" version sleep 6000 >"$T_TMP/jdwpc.out" 2>&1 &
+jpid=$!
+T_PIDS+=("$jpid")
+starred() { screen | grep "^$first_pid " | grep -q "$rport\*"; }
+if [ -n "$rport" ] && t_wait 10 starred && [ "$(t_vm_field "$key" debugger)" = True ] &&
+    t_ddmon --no-autostart vms | grep -q "DEBUGGER"; then
+    t_ok "a debugger on the relay port shows in the list (${rport}*) and in ddmon vms"
+    cap 9-vm-list-debugger "jdwpc attached to 127.0.0.1:$rport"
+else
+    t_fail "a debugger on the relay port shows in the list and in ddmon vms" "$(screen)" "$(cat "$T_TMP/dp.json")" \
+        "$(cat "$T_TMP/jdwpc.out")"
+fi
+wait "$jpid" 2>/dev/null
+if t_wait 10 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep '^$first_pid ' | grep -q '$rport\*'" &&
+    [ "$(t_vm_field "$key" debugger)" = False ]; then
+    t_ok "the mark goes when the debugger leaves"
+else
+    t_fail "the mark goes when the debugger leaves" "$(screen)" "$(cat "$T_TMP/dp.json")"
+fi
 tm send-keys -t ui q
 if t_wait 10 screen_has "EXITED:0"; then t_ok "q quits with status 0"; else t_fail "q quits with status 0" "$(screen)" "$(cat "$T_TMP/tui.err")"; fi
 # The alternate screen is gone: only the shell's line is left.
@@ -111,5 +208,59 @@ if t_wait 5 narrow; then
 else
     t_fail "a resize redraws for the new width (80x24, then 140x30)" "$(screen)"
 fi
+
+# The server restarting underneath: the UI says so, and when one listens
+# on the socket again it watches again (no blocking connect, no lost watch).
+# The old server must be gone first: a new one refuses to start while the
+# old one still holds the lock, and the old socket would fool t_start_server.
+kill "$DDMON_PID"
+t_wait 30 t_dead "$DDMON_PID"
+wait "$DDMON_PID" 2>/dev/null
+if t_wait 10 screen_has "server not reachable" && screen_has "reconnecting\|retrying"; then
+    t_ok "the server going away is said"
+else
+    t_fail "the server going away is said" "$(screen)"
+fi
+t_start_server "${server_args[@]}" || t_fail "server restarts" "$(cat "$T_TMP/server.err")"
+has_first() { screen | grep -q "^$first_pid "; }
+if t_wait 30 screen_has "reconnected" && t_wait 30 has_first && ! screen_has "not reachable" &&
+    t_wait 10 screen_has "2 VMs"; then
+    t_ok "a new server on the socket: the UI reconnects and lists the VMs again"
+else
+    t_fail "a new server on the socket: the UI reconnects and lists the VMs again" "$(screen)" "$(cat "$T_TMP/tui2.err")"
+fi
+
+# VMs coming and going: two more that churn on the scanned ports
+"$SIMVM" --vms 2 --seed 7 --base-port "$cbase" --port-file "$T_TMP/churn.ports" --churn 1500 --thread-activity 0 \
+    >"$T_TMP/churn.out" 2>&1 &
+T_PIDS+=("$!")
+pids_shown() { screen | awk 'NR > 2 && $1 ~ /^[0-9]+$/ {print $1}' | sort | paste -sd,; }
+more_vms() { [ "$(pids_shown | tr ',' '\n' | grep -c .)" -ge 3 ]; }
+t_wait 30 more_vms
+before=$(pids_shown)
+changed() { local now; now=$(pids_shown); [ -n "$now" ] && [ "$now" != "$before" ] && has_first; }
+if [ -n "$before" ] && t_wait 30 changed && t_wait 10 screen_has "DEBUGGER"; then
+    t_ok "VMs coming and going (--churn): the list follows ($before -> $(pids_shown))"
+else
+    t_fail "VMs coming and going (--churn): the list follows" "before: $before" "$(screen)" "$(cat "$T_TMP/churn.ports")"
+fi
+
+# No terminal description: the plain view, no escape garbage, no TUI
+plain_ok() { # plain_ok SESSION
+    local s; s=$(tm capture-pane -p -t "$1")
+    grep -q "Ctrl-C to quit" <<<"$s" && grep -qE "^ *$first_pid " <<<"$s" && ! grep -q "?:help" <<<"$s" &&
+        ! grep -qE $'\e|\\[[0-9;?]+[A-Za-z]|\\[[HJK]|lqqk' <<<"$s"
+}
+for t in "missing:a missing TERM:env -u TERM" "unknown:an unknown TERM:env TERM=ddmon-no-such-terminal"; do
+    name=${t%%:*} what=${t#*:} what=${what%%:*}
+    tm new-session -d -s "t$name" -x 100 -y 30 \
+        "${t##*:} '$DDMON' --socket '$sock' --plugin-dir '$PLUGINDIR' --no-autostart 2>'$T_TMP/t$name.err'; echo EXITED:\$?; sleep 60"
+    if t_wait 10 plain_ok "t$name"; then
+        t_ok "$what falls back to the plain view"
+    else
+        t_fail "$what falls back to the plain view" "$(tm capture-pane -p -t "t$name")" "$(cat "$T_TMP/t$name.err")"
+    fi
+    tm send-keys -t "t$name" C-c
+done
 
 exit 0
