@@ -512,26 +512,9 @@ const char *ddm_jdwp_error_name(uint16_t error)
     return "UNKNOWN";
 }
 
+/* The list itself is the SDK's (<ddmon/plugin.h>), so the test kit
+ * enforces the very same one. */
 gboolean ddm_jdwp_plugin_allowed(uint8_t cmdset, uint8_t cmd)
 {
-    switch (cmdset) {
-    case DDM_JDWP_CMDSET_VM:
-        return cmd == DDM_JDWP_CMD_VM_VERSION || cmd == DDM_JDWP_CMD_VM_ALL_THREADS ||
-               cmd == DDM_JDWP_CMD_VM_ID_SIZES || cmd == DDM_JDWP_CMD_VM_CAPABILITIES ||
-               cmd == DDM_JDWP_CMD_VM_CLASS_PATHS || cmd == DDM_JDWP_CMD_VM_CAPABILITIES_NEW;
-    case DDM_JDWP_CMDSET_REFTYPE:
-        return cmd == DDM_JDWP_CMD_REFTYPE_SIGNATURE || cmd == DDM_JDWP_CMD_REFTYPE_METHODS ||
-               cmd == DDM_JDWP_CMD_REFTYPE_SOURCE_FILE;
-    case DDM_JDWP_CMDSET_METHOD:
-        return cmd == DDM_JDWP_CMD_METHOD_LINE_TABLE;
-    case DDM_JDWP_CMDSET_THREAD:
-        return cmd == DDM_JDWP_CMD_THREAD_NAME || cmd == DDM_JDWP_CMD_THREAD_SUSPEND ||
-               cmd == DDM_JDWP_CMD_THREAD_RESUME || cmd == DDM_JDWP_CMD_THREAD_STATUS ||
-               cmd == DDM_JDWP_CMD_THREAD_GROUP || cmd == DDM_JDWP_CMD_THREAD_FRAMES ||
-               cmd == DDM_JDWP_CMD_THREAD_FRAME_COUNT;
-    case DDM_JDWP_CMDSET_THREAD_GROUP:
-        return cmd == DDM_JDWP_CMD_THREAD_GROUP_NAME;
-    default:
-        return FALSE; /* every other set, and every vendor set (128-255) */
-    }
+    return ddm_jdwp_command_allowed(cmdset, cmd) != 0;
 }

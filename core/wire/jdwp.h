@@ -53,7 +53,8 @@
 #define DDM_JDWP_CMD_THREAD_GROUP_NAME 1
 /** TRUE for a command a plugin may send to a plain JVM: read-only, standard
  *  (command sets 1..64), or ThreadReference.Suspend/Resume (the core holds
- *  at most one such thread per VM). */
+ *  at most one such thread per VM). The list is the SDK's
+ *  ddm_jdwp_command_allowed (<ddmon/plugin.h>), shared with the test kit. */
 gboolean ddm_jdwp_plugin_allowed(uint8_t cmdset, uint8_t cmd);
 #define DDM_JDWP_ERROR_NOT_IMPLEMENTED 99  /* the answer to a command a VM does not know */
 

@@ -616,6 +616,37 @@ static inline unsigned long ddm_config_uint(const ddm_host *host, ddm_plugin *se
     return n;
 }
 
+/**
+ * 1 if jdwp_request accepts the standard JDWP command @cmdset/@cmd, 0 if
+ * it refuses it with -EPERM whatever the VM: the core's read-only
+ * allow-list (doc/protocol.md, "Plain JVMs"), the one definition the core
+ * and the test kit both use. VirtualMachine (1): Version 1, AllThreads 4,
+ * IDSizes 7, Capabilities 12, ClassPaths 13, CapabilitiesNew 17;
+ * ReferenceType (2): Signature 1, Methods 5, SourceFile 7; Method (6):
+ * LineTable 1; ThreadReference (11): Name 1, Suspend 2, Resume 3, Status
+ * 4, ThreadGroup 5, Frames 6, FrameCount 7; ThreadGroupReference (12):
+ * Name 1. Suspend and Resume are on it but further bound (one held thread
+ * per VM, see jdwp_request). Never a vendor set (128-255). Header-only.
+ * Since: 1.2
+ */
+static inline int ddm_jdwp_command_allowed(uint8_t cmdset, uint8_t cmd)
+{
+    switch (cmdset) {
+    case 1: /* VirtualMachine */
+        return cmd == 1 || cmd == 4 || cmd == 7 || cmd == 12 || cmd == 13 || cmd == 17;
+    case 2: /* ReferenceType */
+        return cmd == 1 || cmd == 5 || cmd == 7;
+    case 6: /* Method */
+        return cmd == 1;
+    case 11: /* ThreadReference */
+        return cmd >= 1 && cmd <= 7;
+    case 12: /* ThreadGroupReference */
+        return cmd == 1;
+    default:
+        return 0;
+    }
+}
+
 /* -------------------------------------------------------------- descriptor */
 
 /** "DDMP": the descriptor's magic. Since: 1.0 */

@@ -753,6 +753,42 @@ static void test_jdwp_set_id(void **state)
     }
 }
 
+/* The core's allow-list is the SDK's: every command the core names for
+ * plugins passes, and nothing else in the standard or vendor sets. */
+static void test_jdwp_plugin_allow_list(void **state)
+{
+    static const uint8_t ok[][2] = {
+        {DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_VERSION},
+        {DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_ALL_THREADS},
+        {DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_ID_SIZES},
+        {DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_CAPABILITIES},
+        {DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_CLASS_PATHS},
+        {DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_CAPABILITIES_NEW},
+        {DDM_JDWP_CMDSET_REFTYPE, DDM_JDWP_CMD_REFTYPE_SIGNATURE},
+        {DDM_JDWP_CMDSET_REFTYPE, DDM_JDWP_CMD_REFTYPE_METHODS},
+        {DDM_JDWP_CMDSET_REFTYPE, DDM_JDWP_CMD_REFTYPE_SOURCE_FILE},
+        {DDM_JDWP_CMDSET_METHOD, DDM_JDWP_CMD_METHOD_LINE_TABLE},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_NAME},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_SUSPEND},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_RESUME},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_STATUS},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_GROUP},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_FRAMES},
+        {DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_FRAME_COUNT},
+        {DDM_JDWP_CMDSET_THREAD_GROUP, DDM_JDWP_CMD_THREAD_GROUP_NAME},
+    };
+    unsigned set, cmd, n = 0;
+    (void)state;
+    for (size_t i = 0; i < G_N_ELEMENTS(ok); i++)
+        assert_true(ddm_jdwp_plugin_allowed(ok[i][0], ok[i][1]));
+    for (set = 0; set < 256; set++)
+        for (cmd = 0; cmd < 256; cmd++)
+            n += ddm_jdwp_plugin_allowed((uint8_t)set, (uint8_t)cmd) ? 1 : 0;
+    assert_int_equal(n, G_N_ELEMENTS(ok));
+    assert_false(ddm_jdwp_plugin_allowed(DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_DISPOSE));
+    assert_false(ddm_jdwp_plugin_allowed(DDM_JDWP_CMDSET, DDM_JDWP_CMD));
+}
+
 static void test_jdwp_error_names(void **state)
 {
     static const struct {
@@ -953,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_builders),
         cmocka_unit_test(test_jdwp_set_id),
         cmocka_unit_test(test_jdwp_error_names),
+        cmocka_unit_test(test_jdwp_plugin_allow_list),
         cmocka_unit_test(test_jdwp_stream_large_packet),
         cmocka_unit_test(test_jdwp_stream_head_rules),
     };
