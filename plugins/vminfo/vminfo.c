@@ -31,7 +31,7 @@ static void vm_state_free(void *p)
 }
 
 /* The VM's state, created (with its view) on first use. NULL only if out of memory. */
-static vminfo_vm *vm_state(vminfo_plugin *pl, ddm_vm *vm)
+vminfo_vm *vminfo_vm_state(vminfo_plugin *pl, ddm_vm *vm)
 {
     const ddm_host *h = pl->host;
     vminfo_vm *st = h->vm_get_data(pl->self, vm);
@@ -81,7 +81,7 @@ static char *features_text(const ddm_vm_info *info)
 void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm)
 {
     const ddm_host *h = pl->host;
-    vminfo_vm *st = vm_state(pl, vm);
+    vminfo_vm *st = vminfo_vm_state(pl, vm);
     const ddm_vm_info *info = h->vm_info(vm);
     ddm_view *v;
     char stage[5];
@@ -166,7 +166,7 @@ static int on_wait(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
                    size_t len, void *ud)
 {
     vminfo_plugin *pl = ud;
-    vminfo_vm *st = vm_state(pl, vm);
+    vminfo_vm *st = vminfo_vm_state(pl, vm);
     int reason = vminfo_parse_wait(data, len);
     if (!st)
         return -ENOMEM;
@@ -184,7 +184,7 @@ static int on_stag(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
                    size_t len, void *ud)
 {
     vminfo_plugin *pl = ud;
-    vminfo_vm *st = vm_state(pl, vm);
+    vminfo_vm *st = vminfo_vm_state(pl, vm);
     uint32_t stage;
     if (!st)
         return -ENOMEM;

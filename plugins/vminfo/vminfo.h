@@ -23,17 +23,30 @@
 #define VMINFO_CHUNK_STAG DDM_CHUNK('S', 'T', 'A', 'G')
 #define VMINFO_CHUNK_EXIT DDM_CHUNK('E', 'X', 'I', 'T')
 #define VMINFO_CHUNK_HPGC DDM_CHUNK('H', 'P', 'G', 'C')
+/* What follows a GC (doc/protocol.md "HPIF and HPGC", "Heap segments"): the
+ * heap plugin owns them and switches them on; vminfo only taps them. */
+#define VMINFO_CHUNK_HPIF DDM_CHUNK('H', 'P', 'I', 'F')
+#define VMINFO_CHUNK_HPSG DDM_CHUNK('H', 'P', 'S', 'G')
+#define VMINFO_CHUNK_HPSO DDM_CHUNK('H', 'P', 'S', 'O')
+#define VMINFO_CHUNK_HPST DDM_CHUNK('H', 'P', 'S', 'T')
+#define VMINFO_CHUNK_HPEN DDM_CHUNK('H', 'P', 'E', 'N')
+/* The fence after an HPGC nothing else will answer: a query every VM
+ * answers, in order (doc/protocol.md "REAE, REAQ, REAL"). */
+#define VMINFO_CHUNK_REAQ DDM_CHUNK('R', 'E', 'A', 'Q')
 
 /** Default time to wait for an HPGC reply (ART sends none), ms; option vminfo.gc_timeout. */
 #define VMINFO_GC_TIMEOUT_MS 3000u
 /** Time the EXIT request may stay pending (the VM never answers), ms. */
 #define VMINFO_EXIT_TIMEOUT_MS 2000u
 
+struct gc_call;
+
 /** Plugin-wide state. */
 typedef struct vminfo_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     unsigned gc_timeout_ms;
+    struct gc_call *gcs; /* gc commands not finished yet, any VM (vminfo-commands.c) */
 } vminfo_plugin;
 
 /** Per-VM state. */
@@ -43,6 +56,11 @@ typedef struct vminfo_vm {
     int wait_reason;   /* its reason byte, -1 if the chunk had none */
     int has_stage;
     uint32_t stage;    /* last STAG code */
+    /* What the VM was last asked to send after a GC (taps on HPIF, HPSG and
+     * HPSO requests, whoever sent them): HPIF's when (2 next GC, 3 every
+     * GC; 0 and "now" send nothing at a GC), segments 1 every GC. */
+    uint8_t hpif_when;
+    uint8_t hpsg_on, hpso_on;
 } vminfo_vm;
 
 /** A decoded APNM (strings owned; free with vminfo_apnm_clear). */
@@ -66,7 +84,10 @@ int vminfo_parse_stag(const uint8_t *data, size_t len, uint32_t *stage);
 /** (Re)publish the VM's record view from vm_info and the plugin's state. */
 void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm);
 
-/** Register the exit and gc commands. 0 or -errno. */
+/** The VM's state, created (with its view) on first use; NULL if out of memory. */
+vminfo_vm *vminfo_vm_state(vminfo_plugin *pl, ddm_vm *vm);
+
+/** Register the exit and gc commands and the taps that end a gc early. 0 or -errno. */
 int vminfo_commands_register(vminfo_plugin *pl);
 
 #endif /* DDM_PLUGIN_VMINFO_H */

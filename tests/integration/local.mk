@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/vm-names.sh \
 	tests/integration/plugins-simvm.sh \
 	tests/integration/heap-first.sh \
+	tests/integration/gc-art.sh \
 	tests/integration/json-jq.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)

@@ -359,13 +359,16 @@ static void test_exit_usage_and_errors(void **state)
 static ddm_cmd *start_gc(fixture *f)
 {
     const char *argv[] = {"gc", "1234"};
+    size_t first = fake_host_n_requests(f->fh);
     ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
+    int at;
     assert_non_null(cmd);
     assert_false(fake_cmd_finished(cmd));
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, VMINFO_CHUNK_HPGC), 1);
-    assert_int_equal(fake_host_request(f->fh, fake_host_n_requests(f->fh) - 1)->len, 0);
-    assert_int_equal(fake_host_request(f->fh, fake_host_n_requests(f->fh) - 1)->timeout_ms,
-                     VMINFO_GC_TIMEOUT_MS);
+    at = fake_host_find_request(f->fh, f->vm, VMINFO_CHUNK_HPGC, first);
+    assert_true(at >= 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)at)->len, 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)at)->timeout_ms, VMINFO_GC_TIMEOUT_MS);
     return cmd;
 }
 
@@ -392,7 +395,8 @@ static void test_gc_timeout_is_ok(void **state)
     ddm_cmd *cmd = start_gc(f);
     fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
-    assert_string_equal(fake_cmd_message(cmd), "GC requested (no reply from VM, normal on ART)");
+    assert_non_null(strstr(fake_cmd_message(cmd), "GC requested (ended at the 3000 ms timeout: "
+                                                   "ART does not answer HPGC"));
 }
 
 static void test_gc_jdwp_error(void **state)
@@ -457,6 +461,165 @@ static void test_gc_timeout_option(void **state)
     fake_host_free(fh); /* pending gc ends with VM_GONE, its ud freed */
 }
 
+/* --------------------------------------------- gc: what ends it early */
+
+/* A request as another plugin (heap) sends it: the taps see it. */
+static void heap_request(fixture *f, uint32_t type, uint8_t when)
+{
+    uint8_t req[2] = { when, 0 };
+    fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_REQUEST, req,
+                      type == VMINFO_CHUNK_HPIF ? 1 : 2);
+}
+
+static void heap_event_id(fixture *f, uint32_t type, uint32_t heap)
+{
+    uint8_t id[4];
+    ddm_put_u4(id, heap);
+    fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, id, sizeof id);
+}
+
+/* An HPIF event of one heap, @reason its when. */
+static void hpif_event(fixture *f, uint8_t reason)
+{
+    uint8_t p[4 + 29] = {0};
+    ddm_put_u4(p, 1);
+    ddm_put_u4(p + 4, 1);
+    p[16] = reason;
+    fake_host_deliver(f->fh, f->vm, VMINFO_CHUNK_HPIF, DDM_ORIGIN_EVENT, p, sizeof p);
+}
+
+static void test_gc_taps_registered(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(fake_host_n_taps(f->fh, VMINFO_CHUNK_HPIF), 1);
+    assert_int_equal(fake_host_n_taps(f->fh, VMINFO_CHUNK_HPSG), 1);
+    assert_int_equal(fake_host_n_taps(f->fh, VMINFO_CHUNK_HPST), 1);
+    assert_int_equal(fake_host_n_taps(f->fh, VMINFO_CHUNK_HPEN), 1);
+    assert_false(fake_host_owns(f->fh, VMINFO_CHUNK_HPIF)); /* the heap plugin's */
+}
+
+/* Segments on (HPSG every GC): ART's gc ends once the segments of every
+ * heap arrived (HPST..HPEN after the HPGC), after the owner had the last
+ * HPEN (a 1 ms timer), not at the first chunk nor at the timeout. */
+static void test_gc_ends_at_segments(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd;
+    heap_request(f, VMINFO_CHUNK_HPIF, 3);
+    heap_request(f, VMINFO_CHUNK_HPSG, 1);
+    heap_event_id(f, VMINFO_CHUNK_HPEN, 1); /* the end of an earlier GC's: no gc pending */
+    cmd = start_gc(f);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, VMINFO_CHUNK_REAQ), 0); /* no fence */
+    heap_event_id(f, VMINFO_CHUNK_HPEN, 1); /* no HPST since the HPGC: not this GC's */
+    hpif_event(f, 3);                       /* segments still to come */
+    heap_event_id(f, VMINFO_CHUNK_HPST, 1);
+    heap_event_id(f, VMINFO_CHUNK_HPST, 2);
+    fake_host_deliver(f->fh, f->vm, VMINFO_CHUNK_HPSG, DDM_ORIGIN_EVENT, "x", 1);
+    heap_event_id(f, VMINFO_CHUNK_HPEN, 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    heap_event_id(f, VMINFO_CHUNK_HPEN, 2);
+    assert_false(fake_cmd_finished(cmd)); /* the owner handles HPEN after the taps */
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "GC done (its heap segments arrived"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "ART does not answer HPGC"));
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT); /* the HPGC ends later: nothing more */
+    assert_non_null(strstr(fake_cmd_message(cmd), "heap segments arrived"));
+}
+
+/* Only HPIF at every GC: its event (reason 3, not a "now" answer) ends it. */
+static void test_gc_ends_at_hpif(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd;
+    heap_request(f, VMINFO_CHUNK_HPIF, 3);
+    cmd = start_gc(f);
+    hpif_event(f, 1); /* an answer to HPIF(now) */
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    hpif_event(f, 3);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "GC done (its heap information arrived"));
+}
+
+/* Segments switched off again, nothing on: the REAQ fence sent after the
+ * HPGC ends it when answered (ART), with a message saying so. */
+static void test_gc_fence_when_nothing_follows(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd;
+    int fence;
+    uint8_t on = 0;
+    heap_request(f, VMINFO_CHUNK_HPSG, 1);
+    heap_request(f, VMINFO_CHUNK_HPSG, 0);
+    cmd = start_gc(f);
+    fence = fake_host_find_request(f->fh, f->vm, VMINFO_CHUNK_REAQ, 0);
+    assert_true(fence > 0);
+    hpif_event(f, 1); /* HPIF(now) from someone: not the GC's */
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    fake_host_complete_chunk(f->fh, (size_t)fence, VMINFO_CHUNK_REAQ, &on, 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "ART does not answer HPGC and no heap "
+                                                  "information was switched on"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "REAQ"));
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT);
+    assert_non_null(strstr(fake_cmd_message(cmd), "REAQ"));
+}
+
+/* Dalvik answers the HPGC before the fence: "GC done"; the fence's answer
+ * changes nothing. */
+static void test_gc_dalvik_reply_before_fence(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd = start_gc(f);
+    int fence = fake_host_find_request(f->fh, f->vm, VMINFO_CHUNK_REAQ, 0);
+    uint8_t on = 0;
+    assert_true(fence > 0);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY);
+    assert_string_equal(fake_cmd_message(cmd), "GC done");
+    fake_host_complete_chunk(f->fh, (size_t)fence, VMINFO_CHUNK_REAQ, &on, 1);
+    assert_string_equal(fake_cmd_message(cmd), "GC done");
+}
+
+/* REAQ disabled (--chunks): no fence, the timeout ends it and says why. */
+static void test_gc_no_fence_when_reaq_disabled(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm_info info = {.pid = 5, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+    const char *argv[] = {"gc", "5"};
+    ddm_cmd *cmd;
+    ddm_vm *vm;
+    (void)state;
+    fake_host_disable_chunk(fh, VMINFO_CHUNK_REAQ);
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    vm = fake_host_add_vm(fh, &info);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    cmd = fake_host_run_command(fh, 2, argv);
+    assert_int_equal(fake_host_n_requests(fh), 1);
+    fake_host_complete_status(fh, 0, DDM_REPLY_TIMEOUT);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no heap information was switched on"));
+    fake_host_free(fh);
+}
+
+/* The VM goes away with the effect seen and the finish still deferred:
+ * the gc is done (OK), the timer's reference freed (ASan: no leak). */
+static void test_gc_vm_gone_while_deferred(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd;
+    heap_request(f, VMINFO_CHUNK_HPSG, 1);
+    cmd = start_gc(f);
+    heap_event_id(f, VMINFO_CHUNK_HPST, 1);
+    heap_event_id(f, VMINFO_CHUNK_HPEN, 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_timers(f->fh), 0);
+}
+
 /* Before any STAG event, the boot stage comes from HELO's tail (API 34). */
 static void test_boot_stage_from_helo(void **state)
 {
@@ -502,6 +665,13 @@ int main(void)
         T(test_gc_vm_gone_and_bad),
         T(test_gc_usage_unknown_and_not_ready),
         cmocka_unit_test(test_gc_timeout_option),
+        T(test_gc_taps_registered),
+        T(test_gc_ends_at_segments),
+        T(test_gc_ends_at_hpif),
+        T(test_gc_fence_when_nothing_follows),
+        T(test_gc_dalvik_reply_before_fence),
+        cmocka_unit_test(test_gc_no_fence_when_reaq_disabled),
+        T(test_gc_vm_gone_while_deferred),
         cmocka_unit_test(test_boot_stage_from_helo),
     };
     return cmocka_run_group_tests_name("plugin-vminfo", tests, NULL, NULL);
