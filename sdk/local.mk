@@ -32,6 +32,7 @@ endif
 	%reldir%/testkit/kit_log.c %reldir%/testkit/kit_config.c \
 	%reldir%/testkit/kit_chunks.c %reldir%/testkit/kit_regs.c \
 	%reldir%/testkit/kit_vms.c %reldir%/testkit/kit_requests.c \
+	%reldir%/testkit/kit_jdwp.c \
 	%reldir%/testkit/kit_timers.c %reldir%/testkit/kit_views.c \
 	%reldir%/testkit/kit_view_inspect.c %reldir%/testkit/kit_commands.c \
 	%reldir%/testkit/kit-private.h %reldir%/testkit/ddmon/testkit.h
@@ -40,7 +41,7 @@ endif
 %canon_reldir%_testkit_libddmon_plugin_test_la_LIBADD = $(CMOCKA_LIBS)
 # Its own interface version (libtool current:revision:age), apart from the
 # plugin ABI: bump it when <ddmon/testkit.h> changes.
-%canon_reldir%_testkit_libddmon_plugin_test_la_LDFLAGS = -version-info 0:0:0 -no-undefined \
+%canon_reldir%_testkit_libddmon_plugin_test_la_LDFLAGS = -version-info 1:0:1 -no-undefined \
 	$(SAN_LDFLAGS)
 EXTRA_DIST += %reldir%/testkit/ddmon-plugin-test.pc.in \
 	%reldir%/testkit/ddmon-plugin-test-uninstalled.pc.in

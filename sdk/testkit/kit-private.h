@@ -10,6 +10,9 @@
  *                      listeners, commands
  *   kit_vms.c          fake VMs: info, events, data, names, headlines
  *   kit_requests.c     requests, their replies, failures and timeouts
+ *   kit_jdwp.c         plain JVMs (1.2): their walk, the debugger flag,
+ *                      jdwp_request (the SDK's allow-list, one held thread)
+ *                      and its replies
  *   kit_timers.c       timers, fired by hand
  *   kit_views.c        the view store, plugin side (builder, caps, commit)
  *   kit_view_inspect.c the view store, test side (lookup, reading content)
@@ -163,6 +166,10 @@ struct ddm_vm {
     int set_name_calls;
     ptrvec headlines; /* of char*[2] pairs: label, text */
     ptrvec figures;   /* of char*[3]: "LABEL_NAME", label, value ("%.17g") (1.2) */
+    int plain;        /* added by fake_host_add_plain_vm: only plain listeners hear it (1.2) */
+    int held;         /* plain JVM: a thread suspended through jdwp_request (1.2) */
+    uint8_t *held_thread; /* its id as the plugin sent it (NULL if 0 bytes) */
+    size_t held_len;
 };
 
 struct ddm_plugin {
@@ -187,6 +194,7 @@ typedef enum fh_reg_kind {
     FH_REG_LISTENER,  /* register_vm_listener */
     FH_REG_COMMAND,   /* register_command */
     FH_REG_STREAM,    /* register_chunk_stream (1.2): an owner too */
+    FH_REG_PLAIN_LISTENER, /* register_plain_vm_listener (1.2) */
 } fh_reg_kind;
 
 typedef struct fh_reg {
@@ -224,6 +232,7 @@ struct fake_host {
     void *pdata;
     ddm_free_fn pdata_free;
     ptrvec regs, vms, views, requests, timers, cmds, config;
+    ptrvec jdwp;        /* fake_jdwp_request*, in send order (1.2) */
     uint32_t next_timer_id, next_packet_id, next_event_id;
     ptrvec disabled; /* uint32_t types boxed */
     int only_mode;   /* 1: only the types in `enabled` */
@@ -280,6 +289,8 @@ fh_reg *fh_find_owner(fake_host *fh, uint32_t type);
 int fh_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                     ddm_free_fn ud_free);
 int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free);
+int fh_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
+                                  ddm_free_fn ud_free);
 fh_reg *fh_find_command(fake_host *fh, const char *name);
 int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
                         const char *summary, ddm_command_fn fn, void *ud,
@@ -303,6 +314,15 @@ size_t fh_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud);
 int fh_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *data, size_t len,
                unsigned timeout_ms, ddm_reply_fn fn, void *ud, uint32_t *id_out);
 void fh_complete(fake_host *fh, fake_request *rq, const ddm_reply *reply);
+
+/* kit_jdwp.c */
+size_t fh_foreach_plain_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud);
+int fh_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8_t cmd, const void *data,
+                    size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn, void *ud);
+/** @vm goes: its pending JDWP requests end with DDM_REPLY_VM_GONE, its held
+ *  thread is forgotten. */
+void fh_jdwp_vm_gone(fake_host *fh, ddm_vm *vm);
+void fh_jdwp_free_all(fake_host *fh);
 
 /* kit_timers.c */
 void fh_timer_free(fh_timer *t);

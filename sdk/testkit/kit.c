@@ -59,6 +59,9 @@ fake_host *fake_host_new(void)
     h->cmd_progress = fh_cmd_progress;
     h->cmd_out_dir = fh_cmd_out_dir;
     h->vm_headline_figures = fh_vm_headline_figures;
+    h->register_plain_vm_listener = fh_register_plain_vm_listener;
+    h->foreach_plain_vm = fh_foreach_plain_vm;
+    h->jdwp_request = fh_jdwp_request;
     h->cmd_find_vm = fh_cmd_find_vm;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
@@ -80,10 +83,16 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->cmd_progress = fh_cmd_progress;
     h->cmd_out_dir = fh_cmd_out_dir;
     h->vm_headline_figures = fh_vm_headline_figures;
+    h->register_plain_vm_listener = fh_register_plain_vm_listener;
+    h->foreach_plain_vm = fh_foreach_plain_vm;
+    h->jdwp_request = fh_jdwp_request;
     h->cmd_find_vm = fh_cmd_find_vm;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 2) {
         h->cmd_find_vm = NULL;
+        h->register_plain_vm_listener = NULL;
+        h->foreach_plain_vm = NULL;
+        h->jdwp_request = NULL;
         h->size = (uint32_t)offsetof(ddm_host, register_chunk_stream);
         h->register_chunk_stream = NULL;
         h->cmd_progress = NULL;
@@ -199,6 +208,7 @@ void fake_host_free(fake_host *fh)
         free(rq);
     }
     vec_clear(&fh->requests);
+    fh_jdwp_free_all(fh);
     for (i = 0; i < fh->vms.n; i++) {
         ddm_vm *vm = fh->vms.v[i];
         size_t j;

@@ -130,6 +130,25 @@ int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_f
     return 0;
 }
 
+/* As the core: only in init; heard only for plain JVMs (1.2). */
+int fh_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
+                                  ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    int err = check_init_phase(fh, "register_plain_vm_listener", ud, ud_free);
+    if (err)
+        return err;
+    if (!fn) {
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    r = reg_add(fh, FH_REG_PLAIN_LISTENER, ud, ud_free);
+    r->vm_fn = fn;
+    return 0;
+}
+
 fh_reg *fh_find_command(fake_host *fh, const char *name)
 {
     size_t i;
@@ -241,6 +260,16 @@ int fake_host_n_vm_listeners(fake_host *fh)
     int n = 0;
     for (i = 0; i < fh->regs.n; i++)
         if (((fh_reg *)fh->regs.v[i])->kind == FH_REG_LISTENER)
+            n++;
+    return n;
+}
+
+int fake_host_n_plain_vm_listeners(fake_host *fh)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i < fh->regs.n; i++)
+        if (((fh_reg *)fh->regs.v[i])->kind == FH_REG_PLAIN_LISTENER)
             n++;
     return n;
 }

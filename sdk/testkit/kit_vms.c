@@ -75,6 +75,8 @@ void fake_host_set_vm_info(fake_host *fh, ddm_vm *vm, const ddm_vm_info *info)
 {
     (void)fh;
     vm_info_copy(vm, info);
+    if (vm->plain)
+        vm->info.ddm = 0; /* a plain JVM stays one */
 }
 
 const ddm_vm_info *fake_vm_info(ddm_vm *vm)
@@ -97,14 +99,45 @@ void fake_host_set_sync_changed(fake_host *fh, int on)
     fh->sync_changed = on;
 }
 
+/* As the core: DDM listeners hear DDM VMs, plain listeners (1.2) plain JVMs. */
 static void run_listeners(fake_host *fh, ddm_vm *vm, ddm_vm_event ev)
 {
     size_t i;
+    fh_reg_kind kind = vm->plain ? FH_REG_PLAIN_LISTENER : FH_REG_LISTENER;
     for (i = 0; i < fh->regs.n; i++) {
         fh_reg *r = fh->regs.v[i];
-        if (r->kind == FH_REG_LISTENER)
+        if (r->kind == kind)
             r->vm_fn(&fh->plugin, vm, ev, r->ud);
     }
+}
+
+ddm_vm *fake_host_add_plain_vm(fake_host *fh, const ddm_vm_info *info)
+{
+    ddm_vm_info def;
+    ddm_vm *vm;
+    if (!info) {
+        memset(&def, 0, sizeof def);
+        def.user_id = -1;
+        def.native_debuggable = -1;
+        info = &def;
+    }
+    vm = fake_host_add_vm(fh, info);
+    vm->info.ddm = 0;
+    vm->plain = 1;
+    return vm;
+}
+
+void fake_host_set_debugger(fake_host *fh, ddm_vm *vm, int attached)
+{
+    assert_non_null(vm);
+    if (vm->gone)
+        fail_msg("fake-host: debugger change for a VM that is gone");
+    attached = attached != 0;
+    if (vm->info.debugger == attached)
+        return;
+    vm->info.debugger = attached;
+    if (vm->ready)
+        run_listeners(fh, vm, DDM_VM_CHANGED);
 }
 
 
@@ -121,6 +154,7 @@ void fake_host_vm_event(fake_host *fh, ddm_vm *vm, ddm_vm_event event)
         return;
     }
     /* pending requests end with VM_GONE, exactly once */
+    fh_jdwp_vm_gone(fh, vm);
     for (i = 0; i < fh->requests.n; i++) {
         fake_request *rq = fh->requests.v[i];
         if (rq->vm == vm && !rq->completed) {
@@ -415,7 +449,7 @@ size_t fh_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
     assert_non_null(fn);
     for (i = 0; i < n; i++) {
         ddm_vm *vm = fh->vms.v[i];
-        if (!vm->ready || vm->gone || !vm->info.ddm)
+        if (!vm->ready || vm->gone || !vm->info.ddm || vm->plain)
             continue;
         calls++;
         if (fn(self, vm, ud) != 0)

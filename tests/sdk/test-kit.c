@@ -307,6 +307,178 @@ static void test_view_misuse_counted(void **state)
     fake_host_free(fh);
 }
 
+/* ------------------------------------------------ plain JVMs (ABI 1.2) */
+
+typedef struct plain_state {
+    int ready, changed, gone, ddm_events, replies, visits;
+    ddm_reply_status last_status;
+    uint16_t last_error;
+    size_t last_len;
+} plain_state;
+
+static plain_state g_plain;
+
+static void plain_listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    (void)self;
+    (void)ud;
+    assert_int_equal(fake_vm_info(vm)->ddm, 0);
+    if (ev == DDM_VM_READY)
+        g_plain.ready++;
+    else if (ev == DDM_VM_CHANGED)
+        g_plain.changed++;
+    else
+        g_plain.gone++;
+}
+
+static void ddm_listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)ev;
+    (void)ud;
+    g_plain.ddm_events++;
+}
+
+static void plain_reply(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r, void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)ud;
+    g_plain.replies++;
+    g_plain.last_status = r->status;
+    g_plain.last_error = r->jdwp_error;
+    g_plain.last_len = r->len;
+}
+
+static int plain_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)ud;
+    g_plain.visits++;
+    return 0;
+}
+
+static int plain_init(ddm_plugin *self, const ddm_host *host)
+{
+    if (!DDM_HOST_HAS(host, register_plain_vm_listener))
+        return host->register_vm_listener(self, ddm_listener, NULL, NULL);
+    assert_int_equal(host->register_vm_listener(self, ddm_listener, NULL, NULL), 0);
+    return host->register_plain_vm_listener(self, plain_listener, NULL, NULL);
+}
+
+static const ddm_plugin_desc plain_desc = {
+    DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, 1, sizeof(ddm_plugin_desc),
+    "plain", "1", "Apache-2.0", "plain JVM toy", plain_init, NULL};
+
+static void test_plain_jvms(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const ddm_host *h = fake_host_table(fh);
+    ddm_plugin *p = fake_host_plugin(fh);
+    const uint8_t t1[8] = {0, 0, 0, 0, 0, 0, 0, 1}, t2[8] = {0, 0, 0, 0, 0, 0, 0, 2};
+    const uint8_t *held;
+    size_t n;
+    ddm_vm *jvm, *dvm;
+    (void)state;
+    memset(&g_plain, 0, sizeof g_plain);
+    assert_int_equal(fake_host_load(fh, &plain_desc), 0);
+    assert_int_equal(fake_host_n_plain_vm_listeners(fh), 1);
+    assert_int_equal(fake_host_n_vm_listeners(fh), 1);
+    /* outside init: refused as every registration */
+    assert_int_equal(h->register_plain_vm_listener(p, plain_listener, NULL, NULL), -EPERM);
+
+    jvm = fake_host_add_plain_vm(fh, &(ddm_vm_info){.pid = 7, .app_name = "Main", .ddm = 1});
+    dvm = fake_host_add_vm(fh, NULL);
+    assert_int_equal(fake_vm_info(jvm)->ddm, 0);
+    /* not known yet */
+    assert_int_equal(h->jdwp_request(p, jvm, 1, 1, NULL, 0, 0, plain_reply, NULL), -ENOTCONN);
+    fake_host_vm_event(fh, jvm, DDM_VM_READY);
+    fake_host_vm_event(fh, dvm, DDM_VM_READY);
+    assert_int_equal(g_plain.ready, 1);
+    assert_int_equal(g_plain.ddm_events, 1);
+    assert_int_equal(h->foreach_plain_vm(p, plain_visit, NULL), 1);
+    assert_int_equal(h->foreach_vm(p, plain_visit, NULL), 1);
+    assert_int_equal(h->request(p, jvm, TOY_TYPE, NULL, 0, 0, NULL, NULL, NULL), -ENOTCONN);
+
+    /* the allow-list, and DDM VMs */
+    assert_int_equal(h->jdwp_request(p, jvm, 1, 6, NULL, 0, 0, plain_reply, NULL), -EPERM);
+    assert_int_equal(h->jdwp_request(p, jvm, 0xC7, 1, NULL, 0, 0, plain_reply, NULL), -EPERM);
+    assert_int_equal(h->jdwp_request(p, jvm, 1, 4, NULL, 0, 0, NULL, NULL), -EINVAL);
+    assert_int_equal(h->jdwp_request(p, dvm, 1, 1, NULL, 0, 0, plain_reply, NULL), -ENOTCONN);
+    assert_int_equal(fake_host_n_jdwp_requests(fh), 0);
+
+    /* a reply, exactly once */
+    assert_int_equal(h->jdwp_request(p, jvm, 1, 4, NULL, 0, 0, plain_reply, NULL), 0);
+    assert_int_equal(fake_host_find_jdwp_request(fh, jvm, 1, 4, 0), 0);
+    assert_int_equal(fake_host_n_jdwp_pending(fh, jvm), 1);
+    fake_host_complete_jdwp(fh, 0, 0, "\0\0\0\0", 4);
+    assert_int_equal(g_plain.replies, 1);
+    assert_int_equal(g_plain.last_status, DDM_REPLY_CHUNK);
+    assert_int_equal(g_plain.last_len, 4);
+    assert_true(fake_host_jdwp_request(fh, 0)->completed);
+
+    /* one held thread: a second Suspend -EBUSY, Resume only of that one */
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 3, t1, 8, 0, plain_reply, NULL), -EPERM);
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 2, t1, 8, 0, plain_reply, NULL), 0);
+    held = fake_host_jdwp_held(fh, jvm, &n);
+    assert_non_null(held);
+    assert_int_equal(n, 8);
+    assert_memory_equal(held, t1, 8);
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 2, t2, 8, 0, plain_reply, NULL), -EBUSY);
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 3, t2, 8, 0, plain_reply, NULL), -EPERM);
+    /* a debugger: nothing but the held thread's Resume */
+    fake_host_set_debugger(fh, jvm, 1);
+    assert_int_equal(g_plain.changed, 1);
+    assert_int_equal(g_plain.ddm_events, 1);
+    assert_int_equal(fake_vm_info(jvm)->debugger, 1);
+    assert_int_equal(h->jdwp_request(p, jvm, 1, 1, NULL, 0, 0, plain_reply, NULL), -EBUSY);
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 3, t1, 8, 0, plain_reply, NULL), 0);
+    assert_null(fake_host_jdwp_held(fh, jvm, &n));
+    assert_int_equal(n, 0);
+    fake_host_set_debugger(fh, jvm, 0);
+    assert_int_equal(g_plain.changed, 2);
+
+    /* a Suspend the VM refuses holds nothing */
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 2, t2, 8, 0, plain_reply, NULL), 0);
+    assert_non_null(fake_host_jdwp_held(fh, jvm, NULL));
+    assert_int_equal(fake_host_n_jdwp_requests(fh), 4); /* AllThreads, Suspend, Resume, Suspend */
+    assert_int_equal(fake_host_find_jdwp_request(fh, jvm, 11, 2, 2), 3);
+    fake_host_complete_jdwp(fh, 1, 0, NULL, 0);
+    fake_host_complete_jdwp(fh, 2, 0, NULL, 0);
+    fake_host_complete_jdwp(fh, 3, 10, NULL, 0); /* INVALID_THREAD */
+    assert_int_equal(g_plain.last_status, DDM_REPLY_ERROR);
+    assert_int_equal(g_plain.last_error, 10);
+    assert_null(fake_host_jdwp_held(fh, jvm, NULL));
+
+    /* the VM goes: pending requests end with VM_GONE, then the listener */
+    assert_int_equal(h->jdwp_request(p, jvm, 11, 1, t1, 8, 0, plain_reply, NULL), 0);
+    n = (size_t)g_plain.replies;
+    fake_host_vm_event(fh, jvm, DDM_VM_GONE);
+    assert_int_equal(g_plain.replies, (int)n + 1);
+    assert_int_equal(g_plain.last_status, DDM_REPLY_VM_GONE);
+    assert_int_equal(g_plain.gone, 1);
+    assert_int_equal(g_plain.ddm_events, 1);
+    assert_int_equal(h->foreach_plain_vm(p, plain_visit, NULL), 0);
+    assert_int_equal(fake_host_n_jdwp_pending(fh, NULL), 0);
+    fake_host_free(fh);
+
+    /* a 1.1 core: none of the three */
+    fh = fake_host_new();
+    fake_host_set_abi_minor(fh, 1);
+    h = fake_host_table(fh);
+    assert_false(DDM_HOST_HAS(h, register_plain_vm_listener));
+    assert_false(DDM_HOST_HAS(h, foreach_plain_vm));
+    assert_false(DDM_HOST_HAS(h, jdwp_request));
+    assert_null(h->register_plain_vm_listener);
+    assert_null(h->foreach_plain_vm);
+    assert_null(h->jdwp_request);
+    assert_int_equal(fake_host_load(fh, &plain_desc), 0);
+    assert_int_equal(fake_host_n_plain_vm_listeners(fh), 0);
+    fake_host_free(fh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_requests_exactly_once),
         cmocka_unit_test(test_timers_config_commands),
         cmocka_unit_test(test_view_misuse_counted),
+        cmocka_unit_test(test_plain_jvms),
     };
     return cmocka_run_group_tests_name("fake-host", tests, NULL, NULL);
 }

@@ -38,7 +38,9 @@
  * table look like a 1.0 core's (size and abi_minor; newer members NULL), to
  * test a plugin built with DDM_ABI_MINOR_REQUIRED 0 and its DDM_HOST_HAS()
  * fallbacks; fake_host_set_abi_minor(fh, 1) hides 1.2's
- * register_chunk_stream, cmd_progress and cmd_out_dir the same way. A plugin whose descriptor wants a newer minor than the host
+ * register_chunk_stream, cmd_progress, cmd_out_dir, vm_headline_figures,
+ * register_plain_vm_listener, foreach_plain_vm, jdwp_request and
+ * cmd_find_vm the same way. A plugin whose descriptor wants a newer minor than the host
  * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
@@ -88,6 +90,21 @@
  *    DDM_HEADLINE_TEXT_MAX: -EMSGSIZE; an empty label -EINVAL).
  *  - foreach_vm (1.1): the DDM VMs whose DDM_VM_READY was delivered and
  *    whose DDM_VM_GONE has not begun, in the order they were added.
+ *  - plain JVMs (1.2): fake_host_add_plain_vm(); register_plain_vm_listener
+ *    (only in init, as the other listeners) hears only plain JVMs,
+ *    register_vm_listener only DDM VMs; foreach_plain_vm walks the plain
+ *    JVMs whose READY was delivered and whose GONE has not begun.
+ *    fake_host_set_debugger() plays a debugger attaching or leaving.
+ *  - jdwp_request (1.2), checked in the core's order: fn NULL -EINVAL; off
+ *    the SDK's allow-list (ddm_jdwp_command_allowed, the core's very list)
+ *    -EPERM; not a ready plain JVM -ENOTCONN; a Suspend while a thread is
+ *    held -EBUSY; a Resume of anything but the held thread -EPERM; any
+ *    other command while a debugger is attached -EBUSY; -EMSGSIZE past
+ *    DDM_REQUEST_MAX_PACKET (11 header bytes); -ENOSPC past
+ *    DDM_REQUEST_MAX_PENDING pending on one VM. An accepted Suspend holds
+ *    its thread (fake_host_jdwp_held) until its Resume is accepted, the
+ *    Suspend's reply is a JDWP error, or the VM goes. Requests are recorded
+ *    (fake_host_jdwp_request) and completed by the test, each exactly once.
  *  - views: tables (typed columns; cell type must match the column, except
  *    that an int in a double column is converted, as the core does; a NULL
  *    string is a null cell in any column), records (ordered typed fields,
@@ -185,6 +202,18 @@ const ddm_vm_info *fake_vm_info(ddm_vm *vm);
 int fake_vm_gone(ddm_vm *vm);
 /** How many times the plugin called vm_set_name for @vm. */
 int fake_vm_set_name_calls(ddm_vm *vm);
+/** Add a plain JVM (1.2; no DDM): @info as fake_host_add_vm (NULL: defaults),
+ *  with ddm forced to 0. Only plain listeners (register_plain_vm_listener)
+ *  hear its events: fake_host_vm_event(READY) makes it known (foreach_plain_vm
+ *  visits it, jdwp_request may go to it), GONE ends its pending JDWP requests
+ *  with DDM_REPLY_VM_GONE before the listeners run. request() to it gives
+ *  -ENOTCONN, foreach_vm skips it, DDM listeners never hear of it. */
+ddm_vm *fake_host_add_plain_vm(fake_host *fh, const ddm_vm_info *info);
+/** A debugger attaches (@attached 1) or leaves (0) through ddmon: sets
+ *  ddm_vm_info.debugger and, if the VM is ready, runs its listeners (plain
+ *  or DDM) with DDM_VM_CHANGED. While attached, jdwp_request gives -EBUSY
+ *  (except the Resume of the thread the plugin holds). */
+void fake_host_set_debugger(fake_host *fh, ddm_vm *vm, int attached);
 /** Whether DDM_VM_CHANGED runs synchronously from vm_set_name (default 1). */
 void fake_host_set_sync_changed(fake_host *fh, int on);
 /** The headline text the plugin set under @label, or NULL. */
@@ -235,6 +264,8 @@ int fake_host_stream(fake_host *fh, ddm_vm *vm, uint32_t type, const void *data,
 int fake_host_n_taps(fake_host *fh, uint32_t type);
 /** Number of VM listeners registered. */
 int fake_host_n_vm_listeners(fake_host *fh);
+/** Number of plain VM listeners registered (1.2). */
+int fake_host_n_plain_vm_listeners(fake_host *fh);
 
 /* ------------------------------------------------------------- requests */
 
@@ -273,6 +304,44 @@ void fake_host_complete_fail(fake_host *fh, size_t idx, uint32_t code, const cha
 void fake_host_set_request_error(fake_host *fh, int err);
 /** The same, for requests of chunk type @type only. */
 void fake_host_set_request_error_for(fake_host *fh, uint32_t type, int err);
+/* --------------------------------------------- JDWP to plain JVMs (1.2) */
+
+/** A recorded jdwp_request (borrowed; valid until fake_host_free). */
+typedef struct fake_jdwp_request {
+    ddm_vm *vm;
+    uint8_t cmdset, cmd;
+    uint8_t *data; /* copy of the command's data, exactly len bytes (NULL if 0) */
+    size_t len;
+    unsigned timeout_ms;
+    ddm_jdwp_reply_fn fn;
+    void *ud;
+    uint32_t packet_id;
+    int completed; /* 1 once fn ran */
+} fake_jdwp_request;
+
+/** jdwp_request calls accepted so far (completed or not). */
+size_t fake_host_n_jdwp_requests(fake_host *fh);
+/** JDWP request @idx (0-based, in send order), or NULL. */
+const fake_jdwp_request *fake_host_jdwp_request(fake_host *fh, size_t idx);
+/** Index of the first JDWP request @cmdset/@cmd to @vm (NULL = any VM) at or
+ *  after @from, or -1. */
+int fake_host_find_jdwp_request(fake_host *fh, ddm_vm *vm, uint8_t cmdset, uint8_t cmd,
+                                size_t from);
+/** JDWP requests to @vm (NULL = any) not yet completed. */
+int fake_host_n_jdwp_pending(fake_host *fh, ddm_vm *vm);
+/** The VM answers JDWP request @idx: @error 0 is a reply carrying @data/@len
+ *  (copied to an exact-size buffer; status DDM_REPLY_CHUNK), else a JDWP
+ *  error reply (DDM_REPLY_ERROR, jdwp_error @error, no data; a failed
+ *  Suspend holds no thread). Fails the test if already completed. */
+void fake_host_complete_jdwp(fake_host *fh, size_t idx, uint16_t error, const void *data,
+                             size_t len);
+/** Complete JDWP request @idx with DDM_REPLY_TIMEOUT or DDM_REPLY_VM_GONE
+ *  (DDM_REPLY_ERROR: jdwp_error 99, as fake_host_complete_status). */
+void fake_host_complete_jdwp_status(fake_host *fh, size_t idx, ddm_reply_status status);
+/** The thread id the plugin holds suspended on @vm (the data of its
+ *  accepted ThreadReference.Suspend; *@len its length), or NULL if none. */
+const uint8_t *fake_host_jdwp_held(fake_host *fh, ddm_vm *vm, size_t *len);
+
 /** What host->cmd_cwd returns for commands run from now on (NULL = unknown). */
 void fake_host_set_client_cwd(fake_host *fh, const char *dir);
 /** What host->cmd_out_dir (1.2) returns for commands from now on: the
