@@ -74,6 +74,14 @@ static struct {
     int s_begins, s_datas, s_ends, s_status, s_mismatches, stream_ud_frees, s_open;
     uint64_t s_declared, s_bytes, s_received;
     ddm_chunk_origin s_origin;
+    int p_ready, p_changed, p_gone, p_not_plain; /* plain listener (1.2) */
+    int p_debugger;                              /* info->debugger at the last event */
+    int p_ud_frees;
+    int j_replies;                               /* jdwp_request replies */
+    ddm_reply_status j_status;
+    uint16_t j_error;
+    uint8_t j_data[32];
+    size_t j_len;
     char order[256];
 } CT;
 
@@ -252,6 +260,48 @@ static void listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
     }
 }
 
+static void count_plain_ud_free(void *p)
+{
+    CT.p_ud_frees++;
+    free(p);
+}
+
+/* The plain JVM listener (1.2): only plain JVMs, info->ddm 0. */
+static void plain_listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    const ddm_vm_info *info = CT.host->vm_info(vm);
+    (void)self;
+    (void)ud;
+    if (!info || info->ddm)
+        CT.p_not_plain++;
+    CT.p_debugger = info ? info->debugger : -1;
+    if (ev == DDM_VM_READY) {
+        CT.p_ready++;
+        note("pready");
+    } else if (ev == DDM_VM_CHANGED) {
+        CT.p_changed++;
+    } else if (ev == DDM_VM_GONE) {
+        CT.p_gone++;
+        note("pgone");
+    }
+}
+
+static void jdwp_reply_fn(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r, void *ud)
+{
+    char buf[16];
+    (void)self;
+    (void)vm;
+    (void)ud;
+    CT.j_replies++;
+    CT.j_status = r->status;
+    CT.j_error = r->jdwp_error;
+    CT.j_len = r->len;
+    if (r->len)
+        memcpy(CT.j_data, r->data, r->len < sizeof CT.j_data ? r->len : sizeof CT.j_data);
+    snprintf(buf, sizeof buf, "jreply:%d", (int)r->status);
+    note(buf);
+}
+
 static int count_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     (void)self;
@@ -350,6 +400,8 @@ static int ct_init(ddm_plugin *self, const ddm_host *host)
     if (CT.dup_stream == 2)
         (void)host->register_chunk(self, CT_STRM, owner_fn, malloc(4), count_stream_ud_free);
     if ((rc = host->register_command(self, "ct-prog", NULL, "progress", prog_fn, NULL, NULL)) < 0)
+        return rc;
+    if ((rc = host->register_plain_vm_listener(self, plain_listener, malloc(4), count_plain_ud_free)) < 0)
         return rc;
     return 0;
 }
@@ -972,6 +1024,215 @@ static void ct_progress(void **state)
     assert_string_equal(unit, "B");
 }
 
+/* ------------------------------------------------ plain JVMs (ABI 1.2) */
+
+/* A plain JVM known to the plain listeners; its READY has come. */
+static ddm_vm *plain_vm(ct_host *h, const char *key, uint32_t pid)
+{
+    int before = CT.p_ready;
+    ddm_vm *vm = D->add_plain_vm(h, key, pid, "Main");
+    CT_WAIT_FOR(h, CT.p_ready == before + 1);
+    return vm;
+}
+
+/* The JDWP command the plugin sent last to @vm (it must be @cmdset/@cmd). */
+static uint32_t take_jdwp(ct_host *h, ddm_vm *vm, uint8_t cmdset, uint8_t cmd, size_t want_len)
+{
+    uint8_t set = 0, c = 0, buf[64];
+    uint32_t id = 0;
+    size_t len = 0;
+    assert_true(D->take_jdwp(h, vm, &set, &c, &id, buf, sizeof buf, &len));
+    assert_int_equal(set, cmdset);
+    assert_int_equal(c, cmd);
+    assert_int_equal(len, want_len);
+    return id;
+}
+
+/* register_plain_vm_listener hears plain JVMs only, register_vm_listener
+ * never does; only in init; foreach_plain_vm and foreach_vm keep apart. */
+static void ct_plain_listener(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *dvm, *jvm, *jvm2;
+    visit v;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, register_plain_vm_listener));
+    assert_int_equal(CT.host->register_plain_vm_listener(CT.self, plain_listener, malloc(4),
+                                                         count_plain_ud_free),
+                     -EPERM);
+    assert_int_equal(CT.p_ud_frees, 1);
+    dvm = ready_vm(h, "ct:1", 101);
+    assert_int_equal(CT.p_ready, 0); /* a DDM VM: the plain listener hears nothing */
+    jvm = plain_vm(h, "ct:2", 102);
+    jvm2 = plain_vm(h, "ct:3", 103);
+    assert_int_equal(CT.ready, 1);   /* the DDM listener never hears of plain JVMs */
+    assert_int_equal(CT.p_ready, 2);
+    assert_int_equal(CT.p_not_plain, 0);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_plain_vm(CT.self, visit_vm, &v), 2);
+    assert_true((v.seen[0] == jvm && v.seen[1] == jvm2) || (v.seen[0] == jvm2 && v.seen[1] == jvm));
+    memset(&v, 0, sizeof v);
+    v.stop_after = 1;
+    assert_int_equal(CT.host->foreach_plain_vm(CT.self, visit_vm, &v), 1);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_vm(CT.self, visit_vm, &v), 1);
+    assert_ptr_equal(v.seen[0], dvm);
+    D->vm_gone(h, jvm);
+    CT_WAIT_FOR(h, CT.p_gone == 1);
+    assert_int_equal(CT.gone, 0);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_plain_vm(CT.self, visit_vm, &v), 1);
+    assert_ptr_equal(v.seen[0], jvm2);
+    D->vm_gone(h, dvm);
+    CT_WAIT_FOR(h, CT.gone == 1);
+    assert_int_equal(CT.p_gone, 1);
+    assert_int_equal(CT.p_not_plain, 0);
+}
+
+/* jdwp_request refuses, before anything is sent: off the allow-list
+ * -EPERM (even on a DDM VM), a DDM VM -ENOTCONN, a debugger -EBUSY. */
+static void ct_jdwp_refusals(void **state)
+{
+    ct_host *h = *state;
+    const ddm_host *H;
+    ddm_vm *dvm, *jvm;
+    const uint8_t tid[8] = {0, 0, 0, 0, 0, 0, 0, 7};
+    uint8_t set, cmd, buf[8];
+    uint32_t id;
+    size_t len;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    H = CT.host;
+    dvm = ready_vm(h, "ct:1", 101);
+    jvm = plain_vm(h, "ct:2", 102);
+    /* VirtualMachine.Dispose, .Suspend, .Exit; StackFrame.SetValues; the vendor set */
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 1, 6, NULL, 0, 0, jdwp_reply_fn, NULL), -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 1, 8, NULL, 0, 0, jdwp_reply_fn, NULL), -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 1, 10, "\0\0\0\0", 4, 0, jdwp_reply_fn, NULL),
+                     -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 16, 2, NULL, 0, 0, jdwp_reply_fn, NULL), -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 0xC7, 1, NULL, 0, 0, jdwp_reply_fn, NULL),
+                     -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, dvm, 1, 6, NULL, 0, 0, jdwp_reply_fn, NULL), -EPERM);
+    /* allowed, but not to a DDM VM */
+    assert_int_equal(H->jdwp_request(CT.self, dvm, 1, 1, NULL, 0, 0, jdwp_reply_fn, NULL),
+                     -ENOTCONN);
+    /* a Resume of a thread nobody holds */
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 3, tid, 8, 0, jdwp_reply_fn, NULL), -EPERM);
+    /* a debugger attached: ddmon leaves the VM to it */
+    D->set_debugger(h, jvm, 1);
+    CT_WAIT_FOR(h, CT.p_changed == 1);
+    assert_int_equal(CT.p_debugger, 1);
+    assert_int_equal(H->vm_info(jvm)->debugger, 1);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 1, 1, NULL, 0, 0, jdwp_reply_fn, NULL), -EBUSY);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 2, tid, 8, 0, jdwp_reply_fn, NULL), -EBUSY);
+    D->set_debugger(h, jvm, 0);
+    CT_WAIT_FOR(h, CT.p_changed == 2);
+    assert_int_equal(CT.p_debugger, 0);
+    assert_int_equal(CT.ready, 1);
+    assert_int_equal(CT.j_replies, 0);
+    /* nothing reached the VM */
+    assert_false(D->take_jdwp(h, jvm, &set, &cmd, &id, buf, sizeof buf, &len));
+}
+
+/* A reply (data or JDWP error) reaches the callback exactly once, never
+ * from inside jdwp_request. */
+static void ct_jdwp_reply(void **state)
+{
+    ct_host *h = *state;
+    const ddm_host *H;
+    ddm_vm *jvm;
+    uint32_t id;
+    int i;
+    const uint8_t sizes[20] = {0, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 8};
+    const uint8_t tid[8] = {0, 0, 0, 0, 0, 0, 0, 7};
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    H = CT.host;
+    jvm = plain_vm(h, "ct:2", 102);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 1, 7, NULL, 0, 0, jdwp_reply_fn, NULL), 0);
+    assert_int_equal(CT.j_replies, 0);
+    id = take_jdwp(h, jvm, 1, 7, 0);
+    D->reply_jdwp(h, jvm, id, 0, sizes, sizeof sizes);
+    CT_WAIT_FOR(h, CT.j_replies == 1);
+    assert_int_equal(CT.j_status, DDM_REPLY_CHUNK);
+    assert_int_equal(CT.j_len, sizeof sizes);
+    assert_memory_equal(CT.j_data, sizes, sizeof sizes);
+    /* ThreadReference.Name of a thread that died: INVALID_THREAD */
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 1, tid, 8, 0, jdwp_reply_fn, NULL), 0);
+    id = take_jdwp(h, jvm, 11, 1, 8);
+    D->reply_jdwp(h, jvm, id, 10, NULL, 0);
+    CT_WAIT_FOR(h, CT.j_replies == 2);
+    assert_int_equal(CT.j_status, DDM_REPLY_ERROR);
+    assert_int_equal(CT.j_error, 10);
+    assert_int_equal(CT.j_len, 0);
+    for (i = 0; i < 20; i++)
+        (void)D->pump(h);
+    assert_int_equal(CT.j_replies, 2);
+    assert_string_equal(CT.order, "pready;jreply:0;jreply:2;");
+}
+
+/* One thread held suspended per VM: a second Suspend -EBUSY; Resume only
+ * of that thread (also while a debugger is attached); a Suspend the VM
+ * refuses holds nothing. */
+static void ct_jdwp_one_suspended(void **state)
+{
+    ct_host *h = *state;
+    const ddm_host *H;
+    ddm_vm *jvm;
+    uint32_t id;
+    const uint8_t t1[8] = {0, 0, 0, 0, 0, 0, 0, 1}, t2[8] = {0, 0, 0, 0, 0, 0, 0, 2};
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    H = CT.host;
+    jvm = plain_vm(h, "ct:2", 102);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 2, t1, 8, 0, jdwp_reply_fn, NULL), 0);
+    id = take_jdwp(h, jvm, 11, 2, 8);
+    D->reply_jdwp(h, jvm, id, 0, NULL, 0);
+    CT_WAIT_FOR(h, CT.j_replies == 1);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 2, t2, 8, 0, jdwp_reply_fn, NULL), -EBUSY);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 3, t2, 8, 0, jdwp_reply_fn, NULL), -EPERM);
+    D->set_debugger(h, jvm, 1);
+    CT_WAIT_FOR(h, CT.p_changed == 1);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 6, t1, 8, 0, jdwp_reply_fn, NULL), -EBUSY);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 3, t1, 8, 0, jdwp_reply_fn, NULL), 0);
+    id = take_jdwp(h, jvm, 11, 3, 8);
+    D->reply_jdwp(h, jvm, id, 0, NULL, 0);
+    CT_WAIT_FOR(h, CT.j_replies == 2);
+    D->set_debugger(h, jvm, 0);
+    CT_WAIT_FOR(h, CT.p_changed == 2);
+    /* released: t1 cannot be resumed twice, t2 may be suspended now */
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 3, t1, 8, 0, jdwp_reply_fn, NULL), -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 2, t2, 8, 0, jdwp_reply_fn, NULL), 0);
+    id = take_jdwp(h, jvm, 11, 2, 8);
+    D->reply_jdwp(h, jvm, id, 10, NULL, 0); /* INVALID_THREAD: nothing is held */
+    CT_WAIT_FOR(h, CT.j_replies == 3);
+    assert_int_equal(CT.j_status, DDM_REPLY_ERROR);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 3, t2, 8, 0, jdwp_reply_fn, NULL), -EPERM);
+    assert_int_equal(H->jdwp_request(CT.self, jvm, 11, 2, t1, 8, 0, jdwp_reply_fn, NULL), 0);
+    id = take_jdwp(h, jvm, 11, 2, 8);
+    D->reply_jdwp(h, jvm, id, 0, NULL, 0);
+    CT_WAIT_FOR(h, CT.j_replies == 4);
+}
+
+/* The JVM goes with a request pending: its callback runs once with
+ * DDM_REPLY_VM_GONE, before the plain listener's DDM_VM_GONE. */
+static void ct_jdwp_vm_gone(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *jvm;
+    visit v;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    jvm = plain_vm(h, "ct:2", 102);
+    assert_int_equal(CT.host->jdwp_request(CT.self, jvm, 1, 4, NULL, 0, 0, jdwp_reply_fn, NULL),
+                     0);
+    (void)take_jdwp(h, jvm, 1, 4, 0);
+    D->vm_gone(h, jvm);
+    CT_WAIT_FOR(h, CT.p_gone == 1);
+    assert_int_equal(CT.j_replies, 1);
+    assert_int_equal(CT.j_status, DDM_REPLY_VM_GONE);
+    assert_string_equal(CT.order, "pready;jreply:4;pgone;");
+    memset(&v, 0, sizeof v);
+    assert_int_equal(CT.host->foreach_plain_vm(CT.self, visit_vm, &v), 0);
+}
+
 int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_extra)
 {
     const struct CMUnitTest tests[] = {
@@ -1000,6 +1261,11 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_stream_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_stream_data_error, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_progress, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_plain_listener, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_jdwp_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_jdwp_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_jdwp_one_suspended, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_jdwp_vm_gone, setup, teardown),
     };
     size_t n = sizeof tests / sizeof tests[0];
     struct CMUnitTest *all = calloc(n + n_extra, sizeof *all);

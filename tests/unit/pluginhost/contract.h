@@ -77,6 +77,19 @@ typedef struct ct_driver {
     /** (ABI 1.2) How many progress reports of the last command reached the
      *  client, and the last figures (unit: "B" or ""). */
     int (*cmd_progress)(ct_host *h, uint64_t *done, uint64_t *total, char *unit, size_t cap);
+    /** (ABI 1.2) A plain JVM (no DDM: it answers HELO with a JDWP error)
+     *  connects and is known: plain listeners hear DDM_VM_READY. */
+    ddm_vm *(*add_plain_vm)(ct_host *h, const char *key, uint32_t pid, const char *app);
+    /** (ABI 1.2) The next JDWP command the plugin sent to plain JVM @vm: 1
+     *  and its command set, command, id and data (at most @cap bytes), or 0. */
+    int (*take_jdwp)(ct_host *h, ddm_vm *vm, uint8_t *cmdset, uint8_t *cmd, uint32_t *id,
+                     uint8_t *buf, size_t cap, size_t *len);
+    /** (ABI 1.2) The JVM answers JDWP command @id: @error 0 with @data/@len,
+     *  else that JDWP error. */
+    void (*reply_jdwp)(ct_host *h, ddm_vm *vm, uint32_t id, uint16_t error, const void *data,
+                       size_t len);
+    /** (ABI 1.2) A debugger attaches to @vm through ddmon (1) or leaves (0). */
+    void (*set_debugger)(ct_host *h, ddm_vm *vm, int attached);
 } ct_driver;
 
 struct CMUnitTest;

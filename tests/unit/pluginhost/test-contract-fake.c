@@ -22,6 +22,7 @@
 struct ct_host {
     fake_host *fh;
     size_t taken;      /* requests handed to the scenario so far */
+    size_t jdwp_taken; /* JDWP requests handed over so far (1.2) */
     ddm_cmd *last_cmd;
 };
 
@@ -178,12 +179,58 @@ static int f_cmd_progress(ct_host *h, uint64_t *done, uint64_t *total, char *uni
     return fake_cmd_progress_count(h->last_cmd);
 }
 
+/* A plain JVM (1.2): added and known at once, as the core makes it. */
+static ddm_vm *f_add_plain_vm(ct_host *h, const char *key, uint32_t pid, const char *app)
+{
+    ddm_vm_info info;
+    ddm_vm *vm;
+    memset(&info, 0, sizeof info);
+    info.key = key;
+    info.pid = pid;
+    info.app_name = app;
+    info.user_id = -1;
+    info.native_debuggable = -1;
+    vm = fake_host_add_plain_vm(h->fh, &info);
+    fake_host_vm_event(h->fh, vm, DDM_VM_READY);
+    return vm;
+}
+
+static int f_take_jdwp(ct_host *h, ddm_vm *vm, uint8_t *cmdset, uint8_t *cmd, uint32_t *id,
+                       uint8_t *buf, size_t cap, size_t *len)
+{
+    while (h->jdwp_taken < fake_host_n_jdwp_requests(h->fh)) {
+        const fake_jdwp_request *rq = fake_host_jdwp_request(h->fh, h->jdwp_taken++);
+        if (rq->vm != vm)
+            continue;
+        *cmdset = rq->cmdset;
+        *cmd = rq->cmd;
+        *id = (uint32_t)(h->jdwp_taken - 1); /* the kit completes by index */
+        *len = rq->len;
+        if (rq->len)
+            memcpy(buf, rq->data, rq->len < cap ? rq->len : cap);
+        return 1;
+    }
+    return 0;
+}
+
+static void f_reply_jdwp(ct_host *h, ddm_vm *vm, uint32_t id, uint16_t error, const void *data,
+                         size_t len)
+{
+    (void)vm;
+    fake_host_complete_jdwp(h->fh, id, error, data, len);
+}
+
+static void f_set_debugger(ct_host *h, ddm_vm *vm, int attached)
+{
+    fake_host_set_debugger(h->fh, vm, attached);
+}
+
 static const ct_driver fake_driver = {
     "fake",          f_new,           f_free,       f_set_option,     f_load,
     f_add_vm,        f_vm_ready,      f_vm_gone,    f_send_event,     f_take_request,
     f_reply_chunk,   f_expire_requests, f_pump,     f_run_command,    f_cmd_done,
     f_cmd_result_int, f_view_rows,    f_view_field_int, f_view_field_len, f_send_stream,
-    f_cmd_progress,
+    f_cmd_progress,  f_add_plain_vm,  f_take_jdwp,  f_reply_jdwp,     f_set_debugger,
 };
 
 int main(void)

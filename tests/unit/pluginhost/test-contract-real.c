@@ -70,8 +70,13 @@ struct ct_host {
 static void on_vm_up(gpointer ud, DdmVm *vm)
 {
     ct_host *h = ud;
-    if (vm->state == DDM_VM_STATE_READY)
+    if (vm->state == DDM_VM_STATE_PLAIN) {
+        ddm_registry_plain_vm_event(h->registry, vm, DDM_VM_READY);
+    } else if (vm->state == DDM_VM_STATE_READY) {
+        if (vm->was_plain)
+            ddm_registry_plain_vm_event(h->registry, vm, DDM_VM_GONE);
         ddm_registry_vm_event(h->registry, vm, DDM_VM_READY);
+    }
 }
 
 static void on_vm_changed(gpointer ud, DdmVm *vm)
@@ -79,6 +84,8 @@ static void on_vm_changed(gpointer ud, DdmVm *vm)
     ct_host *h = ud;
     if (vm->state == DDM_VM_STATE_READY)
         ddm_registry_vm_event(h->registry, vm, DDM_VM_CHANGED);
+    else if (vm->state == DDM_VM_STATE_PLAIN)
+        ddm_registry_plain_vm_event(h->registry, vm, DDM_VM_CHANGED);
 }
 
 static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
@@ -86,6 +93,8 @@ static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
     ct_host *h = ud;
     if (vm->was_ready)
         ddm_registry_vm_event(h->registry, vm, DDM_VM_GONE);
+    else if (vm->was_plain)
+        ddm_registry_plain_vm_event(h->registry, vm, DDM_VM_GONE);
     ddm_views_destroy_vm(h->views, vm->target->key);
     return FALSE;
 }
@@ -556,12 +565,71 @@ static long r_view_field_len(ct_host *h, ddm_vm *vm, const char *name, const cha
     return s ? (long)strlen(s) : -1;
 }
 
+/* A plain JVM: HELO (and FEAT) answered with a JDWP error, as HotSpot
+ * answers a command set it does not know. */
+static ddm_vm *r_add_plain_vm(ct_host *h, const char *key, uint32_t pid, const char *app)
+{
+    ddm_vm *vm = r_add_vm(h, key, pid, app);
+    PairVm *pv = pair_of(h, vm);
+    size_t len;
+    uint8_t *pkt = ddm_jdwp_build_reply(pv->helo_id, DDM_JDWP_ERROR_NOT_IMPLEMENTED, NULL, 0, &len);
+    peer_write(pv, pkt, len);
+    g_free(pkt);
+    pkt = ddm_jdwp_build_reply(pv->feat_id, DDM_JDWP_ERROR_NOT_IMPLEMENTED, NULL, 0, &len);
+    peer_write(pv, pkt, len);
+    g_free(pkt);
+    pump_until_state(vm, DDM_VM_STATE_PLAIN);
+    return vm;
+}
+
+/* The next JDWP command from ddmon: its header and data. */
+static int r_take_jdwp(ct_host *h, ddm_vm *vm, uint8_t *cmdset, uint8_t *cmd, uint32_t *id,
+                       uint8_t *buf, size_t cap, size_t *len)
+{
+    PairVm *pv = pair_of(h, vm);
+    uint8_t hdr[DDM_JDWP_HEADER_LEN];
+    DdmJdwpHeader jh;
+    size_t n;
+    g_autofree uint8_t *data = NULL;
+    if (!peer_read(pv, hdr, sizeof hdr, 500))
+        return 0;
+    assert_true(ddm_jdwp_parse_header(hdr, sizeof hdr, &jh));
+    assert_int_equal(jh.flags, 0);
+    n = jh.length - DDM_JDWP_HEADER_LEN;
+    data = g_malloc(n + 1);
+    assert_true(peer_read(pv, data, n, 3000));
+    *cmdset = jh.cmdset;
+    *cmd = jh.cmd;
+    *id = jh.id;
+    *len = n;
+    if (n)
+        memcpy(buf, data, MIN(n, cap));
+    return 1;
+}
+
+static void r_reply_jdwp(ct_host *h, ddm_vm *vm, uint32_t id, uint16_t error, const void *data,
+                         size_t len)
+{
+    PairVm *pv = pair_of(h, vm);
+    size_t n;
+    uint8_t *pkt = ddm_jdwp_build_reply(id, error, error ? NULL : data, error ? 0 : len, &n);
+    peer_write(pv, pkt, n);
+    g_free(pkt);
+}
+
+/* As the relay does when a debugger attaches or leaves. */
+static void r_set_debugger(ct_host *h, ddm_vm *vm, int attached)
+{
+    vm->info.debugger = attached ? 1 : 0;
+    ddm_monitor_vm_identity_changed(h->monitor, vm);
+}
+
 static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
     r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
-    r_cmd_progress,
+    r_cmd_progress,   r_add_plain_vm,  r_take_jdwp,  r_reply_jdwp,     r_set_debugger,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */
