@@ -39,7 +39,10 @@ goto_tab() {
         [ "$(tab_title)" = "$1" ] && return 0
         prev=$(tab_title)
         tm send-keys -t ui Right
-        t_wait 3 sh -c "[ \"\$(tmux -S '$TM_SOCK' capture-pane -p -t ui | sed -n 4p | sed 's/  (.*//')\" != '$prev' ]"
+        # the next tab's title, once its view came (an empty line 4 meanwhile:
+        # "waiting for the view...")
+        t_wait 10 sh -c "t=\$(tmux -S '$TM_SOCK' capture-pane -p -t ui | sed -n 4p | sed 's/  (.*//');
+            [ -n \"\$t\" ] && [ \"\$t\" != '$prev' ]"
     done
     [ "$(tab_title)" = "$1" ]
 }
@@ -48,7 +51,7 @@ goto_tab() {
 hot_row() { tm capture-pane -p -e -t ui | grep $'\e\\[43m' | grep -qE "$1"; }
 
 t_start_simvm --vms 2 --base-port 0 --port-file "$T_TMP/ports" --state-file "$T_TMP/state.json" \
-    --thread-activity 500 --gc-every 1000
+    --thread-activity 500 --gc-every 1000 --seed 5 # pids no other test's simvm (seed 1) has
 t_wait 10 test -s "$T_TMP/ports" || t_fail "simvm" "$(cat "$T_TMP/simvm.err")"
 ports=$(t_simvm_ports "$T_TMP/ports")
 cbase=$(t_free_ports 40) || t_fail "40 free ports for the churning VMs"
@@ -167,7 +170,8 @@ rport=$(t_vm_field "$key" debug_port)
 timeout 30 "$JDWPC" "127.0.0.1:$rport" version sleep 6000 >"$T_TMP/jdwpc.out" 2>&1 &
 jpid=$!
 T_PIDS+=("$jpid")
-starred() { screen | grep "^$first_pid " | grep -q "$rport\*"; }
+# by the relay port, which only this test's server gives out
+starred() { screen | grep -q " $rport\* "; }
 if [ -n "$rport" ] && t_wait 10 starred && [ "$(t_vm_field "$key" debugger)" = True ] &&
     t_ddmon --no-autostart vms | grep -q "DEBUGGER"; then
     t_ok "a debugger on the relay port shows in the list (${rport}*) and in ddmon vms"
@@ -177,7 +181,7 @@ else
         "$(cat "$T_TMP/jdwpc.out")"
 fi
 wait "$jpid" 2>/dev/null
-if t_wait 10 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep '^$first_pid ' | grep -q '$rport\*'" &&
+if t_wait 10 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q ' $rport\* '" &&
     [ "$(t_vm_field "$key" debugger)" = False ]; then
     t_ok "the mark goes when the debugger leaves"
 else
