@@ -92,6 +92,18 @@ tests_unit_plugins_test_plugin_alloc_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top
 tests_unit_plugins_test_plugin_alloc_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_alloc_LDADD = $(DDM_FAKEHOST_LDADD)
 
+# jvm: the plugin (plugins/jvm/local.mk) on the test kit, a plain JVM the test answers.
+if ENABLE_TESTS
+if BUILD_PLUGIN_JVM
+check_PROGRAMS += tests/unit/plugins/test-plugin-jvm
+TESTS += tests/unit/plugins/test-plugin-jvm
+endif
+endif
+tests_unit_plugins_test_plugin_jvm_SOURCES = tests/unit/plugins/test-plugin-jvm.c $(JVM_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_jvm_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+tests_unit_plugins_test_plugin_jvm_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_jvm_LDADD = $(DDM_FAKEHOST_LDADD)
+
 # hprof: the streaming checker and converter (plugins/hprof/hprof_stream.c),
 # compiled in directly, no host needed. hprof-write-sample and hprof-convert
 # are the sample writer and the file driver that
