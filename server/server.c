@@ -270,6 +270,9 @@ int ddm_server_run(DdmConfig *config)
                     g_unix_signal_add(SIGINT, on_signal_int, &run),
                     g_unix_signal_add(SIGHUP, on_signal_hup, &run)};
 
+    /* The relay remembers each app's debugger port here across restarts. */
+    if (config->port_map_path == NULL)
+        config->port_map_path = ddm_config_port_map_path(socket_path);
     DdmDaemon *daemon = ddm_daemon_new(config, &error);
     if (daemon == NULL) {
         g_printerr("ddmon: cannot start the server: %s\n", error->message);

@@ -84,6 +84,7 @@ void ddm_config_free(DdmConfig *c)
     g_free(c->adb_path);
     g_free(c->listen_host);
     g_free(c->select);
+    g_free(c->port_map_path);
     if (c->plugin_dirs)
         g_ptr_array_unref(c->plugin_dirs);
     g_free(c->installed_plugin_dir);
@@ -292,6 +293,24 @@ char *ddm_config_default_socket_path(void)
         g_snprintf(dir, sizeof dir, "/tmp/ddmon-%u", (unsigned)getuid());
         return g_build_filename(dir, "ddmon.sock", NULL);
     }
+}
+
+char *ddm_config_port_map_path(const char *socket_path)
+{
+    g_autofree char *def = ddm_config_default_socket_path();
+    if (strcmp(socket_path, def) == 0) {
+        const char *xdg = g_getenv("XDG_STATE_HOME");
+        const char *home = g_getenv("HOME");
+        if (xdg && g_path_is_absolute(xdg))
+            return g_build_filename(xdg, "ddmon", "ports", NULL);
+        if (home && g_path_is_absolute(home))
+            return g_build_filename(home, ".local", "state", "ddmon", "ports", NULL);
+        g_autofree char *dir = g_path_get_dirname(socket_path);
+        return g_build_filename(dir, "ports", NULL);
+    }
+    if (g_str_has_suffix(socket_path, ".sock"))
+        return g_strdup_printf("%.*s.ports", (int)(strlen(socket_path) - 5), socket_path);
+    return g_strdup_printf("%s.ports", socket_path);
 }
 
 /* ------------------------------------------------------ option values */

@@ -53,6 +53,9 @@ typedef struct DdmConfig {
     guint16 debug_port_base;      /* 8600 */
     guint16 selected_port;        /* 8700 (0 = off) */
     char *select;                 /* --select PID|APP */
+    char *port_map_path;          /* where the relay remembers app -> debugger port across
+                                     restarts (the server sets it from the socket path:
+                                     ddm_config_port_map_path); NULL = not remembered */
     /* plugins */
     GPtrArray *plugin_dirs;       /* --plugin-dir, in order */
     gboolean use_env_plugin_path; /* DDMON_PLUGIN_PATH honoured (not when setuid) */
@@ -79,6 +82,13 @@ gboolean ddm_config_set_chunks(DdmConfig *c, const char *spec, GError **error);
 gboolean ddm_config_add_plugin_opt(DdmConfig *c, const char *spec, GError **error);
 /** The default control socket path: $XDG_RUNTIME_DIR/ddmon/ddmon.sock, else /tmp/ddmon-UID/ddmon.sock. (transfer full) */
 char *ddm_config_default_socket_path(void);
+/** The relay's port map file for a server on @socket_path. For the default
+ *  socket: $XDG_STATE_HOME/ddmon/ports, else ~/.local/state/ddmon/ports
+ *  (kept across reboots as well as server restarts), else, with neither an
+ *  absolute $XDG_STATE_HOME nor $HOME, the socket's directory. For another
+ *  socket (a private server, a test): next to it, SOCKET.ports without the
+ *  ".sock" suffix, as the log and lock files are. (transfer full) */
+char *ddm_config_port_map_path(const char *socket_path);
 
 /* ------------------------------------------------------ option values
  * Every option value with a syntax or a range is checked here, not by the

@@ -14,6 +14,7 @@
  *
  * The files: relay.c (the DdmRelay object, relay.h, per-VM state),
  * relay_ports.c (endpoints, port assignment, parking, the selection),
+ * portmap.c (the ports remembered across restarts, pure but for its file),
  * relay_attach.c (which VM a debugger reaches after its handshake, holding
  * it until that VM is up), relay_debugger.c (one debugger connection:
  * packets both ways, id remapping, backpressure, closing) and
@@ -27,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/relay/idmap.h"
+#include "core/relay/portmap.h"
 
 typedef enum { EP_VM, EP_SELECTED, EP_FIXED } EndpointKind;
 
@@ -86,7 +88,10 @@ struct DdmRelay {
     DdmMonitor *mon;
     GHashTable *endpoints;    /* port -> Endpoint* */
     GHashTable *port_by_key;  /* key -> port (remembered) */
-    GHashTable *port_by_app;  /* app name -> port (remembered) */
+    DdmPortMap *port_by_app;  /* device serial + app name -> port (remembered; loaded from
+                                 and saved to cfg->port_map_path when set) */
+    gboolean port_map_dirty;  /* the order changed since the last save */
+    gboolean port_map_save_warned; /* a failed save was logged once */
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
     GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */
@@ -109,6 +114,10 @@ RelayVm *ddm_relay_rvm_get(DdmVm *vm);
 
 /* relay_ports.c: endpoints, port assignment, parking, the selection. */
 
+/** Load the remembered ports (one warning if the file is unusable). */
+void ddm_relay_ports_load(DdmRelay *relay);
+/** Save the remembered ports if their order changed since the last save. */
+void ddm_relay_ports_flush(DdmRelay *relay);
 /** Open the selected-VM port and the fixed ports of --connect targets. */
 void ddm_relay_ports_open(DdmRelay *relay);
 void ddm_relay_endpoint_close(Endpoint *ep);

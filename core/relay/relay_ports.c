@@ -2,9 +2,10 @@
  *
  * The relay's listening endpoints (relay-private.h): the selected-VM port,
  * the fixed ports of --connect targets, and each VM's port from
- * debug_port_base up, sticky per VM key and per app name (port_by_key,
- * port_by_app); parking a VM's port while the VM reconnects; accepting
- * debuggers; which VM the selection reaches.
+ * debug_port_base up, sticky per VM key and per device serial + app name
+ * (port_by_key, port_by_app; the latter kept in cfg->port_map_path across
+ * server restarts, portmap.h); parking a VM's port while the VM reconnects;
+ * accepting debuggers; which VM the selection reaches.
  */
 #define _GNU_SOURCE 1 /* accept4 */
 #include "core/relay/relay-private.h"
@@ -110,17 +111,99 @@ static gboolean port_reserved(DdmRelay *relay, guint16 port)
            (cfg->selected_port && port == cfg->selected_port);
 }
 
-/* Remembered for someone else (another key that is not up now)? */
-static gboolean port_remembered_by_other(DdmRelay *relay, guint16 port, const char *key)
+/* An app name worth remembering a port for. */
+static gboolean app_named(const char *app)
+{
+    return app && *app && strcmp(app, "<pre-initialized>") != 0;
+}
+
+/* The ports VMs get: debug_port_base and the 4095 above it. A remembered
+ * port outside (the base changed) is not used. */
+#define VM_PORT_SPAN 4096u
+
+static gboolean in_vm_range(const DdmConfig *cfg, guint port)
+{
+    return port >= cfg->debug_port_base && port < (guint)cfg->debug_port_base + VM_PORT_SPAN &&
+           port <= 65535;
+}
+
+/* The remembered port of @vm's app on its device, or 0. */
+static guint16 app_port(DdmRelay *relay, DdmVm *vm)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    if (!app_named(vm->info.app_name))
+        return 0;
+    guint16 p = ddm_portmap_lookup(relay->port_by_app, vm->info.device, vm->info.app_name);
+    return in_vm_range(cfg, p) ? p : 0;
+}
+
+/* Remembered for someone else (another key that is not up now, or another
+ * app, in this run or an earlier one)? */
+static gboolean port_remembered_by_other(DdmRelay *relay, guint16 port, DdmVm *vm)
 {
     GHashTableIter it;
     gpointer k, v;
     g_hash_table_iter_init(&it, relay->port_by_key);
     while (g_hash_table_iter_next(&it, &k, &v))
-        if (GPOINTER_TO_UINT(v) == port && strcmp(k, key) != 0)
+        if (GPOINTER_TO_UINT(v) == port && strcmp(k, vm->info.key) != 0)
             return TRUE;
-    return FALSE;
+    return ddm_portmap_port_taken_by_other(relay->port_by_app, port, vm->info.device,
+                                           app_named(vm->info.app_name) ? vm->info.app_name : NULL);
 }
+
+/* ------------------------------------------------------------ the port map file */
+
+void ddm_relay_ports_load(DdmRelay *relay)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    GError *e = NULL;
+    if (!cfg->port_map_path || !cfg->relay)
+        return;
+    if (!ddm_portmap_load(relay->port_by_app, cfg->port_map_path, &e)) {
+        g_warning("relay: ignoring the remembered debugger ports: %s", e->message);
+        g_error_free(e);
+        return;
+    }
+    g_debug("relay: %u remembered debugger ports from %s", ddm_portmap_count(relay->port_by_app),
+            cfg->port_map_path);
+}
+
+static void save_port_map(DdmRelay *relay)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    GError *e = NULL;
+    relay->port_map_dirty = FALSE;
+    if (!cfg->port_map_path)
+        return;
+    if (!ddm_portmap_save(relay->port_by_app, cfg->port_map_path, &e)) {
+        if (!relay->port_map_save_warned)
+            g_warning("relay: cannot remember debugger ports: %s", e->message);
+        relay->port_map_save_warned = TRUE;
+        g_error_free(e);
+    }
+}
+
+void ddm_relay_ports_flush(DdmRelay *relay)
+{
+    if (relay->port_map_dirty)
+        save_port_map(relay);
+}
+
+/* @vm's app has @port now: remember it; save when an app or a port is new
+ * (an order change alone waits for the next save or the end). */
+static void remember_app_port(DdmRelay *relay, DdmVm *vm, guint16 port)
+{
+    guint16 before = ddm_portmap_lookup(relay->port_by_app, vm->info.device, vm->info.app_name);
+    gboolean changed = FALSE;
+    if (!ddm_portmap_set(relay->port_by_app, vm->info.device, vm->info.app_name, port, &changed))
+        return;
+    if (before != port)
+        save_port_map(relay);
+    else if (changed)
+        relay->port_map_dirty = TRUE;
+}
+
+/* ------------------------------------------------------------ assigning a VM's port */
 
 static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
 {
@@ -128,8 +211,7 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
     const char *key = vm->info.key;
     guint16 want[2] = {0, 0};
     want[0] = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_key, key));
-    if (vm->info.app_name && *vm->info.app_name)
-        want[1] = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_app, vm->info.app_name));
+    want[1] = app_port(relay, vm);
     for (int i = 0; i < 2; i++) {
         if (want[i] && !port_reserved(relay, want[i])) {
             Endpoint *ep = endpoint_open(relay, EP_VM, want[i], key, NULL);
@@ -140,10 +222,10 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
     /* Lowest free port from the base; skip ports other VMs of other apps
      * still "own" while any other is free, so they can get them back. */
     for (int pass = 0; pass < 2; pass++) {
-        for (guint p = cfg->debug_port_base; p <= 65535 && p < (guint)cfg->debug_port_base + 4096u; p++) {
+        for (guint p = cfg->debug_port_base; in_vm_range(cfg, p); p++) {
             if (port_reserved(relay, (guint16)p))
                 continue;
-            if (pass == 0 && port_remembered_by_other(relay, (guint16)p, key))
+            if (pass == 0 && port_remembered_by_other(relay, (guint16)p, vm))
                 continue;
             Endpoint *ep = endpoint_open(relay, EP_VM, (guint16)p, key, NULL);
             if (ep)
@@ -254,12 +336,12 @@ void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
 {
     RelayVm *r = vm->relay;
     const char *app = vm->info.app_name;
-    gboolean named = app && *app && strcmp(app, "<pre-initialized>") != 0;
+    gboolean named = app_named(app);
     if (named && r && r->endpoint && r->endpoint->kind == EP_VM && !r->debugger) {
         /* Android apps start as "<pre-initialized>" and learn their name
          * later (APNM): move to the port this app had before, if free, so
          * IDE run configurations keep working across restarts. */
-        guint16 want = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_app, app));
+        guint16 want = app_port(relay, vm);
         if (want && want != r->endpoint->port && !port_reserved(relay, want)) {
             Endpoint *ep = endpoint_open(relay, EP_VM, want, vm->info.key, NULL);
             if (ep) {
@@ -274,7 +356,7 @@ void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
     }
     guint16 port = r && r->endpoint ? r->endpoint->port : 0;
     if (port && named)
-        g_hash_table_replace(relay->port_by_app, g_strdup(app), GUINT_TO_POINTER((guint)port));
+        remember_app_port(relay, vm, port);
 }
 
 static gboolean on_park_timeout(gpointer ud)

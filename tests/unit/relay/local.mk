@@ -8,3 +8,12 @@ tests_unit_relay_test_idmap_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_relay_test_idmap_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_relay_test_idmap_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
+# The ports remembered across restarts (core/relay/portmap.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/relay/test-portmap
+TESTS += tests/unit/relay/test-portmap
+tests_unit_relay_test_portmap_SOURCES = tests/unit/relay/test-portmap.c core/relay/portmap.c
+tests_unit_relay_test_portmap_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_relay_test_portmap_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_relay_test_portmap_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+endif
