@@ -10,6 +10,7 @@
 #ifndef DDM_LOADER_PRIVATE_H
 #define DDM_LOADER_PRIVATE_H
 
+#include "core/pluginhost/elfdesc.h"
 #include "core/pluginhost/loader.h"
 
 /* ------------------------------------------------------ loader_trust.c */
@@ -52,6 +53,23 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
 
 /* The file name without directory and ".so": the name the descriptor must carry. */
 char *ddm_loader_plugin_stem(const char *path);
+
+/* The load rule's checks of a descriptor (doc/plugin-abi.md), the same
+ * whether it was read from a loaded plugin or from its file (elfdesc.h):
+ * the frozen prefix (magic, ABI, size), then name, version and init
+ * present and name == the file's stem. FALSE + @error (DDM_LOADER_ERROR,
+ * its message ending "; file @path") otherwise. */
+gboolean ddm_loader_check_desc_prefix(uint32_t magic, uint16_t abi_major, uint16_t abi_minor,
+                                      uint32_t desc_size, const char *path, GError **error);
+gboolean ddm_loader_check_desc_fields(const char *name, const char *version, gboolean has_init,
+                                      const char *path, GError **error);
+
+/* --check-plugin's load rule without loading: open the absolute @abs with
+ * every check before dlopen (its directory checked as a named file's), read
+ * it whole (at most 64 MiB), read its descriptor from the ELF bytes
+ * (ddm_elf_read_descriptor()) and check it as the loader would. No plugin
+ * code runs. @out receives what was read, also on failure (clear it). */
+gboolean ddm_loader_read_desc(const char *abs, DdmElfDescriptor *out, GError **error);
 
 /* @path made absolute against the current directory (transfer full). */
 char *ddm_loader_absolute_path(const char *path);

@@ -28,6 +28,7 @@
 #define G_LOG_DOMAIN "ddmon-loader"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,10 +85,142 @@ static void *dlopen_checked(int fd, const DdmTrustedDir *td, const char *name, c
     return dl;
 }
 
+gboolean ddm_loader_check_desc_prefix(uint32_t magic, uint16_t abi_major, uint16_t abi_minor,
+                                      uint32_t desc_size, const char *path, GError **error)
+{
+    if (magic != DDM_PLUGIN_MAGIC) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
+                    "bad descriptor magic 0x%08x (expected 0x%08x); file %s", magic,
+                    DDM_PLUGIN_MAGIC, path);
+        return FALSE;
+    }
+    if (abi_major != DDM_CORE_ABI_MAJOR || abi_minor > DDM_CORE_ABI_MINOR) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_ABI_MISMATCH,
+                    "plugin wants ABI %u.%u, core provides %u.%u; file %s", abi_major,
+                    abi_minor, DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR, path);
+        return FALSE;
+    }
+    if (desc_size < DESC_SIZE_1_0) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
+                    "descriptor size %u is smaller than the ABI 1.0 size %zu; file %s",
+                    desc_size, (size_t)DESC_SIZE_1_0, path);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean ddm_loader_check_desc_fields(const char *name, const char *version, gboolean has_init,
+                                      const char *path, GError **error)
+{
+    if (!name || !version || !has_init) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
+                    "descriptor lacks %s; file %s",
+                    !name ? "a name" : !version ? "a version" : "an init function", path);
+        return FALSE;
+    }
+    g_autofree char *stem = ddm_loader_plugin_stem(path);
+    if (strcmp(name, stem) != 0) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
+                    "descriptor name '%.64s' does not match the file name %s.so; file %s", name,
+                    stem, path);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Open @path, in the trusted directory @td or (NULL) in its own directory
+ * checked here (a file named by the user: its directory may be sticky,
+ * like /tmp, since others cannot replace a file of ours there), through
+ * every check before dlopen (loader_trust.c, loader_elf.c). The checked
+ * fd, or -1 with @error. @own: the directory opened here, to clear. */
+static int open_checked(const DdmTrustedDir *td, const char *path, DdmTrustedDir *own,
+                        GError **error)
+{
+    if (!td) {
+        g_autofree char *dir = g_path_get_dirname(path);
+        int os_errno = 0;
+        GError *derr = NULL;
+        if (!ddm_loader_open_trusted_dir(dir, FALSE, own, &os_errno, &derr)) {
+            if (os_errno) {
+                g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                            "cannot read plugin file %s: %s", path, g_strerror(os_errno));
+                g_error_free(derr);
+            } else {
+                g_propagate_error(error, derr);
+            }
+            return -1;
+        }
+        td = own;
+    }
+    g_autofree char *base = g_path_get_basename(path);
+    return ddm_loader_open_checked_file(td->fd, base, path, error);
+}
+
+/* Plugins are small; a larger file is not read whole for --check-plugin. */
+#define DESC_FILE_MAX ((size_t)64 * 1024 * 1024)
+
+gboolean ddm_loader_read_desc(const char *abs, DdmElfDescriptor *out, GError **error)
+{
+    memset(out, 0, sizeof *out);
+    DdmTrustedDir own = {-1, NULL};
+    int fd = open_checked(NULL, abs, &own, error);
+    ddm_loader_trusted_dir_clear(&own);
+    if (fd < 0)
+        return FALSE;
+    struct stat st;
+    g_autofree uint8_t *buf = NULL;
+    size_t len = 0;
+    int e = 0;
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+    } else if (st.st_size < 0 || (uint64_t)st.st_size > DESC_FILE_MAX) {
+        close(fd);
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "%s is larger than %zu MiB; not read as a plugin", abs,
+                    DESC_FILE_MAX / (1024 * 1024));
+        return FALSE;
+    } else {
+        len = (size_t)st.st_size;
+        buf = g_malloc(len ? len : 1);
+        size_t done = 0;
+        while (done < len) {
+            ssize_t got = pread(fd, buf + done, len - done, (off_t)done);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                e = got == 0 ? EIO : errno; /* shorter than fstat said: changed meanwhile */
+                break;
+            }
+            done += (size_t)got;
+        }
+    }
+    close(fd);
+    if (e) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN, "cannot read %s: %s",
+                    abs, g_strerror(e));
+        return FALSE;
+    }
+    GError *eerr = NULL;
+    if (!ddm_elf_read_descriptor(buf, len, out, &eerr)) {
+        if (g_error_matches(eerr, DDM_ELF_ERROR, DDM_ELF_ERROR_NO_DESCRIPTOR))
+            g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                        "%s exports no %s symbol (use DDM_PLUGIN_DEFINE); not a ddmon plugin",
+                        abs, DDM_PLUGIN_SYMBOL);
+        else
+            g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                        "cannot read the descriptor of %s without loading it: %s", abs,
+                        eerr->message);
+        g_error_free(eerr);
+        return FALSE;
+    }
+    return ddm_loader_check_desc_prefix(out->magic, out->abi_major, out->abi_minor,
+                                        out->desc_size, abs, error) &&
+           ddm_loader_check_desc_fields(out->name, out->version, out->has_init, abs, error);
+}
+
 /* Open and validate. @td: the trusted directory holding @path (a
  * search-path directory being scanned), or NULL to open and check the
- * directory of @path here (a file named by the user: its directory may be
- * sticky, like /tmp, since others cannot replace a file of ours there).
+ * directory of @path here (see open_checked()).
  * On failure abi_major and abi_minor hold what the frozen prefix said (0
  * when it was never read). */
 static const ddm_plugin_desc *open_validated(const DdmTrustedDir *td, const char *path,
@@ -97,24 +230,10 @@ static const ddm_plugin_desc *open_validated(const DdmTrustedDir *td, const char
     *dl_out = NULL;
     *abi_major = *abi_minor = 0;
     DdmTrustedDir own = {-1, NULL};
-    if (!td) {
-        g_autofree char *dir = g_path_get_dirname(path);
-        int os_errno = 0;
-        GError *derr = NULL;
-        if (!ddm_loader_open_trusted_dir(dir, FALSE, &own, &os_errno, &derr)) {
-            if (os_errno) {
-                g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
-                            "cannot read plugin file %s: %s", path, g_strerror(os_errno));
-                g_error_free(derr);
-            } else {
-                g_propagate_error(error, derr);
-            }
-            return NULL;
-        }
+    int fd = open_checked(td, path, &own, error);
+    if (!td)
         td = &own;
-    }
     g_autofree char *base = g_path_get_basename(path);
-    int fd = ddm_loader_open_checked_file(td->fd, base, path, error);
     void *dl = fd >= 0 ? dlopen_checked(fd, td, base, path, error) : NULL;
     if (fd >= 0)
         close(fd);
@@ -129,41 +248,14 @@ static const ddm_plugin_desc *open_validated(const DdmTrustedDir *td, const char
         goto fail;
     }
     /* Only the frozen prefix is read until magic, ABI and size are known good. */
-    if (d->magic != DDM_PLUGIN_MAGIC) {
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
-                    "bad descriptor magic 0x%08x (expected 0x%08x); file %s", d->magic,
-                    DDM_PLUGIN_MAGIC, path);
+    if (d->magic == DDM_PLUGIN_MAGIC) {
+        *abi_major = d->abi_major;
+        *abi_minor = d->abi_minor;
+    }
+    if (!ddm_loader_check_desc_prefix(d->magic, d->abi_major, d->abi_minor, d->desc_size, path,
+                                      error) ||
+        !ddm_loader_check_desc_fields(d->name, d->version, d->init != NULL, path, error))
         goto fail;
-    }
-    *abi_major = d->abi_major;
-    *abi_minor = d->abi_minor;
-    if (d->abi_major != DDM_CORE_ABI_MAJOR || d->abi_minor > DDM_CORE_ABI_MINOR) {
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_ABI_MISMATCH,
-                    "plugin wants ABI %u.%u, core provides %u.%u; file %s", d->abi_major,
-                    d->abi_minor, DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR, path);
-        goto fail;
-    }
-    if (d->desc_size < DESC_SIZE_1_0) {
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
-                    "descriptor size %u is smaller than the ABI 1.0 size %zu; file %s",
-                    d->desc_size, (size_t)DESC_SIZE_1_0, path);
-        goto fail;
-    }
-    if (!d->name || !d->version || !d->init) {
-        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
-                    "descriptor lacks %s; file %s",
-                    !d->name ? "a name" : !d->version ? "a version" : "an init function", path);
-        goto fail;
-    }
-    {
-        g_autofree char *stem = ddm_loader_plugin_stem(path);
-        if (strcmp(d->name, stem) != 0) {
-            g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR,
-                        "descriptor name '%.64s' does not match the file name %s.so; file %s",
-                        d->name, stem, path);
-            goto fail;
-        }
-    }
     *dl_out = dl;
     return d;
 

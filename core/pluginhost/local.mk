@@ -6,7 +6,7 @@ core_libddmcore_la_SOURCES += \
 	%reldir%/registry_options.c %reldir%/registry_list.c \
 	%reldir%/host.c \
 	%reldir%/loader.c %reldir%/loader.h %reldir%/loader-private.h \
-	%reldir%/loader_trust.c %reldir%/loader_elf.c %reldir%/loader_path.c \
+	%reldir%/loader_trust.c %reldir%/loader_elf.c %reldir%/elfdesc.c %reldir%/elfdesc.h %reldir%/loader_path.c \
 	%reldir%/loader_report.c
 
 # The plugin ABI rules and the plugin authors' tutorial.

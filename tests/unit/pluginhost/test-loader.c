@@ -32,6 +32,7 @@
 #include <glib/gstdio.h>
 
 #include "core/config/config.h"
+#include "core/pluginhost/elfdesc.h"
 #include "core/pluginhost/loader.h"
 #include "tests/harness/hand-monitor.h"
 #include "core/pluginhost/registry.h"
@@ -607,9 +608,11 @@ static void test_loader_check_file(void **state)
     assert_true(ddm_loader_check_file(good, report, &err));
     assert_null(err);
     assert_non_null(strstr(report->str, "name:     good"));
-    assert_non_null(strstr(report->str, "chunks:   GOOD"));
-    assert_non_null(strstr(report->str, "commands: good-cmd"));
-    assert_non_null(strstr(report->str, "result:   OK"));
+    /* init does not run: what it registers is not known (--list-plugins) */
+    assert_null(strstr(report->str, "chunks:"));
+    assert_null(strstr(report->str, "commands:"));
+    assert_non_null(strstr(report->str, "result:   OK (descriptor read from the file; no plugin "
+                                        "code ran"));
 
     g_string_truncate(report, 0);
     g_autofree char *major = test_plugin(f, "abi-other-major");
@@ -617,6 +620,31 @@ static void test_loader_check_file(void **state)
     assert_int_equal(err->code, DDM_LOADER_ERROR_ABI_MISMATCH);
     g_clear_error(&err);
     assert_non_null(strstr(report->str, "result:   REFUSED: plugin wants ABI"));
+    assert_non_null(strstr(report->str, "ABI:      2.0 (core "));
+
+    /* The descriptor checks are the loader's own, read from the file. */
+    static const struct {
+        const char *name;
+        int code;
+        const char *needle;
+    } refused[] = {
+        {"bad-magic", DDM_LOADER_ERROR_BAD_DESCRIPTOR, "bad descriptor magic 0xdeadbeef"},
+        {"abi-newer-minor", DDM_LOADER_ERROR_ABI_MISMATCH, "plugin wants ABI"},
+        {"no-desc", DDM_LOADER_ERROR_NOT_A_PLUGIN, "exports no ddm_plugin_descriptor symbol"},
+        {"name-mismatch", DDM_LOADER_ERROR_BAD_DESCRIPTOR,
+         "descriptor name 'other-name' does not match the file name name-mismatch.so"},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(refused); i++) {
+        g_autofree char *path = test_plugin(f, refused[i].name);
+        assert_false(ddm_loader_check_file(path, NULL, &err));
+        if (!g_error_matches(err, DDM_LOADER_ERROR, refused[i].code) ||
+            !strstr(err->message, refused[i].needle))
+            fail_msg("%s: '%s'", refused[i].name, err->message);
+        g_clear_error(&err);
+    }
+    /* A failing init is not run, so the file itself is fine. */
+    g_autofree char *init_fails = test_plugin(f, "init-fails");
+    assert_true(ddm_loader_check_file(init_fails, NULL, NULL));
 
     /* A relative path works like an absolute one. */
     g_autofree char *cwd = g_get_current_dir();
@@ -624,6 +652,282 @@ static void test_loader_check_file(void **state)
     gboolean ok = ddm_loader_check_file("good.so", NULL, NULL);
     assert_int_equal(chdir(cwd), 0);
     assert_true(ok);
+}
+
+/* --check-plugin runs no plugin code: ctor-marker's ELF constructor and
+ * init each create a file, and neither appears, whether the file passes or
+ * is refused (a copy under another name). Loading it creates both. */
+static void test_loader_check_file_runs_nothing(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *ctor = g_build_filename(f->tmp, "ctor-ran", NULL);
+    g_autofree char *init = g_build_filename(f->tmp, "init-ran", NULL);
+    g_setenv("DDM_TEST_CTOR_MARKER", ctor, TRUE);
+    g_setenv("DDM_TEST_INIT_MARKER", init, TRUE);
+    g_autofree char *dir = g_build_filename(f->tmp, "cm", NULL);
+    g_autofree char *good = copy_plugin(f, dir, "ctor-marker");
+    g_autofree char *renamed = g_build_filename(dir, "renamed.so", NULL);
+    assert_int_equal(link(good, renamed), 0);
+
+    g_autoptr(GString) report = g_string_new(NULL);
+    GError *err = NULL;
+    assert_true(ddm_loader_check_file(good, report, &err));
+    assert_null(err);
+    g_autofree char *abi = g_strdup_printf("ABI:      %d.%d (core %d.%d)", DDM_ABI_MAJOR,
+                                           DDM_ABI_MINOR, DDM_ABI_MAJOR, DDM_ABI_MINOR);
+    if (!strstr(report->str, "name:     ctor-marker\nversion:  2.5\nlicense:  Apache-2.0\n"
+                             "summary:  marks what ran\n") ||
+        !strstr(report->str, abi))
+        fail_msg("report:\n%s", report->str);
+    assert_false(g_file_test(ctor, G_FILE_TEST_EXISTS));
+    assert_false(g_file_test(init, G_FILE_TEST_EXISTS));
+
+    g_string_truncate(report, 0);
+    assert_false(ddm_loader_check_file(renamed, report, &err));
+    assert_true(g_error_matches(err, DDM_LOADER_ERROR, DDM_LOADER_ERROR_BAD_DESCRIPTOR));
+    g_clear_error(&err);
+    assert_non_null(strstr(report->str, "name:     ctor-marker"));
+    assert_false(g_file_test(ctor, G_FILE_TEST_EXISTS));
+    assert_false(g_file_test(init, G_FILE_TEST_EXISTS));
+
+    /* Loading it is what runs its code (the marker files prove they work). */
+    assert_true(ddm_loader_load_file(f->mon.registry, good, NULL, NULL));
+    assert_true(g_file_test(ctor, G_FILE_TEST_EXISTS));
+    assert_true(g_file_test(init, G_FILE_TEST_EXISTS));
+    g_unsetenv("DDM_TEST_CTOR_MARKER");
+    g_unsetenv("DDM_TEST_INIT_MARKER");
+}
+
+/* ------------------------------------------------ the ELF descriptor reader */
+
+/* A test plugin's bytes (transfer full, g_free). */
+static uint8_t *plugin_bytes(Fixture *f, const char *name, gsize *len)
+{
+    g_autofree char *path = test_plugin(f, name);
+    gchar *contents;
+    assert_true(g_file_get_contents(path, &contents, len, NULL));
+    return (uint8_t *)contents;
+}
+
+/* Read @len bytes of @b through a copy of exactly that size (so ASan sees
+ * any read past it). */
+static gboolean read_desc(const uint8_t *b, gsize len, DdmElfDescriptor *d, GError **error)
+{
+    uint8_t *copy = g_memdup2(b, len ? len : 1);
+    gboolean ok = ddm_elf_read_descriptor(len ? copy : NULL, len, d, error);
+    g_free(copy);
+    return ok;
+}
+
+static void expect_elf_error(const uint8_t *b, gsize len, int code, const char *needle)
+{
+    DdmElfDescriptor d;
+    GError *err = NULL;
+    gboolean ok = read_desc(b, len, &d, &err);
+    ddm_elf_descriptor_clear(&d);
+    if (ok || !g_error_matches(err, DDM_ELF_ERROR, code) || !strstr(err->message, needle))
+        fail_msg("expected error %d '%s', got %d: %s", code, needle, ok,
+                 err ? err->message : "(none)");
+    g_clear_error(&err);
+}
+
+#if UINTPTR_MAX > 0xffffffffu && G_BYTE_ORDER == G_LITTLE_ENDIAN
+#include <elf.h>
+#define HAVE_ELF64_TESTS 1
+
+/* The section of type @type in @b, or NULL. */
+static Elf64_Shdr *find_section(uint8_t *b, uint32_t type)
+{
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+    Elf64_Shdr *sh = (Elf64_Shdr *)(b + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+        if (sh[i].sh_type == type)
+            return &sh[i];
+    return NULL;
+}
+
+/* The descriptor's .dynsym entry. */
+static Elf64_Sym *desc_sym(uint8_t *b)
+{
+    Elf64_Shdr *ds = find_section(b, SHT_DYNSYM);
+    Elf64_Shdr *str = (Elf64_Shdr *)(b + ((Elf64_Ehdr *)b)->e_shoff) + ds->sh_link;
+    Elf64_Sym *s = (Elf64_Sym *)(b + ds->sh_offset);
+    for (gsize i = 0; i < ds->sh_size / sizeof *s; i++)
+        if (s[i].st_shndx != SHN_UNDEF &&
+            strcmp((char *)b + str->sh_offset + s[i].st_name, "ddm_plugin_descriptor") == 0)
+            return &s[i];
+    fail_msg("no descriptor symbol");
+    return NULL;
+}
+
+/* The file offset of the descriptor's bytes, through its section. */
+static gsize desc_file_offset(uint8_t *b)
+{
+    Elf64_Addr v = desc_sym(b)->st_value;
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+    Elf64_Shdr *sh = (Elf64_Shdr *)(b + eh->e_shoff);
+    for (unsigned i = 1; i < eh->e_shnum; i++)
+        if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_addr <= v && v - sh[i].sh_addr < sh[i].sh_size)
+            return (gsize)(sh[i].sh_offset + (v - sh[i].sh_addr));
+    fail_msg("the descriptor is in no section");
+    return 0;
+}
+
+/* The RELA relocation of the descriptor's pointer @k (0: name), or NULL. */
+static Elf64_Rela *desc_rela(uint8_t *b, unsigned k)
+{
+    Elf64_Addr at = desc_sym(b)->st_value + offsetof(ddm_plugin_desc, name) + 8 * k;
+    Elf64_Shdr *rs = find_section(b, SHT_RELA);
+    Elf64_Rela *r = (Elf64_Rela *)(b + rs->sh_offset);
+    for (gsize i = 0; i < rs->sh_size / sizeof *r; i++)
+        if (r[i].r_offset == at)
+            return &r[i];
+    return NULL;
+}
+#endif
+
+/* The reader on every test plugin: the same answers dlopen gives. */
+static void test_elfdesc_plugins(void **state)
+{
+    Fixture *f = *state;
+    gsize len;
+    g_autofree uint8_t *b = plugin_bytes(f, "ctor-marker", &len);
+    DdmElfDescriptor d;
+    GError *err = NULL;
+    assert_true(read_desc(b, len, &d, &err));
+    assert_int_equal(d.magic, DDM_PLUGIN_MAGIC);
+    assert_int_equal(d.abi_major, DDM_ABI_MAJOR);
+    assert_int_equal(d.abi_minor, DDM_ABI_MINOR);
+    assert_int_equal(d.desc_size, sizeof(ddm_plugin_desc));
+    assert_true(d.has_fields);
+    assert_string_equal(d.name, "ctor-marker");
+    assert_string_equal(d.version, "2.5");
+    assert_string_equal(d.license, "Apache-2.0");
+    assert_string_equal(d.summary, "marks what ran");
+    assert_true(d.has_init);
+    ddm_elf_descriptor_clear(&d);
+
+    static const char *const names[] = {"good", "bad-magic", "abi-other-major",
+                                        "abi-newer-minor", "init-fails", "dup-chunk",
+                                        "name-mismatch", "hello", "host-has"};
+    for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
+        g_autofree char *path = test_plugin(f, names[i]);
+        void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        assert_non_null(dl);
+        const ddm_plugin_desc *live = dlsym(dl, DDM_PLUGIN_SYMBOL);
+        assert_non_null(live);
+        g_autofree uint8_t *pb = plugin_bytes(f, names[i], &len);
+        if (!read_desc(pb, len, &d, &err))
+            fail_msg("%s: %s", names[i], err->message);
+        assert_int_equal(d.magic, live->magic);
+        assert_int_equal(d.abi_major, live->abi_major);
+        assert_int_equal(d.abi_minor, live->abi_minor);
+        assert_int_equal(d.desc_size, live->desc_size);
+        if (live->magic == DDM_PLUGIN_MAGIC && live->desc_size >= 64) {
+            assert_true(d.has_fields);
+            assert_string_equal(d.name, live->name);
+            assert_string_equal(d.version, live->version);
+            assert_int_equal(d.has_init, live->init != NULL);
+        } else {
+            assert_false(d.has_fields);
+        }
+        ddm_elf_descriptor_clear(&d);
+        dlclose(dl);
+    }
+    g_autofree uint8_t *nb = plugin_bytes(f, "no-desc", &len);
+    expect_elf_error(nb, len, DDM_ELF_ERROR_NO_DESCRIPTOR, "ddm_plugin_descriptor");
+}
+
+/* Hostile files: every prefix of a plugin, and plugins with offsets,
+ * addresses and counts that point past the file. Errors, never a read
+ * past the buffer (ASan). */
+static void test_elfdesc_hostile(void **state)
+{
+    Fixture *f = *state;
+    gsize len;
+    g_autofree uint8_t *good = plugin_bytes(f, "ctor-marker", &len);
+    DdmElfDescriptor d;
+    GError *err = NULL;
+    /* every truncation: the section headers come last, so all fail */
+    for (gsize n = 0; n < len; n++) {
+        if (read_desc(good, n, &d, &err))
+            fail_msg("a file cut to %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes was read",
+                     n, len);
+        g_clear_error(&err);
+        ddm_elf_descriptor_clear(&d);
+    }
+    expect_elf_error(good, 63, DDM_ELF_ERROR_MALFORMED, "no whole ELF header");
+#ifdef HAVE_ELF64_TESTS
+    g_autofree uint8_t *b = g_memdup2(good, len);
+#define RESET() memcpy(b, good, len)
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+
+    RESET();
+    eh->e_ident[EI_CLASS] = ELFCLASS32;
+    expect_elf_error(b, len, DDM_ELF_ERROR_UNSUPPORTED, "only 64-bit ELF");
+    RESET();
+    eh->e_ident[EI_DATA] = ELFDATA2MSB;
+    expect_elf_error(b, len, DDM_ELF_ERROR_UNSUPPORTED, "only little-endian");
+    RESET();
+    eh->e_shoff = 0;
+    expect_elf_error(b, len, DDM_ELF_ERROR_UNSUPPORTED, "no section headers");
+    /* huge counts and offsets */
+    RESET();
+    eh->e_phnum = 0xffff;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "program headers");
+    RESET();
+    eh->e_shnum = 0xffff;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "section headers");
+    RESET();
+    eh->e_shoff = UINT64_MAX - 10;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "section headers");
+    RESET();
+    find_section(b, SHT_DYNSYM)->sh_size = UINT64_MAX / 2;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "ends past the end of the file");
+    RESET();
+    find_section(b, SHT_RELA)->sh_offset = len - 8;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "ends past the end of the file");
+    RESET();
+    find_section(b, SHT_DYNSYM)->sh_link = 0xffff;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "string table");
+    /* the symbol past the file, or in no segment's file bytes */
+    RESET();
+    desc_sym(b)->st_value = (Elf64_Addr)len * 16;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "does not lie in the file");
+    RESET();
+    desc_sym(b)->st_value = UINT64_MAX - 4;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "does not lie in the file");
+    /* the name's relocation pointing past the file */
+    RESET();
+    desc_rela(b, 0)->r_addend = (Elf64_Sxword)len * 16;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "the descriptor's name points to");
+    RESET();
+    desc_rela(b, 3)->r_addend = -1;
+    expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "the descriptor's summary points to");
+    /* a symbolic relocation naming a symbol past .dynsym */
+    RESET();
+    desc_rela(b, 1)->r_info = ELF64_R_INFO(0x7fffffffu, R_X86_64_64);
+    if (eh->e_machine == EM_X86_64)
+        expect_elf_error(b, len, DDM_ELF_ERROR_MALFORMED, "names symbol");
+    /* a relocation type the reader does not know */
+    RESET();
+    desc_rela(b, 1)->r_info = ELF64_R_INFO(0, 0x7777);
+    expect_elf_error(b, len, DDM_ELF_ERROR_UNSUPPORTED, "relocation type 30583");
+    /* the name's relocation moved away: the stored value is the name (GNU
+     * ld stores the addend in place too; here it is made NULL) */
+    RESET();
+    desc_rela(b, 0)->r_offset = UINT64_MAX;
+    assert_true(read_desc(b, len, &d, &err));
+    assert_string_equal(d.name, "ctor-marker");
+    ddm_elf_descriptor_clear(&d);
+    uint64_t zero = 0;
+    memcpy(b + desc_file_offset(b) + offsetof(ddm_plugin_desc, name), &zero, sizeof zero);
+    assert_true(read_desc(b, len, &d, &err));
+    assert_null(d.name);
+    assert_string_equal(d.version, "2.5");
+    ddm_elf_descriptor_clear(&d);
+#undef RESET
+#endif
 }
 
 static void test_loader_list_plugins(void **state)
@@ -1085,6 +1389,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_required_and_disabled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_chunks_all_disabled_notice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_check_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_check_file_runs_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_elfdesc_plugins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_elfdesc_hostile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_list_plugins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_unsafe_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_refused_does_not_shadow, setup, teardown),
