@@ -58,11 +58,14 @@ EXTRA_DIST += tests/integration/json-errors.sh
 # The plugin loader's trust rules through the real ddmon CLI (unsafe
 # directory, refused file not shadowing a good one); --plugin-opt warnings
 # through the CLI, and ddmon(1) documents every plugin option and command
-# the standard plugins have.
+# the standard plugins have. --check-plugin runs no plugin code (its
+# constructor and init leave no marker files).
 if ENABLE_TESTS
-TESTS += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh
+TESTS += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh \
+	tests/integration/check-plugin.sh
 endif
-EXTRA_DIST += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh
+EXTRA_DIST += tests/integration/loader-trust.sh tests/integration/plugin-opts.sh \
+	tests/integration/check-plugin.sh
 
 # relay simvm tests: the debugger relay against DDM VMs played by ddmon-simvm
 # (JDWP through the relay port, DDM kept from the debugger, WAIT, DBGD
