@@ -49,6 +49,8 @@ FUZZ_TARGETS += tests/fuzz/fuzz-hprof-stream
 tests_fuzz_fuzz_hprof_stream_SOURCES = tests/fuzz/fuzz-hprof-stream.c plugins/hprof/hprof_stream.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-portmap
 tests_fuzz_fuzz_portmap_SOURCES = tests/fuzz/fuzz-portmap.c core/relay/portmap.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-elfdesc
+tests_fuzz_fuzz_elfdesc_SOURCES = tests/fuzz/fuzz-elfdesc.c core/pluginhost/elfdesc.c $(FUZZ_MAIN)
 
 # What every target shares. The flags and libraries are set once for all of
 # them (GNU make target-specific variables, inherited by their objects), so

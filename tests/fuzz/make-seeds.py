@@ -204,6 +204,48 @@ def view_blob():
             "version": 2, "media_type": "image/png", "size": 4, "data_base64": "iVBORw=="}
 
 
+def elf_plugin(machine=62, relative=8, rela=True, magic=0x44444D50, shstrip=False):
+    """A minimal plugin file for core/pluginhost/elfdesc.c: little-endian
+    ELF64 ET_DYN, one PT_LOAD over the whole file (addresses = offsets),
+    .dynstr, .dynsym (ddm_plugin_descriptor), .rela.dyn (RELATIVE
+    relocations of the descriptor's name, version, license, summary and
+    init) or none (the values stored in place), the descriptor and its
+    strings. Not loadable; just what the reader reads."""
+    le = lambda fmt, *v: struct.pack("<" + fmt, *v)
+    dynstr = b"\0ddm_plugin_descriptor\0"
+    strs, addrs = b"", []
+    for t in (b"seed", b"1.0", b"Apache-2.0", b"a seed plugin"):
+        addrs.append(208 + len(strs))
+        strs += t + b"\0"
+    addrs.append(0x100)  # init: any address, never read
+    DESC, RELA = 256, 320
+    stored = addrs if not rela else [0] * 5
+    desc = le("IHHI", magic, 1, 2, 64) + b"\0" * 4 + b"".join(le("Q", a) for a in stored) + le("Q", 0)
+    relas = b"".join(le("QQq", DESC + 16 + 8 * k, relative, a) for k, a in enumerate(addrs)) if rela else b""
+    sym = b"\0" * 24 + le("IBBHQQ", 1, 0x11, 0, 4, DESC, 64)
+    body = bytearray(RELA + len(relas))
+    body[128:128 + len(dynstr)] = dynstr
+    body[160:160 + len(sym)] = sym
+    body[208:208 + len(strs)] = strs
+    body[DESC:DESC + len(desc)] = desc
+    body[RELA:RELA + len(relas)] = relas
+    shoff = (len(body) + 7) & ~7
+    body += b"\0" * (shoff - len(body))
+
+    def sh(typ, off, size, link=0, entsize=0):
+        return le("IIQQQQIIQQ", 0, typ, 2, off, off, size, link, 0, 8, entsize)
+    shdrs = sh(0, 0, 0) + sh(3, 128, len(dynstr)) + sh(11, 160, 48, 1, 24)
+    shdrs += sh(4, RELA, len(relas), 2, 24) if rela else sh(1, RELA, 0)
+    shdrs += sh(1, DESC, 64)
+    total = shoff + len(shdrs)
+    ident = b"\x7fELF" + bytes([2, 1, 1]) + b"\0" * 9
+    eh = ident + le("HHIQQQIHHHHHH", 3, machine, 1, 0, 64, 0 if shstrip else shoff, 0, 64, 56, 1, 64, 5, 0)
+    ph = le("IIQQQQQQ", 1, 5, 0, 0, 0, total, total, 0x1000)
+    body[0:64] = eh
+    body[64:120] = ph
+    return bytes(body) + shdrs
+
+
 def seeds():
     s = {}
     stream = unhex(os.path.join(TOP, "tests", "fixtures", "jdwp-vm-stream.hex"))
@@ -297,6 +339,13 @@ def seeds():
         "gen-apnm-old": u1(0) + lstr("com.example"),
         "gen-wait": u1(1) + u1(0),
         "gen-stag": u1(2) + u4(3),
+    }
+    s["elfdesc"] = {
+        "gen-rela": elf_plugin(),
+        "gen-stored": elf_plugin(rela=False),
+        "gen-aarch64": elf_plugin(machine=183, relative=1027),
+        "gen-bad-magic": elf_plugin(magic=0xDEADBEEF),
+        "gen-no-sections": elf_plugin(shstrip=True),
     }
     return s
 
