@@ -10,14 +10,15 @@
 # `ddmon vms`); the native column fills; q quits and leaves the terminal as
 # it was; a resize redraws for the new width; the server restarting
 # underneath is said and recovered from; VMs coming and going (--churn);
-# a missing or unknown TERM gives the plain view. Screens are written to
+# a missing or unknown TERM gives the plain view; h dumps the open VM's heap
+# into the UI's directory (the simulator's sha256). Screens are written to
 # $DDM_TUI_CAPTURE_DIR when set (at 100x30). Skipped without tmux or a
 # build without ncurses.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v tmux >/dev/null || t_skip_all "no tmux"
 grep -q "define HAVE_NCURSES 1" "$DDM_TOP_BUILDDIR/build-config.h" || t_skip_all "built without ncurses"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 21
+t_plan 22
 sock="$T_TMP/ddmon.sock"
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
@@ -62,7 +63,8 @@ t_start_server "${server_args[@]}" || t_fail "server" "$(cat "$T_TMP/server.err"
 ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" = 2 ]; }
 t_wait 15 ready || t_fail "two VMs ready" "$(cat "$T_TMP/vms.txt")"
 
-tm new-session -d -s ui -x 100 -y 30 \
+mkdir -p "$T_TMP/tuicwd"
+tm new-session -d -s ui -x 100 -y 30 -c "$T_TMP/tuicwd" \
     "env TERM=xterm-256color '$DDMON' --socket '$sock' --plugin-dir '$PLUGINDIR' --no-autostart 2>'$T_TMP/tui.err'; echo EXITED:\$?; sleep 60"
 first_app=$(sort -n "$T_TMP/ports" | head -1 | awk '{print $3}') # the list is sorted by pid
 first_pid=$(sort -n "$T_TMP/ports" | head -1 | awk '{print $1}')
@@ -152,6 +154,17 @@ fi
 tm send-keys -t ui x
 t_wait 5 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q 'ddmon: keys'" \
     && t_ok "any key closes the help" || t_fail "any key closes the help" "$(screen)"
+
+# h: a heap dump of the open VM into the UI's directory, said in the status line
+tm send-keys -t ui h
+dump="$T_TMP/tuicwd/$first_app-$first_pid.hprof"
+truth_sha() { python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["pid"]==int(sys.argv[2])][0]; print((v["hprof"]["last"] or {}).get("sha256"))' "$T_TMP/state.json" "$first_pid"; }
+if t_wait 20 screen_has "wrote .*$first_app-$first_pid.hprof" && [ -f "$dump" ] && t_wait 5 test "$(truth_sha)" = "$(sha256sum "$dump" | awk '{print $1}')"; then
+    t_ok "h dumps the VM's heap into the current directory (the simulator's sha256)"
+    cap 8-hprof
+else
+    t_fail "h dumps the VM's heap into the current directory (the simulator's sha256)" "$(screen)" "$(ls -la "$T_TMP/tuicwd")"
+fi
 
 tm send-keys -t ui q
 t_wait 5 screen_has "DEBUGGER"
