@@ -16,9 +16,12 @@
  * inode -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal,
  * minor not newer) -> size -> name/version/init present -> name ==
  * basename. As nobody but root and us can change a trusted path, the file
- * loaded is the file checked. No plugin function runs before every check
- * passed (plugins must not have constructors; doc/plugin-abi.md). Then
- * init runs through the registry, which undoes everything if it fails.
+ * loaded is the file checked. No plugin function is called before every
+ * check passed (plugins must not have constructors, which dlopen runs;
+ * doc/plugin-abi.md). Then init runs through the registry, which undoes
+ * everything if it fails. --check-plugin stops before dlopen and checks
+ * the descriptor read from the file instead (ddm_loader_read_desc()), with
+ * the same ddm_loader_check_desc_prefix() and _fields().
  * Non-goals: SIGSEGV traps, a registry cache, reloading.
  */
 #include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */

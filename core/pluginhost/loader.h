@@ -8,8 +8,10 @@
  * by us or root) -> ".so" suffix -> open + fstat (the same file) ->
  * dlopen(RTLD_NOW|RTLD_LOCAL) by its real path, which must still name the
  * checked file -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal, minor <= ours)
- * -> size -> name/version/init present -> name == basename. No plugin code
- * runs before all checks pass.
+ * -> size -> name/version/init present -> name == basename. No plugin
+ * function is called before all checks pass (ELF constructors, which
+ * plugins must not have, run at dlopen). --check-plugin reads the
+ * descriptor from the file instead (elfdesc.h) and loads nothing.
  * Search path: --plugin-dir (in order), then DDMON_PLUGIN_PATH (colon list,
  * ignored when setuid), then the installed plugin directory. The first file
  * of a name that loads wins; a refused file does not hide a later one of
@@ -65,12 +67,13 @@ gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError *
  *  refusal. Nothing about policy: callers decide whether a failure matters. */
 gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **out,
                               GError **error);
-/** `ddmon --check-plugin FILE`: validate @path and run its init against a
- *  throwaway registry (default config, no VMs), then unload it. Appends a
- *  human report ("file:", "name:", "version:", "license:", "summary:",
- *  "ABI:", "chunks:", "commands:", "observes:", "result:" lines) to @report
- *  if not NULL. TRUE when the plugin would load; FALSE + @error (the
- *  refusal, a DDM_LOADER_ERROR) otherwise. Exit status: 0 / 1. */
+/** `ddmon --check-plugin FILE`: validate @path as the loader would, with
+ *  its descriptor read from the ELF file's bytes (elfdesc.h) instead of
+ *  loading it: no dlopen, no plugin code (constructor or init) runs, so an
+ *  init that would fail is not caught. Appends a human report ("file:",
+ *  "name:", "version:", "license:", "summary:", "ABI:", "result:" lines) to
+ *  @report if not NULL. TRUE when the descriptor passes; FALSE + @error
+ *  (the refusal, a DDM_LOADER_ERROR) otherwise. Exit status: 0 / 1. */
 gboolean ddm_loader_check_file(const char *path, GString *report, GError **error);
 /** `ddmon --list-plugins`: load every plugin on @config's search path (as
  *  the server would, with --plugins / --disable-plugin / --chunks) into a
