@@ -5,9 +5,12 @@
  * A plugin is a shared object that exports exactly one data symbol,
  * `ddm_plugin_descriptor` (write DDM_PLUGIN_DEFINE(...) once). The core
  * checks the descriptor's frozen prefix (magic, ABI major/minor, size)
- * before running any plugin code, then calls init(), in which the plugin
+ * before calling any plugin function, then calls init(), in which the plugin
  * registers chunk handlers, taps, VM listeners, commands and timers through
  * the ddm_host function table. Plugins link against nothing of the core.
+ * Plugins must have no ELF constructors: loading a file (dlopen) would run
+ * them before any check. `ddmon --check-plugin` does not load the file: it
+ * reads the descriptor from the ELF bytes and runs no plugin code at all.
  *
  * ABI rules (full text and changelog: doc/plugin-abi.md):
  *  - DDM_ABI_MINOR grows when a member is appended to ddm_host, ddm_vm_info
