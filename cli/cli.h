@@ -47,6 +47,7 @@ typedef struct DdmCli {
     gboolean plain;           /* watch: the plain live view, not the terminal UI */
     gboolean no_autostart;
     gboolean foreground;
+    gboolean replace;         /* server --replace: stop a running server first */
     gboolean version;
     gboolean list_plugins;
     gboolean in_process;

@@ -19,6 +19,7 @@
 
 #include <gio/gio.h>
 
+#include "core/config/config.h"
 #include "server/server.h"
 #include "server/log.h"
 
@@ -250,13 +251,15 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
     return FALSE;
 }
 
-/* The server's version, or NULL when it does not say. (transfer full) */
-/* The server's version; NULL if it did not say. NULL with @error when it
- * answered with an error: it refused this connection (too many clients). */
-static char *server_version(DdmClient *c, GError **error)
+/* The server's version (NULL if it did not say) and, in *@options, the
+ * server options it was started with (NULL if it did not say: an older
+ * server). NULL with @error when it answered with an error: it refused this
+ * connection (too many clients). */
+static char *server_version(DdmClient *c, GStrv *options, GError **error)
 {
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_VERSION;
+    *options = NULL;
     g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, NULL);
     if (resp == NULL)
         return NULL;
@@ -267,7 +270,84 @@ static char *server_version(DdmClient *c, GError **error)
                             msg != NULL ? msg : "the server refused the connection");
         return NULL;
     }
+    JsonNode *opts = json_object_get_member(o, "options");
+    if (opts != NULL && JSON_NODE_HOLDS_ARRAY(opts)) {
+        JsonArray *a = json_node_get_array(opts);
+        GPtrArray *v = g_ptr_array_new();
+        for (guint i = 0; i < json_array_get_length(a); i++) {
+            JsonNode *e = json_array_get_element(a, i);
+            if (JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING)
+                g_ptr_array_add(v, g_strdup(json_node_get_string(e)));
+        }
+        g_ptr_array_add(v, NULL);
+        *options = (GStrv)g_ptr_array_free(v, FALSE);
+    }
     return g_strdup(ddm_json_get_string(o, "version"));
+}
+
+/* "--name" of "--name=value". (transfer full) */
+static char *option_name(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    return eq != NULL ? g_strndup(arg, (gsize)(eq - arg)) : g_strdup(arg);
+}
+
+/* The values @args gives option @name, in order, joined by "\n". */
+static char *option_values(char **args, const char *name)
+{
+    GString *s = g_string_new(NULL);
+    for (char **a = args; a != NULL && *a != NULL; a++) {
+        g_autofree char *n = option_name(*a);
+        if (strcmp(n, name) == 0) {
+            g_string_append(s, *a);
+            g_string_append_c(s, '\n');
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+char *ddm_client_options_differ(char **mine, char **theirs)
+{
+    g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+    for (char **a = mine; a != NULL && *a != NULL; a++) {
+        char *n = option_name(*a);
+        /* --verbose is also the client's own switch (its debug log). */
+        gboolean skip = strcmp(n, "--verbose") == 0;
+        for (guint i = 0; !skip && i < names->len; i++)
+            skip = strcmp(names->pdata[i], n) == 0;
+        if (skip) {
+            g_free(n);
+            continue;
+        }
+        g_autofree char *v1 = option_values(mine, n);
+        g_autofree char *v2 = option_values(theirs, n);
+        if (strcmp(v1, v2) != 0)
+            g_ptr_array_add(names, n);
+        else
+            g_free(n);
+    }
+    if (names->len == 0)
+        return NULL;
+    g_ptr_array_add(names, NULL);
+    return g_strjoinv(", ", (char **)names->pdata);
+}
+
+/* The command that applies @args to the server on @socket_path. (transfer full) */
+static char *replace_command(const char *socket_path, char **args)
+{
+    GString *s = g_string_new("ddmon");
+    g_autofree char *def = ddm_config_default_socket_path();
+    if (strcmp(def, socket_path) != 0) {
+        g_autofree char *arg = g_strdup_printf("--socket=%s", socket_path);
+        g_autofree char *q = g_shell_quote(arg);
+        g_string_append_printf(s, " %s", strpbrk(arg, " \t\n'\"\\$`*?[]{}()<>|&;#~!") ? q : arg);
+    }
+    g_string_append(s, " server --replace");
+    for (char **a = args; a != NULL && *a != NULL; a++) {
+        g_autofree char *q = g_shell_quote(*a);
+        g_string_append_printf(s, " %s", strpbrk(*a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") ? q : *a);
+    }
+    return g_string_free(s, FALSE);
 }
 
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
@@ -275,15 +355,28 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
 {
     GError *local = NULL;
     DdmClient *c = ddm_client_connect(socket_path, &local);
-    if (c != NULL && autostart) {
-        g_autofree char *version = server_version(c, &local);
+    gboolean have_args = server_args != NULL && server_args[0] != NULL;
+    if (c != NULL && (autostart || have_args)) {
+        g_auto(GStrv) options = NULL;
+        g_autofree char *version = server_version(c, &options, &local);
         if (local != NULL) {
             ddm_client_free(c);
             g_propagate_error(error, local);
             return NULL;
         }
-        if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0)
+        if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0 || !autostart) {
+            /* Server options do not reach a running server: say so, once,
+             * and how to apply them, instead of ignoring them silently. */
+            g_autofree char *differ =
+                have_args && options != NULL ? ddm_client_options_differ(server_args, options) : NULL;
+            if (differ != NULL) {
+                g_autofree char *cmd = replace_command(socket_path, server_args);
+                g_printerr("* ddmon server (started with other options) ignores %s; to apply them: "
+                           "%s *\n",
+                           differ, cmd);
+            }
             return c;
+        }
         ddm_client_free(c);
         c = NULL;
         g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",

@@ -43,10 +43,19 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
  *  server runs. */
 gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error);
 /** Connect; when no server runs and @autostart, start one first. A server
- *  of another ddmon version is replaced (with @autostart), as adb does.
+ *  of another ddmon version is replaced (with @autostart), as adb does. A
+ *  running server started with other options than the @server_args given
+ *  (ddm_client_options_differ) is used, with one line on stderr naming them
+ *  and the `ddmon server --replace` command that applies them.
  *  Errors are user-facing. (transfer full) */
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
                                        gboolean autostart, GError **error);
+
+/** The options of @mine ("--name=value", NULL-terminated) that @theirs
+ *  (a running server's) gives other values, as "--a, --b"; NULL when none
+ *  differs. Options @mine does not name, and --verbose, are not compared; a
+ *  repeatable option compares as its list of values. (transfer full) */
+char *ddm_client_options_differ(char **mine, char **theirs);
 
 gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error);
 /** The next message (a JSON object), waiting at most @timeout_ms (-1:

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * What ddmon answers in this process, without a server: `version`
- * (--version), --list-plugins and --check-plugin FILE.
+ * (--version; with the running server's version, pid and server options
+ * when one answers), --list-plugins and --check-plugin FILE.
  */
 #include <build-config.h>
 
@@ -11,20 +12,65 @@
 #include "core/pluginhost/loader.h"
 #include "core/pluginhost/registry.h"
 
+/* The running server's answer to "version" (its version, pid and the
+ * server options it was started with), or NULL when none runs. */
+static JsonNode *running_server(DdmCli *cli)
+{
+    if (cli->config == NULL)
+        return NULL;
+    g_autofree char *path = ddm_cli_socket_path(cli);
+    DdmClient *c = ddm_client_connect(path, NULL);
+    if (c == NULL)
+        return NULL;
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VERSION;
+    JsonNode *resp = ddm_client_call(c, &req, 5000, NULL);
+    ddm_client_free(c);
+    if (resp != NULL && !ddm_json_get_bool(json_node_get_object(resp), "ok", FALSE))
+        g_clear_pointer(&resp, json_node_unref);
+    return resp;
+}
+
 int ddm_cli_cmd_version(DdmCli *cli, char **args)
 {
     (void)args;
     g_autofree char *abi = g_strdup_printf("%d.%d", DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR);
+    g_autoptr(JsonNode) server = running_server(cli);
+    JsonObject *so = server != NULL ? json_node_get_object(server) : NULL;
     if (cli->json) {
         JsonBuilder *b = ddm_ctl_ok_begin();
         json_builder_set_member_name(b, "version");
         json_builder_add_string_value(b, PACKAGE_VERSION);
         json_builder_set_member_name(b, "abi");
         json_builder_add_string_value(b, abi);
+        if (so != NULL) {
+            /* {"version", "abi", "pid", "options": ["--name=value", ...]} */
+            json_object_remove_member(so, "ok");
+            json_builder_set_member_name(b, "server");
+            json_builder_add_value(b, json_node_copy(server));
+        }
         g_autoptr(JsonNode) root = ddm_ctl_ok_end(b);
         ddm_cli_print_json(root);
     } else {
         printf("ddmon %s (plugin ABI %s)\n", PACKAGE_VERSION, abi);
+        if (so != NULL) {
+            printf("server: ddmon %s (pid %" G_GINT64_FORMAT ")",
+                   ddm_json_get_string(so, "version") ? ddm_json_get_string(so, "version") : "?",
+                   ddm_json_get_int(so, "pid", 0));
+            JsonNode *opts = json_object_get_member(so, "options");
+            if (opts != NULL && JSON_NODE_HOLDS_ARRAY(opts)) {
+                JsonArray *a = json_node_get_array(opts);
+                printf(", options:");
+                if (json_array_get_length(a) == 0)
+                    printf(" (none)");
+                for (guint i = 0; i < json_array_get_length(a); i++) {
+                    JsonNode *e = json_array_get_element(a, i);
+                    if (JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_STRING)
+                        printf(" %s", json_node_get_string(e));
+                }
+            }
+            printf("\n");
+        }
     }
     return DDM_EXIT_OK;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The commands that manage the server: `server` (run it here with
- * --foreground, else start it in the background), `start-server` and
+ * --foreground, else start it in the background; --replace stops a running
+ * one first, so that other server options apply), `start-server` and
  * `kill-server`. A server this client starts gets the server options
  * given to the client (DdmCli.server_args).
  */
@@ -43,9 +44,26 @@ int ddm_cli_cmd_start_server(DdmCli *cli, char **args)
 
 int ddm_cli_cmd_server(DdmCli *cli, char **args)
 {
+    if (cli->replace) {
+        /* Server options reach only a server that starts: stop the one
+         * that runs (waiting until it let go of its socket and lock). */
+        g_autofree char *path = ddm_cli_socket_path(cli);
+        g_autoptr(GError) error = NULL;
+        gboolean was_running = FALSE;
+        if (!ddm_client_kill_server(path, &was_running, &error)) {
+            g_printerr("ddmon: cannot stop the running server: %s\n", error->message);
+            return DDM_EXIT_FAILED;
+        }
+        if (was_running && !cli->json)
+            g_printerr("* ddmon server stopped; starting one with the options given *\n");
+    }
     if (!cli->foreground)
         return ddm_cli_cmd_start_server(cli, args);
     DdmConfig *config = cli->config;
     cli->config = NULL;
+    /* What the version op reports: the options as a client passes them. */
+    config->server_args = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < cli->server_args->len; i++)
+        g_ptr_array_add(config->server_args, g_strdup(cli->server_args->pdata[i]));
     return ddm_server_run(config);
 }

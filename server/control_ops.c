@@ -113,6 +113,14 @@ static void op_version(Client *c, const DdmCtlRequest *req)
     json_builder_add_string_value(b, abi);
     json_builder_set_member_name(b, "pid");
     json_builder_add_int_value(b, getpid());
+    /* The server options it was started with (as the client normalizes
+     * them), so a client given other ones can say they do not apply. */
+    const DdmConfig *cfg = ddm_daemon_config(c->ctl->daemon);
+    json_builder_set_member_name(b, "options");
+    json_builder_begin_array(b);
+    for (guint i = 0; cfg->server_args != NULL && i < cfg->server_args->len; i++)
+        json_builder_add_string_value(b, cfg->server_args->pdata[i]);
+    json_builder_end_array(b);
     ddm_control_send(c, ddm_ctl_ok_end(b));
 }
 

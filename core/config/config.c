@@ -97,6 +97,8 @@ void ddm_config_free(DdmConfig *c)
     if (c->plugin_opts)
         g_hash_table_destroy(c->plugin_opts);
     g_free(c->socket_path);
+    if (c->server_args)
+        g_ptr_array_unref(c->server_args);
     g_free(c);
 }
 

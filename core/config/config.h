@@ -66,6 +66,10 @@ typedef struct DdmConfig {
     GHashTable *plugin_opts;      /* "name.key" -> "value" from --plugin-opt */
     /* server */
     char *socket_path;            /* control socket; NULL = default location */
+    GPtrArray *server_args;       /* char*: the server options this server was started with,
+                                     as the client normalizes them ("--name=value", paths
+                                     absolute; not --socket), reported by the version op so a
+                                     client can tell when its options differ; may be NULL */
 } DdmConfig;
 
 /** A config with every default set. (transfer full) */

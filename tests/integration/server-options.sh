@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Server options given to a client while a server runs (issue 12, defect 5):
+# they cannot reach that server, so the client says so in one line naming
+# them and the `ddmon server --replace` command that applies them, then goes
+# on; the same options say nothing; `server --replace` stops the running
+# server and starts one with the new options (`version --json` shows them),
+# and without a server just starts one.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+t_plan 9
+
+# options_of FILE: the running server's options from `ddmon version --json`.
+server_field() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+s = doc.get("server")
+if s is None:
+    sys.exit(1)
+v = s.get(sys.argv[2])
+print(" ".join(v) if isinstance(v, list) else v)
+PY
+}
+
+t_start_server --scan=none --scan-interval 300 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+first=$DDMON_PID
+
+t_ddmon --scan=none --scan-interval 300 vms >/dev/null 2>"$T_TMP/same.err"; rc=$?
+[ $rc = 0 ] && ! grep -q "options" "$T_TMP/same.err" && t_ok "the server's own options: no warning" \
+    || t_fail "the server's own options: no warning" "rc=$rc" "$(cat "$T_TMP/same.err")"
+
+t_ddmon --scan=none --scan-interval 700 vms >"$T_TMP/other.out" 2>"$T_TMP/other.err"; rc=$?
+[ $rc = 0 ] && [ "$(wc -l <"$T_TMP/other.err")" = 1 ] && grep -q -- "--scan-interval" "$T_TMP/other.err" \
+    && ! sed 's/; to apply.*//' "$T_TMP/other.err" | grep -q -- "--scan=\|--plugin-dir" \
+    && t_ok "another --scan-interval: one line naming it, and the command goes on" \
+    || t_fail "another --scan-interval: one line naming it, and the command goes on" "rc=$rc" "$(cat "$T_TMP/other.err")"
+grep -q -- "ddmon --socket=$T_TMP/ddmon.sock server --replace .*--scan-interval=700" "$T_TMP/other.err" \
+    && t_ok "... and says how to apply it (ddmon server --replace ...)" \
+    || t_fail "... and says how to apply it (ddmon server --replace ...)" "$(cat "$T_TMP/other.err")"
+
+mkdir -p "$T_TMP/plugins2"
+"$DDMON" --socket "$T_TMP/ddmon.sock" --no-autostart --plugin-dir "$T_TMP/plugins2" vms \
+    >/dev/null 2>"$T_TMP/pdir.err"; rc=$?
+[ $rc = 0 ] && grep -q -- "--plugin-dir" "$T_TMP/pdir.err" \
+    && t_ok "another --plugin-dir (with --no-autostart): named too" \
+    || t_fail "another --plugin-dir (with --no-autostart): named too" "rc=$rc" "$(cat "$T_TMP/pdir.err")"
+
+t_ddmon --scan=none --scan-interval 500 server --replace >"$T_TMP/replace.out" 2>"$T_TMP/replace.err"; rc=$?
+t_wait 10 t_dead "$first"
+[ $rc = 0 ] && t_dead "$first" && t_ok "server --replace stops the running server" \
+    || t_fail "server --replace stops the running server" "rc=$rc" "$(cat "$T_TMP/replace.err")"
+t_ddmon version --json >"$T_TMP/version.json" 2>"$T_TMP/version.err"
+opts=$(server_field "$T_TMP/version.json" options)
+pid=$(server_field "$T_TMP/version.json" pid)
+case " $opts " in
+*" --scan-interval=500 "*) [ -n "$pid" ] && [ "$pid" != "$first" ] \
+    && t_ok "... and starts one with the new options ($opts)" \
+    || t_fail "... and starts one with the new options" "pid $pid, first $first" ;;
+*) t_fail "... and starts one with the new options" "$(cat "$T_TMP/version.json" "$T_TMP/replace.err")" ;;
+esac
+
+t_ddmon --scan=none --scan-interval 500 vms >/dev/null 2>"$T_TMP/same2.err"; rc=$?
+[ $rc = 0 ] && ! grep -q "options" "$T_TMP/same2.err" && t_ok "the new options: no warning" \
+    || t_fail "the new options: no warning" "rc=$rc" "$(cat "$T_TMP/same2.err")"
+
+t_ddmon kill-server >/dev/null 2>&1
+t_ddmon --scan=none --scan-interval 600 server --replace >/dev/null 2>"$T_TMP/replace2.err"; rc=$?
+t_ddmon version --json >"$T_TMP/version2.json" 2>/dev/null
+opts=$(server_field "$T_TMP/version2.json" options)
+[ $rc = 0 ] && case " $opts " in *" --scan-interval=600 "*) true ;; *) false ;; esac \
+    && t_ok "server --replace without a server starts one" \
+    || t_fail "server --replace without a server starts one" "rc=$rc" "$(cat "$T_TMP/replace2.err" "$T_TMP/version2.json")"
+
+t_ddmon version >"$T_TMP/version.txt" 2>&1
+grep -q "^server: ddmon .*--scan-interval=600" "$T_TMP/version.txt" \
+    && t_ok "version shows the running server's options" \
+    || t_fail "version shows the running server's options" "$(cat "$T_TMP/version.txt")"
+t_ddmon kill-server >/dev/null 2>&1
+exit 0
