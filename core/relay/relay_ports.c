@@ -205,6 +205,31 @@ static void remember_app_port(DdmRelay *relay, DdmVm *vm, guint16 port)
 
 /* ------------------------------------------------------------ assigning a VM's port */
 
+/* @port, parked for a VM that went away after a debugger session, taken
+ * over by @vm, a new VM of the app the port is remembered for: the app
+ * restarted (new pid, new key) and its old instance will not come back.
+ * NULL if @port is not parked for another key. */
+static Endpoint *adopt_parked(DdmRelay *relay, guint16 port, DdmVm *vm)
+{
+    GHashTableIter it;
+    gpointer key, value;
+    g_hash_table_iter_init(&it, relay->parked);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        Endpoint *ep = value;
+        if (ep->port != port || g_strcmp0(ep->key, vm->info.key) == 0)
+            continue;
+        g_source_remove(ep->park_timer);
+        ep->park_timer = 0;
+        g_message("relay: VM %s takes over debugger port %u, parked for %s (the same app, "
+                  "restarted)", vm_label(vm), port, ep->key);
+        g_hash_table_iter_remove(&it);
+        g_free(ep->key);
+        ep->key = g_strdup(vm->info.key);
+        return ep;
+    }
+    return NULL;
+}
+
 static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
@@ -218,6 +243,11 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
             if (ep)
                 return ep;
         }
+    }
+    if (want[1]) {
+        Endpoint *ep = adopt_parked(relay, want[1], vm);
+        if (ep)
+            return ep;
     }
     /* Lowest free port from the base; skip ports other VMs of other apps
      * still "own" while any other is free, so they can get them back. */
@@ -342,8 +372,10 @@ void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
          * later (APNM): move to the port this app had before, if free, so
          * IDE run configurations keep working across restarts. */
         guint16 want = app_port(relay, vm);
-        if (want && want != r->endpoint->port && !port_reserved(relay, want)) {
-            Endpoint *ep = endpoint_open(relay, EP_VM, want, vm->info.key, NULL);
+        if (want && want != r->endpoint->port) {
+            Endpoint *ep = !port_reserved(relay, want)
+                               ? endpoint_open(relay, EP_VM, want, vm->info.key, NULL)
+                               : adopt_parked(relay, want, vm);
             if (ep) {
                 g_message("relay: VM %s is %s again: back on its debugger port %u (was %u)",
                           vm_label(vm), app, want, r->endpoint->port);
