@@ -24,7 +24,7 @@ static const DdmCliCommand commands[] = {
      DDM_CLI_SERVER_NEEDED, DDM_CLI_CMD_VM},
     {"plugins", ddm_cli_cmd_plugins, "plugins", "the plugin list", 0, 0, NULL,
      DDM_CLI_SERVER_NEEDED, 0},
-    {"snapshot", ddm_cli_cmd_snapshot, "snapshot [--wait MS] [--out-dir DIR] [--in-process] [--gc]",
+    {"snapshot", ddm_cli_cmd_snapshot, "snapshot [--wait MS] [--out-dir DIR] [--in-process] [--gc] [--hprof]",
      "discover, wait until views settle, print all, exit", 0, 0, NULL, DDM_CLI_SERVER_IF_RUNNING,
      0},
     {"scan", ddm_cli_cmd_scan, "scan MODES", "switch discovery modes of the running server", 1, 1,
