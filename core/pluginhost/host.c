@@ -497,11 +497,11 @@ static int host_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, con
     return 0;
 }
 
-/* Walk a snapshot of the monitor's VMs: the array holds a reference on each,
- * so a VM closed during the walk (by @fn, or by anything @fn calls) stays
- * valid memory until the end, and is skipped once it is no longer READY
- * (its state turns CLOSED before its DDM_VM_GONE goes out). */
-static size_t host_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
+/* Walk a snapshot of the monitor's VMs in state @want: the array holds a
+ * reference on each, so a VM closed during the walk (by @fn, or by anything
+ * @fn calls) stays valid memory until the end, and is skipped once it is no
+ * longer in @want (its state turns CLOSED before its DDM_VM_GONE goes out). */
+static size_t foreach_vm_in(ddm_plugin *self, DdmVmState want, ddm_vm_visit_fn fn, void *ud)
 {
     g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
     g_return_val_if_fail(fn != NULL, 0);
@@ -511,7 +511,7 @@ static size_t host_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
     size_t calls = 0;
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
-        if (!ddm_vm_is_valid(vm) || vm->state != DDM_VM_STATE_READY)
+        if (!ddm_vm_is_valid(vm) || vm->state != want)
             continue;
         calls++;
         if (fn(self, vm, ud) != 0)
@@ -520,23 +520,14 @@ static size_t host_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
     return calls;
 }
 
+static size_t host_foreach_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
+{
+    return foreach_vm_in(self, DDM_VM_STATE_READY, fn, ud);
+}
+
 static size_t host_foreach_plain_vm(ddm_plugin *self, ddm_vm_visit_fn fn, void *ud)
 {
-    g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
-    g_return_val_if_fail(fn != NULL, 0);
-    if (!self->registry)
-        return 0;
-    g_autoptr(GPtrArray) vms = ddm_registry_list_vms(self->registry);
-    size_t calls = 0;
-    for (guint i = 0; i < vms->len; i++) {
-        DdmVm *vm = g_ptr_array_index(vms, i);
-        if (!ddm_vm_is_valid(vm) || vm->state != DDM_VM_STATE_PLAIN)
-            continue;
-        calls++;
-        if (fn(self, vm, ud) != 0)
-            break;
-    }
-    return calls;
+    return foreach_vm_in(self, DDM_VM_STATE_PLAIN, fn, ud);
 }
 
 /* Standard JDWP to a plain JVM: only what the allow-list in core/wire/jdwp.c

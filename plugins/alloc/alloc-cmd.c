@@ -53,23 +53,9 @@ static void finish_not_sent(alloc_plugin *pl, ddm_cmd *cmd, const char *what, in
 /* Why a reply carried no usable chunk, for a message. */
 static const char *reply_problem(const ddm_reply *reply, char *buf, size_t n)
 {
-    switch (reply->status) {
-    case DDM_REPLY_CHUNK:
-        if (reply->type == DDM_CHUNK_FAIL)
-            snprintf(buf, n, "the VM said: %s (code %" PRIu32 ")",
-                     reply->fail_msg && *reply->fail_msg ? reply->fail_msg : "no message",
-                     reply->fail_code);
-        else
-            snprintf(buf, n, "the VM answered with another chunk type");
-        return buf;
-    case DDM_REPLY_EMPTY: return "the VM sent an empty reply (not supported?)";
-    case DDM_REPLY_ERROR:
-        snprintf(buf, n, "JDWP error %u", (unsigned)reply->jdwp_error);
-        return buf;
-    case DDM_REPLY_TIMEOUT: return "no reply in time";
-    case DDM_REPLY_VM_GONE: return "the VM went away";
-    default: return "the reply was malformed";
-    }
+    if (reply->status == DDM_REPLY_EMPTY)
+        return "the VM sent an empty reply (not supported?)";
+    return ddm_reply_describe(reply, buf, n);
 }
 
 /* ------------------------------------------------------- start/stop/status */

@@ -164,9 +164,10 @@ static void finish_failed(hprof_dump *d, const char *what)
 
 /* ------------------------------------------------------------ the file */
 
-static int write_out(void *ud, const uint8_t *p, size_t n)
+/* Append to the .part; @hash: hash the bytes as they go (android format:
+ * the output is final as written). */
+static int append(hprof_dump *d, const uint8_t *p, size_t n, int hash)
 {
-    hprof_dump *d = ud;
     while (n > 0) {
         ssize_t w = write(d->fd, p, n);
         if (w < 0) {
@@ -174,12 +175,25 @@ static int write_out(void *ud, const uint8_t *p, size_t n)
                 continue;
             return -errno;
         }
-        hprof_hash_update(d->hash, p, (size_t)w);
+        if (hash)
+            hprof_hash_update(d->hash, p, (size_t)w);
         d->written += (uint64_t)w;
         p += w;
         n -= (size_t)w;
     }
     return 0;
+}
+
+static int write_out(void *ud, const uint8_t *p, size_t n)
+{
+    return append(ud, p, n, 1);
+}
+
+/* Standard format: lengths are patched later, so the file is hashed when
+ * complete (hash_file). */
+static int write_out_unhashed(void *ud, const uint8_t *p, size_t n)
+{
+    return append(ud, p, n, 0);
 }
 
 /* Patch bytes written earlier (a converted record's length). The hash
@@ -196,23 +210,6 @@ static int patch_out(void *ud, uint64_t off, const uint8_t *p, size_t n)
             return -errno;
         }
         off += (uint64_t)w;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int write_out_unhashed(void *ud, const uint8_t *p, size_t n)
-{
-    hprof_dump *d = ud;
-    while (n > 0) {
-        ssize_t w = write(d->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        d->written += (uint64_t)w;
         p += w;
         n -= (size_t)w;
     }
@@ -242,23 +239,11 @@ static int hash_file(hprof_dump *d)
 
 static const char *reply_problem(const ddm_reply *reply, char *buf, size_t n)
 {
-    switch (reply->status) {
-    case DDM_REPLY_CHUNK:
-        if (reply->type == DDM_CHUNK_FAIL)
-            snprintf(buf, n, "the VM said: %s (code %" PRIu32 ")",
-                     reply->fail_msg && *reply->fail_msg ? reply->fail_msg : "no message",
-                     reply->fail_code);
-        else
-            snprintf(buf, n, "the VM answered with an unexpected chunk");
-        return buf;
-    case DDM_REPLY_EMPTY: return "the VM sent an empty reply";
-    case DDM_REPLY_ERROR:
-        snprintf(buf, n, "JDWP error %u", (unsigned)reply->jdwp_error);
-        return buf;
-    case DDM_REPLY_TIMEOUT: return "no answer from the VM in time (option hprof.timeout)";
-    case DDM_REPLY_VM_GONE: return "the VM went away";
-    default: return "the VM's reply was malformed";
-    }
+    if (reply->status == DDM_REPLY_TIMEOUT)
+        return "no answer from the VM in time (option hprof.timeout)";
+    if (reply->status == DDM_REPLY_CHUNK && reply->type != DDM_CHUNK_FAIL)
+        return "the VM answered with an unexpected chunk";
+    return ddm_reply_describe(reply, buf, n);
 }
 
 static int grace_over(ddm_plugin *self, void *ud)

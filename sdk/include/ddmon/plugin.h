@@ -51,7 +51,8 @@
  *       ddm_host.cmd_find_vm (the core's VM resolution and message for a
  *       command); find_vm also takes a unique suffix of an app name;
  *       plain JVMs over standard JDWP: ddm_host.register_plain_vm_listener,
- *       foreach_plain_vm, jdwp_request (ddm_jdwp_reply, ddm_jdwp_reply_fn).
+ *       foreach_plain_vm, jdwp_request (ddm_jdwp_reply, ddm_jdwp_reply_fn);
+ *       ddm_reply_describe (header-only).
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -59,6 +60,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <ddmon/abi.h>
@@ -234,6 +236,33 @@ typedef struct ddm_reply {
     uint32_t fail_code;   /**< type == FAIL: the VM's error code */
     const char *fail_msg; /**< type == FAIL: its message as UTF-8, or NULL */
 } ddm_reply;
+
+/**
+ * Why a reply carried no usable answer, as a phrase for a user message:
+ * "the VM said: MSG (code N)" for FAIL, "JDWP error N", "no reply in time",
+ * "the VM went away", ... Returns @buf or a constant string. Header-only:
+ * calls nothing of the host. Since: 1.2
+ */
+static inline const char *ddm_reply_describe(const ddm_reply *reply, char *buf, size_t n)
+{
+    switch (reply->status) {
+    case DDM_REPLY_CHUNK:
+        if (reply->type == DDM_CHUNK_FAIL) {
+            snprintf(buf, n, "the VM said: %s (code %lu)",
+                     reply->fail_msg && *reply->fail_msg ? reply->fail_msg : "no message",
+                     (unsigned long)reply->fail_code);
+            return buf;
+        }
+        return "the VM answered with another chunk type";
+    case DDM_REPLY_EMPTY: return "the VM sent an empty reply";
+    case DDM_REPLY_ERROR:
+        snprintf(buf, n, "JDWP error %u", (unsigned)reply->jdwp_error);
+        return buf;
+    case DDM_REPLY_TIMEOUT: return "no reply in time";
+    case DDM_REPLY_VM_GONE: return "the VM went away";
+    default: return "the reply was malformed";
+    }
+}
 
 /**
  * Called exactly once per accepted request: with the reply, the JDWP error,
