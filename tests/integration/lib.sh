@@ -149,7 +149,10 @@ t_cleanup() {
 }
 trap t_cleanup EXIT
 
-# A TCP port free on 127.0.0.1 now (best effort), from 20000-31999: below the
+# A TCP port free on 127.0.0.1 now (best effort), from 20000-31999 (run as
+# root, `bash tools/dev test` puts the whole suite in a private network
+# namespace, so these ports are the tests' own; elsewhere prefer the
+# programs' --base-port 0 / port files where they offer them): below the
 # kernel's ephemeral range (32768 and up), where outgoing connections would
 # take "free" ports at random.
 t_free_port() {
