@@ -20,6 +20,8 @@
 
 #include <glib-unix.h>
 
+#include "core/pluginhost/registry.h"
+
 #define READ_CHUNK 65536
 #define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
 
@@ -136,6 +138,8 @@ static void client_close(Client *c, const char *why)
         c->watching = FALSE;
     }
     if (c->cmd != NULL) {
+        /* Nobody waits for the answer: long commands may stop early. */
+        ddm_registry_cancel_commands_of(ddm_daemon_registry(ctl->daemon), c->cmd);
         c->cmd->client = NULL;
         c->cmd = NULL;
     }

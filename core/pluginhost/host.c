@@ -782,6 +782,12 @@ static const char *host_cmd_out_dir(ddm_cmd *cmd)
     return cmd->out_dir;
 }
 
+static int host_cmd_cancelled(ddm_cmd *cmd)
+{
+    g_return_val_if_fail(cmd_is_valid(cmd), 1);
+    return cmd->cancelled ? 1 : 0;
+}
+
 static ddm_vm *host_cmd_find_vm(ddm_cmd *cmd, const char *spec)
 {
     g_return_val_if_fail(cmd_is_valid(cmd), NULL);
@@ -859,4 +865,5 @@ void ddm_host_init(ddm_host *host)
     host->foreach_plain_vm = host_foreach_plain_vm;
     host->jdwp_request = host_jdwp_request;
     host->cmd_find_vm = host_cmd_find_vm;
+    host->cmd_cancelled = host_cmd_cancelled;
 }

@@ -72,6 +72,7 @@ struct ddm_cmd {
     guint64 progress_done, progress_total; /* the last figures a plugin gave */
     char progress_unit[8];
     gboolean progress_held;  /* figures newer than the last passed on */
+    gboolean cancelled;      /* the client went away (ddm_registry_cancel_commands_of) */
     gboolean finished;
 };
 

@@ -130,6 +130,10 @@ typedef void (*DdmCommandProgressFn)(guint64 done, guint64 total, const char *un
  *  relative paths in the arguments; may be NULL). */
 gboolean ddm_registry_run_command_in(DdmRegistry *reg, int argc, const char *const *argv,
                                      const char *cwd, DdmCommandDoneFn done, gpointer ud);
+/** The client whose commands were run with done-ud @ud went away: mark them
+ *  cancelled (host.cmd_cancelled) so long ones stop early. Their done
+ *  callbacks still run once. */
+void ddm_registry_cancel_commands_of(DdmRegistry *reg, gpointer ud);
 /** As ddm_registry_run_command_in, with the client's --out-dir (nullable)
  *  and @progress (nullable) called with ud. */
 gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const char *const *argv,

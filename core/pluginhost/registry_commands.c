@@ -116,6 +116,21 @@ static void progress_pass_on(ddm_cmd *cmd, gint64 now)
     cmd->progress(cmd->progress_done, cmd->progress_total, cmd->progress_unit, cmd->done_ud);
 }
 
+void ddm_registry_cancel_commands_of(DdmRegistry *reg, gpointer ud)
+{
+    GHashTableIter it;
+    gpointer key, value;
+    g_return_if_fail(reg != NULL);
+    g_hash_table_iter_init(&it, reg->cmds);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        ddm_cmd *cmd = value;
+        if (cmd->done_ud == ud && !cmd->cancelled) {
+            cmd->cancelled = TRUE;
+            g_debug("command %s: its client went away; cancelled", cmd->name);
+        }
+    }
+}
+
 int ddm_registry_cmd_progress(ddm_cmd *cmd, guint64 done, guint64 total, const char *unit)
 {
     gint64 now;

@@ -5,8 +5,9 @@
  *    pieces and goes to disk as it comes (hprof_dump.c), never held.
  *  - It owns HPDU replies nobody waits for (logged).
  *  - Its command, `ddmon hprof`, is in hprof_cmd.c.
- *  - Per VM it keeps which dump runs (one at a time) and a count, shown as
- *    the VM's headline "hprof" while a dump runs.
+ *  - Per VM it keeps which dump runs (one at a time) and a count.
+ *  - A dump whose client went away (host.cmd_cancelled) stops at its next
+ *    piece and leaves no file.
  * Option hprof.timeout (ms): how long a VM may take before it starts
  * sending (default HPROF_DEFAULT_TIMEOUT_MS).
  */

@@ -95,6 +95,8 @@ int hprof_cmd_run(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
 void hprof_batch_dump_done(hprof_batch *batch, hprof_dump *d, const hprof_outcome *out);
 /** Bytes streamed by the batch's dumps moved on: pass progress to the client. */
 void hprof_batch_progress(hprof_batch *batch);
+/** 1 once nobody waits for the batch's answer (the client went away). */
+int hprof_batch_cancelled(const hprof_batch *batch);
 
 /* hprof.c */
 /** The VM's state, created on first use; NULL if the core refused it. */

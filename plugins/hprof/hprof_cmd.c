@@ -196,6 +196,12 @@ void hprof_batch_dump_done(hprof_batch *b, hprof_dump *d, const hprof_outcome *o
         batch_finish(b);
 }
 
+int hprof_batch_cancelled(const hprof_batch *b)
+{
+    const ddm_host *h = b->pl->host;
+    return DDM_HOST_HAS(h, cmd_cancelled) && h->cmd_cancelled && h->cmd_cancelled(b->cmd);
+}
+
 void hprof_batch_progress(hprof_batch *b)
 {
     uint64_t done = 0, total = 0;
@@ -236,8 +242,9 @@ static int usage(const ddm_host *h, ddm_cmd *cmd, const char *why)
     return 0;
 }
 
-static int parse(const ddm_host *h, ddm_cmd *cmd, int argc, const char *const *argv, args *a)
+static int parse(hprof_plugin *pl, ddm_cmd *cmd, int argc, const char *const *argv, args *a)
 {
+    const ddm_host *h = pl->host;
     const char *pos[HPROF_BATCH_MAX + 1];
     size_t n_pos = 0;
 
@@ -254,6 +261,8 @@ static int parse(const ddm_host *h, ddm_cmd *cmd, int argc, const char *const *a
                 return usage(h, cmd, "--format: android or standard"), -1;
         } else if (strcmp(s, "--on-device") == 0) {
             a->on_device = 1;
+            if (i + 1 < argc && argv[i + 1][0] == '/')
+                a->device_path = argv[++i]; /* --on-device PATH */
         } else if (strncmp(s, "--on-device=", 12) == 0) {
             a->on_device = 1;
             a->device_path = s + 12;
@@ -273,8 +282,13 @@ static int parse(const ddm_host *h, ddm_cmd *cmd, int argc, const char *const *a
             pos[n_pos++] = s;
         }
     }
-    if (!a->out_dir && DDM_HOST_HAS(h, cmd_out_dir) && h->cmd_out_dir)
+    if (!a->out_dir && DDM_HOST_HAS(h, cmd_out_dir) && h->cmd_out_dir) {
+        /* ddmon's own --out-dir: `VM FILE` keeps its meaning (FILE wins) */
         a->out_dir = h->cmd_out_dir(cmd);
+        if (a->out_dir && n_pos == 2 && strcmp(pos[0], "all") != 0 &&
+            !h->find_vm(pl->self, pos[1]))
+            a->out_dir = NULL;
+    }
     if (n_pos == 0)
         return usage(h, cmd, "which VM?"), -1;
     if (a->out_dir) {
@@ -361,6 +375,16 @@ static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
         b->n_done++;
         return;
     }
+    if (via == HPROF_VIA_STREAM) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(o->error, sizeof o->error, "%s is a directory (give a file name, or "
+                     "--out-dir=%s)", path, path);
+            snprintf(o->path, sizeof o->path, "%s", path);
+            b->n_done++;
+            return;
+        }
+    }
     b->dumps[i] = hprof_dump_start(b->pl, b, vm, via, path, b->fmt, dev, err, sizeof err);
     if (!b->dumps[i]) {
         snprintf(o->error, sizeof o->error, "%s", err);
@@ -378,7 +402,7 @@ int hprof_cmd_run(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
     args a;
 
     (void)self;
-    if (parse(h, cmd, argc, argv, &a) != 0)
+    if (parse(pl, cmd, argc, argv, &a) != 0)
         return 0;
     memset(&c, 0, sizeof c);
     if (a.all)

@@ -410,6 +410,10 @@ static hprof_dump *streaming_dump(hprof_plugin *pl, ddm_vm *vm)
 int hprof_dump_stream_begin(hprof_plugin *pl, ddm_vm *vm, uint64_t declared)
 {
     hprof_dump *d = streaming_dump(pl, vm);
+    if (d && d->stream == STREAM_WAITING && hprof_batch_cancelled(d->batch)) {
+        finish_failed(d, "cancelled: the client went away");
+        return -ECANCELED;
+    }
     if (!d || d->stream != STREAM_WAITING) {
         pl->host->log(pl->self, DDM_LOG_INFO,
                       "a heap dump of %" PRIu64 " bytes that no command asked for; skipped",
@@ -432,6 +436,11 @@ int hprof_dump_stream_data(hprof_plugin *pl, ddm_vm *vm, const uint8_t *data, si
     int rc;
     if (!d || d->stream != STREAM_RUNNING)
         return -ECANCELED;
+    if (hprof_batch_cancelled(d->batch)) {
+        d->stream = STREAM_FAILED;
+        finish_failed(d, "cancelled: the client went away");
+        return -ECANCELED;
+    }
     d->received += len;
     rc = hprof_stream_feed(d->conv, data, len);
     if (rc < 0) {

@@ -186,6 +186,7 @@ struct ddm_cmd {
     int progress_calls;          /* cmd_progress calls accepted (1.2) */
     uint64_t progress_done, progress_total; /* the last figures */
     char progress_unit[2];       /* "B" or "", as the core passes it on */
+    int cancelled;               /* fake_cmd_cancel: the client went away (1.2) */
 };
 
 typedef enum fh_reg_kind {
@@ -359,6 +360,7 @@ const char *fh_cmd_cwd(ddm_cmd *cmd);
 void fh_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *message);
 ddm_vm *fh_cmd_find_vm(ddm_cmd *cmd, const char *spec);
 int fh_cmd_progress(ddm_cmd *cmd, uint64_t done, uint64_t total, const char *unit);
+int fh_cmd_cancelled(ddm_cmd *cmd);
 const char *fh_cmd_out_dir(ddm_cmd *cmd);
 
 

@@ -63,6 +63,7 @@ fake_host *fake_host_new(void)
     h->foreach_plain_vm = fh_foreach_plain_vm;
     h->jdwp_request = fh_jdwp_request;
     h->cmd_find_vm = fh_cmd_find_vm;
+    h->cmd_cancelled = fh_cmd_cancelled;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -87,8 +88,10 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->foreach_plain_vm = fh_foreach_plain_vm;
     h->jdwp_request = fh_jdwp_request;
     h->cmd_find_vm = fh_cmd_find_vm;
+    h->cmd_cancelled = fh_cmd_cancelled;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 2) {
+        h->cmd_cancelled = NULL;
         h->cmd_find_vm = NULL;
         h->register_plain_vm_listener = NULL;
         h->foreach_plain_vm = NULL;

@@ -45,6 +45,20 @@ const char *fh_cmd_out_dir(ddm_cmd *cmd)
     return cmd->fh->client_out_dir;
 }
 
+int fh_cmd_cancelled(ddm_cmd *cmd)
+{
+    assert_non_null(cmd);
+    if (cmd->finished)
+        fail_msg("fake-host: cmd_cancelled after cmd_finish");
+    return cmd->cancelled;
+}
+
+void fake_cmd_cancel(ddm_cmd *cmd)
+{
+    assert_non_null(cmd);
+    cmd->cancelled = 1;
+}
+
 void fake_host_set_client_out_dir(fake_host *fh, const char *dir)
 {
     free(fh->client_out_dir);

@@ -12,7 +12,7 @@
 # and says how many bytes arrived.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins hprof || t_skip_all "the hprof plugin was configured out"
-t_plan 17
+t_plan 18
 
 HPROF_CONV=${HPROF_CONV:-$(command -v hprof-conv || true)}
 [ -n "$HPROF_CONV" ] || [ ! -x /usr/lib/android-sdk/platform-tools/hprof-conv ] \
@@ -148,7 +148,24 @@ wait $first; rc1=$?
         "rc1=$rc1 rc2=$rc2 $(cat "$T_TMP/big1.out" "$T_TMP/big2.out")"
 rm -f "$T_TMP/big1.hprof"
 
-# 10-17: broken VMs: an error that says what arrived, and no file at all
+# 10: the client goes away mid-dump (killed): the dump stops, no file stays,
+# and the VM can be dumped again
+"$DDMON" --socket "$T_TMP/ddmon.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --no-autostart \
+    hprof hp.big "$T_TMP/gone.hprof" >/dev/null 2>&1 &
+client=$!
+t_wait 10 test -s "$T_TMP/gone.hprof.part"
+kill -KILL $client 2>/dev/null; wait $client 2>/dev/null
+if t_wait 15 test ! -e "$T_TMP/gone.hprof.part" && [ ! -e "$T_TMP/gone.hprof" ] \
+    && t_wait 30 sh -c "'$DDMON' --socket '$T_TMP/ddmon.sock' --plugin-dir '$PLUGINDIR' --no-adb-start \
+        --no-autostart hprof hp.big '$T_TMP/again.hprof' >'$T_TMP/again.out' 2>&1"; then
+    t_ok "a killed client's dump stops and leaves no file; the VM can be dumped again"
+else
+    t_fail "a killed client's dump stops and leaves no file; the VM can be dumped again" \
+        "$(ls -la "$T_TMP" | grep hprof)" "$(cat "$T_TMP/again.out" 2>/dev/null)"
+fi
+rm -f "$T_TMP/again.hprof"
+
+# 11-18: broken VMs: an error that says what arrived, and no file at all
 fault() { # fault NAME EXPECTED-TEXT
     t_ddmon --no-autostart hprof "hp.$1" "$T_TMP/f-$1.hprof" >"$T_TMP/f-$1.out" 2>&1; rc=$?
     [ $rc = 1 ] && grep -q -- "$2" "$T_TMP/f-$1.out" \

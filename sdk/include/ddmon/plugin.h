@@ -52,7 +52,7 @@
  *       command); find_vm also takes a unique suffix of an app name;
  *       plain JVMs over standard JDWP: ddm_host.register_plain_vm_listener,
  *       foreach_plain_vm, jdwp_request (ddm_jdwp_reply, ddm_jdwp_reply_fn);
- *       ddm_reply_describe (header-only).
+ *       ddm_reply_describe (header-only); ddm_host.cmd_cancelled.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -616,6 +616,15 @@ struct ddm_host {
      * 1.2; test DDM_HOST_HAS(host, cmd_find_vm).
      */
     ddm_vm *(*cmd_find_vm)(ddm_cmd *cmd, const char *spec);
+
+    /**
+     * 1 once nobody waits for @cmd's answer any more (the client that gave
+     * it went away: its process was killed, or the user pressed Ctrl-C),
+     * else 0. A long command (a heap dump) checks it as it goes, stops its
+     * work and finishes; the core still expects the one cmd_finish. Since:
+     * 1.2; test DDM_HOST_HAS(host, cmd_cancelled).
+     */
+    int (*cmd_cancelled)(ddm_cmd *cmd);
 
     /* ABI 1.3 and later: new members go here, never above. */
 };

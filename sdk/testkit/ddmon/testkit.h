@@ -386,6 +386,8 @@ ddm_view *fake_cmd_result(ddm_cmd *cmd);
 /** 1 and the last figures the plugin gave cmd_progress (1.2), or 0 (and
  *  *@done = *@total = 0) if it never did. Either pointer may be NULL. */
 int fake_cmd_progress(ddm_cmd *cmd, uint64_t *done, uint64_t *total);
+/** The client that gave @cmd went away: host->cmd_cancelled (1.2) says 1 from now on. */
+void fake_cmd_cancel(ddm_cmd *cmd);
 /** How many cmd_progress calls were accepted for @cmd. */
 int fake_cmd_progress_count(ddm_cmd *cmd);
 /** The last progress unit as the core passes it on: "B" or "" (borrowed). */

@@ -508,6 +508,61 @@ static void test_vm_gone(void **state)
     fake_host_vm_event(f->fh, f->stream_vm, DDM_VM_GONE);
 }
 
+/* The client goes away mid-dump: the dump stops, no file stays. */
+static void test_cancelled(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *dump = sample_dump(&len);
+    char path[128];
+    ddm_cmd *cmd;
+
+    snprintf(path, sizeof path, "%s/cancel.hprof", f->dir);
+    cmd = run(f, "notes", path, NULL, NULL);
+    fake_cmd_cancel(cmd);
+    assert_true(fake_host_stream(f->fh, f->stream_vm, HPDS, dump, len, 5, 0) < 0 ||
+                fake_cmd_finished(cmd));
+    check_failed(f, cmd, path, "cancelled");
+    fake_host_complete_status(f->fh, hpds_request(f, f->stream_vm), DDM_REPLY_EMPTY);
+    free(dump);
+}
+
+/* Forms a user types: --on-device PATH (space), ddmon's --out-dir with
+ * VM FILE, a directory as FILE (refused before anything is sent). */
+static void test_argument_forms(void **state)
+{
+    Fx *f = *state;
+    ddm_cmd *cmd;
+    int idx;
+    const fake_request *rq;
+    static const uint8_t ok = 0;
+    char out[128], file[160];
+
+    cmd = run(f, "notes", "--on-device", "/data/local/tmp/mine.hprof", NULL);
+    idx = fake_host_find_request(f->fh, f->stream_vm, HPDU, 0);
+    assert_true(idx >= 0);
+    rq = fake_host_request(f->fh, (size_t)idx);
+    assert_int_equal(rq->data[3], strlen("/data/local/tmp/mine.hprof"));
+    fake_host_complete_chunk(f->fh, (size_t)idx, HPDU, &ok, 1);
+    assert_non_null(strstr(fake_cmd_message(cmd), "/data/local/tmp/mine.hprof"));
+
+    snprintf(out, sizeof out, "%s/outdir", f->dir);
+    fake_host_set_client_out_dir(f->fh, out);
+    snprintf(file, sizeof file, "%s/explicit.hprof", f->dir);
+    cmd = run(f, "notes", file, NULL, NULL);
+    assert_false(fake_cmd_finished(cmd)); /* FILE taken as the file, not a VM */
+    assert_true(fake_host_find_request(f->fh, f->stream_vm, HPDS, 0) >= 0);
+    fake_host_complete_status(f->fh, hpds_request(f, f->stream_vm), DDM_REPLY_VM_GONE);
+    assert_true(fake_cmd_finished(cmd));
+    fake_host_set_client_out_dir(f->fh, NULL);
+
+    cmd = run(f, "2345", f->dir, "--format=standard", NULL); /* the device VM: HPDU, no FILE use */
+    (void)cmd;
+    cmd = run(f, "notes", f->dir, NULL, NULL);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "is a directory"));
+}
+
 /* A 1.1 core cannot stream: the plugin (built for 1.2) does not load. */
 static void test_old_core(void **state)
 {
@@ -535,6 +590,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsolicited_and_second, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vm_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancelled, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_argument_forms, setup, teardown),
         cmocka_unit_test(test_old_core),
     };
     return cmocka_run_group_tests_name("plugin-hprof", tests, NULL, NULL);
