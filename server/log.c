@@ -6,6 +6,8 @@
 
 #include "server/log.h"
 
+#include "core/session/logctx.h"
+
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,7 +44,7 @@ static void append_component(GString *s, const char *domain)
 }
 
 char *ddm_log_format_line(GDateTime *time, GLogLevelFlags level, const char *domain,
-                          const char *message)
+                          const char *vm, const char *message)
 {
     GString *s = g_string_sized_new(128);
     g_string_printf(s, "%04d-%02d-%02dT%02d:%02d:%02d.%03d %s ", g_date_time_get_year(time),
@@ -51,6 +53,13 @@ char *ddm_log_format_line(GDateTime *time, GLogLevelFlags level, const char *dom
                     g_date_time_get_second(time), g_date_time_get_microsecond(time) / 1000,
                     ddm_log_level_word(level));
     append_component(s, domain);
+    if (vm != NULL && vm[0] != '\0') {
+        /* the VM the line is about, as a field: " [KEY]" (no spaces in a key) */
+        g_string_append(s, " [");
+        for (const char *p = vm; *p != '\0'; p++)
+            g_string_append_c(s, g_ascii_isspace(*p) || *p == ']' ? '_' : *p);
+        g_string_append_c(s, ']');
+    }
     g_string_append(s, ": ");
     gsize start = s->len;
     g_string_append(s, message != NULL ? message : "");
@@ -75,7 +84,12 @@ const char *ddm_log_line_warning_message(const char *line)
         return NULL;
     p += strlen(word);
     const char *colon = strstr(p, ": ");
-    if (colon == NULL || colon == p || memchr(p, ' ', (gsize)(colon - p)) != NULL)
+    const char *space = colon ? memchr(p, ' ', (gsize)(colon - p)) : NULL;
+    if (colon == NULL || colon == p)
+        return NULL;
+    /* "COMPONENT: " or "COMPONENT [VM]: " */
+    if (space != NULL && (space[1] != '[' || colon[-1] != ']' || memchr(space + 1, ' ',
+                                                                       (gsize)(colon - space - 1))))
         return NULL;
     return colon + 2;
 }
@@ -106,7 +120,7 @@ static GLogWriterOutput writer(GLogLevelFlags level, const GLogField *fields, gs
     if (g_log_writer_default_would_drop(level, domain))
         return G_LOG_WRITER_HANDLED;
     g_autoptr(GDateTime) now = g_date_time_new_now_local();
-    g_autofree char *line = ddm_log_format_line(now, level, domain, message);
+    g_autofree char *line = ddm_log_format_line(now, level, domain, ddm_logctx_vm(), message);
     gsize len = strlen(line);
     ssize_t n;
     do

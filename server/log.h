@@ -26,11 +26,14 @@
  *  "message" for a level without a glib level bit. */
 const char *ddm_log_level_word(GLogLevelFlags level);
 
-/** The log line of one event, with its trailing newline: @time (printed
- *  in its own time zone), @level, the component of @domain (NULL: "core")
- *  and @message (NULL: empty). Pure. (transfer full) */
+/** The log line of one event, with its trailing newline:
+ *  "TIME LEVEL COMPONENT [VM]: MESSAGE" — @time (printed in its own time
+ *  zone), @level, the component of @domain (NULL: "core"), the key of the
+ *  VM the line is about (@vm, NULL: no field; the writer passes the log
+ *  context's, core/session/logctx.h) and @message (NULL: empty). Pure.
+ *  (transfer full) */
 char *ddm_log_format_line(GDateTime *time, GLogLevelFlags level, const char *domain,
-                          const char *message);
+                          const char *vm, const char *message);
 
 /** The message of @line when it is a warning line in this format, NULL
  *  otherwise. (transfer none: points into @line) */

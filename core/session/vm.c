@@ -22,6 +22,7 @@
  */
 #include <unistd.h>
 
+#include "core/session/logctx.h"
 #include "core/session/vm-private.h"
 
 const char *ddm_vm_state_name(DdmVmState s)
@@ -180,8 +181,14 @@ static gboolean on_deadline(gpointer ud);
 
 static gboolean deadline_dispatch(GSource *source, GSourceFunc callback, gpointer ud)
 {
+    gboolean keep;
     (void)source;
-    return callback ? callback(ud) : G_SOURCE_REMOVE;
+    if (!callback)
+        return G_SOURCE_REMOVE;
+    ddm_logctx_push_vm(vm_key(ud)); /* ud: the VM (on_deadline) */
+    keep = callback(ud);
+    ddm_logctx_pop_vm();
+    return keep;
 }
 
 /* No prepare/check: the source is ready purely by its ready time. */
@@ -367,7 +374,17 @@ void ddm_vm_close_later(DdmVm *vm, char *why /* transfer full */)
 
 /* ------------------------------------------------------------ connected */
 
+static void on_connected_in_context(DdmTarget *target, int fd, const GError *error, gpointer ud);
+
+/* What a connect attempt logs is about this VM. */
 static void on_connected(DdmTarget *target, int fd, const GError *error, gpointer ud)
+{
+    ddm_logctx_push_vm(target->key);
+    on_connected_in_context(target, fd, error, ud);
+    ddm_logctx_pop_vm();
+}
+
+static void on_connected_in_context(DdmTarget *target, int fd, const GError *error, gpointer ud)
 {
     DdmVm *vm = ud;
     (void)target;

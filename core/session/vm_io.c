@@ -15,6 +15,7 @@
 
 #include <glib-unix.h>
 
+#include "core/session/logctx.h"
 #include "core/session/vm-private.h"
 
 #define READ_CHUNK ((size_t)64 << 10)
@@ -80,7 +81,9 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     (void)fd;
     (void)cond;
 
+    ddm_logctx_push_vm(vm_key(vm));
     r = flush_out(vm);
+    ddm_logctx_pop_vm();
     if (r < 0) {
         vm->out_watch = 0;
         if (r == -EPIPE || r == -ECONNRESET)
@@ -261,7 +264,9 @@ gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
     (void)cond;
 
     ddm_vm_ref(vm);
+    ddm_logctx_push_vm(vm_key(vm));
     ddm_vm_io_read_input(vm);
+    ddm_logctx_pop_vm();
     /* A close or a pause removed this watch already (and cleared io_watch;
      * a resume from in here added a new one). */
     keep = vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # The server's log through the real ddmon binary: a background server's log
 # file (ddmon.log next to ddmon.sock) and a foreground server's stderr hold
-# one readable line per event, "TIME LEVEL COMPONENT: MESSAGE", not glib's
+# one readable line per event, "TIME LEVEL COMPONENT [VM]: MESSAGE" (the VM
+# field on lines about one VM: its session, or anything logged while its
+# socket is handled), not glib's
 # "(ddmon:PID): DOMAIN-WARNING **: ..."; debug lines only with
 # G_MESSAGES_DEBUG. The formatter itself: tests/unit/server/test-log.c.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 7
+t_plan 8
 unset DDMON_PLUGIN_PATH
 LOG="$T_TMP/ddmon.log"
-LINE_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} (error|critical|warning|message|info|debug) [a-z0-9-]+: '
+LINE_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} (error|critical|warning|message|info|debug) [a-z0-9-]+( \[[^] ]+\])?: '
 
 # Every line of FILE in the format (and at least one line).
 all_lines_ok() {
@@ -46,5 +48,18 @@ G_MESSAGES_DEBUG=all t_start_server --scan=none --selected-port=0 ||
 t_stop "$DDMON_PID"
 t_check "a foreground server's stderr is in the same format" all_lines_ok "$T_TMP/server.err"
 t_check "... with debug lines under G_MESSAGES_DEBUG=all" grep -qE ' debug [a-z-]+: ' "$T_TMP/server.err"
+
+# A VM's lines carry its key as a field: a simulated VM that goes away.
+t_start_simvm --vms 1 --base-port 0 --port-file "$T_TMP/ports" --thread-activity 0
+t_wait 10 test -s "$T_TMP/ports"
+simvm_pid=${T_PIDS[-1]}
+port=$(awk 'NR==1{print $2}' "$T_TMP/ports")
+t_start_server --scan=local --scan-ports "$port" --selected-port=0 --debug-port-base 0 ||
+    t_fail "a foreground server started" "$(cat "$T_TMP/server.err")"
+t_wait 15 sh -c "'$DDMON' --socket '$T_TMP/ddmon.sock' --no-autostart vms 2>/dev/null | grep -q ' ready '"
+t_stop "$simvm_pid"
+t_check "a line about a VM names it in the VM field ([127.0.0.1:$port])" \
+    t_wait 10 grep -qE " message core \[127\.0\.0\.1:$port\]: .*session closed" "$T_TMP/server.err"
+t_stop "$DDMON_PID"
 
 exit 0
