@@ -11,6 +11,8 @@
  *    ThreadGroup and FrameCount per thread (at most JVM_WINDOW in flight)
  *    and ThreadGroupReference.Name once per group. FrameCount answers only
  *    for suspended threads (THREAD_NOT_SUSPENDED otherwise: a null cell).
+ *    Each answered round also sets headline "threads" (text, and the typed
+ *    figure "count": threads_count in --json); none before the first one.
  *  - Record "vminfo" per plain JVM: VirtualMachine.Version, ClassPaths and
  *    CapabilitiesNew, asked once when the VM is known.
  *  - Nothing is ever suspended by polling, and nothing is sent while a
@@ -158,6 +160,10 @@ static void publish(jvm_vm *st)
     h->view_commit(v);
     snprintf(count, sizeof count, "%zu", st->n_threads);
     h->vm_headline(st->pl->self, st->vm, "threads", count);
+    if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the count, typed: threads_count (1.2) */
+        ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)st->n_threads, 0};
+        h->vm_headline_figures(st->pl->self, st->vm, "threads", &fig, 1);
+    }
 }
 
 /* ------------------------------------------------------------ requests */
@@ -478,7 +484,8 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
         return;
     }
     if (event == DDM_VM_READY) {
-        publish(st);
+        /* No table, headline nor figure yet: only a round that answered
+         * publishes them, so a JVM nobody looked at never shows "threads: 0". */
         if (info->pid) {
             snprintf(pid, sizeof pid, "%u", (unsigned)info->pid);
             info_field(st, "pid", pid);

@@ -244,11 +244,58 @@ static void test_threads_view(void **state)
     assert_true(r >= 0);
     assert_string_equal(fake_view_cell_str(v, r, "state"), "sleeping");
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "2");
+    double count = -1;
+    assert_true(fake_host_headline_figure(f->fh, f->vm, "threads_count", &count));
+    assert_true(count == 2);
     assert_int_equal(fake_host_n_jdwp_pending(f->fh, f->vm), 0);
     /* never a Suspend (nor a Resume) without --suspend */
     assert_int_equal(n_jdwp(f, 11, 2), 0);
     assert_int_equal(n_jdwp(f, 11, 3), 0);
     assert_null(fake_host_jdwp_held(f->fh, f->vm, NULL));
+}
+
+/* A JVM nobody has looked at shows no thread count at all (no "threads: 0",
+ * no threads_count 0): no headline, figure nor table until a round answered,
+ * not even when the first round fails. A round that answers 0 threads is a
+ * true 0 and is shown. */
+static void test_no_count_before_a_round(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = fake_view_find(f->fh, f->vm, "threads");
+    assert_non_null(v);
+    skip_info(f, 1);
+    fake_host_fire_timers(f->fh);
+    assert_null(fake_host_headline(f->fh, f->vm, "threads"));
+    assert_false(fake_host_headline_figure(f->fh, f->vm, "threads_count", NULL));
+    assert_int_equal(fake_view_version(v), 0);
+    /* watched; the first AllThreads fails: still nothing shown */
+    fake_host_set_default_watchers(f->fh, 1);
+    fake_host_fire_timers(f->fh);
+    answer_idsizes(f);
+    fake_host_fire_timers(f->fh);
+    fake_host_complete_jdwp(f->fh, next_jdwp(f, 1, 4), 112, NULL, 0); /* VM_DEAD */
+    assert_null(fake_host_headline(f->fh, f->vm, "threads"));
+    assert_false(fake_host_headline_figure(f->fh, f->vm, "threads_count", NULL));
+    assert_int_equal(fake_view_version(v), 0);
+    /* READY again (ddmon reconnected): still no false 0 */
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    assert_null(fake_host_headline(f->fh, f->vm, "threads"));
+    assert_int_equal(fake_view_version(v), 0);
+    /* a round that answers: the count is shown, as text and as a figure */
+    for (int i = 0; i < 300 && fake_host_n_jdwp_requests(f->fh) == f->seen; i++) {
+        const struct timespec ms10 = {0, 10 * 1000 * 1000};
+        nanosleep(&ms10, NULL);
+        fake_host_fire_timers(f->fh);
+    }
+    buf b = {{0}, 0};
+    b_u4(&b, 0); /* no threads at all: a true 0 */
+    reply(f, next_jdwp(f, 1, 4), &b);
+    assert_int_equal(fake_view_version(v), 1);
+    assert_int_equal(fake_view_n_rows(v), 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "0");
+    double count = -1;
+    assert_true(fake_host_headline_figure(f->fh, f->vm, "threads_count", &count));
+    assert_true(count == 0);
 }
 
 /* A debugger attaches: the round in flight ends, nothing more is asked
@@ -461,6 +508,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_vminfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_count_before_a_round, setup, teardown),
         cmocka_unit_test_setup_teardown(test_debugger_stops_polling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stack_needs_suspend, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stack_suspend, setup, teardown),
