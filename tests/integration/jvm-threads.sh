@@ -6,17 +6,21 @@
 # over standard JDWP only; polling never suspends anything (the program
 # keeps ticking); jvm-stack refuses without --suspend, shows the frames
 # with it and the thread runs on after; jdb through the relay works while
-# the view is watched, and ddmon asks the VM nothing while jdb is attached.
+# the view is watched (a `ddmon watch --json` receives its thread rows
+# before and after, none while jdb is attached), and ddmon asks the VM
+# nothing while jdb is attached. No thread count is shown before a poll
+# answered (never a false "threads: 0"); then threads_count is in --json.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
 t_have_plugins jvm || t_skip_all "the jvm plugin was not built"
-t_plan 10
+t_plan 13
 t_javac || t_skip_all "javac failed"
 vm_port=$(t_free_port); base=$(t_free_ports 2)
 t_start_jvm "$vm_port" n Sleeper
 t_wait_jvm "$vm_port"
 key="127.0.0.1:$vm_port"
-t_start_server --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --selected-port 0 \
+# -v: the debug lines (a JDWP request the core refused) reach server.err.
+t_start_server -v --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --selected-port 0 \
     || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 D() { t_ddmon --no-autostart "$@"; }
 ticks() { grep -c tick "$T_TMP/jvm-$vm_port.out"; }
@@ -25,6 +29,11 @@ t_wait 15 bash -c "[ \"\$(t_vm_field '$key' state 2>/dev/null)\" = plain ]" 2>/d
 pid=$(t_vm_field "$key" pid); app=$(t_vm_field "$key" app)
 [ "$pid" = "$JVM_PID" ] && [ "$app" = Sleeper ] && t_ok "ddmon vms shows the JVM's pid $pid and main class" \
     || t_fail "ddmon vms shows the JVM's pid and main class" "pid '$pid' (want $JVM_PID) app '$app'" "$(cat "$T_TMP/dp.json")"
+
+# Nobody has looked at its threads yet: no count at all, not a false 0.
+count=$(t_vm_field "$key" threads_count); info=$(t_vm_field "$key" info)
+[ -z "$count" ] && ! echo "$info" | grep -q "threads:" && t_ok "no thread count before a poll answered" \
+    || t_fail "no thread count before a poll answered" "threads_count '$count' info '$info'"
 
 out=$(D select "$key" 2>&1)
 echo "$out" | grep -q "(pid $JVM_PID, Sleeper)" && t_ok "ddmon select names pid and main class" \
@@ -37,6 +46,12 @@ if grep -q worker-0 "$T_TMP/threads.txt" && grep -q worker-1 "$T_TMP/threads.txt
 else
     t_fail "view threads --vm PID lists the program's thread names" "$(cat "$T_TMP/threads.txt")" "$(tail -5 "$T_TMP/server.err")"
 fi
+
+# The count polled: the text headline and the typed figure for scripts.
+count=$(t_vm_field "$key" threads_count); info=$(t_vm_field "$key" info)
+[ -n "$count" ] && [ "$count" -ge 4 ] && echo "$info" | grep -q "threads: $count" \
+    && t_ok "vms --json has threads_count $count (info '$info')" \
+    || t_fail "vms --json has threads_count" "threads_count '$count' info '$info'" "$(cat "$T_TMP/dp.json")"
 
 # Polling (the view was looked at: it polls for 30 s) never suspends anything.
 t1=$(ticks); sleep 2; t2=$(ticks)
@@ -66,26 +81,72 @@ else
     t_fail "the thread runs again after jvm-stack" "$(cat "$T_TMP/after.txt")" "ticks $t3 $t4"
 fi
 
-# jdb through the relay while the view is watched.
+# jdb through the relay while the view is watched: `ddmon watch --json`
+# watches every view (`--vm` belongs to view and views only); its stream's
+# events of this VM's threads view that list worker-1 are counted.
 port=$(t_debug_port "$key")
-D watch threads --vm "$JVM_PID" --json >"$T_TMP/watch.json" 2>&1 &
+D watch --json >"$T_TMP/watch.json" 2>"$T_TMP/watch.err" &
 watcher=$!
 T_PIDS+=("$watcher")
-sleep 1
-if command -v jdb >/dev/null; then
-    printf 'threads\nquit\n' | (sleep 4; cat) | timeout 40 jdb -attach "127.0.0.1:$port" >"$T_TMP/jdb.txt" 2>&1
-    grep -q "worker-1" "$T_TMP/jdb.txt" && t_ok "jdb through the relay works while ddmon polls" \
-        || t_fail "jdb through the relay works while ddmon polls" "$(cat "$T_TMP/jdb.txt")" "$(tail -5 "$T_TMP/server.err")"
+thread_events() {
+    python3 - "$T_TMP/watch.json" "$key" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        continue  # a line still being written
+    if ev.get("vm") != sys.argv[2] or ev.get("name") != "threads":
+        continue
+    if any(r.get("name") == "worker-1" for r in (ev.get("view") or {}).get("rows") or []):
+        n += 1
+print(n)
+PY
+}
+events_over() { [ "$(thread_events)" -gt "$1" ]; }
+attached() { grep -q "a debugger is attached: JDWP polling stops" "$T_TMP/server.err"; }
+if t_wait 10 events_over 1; then
+    t_ok "watch --json receives the JVM's thread rows ($(thread_events) events)"
 else
-    t_ok "# SKIP no jdb"
+    t_fail "watch --json receives the JVM's thread rows" "$(tail -c 600 "$T_TMP/watch.json")" "$(cat "$T_TMP/watch.err")"
 fi
-# The plugin stops at the attach; the core would refuse it anyway (-EBUSY).
-grep -q "a debugger is attached: JDWP polling stops" "$T_TMP/server.err" \
-    && ! grep -q "not sent: error -16" "$T_TMP/server.err" \
-    && t_ok "ddmon's polling stops while the debugger is attached" \
-    || t_fail "ddmon's polling stops while the debugger is attached" "$(grep -i "debugger\|jvm" "$T_TMP/server.err" | tail -5)"
-kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
+jdb_ok=skip; held=""
+if command -v jdb >/dev/null; then
+    # jdb stays attached until it reads quit: about 6 s, i.e. several polling periods.
+    (sleep 3; printf 'threads\n'; sleep 3; printf 'quit\n') \
+        | timeout 40 jdb -attach "127.0.0.1:$port" >"$T_TMP/jdb.txt" 2>&1 &
+    jdb=$!
+    if t_wait 20 attached; then
+        sleep 0.5; e1=$(thread_events); sleep 3; e2=$(thread_events)
+        held="thread events $e1 -> $e2 while jdb was attached"
+        kill -0 "$watcher" 2>/dev/null || held="$held; the watcher died: $(cat "$T_TMP/watch.err")"
+    fi
+    wait "$jdb"
+    grep -q "worker-1" "$T_TMP/jdb.txt" && jdb_ok=yes || jdb_ok=no
+    after_jdb=$(thread_events)
+fi
+case $jdb_ok in
+    yes) t_ok "jdb through the relay works while ddmon polls" ;;
+    no) t_fail "jdb through the relay works while ddmon polls" "$(cat "$T_TMP/jdb.txt")" "$(tail -5 "$T_TMP/server.err")" ;;
+    *) t_ok "# SKIP no jdb" ;;
+esac
+# The plugin stops at the attach (the core would refuse it anyway: -EBUSY,
+# a debug line "not sent: error -16"; the server runs with -v): the watcher,
+# alive, got no thread rows while jdb was attached.
+if [ "$jdb_ok" = skip ]; then
+    t_ok "# SKIP no jdb"
+elif attached && [ -n "$e1" ] && [ "$e1" = "$e2" ] && kill -0 "$watcher" 2>/dev/null \
+        && ! grep -q "not sent: error -16" "$T_TMP/server.err"; then
+    t_ok "ddmon's polling stops while the debugger is attached ($held)"
+else
+    t_fail "ddmon's polling stops while the debugger is attached" "$held" \
+        "$(grep -i "debugger\|jvm\|not sent" "$T_TMP/server.err" | tail -5)"
+fi
 # After jdb left (Dispose), ddmon reconnects and polls again; the program ran on.
-t_wait 15 have_workers && t_ok "after jdb left the threads view fills again" \
-    || t_fail "after jdb left the threads view fills again" "$(cat "$T_TMP/threads.txt")" "$(tail -5 "$T_TMP/server.err")"
+t_wait 15 have_workers && { [ "$jdb_ok" = skip ] || t_wait 10 events_over "$after_jdb"; } \
+    && t_ok "after jdb left the threads view fills again (and the watcher gets its rows)" \
+    || t_fail "after jdb left the threads view fills again" "$(cat "$T_TMP/threads.txt")" \
+        "thread events $(thread_events) (after jdb: ${after_jdb:-})" "$(tail -5 "$T_TMP/server.err")"
+kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null
 exit 0
