@@ -555,10 +555,23 @@ static int map_key(int ch)
     }
 }
 
+/* Keys taken per wakeup of the keyboard source at most: the loop must give
+ * the main loop (signals, the server's messages) a turn whatever getch()
+ * returns; keys left over wake it again at once. */
+#define KEYS_PER_WAKEUP 64
+
+/* A resize is handled in one place: here, on SIGWINCH (GLib's handler
+ * replaces ncurses' own, see ddm_tui_run), once per new size. resizeterm()
+ * queues a KEY_RESIZE for the application; on_stdin only redraws for it.
+ * resizeterm() called again when getch() returned that KEY_RESIZE (as
+ * on_stdin once did) queues yet another (ncurses 6.4, even for the same
+ * size): getch() returned KEY_RESIZE for ever, the UI took no key, and q
+ * and Ctrl-C (a GLib source, which needs the loop) no longer worked. */
 static void resize(Tui *t)
 {
     struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+        is_term_resized(ws.ws_row, ws.ws_col))
         resizeterm(ws.ws_row, ws.ws_col);
     clearok(curscr, TRUE); /* repaint all: no garbage from the old size */
     tui_draw(t->m, now());
@@ -571,11 +584,16 @@ static gboolean on_stdin(gint fd, GIOCondition cond, gpointer data)
         quit(t, 0);
         return G_SOURCE_REMOVE;
     }
-    int ch;
-    while ((ch = getch()) != ERR) {
+    for (int n = 0; n < KEYS_PER_WAKEUP; n++) {
+        int ch = getch();
+        if (ch == ERR)
+            break;
         if (ch == KEY_RESIZE) {
-            resize(t);
-            continue;
+            /* the size is already taken (on_winch): show it, and let the
+             * main loop run before reading on */
+            clearok(curscr, TRUE);
+            tui_draw(t->m, now());
+            break;
         }
         act(t, tui_model_key(t->m, map_key(ch), now()));
     }

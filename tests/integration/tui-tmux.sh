@@ -18,7 +18,7 @@
 command -v tmux >/dev/null || t_skip_all "no tmux"
 grep -q "define HAVE_NCURSES 1" "$DDM_TOP_BUILDDIR/build-config.h" || t_skip_all "built without ncurses"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 22
+t_plan 24
 sock="$T_TMP/ddmon.sock"
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
@@ -50,6 +50,22 @@ goto_tab() {
 # A row of the screen with the highlight colour (black on yellow) and one of
 # the names given (a thread name).
 hot_row() { tm capture-pane -p -e -t ui | grep $'\e\\[43m' | grep -qE "$1"; }
+# The first field (a pid) of the row under the cursor (reverse video) of
+# session $1.
+cursor_row() { tm capture-pane -p -e -t "$1" | grep -E $'\e\\[(0;)?7m' | head -1 | sed 's/\x1b\[[0-9;]*m//g' | awk '{print $1}'; }
+# keys_work SESSION: after a resize, Down (or Up on the last row) moves the
+# cursor of the VM list: the UI still takes keys. (A KEY_RESIZE that
+# getch() returned for ever once ate every key after a resize.)
+keys_work() {
+    local before key
+    before=$(cursor_row "$1")
+    [ -n "$before" ] || return 1
+    key=Down
+    [ "$before" = "$(tm capture-pane -p -t "$1" | awk 'NR > 2 && $1 ~ /^[0-9]+$/ {p = $1} END {print p}')" ] && key=Up
+    tm send-keys -t "$1" "$key"
+    t_wait 5 cursor_moved "$1" "$before"
+}
+cursor_moved() { local r; r=$(cursor_row "$1"); [ -n "$r" ] && [ "$r" != "$2" ]; }
 
 t_start_simvm --vms 2 --base-port 0 --port-file "$T_TMP/ports" --state-file "$T_TMP/state.json" \
     --thread-activity 500 --gc-every 1000 --seed 5 # pids no other test's simvm (seed 1) has
@@ -200,6 +216,15 @@ if t_wait 10 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q ' $rpor
 else
     t_fail "the mark goes when the debugger leaves" "$(screen)" "$(cat "$T_TMP/dp.json")"
 fi
+# one line taller (the size the freeze was first seen at), then keys
+tm resize-window -t ui -y 31
+sleep 1 # the UI has taken the new size (SIGWINCH) before the key comes
+if t_wait 5 sh -c "[ \$(tmux -S '$TM_SOCK' capture-pane -p -t ui | wc -l) = 31 ]" && t_wait 5 screen_has "DEBUGGER" &&
+    keys_work ui; then
+    t_ok "after a resize (100x31) the UI still takes keys"
+else
+    t_fail "after a resize (100x31) the UI still takes keys" "$(screen)"
+fi
 tm send-keys -t ui q
 if t_wait 10 screen_has "EXITED:0"; then t_ok "q quits with status 0"; else t_fail "q quits with status 0" "$(screen)" "$(cat "$T_TMP/tui.err")"; fi
 # The alternate screen is gone: only the shell's line is left.
@@ -209,22 +234,24 @@ else
     t_fail "the terminal is left clean" "$(screen)"
 fi
 screen() { tm capture-pane -p -t ui2; }
-# back to the list, then a narrow terminal: low-value columns go, the rest stays
+# back to the list, then a narrow terminal: low-value columns go, the rest
+# stays; after each resize the keys still work
 tm new-session -d -s ui2 -x 120 -y 30 \
-    "env TERM=xterm-256color '$DDMON' --socket '$sock' --plugin-dir '$PLUGINDIR' --no-autostart 2>'$T_TMP/tui2.err'; sleep 60"
+    "env TERM=xterm-256color '$DDMON' --socket '$sock' --plugin-dir '$PLUGINDIR' --no-autostart 2>'$T_TMP/tui2.err'; echo EXITED:\$?; sleep 60"
 t_wait 10 screen_has "DEBUGGER"
+# two resizes at once, no key between
 tm resize-window -t ui2 -x 80 -y 24
-narrow() { screen | grep "PID" | grep -q "THREADS" && ! screen | grep -q "DEVICE" && [ "$(screen | wc -l)" -le 24 ]; }
 tm resize-window -t ui2 -x 140 -y 30
+narrow() { screen | grep "PID" | grep -q "THREADS" && ! screen | grep -q "DEVICE" && [ "$(screen | wc -l)" -le 24 ]; }
 wide() { screen | grep "PID" | grep -q "DEVICE"; }
+resized=""
 tm resize-window -t ui2 -x 80 -y 24
-if t_wait 5 narrow; then
+if t_wait 5 narrow && keys_work ui2; then
     tm resize-window -t ui2 -x 140 -y 30
-    if t_wait 5 wide; then t_ok "a resize redraws for the new width (80x24, then 140x30)"
-    else t_fail "a resize redraws for the new width (80x24, then 140x30)" "$(screen)"; fi
-else
-    t_fail "a resize redraws for the new width (80x24, then 140x30)" "$(screen)"
+    if t_wait 5 wide && keys_work ui2; then resized=ok; fi
 fi
+if [ -n "$resized" ]; then t_ok "a resize redraws for the new width (80x24, then 140x30) and keys still work"
+else t_fail "a resize redraws for the new width (80x24, then 140x30) and keys still work" "$(screen)"; fi
 
 # The server restarting underneath: the UI says so, and when one listens
 # on the socket again it watches again (no blocking connect, no lost watch).
@@ -261,6 +288,11 @@ if [ -n "$before" ] && t_wait 30 changed && t_wait 10 screen_has "DEBUGGER"; the
 else
     t_fail "VMs coming and going (--churn): the list follows" "before: $before" "$(screen)" "$(cat "$T_TMP/churn.ports")"
 fi
+
+# after all the resizes, the server's restart and the churn: q still quits cleanly
+tm send-keys -t ui2 q
+if t_wait 10 screen_has "EXITED:0"; then t_ok "q quits the resized UI with status 0"
+else t_fail "q quits the resized UI with status 0" "$(screen)" "$(cat "$T_TMP/tui2.err")"; fi
 
 # No terminal description: the plain view, no escape garbage, no TUI
 plain_ok() { # plain_ok SESSION
