@@ -6,7 +6,11 @@
  * and well-formedness, checked by a small walker written here from the
  * hprof format (not from the generator): header, records, every heap-dump
  * sub-record's length, the Android sub-tags present, segments within the
- * cap, HEAP_DUMP_END last and exactly at the end.
+ * cap, HEAP_DUMP_END last and exactly at the end; and that the heap looks
+ * like an app's (hundreds of classes, mostly small instances whose
+ * references point at dumped objects, object arrays, primitive arrays
+ * mostly small with some big ones, the three heaps, Android roots at a
+ * real rate, a small final filler).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,9 +29,62 @@
 typedef struct Walk {
     unsigned records, segments, strings, classes_loaded, stack_traces;
     unsigned sub_count[256];
-    size_t largest_segment;
+    size_t largest_segment, last_segment;
+    unsigned heaps[256];                  /* HEAP_DUMP_INFO by heap id (low byte) */
+    unsigned small_instances;             /* INSTANCE_DUMP of 16..200 bytes */
+    unsigned small_prim_arrays, big_prim_arrays; /* <= 256 bytes, >= 64 KiB */
+    unsigned refs, refs_null;             /* object fields of instances and arrays */
+    uint32_t lowest_ref, highest_ref;
+    uint32_t highest_object;              /* the highest INSTANCE/ARRAY id */
     int ended;
 } Walk;
+
+/* A reference in an object array. */
+static void note_ref(Walk *w, uint32_t ref)
+{
+    w->refs++;
+    if (ref == 0) {
+        w->refs_null++;
+        return;
+    }
+    if (w->lowest_ref == 0 || ref < w->lowest_ref)
+        w->lowest_ref = ref;
+    if (ref > w->highest_ref)
+        w->highest_ref = ref;
+}
+
+/* Statistics of one sub-record at @p of length @n. */
+static void note_sub(Walk *w, const uint8_t *p, size_t n)
+{
+    uint32_t id = n >= 5 ? ((uint32_t)p[1] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 8 | p[4]) : 0;
+    size_t i;
+
+    switch (p[0]) {
+    case 0xfe:
+        w->heaps[p[4]]++;
+        break;
+    case 0x21:
+        if (n >= 16 && n <= 200)
+            w->small_instances++;
+        if (id > w->highest_object)
+            w->highest_object = id;
+        break;
+    case 0x22:
+        for (i = 1 + ID + 8 + ID; i + ID <= n; i += ID)
+            note_ref(w, (uint32_t)p[i] << 24 | (uint32_t)p[i + 1] << 16 | (uint32_t)p[i + 2] << 8 | p[i + 3]);
+        if (id > w->highest_object)
+            w->highest_object = id;
+        break;
+    case 0x23:
+        if (n <= 256)
+            w->small_prim_arrays++;
+        if (n >= 65536)
+            w->big_prim_arrays++;
+        break;
+    default:
+        break;
+    }
+}
 
 static uint32_t be4(const uint8_t *p)
 {
@@ -162,11 +219,13 @@ static void walk(const uint8_t *d, size_t len, Walk *w)
             w->segments++;
             if (9 + (size_t)rlen > w->largest_segment)
                 w->largest_segment = 9 + rlen;
+            w->last_segment = 9 + rlen;
             while (at < end) {
                 size_t n = sub_len(d + at, end - at);
                 if (n == 0)
                     fail_msg("bad sub-record 0x%02x at offset %zu", d[at], at);
                 w->sub_count[d[at]]++;
+                note_sub(w, d + at, n);
                 at += n;
             }
             assert_int_equal(at, end);
@@ -307,6 +366,51 @@ static void test_bounds(void **state)
     }
 }
 
+static void test_realistic_heap(void **state)
+{
+    const size_t total = 12u << 20;
+    Walk w;
+    uint8_t *d = generate(total, 11, "com.example.shop");
+    unsigned instances, prims, objects, android;
+    (void)state;
+
+    walk(d, total, &w);
+    instances = w.sub_count[0x21];
+    prims = w.sub_count[0x23];
+    objects = instances + w.sub_count[0x22] + prims;
+    print_message("# %u classes, %u strings, %u instances, %u object arrays, %u primitive arrays (%u >= 64 KiB), "
+                  "%u segments, HEAP_DUMP_INFO A/I/Z %u/%u/%u, last segment %zu bytes\n",
+                  w.classes_loaded, w.strings, instances, w.sub_count[0x22], prims, w.big_prim_arrays, w.segments,
+                  w.heaps['A'], w.heaps['I'], w.heaps['Z'], w.last_segment);
+    /* hundreds of classes, each with a CLASS_DUMP; their names and field names as strings */
+    assert_true(w.classes_loaded >= 300);
+    assert_int_equal(w.sub_count[0x20], w.classes_loaded);
+    assert_true(w.strings > w.classes_loaded + 30);
+    /* many objects, mostly small instances */
+    assert_true(objects > 50000);
+    assert_true(instances > objects / 2);
+    assert_true(w.small_instances > instances * 9 / 10);
+    assert_true(w.sub_count[0x22] > objects / 50);
+    /* primitive arrays: mostly small, a long tail of big ones (bitmaps) */
+    assert_true(w.small_prim_arrays > prims * 3 / 4);
+    assert_true(w.big_prim_arrays >= 2);
+    /* references: some null, the rest to dumped objects */
+    assert_true(w.refs > 1000 && w.refs_null > w.refs / 20 && w.refs_null < w.refs / 2);
+    assert_true(w.lowest_ref >= 0x10000000u && w.highest_ref <= w.highest_object);
+    /* ART's segments (4096 bytes or 128 objects), each opening with its heap;
+     * all three heaps */
+    assert_true(w.segments > total / 8192);
+    assert_true(w.sub_count[0xfe] >= w.segments - 1);
+    assert_true(w.heaps['A'] > 0 && w.heaps['I'] > 0 && w.heaps['Z'] > 0);
+    /* Android roots at a real rate: every image and zygote object is VM_INTERNAL */
+    android = w.sub_count[0x89] + w.sub_count[0x8a] + w.sub_count[0x8b] + w.sub_count[0x8d] + w.sub_count[0x8e];
+    assert_true(android > objects / 10);
+    assert_true(w.sub_count[0x08] >= 1 && w.sub_count[0x03] >= w.sub_count[0x08]);
+    /* the final filler is small */
+    assert_true(w.last_segment < 4096);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_odd_pieces),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_realistic_heap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
