@@ -83,30 +83,15 @@ static void bar(int y, const char *s, int pair)
 
 /* ------------------------------------------------------------ VM list */
 
-static const int vm_widths[TUI_VMCOL_COUNT] = {7, 22, 12, 10, 9, 11, 8, 20, 12};
-/* On a narrow terminal these go first, in this order. */
-static const TuiVmColumn vm_drop_order[] = {TUI_VMCOL_VM, TUI_VMCOL_DEVICE, TUI_VMCOL_NATIVE,
-                                            TUI_VMCOL_DEBUGGER};
-
-static void vm_layout(int *w)
-{
-    int total = 0;
-    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
-        total += (w[c] = vm_widths[c]) + 1;
-    for (gsize i = 0; i < G_N_ELEMENTS(vm_drop_order) && total > COLS; i++) {
-        total -= w[vm_drop_order[i]] + 1;
-        w[vm_drop_order[i]] = 0;
-    }
-    if (total > COLS) /* still too wide: the app name gives way */
-        w[TUI_VMCOL_APP] = MAX(8, w[TUI_VMCOL_APP] - (total - COLS));
-    else /* room to spare: the app name takes it */
-        w[TUI_VMCOL_APP] += COLS - total;
-}
-
 static void draw_list(TuiModel *m, gint64 now_us)
 {
     int w[TUI_VMCOL_COUNT];
-    vm_layout(w);
+    tui_vm_layout(COLS, w);
+    /* the columns shown, for the sort keys (1 is the first on screen) */
+    m->n_list_cols = 0;
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        if (w[c] > 0)
+            m->list_cols[m->n_list_cols++] = (TuiVmColumn)c;
     int x = 0;
     attron(A_BOLD | A_UNDERLINE);
     move(1, 0);
@@ -518,7 +503,7 @@ static const char *const help_lines[] = {
     "  Enter     open the VM / a thread's stack",
     "  Left/Right, Tab   previous / next tab",
     "  /         filter the VM list by app name",
-    "  1-9 < >   sort by a column;  I  invert",
+    "  1-9 < >   sort by the N-th column shown; I invert",
     "  s         make this VM the debugger target (8700)",
     "  g         garbage collection",
     "  h         heap dump (HPROF) into the current dir",
@@ -555,14 +540,22 @@ void tui_draw(TuiModel *m, gint64 now_us)
         return;
     }
     g_autofree char *head = NULL;
-    if (m->screen == TUI_SCREEN_LIST)
-        head = g_strdup_printf("ddmon %s  %u VM%s%s%s%s%s   ?:help q:quit", PACKAGE_VERSION, m->shown->len,
+    if (m->screen == TUI_SCREEN_LIST) {
+        /* sorted by a column this width leaves out: say which */
+        int w[TUI_VMCOL_COUNT];
+        tui_vm_layout(COLS, w);
+        g_autofree char *sort = w[m->sort_col] == 0
+                                    ? g_strdup_printf("  sorted by %s%s", tui_vm_column_title(m->sort_col),
+                                                      m->sort_desc ? "v" : "^")
+                                    : g_strdup("");
+        head = g_strdup_printf("ddmon %s  %u VM%s%s%s%s%s%s   ?:help q:quit", PACKAGE_VERSION, m->shown->len,
                                m->shown->len == 1 ? "" : "s", m->filter ? "  filter: " : "",
-                               m->filter ? m->filter : "", m->editing_filter ? "_" : "",
+                               m->filter ? m->filter : "", m->editing_filter ? "_" : "", sort,
                                m->connected ? "" : "  (server not reachable)");
-    else
+    } else {
         head = g_strdup_printf("ddmon %s  VM %s%s   Left/Right:tabs q:back ?:help", PACKAGE_VERSION,
                                m->detail_vm ? m->detail_vm : "", m->connected ? "" : "  (server not reachable)");
+    }
     bar(0, head, PAIR_HEADER);
     if (m->screen == TUI_SCREEN_LIST)
         draw_list(m, now_us);

@@ -4,8 +4,9 @@
  * bar, a table, record or blob drawn generically, the block-map widget
  * for tables that have its columns, highlighted rows), the stack popup,
  * the help overlay and the status line. It reads the model and never
- * changes it, except for the scroll offsets that follow the cursors and
- * the page size (m->page_rows). Only with ncurses (HAVE_NCURSES).
+ * changes it, except for the scroll offsets that follow the cursors, the
+ * page size (m->page_rows) and the VM list's columns on screen
+ * (m->list_cols, which the sort keys number). Only with ncurses (HAVE_NCURSES).
  */
 #ifndef DDM_TUI_DRAW_H
 #define DDM_TUI_DRAW_H

@@ -104,6 +104,27 @@ static void sort_by(TuiModel *m, TuiVmColumn col)
     tui_model_refilter(m);
 }
 
+/* Where the sort column is among the columns shown, or -1. */
+static int shown_index(const TuiModel *m, TuiVmColumn col)
+{
+    for (guint i = 0; i < m->n_list_cols; i++)
+        if (m->list_cols[i] == col)
+            return (int)i;
+    return -1;
+}
+
+/* < and >: the sort column one step left or right among those shown
+ * (from a column not shown: the first, or the last). */
+static void sort_step(TuiModel *m, int delta)
+{
+    int n = (int)m->n_list_cols;
+    if (n == 0)
+        return;
+    int i = shown_index(m, m->sort_col);
+    i = i < 0 ? (delta > 0 ? 0 : n - 1) : (i + delta + n) % n;
+    sort_by(m, m->list_cols[i]);
+}
+
 static TuiAction list_key(TuiModel *m, int key, gint64 now_us)
 {
     const TuiVm *vm = tui_model_cursor_vm(m);
@@ -139,18 +160,20 @@ static TuiAction list_key(TuiModel *m, int key, gint64 now_us)
         m->row_cursor = m->row_top = 0;
         return TUI_ACT_OPEN_VM;
     case '<':
-        sort_by(m, m->sort_col > 0 ? m->sort_col - 1 : TUI_VMCOL_COUNT - 1);
+        sort_step(m, -1);
         return TUI_ACT_REDRAW;
     case '>':
-        sort_by(m, m->sort_col + 1 < TUI_VMCOL_COUNT ? m->sort_col + 1 : 0);
+        sort_step(m, 1);
         return TUI_ACT_REDRAW;
     case 'I':
         m->sort_desc = !m->sort_desc;
         tui_model_refilter(m);
         return TUI_ACT_REDRAW;
     default:
-        if (key >= '1' && key < '1' + TUI_VMCOL_COUNT) {
-            sort_by(m, (TuiVmColumn)(key - '1'));
+        if (key >= '1' && key <= '9') { /* the N-th column on screen */
+            if ((guint)(key - '1') >= m->n_list_cols)
+                return TUI_ACT_NONE;
+            sort_by(m, m->list_cols[key - '1']);
             return TUI_ACT_REDRAW;
         }
         return vm_command_key(m, key, vm != NULL ? vm->key : NULL, now_us);

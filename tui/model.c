@@ -20,6 +20,8 @@ TuiModel *tui_model_new(void)
     m->tabs = g_ptr_array_new_with_free_func(g_free);
     m->commands = g_ptr_array_new_with_free_func(g_free);
     m->sort_col = TUI_VMCOL_PID;
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        m->list_cols[m->n_list_cols++] = (TuiVmColumn)c;
     m->page_rows = 10;
     return m;
 }

@@ -130,6 +130,12 @@ typedef struct TuiVm {
 
 /** Column titles, for the header and the sort indicator. */
 const char *tui_vm_column_title(TuiVmColumn c);
+/** The VM list's column widths on a terminal @width wide, each column and
+ *  a space after it: 0 for a column left out. VM, DEVICE and NATIVE go
+ *  first, then APP and HEAP shrink; DEBUGGER (the port and the attached
+ *  mark) goes only when they can give no more (narrower than 67). The
+ *  number of columns shown. */
+guint tui_vm_layout(int width, int w[TUI_VMCOL_COUNT]);
 /** The text of column @c of @vm. (transfer full) */
 char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gboolean selected_target);
 /** The VMs of a "vms" view's JSON, keeping the figure times of @old (may
@@ -184,6 +190,11 @@ typedef struct TuiModel {
     guint cursor, top;       /* in shown */
     TuiVmColumn sort_col;
     gboolean sort_desc;
+    TuiVmColumn list_cols[TUI_VMCOL_COUNT]; /* the columns on screen, left to
+                                             * right (the frontend sets them;
+                                             * all until then): key N sorts
+                                             * by the N-th, < > step in them */
+    guint n_list_cols;
     char *filter;            /* app-name substring (case-insensitive), NULL: none */
     gboolean editing_filter; /* typing after '/' */
     char *selected_target;   /* key of the VM the 8700 port reaches, or NULL */

@@ -20,6 +20,48 @@ const char *tui_vm_column_title(TuiVmColumn c)
     return c < TUI_VMCOL_COUNT ? vm_titles[c] : "";
 }
 
+/* Widths at their ease, and the least APP and HEAP shrink to ("50% of 7.2
+ * MiB" is 14) before DEBUGGER goes. */
+static const int vm_widths[TUI_VMCOL_COUNT] = {7, 22, 12, 10, 9, 11, 8, 20, 12};
+#define APP_MIN 12
+#define HEAP_MIN 14
+
+guint tui_vm_layout(int width, int w[TUI_VMCOL_COUNT])
+{
+    int total = 0;
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        total += (w[c] = vm_widths[c]) + 1;
+    /* on a narrow terminal these go first, in this order */
+    static const TuiVmColumn drop[] = {TUI_VMCOL_VM, TUI_VMCOL_DEVICE, TUI_VMCOL_NATIVE};
+    for (gsize i = 0; i < G_N_ELEMENTS(drop) && total > width; i++) {
+        total -= w[drop[i]] + 1;
+        w[drop[i]] = 0;
+    }
+    /* then the app name and the heap figure give way, the app name first
+     * down to 16, then the heap, then the app name again */
+    struct { TuiVmColumn c; int min; } shrink[] = {
+        {TUI_VMCOL_APP, 16}, {TUI_VMCOL_HEAP, HEAP_MIN}, {TUI_VMCOL_APP, APP_MIN}};
+    for (gsize i = 0; i < G_N_ELEMENTS(shrink) && total > width; i++) {
+        int give = MIN(w[shrink[i].c] - shrink[i].min, total - width);
+        if (give > 0) {
+            w[shrink[i].c] -= give;
+            total -= give;
+        }
+    }
+    if (total > width) { /* narrower than 67: the debugger column too */
+        total -= w[TUI_VMCOL_DEBUGGER] + 1;
+        w[TUI_VMCOL_DEBUGGER] = 0;
+    }
+    if (total > width) /* still too wide: the app name gives way */
+        w[TUI_VMCOL_APP] = MAX(8, w[TUI_VMCOL_APP] - (total - width));
+    else /* room to spare: the app name takes it */
+        w[TUI_VMCOL_APP] += width - total;
+    guint shown = 0;
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        shown += w[c] > 0;
+    return shown;
+}
+
 void tui_vm_free(TuiVm *vm)
 {
     if (vm == NULL)

@@ -18,7 +18,7 @@
 command -v tmux >/dev/null || t_skip_all "no tmux"
 grep -q "define HAVE_NCURSES 1" "$DDM_TOP_BUILDDIR/build-config.h" || t_skip_all "built without ncurses"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 24
+t_plan 25
 sock="$T_TMP/ddmon.sock"
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
@@ -242,7 +242,9 @@ t_wait 10 screen_has "DEBUGGER"
 # two resizes at once, no key between
 tm resize-window -t ui2 -x 80 -y 24
 tm resize-window -t ui2 -x 140 -y 30
-narrow() { screen | grep "PID" | grep -q "THREADS" && ! screen | grep -q "DEVICE" && [ "$(screen | wc -l)" -le 24 ]; }
+# at 80 columns the debugger column stays (APP and HEAP shrink instead)
+narrow() { screen | grep "PID" | grep "THREADS" | grep -q "DEBUGGER" && ! screen | grep -q "DEVICE" &&
+    [ "$(screen | wc -l)" -le 24 ]; }
 wide() { screen | grep "PID" | grep -q "DEVICE"; }
 resized=""
 tm resize-window -t ui2 -x 80 -y 24
@@ -252,6 +254,18 @@ if t_wait 5 narrow && keys_work ui2; then
 fi
 if [ -n "$resized" ]; then t_ok "a resize redraws for the new width (80x24, then 140x30) and keys still work"
 else t_fail "a resize redraws for the new width (80x24, then 140x30) and keys still work" "$(screen)"; fi
+# the sort keys number the columns shown: at 80 columns 4 is DEBUGGER (the
+# 6th of all), and the header marks it
+tm resize-window -t ui2 -x 80 -y 24
+sorted_by() { screen | grep "^PID" | grep -q " $1^"; }
+if t_wait 5 narrow && tm send-keys -t ui2 4 && t_wait 5 sorted_by DEBUGGER && tm send-keys -t ui2 1 &&
+    t_wait 5 sh -c "tmux -S '$TM_SOCK' capture-pane -p -t ui2 | grep -q '^PID^'"; then
+    t_ok "at 80x24 the sort keys number the columns shown (4: DEBUGGER)"
+else
+    t_fail "at 80x24 the sort keys number the columns shown (4: DEBUGGER)" "$(screen)"
+fi
+tm resize-window -t ui2 -x 140 -y 30
+t_wait 5 wide
 
 # The server restarting underneath: the UI says so, and when one listens
 # on the socket again it watches again (no blocking connect, no lost watch).

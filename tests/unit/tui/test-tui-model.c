@@ -183,6 +183,71 @@ static void test_vm_list(void **state)
     tui_model_free(m);
 }
 
+/* The list's columns at a width: 80 keeps the debugger column (port and
+ * the attached mark) and shrinks APP and HEAP; the sort keys number the
+ * columns on screen. */
+static void test_vm_layout(void **state)
+{
+    (void)state;
+    int w[TUI_VMCOL_COUNT];
+    for (int width = 60; width <= 200; width++) {
+        guint n = tui_vm_layout(width, w);
+        int total = 0;
+        guint shown = 0;
+        for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
+            total += w[c] > 0 ? w[c] + 1 : 0;
+            shown += w[c] > 0;
+        }
+        assert_int_equal(n, shown);
+        assert_true(total <= width);
+        assert_true(w[TUI_VMCOL_PID] > 0 && w[TUI_VMCOL_APP] >= 8 && w[TUI_VMCOL_STATE] > 0 &&
+                    w[TUI_VMCOL_THREADS] > 0);
+        if (width >= 80) {
+            assert_true(w[TUI_VMCOL_DEBUGGER] >= (int)strlen("27400* 8700"));
+            assert_true(w[TUI_VMCOL_HEAP] >= (int)strlen("50% of 7.2 MiB"));
+            assert_true(w[TUI_VMCOL_APP] >= 12);
+        }
+        if (width >= 120)
+            assert_int_equal(n, TUI_VMCOL_COUNT);
+    }
+    assert_int_equal(tui_vm_layout(80, w), 6); /* PID APP STATE DEBUGGER THREADS HEAP */
+    assert_int_equal(w[TUI_VMCOL_VM] + w[TUI_VMCOL_DEVICE] + w[TUI_VMCOL_NATIVE], 0);
+    assert_true(w[TUI_VMCOL_APP] < 22 || w[TUI_VMCOL_HEAP] < 20); /* they gave way */
+    tui_vm_layout(67, w);
+    assert_true(w[TUI_VMCOL_DEBUGGER] > 0);
+    tui_vm_layout(66, w);
+    assert_int_equal(w[TUI_VMCOL_DEBUGGER], 0); /* only when APP and HEAP can give no more */
+
+    /* the keys at 80 columns: 1-6 are the columns shown, left to right */
+    TuiModel *m = model_with_vms();
+    tui_vm_layout(80, w);
+    m->n_list_cols = 0;
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        if (w[c] > 0)
+            m->list_cols[m->n_list_cols++] = (TuiVmColumn)c;
+    assert_int_equal(tui_model_key(m, '4', S), TUI_ACT_REDRAW);
+    assert_int_equal(m->sort_col, TUI_VMCOL_DEBUGGER);
+    assert_int_equal(tui_model_key(m, '3', S), TUI_ACT_REDRAW);
+    assert_int_equal(m->sort_col, TUI_VMCOL_STATE);
+    assert_int_equal(tui_model_key(m, '7', S), TUI_ACT_NONE); /* no 7th column */
+    assert_int_equal(m->sort_col, TUI_VMCOL_STATE);
+    tui_model_key(m, '6', S);
+    assert_int_equal(m->sort_col, TUI_VMCOL_HEAP);
+    tui_model_key(m, '>', S); /* past the last: the first */
+    assert_int_equal(m->sort_col, TUI_VMCOL_PID);
+    tui_model_key(m, '<', S);
+    assert_int_equal(m->sort_col, TUI_VMCOL_HEAP);
+    tui_model_key(m, '<', S); /* steps over the columns not shown */
+    assert_int_equal(m->sort_col, TUI_VMCOL_THREADS);
+    tui_model_key(m, '<', S);
+    assert_int_equal(m->sort_col, TUI_VMCOL_DEBUGGER);
+    tui_model_key(m, '<', S);
+    assert_int_equal(m->sort_col, TUI_VMCOL_STATE);
+    tui_model_key(m, '<', S);
+    assert_int_equal(m->sort_col, TUI_VMCOL_APP);
+    tui_model_free(m);
+}
+
 static void test_filter_keys(void **state)
 {
     (void)state;
@@ -352,7 +417,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_cells),    cmocka_unit_test(test_highlight_on_change),
-        cmocka_unit_test(test_vm_list),        cmocka_unit_test(test_filter_keys),
+        cmocka_unit_test(test_vm_list),        cmocka_unit_test(test_vm_layout),
+        cmocka_unit_test(test_filter_keys),
         cmocka_unit_test(test_screens_and_tabs), cmocka_unit_test(test_blockmap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
