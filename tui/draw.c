@@ -135,7 +135,7 @@ static void draw_list(TuiModel *m, gint64 now_us)
         for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
             if (w[c] == 0)
                 continue;
-            g_autofree char *cell = tui_vm_cell(vm, (TuiVmColumn)c, target);
+            g_autofree char *cell = tui_vm_cell(vm, (TuiVmColumn)c, tui_model_target_port(m, vm));
             if (c == TUI_VMCOL_HEAP && vm->heap != NULL && now_us - vm->heap_since_us > TUI_STALE_US) {
                 /* the heap figure moves only while someone looks at a heap view */
                 g_autofree char *age = tui_fmt_age(now_us - vm->heap_since_us);
@@ -401,10 +401,15 @@ static void draw_detail(TuiModel *m, gint64 now_us)
                                 ? g_strdup_printf("port %" G_GINT64_FORMAT "%s", vm->debug_port,
                                                   vm->debugger ? " (attached)" : "")
                                 : g_strdup(vm != NULL && vm->debugger ? "attached" : "-");
+    /* the selected debugger target: the server's selected-VM port (its
+     * `select` answer), nothing while it is not known */
+    g_autofree char *selected =
+        vm == NULL || g_strcmp0(m->selected_target, vm->key) != 0 || m->selected_port < 0 ? g_strdup("")
+        : m->selected_port == 0 ? g_strdup(" (selected; the selected-VM port is off)")
+                                : g_strdup_printf(" (selected: port %" G_GINT64_FORMAT ")", m->selected_port);
     g_autofree char *line = vm != NULL
         ? g_strdup_printf("%s  pid %" G_GINT64_FORMAT "  %s  %s  debugger %s%s", vm->app ? vm->app : "?", vm->pid,
-                          vm->vm ? vm->vm : "", vm->state ? vm->state : "", port,
-                          g_strcmp0(m->selected_target, vm->key) == 0 ? " (selected: 8700)" : "")
+                          vm->vm ? vm->vm : "", vm->state ? vm->state : "", port, selected)
         : g_strdup_printf("%s: gone (q: back to the list)", m->detail_vm ? m->detail_vm : "?");
     put(1, 0, line, COLS);
     draw_tabs(m);
@@ -504,7 +509,7 @@ static const char *const help_lines[] = {
     "  Left/Right, Tab   previous / next tab",
     "  /         filter the VM list by app name",
     "  1-9 < >   sort by the N-th column shown; I invert",
-    "  s         make this VM the debugger target (8700)",
+    "  s         make this VM the selected debugger target",
     "  g         garbage collection",
     "  h         heap dump (HPROF) into the current dir",
     "  t         method trace (if a plugin has one)",

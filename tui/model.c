@@ -20,6 +20,7 @@ TuiModel *tui_model_new(void)
     m->tabs = g_ptr_array_new_with_free_func(g_free);
     m->commands = g_ptr_array_new_with_free_func(g_free);
     m->sort_col = TUI_VMCOL_PID;
+    m->selected_port = -1;
     for (int c = 0; c < TUI_VMCOL_COUNT; c++)
         m->list_cols[m->n_list_cols++] = (TuiVmColumn)c;
     m->page_rows = 10;
@@ -65,8 +66,8 @@ static int compare_vms(const TuiVm *a, const TuiVm *b, TuiVmColumn col)
         return (x > y) - (x < y);
     }
     default: {
-        g_autofree char *x = tui_vm_cell(a, col, FALSE);
-        g_autofree char *y = tui_vm_cell(b, col, FALSE);
+        g_autofree char *x = tui_vm_cell(a, col, 0);
+        g_autofree char *y = tui_vm_cell(b, col, 0);
         return g_utf8_collate(x, y);
     }
     }
@@ -131,6 +132,11 @@ void tui_model_set_vms(TuiModel *m, JsonNode *view, gint64 now_us)
 const TuiVm *tui_model_cursor_vm(const TuiModel *m)
 {
     return m->cursor < m->shown->len ? g_ptr_array_index(m->shown, m->cursor) : NULL;
+}
+
+gint64 tui_model_target_port(const TuiModel *m, const TuiVm *vm)
+{
+    return vm != NULL && g_strcmp0(m->selected_target, vm->key) == 0 && m->selected_port > 0 ? m->selected_port : 0;
 }
 
 const TuiVm *tui_model_detail_vm(const TuiModel *m)

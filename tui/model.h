@@ -133,11 +133,13 @@ const char *tui_vm_column_title(TuiVmColumn c);
 /** The VM list's column widths on a terminal @width wide, each column and
  *  a space after it: 0 for a column left out. VM, DEVICE and NATIVE go
  *  first, then APP and HEAP shrink; DEBUGGER (the port and the attached
- *  mark) goes only when they can give no more (narrower than 67). The
+ *  mark) goes only when they can give no more (narrower than 68). The
  *  number of columns shown. */
 guint tui_vm_layout(int width, int w[TUI_VMCOL_COUNT]);
-/** The text of column @c of @vm. (transfer full) */
-char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gboolean selected_target);
+/** The text of column @c of @vm. @selected_port: the server's selected-VM
+ *  port when @vm is the selected debugger target, shown after its own port
+ *  (0: not the target, or no such port is known). (transfer full) */
+char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gint64 selected_port);
 /** The VMs of a "vms" view's JSON, keeping the figure times of @old (may
  *  be NULL; TuiVm*). (transfer full: a GPtrArray freeing its TuiVm) */
 GPtrArray *tui_vms_from_json(JsonNode *view, GPtrArray *old, gint64 now_us);
@@ -197,7 +199,9 @@ typedef struct TuiModel {
     guint n_list_cols;
     char *filter;            /* app-name substring (case-insensitive), NULL: none */
     gboolean editing_filter; /* typing after '/' */
-    char *selected_target;   /* key of the VM the 8700 port reaches, or NULL */
+    char *selected_target;   /* key of the VM the selected-VM port reaches, or NULL */
+    gint64 selected_port;    /* that port, from the server's `select` answer:
+                              * 0 off (--selected-port 0), -1 not known */
     gint64 vms_received_us;
     /* detail */
     char *detail_vm;         /* key */
@@ -226,6 +230,9 @@ void tui_model_set_vms(TuiModel *m, JsonNode *view, gint64 now_us);
 void tui_model_refilter(TuiModel *m);
 /** The VM under the cursor of the list, or NULL. */
 const TuiVm *tui_model_cursor_vm(const TuiModel *m);
+/** The selected-VM port if @vm is the selected debugger target and the
+ *  port is known and on, else 0. */
+gint64 tui_model_target_port(const TuiModel *m, const TuiVm *vm);
 /** The VM whose detail is open, or NULL (it may have gone). */
 const TuiVm *tui_model_detail_vm(const TuiModel *m);
 /** The view names of the open VM (from a `views` answer's metadata): the

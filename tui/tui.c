@@ -365,9 +365,13 @@ static void on_cmd_message(TuiConn *c, JsonNode *msg, gpointer ud)
         JsonObject *vm = as_object(json_object_get_member(o, "vm"));
         g_free(t->m->selected_target);
         t->m->selected_target = vm ? g_strdup(ddm_json_get_string(vm, "key")) : NULL;
-        if (ok && strcmp(cmd->label, "select") != 0)
+        if (ok) /* the server's selected-VM port: 0 when it is off */
+            t->m->selected_port = MAX(ddm_json_get_int(o, "port", -1), -1);
+        if (ok && strcmp(cmd->label, "select") != 0 && t->m->selected_port > 0)
             tui_model_set_status(t->m, now(), "%s: the debugger port %" G_GINT64_FORMAT " reaches it now",
-                                 cmd->label, ddm_json_get_int(o, "port", 8700));
+                                 cmd->label, t->m->selected_port);
+        else if (ok && strcmp(cmd->label, "select") != 0)
+            tui_model_set_status(t->m, now(), "%s: selected (the server's selected-VM port is off)", cmd->label);
         else if (!ok)
             tui_model_set_status(t->m, now(), "%s: %s", cmd->label, err ? err : "failed");
         break;

@@ -22,7 +22,7 @@ const char *tui_vm_column_title(TuiVmColumn c)
 
 /* Widths at their ease, and the least APP and HEAP shrink to ("50% of 7.2
  * MiB" is 14) before DEBUGGER goes. */
-static const int vm_widths[TUI_VMCOL_COUNT] = {7, 22, 12, 10, 9, 11, 8, 20, 12};
+static const int vm_widths[TUI_VMCOL_COUNT] = {7, 22, 11, 10, 9, 12, 8, 20, 12};
 #define APP_MIN 12
 #define HEAP_MIN 14
 
@@ -48,7 +48,7 @@ guint tui_vm_layout(int width, int w[TUI_VMCOL_COUNT])
             total -= give;
         }
     }
-    if (total > width) { /* narrower than 67: the debugger column too */
+    if (total > width) { /* narrower than 68: the debugger column too */
         total -= w[TUI_VMCOL_DEBUGGER] + 1;
         w[TUI_VMCOL_DEBUGGER] = 0;
     }
@@ -78,7 +78,7 @@ void tui_vm_free(TuiVm *vm)
     g_free(vm);
 }
 
-char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gboolean selected_target)
+char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gint64 selected_port)
 {
     switch (c) {
     case TUI_VMCOL_PID:
@@ -91,12 +91,15 @@ char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gboolean selected_target)
         return g_strdup(vm->device != NULL ? vm->device : "local");
     case TUI_VMCOL_STATE:
         return g_strdup(vm->state != NULL ? vm->state : "-");
-    case TUI_VMCOL_DEBUGGER:
-        /* "27400*": a debugger is attached (through that port or 8700) */
+    case TUI_VMCOL_DEBUGGER: {
+        /* "27400*": a debugger is attached (through that port or the
+         * selected-VM port, shown after it: "27400* 8700") */
+        g_autofree char *sel = selected_port > 0 ? g_strdup_printf("%" G_GINT64_FORMAT, selected_port) : NULL;
         if (vm->debug_port <= 0)
-            return g_strdup_printf("%s%s", selected_target ? "8700" : "-", vm->debugger ? "*" : "");
-        return g_strdup_printf("%" G_GINT64_FORMAT "%s%s", vm->debug_port, vm->debugger ? "*" : "",
-                               selected_target ? " 8700" : "");
+            return g_strdup_printf("%s%s", sel != NULL ? sel : "-", vm->debugger ? "*" : "");
+        return g_strdup_printf("%" G_GINT64_FORMAT "%s%s%s", vm->debug_port, vm->debugger ? "*" : "",
+                               sel != NULL ? " " : "", sel != NULL ? sel : "");
+    }
     case TUI_VMCOL_THREADS:
         return g_strdup(vm->threads != NULL ? vm->threads : "-");
     case TUI_VMCOL_HEAP:

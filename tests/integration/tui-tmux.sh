@@ -18,7 +18,7 @@
 command -v tmux >/dev/null || t_skip_all "no tmux"
 grep -q "define HAVE_NCURSES 1" "$DDM_TOP_BUILDDIR/build-config.h" || t_skip_all "built without ncurses"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 25
+t_plan 26
 sock="$T_TMP/ddmon.sock"
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
@@ -73,7 +73,8 @@ t_wait 10 test -s "$T_TMP/ports" || t_fail "simvm" "$(cat "$T_TMP/simvm.err")"
 ports=$(t_simvm_ports "$T_TMP/ports")
 cbase=$(t_free_ports 40) || t_fail "40 free ports for the churning VMs"
 # the churning VMs (started last) come and go on ports the server scans from the start
-server_args=(--scan=local --scan-ports "$ports,$cbase-$((cbase + 39))" --selected-port 0
+selport=$(t_free_port) # the selected-VM port: not 8700, which the UI once wrote whatever the server's
+server_args=(--scan=local --scan-ports "$ports,$cbase-$((cbase + 39))" --selected-port "$selport"
     --debug-port-base "$(t_free_port)")
 t_start_server "${server_args[@]}" || t_fail "server" "$(cat "$T_TMP/server.err")"
 ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" = 2 ]; }
@@ -104,6 +105,15 @@ if t_wait 15 screen_has "pid $first_pid" && t_wait 15 three_names && screen_has 
     t_ok "Enter opens the VM on its threads tab, with the simulator's thread names"
 else
     t_fail "Enter opens the VM on its threads tab, with the simulator's thread names" "$(screen)" "names: $names"
+fi
+# s: the open VM becomes the debugger target; the header gives the server's
+# selected-VM port (its `select` answer)
+tm send-keys -t ui s
+selected_shown() { screen | sed -n 2p | grep -qF "(selected: port $selport)"; }
+if t_wait 10 selected_shown && screen_has "debugger port $selport reaches it now" && ! screen_has "8700"; then
+    t_ok "s selects the VM: the header shows the server's selected-VM port ($selport)"
+else
+    t_fail "s selects the VM: the header shows the server's selected-VM port ($selport)" "$(screen)"
 fi
 all_names=$(python3 - "$T_TMP/state.json" "$first_pid" <<'PY'
 import json, re, sys

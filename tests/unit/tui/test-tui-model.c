@@ -145,15 +145,27 @@ static void test_vm_list(void **state)
     assert_string_equal(notes->threads, "12");
     assert_string_equal(notes->native, "3.1 MiB");
     assert_true(notes->debugger);
-    char *star = tui_vm_cell(notes, TUI_VMCOL_DEBUGGER, FALSE);
+    char *star = tui_vm_cell(notes, TUI_VMCOL_DEBUGGER, 0);
     assert_string_equal(star, "8601*"); /* a debugger is attached */
     g_free(star);
     const TuiVm *ui = g_ptr_array_index(m->shown, 0);
     assert_string_equal(ui->info, "alloc: off");
-    char *cell = tui_vm_cell(ui, TUI_VMCOL_DEBUGGER, TRUE);
+    char *cell = tui_vm_cell(ui, TUI_VMCOL_DEBUGGER, 8700);
     assert_string_equal(cell, "8602 8700");
     g_free(cell);
-    cell = tui_vm_cell(g_ptr_array_index(m->shown, 1), TUI_VMCOL_DEBUGGER, FALSE);
+    /* the selected-VM port is the server's, not a fixed 8700 */
+    assert_int_equal(tui_model_target_port(m, ui), 0); /* not known yet */
+    m->selected_target = g_strdup(ui->key);
+    assert_int_equal(tui_model_target_port(m, ui), 0);
+    m->selected_port = 0; /* off */
+    assert_int_equal(tui_model_target_port(m, ui), 0);
+    m->selected_port = 41234;
+    assert_int_equal(tui_model_target_port(m, ui), 41234);
+    assert_int_equal(tui_model_target_port(m, notes), 0); /* not the target */
+    cell = tui_vm_cell(ui, TUI_VMCOL_DEBUGGER, tui_model_target_port(m, ui));
+    assert_string_equal(cell, "8602 41234");
+    g_free(cell);
+    cell = tui_vm_cell(g_ptr_array_index(m->shown, 1), TUI_VMCOL_DEBUGGER, 0);
     assert_string_equal(cell, "-");
     g_free(cell);
 
@@ -203,7 +215,7 @@ static void test_vm_layout(void **state)
         assert_true(w[TUI_VMCOL_PID] > 0 && w[TUI_VMCOL_APP] >= 8 && w[TUI_VMCOL_STATE] > 0 &&
                     w[TUI_VMCOL_THREADS] > 0);
         if (width >= 80) {
-            assert_true(w[TUI_VMCOL_DEBUGGER] >= (int)strlen("27400* 8700"));
+            assert_true(w[TUI_VMCOL_DEBUGGER] >= (int)strlen("27400* 65535"));
             assert_true(w[TUI_VMCOL_HEAP] >= (int)strlen("50% of 7.2 MiB"));
             assert_true(w[TUI_VMCOL_APP] >= 12);
         }
@@ -213,9 +225,9 @@ static void test_vm_layout(void **state)
     assert_int_equal(tui_vm_layout(80, w), 6); /* PID APP STATE DEBUGGER THREADS HEAP */
     assert_int_equal(w[TUI_VMCOL_VM] + w[TUI_VMCOL_DEVICE] + w[TUI_VMCOL_NATIVE], 0);
     assert_true(w[TUI_VMCOL_APP] < 22 || w[TUI_VMCOL_HEAP] < 20); /* they gave way */
-    tui_vm_layout(67, w);
+    tui_vm_layout(68, w);
     assert_true(w[TUI_VMCOL_DEBUGGER] > 0);
-    tui_vm_layout(66, w);
+    tui_vm_layout(67, w);
     assert_int_equal(w[TUI_VMCOL_DEBUGGER], 0); /* only when APP and HEAP can give no more */
 
     /* the keys at 80 columns: 1-6 are the columns shown, left to right */
