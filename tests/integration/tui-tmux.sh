@@ -3,12 +3,15 @@
 # The terminal UI of `ddmon` driven as a person would, in tmux: keys with
 # send-keys, the screen read with capture-pane (-e for colours). Against
 # ddmon-simvm: a VM appears in the list; Enter opens it on its threads tab
-# with the simulator's thread names; a thread that changes state is
-# highlighted; the heap summary, the heap map (colour blocks, legend names,
+# with the simulator's thread names; s shows the server's selected-VM port;
+# a row whose state column changed is highlighted; Right opens another
+# tab; the heap summary, the heap map (colour blocks, legend names,
 # an address scale), the native heap and vminfo tabs; ? shows the help in
 # a plain-ASCII box; a debugger on the VM's relay port marks the list (and
 # `ddmon vms`); the native column fills; q quits and leaves the terminal as
-# it was; a resize redraws for the new width; the server restarting
+# it was; after each resize keys still work (and q quits with 0), a resize
+# redraws for the new width, DEBUGGER stays at 80x24 where the sort keys
+# number the columns shown; the server restarting
 # underneath is said and recovered from; VMs coming and going (--churn);
 # a missing or unknown TERM gives the plain view; h dumps the open VM's heap
 # into the UI's directory (the simulator's sha256). Screens are written to
@@ -47,9 +50,6 @@ goto_tab() {
     done
     [ "$(tab_title)" = "$1" ]
 }
-# A row of the screen with the highlight colour (black on yellow) and one of
-# the names given (a thread name).
-hot_row() { tm capture-pane -p -e -t ui | grep $'\e\\[43m' | grep -qE "$1"; }
 # The first field (a pid) of the row under the cursor (reverse video) of
 # session $1.
 cursor_row() { tm capture-pane -p -e -t "$1" | grep -E $'\e\\[(0;)?7m' | head -1 | sed 's/\x1b\[[0-9;]*m//g' | awk '{print $1}'; }
@@ -115,24 +115,55 @@ if t_wait 10 selected_shown && screen_has "debugger port $selport reaches it now
 else
     t_fail "s selects the VM: the header shows the server's selected-VM port ($selport)" "$(screen)"
 fi
-all_names=$(python3 - "$T_TMP/state.json" "$first_pid" <<'PY'
-import json, re, sys
-for vm in json.load(open(sys.argv[1]))["vms"]:
-    if vm["pid"] == int(sys.argv[2]):
-        print("|".join(re.escape(t["name"]) for t in vm["threads"]))
+# A row highlighted because its state changed: the screen read every 0.1 s;
+# a row with the highlight colour (black on yellow) whose state column
+# differs from what the same thread (by id) showed on a screen read less
+# than 3 s before (one state to another: not a new thread, not "-"). (Any highlighted thread name passed before, however it
+# came to be highlighted.)
+state_change_hot() {
+    python3 - "$TM_SOCK" <<'PY'
+import re, subprocess, sys, time
+esc = re.compile(r"\x1b\[[0-9;]*m")
+history = []  # (time, {id: state})
+deadline = time.time() + 20
+while time.time() < deadline:
+    raw = subprocess.run(["tmux", "-S", sys.argv[1], "capture-pane", "-p", "-e", "-t", "ui"],
+                         capture_output=True, text=True).stdout.splitlines()
+    now = time.time()
+    lines = [esc.sub("", l) for l in raw]
+    head = next((i for i, l in enumerate(lines) if re.match(r"id +tid +name +state ", l)), None)
+    if head is not None:
+        a, b = lines[head].index("state"), lines[head].index("daemon")
+        states, hot = {}, {}
+        for raw_l, l in zip(raw[head + 1:], lines[head + 1:]):
+            f = l.split()
+            if not f or not f[0].isdigit():
+                break
+            states[f[0]] = l[a:b].strip()
+            if "\x1b[43m" in raw_l:
+                hot[f[0]] = l.strip()
+        for tid, row in hot.items():
+            for t, old in history:
+                if now - t < 3 and old.get(tid, "-") not in ("-", states[tid]) and states[tid] != "-":
+                    print("thread %s: %s -> %s: %s" % (tid, old[tid], states[tid], row))
+                    sys.exit(0)
+        history = [(t, s) for t, s in history if now - t < 3] + [(now, states)]
+    time.sleep(0.1)
+sys.exit(1)
 PY
-)
-if t_wait 20 hot_row "$all_names"; then
-    t_ok "a thread that changed state is highlighted"
-    hot=$(tm capture-pane -p -e -t ui | grep $'\e\\[43m' | head -1 | sed 's/\x1b\[[0-9;]*m//g')
-    cap 2-threads "highlighted (black on yellow): $hot"
+}
+if hot=$(state_change_hot); then
+    t_ok "a thread whose state changed on screen is highlighted"
+    cap 2-threads "highlighted (black on yellow), $hot"
 else
-    t_fail "a thread that changed state is highlighted" "$(tm capture-pane -p -e -t ui | cat -v | head -30)"
+    t_fail "a thread whose state changed on screen is highlighted" "$(tm capture-pane -p -e -t ui | cat -v | head -30)"
 fi
 
+# another tab's title, and the UI still runs
 tm send-keys -t ui Right
-if t_wait 10 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q 'Threads  (v'"; then
-    t_ok "Right moves to another tab"
+other_tab() { local t; t=$(tab_title); [ -n "$t" ] && [ "$t" != "Threads" ] && ! screen_has "EXITED" && screen_has "Left/Right:tabs"; }
+if t_wait 10 other_tab; then
+    t_ok "Right moves to another tab ($(tab_title))"
 else
     t_fail "Right moves to another tab" "$(screen)"
 fi
