@@ -430,6 +430,20 @@ int hprof_dump_stream_begin(hprof_plugin *pl, ddm_vm *vm, uint64_t declared)
     return 0;
 }
 
+/* The checker refused the dump (-EPROTO: "the VM sent a @what heap dump:
+ * WHY AT BYTE N") or the file failed (-errno). */
+static void fail_dump_error(hprof_dump *d, int rc, const char *what)
+{
+    char msg[HPROF_MSG_MAX];
+    d->stream = STREAM_FAILED;
+    if (rc == -EPROTO)
+        snprintf(msg, sizeof msg, "the VM sent a%s %s heap dump: %s",
+                 what[0] == 'i' ? "n" : "", what, hprof_stream_error(d->conv));
+    else
+        snprintf(msg, sizeof msg, "cannot write %s: %s", d->part, strerror(-rc));
+    finish_failed(d, msg);
+}
+
 int hprof_dump_stream_data(hprof_plugin *pl, ddm_vm *vm, const uint8_t *data, size_t len)
 {
     hprof_dump *d = streaming_dump(pl, vm);
@@ -444,14 +458,7 @@ int hprof_dump_stream_data(hprof_plugin *pl, ddm_vm *vm, const uint8_t *data, si
     d->received += len;
     rc = hprof_stream_feed(d->conv, data, len);
     if (rc < 0) {
-        char msg[HPROF_MSG_MAX];
-        d->stream = STREAM_FAILED;
-        if (rc == -EPROTO)
-            snprintf(msg, sizeof msg, "the VM sent a malformed heap dump: %s",
-                     hprof_stream_error(d->conv));
-        else
-            snprintf(msg, sizeof msg, "cannot write %s: %s", d->part, strerror(-rc));
-        finish_failed(d, msg);
+        fail_dump_error(d, rc, "malformed");
         return rc;
     }
     hprof_batch_progress(d->batch);
@@ -470,13 +477,7 @@ void hprof_dump_stream_end(hprof_plugin *pl, ddm_vm *vm, int status, uint64_t re
         if (rc == 0 && d->fmt == HPROF_OUT_STANDARD)
             rc = hash_file(d);
         if (rc < 0) {
-            d->stream = STREAM_FAILED;
-            if (rc == -EPROTO)
-                snprintf(msg, sizeof msg, "the VM sent an incomplete heap dump: %s",
-                         hprof_stream_error(d->conv));
-            else
-                snprintf(msg, sizeof msg, "cannot write %s: %s", d->part, strerror(-rc));
-            finish_failed(d, msg);
+            fail_dump_error(d, rc, "incomplete");
             return;
         }
         d->stream = STREAM_COMPLETE;
