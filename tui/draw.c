@@ -509,7 +509,7 @@ static const char *const help_lines[] = {
     "  Left/Right, Tab   previous / next tab",
     "  /         filter the VM list by app name",
     "  1-9 < >   sort by the N-th column shown; I invert",
-    "  s         make this VM the selected debugger target",
+    "  s         make this VM the selected-port target",
     "  g         garbage collection",
     "  h         heap dump (HPROF) into the current dir",
     "  t         method trace (if a plugin has one)",
