@@ -113,11 +113,14 @@ int fh_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
     return 0;
 }
 
-int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free)
+/* A VM listener of @kind (DDM VMs, or plain JVMs since 1.2): only in init,
+ * @fn required, as the core. */
+static int register_listener(ddm_plugin *self, fh_reg_kind kind, const char *what, ddm_vm_fn fn,
+                             void *ud, ddm_free_fn ud_free)
 {
     fake_host *fh = host_of(self);
     fh_reg *r;
-    int err = check_init_phase(fh, "register_vm_listener", ud, ud_free);
+    int err = check_init_phase(fh, what, ud, ud_free);
     if (err)
         return err;
     if (!fn) {
@@ -125,28 +128,21 @@ int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_f
             ud_free(ud);
         return -EINVAL;
     }
-    r = reg_add(fh, FH_REG_LISTENER, ud, ud_free);
+    r = reg_add(fh, kind, ud, ud_free);
     r->vm_fn = fn;
     return 0;
 }
 
-/* As the core: only in init; heard only for plain JVMs (1.2). */
+int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free)
+{
+    return register_listener(self, FH_REG_LISTENER, "register_vm_listener", fn, ud, ud_free);
+}
+
 int fh_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
                                   ddm_free_fn ud_free)
 {
-    fake_host *fh = host_of(self);
-    fh_reg *r;
-    int err = check_init_phase(fh, "register_plain_vm_listener", ud, ud_free);
-    if (err)
-        return err;
-    if (!fn) {
-        if (ud_free)
-            ud_free(ud);
-        return -EINVAL;
-    }
-    r = reg_add(fh, FH_REG_PLAIN_LISTENER, ud, ud_free);
-    r->vm_fn = fn;
-    return 0;
+    return register_listener(self, FH_REG_PLAIN_LISTENER, "register_plain_vm_listener", fn, ud,
+                             ud_free);
 }
 
 fh_reg *fh_find_command(fake_host *fh, const char *name)
