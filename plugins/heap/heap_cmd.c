@@ -250,9 +250,11 @@ static void on_bitmap_gc_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *re
             /* The VM answered: the GC's segments may still be on their way
              * (a VM may reply before they reach us). Wait a little for
              * them; the timer owns the ticket from here on. */
-            t->grace_timer = t->hp->host->timer_add(self, HEAP_BITMAP_REPLY_GRACE_MS,
-                                                    on_bitmap_grace_end, t, bitmap_ticket_free);
-            return; /* added, or freed (and finished) by bitmap_ticket_free */
+            uint32_t id = t->hp->host->timer_add(self, HEAP_BITMAP_REPLY_GRACE_MS,
+                                                 on_bitmap_grace_end, t, bitmap_ticket_free);
+            if (id) /* 0: bitmap_ticket_free already finished and freed t */
+                t->grace_timer = id;
+            return;
         }
         bitmap_ticket_finish(t, why);
     }
@@ -543,8 +545,10 @@ static void on_info_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
         }
         if (t->cmd && wait && t->hv) {
             /* the timer owns the ticket from here on (or freed it, failing the command) */
-            t->grace_timer = h->timer_add(self, HEAP_INFO_REPLY_GRACE_MS, on_info_grace_end, t,
-                                          info_ticket_free);
+            uint32_t id = h->timer_add(self, HEAP_INFO_REPLY_GRACE_MS, on_info_grace_end, t,
+                                       info_ticket_free);
+            if (id) /* 0: info_ticket_free already finished and freed t */
+                t->grace_timer = id;
             return;
         }
         if (t->cmd) {
