@@ -185,17 +185,8 @@ gboolean ddm_loader_read_desc(const char *abs, DdmElfDescriptor *out, GError **e
     } else {
         len = (size_t)st.st_size;
         buf = g_malloc(len ? len : 1);
-        size_t done = 0;
-        while (done < len) {
-            ssize_t got = pread(fd, buf + done, len - done, (off_t)done);
-            if (got < 0 && errno == EINTR)
-                continue;
-            if (got <= 0) {
-                e = got == 0 ? EIO : errno; /* shorter than fstat said: changed meanwhile */
-                break;
-            }
-            done += (size_t)got;
-        }
+        if (!ddm_loader_read_at(fd, buf, len, 0))
+            e = errno;
     }
     close(fd);
     if (e) {

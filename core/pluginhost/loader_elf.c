@@ -85,8 +85,7 @@ static unsigned host_machine(void)
 #endif
 }
 
-/* Read exactly @len bytes at @off of @fd; FALSE (errno set) otherwise. */
-static gboolean read_at(int fd, void *buf, size_t len, uint64_t off)
+gboolean ddm_loader_read_at(int fd, void *buf, size_t len, uint64_t off)
 {
     size_t done = 0;
     while (done < len) {
@@ -150,7 +149,7 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
         NOT_AN_OBJECT("truncated ELF file: the ELF header ends at %zu, file has %" PRIu64
                       " bytes",
                       sizeof eh, size);
-    if (!read_at(fd, &eh, sizeof eh, 0))
+    if (!ddm_loader_read_at(fd, &eh, sizeof eh, 0))
         UNREADABLE("ELF header");
     if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
         NOT_AN_OBJECT("no ELF header");
@@ -192,7 +191,7 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
                       ", file has %" PRIu64 " bytes",
                       end, size);
     g_autofree HostPhdr *ph = g_new(HostPhdr, eh.e_phnum);
-    if (!read_at(fd, ph, (size_t)ph_len, eh.e_phoff))
+    if (!ddm_loader_read_at(fd, ph, (size_t)ph_len, eh.e_phoff))
         UNREADABLE("program headers");
     for (unsigned i = 0; i < eh.e_phnum; i++) {
         if (ph[i].p_type != PT_LOAD)
@@ -222,7 +221,7 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
                 NOT_AN_OBJECT("truncated ELF file: the section headers end at %" PRIu64
                               ", file has %" PRIu64 " bytes",
                               end, size);
-            if (!read_at(fd, &s0, sizeof s0, eh.e_shoff))
+            if (!ddm_loader_read_at(fd, &s0, sizeof s0, eh.e_shoff))
                 UNREADABLE("section headers");
             shnum = s0.sh_size;
         }
