@@ -34,7 +34,7 @@ t_wait 10 headline on && t_ok "... and so does the headline (alloc: on)" \
     || t_fail "... and so does the headline (alloc: on)" "$(cat "$T_TMP/vms.txt")"
 
 # simvm rewrites its state file a moment after a change
-t_wait 10 test "$(truth_enabled)" = true
+t_wait 10 t_is true truth_enabled
 for by in none class thread site; do
     if [ $by = none ]; then t_ddmon --no-autostart alloc "$pid" show --json >"$T_TMP/show-$by.json" 2>&1
     else t_ddmon --no-autostart alloc "$pid" show --by $by --json >"$T_TMP/show-$by.json" 2>&1; fi

@@ -94,7 +94,7 @@ gc "$dalvik" "$T_TMP/always-dalvik.out"
 [ $rc -eq 0 ] && grep -q "GC done" "$T_TMP/always-dalvik.out" \
     && t_ok "heap.always=1, Dalvik: GC done in ${took} ms" \
     || t_fail "heap.always=1, Dalvik: GC done in ${took} ms" "rc=$rc: $(cat "$T_TMP/always-dalvik.out")"
-kill -0 "$DDMON_PID" && ! grep -qE "CRITICAL|runtime error" "$T_TMP/server.err" \
+kill -0 "$DDMON_PID" && ! grep -qE " (critical|error) [a-z0-9-]+( \[[^] ]+\])?: |CRITICAL|runtime error" "$T_TMP/server.err" \
     && t_ok "the server runs on, no criticals" || t_fail "the server runs on, no criticals" "$(tail -5 "$T_TMP/server.err")"
 t_ddmon --no-autostart kill-server >/dev/null 2>&1
 exit 0

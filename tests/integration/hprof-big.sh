@@ -29,7 +29,7 @@ t_ddmon --no-autostart hprof hp.huge "$T_TMP/huge.hprof" --json >"$T_TMP/huge.js
 touch "$T_TMP/stop"; wait $sampler
 peak=$(cat "$T_TMP/peak")
 truth() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vms"][0]["hprof"]["last"][sys.argv[2]])' "$T_TMP/truth.json" "$1"; }
-t_wait 5 test "$(truth bytes 2>/dev/null)" = "$size"
+t_wait 5 t_is "$size" truth bytes
 [ $rc = 0 ] && [ "$(stat -c %s "$T_TMP/huge.hprof")" = "$size" ] \
     && t_ok "a $size-byte dump lands whole" || t_fail "a $size-byte dump lands whole" "$(cat "$T_TMP/huge.json")"
 got=$(sha256sum "$T_TMP/huge.hprof" | awk '{print $1}')

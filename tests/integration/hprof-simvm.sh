@@ -50,7 +50,7 @@ sha() { sha256sum "$1" | awk '{print $1}'; }
 
 # 1-3: HPDS, android format
 t_ddmon --no-autostart hprof hp.one "$T_TMP/one.hprof" --json >"$T_TMP/one.json" 2>"$T_TMP/one.err"; rc=$?
-t_wait 5 test "$(truth "$T_TMP/s.json" hp.one via 2>/dev/null)" = hpds
+t_wait 5 t_is hpds truth "$T_TMP/s.json" hp.one via
 if [ $rc = 0 ] && [ -f "$T_TMP/one.hprof" ] && [ "$(stat -c %s "$T_TMP/one.hprof")" = $size ] \
     && [ "$(sha "$T_TMP/one.hprof")" = "$(truth "$T_TMP/s.json" hp.one sha256)" ] \
     && [ "$(field "$T_TMP/one.json" sha256)" = "$(sha "$T_TMP/one.hprof")" ] \
@@ -73,7 +73,7 @@ fi
 
 # 4: --format=standard equals hprof-conv of the same dump
 t_ddmon --no-autostart hprof hp.two "$T_TMP/two.std" --format=standard >"$T_TMP/two.out" 2>&1; rc=$?
-t_wait 5 test "$(truth "$T_TMP/s.json" hp.two via 2>/dev/null)" = hpds
+t_wait 5 t_is hpds truth "$T_TMP/s.json" hp.two via
 if [ -n "$HPROF_CONV" ]; then
     "$SIMVM" --write-hprof "$T_TMP/two.android" --hprof-size $size \
         --hprof-gen-seed "$(truth "$T_TMP/s.json" hp.two gen_seed)" \
@@ -91,7 +91,7 @@ fi
 
 # 5-6: HPDU on a VM that cannot stream; --on-device on one that can
 t_ddmon --no-autostart hprof hp.dev --json >"$T_TMP/dev.json" 2>&1; rc=$?
-t_wait 5 test "$(truth "$T_TMP/d.json" hp.dev via 2>/dev/null)" = hpdu
+t_wait 5 t_is hpdu truth "$T_TMP/d.json" hp.dev via
 [ $rc = 0 ] && [ "$(field "$T_TMP/dev.json" via)" = device ] \
     && [ "$(field "$T_TMP/dev.json" device_path)" = /sdcard/hp.dev.hprof ] \
     && [ "$(truth "$T_TMP/d.json" hp.dev path)" = /sdcard/hp.dev.hprof ] \
@@ -100,7 +100,7 @@ t_wait 5 test "$(truth "$T_TMP/d.json" hp.dev via 2>/dev/null)" = hpdu
     && t_ok "no streaming feature: HPDU to /sdcard/APP.hprof, and ddmon says where it went" \
     || t_fail "no streaming feature: HPDU to /sdcard/APP.hprof, and ddmon says where it went" "$(cat "$T_TMP/dev.json")"
 t_ddmon --no-autostart hprof hp.one --on-device=/data/local/tmp/x.hprof >"$T_TMP/ondev.out" 2>&1; rc=$?
-t_wait 5 test "$(truth "$T_TMP/s.json" hp.one via 2>/dev/null)" = hpdu
+t_wait 5 t_is hpdu truth "$T_TMP/s.json" hp.one via
 [ $rc = 0 ] && [ "$(truth "$T_TMP/s.json" hp.one path)" = /data/local/tmp/x.hprof ] \
     && grep -q "written on the device to /data/local/tmp/x.hprof" "$T_TMP/ondev.out" \
     && t_ok "--on-device=PATH uses HPDU even where HPDS works" \

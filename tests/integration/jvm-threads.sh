@@ -25,7 +25,7 @@ t_start_server -v --scan=local --scan-ports "$vm_port" --debug-port-base "$base"
 D() { t_ddmon --no-autostart "$@"; }
 ticks() { grep -c tick "$T_TMP/jvm-$vm_port.out"; }
 
-t_wait 15 bash -c "[ \"\$(t_vm_field '$key' state 2>/dev/null)\" = plain ]" 2>/dev/null
+t_wait 15 t_is plain t_vm_field "$key" state
 pid=$(t_vm_field "$key" pid); app=$(t_vm_field "$key" app)
 [ "$pid" = "$JVM_PID" ] && [ "$app" = Sleeper ] && t_ok "ddmon vms shows the JVM's pid $pid and main class" \
     || t_fail "ddmon vms shows the JVM's pid and main class" "pid '$pid' (want $JVM_PID) app '$app'" "$(cat "$T_TMP/dp.json")"

@@ -177,6 +177,10 @@ t_free_ports() {
 }
 
 # t_wait SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+# t_is WANT CMD...: CMD prints WANT (run anew at each call: for t_wait,
+# which retries a command; `t_wait 5 test "$(cmd)" = x` would not re-run cmd).
+t_is() { local want=$1; shift; [ "$("$@" 2>/dev/null)" = "$want" ]; }
+
 t_wait() {
     local deadline=$(( $(date +%s%N) + ${1} * 1000000000 )); shift
     until "$@" >/dev/null 2>&1; do

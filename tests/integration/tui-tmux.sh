@@ -216,7 +216,7 @@ t_wait 5 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q 'ddmon: key
 tm send-keys -t ui h
 dump="$T_TMP/tuicwd/$first_app-$first_pid.hprof"
 truth_sha() { python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["pid"]==int(sys.argv[2])][0]; print((v["hprof"]["last"] or {}).get("sha256"))' "$T_TMP/state.json" "$first_pid"; }
-if t_wait 20 screen_has "wrote .*$first_app-$first_pid.hprof" && [ -f "$dump" ] && t_wait 5 test "$(truth_sha)" = "$(sha256sum "$dump" | awk '{print $1}')"; then
+if t_wait 20 screen_has "wrote .*$first_app-$first_pid.hprof" && [ -f "$dump" ] && t_wait 5 t_is "$(sha256sum "$dump" | awk '{print $1}')" truth_sha; then
     t_ok "h dumps the VM's heap into the current directory (the simulator's sha256)"
     cap 8-hprof
 else
