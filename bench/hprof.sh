@@ -14,7 +14,10 @@
 # server's extra resident memory during the dump (peak VmRSS, sampled from
 # /proc every 20 ms, minus VmRSS before; goal: <= 16 MiB for 1 GiB).
 # The simulator generates the dump as it sends it, so its own speed bounds
-# all three paths alike. A benchmark, not a test: prints a table, exits 0
+# all three paths alike. The baselines time request to reply on a socket
+# already connected; ddmon's time is the whole `ddmon hprof` client (start,
+# connect, resolve the VM, dump): biased against ddmon, the more so for a
+# small --size. A benchmark, not a test: prints a table, exits 0
 # unless a measurement failed (or, with --check, a figure misses its goal).
 #
 #   bench/hprof.sh [--runs N] [--size BYTES] [--format android|standard] [--check] [--keep]
@@ -85,8 +88,8 @@ for run in $(seq 1 "$runs"); do
     t1=$(now)
     touch "$T_TMP/stop"; wait "$sampler" 2>/dev/null; rm -f "$T_TMP/stop"
     peak=$(cat "$T_TMP/peak")
-    got=$(stat -c %s "$T_TMP/ddmon.hprof")
-    ddmon_mbps=$(mbps "$got" "$t0" "$t1")
+    # the bytes the VM sent (--format=standard writes a file of another size)
+    ddmon_mbps=$(mbps "$size" "$t0" "$t1")
     rm -f "$T_TMP/ddmon.hprof"
     kill "$DDMON_PID" 2>/dev/null; wait "$DDMON_PID" 2>/dev/null
     echo "$read_mbps $write_mbps $ddmon_mbps $(( (peak - before) ))" >>"$results"
@@ -109,8 +112,8 @@ print(f"  read+write (plain)       {w:8.1f} MB/s")
 print(f"  ddmon hprof              {d:8.1f} MB/s")
 print(f"  ratio ddmon/read         {vs_read:8.2f}   (goal >= 0.80)")
 print(f"  ratio ddmon/read+write   {vs_write:8.2f}")
-print(f"  ddmon extra RSS          {rss_mib:8.1f} MiB (goal <= 16 MiB per GiB)")
-ok = vs_read >= 0.8 and rss_mib <= 16 * max(1, size / 2**30)
+print(f"  ddmon extra RSS          {rss_mib:8.1f} MiB (goal <= 16 MiB, whatever the size)")
+ok = vs_read >= 0.8 and rss_mib <= 16  # flat: not more for a larger dump
 if check and not ok:
     print("bench/hprof: a figure misses its goal", file=sys.stderr)
     sys.exit(1)
