@@ -116,10 +116,25 @@ gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, gui
         return FALSE;
     char *k = index_key(serial, app);
     GList *l = g_hash_table_lookup(m->index, k);
+    /* One port, one app: whoever held @port before loses it (the relay's
+     * fallback can hand a remembered port to another app; a restarted app
+     * must then not take it back from under it). At most max entries. */
+    for (GList *it = m->lru.head, *next; it != NULL; it = next) {
+        Entry *o = it->data;
+        next = it->next;
+        if (it == l || o->port != port)
+            continue;
+        g_autofree char *ok = index_key(o->serial, o->app);
+        g_hash_table_remove(m->index, ok);
+        g_queue_delete_link(&m->lru, it);
+        entry_free(o);
+        if (changed)
+            *changed = TRUE;
+    }
     if (l) {
         Entry *e = l->data;
         if (changed)
-            *changed = e->port != port || l != m->lru.tail;
+            *changed = *changed || e->port != port || l != m->lru.tail;
         e->port = port;
         g_queue_unlink(&m->lru, l);
         g_queue_push_tail_link(&m->lru, l);

@@ -56,6 +56,23 @@ static void test_portmap_lookup_by_device_and_app(void **state)
     ddm_portmap_free(m);
 }
 
+/* One port, one app: the app that takes a port last holds it. */
+static void test_portmap_port_has_one_app(void **state)
+{
+    DdmPortMap *m = ddm_portmap_new(8);
+    gboolean changed = FALSE;
+    (void)state;
+    assert_true(ddm_portmap_set(m, "", "com.a", 8600, NULL));
+    assert_true(ddm_portmap_set(m, "", "com.c", 8601, NULL));
+    assert_true(ddm_portmap_set(m, "", "com.b", 8600, &changed));
+    assert_true(changed);
+    assert_int_equal(ddm_portmap_lookup(m, "", "com.b"), 8600);
+    assert_int_equal(ddm_portmap_lookup(m, "", "com.a"), 0);
+    assert_int_equal(ddm_portmap_lookup(m, "", "com.c"), 8601);
+    assert_int_equal(ddm_portmap_count(m), 2);
+    ddm_portmap_free(m);
+}
+
 static void test_portmap_lru_bound(void **state)
 {
     (void)state;
@@ -262,6 +279,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_portmap_lookup_by_device_and_app),
+        cmocka_unit_test(test_portmap_port_has_one_app),
         cmocka_unit_test(test_portmap_lru_bound),
         cmocka_unit_test(test_portmap_parse_roundtrip),
         cmocka_unit_test(test_portmap_parse_corrupt),
