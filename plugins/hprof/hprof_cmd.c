@@ -408,14 +408,11 @@ int hprof_cmd_run(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
     if (a.all)
         h->foreach_vm(pl->self, collect_vm, &c);
     for (size_t i = 0; i < a.n_vms; i++) {
-        ddm_vm *vm = h->find_vm(pl->self, a.vms[i]);
-        char msg[HPROF_MSG_MAX];
+        /* the core's resolution and message: one VM, or why not */
+        ddm_vm *vm = h->cmd_find_vm(cmd, a.vms[i]);
         size_t j;
-        if (!vm) {
-            snprintf(msg, sizeof msg, "no VM '%.128s'", a.vms[i]);
-            h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
-            return 0;
-        }
+        if (!vm)
+            return 0; /* cmd_find_vm finished the command */
         for (j = 0; j < c.n && c.vms[j] != vm; j++)
             ;
         if (j == c.n && c.n < HPROF_BATCH_MAX)

@@ -30,6 +30,8 @@
 #include <string.h>
 
 #include "hprof_format.h"
+#include <ddmon/bytes.h>
+
 #include "hprof_stream.h"
 
 #define OUT_BUFFER_SIZE (64u * 1024u)
@@ -139,14 +141,6 @@ static uint32_t get_u4(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void put_u4(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /* ---- output ---- */
 
 static void flush(hprof_stream *s)
@@ -191,7 +185,7 @@ static void patch_u4(hprof_stream *s, uint64_t off, uint32_t v)
     uint8_t b[4];
     uint64_t written = s->out_off - s->out_len;
     int rc;
-    put_u4(b, v);
+    ddm_put_u4(b, v);
     if (off >= written) {
         memcpy(s->out + (off - written), b, sizeof b);
         return;
