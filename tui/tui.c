@@ -492,12 +492,13 @@ static void act(Tui *t, TuiAction a)
         open_tab(t);
         break;
     case TUI_ACT_REFRESH:
+        /* first: a failed reconnect below says so instead */
+        tui_model_set_status(m, now(), "refreshed");
         open_list(t);
         if (m->screen == TUI_SCREEN_DETAIL) {
             ask_views(t);
             open_tab(t);
         }
-        tui_model_set_status(m, now(), "refreshed");
         break;
     case TUI_ACT_GC: {
         const char *argv[] = {"gc", vm, NULL};

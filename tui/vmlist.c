@@ -112,13 +112,19 @@ char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gint64 selected_port)
     return g_strdup("");
 }
 
-/* Split "label: text, label: text" into the VM's figures. */
+/* Split "[NOTE; ]label: text, label: text" into the VM's figures (the VM
+ * list puts a note such as "pid unknown: ..." in front, after "; "). */
 static void split_info(TuiVm *vm, const char *info)
 {
     if (info == NULL)
         return;
-    g_auto(GStrv) parts = g_strsplit(info, ", ", -1);
     GString *rest = g_string_new(NULL);
+    const char *semi = strstr(info, "; ");
+    if (semi != NULL) {
+        g_string_append_len(rest, info, semi - info);
+        info = semi + 2;
+    }
+    g_auto(GStrv) parts = g_strsplit(info, ", ", -1);
     for (guint i = 0; parts[i] != NULL; i++) {
         const char *colon = strstr(parts[i], ": ");
         g_autofree char *label = colon ? g_strndup(parts[i], (gsize)(colon - parts[i])) : NULL;

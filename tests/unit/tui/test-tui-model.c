@@ -117,7 +117,8 @@ static const char vms_json[] =
     "[\"a:1\",300,\"com.example.notes\",\"ART\",true,\"tcp\",null,\"ready\",8601,true,"
     "\"heap: 41% of 8.0 MiB, threads: 12, native: 3.1 MiB\"],"
     "[\"a:2\",100,\"com.android.systemui\",\"ART\",true,\"tcp\",null,\"ready\",8602,false,\"threads: 30, alloc: off\"],"
-    "[\"a:3\",200,\"com.example.mail\",\"ART\",true,\"tcp\",null,\"ready\",null,null,null]]}";
+    "[\"a:3\",200,\"com.example.mail\",\"ART\",true,\"tcp\",null,\"ready\",null,null,"
+    "\"pid unknown: another user's process (uid 0); heap: 7% of 1.0 MiB\"]]}";
 
 static TuiModel *model_with_vms(void)
 {
@@ -150,6 +151,10 @@ static void test_vm_list(void **state)
     g_free(star);
     const TuiVm *ui = g_ptr_array_index(m->shown, 0);
     assert_string_equal(ui->info, "alloc: off");
+    /* a note in front ("NOTE; headlines") stays a note; the figures still parse */
+    const TuiVm *mail = g_ptr_array_index(m->shown, 1);
+    assert_string_equal(mail->heap, "7% of 1.0 MiB");
+    assert_string_equal(mail->info, "pid unknown: another user's process (uid 0)");
     char *cell = tui_vm_cell(ui, TUI_VMCOL_DEBUGGER, 8700);
     assert_string_equal(cell, "8602 8700");
     g_free(cell);
