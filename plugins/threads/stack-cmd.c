@@ -99,36 +99,15 @@ static void stkl_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     const ddm_host *h = call->pl->host;
     char msg[512], tname[5];
 
-    switch (reply->status) {
-    case DDM_REPLY_CHUNK:
-        if (reply->type == THREADS_CHUNK_STKL) {
-            on_stkl_chunk(call, vm, reply);
-        } else if (reply->type == DDM_CHUNK_FAIL) {
-            snprintf(msg, sizeof msg, "the VM said: %s (code %" PRIu32 ")",
-                     reply->fail_msg && *reply->fail_msg ? reply->fail_msg : "no message",
-                     reply->fail_code);
-            h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
-        } else {
-            snprintf(msg, sizeof msg, "unexpected reply chunk %s", ddm_chunk_name(reply->type, tname));
-            h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
-        }
-        break;
-    case DDM_REPLY_EMPTY:
-        h->cmd_finish(call->cmd, DDM_CMD_FAILED, "the VM sent no stack (no such thread?)");
-        break;
-    case DDM_REPLY_TIMEOUT:
-        h->cmd_finish(call->cmd, DDM_CMD_FAILED, "no reply from the VM (timeout)");
-        break;
-    case DDM_REPLY_ERROR:
-        snprintf(msg, sizeof msg, "JDWP error %u", (unsigned)reply->jdwp_error);
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == THREADS_CHUNK_STKL) {
+        on_stkl_chunk(call, vm, reply);
+    } else if (reply->status == DDM_REPLY_CHUNK && reply->type != DDM_CHUNK_FAIL) {
+        snprintf(msg, sizeof msg, "unexpected reply chunk %s", ddm_chunk_name(reply->type, tname));
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
-        break;
-    case DDM_REPLY_VM_GONE:
-        h->cmd_finish(call->cmd, DDM_CMD_FAILED, "the VM went away");
-        break;
-    default:
-        h->cmd_finish(call->cmd, DDM_CMD_FAILED, "the VM's reply was malformed");
-        break;
+    } else if (reply->status == DDM_REPLY_EMPTY) {
+        h->cmd_finish(call->cmd, DDM_CMD_FAILED, "the VM sent no stack (no such thread?)");
+    } else {
+        h->cmd_finish(call->cmd, DDM_CMD_FAILED, ddm_reply_describe(reply, msg, sizeof msg));
     }
     free(call);
 }

@@ -239,7 +239,8 @@ typedef struct ddm_reply {
 
 /**
  * Why a reply carried no usable answer, as a phrase for a user message:
- * "the VM said: MSG (code N)" for FAIL, "JDWP error N", "no reply in time",
+ * "the VM said: MSG (code N)" for FAIL, "JDWP error N", "no reply from the
+ * VM in time (timeout)",
  * "the VM went away", ... Returns @buf or a constant string. Header-only:
  * calls nothing of the host. Since: 1.2
  */
@@ -258,7 +259,7 @@ static inline const char *ddm_reply_describe(const ddm_reply *reply, char *buf, 
     case DDM_REPLY_ERROR:
         snprintf(buf, n, "JDWP error %u", (unsigned)reply->jdwp_error);
         return buf;
-    case DDM_REPLY_TIMEOUT: return "no reply in time";
+    case DDM_REPLY_TIMEOUT: return "no reply from the VM in time (timeout)";
     case DDM_REPLY_VM_GONE: return "the VM went away";
     default: return "the reply was malformed";
     }
