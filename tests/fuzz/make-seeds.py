@@ -340,6 +340,26 @@ def seeds():
         "gen-wait": u1(1) + u1(0),
         "gen-stag": u1(2) + u4(3),
     }
+    vulw_names = ["com.example.app/com.example.app.MainActivity/android.view.ViewRootImpl@5d2c6f1",
+                  "Toast/android.view.ViewRootImpl@1b3a"]
+    s["vulw"] = {
+        "gen-two": u4(2) + b"".join(lstr(n) for n in vulw_names),
+        "gen-none": u4(0),
+        "gen-huge-count": u4(0xFFFFFFFF) + lstr("x"),
+    }
+    tree = ("com.android.internal.policy.DecorView@a1 layout:mLeft=1,0 layout:mTop=1,0 "
+            "layout:mRight=4,1080 layout:mBottom=4,2340 mID=5,NO_ID \n"
+            " android.widget.LinearLayout@b2 mID=10,id/content \n"
+            "  android.widget.TextView@c3 mID=8,id/title text:mText=5,Hello \n"
+            "  android.widget.Button@d4 \n"
+            " android.view.View@e5 \n"
+            "DONE.\n").encode()
+    theme = b"android:attr/colorPrimary\n#ff6200ee\nandroid:attr/textColor\nnull\nDONE.\n"
+    s["vurt"] = {
+        "gen-tree": u1(0) + tree,
+        "gen-tree-jump": u1(0) + b"a.B@1 \n   c.D@2 \nDONE.\n",
+        "gen-theme": u1(1) + theme,
+    }
     s["elfdesc"] = {
         "gen-rela": elf_plugin(),
         "gen-stored": elf_plugin(rela=False),
