@@ -15,6 +15,17 @@ tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_segdecode_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS)
 
+# profile: the .trace decoder alone (plugins/profile/trace_decode.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/plugins/test-trace-decode
+TESTS += tests/unit/plugins/test-trace-decode
+endif
+tests_unit_plugins_test_trace_decode_SOURCES = tests/unit/plugins/test-trace-decode.c \
+	plugins/profile/trace_decode.c plugins/profile/trace_decode.h
+tests_unit_plugins_test_trace_decode_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_plugins_test_trace_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_plugins_test_trace_decode_LDADD = $(CMOCKA_LIBS)
+
 # vminfo and threads.
 if ENABLE_TESTS
 if BUILD_PLUGIN_VMINFO
