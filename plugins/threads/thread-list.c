@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * threads: the per-VM thread list. An array sorted by VM thread id (binary
- * search), never longer than l->max (THREADS_MAX). THCR/THNM name threads
- * ("announced"); THST tables bring state, tid, CPU ticks and the daemon
- * flag. CPU % of one thread = delta(utime + stime) / hz / delta(wall) × 100
- * between two consecutive tables that both list it; the first table, a
- * tick counter that went backwards (tid reuse) or a zero time step give no
- * figure. Owns the names (malloc'd). No host calls.
+ * threads: the per-VM thread list. A dense array of threads, never longer
+ * than l->max (THREADS_MAX), with a hashed index by VM thread id (open
+ * addressing, linear probing, at most half full, hashed with a per-list
+ * random seed so a VM cannot pick ids that collide): finding, adding and
+ * removing a thread cost O(1) expected, whatever order the ids come in
+ * (a THST of 65,535 threads in descending id order once cost O(n^2)
+ * memmoves). The array is in id order when it is published
+ * (thread_list_sort: O(n log n), only when an insert or a removal broke the
+ * order). l->ops counts the work (index probes, element moves, sort
+ * comparisons) so a test can bound it without a clock. THCR/THNM name
+ * threads ("announced"); THST tables bring state, tid, CPU ticks and the
+ * daemon flag. CPU % of one thread = delta(utime + stime) / hz /
+ * delta(wall) × 100 between two consecutive tables that both list it; the
+ * first table, a tick counter that went backwards (tid reuse) or a zero
+ * time step give no figure. Owns the names and the index (malloc'd). No
+ * host calls.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "threads.h"
 
@@ -17,6 +27,9 @@ void thread_list_init(thread_list *l)
 {
     memset(l, 0, sizeof *l);
     l->max = THREADS_MAX;
+    l->sorted = 1;
+    if (getrandom(&l->seed, sizeof l->seed, GRND_NONBLOCK) != sizeof l->seed)
+        l->seed = (uint32_t)(uintptr_t)l ^ 0x9E3779B9u;
 }
 
 void thread_list_clear(thread_list *l)
@@ -25,38 +38,111 @@ void thread_list_clear(thread_list *l)
     for (i = 0; i < l->n; i++)
         free(l->v[i].name);
     free(l->v);
+    free(l->index);
     l->v = NULL;
-    l->n = l->cap = 0;
+    l->index = NULL;
+    l->n = l->cap = l->index_mask = 0;
+    l->sorted = 1;
 }
 
-/* Index of @id, or of where it would go (*found says which). */
-static size_t lower_bound(const thread_list *l, uint32_t id, int *found)
+/* Home slot of @id (murmur3's finalizer over the seeded id). */
+static size_t home(const thread_list *l, uint32_t id)
 {
-    size_t lo = 0, hi = l->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (l->v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint32_t h = id ^ l->seed;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return h & l->index_mask;
+}
+
+/* The slot holding @id, or the empty slot where it would go (*found says
+ * which). The index must exist. */
+static size_t slot_of(thread_list *l, uint32_t id, int *found)
+{
+    size_t s = home(l, id);
+    for (;;) {
+        uint32_t at = l->index[s];
+        l->ops++;
+        if (!at) {
+            *found = 0;
+            return s;
+        }
+        if (l->v[at - 1].id == id) {
+            *found = 1;
+            return s;
+        }
+        s = (s + 1) & l->index_mask;
     }
-    *found = lo < l->n && l->v[lo].id == id;
-    return lo;
+}
+
+/* A new index of @slots (a power of two) slots over v[0..n). 0 or -1. */
+static int index_rebuild(thread_list *l, size_t slots)
+{
+    uint32_t *ni = calloc(slots, sizeof *ni);
+    size_t i;
+    int found;
+    if (!ni)
+        return -1;
+    free(l->index);
+    l->index = ni;
+    l->index_mask = slots - 1;
+    for (i = 0; i < l->n; i++)
+        l->index[slot_of(l, l->v[i].id, &found)] = (uint32_t)(i + 1);
+    return 0;
+}
+
+/* Re-index v[0..n) in the index as it is (after the array moved): no allocation. */
+static void index_refill(thread_list *l)
+{
+    size_t i;
+    int found;
+    memset(l->index, 0, (l->index_mask + 1) * sizeof *l->index);
+    for (i = 0; i < l->n; i++)
+        l->index[slot_of(l, l->v[i].id, &found)] = (uint32_t)(i + 1);
+}
+
+/* Empty slot @s (linear probing's backward shift: no tombstones). */
+static void index_delete(thread_list *l, size_t s)
+{
+    size_t i = s, j = s;
+    for (;;) {
+        size_t k;
+        j = (j + 1) & l->index_mask;
+        l->ops++;
+        if (!l->index[j])
+            break;
+        k = home(l, l->v[l->index[j] - 1].id);
+        /* the entry at j may move to i unless its home lies cyclically in (i, j] */
+        if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        l->index[i] = l->index[j];
+        i = j;
+    }
+    l->index[i] = 0;
 }
 
 thread_info *thread_list_find(thread_list *l, uint32_t id)
 {
     int found;
-    size_t i = lower_bound(l, id, &found);
-    return found ? &l->v[i] : NULL;
+    size_t s;
+    if (!l->n)
+        return NULL;
+    s = slot_of(l, id, &found);
+    return found ? &l->v[l->index[s] - 1] : NULL;
 }
 
 thread_info *thread_list_get(thread_list *l, uint32_t id)
 {
-    int found;
-    size_t i = lower_bound(l, id, &found);
-    if (found)
-        return &l->v[i];
+    int found = 0;
+    size_t s = 0;
+    thread_info *t;
+    if (l->index) {
+        s = slot_of(l, id, &found);
+        if (found)
+            return &l->v[l->index[s] - 1];
+    }
     if (l->n >= l->max)
         return NULL;
     if (l->n == l->cap) {
@@ -70,23 +156,66 @@ thread_info *thread_list_get(thread_list *l, uint32_t id)
         l->v = nv;
         l->cap = ncap;
     }
-    memmove(&l->v[i + 1], &l->v[i], (l->n - i) * sizeof *l->v);
-    memset(&l->v[i], 0, sizeof *l->v);
-    l->v[i].id = id;
+    if (!l->index || l->index_mask + 1 < 2 * l->cap) {
+        size_t slots = 32;
+        while (slots < 2 * l->cap)
+            slots *= 2;
+        if (index_rebuild(l, slots) != 0)
+            return NULL;
+        s = slot_of(l, id, &found);
+    }
+    t = &l->v[l->n];
+    memset(t, 0, sizeof *t);
+    t->id = id;
+    if (l->n > 0 && l->v[l->n - 1].id > id)
+        l->sorted = 0;
+    l->index[s] = (uint32_t)(l->n + 1);
     l->n++;
-    return &l->v[i];
+    return t;
 }
 
 int thread_list_remove(thread_list *l, uint32_t id)
 {
     int found;
-    size_t i = lower_bound(l, id, &found);
+    size_t s, pos, last;
+    if (!l->n)
+        return 0;
+    s = slot_of(l, id, &found);
     if (!found)
         return 0;
-    free(l->v[i].name);
-    memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof *l->v);
+    pos = l->index[s] - 1;
+    last = l->n - 1;
+    free(l->v[pos].name);
+    index_delete(l, s);
+    if (pos != last) { /* the last thread fills the hole */
+        l->v[pos] = l->v[last];
+        l->index[slot_of(l, l->v[pos].id, &found)] = (uint32_t)(pos + 1);
+        l->sorted = 0;
+        l->ops++;
+    }
     l->n--;
     return 1;
+}
+
+static uint64_t sort_compares; /* thread_list_sort's comparisons (one plugin thread) */
+
+static int cmp_id(const void *a, const void *b)
+{
+    const thread_info *x = a, *y = b;
+    sort_compares++;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void thread_list_sort(thread_list *l)
+{
+    if (l->sorted)
+        return;
+    sort_compares = 0;
+    qsort(l->v, l->n, sizeof *l->v, cmp_id);
+    l->ops += sort_compares;
+    if (l->index)
+        index_refill(l);
+    l->sorted = 1;
 }
 
 thread_info *thread_list_name(thread_list *l, uint32_t id, char *name)
@@ -118,7 +247,7 @@ static void update_cpu(thread_info *t, uint64_t ticks, double now, unsigned hz)
 
 size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, unsigned hz)
 {
-    size_t i, dropped = 0;
+    size_t i, out, dropped = 0;
 
     for (i = 0; i < l->n; i++)
         l->v[i].has_stats = -1; /* mark: not yet seen in this table (set to 1 when seen) */
@@ -143,17 +272,28 @@ size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, u
             ti->has_prev = ti->has_cpu = 0;
         }
     }
-    /* threads this table did not list */
-    for (i = l->n; i > 0; i--) {
-        thread_info *ti = &l->v[i - 1];
-        if (ti->has_stats == 1)
+    /* threads this table did not list: kept without stats when announced,
+     * otherwise dropped, in one pass that keeps the order */
+    for (i = 0, out = 0; i < l->n; i++) {
+        thread_info *ti = &l->v[i];
+        if (ti->has_stats != 1 && !ti->announced) {
+            free(ti->name);
             continue;
-        if (ti->announced) {
+        }
+        if (ti->has_stats != 1) {
             ti->has_stats = 0;
             ti->has_prev = ti->has_cpu = 0;
-        } else {
-            thread_list_remove(l, ti->id);
         }
+        if (out != i) {
+            l->v[out] = *ti;
+            l->ops++;
+        }
+        out++;
+    }
+    if (out != l->n) {
+        l->n = out;
+        if (l->index)
+            index_refill(l);
     }
     return dropped;
 }

@@ -97,6 +97,7 @@ void threads_publish(threads_vm *st)
     st->publish_pending = 0;
     if (!v)
         return;
+    thread_list_sort(&st->list);
     h->view_begin(v);
     for (i = 0; i < st->list.n; i++) {
         const thread_info *t = &st->list.v[i];

@@ -3,7 +3,7 @@
  * threads plugin, internal interface shared by its files (never installed):
  *  - threads.c:     descriptor, init, options, VM listener, THCR/THDE/THNM/THST
  *                   handlers, the per-VM "threads" table view;
- *  - thread-list.c: the per-VM thread list (sorted by id, capped) and how a
+ *  - thread-list.c: the per-VM thread list (hashed by id, capped) and how a
  *                   THST table updates it, with CPU % between two tables;
  *  - thst.c:        THST decoder (the real table and the 2007 draft's form);
  *  - stkl.c:        STKL decoder;
@@ -119,9 +119,14 @@ typedef struct thread_info {
 } thread_info;
 
 typedef struct thread_list {
-    thread_info *v; /* sorted by id */
+    thread_info *v;    /* dense; in id order when @sorted */
     size_t n, cap;
-    size_t max;     /* THREADS_MAX unless a test says otherwise */
+    size_t max;        /* THREADS_MAX unless a test says otherwise */
+    uint32_t *index;   /* id -> position + 1 (0: empty slot); index_mask + 1 slots */
+    size_t index_mask;
+    uint32_t seed;     /* random per list: ids cannot be chosen to collide */
+    int sorted;
+    uint64_t ops;      /* index probes, element moves, sort comparisons (tests bound it) */
 } thread_list;
 
 void thread_list_init(thread_list *l);
@@ -129,8 +134,10 @@ void thread_list_clear(thread_list *l);
 thread_info *thread_list_find(thread_list *l, uint32_t id);
 /** Find or add @id. NULL when the list is full (or out of memory). */
 thread_info *thread_list_get(thread_list *l, uint32_t id);
-/** Remove @id; 1 if it was there. */
+/** Remove @id; 1 if it was there. Moves the last thread into its place. */
 int thread_list_remove(thread_list *l, uint32_t id);
+/** Put v[0..n) in id order (before publishing). O(n log n), nothing when already so. */
+void thread_list_sort(thread_list *l);
 /** Set @id's name (taking ownership of @name); NULL if full. */
 thread_info *thread_list_name(thread_list *l, uint32_t id, char *name);
 /**

@@ -708,6 +708,95 @@ static void test_big_table_published_by_timer(void **state)
     assert_int_equal(fake_host_n_timers(f->fh), 1);
 }
 
+/* Issue 15, fault 1: a valid THST of 65,535 threads in descending id order
+ * once cost O(n^2) memmoves (5.8 s of the main loop). The list's work
+ * counter (index probes, element moves, sort comparisons) must stay within
+ * a small multiple of n log2 n for the table, a repeat of it, and a table
+ * that drops half the threads: deterministic, no clock. The old sorted
+ * array moved ~n^2/2 = 2.1e9 elements for the first table alone. */
+static void test_thst_65535_descending_bounded_work(void **state)
+{
+    fixture *f = *state;
+    threads_vm *st = state_of(f->fh, f->vm);
+    const size_t n = THREADS_MAX;
+    const uint64_t bound = 40u * n; /* n log2 n is 16 n here */
+    thst_entry *e = calloc(n, sizeof *e);
+    ddm_view *v;
+    size_t i;
+    uint64_t before;
+
+    assert_non_null(e);
+    for (i = 0; i < n; i++) {
+        e[i].id = (uint32_t)(n - i);
+        e[i].status = 1;
+        e[i].tid = (uint32_t)(1000 + i);
+    }
+    st->list.ops = 0;
+    assert_int_equal(send_thst(f, e, n), DDM_OK);
+    fake_host_fire_timers(f->fh); /* the big-table publish (sorts) */
+    v = threads_view(f);
+    assert_int_equal(fake_view_n_rows(v), (int)n);
+    assert_int_equal(fake_view_cell_int(v, 0, "id"), 1);
+    assert_int_equal(fake_view_cell_int(v, (int)n - 1, "id"), (int64_t)n);
+    assert_int_equal(fake_view_cell_int(v, 0, "tid"), (int64_t)(1000 + n - 1));
+    assert_true(st->list.ops <= bound);
+
+    before = st->list.ops; /* the same table again: every id found */
+    assert_int_equal(send_thst(f, e, n), DDM_OK);
+    fake_host_fire_timers(f->fh);
+    assert_true(st->list.ops - before <= bound);
+
+    before = st->list.ops; /* only the odd ids: the even ones go */
+    for (i = 0; i < n / 2 + 1; i++)
+        e[i].id = (uint32_t)(2 * i + 1);
+    assert_int_equal(send_thst(f, e, n / 2 + 1), DDM_OK);
+    fake_host_fire_timers(f->fh);
+    assert_true(st->list.ops - before <= bound);
+    assert_int_equal(fake_view_n_rows(v), (int)(n / 2 + 1));
+    assert_int_equal(fake_view_cell_int(v, 1, "id"), 3);
+    free(e);
+}
+
+/* The hashed index against a reference: random adds, names and removals
+ * (THCR, THDE) in any order; every present id is found, no absent one is,
+ * and the published table is in id order. */
+static void test_thread_list_index_matches_reference(void **state)
+{
+    thread_list l;
+    static unsigned char present[4096];
+    unsigned seed = 12345, step, id, count = 0, last;
+    size_t i;
+    (void)state;
+    thread_list_init(&l);
+    memset(present, 0, sizeof present);
+    for (step = 0; step < 200000; step++) {
+        seed = seed * 1103515245u + 12345u;
+        id = (seed >> 8) % 4096;
+        if ((seed >> 4) % 3 == 0) {
+            assert_int_equal(thread_list_remove(&l, id), present[id]);
+            count -= present[id];
+            present[id] = 0;
+        } else {
+            thread_info *t = thread_list_get(&l, id);
+            assert_non_null(t);
+            assert_int_equal(t->id, id);
+            count += !present[id];
+            present[id] = 1;
+        }
+        if (step % 997 == 0) {
+            for (id = 0; id < 4096; id++)
+                assert_int_equal(thread_list_find(&l, id) != NULL, present[id]);
+            assert_int_equal(l.n, count);
+            thread_list_sort(&l);
+            for (i = 1, last = l.n ? l.v[0].id : 0; i < l.n; i++) {
+                assert_true(l.v[i].id > last);
+                last = l.v[i].id;
+            }
+        }
+    }
+    thread_list_clear(&l);
+}
+
 /* ---------------------------------------------------------------- STKL */
 
 static uint8_t *stkl_payload(uint32_t tid, size_t *len)
@@ -912,6 +1001,8 @@ int main(void)
         TU(test_option_interval_clamped),
         T(test_thread_cap),
         T(test_big_table_published_by_timer),
+        T(test_thst_65535_descending_bounded_work),
+        cmocka_unit_test(test_thread_list_index_matches_reference),
         T(test_stkl_success),
         T(test_stkl_fail_timeout_empty),
         T(test_stkl_malformed),
