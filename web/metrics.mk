@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: Apache-2.0
+# web/metrics*: GET /metrics, ddmon's figures for Prometheus (doc/monitoring.md).
+# The renderer is a pure function of the view store (plus ddmon's own
+# process figures), so it needs no libsoup: libddmmetrics links into the
+# server, which serves it on the web server and on the token-free
+# --metrics listener. May call: core/ (views; the daemon for its source).
+noinst_LTLIBRARIES += web/libddmmetrics.la
+web_libddmmetrics_la_SOURCES = %reldir%/metrics.c %reldir%/metrics.h \
+	%reldir%/metrics_text.c %reldir%/metrics_text.h \
+	%reldir%/metrics_proc.c %reldir%/metrics_proc.h
+web_libddmmetrics_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+web_libddmmetrics_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
+web_libddmmetrics_la_LIBADD = $(LIBM)
