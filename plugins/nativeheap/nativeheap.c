@@ -15,7 +15,8 @@
  * sends that too, but only when segments are not on, so a watched native
  * segment view keeps updating. While someone watches one of the NHGT
  * views, nh_poll.c sends NHGT by itself: when the watch begins, then every
- * nativeheap.interval ms.
+ * nativeheap.interval ms. Only replies to those requests are processed: an
+ * NHGT that arrives unasked is ignored (logged, rate-limited).
  *
  * Options (nativeheap.KEY): segments 0|1 (1: NHSG while watched; 0: never),
  * grace_ms (10000: NHSG(0, 1) this long after the segments view was last
@@ -259,25 +260,34 @@ static void on_nhgt_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
     free(t);
 }
 
-/* An NHGT that nobody waits for (unsolicited, or a late reply): update the views. */
+/* An NHGT that nobody waits for (unsolicited, or a reply after its
+ * request timed out) is not looked at: only what ddmon asked for is
+ * processed (a VM could otherwise make it group a 64 MiB table at will,
+ * issue 15). One log line naming the VM, then at most one a minute saying
+ * how many more were ignored. */
+#define NH_UNASKED_LOG_PERIOD_S 60.0
+
 static int on_nhgt_event(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
                          const uint8_t *data, size_t len, void *ud)
 {
     nh_plugin *np = ud;
-    nh_vm *nv;
-    nhgt_info in;
-    uint64_t allocs, bytes;
-    char err[256], label[128];
-    (void)self, (void)ci;
-    if (nhgt_parse(data, len, &in, err, sizeof err) != 0) {
-        np->host->log(np->self, DDM_LOG_WARNING, "VM %s sent a bad NHGT (%zu bytes): %s",
-                      nh_vm_label(np, vm, label, sizeof label), len, err);
-        return -EINVAL;
-    }
-    nv = nh_vm_get(np, vm);
+    nh_vm *nv = nh_vm_get(np, vm);
+    char label[128];
+    double now = np->now();
+    (void)self, (void)ci, (void)data;
     if (!nv)
         return -ENOMEM;
-    return nh_views_nhgt(nv, &in, &allocs, &bytes);
+    if (nv->unasked_logged_at > 0 && now - nv->unasked_logged_at < NH_UNASKED_LOG_PERIOD_S) {
+        nv->unasked_quiet++;
+        return DDM_OK;
+    }
+    np->host->log(np->self, DDM_LOG_WARNING,
+                  "VM %s sent an NHGT of %zu bytes that ddmon did not ask for; ignored%s",
+                  nh_vm_label(np, vm, label, sizeof label), len,
+                  nv->unasked_quiet ? " (more were ignored since the last such line)" : "");
+    nv->unasked_logged_at = now > 0 ? now : 1e-9;
+    nv->unasked_quiet = 0;
+    return DDM_OK;
 }
 
 static int cmd_native_heap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,

@@ -50,6 +50,8 @@ typedef struct nh_plugin {
     nh_opts opts;
     uint32_t poll_timer;     /**< nh_poll.c's tick (NHGT poll and NHSG switch), 0 if none */
     double (*now)(void);     /**< monotonic seconds; tests replace it */
+    size_t group_max;        /**< groups per NHGT table (0: NH_GROUPS_MAX); tests lower it */
+    uint64_t last_group_ops; /**< work of the last NHGT grouping (probes; tests bound it) */
 } nh_plugin;
 
 typedef struct nh_vm {
@@ -70,6 +72,8 @@ typedef struct nh_vm {
     seg_collector coll;
     unsigned rejects_logged;
     int headline_nhgt;       /**< the "native" headline comes from NHGT (not NHSG) */
+    double unasked_logged_at; /**< when an unsolicited NHGT was last logged (np->now) */
+    unsigned unasked_quiet;  /**< unsolicited NHGTs ignored since without a log line */
 } nh_vm;
 
 /* nativeheap.c */

@@ -8,7 +8,8 @@
  *  nativeheap.summary      record (NHGT): total memory, records,
  *                          allocations, allocated bytes, zygote bytes,
  *                          header version, pointer size, backtrace depth,
- *                          malloc debugging on/off.
+ *                          malloc debugging on/off, ungrouped records (past
+ *                          the NH_GROUPS_MAX groups a table keeps).
  *  nativeheap.allocations  table (NHGT): grouped by (size, zygote): size,
  *                          zygote, count, total bytes, records; biggest
  *                          total first, at most nativeheap.max_rows rows.
@@ -23,7 +24,9 @@
  * bytes of the last NHSG update (all heaps). Figures: bytes (and
  * allocations from NHGT). None until either came.
  *
- * Totals saturate at INT64_MAX instead of wrapping on absurd input.
+ * Totals saturate at INT64_MAX instead of wrapping on absurd input. The
+ * records are read once, grouped as they go in bounded tables (nh_group.h):
+ * memory does not grow with the record count.
  */
 #include "nativeheap.h"
 
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nh_group.h"
 #include "nhmaps.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -159,57 +163,6 @@ void nh_views_segments(nh_vm *nv)
     h->view_commit(nv->segments);
 }
 
-/* One group of records (by size or by backtrace). */
-typedef struct nh_group {
-    uint64_t size;          /* by size */
-    int zygote;
-    const uint8_t *frames;  /* by backtrace: borrowed from the payload */
-    size_t frames_len;
-    uint64_t count;
-    uint64_t total;
-    uint64_t records;
-} nh_group;
-
-static int cmp_size(const void *a, const void *b)
-{
-    const nh_group *x = a, *y = b;
-    if (x->size != y->size)
-        return x->size < y->size ? -1 : 1;
-    return x->zygote - y->zygote;
-}
-
-static int cmp_frames(const void *a, const void *b)
-{
-    const nh_group *x = a, *y = b;
-    return x->frames_len ? memcmp(x->frames, y->frames, x->frames_len) : 0;
-}
-
-static int cmp_total_desc(const void *a, const void *b)
-{
-    const nh_group *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total > y->total ? -1 : 1;
-    if (x->count != y->count)
-        return x->count > y->count ? -1 : 1;
-    return x->size < y->size ? -1 : x->size > y->size;
-}
-
-/* Merge adjacent equal groups of the sorted @g (n) in place; returns the new count. */
-static size_t merge(nh_group *g, size_t n, int (*eq)(const void *, const void *))
-{
-    size_t out = 0, i;
-    for (i = 0; i < n; i++) {
-        if (out > 0 && eq(&g[out - 1], &g[i]) == 0) {
-            g[out - 1].count = sat_add(g[out - 1].count, g[i].count);
-            g[out - 1].total = sat_add(g[out - 1].total, g[i].total);
-            g[out - 1].records += g[i].records;
-        } else {
-            g[out++] = g[i];
-        }
-    }
-    return out;
-}
-
 /* "lib+0x1 <- lib+0x2 ..." of the first @max non-zero frames. */
 static void format_frames(const nhgt_info *in, const nhgt_record *r, const nh_maps *maps,
                           unsigned max, char *buf, size_t len)
@@ -238,34 +191,36 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
 {
     nh_plugin *np = nv->np;
     const ddm_host *h = np->host;
-    nh_group *g = NULL;
+    nh_grouper by_size, by_bt;
     nh_maps maps;
     uint64_t allocs = 0, total = 0, zyg = 0;
-    size_t i, ng;
+    size_t i;
+    int rc = 0;
 
     if (nh_maps_parse(&maps, in->maps, (size_t)in->map_size) != 0)
         return -ENOMEM;
-    if (in->n_records) {
-        g = calloc(in->n_records, sizeof(*g));
-        if (!g) {
-            nh_maps_free(&maps);
-            return -ENOMEM;
-        }
-    }
-    for (i = 0; i < in->n_records; i++) {
+    /* one pass: totals, and both groupings in bounded tables */
+    nh_grouper_init(&by_size, 0, 0, np->group_max);
+    nh_grouper_init(&by_bt, 1, (size_t)in->backtrace_size * in->ptr_size, np->group_max);
+    for (i = 0; i < in->n_records && rc == 0; i++) {
         nhgt_record r;
+        uint64_t t;
         nhgt_record_at(in, i, &r);
-        g[i].size = r.size;
-        g[i].zygote = r.zygote;
-        g[i].count = r.count;
-        g[i].total = sat_mul(r.size, r.count);
-        g[i].records = 1;
-        g[i].frames = r.frames;
-        g[i].frames_len = (size_t)in->backtrace_size * in->ptr_size;
+        t = sat_mul(r.size, r.count);
         allocs = sat_add(allocs, r.count);
-        total = sat_add(total, g[i].total);
+        total = sat_add(total, t);
         if (r.zygote)
-            zyg = sat_add(zyg, g[i].total);
+            zyg = sat_add(zyg, t);
+        if (nv->allocations)
+            rc = nh_grouper_add(&by_size, &r, t);
+        if (rc == 0 && nv->backtraces)
+            rc = nh_grouper_add(&by_bt, &r, t);
+    }
+    if (rc != 0) {
+        nh_grouper_free(&by_size);
+        nh_grouper_free(&by_bt);
+        nh_maps_free(&maps);
+        return rc;
     }
     *allocations = allocs;
     *bytes = total;
@@ -284,60 +239,46 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
         h->view_field_int(nv->summary, "backtrace_depth", clamp64(in->backtrace_size));
         h->view_field_int(nv->summary, "mappings", (int64_t)maps.n);
         h->view_field_bool(nv->summary, "malloc_debug", in->alloc_info_size != 0);
+        h->view_field_int(nv->summary, "ungrouped", /* records past the group cap */
+                          clamp64(by_size.ungrouped > by_bt.ungrouped ? by_size.ungrouped
+                                                                      : by_bt.ungrouped));
         h->view_commit(nv->summary);
     }
 
-    /* by backtrace first: the size sort below reorders g */
     if (nv->backtraces) {
         char frames[2048];
-        ng = in->n_records;
-        if (ng > 1)
-            qsort(g, ng, sizeof(*g), cmp_frames);
-        ng = merge(g, ng, cmp_frames);
-        if (ng > 1)
-            qsort(g, ng, sizeof(*g), cmp_total_desc);
+        nh_grouper_sort_by_total(&by_bt);
         h->view_begin(nv->backtraces);
-        for (i = 0; i < ng && i < np->opts.max_rows; i++) {
+        for (i = 0; i < by_bt.n && i < np->opts.max_rows; i++) {
+            const nh_group *g = &by_bt.g[i];
             nhgt_record r;
-            r.frames = g[i].frames;
+            r.frames = g->frames;
             format_frames(in, &r, &maps, np->opts.frames, frames, sizeof frames);
             h->view_row(nv->backtraces);
             h->view_str(nv->backtraces, frames);
-            h->view_int(nv->backtraces, clamp64(g[i].count));
-            h->view_int(nv->backtraces, clamp64(g[i].total));
-            h->view_int(nv->backtraces, clamp64(g[i].records));
+            h->view_int(nv->backtraces, clamp64(g->count));
+            h->view_int(nv->backtraces, clamp64(g->total));
+            h->view_int(nv->backtraces, clamp64(g->records));
         }
         h->view_commit(nv->backtraces);
     }
     if (nv->allocations) {
-        /* regroup from the records again: merging by backtrace summed sizes */
-        for (i = 0; i < in->n_records; i++) {
-            nhgt_record r;
-            nhgt_record_at(in, i, &r);
-            g[i].size = r.size;
-            g[i].zygote = r.zygote;
-            g[i].count = r.count;
-            g[i].total = sat_mul(r.size, r.count);
-            g[i].records = 1;
-        }
-        ng = in->n_records;
-        if (ng > 1)
-            qsort(g, ng, sizeof(*g), cmp_size);
-        ng = merge(g, ng, cmp_size);
-        if (ng > 1)
-            qsort(g, ng, sizeof(*g), cmp_total_desc);
+        nh_grouper_sort_by_total(&by_size);
         h->view_begin(nv->allocations);
-        for (i = 0; i < ng && i < np->opts.max_rows; i++) {
+        for (i = 0; i < by_size.n && i < np->opts.max_rows; i++) {
+            const nh_group *g = &by_size.g[i];
             h->view_row(nv->allocations);
-            h->view_int(nv->allocations, clamp64(g[i].size));
-            h->view_bool(nv->allocations, g[i].zygote);
-            h->view_int(nv->allocations, clamp64(g[i].count));
-            h->view_int(nv->allocations, clamp64(g[i].total));
-            h->view_int(nv->allocations, clamp64(g[i].records));
+            h->view_int(nv->allocations, clamp64(g->size));
+            h->view_bool(nv->allocations, g->zygote);
+            h->view_int(nv->allocations, clamp64(g->count));
+            h->view_int(nv->allocations, clamp64(g->total));
+            h->view_int(nv->allocations, clamp64(g->records));
         }
         h->view_commit(nv->allocations);
     }
-    free(g);
+    np->last_group_ops = by_size.ops + by_bt.ops;
+    nh_grouper_free(&by_size);
+    nh_grouper_free(&by_bt);
     nh_maps_free(&maps);
     return 0;
 }

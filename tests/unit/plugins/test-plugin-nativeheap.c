@@ -500,7 +500,8 @@ static void test_nhsg_off_after_nhgt(void **state)
     teardown((void **)&f);
 }
 
-static void test_nhgt_event(void **state)
+/* NHGT's figures replace NHSG's in the headline, and stay. */
+static void test_nhgt_headline(void **state)
 {
     fixture *f = *state;
     nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
@@ -509,7 +510,7 @@ static void test_nhgt_event(void **state)
     uint8_t *p = build_nhgt(&s, &len);
     double fig = 0;
     assert_null(fake_host_headline(f->fh, f->vm, "native")); /* no figures yet */
-    assert_int_equal(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, len), DDM_OK);
+    run_nhgt(f, p, len);
     check_views(f, &s);
     /* the headline: the bytes allocated (15 x 32 + 2 x 4096 + 32) */
     assert_string_equal(fake_host_headline(f->fh, f->vm, "native"), "8.5 KiB");
@@ -525,8 +526,89 @@ static void test_nhgt_event(void **state)
         send_u4(f, NHEN, 0);
         assert_string_equal(fake_host_headline(f->fh, f->vm, "native"), "8.5 KiB");
     }
-    assert_true(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, 10) < 0);
     free(p);
+}
+
+/* Issue 15, fault 2: an NHGT ddmon did not ask for (a VM can send a 64 MiB
+ * one inside a 65 KB ZLIB chunk) is not processed: no view, no headline,
+ * one warning naming the VM, then at most one a minute. */
+static void test_nhgt_unsolicited_ignored(void **state)
+{
+    fixture *f = *state;
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "nativeheap.summary");
+    unsigned v0 = fake_view_version(sum);
+    int i;
+
+    fake_host_log_clear(f->fh);
+    for (i = 0; i < 100; i++)
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, len), DDM_OK);
+    assert_int_equal(fake_view_version(sum), v0);
+    assert_false(fake_view_has_field(sum, "records"));
+    assert_null(fake_host_headline(f->fh, f->vm, "native"));
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+    assert_true(fake_host_log_contains(f->fh, "127.0.0.1:8007"));
+    assert_true(fake_host_log_contains(f->fh, "did not ask for"));
+    g_now += 30; /* within the minute: quiet */
+    fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, len);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+    g_now += 31; /* a minute later: one more line, saying more were ignored */
+    fake_host_deliver(f->fh, f->vm, NHGT, DDM_ORIGIN_EVENT, p, 10); /* even a bad one */
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 2);
+    assert_true(fake_host_log_contains(f->fh, "more were ignored"));
+    assert_int_equal(fake_view_version(sum), v0);
+    free(p);
+}
+
+/* A big NHGT that was asked for: 1,000,000 records, all of different sizes
+ * and backtraces. The groups kept stay at the cap (here lowered to 1000):
+ * memory does not follow the record count, the figures of every record
+ * still count in the totals, the rest are counted as ungrouped, and the
+ * grouping's work is linear (probes per record bounded, no per-record array
+ * and qsort). */
+static void test_nhgt_huge_bounded(void **state)
+{
+    fixture *f = *state;
+    nh_plugin *np = fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
+    const size_t n = 1000000, cap = 1000;
+    rec *many = calloc(n, sizeof *many);
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .n = n, .bt = 2,
+                    .total_memory = 1 };
+    ddm_view *al = fake_view_find(f->fh, f->vm, "nativeheap.allocations");
+    ddm_view *bt = fake_view_find(f->fh, f->vm, "nativeheap.backtraces");
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "nativeheap.summary");
+    size_t i, len;
+    uint8_t *p;
+    ddm_cmd *cmd;
+
+    assert_non_null(many);
+    for (i = 0; i < n; i++) {
+        many[i].size = 8 + i;
+        many[i].count = 1;
+        many[i].frames[0] = 0x10000000 + i;
+        many[i].frames[1] = 0x30000000;
+    }
+    s.recs = many;
+    p = build_nhgt(&s, &len);
+    np->group_max = cap;
+    cmd = run_nhgt(f, p, len);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_field_int(sum, "records"), (int64_t)n);
+    assert_int_equal(fake_view_field_int(sum, "allocations"), (int64_t)n);
+    assert_int_equal(fake_view_field_int(sum, "ungrouped"), (int64_t)(n - cap));
+    /* every record's bytes count: sum of 8 + i */
+    assert_int_equal(fake_view_field_int(sum, "allocated"), (int64_t)(8 * n + n * (n - 1) / 2));
+    assert_int_equal(fake_view_n_rows(al), 500); /* max_rows */
+    assert_int_equal(fake_view_n_rows(bt), 500);
+    /* the biggest group kept first (groups are the first 1000 sizes met) */
+    assert_int_equal(fake_view_cell_int(al, 0, "size"), 8 + (int64_t)cap - 1);
+    /* linear work: a few probes per record and grouping, not n log n */
+    assert_true(np->last_group_ops <= 8 * 2 * n);
+    free(p);
+    free(many);
 }
 
 /* ------------------------------------------------------------ NHGT poll */
@@ -883,7 +965,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nhgt_ragged_and_wide_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_reply_statuses, setup, teardown),
         cmocka_unit_test(test_nhsg_off_after_nhgt),
-        cmocka_unit_test_setup_teardown(test_nhgt_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nhgt_headline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nhgt_unsolicited_ignored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nhgt_huge_bounded, setup, teardown),
         cmocka_unit_test(test_maps),
         cmocka_unit_test_setup_teardown(test_poll_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_watched, setup, teardown),
