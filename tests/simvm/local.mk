@@ -89,3 +89,19 @@ tests_simvm_test_adbdevice_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/simvm
 tests_simvm_test_adbdevice_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_simvm_test_adbdevice_LDADD = tools/simvm/libsimvm.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
+
+# View debugging: the model read back by the viewdebug plugin's decoders
+# and by libpng, and the VULW/VURT/VUOP handlers over a socketpair.
+if ENABLE_TESTS
+check_PROGRAMS += tests/simvm/test-simvm-views
+TESTS += tests/simvm/test-simvm-views
+endif
+tests_simvm_test_simvm_views_SOURCES = tests/simvm/test-simvm-views.c \
+	plugins/viewdebug/vudecode.c plugins/viewdebug/vudecode.h
+tests_simvm_test_simvm_views_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS) -I$(top_srcdir) $(DDM_PLUGIN_INCLUDES)
+tests_simvm_test_simvm_views_CFLAGS = $(SIMVM_TEST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_simvm_test_simvm_views_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
+if HAVE_LIBPNG
+tests_simvm_test_simvm_views_CFLAGS += $(LIBPNG_CFLAGS)
+tests_simvm_test_simvm_views_LDADD += $(LIBPNG_LIBS)
+endif

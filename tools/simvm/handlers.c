@@ -21,6 +21,7 @@
 #include "core/wire/ddm.h"
 #include "core/wire/jdwp.h"
 #include "jdwp_model.h"
+#include "viewdebug.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
 
@@ -117,6 +118,8 @@ static gboolean feature_offered(const SimVm *vm, const char *feature)
         return m == SIM_HPROF_STREAM;
     if (strcmp(feature, HPROF_DEVICE_FEATURE) == 0)
         return m != SIM_HPROF_NONE;
+    if (strcmp(feature, SIM_VIEW_HIERARCHY_FEATURE) == 0)
+        return !vm->world->cfg.no_view_hierarchy;
     return TRUE;
 }
 
@@ -527,6 +530,11 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
     case T('M', 'P', 'R', 'Q'):
         u1 = 0; /* no method profiling */
         sim_conn_send_reply(c, id, T('M', 'P', 'R', 'Q'), &u1, 1);
+        break;
+    case T('V', 'U', 'L', 'W'):
+    case T('V', 'U', 'R', 'T'):
+    case T('V', 'U', 'O', 'P'):
+        sim_handle_viewdebug(c, id, type, &body);
         break;
     case T('D', 'B', 'G', 'D'): /* --dbgd=ack: the draft's DBGD chunk; else nothing to say
                                  * (dalvik: an empty reply, art: none) */

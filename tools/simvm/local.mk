@@ -14,7 +14,14 @@ noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
 	%reldir%/native.c %reldir%/native.h \
 	%reldir%/alloc_model.c %reldir%/alloc_model.h \
 	%reldir%/hprof_gen.c %reldir%/hprof_gen.h
+%canon_reldir%_libsimvmmodel_la_SOURCES += %reldir%/view_model.c %reldir%/view_model.h
 %canon_reldir%_libsimvmmodel_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
+# view_model.c: PNG captures through libpng when configure found it
+%canon_reldir%_libsimvmmodel_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+if HAVE_LIBPNG
+%canon_reldir%_libsimvmmodel_la_CFLAGS += $(LIBPNG_CFLAGS)
+%canon_reldir%_libsimvmmodel_la_LIBADD = $(LIBPNG_LIBS)
+endif
 
 # The world, VMs, connections and handlers: everything but main(), so unit
 # tests drive a world through sim_vm_serve_fd() on socketpairs.
@@ -25,6 +32,7 @@ noinst_LTLIBRARIES += %reldir%/libsimvm.la
 	%reldir%/conn.c %reldir%/handlers.c %reldir%/hprof_dump.c %reldir%/statefile.c \
 	%reldir%/jdwp_model.c %reldir%/jdwp_model.h \
 	%reldir%/reactor.c %reldir%/reactor.h
+%canon_reldir%_libsimvm_la_SOURCES += %reldir%/viewdebug.c %reldir%/viewdebug.h
 %canon_reldir%_libsimvm_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
 %canon_reldir%_libsimvm_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
 %canon_reldir%_libsimvm_la_LIBADD = %reldir%/libsimvmmodel.la core/wire/libddmwire.la \

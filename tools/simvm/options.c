@@ -182,6 +182,8 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
           "(rebuilds the bytes a VM sent)", "N" },
         { "hprof-package", 0, 0, G_OPTION_ARG_STRING, &hprof_package,
           "--write-hprof: the package name the generator uses (hprof.last.package)", "NAME" },
+        { "no-view-hierarchy", 0, 0, G_OPTION_ARG_NONE, &cfg->no_view_hierarchy,
+          "FEAT without view-hierarchy; VULW, VURT and VUOP unanswered, as a VM without the handler", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     GOptionContext *ctx = g_option_context_new("- simulated DDM-aware VMs for ddmon");

@@ -80,6 +80,7 @@ typedef struct SimConfig {
     char *write_hprof;          /* main(): only write a dump here and exit */
     gint64 hprof_gen_seed;      /* --write-hprof: the generator's own seed, or -1: from --seed */
     char *hprof_package;        /* --write-hprof: the generator's package name, or NULL */
+    gboolean no_view_hierarchy; /* --no-view-hierarchy: FEAT without view-hierarchy, VU* unhandled */
 } SimConfig;
 
 /** Defaults: 1 ART VM from port 8000, seed 1, ... */

@@ -10,6 +10,7 @@
  * Non-goal: computing anything not yet sent (that would cost a heap walk).
  */
 #include "simvm-private.h"
+#include "viewdebug.h"
 
 #include <errno.h>
 #include <json-glib/json-glib.h>
@@ -229,6 +230,8 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     add_alloc(b, &vm->alloc);
     json_builder_set_member_name(b, "hprof");
     add_hprof(b, &vm->hprof_sent);
+    json_builder_set_member_name(b, "views");
+    sim_viewdebug_add_state(b, vm);
     json_builder_set_member_name(b, "thst_sent");
     add_thst(b, vm->thst_recent[0]);
     json_builder_set_member_name(b, "thst_recent");

@@ -81,6 +81,7 @@ void sim_vm_free(SimVm *vm)
     for (unsigned i = 0; i < SIM_THST_RECENT; i++)
         if (vm->thst_recent[i])
             g_bytes_unref(vm->thst_recent[i]);
+    sim_viewdebug_free(vm->viewdebug);
     g_free(vm->real_name);
     g_free(vm->package_name);
     g_free(vm->hprof_sent.path);
