@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The viewdebug plugin on the SDK's test kit: `ui VM windows|dump|theme|
+ * capture` send the payloads DdmHandleViewDebug reads, turn the replies
+ * into tables and files, refuse VMs whose FEAT lacks view-hierarchy, show
+ * a FAIL with the VM's message (code -2: not found), time out, reject bad
+ * replies (broken indentation, a lying VULW count, a capture that is no
+ * PNG) and leave no FILE.part behind on any failure.
+ */
+#include "build-config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <ddmon/bytes.h>
+#include <ddmon/testkit.h>
+
+#include "viewdebug.h"
+
+extern const ddm_plugin_desc ddm_plugin_descriptor;
+
+static const char *const features[] = {"hprof-heap-dump", "view-hierarchy"};
+static const char *const no_view_features[] = {"hprof-heap-dump"};
+
+/* A 3x2 RGBA PNG. */
+static const uint8_t png3x2[] = {
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x9d, 0x74, 0x66,
+    0x1a, 0x00, 0x00, 0x00, 0x1b, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x60, 0xa8, 0xf8,
+    0xaf, 0x01, 0xc4, 0x01, 0x40, 0xcc, 0xc0, 0x10, 0x00, 0xe4, 0x00, 0x71, 0x00, 0x10, 0x03, 0x00,
+    0x79, 0xa5, 0x0a, 0xab, 0x0e, 0x99, 0x0f, 0x6a, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44,
+    0xae, 0x42, 0x60, 0x82,
+};
+
+#define WINDOW "com.example.app/com.example.app.MainActivity/android.view.ViewRootImpl@5d2c6f1"
+
+typedef struct fx {
+    fake_host *fh;
+    ddm_vm *vm;
+    char dir[64];
+} fx;
+
+static fx *fx_new(const char *const *feats, size_t n)
+{
+    fx *f = calloc(1, sizeof *f);
+    f->fh = fake_host_new();
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &(ddm_vm_info){.pid = 4242, .ddm = 1, .app_name = "com.example.app",
+                                                     .n_features = n, .features = feats});
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    snprintf(f->dir, sizeof f->dir, "/tmp/test-viewdebug-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    fake_host_set_client_cwd(f->fh, f->dir);
+    return f;
+}
+
+static void fx_free(fx *f)
+{
+    char cmd[128];
+    fake_host_free(f->fh);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+}
+
+static ddm_cmd *run(fx *f, int argc, const char *const *argv)
+{
+    ddm_cmd *cmd = fake_host_run_command(f->fh, argc, argv);
+    assert_non_null(cmd);
+    return cmd;
+}
+
+/* The one pending request of @type; its index. */
+static size_t pending(fx *f, uint32_t type)
+{
+    int idx = fake_host_find_request(f->fh, f->vm, type, 0);
+    while (idx >= 0 && fake_host_request(f->fh, (size_t)idx)->completed)
+        idx = fake_host_find_request(f->fh, f->vm, type, (size_t)idx + 1);
+    assert_true(idx >= 0);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, type), 1);
+    return (size_t)idx;
+}
+
+static void expect_lstr(ddm_reader *r, const char *s)
+{
+    char *got = ddm_read_lstr(r);
+    assert_non_null(got);
+    assert_string_equal(got, s);
+    free(got);
+}
+
+static int exists(const char *dir, const char *name)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+static void test_registers(void **state)
+{
+    fx *f = fx_new(features, 2);
+    (void)state;
+    assert_true(fake_host_has_command(f->fh, "ui"));
+    assert_true(fake_host_owns(f->fh, VD_CHUNK_VULW));
+    assert_true(fake_host_owns(f->fh, VD_CHUNK_VURT));
+    assert_true(fake_host_owns(f->fh, VD_CHUNK_VUOP));
+    fx_free(f);
+}
+
+static void test_windows(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "windows"};
+    ddm_cmd *cmd = run(f, 3, argv);
+    size_t idx = pending(f, VD_CHUNK_VULW);
+    const fake_request *rq = fake_host_request(f->fh, idx);
+    ddm_writer w;
+    uint8_t *p;
+    size_t len;
+    ddm_view *res;
+    (void)state;
+    assert_int_equal(rq->len, 4); /* u4 1, as ddmlib */
+    assert_false(fake_cmd_finished(cmd));
+    ddm_writer_init(&w, 4096);
+    ddm_write_u4(&w, 2);
+    ddm_write_lstr(&w, WINDOW);
+    ddm_write_lstr(&w, "PopupWindow:1a2b/android.view.ViewRootImpl@77");
+    p = ddm_writer_take(&w, &len);
+    fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VULW, p, len);
+    free(p);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_string_equal(fake_cmd_message(cmd), "pid 4242: 2 windows");
+    res = fake_cmd_result(cmd);
+    assert_int_equal(fake_view_n_rows(res), 2);
+    assert_string_equal(fake_view_cell_str(res, 0, "window"), WINDOW);
+    assert_int_equal(fake_view_cell_int(res, 1, "index"), 1);
+    fx_free(f);
+}
+
+static void test_windows_huge_count(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "windows"};
+    ddm_cmd *cmd = run(f, 3, argv);
+    static const uint8_t lie[] = {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 0, 'a'};
+    (void)state;
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VULW), VD_CHUNK_VULW, lie, sizeof lie);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "4294967295 windows but carries only 6 bytes"));
+    assert_true(fake_host_log_contains(f->fh, "VULW"));
+    fx_free(f);
+}
+
+static void test_no_feature(void **state)
+{
+    fx *f = fx_new(no_view_features, 1);
+    const char *argv[] = {"ui", "4242", "windows"};
+    ddm_cmd *cmd = run(f, 3, argv);
+    (void)state;
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "view-hierarchy"));
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    fx_free(f);
+}
+
+static void test_usage(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *a1[] = {"ui", "4242"};
+    const char *a2[] = {"ui", "4242", "dump"};
+    const char *a3[] = {"ui", "4242", "dump", WINDOW, "--everything"};
+    const char *a4[] = {"ui", "4242", "explode", "x"};
+    const char *a5[] = {"ui", "999", "windows"};
+    (void)state;
+    assert_int_equal(fake_cmd_status(run(f, 2, a1)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run(f, 3, a2)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run(f, 5, a3)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run(f, 4, a4)), DDM_CMD_USAGE);
+    assert_int_equal(fake_cmd_status(run(f, 3, a5)), DDM_CMD_NOT_FOUND);
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    fx_free(f);
+}
+
+static const char dump_text[] =
+    "com.android.internal.policy.DecorView@a1 mID=5,NO_ID layout:mLeft=1,0 layout:mTop=1,0 "
+    "layout:mRight=4,1080 layout:mBottom=4,2400 \n"
+    " android.widget.LinearLayout@b2 mID=10,id/content \n"
+    "  android.widget.TextView@c3 mID=8,id/title mLeft=2,42 mTop=1,7 mRight=3,300 mBottom=2,99 "
+    "text:mText=8,Hi, a=b! \n"
+    " android.view.View@d4 \n"
+    "DONE.\n";
+
+static void test_dump(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "dump", WINDOW};
+    ddm_cmd *cmd = run(f, 4, argv);
+    size_t idx = pending(f, VD_CHUNK_VURT);
+    const fake_request *rq = fake_host_request(f->fh, idx);
+    ddm_reader r;
+    ddm_view *res;
+    static const char plain[] = "a.Root@1 \n b.Kid@2 \n  c.Grand@3 \n b.Kid@4 \nDONE.\n";
+    (void)state;
+    ddm_reader_init(&r, rq->data, rq->len);
+    assert_int_equal(ddm_read_u4(&r), 1);
+    expect_lstr(&r, WINDOW);
+    assert_int_equal(ddm_read_u4(&r), 0); /* skipChildren */
+    assert_int_equal(ddm_read_u4(&r), 0); /* includeProperties */
+    assert_int_equal(ddm_read_u4(&r), 0); /* useV2 */
+    assert_true(ddm_reader_ok(&r));
+    assert_int_equal(ddm_reader_remaining(&r), 0);
+    fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VURT, plain, sizeof plain - 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    res = fake_cmd_result(cmd);
+    assert_int_equal(fake_view_n_rows(res), 4);
+    assert_int_equal(fake_view_col(res, "property"), -1);
+    assert_string_equal(fake_view_cell_str(res, 2, "view"), "  c.Grand@3");
+    assert_string_equal(fake_view_cell_str(res, 2, "class"), "c.Grand");
+    assert_string_equal(fake_view_cell_str(res, 2, "hash"), "3");
+    assert_int_equal(fake_view_cell_int(res, 2, "parent"), 1);
+    assert_int_equal(fake_view_cell_int(res, 3, "parent"), 0);
+    assert_true(fake_view_cell_is_null(res, 0, "parent"));
+    assert_int_equal(fake_view_cell_int(res, 0, "children"), 2);
+    assert_true(fake_view_cell_is_null(res, 2, "left"));
+    assert_true(fake_view_cell_is_null(res, 2, "id"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "4 views in " WINDOW));
+    fx_free(f);
+}
+
+static void test_dump_properties(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "dump", WINDOW, "--properties"};
+    ddm_cmd *cmd = run(f, 5, argv);
+    size_t idx = pending(f, VD_CHUNK_VURT);
+    const fake_request *rq = fake_host_request(f->fh, idx);
+    ddm_view *res;
+    int row;
+    (void)state;
+    assert_int_equal(rq->data[rq->len - 5], 1); /* includeProperties */
+    fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VURT, dump_text, sizeof dump_text - 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    res = fake_cmd_result(cmd);
+    /* 4 views + 5 + 1 + 6 + 0 properties */
+    assert_int_equal(fake_view_n_rows(res), 16);
+    assert_int_equal(fake_view_cell_int(res, 0, "right"), 1080);
+    assert_true(fake_view_cell_is_null(res, 0, "property"));
+    assert_string_equal(fake_view_cell_str(res, 1, "property"), "mID");
+    assert_string_equal(fake_view_cell_str(res, 1, "value"), "NO_ID");
+    row = fake_view_find_row(res, "view", "  android.widget.TextView@c3");
+    assert_true(row > 0);
+    assert_string_equal(fake_view_cell_str(res, row, "id"), "id/title");
+    assert_int_equal(fake_view_cell_int(res, row, "left"), 42);
+    assert_int_equal(fake_view_cell_int(res, row, "bottom"), 99);
+    assert_string_equal(fake_view_cell_str(res, row + 6, "property"), "text:mText");
+    assert_string_equal(fake_view_cell_str(res, row + 6, "value"), "Hi, a=b!");
+    assert_int_equal(fake_view_cell_int(res, row + 6, "index"), 2);
+    fx_free(f);
+}
+
+static void test_dump_broken(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "dump", WINDOW};
+    ddm_cmd *cmd = run(f, 4, argv);
+    static const char bad[] = "a.Root@1 \n   b.Kid@2 \nDONE.\n";
+    static const uint8_t v2[] = {0, 1, 'I', 0, 0, 0, 0};
+    (void)state;
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VURT), VD_CHUNK_VURT, bad, sizeof bad - 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "line 2: indentation jumps from 0 to 3 spaces"));
+    assert_true(fake_host_log_count(f->fh, DDM_LOG_WARNING) >= 1);
+    cmd = run(f, 4, argv);
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VURT), VD_CHUNK_VURT, v2, sizeof v2);
+    assert_non_null(strstr(fake_cmd_message(cmd), "encoded (v2)"));
+    fx_free(f);
+}
+
+static void test_dump_fail_and_timeout(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "dump", "no.such.window"};
+    ddm_cmd *cmd = run(f, 4, argv);
+    (void)state;
+    fake_host_complete_fail(f->fh, pending(f, VD_CHUNK_VURT), (uint32_t)-2, "Invalid View Root");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_string_equal(fake_cmd_message(cmd),
+                        "pid 4242: the VM said: Invalid View Root (code -2: no such window or view)");
+    cmd = run(f, 4, argv);
+    fake_host_complete_status(f->fh, pending(f, VD_CHUNK_VURT), DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "timeout"));
+    /* the user's timeout reaches the request */
+    fx_free(f);
+}
+
+static void test_timeout_option(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const char *argv[] = {"ui", "7", "windows"};
+    ddm_vm *vm;
+    (void)state;
+    fake_host_set_config(fh, "viewdebug.timeout_ms", "2500");
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    vm = fake_host_add_vm(fh, &(ddm_vm_info){.pid = 7, .ddm = 1, .n_features = 2, .features = features});
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    fake_host_run_command(fh, 3, argv);
+    assert_int_equal(fake_host_request(fh, 0)->timeout_ms, 2500);
+    fake_host_complete_status(fh, 0, DDM_REPLY_VM_GONE);
+    fake_host_free(fh);
+}
+
+static void test_theme(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "theme", WINDOW};
+    ddm_cmd *cmd = run(f, 4, argv);
+    size_t idx = pending(f, VD_CHUNK_VURT);
+    const fake_request *rq = fake_host_request(f->fh, idx);
+    ddm_reader r;
+    static const char theme[] = "android:attr/colorPrimary\n#ff6200ee\nandroid:attr/textSize\n14.0sp\nDONE.\n";
+    ddm_view *res;
+    (void)state;
+    ddm_reader_init(&r, rq->data, rq->len);
+    assert_int_equal(ddm_read_u4(&r), 3);
+    expect_lstr(&r, WINDOW);
+    assert_int_equal(ddm_reader_remaining(&r), 0);
+    fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VURT, theme, sizeof theme - 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    res = fake_cmd_result(cmd);
+    assert_int_equal(fake_view_n_rows(res), 2);
+    assert_string_equal(fake_view_cell_str(res, 1, "attribute"), "android:attr/textSize");
+    assert_string_equal(fake_view_cell_str(res, 1, "value"), "14.0sp");
+    fx_free(f);
+}
+
+static void test_capture(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "capture", WINDOW, "android.widget.Button@e5", "shot.png"};
+    ddm_cmd *cmd = run(f, 6, argv);
+    size_t idx = pending(f, VD_CHUNK_VUOP);
+    const fake_request *rq = fake_host_request(f->fh, idx);
+    ddm_reader r;
+    ddm_view *res;
+    char path[256];
+    uint8_t back[sizeof png3x2 + 1];
+    FILE *fp;
+    (void)state;
+    ddm_reader_init(&r, rq->data, rq->len);
+    assert_int_equal(ddm_read_u4(&r), 1);
+    expect_lstr(&r, WINDOW);
+    expect_lstr(&r, "android.widget.Button@e5");
+    assert_int_equal(ddm_reader_remaining(&r), 0);
+    assert_true(exists(f->dir, "shot.png.part")); /* opened before the VM works */
+    assert_false(exists(f->dir, "shot.png"));
+    fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VUOP, png3x2, sizeof png3x2);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_false(exists(f->dir, "shot.png.part"));
+    snprintf(path, sizeof path, "%s/shot.png", f->dir);
+    fp = fopen(path, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fread(back, 1, sizeof back, fp), sizeof png3x2);
+    fclose(fp);
+    assert_memory_equal(back, png3x2, sizeof png3x2);
+    res = fake_cmd_result(cmd);
+    assert_string_equal(fake_view_field_str(res, "file"), path);
+    assert_int_equal(fake_view_field_int(res, "width"), 3);
+    assert_int_equal(fake_view_field_int(res, "height"), 2);
+    assert_int_equal(fake_view_field_int(res, "size_bytes"), sizeof png3x2);
+    fx_free(f);
+}
+
+static void test_capture_failures(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "capture", WINDOW, "android.view.View@1", "x.png"};
+    const char *bad_dir[] = {"ui", "4242", "capture", WINDOW, "android.view.View@1", "/nonexistent/dir/x.png"};
+    const char *no_file[] = {"ui", "4242", "capture", WINDOW, "android.view.View@1"};
+    ddm_cmd *cmd;
+    uint8_t broken[sizeof png3x2];
+    (void)state;
+    /* the VM's FAIL */
+    cmd = run(f, 6, argv);
+    fake_host_complete_fail(f->fh, pending(f, VD_CHUNK_VUOP), (uint32_t)-2, "Invalid target view");
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_non_null(strstr(fake_cmd_message(cmd), "the VM said: Invalid target view (code -2"));
+    assert_false(exists(f->dir, "x.png.part"));
+    assert_false(exists(f->dir, "x.png"));
+    /* not a PNG */
+    cmd = run(f, 6, argv);
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VUOP), VD_CHUNK_VUOP, "GIF89a", 6);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no PNG signature"));
+    assert_false(exists(f->dir, "x.png.part"));
+    assert_false(exists(f->dir, "x.png"));
+    /* a PNG whose IHDR is damaged (its CRC no longer matches, its width is 0) */
+    memcpy(broken, png3x2, sizeof broken);
+    memset(broken + 16, 0, 4);
+    cmd = run(f, 6, argv);
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VUOP), VD_CHUNK_VUOP, broken, sizeof broken);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "not a valid PNG"));
+    assert_false(exists(f->dir, "x.png.part"));
+    /* the VM goes away */
+    cmd = run(f, 6, argv);
+    fake_host_complete_status(f->fh, pending(f, VD_CHUNK_VUOP), DDM_REPLY_VM_GONE);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_false(exists(f->dir, "x.png.part"));
+    /* an unwritable place: refused before any request */
+    cmd = run(f, 6, bad_dir);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "cannot write /nonexistent/dir/x.png.part"));
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, 0), 0);
+    /* no FILE and no --out-dir */
+    cmd = run(f, 5, no_file);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_USAGE);
+    /* no FILE, --out-dir: a name from the view */
+    fake_host_set_client_out_dir(f->fh, f->dir);
+    cmd = run(f, 5, no_file);
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VUOP), VD_CHUNK_VUOP, png3x2, sizeof png3x2);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_true(exists(f->dir, "android.view.View@1.png"));
+    fx_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registers),
+        cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_windows_huge_count),
+        cmocka_unit_test(test_no_feature),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_dump),
+        cmocka_unit_test(test_dump_properties),
+        cmocka_unit_test(test_dump_broken),
+        cmocka_unit_test(test_dump_fail_and_timeout),
+        cmocka_unit_test(test_timeout_option),
+        cmocka_unit_test(test_theme),
+        cmocka_unit_test(test_capture),
+        cmocka_unit_test(test_capture_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
