@@ -172,17 +172,6 @@ tests_unit_plugins_test_vudecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_vudecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_vudecode_LDADD = $(CMOCKA_LIBS)
 
-# viewdebug: the pure decoders alone, and the plugin on the test kit.
-if ENABLE_TESTS
-check_PROGRAMS += tests/unit/plugins/test-vudecode
-TESTS += tests/unit/plugins/test-vudecode
-endif
-tests_unit_plugins_test_vudecode_SOURCES = tests/unit/plugins/test-vudecode.c \
-	plugins/viewdebug/vudecode.c plugins/viewdebug/vudecode.h
-tests_unit_plugins_test_vudecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
-tests_unit_plugins_test_vudecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
-tests_unit_plugins_test_vudecode_LDADD = $(CMOCKA_LIBS)
-
 if ENABLE_TESTS
 if BUILD_PLUGIN_VIEWDEBUG
 check_PROGRAMS += tests/unit/plugins/test-plugin-viewdebug
