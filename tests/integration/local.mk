@@ -18,6 +18,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
 	tests/integration/relay-restart.sh \
+	tests/integration/ui-simvm.sh \
 	tests/integration/view-blob.sh \
 	tests/integration/ambiguous-name.sh \
 	tests/integration/vm-names.sh \
