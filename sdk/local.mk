@@ -35,13 +35,14 @@ endif
 	%reldir%/testkit/kit_jdwp.c \
 	%reldir%/testkit/kit_timers.c %reldir%/testkit/kit_views.c \
 	%reldir%/testkit/kit_view_inspect.c %reldir%/testkit/kit_commands.c \
+	%reldir%/testkit/kit_metrics.c \
 	%reldir%/testkit/kit-private.h %reldir%/testkit/ddmon/testkit.h
 %canon_reldir%_testkit_libddmon_plugin_test_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) $(DDM_TESTKIT_CPPFLAGS)
 %canon_reldir%_testkit_libddmon_plugin_test_la_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 %canon_reldir%_testkit_libddmon_plugin_test_la_LIBADD = $(CMOCKA_LIBS)
 # Its own interface version (libtool current:revision:age), apart from the
 # plugin ABI: bump it when <ddmon/testkit.h> changes.
-%canon_reldir%_testkit_libddmon_plugin_test_la_LDFLAGS = -version-info 1:0:1 -no-undefined \
+%canon_reldir%_testkit_libddmon_plugin_test_la_LDFLAGS = -version-info 2:0:2 -no-undefined \
 	$(SAN_LDFLAGS)
 EXTRA_DIST += %reldir%/testkit/ddmon-plugin-test.pc.in \
 	%reldir%/testkit/ddmon-plugin-test-uninstalled.pc.in

@@ -25,12 +25,9 @@
 
 #include <glib.h>
 
+#include "core/pluginhost/registry.h" /* DDM_METRICS_FAMILIES_VIEW, DDM_METRICS_VM_VIEW */
 #include "core/views/views.h"
 #include "web/metrics_text.h"
-
-/** The views the core publishes for metrics (core/pluginhost). */
-#define DDM_METRICS_FAMILIES_VIEW "metrics.families"
-#define DDM_METRICS_VM_VIEW "metrics"
 
 /** ddmon's own process (from /proc/self; metrics_source.c). */
 typedef struct DdmMetricsProcess {

@@ -866,4 +866,6 @@ void ddm_host_init(ddm_host *host)
     host->jdwp_request = host_jdwp_request;
     host->cmd_find_vm = host_cmd_find_vm;
     host->cmd_cancelled = host_cmd_cancelled;
+    host->register_metric = ddm_registry_register_metric; /* registry_metrics.c */
+    host->vm_metric = ddm_registry_vm_metric;
 }

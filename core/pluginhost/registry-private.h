@@ -89,6 +89,8 @@ struct DdmRegistry {
     GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
     guint next_cmd_serial;
     GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
+    GPtrArray *metric_families; /* DdmMetricFamilyReg*, owned; NULL until the first
+                                   (registry_metrics.c) */
     ddm_plugin *conflicted;  /* the plugin whose init hit a chunk conflict */
     char *conflict_msg;
     ddm_host host;
@@ -111,6 +113,14 @@ void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *me
 /** TRUE when @name is reserved for the core's own commands. */
 gboolean ddm_registry_command_reserved(const char *name);
 DdmCommandReg *ddm_registry_find_command(DdmRegistry *reg, const char *name);
+
+/* registry_metrics.c: ABI 1.3 metric families and per-VM samples */
+int ddm_registry_register_metric(ddm_plugin *self, const ddm_metric_family *family);
+int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
+                           const ddm_metric_sample *samples, size_t n);
+/** Forget @p's families and every VM's samples of them (views republished). */
+void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p);
+void ddm_registry_metrics_free(DdmRegistry *reg);
 
 /* host.c */
 /** Fill @host with the core's functions. */

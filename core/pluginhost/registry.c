@@ -110,6 +110,7 @@ void ddm_registry_free(DdmRegistry *reg)
     g_ptr_array_unref(reg->commands);
     g_hash_table_unref(reg->timers);
     g_hash_table_unref(reg->cmds);
+    ddm_registry_metrics_free(reg);
     if (reg->chunk_filter)
         g_hash_table_unref(reg->chunk_filter);
     g_ptr_array_unref(reg->plugins);
@@ -310,6 +311,7 @@ static void drop_plugin(DdmRegistry *reg, ddm_plugin *p, gboolean call_fini, con
             i++;
         }
     }
+    ddm_registry_drop_metrics_of(reg, p);
     /* 6. Views it published. */
     if (ddm_registry_views(reg))
         ddm_views_destroy_owner(ddm_registry_views(reg), p->name);

@@ -28,6 +28,12 @@ typedef struct DdmRegistry DdmRegistry;
  * headline figures (ddm_host.vm_headline_figures): field "LABEL_NAME". The
  * CLI's --json output lifts its fields into the VM's row and object. */
 #define DDM_HEADLINE_VIEW "headline"
+/* The metric families plugins declared (global table, owner "ddmon") and
+ * each VM's samples of them (per-VM table "metrics"): ABI 1.3
+ * register_metric and vm_metric (registry_metrics.c); GET /metrics
+ * renders them (web/metrics.c). */
+#define DDM_METRICS_FAMILIES_VIEW "metrics.families"
+#define DDM_METRICS_VM_VIEW "metrics"
 
 typedef enum {
     DDM_PLUGIN_LOADED = 0,

@@ -158,6 +158,8 @@ void ddm_vm_unref(DdmVm *vm)
     g_hash_table_destroy(vm->headlines);
     if (vm->headline_figures)
         g_hash_table_destroy(vm->headline_figures);
+    if (vm->metrics)
+        g_hash_table_destroy(vm->metrics);
     g_hash_table_destroy(vm->unknown_logged);
 
     g_free(vm->vm_ident);

@@ -204,6 +204,8 @@ int heap_info_update(heap_plugin *hp, ddm_vm *vm, const uint8_t *data, size_t le
         return -ENOMEM;
     hv->info = info;
     hv->have_info = 1;
+    if (info.n > 0 && (info.heaps[0].reason == 2 || info.heaps[0].reason == 3))
+        hv->gcs++; /* sent at a GC ("next GC", "every GC") */
     heap_views_summary(hv);
     heap_cmd_info_arrived(hv);
     return DDM_OK;
@@ -378,6 +380,8 @@ static int heap_init(ddm_plugin *self, const ddm_host *host)
         rc = heap_cmd_register(hp);
     if (!rc)
         rc = heap_watch_start(hp);
+    if (!rc)
+        rc = heap_metrics_register(hp);
     return rc;
 }
 

@@ -110,6 +110,7 @@ typedef struct heap_vm {
     uint64_t map_updates;
     int have_info;
     hpif_data info;
+    uint64_t gcs;               /**< HPIFs "at GC" (reason next/every GC): ddmon_heap_gcs_total */
     int ready;                  /**< DDM_VM_READY seen: requests may be sent */
     int hpif_on;                /**< HPIF(2|3) was sent and not switched off */
     int segments_on;            /**< HPSG(1, what) was sent and not switched off */
@@ -174,6 +175,10 @@ int heap_watch_can_segments(heap_plugin *hp);
 void heap_views_create(heap_vm *hv);
 /** Publish heap.summary and the "heap" headline from hv->info. */
 void heap_views_summary(heap_vm *hv);
+/** heap_metrics.c: declare the metric families (in init; 1.3), and set
+ *  @hv's samples from its HPIF figures and GC count. */
+int heap_metrics_register(heap_plugin *hp);
+void heap_metrics_publish(heap_vm *hv);
 /** Publish heap.segments, heap.histogram and heap.fragmentation. */
 void heap_views_segments(heap_vm *hv);
 /** Publish heap.bitmap if someone watches it: at once, or later by a timer

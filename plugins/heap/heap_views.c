@@ -159,6 +159,7 @@ void heap_views_summary(heap_vm *hv)
                 {"size_bytes", DDM_VAL_INT, size > INT64_MAX ? INT64_MAX : (int64_t)size, 0}};
             h->vm_headline_figures(hp->self, hv->vm, "heap", figs, 3);
         }
+        heap_metrics_publish(hv);
     }
 }
 

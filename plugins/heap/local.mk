@@ -8,7 +8,8 @@ HEAP_PLUGIN_CORE_SOURCES = \
 	%reldir%/bitmap.c %reldir%/bitmap.h \
 	%reldir%/bitmap_png.c %reldir%/bitmap_png.h \
 	%reldir%/heap.c %reldir%/heap.h \
-	%reldir%/heap_views.c %reldir%/heap_map.c %reldir%/heap_cmd.c %reldir%/heap_watch.c
+	%reldir%/heap_views.c %reldir%/heap_map.c %reldir%/heap_cmd.c %reldir%/heap_watch.c \
+	%reldir%/heap_metrics.c
 
 if BUILD_PLUGIN_HEAP
 plugins_LTLIBRARIES += %reldir%/heap.la

@@ -7,7 +7,7 @@ NATIVEHEAP_PLUGIN_SOURCES = \
 	%reldir%/nhgt.c %reldir%/nhgt.h \
 	%reldir%/nhmaps.c %reldir%/nhmaps.h \
 	%reldir%/nativeheap.c %reldir%/nativeheap.h \
-	%reldir%/nh_views.c %reldir%/nh_poll.c \
+	%reldir%/nh_views.c %reldir%/nh_poll.c %reldir%/nh_metrics.c \
 	%reldir%/nh_group.c %reldir%/nh_group.h
 
 if BUILD_PLUGIN_NATIVEHEAP

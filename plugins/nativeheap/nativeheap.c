@@ -381,6 +381,8 @@ static int nh_init(ddm_plugin *self, const ddm_host *host)
                                     cmd_native_heap, np, NULL);
     if (!rc)
         rc = nh_poll_start(np);
+    if (!rc)
+        rc = nh_metrics_register(np);
     return rc;
 }
 

@@ -90,6 +90,10 @@ void nh_on_request_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, v
 /** Start the tick (none when it would have nothing to do: nativeheap.interval
  *  0 and NHSG not switched by watching). */
 int nh_poll_start(nh_plugin *np);
+/** nh_metrics.c: declare the metric families (in init; 1.3), and set the
+ *  VM's native heap figures (@allocations < 0: none known). */
+int nh_metrics_register(nh_plugin *np);
+void nh_metrics_publish(nh_vm *nv, uint64_t bytes, int64_t allocations);
 /** One tick: NHGT to each ready VM whose NHGT views someone watches, at once
  *  when the watch begins, then every nativeheap.interval; NHSG(1, 0) to each
  *  ready VM whose segments view is watched, NHSG(0, 1) nativeheap.grace_ms

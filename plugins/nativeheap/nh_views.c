@@ -77,6 +77,7 @@ static void set_headline(nh_vm *nv, uint64_t bytes, int64_t allocations)
             { "allocations", DDM_VAL_INT, allocations, 0 } };
         h->vm_headline_figures(nv->np->self, nv->vm, "native", figs, allocations >= 0 ? 2 : 1);
     }
+    nh_metrics_publish(nv, bytes, allocations);
 }
 
 void nh_views_create(nh_vm *nv)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # threads plugin: thread table with states and CPU % (THEN/THCR/THDE/THNM/THST), stacks (STKL).
 THREADS_PLUGIN_SOURCES = %reldir%/threads.c %reldir%/threads.h %reldir%/thread-list.c \
-	%reldir%/thst.c %reldir%/stkl.c %reldir%/states.c %reldir%/poll.c %reldir%/stack-cmd.c
+	%reldir%/thst.c %reldir%/stkl.c %reldir%/states.c %reldir%/poll.c %reldir%/stack-cmd.c \
+	%reldir%/threads_metrics.c
 
 if BUILD_PLUGIN_THREADS
 plugins_LTLIBRARIES += %reldir%/threads.la

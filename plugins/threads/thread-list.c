@@ -238,6 +238,7 @@ static void update_cpu(thread_info *t, uint64_t ticks, double now, unsigned hz)
     t->has_cpu = 0;
     if (t->has_prev && ticks >= t->prev_ticks && dt > 0 && hz > 0) {
         t->cpu = (double)(ticks - t->prev_ticks) / (double)hz / dt * 100.0;
+        t->delta_ticks = ticks - t->prev_ticks;
         t->has_cpu = 1;
     }
     t->has_prev = 1;

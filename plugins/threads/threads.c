@@ -140,6 +140,7 @@ void threads_publish(threads_vm *st)
         ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)st->list.n, 0};
         h->vm_headline_figures(pl->self, st->vm, "threads", &fig, 1);
     }
+    threads_metrics_publish(st);
 }
 
 static int flush_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
@@ -244,6 +245,7 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 void threads_apply_thst(threads_vm *st, const thst_table *t)
 {
     size_t dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
+    threads_metrics_account(st);
     if (dropped)
         log_full(st);
     threads_changed(st);
@@ -336,7 +338,8 @@ static int threads_init(ddm_plugin *self, const ddm_host *host)
         (rc = host->register_chunk(self, THREADS_CHUNK_THDE, on_thde, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, THREADS_CHUNK_THST, on_thst, pl, NULL)) != 0 ||
         (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
-        (rc = threads_stack_register(pl)) != 0 || (rc = threads_poll_start(pl)) != 0)
+        (rc = threads_stack_register(pl)) != 0 || (rc = threads_poll_start(pl)) != 0 ||
+        (rc = threads_metrics_register(pl)) != 0)
         return rc;
     return 0;
 }

@@ -43,6 +43,7 @@
 #define THREADS_FLUSH_MS 100u
 #define THREADS_THEN_TIMEOUT_MS 5000u
 #define THREADS_STKL_MAX_FRAMES 65535u
+#define THREADS_METRIC_STATES 16u         /* state codes 0-14, then one "other" */
 
 /* ------------------------------------------------------------ decoders */
 
@@ -116,6 +117,7 @@ typedef struct thread_info {
     double prev_wall;
     int has_cpu;
     double cpu;        /* % of one CPU between the last two tables */
+    uint64_t delta_ticks; /* utime + stime between them (when has_cpu) */
 } thread_info;
 
 typedef struct thread_list {
@@ -174,6 +176,7 @@ struct threads_vm {
     double last_poll;     /* when the last THST was sent (pl->now) */
     int publish_pending;
     int full_logged;
+    uint64_t cpu_ticks[THREADS_METRIC_STATES]; /* by state slot (threads_metrics.c) */
 };
 
 /** The VM's state, created on first use (with its view). NULL if out of memory. */
@@ -191,6 +194,13 @@ int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len);
 int threads_poll_start(threads_plugin *pl);
 /** One polling round (the timer callback's body; also for tests). */
 void threads_poll_once(threads_plugin *pl);
+
+/** threads_metrics.c: declare the metric families (in init; 1.3); add
+ *  the CPU ticks of the table just applied to each thread's state; set the
+ *  VM's samples (threads by state, CPU seconds by state). */
+int threads_metrics_register(threads_plugin *pl);
+void threads_metrics_account(threads_vm *st);
+void threads_metrics_publish(threads_vm *st);
 
 /** Register the stack command. 0 or -errno. */
 int threads_stack_register(threads_plugin *pl);

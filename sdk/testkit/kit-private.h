@@ -17,6 +17,7 @@
  *   kit_views.c        the view store, plugin side (builder, caps, commit)
  *   kit_view_inspect.c the view store, test side (lookup, reading content)
  *   kit_commands.c     running commands, their progress and results
+ *   kit_metrics.c      metric families and per-VM samples (1.3)
  * Invariants: a request is completed at most once; a freed view is never
  * reachable from the host's lists; every ud handed in is freed exactly once.
  * Non-goals: speed (linear lists everywhere), more than one plugin.
@@ -166,6 +167,7 @@ struct ddm_vm {
     int set_name_calls;
     ptrvec headlines; /* of char*[2] pairs: label, text */
     ptrvec figures;   /* of char*[3]: "LABEL_NAME", label, value ("%.17g") (1.2) */
+    ptrvec metrics;   /* of fh_metric_sample (kit_metrics.c, 1.3) */
     int plain;        /* added by fake_host_add_plain_vm: only plain listeners hear it (1.2) */
     int held;         /* plain JVM: a thread suspended through jdwp_request (1.2) */
     uint8_t *held_thread; /* its id as the plugin sent it (NULL if 0 bytes) */
@@ -234,6 +236,8 @@ struct fake_host {
     ddm_free_fn pdata_free;
     ptrvec regs, vms, views, requests, timers, cmds, config;
     ptrvec jdwp;        /* fake_jdwp_request*, in send order (1.2) */
+    ptrvec metric_families; /* fh_metric_family* (kit_metrics.c, 1.3) */
+    int metric_calls;   /* vm_metric calls accepted */
     uint32_t next_timer_id, next_packet_id, next_event_id;
     ptrvec disabled; /* uint32_t types boxed */
     int only_mode;   /* 1: only the types in `enabled` */
@@ -324,6 +328,13 @@ int fh_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8_t cmd, c
  *  thread is forgotten. */
 void fh_jdwp_vm_gone(fake_host *fh, ddm_vm *vm);
 void fh_jdwp_free_all(fake_host *fh);
+
+/* kit_metrics.c */
+int fh_register_metric(ddm_plugin *self, const ddm_metric_family *family);
+int fh_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name, const ddm_metric_sample *samples,
+                 size_t n);
+void fh_vm_metrics_clear(ddm_vm *vm);
+void fh_metrics_free_all(fake_host *fh);
 
 /* kit_timers.c */
 void fh_timer_free(fh_timer *t);

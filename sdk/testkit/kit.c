@@ -64,6 +64,8 @@ fake_host *fake_host_new(void)
     h->jdwp_request = fh_jdwp_request;
     h->cmd_find_vm = fh_cmd_find_vm;
     h->cmd_cancelled = fh_cmd_cancelled;
+    h->register_metric = fh_register_metric;
+    h->vm_metric = fh_vm_metric;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -89,7 +91,14 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->jdwp_request = fh_jdwp_request;
     h->cmd_find_vm = fh_cmd_find_vm;
     h->cmd_cancelled = fh_cmd_cancelled;
+    h->register_metric = fh_register_metric;
+    h->vm_metric = fh_vm_metric;
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 3) {
+        h->size = (uint32_t)offsetof(ddm_host, register_metric);
+        h->register_metric = NULL;
+        h->vm_metric = NULL;
+    }
     if (minor < 2) {
         h->cmd_cancelled = NULL;
         h->cmd_find_vm = NULL;
@@ -212,6 +221,7 @@ void fake_host_free(fake_host *fh)
     }
     vec_clear(&fh->requests);
     fh_jdwp_free_all(fh);
+    fh_metrics_free_all(fh);
     for (i = 0; i < fh->vms.n; i++) {
         ddm_vm *vm = fh->vms.v[i];
         size_t j;
@@ -224,6 +234,7 @@ void fake_host_free(fake_host *fh)
         }
         vec_clear(&vm->headlines);
         fh_vm_figures_clear(vm);
+        fh_vm_metrics_clear(vm);
         free(vm);
     }
     vec_clear(&fh->vms);

@@ -171,6 +171,7 @@ void fake_host_vm_event(fake_host *fh, ddm_vm *vm, ddm_vm_event event)
         vm->data_free(vm->data);
     vm->data = NULL;
     vm->data_free = NULL;
+    fh_vm_metrics_clear(vm); /* its series go with it (1.3) */
     for (i = fh->views.n; i > 0; i--) {
         ddm_view *v = fh->views.v[i - 1];
         if (v->vm == vm) {

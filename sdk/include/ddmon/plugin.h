@@ -53,6 +53,9 @@
  *       plain JVMs over standard JDWP: ddm_host.register_plain_vm_listener,
  *       foreach_plain_vm, jdwp_request (ddm_jdwp_reply, ddm_jdwp_reply_fn);
  *       ddm_reply_describe (header-only); ddm_host.cmd_cancelled.
+ *  1.3  metrics: ddm_host.register_metric (ddm_metric_family,
+ *       ddm_metric_type), ddm_host.vm_metric (ddm_metric_sample),
+ *       DDM_METRIC_*_MAX: figures a plugin declares for GET /metrics.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -62,6 +65,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <ddmon/abi.h>
 #include <ddmon/chunk.h>
@@ -122,6 +126,16 @@ extern "C" {
 /** register_command: a name is 1..32 of [A-Za-z0-9._-], starting with a letter
  *  or digit, else -EINVAL. */
 #define DDM_COMMAND_NAME_MAX 32u
+/** register_metric (1.3): a family name is 1..64 of [a-z0-9_] starting with
+ *  a letter (-EINVAL), a help text at most 256 bytes (-EMSGSIZE), at most
+ *  64 families per plugin (-ENOSPC). vm_metric: at most 64 samples per
+ *  family and VM (-E2BIG); a longer label value is cut to 128 bytes at a
+ *  UTF-8 boundary. */
+#define DDM_METRIC_NAME_MAX 64u
+#define DDM_METRIC_HELP_MAX 256u
+#define DDM_METRIC_FAMILIES_MAX 64u
+#define DDM_METRIC_SAMPLES_MAX 64u
+#define DDM_METRIC_LABEL_VALUE_MAX 128u
 /** log: a longer message is cut to this many bytes. */
 #define DDM_LOG_MESSAGE_MAX 4096u
 
@@ -372,6 +386,50 @@ typedef struct ddm_headline_figure {
     int64_t i;
     double d;
 } ddm_headline_figure;
+
+/** A metric family's type (register_metric). Since: 1.3 */
+typedef enum ddm_metric_type {
+    DDM_METRIC_GAUGE = 1,  /**< a value that goes up and down (bytes in use, threads) */
+    DDM_METRIC_COUNTER = 2 /**< a total that only grows while the VM is connected */
+} ddm_metric_type;
+
+/**
+ * A metric family a plugin reports for each VM (ddm_host.register_metric),
+ * served by GET /metrics as "ddmon_NAME" with the labels key, serial, pid
+ * and app of the VM (the core adds them) and @label, if any. Follow the
+ * Prometheus naming rules: the base unit as the name's suffix ("_bytes",
+ * "_seconds"; never KiB or ms), "_total" last for a counter.
+ *  - @name: 1..DDM_METRIC_NAME_MAX of [a-z0-9_], starting with a letter,
+ *    not "vms" nor starting with "vm_" or "build_" (the core's own
+ *    families), ending in "_total"
+ *    iff @type is DDM_METRIC_COUNTER, and else not in "_count", "_sum",
+ *    "_bucket", "_created" or "_info";
+ *  - @unit: NULL or [a-z]+ ("bytes", "seconds"), the suffix of the name
+ *    before any "_total";
+ *  - @help: one line for humans (required), at most DDM_METRIC_HELP_MAX;
+ *  - @label: NULL or the name of the family's one label of its own
+ *    ([a-z][a-z0-9_]*, not key, serial, pid or app), e.g. "heap", "state";
+ *  - @view: NULL or the name of the per-VM view whose data the family
+ *    reports. While someone scrapes /metrics, the core counts a look at
+ *    that view (view_watchers), so a plugin that polls only while its
+ *    view is watched polls for its metrics too.
+ * Since: 1.3
+ */
+typedef struct ddm_metric_family {
+    const char *name;
+    ddm_metric_type type;
+    const char *unit;
+    const char *help;
+    const char *label;
+    const char *view;
+} ddm_metric_family;
+
+/** One sample of a family for one VM (ddm_host.vm_metric): the value of
+ *  the family's label (NULL when it has none) and the value. Since: 1.3 */
+typedef struct ddm_metric_sample {
+    const char *label;
+    double value;
+} ddm_metric_sample;
 
 /* ---------------------------------------------------------------- commands */
 
@@ -627,7 +685,34 @@ struct ddm_host {
      */
     int (*cmd_cancelled)(ddm_cmd *cmd);
 
-    /* ABI 1.3 and later: new members go here, never above. */
+    /* --- metrics ---------------------------------------------------- 1.3 */
+    /**
+     * Declare metric family @family (see ddm_metric_family; the strings are
+     * copied). Only inside init. Two plugins may declare the same name only
+     * with the same type, unit and label (as the threads and jvm plugins
+     * share "threads"); else -EEXIST. -EINVAL for a bad name, type, unit or
+     * label, -EMSGSIZE for a long help, -ENOSPC past DDM_METRIC_FAMILIES_MAX.
+     * The families are listed in the global view "metrics.families" (owner
+     * "ddmon"); they go when the plugin unloads. Since: 1.3; test
+     * DDM_HOST_HAS(host, register_metric).
+     */
+    int (*register_metric)(ddm_plugin *self, const ddm_metric_family *family);
+    /**
+     * Replace @vm's samples of family @name (declared by this plugin) with
+     * @samples (@n of them, copied; @n 0 removes them): all the family's
+     * series for that VM at once, so a label value not given again (a
+     * thread state no thread is in) is gone. Distinct label values
+     * (-EINVAL if one repeats, or if a family with a label gets a NULL
+     * one); at most DDM_METRIC_SAMPLES_MAX (-E2BIG); -ENOENT for a name
+     * this plugin did not declare. The samples live in @vm's table view
+     * "metrics" (owner "ddmon": name, label, value) and go with the VM
+     * (or the plugin). Cheap to call on every update: an unchanged set
+     * publishes nothing. Since: 1.3
+     */
+    int (*vm_metric)(ddm_plugin *self, ddm_vm *vm, const char *name, const ddm_metric_sample *samples,
+                     size_t n);
+
+    /* ABI 1.4 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */
@@ -687,6 +772,71 @@ static inline int ddm_jdwp_command_allowed(uint8_t cmdset, uint8_t cmd)
     default:
         return 0;
     }
+}
+
+/* Helpers of ddm_metric_family_check. */
+static inline int ddm_metric_word_ok_(const char *s, int more, size_t max)
+{
+    size_t n = 0;
+    if (s == NULL || *s < 'a' || *s > 'z')
+        return 0;
+    for (; *s; s++, n++)
+        if (!((*s >= 'a' && *s <= 'z') || (more && ((*s >= '0' && *s <= '9') || *s == '_'))))
+            return 0;
+    return n <= max;
+}
+static inline int ddm_metric_ends_with_(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n > k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/**
+ * 0 if register_metric accepts @f's fields, else the error it returns:
+ * -EINVAL for a bad name, type, unit, label, view or an empty help,
+ * -EMSGSIZE for a help past DDM_METRIC_HELP_MAX (the rules are those of
+ * ddm_metric_family). The one definition the core and the test kit both
+ * use. Header-only. Since: 1.3
+ */
+static inline int ddm_metric_family_check(const ddm_metric_family *f)
+{
+    static const char *const not_gauge[] = {"_total", "_count", "_sum", "_bucket", "_created", "_info"};
+    static const char *const vm_labels[] = {"key", "serial", "pid", "app"};
+    size_t n, i;
+    if (f == NULL || (f->type != DDM_METRIC_GAUGE && f->type != DDM_METRIC_COUNTER) ||
+        !ddm_metric_word_ok_(f->name, 1, DDM_METRIC_NAME_MAX))
+        return -EINVAL;
+    n = strlen(f->name);
+    if (strcmp(f->name, "vms") == 0 || strncmp(f->name, "vm_", 3) == 0 ||
+        strncmp(f->name, "build_", 6) == 0 || f->name[n - 1] == '_')
+        return -EINVAL;
+    if (f->type == DDM_METRIC_COUNTER) {
+        if (!ddm_metric_ends_with_(f->name, n, "_total"))
+            return -EINVAL;
+        n -= strlen("_total"); /* the unit comes before it */
+    } else {
+        for (i = 0; i < sizeof not_gauge / sizeof not_gauge[0]; i++)
+            if (ddm_metric_ends_with_(f->name, n, not_gauge[i]))
+                return -EINVAL;
+    }
+    if (f->unit != NULL) {
+        size_t k = strlen(f->unit);
+        if (!ddm_metric_word_ok_(f->unit, 0, DDM_METRIC_NAME_MAX) || n <= k + 1 ||
+            f->name[n - k - 1] != '_' || memcmp(f->name + n - k, f->unit, k) != 0)
+            return -EINVAL;
+    }
+    if (f->label != NULL) {
+        if (!ddm_metric_word_ok_(f->label, 1, DDM_METRIC_NAME_MAX))
+            return -EINVAL;
+        for (i = 0; i < sizeof vm_labels / sizeof vm_labels[0]; i++)
+            if (strcmp(f->label, vm_labels[i]) == 0)
+                return -EINVAL;
+    }
+    if (f->view != NULL && (*f->view == '\0' || strlen(f->view) > DDM_VIEW_MAX_STRING))
+        return -EINVAL;
+    if (f->help == NULL || *f->help == '\0' || strchr(f->help, '\n') != NULL)
+        return -EINVAL;
+    return strlen(f->help) > DDM_METRIC_HELP_MAX ? -EMSGSIZE : 0;
 }
 
 /* -------------------------------------------------------------- descriptor */

@@ -40,7 +40,8 @@
  * fallbacks; fake_host_set_abi_minor(fh, 1) hides 1.2's
  * register_chunk_stream, cmd_progress, cmd_out_dir, vm_headline_figures,
  * register_plain_vm_listener, foreach_plain_vm, jdwp_request and
- * cmd_find_vm the same way. A plugin whose descriptor wants a newer minor than the host
+ * cmd_find_vm the same way, and fake_host_set_abi_minor(fh, 2) hides 1.3's
+ * register_metric and vm_metric. A plugin whose descriptor wants a newer minor than the host
  * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
@@ -86,6 +87,15 @@
  *  - cmd_find_vm (1.2): find_vm, and on failure finishes the command with
  *    DDM_CMD_NOT_FOUND and the core's message ("no VM matches 'X' (try
  *    'ddmon vms')", or "'X' matches N VMs; ...").
+ *  - metrics (1.3): register_metric with the core's rules (the SDK's
+ *    ddm_metric_family_check; only in init, -EPERM after; a name declared
+ *    twice -EEXIST; -ENOSPC past DDM_METRIC_FAMILIES_MAX); vm_metric
+ *    replaces a family's samples for a VM whole (-ENOENT undeclared,
+ *    -E2BIG past DDM_METRIC_SAMPLES_MAX, -EINVAL a repeated or missing
+ *    label value, or more than one sample without a label); label values
+ *    cut at DDM_METRIC_LABEL_VALUE_MAX; a VM's samples go with it.
+ *    fake_host_metric(), fake_host_metric_samples(),
+ *    fake_host_metric_family() read them.
  *  - vm_headline: the core's limits (DDM_HEADLINE_LABEL_MAX,
  *    DDM_HEADLINE_TEXT_MAX: -EMSGSIZE; an empty label -EINVAL).
  *  - foreach_vm (1.1): the DDM VMs whose DDM_VM_READY was delivered and
@@ -221,6 +231,16 @@ const char *fake_host_headline(fake_host *fh, ddm_vm *vm, const char *label);
 /** 1 and *@value if the VM has headline figure @key ("LABEL_NAME", set with
  *  host->vm_headline_figures, 1.2), else 0. */
 int fake_host_headline_figure(fake_host *fh, ddm_vm *vm, const char *key, double *value);
+/** 1 if the plugin declared metric family @name (host->register_metric,
+ *  1.3), with its fields in *@out (may be NULL; strings borrowed until
+ *  fake_host_free), else 0. */
+int fake_host_metric_family(fake_host *fh, const char *name, ddm_metric_family *out);
+/** 1 and *@value (may be NULL) if VM @vm has a sample of family @name
+ *  whose label value is @label (NULL: the family has no label), as the
+ *  plugin last set it with host->vm_metric (1.3), else 0. */
+int fake_host_metric(fake_host *fh, ddm_vm *vm, const char *name, const char *label, double *value);
+/** How many samples of family @name VM @vm has now (1.3). */
+size_t fake_host_metric_samples(fake_host *fh, ddm_vm *vm, const char *name);
 
 /* --------------------------------------------------------------- chunks */
 

@@ -52,6 +52,7 @@ static struct {
     int dup_stream;         /* 1: claim CT_OWN as a stream too; 2: CT_STRM plainly too */
     int stream_begin_rc, stream_data_rc; /* what the stream ops answer */
     const uint8_t *stream_expect; /* the bytes a stream should carry, or NULL */
+    int metrics;            /* declare metric families in init (1.3) */
     /* seen */
     ddm_plugin *self;
     const ddm_host *host;
@@ -82,6 +83,7 @@ static struct {
     uint16_t j_error;
     uint8_t j_data[32];
     size_t j_len;
+    int m_rc[8];            /* register_metric results in init (1.3), see ct_init */
     char order[256];
 } CT;
 
@@ -357,6 +359,23 @@ static int timer_fn(ddm_plugin *self, void *ud)
     return CT.timer_runs < 2; /* twice, then stop */
 }
 
+/* Metric families (1.3): two good ones, then one refusal of each kind. */
+static void ct_declare_metrics(ddm_plugin *self, const ddm_host *host)
+{
+    static const ddm_metric_family fams[] = {
+        {"ct_items", DDM_METRIC_GAUGE, NULL, "items by kind", "kind", "ct.table"},
+        {"ct_read_bytes_total", DDM_METRIC_COUNTER, "bytes", "bytes read", NULL, NULL},
+        {"ct_items", DDM_METRIC_GAUGE, NULL, "again", "kind", NULL},             /* -EEXIST */
+        {"ct_reads", DDM_METRIC_COUNTER, NULL, "no _total", NULL, NULL},         /* -EINVAL */
+        {"ct_size_bytes", DDM_METRIC_GAUGE, "seconds", "unit not the suffix", NULL, NULL},
+        {"ct_pid_items", DDM_METRIC_GAUGE, NULL, "a VM label of its own", "pid", NULL},
+        {"vm_items", DDM_METRIC_GAUGE, NULL, "the core's prefix", NULL, NULL},   /* -EINVAL */
+        {"ct_nohelp", DDM_METRIC_GAUGE, NULL, "", NULL, NULL},                   /* -EINVAL */
+    };
+    for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
+        CT.m_rc[i] = host->register_metric(self, &fams[i]);
+}
+
 static int ct_init(ddm_plugin *self, const ddm_host *host)
 {
     const char *v;
@@ -403,6 +422,8 @@ static int ct_init(ddm_plugin *self, const ddm_host *host)
         return rc;
     if ((rc = host->register_plain_vm_listener(self, plain_listener, malloc(4), count_plain_ud_free)) < 0)
         return rc;
+    if (CT.metrics)
+        ct_declare_metrics(self, host);
     return 0;
 }
 
@@ -1233,6 +1254,60 @@ static void ct_jdwp_vm_gone(void **state)
     assert_int_equal(CT.host->foreach_plain_vm(CT.self, visit_vm, &v), 0);
 }
 
+/* Metrics (1.3): families declared in init only, with the SDK's rules;
+ * a VM's samples replaced whole, refused as the header says. */
+static void ct_metrics(void **state)
+{
+    ct_host *h = *state;
+    const ddm_host *x;
+    ddm_vm *vm;
+    ddm_metric_sample s[DDM_METRIC_SAMPLES_MAX + 1];
+    static const ddm_metric_family late = {"ct_late", DDM_METRIC_GAUGE, NULL, "late", NULL, NULL};
+    char help[DDM_METRIC_HELP_MAX + 2];
+    ddm_metric_family long_help = {"ct_long", DDM_METRIC_GAUGE, NULL, help, NULL, NULL};
+    CT.metrics = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    x = CT.host;
+    assert_int_equal(CT.m_rc[0], 0);
+    assert_int_equal(CT.m_rc[1], 0);
+    assert_int_equal(CT.m_rc[2], -EEXIST);
+    assert_int_equal(CT.m_rc[3], -EINVAL);
+    assert_int_equal(CT.m_rc[4], -EINVAL);
+    assert_int_equal(CT.m_rc[5], -EINVAL);
+    assert_int_equal(CT.m_rc[6], -EINVAL);
+    assert_int_equal(CT.m_rc[7], -EINVAL);
+    memset(help, 'h', sizeof help - 1);
+    help[sizeof help - 1] = '\0';
+    assert_int_equal(ddm_metric_family_check(&long_help), -EMSGSIZE);
+    assert_int_equal(x->register_metric(CT.self, &late), -EPERM); /* after init */
+    vm = ready_vm(h, "ct:1", 101);
+    memset(s, 0, sizeof s);
+    s[0].label = "a";
+    s[0].value = 1;
+    s[1].label = "b";
+    s[1].value = 2.5;
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_items", s, 2), 0);
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_items", s, 2), 0); /* unchanged */
+    if (strcmp(D->name, "real") == 0) { /* the core publishes them as views */
+        assert_int_equal(D->view_rows(h, NULL, "metrics.families"), 2);
+        assert_int_equal(D->view_rows(h, vm, "metrics"), 2);
+    }
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_late", s, 1), -ENOENT);
+    s[1].label = "a";
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_items", s, 2), -EINVAL); /* "a" twice */
+    s[1].label = NULL;
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_items", s, 2), -EINVAL); /* no label */
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_read_bytes_total", s + 1, 1), 0);
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_read_bytes_total", s + 1, 2), -EINVAL);
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_read_bytes_total", s, 1), -EINVAL); /* a label */
+    for (int i = 0; i <= (int)DDM_METRIC_SAMPLES_MAX; i++)
+        s[i].label = "same"; /* the count is checked first */
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_items", s, DDM_METRIC_SAMPLES_MAX + 1), -E2BIG);
+    assert_int_equal(x->vm_metric(CT.self, vm, "ct_items", NULL, 0), 0); /* removed */
+    if (strcmp(D->name, "real") == 0)
+        assert_int_equal(D->view_rows(h, vm, "metrics"), 1); /* ct_read_bytes_total's */
+}
+
 int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_extra)
 {
     const struct CMUnitTest tests[] = {
@@ -1266,6 +1341,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_jdwp_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_jdwp_one_suspended, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_jdwp_vm_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_metrics, setup, teardown),
     };
     size_t n = sizeof tests / sizeof tests[0];
     struct CMUnitTest *all = calloc(n + n_extra, sizeof *all);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The threads plugin's metric families (ABI 1.3 register_metric,
+ * vm_metric): the VM's threads by state ("threads", a gauge) and the CPU
+ * time its threads used by state ("thread_cpu_seconds_total", a counter).
+ * A THST table gives each thread's utime + stime in clock ticks
+ * (threads.hz a second, doc/protocol.md "THST"); the ticks a thread used
+ * since the previous table are added to the state it is in now, so the
+ * totals only grow, also when threads change state or exit. The first
+ * table of a thread adds nothing (no previous sample). State names are the
+ * threads view's; codes past THREADS_METRIC_STATES - 2 share "other", and
+ * threads no THST listed yet count as "unknown".
+ */
+#include <stdio.h>
+
+#include "threads.h"
+
+static const ddm_metric_family threads_families[] = {
+    {"threads", DDM_METRIC_GAUGE, NULL, "The VM's threads by state (THST; unknown: not listed yet)",
+     "state", "threads"},
+    {"thread_cpu_seconds_total", DDM_METRIC_COUNTER, "seconds",
+     "CPU time (user + system) the VM's threads used, by the state they were in at each THST",
+     "state", "threads"},
+};
+
+int threads_metrics_register(threads_plugin *pl)
+{
+    size_t i;
+    if (!DDM_HOST_HAS(pl->host, register_metric))
+        return 0; /* a core before 1.3: no /metrics */
+    for (i = 0; i < sizeof threads_families / sizeof threads_families[0]; i++) {
+        int rc = pl->host->register_metric(pl->self, &threads_families[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static unsigned state_slot(uint8_t status)
+{
+    return status < THREADS_METRIC_STATES - 1 ? status : THREADS_METRIC_STATES - 1;
+}
+
+static const char *slot_name(unsigned slot, char buf[16])
+{
+    return slot == THREADS_METRIC_STATES - 1 ? "other" : threads_state_name((uint8_t)slot, buf);
+}
+
+void threads_metrics_account(threads_vm *st)
+{
+    size_t i;
+    for (i = 0; i < st->list.n; i++) {
+        const thread_info *t = &st->list.v[i];
+        if (t->has_stats == 1 && t->has_cpu)
+            st->cpu_ticks[state_slot(t->status)] += t->delta_ticks;
+    }
+}
+
+void threads_metrics_publish(threads_vm *st)
+{
+    const ddm_host *h = st->pl->host;
+    size_t counts[THREADS_METRIC_STATES] = {0}, unknown = 0, i;
+    ddm_metric_sample threads[THREADS_METRIC_STATES + 1], cpu[THREADS_METRIC_STATES];
+    char names[THREADS_METRIC_STATES][16];
+    size_t n_threads = 0, n_cpu = 0;
+    unsigned s;
+    if (!DDM_HOST_HAS(h, vm_metric))
+        return;
+    for (i = 0; i < st->list.n; i++) {
+        const thread_info *t = &st->list.v[i];
+        if (t->has_stats)
+            counts[state_slot(t->status)]++;
+        else
+            unknown++;
+    }
+    for (s = 0; s < THREADS_METRIC_STATES; s++) {
+        const char *name = slot_name(s, names[s]);
+        if (counts[s])
+            threads[n_threads++] = (ddm_metric_sample){name, (double)counts[s]};
+        if (st->cpu_ticks[s])
+            cpu[n_cpu++] = (ddm_metric_sample){name, (double)st->cpu_ticks[s] / (double)st->pl->hz};
+    }
+    if (unknown)
+        threads[n_threads++] = (ddm_metric_sample){"unknown", (double)unknown};
+    h->vm_metric(st->pl->self, st->vm, "threads", threads, n_threads);
+    h->vm_metric(st->pl->self, st->vm, "thread_cpu_seconds_total", cpu, n_cpu);
+}
