@@ -5,7 +5,7 @@
 
 VIEWDEBUG_PLUGIN_SOURCES = \
 	%reldir%/viewdebug.c %reldir%/viewdebug.h \
-	%reldir%/ui-cmd.c %reldir%/capture.c \
+	%reldir%/ui-cmd.c %reldir%/capture.c %reldir%/pngcheck.c %reldir%/pngcheck.h \
 	%reldir%/vudecode.c %reldir%/vudecode.h
 
 if BUILD_PLUGIN_VIEWDEBUG

@@ -70,8 +70,5 @@ int vd_capture_prepare(ui_call *call);
 void vd_finish_capture(ui_call *call, const ddm_reply *reply);
 /** Remove the .part of a capture that will not happen. */
 void vd_capture_abandon(ui_call *call);
-/** Width and height of the PNG in @data; 0, or -1 with a reason in @why. */
-int vd_png_size(const uint8_t *data, size_t len, uint32_t *width, uint32_t *height, char *why,
-                size_t why_len);
 
 #endif /* VIEWDEBUG_VIEWDEBUG_H */

@@ -51,6 +51,8 @@ FUZZ_TARGETS += tests/fuzz/fuzz-vulw
 tests_fuzz_fuzz_vulw_SOURCES = tests/fuzz/fuzz-vulw.c plugins/viewdebug/vudecode.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-vurt
 tests_fuzz_fuzz_vurt_SOURCES = tests/fuzz/fuzz-vurt.c plugins/viewdebug/vudecode.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-vupng
+tests_fuzz_fuzz_vupng_SOURCES = tests/fuzz/fuzz-vupng.c plugins/viewdebug/pngcheck.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-portmap
 tests_fuzz_fuzz_portmap_SOURCES = tests/fuzz/fuzz-portmap.c core/relay/portmap.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-elfdesc
@@ -110,3 +112,12 @@ clean-fuzz-work:
 # The seed corpora, one directory per target.
 EXTRA_DIST += tests/fuzz/corpus
 EXTRA_DIST += tests/fuzz/make-seeds.py
+
+# fuzz-vupng reads PNG headers with libpng when configure found it.
+tests_fuzz_fuzz_vupng_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_CPPFLAGS) $(DDM_PLUGIN_INCLUDES)
+tests_fuzz_fuzz_vupng_LDADD = $(FUZZ_LIBS)
+if HAVE_LIBPNG
+tests_fuzz_fuzz_vupng_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+tests_fuzz_fuzz_vupng_LDADD += $(LIBPNG_LIBS)
+tests/fuzz/libfuzzer-vupng$(EXEEXT): FUZZ_LIBS += $(LIBPNG_LIBS)
+endif

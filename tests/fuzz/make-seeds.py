@@ -24,6 +24,7 @@ def u8(v): return struct.pack(">Q", v)
 def str16(s): return s.encode("utf-16-be")
 def lstr(s): return u4(len(s.encode("utf-16-be")) // 2) + str16(s)
 def chunk(t, data): return t.encode() + u4(len(data)) + data
+def chunk_crc(t, data): return u4(len(data)) + t + data + u4(zlib.crc32(t + data) & 0xffffffff)
 
 
 def jdwp_cmd(pid, cmdset, cmd, data):
@@ -359,6 +360,16 @@ def seeds():
         "gen-tree": u1(0) + tree,
         "gen-tree-jump": u1(0) + b"a.B@1 \n   c.D@2 \nDONE.\n",
         "gen-theme": u1(1) + theme,
+    }
+    png = (b"\x89PNG\r\n\x1a\n" + chunk_crc(b"IHDR", struct.pack(">IIBBBBB", 3, 2, 8, 6, 0, 0, 0))
+           + chunk_crc(b"IDAT", zlib.compress(b"".join(b"\x00" + b"".join(bytes([40 * x, 80 * y, 120, 255])
+                                                                    for x in range(3)) for y in range(2))))
+           + chunk_crc(b"IEND", b""))
+    s["vupng"] = {
+        "gen-3x2": png,
+        "gen-bad-crc": png[:29] + bytes([png[29] ^ 0xff]) + png[30:],
+        "gen-truncated": png[:20],
+        "gen-gif": b"GIF89a\x01\x00\x01\x00",
     }
     s["elfdesc"] = {
         "gen-rela": elf_plugin(),
