@@ -146,3 +146,14 @@ if ENABLE_TESTS
 TESTS += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 endif
 EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
+
+# hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good
+# ddmon-simvm VM; each case checks control replies under 1 s, the server's
+# peak RSS, the good VM still updating and a log line naming the VM and the
+# reason (tests/integration/hostile-lib.sh). hostile-core.sh holds the cases
+# of the core's limits (buffers, budget, backoff): not run until they land.
+HOSTILE_TESTS = tests/integration/hostile-plugins.sh tests/integration/hostile-wire.sh
+if ENABLE_TESTS
+TESTS += $(HOSTILE_TESTS)
+endif
+EXTRA_DIST += $(HOSTILE_TESTS) tests/integration/hostile-lib.sh tests/integration/hostile-core.sh
