@@ -13,6 +13,8 @@
 
 #include <ddmon/bytes.h>
 
+#include "vudecode.h"
+
 #define USAGE "usage: ui VM windows | ui VM dump WINDOW [--properties] | ui VM theme WINDOW | " \
               "ui VM capture WINDOW VIEW [FILE.png]"
 
@@ -48,11 +50,28 @@ ddm_cmd_status vd_describe_failure(const ui_call *call, const ddm_reply *reply, 
     return DDM_CMD_FAILED;
 }
 
+static int send_request(ui_call *call, ddm_vm *vm);
+static void request_failed(ui_call *call, int rc);
+static int resolve_window(ui_call *call, const ddm_reply *reply);
+
 static void on_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     ui_call *call = ud;
+    int rc;
     (void)self;
-    (void)vm;
+    if (call->resolving) {
+        call->resolving = 0;
+        if (resolve_window(call, reply) != 0) {
+            vd_capture_abandon(call);
+            free(call);
+            return;
+        }
+        if ((rc = send_request(call, vm)) != 0) {
+            request_failed(call, rc);
+            free(call);
+        }
+        return; /* the call goes on with the op's own request */
+    }
     switch (call->op) {
     case VD_OP_WINDOWS:
         vd_finish_windows(call, reply);
@@ -68,6 +87,126 @@ static void on_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void 
         break;
     }
     free(call);
+}
+
+/* Send @call's request to @vm: the VULW that resolves a selector first,
+ * else the op's own. 0, or the negative errno of request(). */
+static int send_request(ui_call *call, ddm_vm *vm)
+{
+    const ddm_host *h = call->pl->host;
+    ddm_writer w;
+    uint32_t type;
+    uint8_t *payload;
+    size_t len;
+    int rc;
+
+    ddm_writer_init(&w, 1 << 20);
+    switch (call->resolving ? VD_OP_WINDOWS : call->op) {
+    case VD_OP_WINDOWS:
+        type = VD_CHUNK_VULW;
+        ddm_write_u4(&w, 1); /* ignored by the VM; ddmlib sends it */
+        break;
+    case VD_OP_DUMP:
+        type = VD_CHUNK_VURT;
+        ddm_write_u4(&w, 1);
+        ddm_write_lstr(&w, call->window);
+        ddm_write_u4(&w, 0);                /* skipChildren */
+        ddm_write_u4(&w, (uint32_t)call->properties);
+        ddm_write_u4(&w, 0);                /* useV2: the text dump */
+        break;
+    case VD_OP_THEME:
+        type = VD_CHUNK_VURT;
+        ddm_write_u4(&w, 3);
+        ddm_write_lstr(&w, call->window);
+        break;
+    case VD_OP_CAPTURE:
+    default:
+        type = VD_CHUNK_VUOP;
+        ddm_write_u4(&w, 1);
+        ddm_write_lstr(&w, call->window);
+        ddm_write_lstr(&w, call->view);
+        break;
+    }
+    payload = ddm_writer_take(&w, &len);
+    if (!payload)
+        return -ENOMEM;
+    rc = h->request(call->pl->self, vm, type, payload, len, call->pl->timeout_ms, on_reply, call, NULL);
+    free(payload);
+    return rc;
+}
+
+/* request() refused: finish @call with why (the .part goes). */
+static void request_failed(ui_call *call, int rc)
+{
+    char msg[256];
+
+    snprintf(msg, sizeof msg, "%s: the request was not sent: %s", call->vm_name,
+             rc == -EPERM      ? "the chunk type is disabled (--chunks)"
+             : rc == -ENOTCONN ? "the VM is not ready for DDM requests"
+                               : strerror(-rc));
+    vd_capture_abandon(call);
+    call->pl->host->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
+}
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* The VULW answering a selector: the window it names into call->window.
+ * 0, or -1 when @call was finished (no such window, several, a bad reply). */
+static int resolve_window(ui_call *call, const ddm_reply *reply)
+{
+    const ddm_host *h = call->pl->host;
+    char msg[1024], why[256];
+    vd_windows wins;
+    size_t hit = 0, hits = 0;
+    int rc = 0;
+
+    if (!(reply->status == DDM_REPLY_CHUNK && reply->type == VD_CHUNK_VULW)) {
+        ddm_cmd_status st = vd_describe_failure(call, reply, msg, sizeof msg);
+        h->cmd_finish(call->cmd, st, msg);
+        return -1;
+    }
+    if (vd_parse_vulw(reply->data, reply->len, &wins, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "%s: the window list (VULW) cannot be read: %s", call->vm_name, why);
+        h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
+        return -1;
+    }
+    if (all_digits(call->window)) {
+        unsigned long i = strtoul(call->window, NULL, 10);
+        if (i < wins.n) {
+            hit = (size_t)i;
+            hits = 1;
+        }
+    } else {
+        for (size_t i = 0; i < wins.n; i++)
+            if (strstr(wins.names[i], call->window)) {
+                if (hits++ == 0)
+                    hit = i;
+            }
+    }
+    if (hits == 1 && strlen(wins.names[hit]) < sizeof call->window) {
+        snprintf(call->window, sizeof call->window, "%s", wins.names[hit]);
+    } else {
+        if (hits == 0)
+            snprintf(msg, sizeof msg, "%s has %zu window%s, and none is '%.200s' (see: ui %s windows)",
+                     call->vm_name, wins.n, wins.n == 1 ? "" : "s", call->window, call->vm_spec);
+        else if (hits > 1)
+            snprintf(msg, sizeof msg, "'%.200s' is part of %zu window names of %s: give more of one "
+                     "(see: ui %s windows)", call->window, hits, call->vm_name, call->vm_spec);
+        else
+            snprintf(msg, sizeof msg, "%s: the window name is too long", call->vm_name);
+        h->cmd_finish(call->cmd, hits == 1 ? DDM_CMD_FAILED : DDM_CMD_NOT_FOUND, msg);
+        rc = -1;
+    }
+    vd_windows_clear(&wins);
+    return rc;
 }
 
 /* A reply that came after its request timed out: nobody waits for it. */
@@ -125,10 +264,6 @@ static int cmd_ui(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
     const ddm_host *h = pl->host;
     const ddm_vm_info *info;
     ui_call *call;
-    ddm_writer w;
-    uint32_t type;
-    uint8_t *payload;
-    size_t len;
     ddm_vm *vm;
     char msg[768];
     int rc;
@@ -170,11 +305,14 @@ static int cmd_ui(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         h->cmd_finish(cmd, DDM_CMD_USAGE, "the window or view name is too long");
         return 0;
     }
-    if (argc >= 4)
+    if (argc >= 4) {
         snprintf(call->window, sizeof call->window, "%s", argv[3]);
+        call->resolving = strchr(call->window, '/') == NULL; /* a selector */
+    }
     if (call->op == VD_OP_CAPTURE)
         snprintf(call->view, sizeof call->view, "%s", argv[4]);
 
+    snprintf(call->vm_spec, sizeof call->vm_spec, "%s", argv[1]);
     vm = h->cmd_find_vm(cmd, argv[1]);
     if (!vm) {
         free(call);
@@ -199,50 +337,10 @@ static int cmd_ui(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         return 0; /* finished */
     }
 
-    ddm_writer_init(&w, 1 << 20);
-    switch (call->op) {
-    case VD_OP_WINDOWS:
-        type = VD_CHUNK_VULW;
-        ddm_write_u4(&w, 1); /* ignored by the VM; ddmlib sends it */
-        break;
-    case VD_OP_DUMP:
-        type = VD_CHUNK_VURT;
-        ddm_write_u4(&w, 1);
-        ddm_write_lstr(&w, call->window);
-        ddm_write_u4(&w, 0);                /* skipChildren */
-        ddm_write_u4(&w, (uint32_t)call->properties);
-        ddm_write_u4(&w, 0);                /* useV2: the text dump */
-        break;
-    case VD_OP_THEME:
-        type = VD_CHUNK_VURT;
-        ddm_write_u4(&w, 3);
-        ddm_write_lstr(&w, call->window);
-        break;
-    case VD_OP_CAPTURE:
-    default:
-        type = VD_CHUNK_VUOP;
-        ddm_write_u4(&w, 1);
-        ddm_write_lstr(&w, call->window);
-        ddm_write_lstr(&w, call->view);
-        break;
-    }
-    payload = ddm_writer_take(&w, &len);
-    if (!payload) {
-        vd_capture_abandon(call);
-        free(call);
-        return -ENOMEM;
-    }
-    rc = h->request(self, vm, type, payload, len, pl->timeout_ms, on_reply, call, NULL);
-    free(payload);
+    rc = send_request(call, vm);
     if (rc != 0) {
-        char tname[5];
-        snprintf(msg, sizeof msg, "%s: %s not sent: %s", call->vm_name, ddm_chunk_name(type, tname),
-                 rc == -EPERM      ? "the chunk type is disabled (--chunks)"
-                 : rc == -ENOTCONN ? "the VM is not ready for DDM requests"
-                                   : strerror(-rc));
-        vd_capture_abandon(call);
+        request_failed(call, rc);
         free(call);
-        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
     }
     return 0;
 }

@@ -7,6 +7,9 @@
  *   dump WINDOW [--properties]   VURT op 1: the view tree, one row a view
  *   theme WINDOW                 VURT op 3: the theme's attributes
  *   capture WINDOW VIEW [FILE]   VUOP op 1: the view as PNG, to FILE
+ * WINDOW is a window's name (TITLE/CLASS@HASH, with a '/'), or, without a
+ * '/', a selector: its index in `windows` or a part of one name only;
+ * a selector costs a VULW first (the request chain: VULW, then the op).
  * Only for VMs whose FEAT lists "view-hierarchy". Every request times out
  * (ddmlib waits forever and never sees a FAIL); a FAIL is shown with the
  * VM's message. Formats and limits: doc/viewdebug.md.
@@ -31,6 +34,8 @@
 #define VD_ERR_INVALID_PARAM (-2)
 #define VD_ERR_EXCEPTION (-3)
 #define VD_PATH_MAX 4096
+/** A window name in UTF-8: VD_MAX_NAME_UNITS UTF-16 units (vudecode.h), 3 bytes each. */
+#define VD_WINDOW_MAX (3 * 4096 + 1)
 
 typedef struct vd_plugin {
     const ddm_host *host;
@@ -46,7 +51,9 @@ typedef struct ui_call {
     vd_op op;
     int properties;          /* dump --properties */
     char vm_name[64];        /* for messages: "pid 1234" */
-    char window[512];        /* as the user gave it (cut for messages) */
+    char vm_spec[128];       /* the VM as the user named it (cut) */
+    int resolving;           /* the VULW that resolves a selector is out */
+    char window[VD_WINDOW_MAX]; /* the window's name (the selector until resolved) */
     char view[512];
     char path[VD_PATH_MAX];  /* capture: FILE, absolute */
     char part[VD_PATH_MAX + 8];

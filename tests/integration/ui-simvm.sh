@@ -12,7 +12,7 @@
 # whose FEAT lacks view-hierarchy is refused without a request.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins viewdebug || t_skip_all "the viewdebug plugin was configured out"
-t_plan 14
+t_plan 16
 chmod 700 "$T_TMP"
 mkdir -p "$T_TMP/out"
 
@@ -214,7 +214,19 @@ else
         "rc=$rc $(cat "$T_TMP/nv.out" "$T_TMP/nv.err")" "state: $(views "$T_TMP/n.json" 'v')"
 fi
 
-# 14: usage
+# 14-15: a window named by a part of its name, or by its index
+ui com.example.inbox dump MainActivity --json >"$T_TMP/sel.json" 2>&1; rc=$?
+t_wait 5 t_is 4 views "$T_TMP/a.json" 'v["dumps"]'
+python3 "$T_TMP/compare.py" "$T_TMP/sel.json" "$T_TMP/a.json" 0 "$W0" >"$T_TMP/sel.cmp" 2>&1 && [ $rc = 0 ] \
+    && t_ok "ui dump MainActivity: the one window whose name holds it" \
+    || t_fail "ui dump MainActivity: the one window whose name holds it" "rc=$rc $(tail -5 "$T_TMP/sel.cmp")"
+ui com.example.inbox dump 5 >"$T_TMP/sel5.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q "has 2 windows, and none is '5'" "$T_TMP/sel5.out" \
+    && [ "$(views "$T_TMP/a.json" 'v["dumps"]')" = 4 ] \
+    && t_ok "an index past the windows: not found, and no dump asked" \
+    || t_fail "an index past the windows: not found, and no dump asked" "rc=$rc $(cat "$T_TMP/sel5.out")"
+
+# 16: usage
 ui com.example.inbox dump >"$T_TMP/u.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "usage: ui VM windows" "$T_TMP/u.out" \
     && t_ok "a bad command line gets the usage, exit 2" \

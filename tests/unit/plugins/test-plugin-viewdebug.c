@@ -288,7 +288,7 @@ static void test_dump_broken(void **state)
 static void test_dump_fail_and_timeout(void **state)
 {
     fx *f = fx_new(features, 2);
-    const char *argv[] = {"ui", "4242", "dump", "no.such.window"};
+    const char *argv[] = {"ui", "4242", "dump", "no.such/window"};
     ddm_cmd *cmd = run(f, 4, argv);
     (void)state;
     fake_host_complete_fail(f->fh, pending(f, VD_CHUNK_VURT), (uint32_t)-2, "Invalid View Root");
@@ -433,6 +433,80 @@ static void test_capture_failures(void **state)
     fx_free(f);
 }
 
+/* The VULW reply with our two windows. */
+static void answer_windows(fx *f, size_t idx)
+{
+    ddm_writer w;
+    uint8_t *p;
+    size_t len;
+    ddm_writer_init(&w, 4096);
+    ddm_write_u4(&w, 2);
+    ddm_write_lstr(&w, WINDOW);
+    ddm_write_lstr(&w, "PopupWindow:1a2b/android.view.ViewRootImpl@77");
+    p = ddm_writer_take(&w, &len);
+    fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VULW, p, len);
+    free(p);
+}
+
+/* The window name the op's own request carries. */
+static void expect_window_sent(fx *f, uint32_t type, const char *window)
+{
+    const fake_request *rq = fake_host_request(f->fh, pending(f, type));
+    ddm_reader r;
+    ddm_reader_init(&r, rq->data, rq->len);
+    (void)ddm_read_u4(&r);
+    expect_lstr(&r, window);
+}
+
+static void test_window_selectors(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *by_index[] = {"ui", "4242", "theme", "1"};
+    const char *by_part[] = {"ui", "4242", "dump", "MainActivity"};
+    const char *none[] = {"ui", "4242", "dump", "Settings"};
+    const char *several[] = {"ui", "4242", "dump", "ViewRootImpl"};
+    const char *far[] = {"ui", "4242", "dump", "7"};
+    const char *cap[] = {"ui", "4242", "capture", "Nothing", "a.B@1", "c.png"};
+    ddm_cmd *cmd;
+    (void)state;
+    /* an index: VULW, then VURT op 3 on that window */
+    cmd = run(f, 4, by_index);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, VD_CHUNK_VURT), 0);
+    answer_windows(f, pending(f, VD_CHUNK_VULW));
+    assert_false(fake_cmd_finished(cmd));
+    expect_window_sent(f, VD_CHUNK_VURT, "PopupWindow:1a2b/android.view.ViewRootImpl@77");
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VURT), VD_CHUNK_VURT, "DONE.\n", 6);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    /* a part of one name */
+    cmd = run(f, 4, by_part);
+    answer_windows(f, pending(f, VD_CHUNK_VULW));
+    expect_window_sent(f, VD_CHUNK_VURT, WINDOW);
+    fake_host_complete_status(f->fh, pending(f, VD_CHUNK_VURT), DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    /* no match, several, an index too large: not found, nothing more sent */
+    cmd = run(f, 4, none);
+    answer_windows(f, pending(f, VD_CHUNK_VULW));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_string_equal(fake_cmd_message(cmd),
+                        "pid 4242 has 2 windows, and none is 'Settings' (see: ui 4242 windows)");
+    cmd = run(f, 4, several);
+    answer_windows(f, pending(f, VD_CHUNK_VULW));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_non_null(strstr(fake_cmd_message(cmd), "is part of 2 window names"));
+    cmd = run(f, 4, far);
+    answer_windows(f, pending(f, VD_CHUNK_VULW));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, VD_CHUNK_VURT), 0);
+    /* a capture whose selector fails leaves no .part */
+    cmd = run(f, 6, cap);
+    assert_true(exists(f->dir, "c.png.part"));
+    answer_windows(f, pending(f, VD_CHUNK_VULW));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_false(exists(f->dir, "c.png.part"));
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, VD_CHUNK_VUOP), 0);
+    fx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_theme),
         cmocka_unit_test(test_capture),
         cmocka_unit_test(test_capture_failures),
+        cmocka_unit_test(test_window_selectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
