@@ -9,3 +9,7 @@ server_libddmserver_la_SOURCES = %reldir%/control.c %reldir%/control.h \
 	%reldir%/log.c %reldir%/log.h
 server_libddmserver_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 server_libddmserver_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
+# The web dashboard (web/, libsoup 3) runs inside the server with --http.
+if HAVE_HTTP
+server_libddmserver_la_LIBADD = web/libddmweb.la
+endif

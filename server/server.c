@@ -23,6 +23,9 @@
 #include "server/control.h"
 #include "server/log.h"
 #include "core/daemon/daemon.h"
+#ifdef HAVE_HTTP
+#include "web/web.h"
+#endif
 
 char *ddm_server_socket_path(const DdmConfig *config)
 {
@@ -36,6 +39,13 @@ char *ddm_server_log_path(const char *socket_path)
     if (g_str_has_suffix(socket_path, ".sock"))
         return g_strdup_printf("%.*s.log", (int)(strlen(socket_path) - 5), socket_path);
     return g_strdup_printf("%s.log", socket_path);
+}
+
+char *ddm_server_downloads_path(const char *socket_path)
+{
+    if (g_str_has_suffix(socket_path, ".sock"))
+        return g_strdup_printf("%.*s.downloads", (int)(strlen(socket_path) - 5), socket_path);
+    return g_strdup_printf("%s.downloads", socket_path);
 }
 
 char *ddm_server_lock_path(const char *socket_path)
@@ -207,6 +217,7 @@ int ddm_server_listen(const char *path, GError **error)
 typedef struct ServerRun {
     GMainLoop *loop;
     const char *why;
+    gboolean failed; /* a part did not start: stop at once, exit status 1 */
 } ServerRun;
 
 static void stop_requested(gpointer ud)
@@ -265,7 +276,7 @@ int ddm_server_run(DdmConfig *config)
         return 1;
     }
 
-    ServerRun run = {g_main_loop_new(NULL, FALSE), NULL};
+    ServerRun run = {g_main_loop_new(NULL, FALSE), NULL, FALSE};
     guint sig[3] = {g_unix_signal_add(SIGTERM, on_signal_term, &run),
                     g_unix_signal_add(SIGINT, on_signal_int, &run),
                     g_unix_signal_add(SIGHUP, on_signal_hup, &run)};
@@ -295,13 +306,38 @@ int ddm_server_run(DdmConfig *config)
         return 1;
     }
     DdmControl *ctl = ddm_control_new(daemon, listen_fd, stop_requested, &run);
+#ifdef HAVE_HTTP
+    DdmWeb *web = NULL;
+    if (ddm_daemon_config(daemon)->http_listen != NULL) {
+        g_autofree char *downloads = ddm_server_downloads_path(socket_path);
+        DdmWebOptions wo = {.listen = ddm_daemon_config(daemon)->http_listen,
+                            .downloads_dir = downloads};
+        web = ddm_web_new(daemon, &wo, &error);
+        if (web == NULL) {
+            g_printerr("ddmon: cannot start the web dashboard: %s\n", error->message);
+            g_clear_error(&error);
+            run.why = "no web dashboard";
+            run.failed = TRUE;
+        } else {
+            ddm_control_set_web_url(ctl, ddm_web_url(web));
+        }
+    }
+#endif
     ddm_daemon_start(daemon);
     g_message("ddmon %s server (pid %d) listening on %s", PACKAGE_VERSION, (int)getpid(),
               socket_path);
+#ifdef HAVE_HTTP
+    if (web != NULL) /* as Jupyter does: the URL to open, with its token */
+        g_message("web dashboard: %s", ddm_web_url(web));
+#endif
 
-    g_main_loop_run(run.loop);
+    if (!run.failed)
+        g_main_loop_run(run.loop);
 
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
+#ifdef HAVE_HTTP
+    ddm_web_free(web);
+#endif
     ddm_control_free(ctl);
     unlink(socket_path);
     ddm_daemon_free(daemon);
@@ -310,5 +346,5 @@ int ddm_server_run(DdmConfig *config)
     unlink(lock_path);
     close(lock_fd);
     g_main_loop_unref(run.loop);
-    return 0;
+    return run.failed ? 1 : 0;
 }

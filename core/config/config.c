@@ -22,6 +22,7 @@
 #include <ddmon/chunk.h>
 
 #include "core/config/config.h"
+#include "core/config/listen_addr.h"
 
 #ifndef DDM_PLUGINDIR
 #define DDM_PLUGINDIR "/usr/local/lib/ddmon/plugins-1"
@@ -84,6 +85,7 @@ void ddm_config_free(DdmConfig *c)
     g_free(c->adb_path);
     g_free(c->listen_host);
     g_free(c->select);
+    g_free(c->http_listen);
     g_free(c->port_map_path);
     if (c->plugin_dirs)
         g_ptr_array_unref(c->plugin_dirs);
@@ -456,6 +458,19 @@ gboolean ddm_config_set_selected_port(DdmConfig *c, const char *value, GError **
     if (!ddm_config_parse_bounded("--selected-port", value, &n, error))
         return FALSE;
     c->selected_port = (guint16)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_http(DdmConfig *c, const char *value, GError **error)
+{
+    g_return_val_if_fail(c != NULL, FALSE);
+    const char *spec = value != NULL ? value : DDM_CONFIG_HTTP_DEFAULT;
+    DdmListenAddr addr = {0};
+    if (!ddm_listen_addr_parse("--http", spec, &addr, error))
+        return FALSE;
+    ddm_listen_addr_clear(&addr);
+    g_free(c->http_listen);
+    c->http_listen = g_strdup(spec);
     return TRUE;
 }
 

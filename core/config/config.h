@@ -66,6 +66,8 @@ typedef struct DdmConfig {
     GHashTable *plugin_opts;      /* "name.key" -> "value" from --plugin-opt */
     /* server */
     char *socket_path;            /* control socket; NULL = default location */
+    char *http_listen;            /* --http[=ADDR]: the web dashboard's address (listen_addr.h
+                                     syntax); NULL = no dashboard */
     GPtrArray *server_args;       /* char*: the server options this server was started with,
                                      as the client normalizes them ("--name=value", paths
                                      absolute; not --socket), reported by the version op so a
@@ -144,6 +146,11 @@ gboolean ddm_config_set_debug_port_base(DdmConfig *c, const char *value, GError 
 gboolean ddm_config_set_selected_port(DdmConfig *c, const char *value, GError **error);
 /** --connect HOST:PORT[=DEBUGPORT]: appended to c->connect. */
 gboolean ddm_config_add_connect(DdmConfig *c, const char *value, GError **error);
+/** The address of a bare --http. */
+#define DDM_CONFIG_HTTP_DEFAULT "127.0.0.1:8585"
+/** --http[=ADDR]: @value NULL = DDM_CONFIG_HTTP_DEFAULT; checked with
+ *  ddm_listen_addr_parse. */
+gboolean ddm_config_set_http(DdmConfig *c, const char *value, GError **error);
 /** --tcp-probe version|helo */
 gboolean ddm_config_set_tcp_probe(DdmConfig *c, const char *value, GError **error);
 
