@@ -155,6 +155,7 @@ int ddm_cli_request_ok(DdmCli *cli, const DdmCtlRequest *req, int timeout_ms, Js
 int ddm_cli_cmd_server(DdmCli *cli, char **args);
 int ddm_cli_cmd_start_server(DdmCli *cli, char **args);
 int ddm_cli_cmd_kill_server(DdmCli *cli, char **args);
+int ddm_cli_cmd_web_url(DdmCli *cli, char **args);
 /* cmd-query.c */
 int ddm_cli_cmd_vms(DdmCli *cli, char **args);
 int ddm_cli_cmd_plugins(DdmCli *cli, char **args);

@@ -22,6 +22,54 @@ int ddm_cli_cmd_kill_server(DdmCli *cli, char **args)
     return ddm_cli_print_ok_json(cli, DDM_EXIT_OK, "was_running", was_running);
 }
 
+/* The running server's dashboard URL (the version op's "web_url"), NULL
+ * when it has none. (transfer full) */
+static char *server_web_url(DdmCli *cli, int *status)
+{
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VERSION;
+    g_autoptr(JsonNode) resp = NULL;
+    *status = ddm_cli_request_ok(cli, &req, DDM_CLI_CALL_TIMEOUT_MS, &resp);
+    if (*status != DDM_EXIT_OK)
+        return NULL;
+    return g_strdup(ddm_json_get_string(json_node_get_object(resp), "web_url"));
+}
+
+/* After starting a server with --http: its URL, as Jupyter prints it. */
+static void print_web_url(DdmCli *cli)
+{
+    if (cli->config == NULL || cli->config->http_listen == NULL)
+        return;
+    int status = 0;
+    g_autofree char *url = server_web_url(cli, &status);
+    if (url != NULL)
+        printf("web dashboard: %s\n", url);
+}
+
+int ddm_cli_cmd_web_url(DdmCli *cli, char **args)
+{
+    (void)args;
+    int status = 0;
+    g_autofree char *url = server_web_url(cli, &status);
+    if (status != DDM_EXIT_OK)
+        return status;
+    if (url == NULL) {
+        g_printerr("ddmon: the server has no web dashboard "
+                   "(start one with: ddmon server --replace --http)\n");
+        return DDM_EXIT_NOT_FOUND;
+    }
+    if (cli->json) {
+        JsonObject *o = json_object_new();
+        json_object_set_string_member(o, "web_url", url);
+        g_autoptr(JsonNode) n = json_node_init_object(json_node_alloc(), o);
+        json_object_unref(o);
+        ddm_cli_print_json(n);
+    } else {
+        printf("%s\n", url);
+    }
+    return DDM_EXIT_OK;
+}
+
 int ddm_cli_cmd_start_server(DdmCli *cli, char **args)
 {
     (void)args;
@@ -39,6 +87,8 @@ int ddm_cli_cmd_start_server(DdmCli *cli, char **args)
         g_printerr("ddmon: cannot start a server: %s\n", error->message);
         return DDM_EXIT_NO_SERVER;
     }
+    if (!cli->json)
+        print_web_url(cli);
     return ddm_cli_print_ok_json(cli, DDM_EXIT_OK, "started", TRUE);
 }
 

@@ -67,6 +67,7 @@ struct DdmControl {
     GHashTable *interest;  /* view name -> Interest* */
     GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
     gint64 started_us;     /* monotonic: when the server began to answer */
+    char *web_url;         /* the dashboard's URL with its token, NULL without --http */
 };
 
 /* ---------------------------------------------------- control.c offers */

@@ -34,6 +34,9 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
 /** Flush what can be flushed without blocking, close every client and the
  *  listening socket, drop watches and the views listener. */
 void ddm_control_free(DdmControl *ctl);
+/** The web dashboard's URL (with its token), reported by the version op
+ *  as "web_url" so `ddmon web-url` can show it again. @url is copied. */
+void ddm_control_set_web_url(DdmControl *ctl, const char *url);
 /** Clients connected now. */
 guint ddm_control_n_clients(const DdmControl *ctl);
 

@@ -121,7 +121,20 @@ static void op_version(Client *c, const DdmCtlRequest *req)
     for (guint i = 0; cfg->server_args != NULL && i < cfg->server_args->len; i++)
         json_builder_add_string_value(b, cfg->server_args->pdata[i]);
     json_builder_end_array(b);
+    /* The dashboard's URL: the client runs as our uid on our private
+     * socket, so it may see the token (as `jupyter server list` does). */
+    json_builder_set_member_name(b, "web_url");
+    if (c->ctl->web_url != NULL)
+        json_builder_add_string_value(b, c->ctl->web_url);
+    else
+        json_builder_add_null_value(b);
     ddm_control_send(c, ddm_ctl_ok_end(b));
+}
+
+void ddm_control_set_web_url(DdmControl *ctl, const char *url)
+{
+    g_free(ctl->web_url);
+    ctl->web_url = g_strdup(url);
 }
 
 static void op_core_view(Client *c, const char *name, gboolean blobs)
@@ -690,6 +703,7 @@ void ddm_control_ops_init(DdmControl *ctl)
 
 void ddm_control_ops_free(DdmControl *ctl)
 {
+    g_clear_pointer(&ctl->web_url, g_free);
     g_hash_table_destroy(ctl->interest);
     for (GList *l = ctl->delayed_replies; l != NULL; l = l->next) {
         PendingCmd *pc = l->data;

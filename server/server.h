@@ -25,6 +25,9 @@
 char *ddm_server_socket_path(const DdmConfig *config);
 /** "DIR/ddmon.log" for "DIR/ddmon.sock"; PATH.log otherwise. (transfer full) */
 char *ddm_server_log_path(const char *socket_path);
+/** "DIR/ddmon.downloads" for "DIR/ddmon.sock" (PATH.downloads otherwise):
+ *  where commands run from the web dashboard write. (transfer full) */
+char *ddm_server_downloads_path(const char *socket_path);
 /** PATH.lock. (transfer full) */
 char *ddm_server_lock_path(const char *socket_path);
 

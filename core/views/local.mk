@@ -2,4 +2,5 @@
 # core/views/: the view store and its JSON and text forms.
 # May call: the SDK headers and json-glib; it knows no VM and no plugin.
 core_libddmcore_la_SOURCES += %reldir%/views.c %reldir%/views.h %reldir%/views-private.h \
-	%reldir%/view_content.c %reldir%/view_build.c %reldir%/view_json.c %reldir%/render.c
+	%reldir%/view_content.c %reldir%/view_build.c %reldir%/view_json.c %reldir%/render.c \
+	%reldir%/view_jq.c %reldir%/jq.h

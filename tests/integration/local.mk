@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
+	tests/integration/peer-limits.sh \
 	tests/integration/relay-restart.sh \
 	tests/integration/ui-simvm.sh \
 	tests/integration/view-blob.sh \
@@ -146,6 +147,16 @@ if ENABLE_TESTS
 TESTS += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 endif
 EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
+
+# The web dashboard (ddmon server --http): its security rules over plain
+# HTTP (web_http.py: token, cookie, Host, Origin, POST-only actions) and the
+# pages in headless Chromium (web_dashboard.py over the DevTools protocol;
+# the screenshot is kept in test-artifacts/web-dashboard.png).
+if ENABLE_TESTS
+TESTS += tests/integration/web-auth.sh tests/integration/web-dashboard.sh
+endif
+EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
+	tests/integration/web_http.py tests/integration/web_dashboard.py
 
 # hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good
 # ddmon-simvm VM; each case checks control replies under 1 s, the server's

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * A view's JSON for people with jq (doc/json.md): the server's form
+ * (ddm_view_to_json) with columns and fields keyed by their snake_case
+ * names and table rows as objects. The one converter of a single view,
+ * shared by the CLI's --json (cli/jsonout.c) and the web API (web/api.c).
+ */
+#include <string.h>
+
+#include "core/views/jq.h"
+
+/* ---------------------------------------------------------------- keys */
+
+char *ddm_jq_key(const char *name)
+{
+    GString *s = g_string_new(NULL);
+    gboolean gap = FALSE;   /* a separator is due before the next word character */
+    char prev = '\0';       /* the previous ASCII letter or digit kept, '\0' after a gap */
+    for (const char *p = name != NULL ? name : ""; *p != '\0'; p++) {
+        char c = *p;
+        if (c == '%') {
+            if (s->len > 0)
+                g_string_append_c(s, '_');
+            g_string_append(s, "percent");
+            gap = TRUE;
+            prev = '\0';
+            continue;
+        }
+        if (!g_ascii_isalnum(c)) { /* space, punctuation, a byte of a non-ASCII character */
+            gap = TRUE;
+            prev = '\0';
+            continue;
+        }
+        if (g_ascii_isupper(c) && prev != '\0' && (g_ascii_islower(prev) || g_ascii_isdigit(prev)))
+            gap = TRUE; /* camelCase */
+        if (gap && s->len > 0)
+            g_string_append_c(s, '_');
+        gap = FALSE;
+        g_string_append_c(s, g_ascii_tolower(c));
+        prev = c;
+    }
+    if (s->len == 0)
+        g_string_append(s, "value");
+    else if (g_ascii_isdigit(s->str[0]))
+        g_string_prepend_c(s, '_');
+    return g_string_free(s, FALSE);
+}
+
+char **ddm_jq_keys(const char *const *names, guint n)
+{
+    char **keys = g_new0(char *, n + 1);
+    g_autoptr(GHashTable) used = g_hash_table_new(g_str_hash, g_str_equal);
+    /* First the keys as they come, so "x_2" given by a column itself keeps
+     * its name and a later duplicate "x" skips it. */
+    char **plain = g_new0(char *, n + 1);
+    for (guint i = 0; i < n; i++)
+        plain[i] = ddm_jq_key(names[i]);
+    g_autoptr(GHashTable) wanted = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; i < n; i++)
+        g_hash_table_add(wanted, plain[i]);
+    for (guint i = 0; i < n; i++) {
+        if (!g_hash_table_contains(used, plain[i])) {
+            keys[i] = g_strdup(plain[i]);
+        } else {
+            for (guint k = 2;; k++) {
+                char *cand = g_strdup_printf("%s_%u", plain[i], k);
+                if (!g_hash_table_contains(used, cand) && !g_hash_table_contains(wanted, cand)) {
+                    keys[i] = cand;
+                    break;
+                }
+                g_free(cand);
+            }
+        }
+        g_hash_table_add(used, keys[i]);
+    }
+    g_strfreev(plain);
+    return keys;
+}
+
+/* --------------------------------------------------------------- views */
+
+static const char *str_member(JsonObject *o, const char *name)
+{
+    JsonNode *n = o != NULL ? json_object_get_member(o, name) : NULL;
+    return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
+               ? json_node_get_string(n)
+               : NULL;
+}
+
+static JsonArray *array_member(JsonObject *o, const char *name)
+{
+    JsonNode *n = o != NULL ? json_object_get_member(o, name) : NULL;
+    return n != NULL && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+}
+
+static JsonObject *object_of(JsonNode *n)
+{
+    return n != NULL && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+static void copy_member(JsonObject *to, JsonObject *from, const char *name, const char *as)
+{
+    JsonNode *n = json_object_get_member(from, name);
+    if (n != NULL)
+        json_object_set_member(to, as != NULL ? as : name, json_node_copy(n));
+}
+
+static JsonNode *object_node(JsonObject *o /* taken */)
+{
+    JsonNode *n = json_node_init_object(json_node_alloc(), o);
+    json_object_unref(o);
+    return n;
+}
+
+static void add_schema(JsonObject *o)
+{
+    json_object_set_int_member(o, "schema", DDM_JSON_SCHEMA);
+}
+
+static void convert_table(JsonObject *out, JsonObject *in)
+{
+    JsonArray *cols = array_member(in, "columns");
+    JsonArray *rows = array_member(in, "rows");
+    if (cols == NULL && rows == NULL)
+        return; /* a removed view's metadata */
+    guint n = cols != NULL ? json_array_get_length(cols) : 0;
+    const char **names = g_new0(const char *, n + 1);
+    for (guint i = 0; i < n; i++) {
+        const char *nm = str_member(object_of(json_array_get_element(cols, i)), "name");
+        names[i] = nm != NULL ? nm : "";
+    }
+    char **keys = ddm_jq_keys(names, n);
+    JsonObject *co = json_object_new();
+    for (guint i = 0; i < n; i++) {
+        JsonObject *c = object_of(json_array_get_element(cols, i));
+        JsonObject *d = json_object_new();
+        json_object_set_string_member(d, "name", names[i]);
+        if (c != NULL) {
+            copy_member(d, c, "type", NULL);
+            copy_member(d, c, "unit", NULL);
+        }
+        if (!json_object_has_member(d, "unit"))
+            json_object_set_null_member(d, "unit");
+        json_object_set_object_member(co, keys[i], d);
+    }
+    json_object_set_object_member(out, "columns", co);
+    JsonArray *ro = json_array_new();
+    for (guint r = 0; rows != NULL && r < json_array_get_length(rows); r++) {
+        JsonNode *row = json_array_get_element(rows, r);
+        if (!JSON_NODE_HOLDS_ARRAY(row))
+            continue;
+        JsonArray *cells = json_node_get_array(row);
+        JsonObject *o = json_object_new();
+        for (guint i = 0; i < n; i++) {
+            JsonNode *cell = i < json_array_get_length(cells) ? json_array_get_element(cells, i) : NULL;
+            if (cell != NULL)
+                json_object_set_member(o, keys[i], json_node_copy(cell));
+            else
+                json_object_set_null_member(o, keys[i]);
+        }
+        json_array_add_object_element(ro, o);
+    }
+    json_object_set_array_member(out, "rows", ro);
+    g_strfreev(keys);
+    g_free(names);
+}
+
+static void convert_record(JsonObject *out, JsonObject *in)
+{
+    JsonArray *fields = array_member(in, "fields");
+    if (fields == NULL)
+        return;
+    guint n = json_array_get_length(fields);
+    const char **names = g_new0(const char *, n + 1);
+    for (guint i = 0; i < n; i++) {
+        const char *k = str_member(object_of(json_array_get_element(fields, i)), "key");
+        names[i] = k != NULL ? k : "";
+    }
+    char **keys = ddm_jq_keys(names, n);
+    JsonObject *fo = json_object_new();
+    for (guint i = 0; i < n; i++) {
+        JsonObject *f = object_of(json_array_get_element(fields, i));
+        JsonNode *v = f != NULL ? json_object_get_member(f, "value") : NULL;
+        if (v != NULL)
+            json_object_set_member(fo, keys[i], json_node_copy(v));
+        else
+            json_object_set_null_member(fo, keys[i]);
+    }
+    json_object_set_object_member(out, "fields", fo);
+    g_strfreev(keys);
+    g_free(names);
+}
+
+JsonNode *ddm_jq_view(JsonNode *view, gboolean schema)
+{
+    JsonObject *in = object_of(view);
+    if (in == NULL || !json_object_has_member(in, "kind") || !json_object_has_member(in, "name"))
+        return view != NULL ? json_node_copy(view) : json_node_init_null(json_node_alloc());
+    JsonObject *out = json_object_new();
+    if (schema)
+        add_schema(out);
+    static const char *const meta[] = {"name", "vm", "owner", "title", "kind", "version"};
+    for (gsize i = 0; i < G_N_ELEMENTS(meta); i++)
+        copy_member(out, in, meta[i], NULL);
+    const char *kind = str_member(in, "kind");
+    if (g_strcmp0(kind, "table") == 0) {
+        convert_table(out, in);
+    } else if (g_strcmp0(kind, "record") == 0) {
+        convert_record(out, in);
+    } else if (g_strcmp0(kind, "blob") == 0) {
+        copy_member(out, in, "media_type", NULL);
+        copy_member(out, in, "size", "size_bytes");
+        copy_member(out, in, "file", NULL);
+        copy_member(out, in, "data_base64", NULL);
+    }
+    return object_node(out);
+}

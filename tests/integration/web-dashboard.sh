@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The web dashboard in headless Chromium against ddmon-simvm
+# (web_dashboard.py drives it over the DevTools protocol): the VM rows,
+# the thread names of a simulated VM as the API lists them, a thread-state
+# change without a reload, and a screenshot kept as an artifact in
+# $DDM_TOP_BUILDDIR/test-artifacts/web-dashboard.png.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+[ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] || t_skip_all "ddmon was built --without-http"
+t_have_plugins threads vminfo heap || t_skip_all "the threads, vminfo and heap plugins were not built"
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+[ -n "$CHROMIUM" ] || t_skip_all "no chromium (Debian: apt-get install chromium; tools/dev pkgs lists it)"
+t_plan 13
+
+base=$(t_free_ports 2) || t_skip_all "no free ports"
+t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports" --seed 11
+t_wait 10 test -s "$T_TMP/ports" && t_ok "simvm started" || t_fail "simvm started" "$(cat "$T_TMP/simvm.err")"
+range=$(t_simvm_ports "$T_TMP/ports")
+export DDMON_WEB_DIR="$DDM_TOP_SRCDIR/web/static"
+t_start_server --scan=local --scan-ports "$range" --http=127.0.0.1:0 \
+    && t_ok "server started" || t_fail "server started" "$(cat "$T_TMP/server.err")"
+t_wait 10 grep -q 'web dashboard: http' "$T_TMP/server.err"
+url=$(grep -o 'web dashboard: http[^ ]*' "$T_TMP/server.err" | head -1 | sed 's/^web dashboard: //')
+read -r _ port app _ <"$T_TMP/ports"
+key="127.0.0.1:$port"
+t_wait 10 t_is ready t_vm_field "$key" state && t_ok "the VM is ready" \
+    || t_fail "the VM is ready" "$(cat "$T_TMP/dp.json")"
+
+art="$DDM_TOP_BUILDDIR/test-artifacts"
+mkdir -p "$art"
+rm -f "$art/web-dashboard.png"
+timeout 120 python3 "$DDM_TOP_SRCDIR/tests/integration/web_dashboard.py" "$CHROMIUM" "$url" "$key" \
+    "$app" "$art/web-dashboard.png" >"$T_TMP/dash.out" 2>"$T_TMP/dash.err"
+rc=$?
+if [ $rc -eq 2 ]; then
+    t_diag "$T_TMP/dash.out" "$art/chromium-profile.log"
+    for _ in $(seq 10); do t_fail "chromium runs" "$(head -3 "$T_TMP/dash.out")"; done
+    exit 0
+fi
+[ $rc -eq 0 ] || t_fail "web_dashboard.py exits 0" "rc=$rc $(tail -5 "$T_TMP/dash.err")"
+while read -r verdict rest; do
+    case $verdict in
+    PASS) t_ok "$rest" ;;
+    FAIL) t_fail "${rest%% -- *}" "${rest#* -- }" ;;
+    "#") echo "# $rest" ;;
+    *) t_fail "web_dashboard.py output" "$verdict $rest" ;;
+    esac
+done <"$T_TMP/dash.out"
+rm -rf "$art/chromium-profile"
+[ -s "$art/web-dashboard.png" ] && echo "# screenshot: $art/web-dashboard.png"
+exit 0

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Drive headless Chromium over the DevTools protocol (through
+--remote-debugging-pipe: standard library only) against ddmon's web
+dashboard, and check what a person would see:
+  - the VM list shows a row per VM of the server;
+  - a VM's page shows the thread names the API lists for it;
+  - a thread-state change shows up without a reload;
+  - a screenshot of the VM page is kept as an artifact.
+
+Usage: web_dashboard.py CHROMIUM URL VMKEY APPNAME SCREENSHOT.png
+Prints "PASS desc" / "FAIL desc -- why" lines; exit 0 (2 if Chromium could
+not be driven at all).
+"""
+import base64
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.parse
+
+chromium, url, vm, app, shot = sys.argv[1:6]
+parts = urllib.parse.urlsplit(url)
+token = urllib.parse.parse_qs(parts.query)["token"][0]
+results = []
+
+
+def check(desc, cond, why=""):
+    results.append(f"PASS {desc}" if cond else f"FAIL {desc} -- {why}")
+
+
+def api(path):
+    c = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    c.request("GET", path, headers={"Authorization": "Bearer " + token})
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return json.loads(body) if r.status == 200 else None
+
+
+class Browser:
+    """Chromium with the DevTools protocol on fds 3 (in) and 4 (out),
+    one JSON message per NUL-terminated record."""
+
+    def __init__(self, exe, profile):
+        to_chrome_r, self.to_chrome = os.pipe()
+        self.from_chrome, from_chrome_w = os.pipe()
+        # Chromium reads fd 3 and writes fd 4.
+        def fds():
+            os.dup2(to_chrome_r, 3)
+            os.dup2(from_chrome_w, 4)
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-dev-shm-usage", "--remote-debugging-pipe", "--window-size=1400,1500",
+             f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=fds, pass_fds=(3, 4),  # dup2ed by fds(), which runs before the close
+            stdout=subprocess.DEVNULL, stderr=open(profile + ".log", "w"))
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self.buf = b""
+        self.next_id = 0
+        self.session = None
+
+    def send(self, method, params=None, session=True, timeout=30):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        os.write(self.to_chrome, json.dumps(msg).encode() + b"\0")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            while b"\0" not in self.buf:
+                chunk = os.read(self.from_chrome, 65536)
+                if not chunk:
+                    raise RuntimeError("chromium closed the pipe")
+                self.buf += chunk
+            raw, self.buf = self.buf.split(b"\0", 1)
+            m = json.loads(raw)
+            if m.get("id") == self.next_id:
+                if "error" in m:
+                    raise RuntimeError(f"{method}: {m['error']}")
+                return m.get("result", {})
+        raise RuntimeError(f"{method}: no answer")
+
+    def open(self):
+        t = self.send("Target.createTarget", {"url": "about:blank"}, session=False)
+        a = self.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True},
+                      session=False)
+        self.session = a["sessionId"]
+        self.send("Page.bringToFront")
+        self.send("Page.enable")
+        self.send("Runtime.enable")
+
+    def eval(self, expr):
+        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True})
+        return r.get("result", {}).get("value")
+
+    def wait(self, expr, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                v = self.eval(expr)
+            except RuntimeError:
+                v = None
+            if v:
+                return v
+            time.sleep(0.2)
+        return None
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+profile = os.path.join(os.path.dirname(shot) or ".", "chromium-profile")
+b = Browser(chromium, profile)
+try:
+    b.open()
+except Exception as e:  # no display stack, no chromium that runs here
+    print(f"SKIP chromium could not be driven: {e}")
+    b.close()
+    sys.exit(2)
+
+try:
+    b.send("Page.navigate", {"url": url})
+    # The first URL redirects to "/" with the token in a cookie.
+    here = b.wait("location.search === '' && document.readyState === 'complete' && location.href", 15)
+    check("the tokenised URL lands on the dashboard without the token in the address",
+          here and "token" not in here, f"at {b.eval('location.href')}")
+    b.eval("window.__loadMark = 'same page'")
+
+    # The VM list.
+    keys = b.wait("(() => { const r = [...document.querySelectorAll('tr.vm-row')];"
+                  " return r.length ? r.map(e => e.dataset.key) : null })()", 15) or []
+    vms = (api("/api/vms") or {}).get("vms", {})
+    check("the VM list has a row per VM the API lists", set(keys) == set(vms) and len(keys) > 0,
+          f"rows {keys}, API {list(vms)}")
+    text = b.eval("document.querySelector('section[data-view=vms]').innerText") or ""
+    check("the VM list shows the simulated VM's app name", app in text, text[:300])
+
+    # The VM page, reached by a click on its row (no page load).
+    b.eval(f"document.querySelector('tr.vm-row[data-key=\"{vm}\"]').click()")
+    names_js = ("(() => [...document.querySelectorAll('section[data-view=threads] td[data-col=name]')]"
+                ".map(e => e.textContent))()")
+    dom = set()
+    api_names = set()
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        dom = set(b.eval(names_js) or [])
+        v = api("/api/vms/" + urllib.parse.quote(vm, safe="") + "/views/threads") or {}
+        api_names = {r["name"] for r in v.get("rows", [])}
+        if dom and dom == api_names:
+            break
+        time.sleep(0.3)
+    check("the VM page shows the thread names the API lists", dom and dom == api_names,
+          f"DOM {sorted(dom)} API {sorted(api_names)}")
+    check("the threads include the VM's main thread", "main" in dom, f"{sorted(dom)}")
+
+    # A thread-state change, live.
+    states_js = ("(() => Object.fromEntries([...document.querySelectorAll("
+                 "'section[data-view=threads] tr[data-row]')].map(r => [r.dataset.row,"
+                 " (r.querySelector('td[data-col=state]') || {}).textContent])))()")
+    first = b.eval(states_js) or {}
+    changed = None
+    deadline = time.time() + 25
+    while time.time() < deadline and not changed:
+        now = b.eval(states_js) or {}
+        diff = [k for k in now if k in first and now[k] != first[k]
+                and "\u2014" not in (now[k], first[k])]  # a state, not "no state yet"
+        if diff:
+            changed = (diff[0], first[diff[0]], now[diff[0]])
+        time.sleep(0.2)
+    check("a thread-state change shows up without a reload",
+          changed is not None and b.eval("window.__loadMark") == "same page",
+          f"states {first}; mark {b.eval('window.__loadMark')}")
+    if changed:
+        results.append(f"# thread {changed[0]}: {changed[1]} -> {changed[2]}")
+    flashed = b.wait("document.querySelectorAll('section[data-view=threads] td.flash').length > 0", 10)
+    check("a changed state flashes", bool(flashed), "no td.flash seen")
+    spark = b.eval("(() => { const s = document.querySelector('section[data-view=threads]');"
+                   " return [s.querySelectorAll('tr[data-row]').length,"
+                   " s.querySelectorAll('svg.spark polyline').length] })()") or [0, -1]
+    check("each thread has a CPU sparkline", spark[0] > 0 and spark[0] == spark[1],
+          f"{spark[1]} sparklines for {spark[0]} rows")
+    chart = b.wait("document.querySelector('#charts svg.chart polyline') !== null", 10)
+    check("the figures over time are charted", bool(chart), "no chart")
+
+    # The screenshot, kept.
+    time.sleep(1.5)  # let the flash fade
+    png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png",
+                                                              "captureBeyondViewport": True})["data"])
+    with open(shot, "wb") as f:
+        f.write(png)
+    check("the screenshot is a PNG", png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000,
+          f"{len(png)} bytes")
+finally:
+    b.close()
+print("\n".join(results))

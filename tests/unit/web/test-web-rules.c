@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The dashboard's request rules (web/auth.c) and the listener address
+ * syntax (core/config/listen_addr.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "core/config/listen_addr.h"
+#include "web/auth.h"
+
+static void test_token(void **state)
+{
+    (void)state;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *a = ddm_web_token_new(&error);
+    g_autofree char *b = ddm_web_token_new(&error);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(strlen(a), 2 * DDM_WEB_TOKEN_BYTES);
+    for (const char *p = a; *p; p++)
+        assert_true(g_ascii_isxdigit(*p) && !g_ascii_isupper(*p));
+    assert_string_not_equal(a, b);
+    assert_true(ddm_web_token_equal(a, a));
+    g_autofree char *c = g_strdup(a);
+    c[strlen(c) - 1] = c[strlen(c) - 1] == '0' ? '1' : '0';
+    assert_false(ddm_web_token_equal(a, c));
+    c[5] = '\0'; /* a prefix */
+    assert_false(ddm_web_token_equal(a, c));
+    assert_false(ddm_web_token_equal(a, ""));
+    assert_false(ddm_web_token_equal(a, NULL));
+    assert_false(ddm_web_token_equal(NULL, a));
+    g_autofree char *longer = g_strconcat(a, "0", NULL);
+    assert_false(ddm_web_token_equal(a, longer));
+}
+
+static void test_cookie(void **state)
+{
+    (void)state;
+    g_autofree char *name = ddm_web_cookie_name(8585);
+    assert_string_equal(name, "ddmon_token_8585");
+    g_autofree char *v1 = ddm_web_cookie_get("a=1; ddmon_token_8585=abc; b=2", name);
+    assert_string_equal(v1, "abc");
+    g_autofree char *v2 = ddm_web_cookie_get("ddmon_token_8585=\"q\"", name);
+    assert_string_equal(v2, "q");
+    /* Another port's cookie, a longer name, or none at all. */
+    assert_null(ddm_web_cookie_get("ddmon_token_8586=abc", name));
+    assert_null(ddm_web_cookie_get("xddmon_token_8585=abc", name));
+    assert_null(ddm_web_cookie_get("ddmon_token_85850=abc", name));
+    assert_null(ddm_web_cookie_get("", name));
+    assert_null(ddm_web_cookie_get(NULL, name));
+    g_autofree char *empty = ddm_web_cookie_get("ddmon_token_8585=", name);
+    assert_null(empty); /* no value is no token */
+}
+
+static void test_bearer(void **state)
+{
+    (void)state;
+    g_autofree char *t = ddm_web_bearer_token("Bearer abc");
+    assert_string_equal(t, "abc");
+    g_autofree char *t2 = ddm_web_bearer_token("bearer   xyz  ");
+    assert_string_equal(t2, "xyz");
+    assert_null(ddm_web_bearer_token("Basic abc"));
+    assert_null(ddm_web_bearer_token("Bearer "));
+    assert_null(ddm_web_bearer_token("Bearerabc"));
+    assert_null(ddm_web_bearer_token(NULL));
+}
+
+static void test_host(void **state)
+{
+    (void)state;
+    /* Loopback: IP literals and localhost names with the right port. */
+    assert_true(ddm_web_host_allowed("127.0.0.1:8585", 8585, TRUE));
+    assert_true(ddm_web_host_allowed("localhost:8585", 8585, TRUE));
+    assert_true(ddm_web_host_allowed("LOCALHOST:8585", 8585, TRUE));
+    assert_true(ddm_web_host_allowed("app.localhost:8585", 8585, TRUE));
+    assert_true(ddm_web_host_allowed("[::1]:8585", 8585, TRUE));
+    assert_true(ddm_web_host_allowed("localhost.:8585", 8585, TRUE));
+    assert_true(ddm_web_host_allowed("127.0.0.1", 80, TRUE));
+    /* DNS rebinding: the attacker's name, with our port. */
+    assert_false(ddm_web_host_allowed("evil.example:8585", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("localhost.evil.example:8585", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("127.0.0.1.nip.io:8585", 8585, TRUE));
+    /* Wrong or missing port, malformed. */
+    assert_false(ddm_web_host_allowed("127.0.0.1:8586", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("127.0.0.1", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("127.0.0.1:", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("127.0.0.1:85x85", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("127.0.0.1:999999", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("[::1:8585", 8585, TRUE));
+    assert_false(ddm_web_host_allowed(":8585", 8585, TRUE));
+    assert_false(ddm_web_host_allowed("", 8585, TRUE));
+    assert_false(ddm_web_host_allowed(NULL, 8585, TRUE));
+    /* This host's name only when listening off loopback. */
+    g_autofree char *self = g_strdup_printf("%s:8585", g_get_host_name());
+    if (!g_hostname_is_ip_address(g_get_host_name()) && strcmp(g_get_host_name(), "localhost") != 0) {
+        assert_false(ddm_web_host_allowed(self, 8585, TRUE));
+        assert_true(ddm_web_host_allowed(self, 8585, FALSE));
+    }
+    assert_false(ddm_web_host_allowed("evil.example:8585", 8585, FALSE));
+}
+
+static void test_origin(void **state)
+{
+    (void)state;
+    assert_true(ddm_web_origin_allowed(NULL, "127.0.0.1:8585"));
+    assert_true(ddm_web_origin_allowed("http://127.0.0.1:8585", "127.0.0.1:8585"));
+    assert_true(ddm_web_origin_allowed("http://LOCALHOST:8585", "localhost:8585"));
+    assert_false(ddm_web_origin_allowed("http://localhost:8585", "127.0.0.1:8585"));
+    assert_false(ddm_web_origin_allowed("http://127.0.0.1:8586", "127.0.0.1:8585"));
+    assert_false(ddm_web_origin_allowed("https://127.0.0.1:8585", "127.0.0.1:8585"));
+    assert_false(ddm_web_origin_allowed("null", "127.0.0.1:8585"));
+    assert_false(ddm_web_origin_allowed("http://evil.example", "127.0.0.1:8585"));
+    assert_false(ddm_web_origin_allowed("http://127.0.0.1:8585.evil", "127.0.0.1:8585"));
+    assert_false(ddm_web_origin_allowed("http://127.0.0.1:8585", NULL));
+    assert_true(ddm_web_fetch_site_allowed(NULL));
+    assert_true(ddm_web_fetch_site_allowed("same-origin"));
+    assert_true(ddm_web_fetch_site_allowed("none"));
+    assert_false(ddm_web_fetch_site_allowed("same-site"));
+    assert_false(ddm_web_fetch_site_allowed("cross-site"));
+}
+
+static void test_listen_addr(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec, *host;
+        guint port;
+        gboolean loopback, wildcard;
+    } good[] = {
+        {"127.0.0.1:8585", "127.0.0.1", 8585, TRUE, FALSE},
+        {"8585", "127.0.0.1", 8585, TRUE, FALSE},
+        {":0", "127.0.0.1", 0, TRUE, FALSE},
+        {"localhost:9585", "127.0.0.1", 9585, TRUE, FALSE},
+        {"[::1]:8585", "::1", 8585, TRUE, FALSE},
+        {"0.0.0.0:80", "0.0.0.0", 80, FALSE, TRUE},
+        {"[::]:80", "::", 80, FALSE, TRUE},
+        {"192.168.1.2:65535", "192.168.1.2", 65535, FALSE, FALSE},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(good); i++) {
+        DdmListenAddr a = {0};
+        g_autoptr(GError) error = NULL;
+        assert_true(ddm_listen_addr_parse("--http", good[i].spec, &a, &error));
+        assert_string_equal(a.host, good[i].host);
+        assert_int_equal(a.port, good[i].port);
+        assert_int_equal(a.loopback, good[i].loopback);
+        assert_int_equal(a.wildcard, good[i].wildcard);
+        ddm_listen_addr_clear(&a);
+    }
+    static const char *const bad[] = {"", "example.com:80", "127.0.0.1:65536", "127.0.0.1:",
+                                      "::1:8585", "[::1]8585", "[::1", "127.0.0.1:-1",
+                                      "127.0.0.1:8585x", "1.2.3:80", "127.0.0.1:123456"};
+    for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+        DdmListenAddr a = {0};
+        g_autoptr(GError) error = NULL;
+        assert_false(ddm_listen_addr_parse("--metrics", bad[i], &a, &error));
+        assert_non_null(error);
+        assert_non_null(strstr(error->message, "--metrics"));
+        assert_null(a.host);
+    }
+    assert_false(ddm_listen_addr_parse("--http", NULL, &(DdmListenAddr){0}, NULL));
+    g_autofree char *v4 = ddm_listen_addr_authority("127.0.0.1", 8585);
+    g_autofree char *v6 = ddm_listen_addr_authority("::1", 8585);
+    assert_string_equal(v4, "127.0.0.1:8585");
+    assert_string_equal(v6, "[::1]:8585");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_token),       cmocka_unit_test(test_cookie),
+        cmocka_unit_test(test_bearer),      cmocka_unit_test(test_host),
+        cmocka_unit_test(test_origin),      cmocka_unit_test(test_listen_addr),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

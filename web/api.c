@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The JSON API under /api/ (api.h; doc/web-api.md): one handler per
+ * route, the short "interest" that keeps a view fetched once watched for
+ * a while (producers poll only while someone looks), and commands run for
+ * the web with their files in a run directory.
+ */
+#include "web/api.h"
+
+#include <string.h>
+
+#include "web/view_json.h"
+
+/* A view fetched by GET stays watched this long, so the next GET sees
+ * fresh data (the control socket's one-shot views do the same). */
+#define INTEREST_SECONDS 30
+#define MAX_INTERESTS 256
+
+struct DdmWebApi {
+    DdmDaemon *daemon;
+    DdmWebStream *stream;
+    DdmWebDownloads *downloads;
+    GHashTable *interest;  /* "VM\nNAME" -> Interest* */
+    GList *commands;       /* RunningCommand* */
+    guint n_commands;
+};
+
+typedef struct Interest {
+    DdmWebApi *api;
+    char *id;
+    guint watch_id;
+    guint expiry;
+} Interest;
+
+typedef struct RunningCommand {
+    DdmWebApi *api;        /* NULL once the API is gone */
+    SoupServerMessage *msg; /* NULL once the client went away */
+    gulong finished_id;
+    char *run_id;
+} RunningCommand;
+
+/* -------------------------------------------------------------- helpers */
+
+static DdmViews *views_of(DdmWebApi *api)
+{
+    return ddm_daemon_views(api->daemon);
+}
+
+static const char *vm_key(DdmVm *vm)
+{
+    return vm->info.key != NULL ? vm->info.key : vm->target->key;
+}
+
+static JsonNode *object_node(JsonObject *o)
+{
+    JsonNode *n = json_node_init_object(json_node_alloc(), o);
+    json_object_unref(o);
+    return n;
+}
+
+static JsonObject *doc_new(void)
+{
+    JsonObject *o = json_object_new();
+    json_object_set_int_member(o, "schema", DDM_WEB_API_SCHEMA);
+    return o;
+}
+
+/* The VM named by a path segment (a key, pid or app name, as anywhere in
+ * ddmon); NULL after answering 404. */
+static DdmVm *find_vm_or_404(DdmWebApi *api, SoupServerMessage *msg, const char *spec)
+{
+    g_autofree char *error = NULL;
+    DdmVm *vm = ddm_monitor_resolve_vm_or_error(ddm_daemon_monitor(api->daemon), spec, &error);
+    if (vm == NULL)
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "%s", error ? error : "no such VM");
+    return vm;
+}
+
+static void interest_free(gpointer p)
+{
+    Interest *in = p;
+    ddm_views_unwatch(views_of(in->api), in->watch_id);
+    if (in->expiry != 0)
+        g_source_remove(in->expiry);
+    g_free(in->id);
+    g_free(in);
+}
+
+static gboolean interest_expired(gpointer ud)
+{
+    Interest *in = ud;
+    in->expiry = 0;
+    g_hash_table_remove(in->api->interest, in->id);
+    return G_SOURCE_REMOVE;
+}
+
+static void note_interest(DdmWebApi *api, const char *key, const char *name)
+{
+    g_autofree char *id = g_strdup_printf("%s\n%s", key ? key : "", name);
+    Interest *in = g_hash_table_lookup(api->interest, id);
+    if (in == NULL) {
+        if (g_hash_table_size(api->interest) >= MAX_INTERESTS)
+            return;
+        in = g_new0(Interest, 1);
+        in->api = api;
+        in->id = g_steal_pointer(&id);
+        in->watch_id = ddm_views_watch(views_of(api), name, key);
+        g_hash_table_insert(api->interest, in->id, in);
+    } else {
+        g_source_remove(in->expiry);
+    }
+    in->expiry = g_timeout_add_seconds(INTEREST_SECONDS, interest_expired, in);
+}
+
+/* {NAME: {"kind","title","owner","version","url"}} of the views of @key. */
+static JsonObject *views_index(DdmWebApi *api, const char *key)
+{
+    JsonObject *vo = json_object_new();
+    g_autoptr(GPtrArray) all = ddm_views_list(views_of(api));
+    static const char *const kinds[] = {"?", "table", "record", "blob"};
+    for (guint i = 0; i < all->len; i++) {
+        ddm_view *v = all->pdata[i];
+        if (g_strcmp0(ddm_view_vm_key(v), key) != 0)
+            continue;
+        JsonObject *m = json_object_new();
+        ddm_view_kind k = ddm_view_kind_of(v);
+        json_object_set_string_member(m, "kind", (guint)k < G_N_ELEMENTS(kinds) ? kinds[k] : "?");
+        json_object_set_string_member(m, "title", ddm_view_title(v));
+        json_object_set_string_member(m, "owner", ddm_view_owner(v));
+        json_object_set_int_member(m, "version", (gint64)ddm_view_version(v));
+        g_autofree char *url = ddm_web_view_path(v);
+        json_object_set_string_member(m, "url", url);
+        json_object_set_object_member(vo, ddm_view_name(v), m);
+    }
+    return vo;
+}
+
+/* The rows of the "vms" view keyed by VM key, each with its views. */
+static JsonObject *vms_object(DdmWebApi *api)
+{
+    JsonObject *out = json_object_new();
+    ddm_view *vms = ddm_views_lookup(views_of(api), "vms", NULL);
+    if (vms == NULL)
+        return out;
+    g_autoptr(JsonNode) view = ddm_web_view_json(vms, FALSE);
+    JsonObject *vo = json_node_get_object(view);
+    JsonArray *rows = json_object_has_member(vo, "rows") ? json_object_get_array_member(vo, "rows")
+                                                        : NULL;
+    for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
+        JsonObject *row = json_array_get_object_element(rows, i);
+        const char *key = row != NULL && json_object_has_member(row, "key")
+                              ? json_object_get_string_member(row, "key")
+                              : NULL;
+        if (key == NULL)
+            continue;
+        JsonObject *vm = json_object_new();
+        GList *names = json_object_get_members(row);
+        for (GList *l = names; l != NULL; l = l->next)
+            json_object_set_member(vm, l->data, json_node_copy(json_object_get_member(row, l->data)));
+        g_list_free(names);
+        json_object_set_object_member(vm, "views", views_index(api, key));
+        json_object_set_object_member(out, key, vm);
+    }
+    return out;
+}
+
+/* --------------------------------------------------------------- routes */
+
+static void route_vms(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    JsonObject *o = doc_new();
+    json_object_set_object_member(o, "vms", vms_object(api));
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+}
+
+static void route_vm(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_auto(GStrv) seg = ddm_http_path_segments(path);
+    if (seg == NULL || g_strv_length(seg) != 3) {
+        ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST, "bad path");
+        return;
+    }
+    DdmVm *vm = find_vm_or_404(api, msg, seg[2]);
+    if (vm == NULL)
+        return;
+    g_autoptr(JsonObject) all = vms_object(api);
+    JsonObject *o = doc_new();
+    json_object_set_string_member(o, "key", vm_key(vm));
+    if (json_object_has_member(all, vm_key(vm)))
+        json_object_set_object_member(o, "vm",
+                                      json_object_ref(json_object_get_object_member(all, vm_key(vm))));
+    else
+        json_object_set_null_member(o, "vm");
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+}
+
+/* /api/vms/KEY/views/NAME[/data] and /api/views/NAME[/data]. */
+static void route_view(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_auto(GStrv) seg = ddm_http_path_segments(path);
+    guint n = seg != NULL ? g_strv_length(seg) : 0;
+    gboolean global = n >= 2 && strcmp(seg[1], "views") == 0;
+    const char *name = global ? seg[2] : (n >= 5 ? seg[4] : NULL);
+    gboolean data = n == (global ? 4u : 6u);
+    if (name == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST, "bad path");
+        return;
+    }
+    const char *key = NULL;
+    if (!global) {
+        DdmVm *vm = find_vm_or_404(api, msg, seg[2]);
+        if (vm == NULL)
+            return;
+        key = vm_key(vm);
+    }
+    note_interest(api, key, name);
+    ddm_view *v = ddm_views_lookup(views_of(api), name, key);
+    if (v == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no view '%s'%s%s", name,
+                             key ? " of VM " : "", key ? key : "");
+        return;
+    }
+    if (!data) {
+        ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_web_view_json(v, TRUE));
+        return;
+    }
+    gsize len = 0;
+    const char *media = NULL;
+    const guint8 *bytes = ddm_view_blob_data(v, &len, &media);
+    if (bytes == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "view '%s' has no data yet", name);
+        return;
+    }
+    ddm_http_reply(msg, SOUP_STATUS_OK, media ? media : "application/octet-stream",
+                   (const char *)bytes, len);
+}
+
+static void route_global_views(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    JsonObject *o = doc_new();
+    json_object_set_object_member(o, "views", views_index(api, NULL));
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+}
+
+static void route_commands(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(api->daemon));
+    JsonObject *co = json_object_new();
+    for (guint i = 0; cmds != NULL && i < cmds->len; i++) {
+        const DdmCommandInfo *ci = &g_array_index(cmds, DdmCommandInfo, i);
+        JsonObject *c = json_object_new();
+        json_object_set_string_member(c, "usage", ci->usage);
+        json_object_set_string_member(c, "summary", ci->summary);
+        json_object_set_string_member(c, "plugin", ci->plugin);
+        json_object_set_object_member(co, ci->name, c);
+    }
+    JsonObject *o = doc_new();
+    json_object_set_object_member(o, "commands", co);
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+}
+
+static void route_stream(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_autofree char *spec = ddm_http_query_param(msg, "vm");
+    const char *key = NULL;
+    if (spec != NULL) {
+        DdmVm *vm = find_vm_or_404(api, msg, spec);
+        if (vm == NULL)
+            return;
+        key = vm_key(vm);
+    }
+    ddm_web_stream_start(api->stream, msg, key);
+}
+
+static void route_download(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_auto(GStrv) seg = ddm_http_path_segments(path);
+    if (seg == NULL || g_strv_length(seg) != 4) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no such download");
+        return;
+    }
+    ddm_web_downloads_serve(api->downloads, msg, seg[2], seg[3]);
+}
+
+/* ------------------------------------------------------------- commands */
+
+static void running_free(RunningCommand *rc)
+{
+    if (rc->msg != NULL) {
+        g_signal_handler_disconnect(rc->msg, rc->finished_id);
+        g_object_unref(rc->msg);
+    }
+    g_free(rc->run_id);
+    g_free(rc);
+}
+
+/* The client went away before the answer: let a long command stop early. */
+static void on_command_client_gone(SoupServerMessage *msg, gpointer ud)
+{
+    RunningCommand *rc = ud;
+    g_signal_handler_disconnect(rc->msg, rc->finished_id);
+    g_clear_object(&rc->msg);
+    if (rc->api != NULL)
+        ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);
+}
+
+static void command_done(ddm_cmd_status status, const char *message, ddm_view *result,
+                         gpointer ud)
+{
+    RunningCommand *rc = ud;
+    DdmWebApi *api = rc->api;
+    if (api != NULL) {
+        api->commands = g_list_remove(api->commands, rc);
+        api->n_commands--;
+    }
+    if (rc->msg != NULL) {
+        JsonObject *o = doc_new();
+        json_object_set_boolean_member(o, "ok", status == DDM_CMD_OK);
+        json_object_set_int_member(o, "status", status);
+        if (status != DDM_CMD_OK)
+            json_object_set_string_member(o, "error",
+                                          message != NULL && *message ? message : "command failed");
+        else
+            json_object_set_string_member(o, "message", message);
+        if (result != NULL)
+            json_object_set_member(o, "result", ddm_web_view_json(result, FALSE));
+        else
+            json_object_set_null_member(o, "result");
+        json_object_set_member(o, "files", api != NULL ? ddm_web_downloads_files(api->downloads,
+                                                                                 rc->run_id)
+                                                       : json_node_init_array(json_node_alloc(),
+                                                                              json_array_new()));
+        /* 200 whatever the command said: the request itself worked; "ok"
+         * and "status" say how the command went. */
+        ddm_http_reply_json(rc->msg, SOUP_STATUS_OK, object_node(o));
+        soup_server_message_unpause(rc->msg);
+    }
+    running_free(rc);
+}
+
+/* {"args":["--x","y"]} (optional) -> the extra arguments; NULL after a 400. */
+static GPtrArray *command_args(SoupServerMessage *msg)
+{
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    SoupMessageBody *body = soup_server_message_get_request_body(msg);
+    g_autoptr(GBytes) bytes = body != NULL ? soup_message_body_flatten(body) : NULL;
+    if (bytes == NULL || g_bytes_get_size(bytes) == 0)
+        return args;
+    g_autoptr(JsonParser) p = json_parser_new();
+    gsize len = 0;
+    const char *text = g_bytes_get_data(bytes, &len);
+    JsonObject *o = NULL;
+    if (json_parser_load_from_data(p, text, (gssize)len, NULL) &&
+        JSON_NODE_HOLDS_OBJECT(json_parser_get_root(p)))
+        o = json_node_get_object(json_parser_get_root(p));
+    JsonNode *an = o != NULL ? json_object_get_member(o, "args") : NULL;
+    if (o == NULL || (an != NULL && !JSON_NODE_HOLDS_ARRAY(an) && !JSON_NODE_HOLDS_NULL(an))) {
+        ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST,
+                             "the body is a JSON object {\"args\":[\"...\"]} or empty");
+        g_ptr_array_unref(args);
+        return NULL;
+    }
+    JsonArray *a = an != NULL && JSON_NODE_HOLDS_ARRAY(an) ? json_node_get_array(an) : NULL;
+    for (guint i = 0; a != NULL && i < json_array_get_length(a); i++) {
+        JsonNode *e = json_array_get_element(a, i);
+        if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_STRING ||
+            i >= 64) {
+            ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST,
+                                 "\"args\" holds at most 64 strings");
+            g_ptr_array_unref(args);
+            return NULL;
+        }
+        g_ptr_array_add(args, g_strdup(json_node_get_string(e)));
+    }
+    return args;
+}
+
+static void route_run_command(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_auto(GStrv) seg = ddm_http_path_segments(path);
+    if (seg == NULL || g_strv_length(seg) != 5) {
+        ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST, "bad path");
+        return;
+    }
+    DdmVm *vm = find_vm_or_404(api, msg, seg[2]);
+    if (vm == NULL)
+        return;
+    const char *name = seg[4];
+    g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(api->daemon));
+    gboolean known = FALSE;
+    for (guint i = 0; cmds != NULL && i < cmds->len && !known; i++)
+        known = strcmp(g_array_index(cmds, DdmCommandInfo, i).name, name) == 0;
+    if (!known) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no command '%s'", name);
+        return;
+    }
+    if (api->n_commands >= DDM_WEB_API_MAX_COMMANDS) {
+        ddm_http_reply_error(msg, 429 /* Too Many Requests */,
+                             "%d commands are running; try again when one is done",
+                             DDM_WEB_API_MAX_COMMANDS);
+        return;
+    }
+    g_autoptr(GPtrArray) extra = command_args(msg);
+    if (extra == NULL)
+        return;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *run_id = NULL;
+    g_autofree char *out_dir = ddm_web_downloads_new_run(api->downloads, name, &run_id, &error);
+    if (out_dir == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "%s", error->message);
+        return;
+    }
+    /* As the command line would say it: NAME VM ARGS... */
+    g_autoptr(GPtrArray) argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)name);
+    g_ptr_array_add(argv, (gpointer)vm_key(vm));
+    for (guint i = 0; i < extra->len; i++)
+        g_ptr_array_add(argv, extra->pdata[i]);
+    g_ptr_array_add(argv, NULL);
+
+    RunningCommand *rc = g_new0(RunningCommand, 1);
+    rc->api = api;
+    rc->msg = g_object_ref(msg);
+    rc->run_id = g_steal_pointer(&run_id);
+    rc->finished_id = g_signal_connect(msg, "finished", G_CALLBACK(on_command_client_gone), rc);
+    api->commands = g_list_prepend(api->commands, rc);
+    api->n_commands++;
+    soup_server_message_pause(msg);
+    g_message("web: running '%s' on %s", name, vm_key(vm));
+    /* The command may finish before this returns (command_done frees rc). */
+    if (!ddm_registry_run_command_progress(ddm_daemon_registry(api->daemon), (int)argv->len - 1,
+                                           (const char *const *)argv->pdata, out_dir, out_dir,
+                                           command_done, NULL, rc))
+        command_done(DDM_CMD_USAGE, "the command could not start", NULL, rc);
+}
+
+/* ------------------------------------------------------------- lifetime */
+
+DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *stream,
+                           DdmWebDownloads *downloads)
+{
+    DdmWebApi *api = g_new0(DdmWebApi, 1);
+    api->daemon = daemon;
+    api->stream = stream;
+    api->downloads = downloads;
+    api->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
+    ddm_http_server_add_route(srv, "/api/vms", DDM_HTTP_GET, route_vms, api);
+    ddm_http_server_add_route(srv, "/api/vms/*", DDM_HTTP_GET, route_vm, api);
+    ddm_http_server_add_route(srv, "/api/vms/*/views/*", DDM_HTTP_GET, route_view, api);
+    ddm_http_server_add_route(srv, "/api/vms/*/views/*/data", DDM_HTTP_GET, route_view, api);
+    ddm_http_server_add_route(srv, "/api/vms/*/commands/*", DDM_HTTP_POST, route_run_command, api);
+    ddm_http_server_add_route(srv, "/api/views", DDM_HTTP_GET, route_global_views, api);
+    ddm_http_server_add_route(srv, "/api/views/*", DDM_HTTP_GET, route_view, api);
+    ddm_http_server_add_route(srv, "/api/views/*/data", DDM_HTTP_GET, route_view, api);
+    ddm_http_server_add_route(srv, "/api/commands", DDM_HTTP_GET, route_commands, api);
+    ddm_http_server_add_route(srv, "/api/stream", DDM_HTTP_GET, route_stream, api);
+    ddm_http_server_add_route(srv, "/api/downloads/*/*", DDM_HTTP_GET, route_download, api);
+    return api;
+}
+
+void ddm_web_api_free(DdmWebApi *api)
+{
+    if (api == NULL)
+        return;
+    for (GList *l = api->commands; l != NULL; l = l->next) {
+        RunningCommand *rc = l->data;
+        rc->api = NULL; /* its done callback still comes, from the registry's teardown */
+        if (rc->msg != NULL) {
+            ddm_http_reply_error(rc->msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "the server stops");
+            soup_server_message_unpause(rc->msg);
+        }
+    }
+    g_list_free(api->commands);
+    g_hash_table_destroy(api->interest);
+    g_free(api);
+}

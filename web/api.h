@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The JSON API under /api/ (doc/web-api.md, a stable interface): the VM
+ * list, a VM, its views and a blob's bytes, the global views, the
+ * commands plugins registered and running one on a VM (POST), the files
+ * a command wrote (downloads.h), and the live stream (stream.h). Every
+ * answer is one JSON object with "schema" (DDM_WEB_API_SCHEMA), keys in
+ * snake_case, lists with natural names as objects keyed by them.
+ * It reads the daemon directly: the web server runs inside the server.
+ */
+#ifndef DDM_WEB_API_H
+#define DDM_WEB_API_H
+
+#include "core/daemon/daemon.h"
+#include "web/downloads.h"
+#include "web/http_server.h"
+#include "web/stream.h"
+
+/* Commands from the web in flight at once; more are answered 429. */
+#define DDM_WEB_API_MAX_COMMANDS 4
+
+typedef struct DdmWebApi DdmWebApi;
+
+/** Add the /api/ routes to @srv, answered from @daemon, streaming with
+ *  @stream, commands writing into @downloads (all borrowed; they outlive
+ *  the API). (transfer full) */
+DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *stream,
+                           DdmWebDownloads *downloads);
+/** Cancel the commands in flight (their requests get 503) and free. */
+void ddm_web_api_free(DdmWebApi *api);
+
+#endif /* DDM_WEB_API_H */

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * ddmon's HTTP listener (http_server.h): binding, the request checks in
+ * order, routing, and the small answer helpers. The checks run in the
+ * early handler, after the headers and before libsoup reads a body, so a
+ * refused request never gets to send one.
+ */
+#include "web/http_server.h"
+
+#include <string.h>
+
+#include "core/config/listen_addr.h"
+#include "web/auth.h"
+
+/* The largest request body we read (a command's arguments). */
+#define MAX_REQUEST_BODY (64 * 1024)
+
+typedef struct Route {
+    char *path;
+    unsigned flags;
+    DdmHttpHandler handler;
+    gpointer ud;
+} Route;
+
+struct DdmHttpServer {
+    SoupServer *soup;
+    char *option;
+    DdmListenAddr addr;
+    guint port;
+    char *token;        /* NULL: none required */
+    char *cookie_name;
+    GPtrArray *routes;  /* Route* */
+};
+
+static void route_free(gpointer p)
+{
+    Route *r = p;
+    g_free(r->path);
+    g_free(r);
+}
+
+/* --------------------------------------------------------------- answers */
+
+static void security_headers(SoupServerMessage *msg)
+{
+    SoupMessageHeaders *h = soup_server_message_get_response_headers(msg);
+    soup_message_headers_replace(h, "X-Content-Type-Options", "nosniff");
+    soup_message_headers_replace(h, "X-Frame-Options", "DENY");
+    soup_message_headers_replace(h, "Referrer-Policy", "no-referrer");
+    soup_message_headers_replace(h, "Cache-Control", "no-store");
+    soup_message_headers_replace(h, "Content-Security-Policy",
+                                 "default-src 'self'; img-src 'self' data:; "
+                                 "frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+}
+
+void ddm_http_reply(SoupServerMessage *msg, guint status, const char *content_type,
+                    const char *body, gsize len)
+{
+    soup_server_message_set_status(msg, status, NULL);
+    soup_server_message_set_response(msg, content_type, SOUP_MEMORY_COPY, body, len);
+}
+
+void ddm_http_reply_json(SoupServerMessage *msg, guint status, JsonNode *node)
+{
+    g_autoptr(JsonGenerator) gen = json_generator_new();
+    json_generator_set_root(gen, node);
+    gsize len = 0;
+    g_autofree char *text = json_generator_to_data(gen, &len);
+    json_node_unref(node);
+    soup_server_message_set_status(msg, status, NULL);
+    /* The text is ours: hand it over instead of copying it. */
+    soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE,
+                                      g_steal_pointer(&text), len);
+}
+
+void ddm_http_reply_error(SoupServerMessage *msg, guint status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *text = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    JsonObject *o = json_object_new();
+    json_object_set_int_member(o, "schema", 1);
+    json_object_set_int_member(o, "status", status);
+    json_object_set_string_member(o, "error", text);
+    JsonNode *n = json_node_init_object(json_node_alloc(), o);
+    json_object_unref(o);
+    ddm_http_reply_json(msg, status, n);
+}
+
+/* ---------------------------------------------------------------- paths */
+
+char **ddm_http_path_segments(const char *path)
+{
+    g_auto(GStrv) raw = g_strsplit(path != NULL ? path : "", "/", -1);
+    GPtrArray *out = g_ptr_array_new();
+    for (char **p = raw; *p != NULL; p++) {
+        if (**p == '\0')
+            continue;
+        char *seg = g_uri_unescape_string(*p, "/"); /* NULL on a bad escape or %00 */
+        if (seg == NULL || *seg == '\0') {
+            g_free(seg);
+            g_ptr_array_set_free_func(out, g_free);
+            g_ptr_array_free(out, TRUE);
+            return NULL;
+        }
+        g_ptr_array_add(out, seg);
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
+char *ddm_http_query_param(SoupServerMessage *msg, const char *name)
+{
+    const char *query = g_uri_get_query(soup_server_message_get_uri(msg));
+    if (query == NULL)
+        return NULL;
+    g_autoptr(GHashTable) params = g_uri_parse_params(query, -1, "&", G_URI_PARAMS_NONE, NULL);
+    const char *v = params != NULL ? g_hash_table_lookup(params, name) : NULL;
+    return g_strdup(v);
+}
+
+/* @path matches @pattern segment by segment, "*" matching any one
+ * non-empty segment. */
+static gboolean pattern_matches(const char *pattern, const char *path)
+{
+    while (*pattern != '\0' && *path != '\0') {
+        if (pattern[0] == '*' && (pattern[1] == '/' || pattern[1] == '\0')) {
+            const char *end = strchr(path, '/');
+            gsize len = end != NULL ? (gsize)(end - path) : strlen(path);
+            if (len == 0)
+                return FALSE;
+            path += len;
+            pattern++;
+        } else if (*pattern++ != *path++) {
+            return FALSE;
+        }
+    }
+    return *pattern == '\0' && *path == '\0';
+}
+
+/* Exact paths first, then patterns, then the longest prefix. */
+static const Route *find_route(DdmHttpServer *srv, const char *path)
+{
+    const Route *pattern = NULL, *prefix = NULL;
+    gsize prefix_len = 0;
+    for (guint i = 0; i < srv->routes->len; i++) {
+        const Route *r = srv->routes->pdata[i];
+        if (strcmp(r->path, path) == 0)
+            return r;
+        gsize len = strlen(r->path);
+        if (r->flags & DDM_HTTP_PREFIX) {
+            if (len > prefix_len && strncmp(r->path, path, len) == 0) {
+                prefix = r;
+                prefix_len = len;
+            }
+        } else if (pattern == NULL && strchr(r->path, '*') != NULL &&
+                   pattern_matches(r->path, path)) {
+            pattern = r;
+        }
+    }
+    return pattern != NULL ? pattern : prefix;
+}
+
+/* --------------------------------------------------------------- checks */
+
+static gboolean is_get(const char *method)
+{
+    return method == SOUP_METHOD_GET || method == SOUP_METHOD_HEAD;
+}
+
+/* The path and query of @msg without its "token" parameter, for the
+ * redirect after a first visit. (transfer full) */
+static char *location_without_token(SoupServerMessage *msg)
+{
+    GUri *uri = soup_server_message_get_uri(msg);
+    GString *s = g_string_new(g_uri_get_path(uri));
+    const char *query = g_uri_get_query(uri);
+    if (query != NULL) {
+        g_auto(GStrv) parts = g_strsplit(query, "&", -1);
+        gboolean first = TRUE;
+        for (char **p = parts; *p != NULL; p++) {
+            if (**p == '\0' || g_str_has_prefix(*p, "token=") || strcmp(*p, "token") == 0)
+                continue;
+            g_string_append_c(s, first ? '?' : '&');
+            g_string_append(s, *p);
+            first = FALSE;
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Steps 1-6 of http_server.h. TRUE when the request may go to its route;
+ * otherwise @msg has its answer. */
+static gboolean check_request(DdmHttpServer *srv, SoupServerMessage *msg, const char *path)
+{
+    SoupMessageHeaders *req = soup_server_message_get_request_headers(msg);
+    const char *method = soup_server_message_get_method(msg);
+    const char *host = soup_message_headers_get_one(req, "Host");
+    security_headers(msg);
+    if (!ddm_web_host_allowed(host, srv->port, srv->addr.loopback)) {
+        ddm_http_reply_error(msg, SOUP_STATUS_FORBIDDEN,
+                             "Host '%s' refused: use the address ddmon printed", host ? host : "");
+        return FALSE;
+    }
+    const char *origin = soup_message_headers_get_one(req, "Origin");
+    if (!ddm_web_origin_allowed(origin, host) ||
+        !ddm_web_fetch_site_allowed(soup_message_headers_get_one(req, "Sec-Fetch-Site"))) {
+        ddm_http_reply_error(msg, SOUP_STATUS_FORBIDDEN, "cross-origin request refused");
+        return FALSE;
+    }
+    const Route *r = find_route(srv, path);
+    if (r == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no such page: %s", path);
+        return FALSE;
+    }
+    gboolean post = (r->flags & DDM_HTTP_POST) != 0;
+    if (post ? method != SOUP_METHOD_POST : !is_get(method)) {
+        soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Allow",
+                                     post ? "POST" : "GET, HEAD");
+        ddm_http_reply_error(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, "%s needs %s", path,
+                             post ? "POST" : "GET");
+        return FALSE;
+    }
+    goffset body = soup_message_headers_get_content_length(req);
+    if (soup_message_headers_get_encoding(req) == SOUP_ENCODING_CHUNKED ||
+        body > MAX_REQUEST_BODY) {
+        ddm_http_reply_error(msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE,
+                             "request bodies are limited to %d bytes", MAX_REQUEST_BODY);
+        return FALSE;
+    }
+    if (srv->token == NULL || (r->flags & DDM_HTTP_PUBLIC))
+        return TRUE;
+
+    g_autofree char *bearer = ddm_web_bearer_token(soup_message_headers_get_one(req, "Authorization"));
+    if (bearer != NULL) {
+        if (ddm_web_token_equal(srv->token, bearer))
+            return TRUE;
+        ddm_http_reply_error(msg, SOUP_STATUS_UNAUTHORIZED, "wrong token");
+        return FALSE;
+    }
+    g_autofree char *query_token = (r->flags & DDM_HTTP_PAGE) && is_get(method)
+                                       ? ddm_http_query_param(msg, "token")
+                                       : NULL;
+    if (query_token != NULL) {
+        if (!ddm_web_token_equal(srv->token, query_token)) {
+            ddm_http_reply_error(msg, SOUP_STATUS_UNAUTHORIZED,
+                                 "wrong token: open the URL ddmon printed");
+            return FALSE;
+        }
+        /* First visit: keep the token in a cookie and take it out of the
+         * address bar (and the history). */
+        g_autofree char *cookie = g_strdup_printf("%s=%s; Path=/; HttpOnly; SameSite=Strict",
+                                                  srv->cookie_name, srv->token);
+        soup_message_headers_append(soup_server_message_get_response_headers(msg), "Set-Cookie",
+                                    cookie);
+        g_autofree char *location = location_without_token(msg);
+        soup_server_message_set_redirect(msg, SOUP_STATUS_SEE_OTHER, location);
+        return FALSE;
+    }
+    g_autofree char *cookie = ddm_web_cookie_get(soup_message_headers_get_one(req, "Cookie"),
+                                                 srv->cookie_name);
+    if (cookie == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_UNAUTHORIZED,
+                             "no token: open the URL with ?token= that ddmon printed "
+                             "(ddmon web-url shows it again)");
+        return FALSE;
+    }
+    if (!ddm_web_token_equal(srv->token, cookie)) {
+        ddm_http_reply_error(msg, SOUP_STATUS_UNAUTHORIZED,
+                             "wrong token in the cookie: open the URL ddmon printed");
+        return FALSE;
+    }
+    if (post && origin == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_FORBIDDEN,
+                             "a POST with the cookie needs an Origin header "
+                             "(or use Authorization: Bearer)");
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static void on_early(SoupServer *soup, SoupServerMessage *msg, const char *path, GHashTable *query,
+                     gpointer ud)
+{
+    DdmHttpServer *srv = ud;
+    if (!check_request(srv, msg, path))
+        g_debug("http: %s %s refused (%u)", soup_server_message_get_method(msg), path,
+                soup_server_message_get_status(msg));
+}
+
+static void on_request(SoupServer *soup, SoupServerMessage *msg, const char *path,
+                       GHashTable *query, gpointer ud)
+{
+    DdmHttpServer *srv = ud;
+    if (soup_server_message_get_status(msg) != 0)
+        return; /* answered by the checks */
+    const Route *r = find_route(srv, path);
+    if (r == NULL) { /* the early handler found one: routes do not change under a request */
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no such page: %s", path);
+        return;
+    }
+    r->handler(msg, path, r->ud);
+}
+
+/* ------------------------------------------------------------- lifetime */
+
+DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
+{
+    const char *option = opts->option != NULL ? opts->option : "--http";
+    DdmListenAddr addr = {0};
+    if (!ddm_listen_addr_parse(option, opts->listen, &addr, error))
+        return NULL;
+    DdmHttpServer *srv = g_new0(DdmHttpServer, 1);
+    srv->addr = addr;
+    srv->option = g_strdup(option);
+    srv->routes = g_ptr_array_new_with_free_func(route_free);
+    if (opts->token) {
+        srv->token = ddm_web_token_new(error);
+        if (srv->token == NULL) {
+            ddm_http_server_free(srv);
+            return NULL;
+        }
+    }
+    srv->soup = soup_server_new("server-header", "ddmon", NULL);
+    soup_server_add_early_handler(srv->soup, NULL, on_early, srv, NULL);
+    soup_server_add_handler(srv->soup, NULL, on_request, srv, NULL);
+    g_autoptr(GSocketAddress) sa = g_inet_socket_address_new_from_string(addr.host, addr.port);
+    g_autoptr(GError) local = NULL;
+    if (sa == NULL || !soup_server_listen(srv->soup, sa, 0, &local)) {
+        g_set_error(error, G_IO_ERROR, local != NULL ? local->code : G_IO_ERROR_INVALID_ARGUMENT,
+                    "%s: cannot listen on %s port %u: %s", option, addr.host, addr.port,
+                    local != NULL ? local->message : "bad address");
+        ddm_http_server_free(srv);
+        return NULL;
+    }
+    GSList *listeners = soup_server_get_listeners(srv->soup);
+    srv->port = addr.port;
+    if (listeners != NULL) {
+        g_autoptr(GSocketAddress) local_addr = g_socket_get_local_address(listeners->data, NULL);
+        if (local_addr != NULL && G_IS_INET_SOCKET_ADDRESS(local_addr))
+            srv->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local_addr));
+    }
+    g_slist_free(listeners);
+    srv->cookie_name = ddm_web_cookie_name(srv->port);
+    return srv;
+}
+
+void ddm_http_server_free(DdmHttpServer *srv)
+{
+    if (srv == NULL)
+        return;
+    if (srv->soup != NULL) {
+        soup_server_disconnect(srv->soup);
+        g_object_unref(srv->soup);
+    }
+    g_ptr_array_unref(srv->routes);
+    ddm_listen_addr_clear(&srv->addr);
+    if (srv->token != NULL)
+        memset(srv->token, 0, strlen(srv->token));
+    g_free(srv->token);
+    g_free(srv->cookie_name);
+    g_free(srv->option);
+    g_free(srv);
+}
+
+void ddm_http_server_add_route(DdmHttpServer *srv, const char *path, unsigned flags,
+                               DdmHttpHandler handler, gpointer ud)
+{
+    Route *r = g_new0(Route, 1);
+    r->path = g_strdup(path);
+    r->flags = flags;
+    r->handler = handler;
+    r->ud = ud;
+    g_ptr_array_add(srv->routes, r);
+}
+
+guint ddm_http_server_port(const DdmHttpServer *srv)
+{
+    return srv->port;
+}
+
+const char *ddm_http_server_token(const DdmHttpServer *srv)
+{
+    return srv->token;
+}
+
+char *ddm_http_server_url(const DdmHttpServer *srv)
+{
+    /* A wildcard address is no place to browse to: name this host's loopback. */
+    const char *host = srv->addr.wildcard ? (strchr(srv->addr.host, ':') ? "::1" : "127.0.0.1")
+                                          : srv->addr.host;
+    g_autofree char *authority = ddm_listen_addr_authority(host, (guint16)srv->port);
+    if (srv->token != NULL)
+        return g_strdup_printf("http://%s/?token=%s", authority, srv->token);
+    return g_strdup_printf("http://%s/", authority);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * A view as the web API shows it (doc/web-api.md): the jq form of
+ * doc/json.md (core/views/jq.h), and for a blob, instead of its bytes,
+ * "data_url", where a GET fetches them.
+ */
+#ifndef DDM_WEB_VIEW_JSON_H
+#define DDM_WEB_VIEW_JSON_H
+
+#include <json-glib/json-glib.h>
+
+#include "core/views/views.h"
+
+/** The web API's version of its shapes (doc/web-api.md). */
+#define DDM_WEB_API_SCHEMA 1
+
+/** @v as the API shows it; @schema: with "schema" (a document of its
+ *  own). (transfer full) */
+JsonNode *ddm_web_view_json(ddm_view *v, gboolean schema);
+/** "/api/vms/KEY/views/NAME" (or "/api/views/NAME" for a global view),
+ *  segments percent-encoded. (transfer full) */
+char *ddm_web_view_path(ddm_view *v);
+
+#endif /* DDM_WEB_VIEW_JSON_H */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The web dashboard assembled (web.h): listener, pages, API, stream,
+ * downloads.
+ */
+#include "web/web.h"
+
+#include "web/api.h"
+#include "web/downloads.h"
+#include "web/http_server.h"
+#include "web/static_files.h"
+#include "web/stream.h"
+
+struct DdmWeb {
+    DdmHttpServer *http;
+    DdmWebStatic *statics;
+    DdmWebStream *stream;
+    DdmWebDownloads *downloads;
+    DdmWebApi *api;
+    char *url;
+};
+
+DdmWeb *ddm_web_new(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error)
+{
+    DdmHttpOptions http = {.listen = opts->listen, .option = "--http", .token = TRUE};
+    DdmHttpServer *srv = ddm_http_server_new(&http, error);
+    if (srv == NULL)
+        return NULL;
+    DdmWebDownloads *downloads = ddm_web_downloads_new(opts->downloads_dir, error);
+    if (downloads == NULL) {
+        ddm_http_server_free(srv);
+        return NULL;
+    }
+    DdmWeb *web = g_new0(DdmWeb, 1);
+    web->http = srv;
+    web->downloads = downloads;
+    g_autofree char *dir = ddm_web_static_dir();
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
+        g_warning("web: the dashboard's files are not in %s (set DDMON_WEB_DIR); the API works",
+                  dir);
+    web->statics = ddm_web_static_new(srv, dir);
+    web->stream = ddm_web_stream_new(ddm_daemon_views(daemon));
+    web->api = ddm_web_api_new(srv, daemon, web->stream, downloads);
+    web->url = ddm_http_server_url(srv);
+    return web;
+}
+
+void ddm_web_free(DdmWeb *web)
+{
+    if (web == NULL)
+        return;
+    ddm_web_api_free(web->api);
+    ddm_web_stream_free(web->stream);
+    ddm_http_server_free(web->http);
+    ddm_web_static_free(web->statics);
+    ddm_web_downloads_free(web->downloads);
+    g_free(web->url);
+    g_free(web);
+}
+
+const char *ddm_web_url(const DdmWeb *web)
+{
+    return web->url;
+}
+
+DdmHttpServer *ddm_web_http(DdmWeb *web)
+{
+    return web->http;
+}
