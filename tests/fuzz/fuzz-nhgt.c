@@ -2,16 +2,19 @@
  *
  * Fuzz target: the NHGT native heap dump (plugins/nativeheap/nhgt.c) and
  * what the plugin does with it: parse its maps text (nhmaps.c), walk the
- * records and symbolize their frames.
+ * records and symbolize their frames, group every record by size and by
+ * backtrace in bounded tables (nh_group.c, cap lowered to 16).
  *
  * Input: an NHGT payload. Invariants: the maps text and the records lie
  * inside the payload; records x stride fit; a record's declared fields fit
  * its stride; the frames of a record are inside the payload; a failure
- * gives a reason.
+ * gives a reason; the groups never pass their cap, and grouped plus
+ * ungrouped records add up to the records.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "plugins/nativeheap/nh_group.h"
 #include "plugins/nativeheap/nhgt.h"
 #include "plugins/nativeheap/nhmaps.h"
 #include "tests/fuzz/fuzz.h"
@@ -56,6 +59,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_CHECK(memchr(sym, 0, sizeof sym) != NULL);
         }
         walked++;
+    }
+    for (int by_bt = 0; by_bt < 2; by_bt++) {
+        nh_grouper g;
+        uint64_t records = 0;
+        nh_grouper_init(&g, by_bt, (size_t)info.backtrace_size * info.ptr_size, 16);
+        for (size_t i = 0; i < info.n_records && i < 4 * WALK_MAX; i++) {
+            nhgt_record rec;
+            nhgt_record_at(&info, i, &rec);
+            FUZZ_CHECK(nh_grouper_add(&g, &rec, rec.size) == 0);
+            records++;
+        }
+        FUZZ_CHECK(g.n <= 16);
+        nh_grouper_sort_by_total(&g);
+        for (size_t i = 0; i < g.n; i++) {
+            records -= g.g[i].records;
+            if (i)
+                FUZZ_CHECK(g.g[i - 1].total >= g.g[i].total);
+        }
+        FUZZ_CHECK(records == g.ungrouped);
+        nh_grouper_free(&g);
     }
     nh_maps_free(&maps);
     return 0;

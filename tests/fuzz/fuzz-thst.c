@@ -6,8 +6,9 @@
  *
  * Input: a THST payload. Invariants: the entries fit in the payload (6
  * bytes each in the draft form, 18 in the real one) and in THREADS_MAX; a
- * failure gives a reason; the thread list stays sorted, unique and within
- * its cap, and a CPU % is finite and not negative.
+ * failure gives a reason; the thread list's index finds every thread the
+ * table added, sorted the list is unique and within its cap, and a CPU %
+ * is finite and not negative.
  */
 #include <errno.h>
 #include <math.h>
@@ -41,6 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int round = 0; round < 2; round++) {
         size_t dropped = thread_list_apply_thst(&l, &t, 100.0 + round, 100);
         FUZZ_CHECK(dropped <= t.n && l.n <= l.max);
+        for (size_t i = 0; i < t.n; i++) /* the index finds what the table kept */
+            FUZZ_CHECK(thread_list_find(&l, t.e[i].id) != NULL || dropped > 0);
+        thread_list_sort(&l); /* as before publishing */
         for (size_t i = 0; i < l.n; i++) {
             if (i)
                 FUZZ_CHECK(l.v[i - 1].id < l.v[i].id);

@@ -36,11 +36,16 @@ tests_fuzz_fuzz_alloc_real_SOURCES = tests/fuzz/fuzz-alloc-real.c plugins/alloc/
 FUZZ_TARGETS += tests/fuzz/fuzz-hpif
 tests_fuzz_fuzz_hpif_SOURCES = tests/fuzz/fuzz-hpif.c plugins/heap/heapinfo.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-nhgt
-tests_fuzz_fuzz_nhgt_SOURCES = tests/fuzz/fuzz-nhgt.c plugins/nativeheap/nhgt.c plugins/nativeheap/nhmaps.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_nhgt_SOURCES = tests/fuzz/fuzz-nhgt.c plugins/nativeheap/nhgt.c plugins/nativeheap/nhmaps.c \
+	plugins/nativeheap/nh_group.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-nhmaps
 tests_fuzz_fuzz_nhmaps_SOURCES = tests/fuzz/fuzz-nhmaps.c plugins/nativeheap/nhmaps.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-thst
 tests_fuzz_fuzz_thst_SOURCES = tests/fuzz/fuzz-thst.c plugins/threads/thst.c plugins/threads/thread-list.c plugins/threads/states.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-thread-chunks
+tests_fuzz_fuzz_thread_chunks_SOURCES = tests/fuzz/fuzz-thread-chunks.c $(THREADS_PLUGIN_SOURCES) $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-jvm
+tests_fuzz_fuzz_jvm_SOURCES = tests/fuzz/fuzz-jvm.c plugins/jvm/jvm-parse.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-stkl
 tests_fuzz_fuzz_stkl_SOURCES = tests/fuzz/fuzz-stkl.c plugins/threads/stkl.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-vminfo
@@ -81,7 +86,8 @@ $(FUZZ_EXES): LDADD = $(FUZZ_LIBS)
 
 # configure --enable-fuzzing: the objects above are built with libFuzzer's
 # instrumentation (FUZZING_CFLAGS), and each target is linked a second time,
-# without the replay driver, against libFuzzer: tests/fuzz/libfuzzer-NAME.
+# without the replay driver (replay.o, or TARGET-replay.o for a target with
+# its own flags), against libFuzzer: tests/fuzz/libfuzzer-NAME.
 # `make fuzz` runs each for FUZZ_SECONDS on a scratch copy of its corpus.
 FUZZ_LIBFUZZER = $(FUZZ_TARGETS:tests/fuzz/fuzz-%=tests/fuzz/libfuzzer-%$(EXEEXT))
 FUZZ_SECONDS = 60
@@ -92,7 +98,7 @@ endif
 all-local: $(FUZZ_ALL)
 tests/fuzz/libfuzzer-%$(EXEEXT): tests/fuzz/fuzz-%$(EXEEXT)
 	$(AM_V_CCLD)$(LINK) -fsanitize=fuzzer $(FUZZING_LDFLAGS) \
-	  $(filter-out %/replay.$(OBJEXT),$(tests_fuzz_fuzz_$(subst -,_,$*)_OBJECTS)) $(FUZZ_LIBS)
+	  $(filter-out %replay.$(OBJEXT),$(tests_fuzz_fuzz_$(subst -,_,$*)_OBJECTS)) $(FUZZ_LIBS)
 fuzz: $(FUZZ_LIBFUZZER)
 	@set -e; for f in $(FUZZ_LIBFUZZER); do \
 	  name=$$(basename $$f $(EXEEXT)); name=$${name#libfuzzer-}; \
@@ -109,6 +115,39 @@ clean-fuzz-work:
 	-rm -rf tests/fuzz/work
 .PHONY: fuzz clean-fuzz-work
 
+# `make fuzz-smoke`: every libFuzzer target for FUZZ_SMOKE_SECONDS on a
+# scratch copy of its seeds, one automake result file per target
+# (FUZZ_SMOKE_TRS_DIR/libfuzzer-NAME.trs and .log), so that tools/test-summary
+# counts them with the suite's (tools/dev test runs it after `make check`
+# when clang is installed). Fails if any target crashed.
+FUZZ_SMOKE_SECONDS = 2
+FUZZ_SMOKE_TRS_DIR = tests/fuzz/smoke
+if ENABLE_FUZZING
+fuzz-smoke: $(FUZZ_LIBFUZZER)
+	@mkdir -p $(FUZZ_SMOKE_TRS_DIR); failed=0; \
+	for f in $(FUZZ_LIBFUZZER); do \
+	  name=$$(basename $$f $(EXEEXT)); name=$${name#libfuzzer-}; \
+	  work=tests/fuzz/work/smoke-$$name; rm -rf $$work; mkdir -p $$work/corpus $$work/artifacts; \
+	  cp $(srcdir)/tests/fuzz/corpus/$$name/* $$work/corpus/ 2>/dev/null || true; \
+	  trs=$(FUZZ_SMOKE_TRS_DIR)/libfuzzer-$$name.trs; \
+	  if $$f -max_total_time=$(FUZZ_SMOKE_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	      -print_final_stats=1 -artifact_prefix=$$work/artifacts/ $$work/corpus \
+	      > $${trs%.trs}.log 2>&1; then res=PASS; \
+	  else res=FAIL; failed=$$((failed + 1)); tail -n 30 $${trs%.trs}.log; fi; \
+	  printf ':test-result: %s libfuzzer-%s (%s s)\n:global-test-result: %s\n:recheck: no\n:copy-in-global-log: no\n' \
+	    $$res $$name $(FUZZ_SMOKE_SECONDS) $$res > $$trs; \
+	  echo "$$res: libfuzzer-$$name"; \
+	done; \
+	test $$failed = 0
+else
+fuzz-smoke:
+	@echo "fuzz-smoke: the libFuzzer targets need configure CC=clang --enable-fuzzing" >&2; exit 1
+endif
+clean-local: clean-fuzz-smoke
+clean-fuzz-smoke:
+	-rm -rf $(FUZZ_SMOKE_TRS_DIR)
+.PHONY: fuzz-smoke clean-fuzz-smoke
+
 # The seed corpora, one directory per target.
 EXTRA_DIST += tests/fuzz/corpus
 EXTRA_DIST += tests/fuzz/make-seeds.py
@@ -121,3 +160,9 @@ tests_fuzz_fuzz_vupng_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
 tests_fuzz_fuzz_vupng_LDADD += $(LIBPNG_LIBS)
 tests/fuzz/libfuzzer-vupng$(EXEEXT): FUZZ_LIBS += $(LIBPNG_LIBS)
 endif
+
+# fuzz-thread-chunks drives the whole threads plugin through the SDK's fake
+# host (the test kit, which reports through cmocka).
+tests_fuzz_fuzz_thread_chunks_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_CPPFLAGS) $(DDM_FAKEHOST_CPPFLAGS)
+tests_fuzz_fuzz_thread_chunks_LDADD = $(DDM_FAKEHOST_LDADD) $(FUZZ_LIBS)
+tests/fuzz/libfuzzer-thread-chunks$(EXEEXT): FUZZ_LIBS += $(DDM_FAKEHOST_LDADD)

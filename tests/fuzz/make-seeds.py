@@ -335,6 +335,32 @@ def seeds():
     s["nhmaps"] = {"gen-maps": MAPS, "gen-no-newline": MAPS.rstrip(b"\n")}
     s["thst"] = {"gen-real": thst_real(), "gen-draft": thst_draft(), "gen-empty": u1(4) + u1(18) + u2(0)}
     s["stkl"] = {"gen-three": stkl_payload(), "gen-empty": u4(0) + u4(1) + u4(0)}
+    def jstr(t): return u4(len(t.encode())) + t.encode()
+    def rec(op, data): return u1(op) + u2(len(data)) + data
+    def name_chunk(tid, name): return u4(tid) + lstr(name)
+    s["thread-chunks"] = {
+        "gen-mixed": rec(0, name_chunk(1, "main")) + rec(0, name_chunk(2, "worker")) + rec(3, thst_real())
+        + rec(4, b"") + rec(1, name_chunk(2, "renamed")) + rec(2, u4(1)) + rec(3, thst_real(2)) + rec(4, b""),
+        "gen-desc": rec(3, u1(4) + u1(18) + u2(100) + b"".join(
+            u4(100 - i) + u1(1) + u4(i) + u4(i) + u4(i) + u1(0) for i in range(100)))
+        + rec(2, u4(50)) + rec(2, u4(7)) + rec(0, name_chunk(200, "late")) + rec(4, b""),
+        "gen-draft": rec(3, thst_draft()) + rec(2, u4(7)) + rec(4, b""),
+    }
+    s["jvm"] = {
+        "gen-version": u1(0) + u1(8) + jstr("Java Debug Wire Protocol (Reference Implementation)")
+        + i4(17) + i4(0) + jstr("17.0.9") + jstr("OpenJDK 64-Bit Server VM"),
+        "gen-version-dalvik": u1(0) + u1(8) + jstr("Android DDM") + i4(1) + i4(6) + jstr("1.6.0") + jstr("Dalvik"),
+        "gen-idsizes": u1(1) + u1(8) + u4(8) * 5,
+        "gen-all-threads": u1(2) + u1(8) + u4(2) + u8(1) + u8(2),
+        "gen-string": u1(3) + u1(8) + jstr("Ljava/lang/Thread;"),
+        "gen-status": u1(4) + u1(8) + u4(1) + u4(0),
+        "gen-caps": u1(5) + u1(8) + bytes([1, 0, 1, 1, 0, 1, 0]),
+        "gen-caps-new": u1(6) + u1(8) + bytes(i & 1 for i in range(32)),
+        "gen-classpaths": u1(7) + u1(8) + jstr("/app") + u4(2) + jstr("a.jar") + jstr("b.jar") + u4(0),
+        "gen-frames": u1(8) + u1(8) + u4(1) + u8(0x10) + u1(1) + u8(0x20) + u8(0x30) + u8(4),
+        "gen-methods": u1(9) + u1(8) + u4(1) + u8(1) + jstr("run") + jstr("()V") + u4(1),
+        "gen-lines": u1(10) + u1(8) + u8(0) + u8(10) + u4(2) + u8(0) + u4(41) + u8(5) + u4(42),
+    }
     s["vminfo"] = {
         "gen-apnm": u1(0) + lstr("com.example") + u4(10) + lstr("com.example.pkg"),
         "gen-apnm-old": u1(0) + lstr("com.example"),
