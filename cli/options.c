@@ -163,6 +163,9 @@ static const ServerOption server_options[] = {
     {"http", 0, G_OPTION_FLAG_OPTIONAL_ARG, ddm_config_set_http, 0,
      "Serve the web dashboard at ADDR (default 127.0.0.1:8585; off without --http)",
      "[HOST:]PORT"},
+    {"metrics", 0, G_OPTION_FLAG_OPTIONAL_ARG, ddm_config_set_metrics, 0,
+     "Serve GET /metrics (Prometheus) at ADDR, no token (default 127.0.0.1:9585)",
+     "[HOST:]PORT"},
     {"verbose", 'v', G_OPTION_FLAG_NO_ARG, set_verbose, 0, "Log debug messages", NULL},
 };
 

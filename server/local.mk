@@ -13,3 +13,9 @@ server_libddmserver_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
 if HAVE_HTTP
 server_libddmserver_la_LIBADD = web/libddmweb.la
 endif
+# GET /metrics (web/metrics*, web/metrics.mk): the renderer, and with
+# libsoup its routes and the --metrics listener.
+if !HAVE_HTTP
+server_libddmserver_la_LIBADD =
+endif
+server_libddmserver_la_LIBADD += web/libddmmetrics.la

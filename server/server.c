@@ -26,6 +26,9 @@
 #ifdef HAVE_HTTP
 #include "web/web.h"
 #endif
+#ifdef HAVE_HTTP
+#include "web/metrics_http.h"
+#endif
 
 char *ddm_server_socket_path(const DdmConfig *config)
 {
@@ -323,6 +326,27 @@ int ddm_server_run(DdmConfig *config)
         }
     }
 #endif
+    /* GET /metrics: on the dashboard (its token) and on --metrics (none). */
+#ifdef HAVE_HTTP
+    DdmMetricsEndpoint *metrics = NULL;
+    if (!run.failed) {
+        metrics = ddm_metrics_endpoint_new(daemon, web ? ddm_web_http(web) : NULL,
+                                           ddm_daemon_config(daemon)->metrics_listen, &error);
+        if (metrics == NULL && error != NULL) {
+            g_printerr("ddmon: cannot serve metrics: %s\n", error->message);
+            g_clear_error(&error);
+            run.why = "no metrics listener";
+            run.failed = TRUE;
+        }
+    }
+    g_autofree char *metrics_url = ddm_metrics_endpoint_url(metrics);
+#else
+    if (ddm_daemon_config(daemon)->metrics_listen != NULL) {
+        g_printerr("ddmon: --metrics needs a ddmon built with libsoup 3 (not --without-http)\n");
+        run.why = "no metrics listener";
+        run.failed = TRUE;
+    }
+#endif
     ddm_daemon_start(daemon);
     g_message("ddmon %s server (pid %d) listening on %s", PACKAGE_VERSION, (int)getpid(),
               socket_path);
@@ -330,11 +354,18 @@ int ddm_server_run(DdmConfig *config)
     if (web != NULL) /* as Jupyter does: the URL to open, with its token */
         g_message("web dashboard: %s", ddm_web_url(web));
 #endif
+#ifdef HAVE_HTTP
+    if (metrics_url != NULL)
+        g_message("metrics: %s", metrics_url);
+#endif
 
     if (!run.failed)
         g_main_loop_run(run.loop);
 
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
+#ifdef HAVE_HTTP
+    ddm_metrics_endpoint_free(metrics); /* before the dashboard it has a route on */
+#endif
 #ifdef HAVE_HTTP
     ddm_web_free(web);
 #endif

@@ -263,7 +263,7 @@ static void write_vm_counts(DdmMetricsWriter *w, GArray *vms)
         g_hash_table_replace(counts, k, GUINT_TO_POINTER(n + 1));
     }
     if (!ddm_metrics_family(w, "ddmon_vms", DDM_METRIC_KIND_GAUGE, NULL,
-                            "VMs ddmon lists, by device serial (\"\" for this host) and state"))
+                            "VMs ddmon lists, by device serial (empty for this host) and state"))
         return;
     g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(counts), (GCompareFunc)strcmp);
     for (GList *l = keys; l; l = l->next) {

@@ -86,6 +86,7 @@ void ddm_config_free(DdmConfig *c)
     g_free(c->listen_host);
     g_free(c->select);
     g_free(c->http_listen);
+    g_free(c->metrics_listen);
     g_free(c->port_map_path);
     if (c->plugin_dirs)
         g_ptr_array_unref(c->plugin_dirs);
@@ -471,6 +472,19 @@ gboolean ddm_config_set_http(DdmConfig *c, const char *value, GError **error)
     ddm_listen_addr_clear(&addr);
     g_free(c->http_listen);
     c->http_listen = g_strdup(spec);
+    return TRUE;
+}
+
+gboolean ddm_config_set_metrics(DdmConfig *c, const char *value, GError **error)
+{
+    g_return_val_if_fail(c != NULL, FALSE);
+    const char *spec = value != NULL ? value : DDM_CONFIG_METRICS_DEFAULT;
+    DdmListenAddr addr = {0};
+    if (!ddm_listen_addr_parse("--metrics", spec, &addr, error))
+        return FALSE;
+    ddm_listen_addr_clear(&addr);
+    g_free(c->metrics_listen);
+    c->metrics_listen = g_strdup(spec);
     return TRUE;
 }
 

@@ -68,6 +68,8 @@ typedef struct DdmConfig {
     char *socket_path;            /* control socket; NULL = default location */
     char *http_listen;            /* --http[=ADDR]: the web dashboard's address (listen_addr.h
                                      syntax); NULL = no dashboard */
+    char *metrics_listen;         /* --metrics[=ADDR]: the token-free GET /metrics listener
+                                     (listen_addr.h syntax); NULL = none */
     GPtrArray *server_args;       /* char*: the server options this server was started with,
                                      as the client normalizes them ("--name=value", paths
                                      absolute; not --socket), reported by the version op so a
@@ -151,6 +153,11 @@ gboolean ddm_config_add_connect(DdmConfig *c, const char *value, GError **error)
 /** --http[=ADDR]: @value NULL = DDM_CONFIG_HTTP_DEFAULT; checked with
  *  ddm_listen_addr_parse. */
 gboolean ddm_config_set_http(DdmConfig *c, const char *value, GError **error);
+/** The address of a bare --metrics. */
+#define DDM_CONFIG_METRICS_DEFAULT "127.0.0.1:9585"
+/** --metrics[=ADDR]: @value NULL = DDM_CONFIG_METRICS_DEFAULT; checked with
+ *  ddm_listen_addr_parse. */
+gboolean ddm_config_set_metrics(DdmConfig *c, const char *value, GError **error);
 /** --tcp-probe version|helo */
 gboolean ddm_config_set_tcp_probe(DdmConfig *c, const char *value, GError **error);
 

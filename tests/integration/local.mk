@@ -168,3 +168,13 @@ if ENABLE_TESTS
 TESTS += $(HOSTILE_TESTS)
 endif
 EXTRA_DIST += $(HOSTILE_TESTS) tests/integration/hostile-lib.sh tests/integration/hostile-core.sh
+
+# GET /metrics (doc/monitoring.md) through the real server's token-free
+# --metrics listener against ddmon-simvm: promtool check metrics (Debian's
+# prometheus), OpenMetrics read by prometheus_client, heap figures and
+# threads by state equal to simvm's ground truth (metrics_q.py), a GC and a
+# VM that goes away seen in the series.
+if ENABLE_TESTS
+TESTS += tests/integration/metrics-simvm.sh
+endif
+EXTRA_DIST += tests/integration/metrics-simvm.sh tests/integration/metrics_q.py

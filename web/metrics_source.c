@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * GET /metrics over a running daemon (metrics_source.h): render, and keep
+ * the views the metric families report on watched while Prometheus
+ * scrapes.
+ */
+#include <build-config.h> /* PACKAGE_VERSION */
+
+#include "web/metrics_source.h"
+
+#include "core/session/vm.h"
+#include "web/metrics.h"
+#include "web/metrics_proc.h"
+
+struct DdmMetricsSource {
+    DdmDaemon *daemon;      /* borrowed */
+    GHashTable *watches;    /* view name (owned) -> GUINT_TO_POINTER(watch id) */
+    guint expiry;           /* drops the watches DDM_METRICS_INTEREST_SECONDS after a scrape */
+    guint64 scrapes;
+};
+
+DdmMetricsSource *ddm_metrics_source_new(DdmDaemon *daemon)
+{
+    DdmMetricsSource *src = g_new0(DdmMetricsSource, 1);
+    src->daemon = daemon;
+    src->watches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    return src;
+}
+
+static void drop_watches(DdmMetricsSource *src)
+{
+    GHashTableIter it;
+    gpointer id;
+    g_hash_table_iter_init(&it, src->watches);
+    while (g_hash_table_iter_next(&it, NULL, &id))
+        ddm_views_unwatch(ddm_daemon_views(src->daemon), GPOINTER_TO_UINT(id));
+    g_hash_table_remove_all(src->watches);
+}
+
+void ddm_metrics_source_free(DdmMetricsSource *src)
+{
+    if (src == NULL)
+        return;
+    if (src->expiry)
+        g_source_remove(src->expiry);
+    drop_watches(src);
+    g_hash_table_unref(src->watches);
+    g_free(src);
+}
+
+static gboolean interest_expired(gpointer ud)
+{
+    DdmMetricsSource *src = ud;
+    src->expiry = 0;
+    drop_watches(src);
+    return G_SOURCE_REMOVE;
+}
+
+/* Watch every view a declared family reports on (column "view" of the
+ * families view), every VM's, until the interest expires. */
+static void note_interest(DdmMetricsSource *src)
+{
+    DdmViews *views = ddm_daemon_views(src->daemon);
+    ddm_view *fams = ddm_views_lookup(views, DDM_METRICS_FAMILIES_VIEW, NULL);
+    if (fams != NULL) {
+        g_autoptr(JsonNode) root = ddm_view_to_json(fams, FALSE);
+        JsonObject *o = json_node_get_object(root);
+        JsonArray *cols = json_object_get_array_member(o, "columns");
+        JsonArray *rows = json_object_get_array_member(o, "rows");
+        int c_view = -1;
+        for (guint i = 0; cols && i < json_array_get_length(cols); i++)
+            if (g_strcmp0(json_object_get_string_member_with_default(
+                              json_array_get_object_element(cols, i), "name", ""),
+                          "view") == 0)
+                c_view = (int)i;
+        for (guint r = 0; c_view >= 0 && rows && r < json_array_get_length(rows); r++) {
+            JsonArray *row = json_array_get_array_element(rows, r);
+            JsonNode *cell = row && (guint)c_view < json_array_get_length(row)
+                                 ? json_array_get_element(row, (guint)c_view)
+                                 : NULL;
+            const char *name = cell && JSON_NODE_HOLDS_VALUE(cell) &&
+                                       json_node_get_value_type(cell) == G_TYPE_STRING
+                                   ? json_node_get_string(cell)
+                                   : NULL;
+            if (name == NULL || g_hash_table_contains(src->watches, name))
+                continue;
+            g_hash_table_insert(src->watches, g_strdup(name),
+                                GUINT_TO_POINTER(ddm_views_watch(views, name, NULL)));
+        }
+    }
+    if (src->expiry)
+        g_source_remove(src->expiry);
+    src->expiry = g_timeout_add_seconds(DDM_METRICS_INTEREST_SECONDS, interest_expired, src);
+}
+
+char *ddm_metrics_source_scrape(DdmMetricsSource *src, const char *accept, gsize *len,
+                                const char **content_type)
+{
+    DdmMetricsFormat fmt = ddm_metrics_negotiate(accept);
+    DdmMetricsProcess proc;
+    gboolean have_proc = ddm_metrics_process_read(&proc);
+    g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(ddm_daemon_monitor(src->daemon));
+    g_autoptr(GHashTable) io = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    for (guint i = 0; i < vms->len; i++) {
+        DdmVm *vm = g_ptr_array_index(vms, i);
+        DdmMetricsVmIo *x = g_new0(DdmMetricsVmIo, 1);
+        x->packets_in = vm->packets_in;
+        x->packets_out = vm->packets_out;
+        x->bytes_in = vm->bytes_in;
+        x->bytes_out = vm->bytes_out;
+        g_hash_table_replace(io, vm->target->key, x); /* key borrowed: vms holds the VM */
+    }
+    DdmMetricsInput in = {.process = have_proc ? &proc : NULL, .vm_io = io, .version = PACKAGE_VERSION};
+    src->scrapes++;
+    note_interest(src);
+    if (content_type)
+        *content_type = ddm_metrics_content_type(fmt);
+    return ddm_metrics_render(ddm_daemon_views(src->daemon), &in, fmt, len);
+}
+
+guint64 ddm_metrics_source_scrapes(const DdmMetricsSource *src)
+{
+    return src->scrapes;
+}
