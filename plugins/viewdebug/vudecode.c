@@ -329,6 +329,8 @@ static int parse_view_line(tree_build *b, char *s, size_t n, size_t line_no)
     sp = memchr(head, ' ', (size_t)(end - head));
     if (!sp)
         sp = end;
+    if (memchr(head, '\0', (size_t)(sp - head)))
+        return fail(b->why, b->why_len, "line %zu: a NUL byte in CLASS@HASH", line_no);
     at = NULL;
     for (char *q = head; q < sp; q++)
         if (*q == '@')

@@ -231,6 +231,15 @@ static void test_tree_errors(void **state)
     expect_tree_error("a.B@1 mLeft=x \nDONE.\n", "has no length");
     expect_tree_error("a.B@1 mLeft=2 \nDONE.\n", "',' expected");
     expect_tree_error("a.B@1 mLeft=99999999999999999999,1 \nDONE.\n", "huge length");
+    {
+        /* past the first 64 bytes (so not taken for a v2 dump): a NUL in a class name */
+        static const char nul[] = "com.android.internal.policy.DecorView@a1 layout:mLeft=1,0 mTop=1,0 \n"
+                                  " \0c.D@2 \nDONE.\n";
+        vd_tree t;
+        char why[160] = "";
+        assert_int_equal(vd_parse_tree((const uint8_t *)nul, sizeof nul - 1, &t, why, sizeof why), -1);
+        assert_non_null(strstr(why, "line 2: a NUL byte in CLASS@HASH"));
+    }
     /* v2: binary, starts with a u2 property id */
     {
         static const uint8_t v2[] = {0, 1, 'I', 0, 0, 0, 0, 0, 2, 'I', 0, 0, 0, 0, 'M'};
