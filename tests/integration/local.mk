@@ -19,6 +19,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-ports.sh \
 	tests/integration/peer-limits.sh \
 	tests/integration/relay-restart.sh \
+	tests/integration/ui-faults.sh \
 	tests/integration/ui-simvm.sh \
 	tests/integration/view-blob.sh \
 	tests/integration/ambiguous-name.sh \

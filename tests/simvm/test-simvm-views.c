@@ -282,7 +282,7 @@ static Reply wait_reply(Fx *f, uint32_t id, int ms)
     return rep;
 }
 
-static Fx *fx_new(gboolean no_views)
+static Fx *fx_new_fault(gboolean no_views, SimViewFault fault)
 {
     Fx *f = g_new0(Fx, 1);
     GError *err = NULL;
@@ -294,6 +294,7 @@ static Fx *fx_new(gboolean no_views)
     f->cfg.no_tcp = TRUE;
     f->cfg.thread_activity_ms = 0;
     f->cfg.no_view_hierarchy = no_views;
+    f->cfg.view_fault = fault;
     f->w = sim_world_new(&f->cfg);
     assert_true(sim_world_start(f->w, &err));
     pids = sim_world_list_pids(f->w);
@@ -308,6 +309,11 @@ static Fx *fx_new(gboolean no_views)
     r = wait_reply(f, 0, 30); /* reads the echo */
     (void)r;
     return f;
+}
+
+static Fx *fx_new(gboolean no_views)
+{
+    return fx_new_fault(no_views, SIM_VIEW_FAULT_NONE);
 }
 
 static void fx_free(Fx *f)
@@ -486,6 +492,68 @@ static void test_no_view_hierarchy(void **state)
     fx_free(f);
 }
 
+/* VULW, then a dump with properties, under @fault: the replies as sent. */
+static void test_faults(void **state)
+{
+    uint8_t one[4] = {0, 0, 0, 1};
+    char why[200];
+    (void)state;
+    for (int fault = SIM_VIEW_FAULT_INDENT; fault <= SIM_VIEW_FAULT_SILENT; fault++) {
+        Fx *f = fx_new_fault(FALSE, (SimViewFault)fault);
+        Reply r;
+        vd_windows wins;
+        GByteArray *req;
+        g_autofree char *window = NULL;
+
+        send_chunk(f, 1, T('V', 'U', 'L', 'W'), one, 4);
+        r = wait_reply(f, 1, fault == SIM_VIEW_FAULT_SILENT ? 200 : 1000);
+        if (fault == SIM_VIEW_FAULT_SILENT) {
+            assert_false(r.got);
+            {
+                g_autofree char *json = sim_state_to_json(f->w);
+                assert_non_null(strstr(json, "\"unanswered\" : 1"));
+            }
+            fx_free(f);
+            continue;
+        }
+        assert_true(r.got);
+        if (fault == SIM_VIEW_FAULT_HUGE_VULW) {
+            assert_int_equal(vd_parse_vulw(r.data->data, r.data->len, &wins, why, sizeof why), -1);
+            assert_non_null(strstr(why, "4294967295 windows"));
+            reply_clear(&r);
+            fx_free(f);
+            continue;
+        }
+        assert_int_equal(vd_parse_vulw(r.data->data, r.data->len, &wins, why, sizeof why), 0);
+        window = g_strdup(wins.names[0]);
+        vd_windows_clear(&wins);
+        reply_clear(&r);
+        if (fault == SIM_VIEW_FAULT_NOT_PNG) {
+            g_autofree char *spec = g_strdup_printf("%s:id/fab", sim_vm_package_name(f->vm));
+            req = vu_request(1, window, spec);
+            send_chunk(f, 2, T('V', 'U', 'O', 'P'), req->data, req->len);
+            g_byte_array_unref(req);
+            r = wait_reply(f, 2, 1000);
+            assert_int_equal(r.type, T('V', 'U', 'O', 'P'));
+            assert_memory_equal(r.data->data, "GIF89a", 6);
+        } else {
+            vd_tree t;
+            uint8_t tail[8] = {0, 0, 0, 0, 0, 0, 0, 1};
+            req = vu_request(1, window, NULL);
+            g_byte_array_append(req, tail, 8);
+            send_chunk(f, 2, T('V', 'U', 'R', 'T'), req->data, req->len);
+            g_byte_array_unref(req);
+            r = wait_reply(f, 2, 1000);
+            assert_int_equal(r.type, T('V', 'U', 'R', 'T'));
+            assert_int_equal(vd_parse_tree(r.data->data, r.data->len, &t, why, sizeof why), -1);
+            assert_non_null(strstr(why, fault == SIM_VIEW_FAULT_INDENT ? "line 2: indentation jumps from 0 to 4"
+                                                                       : "no DONE. line"));
+        }
+        reply_clear(&r);
+        fx_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +566,7 @@ int main(void)
 #endif
         cmocka_unit_test(test_handlers),
         cmocka_unit_test(test_no_view_hierarchy),
+        cmocka_unit_test(test_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

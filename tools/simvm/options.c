@@ -9,6 +9,7 @@
 
 #include "heap.h"
 #include "hprof_gen.h"
+#include "view_model.h"
 
 #define HPROF_DEFAULT_SIZE ((guint64)2 << 20)
 #define LIE_LONG_EXTRA 1000u /* keep in step with hprof_dump.c */
@@ -117,6 +118,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     gint64 seed = (gint64)cfg->seed, hprof_size = (gint64)cfg->hprof_size;
     char *hprof = NULL, *hprof_fault = NULL, *device_dir = NULL, *write_hprof = NULL;
     char *hprof_package = NULL;
+    char *view_fault = NULL;
     gint64 hprof_gen_seed = -1;
     char *mode = NULL, *nhgt = NULL, *dbgd = NULL, *bind = NULL, *port_file = NULL, *state_file = NULL;
     char **apps = NULL;
@@ -184,6 +186,8 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
           "--write-hprof: the package name the generator uses (hprof.last.package)", "NAME" },
         { "no-view-hierarchy", 0, 0, G_OPTION_ARG_NONE, &cfg->no_view_hierarchy,
           "FEAT without view-hierarchy; VULW, VURT and VUOP unanswered, as a VM without the handler", NULL },
+        { "view-fault", 0, 0, G_OPTION_ARG_STRING, &view_fault,
+          "Misbehave on view debugging: indent, no-done, huge-vulw, not-png, silent (default none)", "FAULT" },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
     GOptionContext *ctx = g_option_context_new("- simulated DDM-aware VMs for ddmon");
@@ -218,6 +222,8 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         !check_range("hprof-size", hprof_size, HPROF_GEN_MIN_TOTAL, (gint64)HPROF_GEN_MAX_TOTAL, error) ||
         (hprof_gen_seed != -1 && !check_range("hprof-gen-seed", hprof_gen_seed, 0, G_MAXUINT32, error)) ||
         !parse_hprof(cfg, hprof, hprof_fault, error))
+        goto out;
+    if (view_fault && !sim_view_fault_parse(view_fault, &cfg->view_fault, error))
         goto out;
     if (cfg->hprof_fault == SIM_HPROF_FAULT_LIE_LONG &&
         !check_range("hprof-size", hprof_size, HPROF_GEN_MIN_TOTAL,
@@ -310,6 +316,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     ok = TRUE;
 out:
     g_free(hprof);
+    g_free(view_fault);
     g_free(hprof_fault);
     g_free(device_dir);
     g_free(write_hprof);

@@ -43,6 +43,16 @@ typedef enum {
     SIM_HPROF_FAULT_FAIL,      /* FAIL(1, "heap dump failed"), no event; HPDU result 0xFF */
 } SimHprofFault;
 
+/** A misbehaving view-debug VM for tests (--view-fault; viewdebug.c). */
+typedef enum {
+    SIM_VIEW_FAULT_NONE = 0,
+    SIM_VIEW_FAULT_INDENT,    /* the dump's second view is 3 spaces too deep */
+    SIM_VIEW_FAULT_NO_DONE,   /* the dump lacks its DONE. line */
+    SIM_VIEW_FAULT_HUGE_VULW, /* VULW claims 0xFFFFFFFF windows */
+    SIM_VIEW_FAULT_NOT_PNG,   /* a capture is GIF bytes */
+    SIM_VIEW_FAULT_SILENT,    /* VULW, VURT, VUOP get no reply at all */
+} SimViewFault;
+
 /** Everything the command line can set (see doc/ddmon-simvm.md). */
 typedef struct SimConfig {
     unsigned vms;               /* DDM VMs (in @mode) */
@@ -81,6 +91,7 @@ typedef struct SimConfig {
     gint64 hprof_gen_seed;      /* --write-hprof: the generator's own seed, or -1: from --seed */
     char *hprof_package;        /* --write-hprof: the generator's package name, or NULL */
     gboolean no_view_hierarchy; /* --no-view-hierarchy: FEAT without view-hierarchy, VU* unhandled */
+    SimViewFault view_fault;    /* --view-fault */
 } SimConfig;
 
 /** Defaults: 1 ART VM from port 8000, seed 1, ... */

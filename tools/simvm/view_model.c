@@ -209,6 +209,26 @@ int sim_views_find_view(const SimViewWindow *w, const char *spec, const char *pa
     return -1;
 }
 
+static const char *const fault_names[] = {"none", "indent", "no-done", "huge-vulw", "not-png", "silent"};
+
+const char *sim_view_fault_name(SimViewFault fault)
+{
+    return (unsigned)fault < G_N_ELEMENTS(fault_names) ? fault_names[fault] : "?";
+}
+
+gboolean sim_view_fault_parse(const char *name, SimViewFault *out, GError **error)
+{
+    for (unsigned i = 0; i < G_N_ELEMENTS(fault_names); i++) {
+        if (g_ascii_strcasecmp(name, fault_names[i]) == 0) {
+            *out = (SimViewFault)i;
+            return TRUE;
+        }
+    }
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--view-fault must be none, indent, no-done, huge-vulw, not-png or silent");
+    return FALSE;
+}
+
 void sim_views_write_vulw(const SimViews *v, ddm_writer *w)
 {
     ddm_write_u4(w, (uint32_t)v->n_windows);

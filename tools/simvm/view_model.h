@@ -17,6 +17,8 @@
 
 #include <ddmon/bytes.h>
 
+#include "simvm.h"
+
 typedef struct SimViewNode {
     const char *cls;    /* "android.widget.TextView" (static) */
     char hash[12];      /* hex identity hash, as Integer.toHexString */
@@ -60,5 +62,10 @@ GBytes *sim_views_theme(const SimViewWindow *w);
  *  ViewDebug.capture); NULL with @error without libpng. (transfer full) */
 GBytes *sim_views_capture(const SimViewWindow *w, int i, unsigned *width, unsigned *height,
                           GError **error);
+
+/** --view-fault's names: none, indent, no-done, huge-vulw, not-png, silent. */
+const char *sim_view_fault_name(SimViewFault fault);
+/** Parse a --view-fault name into *@out; FALSE with @error. */
+gboolean sim_view_fault_parse(const char *name, SimViewFault *out, GError **error);
 
 #endif /* SIMVM_VIEW_MODEL_H */

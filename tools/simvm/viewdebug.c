@@ -8,7 +8,9 @@
  * short payload FAIL(-2) as the real handler's underflow does; op 2
  * (layers), v2 dumps and VUOP ops 2..5 are not simulated (FAIL(-1) with
  * a message that says so). What went out (sizes, sha256, the tree as
- * objects) is kept for the state file. See doc/ddmon-simvm.md.
+ * objects) is kept for the state file. --view-fault breaks one thing on
+ * purpose: a dump's indentation or its DONE. line, VULW's count, the
+ * capture's PNG, or every reply. See doc/ddmon-simvm.md.
  */
 #include "viewdebug.h"
 
@@ -22,7 +24,7 @@
 
 struct SimViewDebug {
     SimViews *model;
-    guint64 vulw, dumps, themes, captures, fails;
+    guint64 vulw, dumps, themes, captures, fails, unanswered;
     /* the last dump */
     gboolean dump_valid, dump_properties;
     int dump_window;
@@ -95,6 +97,25 @@ static void send_bytes(SimConn *c, uint32_t id, uint32_t type, GBytes *bytes, ch
     sim_conn_send_reply(c, id, type, d, len);
 }
 
+/* --view-fault indent / no-done applied to a dump (transfer full in and out). */
+static GBytes *broken_dump(GBytes *dump, SimViewFault fault)
+{
+    gsize len;
+    const char *d = g_bytes_get_data(dump, &len);
+    const char *nl = memchr(d, '\n', len);
+    GString *s;
+
+    if ((fault != SIM_VIEW_FAULT_INDENT && fault != SIM_VIEW_FAULT_NO_DONE) || !nl || len < 6)
+        return dump;
+    s = g_string_new_len(d, (gssize)len);
+    if (fault == SIM_VIEW_FAULT_INDENT)
+        g_string_insert(s, nl - d + 1, "   "); /* line 2 jumps from 0 to 4 spaces */
+    else
+        g_string_truncate(s, len - 6);         /* without "DONE.\n" */
+    g_bytes_unref(dump);
+    return g_string_free_to_bytes(s);
+}
+
 static void handle_vurt(SimConn *c, uint32_t id, uint32_t op, const SimViewWindow *w, ddm_reader *r)
 {
     SimViewDebug *vd = state_of(c->vm);
@@ -113,7 +134,7 @@ static void handle_vurt(SimConn *c, uint32_t id, uint32_t op, const SimViewWindo
                       v2 ? "v2 view dumps are not simulated" : "skipChildren is not simulated");
             return;
         }
-        bytes = sim_views_dump(w, props > 0);
+        bytes = broken_dump(sim_views_dump(w, props > 0), c->vm->world->cfg.view_fault);
         vd->dumps++;
         vd->dump_valid = TRUE;
         vd->dump_properties = props > 0;
@@ -156,7 +177,10 @@ static void handle_vuop(SimConn *c, uint32_t id, uint32_t op, const SimViewWindo
         send_fail(c, id, T('V', 'U', 'O', 'P'), ERR_INVALID_OP, msg);
         return;
     }
-    png = sim_views_capture(w, i, &width, &height, &error);
+    if (vm->world->cfg.view_fault == SIM_VIEW_FAULT_NOT_PNG)
+        png = g_bytes_new_static("GIF89a\x01\x00\x01\x00\x80\x00\x00", 13);
+    else
+        png = sim_views_capture(w, i, &width, &height, &error);
     if (!png) {
         send_fail(c, id, T('V', 'U', 'O', 'P'), 1, error->message);
         return;
@@ -184,6 +208,11 @@ void sim_handle_viewdebug(SimConn *c, uint32_t id, uint32_t type, ddm_reader *bo
         sim_conn_reply_nothing(c, id); /* no handler registered for VU* */
         return;
     }
+    if (vm->world->cfg.view_fault == SIM_VIEW_FAULT_SILENT) {
+        state_of(vm)->unanswered++; /* counted, never answered: the client must time out */
+        sim_world_state_changed(vm->world);
+        return;
+    }
     vd = state_of(vm);
     if (type == T('V', 'U', 'L', 'W')) {
         ddm_writer wr;
@@ -191,6 +220,8 @@ void sim_handle_viewdebug(SimConn *c, uint32_t id, uint32_t type, ddm_reader *bo
         size_t len;
         ddm_writer_init(&wr, 1 << 20);
         sim_views_write_vulw(vd->model, &wr);
+        if (vm->world->cfg.view_fault == SIM_VIEW_FAULT_HUGE_VULW && wr.len >= 4)
+            ddm_writer_patch_u4(&wr, 0, 0xFFFFFFFFu); /* the names stay: far fewer bytes than claimed */
         p = ddm_writer_take(&wr, &len);
         vd->vulw++;
         sim_conn_send_reply(c, id, type, p, p ? len : 0);
@@ -276,6 +307,7 @@ void sim_viewdebug_add_state(JsonBuilder *b, SimVm *vm)
     member_int(b, "themes", (gint64)vd->themes);
     member_int(b, "captures", (gint64)vd->captures);
     member_int(b, "fails", (gint64)vd->fails);
+    member_int(b, "unanswered", (gint64)vd->unanswered);
     json_builder_set_member_name(b, "last_dump");
     if (vd->dump_valid) {
         const SimViewWindow *w = &vd->model->win[vd->dump_window];
