@@ -54,3 +54,14 @@ bench-hprof: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/jdwpc$(EXEEXT) unin
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
 		$(SHELL) $(top_srcdir)/bench/hprof.sh $(BENCH_HPROF_ARGS)
 # end hprof
+
+# hostile: control-socket round trips p50/p99/max while tests/tools/evilvm
+# attacks the server beside a good simulated VM, each case against a
+# baseline in the same run; medians of N runs, peak RSS.
+# Run: make bench-hostile [BENCH_HOSTILE_ARGS="--runs 5 --seconds 10"]
+EXTRA_DIST += bench/hostile.sh
+BENCH_HOSTILE_ARGS =
+.PHONY: bench-hostile
+bench-hostile: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/evilvm$(EXEEXT) uninstalled-plugins
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
+		$(SHELL) $(top_srcdir)/bench/hostile.sh $(BENCH_HOSTILE_ARGS)
