@@ -612,6 +612,39 @@ static void test_hpif(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 0);
 }
 
+/* Metrics (ABI 1.3): each heap's HPIF figures labelled with its id, and
+ * one GC counted per HPIF sent at a GC. */
+static void test_hpif_metrics(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1, 2 };
+    ddm_metric_family fam;
+    double v = 0;
+    assert_true(fake_host_metric_family(f->fh, "heap_size_bytes", &fam));
+    assert_string_equal(fam.unit, "bytes");
+    assert_string_equal(fam.label, "heap");
+    assert_string_equal(fam.view, "heap.summary");
+    send_hpif(f, 2, 2, ids, 32u << 20, 8u << 20, 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_size_bytes", "2", &v));
+    assert_float_equal(v, (32u << 20), 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_allocated_bytes", "1", &v));
+    assert_float_equal(v, (8u << 20), 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_max_bytes", "1", &v));
+    assert_float_equal(v, (64u << 20), 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_objects", "2", &v));
+    assert_float_equal(v, 1001, 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_gcs_total", NULL, &v));
+    assert_float_equal(v, 1, 0);
+    /* the next GC: one heap left, its figures, the counter one up */
+    send_hpif(f, 1, 1, ids, 16u << 20, 4u << 20, 0);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "heap_size_bytes"), 1);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_size_bytes", "1", &v));
+    assert_float_equal(v, (16u << 20), 0);
+    assert_false(fake_host_metric(f->fh, f->vm, "heap_size_bytes", "2", NULL));
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_gcs_total", NULL, &v));
+    assert_float_equal(v, 2, 0);
+}
+
 static void test_hpif_truncated(void **state)
 {
     fixture *f = *state;
@@ -1874,6 +1907,7 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_disabled_chunks),
         cmocka_unit_test_setup_teardown(test_hpif, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hpif_metrics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpif_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_segments_basic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reject_rule_keeps_rest, setup, teardown),

@@ -623,6 +623,63 @@ static void test_cpu_between_polls(void **state)
     assert_true(fake_view_cell_is_null(v, 0, "cpu"));
 }
 
+/* Metrics (ABI 1.3): threads by state (unknown: announced, in no THST
+ * yet), and CPU seconds by the state a thread is in at each THST, which
+ * only grow when threads change state or go. */
+static double metric(fixture *f, const char *name, const char *label)
+{
+    double v = -1;
+    if (!fake_host_metric(f->fh, f->vm, name, label, &v))
+        return -1;
+    return v;
+}
+
+static void test_metrics_by_state(void **state)
+{
+    fixture *f = *state;
+    ddm_metric_family fam;
+    thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100, .stime = 0},
+                      {.id = 2, .status = 4, .tid = 78, .utime = 5, .stime = 5}};
+    assert_true(fake_host_metric_family(f->fh, "threads", &fam));
+    assert_string_equal(fam.label, "state");
+    assert_string_equal(fam.view, "threads");
+    assert_true(fake_host_metric_family(f->fh, "thread_cpu_seconds_total", &fam));
+    assert_int_equal(fam.type, DDM_METRIC_COUNTER);
+    assert_string_equal(fam.unit, "seconds");
+    send_name(f, THREADS_CHUNK_THCR, 3, "announced");
+    g_now = 10.0;
+    send_thst(f, e, 2);
+    assert_float_equal(metric(f, "threads", "running"), 1, 0);
+    assert_float_equal(metric(f, "threads", "wait"), 1, 0);
+    assert_float_equal(metric(f, "threads", "unknown"), 1, 0);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 3);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "thread_cpu_seconds_total"), 0);
+    /* +100 ticks running, +20 ticks for thread 2, now blocked on a monitor */
+    g_now = 11.0;
+    e[0].utime = 200;
+    e[1].status = 3;
+    e[1].stime = 25;
+    send_thst(f, e, 2);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "running"), 1.0, 1e-12);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "monitor"), 0.2, 1e-12);
+    assert_float_equal(metric(f, "threads", "monitor"), 1, 0);
+    assert_float_equal(metric(f, "threads", "wait"), -1, 0); /* no thread waits: no series */
+    /* thread 1 waits now (+50 ticks), thread 2 went: the totals stay */
+    g_now = 12.0;
+    e[0].status = 4;
+    e[0].utime = 250;
+    send_thde(f, 2);
+    send_thst(f, e, 1);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "running"), 1.0, 1e-12);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "monitor"), 0.2, 1e-12);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "wait"), 0.5, 1e-12);
+    assert_float_equal(metric(f, "threads", "wait"), 1, 0);
+    assert_float_equal(metric(f, "threads", "monitor"), -1, 0);
+    /* the VM goes: its series go with it */
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 0);
+}
+
 static void test_options_hz_and_interval(void **state)
 {
     fixture *f = *state;
@@ -995,6 +1052,7 @@ int main(void)
         T(test_poll_fail_and_other_replies),
         T(test_poll_two_vms),
         T(test_cpu_between_polls),
+        T(test_metrics_by_state),
         TU(test_options_hz_and_interval),
         TU(test_option_interval_off),
         TU(test_option_bad_values),
