@@ -160,6 +160,8 @@ static const ServerOption server_options[] = {
      "BYTES"},
     {"max-stream", 0, 0, ddm_config_set_max_stream, 0,
      "Largest streamed DDM event accepted, e.g. a heap dump (default 4G)", "BYTES"},
+    {"max-buffers", 0, 0, ddm_config_set_max_buffers, 0,
+     "Memory budget of all peers' packet buffers together (default 256M)", "BYTES"},
     {"http", 0, G_OPTION_FLAG_OPTIONAL_ARG, ddm_config_set_http, 0,
      "Serve the web dashboard at ADDR (default 127.0.0.1:8585; off without --http)",
      "[HOST:]PORT"},

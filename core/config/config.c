@@ -58,6 +58,7 @@ DdmConfig *ddm_config_new(void)
     c->max_inflate = (gsize)64 * 1024 * 1024;
     c->max_stream = G_MAXUINT32;
     c->max_write_queue = (gsize)512 * 1024 * 1024;
+    c->max_buffers = DDM_CONFIG_MAX_BUFFERS_DEFAULT;
     c->listen_host = g_strdup("127.0.0.1");
     c->debug_port_base = 8600;
     c->selected_port = 8700;
@@ -332,6 +333,8 @@ static const DdmOptionBound option_bounds[] = {
     {"--max-packet", DDM_CONFIG_MIN_PACKET, DDM_CONFIG_MAX_PACKET_LIMIT, TRUE,
      "--max-packet: at least 11 bytes (a JDWP header)"},
     {"--max-stream", 1, G_MAXUINT32, TRUE, "--max-stream: at least 1 byte"},
+    {"--max-buffers", DDM_CONFIG_MAX_BUFFERS_MIN, (guint64)G_MAXSIZE, TRUE,
+     "--max-buffers: at least 64K (one peer's first buffer)"},
     {"--debug-port-base", 0, 65535, FALSE, NULL},
     {"--selected-port", 0, 65535, FALSE, NULL},
     {"--wait", 0, G_MAXINT, FALSE, "--wait must be 0 or more"},
@@ -439,6 +442,16 @@ gboolean ddm_config_set_max_stream(DdmConfig *c, const char *value, GError **err
     if (!ddm_config_parse_bounded("--max-stream", value, &n, error))
         return FALSE;
     c->max_stream = n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_max_buffers(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--max-buffers", value, &n, error))
+        return FALSE;
+    c->max_buffers = (gsize)n;
     return TRUE;
 }
 

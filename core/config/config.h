@@ -47,6 +47,10 @@ typedef struct DdmConfig {
                                      packet's own limit */
     gsize max_inflate;            /* ZLIB inflate cap: 64 MiB */
     gsize max_write_queue;        /* bytes queued to one peer before it is dropped: 512 MiB */
+    gsize max_buffers;            /* --max-buffers: the memory budget of every peer's packet
+                                     buffers together (VMs and debuggers):
+                                     DDM_CONFIG_MAX_BUFFERS_DEFAULT; the peer whose packet
+                                     would go past it is refused (doc/protocol.md, "Limits") */
     /* relay */
     gboolean relay;               /* debugger ports at all (FALSE for a one-shot snapshot) */
     char *listen_host;            /* "127.0.0.1" unless the user says otherwise */
@@ -115,6 +119,11 @@ char *ddm_config_port_map_path(const char *socket_path);
 #define DDM_CONFIG_MIN_PACKET 11u
 /** Largest --max-packet: a JDWP length field is 32 bits. */
 #define DDM_CONFIG_MAX_PACKET_LIMIT ((guint64)G_MAXUINT32)
+/** Default --max-buffers: one packet at the default --max-packet fits, two
+ *  such claims together do not. */
+#define DDM_CONFIG_MAX_BUFFERS_DEFAULT ((gsize)256 * 1024 * 1024)
+/** Smallest --max-buffers: one reader's first buffer (64 KiB). */
+#define DDM_CONFIG_MAX_BUFFERS_MIN ((guint64)64 * 1024)
 
 /** The range of one numeric option. */
 typedef struct DdmOptionBound {
@@ -142,6 +151,8 @@ gboolean ddm_config_set_request_timeout(DdmConfig *c, const char *value, GError 
 /** --max-packet BYTES (K, M, G suffixes) */
 gboolean ddm_config_set_max_packet(DdmConfig *c, const char *value, GError **error);
 gboolean ddm_config_set_max_stream(DdmConfig *c, const char *value, GError **error);
+/** --max-buffers BYTES (K, M, G suffixes) */
+gboolean ddm_config_set_max_buffers(DdmConfig *c, const char *value, GError **error);
 /** --debug-port-base PORT */
 gboolean ddm_config_set_debug_port_base(DdmConfig *c, const char *value, GError **error);
 /** --selected-port PORT (0 = off) */

@@ -7,6 +7,9 @@
  *    already has a session is skipped, so ddmon never opens a second JDWP
  *    connection to a VM (a VM serves only one). The first scan runs at
  *    start, so a VM started after ddmon is found within one period.
+ *    Ports ddmon listens on itself (its debugger ports, the dashboard:
+ *    ddm_monitor_is_own_port) are skipped when the scanned host is this
+ *    machine, so ddmon never connects to itself.
  *  - "connect": the --connect HOST:PORT[=DEBUGPORT] targets, offered at
  *    start and re-offered every second; the monitor's per-key backoff
  *    decides when a failed one is really retried.
@@ -40,11 +43,24 @@ static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
     return t;
 }
 
+/* Is the scanned host one ddmon's own listeners may be on? A loopback
+ * address or name, the wildcard, or the address debugger ports bind to. */
+static gboolean scans_this_machine(const DdmConfig *cfg)
+{
+    const char *host = cfg->scan_host ? cfg->scan_host : "127.0.0.1";
+    if (g_str_has_prefix(host, "127.") || strcmp(host, "::1") == 0 ||
+        g_ascii_strcasecmp(host, "localhost") == 0 || strcmp(host, "0.0.0.0") == 0 ||
+        strcmp(host, "::") == 0)
+        return TRUE;
+    return cfg->listen_host && strcmp(host, cfg->listen_host) == 0;
+}
+
 static void local_scan_once(DdmDiscovery *d)
 {
     DdmMonitor *mon = d->monitor;
     GArray *ranges = d->config->scan_ranges;
     guint offered = 0;
+    gboolean own = scans_this_machine(d->config);
 
     for (guint i = 0; ranges && i < ranges->len; i++) {
         const DdmPortRange *r = &g_array_index(ranges, DdmPortRange, i);
@@ -52,6 +68,9 @@ static void local_scan_once(DdmDiscovery *d)
             DdmTarget *t = local_target(d, (guint16)port);
             /* Never a second connection to a port that has a session. */
             if (ddm_monitor_find_vm(mon, t->key))
+                continue;
+            /* Never ddmon's own listening ports. */
+            if (own && ddm_monitor_is_own_port(mon, (guint16)port))
                 continue;
             if (ddm_monitor_offer_target(mon, t))
                 offered++;

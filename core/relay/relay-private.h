@@ -29,6 +29,15 @@
 
 #include "core/relay/idmap.h"
 #include "core/relay/portmap.h"
+#include "core/session/ratelog.h"
+
+/* VM keys whose port is remembered in this run (least recently used go). */
+#define DDM_RELAY_KEY_PORTS 512u
+/* A new VM's port: the lowest free one from the base, passing over at most
+ * this many free ports that other apps or keys are remembered with (so
+ * they can have them back), whatever the map holds: the highest port stays
+ * below base + VMs up + ports parked + this. */
+#define DDM_RELAY_RESERVED_SKIP_MAX 32u
 
 typedef enum { EP_VM, EP_SELECTED, EP_FIXED } EndpointKind;
 
@@ -87,7 +96,8 @@ struct RelayVm {
 struct DdmRelay {
     DdmMonitor *mon;
     GHashTable *endpoints;    /* port -> Endpoint* */
-    GHashTable *port_by_key;  /* key -> port (remembered) */
+    DdmPortMap *port_by_key;  /* VM key -> port (remembered in this run; the
+                                 DDM_RELAY_KEY_PORTS most recently used keys) */
     DdmPortMap *port_by_app;  /* device serial + app name -> port (remembered; loaded from
                                  and saved to cfg->port_map_path when set) */
     gboolean port_map_dirty;  /* the order changed since the last save */
@@ -106,6 +116,23 @@ static inline const char *vm_label(DdmVm *vm)
 {
     return vm->info.key ? vm->info.key : "?";
 }
+
+/* A line about a debugger connection on @port, rate-limited per port
+ * (ratelog.h): a port hammered by connects logs a few lines per window. */
+#define relay_debugger_log(port, ...)                                                      \
+    do {                                                                                   \
+        char rk_[40];                                                                      \
+        g_snprintf(rk_, sizeof rk_, "debugger port %u", (unsigned)(port));                 \
+        ddm_ratelog(rk_, G_LOG_LEVEL_MESSAGE, __VA_ARGS__);                                \
+    } while (0)
+
+/* A line about what the relay does with VM @vm as its debuggers come and
+ * go, rate-limited per VM (a debugger reattaching in a loop). */
+#define relay_vm_log(vm, ...)                                                              \
+    do {                                                                                   \
+        g_autofree char *rk_ = g_strdup_printf("%s relay", vm_label(vm));                  \
+        ddm_ratelog(rk_, G_LOG_LEVEL_MESSAGE, __VA_ARGS__);                                \
+    } while (0)
 
 /* relay.c: per-VM state. */
 

@@ -43,7 +43,7 @@ DdmRelay *ddm_relay_new(DdmMonitor *mon, GError **error)
     DdmRelay *relay = g_new0(DdmRelay, 1);
     relay->mon = mon;
     relay->endpoints = g_hash_table_new(g_direct_hash, g_direct_equal);
-    relay->port_by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    relay->port_by_key = ddm_portmap_new(DDM_RELAY_KEY_PORTS);
     relay->port_by_app = ddm_portmap_new(DDM_PORTMAP_MAX_ENTRIES);
     ddm_relay_ports_load(relay);
     relay->fixed_by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -68,7 +68,7 @@ void ddm_relay_free(DdmRelay *relay)
         ddm_relay_endpoint_close(l->data);
     g_list_free(eps);
     g_hash_table_destroy(relay->endpoints);
-    g_hash_table_destroy(relay->port_by_key);
+    ddm_portmap_free(relay->port_by_key);
     ddm_relay_ports_flush(relay);
     ddm_portmap_free(relay->port_by_app);
     g_hash_table_destroy(relay->fixed_by_key);

@@ -198,9 +198,20 @@ void ddm_relay_debugger_drain(Debugger *d)
             debugger_packet(d, &pkt);
             continue;
         }
-        g_autofree char *why = g_strdup_printf("protocol error: %s",
-                                               res == DDM_JDWP_DISCARDED ? "a packet before the handshake"
-                                                                        : ddm_jdwp_result_str(res));
+        g_autofree char *why = NULL;
+        if (res == DDM_JDWP_ERR_SHORT || res == DDM_JDWP_ERR_TOO_BIG)
+            why = g_strdup_printf("protocol error: %s (declared length %zu, cap %zu)",
+                                  ddm_jdwp_result_str(res), ddm_jdwp_reader_claimed_len(d->reader),
+                                  ddm_monitor_config(d->relay->mon)->max_packet);
+        else if (res == DDM_JDWP_ERR_BUDGET)
+            why = g_strdup_printf("refused: a buffer of %zu bytes would take all peers' buffers "
+                                  "past the budget of %zu bytes (--max-buffers)",
+                                  ddm_jdwp_reader_refused_len(d->reader),
+                                  ddm_jdwp_budget_limit(ddm_monitor_read_budget(d->relay->mon)));
+        else
+            why = g_strdup_printf("protocol error: %s",
+                                  res == DDM_JDWP_DISCARDED ? "a packet before the handshake"
+                                                            : ddm_jdwp_result_str(res));
         debugger_to_vm_flush(d);
         ddm_relay_debugger_close(d, why);
     }
@@ -214,6 +225,10 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
          rounds++) {
         size_t avail;
         uint8_t *space = ddm_jdwp_reader_space(d->reader, READ_CHUNK, &avail);
+        if (!space) { /* over the budget: drain() reports and closes */
+            ddm_relay_debugger_drain(d);
+            break;
+        }
         ssize_t n = read(d->fd, space, avail);
         if (n < 0 && errno == EINTR)
             continue;
@@ -268,6 +283,7 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->fd = fd;
     d->state = DBG_HANDSHAKE;
     d->reader = ddm_jdwp_reader_new(ddm_monitor_config(relay->mon)->max_packet);
+    ddm_jdwp_reader_set_budget(d->reader, ddm_monitor_read_budget(relay->mon));
     ddm_jdwp_reader_expect_handshake(d->reader);
     d->out = g_byte_array_new();
     d->to_vm = g_byte_array_new();
@@ -302,10 +318,17 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
         return;
     DebuggerState old = d->state;
     d->state = DBG_CLOSED;
+    /* name the VM it reached or waited for, when there is one */
+    const char *vm_name = d->rvm && ddm_vm_is_valid(d->rvm->vm) ? vm_label(d->rvm->vm)
+                          : d->held_key                        ? d->held_key
+                          : d->endpoint && d->endpoint->key    ? d->endpoint->key
+                                                               : NULL;
     if (why)
-        g_message("relay: debugger %s on port %u closed: %s", d->peer, d->port, why);
+        relay_debugger_log(d->port, "relay: debugger %s of VM %s on port %u closed: %s", d->peer,
+                           vm_name ? vm_name : "(none)", d->port, why);
     else if (old == DBG_ATTACHED)
-        g_message("relay: debugger %s on port %u left", d->peer, d->port);
+        relay_debugger_log(d->port, "relay: debugger %s of VM %s on port %u left", d->peer,
+                           vm_name ? vm_name : "(none)", d->port);
     if (d->in_watch)
         g_source_remove(d->in_watch);
     if (d->out_watch)
@@ -316,6 +339,7 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
         g_source_remove(d->flush_idle);
     d->in_watch = d->out_watch = d->hold_timer = d->flush_idle = 0;
     close(d->fd);
+    ddm_jdwp_reader_set_budget(d->reader, NULL); /* nothing more is read */
     if (d->vm_paused)
         set_vm_paused(d, FALSE); /* before the cleanup: DBGD's answer must be read */
     RelayVm *r = d->rvm;

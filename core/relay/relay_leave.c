@@ -22,7 +22,7 @@ static void on_dbgd_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
      * data) acknowledges it. Reopening then would make a VM started with
      * waitForDebugger wait for a debugger again. */
     if ((reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_DBGD) || reply->status == DDM_REPLY_EMPTY) {
-        g_message("relay: VM %s acknowledged DBGD%s; keeping its connection", vm_label(vm),
+        relay_vm_log(vm, "relay: VM %s acknowledged DBGD%s; keeping its connection", vm_label(vm),
                   reply->status == DDM_REPLY_EMPTY ? " (empty reply)" : "");
         RelayVm *r = vm->relay;
         if (r) {
@@ -35,8 +35,8 @@ static void on_dbgd_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
     /* No answer, an error or another chunk (ART sends nothing): reopen the
      * connection so the VM releases every debugger resource, as Android's
      * tools do. */
-    g_message("relay: VM %s did not acknowledge DBGD; reopening its connection so it releases "
-              "the debugger's state", vm_label(vm));
+    relay_vm_log(vm, "relay: VM %s did not acknowledge DBGD; reopening its connection so it "
+                 "releases the debugger's state", vm_label(vm));
     RelayVm *r = ddm_relay_rvm_get(vm);
     r->reconnect = TRUE;
     ddm_vm_close(vm, "reopened after the debugger left");
@@ -72,8 +72,8 @@ void ddm_relay_after_debugger_left(RelayVm *r, Debugger *d)
         if (ddm_idmap_reserve(r->ids, &id)) {
             gsize len;
             g_autofree guint8 *pkt = ddm_jdwp_build_command(id, DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_DISPOSE, NULL, 0, &len);
-            g_message("relay: debugger of VM %s left without VirtualMachine.Dispose; sending it on "
-                      "its behalf", vm_label(vm));
+            relay_vm_log(vm, "relay: debugger of VM %s left without VirtualMachine.Dispose; "
+                         "sending it on its behalf", vm_label(vm));
             if (ddm_vm_send_packet(vm, pkt, len) < 0)
                 ddm_vm_close(vm, "reopened after the debugger left");
         }

@@ -3,8 +3,11 @@
  * The relay's listening endpoints (relay-private.h): the selected-VM port,
  * the fixed ports of --connect targets, and each VM's port from
  * debug_port_base up, sticky per VM key and per device serial + app name
- * (port_by_key, port_by_app; the latter kept in cfg->port_map_path across
- * server restarts, portmap.h); parking a VM's port while the VM reconnects;
+ * (port_by_key, port_by_app: both bounded LRU maps, portmap.h; the latter
+ * kept in cfg->port_map_path across server restarts); a new VM passes
+ * over at most DDM_RELAY_RESERVED_SKIP_MAX ports remembered for others, so
+ * the ports in use stay within a bound however many apps came and went;
+ * parking a VM's port while the VM reconnects;
  * accepting debuggers; which VM the selection reaches.
  */
 #define _GNU_SOURCE 1 /* accept4 */
@@ -81,6 +84,7 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->key = g_strdup(key);
     ep->watch = g_unix_fd_add(fd, G_IO_IN, on_accept, ep);
     g_hash_table_insert(relay->endpoints, GUINT_TO_POINTER((guint)port), ep);
+    ddm_monitor_own_port(relay->mon, port, TRUE); /* never scanned (discovery_local.c) */
     return ep;
 }
 
@@ -93,6 +97,7 @@ void ddm_relay_endpoint_close(Endpoint *ep)
             d->endpoint = NULL;
     }
     g_hash_table_remove(relay->endpoints, GUINT_TO_POINTER((guint)ep->port));
+    ddm_monitor_own_port(relay->mon, ep->port, FALSE);
     if (ep->park_timer) {
         g_source_remove(ep->park_timer);
         g_hash_table_remove(relay->parked, ep->key);
@@ -141,12 +146,8 @@ static guint16 app_port(DdmRelay *relay, DdmVm *vm)
  * app, in this run or an earlier one)? */
 static gboolean port_remembered_by_other(DdmRelay *relay, guint16 port, DdmVm *vm)
 {
-    GHashTableIter it;
-    gpointer k, v;
-    g_hash_table_iter_init(&it, relay->port_by_key);
-    while (g_hash_table_iter_next(&it, &k, &v))
-        if (GPOINTER_TO_UINT(v) == port && strcmp(k, vm->info.key) != 0)
-            return TRUE;
+    if (ddm_portmap_port_taken_by_other(relay->port_by_key, port, NULL, vm->info.key))
+        return TRUE;
     return ddm_portmap_port_taken_by_other(relay->port_by_app, port, vm->info.device,
                                            app_named(vm->info.app_name) ? vm->info.app_name : NULL);
 }
@@ -235,7 +236,7 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     const char *key = vm->info.key;
     guint16 want[2] = {0, 0};
-    want[0] = (guint16)GPOINTER_TO_UINT(g_hash_table_lookup(relay->port_by_key, key));
+    want[0] = ddm_portmap_lookup(relay->port_by_key, NULL, key);
     want[1] = app_port(relay, vm);
     for (int i = 0; i < 2; i++) {
         if (want[i] && !port_reserved(relay, want[i])) {
@@ -250,13 +251,19 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
             return ep;
     }
     /* Lowest free port from the base; skip ports other VMs of other apps
-     * still "own" while any other is free, so they can get them back. */
+     * still "own" while any other is free, so they can get them back, but
+     * at most DDM_RELAY_RESERVED_SKIP_MAX of them: the highest port in use
+     * must not creep up as apps come and go. */
     for (int pass = 0; pass < 2; pass++) {
+        guint skipped = 0;
         for (guint p = cfg->debug_port_base; in_vm_range(cfg, p); p++) {
             if (port_reserved(relay, (guint16)p))
                 continue;
-            if (pass == 0 && port_remembered_by_other(relay, (guint16)p, vm))
+            if (pass == 0 && skipped < DDM_RELAY_RESERVED_SKIP_MAX &&
+                port_remembered_by_other(relay, (guint16)p, vm)) {
+                skipped++;
                 continue;
+            }
             Endpoint *ep = endpoint_open(relay, EP_VM, (guint16)p, key, NULL);
             if (ep)
                 return ep;
@@ -355,8 +362,7 @@ void ddm_relay_ports_vm_up(DdmRelay *relay, RelayVm *r)
     if (!fixed && !r->endpoint) {
         r->endpoint = open_vm_port(relay, vm);
         if (r->endpoint) {
-            g_hash_table_replace(relay->port_by_key, g_strdup(vm->info.key),
-                                 GUINT_TO_POINTER((guint)r->endpoint->port));
+            ddm_portmap_set(relay->port_by_key, NULL, vm->info.key, r->endpoint->port, NULL);
             g_debug("relay: VM %s debugger port %u", vm_label(vm), r->endpoint->port);
         }
     }
@@ -381,8 +387,7 @@ void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
                           vm_label(vm), app, want, r->endpoint->port);
                 ddm_relay_endpoint_close(r->endpoint);
                 r->endpoint = ep;
-                g_hash_table_replace(relay->port_by_key, g_strdup(vm->info.key),
-                                     GUINT_TO_POINTER((guint)want));
+                ddm_portmap_set(relay->port_by_key, NULL, vm->info.key, want, NULL);
             }
         }
     }

@@ -15,6 +15,8 @@ struct DdmMonitor {
     GHashTable *vms;                /* key -> DdmVm* (one reference each) */
     GHashTable *backoff;            /* key -> DdmBackoff*: when a target may be tried again */
     GHashTable *known_ddm;          /* keys that answered HELO: reconnects skip the Version probe */
+    DdmJdwpBudget *read_budget;     /* every peer's packet buffers together (--max-buffers) */
+    GHashTable *own_ports;          /* GUINT_TO_POINTER(port) -> count: TCP ports ddmon listens on */
     gboolean stopping;
 };
 

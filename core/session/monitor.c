@@ -7,8 +7,12 @@
  * Invariants: at most one session per key; a key whose session failed
  * before HELO is not retried before its backoff (1 s doubling to 30 s,
  * reset by a successful HELO; a port scan's refused connects are free,
- * the scan period paces them); vm_closed is reported while the VM is
- * still in the table, then it leaves it.
+ * the scan period paces them); a key whose VM broke the protocol
+ * (vm->violated, in any state) backs off 2 s doubling to 5 min, reset
+ * only by a session that ends without a violation; vm_closed is reported
+ * while the VM is still in the table, then it leaves it. The monitor also
+ * holds what all sessions share: the packet buffers' memory budget and the
+ * TCP ports ddmon itself listens on (never to be scanned).
  * Non-goals: how VMs are found (core/discovery), how they are spoken to
  * (vm*.c), what is done with what they say (the events' receiver).
  */
@@ -19,6 +23,9 @@
 
 #define BACKOFF_FIRST_MS 1000u
 #define BACKOFF_MAX_MS 30000u
+/* A VM that broke the protocol: the next tries wait this long, doubling. */
+#define VIOLATION_BACKOFF_FIRST_MS DDM_MONITOR_VIOLATION_BACKOFF_FIRST_MS
+#define VIOLATION_BACKOFF_MAX_MS DDM_MONITOR_VIOLATION_BACKOFF_MAX_MS
 #define FAST_RETRY_FIRST_MS 20u
 #define FAST_RETRY_MAX_MS 1000u
 #define FAST_RETRY_WINDOW_MS 15000u
@@ -31,6 +38,7 @@ typedef struct DdmBackoff {
     DdmTarget *target;      /* last offered (ref), or NULL */
     gint64 not_before_us;   /* no new session before this */
     guint delay_ms;         /* the next failure's delay; 0 = no failure yet */
+    guint violations;       /* sessions in a row that broke the protocol */
     gint64 fast_until_us;   /* fast-retry mode (relay) while now < this */
     guint fast_delay_ms;
     guint fast_timer;
@@ -165,7 +173,36 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
                                      (GDestroyNotify)ddm_vm_unref);
     mon->backoff = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, backoff_free);
     mon->known_ddm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    mon->read_budget = ddm_jdwp_budget_new(config->max_buffers);
+    mon->own_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
     return mon;
+}
+
+DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon)
+{
+    g_return_val_if_fail(mon != NULL, NULL);
+    return mon->read_budget;
+}
+
+void ddm_monitor_own_port(DdmMonitor *mon, guint16 port, gboolean listening)
+{
+    gpointer k = GUINT_TO_POINTER((guint)port);
+    guint n;
+
+    g_return_if_fail(mon != NULL && port != 0);
+    n = GPOINTER_TO_UINT(g_hash_table_lookup(mon->own_ports, k));
+    if (listening)
+        g_hash_table_insert(mon->own_ports, k, GUINT_TO_POINTER(n + 1));
+    else if (n > 1)
+        g_hash_table_insert(mon->own_ports, k, GUINT_TO_POINTER(n - 1));
+    else
+        g_hash_table_remove(mon->own_ports, k);
+}
+
+gboolean ddm_monitor_is_own_port(const DdmMonitor *mon, guint16 port)
+{
+    g_return_val_if_fail(mon != NULL, FALSE);
+    return g_hash_table_contains(mon->own_ports, GUINT_TO_POINTER((guint)port));
 }
 
 const DdmConfig *ddm_monitor_config(const DdmMonitor *mon)
@@ -224,6 +261,8 @@ void ddm_monitor_free(DdmMonitor *mon)
     g_hash_table_destroy(mon->backoff);
     g_hash_table_destroy(mon->known_ddm);
     g_hash_table_destroy(mon->vms);
+    g_hash_table_destroy(mon->own_ports);
+    ddm_jdwp_budget_free(mon->read_budget);
     g_free(mon);
 }
 
@@ -275,6 +314,8 @@ void ddm_monitor_forget_target(DdmMonitor *mon, const char *key, const char *rea
     vm = g_hash_table_lookup(mon->vms, key);
     if (vm)
         ddm_vm_close(vm, reason ? reason : "target gone");
+    /* a gone target (an adb pid) never comes back: nothing of it stays */
+    g_hash_table_remove(mon->known_ddm, key);
     if (g_hash_table_remove(mon->backoff, key))
         list_changed(mon); /* its "retrying" row, if any, goes */
 }
@@ -485,7 +526,8 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
 
     if (vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN) {
         if (b) { /* a good HELO answer: forget past failures */
-            b->delay_ms = 0;
+            if (!b->violations)
+                b->delay_ms = 0; /* a violator's delay waits for a good session's end */
             b->not_before_us = 0;
             b->fast_until_us = 0;
             b->fast_delay_ms = 0;
@@ -495,8 +537,38 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
     }
     if (vm->state != DDM_VM_STATE_CLOSED || mon->stopping)
         return;
-    if (old_state == DDM_VM_STATE_READY || old_state == DDM_VM_STATE_PLAIN)
+    if (vm->violated) {
+        /* It broke the protocol: wait longer each time, whatever state it
+         * reached (a scanned port would otherwise be tried every scan). */
+        if (!b)
+            b = backoff_get(mon, vm->target->key);
+        b->violations++;
+        b->delay_ms = b->violations > 1 && b->delay_ms >= VIOLATION_BACKOFF_FIRST_MS
+                          ? MIN(b->delay_ms * 2, VIOLATION_BACKOFF_MAX_MS)
+                          : VIOLATION_BACKOFF_FIRST_MS;
+        b->not_before_us = now + (gint64)b->delay_ms * 1000;
+        b->fast_until_us = 0;
+        if (b->fast_timer) {
+            g_source_remove(b->fast_timer);
+            b->fast_timer = 0;
+        }
+        if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
+            g_free(b->last_error);
+            b->last_error = g_strdup(vm->close_reason);
+            if (!vm->target->speculative)
+                list_changed(mon);
+        }
+        g_debug("%s: broke the protocol (%u in a row); next attempt in %u ms", vm->target->key,
+                b->violations, b->delay_ms);
+        return;
+    }
+    if (old_state == DDM_VM_STATE_READY || old_state == DDM_VM_STATE_PLAIN) {
+        if (b) { /* a good session ended: a past violator starts afresh */
+            b->violations = 0;
+            b->delay_ms = 0;
+        }
         return; /* a VM that went away normally: the next scan may find its successor */
+    }
     if (!b)
         b = backoff_get(mon, vm->target->key);
     if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
@@ -505,14 +577,16 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         if (!vm->target->speculative)
             list_changed(mon); /* a "retrying" row appears or changes */
     }
-    if (now < b->fast_until_us) {
+    if (now < b->fast_until_us && !b->violations) {
         schedule_fast_retry(b);
         return;
     }
     /* A refused connect during a port scan is the normal case: the scan paces it. */
     if (!vm->was_connected && vm->target->speculative)
         return;
-    b->delay_ms = b->delay_ms ? MIN(b->delay_ms * 2, BACKOFF_MAX_MS) : BACKOFF_FIRST_MS;
+    b->delay_ms = b->delay_ms ? MIN(b->delay_ms * 2, b->violations ? VIOLATION_BACKOFF_MAX_MS
+                                                                    : BACKOFF_MAX_MS)
+                              : BACKOFF_FIRST_MS;
     b->not_before_us = now + (gint64)b->delay_ms * 1000;
     g_debug("%s: session failed (%s); next attempt in %u ms", vm->target->key,
             vm->close_reason ? vm->close_reason : "?", b->delay_ms);

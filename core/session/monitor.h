@@ -79,6 +79,20 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
 void ddm_monitor_stop(DdmMonitor *mon, const char *reason);
 /** Stop, then free. */
 void ddm_monitor_free(DdmMonitor *mon);
+/** A VM that broke the protocol waits this long before its next session,
+ *  doubling with each violation in a row up to the max; a session that
+ *  ends without one resets it (doc/protocol.md, "Limits"). */
+#define DDM_MONITOR_VIOLATION_BACKOFF_FIRST_MS 2000u
+#define DDM_MONITOR_VIOLATION_BACKOFF_MAX_MS 300000u
+/** The memory budget every peer's JDWP reader is charged to (VMs and
+ *  debuggers; config max_buffers). (transfer none: lives as long as @mon) */
+DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon);
+/** ddmon listens (@listening TRUE) or stopped listening on TCP @port (the
+ *  relay's debugger ports, the web dashboard): a local scan never connects
+ *  there. Counted: each TRUE needs one FALSE. */
+void ddm_monitor_own_port(DdmMonitor *mon, guint16 port, gboolean listening);
+/** TRUE while ddmon listens on @port itself. */
+gboolean ddm_monitor_is_own_port(const DdmMonitor *mon, guint16 port);
 const DdmConfig *ddm_monitor_config(const DdmMonitor *mon);
 /** TRUE once ddm_monitor_stop has run. */
 gboolean ddm_monitor_stopping(const DdmMonitor *mon);

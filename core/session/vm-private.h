@@ -30,6 +30,15 @@ static inline const DdmConfig *vm_cfg(const DdmVm *vm)
 }
 
 /* vm.c: life cycle and state */
+/** Longest name a VM may give itself (app, package), in bytes: longer ones
+ *  are cut at a character boundary, so a hostile VM cannot make ddmon keep
+ *  (and list, and remember) megabytes of name. */
+#define DDM_VM_NAME_MAX 256u
+/** Longest other identity text (VM ident, ABI, JVM flags), in bytes. */
+#define DDM_VM_TEXT_MAX 4096u
+/** A copy of @s (NULL: NULL) cut to at most @max bytes at a UTF-8 character
+ *  boundary. (transfer full) */
+char *ddm_vm_clip(const char *s, gsize max);
 /** Point vm->info at the owned identity strings again (after any changed). */
 void ddm_vm_sync_info(DdmVm *vm);
 /** Enter state @s (no-op if already there) and tell the monitor. */

@@ -20,9 +20,11 @@
  * the session with one log line. Non-goals: reconnect policy (the monitor's
  * backoff); debugger relaying (the relay's).
  */
+#include <string.h>
 #include <unistd.h>
 
 #include "core/session/logctx.h"
+#include "core/session/ratelog.h"
 #include "core/session/vm-private.h"
 
 const char *ddm_vm_state_name(DdmVmState s)
@@ -74,19 +76,41 @@ void ddm_vm_set_state(DdmVm *vm, DdmVmState s)
     ddm_monitor_vm_state_changed(vm->monitor, vm, old);
 }
 
+char *ddm_vm_clip(const char *s, gsize max)
+{
+    gsize n;
+    const char *end;
+
+    if (!s)
+        return NULL;
+    n = strnlen(s, max + 1);
+    if (n <= max)
+        return g_strndup(s, n);
+    /* cut before the character that straddles @max (invalid UTF-8 is cut
+     * where it starts: names are shown and saved as UTF-8) */
+    if (!g_utf8_validate(s, (gssize)max, &end))
+        return g_strndup(s, (gsize)(end - s));
+    end = s + max;
+    while (end > s && ((guchar)*end & 0xc0) == 0x80)
+        end--;
+    return g_strndup(s, (gsize)(end - s));
+}
+
 void ddm_vm_set_name(DdmVm *vm, const char *app_name, const char *package_name, int32_t user_id)
 {
     gboolean changed = FALSE;
+    g_autofree char *app = ddm_vm_clip(app_name, DDM_VM_NAME_MAX);
+    g_autofree char *package = ddm_vm_clip(package_name, DDM_VM_NAME_MAX);
 
     g_return_if_fail(ddm_vm_is_valid(vm));
-    if (app_name && g_strcmp0(app_name, vm->app_name) != 0) {
+    if (app && g_strcmp0(app, vm->app_name) != 0) {
         g_free(vm->app_name);
-        vm->app_name = g_strdup(app_name);
+        vm->app_name = g_steal_pointer(&app);
         changed = TRUE;
     }
-    if (package_name && g_strcmp0(package_name, vm->package_name) != 0) {
+    if (package && g_strcmp0(package, vm->package_name) != 0) {
         g_free(vm->package_name);
-        vm->package_name = g_strdup(package_name);
+        vm->package_name = g_steal_pointer(&package);
         changed = TRUE;
     }
     if (user_id >= 0 && user_id != vm->info.user_id) {
@@ -220,6 +244,8 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
     vm->fd = -1;
     vm->cancel = g_cancellable_new();
     vm->reader = ddm_jdwp_reader_new(vm_cfg(vm)->max_packet);
+    /* every peer's buffers share one budget (--max-buffers) */
+    ddm_jdwp_reader_set_budget(vm->reader, ddm_monitor_read_budget(monitor));
     /* show the JDWP and chunk headers of a DDM event not yet whole (vm_stream.c) */
     ddm_jdwp_reader_offer_heads(vm->reader, DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN);
     vm->out = g_byte_array_new();
@@ -278,12 +304,14 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
         level = G_LOG_LEVEL_DEBUG;
     else if (level == 0)
         level = old == DDM_VM_STATE_CONNECTING ? G_LOG_LEVEL_DEBUG : G_LOG_LEVEL_MESSAGE;
+    /* one VM that keeps coming back and failing logs a few lines per window */
+    g_autofree char *rate_key = g_strdup_printf("%s closed", vm_key(vm));
     if (level == G_LOG_LEVEL_WARNING)
-        g_warning("%s: %s; dropping the connection (was %s)", vm_key(vm), vm->close_reason,
-                  ddm_vm_state_name(old));
+        ddm_ratelog(rate_key, level, "%s: %s; dropping the connection (was %s)", vm_key(vm),
+                    vm->close_reason, ddm_vm_state_name(old));
     else
-        g_log(G_LOG_DOMAIN, level, "%s: session closed (%s, was %s)", vm_key(vm),
-              vm->close_reason, ddm_vm_state_name(old));
+        ddm_ratelog(rate_key, level, "%s: session closed (%s, was %s)", vm_key(vm),
+                    vm->close_reason, ddm_vm_state_name(old));
 
     g_cancellable_cancel(vm->cancel); /* a connect in flight reports CANCELLED later */
     if (vm->io_watch) {
@@ -310,6 +338,8 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     }
     g_byte_array_set_size(vm->out, 0);
     vm->out_pos = 0;
+    /* nothing more is read: the buffer leaves the shared budget now */
+    ddm_jdwp_reader_set_budget(vm->reader, NULL);
 
     /* A stream cut short ends first (-EPIPE, with what arrived), then
      * pending requests: GONE is the plugins' last call. */
@@ -347,6 +377,9 @@ void ddm_vm_close_bad(DdmVm *vm, const char *fmt, ...)
     va_start(ap, fmt);
     why = g_strdup_vprintf(fmt, ap);
     va_end(ap);
+    /* the monitor backs off before trying it again (monitor.c) */
+    if (vm->state != DDM_VM_STATE_CLOSED && fault_level(vm) == G_LOG_LEVEL_WARNING)
+        vm->violated = TRUE;
     close_logged(vm, why, fault_level(vm));
     g_free(why);
 }

@@ -103,6 +103,8 @@ struct ddm_vm {
     GBytes *jdwp_suspend_thread; /* that thread's id as sent, or NULL */
     uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
     gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
+    gboolean violated;          /* closed for breaking the protocol (ddm_vm_close_bad): the
+                                   monitor backs off before the next session */
     gboolean input_paused;      /* ddm_vm_pause_input(): not reading from the VM */
     gboolean notify_drained;    /* tell the monitor when `out` empties */
     struct DdmVmStream *stream; /* a DDM event being streamed (vm_stream.c), else NULL */

@@ -34,7 +34,7 @@ static void learn_local_process(DdmVm *vm)
         vm->info.pid = peer.pid;
         if (peer.main_class) {
             g_free(vm->app_name);
-            vm->app_name = g_steal_pointer(&peer.main_class);
+            vm->app_name = ddm_vm_clip(peer.main_class, DDM_VM_NAME_MAX);
         }
         g_info("%s: plain JVM is pid %u (%s)", vm_key(vm), peer.pid,
                vm->app_name ? vm->app_name : "main class unknown");
@@ -65,18 +65,19 @@ static void apply_helo(DdmVm *vm, const DdmHelo *h)
 {
     vm->info.protocol_version = h->protocol_version;
     vm->info.pid = h->pid;
+    /* names cut to DDM_VM_NAME_MAX, other text to DDM_VM_TEXT_MAX (vm-private.h) */
     g_free(vm->vm_ident);
-    vm->vm_ident = g_strdup(h->vm_ident);
+    vm->vm_ident = ddm_vm_clip(h->vm_ident, DDM_VM_TEXT_MAX);
     g_free(vm->app_name);
-    vm->app_name = g_strdup(h->app_name);
+    vm->app_name = ddm_vm_clip(h->app_name, DDM_VM_NAME_MAX);
     vm->info.user_id = h->user_id;
     g_free(vm->abi);
-    vm->abi = g_strdup(h->abi);
+    vm->abi = ddm_vm_clip(h->abi, DDM_VM_TEXT_MAX);
     g_free(vm->jvm_flags);
-    vm->jvm_flags = g_strdup(h->jvm_flags);
+    vm->jvm_flags = ddm_vm_clip(h->jvm_flags, DDM_VM_TEXT_MAX);
     vm->info.native_debuggable = h->native_debuggable;
     g_free(vm->package_name);
-    vm->package_name = g_strdup(h->package_name);
+    vm->package_name = ddm_vm_clip(h->package_name, DDM_VM_NAME_MAX);
     vm->boot_stage = h->boot_stage;
     ddm_vm_sync_info(vm);
 }

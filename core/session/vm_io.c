@@ -213,6 +213,24 @@ static gboolean drain_reader(DdmVm *vm)
         case DDM_JDWP_ERR_HANDSHAKE:
             ddm_vm_close_bad(vm, "bad handshake reply (not \"%s\")", DDM_JDWP_HANDSHAKE);
             return FALSE;
+        case DDM_JDWP_ERR_SHORT:
+            ddm_vm_close_bad(vm, "bad JDWP packet: declared length %zu is below 11",
+                             ddm_jdwp_reader_claimed_len(vm->reader));
+            return FALSE;
+        case DDM_JDWP_ERR_TOO_BIG:
+            ddm_vm_close_bad(vm, "bad JDWP packet: declared length %zu is over the cap of %zu "
+                             "bytes (--max-packet)",
+                             ddm_jdwp_reader_claimed_len(vm->reader), vm_cfg(vm)->max_packet);
+            return FALSE;
+        case DDM_JDWP_ERR_BUDGET: {
+            const DdmJdwpBudget *b = ddm_monitor_read_budget(vm->monitor);
+            ddm_vm_close_bad(vm, "refused: a buffer of %zu bytes for its packet would take all "
+                             "peers' buffers past the budget (%zu of %zu bytes in use, "
+                             "--max-buffers)",
+                             ddm_jdwp_reader_refused_len(vm->reader), ddm_jdwp_budget_used(b),
+                             ddm_jdwp_budget_limit(b));
+            return FALSE;
+        }
         default:
             ddm_vm_close_bad(vm, "bad JDWP packet: %s", ddm_jdwp_result_str(res));
             return FALSE;
@@ -229,7 +247,13 @@ void ddm_vm_io_read_input(DdmVm *vm)
          n++) {
         size_t avail = 0;
         uint8_t *space = ddm_jdwp_reader_space(vm->reader, READ_CHUNK, &avail);
-        ssize_t got = read(vm->fd, space, MIN(avail, READ_CHUNK));
+        ssize_t got;
+
+        if (!space) { /* over the budget: the reader says so */
+            drain_reader(vm);
+            return;
+        }
+        got = read(vm->fd, space, MIN(avail, READ_CHUNK));
 
         if (got < 0) {
             if (errno == EINTR)

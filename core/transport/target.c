@@ -5,7 +5,10 @@
  * bounded by a timer and a GCancellable; numeric addresses connect at once,
  * host names are resolved first with GResolver (asynchronously). The done
  * callback runs exactly once and never from inside ops->connect: even an
- * immediate failure is reported from an idle source.
+ * immediate failure is reported from an idle source. A connection whose
+ * local address is its peer's (a TCP self-connect: a port in the kernel's
+ * ephemeral range with nobody listening can be "connected" to itself by
+ * simultaneous open) is closed and reported as a failure, never handed on.
  * Non-goals: retries and backoff (the monitor's), the session protocol.
  */
 #include <errno.h>
@@ -173,6 +176,28 @@ static gboolean tcp_cancelled_cb(GCancellable *cancel, gpointer ud)
 
 static void tcp_connect_next(TcpConnect *tc);
 
+gboolean ddm_socket_is_self_connected(int fd)
+{
+    struct sockaddr_storage local, peer;
+    socklen_t ll = sizeof local, pl = sizeof peer;
+
+    memset(&local, 0, sizeof local);
+    memset(&peer, 0, sizeof peer);
+    if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
+        getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 || ll != pl)
+        return FALSE;
+    if (local.ss_family == AF_INET && peer.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const void *)&local, *b = (const void *)&peer;
+        return a->sin_port == b->sin_port && a->sin_addr.s_addr == b->sin_addr.s_addr;
+    }
+    if (local.ss_family == AF_INET6 && peer.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)&local, *b = (const void *)&peer;
+        return a->sin6_port == b->sin6_port &&
+               memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0;
+    }
+    return FALSE;
+}
+
 static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
 {
     TcpConnect *tc = ud;
@@ -192,6 +217,15 @@ static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
         tcp_finish(tc, -1,
                    g_error_new(G_IO_ERROR, g_io_error_from_errno(err), "%s: connect: %s",
                                tc->target->key, g_strerror(err)));
+    } else if (ddm_socket_is_self_connected(fd)) {
+        /* Nobody listens there: the kernel picked the very port as our
+         * local one and the SYNs met. Not a VM, and it holds the port a
+         * real VM may want: close it at once. */
+        tcp_finish(tc, -1,
+                   g_error_new(G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+                               "%s: connected to itself (TCP self-connect: nobody listens on "
+                               "the port, which is in the kernel's ephemeral range)",
+                               tc->target->key));
     } else {
         tc->fd = -1; /* handed over */
         tcp_finish(tc, fd, NULL);

@@ -59,6 +59,9 @@ void ddm_target_unref(DdmTarget *t);
 DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin);
 /** The TCP port of a tcp target, or 0. */
 guint16 ddm_target_tcp_port(const DdmTarget *t);
+/** TRUE if @fd is a TCP socket connected to itself (local address and
+ *  port equal the peer's): a self-connect, never a peer. */
+gboolean ddm_socket_is_self_connected(int fd);
 /** Set TCP_NODELAY and O_NONBLOCK on a connected socket. */
 void ddm_socket_tune(int fd);
 /** Watch @fd like g_unix_fd_add, but without GLib blocking the source while

@@ -4,13 +4,22 @@
  * packet builders declared in jdwp.h.
  *
  * Reader buffer: [start, end) holds unconsumed bytes inside buf[0, alloc).
- * It starts at READER_INITIAL bytes and grows only when fed data does not
- * fit; while a packet is incomplete, growth by doubling is clamped to that
- * packet's declared length (already checked against the cap), so memory
- * follows the bytes actually received, never a length a peer merely
- * claimed. Consumed bytes are compacted away lazily (feed/space), so a
- * packet returned by next() stays valid until the next call. When the
+ * It is lazy: a new reader holds no buffer, the first feed/space allocates
+ * READER_INITIAL bytes (or what the bytes need), and next() releases it
+ * whenever it reports NEED_MORE with nothing pending, so an idle peer costs
+ * no buffer at all. It grows only when fed data does not fit; while a
+ * packet is incomplete, growth by doubling is clamped to that packet's
+ * declared length (already checked against the cap), so memory follows the
+ * bytes actually received (at most twice them), never a length a peer
+ * merely claimed. Consumed bytes are compacted away lazily (feed/space),
+ * so a packet returned by next() stays valid until the next call. When the
  * pending data fits again, the buffer shrinks back to its initial size.
+ *
+ * Budget (optional, ddm_jdwp_reader_set_budget): the bytes allocated by
+ * every reader sharing one DdmJdwpBudget are counted together; a growth
+ * that would take the total past the budget's limit fails that reader
+ * (DDM_JDWP_ERR_BUDGET) and releases its buffer, so the peer whose packet
+ * is the newest claim on the shared memory is the one refused.
  *
  * Streaming (opt-in, ddm_jdwp_reader_offer_heads): the head of a command
  * packet that has not arrived whole is shown to the caller once; if the
@@ -28,9 +37,17 @@
 
 #define READER_INITIAL ((size_t)64 << 10)
 
+struct DdmJdwpBudget {
+    size_t limit;       /* bytes all readers together may allocate */
+    size_t used;        /* bytes they have allocated now */
+    guint readers;      /* readers attached (the budget must outlive them) */
+};
+
 struct DdmJdwpReader {
-    uint8_t *buf;
+    uint8_t *buf;       /* NULL while nothing is buffered (lazy) */
     size_t alloc;       /* bytes allocated in buf */
+    DdmJdwpBudget *budget; /* borrowed, or NULL: alloc is charged to it */
+    size_t refused_len; /* after ERR_BUDGET: the size the buffer needed */
     size_t start;       /* first unconsumed byte */
     size_t end;         /* one past the last buffered byte */
     size_t max_packet;  /* cap on one packet's declared length */
@@ -43,6 +60,7 @@ struct DdmJdwpReader {
     size_t head_avail;     /* bytes buffered of it when shown */
     gboolean streaming;    /* handing out the packet's remaining bytes */
     uint64_t stream_left;  /* bytes of the streamed packet still to hand out */
+    size_t claimed_len;    /* after ERR_SHORT/ERR_TOO_BIG: the length the packet declared */
     DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
 };
 
@@ -58,17 +76,89 @@ DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet)
     r->initial = READER_INITIAL;
     if (r->initial > r->max_packet)
         r->initial = MAX(r->max_packet, (size_t)DDM_JDWP_HANDSHAKE_LEN);
-    r->alloc = r->initial;
-    r->buf = g_malloc(r->alloc);
     return r;
+}
+
+/* Resize the buffer to @size bytes (0 frees it), keeping the budget's count. */
+static void set_alloc(DdmJdwpReader *r, size_t size)
+{
+    if (r->budget) {
+        r->budget->used -= r->alloc;
+        r->budget->used += size;
+    }
+    if (size == 0) {
+        g_free(r->buf);
+        r->buf = NULL;
+    } else {
+        r->buf = g_realloc(r->buf, size);
+    }
+    r->alloc = size;
 }
 
 void ddm_jdwp_reader_free(DdmJdwpReader *r)
 {
     if (!r)
         return;
+    ddm_jdwp_reader_set_budget(r, NULL);
     g_free(r->buf);
     g_free(r);
+}
+
+DdmJdwpBudget *ddm_jdwp_budget_new(size_t limit)
+{
+    DdmJdwpBudget *b = g_new0(DdmJdwpBudget, 1);
+    b->limit = limit ? limit : G_MAXSIZE;
+    return b;
+}
+
+void ddm_jdwp_budget_free(DdmJdwpBudget *b)
+{
+    if (!b)
+        return;
+    g_warn_if_fail(b->readers == 0);
+    g_free(b);
+}
+
+size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b)
+{
+    g_return_val_if_fail(b != NULL, 0);
+    return b->used;
+}
+
+size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b)
+{
+    g_return_val_if_fail(b != NULL, 0);
+    return b->limit;
+}
+
+void ddm_jdwp_reader_set_budget(DdmJdwpReader *r, DdmJdwpBudget *b)
+{
+    g_return_if_fail(r != NULL);
+    if (r->budget == b)
+        return;
+    if (r->budget) {
+        r->budget->used -= r->alloc;
+        r->budget->readers--;
+    }
+    r->budget = b;
+    if (b) {
+        b->used += r->alloc;
+        b->readers++;
+    }
+}
+
+size_t ddm_jdwp_reader_refused_len(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, 0);
+    return r->refused_len;
+}
+
+size_t ddm_jdwp_reader_claimed_len(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, 0);
+    if (r->claimed_len)
+        return r->claimed_len;
+    return r->end - r->start >= 4 ? get_u4(r->buf + r->start) : 0;
 }
 
 void ddm_jdwp_reader_expect_handshake(DdmJdwpReader *r)
@@ -95,8 +185,22 @@ static void compact(DdmJdwpReader *r)
     r->end = used;
 }
 
-/* Make room for @want more bytes after end; may move the buffered data. */
-static void ensure_space(DdmJdwpReader *r, size_t want)
+/* Fail with DDM_JDWP_ERR_BUDGET: the buffer would have taken all readers
+ * sharing the budget past its limit. The buffer goes back at once. */
+static gboolean refuse_budget(DdmJdwpReader *r, size_t target)
+{
+    r->refused_len = target;
+    r->failed = DDM_JDWP_ERR_BUDGET;
+    r->want_len = 0;
+    r->start = r->end = 0;
+    set_alloc(r, 0);
+    g_debug("JDWP reader failed: %s", ddm_jdwp_result_str(DDM_JDWP_ERR_BUDGET));
+    return FALSE;
+}
+
+/* Make room for @want more bytes after end; may move the buffered data.
+ * FALSE (the reader failed) when the budget does not allow it. */
+static gboolean ensure_space(DdmJdwpReader *r, size_t want)
 {
     size_t used = r->end - r->start;
     size_t need, target;
@@ -107,22 +211,27 @@ static void ensure_space(DdmJdwpReader *r, size_t want)
     if (r->alloc > r->initial && need <= r->initial && r->want_len <= r->initial) {
         /* a large packet has gone: give the memory back */
         compact(r);
-        r->buf = g_realloc(r->buf, r->initial);
-        r->alloc = r->initial;
-        return;
+        set_alloc(r, r->initial);
+        return TRUE;
     }
-    if (r->alloc - r->end >= want)
-        return;
+    if (r->alloc - r->end >= want && r->buf)
+        return TRUE;
     compact(r);
-    if (r->alloc >= need)
-        return;
-    target = r->alloc <= G_MAXSIZE / 2 ? r->alloc * 2 : G_MAXSIZE;
+    if (r->alloc >= need && r->buf)
+        return TRUE;
+    if (r->alloc == 0)
+        target = r->initial;
+    else
+        target = r->alloc <= G_MAXSIZE / 2 ? r->alloc * 2 : G_MAXSIZE;
     if (r->want_len && target > r->want_len)
         target = r->want_len; /* never grow past the packet being received */
     if (target < need)
         target = need;
-    r->buf = g_realloc(r->buf, target);
-    r->alloc = target;
+    if (r->budget && target > r->alloc &&
+        r->budget->used - r->alloc + target > r->budget->limit)
+        return refuse_budget(r, target);
+    set_alloc(r, target);
+    return TRUE;
 }
 
 void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
@@ -136,7 +245,8 @@ void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
         r->start = r->end = 0;
         return;
     }
-    ensure_space(r, n);
+    if (!ensure_space(r, n))
+        return;
     memcpy(r->buf + r->end, data, n);
     r->end += n;
 }
@@ -144,14 +254,20 @@ void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
 uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail)
 {
     g_return_val_if_fail(r != NULL, NULL);
-    if (r->failed)
+    if (avail)
+        *avail = 0;
+    if (r->failed) {
         r->start = r->end = 0;
+        if (r->failed == DDM_JDWP_ERR_BUDGET)
+            return NULL;
+    }
     /* reading more than one packet ahead is never needed */
     want = CLAMP(want, (size_t)1, MAX(r->max_packet, r->initial));
     /* while a packet is incomplete, grow no further than its end */
     if (r->want_len > r->end - r->start && r->end - r->start + want > r->alloc)
         want = MIN(want, r->want_len - (r->end - r->start));
-    ensure_space(r, want);
+    if (!ensure_space(r, want))
+        return NULL;
     if (avail)
         *avail = r->alloc - r->end;
     return r->buf + r->end;
@@ -224,6 +340,16 @@ static DdmJdwpResult next_stream_piece(DdmJdwpReader *r, DdmJdwpPacket *pkt)
     return DDM_JDWP_STREAM_DATA;
 }
 
+/* Nothing pending and nothing returned still borrowed: an idle reader
+ * holds no buffer (the next feed or space allocates one again). */
+static void release_if_empty(DdmJdwpReader *r)
+{
+    if (r->start == r->end && r->buf) {
+        r->start = r->end = 0;
+        set_alloc(r, 0);
+    }
+}
+
 static DdmJdwpResult fail(DdmJdwpReader *r, DdmJdwpResult res)
 {
     r->failed = res;
@@ -243,8 +369,10 @@ static DdmJdwpResult check_packet(DdmJdwpReader *r, size_t *plen)
     if (avail < 4)
         return DDM_JDWP_NEED_MORE;
     len = get_u4(p);
-    if (len < DDM_JDWP_HEADER_LEN)
+    if (len < DDM_JDWP_HEADER_LEN) {
+        r->claimed_len = len;
         return DDM_JDWP_ERR_SHORT;
+    }
     if (r->head_len && !r->head_offered && !r->handshake_pending && len >= r->head_len &&
         (avail <= 8 || p[8] == 0) && (avail < len || (uint64_t)len > r->max_packet)) {
         if (avail < r->head_len)
@@ -252,8 +380,10 @@ static DdmJdwpResult check_packet(DdmJdwpReader *r, size_t *plen)
         r->head_offered = TRUE;
         return DDM_JDWP_PACKET_HEAD;
     }
-    if ((uint64_t)len > (uint64_t)r->max_packet)
+    if ((uint64_t)len > (uint64_t)r->max_packet) {
+        r->claimed_len = len;
         return DDM_JDWP_ERR_TOO_BIG;
+    }
     if (avail > 8 && p[8] != 0 && p[8] != DDM_JDWP_FLAG_REPLY)
         return DDM_JDWP_ERR_FLAGS;
     if (avail < len) {
@@ -283,10 +413,16 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
     r->head_last = FALSE;
     if (r->failed)
         return r->failed;
-    if (r->streaming)
-        return next_stream_piece(r, pkt);
-    if (r->start == r->end)
+    if (r->streaming) {
+        res = next_stream_piece(r, pkt);
+        if (res == DDM_JDWP_NEED_MORE)
+            release_if_empty(r);
+        return res;
+    }
+    if (r->start == r->end) {
+        release_if_empty(r);
         return DDM_JDWP_NEED_MORE;
+    }
 
     if (r->handshake_pending) {
         int m = match_handshake(r);
@@ -364,6 +500,8 @@ const char *ddm_jdwp_result_str(DdmJdwpResult res)
         return "bad JDWP handshake";
     case DDM_JDWP_ERR_FLAGS:
         return "bad packet flags";
+    case DDM_JDWP_ERR_BUDGET:
+        return "packet buffers of all peers over the memory budget";
     }
     return "unknown result";
 }

@@ -7,8 +7,11 @@
  * Reader invariants: input may be split at any byte or hold several packets;
  * a packet's declared length is checked (>= 11, <= the reader's cap) from
  * its first 4 bytes, before any buffer grows for it, so a hostile length
- * never causes a large allocation. After an error the reader stays failed:
- * the caller logs and closes the connection.
+ * never causes a large allocation; the buffer grows with the bytes that
+ * arrive (at most twice them) and an idle reader holds none. Readers may
+ * share a memory budget (DdmJdwpBudget): a growth past it fails the reader
+ * that asked. After an error the reader stays failed: the caller logs and
+ * closes the connection.
  */
 #ifndef DDM_JDWP_H
 #define DDM_JDWP_H
@@ -100,9 +103,29 @@ typedef enum {
     DDM_JDWP_ERR_TOO_BIG = -2,      /* declared length > cap */
     DDM_JDWP_ERR_HANDSHAKE = -3,    /* bytes that are neither the handshake nor a packet */
     DDM_JDWP_ERR_FLAGS = -4,        /* flags neither 0x00 nor 0x80 */
+    DDM_JDWP_ERR_BUDGET = -5,       /* the buffer would take the shared budget past its limit */
 } DdmJdwpResult;
 
 typedef struct DdmJdwpReader DdmJdwpReader;
+
+/** A memory budget shared by readers: the bytes their buffers hold, all
+ *  together, never exceed @limit (0 = no limit). It must outlive the
+ *  readers attached to it. (transfer full) */
+typedef struct DdmJdwpBudget DdmJdwpBudget;
+DdmJdwpBudget *ddm_jdwp_budget_new(size_t limit);
+void ddm_jdwp_budget_free(DdmJdwpBudget *b);
+/** Bytes the attached readers' buffers hold now. */
+size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b);
+size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
+/** Charge @r's buffer to @b (borrowed; NULL detaches). A growth that would
+ *  take @b past its limit fails @r with DDM_JDWP_ERR_BUDGET (space() then
+ *  returns NULL, feed() drops the bytes) and frees its buffer. */
+void ddm_jdwp_reader_set_budget(DdmJdwpReader *r, DdmJdwpBudget *b);
+/** After DDM_JDWP_ERR_BUDGET: the buffer size that was refused. */
+size_t ddm_jdwp_reader_refused_len(const DdmJdwpReader *r);
+/** The length the packet at the front declared (after DDM_JDWP_ERR_SHORT or
+ *  ERR_TOO_BIG: the offending value, for the log line), or 0. */
+size_t ddm_jdwp_reader_claimed_len(const DdmJdwpReader *r);
 
 /** New reader with packet cap @max_packet (0 = default). (transfer full) */
 DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet);
@@ -137,7 +160,9 @@ uint64_t ddm_jdwp_reader_stream_left(const DdmJdwpReader *r);
 void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n);
 /** For read(2) straight into the buffer: space for at least @want bytes (*avail
  *  says how many; it may be fewer, never 0, when the packet being received
- *  needs fewer and the buffer would have to grow past it); then commit. */
+ *  needs fewer and the buffer would have to grow past it); then commit.
+ *  NULL (*avail 0) once the reader failed over its budget: call next() for
+ *  the error. */
 uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail);
 void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n);
 /** Take the next unit; on DDM_JDWP_PACKET fills @pkt (borrowed until the next call). */
@@ -145,7 +170,7 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt);
 /** Bytes buffered but not yet returned (e.g. to hand over raw to a relay). */
 size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
 /** Bytes currently allocated for the reader's buffer (tests: a hostile
- *  length never makes it grow). */
+ *  length never makes it grow; 0 while idle). */
 size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r);
 const char *ddm_jdwp_result_str(DdmJdwpResult res);
 

@@ -389,6 +389,8 @@ static const BoundCase bound_cases[] = {
     {"--max-packet", "4294967295", TRUE, 4294967295u, NULL},
     {"--max-stream", "2G", TRUE, 2147483648u, NULL},
     {"--max-stream", "0", FALSE, 0, "--max-stream: at least 1 byte"},
+    {"--max-buffers", "64M", TRUE, 67108864u, NULL},
+    {"--max-buffers", "1K", FALSE, 0, "--max-buffers: at least 64K (one peer's first buffer)"},
     {"--max-packet", "4294967296", FALSE, 0, "not a number from 0 to 4294967295"},
     {"--max-packet", "1k", TRUE, 1024, NULL},
     {"--max-packet", "1K", TRUE, 1024, NULL},
@@ -422,6 +424,8 @@ static guint64 bound_field(const DdmConfig *c, const char *option)
         return c->max_packet;
     if (strcmp(option, "--max-stream") == 0)
         return c->max_stream;
+    if (strcmp(option, "--max-buffers") == 0)
+        return c->max_buffers;
     if (strcmp(option, "--debug-port-base") == 0)
         return c->debug_port_base;
     if (strcmp(option, "--selected-port") == 0)
@@ -440,6 +444,8 @@ static gboolean bound_set(DdmConfig *c, const char *option, const char *value, G
         return ddm_config_set_max_packet(c, value, error);
     if (strcmp(option, "--max-stream") == 0)
         return ddm_config_set_max_stream(c, value, error);
+    if (strcmp(option, "--max-buffers") == 0)
+        return ddm_config_set_max_buffers(c, value, error);
     if (strcmp(option, "--debug-port-base") == 0)
         return ddm_config_set_debug_port_base(c, value, error);
     if (strcmp(option, "--selected-port") == 0)
@@ -489,7 +495,7 @@ static void test_config_bound_table(void **state)
         {"--scan-interval", 100, 3600000},   {"--request-timeout", 1, 3600000},
         {"--max-packet", 11, 4294967295u},   {"--debug-port-base", 0, 65535},
         {"--selected-port", 0, 65535},       {"--wait", 0, G_MAXINT},
-        {"--max-stream", 1, 4294967295u},
+        {"--max-stream", 1, 4294967295u},    {"--max-buffers", 65536, G_MAXSIZE},
     };
     guint n = 0;
     for (const DdmOptionBound *b = ddm_config_option_bounds(); b->option != NULL; b++, n++) {
@@ -507,7 +513,8 @@ static void test_config_bound_table(void **state)
             fail_msg("%s: %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT
                      "..%" G_GUINT64_FORMAT, b->option, b->min, b->max, expect[i].min, expect[i].max);
         assert_int_equal(b->size_suffix, strcmp(b->option, "--max-packet") == 0 ||
-                                             strcmp(b->option, "--max-stream") == 0);
+                                             strcmp(b->option, "--max-stream") == 0 ||
+                                             strcmp(b->option, "--max-buffers") == 0);
     }
     assert_null(ddm_config_option_bound("--scan"));
     assert_null(ddm_config_option_bound("scan-interval"));

@@ -23,6 +23,7 @@ tests_unit_session_test_vm_SOURCES = tests/unit/session/test-vm.c tests/harness/
 	core/session/vm.c \
 	core/session/vm_io.c core/session/vm_request.c core/session/vm_handshake.c \
 	core/session/vm_classify.c core/session/vm_stream.c core/session/logctx.c core/session/vm-private.h \
+	core/session/ratelog.c core/session/ratelog.h \
 	core/transport/target.c core/transport/local_proc.c core/session/correlate.c
 tests_unit_session_test_vm_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_session_test_vm_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
@@ -37,3 +38,14 @@ tests_unit_session_test_monitor_SOURCES = tests/unit/session/test-monitor.c
 tests_unit_session_test_monitor_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_session_test_monitor_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
 tests_unit_session_test_monitor_LDADD = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
+
+# Rate-limited log lines (core/session/ratelog.c), compiled in alone.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/session/test-ratelog
+TESTS += tests/unit/session/test-ratelog
+endif
+tests_unit_session_test_ratelog_SOURCES = tests/unit/session/test-ratelog.c core/session/ratelog.c \
+	core/session/ratelog.h
+tests_unit_session_test_ratelog_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_session_test_ratelog_CFLAGS = $(SESSION_TEST_CFLAGS)
+tests_unit_session_test_ratelog_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)

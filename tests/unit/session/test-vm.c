@@ -24,7 +24,9 @@
 
 #include "core/wire/ddm.h"
 #include "core/session/monitor.h"
+#include "core/session/ratelog.h"
 #include "core/session/vm.h"
+#include "core/session/vm-private.h" /* DDM_VM_NAME_MAX */
 #include "tests/harness/pair-target.h"
 
 /* ------------------------------------------------------ the test monitor */
@@ -54,11 +56,17 @@ static void rec_chunk_free(gpointer p)
  * definitions the session sees. */
 struct DdmMonitor {
     const DdmConfig *config;
+    DdmJdwpBudget *budget; /* NULL: the readers have no shared budget */
 };
 
 const DdmConfig *ddm_monitor_config(const DdmMonitor *mon)
 {
     return mon->config;
+}
+
+DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon)
+{
+    return mon->budget;
 }
 
 gboolean ddm_monitor_stopping(const DdmMonitor *mon)
@@ -259,6 +267,7 @@ static Fx *fx_new(gboolean fail_connect)
 
     memset(&rec, 0, sizeof rec);
     memset(&S, 0, sizeof S);
+    ddm_ratelog_reset(); /* each test's VM has the same key: a fresh log budget */
     rec.chunks = g_ptr_array_new_with_free_func(rec_chunk_free);
     fx->config.connect_timeout_ms = 1000;
     fx->config.handshake_timeout_ms = 2000;
@@ -1015,6 +1024,9 @@ static void test_vm_garbage_length(void **state)
     peer_write(fx, bad, sizeof bad);
     spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
     assert_non_null(strstr(fx->vm->close_reason, "bad JDWP packet"));
+    /* the value it declared is in the reason (issue 15) */
+    assert_non_null(strstr(fx->vm->close_reason, "declared length 5"));
+    assert_true(fx->vm->violated); /* the monitor backs off */
     assert_int_equal(rec.log_warnings, 1); /* one line, naming the VM and the fault */
     assert_int_equal(rec.log_messages, 0);
     assert_int_equal(c.n, 1);
@@ -1022,6 +1034,33 @@ static void test_vm_garbage_length(void **state)
     assert_int_equal(rec.closed, 1);
     fx_free(fx);
     calls_clear(&c);
+}
+
+/* A name a VM gives itself is cut to DDM_VM_NAME_MAX bytes at a character
+ * boundary: an 8 MiB app name costs ddmon 256 bytes (issue 15, fault 3). */
+static void test_vm_name_capped(void **state)
+{
+    Fx *fx = start_ready();
+    gsize big = (gsize)8 << 20;
+    char *name = g_malloc(big + 1);
+    (void)state;
+
+    memset(name, 'a', big);
+    name[big] = '\0';
+    /* a 2-byte character straddling the cap: cut before it */
+    name[DDM_VM_NAME_MAX - 1] = (char)0xC3;
+    name[DDM_VM_NAME_MAX] = (char)0xA9;
+    ddm_vm_set_name(fx->vm, name, name, -1);
+    assert_non_null(fx->vm->info.app_name);
+    assert_int_equal(strlen(fx->vm->info.app_name), DDM_VM_NAME_MAX - 1);
+    assert_int_equal(strlen(fx->vm->info.package_name), DDM_VM_NAME_MAX - 1);
+    assert_true(g_utf8_validate(fx->vm->info.app_name, -1, NULL));
+    assert_int_equal(memcmp(fx->vm->info.app_name, name, DDM_VM_NAME_MAX - 1), 0);
+    /* a short name is kept whole */
+    ddm_vm_set_name(fx->vm, "com.example.short", NULL, -1);
+    assert_string_equal(fx->vm->info.app_name, "com.example.short");
+    g_free(name);
+    fx_free(fx);
 }
 
 static void test_vm_garbage_flags(void **state)
@@ -1956,6 +1995,7 @@ int main(void)
         cmocka_unit_test(test_vm_output_drained_notice),
         cmocka_unit_test(test_vm_unknown_reply_id),
         cmocka_unit_test(test_vm_garbage_length),
+        cmocka_unit_test(test_vm_name_capped),
         cmocka_unit_test(test_vm_garbage_flags),
         cmocka_unit_test(test_vm_reply_chunk_overrun_is_bad),
         cmocka_unit_test(test_vm_eof_handshake),

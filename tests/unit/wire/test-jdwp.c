@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/wire/jdwp.h"
+#include <ddmon/bytes.h>
 #include "test-util.h"
 
 /* ---------------------------------------------------------------- fixture */
@@ -28,6 +29,9 @@ typedef struct {
     uint8_t cmd;
     uint16_t error;
 } ExpectedPacket;
+
+/* The reader's first buffer (jdwp.c READER_INITIAL): what small packets use. */
+#define FIRST_BUFFER ((size_t)64 << 10)
 
 static const ExpectedPacket stream_packets[] = {
     { 49, 0x80000001u, 0x00, 0xC7, 0x01, 0 },
@@ -322,11 +326,13 @@ static void test_jdwp_lengths(void **state)
 
         print_message("# case: %s\n", lc->what);
         before = ddm_jdwp_reader_buffer_size(r);
+        assert_int_equal(before, 0); /* lazy: no buffer before the first byte */
         ddm_jdwp_reader_feed(r, p, len);
         res = ddm_jdwp_reader_next(r, &pkt);
         assert_int_equal(res, lc->expect);
-        /* no case may have grown the buffer: errors come from 4 bytes */
-        assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+        /* no case may have grown the buffer past the first one: errors come
+         * from 4 bytes */
+        assert_true(ddm_jdwp_reader_buffer_size(r) <= FIRST_BUFFER);
         if (res == DDM_JDWP_PACKET) {
             assert_int_equal(pkt.len, lc->declared);
             assert_int_equal(pkt.data_len, body);
@@ -350,7 +356,7 @@ static void test_jdwp_length_error_from_four_bytes(void **state)
     assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
     ddm_jdwp_reader_feed(r, huge + 3, 1);
     assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_TOO_BIG);
-    assert_int_equal(ddm_jdwp_reader_buffer_size(r), before);
+    assert_true(ddm_jdwp_reader_buffer_size(r) <= MAX(before, FIRST_BUFFER));
     ddm_jdwp_reader_free(r);
 
     r = ddm_jdwp_reader_new(0);
@@ -371,8 +377,8 @@ static void test_jdwp_large_packet_growth_bounded(void **state)
     DdmJdwpResult res = DDM_JDWP_NEED_MORE;
     (void)state;
 
-    initial = ddm_jdwp_reader_buffer_size(r);
-    assert_true(initial <= 64u << 10);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0); /* lazy */
+    initial = FIRST_BUFFER; /* what small packets use */
     while (off < len) {
         size_t avail, n;
         uint8_t *dst = ddm_jdwp_reader_space(r, 4096, &avail);
@@ -394,7 +400,7 @@ static void test_jdwp_large_packet_growth_bounded(void **state)
         size_t slen;
         uint8_t *s = make_packet(11, 0x80, 0, &slen);
         ddm_jdwp_reader_feed(r, s, slen);
-        assert_int_equal(ddm_jdwp_reader_buffer_size(r), initial);
+        assert_true(ddm_jdwp_reader_buffer_size(r) <= initial);
         assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
         assert_int_equal(pkt.len, 11);
 
@@ -411,7 +417,7 @@ static void test_jdwp_large_packet_growth_bounded(void **state)
             assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
             assert_int_equal(pkt.len, 11);
             ddm_jdwp_reader_feed(r, s, slen);
-            assert_int_equal(ddm_jdwp_reader_buffer_size(r), initial);
+            assert_true(ddm_jdwp_reader_buffer_size(r) <= initial);
             assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
             assert_int_equal(pkt.len, 11);
             g_byte_array_free(both, TRUE);
@@ -961,6 +967,155 @@ static void test_jdwp_stream_head_rules(void **state)
     g_free(reply);
 }
 
+/* ------------------------------------------------------------- memory (issue 15, fault 5) */
+
+/* Commit @n bytes of @byte through space(), as a socket read would. */
+static void commit_bytes(DdmJdwpReader *r, const uint8_t *p, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        size_t avail = 0;
+        uint8_t *dst = ddm_jdwp_reader_space(r, 65536, &avail);
+        assert_non_null(dst);
+        avail = MIN(MIN(avail, (size_t)65536), n - off);
+        memcpy(dst, p + off, avail);
+        ddm_jdwp_reader_commit(r, avail);
+        off += avail;
+    }
+}
+
+/* A peer that claims 255 MiB and sends 1 MiB costs about 1 MiB, not the
+ * claim: the buffer follows the bytes that arrived (at most twice them). */
+static void test_jdwp_claim_costs_what_arrives(void **state)
+{
+    const size_t claim = (size_t)255 << 20, sent = (size_t)1 << 20;
+    DdmJdwpReader *r = ddm_jdwp_reader_new((size_t)256 << 20);
+    uint8_t *p = g_malloc0(sent);
+    (void)state;
+
+    ddm_put_u4(p, (uint32_t)claim);
+    p[8] = DDM_JDWP_FLAG_REPLY; /* a reply: buffered whole, never streamed */
+    commit_bytes(r, p, sent);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_reader_buffer_size(r) >= sent);
+    assert_true(ddm_jdwp_reader_buffer_size(r) <= 2 * sent);
+    ddm_jdwp_reader_free(r);
+    g_free(p);
+}
+
+/* An idle reader holds no buffer: none before the first byte, none again
+ * once every packet was taken. */
+static void test_jdwp_idle_reader_holds_nothing(void **state)
+{
+    size_t len;
+    uint8_t *p = make_packet(100, DDM_JDWP_FLAG_REPLY, 89, &len);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    DdmJdwpPacket pkt;
+    (void)state;
+
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    ddm_jdwp_reader_feed(r, p, len);
+    assert_true(ddm_jdwp_reader_buffer_size(r) > 0);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_int_equal(pkt.len, 100);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    /* half a packet keeps its bytes */
+    ddm_jdwp_reader_feed(r, p, 50);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_reader_buffer_size(r) >= 50);
+    ddm_jdwp_reader_feed(r, p + 50, len - 50);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_bytes_equal(pkt.data, pkt.data_len, p + 11, 89);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    ddm_jdwp_reader_free(r);
+    g_free(p);
+}
+
+/* Two peers claiming big packets share one budget: the one whose growth
+ * would pass it is refused (ERR_BUDGET, its buffer freed at once, the
+ * refused size reported), the other goes on; the budget counts exactly
+ * what the readers hold. */
+static void test_jdwp_budget_refuses_newest_claim(void **state)
+{
+    const size_t budget = (size_t)4 << 20, claim = (size_t)100 << 20, chunk = (size_t)1 << 20;
+    DdmJdwpBudget *b = ddm_jdwp_budget_new(budget);
+    DdmJdwpReader *a = ddm_jdwp_reader_new((size_t)256 << 20);
+    DdmJdwpReader *c = ddm_jdwp_reader_new((size_t)256 << 20);
+    uint8_t *p = g_malloc0(chunk);
+    size_t avail;
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(a, b);
+    ddm_jdwp_reader_set_budget(c, b);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    ddm_put_u4(p, (uint32_t)claim);
+    p[8] = DDM_JDWP_FLAG_REPLY;
+    /* a: 2 MiB arrive (a buffer of 2 MiB) */
+    commit_bytes(a, p, chunk);
+    {
+        uint8_t *more = g_malloc0(chunk);
+        commit_bytes(a, more, chunk);
+        g_free(more);
+    }
+    assert_int_equal(ddm_jdwp_reader_next(a, NULL), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_budget_used(b), ddm_jdwp_reader_buffer_size(a));
+    /* c: its first MiB fits; it is refused before it holds more than the
+     * budget leaves (at most 200 reads of 64 KiB are tried) */
+    commit_bytes(c, p, chunk);
+    assert_int_equal(ddm_jdwp_reader_next(c, NULL), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_budget_used(b) <= budget);
+    for (int i = 0; i < 200; i++) {
+        uint8_t *dst = ddm_jdwp_reader_space(c, 65536, &avail);
+        if (!dst)
+            break;
+        memset(dst, 0, MIN(avail, (size_t)65536));
+        ddm_jdwp_reader_commit(c, MIN(avail, (size_t)65536));
+        assert_true(ddm_jdwp_budget_used(b) <= budget);
+    }
+    assert_null(ddm_jdwp_reader_space(c, 65536, &avail));
+    assert_int_equal(avail, 0);
+    assert_int_equal(ddm_jdwp_reader_next(c, NULL), DDM_JDWP_ERR_BUDGET);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(c), 0);
+    assert_true(ddm_jdwp_reader_refused_len(c) > chunk);
+    assert_true(ddm_jdwp_budget_used(b) <= budget);
+    assert_int_equal(ddm_jdwp_budget_used(b), ddm_jdwp_reader_buffer_size(a));
+    /* a goes on: it is still within the budget with c's memory back */
+    {
+        uint8_t *more = g_malloc0(chunk);
+        commit_bytes(a, more, chunk);
+        g_free(more);
+    }
+    assert_int_equal(ddm_jdwp_reader_next(a, NULL), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_budget_used(b) <= budget);
+    /* freeing gives everything back */
+    ddm_jdwp_reader_free(c);
+    ddm_jdwp_reader_free(a);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    ddm_jdwp_budget_free(b);
+    g_free(p);
+}
+
+/* The length a bad packet declared is kept for the log line. */
+static void test_jdwp_bad_length_value_kept(void **state)
+{
+    static const uint8_t huge[4] = { 0x10, 0x00, 0x00, 0x01 };
+    static const uint8_t tiny[4] = { 0, 0, 0, 7 };
+    DdmJdwpReader *r = ddm_jdwp_reader_new(1u << 20);
+    (void)state;
+
+    ddm_jdwp_reader_feed(r, huge, 4);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_TOO_BIG);
+    assert_int_equal(ddm_jdwp_reader_claimed_len(r), 0x10000001u);
+    ddm_jdwp_reader_free(r);
+    r = ddm_jdwp_reader_new(0);
+    ddm_jdwp_reader_feed(r, tiny, 4);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_SHORT);
+    assert_int_equal(ddm_jdwp_reader_claimed_len(r), 7);
+    ddm_jdwp_reader_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -991,6 +1146,10 @@ int main(void)
         cmocka_unit_test(test_jdwp_error_names),
         cmocka_unit_test(test_jdwp_plugin_allow_list),
         cmocka_unit_test(test_jdwp_stream_large_packet),
+        cmocka_unit_test(test_jdwp_claim_costs_what_arrives),
+        cmocka_unit_test(test_jdwp_idle_reader_holds_nothing),
+        cmocka_unit_test(test_jdwp_budget_refuses_newest_claim),
+        cmocka_unit_test(test_jdwp_bad_length_value_kept),
         cmocka_unit_test(test_jdwp_stream_head_rules),
     };
     return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
