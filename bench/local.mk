@@ -31,6 +31,15 @@ BENCH_N ?= 100 1000 5000
 bench-scale: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/scale.sh $(BENCH_N)
 
+# bench/soak.sh: N churning VMs for M minutes; RSS slope after warm-up
+# (KiB/min, goal < 1), descriptors, debugger port range. `make bench-soak`
+# (SOAK_ARGS="-n 200 -m 60 -r 3" for a long one).
+EXTRA_DIST += bench/soak.sh
+SOAK_ARGS ?=
+.PHONY: bench-soak
+bench-soak: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/soak.sh $(SOAK_ARGS)
+
 # relay: the debugger relay against a real JVM, directly vs a plain byte
 # relay (socat, nodelay) vs ddmon: round trip p50/p99, pipelined packets/s,
 # bulk reply MB/s, event storm events/s; medians of N runs with ratios.
