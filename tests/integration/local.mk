@@ -18,7 +18,6 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
 	tests/integration/peer-limits.sh \
-	tests/integration/peer-limits.sh \
 	tests/integration/relay-restart.sh \
 	tests/integration/ui-faults.sh \
 	tests/integration/ui-simvm.sh \
