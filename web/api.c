@@ -236,6 +236,13 @@ static void route_view(SoupServerMessage *msg, const char *path, gpointer ud)
     }
     ddm_http_reply(msg, SOUP_STATUS_OK, media ? media : "application/octet-stream",
                    (const char *)bytes, len);
+    /* Its URL names the version ("data_url": ...?v=N): the same URL is the
+     * same bytes, so the browser may keep them. */
+    g_autofree char *asked = ddm_http_query_param(msg, "v");
+    g_autofree char *have = g_strdup_printf("%" G_GUINT64_FORMAT, ddm_view_version(v));
+    if (asked != NULL && strcmp(asked, have) == 0)
+        soup_message_headers_replace(soup_server_message_get_response_headers(msg),
+                                     "Cache-Control", "private, max-age=600");
 }
 
 static void route_global_views(SoupServerMessage *msg, const char *path, gpointer ud)

@@ -152,12 +152,15 @@ EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 # The web dashboard (ddmon server --http): its security rules over plain
 # HTTP (web_http.py: token, cookie, Host, Origin, POST-only actions) and the
 # pages in headless Chromium (web_dashboard.py over the DevTools protocol;
-# the screenshot is kept in test-artifacts/web-dashboard.png).
+# the screenshot is kept in test-artifacts/web-dashboard.png), the live
+# stream and plugin commands with their downloads (web_commands.py).
 if ENABLE_TESTS
-TESTS += tests/integration/web-auth.sh tests/integration/web-dashboard.sh
+TESTS += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
+	tests/integration/web-commands.sh
 endif
 EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
-	tests/integration/web_http.py tests/integration/web_dashboard.py
+	tests/integration/web-commands.sh tests/integration/web_http.py \
+	tests/integration/web_dashboard.py tests/integration/web_commands.py
 
 # hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good
 # ddmon-simvm VM; each case checks control replies under 1 s, the server's

@@ -166,26 +166,29 @@ try:
     check("the threads include the VM's main thread", "main" in dom, f"{sorted(dom)}")
 
     # A thread-state change, live.
+    # Each row: [state, does its state cell flash].
     states_js = ("(() => Object.fromEntries([...document.querySelectorAll("
-                 "'section[data-view=threads] tr[data-row]')].map(r => [r.dataset.row,"
-                 " (r.querySelector('td[data-col=state]') || {}).textContent])))()")
+                 "'section[data-view=threads] tr[data-row]')].map(r => { const c ="
+                 " r.querySelector('td[data-col=state]') || {classList: {contains: () => false}};"
+                 " return [r.dataset.row, [c.textContent, c.classList.contains('flash')]] })))()")
     first = b.eval(states_js) or {}
     changed = None
-    deadline = time.time() + 25
+    flashed = False
+    deadline = time.time() + 60
     while time.time() < deadline and not changed:
         now = b.eval(states_js) or {}
-        diff = [k for k in now if k in first and now[k] != first[k]
-                and "\u2014" not in (now[k], first[k])]  # a state, not "no state yet"
+        diff = [k for k in now if k in first and now[k][0] != first[k][0]
+                and "\u2014" not in (now[k][0], first[k][0])]  # a state, not "no state yet"
         if diff:
-            changed = (diff[0], first[diff[0]], now[diff[0]])
-        time.sleep(0.2)
+            changed = (diff[0], first[diff[0]][0], now[diff[0]][0])
+            flashed = any(now[k][1] for k in diff)
+        time.sleep(0.1)
     check("a thread-state change shows up without a reload",
           changed is not None and b.eval("window.__loadMark") == "same page",
           f"states {first}; mark {b.eval('window.__loadMark')}")
     if changed:
         results.append(f"# thread {changed[0]}: {changed[1]} -> {changed[2]}")
-    flashed = b.wait("document.querySelectorAll('section[data-view=threads] td.flash').length > 0", 10)
-    check("a changed state flashes", bool(flashed), "no td.flash seen")
+    check("a changed state flashes", flashed, "no td.flash on the changed state")
     spark = b.eval("(() => { const s = document.querySelector('section[data-view=threads]');"
                    " return [s.querySelectorAll('tr[data-row]').length,"
                    " s.querySelectorAll('svg.spark polyline').length] })()") or [0, -1]
@@ -193,6 +196,17 @@ try:
           f"{spark[1]} sparklines for {spark[0]} rows")
     chart = b.wait("document.querySelector('#charts svg.chart polyline') !== null", 10)
     check("the figures over time are charted", bool(chart), "no chart")
+
+    # The GC button: the heap bitmap appears, with its legend.
+    b.eval("document.querySelector('button[data-command=gc]').click()")
+    img = b.wait("(() => { const i = document.querySelector('section[data-view=\"heap.bitmap\"] img');"
+                 " return i && i.complete && i.naturalWidth > 0 ? [i.naturalWidth, i.naturalHeight] : null })()",
+                 20)
+    legend = b.eval("document.querySelectorAll('section[data-view=\"heap.bitmap\"] .legend span').length")
+    said = b.eval("(document.querySelector('#commands .result') || {}).innerText")
+    check("the gc button fills the heap bitmap image, with its legend", img and legend and legend >= 2,
+          f"image {img}, {legend} legend entries, result {said}")
+    b.eval("window.scrollTo(0, 0)")
 
     # The screenshot, kept.
     time.sleep(1.5)  # let the flash fade

@@ -9,7 +9,10 @@
 //     per row (the CPU% of a thread);
 //   - a record's numeric fields ending in "_bytes" are charted over the
 //     last minutes (the headline's heap used and size);
-//   - a blob with an image media type is shown as the image.
+//   - a blob with an image media type is shown as the image, with a legend
+//     from a table of the same owner that has a "color" column (#rrggbb):
+//     each distinct pair of its first text column and its colour;
+//   - a "color" cell shows a swatch of its colour.
 // Live: one EventSource on /api/stream; the history behind sparklines
 // and charts is kept here, bounded.
 'use strict';
@@ -162,14 +165,24 @@
         el('section', { class: 'panel', id: 'charts' }), el('div', { class: 'grid', id: 'views' }));
       drawCommands(vm);
     }
+    // Live tables with a state first, then pictures, records, the rest.
+    const rank = (v) => v.kind === 'table' && v.columns && v.columns.state ? 0
+      : v.kind === 'blob' ? 1 : v.kind === 'record' ? 2 : 3;
     const mine = [...views.entries()].filter(([k]) => k.startsWith(vm + '\n'))
-      .sort(([a], [b]) => a.localeCompare(b));
+      .sort(([a, va], [b, vb]) => rank(va) - rank(vb) || a.localeCompare(b));
+    const owners = new Set([...dirty].map((k) => (views.get(k) || {}).owner));
     const box = main.querySelector('#views');
+    let prev = null;
     for (const [key, v] of mine) {
-      if (!dirty.has(key) && box.querySelector('[data-key="' + CSS.escape(key) + '"]')) continue;
-      const sec = drawView(key, v);
       const old = box.querySelector('[data-key="' + CSS.escape(key) + '"]');
-      if (old) old.replaceWith(sec); else box.append(sec);
+      // An image's legend comes from another view of its owner.
+      const stale = dirty.has(key) || (v.kind === 'blob' && owners.has(v.owner));
+      if (old && !stale) { prev = old; continue; }
+      const sec = drawView(key, v);
+      if (old) old.replaceWith(sec);
+      else if (prev) prev.after(sec);
+      else box.prepend(sec);
+      prev = sec;
     }
     for (const sec of [...box.children]) if (!views.has(sec.dataset.key)) sec.remove();
     drawCharts(main.querySelector('#charts'), vm);
@@ -177,7 +190,9 @@
 
   function drawView(key, v) {
     const count = v.kind === 'table' && v.rows ? v.rows.length + ' rows · ' : '';
-    const sec = el('section', { class: 'view', 'data-key': key, 'data-view': v.name },
+    // A table of many columns gets the page's width.
+    const wide = v.kind === 'table' && Object.keys(v.columns || {}).length >= 6;
+    const sec = el('section', { class: wide ? 'view wide' : 'view', 'data-key': key, 'data-view': v.name },
       el('h2', { text: v.title || v.name }, el('span', { class: 'meta', text: count + v.name + ' · v' + v.version })));
     if (v.kind === 'table') sec.append(v.rows && v.rows.length ? table(v, key) : el('p', { class: 'muted', text: 'empty' }));
     else if (v.kind === 'record') sec.append(record(v));
@@ -200,6 +215,7 @@
       if (onRow) tr.addEventListener('click', () => onRow(row));
       for (const [k, c] of cols) {
         const td = el('td', { class: numeric(c) ? 'num' : null, 'data-col': k, text: fmt(row[k], c.type, c.unit) });
+        if (k === 'color' && isColor(row[k])) td.prepend(swatch(row[k]));
         if (k === 'state' && c.type === 'str') {
           const sk = key + '\n' + rid + '\n' + k;
           td.classList.add('state', 'state-' + String(row[k]).replace(/[^a-z0-9-]/gi, ''));
@@ -230,9 +246,30 @@
     return dl;
   }
 
+  const isColor = (x) => typeof x === 'string' && /^#[0-9a-f]{6}$/i.test(x);
+  function swatch(color) {
+    const i = el('i', { class: 'swatch' });
+    i.style.background = color;
+    return i;
+  }
+  // The legend of an image: a table of the same VM and owner with colours.
+  function legendFor(v) {
+    for (const t of views.values()) {
+      if (t.kind !== 'table' || t.vm !== v.vm || t.owner !== v.owner || !t.columns || !t.columns.color || !t.rows) continue;
+      const label = Object.keys(t.columns).find((k) => k !== 'color' && t.columns[k].type === 'str');
+      if (!label) continue;
+      const seen = new Map();
+      for (const r of t.rows) if (isColor(r.color) && !seen.has(r[label])) seen.set(r[label], r.color);
+      if (!seen.size) continue;
+      const box = el('div', { class: 'legend', 'data-legend': t.name });
+      for (const [name, color] of [...seen].sort()) box.append(el('span', {}, swatch(color), String(name)));
+      return box;
+    }
+    return null;
+  }
   function blob(v) {
     if (!v.size_bytes) return el('p', { class: 'muted', text: 'no data yet' });
-    if (/^image\//.test(v.media_type || '')) return el('img', { class: 'blob', src: v.data_url, alt: v.title || v.name });
+    if (/^image\//.test(v.media_type || '')) return el('div', {}, legendFor(v), el('img', { class: 'blob', src: v.data_url, alt: v.title || v.name }));
     return el('p', {}, el('a', { href: v.data_url, download: v.name, text: 'download ' + v.name + ' (' + bytes(v.size_bytes) + ', ' + v.media_type + ')' }));
   }
 

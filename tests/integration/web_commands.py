@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The web API's live stream and commands, over plain HTTP (standard
+library only; doc/web-api.md):
+  - GET /api/stream?vm=KEY sends every view of the VM, then changes;
+  - POST .../commands/gc fills the heap bitmap, a PNG served as image/png;
+  - POST .../commands/hprof writes a dump that GET /api/downloads serves,
+    byte for byte (sha256 as the plugin reported it; hprof-conv reads it);
+  - downloads outside a run, or unfinished, are not served;
+  - at most 16 streams at once (the next gets 503).
+
+Usage: web_commands.py URL VMKEY OUTDIR
+Prints "PASS desc" / "FAIL desc -- why" lines.
+"""
+import hashlib
+import http.client
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+url, vm, outdir = sys.argv[1:4]
+parts = urllib.parse.urlsplit(url)
+token = urllib.parse.parse_qs(parts.query)["token"][0]
+auth = {"Authorization": "Bearer " + token}
+vm_path = "/api/vms/" + urllib.parse.quote(vm, safe="")
+results = []
+
+
+def check(desc, cond, why=""):
+    results.append(f"PASS {desc}" if cond else f"FAIL {desc} -- {why}")
+
+
+def req(method, path, body=None, timeout=120):
+    c = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    c.request(method, path, body=body, headers=auth)
+    r = c.getresponse()
+    out = (r.status, r.getheader("Content-Type"), r.read())
+    c.close()
+    return out
+
+
+class Stream(threading.Thread):
+    """One GET /api/stream reader; keeps the events."""
+
+    def __init__(self, query):
+        super().__init__(daemon=True)
+        self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+        self.conn.request("GET", "/api/stream" + query, headers=auth)
+        self.resp = self.conn.getresponse()
+        self.events = []
+        self.error = None
+
+    def run(self):
+        try:
+            data = []
+            while True:
+                line = self.resp.fp.readline()
+                if not line:
+                    return
+                line = line.decode().rstrip("\r\n")
+                if line.startswith("data: "):
+                    data.append(line[6:])
+                elif line == "" and data:
+                    self.events.append(json.loads("\n".join(data)))
+                    data = []
+        except Exception as e:  # closed by us at the end
+            self.error = e
+
+    def close(self):
+        self.conn.close()
+
+
+st = Stream("?vm=" + urllib.parse.quote(vm, safe=""))
+check("the stream answers 200 text/event-stream",
+      st.resp.status == 200 and st.resp.getheader("Content-Type", "").startswith("text/event-stream"),
+      f"{st.resp.status} {st.resp.getheader('Content-Type')}")
+st.start()
+deadline = time.time() + 15
+while time.time() < deadline and not any(e["event"] == "changed" and e["name"] == "threads"
+                                         for e in st.events):
+    time.sleep(0.2)
+added = {e["name"] for e in st.events if e["event"] == "added"}
+check("the stream starts with the VM's views and the VM list as 'added'",
+      {"threads", "vms", "heap.bitmap"} <= added, f"added {sorted(added)}")
+ch = [e for e in st.events if e["event"] == "changed" and e["name"] == "threads"]
+ok = bool(ch) and ch[-1]["schema"] == 1 and ch[-1]["vm"] == vm and \
+    isinstance(ch[-1]["view"]["rows"], list) and "name" in ch[-1]["view"]["rows"][0]
+check("thread changes arrive as they happen, rows keyed by column", ok,
+      f"{len(st.events)} events, last {json.dumps(ch[-1])[:300] if ch else None}")
+other = [e for e in st.events if e.get("vm") not in (None, vm)]
+check("the stream of one VM carries no other VM's views", not other,
+      f"{[(e['vm'], e['name']) for e in other[:3]]}")
+
+# GC: the heap bitmap (its segments are switched on while the stream watches).
+s, t, b = req("POST", vm_path + "/commands/gc", body="")
+d = json.loads(b) if s == 200 else {}
+check("POST gc: ok", s == 200 and d.get("ok") is True, f"{s} {b[:300]!r}")
+png_view = None
+deadline = time.time() + 15
+while time.time() < deadline:
+    s, t, b = req("GET", vm_path + "/views/heap.bitmap")
+    png_view = json.loads(b) if s == 200 else None
+    if png_view and png_view.get("size_bytes"):
+        break
+    time.sleep(0.3)
+s, t, png = req("GET", png_view["data_url"]) if png_view and png_view.get("data_url") else (0, None, b"")
+w = h = 0
+if png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR":
+    w, h = struct.unpack(">II", png[16:24])
+check("after gc the heap bitmap is a PNG served as image/png",
+      s == 200 and t == "image/png" and w > 0 and h > 0 and len(png) == png_view["size_bytes"],
+      f"{s} {t} {len(png)} bytes, {w}x{h}, view {png_view}")
+bm_events = [e for e in st.events if e["name"] == "heap.bitmap" and e["event"] == "changed"]
+check("the stream announced the new bitmap with its data_url, not its bytes",
+      bm_events and "data_url" in bm_events[-1]["view"] and "data_base64" not in bm_events[-1]["view"],
+      f"{bm_events[-1] if bm_events else None}")
+
+# HPROF: a dump in a run directory, downloaded.
+s, t, b = req("POST", vm_path + "/commands/hprof", body=json.dumps({"args": []}))
+d = json.loads(b) if s == 200 else {}
+files = d.get("files") or []
+check("POST hprof: ok, one file offered", s == 200 and d.get("ok") and len(files) == 1,
+      f"{s} {b[:400]!r}")
+if files:
+    f = files[0]
+    s, t, dump = req("GET", f["url"])
+    digest = hashlib.sha256(dump).hexdigest()
+    fields = (d.get("result") or {}).get("fields") or {}
+    check("the download is the dump, byte for byte (size and sha256 as hprof reported)",
+          s == 200 and len(dump) == f["size_bytes"] == fields.get("bytes") and
+          digest == fields.get("sha256") and dump.startswith(b"JAVA PROFILE 1.0"),
+          f"{s} {len(dump)} bytes, {f}, sha {digest} vs {fields.get('sha256')}")
+    path = os.path.join(outdir, "web.hprof")
+    with open(path, "wb") as fh:
+        fh.write(dump)
+    conv = shutil.which("hprof-conv") or next(
+        (p for p in ["/usr/lib/android-sdk/platform-tools/hprof-conv"] if os.access(p, os.X_OK)), None)
+    if conv:
+        r = subprocess.run([conv, path, path + ".std"], capture_output=True)
+        check("hprof-conv reads the downloaded dump", r.returncode == 0 and
+              os.path.getsize(path + ".std") > 0, r.stderr[:200])
+    else:
+        results.append("PASS hprof-conv reads the downloaded dump # SKIP no hprof-conv")
+    run = f["url"].split("/")[3]
+    for bad, why in ((f"/api/downloads/{run}/..%2F..%2Fddmon.sock", "a path out of the run"),
+                     (f"/api/downloads/999-x/{urllib.parse.quote(f['name'])}", "an unknown run"),
+                     (f"/api/downloads/{run}/{urllib.parse.quote(f['name'])}.part", "an unfinished file"),
+                     (f"/api/downloads/{run}/.hidden", "a hidden file")):
+        s, t, b = req("GET", bad)
+        check(f"no download of {why}: 404 (400 from libsoup for an encoded slash)",
+              s == 404 or (s == 400 and "%2F" in bad), f"{bad}: {s}")
+
+# At most 16 streams.
+more = [st]
+for _ in range(15):
+    more.append(Stream(""))
+statuses = [m.resp.status for m in more]
+extra = Stream("")
+check("16 streams are served, the 17th gets 503",
+      all(x == 200 for x in statuses) and extra.resp.status == 503, f"{statuses} then {extra.resp.status}")
+for m in more + [extra]:
+    m.close()
+# A closed stream is noticed at its next write: an event, or the ping
+# every 15 s.
+deadline = time.time() + 25
+while True:
+    again = Stream("")
+    status = again.resp.status
+    again.close()
+    if status == 200 or time.time() > deadline:
+        break
+    time.sleep(1)
+check("a stream closed by its client frees its place (within a ping)", status == 200,
+      f"{status}")
+print("\n".join(results))
