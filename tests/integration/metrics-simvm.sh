@@ -8,11 +8,14 @@
 # parses the text itself); a GC (`ddmon gc`) adds one to
 # ddmon_heap_gcs_total and the heap figures follow; an app name with a
 # quote and a backslash comes back exactly; a VM that goes away takes its
-# series; the listener serves nothing but GET /metrics.
+# series; the listener serves nothing but GET /metrics; the dashboard
+# (--http) serves it only with its token.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins vminfo heap threads nativeheap || t_skip_all "a plugin metrics come from was configured out"
 command -v promtool >/dev/null || t_skip_all "promtool not installed (Debian package prometheus)"
-t_plan 17
+grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
+    t_skip_all "ddmon was built --without-http (no libsoup 3): no --metrics"
+t_plan 19
 q="$DDM_TOP_SRCDIR/tests/integration/metrics_q.py"
 M="$T_TMP/m.txt"
 
@@ -29,10 +32,7 @@ t_wait 10 test -s "$T_TMP/ports2" || t_fail "second simvm started" "$(cat "$T_TM
 ports=$(cat "$T_TMP/ports" "$T_TMP/ports2" | awk '{print $2}' | sort -n | paste -sd,)
 odd_pid=$(awk '{print $1}' "$T_TMP/ports2")
 
-t_start_server --scan=local --scan-ports "$ports" --metrics=127.0.0.1:0
-if grep -q "needs a ddmon built with libsoup" "$T_TMP/server.err" 2>/dev/null; then
-    t_skip_all "ddmon was built --without-http"
-fi
+t_start_server --scan=local --scan-ports "$ports" --metrics=127.0.0.1:0 --http=127.0.0.1:0
 t_wait 10 grep -q "metrics: http://" "$T_TMP/server.err"
 url=$(grep -o 'metrics: http://[^ ]*' "$T_TMP/server.err" | head -1 | cut -d' ' -f2)
 case $url in
@@ -187,6 +187,33 @@ if [ "$code" = 405 ]; then
     t_ok "POST /metrics: 405"
 else
     t_fail "POST /metrics: 405" "got '$code'"
+fi
+# The dashboard serves /metrics too, under its token (a bearer, as
+# Prometheus sends it).
+web=$(grep -o 'web dashboard: http://[^ ]*' "$T_TMP/server.err" | head -1 | cut -d' ' -f3)
+token=${web##*token=}
+base=${web%%\?*}
+head=$(python3 "$q" scrape "${base}metrics" "$T_TMP/dash.txt")
+if [ -n "$web" ] && [ "${head%% *}" = 401 ]; then
+    t_ok "GET /metrics on the dashboard without its token: 401"
+else
+    t_fail "GET /metrics on the dashboard without its token: 401" "url '$web'" "got '$head'"
+fi
+code=$(python3 - "${base}metrics" "$token" "$T_TMP/dash.txt" <<'PY'
+import sys, urllib.request, urllib.error
+req = urllib.request.Request(sys.argv[1], headers={"Authorization": "Bearer " + sys.argv[2]})
+try:
+    with urllib.request.urlopen(req, timeout=10) as r:
+        open(sys.argv[3], "wb").write(r.read())
+        print(r.status)
+except urllib.error.HTTPError as e:
+    print(e.code)
+PY
+)
+if [ "$code" = 200 ] && grep -q '^ddmon_vms{serial="",state="ready"} 2$' "$T_TMP/dash.txt"; then
+    t_ok "... and with it as a bearer: 200, the same figures"
+else
+    t_fail "... and with it as a bearer: 200, the same figures" "got '$code'" "$(head -n 5 "$T_TMP/dash.txt")"
 fi
 # Our own resource use is there and plausible.
 scrape >/dev/null
