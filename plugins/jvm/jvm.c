@@ -163,6 +163,7 @@ static void publish(jvm_vm *st)
     if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the count, typed: threads_count (1.2) */
         ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)st->n_threads, 0};
         h->vm_headline_figures(st->pl->self, st->vm, "threads", &fig, 1);
+        jvm_metrics_publish(st); /* ddmon_threads by state (1.3) */
     }
 }
 
@@ -516,7 +517,7 @@ static int jvm_init(ddm_plugin *self, const ddm_host *host)
     if (pl->interval_ms && pl->interval_ms < JVM_MIN_INTERVAL_MS)
         pl->interval_ms = JVM_MIN_INTERVAL_MS;
     if ((rc = host->register_plain_vm_listener(self, on_vm, pl, NULL)) != 0 ||
-        (rc = jvm_stack_register(pl)) != 0)
+        (rc = jvm_stack_register(pl)) != 0 || (rc = jvm_metrics_register(pl)) != 0)
         return rc;
     if (pl->interval_ms) {
         unsigned tick = pl->interval_ms < JVM_TICK_MS ? pl->interval_ms : JVM_TICK_MS;

@@ -159,6 +159,9 @@ jvm_vm *jvm_vm_state(jvm_plugin *pl, ddm_vm *vm);
 /** Ask IDSizes if not known yet; 1 if known now. */
 int jvm_need_ids(jvm_vm *st);
 int jvm_stack_register(jvm_plugin *pl);
+/** jvm_metrics.c: declare "threads" (in init; 1.3), set @st's threads by state. */
+int jvm_metrics_register(jvm_plugin *pl);
+void jvm_metrics_publish(jvm_vm *st);
 void jvm_poll_once(jvm_plugin *pl);
 double jvm_monotonic_now(void);
 

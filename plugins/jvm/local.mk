@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # jvm plugin: plain JVMs (HotSpot, OpenJ9) over standard JDWP (ABI 1.2 jdwp_request):
 # threads view, vminfo record, jvm-stack --suspend.
-JVM_PLUGIN_SOURCES = %reldir%/jvm.c %reldir%/jvm.h %reldir%/jvm-parse.c %reldir%/jvm-stack.c
+JVM_PLUGIN_SOURCES = %reldir%/jvm.c %reldir%/jvm.h %reldir%/jvm-parse.c %reldir%/jvm-stack.c \
+	%reldir%/jvm_metrics.c
 
 if BUILD_PLUGIN_JVM
 plugins_LTLIBRARIES += %reldir%/jvm.la

@@ -16,8 +16,7 @@
 #include "threads.h"
 
 static const ddm_metric_family threads_families[] = {
-    {"threads", DDM_METRIC_GAUGE, NULL, "The VM's threads by state (THST; unknown: not listed yet)",
-     "state", "threads"},
+    {"threads", DDM_METRIC_GAUGE, NULL, "The VM's threads by state", "state", "threads"},
     {"thread_cpu_seconds_total", DDM_METRIC_COUNTER, "seconds",
      "CPU time (user + system) the VM's threads used, by the state they were in at each THST",
      "state", "threads"},

@@ -247,6 +247,13 @@ static void test_threads_view(void **state)
     double count = -1;
     assert_true(fake_host_headline_figure(f->fh, f->vm, "threads_count", &count));
     assert_true(count == 2);
+    /* the metric family the threads plugin shares (1.3): threads by JDWP status */
+    ddm_metric_family fam;
+    assert_true(fake_host_metric_family(f->fh, "threads", &fam));
+    assert_string_equal(fam.label, "state");
+    assert_true(fake_host_metric(f->fh, f->vm, "threads", "running", &count) && count == 1);
+    assert_true(fake_host_metric(f->fh, f->vm, "threads", "sleeping", &count) && count == 1);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 2);
     assert_int_equal(fake_host_n_jdwp_pending(f->fh, f->vm), 0);
     /* never a Suspend (nor a Resume) without --suspend */
     assert_int_equal(n_jdwp(f, 11, 2), 0);
