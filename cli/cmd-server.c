@@ -35,15 +35,30 @@ static char *server_web_url(DdmCli *cli, int *status)
     return g_strdup(ddm_json_get_string(json_node_get_object(resp), "web_url"));
 }
 
-/* After starting a server with --http: its URL, as Jupyter prints it. */
+/* After starting a server with --http: its URL, as Jupyter prints it
+ * (straight from the new server: `server` itself needs none). */
 static void print_web_url(DdmCli *cli)
 {
     if (cli->config == NULL || cli->config->http_listen == NULL)
         return;
-    int status = 0;
-    g_autofree char *url = server_web_url(cli, &status);
-    if (url != NULL)
+    g_autofree char *path = ddm_cli_socket_path(cli);
+    DdmClient *c = ddm_client_connect(path, NULL);
+    g_autoptr(JsonNode) resp = NULL;
+    if (c != NULL) {
+        DdmCtlRequest req = {0};
+        req.op = DDM_CTL_OP_VERSION;
+        resp = ddm_client_call(c, &req, 5000, NULL);
+        ddm_client_free(c);
+    }
+    const char *url = resp != NULL && JSON_NODE_HOLDS_OBJECT(resp)
+                          ? ddm_json_get_string(json_node_get_object(resp), "web_url")
+                          : NULL;
+    if (url != NULL) {
         printf("web dashboard: %s\n", url);
+    } else {
+        g_autofree char *log = ddm_server_log_path(path);
+        g_printerr("ddmon: the server has no web dashboard; its log says why: %s\n", log);
+    }
 }
 
 int ddm_cli_cmd_web_url(DdmCli *cli, char **args)

@@ -3,11 +3,12 @@
 # The web API's live stream and plugin commands against ddmon-simvm
 # (web_commands.py): the stream's first events and changes, GC filling the
 # heap bitmap (a PNG), an HPROF dump run from the web and downloaded byte
-# for byte, the downloads that are refused, the cap on streams.
+# for byte, the downloads that are refused, the cap on streams, a client
+# that does not read dropped while the server goes on answering.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 [ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] || t_skip_all "ddmon was built --without-http"
 t_have_plugins threads vminfo heap hprof || t_skip_all "the threads, vminfo, heap and hprof plugins were not built"
-t_plan 21
+t_plan 24
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 5
@@ -21,7 +22,8 @@ key=$(awk 'NR==1 {print "127.0.0.1:" $2}' "$T_TMP/ports")
 t_wait 10 t_is ready t_vm_field "$key" state && t_ok "the VM is ready" \
     || t_fail "the VM is ready" "$(cat "$T_TMP/dp.json")"
 
-timeout 180 python3 "$DDM_TOP_SRCDIR/tests/integration/web_commands.py" "$url" "$key" "$T_TMP" \
+timeout 240 python3 "$DDM_TOP_SRCDIR/tests/integration/web_commands.py" "$url" "$key" "$T_TMP" \
+    "$T_TMP/server.err" \
     >"$T_TMP/cmd.out" 2>"$T_TMP/cmd.err" || t_diag "$T_TMP/cmd.err"
 while read -r verdict rest; do
     case $verdict in

@@ -9,7 +9,10 @@ library only; doc/web-api.md):
   - downloads outside a run, or unfinished, are not served;
   - at most 16 streams at once (the next gets 503).
 
-Usage: web_commands.py URL VMKEY OUTDIR
+  - a stream client that does not read is dropped once 4 MiB wait for it,
+    and the server answers others meanwhile.
+
+Usage: web_commands.py URL VMKEY OUTDIR SERVERLOG
 Prints "PASS desc" / "FAIL desc -- why" lines.
 """
 import hashlib
@@ -17,6 +20,7 @@ import http.client
 import json
 import os
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -24,7 +28,7 @@ import threading
 import time
 import urllib.parse
 
-url, vm, outdir = sys.argv[1:4]
+url, vm, outdir, server_log = sys.argv[1:5]
 parts = urllib.parse.urlsplit(url)
 token = urllib.parse.parse_qs(parts.query)["token"][0]
 auth = {"Authorization": "Bearer " + token}
@@ -178,4 +182,54 @@ while True:
     time.sleep(1)
 check("a stream closed by its client frees its place (within a ping)", status == 200,
       f"{status}")
+# A client that never reads: a small receive buffer, then GCs, each of
+# which changes the heap views (tens of KiB of JSON) it streams.
+def slow_client():
+    """A stream that reads its status line, then nothing: (socket, status)."""
+    so = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    so.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    so.connect((parts.hostname, parts.port))
+    so.sendall((f"GET /api/stream?vm={urllib.parse.quote(vm, safe='')} HTTP/1.1\r\n"
+                f"Host: {parts.hostname}:{parts.port}\r\nAuthorization: Bearer {token}\r\n\r\n").encode())
+    line = b""
+    while not line.endswith(b"\n"):
+        line += so.recv(1)
+    return so, line.split()[1].decode()
+
+
+# The streams closed above free their places at their next write.
+deadline = time.time() + 25
+while True:
+    slow, status = slow_client()
+    if status == "200" or time.time() > deadline:
+        break
+    slow.close()
+    time.sleep(1)
+dropped = False
+worst = 0.0
+for i in range(400):
+    t0 = time.time()
+    s, t, b = req("POST", vm_path + "/commands/gc", body="", timeout=30)
+    worst = max(worst, time.time() - t0)
+    with open(server_log, errors="replace") as fh:
+        if "dropping a stream client" in fh.read():
+            dropped = True
+            break
+check("a stream client that does not read is dropped (4 MiB queued)", dropped,
+      f"not after {i + 1} GCs")
+t0 = time.time()
+s, t, b = req("GET", "/api/vms")
+check("meanwhile the server answers others at once", s == 200 and time.time() - t0 < 2 and worst < 10,
+      f"{s} in {time.time() - t0:.2f} s, slowest gc {worst:.2f} s")
+slow.settimeout(10)
+closed = False
+try:
+    while True:  # what the kernel had taken, then the end
+        if not slow.recv(65536):
+            closed = True
+            break
+except (ConnectionResetError, socket.timeout) as e:
+    closed = isinstance(e, ConnectionResetError)
+check("the dropped client's connection is closed", closed, "still open")
+slow.close()
 print("\n".join(results))
