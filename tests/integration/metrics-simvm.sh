@@ -70,7 +70,7 @@ fi
 head=$(scrape "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
 if [ "$head" = "200 application/openmetrics-text; version=1.0.0; charset=utf-8" ] &&
     [ "$(tail -n 1 "$M")" = "# EOF" ] && grep -q '^# UNIT ddmon_heap_size_bytes bytes$' "$M" &&
-    grep -q '^# TYPE ddmon_thread_cpu_seconds counter$' "$M"; then
+    grep -q '^# TYPE process_cpu_seconds counter$' "$M" && grep -q '^process_cpu_seconds_total ' "$M"; then
     t_ok "Accept as Prometheus sends it: OpenMetrics (UNIT lines, counters without _total, # EOF)"
 else
     t_fail "Accept as Prometheus sends it: OpenMetrics" "got '$head'" "$(tail -n 5 "$M")"
@@ -96,6 +96,8 @@ if t_wait 15 threads_match; then
 else
     t_fail "ddmon_threads by state equals simvm's last THST" "$(python3 "$q" threads "$M" "$T_TMP/truth.json")"
 fi
+has_cpu() { scrape >/dev/null && grep -q '^ddmon_thread_cpu_seconds_total{' "$M"; }
+t_wait 10 has_cpu
 cpu=$(grep -c '^ddmon_thread_cpu_seconds_total{' "$M")
 if [ "$cpu" -gt 0 ]; then
     t_ok "ddmon_thread_cpu_seconds_total has $cpu series"
