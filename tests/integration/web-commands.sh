@@ -3,12 +3,13 @@
 # The web API's live stream and plugin commands against ddmon-simvm
 # (web_commands.py): the stream's first events and changes, GC filling the
 # heap bitmap (a PNG), an HPROF dump run from the web and downloaded byte
-# for byte, the downloads that are refused, the cap on streams, a client
+# for byte, a trace with arguments (when the profile plugin is built), the
+# downloads that are refused, the cap on streams, a client
 # that does not read dropped while the server goes on answering.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 [ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] || t_skip_all "ddmon was built --without-http"
 t_have_plugins threads vminfo heap hprof || t_skip_all "the threads, vminfo, heap and hprof plugins were not built"
-t_plan 24
+t_plan 26
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 5

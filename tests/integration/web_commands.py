@@ -6,6 +6,9 @@ library only; doc/web-api.md):
   - POST .../commands/gc fills the heap bitmap, a PNG served as image/png;
   - POST .../commands/hprof writes a dump that GET /api/downloads serves,
     byte for byte (sha256 as the plugin reported it; hprof-conv reads it);
+  - POST .../commands/trace (when the profile plugin is built) writes the
+    .trace named in its arguments into its run directory, downloaded and
+    read by dmtracedump;
   - downloads outside a run, or unfinished, are not served;
   - at most 16 streams at once (the next gets 503).
 
@@ -159,6 +162,34 @@ if files:
         s, t, b = req("GET", bad)
         check(f"no download of {why}: 404 (400 from libsoup for an encoded slash)",
               s == 404 or (s == 400 and "%2F" in bad), f"{bad}: {s}")
+
+# A trace: arguments after the VM, a relative FILE landing in the run
+# directory.
+s, t, b = req("GET", "/api/commands")
+cmds = json.loads(b).get("commands", {}) if s == 200 else {}
+if "trace" in cmds:
+    s, t, b = req("POST", vm_path + "/commands/trace",
+                  body=json.dumps({"args": ["web.trace", "--sampling", "--seconds", "1"]}))
+    d = json.loads(b) if s == 200 else {}
+    files = d.get("files") or []
+    ok = s == 200 and d.get("ok") and [f["name"] for f in files] == ["web.trace"]
+    check("POST trace with arguments: the .trace offered for download", ok, f"{s} {b[:300]!r}")
+    if ok:
+        s, t, trace = req("GET", files[0]["url"])
+        path = os.path.join(outdir, "web.trace")
+        with open(path, "wb") as fh:
+            fh.write(trace)
+        dmt = shutil.which("dmtracedump")
+        r = subprocess.run([dmt, "-o", path], capture_output=True) if dmt else None
+        check("the downloaded trace is whole and dmtracedump reads it",
+              s == 200 and len(trace) == files[0]["size_bytes"] and trace[:4] in (b"SLOW", b"*ver")
+              and (r is None or (r.returncode == 0 and b"Threads" in r.stdout)),
+              f"{s} {len(trace)} bytes {trace[:8]!r} {r.returncode if r else 'no dmtracedump'}")
+    else:
+        check("the downloaded trace is whole and dmtracedump reads it", False, "no trace")
+else:
+    results.append("PASS POST trace with arguments # SKIP the profile plugin was not built")
+    results.append("PASS the downloaded trace is read by dmtracedump # SKIP no profile plugin")
 
 # At most 16 streams.
 more = [st]
