@@ -518,6 +518,9 @@ static void test_nhgt_headline(void **state)
     assert_true(fig == 8704.0);
     assert_true(fake_host_headline_figure(f->fh, f->vm, "native_allocations", &fig));
     assert_true(fig == 18.0);
+    /* the same figures as metrics (1.3) */
+    assert_true(fake_host_metric(f->fh, f->vm, "native_heap_bytes", NULL, &fig) && fig == 8704.0);
+    assert_true(fake_host_metric(f->fh, f->vm, "native_heap_allocations", NULL, &fig) && fig == 18.0);
     /* a later NHSG update does not replace NHGT's figure */
     {
         static const uint8_t one[] = { 0x39, 0 };
