@@ -46,6 +46,9 @@ int ddm_cli_cmd_version(DdmCli *cli, char **args)
         if (so != NULL) {
             /* {"version", "abi", "pid", "options": ["--name=value", ...]} */
             json_object_remove_member(so, "ok");
+            /* The dashboard's token is for `ddmon web-url`, not for
+             * version output people paste into bug reports. */
+            json_object_remove_member(so, "web_url");
             json_builder_set_member_name(b, "server");
             json_builder_add_value(b, json_node_copy(server));
         }
