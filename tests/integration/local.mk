@@ -166,12 +166,13 @@ EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
 # ddmon-simvm VM; each case checks control replies under 1 s, the server's
 # peak RSS, the good VM still updating and a log line naming the VM and the
 # reason (tests/integration/hostile-lib.sh). hostile-core.sh holds the cases
-# of the core's limits (buffers, budget, backoff): not run until they land.
-HOSTILE_TESTS = tests/integration/hostile-plugins.sh tests/integration/hostile-wire.sh
+# of the core's limits (buffers, backoff, silent peers, renames).
+HOSTILE_TESTS = tests/integration/hostile-plugins.sh tests/integration/hostile-wire.sh \
+	tests/integration/hostile-core.sh
 if ENABLE_TESTS
 TESTS += $(HOSTILE_TESTS)
 endif
-EXTRA_DIST += $(HOSTILE_TESTS) tests/integration/hostile-lib.sh tests/integration/hostile-core.sh
+EXTRA_DIST += $(HOSTILE_TESTS) tests/integration/hostile-lib.sh
 
 # GET /metrics (doc/monitoring.md) through the real server's token-free
 # --metrics listener against ddmon-simvm: promtool check metrics (Debian's
