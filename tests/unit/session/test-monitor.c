@@ -573,6 +573,48 @@ static void test_monitor_backoff_not_jdwp(void **state)
     g_free(key);
 }
 
+/* A VM that breaks the protocol after it is up is not retried at every
+ * scan: 2 s, then 4 s (issue 15, fault 6); a session that ends without a
+ * violation resets the backoff. The scan's own pacing is not involved:
+ * each offer stands for one scan. */
+static void test_monitor_violator_backs_off(void **state)
+{
+    static const uint8_t bad[11] = {0, 0, 0, 5, 0, 0, 0, 1, 0x80, 0, 0};
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 4242, "com.example.bad");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "local");
+    t->speculative = TRUE; /* as the port scan makes them */
+    char *key = key_of(fake->port);
+    (void)state;
+
+    for (int round = 0; round < 2; round++) {
+        assert_true(ddm_monitor_offer_target(mon, t));
+        wait_state(mon, key, DDM_VM_STATE_READY);
+        conn_send(g_ptr_array_index(fake->conns, fake->conns->len - 1), bad, sizeof bad);
+        wait_gone(mon, key);
+        assert_false(ddm_monitor_offer_target(mon, t)); /* not at the next scan */
+        spin(1500);
+        assert_false(ddm_monitor_offer_target(mon, t)); /* 2 s, then 4 s */
+        if (round == 0)
+            spin(700);
+    }
+    spin(1500);
+    assert_false(ddm_monitor_offer_target(mon, t)); /* doubled: 4 s */
+    spin(1200);
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    /* a good session: it ends without a violation, the next scan may retry */
+    fake_drop_conns(fake);
+    wait_gone(mon, key);
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    assert_int_equal(fake->accepted, 4);
+    ddm_target_unref(t);
+    daemon_free();
+    fake_free(fake);
+    g_free(key);
+}
+
 static void test_monitor_local_discovery(void **state)
 {
     DdmConfig *c = test_config();
@@ -774,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_monitor_backoff_refused),
         cmocka_unit_test(test_monitor_scan_refused_is_free),
         cmocka_unit_test(test_monitor_backoff_not_jdwp),
+        cmocka_unit_test(test_monitor_violator_backs_off),
         cmocka_unit_test(test_monitor_local_discovery),
         cmocka_unit_test(test_monitor_connect_discovery),
         cmocka_unit_test(test_monitor_resolve_ambiguous),
