@@ -109,6 +109,10 @@ char *ddm_cli_commands_help(void);
 /** The option parser for @cli: client options set @cli's fields, server
  *  options go into cli->config and cli->server_args. */
 GOptionContext *ddm_cli_options_new(DdmCli *cli);
+/** Before parsing @args (NULL-terminated, owned by the caller): a bare
+ *  "--NAME" of an optional-argument server option (--http, --metrics)
+ *  becomes "--NAME=", so it never takes the next word as its value. */
+void ddm_cli_options_bare_optional(char **args);
 /** @path made absolute against the current directory. (transfer full) */
 char *ddm_cli_absolute(const char *path);
 

@@ -104,6 +104,7 @@ int main(int argc, char **argv)
     char **args = g_new0(char *, (gsize)argc + 1);
     for (int i = 0; i < argc; i++)
         args[i] = g_strdup(argv[i]);
+    ddm_cli_options_bare_optional(args);
     if (!g_option_context_parse_strv(cli.ctx, &args, &error)) {
         cli.json = json_early;
         status = ddm_cli_usage_error("%s", error->message);

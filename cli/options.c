@@ -194,6 +194,8 @@ static gboolean on_server_option(const char *name, const char *value, gpointer d
                     name);
         return FALSE;
     }
+    if ((o->arg_flags & G_OPTION_FLAG_OPTIONAL_ARG) && value != NULL && *value == '\0')
+        value = NULL; /* a bare --http (ddm_cli_options_bare_optional) */
     g_autofree char *abs = value != NULL && (o->flags & OPT_PATH) ? ddm_cli_absolute(value) : NULL;
     if (abs != NULL)
         value = abs;
@@ -209,6 +211,24 @@ static gboolean on_server_option(const char *name, const char *value, gpointer d
 }
 
 /* --------------------------------------------------------------- parser */
+
+void ddm_cli_options_bare_optional(char **args)
+{
+    /* GOption gives an optional-argument option the next word when it does
+     * not start with '-': `ddmon --http server` would read "server" as the
+     * address. A bare --NAME is written --NAME= first, which
+     * on_server_option reads as "no value". */
+    for (gsize i = 1; args[i] != NULL && strcmp(args[i], "--") != 0; i++) {
+        if (!g_str_has_prefix(args[i], "--") || strchr(args[i], '=') != NULL)
+            continue;
+        const ServerOption *o = server_option(args[i]);
+        if (o == NULL || !(o->arg_flags & G_OPTION_FLAG_OPTIONAL_ARG))
+            continue;
+        char *bare = g_strconcat(args[i], "=", NULL);
+        g_free(args[i]);
+        args[i] = bare;
+    }
+}
 
 GOptionContext *ddm_cli_options_new(DdmCli *cli)
 {

@@ -325,6 +325,12 @@ int ddm_server_run(DdmConfig *config)
             ddm_control_set_web_url(ctl, ddm_web_url(web));
         }
     }
+#else
+    if (ddm_daemon_config(daemon)->http_listen != NULL) {
+        g_printerr("ddmon: --http needs a ddmon built with libsoup 3 (not --without-http)\n");
+        run.why = "no web dashboard";
+        run.failed = TRUE;
+    }
 #endif
     /* GET /metrics: on the dashboard (its token) and on --metrics (none). */
 #ifdef HAVE_HTTP

@@ -8,7 +8,7 @@
 [ -x "$DDM_TOP_BUILDDIR/web/.libs" ] || [ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] \
     || t_skip_all "ddmon was built --without-http"
 t_have_plugins vminfo || t_skip_all "the vminfo plugin was not built"
-t_plan 40
+t_plan 41
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 3
@@ -61,4 +61,9 @@ rc=$?
 rc=$?
 [ $rc -ne 0 ] && grep -q -- "--http" "$T_TMP/four.err" && t_ok "--http takes IP addresses only" \
     || t_fail "--http takes IP addresses only" "rc=$rc $(cat "$T_TMP/four.err")"
+# A bare --http never takes the next word as its address ("vms" here).
+t_ddmon --socket "$T_TMP/five.sock" --no-autostart --http vms >/dev/null 2>"$T_TMP/five.err"
+rc=$?
+[ $rc -eq 4 ] && ! grep -q "port number" "$T_TMP/five.err" && t_ok "a bare --http before a command leaves the command alone" \
+    || t_fail "a bare --http before a command leaves the command alone" "rc=$rc $(cat "$T_TMP/five.err")"
 exit 0
