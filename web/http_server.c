@@ -11,6 +11,7 @@
 
 #include "core/config/listen_addr.h"
 #include "web/auth.h"
+#include "web/paths.h"
 
 /* The largest request body we read (a command's arguments). */
 #define MAX_REQUEST_BODY (64 * 1024)
@@ -92,22 +93,7 @@ void ddm_http_reply_error(SoupServerMessage *msg, guint status, const char *fmt,
 
 char **ddm_http_path_segments(const char *path)
 {
-    g_auto(GStrv) raw = g_strsplit(path != NULL ? path : "", "/", -1);
-    GPtrArray *out = g_ptr_array_new();
-    for (char **p = raw; *p != NULL; p++) {
-        if (**p == '\0')
-            continue;
-        char *seg = g_uri_unescape_string(*p, "/"); /* NULL on a bad escape or %00 */
-        if (seg == NULL || *seg == '\0') {
-            g_free(seg);
-            g_ptr_array_set_free_func(out, g_free);
-            g_ptr_array_free(out, TRUE);
-            return NULL;
-        }
-        g_ptr_array_add(out, seg);
-    }
-    g_ptr_array_add(out, NULL);
-    return (char **)g_ptr_array_free(out, FALSE);
+    return ddm_web_path_segments(path);
 }
 
 char *ddm_http_query_param(SoupServerMessage *msg, const char *name)
@@ -118,25 +104,6 @@ char *ddm_http_query_param(SoupServerMessage *msg, const char *name)
     g_autoptr(GHashTable) params = g_uri_parse_params(query, -1, "&", G_URI_PARAMS_NONE, NULL);
     const char *v = params != NULL ? g_hash_table_lookup(params, name) : NULL;
     return g_strdup(v);
-}
-
-/* @path matches @pattern segment by segment, "*" matching any one
- * non-empty segment. */
-static gboolean pattern_matches(const char *pattern, const char *path)
-{
-    while (*pattern != '\0' && *path != '\0') {
-        if (pattern[0] == '*' && (pattern[1] == '/' || pattern[1] == '\0')) {
-            const char *end = strchr(path, '/');
-            gsize len = end != NULL ? (gsize)(end - path) : strlen(path);
-            if (len == 0)
-                return FALSE;
-            path += len;
-            pattern++;
-        } else if (*pattern++ != *path++) {
-            return FALSE;
-        }
-    }
-    return *pattern == '\0' && *path == '\0';
 }
 
 /* Exact paths first, then patterns, then the longest prefix. */
@@ -155,7 +122,7 @@ static const Route *find_route(DdmHttpServer *srv, const char *path)
                 prefix_len = len;
             }
         } else if (pattern == NULL && strchr(r->path, '*') != NULL &&
-                   pattern_matches(r->path, path)) {
+                   ddm_web_path_matches(r->path, path)) {
             pattern = r;
         }
     }

@@ -87,9 +87,8 @@ void ddm_http_reply_json(SoupServerMessage *msg, guint status, JsonNode *node);
 void ddm_http_reply_error(SoupServerMessage *msg, guint status, const char *fmt, ...)
     G_GNUC_PRINTF(3, 4);
 
-/** @path split at "/" and each segment percent-decoded; empty segments
- *  dropped. NULL if a segment does not decode (bad escape, NUL byte).
- *  (transfer full) */
+/** @path split at "/" and each segment percent-decoded
+ *  (ddm_web_path_segments, paths.h). (transfer full) */
 char **ddm_http_path_segments(const char *path);
 /** The value of query parameter @name of @msg's URI, or NULL. (transfer full) */
 char *ddm_http_query_param(SoupServerMessage *msg, const char *name);

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # web/: the web dashboard of `ddmon server --http` (libsoup 3): the HTTP
-# listener and its request rules (http_server, auth), the pages served
+# listener and its request rules (http_server, auth, paths), the pages served
 # from disk (static_files; the files are web/static/, installed in
 # $(pkgdatadir)/web), the JSON API and its live stream (api, view_json,
 # stream) and the downloads of commands run from the web (downloads).
@@ -9,7 +9,7 @@
 # Called by: server/.
 if HAVE_HTTP
 noinst_LTLIBRARIES += web/libddmweb.la
-web_libddmweb_la_SOURCES = %reldir%/auth.c %reldir%/auth.h \
+web_libddmweb_la_SOURCES = %reldir%/auth.c %reldir%/auth.h %reldir%/paths.c %reldir%/paths.h \
 	%reldir%/http_server.c %reldir%/http_server.h \
 	%reldir%/static_files.c %reldir%/static_files.h \
 	%reldir%/view_json.c %reldir%/view_json.h \

@@ -67,7 +67,7 @@ tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz-trace.c plugins/profile/trace_de
 FUZZ_TARGETS += tests/fuzz/fuzz-metrics-text
 tests_fuzz_fuzz_metrics_text_SOURCES = tests/fuzz/fuzz-metrics-text.c web/metrics_text.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-web-rules
-tests_fuzz_fuzz_web_rules_SOURCES = tests/fuzz/fuzz-web-rules.c web/auth.c core/config/listen_addr.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_web_rules_SOURCES = tests/fuzz/fuzz-web-rules.c web/auth.c web/paths.c core/config/listen_addr.c $(FUZZ_MAIN)
 
 # What every target shares. The flags and libraries are set once for all of
 # them (GNU make target-specific variables, inherited by their objects), so

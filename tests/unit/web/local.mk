@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/unit/web/test-web-rules: the dashboard's request rules (web/auth.c:
-# token, cookie, bearer, Host, Origin) and the listener address syntax
+# token, cookie, bearer, Host, Origin; web/paths.c: route patterns and
+# path segments) and the listener address syntax
 # (core/config/listen_addr.c), compiled in directly. The rules applied to
 # real requests: tests/integration/web-auth.sh.
 check_PROGRAMS += tests/unit/web/test-web-rules
 TESTS += tests/unit/web/test-web-rules
-tests_unit_web_test_web_rules_SOURCES = tests/unit/web/test-web-rules.c web/auth.c \
+tests_unit_web_test_web_rules_SOURCES = tests/unit/web/test-web-rules.c web/auth.c web/paths.c \
 	core/config/listen_addr.c
 tests_unit_web_test_web_rules_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_web_test_web_rules_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)

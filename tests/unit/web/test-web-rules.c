@@ -13,6 +13,7 @@
 
 #include "core/config/listen_addr.h"
 #include "web/auth.h"
+#include "web/paths.h"
 
 static void test_token(void **state)
 {
@@ -170,12 +171,37 @@ static void test_listen_addr(void **state)
     assert_string_equal(v6, "[::1]:8585");
 }
 
+static void test_paths(void **state)
+{
+    (void)state;
+    assert_true(ddm_web_path_matches("/api/vms", "/api/vms"));
+    assert_true(ddm_web_path_matches("/api/vms/*", "/api/vms/127.0.0.1%3A8601"));
+    assert_true(ddm_web_path_matches("/api/vms/*/views/*", "/api/vms/k/views/threads"));
+    assert_false(ddm_web_path_matches("/api/vms/*/views/*", "/api/vms/k/views/threads/data"));
+    assert_false(ddm_web_path_matches("/api/vms/*/views/*", "/api/vms//views/threads"));
+    assert_false(ddm_web_path_matches("/api/vms/*", "/api/vms/"));
+    assert_false(ddm_web_path_matches("/api/vms/*", "/api/vms"));
+    assert_false(ddm_web_path_matches("/api/vms", "/api/vmsx"));
+    g_auto(GStrv) s = ddm_web_path_segments("/api/vms/127.0.0.1%3A8601//views/heap.bitmap/");
+    assert_non_null(s);
+    assert_int_equal(g_strv_length(s), 5);
+    assert_string_equal(s[2], "127.0.0.1:8601");
+    assert_string_equal(s[4], "heap.bitmap");
+    assert_null(ddm_web_path_segments("/api/downloads/1-x/..%2F..%2Fsecret"));
+    assert_null(ddm_web_path_segments("/api/x%00y"));
+    assert_null(ddm_web_path_segments("/api/%zz"));
+    g_auto(GStrv) root = ddm_web_path_segments("/");
+    assert_non_null(root);
+    assert_int_equal(g_strv_length(root), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token),       cmocka_unit_test(test_cookie),
         cmocka_unit_test(test_bearer),      cmocka_unit_test(test_host),
         cmocka_unit_test(test_origin),      cmocka_unit_test(test_listen_addr),
+        cmocka_unit_test(test_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
