@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "web/http_server.h"
 #include "web/view_json.h"
 
 typedef struct StreamClient {
@@ -200,9 +201,9 @@ void ddm_web_stream_start(DdmWebStream *st, SoupServerMessage *msg, const char *
     if (st->n_clients >= DDM_WEB_STREAM_MAX_CLIENTS) {
         soup_message_headers_replace(soup_server_message_get_response_headers(msg), "Retry-After",
                                      "10");
-        soup_server_message_set_status(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL);
-        soup_server_message_set_response(msg, "text/plain", SOUP_MEMORY_STATIC,
-                                         "too many live streams\n", 23);
+        ddm_http_reply_error(msg, SOUP_STATUS_SERVICE_UNAVAILABLE,
+                             "%d live streams already; try again later",
+                             DDM_WEB_STREAM_MAX_CLIENTS);
         return;
     }
     StreamClient *c = g_new0(StreamClient, 1);
