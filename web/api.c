@@ -19,6 +19,7 @@
 struct DdmWebApi {
     DdmDaemon *daemon;
     DdmWebStream *stream;
+    DdmWebHistory *history;
     DdmWebDownloads *downloads;
     GHashTable *interest;  /* "VM\nNAME" -> Interest* */
     GList *commands;       /* RunningCommand* */
@@ -245,6 +246,27 @@ static void route_view(SoupServerMessage *msg, const char *path, gpointer ud)
                                      "Cache-Control", "private, max-age=600");
 }
 
+/* /api/vms/KEY/views/NAME/history */
+static void route_history(SoupServerMessage *msg, const char *path, gpointer ud)
+{
+    DdmWebApi *api = ud;
+    g_auto(GStrv) seg = ddm_http_path_segments(path);
+    if (seg == NULL || g_strv_length(seg) != 6) {
+        ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST, "bad path");
+        return;
+    }
+    DdmVm *vm = find_vm_or_404(api, msg, seg[2]);
+    if (vm == NULL)
+        return;
+    JsonNode *n = ddm_web_history_json(api->history, vm_key(vm), seg[4]);
+    if (n == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no history of '%s' of VM %s "
+                             "(only records are kept)", seg[4], vm_key(vm));
+        return;
+    }
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, n);
+}
+
 static void route_global_views(SoupServerMessage *msg, const char *path, gpointer ud)
 {
     DdmWebApi *api = ud;
@@ -452,17 +474,19 @@ static void route_run_command(SoupServerMessage *msg, const char *path, gpointer
 /* ------------------------------------------------------------- lifetime */
 
 DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *stream,
-                           DdmWebDownloads *downloads)
+                           DdmWebHistory *history, DdmWebDownloads *downloads)
 {
     DdmWebApi *api = g_new0(DdmWebApi, 1);
     api->daemon = daemon;
     api->stream = stream;
+    api->history = history;
     api->downloads = downloads;
     api->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
     ddm_http_server_add_route(srv, "/api/vms", DDM_HTTP_GET, route_vms, api);
     ddm_http_server_add_route(srv, "/api/vms/*", DDM_HTTP_GET, route_vm, api);
     ddm_http_server_add_route(srv, "/api/vms/*/views/*", DDM_HTTP_GET, route_view, api);
     ddm_http_server_add_route(srv, "/api/vms/*/views/*/data", DDM_HTTP_GET, route_view, api);
+    ddm_http_server_add_route(srv, "/api/vms/*/views/*/history", DDM_HTTP_GET, route_history, api);
     ddm_http_server_add_route(srv, "/api/vms/*/commands/*", DDM_HTTP_POST, route_run_command, api);
     ddm_http_server_add_route(srv, "/api/views", DDM_HTTP_GET, route_global_views, api);
     ddm_http_server_add_route(srv, "/api/views/*", DDM_HTTP_GET, route_view, api);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The JSON API under /api/ (doc/web-api.md, a stable interface): the VM
- * list, a VM, its views and a blob's bytes, the global views, the
+ * list, a VM, its views, a blob's bytes and a record's recent past, the global views, the
  * commands plugins registered and running one on a VM (POST), the files
  * a command wrote (downloads.h), and the live stream (stream.h). Every
  * answer is one JSON object with "schema" (DDM_WEB_API_SCHEMA), keys in
@@ -13,6 +13,7 @@
 
 #include "core/daemon/daemon.h"
 #include "web/downloads.h"
+#include "web/history.h"
 #include "web/http_server.h"
 #include "web/stream.h"
 
@@ -22,10 +23,10 @@
 typedef struct DdmWebApi DdmWebApi;
 
 /** Add the /api/ routes to @srv, answered from @daemon, streaming with
- *  @stream, commands writing into @downloads (all borrowed; they outlive
- *  the API). (transfer full) */
+ *  @stream, records' recent past from @history, commands writing into
+ *  @downloads (all borrowed; they outlive the API). (transfer full) */
 DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *stream,
-                           DdmWebDownloads *downloads);
+                           DdmWebHistory *history, DdmWebDownloads *downloads);
 /** Cancel the commands in flight (their requests get 503) and free. */
 void ddm_web_api_free(DdmWebApi *api);
 

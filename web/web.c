@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The web dashboard assembled (web.h): listener, pages, API, stream,
- * downloads.
+ * history, downloads.
  */
 #include "web/web.h"
 
 #include "web/api.h"
 #include "web/downloads.h"
+#include "web/history.h"
 #include "web/http_server.h"
 #include "web/static_files.h"
 #include "web/stream.h"
@@ -15,6 +16,7 @@ struct DdmWeb {
     DdmHttpServer *http;
     DdmWebStatic *statics;
     DdmWebStream *stream;
+    DdmWebHistory *history;
     DdmWebDownloads *downloads;
     DdmWebApi *api;
     char *url;
@@ -40,7 +42,8 @@ DdmWeb *ddm_web_new(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error
                   dir);
     web->statics = ddm_web_static_new(srv, dir);
     web->stream = ddm_web_stream_new(ddm_daemon_views(daemon));
-    web->api = ddm_web_api_new(srv, daemon, web->stream, downloads);
+    web->history = ddm_web_history_new(ddm_daemon_views(daemon));
+    web->api = ddm_web_api_new(srv, daemon, web->stream, web->history, downloads);
     web->url = ddm_http_server_url(srv);
     return web;
 }
@@ -51,6 +54,7 @@ void ddm_web_free(DdmWeb *web)
         return;
     ddm_web_api_free(web->api);
     ddm_web_stream_free(web->stream);
+    ddm_web_history_free(web->history);
     ddm_http_server_free(web->http);
     ddm_web_static_free(web->statics);
     ddm_web_downloads_free(web->downloads);

@@ -3,6 +3,7 @@
 """The web API's live stream and commands, over plain HTTP (standard
 library only; doc/web-api.md):
   - GET /api/stream?vm=KEY sends every view of the VM, then changes;
+  - GET .../views/headline/history has the record's recent samples;
   - POST .../commands/gc fills the heap bitmap, a PNG served as image/png;
   - POST .../commands/hprof writes a dump that GET /api/downloads serves,
     byte for byte (sha256 as the plugin reported it; hprof-conv reads it);
@@ -127,6 +128,20 @@ bm_events = [e for e in st.events if e["name"] == "heap.bitmap" and e["event"] =
 check("the stream announced the new bitmap with its data_url, not its bytes",
       bm_events and "data_url" in bm_events[-1]["view"] and "data_base64" not in bm_events[-1]["view"],
       f"{bm_events[-1] if bm_events else None}")
+
+# The recent past of a record, sampled at most once a second.
+s, t, b = req("GET", vm_path + "/views/headline/history")
+hist = json.loads(b) if s == 200 else {}
+ts = hist.get("t", [])
+fields = hist.get("fields", {})
+ok = (s == 200 and hist.get("schema") == 1 and hist.get("name") == "headline" and len(ts) >= 2
+      and all(b2 - a2 >= 0.9 for a2, b2 in zip(ts, ts[1:])) and len(ts) <= 300
+      and all(len(v) == len(ts) for v in fields.values())
+      and any(x is not None for x in fields.get("heap_size_bytes", [])))
+check("a record's history: samples a second or more apart, fields aligned, heap figures in it", ok,
+      f"{s} {b[:400]!r}")
+s, t, b = req("GET", vm_path + "/views/threads/history")
+check("a table has no history: 404", s == 404, f"{s}")
 
 # HPROF: a dump in a run directory, downloaded.
 s, t, b = req("POST", vm_path + "/commands/hprof", body=json.dumps({"args": []}))

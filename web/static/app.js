@@ -8,7 +8,8 @@
 //   - a numeric column with unit "%" gets a sparkline of its recent values
 //     per row (the CPU% of a thread);
 //   - a record's numeric fields ending in "_bytes" are charted over the
-//     last minutes (the headline's heap used and size);
+//     last minutes (the headline's heap used and size), starting from the
+//     server's history of the record (GET .../history) when a page opens;
 //   - a blob with an image media type is shown as the image, with a legend
 //     from a table of the same owner that has a "color" column (#rrggbb):
 //     each distinct pair of its first text column and its colour;
@@ -26,6 +27,7 @@
   const history = new Map(); // "vm\nname" -> {t: [], fields: {key: []}}
   const spark = new Map();   // "vm\nname\nrow\ncol" -> [values]
   const lastState = new Map(); // "vm\nname\nrow\ncol" -> state
+  const seeded = new Set();    // records whose server-side history was asked for
   let commands = null;
   let source = null, sourceVm;
   let dirty = new Set(), drawPending = false;
@@ -90,6 +92,10 @@
     const key = id(ev.vm, ev.name);
     if (ev.event === 'removed') views.delete(key);
     else if (ev.view) { views.set(key, ev.view); remember(key, ev.view); }
+    if (ev.view && ev.view.kind === 'record' && ev.vm && !seeded.has(key)) {
+      seeded.add(key);
+      fetch(ev.url + '/history').then((r) => r.ok ? r.json() : null).then((d) => { if (d) seed(key, d); });
+    }
     else if (ev.too_big) fetch(ev.url).then((r) => r.ok ? r.json() : null)
       .then((v) => { if (v) { views.set(key, v); dirty.add(key); schedule(); } });
     dirty.add(key);
@@ -123,6 +129,25 @@
       }
     }
   }
+  // The server's samples from before this page, in front of ours.
+  function seed(key, d) {
+    let h = history.get(key);
+    if (!h) history.set(key, h = { t: [], fields: {} });
+    const before = d.t.filter((t) => !h.t.length || t < h.t[0]);
+    const n = before.length;
+    if (!n) return;
+    const names = new Set([...Object.keys(h.fields), ...Object.keys(d.fields).filter((k) => k.endsWith('_bytes'))]);
+    for (const k of names) {
+      const old = d.fields[k] ? d.fields[k].slice(0, n).map((x) => (x === null ? NaN : x)) : new Array(n).fill(NaN);
+      const mine = h.fields[k] || [];
+      h.fields[k] = old.concat(new Array(h.t.length - mine.length).fill(NaN), mine);
+    }
+    h.t = before.concat(h.t);
+    while (h.t.length > HISTORY) { h.t.shift(); for (const a of Object.values(h.fields)) if (a.length > h.t.length) a.shift(); }
+    dirty.add(key);
+    schedule();
+  }
+
   function rowId(v, row) {
     const cols = Object.keys(v.columns || {});
     return cols.includes('id') ? row.id : cols.includes('key') ? row.key : row[cols[0]];
@@ -290,7 +315,7 @@
     const W = 800, H = 180, L = 70, B = 20;
     const t0 = h.t[0], t1 = Math.max(h.t[h.t.length - 1], t0 + 1);
     let max = 1;
-    for (const n of names) for (const x of h.fields[n]) max = Math.max(max, x);
+    for (const n of names) for (const x of h.fields[n]) if (Number.isFinite(x)) max = Math.max(max, x);
     const svg = el('svg', { class: 'chart', viewBox: '0 0 ' + W + ' ' + H, preserveAspectRatio: 'none', 'data-chart': v.name });
     for (let i = 0; i <= 4; i++) {
       const y = (H - B) - i * (H - B - 10) / 4;
@@ -299,11 +324,13 @@
     const legend = el('div', { class: 'legend' });
     names.forEach((n, i) => {
       const a = h.fields[n], off = h.t.length - a.length;
-      const pts = a.map((x, j) => (L + (h.t[j + off] - t0) / (t1 - t0) * (W - L)).toFixed(1) + ',' + ((H - B) - x / max * (H - B - 10)).toFixed(1)).join(' ');
+      const pts = a.map((x, j) => Number.isFinite(x) ? (L + (h.t[j + off] - t0) / (t1 - t0) * (W - L)).toFixed(1) + ',' + ((H - B) - x / max * (H - B - 10)).toFixed(1) : null)
+        .filter((p) => p !== null).join(' ');
       svg.append(el('polyline', { points: pts, stroke: COLORS[i % COLORS.length] }));
       const sw = el('i', {});
       sw.style.background = COLORS[i % COLORS.length];
-      legend.append(el('span', {}, sw, n + ': ' + bytes(a[a.length - 1])));
+      const last = a.filter(Number.isFinite).pop();
+      legend.append(el('span', {}, sw, n + ': ' + (last === undefined ? '—' : bytes(last))));
     });
     svg.append(el('text', { x: L, y: H - 4, text: Math.round(t1 - t0) + ' s shown' }));
     return el('div', {}, el('div', { class: 'muted', text: (v.title || v.name) }), svg, legend);
