@@ -53,7 +53,7 @@ class Browser:
             os.dup2(from_chrome_w, 4)
         self.proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             "--disable-dev-shm-usage", "--remote-debugging-pipe", "--window-size=1400,1500",
+             "--disable-dev-shm-usage", "--remote-debugging-pipe", "--window-size=1400,1700",
              f"--user-data-dir={profile}", "about:blank"],
             preexec_fn=fds, pass_fds=(3, 4),  # dup2ed by fds(), which runs before the close
             stdout=subprocess.DEVNULL, stderr=open(profile + ".log", "w"))
@@ -210,8 +210,7 @@ try:
 
     # The screenshot, kept.
     time.sleep(1.5)  # let the flash fade
-    png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png",
-                                                              "captureBeyondViewport": True})["data"])
+    png = base64.b64decode(b.send("Page.captureScreenshot", {"format": "png"})["data"])
     with open(shot, "wb") as f:
         f.write(png)
     check("the screenshot is a PNG", png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000,

@@ -21,6 +21,7 @@
   const HISTORY = 300;      // chart samples kept per field (a few minutes)
   const SPARK = 40;         // sparkline samples per row
   const MAX_ROWS = 500;     // rows drawn per table
+  const FOLDED_ROWS = 30;   // rows drawn until "all rows" is clicked
   const COLORS = ['#1a6fb5', '#e65100', '#2e7d32', '#6a1b9a', '#c62828', '#00838f'];
 
   const views = new Map();  // "vm\nname" -> view
@@ -28,6 +29,7 @@
   const spark = new Map();   // "vm\nname\nrow\ncol" -> [values]
   const lastState = new Map(); // "vm\nname\nrow\ncol" -> state
   const seeded = new Set();    // records whose server-side history was asked for
+  const unfolded = new Set();  // views whose rows are all shown
   let commands = null;
   let source = null, sourceVm;
   let dirty = new Set(), drawPending = false;
@@ -234,7 +236,8 @@
       if (pct.includes(k)) head.append(el('th', { text: 'trend' }));
     }
     const body = el('tbody', {});
-    for (const row of v.rows.slice(0, MAX_ROWS)) {
+    const shown = onRow || unfolded.has(key) ? MAX_ROWS : FOLDED_ROWS;
+    for (const row of v.rows.slice(0, shown)) {
       const rid = rowId(v, row);
       const tr = el('tr', { 'data-row': rid, class: onRow ? 'vm-row' : null, 'data-key': onRow ? row.key : null });
       if (onRow) tr.addEventListener('click', () => onRow(row));
@@ -254,8 +257,16 @@
       body.append(tr);
     }
     const t = el('table', {}, el('thead', {}, head), body);
-    if (v.rows.length > MAX_ROWS) return el('div', {}, t, el('p', { class: 'muted', text: (v.rows.length - MAX_ROWS) + ' more rows (GET ' + v.name + ' from the API)' }));
-    return t;
+    if (v.rows.length <= shown) return t;
+    const more = el('p', { class: 'muted' }, (v.rows.length - shown) + ' more rows ');
+    if (shown < MAX_ROWS) {
+      const b = el('button', { text: 'show all' });
+      b.addEventListener('click', () => { unfolded.add(key); dirty.add(key); schedule(); });
+      more.append(b);
+    } else {
+      more.append('(the API has them all: ' + v.name + ')');
+    }
+    return el('div', {}, t, more);
   }
 
   function sparkline(values) {
