@@ -11,3 +11,15 @@ tests_unit_web_test_web_rules_SOURCES = tests/unit/web/test-web-rules.c web/auth
 tests_unit_web_test_web_rules_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_web_test_web_rules_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_web_test_web_rules_LDADD = $(DDM_VIEWS_TEST_LDADD)
+
+# tests/unit/web/test-web-history: the records' recent past (web/history.c)
+# on a real view store: what is sampled, the rate limit, the caps, the
+# history going with its VM.
+check_PROGRAMS += tests/unit/web/test-web-history
+TESTS += tests/unit/web/test-web-history
+tests_unit_web_test_web_history_SOURCES = tests/unit/web/test-web-history.c web/history.c \
+	web/view_json.c core/views/views.c core/views/view_content.c core/views/view_build.c \
+	core/views/view_json.c core/views/view_jq.c
+tests_unit_web_test_web_history_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_web_test_web_history_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
+tests_unit_web_test_web_history_LDADD = $(DDM_VIEWS_TEST_LDADD)

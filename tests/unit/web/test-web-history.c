@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The dashboard's history of records (web/history.c) on a real view
+ * store: what is sampled (records of a VM, numeric fields), the rate limit,
+ * the caps on fields and views, and the history going with the VM.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "web/history.h"
+
+static void commit_record(ddm_view *v, int n_fields, gint64 value)
+{
+    assert_int_equal(ddm_view_begin(v), 0);
+    for (int i = 0; i < n_fields; i++) {
+        g_autofree char *key = g_strdup_printf("f%02d_bytes", i);
+        assert_int_equal(ddm_view_field_int(v, key, value + i), 0);
+    }
+    assert_int_equal(ddm_view_field_str(v, "label", "text is not sampled"), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+}
+
+static JsonObject *fields_of(JsonNode *n)
+{
+    return json_object_get_object_member(json_node_get_object(n), "fields");
+}
+
+static void test_samples(void **state)
+{
+    (void)state;
+    DdmViews *views = ddm_views_new();
+    DdmWebHistory *h = ddm_web_history_new(views);
+    ddm_view *rec = ddm_views_create(views, "p", "vm1", "summary", DDM_VIEW_RECORD, NULL);
+    ddm_view *global = ddm_views_create(views, "p", NULL, "global", DDM_VIEW_RECORD, NULL);
+    ddm_view *table = ddm_views_create(views, "p", "vm1", "rows", DDM_VIEW_TABLE, NULL);
+    assert_null(ddm_web_history_json(h, "vm1", "summary")); /* added, never committed */
+
+    commit_record(rec, 2, 100);
+    commit_record(rec, 2, 200); /* within a second: not sampled */
+    commit_record(global, 1, 1);
+    assert_int_equal(ddm_view_begin(table), 0);
+    assert_int_equal(ddm_view_commit(table), 0);
+
+    g_autoptr(JsonNode) n = ddm_web_history_json(h, "vm1", "summary");
+    assert_non_null(n);
+    JsonObject *o = json_node_get_object(n);
+    assert_int_equal(json_object_get_int_member(o, "schema"), 1);
+    assert_string_equal(json_object_get_string_member(o, "vm"), "vm1");
+    assert_int_equal(json_array_get_length(json_object_get_array_member(o, "t")), 1);
+    JsonObject *f = fields_of(n);
+    assert_int_equal(json_object_get_size(f), 2); /* the text field is not there */
+    JsonArray *a = json_object_get_array_member(f, "f01_bytes");
+    assert_int_equal(json_array_get_length(a), 1);
+    assert_int_equal(json_array_get_int_element(a, 0), 101);
+    assert_null(ddm_web_history_json(h, "vm1", "rows"));   /* a table */
+    assert_null(ddm_web_history_json(h, "", "global"));    /* no VM */
+    assert_null(ddm_web_history_json(h, "vm2", "summary"));
+
+    /* The VM goes: its history goes. */
+    ddm_views_destroy_vm(views, "vm1");
+    assert_null(ddm_web_history_json(h, "vm1", "summary"));
+    ddm_web_history_free(h);
+    ddm_views_free(views);
+}
+
+static void test_caps(void **state)
+{
+    (void)state;
+    DdmViews *views = ddm_views_new();
+    DdmWebHistory *h = ddm_web_history_new(views);
+    ddm_view *wide = ddm_views_create(views, "p", "vm1", "wide", DDM_VIEW_RECORD, NULL);
+    commit_record(wide, DDM_WEB_HISTORY_MAX_FIELDS + 5, 0);
+    g_autoptr(JsonNode) n = ddm_web_history_json(h, "vm1", "wide");
+    assert_int_equal(json_object_get_size(fields_of(n)), DDM_WEB_HISTORY_MAX_FIELDS);
+
+    for (int i = 1; i < DDM_WEB_HISTORY_MAX_VIEWS + 10; i++) {
+        g_autofree char *vm = g_strdup_printf("vm-%d", i);
+        commit_record(ddm_views_create(views, "p", vm, "r", DDM_VIEW_RECORD, NULL), 1, i);
+    }
+    int kept = 0;
+    for (int i = 1; i < DDM_WEB_HISTORY_MAX_VIEWS + 10; i++) {
+        g_autofree char *vm = g_strdup_printf("vm-%d", i);
+        JsonNode *x = ddm_web_history_json(h, vm, "r");
+        kept += x != NULL;
+        if (x != NULL)
+            json_node_unref(x);
+    }
+    assert_int_equal(kept, DDM_WEB_HISTORY_MAX_VIEWS - 1); /* "wide" holds one place */
+    ddm_web_history_free(h);
+    ddm_views_free(views);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_caps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
