@@ -47,6 +47,8 @@ walk(json.load(sys.stdin))' 2>/dev/null)
 }
 
 # h_case NAME RSS_MB LOG_REGEX STEP...: run one case (see the top of this file).
+# H_CONNECT=1 names the evil VM with --connect instead of the port scan
+# (a scanned port that does not speak JDWP is no VM: it is logged at info).
 # H_DURING, when set, is a shell command run in the background as the attack
 # begins ($H_EVIL is the evil VM's key; `ddmon` as t_ddmon runs it: $H_DDMON).
 h_case() {
@@ -61,8 +63,13 @@ h_case() {
     H_EVIL="127.0.0.1:$port"
     export H_EVIL H_DDMON
     rm -f "$T_TMP/ddmon.sock"
-    t_start_server --scan=local --scan-ports "$H_GOOD_PORT,$port" --selected-port 0 \
-        --debug-port-base "$(t_free_port)"
+    if [ -n "${H_CONNECT:-}" ]; then # named with --connect: not a speculative scan target
+        t_start_server --scan=local --scan-ports "$H_GOOD_PORT" --connect "$H_EVIL" --selected-port 0 \
+            --debug-port-base "$(t_free_port)"
+    else
+        t_start_server --scan=local --scan-ports "$H_GOOD_PORT,$port" --selected-port 0 \
+            --debug-port-base "$(t_free_port)"
+    fi
     t_wait 15 t_is ready h_vm_state "$H_GOOD"
     sleep 1 # the first thread tables of the good VM
     n0=$(h_good_version)

@@ -6,11 +6,12 @@
 # reply claiming 2^31 - 1 UTF-16 units for its strings, a chunk that runs
 # past its packet, ZLIB bombs (a declared inner size of 4 GiB - 1, and a
 # stream that inflates to 64 MiB while declaring 16 bytes), a close in the
-# middle of a packet, and a flood of 200,000 small packets.
+# middle of a packet, a flood of 200,000 small packets, and peers that go
+# silent before and after the handshake.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 . "$DDM_TOP_SRCDIR/tests/integration/hostile-lib.sh"
 t_have_plugins vminfo threads || t_skip_all "a standard plugin was configured out"
-t_plan 32
+t_plan 39
 h_start_good || t_fail "the good VM starts" "$(cat "$T_TMP/simvm.err")"
 
 h_case len-ffffffff 100 "declared length 4294967295" greet header 0xFFFFFFFF hold
@@ -22,3 +23,8 @@ h_case zlib-size 100 "ZLIB.*(cap|size)" greet zbomb-size serve 500 zbomb-size ho
 h_case zlib-lie 100 "ZLIB.*(cap|size)" greet zbomb-lie 64M serve 500 zbomb-lie 64M hold
 h_case close-mid-packet 100 "closed" greet serve 300 half
 h_case flood 100 "chunk EVIL" greet flood 200000 hold
+# silent peers: one that never echoes the handshake (5 s timeout; named with
+# --connect, as a port the scan finds silent is no VM), one that goes quiet
+# once it is ready (nothing to log: it owes no answer)
+H_CONNECT=1 H_ATTACK_S=7 h_case silent-before-handshake 100 "no handshake echo" silent 60000
+h_case silent-after-handshake 100 - greet silent 60000
