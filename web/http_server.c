@@ -15,6 +15,8 @@
 
 /* The largest request body we read (a command's arguments). */
 #define MAX_REQUEST_BODY (64 * 1024)
+/* A refused connection is logged at most this often. */
+#define REFUSED_LOG_INTERVAL_US (10 * G_USEC_PER_SEC)
 
 typedef struct Route {
     char *path;
@@ -25,6 +27,10 @@ typedef struct Route {
 
 struct DdmHttpServer {
     SoupServer *soup;
+    GSocketService *service; /* accepts, counts and hands connections to soup */
+    GHashTable *conns;       /* GSocketConnection* libsoup still holds (weak refs) */
+    gint64 refused_logged_us;
+    guint refused_since_log;
     char *option;
     DdmListenAddr addr;
     guint port;
@@ -270,6 +276,51 @@ static void on_request(SoupServer *soup, SoupServerMessage *msg, const char *pat
     r->handler(msg, path, r->ud);
 }
 
+/* ---------------------------------------------------------- connections */
+
+static void conn_gone(gpointer data, GObject *where_the_object_was)
+{
+    DdmHttpServer *srv = data;
+    g_hash_table_remove(srv->conns, where_the_object_was);
+}
+
+/* A new connection: past DDM_HTTP_MAX_CONNECTIONS it is closed at once
+ * (whoever holds them, the server's other listeners and its VMs keep their
+ * descriptors); else libsoup serves it, and we count it until libsoup lets
+ * it go. */
+static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GObject *source,
+                            gpointer ud)
+{
+    DdmHttpServer *srv = ud;
+    if (g_hash_table_size(srv->conns) >= DDM_HTTP_MAX_CONNECTIONS) {
+        gint64 now = g_get_monotonic_time();
+        srv->refused_since_log++;
+        if (now - srv->refused_logged_us >= REFUSED_LOG_INTERVAL_US) {
+            g_message("%s: %u connection(s) refused: %u open already", srv->option,
+                      srv->refused_since_log, DDM_HTTP_MAX_CONNECTIONS);
+            srv->refused_logged_us = now;
+            srv->refused_since_log = 0;
+        }
+        g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
+        return TRUE;
+    }
+    g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
+    g_autoptr(GSocketAddress) remote = g_socket_connection_get_remote_address(conn, NULL);
+    g_autoptr(GError) error = NULL;
+    g_hash_table_add(srv->conns, conn);
+    g_object_weak_ref(G_OBJECT(conn), conn_gone, srv);
+    if (!soup_server_accept_iostream(srv->soup, G_IO_STREAM(conn), local, remote, &error)) {
+        g_debug("%s: a connection could not be served: %s", srv->option, error->message);
+        g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
+    }
+    return TRUE;
+}
+
+guint ddm_http_server_n_connections(const DdmHttpServer *srv)
+{
+    return g_hash_table_size(srv->conns);
+}
+
 /* ------------------------------------------------------------- lifetime */
 
 DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
@@ -292,23 +343,25 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     srv->soup = soup_server_new("server-header", "ddmon", NULL);
     soup_server_add_early_handler(srv->soup, NULL, on_early, srv, NULL);
     soup_server_add_handler(srv->soup, NULL, on_request, srv, NULL);
+    srv->conns = g_hash_table_new(g_direct_hash, g_direct_equal);
+    srv->service = g_socket_service_new();
     g_autoptr(GSocketAddress) sa = g_inet_socket_address_new_from_string(addr.host, addr.port);
+    g_autoptr(GSocketAddress) bound = NULL;
     g_autoptr(GError) local = NULL;
-    if (sa == NULL || !soup_server_listen(srv->soup, sa, 0, &local)) {
+    if (sa == NULL ||
+        !g_socket_listener_add_address(G_SOCKET_LISTENER(srv->service), sa, G_SOCKET_TYPE_STREAM,
+                                       G_SOCKET_PROTOCOL_TCP, NULL, &bound, &local)) {
         g_set_error(error, G_IO_ERROR, local != NULL ? local->code : G_IO_ERROR_INVALID_ARGUMENT,
                     "%s: cannot listen on %s port %u: %s", option, addr.host, addr.port,
                     local != NULL ? local->message : "bad address");
         ddm_http_server_free(srv);
         return NULL;
     }
-    GSList *listeners = soup_server_get_listeners(srv->soup);
-    srv->port = addr.port;
-    if (listeners != NULL) {
-        g_autoptr(GSocketAddress) local_addr = g_socket_get_local_address(listeners->data, NULL);
-        if (local_addr != NULL && G_IS_INET_SOCKET_ADDRESS(local_addr))
-            srv->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local_addr));
-    }
-    g_slist_free(listeners);
+    srv->port = G_IS_INET_SOCKET_ADDRESS(bound)
+                    ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound))
+                    : addr.port;
+    g_signal_connect(srv->service, "incoming", G_CALLBACK(on_incoming), srv);
+    g_socket_service_start(srv->service);
     srv->cookie_name = ddm_web_cookie_name(srv->port);
     return srv;
 }
@@ -317,6 +370,20 @@ void ddm_http_server_free(DdmHttpServer *srv)
 {
     if (srv == NULL)
         return;
+    if (srv->service != NULL) {
+        g_socket_service_stop(srv->service);
+        g_socket_listener_close(G_SOCKET_LISTENER(srv->service));
+        g_object_unref(srv->service);
+    }
+    if (srv->conns != NULL) {
+        /* libsoup drops them below; we no longer count. */
+        GHashTableIter it;
+        gpointer conn;
+        g_hash_table_iter_init(&it, srv->conns);
+        while (g_hash_table_iter_next(&it, &conn, NULL))
+            g_object_weak_unref(conn, conn_gone, srv);
+        g_hash_table_destroy(srv->conns);
+    }
     if (srv->soup != NULL) {
         soup_server_disconnect(srv->soup);
         g_object_unref(srv->soup);

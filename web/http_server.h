@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * ddmon's HTTP listener (libsoup 3): binds one address, checks every
+ * ddmon's HTTP listener (libsoup 3): binds one address, accepts at most
+ * DDM_HTTP_MAX_CONNECTIONS connections at once, checks every
  * request against the rules of auth.h and hands it to the route that
  * matches its path. Used twice: by the dashboard (web.c: token required,
  * pages, API, stream) and, token-free, by the metrics-only listener
@@ -39,6 +40,11 @@
 
 typedef struct DdmHttpServer DdmHttpServer;
 
+/** Connections open at once; more are closed as they arrive (with a log
+ *  line at most every 10 s), so that no client can take the descriptors
+ *  the rest of the server needs. */
+#define DDM_HTTP_MAX_CONNECTIONS 64
+
 typedef enum {
     DDM_HTTP_GET = 0,              /* GET and HEAD only (the default) */
     DDM_HTTP_POST = 1 << 0,        /* POST only: an action that changes state */
@@ -68,6 +74,8 @@ void ddm_http_server_free(DdmHttpServer *srv);
 void ddm_http_server_add_route(DdmHttpServer *srv, const char *path, unsigned flags,
                                DdmHttpHandler handler, gpointer ud);
 
+/** Connections open now. */
+guint ddm_http_server_n_connections(const DdmHttpServer *srv);
 /** The port bound (the real one when the option said 0). */
 guint ddm_http_server_port(const DdmHttpServer *srv);
 /** "http://127.0.0.1:8585/", plus "?token=..." when the server has a

@@ -8,7 +8,7 @@
 [ -x "$DDM_TOP_BUILDDIR/web/.libs" ] || [ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] \
     || t_skip_all "ddmon was built --without-http"
 t_have_plugins vminfo || t_skip_all "the vminfo plugin was not built"
-t_plan 41
+t_plan 43
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 3

@@ -9,6 +9,8 @@ Prints one line per check, "PASS desc" or "FAIL desc -- why"; exit 0.
 """
 import http.client
 import json
+import socket
+import time
 import sys
 import urllib.parse
 
@@ -137,5 +139,32 @@ s, h, b = req("GET", "/api/vms", bearer)
 check("answers forbid framing and sniffing",
       header(h, "X-Frame-Options") == ["DENY"] and header(h, "X-Content-Type-Options") == ["nosniff"]
       and "frame-ancestors 'none'" in (header(h, "Content-Security-Policy") or [""])[0], f"{h}")
+
+# -- at most 64 connections: idle ones (never a full request) take the
+# places, the next is closed at once; when they go, requests work again.
+idle = []
+for _ in range(64):
+    so = socket.create_connection((host, port), timeout=5)
+    so.sendall(b"GET /api/vms HTTP/1.1\r\nHost: ")  # and nothing more
+    idle.append(so)
+time.sleep(0.3)
+try:
+    s, h, b = req("GET", "/api/vms", bearer)
+    refused = False
+except (ConnectionError, http.client.HTTPException, OSError):
+    refused = True
+check("the 65th connection is closed while 64 idle ones are open", refused, f"answered {s}")
+for so in idle:
+    so.close()
+deadline = time.time() + 10
+s = 0
+while time.time() < deadline:
+    try:
+        s, h, b = req("GET", "/api/vms", bearer)
+        if s == 200:
+            break
+    except (ConnectionError, http.client.HTTPException, OSError):
+        time.sleep(0.2)
+check("once they are closed, requests are served again", s == 200, f"status {s}")
 
 print("\n".join(results))
