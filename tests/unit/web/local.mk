@@ -17,9 +17,9 @@ tests_unit_web_test_web_rules_LDADD = $(DDM_VIEWS_TEST_LDADD)
 # history going with its VM.
 check_PROGRAMS += tests/unit/web/test-web-history
 TESTS += tests/unit/web/test-web-history
+# The view store comes from libddmcore, whatever files it is made of.
 tests_unit_web_test_web_history_SOURCES = tests/unit/web/test-web-history.c web/history.c \
-	web/view_json.c core/views/views.c core/views/view_content.c core/views/view_build.c \
-	core/views/view_json.c core/views/view_jq.c
+	web/view_json.c
 tests_unit_web_test_web_history_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_web_test_web_history_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
-tests_unit_web_test_web_history_LDADD = $(DDM_VIEWS_TEST_LDADD)
+tests_unit_web_test_web_history_LDADD = core/libddmcore.la $(DDM_VIEWS_TEST_LDADD)
