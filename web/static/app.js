@@ -82,12 +82,16 @@
     sourceVm = vm;
     source = new EventSource('/api/stream' + (vm ? '?vm=' + encodeURIComponent(vm) : ''));
     source.onopen = () => live(true);
-    source.onerror = () => live(false);
+    source.onerror = () => {
+      // A refused stream (a new server, a new token) is not retried.
+      if (source.readyState === EventSource.CLOSED) live(false, 'disconnected: open the URL `ddmon web-url` prints');
+      else live(false);
+    };
     source.onmessage = (e) => onEvent(JSON.parse(e.data));
   }
-  function live(on) {
+  function live(on, why) {
     const l = document.getElementById('live');
-    l.textContent = on ? 'live' : 'reconnecting…';
+    l.textContent = on ? 'live' : why || 'reconnecting…';
     l.className = on ? '' : 'off';
   }
   function onEvent(ev) {
