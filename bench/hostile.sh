@@ -9,7 +9,8 @@
 # view: the first look at a polled view waits for fresh data) for
 # --seconds, and the round-trip latencies give p50, p99 and max
 # (ms). The baseline, measured in the same run, has an evil VM that only
-# behaves. Several runs, the cases in the same order; MEDIANS over the runs
+# behaves. In nhgt-asked, `ddmon native-heap` asks the evil VM for its
+# 32 MiB NHGT (100,000 distinct records) again and again. Several runs, the cases in the same order; MEDIANS over the runs
 # per case, with the server's peak RSS (VmHWM, MB). Target: max under 50 ms
 # in every case (nothing blocks the loop longer). A benchmark, not a test:
 # it prints a table and exits 0 unless a measurement failed (or, with
@@ -31,7 +32,7 @@ if [ "$(id -u)" = 0 ] && [ -z "${HOSTILE_IN_NETNS:-}" ] && command -v unshare >/
     exec env HOSTILE_IN_NETNS=1 unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
 fi
 runs=3 seconds=4 check=0 keep=0
-all_cases="baseline thst-65535 nhgt-unsolicited decoders len-ffffffff len-short helo-huge zlib-lie zlib-size flood big-claim rename-flood silent"
+all_cases="baseline thst-65535 nhgt-unsolicited nhgt-asked decoders len-ffffffff len-short helo-huge zlib-lie zlib-size flood big-claim rename-flood silent"
 cases=$all_cases
 while [ $# -gt 0 ]; do
     case $1 in
@@ -65,6 +66,7 @@ script_of() {
     baseline) echo greet hold ;;
     thst-65535) echo greet; repeat 40 send THST thst 65535 desc serve 200; echo hold ;;
     nhgt-unsolicited) echo greet; repeat 40 zsend NHGT nhgt 64M serve 200; echo hold ;;
+    nhgt-asked) echo greet reply NHGT nhgt ${NHGT_ASKED_SIZE:-32M} 100000 hold ;; # and `native-heap` in a loop
     decoders)
         echo greet
         for t in THST THCR THNM THDE STKL HPIF HPSG HPSO HPST HPEN NHSG NHST NHEN NHGT REAL REAQ APNM WAIT STAG; do
@@ -122,7 +124,7 @@ for run in $(seq 1 "$runs"); do
     for c in $cases; do
         mapfile -t steps < <(script_of "$c" | tr ' ' '\n' | sed '/^$/d')
         rm -f "$T_TMP/evil.port" "$T_TMP/ddmon.sock"
-        "$EVILVM" --port-file "$T_TMP/evil.port" --app evil "${steps[@]}" >"$T_TMP/evil.out" 2>&1 &
+        "$EVILVM" --port-file "$T_TMP/evil.port" --app evil --pid 4242 "${steps[@]}" >"$T_TMP/evil.out" 2>&1 &
         evil=$!; T_PIDS+=("$evil")
         t_wait 5 test -s "$T_TMP/evil.port" || die "evilvm did not start"
         evil_port=$(awk '{print $2}' "$T_TMP/evil.port")
@@ -131,7 +133,13 @@ for run in $(seq 1 "$runs"); do
         t_wait 15 t_is ready t_vm_field "$good" state || die "the good VM never became ready"
         t_wait 5 grep -q '^conn 1 step 1 ' "$T_TMP/evil.out" || true
         sleep 0.5
+        asker=
+        if [ "$c" = nhgt-asked ]; then # what is asked for is read: ask again and again
+            (while :; do t_ddmon --no-autostart native-heap 4242 >/dev/null 2>&1; sleep 0.2; done) &
+            asker=$!
+        fi
         r=$(probe "$good") || die "the probe failed in case $c"
+        [ -n "$asker" ] && { kill "$asker"; wait "$asker" 2>/dev/null; }
         hwm=$(awk '/^VmHWM:/ {printf "%.0f", $2 / 1024}' "/proc/$DDMON_PID/status")
         echo "$c $r $hwm" >>"$T_TMP/results"
         printf 'run %d %-17s p50 %6s  p99 %6s  max %7s ms  (%s requests)  peak RSS %s MB\n' \

@@ -51,6 +51,7 @@ typedef struct nh_plugin {
     uint32_t poll_timer;     /**< nh_poll.c's tick (NHGT poll and NHSG switch), 0 if none */
     double (*now)(void);     /**< monotonic seconds; tests replace it */
     size_t group_max;        /**< groups per NHGT table (0: NH_GROUPS_MAX); tests lower it */
+    size_t group_records_max; /**< records grouped per NHGT (0: NH_GROUP_RECORDS_MAX) */
     uint64_t last_group_ops; /**< work of the last NHGT grouping (probes; tests bound it) */
 } nh_plugin;
 

@@ -163,11 +163,43 @@ static int cmp_total_desc(const void *a, const void *b)
     return x->zygote - y->zygote;
 }
 
-void nh_grouper_sort_by_total(nh_grouper *t)
+/* Sift @g[i] down the min-heap g[0..n) (the smallest total at the root). */
+static void sift_down(nh_group *g, size_t n, size_t i)
 {
-    if (t->n > 1)
-        qsort(t->g, t->n, sizeof *t->g, cmp_total_desc);
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        nh_group tmp;
+        if (l < n && cmp_total_desc(&g[l], &g[m]) > 0)
+            m = l;
+        if (l + 1 < n && cmp_total_desc(&g[l + 1], &g[m]) > 0)
+            m = l + 1;
+        if (m == i)
+            return;
+        tmp = g[i];
+        g[i] = g[m];
+        g[m] = tmp;
+        i = m;
+    }
+}
+
+void nh_grouper_top_by_total(nh_grouper *t, size_t k)
+{
+    size_t i;
     /* the index no longer matches: the table is only read from here on */
     free(t->index);
     t->index = NULL;
+    if (k > t->n)
+        k = t->n;
+    if (k < t->n && k > 0) { /* keep the k biggest: a min-heap of k, O(n log k) */
+        for (i = k / 2; i-- > 0;)
+            sift_down(t->g, k, i);
+        for (i = k; i < t->n; i++)
+            if (cmp_total_desc(&t->g[i], &t->g[0]) < 0) {
+                t->g[0] = t->g[i];
+                sift_down(t->g, k, 0);
+            }
+        t->n = k;
+    }
+    if (t->n > 1)
+        qsort(t->g, t->n, sizeof *t->g, cmp_total_desc);
 }

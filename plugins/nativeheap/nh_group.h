@@ -6,8 +6,8 @@
  * not exist once the table is full is counted in @ungrouped (its figures
  * still count in the totals the caller keeps). One pass over the records,
  * O(1) expected per record (the hash is seeded at random per table, so a
- * VM cannot choose keys that collide), then one O(g log g) sort of the
- * groups by total. Replaces an array of one group per record and a qsort
+ * VM cannot choose keys that collide), then the k biggest groups picked
+ * (O(g log k)) and sorted. Replaces an array of one group per record and a qsort
  * of it (600 MB for a 64 MiB NHGT: issue 15, fault 2).
  *
  * Ownership: the table owns its arrays (nh_grouper_free); a group's
@@ -23,6 +23,10 @@
 
 /** Groups kept per table (each ~56 bytes + 8 bytes of index). */
 #define NH_GROUPS_MAX 65536u
+/** Records grouped per NHGT (the rest count in the totals only): grouping
+ *  costs ~100-200 ns a record once the tables outgrow the caches, and the
+ *  main loop must not stall (a VM may answer with 256 MiB of records). */
+#define NH_GROUP_RECORDS_MAX 131072u
 
 typedef struct nh_group {
     uint64_t size;          /* by size */
@@ -51,7 +55,8 @@ void nh_grouper_init(nh_grouper *t, int by_frames, size_t frames_len, size_t max
 void nh_grouper_free(nh_grouper *t);
 /** Add record @r (total = size x count, saturated). 0, or -ENOMEM. */
 int nh_grouper_add(nh_grouper *t, const nhgt_record *r, uint64_t total);
-/** Order the groups by total (then count, then size), biggest first. */
-void nh_grouper_sort_by_total(nh_grouper *t);
+/** Keep the @k biggest groups by total (then count, then size), biggest
+ *  first: O(n log k), no sort of them all. The table is read-only after. */
+void nh_grouper_top_by_total(nh_grouper *t, size_t k);
 
 #endif /* DDM_NATIVEHEAP_NH_GROUP_H */

@@ -9,7 +9,8 @@
  *                          allocations, allocated bytes, zygote bytes,
  *                          header version, pointer size, backtrace depth,
  *                          malloc debugging on/off, ungrouped records (past
- *                          the NH_GROUPS_MAX groups a table keeps).
+ *                          the NH_GROUPS_MAX groups a table keeps, or past
+ *                          the NH_GROUP_RECORDS_MAX records grouped).
  *  nativeheap.allocations  table (NHGT): grouped by (size, zygote): size,
  *                          zygote, count, total bytes, records; biggest
  *                          total first, at most nativeheap.max_rows rows.
@@ -195,12 +196,14 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
     nh_grouper by_size, by_bt;
     nh_maps maps;
     uint64_t allocs = 0, total = 0, zyg = 0;
-    size_t i;
+    size_t i, budget = np->group_records_max ? np->group_records_max : NH_GROUP_RECORDS_MAX;
+    uint64_t unbudgeted = in->n_records > budget ? in->n_records - budget : 0;
     int rc = 0;
 
     if (nh_maps_parse(&maps, in->maps, (size_t)in->map_size) != 0)
         return -ENOMEM;
-    /* one pass: totals, and both groupings in bounded tables */
+    /* one pass: totals of every record, and both groupings (of the first
+     * @budget records: the main loop's time) in bounded tables */
     nh_grouper_init(&by_size, 0, 0, np->group_max);
     nh_grouper_init(&by_bt, 1, (size_t)in->backtrace_size * in->ptr_size, np->group_max);
     for (i = 0; i < in->n_records && rc == 0; i++) {
@@ -212,6 +215,8 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
         total = sat_add(total, t);
         if (r.zygote)
             zyg = sat_add(zyg, t);
+        if (i >= budget)
+            continue;
         if (nv->allocations)
             rc = nh_grouper_add(&by_size, &r, t);
         if (rc == 0 && nv->backtraces)
@@ -240,15 +245,15 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
         h->view_field_int(nv->summary, "backtrace_depth", clamp64(in->backtrace_size));
         h->view_field_int(nv->summary, "mappings", (int64_t)maps.n);
         h->view_field_bool(nv->summary, "malloc_debug", in->alloc_info_size != 0);
-        h->view_field_int(nv->summary, "ungrouped", /* records past the group cap */
-                          clamp64(by_size.ungrouped > by_bt.ungrouped ? by_size.ungrouped
-                                                                      : by_bt.ungrouped));
+        h->view_field_int(nv->summary, "ungrouped", /* records past either cap */
+                          clamp64(unbudgeted + (by_size.ungrouped > by_bt.ungrouped
+                                                    ? by_size.ungrouped : by_bt.ungrouped)));
         h->view_commit(nv->summary);
     }
 
     if (nv->backtraces) {
         char frames[2048];
-        nh_grouper_sort_by_total(&by_bt);
+        nh_grouper_top_by_total(&by_bt, np->opts.max_rows);
         h->view_begin(nv->backtraces);
         for (i = 0; i < by_bt.n && i < np->opts.max_rows; i++) {
             const nh_group *g = &by_bt.g[i];
@@ -264,7 +269,7 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
         h->view_commit(nv->backtraces);
     }
     if (nv->allocations) {
-        nh_grouper_sort_by_total(&by_size);
+        nh_grouper_top_by_total(&by_size, np->opts.max_rows);
         h->view_begin(nv->allocations);
         for (i = 0; i < by_size.n && i < np->opts.max_rows; i++) {
             const nh_group *g = &by_size.g[i];

@@ -4,6 +4,7 @@
  */
 #include "nhgt.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +16,16 @@ static uint64_t le(const uint8_t *p, unsigned width)
 {
     uint64_t v = 0;
     unsigned i;
+    if (width == 8) { /* the common widths in one load (every record of a big table) */
+        uint64_t w;
+        memcpy(&w, p, 8);
+        return le64toh(w);
+    }
+    if (width == 4) {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        return le32toh(w);
+    }
     for (i = width; i > 0; i--)
         v = (v << 8) | p[i - 1];
     return v;

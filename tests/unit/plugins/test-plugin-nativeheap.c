@@ -567,7 +567,8 @@ static void test_nhgt_unsolicited_ignored(void **state)
 }
 
 /* A big NHGT that was asked for: 1,000,000 records, all of different sizes
- * and backtraces. The groups kept stay at the cap (here lowered to 1000):
+ * and backtraces. Only the first NH_GROUP_RECORDS_MAX are grouped, and the
+ * groups kept stay at the cap (here lowered to 1000):
  * memory does not follow the record count, the figures of every record
  * still count in the totals, the rest are counted as ungrouped, and the
  * grouping's work is linear (probes per record bounded, no per-record array
@@ -612,6 +613,28 @@ static void test_nhgt_huge_bounded(void **state)
     assert_true(np->last_group_ops <= 8 * 2 * n);
     free(p);
     free(many);
+}
+
+/* Only the first NH_GROUP_RECORDS_MAX records are grouped (here 2): the
+ * main loop's time per NHGT is bounded; the totals count every record. */
+static void test_nhgt_grouping_budget(void **state)
+{
+    fixture *f = *state;
+    nh_plugin *np = fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "nativeheap.summary");
+    ddm_view *al = fake_view_find(f->fh, f->vm, "nativeheap.allocations");
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    np->group_records_max = 2;
+    run_nhgt(f, p, len);
+    assert_int_equal(fake_view_field_int(sum, "records"), 4);
+    assert_int_equal(fake_view_field_int(sum, "ungrouped"), 2);
+    assert_int_equal(fake_view_field_int(sum, "allocated"), 15 * 32 + 2 * 4096 + 32);
+    assert_int_equal(fake_view_n_rows(al), 1); /* the first two records: one group */
+    assert_int_equal(fake_view_cell_int(al, 0, "count"), 15);
+    free(p);
 }
 
 /* ------------------------------------------------------------ NHGT poll */
@@ -971,6 +994,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nhgt_headline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_unsolicited_ignored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_huge_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nhgt_grouping_budget, setup, teardown),
         cmocka_unit_test(test_maps),
         cmocka_unit_test_setup_teardown(test_poll_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_watched, setup, teardown),
