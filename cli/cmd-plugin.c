@@ -3,7 +3,9 @@
  * A plugin's command (`ddmon gc PID`, `ddmon heap-bitmap ...`): any word
  * that is none of ddmon's own commands, sent with its arguments to the
  * server, which runs it through the plugin registry. Blob results are
- * written with --out-dir.
+ * written with --out-dir. An application/json result (a plugin's nested
+ * document, core/views/json_blob.h) is shown as an outline, embedded as
+ * "data" with --json, and fails the command when it cannot be read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/jsonout.h"
 #include "cli/snapshot.h"
+#include "core/views/json_blob.h"
 
 /* Progress on a terminal: one line on stderr, rewritten in place. */
 typedef struct Progress {
@@ -48,6 +51,21 @@ static void show_progress(guint64 done, guint64 total, const char *unit, gpointe
     }
     fflush(stderr);
     p->shown = TRUE;
+}
+
+/* The reason the answer's JSON result (json_blob.h) cannot be read, or
+ * NULL: a plugin that hands over a broken document gets no half-shown one.
+ * (transfer full) */
+static char *json_result_error(JsonObject *answer, const char *command)
+{
+    JsonNode *result = json_object_get_member(answer, "result");
+    if (result == NULL || !JSON_NODE_HOLDS_OBJECT(result))
+        return NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(JsonNode) doc = ddm_json_blob_of_view(json_node_get_object(result), &error);
+    if (error == NULL)
+        return NULL;
+    return g_strdup_printf("the result of '%.64s' cannot be read: %s", command, error->message);
 }
 
 /* @args: the command word, then its arguments. */
@@ -91,6 +109,12 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
     gint64 st = ddm_json_get_int(o, "status", ddm_json_get_int(o, "code", DDM_EXIT_FAILED));
     int code = ok ? DDM_EXIT_OK
                   : (st >= DDM_EXIT_FAILED && st <= DDM_EXIT_NOT_FOUND ? (int)st : DDM_EXIT_FAILED);
+    g_autofree char *unreadable = ok ? json_result_error(o, args[0]) : NULL;
+    if (unreadable != NULL) {
+        ok = FALSE;
+        code = DDM_EXIT_FAILED;
+        json_object_set_string_member(o, "error", unreadable);
+    }
     if (cli->json) {
         if (!ok) {
             const char *err = ddm_json_get_string(o, "error");
@@ -111,6 +135,8 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
     if (!ok) {
         const char *err = ddm_json_get_string(o, "error");
         g_printerr("ddmon: %s\n", err != NULL ? err : "command failed");
+        if (unreadable != NULL)
+            return code;
     } else {
         const char *msg = ddm_json_get_string(o, "message");
         if (msg != NULL && *msg != '\0')

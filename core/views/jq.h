@@ -28,7 +28,9 @@ char *ddm_jq_key(const char *name);
 char **ddm_jq_keys(const char *const *names, guint n);
 
 /** @view (the server's form) for scripts; @schema: with "schema" (a
- *  document of its own). Anything that is no view object is copied.
- *  (transfer full) */
+ *  document of its own). Anything that is no view object is copied. A
+ *  JSON blob (json_blob.h) that came with its data gets the document
+ *  parsed as "data" instead of "data_base64", or "data": null and a
+ *  one-line "data_error" when it cannot be read. (transfer full) */
 JsonNode *ddm_jq_view(JsonNode *view, gboolean schema);
 #endif /* DDM_VIEWS_JQ_H */

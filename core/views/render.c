@@ -9,7 +9,13 @@
  *    fixed number of decimals per column (1 for "%", else 2); null is "-",
  *    booleans "yes"/"no".
  *  - record: "key: value" lines with the values aligned.
- *  - blob: "<media/type, N bytes>".
+ *  - blob: "<media/type, N bytes>"; a JSON blob that came with its data
+ *    (json_blob.h): its document as an indented outline. At the top an
+ *    object's members are "key: value" lines; deeper, an object's scalars
+ *    (and empty lists and objects) share one line as "key=value", each
+ *    list or object member follows on lines of its own, two spaces in;
+ *    a list's items are "- " lines. So a tree of objects with "children"
+ *    lists reads as an indented tree.
  *
  * Invariants: widths are terminal cells (wide CJK characters count 2,
  * combining marks 0), so columns line up; control characters (C0, C1, DEL)
@@ -24,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/views/json_blob.h"
 #include "core/views/views.h"
 
 #define SEP "  "
@@ -395,6 +402,99 @@ static void render_record(GString *out, JsonObject *o, guint max_width)
 
 /* --------------------------------------------------------------- blob */
 
+/* A scalar, or a list or object with nothing in it: fits on a line. */
+static gboolean outline_leaf(JsonNode *n)
+{
+    if (JSON_NODE_HOLDS_OBJECT(n))
+        return json_object_get_size(json_node_get_object(n)) == 0;
+    if (JSON_NODE_HOLDS_ARRAY(n))
+        return json_array_get_length(json_node_get_array(n)) == 0;
+    return TRUE;
+}
+
+static char *outline_value(JsonNode *n)
+{
+    if (JSON_NODE_HOLDS_OBJECT(n))
+        return g_strdup("{}");
+    if (JSON_NODE_HOLDS_ARRAY(n))
+        return g_strdup("[]");
+    return format_value(n, FMT_TEXT, -1);
+}
+
+static void outline_indent(GString *out, guint indent)
+{
+    for (guint i = 0; i < indent; i++)
+        g_string_append_c(out, ' ');
+}
+
+/* @n on a line that starts with @lead ("key: " or "- ") at @indent; its
+ * nested members on lines below, two spaces further in. Recursion is
+ * bounded by the parser's depth cap (DDM_JSON_BLOB_MAX_DEPTH). */
+static void outline_node(GString *out, const char *lead, guint indent, JsonNode *n, guint max_width)
+{
+    gsize start = out->len;
+    outline_indent(out, indent);
+    g_string_append(out, lead);
+    if (outline_leaf(n)) {
+        char *v = outline_value(n);
+        g_string_append(out, v);
+        g_free(v);
+        end_line(out, start, max_width);
+        return;
+    }
+    if (JSON_NODE_HOLDS_ARRAY(n)) {
+        JsonArray *a = json_node_get_array(n);
+        end_line(out, start, max_width);
+        for (guint i = 0; i < json_array_get_length(a); i++)
+            outline_node(out, "- ", indent + 2, json_array_get_element(a, i), max_width);
+        return;
+    }
+    JsonObject *o = json_node_get_object(n);
+    GList *names = json_object_get_members(o);
+    gboolean first = TRUE;
+    for (GList *l = names; l != NULL; l = l->next) {
+        JsonNode *m = json_object_get_member(o, l->data);
+        if (!outline_leaf(m))
+            continue;
+        char *k = sanitize(l->data), *v = outline_value(m);
+        g_string_append_printf(out, "%s%s=%s", first ? "" : " ", k, v);
+        first = FALSE;
+        g_free(k);
+        g_free(v);
+    }
+    end_line(out, start, max_width);
+    for (GList *l = names; l != NULL; l = l->next) {
+        JsonNode *m = json_object_get_member(o, l->data);
+        if (outline_leaf(m))
+            continue;
+        char *k = sanitize(l->data);
+        char *lead2 = g_strdup_printf("%s: ", k);
+        outline_node(out, lead2, indent + 2, m, max_width);
+        g_free(lead2);
+        g_free(k);
+    }
+    g_list_free(names);
+}
+
+/* A JSON document: an object's members one a line at the top. */
+static void render_outline(GString *out, JsonNode *doc, guint max_width)
+{
+    if (!JSON_NODE_HOLDS_OBJECT(doc) || outline_leaf(doc)) {
+        outline_node(out, "", 0, doc, max_width);
+        return;
+    }
+    JsonObject *o = json_node_get_object(doc);
+    GList *names = json_object_get_members(o);
+    for (GList *l = names; l != NULL; l = l->next) {
+        char *k = sanitize(l->data);
+        char *lead = g_strdup_printf("%s: ", k);
+        outline_node(out, lead, 0, json_object_get_member(o, l->data), max_width);
+        g_free(lead);
+        g_free(k);
+    }
+    g_list_free(names);
+}
+
 static void render_blob(GString *out, JsonObject *o, guint max_width)
 {
     const char *mt = member_string(o, "media_type");
@@ -405,6 +505,26 @@ static void render_blob(GString *out, JsonObject *o, guint max_width)
 
     if (size && JSON_NODE_HOLDS_VALUE(size) && json_node_get_value_type(size) == G_TYPE_INT64)
         n = json_node_get_int(size);
+    if (member_string(o, "file") == NULL) {
+        GError *error = NULL;
+        JsonNode *doc = ddm_json_blob_of_view(o, &error);
+        if (doc != NULL) {
+            render_outline(out, doc, max_width);
+            json_node_unref(doc);
+            g_free(smt);
+            return;
+        }
+        if (error != NULL) {
+            char *why = sanitize(error->message);
+            g_string_append_printf(out, "<%s, %" G_GINT64_FORMAT " %s: %s>", smt, n,
+                                   n == 1 ? "byte" : "bytes", why);
+            end_line(out, start, max_width);
+            g_free(why);
+            g_error_free(error);
+            g_free(smt);
+            return;
+        }
+    }
     g_string_append_printf(out, "<%s, %" G_GINT64_FORMAT " %s>", smt, n, n == 1 ? "byte" : "bytes");
     const char *file = member_string(o, "file"); /* written out (--out-dir) */
     if (file != NULL) {

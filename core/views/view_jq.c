@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/views/jq.h"
+#include "core/views/json_blob.h"
 
 /* ---------------------------------------------------------------- keys */
 
@@ -191,6 +192,20 @@ static void convert_record(JsonObject *out, JsonObject *in)
     g_free(names);
 }
 
+/* A JSON blob's document as "data", parsed; "data": null and
+ * "data_error" when it cannot be read; nothing when it came without. */
+static void embed_json_blob(JsonObject *out, JsonObject *in)
+{
+    g_autoptr(GError) error = NULL;
+    JsonNode *doc = ddm_json_blob_of_view(in, &error);
+    if (doc != NULL) {
+        json_object_set_member(out, "data", doc);
+    } else if (error != NULL) {
+        json_object_set_null_member(out, "data");
+        json_object_set_string_member(out, "data_error", error->message);
+    }
+}
+
 JsonNode *ddm_jq_view(JsonNode *view, gboolean schema)
 {
     JsonObject *in = object_of(view);
@@ -211,7 +226,10 @@ JsonNode *ddm_jq_view(JsonNode *view, gboolean schema)
         copy_member(out, in, "media_type", NULL);
         copy_member(out, in, "size", "size_bytes");
         copy_member(out, in, "file", NULL);
-        copy_member(out, in, "data_base64", NULL);
+        if (ddm_json_blob_type(str_member(in, "media_type")))
+            embed_json_blob(out, in);
+        else
+            copy_member(out, in, "data_base64", NULL);
     }
     return object_node(out);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The JSON form of a view (ddm_view_to_json): what frontends are sent and
- * what the text renderer (render.c) works from.
+ * what the text renderer (render.c) works from. A blob's bytes come only
+ * when asked, except an application/json blob's (json_blob.h).
  */
 #include <math.h>
 
+#include "core/views/json_blob.h"
 #include "core/views/views-private.h"
 
 static const char *type_name(ddm_value_type t)
@@ -122,7 +124,9 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
             json_builder_add_null_value(b);
         json_builder_set_member_name(b, "size");
         json_builder_add_int_value(b, (gint64)c->blob_len);
-        if (with_blob_data) {
+        /* A JSON blob is structured data, not opaque bytes: it comes
+         * whole (within the cap frontends parse) even unasked. */
+        if (with_blob_data || (ddm_json_blob_type(c->media_type) && c->blob_len <= DDM_JSON_BLOB_MAX)) {
             char *b64 = g_base64_encode(c->blob ? c->blob : (const guchar *)"", c->blob_len);
             json_builder_set_member_name(b, "data_base64");
             json_builder_add_string_value(b, b64);

@@ -90,11 +90,13 @@ int ddm_view_watchers(const ddm_view *v);
  *  {"name","vm","owner","title","kind":"table|record|blob","version",
  *   table: "columns":[{"name","type","unit"}], "rows":[[...]],
  *   record: "fields":[{"key","type","value"}],
- *   blob: "media_type","size","data_base64" (only with @with_blob_data)}
+ *   blob: "media_type","size","data_base64" (only with @with_blob_data, or
+ *   for an application/json blob up to DDM_JSON_BLOB_MAX: json_blob.h)}
  *  (transfer full) */
 JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data);
 /** Render a view's JSON (as above) as text for a terminal: aligned table,
- *  "key: value" lines, or a blob summary. (transfer full) */
+ *  "key: value" lines, a JSON blob's document as an indented outline, or
+ *  a blob summary. (transfer full) */
 char *ddm_view_json_to_text(JsonNode *view_json);
 
 /** Options for ddm_view_json_to_text_full (render.c). Zero-initialised = the

@@ -6,7 +6,7 @@
 VIEWDEBUG_PLUGIN_SOURCES = \
 	%reldir%/viewdebug.c %reldir%/viewdebug.h \
 	%reldir%/ui-cmd.c %reldir%/capture.c %reldir%/pngcheck.c %reldir%/pngcheck.h \
-	%reldir%/vudecode.c %reldir%/vudecode.h
+	%reldir%/vudecode.c %reldir%/vudecode.h %reldir%/vujson.c %reldir%/vujson.h
 
 if BUILD_PLUGIN_VIEWDEBUG
 plugins_LTLIBRARIES += %reldir%/viewdebug.la

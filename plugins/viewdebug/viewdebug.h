@@ -4,7 +4,7 @@
  * Hierarchy Viewer and Layout Inspector read it (android.ddm.
  * DdmHandleViewDebug). One command, `ddmon ui VM ...`:
  *   windows                      VULW: the app's windows (view roots)
- *   dump WINDOW [--properties]   VURT op 1: the view tree, one row a view
+ *   dump WINDOW [--properties]   VURT op 1: the view tree (a JSON document)
  *   theme WINDOW                 VURT op 3: the theme's attributes
  *   capture WINDOW VIEW [FILE]   VUOP op 1: the view as PNG, to FILE
  * WINDOW is a window's name (TITLE/CLASS@HASH, with a '/'), or, without a

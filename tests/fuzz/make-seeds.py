@@ -6,6 +6,7 @@
 # comment describes (doc/protocol.md for the chunks). Run it from anywhere
 # after changing a layout; regression seeds (named after what they caught)
 # are added by hand and left alone.
+import base64
 import json
 import os
 import struct
@@ -205,6 +206,21 @@ def view_blob():
             "version": 2, "media_type": "image/png", "size": 4, "data_base64": "iVBORw=="}
 
 
+def view_json_blob():
+    """A JSON blob (core/views/json_blob.h): its data is a document the
+    renderer prints as an outline."""
+    doc = {"schema": 1, "window": "w/x@1", "views": 2, "properties": True,
+           "root": {"class": "a.Root", "hash": "1", "id": "NO_ID",
+                    "bounds": {"left": 0, "top": 0, "right": 10, "bottom": 20},
+                    "properties": {"mID": "NO_ID", "x": 1.5, "ok": False},
+                    "children": [{"class": "b\u001bKid", "hash": "2", "id": None, "bounds": None,
+                                  "properties": {}, "children": []}]}}
+    data = json.dumps(doc).encode()
+    return {"name": "ui", "vm": None, "owner": "viewdebug", "title": "View tree", "kind": "blob",
+            "version": 1, "media_type": "application/json", "size": len(data),
+            "data_base64": base64.b64encode(data).decode()}
+
+
 def elf_plugin(machine=62, relative=8, rela=True, magic=0x44444D50, shstrip=False):
     """A minimal plugin file for core/pluginhost/elfdesc.c: little-endian
     ELF64 ET_DYN, one PT_LOAD over the whole file (addresses = offsets),
@@ -305,6 +321,7 @@ def seeds():
         "gen-table-narrow": u1(1 | (12 << 1)) + json.dumps({"ok": True, "view": view_table()}).encode(),
         "gen-record": u1(0) + json.dumps({"ok": True, "view": view_record()}).encode(),
         "gen-blob": u1(1) + json.dumps({"ok": True, "view": view_blob()}).encode(),
+        "gen-json-blob": u1(1 | (30 << 1)) + json.dumps({"ok": True, "view": view_json_blob()}).encode(),
         "gen-error": u1(0) + json.dumps({"ok": False, "error": "no such view", "code": 3, "kind": "not-found"}).encode(),
     }
     good = seg_piece([(ST(0, 0), 3), (ST(1, 0), 0), (0x80 | ST(1, 2), 255), (ST(1, 2), 43), (ST(1, 1), 1)])

@@ -3,8 +3,9 @@
 # The viewdebug plugin through the real ddmon and ddmon-simvm (ground
 # truth: the state file's "views", what the simulator sent): `ui windows`
 # lists the simulator's windows; `ui dump` (text and --json, with and
-# without --properties) gives its tree (class, hash, id, bounds, parent and
-# child structure, the texts); `ui capture` writes the very PNG it sent
+# without --properties) gives its tree (--json: nested objects walked
+# against the simulator's nesting: class, hash, id, bounds, children in
+# order, typed properties; text: the indented outline); `ui capture` writes the very PNG it sent
 # (sha256), which python's zlib/struct and file(1) read as a PNG of the
 # view's size, and leaves no .part; `ui theme` gives its attributes (their
 # text hashes to what it sent); an unknown window or view shows the VM's
@@ -55,7 +56,9 @@ assert [r["window"] for r in rows] == truth, (rows, truth)
 assert [r["index"] for r in rows] == list(range(len(truth)))
 EOF
 
-# compare.py JSON STATE PROPS: the dump's rows against the simulator's tree
+# compare.py JSON STATE PROPS WINDOW: the dump's nested tree (the result's
+# "data", an application/json result embedded by --json) against the
+# simulator's tree, view by view in the same nesting and order
 cat >"$T_TMP/compare.py" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1])); v = json.load(open(sys.argv[2]))["vms"][0]["views"]
@@ -63,62 +66,80 @@ props = sys.argv[3] == "1"
 assert d["ok"] and d["schema"] == 1, d
 last = v["last_dump"]
 assert last["properties"] == props and last["window"] == sys.argv[4], last
-truth = []
-def walk(n, depth, parent):
-    i = len(truth)
-    truth.append((n, depth, parent))
-    for c in n["children"]:
-        walk(c, depth + 1, i)
-walk(last["tree"], 0, None)
-rows = d["result"]["rows"]
-views = [r for r in rows if not props or r["property"] is None]
-assert len(views) == len(truth) == last["views"], (len(views), len(truth))
-for i, (r, (n, depth, parent)) in enumerate(zip(views, truth)):
-    assert r["index"] == i and r["class"] == n["class"] and r["hash"] == n["hash"], (r, n)
-    assert r["depth"] == depth and r["parent"] == parent, (r, depth, parent)
-    assert r["children"] == len(n["children"]), (r, n)
-    assert r["view"] == " " * depth + n["class"] + "@" + n["hash"], r
+res = d["result"]
+assert res["kind"] == "blob" and res["media_type"] == "application/json" and "data_base64" not in res, res
+doc = res["data"]
+assert doc["schema"] == 1 and doc["window"] == sys.argv[4] and doc["properties"] == props, doc
+def typed(s):  # a value as the plugin types it: by its form
+    if s in ("true", "false"): return s == "true"
+    try: return int(s) if str(int(s)) == s else s
+    except ValueError: return s
+count = 0
+def walk(mine, n, path):
+    global count
+    count += 1
+    assert mine["class"] == n["class"] and mine["hash"] == n["hash"], (path, mine["class"], n)
+    assert len(mine["children"]) == len(n["children"]), (path, len(mine["children"]), n)
     if props:
-        for k in ("id", "left", "top", "right", "bottom"):
-            assert r[k] == n[k], (k, r, n)
-        mine = {p["property"]: p["value"] for p in rows if p["index"] == i and p["property"] is not None}
-        assert mine["layout:mRight"] == str(n["right"]) and mine["mID"] == n["id"], mine
+        assert mine["id"] == n["id"], (path, mine["id"], n["id"])
+        b = mine["bounds"]
+        assert (b["left"], b["top"], b["right"], b["bottom"]) == (n["left"], n["top"], n["right"], n["bottom"]), (path, b, n)
+        p = mine["properties"]
+        want = {"mID": n["id"], "layout:mLeft": n["left"], "layout:mTop": n["top"],
+                "layout:mRight": n["right"], "layout:mBottom": n["bottom"],
+                "layout:getWidth()": n["right"] - n["left"], "layout:getHeight()": n["bottom"] - n["top"],
+                "drawing:getAlpha()": 1.0, "focus:hasFocus()": False,
+                "getVisibility()": "GONE" if (n["left"], n["top"]) == (n["right"], n["bottom"]) else "VISIBLE"}
         if "text" in n:
-            assert mine["text:mText"] == n["text"], (mine, n)
+            want["text:mText"] = typed(n["text"])
+        for k, w in want.items():
+            assert p[k] == w and type(p[k]) == type(w), (path, k, p.get(k), w)
+        assert len(p) == len(want), (path, sorted(p), sorted(want))
     else:
-        assert r["id"] is None and r["left"] is None, r
-print(len(views), "views match")
+        assert mine["id"] is None and mine["bounds"] is None and "properties" not in mine, (path, mine)
+    for i, (c, t) in enumerate(zip(mine["children"], n["children"])):
+        walk(c, t, path + [i])
+walk(doc["root"], last["tree"], [])
+assert count == last["views"] == doc["views"], (count, last["views"], doc["views"])
+print(count, "views match")
 EOF
 
 # 3-5: dump, --json and text, with and without properties
 ui com.example.inbox dump "$W0" --json >"$T_TMP/dump.json" 2>&1; rc=$?
 t_wait 5 t_is 1 views "$T_TMP/a.json" 'v["dumps"]'
 python3 "$T_TMP/compare.py" "$T_TMP/dump.json" "$T_TMP/a.json" 0 "$W0" >"$T_TMP/dump.cmp" 2>&1 && [ $rc = 0 ] \
-    && t_ok "ui dump --json: class, hash, depth, parent and children equal the simulator's tree ($(cat "$T_TMP/dump.cmp"))" \
-    || t_fail "ui dump --json: class, hash, depth, parent and children equal the simulator's tree" \
+    && t_ok "ui dump --json: the nested tree's classes, hashes and children equal the simulator's ($(cat "$T_TMP/dump.cmp"))" \
+    || t_fail "ui dump --json: the nested tree's classes, hashes and children equal the simulator's" \
         "rc=$rc $(tail -5 "$T_TMP/dump.cmp")"
 ui com.example.inbox dump "$W0" --properties --json >"$T_TMP/dumpp.json" 2>&1; rc=$?
 t_wait 5 t_is 2 views "$T_TMP/a.json" 'v["dumps"]'
 python3 "$T_TMP/compare.py" "$T_TMP/dumpp.json" "$T_TMP/a.json" 1 "$W0" >"$T_TMP/dumpp.cmp" 2>&1 && [ $rc = 0 ] \
-    && t_ok "ui dump --properties --json: ids, bounds and texts (UTF-16 lengths) equal the simulator's" \
-    || t_fail "ui dump --properties --json: ids, bounds and texts equal the simulator's" \
+    && t_ok "ui dump --properties --json: ids, bounds and typed properties (texts by UTF-16 length) equal the simulator's" \
+    || t_fail "ui dump --properties --json: ids, bounds and typed properties equal the simulator's" \
         "rc=$rc $(tail -5 "$T_TMP/dumpp.cmp")"
 ui com.example.inbox dump "$W1" >"$T_TMP/dump1.txt" 2>&1; rc=$?
 t_wait 5 t_is 3 views "$T_TMP/a.json" 'v["dumps"]'
 python3 - "$T_TMP/dump1.txt" "$T_TMP/a.json" <<'EOF' >"$T_TMP/dump1.cmp" 2>&1 \
     && t_ok "ui dump (text) of the popup: the indented tree the simulator sent" \
     || t_fail "ui dump (text) of the popup: the indented tree the simulator sent" "$(cat "$T_TMP/dump1.cmp" "$T_TMP/dump1.txt")"
-import json, sys
+import json, re, sys
 lines = open(sys.argv[1]).read().splitlines()
-tree = json.load(open(sys.argv[2]))["vms"][0]["views"]["last_dump"]["tree"]
+last = json.load(open(sys.argv[2]))["vms"][0]["views"]["last_dump"]
 want = []
 def walk(n, d):
-    want.append(" " * d + n["class"] + "@" + n["hash"])
+    want.append((d, n["class"], n["hash"]))
     for c in n["children"]:
         walk(c, d + 1)
-walk(tree, 0)
+walk(last["tree"], 0)
 assert "3 views in PopupWindow:" in lines[0], lines[0]
-got = [l[7:7 + len(w)] for l, w in zip(lines[2:], want)]
+assert "window: " + last["window"] in lines, lines
+# the outline: "root: class=C hash=H ...", each child a "- class=..." line
+# 4 spaces further in than its parent
+got = []
+for l in lines:
+    m = re.match(r"^( *)(root: |- )class=(\S+) hash=(\S+) ", l)
+    if m:
+        got.append((len(m.group(1)) // 4, m.group(3), m.group(4)))
 assert got == want, (got, want)
 EOF
 

@@ -2,8 +2,9 @@
  *
  * The --json converter (cli/jsonout.c): snake_case keys and their
  * collisions, each view kind with units and nulls, the VM list with its
- * headline figures, views grouped per VM, watch events, command answers
- * and the "schema" member. Views are built by the real view store and
+ * headline figures, views grouped per VM, watch events, command answers,
+ * JSON blobs embedded as "data" (valid, invalid, too deep, too large) and
+ * the "schema" member. Views are built by the real view store and
  * ddm_view_to_json, so the input is what the server sends.
  */
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "cli/jsonout.h"
+#include "core/views/json_blob.h"
 #include "core/views/views.h"
 #include "core/wire/ctlproto.h"
 
@@ -301,6 +303,119 @@ static void test_views_list_event_answer(void **state)
                      "\"version\":1,\"fields\":{\"freed_bytes\":4096}}}");
 }
 
+/* A JSON blob view holding @len bytes of @data, in the server's form. */
+static JsonNode *json_blob_view(DdmViews *store, const char *name, const char *media_type,
+                                const char *data, gsize len)
+{
+    ddm_view *v = ddm_views_create(store, "p", "emu:7", name, DDM_VIEW_BLOB, "Tree");
+    ddm_view_begin(v);
+    assert_int_equal(ddm_view_blob(v, media_type, data, len), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    return ddm_view_to_json(v, FALSE); /* unasked: a JSON blob's data comes anyway */
+}
+
+static const char *data_error(JsonNode *jq)
+{
+    JsonObject *o = json_node_get_object(jq);
+    assert_true(json_object_has_member(o, "data"));
+    assert_true(json_object_get_null_member(o, "data"));
+    assert_false(json_object_has_member(o, "data_base64"));
+    return json_object_get_string_member(o, "data_error");
+}
+
+/* An application/json blob is embedded parsed as "data" (a command's
+ * result too); one that cannot be read gets "data": null and the reason. */
+static void test_json_blob(void **state)
+{
+    (void)state;
+    assert_true(ddm_json_blob_type("application/json"));
+    assert_true(ddm_json_blob_type("Application/JSON; charset=utf-8"));
+    assert_false(ddm_json_blob_type("application/jsonl"));
+    assert_false(ddm_json_blob_type("text/plain"));
+    assert_false(ddm_json_blob_type(NULL));
+
+    DdmViews *store = ddm_views_new();
+    static const char doc[] = "{\"schema\":1,\"root\":{\"class\":\"a\\\"b\",\"children\":[{\"class\":"
+                              "\"c\",\"children\":[]}]},\"n\":1.5}";
+    g_autoptr(JsonNode) in = json_blob_view(store, "tree", "application/json", doc, sizeof doc - 1);
+    assert_non_null(ddm_json_get_string(json_node_get_object(in), "data_base64"));
+    g_autoptr(JsonNode) out = ddm_jq_view(in, FALSE);
+    assert_json(out, "{\"name\":\"tree\",\"vm\":\"emu:7\",\"owner\":\"p\",\"title\":\"Tree\",\"kind\":"
+                     "\"blob\",\"version\":1,\"media_type\":\"application/json\",\"size_bytes\":85,"
+                     "\"data\":{\"schema\":1,\"root\":{\"class\":\"a\\\"b\",\"children\":[{\"class\":"
+                     "\"c\",\"children\":[]}]},\"n\":1.5}}");
+    /* as a command's result */
+    g_autoptr(JsonNode) ans = json_node_init_object(json_node_alloc(), json_object_new());
+    json_object_set_boolean_member(json_node_get_object(ans), "ok", TRUE);
+    json_object_set_member(json_node_get_object(ans), "result", json_node_copy(in));
+    g_autoptr(JsonNode) aout = ddm_jq_command_answer(ans);
+    JsonObject *res = json_object_get_object_member(json_node_get_object(aout), "result");
+    assert_string_equal(json_object_get_string_member(
+                            json_object_get_object_member(json_object_get_object_member(res, "data"), "root"),
+                            "class"),
+                        "a\"b");
+
+    /* invalid: cut short, trailing garbage, not UTF-8, no value, no ':';
+     * then nested too deep */
+    static const char *const bad[] = {"{\"a\":", "{} x", "\"\xff\"", "[1,,2]", "nul", "{\"a\" 1}"};
+    for (gsize i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autofree char *name = g_strdup_printf("bad%zu", i);
+        g_autoptr(JsonNode) bin = json_blob_view(store, name, "application/json", bad[i], strlen(bad[i]));
+        g_autoptr(JsonNode) bout = ddm_jq_view(bin, FALSE);
+        const char *why = data_error(bout);
+        if (why == NULL || strncmp(why, "not JSON", 8) != 0)
+            fail_msg("%s: %s", bad[i], why ? why : "(no error)");
+        g_autoptr(GError) err = NULL;
+        assert_null(ddm_json_blob_of_view(json_node_get_object(bin), &err));
+        assert_non_null(err);
+    }
+    GString *deep = g_string_new(NULL);
+    for (guint i = 0; i <= DDM_JSON_BLOB_MAX_DEPTH; i++)
+        g_string_append(deep, "[");
+    for (guint i = 0; i <= DDM_JSON_BLOB_MAX_DEPTH; i++)
+        g_string_append(deep, "]");
+    g_autoptr(JsonNode) din = json_blob_view(store, "deep", "application/json", deep->str, deep->len);
+    g_autoptr(JsonNode) dout = ddm_jq_view(din, FALSE);
+    assert_non_null(strstr(data_error(dout), "nested deeper than 2048"));
+    /* as deep as allowed: read */
+    g_string_erase(deep, 0, 1);
+    g_string_truncate(deep, deep->len - 1);
+    g_autoptr(JsonNode) okin = json_blob_view(store, "deep2", "application/json", deep->str, deep->len);
+    g_autoptr(JsonNode) okout = ddm_jq_view(okin, FALSE);
+    assert_true(JSON_NODE_HOLDS_ARRAY(json_object_get_member(json_node_get_object(okout), "data")));
+    g_string_free(deep, TRUE);
+
+    /* oversized: the server sends no data past the cap, and the reason is said */
+    gsize big = DDM_JSON_BLOB_MAX + 1;
+    char *spaces = g_malloc(big);
+    memset(spaces, ' ', big);
+    spaces[0] = '1';
+    DdmViews *big_store = ddm_views_new(); /* freed at once: 64 MiB */
+    g_autoptr(JsonNode) bigin = json_blob_view(big_store, "big", "application/json", spaces, big);
+    g_free(spaces);
+    ddm_views_free(big_store);
+    assert_false(json_object_has_member(json_node_get_object(bigin), "data_base64"));
+    g_autoptr(JsonNode) bigout = ddm_jq_view(bigin, FALSE);
+    assert_non_null(strstr(data_error(bigout), "67108865 bytes is larger than the 64 MiB"));
+    /* ... nor a base64 string longer than the cap allows, whatever "size" says */
+    g_autoptr(JsonNode) lie = parse("{\"name\":\"x\",\"vm\":null,\"owner\":\"o\",\"title\":\"X\","
+                                    "\"kind\":\"blob\",\"version\":1,\"media_type\":\"application/json\","
+                                    "\"size\":2,\"data_base64\":\"e30=\"}");
+    g_autofree char *long_b64 = g_malloc((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 5);
+    memset(long_b64, 'A', (DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 4);
+    long_b64[(DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 4] = '\0';
+    g_autoptr(JsonNode) lout = ddm_jq_view(lie, FALSE);
+    assert_json(json_object_get_member(json_node_get_object(lout), "data"), "{}");
+    json_object_set_string_member(json_node_get_object(lie), "data_base64", long_b64);
+    g_autoptr(JsonNode) lout2 = ddm_jq_view(lie, FALSE);
+    assert_non_null(strstr(data_error(lout2), "larger than the 64 MiB"));
+
+    /* other blobs keep their base64 (with --out-dir), no "data" */
+    g_autoptr(JsonNode) pin = json_blob_view(store, "png", "image/png", "{}", 2);
+    assert_false(json_object_has_member(json_node_get_object(pin), "data_base64"));
+    ddm_views_free(store);
+}
+
 /* Failure objects and {"ok":true} get the schema too, once, first. */
 static void test_stamp(void **state)
 {
@@ -328,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_vms_with_figures),
         cmocka_unit_test(test_group),
         cmocka_unit_test(test_views_list_event_answer),
+        cmocka_unit_test(test_json_blob),
         cmocka_unit_test(test_stamp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

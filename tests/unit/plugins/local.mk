@@ -181,8 +181,9 @@ endif
 tests_unit_plugins_test_plugin_viewdebug_SOURCES = tests/unit/plugins/test-plugin-viewdebug.c \
 	$(VIEWDEBUG_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_viewdebug_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/viewdebug
-tests_unit_plugins_test_plugin_viewdebug_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_viewdebug_LDADD = $(DDM_FAKEHOST_LDADD)
+# json-glib reads the dump's JSON back (an independent reader).
+tests_unit_plugins_test_plugin_viewdebug_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_plugins_test_plugin_viewdebug_LDADD = $(DDM_FAKEHOST_LDADD) $(JSON_GLIB_LIBS) $(GLIB_LIBS)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_viewdebug_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_plugins_test_plugin_viewdebug_LDADD += $(LIBPNG_LIBS)

@@ -2,7 +2,8 @@
  *
  * The viewdebug plugin on the SDK's test kit: `ui VM windows|dump|theme|
  * capture` send the payloads DdmHandleViewDebug reads, turn the replies
- * into tables and files, refuse VMs whose FEAT lacks view-hierarchy, show
+ * into tables, files and (dump) a nested JSON document read back with
+ * json-glib: escaping of odd names and values, typed values, depth; refuse VMs whose FEAT lacks view-hierarchy, show
  * a FAIL with the VM's message (code -2: not found), time out, reject bad
  * replies (broken indentation, a lying VULW count, a capture that is no
  * PNG) and leave no FILE.part behind on any failure.
@@ -20,10 +21,12 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <json-glib/json-glib.h>
 #include <ddmon/bytes.h>
 #include <ddmon/testkit.h>
 
 #include "viewdebug.h"
+#include "vudecode.h" /* VD_MAX_DEPTH */
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;
 
@@ -199,6 +202,60 @@ static const char dump_text[] =
     " android.view.View@d4 \n"
     "DONE.\n";
 
+/* The command's result: an application/json blob, read back with
+ * json-glib (a reader independent of the plugin's writer). */
+static JsonNode *result_doc(ddm_cmd *cmd)
+{
+    ddm_view *res = fake_cmd_result(cmd);
+    const char *mt = NULL;
+    size_t len = 0;
+    const uint8_t *data;
+    JsonParser *p = json_parser_new();
+    GError *err = NULL;
+    JsonNode *root;
+
+    assert_non_null(res);
+    assert_int_equal(fake_view_kind(res), DDM_VIEW_BLOB);
+    data = fake_view_blob(res, &len, &mt);
+    assert_non_null(data);
+    assert_string_equal(mt, "application/json");
+    assert_true(g_utf8_validate((const char *)data, (gssize)len, NULL));
+    if (!json_parser_load_from_data(p, (const char *)data, (gssize)len, &err))
+        fail_msg("not JSON: %s\n%.*s", err->message, (int)(len > 400 ? 400 : len), data);
+    root = json_node_copy(json_parser_get_root(p));
+    g_object_unref(p);
+    return root;
+}
+
+static JsonObject *child(JsonObject *view, guint i)
+{
+    JsonArray *kids = json_object_get_array_member(view, "children");
+    assert_true(i < json_array_get_length(kids));
+    return json_array_get_object_element(kids, i);
+}
+
+static guint n_children(JsonObject *view)
+{
+    return json_array_get_length(json_object_get_array_member(view, "children"));
+}
+
+static void expect_view(JsonObject *v, const char *cls, const char *hash, guint kids)
+{
+    assert_string_equal(json_object_get_string_member(v, "class"), cls);
+    assert_string_equal(json_object_get_string_member(v, "hash"), hash);
+    assert_int_equal(n_children(v), kids);
+}
+
+static void expect_bounds(JsonObject *v, gint64 l, gint64 t, gint64 r, gint64 b)
+{
+    JsonObject *o = json_object_get_object_member(v, "bounds");
+    assert_non_null(o);
+    assert_int_equal(json_object_get_int_member(o, "left"), l);
+    assert_int_equal(json_object_get_int_member(o, "top"), t);
+    assert_int_equal(json_object_get_int_member(o, "right"), r);
+    assert_int_equal(json_object_get_int_member(o, "bottom"), b);
+}
+
 static void test_dump(void **state)
 {
     fx *f = fx_new(features, 2);
@@ -207,7 +264,8 @@ static void test_dump(void **state)
     size_t idx = pending(f, VD_CHUNK_VURT);
     const fake_request *rq = fake_host_request(f->fh, idx);
     ddm_reader r;
-    ddm_view *res;
+    JsonNode *doc;
+    JsonObject *o, *root, *kid;
     static const char plain[] = "a.Root@1 \n b.Kid@2 \n  c.Grand@3 \n b.Kid@4 \nDONE.\n";
     (void)state;
     ddm_reader_init(&r, rq->data, rq->len);
@@ -220,19 +278,24 @@ static void test_dump(void **state)
     assert_int_equal(ddm_reader_remaining(&r), 0);
     fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VURT, plain, sizeof plain - 1);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
-    res = fake_cmd_result(cmd);
-    assert_int_equal(fake_view_n_rows(res), 4);
-    assert_int_equal(fake_view_col(res, "property"), -1);
-    assert_string_equal(fake_view_cell_str(res, 2, "view"), "  c.Grand@3");
-    assert_string_equal(fake_view_cell_str(res, 2, "class"), "c.Grand");
-    assert_string_equal(fake_view_cell_str(res, 2, "hash"), "3");
-    assert_int_equal(fake_view_cell_int(res, 2, "parent"), 1);
-    assert_int_equal(fake_view_cell_int(res, 3, "parent"), 0);
-    assert_true(fake_view_cell_is_null(res, 0, "parent"));
-    assert_int_equal(fake_view_cell_int(res, 0, "children"), 2);
-    assert_true(fake_view_cell_is_null(res, 2, "left"));
-    assert_true(fake_view_cell_is_null(res, 2, "id"));
+    doc = result_doc(cmd);
+    o = json_node_get_object(doc);
+    assert_int_equal(json_object_get_int_member(o, "schema"), 1);
+    assert_string_equal(json_object_get_string_member(o, "window"), WINDOW);
+    assert_int_equal(json_object_get_int_member(o, "views"), 4);
+    assert_false(json_object_get_boolean_member(o, "properties"));
+    root = json_object_get_object_member(o, "root");
+    expect_view(root, "a.Root", "1", 2);
+    kid = child(root, 0);
+    expect_view(kid, "b.Kid", "2", 1);
+    expect_view(child(kid, 0), "c.Grand", "3", 0);
+    expect_view(child(root, 1), "b.Kid", "4", 0);
+    /* without --properties: no id, no bounds, no properties member */
+    assert_true(json_object_get_null_member(kid, "id"));
+    assert_true(json_object_get_null_member(kid, "bounds"));
+    assert_false(json_object_has_member(kid, "properties"));
     assert_non_null(strstr(fake_cmd_message(cmd), "4 views in " WINDOW));
+    json_node_unref(doc);
     fx_free(f);
 }
 
@@ -243,27 +306,139 @@ static void test_dump_properties(void **state)
     ddm_cmd *cmd = run(f, 5, argv);
     size_t idx = pending(f, VD_CHUNK_VURT);
     const fake_request *rq = fake_host_request(f->fh, idx);
-    ddm_view *res;
-    int row;
+    JsonNode *doc;
+    JsonObject *root, *lin, *text, *props;
     (void)state;
     assert_int_equal(rq->data[rq->len - 5], 1); /* includeProperties */
     fake_host_complete_chunk(f->fh, idx, VD_CHUNK_VURT, dump_text, sizeof dump_text - 1);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
-    res = fake_cmd_result(cmd);
-    /* 4 views + 5 + 1 + 6 + 0 properties */
-    assert_int_equal(fake_view_n_rows(res), 16);
-    assert_int_equal(fake_view_cell_int(res, 0, "right"), 1080);
-    assert_true(fake_view_cell_is_null(res, 0, "property"));
-    assert_string_equal(fake_view_cell_str(res, 1, "property"), "mID");
-    assert_string_equal(fake_view_cell_str(res, 1, "value"), "NO_ID");
-    row = fake_view_find_row(res, "view", "  android.widget.TextView@c3");
-    assert_true(row > 0);
-    assert_string_equal(fake_view_cell_str(res, row, "id"), "id/title");
-    assert_int_equal(fake_view_cell_int(res, row, "left"), 42);
-    assert_int_equal(fake_view_cell_int(res, row, "bottom"), 99);
-    assert_string_equal(fake_view_cell_str(res, row + 6, "property"), "text:mText");
-    assert_string_equal(fake_view_cell_str(res, row + 6, "value"), "Hi, a=b!");
-    assert_int_equal(fake_view_cell_int(res, row + 6, "index"), 2);
+    doc = result_doc(cmd);
+    assert_true(json_object_get_boolean_member(json_node_get_object(doc), "properties"));
+    root = json_object_get_object_member(json_node_get_object(doc), "root");
+    expect_view(root, "com.android.internal.policy.DecorView", "a1", 2);
+    assert_string_equal(json_object_get_string_member(root, "id"), "NO_ID");
+    expect_bounds(root, 0, 0, 1080, 2400);
+    props = json_object_get_object_member(root, "properties");
+    assert_int_equal(json_object_get_size(props), 5);
+    assert_string_equal(json_object_get_string_member(props, "mID"), "NO_ID");
+    assert_int_equal(json_object_get_int_member(props, "layout:mRight"), 1080);
+    lin = child(root, 0);
+    expect_view(lin, "android.widget.LinearLayout", "b2", 1);
+    assert_string_equal(json_object_get_string_member(lin, "id"), "id/content");
+    assert_true(json_object_get_null_member(lin, "bounds")); /* none sent */
+    text = child(lin, 0);
+    expect_view(text, "android.widget.TextView", "c3", 0);
+    assert_string_equal(json_object_get_string_member(text, "id"), "id/title");
+    expect_bounds(text, 42, 7, 300, 99);
+    props = json_object_get_object_member(text, "properties");
+    assert_int_equal(json_object_get_size(props), 6);
+    assert_string_equal(json_object_get_string_member(props, "text:mText"), "Hi, a=b!");
+    /* a view without properties: an empty object, id null */
+    assert_int_equal(json_object_get_size(json_object_get_object_member(child(root, 1), "properties")), 0);
+    assert_true(json_object_get_null_member(child(root, 1), "id"));
+    json_node_unref(doc);
+    fx_free(f);
+}
+
+/* Odd class names and property values: escaped, typed by their form,
+ * bytes that are not UTF-8 replaced; a repeated name keeps its first value. */
+static void test_dump_json_escaping(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "dump", "W\"in\\dow\x01/x", "--properties"};
+    ddm_cmd *cmd = run(f, 5, argv);
+    static const char odd[] =
+        "a\"b\\c\x01\x1f\x7f\xff\xed\xa0\x80$\xc3\xa9@ff "
+        "t=4,true f=5,false i=3,-12 z=3,007 d=3,1.5 big=19,9223372036854775808 "
+        "min=20,-9223372036854775808 max=19,9223372036854775807 e=3,1e5 hex=4,0x1f "
+        "empty=0, neg=1,- dot=2,1. q=6,\"x\\y\"z emoji=3,\xf0\x9f\x98\x80! t=5,false "
+        "nul=4,null sp=3,a b \n"
+        "DONE.\n";
+    JsonNode *doc;
+    JsonObject *root, *p;
+    (void)state;
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VURT), VD_CHUNK_VURT, odd, sizeof odd - 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    doc = result_doc(cmd);
+    assert_string_equal(json_object_get_string_member(json_node_get_object(doc), "window"),
+                        "W\"in\\dow\x01/x");
+    root = json_object_get_object_member(json_node_get_object(doc), "root");
+    /* control characters escaped (json-glib reads them back), DEL kept,
+     * 0xff and a UTF-16 surrogate in CESU-8 each U+FFFD, é kept */
+    assert_string_equal(json_object_get_string_member(root, "class"),
+                        "a\"b\\c\x01\x1f\x7f\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd$\xc3\xa9");
+    assert_string_equal(json_object_get_string_member(root, "hash"), "ff");
+    p = json_object_get_object_member(root, "properties");
+    assert_int_equal(json_object_get_size(p), 17); /* 18 sent, "t" twice */
+    assert_true(json_object_get_boolean_member(p, "t")); /* the first of two */
+    assert_false(json_object_get_boolean_member(p, "f"));
+    assert_int_equal(json_node_get_value_type(json_object_get_member(p, "i")), G_TYPE_INT64);
+    assert_int_equal(json_object_get_int_member(p, "i"), -12);
+    assert_string_equal(json_object_get_string_member(p, "z"), "007");
+    assert_int_equal(json_node_get_value_type(json_object_get_member(p, "d")), G_TYPE_DOUBLE);
+    assert_true(json_object_get_double_member(p, "d") == 1.5);
+    assert_string_equal(json_object_get_string_member(p, "big"), "9223372036854775808");
+    assert_int_equal(json_object_get_int_member(p, "min"), INT64_MIN);
+    assert_int_equal(json_object_get_int_member(p, "max"), INT64_MAX);
+    assert_string_equal(json_object_get_string_member(p, "e"), "1e5");
+    assert_string_equal(json_object_get_string_member(p, "hex"), "0x1f");
+    assert_string_equal(json_object_get_string_member(p, "empty"), "");
+    assert_string_equal(json_object_get_string_member(p, "neg"), "-");
+    assert_string_equal(json_object_get_string_member(p, "dot"), "1.");
+    assert_string_equal(json_object_get_string_member(p, "q"), "\"x\\y\"z");
+    assert_string_equal(json_object_get_string_member(p, "emoji"), "\xf0\x9f\x98\x80!");
+    assert_string_equal(json_object_get_string_member(p, "nul"), "null");
+    assert_string_equal(json_object_get_string_member(p, "sp"), "a b");
+    json_node_unref(doc);
+    fx_free(f);
+}
+
+/* The deepest tree the decoder takes nests as deep in the JSON, each view
+ * inside its parent's children; a wide level keeps its order. */
+static void test_dump_json_depth(void **state)
+{
+    fx *f = fx_new(features, 2);
+    const char *argv[] = {"ui", "4242", "dump", WINDOW};
+    ddm_cmd *cmd = run(f, 4, argv);
+    size_t cap = (size_t)VD_MAX_DEPTH * (VD_MAX_DEPTH + 32) + 64 * 32, n = 0;
+    char *dump = malloc(cap);
+    JsonNode *doc;
+    JsonObject *v;
+    unsigned depth = 0;
+    (void)state;
+    assert_non_null(dump);
+    for (unsigned d = 0; d <= VD_MAX_DEPTH; d++) {
+        memset(dump + n, ' ', d);
+        n += d;
+        n += (size_t)sprintf(dump + n, "v.D%u@%x \n", d, d + 1);
+    }
+    for (unsigned i = 0; i < 64; i++) /* 64 children of the root, after the chain */
+        n += (size_t)sprintf(dump + n, " w.W%u@%x \n", i, i);
+    n += (size_t)sprintf(dump + n, "DONE.\n");
+    assert_true(n < cap);
+    fake_host_complete_chunk(f->fh, pending(f, VD_CHUNK_VURT), VD_CHUNK_VURT, dump, n);
+    free(dump);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    doc = result_doc(cmd);
+    assert_int_equal(json_object_get_int_member(json_node_get_object(doc), "views"), VD_MAX_DEPTH + 1 + 64);
+    v = json_object_get_object_member(json_node_get_object(doc), "root");
+    assert_int_equal(n_children(v), 65);
+    for (unsigned i = 0; i < 64; i++) {
+        char cls[32];
+        snprintf(cls, sizeof cls, "w.W%u", i);
+        assert_string_equal(json_object_get_string_member(child(v, i + 1), "class"), cls);
+    }
+    for (;;) {
+        char cls[32];
+        snprintf(cls, sizeof cls, "v.D%u", depth);
+        assert_string_equal(json_object_get_string_member(v, "class"), cls);
+        if (n_children(v) == 0)
+            break;
+        v = child(v, 0);
+        depth++;
+    }
+    assert_int_equal(depth, VD_MAX_DEPTH);
+    json_node_unref(doc);
     fx_free(f);
 }
 
@@ -517,6 +692,8 @@ int main(void)
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_dump),
         cmocka_unit_test(test_dump_properties),
+        cmocka_unit_test(test_dump_json_escaping),
+        cmocka_unit_test(test_dump_json_depth),
         cmocka_unit_test(test_dump_broken),
         cmocka_unit_test(test_dump_fail_and_timeout),
         cmocka_unit_test(test_timeout_option),

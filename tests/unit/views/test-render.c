@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Unit tests for core/views/render.c: the exact text of small tables (units,
- * nulls, booleans, doubles, wide characters), records and blobs, width
+ * nulls, booleans, doubles, wide characters), records and blobs (a JSON
+ * blob as an outline), width
  * limits, hostile strings, and malformed JSON.
  */
 #include <setjmp.h>
@@ -195,6 +196,46 @@ static void test_render_blob(void **state)
     ddm_view_free_detached(v);
 }
 
+/* A JSON blob: its document as an outline (top members one a line; an
+ * object's scalars on one line; lists as "- " items two spaces in),
+ * control characters shown as '?'; one that cannot be read: the reason. */
+static void test_render_json_blob(void **state)
+{
+    ddm_view *v = ddm_view_new_detached("ui", "tree", DDM_VIEW_BLOB, NULL);
+    static const char doc[] =
+        "{\"schema\":1,\"window\":\"w\\u001b[2J\",\"root\":{\"class\":\"a.Root\",\"hash\":\"1\","
+        "\"bounds\":{\"left\":0,\"right\":10},\"id\":null,\"children\":[{\"class\":\"b.Kid\","
+        "\"hash\":\"2\",\"ok\":true,\"x\":1.5,\"children\":[]},{\"class\":\"c\",\"hash\":\"3\","
+        "\"children\":[{\"class\":\"d\",\"children\":[],\"tags\":[\"t1\",[]]}]}]},\"empty\":{}}";
+    static const char bad[] = "{\"a\":";
+    (void)state;
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_blob(v, "application/json", doc, sizeof doc - 1), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_text(render_view(v, NULL), "schema: 1\n"
+                                      "window: w?[2J\n"
+                                      "root: class=a.Root hash=1 id=-\n"
+                                      "  bounds: left=0 right=10\n"
+                                      "  children:\n"
+                                      "    - class=b.Kid hash=2 ok=yes x=1.5 children=[]\n"
+                                      "    - class=c hash=3\n"
+                                      "      children:\n"
+                                      "        - class=d children=[]\n"
+                                      "          tags:\n"
+                                      "            - t1\n"
+                                      "            - []\n"
+                                      "empty: {}\n");
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_blob(v, "application/json", bad, sizeof bad - 1), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    {
+        char *t = render_view(v, NULL);
+        assert_non_null(strstr(t, "<application/json, 5 bytes: not JSON: "));
+        g_free(t);
+    }
+    ddm_view_free_detached(v);
+}
+
 static void test_render_wide_and_combining(void **state)
 {
     /* "é" as e + combining acute (1 cell), "中" (2 cells) */
@@ -257,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_render_table_max_width),
         cmocka_unit_test(test_render_record),
         cmocka_unit_test(test_render_blob),
+        cmocka_unit_test(test_render_json_blob),
         cmocka_unit_test(test_render_wide_and_combining),
         cmocka_unit_test(test_render_doubles),
         cmocka_unit_test(test_render_malformed),
