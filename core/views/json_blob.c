@@ -71,7 +71,7 @@ JsonNode *ddm_json_blob_parse(const void *data, gsize len, GError **error)
     if (!g_utf8_validate_len(text, len, NULL))
         return refuse(error, "not JSON: not valid UTF-8 (or a NUL byte)");
     if (!depth_ok(text, len, DDM_JSON_BLOB_MAX_DEPTH))
-        return refuse(error, "not JSON ddmon reads: nested deeper than %u levels",
+        return refuse(error, "a JSON document nested deeper than the %u levels ddmon reads",
                       DDM_JSON_BLOB_MAX_DEPTH);
     g_autoptr(JsonParser) parser = json_parser_new_immutable();
     g_autoptr(GError) local = NULL;

@@ -59,6 +59,14 @@ TESTS += tests/integration/json-errors.sh
 endif
 EXTRA_DIST += tests/integration/json-errors.sh
 
+# JSON documents (application/json results) through the real server and
+# CLI, made by the test plugin json-doc: embedded as "data" with --json, an
+# outline as text, refused past the caps or when not JSON.
+if ENABLE_TESTS
+TESTS += tests/integration/json-doc.sh
+endif
+EXTRA_DIST += tests/integration/json-doc.sh
+
 # The plugin loader's trust rules through the real ddmon CLI (unsafe
 # directory, refused file not shadowing a good one); --plugin-opt warnings
 # through the CLI, and ddmon(1) documents every plugin option and command
