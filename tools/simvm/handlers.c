@@ -21,6 +21,7 @@
 #include "core/wire/ddm.h"
 #include "core/wire/jdwp.h"
 #include "jdwp_model.h"
+#include "profiling.h"
 #include "viewdebug.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
@@ -114,6 +115,9 @@ static gboolean feature_offered(const SimVm *vm, const char *feature)
 {
     SimHprofMode m = vm->world->cfg.hprof_mode;
 
+    int prof = sim_profiling_feature_offered(vm, feature);
+    if (prof >= 0)
+        return prof;
     if (strcmp(feature, HPROF_STREAMING_FEATURE) == 0)
         return m == SIM_HPROF_STREAM;
     if (strcmp(feature, HPROF_DEVICE_FEATURE) == 0)
@@ -527,10 +531,6 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
     case T('H', 'P', 'D', 'U'):
         sim_handle_hpdu(c, id, &body);
         break;
-    case T('M', 'P', 'R', 'Q'):
-        u1 = 0; /* no method profiling */
-        sim_conn_send_reply(c, id, T('M', 'P', 'R', 'Q'), &u1, 1);
-        break;
     case T('V', 'U', 'L', 'W'):
     case T('V', 'U', 'R', 'T'):
     case T('V', 'U', 'O', 'P'):
@@ -553,6 +553,8 @@ static void handle_ddm(SimConn *c, const DdmJdwpPacket *pkt)
         break;
     }
     default:
+        if (sim_profiling_handle(c, id, type, &body)) /* MPRS MPRE MPSS MPSE SPSS SPSE MPRQ */
+            break;
         g_debug("pid %u: no handler for %s", vm->pid, name);
         sim_conn_reply_nothing(c, id);
         break;

@@ -13,7 +13,8 @@ noinst_LTLIBRARIES += %reldir%/libsimvmmodel.la
 	%reldir%/threads.c %reldir%/threads.h \
 	%reldir%/native.c %reldir%/native.h \
 	%reldir%/alloc_model.c %reldir%/alloc_model.h \
-	%reldir%/hprof_gen.c %reldir%/hprof_gen.h
+	%reldir%/hprof_gen.c %reldir%/hprof_gen.h \
+	%reldir%/trace_gen.c %reldir%/trace_gen.h
 %canon_reldir%_libsimvmmodel_la_SOURCES += %reldir%/view_model.c %reldir%/view_model.h
 %canon_reldir%_libsimvmmodel_la_CPPFLAGS = $(SIMVM_CPPFLAGS)
 # view_model.c: PNG captures through libpng when configure found it
@@ -30,6 +31,7 @@ noinst_LTLIBRARIES += %reldir%/libsimvm.la
 	%reldir%/simvm.h %reldir%/simvm-private.h \
 	%reldir%/options.c %reldir%/world.c %reldir%/vm.c \
 	%reldir%/conn.c %reldir%/handlers.c %reldir%/hprof_dump.c %reldir%/statefile.c \
+	%reldir%/profiling.c %reldir%/profiling.h \
 	%reldir%/jdwp_model.c %reldir%/jdwp_model.h \
 	%reldir%/reactor.c %reldir%/reactor.h
 %canon_reldir%_libsimvm_la_SOURCES += %reldir%/viewdebug.c %reldir%/viewdebug.h

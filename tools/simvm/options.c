@@ -45,6 +45,9 @@ void sim_config_clear(SimConfig *cfg)
     g_free(cfg->device_dir);
     g_free(cfg->write_hprof);
     g_free(cfg->hprof_package);
+    g_free(cfg->trace_opt);
+    g_free(cfg->trace_clock_opt);
+    g_free(cfg->trace_fault_opt);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -184,6 +187,18 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
           "(rebuilds the bytes a VM sent)", "N" },
         { "hprof-package", 0, 0, G_OPTION_ARG_STRING, &hprof_package,
           "--write-hprof: the package name the generator uses (hprof.last.package)", "NAME" },
+        { "trace", 0, 0, G_OPTION_ARG_STRING, &cfg->trace_opt,
+          "Method profiling: stream (default: MPSS/MPSE, SPSS/SPSE, MPRS/MPRE), device (MPRS/MPRE "
+          "only) or none", "stream|device|none" },
+        { "trace-clock", 0, 0, G_OPTION_ARG_STRING, &cfg->trace_clock_opt,
+          "Clock of the traces: dual (default, version 3) or thread-cpu (version 2)", "dual|thread-cpu" },
+        { "trace-rate", 0, 0, G_OPTION_ARG_INT64, &cfg->trace_rate,
+          "Bytes of trace records per second traced (default 65536; at most the buffer size asked)",
+          "BYTES" },
+        { "trace-fault", 0, 0, G_OPTION_ARG_STRING, &cfg->trace_fault_opt,
+          "Misbehave on MPSE/SPSE: truncate (close halfway through the MPSE event) or silent (stop as if "
+          "nothing ran: no event, no reply); default none",
+          "FAULT" },
         { "no-view-hierarchy", 0, 0, G_OPTION_ARG_NONE, &cfg->no_view_hierarchy,
           "FEAT without view-hierarchy; VULW, VURT and VUOP unanswered, as a VM without the handler", NULL },
         { "view-fault", 0, 0, G_OPTION_ARG_STRING, &view_fault,
@@ -221,7 +236,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         !check_range("seed", seed, 0, G_MAXINT64, error) ||
         !check_range("hprof-size", hprof_size, HPROF_GEN_MIN_TOTAL, (gint64)HPROF_GEN_MAX_TOTAL, error) ||
         (hprof_gen_seed != -1 && !check_range("hprof-gen-seed", hprof_gen_seed, 0, G_MAXUINT32, error)) ||
-        !parse_hprof(cfg, hprof, hprof_fault, error))
+        !parse_hprof(cfg, hprof, hprof_fault, error) || !sim_profiling_parse_config(cfg, error))
         goto out;
     if (view_fault && !sim_view_fault_parse(view_fault, &cfg->view_fault, error))
         goto out;

@@ -110,6 +110,7 @@ struct SimVm {
     gboolean retired;
     guint64 connections;         /* served so far */
     guint64 refused;             /* second connections dropped */
+    struct SimProfiling *profiling; /* method tracing (profiling.c), NULL until asked */
     struct SimViewDebug *viewdebug; /* view debugging (viewdebug.c), NULL until asked */
 };
 
@@ -229,6 +230,9 @@ gboolean sim_hprof_write_file(const char *path, guint64 size, uint32_t seed, con
                               char sha256[65], GError **error);
 /** The generator seed --seed N gives --write-hprof. */
 uint32_t sim_hprof_seed(guint64 seed);
+
+/* profiling.c (the rest in profiling.h) */
+void sim_profiling_free(struct SimProfiling *p);
 
 /* viewdebug.c (the rest in viewdebug.h) */
 void sim_viewdebug_free(struct SimViewDebug *vd);

@@ -90,6 +90,13 @@ typedef struct SimConfig {
     char *write_hprof;          /* main(): only write a dump here and exit */
     gint64 hprof_gen_seed;      /* --write-hprof: the generator's own seed, or -1: from --seed */
     char *hprof_package;        /* --write-hprof: the generator's package name, or NULL */
+    char *trace_opt;            /* --trace: stream|device|none (profiling.c parses --trace*) */
+    char *trace_clock_opt;      /* --trace-clock: dual|thread-cpu */
+    char *trace_fault_opt;      /* --trace-fault: none|truncate */
+    gint64 trace_rate;          /* --trace-rate: bytes of records per second traced; 0 = 64 KiB */
+    int trace_mode;             /* SimTraceMode (profiling.h), from --trace */
+    gboolean trace_single_clock;/* --trace-clock=thread-cpu */
+    int trace_fault;            /* --trace-fault: 0 none, 1 truncate, 2 silent */
     gboolean no_view_hierarchy; /* --no-view-hierarchy: FEAT without view-hierarchy, VU* unhandled */
     SimViewFault view_fault;    /* --view-fault */
 } SimConfig;
@@ -104,6 +111,8 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
                           GError **error);
 const char *sim_mode_name(SimMode mode);
 const char *sim_hprof_fault_name(SimHprofFault fault);
+/** Check and convert the --trace* options (profiling.c). */
+gboolean sim_profiling_parse_config(SimConfig *cfg, GError **error);
 
 typedef struct SimWorld SimWorld;
 typedef struct SimVm SimVm;

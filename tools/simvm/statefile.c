@@ -10,6 +10,7 @@
  * Non-goal: computing anything not yet sent (that would cost a heap walk).
  */
 #include "simvm-private.h"
+#include "profiling.h"
 #include "viewdebug.h"
 
 #include <errno.h>
@@ -230,6 +231,8 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     add_alloc(b, &vm->alloc);
     json_builder_set_member_name(b, "hprof");
     add_hprof(b, &vm->hprof_sent);
+    json_builder_set_member_name(b, "profiling");
+    sim_profiling_add_state(b, vm);
     json_builder_set_member_name(b, "views");
     sim_viewdebug_add_state(b, vm);
     json_builder_set_member_name(b, "thst_sent");

@@ -86,6 +86,7 @@ void sim_vm_free(SimVm *vm)
     g_free(vm->package_name);
     g_free(vm->hprof_sent.path);
     g_free(vm->hprof_sent.package);
+    sim_profiling_free(vm->profiling);
     g_free(vm);
 }
 
