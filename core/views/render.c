@@ -15,7 +15,9 @@
  *    (and empty lists and objects) share one line as "key=value", each
  *    list or object member follows on lines of its own, two spaces in;
  *    a list's items are "- " lines. So a tree of objects with "children"
- *    lists reads as an indented tree.
+ *    lists reads as an indented tree. Indentation stops growing at 128
+ *    columns, and the outline stops (saying so) past 64 MiB of text, so
+ *    it stays linear in the document.
  *
  * Invariants: widths are terminal cells (wide CJK characters count 2,
  * combining marks 0), so columns line up; control characters (C0, C1, DEL)
@@ -421,32 +423,51 @@ static char *outline_value(JsonNode *n)
     return format_value(n, FMT_TEXT, -1);
 }
 
-static void outline_indent(GString *out, guint indent)
+/* Bounds on the outline, so that its text grows no faster than the
+ * document: indentation stops growing past OUTLINE_MAX_INDENT columns (64
+ * levels), and the outline stops, saying so, past OUTLINE_MAX_BYTES. */
+#define OUTLINE_MAX_INDENT 128u
+#define OUTLINE_MAX_BYTES DDM_JSON_BLOB_MAX
+
+typedef struct Outline {
+    GString *out;
+    gsize start;     /* where the outline began in @out */
+    guint max_width;
+    gboolean cut;    /* OUTLINE_MAX_BYTES reached: nothing more is written */
+} Outline;
+
+static gboolean outline_full(Outline *ol)
 {
-    for (guint i = 0; i < indent; i++)
-        g_string_append_c(out, ' ');
+    if (!ol->cut && ol->out->len - ol->start > OUTLINE_MAX_BYTES)
+        ol->cut = TRUE;
+    return ol->cut;
 }
 
 /* @n on a line that starts with @lead ("key: " or "- ") at @indent; its
  * nested members on lines below, two spaces further in. Recursion is
  * bounded by the parser's depth cap (DDM_JSON_BLOB_MAX_DEPTH). */
-static void outline_node(GString *out, const char *lead, guint indent, JsonNode *n, guint max_width)
+static void outline_node(Outline *ol, const char *lead, guint indent, JsonNode *n)
 {
+    GString *out = ol->out;
     gsize start = out->len;
-    outline_indent(out, indent);
+
+    if (outline_full(ol))
+        return;
+    for (guint i = 0; i < MIN(indent, OUTLINE_MAX_INDENT); i++)
+        g_string_append_c(out, ' ');
     g_string_append(out, lead);
     if (outline_leaf(n)) {
         char *v = outline_value(n);
         g_string_append(out, v);
         g_free(v);
-        end_line(out, start, max_width);
+        end_line(out, start, ol->max_width);
         return;
     }
     if (JSON_NODE_HOLDS_ARRAY(n)) {
         JsonArray *a = json_node_get_array(n);
-        end_line(out, start, max_width);
-        for (guint i = 0; i < json_array_get_length(a); i++)
-            outline_node(out, "- ", indent + 2, json_array_get_element(a, i), max_width);
+        end_line(out, start, ol->max_width);
+        for (guint i = 0; i < json_array_get_length(a) && !ol->cut; i++)
+            outline_node(ol, "- ", indent + 2, json_array_get_element(a, i));
         return;
     }
     JsonObject *o = json_node_get_object(n);
@@ -462,14 +483,14 @@ static void outline_node(GString *out, const char *lead, guint indent, JsonNode 
         g_free(k);
         g_free(v);
     }
-    end_line(out, start, max_width);
-    for (GList *l = names; l != NULL; l = l->next) {
+    end_line(out, start, ol->max_width);
+    for (GList *l = names; l != NULL && !ol->cut; l = l->next) {
         JsonNode *m = json_object_get_member(o, l->data);
         if (outline_leaf(m))
             continue;
         char *k = sanitize(l->data);
         char *lead2 = g_strdup_printf("%s: ", k);
-        outline_node(out, lead2, indent + 2, m, max_width);
+        outline_node(ol, lead2, indent + 2, m);
         g_free(lead2);
         g_free(k);
     }
@@ -479,20 +500,29 @@ static void outline_node(GString *out, const char *lead, guint indent, JsonNode 
 /* A JSON document: an object's members one a line at the top. */
 static void render_outline(GString *out, JsonNode *doc, guint max_width)
 {
+    Outline ol = {out, out->len, max_width, FALSE};
+
     if (!JSON_NODE_HOLDS_OBJECT(doc) || outline_leaf(doc)) {
-        outline_node(out, "", 0, doc, max_width);
-        return;
+        outline_node(&ol, "", 0, doc);
+    } else {
+        JsonObject *o = json_node_get_object(doc);
+        GList *names = json_object_get_members(o);
+        for (GList *l = names; l != NULL && !ol.cut; l = l->next) {
+            char *k = sanitize(l->data);
+            char *lead = g_strdup_printf("%s: ", k);
+            outline_node(&ol, lead, 0, json_object_get_member(o, l->data));
+            g_free(lead);
+            g_free(k);
+        }
+        g_list_free(names);
     }
-    JsonObject *o = json_node_get_object(doc);
-    GList *names = json_object_get_members(o);
-    for (GList *l = names; l != NULL; l = l->next) {
-        char *k = sanitize(l->data);
-        char *lead = g_strdup_printf("%s: ", k);
-        outline_node(out, lead, 0, json_object_get_member(o, l->data), max_width);
-        g_free(lead);
-        g_free(k);
+    if (outline_full(&ol)) {
+        gsize start = out->len;
+        g_string_append_printf(out, "(the outline stops at %" G_GSIZE_FORMAT
+                               " MiB; --json or --out-dir give the whole document)",
+                               (gsize)(OUTLINE_MAX_BYTES >> 20));
+        end_line(out, start, max_width);
     }
-    g_list_free(names);
 }
 
 static void render_blob(GString *out, JsonObject *o, guint max_width)

@@ -236,6 +236,47 @@ static void test_render_json_blob(void **state)
     ddm_view_free_detached(v);
 }
 
+/* The outline stays linear in the document: indentation stops at 128
+ * columns, and a document whose outline would pass 64 MiB (here 600 000
+ * empty lists at the bottom of 70 levels, 44 bytes of text a byte) is cut,
+ * saying so. */
+static void test_render_json_blob_bounds(void **state)
+{
+    ddm_view *v = ddm_view_new_detached("ui", "big", DDM_VIEW_BLOB, NULL);
+    GString *doc = g_string_new("{\"d\":");
+    char *text, *line, *last;
+    gsize n;
+    (void)state;
+    for (int i = 0; i < 70; i++)
+        g_string_append(doc, "[");
+    g_string_append(doc, "1");
+    for (int i = 0; i < 600000; i++)
+        g_string_append(doc, ",[]");
+    for (int i = 0; i < 70; i++)
+        g_string_append(doc, "]");
+    g_string_append(doc, "}");
+    assert_int_equal(ddm_view_begin(v), 0);
+    assert_int_equal(ddm_view_blob(v, "application/json", doc->str, doc->len), 0);
+    assert_int_equal(ddm_view_commit(v), 0);
+    g_string_free(doc, TRUE);
+    text = render_view(v, NULL);
+    n = strlen(text);
+    assert_true(n > ((gsize)64 << 20) && n < ((gsize)64 << 20) + 1024);
+    /* the deepest items: 128 columns in, then "- " */
+    line = strstr(text, "\n- 1\n");
+    assert_null(line);
+    line = g_strdup_printf("\n%*s- 1\n", 128, "");
+    assert_non_null(strstr(text, line));
+    g_free(line);
+    last = strrchr(text, '\n');
+    *last = '\0';
+    last = strrchr(text, '\n');
+    assert_string_equal(last + 1,
+                        "(the outline stops at 64 MiB; --json or --out-dir give the whole document)");
+    g_free(text);
+    ddm_view_free_detached(v);
+}
+
 static void test_render_wide_and_combining(void **state)
 {
     /* "é" as e + combining acute (1 cell), "中" (2 cells) */
@@ -299,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_render_record),
         cmocka_unit_test(test_render_blob),
         cmocka_unit_test(test_render_json_blob),
+        cmocka_unit_test(test_render_json_blob_bounds),
         cmocka_unit_test(test_render_wide_and_combining),
         cmocka_unit_test(test_render_doubles),
         cmocka_unit_test(test_render_malformed),
