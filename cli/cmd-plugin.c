@@ -135,8 +135,6 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
     if (!ok) {
         const char *err = ddm_json_get_string(o, "error");
         g_printerr("ddmon: %s\n", err != NULL ? err : "command failed");
-        if (unreadable != NULL)
-            return code;
     } else {
         const char *msg = ddm_json_get_string(o, "message");
         if (msg != NULL && *msg != '\0')
@@ -163,7 +161,10 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
                 printf("written to %s\n", path);
             }
         }
-        ddm_cli_print_view_text(result, FALSE);
+        /* A document that cannot be read is not shown; its bytes are still
+         * written above. */
+        if (unreadable == NULL)
+            ddm_cli_print_view_text(result, FALSE);
     }
     return code;
 }

@@ -21,6 +21,11 @@
 #include <glib-unix.h>
 
 #include "core/pluginhost/registry.h"
+#include "core/views/json_blob.h"
+
+/* A JSON blob's data goes to every client unasked, base64 on one line
+ * (core/views/json_blob.h): that line must fit a client's queue. */
+G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEUE);
 
 #define READ_CHUNK 65536
 #define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */

@@ -21,8 +21,10 @@
 #include <json-glib/json-glib.h>
 
 /** Bytes of a JSON blob a frontend parses (a blob may be larger: such a one
- *  is only written out, with --out-dir). */
-#define DDM_JSON_BLOB_MAX ((gsize)64u * 1024u * 1024u)
+ *  is only written out, with --out-dir). Its data goes to clients unasked
+ *  in base64 (4/3 of it) on one control line, which must fit a client's
+ *  output queue (DDM_CTL_MAX_QUEUE, 64 MiB; server/control.c checks). */
+#define DDM_JSON_BLOB_MAX ((gsize)32u * 1024u * 1024u)
 /** Nesting of arrays and objects in a JSON blob. */
 #define DDM_JSON_BLOB_MAX_DEPTH 2048u
 

@@ -427,7 +427,7 @@ static char *outline_value(JsonNode *n)
  * document: indentation stops growing past OUTLINE_MAX_INDENT columns (64
  * levels), and the outline stops, saying so, past OUTLINE_MAX_BYTES. */
 #define OUTLINE_MAX_INDENT 128u
-#define OUTLINE_MAX_BYTES DDM_JSON_BLOB_MAX
+#define OUTLINE_MAX_BYTES ((gsize)64u << 20)
 
 typedef struct Outline {
     GString *out;

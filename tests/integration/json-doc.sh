@@ -6,13 +6,13 @@
 # one plugin: --json embeds the document parsed as the result's "data"
 # (python's json reads it back equal to what the plugin wrote); the text is
 # the indented outline; a document that is not JSON, nested one level past
-# the cap or one byte past 64 MiB fails with exit 1, "ok": false and the
-# reason; --out-dir writes the bytes as they were; another media type stays
-# bytes.
+# the cap or one byte past 32 MiB fails with exit 1, "ok": false and the
+# reason; --out-dir writes the bytes as they were (also of one too large to
+# show); another media type stays bytes.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 src="${DDM_TEST_PLUGIN_DIR:-$DDM_TOP_BUILDDIR/tests/plugins/.libs}/json-doc.so"
 [ -f "$src" ] || t_skip_all "test plugin $src not built"
-t_plan 9
+t_plan 10
 PLUGINDIR="$T_TMP/plugins"
 mkdir -p "$PLUGINDIR" && chmod 755 "$PLUGINDIR" && install -m 644 "$src" "$PLUGINDIR/json-doc.so"
 t_start_server --scan=none --plugins json-doc || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
@@ -50,7 +50,7 @@ fi
 
 # 3-5: not JSON, too deep, too large: exit 1, the reason, no document
 for case in "bad|not JSON: <data>:1:5" "deep|a JSON document nested deeper than the 2048 levels ddmon reads" \
-    "big|a JSON document of 67108865 bytes is larger than the 64 MiB ddmon reads"; do
+    "big|a JSON document of 33554433 bytes is larger than the 32 MiB ddmon reads"; do
     kind=${case%%|*} why=${case#*|}
     jd "$kind" json-doc "$kind" --json
     python3 - "$T_TMP/$kind.out" "$(cat "$T_TMP/$kind.rc")" "$why" <<'PY' >"$T_TMP/$kind.cmp" 2>&1 \
@@ -86,7 +86,21 @@ else
     t_fail "--out-dir: the document written to a .json file" "$(ls "$T_TMP/out")" "$(cat "$T_TMP/outdir.out" "$T_TMP/outdir.err")"
 fi
 
-# 8: another media type is no document
+# 8: one too large to read is still written with --out-dir (and exits 1)
+mkdir -p "$T_TMP/outbig"
+jd outbig --out-dir "$T_TMP/outbig" json-doc big
+f="$T_TMP/outbig/global-json-doc.json"
+if [ "$(cat "$T_TMP/outbig.rc")" = 1 ] && [ "$(stat -c %s "$f" 2>/dev/null)" = 33554433 ] \
+    && grep -qF "larger than the 32 MiB ddmon reads (--out-dir writes it to a file)" "$T_TMP/outbig.err" \
+    && grep -qxF "written to $f" "$T_TMP/outbig.out"; then
+    t_ok "--out-dir: a document too large to show is written whole, exit 1 with the reason"
+else
+    t_fail "--out-dir: a document too large to show is written whole" "rc=$(cat "$T_TMP/outbig.rc")" \
+        "$(ls -l "$T_TMP/outbig")" "$(head -c 1000 "$T_TMP/outbig.err")" "$(head -c 1000 "$T_TMP/outbig.out")"
+fi
+rm -f "$f"
+
+# 9: another media type is no document
 jd png json-doc png --json
 python3 - "$T_TMP/png.out" <<'PY' >"$T_TMP/png.cmp" 2>&1 \
     && t_ok "image/png: bytes, no data member" || t_fail "image/png: bytes, no data member" "$(cat "$T_TMP/png.cmp")"
@@ -95,6 +109,6 @@ r = json.load(open(sys.argv[1]))["result"]
 assert r["media_type"] == "image/png" and "data" not in r and "data_base64" not in r, r
 PY
 
-# 9: the server is still there
+# 10: the server is still there
 t_check "the server still answers" sh -c "\"$DDMON\" --socket \"$T_TMP/ddmon.sock\" --no-autostart version >/dev/null"
 exit 0

@@ -7,7 +7,7 @@
  *   tree    a small nested document with odd strings
  *   bad     not JSON (cut short)
  *   deep    arrays nested 2049 levels (one past ddmon's cap)
- *   big     valid JSON of 64 MiB + 1 byte (one past the cap)
+ *   big     valid JSON of 32 MiB + 1 byte (one past the cap)
  *   png     a blob of another media type (left as bytes)
  */
 #include <string.h>
@@ -15,7 +15,7 @@
 #include <ddmon/plugin.h>
 
 #define JD_DEPTH 2049u
-#define JD_BIG ((size_t)64u * 1024u * 1024u + 1u)
+#define JD_BIG ((size_t)32u * 1024u * 1024u + 1u)
 
 static const char k_tree[] =
     "{\"schema\":1,\"name\":\"t\\\"ree\\u0007\",\"root\":{\"class\":\"a.Root\",\"n\":3,"

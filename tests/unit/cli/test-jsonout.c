@@ -390,13 +390,13 @@ static void test_json_blob(void **state)
     char *spaces = g_malloc(big);
     memset(spaces, ' ', big);
     spaces[0] = '1';
-    DdmViews *big_store = ddm_views_new(); /* freed at once: 64 MiB */
+    DdmViews *big_store = ddm_views_new(); /* freed at once: 32 MiB */
     g_autoptr(JsonNode) bigin = json_blob_view(big_store, "big", "application/json", spaces, big);
     g_free(spaces);
     ddm_views_free(big_store);
     assert_false(json_object_has_member(json_node_get_object(bigin), "data_base64"));
     g_autoptr(JsonNode) bigout = ddm_jq_view(bigin, FALSE);
-    assert_non_null(strstr(data_error(bigout), "67108865 bytes is larger than the 64 MiB"));
+    assert_non_null(strstr(data_error(bigout), "33554433 bytes is larger than the 32 MiB"));
     /* ... nor a base64 string longer than the cap allows, whatever "size" says */
     g_autoptr(JsonNode) lie = parse("{\"name\":\"x\",\"vm\":null,\"owner\":\"o\",\"title\":\"X\","
                                     "\"kind\":\"blob\",\"version\":1,\"media_type\":\"application/json\","
@@ -408,7 +408,7 @@ static void test_json_blob(void **state)
     assert_json(json_object_get_member(json_node_get_object(lout), "data"), "{}");
     json_object_set_string_member(json_node_get_object(lie), "data_base64", long_b64);
     g_autoptr(JsonNode) lout2 = ddm_jq_view(lie, FALSE);
-    assert_non_null(strstr(data_error(lout2), "larger than the 64 MiB"));
+    assert_non_null(strstr(data_error(lout2), "larger than the 32 MiB"));
 
     /* other blobs keep their base64 (with --out-dir), no "data" */
     g_autoptr(JsonNode) pin = json_blob_view(store, "png", "image/png", "{}", 2);
