@@ -369,6 +369,15 @@ static size_t feed_text(trace_decoder *d, const uint8_t *p, size_t n, int *rc)
                        TRACE_MAX_LINE, d->bytes + i - d->line_len);
             return i;
         }
+        if (d->sec == SEC_START) {
+            /* the first line must be *version: say so at the first byte that differs */
+            static const char want[] = "*version";
+            for (size_t k = 0; k < take && d->line_len + k < sizeof want - 1; k++)
+                if (p[i + k] != (uint8_t)want[d->line_len + k]) {
+                    *rc = fail(d, -EPROTO, "not a method trace: it does not start with *version");
+                    return i;
+                }
+        }
         const uint8_t *nul = memchr(p + i, '\0', take);
         if (nul) {
             *rc = fail(d, -EPROTO, "NUL byte in the text header at byte %" PRIu64,

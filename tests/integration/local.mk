@@ -157,6 +157,16 @@ TESTS += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 endif
 EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 
+# profile: method traces through the real ddmon and ddmon-simvm (streamed
+# tracing and sampling, single and dual clock, MPRS on the device, MPRQ in
+# the VM list, Ctrl-C, a stop that finds nothing, a truncated MPSE, bad
+# .trace files), read back by Debian's dmtracedump and compared with the
+# simulator's truth; and a 10-second sampling trace with the server's RSS.
+if ENABLE_TESTS
+TESTS += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
+endif
+EXTRA_DIST += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
+
 # The web dashboard (ddmon server --http): its security rules over plain
 # HTTP (web_http.py: token, cookie, Host, Origin, POST-only actions) and the
 # pages in headless Chromium (web_dashboard.py over the DevTools protocol;

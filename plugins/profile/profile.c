@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The profile plugin: method tracing and sampling ("Start Method
+ * Profiling" in DDMS), and summaries of .trace files.
+ *  - It owns MPRS, MPRE, MPSS, MPSE, SPSS, SPSE and MPRQ. MPSE, the event
+ *    that carries a whole trace, is a stream (SDK 1.2): it goes to disk and
+ *    through the decoder as it arrives (profile_job.c), never held whole.
+ *  - It keeps what MPRQ says current: asked when a VM is ready and after
+ *    every start, stop and failure, and shown as the VM's headline
+ *    ("trace: off|tracing|sampling", figure trace_mode 0/1/2) and its
+ *    record view "profile".
+ *  - Commands: `ddmon trace` and `ddmon trace-summary` (profile_cmd.c).
+ * Option profile.timeout (ms): how long a stop may wait for the trace
+ * (default PROFILE_DEFAULT_TIMEOUT_MS).
+ */
+#include "build-config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+static void free_plugin(void *p)
+{
+    free(p);
+}
+
+int profile_has_feature(const ddm_vm_info *info, const char *name)
+{
+    for (size_t i = 0; i < info->n_features; i++)
+        if (info->features[i] && strcmp(info->features[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
+{
+    profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+    if (pv)
+        return pv;
+    pv = calloc(1, sizeof *pv);
+    if (!pv)
+        return NULL;
+    pv->mode = PROFILE_MODE_UNKNOWN;
+    if (pl->host->vm_set_data(pl->self, vm, pv, free) != 0)
+        return NULL; /* the core freed it (memory rule 3) */
+    return pv;
+}
+
+static const char *mode_name(int mode)
+{
+    switch (mode) {
+    case PROFILE_MODE_OFF:
+        return "off";
+    case PROFILE_MODE_TRACING:
+        return "tracing";
+    case PROFILE_MODE_SAMPLING:
+        return "sampling";
+    default:
+        return NULL;
+    }
+}
+
+void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv)
+{
+    const ddm_host *h = pl->host;
+    const char *name = mode_name(pv->mode);
+    char text[64];
+
+    snprintf(text, sizeof text, "%s%s", name ? name : "?", pv->job ? " (ddmon)" : "");
+    h->vm_headline(pl->self, vm, "trace", text);
+    if (DDM_HOST_HAS(h, vm_headline_figures)) {
+        ddm_headline_figure f = {"mode", DDM_VAL_INT, pv->mode, 0};
+        h->vm_headline_figures(pl->self, vm, "trace", &f, pv->mode >= 0 ? 1 : 0);
+    }
+    if (!pv->info)
+        pv->info = h->view_new(pl->self, vm, "profile", DDM_VIEW_RECORD, "Method profiling");
+    if (!pv->info)
+        return;
+    h->view_begin(pv->info);
+    h->view_field_str(pv->info, "mode", name);
+    h->view_field_bool(pv->info, "ddmon_trace_running", pv->job != NULL);
+    h->view_field_int(pv->info, "traces_saved", (int64_t)pv->traces);
+    h->view_field_str(pv->info, "last_file", pv->last_path[0] ? pv->last_path : NULL);
+    h->view_commit(pv->info);
+}
+
+static void on_mprq(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_plugin *pl = ud;
+    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    if (!pv)
+        return;
+    pv->mprq_pending = 0;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRQ && reply->len >= 1)
+        pv->mode = reply->data[0] <= 2 ? reply->data[0] : PROFILE_MODE_UNKNOWN;
+    else if (reply->status == DDM_REPLY_VM_GONE)
+        return;
+    profile_show_state(pl, vm, pv);
+}
+
+void profile_query(profile_plugin *pl, ddm_vm *vm)
+{
+    profile_vm *pv = profile_vm_state(pl, vm);
+    if (!pv || pv->mprq_pending || !pl->host->chunk_enabled(pl->self, PROFILE_CHUNK_MPRQ))
+        return;
+    if (pl->host->request(pl->self, vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_mprq, pl, NULL) == 0)
+        pv->mprq_pending = 1;
+}
+
+static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
+{
+    profile_plugin *pl = ud;
+    (void)self;
+    if (ev == DDM_VM_READY)
+        profile_query(pl, vm);
+    else if (ev == DDM_VM_GONE)
+        profile_job_vm_gone(pl, vm);
+}
+
+/* MPSE: the trace, in pieces */
+static int on_mpse_begin(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, uint64_t declared,
+                         void *ud)
+{
+    (void)self;
+    (void)ci;
+    return profile_job_stream_begin(ud, vm, declared);
+}
+
+static int on_mpse_data(ddm_plugin *self, ddm_vm *vm, const uint8_t *data, size_t len, void *ud)
+{
+    (void)self;
+    return profile_job_stream_data(ud, vm, data, len);
+}
+
+static void on_mpse_end(ddm_plugin *self, ddm_vm *vm, int status, uint64_t received, void *ud)
+{
+    (void)self;
+    profile_job_stream_end(ud, vm, status, received);
+}
+
+static const ddm_stream_ops mpse_ops = {on_mpse_begin, on_mpse_data, on_mpse_end};
+
+/* Replies nobody waits for (a request that timed out, then answered). */
+static int on_other(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
+                    size_t len, void *ud)
+{
+    profile_plugin *pl = ud;
+    char name[5] = {(char)(ci->type >> 24), (char)(ci->type >> 16), (char)(ci->type >> 8),
+                    (char)ci->type, '\0'};
+    (void)vm;
+    (void)data;
+    pl->host->log(self, DDM_LOG_INFO, "%s (%zu bytes) that nothing waited for", name, len);
+    return DDM_OK;
+}
+
+static int profile_init(ddm_plugin *self, const ddm_host *host)
+{
+    static const uint32_t plain[] = {PROFILE_CHUNK_MPRS, PROFILE_CHUNK_MPRE, PROFILE_CHUNK_MPSS,
+                                     PROFILE_CHUNK_SPSS, PROFILE_CHUNK_SPSE, PROFILE_CHUNK_MPRQ};
+    profile_plugin *pl;
+    int rc;
+
+    if (!DDM_HOST_HAS(host, register_chunk_stream) || !DDM_HOST_HAS(host, cmd_cancelled)) {
+        host->log(self, DDM_LOG_WARNING, "this ddmon cannot stream chunks (plugin ABI < 1.2)");
+        return -ENOTSUP;
+    }
+    pl = calloc(1, sizeof *pl);
+    if (!pl)
+        return -ENOMEM;
+    pl->self = self;
+    pl->host = host;
+    pl->timeout_ms = (unsigned)ddm_config_uint(host, self, "timeout", 100,
+                                               DDM_REQUEST_TIMEOUT_MAX_MS, PROFILE_DEFAULT_TIMEOUT_MS);
+    host->set_data(self, pl, free_plugin);
+    if ((rc = host->register_chunk_stream(self, PROFILE_CHUNK_MPSE, &mpse_ops, pl, NULL)) != 0)
+        return rc;
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if ((rc = host->register_chunk(self, plain[i], on_other, pl, NULL)) != 0)
+            return rc;
+    if ((rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
+        (rc = host->register_command(self, "trace",
+                                     "trace VM FILE --sampling[=INTERVAL_US] | --tracing "
+                                     "[--seconds N] [--buffer SIZE] [--on-device[=PATH]]",
+                                     "method trace or sampling profile of a VM, saved as a .trace file",
+                                     profile_cmd_trace, pl, NULL)) != 0 ||
+        (rc = host->register_command(self, "trace-summary", "trace-summary FILE [--top N] [--threads]",
+                                     "top methods by inclusive and exclusive time, calls and threads "
+                                     "of any .trace file",
+                                     profile_cmd_summary, pl, NULL)) != 0)
+        return rc;
+    return 0;
+}
+
+DDM_PLUGIN_DEFINE("profile", "1.0", "Apache-2.0",
+                  "method tracing and sampling (MPSS/SPSS streamed, MPRS on the device), .trace summaries",
+                  profile_init, NULL);

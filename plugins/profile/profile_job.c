@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * One trace of one VM (profile.h): start, run, stop, save.
+ *
+ *   streamed (MPSS/SPSS ... MPSE/SPSE): FILE.part is opened; the start
+ *   request goes out, then MPRQ, whose answer says whether the VM really
+ *   started (ART answers a start with nothing at all; a FAIL to the start
+ *   arrives before MPRQ's answer, replies keep their order). The trace
+ *   runs --seconds (0: until the client goes away, i.e. Ctrl-C), with a
+ *   progress line; then the stop. The VM sends the whole trace as an MPSE
+ *   event before its reply to the stop: it goes into the .part and through
+ *   the decoder as it arrives; complete and decoded, the .part becomes
+ *   FILE and the VM gets the summary views. A VM with nothing running
+ *   sends no event and no reply: after profile.timeout the job fails
+ *   instead of waiting forever.
+ *   device (MPRS ... MPRE): the VM writes the trace to a file on the
+ *   device; MPRE's u1 0 says it did.
+ *
+ * Ctrl-C (the client went away, host.cmd_cancelled) stops the trace at
+ * the next tick and still saves it: the file and the views are the
+ * result, and the log says where it went. Any failure (FAIL, the VM
+ * gone, a truncated or undecodable trace, a write error) removes the
+ * .part: no file that looks complete is ever left behind.
+ */
+#include "build-config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ddmon/bytes.h>
+
+#include "profile.h"
+
+#define TICK_MS 250u
+#define START_TIMEOUT_MS 5000u
+
+typedef enum { J_STARTING = 0, J_RUNNING, J_STOPPING, J_STREAMING, J_DONE } job_state;
+
+struct profile_job {
+    profile_plugin *pl;
+    ddm_cmd *cmd;                      /* NULL once finished */
+    ddm_vm *vm;                        /* NULL once the VM went away */
+    int sampling, device;
+    uint32_t seconds, interval_us, buffer;
+    char path[PROFILE_PATH_MAX + 1];
+    char part[PROFILE_PATH_MAX + 8];
+    char device_path[PROFILE_PATH_MAX + 1];
+    char vm_key[128];
+    uint32_t pid;
+    int fd;
+    trace_decoder *dec;
+    job_state state;
+    int pending;                       /* requests whose callback has not run */
+    int start_failed;
+    char start_error[320];
+    uint32_t tick;
+    struct timespec t0, running_since;
+    uint64_t declared, received;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const char *kind_name(const profile_job *j)
+{
+    return j->sampling ? "sampling" : "tracing";
+}
+
+static void maybe_free(profile_job *j)
+{
+    if (j->state != J_DONE || j->pending > 0)
+        return;
+    trace_decoder_free(j->dec);
+    free(j);
+}
+
+static void close_part(profile_job *j, int keep)
+{
+    if (j->fd >= 0) {
+        close(j->fd);
+        j->fd = -1;
+        if (!keep)
+            unlink(j->part);
+    }
+}
+
+static void publish_views(profile_job *j, profile_vm *pv)
+{
+    const ddm_host *h = j->pl->host;
+    if (!pv->summary)
+        pv->summary = h->view_new(j->pl->self, j->vm, "profile.trace", DDM_VIEW_RECORD, "Last trace");
+    if (!pv->methods)
+        pv->methods = h->view_new(j->pl->self, j->vm, "profile.methods", DDM_VIEW_TABLE,
+                                  "Last trace: top methods");
+    if (!pv->threads)
+        pv->threads = h->view_new(j->pl->self, j->vm, "profile.threads", DDM_VIEW_TABLE,
+                                  "Last trace: threads");
+    if (pv->summary) {
+        h->view_begin(pv->summary);
+        h->view_field_str(pv->summary, "path", j->path);
+        h->view_field_str(pv->summary, "kind", kind_name(j));
+        h->view_field_int(pv->summary, "bytes", (int64_t)j->received);
+        profile_summary_fields(h, pv->summary, j->dec);
+        h->view_commit(pv->summary);
+    }
+    if (pv->methods)
+        profile_fill_methods(h, pv->methods, j->dec, PROFILE_DEFAULT_TOP);
+    if (pv->threads)
+        profile_fill_threads(h, pv->threads, j->dec);
+}
+
+/* End the job: the command's answer (@error NULL = success), the VM's
+ * state and views. */
+static void finish(profile_job *j, const char *error)
+{
+    const ddm_host *h = j->pl->host;
+    profile_vm *pv = j->vm ? h->vm_get_data(j->pl->self, j->vm) : NULL;
+    char msg[PROFILE_MSG_MAX], line[256];
+    int cancelled;
+    ddm_view *res;
+
+    if (j->state == J_DONE)
+        return;
+    j->state = J_DONE;
+    if (j->tick) {
+        h->timer_remove(j->pl->self, j->tick);
+        j->tick = 0;
+    }
+    cancelled = j->cmd && h->cmd_cancelled(j->cmd);
+    if (!error && !j->device) {
+        int rc = close(j->fd);
+        j->fd = -1;
+        if (rc != 0) {
+            snprintf(msg, sizeof msg, "cannot write %s: %s", j->part, strerror(errno));
+            error = msg;
+            unlink(j->part);
+        } else if (rename(j->part, j->path) != 0) {
+            snprintf(msg, sizeof msg, "cannot rename %s to %s: %s", j->part, j->path,
+                     strerror(errno));
+            error = msg;
+            unlink(j->part);
+        }
+    }
+    close_part(j, 0);
+    if (pv) {
+        if (pv->job == j)
+            pv->job = NULL;
+        if (!error) {
+            pv->traces++;
+            snprintf(pv->last_path, sizeof pv->last_path, "%s",
+                     j->device ? j->device_path : j->path);
+            if (!j->device)
+                publish_views(j, pv);
+        }
+        profile_show_state(j->pl, j->vm, pv);
+        profile_query(j->pl, j->vm); /* what runs now, after the stop or failure */
+    }
+    if (j->cmd) {
+        res = h->cmd_result(j->cmd, DDM_VIEW_RECORD, "Method trace");
+        if (res) {
+            h->view_begin(res);
+            h->view_field_str(res, "vm", j->vm_key);
+            h->view_field_int(res, "pid", j->pid);
+            h->view_field_str(res, "kind", kind_name(j));
+            h->view_field_str(res, "via", j->device ? "device" : "stream");
+            h->view_field_str(res, j->device ? "device_path" : "path",
+                              j->device ? j->device_path : j->path);
+            h->view_field_int(res, "bytes", (int64_t)j->received);
+            h->view_field_double(res, "seconds", seconds_since(&j->t0));
+            if (!error && !j->device)
+                profile_summary_fields(h, res, j->dec);
+            if (error)
+                h->view_field_str(res, "error", error);
+            h->view_commit(res);
+        }
+        if (error) {
+            char e[PROFILE_MSG_MAX + 256];
+            snprintf(e, sizeof e, "%s of %s failed: %s", kind_name(j), j->vm_key, error);
+            h->cmd_finish(j->cmd, DDM_CMD_FAILED, e);
+        } else if (j->device) {
+            snprintf(msg, sizeof msg,
+                     "trace of %s written on the device to %s (fetch it with: adb pull %s)",
+                     j->vm_key, j->device_path, j->device_path);
+            h->cmd_finish(j->cmd, DDM_CMD_OK, msg);
+        } else {
+            profile_summary_line(j->dec, line, sizeof line);
+            snprintf(msg, sizeof msg, "%s of %s written to %s (%" PRIu64 " bytes, %.1f s): %s%s",
+                     kind_name(j), j->vm_key, j->path, j->received, seconds_since(&j->t0), line,
+                     cancelled ? " (stopped: the client went away)" : "");
+            h->cmd_finish(j->cmd, DDM_CMD_OK, msg);
+        }
+        if (cancelled)
+            h->log(j->pl->self, error ? DDM_LOG_WARNING : DDM_LOG_MESSAGE, "%s",
+                   error ? error : msg);
+        j->cmd = NULL;
+    }
+    maybe_free(j);
+}
+
+static void fail_with_reply(profile_job *j, const char *what, const ddm_reply *reply)
+{
+    char buf[320], msg[PROFILE_MSG_MAX];
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+        snprintf(msg, sizeof msg, "%s: the VM said: %s", what, ddm_reply_describe(reply, buf, sizeof buf));
+    else
+        snprintf(msg, sizeof msg, "%s: %s", what, ddm_reply_describe(reply, buf, sizeof buf));
+    finish(j, msg);
+}
+
+/* ------------------------------------------------------------ stopping */
+
+static void on_stop_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_job *j = ud;
+    char msg[PROFILE_MSG_MAX];
+    (void)self;
+    (void)vm;
+    j->pending--;
+    if (j->state == J_STOPPING) {
+        if (reply->status == DDM_REPLY_TIMEOUT) {
+            snprintf(msg, sizeof msg,
+                     "no trace came back within %.1f s of the stop: a VM with no trace running "
+                     "sends nothing (option profile.timeout)",
+                     (double)j->pl->timeout_ms / 1000.0);
+            finish(j, msg);
+        } else if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL) {
+            fail_with_reply(j, "the stop failed", reply);
+        } else if (reply->status == DDM_REPLY_EMPTY ||
+                   (reply->status == DDM_REPLY_CHUNK && reply->type != DDM_CHUNK_FAIL)) {
+            finish(j, "the VM answered the stop but sent no trace");
+        } else {
+            fail_with_reply(j, "the stop failed", reply);
+        }
+    }
+    maybe_free(j);
+}
+
+static void on_mpre(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_job *j = ud;
+    char msg[PROFILE_MSG_MAX];
+    (void)self;
+    (void)vm;
+    j->pending--;
+    if (j->state == J_STOPPING) {
+        if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRE && reply->len >= 1) {
+            if (reply->data[0] == 0) {
+                finish(j, NULL);
+            } else {
+                snprintf(msg, sizeof msg, "the VM could not write %s (MPRE result %u)",
+                         j->device_path, (unsigned)reply->data[0]);
+                finish(j, msg);
+            }
+        } else {
+            fail_with_reply(j, "MPRE failed", reply);
+        }
+    }
+    maybe_free(j);
+}
+
+static void stop(profile_job *j)
+{
+    const ddm_host *h = j->pl->host;
+    uint32_t type = j->device ? PROFILE_CHUNK_MPRE : j->sampling ? PROFILE_CHUNK_SPSE : PROFILE_CHUNK_MPSE;
+    int rc;
+
+    if (j->tick) {
+        h->timer_remove(j->pl->self, j->tick);
+        j->tick = 0;
+    }
+    j->state = J_STOPPING;
+    rc = h->request(j->pl->self, j->vm, type, NULL, 0, j->pl->timeout_ms,
+                    j->device ? on_mpre : on_stop_reply, j, NULL);
+    if (rc != 0) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "the stop was not sent: %s", strerror(-rc));
+        finish(j, msg);
+        return;
+    }
+    j->pending++;
+}
+
+static int on_tick(ddm_plugin *self, void *ud)
+{
+    profile_job *j = ud;
+    const ddm_host *h = j->pl->host;
+    double ran = seconds_since(&j->running_since);
+    (void)self;
+    if (h->cmd_cancelled(j->cmd) || (j->seconds > 0 && ran >= (double)j->seconds)) {
+        j->tick = 0; /* returning 0 removes it */
+        stop(j);
+        return 0;
+    }
+    h->cmd_progress(j->cmd, (uint64_t)(ran * 1000.0), (uint64_t)j->seconds * 1000u, "ms");
+    return 1;
+}
+
+/* ------------------------------------------------------------ starting */
+
+static void on_start_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_job *j = ud;
+    char buf[320];
+    (void)self;
+    (void)vm;
+    j->pending--;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL) {
+        j->start_failed = 1;
+        snprintf(j->start_error, sizeof j->start_error, "%s", ddm_reply_describe(reply, buf, sizeof buf));
+    } else if (reply->status == DDM_REPLY_ERROR || reply->status == DDM_REPLY_BAD) {
+        j->start_failed = 1;
+        snprintf(j->start_error, sizeof j->start_error, "%s", ddm_reply_describe(reply, buf, sizeof buf));
+    }
+    /* EMPTY (Dalvik) and TIMEOUT (ART answers nothing) say nothing: MPRQ does */
+    maybe_free(j);
+}
+
+static void on_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_job *j = ud;
+    const ddm_host *h = j->pl->host;
+    profile_vm *pv;
+    char msg[PROFILE_MSG_MAX];
+    int mode = PROFILE_MODE_UNKNOWN;
+
+    j->pending--;
+    if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
+        finish(j, "the VM went away");
+        maybe_free(j);
+        return;
+    }
+    pv = h->vm_get_data(self, vm);
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRQ && reply->len >= 1)
+        mode = reply->data[0];
+    if (pv && mode >= 0) {
+        pv->mode = mode;
+        profile_show_state(j->pl, vm, pv);
+    }
+    if (j->state != J_STARTING) {
+        maybe_free(j);
+        return;
+    }
+    if (j->start_failed) {
+        snprintf(msg, sizeof msg, "the VM did not start %s: %s", kind_name(j), j->start_error);
+        finish(j, msg);
+    } else if (mode == PROFILE_MODE_OFF) {
+        snprintf(msg, sizeof msg, "the VM did not start %s (MPRQ says nothing runs)", kind_name(j));
+        finish(j, msg);
+    } else {
+        j->state = J_RUNNING;
+        clock_gettime(CLOCK_MONOTONIC, &j->running_since);
+        if (h->cmd_cancelled(j->cmd)) {
+            stop(j);
+        } else {
+            j->tick = h->timer_add(j->pl->self, TICK_MS, on_tick, j, NULL);
+            if (!j->tick)
+                stop(j);
+            else
+                h->cmd_progress(j->cmd, 0, (uint64_t)j->seconds * 1000u, "ms");
+        }
+    }
+    maybe_free(j);
+}
+
+static int send_start(profile_job *j)
+{
+    const ddm_host *h = j->pl->host;
+    ddm_writer w;
+    uint8_t *payload;
+    size_t len = 0;
+    uint32_t type;
+    int rc;
+
+    ddm_writer_init(&w, 4 * PROFILE_PATH_MAX + 16);
+    ddm_write_u4(&w, j->buffer);
+    ddm_write_u4(&w, 0); /* flags: no allocation counts */
+    if (j->device) {
+        ddm_write_lstr(&w, j->device_path);
+        type = PROFILE_CHUNK_MPRS;
+    } else if (j->sampling) {
+        ddm_write_u4(&w, j->interval_us);
+        type = PROFILE_CHUNK_SPSS;
+    } else {
+        type = PROFILE_CHUNK_MPSS;
+    }
+    payload = ddm_writer_take(&w, &len);
+    if (!payload)
+        return -ENOMEM;
+    rc = h->request(j->pl->self, j->vm, type, payload, len, START_TIMEOUT_MS, on_start_reply, j, NULL);
+    free(payload);
+    if (rc != 0)
+        return rc;
+    j->pending++;
+    rc = h->request(j->pl->self, j->vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_confirm, j, NULL);
+    if (rc != 0)
+        return rc; /* the start went: its callback still comes */
+    j->pending++;
+    return 0;
+}
+
+int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profile_args *a)
+{
+    const ddm_host *h = pl->host;
+    const ddm_vm_info *info = h->vm_info(vm);
+    profile_vm *pv = profile_vm_state(pl, vm);
+    profile_job *j;
+    char msg[PROFILE_MSG_MAX];
+    int rc;
+
+    if (!pv) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+        return -1;
+    }
+    if (pv->job) {
+        snprintf(msg, sizeof msg, "a trace of %s is already running", info->key);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return -1;
+    }
+    j = calloc(1, sizeof *j);
+    if (!j) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+        return -1;
+    }
+    j->pl = pl;
+    j->cmd = cmd;
+    j->vm = vm;
+    j->fd = -1;
+    j->sampling = a->sampling;
+    j->device = a->on_device;
+    j->seconds = a->seconds;
+    j->interval_us = a->interval_us;
+    j->buffer = a->buffer;
+    snprintf(j->vm_key, sizeof j->vm_key, "%s", info->key ? info->key : "?");
+    j->pid = info->pid;
+    clock_gettime(CLOCK_MONOTONIC, &j->t0);
+    if (j->device) {
+        snprintf(j->device_path, sizeof j->device_path, "%s", a->device_path);
+    } else {
+        snprintf(j->path, sizeof j->path, "%s", a->path);
+        snprintf(j->part, sizeof j->part, "%s.part", a->path);
+        j->dec = trace_decoder_new();
+        j->fd = open(j->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (j->fd < 0 || !j->dec) {
+            snprintf(msg, sizeof msg, "cannot create %s: %s", j->part,
+                     j->fd < 0 ? strerror(errno) : "out of memory");
+            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+            close_part(j, 0);
+            trace_decoder_free(j->dec);
+            free(j);
+            return -1;
+        }
+    }
+    pv->job = j;
+    rc = send_start(j);
+    if (rc != 0) {
+        snprintf(msg, sizeof msg, "the start was not sent: %s",
+                 rc == -ENOTCONN ? "the VM is not ready for DDM requests"
+                 : rc == -EPERM  ? "that chunk type is disabled (--chunks)"
+                 : rc == -ENOSPC ? "too many requests pending for that VM"
+                                 : strerror(-rc));
+        finish(j, msg); /* frees it once its sent requests answered */
+        return -1;
+    }
+    profile_show_state(pl, vm, pv);
+    return 0;
+}
+
+/* ------------------------------------------------------------ the stream */
+
+static profile_job *vm_job(profile_plugin *pl, ddm_vm *vm)
+{
+    profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+    return pv && pv->job && !pv->job->device ? pv->job : NULL;
+}
+
+int profile_job_stream_begin(profile_plugin *pl, ddm_vm *vm, uint64_t declared)
+{
+    profile_job *j = vm_job(pl, vm);
+    if (!j || (j->state != J_STOPPING && j->state != J_RUNNING)) {
+        pl->host->log(pl->self, DDM_LOG_INFO,
+                      "a method trace of %" PRIu64 " bytes that no command asked for; skipped",
+                      declared);
+        return -ENOENT;
+    }
+    if (j->tick) {
+        pl->host->timer_remove(pl->self, j->tick);
+        j->tick = 0;
+    }
+    j->state = J_STREAMING;
+    j->declared = declared;
+    if (j->cmd)
+        pl->host->cmd_progress(j->cmd, 0, declared, "B");
+    return 0;
+}
+
+int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data, size_t len)
+{
+    profile_job *j = vm_job(pl, vm);
+    size_t off = 0;
+    if (!j || j->state != J_STREAMING)
+        return -ECANCELED;
+    while (off < len) {
+        ssize_t w = write(j->fd, data + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        off += (size_t)w;
+    }
+    j->received += len;
+    /* a decoding error is kept (sticky) and reported when the trace ends */
+    (void)trace_decoder_feed(j->dec, data, len);
+    if (j->cmd)
+        pl->host->cmd_progress(j->cmd, j->received, j->declared, "B");
+    return 0;
+}
+
+void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t received)
+{
+    profile_job *j = vm_job(pl, vm);
+    char msg[PROFILE_MSG_MAX];
+    (void)received;
+    if (!j || j->state != J_STREAMING)
+        return;
+    switch (status) {
+    case 0:
+        if (trace_decoder_finish(j->dec) != 0) {
+            snprintf(msg, sizeof msg, "the VM sent a trace that does not decode: %s (no file written)",
+                     trace_decoder_error(j->dec));
+            finish(j, msg);
+        } else {
+            finish(j, NULL);
+        }
+        return;
+    case -EPROTO:
+        snprintf(msg, sizeof msg, "the VM's packet ended before the %" PRIu64 " bytes it declared "
+                 "(%" PRIu64 " arrived; no file written)", j->declared, j->received);
+        break;
+    case -EPIPE:
+        snprintf(msg, sizeof msg, "the VM went away during the trace (%" PRIu64 " of %" PRIu64
+                 " bytes arrived; no file written)", j->received, j->declared);
+        break;
+    case -ETIMEDOUT:
+        snprintf(msg, sizeof msg, "the VM stopped sending in the middle of the trace (%" PRIu64
+                 " of %" PRIu64 " bytes arrived; no file written)", j->received, j->declared);
+        break;
+    case -EFBIG:
+        snprintf(msg, sizeof msg, "the trace of %" PRIu64 " bytes is larger than ddmon accepts "
+                 "(--max-stream)", j->declared);
+        break;
+    default:
+        snprintf(msg, sizeof msg, "the trace stopped: %s (no file written)", strerror(-status));
+        break;
+    }
+    finish(j, msg);
+}
+
+void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
+{
+    profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+    profile_job *j = pv ? pv->job : NULL;
+    if (!j)
+        return;
+    pv->job = NULL;
+    j->vm = NULL; /* pending callbacks still come (VM_GONE) and free the job */
+    finish(j, "the VM went away");
+}

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The profile plugin through the real ddmon and ddmon-simvm (ground truth:
+# its --state-file, "profiling"): a streamed method trace (dual clock) and
+# a sampling trace land with the simulator's bytes and no .part; Debian's
+# dmtracedump reads them (-o and the profile), and so it does a single-clock
+# trace and a trace written on the device (MPRS/MPRE, --device-dir);
+# trace-summary's call counts (table and --json) equal the simulator's;
+# the VM gets the summary views and MPRQ's state shows in the VM list
+# while a trace runs and after; Ctrl-C on a running trace still saves it;
+# a stop that finds nothing running times out with a clear message; a
+# truncated MPSE stream leaves no file; bad .trace files (unknown version,
+# bad offset, truncated, not a trace) get clear errors; a VM without
+# profiling is refused.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+t_have_plugins profile || t_skip_all "the profile plugin was configured out"
+DMTRACEDUMP=${DMTRACEDUMP:-$(command -v dmtracedump || true)}
+t_plan 21
+
+SIMVM="$DDM_TOP_BUILDDIR/ddmon-simvm"
+mkdir -p "$T_TMP/dev"
+chmod 700 "$T_TMP"
+common=(--base-port 0 --gc-every 0 --thread-activity 0)
+t_start_simvm --vms 2 --app tr.one --app tr.two --port-file "$T_TMP/s.ports" --state-file "$T_TMP/s.json" \
+    --trace-rate 200000 "${common[@]}"
+t_start_simvm --vms 1 --app tr.dev --port-file "$T_TMP/d.ports" --state-file "$T_TMP/d.json" \
+    --trace=device --device-dir "$T_TMP/dev" --seed 2 "${common[@]}"
+t_start_simvm --vms 1 --app tr.single --port-file "$T_TMP/c.ports" --state-file "$T_TMP/c.json" \
+    --trace-clock=thread-cpu --mode dalvik --seed 3 "${common[@]}"
+t_start_simvm --vms 1 --app tr.trunc --port-file "$T_TMP/t.ports" --trace-fault=truncate \
+    --trace-rate 400000 --seed 4 "${common[@]}"
+t_start_simvm --vms 1 --app tr.lost --port-file "$T_TMP/l.ports" --trace-fault=silent --seed 5 "${common[@]}"
+t_start_simvm --vms 1 --app tr.none --port-file "$T_TMP/n.ports" --trace=none --seed 6 "${common[@]}"
+for p in s d c t l n; do t_wait 10 test -s "$T_TMP/$p.ports"; done
+ports=$(cat "$T_TMP"/*.ports | awk '{print $2}' | sort -n | paste -sd,)
+t_start_server --scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base 0 \
+    --plugin-opt profile.timeout=2000 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" -ge 7 ]; }
+t_wait 20 ready || t_diag "$T_TMP/vms.txt"
+
+# truth STATE APP KEY: profiling.last.KEY of the VM named APP
+truth() { python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]==sys.argv[2]][0]; l=v["profiling"]["last"]; print(l[sys.argv[3]] if l else None)' "$@"; }
+mode() { python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]==sys.argv[2]][0]; print(v["profiling"]["mode"])' "$@"; }
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("result") or {}; print(r.get("fields", {}).get(sys.argv[2]))' "$1" "$2"; }
+sha() { sha256sum "$1" | awk '{print $1}'; }
+# same_calls SUMMARY_JSON STATE APP: trace-summary's calls per method = the simulator's
+same_calls() {
+    python3 - "$@" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = (doc.get("result") or doc).get("rows")
+vm = [v for v in json.load(open(sys.argv[2]))["vms"] if v["app"] == sys.argv[3]][0]
+want = {k: v for k, v in vm["profiling"]["last"]["calls"].items() if v}
+got = {r["method"]: r["calls"] for r in rows}
+if got != want:
+    print("got", got); print("want", want); sys.exit(1)
+PY
+}
+# dmtracedump_ok FILE STATE APP: -o lists one "ent" per call; the profile runs
+dmtracedump_ok() {
+    [ -n "$DMTRACEDUMP" ] || return 0
+    "$DMTRACEDUMP" -o "$1" >"$1.dump" 2>"$1.dump.err" || return 1
+    local ents want
+    ents=$(grep -c '^ *[0-9]* ent ' "$1.dump")
+    want=$(python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]==sys.argv[2]][0]; print(sum(v["profiling"]["last"]["calls"].values()))' "$2" "$3")
+    [ "$ents" = "$want" ] || { echo "ent lines $ents, calls $want"; return 1; }
+    "$DMTRACEDUMP" "$1" >"$1.profile" 2>&1 && grep -q "Total cycles" "$1.profile" \
+        && grep -q "com.example.app.Model.fib" "$1.profile"
+}
+
+# 1-4: a streamed method trace, dual clock
+t_ddmon --no-autostart trace tr.one "$T_TMP/one.trace" --tracing --seconds 1 --json >"$T_TMP/one.json" 2>"$T_TMP/one.err"; rc=$?
+t_wait 5 t_is 1 python3 -c 'import json,sys; print([v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]=="tr.one"][0]["profiling"]["traces"])' "$T_TMP/s.json"
+if [ $rc = 0 ] && [ -f "$T_TMP/one.trace" ] && [ ! -e "$T_TMP/one.trace.part" ] \
+    && [ "$(sha "$T_TMP/one.trace")" = "$(truth "$T_TMP/s.json" tr.one sha256)" ] \
+    && [ "$(field "$T_TMP/one.json" bytes)" = "$(truth "$T_TMP/s.json" tr.one bytes)" ] \
+    && [ "$(field "$T_TMP/one.json" via)" = stream ] && [ "$(field "$T_TMP/one.json" version)" = 3 ] \
+    && [ "$(field "$T_TMP/one.json" records)" = "$(truth "$T_TMP/s.json" tr.one records)" ]; then
+    t_ok "MPSS/MPSE: the file has the simulator's bytes (sha256), no .part, and the JSON says so"
+else
+    t_fail "MPSS/MPSE: the file has the simulator's bytes (sha256), no .part, and the JSON says so" \
+        "rc $rc" "$(cat "$T_TMP/one.json" "$T_TMP/one.err")"
+fi
+dmtracedump_ok "$T_TMP/one.trace" "$T_TMP/s.json" tr.one >"$T_TMP/dm1.out" 2>&1 \
+    && t_ok "dmtracedump -o and dmtracedump read it: one 'ent' per call of the ground truth" \
+    || t_fail "dmtracedump -o and dmtracedump read it: one 'ent' per call of the ground truth" \
+        "$(cat "$T_TMP/dm1.out" "$T_TMP/one.trace.dump.err" 2>/dev/null | head -5)"
+t_ddmon --no-autostart trace-summary "$T_TMP/one.trace" --top 50 --json >"$T_TMP/sum1.json" 2>&1 \
+    && same_calls "$T_TMP/sum1.json" "$T_TMP/s.json" tr.one >"$T_TMP/sum1.diff" 2>&1 \
+    && t_ok "trace-summary --json: calls per method equal the simulator's" \
+    || t_fail "trace-summary --json: calls per method equal the simulator's" "$(cat "$T_TMP/sum1.diff" "$T_TMP/sum1.json" | head -8)"
+t_ddmon --no-autostart view profile.methods --vm tr.one --json >"$T_TMP/v1.json" 2>&1
+t_ddmon --no-autostart trace-summary "$T_TMP/one.trace" >"$T_TMP/sum1.txt" 2>&1
+loop_calls=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r["calls"] for r in d["rows"] if r["method"]=="android.os.Looper.loop"][0])' "$T_TMP/v1.json" 2>/dev/null)
+[ "$loop_calls" = 1 ] && grep -q "android.os.Looper.loop" "$T_TMP/sum1.txt" && grep -q "dual clock" "$T_TMP/sum1.txt" \
+    && t_ok "the VM's view profile.methods and the text table show the trace" \
+    || t_fail "the VM's view profile.methods and the text table show the trace" "$(head -5 "$T_TMP/v1.json" "$T_TMP/sum1.txt")"
+
+# 5-6: sampling
+t_ddmon --no-autostart trace tr.two "$T_TMP/two.trace" --sampling=500 --seconds 1 >"$T_TMP/two.out" 2>&1; rc=$?
+t_wait 5 t_is sampling truth "$T_TMP/s.json" tr.two kind
+[ $rc = 0 ] && [ "$(sha "$T_TMP/two.trace" 2>/dev/null)" = "$(truth "$T_TMP/s.json" tr.two sha256)" ] \
+    && [ "$(truth "$T_TMP/s.json" tr.two interval_us)" = 500 ] && grep -q "sampling of .* written to" "$T_TMP/two.out" \
+    && t_ok "SPSS/SPSE: a sampling trace at 500 us lands with the simulator's bytes" \
+    || t_fail "SPSS/SPSE: a sampling trace at 500 us lands with the simulator's bytes" "$(cat "$T_TMP/two.out")"
+dmtracedump_ok "$T_TMP/two.trace" "$T_TMP/s.json" tr.two >"$T_TMP/dm2.out" 2>&1 \
+    && t_ddmon --no-autostart trace-summary "$T_TMP/two.trace" --top 50 --json >"$T_TMP/sum2.json" 2>&1 \
+    && same_calls "$T_TMP/sum2.json" "$T_TMP/s.json" tr.two >"$T_TMP/sum2.diff" 2>&1 \
+    && t_ok "dmtracedump reads the sampling trace; trace-summary's calls equal the simulator's" \
+    || t_fail "dmtracedump reads the sampling trace; trace-summary's calls equal the simulator's" "$(cat "$T_TMP/dm2.out" "$T_TMP/sum2.diff" | head -5)"
+
+# 7: single clock (version 2), on a Dalvik VM (empty replies)
+t_ddmon --no-autostart trace tr.single "$T_TMP/single.trace" --tracing --seconds 1 --json >"$T_TMP/single.json" 2>&1; rc=$?
+t_wait 5 t_is thread-cpu truth "$T_TMP/c.json" tr.single clock
+[ $rc = 0 ] && [ "$(field "$T_TMP/single.json" version)" = 2 ] && [ "$(field "$T_TMP/single.json" clock)" = thread-cpu ] \
+    && dmtracedump_ok "$T_TMP/single.trace" "$T_TMP/c.json" tr.single >"$T_TMP/dm3.out" 2>&1 \
+    && t_ddmon --no-autostart trace-summary "$T_TMP/single.trace" --top 50 --json >"$T_TMP/sum3.json" 2>&1 \
+    && same_calls "$T_TMP/sum3.json" "$T_TMP/c.json" tr.single >"$T_TMP/sum3.diff" 2>&1 \
+    && t_ok "a single-clock (version 2) trace from a Dalvik VM: dmtracedump and trace-summary agree with the truth" \
+    || t_fail "a single-clock (version 2) trace from a Dalvik VM: dmtracedump and trace-summary agree with the truth" "$(cat "$T_TMP/single.json" "$T_TMP/dm3.out" "$T_TMP/sum3.diff" | head -6)"
+
+# 8-9: a VM that can only trace to a device file
+t_ddmon --no-autostart trace tr.dev --tracing --seconds 1 >"$T_TMP/dev.out" 2>&1; rc=$?
+t_wait 5 t_is device truth "$T_TMP/d.json" tr.dev via
+[ $rc = 0 ] && grep -q "written on the device to /sdcard/tr.dev.trace" "$T_TMP/dev.out" \
+    && grep -q "adb pull /sdcard/tr.dev.trace" "$T_TMP/dev.out" \
+    && [ "$(truth "$T_TMP/d.json" tr.dev path)" = /sdcard/tr.dev.trace ] \
+    && t_ok "MPRS/MPRE: the trace goes to /sdcard/APP.trace and the message says where" \
+    || t_fail "MPRS/MPRE: the trace goes to /sdcard/APP.trace and the message says where" "$(cat "$T_TMP/dev.out")"
+[ "$(sha "$T_TMP/dev/tr.dev.trace" 2>/dev/null)" = "$(truth "$T_TMP/d.json" tr.dev sha256)" ] \
+    && dmtracedump_ok "$T_TMP/dev/tr.dev.trace" "$T_TMP/d.json" tr.dev >"$T_TMP/dm4.out" 2>&1 \
+    && t_ok "... the device's file (--device-dir) is the simulator's and dmtracedump reads it" \
+    || t_fail "... the device's file (--device-dir) is the simulator's and dmtracedump reads it" "$(cat "$T_TMP/dm4.out")"
+
+# 10-12: MPRQ in the VM list while a trace runs, and after; Ctrl-C saves the file
+trace_mode() { t_vm_field "$1" trace_mode; }
+key_of() { python3 -c 'import json,sys; print([r["key"] for r in json.load(open(sys.argv[1]))["rows"] if r["app"]==sys.argv[2]][0])' "$T_TMP/keys.json" "$1"; }
+t_ddmon --no-autostart vms --json >"$T_TMP/keys.json" 2>/dev/null
+k_one=$(key_of tr.one)
+# a background job ignores SIGINT: the client gets it back, as at a terminal
+python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$DDMON" --socket "$T_TMP/ddmon.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --no-autostart \
+    trace tr.one "$T_TMP/ctrlc.trace" --tracing --seconds 0 >"$T_TMP/ctrlc.out" 2>&1 &
+client=$!
+if t_wait 10 t_is tracing mode "$T_TMP/s.json" tr.one && t_wait 10 t_is 1 trace_mode "$k_one" \
+    && t_ddmon --no-autostart vms >"$T_TMP/vms2.txt" 2>&1 && grep -q "trace: tracing" "$T_TMP/vms2.txt"; then
+    t_ok "while it traces, the VM list shows trace: tracing (--json trace_mode 1, from MPRQ)"
+else
+    t_fail "while it traces, the VM list shows trace: tracing (--json trace_mode 1, from MPRQ)" "$(cat "$T_TMP/vms2.txt" 2>/dev/null)"
+fi
+sleep 0.5
+kill -INT $client; wait $client 2>/dev/null
+t_wait 10 test -f "$T_TMP/ctrlc.trace"
+t_wait 5 t_is 2 python3 -c 'import json,sys; print([v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]=="tr.one"][0]["profiling"]["traces"])' "$T_TMP/s.json"
+[ -f "$T_TMP/ctrlc.trace" ] && [ ! -e "$T_TMP/ctrlc.trace.part" ] \
+    && [ "$(sha "$T_TMP/ctrlc.trace")" = "$(truth "$T_TMP/s.json" tr.one sha256)" ] \
+    && dmtracedump_ok "$T_TMP/ctrlc.trace" "$T_TMP/s.json" tr.one >"$T_TMP/dm5.out" 2>&1 \
+    && t_ok "Ctrl-C on a running trace stops it and still saves the whole file" \
+    || t_fail "Ctrl-C on a running trace stops it and still saves the whole file" "$(ls -la "$T_TMP" | grep ctrlc)" "$(tail -3 "$T_TMP/server.err")"
+t_wait 10 t_is 0 trace_mode "$k_one" && grep -q "ctrlc.trace" "$T_TMP/server.err" \
+    && t_ok "... then MPRQ says off in the VM list, and the server's log says where the file went" \
+    || t_fail "... then MPRQ says off in the VM list, and the server's log says where the file went" "trace_mode $(trace_mode "$k_one")"
+
+# 13: a stop that finds nothing running: no MPSE at all -> profile.timeout
+start=$(date +%s)
+t_ddmon --no-autostart trace tr.lost "$T_TMP/lost.trace" --tracing --seconds 1 >"$T_TMP/lost.out" 2>&1; rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc != 0 ] && [ $took -le 8 ] && grep -q "no trace came back within 2.0 s" "$T_TMP/lost.out" \
+    && [ ! -e "$T_TMP/lost.trace" ] && [ ! -e "$T_TMP/lost.trace.part" ] \
+    && t_ok "a stop with nothing running times out (${took} s) with a clear message, no file" \
+    || t_fail "a stop with nothing running times out with a clear message, no file" "rc $rc, ${took} s" "$(cat "$T_TMP/lost.out")"
+
+# 14: a truncated MPSE stream
+t_ddmon --no-autostart trace tr.trunc "$T_TMP/trunc.trace" --tracing --seconds 1 >"$T_TMP/trunc.out" 2>&1; rc=$?
+[ $rc != 0 ] && [ ! -e "$T_TMP/trunc.trace" ] && [ ! -e "$T_TMP/trunc.trace.part" ] \
+    && grep -q "no file written" "$T_TMP/trunc.out" \
+    && t_ok "a truncated MPSE stream leaves no file and says how much arrived" \
+    || t_fail "a truncated MPSE stream leaves no file and says how much arrived" "rc $rc" "$(cat "$T_TMP/trunc.out")"
+
+# 15: a VM without profiling
+t_ddmon --no-autostart trace tr.none "$T_TMP/none.trace" --tracing --seconds 1 >"$T_TMP/none.out" 2>&1; rc=$?
+[ $rc != 0 ] && grep -q "offers no method tracing" "$T_TMP/none.out" && [ ! -e "$T_TMP/none.trace.part" ] \
+    && t_ok "a VM whose FEAT lists no profiling is refused clearly" \
+    || t_fail "a VM whose FEAT lists no profiling is refused clearly" "$(cat "$T_TMP/none.out")"
+
+# 16-19: bad .trace files
+python3 - "$T_TMP/one.trace" "$T_TMP" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+end = data.index(b"*end\n") + 5
+d = sys.argv[2]
+open(d + "/badver.trace", "wb").write(data[:end + 4] + struct.pack("<H", 9) + data[end + 6:])
+open(d + "/badoff.trace", "wb").write(data[:end + 6] + struct.pack("<H", 8) + data[end + 8:])
+open(d + "/short.trace", "wb").write(data[:len(data) - 5])
+open(d + "/not.trace", "wb").write(b"JAVA PROFILE 1.0.3\0" + data[end:end + 64])
+PY
+bad() { # bad FILE NEEDLE
+    t_ddmon --no-autostart trace-summary "$T_TMP/$1" >"$T_TMP/$1.out" 2>&1; local rc=$?
+    [ $rc != 0 ] && grep -q -- "$2" "$T_TMP/$1.out"
+}
+bad badver.trace "unknown trace data version 9" && t_ok "trace-summary: an unknown version is named" \
+    || t_fail "trace-summary: an unknown version is named" "$(cat "$T_TMP/badver.trace.out")"
+bad badoff.trace "bad data offset 8" && t_ok "trace-summary: a bad data offset is named" \
+    || t_fail "trace-summary: a bad data offset is named" "$(cat "$T_TMP/badoff.trace.out")"
+bad short.trace "truncated: the file ends 9 bytes into a 14-byte record" && t_ok "trace-summary: a truncated trace says where it ends" \
+    || t_fail "trace-summary: a truncated trace says where it ends" "$(cat "$T_TMP/short.trace.out")"
+bad not.trace "not a method trace" && t_ok "trace-summary: a file that is no trace says so" \
+    || t_fail "trace-summary: a file that is no trace says so" "$(cat "$T_TMP/not.trace.out")"
+
+# 20: threads, JSON (tr.one's last trace: the Ctrl-C one)
+t_ddmon --no-autostart trace-summary "$T_TMP/ctrlc.trace" --threads --json >"$T_TMP/thr.json" 2>&1
+python3 - "$T_TMP/thr.json" "$T_TMP/s.json" <<'PY' >"$T_TMP/thr.diff" 2>&1 \
+    && t_ok "trace-summary --threads --json: the threads and their calls are the simulator's" \
+    || t_fail "trace-summary --threads --json: the threads and their calls are the simulator's" "$(cat "$T_TMP/thr.diff" | head -5)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = (doc.get("result") or doc)["rows"]
+vm = [v for v in json.load(open(sys.argv[2]))["vms"] if v["app"] == "tr.one"][0]
+got = {r["name"]: r["calls"] for r in rows}
+want = vm["profiling"]["last"]["thread_calls"]
+assert got == want, (got, want)
+PY
+
+# 21: the trace starts again after all that
+t_ddmon --no-autostart trace tr.one "$T_TMP/again.trace" --sampling --seconds 1 >"$T_TMP/again.out" 2>&1 \
+    && [ -f "$T_TMP/again.trace" ] && t_ok "the VM traces again afterwards" \
+    || t_fail "the VM traces again afterwards" "$(cat "$T_TMP/again.out")"
