@@ -204,7 +204,7 @@ static void finish(profile_job *j, const char *error)
                    error ? error : msg);
         j->cmd = NULL;
     }
-    maybe_free(j);
+    /* the caller frees it (maybe_free) once it no longer touches it */
 }
 
 static void fail_with_reply(profile_job *j, const char *what, const ddm_reply *reply)
@@ -299,6 +299,7 @@ static int on_tick(ddm_plugin *self, void *ud)
     if (h->cmd_cancelled(j->cmd) || (j->seconds > 0 && ran >= (double)j->seconds)) {
         j->tick = 0; /* returning 0 removes it */
         stop(j);
+        maybe_free(j);
         return 0;
     }
     h->cmd_progress(j->cmd, (uint64_t)(ran * 1000.0), (uint64_t)j->seconds * 1000u, "ms");
@@ -468,7 +469,8 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
                  : rc == -EPERM  ? "that chunk type is disabled (--chunks)"
                  : rc == -ENOSPC ? "too many requests pending for that VM"
                                  : strerror(-rc));
-        finish(j, msg); /* frees it once its sent requests answered */
+        finish(j, msg);
+        maybe_free(j); /* or once the requests it sent have answered */
         return -1;
     }
     profile_show_state(pl, vm, pv);
@@ -542,6 +544,7 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
         } else {
             finish(j, NULL);
         }
+        maybe_free(j);
         return;
     case -EPROTO:
         snprintf(msg, sizeof msg, "the VM's packet ended before the %" PRIu64 " bytes it declared "
@@ -564,6 +567,7 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
         break;
     }
     finish(j, msg);
+    maybe_free(j);
 }
 
 void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
@@ -575,4 +579,5 @@ void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
     pv->job = NULL;
     j->vm = NULL; /* pending callbacks still come (VM_GONE) and free the job */
     finish(j, "the VM went away");
+    maybe_free(j);
 }

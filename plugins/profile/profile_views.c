@@ -51,8 +51,8 @@ void profile_fill_methods(const ddm_host *h, ddm_view *v, const trace_decoder *d
     size_t ni, ne, nr = 0;
     char name[512];
 
-    h->view_begin(v);
     h->view_set_columns(v, method_cols, sizeof method_cols / sizeof method_cols[0]);
+    h->view_begin(v);
     if (!incl || !excl || !rows) {
         free(incl);
         free(excl);
@@ -101,8 +101,8 @@ void profile_fill_methods(const ddm_host *h, ddm_view *v, const trace_decoder *d
 
 void profile_fill_threads(const ddm_host *h, ddm_view *v, const trace_decoder *d)
 {
-    h->view_begin(v);
     h->view_set_columns(v, thread_cols, sizeof thread_cols / sizeof thread_cols[0]);
+    h->view_begin(v);
     for (size_t i = 0; i < trace_decoder_n_threads(d) && i < DDM_VIEW_MAX_ROWS; i++) {
         const trace_thread *t = trace_decoder_thread(d, i);
         h->view_row(v);

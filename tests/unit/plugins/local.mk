@@ -26,6 +26,22 @@ tests_unit_plugins_test_trace_decode_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_plugins_test_trace_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_plugins_test_trace_decode_LDADD = $(CMOCKA_LIBS)
 
+# The profile plugin on the test kit: ready-time MPRQ, a streamed trace, a
+# refused start, a stop with no trace, truncation, Ctrl-C, MPRS/MPRE, usage,
+# trace-summary.
+if ENABLE_TESTS
+if BUILD_PLUGIN_PROFILE
+check_PROGRAMS += tests/unit/plugins/test-plugin-profile
+TESTS += tests/unit/plugins/test-plugin-profile
+endif
+endif
+tests_unit_plugins_test_plugin_profile_SOURCES = tests/unit/plugins/test-plugin-profile.c \
+	$(PROFILE_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_profile_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
+	-I$(top_builddir)
+tests_unit_plugins_test_plugin_profile_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
+tests_unit_plugins_test_plugin_profile_LDADD = $(DDM_FAKEHOST_LDADD)
+
 # vminfo and threads.
 if ENABLE_TESTS
 if BUILD_PLUGIN_VMINFO

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the profile plugin (plugins/profile/) on the SDK's test
+ * kit: what it owns and asks at ready (MPRQ, shown as the headline and
+ * figure), a streamed trace from start to file and views, a start the VM
+ * refuses, a stop that gets no trace (timeout), a truncated stream, Ctrl-C
+ * (the client went away) still saving the file, the device path
+ * (MPRS/MPRE), usage errors, trace-summary on good and bad files, and a
+ * core too old for streams.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <ddmon/testkit.h>
+
+#include "plugins/profile/profile.h"
+
+extern const ddm_plugin_desc ddm_plugin_descriptor;
+
+typedef struct Fx {
+    fake_host *fh;
+    ddm_vm *vm;     /* streams tracing and sampling */
+    ddm_vm *dev;    /* method-trace-profiling only */
+    char dir[64];
+} Fx;
+
+static const char *const feats_stream[] = {PROFILE_FEATURE_TRACING, PROFILE_FEATURE_STREAMING,
+                                           PROFILE_FEATURE_SAMPLING};
+static const char *const feats_device[] = {PROFILE_FEATURE_TRACING};
+
+static ddm_vm *add_vm(fake_host *fh, const char *key, uint32_t pid, const char *app, int streams)
+{
+    ddm_vm_info info;
+    ddm_vm *vm;
+    memset(&info, 0, sizeof info);
+    info.size = sizeof info;
+    info.key = key;
+    info.transport = "tcp";
+    info.pid = pid;
+    info.ddm = 1;
+    info.app_name = app;
+    info.user_id = -1;
+    info.native_debuggable = -1;
+    info.n_features = streams ? 3 : 1;
+    info.features = streams ? feats_stream : feats_device;
+    vm = fake_host_add_vm(fh, &info);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    return vm;
+}
+
+static int setup(void **state)
+{
+    Fx *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/ddmon-profile-test.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    f->fh = fake_host_new();
+    fake_host_set_config(f->fh, "profile.timeout", "500");
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = add_vm(f->fh, "127.0.0.1:8000", 1234, "com.example.notes", 1);
+    f->dev = add_vm(f->fh, "127.0.0.1:8001", 2345, "com.example:remote", 0);
+    fake_host_set_client_cwd(f->fh, f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    Fx *f = *state;
+    char cmd[128];
+    fake_host_free(f->fh);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+/* A small version 3 dual-clock trace: main calls run, which calls f twice. */
+static uint8_t *sample_trace(size_t *len)
+{
+    static const char text[] = "*version\n3\nclock=dual\nvm=art\n*threads\n1\tmain\n*methods\n"
+                               "0x100\tcom.a.A\trun\t()V\tA.java\n0x104\tcom.a.A\tf\t(I)I\tA.java\n*end\n";
+    static const struct { uint32_t m, t; } recs[] = {
+        {0x100, 0}, {0x104, 10}, {0x105, 15}, {0x104, 20}, {0x105, 30}, {0x101, 50}};
+    size_t tl = sizeof text - 1, n = tl + 32 + 6 * 14;
+    uint8_t *p = calloc(1, n), *h = p + tl;
+    memcpy(p, text, tl);
+    h[0] = 'S', h[1] = 'L', h[2] = 'O', h[3] = 'W', h[4] = 3, h[6] = 32, h[16] = 14;
+    for (size_t i = 0; i < 6; i++) {
+        uint8_t *r = p + tl + 32 + 14 * i;
+        r[0] = 1;
+        for (int b = 0; b < 4; b++) {
+            r[2 + b] = (uint8_t)(recs[i].m >> (8 * b));
+            r[6 + b] = (uint8_t)(recs[i].t >> (8 * b));
+            r[10 + b] = (uint8_t)((recs[i].t * 2) >> (8 * b));
+        }
+    }
+    *len = n;
+    return p;
+}
+
+static int exists(const Fx *f, const char *name)
+{
+    char path[256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", f->dir, name);
+    return stat(path, &st) == 0;
+}
+
+/* Complete the ready-time MPRQ of both VMs (requests 0 and 1) with off. */
+static void answer_ready_mprq(Fx *f)
+{
+    uint8_t off = 0;
+    for (size_t i = 0; i < fake_host_n_requests(f->fh); i++) {
+        const fake_request *r = fake_host_request(f->fh, i);
+        if (r->type == PROFILE_CHUNK_MPRQ && !r->completed)
+            fake_host_complete_chunk(f->fh, i, PROFILE_CHUNK_MPRQ, &off, 1);
+    }
+}
+
+static int pending_index(Fx *f, ddm_vm *vm, uint32_t type)
+{
+    for (size_t i = 0; i < fake_host_n_requests(f->fh); i++) {
+        const fake_request *r = fake_host_request(f->fh, i);
+        if (r->vm == vm && r->type == type && !r->completed)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Run `trace` with @args and take it to "running" (MPSS/SPSS/MPRS then MPRQ 1). */
+static ddm_cmd *start_trace(Fx *f, int argc, const char *const *argv, ddm_vm *vm, uint32_t start_type,
+                            uint8_t mode)
+{
+    ddm_cmd *cmd;
+    int i;
+    answer_ready_mprq(f);
+    cmd = fake_host_run_command(f->fh, argc, argv);
+    assert_false(fake_cmd_finished(cmd));
+    i = pending_index(f, vm, start_type);
+    assert_true(i >= 0);
+    fake_host_complete_status(f->fh, (size_t)i, DDM_REPLY_TIMEOUT); /* ART: no answer */
+    i = pending_index(f, vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &mode, 1);
+    assert_false(fake_cmd_finished(cmd));
+    return cmd;
+}
+
+static void test_owns_and_asks(void **state)
+{
+    Fx *f = *state;
+    uint8_t sampling = 2;
+    double v;
+    assert_true(fake_host_owns_stream(f->fh, PROFILE_CHUNK_MPSE));
+    assert_true(fake_host_owns(f->fh, PROFILE_CHUNK_MPRS));
+    assert_true(fake_host_owns(f->fh, PROFILE_CHUNK_MPRE));
+    assert_true(fake_host_owns(f->fh, PROFILE_CHUNK_MPSS));
+    assert_true(fake_host_owns(f->fh, PROFILE_CHUNK_SPSS));
+    assert_true(fake_host_owns(f->fh, PROFILE_CHUNK_SPSE));
+    assert_true(fake_host_owns(f->fh, PROFILE_CHUNK_MPRQ));
+    assert_true(fake_host_has_command(f->fh, "trace"));
+    assert_true(fake_host_has_command(f->fh, "trace-summary"));
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &sampling, 1);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "trace"), "sampling");
+    assert_int_equal(fake_host_headline_figure(f->fh, f->vm, "trace_mode", &v), 1);
+    assert_true(v == 2.0);
+    ddm_view *info = fake_view_find(f->fh, f->vm, "profile");
+    assert_non_null(info);
+}
+
+static void test_streamed_trace(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "out.trace", "--tracing", "--seconds", "1", "--buffer", "1M"};
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    ddm_cmd *cmd = start_trace(f, 8, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    const fake_request *r = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, PROFILE_CHUNK_MPSS, 0));
+    assert_int_equal(r->len, 8);
+    assert_memory_equal(r->data, "\0\x10\0\0\0\0\0\0", 8); /* 1 MiB, flags 0 */
+    assert_true(exists(f, "out.trace.part"));
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "trace"), "tracing (ddmon)");
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_MPSE), -1); /* not yet: 1 s */
+    usleep(1050 * 1000);
+    fake_host_fire_timers(f->fh);
+    assert_true(pending_index(f, f->vm, PROFILE_CHUNK_MPSE) >= 0);
+    /* the event comes before the (ART: no) reply */
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 7, 0), 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "written to"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "6 records"));
+    assert_true(exists(f, "out.trace"));
+    assert_false(exists(f, "out.trace.part"));
+    ddm_view *m = fake_view_find(f->fh, f->vm, "profile.methods");
+    assert_non_null(m);
+    assert_int_equal(fake_view_n_rows(m), 2);
+    assert_string_equal(fake_view_cell_str(m, 0, "method"), "com.a.A.run");
+    assert_int_equal(fake_view_cell_int(m, 0, "calls"), 1);
+    assert_int_equal(fake_view_cell_int(m, 0, "inclusive_us"), 50);
+    assert_int_equal(fake_view_cell_int(m, 1, "calls"), 2);
+    assert_int_equal(fake_view_cell_int(m, 1, "exclusive_us"), 15);
+    assert_non_null(fake_view_find(f->fh, f->vm, "profile.threads"));
+    /* MPRQ is asked again after the stop */
+    assert_true(pending_index(f, f->vm, PROFILE_CHUNK_MPRQ) >= 0);
+    free(t);
+}
+
+static void test_start_refused(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "x.trace", "--sampling=250"};
+    uint8_t on = 1;
+    answer_ready_mprq(f);
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 4, argv);
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_SPSS);
+    assert_true(i >= 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)i)->len, 12);
+    assert_memory_equal(fake_host_request(f->fh, (size_t)i)->data + 8, "\0\0\0\xfa", 4);
+    fake_host_complete_fail(f->fh, (size_t)i, 1, "Trace already in progress");
+    fake_host_complete_chunk(f->fh, (size_t)pending_index(f, f->vm, PROFILE_CHUNK_MPRQ),
+                             PROFILE_CHUNK_MPRQ, &on, 1);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "Trace already in progress"));
+    assert_false(exists(f, "x.trace"));
+    assert_false(exists(f, "x.trace.part"));
+}
+
+static void test_stop_gets_nothing(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "y.trace", "--tracing", "--seconds", "0"};
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    fake_cmd_cancel(cmd); /* Ctrl-C */
+    fake_host_fire_timers(f->fh);
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPSE);
+    assert_true(i >= 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)i)->timeout_ms, 500); /* profile.timeout */
+    fake_host_complete_status(f->fh, (size_t)i, DDM_REPLY_TIMEOUT);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no trace came back"));
+    assert_false(exists(f, "y.trace"));
+    assert_false(exists(f, "y.trace.part"));
+}
+
+static void test_truncated_stream(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "z.trace", "--tracing", "--seconds", "0"};
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    fake_cmd_cancel(cmd);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 5, -EPROTO), -EPROTO);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no file written"));
+    assert_false(exists(f, "z.trace"));
+    assert_false(exists(f, "z.trace.part"));
+    free(t);
+}
+
+static void test_cancel_saves(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "c.trace", "--sampling", "--seconds", "0"};
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_SPSS, 2);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_SPSE), -1); /* runs until Ctrl-C */
+    fake_cmd_cancel(cmd);
+    fake_host_fire_timers(f->fh);
+    assert_true(pending_index(f, f->vm, PROFILE_CHUNK_SPSE) >= 0);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 0, 0), 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_true(exists(f, "c.trace"));
+    assert_true(fake_host_log_contains(f->fh, "c.trace"));
+    free(t);
+}
+
+static void test_device_path(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "127.0.0.1:8001", "--tracing", "--seconds", "1"};
+    uint8_t ok = 0;
+    ddm_cmd *cmd = start_trace(f, 5, argv, f->dev, PROFILE_CHUNK_MPRS, 1);
+    const fake_request *r = fake_host_request(f->fh, (size_t)fake_host_find_request(f->fh, f->dev, PROFILE_CHUNK_MPRS, 0));
+    /* u4 buffer, u4 flags, lstr "/sdcard/com.example_remote.trace" */
+    assert_int_equal(r->len, 8 + 4 + 2 * strlen("/sdcard/com.example_remote.trace"));
+    usleep(1050 * 1000);
+    fake_host_fire_timers(f->fh);
+    int i = pending_index(f, f->dev, PROFILE_CHUNK_MPRE);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRE, &ok, 1);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "on the device to /sdcard/com.example_remote.trace"));
+}
+
+static void test_usage(void **state)
+{
+    Fx *f = *state;
+    const char *a1[] = {"trace", "notes", "f.trace"};
+    const char *a2[] = {"trace", "127.0.0.1:8001", "f.trace", "--sampling"};
+    const char *a3[] = {"trace", "notes", "f.trace", "--tracing", "--seconds", "x"};
+    const char *a4[] = {"trace", "notes", "--tracing"};
+    ddm_cmd *c = fake_host_run_command(f->fh, 3, a1);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_USAGE);
+    c = fake_host_run_command(f->fh, 4, a2);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(c), "cannot sample"));
+    c = fake_host_run_command(f->fh, 6, a3);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_USAGE);
+    c = fake_host_run_command(f->fh, 3, a4);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_USAGE);
+    assert_false(exists(f, "f.trace.part"));
+}
+
+static ddm_cmd *summary(Fx *f, int argc, const char *const *argv)
+{
+    ddm_cmd *cmd = fake_host_run_command(f->fh, argc, argv);
+    for (int i = 0; i < 100 && !fake_cmd_finished(cmd); i++)
+        fake_host_fire_timers(f->fh);
+    assert_true(fake_cmd_finished(cmd));
+    return cmd;
+}
+
+static void test_trace_summary(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    char path[256];
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/s.trace", f->dir);
+    fp = fopen(path, "wb");
+    fwrite(t, 1, len, fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/bad.trace", f->dir);
+    fp = fopen(path, "wb");
+    fwrite(t, 1, len - 3, fp);
+    fclose(fp);
+
+    const char *a1[] = {"trace-summary", "s.trace", "--top", "1"};
+    ddm_cmd *c = summary(f, 4, a1);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_OK);
+    ddm_view *v = fake_cmd_result(c);
+    assert_int_equal(fake_view_n_rows(v), 1); /* run: top by inclusive (50) and by exclusive (35) */
+    assert_int_equal(fake_view_cell_int(v, 0, "exclusive_us"), 35);
+    assert_int_equal(fake_view_cell_int(v, 0, "rank_exclusive"), 1);
+    assert_non_null(strstr(fake_cmd_message(c), "version 3, dual clock, 6 records"));
+    const char *a2[] = {"trace-summary", "s.trace", "--threads"};
+    c = summary(f, 3, a2);
+    v = fake_cmd_result(c);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+    assert_int_equal(fake_view_cell_int(v, 0, "calls"), 3);
+    const char *a3[] = {"trace-summary", "bad.trace"};
+    c = summary(f, 2, a3);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(c), "truncated"));
+    const char *a4[] = {"trace-summary", "missing.trace"};
+    c = fake_host_run_command(f->fh, 2, a4);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_NOT_FOUND);
+    free(t);
+}
+
+static void test_old_core(void **state)
+{
+    fake_host *fh = fake_host_new();
+    (void)state;
+    fake_host_set_abi_minor(fh, 1);
+    assert_true(fake_host_load(fh, &ddm_plugin_descriptor) != 0);
+    assert_false(fake_host_has_command(fh, "trace"));
+    fake_host_free(fh);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_owns_and_asks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streamed_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_gets_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_saves, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_device_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trace_summary, setup, teardown),
+        cmocka_unit_test(test_old_core),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
