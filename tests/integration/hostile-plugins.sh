@@ -9,11 +9,13 @@
 #  - a 32 MiB NHGT that was asked for, with 100,000 distinct keys;
 #  - inconsistent counts in every decoder: each chunk type the plugins
 #    decode, with every count and length at its maximum (0xFF bytes), then
-#    a table whose count claims more entries than it has.
+#    a table whose count claims more entries than it has; and as replies to
+#    commands (STKL, NHGT), after a VirtualMachine.Version reply whose
+#    string claims 4 GiB.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 . "$DDM_TOP_SRCDIR/tests/integration/hostile-lib.sh"
 t_have_plugins vminfo threads heap nativeheap alloc || t_skip_all "a standard plugin was configured out"
-t_plan 15
+t_plan 20
 h_start_good || t_fail "the good VM starts" "$(cat "$T_TMP/simvm.err")"
 
 h_case thst-65535 100 - greet serve 500 \
@@ -39,6 +41,19 @@ for t in THST THCR THNM THDE STKL HPIF HPSG HPSO HPST HPEN NHSG NHST NHEN NHGT R
     APNM WAIT STAG EXIT HPDU VULW; do
     steps+=(send "$t" ff 64 send "$t" ff 3 zsend "$t" ff 4096)
 done
+# Replies with inconsistent counts to what a command asked (STKL, NHGT),
+# from a VM whose VirtualMachine.Version reply claims a 4 GiB string (the
+# session's probe then tries HELO, as for any unreadable Version reply).
+H_DURING='for i in 1 2 3; do $H_DDMON stack 4242 1; $H_DDMON native-heap 4242; sleep 0.5; done' \
+    h_case decoder-replies 100 "STKL reply .*rejected: frame count 4294967295" \
+    reply version version-bad greet reply STKL ff 64 reply NHGT ff 64 hold
+if grep -q "malformed STKL reply" "$T_TMP/case/during.out" &&
+    grep -q "bad NHGT reply: backtrace size 4294967295" "$T_TMP/case/during.out"; then
+    t_ok "decoder-replies: the commands fail saying what was wrong"
+else
+    t_fail "decoder-replies: the commands fail saying what was wrong" "$(head -5 "$T_TMP/case/during.out")"
+fi
+
 # a real THST header whose count (0x0100) claims more entries than follow
 steps+=(send THST hex 04120100000000010100000001000000020000000300 hold)
 h_case decoders 100 "THST .*rejected" "${steps[@]}"
