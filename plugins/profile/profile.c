@@ -7,8 +7,8 @@
  *    through the decoder as it arrives (profile_job.c), never held whole.
  *  - It keeps what MPRQ says current: asked when a VM is ready and after
  *    every start, stop and failure, and shown as the VM's headline
- *    ("trace: off|tracing|sampling", figure trace_mode 0/1/2) and its
- *    record view "profile".
+ *    ("trace: tracing|sampling" while one runs; the figure trace_mode
+ *    0/1/2 always) and its record view "profile".
  *  - Commands: `ddmon trace` and `ddmon trace-summary` (profile_cmd.c).
  * Option profile.timeout (ms): how long a stop may wait for the trace
  * (default PROFILE_DEFAULT_TIMEOUT_MS).
@@ -69,8 +69,11 @@ void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv)
     const char *name = mode_name(pv->mode);
     char text[64];
 
-    snprintf(text, sizeof text, "%s%s", name ? name : "?", pv->job ? " (ddmon)" : "");
-    h->vm_headline(pl->self, vm, "trace", text);
+    /* the text only while something runs (an idle VM's list stays short);
+     * the figure whenever MPRQ answered */
+    snprintf(text, sizeof text, "%s%s", name ? name : "starting", pv->job ? " (ddmon)" : "");
+    h->vm_headline(pl->self, vm, "trace",
+                   pv->job || pv->mode > PROFILE_MODE_OFF ? text : NULL);
     if (DDM_HOST_HAS(h, vm_headline_figures)) {
         ddm_headline_figure f = {"mode", DDM_VAL_INT, pv->mode, 0};
         h->vm_headline_figures(pl->self, vm, "trace", &f, pv->mode >= 0 ? 1 : 0);

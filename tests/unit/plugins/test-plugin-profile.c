@@ -174,6 +174,7 @@ static void test_owns_and_asks(void **state)
     assert_true(i >= 0);
     fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &sampling, 1);
     assert_string_equal(fake_host_headline(f->fh, f->vm, "trace"), "sampling");
+    assert_null(fake_host_headline(f->fh, f->dev, "trace")); /* not yet answered */
     assert_int_equal(fake_host_headline_figure(f->fh, f->vm, "trace_mode", &v), 1);
     assert_true(v == 2.0);
     ddm_view *info = fake_view_find(f->fh, f->vm, "profile");
