@@ -17,6 +17,7 @@ struct DdmMonitor {
     GHashTable *known_ddm;          /* keys that answered HELO: reconnects skip the Version probe */
     DdmJdwpBudget *read_budget;     /* every peer's packet buffers together (--max-buffers) */
     GHashTable *own_ports;          /* GUINT_TO_POINTER(port) -> count: TCP ports ddmon listens on */
+    guint trim_timer;               /* every DDM_MONITOR_TRIM_S: idle VMs' read buffers go back */
     gboolean stopping;
 };
 

@@ -160,6 +160,23 @@ gboolean ddm_monitor_sessions_settled(DdmMonitor *mon)
 
 /* ------------------------------------------------------------ life cycle */
 
+/* The VMs that sent nothing for a whole round give their read buffer back. */
+static gboolean trim_idle_readers(gpointer ud)
+{
+    DdmMonitor *mon = ud;
+    GHashTableIter it;
+    gpointer k, v;
+    guint freed = 0;
+
+    g_hash_table_iter_init(&it, mon->vms);
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (((DdmVm *)v)->reader && ddm_jdwp_reader_trim(((DdmVm *)v)->reader))
+            freed++;
+    if (freed)
+        g_debug("%u idle VMs gave their read buffers back", freed);
+    return G_SOURCE_CONTINUE;
+}
+
 DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *events, gpointer ud)
 {
     DdmMonitor *mon;
@@ -175,6 +192,7 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
     mon->known_ddm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     mon->read_budget = ddm_jdwp_budget_new(config->max_buffers);
     mon->own_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
+    mon->trim_timer = g_timeout_add_seconds(DDM_MONITOR_TRIM_S, trim_idle_readers, mon);
     return mon;
 }
 
@@ -262,6 +280,8 @@ void ddm_monitor_free(DdmMonitor *mon)
     g_hash_table_destroy(mon->known_ddm);
     g_hash_table_destroy(mon->vms);
     g_hash_table_destroy(mon->own_ports);
+    if (mon->trim_timer)
+        g_source_remove(mon->trim_timer);
     ddm_jdwp_budget_free(mon->read_budget);
     g_free(mon);
 }

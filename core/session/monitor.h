@@ -84,6 +84,10 @@ void ddm_monitor_free(DdmMonitor *mon);
  *  ends without one resets it (doc/protocol.md, "Limits"). */
 #define DDM_MONITOR_VIOLATION_BACKOFF_FIRST_MS 2000u
 #define DDM_MONITOR_VIOLATION_BACKOFF_MAX_MS 300000u
+/** Every this many seconds the read buffer of each VM that sent nothing
+ *  since the previous round is freed (ddm_jdwp_reader_trim): an idle VM
+ *  holds none, a busy one keeps reusing its own. */
+#define DDM_MONITOR_TRIM_S 10u
 /** The memory budget every peer's JDWP reader is charged to (VMs and
  *  debuggers; config max_buffers). (transfer none: lives as long as @mon) */
 DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon);

@@ -5,9 +5,10 @@
  *
  * Reader buffer: [start, end) holds unconsumed bytes inside buf[0, alloc).
  * It is lazy: a new reader holds no buffer, the first feed/space allocates
- * READER_INITIAL bytes (or what the bytes need), and next() releases it
- * whenever it reports NEED_MORE with nothing pending, so an idle peer costs
- * no buffer at all. It grows only when fed data does not fit; while a
+ * READER_INITIAL bytes (or what the bytes need), and ddm_jdwp_reader_trim()
+ * releases it when nothing is pending and no byte came since the previous
+ * trim, so an idle peer costs no buffer while a busy one keeps reusing its
+ * own (no allocation per read). It grows only when fed data does not fit; while a
  * packet is incomplete, growth by doubling is clamped to that packet's
  * declared length (already checked against the cap), so memory follows the
  * bytes actually received (at most twice them), never a length a peer
@@ -61,6 +62,7 @@ struct DdmJdwpReader {
     gboolean streaming;    /* handing out the packet's remaining bytes */
     uint64_t stream_left;  /* bytes of the streamed packet still to hand out */
     size_t claimed_len;    /* after ERR_SHORT/ERR_TOO_BIG: the length the packet declared */
+    gboolean busy;         /* bytes came since the last trim */
     DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
 };
 
@@ -247,6 +249,7 @@ void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
     }
     if (!ensure_space(r, n))
         return;
+    r->busy = TRUE;
     memcpy(r->buf + r->end, data, n);
     r->end += n;
 }
@@ -279,6 +282,7 @@ void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n)
     g_return_if_fail(n <= r->alloc - r->end);
     if (r->failed)
         return;
+    r->busy = TRUE;
     r->end += n;
 }
 
@@ -340,14 +344,19 @@ static DdmJdwpResult next_stream_piece(DdmJdwpReader *r, DdmJdwpPacket *pkt)
     return DDM_JDWP_STREAM_DATA;
 }
 
-/* Nothing pending and nothing returned still borrowed: an idle reader
- * holds no buffer (the next feed or space allocates one again). */
-static void release_if_empty(DdmJdwpReader *r)
+gboolean ddm_jdwp_reader_trim(DdmJdwpReader *r)
 {
-    if (r->start == r->end && r->buf) {
-        r->start = r->end = 0;
-        set_alloc(r, 0);
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (r->busy) {
+        r->busy = FALSE; /* released at the next trim if it stays quiet */
+        return FALSE;
     }
+    if (!r->buf || r->start != r->end)
+        return FALSE;
+    r->start = r->end = 0;
+    r->head_last = FALSE; /* nothing returned stays borrowed */
+    set_alloc(r, 0);
+    return TRUE;
 }
 
 static DdmJdwpResult fail(DdmJdwpReader *r, DdmJdwpResult res)
@@ -413,16 +422,10 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
     r->head_last = FALSE;
     if (r->failed)
         return r->failed;
-    if (r->streaming) {
-        res = next_stream_piece(r, pkt);
-        if (res == DDM_JDWP_NEED_MORE)
-            release_if_empty(r);
-        return res;
-    }
-    if (r->start == r->end) {
-        release_if_empty(r);
+    if (r->streaming)
+        return next_stream_piece(r, pkt);
+    if (r->start == r->end)
         return DDM_JDWP_NEED_MORE;
-    }
 
     if (r->handshake_pending) {
         int m = match_handshake(r);

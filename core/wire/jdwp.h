@@ -8,7 +8,7 @@
  * a packet's declared length is checked (>= 11, <= the reader's cap) from
  * its first 4 bytes, before any buffer grows for it, so a hostile length
  * never causes a large allocation; the buffer grows with the bytes that
- * arrive (at most twice them) and an idle reader holds none. Readers may
+ * arrive (at most twice them) and an idle reader holds none (see trim). Readers may
  * share a memory budget (DdmJdwpBudget): a growth past it fails the reader
  * that asked. After an error the reader stays failed: the caller logs and
  * closes the connection.
@@ -167,6 +167,11 @@ uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail);
 void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n);
 /** Take the next unit; on DDM_JDWP_PACKET fills @pkt (borrowed until the next call). */
 DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt);
+/** Give the buffer back if nothing is pending and no byte came since the
+ *  previous call (call it periodically: a peer idle for a whole period then
+ *  holds no buffer, a busy one keeps reusing its own). Packets returned by
+ *  next() must not be in use. TRUE if a buffer was freed. */
+gboolean ddm_jdwp_reader_trim(DdmJdwpReader *r);
 /** Bytes buffered but not yet returned (e.g. to hand over raw to a relay). */
 size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
 /** Bytes currently allocated for the reader's buffer (tests: a hostile

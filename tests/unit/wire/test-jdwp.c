@@ -1004,7 +1004,8 @@ static void test_jdwp_claim_costs_what_arrives(void **state)
 }
 
 /* An idle reader holds no buffer: none before the first byte, none again
- * once every packet was taken. */
+ * after a trim round with no new byte; a busy reader keeps its buffer
+ * (no allocation per read); nothing pending is never trimmed. */
 static void test_jdwp_idle_reader_holds_nothing(void **state)
 {
     size_t len;
@@ -1014,20 +1015,30 @@ static void test_jdwp_idle_reader_holds_nothing(void **state)
     (void)state;
 
     assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    assert_false(ddm_jdwp_reader_trim(r));
     ddm_jdwp_reader_feed(r, p, len);
     assert_true(ddm_jdwp_reader_buffer_size(r) > 0);
     assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
     assert_int_equal(pkt.len, 100);
     assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    /* bytes came in this round: kept */
+    assert_false(ddm_jdwp_reader_trim(r));
+    assert_true(ddm_jdwp_reader_buffer_size(r) > 0);
+    /* a quiet round: given back */
+    assert_true(ddm_jdwp_reader_trim(r));
     assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
-    /* half a packet keeps its bytes */
+    /* half a packet keeps its bytes however long it waits */
     ddm_jdwp_reader_feed(r, p, 50);
     assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_false(ddm_jdwp_reader_trim(r));
+    assert_false(ddm_jdwp_reader_trim(r));
     assert_true(ddm_jdwp_reader_buffer_size(r) >= 50);
     ddm_jdwp_reader_feed(r, p + 50, len - 50);
     assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
     assert_bytes_equal(pkt.data, pkt.data_len, p + 11, 89);
     assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_false(ddm_jdwp_reader_trim(r));
+    assert_true(ddm_jdwp_reader_trim(r));
     assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
     ddm_jdwp_reader_free(r);
     g_free(p);
