@@ -151,11 +151,15 @@ static int on_other(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, cons
                     size_t len, void *ud)
 {
     profile_plugin *pl = ud;
+    profile_vm *pv = profile_vm_state(pl, vm);
     char name[5] = {(char)(ci->type >> 24), (char)(ci->type >> 16), (char)(ci->type >> 8),
                     (char)ci->type, '\0'};
-    (void)vm;
     (void)data;
-    pl->host->log(self, DDM_LOG_INFO, "%s (%zu bytes) that nothing waited for", name, len);
+    if (pv && !pv->stray_logged) { /* once per VM: a VM cannot flood the log */
+        pv->stray_logged = 1;
+        pl->host->log(self, DDM_LOG_INFO, "%s: %s (%zu bytes) that nothing waited for (logged once)",
+                      pl->host->vm_info(vm)->key, name, len);
+    }
     return DDM_OK;
 }
 

@@ -66,6 +66,7 @@ enum { PROFILE_MODE_UNKNOWN = -1, PROFILE_MODE_OFF = 0, PROFILE_MODE_TRACING = 1
 typedef struct profile_vm {
     int mode;                 /* PROFILE_MODE_*: what the VM said last */
     int mprq_pending;         /* an MPRQ is on its way */
+    int stray_logged;         /* a chunk nobody asked for was logged (once per VM) */
     profile_job *job;         /* the trace running, borrowed; NULL when none */
     uint64_t traces;          /* traces saved */
     char last_path[PROFILE_PATH_MAX + 1];

@@ -489,9 +489,15 @@ int profile_job_stream_begin(profile_plugin *pl, ddm_vm *vm, uint64_t declared)
 {
     profile_job *j = vm_job(pl, vm);
     if (!j || (j->state != J_STOPPING && j->state != J_RUNNING)) {
-        pl->host->log(pl->self, DDM_LOG_INFO,
-                      "a method trace of %" PRIu64 " bytes that no command asked for; skipped",
-                      declared);
+        profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+        if (!pv || !pv->stray_logged) { /* once per VM */
+            if (pv)
+                pv->stray_logged = 1;
+            pl->host->log(pl->self, DDM_LOG_INFO,
+                          "%s: a method trace of %" PRIu64 " bytes that no command asked for; "
+                          "skipped (logged once)",
+                          pl->host->vm_info(vm)->key, declared);
+        }
         return -ENOENT;
     }
     if (j->tick) {

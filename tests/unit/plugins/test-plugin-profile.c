@@ -384,6 +384,22 @@ static void test_trace_summary(void **state)
     free(t);
 }
 
+static void test_stray_trace(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    fake_host_log_clear(f->fh);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 0, 0), -ENOENT);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 0, 0), -ENOENT);
+    assert_true(fake_host_log_contains(f->fh, "127.0.0.1:8000: a method trace of"));
+    const char *log = fake_host_log_text(f->fh);
+    const char *first = strstr(log, "no command asked for");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "no command asked for")); /* once per VM */
+    free(t);
+}
+
 static void test_old_core(void **state)
 {
     fake_host *fh = fake_host_new();
@@ -406,6 +422,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_device_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trace_summary, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stray_trace, setup, teardown),
         cmocka_unit_test(test_old_core),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
