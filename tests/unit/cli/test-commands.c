@@ -88,6 +88,7 @@ static void test_usage_text(void **state)
         "  kill-server            stop the server\n"
         "  server [--foreground] [--replace]\n"
         "                         run the server; --replace stops the running one first\n"
+        "  web-url                the web dashboard's URL with its token (server --http)\n"
         "  help [COMMAND]         this text, with the commands plugins add; or one command's usage\n"
         "  COMMAND ARGS...        a command registered by a plugin (e.g. gc PID)\n"
         "Every command takes --json; a failure is then one JSON object too:\n"
