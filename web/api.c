@@ -38,6 +38,7 @@ typedef struct RunningCommand {
     SoupServerMessage *msg; /* NULL once the client went away */
     gulong finished_id;
     char *run_id;
+    char *run_dir; /* absolute; never shown to the client (scrub_paths) */
 } RunningCommand;
 
 /* -------------------------------------------------------------- helpers */
@@ -286,6 +287,7 @@ static void route_commands(SoupServerMessage *msg, const char *path, gpointer ud
         json_object_set_string_member(c, "usage", ci->usage);
         json_object_set_string_member(c, "summary", ci->summary);
         json_object_set_string_member(c, "plugin", ci->plugin);
+        json_object_set_boolean_member(c, "takes_vm", ddm_command_usage_takes_vm(ci->name, ci->usage));
         json_object_set_object_member(co, ci->name, c);
     }
     JsonObject *o = doc_new();
@@ -327,6 +329,7 @@ static void running_free(RunningCommand *rc)
         g_object_unref(rc->msg);
     }
     g_free(rc->run_id);
+    g_free(rc->run_dir);
     g_free(rc);
 }
 
@@ -338,6 +341,38 @@ static void on_command_client_gone(SoupServerMessage *msg, gpointer ud)
     g_clear_object(&rc->msg);
     if (rc->api != NULL)
         ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);
+}
+
+/* @text with the run directory's absolute path replaced by the run's
+ * name: a reply never shows where the server keeps its files.
+ * (transfer full) */
+static char *scrub_path(const char *text, const RunningCommand *rc)
+{
+    g_autoptr(GString) out = g_string_new(text);
+    g_autofree char *with_slash = g_strconcat(rc->run_dir, "/", NULL);
+    g_string_replace(out, with_slash, "", 0);
+    g_string_replace(out, rc->run_dir, rc->run_id, 0);
+    return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* scrub_path on every string of @node, in place. */
+static void scrub_node(JsonNode *node, const RunningCommand *rc)
+{
+    if (JSON_NODE_HOLDS_OBJECT(node)) {
+        JsonObjectIter it;
+        JsonNode *member;
+        json_object_iter_init(&it, json_node_get_object(node));
+        while (json_object_iter_next(&it, NULL, &member))
+            scrub_node(member, rc);
+    } else if (JSON_NODE_HOLDS_ARRAY(node)) {
+        JsonArray *a = json_node_get_array(node);
+        for (guint i = 0; i < json_array_get_length(a); i++)
+            scrub_node(json_array_get_element(a, i), rc);
+    } else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING &&
+               strstr(json_node_get_string(node), rc->run_dir) != NULL) {
+        g_autofree char *clean = scrub_path(json_node_get_string(node), rc);
+        json_node_set_string(node, clean);
+    }
 }
 
 static void command_done(ddm_cmd_status status, const char *message, ddm_view *result,
@@ -353,14 +388,17 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
         JsonObject *o = doc_new();
         json_object_set_boolean_member(o, "ok", status == DDM_CMD_OK);
         json_object_set_int_member(o, "status", status);
+        g_autofree char *clean = message != NULL ? scrub_path(message, rc) : NULL;
         if (status != DDM_CMD_OK)
             json_object_set_string_member(o, "error",
-                                          message != NULL && *message ? message : "command failed");
+                                          clean != NULL && *clean ? clean : "command failed");
         else
-            json_object_set_string_member(o, "message", message);
-        if (result != NULL)
-            json_object_set_member(o, "result", ddm_web_view_json(result, FALSE));
-        else
+            json_object_set_string_member(o, "message", clean);
+        if (result != NULL) {
+            JsonNode *rn = ddm_web_view_json(result, FALSE);
+            scrub_node(rn, rc);
+            json_object_set_member(o, "result", rn);
+        } else
             json_object_set_null_member(o, "result");
         json_object_set_member(o, "files", api != NULL ? ddm_web_downloads_files(api->downloads,
                                                                                  rc->run_id)
@@ -424,11 +462,17 @@ static void route_run_command(SoupServerMessage *msg, const char *path, gpointer
         return;
     const char *name = seg[4];
     g_autoptr(GArray) cmds = ddm_registry_commands(ddm_daemon_registry(api->daemon));
-    gboolean known = FALSE;
-    for (guint i = 0; cmds != NULL && i < cmds->len && !known; i++)
-        known = strcmp(g_array_index(cmds, DdmCommandInfo, i).name, name) == 0;
-    if (!known) {
+    const DdmCommandInfo *info = NULL;
+    for (guint i = 0; cmds != NULL && i < cmds->len && info == NULL; i++)
+        if (strcmp(g_array_index(cmds, DdmCommandInfo, i).name, name) == 0)
+            info = &g_array_index(cmds, DdmCommandInfo, i);
+    if (info == NULL) {
         ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no command '%s'", name);
+        return;
+    }
+    if (!ddm_command_usage_takes_vm(info->name, info->usage)) {
+        ddm_http_reply_error(msg, SOUP_STATUS_BAD_REQUEST,
+                             "'%s' does not take a VM (usage: %s)", name, info->usage);
         return;
     }
     if (api->n_commands >= DDM_WEB_API_MAX_COMMANDS) {
@@ -462,13 +506,16 @@ static void route_run_command(SoupServerMessage *msg, const char *path, gpointer
     rc->finished_id = g_signal_connect(msg, "finished", G_CALLBACK(on_command_client_gone), rc);
     api->commands = g_list_prepend(api->commands, rc);
     api->n_commands++;
+    rc->run_dir = g_steal_pointer(&out_dir);
     soup_server_message_pause(msg);
     g_message("web: running '%s' on %s", name, vm_key(vm));
-    /* The command may finish before this returns (command_done frees rc). */
-    if (!ddm_registry_run_command_progress(ddm_daemon_registry(api->daemon), (int)argv->len - 1,
-                                           (const char *const *)argv->pdata, out_dir, out_dir,
-                                           command_done, NULL, rc))
-        command_done(DDM_CMD_USAGE, "the command could not start", NULL, rc);
+    /* Every file the command writes stays in its run directory: the core
+     * refuses arguments that could name one elsewhere. The command may
+     * finish before this returns (command_done frees rc). */
+    if (!ddm_registry_run_command_confined(ddm_daemon_registry(api->daemon), (int)argv->len - 1,
+                                           (const char *const *)argv->pdata, rc->run_dir,
+                                           command_done, NULL, rc, &error))
+        command_done(DDM_CMD_USAGE, error->message, NULL, rc);
 }
 
 /* ------------------------------------------------------------- lifetime */

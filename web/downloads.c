@@ -91,7 +91,8 @@ char *ddm_web_downloads_new_run(DdmWebDownloads *dl, const char *name, char **id
     char *path = g_build_filename(dl->dir, run, NULL);
     if (g_mkdir(path, 0700) != 0) {
         int e = errno;
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot create %s: %s", path,
+        /* The run's name only: clients are not told where the server keeps files. */
+        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(e), "cannot create run %s: %s", run,
                     g_strerror(e));
         g_free(run);
         g_free(path);

@@ -146,6 +146,25 @@ gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const cha
                                            const char *cwd, const char *out_dir,
                                            DdmCommandDoneFn done, DdmCommandProgressFn progress,
                                            gpointer ud);
+/** Why argument @arg could name a file outside the directory a command
+ *  runs in: "an absolute path" (a leading '/' or '~', in the argument, after
+ *  any '=' of an option, or glued to a short option: -o/x) or "a '..'
+ *  segment"; NULL if it cannot. (transfer none: a static string) */
+const char *ddm_command_arg_escapes(const char *arg);
+/** As ddm_registry_run_command_progress for a client that may have files
+ *  written only under @run_dir (absolute; the web): @run_dir is both the
+ *  command's cwd and its out_dir, and every argument after the name that
+ *  ddm_command_arg_escapes refuses makes this fail with @error (permission
+ *  G_FILE_ERROR_PERM) before the plugin sees anything. FALSE with @error (G_FILE_ERROR_NOENT)
+ *  for an unknown command. @done is called only after TRUE. */
+gboolean ddm_registry_run_command_confined(DdmRegistry *reg, int argc, const char *const *argv,
+                                           const char *run_dir, DdmCommandDoneFn done,
+                                           DdmCommandProgressFn progress, gpointer ud,
+                                           GError **error);
+/** Whether a command's usage line (with or without its @name first) takes a
+ *  VM as its first operand ("VM", "PID", "VM...|all"): such a command can
+ *  be run on a VM's page; one that takes a FILE cannot. */
+gboolean ddm_command_usage_takes_vm(const char *name, const char *usage);
 gboolean ddm_registry_run_command(DdmRegistry *reg, int argc, const char *const *argv,
                                   DdmCommandDoneFn done, gpointer ud);
 

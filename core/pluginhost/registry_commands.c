@@ -109,6 +109,85 @@ gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const cha
     return TRUE;
 }
 
+/* One piece of an argument (the whole, or what follows an '='): a path
+ * that starts at the root or the home directory, or climbs with "..". */
+static const char *piece_escapes(const char *piece, size_t len)
+{
+    if (len > 0 && (piece[0] == '/' || piece[0] == '~'))
+        return "an absolute path";
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && piece[j] != '/')
+            j++;
+        if (j - i == 2 && piece[i] == '.' && piece[i + 1] == '.')
+            return "a '..' segment";
+        i = j + 1;
+    }
+    return NULL;
+}
+
+const char *ddm_command_arg_escapes(const char *arg)
+{
+    g_return_val_if_fail(arg != NULL, "no argument");
+    /* A short option glued to its value: -o/tmp/x. */
+    if (arg[0] == '-' && arg[1] != '-' && arg[1] != '\0' && (arg[2] == '/' || arg[2] == '~'))
+        return "an absolute path";
+    for (const char *p = arg;;) {
+        const char *eq = strchr(p, '=');
+        size_t len = eq != NULL ? (size_t)(eq - p) : strlen(p);
+        const char *why = piece_escapes(p, len);
+        if (why != NULL)
+            return why;
+        if (eq == NULL)
+            return NULL;
+        p = eq + 1;
+    }
+}
+
+gboolean ddm_registry_run_command_confined(DdmRegistry *reg, int argc, const char *const *argv,
+                                           const char *run_dir, DdmCommandDoneFn done,
+                                           DdmCommandProgressFn progress, gpointer ud,
+                                           GError **error)
+{
+    g_return_val_if_fail(reg != NULL && argc > 0 && argv != NULL && argv[0] != NULL, FALSE);
+    g_return_val_if_fail(run_dir != NULL && run_dir[0] == '/', FALSE);
+    for (int i = 1; i < argc; i++) {
+        const char *why = ddm_command_arg_escapes(argv[i]);
+        if (why != NULL) {
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_PERM,
+                        "argument %d (%.64s) is %s: this client may write only into the "
+                        "command's own directory, so files are named relative to it",
+                        i, argv[i], why);
+            return FALSE;
+        }
+    }
+    if (!ddm_registry_run_command_progress(reg, argc, argv, run_dir, run_dir, done, progress, ud)) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "no command '%.64s'", argv[0]);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean ddm_command_usage_takes_vm(const char *name, const char *usage)
+{
+    g_return_val_if_fail(name != NULL, FALSE);
+    if (usage == NULL)
+        return FALSE;
+    g_auto(GStrv) words = g_strsplit_set(usage, " \t", -1);
+    guint i = 0;
+    while (words[i] != NULL && words[i][0] == '\0')
+        i++;
+    if (words[i] != NULL && strcmp(words[i], name) == 0)
+        i++;
+    while (words[i] != NULL && words[i][0] == '\0')
+        i++;
+    if (words[i] == NULL)
+        return FALSE;
+    /* "VM", "PID", "VM...|all": the operand before any alternative. */
+    g_autofree char *first = g_strndup(words[i], strcspn(words[i], "|."));
+    return strcmp(first, "VM") == 0 || strcmp(first, "PID") == 0;
+}
+
 static void progress_pass_on(ddm_cmd *cmd, gint64 now)
 {
     cmd->progress_last_us = now;

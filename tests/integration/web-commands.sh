@@ -9,7 +9,7 @@
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 [ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] || t_skip_all "ddmon was built --without-http"
 t_have_plugins threads vminfo heap hprof || t_skip_all "the threads, vminfo, heap and hprof plugins were not built"
-t_plan 28
+t_plan 38
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 5

@@ -10,7 +10,7 @@
 t_have_plugins threads vminfo heap || t_skip_all "the threads, vminfo and heap plugins were not built"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || t_skip_all "no chromium (Debian: apt-get install chromium; tools/dev pkgs lists it)"
-t_plan 14
+t_plan 16
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 # Worker threads (whose states change, unlike the core ones) come and go about every second.
@@ -35,7 +35,7 @@ timeout 180 python3 "$DDM_TOP_SRCDIR/tests/integration/web_dashboard.py" "$CHROM
 rc=$?
 if [ $rc -eq 2 ]; then
     t_diag "$T_TMP/dash.out" "$art/chromium-profile.log"
-    for _ in $(seq 11); do t_fail "chromium runs" "$(head -3 "$T_TMP/dash.out")"; done
+    for _ in $(seq 13); do t_fail "chromium runs" "$(head -3 "$T_TMP/dash.out")"; done
     exit 0
 fi
 [ $rc -eq 0 ] || t_fail "web_dashboard.py exits 0" "rc=$rc $(tail -5 "$T_TMP/dash.err")"

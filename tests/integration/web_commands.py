@@ -40,6 +40,12 @@ vm_path = "/api/vms/" + urllib.parse.quote(vm, safe="")
 results = []
 
 
+def file_names(reply):
+    """The names of the files a command reply offers."""
+    files = reply.get("files") or {}
+    return list(files) if isinstance(files, dict) else [f["name"] for f in files]
+
+
 def check(desc, cond, why=""):
     results.append(f"PASS {desc}" if cond else f"FAIL {desc} -- {why}")
 
@@ -177,6 +183,47 @@ if files:
         s, t, b = req("GET", bad)
         check(f"no download of {why}: 404 (400 from libsoup for an encoded slash)",
               s == 404 or (s == 400 and "%2F" in bad), f"{bad}: {s}")
+
+# Confinement: a command from the web writes only into its own run
+# directory, and replies never show where the server keeps its files.
+check("the hprof reply does not show the server's directory",
+      outdir not in d.get("message", "") and outdir.encode() not in b, f"{b[:300]!r}")
+escape = os.path.join(outdir, "escape")
+os.makedirs(escape, exist_ok=True)
+for args in (["--out-dir", escape], ["--out-dir=" + escape], [escape + "/x.hprof"]):
+    s, t, b = req("POST", vm_path + "/commands/hprof", body=json.dumps({"args": args}))
+    d2 = json.loads(b) if s == 200 else {}
+    check(f"POST hprof {args[0][:16]}...: refused, nothing written outside the run",
+          s == 200 and d2.get("ok") is False and "absolute path" in d2.get("error", "")
+          and not os.listdir(escape) and outdir.encode() not in b.replace(escape.encode(), b""),
+          f"{s} {b[:300]!r}, {os.listdir(escape)}")
+precious = os.path.join(outdir, "precious.txt")
+with open(precious, "w") as fh:
+    fh.write("keep me\n")
+# A run directory is OUTDIR/ddmon.downloads/N-heap-bitmap: ../../ is OUTDIR.
+for arg in ("../../precious.txt", "sub/../../../precious.txt", "--out=../../precious.txt"):
+    s, t, b = req("POST", vm_path + "/commands/heap-bitmap", body=json.dumps({"args": [arg]}))
+    d2 = json.loads(b) if s == 200 else {}
+    with open(precious) as fh:
+        kept = fh.read() == "keep me\n"
+    check(f"POST heap-bitmap {arg}: refused ('..'), the file outside is untouched",
+          s == 200 and d2.get("ok") is False and "'..'" in d2.get("error", "") and kept,
+          f"{s} {b[:300]!r} kept={kept}")
+s, t, b = req("POST", vm_path + "/commands/heap-bitmap", body=json.dumps({"args": ["bm.png"]}))
+d2 = json.loads(b) if s == 200 else {}
+check("POST heap-bitmap with a relative FILE still works, and shows no server path",
+      s == 200 and d2.get("ok") is True and "bm.png" in file_names(d2) and
+      outdir.encode() not in b, f"{s} {b[:300]!r}")
+s, t, b = req("GET", "/api/commands")
+cmds = json.loads(b).get("commands", {}) if s == 200 else {}
+check("/api/commands says which commands take a VM",
+      cmds.get("gc", {}).get("takes_vm") is True and cmds.get("hprof", {}).get("takes_vm") is True
+      and all(c.get("takes_vm") is False for n, c in cmds.items() if n == "trace-summary"),
+      f"{ {n: c.get('takes_vm') for n, c in cmds.items()} }")
+if "trace-summary" in cmds:
+    s, t, b = req("POST", vm_path + "/commands/trace-summary", body=json.dumps({"args": []}))
+    check("a command that takes no VM (trace-summary FILE) is not run on a VM: 400",
+          s == 400, f"{s} {b[:200]!r}")
 
 # A trace: arguments after the VM, a relative FILE landing in the run
 # directory.

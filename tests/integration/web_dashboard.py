@@ -206,6 +206,24 @@ try:
     said = b.eval("(document.querySelector('#commands .result') || {}).innerText")
     check("the gc button fills the heap bitmap image, with its legend", img and legend and legend >= 2,
           f"image {img}, {legend} legend entries, result {said}")
+    # Per-VM buttons only for commands that take a VM; exit asks first.
+    buttons = b.eval("[...document.querySelectorAll('#commands button')].map(e => e.dataset.command)") or []
+    cmds = (api("/api/commands") or {}).get("commands", {})
+    no_vm = sorted(n for n, c in cmds.items() if c.get("takes_vm") is False)
+    check("the VM page has a button for each command that takes a VM, none for the others",
+          set(buttons) == {n for n, c in cmds.items() if c.get("takes_vm")} and
+          not set(buttons) & set(no_vm), f"buttons {buttons}, not a VM's: {no_vm}")
+    if "exit" in buttons:
+        b.eval("window.__asked = []; window.confirm = (q) => { window.__asked.push(q); return false; }")
+        b.eval("document.querySelector('button[data-command=exit]').click()")
+        time.sleep(1.5)
+        asked = b.eval("window.__asked") or []
+        vms = (api("/api/vms") or {}).get("vms", {})
+        check("the exit button asks first, and a 'no' leaves the VM running",
+              len(asked) == 1 and vm in asked[0] and vms.get(vm, {}).get("state") == "ready",
+              f"asked {asked}, VM {vms.get(vm)}")
+    else:
+        check("the exit button asks first, and a 'no' leaves the VM running", False, "no exit button")
     b.eval("window.scrollTo(0, 0)")
 
     # The screenshot, kept.

@@ -360,6 +360,7 @@
     }
     const out = el('div', { class: 'result' });
     for (const [name, c] of Object.entries(commands).sort()) {
+      if (c.takes_vm === false) continue; // e.g. trace-summary FILE: not a VM's command
       const needs = needsArgs(name, c.usage || '');
       const input = needs ? el('input', { class: 'args', placeholder: 'arguments after the VM', 'data-command': name }) : null;
       const b = el('button', { title: (c.usage || '') + ' — ' + (c.summary || ''), 'data-command': name, text: name });
@@ -376,7 +377,10 @@
     words.shift(); // the VM
     return words.some((w) => w && !w.startsWith('['));
   }
+  // Commands that end or change the VM for good ask first.
+  const CONFIRM = { exit: 'Stop the VM {vm}? Its app ends.' };
   async function run(vm, name, input, button, out) {
+    if (CONFIRM[name] && !window.confirm(CONFIRM[name].replace('{vm}', vm))) return;
     const args = input && input.value.trim() ? input.value.trim().split(/\s+/) : [];
     button.disabled = true;
     out.className = 'result';

@@ -1325,6 +1325,56 @@ static void test_registry_opts_real_plugins(void **state)
     assert_int_equal(count_warnings_about("--plugin-opt"), 3);
 }
 
+/* A web run's arguments: nothing that could name a file outside the run. */
+static void test_command_arg_escapes(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {"x.hprof", "sub/x.hprof", "--out-dir=sub", "--out-dir",
+                                     "..x", "x..", "a/..b/c", "--width", "640", "--on-device",
+                                     "127.0.0.1:8600", "./x", "a=b=c", "-o", "-ox", NULL};
+    for (const char *const *a = ok; *a; a++)
+        assert_null(ddm_command_arg_escapes(*a));
+    static const char *const abs[] = {"/tmp/x", "--out-dir=/tmp/x", "~/x", "--on-device=/sdcard/x",
+                                      "-o/tmp/x", "a=b=/c", "/", NULL};
+    for (const char *const *a = abs; *a; a++)
+        assert_string_equal(ddm_command_arg_escapes(*a), "an absolute path");
+    static const char *const up[] = {"..", "../x", "../../../x/precious.txt", "a/../../b",
+                                     "x/..", "--out=../x", "a=b/../..", "sub//../..", NULL};
+    for (const char *const *a = up; *a; a++)
+        assert_string_equal(ddm_command_arg_escapes(*a), "a '..' segment");
+}
+
+static void test_command_usage_takes_vm(void **state)
+{
+    (void)state;
+    assert_true(ddm_command_usage_takes_vm("gc", "gc PID"));
+    assert_true(ddm_command_usage_takes_vm("heap-bitmap", "PID FILE [--width N]"));
+    assert_true(ddm_command_usage_takes_vm("hprof", "hprof VM [FILE] | hprof --out-dir=DIR VM...|all"));
+    assert_true(ddm_command_usage_takes_vm("x", "x VM...|all"));
+    assert_false(ddm_command_usage_takes_vm("trace-summary", "trace-summary FILE [--top N]"));
+    assert_false(ddm_command_usage_takes_vm("x", "x"));
+    assert_false(ddm_command_usage_takes_vm("x", ""));
+    assert_false(ddm_command_usage_takes_vm("x", NULL));
+    assert_false(ddm_command_usage_takes_vm("x", "x VMS"));
+}
+
+/* The confined run refuses before the plugin sees anything. */
+static void test_registry_run_confined_refuses(void **state)
+{
+    Fixture *f = *state;
+    g_autoptr(GError) error = NULL;
+    const char *argv[] = {"no-such-command", "vm", "../x", NULL};
+    assert_false(ddm_registry_run_command_confined(f->mon.registry, 3, argv, "/tmp/run", done_progress_fn,
+                                                   NULL, NULL, &error));
+    assert_true(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_PERM));
+    assert_non_null(strstr(error->message, "'..'"));
+    g_clear_error(&error);
+    argv[2] = "x";
+    assert_false(ddm_registry_run_command_confined(f->mon.registry, 3, argv, "/tmp/run", done_progress_fn,
+                                                   NULL, NULL, &error));
+    assert_true(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT));
+}
+
 int main(void)
 {
     logs = g_ptr_array_new_with_free_func((GDestroyNotify)log_record_free);
@@ -1354,6 +1404,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_opts_read_key_quiet, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_not_loaded_plugin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_real_plugins, setup, teardown),
+        cmocka_unit_test(test_command_arg_escapes),
+        cmocka_unit_test(test_command_usage_takes_vm),
+        cmocka_unit_test_setup_teardown(test_registry_run_confined_refuses, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("registry", tests, NULL, NULL);
     g_ptr_array_unref(fake_descs);
