@@ -5,8 +5,8 @@
 # a wrong one, with a foreign Host or Origin, or with GET on a POST action
 # the request is refused; with the cookie or the bearer token it works.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-[ -x "$DDM_TOP_BUILDDIR/web/.libs" ] || [ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] \
-    || t_skip_all "ddmon was built --without-http"
+grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
+    t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins vminfo || t_skip_all "the vminfo plugin was not built"
 t_plan 43
 

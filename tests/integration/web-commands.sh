@@ -7,7 +7,8 @@
 # downloads that are refused, the cap on streams, a client
 # that does not read dropped while the server goes on answering.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-[ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] || t_skip_all "ddmon was built --without-http"
+grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
+    t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins threads vminfo heap hprof || t_skip_all "the threads, vminfo, heap and hprof plugins were not built"
 t_plan 38
 

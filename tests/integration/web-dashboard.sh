@@ -6,7 +6,8 @@
 # change without a reload, and a screenshot kept as an artifact in
 # $DDM_TOP_BUILDDIR/test-artifacts/web-dashboard.png.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-[ -f "$DDM_TOP_BUILDDIR/web/libddmweb.la" ] || t_skip_all "ddmon was built --without-http"
+grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
+    t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins threads vminfo heap || t_skip_all "the threads, vminfo and heap plugins were not built"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || t_skip_all "no chromium (Debian: apt-get install chromium; tools/dev pkgs lists it)"
