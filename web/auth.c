@@ -161,6 +161,19 @@ gboolean ddm_web_host_allowed(const char *host, guint port, gboolean loopback)
     return FALSE;
 }
 
+gboolean ddm_web_host_wellformed(const char *host)
+{
+    g_autofree char *name = NULL;
+    guint p = 0;
+    return host != NULL && split_host(host, &name, &p);
+}
+
+gboolean ddm_web_from_page_script(const char *origin, const char *sec_fetch_mode)
+{
+    return origin != NULL ||
+           (sec_fetch_mode != NULL && g_ascii_strcasecmp(sec_fetch_mode, "navigate") != 0);
+}
+
 gboolean ddm_web_origin_allowed(const char *origin, const char *host)
 {
     if (origin == NULL)

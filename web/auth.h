@@ -12,6 +12,10 @@
  * reaches us under the attacker's DNS name, which none of these is.
  * Origin: absent (not a browser, or a same-origin GET), or exactly
  * "http://" + the Host the request was sent to.
+ * A token-free listener on a non-loopback address (--metrics off loopback:
+ * read-only, GET only) takes any well-formed Host, so that Prometheus may
+ * scrape it by any DNS name or through a port forward, and refuses instead
+ * every request a web page's script makes (ddm_web_from_page_script).
  */
 #ifndef DDM_WEB_AUTH_H
 #define DDM_WEB_AUTH_H
@@ -41,6 +45,18 @@ char *ddm_web_bearer_token(const char *authorization);
 /** Whether a request with Host header @host may be served by a server on
  *  @port, listening on a loopback address (@loopback) or not. */
 gboolean ddm_web_host_allowed(const char *host, guint port, gboolean loopback);
+/** Whether @host is a well-formed Host header (a name or address, an
+ *  optional port), whatever it names: the rule of a read-only, token-free
+ *  listener on a non-loopback address (--metrics=0.0.0.0:P), which
+ *  Prometheus reaches under any DNS name and, behind a port forward, any
+ *  port. Rebinding is stopped there by ddm_web_from_page_script instead. */
+gboolean ddm_web_host_wellformed(const char *host);
+/** Whether a request was made by a script or element of a web page
+ *  (fetch, XHR, <img>...) rather than by a program or a person opening the
+ *  URL: an Origin header, or a Sec-Fetch-Mode other than "navigate". A
+ *  page a DNS-rebinding attack loaded could read only through such a
+ *  request. (Browsers too old for Sec-Fetch-* are not told apart.) */
+gboolean ddm_web_from_page_script(const char *origin, const char *sec_fetch_mode);
 /** Whether a request whose Host header is @host (already allowed) may come
  *  from @origin (NULL: no Origin header). */
 gboolean ddm_web_origin_allowed(const char *origin, const char *host);

@@ -171,12 +171,22 @@ static gboolean check_request(DdmHttpServer *srv, SoupServerMessage *msg, const 
     const char *method = soup_server_message_get_method(msg);
     const char *host = soup_message_headers_get_one(req, "Host");
     security_headers(msg);
-    if (!ddm_web_host_allowed(host, srv->port, srv->addr.loopback)) {
+    const char *origin = soup_message_headers_get_one(req, "Origin");
+    /* Read-only and token-free off loopback (--metrics=0.0.0.0:P): any name
+     * Prometheus knows the host by, but no web page's script (auth.h). */
+    gboolean any_host = srv->token == NULL && !srv->addr.loopback;
+    if (any_host ? !ddm_web_host_wellformed(host)
+                 : !ddm_web_host_allowed(host, srv->port, srv->addr.loopback)) {
         ddm_http_reply_error(msg, SOUP_STATUS_FORBIDDEN,
                              "Host '%s' refused: use the address ddmon printed", host ? host : "");
         return FALSE;
     }
-    const char *origin = soup_message_headers_get_one(req, "Origin");
+    if (any_host &&
+        ddm_web_from_page_script(origin, soup_message_headers_get_one(req, "Sec-Fetch-Mode"))) {
+        ddm_http_reply_error(msg, SOUP_STATUS_FORBIDDEN,
+                             "requests from web pages are refused on this listener");
+        return FALSE;
+    }
     if (!ddm_web_origin_allowed(origin, host) ||
         !ddm_web_fetch_site_allowed(soup_message_headers_get_one(req, "Sec-Fetch-Site"))) {
         ddm_http_reply_error(msg, SOUP_STATUS_FORBIDDEN, "cross-origin request refused");

@@ -15,7 +15,7 @@ t_have_plugins vminfo heap threads nativeheap || t_skip_all "a plugin metrics co
 command -v promtool >/dev/null || t_skip_all "promtool not installed (Debian package prometheus)"
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3): no --metrics"
-t_plan 19
+t_plan 20
 q="$DDM_TOP_SRCDIR/tests/integration/metrics_q.py"
 M="$T_TMP/m.txt"
 
@@ -225,5 +225,42 @@ if [ "${rss%.*}" -gt 1000000 ] 2>/dev/null && [ "${fds%.*}" -gt 3 ] 2>/dev/null;
     t_ok "process_resident_memory_bytes $rss, process_open_fds $fds"
 else
     t_fail "ddmon's own resource use" "rss '$rss' fds '$fds'"
+fi
+# Off loopback (--metrics=0.0.0.0:0, read-only and token-free), Prometheus
+# scrapes under any name and through a port forward (any Host), but a web
+# page's script may not read it (DNS rebinding); on loopback the Host rules
+# stay strict (the listener above).
+"$DDMON" --socket "$T_TMP/wide.sock" --plugin-dir "$PLUGINDIR" --no-adb-start \
+    server --foreground --scan=local --scan-ports "$ports" --metrics=0.0.0.0:0 \
+    >"$T_TMP/wide.out" 2>"$T_TMP/wide.err" &
+T_PIDS+=("$!")
+t_wait 10 grep -q "metrics: http://" "$T_TMP/wide.err"
+wide=$(grep -o 'metrics: http://[^ ]*' "$T_TMP/wide.err" | head -1 | cut -d' ' -f2)
+codes=$(python3 - "$wide" "$url" <<'PY'
+import http.client, sys, urllib.parse
+def get(url, headers):
+    u = urllib.parse.urlsplit(url)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    c.putrequest("GET", u.path, skip_host=True)
+    for k, v in headers.items():
+        c.putheader(k, v)
+    c.endheaders()
+    r = c.getresponse()
+    body = r.read()
+    return f"{r.status}" + ("+ok" if r.status == 200 and b"process_open_fds" in body else "")
+wide, narrow = sys.argv[1:3]
+print(get(wide, {"Host": "vm.lab.example:9585"}),             # another name and port
+      get(wide, {"Host": "vm.lab.example"}),
+      get(wide, {"Host": "vm.lab.example:9585", "Sec-Fetch-Mode": "navigate"}),
+      get(wide, {"Host": "vm.lab.example:9585", "Sec-Fetch-Mode": "cors"}),
+      get(wide, {"Host": "vm.lab.example:9585", "Origin": "http://vm.lab.example:9585"}),
+      get(wide, {"Host": "vm.lab.example:"}),
+      get(narrow, {"Host": "vm.lab.example:" + str(urllib.parse.urlsplit(narrow).port)}))
+PY
+)
+if [ "$codes" = "200+ok 200+ok 200+ok 403 403 403 403" ]; then
+    t_ok "--metrics off loopback: any Host (200), no page script or Origin (403); loopback stays strict"
+else
+    t_fail "--metrics off loopback: any Host, no page script" "got '$codes' (want 200+ok 200+ok 200+ok 403 403 403 403)" "$wide"
 fi
 exit $((T_FAILED > 0))

@@ -106,6 +106,30 @@ static void test_host(void **state)
     assert_false(ddm_web_host_allowed("evil.example:8585", 8585, FALSE));
 }
 
+/* A read-only listener off loopback: any well-formed Host, no page script. */
+static void test_host_wellformed_and_page_scripts(void **state)
+{
+    (void)state;
+    assert_true(ddm_web_host_wellformed("vm.lab.example:9585"));
+    assert_true(ddm_web_host_wellformed("vm.lab.example:19585")); /* a port forward */
+    assert_true(ddm_web_host_wellformed("vm.lab.example"));
+    assert_true(ddm_web_host_wellformed("[fd00::1]:9585"));
+    assert_false(ddm_web_host_wellformed("vm.lab.example:"));
+    assert_false(ddm_web_host_wellformed("vm.lab.example:9x"));
+    assert_false(ddm_web_host_wellformed("a:b:c"));
+    assert_false(ddm_web_host_wellformed("[::1"));
+    assert_false(ddm_web_host_wellformed(""));
+    assert_false(ddm_web_host_wellformed(NULL));
+    assert_false(ddm_web_from_page_script(NULL, NULL));          /* Prometheus, curl */
+    assert_false(ddm_web_from_page_script(NULL, "navigate"));    /* a person opens it */
+    assert_false(ddm_web_from_page_script(NULL, "NAVIGATE"));
+    assert_true(ddm_web_from_page_script(NULL, "cors"));         /* fetch() */
+    assert_true(ddm_web_from_page_script(NULL, "same-origin"));  /* a rebound page's fetch */
+    assert_true(ddm_web_from_page_script(NULL, "no-cors"));      /* <img> */
+    assert_true(ddm_web_from_page_script("http://evil.example", NULL));
+    assert_true(ddm_web_from_page_script("null", "navigate"));
+}
+
 static void test_origin(void **state)
 {
     (void)state;
@@ -202,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_bearer),      cmocka_unit_test(test_host),
         cmocka_unit_test(test_origin),      cmocka_unit_test(test_listen_addr),
         cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_host_wellformed_and_page_scripts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
