@@ -117,12 +117,14 @@ static inline const char *vm_label(DdmVm *vm)
     return vm->info.key ? vm->info.key : "?";
 }
 
-/* A line about a debugger connection on @port, rate-limited per port
- * (ratelog.h): a port hammered by connects logs a few lines per window. */
-#define relay_debugger_log(port, ...)                                                      \
+/* A line of kind @what ("closed", "held", "refused"...) about a debugger
+ * connection on @port, rate-limited per port and kind (ratelog.h): a port
+ * hammered by connects logs a few lines of each kind per window, and one
+ * kind of line never hides another. */
+#define relay_debugger_log(port, what, ...)                                                \
     do {                                                                                   \
-        char rk_[40];                                                                      \
-        g_snprintf(rk_, sizeof rk_, "debugger port %u", (unsigned)(port));                 \
+        char rk_[64];                                                                      \
+        g_snprintf(rk_, sizeof rk_, "debugger port %u %s", (unsigned)(port), (what));      \
         ddm_ratelog(rk_, G_LOG_LEVEL_MESSAGE, __VA_ARGS__);                                \
     } while (0)
 

@@ -28,9 +28,10 @@ static void attach(Debugger *d, DdmVm *vm)
 {
     RelayVm *r = ddm_relay_rvm_get(vm);
     if (r->debugger) {
-        relay_debugger_log(d->port, "relay: VM %s already has a debugger (port %u); a second debugger on port %u "
-                  "is refused (one debugger per VM)", vm_label(vm),
-                  r->debugger->port, d->port);
+        relay_debugger_log(d->port, "refused",
+                           "relay: VM %s already has a debugger (port %u); a second debugger on "
+                           "port %u is refused (one debugger per VM)",
+                           vm_label(vm), r->debugger->port, d->port);
         ddm_relay_debugger_close(d, NULL);
         return;
     }
@@ -56,7 +57,9 @@ static void attach(Debugger *d, DdmVm *vm)
         r->early_bytes = 0;
     }
     r->had_debugger = TRUE;
-    relay_debugger_log(d->port, "relay: debugger %s attached to VM %s (pid %u%s%s) on port %u", d->peer, vm_label(vm),
+    /* A real session (not rate-limited: each costs the VM a DBGD or Dispose
+     * and a reconnect, which bounds how often it can happen). */
+    g_message("relay: debugger %s attached to VM %s (pid %u%s%s) on port %u", d->peer, vm_label(vm),
               vm->info.pid, vm->info.app_name ? ", " : "", vm->info.app_name ? vm->info.app_name : "",
               d->port);
     vm->info.debugger = 1;
@@ -73,7 +76,9 @@ static gboolean on_hold_timeout(gpointer ud)
 {
     Debugger *d = ud;
     d->hold_timer = 0;
-    relay_debugger_log(d->port, "relay: debugger on port %u waited %d ms for VM %s, which did not come up; closing",
+    relay_debugger_log(d->port, "gave up",
+                       "relay: debugger on port %u waited %d ms for VM %s, which did not come up; "
+                       "closing",
               d->port, HOLD_MS, d->held_key ? d->held_key : d->relay->selection ? d->relay->selection : "?");
     ddm_relay_debugger_close(d, NULL);
     return G_SOURCE_REMOVE;
@@ -97,7 +102,9 @@ void ddm_relay_route(Debugger *d)
             d->state = DBG_HELD;
             d->held_key = g_strdup(ep->key);
             d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
-            relay_debugger_log(d->port, "relay: debugger on port %u is held until VM %s is up (at most %d ms)", d->port,
+            relay_debugger_log(d->port, "held",
+                               "relay: debugger on port %u is held until VM %s is up (at most %d ms)",
+                               d->port,
                       ep->key, HOLD_MS);
             ddm_monitor_retry_fast(relay->mon, ep->key);
             return;
@@ -105,7 +112,8 @@ void ddm_relay_route(Debugger *d)
         break;
     case EP_SELECTED:
         if (!relay->selection) {
-            relay_debugger_log(d->port, "relay: debugger on the selected-VM port %u: no VM is selected (select one "
+            relay_debugger_log(d->port, "unselected",
+                               "relay: debugger on the selected-VM port %u: no VM is selected (select one "
                       "with 'ddmon select PID|APP' or --select); closing", d->port);
             ddm_relay_debugger_close(d, NULL);
             return;
@@ -115,7 +123,8 @@ void ddm_relay_route(Debugger *d)
             /* The selected app may be restarting or reconnecting: wait for it. */
             d->state = DBG_HELD;
             d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
-            relay_debugger_log(d->port, "relay: debugger on the selected-VM port %u is held until a VM matching "
+            relay_debugger_log(d->port, "held",
+                               "relay: debugger on the selected-VM port %u is held until a VM matching "
                       "'%s' is up (at most %d ms)", d->port, relay->selection, HOLD_MS);
             if (vm)
                 ddm_monitor_retry_fast(relay->mon, vm->info.key);

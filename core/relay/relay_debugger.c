@@ -324,11 +324,12 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
                           : d->endpoint && d->endpoint->key    ? d->endpoint->key
                                                                : NULL;
     if (why)
-        relay_debugger_log(d->port, "relay: debugger %s of VM %s on port %u closed: %s", d->peer,
+        relay_debugger_log(d->port, "closed", "relay: debugger %s of VM %s on port %u closed: %s",
+                           d->peer,
                            vm_name ? vm_name : "(none)", d->port, why);
-    else if (old == DBG_ATTACHED)
-        relay_debugger_log(d->port, "relay: debugger %s of VM %s on port %u left", d->peer,
-                           vm_name ? vm_name : "(none)", d->port);
+    else if (old == DBG_ATTACHED) /* the end of a real session, as "attached" */
+        g_message("relay: debugger %s of VM %s on port %u left", d->peer,
+                  vm_name ? vm_name : "(none)", d->port);
     if (d->in_watch)
         g_source_remove(d->in_watch);
     if (d->out_watch)
