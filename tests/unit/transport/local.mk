@@ -13,3 +13,14 @@ tests_unit_transport_test_local_proc_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"
 tests_unit_transport_test_local_proc_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_transport_test_local_proc_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 EXTRA_DIST += tests/fixtures/proc/net-tcp.txt tests/fixtures/proc/net-tcp6.txt
+
+# TCP self-connections are told from real ones (core/transport/target.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/transport/test-self-connect
+TESTS += tests/unit/transport/test-self-connect
+endif
+tests_unit_transport_test_self_connect_SOURCES = tests/unit/transport/test-self-connect.c \
+	core/transport/target.c core/transport/target.h
+tests_unit_transport_test_self_connect_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
+tests_unit_transport_test_self_connect_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_transport_test_self_connect_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
