@@ -18,6 +18,16 @@
 /* A refused connection is logged at most this often. */
 #define REFUSED_LOG_INTERVAL_US (10 * G_USEC_PER_SEC)
 
+/* A connection we count: the timer that closes it while it sends no whole
+ * request (http_server.h: DDM_HTTP_HEADER_TIMEOUT_S, DDM_HTTP_IDLE_TIMEOUT_S). */
+typedef struct Conn {
+    DdmHttpServer *srv;
+    GSocketConnection *conn; /* borrowed: libsoup holds it; we have a weak ref */
+    char *remote;            /* "ADDR:PORT", to find it from a message */
+    guint timer;             /* 0 while a request is being handled */
+    guint busy;              /* requests read and not yet finished */
+} Conn;
+
 typedef struct Route {
     char *path;
     unsigned flags;
@@ -28,7 +38,7 @@ typedef struct Route {
 struct DdmHttpServer {
     SoupServer *soup;
     GSocketService *service; /* accepts, counts and hands connections to soup */
-    GHashTable *conns;       /* GSocketConnection* libsoup still holds (weak refs) */
+    GHashTable *conns;       /* GSocketConnection* libsoup still holds (weak refs) -> Conn* */
     gint64 refused_logged_us;
     guint refused_since_log;
     char *option;
@@ -288,10 +298,90 @@ static void on_request(SoupServer *soup, SoupServerMessage *msg, const char *pat
 
 /* ---------------------------------------------------------- connections */
 
+static void conn_free(gpointer p)
+{
+    Conn *c = p;
+    if (c->timer != 0)
+        g_source_remove(c->timer);
+    g_free(c->remote);
+    g_free(c);
+}
+
 static void conn_gone(gpointer data, GObject *where_the_object_was)
 {
     DdmHttpServer *srv = data;
     g_hash_table_remove(srv->conns, where_the_object_was);
+}
+
+static char *address_string(GSocketAddress *a)
+{
+    if (!G_IS_INET_SOCKET_ADDRESS(a))
+        return NULL;
+    g_autofree char *ip =
+        g_inet_address_to_string(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(a)));
+    return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(a)));
+}
+
+/* The connection sent no whole request in time: shut it down, so that
+ * libsoup sees the end and lets it go (conn_gone). */
+static gboolean on_conn_timeout(gpointer ud)
+{
+    Conn *c = ud;
+    c->timer = 0;
+    g_debug("%s: closing %s: no whole request in time", c->srv->option,
+            c->remote != NULL ? c->remote : "a connection");
+    g_socket_shutdown(g_socket_connection_get_socket(c->conn), TRUE, TRUE, NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static void conn_arm(Conn *c, guint seconds)
+{
+    if (c->timer != 0)
+        g_source_remove(c->timer);
+    c->timer = g_timeout_add_seconds(seconds, on_conn_timeout, c);
+}
+
+/* The Conn @msg came on (at most DDM_HTTP_MAX_CONNECTIONS to look at). */
+static Conn *conn_of(DdmHttpServer *srv, SoupServerMessage *msg)
+{
+    g_autofree char *remote = address_string(soup_server_message_get_remote_address(msg));
+    if (remote == NULL)
+        return NULL;
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, srv->conns);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        Conn *c = value;
+        if (c->remote != NULL && strcmp(c->remote, remote) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* A whole request arrived: no deadline while it is handled (a command or
+ * a stream may take long; those are capped by their own rules). */
+static void on_request_read(SoupServer *soup, SoupServerMessage *msg, gpointer ud)
+{
+    Conn *c = conn_of(ud, msg);
+    (void)soup;
+    if (c == NULL)
+        return;
+    c->busy++;
+    if (c->timer != 0) {
+        g_source_remove(c->timer);
+        c->timer = 0;
+    }
+}
+
+/* Its answer went out (or the client left): idle until the next request. */
+static void on_request_done(SoupServer *soup, SoupServerMessage *msg, gpointer ud)
+{
+    Conn *c = conn_of(ud, msg);
+    (void)soup;
+    if (c == NULL || c->busy == 0)
+        return;
+    if (--c->busy == 0)
+        conn_arm(c, DDM_HTTP_IDLE_TIMEOUT_S);
 }
 
 /* A new connection: past DDM_HTTP_MAX_CONNECTIONS it is closed at once
@@ -317,7 +407,12 @@ static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GO
     g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
     g_autoptr(GSocketAddress) remote = g_socket_connection_get_remote_address(conn, NULL);
     g_autoptr(GError) error = NULL;
-    g_hash_table_add(srv->conns, conn);
+    Conn *c = g_new0(Conn, 1);
+    c->srv = srv;
+    c->conn = conn;
+    c->remote = address_string(remote);
+    conn_arm(c, DDM_HTTP_HEADER_TIMEOUT_S);
+    g_hash_table_insert(srv->conns, conn, c);
     g_object_weak_ref(G_OBJECT(conn), conn_gone, srv);
     if (!soup_server_accept_iostream(srv->soup, G_IO_STREAM(conn), local, remote, &error)) {
         g_debug("%s: a connection could not be served: %s", srv->option, error->message);
@@ -353,7 +448,10 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     srv->soup = soup_server_new("server-header", "ddmon", NULL);
     soup_server_add_early_handler(srv->soup, NULL, on_early, srv, NULL);
     soup_server_add_handler(srv->soup, NULL, on_request, srv, NULL);
-    srv->conns = g_hash_table_new(g_direct_hash, g_direct_equal);
+    srv->conns = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, conn_free);
+    g_signal_connect(srv->soup, "request-read", G_CALLBACK(on_request_read), srv);
+    g_signal_connect(srv->soup, "request-finished", G_CALLBACK(on_request_done), srv);
+    g_signal_connect(srv->soup, "request-aborted", G_CALLBACK(on_request_done), srv);
     srv->service = g_socket_service_new();
     g_autoptr(GSocketAddress) sa = g_inet_socket_address_new_from_string(addr.host, addr.port);
     g_autoptr(GSocketAddress) bound = NULL;
@@ -385,6 +483,8 @@ void ddm_http_server_free(DdmHttpServer *srv)
         g_socket_listener_close(G_SOCKET_LISTENER(srv->service));
         g_object_unref(srv->service);
     }
+    if (srv->soup != NULL) /* its last request-finished/aborted must not find srv */
+        g_signal_handlers_disconnect_by_data(srv->soup, srv);
     if (srv->conns != NULL) {
         /* libsoup drops them below; we no longer count. */
         GHashTableIter it;

@@ -44,6 +44,14 @@ typedef struct DdmHttpServer DdmHttpServer;
  *  line at most every 10 s), so that no client can take the descriptors
  *  the rest of the server needs. */
 #define DDM_HTTP_MAX_CONNECTIONS 64
+/** A new connection that has not sent a whole request (headers and body)
+ *  within this many seconds is closed, so that 64 clients sending half a
+ *  request cannot keep everyone else out. */
+#define DDM_HTTP_HEADER_TIMEOUT_S 10
+/** A kept-alive connection with no request for this many seconds after its
+ *  last answer is closed (a new request must be whole by then too). Longer
+ *  than Prometheus's usual 15 s scrape interval, so scrapes reuse it. */
+#define DDM_HTTP_IDLE_TIMEOUT_S 20
 
 typedef enum {
     DDM_HTTP_GET = 0,              /* GET and HEAD only (the default) */

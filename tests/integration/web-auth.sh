@@ -8,7 +8,7 @@
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins vminfo || t_skip_all "the vminfo plugin was not built"
-t_plan 43
+t_plan 44
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 3
