@@ -23,6 +23,27 @@ t_plan() { echo "1..$1"; }
 t_ok() { T_N=$((T_N + 1)); echo "ok $T_N - $1"; }
 t_fail() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 t_skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# t_need_tool PROGRAM DEBIAN_PACKAGE [HOW]: go on if PROGRAM is on PATH.
+# Else skip the whole test only where the package cannot exist (no dpkg, or
+# apt-cache policy shows it no candidate on this machine's architecture);
+# on Debian with the package available, a missing tool is a FAIL: CI must
+# install it (tools/dev's pkgs list).
+t_need_tool() {
+    local prog=$1 pkg=$2 cand
+    command -v "$prog" >/dev/null && return 0
+    if ! command -v dpkg >/dev/null || ! command -v apt-cache >/dev/null; then
+        t_skip_all "no $prog, and this is no Debian system that has the package $pkg"
+    fi
+    cand=$(apt-cache policy "$pkg" 2>/dev/null | awk '$1 == "Candidate:" {print $2; exit}')
+    if [ -z "$cand" ] || [ "$cand" = "(none)" ]; then
+        t_skip_all "no $prog: Debian has no package $pkg for $(dpkg --print-architecture) here"
+    fi
+    echo "1..1"
+    echo "not ok 1 - $prog is installed"
+    echo "# Debian package $pkg $cand is available but not installed: apt-get install $pkg" \
+        "(tools/dev's pkgs list has it)"
+    exit 1
+}
 t_check() { # t_check DESC COMMAND...
     local desc=$1; shift
     if "$@"; then t_ok "$desc"; else t_fail "$desc" "command failed: $*"; fi

@@ -12,7 +12,7 @@
 # (--http) serves it only with its token.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins vminfo heap threads nativeheap || t_skip_all "a plugin metrics come from was configured out"
-command -v promtool >/dev/null || t_skip_all "promtool not installed (Debian package prometheus)"
+t_need_tool promtool prometheus
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3): no --metrics"
 t_plan 20

@@ -10,7 +10,7 @@ grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins threads vminfo heap || t_skip_all "the threads, vminfo and heap plugins were not built"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-[ -n "$CHROMIUM" ] || t_skip_all "no chromium (Debian: apt-get install chromium; tools/dev pkgs lists it)"
+[ -n "$CHROMIUM" ] || t_need_tool chromium chromium
 t_plan 16
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
