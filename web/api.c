@@ -114,16 +114,23 @@ static void note_interest(DdmWebApi *api, const char *key, const char *name)
     in->expiry = g_timeout_add_seconds(INTEREST_SECONDS, interest_expired, in);
 }
 
-/* {NAME: {"kind","title","owner","version","url"}} of the views of @key. */
-static JsonObject *views_index(DdmWebApi *api, const char *key)
+/* Every view's {NAME: {"kind","title","owner","version","url"}}, grouped
+ * by VM key ("" for the global views), in one walk of the store: a GHashTable
+ * of borrowed key -> JsonObject (owned by the table). */
+static GHashTable *views_by_vm(DdmWebApi *api)
 {
-    JsonObject *vo = json_object_new();
+    GHashTable *by_vm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                              (GDestroyNotify)json_object_unref);
     g_autoptr(GPtrArray) all = ddm_views_list(views_of(api));
     static const char *const kinds[] = {"?", "table", "record", "blob"};
     for (guint i = 0; i < all->len; i++) {
         ddm_view *v = all->pdata[i];
-        if (g_strcmp0(ddm_view_vm_key(v), key) != 0)
-            continue;
+        const char *key = ddm_view_vm_key(v) != NULL ? ddm_view_vm_key(v) : "";
+        JsonObject *vo = g_hash_table_lookup(by_vm, key);
+        if (vo == NULL) {
+            vo = json_object_new();
+            g_hash_table_insert(by_vm, g_strdup(key), vo);
+        }
         JsonObject *m = json_object_new();
         ddm_view_kind k = ddm_view_kind_of(v);
         json_object_set_string_member(m, "kind", (guint)k < G_N_ELEMENTS(kinds) ? kinds[k] : "?");
@@ -134,7 +141,14 @@ static JsonObject *views_index(DdmWebApi *api, const char *key)
         json_object_set_string_member(m, "url", url);
         json_object_set_object_member(vo, ddm_view_name(v), m);
     }
-    return vo;
+    return by_vm;
+}
+
+/* The views of @key (NULL: the global ones) from views_by_vm. (transfer full) */
+static JsonObject *views_of_key(GHashTable *by_vm, const char *key)
+{
+    JsonObject *vo = g_hash_table_lookup(by_vm, key != NULL ? key : "");
+    return vo != NULL ? json_object_ref(vo) : json_object_new();
 }
 
 /* The rows of the "vms" view keyed by VM key, each with its views. */
@@ -145,6 +159,7 @@ static JsonObject *vms_object(DdmWebApi *api)
     if (vms == NULL)
         return out;
     g_autoptr(JsonNode) view = ddm_web_view_json(vms, FALSE);
+    g_autoptr(GHashTable) by_vm = views_by_vm(api); /* once, not once per VM */
     JsonObject *vo = json_node_get_object(view);
     JsonArray *rows = json_object_has_member(vo, "rows") ? json_object_get_array_member(vo, "rows")
                                                         : NULL;
@@ -160,7 +175,7 @@ static JsonObject *vms_object(DdmWebApi *api)
         for (GList *l = names; l != NULL; l = l->next)
             json_object_set_member(vm, l->data, json_node_copy(json_object_get_member(row, l->data)));
         g_list_free(names);
-        json_object_set_object_member(vm, "views", views_index(api, key));
+        json_object_set_object_member(vm, "views", views_of_key(by_vm, key));
         json_object_set_object_member(out, key, vm);
     }
     return out;
@@ -272,7 +287,8 @@ static void route_global_views(SoupServerMessage *msg, const char *path, gpointe
 {
     DdmWebApi *api = ud;
     JsonObject *o = doc_new();
-    json_object_set_object_member(o, "views", views_index(api, NULL));
+    g_autoptr(GHashTable) by_vm = views_by_vm(api);
+    json_object_set_object_member(o, "views", views_of_key(by_vm, NULL));
     ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
 }
 
@@ -402,8 +418,7 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
             json_object_set_null_member(o, "result");
         json_object_set_member(o, "files", api != NULL ? ddm_web_downloads_files(api->downloads,
                                                                                  rc->run_id)
-                                                       : json_node_init_array(json_node_alloc(),
-                                                                              json_array_new()));
+                                                       : object_node(json_object_new()));
         /* 200 whatever the command said: the request itself worked; "ok"
          * and "status" say how the command went. */
         ddm_http_reply_json(rc->msg, SOUP_STATUS_OK, object_node(o));

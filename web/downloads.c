@@ -112,7 +112,7 @@ static gboolean servable_name(const char *name)
 
 JsonNode *ddm_web_downloads_files(DdmWebDownloads *dl, const char *id)
 {
-    JsonArray *a = json_array_new();
+    JsonObject *files = json_object_new();
     g_autofree char *path = g_build_filename(dl->dir, id, NULL);
     GDir *d = known_run(dl, id) ? g_dir_open(path, 0, NULL) : NULL;
     if (d != NULL) {
@@ -130,16 +130,17 @@ JsonNode *ddm_web_downloads_files(DdmWebDownloads *dl, const char *id)
             if (lstat(f, &st) != 0 || !S_ISREG(st.st_mode))
                 continue;
             JsonObject *o = json_object_new();
-            json_object_set_string_member(o, "name", n);
             json_object_set_int_member(o, "size_bytes", (gint64)st.st_size);
             g_autofree char *en = g_uri_escape_string(n, NULL, FALSE);
             g_autofree char *url = g_strdup_printf("/api/downloads/%s/%s", id, en);
             json_object_set_string_member(o, "url", url);
-            json_array_add_object_element(a, o);
+            json_object_set_object_member(files, n, o);
         }
         g_ptr_array_unref(names);
     }
-    return json_node_init_array(json_node_alloc(), a);
+    JsonNode *node = json_node_init_object(json_node_alloc(), files);
+    json_object_unref(files);
+    return node;
 }
 
 void ddm_web_downloads_serve(DdmWebDownloads *dl, SoupServerMessage *msg, const char *id,

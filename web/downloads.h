@@ -27,7 +27,8 @@ void ddm_web_downloads_free(DdmWebDownloads *dl);
  *  path) */
 char *ddm_web_downloads_new_run(DdmWebDownloads *dl, const char *name, char **id,
                                 GError **error);
-/** The finished files of run @id: [{"name","size_bytes","url"}]. (transfer full) */
+/** The finished files of run @id, keyed by file name:
+ *  {NAME: {"size_bytes","url"}}. (transfer full) */
 JsonNode *ddm_web_downloads_files(DdmWebDownloads *dl, const char *id);
 /** Answer @msg with file @name of run @id (404 when there is none). */
 void ddm_web_downloads_serve(DdmWebDownloads *dl, SoupServerMessage *msg, const char *id,

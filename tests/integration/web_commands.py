@@ -41,9 +41,8 @@ results = []
 
 
 def file_names(reply):
-    """The names of the files a command reply offers."""
-    files = reply.get("files") or {}
-    return list(files) if isinstance(files, dict) else [f["name"] for f in files]
+    """The names of the files a command reply offers (an object keyed by name)."""
+    return sorted(reply.get("files") or {})
 
 
 def check(desc, cond, why=""):
@@ -152,11 +151,13 @@ check("a table has no history: 404", s == 404, f"{s}")
 # HPROF: a dump in a run directory, downloaded.
 s, t, b = req("POST", vm_path + "/commands/hprof", body=json.dumps({"args": []}))
 d = json.loads(b) if s == 200 else {}
-files = d.get("files") or []
-check("POST hprof: ok, one file offered", s == 200 and d.get("ok") and len(files) == 1,
-      f"{s} {b[:400]!r}")
+files = d.get("files")
+check("POST hprof: ok, one file offered, in an object keyed by its name",
+      s == 200 and d.get("ok") and isinstance(files, dict) and len(files) == 1 and
+      all(set(v) == {"size_bytes", "url"} and v["url"].endswith("/" + urllib.parse.quote(n))
+          for n, v in files.items()), f"{s} {b[:400]!r}")
 if files:
-    f = files[0]
+    name, f = next(iter(files.items()))
     s, t, dump = req("GET", f["url"])
     digest = hashlib.sha256(dump).hexdigest()
     fields = (d.get("result") or {}).get("fields") or {}
@@ -177,8 +178,8 @@ if files:
         results.append("PASS hprof-conv reads the downloaded dump # SKIP no hprof-conv")
     run = f["url"].split("/")[3]
     for bad, why in ((f"/api/downloads/{run}/..%2F..%2Fddmon.sock", "a path out of the run"),
-                     (f"/api/downloads/999-x/{urllib.parse.quote(f['name'])}", "an unknown run"),
-                     (f"/api/downloads/{run}/{urllib.parse.quote(f['name'])}.part", "an unfinished file"),
+                     (f"/api/downloads/999-x/{urllib.parse.quote(name)}", "an unknown run"),
+                     (f"/api/downloads/{run}/{urllib.parse.quote(name)}.part", "an unfinished file"),
                      (f"/api/downloads/{run}/.hidden", "a hidden file")):
         s, t, b = req("GET", bad)
         check(f"no download of {why}: 404 (400 from libsoup for an encoded slash)",
@@ -233,18 +234,18 @@ if "trace" in cmds:
     s, t, b = req("POST", vm_path + "/commands/trace",
                   body=json.dumps({"args": ["web.trace", "--sampling", "--seconds", "1"]}))
     d = json.loads(b) if s == 200 else {}
-    files = d.get("files") or []
-    ok = s == 200 and d.get("ok") and [f["name"] for f in files] == ["web.trace"]
+    files = d.get("files") or {}
+    ok = s == 200 and d.get("ok") and file_names(d) == ["web.trace"]
     check("POST trace with arguments: the .trace offered for download", ok, f"{s} {b[:300]!r}")
     if ok:
-        s, t, trace = req("GET", files[0]["url"])
+        s, t, trace = req("GET", files["web.trace"]["url"])
         path = os.path.join(outdir, "web.trace")
         with open(path, "wb") as fh:
             fh.write(trace)
         dmt = shutil.which("dmtracedump")
         r = subprocess.run([dmt, "-o", path], capture_output=True) if dmt else None
         check("the downloaded trace is whole and dmtracedump reads it",
-              s == 200 and len(trace) == files[0]["size_bytes"] and trace[:4] in (b"SLOW", b"*ver")
+              s == 200 and len(trace) == files["web.trace"]["size_bytes"] and trace[:4] in (b"SLOW", b"*ver")
               and (r is None or (r.returncode == 0 and b"Threads" in r.stdout)),
               f"{s} {len(trace)} bytes {trace[:8]!r} {r.returncode if r else 'no dmtracedump'}")
     else:

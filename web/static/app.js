@@ -391,7 +391,7 @@
       const d = await r.json();
       out.className = 'result' + (d.ok ? '' : ' fail');
       out.replaceChildren(name + ': ' + (d.ok ? (d.message || 'done') : (d.error || 'failed (' + r.status + ')')));
-      for (const f of d.files || []) out.append(el('div', {}, el('a', { href: f.url, download: f.name, text: 'download ' + f.name + ' (' + bytes(f.size_bytes) + ')' })));
+      for (const [n, f] of Object.entries(d.files || {})) out.append(el('div', {}, el('a', { href: f.url, download: n, text: 'download ' + n + ' (' + bytes(f.size_bytes) + ')' })));
       if (d.result) out.append(drawView('result\n' + name, d.result));
     } catch (e) {
       out.className = 'result fail';
