@@ -120,7 +120,10 @@ static GBytes *event_text(ddm_view *v, DdmViewChange change)
     json_object_set_int_member(o, "version", (gint64)ddm_view_version(v));
     g_autofree char *path = ddm_web_view_path(v);
     json_object_set_string_member(o, "url", path);
-    if (change != DDM_VIEW_REMOVED)
+    /* A JSON document of many MiB is not even built at every change. */
+    if (change != DDM_VIEW_REMOVED && ddm_web_view_json_over(v, DDM_WEB_STREAM_MAX_EVENT))
+        json_object_set_boolean_member(o, "too_big", TRUE);
+    else if (change != DDM_VIEW_REMOVED)
         json_object_set_member(o, "view", ddm_web_view_json(v, FALSE));
     g_autoptr(JsonNode) root = json_node_init_object(json_node_alloc(), o);
     json_object_unref(o);

@@ -5,6 +5,16 @@
 #include "web/view_json.h"
 
 #include "core/views/jq.h"
+#include "core/views/json_blob.h"
+
+gboolean ddm_web_view_json_over(ddm_view *v, gsize limit)
+{
+    if (ddm_view_kind_of(v) != DDM_VIEW_BLOB)
+        return FALSE;
+    gsize len = 0;
+    const char *type = NULL;
+    return ddm_view_blob_data(v, &len, &type) != NULL && ddm_json_blob_type(type) && len > limit;
+}
 
 char *ddm_web_view_path(ddm_view *v)
 {

@@ -17,6 +17,11 @@
 /** @v as the API shows it; @schema: with "schema" (a document of its
  *  own). (transfer full) */
 JsonNode *ddm_web_view_json(ddm_view *v, gboolean schema);
+/** Whether @v's JSON is known to be over @limit bytes without building
+ *  it: a JSON-document blob (embedded as parsed data, as large as its
+ *  bytes or more) of more than @limit bytes. FALSE says nothing about
+ *  other views: measure those. */
+gboolean ddm_web_view_json_over(ddm_view *v, gsize limit);
 /** "/api/vms/KEY/views/NAME" (or "/api/views/NAME" for a global view),
  *  segments percent-encoded. (transfer full) */
 char *ddm_web_view_path(ddm_view *v);

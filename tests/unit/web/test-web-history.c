@@ -2,7 +2,9 @@
  *
  * The dashboard's history of records (web/history.c) on a real view
  * store: what is sampled (records of a VM, numeric fields), the rate limit,
- * the caps on fields and views, and the history going with the VM.
+ * the caps on fields and views, and the history going with the VM. Also
+ * view_json.c's size check that spares the stream building a huge JSON
+ * document's event (ddm_web_view_json_over).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "web/history.h"
+#include "web/view_json.h"
 
 static void commit_record(ddm_view *v, int n_fields, gint64 value)
 {
@@ -95,11 +98,48 @@ static void test_caps(void **state)
     ddm_views_free(views);
 }
 
+/* view_json.c: a JSON-document blob over the stream's limit is known to be
+ * too big from its size, before its JSON is built; other views are not. */
+static void test_view_json_over(void **state)
+{
+    (void)state;
+    DdmViews *views = ddm_views_new();
+    ddm_view *doc = ddm_views_create(views, "p", "vm1", "doc", DDM_VIEW_BLOB, NULL);
+    ddm_view *png = ddm_views_create(views, "p", "vm1", "png", DDM_VIEW_BLOB, NULL);
+    ddm_view *rec = ddm_views_create(views, "p", "vm1", "rec", DDM_VIEW_RECORD, NULL);
+    assert_false(ddm_web_view_json_over(doc, 10)); /* nothing committed */
+    static const char small[] = "{\"a\":[1,2,3]}";
+    assert_int_equal(ddm_view_begin(doc), 0);
+    assert_int_equal(ddm_view_blob(doc, "application/json", small, sizeof small - 1), 0);
+    assert_int_equal(ddm_view_commit(doc), 0);
+    assert_false(ddm_web_view_json_over(doc, 1024));
+    assert_true(ddm_web_view_json_over(doc, sizeof small - 2));
+    g_autofree char *big = g_malloc(2 * 1024 * 1024);
+    memset(big, ' ', 2 * 1024 * 1024);
+    big[0] = '[';
+    big[2 * 1024 * 1024 - 1] = ']';
+    assert_int_equal(ddm_view_begin(doc), 0);
+    assert_int_equal(ddm_view_blob(doc, "application/json", big, 2 * 1024 * 1024), 0);
+    assert_int_equal(ddm_view_commit(doc), 0);
+    assert_true(ddm_web_view_json_over(doc, 1024 * 1024));
+    /* Not JSON: only a data_url, whatever its size. */
+    assert_int_equal(ddm_view_begin(png), 0);
+    assert_int_equal(ddm_view_blob(png, "image/png", big, 2 * 1024 * 1024), 0);
+    assert_int_equal(ddm_view_commit(png), 0);
+    assert_false(ddm_web_view_json_over(png, 1024 * 1024));
+    assert_int_equal(ddm_view_begin(rec), 0);
+    assert_int_equal(ddm_view_field_str(rec, "k", "v"), 0);
+    assert_int_equal(ddm_view_commit(rec), 0);
+    assert_false(ddm_web_view_json_over(rec, 0));
+    ddm_views_free(views);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_caps),
+        cmocka_unit_test(test_view_json_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
