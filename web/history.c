@@ -18,6 +18,7 @@
 typedef struct Series {
     char *vm, *name;
     gint64 last_ms;        /* monotonic time of the last sample */
+    gint64 viewed_ms;      /* monotonic time of the last look (or creation) */
     guint n, head;         /* samples kept; the index of the oldest */
     gint64 *t_ms;          /* real time of each sample, ms since the epoch */
     GPtrArray *keys;       /* char*, in the order first seen */
@@ -28,7 +29,58 @@ struct DdmWebHistory {
     DdmViews *views;
     guint listener;
     GHashTable *series;    /* "VM\nNAME" -> Series* */
+    GHashTable *per_vm;    /* VM key (owned) -> GUINT count of its series */
+    gint64 (*now_us)(void);
 };
+
+static gint64 now_ms(const DdmWebHistory *h)
+{
+    return h->now_us() / 1000;
+}
+
+static void count_vm(DdmWebHistory *h, const char *vm, int delta)
+{
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(h->per_vm, vm));
+    n = (guint)((int)n + delta);
+    if (n == 0)
+        g_hash_table_remove(h->per_vm, vm);
+    else
+        g_hash_table_insert(h->per_vm, g_strdup(vm), GUINT_TO_POINTER(n));
+}
+
+static void drop_series(DdmWebHistory *h, const char *id)
+{
+    Series *s = g_hash_table_lookup(h->series, id);
+    if (s == NULL)
+        return;
+    count_vm(h, s->vm, -1);
+    g_hash_table_remove(h->series, id);
+}
+
+/* Room for one more series: TRUE if there is, or if the least recently
+ * looked-at one, unlooked-at for DDM_WEB_HISTORY_KEEP_S, made way. */
+static gboolean make_room(DdmWebHistory *h, gint64 now)
+{
+    if (g_hash_table_size(h->series) < DDM_WEB_HISTORY_MAX_VIEWS)
+        return TRUE;
+    GHashTableIter it;
+    gpointer key, value;
+    const char *oldest = NULL;
+    gint64 oldest_ms = G_MAXINT64;
+    g_hash_table_iter_init(&it, h->series);
+    while (g_hash_table_iter_next(&it, &key, &value)) {
+        const Series *s = value;
+        if (s->viewed_ms < oldest_ms) {
+            oldest_ms = s->viewed_ms;
+            oldest = key;
+        }
+    }
+    if (oldest == NULL || now - oldest_ms < DDM_WEB_HISTORY_KEEP_S * 1000)
+        return FALSE;
+    g_autofree char *id = g_strdup(oldest);
+    drop_series(h, id);
+    return TRUE;
+}
 
 static void series_free(gpointer p)
 {
@@ -99,17 +151,20 @@ static void on_change(ddm_view *v, DdmViewChange change, gpointer ud)
         return;
     g_autofree char *id = g_strdup_printf("%s\n%s", vm, ddm_view_name(v));
     if (change == DDM_VIEW_REMOVED) {
-        g_hash_table_remove(h->series, id);
+        drop_series(h, id);
         return;
     }
     if (change != DDM_VIEW_CHANGED)
         return;
     Series *s = g_hash_table_lookup(h->series, id);
-    gint64 now = g_get_monotonic_time() / 1000;
+    gint64 now = now_ms(h);
     if (s == NULL) {
-        if (g_hash_table_size(h->series) >= DDM_WEB_HISTORY_MAX_VIEWS)
+        if (GPOINTER_TO_UINT(g_hash_table_lookup(h->per_vm, vm)) >= DDM_WEB_HISTORY_MAX_PER_VM ||
+            !make_room(h, now))
             return;
         s = g_new0(Series, 1);
+        s->viewed_ms = now;
+        count_vm(h, vm, +1);
         s->vm = g_strdup(vm);
         s->name = g_strdup(ddm_view_name(v));
         s->t_ms = g_new0(gint64, DDM_WEB_HISTORY_SAMPLES);
@@ -128,6 +183,8 @@ DdmWebHistory *ddm_web_history_new(DdmViews *views)
     DdmWebHistory *h = g_new0(DdmWebHistory, 1);
     h->views = views;
     h->series = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, series_free);
+    h->per_vm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    h->now_us = g_get_monotonic_time;
     h->listener = ddm_views_add_listener(views, on_change, h);
     return h;
 }
@@ -138,7 +195,13 @@ void ddm_web_history_free(DdmWebHistory *h)
         return;
     ddm_views_remove_listener(h->views, h->listener);
     g_hash_table_destroy(h->series);
+    g_hash_table_destroy(h->per_vm);
     g_free(h);
+}
+
+void ddm_web_history_set_clock(DdmWebHistory *h, gint64 (*now_us)(void))
+{
+    h->now_us = now_us != NULL ? now_us : g_get_monotonic_time;
 }
 
 JsonNode *ddm_web_history_json(DdmWebHistory *h, const char *vm_key, const char *name)
@@ -147,6 +210,7 @@ JsonNode *ddm_web_history_json(DdmWebHistory *h, const char *vm_key, const char 
     Series *s = g_hash_table_lookup(h->series, id);
     if (s == NULL)
         return NULL;
+    s->viewed_ms = now_ms(h);
     JsonObject *o = json_object_new();
     json_object_set_int_member(o, "schema", DDM_WEB_API_SCHEMA);
     json_object_set_string_member(o, "vm", s->vm);

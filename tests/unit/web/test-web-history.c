@@ -98,6 +98,83 @@ static void test_caps(void **state)
     ddm_views_free(views);
 }
 
+static gint64 fake_now_us;
+static gint64 fake_clock(void)
+{
+    return fake_now_us;
+}
+
+static gboolean kept(DdmWebHistory *h, const char *vm, const char *name)
+{
+    JsonNode *x = ddm_web_history_json(h, vm, name); /* counts as a look */
+    if (x != NULL)
+        json_node_unref(x);
+    return x != NULL;
+}
+
+/* One VM cannot take every place; when all are taken, a new VM's record
+ * replaces the least recently viewed one, once nobody looked at it for
+ * DDM_WEB_HISTORY_KEEP_S. */
+static void test_per_vm_and_eviction(void **state)
+{
+    (void)state;
+    DdmViews *views = ddm_views_new();
+    DdmWebHistory *h = ddm_web_history_new(views);
+    fake_now_us = 1000 * G_USEC_PER_SEC;
+    ddm_web_history_set_clock(h, fake_clock);
+    for (int i = 0; i < DDM_WEB_HISTORY_MAX_PER_VM + 4; i++) {
+        g_autofree char *name = g_strdup_printf("r%02d", i);
+        commit_record(ddm_views_create(views, "p", "busy", name, DDM_VIEW_RECORD, NULL), 1, i);
+    }
+    int n_busy = 0;
+    for (int i = 0; i < DDM_WEB_HISTORY_MAX_PER_VM + 4; i++) {
+        g_autofree char *name = g_strdup_printf("r%02d", i);
+        n_busy += kept(h, "busy", name);
+    }
+    assert_int_equal(n_busy, DDM_WEB_HISTORY_MAX_PER_VM);
+
+    /* Fill every place: the rest with one record per VM. */
+    int vms = DDM_WEB_HISTORY_MAX_VIEWS - DDM_WEB_HISTORY_MAX_PER_VM;
+    for (int i = 0; i < vms; i++) {
+        g_autofree char *vm = g_strdup_printf("vm-%d", i);
+        commit_record(ddm_views_create(views, "p", vm, "r", DDM_VIEW_RECORD, NULL), 1, i);
+    }
+    ddm_view *late = ddm_views_create(views, "p", "late", "r", DDM_VIEW_RECORD, NULL);
+    commit_record(late, 1, 1);
+    assert_false(kept(h, "late", "r")); /* all looked at (created) just now */
+
+    /* A second later every record is looked at but the busy VM's r05.
+     * When r05 has been unwatched for the keep time (the others a second
+     * less), the late VM's next sample takes its place, and only its. */
+    gint64 t0 = fake_now_us;
+    fake_now_us += G_USEC_PER_SEC;
+    for (int i = 0; i < DDM_WEB_HISTORY_MAX_PER_VM; i++) {
+        g_autofree char *name = g_strdup_printf("r%02d", i);
+        if (i != 5)
+            assert_true(kept(h, "busy", name));
+    }
+    for (int i = 0; i < vms; i++) {
+        g_autofree char *vm = g_strdup_printf("vm-%d", i);
+        assert_true(kept(h, vm, "r"));
+    }
+    fake_now_us = t0 + DDM_WEB_HISTORY_KEEP_S * G_USEC_PER_SEC;
+    commit_record(late, 1, 2);
+    ddm_view *late2 = ddm_views_create(views, "p", "late2", "r", DDM_VIEW_RECORD, NULL);
+    commit_record(late2, 1, 2);
+    assert_true(kept(h, "late", "r"));
+    assert_false(kept(h, "busy", "r05"));
+    assert_false(kept(h, "late2", "r")); /* the others were looked at 299 s ago */
+    assert_true(kept(h, "busy", "r04"));
+    assert_true(kept(h, "vm-0", "r"));
+    /* A place made by a VM going is taken without eviction. */
+    ddm_views_destroy_vm(views, "vm-1");
+    ddm_view *later = ddm_views_create(views, "p", "later", "r", DDM_VIEW_RECORD, NULL);
+    commit_record(later, 1, 3);
+    assert_true(kept(h, "later", "r"));
+    ddm_web_history_free(h);
+    ddm_views_free(views);
+}
+
 /* view_json.c: a JSON-document blob over the stream's limit is known to be
  * too big from its size, before its JSON is built; other views are not. */
 static void test_view_json_over(void **state)
@@ -140,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_caps),
         cmocka_unit_test(test_view_json_over),
+        cmocka_unit_test(test_per_vm_and_eviction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
