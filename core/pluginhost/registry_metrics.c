@@ -9,8 +9,12 @@
  * view metrics` and the JSON API show them as they are.
  *
  * Families live in the registry (one record per declaring plugin, removed
- * with the plugin); samples in the VM (DdmVm.metrics: family name ->
+ * with the plugin); samples in the VM (DdmVm.metrics: "FAMILY/PLUGIN" ->
  * DdmVmMetric, freed with the VM; a plugin's are dropped when it unloads).
+ * Two plugins may fill one family on one VM (threads and jvm both declare
+ * threads): each keeps its own samples, merged when the view is published;
+ * where both set the same label value, the plugin whose name sorts first
+ * wins.
  */
 #include "core/pluginhost/registry-private.h"
 
@@ -104,7 +108,16 @@ static void publish_families(DdmRegistry *reg)
     ddm_view_commit(view);
 }
 
-/* @vm's "metrics" view: every family's samples, families sorted by name. */
+/* The key of @plugin's samples of family @name in DdmVm.metrics: family
+ * names have no '/', so the keys of a family sort together, by plugin.
+ * (transfer full) */
+static char *sample_key(const char *name, const ddm_plugin *plugin)
+{
+    return g_strdup_printf("%s/%s", name, plugin->name);
+}
+
+/* @vm's "metrics" view: every family's samples, families sorted by name,
+ * each (family, label) once. */
 static void publish_vm(DdmRegistry *reg, DdmVm *vm)
 {
     ddm_view *view = own_view(reg, vm->target->key, DDM_METRICS_VM_VIEW, "Metrics", sample_cols,
@@ -113,17 +126,22 @@ static void publish_vm(DdmRegistry *reg, DdmVm *vm)
         return;
     ddm_view_begin(view);
     if (vm->metrics != NULL) {
-        GList *names = g_list_sort(g_hash_table_get_keys(vm->metrics), (GCompareFunc)strcmp);
-        for (GList *l = names; l; l = l->next) {
+        GList *keys = g_list_sort(g_hash_table_get_keys(vm->metrics), (GCompareFunc)strcmp);
+        g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        for (GList *l = keys; l; l = l->next) {
             const DdmVmMetric *m = g_hash_table_lookup(vm->metrics, l->data);
+            g_autofree char *family = g_strndup(l->data, strcspn(l->data, "/"));
             for (guint i = 0; i < m->n; i++) {
+                char *series = g_strconcat(family, "\n", m->labels[i] ? m->labels[i] : "", NULL);
+                if (!g_hash_table_add(seen, series))
+                    continue; /* another plugin's, earlier in name order */
                 ddm_view_row(view);
-                ddm_view_cell_str(view, l->data);
+                ddm_view_cell_str(view, family);
                 ddm_view_cell_str(view, m->labels[i]);
                 ddm_view_cell_double(view, m->values[i]);
             }
         }
-        g_list_free(names);
+        g_list_free(keys);
     }
     ddm_view_commit(view);
 }
@@ -240,17 +258,18 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
     }
     if (vm->metrics == NULL)
         vm->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, vm_metric_free);
-    const DdmVmMetric *cur = g_hash_table_lookup(vm->metrics, name);
+    g_autofree char *key = sample_key(name, self);
+    const DdmVmMetric *cur = g_hash_table_lookup(vm->metrics, key);
     if (n == 0) {
         vm_metric_free(m);
         if (cur == NULL)
             return 0;
-        g_hash_table_remove(vm->metrics, name);
+        g_hash_table_remove(vm->metrics, key);
     } else if (cur != NULL && same_samples(cur, m)) {
         vm_metric_free(m);
         return 0; /* unchanged: no new version of the view */
     } else {
-        g_hash_table_replace(vm->metrics, g_strdup(name), m);
+        g_hash_table_replace(vm->metrics, g_steal_pointer(&key), m);
     }
     publish_vm(self->registry, vm);
     return 0;

@@ -67,7 +67,7 @@ struct ddm_vm {
     GHashTable *headlines;      /* "label" -> "text", both owned */
     GHashTable *headline_figures; /* "label" (owned) -> GArray of DdmHeadlineFigure
                                    * (ABI 1.2 vm_headline_figures; NULL until the first) */
-    GHashTable *metrics;        /* family name (owned) -> the plugin's samples (ABI 1.3
+    GHashTable *metrics;        /* "FAMILY/PLUGIN" (owned) -> that plugin's samples (ABI 1.3
                                  * vm_metric, core/pluginhost/registry_metrics.c; NULL
                                  * until the first) */
     GHashTable *unknown_logged; /* chunk types already logged as unknown */

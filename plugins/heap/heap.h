@@ -131,6 +131,7 @@ typedef struct heap_vm {
     uint64_t blob_last_ms;      /**< when heap.bitmap was last built (monotonic) */
     uint32_t blob_timer;        /**< deferred heap.bitmap build, 0 if none */
     int blob_too_big_logged;
+    int metric_logged;          /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
 } heap_vm;
 
 /* heap.c */

@@ -54,6 +54,7 @@ void heap_metrics_publish(heap_vm *hv)
         s[3][i] = (ddm_metric_sample){ids[i], (double)e->allocated_objects};
     }
     for (i = 0; i < 4; i++)
-        h->vm_metric(hv->hp->self, hv->vm, heap_families[i].name, s[i], n);
-    h->vm_metric(hv->hp->self, hv->vm, "heap_gcs_total", &gcs, 1);
+        ddm_vm_metric_logged(h, hv->hp->self, hv->vm, heap_families[i].name, s[i], n,
+                             &hv->metric_logged);
+    ddm_vm_metric_logged(h, hv->hp->self, hv->vm, "heap_gcs_total", &gcs, 1, &hv->metric_logged);
 }

@@ -153,6 +153,7 @@ typedef struct jvm_vm {
     char *info_vals[16];
     size_t n_info;
     int stack_busy;            /* a jvm-stack command holds a suspended thread */
+    int metric_logged;         /* a failed vm_metric was logged (ddm_vm_metric_logged) */
 } jvm_vm;
 
 jvm_vm *jvm_vm_state(jvm_plugin *pl, ddm_vm *vm);

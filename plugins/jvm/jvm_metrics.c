@@ -36,5 +36,5 @@ void jvm_metrics_publish(jvm_vm *st)
     for (i = 0; i < 6; i++)
         if (counts[i])
             s[n++] = (ddm_metric_sample){names[i], (double)counts[i]};
-    h->vm_metric(st->pl->self, st->vm, "threads", s, n);
+    ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", s, n, &st->metric_logged);
 }

@@ -75,6 +75,7 @@ typedef struct nh_vm {
     int headline_nhgt;       /**< the "native" headline comes from NHGT (not NHSG) */
     double unasked_logged_at; /**< when an unsolicited NHGT was last logged (np->now) */
     unsigned unasked_quiet;  /**< unsolicited NHGTs ignored since without a log line */
+    int metric_logged;       /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
 } nh_vm;
 
 /* nativeheap.c */

@@ -36,6 +36,7 @@ void nh_metrics_publish(nh_vm *nv, uint64_t bytes, int64_t allocations)
     ddm_metric_sample b = {NULL, (double)bytes}, a = {NULL, (double)allocations};
     if (!DDM_HOST_HAS(h, vm_metric))
         return;
-    h->vm_metric(nv->np->self, nv->vm, "native_heap_bytes", &b, 1);
-    h->vm_metric(nv->np->self, nv->vm, "native_heap_allocations", &a, allocations >= 0 ? 1 : 0);
+    ddm_vm_metric_logged(h, nv->np->self, nv->vm, "native_heap_bytes", &b, 1, &nv->metric_logged);
+    ddm_vm_metric_logged(h, nv->np->self, nv->vm, "native_heap_allocations", &a,
+                         allocations >= 0 ? 1 : 0, &nv->metric_logged);
 }

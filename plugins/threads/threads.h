@@ -168,6 +168,7 @@ typedef struct threads_plugin {
 struct threads_vm {
     threads_plugin *pl;
     ddm_vm *vm;
+    int metric_logged; /* a failed vm_metric was logged (ddm_vm_metric_logged) */
     thread_list list;
     ddm_view *view;       /* "threads", NULL when THCR and THST are both disabled */
     ddm_view *stack_view; /* "stack", created by the first stack command */

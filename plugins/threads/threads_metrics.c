@@ -81,6 +81,7 @@ void threads_metrics_publish(threads_vm *st)
     }
     if (unknown)
         threads[n_threads++] = (ddm_metric_sample){"unknown", (double)unknown};
-    h->vm_metric(st->pl->self, st->vm, "threads", threads, n_threads);
-    h->vm_metric(st->pl->self, st->vm, "thread_cpu_seconds_total", cpu, n_cpu);
+    ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", threads, n_threads, &st->metric_logged);
+    ddm_vm_metric_logged(h, st->pl->self, st->vm, "thread_cpu_seconds_total", cpu, n_cpu,
+                         &st->metric_logged);
 }

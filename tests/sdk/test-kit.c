@@ -123,6 +123,36 @@ static int toy_init(ddm_plugin *self, const ddm_host *host)
 
 DDM_PLUGIN_DEFINE("toy", "1.0", "Apache-2.0", "harness self-test", toy_init, NULL);
 
+/* ddm_vm_metric_logged: a failing vm_metric (a family the toy never
+ * declared) logs one warning naming the VM and the family, not one per
+ * update; a success logs nothing. */
+static void test_vm_metric_logged(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const ddm_host *h = fake_host_table(fh);
+    ddm_vm_info info = {.pid = 42, .app_name = "com.example", .user_id = -1};
+    ddm_metric_sample s = {NULL, 1};
+    int logged = 0;
+    ddm_vm *vm;
+    (void)state;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    vm = fake_host_add_vm(fh, &info);
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    fake_host_log_clear(fh);
+    assert_int_equal(ddm_vm_metric_logged(h, fake_host_plugin(fh), vm, "toy_undeclared", &s, 1,
+                                          &logged),
+                     -ENOENT);
+    assert_int_equal(ddm_vm_metric_logged(h, fake_host_plugin(fh), vm, "toy_undeclared", &s, 1,
+                                          &logged),
+                     -ENOENT);
+    assert_int_equal(logged, 1);
+    assert_int_equal(fake_host_log_count(fh, DDM_LOG_WARNING), 1);
+    assert_true(fake_host_log_contains(fh, fake_vm_info(vm)->key));
+    assert_true(fake_host_log_contains(fh, "metric toy_undeclared not set"));
+    fake_host_vm_event(fh, vm, DDM_VM_GONE);
+    fake_host_free(fh);
+}
+
 static void test_registration_and_delivery(void **state)
 {
     fake_host *fh = fake_host_new();
@@ -483,6 +513,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registration_and_delivery),
+        cmocka_unit_test(test_vm_metric_logged),
         cmocka_unit_test(test_requests_exactly_once),
         cmocka_unit_test(test_timers_config_commands),
         cmocka_unit_test(test_view_misuse_counted),

@@ -55,7 +55,8 @@
  *       ddm_reply_describe (header-only); ddm_host.cmd_cancelled.
  *  1.3  metrics: ddm_host.register_metric (ddm_metric_family,
  *       ddm_metric_type), ddm_host.vm_metric (ddm_metric_sample),
- *       DDM_METRIC_*_MAX: figures a plugin declares for GET /metrics.
+ *       DDM_METRIC_*_MAX: figures a plugin declares for GET /metrics;
+ *       ddm_vm_metric_logged (header-only).
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -707,7 +708,11 @@ struct ddm_host {
      * this plugin did not declare. The samples live in @vm's table view
      * "metrics" (owner "ddmon": name, label, value) and go with the VM
      * (or the plugin). Cheap to call on every update: an unchanged set
-     * publishes nothing. Since: 1.3
+     * publishes nothing. Each plugin's samples are its own: when two
+     * plugins sharing a family both set it on one VM, neither replaces the
+     * other's; the view has the union, and where both give the same label
+     * value (or both none) the plugin whose name sorts first is shown.
+     * A failure changes nothing: log it (once per VM is enough). Since: 1.3
      */
     int (*vm_metric)(ddm_plugin *self, ddm_vm *vm, const char *name, const ddm_metric_sample *samples,
                      size_t n);
@@ -837,6 +842,29 @@ static inline int ddm_metric_family_check(const ddm_metric_family *f)
     if (f->help == NULL || *f->help == '\0' || strchr(f->help, '\n') != NULL)
         return -EINVAL;
     return strlen(f->help) > DDM_METRIC_HELP_MAX ? -EMSGSIZE : 0;
+}
+
+/**
+ * @host->vm_metric(@self, @vm, @name, @samples, @n), and when it fails one
+ * warning naming the VM, the family and the error: at most one per
+ * *@logged, a flag the plugin keeps per VM (0 at first, set here), so a
+ * VM whose figures keep failing logs once, not at every update. Returns
+ * vm_metric's result. The caller checks DDM_HOST_HAS(host, vm_metric).
+ * Header-only. Since: 1.3
+ */
+static inline int ddm_vm_metric_logged(const ddm_host *host, ddm_plugin *self, ddm_vm *vm,
+                                       const char *name, const ddm_metric_sample *samples,
+                                       size_t n, int *logged)
+{
+    int rc = host->vm_metric(self, vm, name, samples, n);
+    if (rc < 0 && !*logged) {
+        const ddm_vm_info *info = host->vm_info(vm);
+        host->log(self, DDM_LOG_WARNING, "VM %s: metric %s not set (%lu samples): %s",
+                  info != NULL && info->key != NULL ? info->key : "?", name, (unsigned long)n,
+                  strerror(-rc));
+        *logged = 1;
+    }
+    return rc;
 }
 
 /* -------------------------------------------------------------- descriptor */

@@ -27,6 +27,7 @@
 #include "core/pluginhost/registry.h"
 #include "core/views/views.h"
 #include "core/session/vm.h"
+#include "core/transport/target.h"
 
 #define TEST_TYPE DDM_CHUNK('T', 'E', 'S', 'T')
 #define OTHR_TYPE DDM_CHUNK('O', 'T', 'H', 'R')
@@ -1325,6 +1326,71 @@ static void test_registry_opts_real_plugins(void **state)
     assert_int_equal(count_warnings_about("--plugin-opt"), 3);
 }
 
+/* Two plugins share the family "shared_threads" (as threads and jvm share
+ * "threads"); each sets it on the same VM. */
+static int body_shared_metric(ddm_plugin *self, const ddm_host *host)
+{
+    static const ddm_metric_family fam = {"shared_threads", DDM_METRIC_GAUGE, NULL,
+                                          "threads by state", "state", NULL};
+    return host->register_metric(self, &fam);
+}
+
+static gint cmp_str_ptr(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "label=value" of every row of VM @key's "metrics" view, sorted. */
+static char *metric_rows(Fixture *f, const char *key)
+{
+    ddm_view *v = ddm_views_lookup(f->mon.views, "metrics", key);
+    if (v == NULL)
+        return g_strdup("");
+    g_autoptr(JsonNode) n = ddm_view_to_json(v, FALSE);
+    JsonArray *rows = json_object_get_array_member(json_node_get_object(n), "rows");
+    g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < json_array_get_length(rows); i++) {
+        JsonArray *r = json_array_get_array_element(rows, i);
+        g_ptr_array_add(out, g_strdup_printf("%s{%s}=%g", json_array_get_string_element(r, 0),
+                                             json_array_get_string_element(r, 1),
+                                             json_array_get_double_element(r, 2)));
+    }
+    g_ptr_array_sort(out, cmp_str_ptr);
+    g_ptr_array_add(out, NULL);
+    return g_strjoinv(" ", (char **)out->pdata);
+}
+
+static void test_registry_metric_two_plugins_one_family(void **state)
+{
+    Fixture *f = *state;
+    f->vm1.target = ddm_target_tcp_new("127.0.0.1", 8001, "test");
+    f->vm1.info.key = f->vm1.target->key;
+    ddm_plugin *a = load_fake(f, "alpha", body_shared_metric, NULL);
+    const ddm_host *host = T.host;
+    ddm_plugin *b = load_fake(f, "beta", body_shared_metric, NULL);
+    ddm_vm *vm = (ddm_vm *)&f->vm1;
+    const ddm_metric_sample sa[] = {{"running", 3}, {"wait", 1}};
+    const ddm_metric_sample sb[] = {{"running", 7}, {"sleeping", 2}};
+    assert_int_equal(host->vm_metric(a, vm, "shared_threads", sa, 2), 0);
+    assert_int_equal(host->vm_metric(b, vm, "shared_threads", sb, 2), 0);
+    /* beta did not replace alpha's: the union, alpha's "running" first. */
+    g_autofree char *both = metric_rows(f, f->vm1.target->key);
+    assert_string_equal(both, "shared_threads{running}=3 shared_threads{sleeping}=2 "
+                              "shared_threads{wait}=1");
+    /* alpha stops setting it: beta's "running" shows. */
+    assert_int_equal(host->vm_metric(a, vm, "shared_threads", NULL, 0), 0);
+    g_autofree char *only_b = metric_rows(f, f->vm1.target->key);
+    assert_string_equal(only_b, "shared_threads{running}=7 shared_threads{sleeping}=2");
+    assert_int_equal(host->vm_metric(a, vm, "shared_threads", sa, 1), 0);
+    ddm_registry_unload(f->mon.registry, b);
+    g_autofree char *only_a = metric_rows(f, f->vm1.target->key);
+    assert_string_equal(only_a, "shared_threads{running}=3");
+    g_clear_pointer(&f->vm1.metrics, g_hash_table_unref);
+    ddm_views_destroy_vm(f->mon.views, f->vm1.target->key);
+    f->vm1.info.key = "127.0.0.1:8001";
+    g_clear_pointer(&f->vm1.target, ddm_target_unref);
+}
+
 /* A web run's arguments: nothing that could name a file outside the run. */
 static void test_command_arg_escapes(void **state)
 {
@@ -1405,6 +1471,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_opts_not_loaded_plugin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_real_plugins, setup, teardown),
         cmocka_unit_test(test_command_arg_escapes),
+        cmocka_unit_test_setup_teardown(test_registry_metric_two_plugins_one_family, setup, teardown),
         cmocka_unit_test(test_command_usage_takes_vm),
         cmocka_unit_test_setup_teardown(test_registry_run_confined_refuses, setup, teardown),
     };
