@@ -24,10 +24,8 @@
 #include "server/log.h"
 #include "core/daemon/daemon.h"
 #ifdef HAVE_HTTP
-#include "web/web.h"
-#endif
-#ifdef HAVE_HTTP
 #include "web/metrics_http.h"
+#include "web/web.h"
 #endif
 
 char *ddm_server_socket_path(const DdmConfig *config)
@@ -359,8 +357,6 @@ int ddm_server_run(DdmConfig *config)
 #ifdef HAVE_HTTP
     if (web != NULL) /* as Jupyter does: the URL to open, with its token */
         g_message("web dashboard: %s", ddm_web_url(web));
-#endif
-#ifdef HAVE_HTTP
     if (metrics_url != NULL)
         g_message("metrics: %s", metrics_url);
 #endif
