@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/views/text_cut.h"
+
 struct DdmMetricsWriter {
     GString *out;             /* borrowed */
     DdmMetricsFormat fmt;
@@ -88,14 +90,8 @@ gboolean ddm_metrics_label_name_ok(const char *name)
  * boundary, escaping backslash and newline (and '"' when @quote). */
 static void append_escaped(GString *out, const char *s, gsize max, gboolean quote)
 {
-    g_autofree char *valid = g_utf8_make_valid(s ? s : "", -1);
-    const char *end = valid + strlen(valid);
-    if ((gsize)(end - valid) > max) {
-        end = valid + max;
-        while (end > valid && (((guchar)*end) & 0xC0) == 0x80)
-            end--; /* back to the start of the character cut in two */
-    }
-    for (const char *p = valid; p < end; p++) {
+    g_autofree char *valid = ddm_utf8_cut(s, max);
+    for (const char *p = valid; *p != '\0'; p++) {
         if (*p == '\\')
             g_string_append(out, "\\\\");
         else if (*p == '\n')

@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include "core/views/text_cut.h"
+
 /* One plugin's declaration of a family. */
 typedef struct DdmMetricFamilyReg {
     ddm_plugin *plugin;
@@ -198,18 +200,6 @@ int ddm_registry_register_metric(ddm_plugin *self, const ddm_metric_family *fami
     return 0;
 }
 
-/* A label value cut to DDM_METRIC_LABEL_VALUE_MAX bytes at a character
- * boundary, valid UTF-8. (transfer full) */
-static char *capped_label(const char *s)
-{
-    char *v = g_utf8_make_valid(s, -1);
-    if (strlen(v) > DDM_METRIC_LABEL_VALUE_MAX) {
-        const char *end = g_utf8_find_prev_char(v, v + DDM_METRIC_LABEL_VALUE_MAX + 1);
-        v[end - v] = '\0';
-    }
-    return v;
-}
-
 static gboolean same_samples(const DdmVmMetric *a, const DdmVmMetric *b)
 {
     if (a->n != b->n || a->plugin != b->plugin)
@@ -249,7 +239,8 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
             vm_metric_free(m);
             return -EINVAL;
         }
-        m->labels[i] = samples[i].label ? capped_label(samples[i].label) : NULL;
+        m->labels[i] = samples[i].label ? ddm_utf8_cut(samples[i].label, DDM_METRIC_LABEL_VALUE_MAX)
+                                        : NULL;
         m->values[i] = samples[i].value;
         if (m->labels[i] != NULL && !g_hash_table_add(seen, m->labels[i])) {
             vm_metric_free(m);

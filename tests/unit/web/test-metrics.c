@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/views/text_cut.h"
 #include "web/metrics.h"
 #include "web/metrics_proc.h"
 
@@ -375,9 +376,29 @@ static void test_process_read(void **state)
     assert_true(p.cpu_seconds >= 0);
 }
 
+/* core/views/text_cut.c: the one cut both the registry and the writer use. */
+static void test_utf8_cut(void **state)
+{
+    (void)state;
+    g_autofree char *a = ddm_utf8_cut(NULL, 4);
+    assert_string_equal(a, "");
+    g_autofree char *b = ddm_utf8_cut("abcdef", 4);
+    assert_string_equal(b, "abcd");
+    g_autofree char *c = ddm_utf8_cut("ab\xc3\xa9", 3); /* é would need bytes 3-4 */
+    assert_string_equal(c, "ab");
+    g_autofree char *d = ddm_utf8_cut("ab\xc3\xa9", 4);
+    assert_string_equal(d, "ab\xc3\xa9");
+    g_autofree char *e = ddm_utf8_cut("a\xf0\x9f\x98\x80z", 4); /* a 4-byte character */
+    assert_string_equal(e, "a");
+    g_autofree char *f = ddm_utf8_cut("a\xff" "b", 16); /* invalid: replaced, then cut */
+    assert_true(g_utf8_validate(f, -1, NULL));
+    assert_non_null(strstr(f, "b"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_utf8_cut),
         cmocka_unit_test(test_label_escaping),   cmocka_unit_test(test_label_value_cap),
         cmocka_unit_test(test_help_escaping),    cmocka_unit_test(test_counter_both_formats),
         cmocka_unit_test(test_values),           cmocka_unit_test(test_families_refused),
