@@ -65,7 +65,8 @@ tests_fuzz_fuzz_elfdesc_SOURCES = tests/fuzz/fuzz-elfdesc.c core/pluginhost/elfd
 FUZZ_TARGETS += tests/fuzz/fuzz-trace
 tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz-trace.c plugins/profile/trace_decode.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-metrics-text
-tests_fuzz_fuzz_metrics_text_SOURCES = tests/fuzz/fuzz-metrics-text.c web/metrics_text.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_metrics_text_SOURCES = tests/fuzz/fuzz-metrics-text.c web/metrics_text.c \
+	core/views/text_cut.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-web-rules
 tests_fuzz_fuzz_web_rules_SOURCES = tests/fuzz/fuzz-web-rules.c web/auth.c web/paths.c core/config/listen_addr.c $(FUZZ_MAIN)
 
