@@ -5,6 +5,8 @@
  */
 #include "web/auth.h"
 
+#include "core/config/listen_addr.h"
+
 #include <errno.h>
 #include <gio/gio.h>
 #include <string.h>
@@ -103,41 +105,17 @@ char *ddm_web_bearer_token(const char *authorization)
  * a trailing dot and a port (80 when none). FALSE if malformed. */
 static gboolean split_host(const char *host, char **name, guint *port)
 {
-    const char *colon;
     g_autofree char *n = NULL;
-    if (host[0] == '[') {
-        const char *end = strchr(host, ']');
-        if (end == NULL)
-            return FALSE;
-        n = g_strndup(host + 1, (gsize)(end - host - 1));
-        colon = end[1] == ':' ? end + 1 : NULL;
-        if (colon == NULL && end[1] != '\0')
-            return FALSE;
-    } else {
-        colon = strchr(host, ':');
-        n = colon != NULL ? g_strndup(host, (gsize)(colon - host)) : g_strdup(host);
-        if (colon != NULL && strchr(colon + 1, ':') != NULL)
-            return FALSE;
-    }
-    guint p = 80;
-    if (colon != NULL) {
-        const char *s = colon + 1;
-        if (*s == '\0' || strlen(s) > 5)
-            return FALSE;
-        p = 0;
-        for (; *s != '\0'; s++) {
-            if (!g_ascii_isdigit(*s))
-                return FALSE;
-            p = p * 10 + (guint)(*s - '0');
-        }
-    }
+    gint p = -1;
+    if (!ddm_host_port_split(host, &n, &p)) /* the syntax listeners are given in */
+        return FALSE;
     gsize len = strlen(n);
     if (len > 0 && n[len - 1] == '.')
         n[len - 1] = '\0';
     if (*n == '\0')
         return FALSE;
     *name = g_ascii_strdown(n, -1);
-    *port = p;
+    *port = p >= 0 ? (guint)p : 80;
     return TRUE;
 }
 

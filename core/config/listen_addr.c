@@ -31,33 +31,57 @@ static gboolean parse_port(const char *s, guint16 *port)
     return TRUE;
 }
 
+gboolean ddm_host_port_split(const char *s, char **host, gint *port)
+{
+    const char *port_s = NULL;
+    g_autofree char *h = NULL;
+    if (s == NULL)
+        return FALSE;
+    if (s[0] == '[') {
+        const char *end = strchr(s, ']');
+        if (end == NULL || (end[1] != '\0' && end[1] != ':'))
+            return FALSE;
+        h = g_strndup(s + 1, (gsize)(end - s - 1));
+        port_s = end[1] == ':' ? end + 2 : NULL;
+    } else {
+        const char *colon = strchr(s, ':');
+        if (colon != NULL && strchr(colon + 1, ':') != NULL)
+            return FALSE; /* an IPv6 address without its brackets */
+        h = colon != NULL ? g_strndup(s, (gsize)(colon - s)) : g_strdup(s);
+        port_s = colon != NULL ? colon + 1 : NULL;
+    }
+    guint16 p = 0;
+    if (port_s != NULL && !parse_port(port_s, &p))
+        return FALSE;
+    *host = g_steal_pointer(&h);
+    *port = port_s != NULL ? (gint)p : -1;
+    return TRUE;
+}
+
 gboolean ddm_listen_addr_parse(const char *option, const char *spec, DdmListenAddr *out,
                                GError **error)
 {
     if (spec == NULL || *spec == '\0')
         return bad(error, option, "", "expected [HOST:]PORT");
     g_autofree char *host = NULL;
-    const char *port_s;
-    if (spec[0] == '[') {
-        const char *end = strchr(spec, ']');
-        if (end == NULL || end[1] != ':')
+    gint split_port = -1;
+    if (!ddm_host_port_split(spec, &host, &split_port)) {
+        if (spec[0] == '[')
             return bad(error, option, spec, "expected [IPV6]:PORT");
-        host = g_strndup(spec + 1, (gsize)(end - spec - 1));
-        port_s = end + 2;
-    } else {
-        const char *colon = strrchr(spec, ':');
-        if (colon != NULL && strchr(spec, ':') != colon)
+        if (strchr(spec, ':') != strrchr(spec, ':'))
             return bad(error, option, spec, "an IPv6 address goes in brackets, [::1]:PORT");
-        if (colon != NULL) {
-            host = g_strndup(spec, (gsize)(colon - spec));
-            port_s = colon + 1;
-        } else {
-            port_s = spec;
-        }
+        return bad(error, option, spec, "expected a port number from 0 to 65535");
     }
     guint16 port = 0;
-    if (!parse_port(port_s, &port))
-        return bad(error, option, spec, "expected a port number from 0 to 65535");
+    if (split_port < 0) { /* "PORT" alone (or "[V6]" without one) */
+        if (spec[0] == '[')
+            return bad(error, option, spec, "expected [IPV6]:PORT");
+        if (!parse_port(host, &port))
+            return bad(error, option, spec, "expected a port number from 0 to 65535");
+        g_clear_pointer(&host, g_free);
+    } else {
+        port = (guint16)split_port;
+    }
     if (host == NULL || *host == '\0' || g_ascii_strcasecmp(host, "localhost") == 0) {
         g_free(host);
         host = g_strdup("127.0.0.1");

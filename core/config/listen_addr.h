@@ -24,6 +24,14 @@ typedef struct DdmListenAddr {
 gboolean ddm_listen_addr_parse(const char *option, const char *spec, DdmListenAddr *out,
                                GError **error);
 void ddm_listen_addr_clear(DdmListenAddr *a);
+/** Split "HOST:PORT", "[V6]:PORT", "[V6]", "HOST" or ":PORT" (the forms
+ *  of a listener option and of an HTTP Host header): *@host gets HOST
+ *  without brackets (maybe "", transfer full), *@port the port (0..65535)
+ *  or -1 when none is given. FALSE, with nothing set, for an unbracketed
+ *  second ':', anything but ":PORT" after ']', or a port that is not 1 to
+ *  5 digits up to 65535. Names are not checked: callers decide what HOST
+ *  may be. */
+gboolean ddm_host_port_split(const char *s, char **host, gint *port);
 /** "127.0.0.1:8585" or "[::1]:8585", for URLs and Host checks. (transfer full) */
 char *ddm_listen_addr_authority(const char *host, guint16 port);
 

@@ -130,6 +130,38 @@ static void test_host_wellformed_and_page_scripts(void **state)
     assert_true(ddm_web_from_page_script("null", "navigate"));
 }
 
+/* The one host:port splitter of listener options and Host headers. */
+static void test_host_port_split(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *host;
+        gint port;
+    } ok[] = {{"a.example:8585", "a.example", 8585}, {"a.example", "a.example", -1},
+              {"[::1]:80", "::1", 80},               {"[::1]", "::1", -1},
+              {":0", "", 0},                          {"8585", "8585", -1},
+              {"h:65535", "h", 65535}};
+    for (gsize i = 0; i < G_N_ELEMENTS(ok); i++) {
+        g_autofree char *h = NULL;
+        gint p = -2;
+        assert_true(ddm_host_port_split(ok[i].in, &h, &p));
+        assert_string_equal(h, ok[i].host);
+        assert_int_equal(p, ok[i].port);
+    }
+    static const char *const bad[] = {"a:b:c", "::1", "[::1", "[::1]x", "[::1]:", "h:",
+                                      "h:65536", "h:123456", "h:8x", NULL};
+    for (const char *const *b = bad; *b != NULL; b++) {
+        char *h = NULL;
+        gint p = -2;
+        assert_false(ddm_host_port_split(*b, &h, &p));
+        assert_null(h);
+        assert_int_equal(p, -2);
+    }
+    char *h = NULL;
+    gint p = -2;
+    assert_false(ddm_host_port_split(NULL, &h, &p));
+}
+
 static void test_origin(void **state)
 {
     (void)state;
@@ -227,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_origin),      cmocka_unit_test(test_listen_addr),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_host_wellformed_and_page_scripts),
+        cmocka_unit_test(test_host_port_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
