@@ -18,6 +18,9 @@
  */
 #include <errno.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 #include "core/session/monitor-private.h"
 
@@ -160,7 +163,10 @@ gboolean ddm_monitor_sessions_settled(DdmMonitor *mon)
 
 /* ------------------------------------------------------------ life cycle */
 
-/* The VMs that sent nothing for a whole round give their read buffer back. */
+/* The VMs that sent nothing for a whole round give their read buffer back,
+ * and so does the allocator: with VMs coming and going, the heap's free
+ * pages between live blocks would otherwise stay resident (glibc's
+ * malloc_trim returns them; a few milliseconds every round at most). */
 static gboolean trim_idle_readers(gpointer ud)
 {
     DdmMonitor *mon = ud;
@@ -174,6 +180,9 @@ static gboolean trim_idle_readers(gpointer ud)
             freed++;
     if (freed)
         g_debug("%u idle VMs gave their read buffers back", freed);
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
     return G_SOURCE_CONTINUE;
 }
 
