@@ -92,6 +92,24 @@ static gboolean cell_num(const Table *t, guint r, int col, double *out)
     return TRUE;
 }
 
+GPtrArray *ddm_metrics_family_views(DdmViews *views)
+{
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    Table t;
+    if (!table_open(&t, ddm_views_lookup(views, DDM_METRICS_FAMILIES_VIEW, NULL)))
+        return out;
+    int c_view = table_col(&t, "view");
+    for (guint r = 0; c_view >= 0 && r < table_n_rows(&t); r++) {
+        char *name = cell_str(&t, r, c_view);
+        if (name != NULL && !g_ptr_array_find_with_equal_func(out, name, g_str_equal, NULL))
+            g_ptr_array_add(out, name);
+        else
+            g_free(name);
+    }
+    table_close(&t);
+    return out;
+}
+
 /* ------------------------------------------------------------- the VMs */
 
 /* One row of the "vms" view. */

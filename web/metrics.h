@@ -51,6 +51,10 @@ typedef struct DdmMetricsInput {
     const char *version;         /* ddmon's version, for ddmon_build_info */
 } DdmMetricsInput;
 
+/** The distinct names in the "view" column of the families view: the views
+ *  a scrape counts as a look at (metrics_source.c). (transfer full: a
+ *  GPtrArray of owned strings, in the families' order) */
+GPtrArray *ddm_metrics_family_views(DdmViews *views);
 /** The exposition of everything in @views (and @in) in @fmt.
  *  (transfer full; NUL-terminated, its length in *@len when not NULL) */
 char *ddm_metrics_render(DdmViews *views, const DdmMetricsInput *in, DdmMetricsFormat fmt,

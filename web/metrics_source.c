@@ -61,32 +61,12 @@ static gboolean interest_expired(gpointer ud)
 static void note_interest(DdmMetricsSource *src)
 {
     DdmViews *views = ddm_daemon_views(src->daemon);
-    ddm_view *fams = ddm_views_lookup(views, DDM_METRICS_FAMILIES_VIEW, NULL);
-    if (fams != NULL) {
-        g_autoptr(JsonNode) root = ddm_view_to_json(fams, FALSE);
-        JsonObject *o = json_node_get_object(root);
-        JsonArray *cols = json_object_get_array_member(o, "columns");
-        JsonArray *rows = json_object_get_array_member(o, "rows");
-        int c_view = -1;
-        for (guint i = 0; cols && i < json_array_get_length(cols); i++)
-            if (g_strcmp0(json_object_get_string_member_with_default(
-                              json_array_get_object_element(cols, i), "name", ""),
-                          "view") == 0)
-                c_view = (int)i;
-        for (guint r = 0; c_view >= 0 && rows && r < json_array_get_length(rows); r++) {
-            JsonArray *row = json_array_get_array_element(rows, r);
-            JsonNode *cell = row && (guint)c_view < json_array_get_length(row)
-                                 ? json_array_get_element(row, (guint)c_view)
-                                 : NULL;
-            const char *name = cell && JSON_NODE_HOLDS_VALUE(cell) &&
-                                       json_node_get_value_type(cell) == G_TYPE_STRING
-                                   ? json_node_get_string(cell)
-                                   : NULL;
-            if (name == NULL || g_hash_table_contains(src->watches, name))
-                continue;
+    g_autoptr(GPtrArray) names = ddm_metrics_family_views(views);
+    for (guint i = 0; i < names->len; i++) {
+        const char *name = names->pdata[i];
+        if (!g_hash_table_contains(src->watches, name))
             g_hash_table_insert(src->watches, g_strdup(name),
                                 GUINT_TO_POINTER(ddm_views_watch(views, name, NULL)));
-        }
     }
     if (src->expiry)
         g_source_remove(src->expiry);

@@ -280,6 +280,21 @@ static void add_families(DdmViews *views)
     ddm_view_commit(v);
 }
 
+/* The views a scrape counts as looked at: each family's "view", once. */
+static void test_family_views(void **state)
+{
+    (void)state;
+    DdmViews *views = ddm_views_new();
+    g_autoptr(GPtrArray) none = ddm_metrics_family_views(views);
+    assert_int_equal(none->len, 0);
+    add_families(views);
+    g_autoptr(GPtrArray) names = ddm_metrics_family_views(views);
+    assert_int_equal(names->len, 2); /* the third family names no view */
+    assert_string_equal(names->pdata[0], "threads");
+    assert_string_equal(names->pdata[1], "heap.summary");
+    ddm_views_free(views);
+}
+
 static void test_render_views(void **state)
 {
     (void)state;
@@ -398,6 +413,7 @@ static void test_utf8_cut(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_family_views),
         cmocka_unit_test(test_utf8_cut),
         cmocka_unit_test(test_label_escaping),   cmocka_unit_test(test_label_value_cap),
         cmocka_unit_test(test_help_escaping),    cmocka_unit_test(test_counter_both_formats),
