@@ -16,6 +16,7 @@
 
 #include "server/control.h"
 
+#include "core/views/interest.h"
 #include "core/wire/ctlproto.h"
 
 typedef struct Client Client;
@@ -64,7 +65,7 @@ struct DdmControl {
     guint64 next_serial;
     DdmControlStopFn stop;
     gpointer stop_ud;
-    GHashTable *interest;  /* view name -> Interest* */
+    DdmViewInterest *interest; /* one-shot views, kept watched a while */
     GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
     gint64 started_us;     /* monotonic: when the server began to answer */
     char *web_url;         /* the dashboard's URL with its token, NULL without --http */

@@ -18,6 +18,7 @@
 /* A one-shot `ddmon view NAME` keeps that view watched for a while, so
  * producers that poll only while someone looks (threads) have data. */
 #define INTEREST_SECONDS 30
+#define MAX_INTERESTS 256
 #define FIRST_LOOK_MS 1200
 /* Just after the server started (an autostarting `ddmon vms`), the VM list
  * is answered once discovery has had its first go: after STARTUP_MIN_MS,
@@ -26,13 +27,6 @@
 #define STARTUP_MIN_MS 300
 #define STARTUP_MAX_MS 3000
 #define STARTUP_CHECK_MS 50
-
-typedef struct Interest {
-    DdmControl *ctl;
-    char *name;
-    guint watch_id;
-    guint expiry;
-} Interest;
 
 /* ------------------------------------------------------------- helpers */
 
@@ -234,46 +228,20 @@ static void op_views(Client *c, const DdmCtlRequest *req)
 
 /* ------------------------------------------------------ one-shot views */
 
-static void interest_free(gpointer p)
-{
-    Interest *in = p;
-    ddm_views_unwatch(ddm_daemon_views(in->ctl->daemon), in->watch_id);
-    if (in->expiry)
-        g_source_remove(in->expiry);
-    g_free(in->name);
-    g_free(in);
-}
-
-static gboolean interest_expired(gpointer ud)
-{
-    Interest *in = ud;
-    in->expiry = 0;
-    g_hash_table_remove(in->ctl->interest, in->name); /* frees it */
-    return G_SOURCE_REMOVE;
-}
-
 /* Keep views named @name watched for INTEREST_SECONDS more. TRUE if nobody
  * watched them before (their content may be stale: see op_view). */
 static gboolean note_interest(DdmControl *ctl, const char *name)
 {
-    Interest *in = g_hash_table_lookup(ctl->interest, name);
     gboolean fresh = FALSE;
-    if (in == NULL) {
+    if (!ddm_view_interest_has(ctl->interest, name, NULL)) {
         g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
         fresh = TRUE;
         for (guint i = 0; i < all->len && fresh; i++)
             if (strcmp(ddm_view_name(all->pdata[i]), name) == 0 &&
                 ddm_view_watchers(all->pdata[i]) > 0)
                 fresh = FALSE;
-        in = g_new0(Interest, 1);
-        in->ctl = ctl;
-        in->name = g_strdup(name);
-        in->watch_id = ddm_views_watch(ddm_daemon_views(ctl->daemon), name, NULL);
-        g_hash_table_insert(ctl->interest, in->name, in);
-    } else {
-        g_source_remove(in->expiry);
     }
-    in->expiry = g_timeout_add_seconds(INTEREST_SECONDS, interest_expired, in);
+    ddm_view_interest_note(ctl->interest, name, NULL);
     return fresh;
 }
 
@@ -698,13 +666,14 @@ DdmControlOpFn ddm_control_op_find(DdmCtlOp op)
 void ddm_control_ops_init(DdmControl *ctl)
 {
     ctl->started_us = g_get_monotonic_time();
-    ctl->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
+    ctl->interest = ddm_view_interest_new(ddm_daemon_views(ctl->daemon), INTEREST_SECONDS,
+                                          MAX_INTERESTS);
 }
 
 void ddm_control_ops_free(DdmControl *ctl)
 {
     g_clear_pointer(&ctl->web_url, g_free);
-    g_hash_table_destroy(ctl->interest);
+    ddm_view_interest_free(ctl->interest);
     for (GList *l = ctl->delayed_replies; l != NULL; l = l->next) {
         PendingCmd *pc = l->data;
         g_source_remove(pc->delay_timer);

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "core/views/interest.h"
 #include "web/view_json.h"
 
 /* A view fetched by GET stays watched this long, so the next GET sees
@@ -21,17 +22,10 @@ struct DdmWebApi {
     DdmWebStream *stream;
     DdmWebHistory *history;
     DdmWebDownloads *downloads;
-    GHashTable *interest;  /* "VM\nNAME" -> Interest* */
+    DdmViewInterest *interest; /* views fetched lately, kept watched */
     GList *commands;       /* RunningCommand* */
     guint n_commands;
 };
-
-typedef struct Interest {
-    DdmWebApi *api;
-    char *id;
-    guint watch_id;
-    guint expiry;
-} Interest;
 
 typedef struct RunningCommand {
     DdmWebApi *api;        /* NULL once the API is gone */
@@ -78,41 +72,6 @@ static DdmVm *find_vm_or_404(DdmWebApi *api, SoupServerMessage *msg, const char 
     return vm;
 }
 
-static void interest_free(gpointer p)
-{
-    Interest *in = p;
-    ddm_views_unwatch(views_of(in->api), in->watch_id);
-    if (in->expiry != 0)
-        g_source_remove(in->expiry);
-    g_free(in->id);
-    g_free(in);
-}
-
-static gboolean interest_expired(gpointer ud)
-{
-    Interest *in = ud;
-    in->expiry = 0;
-    g_hash_table_remove(in->api->interest, in->id);
-    return G_SOURCE_REMOVE;
-}
-
-static void note_interest(DdmWebApi *api, const char *key, const char *name)
-{
-    g_autofree char *id = g_strdup_printf("%s\n%s", key ? key : "", name);
-    Interest *in = g_hash_table_lookup(api->interest, id);
-    if (in == NULL) {
-        if (g_hash_table_size(api->interest) >= MAX_INTERESTS)
-            return;
-        in = g_new0(Interest, 1);
-        in->api = api;
-        in->id = g_steal_pointer(&id);
-        in->watch_id = ddm_views_watch(views_of(api), name, key);
-        g_hash_table_insert(api->interest, in->id, in);
-    } else {
-        g_source_remove(in->expiry);
-    }
-    in->expiry = g_timeout_add_seconds(INTEREST_SECONDS, interest_expired, in);
-}
 
 /* Every view's {NAME: {"kind","title","owner","version","url"}}, grouped
  * by VM key ("" for the global views), in one walk of the store: a GHashTable
@@ -233,7 +192,7 @@ static void route_view(SoupServerMessage *msg, const char *path, gpointer ud)
             return;
         key = vm_key(vm);
     }
-    note_interest(api, key, name);
+    ddm_view_interest_note(api->interest, name, key);
     ddm_view *v = ddm_views_lookup(views_of(api), name, key);
     if (v == NULL) {
         ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no view '%s'%s%s", name,
@@ -543,7 +502,7 @@ DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *
     api->stream = stream;
     api->history = history;
     api->downloads = downloads;
-    api->interest = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, interest_free);
+    api->interest = ddm_view_interest_new(views_of(api), INTEREST_SECONDS, MAX_INTERESTS);
     ddm_http_server_add_route(srv, "/api/vms", DDM_HTTP_GET, route_vms, api);
     ddm_http_server_add_route(srv, "/api/vms/*", DDM_HTTP_GET, route_vm, api);
     ddm_http_server_add_route(srv, "/api/vms/*/views/*", DDM_HTTP_GET, route_view, api);
@@ -572,6 +531,6 @@ void ddm_web_api_free(DdmWebApi *api)
         }
     }
     g_list_free(api->commands);
-    g_hash_table_destroy(api->interest);
+    ddm_view_interest_free(api->interest);
     g_free(api);
 }

@@ -9,13 +9,13 @@
 #include "web/metrics_source.h"
 
 #include "core/session/vm.h"
+#include "core/views/interest.h"
 #include "web/metrics.h"
 #include "web/metrics_proc.h"
 
 struct DdmMetricsSource {
-    DdmDaemon *daemon;      /* borrowed */
-    GHashTable *watches;    /* view name (owned) -> GUINT_TO_POINTER(watch id) */
-    guint expiry;           /* drops the watches DDM_METRICS_INTEREST_SECONDS after a scrape */
+    DdmDaemon *daemon;          /* borrowed */
+    DdmViewInterest *interest;  /* the families' views, DDM_METRICS_INTEREST_SECONDS after a scrape */
     guint64 scrapes;
 };
 
@@ -23,54 +23,27 @@ DdmMetricsSource *ddm_metrics_source_new(DdmDaemon *daemon)
 {
     DdmMetricsSource *src = g_new0(DdmMetricsSource, 1);
     src->daemon = daemon;
-    src->watches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    /* At most one per family a plugin may declare, with room to spare. */
+    src->interest = ddm_view_interest_new(ddm_daemon_views(daemon), DDM_METRICS_INTEREST_SECONDS,
+                                          1024);
     return src;
-}
-
-static void drop_watches(DdmMetricsSource *src)
-{
-    GHashTableIter it;
-    gpointer id;
-    g_hash_table_iter_init(&it, src->watches);
-    while (g_hash_table_iter_next(&it, NULL, &id))
-        ddm_views_unwatch(ddm_daemon_views(src->daemon), GPOINTER_TO_UINT(id));
-    g_hash_table_remove_all(src->watches);
 }
 
 void ddm_metrics_source_free(DdmMetricsSource *src)
 {
     if (src == NULL)
         return;
-    if (src->expiry)
-        g_source_remove(src->expiry);
-    drop_watches(src);
-    g_hash_table_unref(src->watches);
+    ddm_view_interest_free(src->interest);
     g_free(src);
-}
-
-static gboolean interest_expired(gpointer ud)
-{
-    DdmMetricsSource *src = ud;
-    src->expiry = 0;
-    drop_watches(src);
-    return G_SOURCE_REMOVE;
 }
 
 /* Watch every view a declared family reports on (column "view" of the
  * families view), every VM's, until the interest expires. */
 static void note_interest(DdmMetricsSource *src)
 {
-    DdmViews *views = ddm_daemon_views(src->daemon);
-    g_autoptr(GPtrArray) names = ddm_metrics_family_views(views);
-    for (guint i = 0; i < names->len; i++) {
-        const char *name = names->pdata[i];
-        if (!g_hash_table_contains(src->watches, name))
-            g_hash_table_insert(src->watches, g_strdup(name),
-                                GUINT_TO_POINTER(ddm_views_watch(views, name, NULL)));
-    }
-    if (src->expiry)
-        g_source_remove(src->expiry);
-    src->expiry = g_timeout_add_seconds(DDM_METRICS_INTEREST_SECONDS, interest_expired, src);
+    g_autoptr(GPtrArray) names = ddm_metrics_family_views(ddm_daemon_views(src->daemon));
+    for (guint i = 0; i < names->len; i++)
+        ddm_view_interest_note(src->interest, names->pdata[i], NULL);
 }
 
 char *ddm_metrics_source_scrape(DdmMetricsSource *src, const char *accept, gsize *len,

@@ -4,7 +4,8 @@
 check_PROGRAMS += tests/unit/views/test-views tests/unit/views/test-render
 TESTS += tests/unit/views/test-views tests/unit/views/test-render
 tests_unit_views_test_views_SOURCES = tests/unit/views/test-views.c \
-	core/views/views.c core/views/view_content.c core/views/view_build.c core/views/view_json.c core/views/json_blob.c
+	core/views/views.c core/views/view_content.c core/views/view_build.c core/views/view_json.c core/views/json_blob.c \
+	core/views/interest.c
 tests_unit_views_test_views_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_views_test_views_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_views_test_views_LDADD = $(DDM_VIEWS_TEST_LDADD)

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/views/interest.h"
 #include "core/views/views.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -976,6 +977,44 @@ static int group_setup(void **state)
     return 0;
 }
 
+static gboolean quit_loop(gpointer loop)
+{
+    g_main_loop_quit(loop);
+    return G_SOURCE_REMOVE;
+}
+
+/* interest.c: a note watches the views for its seconds, a second note
+ * renews it, the cap holds, and the watch goes when the time is up. */
+static void test_views_interest(void **state)
+{
+    (void)state;
+    DdmViews *store = ddm_views_new();
+    ddm_view *v = ddm_views_create(store, "p", "vm1", "threads", DDM_VIEW_TABLE, NULL);
+    ddm_view *other = ddm_views_create(store, "p", "vm2", "threads", DDM_VIEW_TABLE, NULL);
+    DdmViewInterest *in = ddm_view_interest_new(store, 1, 2);
+    assert_int_equal(ddm_view_watchers(v), 0);
+    assert_true(ddm_view_interest_note(in, "threads", "vm1"));
+    assert_false(ddm_view_interest_note(in, "threads", "vm1")); /* renewed */
+    assert_true(ddm_view_interest_has(in, "threads", "vm1"));
+    assert_false(ddm_view_interest_has(in, "threads", NULL));
+    assert_int_equal(ddm_view_watchers(v), 1);
+    assert_int_equal(ddm_view_watchers(other), 0);
+    assert_true(ddm_view_interest_note(in, "threads", NULL)); /* every VM's */
+    assert_int_equal(ddm_view_watchers(other), 1);
+    assert_false(ddm_view_interest_note(in, "heap", "vm1")); /* the cap: 2 */
+    assert_int_equal(ddm_view_interest_count(in), 2);
+    GMainLoop *loop = g_main_loop_new(NULL, FALSE);
+    g_timeout_add(2600, quit_loop, loop); /* seconds timers are coalesced: up to 1 s late */
+    g_main_loop_run(loop);
+    g_main_loop_unref(loop);
+    assert_int_equal(ddm_view_interest_count(in), 0);
+    assert_int_equal(ddm_view_watchers(v), 0);
+    assert_true(ddm_view_interest_note(in, "threads", "vm1"));
+    ddm_view_interest_free(in); /* drops the watch */
+    assert_int_equal(ddm_view_watchers(v), 0);
+    ddm_views_free(store);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -996,6 +1035,7 @@ int main(void)
         cmocka_unit_test(test_views_rebuild_cost),
         cmocka_unit_test(test_views_destroyed_while_added),
         cmocka_unit_test(test_views_bad_strings),
+        cmocka_unit_test(test_views_interest),
     };
     return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
 }
