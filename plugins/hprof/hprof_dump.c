@@ -34,6 +34,7 @@
 
 #include <ddmon/bytes.h>
 
+#include "../common/partfile.h"
 #include "hprof.h"
 
 typedef enum { STREAM_WAITING = 0, STREAM_RUNNING, STREAM_COMPLETE, STREAM_FAILED } stream_state;
@@ -345,10 +346,11 @@ hprof_dump *hprof_dump_start(hprof_plugin *pl, hprof_batch *batch, ddm_vm *vm, h
         snprintf(d->path, sizeof d->path, "%s", path);
         snprintf(d->part, sizeof d->part, "%s.part", path);
         d->hash = hprof_hash_new();
-        d->fd = open(d->part, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        /* a FIFO or device named FILE.part is refused, never waited on */
+        d->fd = part_open(d->part, 1, 0600);
         if (d->fd < 0 || !d->hash) {
             snprintf(err, err_len, "cannot create %s: %s", d->part,
-                     d->fd < 0 ? strerror(errno) : "out of memory");
+                     d->fd < 0 ? part_strerror(d->fd) : "out of memory");
             close_file(d);
             hprof_hash_free(d->hash);
             free(d);

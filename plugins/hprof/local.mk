@@ -17,4 +17,4 @@ endif
 %canon_reldir%_hprof_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_hprof_la_CFLAGS = $(AM_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
 %canon_reldir%_hprof_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_hprof_la_LIBADD = $(LIBCRYPTO_LIBS) $(GLIB_LIBS)
+%canon_reldir%_hprof_la_LIBADD = $(DDM_PARTFILE_LIBS) $(LIBCRYPTO_LIBS) $(GLIB_LIBS)

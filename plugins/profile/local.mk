@@ -15,3 +15,4 @@ endif
 %canon_reldir%_profile_la_SOURCES = $(PROFILE_PLUGIN_SOURCES)
 %canon_reldir%_profile_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_profile_la_LDFLAGS = $(DDM_PLUGIN_LINK)
+%canon_reldir%_profile_la_LIBADD = $(DDM_PARTFILE_LIBS)

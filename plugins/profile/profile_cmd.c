@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/partfile.h"
 #include "profile.h"
 
 #define TRACE_USAGE                                                                       \
@@ -292,7 +293,8 @@ int profile_cmd_summary(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *co
     const char *file = NULL;
     summary_job *s;
     uint64_t v;
-    struct stat st;
+    unsigned long long size = 0;
+    int rc;
     char msg[PROFILE_MSG_MAX];
 
     (void)self;
@@ -335,15 +337,16 @@ int profile_cmd_summary(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *co
         h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
         return 0;
     }
-    s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
-    if (s->fd < 0 || fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(msg, sizeof msg, "cannot read %s: %s", s->path,
-                 s->fd >= 0 && !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
+    /* never blocks: a FIFO under that name is refused, not waited on */
+    rc = part_open_read(s->path, &size);
+    if (rc < 0) {
+        snprintf(msg, sizeof msg, "cannot read %s: %s", s->path, part_strerror(rc));
         summary_free(s);
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
         return 0;
     }
-    s->size = (uint64_t)st.st_size;
+    s->fd = rc;
+    s->size = (uint64_t)size;
     s->dec = trace_decoder_new();
     s->buf = malloc(READ_STEP);
     if (!s->dec || !s->buf) {

@@ -35,6 +35,7 @@
 
 #include <ddmon/bytes.h>
 
+#include "../common/partfile.h"
 #include "profile.h"
 
 #define TICK_MS 250u
@@ -84,14 +85,10 @@ static void maybe_free(profile_job *j)
     free(j);
 }
 
-static void close_part(profile_job *j, int keep)
+static void close_part(profile_job *j)
 {
-    if (j->fd >= 0) {
-        close(j->fd);
-        j->fd = -1;
-        if (!keep)
-            unlink(j->part);
-    }
+    part_abandon(j->fd, j->part);
+    j->fd = -1;
 }
 
 static void publish_views(profile_job *j, profile_vm *pv)
@@ -138,20 +135,15 @@ static void finish(profile_job *j, const char *error)
     }
     cancelled = j->cmd && h->cmd_cancelled(j->cmd);
     if (!error && !j->device) {
-        int rc = close(j->fd);
+        const char *what = "";
+        int rc = part_commit(j->fd, j->part, j->path, &what);
         j->fd = -1;
         if (rc != 0) {
-            snprintf(msg, sizeof msg, "cannot write %s: %s", j->part, strerror(errno));
+            snprintf(msg, sizeof msg, "cannot %s %s: %s", what, j->part, strerror(-rc));
             error = msg;
-            unlink(j->part);
-        } else if (rename(j->part, j->path) != 0) {
-            snprintf(msg, sizeof msg, "cannot rename %s to %s: %s", j->part, j->path,
-                     strerror(errno));
-            error = msg;
-            unlink(j->part);
         }
     }
-    close_part(j, 0);
+    close_part(j);
     if (pv) {
         if (pv->job == j)
             pv->job = NULL;
@@ -450,16 +442,21 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
         snprintf(j->path, sizeof j->path, "%s", a->path);
         snprintf(j->part, sizeof j->part, "%s.part", a->path);
         j->dec = trace_decoder_new();
-        j->fd = open(j->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (j->fd < 0 || !j->dec) {
+        /* a FIFO or device named FILE.part is refused, never waited on */
+        rc = part_open(j->part, 0, 0600);
+        if (rc < 0 || !j->dec) {
             snprintf(msg, sizeof msg, "cannot create %s: %s", j->part,
-                     j->fd < 0 ? strerror(errno) : "out of memory");
+                     rc < 0 ? part_strerror(rc) : "out of memory");
             h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-            close_part(j, 0);
+            if (rc >= 0) {
+                j->fd = rc;
+                close_part(j);
+            }
             trace_decoder_free(j->dec);
             free(j);
             return -1;
         }
+        j->fd = rc;
     }
     pv->job = j;
     rc = send_start(j);
@@ -514,18 +511,12 @@ int profile_job_stream_begin(profile_plugin *pl, ddm_vm *vm, uint64_t declared)
 int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data, size_t len)
 {
     profile_job *j = vm_job(pl, vm);
-    size_t off = 0;
+    int rc;
     if (!j || j->state != J_STREAMING)
         return -ECANCELED;
-    while (off < len) {
-        ssize_t w = write(j->fd, data + off, len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        off += (size_t)w;
-    }
+    rc = part_write_all(j->fd, data, len);
+    if (rc != 0)
+        return rc;
     j->received += len;
     /* a decoding error is kept (sticky) and reported when the trace ends */
     (void)trace_decoder_feed(j->dec, data, len);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/partfile.h"
 #include "pngcheck.h"
 #include "viewdebug.h"
 
@@ -22,38 +23,24 @@ int vd_capture_prepare(ui_call *call)
 {
     const ddm_host *h = call->pl->host;
     char msg[VD_PATH_MAX + 128];
+    int rc;
 
     snprintf(call->part, sizeof call->part, "%s.part", call->path);
-    call->fd = open(call->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (call->fd < 0) {
-        snprintf(msg, sizeof msg, "cannot write %s: %s", call->part, strerror(errno));
+    /* a FIFO or device named FILE.part is refused, never waited on */
+    rc = part_open(call->part, 0, 0644);
+    if (rc < 0) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", call->part, part_strerror(rc));
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
         return -1;
     }
+    call->fd = rc;
     return 0;
 }
 
 void vd_capture_abandon(ui_call *call)
 {
-    if (call->fd < 0)
-        return;
-    close(call->fd);
+    part_abandon(call->fd, call->part);
     call->fd = -1;
-    unlink(call->part);
-}
-
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? -errno : -EIO;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 void vd_finish_capture(ui_call *call, const ddm_reply *reply)
@@ -79,17 +66,16 @@ void vd_finish_capture(ui_call *call, const ddm_reply *reply)
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
         return;
     }
-    rc = write_all(call->fd, reply->data, reply->len);
-    if (rc == 0 && close(call->fd) != 0)
-        rc = -errno;
-    else if (rc != 0)
-        close(call->fd);
-    call->fd = -1;
-    if (rc == 0 && rename(call->part, call->path) != 0)
-        rc = -errno;
+    rc = part_write_all(call->fd, reply->data, reply->len);
+    if (rc != 0) {
+        vd_capture_abandon(call);
+    } else {
+        const char *what = "";
+        rc = part_commit(call->fd, call->part, call->path, &what);
+        call->fd = -1;
+    }
     if (rc != 0) {
         snprintf(msg, sizeof msg, "cannot write %s: %s", call->path, strerror(-rc));
-        unlink(call->part);
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
         return;
     }

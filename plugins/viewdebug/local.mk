@@ -15,7 +15,7 @@ endif
 %canon_reldir%_viewdebug_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_viewdebug_la_CFLAGS = $(AM_CFLAGS)
 %canon_reldir%_viewdebug_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_viewdebug_la_LIBADD =
+%canon_reldir%_viewdebug_la_LIBADD = $(DDM_PARTFILE_LIBS)
 if HAVE_LIBPNG
 %canon_reldir%_viewdebug_la_CFLAGS += $(LIBPNG_CFLAGS)
 %canon_reldir%_viewdebug_la_LIBADD += $(LIBPNG_LIBS)

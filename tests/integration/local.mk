@@ -164,8 +164,11 @@ EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 # simulator's truth; and a 10-second sampling trace with the server's RSS.
 if ENABLE_TESTS
 TESTS += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
+# A FIFO named like a plugin's file or FILE.part is refused, never waited on.
+TESTS += tests/integration/part-fifo.sh
 endif
 EXTRA_DIST += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
+EXTRA_DIST += tests/integration/part-fifo.sh
 
 # The web dashboard (ddmon server --http): its security rules over plain
 # HTTP (web_http.py: token, cookie, Host, Origin, POST-only actions) and the

@@ -40,7 +40,7 @@ tests_unit_plugins_test_plugin_profile_SOURCES = tests/unit/plugins/test-plugin-
 tests_unit_plugins_test_plugin_profile_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)
 tests_unit_plugins_test_plugin_profile_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_profile_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_profile_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD)
 
 # vminfo and threads.
 if ENABLE_TESTS
@@ -163,7 +163,7 @@ tests_unit_plugins_test_plugin_hprof_SOURCES = tests/unit/plugins/test-plugin-hp
 tests_unit_plugins_test_plugin_hprof_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)
 tests_unit_plugins_test_plugin_hprof_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
-tests_unit_plugins_test_plugin_hprof_LDADD = $(DDM_FAKEHOST_LDADD) $(LIBCRYPTO_LIBS) $(GLIB_LIBS)
+tests_unit_plugins_test_plugin_hprof_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD) $(LIBCRYPTO_LIBS) $(GLIB_LIBS)
 
 # test-jvm-parse: the jvm plugin's JDWP reply decoders alone (pure).
 if ENABLE_TESTS
@@ -199,7 +199,7 @@ tests_unit_plugins_test_plugin_viewdebug_SOURCES = tests/unit/plugins/test-plugi
 tests_unit_plugins_test_plugin_viewdebug_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/viewdebug
 # json-glib reads the dump's JSON back (an independent reader).
 tests_unit_plugins_test_plugin_viewdebug_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
-tests_unit_plugins_test_plugin_viewdebug_LDADD = $(DDM_FAKEHOST_LDADD) $(JSON_GLIB_LIBS) $(GLIB_LIBS)
+tests_unit_plugins_test_plugin_viewdebug_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD) $(JSON_GLIB_LIBS) $(GLIB_LIBS)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_viewdebug_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_plugins_test_plugin_viewdebug_LDADD += $(LIBPNG_LIBS)
