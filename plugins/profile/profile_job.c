@@ -9,8 +9,10 @@
  *   runs --seconds (0: until the client goes away, i.e. Ctrl-C), with a
  *   progress line; then the stop. The VM sends the whole trace as an MPSE
  *   event before its reply to the stop: it goes into the .part and through
- *   the decoder as it arrives; complete and decoded, the .part becomes
- *   FILE and the VM gets the summary views. A VM with nothing running
+ *   the decoder as it arrives; complete, the .part becomes FILE and the
+ *   VM gets the summary views. A complete trace the decoder refuses (its
+ *   caps are its own) is still saved: the answer carries the decoder's
+ *   complaint as summary_error, and the views are left alone. A VM with nothing running
  *   sends no event and no reply: after profile.timeout the job fails
  *   instead of waiting forever.
  *   device (MPRS ... MPRE): the VM writes the trace to a file on the
@@ -19,7 +21,7 @@
  * Ctrl-C (the client went away, host.cmd_cancelled) stops the trace at
  * the next tick and still saves it: the file and the views are the
  * result, and the log says where it went. Any failure (FAIL, the VM
- * gone, a truncated or undecodable trace, a write error) removes the
+ * gone, a truncated trace, a write error) removes the
  * .part: no file that looks complete is ever left behind.
  */
 #include "build-config.h"
@@ -60,6 +62,7 @@ struct profile_job {
     int pending;                       /* requests whose callback has not run */
     int start_failed;
     char start_error[320];
+    char summary_error[320];           /* complete, saved, but not decoded */
     uint32_t tick;
     struct timespec t0, running_since;
     uint64_t declared, received;
@@ -151,7 +154,7 @@ static void finish(profile_job *j, const char *error)
             pv->traces++;
             snprintf(pv->last_path, sizeof pv->last_path, "%s",
                      j->device ? j->device_path : j->path);
-            if (!j->device)
+            if (!j->device && !j->summary_error[0])
                 publish_views(j, pv);
         }
         profile_show_state(j->pl, j->vm, pv);
@@ -169,8 +172,10 @@ static void finish(profile_job *j, const char *error)
                               j->device ? j->device_path : j->path);
             h->view_field_int(res, "bytes", (int64_t)j->received);
             h->view_field_double(res, "seconds", seconds_since(&j->t0));
-            if (!error && !j->device)
+            if (!error && !j->device && !j->summary_error[0])
                 profile_summary_fields(h, res, j->dec);
+            if (!error && j->summary_error[0])
+                h->view_field_str(res, "summary_error", j->summary_error);
             if (error)
                 h->view_field_str(res, "error", error);
             h->view_commit(res);
@@ -185,7 +190,10 @@ static void finish(profile_job *j, const char *error)
                      j->vm_key, j->device_path, j->device_path);
             h->cmd_finish(j->cmd, DDM_CMD_OK, msg);
         } else {
-            profile_summary_line(j->dec, line, sizeof line);
+            if (j->summary_error[0])
+                snprintf(line, sizeof line, "no summary: %.200s", j->summary_error);
+            else
+                profile_summary_line(j->dec, line, sizeof line);
             snprintf(msg, sizeof msg, "%s of %s written to %s (%" PRIu64 " bytes, %.1f s): %s%s",
                      kind_name(j), j->vm_key, j->path, j->received, seconds_since(&j->t0), line,
                      cancelled ? " (stopped: the client went away)" : "");
@@ -534,13 +542,14 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
         return;
     switch (status) {
     case 0:
+        /* the bytes are complete: the file is kept whatever the decoder says */
         if (trace_decoder_finish(j->dec) != 0) {
-            snprintf(msg, sizeof msg, "the VM sent a trace that does not decode: %s (no file written)",
-                     trace_decoder_error(j->dec));
-            finish(j, msg);
-        } else {
-            finish(j, NULL);
+            snprintf(j->summary_error, sizeof j->summary_error, "%s", trace_decoder_error(j->dec));
+            pl->host->log(pl->self, DDM_LOG_WARNING,
+                          "%s: the trace was saved to %s but does not decode here: %s",
+                          j->vm_key, j->path, j->summary_error);
         }
+        finish(j, NULL);
         maybe_free(j);
         return;
     case -EPROTO:

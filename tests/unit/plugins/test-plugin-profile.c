@@ -277,6 +277,25 @@ static void test_truncated_stream(void **state)
     free(t);
 }
 
+/* A complete trace the decoder refuses is still saved (the decoder's caps
+ * are not dmtracedump's): OK, summary_error, no views, no .part. */
+static void test_undecodable_kept(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "u.trace", "--tracing", "--seconds", "0"};
+    static const uint8_t junk[] = "*version\n3\n*methods\nnot a method line\n*end\n";
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    fake_cmd_cancel(cmd);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, junk, sizeof junk - 1, 3, 0), 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "no summary"));
+    assert_true(exists(f, "u.trace"));
+    assert_false(exists(f, "u.trace.part"));
+    assert_null(fake_view_find(f->fh, f->vm, "profile.methods"));
+}
+
 static void test_cancel_saves(void **state)
 {
     Fx *f = *state;
@@ -418,6 +437,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_gets_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_undecodable_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_saves, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
