@@ -53,6 +53,7 @@ typedef struct thread_state {
 
 typedef struct listed_thread {
     uint32_t tid;
+    uint32_t order;            /* its line: the first line of a tid names it */
     char *name;
 } listed_thread;
 
@@ -72,7 +73,7 @@ struct trace_decoder {
     size_t n_methods, cap_methods;
     trace_method unknown;
 
-    listed_thread *listed;
+    listed_thread *listed;     /* sorted by (tid, order) at *end */
     size_t n_listed, cap_listed;
 
     uint8_t hdr[18];
@@ -85,6 +86,8 @@ struct trace_decoder {
     int32_t *tid_slot;         /* tid -> index + 1 into threads; 65536 entries */
     thread_state *threads;
     size_t n_threads, cap_threads;
+    size_t frame_slots;        /* sum of the threads' stack caps, against TRACE_MAX_FRAMES */
+    size_t state_bytes;        /* trace_decoder_state_bytes */
 };
 
 const char *trace_clock_name(trace_clock c)
@@ -218,6 +221,7 @@ static int thread_line(trace_decoder *d, char *s, uint64_t at)
     if (d->text_bytes > TRACE_MAX_HEADER)
         return fail(d, -EPROTO, "text header larger than %u bytes", TRACE_MAX_HEADER);
     d->listed[d->n_listed].tid = (uint32_t)tid;
+    d->listed[d->n_listed].order = (uint32_t)d->n_listed;
     d->listed[d->n_listed].name = strdup(tab + 1);
     if (!d->listed[d->n_listed].name)
         return fail(d, -ENOMEM, "out of memory");
@@ -285,6 +289,14 @@ static int by_id(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static int by_tid(const void *a, const void *b)
+{
+    const listed_thread *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
 /* *end: sort the methods (and their text along) for the binary search. */
 static int header_done(trace_decoder *d, uint64_t at)
 {
@@ -292,6 +304,8 @@ static int header_done(trace_decoder *d, uint64_t at)
     size_t n = d->n_methods;
     if (d->sec != SEC_METHODS && d->sec != SEC_THREADS && d->sec != SEC_VERSION)
         return fail(d, -EPROTO, "*end before *version at byte %" PRIu64, at);
+    if (d->n_listed > 1) /* a thread's name by binary search, not a scan per thread */
+        qsort(d->listed, d->n_listed, sizeof *d->listed, by_tid);
     if (n > 1) {
         /* method_text[i] is only freed; order does not matter for it */
         qsort(d->methods, n, sizeof *d->methods, by_id);
@@ -337,6 +351,8 @@ static int text_line(trace_decoder *d, uint64_t at)
         uint64_t v;
         if (parse_uint(s, 1000, &v) != 0)
             return fail(d, -EPROTO, "bad trace version '%.32s' at byte %" PRIu64, s, at);
+        if (v < 1 || v > 3)
+            return fail(d, -EPROTO, "unknown trace version %" PRIu64 " (1 to 3 are known)", v);
         d->info.version = (int)v;
         d->sec = SEC_VERSION;
         return 0;
@@ -454,12 +470,18 @@ static int data_header(trace_decoder *d)
 
 /* ------------------------------------------------------------ records */
 
+/* The first line listing @tid (d->listed is sorted by tid, then line). */
 static const listed_thread *listed_find(const trace_decoder *d, uint32_t tid)
 {
-    for (size_t i = 0; i < d->n_listed; i++) /* only when a thread first appears */
-        if (d->listed[i].tid == tid)
-            return &d->listed[i];
-    return NULL;
+    size_t lo = 0, hi = d->n_listed;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->listed[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < d->n_listed && d->listed[lo].tid == tid ? &d->listed[lo] : NULL;
 }
 
 static thread_state *thread_for(trace_decoder *d, uint32_t tid)
@@ -469,6 +491,7 @@ static thread_state *thread_for(trace_decoder *d, uint32_t tid)
         d->tid_slot = calloc(65536, sizeof *d->tid_slot);
         if (!d->tid_slot)
             return NULL;
+        d->state_bytes += 65536 * sizeof *d->tid_slot;
     }
     slot = d->tid_slot[tid & 0xffff];
     if (slot > 0)
@@ -479,6 +502,7 @@ static thread_state *thread_for(trace_decoder *d, uint32_t tid)
         if (!p)
             return NULL;
         d->threads = p;
+        d->state_bytes += (cap - d->cap_threads) * sizeof *p;
         d->cap_threads = cap;
     }
     thread_state *t = &d->threads[d->n_threads];
@@ -516,12 +540,14 @@ static unsigned open_home(uint32_t key, unsigned cap)
     return (key * 0x9e3779b1u) & (cap - 1);
 }
 
-static int open_grow(thread_state *t)
+/* Starts small (most threads of a hostile file make one call) and doubles. */
+static int open_grow(trace_decoder *d, thread_state *t)
 {
-    unsigned cap = t->open_cap ? t->open_cap * 2 : 64;
+    unsigned cap = t->open_cap ? t->open_cap * 2 : 8;
     open_slot *n = calloc(cap, sizeof *n);
     if (!n)
         return -ENOMEM;
+    d->state_bytes += (cap - t->open_cap) * sizeof *n;
     for (unsigned i = 0; i < t->open_cap; i++) {
         if (!t->open[i].key)
             continue;
@@ -546,10 +572,10 @@ static unsigned open_find(const thread_state *t, uint32_t key)
 }
 
 /* One more frame of @key; returns how many there were before. */
-static int open_push(thread_state *t, uint32_t key, uint32_t *before)
+static int open_push(trace_decoder *d, thread_state *t, uint32_t key, uint32_t *before)
 {
     unsigned i;
-    if ((t->open_n + 1) * 2 > t->open_cap && open_grow(t) != 0)
+    if ((t->open_n + 1) * 2 > t->open_cap && open_grow(d, t) != 0)
         return -ENOMEM;
     i = open_find(t, key);
     if (!t->open[i].key) {
@@ -629,15 +655,22 @@ static int record(trace_decoder *d, const uint8_t *r)
             return fail(d, -EPROTO, "thread %" PRIu32 " is more than %u calls deep (record %" PRIu64 ")",
                         tid, TRACE_MAX_DEPTH, d->info.records);
         if (t->depth == t->cap) {
-            unsigned cap = t->cap ? t->cap * 2 : 32;
+            unsigned cap = t->cap ? t->cap * 2 : 4;
+            if (cap > TRACE_MAX_DEPTH)
+                cap = TRACE_MAX_DEPTH;
+            if (d->frame_slots + (cap - t->cap) > TRACE_MAX_FRAMES)
+                return fail(d, -EPROTO, "more than %u open calls across the threads (record %" PRIu64 ")",
+                            TRACE_MAX_FRAMES, d->info.records);
             frame *p = realloc(t->stack, cap * sizeof *p);
             if (!p)
                 return fail(d, -ENOMEM, "out of memory");
+            d->frame_slots += cap - t->cap;
+            d->state_bytes += (cap - t->cap) * sizeof *p;
             t->stack = p;
             t->cap = cap;
         }
         uint32_t before;
-        if (open_push(t, method_key(d, m), &before) != 0)
+        if (open_push(d, t, method_key(d, m), &before) != 0)
             return fail(d, -ENOMEM, "out of memory");
         t->stack[t->depth].m = m;
         t->stack[t->depth].entered = t->now;
@@ -775,6 +808,11 @@ uint64_t trace_decoder_bytes(const trace_decoder *d)
 int trace_decoder_in_records(const trace_decoder *d)
 {
     return d->st == ST_RECORDS || (d->st == ST_DONE && d->info.record_size > 0);
+}
+
+size_t trace_decoder_state_bytes(const trace_decoder *d)
+{
+    return d->state_bytes;
 }
 
 const trace_info *trace_decoder_info(const trace_decoder *d)

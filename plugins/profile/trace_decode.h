@@ -40,7 +40,8 @@
 #define TRACE_MAX_HEADER (64u << 20)  /* bytes of the whole text header */
 #define TRACE_MAX_METHODS 262144u     /* method lines */
 #define TRACE_MAX_THREADS 65536u      /* thread lines, and threads seen in records */
-#define TRACE_MAX_DEPTH 4096u         /* open frames on one thread */
+#define TRACE_MAX_DEPTH 16384u        /* open frames on one thread (dmtracedump: 10000) */
+#define TRACE_MAX_FRAMES 262144u      /* frame slots held across all threads */
 #define TRACE_MAX_RECORD 64u          /* a v3 record size */
 #define TRACE_MAGIC 0x574f4c53u       /* "SLOW", little-endian */
 
@@ -121,6 +122,10 @@ int trace_decoder_in_records(const trace_decoder *d);
 
 /** (transfer none) */
 const trace_info *trace_decoder_info(const trace_decoder *d);
+/** Bytes the decoder holds for the records' state (threads, their stacks
+ * and open-method tables, the thread indexes): grows with what the records
+ * use, never with what the header lists. */
+size_t trace_decoder_state_bytes(const trace_decoder *d);
 /** Methods with at least one call or any time, best first by @order (ties:
  *  by id); at most @max of them into @out. Returns how many. O(m log m). */
 size_t trace_decoder_top(const trace_decoder *d, trace_order order, const trace_method **out,

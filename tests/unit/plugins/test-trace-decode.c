@@ -366,6 +366,91 @@ static void test_depth_cap(void **state)
     free(b.p);
 }
 
+/* dmtracedump reads 10000 calls deep: a valid trace 5000 deep decodes,
+ * with exact inclusive times (each frame i is open from i to 2N-1-i). */
+static void test_deep_trace(void **state)
+{
+    enum { N = 5000 };
+    buf b = {0};
+    (void)state;
+    header(&b, 2, "wall");
+    slow(&b, 2, 16, 10);
+    for (unsigned i = 0; i < N; i++)
+        rec(&b, 2, 10, 1, i == 0 ? A_ID : B_ID, i, 0);
+    for (unsigned i = N; i-- > 0;)
+        rec(&b, 2, 10, 1, (i == 0 ? A_ID : B_ID) | 1, 2 * N - 1 - i, 0);
+    trace_decoder *d = decode(&b, 4096);
+    assert_null(trace_decoder_error(d));
+    assert_int_equal(trace_decoder_thread(d, 0)->max_depth, N);
+    assert_int_equal(trace_decoder_find(d, A_ID)->inclusive_usec, 2 * N - 1);
+    assert_int_equal(trace_decoder_find(d, B_ID)->calls, N - 1);
+    /* B recursive: only its outermost frame counts (1 .. 2N-2) */
+    assert_int_equal(trace_decoder_find(d, B_ID)->inclusive_usec, 2 * N - 3);
+    trace_decoder_free(d);
+    free(b.p);
+}
+
+/* The frames of all threads together have one cap. */
+static void test_frames_cap(void **state)
+{
+    buf b = {0};
+    (void)state;
+    header(&b, 2, "wall");
+    slow(&b, 2, 16, 10);
+    for (unsigned tid = 1; tid <= TRACE_MAX_FRAMES / TRACE_MAX_DEPTH + 1; tid++)
+        for (unsigned i = 0; i < TRACE_MAX_DEPTH; i++)
+            rec(&b, 2, 10, tid, B_ID, i, 0);
+    trace_decoder *d = decode(&b, 1 << 16);
+    assert_non_null(trace_decoder_error(d));
+    assert_non_null(strstr(trace_decoder_error(d), "open calls across the threads"));
+    assert_true(trace_decoder_state_bytes(d) < 64u << 20);
+    trace_decoder_free(d);
+    free(b.p);
+}
+
+/* 65,536 listed threads, each making one call (a 1.7 MB file): the state
+ * grows with that one call per thread, not with big first allocations
+ * (it was 32 frames and 64 table slots per thread, ~91 MB). */
+static void test_many_threads_bounded(void **state)
+{
+    buf b = {0};
+    char line[64];
+    (void)state;
+    puts_(&b, "*version\n2\nclock=wall\n*threads\n");
+    for (unsigned tid = 0; tid < TRACE_MAX_THREADS; tid++) {
+        snprintf(line, sizeof line, "%u\tt%u\n", tid, tid);
+        puts_(&b, line);
+    }
+    puts_(&b, "*methods\n0x100\tcom.a.A\trun\t()V\n*end\n");
+    slow(&b, 2, 16, 10);
+    for (unsigned tid = TRACE_MAX_THREADS; tid-- > 0;) {
+        rec(&b, 2, 10, tid, A_ID, 0, 0);
+        rec(&b, 2, 10, tid, A_ID | 1, 1, 0);
+    }
+    trace_decoder *d = decode(&b, 4096);
+    assert_null(trace_decoder_error(d));
+    assert_int_equal(trace_decoder_n_threads(d), TRACE_MAX_THREADS);
+    assert_string_equal(trace_decoder_thread(d, 0)->name, "t65535");
+    size_t per_thread = (trace_decoder_state_bytes(d) - 65536 * sizeof(int32_t)) / TRACE_MAX_THREADS;
+    print_message("state: %zu bytes, %zu per thread\n", trace_decoder_state_bytes(d), per_thread);
+    assert_true(per_thread <= 320);
+    trace_decoder_free(d);
+    free(b.p);
+}
+
+static void test_header_version(void **state)
+{
+    buf b = {0};
+    (void)state;
+    puts_(&b, "*version\n7\n*end\n");
+    expect_error(&b, "unknown trace version 7 (1 to 3 are known)");
+    free(b.p);
+    b = (buf){0};
+    puts_(&b, "*version\n0\n*end\n");
+    expect_error(&b, "unknown trace version 0");
+    free(b.p);
+}
+
 static void test_unknown_and_unmatched(void **state)
 {
     buf b = {0};
@@ -473,6 +558,10 @@ int main(void)
         cmocka_unit_test(test_not_a_trace),
         cmocka_unit_test(test_line_cap),
         cmocka_unit_test(test_depth_cap),
+        cmocka_unit_test(test_deep_trace),
+        cmocka_unit_test(test_frames_cap),
+        cmocka_unit_test(test_many_threads_bounded),
+        cmocka_unit_test(test_header_version),
         cmocka_unit_test(test_unknown_and_unmatched),
         cmocka_unit_test(test_open_frames_closed_at_end),
         cmocka_unit_test(test_clock_wraps),
