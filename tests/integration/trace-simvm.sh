@@ -5,7 +5,8 @@
 # a sampling trace land with the simulator's bytes and no .part; Debian's
 # dmtracedump reads them (-o and the profile), and so it does a single-clock
 # trace and a trace written on the device (MPRS/MPRE, --device-dir);
-# trace-summary's call counts (table and --json) equal the simulator's;
+# trace-summary's call counts (table and --json) equal the simulator's and
+# its calls, inclusive and exclusive times dmtracedump's profile;
 # the VM gets the summary views and MPRQ's state shows in the VM list
 # while a trace runs and after; Ctrl-C on a running trace still saves it;
 # a stop that finds nothing running times out with a clear message; a
@@ -15,7 +16,7 @@
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile || t_skip_all "the profile plugin was configured out"
 DMTRACEDUMP=${DMTRACEDUMP:-$(command -v dmtracedump || true)}
-t_plan 21
+t_plan 22
 
 SIMVM="$DDM_TOP_BUILDDIR/ddmon-simvm"
 mkdir -p "$T_TMP/dev"
@@ -58,7 +59,8 @@ PY
 }
 # dmtracedump_ok FILE STATE APP: -o lists one "ent" per call; the profile runs
 dmtracedump_ok() {
-    [ -n "$DMTRACEDUMP" ] || return 0
+    # tools/dev installs it: missing, the check fails instead of passing unseen
+    [ -n "$DMTRACEDUMP" ] || { echo "dmtracedump is not installed (tools/dev installs it)"; return 1; }
     "$DMTRACEDUMP" -o "$1" >"$1.dump" 2>"$1.dump.err" || return 1
     local ents want
     ents=$(grep -c '^ *[0-9]* ent ' "$1.dump")
@@ -66,6 +68,31 @@ dmtracedump_ok() {
     [ "$ents" = "$want" ] || { echo "ent lines $ents, calls $want"; return 1; }
     "$DMTRACEDUMP" "$1" >"$1.profile" 2>&1 && grep -q "Total cycles" "$1.profile" \
         && grep -q "com.example.app.Model.fib" "$1.profile"
+}
+
+# same_times SUMMARY_JSON DMTRACEDUMP_PROFILE: trace-summary's calls, inclusive
+# and exclusive microseconds per method (class.name + signature) equal the
+# figures of dmtracedump's profile (its exclusive table and the "[N]" lines
+# of its inclusive one: calls are "outer+recursive")
+same_times() {
+    python3 - "$@" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+rows = (doc.get("result") or doc)["rows"]
+text = open(sys.argv[2]).read()
+excl_part, incl_part = text.split("Inclusive elapsed times", 1)
+dm = {}
+for m in re.finditer(r"^\s+(\d+)\s+[\d.]+\s+[\d.]+\s+\[\d+\] (\S+) (\S+)$", excl_part, re.M):
+    dm.setdefault((m.group(2), m.group(3)), {})["exclusive_us"] = int(m.group(1))
+for m in re.finditer(r"^\[\d+\]\s+[\d.]+%\s+(\d+)\+(\d+)\s+(\d+) (\S+) (\S+)$", incl_part, re.M):
+    d = dm.setdefault((m.group(4), m.group(5)), {})
+    d["calls"] = int(m.group(1)) + int(m.group(2))
+    d["inclusive_us"] = int(m.group(3))
+got = {(r["method"], r["signature"]): {k: r[k] for k in ("calls", "inclusive_us", "exclusive_us")}
+       for r in rows}
+if len(dm) < 5 or got != dm:
+    print("dmtracedump", dm); print("trace-summary", got); sys.exit(1)
+PY
 }
 
 # 1-4: a streamed method trace, dual clock
@@ -89,6 +116,9 @@ t_ddmon --no-autostart trace-summary "$T_TMP/one.trace" --top 50 --json >"$T_TMP
     && same_calls "$T_TMP/sum1.json" "$T_TMP/s.json" tr.one >"$T_TMP/sum1.diff" 2>&1 \
     && t_ok "trace-summary --json: calls per method equal the simulator's" \
     || t_fail "trace-summary --json: calls per method equal the simulator's" "$(cat "$T_TMP/sum1.diff" "$T_TMP/sum1.json" | head -8)"
+same_times "$T_TMP/sum1.json" "$T_TMP/one.trace.profile" >"$T_TMP/times1.diff" 2>&1 \
+    && t_ok "trace-summary's calls, inclusive and exclusive us per method equal dmtracedump's profile" \
+    || t_fail "trace-summary's calls, inclusive and exclusive us per method equal dmtracedump's profile" "$(head -c 2000 "$T_TMP/times1.diff")"
 t_ddmon --no-autostart view profile.methods --vm tr.one --json >"$T_TMP/v1.json" 2>&1
 t_ddmon --no-autostart trace-summary "$T_TMP/one.trace" >"$T_TMP/sum1.txt" 2>&1
 loop_calls=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([r["calls"] for r in d["rows"] if r["method"]=="android.os.Looper.loop"][0])' "$T_TMP/v1.json" 2>/dev/null)
