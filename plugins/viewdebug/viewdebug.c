@@ -215,8 +215,16 @@ static int on_late(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 {
     vd_plugin *pl = ud;
     char tname[5];
+    int *logged = pl->host->vm_get_data(self, vm);
     (void)data;
-    pl->host->log(self, DDM_LOG_INFO, "%s: %s of %zu bytes after its request timed out; dropped",
+    if (logged) /* once per VM: a VM cannot flood the log */
+        return DDM_OK;
+    logged = calloc(1, sizeof *logged);
+    if (!logged || pl->host->vm_set_data(self, vm, logged, free) != 0)
+        return DDM_OK; /* the set frees it on failure; without memory: silence */
+    *logged = 1;
+    pl->host->log(self, DDM_LOG_INFO,
+                  "%s: %s of %zu bytes after its request timed out; dropped (logged once)",
                   pl->host->vm_info(vm)->key, ddm_chunk_name(ci->type, tname), len);
     return DDM_OK;
 }

@@ -555,6 +555,26 @@ static void test_capture(void **state)
     fx_free(f);
 }
 
+/* Replies that come after their request timed out are logged once per VM,
+ * whatever their type and however many: a VM cannot flood the log. */
+static void test_late_logged_once(void **state)
+{
+    static const uint8_t junk[8] = {0};
+    fx *f = fx_new(NULL, 0);
+    const uint32_t types[] = {VD_CHUNK_VULW, VD_CHUNK_VURT, VD_CHUNK_VUOP};
+    (void)state;
+    for (int round = 0; round < 20; round++)
+        for (size_t i = 0; i < 3; i++)
+            fake_host_deliver(f->fh, f->vm, types[i], DDM_ORIGIN_EVENT, junk, sizeof junk);
+    const char *log = fake_host_log_text(f->fh);
+    int n = 0;
+    for (const char *p = log; (p = strstr(p, "after its request timed out")); p++)
+        n++;
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(log, "logged once"));
+    fx_free(f);
+}
+
 static void test_capture_failures(void **state)
 {
     fx *f = fx_new(features, 2);
@@ -701,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_capture),
         cmocka_unit_test(test_capture_failures),
         cmocka_unit_test(test_window_selectors),
+        cmocka_unit_test(test_late_logged_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
