@@ -5,12 +5,14 @@
  *  - It owns MPRS, MPRE, MPSS, MPSE, SPSS, SPSE and MPRQ. MPSE, the event
  *    that carries a whole trace, is a stream (SDK 1.2): it goes to disk and
  *    through the decoder as it arrives (profile_job.c), never held whole.
- *  - It keeps what MPRQ says current: asked when a VM is ready and after
- *    every start, stop and failure, and shown as the VM's headline
+ *  - It keeps what MPRQ says current: asked when a VM is ready, after
+ *    every start, stop and failure, and every PROFILE_POLL_MS while a
+ *    frontend watches the VM's "profile" view (an app may start a trace
+ *    itself; a cheap poll, only for watched VMs), and shown as the VM's headline
  *    ("trace: tracing|sampling" while one runs; the figure trace_mode
  *    0/1/2 always) and its record view "profile".
  *  - Commands: `ddmon trace` and `ddmon trace-summary` (profile_cmd.c).
- * Option profile.timeout (ms): how long a stop may wait for the trace
+ * Option profile.timeout_ms: how long a stop may wait for the trace
  * (default PROFILE_DEFAULT_TIMEOUT_MS).
  */
 #include "build-config.h"
@@ -90,6 +92,14 @@ void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv)
     h->view_commit(pv->info);
 }
 
+int profile_mprq_mode(const ddm_reply *reply)
+{
+    if (reply->status != DDM_REPLY_CHUNK || reply->type != PROFILE_CHUNK_MPRQ || reply->len < 1 ||
+        reply->data[0] > PROFILE_MODE_SAMPLING)
+        return PROFILE_MODE_UNKNOWN;
+    return reply->data[0];
+}
+
 static void on_mprq(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     profile_plugin *pl = ud;
@@ -97,8 +107,8 @@ static void on_mprq(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *
     if (!pv)
         return;
     pv->mprq_pending = 0;
-    if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRQ && reply->len >= 1)
-        pv->mode = reply->data[0] <= 2 ? reply->data[0] : PROFILE_MODE_UNKNOWN;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRQ)
+        pv->mode = profile_mprq_mode(reply);
     else if (reply->status == DDM_REPLY_VM_GONE)
         return;
     profile_show_state(pl, vm, pv);
@@ -111,6 +121,24 @@ void profile_query(profile_plugin *pl, ddm_vm *vm)
         return;
     if (pl->host->request(pl->self, vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_mprq, pl, NULL) == 0)
         pv->mprq_pending = 1;
+}
+
+/* A VM whose "profile" view someone watches is asked again (not while a
+ * trace of ours runs: the job asks itself). */
+static int poll_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    profile_plugin *pl = ud;
+    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    if (pv && pv->info && !pv->job && pl->host->view_watchers(pv->info) > 0)
+        profile_query(pl, vm);
+    return 0;
+}
+
+static int poll_tick(ddm_plugin *self, void *ud)
+{
+    profile_plugin *pl = ud;
+    pl->host->foreach_vm(self, poll_visit, pl);
+    return 1;
 }
 
 static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
@@ -179,7 +207,7 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
         return -ENOMEM;
     pl->self = self;
     pl->host = host;
-    pl->timeout_ms = (unsigned)ddm_config_uint(host, self, "timeout", 100,
+    pl->timeout_ms = (unsigned)ddm_config_uint(host, self, "timeout_ms", 100,
                                                DDM_REQUEST_TIMEOUT_MAX_MS, PROFILE_DEFAULT_TIMEOUT_MS);
     host->set_data(self, pl, free_plugin);
     if ((rc = host->register_chunk_stream(self, PROFILE_CHUNK_MPSE, &mpse_ops, pl, NULL)) != 0)
@@ -198,6 +226,9 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
                                      "of any .trace file",
                                      profile_cmd_summary, pl, NULL)) != 0)
         return rc;
+    if (DDM_HOST_HAS(host, foreach_vm) && host->foreach_vm &&
+        !host->timer_add(self, PROFILE_POLL_MS, poll_tick, pl, NULL))
+        return -ENOMEM;
     return 0;
 }
 

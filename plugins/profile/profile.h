@@ -35,10 +35,11 @@
 #define PROFILE_FEATURE_STREAMING "method-trace-profiling-streaming"
 #define PROFILE_FEATURE_SAMPLING "method-sample-profiling"
 
-/** Option profile.timeout (ms): how long after MPSE/SPSE (or MPRE) the VM
+/** Option profile.timeout_ms: how long after MPSE/SPSE (or MPRE) the VM
  *  may take to start sending the trace (or answer). A VM with no trace
  *  running sends nothing at all, so this is how such a stop ends. */
 #define PROFILE_DEFAULT_TIMEOUT_MS 20000u
+#define PROFILE_POLL_MS 3000u /* MPRQ again, for VMs whose "profile" view is watched */
 /** The trace buffer asked for unless --buffer says otherwise (ddmlib's). */
 #define PROFILE_DEFAULT_BUFFER (8u << 20)
 #define PROFILE_DEFAULT_SECONDS 10u
@@ -92,6 +93,9 @@ void profile_query(profile_plugin *pl, ddm_vm *vm);
 /** Show @pv's mode and last trace in the VM's headline and "profile" view. */
 void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv);
 int profile_has_feature(const ddm_vm_info *info, const char *name);
+/** What an MPRQ reply says: PROFILE_MODE_OFF..SAMPLING, or
+ *  PROFILE_MODE_UNKNOWN for anything else (a byte > 2, no byte, no MPRQ). */
+int profile_mprq_mode(const ddm_reply *reply);
 
 /* profile_job.c */
 /** Start a trace of @vm for @cmd; 0, or -1 with the command finished. */

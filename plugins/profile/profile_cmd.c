@@ -167,9 +167,12 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
     if (!a.on_device && !profile_has_feature(info, sampling ? PROFILE_FEATURE_SAMPLING
                                                             : PROFILE_FEATURE_STREAMING)) {
         if (!profile_has_feature(info, PROFILE_FEATURE_TRACING)) {
-            h->cmd_finish(cmd, DDM_CMD_FAILED,
-                          "this VM offers no method tracing (its FEAT lists none of "
-                          "method-trace-profiling, -streaming, method-sample-profiling)");
+            char msg[PROFILE_MSG_MAX];
+            snprintf(msg, sizeof msg,
+                     "this VM offers no method tracing (its FEAT lists none of "
+                     "method-trace-profiling, -streaming, method-sample-profiling)%s",
+                     info->n_features ? "" : " (it sent no features yet)");
+            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
             return 0;
         }
         a.on_device = 1; /* it can only write the trace on the device */

@@ -13,7 +13,7 @@
  *   VM gets the summary views. A complete trace the decoder refuses (its
  *   caps are its own) is still saved: the answer carries the decoder's
  *   complaint as summary_error, and the views are left alone. A VM with nothing running
- *   sends no event and no reply: after profile.timeout the job fails
+ *   sends no event and no reply: after profile.timeout_ms the job fails
  *   instead of waiting forever.
  *   device (MPRS ... MPRE): the VM writes the trace to a file on the
  *   device; MPRE's u1 0 says it did.
@@ -230,7 +230,7 @@ static void on_stop_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
         if (reply->status == DDM_REPLY_TIMEOUT) {
             snprintf(msg, sizeof msg,
                      "no trace came back within %.1f s of the stop: a VM with no trace running "
-                     "sends nothing (option profile.timeout)",
+                     "sends nothing (option profile.timeout_ms)",
                      (double)j->pl->timeout_ms / 1000.0);
             finish(j, msg);
         } else if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL) {
@@ -332,7 +332,7 @@ static void on_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     const ddm_host *h = j->pl->host;
     profile_vm *pv;
     char msg[PROFILE_MSG_MAX];
-    int mode = PROFILE_MODE_UNKNOWN;
+    int mode;
 
     j->pending--;
     if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
@@ -341,8 +341,7 @@ static void on_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         return;
     }
     pv = h->vm_get_data(self, vm);
-    if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRQ && reply->len >= 1)
-        mode = reply->data[0];
+    mode = profile_mprq_mode(reply);
     if (pv && mode >= 0) {
         pv->mode = mode;
         profile_show_state(j->pl, vm, pv);

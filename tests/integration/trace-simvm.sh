@@ -35,7 +35,7 @@ t_start_simvm --vms 1 --app tr.none --port-file "$T_TMP/n.ports" --trace=none --
 for p in s d c t l n; do t_wait 10 test -s "$T_TMP/$p.ports"; done
 ports=$(cat "$T_TMP"/*.ports | awk '{print $2}' | sort -n | paste -sd,)
 t_start_server --scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base 0 \
-    --plugin-opt profile.timeout=2000 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+    --plugin-opt profile.timeout_ms=2000 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" -ge 7 ]; }
 t_wait 20 ready || t_diag "$T_TMP/vms.txt"
 
@@ -191,7 +191,7 @@ t_wait 10 t_is 0 trace_mode "$k_one" && grep -q "ctrlc.trace" "$T_TMP/server.err
     && t_ok "... then MPRQ says off in the VM list, and the server's log says where the file went" \
     || t_fail "... then MPRQ says off in the VM list, and the server's log says where the file went" "trace_mode $(trace_mode "$k_one")"
 
-# 13: a stop that finds nothing running: no MPSE at all -> profile.timeout
+# 13: a stop that finds nothing running: no MPSE at all -> profile.timeout_ms
 start=$(date +%s)
 t_ddmon --no-autostart trace tr.lost "$T_TMP/lost.trace" --tracing --seconds 1 >"$T_TMP/lost.out" 2>&1; rc=$?
 took=$(( $(date +%s) - start ))

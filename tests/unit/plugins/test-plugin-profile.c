@@ -64,7 +64,7 @@ static int setup(void **state)
     snprintf(f->dir, sizeof f->dir, "/tmp/ddmon-profile-test.XXXXXX");
     assert_non_null(mkdtemp(f->dir));
     f->fh = fake_host_new();
-    fake_host_set_config(f->fh, "profile.timeout", "500");
+    fake_host_set_config(f->fh, "profile.timeout_ms", "500");
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
     f->vm = add_vm(f->fh, "127.0.0.1:8000", 1234, "com.example.notes", 1);
     f->dev = add_vm(f->fh, "127.0.0.1:8001", 2345, "com.example:remote", 0);
@@ -179,6 +179,34 @@ static void test_owns_and_asks(void **state)
     assert_true(v == 2.0);
     ddm_view *info = fake_view_find(f->fh, f->vm, "profile");
     assert_non_null(info);
+}
+
+/* MPRQ's byte is checked (0..2) in one place; a VM whose "profile" view is
+ * watched is asked again every PROFILE_POLL_MS (an app may start a trace
+ * itself), one that nobody watches is not. */
+static void test_mprq_checked_and_polled(void **state)
+{
+    Fx *f = *state;
+    uint8_t bad = 7, tracing = 1;
+    double v;
+    int i;
+    answer_ready_mprq(f);
+    assert_int_equal(fake_host_headline_figure(f->fh, f->vm, "trace_mode", &v), 1);
+    assert_true(v == 0.0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_MPRQ), -1); /* nobody watches */
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "profile"), 1);
+    fake_host_fire_timers(f->fh);
+    i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    assert_int_equal(pending_index(f, f->dev, PROFILE_CHUNK_MPRQ), -1);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &bad, 1);
+    assert_int_equal(fake_host_headline_figure(f->fh, f->vm, "trace_mode", &v), 0); /* unknown */
+    fake_host_fire_timers(f->fh);
+    i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &tracing, 1);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "trace"), "tracing");
 }
 
 static void test_streamed_trace(void **state)
@@ -433,6 +461,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_owns_and_asks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mprq_checked_and_polled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_streamed_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_gets_nothing, setup, teardown),
