@@ -215,14 +215,15 @@ else
 fi
 
 # 12: a Dalvik VM (empty replies elsewhere) answers the same requests
-ui com.example.dalvik windows --json >"$T_TMP/dw.json" 2>&1; rc=$?
+ui com.example.dalvik windows --json >"$T_TMP/dw.json" 2>&1; rc_w=$?
 t_wait 5 test -n "$(views "$T_TMP/d.json" 'v and v["vulw"]' 2>/dev/null)"
 DW=$(views "$T_TMP/d.json" 'v["windows"][0]')
-ui com.example.dalvik dump "$DW" --properties --json >"$T_TMP/dd.json" 2>&1
+ui com.example.dalvik dump "$DW" --properties --json >"$T_TMP/dd.json" 2>&1; rc_d=$?
 t_wait 5 t_is 1 views "$T_TMP/d.json" 'v["dumps"]'
-python3 "$T_TMP/compare.py" "$T_TMP/dd.json" "$T_TMP/d.json" 1 "$DW" >"$T_TMP/dd.cmp" 2>&1 && [ $rc = 0 ] \
+python3 "$T_TMP/compare.py" "$T_TMP/dd.json" "$T_TMP/d.json" 1 "$DW" >"$T_TMP/dd.cmp" 2>&1 \
+    && [ $rc_w = 0 ] && [ $rc_d = 0 ] \
     && t_ok "a Dalvik VM: windows and its tree with properties" \
-    || t_fail "a Dalvik VM: windows and its tree with properties" "rc=$rc $(tail -5 "$T_TMP/dd.cmp")"
+    || t_fail "a Dalvik VM: windows and its tree with properties" "windows rc=$rc_w dump rc=$rc_d $(tail -5 "$T_TMP/dd.cmp")"
 
 # 13: no view-hierarchy in FEAT: refused by ddmon, no request sent
 ui com.example.noviews windows >"$T_TMP/nv.out" 2>"$T_TMP/nv.err"; rc=$?
