@@ -65,7 +65,7 @@ script_of() {
     case $1 in
     baseline) echo greet hold ;;
     thst-65535) echo greet; repeat 40 send THST thst 65535 desc serve 200; echo hold ;;
-    nhgt-unsolicited) echo greet; repeat 40 zsend NHGT nhgt 64M serve 200; echo hold ;;
+    nhgt-unsolicited) echo greet; repeat 40 zsend NHGT nhgt 15M serve 200; echo hold ;;
     nhgt-asked) echo greet reply NHGT nhgt ${NHGT_ASKED_SIZE:-32M} 100000 hold ;; # and `native-heap` in a loop
     decoders)
         echo greet

@@ -55,7 +55,7 @@ DdmConfig *ddm_config_new(void)
     c->request_timeout_ms = DDM_REQUEST_TIMEOUT_DEFAULT_MS;
     c->max_pending = DDM_REQUEST_MAX_PENDING;
     c->max_packet = DDM_REQUEST_MAX_PACKET;
-    c->max_inflate = (gsize)64 * 1024 * 1024;
+    c->max_inflate = (gsize)16 * 1024 * 1024; /* inflated in one go on the loop: ~17 ms */
     c->max_stream = G_MAXUINT32;
     c->max_write_queue = (gsize)512 * 1024 * 1024;
     c->max_buffers = DDM_CONFIG_MAX_BUFFERS_DEFAULT;

@@ -45,7 +45,7 @@ typedef struct DdmConfig {
     gsize max_packet;             /* JDWP packet cap: DDM_REQUEST_MAX_PACKET (256 MiB) */
     guint64 max_stream;           /* streamed DDM event cap (heap dumps): 4 GiB - 1, a JDWP
                                      packet's own limit */
-    gsize max_inflate;            /* ZLIB inflate cap: 64 MiB */
+    gsize max_inflate;            /* ZLIB inflate cap: 16 MiB (one inflate stays under 50 ms) */
     gsize max_write_queue;        /* bytes queued to one peer before it is dropped: 512 MiB */
     gsize max_buffers;            /* --max-buffers: the memory budget of every peer's packet
                                      buffers together (VMs and debuggers):

@@ -59,8 +59,9 @@ uint8_t *ddm_chunk_build_reply(uint32_t id, uint32_t type, const void *data, siz
 typedef enum {
     DDM_ZLIB_OK = 0,
     DDM_ZLIB_ERR_SHORT = -1,     /* payload shorter than the 8-byte inner header */
-    DDM_ZLIB_ERR_TOO_BIG = -2,   /* declared or actual size over the cap (zip bomb) */
-    DDM_ZLIB_ERR_SIZE = -3,      /* inflated size differs from the declared size */
+    DDM_ZLIB_ERR_TOO_BIG = -2,   /* declared size over the cap (nothing is inflated) */
+    DDM_ZLIB_ERR_SIZE = -3,      /* inflated size differs from the declared size (inflate
+                                  * stops one byte past it: a bomb under a small claim) */
     DDM_ZLIB_ERR_DATA = -4,      /* not a valid zlib/deflate stream */
 } DdmZlibResult;
 

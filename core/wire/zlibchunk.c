@@ -4,10 +4,12 @@
  * u4 uncompressed length, zlib or raw deflate data`) and build one.
  *
  * Invariants: the declared size is checked against the cap before
- * anything is allocated; output is allocated incrementally as inflate
- * produces it, never beyond min(declared, cap); inflating past the
- * declared size only counts bytes (in a small scratch buffer) to tell a
- * size mismatch (ERR_SIZE) from a bomb over the cap (ERR_TOO_BIG). A zlib
+ * anything is allocated (over it: ERR_TOO_BIG, nothing inflated); output is
+ * allocated incrementally as inflate produces it, never beyond
+ * min(declared, cap); inflate stops at the first byte past the declared
+ * size (ERR_SIZE), so a chunk that declares 16 bytes costs 16 bytes of
+ * inflating, not the cap's worth: the work is bounded by what the peer
+ * declared, which the caller bounds by the cap. A zlib
  * header is tried first; a stream that is not valid zlib is retried as
  * raw deflate. Bytes after the end of the deflate stream are ignored.
  *
@@ -23,14 +25,15 @@
 #define OUT_STEP ((size_t)64 << 10)
 #define ZLIB_INNER_HEADER 8
 
-/* Inflate @in into a buffer of exactly @declared bytes (<= @cap). */
-static DdmZlibResult inflate_capped(const uint8_t *in, size_t in_len, int window_bits,
-                                    size_t declared, size_t cap, uint8_t **out)
+/* Inflate @in into a buffer of exactly @declared bytes (the caller has
+ * checked @declared against its cap). */
+static DdmZlibResult inflate_declared(const uint8_t *in, size_t in_len, int window_bits,
+                                      size_t declared, uint8_t **out)
 {
     z_stream zs;
     uint8_t *buf = NULL;
     size_t alloc = 0, produced = 0;
-    uint8_t scratch[4096];
+    uint8_t scratch[1];
     DdmZlibResult res = DDM_ZLIB_ERR_DATA;
     int zr;
 
@@ -53,9 +56,9 @@ static DdmZlibResult inflate_capped(const uint8_t *in, size_t in_len, int window
             dst = buf + produced;
             out_room = alloc - produced;
         } else {
-            /* past the declared size: count only */
+            /* past the declared size: one byte tells a mismatch */
             dst = scratch;
-            out_room = sizeof scratch;
+            out_room = 1;
         }
         out_room = MIN(out_room, (size_t)G_MAXUINT32);
         zs.next_out = dst;
@@ -65,8 +68,8 @@ static DdmZlibResult inflate_capped(const uint8_t *in, size_t in_len, int window
         in += in_chunk - zs.avail_in;
         produced += out_room - zs.avail_out;
 
-        if (produced > cap) {
-            res = DDM_ZLIB_ERR_TOO_BIG;
+        if (produced > declared) {
+            res = DDM_ZLIB_ERR_SIZE; /* more than declared: stop, whatever remains */
             break;
         }
         if (zr == Z_STREAM_END) {
@@ -113,11 +116,10 @@ DdmZlibResult ddm_zlib_inflate(const uint8_t *payload, size_t len, size_t cap,
     if ((uint64_t)declared > (uint64_t)cap)
         return DDM_ZLIB_ERR_TOO_BIG;
 
-    res = inflate_capped(payload + ZLIB_INNER_HEADER, len - ZLIB_INNER_HEADER, 15, declared, cap,
-                         &buf);
+    res = inflate_declared(payload + ZLIB_INNER_HEADER, len - ZLIB_INNER_HEADER, 15, declared, &buf);
     if (res == DDM_ZLIB_ERR_DATA)
-        res = inflate_capped(payload + ZLIB_INNER_HEADER, len - ZLIB_INNER_HEADER, -15, declared,
-                             cap, &buf);
+        res = inflate_declared(payload + ZLIB_INNER_HEADER, len - ZLIB_INNER_HEADER, -15, declared,
+                               &buf);
     if (res != DDM_ZLIB_OK) {
         g_debug("ZLIB chunk: %s", ddm_zlib_result_str(res));
         return res;

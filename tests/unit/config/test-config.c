@@ -42,7 +42,7 @@ static void test_config_defaults(void **state)
     assert_int_equal(c->request_timeout_ms, 10000);
     assert_int_equal(c->max_pending, 1024);
     assert_int_equal(c->max_packet, 256u * 1024 * 1024);
-    assert_int_equal(c->max_inflate, 64u * 1024 * 1024);
+    assert_int_equal(c->max_inflate, 16u * 1024 * 1024);
     assert_int_equal(c->max_write_queue, 512u * 1024 * 1024);
     assert_string_equal(c->listen_host, "127.0.0.1");
     assert_int_equal(c->debug_port_base, 8600);

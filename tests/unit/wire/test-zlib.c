@@ -181,9 +181,9 @@ static const SizeCase size_cases[] = {
     { "declared == cap, data smaller", 1000, 4096, 4096, DDM_ZLIB_ERR_SIZE },
     { "declared over the cap", 1000, 1001, 1000, DDM_ZLIB_ERR_TOO_BIG },
     { "declared 0xFFFFFFFF", 1000, 0xFFFFFFFFu, MiB, DDM_ZLIB_ERR_TOO_BIG },
-    { "declared small, data over the cap", 5000, 10, 4096, DDM_ZLIB_ERR_TOO_BIG },
-    { "declared == cap, data over the cap", 5000, 4096, 4096, DDM_ZLIB_ERR_TOO_BIG },
-    { "declared fine, data one over the cap", 4097, 4096, 4096, DDM_ZLIB_ERR_TOO_BIG },
+    { "declared small, data over the cap", 5000, 10, 4096, DDM_ZLIB_ERR_SIZE },
+    { "declared == cap, data over the cap", 5000, 4096, 4096, DDM_ZLIB_ERR_SIZE },
+    { "declared fine, data one over the cap", 4097, 4096, 4096, DDM_ZLIB_ERR_SIZE },
 };
 
 static void test_zlib_wrong_declared_size(void **state)
@@ -216,8 +216,9 @@ static void test_zlib_wrong_declared_size(void **state)
     }
 }
 
-/* Zip bombs: a few KiB that inflate to 64 MiB. Whatever the declared size,
- * the result is TOO_BIG and no allocation exceeds min(declared, cap). */
+/* Zip bombs: a few KiB that inflate to 64 MiB. A declared size over the cap
+ * is TOO_BIG before anything inflates; under it, inflate stops one byte past
+ * the declared size (SIZE); no allocation exceeds min(declared, cap). */
 static void test_zlib_bomb(void **state)
 {
     const size_t bomb = 64 * MiB;
@@ -237,7 +238,7 @@ static void test_zlib_bomb(void **state)
         ddm_put_u4(payload + 4, declared[i]);
         largest_alloc = 0;
         assert_int_equal(ddm_zlib_inflate(payload, plen, cap, NULL, &out, &out_len),
-                         DDM_ZLIB_ERR_TOO_BIG);
+                         declared[i] > cap ? DDM_ZLIB_ERR_TOO_BIG : DDM_ZLIB_ERR_SIZE);
         assert_null(out);
         assert_true(largest_alloc <= MIN((size_t)declared[i], cap));
     }
@@ -261,6 +262,47 @@ static void test_zlib_declared_size_not_trusted(void **state)
     assert_true(largest_alloc <= 64 * 1024);
     g_free(payload);
     g_free(data);
+}
+
+/* The work is bounded by the declared size, not by the cap: a stream that
+ * inflates 256 KiB of zeros and then turns to garbage, under a claim of 16
+ * bytes, is a size mismatch found at byte 17; inflating on (up to the cap)
+ * would reach the garbage and call it bad data. */
+static void test_zlib_stops_past_declared(void **state)
+{
+    const size_t good = 256 * 1024;
+    uint8_t *zeros = g_malloc0(good);
+    uint8_t deflated[4096];
+    uint8_t payload[8 + sizeof deflated + 16];
+    z_stream zs;
+    uint8_t *out = NULL;
+    size_t out_len, dlen;
+    (void)state;
+
+    memset(&zs, 0, sizeof zs);
+    assert_int_equal(deflateInit(&zs, 9), Z_OK);
+    zs.next_in = zeros;
+    zs.avail_in = (uInt)good;
+    zs.next_out = deflated;
+    zs.avail_out = sizeof deflated;
+    assert_int_equal(deflate(&zs, Z_FULL_FLUSH), Z_OK); /* no end: the garbage follows */
+    assert_int_equal(zs.avail_in, 0);
+    dlen = sizeof deflated - zs.avail_out;
+    deflateEnd(&zs);
+    g_free(zeros);
+
+    ddm_put_u4(payload, TYPE_HPDS);
+    memcpy(payload + 8, deflated, dlen);
+    memset(payload + 8 + dlen, 0xff, 16); /* an invalid block type */
+    ddm_put_u4(payload + 4, 16);
+    assert_int_equal(ddm_zlib_inflate(payload, 8 + dlen + 16, 64 * MiB, NULL, &out, &out_len),
+                     DDM_ZLIB_ERR_SIZE);
+    assert_null(out);
+    /* The same bytes claiming the whole 256 KiB reach the garbage. */
+    ddm_put_u4(payload + 4, (uint32_t)good);
+    assert_int_equal(ddm_zlib_inflate(payload, 8 + dlen + 16, 64 * MiB, NULL, &out, &out_len),
+                     DDM_ZLIB_ERR_DATA);
+    assert_null(out);
 }
 
 /* A valid stream of exactly the cap is fine, and allocates just that. */
@@ -450,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_zlib_wrong_declared_size),
         cmocka_unit_test(test_zlib_bomb),
         cmocka_unit_test(test_zlib_declared_size_not_trusted),
+        cmocka_unit_test(test_zlib_stops_past_declared),
         cmocka_unit_test(test_zlib_exactly_cap_allocates_only_cap),
         cmocka_unit_test(test_zlib_garbage),
         cmocka_unit_test(test_zlib_random_garbage),
