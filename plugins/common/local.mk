@@ -17,10 +17,12 @@ noinst_LTLIBRARIES += %reldir%/libddmsegments.la
 DDM_SEGMENTS_LIBS = %reldir%/libddmsegments.la
 
 # FILE.part handling and safe opens (partfile.c): a FIFO or device under
-# the name is refused instead of blocking the loop. hprof.so, profile.so,
-# viewdebug.so and their unit tests.
+# the name is refused instead of blocking the loop; and the commands'
+# helpers (cmdutil.c: FEAT lookup, safe file names, client paths).
+# hprof.so, profile.so, viewdebug.so and their unit tests.
 noinst_LTLIBRARIES += %reldir%/libddmpartfile.la
-%canon_reldir%_libddmpartfile_la_SOURCES = %reldir%/partfile.c %reldir%/partfile.h
+%canon_reldir%_libddmpartfile_la_SOURCES = %reldir%/partfile.c %reldir%/partfile.h \
+	%reldir%/cmdutil.c %reldir%/cmdutil.h
 %canon_reldir%_libddmpartfile_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_libddmpartfile_la_CFLAGS = $(AM_CFLAGS)
 DDM_PARTFILE_LIBS = %reldir%/libddmpartfile.la

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../common/cmdutil.h"
 #include "hprof.h"
 
 #define USAGE                                                                              \
@@ -49,29 +50,6 @@ static const char *via_name(hprof_via v)
     return v == HPROF_VIA_STREAM ? "stream" : "device";
 }
 
-/* A name safe for a file: the app name with anything but [A-Za-z0-9._-]
- * replaced, never empty, never "." or "..". */
-static void safe_name(const char *app, char *out, size_t n)
-{
-    size_t i = 0;
-    for (const char *p = app ? app : ""; *p && i + 1 < n; p++)
-        out[i++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-')
-                       ? *p
-                       : '_';
-    out[i] = '\0';
-    if (i == 0 || strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
-        snprintf(out, n, "vm");
-}
-
-static int has_feature(const ddm_vm_info *info, const char *name)
-{
-    for (size_t i = 0; i < info->n_features; i++)
-        if (info->features[i] && strcmp(info->features[i], name) == 0)
-            return 1;
-    return 0;
-}
-
 /* mkdir -p @dir (mode 0700: dumps hold the app's memory). 0 or -errno. */
 static int make_dirs(const char *dir)
 {
@@ -90,15 +68,6 @@ static int make_dirs(const char *dir)
         p[i] = c;
     }
     return 0;
-}
-
-/* @path relative to the client's directory. 0, or -ENAMETOOLONG. */
-static int resolve_path(const ddm_host *h, ddm_cmd *cmd, const char *path, char *out, size_t n)
-{
-    const char *cwd = h->cmd_cwd(cmd);
-    int len = path[0] == '/' || !cwd ? snprintf(out, n, "%s", path)
-                                     : snprintf(out, n, "%s/%s", cwd, path);
-    return len < 0 || (size_t)len >= n || (size_t)len > HPROF_PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
 static void batch_finish(hprof_batch *b)
@@ -336,7 +305,7 @@ static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
     hprof_outcome *o = calloc(1, sizeof *o);
     char name[96], rel[HPROF_PATH_MAX + 1], path[HPROF_PATH_MAX + 1], dev[HPROF_PATH_MAX + 1];
     char err[HPROF_MSG_MAX];
-    hprof_via via = !a->on_device && has_feature(info, HPROF_FEATURE_STREAMING)
+    hprof_via via = !a->on_device && plugin_has_feature(info, HPROF_FEATURE_STREAMING)
                         ? HPROF_VIA_STREAM : HPROF_VIA_DEVICE;
 
     b->outcomes[i] = o;
@@ -347,7 +316,8 @@ static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
     snprintf(o->vm_key, sizeof o->vm_key, "%s", info->key ? info->key : "?");
     o->pid = info->pid;
     o->via = via;
-    safe_name(info->app_name && *info->app_name ? info->app_name : info->key, name, sizeof name);
+    plugin_safe_file_name(info->app_name && *info->app_name ? info->app_name : info->key, NULL, "vm",
+                          name, sizeof name);
     if (a->file)
         snprintf(rel, sizeof rel, "%s", a->file);
     else if (a->out_dir)
@@ -356,7 +326,7 @@ static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
         snprintf(rel, sizeof rel, "%s-%" PRIu32 ".hprof", name, info->pid);
     if (via == HPROF_VIA_STREAM && a->out_dir && !a->file) {
         char dir[HPROF_PATH_MAX + 1];
-        int rc = resolve_path(h, b->cmd, a->out_dir, dir, sizeof dir);
+        int rc = plugin_client_path(h, b->cmd, a->out_dir, dir, sizeof dir, HPROF_PATH_MAX);
         if (rc == 0)
             rc = make_dirs(dir);
         if (rc != 0) {
@@ -370,7 +340,7 @@ static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
         snprintf(dev, sizeof dev, "%s", a->device_path);
     else
         snprintf(dev, sizeof dev, "/sdcard/%s.hprof", name);
-    if (resolve_path(h, b->cmd, rel, path, sizeof path) != 0) {
+    if (plugin_client_path(h, b->cmd, rel, path, sizeof path, HPROF_PATH_MAX) != 0) {
         snprintf(o->error, sizeof o->error, "path too long");
         b->n_done++;
         return;

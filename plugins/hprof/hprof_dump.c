@@ -117,14 +117,11 @@ static void finish(hprof_dump *d, const char *error)
     snprintf(out.path, sizeof out.path, "%s", d->via == HPROF_VIA_STREAM ? d->path : d->device_path);
 
     if (!error && d->via == HPROF_VIA_STREAM) {
-        int rc = d->fd >= 0 ? close(d->fd) : 0;
+        const char *what = "";
+        int rc = part_commit(d->fd, d->part, d->path, &what);
         d->fd = -1;
         if (rc != 0) {
-            snprintf(out.error, sizeof out.error, "cannot write %s: %s", d->part, strerror(errno));
-            error = out.error;
-        } else if (rename(d->part, d->path) != 0) {
-            snprintf(out.error, sizeof out.error, "cannot rename %s to %s: %s", d->part, d->path,
-                     strerror(errno));
+            snprintf(out.error, sizeof out.error, "cannot %s %s: %s", what, d->part, strerror(-rc));
             error = out.error;
         } else {
             hprof_hash_hex(d->hash, out.sha256);

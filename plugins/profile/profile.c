@@ -29,13 +29,6 @@ static void free_plugin(void *p)
     free(p);
 }
 
-int profile_has_feature(const ddm_vm_info *info, const char *name)
-{
-    for (size_t i = 0; i < info->n_features; i++)
-        if (info->features[i] && strcmp(info->features[i], name) == 0)
-            return 1;
-    return 0;
-}
 
 profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
 {

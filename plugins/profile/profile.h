@@ -92,7 +92,6 @@ profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm);
 void profile_query(profile_plugin *pl, ddm_vm *vm);
 /** Show @pv's mode and last trace in the VM's headline and "profile" view. */
 void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv);
-int profile_has_feature(const ddm_vm_info *info, const char *name);
 /** What an MPRQ reply says: PROFILE_MODE_OFF..SAMPLING, or
  *  PROFILE_MODE_UNKNOWN for anything else (a byte > 2, no byte, no MPRQ). */
 int profile_mprq_mode(const ddm_reply *reply);

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/cmdutil.h"
 #include "../common/partfile.h"
 #include "profile.h"
 
@@ -68,29 +69,6 @@ static int parse_size(const char *s, uint64_t max, uint64_t *out)
         return -1;
     *out = v * mul;
     return 0;
-}
-
-/* @path relative to the client's directory. 0, or -ENAMETOOLONG. */
-static int resolve_path(const ddm_host *h, ddm_cmd *cmd, const char *path, char *out, size_t n)
-{
-    const char *cwd = h->cmd_cwd(cmd);
-    int len = path[0] == '/' || !cwd ? snprintf(out, n, "%s", path)
-                                     : snprintf(out, n, "%s/%s", cwd, path);
-    return len < 0 || (size_t)len >= n || (size_t)len > PROFILE_PATH_MAX ? -ENAMETOOLONG : 0;
-}
-
-/* The app's name, safe in a file name. */
-static void safe_name(const char *app, char *out, size_t n)
-{
-    size_t i = 0;
-    for (const char *p = app ? app : ""; *p && i + 1 < n; p++)
-        out[i++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-')
-                       ? *p
-                       : '_';
-    out[i] = '\0';
-    if (i == 0 || strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
-        snprintf(out, n, "vm");
 }
 
 int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)
@@ -158,15 +136,15 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
     if (!vm)
         return 0; /* cmd_find_vm finished the command */
     info = h->vm_info(vm);
-    if (sampling && !profile_has_feature(info, PROFILE_FEATURE_SAMPLING)) {
+    if (sampling && !plugin_has_feature(info, PROFILE_FEATURE_SAMPLING)) {
         h->cmd_finish(cmd, DDM_CMD_FAILED,
                       "this VM cannot sample (its FEAT does not list method-sample-profiling); "
                       "try --tracing");
         return 0;
     }
-    if (!a.on_device && !profile_has_feature(info, sampling ? PROFILE_FEATURE_SAMPLING
+    if (!a.on_device && !plugin_has_feature(info, sampling ? PROFILE_FEATURE_SAMPLING
                                                             : PROFILE_FEATURE_STREAMING)) {
-        if (!profile_has_feature(info, PROFILE_FEATURE_TRACING)) {
+        if (!plugin_has_feature(info, PROFILE_FEATURE_TRACING)) {
             char msg[PROFILE_MSG_MAX];
             snprintf(msg, sizeof msg,
                      "this VM offers no method tracing (its FEAT lists none of "
@@ -184,12 +162,13 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
         return 0;
     }
     if (a.on_device && !a.device_path) {
-        safe_name(info->app_name && *info->app_name ? info->app_name : info->key, name, sizeof name);
+        plugin_safe_file_name(info->app_name && *info->app_name ? info->app_name : info->key, NULL,
+                              "vm", name, sizeof name);
         snprintf(dev, sizeof dev, "/sdcard/%s.trace", name);
         a.device_path = dev;
     }
     if (!a.on_device) {
-        if (resolve_path(h, cmd, pos[1], a.path, sizeof a.path) != 0) {
+        if (plugin_client_path(h, cmd, pos[1], a.path, sizeof a.path, PROFILE_PATH_MAX) != 0) {
             h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
             return 0;
         }
@@ -335,7 +314,7 @@ int profile_cmd_summary(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *co
         summary_free(s);
         return usage(h, cmd, "which file?", SUMMARY_USAGE);
     }
-    if (resolve_path(h, cmd, file, s->path, sizeof s->path) != 0) {
+    if (plugin_client_path(h, cmd, file, s->path, sizeof s->path, PROFILE_PATH_MAX) != 0) {
         summary_free(s);
         h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
         return 0;

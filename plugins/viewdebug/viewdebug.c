@@ -13,18 +13,12 @@
 
 #include <ddmon/bytes.h>
 
+#include "../common/cmdutil.h"
 #include "vudecode.h"
 
 #define USAGE "usage: ui VM windows | ui VM dump WINDOW [--properties] | ui VM theme WINDOW | " \
               "ui VM capture WINDOW VIEW [FILE.png]"
 
-static int has_feature(const ddm_vm_info *info, const char *name)
-{
-    for (size_t i = 0; i < info->n_features && info->features; i++)
-        if (info->features[i] && strcmp(info->features[i], name) == 0)
-            return 1;
-    return 0;
-}
 
 ddm_cmd_status vd_describe_failure(const ui_call *call, const ddm_reply *reply, char *buf, size_t n)
 {
@@ -236,7 +230,6 @@ static int output_path(ui_call *call, const char *path)
     const ddm_host *h = call->pl->host;
     const char *base = NULL;
     char name[256];
-    size_t j = 0;
     int len;
 
     if (!path) {
@@ -247,17 +240,11 @@ static int output_path(ui_call *call, const char *path)
             return -1;
         }
         /* CLASS@HASH as a file name: only safe characters */
-        for (const char *p = call->view; *p && j + 5 < sizeof name; p++)
-            name[j++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                         (*p >= '0' && *p <= '9') || *p == '.' || *p == '@' || *p == '_' || *p == '-')
-                            ? *p
-                            : '_';
-        name[j] = '\0';
-        len = snprintf(call->path, sizeof call->path, "%s/%s.png", base, j ? name : "view");
-    } else if (path[0] == '/' || !h->cmd_cwd(call->cmd)) {
-        len = snprintf(call->path, sizeof call->path, "%s", path);
+        plugin_safe_file_name(call->view, "@", "view", name, sizeof name - 4);
+        len = snprintf(call->path, sizeof call->path, "%s/%s.png", base, name);
     } else {
-        len = snprintf(call->path, sizeof call->path, "%s/%s", h->cmd_cwd(call->cmd), path);
+        len = plugin_client_path(h, call->cmd, path, call->path, sizeof call->path,
+                                 sizeof call->path - 1) == 0 ? 0 : -1;
     }
     if (len < 0 || (size_t)len >= sizeof call->path) {
         h->cmd_finish(call->cmd, DDM_CMD_USAGE, "the file name is too long");
@@ -331,7 +318,7 @@ static int cmd_ui(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         snprintf(call->vm_name, sizeof call->vm_name, "pid %u", (unsigned)info->pid);
     else
         snprintf(call->vm_name, sizeof call->vm_name, "%s", info->key);
-    if (!has_feature(info, VD_FEATURE)) {
+    if (!plugin_has_feature(info, VD_FEATURE)) {
         snprintf(msg, sizeof msg,
                  "%s has no view debugging: its FEAT list does not name %s%s", call->vm_name,
                  VD_FEATURE, info->n_features ? "" : " (it sent no features yet)");
