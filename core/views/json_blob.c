@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/views/json_blob.h"
+#include "core/wire/ctlproto.h" /* ddm_ctl_json_depth_ok: one depth scan for requests and blobs */
 
 G_DEFINE_QUARK(ddm-json-blob-error-quark, ddm_json_blob_error)
 
@@ -20,35 +21,6 @@ gboolean ddm_json_blob_type(const char *media_type)
     while (*rest == ' ' || *rest == '\t')
         rest++;
     return *rest == '\0' || *rest == ';';
-}
-
-/* TRUE if no array or object in @s nests deeper than @max: a linear scan
- * that skips strings, so json-glib's recursive parser never goes deeper.
- * (core/wire's ddm_ctl_json_depth_ok does the same for requests; views
- * stay below core/wire's codecs, so this is its own copy.) */
-static gboolean depth_ok(const char *s, gsize len, guint max)
-{
-    guint depth = 0;
-    gboolean in_string = FALSE, escaped = FALSE;
-    for (gsize i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_string) {
-            if (escaped)
-                escaped = FALSE;
-            else if (c == '\\')
-                escaped = TRUE;
-            else if (c == '"')
-                in_string = FALSE;
-        } else if (c == '"') {
-            in_string = TRUE;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max)
-                return FALSE;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            depth--;
-        }
-    }
-    return TRUE;
 }
 
 static JsonNode *refuse(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -70,7 +42,7 @@ JsonNode *ddm_json_blob_parse(const void *data, gsize len, GError **error)
                       G_GSIZE_FORMAT " MiB ddmon reads", len, DDM_JSON_BLOB_MAX >> 20);
     if (!g_utf8_validate_len(text, len, NULL))
         return refuse(error, "not JSON: not valid UTF-8 (or a NUL byte)");
-    if (!depth_ok(text, len, DDM_JSON_BLOB_MAX_DEPTH))
+    if (!ddm_ctl_json_depth_ok(text, len, DDM_JSON_BLOB_MAX_DEPTH))
         return refuse(error, "a JSON document nested deeper than the %u levels ddmon reads",
                       DDM_JSON_BLOB_MAX_DEPTH);
     g_autoptr(JsonParser) parser = json_parser_new_immutable();

@@ -8,9 +8,9 @@ tests_unit_views_test_views_SOURCES = tests/unit/views/test-views.c \
 	core/views/interest.c
 tests_unit_views_test_views_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_views_test_views_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
-tests_unit_views_test_views_LDADD = $(DDM_VIEWS_TEST_LDADD)
+tests_unit_views_test_views_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)
 tests_unit_views_test_render_SOURCES = tests/unit/views/test-render.c core/views/render.c \
 	core/views/views.c core/views/view_content.c core/views/view_build.c core/views/view_json.c core/views/json_blob.c
 tests_unit_views_test_render_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_views_test_render_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
-tests_unit_views_test_render_LDADD = $(DDM_VIEWS_TEST_LDADD)
+tests_unit_views_test_render_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)
