@@ -22,7 +22,7 @@ DDM_SEGMENTS_LIBS = %reldir%/libddmsegments.la
 # hprof.so, profile.so, viewdebug.so and their unit tests.
 noinst_LTLIBRARIES += %reldir%/libddmpartfile.la
 %canon_reldir%_libddmpartfile_la_SOURCES = %reldir%/partfile.c %reldir%/partfile.h \
-	%reldir%/cmdutil.c %reldir%/cmdutil.h
+	%reldir%/cmdutil.c %reldir%/cmdutil.h %reldir%/numparse.c %reldir%/numparse.h
 %canon_reldir%_libddmpartfile_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_libddmpartfile_la_CFLAGS = $(AM_CFLAGS)
 DDM_PARTFILE_LIBS = %reldir%/libddmpartfile.la

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "../common/cmdutil.h"
+#include "../common/numparse.h"
 #include "../common/partfile.h"
 #include "profile.h"
 
@@ -48,27 +49,7 @@ static int usage(const ddm_host *h, ddm_cmd *cmd, const char *why, const char *u
 /* A decimal count with an optional K/M/G (binary) suffix, at most @max. */
 static int parse_size(const char *s, uint64_t max, uint64_t *out)
 {
-    char *end;
-    unsigned long long v;
-    uint64_t mul = 1;
-    if (!*s || *s == '-' || *s == '+')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    if (*end == 'k' || *end == 'K')
-        mul = 1u << 10;
-    else if (*end == 'm' || *end == 'M')
-        mul = 1u << 20;
-    else if (*end == 'g' || *end == 'G')
-        mul = 1u << 30;
-    if (mul > 1)
-        end++;
-    if (*end || v > max / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
+    return parse_number(s, NUM_SUFFIX, max, out);
 }
 
 int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)

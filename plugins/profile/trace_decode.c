@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/numparse.h"
+
 typedef enum {
     ST_TEXT = 0,     /* header lines */
     ST_DATA_HEADER,  /* the first 16 (v3: 18) bytes of the SLOW header */
@@ -158,16 +160,7 @@ void trace_decoder_free(trace_decoder *d)
 /* A decimal or 0x number that fills all of @s, at most @max. */
 static int parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
-    char *end;
-    unsigned long long v;
-    if (!*s || *s == '-' || *s == '+' || *s == ' ')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno || *end || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    return parse_number(s, NUM_C_BASES, max, out);
 }
 
 static void version_key(trace_decoder *d, const char *key, const char *val)

@@ -63,7 +63,7 @@ tests_fuzz_fuzz_portmap_SOURCES = tests/fuzz/fuzz-portmap.c core/relay/portmap.c
 FUZZ_TARGETS += tests/fuzz/fuzz-elfdesc
 tests_fuzz_fuzz_elfdesc_SOURCES = tests/fuzz/fuzz-elfdesc.c core/pluginhost/elfdesc.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-trace
-tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz-trace.c plugins/profile/trace_decode.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz-trace.c plugins/profile/trace_decode.c plugins/common/numparse.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-metrics-text
 tests_fuzz_fuzz_metrics_text_SOURCES = tests/fuzz/fuzz-metrics-text.c web/metrics_text.c \
 	core/views/text_cut.c $(FUZZ_MAIN)

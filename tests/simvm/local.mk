@@ -39,7 +39,8 @@ tests_simvm_test_simvm_hprof_LDADD = $(SIMVM_TEST_LIBS)
 # The method-trace generator, read back by the profile plugin's decoder.
 check_PROGRAMS += tests/simvm/test-simvm-trace
 TESTS += tests/simvm/test-simvm-trace
-tests_simvm_test_simvm_trace_SOURCES = tests/simvm/test-simvm-trace.c plugins/profile/trace_decode.c
+tests_simvm_test_simvm_trace_SOURCES = tests/simvm/test-simvm-trace.c plugins/profile/trace_decode.c \
+	plugins/common/numparse.c
 tests_simvm_test_simvm_trace_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS)
 tests_simvm_test_simvm_trace_CFLAGS = $(SIMVM_TEST_CFLAGS)
 tests_simvm_test_simvm_trace_LDADD = $(SIMVM_TEST_LIBS)

@@ -21,7 +21,7 @@ check_PROGRAMS += tests/unit/plugins/test-trace-decode
 TESTS += tests/unit/plugins/test-trace-decode
 endif
 tests_unit_plugins_test_trace_decode_SOURCES = tests/unit/plugins/test-trace-decode.c \
-	plugins/profile/trace_decode.c plugins/profile/trace_decode.h
+	plugins/profile/trace_decode.c plugins/profile/trace_decode.h plugins/common/numparse.c
 tests_unit_plugins_test_trace_decode_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_plugins_test_trace_decode_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_plugins_test_trace_decode_LDADD = $(CMOCKA_LIBS)
