@@ -10,9 +10,13 @@
 #include "web/http_server.h"
 #include "web/metrics_source.h"
 
+#include "core/daemon/daemon.h"
+#include "core/session/monitor.h"
+
 struct DdmMetricsEndpoint {
     DdmMetricsSource *source; /* owned */
     DdmHttpServer *own;       /* the --metrics listener, owned; NULL without one */
+    DdmMonitor *mon;          /* borrowed: told own's port, so the scan never dials it */
 };
 
 static void on_metrics(SoupServerMessage *msg, const char *path, gpointer ud)
@@ -41,6 +45,8 @@ DdmMetricsEndpoint *ddm_metrics_endpoint_new(DdmDaemon *daemon, DdmHttpServer *d
             g_free(ep);
             return NULL;
         }
+        ep->mon = ddm_daemon_monitor(daemon);
+        ddm_monitor_own_port(ep->mon, (guint16)ddm_http_server_port(ep->own), TRUE);
     }
     ep->source = ddm_metrics_source_new(daemon);
     if (ep->own != NULL)
@@ -54,8 +60,10 @@ void ddm_metrics_endpoint_free(DdmMetricsEndpoint *ep)
 {
     if (ep == NULL)
         return;
-    if (ep->own)
+    if (ep->own) {
+        ddm_monitor_own_port(ep->mon, (guint16)ddm_http_server_port(ep->own), FALSE);
         ddm_http_server_free(ep->own);
+    }
     ddm_metrics_source_free(ep->source);
     g_free(ep);
 }

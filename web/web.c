@@ -12,8 +12,12 @@
 #include "web/static_files.h"
 #include "web/stream.h"
 
+#include "core/daemon/daemon.h"
+#include "core/session/monitor.h"
+
 struct DdmWeb {
     DdmHttpServer *http;
+    DdmMonitor *mon; /* borrowed: told the listener's port, so the scan never dials it */
     DdmWebStatic *statics;
     DdmWebStream *stream;
     DdmWebHistory *history;
@@ -35,6 +39,8 @@ DdmWeb *ddm_web_new(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error
     }
     DdmWeb *web = g_new0(DdmWeb, 1);
     web->http = srv;
+    web->mon = ddm_daemon_monitor(daemon);
+    ddm_monitor_own_port(web->mon, (guint16)ddm_http_server_port(srv), TRUE);
     web->downloads = downloads;
     g_autofree char *dir = ddm_web_static_dir();
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
@@ -55,6 +61,7 @@ void ddm_web_free(DdmWeb *web)
     ddm_web_api_free(web->api);
     ddm_web_stream_free(web->stream);
     ddm_web_history_free(web->history);
+    ddm_monitor_own_port(web->mon, (guint16)ddm_http_server_port(web->http), FALSE);
     ddm_http_server_free(web->http);
     ddm_web_static_free(web->statics);
     ddm_web_downloads_free(web->downloads);
