@@ -11,29 +11,6 @@
 
 /* ------------------------------------------------------------- helpers */
 
-static const char *str_member(JsonObject *o, const char *name)
-{
-    return o != NULL ? ddm_json_get_string(o, name) : NULL;
-}
-
-static JsonArray *array_member(JsonObject *o, const char *name)
-{
-    JsonNode *n = o != NULL ? json_object_get_member(o, name) : NULL;
-    return n != NULL && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
-}
-
-static JsonObject *object_of(JsonNode *n)
-{
-    return n != NULL && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
-}
-
-static void copy_member(JsonObject *to, JsonObject *from, const char *name, const char *as)
-{
-    JsonNode *n = json_object_get_member(from, name);
-    if (n != NULL)
-        json_object_set_member(to, as != NULL ? as : name, json_node_copy(n));
-}
-
 /* Every member of @from into @to, in @from's order (an iterator's order is
  * the hash table's). */
 static void copy_all(JsonObject *to, JsonObject *from, const char *skip)
@@ -45,13 +22,6 @@ static void copy_all(JsonObject *to, JsonObject *from, const char *skip)
     g_list_free(names);
 }
 
-static JsonNode *object_node(JsonObject *o /* taken */)
-{
-    JsonNode *n = json_node_init_object(json_node_alloc(), o);
-    json_object_unref(o);
-    return n;
-}
-
 static void add_schema(JsonObject *o)
 {
     json_object_set_int_member(o, "schema", DDM_JSON_SCHEMA);
@@ -61,20 +31,20 @@ static void add_schema(JsonObject *o)
 
 static gboolean is_headline(JsonObject *v)
 {
-    return g_strcmp0(str_member(v, "name"), DDM_HEADLINE_VIEW) == 0 &&
-           g_strcmp0(str_member(v, "owner"), "ddmon") == 0 && str_member(v, "vm") != NULL;
+    return g_strcmp0(ddm_json_get_string(v, "name"), DDM_HEADLINE_VIEW) == 0 &&
+           g_strcmp0(ddm_json_get_string(v, "owner"), "ddmon") == 0 && ddm_json_get_string(v, "vm") != NULL;
 }
 
 /* VM key -> the converted "fields" object of its headline view (owned nodes). */
 static void note_headline(GHashTable *figures, JsonNode *view)
 {
-    JsonObject *v = object_of(view);
+    JsonObject *v = ddm_json_node_object(view);
     if (v == NULL || !is_headline(v))
         return;
     g_autoptr(JsonNode) conv = ddm_jq_view(view, FALSE);
     JsonNode *fields = json_object_get_member(json_node_get_object(conv), "fields");
     if (fields != NULL && JSON_NODE_HOLDS_OBJECT(fields))
-        g_hash_table_replace(figures, g_strdup(str_member(v, "vm")), json_node_copy(fields));
+        g_hash_table_replace(figures, g_strdup(ddm_json_get_string(v, "vm")), json_node_copy(fields));
 }
 
 static GHashTable *figures_new(void)
@@ -107,11 +77,11 @@ JsonNode *ddm_jq_vms(JsonNode *vms, JsonNode *headlines, gboolean schema)
     } else if (headlines != NULL) {
         note_headline(figures, headlines);
     }
-    JsonArray *rows = array_member(object_of(out), "rows");
+    JsonArray *rows = ddm_json_get_array(ddm_json_node_object(out), "rows");
     for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
-        JsonObject *r = object_of(json_array_get_element(rows, i));
+        JsonObject *r = ddm_json_node_object(json_array_get_element(rows, i));
         if (r != NULL)
-            add_figures(r, figures, str_member(r, "key"));
+            add_figures(r, figures, ddm_json_get_string(r, "key"));
     }
     return out;
 }
@@ -152,10 +122,10 @@ void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views)
         note_headline(figures, g_ptr_array_index(views, i));
     if (vms_list != NULL) {
         g_autoptr(JsonNode) list = ddm_jq_view(vms_list, FALSE);
-        JsonArray *rows = array_member(object_of(list), "rows");
+        JsonArray *rows = ddm_json_get_array(ddm_json_node_object(list), "rows");
         for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
-            JsonObject *r = object_of(json_array_get_element(rows, i));
-            const char *key = str_member(r, "key");
+            JsonObject *r = ddm_json_node_object(json_array_get_element(rows, i));
+            const char *key = ddm_json_get_string(r, "key");
             if (key == NULL || json_object_has_member(vms_obj, key))
                 continue;
             JsonObject *o = json_object_new();
@@ -167,11 +137,11 @@ void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views)
     }
     for (guint i = 0; views != NULL && i < views->len; i++) {
         JsonNode *v = g_ptr_array_index(views, i);
-        JsonObject *vo = object_of(v);
-        const char *name = str_member(vo, "name");
+        JsonObject *vo = ddm_json_node_object(v);
+        const char *name = ddm_json_get_string(vo, "name");
         if (name == NULL)
             continue;
-        const char *key = str_member(vo, "vm");
+        const char *key = ddm_json_get_string(vo, "vm");
         JsonObject *dst = global;
         if (key != NULL) {
             JsonObject *vm = vm_object(vms_obj, key);
@@ -186,15 +156,15 @@ void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views)
 
 JsonNode *ddm_jq_views_list(JsonNode *resp)
 {
-    JsonObject *in = object_of(resp);
+    JsonObject *in = ddm_json_node_object(resp);
     JsonObject *out = json_object_new();
     add_schema(out);
     JsonObject *vms_obj = json_object_new();
     JsonObject *global = json_object_new();
-    JsonArray *vms = array_member(in, "vms");
+    JsonArray *vms = ddm_json_get_array(in, "vms");
     for (guint i = 0; vms != NULL && i < json_array_get_length(vms); i++) {
-        JsonObject *v = object_of(json_array_get_element(vms, i));
-        const char *key = str_member(v, "key");
+        JsonObject *v = ddm_json_node_object(json_array_get_element(vms, i));
+        const char *key = ddm_json_get_string(v, "key");
         if (key == NULL || json_object_has_member(vms_obj, key))
             continue;
         JsonObject *o = json_object_new();
@@ -202,41 +172,41 @@ JsonNode *ddm_jq_views_list(JsonNode *resp)
         json_object_set_object_member(o, "views", json_object_new());
         json_object_set_object_member(vms_obj, key, o);
     }
-    JsonArray *views = array_member(in, "views");
+    JsonArray *views = ddm_json_get_array(in, "views");
     for (guint i = 0; views != NULL && i < json_array_get_length(views); i++) {
         JsonNode *v = json_array_get_element(views, i);
-        JsonObject *vo = object_of(v);
-        const char *name = str_member(vo, "name");
+        JsonObject *vo = ddm_json_node_object(v);
+        const char *name = ddm_json_get_string(vo, "name");
         if (name == NULL)
             continue;
-        const char *key = str_member(vo, "vm");
+        const char *key = ddm_json_get_string(vo, "vm");
         JsonObject *dst = key != NULL ? views_object(vm_object(vms_obj, key)) : global;
         json_object_set_member(dst, name, json_node_copy(v));
     }
     json_object_set_object_member(out, "vms", vms_obj);
     json_object_set_object_member(out, "global", global);
-    return object_node(out);
+    return ddm_json_object_node(out);
 }
 
 /* ------------------------------------------------------ events, answers */
 
 JsonNode *ddm_jq_event(JsonNode *msg)
 {
-    JsonObject *in = object_of(msg);
+    JsonObject *in = ddm_json_node_object(msg);
     JsonObject *out = json_object_new();
     add_schema(out);
     if (in == NULL)
-        return object_node(out);
+        return ddm_json_object_node(out);
     JsonNode *view = json_object_get_member(in, "view");
-    JsonObject *vo = object_of(view);
+    JsonObject *vo = ddm_json_node_object(view);
     GList *names = json_object_get_members(in);
     for (GList *l = names; l != NULL; l = l->next) {
         const char *name = l->data;
         JsonNode *value = json_object_get_member(in, name);
         if (strcmp(name, "view") == 0) {
             if (vo != NULL) {
-                copy_member(out, vo, "vm", NULL);
-                copy_member(out, vo, "name", NULL);
+                ddm_json_copy_member(out, vo, "vm", NULL);
+                ddm_json_copy_member(out, vo, "name", NULL);
             }
             json_object_set_member(out, "view", ddm_jq_view(value, FALSE));
         } else if (strcmp(name, "schema") != 0) {
@@ -244,12 +214,12 @@ JsonNode *ddm_jq_event(JsonNode *msg)
         }
     }
     g_list_free(names);
-    return object_node(out);
+    return ddm_json_object_node(out);
 }
 
 JsonNode *ddm_jq_command_answer(JsonNode *resp)
 {
-    JsonObject *in = object_of(resp);
+    JsonObject *in = ddm_json_node_object(resp);
     if (in == NULL)
         return json_node_copy(resp);
     JsonObject *out = json_object_new();
@@ -263,16 +233,16 @@ JsonNode *ddm_jq_command_answer(JsonNode *resp)
             json_object_set_member(out, l->data, json_node_copy(value));
     }
     g_list_free(names);
-    return object_node(out);
+    return ddm_json_object_node(out);
 }
 
 JsonNode *ddm_jq_stamped(JsonNode *doc)
 {
-    JsonObject *in = object_of(doc);
+    JsonObject *in = ddm_json_node_object(doc);
     if (in == NULL || json_object_has_member(in, "schema"))
         return json_node_ref(doc);
     JsonObject *out = json_object_new();
     add_schema(out);
     copy_all(out, in, NULL);
-    return object_node(out);
+    return ddm_json_object_node(out);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/views/interest.h"
+#include "core/wire/ctlproto.h" /* ddm_json_object_node */
 #include "web/view_json.h"
 
 /* A view fetched by GET stays watched this long, so the next GET sees
@@ -45,13 +46,6 @@ static DdmViews *views_of(DdmWebApi *api)
 static const char *vm_key(DdmVm *vm)
 {
     return vm->info.key != NULL ? vm->info.key : vm->target->key;
-}
-
-static JsonNode *object_node(JsonObject *o)
-{
-    JsonNode *n = json_node_init_object(json_node_alloc(), o);
-    json_object_unref(o);
-    return n;
 }
 
 static JsonObject *doc_new(void)
@@ -147,7 +141,7 @@ static void route_vms(SoupServerMessage *msg, const char *path, gpointer ud)
     DdmWebApi *api = ud;
     JsonObject *o = doc_new();
     json_object_set_object_member(o, "vms", vms_object(api));
-    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_json_object_node(o));
 }
 
 static void route_vm(SoupServerMessage *msg, const char *path, gpointer ud)
@@ -169,7 +163,7 @@ static void route_vm(SoupServerMessage *msg, const char *path, gpointer ud)
                                       json_object_ref(json_object_get_object_member(all, vm_key(vm))));
     else
         json_object_set_null_member(o, "vm");
-    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_json_object_node(o));
 }
 
 /* /api/vms/KEY/views/NAME[/data] and /api/views/NAME[/data]. */
@@ -248,7 +242,7 @@ static void route_global_views(SoupServerMessage *msg, const char *path, gpointe
     JsonObject *o = doc_new();
     g_autoptr(GHashTable) by_vm = views_by_vm(api);
     json_object_set_object_member(o, "views", views_of_key(by_vm, NULL));
-    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_json_object_node(o));
 }
 
 static void route_commands(SoupServerMessage *msg, const char *path, gpointer ud)
@@ -267,7 +261,7 @@ static void route_commands(SoupServerMessage *msg, const char *path, gpointer ud
     }
     JsonObject *o = doc_new();
     json_object_set_object_member(o, "commands", co);
-    ddm_http_reply_json(msg, SOUP_STATUS_OK, object_node(o));
+    ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_json_object_node(o));
 }
 
 static void route_stream(SoupServerMessage *msg, const char *path, gpointer ud)
@@ -377,10 +371,10 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
             json_object_set_null_member(o, "result");
         json_object_set_member(o, "files", api != NULL ? ddm_web_downloads_files(api->downloads,
                                                                                  rc->run_id)
-                                                       : object_node(json_object_new()));
+                                                       : ddm_json_object_node(json_object_new()));
         /* 200 whatever the command said: the request itself worked; "ok"
          * and "status" say how the command went. */
-        ddm_http_reply_json(rc->msg, SOUP_STATUS_OK, object_node(o));
+        ddm_http_reply_json(rc->msg, SOUP_STATUS_OK, ddm_json_object_node(o));
         soup_server_message_unpause(rc->msg);
     }
     running_free(rc);

@@ -9,6 +9,7 @@
 
 #include "core/views/jq.h"
 #include "core/views/json_blob.h"
+#include "core/wire/ctlproto.h" /* ddm_json_get_* member helpers */
 
 /* ---------------------------------------------------------------- keys */
 
@@ -80,39 +81,6 @@ char **ddm_jq_keys(const char *const *names, guint n)
 
 /* --------------------------------------------------------------- views */
 
-static const char *str_member(JsonObject *o, const char *name)
-{
-    JsonNode *n = o != NULL ? json_object_get_member(o, name) : NULL;
-    return n != NULL && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
-               ? json_node_get_string(n)
-               : NULL;
-}
-
-static JsonArray *array_member(JsonObject *o, const char *name)
-{
-    JsonNode *n = o != NULL ? json_object_get_member(o, name) : NULL;
-    return n != NULL && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
-}
-
-static JsonObject *object_of(JsonNode *n)
-{
-    return n != NULL && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
-}
-
-static void copy_member(JsonObject *to, JsonObject *from, const char *name, const char *as)
-{
-    JsonNode *n = json_object_get_member(from, name);
-    if (n != NULL)
-        json_object_set_member(to, as != NULL ? as : name, json_node_copy(n));
-}
-
-static JsonNode *object_node(JsonObject *o /* taken */)
-{
-    JsonNode *n = json_node_init_object(json_node_alloc(), o);
-    json_object_unref(o);
-    return n;
-}
-
 static void add_schema(JsonObject *o)
 {
     json_object_set_int_member(o, "schema", DDM_JSON_SCHEMA);
@@ -120,25 +88,25 @@ static void add_schema(JsonObject *o)
 
 static void convert_table(JsonObject *out, JsonObject *in)
 {
-    JsonArray *cols = array_member(in, "columns");
-    JsonArray *rows = array_member(in, "rows");
+    JsonArray *cols = ddm_json_get_array(in, "columns");
+    JsonArray *rows = ddm_json_get_array(in, "rows");
     if (cols == NULL && rows == NULL)
         return; /* a removed view's metadata */
     guint n = cols != NULL ? json_array_get_length(cols) : 0;
     const char **names = g_new0(const char *, n + 1);
     for (guint i = 0; i < n; i++) {
-        const char *nm = str_member(object_of(json_array_get_element(cols, i)), "name");
+        const char *nm = ddm_json_get_string(ddm_json_node_object(json_array_get_element(cols, i)), "name");
         names[i] = nm != NULL ? nm : "";
     }
     char **keys = ddm_jq_keys(names, n);
     JsonObject *co = json_object_new();
     for (guint i = 0; i < n; i++) {
-        JsonObject *c = object_of(json_array_get_element(cols, i));
+        JsonObject *c = ddm_json_node_object(json_array_get_element(cols, i));
         JsonObject *d = json_object_new();
         json_object_set_string_member(d, "name", names[i]);
         if (c != NULL) {
-            copy_member(d, c, "type", NULL);
-            copy_member(d, c, "unit", NULL);
+            ddm_json_copy_member(d, c, "type", NULL);
+            ddm_json_copy_member(d, c, "unit", NULL);
         }
         if (!json_object_has_member(d, "unit"))
             json_object_set_null_member(d, "unit");
@@ -168,19 +136,19 @@ static void convert_table(JsonObject *out, JsonObject *in)
 
 static void convert_record(JsonObject *out, JsonObject *in)
 {
-    JsonArray *fields = array_member(in, "fields");
+    JsonArray *fields = ddm_json_get_array(in, "fields");
     if (fields == NULL)
         return;
     guint n = json_array_get_length(fields);
     const char **names = g_new0(const char *, n + 1);
     for (guint i = 0; i < n; i++) {
-        const char *k = str_member(object_of(json_array_get_element(fields, i)), "key");
+        const char *k = ddm_json_get_string(ddm_json_node_object(json_array_get_element(fields, i)), "key");
         names[i] = k != NULL ? k : "";
     }
     char **keys = ddm_jq_keys(names, n);
     JsonObject *fo = json_object_new();
     for (guint i = 0; i < n; i++) {
-        JsonObject *f = object_of(json_array_get_element(fields, i));
+        JsonObject *f = ddm_json_node_object(json_array_get_element(fields, i));
         JsonNode *v = f != NULL ? json_object_get_member(f, "value") : NULL;
         if (v != NULL)
             json_object_set_member(fo, keys[i], json_node_copy(v));
@@ -208,7 +176,7 @@ static void embed_json_blob(JsonObject *out, JsonObject *in)
 
 JsonNode *ddm_jq_view(JsonNode *view, gboolean schema)
 {
-    JsonObject *in = object_of(view);
+    JsonObject *in = ddm_json_node_object(view);
     if (in == NULL || !json_object_has_member(in, "kind") || !json_object_has_member(in, "name"))
         return view != NULL ? json_node_copy(view) : json_node_init_null(json_node_alloc());
     JsonObject *out = json_object_new();
@@ -216,20 +184,20 @@ JsonNode *ddm_jq_view(JsonNode *view, gboolean schema)
         add_schema(out);
     static const char *const meta[] = {"name", "vm", "owner", "title", "kind", "version"};
     for (gsize i = 0; i < G_N_ELEMENTS(meta); i++)
-        copy_member(out, in, meta[i], NULL);
-    const char *kind = str_member(in, "kind");
+        ddm_json_copy_member(out, in, meta[i], NULL);
+    const char *kind = ddm_json_get_string(in, "kind");
     if (g_strcmp0(kind, "table") == 0) {
         convert_table(out, in);
     } else if (g_strcmp0(kind, "record") == 0) {
         convert_record(out, in);
     } else if (g_strcmp0(kind, "blob") == 0) {
-        copy_member(out, in, "media_type", NULL);
-        copy_member(out, in, "size", "size_bytes");
-        copy_member(out, in, "file", NULL);
-        if (ddm_json_blob_type(str_member(in, "media_type")))
+        ddm_json_copy_member(out, in, "media_type", NULL);
+        ddm_json_copy_member(out, in, "size", "size_bytes");
+        ddm_json_copy_member(out, in, "file", NULL);
+        if (ddm_json_blob_type(ddm_json_get_string(in, "media_type")))
             embed_json_blob(out, in);
         else
-            copy_member(out, in, "data_base64", NULL);
+            ddm_json_copy_member(out, in, "data_base64", NULL);
     }
-    return object_node(out);
+    return ddm_json_object_node(out);
 }

@@ -561,3 +561,28 @@ gboolean ddm_json_get_bool(JsonObject *o, const char *member, gboolean fallback)
         return fallback;
     return json_node_get_boolean(n);
 }
+
+JsonArray *ddm_json_get_array(JsonObject *o, const char *member)
+{
+    JsonNode *n = o != NULL ? json_object_get_member(o, member) : NULL;
+    return n != NULL && JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
+}
+
+JsonObject *ddm_json_node_object(JsonNode *n)
+{
+    return n != NULL && JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
+}
+
+void ddm_json_copy_member(JsonObject *to, JsonObject *from, const char *name, const char *as)
+{
+    JsonNode *n = json_object_get_member(from, name);
+    if (n != NULL)
+        json_object_set_member(to, as != NULL ? as : name, json_node_copy(n));
+}
+
+JsonNode *ddm_json_object_node(JsonObject *o)
+{
+    JsonNode *n = json_node_init_object(json_node_alloc(), o);
+    json_object_unref(o);
+    return n;
+}

@@ -146,5 +146,15 @@ gboolean ddm_ctl_argv_wants_json(char *const *argv);
 const char *ddm_json_get_string(JsonObject *o, const char *member);
 gint64 ddm_json_get_int(JsonObject *o, const char *member, gint64 fallback);
 gboolean ddm_json_get_bool(JsonObject *o, const char *member, gboolean fallback);
+/** Member @member of @o if it is an array, else NULL (@o may be NULL).
+ *  (transfer none) */
+JsonArray *ddm_json_get_array(JsonObject *o, const char *member);
+/** @n's object if @n (may be NULL) holds one, else NULL. (transfer none) */
+JsonObject *ddm_json_node_object(JsonNode *n);
+/** A copy of member @name of @from set in @to as @as (@as NULL: as @name);
+ *  nothing when @from has no such member. */
+void ddm_json_copy_member(JsonObject *to, JsonObject *from, const char *name, const char *as);
+/** A node holding @o; takes the caller's reference of @o. (transfer full) */
+JsonNode *ddm_json_object_node(JsonObject *o);
 
 #endif /* DDM_CTLPROTO_H */
