@@ -21,12 +21,12 @@
 #include <string.h>
 
 #include "core/wire/ddm.h"
+#include "gen_stream.h"
 #include "hprof_gen.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
 #define LIE_LONG_EXTRA 1000u   /* bytes lie-long declares beyond what it sends (options.c) */
 #define EVENT_HEAD_LEN (DDM_JDWP_HEADER_LEN + 8u)
-#define FILE_STEP ((size_t)256 << 10)
 
 uint32_t sim_hprof_seed(guint64 seed)
 {
@@ -98,14 +98,8 @@ static SimProduceStatus hpds_produce(SimConn *c, void *ud, uint8_t *buf, size_t 
     HpdsJob *job = ud;
     size_t done = copy_part(job->head, sizeof job->head, &job->head_pos, buf, cap);
 
-    while (done < cap && hprof_gen_offset(job->gen) < job->body_limit) {
-        uint64_t left = job->body_limit - hprof_gen_offset(job->gen);
-        size_t n = hprof_gen_read(job->gen, buf + done, (size_t)MIN(left, (uint64_t)(cap - done)));
-        if (n == 0)
-            break;
-        g_checksum_update(job->sha, buf + done, n);
-        done += n;
-    }
+    SimGenSource src = sim_gen_hprof(job->gen);
+    done += sim_gen_fill(&src, job->body_limit, job->sha, buf + done, cap - done);
     *len = done;
     if (hprof_gen_offset(job->gen) < job->body_limit)
         return SIM_PRODUCE_MORE;
@@ -193,38 +187,15 @@ gboolean sim_hprof_write_file(const char *path, guint64 size, uint32_t seed, con
                               char sha256[65], GError **error)
 {
     hprof_gen *gen = hprof_gen_new(size, seed, package);
-    GChecksum *sha;
-    uint8_t *buf;
-    FILE *f = NULL;
-    size_t n;
-    gboolean ok = TRUE;
+    gboolean ok;
 
     if (!gen) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no heap dump of %" G_GUINT64_FORMAT " bytes",
                     size);
         return FALSE;
     }
-    if (path && !(f = fopen(path, "wb"))) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
-        hprof_gen_free(gen);
-        return FALSE;
-    }
-    sha = g_checksum_new(G_CHECKSUM_SHA256);
-    buf = g_malloc(FILE_STEP);
-    while (ok && (n = hprof_gen_read(gen, buf, FILE_STEP)) > 0) {
-        g_checksum_update(sha, buf, n);
-        if (f && fwrite(buf, 1, n, f) != n) {
-            g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
-            ok = FALSE;
-        }
-    }
-    if (f && fclose(f) != 0 && ok) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
-        ok = FALSE;
-    }
-    g_strlcpy(sha256, g_checksum_get_string(sha), 65);
-    g_free(buf);
-    g_checksum_free(sha);
+    SimGenSource src = sim_gen_hprof(gen);
+    ok = sim_gen_write_file(&src, path, sha256, error);
     hprof_gen_free(gen);
     return ok;
 }

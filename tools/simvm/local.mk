@@ -32,6 +32,7 @@ noinst_LTLIBRARIES += %reldir%/libsimvm.la
 	%reldir%/options.c %reldir%/world.c %reldir%/vm.c \
 	%reldir%/conn.c %reldir%/handlers.c %reldir%/hprof_dump.c %reldir%/statefile.c \
 	%reldir%/profiling.c %reldir%/profiling.h \
+	%reldir%/gen_stream.c %reldir%/gen_stream.h \
 	%reldir%/jdwp_model.c %reldir%/jdwp_model.h \
 	%reldir%/reactor.c %reldir%/reactor.h
 %canon_reldir%_libsimvm_la_SOURCES += %reldir%/viewdebug.c %reldir%/viewdebug.h

@@ -33,12 +33,12 @@
 #include <string.h>
 
 #include "core/wire/ddm.h"
+#include "gen_stream.h"
 #include "trace_gen.h"
 
 #define T(a, b, c, d) DDM_CHUNK(a, b, c, d)
 #define EVENT_HEAD_LEN (DDM_JDWP_HEADER_LEN + 8u)
 #define DEFAULT_RATE 65536u
-#define FILE_STEP ((size_t)64 << 10)
 
 enum { KIND_OFF = 0, KIND_TRACING = 1, KIND_SAMPLING = 2 };
 
@@ -250,14 +250,8 @@ static SimProduceStatus mpse_produce(SimConn *c, void *ud, uint8_t *buf, size_t 
         job->head_pos += n;
         done = n;
     }
-    while (done < cap && trace_gen_offset(job->gen) < job->body_limit) {
-        uint64_t left = job->body_limit - trace_gen_offset(job->gen);
-        size_t n = trace_gen_read(job->gen, buf + done, (size_t)MIN(left, (uint64_t)(cap - done)));
-        if (n == 0)
-            break;
-        g_checksum_update(job->sha, buf + done, n);
-        done += n;
-    }
+    SimGenSource src = sim_gen_trace(job->gen);
+    done += sim_gen_fill(&src, job->body_limit, job->sha, buf + done, cap - done);
     *len = done;
     if (trace_gen_offset(job->gen) < job->body_limit)
         return SIM_PRODUCE_MORE;
@@ -325,38 +319,15 @@ static gboolean write_trace_file(const char *local, const trace_gen_params *tp, 
                                  char sha256[65], GError **error)
 {
     trace_gen *gen = trace_gen_new(tp);
-    GChecksum *sha;
-    uint8_t *buf;
-    FILE *f = NULL;
-    size_t n;
-    gboolean ok = TRUE;
+    gboolean ok;
 
     if (!gen) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no trace of that size");
         return FALSE;
     }
-    if (local && !(f = fopen(local, "wb"))) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", local, g_strerror(errno));
-        trace_gen_free(gen);
-        return FALSE;
-    }
-    sha = g_checksum_new(G_CHECKSUM_SHA256);
-    buf = g_malloc(FILE_STEP);
-    while (ok && (n = trace_gen_read(gen, buf, FILE_STEP)) > 0) {
-        g_checksum_update(sha, buf, n);
-        if (f && fwrite(buf, 1, n, f) != n) {
-            g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", local, g_strerror(errno));
-            ok = FALSE;
-        }
-    }
-    if (f && fclose(f) != 0 && ok) {
-        g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "%s: %s", local, g_strerror(errno));
-        ok = FALSE;
-    }
+    SimGenSource src = sim_gen_trace(gen);
+    ok = sim_gen_write_file(&src, local, sha256, error);
     *truth = *trace_gen_truth_of(gen);
-    g_strlcpy(sha256, g_checksum_get_string(sha), 65);
-    g_free(buf);
-    g_checksum_free(sha);
     trace_gen_free(gen);
     return ok;
 }
