@@ -76,6 +76,7 @@
 #include <unistd.h>
 
 #include "core/wire/ddm.h"
+#include "rawio.h"
 
 #define HANDSHAKE "JDWP-Handshake"
 #define HLEN 14
@@ -139,44 +140,6 @@ static void put_str16(GByteArray *b, const char *s)
     }
 }
 
-/* 0 or -1 (the peer went away). */
-static int write_all(const void *buf, size_t n)
-{
-    const uint8_t *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Exactly @n bytes within @timeout_ms: 0, -1 EOF/error, -2 timeout. */
-static int read_all(void *buf, size_t n, int timeout_ms)
-{
-    uint8_t *p = buf;
-    while (n) {
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int r = poll(&pfd, 1, timeout_ms);
-        if (r == 0)
-            return -2;
-        if (r < 0 && errno == EINTR)
-            continue;
-        ssize_t got = read(fd, p, n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        p += got;
-        n -= (size_t)got;
-    }
-    return 0;
-}
-
 static int send_packet(uint32_t id, uint8_t flags, uint8_t a, uint8_t b, const void *data,
                        size_t len)
 {
@@ -186,9 +149,9 @@ static int send_packet(uint32_t id, uint8_t flags, uint8_t a, uint8_t b, const v
     h[2] = (uint8_t)(total >> 8); h[3] = (uint8_t)total;
     h[4] = (uint8_t)(id >> 24); h[5] = (uint8_t)(id >> 16); h[6] = (uint8_t)(id >> 8); h[7] = (uint8_t)id;
     h[8] = flags; h[9] = a; h[10] = b; /* a reply's error code is a, b */
-    if (write_all(h, sizeof h) < 0)
+    if (raw_write_all(fd, h, sizeof h) < 0)
         return -1;
-    return len ? write_all(data, len) : 0;
+    return len ? raw_write_all(fd, data, len) : 0;
 }
 
 static int send_reply(uint32_t id, const void *data, size_t len)
@@ -310,11 +273,11 @@ static int serve_until(uint64_t deadline_ms, int want_helo)
             break;
         if (now >= deadline_ms)
             break;
-        r = read_all(h, 1, (int)(deadline_ms - now));
+        r = raw_read_all(fd, h, 1, (int)(deadline_ms - now));
         if (r == -2)
             break;
         if (r == 0)
-            r = read_all(h + 1, 10, 10000);
+            r = raw_read_all(fd, h + 1, 10, 10000);
         if (r) {
             rc = -1;
             break;
@@ -323,14 +286,14 @@ static int serve_until(uint64_t deadline_ms, int want_helo)
         id = ((uint32_t)h[4] << 24) | ((uint32_t)h[5] << 16) | ((uint32_t)h[6] << 8) | h[7];
         blen = len > 11 ? len - 11 : 0;
         keep = blen < EVIL_MAX_KEEP ? blen : EVIL_MAX_KEEP;
-        if (read_all(body, keep, 10000)) {
+        if (raw_read_all(fd, body, keep, 10000)) {
             rc = -1;
             break;
         }
         for (size_t left = blen - keep; left;) { /* skip the rest */
             uint8_t sink[65536];
             size_t n = left < sizeof sink ? left : sizeof sink;
-            if (read_all(sink, n, 10000)) {
+            if (raw_read_all(fd, sink, n, 10000)) {
                 rc = -1;
                 goto out;
             }
@@ -355,9 +318,9 @@ out:
 static int do_handshake(void)
 {
     char hs[HLEN];
-    if (read_all(hs, HLEN, 10000) || memcmp(hs, HANDSHAKE, HLEN))
+    if (raw_read_all(fd, hs, HLEN, 10000) || memcmp(hs, HANDSHAKE, HLEN))
         return -1;
-    return write_all(HANDSHAKE, HLEN);
+    return raw_write_all(fd, HANDSHAKE, HLEN);
 }
 
 static uint64_t parse_size(const char *s)
@@ -565,11 +528,11 @@ static int step(char **argv, int argc, int *i)
         uint8_t h[11] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8), (uint8_t)len,
                          0, 0, 0, 7, 0, 0xC7, 1};
         uint8_t zero[65536] = {0};
-        if (write_all(h, sizeof h) < 0)
+        if (raw_write_all(fd, h, sizeof h) < 0)
             return -1;
         while (body) {
             size_t n = body < sizeof zero ? (size_t)body : sizeof zero;
-            if (write_all(zero, n) < 0)
+            if (raw_write_all(fd, zero, n) < 0)
                 return -1;
             body -= n;
         }
@@ -624,7 +587,7 @@ static int step(char **argv, int argc, int *i)
     }
     if (!strcmp(s, "half")) {
         uint8_t h[11 + 8] = {0, 0, 0, 11 + 8 + 64, 0, 0, 0, 9, 0, 0xC7, 1, 'T', 'H', 'S', 'T', 0, 0, 0, 64};
-        write_all(h, 11 + 4); /* ends inside the chunk header */
+        raw_write_all(fd, h, 11 + 4); /* ends inside the chunk header */
         return 1;
     }
     if (!strcmp(s, "close"))

@@ -62,6 +62,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rawio.h"
+
 #define HANDSHAKE "JDWP-Handshake"
 
 static int fd = -1;
@@ -101,38 +103,8 @@ static uint32_t get4(const uint8_t *p)
 
 static void write_all(const void *buf, size_t n)
 {
-    const uint8_t *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            die("write: %s", strerror(errno));
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
-/* Read exactly n bytes; 0 on success, -1 on EOF/error, -2 on timeout. */
-static int read_all(void *buf, size_t n, int timeout_ms)
-{
-    uint8_t *p = buf;
-    while (n) {
-        struct pollfd pfd = {fd, POLLIN, 0};
-        int r = poll(&pfd, 1, timeout_ms);
-        if (r == 0)
-            return -2;
-        if (r < 0 && errno == EINTR)
-            continue;
-        ssize_t got = read(fd, p, n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return -1;
-        p += got;
-        n -= (size_t)got;
-    }
-    return 0;
+    if (raw_write_all(fd, buf, n) < 0)
+        die("write: %s", strerror(errno));
 }
 
 typedef struct {
@@ -146,7 +118,7 @@ typedef struct {
 static int read_packet(Packet *pk, int timeout_ms)
 {
     uint8_t h[11];
-    int r = read_all(h, 11, timeout_ms);
+    int r = raw_read_all(fd, h, 11, timeout_ms);
     if (r)
         return r;
     pk->len = get4(h);
@@ -159,7 +131,7 @@ static int read_packet(Packet *pk, int timeout_ms)
         die("bad packet length from peer");
     pk->data_len = pk->len - 11;
     pk->data = malloc(pk->data_len ? pk->data_len : 1);
-    if (read_all(pk->data, pk->data_len, 30000))
+    if (raw_read_all(fd, pk->data, pk->data_len, 30000))
         die("short packet from peer");
     return 0;
 }
@@ -343,7 +315,7 @@ static void connect_to(const char *hostport)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     write_all(HANDSHAKE, 14);
     char echo[14];
-    if (read_all(echo, 14, 15000) || memcmp(echo, HANDSHAKE, 14))
+    if (raw_read_all(fd, echo, 14, 15000) || memcmp(echo, HANDSHAKE, 14))
         die("no handshake echo from %s", hostport);
 }
 
@@ -408,14 +380,14 @@ int main(int argc, char **argv)
             put4(chunk + 4, 0);
             uint64_t t0 = now_us();
             uint32_t id = send_cmd(0xC7, 1, chunk, 8);
-            if (read_all(h, 19, 60000))
+            if (raw_read_all(fd, h, 19, 60000))
                 die("hpds: no event");
             if (h[8] != 0 || h[9] != 0xC7 || memcmp(h + 11, "HPDS", 4) != 0)
                 die("hpds: the first packet is not an HPDS event");
             uint64_t left = (uint64_t)get4(h) - 19, total = left;
             while (left > 0) {
                 size_t n = left < (1u << 16) ? (size_t)left : (1u << 16);
-                if (read_all(buf, n, 30000))
+                if (raw_read_all(fd, buf, n, 30000))
                     die("hpds: the event ended early");
                 if (out >= 0 && write(out, buf, n) != (ssize_t)n)
                     die("hpds: write: %s", strerror(errno));
