@@ -36,6 +36,7 @@ TESTS += tests/unit/plugins/test-plugin-profile
 endif
 endif
 tests_unit_plugins_test_plugin_profile_SOURCES = tests/unit/plugins/test-plugin-profile.c \
+	tests/harness/plugin-fixture.c tests/harness/plugin-fixture.h \
 	$(PROFILE_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_profile_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)
@@ -159,6 +160,7 @@ TESTS += tests/unit/plugins/test-plugin-hprof
 endif
 endif
 tests_unit_plugins_test_plugin_hprof_SOURCES = tests/unit/plugins/test-plugin-hprof.c \
+	tests/harness/plugin-fixture.c tests/harness/plugin-fixture.h \
 	$(HPROF_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_hprof_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)

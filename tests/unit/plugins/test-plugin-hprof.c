@@ -24,6 +24,8 @@
 
 #include <ddmon/testkit.h>
 
+#include "tests/harness/plugin-fixture.h"
+
 #include "plugins/hprof/hprof.h"
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;
@@ -43,36 +45,15 @@ typedef struct Fx {
 static const char *const feats_stream[] = {"hprof-heap-dump", HPROF_FEATURE_STREAMING};
 static const char *const feats_device[] = {"hprof-heap-dump"};
 
-static ddm_vm *add_vm(fake_host *fh, const char *key, uint32_t pid, const char *app, int streams)
-{
-    ddm_vm_info info;
-    ddm_vm *vm;
-    memset(&info, 0, sizeof info);
-    info.size = sizeof info;
-    info.key = key;
-    info.transport = "tcp";
-    info.pid = pid;
-    info.ddm = 1;
-    info.app_name = app;
-    info.user_id = -1;
-    info.native_debuggable = -1;
-    info.n_features = streams ? 2 : 1;
-    info.features = streams ? feats_stream : feats_device;
-    vm = fake_host_add_vm(fh, &info);
-    fake_host_vm_event(fh, vm, DDM_VM_READY);
-    return vm;
-}
-
 static int setup(void **state)
 {
     Fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/ddmon-hprof-test.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
     f->fh = fake_host_new();
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
-    f->stream_vm = add_vm(f->fh, "127.0.0.1:8000", 1234, "com.example.notes", 1);
-    f->device_vm = add_vm(f->fh, "127.0.0.1:8001", 2345, "com.example:remote", 0);
-    fake_host_set_client_cwd(f->fh, f->dir);
+    f->stream_vm = pfx_add_ready_vm(f->fh, "127.0.0.1:8000", 1234, "com.example.notes", feats_stream,
+                                   sizeof feats_stream / sizeof feats_stream[0]);
+    f->device_vm = pfx_add_ready_vm(f->fh, "127.0.0.1:8001", 2345, "com.example:remote", feats_device, 1);
+    pfx_client_dir_new(f->fh, "hprof", f->dir, sizeof f->dir);
     *state = f;
     return 0;
 }
@@ -80,10 +61,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     Fx *f = *state;
-    char cmd[128];
     fake_host_free(f->fh);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    pfx_dir_remove(f->dir);
     free(f);
     return 0;
 }

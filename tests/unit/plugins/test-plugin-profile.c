@@ -23,6 +23,8 @@
 
 #include <ddmon/testkit.h>
 
+#include "tests/harness/plugin-fixture.h"
+
 #include "plugins/profile/profile.h"
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;
@@ -38,37 +40,16 @@ static const char *const feats_stream[] = {PROFILE_FEATURE_TRACING, PROFILE_FEAT
                                            PROFILE_FEATURE_SAMPLING};
 static const char *const feats_device[] = {PROFILE_FEATURE_TRACING};
 
-static ddm_vm *add_vm(fake_host *fh, const char *key, uint32_t pid, const char *app, int streams)
-{
-    ddm_vm_info info;
-    ddm_vm *vm;
-    memset(&info, 0, sizeof info);
-    info.size = sizeof info;
-    info.key = key;
-    info.transport = "tcp";
-    info.pid = pid;
-    info.ddm = 1;
-    info.app_name = app;
-    info.user_id = -1;
-    info.native_debuggable = -1;
-    info.n_features = streams ? 3 : 1;
-    info.features = streams ? feats_stream : feats_device;
-    vm = fake_host_add_vm(fh, &info);
-    fake_host_vm_event(fh, vm, DDM_VM_READY);
-    return vm;
-}
-
 static int setup(void **state)
 {
     Fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/ddmon-profile-test.XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
     f->fh = fake_host_new();
     fake_host_set_config(f->fh, "profile.timeout_ms", "500");
     assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
-    f->vm = add_vm(f->fh, "127.0.0.1:8000", 1234, "com.example.notes", 1);
-    f->dev = add_vm(f->fh, "127.0.0.1:8001", 2345, "com.example:remote", 0);
-    fake_host_set_client_cwd(f->fh, f->dir);
+    f->vm = pfx_add_ready_vm(f->fh, "127.0.0.1:8000", 1234, "com.example.notes", feats_stream,
+                             sizeof feats_stream / sizeof feats_stream[0]);
+    f->dev = pfx_add_ready_vm(f->fh, "127.0.0.1:8001", 2345, "com.example:remote", feats_device, 1);
+    pfx_client_dir_new(f->fh, "profile", f->dir, sizeof f->dir);
     *state = f;
     return 0;
 }
@@ -76,10 +57,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     Fx *f = *state;
-    char cmd[128];
     fake_host_free(f->fh);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    pfx_dir_remove(f->dir);
     free(f);
     return 0;
 }
