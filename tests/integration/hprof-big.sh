@@ -19,15 +19,11 @@ t_wait 10 test -s "$T_TMP/ports"
 t_start_server --scan=local --scan-ports "$(t_simvm_ports "$T_TMP/ports")" --selected-port 0 \
     --debug-port-base 0 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 t_wait 15 sh -c "'$DDMON' --socket '$T_TMP/ddmon.sock' --no-autostart vms 2>/dev/null | grep -q ' ready '"
-rss() { awk '/^VmRSS/{print $2}' "/proc/$DDMON_PID/status"; }
 sleep 1
-before=$(rss)
-( peak=$before
-  while [ ! -e "$T_TMP/stop" ]; do r=$(rss); [ -n "$r" ] && [ "$r" -gt "$peak" ] && peak=$r; echo "$peak" >"$T_TMP/peak"; sleep 0.02; done ) &
-sampler=$!
+t_rss_sample_start "$DDMON_PID" 0.02
 t_ddmon --no-autostart hprof hp.huge "$T_TMP/huge.hprof" --json >"$T_TMP/huge.json" 2>&1; rc=$?
-touch "$T_TMP/stop"; wait $sampler
-peak=$(cat "$T_TMP/peak")
+t_rss_sample_stop
+before=$T_RSS_BEFORE peak=$T_RSS_PEAK
 truth() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vms"][0]["hprof"]["last"][sys.argv[2]])' "$T_TMP/truth.json" "$1"; }
 t_wait 5 t_is "$size" truth bytes
 [ $rc = 0 ] && [ "$(stat -c %s "$T_TMP/huge.hprof")" = "$size" ] \

@@ -274,3 +274,22 @@ t_simvm_ports() { awk '{print $2}' "$1" | sort -n | paste -sd,; }
 # t_have_plugins NAME...: TRUE if every named plugin was built (--enable-plugin-NAME=no
 # leaves it out; tests of its views then skip instead of failing).
 t_have_plugins() { local p; for p in "$@"; do [ -f "$PLUGINDIR/$p.so" ] || return 1; done; }
+# The resident set of process PID in KiB (empty once it is gone).
+t_rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$1/status" 2>/dev/null; }
+# t_rss_sample_start PID INTERVAL [LOG]: T_RSS_BEFORE gets PID's RSS now; then a
+# background sampler, every INTERVAL seconds, keeps the peak so far (from
+# T_RSS_BEFORE) in $T_TMP/peak and, with LOG, appends "TIME RSS" lines to LOG,
+# until t_rss_sample_stop, which waits for it and sets T_RSS_PEAK (KiB).
+t_rss_sample_start() {
+    local pid=$1 every=$2 log=${3:-}
+    T_RSS_BEFORE=$(t_rss_kb "$pid")
+    rm -f "$T_TMP/stop"
+    ( peak=$T_RSS_BEFORE
+      while [ ! -e "$T_TMP/stop" ]; do
+          r=$(t_rss_kb "$pid"); [ -n "$r" ] && [ "$r" -gt "$peak" ] && peak=$r; echo "$peak" >"$T_TMP/peak"
+          [ -z "$log" ] || echo "$(date +%s.%N) $r" >>"$log"
+          sleep "$every"
+      done ) &
+    T_RSS_SAMPLER=$!
+}
+t_rss_sample_stop() { touch "$T_TMP/stop"; wait "$T_RSS_SAMPLER"; T_RSS_PEAK=$(cat "$T_TMP/peak"); }
