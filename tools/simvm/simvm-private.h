@@ -243,5 +243,11 @@ char *sim_state_to_json(SimWorld *w);
 gboolean sim_state_write(SimWorld *w, const char *path, GError **error);
 /** Rewrite @path atomically (tmp + rename) with @text. */
 gboolean sim_write_atomically(const char *path, const char *text, GError **error);
+/** One member @name of the object @b is building, with the value @v
+ *  (sim_json_member_str: @v copied). */
+typedef struct _JsonBuilder JsonBuilder; /* json-glib's, for the files that add to the state */
+void sim_json_member_int(JsonBuilder *b, const char *name, gint64 v);
+void sim_json_member_str(JsonBuilder *b, const char *name, const char *v);
+void sim_json_member_bool(JsonBuilder *b, const char *name, gboolean v);
 
 #endif /* SIMVM_PRIVATE_H */

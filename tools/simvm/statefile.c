@@ -120,19 +120,19 @@ static void add_thst(JsonBuilder *b, GBytes *thst)
     json_builder_end_array(b);
 }
 
-static void member_int(JsonBuilder *b, const char *name, gint64 v)
+void sim_json_member_int(JsonBuilder *b, const char *name, gint64 v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_int_value(b, v);
 }
 
-static void member_str(JsonBuilder *b, const char *name, const char *v)
+void sim_json_member_str(JsonBuilder *b, const char *name, const char *v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_string_value(b, v);
 }
 
-static void member_bool(JsonBuilder *b, const char *name, gboolean v)
+void sim_json_member_bool(JsonBuilder *b, const char *name, gboolean v)
 {
     json_builder_set_member_name(b, name);
     json_builder_add_boolean_value(b, v);
@@ -143,23 +143,23 @@ static void member_bool(JsonBuilder *b, const char *name, gboolean v)
 static void add_hprof(JsonBuilder *b, const SimHprofSent *h)
 {
     json_builder_begin_object(b);
-    member_int(b, "dumps", (gint64)h->dumps);
+    sim_json_member_int(b, "dumps", (gint64)h->dumps);
     json_builder_set_member_name(b, "last");
     if (h->valid) {
         json_builder_begin_object(b);
-        member_str(b, "via", h->via_hpdu ? "hpdu" : "hpds");
-        member_int(b, "bytes", (gint64)h->bytes);
-        member_str(b, "sha256", h->sha256);
+        sim_json_member_str(b, "via", h->via_hpdu ? "hpdu" : "hpds");
+        sim_json_member_int(b, "bytes", (gint64)h->bytes);
+        sim_json_member_str(b, "sha256", h->sha256);
         json_builder_set_member_name(b, "path");
         if (h->path)
             json_builder_add_string_value(b, h->path);
         else
             json_builder_add_null_value(b);
         if (h->fault != SIM_HPROF_FAULT_NONE)
-            member_str(b, "fault", sim_hprof_fault_name(h->fault));
+            sim_json_member_str(b, "fault", sim_hprof_fault_name(h->fault));
         /* ddmon-simvm --write-hprof F --hprof-size BYTES --hprof-gen-seed
          * GEN_SEED --hprof-package PACKAGE writes these very bytes again */
-        member_int(b, "gen_seed", (gint64)h->gen_seed);
+        sim_json_member_int(b, "gen_seed", (gint64)h->gen_seed);
         json_builder_set_member_name(b, "package");
         if (h->package)
             json_builder_add_string_value(b, h->package);
@@ -179,23 +179,23 @@ static void add_alloc(JsonBuilder *b, const SimAlloc *a)
     uint32_t i, d;
 
     json_builder_begin_object(b);
-    member_bool(b, "enabled", a->enabled != 0);
+    sim_json_member_bool(b, "enabled", a->enabled != 0);
     json_builder_set_member_name(b, "records");
     json_builder_begin_array(b);
     for (i = 0; i < a->n; i++) {
         const SimAllocRecord *r = &a->rec[i];
         json_builder_begin_object(b);
-        member_str(b, "class", sim_alloc_class_name(r->cls));
-        member_int(b, "size", r->size);
-        member_int(b, "thread", r->tid);
+        sim_json_member_str(b, "class", sim_alloc_class_name(r->cls));
+        sim_json_member_int(b, "size", r->size);
+        sim_json_member_int(b, "thread", r->tid);
         json_builder_set_member_name(b, "frames");
         json_builder_begin_array(b);
         for (d = 0; d < r->depth; d++) {
             json_builder_begin_object(b);
-            member_str(b, "class", sim_alloc_class_name(r->f[d].cls));
-            member_str(b, "method", sim_alloc_method_name(r->f[d].method));
-            member_str(b, "file", sim_alloc_file_name(r->f[d].file));
-            member_int(b, "line", r->f[d].line);
+            sim_json_member_str(b, "class", sim_alloc_class_name(r->f[d].cls));
+            sim_json_member_str(b, "method", sim_alloc_method_name(r->f[d].method));
+            sim_json_member_str(b, "file", sim_alloc_file_name(r->f[d].file));
+            sim_json_member_int(b, "line", r->f[d].line);
             json_builder_end_object(b);
         }
         json_builder_end_array(b);
@@ -210,21 +210,21 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     unsigned i;
 
     json_builder_begin_object(b);
-    member_int(b, "pid", vm->pid);
-    member_int(b, "port", vm->port);
-    member_str(b, "app", vm->mode == SIM_MODE_JVM ? "" : sim_vm_current_name(vm));
-    member_str(b, "final_app", vm->real_name);
-    member_str(b, "package", vm->package_name);
-    member_int(b, "user_id", vm->user_id);
-    member_str(b, "mode", sim_mode_name(vm->mode));
-    member_bool(b, "ddm", vm->mode != SIM_MODE_JVM);
-    member_str(b, "abi", sim_vm_abi(vm));
-    member_bool(b, "native_debuggable", vm->native_debuggable != 0);
-    member_bool(b, "waiting", vm->waiting);
-    member_bool(b, "debugger_active", vm->debugger_active);
-    member_bool(b, "connected", vm->conn != NULL);
-    member_int(b, "connections", (gint64)vm->connections);
-    member_int(b, "refused", (gint64)vm->refused);
+    sim_json_member_int(b, "pid", vm->pid);
+    sim_json_member_int(b, "port", vm->port);
+    sim_json_member_str(b, "app", vm->mode == SIM_MODE_JVM ? "" : sim_vm_current_name(vm));
+    sim_json_member_str(b, "final_app", vm->real_name);
+    sim_json_member_str(b, "package", vm->package_name);
+    sim_json_member_int(b, "user_id", vm->user_id);
+    sim_json_member_str(b, "mode", sim_mode_name(vm->mode));
+    sim_json_member_bool(b, "ddm", vm->mode != SIM_MODE_JVM);
+    sim_json_member_str(b, "abi", sim_vm_abi(vm));
+    sim_json_member_bool(b, "native_debuggable", vm->native_debuggable != 0);
+    sim_json_member_bool(b, "waiting", vm->waiting);
+    sim_json_member_bool(b, "debugger_active", vm->debugger_active);
+    sim_json_member_bool(b, "connected", vm->conn != NULL);
+    sim_json_member_int(b, "connections", (gint64)vm->connections);
+    sim_json_member_int(b, "refused", (gint64)vm->refused);
     json_builder_set_member_name(b, "threads");
     add_threads(b, &vm->threads);
     json_builder_set_member_name(b, "alloc");
@@ -249,19 +249,19 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
         const SimHeap *h = &vm->heaps[i];
         const SimHpifSent *s = &vm->hpif_sent[i];
         json_builder_begin_object(b);
-        member_int(b, "id", h->heap_id);
-        member_int(b, "generation", h->generation);
-        member_int(b, "max", (gint64)h->max_units * SIM_HEAP_UNIT);
-        member_int(b, "size", (gint64)h->size_units * SIM_HEAP_UNIT);
+        sim_json_member_int(b, "id", h->heap_id);
+        sim_json_member_int(b, "generation", h->generation);
+        sim_json_member_int(b, "max", (gint64)h->max_units * SIM_HEAP_UNIT);
+        sim_json_member_int(b, "size", (gint64)h->size_units * SIM_HEAP_UNIT);
         json_builder_set_member_name(b, "hpif_sent");
         if (s->valid) {
             json_builder_begin_object(b);
-            member_int(b, "timestamp_ms", (gint64)s->timestamp_ms);
-            member_int(b, "reason", s->reason);
-            member_int(b, "max", s->max);
-            member_int(b, "size", s->size);
-            member_int(b, "allocated_bytes", s->allocated);
-            member_int(b, "allocated_objects", s->objects);
+            sim_json_member_int(b, "timestamp_ms", (gint64)s->timestamp_ms);
+            sim_json_member_int(b, "reason", s->reason);
+            sim_json_member_int(b, "max", s->max);
+            sim_json_member_int(b, "size", s->size);
+            sim_json_member_int(b, "allocated_bytes", s->allocated);
+            sim_json_member_int(b, "allocated_objects", s->objects);
             json_builder_end_object(b);
         } else {
             json_builder_add_null_value(b);
@@ -286,13 +286,13 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     if (vm->nhgt_sent_valid) {
         const SimNhgtStats *n = &vm->nhgt_sent;
         json_builder_begin_object(b);
-        member_int(b, "version", n->version);
-        member_int(b, "ptr_size", n->ptr_size);
-        member_int(b, "map_bytes", (gint64)n->map_bytes);
-        member_int(b, "records", n->records);
-        member_int(b, "total_memory", (gint64)n->total_memory);
-        member_int(b, "zygote_bytes", (gint64)n->zygote_bytes);
-        member_int(b, "backtrace_size", n->backtrace_size);
+        sim_json_member_int(b, "version", n->version);
+        sim_json_member_int(b, "ptr_size", n->ptr_size);
+        sim_json_member_int(b, "map_bytes", (gint64)n->map_bytes);
+        sim_json_member_int(b, "records", n->records);
+        sim_json_member_int(b, "total_memory", (gint64)n->total_memory);
+        sim_json_member_int(b, "zygote_bytes", (gint64)n->zygote_bytes);
+        sim_json_member_int(b, "backtrace_size", n->backtrace_size);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);

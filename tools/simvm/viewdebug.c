@@ -276,18 +276,6 @@ static size_t add_node(JsonBuilder *b, const SimViewWindow *w, size_t i)
     return j;
 }
 
-static void member_int(JsonBuilder *b, const char *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
-static void member_str(JsonBuilder *b, const char *name, const char *v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_string_value(b, v);
-}
-
 void sim_viewdebug_add_state(JsonBuilder *b, SimVm *vm)
 {
     SimViewDebug *vd = vm->viewdebug;
@@ -302,22 +290,22 @@ void sim_viewdebug_add_state(JsonBuilder *b, SimVm *vm)
     for (size_t i = 0; i < vd->model->n_windows; i++)
         json_builder_add_string_value(b, vd->model->win[i].name);
     json_builder_end_array(b);
-    member_int(b, "vulw", (gint64)vd->vulw);
-    member_int(b, "dumps", (gint64)vd->dumps);
-    member_int(b, "themes", (gint64)vd->themes);
-    member_int(b, "captures", (gint64)vd->captures);
-    member_int(b, "fails", (gint64)vd->fails);
-    member_int(b, "unanswered", (gint64)vd->unanswered);
+    sim_json_member_int(b, "vulw", (gint64)vd->vulw);
+    sim_json_member_int(b, "dumps", (gint64)vd->dumps);
+    sim_json_member_int(b, "themes", (gint64)vd->themes);
+    sim_json_member_int(b, "captures", (gint64)vd->captures);
+    sim_json_member_int(b, "fails", (gint64)vd->fails);
+    sim_json_member_int(b, "unanswered", (gint64)vd->unanswered);
     json_builder_set_member_name(b, "last_dump");
     if (vd->dump_valid) {
         const SimViewWindow *w = &vd->model->win[vd->dump_window];
         json_builder_begin_object(b);
-        member_str(b, "window", w->name);
+        sim_json_member_str(b, "window", w->name);
         json_builder_set_member_name(b, "properties");
         json_builder_add_boolean_value(b, vd->dump_properties);
-        member_int(b, "bytes", (gint64)vd->dump_bytes);
-        member_str(b, "sha256", vd->dump_sha256);
-        member_int(b, "views", (gint64)w->n);
+        sim_json_member_int(b, "bytes", (gint64)vd->dump_bytes);
+        sim_json_member_str(b, "sha256", vd->dump_sha256);
+        sim_json_member_int(b, "views", (gint64)w->n);
         json_builder_set_member_name(b, "tree");
         add_node(b, w, 0);
         json_builder_end_object(b);
@@ -330,12 +318,12 @@ void sim_viewdebug_add_state(JsonBuilder *b, SimVm *vm)
         const SimViewNode *n = &w->nodes[vd->capture_view];
         g_autofree char *view = g_strdup_printf("%s@%s", n->cls, n->hash);
         json_builder_begin_object(b);
-        member_str(b, "window", w->name);
-        member_str(b, "view", view);
-        member_int(b, "width", vd->capture_width);
-        member_int(b, "height", vd->capture_height);
-        member_int(b, "bytes", (gint64)vd->capture_bytes);
-        member_str(b, "sha256", vd->capture_sha256);
+        sim_json_member_str(b, "window", w->name);
+        sim_json_member_str(b, "view", view);
+        sim_json_member_int(b, "width", vd->capture_width);
+        sim_json_member_int(b, "height", vd->capture_height);
+        sim_json_member_int(b, "bytes", (gint64)vd->capture_bytes);
+        sim_json_member_str(b, "sha256", vd->capture_sha256);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);
@@ -343,8 +331,8 @@ void sim_viewdebug_add_state(JsonBuilder *b, SimVm *vm)
     json_builder_set_member_name(b, "last_theme");
     if (vd->theme_valid) {
         json_builder_begin_object(b);
-        member_str(b, "window", vd->model->win[vd->theme_window].name);
-        member_str(b, "sha256", vd->theme_sha256);
+        sim_json_member_str(b, "window", vd->model->win[vd->theme_window].name);
+        sim_json_member_str(b, "sha256", vd->theme_sha256);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);
@@ -352,9 +340,9 @@ void sim_viewdebug_add_state(JsonBuilder *b, SimVm *vm)
     json_builder_set_member_name(b, "last_fail");
     if (vd->fail_chunk) {
         json_builder_begin_object(b);
-        member_str(b, "chunk", vd->fail_chunk);
-        member_int(b, "code", vd->fail_code);
-        member_str(b, "message", vd->fail_message);
+        sim_json_member_str(b, "chunk", vd->fail_chunk);
+        sim_json_member_int(b, "code", vd->fail_code);
+        sim_json_member_str(b, "message", vd->fail_message);
         json_builder_end_object(b);
     } else {
         json_builder_add_null_value(b);
