@@ -143,7 +143,7 @@ static const ServerOption server_options[] = {
      "Control socket (default $XDG_RUNTIME_DIR/ddmon/ddmon.sock)", "PATH"},
     {"listen", 0, 0, set_listen, 0, "Address debugger ports bind to (default 127.0.0.1)", "ADDR"},
     {"debug-port-base", 0, 0, ddm_config_set_debug_port_base, 0,
-     "First per-VM debugger port (default 8600)", "PORT"},
+     "First per-VM debugger port (default 8600; 0 = any, the kernel picks)", "PORT"},
     {"selected-port", 0, 0, ddm_config_set_selected_port, 0,
      "Debugger port of the selected VM (default 8700, 0 = off)", "PORT"},
     {"select", 0, 0, set_select, 0, "Select a VM by pid or app name", "PID|APP"},

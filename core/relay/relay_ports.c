@@ -2,8 +2,8 @@
  *
  * The relay's listening endpoints (relay-private.h): the selected-VM port,
  * the fixed ports of --connect targets, and each VM's port from
- * debug_port_base up, sticky per VM key and per device serial + app name
- * (port_by_key, port_by_app: both bounded LRU maps, portmap.h; the latter
+ * debug_port_base up (base 0: each VM a port the kernel picks), sticky per
+ * VM key and per device serial + app name (port_by_key, port_by_app: both bounded LRU maps, portmap.h; the latter
  * kept in cfg->port_map_path across server restarts); a new VM passes
  * over at most DDM_RELAY_RESERVED_SKIP_MAX ports remembered for others, so
  * the ports in use stay within a bound however many apps came and went;
@@ -76,6 +76,19 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     int fd = listen_on(cfg->listen_host ? cfg->listen_host : "127.0.0.1", port, error);
     if (fd < 0)
         return NULL;
+    if (port == 0) { /* --debug-port-base 0: the kernel's choice; the table keys the real one */
+        struct sockaddr_storage bound;
+        socklen_t blen = sizeof bound;
+        if (getsockname(fd, (struct sockaddr *)&bound, &blen) == 0)
+            port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                     : ((struct sockaddr_in *)&bound)->sin_port);
+        if (port == 0) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: no port from the kernel",
+                        cfg->listen_host ? cfg->listen_host : "127.0.0.1");
+            close(fd);
+            return NULL;
+        }
+    }
     Endpoint *ep = g_new0(Endpoint, 1);
     ep->relay = relay;
     ep->kind = kind;
@@ -254,6 +267,8 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
      * still "own" while any other is free, so they can get them back, but
      * at most DDM_RELAY_RESERVED_SKIP_MAX of them: the highest port in use
      * must not creep up as apps come and go. */
+    if (cfg->debug_port_base == 0) /* the kernel picks each VM's port */
+        return endpoint_open(relay, EP_VM, 0, key, NULL);
     for (int pass = 0; pass < 2; pass++) {
         guint skipped = 0;
         for (guint p = cfg->debug_port_base; in_vm_range(cfg, p); p++) {
