@@ -293,3 +293,9 @@ t_rss_sample_start() {
     T_RSS_SAMPLER=$!
 }
 t_rss_sample_stop() { touch "$T_TMP/stop"; wait "$T_RSS_SAMPLER"; T_RSS_PEAK=$(cat "$T_TMP/peak"); }
+# t_web_url LOG: the web dashboard's URL (with its token) from a server's log,
+# waiting up to 10 s for the line; empty if it never comes.
+t_web_url() {
+    t_wait 10 grep -q 'web dashboard: http' "$1"
+    grep -o 'web dashboard: http[^ ]*' "$1" | head -1 | sed 's/^web dashboard: //'
+}

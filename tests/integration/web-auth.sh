@@ -18,8 +18,7 @@ export DDMON_WEB_DIR="$DDM_TOP_SRCDIR/web/static"
 t_start_server --scan=local --scan-ports "$range" --http=127.0.0.1:0 \
     && t_ok "server started" || t_fail "server started" "$(cat "$T_TMP/server.err")"
 
-t_wait 10 grep -q 'web dashboard: http' "$T_TMP/server.err"
-url=$(grep -o 'web dashboard: http[^ ]*' "$T_TMP/server.err" | head -1 | sed 's/^web dashboard: //')
+url=$(t_web_url "$T_TMP/server.err")
 case $url in
 http://127.0.0.1:[0-9]*/\?token=[0-9a-f]*) t_ok "the log has the tokenised URL on loopback ($url)" ;;
 *) t_fail "the log has the tokenised URL on loopback" "$(cat "$T_TMP/server.err")" ;;
@@ -45,8 +44,7 @@ done <"$T_TMP/http.out"
 "$DDMON" --socket "$T_TMP/two.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=none \
     server --foreground --http=127.0.0.1:0 >"$T_TMP/two.out" 2>"$T_TMP/two.err" &
 T_PIDS+=("$!")
-t_wait 10 grep -q 'web dashboard: http' "$T_TMP/two.err"
-url2=$(grep -o 'web dashboard: http[^ ]*' "$T_TMP/two.err" | head -1 | sed 's/^web dashboard: //')
+url2=$(t_web_url "$T_TMP/two.err")
 [ -n "$url2" ] && [ "${url2#*token=}" != "$token" ] && t_ok "each server has its own token" \
     || t_fail "each server has its own token" "$url2"
 # A busy address is an error at start, not a silent server without its dashboard.

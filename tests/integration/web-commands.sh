@@ -18,8 +18,7 @@ t_wait 10 test -s "$T_TMP/ports" && t_ok "simvm started" || t_fail "simvm starte
 range=$(t_simvm_ports "$T_TMP/ports")
 t_start_server --scan=local --scan-ports "$range" --http=127.0.0.1:0 \
     && t_ok "server started" || t_fail "server started" "$(cat "$T_TMP/server.err")"
-t_wait 10 grep -q 'web dashboard: http' "$T_TMP/server.err"
-url=$(grep -o 'web dashboard: http[^ ]*' "$T_TMP/server.err" | head -1 | sed 's/^web dashboard: //')
+url=$(t_web_url "$T_TMP/server.err")
 key=$(awk 'NR==1 {print "127.0.0.1:" $2}' "$T_TMP/ports")
 t_wait 10 t_is ready t_vm_field "$key" state && t_ok "the VM is ready" \
     || t_fail "the VM is ready" "$(cat "$T_TMP/dp.json")"

@@ -21,8 +21,7 @@ range=$(t_simvm_ports "$T_TMP/ports")
 export DDMON_WEB_DIR="$DDM_TOP_SRCDIR/web/static"
 t_start_server --scan=local --scan-ports "$range" --http=127.0.0.1:0 \
     && t_ok "server started" || t_fail "server started" "$(cat "$T_TMP/server.err")"
-t_wait 10 grep -q 'web dashboard: http' "$T_TMP/server.err"
-url=$(grep -o 'web dashboard: http[^ ]*' "$T_TMP/server.err" | head -1 | sed 's/^web dashboard: //')
+url=$(t_web_url "$T_TMP/server.err")
 read -r _ port app _ <"$T_TMP/ports"
 key="127.0.0.1:$port"
 t_wait 10 t_is ready t_vm_field "$key" state && t_ok "the VM is ready" \
