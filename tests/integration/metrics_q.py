@@ -82,13 +82,19 @@ def vm_key_of(samples, pid):
     return keys.pop() if len(keys) == 1 else None
 
 
-def check_heaps(samples, truth):
-    bad = []
+def truth_vms_keyed(samples, truth, bad):
+    """Each VM of truth_vms with its key in ddmon_vm_info; a line in bad for a VM without one."""
     for v in truth_vms(truth):
         key = vm_key_of(samples, v["pid"])
         if key is None:
             bad.append(f"pid {v['pid']}: no ddmon_vm_info")
             continue
+        yield v, key
+
+
+def check_heaps(samples, truth):
+    bad = []
+    for v, key in truth_vms_keyed(samples, truth, bad):
         for h in v["heaps"]:
             sent = h.get("hpif_sent")
             if not sent:
@@ -106,11 +112,7 @@ def check_heaps(samples, truth):
 
 def check_threads(samples, truth):
     bad = []
-    for v in truth_vms(truth):
-        key = vm_key_of(samples, v["pid"])
-        if key is None:
-            bad.append(f"pid {v['pid']}: no ddmon_vm_info")
-            continue
+    for v, key in truth_vms_keyed(samples, truth, bad):
         want = {}
         for t in v.get("thst_sent") or []:
             name = STATE_NAMES[t["state"]] if t["state"] < len(STATE_NAMES) else f"state-{t['state']}"
