@@ -47,13 +47,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-trap 'bench_cleanup' EXIT
-bench_cleanup() {
-    [ $keep = 1 ] && { echo "kept $T_TMP" >&2; T_TMP=/nonexistent-kept; }
-    t_cleanup
-}
-die() { echo "bench/hostile: $*" >&2; exit 1; }
+BENCH_NAME=bench/hostile
+. "$DDM_TOP_SRCDIR/bench/lib.sh"
 EVILVM="$DDM_TOP_BUILDDIR/tests/tools/evilvm"
 [ -x "$EVILVM" ] && [ -x "$DDMON" ] && [ -x "$SIMVM" ] || die "build ddmon, ddmon-simvm and tests/tools/evilvm in $DDM_TOP_BUILDDIR first"
 ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=8"

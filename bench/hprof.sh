@@ -43,14 +43,10 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+BENCH_NAME=bench/hprof
+. "$DDM_TOP_SRCDIR/bench/lib.sh"
 JDWPC="$DDM_TOP_BUILDDIR/tests/tools/jdwpc"
 [ -x "$JDWPC" ] || { echo "bench/hprof: build tests/tools/jdwpc first (make check or make tests/tools/jdwpc)" >&2; exit 2; }
-bench_cleanup() {
-    [ $keep = 1 ] && { echo "kept $T_TMP" >&2; T_TMP=/nonexistent-kept; }
-    t_cleanup
-}
-trap bench_cleanup EXIT
 
 now() { date +%s.%N; }
 mbps() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) / 1e6 / (float(sys.argv[3]) - float(sys.argv[2]))))" "$@"; }

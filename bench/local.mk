@@ -68,7 +68,7 @@ bench-hprof: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/jdwpc$(EXEEXT) unin
 # attacks the server beside a good simulated VM, each case against a
 # baseline in the same run; medians of N runs, peak RSS.
 # Run: make bench-hostile [BENCH_HOSTILE_ARGS="--runs 5 --seconds 10"]
-EXTRA_DIST += bench/hostile.sh
+EXTRA_DIST += bench/hostile.sh bench/lib.sh
 BENCH_HOSTILE_ARGS =
 .PHONY: bench-hostile
 bench-hostile: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/evilvm$(EXEEXT) uninstalled-plugins

@@ -46,13 +46,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-trap 'bench_cleanup' EXIT
-bench_cleanup() {
-    [ $keep = 1 ] && { echo "kept $T_TMP" >&2; T_TMP=/nonexistent-kept; }
-    t_cleanup
-}
-die() { echo "bench/relay: $*" >&2; exit 1; }
+BENCH_NAME=bench/relay
+. "$DDM_TOP_SRCDIR/bench/lib.sh"
 for tool in java javac socat python3; do command -v $tool >/dev/null || die "needs $tool"; done
 [ -x "$JDWPC" ] && [ -x "$DDMON" ] || die "build ddmon and tests/tools/jdwpc in $DDM_TOP_BUILDDIR first"
 t_javac || die "javac failed"
