@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <grp.h>
+#include <link.h> /* ElfW: the host's ELF header and program header types */
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -373,6 +374,34 @@ static char *copy_truncated(Fixture *f, const char *dir, const char *name, gsize
     return dst;
 }
 
+/* The last PT_LOAD segment of the shared object at @path: its index in the
+ * program header table and the file range [*start, *end) of its bytes. */
+static void last_load_segment(const char *path, unsigned *index, guint64 *start, guint64 *end)
+{
+    gchar *b;
+    gsize len;
+    assert_true(g_file_get_contents(path, &b, &len, NULL));
+    assert_true(len >= sizeof(ElfW(Ehdr)));
+    ElfW(Ehdr) eh;
+    memcpy(&eh, b, sizeof eh);
+    assert_int_equal(eh.e_phentsize, sizeof(ElfW(Phdr)));
+    assert_true(eh.e_phoff <= len && eh.e_phnum <= (len - eh.e_phoff) / sizeof(ElfW(Phdr)));
+    gboolean found = FALSE;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        memcpy(&ph, b + eh.e_phoff + (gsize)i * sizeof ph, sizeof ph);
+        if (ph.p_type != PT_LOAD)
+            continue;
+        *index = i;
+        *start = ph.p_offset;
+        *end = (guint64)ph.p_offset + ph.p_filesz;
+        found = TRUE;
+    }
+    g_free(b);
+    assert_true(found);
+    assert_true(*start < *end && *end <= len);
+}
+
 /* A plugin file cut short (a copy interrupted, a full disk) is refused
  * before dlopen, which would map pages past its end and die of SIGBUS
  * touching them: by load, by --check-plugin and by the directory scan. */
@@ -386,24 +415,32 @@ static void test_loader_truncated_elf(void **state)
     g_autofree char *dir = g_build_filename(f->tmp, "cut", NULL);
     static const struct {
         const char *name;
-        gsize len; /* 0: half the file; 1: one page and a byte; 2: all but a byte */
+        gsize len; /* 0: mid last segment; 1: one page and a byte; 2: all but a byte */
         const char *needle;
     } cases[] = {
         /* the pages past the first are past the end: SIGBUS in dlopen */
         {"one-page.so", 1, "truncated ELF file"},
-        /* dlopen took this one, zeros for the data past the end */
-        {"half.so", 0, "truncated ELF file"},
+        /* dlopen took this one, zeros for the data past the end.  Cut
+         * where the last loaded segment's bytes are, not at half the file:
+         * the debug sections (past every segment) grow with the SDK's
+         * headers, and half of good.so moved past its last segment when
+         * SDK 1.3 added the metric families. */
+        {"mid-segment.so", 0, "truncated ELF file: segment "},
         /* the section header table comes last */
         {"but-a-byte.so", 2, "truncated ELF file: the section headers end at"},
         {"past-header.so", 64 + 8, "truncated ELF file"},
         {"header-only.so", 64, "truncated ELF file"},
         {"short-header.so", 63, "truncated ELF file"},
     };
+    unsigned seg;
+    guint64 seg_start, seg_end;
+    last_load_segment(good, &seg, &seg_start, &seg_end);
+    gsize mid_segment = (gsize)(seg_start + (seg_end - seg_start) / 2);
     for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
         gsize len = cases[i].len > 2    ? cases[i].len
                     : cases[i].len == 2 ? size - 1
                     : cases[i].len == 1 ? (gsize)sysconf(_SC_PAGESIZE) + 1
-                                        : size / 2;
+                                        : mid_segment;
         g_autofree char *path = copy_truncated(f, dir, cases[i].name, len);
         g_autofree char *has = g_strdup_printf("file has %" G_GSIZE_FORMAT " bytes", len);
         expect_refused(f, path, DDM_LOADER_ERROR_NOT_A_PLUGIN, cases[i].needle, has);
@@ -417,14 +454,21 @@ static void test_loader_truncated_elf(void **state)
         g_clear_error(&err);
         assert_non_null(strstr(report->str, "REFUSED"));
     }
-    /* Half the file: the message names the segment that runs past the end. */
+    /* Cut inside the last segment: the message names that segment and
+     * where its bytes end, not the section headers further on. */
     {
-        g_autofree char *path = g_build_filename(dir, "half.so", NULL);
+        g_autofree char *path = g_build_filename(dir, "mid-segment.so", NULL);
+        g_autofree char *want = g_strdup_printf(
+            "truncated ELF file: segment %u ends at %" G_GUINT64_FORMAT ", file has %" G_GSIZE_FORMAT
+            " bytes",
+            seg, seg_end, mid_segment);
         GError *err = NULL;
         assert_false(ddm_loader_check_file(path, NULL, &err));
-        if (!strstr(err->message, "segment ") || !strstr(err->message, " ends at "))
-            fail_msg("half: '%s'", err->message);
+        gboolean named = strstr(err->message, want) != NULL;
+        if (!named)
+            print_error("mid-segment: '%s', expected '%s'\n", err->message, want);
         g_clear_error(&err);
+        assert_true(named);
     }
     /* --list-plugins and the server's directory scan refuse them all and
      * load the intact copy. */
