@@ -102,13 +102,17 @@ char *ddm_web_bearer_token(const char *authorization)
 }
 
 /* Split "name:port", "[v6]:port" or "name" into a lower-case name without
- * a trailing dot and a port (80 when none). FALSE if malformed. */
+ * a trailing dot and a port (80 when none). FALSE if malformed, or if the
+ * port has leading zeros. */
 static gboolean split_host(const char *host, char **name, guint *port)
 {
     g_autofree char *n = NULL;
     gint p = -1;
     if (!ddm_host_port_split(host, &n, &p)) /* the syntax listeners are given in */
         return FALSE;
+    const char *colon = strrchr(host, ':');
+    if (p >= 0 && colon != NULL && colon[1] == '0' && colon[2] != '\0')
+        return FALSE; /* "08585": not how a browser writes a port */
     gsize len = strlen(n);
     if (len > 0 && n[len - 1] == '.')
         n[len - 1] = '\0';

@@ -193,8 +193,8 @@ static int cmp_prop(const void *a, const void *b)
 /* The view's properties as an object; the first of equal names wins. */
 static void put_props(jbuf *b, const vd_tree *t, const vd_view *v)
 {
-    const vd_prop *pr = t->props + v->first_prop;
     size_t n = v->n_props;
+    const vd_prop *pr = n > 0 ? t->props + v->first_prop : NULL; /* no props: t->props may be NULL */
     unsigned char *skip = NULL;
     const vd_prop **order = NULL;
     int first = 1;
