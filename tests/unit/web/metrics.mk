@@ -9,4 +9,4 @@ tests_unit_web_test_metrics_SOURCES = tests/unit/web/test-metrics.c \
 	core/views/text_cut.c
 tests_unit_web_test_metrics_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_web_test_metrics_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
-tests_unit_web_test_metrics_LDADD = $(DDM_VIEWS_TEST_LDADD)
+tests_unit_web_test_metrics_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)
