@@ -219,6 +219,40 @@ static void test_simvm_threads_deterministic(void **state)
     sim_threads_clear(&b);
 }
 
+/* --main-state-every: with main scripted, the model never moves it; each
+ * switch alternates waiting and runnable, which ART reports apart too. */
+static void test_simvm_threads_switch_main(void **state)
+{
+    SimThreads ts;
+    uint32_t k;
+    int art;
+
+    (void)state;
+    for (art = 0; art <= 1; art++) {
+        sim_threads_init(&ts, 77, 5, 14, art);
+        ts.main_scripted = 1;
+        assert_int_equal(ts.v[0].id, 1);
+        uint8_t before = ts.v[0].status;
+        for (k = 0; k < 400; k++) { /* unscripted, main moves with p 1/40 per step */
+            sim_threads_step(&ts, 100, 0.0, NULL, NULL);
+            assert_int_equal(ts.v[0].status, before);
+        }
+        assert_int_equal(sim_threads_switch_main(&ts), 1);
+        uint8_t a = sim_thread_wire_status(&ts, &ts.v[0]);
+        assert_int_equal(sim_threads_switch_main(&ts), 1);
+        uint8_t b = sim_thread_wire_status(&ts, &ts.v[0]);
+        assert_int_equal(sim_threads_switch_main(&ts), 1);
+        assert_int_equal(sim_thread_wire_status(&ts, &ts.v[0]), a);
+        assert_int_not_equal(a, b);
+        assert_string_equal(sim_thread_status_name(a, art), art ? "waiting" : "wait");
+        assert_string_equal(sim_thread_status_name(b, art), art ? "runnable" : "running");
+        sim_threads_clear(&ts);
+    }
+    /* no main thread: nothing to switch */
+    memset(&ts, 0, sizeof ts);
+    assert_int_equal(sim_threads_switch_main(&ts), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_simvm_threads_thcr_payload),
         cmocka_unit_test(test_simvm_threads_lifecycle),
         cmocka_unit_test(test_simvm_threads_deterministic),
+        cmocka_unit_test(test_simvm_threads_switch_main),
     };
     return cmocka_run_group_tests_name("simvm-threads", tests, NULL, NULL);
 }

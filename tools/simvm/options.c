@@ -115,6 +115,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     int rename_after = (int)cfg->rename_after_ms, churn = (int)cfg->churn_ms;
     int gc_every = (int)cfg->gc_every_ms, tick = (int)cfg->tick_ms;
     int activity = (int)cfg->thread_activity_ms, exit_after = (int)cfg->exit_after_ms;
+    int main_state_every = (int)cfg->main_state_every_ms;
     int ptr_size = (int)cfg->ptr_size, heap_kib = (int)cfg->heap_kib, threads = (int)cfg->threads;
     int tails = (int)cfg->helo_tails, chunk_max = (int)cfg->seg_chunk_max;
     int max_request = (int)cfg->max_request;
@@ -159,6 +160,9 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         { "tick", 0, 0, G_OPTION_ARG_INT, &tick, "Model tick (default 100)", "MS" },
         { "thread-activity", 0, 0, G_OPTION_ARG_INT, &activity,
           "Mean time between thread births, renames and deaths per VM (default 3000; 0 = none)", "MS" },
+        { "main-state-every", 0, 0, G_OPTION_ARG_INT, &main_state_every,
+          "Every MS, each VM's main thread switches between waiting and runnable, and only then "
+          "(default 0: now and then, at random)", "MS" },
         { "exit-after", 0, 0, G_OPTION_ARG_INT, &exit_after, "Quit after MS milliseconds", "MS" },
         { "nhgt", 0, 0, G_OPTION_ARG_STRING, &nhgt, "NHGT header: v1 or v2 (default)", "v1|v2" },
         { "ptr-size", 0, 0, G_OPTION_ARG_INT, &ptr_size,
@@ -228,6 +232,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         !check_range("churn", churn, 0, G_MAXINT, error) || !check_range("gc-every", gc_every, 0, G_MAXINT, error) ||
         !check_range("tick", tick, 10, 60000, error) ||
         !check_range("thread-activity", activity, 0, G_MAXINT, error) ||
+        !check_range("main-state-every", main_state_every, 0, G_MAXINT, error) ||
         !check_range("exit-after", exit_after, 0, G_MAXINT, error) ||
         !check_range("heap-kib", heap_kib, 64, 131072, error) || !check_range("threads", threads, 1, 1000, error) ||
         !check_range("helo-tails", tails, 0, 6, error) ||
@@ -292,6 +297,7 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     cfg->gc_every_ms = (unsigned)gc_every;
     cfg->tick_ms = (unsigned)tick;
     cfg->thread_activity_ms = (unsigned)activity;
+    cfg->main_state_every_ms = (unsigned)main_state_every;
     cfg->exit_after_ms = (unsigned)exit_after;
     cfg->ptr_size = (unsigned)ptr_size;
     cfg->heap_kib = (unsigned)heap_kib;

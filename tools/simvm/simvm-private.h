@@ -107,6 +107,7 @@ struct SimVm {
     gboolean waiting;            /* WAIT sent, no debugger yet */
     gboolean debugger_active;
     gint64 next_gc_ms;
+    gint64 next_main_state_ms;   /* --main-state-every: main's next switch */
     gboolean retired;
     guint64 connections;         /* served so far */
     guint64 refused;             /* second connections dropped */

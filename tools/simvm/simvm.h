@@ -74,6 +74,7 @@ typedef struct SimConfig {
     unsigned gc_every_ms;       /* 0 = only on HPGC */
     unsigned tick_ms;           /* model tick (default 100) */
     unsigned thread_activity_ms;/* mean time between thread births/renames/deaths per VM; 0 = off */
+    unsigned main_state_every_ms;/* main thread: waiting <-> runnable every MS, only then; 0 = random */
     unsigned exit_after_ms;     /* main(): quit after this long; 0 = run until signalled */
     unsigned nhgt_version;      /* 1 or 2 */
     unsigned ptr_size;          /* 4 or 8 */

@@ -264,7 +264,8 @@ int sim_threads_step(SimThreads *ts, uint32_t dt_ms, double lifecycle_p, SimThre
         } else if (!t->core && sim_rng_chance(&ts->rng, dt_ms / 1500.0)) {
             t->status = worker_states[sim_rng_below(&ts->rng, sizeof worker_states)];
             changed = 1;
-        } else if (t->core && t->id == 1 && sim_rng_chance(&ts->rng, dt_ms / 4000.0)) {
+        } else if (t->core && t->id == 1 && !ts->main_scripted &&
+                   sim_rng_chance(&ts->rng, dt_ms / 4000.0)) {
             t->status = t->status == 7 ? 1 : 7; /* main: busy, then back in the looper */
             changed = 1;
         }
@@ -300,6 +301,20 @@ int sim_threads_step(SimThreads *ts, uint32_t dt_ms, double lifecycle_p, SimThre
         changed = 1;
     }
     return changed;
+}
+
+int sim_threads_switch_main(SimThreads *ts)
+{
+    uint32_t i;
+
+    for (i = 0; i < ts->n; i++) {
+        SimThread *t = &ts->v[i];
+        if (t->id == 1) {
+            t->status = t->status == 4 ? 1 : 4; /* ART: waiting <-> runnable too */
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void sim_thread_write_name(ddm_writer *w, const SimThread *t)

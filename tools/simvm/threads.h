@@ -43,6 +43,7 @@ typedef struct SimThreads {
     uint32_t n, cap;
     uint32_t pid, next_id, next_tid, spawned;
     int art;                 /* report ART statuses (0-4) */
+    int main_scripted;       /* main's state changes only by sim_threads_switch_main */
     SimRng rng;
 } SimThreads;
 
@@ -63,6 +64,10 @@ void sim_threads_clear(SimThreads *ts);
 int sim_threads_step(SimThreads *ts, uint32_t dt_ms, double lifecycle_p, SimThreadEventFn fn,
                      void *ud);
 const SimThread *sim_threads_find(const SimThreads *ts, uint32_t id);
+/** Switch the main thread (id 1) between waiting and runnable, states that
+ *  differ in Dalvik's and ART's space (--main-state-every). Returns 1, or 0
+ *  without a main thread. */
+int sim_threads_switch_main(SimThreads *ts);
 /** The status a THST reply carries for @t (Dalvik or ART space). */
 uint8_t sim_thread_wire_status(const SimThreads *ts, const SimThread *t);
 const char *sim_thread_status_name(uint8_t wire_status, int art);

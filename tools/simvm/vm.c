@@ -43,6 +43,10 @@ SimVm *sim_vm_new(SimWorld *w, SimMode mode, uint32_t pid, const char *name, gui
     vm->native_debuggable = serial % 4 == 1;
     vm->waiting = cfg->wait_for_debugger && mode != SIM_MODE_JVM;
     sim_threads_init(&vm->threads, pid, sim_rng_mix(seed, 1), cfg->threads, mode != SIM_MODE_DALVIK);
+    if (cfg->main_state_every_ms) {
+        vm->threads.main_scripted = 1;
+        vm->next_main_state_ms = sim_world_now_ms(w) + cfg->main_state_every_ms;
+    }
     vm->n_heaps = cfg->two_heaps ? 2 : 1;
     for (i = 0; i < vm->n_heaps; i++) {
         uint32_t size = cfg->heap_kib * 1024u / (i + 1);
@@ -293,6 +297,11 @@ void sim_vm_tick(SimVm *vm, gint64 now_ms, uint32_t dt_ms)
     }
     if (sim_threads_step(&vm->threads, dt_ms, p, thread_event, vm))
         sim_world_state_changed(vm->world);
+    if (cfg->main_state_every_ms && now_ms >= vm->next_main_state_ms) {
+        vm->next_main_state_ms = now_ms + cfg->main_state_every_ms;
+        if (sim_threads_switch_main(&vm->threads))
+            sim_world_state_changed(vm->world);
+    }
     if (vm->next_gc_ms && now_ms >= vm->next_gc_ms) {
         vm->next_gc_ms = now_ms + cfg->gc_every_ms;
         sim_vm_gc(vm);
