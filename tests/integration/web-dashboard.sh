@@ -14,8 +14,10 @@ CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || tru
 t_plan 16
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
-# Worker threads (whose states change, unlike the core ones) come and go about every second.
-t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports" --seed 11 --thread-activity 1000
+# Worker threads come and go about every second; the main thread switches
+# between waiting and runnable every 1.5 s, the state change tests 9-10 wait for.
+t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports" --seed 11 --thread-activity 1000 \
+    --main-state-every 1500
 t_wait 10 test -s "$T_TMP/ports" && t_ok "simvm started" || t_fail "simvm started" "$(cat "$T_TMP/simvm.err")"
 range=$(t_simvm_ports "$T_TMP/ports")
 export DDMON_WEB_DIR="$DDM_TOP_SRCDIR/web/static"
