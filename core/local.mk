@@ -13,6 +13,7 @@ core_libddmcore_la_LIBADD = core/wire/libddmwire.la $(GLIB_LIBS) $(JSON_GLIB_LIB
 	$(DLOPEN_LIBS) $(LIBM)
 
 include core/wire/local.mk
+include core/loop/local.mk
 include core/config/local.mk
 include core/views/local.mk
 include core/transport/local.mk

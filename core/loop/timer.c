@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The timer heap (see timer.h): a binary min-heap of DdmTimer pointers
+ * ordered by (deadline, arming sequence), each timer holding its own index,
+ * and the one GSource that fires it. Owns the heap array and the source;
+ * the timers belong to their owners.
+ */
+#include "core/loop/timer.h"
+
+typedef struct TimerHeap {
+    DdmTimer **v;      /* v[0] is the earliest */
+    guint len, cap;
+    guint64 next_seq;
+    GSource *source;   /* ready time = v[0]->due_us, or -1 when empty */
+    gint64 source_ready;
+} TimerHeap;
+
+static TimerHeap heap;
+
+static inline gboolean earlier(const DdmTimer *a, const DdmTimer *b)
+{
+    return a->due_us < b->due_us || (a->due_us == b->due_us && a->seq < b->seq);
+}
+
+static inline void place(DdmTimer *t, guint i)
+{
+    heap.v[i] = t;
+    t->index = i + 1;
+}
+
+static void sift_up(guint i)
+{
+    DdmTimer *t = heap.v[i];
+    while (i > 0) {
+        guint parent = (i - 1) / 2;
+        if (!earlier(t, heap.v[parent]))
+            break;
+        place(heap.v[parent], i);
+        i = parent;
+    }
+    place(t, i);
+}
+
+static void sift_down(guint i)
+{
+    DdmTimer *t = heap.v[i];
+    for (;;) {
+        guint c = 2 * i + 1;
+        if (c >= heap.len)
+            break;
+        if (c + 1 < heap.len && earlier(heap.v[c + 1], heap.v[c]))
+            c++;
+        if (!earlier(heap.v[c], t))
+            break;
+        place(heap.v[c], i);
+        i = c;
+    }
+    place(t, i);
+}
+
+/* Take the entry at @i out of the heap. */
+static void heap_remove_at(guint i)
+{
+    DdmTimer *gone = heap.v[i];
+    gone->index = 0;
+    heap.len--;
+    if (i == heap.len)
+        return;
+    place(heap.v[heap.len], i);
+    if (i > 0 && earlier(heap.v[i], heap.v[(i - 1) / 2]))
+        sift_up(i);
+    else
+        sift_down(i);
+}
+
+static void sync_ready_time(void)
+{
+    gint64 want = heap.len ? heap.v[0]->due_us : -1;
+    if (want < -1)
+        want = 0;
+    if (heap.source && want != heap.source_ready) {
+        g_source_set_ready_time(heap.source, want);
+        heap.source_ready = want;
+    }
+}
+
+static gboolean timers_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
+{
+    gint64 now = g_get_monotonic_time();
+    guint64 started = heap.next_seq;
+    (void)source;
+    (void)cb;
+    (void)ud;
+
+    /* Only timers armed before this dispatch: a zero-delay re-arm waits for
+     * the next iteration. Each is out of the heap before its callback. */
+    while (heap.len && heap.v[0]->due_us <= now && heap.v[0]->seq < started) {
+        DdmTimer *t = heap.v[0];
+        heap_remove_at(0);
+        t->fn(t, t->ud);
+    }
+    sync_ready_time();
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs timer_funcs = {
+    .dispatch = timers_dispatch,
+};
+
+static void ensure_source(void)
+{
+    if (heap.source)
+        return;
+    heap.source = g_source_new(&timer_funcs, sizeof(GSource));
+    g_source_set_name(heap.source, "ddmon timers");
+    g_source_set_ready_time(heap.source, -1);
+    heap.source_ready = -1;
+    /* A timer callback may run a nested main loop; other timers keep firing. */
+    g_source_set_can_recurse(heap.source, TRUE);
+    g_source_attach(heap.source, NULL);
+}
+
+void ddm_timer_init(DdmTimer *t, DdmTimerFn fn, gpointer ud)
+{
+    g_return_if_fail(t != NULL && fn != NULL);
+    *t = (DdmTimer){ .fn = fn, .ud = ud };
+}
+
+void ddm_timer_arm_at(DdmTimer *t, gint64 due_us)
+{
+    g_return_if_fail(t != NULL && t->fn != NULL);
+    ensure_source();
+    t->due_us = due_us;
+    t->seq = heap.next_seq++;
+    if (t->index) {
+        guint i = t->index - 1;
+        if (i > 0 && earlier(t, heap.v[(i - 1) / 2]))
+            sift_up(i);
+        else
+            sift_down(i);
+    } else {
+        if (heap.len == heap.cap) {
+            heap.cap = heap.cap ? heap.cap * 2 : 64;
+            heap.v = g_renew(DdmTimer *, heap.v, heap.cap);
+        }
+        place(t, heap.len++);
+        sift_up(heap.len - 1);
+    }
+    sync_ready_time();
+}
+
+void ddm_timer_arm(DdmTimer *t, guint delay_ms)
+{
+    ddm_timer_arm_at(t, g_get_monotonic_time() + (gint64)delay_ms * 1000);
+}
+
+void ddm_timer_cancel(DdmTimer *t)
+{
+    if (!t || !t->index)
+        return;
+    g_return_if_fail(t->index <= heap.len && heap.v[t->index - 1] == t);
+    heap_remove_at(t->index - 1);
+    sync_ready_time();
+}
+
+gint64 ddm_timer_due(const DdmTimer *t)
+{
+    return t && t->index ? t->due_us : G_MAXINT64;
+}
+
+guint ddm_timer_count(void)
+{
+    return heap.len;
+}

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * fd watches on one epoll fd (see watch.h). Owns the epoll fd, its GSource,
+ * one slot per fd number (the watches of that fd and what epoll has been
+ * told) and the watches themselves, which are freed at the end of the
+ * outermost dispatch once removed.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/loop/watch.h"
+
+#define EVENTS_PER_WAKEUP 256 /* more ready fds wait for the next wake-up (level-triggered) */
+#define ALWAYS (G_IO_HUP | G_IO_ERR)
+
+typedef struct Slot Slot;
+
+struct DdmWatch {
+    int fd;
+    GIOCondition want;
+    GUnixFDSourceFunc fn;
+    gpointer ud;
+    Slot *slot;           /* NULL for a fallback watch */
+    GSource *fallback;    /* a g_unix_fd source when epoll refused the fd */
+    DdmWatch *next;       /* in slot->watches */
+    DdmWatch *next_dead;  /* in loop.dead once removed */
+    guint running;        /* > 0 while its callback runs */
+    gboolean removed;
+};
+
+/* The watches of one fd number. Slots live as long as the loop: a stale
+ * epoll event (an fd removed, closed and reused within one batch) is told
+ * apart by the generation packed next to the fd in the event data. */
+struct Slot {
+    int fd;
+    DdmWatch *watches;
+    guint32 gen;          /* bumped whenever epoll forgets the fd */
+    guint32 registered;   /* the events epoll has for this fd, 0 = not in epoll */
+    guint running;        /* callbacks of this fd's watches now running */
+    gboolean suspended;   /* taken out of epoll during a nested dispatch */
+};
+
+static struct {
+    int epfd;
+    GSource *source;
+    Slot **slots;         /* by fd number */
+    guint nslots;
+    DdmWatch *dead;       /* removed, to free when depth drops to 0 */
+    guint depth;          /* nested dispatches now running */
+    Slot *active[16];     /* slots whose callback runs, outermost first */
+    guint nactive;
+    guint live;
+    guint64 wakeups, events;
+} loop = { .epfd = -1 };
+
+static inline guint64 pack(int fd, guint32 gen)
+{
+    return (guint64)(guint32)fd | ((guint64)gen << 32);
+}
+
+/* Tell epoll what the slot's watches want now. */
+static void slot_sync(Slot *s)
+{
+    int fd = s->fd;
+    guint32 want = 0;
+    struct epoll_event ev;
+    int op;
+
+    if (!s->suspended)
+        for (DdmWatch *w = s->watches; w; w = w->next)
+            if (!w->removed)
+                want |= (guint32)w->want;
+    if (want == s->registered)
+        return;
+    memset(&ev, 0, sizeof ev);
+    if (!want) {
+        /* Not MOD to 0: epoll would still report HUP and ERR, level-triggered. */
+        if (epoll_ctl(loop.epfd, EPOLL_CTL_DEL, fd, &ev) < 0 && errno != EBADF && errno != ENOENT)
+            g_warning("epoll_ctl(DEL, %d): %s", fd, g_strerror(errno));
+        s->registered = 0;
+        s->gen++;
+        return;
+    }
+    op = s->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    ev.events = want; /* G_IO_IN/PRI/OUT are EPOLLIN/PRI/OUT on Linux */
+    ev.data.u64 = pack(fd, s->gen);
+    if (epoll_ctl(loop.epfd, op, fd, &ev) < 0) {
+        if (op == EPOLL_CTL_MOD && errno == ENOENT &&
+            epoll_ctl(loop.epfd, EPOLL_CTL_ADD, fd, &ev) == 0) {
+            /* the fd was closed and reused behind our back: registered anew */
+        } else {
+            g_error("epoll_ctl(%s, %d): %s", op == EPOLL_CTL_ADD ? "ADD" : "MOD", fd,
+                    g_strerror(errno));
+        }
+    }
+    s->registered = want;
+}
+
+static void free_dead(void)
+{
+    while (loop.dead) {
+        DdmWatch *w = loop.dead;
+        loop.dead = w->next_dead;
+        g_free(w);
+    }
+}
+
+/* Nested dispatch: the fds whose callbacks are running further out leave
+ * epoll until those return, or they would wake every nested iteration. */
+static void suspend_running(void)
+{
+    for (guint i = 0; i < MIN(loop.nactive, G_N_ELEMENTS(loop.active)); i++) {
+        Slot *s = loop.active[i];
+        if (!s->suspended) {
+            s->suspended = TRUE;
+            slot_sync(s);
+        }
+    }
+}
+
+static void call_watch(DdmWatch *w, GIOCondition hit)
+{
+    Slot *s = w->slot;
+    gboolean keep;
+
+    w->running++;
+    s->running++;
+    if (loop.nactive < G_N_ELEMENTS(loop.active))
+        loop.active[loop.nactive] = s;
+    loop.nactive++;
+    keep = w->fn(w->fd, hit, w->ud);
+    loop.nactive--;
+    s->running--;
+    w->running--;
+    if (!keep)
+        ddm_watch_remove(w);
+    if (s->suspended && !s->running) {
+        s->suspended = FALSE;
+        slot_sync(s);
+    }
+}
+
+static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
+{
+    struct epoll_event evs[EVENTS_PER_WAKEUP];
+    int n;
+    (void)source;
+    (void)cb;
+    (void)ud;
+
+    if (loop.depth > 0)
+        suspend_running();
+    loop.depth++;
+    do
+        n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
+    while (n < 0 && errno == EINTR);
+    loop.wakeups++;
+    guint64 mine = loop.wakeups;
+    /* A nested dispatch (from a callback) polled again: the rest of this
+     * batch is stale, and what is still ready comes back (level-triggered). */
+    for (int i = 0; i < n && loop.wakeups == mine; i++) {
+        int fd = (int)(guint32)evs[i].data.u64;
+        guint32 gen = (guint32)(evs[i].data.u64 >> 32);
+        Slot *s = (guint)fd < loop.nslots ? loop.slots[fd] : NULL;
+        GIOCondition got = (GIOCondition)evs[i].events;
+
+        if (!s || s->gen != gen || !s->registered)
+            continue; /* forgotten since epoll_wait returned */
+        loop.events++;
+        for (DdmWatch *w = s->watches; w; w = w->next) {
+            GIOCondition hit;
+            if (w->removed || w->running || !w->want || s->gen != gen || loop.wakeups != mine)
+                continue;
+            hit = got & (w->want | ALWAYS);
+            if (hit)
+                call_watch(w, hit);
+        }
+    }
+    loop.depth--;
+    if (!loop.depth)
+        free_dead();
+    return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs epoll_funcs = {
+    .dispatch = epoll_dispatch,
+};
+
+static void ensure_loop(void)
+{
+    if (loop.source)
+        return;
+    loop.epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (loop.epfd < 0)
+        g_error("epoll_create1: %s", g_strerror(errno));
+    loop.source = g_source_new(&epoll_funcs, sizeof(GSource));
+    g_source_set_name(loop.source, "ddmon fd watches (epoll)");
+    g_source_add_unix_fd(loop.source, loop.epfd, G_IO_IN);
+    /* GLib blocks a non-recursive source while it dispatches, which takes its
+     * fd out of the poll set and puts it back: two context writes and a
+     * wake-up per dispatch. Recursion is handled per watch above instead. */
+    g_source_set_can_recurse(loop.source, TRUE);
+    g_source_attach(loop.source, NULL);
+}
+
+static Slot *slot_for(int fd)
+{
+    if ((guint)fd >= loop.nslots) {
+        guint n = MAX(loop.nslots * 2, 64u);
+        while (n <= (guint)fd)
+            n *= 2;
+        loop.slots = g_renew(Slot *, loop.slots, n);
+        memset(loop.slots + loop.nslots, 0, (n - loop.nslots) * sizeof(Slot *));
+        loop.nslots = n;
+    }
+    if (!loop.slots[fd]) {
+        loop.slots[fd] = g_new0(Slot, 1);
+        loop.slots[fd]->fd = fd;
+    }
+    return loop.slots[fd];
+}
+
+/* ------------------------------------------------ fallback (regular files) */
+
+static gboolean fallback_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    DdmWatch *w = ud;
+    gboolean keep;
+
+    loop.depth++;
+    w->running++;
+    keep = w->fn(fd, cond & (w->want | ALWAYS), w->ud);
+    w->running--;
+    loop.depth--;
+    if (!keep && !w->removed) {
+        /* GLib destroys the source when we return FALSE */
+        g_source_unref(w->fallback);
+        w->fallback = NULL;
+        ddm_watch_remove(w);
+    }
+    if (!loop.depth)
+        free_dead();
+    return keep;
+}
+
+static void fallback_attach(DdmWatch *w)
+{
+    if (!w->want)
+        return;
+    w->fallback = g_unix_fd_source_new(w->fd, w->want);
+    g_source_set_callback(w->fallback, (GSourceFunc)(void (*)(void))fallback_cb, w, NULL);
+    g_source_attach(w->fallback, NULL);
+}
+
+static void fallback_detach(DdmWatch *w)
+{
+    if (w->fallback) {
+        g_source_destroy(w->fallback);
+        g_source_unref(w->fallback);
+        w->fallback = NULL;
+    }
+}
+
+/* ------------------------------------------------------------------ API */
+
+DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud)
+{
+    DdmWatch *w;
+    Slot *s;
+
+    g_return_val_if_fail(fd >= 0 && fn != NULL, NULL);
+    ensure_loop();
+    w = g_new0(DdmWatch, 1);
+    w->fd = fd;
+    w->want = cond & (G_IO_IN | G_IO_PRI | G_IO_OUT);
+    w->fn = fn;
+    w->ud = ud;
+    loop.live++;
+    s = slot_for(fd);
+    if (!s->watches) {
+        struct stat st;
+        /* epoll refuses regular files and directories (EPERM): poll(2) them
+         * like GLib does, with a source of their own. Checked only for the
+         * first watch of an fd, so an out-watch next to a read watch costs
+         * no syscall but the epoll_ctl. */
+        if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+            fallback_attach(w);
+            return w;
+        }
+    }
+    w->slot = s;
+    w->next = s->watches;
+    s->watches = w;
+    slot_sync(s);
+    return w;
+}
+
+void ddm_watch_remove(DdmWatch *w)
+{
+    if (!w || w->removed)
+        return;
+    w->removed = TRUE;
+    loop.live--;
+    if (w->slot) {
+        Slot *s = w->slot;
+        for (DdmWatch **pp = &s->watches; *pp; pp = &(*pp)->next)
+            if (*pp == w) {
+                /* w->next stays valid for a dispatch walking this list */
+                *pp = w->next;
+                break;
+            }
+        slot_sync(s);
+    } else {
+        fallback_detach(w);
+    }
+    if (loop.depth)
+        w->next_dead = loop.dead, loop.dead = w;
+    else
+        g_free(w);
+}
+
+void ddm_watch_set_cond(DdmWatch *w, GIOCondition cond)
+{
+    g_return_if_fail(w != NULL && !w->removed);
+    cond &= G_IO_IN | G_IO_PRI | G_IO_OUT;
+    if (cond == w->want)
+        return;
+    w->want = cond;
+    if (w->slot) {
+        slot_sync(w->slot);
+    } else {
+        fallback_detach(w);
+        fallback_attach(w);
+    }
+}
+
+GIOCondition ddm_watch_get_cond(const DdmWatch *w)
+{
+    g_return_val_if_fail(w != NULL, 0);
+    return w->want;
+}
+
+void ddm_watch_stats(guint *live, guint64 *wakeups, guint64 *events)
+{
+    if (live)
+        *live = loop.live;
+    if (wakeups)
+        *wakeups = loop.wakeups;
+    if (events)
+        *events = loop.events;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * fd watches on one epoll fd. Every socket ddmon watches is a small DdmWatch
+ * in one table, not a GSource: the main context polls a single descriptor
+ * (the epoll fd) and a wake-up costs the number of ready sockets, not the
+ * number of sockets (doc/architecture.md, "The loop").
+ *
+ * Semantics follow g_unix_fd_add(): level-triggered; a watch fires when its
+ * fd has one of the wanted conditions, or G_IO_HUP / G_IO_ERR (always
+ * reported, as poll(2) does); the callback's return value says whether the
+ * watch stays (G_SOURCE_CONTINUE) or goes (G_SOURCE_REMOVE). Several watches
+ * may share one fd (a read watch and an out-watch): the epoll registration
+ * is the union of their conditions, so adding or removing the out-watch, or
+ * ddm_watch_set_cond(), is one epoll_ctl(MOD), never a new source. A watch
+ * whose wanted conditions are 0 is dormant: it never fires, not even on HUP.
+ *
+ * Ownership: ddm_watch_add() returns a watch owned by the loop; the caller
+ * keeps the pointer only as a handle and must drop it (set it to NULL) when
+ * it calls ddm_watch_remove() or returns G_SOURCE_REMOVE. Remove every watch
+ * of an fd before closing the fd (epoll forgets fds by number).
+ *
+ * Re-entrancy: a callback may add watches, remove any watch (itself or
+ * another, of any fd) and change conditions; removed watches are never called
+ * again, and their memory is freed once the outermost dispatch ends. A watch
+ * is never called while its own callback runs: if a callback runs a nested
+ * main loop, the nested iterations dispatch every other watch and leave the
+ * running one (and its fd) out until it returns, like a GSource that cannot
+ * recurse, but without unregistering anything in the common, non-nested case.
+ *
+ * Files epoll refuses (regular files, EPERM) get a plain g_unix_fd source of
+ * their own, with the same semantics. Main thread only; everything lives on
+ * the global default main context (g_main_context_default()), the only one
+ * ddmon runs.
+ */
+#ifndef DDM_LOOP_WATCH_H
+#define DDM_LOOP_WATCH_H
+
+#include <glib-unix.h>
+#include <glib.h>
+
+typedef struct DdmWatch DdmWatch;
+
+/** Watch @fd for @cond (G_IO_IN, G_IO_OUT, G_IO_PRI; HUP and ERR are always
+ *  reported). @fn gets the fd, the conditions that hold (among @cond, HUP and
+ *  ERR) and @ud. Never NULL: failures other than EPERM abort (they mean a bad
+ *  fd, a programming error). (transfer none: owned by the loop) */
+DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud);
+/** Stop and forget @w (NULL is a no-op). Safe from any callback. */
+void ddm_watch_remove(DdmWatch *w);
+/** Change the wanted conditions of @w (0: dormant). One epoll_ctl at most. */
+void ddm_watch_set_cond(DdmWatch *w, GIOCondition cond);
+/** The wanted conditions of @w. */
+GIOCondition ddm_watch_get_cond(const DdmWatch *w);
+
+/** Counters for tests and benchmarks: live watches, and epoll wake-ups
+ *  dispatched and events delivered since start. Any pointer may be NULL. */
+void ddm_watch_stats(guint *live, guint64 *wakeups, guint64 *events);
+
+#endif /* DDM_LOOP_WATCH_H */

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests for the epoll fd watches (core/loop/watch.c), on socketpairs
+ * and the real glib main loop: readable, HUP, changing the wanted conditions
+ * (MOD to OUT), two watches on one fd, removing the running watch and
+ * another one during a dispatch, a stale event after an fd is closed and
+ * reused within one dispatch, a nested main-loop iteration from a callback,
+ * the regular-file fallback, one GSource for any number of watches, and a
+ * wake-up that delivers only the ready sockets.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/loop/census.h"
+#include "core/loop/watch.h"
+
+typedef struct Probe {
+    DdmWatch *w;
+    int fd;
+    guint calls;
+    GIOCondition last;
+    gboolean keep;       /* what the callback returns */
+    gboolean consume;    /* read what is there */
+    struct Probe *victim; /* removed by this callback */
+} Probe;
+
+static gboolean probe_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Probe *p = ud;
+    assert_int_equal(fd, p->fd);
+    p->calls++;
+    p->last = cond;
+    if (p->consume && (cond & G_IO_IN)) {
+        char buf[256];
+        while (read(fd, buf, sizeof buf) > 0)
+            ;
+    }
+    if (p->victim && p->victim->w) {
+        ddm_watch_remove(p->victim->w);
+        p->victim->w = NULL;
+    }
+    if (!p->keep)
+        p->w = NULL;
+    return p->keep;
+}
+
+static void pair(int sv[2])
+{
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+}
+
+static void spin(void)
+{
+    for (int i = 0; i < 4; i++)
+        while (g_main_context_iteration(NULL, FALSE))
+            ;
+}
+
+static void test_readable_and_hup(void **state)
+{
+    int sv[2];
+    Probe p = { .keep = TRUE, .consume = TRUE };
+    (void)state;
+
+    pair(sv);
+    p.fd = sv[0];
+    p.w = ddm_watch_add(sv[0], G_IO_IN, probe_cb, &p);
+    spin();
+    assert_int_equal(p.calls, 0); /* nothing to read yet */
+    assert_int_equal(write(sv[1], "x", 1), 1);
+    spin();
+    assert_int_equal(p.calls, 1);
+    assert_true(p.last & G_IO_IN);
+    close(sv[1]);
+    g_main_context_iteration(NULL, FALSE);
+    assert_int_equal(p.calls, 2);
+    assert_true(p.last & G_IO_HUP);
+    ddm_watch_remove(p.w);
+    spin();
+    assert_int_equal(p.calls, 2);
+    close(sv[0]);
+}
+
+static void test_mod_to_out_and_dormant(void **state)
+{
+    int sv[2];
+    Probe p = { .keep = TRUE };
+    (void)state;
+
+    pair(sv);
+    p.fd = sv[0];
+    p.w = ddm_watch_add(sv[0], G_IO_IN, probe_cb, &p);
+    spin();
+    assert_int_equal(p.calls, 0);
+    ddm_watch_set_cond(p.w, G_IO_IN | G_IO_OUT);
+    assert_int_equal(ddm_watch_get_cond(p.w), G_IO_IN | G_IO_OUT);
+    g_main_context_iteration(NULL, FALSE);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(p.last, G_IO_OUT);
+    /* dormant: not even the peer's close wakes it */
+    ddm_watch_set_cond(p.w, 0);
+    close(sv[1]);
+    spin();
+    assert_int_equal(p.calls, 1);
+    ddm_watch_set_cond(p.w, G_IO_IN);
+    g_main_context_iteration(NULL, FALSE);
+    assert_int_equal(p.calls, 2);
+    assert_true(p.last & G_IO_HUP);
+    ddm_watch_remove(p.w);
+    close(sv[0]);
+}
+
+/* A read watch and an out-watch on one fd, as a session has. */
+static void test_two_watches_one_fd(void **state)
+{
+    int sv[2];
+    Probe in = { .keep = TRUE, .consume = TRUE }, out = { .keep = FALSE };
+    (void)state;
+
+    pair(sv);
+    in.fd = out.fd = sv[0];
+    in.w = ddm_watch_add(sv[0], G_IO_IN, probe_cb, &in);
+    out.w = ddm_watch_add(sv[0], G_IO_OUT, probe_cb, &out);
+    assert_int_equal(write(sv[1], "y", 1), 1);
+    g_main_context_iteration(NULL, FALSE);
+    assert_int_equal(in.calls, 1);
+    assert_int_equal(in.last, G_IO_IN); /* only its own conditions */
+    assert_int_equal(out.calls, 1);
+    assert_int_equal(out.last, G_IO_OUT);
+    assert_null(out.w); /* returned G_SOURCE_REMOVE */
+    spin();
+    assert_int_equal(out.calls, 1);
+    assert_int_equal(write(sv[1], "z", 1), 1);
+    spin();
+    assert_int_equal(in.calls, 2);
+    ddm_watch_remove(in.w);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* Whichever of two ready watches runs first removes the other. */
+static void test_remove_other_during_dispatch(void **state)
+{
+    int a[2], b[2];
+    Probe pa = { .keep = TRUE, .consume = TRUE }, pb = { .keep = TRUE, .consume = TRUE };
+    (void)state;
+
+    pair(a);
+    pair(b);
+    pa.fd = a[0];
+    pb.fd = b[0];
+    pa.victim = &pb;
+    pb.victim = &pa;
+    pa.w = ddm_watch_add(a[0], G_IO_IN, probe_cb, &pa);
+    pb.w = ddm_watch_add(b[0], G_IO_IN, probe_cb, &pb);
+    assert_int_equal(write(a[1], "1", 1), 1);
+    assert_int_equal(write(b[1], "2", 1), 1);
+    g_main_context_iteration(NULL, FALSE);
+    assert_int_equal(pa.calls + pb.calls, 1);
+    spin();
+    assert_int_equal(pa.calls + pb.calls, 1); /* the survivor's data was read */
+    ddm_watch_remove(pa.w);
+    ddm_watch_remove(pb.w);
+    close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+}
+
+/* The running watch removes itself but returns CONTINUE: never called again. */
+static gboolean remove_self_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Probe *p = ud;
+    (void)fd;
+    (void)cond;
+    p->calls++;
+    ddm_watch_remove(p->w);
+    p->w = NULL;
+    return G_SOURCE_CONTINUE;
+}
+
+static void test_remove_self(void **state)
+{
+    int sv[2];
+    Probe p = { 0 };
+    guint live0, live1;
+    (void)state;
+
+    pair(sv);
+    ddm_watch_stats(&live0, NULL, NULL);
+    p.w = ddm_watch_add(sv[0], G_IO_IN, remove_self_cb, &p);
+    assert_int_equal(write(sv[1], "s", 1), 1); /* never read: stays readable */
+    spin();
+    assert_int_equal(p.calls, 1);
+    ddm_watch_stats(&live1, NULL, NULL);
+    assert_int_equal(live1, live0);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* A callback closes another ready fd and opens a new one that may reuse its
+ * number: the stale event of the old fd must not reach the new watch. */
+typedef struct Reuse {
+    Probe *old;
+    Probe *fresh;
+    int fresh_peer;
+} Reuse;
+
+static gboolean reuse_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Reuse *r = ud;
+    int sv[2];
+    char c;
+    (void)cond;
+    (void)read(fd, &c, 1);
+    if (r->old->w) {
+        ddm_watch_remove(r->old->w);
+        r->old->w = NULL;
+        close(r->old->fd);
+        pair(sv);
+        r->fresh->fd = sv[0];
+        r->fresh_peer = sv[1];
+        r->fresh->w = ddm_watch_add(sv[0], G_IO_IN, probe_cb, r->fresh);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static void test_stale_event_after_reuse(void **state)
+{
+    int a[2], b[2];
+    Probe old = { .keep = TRUE }, fresh = { .keep = TRUE, .consume = TRUE };
+    Reuse r = { &old, &fresh, -1 };
+    Probe *first;
+    DdmWatch *wa, *wb;
+    (void)state;
+
+    pair(a);
+    pair(b);
+    /* Both a[0] and b[0] ready; whichever runs first retires the other. */
+    old.fd = b[0];
+    old.w = wb = ddm_watch_add(b[0], G_IO_IN, probe_cb, &old);
+    wa = ddm_watch_add(a[0], G_IO_IN, reuse_cb, &r);
+    assert_int_equal(write(a[1], "a", 1), 1);
+    assert_int_equal(write(b[1], "b", 1), 1);
+    g_main_context_iteration(NULL, FALSE);
+    first = old.calls ? &old : NULL;
+    if (!first) {
+        /* reuse_cb ran first: the new fd (often b[0]'s number) saw nothing */
+        assert_int_equal(fresh.calls, 0);
+        assert_int_equal(old.calls, 0);
+        assert_int_equal(write(r.fresh_peer, "n", 1), 1);
+        spin();
+        assert_int_equal(fresh.calls, 1);
+        ddm_watch_remove(fresh.w);
+        close(fresh.fd);
+        close(r.fresh_peer);
+    } else {
+        ddm_watch_remove(wb);
+        close(b[0]);
+    }
+    (void)wb;
+    ddm_watch_remove(wa);
+    close(a[0]), close(a[1]), close(b[1]);
+}
+
+/* A callback that runs nested iterations: the other watches keep running,
+ * it is not re-entered, and its still-readable fd does not spin the loop. */
+typedef struct Nest {
+    int fd;
+    guint calls, depth, max_depth;
+    guint nested_dispatches;
+    gboolean idle_nested; /* a nested iteration found nothing to do */
+} Nest;
+
+static gboolean nest_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Nest *n = ud;
+    (void)fd;
+    (void)cond;
+    n->calls++;
+    n->depth++;
+    n->max_depth = MAX(n->max_depth, n->depth);
+    if (n->calls == 1) {
+        /* our byte is still unread: level-triggered, we stay ready */
+        for (int i = 0; i < 5; i++)
+            if (g_main_context_iteration(NULL, FALSE))
+                n->nested_dispatches++;
+        n->idle_nested = !g_main_context_iteration(NULL, FALSE);
+    }
+    n->depth--;
+    char c;
+    (void)read(n->fd, &c, 1);
+    return G_SOURCE_CONTINUE;
+}
+
+static void test_nested_iteration(void **state)
+{
+    int a[2], b[2];
+    Nest n = { 0 };
+    Probe other = { .keep = TRUE, .consume = TRUE };
+    DdmWatch *wa;
+    (void)state;
+
+    pair(a);
+    pair(b);
+    n.fd = a[0];
+    other.fd = b[0];
+    wa = ddm_watch_add(a[0], G_IO_IN, nest_cb, &n);
+    other.w = ddm_watch_add(b[0], G_IO_IN, probe_cb, &other);
+    assert_int_equal(write(a[1], "a", 1), 1);
+    assert_int_equal(write(b[1], "b", 1), 1);
+    spin();
+    assert_int_equal(n.max_depth, 1);   /* never re-entered */
+    assert_int_equal(other.calls, 1);   /* dispatched, nested or not */
+    assert_true(n.idle_nested);         /* the running fd is out of the poll set */
+    assert_true(n.nested_dispatches <= 2);
+    /* back to normal: the fd is watched again */
+    assert_int_equal(write(a[1], "c", 1), 1);
+    spin();
+    assert_int_equal(n.calls, 2);
+    ddm_watch_remove(wa);
+    ddm_watch_remove(other.w);
+    close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+}
+
+static void test_regular_file_fallback(void **state)
+{
+    char path[] = "/tmp/ddm-loop-XXXXXX";
+    int fd = mkstemp(path);
+    Probe p = { .keep = FALSE };
+    (void)state;
+
+    assert_true(fd >= 0);
+    unlink(path);
+    p.fd = fd;
+    p.w = ddm_watch_add(fd, G_IO_IN, probe_cb, &p);
+    assert_non_null(p.w);
+    spin();
+    assert_int_equal(p.calls, 1);
+    assert_true(p.last & G_IO_IN);
+    assert_null(p.w);
+    close(fd);
+}
+
+/* Many watches, one source; a wake-up delivers the ready fd only. */
+static void test_one_source_and_wakeup_cost(void **state)
+{
+    enum { N = 200 };
+    int (*sv)[2] = g_malloc(sizeof(int[2]) * N);
+    Probe *p = g_new0(Probe, N);
+    guint mark;
+    guint64 wake0, ev0, wake1, ev1;
+    (void)state;
+
+    mark = ddm_census_mark(NULL);
+    for (int i = 0; i < N; i++) {
+        pair(sv[i]);
+        p[i] = (Probe){ .fd = sv[i][0], .keep = TRUE, .consume = TRUE };
+        p[i].w = ddm_watch_add(sv[i][0], G_IO_IN, probe_cb, &p[i]);
+    }
+    assert_int_equal(ddm_census_live_since(NULL, mark), 0);
+    spin();
+    ddm_watch_stats(NULL, &wake0, &ev0);
+    assert_int_equal(write(sv[N / 2][1], "w", 1), 1);
+    spin();
+    ddm_watch_stats(NULL, &wake1, &ev1);
+    assert_int_equal(p[N / 2].calls, 1);
+    assert_int_equal(wake1 - wake0, 1);
+    assert_int_equal(ev1 - ev0, 1);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(p[i].calls, i == N / 2);
+        ddm_watch_remove(p[i].w);
+        close(sv[i][0]);
+        close(sv[i][1]);
+    }
+    g_free(p);
+    g_free(sv);
+}
+
+int main(void)
+{
+    int sv[2];
+    Probe warm = { .keep = TRUE };
+    /* Attach the loop's source first, so that the census counts only what a
+     * test adds. */
+    pair(sv);
+    warm.fd = sv[0];
+    ddm_watch_remove(ddm_watch_add(sv[0], G_IO_IN, probe_cb, &warm));
+    close(sv[0]);
+    close(sv[1]);
+
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_readable_and_hup),
+        cmocka_unit_test(test_mod_to_out_and_dormant),
+        cmocka_unit_test(test_two_watches_one_fd),
+        cmocka_unit_test(test_remove_other_during_dispatch),
+        cmocka_unit_test(test_remove_self),
+        cmocka_unit_test(test_stale_event_after_reuse),
+        cmocka_unit_test(test_nested_iteration),
+        cmocka_unit_test(test_regular_file_fallback),
+        cmocka_unit_test(test_one_source_and_wakeup_cost),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
