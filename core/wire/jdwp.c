@@ -22,6 +22,20 @@
  * (DDM_JDWP_ERR_BUDGET) and releases its buffer, so the peer whose packet
  * is the newest claim on the shared memory is the one refused.
  *
+ * Scratch (readers sharing a budget): the budget also owns one scratch
+ * buffer of READER_INITIAL bytes. A reader that holds no byte and no
+ * buffer of its own reads into the scratch (it "borrows" it: buf points at
+ * it, on_scratch is set) and parses its packets there. When next() runs out
+ * of whole units (NEED_MORE), the reader gives the scratch back: nothing
+ * left, or the bytes of an incomplete packet moved to a buffer of its own
+ * sized to them (then grown as above). So a thousand idle peers hold no
+ * buffer at all, and reading from them costs no allocation; only a peer in
+ * the middle of a packet holds one. One reader borrows it at a time: a
+ * reader that finds it borrowed (a handler reading another peer from inside
+ * next()'s caller, or a peer closed in the middle of its bytes) uses its
+ * own buffer, so a packet handed out from the scratch is never overwritten
+ * while it is borrowed. The scratch is not counted in the budget's bytes.
+ *
  * Streaming (opt-in, ddm_jdwp_reader_offer_heads): the head of a command
  * packet that has not arrived whole is shown to the caller once; if the
  * caller takes it as a stream, the rest of that packet is handed out as
@@ -42,11 +56,15 @@ struct DdmJdwpBudget {
     size_t limit;       /* bytes all readers together may allocate */
     size_t used;        /* bytes they have allocated now */
     guint readers;      /* readers attached (the budget must outlive them) */
+    uint8_t *scratch;   /* READER_INITIAL bytes, allocated at the first borrow, or NULL */
+    DdmJdwpReader *scratch_user; /* the reader borrowing it now, or NULL */
 };
 
 struct DdmJdwpReader {
-    uint8_t *buf;       /* NULL while nothing is buffered (lazy) */
-    size_t alloc;       /* bytes allocated in buf */
+    uint8_t *buf;       /* NULL while nothing is buffered (lazy); the budget's scratch
+                           while on_scratch */
+    size_t alloc;       /* bytes allocated in buf (the scratch's size while on_scratch) */
+    gboolean on_scratch; /* buf is the budget's scratch (borrowed, never freed here) */
     DdmJdwpBudget *budget; /* borrowed, or NULL: alloc is charged to it */
     size_t refused_len; /* after ERR_BUDGET: the size the buffer needed */
     size_t start;       /* first unconsumed byte */
@@ -81,9 +99,28 @@ DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet)
     return r;
 }
 
-/* Resize the buffer to @size bytes (0 frees it), keeping the budget's count. */
+/* The bytes of buf this reader owns (and the budget counts). */
+static size_t own_alloc(const DdmJdwpReader *r)
+{
+    return r->on_scratch ? 0 : r->alloc;
+}
+
+/* Give the scratch back; its bytes are dropped (the caller moved or consumed them). */
+static void scratch_return(DdmJdwpReader *r)
+{
+    if (!r->on_scratch)
+        return;
+    r->budget->scratch_user = NULL;
+    r->on_scratch = FALSE;
+    r->buf = NULL;
+    r->alloc = 0;
+}
+
+/* Resize the reader's own buffer to @size bytes (0 frees it), keeping the
+ * budget's count. Never called while on the scratch. */
 static void set_alloc(DdmJdwpReader *r, size_t size)
 {
+    g_assert(!r->on_scratch);
     if (r->budget) {
         r->budget->used -= r->alloc;
         r->budget->used += size;
@@ -101,6 +138,7 @@ void ddm_jdwp_reader_free(DdmJdwpReader *r)
 {
     if (!r)
         return;
+    scratch_return(r);
     ddm_jdwp_reader_set_budget(r, NULL);
     g_free(r->buf);
     g_free(r);
@@ -117,7 +155,8 @@ void ddm_jdwp_budget_free(DdmJdwpBudget *b)
 {
     if (!b)
         return;
-    g_warn_if_fail(b->readers == 0);
+    g_warn_if_fail(b->readers == 0 && b->scratch_user == NULL);
+    g_free(b->scratch);
     g_free(b);
 }
 
@@ -133,11 +172,15 @@ size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b)
     return b->limit;
 }
 
+static gboolean scratch_leave(DdmJdwpReader *r, size_t target);
+
 void ddm_jdwp_reader_set_budget(DdmJdwpReader *r, DdmJdwpBudget *b)
 {
     g_return_if_fail(r != NULL);
     if (r->budget == b)
         return;
+    if (r->on_scratch) /* its bytes move to a buffer of its own, charged to the old budget */
+        scratch_leave(r, 0);
     if (r->budget) {
         r->budget->used -= r->alloc;
         r->budget->readers--;
@@ -172,7 +215,13 @@ void ddm_jdwp_reader_expect_handshake(DdmJdwpReader *r)
 size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, 0);
-    return r->alloc;
+    return own_alloc(r);
+}
+
+gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    return r->on_scratch;
 }
 
 /* Move the unconsumed bytes to the front of the buffer. */
@@ -191,6 +240,7 @@ static void compact(DdmJdwpReader *r)
  * sharing the budget past its limit. The buffer goes back at once. */
 static gboolean refuse_budget(DdmJdwpReader *r, size_t target)
 {
+    scratch_return(r);
     r->refused_len = target;
     r->failed = DDM_JDWP_ERR_BUDGET;
     r->want_len = 0;
@@ -198,6 +248,68 @@ static gboolean refuse_budget(DdmJdwpReader *r, size_t target)
     set_alloc(r, 0);
     g_debug("JDWP reader failed: %s", ddm_jdwp_result_str(DDM_JDWP_ERR_BUDGET));
     return FALSE;
+}
+
+/* Move the unconsumed bytes off the scratch into a buffer of the reader's
+ * own of @target bytes (at least what they need; none when there are no
+ * bytes and @target is 0), and give the scratch back. FALSE (the reader
+ * failed) when the budget does not allow it. */
+static gboolean scratch_leave(DdmJdwpReader *r, size_t target)
+{
+    size_t used = r->end - r->start;
+    uint8_t *own = NULL;
+
+    g_assert(r->on_scratch);
+    if (target < used)
+        target = used;
+    if (target > 0 && r->budget->used + target > r->budget->limit)
+        return refuse_budget(r, target);
+    if (target > 0) {
+        own = g_malloc(target);
+        memcpy(own, r->buf + r->start, used);
+    }
+    scratch_return(r);
+    r->buf = own;
+    r->alloc = target;
+    r->budget->used += target;
+    r->start = 0;
+    r->end = used;
+    return TRUE;
+}
+
+/* Borrow the budget's scratch if the reader holds nothing and nobody else
+ * has it; TRUE if it did. */
+static gboolean scratch_borrow(DdmJdwpReader *r)
+{
+    DdmJdwpBudget *b = r->budget;
+
+    if (!b || r->buf || r->alloc || r->end != r->start || b->scratch_user)
+        return FALSE;
+    if (!b->scratch)
+        b->scratch = g_malloc(READER_INITIAL);
+    b->scratch_user = r;
+    r->on_scratch = TRUE;
+    r->buf = b->scratch;
+    r->alloc = READER_INITIAL;
+    r->start = r->end = 0;
+    return TRUE;
+}
+
+/* The size a buffer grows to so that it holds @need bytes: double, but never
+ * past the packet being received, and at least @need. */
+static size_t growth_target(const DdmJdwpReader *r, size_t need)
+{
+    size_t target;
+
+    if (r->alloc == 0)
+        target = r->initial;
+    else
+        target = r->alloc <= G_MAXSIZE / 2 ? r->alloc * 2 : G_MAXSIZE;
+    if (r->want_len && target > r->want_len)
+        target = r->want_len; /* never grow past the packet being received */
+    if (target < need)
+        target = need;
+    return target;
 }
 
 /* Make room for @want more bytes after end; may move the buffered data.
@@ -210,6 +322,17 @@ static gboolean ensure_space(DdmJdwpReader *r, size_t want)
     if (used == 0)
         r->start = r->end = 0;
     need = used + want; /* no overflow: feed() copies real memory, space() clamps want */
+    if (r->on_scratch) {
+        if (r->alloc - r->end >= want)
+            return TRUE;
+        compact(r);
+        if (r->alloc >= need)
+            return TRUE;
+        /* the packet outgrows the scratch: its bytes move to a buffer of its own */
+        return scratch_leave(r, growth_target(r, need));
+    }
+    if (need <= READER_INITIAL && scratch_borrow(r))
+        return TRUE;
     if (r->alloc > r->initial && need <= r->initial && r->want_len <= r->initial) {
         /* a large packet has gone: give the memory back */
         compact(r);
@@ -221,14 +344,7 @@ static gboolean ensure_space(DdmJdwpReader *r, size_t want)
     compact(r);
     if (r->alloc >= need && r->buf)
         return TRUE;
-    if (r->alloc == 0)
-        target = r->initial;
-    else
-        target = r->alloc <= G_MAXSIZE / 2 ? r->alloc * 2 : G_MAXSIZE;
-    if (r->want_len && target > r->want_len)
-        target = r->want_len; /* never grow past the packet being received */
-    if (target < need)
-        target = need;
+    target = growth_target(r, need);
     if (r->budget && target > r->alloc &&
         r->budget->used - r->alloc + target > r->budget->limit)
         return refuse_budget(r, target);
@@ -290,6 +406,16 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, 0);
     return r->end - r->start;
+}
+
+gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (r->failed || r->streaming || r->handshake_pending ||
+        r->end - r->start < DDM_JDWP_HEADER_LEN)
+        return FALSE;
+    size_t len = get_u4(r->buf + r->start);
+    return len >= DDM_JDWP_HEADER_LEN && len <= r->max_packet && len <= r->end - r->start;
 }
 
 void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len)
@@ -355,12 +481,20 @@ gboolean ddm_jdwp_reader_trim(DdmJdwpReader *r)
         return FALSE;
     r->start = r->end = 0;
     r->head_last = FALSE; /* nothing returned stays borrowed */
+    if (r->on_scratch) { /* normally given back by next() already */
+        scratch_return(r);
+        return FALSE;
+    }
     set_alloc(r, 0);
     return TRUE;
 }
 
 static DdmJdwpResult fail(DdmJdwpReader *r, DdmJdwpResult res)
 {
+    if (r->on_scratch) { /* a failed reader keeps no input: the scratch goes back */
+        scratch_return(r);
+        r->start = r->end = 0;
+    }
     r->failed = res;
     r->want_len = 0;
     g_debug("JDWP reader failed: %s", ddm_jdwp_result_str(res));
@@ -413,15 +547,53 @@ static int match_handshake(const DdmJdwpReader *r)
     return n == DDM_JDWP_HANDSHAKE_LEN ? 1 : 0;
 }
 
+/* next() found no whole unit: give the scratch back (moving the bytes of an
+ * incomplete packet to a buffer of the reader's own, sized to them), or drop
+ * a drained buffer of its own when the scratch is free for the next read.
+ * FALSE when the move failed over the budget. */
+static gboolean settle(DdmJdwpReader *r)
+{
+    if (r->on_scratch) {
+        if (r->end == r->start) {
+            scratch_return(r);
+            r->start = r->end = 0;
+            return TRUE;
+        }
+        return scratch_leave(r, 0);
+    }
+    if (r->buf && r->end == r->start && r->budget && !r->budget->scratch_user) {
+        r->start = r->end = 0;
+        set_alloc(r, 0);
+    }
+    return TRUE;
+}
+
+static DdmJdwpResult next_unit(DdmJdwpReader *r, DdmJdwpPacket *pkt);
+
 DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
+{
+    DdmJdwpResult res;
+
+    g_return_val_if_fail(r != NULL, DDM_JDWP_ERR_HANDSHAKE);
+    r->head_last = FALSE;
+    if (r->failed) {
+        if (r->on_scratch) {
+            scratch_return(r);
+            r->start = r->end = 0;
+        }
+        return r->failed;
+    }
+    res = next_unit(r, pkt);
+    if (res == DDM_JDWP_NEED_MORE && !settle(r))
+        return r->failed;
+    return res;
+}
+
+static DdmJdwpResult next_unit(DdmJdwpReader *r, DdmJdwpPacket *pkt)
 {
     DdmJdwpResult res;
     size_t len = 0;
 
-    g_return_val_if_fail(r != NULL, DDM_JDWP_ERR_HANDSHAKE);
-    r->head_last = FALSE;
-    if (r->failed)
-        return r->failed;
     if (r->streaming)
         return next_stream_piece(r, pkt);
     if (r->start == r->end)

@@ -10,7 +10,9 @@
  * never causes a large allocation; the buffer grows with the bytes that
  * arrive (at most twice them) and an idle reader holds none (see trim). Readers may
  * share a memory budget (DdmJdwpBudget): a growth past it fails the reader
- * that asked. After an error the reader stays failed: the caller logs and
+ * that asked. Readers sharing a budget also share one scratch buffer: they
+ * read and parse there, and hold a buffer of their own only while a packet
+ * is incomplete (so an idle peer costs none between two reads). After an error the reader stays failed: the caller logs and
  * closes the connection.
  */
 #ifndef DDM_JDWP_H
@@ -121,6 +123,10 @@ size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
  *  take @b past its limit fails @r with DDM_JDWP_ERR_BUDGET (space() then
  *  returns NULL, feed() drops the bytes) and frees its buffer. */
 void ddm_jdwp_reader_set_budget(DdmJdwpReader *r, DdmJdwpBudget *b);
+/** TRUE while @r's bytes are in its budget's shared scratch buffer (jdwp.c:
+ *  readers sharing a budget read into one scratch and keep a buffer of
+ *  their own only for the bytes of an incomplete packet; tests). */
+gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r);
 /** After DDM_JDWP_ERR_BUDGET: the buffer size that was refused. */
 size_t ddm_jdwp_reader_refused_len(const DdmJdwpReader *r);
 /** The length the packet at the front declared (after DDM_JDWP_ERR_SHORT or
@@ -174,6 +180,9 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt);
 gboolean ddm_jdwp_reader_trim(DdmJdwpReader *r);
 /** Bytes buffered but not yet returned (e.g. to hand over raw to a relay). */
 size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
+/** TRUE if next() would now return a whole packet without more input (the
+ *  relay batches its writes to a debugger while this holds). */
+gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r);
 /** Bytes currently allocated for the reader's buffer (tests: a hostile
  *  length never makes it grow; 0 while idle). */
 size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r);

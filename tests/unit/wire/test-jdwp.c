@@ -1108,6 +1108,160 @@ static void test_jdwp_budget_refuses_newest_claim(void **state)
     g_free(p);
 }
 
+/* Read @n bytes of @p into @r the way the session does (space, read,
+ * commit, then next() until NEED_MORE); returns how many packets came out
+ * and checks each against @expect, @plen bytes. */
+static int read_like_session(DdmJdwpReader *r, const uint8_t *p, size_t n, const uint8_t *expect,
+                             size_t plen)
+{
+    int packets = 0;
+    size_t off = 0;
+    while (off < n) {
+        size_t avail = 0;
+        uint8_t *dst = ddm_jdwp_reader_space(r, 65536, &avail);
+        DdmJdwpPacket pkt;
+        DdmJdwpResult res;
+        assert_non_null(dst);
+        avail = MIN(MIN(avail, (size_t)65536), n - off);
+        memcpy(dst, p + off, avail);
+        ddm_jdwp_reader_commit(r, avail);
+        off += avail;
+        while ((res = ddm_jdwp_reader_next(r, &pkt)) == DDM_JDWP_PACKET) {
+            assert_int_equal(pkt.len, plen);
+            assert_bytes_equal(pkt.bytes, pkt.len, expect, plen);
+            packets++;
+        }
+        assert_int_equal(res, DDM_JDWP_NEED_MORE);
+        /* after NEED_MORE the scratch is free again */
+        assert_false(ddm_jdwp_reader_on_scratch(r));
+    }
+    return packets;
+}
+
+/* Readers sharing a budget read into its scratch: whole packets cost them
+ * no buffer of their own; the bytes of an incomplete packet move to a
+ * buffer of the reader's own sized to them (not to the packet's claim),
+ * which goes back as soon as the packet is taken; a large packet
+ * outgrows the scratch into its own buffer and comes out whole. */
+static void test_jdwp_scratch_whole_and_partial(void **state)
+{
+    DdmJdwpBudget *b = ddm_jdwp_budget_new((size_t)64 << 20);
+    DdmJdwpReader *r = ddm_jdwp_reader_new((size_t)8 << 20);
+    DdmJdwpReader *q = ddm_jdwp_reader_new((size_t)8 << 20);
+    size_t len, big_len;
+    uint8_t *p = make_packet(100, DDM_JDWP_FLAG_REPLY, 89, &len);
+    uint8_t *big = make_packet((uint32_t)(((size_t)1 << 20) + 11), DDM_JDWP_FLAG_REPLY,
+                               (size_t)1 << 20, &big_len);
+    GByteArray *many = g_byte_array_new();
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(r, b);
+    ddm_jdwp_reader_set_budget(q, b);
+    for (int i = 0; i < 50; i++)
+        g_byte_array_append(many, p, (guint)len);
+
+    /* whole packets: nothing of their own, before or after */
+    assert_int_equal(read_like_session(r, many->data, many->len, p, len), 50);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+
+    /* 30 bytes of a 100-byte packet: a buffer of at least 30, at most 60 */
+    assert_int_equal(read_like_session(r, p, 30, p, len), 0);
+    assert_int_equal(ddm_jdwp_reader_pending(r), 30);
+    assert_true(ddm_jdwp_reader_buffer_size(r) >= 30);
+    assert_true(ddm_jdwp_reader_buffer_size(r) <= 60);
+    assert_int_equal(ddm_jdwp_budget_used(b), ddm_jdwp_reader_buffer_size(r));
+    /* the other reader still reads through the scratch meanwhile */
+    assert_int_equal(read_like_session(q, many->data, many->len, p, len), 50);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(q), 0);
+    /* the rest, plus two whole ones: three packets, and the buffer is gone */
+    {
+        GByteArray *rest = g_byte_array_new();
+        g_byte_array_append(rest, p + 30, (guint)(len - 30));
+        g_byte_array_append(rest, p, (guint)len);
+        g_byte_array_append(rest, p, (guint)len);
+        assert_int_equal(read_like_session(r, rest->data, rest->len, p, len), 3);
+        g_byte_array_free(rest, TRUE);
+    }
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+
+    /* 1 MiB: it outgrows the 64 KiB scratch and comes out whole */
+    assert_int_equal(read_like_session(r, big, big_len, big, big_len), 1);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+
+    ddm_jdwp_reader_free(r);
+    ddm_jdwp_reader_free(q);
+    ddm_jdwp_budget_free(b);
+    g_byte_array_free(many, TRUE);
+    g_free(p);
+    g_free(big);
+}
+
+/* One reader borrows the scratch at a time: while a packet handed out from
+ * it is in use (before its reader's NEED_MORE), another reader reads into
+ * a buffer of its own and the packet's bytes stay intact; a reader freed
+ * or failed while on the scratch gives it back. */
+static void test_jdwp_scratch_one_borrower(void **state)
+{
+    DdmJdwpBudget *b = ddm_jdwp_budget_new(0);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    DdmJdwpReader *q = ddm_jdwp_reader_new(0);
+    size_t len, avail;
+    uint8_t *p = make_packet(100, DDM_JDWP_FLAG_REPLY, 89, &len);
+    uint8_t *dst;
+    DdmJdwpPacket pkt;
+    static const uint8_t junk[4] = { 0, 0, 0, 3 };
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(r, b);
+    ddm_jdwp_reader_set_budget(q, b);
+    dst = ddm_jdwp_reader_space(r, 65536, &avail);
+    memcpy(dst, p, len);
+    ddm_jdwp_reader_commit(r, len);
+    assert_true(ddm_jdwp_reader_on_scratch(r));
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    /* the packet is in use: q may not write over it */
+    dst = ddm_jdwp_reader_space(q, 65536, &avail);
+    assert_false(ddm_jdwp_reader_on_scratch(q));
+    assert_true(ddm_jdwp_reader_buffer_size(q) > 0);
+    memset(dst, 0xEE, avail);
+    ddm_jdwp_reader_commit(q, 0);
+    assert_bytes_equal(pkt.bytes, pkt.len, p, len);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_false(ddm_jdwp_reader_on_scratch(r));
+    /* q drains: its own buffer goes, the scratch being free again */
+    assert_int_equal(ddm_jdwp_reader_next(q, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(q), 0);
+
+    /* a reader freed on the scratch gives it back */
+    dst = ddm_jdwp_reader_space(q, 64, &avail);
+    assert_true(ddm_jdwp_reader_on_scratch(q));
+    ddm_jdwp_reader_free(q);
+    q = ddm_jdwp_reader_new(0);
+    ddm_jdwp_reader_set_budget(q, b);
+    /* a reader that fails on the scratch gives it back */
+    dst = ddm_jdwp_reader_space(r, 64, &avail);
+    memcpy(dst, junk, sizeof junk);
+    ddm_jdwp_reader_commit(r, sizeof junk);
+    assert_true(ddm_jdwp_reader_on_scratch(r));
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_ERR_SHORT);
+    assert_false(ddm_jdwp_reader_on_scratch(r));
+    assert_int_equal(ddm_jdwp_reader_claimed_len(r), 3);
+    dst = ddm_jdwp_reader_space(q, 64, &avail);
+    assert_true(ddm_jdwp_reader_on_scratch(q));
+    ddm_jdwp_reader_commit(q, 0);
+    assert_int_equal(ddm_jdwp_reader_next(q, &pkt), DDM_JDWP_NEED_MORE);
+    assert_false(ddm_jdwp_reader_on_scratch(q));
+
+    ddm_jdwp_reader_free(r);
+    ddm_jdwp_reader_free(q);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    ddm_jdwp_budget_free(b);
+    g_free(p);
+}
+
 /* The length a bad packet declared is kept for the log line. */
 static void test_jdwp_bad_length_value_kept(void **state)
 {
@@ -1162,6 +1316,8 @@ int main(void)
         cmocka_unit_test(test_jdwp_budget_refuses_newest_claim),
         cmocka_unit_test(test_jdwp_bad_length_value_kept),
         cmocka_unit_test(test_jdwp_stream_head_rules),
+        cmocka_unit_test(test_jdwp_scratch_whole_and_partial),
+        cmocka_unit_test(test_jdwp_scratch_one_borrower),
     };
     return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
 }
