@@ -123,6 +123,11 @@ static void ensure_source(void)
 void ddm_timer_init(DdmTimer *t, DdmTimerFn fn, gpointer ud)
 {
     g_return_if_fail(t != NULL && fn != NULL);
+    if (t->index && t->index <= heap.len && heap.v[t->index - 1] == t) {
+        t->fn = fn; /* armed: only the callback changes */
+        t->ud = ud;
+        return;
+    }
     *t = (DdmTimer){ .fn = fn, .ud = ud };
 }
 

@@ -36,8 +36,9 @@ struct DdmTimer {
     gpointer ud;
 };
 
-/** Prepare @t (unarmed) to call @fn(@t, @ud). Also a static initialiser:
- *  { .fn = fn, .ud = ud } with the other fields zero. */
+/** Prepare @t to call @fn(@t, @ud), unarmed. On a timer that is armed it
+ *  changes only the callback (so it may run before every arming). A zeroed
+ *  DdmTimer (g_new0) is unarmed: cancel and ddm_timer_armed work on it. */
 void ddm_timer_init(DdmTimer *t, DdmTimerFn fn, gpointer ud);
 /** (Re-)arm @t to fire @delay_ms from now (0: next iteration). */
 void ddm_timer_arm(DdmTimer *t, guint delay_ms);

@@ -15,6 +15,7 @@
 
 #define EVENTS_PER_WAKEUP 256 /* more ready fds wait for the next wake-up (level-triggered) */
 #define ALWAYS (G_IO_HUP | G_IO_ERR)
+#define POLLED (G_IO_IN | G_IO_PRI | G_IO_OUT)
 
 typedef struct Slot Slot;
 
@@ -38,7 +39,8 @@ struct Slot {
     int fd;
     DdmWatch *watches;
     guint32 gen;          /* bumped whenever epoll forgets the fd */
-    guint32 registered;   /* the events epoll has for this fd, 0 = not in epoll */
+    guint32 registered;   /* the events epoll has for this fd (when in_epoll) */
+    gboolean in_epoll;
     guint running;        /* callbacks of this fd's watches now running */
     gboolean suspended;   /* taken out of epoll during a nested dispatch */
 };
@@ -66,26 +68,31 @@ static void slot_sync(Slot *s)
 {
     int fd = s->fd;
     guint32 want = 0;
+    gboolean any = FALSE;
     struct epoll_event ev;
     int op;
 
     if (!s->suspended)
         for (DdmWatch *w = s->watches; w; w = w->next)
-            if (!w->removed)
-                want |= (guint32)w->want;
-    if (want == s->registered)
+            if (!w->removed && w->want) {
+                want |= (guint32)(w->want & POLLED);
+                any = TRUE;
+            }
+    if (any == s->in_epoll && (!any || want == s->registered))
         return;
     memset(&ev, 0, sizeof ev);
-    if (!want) {
-        /* Not MOD to 0: epoll would still report HUP and ERR, level-triggered. */
+    if (!any) {
+        /* Out of epoll, not MOD to 0: epoll reports HUP and ERR whatever the
+         * events, level-triggered, and nobody wants them. */
         if (epoll_ctl(loop.epfd, EPOLL_CTL_DEL, fd, &ev) < 0 && errno != EBADF && errno != ENOENT)
             g_warning("epoll_ctl(DEL, %d): %s", fd, g_strerror(errno));
         s->registered = 0;
+        s->in_epoll = FALSE;
         s->gen++;
         return;
     }
-    op = s->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-    ev.events = want; /* G_IO_IN/PRI/OUT are EPOLLIN/PRI/OUT on Linux */
+    op = s->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    ev.events = want; /* G_IO_IN/PRI/OUT are EPOLLIN/PRI/OUT on Linux; HUP/ERR always come */
     ev.data.u64 = pack(fd, s->gen);
     if (epoll_ctl(loop.epfd, op, fd, &ev) < 0) {
         if (op == EPOLL_CTL_MOD && errno == ENOENT &&
@@ -97,6 +104,7 @@ static void slot_sync(Slot *s)
         }
     }
     s->registered = want;
+    s->in_epoll = TRUE;
 }
 
 static void free_dead(void)
@@ -167,7 +175,7 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
         Slot *s = (guint)fd < loop.nslots ? loop.slots[fd] : NULL;
         GIOCondition got = (GIOCondition)evs[i].events;
 
-        if (!s || s->gen != gen || !s->registered)
+        if (!s || s->gen != gen || !s->in_epoll)
             continue; /* forgotten since epoll_wait returned */
         loop.events++;
         for (DdmWatch *w = s->watches; w; w = w->next) {
@@ -275,7 +283,7 @@ DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointe
     ensure_loop();
     w = g_new0(DdmWatch, 1);
     w->fd = fd;
-    w->want = cond & (G_IO_IN | G_IO_PRI | G_IO_OUT);
+    w->want = cond & (POLLED | ALWAYS);
     w->fn = fn;
     w->ud = ud;
     loop.live++;
@@ -325,7 +333,7 @@ void ddm_watch_remove(DdmWatch *w)
 void ddm_watch_set_cond(DdmWatch *w, GIOCondition cond)
 {
     g_return_if_fail(w != NULL && !w->removed);
-    cond &= G_IO_IN | G_IO_PRI | G_IO_OUT;
+    cond &= POLLED | ALWAYS;
     if (cond == w->want)
         return;
     w->want = cond;

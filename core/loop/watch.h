@@ -12,7 +12,9 @@
  * may share one fd (a read watch and an out-watch): the epoll registration
  * is the union of their conditions, so adding or removing the out-watch, or
  * ddm_watch_set_cond(), is one epoll_ctl(MOD), never a new source. A watch
- * whose wanted conditions are 0 is dormant: it never fires, not even on HUP.
+ * whose wanted conditions are 0 is dormant: it never fires, not even on HUP;
+ * one that wants only G_IO_HUP | G_IO_ERR fires on those alone (a client
+ * whose input is paused but whose departure must be noticed).
  *
  * Ownership: ddm_watch_add() returns a watch owned by the loop; the caller
  * keeps the pointer only as a handle and must drop it (set it to NULL) when
@@ -40,8 +42,8 @@
 
 typedef struct DdmWatch DdmWatch;
 
-/** Watch @fd for @cond (G_IO_IN, G_IO_OUT, G_IO_PRI; HUP and ERR are always
- *  reported). @fn gets the fd, the conditions that hold (among @cond, HUP and
+/** Watch @fd for @cond (G_IO_IN, G_IO_OUT, G_IO_PRI; HUP and ERR are
+ *  reported to every watch that is not dormant). @fn gets the fd, the conditions that hold (among @cond, HUP and
  *  ERR) and @ud. Never NULL: failures other than EPERM abort (they mean a bad
  *  fd, a programming error). (transfer none: owned by the loop) */
 DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud);
