@@ -27,6 +27,8 @@
 
 #include <stdint.h>
 
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/relay/idmap.h"
 #include "core/relay/portmap.h"
 #include "core/session/ratelog.h"
@@ -50,9 +52,10 @@ struct Endpoint {
     EndpointKind kind;
     guint16 port;
     int fd;
-    guint watch;
+    DdmWatch *watch;    /* accepts debuggers (core/loop) */
     char *key;          /* EP_VM / EP_FIXED: the VM key it reaches */
-    guint park_timer;   /* EP_VM parked: closes the port if the VM does not come back */
+    DdmTimer park_timer; /* armed while EP_VM is parked: closes the port if the VM does
+                            not come back */
 };
 
 typedef enum { DBG_HANDSHAKE, DBG_HELD, DBG_ATTACHED, DBG_CLOSED } DebuggerState;
@@ -62,8 +65,9 @@ struct Debugger {
     Endpoint *endpoint;       /* borrowed; NULL once the endpoint closed */
     guint16 port;
     int fd;
-    guint in_watch, out_watch;
-    guint flush_idle;         /* writes what VM packets queued during this main-loop round */
+    DdmWatch *in_watch, *out_watch; /* core/loop watches of fd */
+    DdmTimer flush_timer;     /* zero-delay: writes what VM packets queued during this
+                                 main-loop round */
     GByteArray *to_vm;        /* packets read from the debugger, ids mapped, not yet sent */
     DebuggerState state;
     DdmJdwpReader *reader;
@@ -71,7 +75,7 @@ struct Debugger {
     gsize out_pos;
     RelayVm *rvm;             /* when attached */
     char *held_key;           /* when held: the VM key awaited, or NULL for the selection */
-    guint hold_timer;
+    DdmTimer hold_timer;      /* armed while held */
     gboolean sent_dispose;
     gboolean reading_paused;  /* not reading from the debugger: its VM's queue is full */
     gboolean vm_paused;       /* the VM's input paused: this debugger's queue is full */
@@ -106,7 +110,7 @@ struct DdmRelay {
     GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */
     GPtrArray *dead;          /* Debugger* closed, freed from an idle (callers may still look) */
-    guint reap_idle;
+    DdmTimer reap_timer;      /* zero-delay: frees `dead` at the next iteration */
     Endpoint *selected;
     char *selection;
     gboolean shutting_down;   /* no cleanup requests to VMs while freeing */

@@ -74,8 +74,7 @@ void ddm_relay_free(DdmRelay *relay)
     g_hash_table_destroy(relay->fixed_by_key);
     g_hash_table_destroy(relay->parked);
     g_ptr_array_unref(relay->debuggers);
-    if (relay->reap_idle)
-        g_source_remove(relay->reap_idle);
+    ddm_timer_cancel(&relay->reap_timer);
     g_ptr_array_unref(relay->dead);
     g_free(relay->selection);
     g_free(relay);

@@ -35,10 +35,7 @@ static void attach(Debugger *d, DdmVm *vm)
         ddm_relay_debugger_close(d, NULL);
         return;
     }
-    if (d->hold_timer) {
-        g_source_remove(d->hold_timer);
-        d->hold_timer = 0;
-    }
+    ddm_timer_cancel(&d->hold_timer);
     g_clear_pointer(&d->held_key, g_free);
     d->state = DBG_ATTACHED;
     d->rvm = r;
@@ -72,16 +69,15 @@ static void attach(Debugger *d, DdmVm *vm)
         ddm_relay_debugger_drain(d);
 }
 
-static gboolean on_hold_timeout(gpointer ud)
+static void on_hold_timeout(DdmTimer *t, gpointer ud)
 {
     Debugger *d = ud;
-    d->hold_timer = 0;
+    (void)t;
     relay_debugger_log(d->port, "gave up",
                        "relay: debugger on port %u waited %d ms for VM %s, which did not come up; "
                        "closing",
               d->port, HOLD_MS, d->held_key ? d->held_key : d->relay->selection ? d->relay->selection : "?");
     ddm_relay_debugger_close(d, NULL);
-    return G_SOURCE_REMOVE;
 }
 
 /* Handshake done: find the VM this port reaches. */
@@ -101,7 +97,8 @@ void ddm_relay_route(Debugger *d)
         if (!vm_attachable(vm)) {
             d->state = DBG_HELD;
             d->held_key = g_strdup(ep->key);
-            d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
+            ddm_timer_init(&d->hold_timer, on_hold_timeout, d);
+            ddm_timer_arm(&d->hold_timer, HOLD_MS);
             relay_debugger_log(d->port, "held",
                                "relay: debugger on port %u is held until VM %s is up (at most %d ms)",
                                d->port,
@@ -122,7 +119,8 @@ void ddm_relay_route(Debugger *d)
         if (!vm_attachable(vm)) {
             /* The selected app may be restarting or reconnecting: wait for it. */
             d->state = DBG_HELD;
-            d->hold_timer = g_timeout_add(HOLD_MS, on_hold_timeout, d);
+            ddm_timer_init(&d->hold_timer, on_hold_timeout, d);
+            ddm_timer_arm(&d->hold_timer, HOLD_MS);
             relay_debugger_log(d->port, "held",
                                "relay: debugger on the selected-VM port %u is held until a VM matching "
                       "'%s' is up (at most %d ms)", d->port, relay->selection, HOLD_MS);

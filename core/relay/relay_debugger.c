@@ -53,7 +53,7 @@ void ddm_relay_debugger_flush(Debugger *d)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!d->out_watch)
-                d->out_watch = g_unix_fd_add(d->fd, G_IO_OUT, on_debugger_out, d);
+                d->out_watch = ddm_watch_add(d->fd, G_IO_OUT, on_debugger_out, d);
             return;
         }
         ddm_relay_debugger_close(d, n < 0 ? g_strerror(errno) : "write failed");
@@ -62,8 +62,8 @@ void ddm_relay_debugger_flush(Debugger *d)
     g_byte_array_set_size(d->out, 0);
     d->out_pos = 0;
     if (d->out_watch) {
-        g_source_remove(d->out_watch);
-        d->out_watch = 0;
+        ddm_watch_remove(d->out_watch);
+        d->out_watch = NULL;
     }
     if (d->vm_paused)
         set_vm_paused(d, FALSE);
@@ -72,17 +72,16 @@ void ddm_relay_debugger_flush(Debugger *d)
 static gboolean on_debugger_out(gint fd, GIOCondition cond, gpointer ud)
 {
     Debugger *d = ud;
-    d->out_watch = 0;
-    ddm_relay_debugger_flush(d);
-    return G_SOURCE_REMOVE;
+    (void)fd;
+    (void)cond;
+    ddm_relay_debugger_flush(d); /* removes this watch once all is written */
+    return G_SOURCE_CONTINUE;
 }
 
-static gboolean on_flush_idle(gpointer ud)
+static void on_flush_timer(DdmTimer *t, gpointer ud)
 {
-    Debugger *d = ud;
-    d->flush_idle = 0;
-    ddm_relay_debugger_flush(d);
-    return G_SOURCE_REMOVE;
+    (void)t;
+    ddm_relay_debugger_flush(ud);
 }
 
 /* Queue bytes for the debugger; FALSE (and the debugger closed) past the cap.
@@ -106,8 +105,10 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
     if (!d->out_watch) {
         if (d->out->len - d->out_pos >= FLUSH_AT) /* a big burst streams on */
             ddm_relay_debugger_flush(d);
-        else if (!d->flush_idle)
-            d->flush_idle = g_idle_add_full(G_PRIORITY_HIGH, on_flush_idle, d, NULL);
+        else if (!ddm_timer_armed(&d->flush_timer)) {
+            ddm_timer_init(&d->flush_timer, on_flush_timer, d);
+            ddm_timer_arm(&d->flush_timer, 0);
+        }
     }
     /* The debugger's socket is full and much waits: stop reading from the
      * VM until the queue is empty (ddm_relay_debugger_flush resumes it). */
@@ -235,7 +236,7 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
-            d->in_watch = 0; /* removed by returning G_SOURCE_REMOVE */
+            d->in_watch = NULL; /* removed by returning G_SOURCE_REMOVE */
             ddm_relay_debugger_close(d, n == 0 ? (d->state == DBG_HANDSHAKE ? "closed before the handshake"
                                                                              : NULL)
                                                : g_strerror(errno));
@@ -250,7 +251,7 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
             g_debug("relay: VM %s reads slowly; pausing reading from debugger %s",
                     vm_label(d->rvm->vm), d->peer);
             d->reading_paused = TRUE;
-            d->in_watch = 0;
+            d->in_watch = NULL;
             return G_SOURCE_REMOVE;
         }
         if ((size_t)n < avail)
@@ -259,7 +260,7 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
     if (d->state == DBG_CLOSED || d->state == DBG_HELD) {
         /* Held: read nothing more until attached (attach() reads again),
          * so a held debugger cannot make ddmon buffer what it sends. */
-        d->in_watch = 0;
+        d->in_watch = NULL;
         return G_SOURCE_REMOVE;
     }
     return G_SOURCE_CONTINUE;
@@ -268,7 +269,7 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
 void ddm_relay_debugger_read(Debugger *d)
 {
     if (!d->in_watch)
-        d->in_watch = ddm_read_watch_add(d->fd, G_IO_IN, on_debugger_in, d);
+        d->in_watch = ddm_watch_add(d->fd, G_IO_IN, on_debugger_in, d);
 }
 
 /* ------------------------------------------------------------ life */
@@ -304,12 +305,11 @@ void ddm_relay_debugger_free(gpointer p)
     g_free(d);
 }
 
-static gboolean reap_dead(gpointer ud)
+static void reap_dead(DdmTimer *t, gpointer ud)
 {
     DdmRelay *relay = ud;
-    relay->reap_idle = 0;
+    (void)t;
     g_ptr_array_set_size(relay->dead, 0);
-    return G_SOURCE_REMOVE;
 }
 
 void ddm_relay_debugger_close(Debugger *d, const char *why)
@@ -330,15 +330,11 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     else if (old == DBG_ATTACHED) /* the end of a real session, as "attached" */
         g_message("relay: debugger %s of VM %s on port %u left", d->peer,
                   vm_name ? vm_name : "(none)", d->port);
-    if (d->in_watch)
-        g_source_remove(d->in_watch);
-    if (d->out_watch)
-        g_source_remove(d->out_watch);
-    if (d->hold_timer)
-        g_source_remove(d->hold_timer);
-    if (d->flush_idle)
-        g_source_remove(d->flush_idle);
-    d->in_watch = d->out_watch = d->hold_timer = d->flush_idle = 0;
+    ddm_watch_remove(d->in_watch);
+    ddm_watch_remove(d->out_watch);
+    d->in_watch = d->out_watch = NULL;
+    ddm_timer_cancel(&d->hold_timer);
+    ddm_timer_cancel(&d->flush_timer);
     close(d->fd);
     ddm_jdwp_reader_set_budget(d->reader, NULL); /* nothing more is read */
     if (d->vm_paused)
@@ -359,6 +355,8 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     g_ptr_array_remove_fast(relay->debuggers, d);
     /* Freed from an idle: callers up the stack may still look at d->state. */
     g_ptr_array_add(relay->dead, d);
-    if (!relay->reap_idle)
-        relay->reap_idle = g_idle_add(reap_dead, relay);
+    if (!ddm_timer_armed(&relay->reap_timer)) {
+        ddm_timer_init(&relay->reap_timer, reap_dead, relay);
+        ddm_timer_arm(&relay->reap_timer, 0);
+    }
 }

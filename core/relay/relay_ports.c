@@ -22,6 +22,8 @@
 
 #include <glib-unix.h>
 
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/session/monitor.h"
 
 #define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
@@ -95,7 +97,7 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->port = port;
     ep->fd = fd;
     ep->key = g_strdup(key);
-    ep->watch = g_unix_fd_add(fd, G_IO_IN, on_accept, ep);
+    ep->watch = ddm_watch_add(fd, G_IO_IN, on_accept, ep);
     g_hash_table_insert(relay->endpoints, GUINT_TO_POINTER((guint)port), ep);
     ddm_monitor_own_port(relay->mon, port, TRUE); /* never scanned (discovery_local.c) */
     return ep;
@@ -111,12 +113,11 @@ void ddm_relay_endpoint_close(Endpoint *ep)
     }
     g_hash_table_remove(relay->endpoints, GUINT_TO_POINTER((guint)ep->port));
     ddm_monitor_own_port(relay->mon, ep->port, FALSE);
-    if (ep->park_timer) {
-        g_source_remove(ep->park_timer);
+    if (ddm_timer_armed(&ep->park_timer)) {
+        ddm_timer_cancel(&ep->park_timer);
         g_hash_table_remove(relay->parked, ep->key);
     }
-    if (ep->watch)
-        g_source_remove(ep->watch);
+    ddm_watch_remove(ep->watch);
     close(ep->fd);
     g_free(ep->key);
     g_free(ep);
@@ -232,8 +233,7 @@ static Endpoint *adopt_parked(DdmRelay *relay, guint16 port, DdmVm *vm)
         Endpoint *ep = value;
         if (ep->port != port || g_strcmp0(ep->key, vm->info.key) == 0)
             continue;
-        g_source_remove(ep->park_timer);
-        ep->park_timer = 0;
+        ddm_timer_cancel(&ep->park_timer);
         g_message("relay: VM %s takes over debugger port %u, parked for %s (the same app, "
                   "restarted)", vm_label(vm), port, ep->key);
         g_hash_table_iter_remove(&it);
@@ -369,8 +369,7 @@ void ddm_relay_ports_vm_up(DdmRelay *relay, RelayVm *r)
     Endpoint *fixed = g_hash_table_lookup(relay->fixed_by_key, vm->info.key);
     Endpoint *parked = g_hash_table_lookup(relay->parked, vm->info.key);
     if (parked && !r->endpoint) {
-        g_source_remove(parked->park_timer);
-        parked->park_timer = 0;
+        ddm_timer_cancel(&parked->park_timer);
         g_hash_table_remove(relay->parked, vm->info.key);
         r->endpoint = parked;
     }
@@ -411,14 +410,13 @@ void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
         remember_app_port(relay, vm, port);
 }
 
-static gboolean on_park_timeout(gpointer ud)
+static void on_park_timeout(DdmTimer *t, gpointer ud)
 {
     Endpoint *ep = ud;
-    ep->park_timer = 0;
+    (void)t;
     g_hash_table_remove(ep->relay->parked, ep->key);
     g_message("relay: VM %s did not come back; freeing its debugger port %u", ep->key, ep->port);
     ddm_relay_endpoint_close(ep);
-    return G_SOURCE_REMOVE;
 }
 
 /* Keep a VM's port open while the VM reconnects (after a debugger session),
@@ -426,7 +424,8 @@ static gboolean on_park_timeout(gpointer ud)
 static void park(DdmRelay *relay, Endpoint *ep)
 {
     g_hash_table_replace(relay->parked, g_strdup(ep->key), ep);
-    ep->park_timer = g_timeout_add(PARK_MS, on_park_timeout, ep);
+    ddm_timer_init(&ep->park_timer, on_park_timeout, ep);
+    ddm_timer_arm(&ep->park_timer, PARK_MS);
 }
 
 void ddm_relay_ports_vm_closed(DdmRelay *relay, RelayVm *r, gboolean reconnect)

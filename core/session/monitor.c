@@ -22,6 +22,7 @@
 #include <malloc.h> /* malloc_trim */
 #endif
 
+#include "core/loop/timer.h"
 #include "core/session/monitor-private.h"
 
 #define BACKOFF_FIRST_MS 1000u
@@ -44,15 +45,14 @@ typedef struct DdmBackoff {
     guint violations;       /* sessions in a row that broke the protocol */
     gint64 fast_until_us;   /* fast-retry mode (relay) while now < this */
     guint fast_delay_ms;
-    guint fast_timer;
+    DdmTimer fast_timer;    /* core/loop: armed while a fast retry is due */
     char *last_error;       /* why the last session failed; NULL after a good HELO */
 } DdmBackoff;
 
 static void backoff_free(gpointer p)
 {
     DdmBackoff *b = p;
-    if (b->fast_timer)
-        g_source_remove(b->fast_timer);
+    ddm_timer_cancel(&b->fast_timer);
     ddm_target_unref(b->target);
     g_free(b->last_error);
     g_free(b->key);
@@ -321,7 +321,7 @@ gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
         ddm_target_unref(b->target);
         b->target = target;
     }
-    if (b->fast_timer)
+    if (ddm_timer_armed(&b->fast_timer))
         return FALSE; /* a fast retry is due soon anyway */
     if (g_get_monotonic_time() < b->not_before_us)
         return FALSE;
@@ -376,24 +376,24 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
     list_changed(mon);
 }
 
-static gboolean fast_retry_cb(gpointer ud)
+static void fast_retry_cb(DdmTimer *t, gpointer ud)
 {
     DdmBackoff *b = ud;
     DdmMonitor *mon = b->mon;
+    (void)t;
 
-    b->fast_timer = 0;
     if (!mon->stopping && b->target && !g_hash_table_contains(mon->vms, b->key))
         start_session(mon, b->target);
-    return G_SOURCE_REMOVE;
 }
 
 static void schedule_fast_retry(DdmBackoff *b)
 {
-    if (b->fast_timer || !b->target)
+    if (ddm_timer_armed(&b->fast_timer) || !b->target)
         return;
     b->fast_delay_ms = b->fast_delay_ms ? MIN(b->fast_delay_ms * 2, FAST_RETRY_MAX_MS)
                                         : FAST_RETRY_FIRST_MS;
-    b->fast_timer = g_timeout_add(b->fast_delay_ms, fast_retry_cb, b);
+    ddm_timer_init(&b->fast_timer, fast_retry_cb, b);
+    ddm_timer_arm(&b->fast_timer, b->fast_delay_ms);
 }
 
 gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key)
@@ -577,10 +577,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
                           : VIOLATION_BACKOFF_FIRST_MS;
         b->not_before_us = now + (gint64)b->delay_ms * 1000;
         b->fast_until_us = 0;
-        if (b->fast_timer) {
-            g_source_remove(b->fast_timer);
-            b->fast_timer = 0;
-        }
+        ddm_timer_cancel(&b->fast_timer);
         if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
             g_free(b->last_error);
             b->last_error = g_strdup(vm->close_reason);

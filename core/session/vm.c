@@ -154,16 +154,9 @@ void ddm_vm_unref(DdmVm *vm)
         return;
 
     /* Normally closed long before; never call anyone from here. */
-    if (vm->deadline_source) {
-        g_source_destroy(vm->deadline_source);
-        g_source_unref(vm->deadline_source);
-    }
-    if (vm->io_watch)
-        g_source_remove(vm->io_watch);
-    if (vm->out_watch)
-        g_source_remove(vm->out_watch);
-    if (vm->close_idle)
-        g_source_remove(vm->close_idle);
+    ddm_timer_cancel(&vm->deadline);
+    ddm_watch_remove(vm->io_watch);
+    ddm_watch_remove(vm->out_watch);
     if (vm->fd >= 0)
         close(vm->fd);
     left = ddm_correlate_drain(vm->pending);
@@ -203,22 +196,15 @@ void ddm_vm_unref(DdmVm *vm)
 }
 
 static void on_connected(DdmTarget *target, int fd, const GError *error, gpointer ud);
-static gboolean on_deadline(gpointer ud);
+static void on_deadline_in_context(DdmVm *vm);
 
-static gboolean deadline_dispatch(GSource *source, GSourceFunc callback, gpointer ud)
+static void on_deadline(DdmTimer *t, gpointer ud)
 {
-    gboolean keep;
-    (void)source;
-    if (!callback)
-        return G_SOURCE_REMOVE;
-    ddm_logctx_push_vm(vm_key(ud)); /* ud: the VM (on_deadline) */
-    keep = callback(ud);
+    (void)t;
+    ddm_logctx_push_vm(vm_key(ud)); /* ud: the VM */
+    on_deadline_in_context(ud);
     ddm_logctx_pop_vm();
-    return keep;
 }
-
-/* No prepare/check: the source is ready purely by its ready time. */
-static GSourceFuncs deadline_funcs = {NULL, NULL, deadline_dispatch, NULL, NULL, NULL};
 
 DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
 {
@@ -253,12 +239,8 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
     vm->next_id = DDM_ID_FIRST;
     vm->handshake_deadline_us = G_MAXINT64;
 
-    /* The one timer: a plain source whose ready time is the next deadline. */
-    vm->deadline_source = g_source_new(&deadline_funcs, sizeof(GSource));
-    g_source_set_callback(vm->deadline_source, on_deadline, vm, NULL);
-    g_source_set_ready_time(vm->deadline_source, -1);
-    g_source_set_name(vm->deadline_source, "ddmon vm deadline");
-    vm->timer = g_source_attach(vm->deadline_source, NULL);
+    /* The one timer: an entry of the loop's heap, armed at the next deadline. */
+    ddm_timer_init(&vm->deadline, on_deadline, vm);
 
     ddm_vm_ref(vm); /* for the connect callback */
     target->ops->connect(target, vm_cfg(vm)->connect_timeout_ms, vm->cancel, on_connected, vm);
@@ -270,17 +252,22 @@ void ddm_vm_rearm(DdmVm *vm)
 {
     gint64 next;
 
-    if (!vm->deadline_source)
+    if (vm->state == DDM_VM_STATE_CLOSED)
         return;
+    if (vm->deferred_close_reason) {
+        if (!ddm_timer_armed(&vm->deadline) || ddm_timer_due(&vm->deadline) > g_get_monotonic_time())
+            ddm_timer_arm(&vm->deadline, 0); /* the close comes first */
+        return;
+    }
     next = ddm_correlate_next_deadline(vm->pending);
     if (vm->state == DDM_VM_STATE_HANDSHAKE && vm->handshake_deadline_us < next)
         next = vm->handshake_deadline_us;
     if (vm->stream) /* a streamed packet is watched for stalls every second */
         next = MIN(next, g_get_monotonic_time() + G_USEC_PER_SEC);
-    if (vm->state == DDM_VM_STATE_CLOSED || next == G_MAXINT64)
-        next = -1;
-    if (g_source_get_ready_time(vm->deadline_source) != next)
-        g_source_set_ready_time(vm->deadline_source, next);
+    if (next == G_MAXINT64)
+        ddm_timer_cancel(&vm->deadline);
+    else if (ddm_timer_due(&vm->deadline) != next)
+        ddm_timer_arm_at(&vm->deadline, next);
 }
 
 /* Close with one log line: @level 0 = a normal close (debug while
@@ -314,24 +301,11 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
                     vm->close_reason, ddm_vm_state_name(old));
 
     g_cancellable_cancel(vm->cancel); /* a connect in flight reports CANCELLED later */
-    if (vm->io_watch) {
-        g_source_remove(vm->io_watch);
-        vm->io_watch = 0;
-    }
-    if (vm->out_watch) {
-        g_source_remove(vm->out_watch);
-        vm->out_watch = 0;
-    }
-    if (vm->close_idle) {
-        g_source_remove(vm->close_idle);
-        vm->close_idle = 0;
-    }
-    if (vm->deadline_source) {
-        g_source_destroy(vm->deadline_source);
-        g_source_unref(vm->deadline_source);
-        vm->deadline_source = NULL;
-        vm->timer = 0;
-    }
+    ddm_watch_remove(vm->io_watch);
+    vm->io_watch = NULL;
+    ddm_watch_remove(vm->out_watch);
+    vm->out_watch = NULL;
+    ddm_timer_cancel(&vm->deadline);
     if (vm->fd >= 0) {
         close(vm->fd);
         vm->fd = -1;
@@ -384,27 +358,25 @@ void ddm_vm_close_bad(DdmVm *vm, const char *fmt, ...)
     g_free(why);
 }
 
-static gboolean deferred_close_cb(gpointer ud)
+static void deferred_close(DdmVm *vm)
 {
-    DdmVm *vm = ud;
     char *why = vm->deferred_close_reason;
 
-    vm->close_idle = 0;
     vm->deferred_close_reason = NULL;
     close_logged(vm, why, G_LOG_LEVEL_WARNING);
     g_free(why);
-    return G_SOURCE_REMOVE;
 }
 
-/* Close from an idle: used where callbacks must not run (inside request). */
+/* Close at the next loop iteration (the deadline timer, armed at once):
+ * used where callbacks must not run (inside request). */
 void ddm_vm_close_later(DdmVm *vm, char *why /* transfer full */)
 {
-    if (vm->state == DDM_VM_STATE_CLOSED || vm->close_idle) {
+    if (vm->state == DDM_VM_STATE_CLOSED || vm->deferred_close_reason) {
         g_free(why);
         return;
     }
     vm->deferred_close_reason = why;
-    vm->close_idle = g_idle_add(deferred_close_cb, vm);
+    ddm_vm_rearm(vm);
 }
 
 /* ------------------------------------------------------------ connected */
@@ -443,7 +415,7 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
     vm->handshake_deadline_us =
         vm->connected_at_us +
         (gint64)(vm_cfg(vm)->handshake_timeout_ms ? vm_cfg(vm)->handshake_timeout_ms : 5000) * 1000;
-    vm->io_watch = ddm_read_watch_add(fd, G_IO_IN | G_IO_HUP | G_IO_ERR, ddm_vm_io_on_readable, vm);
+    vm->io_watch = ddm_watch_add(fd, G_IO_IN, ddm_vm_io_on_readable, vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_HANDSHAKE);
     if (vm->state == DDM_VM_STATE_HANDSHAKE) {
         /* ART requires all 14 bytes in one read: one write, into an empty queue. */
@@ -458,22 +430,24 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
 
 /* --------------------------------------------------------------- timer */
 
-static gboolean on_deadline(gpointer ud)
+static void on_deadline_in_context(DdmVm *vm)
 {
-    DdmVm *vm = ud;
     gint64 now = g_get_monotonic_time();
     GArray *expired;
     char name[5];
 
+    if (vm->deferred_close_reason) {
+        deferred_close(vm);
+        return;
+    }
     ddm_vm_ref(vm);
-    g_source_set_ready_time(vm->deadline_source, -1);
     /* After a stall of the main loop, answers may wait unread in the socket:
      * take them first, so nothing times out that was answered in time. */
     if (vm->fd >= 0)
         ddm_vm_io_read_input(vm);
     if (vm->state == DDM_VM_STATE_CLOSED) {
         ddm_vm_unref(vm);
-        return G_SOURCE_CONTINUE; /* close() destroyed this source */
+        return; /* close() cancelled the timer */
     }
     if (vm->state == DDM_VM_STATE_HANDSHAKE && now >= vm->handshake_deadline_us) {
         char *why = g_strdup_printf("no handshake echo within %u ms",
@@ -485,9 +459,9 @@ static gboolean on_deadline(gpointer ud)
         /* Replies queue behind the packet being streamed: nothing can have
          * timed out yet. Look again in a second (vm_stream.c). */
         if (vm->state != DDM_VM_STATE_CLOSED)
-            g_source_set_ready_time(vm->deadline_source, now + G_USEC_PER_SEC);
+            ddm_timer_arm_at(&vm->deadline, now + G_USEC_PER_SEC);
         ddm_vm_unref(vm);
-        return G_SOURCE_CONTINUE;
+        return;
     }
     /* Entries removed here leave through TIMEOUT even if a callback closes the VM. */
     expired = ddm_correlate_expire(vm->pending, now);
@@ -501,5 +475,4 @@ static gboolean on_deadline(gpointer ud)
     if (vm->state != DDM_VM_STATE_CLOSED)
         ddm_vm_rearm(vm);
     ddm_vm_unref(vm);
-    return G_SOURCE_CONTINUE; /* destroyed by close; idle until the next ready time */
 }

@@ -23,6 +23,8 @@
 
 #include <ddmon/plugin.h>
 
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/session/correlate.h"
 #include "core/wire/jdwp.h"
 #include "core/transport/target.h"
@@ -74,13 +76,12 @@ struct ddm_vm {
 
     /* I/O */
     int fd;
-    guint io_watch;             /* GSource id for fd readiness */
+    DdmWatch *io_watch;         /* fd readiness (core/loop), NULL while paused or closed */
     GCancellable *cancel;       /* cancels a connect in progress */
     DdmJdwpReader *reader;
     GByteArray *out;            /* bytes not yet written */
     gsize out_pos;
     DdmCorrelate *pending;
-    guint timer;                /* pending-deadline / handshake timer */
     uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
 
     /* stats */
@@ -92,11 +93,12 @@ struct ddm_vm {
     gpointer relay;             /* the relay's per-VM state, NULL until a debugger port is given */
 
     /* session internals (core/session only) */
-    guint out_watch;            /* G_IO_OUT watch, only while `out` holds unsent bytes */
-    GSource *deadline_source;   /* the one timer: ready time = earliest deadline */
+    DdmWatch *out_watch;        /* G_IO_OUT watch, only while `out` holds unsent bytes */
+    DdmTimer deadline;          /* the one timer (core/loop): the earliest deadline, or at
+                                 * once for a deferred close */
     gint64 handshake_deadline_us; /* HANDSHAKE: when a missing echo closes the session */
-    guint close_idle;           /* deferred close (write error inside a request call) */
-    char *deferred_close_reason;
+    char *deferred_close_reason; /* deferred close (write error inside a request call),
+                                  * done by the deadline timer at the next iteration */
     gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
     gboolean was_plain;         /* reached PLAIN: plain listeners heard DDM_VM_READY */
     gpointer jdwp_suspend_owner; /* the plugin holding a thread suspended (jdwp_request), or NULL */

@@ -60,8 +60,8 @@ static int flush_out(DdmVm *vm)
         g_byte_array_set_size(vm->out, 0);
         vm->out_pos = 0;
         if (vm->out_watch) {
-            g_source_remove(vm->out_watch);
-            vm->out_watch = 0;
+            ddm_watch_remove(vm->out_watch);
+            vm->out_watch = NULL;
         }
     } else {
         if (vm->out_pos > (vm->out->len / 2)) {
@@ -69,7 +69,7 @@ static int flush_out(DdmVm *vm)
             vm->out_pos = 0;
         }
         if (!vm->out_watch)
-            vm->out_watch = g_unix_fd_add(vm->fd, G_IO_OUT, on_writable, vm);
+            vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
     }
     return 0;
 }
@@ -85,7 +85,7 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     r = flush_out(vm);
     ddm_logctx_pop_vm();
     if (r < 0) {
-        vm->out_watch = 0;
+        vm->out_watch = NULL;
         if (r == -EPIPE || r == -ECONNRESET)
             ddm_vm_close(vm, "connection closed by the VM (write)");
         else {
@@ -125,7 +125,7 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
         /* The VM went away: the write watch (next iteration) closes it as
          * a normal disconnect; no callback may run from in here. */
         if (!vm->out_watch)
-            vm->out_watch = g_unix_fd_add(vm->fd, G_IO_OUT, on_writable, vm);
+            vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
     } else if (r < 0) {
         ddm_vm_close_later(vm, g_strdup_printf("write error: %s", g_strerror(-r)));
     }
@@ -166,11 +166,10 @@ void ddm_vm_pause_input(DdmVm *vm, gboolean paused)
     if (vm->state == DDM_VM_STATE_CLOSED || vm->fd < 0)
         return;
     if (paused && vm->io_watch) {
-        g_source_remove(vm->io_watch);
-        vm->io_watch = 0;
+        ddm_watch_remove(vm->io_watch);
+        vm->io_watch = NULL;
     } else if (!paused && !vm->io_watch) {
-        vm->io_watch =
-            ddm_read_watch_add(vm->fd, G_IO_IN | G_IO_HUP | G_IO_ERR, ddm_vm_io_on_readable, vm);
+        vm->io_watch = ddm_watch_add(vm->fd, G_IO_IN, ddm_vm_io_on_readable, vm);
     }
     g_debug("%s: %s reading from the VM", vm_key(vm), paused ? "paused" : "resumed");
 }

@@ -4,8 +4,10 @@
  * target. A TCP connect is a non-blocking connect(2) watched for G_IO_OUT,
  * bounded by a timer and a GCancellable; numeric addresses connect at once,
  * host names are resolved first with GResolver (asynchronously). The done
- * callback runs exactly once and never from inside ops->connect: even an
- * immediate failure is reported from an idle source. A connection whose
+ * callback runs exactly once and never from inside ops->connect (nor from
+ * inside g_cancellable_cancel): even an immediate failure or a cancellation
+ * is reported from a zero-delay timer. Watches and timers are core/loop's:
+ * a connect in flight adds no GSource. A connection whose
  * local address is its peer's (a TCP self-connect: a port in the kernel's
  * ephemeral range with nobody listening can be "connected" to itself by
  * simultaneous open) is closed and reported as a failure, never handed on.
@@ -23,6 +25,8 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/transport/target.h"
 
 DdmTarget *ddm_target_ref(DdmTarget *t)
@@ -64,16 +68,6 @@ void ddm_socket_tune(int fd)
         (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 }
 
-guint ddm_read_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud)
-{
-    GSource *s = g_unix_fd_source_new(fd, cond);
-    g_source_set_callback(s, (GSourceFunc)(void (*)(void))fn, ud, NULL);
-    g_source_set_can_recurse(s, TRUE);
-    guint id = g_source_attach(s, NULL);
-    g_source_unref(s);
-    return id;
-}
-
 /* ------------------------------------------------------------ TCP target */
 
 typedef struct TcpTarget {
@@ -87,10 +81,10 @@ typedef struct TcpConnect {
     DdmTargetConnectedFn done;
     gpointer ud;
     int fd;
-    guint fd_watch;       /* G_IO_OUT while connect(2) is in progress */
-    guint timer;          /* connect timeout */
-    guint idle;           /* deferred completion */
-    GSource *cancel_src;  /* fires when the cancellable is cancelled */
+    DdmWatch *fd_watch;   /* G_IO_OUT while connect(2) is in progress */
+    DdmTimer timer;       /* connect timeout */
+    DdmTimer soon;        /* deferred completion: tc->error, or the cancellation */
+    gulong cancel_handler; /* on the caller's cancellable: arms `soon` */
     GCancellable *cancel; /* caller's, referenced */
     GCancellable *resolve_cancel;
     GList *addrs;         /* resolved addresses not tried yet (GInetAddress*, owned) */
@@ -102,16 +96,11 @@ static void tcp_finish(TcpConnect *tc, int fd, GError *error /* transfer full */
 {
     DdmTarget *target = tc->target;
 
-    if (tc->fd_watch)
-        g_source_remove(tc->fd_watch);
-    if (tc->timer)
-        g_source_remove(tc->timer);
-    if (tc->idle)
-        g_source_remove(tc->idle);
-    if (tc->cancel_src) {
-        g_source_destroy(tc->cancel_src);
-        g_source_unref(tc->cancel_src);
-    }
+    ddm_watch_remove(tc->fd_watch);
+    ddm_timer_cancel(&tc->timer);
+    ddm_timer_cancel(&tc->soon);
+    if (tc->cancel_handler) /* never from inside the handler: `soon` runs later */
+        g_cancellable_disconnect(tc->cancel, tc->cancel_handler);
     if (tc->resolve_cancel) {
         g_cancellable_cancel(tc->resolve_cancel); /* the resolver callback frees nothing of ours */
         g_object_unref(tc->resolve_cancel);
@@ -128,15 +117,17 @@ static void tcp_finish(TcpConnect *tc, int fd, GError *error /* transfer full */
     g_free(tc);
 }
 
-static gboolean tcp_idle_cb(gpointer ud)
+static void tcp_soon_cb(DdmTimer *t, gpointer ud)
 {
     TcpConnect *tc = ud;
     GError *e = tc->error;
+    (void)t;
 
-    tc->idle = 0;
     tc->error = NULL;
+    if (!e)
+        e = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: connect cancelled",
+                        tc->target->key);
     tcp_finish(tc, -1, e);
-    return G_SOURCE_REMOVE;
 }
 
 /* Report @error later (never from inside connect()). */
@@ -147,31 +138,29 @@ static void tcp_fail_later(TcpConnect *tc, GError *error /* transfer full */)
         return;
     }
     tc->error = error;
-    if (tc->fd_watch) {
-        g_source_remove(tc->fd_watch);
-        tc->fd_watch = 0;
-    }
-    tc->idle = g_idle_add(tcp_idle_cb, tc);
+    ddm_watch_remove(tc->fd_watch);
+    tc->fd_watch = NULL;
+    ddm_timer_arm(&tc->soon, 0);
 }
 
-static gboolean tcp_timeout_cb(gpointer ud)
+static void tcp_timeout_cb(DdmTimer *t, gpointer ud)
 {
     TcpConnect *tc = ud;
+    (void)t;
 
-    tc->timer = 0;
     tcp_finish(tc, -1,
                g_error_new(G_IO_ERROR, G_IO_ERROR_TIMED_OUT, "%s: connect timed out after %u ms",
                            tc->target->key, tc->timeout_ms));
-    return G_SOURCE_REMOVE;
 }
 
-static gboolean tcp_cancelled_cb(GCancellable *cancel, gpointer ud)
+/* From inside g_cancellable_cancel() (or g_cancellable_connect() when
+ * already cancelled): report at the next iteration, never from here. */
+static void tcp_cancelled_cb(GCancellable *cancel, gpointer ud)
 {
     TcpConnect *tc = ud;
     (void)cancel;
-    tcp_finish(tc, -1, g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: connect cancelled",
-                                   tc->target->key));
-    return G_SOURCE_REMOVE;
+    if (!tc->error)
+        ddm_timer_arm(&tc->soon, 0);
 }
 
 static void tcp_connect_next(TcpConnect *tc);
@@ -205,7 +194,8 @@ static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
     socklen_t len = sizeof err;
     (void)cond;
 
-    tc->fd_watch = 0;
+    ddm_watch_remove(tc->fd_watch); /* returning G_SOURCE_REMOVE would too, but tcp_finish looks */
+    tc->fd_watch = NULL;
     if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         err = errno;
     if (err != 0 && tc->addrs) {
@@ -251,7 +241,7 @@ static void tcp_start_connect(TcpConnect *tc, const struct sockaddr *sa, socklen
     if (r == 0 || errno == EINPROGRESS) {
         /* Even an immediate success goes through the watch: done() must
          * not run from inside ops->connect. */
-        tc->fd_watch = g_unix_fd_add(fd, G_IO_OUT, tcp_writable_cb, tc);
+        tc->fd_watch = ddm_watch_add(fd, G_IO_OUT, tcp_writable_cb, tc);
         return;
     }
     {
@@ -326,13 +316,13 @@ static void tcp_connect(DdmTarget *target, unsigned timeout_ms, GCancellable *ca
     tc->ud = ud;
     tc->fd = -1;
     tc->timeout_ms = timeout_ms ? timeout_ms : 3000;
-    tc->timer = g_timeout_add(tc->timeout_ms, tcp_timeout_cb, tc);
+    ddm_timer_init(&tc->timer, tcp_timeout_cb, tc);
+    ddm_timer_init(&tc->soon, tcp_soon_cb, tc);
+    ddm_timer_arm(&tc->timer, tc->timeout_ms);
     if (cancel) {
         tc->cancel = g_object_ref(cancel);
-        tc->cancel_src = g_cancellable_source_new(cancel);
-        g_source_set_callback(tc->cancel_src, (GSourceFunc)(void (*)(void))tcp_cancelled_cb, tc,
-                              NULL);
-        g_source_attach(tc->cancel_src, NULL);
+        tc->cancel_handler =
+            g_cancellable_connect(cancel, G_CALLBACK(tcp_cancelled_cb), tc, NULL);
     }
 
     addr = g_inet_address_new_from_string(tt->host);

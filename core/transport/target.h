@@ -64,10 +64,5 @@ guint16 ddm_target_tcp_port(const DdmTarget *t);
 gboolean ddm_socket_is_self_connected(int fd);
 /** Set TCP_NODELAY and O_NONBLOCK on a connected socket. */
 void ddm_socket_tune(int fd);
-/** Watch @fd like g_unix_fd_add, but without GLib blocking the source while
- *  it dispatches (which removes and re-adds the fd around every dispatch and
- *  costs two writes, a read and a loop iteration per packet). Only for
- *  callbacks that never run a nested main loop. Returns the source id. */
-guint ddm_read_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud);
 
 #endif /* DDM_TARGET_H */

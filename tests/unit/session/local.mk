@@ -24,7 +24,8 @@ tests_unit_session_test_vm_SOURCES = tests/unit/session/test-vm.c tests/harness/
 	core/session/vm_io.c core/session/vm_request.c core/session/vm_handshake.c \
 	core/session/vm_classify.c core/session/vm_stream.c core/session/logctx.c core/session/vm-private.h \
 	core/session/ratelog.c core/session/ratelog.h \
-	core/transport/target.c core/transport/local_proc.c core/session/correlate.c
+	core/transport/target.c core/transport/local_proc.c core/session/correlate.c \
+	core/loop/watch.c core/loop/timer.c
 tests_unit_session_test_vm_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_session_test_vm_CFLAGS = $(SESSION_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
 tests_unit_session_test_vm_LDADD = core/wire/libddmwire.la $(GLIB_LIBS) $(ZLIB_LIBS) $(CMOCKA_LIBS)

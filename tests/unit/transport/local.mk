@@ -20,7 +20,7 @@ check_PROGRAMS += tests/unit/transport/test-self-connect
 TESTS += tests/unit/transport/test-self-connect
 endif
 tests_unit_transport_test_self_connect_SOURCES = tests/unit/transport/test-self-connect.c \
-	core/transport/target.c core/transport/target.h
+	core/transport/target.c core/transport/target.h core/loop/watch.c core/loop/timer.c
 tests_unit_transport_test_self_connect_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
 tests_unit_transport_test_self_connect_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_transport_test_self_connect_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
