@@ -29,6 +29,7 @@
 
 #include <string.h>
 
+#include "core/loop/timer.h"
 #include "core/transport/adb_conn.h"
 #include "core/transport/adb_target.h"
 
@@ -53,9 +54,9 @@ typedef struct {
     DdmAdbStream *stream;    /* its updates */
     GArray *pids;            /* sorted debuggable pids, as last listed */
     GArray *apps;            /* DdmAdbApp by pid, as last listed (track-app only) */
-    guint retry_timer;       /* re-open the tracking service */
+    DdmTimer retry_timer;    /* re-open the tracking service */
     guint backoff_ms;
-    guint reoffer_timer;     /* offer listed pids that are not connected */
+    DdmTimer reoffer_timer;  /* offer listed pids that are not connected (periodic) */
     char *last_error;
 } Device;
 
@@ -65,7 +66,7 @@ struct AdbDiscovery {
     char *addr_str;
     DdmAdbConn *conn;        /* track-devices being opened */
     DdmAdbStream *stream;
-    guint retry_timer;
+    DdmTimer retry_timer;
     guint backoff_ms;
     gboolean spawned_adb;    /* `adb start-server` was run once */
     gboolean ever_connected; /* a server answered once: never start one after that */
@@ -73,8 +74,8 @@ struct AdbDiscovery {
     GHashTable *devices;     /* serial -> Device* */
     ddm_view *view;          /* "devices" */
     ddm_view *apps_view;     /* "device-processes" */
-    guint free_idle;
-    GPtrArray *dead_streams; /* closed streams, freed from an idle */
+    DdmTimer reap_timer;     /* zero-delay: frees dead_streams */
+    GPtrArray *dead_streams; /* closed streams, freed at the next iteration */
 };
 
 static void device_track(Device *dev);
@@ -84,12 +85,10 @@ static void device_open(Device *dev, Tracking service);
 
 static void reap_streams(AdbDiscovery *ad);
 
-static gboolean reap_idle(gpointer ud)
+static void reap_later(DdmTimer *t, gpointer ud)
 {
-    AdbDiscovery *ad = ud;
-    ad->free_idle = 0;
-    reap_streams(ad);
-    return G_SOURCE_REMOVE;
+    (void)t;
+    reap_streams(ud);
 }
 
 static void reap_streams(AdbDiscovery *ad)
@@ -106,8 +105,10 @@ static void retire_stream(AdbDiscovery *ad, DdmAdbStream *s)
         return;
     ddm_adb_stream_close(s);
     g_ptr_array_add(ad->dead_streams, s);
-    if (!ad->free_idle)
-        ad->free_idle = g_idle_add(reap_idle, ad);
+    if (!ddm_timer_armed(&ad->reap_timer)) {
+        ddm_timer_init(&ad->reap_timer, reap_later, ad);
+        ddm_timer_arm(&ad->reap_timer, 0);
+    }
 }
 
 static guint next_backoff(guint *ms)
@@ -197,11 +198,8 @@ static void device_untrack(Device *dev)
     dev->conn = NULL;
     retire_stream(dev->ad, dev->stream);
     dev->stream = NULL;
-    if (dev->retry_timer)
-        g_source_remove(dev->retry_timer);
-    if (dev->reoffer_timer)
-        g_source_remove(dev->reoffer_timer);
-    dev->retry_timer = dev->reoffer_timer = 0;
+    ddm_timer_cancel(&dev->retry_timer);
+    ddm_timer_cancel(&dev->reoffer_timer);
 }
 
 static void device_free(gpointer p)
@@ -225,16 +223,16 @@ static void offer_pid(Device *dev, guint32 pid)
     ddm_target_unref(t);
 }
 
-static gboolean on_reoffer(gpointer ud)
+static void on_reoffer(DdmTimer *t, gpointer ud)
 {
     Device *dev = ud;
+    ddm_timer_arm(t, MAX(dev->ad->base.config->scan_interval_ms, 500u));
     for (guint i = 0; dev->pids && i < dev->pids->len; i++) {
         guint32 pid = g_array_index(dev->pids, guint32, i);
         g_autofree char *key = ddm_adb_vm_key(dev->serial, pid);
         if (!ddm_monitor_find_vm(dev->ad->base.monitor, key))
             offer_pid(dev, pid);
     }
-    return G_SOURCE_CONTINUE;
 }
 
 /* Make @now (transfer full: sorted debuggable pids) the device's VM list. */
@@ -317,19 +315,19 @@ static void on_apps(const char *payload, size_t len, gpointer ud)
     apply_pids(dev, ddm_adb_app_debuggable_pids(apps));
 }
 
-static gboolean on_device_retry(gpointer ud)
+static void on_device_retry(DdmTimer *t, gpointer ud)
 {
-    Device *dev = ud;
-    dev->retry_timer = 0;
-    device_track(dev);
-    return G_SOURCE_REMOVE;
+    (void)t;
+    device_track(ud);
 }
 
 static void device_retry_later(Device *dev)
 {
-    if (!dev->ad->base.running || strcmp(dev->state, "device") != 0 || dev->retry_timer)
+    if (!dev->ad->base.running || strcmp(dev->state, "device") != 0 ||
+        ddm_timer_armed(&dev->retry_timer))
         return;
-    dev->retry_timer = g_timeout_add(next_backoff(&dev->backoff_ms), on_device_retry, dev);
+    ddm_timer_init(&dev->retry_timer, on_device_retry, dev);
+    ddm_timer_arm(&dev->retry_timer, next_backoff(&dev->backoff_ms));
 }
 
 static void on_track_closed(const char *reason, gpointer ud)
@@ -374,9 +372,10 @@ static void on_track_open(int fd, GBytes *extra, const GError *error, gpointer u
     dev->got_update = FALSE;
     dev->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, dev->opening == TRACK_APP ? on_apps : on_pids,
                                      on_track_closed, dev);
-    if (!dev->reoffer_timer)
-        dev->reoffer_timer = g_timeout_add(MAX(dev->ad->base.config->scan_interval_ms, 500u),
-                                           on_reoffer, dev);
+    if (!ddm_timer_armed(&dev->reoffer_timer)) {
+        ddm_timer_init(&dev->reoffer_timer, on_reoffer, dev);
+        ddm_timer_arm(&dev->reoffer_timer, MAX(dev->ad->base.config->scan_interval_ms, 500u));
+    }
     publish_devices(dev->ad);
 }
 
@@ -465,18 +464,18 @@ static void drop_all_devices(AdbDiscovery *ad, const char *why)
 
 static void server_connect(AdbDiscovery *ad);
 
-static gboolean on_server_retry(gpointer ud)
+static void on_server_retry(DdmTimer *t, gpointer ud)
 {
-    AdbDiscovery *ad = ud;
-    ad->retry_timer = 0;
-    server_connect(ad);
-    return G_SOURCE_REMOVE;
+    (void)t;
+    server_connect(ud);
 }
 
 static void server_retry_later(AdbDiscovery *ad)
 {
-    if (ad->base.running && !ad->retry_timer)
-        ad->retry_timer = g_timeout_add(next_backoff(&ad->backoff_ms), on_server_retry, ad);
+    if (ad->base.running && !ddm_timer_armed(&ad->retry_timer)) {
+        ddm_timer_init(&ad->retry_timer, on_server_retry, ad);
+        ddm_timer_arm(&ad->retry_timer, next_backoff(&ad->backoff_ms));
+    }
 }
 
 static void on_adb_start_exit(GPid pid, gint status, gpointer ud)
@@ -610,9 +609,7 @@ static void adb_stop(DdmDiscovery *d)
     ad->conn = NULL;
     retire_stream(ad, ad->stream);
     ad->stream = NULL;
-    if (ad->retry_timer)
-        g_source_remove(ad->retry_timer);
-    ad->retry_timer = 0;
+    ddm_timer_cancel(&ad->retry_timer);
     drop_all_devices(ad, "adb discovery was switched off");
     ddm_monitor_forget_origin(d->monitor, "adb");
     if (ad->view) {
@@ -630,8 +627,7 @@ static void adb_free(DdmDiscovery *d)
     AdbDiscovery *ad = (AdbDiscovery *)d;
     adb_stop(d);
     g_hash_table_destroy(ad->devices);
-    if (ad->free_idle)
-        g_source_remove(ad->free_idle);
+    ddm_timer_cancel(&ad->reap_timer);
     reap_streams(ad);
     g_ptr_array_unref(ad->dead_streams);
     ddm_adb_server_addr_clear(&ad->addr);

@@ -20,12 +20,13 @@
 #include <string.h>
 
 #include "core/discovery/discovery.h"
+#include "core/loop/timer.h"
 
 #define CONNECT_RETRY_MS 1000
 
 typedef struct LocalScan {
     GHashTable *targets;   /* GUINT_TO_POINTER(port) -> DdmTarget* (owned) */
-    guint timer;
+    DdmTimer timer;        /* the next scan, armed while running */
 } LocalScan;
 
 static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
@@ -82,33 +83,38 @@ static void local_scan_once(DdmDiscovery *d)
         g_debug("local scan: %u connection attempts", offered);
 }
 
-static gboolean local_tick(gpointer ud)
+static void local_arm(DdmDiscovery *d)
+{
+    LocalScan *s = d->priv;
+    guint interval = d->config->scan_interval_ms;
+    ddm_timer_arm(&s->timer, interval ? interval : 2000);
+}
+
+static void local_tick(DdmTimer *t, gpointer ud)
 {
     DdmDiscovery *d = ud;
+    (void)t;
+    local_arm(d); /* first: the scan may stop discovery */
     local_scan_once(d);
-    return G_SOURCE_CONTINUE;
 }
 
 static void local_start(DdmDiscovery *d)
 {
     LocalScan *s = d->priv;
-    guint interval = d->config->scan_interval_ms;
 
-    if (s->timer)
+    if (ddm_timer_armed(&s->timer))
         return;
     d->running = TRUE;
     local_scan_once(d);
-    s->timer = g_timeout_add(interval ? interval : 2000, local_tick, d);
+    ddm_timer_init(&s->timer, local_tick, d);
+    local_arm(d);
 }
 
 static void local_stop(DdmDiscovery *d)
 {
     LocalScan *s = d->priv;
 
-    if (s->timer) {
-        g_source_remove(s->timer);
-        s->timer = 0;
-    }
+    ddm_timer_cancel(&s->timer);
     d->running = FALSE;
     ddm_monitor_forget_origin(d->monitor, "local");
 }
@@ -117,8 +123,7 @@ static void local_free(DdmDiscovery *d)
 {
     LocalScan *s = d->priv;
 
-    if (s->timer)
-        g_source_remove(s->timer);
+    ddm_timer_cancel(&s->timer);
     g_hash_table_destroy(s->targets);
     g_free(s);
     g_free(d);
@@ -147,7 +152,7 @@ DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
 
 typedef struct ConnectList {
     GPtrArray *targets;   /* DdmTarget* (owned) */
-    guint timer;
+    DdmTimer timer;       /* the next offer, armed while running */
 } ConnectList;
 
 /* Split "HOST:PORT[=DEBUGPORT]" ("[v6]:PORT" too) into host and port. */
@@ -190,29 +195,27 @@ static void connect_offer_all(DdmDiscovery *d)
     }
 }
 
-static gboolean connect_tick(gpointer ud)
+static void connect_tick(DdmTimer *t, gpointer ud)
 {
+    ddm_timer_arm(t, CONNECT_RETRY_MS); /* first: the offers may stop discovery */
     connect_offer_all(ud);
-    return G_SOURCE_CONTINUE;
 }
 
 static void connect_start(DdmDiscovery *d)
 {
     ConnectList *c = d->priv;
-    if (c->timer)
+    if (ddm_timer_armed(&c->timer))
         return;
     d->running = TRUE;
     connect_offer_all(d);
-    c->timer = g_timeout_add(CONNECT_RETRY_MS, connect_tick, d);
+    ddm_timer_init(&c->timer, connect_tick, d);
+    ddm_timer_arm(&c->timer, CONNECT_RETRY_MS);
 }
 
 static void connect_stop(DdmDiscovery *d)
 {
     ConnectList *c = d->priv;
-    if (c->timer) {
-        g_source_remove(c->timer);
-        c->timer = 0;
-    }
+    ddm_timer_cancel(&c->timer);
     d->running = FALSE;
     ddm_monitor_forget_origin(d->monitor, "connect");
 }
@@ -220,8 +223,7 @@ static void connect_stop(DdmDiscovery *d)
 static void connect_free(DdmDiscovery *d)
 {
     ConnectList *c = d->priv;
-    if (c->timer)
-        g_source_remove(c->timer);
+    ddm_timer_cancel(&c->timer);
     g_ptr_array_unref(c->targets);
     g_free(c);
     g_free(d);

@@ -4,6 +4,8 @@
  * A conversation: connect (TCP or UNIX, non-blocking) -> for each request:
  * write "%04x" + text, read OKAY or FAIL -> hand over the fd. The status
  * reader keeps at most a FAIL frame (4 + 4 + 0xFFFF bytes) buffered.
+ * A conversation has one core/loop watch for its whole life (its conditions
+ * change from OUT to IN and back) and one timer; a stream has one watch.
  */
 #include "core/transport/adb_conn.h"
 
@@ -17,14 +19,16 @@
 
 #include <glib-unix.h>
 
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/transport/target.h"
 
 G_DEFINE_QUARK(ddm-adb-error-quark, ddm_adb_error)
 
 struct DdmAdbConn {
     int fd;
-    guint io_watch;
-    guint timer;
+    DdmWatch *io_watch;       /* lives as long as the conversation */
+    DdmTimer timer;           /* the timeout; at once when the socket could not be opened */
     char **requests;
     guint next_request;
     gboolean awaiting_status;
@@ -38,10 +42,8 @@ struct DdmAdbConn {
 
 static void conn_free(DdmAdbConn *c)
 {
-    if (c->io_watch)
-        g_source_remove(c->io_watch);
-    if (c->timer)
-        g_source_remove(c->timer);
+    ddm_watch_remove(c->io_watch);
+    ddm_timer_cancel(&c->timer);
     if (c->fd >= 0)
         close(c->fd);
     g_strfreev(c->requests);
@@ -81,15 +83,15 @@ static gboolean on_conn_io(gint fd, GIOCondition cond, gpointer ud);
 static void conn_watch(DdmAdbConn *c, GIOCondition cond)
 {
     if (c->io_watch)
-        g_source_remove(c->io_watch);
-    c->io_watch = g_unix_fd_add(c->fd, cond, on_conn_io, c);
+        ddm_watch_set_cond(c->io_watch, cond);
+    else
+        c->io_watch = ddm_watch_add(c->fd, cond, on_conn_io, c);
 }
 
 static void conn_next_request(DdmAdbConn *c)
 {
     const char *req = c->requests[c->next_request];
     if (!req) {
-        c->io_watch = 0;
         conn_finish(c, -1, NULL);
         return;
     }
@@ -116,37 +118,35 @@ static gboolean conn_parse_status(DdmAdbConn *c)
         g_autofree char *head = g_strndup((const char *)c->in->data, MIN(c->in->len, 8));
         g_autofree char *shown = g_strescape(head, NULL);
         g_autofree char *req = g_strdup(c->requests[c->next_request - 1]);
-        c->io_watch = 0;
         conn_finish(c, DDM_ADB_ERROR_PROTOCOL, "adb server answered '%s' to %s: neither OKAY nor FAIL",
                     shown, req);
         return FALSE;
     }
     case DDM_ADB_FAIL:
-        c->io_watch = 0;
         conn_finish(c, DDM_ADB_ERROR_FAIL, "%s", reason);
         g_free(reason);
         return FALSE;
     case DDM_ADB_OKAY:
         g_byte_array_remove_range(c->in, 0, (guint)used);
-        c->io_watch = 0;
         conn_next_request(c);
         return FALSE; /* a new watch (or the end) took over */
     }
     return TRUE;
 }
 
+/* Always G_SOURCE_CONTINUE: the watch ends with the conversation (conn_free). */
 static gboolean on_conn_io(gint fd, GIOCondition cond, gpointer ud)
 {
     DdmAdbConn *c = ud;
+    (void)cond;
     if (!c->awaiting_status) {
         /* First write also completes the non-blocking connect. */
         int soerr = 0;
         socklen_t sl = sizeof(soerr);
         if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr != 0) {
-            c->io_watch = 0;
             conn_finish(c, soerr == ECONNREFUSED || soerr == ENOENT ? DDM_ADB_ERROR_NO_SERVER : DDM_ADB_ERROR_IO,
                         "cannot reach the adb server: %s", g_strerror(soerr));
-            return G_SOURCE_REMOVE;
+            return G_SOURCE_CONTINUE;
         }
         while (c->out_pos < c->out->len) {
             ssize_t n = write(fd, c->out->str + c->out_pos, c->out->len - c->out_pos);
@@ -157,60 +157,51 @@ static gboolean on_conn_io(gint fd, GIOCondition cond, gpointer ud)
             } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 return G_SOURCE_CONTINUE;
             } else {
-                c->io_watch = 0;
                 conn_finish(c, errno == ECONNREFUSED ? DDM_ADB_ERROR_NO_SERVER : DDM_ADB_ERROR_IO,
                             "writing to the adb server: %s", g_strerror(errno));
-                return G_SOURCE_REMOVE;
+                return G_SOURCE_CONTINUE;
             }
         }
         /* The server answers a request only after it has it all, so
          * nothing can be buffered yet: wait for the status. */
         c->awaiting_status = TRUE;
-        c->io_watch = 0;
         conn_watch(c, G_IO_IN);
-        return G_SOURCE_REMOVE;
+        return G_SOURCE_CONTINUE;
     }
     guint8 buf[4096];
     for (;;) {
         ssize_t n = read(fd, buf, sizeof(buf));
         if (n > 0) {
             if (c->in->len + (gsize)n > 8 + DDM_ADB_MAX_FRAME + sizeof(buf)) {
-                c->io_watch = 0;
                 conn_finish(c, DDM_ADB_ERROR_PROTOCOL, "adb server sent too much before its status");
-                return G_SOURCE_REMOVE;
+                return G_SOURCE_CONTINUE;
             }
             g_byte_array_append(c->in, buf, (guint)n);
             if (!conn_parse_status(c))
-                return G_SOURCE_REMOVE;
+                return G_SOURCE_CONTINUE;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return G_SOURCE_CONTINUE;
-        c->io_watch = 0;
         conn_finish(c, n == 0 ? DDM_ADB_ERROR_IO : (errno == ECONNREFUSED ? DDM_ADB_ERROR_NO_SERVER : DDM_ADB_ERROR_IO),
                     "adb server closed the connection during %s%s%s", c->requests[c->next_request - 1],
                     n < 0 ? ": " : "", n < 0 ? g_strerror(errno) : "");
-        return G_SOURCE_REMOVE;
+        return G_SOURCE_CONTINUE;
     }
 }
 
-static gboolean on_conn_timeout(gpointer ud)
+static void on_conn_timer(DdmTimer *t, gpointer ud)
 {
     DdmAdbConn *c = ud;
-    c->timer = 0;
-    conn_finish(c, DDM_ADB_ERROR_TIMEOUT, "the adb server did not answer %s in time",
-                c->next_request ? c->requests[c->next_request - 1] : "the connection");
-    return G_SOURCE_REMOVE;
-}
-
-static gboolean on_conn_fail_idle(gpointer ud)
-{
-    DdmAdbConn *c = ud;
-    c->io_watch = 0; /* this idle; it ends by returning G_SOURCE_REMOVE */
-    conn_finish(c, DDM_ADB_ERROR_NO_SERVER, "cannot reach the adb server: %s", g_strerror(c->open_errno));
-    return G_SOURCE_REMOVE;
+    (void)t;
+    if (c->open_errno) /* armed at once by open: never call back from inside open */
+        conn_finish(c, DDM_ADB_ERROR_NO_SERVER, "cannot reach the adb server: %s",
+                    g_strerror(c->open_errno));
+    else
+        conn_finish(c, DDM_ADB_ERROR_TIMEOUT, "the adb server did not answer %s in time",
+                    c->next_request ? c->requests[c->next_request - 1] : "the connection");
 }
 
 static int open_socket(const DdmAdbServerAddr *addr, int *err)
@@ -277,10 +268,12 @@ DdmAdbConn *ddm_adb_conn_open(const DdmAdbServerAddr *addr, const char *const *r
     c->fd = open_socket(addr, &err);
     if (c->fd < 0) {
         c->open_errno = err ? err : ECONNREFUSED;
-        c->io_watch = g_idle_add(on_conn_fail_idle, c); /* never call back from inside open */
+        ddm_timer_init(&c->timer, on_conn_timer, c);
+        ddm_timer_arm(&c->timer, 0); /* never call back from inside open */
         return c;
     }
-    c->timer = g_timeout_add(timeout_ms ? timeout_ms : 5000, on_conn_timeout, c);
+    ddm_timer_init(&c->timer, on_conn_timer, c);
+    ddm_timer_arm(&c->timer, timeout_ms ? timeout_ms : 5000);
     conn_next_request(c);
     return c;
 }
@@ -295,7 +288,8 @@ void ddm_adb_conn_cancel(DdmAdbConn *c)
 
 struct DdmAdbStream {
     int fd;
-    guint watch;
+    DdmWatch *watch;
+    DdmTimer initial;         /* zero-delay: frames that came with the OKAY */
     size_t max_frame;
     GByteArray *in;
     DdmAdbFrameFn on_frame;
@@ -309,7 +303,8 @@ static void stream_closed(DdmAdbStream *s, const char *reason)
     if (s->closed)
         return;
     s->closed = TRUE;
-    s->watch = 0;
+    ddm_watch_remove(s->watch);
+    s->watch = NULL;
     s->on_closed(reason, s->ud);
 }
 
@@ -356,12 +351,12 @@ static gboolean on_stream_in(gint fd, GIOCondition cond, gpointer ud)
     }
 }
 
-static gboolean on_stream_initial(gpointer ud)
+static void on_stream_initial(DdmTimer *t, gpointer ud)
 {
     DdmAdbStream *s = ud;
+    (void)t;
     if (stream_parse(s))
-        s->watch = g_unix_fd_add(s->fd, G_IO_IN, on_stream_in, s);
-    return G_SOURCE_REMOVE;
+        s->watch = ddm_watch_add(s->fd, G_IO_IN, on_stream_in, s);
 }
 
 DdmAdbStream *ddm_adb_stream_new(int fd, GBytes *initial, size_t max_frame, DdmAdbFrameFn on_frame,
@@ -378,9 +373,10 @@ DdmAdbStream *ddm_adb_stream_new(int fd, GBytes *initial, size_t max_frame, DdmA
         gsize n;
         const guint8 *p = g_bytes_get_data(initial, &n);
         g_byte_array_append(s->in, p, (guint)n);
-        s->watch = g_idle_add(on_stream_initial, s);
+        ddm_timer_init(&s->initial, on_stream_initial, s);
+        ddm_timer_arm(&s->initial, 0);
     } else {
-        s->watch = g_unix_fd_add(fd, G_IO_IN, on_stream_in, s);
+        s->watch = ddm_watch_add(fd, G_IO_IN, on_stream_in, s);
     }
     return s;
 }
@@ -390,17 +386,17 @@ void ddm_adb_stream_close(DdmAdbStream *s)
     if (!s)
         return;
     s->closed = TRUE;
-    if (s->watch)
-        g_source_remove(s->watch);
-    s->watch = 0;
+    ddm_watch_remove(s->watch);
+    s->watch = NULL;
+    ddm_timer_cancel(&s->initial);
 }
 
 void ddm_adb_stream_free(DdmAdbStream *s)
 {
     if (!s)
         return;
-    if (s->watch)
-        g_source_remove(s->watch);
+    ddm_watch_remove(s->watch);
+    ddm_timer_cancel(&s->initial);
     close(s->fd);
     g_byte_array_unref(s->in);
     g_free(s);

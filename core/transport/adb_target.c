@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "core/loop/timer.h"
 #include "core/transport/adb_conn.h"
 
 typedef struct {
@@ -24,15 +25,17 @@ typedef struct {
     DdmAdbConn *conn;
     DdmTargetConnectedFn done;
     gpointer ud;
-    GSource *cancel_src;
+    GCancellable *cancel;   /* caller's, referenced while cancel_handler is connected */
+    gulong cancel_handler;  /* arms `cancelled` */
+    DdmTimer cancelled;     /* zero-delay: reports the cancellation outside g_cancellable_cancel */
 } AdbConnect;
 
 static void adb_connect_finish(AdbConnect *ac, int fd, const GError *error)
 {
-    if (ac->cancel_src) {
-        g_source_destroy(ac->cancel_src);
-        g_source_unref(ac->cancel_src);
-    }
+    ddm_timer_cancel(&ac->cancelled);
+    if (ac->cancel_handler) /* never from inside the handler: `cancelled` runs later */
+        g_cancellable_disconnect(ac->cancel, ac->cancel_handler);
+    g_clear_object(&ac->cancel);
     ac->done(ac->target, fd, error, ac->ud);
     ddm_target_unref(ac->target);
     g_free(ac);
@@ -63,15 +66,23 @@ static void adb_conn_done(int fd, GBytes *extra, const GError *error, gpointer u
     adb_connect_finish(ac, fd, NULL);
 }
 
-static gboolean adb_cancelled(GCancellable *cancel, gpointer ud)
+static void adb_cancelled(DdmTimer *t, gpointer ud)
 {
     AdbConnect *ac = ud;
+    (void)t;
     ddm_adb_conn_cancel(ac->conn);
     ac->conn = NULL;
     GError *e = g_error_new(G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: connect cancelled", ac->target->key);
     adb_connect_finish(ac, -1, e);
     g_error_free(e);
-    return G_SOURCE_REMOVE;
+}
+
+/* From inside g_cancellable_cancel(): report at the next iteration. */
+static void adb_cancel_requested(GCancellable *cancel, gpointer ud)
+{
+    AdbConnect *ac = ud;
+    (void)cancel;
+    ddm_timer_arm(&ac->cancelled, 0);
 }
 
 static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
@@ -86,10 +97,11 @@ static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *
     g_autofree char *jdwp = g_strdup_printf("jdwp:%u", at->pid);
     const char *requests[] = {transport, jdwp, NULL};
     ac->conn = ddm_adb_conn_open(&at->addr, requests, timeout_ms, adb_conn_done, ac);
+    ddm_timer_init(&ac->cancelled, adb_cancelled, ac);
     if (cancel) {
-        ac->cancel_src = g_cancellable_source_new(cancel);
-        g_source_set_callback(ac->cancel_src, G_SOURCE_FUNC(adb_cancelled), ac, NULL);
-        g_source_attach(ac->cancel_src, NULL);
+        ac->cancel = g_object_ref(cancel);
+        ac->cancel_handler =
+            g_cancellable_connect(cancel, G_CALLBACK(adb_cancel_requested), ac, NULL);
     }
 }
 
