@@ -570,23 +570,35 @@ static int host_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8
 
 /* -------------------------------------------------------------- timers */
 
-static gboolean timer_fire(gpointer data)
+/* Plugin timers are entries of core/loop's heap, each re-armed after a run
+ * that returns true, like a g_timeout. */
+static void timer_fire(DdmTimer *timer, gpointer data)
 {
     DdmTimerReg *t = data;
-    if (!t->reg)
-        return G_SOURCE_REMOVE;
-    if (t->fn(t->plugin, t->ud))
-        return G_SOURCE_CONTINUE;
-    ddm_registry_timer_forget(t);
-    return G_SOURCE_REMOVE;
+    gboolean keep;
+    (void)timer;
+
+    t->firing = TRUE;
+    keep = t->fn(t->plugin, t->ud) != 0;
+    t->firing = FALSE;
+    if (t->dropped) { /* removed from its own callback (or the plugin unloaded) */
+        t->dropped = FALSE;
+        ddm_registry_timer_drop(t);
+    } else if (keep) {
+        ddm_timer_arm(&t->timer, t->interval_ms);
+    } else {
+        ddm_registry_timer_drop(t);
+    }
 }
 
-static void timer_destroy(gpointer data)
+/* A free timer id: never 0, never one in use (ids wrap after 2^32). */
+static guint next_timer_id(DdmRegistry *reg)
 {
-    DdmTimerReg *t = data;
-    ddm_registry_timer_forget(t);
-    drop_ud(t->ud, t->ud_free);
-    g_free(t);
+    do
+        reg->next_timer_id++;
+    while (reg->next_timer_id == 0 ||
+           g_hash_table_contains(reg->timers, GUINT_TO_POINTER(reg->next_timer_id)));
+    return reg->next_timer_id;
 }
 
 static uint32_t host_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn fn, void *ud,
@@ -604,8 +616,10 @@ static uint32_t host_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer
     t->fn = fn;
     t->ud = ud;
     t->ud_free = ud_free;
-    t->id = g_timeout_add_full(G_PRIORITY_DEFAULT, MAX(interval_ms, 1u), timer_fire, t,
-                               timer_destroy);
+    t->interval_ms = MAX(interval_ms, 1u);
+    t->id = next_timer_id(self->registry);
+    ddm_timer_init(&t->timer, timer_fire, t);
+    ddm_timer_arm(&t->timer, t->interval_ms);
     g_hash_table_insert(self->registry->timers, GUINT_TO_POINTER(t->id), t);
     return t->id;
 }
@@ -616,8 +630,7 @@ static void host_timer_remove(ddm_plugin *self, uint32_t id)
     DdmTimerReg *t = g_hash_table_lookup(self->registry->timers, GUINT_TO_POINTER(id));
     if (!t || t->plugin != self)
         return;
-    ddm_registry_timer_forget(t);
-    g_source_remove(id);
+    ddm_registry_timer_drop(t);
 }
 
 /* --------------------------------------------------------------- views */

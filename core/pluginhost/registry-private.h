@@ -14,6 +14,7 @@
 #ifndef DDM_REGISTRY_PRIVATE_H
 #define DDM_REGISTRY_PRIVATE_H
 
+#include "core/loop/timer.h"
 #include "core/pluginhost/registry.h"
 
 #define DDM_CMD_MAGIC 0x434D4421u
@@ -48,7 +49,11 @@ typedef struct DdmCommandReg {
 typedef struct DdmTimerReg {
     DdmRegistry *reg;
     ddm_plugin *plugin;
-    guint id;                /* the GSource id, also the id plugins see */
+    guint id;                /* the id plugins see (DdmRegistry.next_timer_id) */
+    DdmTimer timer;          /* core/loop; re-armed after each run that returns true */
+    guint interval_ms;
+    gboolean firing;         /* its callback runs: a drop frees it once it returns */
+    gboolean dropped;
     ddm_timer_fn fn;
     void *ud;
     ddm_free_fn ud_free;
@@ -85,7 +90,9 @@ struct DdmRegistry {
     GPtrArray *taps;         /* DdmChunkReg*, owned, registration order */
     GPtrArray *listeners;    /* DdmListenerReg*, owned */
     GPtrArray *commands;     /* DdmCommandReg*, owned */
-    GHashTable *timers;      /* GUINT_TO_POINTER(id) -> DdmTimerReg* (freed by the source) */
+    GHashTable *timers;      /* GUINT_TO_POINTER(id) -> DdmTimerReg* (ddm_registry_timer_drop
+                                frees them) */
+    guint next_timer_id;     /* the last timer id handed out */
     GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
     guint next_cmd_serial;
     GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
@@ -102,8 +109,9 @@ gboolean ddm_registry_may_register(ddm_plugin *p, const char *what);
 void ddm_registry_drop_vm_data_of(DdmRegistry *reg, ddm_plugin *p);
 /** The registry whose view store holds @view, or NULL (command results, stale). */
 DdmRegistry *ddm_registry_for_view(ddm_view *view);
-/** Remove a timer record from the table; the GSource's destroy notify frees it. */
-void ddm_registry_timer_forget(DdmTimerReg *t);
+/** Remove a timer record from the table, disarm it and free it (its ud_free
+ *  runs), or, when called from its own callback, once that returns. */
+void ddm_registry_timer_drop(DdmTimerReg *t);
 
 /* registry_commands.c */
 /** host.cmd_progress: pass figures on, at most every DDM_PROGRESS_INTERVAL_MS. */

@@ -264,16 +264,13 @@ static void drop_plugin(DdmRegistry *reg, ddm_plugin *p, gboolean call_fini, con
     /* 3. The plugin's own last word. */
     if (call_fini && p->desc && p->desc->fini)
         p->desc->fini(p);
-    /* 4. Timers (their ud_free runs from the source's destroy notify). */
+    /* 4. Timers (their ud_free runs now, or after their running callback). */
     {
         GList *timers = g_hash_table_get_values(reg->timers);
         for (GList *l = timers; l; l = l->next) {
             DdmTimerReg *t = l->data;
-            if (t->plugin == p) {
-                guint id = t->id;
-                ddm_registry_timer_forget(t);
-                g_source_remove(id);
-            }
+            if (t->plugin == p)
+                ddm_registry_timer_drop(t);
         }
         g_list_free(timers);
     }
@@ -441,11 +438,19 @@ gboolean ddm_registry_may_register(ddm_plugin *p, const char *what)
 
 /* --------------------------------------------------------------- timers */
 
-void ddm_registry_timer_forget(DdmTimerReg *t)
+void ddm_registry_timer_drop(DdmTimerReg *t)
 {
     if (t->reg)
         g_hash_table_remove(t->reg->timers, GUINT_TO_POINTER(t->id));
     t->reg = NULL;
+    ddm_timer_cancel(&t->timer);
+    if (t->firing) {
+        t->dropped = TRUE; /* host.c's timer_fire frees it */
+        return;
+    }
+    if (t->ud_free)
+        t->ud_free(t->ud);
+    g_free(t);
 }
 
 /* ---------------------------------------------------------------- views */
