@@ -7,7 +7,7 @@
  *
  * Memory: a Client lives in ctl->clients until it is closed; closing only
  * marks it dead (it may be in use further up the stack: a views listener
- * fires inside any commit) and an idle frees dead clients. A command in
+ * fires inside any commit) and a zero-delay timer frees dead clients. A command in
  * flight holds a PendingCmd whose client pointer is cleared when the
  * client goes first.
  */
@@ -16,6 +16,8 @@
 
 #include "server/control.h"
 
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/views/interest.h"
 #include "core/wire/ctlproto.h"
 
@@ -35,7 +37,7 @@ struct Client {
     DdmControl *ctl;
     guint64 serial;
     int fd;
-    guint source;
+    DdmWatch *source;      /* core/loop; its conditions follow `cond` */
     GIOCondition cond;
     DdmLineFramer *in;
     GByteArray *out;
@@ -44,7 +46,7 @@ struct Client {
     gboolean dead;
     gboolean eof;
     PendingCmd *cmd;       /* command in flight */
-    guint process_idle;    /* resumes request processing after a command */
+    DdmTimer process_timer; /* zero-delay: resumes request processing after a command */
     /* watch */
     gboolean watching;
     guint watch_id;
@@ -56,10 +58,10 @@ struct Client {
 struct DdmControl {
     DdmDaemon *daemon;
     int listen_fd;
-    guint listen_source;
+    DdmWatch *listen_source;
     GList *clients;        /* Client* */
     guint n_live;
-    guint reap_idle;
+    DdmTimer reap_timer;   /* zero-delay: frees dead clients */
     guint stop_idle;
     guint listener;
     guint64 next_serial;

@@ -33,7 +33,7 @@ G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEU
 static void client_update_watch(Client *c);
 static void client_close(Client *c, const char *why);
 static void client_process(Client *c);
-static gboolean resume_cb(gpointer data);
+static void resume_cb(DdmTimer *t, gpointer data);
 
 /* ------------------------------------------------------------- output */
 
@@ -100,10 +100,8 @@ void ddm_control_send(Client *c, JsonNode *node)
 
 /* ------------------------------------------------------------ lifetime */
 
-static gboolean reap_dead(gpointer data)
+static void reap_dead(DdmControl *ctl)
 {
-    DdmControl *ctl = data;
-    ctl->reap_idle = 0;
     GList *l = ctl->clients;
     while (l != NULL) {
         GList *next = l->next;
@@ -118,7 +116,12 @@ static gboolean reap_dead(gpointer data)
         }
         l = next;
     }
-    return G_SOURCE_REMOVE;
+}
+
+static void reap_later(DdmTimer *t, gpointer data)
+{
+    (void)t;
+    reap_dead(data);
 }
 
 static void client_close(Client *c, const char *why)
@@ -130,14 +133,9 @@ static void client_close(Client *c, const char *why)
     ctl->n_live--;
     if (why != NULL)
         g_debug("control: client %" G_GUINT64_FORMAT " closed: %s", c->serial, why);
-    if (c->source != 0) {
-        g_source_remove(c->source);
-        c->source = 0;
-    }
-    if (c->process_idle != 0) {
-        g_source_remove(c->process_idle);
-        c->process_idle = 0;
-    }
+    ddm_watch_remove(c->source);
+    c->source = NULL;
+    ddm_timer_cancel(&c->process_timer);
     if (c->watching) {
         ddm_views_unwatch(ddm_daemon_views(ctl->daemon), c->watch_id);
         c->watching = FALSE;
@@ -152,8 +150,10 @@ static void client_close(Client *c, const char *why)
         close(c->fd);
         c->fd = -1;
     }
-    if (ctl->reap_idle == 0)
-        ctl->reap_idle = g_idle_add(reap_dead, ctl);
+    if (!ddm_timer_armed(&ctl->reap_timer)) {
+        ddm_timer_init(&ctl->reap_timer, reap_later, ctl);
+        ddm_timer_arm(&ctl->reap_timer, 0);
+    }
 }
 
 static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data);
@@ -179,14 +179,15 @@ static void client_update_watch(Client *c)
         client_close(c, "end of input");
         return;
     }
-    if (c->source != 0 && want == c->cond)
+    if (c->source != NULL && want == c->cond)
         return;
-    if (c->source != 0)
-        g_source_remove(c->source);
-    /* Without G_IO_IN poll still reports HUP/ERR, so a client that leaves
+    /* Without G_IO_IN the watch still wants HUP/ERR, so a client that leaves
      * while its command runs is noticed. */
     c->cond = want;
-    c->source = g_unix_fd_add(c->fd, want | G_IO_HUP | G_IO_ERR, on_client_io, c);
+    if (c->source != NULL)
+        ddm_watch_set_cond(c->source, want | G_IO_HUP | G_IO_ERR);
+    else
+        c->source = ddm_watch_add(c->fd, want | G_IO_HUP | G_IO_ERR, on_client_io, c);
 }
 
 /* ------------------------------------------------------------ requests */
@@ -232,18 +233,18 @@ static void client_process(Client *c)
     client_update_watch(c);
 }
 
-static gboolean resume_cb(gpointer data)
+static void resume_cb(DdmTimer *t, gpointer data)
 {
-    Client *c = data;
-    c->process_idle = 0;
-    client_process(c);
-    return G_SOURCE_REMOVE;
+    (void)t;
+    client_process(data);
 }
 
 void ddm_control_resume(Client *c)
 {
-    if (!c->dead && c->process_idle == 0)
-        c->process_idle = g_idle_add(resume_cb, c);
+    if (!c->dead && !ddm_timer_armed(&c->process_timer)) {
+        ddm_timer_init(&c->process_timer, resume_cb, c);
+        ddm_timer_arm(&c->process_timer, 0);
+    }
 }
 
 static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
@@ -253,7 +254,6 @@ static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
         return G_SOURCE_REMOVE;
     if (cond & G_IO_OUT) {
         if (!client_flush(c)) {
-            c->source = 0;
             client_close(c, "write failed");
             return G_SOURCE_REMOVE;
         }
@@ -263,8 +263,7 @@ static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
         else
             client_update_watch(c);
         if (c->dead) {
-            c->source = 0;
-            return G_SOURCE_REMOVE;
+            return G_SOURCE_REMOVE; /* client_close removed the watch */
         }
     }
     if ((cond & G_IO_IN) || ((cond & (G_IO_HUP | G_IO_ERR)) && !c->eof)) {
@@ -276,7 +275,6 @@ static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
             c->eof = TRUE;
             if (n < 0 || c->watching || c->cmd != NULL) {
                 /* Nobody to answer: a watcher or an impatient client left. */
-                c->source = 0;
                 client_close(c, n < 0 ? g_strerror(errno) : "client left");
                 return G_SOURCE_REMOVE;
             }
@@ -284,10 +282,9 @@ static gboolean on_client_io(gint fd, GIOCondition cond, gpointer data)
         client_process(c);
     }
     if (c->dead) {
-        c->source = 0;
-        return G_SOURCE_REMOVE;
+        return G_SOURCE_REMOVE; /* client_close removed the watch */
     }
-    /* client_update_watch may have replaced this source. */
+    /* client_update_watch changed this watch's conditions in place. */
     return G_SOURCE_CONTINUE;
 }
 
@@ -372,7 +369,7 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
     ctl->listen_fd = listen_fd;
     ctl->stop = stop;
     ctl->stop_ud = ud;
-    ctl->listen_source = g_unix_fd_add(listen_fd, G_IO_IN, on_accept, ctl);
+    ctl->listen_source = ddm_watch_add(listen_fd, G_IO_IN, on_accept, ctl);
     ctl->listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_view_change, ctl);
     return ctl;
 }
@@ -381,8 +378,7 @@ void ddm_control_free(DdmControl *ctl)
 {
     if (ctl == NULL)
         return;
-    if (ctl->listen_source != 0)
-        g_source_remove(ctl->listen_source);
+    ddm_watch_remove(ctl->listen_source);
     if (ctl->listen_fd >= 0)
         close(ctl->listen_fd);
     ddm_views_remove_listener(ddm_daemon_views(ctl->daemon), ctl->listener);
@@ -393,8 +389,7 @@ void ddm_control_free(DdmControl *ctl)
             (void)client_flush(c); /* best effort, never blocks */
         client_close(c, "server stopping");
     }
-    if (ctl->reap_idle != 0)
-        g_source_remove(ctl->reap_idle);
+    ddm_timer_cancel(&ctl->reap_timer);
     reap_dead(ctl);
     if (ctl->stop_idle != 0)
         g_source_remove(ctl->stop_idle);
