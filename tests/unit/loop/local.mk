@@ -20,3 +20,15 @@ tests_unit_loop_test_watch_SOURCES = tests/unit/loop/test-watch.c \
 tests_unit_loop_test_watch_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_watch_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_watch_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# A whole daemon (core only) and a real ddmon-simvm: connecting 20 or 200
+# idle VMs attaches no GSource (the watches and timers are core/loop's).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/loop/test-census-vms
+TESTS += tests/unit/loop/test-census-vms
+endif
+tests_unit_loop_test_census_vms_SOURCES = tests/unit/loop/test-census-vms.c
+tests_unit_loop_test_census_vms_CPPFLAGS = $(LOOP_TEST_CPPFLAGS) \
+	-DDDM_TEST_BUILDDIR=\"$(abs_top_builddir)\"
+tests_unit_loop_test_census_vms_CFLAGS = $(LOOP_TEST_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_unit_loop_test_census_vms_LDADD = core/libddmcore.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS)
