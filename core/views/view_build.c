@@ -39,8 +39,7 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
         /* Names and units go through the same UTF-8/length rules as cells. */
         Content *tmp = ddm_views_content_new(DDM_VIEW_BLOB, NULL);
         gboolean tr;
-        fresh.cols = g_new0(Column, n);
-        fresh.n = (guint)n;
+        ddm_views_columns_alloc(&fresh, (guint)n);
         for (size_t i = 0; i < n; i++) {
             const char *name = ddm_views_content_intern(tmp, cols[i].name, &tr);
             const char *unit = cols[i].unit && *cols[i].unit ? ddm_views_content_intern(tmp, cols[i].unit, &tr) : NULL;
@@ -87,7 +86,7 @@ static void finish_row(Content *c)
         /* Pad so the cell array stays rectangular; the content is refused anyway. */
         Cell null_cell = {0};
         while (c->cur_col < c->columns.n) {
-            g_array_append_val(c->cells, null_cell);
+            ddm_views_content_cell_add(c, &null_cell);
             c->cur_col++;
         }
         mark_bad(c, "a row has fewer cells than the table has columns");
@@ -166,7 +165,7 @@ static int add_cell(ddm_view *v, Cell cell, const char *str)
             rc = -E2BIG;
         }
     }
-    g_array_append_val(c->cells, cell);
+    ddm_views_content_cell_add(c, &cell);
     c->cur_col++;
     return rc;
 }
@@ -199,7 +198,7 @@ static int set_field(ddm_view *v, const char *key, ddm_value_type type, Cell cel
 {
     Content *c;
     gboolean truncated = FALSE, key_truncated = FALSE;
-    gpointer idx;
+    Field *old;
     int rc = 0;
 
     CHECK_VIEW(v);
@@ -215,14 +214,13 @@ static int set_field(ddm_view *v, const char *key, ddm_value_type type, Cell cel
         if (truncated)
             rc = -E2BIG;
     }
-    idx = g_hash_table_lookup(c->field_index, key);
-    if (idx) {
-        Field *old = &g_array_index(c->fields, Field, GPOINTER_TO_UINT(idx) - 1);
+    old = ddm_views_content_field_find(c, key);
+    if (old) {
         old->type = type;
         old->value = cell;
         return rc;
     }
-    if (c->fields->len >= DDM_VIEW_MAX_FIELDS)
+    if (ddm_views_content_n_fields(c) >= DDM_VIEW_MAX_FIELDS)
         return -E2BIG;
     {
         Field f;
@@ -230,17 +228,15 @@ static int set_field(ddm_view *v, const char *key, ddm_value_type type, Cell cel
         if (!f.key)
             return -E2BIG;
         /* A cut or repaired key may now equal an existing one. */
-        idx = g_hash_table_lookup(c->field_index, f.key);
-        if (idx) {
-            Field *old = &g_array_index(c->fields, Field, GPOINTER_TO_UINT(idx) - 1);
+        old = ddm_views_content_field_find(c, f.key);
+        if (old) {
             old->type = type;
             old->value = cell;
             return key_truncated ? -E2BIG : rc;
         }
         f.type = type;
         f.value = cell;
-        g_array_append_val(c->fields, f);
-        g_hash_table_insert(c->field_index, (gpointer)f.key, GUINT_TO_POINTER(c->fields->len));
+        ddm_views_content_field_add(c, &f);
     }
     return key_truncated ? -E2BIG : rc;
 }

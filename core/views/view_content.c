@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Storage of a view's content (see views-private.h): column sets, and the
+ * Storage of a view's content (see views-private.h): column sets (shared
+ * by reference count between a view's schema and its contents), and the
  * Content that holds a table's cells, a record's fields or a blob, with
- * its strings in one GStringChunk under the DDM_VIEW_MAX_STRING and
- * DDM_VIEW_MAX_STRING_BYTES caps.
+ * its strings in a chain of blocks under the DDM_VIEW_MAX_STRING and
+ * DDM_VIEW_MAX_STRING_BYTES caps. Blocks start at STRING_BLOCK_FIRST bytes
+ * and double up to STRING_BLOCK_MAX, so the many small per-VM views (a
+ * record of a few fields) cost about their strings' size; a big table
+ * costs at most twice its strings plus one block header per doubling.
  */
 #include <string.h>
 
@@ -11,29 +15,70 @@
 
 #include "core/views/views-private.h"
 
+#define STRING_BLOCK_FIRST ((gsize)128)
+#define STRING_BLOCK_MAX ((gsize)64 << 10)
+/* A record looks its fields up by a linear scan up to this many, then by a hash. */
+#define FIELDS_WITHOUT_INDEX 16u
+
+struct StringBlock {
+    StringBlock *next; /* older block */
+    gsize size;        /* bytes in data */
+    gsize used;
+    char data[];
+};
+
+/* The header in front of a shared column array. */
+typedef struct ColumnsShared {
+    gint refs;
+    guint n;
+} ColumnsShared;
+
+static ColumnsShared *columns_shared(const Column *cols)
+{
+    return (ColumnsShared *)(void *)((char *)cols - sizeof(ColumnsShared));
+}
+
+void ddm_views_columns_alloc(Columns *c, guint n)
+{
+    ColumnsShared *sh;
+
+    ddm_views_columns_clear(c);
+    if (n == 0)
+        return;
+    G_STATIC_ASSERT(sizeof(ColumnsShared) % G_ALIGNOF(Column) == 0);
+    sh = g_malloc0(sizeof(ColumnsShared) + (gsize)n * sizeof(Column));
+    sh->refs = 1;
+    sh->n = n;
+    c->cols = (Column *)(void *)(sh + 1);
+    c->n = n;
+}
+
 void ddm_views_columns_clear(Columns *c)
 {
-    for (guint i = 0; i < c->n; i++) {
-        g_free(c->cols[i].name);
-        g_free(c->cols[i].unit);
+    if (c->cols) {
+        ColumnsShared *sh = columns_shared(c->cols);
+        if (--sh->refs == 0) {
+            for (guint i = 0; i < sh->n; i++) {
+                g_free(c->cols[i].name);
+                g_free(c->cols[i].unit);
+            }
+            g_free(sh);
+        }
     }
-    g_free(c->cols);
     c->cols = NULL;
     c->n = 0;
 }
 
 void ddm_views_columns_copy(Columns *dst, const Columns *src)
 {
-    ddm_views_columns_clear(dst);
-    if (src->n == 0)
+    if (dst->cols == src->cols)
         return;
-    dst->cols = g_new0(Column, src->n);
+    ddm_views_columns_clear(dst);
+    if (src->n == 0 || !src->cols)
+        return;
+    columns_shared(src->cols)->refs++;
+    dst->cols = src->cols;
     dst->n = src->n;
-    for (guint i = 0; i < src->n; i++) {
-        dst->cols[i].name = g_strdup(src->cols[i].name);
-        dst->cols[i].type = src->cols[i].type;
-        dst->cols[i].unit = g_strdup(src->cols[i].unit);
-    }
 }
 
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b)
@@ -51,23 +96,65 @@ gboolean ddm_views_columns_equal(const Columns *a, const Columns *b)
 Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema)
 {
     Content *c = g_new0(Content, 1);
-    if (kind == DDM_VIEW_TABLE) {
-        c->cells = g_array_new(FALSE, FALSE, sizeof(Cell));
-        if (schema)
-            ddm_views_columns_copy(&c->columns, schema);
-    } else if (kind == DDM_VIEW_RECORD) {
-        c->fields = g_array_new(FALSE, FALSE, sizeof(Field));
-        c->field_index = g_hash_table_new(g_str_hash, g_str_equal);
-    }
+    /* cells, fields and the field index come with the first of each */
+    if (kind == DDM_VIEW_TABLE && schema)
+        ddm_views_columns_copy(&c->columns, schema);
     return c;
+}
+
+void ddm_views_content_cell_add(Content *c, const Cell *cell)
+{
+    if (!c->cells)
+        c->cells = g_array_new(FALSE, FALSE, sizeof(Cell));
+    g_array_append_vals(c->cells, cell, 1);
+}
+
+guint ddm_views_content_n_fields(const Content *c)
+{
+    return c->fields ? c->fields->len : 0;
+}
+
+Field *ddm_views_content_field_find(Content *c, const char *key)
+{
+    if (!c->fields)
+        return NULL;
+    if (c->field_index) {
+        gpointer idx = g_hash_table_lookup(c->field_index, key);
+        return idx ? &g_array_index(c->fields, Field, GPOINTER_TO_UINT(idx) - 1) : NULL;
+    }
+    for (guint i = 0; i < c->fields->len; i++) {
+        Field *f = &g_array_index(c->fields, Field, i);
+        if (strcmp(f->key, key) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+void ddm_views_content_field_add(Content *c, const Field *f)
+{
+    if (!c->fields)
+        c->fields = g_array_new(FALSE, FALSE, sizeof(Field));
+    g_array_append_vals(c->fields, f, 1);
+    if (!c->field_index && c->fields->len > FIELDS_WITHOUT_INDEX) {
+        /* past a few fields, lookups go through a hash (records may hold 65536) */
+        c->field_index = g_hash_table_new(g_str_hash, g_str_equal);
+        for (guint i = 0; i < c->fields->len; i++)
+            g_hash_table_insert(c->field_index, (gpointer)g_array_index(c->fields, Field, i).key,
+                                GUINT_TO_POINTER(i + 1));
+    } else if (c->field_index) {
+        g_hash_table_insert(c->field_index, (gpointer)f->key, GUINT_TO_POINTER(c->fields->len));
+    }
 }
 
 void ddm_views_content_free(Content *c)
 {
     if (!c)
         return;
-    if (c->strings)
-        g_string_chunk_free(c->strings);
+    while (c->strings) {
+        StringBlock *older = c->strings->next;
+        g_free(c->strings);
+        c->strings = older;
+    }
     ddm_views_columns_clear(&c->columns);
     if (c->cells)
         g_array_free(c->cells, TRUE);
@@ -78,6 +165,30 @@ void ddm_views_content_free(Content *c)
     g_free(c->blob);
     g_free(c->media_type);
     g_free(c);
+}
+
+/* Copy @n bytes of @s and a NUL into @c's newest block, or a new block. */
+static const char *store_string(Content *c, const char *s, gsize n)
+{
+    StringBlock *b = c->strings;
+    char *out;
+
+    if (!b || b->size - b->used < n + 1) {
+        gsize size = b ? MIN(b->size * 2, STRING_BLOCK_MAX) : STRING_BLOCK_FIRST;
+        if (size < n + 1)
+            size = n + 1;
+        b = g_malloc(sizeof(StringBlock) + size);
+        b->next = c->strings;
+        b->size = size;
+        b->used = 0;
+        c->strings = b;
+    }
+    out = b->data + b->used;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    b->used += n + 1;
+    c->string_bytes += n + 1;
+    return out;
 }
 
 /* Copy @s into @c's string chunk as valid UTF-8 of at most
@@ -96,11 +207,8 @@ const char *ddm_views_content_intern(Content *c, const char *s, gboolean *trunca
     }
     if (c->string_bytes + n + 1 > DDM_VIEW_MAX_STRING_BYTES)
         return NULL;
-    if (!c->strings)
-        c->strings = g_string_chunk_new(4096);
     if (g_utf8_validate(s, (gssize)n, &end)) {
-        out = g_string_chunk_insert_len(c->strings, s, (gssize)n);
-        c->string_bytes += n + 1;
+        out = store_string(c, s, n);
     } else {
         char *valid = g_utf8_make_valid(s, (gssize)n);
         gsize vn = strlen(valid);
@@ -113,8 +221,7 @@ const char *ddm_views_content_intern(Content *c, const char *s, gboolean *trunca
             g_free(valid);
             return NULL;
         }
-        out = g_string_chunk_insert_len(c->strings, valid, (gssize)vn);
-        c->string_bytes += vn + 1;
+        out = store_string(c, valid, vn);
         g_free(valid);
     }
     return out;

@@ -104,7 +104,7 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
     } else if (v->kind == DDM_VIEW_RECORD) {
         json_builder_set_member_name(b, "fields");
         json_builder_begin_array(b);
-        for (guint i = 0; i < c->fields->len; i++) {
+        for (guint i = 0; i < ddm_views_content_n_fields(c); i++) {
             const Field *f = &g_array_index(c->fields, Field, i);
             json_builder_begin_object(b);
             json_builder_set_member_name(b, "key");

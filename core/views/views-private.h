@@ -39,17 +39,26 @@ typedef struct Column {
     char *unit; /* NULL = none */
 } Column;
 
+/* A column set. cols is shared, read-only, by every copy (reference
+ * counted: a view's schema, its committed and its building content hold
+ * one set, not three); build one with ddm_views_columns_alloc. */
 typedef struct Columns {
     Column *cols;
     guint n;
 } Columns;
 
+/* A block of a content's strings (view_content.c): blocks double in size
+ * from a small first one, so a content with a few short strings costs
+ * about what they need, not a fixed chunk. */
+typedef struct StringBlock StringBlock;
+
 typedef struct Content {
-    GStringChunk *strings; /* created lazily */
+    StringBlock *strings;  /* newest block first; created lazily */
     gsize string_bytes;    /* bytes stored in strings, for the cap */
     /* table */
     Columns columns;
-    GArray *cells;     /* Cell, n_rows * columns.n (the current row may be partial) */
+    GArray *cells;     /* Cell, n_rows * columns.n (the current row may be partial); NULL
+                          until the first cell */
     guint n_rows;
     guint cur_col;     /* cells given for the current row */
     gboolean in_row;   /* a row was started and accepted */
@@ -58,8 +67,8 @@ typedef struct Content {
     const char *bad_reason;
     gboolean rows_capped;
     /* record */
-    GArray *fields;    /* Field */
-    GHashTable *field_index; /* key (in strings) -> index + 1 */
+    GArray *fields;    /* Field; NULL until the first */
+    GHashTable *field_index; /* key (in strings) -> index + 1; only past a few fields */
     /* blob */
     guint8 *blob;
     gsize blob_len;
@@ -108,12 +117,23 @@ struct DdmViews {
 };
 
 /* view_content.c */
+/** @c holds a new set of @n zeroed columns, its own (fill it before any
+ *  copy shares it); the strings in it are freed with the last copy. */
+void ddm_views_columns_alloc(Columns *c, guint n);
 void ddm_views_columns_clear(Columns *c);
 void ddm_views_columns_copy(Columns *dst, const Columns *src);
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b);
 /** Empty content of @kind; a table starts with a copy of @schema (may be NULL). */
 Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema);
 void ddm_views_content_free(Content *c);
+/** Append @cell to table content @c (the cell array comes with the first). */
+void ddm_views_content_cell_add(Content *c, const Cell *cell);
+/** Fields in record content @c. */
+guint ddm_views_content_n_fields(const Content *c);
+/** The field keyed @key in record content @c, or NULL (valid until the next add). */
+Field *ddm_views_content_field_find(Content *c, const char *key);
+/** Append @f (its key already in @c's strings, not yet present) to record content @c. */
+void ddm_views_content_field_add(Content *c, const Field *f);
 /** @s copied into @c's strings, capped and made valid UTF-8 (view_content.c). */
 const char *ddm_views_content_intern(Content *c, const char *s, gboolean *truncated);
 

@@ -4,7 +4,7 @@
  * by plugins and the core, per VM or global.
  *
  * Storage: content is kept as compact tagged cells (no JsonNode per cell);
- * strings live in one GStringChunk per content, so dropping a 5000-row
+ * strings live in a few doubling blocks per content, so dropping a 5000-row
  * table is a handful of frees. JSON is produced on demand by
  * ddm_view_to_json.
  *
