@@ -5,7 +5,7 @@
  * (MOD to OUT), two watches on one fd, removing the running watch and
  * another one during a dispatch, a stale event after an fd is closed and
  * reused within one dispatch, a nested main-loop iteration from a callback,
- * the regular-file fallback, one GSource for any number of watches, and a
+ * a watch that wants only HUP, the regular-file fallback, one GSource for any number of watches, and a
  * wake-up that delivers only the ready sockets.
  */
 #include <fcntl.h>
@@ -115,6 +115,29 @@ static void test_mod_to_out_and_dormant(void **state)
     assert_int_equal(p.calls, 2);
     assert_true(p.last & G_IO_HUP);
     ddm_watch_remove(p.w);
+    close(sv[0]);
+}
+
+/* A watch that wants only HUP: not woken by data, woken when the peer goes
+ * (a control client whose input is paused). */
+static void test_hup_only(void **state)
+{
+    int sv[2];
+    Probe p = { .keep = FALSE };
+    (void)state;
+
+    pair(sv);
+    p.fd = sv[0];
+    p.w = ddm_watch_add(sv[0], G_IO_HUP | G_IO_ERR, probe_cb, &p);
+    assert_int_equal(write(sv[1], "d", 1), 1);
+    spin();
+    assert_int_equal(p.calls, 0);
+    close(sv[1]);
+    spin();
+    assert_int_equal(p.calls, 1);
+    assert_true(p.last & G_IO_HUP);
+    assert_false(p.last & G_IO_IN); /* not asked for */
+    assert_null(p.w);
     close(sv[0]);
 }
 
@@ -397,6 +420,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_readable_and_hup),
         cmocka_unit_test(test_mod_to_out_and_dormant),
+        cmocka_unit_test(test_hup_only),
         cmocka_unit_test(test_two_watches_one_fd),
         cmocka_unit_test(test_remove_other_during_dispatch),
         cmocka_unit_test(test_remove_self),
