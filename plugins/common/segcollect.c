@@ -37,6 +37,8 @@ void seg_collector_clear(seg_collector *c)
     }
     c->n_heaps = 0;
     c->kept_bytes = 0;
+    free(c->scratch);
+    c->scratch = NULL;
 }
 
 static seg_heap *find_heap(const seg_collector *c, uint32_t id)
@@ -159,13 +161,15 @@ int seg_collector_piece(seg_collector *c, const uint8_t *data, size_t len, int o
         rep->implicit_start = 1;
     }
     g = &h->pending;
-    seg_stats_reset(&c->scratch);
-    rep->error = seg_piece_decode(&rep->piece, &c->scratch, &rep->at);
+    if (!c->scratch && !(c->scratch = malloc(sizeof(*c->scratch))))
+        return -ENOMEM;
+    seg_stats_reset(c->scratch);
+    rep->error = seg_piece_decode(&rep->piece, c->scratch, &rep->at);
     if (rep->error != SEG_OK) {
         g->rejected++;
         return -EINVAL;
     }
-    seg_stats_add(&g->stats, &c->scratch);
+    seg_stats_add(&g->stats, c->scratch);
     if (!g->accepted)
         g->unit_size = rep->piece.unit_size;
     g->accepted++;

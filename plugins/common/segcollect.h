@@ -76,7 +76,9 @@ typedef struct seg_collector {
     int keep_pieces;
     size_t keep_max_bytes;
     size_t kept_bytes;              /**< over every heap, pending and current */
-    seg_stats scratch;
+    seg_stats *scratch;             /**< one piece's statistics (~7 KiB): allocated at the
+                                         first piece, so a collector that never saw one (an
+                                         idle VM's) costs only this struct */
 } seg_collector;
 
 /** What a piece did, for the caller's log line. */

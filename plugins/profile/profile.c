@@ -30,6 +30,14 @@ static void free_plugin(void *p)
 }
 
 
+static void profile_vm_free(void *p)
+{
+    profile_vm *pv = p;
+    if (pv)
+        free(pv->last_path);
+    free(pv);
+}
+
 profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
 {
     profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
@@ -39,7 +47,7 @@ profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
     if (!pv)
         return NULL;
     pv->mode = PROFILE_MODE_UNKNOWN;
-    if (pl->host->vm_set_data(pl->self, vm, pv, free) != 0)
+    if (pl->host->vm_set_data(pl->self, vm, pv, profile_vm_free) != 0)
         return NULL; /* the core freed it (memory rule 3) */
     return pv;
 }
@@ -81,7 +89,7 @@ void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv)
     h->view_field_str(pv->info, "mode", name);
     h->view_field_bool(pv->info, "ddmon_trace_running", pv->job != NULL);
     h->view_field_int(pv->info, "traces_saved", (int64_t)pv->traces);
-    h->view_field_str(pv->info, "last_file", pv->last_path[0] ? pv->last_path : NULL);
+    h->view_field_str(pv->info, "last_file", pv->last_path);
     h->view_commit(pv->info);
 }
 

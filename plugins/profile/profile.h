@@ -70,7 +70,8 @@ typedef struct profile_vm {
     int stray_logged;         /* a chunk nobody asked for was logged (once per VM) */
     profile_job *job;         /* the trace running, borrowed; NULL when none */
     uint64_t traces;          /* traces saved */
-    char last_path[PROFILE_PATH_MAX + 1];
+    char *last_path;          /* the last trace's file (malloc), NULL before the first: an
+                                 idle VM's state stays small */
     ddm_view *info;           /* "profile": mode, traces, last file */
     ddm_view *methods, *threads, *summary; /* the last trace's */
 } profile_vm;

@@ -152,8 +152,11 @@ static void finish(profile_job *j, const char *error)
             pv->job = NULL;
         if (!error) {
             pv->traces++;
-            snprintf(pv->last_path, sizeof pv->last_path, "%s",
-                     j->device ? j->device_path : j->path);
+            char *path = strdup(j->device ? j->device_path : j->path);
+            if (path) { /* else the previous name stays */
+                free(pv->last_path);
+                pv->last_path = path;
+            }
             if (!j->device && !j->summary_error[0])
                 publish_views(j, pv);
         }
