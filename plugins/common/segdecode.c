@@ -140,7 +140,10 @@ static inline __attribute__((always_inline)) void emit(seg_stats *st, uint8_t st
     *largest = ext > *largest ? ext : *largest;
 }
 
-seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at)
+/* The pair-at-a-time decoder: the definition of the statistics and of
+ * where a bad piece stops. The fast path below hands any piece it cannot
+ * accept to this one, so errors and their offsets come from one place. */
+static seg_error decode_checked(const seg_piece *p, seg_stats *st, seg_error_at *at)
 {
     const uint8_t *runs = p->runs;
     const uint8_t *r = runs;
@@ -217,4 +220,179 @@ fail:
         at->units_seen = seen;
     }
     return err;
+}
+
+/* Per state byte (P bit clear): the row of the count table (class * 256),
+ * and the mask that keeps a running free extent (all ones for free, 0 for
+ * in use). Tables, so that a pair costs loads and adds, no tests. */
+#define CLS(s) ((((s) & 7) == 0) ? 0u : 1u + (((s) >> 3) & 7))
+#define ROW(s) ((uint16_t)(CLS(s) * 256u))
+#define ROW8(s) ROW(s), ROW((s) + 1), ROW((s) + 2), ROW((s) + 3), ROW((s) + 4), ROW((s) + 5), \
+                ROW((s) + 6), ROW((s) + 7)
+static const uint16_t row_of_state[128] = {
+    ROW8(0), ROW8(8), ROW8(16), ROW8(24), ROW8(32), ROW8(40), ROW8(48), ROW8(56),
+    ROW8(64), ROW8(72), ROW8(80), ROW8(88), ROW8(96), ROW8(104), ROW8(112), ROW8(120),
+};
+#define KEEP(s) ((((s) & 7) == 0) ? UINT64_MAX : (uint64_t)0)
+#define KEEP8(s) KEEP(s), KEEP((s) + 1), KEEP((s) + 2), KEEP((s) + 3), KEEP((s) + 4), \
+                 KEEP((s) + 5), KEEP((s) + 6), KEEP((s) + 7)
+static const uint64_t keep_free_of_state[128] = {
+    KEEP8(0), KEEP8(8), KEEP8(16), KEEP8(24), KEEP8(32), KEEP8(40), KEEP8(48), KEEP8(56),
+    KEEP8(64), KEEP8(72), KEEP8(80), KEEP8(88), KEEP8(96), KEEP8(104), KEEP8(112), KEEP8(120),
+};
+#undef KEEP8
+#undef KEEP
+#undef ROW8
+#undef ROW
+#undef CLS
+
+/* Largest piece the fast path takes: its counters are 32 bits. */
+#define FAST_MAX_PAIRS ((uint64_t)UINT32_MAX)
+
+/* Fold the per-(class, run length) counts of single-pair allocations into
+ * @st; returns the units they cover. Lengths whose byte sizes share a size
+ * bucket are summed together, so the histogram gets one add per bucket,
+ * not one per length. */
+static uint64_t fold_counts(seg_stats *st, const uint32_t *cnt, unsigned unit)
+{
+    unsigned lo[12], hi[12], bk[12], nr = 0, n = 1, c;
+    uint64_t total = 0;
+
+    /* the ranges of n = 1..256 units that fall into one bucket */
+    while (n <= 256) {
+        unsigned b = bucket_of((uint64_t)n * unit);
+        uint64_t next = ((uint64_t)1 << (b + 1)) / unit + (((uint64_t)1 << (b + 1)) % unit != 0);
+        lo[nr] = n;
+        hi[nr] = next > 257 ? 257 : (unsigned)next;
+        bk[nr] = b;
+        n = hi[nr];
+        nr++;
+    }
+    for (c = 0; c < SEG_NCLASS; c++) {
+        const uint32_t *row = cnt + (size_t)c * 256;
+        seg_class_stats *cs = &st->cls[c];
+        uint64_t count = 0, units = 0;
+        unsigned i, first, last = 0, top = 0;
+
+        for (i = 0; i < nr; i++) {
+            uint64_t k = 0, u = 0;
+            unsigned m;
+            for (m = lo[i]; m < hi[i]; m++) {
+                k += row[m - 1];
+                u += (uint64_t)row[m - 1] * m;
+            }
+            if (k) {
+                st->hist_count[c][bk[i]] += k;
+                st->hist_bytes[c][bk[i]] += u * unit;
+                count += k;
+                units += u;
+                top = i;
+            }
+        }
+        if (!count)
+            continue;
+        for (first = 0; !row[first]; first++)
+            ;
+        for (last = hi[top] - 2; !row[last]; last--) /* inside the top bucket's range */
+            ;
+        cs->count += count;
+        cs->units += units;
+        cs->bytes += units * unit;
+        if ((uint64_t)(first + 1) * unit < cs->min_bytes)
+            cs->min_bytes = (uint64_t)(first + 1) * unit;
+        if ((uint64_t)(last + 1) * unit > cs->max_bytes)
+            cs->max_bytes = (uint64_t)(last + 1) * unit;
+        total += units;
+    }
+    return total;
+}
+
+/* Merge the partial sequence at *@rp (its first pair has P set) up to the
+ * pair without P or the piece's end, and account it in @st. Returns its
+ * units, or 0 if the sequence changes state (the piece is rejected). */
+static uint64_t merge_partial(const uint8_t **rp, const uint8_t *end, seg_stats *st,
+                              unsigned unit, unsigned *state_out)
+{
+    const uint8_t *r = *rp;
+    const unsigned state = r[0] & 0x7f;
+    unsigned s = r[0];
+    uint64_t units = 0;
+    for (;;) {
+        units += (uint64_t)r[1] + 1u;
+        r += 2;
+        if (!(s & 0x80) || r >= end)
+            break;
+        s = r[0];
+        if ((s & 0x7f) != state)
+            return 0;
+    }
+    *rp = r;
+    *state_out = state;
+    {
+        const unsigned cls = seg_state_class((uint8_t)state);
+        const uint64_t bytes = units * unit;
+        seg_class_stats *cs = &st->cls[cls];
+        const unsigned b = bucket_of(bytes);
+        cs->count++;
+        cs->units += units;
+        cs->bytes += bytes;
+        cs->min_bytes = bytes < cs->min_bytes ? bytes : cs->min_bytes;
+        cs->max_bytes = bytes > cs->max_bytes ? bytes : cs->max_bytes;
+        st->hist_count[cls][b]++;
+        st->hist_bytes[cls][b] += bytes;
+    }
+    return units;
+}
+
+/*
+ * The fast path. Most allocations are one pair: those only bump a counter
+ * per (class, run length) in a table on the stack (the row comes from a
+ * table indexed by the state byte), and the counters are folded into the
+ * statistics once per piece. The running free extent is kept with a mask
+ * from a table, not a branch. A partial pair is the only branch the input
+ * decides, and it is rare (allocations over 256 units). A piece that is
+ * not accepted (wrong unit total, a partial sequence that changes state)
+ * is decoded again by decode_checked, which says why and where; so is one
+ * too big for 32-bit counters.
+ */
+seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at)
+{
+    uint32_t cnt[SEG_NCLASS * 256]; /* [class * 256 + units - 1] */
+    const uint8_t *r = p->runs;
+    const uint8_t *end = r + p->runs_len;
+    const unsigned unit = p->unit_size;
+    uint64_t merged = 0, ext = 0, largest = 0, seen, npairs = p->runs_len / 2;
+
+    if (unit == 0 || (p->runs_len & 1) || p->runs_len == 0 || npairs > FAST_MAX_PAIRS)
+        return decode_checked(p, st, at);
+    memset(cnt, 0, sizeof cnt);
+    while (r < end) {
+        const unsigned s = r[0], l = r[1];
+        if (__builtin_expect(s & 0x80, 0)) {
+            unsigned state = 0;
+            uint64_t units = merge_partial(&r, end, st, unit, &state);
+            /* 0: a state change; more than declared: also keeps sums from wrapping */
+            if (units == 0 || units > p->length_units)
+                return decode_checked(p, st, at);
+            merged += units;
+            ext = (ext + units) & keep_free_of_state[state];
+            largest = ext > largest ? ext : largest;
+            continue;
+        }
+        cnt[row_of_state[s] + l]++;
+        ext = (ext + l + 1u) & keep_free_of_state[s];
+        largest = ext > largest ? ext : largest;
+        r += 2;
+    }
+    seen = fold_counts(st, cnt, unit) + merged;
+    if (seen != p->length_units)
+        return decode_checked(p, st, at);
+    largest *= unit;
+    if (largest > st->largest_free_bytes)
+        st->largest_free_bytes = largest;
+    st->total_units += seen;
+    st->total_bytes += seen * unit;
+    st->runs += npairs;
+    st->pieces++;
+    return SEG_OK;
 }

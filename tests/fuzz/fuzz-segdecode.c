@@ -8,12 +8,16 @@
  * declared units; the runs decoded never exceed the run pairs present;
  * the per-class totals add up to the piece's totals (units and bytes);
  * every allocation lies between its class's min and max and in its size
- * bucket; a rejected piece says where it stopped, inside the runs.
+ * bucket; a rejected piece says where it stopped, inside the runs; and
+ * the fast decoder agrees with the simple reference decoder
+ * (tests/unit/plugins/segdecode_ref.h) on the verdict, the stop point and
+ * every statistic.
  */
 #include <string.h>
 
 #include "plugins/common/segdecode.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/unit/plugins/segdecode_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,6 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(p.runs == data + SEG_PIECE_HEADER_LEN && p.runs_len == size - SEG_PIECE_HEADER_LEN);
     seg_stats_reset(&st);
     e = seg_piece_decode(&p, &st, &at);
+    {
+        seg_stats ref;
+        size_t ref_off = 0;
+        uint64_t ref_units = 0;
+        seg_stats_reset(&ref);
+        FUZZ_CHECK(ref_decode(&p, &ref, &ref_off, &ref_units) == e);
+        if (e != SEG_OK)
+            FUZZ_CHECK(at.run_offset == ref_off && at.units_seen == ref_units);
+        else
+            FUZZ_CHECK(ref_stats_equal(&st, &ref));
+    }
     if (e != SEG_OK) {
         FUZZ_CHECK(at.run_offset <= p.runs_len);
         FUZZ_CHECK(at.units_seen <= (uint64_t)256 * (p.runs_len / 2));

@@ -10,7 +10,8 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/plugins/test-segdecode
 TESTS += tests/unit/plugins/test-segdecode
 endif
-tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c
+tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c \
+	tests/unit/plugins/segdecode_ref.h
 tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_segdecode_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS)

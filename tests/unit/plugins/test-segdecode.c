@@ -4,17 +4,21 @@
  * decoding, partial-run merging, the draft's reject rule (doc/protocol.md,
  * "Heap segments") and the statistics (per class, histogram, largest
  * free extent). Table-driven
- * where the cases are byte strings. No host needed.
+ * where the cases are byte strings. The fast decoder is also compared
+ * with a simple reference decoder (segdecode_ref.h) on random and
+ * adversarial pieces. No host needed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "plugins/common/segdecode.h"
+#include "tests/unit/plugins/segdecode_ref.h"
 
 /* Build a piece: header then @npairs (state, count-1) pairs from @pairs. */
 static size_t make_piece(uint8_t *buf, uint32_t heap, uint8_t unit, uint32_t start,
@@ -243,6 +247,201 @@ static void test_max_run_lengths(void **state)
     assert_int_equal(st.cls[1 + SEG_KIND_ARRAY8].bytes, (uint64_t)64 * 256 * 255);
 }
 
+/* xorshift64*: a fixed sequence, so a failure is reproducible */
+static uint64_t rnd_next(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return *x * 2685821657736338717ull;
+}
+
+/* Decode @pairs/@npb as one piece with both decoders, starting from the
+ * same statistics @start, and insist on the same verdict, stop point and
+ * statistics. */
+static void check_same(const seg_stats *start, uint8_t unit, uint32_t units, const uint8_t *pairs,
+                       size_t npb, seg_stats *out)
+{
+    uint8_t *buf = malloc(17 + npb + 1);
+    seg_piece p;
+    seg_stats fast = *start, ref = *start;
+    seg_error_at at = { 12345, 12345 };
+    size_t ref_off = 0;
+    uint64_t ref_units = 0;
+    seg_error ef, er;
+    size_t n;
+
+    assert_non_null(buf);
+    n = make_piece(buf, 1, unit, 0x12c00000u, 0, units, pairs, npb);
+    assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+    ef = seg_piece_decode(&p, &fast, &at);
+    er = ref_decode(&p, &ref, &ref_off, &ref_units);
+    if (ef != er)
+        print_message("unit %u units %u pair bytes %zu: fast %s, reference %s\n", unit, units, npb,
+                      seg_error_str(ef), seg_error_str(er));
+    assert_int_equal(ef, er);
+    if (er != SEG_OK) {
+        assert_int_equal(at.run_offset, ref_off);
+        assert_int_equal(at.units_seen, ref_units);
+    } else {
+        assert_true(ref_stats_equal(&fast, &ref));
+        if (out)
+            *out = fast;
+    }
+    free(buf);
+}
+
+/* Sum of the units of the pairs (what a correct piece declares). */
+static uint64_t pair_units(const uint8_t *pairs, size_t npb)
+{
+    uint64_t u = 0;
+    size_t i;
+    for (i = 0; i + 1 < npb; i += 2)
+        u += (uint64_t)pairs[i + 1] + 1;
+    return u;
+}
+
+static void test_fast_matches_reference_random(void **state)
+{
+    static const uint8_t units_sizes[] = { 1, 2, 8, 8, 8, 16, 24, 255 };
+    uint8_t *pairs = malloc(2 * 4096 + 1);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    seg_stats acc;
+    unsigned iter, accepted = 0, rejected = 0;
+    (void)state;
+    assert_non_null(pairs);
+    seg_stats_reset(&acc);
+    for (iter = 0; iter < 20000; iter++) {
+        uint64_t r = rnd_next(&x);
+        unsigned mode = (unsigned)(r % 6);
+        size_t np = (size_t)(rnd_next(&x) % ((r >> 8) % 8 == 0 ? 4096 : 300));
+        uint8_t unit = (r >> 16) % 4 == 0 ? (uint8_t)(1 + (r >> 20) % 255)
+                                          : units_sizes[(r >> 24) % sizeof units_sizes];
+        size_t i, npb = 2 * np;
+        uint64_t u;
+        uint32_t declared;
+        for (i = 0; i < np; i++) {
+            uint64_t q = rnd_next(&x);
+            uint8_t st, len;
+            switch (mode) {
+            case 0: /* random bytes */
+                st = (uint8_t)q;
+                len = (uint8_t)(q >> 8);
+                break;
+            case 1: /* no partial runs, few states: many equal runs in a row */
+                st = ST((q >> 3) % 2, (q >> 5) % 2);
+                len = (uint8_t)((q >> 8) % 4);
+                break;
+            case 2: /* long partial sequences of one state, sometimes changing */
+                st = (uint8_t)(((q % 8) != 0 ? P : 0) | ST(2, 1));
+                if ((q >> 20) % 97 == 0)
+                    st = (uint8_t)(st ^ 0x08);
+                len = 255;
+                break;
+            case 3: /* every (class, length) cell */
+                st = (uint8_t)(i % 128);
+                len = (uint8_t)(i * 7);
+                break;
+            case 4: /* realistic: small objects, free runs, rare large arrays */
+                if (q % 50 == 0) {
+                    st = (uint8_t)(P | ST(3 + (q >> 8) % 3, 1));
+                    len = 255;
+                } else if (i > 0 && (pairs[2 * i - 2] & P)) {
+                    st = pairs[2 * i - 2];
+                    if ((q >> 12) % 4 == 0)
+                        st = (uint8_t)(st & 0x7f);
+                    len = (uint8_t)(q >> 16);
+                } else {
+                    st = (q >> 8) % 5 == 0 ? ST(0, 0) : ST((q >> 12) % 8, 1 + (q >> 16) % 7);
+                    len = (uint8_t)((q >> 20) % 16);
+                }
+                break;
+            default: /* free/in-use alternation: free extents of every length */
+                st = (q % 3 == 0) ? ST(q >> 4 & 7, 1) : ST(q >> 4 & 7, 0);
+                len = (uint8_t)(q >> 8);
+                break;
+            }
+            pairs[2 * i] = st;
+            pairs[2 * i + 1] = len;
+        }
+        u = pair_units(pairs, npb);
+        switch ((r >> 32) % 10) {
+        case 0:
+            declared = (uint32_t)(u + 1 + (r >> 40) % 300);
+            break;
+        case 1:
+            declared = u ? (uint32_t)(u - 1 - (r >> 40) % (u < 300 ? u : 300)) : 1;
+            break;
+        case 2:
+            declared = (uint32_t)(r >> 40);
+            break;
+        default:
+            declared = (uint32_t)u;
+            break;
+        }
+        if ((r >> 48) % 25 == 0)
+            pairs[npb++] = (uint8_t)(r >> 56); /* half a pair at the end */
+        {
+            seg_stats before = acc, after;
+            seg_stats_reset(&after);
+            /* start from accumulated statistics now and then, to check adding */
+            check_same((r >> 52) % 2 ? &before : &after, unit, declared, pairs, npb, &after);
+            if (after.pieces) {
+                if ((r >> 52) % 2)
+                    acc = after;
+                accepted++;
+            } else {
+                rejected++;
+            }
+        }
+    }
+    print_message("reference check: %u accepted, %u rejected pieces\n", accepted, rejected);
+    assert_true(accepted > 1000 && rejected > 1000);
+    free(pairs);
+}
+
+static void test_fast_matches_reference_adversarial(void **state)
+{
+    size_t np = 70000, i;
+    uint8_t *pairs = malloc(2 * np);
+    seg_stats st;
+    (void)state;
+    assert_non_null(pairs);
+    seg_stats_reset(&st);
+    /* one allocation of 70000 partial runs of 256 units (17.9 M units) */
+    for (i = 0; i < np; i++) {
+        pairs[2 * i] = (uint8_t)((i + 1 < np ? P : 0) | ST(5, 1));
+        pairs[2 * i + 1] = 255;
+    }
+    check_same(&st, 255, (uint32_t)(np * 256), pairs, 2 * np, NULL);
+    /* the same, still open at the end */
+    pairs[2 * np - 2] |= P;
+    check_same(&st, 255, (uint32_t)(np * 256), pairs, 2 * np, NULL);
+    /* a state change in its very last pair */
+    pairs[2 * np - 2] = ST(4, 1);
+    check_same(&st, 255, (uint32_t)(np * 256), pairs, 2 * np, NULL);
+    /* units declared one short, and one long */
+    pairs[2 * np - 2] = ST(5, 1);
+    check_same(&st, 255, (uint32_t)(np * 256 - 1), pairs, 2 * np, NULL);
+    check_same(&st, 255, (uint32_t)(np * 256 + 1), pairs, 2 * np, NULL);
+    /* 70000 one-unit runs of one cell: a counter far past a byte */
+    for (i = 0; i < np; i++) {
+        pairs[2 * i] = ST(0, 1);
+        pairs[2 * i + 1] = 0;
+    }
+    check_same(&st, 1, (uint32_t)np, pairs, 2 * np, NULL);
+    /* all free, alternating kinds: one extent over the whole piece */
+    for (i = 0; i < np; i++) {
+        pairs[2 * i] = ST(i % 8, 0);
+        pairs[2 * i + 1] = (uint8_t)i;
+    }
+    check_same(&st, 200, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, NULL);
+    /* the largest run that fits the 32-bit unit count: 2^32-1 units would
+     * need 16 M pairs; a declared count past what the pairs hold is short */
+    check_same(&st, 8, UINT32_MAX, pairs, 2 * np, NULL);
+    free(pairs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +453,8 @@ int main(void)
         cmocka_unit_test(test_stats_add),
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_max_run_lengths),
+        cmocka_unit_test(test_fast_matches_reference_random),
+        cmocka_unit_test(test_fast_matches_reference_adversarial),
     };
     return cmocka_run_group_tests_name("segdecode", tests, NULL, NULL);
 }
