@@ -261,3 +261,19 @@ gboolean ddm_daemon_vm_list_settled(DdmDaemon *d)
     g_return_val_if_fail(d != NULL, TRUE);
     return ddm_monitor_sessions_settled(d->monitor) && !ddm_vms_view_pending(d->vms_view);
 }
+
+gboolean ddm_daemon_settled(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, TRUE);
+    if (!ddm_discovery_set_first_round_done(d->discovery) || !ddm_daemon_vm_list_settled(d))
+        return FALSE;
+    /* The plugins' first requests (sent at DDM_VM_READY: the views'
+     * first fills), and FEAT, are answered, timed out or will never be
+     * answered. Every VM is asked, so that the fences go out together. */
+    gboolean settled = TRUE;
+    g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(d->monitor);
+    for (guint i = 0; i < vms->len; i++)
+        if (!ddm_vm_requests_settled(g_ptr_array_index(vms, i)))
+            settled = FALSE;
+    return settled;
+}

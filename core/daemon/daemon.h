@@ -46,6 +46,12 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error);
  *  handshake, HELO) and the "vms" view shows every change reported so far
  *  (its rebuild is coalesced: one may be due). */
 gboolean ddm_daemon_vm_list_settled(DdmDaemon *d);
+/** What a snapshot waits for: the VM list is settled (above), every
+ *  discovery module has had its first round, and no READY VM has a
+ *  request in flight that may still be answered (the plugins' first
+ *  requests, the views' first fills: ddm_vm_requests_settled, which may
+ *  send a FEAT to find out). O(VMs); a snapshot asks it a few times. */
+gboolean ddm_daemon_settled(DdmDaemon *d);
 
 /* The core views, one file each (vms_view.c, plugins_view.c). */
 typedef struct DdmVmsView DdmVmsView;

@@ -23,6 +23,10 @@ typedef struct DdmDiscoveryOps {
     void (*start)(DdmDiscovery *d);
     void (*stop)(DdmDiscovery *d);           /* stop and forget its targets */
     void (*free)(DdmDiscovery *d);
+    /* TRUE once its first round is over: every target it could find now
+     * has been offered (adb: the device list came and each online
+     * device's first pid list). NULL: over when start returns. */
+    gboolean (*first_round_done)(DdmDiscovery *d);
 } DdmDiscoveryOps;
 
 /* What every module gets: all borrowed, all outlive the module. */
@@ -50,6 +54,9 @@ DdmDiscoverySet *ddm_discovery_set_new(DdmMonitor *mon, const DdmConfig *config,
 void ddm_discovery_set_reconcile(DdmDiscoverySet *set, gboolean start);
 /** Start every module not running. */
 void ddm_discovery_set_start(DdmDiscoverySet *set);
+/** TRUE when every running module has had its first round (for a
+ *  snapshot that answers as soon as discovery has nothing more to say). */
+gboolean ddm_discovery_set_first_round_done(DdmDiscoverySet *set);
 /** Stop and free every module. */
 void ddm_discovery_set_free(DdmDiscoverySet *set);
 

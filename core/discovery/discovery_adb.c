@@ -71,6 +71,7 @@ struct AdbDiscovery {
     gboolean spawned_adb;    /* `adb start-server` was run once */
     gboolean ever_connected; /* a server answered once: never start one after that */
     gboolean outage_logged;
+    gboolean got_devices;    /* the track-devices stream delivered a device list */
     GHashTable *devices;     /* serial -> Device* */
     ddm_view *view;          /* "devices" */
     ddm_view *apps_view;     /* "device-processes" */
@@ -399,6 +400,7 @@ static void on_devices(const char *payload, size_t len, gpointer ud)
 {
     AdbDiscovery *ad = ud;
     GPtrArray *list = ddm_adb_parse_devices(payload, len);
+    ad->got_devices = TRUE;
     GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
     for (guint i = 0; i < list->len; i++) {
         DdmAdbDevice *d = list->pdata[i];
@@ -546,6 +548,7 @@ static void on_track_devices_open(int fd, GBytes *extra, const GError *error, gp
     ad->ever_connected = TRUE;
     ad->outage_logged = FALSE;
     ad->backoff_ms = 0;
+    ad->got_devices = FALSE;
     ad->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, on_devices, on_devices_closed, ad);
 }
 
@@ -635,11 +638,36 @@ static void adb_free(DdmDiscovery *d)
     g_free(ad);
 }
 
+/* First round over: the server's device list came (or no server answers
+ * and none is starting), and every online device's tracking service gave
+ * its first pid list (or failed and waits for a retry). */
+static gboolean adb_first_round_done(DdmDiscovery *d)
+{
+    AdbDiscovery *ad = (AdbDiscovery *)d;
+    if (ad->conn != NULL)
+        return FALSE;
+    if (ad->stream == NULL) /* no server now; one we started may still come up */
+        return !(ad->spawned_adb && !ad->ever_connected);
+    if (!ad->got_devices)
+        return FALSE;
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, ad->devices);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        const Device *dev = v;
+        if (strcmp(dev->state, "device") == 0 && !dev->got_update &&
+            (dev->conn != NULL || dev->stream != NULL))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 static const DdmDiscoveryOps adb_discovery_ops = {
     .name = "adb",
     .start = adb_start,
     .stop = adb_stop,
     .free = adb_free,
+    .first_round_done = adb_first_round_done,
 };
 
 DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon, const DdmConfig *config, DdmViews *views)

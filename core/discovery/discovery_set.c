@@ -88,6 +88,17 @@ void ddm_discovery_set_start(DdmDiscoverySet *set)
     }
 }
 
+gboolean ddm_discovery_set_first_round_done(DdmDiscoverySet *set)
+{
+    g_return_val_if_fail(set != NULL, TRUE);
+    for (guint i = 0; i < set->modules->len; i++) {
+        DdmDiscovery *d = g_ptr_array_index(set->modules, i);
+        if (d->running && d->ops->first_round_done && !d->ops->first_round_done(d))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 void ddm_discovery_set_free(DdmDiscoverySet *set)
 {
     if (!set)

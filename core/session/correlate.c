@@ -192,6 +192,21 @@ guint ddm_correlate_count(const DdmCorrelate *c)
     return g_hash_table_size(c->by_id);
 }
 
+uint32_t ddm_correlate_newest_id(const DdmCorrelate *c)
+{
+    GHashTableIter it;
+    gpointer k, v;
+    uint32_t newest = 0;
+    g_return_val_if_fail(c != NULL, 0);
+    g_hash_table_iter_init(&it, c->by_id);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        uint32_t id = GPOINTER_TO_UINT(k);
+        if (id > newest)
+            newest = id;
+    }
+    return newest;
+}
+
 gboolean ddm_correlate_was_expired(const DdmCorrelate *c, uint32_t id)
 {
     guint i;

@@ -42,6 +42,8 @@ void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us);
 /** Remove and return everything (VM gone). (transfer full) */
 GArray *ddm_correlate_drain(DdmCorrelate *c);
 guint ddm_correlate_count(const DdmCorrelate *c);
+/** The highest id pending (0 when empty). O(entries). */
+uint32_t ddm_correlate_newest_id(const DdmCorrelate *c);
 /** Recently timed-out ids are remembered (bounded) so a late reply is logged as late. */
 gboolean ddm_correlate_was_expired(const DdmCorrelate *c, uint32_t id);
 

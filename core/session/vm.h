@@ -83,6 +83,8 @@ struct ddm_vm {
     gsize out_pos;
     DdmCorrelate *pending;
     uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
+    uint32_t answered_id;       /* the newest of our requests the VM answered (0: none) */
+    uint32_t fence_id;          /* ddm_vm_requests_settled's FEAT in flight (0: none) */
 
     /* stats */
     gint64 connected_at_us;
@@ -153,6 +155,12 @@ int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, 
                         size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn, gpointer ud);
 /** A fresh packet id from our range. */
 uint32_t ddm_vm_alloc_id(DdmVm *vm);
+/** TRUE unless @vm is READY with a request in flight that may still be
+ *  answered: a VM answers requests in order, so one older than the newest
+ *  it answered never will be (ART answers no THEN, HPIF, HPSG, HPGC).
+ *  When it cannot tell, it sends a FEAT (the session's own request, one at
+ *  a time) whose answer tells, and returns FALSE: ask again later. */
+gboolean ddm_vm_requests_settled(DdmVm *vm);
 /** Cancel pending requests owned by @owner (plugin unload): they get VM_GONE. */
 void ddm_vm_cancel_owner(DdmVm *vm, gpointer owner);
 

@@ -101,6 +101,8 @@ void ddm_vm_classify_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
     if (ddm_jdwp_is_reply(&pkt->header)) {
         DdmPending p;
         if (ddm_correlate_take(vm->pending, pkt->header.id, &p)) {
+            if (p.id > vm->answered_id)
+                vm->answered_id = p.id;
             if (ddm_vm_handshake_is_probe(&p))
                 ddm_vm_handshake_probe_answered(vm, pkt);
             else if (p.jdwp)

@@ -63,6 +63,33 @@ uint32_t ddm_vm_alloc_id(DdmVm *vm)
     return id;
 }
 
+/* The fence's answer: its id is now vm->answered_id; the content is FEAT's
+ * (vm_handshake.c read it already). */
+static void fence_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
+{
+    (void)self;
+    (void)r;
+    (void)ud;
+    if (ddm_vm_is_valid(vm))
+        vm->fence_id = 0;
+}
+
+gboolean ddm_vm_requests_settled(DdmVm *vm)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), TRUE);
+    if (vm->state != DDM_VM_STATE_READY || vm->pending == NULL ||
+        ddm_correlate_count(vm->pending) == 0)
+        return TRUE;
+    if (vm->answered_id > ddm_correlate_newest_id(vm->pending))
+        return TRUE;
+    if (vm->fence_id == 0) {
+        uint32_t id = 0;
+        if (ddm_vm_req_send(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, fence_reply, NULL, &id) == 0)
+            vm->fence_id = id;
+    }
+    return FALSE;
+}
+
 /* Send a request in any connected state (the core's HELO/FEAT go out in HELO). */
 int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, size_t len,
                     unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out)

@@ -93,6 +93,26 @@ static void test_correlate_reply(void **state)
     finish(c);
 }
 
+/* The newest pending id follows inserts and takes (0 when empty). */
+static void test_correlate_newest_id(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    DdmPending out;
+    (void)state;
+
+    assert_int_equal(ddm_correlate_newest_id(c), 0);
+    assert_true(insert(c, 7, 1000));
+    assert_true(insert(c, 3, 1000));
+    assert_true(insert(c, 5, 1000));
+    assert_int_equal(ddm_correlate_newest_id(c), 7);
+    assert_true(ddm_correlate_take(c, 7, &out));
+    left(&out);
+    assert_int_equal(ddm_correlate_newest_id(c), 5);
+    left_all(ddm_correlate_expire(c, 1000));
+    assert_int_equal(ddm_correlate_newest_id(c), 0);
+    finish(c);
+}
+
 /* A JDWP error reply leaves the table the same way as a reply: take. */
 static void test_correlate_error_reply(void **state)
 {
@@ -310,6 +330,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_correlate_reply, setup),
+        cmocka_unit_test_setup(test_correlate_newest_id, setup),
         cmocka_unit_test_setup(test_correlate_error_reply, setup),
         cmocka_unit_test_setup(test_correlate_timeout, setup),
         cmocka_unit_test_setup(test_correlate_drain, setup),

@@ -999,6 +999,49 @@ static void test_vm_output_drained_notice(void **state)
     fx_free(fx);
 }
 
+/* ddm_vm_requests_settled: a request the VM never answers (ART's THEN,
+ * HPIF...) stops counting once the VM answered a later one; when nothing
+ * later is in sight, a FEAT is sent as a fence (one at a time). */
+static void test_vm_requests_settled_fence(void **state)
+{
+    Fx *fx = start_ready();
+    Calls silent = {0}, answered = {0};
+    uint32_t silent_id, answered_id, fence_id, again_id;
+    (void)state;
+    assert_true(ddm_vm_requests_settled(fx->vm)); /* nothing pending */
+
+    /* one request the VM never answers: not settled, a FEAT goes out */
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &silent, NULL), 0);
+    assert_int_equal(peer_read_request(fx, &silent_id, NULL), T_TEST);
+    assert_false(ddm_vm_requests_settled(fx->vm));
+    assert_int_equal(peer_read_request(fx, &fence_id, NULL), DDM_CHUNK_FEAT);
+    assert_true(fence_id > silent_id);
+    assert_false(ddm_vm_requests_settled(fx->vm)); /* the fence is in flight: no second one */
+    peer_expect_silence(fx);
+    /* the fence's answer supersedes the silent request */
+    peer_send_error(fx, fence_id, 99);
+    spin(20);
+    assert_true(ddm_vm_requests_settled(fx->vm));
+    assert_int_equal(silent.n, 0); /* still pending: it ends at its timeout, not here */
+    assert_int_equal(ddm_correlate_count(fx->vm->pending), 1);
+
+    /* a newer request in flight counts again, until the VM answers it */
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &answered, NULL), 0);
+    assert_int_equal(peer_read_request(fx, &answered_id, NULL), T_TEST);
+    assert_false(ddm_vm_requests_settled(fx->vm));
+    assert_int_equal(peer_read_request(fx, &again_id, NULL), DDM_CHUNK_FEAT);
+    peer_send_reply_chunk(fx, answered_id, T_TEST, "ok", 2);
+    spin(20);
+    assert_int_equal(answered.n, 1);
+    assert_false(ddm_vm_requests_settled(fx->vm)); /* the second fence is newer still */
+    peer_send_error(fx, again_id, 99);
+    spin(20);
+    assert_true(ddm_vm_requests_settled(fx->vm));
+    fx_free(fx);
+    calls_clear(&silent);
+    calls_clear(&answered);
+}
+
 static void test_vm_unknown_reply_id(void **state)
 {
     Fx *fx = start_ready();
@@ -1994,6 +2037,7 @@ int main(void)
         cmocka_unit_test(test_vm_reply_several_chunks),
         cmocka_unit_test(test_vm_output_drained_notice),
         cmocka_unit_test(test_vm_unknown_reply_id),
+        cmocka_unit_test(test_vm_requests_settled_fence),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_name_capped),
         cmocka_unit_test(test_vm_garbage_flags),
