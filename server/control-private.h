@@ -70,6 +70,7 @@ struct DdmControl {
     DdmViewInterest *interest; /* one-shot views, kept watched a while */
     GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
     gint64 started_us;     /* monotonic: when the server began to answer */
+    gint64 first_look_until_us; /* a watch made views watched: not settled before then */
     char *web_url;         /* the dashboard's URL with its token, NULL without --http */
 };
 

@@ -27,6 +27,11 @@
 #define STARTUP_MIN_MS 300
 #define STARTUP_MAX_MS 3000
 #define STARTUP_CHECK_MS 50
+/* The plugins look at their views' watchers every 250 ms (their poll
+ * ticks) and only then ask a VM for what a watched view shows: after a
+ * watch makes a view watched that nobody watched, the server does not call
+ * itself settled for this long (the version reply's "settled"). */
+#define FIRST_POLL_MS 300
 
 /* ------------------------------------------------------------- helpers */
 
@@ -122,6 +127,11 @@ static void op_version(Client *c, const DdmCtlRequest *req)
         json_builder_add_string_value(b, c->ctl->web_url);
     else
         json_builder_add_null_value(b);
+    /* Discovery has nothing more to say right now (ddm_daemon_settled): a
+     * snapshot asks this after its watch, and answers at once if TRUE. */
+    json_builder_set_member_name(b, "settled");
+    json_builder_add_boolean_value(b, g_get_monotonic_time() >= c->ctl->first_look_until_us &&
+                                          ddm_daemon_settled(c->ctl->daemon));
     ddm_control_send(c, ddm_ctl_ok_end(b));
 }
 
@@ -417,6 +427,14 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     c->watch_name = g_strdup(req->name);
     c->watch_vm = key;
     c->watch_blobs = req->blobs;
+    /* Views nobody watched get their producers' first look at the next poll tick. */
+    g_autoptr(GPtrArray) before = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
+    for (guint i = 0; i < before->len; i++)
+        if (ddm_control_watch_matches(c, before->pdata[i]) &&
+            ddm_view_watchers(before->pdata[i]) == 0) {
+            c->ctl->first_look_until_us = g_get_monotonic_time() + FIRST_POLL_MS * 1000;
+            break;
+        }
     c->watch_id = ddm_views_watch(ddm_daemon_views(c->ctl->daemon), c->watch_name, c->watch_vm);
     c->watching = TRUE;
     JsonBuilder *b = ddm_ctl_ok_begin();
