@@ -170,14 +170,18 @@ void ddm_vm_unref(DdmVm *vm)
     g_byte_array_unref(vm->out);
 
     /* Per-VM plugin data is normally freed by the registry at DDM_VM_GONE. */
-    g_hash_table_foreach(vm->plugin_data, free_plugin_data, NULL);
-    g_hash_table_destroy(vm->plugin_data);
-    g_hash_table_destroy(vm->headlines);
+    if (vm->plugin_data) {
+        g_hash_table_foreach(vm->plugin_data, free_plugin_data, NULL);
+        g_hash_table_destroy(vm->plugin_data);
+    }
+    if (vm->headlines)
+        g_hash_table_destroy(vm->headlines);
     if (vm->headline_figures)
         g_hash_table_destroy(vm->headline_figures);
     if (vm->metrics)
         g_hash_table_destroy(vm->metrics);
-    g_hash_table_destroy(vm->unknown_logged);
+    if (vm->unknown_logged)
+        g_hash_table_destroy(vm->unknown_logged);
 
     g_free(vm->vm_ident);
     g_free(vm->app_name);
@@ -224,9 +228,8 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
     vm->info.user_id = -1;
     vm->info.native_debuggable = -1;
     ddm_vm_sync_info(vm);
-    vm->plugin_data = g_hash_table_new(g_direct_hash, g_direct_equal);
-    vm->headlines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    vm->unknown_logged = g_hash_table_new(g_direct_hash, g_direct_equal);
+    /* plugin_data, headlines and unknown_logged come with their first entry
+     * (core/pluginhost): an idle VM without plugins' data holds none */
     vm->fd = -1;
     vm->cancel = g_cancellable_new();
     vm->reader = ddm_jdwp_reader_new(vm_cfg(vm)->max_packet);

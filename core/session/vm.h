@@ -65,14 +65,14 @@ struct ddm_vm {
     uint32_t boot_stage;
     char *pid_note;             /* plain JVMs: why the pid is unknown ("pid unknown: another
                                    user's process (uid N)"), NULL when known */
-    GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* */
-    GHashTable *headlines;      /* "label" -> "text", both owned */
+    GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* (NULL until the first) */
+    GHashTable *headlines;      /* "label" -> "text", both owned (NULL until the first) */
     GHashTable *headline_figures; /* "label" (owned) -> GArray of DdmHeadlineFigure
                                    * (ABI 1.2 vm_headline_figures; NULL until the first) */
     GHashTable *metrics;        /* "FAMILY/PLUGIN" (owned) -> that plugin's samples (ABI 1.3
                                  * vm_metric, core/pluginhost/registry_metrics.c; NULL
                                  * until the first) */
-    GHashTable *unknown_logged; /* chunk types already logged as unknown */
+    GHashTable *unknown_logged; /* chunk types already logged as unknown (NULL until the first) */
 
     /* I/O */
     int fd;

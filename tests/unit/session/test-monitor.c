@@ -436,7 +436,9 @@ static void test_monitor_ready_vm_listed(void **state)
         (void)w;
     }
 
-    /* Headlines join into "info". */
+    /* Headlines join into "info" (the table comes with the first, as the host makes it). */
+    if (!vm->headlines)
+        vm->headlines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     g_hash_table_replace(vm->headlines, g_strdup("threads"), g_strdup("12"));
     g_hash_table_replace(vm->headlines, g_strdup("heap"), g_strdup("3 MB"));
     ddm_monitor_vm_headline_changed(mon, vm);
