@@ -79,3 +79,15 @@ BENCH_HOSTILE_ARGS =
 bench-hostile: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/evilvm$(EXEEXT) uninstalled-plugins
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
 		$(SHELL) $(top_srcdir)/bench/hostile.sh $(BENCH_HOSTILE_ARGS)
+
+# vmmem: the heap (mallinfo2, read through SIGUSR2) and RSS an idle VM
+# costs: N simulated VMs (default 1,000) against the same server with none,
+# medians of N runs; goals <= 4 KiB of heap per VM, <= 8 MB RSS.
+# Run: make bench-vmmem [BENCH_VMMEM_ARGS="--runs 5 --check"]
+EXTRA_DIST += bench/vmmem.sh
+BENCH_VMMEM_ARGS =
+.PHONY: bench-vmmem
+bench-vmmem: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) uninstalled-plugins
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
+		bash $(top_srcdir)/bench/vmmem.sh $(BENCH_VMMEM_ARGS)
+# end vmmem
