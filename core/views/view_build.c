@@ -48,6 +48,7 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
             fresh.cols[i].unit = g_strdup(unit);
         }
         ddm_views_content_free(tmp);
+        ddm_views_columns_intern(&fresh);
     }
     if (v->building) {
         /* Rows built so far are cleared, as are the row state and errors. */

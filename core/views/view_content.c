@@ -31,7 +31,14 @@ struct StringBlock {
 typedef struct ColumnsShared {
     gint refs;
     guint n;
+    char *key; /* its key in interned_columns, or NULL when not interned */
 } ColumnsShared;
+
+/* Column sets by content ("name\x1ftype\x1funit\x1e..." -> ColumnsShared,
+ * borrowed: a set leaves when its last copy goes), so the same table of
+ * every VM (threads, heap, ...) shares one set. Views live on the main
+ * loop only. */
+static GHashTable *interned_columns;
 
 static ColumnsShared *columns_shared(const Column *cols)
 {
@@ -53,11 +60,39 @@ void ddm_views_columns_alloc(Columns *c, guint n)
     c->n = n;
 }
 
+void ddm_views_columns_intern(Columns *c)
+{
+    GString *key;
+    ColumnsShared *found;
+
+    if (!c->cols || columns_shared(c->cols)->key)
+        return;
+    key = g_string_new(NULL);
+    for (guint i = 0; i < c->n; i++)
+        g_string_append_printf(key, "%s\x1f%d\x1f%s\x1e", c->cols[i].name, (int)c->cols[i].type,
+                               c->cols[i].unit ? c->cols[i].unit : "");
+    if (!interned_columns)
+        interned_columns = g_hash_table_new(g_str_hash, g_str_equal);
+    found = g_hash_table_lookup(interned_columns, key->str);
+    if (found) {
+        Columns shared = {(Column *)(void *)(found + 1), found->n};
+        g_string_free(key, TRUE);
+        ddm_views_columns_copy(c, &shared);
+        return;
+    }
+    columns_shared(c->cols)->key = g_string_free(key, FALSE);
+    g_hash_table_insert(interned_columns, columns_shared(c->cols)->key, columns_shared(c->cols));
+}
+
 void ddm_views_columns_clear(Columns *c)
 {
     if (c->cols) {
         ColumnsShared *sh = columns_shared(c->cols);
         if (--sh->refs == 0) {
+            if (sh->key) {
+                g_hash_table_remove(interned_columns, sh->key);
+                g_free(sh->key);
+            }
             for (guint i = 0; i < sh->n; i++) {
                 g_free(c->cols[i].name);
                 g_free(c->cols[i].unit);
@@ -83,6 +118,8 @@ void ddm_views_columns_copy(Columns *dst, const Columns *src)
 
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b)
 {
+    if (a->cols == b->cols)
+        return TRUE;
     if (a->n != b->n)
         return FALSE;
     for (guint i = 0; i < a->n; i++) {

@@ -120,6 +120,9 @@ struct DdmViews {
 /** @c holds a new set of @n zeroed columns, its own (fill it before any
  *  copy shares it); the strings in it are freed with the last copy. */
 void ddm_views_columns_alloc(Columns *c, guint n);
+/** Share @c with every equal interned set (then @c's own goes), or make
+ *  @c the interned one: the same table of every VM holds one set. */
+void ddm_views_columns_intern(Columns *c);
 void ddm_views_columns_clear(Columns *c);
 void ddm_views_columns_copy(Columns *dst, const Columns *src);
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b);

@@ -458,6 +458,77 @@ static void test_views_record_many_fields(void **state)
     ddm_views_free(s);
 }
 
+/* Column JSON of @v: "name/type/unit,..." */
+static char *columns_of(const ddm_view *v)
+{
+    JsonNode *n = ddm_view_to_json(v, FALSE);
+    JsonArray *a = json_object_get_array_member(json_node_get_object(n), "columns");
+    GString *out = g_string_new(NULL);
+    for (guint i = 0; i < json_array_get_length(a); i++) {
+        JsonObject *c = json_array_get_object_element(a, i);
+        g_string_append_printf(out, "%s/%s/%s,", json_object_get_string_member(c, "name"),
+                               json_object_get_string_member(c, "type"),
+                               json_object_has_member(c, "unit") &&
+                                       !json_object_get_null_member(c, "unit")
+                                   ? json_object_get_string_member(c, "unit")
+                                   : "-");
+    }
+    json_node_unref(n);
+    return g_string_free(out, FALSE);
+}
+
+/* The same columns in many views are one interned set (view_content.c):
+ * each view still shows its own, a view with another unit or type gets
+ * its own set, and a view going away leaves the others' columns whole. */
+static void test_views_columns_interned(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    static const ddm_column cols[] = {{"id", DDM_VAL_INT, NULL}, {"size", DDM_VAL_INT, "B"}};
+    static const ddm_column other_unit[] = {{"id", DDM_VAL_INT, NULL}, {"size", DDM_VAL_INT, "kB"}};
+    static const ddm_column other_type[] = {{"id", DDM_VAL_STR, NULL}, {"size", DDM_VAL_INT, "B"}};
+    ddm_view *v[5];
+    char *txt;
+    (void)state;
+
+    for (int i = 0; i < 3; i++) {
+        char vm[16];
+        g_snprintf(vm, sizeof vm, "vm%d", i);
+        v[i] = ddm_views_create(s, "p", vm, "t", DDM_VIEW_TABLE, NULL);
+        assert_int_equal(ddm_view_set_columns(v[i], cols, 2), 0);
+    }
+    v[3] = ddm_views_create(s, "p", "vm3", "t", DDM_VIEW_TABLE, NULL);
+    assert_int_equal(ddm_view_set_columns(v[3], other_unit, 2), 0);
+    v[4] = ddm_views_create(s, "p", "vm4", "t", DDM_VIEW_TABLE, NULL);
+    assert_int_equal(ddm_view_set_columns(v[4], other_type, 2), 0);
+    ddm_views_destroy(s, v[0]);
+    assert_int_equal(ddm_view_begin(v[1]), 0);
+    assert_int_equal(ddm_view_row(v[1]), 0);
+    assert_int_equal(ddm_view_cell_int(v[1], 1), 0);
+    assert_int_equal(ddm_view_cell_int(v[1], 2), 0);
+    assert_int_equal(ddm_view_commit(v[1]), 0);
+    txt = columns_of(v[1]);
+    assert_string_equal(txt, "id/int/-,size/int/B,");
+    g_free(txt);
+    ddm_views_destroy(s, v[1]);
+    txt = columns_of(v[2]);
+    assert_string_equal(txt, "id/int/-,size/int/B,");
+    g_free(txt);
+    txt = columns_of(v[3]);
+    assert_string_equal(txt, "id/int/-,size/int/kB,");
+    g_free(txt);
+    txt = columns_of(v[4]);
+    assert_string_equal(txt, "id/str/-,size/int/B,");
+    g_free(txt);
+    /* a set made again after all its users went is a fresh one */
+    ddm_views_destroy(s, v[2]);
+    v[0] = ddm_views_create(s, "p", "vm0", "t", DDM_VIEW_TABLE, NULL);
+    assert_int_equal(ddm_view_set_columns(v[0], cols, 2), 0);
+    txt = columns_of(v[0]);
+    assert_string_equal(txt, "id/int/-,size/int/B,");
+    g_free(txt);
+    ddm_views_free(s);
+}
+
 static void test_views_blob(void **state)
 {
     DdmViews *s = ddm_views_new();
@@ -1091,6 +1162,7 @@ int main(void)
         cmocka_unit_test(test_views_cell_errors),
         cmocka_unit_test(test_views_record),
         cmocka_unit_test(test_views_record_many_fields),
+        cmocka_unit_test(test_views_columns_interned),
         cmocka_unit_test(test_views_blob),
         cmocka_unit_test(test_views_caps),
         cmocka_unit_test(test_views_listeners),
