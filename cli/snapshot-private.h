@@ -88,6 +88,11 @@ struct DdmSnapshotCollector {
     gboolean vms_dirty;   /* vms_latest not scanned for new VMs yet */
     DdmSnapshotSendFn send;
     gpointer source;      /* the monitor (in process) or the ServerCollector (snapshot_server.c) */
+    /* TRUE when the source says discovery has nothing more to say now
+     * (the daemon's ddm_daemon_settled, asked in process or of the
+     * server) and no structural change came since: the snapshot need not
+     * wait for wait_ms. NULL: it always waits. */
+    gboolean (*source_settled)(DdmSnapshotCollector *col);
 };
 
 /* -------------------------------------------------------------- snapshot.c */
@@ -96,6 +101,8 @@ void ddm_snapshot_collector_init(DdmSnapshotCollector *col, const DdmSnapshotOpt
 void ddm_snapshot_collector_clear(DdmSnapshotCollector *col);
 /* Run the loop until settled, interrupted or capped. */
 void ddm_snapshot_collector_run(DdmSnapshotCollector *col);
+/* Check now (not at the next tick) whether the snapshot is settled. */
+void ddm_snapshot_collector_check(DdmSnapshotCollector *col);
 /* A view changed: is it structural (see snapshot.h)? Restarts the quiet
  * period if so. @vms_json: the content, for the VM list only. */
 void ddm_snapshot_note_change(DdmSnapshotCollector *col, gboolean removed, const char *vm,

@@ -18,7 +18,7 @@
 #include "cli/snapshot-private.h"
 #include "core/views/views.h"
 
-#define TICK_MS 100
+#define TICK_MS 20
 
 static char *view_key(const char *vm, const char *name)
 {
@@ -175,7 +175,9 @@ void ddm_snapshot_collect(DdmSnapshotCollector *col, const char *event, JsonNode
 }
 
 /* Settled when the views are (see snapshot.h) and no per-VM command keeps
- * the snapshot waiting. At max_ms it stops waiting for the views and for
+ * the snapshot waiting: at once when the source says discovery is settled,
+ * else after wait_ms and settle_ms of quiet. At max_ms it stops waiting for
+ * the views and for
  * commands that do not outlast the cap (GCs), but a heap dump in flight is
  * not cut short: it is waited for (the plugin's own timeout ends a VM that
  * never sends), and its views get settle_ms more after the last one. */
@@ -185,9 +187,14 @@ static gboolean on_tick(gpointer data)
     gint64 now = g_get_monotonic_time();
     gint64 elapsed_ms = (now - col->start_us) / 1000;
     gint64 quiet_ms = (now - col->last_change_us) / 1000;
+    if (col->finished || col->settled)
+        return G_SOURCE_CONTINUE;
     ddm_snapshot_request_cmds(col);
     const DdmSnapshotCmdKind *busy = ddm_snapshot_cmds_busy(col, FALSE);
-    if (elapsed_ms >= col->opt->wait_ms && quiet_ms >= col->opt->settle_ms && busy == NULL) {
+    gboolean discovered = busy == NULL && !col->capped && col->source_settled != NULL &&
+                          col->source_settled(col);
+    if (busy == NULL &&
+        (discovered || (elapsed_ms >= col->opt->wait_ms && quiet_ms >= col->opt->settle_ms))) {
         col->settled = TRUE;
         g_main_loop_quit(col->loop);
         return G_SOURCE_CONTINUE;
@@ -238,6 +245,11 @@ void ddm_snapshot_collector_clear(DdmSnapshotCollector *col)
     g_ptr_array_unref(col->cmds);
     if (col->vms_latest != NULL)
         json_node_unref(col->vms_latest);
+}
+
+void ddm_snapshot_collector_check(DdmSnapshotCollector *col)
+{
+    on_tick(col);
 }
 
 /* Run the loop until settled, interrupted or capped. */

@@ -8,10 +8,19 @@
  * pollers poll); with a server its watch stream is used instead (a VM
  * accepts one JDWP connection, and the server already holds it).
  *
- * Settled = at least wait_ms since the start AND no structural change for
+ * Settled = the source says discovery has nothing more to say now (the
+ * daemon's ddm_daemon_settled: every discovery module had its first round,
+ * no VM is mid-handshake, every ready VM's first requests are answered or
+ * timed out; in process it is asked directly, of a server through the
+ * "settled" member of {"op":"version"}) and no structural change came
+ * since; OR, when that never comes (a VM that never finishes its
+ * handshake), wait_ms since the start AND no structural change for
  * settle_ms (a view added or removed, a view's first content, a VM that
- * comes, goes, changes state or name); periodic refreshes (thread tables,
- * headline figures) do not hold the snapshot back. Capped at max_ms (then printed anyway, with a note).
+ * comes, goes, changes state or name). So wait_ms is the longest the
+ * snapshot waits for discovery, not the shortest: against a warm server it
+ * answers from the server's current state at once. Periodic refreshes
+ * (thread tables, headline figures) do not hold the snapshot back. Capped
+ * at max_ms (then printed anyway, with a note).
  *
  * Per-VM commands: with gc (--gc) and with hprof (--hprof), every VM the
  * VM list shows as DDM-aware and ready is given the plugin command once:
@@ -63,7 +72,7 @@
 #define DDM_SNAPSHOT_CMD_CONNS 4 /* per-VM commands in flight at once through a server */
 
 typedef struct DdmSnapshotOptions {
-    guint wait_ms;       /* minimum time to discover */
+    guint wait_ms;       /* longest time to wait for discovery to settle */
     guint settle_ms;     /* quiet time that counts as settled */
     guint max_ms;        /* hard cap */
     gboolean json;

@@ -2,7 +2,9 @@
  *
  * ddm_snapshot_run_local() (snapshot.h): the snapshot with a monitor built
  * in this process, its view store feeding the collector and --gc run
- * through its registry.
+ * through its registry. It is settled as soon as the daemon is
+ * (ddm_daemon_settled): discovery's first round done, every VM through
+ * its handshake and the plugins' first requests answered.
  */
 #include <build-config.h>
 
@@ -57,6 +59,11 @@ static gboolean local_has_command(const char *name, gpointer ud)
     return FALSE;
 }
 
+static gboolean local_settled(DdmSnapshotCollector *col)
+{
+    return ddm_daemon_settled(col->source);
+}
+
 int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
 {
     g_autoptr(GError) error = NULL;
@@ -72,6 +79,7 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     ddm_snapshot_collector_init(&col, opt);
     col.source = daemon;
     col.send = local_send;
+    col.source_settled = local_settled;
     ddm_snapshot_cmds_available(&col, local_has_command, daemon, "");
     /* What exists before discovery (the plugin list, global views). */
     g_autoptr(GPtrArray) initial = ddm_views_list(ddm_daemon_views(daemon));

@@ -3,7 +3,11 @@
  * ddm_snapshot_run_client() (snapshot.h): the snapshot through a running
  * server, its watch stream feeding the collector and the per-VM commands
  * (--gc, --hprof) sent as control commands (on connections of their own
- * when the socket path is known).
+ * when the socket path is known). Right after the watch, and again while
+ * the answer is no or a structural change came after it, it asks
+ * {"op":"version"}, whose "settled" member says whether the server's
+ * discovery has nothing more to say (ddm_daemon_settled): against a warm
+ * server the snapshot is its current state, answered at once.
  */
 #include <build-config.h>
 
@@ -13,7 +17,7 @@
 #include "core/views/views.h"
 
 /* What the next response answers: responses come in request order. */
-typedef enum { EXPECT_WATCH, EXPECT_COMMANDS, EXPECT_CMD } ExpectKind;
+typedef enum { EXPECT_WATCH, EXPECT_COMMANDS, EXPECT_CMD, EXPECT_SETTLED } ExpectKind;
 
 typedef struct Expected {
     ExpectKind kind;
@@ -27,6 +31,8 @@ typedef struct ServerCollector {
     GQueue expected; /* Expected*, owned */
     GPtrArray *conns; /* CmdConn*, owned: per-VM commands in flight */
     GQueue waiting;  /* DdmSnapshotCall* (borrowed) waiting for a free connection */
+    gboolean settled_asked; /* a {"op":"version"} is in flight for its "settled" */
+    gint64 settled_us;      /* when the last answer said settled (0: none did yet) */
 } ServerCollector;
 
 /* One per-VM command on a connection of its own: a server answers one
@@ -211,6 +217,16 @@ static gboolean server_response(ServerCollector *sc, JsonObject *o)
     case EXPECT_COMMANDS:
         server_commands_answered(sc, o);
         return TRUE;
+    case EXPECT_SETTLED:
+        /* Everything the server sent before this answer has been seen:
+         * the snapshot may be complete now. A server without the member
+         * never says settled: then --wait is waited for, as before. */
+        sc->settled_asked = FALSE;
+        if (ok && ddm_json_get_bool(o, "settled", FALSE)) {
+            sc->settled_us = g_get_monotonic_time();
+            ddm_snapshot_collector_check(&sc->col);
+        }
+        return TRUE;
     case EXPECT_CMD:
         call_answered(call, o);
         return TRUE;
@@ -260,6 +276,30 @@ static gboolean on_server_data(gint fd, GIOCondition cond, gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
+/* Ask whether the server is settled, unless a question is in flight. */
+static void ask_settled(ServerCollector *sc)
+{
+    if (sc->settled_asked || sc->failed)
+        return;
+    DdmCtlRequest req = {0};
+    req.op = DDM_CTL_OP_VERSION;
+    g_autoptr(GError) error = NULL;
+    if (server_send(sc, &req, EXPECT_SETTLED, NULL, &error))
+        sc->settled_asked = TRUE;
+    else
+        g_debug("snapshot: cannot ask the server whether it is settled: %s", error->message);
+}
+
+/* Settled, and no structural change after the answer that said so. */
+static gboolean server_settled(DdmSnapshotCollector *col)
+{
+    ServerCollector *sc = col->source;
+    if (sc->settled_us > 0 && sc->settled_us >= col->last_change_us)
+        return TRUE;
+    ask_settled(sc);
+    return FALSE;
+}
+
 int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt)
 {
     ServerCollector sc = {0};
@@ -270,6 +310,7 @@ int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt)
     ddm_snapshot_collector_init(&sc.col, opt);
     sc.col.source = &sc;
     sc.col.send = server_send_cmd;
+    sc.col.source_settled = server_settled;
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_WATCH;
     req.blobs = opt->out_dir != NULL;
@@ -285,6 +326,7 @@ int ddm_snapshot_run_client(DdmClient *client, const DdmSnapshotOptions *opt)
         ddm_snapshot_collector_clear(&sc.col);
         return DDM_EXIT_FAILED;
     }
+    ask_settled(&sc); /* answered after the watch's first events */
     guint src = g_unix_fd_add(ddm_client_fd(client), G_IO_IN | G_IO_HUP | G_IO_ERR,
                               on_server_data, &sc);
     ddm_snapshot_collector_run(&sc.col);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `ddmon snapshot` without VMs and without a server: it runs in process,
-# respects --wait, prints one JSON object with the VM and plugin lists, and
-# starts no server.
+# returns once discovery is settled (--wait is the longest it waits: with
+# no VM on the scanned ports nothing holds it back), prints one JSON object
+# with the VM and plugin lists, and starts no server.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_plan 5
 
@@ -10,11 +11,11 @@ base=$(t_free_ports 2) || t_skip_all "no free ports"
 sock="$T_TMP/ddmon.sock"
 start=$(date +%s%N)
 "$DDMON" --socket "$sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=local \
-    --scan-ports "$base-$((base + 1))" snapshot --wait 800 --json >"$T_TMP/snap.json" 2>"$T_TMP/err"; rc=$?
+    --scan-ports "$base-$((base + 1))" snapshot --wait 20000 --json >"$T_TMP/snap.json" 2>"$T_TMP/err"; rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ $rc -eq 0 ] && t_ok "snapshot exits 0" || t_fail "snapshot exits 0" "rc=$rc $(cat "$T_TMP/err")"
-[ "$ms" -ge 800 ] && [ "$ms" -lt 10000 ] && t_ok "snapshot waits --wait, not much longer ($ms ms)" \
-    || t_fail "snapshot waits --wait, not much longer" "$ms ms"
+[ "$ms" -lt 10000 ] && t_ok "snapshot returns once settled, well before --wait 20000 ($ms ms)" \
+    || t_fail "snapshot returns once settled, well before --wait 20000" "$ms ms"
 python3 - "$T_TMP/snap.json" <<'EOF' && t_ok "one JSON object with vms, plugins, views" || t_fail "one JSON object with vms, plugins, views" "$(head -c 300 "$T_TMP/snap.json")"
 import json, sys
 doc = json.load(open(sys.argv[1]))  # doc/json.md

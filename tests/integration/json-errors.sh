@@ -155,7 +155,8 @@ assert "went away" in last["error"], last
 PY
 
 # --- snapshot --json whose blob cannot be written: still one object, the
-# snapshot's, with the failure members (needs simvm's heap and the heap plugin)
+# snapshot's, with the failure members (needs simvm's heap and the heap
+# plugin; --gc, so the heap bitmap is there when the snapshot settles)
 if t_have_plugins heap && [ -x "$SIMVM" ]; then
     port=$(t_free_port) || t_skip_all "no free port"
     t_start_simvm --vms 1 --base-port "$port" --port-file "$T_TMP/ports" --gc-every 300
@@ -164,7 +165,7 @@ if t_have_plugins heap && [ -x "$SIMVM" ]; then
     # a directory where the heap bitmap's file would go
     mkdir -p "$T_TMP/out/127.0.0.1_$port-heap.bitmap.png"
     run snap-blob --socket "$T_TMP/snap/ddmon.sock" --plugin-dir "$PLUGINDIR" --no-adb-start \
-        --scan=local --scan-ports "$port" snapshot --wait 2500 --json --out-dir "$T_TMP/out"
+        --scan=local --scan-ports "$port" snapshot --gc --wait 2500 --json --out-dir "$T_TMP/out"
     check snap-blob 1 failed "heap.bitmap.png"
     python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["global"]["vms"]["name"] == "vms" and d["vms"]' \
         "$T_TMP/snap-blob.out" && t_ok "... and that object is the snapshot (vms, views)" \

@@ -85,8 +85,15 @@ PY
 # Through a server: vms, view, views, plugins, a plugin command, watch, a failure.
 t_start_server "${SCAN[@]}"
 t_wait 10 test -S "$T_TMP/ddmon.sock" || t_fail "server started" "$(cat "$T_TMP/server.err")"
-# Figures come once the heap and threads views are looked at: a snapshot through the server does.
+# Figures come once the heap and threads views are looked at (a thread's CPU
+# needs two polls): a watch keeps them looked at, and the snapshot, which
+# answers from the server's current state as soon as it is settled, has them.
+t_ddmon --no-autostart watch --json >/dev/null 2>&1 &
+watcher=$!
+T_PIDS+=("$watcher")
+sleep 2.5
 t_ddmon --no-autostart snapshot --wait 2500 --json >"$T_TMP/snap2.json" 2>"$T_TMP/snap2.err"
+kill "$watcher" 2>/dev/null
 t_ddmon --no-autostart vms --json >"$T_TMP/vms.json" 2>"$T_TMP/vms.err"
 python3 - "$T_TMP/vms.json" "$T_TMP/ports" >"$T_TMP/vms.chk" 2>&1 <<'PY' \
     && t_ok "vms --json: one table document, rows with debug_port and the headline figures" \

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # The one-shot snapshot, without a server, against ddmon-simvm: three
 # DDM-aware VMs and one that answers HELO like a plain JVM must all be
-# listed, the DDM ones with their pids and names, the JVM one as non-DDM.
+# listed, the DDM ones with their pids and names, the JVM one as non-DDM;
+# and it returns once they are (--wait is a limit, not a delay).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 6
+t_plan 7
 
 base=$(t_free_ports 4) || t_skip_all "no free ports"
 t_start_simvm --vms 3 --jvm-vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 7
@@ -12,9 +13,13 @@ t_wait 10 test -s "$T_TMP/ports" && t_ok "simvm started" || t_fail "simvm starte
 
 # simvm skips busy ports: scan exactly the ports it reports.
 range=$(t_simvm_ports "$T_TMP/ports")
-t_ddmon --scan=local --scan-ports "$range" snapshot --wait 1500 --json \
+start=$(date +%s%N)
+t_ddmon --scan=local --scan-ports "$range" snapshot --wait 20000 --json \
     >"$T_TMP/snap.json" 2>"$T_TMP/snap.err"
 rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -lt 10000 ] && t_ok "snapshot returns once settled, well before --wait 20000 ($ms ms)" \
+    || t_fail "snapshot returns once settled, well before --wait 20000" "$ms ms"
 [ $rc -eq 0 ] && t_ok "snapshot exits 0" || t_fail "snapshot exits 0" "rc=$rc" "$(tail -5 "$T_TMP/snap.err")"
 
 python3 "$DDM_TOP_SRCDIR/tests/integration/viewq.py" rows "$T_TMP/snap.json" vms >"$T_TMP/vms.rows" 2>"$T_TMP/q.err"
