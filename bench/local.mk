@@ -27,6 +27,18 @@ bench-heapdecode-ir: bench/heapdecode$(EXEEXT)
 .PHONY: bench-heapdecode bench-heapdecode-ir
 # end heapdecode
 
+# snapshot: `ddmon snapshot --json` with 10 simulated VMs, warm (a settled
+# server) and cold (in process), against `ddmon vms --json` on the same
+# warm server; medians of N runs, goals <= 0.1 s warm, <= 0.5 s cold.
+# Run: make bench-snapshot [BENCH_SNAPSHOT_ARGS="--runs 9 --check"]
+EXTRA_DIST += bench/snapshot.sh
+BENCH_SNAPSHOT_ARGS =
+.PHONY: bench-snapshot
+bench-snapshot: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) uninstalled-plugins
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
+		$(SHELL) $(top_srcdir)/bench/snapshot.sh $(BENCH_SNAPSHOT_ARGS)
+# end snapshot
+
 # bench/scale.sh: N simulated VMs (100, 1000, 5000): time until ddmon knows
 # them all by name, and its resident memory per VM. `make bench-scale`
 # (BENCH_N="100 1000" to choose).
