@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The remembered debugger ports (portmap.h): an LRU list of (serial, app,
- * port) with a hash index, its file format, and loading and saving the file
+ * port) with two hash indexes (by name, and by port: one port has at most
+ * one entry, so "is this port someone else's" is one lookup), its file format, and loading and saving the file
  * safely (bounded read, O_NOFOLLOW, owner check; temporary file + rename,
  * mode 0600 in a 0700 directory).
  */
@@ -26,6 +27,7 @@ struct DdmPortMap {
     guint max;
     GQueue lru;        /* Entry*: head least recently used, tail most */
     GHashTable *index; /* "SERIAL\tAPP" (owned) -> GList* link in lru */
+    GHashTable *by_port; /* port -> GList* link in lru (ddm_portmap_set keeps one entry a port) */
 };
 
 static void entry_free(gpointer p)
@@ -47,12 +49,14 @@ DdmPortMap *ddm_portmap_new(guint max_entries)
     m->max = max_entries ? max_entries : 1;
     g_queue_init(&m->lru);
     m->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    m->by_port = g_hash_table_new(g_direct_hash, g_direct_equal);
     return m;
 }
 
 static void clear(DdmPortMap *m)
 {
     g_hash_table_remove_all(m->index);
+    g_hash_table_remove_all(m->by_port);
     g_queue_clear_full(&m->lru, entry_free);
 }
 
@@ -62,6 +66,7 @@ void ddm_portmap_free(DdmPortMap *m)
         return;
     clear(m);
     g_hash_table_destroy(m->index);
+    g_hash_table_destroy(m->by_port);
     g_free(m);
 }
 
@@ -96,12 +101,23 @@ gboolean ddm_portmap_port_taken_by_other(const DdmPortMap *m, guint16 port, cons
 {
     if (!serial)
         serial = "";
-    for (GList *l = m->lru.head; l; l = l->next) {
-        Entry *e = l->data;
-        if (e->port == port && (!app || strcmp(e->app, app) != 0 || strcmp(e->serial, serial) != 0))
-            return TRUE;
-    }
-    return FALSE;
+    GList *l = g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)port));
+    if (!l)
+        return FALSE;
+    Entry *e = l->data;
+    return !app || strcmp(e->app, app) != 0 || strcmp(e->serial, serial) != 0;
+}
+
+/* Drop the entry at @link from the list and both indexes. */
+static void drop_link(DdmPortMap *m, GList *link)
+{
+    Entry *o = link->data;
+    g_autofree char *ok = index_key(o->serial, o->app);
+    g_hash_table_remove(m->index, ok);
+    if (g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)o->port)) == link)
+        g_hash_table_remove(m->by_port, GUINT_TO_POINTER((guint)o->port));
+    g_queue_delete_link(&m->lru, link);
+    entry_free(o);
 }
 
 gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, guint16 port,
@@ -119,15 +135,9 @@ gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, gui
     /* One port, one app: whoever held @port before loses it (the relay's
      * fallback can hand a remembered port to another app; a restarted app
      * must then not take it back from under it). At most max entries. */
-    for (GList *it = m->lru.head, *next; it != NULL; it = next) {
-        Entry *o = it->data;
-        next = it->next;
-        if (it == l || o->port != port)
-            continue;
-        g_autofree char *ok = index_key(o->serial, o->app);
-        g_hash_table_remove(m->index, ok);
-        g_queue_delete_link(&m->lru, it);
-        entry_free(o);
+    GList *holder = g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)port));
+    if (holder && holder != l) {
+        drop_link(m, holder);
         if (changed)
             *changed = TRUE;
     }
@@ -135,24 +145,24 @@ gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, gui
         Entry *e = l->data;
         if (changed)
             *changed = *changed || e->port != port || l != m->lru.tail;
+        if (g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)e->port)) == l)
+            g_hash_table_remove(m->by_port, GUINT_TO_POINTER((guint)e->port));
         e->port = port;
+        g_hash_table_insert(m->by_port, GUINT_TO_POINTER((guint)port), l);
         g_queue_unlink(&m->lru, l);
         g_queue_push_tail_link(&m->lru, l);
         g_free(k);
         return TRUE;
     }
-    while (m->lru.length >= m->max) {
-        Entry *old = g_queue_pop_head(&m->lru);
-        g_autofree char *ok = index_key(old->serial, old->app);
-        g_hash_table_remove(m->index, ok);
-        entry_free(old);
-    }
+    while (m->lru.length >= m->max)
+        drop_link(m, m->lru.head);
     Entry *e = g_new0(Entry, 1);
     e->serial = g_strdup(serial);
     e->app = g_strdup(app);
     e->port = port;
     g_queue_push_tail(&m->lru, e);
     g_hash_table_insert(m->index, k, m->lru.tail);
+    g_hash_table_insert(m->by_port, GUINT_TO_POINTER((guint)port), m->lru.tail);
     if (changed)
         *changed = TRUE;
     return TRUE;

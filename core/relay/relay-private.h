@@ -31,6 +31,7 @@
 #include "core/loop/watch.h"
 #include "core/relay/idmap.h"
 #include "core/relay/portmap.h"
+#include "core/relay/portpool.h"
 #include "core/session/ratelog.h"
 
 /* VM keys whose port is remembered in this run (least recently used go). */
@@ -106,6 +107,8 @@ struct DdmRelay {
                                  and saved to cfg->port_map_path when set) */
     gboolean port_map_dirty;  /* the order changed since the last save */
     gboolean port_map_save_warned; /* a failed save was logged once */
+    DdmPortPool vm_ports;     /* the VM port range: which ports are ours or another's
+                                 (relay_ports.c; empty with --debug-port-base 0) */
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
     GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */

@@ -7,6 +7,9 @@
  * kept in cfg->port_map_path across server restarts); a new VM passes
  * over at most DDM_RELAY_RESERVED_SKIP_MAX ports remembered for others, so
  * the ports in use stay within a bound however many apps came and went;
+ * the lowest free port comes from a bitmap (portpool.h) that also passes
+ * over ports a bind failed on, with at most DDM_RELAY_BIND_TRIES binds per
+ * VM, so a VM's port costs the same with 10 VMs or 10,000;
  * parking a VM's port while the VM reconnects;
  * accepting debuggers; which VM the selection reaches.
  */
@@ -27,6 +30,7 @@
 #include "core/session/monitor.h"
 
 #define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
+#define DDM_RELAY_BIND_TRIES 16       /* failed binds per VM port before giving up */
 
 static int listen_on(const char *host, guint16 port, GError **error)
 {
@@ -99,6 +103,7 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->key = g_strdup(key);
     ep->watch = ddm_watch_add(fd, G_IO_IN, on_accept, ep);
     g_hash_table_insert(relay->endpoints, GUINT_TO_POINTER((guint)port), ep);
+    ddm_portpool_set_ours(&relay->vm_ports, port, TRUE);
     ddm_monitor_own_port(relay->mon, port, TRUE); /* never scanned (discovery_local.c) */
     return ep;
 }
@@ -112,6 +117,7 @@ void ddm_relay_endpoint_close(Endpoint *ep)
             d->endpoint = NULL;
     }
     g_hash_table_remove(relay->endpoints, GUINT_TO_POINTER((guint)ep->port));
+    ddm_portpool_set_ours(&relay->vm_ports, ep->port, FALSE);
     ddm_monitor_own_port(relay->mon, ep->port, FALSE);
     if (ddm_timer_armed(&ep->park_timer)) {
         ddm_timer_cancel(&ep->park_timer);
@@ -266,14 +272,19 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
     /* Lowest free port from the base; skip ports other VMs of other apps
      * still "own" while any other is free, so they can get them back, but
      * at most DDM_RELAY_RESERVED_SKIP_MAX of them: the highest port in use
-     * must not creep up as apps come and go. */
+     * must not creep up as apps come and go. Free means: no endpoint of
+     * ours, and no failed bind there lately (the pool's bitmaps); at most
+     * DDM_RELAY_BIND_TRIES binds fail before this VM goes without a port. */
     if (cfg->debug_port_base == 0) /* the kernel picks each VM's port */
         return endpoint_open(relay, EP_VM, 0, key, NULL);
+    guint failed = 0;
     for (int pass = 0; pass < 2; pass++) {
         guint skipped = 0;
-        for (guint p = cfg->debug_port_base; in_vm_range(cfg, p); p++) {
+        gint64 now = g_get_monotonic_time();
+        for (guint p = ddm_portpool_next_free(&relay->vm_ports, cfg->debug_port_base, now); p;
+             p = ddm_portpool_next_free(&relay->vm_ports, p + 1, now)) {
             if (port_reserved(relay, (guint16)p))
-                continue;
+                continue; /* the selected port, inside the range */
             if (pass == 0 && skipped < DDM_RELAY_RESERVED_SKIP_MAX &&
                 port_remembered_by_other(relay, (guint16)p, vm)) {
                 skipped++;
@@ -282,7 +293,15 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
             Endpoint *ep = endpoint_open(relay, EP_VM, (guint16)p, key, NULL);
             if (ep)
                 return ep;
+            ddm_portpool_set_foreign(&relay->vm_ports, p, now);
+            if (++failed >= DDM_RELAY_BIND_TRIES) {
+                g_warning("relay: no debugger port for VM %s: %u binds failed from %u", key, failed,
+                          cfg->debug_port_base);
+                return NULL;
+            }
         }
+        if (skipped == 0)
+            break; /* a second pass would find nothing more */
     }
     g_warning("relay: no free debugger port for VM %s from %u", key, cfg->debug_port_base);
     return NULL;
@@ -336,6 +355,7 @@ static gboolean parse_connect_port(const char *spec, char **key, guint16 *port)
 void ddm_relay_ports_open(DdmRelay *relay)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    ddm_portpool_init(&relay->vm_ports, cfg->debug_port_base, VM_PORT_SPAN);
     if (cfg->selected_port) {
         GError *e = NULL;
         relay->selected = endpoint_open(relay, EP_SELECTED, cfg->selected_port, NULL, &e);

@@ -17,3 +17,13 @@ tests_unit_relay_test_portmap_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_relay_test_portmap_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_relay_test_portmap_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
+# The debugger port pool's bitmaps (core/relay/portpool.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/relay/test-portpool
+TESTS += tests/unit/relay/test-portpool
+tests_unit_relay_test_portpool_SOURCES = tests/unit/relay/test-portpool.c core/relay/portpool.c \
+	core/relay/portmap.c
+tests_unit_relay_test_portpool_CPPFLAGS = $(AM_CPPFLAGS)
+tests_unit_relay_test_portpool_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_relay_test_portpool_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+endif
