@@ -97,7 +97,7 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     if (!nv)
         return;
     nv->ready = 1;
-    nh_poll_once(np); /* someone may watch already (a snapshot); NHSG with always=1 */
+    nh_poll_vm(np, vm); /* someone may watch already (a snapshot); NHSG with always=1 */
 }
 
 /* ----------------------------------------------------------- segment chunks */

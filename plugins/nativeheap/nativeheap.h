@@ -101,6 +101,9 @@ void nh_metrics_publish(nh_vm *nv, uint64_t bytes, int64_t allocations);
  *  ready VM whose segments view is watched, NHSG(0, 1) nativeheap.grace_ms
  *  after the last look. */
 void nh_poll_once(nh_plugin *np);
+/** The same for one VM (it just became ready): the work of a VM's start
+ *  is that VM's alone, not a walk of every VM. */
+void nh_poll_vm(nh_plugin *np, ddm_vm *vm);
 
 /* nh_views.c */
 void nh_views_create(nh_vm *nv);
