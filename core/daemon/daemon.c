@@ -71,10 +71,10 @@ static gboolean on_vm_closed(gpointer ud, DdmVm *vm)
     return reconnect;
 }
 
-static void on_list_changed(gpointer ud)
+static void on_list_changed(gpointer ud, const char *key)
 {
     DdmDaemon *d = ud;
-    ddm_vms_view_schedule(d->vms_view);
+    ddm_vms_view_schedule(d->vms_view, key);
 }
 
 static void on_ddm_chunk(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data,

@@ -56,11 +56,12 @@ gboolean ddm_daemon_settled(DdmDaemon *d);
 /* The core views, one file each (vms_view.c, plugins_view.c). */
 typedef struct DdmVmsView DdmVmsView;
 /** The "vms" view in @views: one row per listed VM and per retrying target,
- *  rebuilt at most every 100 ms after ddm_vms_view_schedule. */
+ *  published at most every 100 ms after ddm_vms_view_schedule. */
 DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon);
 /** The relay whose ports the rows show (NULL: none). */
 void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay);
-void ddm_vms_view_schedule(DdmVmsView *vv);
+/** The row of target @key may have changed (NULL: any row may have). */
+void ddm_vms_view_schedule(DdmVmsView *vv, const char *key);
 gboolean ddm_vms_view_pending(const DdmVmsView *vv);
 void ddm_vms_view_free(DdmVmsView *vv);
 /** Publish (or refresh) the "plugins" view of @reg's plugin records in @views. */

@@ -3,4 +3,4 @@
 # views "vms" and "plugins".
 # May call: every part of core/ below it.
 core_libddmcore_la_SOURCES += %reldir%/daemon.h %reldir%/daemon.c \
-	%reldir%/vms_view.c %reldir%/plugins_view.c
+	%reldir%/vms_view.c %reldir%/vms_rows.c %reldir%/vms_rows.h %reldir%/plugins_view.c

@@ -5,10 +5,17 @@
  * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
  * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
- * missing. Rebuilt in a coalesced timeout at most every 100 ms: a VM that
+ * missing. Published in a coalesced timeout at most every 100 ms: a VM that
  * floods events must not make the list rebuild per packet.
+ * Incremental (issue 16): the monitor names the target whose row may have
+ * changed; only those rows are computed again (vms_rows.h keeps every row
+ * between publications, in the order a full rebuild would give), so N VMs
+ * starting cost O(N log N) row work, not O(N^2). A change without a key
+ * (a discovery mode switched off) rebuilds every row.
  */
 #include "core/daemon/daemon.h"
+
+#include "core/daemon/vms_rows.h"
 
 #define VMS_VIEW_MIN_INTERVAL_MS 100
 
@@ -18,6 +25,9 @@ struct DdmVmsView {
     DdmViews *views;         /* borrowed: the store that holds the view */
     guint timer;             /* pending rebuild */
     gint64 refreshed_us;     /* last rebuild (rate limit) */
+    DdmVmsRows *rows;        /* owned: group 0 the retrying targets, 1 the VMs */
+    GHashTable *dirty;       /* keys (owned) whose rows may have changed */
+    gboolean all_dirty;      /* every row may have changed */
 };
 
 static const ddm_column vms_columns[] = {
@@ -54,27 +64,32 @@ static char *headline_text(DdmVm *vm)
     return g_string_free(s, FALSE);
 }
 
-static void add_retrying_row(const DdmTarget *t, const char *last_error, gpointer ud)
+static void set_retrying_row(DdmVmsRows *rows, const char *key, const DdmTarget *t,
+                             const char *last_error)
 {
-    ddm_view *view = ud;
-    ddm_view_row(view);
-    ddm_view_cell_str(view, t->key);
+    DdmVmsRow *row = ddm_vms_rows_set(rows, 0, key);
+    ddm_vms_row_str(row, t->key);
     if (t->pid_hint)
-        ddm_view_cell_int(view, t->pid_hint);
+        ddm_vms_row_int(row, t->pid_hint);
     else
-        ddm_view_cell_str(view, NULL);
-    ddm_view_cell_str(view, NULL);  /* app */
-    ddm_view_cell_str(view, NULL);  /* vm */
-    ddm_view_cell_str(view, NULL);  /* ddm: unknown */
-    ddm_view_cell_str(view, t->ops->transport);
-    ddm_view_cell_str(view, t->device);
-    ddm_view_cell_str(view, "retrying");
-    ddm_view_cell_str(view, NULL);  /* debug port */
-    ddm_view_cell_str(view, NULL);  /* debugger */
-    ddm_view_cell_str(view, last_error);
+        ddm_vms_row_str(row, NULL);
+    ddm_vms_row_str(row, NULL);  /* app */
+    ddm_vms_row_str(row, NULL);  /* vm */
+    ddm_vms_row_str(row, NULL);  /* ddm: unknown */
+    ddm_vms_row_str(row, t->ops->transport);
+    ddm_vms_row_str(row, t->device);
+    ddm_vms_row_str(row, "retrying");
+    ddm_vms_row_str(row, NULL);  /* debug port */
+    ddm_vms_row_str(row, NULL);  /* debugger */
+    ddm_vms_row_str(row, last_error);
 }
 
-static void add_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
+static void add_retrying_row(const DdmTarget *t, const char *last_error, gpointer ud)
+{
+    set_retrying_row(ud, t->key, t, last_error);
+}
+
+static void set_vm_row(DdmVmsView *vv, DdmVm *vm)
 {
     guint16 port = vv->relay ? ddm_relay_port_of(vv->relay, vm) : 0;
     gboolean known = vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN;
@@ -86,30 +101,30 @@ static void add_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
         info = both;
     }
 
-    ddm_view_row(view);
-    ddm_view_cell_str(view, vm->target->key);
+    DdmVmsRow *row = ddm_vms_rows_set(vv->rows, 1, vm->target->key);
+    ddm_vms_row_str(row, vm->target->key);
     if (vm->info.pid)
-        ddm_view_cell_int(view, vm->info.pid);
+        ddm_vms_row_int(row, vm->info.pid);
     else
-        ddm_view_cell_str(view, NULL);
-    ddm_view_cell_str(view, vm->info.app_name);
-    ddm_view_cell_str(view, vm->info.vm_ident);
+        ddm_vms_row_str(row, NULL);
+    ddm_vms_row_str(row, vm->info.app_name);
+    ddm_vms_row_str(row, vm->info.vm_ident);
     if (known)
-        ddm_view_cell_bool(view, vm->info.ddm);
+        ddm_vms_row_bool(row, vm->info.ddm);
     else
-        ddm_view_cell_str(view, NULL);
-    ddm_view_cell_str(view, vm->info.transport);
-    ddm_view_cell_str(view, vm->info.device);
-    ddm_view_cell_str(view, ddm_vm_state_name(vm->state));
+        ddm_vms_row_str(row, NULL);
+    ddm_vms_row_str(row, vm->info.transport);
+    ddm_vms_row_str(row, vm->info.device);
+    ddm_vms_row_str(row, ddm_vm_state_name(vm->state));
     if (port)
-        ddm_view_cell_int(view, port);
+        ddm_vms_row_int(row, port);
     else
-        ddm_view_cell_str(view, NULL);
+        ddm_vms_row_str(row, NULL);
     if (port || vm->info.debugger) /* attached through ddmon's relay */
-        ddm_view_cell_bool(view, vm->info.debugger != 0);
+        ddm_vms_row_bool(row, vm->info.debugger != 0);
     else
-        ddm_view_cell_str(view, NULL);
-    ddm_view_cell_str(view, info);
+        ddm_vms_row_str(row, NULL);
+    ddm_vms_row_str(row, info);
     g_free(info);
 }
 
@@ -120,20 +135,54 @@ static ddm_view *own_view(DdmVmsView *vv)
     return v && g_strcmp0(ddm_view_owner(v), "ddmon") == 0 ? v : NULL;
 }
 
+/* Every row again, from the monitor's lists. */
+static void rebuild_all(DdmVmsView *vv)
+{
+    GPtrArray *vms = ddm_monitor_listed_vms(vv->monitor);
+    ddm_vms_rows_clear(vv->rows);
+    ddm_monitor_foreach_retrying(vv->monitor, add_retrying_row, vv->rows);
+    for (guint i = 0; i < vms->len; i++)
+        set_vm_row(vv, g_ptr_array_index(vms, i));
+    g_ptr_array_unref(vms);
+}
+
+/* The row of @key again: a VM's, a retrying target's (never both: the
+ * monitor lists a key one way at most), or none. */
+static void rebuild_key(DdmVmsView *vv, const char *key)
+{
+    DdmVm *vm = ddm_monitor_find_vm(vv->monitor, key);
+    const DdmTarget *t = NULL;
+    const char *last_error = NULL;
+
+    if (vm && ddm_monitor_vm_listed(vv->monitor, vm)) {
+        ddm_vms_rows_remove(vv->rows, 0, key);
+        set_vm_row(vv, vm);
+    } else if (ddm_monitor_retrying(vv->monitor, key, &t, &last_error)) {
+        ddm_vms_rows_remove(vv->rows, 1, key);
+        set_retrying_row(vv->rows, key, t, last_error);
+    } else {
+        ddm_vms_rows_remove(vv->rows, 0, key);
+        ddm_vms_rows_remove(vv->rows, 1, key);
+    }
+}
+
 static void rebuild(DdmVmsView *vv)
 {
     ddm_view *view = own_view(vv);
-    GPtrArray *vms;
+    GHashTableIter it;
+    gpointer key;
 
-    if (!view)
-        return;
-    vms = ddm_monitor_listed_vms(vv->monitor);
-    ddm_view_begin(view);
-    ddm_monitor_foreach_retrying(vv->monitor, add_retrying_row, view);
-    for (guint i = 0; i < vms->len; i++)
-        add_vm_row(vv, view, g_ptr_array_index(vms, i));
-    ddm_view_commit(view);
-    g_ptr_array_unref(vms);
+    if (vv->all_dirty) {
+        rebuild_all(vv);
+    } else {
+        g_hash_table_iter_init(&it, vv->dirty);
+        while (g_hash_table_iter_next(&it, &key, NULL))
+            rebuild_key(vv, key);
+    }
+    vv->all_dirty = FALSE;
+    g_hash_table_remove_all(vv->dirty);
+    if (view)
+        ddm_vms_rows_publish(vv->rows, view);
 }
 
 static gboolean rebuild_cb(gpointer ud)
@@ -153,6 +202,8 @@ DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon)
     vv = g_new0(DdmVmsView, 1);
     vv->monitor = mon;
     vv->views = views;
+    vv->rows = ddm_vms_rows_new(G_N_ELEMENTS(vms_columns));
+    vv->dirty = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     ddm_view *view = ddm_views_create(views, "ddmon", NULL, "vms", DDM_VIEW_TABLE, "Virtual machines");
     if (view) {
         ddm_view_set_columns(view, vms_columns, G_N_ELEMENTS(vms_columns));
@@ -166,15 +217,23 @@ void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay)
 {
     g_return_if_fail(vv != NULL);
     vv->relay = relay;
+    vv->all_dirty = TRUE; /* the port column of every row */
 }
 
-/* Coalesce VM list changes: one rebuild per burst, at most every 100 ms. */
-void ddm_vms_view_schedule(DdmVmsView *vv)
+/* Coalesce VM list changes: one rebuild per burst, at most every 100 ms,
+ * of the rows named since the last one. */
+void ddm_vms_view_schedule(DdmVmsView *vv, const char *key)
 {
     gint64 since_ms;
     guint delay;
 
-    if (!vv || vv->timer)
+    if (!vv)
+        return;
+    if (!key)
+        vv->all_dirty = TRUE;
+    else if (!vv->all_dirty && !g_hash_table_contains(vv->dirty, key))
+        g_hash_table_add(vv->dirty, g_strdup(key));
+    if (vv->timer)
         return;
     since_ms = (g_get_monotonic_time() - vv->refreshed_us) / 1000;
     delay = since_ms >= VMS_VIEW_MIN_INTERVAL_MS ? 0 : (guint)(VMS_VIEW_MIN_INTERVAL_MS - since_ms);
@@ -196,5 +255,7 @@ void ddm_vms_view_free(DdmVmsView *vv)
         return;
     if (vv->timer)
         g_source_remove(vv->timer);
+    ddm_vms_rows_free(vv->rows);
+    g_hash_table_destroy(vv->dirty);
     g_free(vv); /* the view itself belongs to the store */
 }

@@ -71,10 +71,11 @@ static DdmBackoff *backoff_get(DdmMonitor *mon, const char *key)
     return b;
 }
 
-static void list_changed(DdmMonitor *mon)
+/* @key: the target whose row may have changed, or NULL for any. */
+static void list_changed(DdmMonitor *mon, const char *key)
 {
     if (!mon->stopping && mon->events && mon->events->list_changed)
-        mon->events->list_changed(mon->ud);
+        mon->events->list_changed(mon->ud, key);
 }
 
 static gint cmp_vm_key(gconstpointer a, gconstpointer b)
@@ -87,6 +88,29 @@ static gint cmp_backoff_key(gconstpointer a, gconstpointer b)
 {
     const DdmBackoff *x = *(DdmBackoff *const *)a, *y = *(DdmBackoff *const *)b;
     return g_strcmp0(x->key, y->key);
+}
+
+/* A "retrying" row: a known VM whose last session failed, not up again. */
+static gboolean backoff_listed(DdmMonitor *mon, const DdmBackoff *b)
+{
+    DdmVm *vm;
+    if (!b->last_error || !b->target || b->target->speculative)
+        return FALSE;
+    vm = g_hash_table_lookup(mon->vms, b->key);
+    return !(vm && vm->state >= DDM_VM_STATE_HELO); /* else listed as a session */
+}
+
+gboolean ddm_monitor_retrying(DdmMonitor *mon, const char *key, const DdmTarget **target,
+                              const char **last_error)
+{
+    const DdmBackoff *b;
+    g_return_val_if_fail(mon != NULL && key != NULL, FALSE);
+    b = g_hash_table_lookup(mon->backoff, key);
+    if (!b || !backoff_listed(mon, b))
+        return FALSE;
+    *target = b->target;
+    *last_error = b->last_error;
+    return TRUE;
 }
 
 void ddm_monitor_foreach_retrying(DdmMonitor *mon,
@@ -103,12 +127,8 @@ void ddm_monitor_foreach_retrying(DdmMonitor *mon,
     g_hash_table_iter_init(&it, mon->backoff);
     while (g_hash_table_iter_next(&it, &k, &v)) {
         DdmBackoff *b = v;
-        DdmVm *vm = g_hash_table_lookup(mon->vms, b->key);
-        if (!b->last_error || !b->target || b->target->speculative)
-            continue;
-        if (vm && vm->state >= DDM_VM_STATE_HELO)
-            continue; /* listed as a session */
-        g_ptr_array_add(rows, b);
+        if (backoff_listed(mon, b))
+            g_ptr_array_add(rows, b);
     }
     g_ptr_array_sort(rows, cmp_backoff_key);
     for (guint i = 0; i < rows->len; i++) {
@@ -130,20 +150,26 @@ GPtrArray *ddm_monitor_listed_vms(DdmMonitor *mon)
      * flicker in a live list); a target retrying after an error has its
      * "retrying" row instead. */
     g_hash_table_iter_init(&it, mon->vms);
-    while (g_hash_table_iter_next(&it, &k, &v)) {
-        DdmVm *vm = v;
-        DdmVmState st = vm->state;
-        if (st == DDM_VM_STATE_HELO || st == DDM_VM_STATE_READY || st == DDM_VM_STATE_PLAIN) {
-            g_ptr_array_add(vms, ddm_vm_ref(vm));
-        } else if ((st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE) &&
-                   !vm->target->speculative) {
-            DdmBackoff *b = g_hash_table_lookup(mon->backoff, vm->target->key);
-            if (b == NULL || b->last_error == NULL)
-                g_ptr_array_add(vms, ddm_vm_ref(vm));
-        }
-    }
+    while (g_hash_table_iter_next(&it, &k, &v))
+        if (ddm_monitor_vm_listed(mon, v))
+            g_ptr_array_add(vms, ddm_vm_ref(v));
     g_ptr_array_sort(vms, cmp_vm_key);
     return vms;
+}
+
+gboolean ddm_monitor_vm_listed(DdmMonitor *mon, DdmVm *vm)
+{
+    DdmVmState st;
+    g_return_val_if_fail(mon != NULL && vm != NULL, FALSE);
+    st = vm->state;
+    if (st == DDM_VM_STATE_HELO || st == DDM_VM_STATE_READY || st == DDM_VM_STATE_PLAIN)
+        return TRUE;
+    if ((st == DDM_VM_STATE_CONNECTING || st == DDM_VM_STATE_HANDSHAKE) &&
+        !vm->target->speculative) {
+        DdmBackoff *b = g_hash_table_lookup(mon->backoff, vm->target->key);
+        return b == NULL || b->last_error == NULL;
+    }
+    return FALSE;
 }
 
 gboolean ddm_monitor_sessions_settled(DdmMonitor *mon)
@@ -305,7 +331,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
     g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
     g_debug("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
     if (!target->speculative)
-        list_changed(mon); /* listed while connecting (rebuild_vms_view) */
+        list_changed(mon, target->key); /* listed while connecting (vms_view.c) */
 }
 
 gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
@@ -320,6 +346,8 @@ gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
         ddm_target_ref(target);
         ddm_target_unref(b->target);
         b->target = target;
+        if (b->last_error)
+            list_changed(mon, target->key); /* its "retrying" row shows the target */
     }
     if (ddm_timer_armed(&b->fast_timer))
         return FALSE; /* a fast retry is due soon anyway */
@@ -346,7 +374,7 @@ void ddm_monitor_forget_target(DdmMonitor *mon, const char *key, const char *rea
     /* a gone target (an adb pid) never comes back: nothing of it stays */
     g_hash_table_remove(mon->known_ddm, key);
     if (g_hash_table_remove(mon->backoff, key))
-        list_changed(mon); /* its "retrying" row, if any, goes */
+        list_changed(mon, key); /* its "retrying" row, if any, goes */
 }
 
 void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
@@ -373,7 +401,7 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin)
         if (b->target && g_strcmp0(b->target->origin, origin) == 0)
             g_hash_table_iter_remove(&it);
     }
-    list_changed(mon);
+    list_changed(mon, NULL);
 }
 
 static void fast_retry_cb(DdmTimer *t, gpointer ud)
@@ -582,7 +610,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
             g_free(b->last_error);
             b->last_error = g_strdup(vm->close_reason);
             if (!vm->target->speculative)
-                list_changed(mon);
+                list_changed(mon, vm->target->key);
         }
         g_debug("%s: broke the protocol (%u in a row); next attempt in %u ms", vm->target->key,
                 b->violations, b->delay_ms);
@@ -601,7 +629,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         g_free(b->last_error);
         b->last_error = g_strdup(vm->close_reason);
         if (!vm->target->speculative)
-            list_changed(mon); /* a "retrying" row appears or changes */
+            list_changed(mon, vm->target->key); /* a "retrying" row appears or changes */
     }
     if (now < b->fast_until_us && !b->violations) {
         schedule_fast_retry(b);
@@ -625,7 +653,7 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
     /* A list shows HELO, READY and PLAIN, and known VMs still connecting. */
     if (vm->state >= DDM_VM_STATE_HELO || old_state >= DDM_VM_STATE_HELO ||
         !vm->target->speculative)
-        list_changed(mon);
+        list_changed(mon, vm->target->key);
     if ((vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN) &&
         mon->events && mon->events->vm_up)
         mon->events->vm_up(mon->ud, vm);
@@ -634,7 +662,7 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
 void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm)
 {
     g_return_if_fail(mon != NULL && vm != NULL);
-    list_changed(mon);
+    list_changed(mon, vm->target->key);
     if (vm->state != DDM_VM_STATE_READY && vm->state != DDM_VM_STATE_PLAIN)
         return;
     if (mon->events && mon->events->vm_changed)
@@ -661,6 +689,5 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
 void ddm_monitor_vm_headline_changed(DdmMonitor *mon, DdmVm *vm)
 {
     g_return_if_fail(mon != NULL);
-    (void)vm;
-    list_changed(mon);
+    list_changed(mon, vm ? vm->target->key : NULL);
 }

@@ -32,8 +32,10 @@ typedef struct DdmSessionEvents {
      * have the monitor retry its key at once (a debugger session ended). */
     gboolean (*vm_closed)(gpointer ud, DdmVm *vm);
     /* What a VM list shows may have changed: states, names, headlines,
-     * a target retrying after an error. Cheap: coalesce on your side. */
-    void (*list_changed)(gpointer ud);
+     * a target retrying after an error. @key: the one target whose row
+     * may have changed (borrowed), or NULL: any row may have. Cheap:
+     * coalesce on your side. */
+    void (*list_changed)(gpointer ud, const char *key);
     /* A DDM chunk from the VM that is not the reply to one of our
      * requests with a callback (events, and replies' extra chunks). */
     void (*ddm_chunk)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci,
@@ -123,6 +125,12 @@ GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon);
  *  is not known to be a VM; a target retrying after an error is listed by
  *  ddm_monitor_foreach_retrying instead. (transfer full, as above) */
 GPtrArray *ddm_monitor_listed_vms(DdmMonitor *mon);
+/** Whether @vm is one of ddm_monitor_listed_vms (one VM's answer, O(1)). */
+gboolean ddm_monitor_vm_listed(DdmMonitor *mon, DdmVm *vm);
+/** Whether @key is one of the targets ddm_monitor_foreach_retrying lists;
+ *  if so *@target and *@last_error (borrowed) say what it would pass. */
+gboolean ddm_monitor_retrying(DdmMonitor *mon, const char *key, const DdmTarget **target,
+                              const char **last_error);
 /** Targets known to be VMs (not port-scan misses) whose last session
  *  failed and that wait for a retry, sorted by key: @fn gets each target
  *  (borrowed) and the error that closed its last session. */

@@ -14,3 +14,12 @@ tests_unit_views_test_render_SOURCES = tests/unit/views/test-render.c core/views
 tests_unit_views_test_render_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_views_test_render_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_views_test_render_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)
+# The "vms" view's kept rows (core/daemon/vms_rows.c) against full rebuilds.
+check_PROGRAMS += tests/unit/views/test-vms-rows
+TESTS += tests/unit/views/test-vms-rows
+tests_unit_views_test_vms_rows_SOURCES = tests/unit/views/test-vms-rows.c core/daemon/vms_rows.c \
+	core/views/render.c core/views/text_cut.c \
+	core/views/views.c core/views/view_content.c core/views/view_build.c core/views/view_json.c core/views/json_blob.c
+tests_unit_views_test_vms_rows_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_views_test_vms_rows_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
+tests_unit_views_test_vms_rows_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)
