@@ -320,6 +320,7 @@ int ddm_view_commit(ddm_view *v)
                   v->owner, (unsigned)DDM_VIEW_MAX_ROWS, (unsigned)DDM_VIEW_MAX_CELLS);
         v->warned_cap = TRUE;
     }
+    ddm_views_content_seal(c);
     ddm_views_content_free(v->committed);
     v->committed = c;
     v->version++;

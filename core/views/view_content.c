@@ -139,16 +139,30 @@ Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema)
     return c;
 }
 
+void ddm_views_content_seal(Content *c)
+{
+    if (c->cap_cells > c->n_cells) {
+        c->cells = g_renew(Cell, c->cells, c->n_cells); /* 0: freed, NULL */
+        c->cap_cells = c->n_cells;
+    }
+    if (c->cap_fields > c->n_fields) {
+        c->fields = g_renew(Field, c->fields, c->n_fields);
+        c->cap_fields = c->n_fields;
+    }
+}
+
 void ddm_views_content_cell_add(Content *c, const Cell *cell)
 {
-    if (!c->cells)
-        c->cells = g_array_new(FALSE, FALSE, sizeof(Cell));
-    g_array_append_vals(c->cells, cell, 1);
+    if (c->n_cells == c->cap_cells) {
+        c->cap_cells = c->cap_cells ? c->cap_cells + c->cap_cells / 2 : 8;
+        c->cells = g_renew(Cell, c->cells, c->cap_cells);
+    }
+    c->cells[c->n_cells++] = *cell;
 }
 
 guint ddm_views_content_n_fields(const Content *c)
 {
-    return c->fields ? c->fields->len : 0;
+    return c->n_fields;
 }
 
 Field *ddm_views_content_field_find(Content *c, const char *key)
@@ -157,10 +171,10 @@ Field *ddm_views_content_field_find(Content *c, const char *key)
         return NULL;
     if (c->field_index) {
         gpointer idx = g_hash_table_lookup(c->field_index, key);
-        return idx ? &g_array_index(c->fields, Field, GPOINTER_TO_UINT(idx) - 1) : NULL;
+        return idx ? &c->fields[GPOINTER_TO_UINT(idx) - 1] : NULL;
     }
-    for (guint i = 0; i < c->fields->len; i++) {
-        Field *f = &g_array_index(c->fields, Field, i);
+    for (guint i = 0; i < c->n_fields; i++) {
+        Field *f = &c->fields[i];
         if (strcmp(f->key, key) == 0)
             return f;
     }
@@ -169,17 +183,18 @@ Field *ddm_views_content_field_find(Content *c, const char *key)
 
 void ddm_views_content_field_add(Content *c, const Field *f)
 {
-    if (!c->fields)
-        c->fields = g_array_new(FALSE, FALSE, sizeof(Field));
-    g_array_append_vals(c->fields, f, 1);
-    if (!c->field_index && c->fields->len > FIELDS_WITHOUT_INDEX) {
+    if (c->n_fields == c->cap_fields) {
+        c->cap_fields = c->cap_fields ? c->cap_fields + c->cap_fields / 2 : 4;
+        c->fields = g_renew(Field, c->fields, c->cap_fields);
+    }
+    c->fields[c->n_fields++] = *f;
+    if (!c->field_index && c->n_fields > FIELDS_WITHOUT_INDEX) {
         /* past a few fields, lookups go through a hash (records may hold 65536) */
         c->field_index = g_hash_table_new(g_str_hash, g_str_equal);
-        for (guint i = 0; i < c->fields->len; i++)
-            g_hash_table_insert(c->field_index, (gpointer)g_array_index(c->fields, Field, i).key,
-                                GUINT_TO_POINTER(i + 1));
+        for (guint i = 0; i < c->n_fields; i++)
+            g_hash_table_insert(c->field_index, (gpointer)c->fields[i].key, GUINT_TO_POINTER(i + 1));
     } else if (c->field_index) {
-        g_hash_table_insert(c->field_index, (gpointer)f->key, GUINT_TO_POINTER(c->fields->len));
+        g_hash_table_insert(c->field_index, (gpointer)f->key, GUINT_TO_POINTER(c->n_fields));
     }
 }
 
@@ -193,10 +208,8 @@ void ddm_views_content_free(Content *c)
         c->strings = older;
     }
     ddm_views_columns_clear(&c->columns);
-    if (c->cells)
-        g_array_free(c->cells, TRUE);
-    if (c->fields)
-        g_array_free(c->fields, TRUE);
+    g_free(c->cells);
+    g_free(c->fields);
     if (c->field_index)
         g_hash_table_destroy(c->field_index);
     g_free(c->blob);

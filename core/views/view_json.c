@@ -97,7 +97,7 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
         for (guint r = 0; r < c->n_rows && ncols > 0; r++) {
             json_builder_begin_array(b);
             for (guint k = 0; k < ncols; k++)
-                add_cell_value(b, &g_array_index(c->cells, Cell, (gsize)r * ncols + k));
+                add_cell_value(b, &c->cells[(gsize)r * ncols + k]);
             json_builder_end_array(b);
         }
         json_builder_end_array(b);
@@ -105,7 +105,7 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
         json_builder_set_member_name(b, "fields");
         json_builder_begin_array(b);
         for (guint i = 0; i < ddm_views_content_n_fields(c); i++) {
-            const Field *f = &g_array_index(c->fields, Field, i);
+            const Field *f = &c->fields[i];
             json_builder_begin_object(b);
             json_builder_set_member_name(b, "key");
             json_builder_add_string_value(b, f->key);

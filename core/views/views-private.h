@@ -57,8 +57,9 @@ typedef struct Content {
     gsize string_bytes;    /* bytes stored in strings, for the cap */
     /* table */
     Columns columns;
-    GArray *cells;     /* Cell, n_rows * columns.n (the current row may be partial); NULL
-                          until the first cell */
+    Cell *cells;       /* n_cells: n_rows * columns.n (the current row may be partial); NULL
+                          until the first cell; exactly n_cells once committed */
+    gsize n_cells, cap_cells;
     guint n_rows;
     guint cur_col;     /* cells given for the current row */
     gboolean in_row;   /* a row was started and accepted */
@@ -67,7 +68,8 @@ typedef struct Content {
     const char *bad_reason;
     gboolean rows_capped;
     /* record */
-    GArray *fields;    /* Field; NULL until the first */
+    Field *fields;     /* n_fields; NULL until the first; exactly n_fields once committed */
+    guint n_fields, cap_fields;
     GHashTable *field_index; /* key (in strings) -> index + 1; only past a few fields */
     /* blob */
     guint8 *blob;
@@ -79,7 +81,7 @@ struct ddm_view {
     guint32 magic;
     DdmViews *store; /* NULL for detached views */
     char *hkey;      /* key in store->by_key */
-    char *owner;
+    char *owner;     /* owner, vm_key, name, title: interned GRefStrings */
     char *vm_key;    /* NULL = global */
     char *name;
     char *title;
@@ -131,6 +133,8 @@ Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema);
 void ddm_views_content_free(Content *c);
 /** Append @cell to table content @c (the cell array comes with the first). */
 void ddm_views_content_cell_add(Content *c, const Cell *cell);
+/** @c is complete (commit): its arrays shrink to what they hold. */
+void ddm_views_content_seal(Content *c);
 /** Fields in record content @c. */
 guint ddm_views_content_n_fields(const Content *c);
 /** The field keyed @key in record content @c, or NULL (valid until the next add). */

@@ -65,10 +65,11 @@ static void view_free(ddm_view *v)
     ddm_views_content_free(v->committed);
     ddm_views_content_free(v->building);
     g_free(v->hkey);
-    g_free(v->owner);
-    g_free(v->vm_key);
-    g_free(v->name);
-    g_free(v->title);
+    g_ref_string_release(v->owner);
+    if (v->vm_key)
+        g_ref_string_release(v->vm_key);
+    g_ref_string_release(v->name);
+    g_ref_string_release(v->title);
     g_free(v);
 }
 
@@ -144,21 +145,30 @@ void ddm_views_notify(DdmViews *s, ddm_view *v, DdmViewChange change)
         view_free(v);
 }
 
+/* An interned reference-counted copy of @s, made valid UTF-8. */
+static char *intern_valid(const char *s)
+{
+    char *valid, *out;
+
+    if (g_utf8_validate(s, -1, NULL))
+        return g_ref_string_new_intern(s);
+    valid = g_utf8_make_valid(s, -1);
+    out = g_ref_string_new_intern(valid);
+    g_free(valid);
+    return out;
+}
+
 static ddm_view *view_alloc(const char *owner, const char *vm_key, const char *name,
                             ddm_view_kind kind, const char *title)
 {
     ddm_view *v = g_new0(ddm_view, 1);
     v->magic = DDM_VIEW_MAGIC;
-    v->owner = owner && !g_utf8_validate(owner, -1, NULL) ? g_utf8_make_valid(owner, -1)
-                                                          : g_strdup(owner ? owner : "");
-    v->vm_key = g_strdup(vm_key);
-    v->name = g_strdup(name);
-    v->title = g_strdup(title && *title ? title : name);
-    if (!g_utf8_validate(v->title, -1, NULL)) {
-        char *t = g_utf8_make_valid(v->title, -1);
-        g_free(v->title);
-        v->title = t;
-    }
+    /* Owner, VM key, name and title are the same few strings in every VM's
+     * views: interned, reference-counted (g_ref_string_release). */
+    v->owner = intern_valid(owner ? owner : "");
+    v->vm_key = vm_key ? g_ref_string_new_intern(vm_key) : NULL;
+    v->name = g_ref_string_new_intern(name);
+    v->title = intern_valid(title && *title ? title : name);
     v->kind = kind;
     v->committed = ddm_views_content_new(kind, NULL);
     return v;
