@@ -128,10 +128,14 @@ static void op_version(Client *c, const DdmCtlRequest *req)
     else
         json_builder_add_null_value(b);
     /* Discovery has nothing more to say right now (ddm_daemon_settled): a
-     * snapshot asks this after its watch, and answers at once if TRUE. */
-    json_builder_set_member_name(b, "settled");
-    json_builder_add_boolean_value(b, g_get_monotonic_time() >= c->ctl->first_look_until_us &&
-                                          ddm_daemon_settled(c->ctl->daemon));
+     * snapshot asks this after its watch, and answers at once if TRUE.
+     * Only to a client that watches: the walk over the VMs, and the FEAT
+     * fences it may send, are for snapshots, not every client's hello. */
+    if (c->watching) {
+        json_builder_set_member_name(b, "settled");
+        json_builder_add_boolean_value(b, g_get_monotonic_time() >= c->ctl->first_look_until_us &&
+                                              ddm_daemon_settled(c->ctl->daemon));
+    }
     ddm_control_send(c, ddm_ctl_ok_end(b));
 }
 
