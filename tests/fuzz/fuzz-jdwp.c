@@ -8,13 +8,17 @@
  * Input: u1 flags (bit 0 handshake mode, bit 1 space/commit, bits 2..7 the
  * cap: 0 = default, else 11 + k * k * 16), u1 seed of the piece sizes (its
  * top bit: offer heads of 19 bytes, as the session does, and take every
- * head as a stream, skipping the 8 chunk-header bytes), then the stream.
+ * head as a stream, skipping the 8 chunk-header bytes; bit 6: the reader
+ * shares a budget, so it reads through the budget's scratch as the
+ * session's readers do), then the stream.
  * Streaming adds: pieces never run past the packet's declared length, the
  * end comes exactly when it is reached, and the buffer does not grow. Invariants: every packet is 11..cap bytes with its
  * declared length and valid flags and lies in the reader's buffer; after
  * draining, fewer bytes are pending than the cap allows; the buffer never
  * grows past what a packet may hold; handshake, packets, discards and
- * pending account for every byte fed; an error is sticky.
+ * pending account for every byte fed; an error is sticky; with a budget,
+ * the scratch is given back at every NEED_MORE and the budget counts
+ * exactly the reader's own buffer.
  */
 #include <string.h>
 
@@ -39,7 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t step = piece_seed | 1u;
     gboolean stream_heads = (piece_seed & 0x80) != 0, streaming = FALSE;
     uint64_t stream_left = 0;
+    DdmJdwpBudget *budget = (piece_seed & 0x40) ? ddm_jdwp_budget_new(0) : NULL;
 
+    if (budget)
+        ddm_jdwp_reader_set_budget(r, budget);
     if (handshake)
         ddm_jdwp_reader_expect_handshake(r);
     if (stream_heads)
@@ -125,8 +132,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= MAX(floor_buf, cap + 4096));
         if (!discarded)
             FUZZ_CHECK(taken + ddm_jdwp_reader_pending(r) == fed);
+        if (budget) {
+            FUZZ_CHECK(!ddm_jdwp_reader_on_scratch(r));
+            FUZZ_CHECK(ddm_jdwp_budget_used(budget) == ddm_jdwp_reader_buffer_size(r));
+        }
     }
     ddm_jdwp_reader_free(r);
+    if (budget) {
+        FUZZ_CHECK(ddm_jdwp_budget_used(budget) == 0);
+        ddm_jdwp_budget_free(budget);
+    }
 
     /* the builders' packets read back as built */
     if (size >= DDM_JDWP_HEADER_LEN) {

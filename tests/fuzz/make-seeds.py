@@ -270,6 +270,7 @@ def seeds():
         "gen-vm-stream": u1(1 | 2) + u1(7) + stream,                   # handshake, space/commit
         "gen-vm-stream-feed": u1(1) + u1(200) + stream,                 # handshake, feed()
         "gen-vm-stream-smallcap": u1(1 | (5 << 2)) + u1(3) + stream,    # cap 411
+        "gen-vm-stream-budget": u1(1 | 2) + u1(0x40 | 7) + stream,      # through a budget's scratch
         "gen-packets": u1(2) + u1(1) + jdwp_cmd(0x40000000, 0xC7, 1, chunk("HELO", u4(1)))
         + jdwp_reply(0x40000000, 0, chunk("HELO", helo_payload())) + jdwp_reply(5, 99, b""),
         "gen-race": u1(1) + u1(9) + jdwp_cmd(0x80000001, 0xC7, 1, chunk("APNM", lstr("a"))) + b"JDWP-Handshake"
