@@ -57,14 +57,17 @@ SOAK_ARGS ?=
 bench-soak: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/soak.sh $(SOAK_ARGS)
 
-# relay: the debugger relay against a real JVM, directly vs a plain byte
-# relay (socat, nodelay) vs ddmon: round trip p50/p99, pipelined packets/s,
-# bulk reply MB/s, event storm events/s; medians of N runs with ratios.
-# Run: make bench-relay [BENCH_RELAY_ARGS="--runs 9 --check"]
+# relay: the debugger relay against a real JVM, directly vs a minimal epoll
+# byte relay (bench/minrelay, the baseline) vs socat vs ddmon: round trip
+# p50/p99, pipelined packets/s, bulk reply MB/s, event storm events/s, and
+# Ir and syscalls per relayed packet (callgrind, strace -c); medians of N
+# runs with ratios. Run: make bench-relay [BENCH_RELAY_ARGS="--runs 9 --check"]
+noinst_PROGRAMS += bench/minrelay
+bench_minrelay_SOURCES = bench/minrelay.c
 EXTRA_DIST += bench/relay.sh tests/java/Storm.java
 BENCH_RELAY_ARGS =
 .PHONY: bench-relay
-bench-relay: ddmon$(EXEEXT) tests/tools/jdwpc$(EXEEXT) uninstalled-plugins
+bench-relay: ddmon$(EXEEXT) tests/tools/jdwpc$(EXEEXT) bench/minrelay$(EXEEXT) uninstalled-plugins
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
 		$(SHELL) $(top_srcdir)/bench/relay.sh $(BENCH_RELAY_ARGS)
 # end relay
