@@ -139,6 +139,16 @@ Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema)
     return c;
 }
 
+/* The committed content of every view that has had none yet: one, shared,
+ * never written (builders only write the building content; commit and
+ * set_columns replace the committed one). */
+static Content empty_content;
+
+Content *ddm_views_content_empty(void)
+{
+    return &empty_content;
+}
+
 void ddm_views_content_seal(Content *c)
 {
     if (c->cap_cells > c->n_cells) {
@@ -200,7 +210,7 @@ void ddm_views_content_field_add(Content *c, const Field *f)
 
 void ddm_views_content_free(Content *c)
 {
-    if (!c)
+    if (!c || c == &empty_content)
         return;
     while (c->strings) {
         StringBlock *older = c->strings->next;

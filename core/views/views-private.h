@@ -88,7 +88,7 @@ struct ddm_view {
     ddm_view_kind kind;
     guint64 version;
     Columns schema;     /* table: columns the next begin starts with */
-    Content *committed; /* never NULL */
+    Content *committed; /* never NULL; ddm_views_content_empty() until the first commit */
     Content *building;  /* NULL when not between begin and commit */
     gboolean warned;    /* a failed commit was logged at warning level */
     gboolean warned_cap; /* the row cap was logged at warning level */
@@ -116,6 +116,7 @@ struct DdmViews {
     gboolean listeners_dirty;
     GList *watches;     /* Watch* */
     guint next_watch_id;
+    guint64 watch_gen;  /* ddm_views_watch_generation: bumped when watches may match otherwise */
 };
 
 /* view_content.c */
@@ -130,6 +131,9 @@ void ddm_views_columns_copy(Columns *dst, const Columns *src);
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b);
 /** Empty content of @kind; a table starts with a copy of @schema (may be NULL). */
 Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema);
+/** The empty content a new view starts with, shared by all (never write
+ *  it; ddm_views_content_free ignores it). */
+Content *ddm_views_content_empty(void);
 void ddm_views_content_free(Content *c);
 /** Append @cell to table content @c (the cell array comes with the first). */
 void ddm_views_content_cell_add(Content *c, const Cell *cell);

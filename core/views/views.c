@@ -170,7 +170,7 @@ static ddm_view *view_alloc(const char *owner, const char *vm_key, const char *n
     v->name = g_ref_string_new_intern(name);
     v->title = intern_valid(title && *title ? title : name);
     v->kind = kind;
-    v->committed = ddm_views_content_new(kind, NULL);
+    v->committed = ddm_views_content_empty();
     return v;
 }
 
@@ -197,6 +197,8 @@ ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_ke
     v->store = store;
     v->hkey = hkey;
     g_hash_table_insert(store->by_key, v->hkey, v);
+    if (store->watches)
+        store->watch_gen++; /* a watch may match the new view */
     /* A listener may destroy it at once: hold it until we know. */
     v->busy++;
     ddm_views_notify(store, v, DDM_VIEW_ADDED);
@@ -417,7 +419,14 @@ guint ddm_views_watch(DdmViews *store, const char *name, const char *vm_key)
     w->name = g_strdup(name);
     w->vm_key = g_strdup(vm_key);
     store->watches = g_list_prepend(store->watches, w);
+    store->watch_gen++;
     return w->id;
+}
+
+guint64 ddm_views_watch_generation(const DdmViews *store)
+{
+    g_return_val_if_fail(store != NULL, 0);
+    return store->watch_gen;
 }
 
 void ddm_views_unwatch(DdmViews *store, guint watch_id)
@@ -428,6 +437,7 @@ void ddm_views_unwatch(DdmViews *store, guint watch_id)
         if (w->id == watch_id) {
             store->watches = g_list_delete_link(store->watches, l);
             watch_free(w);
+            store->watch_gen++;
             return;
         }
     }
