@@ -4,7 +4,8 @@ sdkincludedir = $(includedir)/ddmon-$(DDM_ABI_MAJOR)/ddmon
 sdkinclude_HEADERS = \
 	%reldir%/include/ddmon/plugin.h \
 	%reldir%/include/ddmon/chunk.h \
-	%reldir%/include/ddmon/bytes.h
+	%reldir%/include/ddmon/bytes.h \
+	%reldir%/include/ddmon/ticklist.h
 nodist_sdkinclude_HEADERS = %reldir%/include/ddmon/abi.h
 
 pkgconfigdir = $(libdir)/pkgconfig

@@ -759,6 +759,13 @@ static int host_view_watchers(ddm_view *view)
     return ddm_view_watchers(view);
 }
 
+static uint64_t host_watch_generation(ddm_plugin *self)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
+    DdmViews *store = self->registry ? ddm_registry_views(self->registry) : NULL;
+    return store ? ddm_views_watch_generation(store) : 0;
+}
+
 /* ------------------------------------------------------------ commands */
 
 static gboolean cmd_is_valid(const ddm_cmd *cmd)
@@ -881,4 +888,5 @@ void ddm_host_init(ddm_host *host)
     host->cmd_cancelled = host_cmd_cancelled;
     host->register_metric = ddm_registry_register_metric; /* registry_metrics.c */
     host->vm_metric = ddm_registry_vm_metric;
+    host->watch_generation = host_watch_generation;
 }

@@ -85,6 +85,11 @@ void ddm_views_remove_listener(DdmViews *store, guint id);
 guint ddm_views_watch(DdmViews *store, const char *name, const char *vm_key);
 void ddm_views_unwatch(DdmViews *store, guint watch_id);
 int ddm_view_watchers(const ddm_view *v);
+/** A number that changes whenever ddm_view_watchers may answer otherwise
+ *  for some view: a watch began or ended, or a view was created while
+ *  watches exist. Producers that poll only watched views can skip the
+ *  views they found unwatched while it stays the same. */
+guint64 ddm_views_watch_generation(const DdmViews *store);
 
 /** Committed content as JSON:
  *  {"name","vm","owner","title","kind":"table|record|blob","version",

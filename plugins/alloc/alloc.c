@@ -257,8 +257,13 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     alloc_plugin *pl = ud;
     alloc_vm *av;
     int rc;
+    if (event == DDM_VM_GONE) { /* the core frees our state and views */
+        if ((av = pl->host->vm_get_data(self, vm)) != NULL)
+            ddm_tick_list_del(&pl->ticks, &av->tick); /* no tick visits it again */
+        return;
+    }
     if (event != DDM_VM_READY)
-        return; /* GONE: the core frees our state and views */
+        return;
     if (!(av = alloc_vm_state(pl, vm)))
         return;
     if (!pl->host->chunk_enabled(self, ALLOC_CHUNK_REAQ))
@@ -318,8 +323,10 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
         return 0;
     if (!watched(av)) {
         av->was_watched = 0;
+        ddm_tick_list_del(&pl->ticks, &av->tick);
         return 0;
     }
+    ddm_tick_list_add(&pl->ticks, &av->tick);
     if (av->real_in_flight || (av->was_watched && t->now - av->last_poll < t->period - t->slack))
         return 0;
     rc = pl->host->request(self, vm, ALLOC_CHUNK_REAL, NULL, 0, 0, real_poll_reply, pl, NULL);
@@ -342,7 +349,16 @@ void alloc_poll_once(alloc_plugin *pl)
     t.now = pl->now();
     t.period = pl->interval_ms / 1000.0;
     t.slack = ALLOC_TICK_MS / 2000.0;
-    pl->host->foreach_vm(pl->self, poll_vm, &t);
+    /* Every VM only when the watches changed (<ddmon/ticklist.h>); else
+     * only those watched at their last visit: an idle tick touches none. */
+    if (ddm_tick_list_full_walk(&pl->ticks, pl->host, pl->self)) {
+        pl->host->foreach_vm(pl->self, poll_vm, &t);
+        return;
+    }
+    for (ddm_tick_node *n = pl->ticks.head, *next; n; n = next) {
+        next = n->next; /* poll_vm may take this one off the list */
+        poll_vm(pl->self, DDM_TICK_OWNER(n, alloc_vm, tick)->vm, &t);
+    }
 }
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)

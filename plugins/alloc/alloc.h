@@ -25,6 +25,7 @@
 
 #include <ddmon/chunk.h>
 #include <ddmon/plugin.h>
+#include <ddmon/ticklist.h>
 
 #define ALLOC_CHUNK_REAE DDM_CHUNK('R', 'E', 'A', 'E')
 #define ALLOC_CHUNK_REAQ DDM_CHUNK('R', 'E', 'A', 'Q')
@@ -130,6 +131,7 @@ typedef struct alloc_plugin {
     unsigned interval_ms; /* 0: no polling */
     uint32_t poll_timer;
     double (*now)(void);  /* monotonic seconds; tests may replace it */
+    ddm_tick_list ticks;  /* the VMs a tick visits while the watches stay the same */
 } alloc_plugin;
 
 typedef struct alloc_vm {
@@ -141,6 +143,7 @@ typedef struct alloc_vm {
     int was_watched;
     double last_poll;
     int fail_logged;
+    ddm_tick_node tick; /* on pl->ticks while watched */
 } alloc_vm;
 
 /** The VM's state, created on first use (with its views). NULL on no memory. */

@@ -175,6 +175,7 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
             heap_cmd_vm_gone(hv);
         if (hv) {
             hv->ready = 0;
+            heap_watch_forget(hv);
             heap_views_bitmap_cancel(hv);
         }
     }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include <ddmon/plugin.h>
+#include <ddmon/ticklist.h>
 
 #include "heapinfo.h"
 #include "../common/segcollect.h"
@@ -70,6 +71,7 @@ typedef struct heap_plugin {
     uint32_t watch_timer;       /**< heap_watch.c's tick, 0 if none (heap.always) */
     double (*now)(void);        /**< monotonic seconds; tests replace it */
     int64_t (*wall_ms)(void);   /**< Unix epoch ms (captions); tests replace it */
+    ddm_tick_list ticks;        /**< heap_watch.c: the VMs a tick visits while the watches stay the same */
 } heap_plugin;
 
 /** A heap-bitmap command waiting for the segments of the GC it asked for;
@@ -132,6 +134,8 @@ typedef struct heap_vm {
     uint32_t blob_timer;        /**< deferred heap.bitmap build, 0 if none */
     int blob_too_big_logged;
     int metric_logged;          /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
+    int tick_wanted;            /**< wanted at its last update (heap_watch.c) */
+    ddm_tick_node tick;         /**< on hp->ticks */
 } heap_vm;
 
 /* heap.c */
@@ -164,6 +168,8 @@ void heap_watch_ready(heap_vm *hv);
 /** Look at @hv's watchers now: switch collection on at once when watched,
  *  off when nobody watched it for heap.grace_ms (heap.always: only on). */
 void heap_watch_update(heap_vm *hv);
+/** @hv's VM is gone: no tick visits it again. */
+void heap_watch_forget(heap_vm *hv);
 /** A command needs collection on @hv (holds it on until heap_watch_release). */
 void heap_watch_hold(heap_vm *hv);
 /** The command is done; the grace period starts now. */

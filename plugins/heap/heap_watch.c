@@ -22,6 +22,11 @@
  * collection on at once and asks for one more GC, after the HPSG.
  * Invariants: hpif_on/segments_on say what the VM was told last; a failed
  * "on" is retried at the next tick (logged once), a failed "off" too.
+ * A tick walks every ready VM only when the watches changed since its last
+ * walk (host->watch_generation, ABI 1.4; every tick on an older core);
+ * otherwise only the VMs on hp->ticks (<ddmon/ticklist.h>): wanted at their last
+ * update, or with collection to switch off after the grace (issue 16: an
+ * idle tick touches no VM).
  * Non-goals: HPGC (heap-bitmap asks for its own GC; `ddmon gc` is vminfo's).
  */
 #include "heap.h"
@@ -128,12 +133,27 @@ static int wanted(const heap_vm *hv)
     return 0;
 }
 
+void heap_watch_forget(heap_vm *hv)
+{
+    ddm_tick_list_del(&hv->hp->ticks, &hv->tick);
+}
+
+/* On the tick list while the next tick has something to look at. */
+static void update_tick_list(heap_vm *hv)
+{
+    ddm_tick_list_keep(&hv->hp->ticks, &hv->tick,
+                       hv->ready && !hv->hp->opts.always &&
+                           (hv->tick_wanted || hv->collecting || hv->hpif_on || hv->segments_on));
+}
+
 void heap_watch_update(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
     double now;
-    if (!hv->ready)
+    if (!hv->ready) {
+        update_tick_list(hv);
         return;
+    }
     heap_views_map(hv, 0); /* a watcher that came after the last update */
     if (hp->opts.always) {
         if (!hv->collecting)
@@ -141,7 +161,8 @@ void heap_watch_update(heap_vm *hv)
         return;
     }
     now = hp->now();
-    if (wanted(hv)) {
+    hv->tick_wanted = wanted(hv);
+    if (hv->tick_wanted) {
         hv->last_wanted = now;
         if (!hv->collecting)
             collect_on(hv);
@@ -149,7 +170,9 @@ void heap_watch_update(heap_vm *hv)
                (now - hv->last_wanted) * 1000.0 >= (double)hp->opts.grace_ms) {
         collect_off(hv);
     }
+    update_tick_list(hv);
 }
+
 
 void heap_watch_ready(heap_vm *hv)
 {
@@ -211,7 +234,15 @@ static int tick_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
 static int on_tick(ddm_plugin *self, void *ud)
 {
     heap_plugin *hp = ud;
-    hp->host->foreach_vm(self, tick_vm, hp);
+    ddm_tick_node *n, *next;
+    if (ddm_tick_list_full_walk(&hp->ticks, hp->host, self)) {
+        hp->host->foreach_vm(self, tick_vm, hp);
+        return 1;
+    }
+    for (n = hp->ticks.head; n; n = next) {
+        next = n->next; /* the update may take this one off the list */
+        heap_watch_update(DDM_TICK_OWNER(n, heap_vm, tick));
+    }
     return 1;
 }
 

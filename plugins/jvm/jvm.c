@@ -414,10 +414,13 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     const ddm_host *h = pl->host;
     jvm_vm *st = h->vm_get_data(self, vm);
     if (!st || !st->view || h->view_watchers(st->view) <= 0) {
-        if (st)
+        if (st) {
             st->was_watched = 0;
+            ddm_tick_list_del(&pl->ticks, &st->tick);
+        }
         return 0;
     }
+    ddm_tick_list_add(&pl->ticks, &st->tick);
     if (h->vm_info(vm)->debugger) /* the VM is the debugger's: ask nothing */
         return 0;
     if (st->in_round || st->stack_busy)
@@ -443,7 +446,16 @@ void jvm_poll_once(jvm_plugin *pl)
     t.now = pl->now();
     t.period = pl->interval_ms / 1000.0;
     t.slack = tick / 2000.0;
-    pl->host->foreach_plain_vm(pl->self, poll_vm, &t);
+    /* Every plain VM only when the watches changed (<ddmon/ticklist.h>);
+     * else only those watched at their last visit: an idle tick touches none. */
+    if (ddm_tick_list_full_walk(&pl->ticks, pl->host, pl->self)) {
+        pl->host->foreach_plain_vm(pl->self, poll_vm, &t);
+        return;
+    }
+    for (ddm_tick_node *n = pl->ticks.head, *next; n; n = next) {
+        next = n->next; /* poll_vm may take this one off the list */
+        poll_vm(pl->self, DDM_TICK_OWNER(n, jvm_vm, tick)->vm, &t);
+    }
 }
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)
@@ -471,8 +483,12 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     const ddm_vm_info *info;
     jvm_vm *st;
     char pid[16];
-    if (event == DDM_VM_GONE)
-        return; /* the core frees our state and views */
+    if (event == DDM_VM_GONE) { /* the core frees our state and views */
+        st = pl->host->vm_get_data(self, vm);
+        if (st)
+            ddm_tick_list_del(&pl->ticks, &st->tick); /* no tick visits it again */
+        return;
+    }
     st = jvm_vm_state(pl, vm);
     if (!st)
         return;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include <ddmon/plugin.h>
+#include <ddmon/ticklist.h>
 
 /* Standard JDWP command sets and commands (JDWP specification). */
 #define JVM_VM 1
@@ -117,6 +118,7 @@ typedef struct jvm_plugin {
     unsigned interval_ms;
     uint32_t poll_timer;
     double (*now)(void);
+    ddm_tick_list ticks; /* the VMs a tick visits while the watches stay the same */
 } jvm_plugin;
 
 typedef struct jvm_thread {
@@ -148,6 +150,7 @@ typedef struct jvm_vm {
     size_t n_groups;
     double last_poll;
     int was_watched;
+    ddm_tick_node tick;  /* on pl->ticks while watched */
     int info_asked;
     const char *info_keys[16]; /* the "vminfo" record, kept whole: view_begin starts afresh */
     char *info_vals[16];

@@ -87,8 +87,10 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     (void)self;
     if (event == DDM_VM_GONE) {
         nv = np->host->vm_get_data(np->self, vm);
-        if (nv)
+        if (nv) {
             nv->ready = 0;
+            nh_poll_forget(np, nv);
+        }
         return;
     }
     if (event != DDM_VM_READY)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <ddmon/plugin.h>
+#include <ddmon/ticklist.h>
 
 #include "nhgt.h"
 #include "../common/segcollect.h"
@@ -53,6 +54,7 @@ typedef struct nh_plugin {
     size_t group_max;        /**< groups per NHGT table (0: NH_GROUPS_MAX); tests lower it */
     size_t group_records_max; /**< records grouped per NHGT (0: NH_GROUP_RECORDS_MAX) */
     uint64_t last_group_ops; /**< work of the last NHGT grouping (probes; tests bound it) */
+    ddm_tick_list ticks;     /**< nh_poll.c: the VMs a tick visits while the watches stay the same */
 } nh_plugin;
 
 typedef struct nh_vm {
@@ -76,6 +78,8 @@ typedef struct nh_vm {
     double unasked_logged_at; /**< when an unsolicited NHGT was last logged (np->now) */
     unsigned unasked_quiet;  /**< unsolicited NHGTs ignored since without a log line */
     int metric_logged;       /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
+    int tick_watched;        /**< a view of it was watched at the last tick (nh_poll.c) */
+    ddm_tick_node tick;      /**< on np->ticks */
 } nh_vm;
 
 /* nativeheap.c */
@@ -104,6 +108,8 @@ void nh_poll_once(nh_plugin *np);
 /** The same for one VM (it just became ready): the work of a VM's start
  *  is that VM's alone, not a walk of every VM. */
 void nh_poll_vm(nh_plugin *np, ddm_vm *vm);
+/** @nv's VM is gone: no tick visits it again. */
+void nh_poll_forget(nh_plugin *np, nh_vm *nv);
 
 /* nh_views.c */
 void nh_views_create(nh_vm *nv);

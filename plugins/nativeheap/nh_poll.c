@@ -22,7 +22,12 @@
  * be gone); it finds the VM's state again with host->vm_get_data.
  * A VM that becomes ready gets its own check at once (nh_poll_vm), not a
  * walk of every VM: with N VMs starting, a walk per VM was O(N^2) (39% of
- * the CPU at N = 5,000, issue 16).
+ * the CPU at N = 5,000, issue 16). A tick walks every VM only when the
+ * watches changed since its last walk (host->watch_generation, ABI 1.4;
+ * every tick on an older core); otherwise it visits only the VMs on
+ * np->ticks (<ddmon/ticklist.h>): those watched at their last visit, and those with
+ * segments to switch (on with always=1, off after the grace). An idle
+ * server's tick then touches no VM at all.
  */
 #include "nativeheap.h"
 
@@ -166,6 +171,23 @@ static void update_segments(nh_plugin *np, nh_vm *nv, double now)
     }
 }
 
+/* ------------------------------------------------------------ the tick list */
+
+void nh_poll_forget(nh_plugin *np, nh_vm *nv)
+{
+    ddm_tick_list_del(&np->ticks, &nv->tick);
+}
+
+/* Whether the next tick must visit @nv even if no watch changes. */
+static int needs_tick(const nh_plugin *np, const nh_vm *nv)
+{
+    if (!nv->ready)
+        return 0;
+    if (nv->tick_watched)
+        return 1;
+    return np->opts.always ? !nv->segments_on : nv->segments_on;
+}
+
 /* One tick's work, for each ready VM (host->foreach_vm). */
 typedef struct nh_tick {
     nh_plugin *np;
@@ -179,10 +201,14 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     nh_vm *nv = t->np->host->vm_get_data(self, vm);
     if (!nv)
         return 0;
+    nv->tick_watched = nv->ready && ((t->nhgt && nhgt_watched(nv)) ||
+                                     (t->nhsg && nv->segments &&
+                                      t->np->host->view_watchers(nv->segments) > 0));
     if (t->nhgt)
         poll_nhgt(t->np, nv, t->now);
     if (t->nhsg)
         update_segments(t->np, nv, t->now);
+    ddm_tick_list_keep(&t->np->ticks, &nv->tick, needs_tick(t->np, nv));
     return 0;
 }
 
@@ -200,8 +226,17 @@ static int tick_prepare(nh_plugin *np, nh_tick *t)
 void nh_poll_once(nh_plugin *np)
 {
     nh_tick t;
-    if (tick_prepare(np, &t))
+    ddm_tick_node *n, *next;
+    if (!tick_prepare(np, &t))
+        return;
+    if (ddm_tick_list_full_walk(&np->ticks, np->host, np->self)) {
         np->host->foreach_vm(np->self, poll_vm, &t);
+        return;
+    }
+    for (n = np->ticks.head; n; n = next) {
+        next = n->next; /* poll_vm may take this one off the list */
+        poll_vm(np->self, DDM_TICK_OWNER(n, nh_vm, tick)->vm, &t);
+    }
 }
 
 void nh_poll_vm(nh_plugin *np, ddm_vm *vm)

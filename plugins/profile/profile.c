@@ -47,6 +47,7 @@ profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
     if (!pv)
         return NULL;
     pv->mode = PROFILE_MODE_UNKNOWN;
+    pv->vm = vm;
     if (pl->host->vm_set_data(pl->self, vm, pv, profile_vm_free) != 0)
         return NULL; /* the core freed it (memory rule 3) */
     return pv;
@@ -130,15 +131,31 @@ static int poll_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     profile_plugin *pl = ud;
     profile_vm *pv = pl->host->vm_get_data(self, vm);
-    if (pv && pv->info && !pv->job && pl->host->view_watchers(pv->info) > 0)
+    if (!pv)
+        return 0;
+    if (!pv->info || pl->host->view_watchers(pv->info) <= 0) {
+        ddm_tick_list_del(&pl->ticks, &pv->tick);
+        return 0;
+    }
+    ddm_tick_list_add(&pl->ticks, &pv->tick);
+    if (!pv->job)
         profile_query(pl, vm);
     return 0;
 }
 
+/* Every VM only when the watches changed (<ddmon/ticklist.h>); else only
+ * those watched at their last visit: an idle tick touches none. */
 static int poll_tick(ddm_plugin *self, void *ud)
 {
     profile_plugin *pl = ud;
-    pl->host->foreach_vm(self, poll_visit, pl);
+    if (ddm_tick_list_full_walk(&pl->ticks, pl->host, self)) {
+        pl->host->foreach_vm(self, poll_visit, pl);
+        return 1;
+    }
+    for (ddm_tick_node *n = pl->ticks.head, *next; n; n = next) {
+        next = n->next; /* poll_visit may take this one off the list */
+        poll_visit(self, DDM_TICK_OWNER(n, profile_vm, tick)->vm, pl);
+    }
     return 1;
 }
 
@@ -148,8 +165,12 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
     (void)self;
     if (ev == DDM_VM_READY)
         profile_query(pl, vm);
-    else if (ev == DDM_VM_GONE)
+    else if (ev == DDM_VM_GONE) {
+        profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+        if (pv)
+            ddm_tick_list_del(&pl->ticks, &pv->tick); /* no tick visits it again */
         profile_job_vm_gone(pl, vm);
+    }
 }
 
 /* MPSE: the trace, in pieces */

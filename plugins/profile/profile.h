@@ -19,6 +19,7 @@
 
 #include <ddmon/chunk.h>
 #include <ddmon/plugin.h>
+#include <ddmon/ticklist.h>
 
 #include "trace_decode.h"
 
@@ -57,6 +58,7 @@ struct profile_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     unsigned timeout_ms;
+    ddm_tick_list ticks;      /* the VMs a poll tick visits while the watches stay the same */
 };
 
 /** MPRQ's answer: -1 not known yet. */
@@ -74,6 +76,8 @@ typedef struct profile_vm {
                                  idle VM's state stays small */
     ddm_view *info;           /* "profile": mode, traces, last file */
     ddm_view *methods, *threads, *summary; /* the last trace's */
+    ddm_vm *vm;               /* borrowed: the state goes with the VM */
+    ddm_tick_node tick;       /* on pl->ticks while its "profile" view is watched */
 } profile_vm;
 
 typedef struct profile_args {

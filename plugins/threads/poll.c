@@ -9,6 +9,9 @@
  * sent while nobody looks, or when THST is disabled.
  * The reply callback holds only the plugin (never per-VM state, which may
  * be gone); it finds the VM's state again with host->vm_get_data.
+ * A tick walks every VM only when the watches changed since its last walk
+ * (<ddmon/ticklist.h>, ABI 1.4); otherwise only the VMs watched at their
+ * last visit: an idle server's tick touches no VM (issue 16).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -80,8 +83,10 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
         return 0;
     if (!st->view || h->view_watchers(st->view) <= 0) {
         st->was_watched = 0;
+        ddm_tick_list_del(&pl->ticks, &st->tick);
         return 0;
     }
+    ddm_tick_list_add(&pl->ticks, &st->tick);
     if (st->thst_in_flight)
         return 0;
     if (st->was_watched && t->now - st->last_poll < t->period - t->slack)
@@ -107,7 +112,14 @@ void threads_poll_once(threads_plugin *pl)
     t.now = pl->now();
     t.period = pl->interval_ms / 1000.0;
     t.slack = tick_ms(pl) / 2000.0; /* a tick that comes a little early still counts */
-    pl->host->foreach_vm(pl->self, poll_vm, &t);
+    if (ddm_tick_list_full_walk(&pl->ticks, pl->host, pl->self)) {
+        pl->host->foreach_vm(pl->self, poll_vm, &t);
+        return;
+    }
+    for (ddm_tick_node *n = pl->ticks.head, *next; n; n = next) {
+        next = n->next; /* poll_vm may take this one off the list */
+        poll_vm(pl->self, DDM_TICK_OWNER(n, threads_vm, tick)->vm, &t);
+    }
 }
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)

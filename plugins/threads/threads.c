@@ -299,8 +299,14 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     static const uint8_t enable = 1;
     int rc;
 
+    if (event == DDM_VM_GONE) { /* the core frees our state (vm_state_free) and views */
+        st = h->vm_get_data(self, vm);
+        if (st)
+            ddm_tick_list_del(&pl->ticks, &st->tick); /* poll.c's tick visits it no more */
+        return;
+    }
     if (event != DDM_VM_READY)
-        return; /* GONE: the core frees our state (vm_state_free) and views */
+        return;
     st = threads_vm_state(pl, vm);
     if (!st)
         return;

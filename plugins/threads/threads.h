@@ -25,6 +25,7 @@
 
 #include <ddmon/chunk.h>
 #include <ddmon/plugin.h>
+#include <ddmon/ticklist.h>
 
 #define THREADS_CHUNK_THEN DDM_CHUNK('T', 'H', 'E', 'N')
 #define THREADS_CHUNK_THCR DDM_CHUNK('T', 'H', 'C', 'R')
@@ -163,6 +164,7 @@ typedef struct threads_plugin {
     uint32_t poll_timer;  /* 0: none */
     uint32_t flush_timer; /* 0: none */
     double (*now)(void);  /* monotonic seconds; tests may replace it */
+    ddm_tick_list ticks;  /* poll.c: the VMs a tick visits while the watches stay the same */
 } threads_plugin;
 
 struct threads_vm {
@@ -174,6 +176,7 @@ struct threads_vm {
     ddm_view *stack_view; /* "stack", created by the first stack command */
     int thst_in_flight;
     int was_watched;      /* watched at the last poll tick */
+    ddm_tick_node tick;   /* on pl->ticks while watched */
     double last_poll;     /* when the last THST was sent (pl->now) */
     int publish_pending;
     int full_logged;

@@ -246,6 +246,7 @@ struct fake_host {
     uint32_t request_error_type; /* 0: every type */
     int sync_changed;
     int default_watchers;
+    uint64_t watch_gen; /* watch_generation (1.4): bumped by any watcher change or new view */
     int view_errors, expect_view_errors;
     char *log;
     size_t log_len, log_cap;
@@ -364,6 +365,7 @@ int fh_view_blob(ddm_view *v, const char *media_type, const void *data, size_t l
 int fh_view_commit(ddm_view *v);
 void fh_view_free(ddm_view *v);
 int fh_view_watchers(ddm_view *v);
+uint64_t fh_watch_generation(ddm_plugin *self);
 
 /* kit_commands.c */
 ddm_view *fh_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *title);

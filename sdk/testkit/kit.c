@@ -66,6 +66,7 @@ fake_host *fake_host_new(void)
     h->cmd_cancelled = fh_cmd_cancelled;
     h->register_metric = fh_register_metric;
     h->vm_metric = fh_vm_metric;
+    h->watch_generation = fh_watch_generation;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -93,7 +94,12 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->cmd_cancelled = fh_cmd_cancelled;
     h->register_metric = fh_register_metric;
     h->vm_metric = fh_vm_metric;
+    h->watch_generation = fh_watch_generation;
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 4) {
+        h->size = (uint32_t)offsetof(ddm_host, watch_generation);
+        h->watch_generation = NULL;
+    }
     if (minor < 3) {
         h->size = (uint32_t)offsetof(ddm_host, register_metric);
         h->register_metric = NULL;

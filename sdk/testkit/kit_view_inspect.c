@@ -49,11 +49,13 @@ void fake_view_set_watchers(ddm_view *v, int n)
 {
     assert_non_null(v);
     v->watchers = n;
+    v->fh->watch_gen++;
 }
 
 void fake_host_set_default_watchers(fake_host *fh, int n)
 {
     fh->default_watchers = n;
+    fh->watch_gen++;
 }
 
 void fake_host_expect_view_errors(fake_host *fh)

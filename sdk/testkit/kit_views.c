@@ -67,6 +67,7 @@ ddm_view *fh_view_alloc(fake_host *fh, ddm_vm *vm, const char *name, ddm_view_ki
     v->title = xstrdup(title);
     v->kind = kind;
     v->watchers = -1;
+    fh->watch_gen++; /* as the core: a new view may be watched */
     return v;
 }
 
@@ -379,6 +380,11 @@ void fh_view_free(ddm_view *v)
         }
     }
     fail_msg("fake-host: view_free of an unknown view");
+}
+
+uint64_t fh_watch_generation(ddm_plugin *self)
+{
+    return self->fh->watch_gen;
 }
 
 int fh_view_watchers(ddm_view *v)

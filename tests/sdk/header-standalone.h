@@ -44,6 +44,7 @@ DDM_PLUGIN_DEFINE("standalone", "1.0", "Apache-2.0", "SDK header check", sdk_ini
 int sdk_only_plugin(void);
 int sdk_only_chunk(void);
 int sdk_only_bytes(void);
+int sdk_only_ticklist(void);
 
 static int n_test;
 static int n_failed;
@@ -98,7 +99,7 @@ static int run_checks(void)
           "bytes.h reader");
     (void)ddm_read_u1(&r);
     check(!ddm_reader_ok(&r), "bytes.h reader overrun");
-    check(sdk_only_plugin() && sdk_only_chunk() && sdk_only_bytes(),
+    check(sdk_only_plugin() && sdk_only_chunk() && sdk_only_bytes() && sdk_only_ticklist(),
           "each header compiles alone");
     return n_failed ? 1 : 0;
 }

@@ -20,14 +20,16 @@ endif
 SDK_HEADER_CPPFLAGS = -I$(top_srcdir)/sdk/include -I$(top_builddir)/sdk/include
 SDK_HEADER_WARN = -pedantic -Werror -Wall -Wextra
 tests_sdk_header_c99_SOURCES = tests/sdk/header-standalone.c tests/sdk/header-standalone.h \
-	tests/sdk/only-plugin.c tests/sdk/only-chunk.c tests/sdk/only-bytes.c
+	tests/sdk/only-plugin.c tests/sdk/only-chunk.c tests/sdk/only-bytes.c \
+	tests/sdk/only-ticklist.c
 tests_sdk_header_c99_CPPFLAGS = $(SDK_HEADER_CPPFLAGS)
 tests_sdk_header_c99_CFLAGS = -std=c99 $(SDK_HEADER_WARN) $(SAN_CFLAGS)
 tests_sdk_header_cxx_SOURCES = tests/sdk/header-standalone.cc tests/sdk/header-standalone.h \
-	tests/sdk/only-plugin.cc tests/sdk/only-chunk.cc tests/sdk/only-bytes.cc
+	tests/sdk/only-plugin.cc tests/sdk/only-chunk.cc tests/sdk/only-bytes.cc \
+	tests/sdk/only-ticklist.cc
 tests_sdk_header_cxx_CPPFLAGS = $(SDK_HEADER_CPPFLAGS)
 tests_sdk_header_cxx_CXXFLAGS = -std=c++11 $(SDK_HEADER_WARN) $(SAN_CFLAGS)
-EXTRA_DIST += tests/sdk/only-plugin.c tests/sdk/only-chunk.c tests/sdk/only-bytes.c
+EXTRA_DIST += tests/sdk/only-plugin.c tests/sdk/only-chunk.c tests/sdk/only-bytes.c tests/sdk/only-ticklist.c
 
 # The example third-party plugin ships in the tarball (built only by
 # installcheck; tests/plugins/local.mk builds it for `make check` too).

@@ -57,6 +57,7 @@
  *       ddm_metric_type), ddm_host.vm_metric (ddm_metric_sample),
  *       DDM_METRIC_*_MAX: figures a plugin declares for GET /metrics;
  *       ddm_vm_metric_logged (header-only).
+ *  1.4  ddm_host.watch_generation: ticks that touch only watched VMs.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -717,7 +718,18 @@ struct ddm_host {
     int (*vm_metric)(ddm_plugin *self, ddm_vm *vm, const char *name, const ddm_metric_sample *samples,
                      size_t n);
 
-    /* ABI 1.4 and later: new members go here, never above. */
+    /**
+     * A number that changes whenever view_watchers may answer otherwise
+     * for some view: a frontend's watch began or ended (a snapshot, a
+     * one-shot view, a /metrics scrape count), or a view was created while
+     * watches exist. A periodic tick that polls only watched views walks
+     * every VM (foreach_vm) when it changed, and else only the VMs it left
+     * something running on, so an idle tick costs nothing per VM. Since:
+     * 1.4; test DDM_HOST_HAS(host, watch_generation).
+     */
+    uint64_t (*watch_generation)(ddm_plugin *self);
+
+    /* ABI 1.5 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * <ddmon/ticklist.h> alone, first and only include: it must bring
+ * everything it needs; a node goes on and off a list and is found again.
+ */
+#include <ddmon/ticklist.h>
+
+int sdk_only_ticklist(void);
+
+typedef struct only_vm {
+    int id;
+    ddm_tick_node tick;
+} only_vm;
+
+int sdk_only_ticklist(void)
+{
+    ddm_tick_list l = {0, 0, 0};
+    only_vm a = {1, {0, 0, 0}}, b = {2, {0, 0, 0}};
+    ddm_tick_list_add(&l, &a.tick);
+    ddm_tick_list_keep(&l, &b.tick, 1);
+    ddm_tick_list_add(&l, &a.tick); /* twice: still once */
+    if (l.head != &b.tick || l.head->next != &a.tick || a.tick.next != 0)
+        return 0;
+    if (DDM_TICK_OWNER(l.head, only_vm, tick)->id != 2)
+        return 0;
+    ddm_tick_list_keep(&l, &b.tick, 0);
+    ddm_tick_list_del(&l, &b.tick);
+    return l.head == &a.tick && a.tick.prev == 0 && !b.tick.on && a.tick.on;
+}
