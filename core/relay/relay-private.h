@@ -66,7 +66,9 @@ struct Debugger {
     Endpoint *endpoint;       /* borrowed; NULL once the endpoint closed */
     guint16 port;
     int fd;
-    DdmWatch *in_watch, *out_watch; /* core/loop watches of fd */
+    DdmWatch *in_watch, *out_watch; /* core/loop watches of fd; out_watch is made when
+                                       output first waits, then dormant while none does */
+    gboolean out_blocked;     /* bytes in `out` wait for the socket (out_watch wants G_IO_OUT) */
     DdmTimer flush_timer;     /* zero-delay: writes what VM packets queued during this
                                  main-loop round */
     GByteArray *to_vm;        /* packets read from the debugger, ids mapped, not yet sent */
@@ -186,9 +188,12 @@ void ddm_relay_debugger_read(Debugger *d);
 void ddm_relay_debugger_flush(Debugger *d);
 /** Handle what @d's reader holds. */
 void ddm_relay_debugger_drain(Debugger *d);
-/** Queue bytes for the debugger (@set_id: give the packet id @id); FALSE
- *  (and the debugger closed) past the cap. */
-gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id);
+/** One whole packet for the debugger (@set_id: give it the packet id @id,
+ *  in a copy of its header): written at once unless its socket is full or
+ *  @more (another whole packet for it is already read: they go out together);
+ *  FALSE (and the debugger closed) past the cap. */
+gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id,
+                                  gboolean more);
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n);
 /** Close @d (@why logged, or NULL); it is freed from an idle. */
 void ddm_relay_debugger_close(Debugger *d, const char *why);

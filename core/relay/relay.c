@@ -119,7 +119,8 @@ void ddm_relay_command_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *
 {
     RelayVm *r = ddm_relay_rvm_get(vm);
     if (r->debugger && r->debugger->state == DBG_ATTACHED) {
-        ddm_relay_debugger_send(r->debugger, pkt->bytes, pkt->len);
+        ddm_relay_debugger_queue(r->debugger, pkt->bytes, pkt->len, FALSE, 0,
+                                 ddm_jdwp_reader_has_packet(vm->reader));
         return;
     }
     if (r->had_debugger) {
@@ -160,7 +161,8 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
     Debugger *d = client;
     if (!d || d != r->debugger || d->state != DBG_ATTACHED)
         return TRUE; /* reply to a command we sent on a debugger's behalf */
-    ddm_relay_debugger_queue(d, pkt->bytes, pkt->len, TRUE, client_id);
+    ddm_relay_debugger_queue(d, pkt->bytes, pkt->len, TRUE, client_id,
+                             ddm_jdwp_reader_has_packet(vm->reader));
     return TRUE;
 }
 

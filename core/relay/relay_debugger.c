@@ -9,6 +9,9 @@
 #include "core/relay/relay-private.h"
 
 #include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
@@ -25,6 +28,7 @@
 #define BACKPRESSURE_AT (2u << 20)
 
 static void debugger_to_vm_flush(Debugger *d);
+static void send_to_vm(Debugger *d, const guint8 *p, gsize n);
 
 /* ------------------------------------------------------------ to the debugger */
 
@@ -41,10 +45,37 @@ static void set_vm_paused(Debugger *d, gboolean paused)
     }
 }
 
+/* Bytes wait for the debugger's socket to take them (@blocked): its
+ * out-watch wants G_IO_OUT; or no longer: the watch is dormant. The watch is
+ * made the first time and then only changes what it wants (one epoll_ctl). */
+static void set_out_blocked(Debugger *d, gboolean blocked)
+{
+    if (d->out_blocked == blocked)
+        return;
+    d->out_blocked = blocked;
+    if (!d->out_watch)
+        d->out_watch = ddm_watch_add(d->fd, G_IO_OUT, on_debugger_out, d);
+    else
+        ddm_watch_set_cond(d->out_watch, blocked ? G_IO_OUT : 0);
+}
+
+/* The debugger's socket took all that waited: the out-watch sleeps; the VM,
+ * paused for this debugger, is read again. */
+static void debugger_out_drained(Debugger *d)
+{
+    g_byte_array_set_size(d->out, 0);
+    d->out_pos = 0;
+    set_out_blocked(d, FALSE);
+    ddm_timer_cancel(&d->flush_timer);
+    if (d->vm_paused)
+        set_vm_paused(d, FALSE);
+}
+
 void ddm_relay_debugger_flush(Debugger *d)
 {
     while (d->out_pos < d->out->len) {
-        ssize_t n = write(d->fd, d->out->data + d->out_pos, d->out->len - d->out_pos);
+        ssize_t n = send(d->fd, d->out->data + d->out_pos, d->out->len - d->out_pos,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             d->out_pos += (gsize)n;
             continue;
@@ -52,21 +83,13 @@ void ddm_relay_debugger_flush(Debugger *d)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (!d->out_watch)
-                d->out_watch = ddm_watch_add(d->fd, G_IO_OUT, on_debugger_out, d);
+            set_out_blocked(d, TRUE);
             return;
         }
         ddm_relay_debugger_close(d, n < 0 ? g_strerror(errno) : "write failed");
         return;
     }
-    g_byte_array_set_size(d->out, 0);
-    d->out_pos = 0;
-    if (d->out_watch) {
-        ddm_watch_remove(d->out_watch);
-        d->out_watch = NULL;
-    }
-    if (d->vm_paused)
-        set_vm_paused(d, FALSE);
+    debugger_out_drained(d);
 }
 
 static gboolean on_debugger_out(gint fd, GIOCondition cond, gpointer ud)
@@ -74,7 +97,7 @@ static gboolean on_debugger_out(gint fd, GIOCondition cond, gpointer ud)
     Debugger *d = ud;
     (void)fd;
     (void)cond;
-    ddm_relay_debugger_flush(d); /* removes this watch once all is written */
+    ddm_relay_debugger_flush(d); /* the watch sleeps once all is written */
     return G_SOURCE_CONTINUE;
 }
 
@@ -84,35 +107,90 @@ static void on_flush_timer(DdmTimer *t, gpointer ud)
     ddm_relay_debugger_flush(ud);
 }
 
-/* Queue bytes for the debugger; FALSE (and the debugger closed) past the cap.
- * The write happens once per main-loop round (a high-priority idle runs right
- * after the VM's read batch), so a burst of packets costs one write. */
-gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id)
+/* Append @n bytes to the write queue (after what waits). */
+static void out_append(Debugger *d, const guint8 *p, gsize n)
 {
-    const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
-    if (d->out->len - d->out_pos + n > cfg->max_write_queue) {
-        ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
-        return FALSE;
-    }
     if (d->out_pos > 0 && d->out_pos == d->out->len) {
         g_byte_array_set_size(d->out, 0);
         d->out_pos = 0;
     }
-    gsize at = d->out->len;
     g_byte_array_append(d->out, p, (guint)n);
+}
+
+/* Write what waits and then @head (11 bytes) and @body (@body_len) with one
+ * sendmsg; whatever the socket does not take joins the queue, written when
+ * it drains (out-watch). Never closes the debugger from in here (callers are
+ * inside the VM's read path): after a write error the out-watch fires at
+ * once and ddm_relay_debugger_flush() closes it. */
+static void write_now(Debugger *d, const guint8 *head, const guint8 *body, gsize body_len)
+{
+    struct iovec iov[3];
+    int k = 0;
+    gsize queued = d->out->len - d->out_pos;
+    if (queued)
+        iov[k++] = (struct iovec){d->out->data + d->out_pos, queued};
+    iov[k++] = (struct iovec){(void *)head, DDM_JDWP_HEADER_LEN};
+    if (body_len)
+        iov[k++] = (struct iovec){(void *)body, body_len};
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)k};
+    ssize_t w;
+    do
+        w = sendmsg(d->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (w < 0 && errno == EINTR);
+    gsize done = w > 0 ? (gsize)w : 0;
+    if (done == queued + DDM_JDWP_HEADER_LEN + body_len) {
+        debugger_out_drained(d);
+        return;
+    }
+    /* Keep the unsent rest, in order: the queue's tail, the header's, the body's. */
+    gsize from_queue = MIN(done, queued);
+    d->out_pos += from_queue;
+    done -= from_queue;
+    if (done < DDM_JDWP_HEADER_LEN) {
+        out_append(d, head + done, DDM_JDWP_HEADER_LEN - done);
+        done = 0;
+    } else {
+        done -= DDM_JDWP_HEADER_LEN;
+    }
+    out_append(d, body + done, body_len - done);
+    ddm_timer_cancel(&d->flush_timer);
+    set_out_blocked(d, TRUE);
+}
+
+/* Bytes for the debugger (one whole packet, @p/@n; @set_id: give it the
+ * packet id @id, in a copy of its header: the bytes at @p are not changed);
+ * FALSE (and the debugger closed) past the cap. They are written at once,
+ * straight from @p, together with what waited, unless the socket is full
+ * (then they wait for the out-watch) or @more says another whole packet for
+ * the debugger is already read (then they wait for it, or for the flush
+ * at the end of this loop round, so a burst costs one write). */
+gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id,
+                                  gboolean more)
+{
+    const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
+    gsize queued = d->out->len - d->out_pos;
+    if (queued + n > cfg->max_write_queue) {
+        ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
+        return FALSE;
+    }
+    g_return_val_if_fail(n >= DDM_JDWP_HEADER_LEN, FALSE);
+    guint8 head[DDM_JDWP_HEADER_LEN];
+    memcpy(head, p, DDM_JDWP_HEADER_LEN);
     if (set_id)
-        ddm_jdwp_set_id(d->out->data + at, id);
-    if (!d->out_watch) {
-        if (d->out->len - d->out_pos >= FLUSH_AT) /* a big burst streams on */
-            ddm_relay_debugger_flush(d);
-        else if (!ddm_timer_armed(&d->flush_timer)) {
+        ddm_jdwp_set_id(head, id);
+    if (d->out_blocked || (more && queued + n < FLUSH_AT)) {
+        out_append(d, head, DDM_JDWP_HEADER_LEN);
+        out_append(d, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
+        if (!d->out_blocked && !ddm_timer_armed(&d->flush_timer)) {
             ddm_timer_init(&d->flush_timer, on_flush_timer, d);
             ddm_timer_arm(&d->flush_timer, 0);
         }
+    } else {
+        write_now(d, head, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
     }
     /* The debugger's socket is full and much waits: stop reading from the
      * VM until the queue is empty (ddm_relay_debugger_flush resumes it). */
-    if (d->state == DBG_ATTACHED && d->out_watch && !d->vm_paused &&
+    if (d->state == DBG_ATTACHED && d->out_blocked && !d->vm_paused &&
         d->out->len - d->out_pos >= BACKPRESSURE_AT)
         set_vm_paused(d, TRUE);
     return TRUE;
@@ -120,7 +198,7 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
 
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n)
 {
-    return ddm_relay_debugger_queue(d, p, n, FALSE, 0);
+    return ddm_relay_debugger_queue(d, p, n, FALSE, 0, FALSE);
 }
 
 /* ------------------------------------------------------------ from the debugger */
@@ -145,22 +223,40 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
         ddm_relay_debugger_send(d, reply, n);
         return;
     }
-    guint at = d->to_vm->len;
-    g_byte_array_append(d->to_vm, pkt->bytes, (guint)pkt->len);
+    /* The packet's bytes are d's own reader's, consumed and valid until its
+     * next call: the id is rewritten there. The last whole packet of a read
+     * goes to the VM from there (after what was gathered before it); only
+     * packets followed by more are gathered, for one write. */
+    guint8 *bytes = (guint8 *)pkt->bytes;
     if (!ddm_jdwp_is_reply(&pkt->header)) {
         uint32_t vm_id;
         if (!ddm_idmap_map(r->ids, d, pkt->header.id, &vm_id)) {
-            g_byte_array_set_size(d->to_vm, at);
             debugger_to_vm_flush(d);
             ddm_relay_debugger_close(d, "too many commands in flight");
             return;
         }
-        ddm_jdwp_set_id(d->to_vm->data + at, vm_id);
+        ddm_jdwp_set_id(bytes, vm_id);
         if (pkt->header.cmdset == DDM_JDWP_CMDSET_VM && pkt->header.cmd == DDM_JDWP_CMD_VM_DISPOSE)
             d->sent_dispose = TRUE;
     }
-    if (d->to_vm->len >= TO_VM_BATCH)
+    gboolean more = ddm_jdwp_reader_has_packet(d->reader);
+    if (!more && !d->to_vm->len) {
+        send_to_vm(d, bytes, pkt->len);
+        return;
+    }
+    g_byte_array_append(d->to_vm, bytes, (guint)pkt->len);
+    if (!more || d->to_vm->len >= TO_VM_BATCH)
         debugger_to_vm_flush(d);
+}
+
+static void send_to_vm(Debugger *d, const guint8 *p, gsize n)
+{
+    if (!d->rvm)
+        return;
+    DdmVm *vm = d->rvm->vm;
+    int rc = ddm_vm_send_packet(vm, p, n);
+    if (rc < 0)
+        g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
 }
 
 /* One write to the VM for the packets gathered from one read. */
@@ -168,12 +264,7 @@ static void debugger_to_vm_flush(Debugger *d)
 {
     if (!d->to_vm->len)
         return;
-    if (d->rvm) {
-        DdmVm *vm = d->rvm->vm;
-        int rc = ddm_vm_send_packet(vm, d->to_vm->data, d->to_vm->len);
-        if (rc < 0)
-            g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
-    }
+    send_to_vm(d, d->to_vm->data, d->to_vm->len);
     if (d->to_vm->len > 4 * TO_VM_BATCH) { /* do not keep a big packet's buffer */
         g_byte_array_unref(d->to_vm);
         d->to_vm = g_byte_array_new();

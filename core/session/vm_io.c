@@ -116,6 +116,24 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
     if (vm->out->len - vm->out_pos + n > vm_cfg(vm)->max_write_queue ||
         n > G_MAXUINT - vm->out->len)
         return -ENOBUFS;
+    if (!vm->out_watch && vm->out_pos == vm->out->len) {
+        /* Nothing waits: send from the caller's bytes and queue only what
+         * the socket does not take (a relayed packet is not copied). After
+         * an error all of it is queued: flush_out() below meets the error. */
+        ssize_t w;
+        do
+            w = send_some(vm->fd, p, n);
+        while (w < 0 && errno == EINTR);
+        if (w > 0) {
+            vm->bytes_out += (guint64)w;
+            p += w;
+            n -= (size_t)w;
+        }
+        if (n == 0) {
+            vm->packets_out++;
+            return 0;
+        }
+    }
     g_byte_array_append(vm->out, p, (guint)n);
     vm->packets_out++;
     if (vm->out_watch)

@@ -26,4 +26,12 @@ tests_unit_relay_test_portpool_SOURCES = tests/unit/relay/test-portpool.c core/r
 tests_unit_relay_test_portpool_CPPFLAGS = $(AM_CPPFLAGS)
 tests_unit_relay_test_portpool_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_relay_test_portpool_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The relay's batching predicate on the JDWP reader (ddm_jdwp_reader_has_packet).
+check_PROGRAMS += tests/unit/relay/test-batch
+TESTS += tests/unit/relay/test-batch
+tests_unit_relay_test_batch_SOURCES = tests/unit/relay/test-batch.c
+tests_unit_relay_test_batch_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
+tests_unit_relay_test_batch_CFLAGS = $(CODEC_TEST_CFLAGS)
+tests_unit_relay_test_batch_LDADD = $(CODEC_TEST_LDADD)
 endif
