@@ -52,14 +52,19 @@ bench-idlewake: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
 		$(SHELL) $(top_srcdir)/bench/idlewake.sh $(IDLEWAKE_ARGS)
 # end idlewake
 
-# bench/scale.sh: N simulated VMs (100, 1000, 5000): time until ddmon knows
-# them all by name, and its resident memory per VM. `make bench-scale`
-# (BENCH_N="100 1000" to choose).
-EXTRA_DIST += bench/scale.sh
-BENCH_N ?= 100 1000 5000
+# scale: N simulated VMs over TCP (100, 1000, 10000): time until `ddmon vms
+# --json` lists them all ready by name, its growth exponent, RSS per VM;
+# idle CPU and wake-ups with 1,000 VMs; --adb: 1,000 VMs through the real
+# adb server against bench/adb_min_client.py, and RSS. Medians of N runs,
+# goals of issue 16 (--check). A plain (unsanitized) build.
+# Run: make bench-scale [BENCH_SCALE_ARGS="--runs 5 --adb --check"]
+EXTRA_DIST += bench/scale.sh bench/adb_min_client.py
+BENCH_SCALE_ARGS =
 .PHONY: bench-scale
-bench-scale: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
-	DDM_TOP_BUILDDIR=$(abs_top_builddir) $(SHELL) $(top_srcdir)/bench/scale.sh $(BENCH_N)
+bench-scale: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) uninstalled-plugins
+	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
+		bash $(top_srcdir)/bench/scale.sh $(BENCH_SCALE_ARGS)
+# end scale
 
 # bench/soak.sh: N churning VMs for M minutes; RSS slope after warm-up
 # (KiB/min, goal < 1), descriptors, debugger port range. `make bench-soak`

@@ -111,6 +111,14 @@ static gboolean set_no_adb_start(DdmConfig *c, const char *value, GError **error
     return TRUE;
 }
 
+static gboolean set_no_relay(DdmConfig *c, const char *value, GError **error)
+{
+    (void)value;
+    (void)error;
+    c->relay = FALSE;
+    return TRUE;
+}
+
 static gboolean set_verbose(DdmConfig *c, const char *value, GError **error)
 {
     (void)c;
@@ -147,6 +155,8 @@ static const ServerOption server_options[] = {
     {"selected-port", 0, 0, ddm_config_set_selected_port, 0,
      "Debugger port of the selected VM (default 8700, 0 = off)", "PORT"},
     {"select", 0, 0, set_select, 0, "Select a VM by pid or app name", "PID|APP"},
+    {"no-relay", 0, G_OPTION_FLAG_NO_ARG, set_no_relay, 0,
+     "No debugger ports at all (no relay): a VM costs one socket instead of two", NULL},
     {"adb", 0, 0, set_adb, 0, "The adb program (default: adb on PATH)", "PATH"},
     {"no-adb-start", 0, G_OPTION_FLAG_NO_ARG, set_no_adb_start, 0, "Never start an adb server",
      NULL},

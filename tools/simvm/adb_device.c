@@ -30,7 +30,9 @@
 #define LINK_OUT_MAX ((size_t)8 << 20)
 #define LINK_IN_MAX (SIM_ADB_HEADER_LEN + SIM_ADB_MAX_PAYLOAD_ACCEPTED)
 #define MAX_LINKS_PER_DEVICE 16
-#define MAX_STREAMS_PER_LINK 1024
+/* 1,000 VMs' jdwp streams for one client, and another client's while the
+ * first one's close (bench/scale.sh --adb), with room to spare. */
+#define MAX_STREAMS_PER_LINK 4096
 
 typedef struct Device Device;
 typedef struct Link Link;
