@@ -11,7 +11,9 @@
 # each ending in malloc_trim) and are measured:
 #   heap: the server's own heap in use, from the log line SIGUSR2 makes it
 #         write (glibc's mallinfo2: uordblks + hblkhd, malloc's per-block
-#         overhead included; kernel socket buffers are not in it),
+#         overhead included; kernel socket buffers are not in it); a ddmon
+#         without that line (an older build) is asked through gdb
+#         (malloc_stats(), the same figure),
 #   RSS:  VmRSS, and its anonymous part (smaps_rollup; the rest is mapped
 #         library and program pages, shared with other processes).
 # Prints, as medians of --runs runs: heap and RSS of each server, the heap
@@ -100,9 +102,18 @@ start_server() {
     die "ddmon server did not start: $(tail -5 "$log")"
 }
 
-# heap_bytes PID LOG: ask the server for its heap figure (SIGUSR2) and print it.
+# heap_bytes PID LOG: ask the server for its heap figure and print it:
+# SIGUSR2 (its "memory: heap in use" line), or, for a ddmon older than that
+# line (a before/after comparison), glibc's malloc_stats() called through
+# gdb, whose "Total (incl. mmap)" in-use bytes are the same figure.
 heap_bytes() {
     local n0 n
+    if ! grep -q 'memory: heap in use' "$b/ddmon"; then
+        command -v gdb >/dev/null || { echo nan; return; }
+        gdb -batch -p "$1" -ex 'call (void)malloc_stats()' >/dev/null 2>&1
+        awk '/^Total \(incl. mmap\):/ { t = 1 } t && /^in use bytes/ { v = $NF } END { print (v == "" ? "nan" : v) }' "$2"
+        return
+    fi
     n0=$(grep -c 'memory: heap in use' "$2")
     kill -USR2 "$1" || { echo nan; return; }
     for _ in $(seq 1 100); do
@@ -148,12 +159,12 @@ for r in $(seq 1 "$runs"); do
         sleep 0.2
     done
     sleep "$settle"
-    HB+="$(heap_bytes "$base_pid" "$T_TMP/base.log") "
     RB+="$(rss_kb "$base_pid") "
     AB+="$(anon_kb "$base_pid") "
-    HV+="$(heap_bytes "$vms_pid" "$T_TMP/vms.log") "
     RV+="$(rss_kb "$vms_pid") "
     AV+="$(anon_kb "$vms_pid") "
+    HB+="$(heap_bytes "$base_pid" "$T_TMP/base.log") "
+    HV+="$(heap_bytes "$vms_pid" "$T_TMP/vms.log") "
     [ "$(count_ready "$T_TMP/vms.sock")" -ge "$vms" ] || echo "bench/vmmem: run $r: VMs left during the settling time" >&2
     stop_pid "$vms_pid"
     stop_pid "$base_pid"
