@@ -8,6 +8,9 @@
  * once, through take, expire or drain; the table never calls anything.
  * Ids that timed out are remembered in a small ring (DDM_EXPIRED_MEMORY) so
  * a late reply can be told from a foreign one in the logs.
+ * Memory: both indexes exist only while an entry is pending (made at the
+ * first insert, freed when the last entry leaves) and the ring only after
+ * the first timeout, so the table of an idle VM is one small struct.
  * Non-goals: time keeping and callbacks (vm.c does both).
  */
 #include "core/session/correlate.h"
@@ -27,7 +30,7 @@ struct DdmCorrelate {
     GHashTable *by_id;         /* GUINT_TO_POINTER(id) -> Entry* (owned) */
     GSequence *by_deadline;    /* Entry* (borrowed), ordered */
     guint64 next_seq;
-    uint32_t expired[DDM_EXPIRED_MEMORY];
+    uint32_t *expired;         /* DDM_EXPIRED_MEMORY ids, NULL before the first timeout */
     guint n_expired;           /* valid slots in expired[] */
     guint expired_pos;         /* next slot to overwrite */
 };
@@ -47,8 +50,6 @@ DdmCorrelate *ddm_correlate_new(guint max_pending)
 {
     DdmCorrelate *c = g_new0(DdmCorrelate, 1);
     c->max_pending = max_pending ? max_pending : DDM_REQUEST_MAX_PENDING;
-    c->by_id = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    c->by_deadline = g_sequence_new(NULL);
     return c;
 }
 
@@ -56,11 +57,14 @@ void ddm_correlate_free(DdmCorrelate *c)
 {
     if (!c)
         return;
-    if (g_hash_table_size(c->by_id) != 0)
-        g_warning("pending table freed with %u entries (their callbacks never ran)",
-                  g_hash_table_size(c->by_id));
-    g_sequence_free(c->by_deadline);
-    g_hash_table_destroy(c->by_id);
+    if (c->by_id) {
+        if (g_hash_table_size(c->by_id) != 0)
+            g_warning("pending table freed with %u entries (their callbacks never ran)",
+                      g_hash_table_size(c->by_id));
+        g_sequence_free(c->by_deadline);
+        g_hash_table_destroy(c->by_id);
+    }
+    g_free(c->expired);
     g_free(c);
 }
 
@@ -69,6 +73,10 @@ gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p)
     Entry *e;
 
     g_return_val_if_fail(c != NULL && p != NULL, FALSE);
+    if (!c->by_id) {
+        c->by_id = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        c->by_deadline = g_sequence_new(NULL);
+    }
     if (g_hash_table_size(c->by_id) >= c->max_pending)
         return FALSE;
     if (g_hash_table_contains(c->by_id, GUINT_TO_POINTER(p->id)))
@@ -88,6 +96,23 @@ static void remove_entry(DdmCorrelate *c, Entry *e, DdmPending *out)
         *out = e->p;
     g_sequence_remove(e->iter);
     g_hash_table_remove(c->by_id, GUINT_TO_POINTER(e->p.id)); /* frees e */
+    if (g_hash_table_size(c->by_id) == 0) { /* idle: the indexes go until the next insert */
+        g_sequence_free(c->by_deadline);
+        g_hash_table_destroy(c->by_id);
+        c->by_deadline = NULL;
+        c->by_id = NULL;
+    }
+}
+
+/* The entry with the earliest deadline, or NULL when none is pending. */
+static Entry *first_entry(const DdmCorrelate *c)
+{
+    GSequenceIter *it;
+
+    if (!c->by_deadline)
+        return NULL;
+    it = g_sequence_get_begin_iter(c->by_deadline);
+    return g_sequence_iter_is_end(it) ? NULL : g_sequence_get(it);
 }
 
 gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
@@ -95,6 +120,8 @@ gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
     Entry *e;
 
     g_return_val_if_fail(c != NULL, FALSE);
+    if (!c->by_id)
+        return FALSE;
     e = g_hash_table_lookup(c->by_id, GUINT_TO_POINTER(id));
     if (!e)
         return FALSE;
@@ -105,11 +132,13 @@ gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
 gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id)
 {
     g_return_val_if_fail(c != NULL, FALSE);
-    return g_hash_table_contains(c->by_id, GUINT_TO_POINTER(id));
+    return c->by_id && g_hash_table_contains(c->by_id, GUINT_TO_POINTER(id));
 }
 
 static void remember_expired(DdmCorrelate *c, uint32_t id)
 {
+    if (!c->expired)
+        c->expired = g_new0(uint32_t, DDM_EXPIRED_MEMORY);
     c->expired[c->expired_pos] = id;
     c->expired_pos = (c->expired_pos + 1) % DDM_EXPIRED_MEMORY;
     if (c->n_expired < DDM_EXPIRED_MEMORY)
@@ -122,14 +151,10 @@ GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us)
 
     g_return_val_if_fail(c != NULL, out);
     for (;;) {
-        GSequenceIter *it = g_sequence_get_begin_iter(c->by_deadline);
-        Entry *e;
+        Entry *e = first_entry(c);
         DdmPending p;
 
-        if (g_sequence_iter_is_end(it))
-            break;
-        e = g_sequence_get(it);
-        if (e->p.deadline_us > now_us)
+        if (!e || e->p.deadline_us > now_us)
             break;
         remove_entry(c, e, &p);
         remember_expired(c, p.id);
@@ -142,30 +167,24 @@ void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us)
 {
     g_return_if_fail(c != NULL);
     for (;;) {
-        GSequenceIter *it = g_sequence_get_begin_iter(c->by_deadline);
-        Entry *e;
+        Entry *e = first_entry(c);
 
-        if (g_sequence_iter_is_end(it))
-            return;
-        e = g_sequence_get(it);
-        if (e->p.deadline_us >= deadline_us)
+        if (!e || e->p.deadline_us >= deadline_us)
             return;
         /* the earliest moves behind every earlier-moved one of the same
          * deadline: seq keeps their order */
         e->p.deadline_us = deadline_us;
-        g_sequence_sort_changed(it, entry_cmp, NULL);
+        g_sequence_sort_changed(e->iter, entry_cmp, NULL);
     }
 }
 
 gint64 ddm_correlate_next_deadline(const DdmCorrelate *c)
 {
-    GSequenceIter *it;
+    const Entry *e;
 
     g_return_val_if_fail(c != NULL, G_MAXINT64);
-    it = g_sequence_get_begin_iter(c->by_deadline);
-    if (g_sequence_iter_is_end(it))
-        return G_MAXINT64;
-    return ((const Entry *)g_sequence_get(it))->p.deadline_us;
+    e = first_entry(c);
+    return e ? e->p.deadline_us : G_MAXINT64;
 }
 
 GArray *ddm_correlate_drain(DdmCorrelate *c)
@@ -175,12 +194,12 @@ GArray *ddm_correlate_drain(DdmCorrelate *c)
     g_return_val_if_fail(c != NULL, out);
     /* In deadline order, so callers see a deterministic sequence. */
     for (;;) {
-        GSequenceIter *it = g_sequence_get_begin_iter(c->by_deadline);
+        Entry *e = first_entry(c);
         DdmPending p;
 
-        if (g_sequence_iter_is_end(it))
+        if (!e)
             break;
-        remove_entry(c, g_sequence_get(it), &p);
+        remove_entry(c, e, &p);
         g_array_append_val(out, p);
     }
     return out;
@@ -189,7 +208,7 @@ GArray *ddm_correlate_drain(DdmCorrelate *c)
 guint ddm_correlate_count(const DdmCorrelate *c)
 {
     g_return_val_if_fail(c != NULL, 0);
-    return g_hash_table_size(c->by_id);
+    return c->by_id ? g_hash_table_size(c->by_id) : 0;
 }
 
 uint32_t ddm_correlate_newest_id(const DdmCorrelate *c)
@@ -198,6 +217,8 @@ uint32_t ddm_correlate_newest_id(const DdmCorrelate *c)
     gpointer k, v;
     uint32_t newest = 0;
     g_return_val_if_fail(c != NULL, 0);
+    if (!c->by_id)
+        return 0;
     g_hash_table_iter_init(&it, c->by_id);
     while (g_hash_table_iter_next(&it, &k, &v)) {
         uint32_t id = GPOINTER_TO_UINT(k);

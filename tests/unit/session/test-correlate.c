@@ -326,6 +326,59 @@ static void test_correlate_random_mix(void **state)
     finish(c);
 }
 
+/* An idle table holds no index (they go with the last entry and come back
+ * with the next insert; correlate.c): every operation behaves the same
+ * across empty -> busy -> empty, again and again, and the timed-out ids
+ * are still known after the table emptied. */
+static void test_correlate_empty_again(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(8);
+    DdmPending p;
+    GArray *a;
+    (void)state;
+
+    /* empty from the start */
+    assert_int_equal(ddm_correlate_count(c), 0);
+    assert_false(ddm_correlate_take(c, 1, &p));
+    assert_false(ddm_correlate_contains(c, 1));
+    assert_true(ddm_correlate_next_deadline(c) == G_MAXINT64);
+    ddm_correlate_postpone(c, 100);
+    a = ddm_correlate_expire(c, 1000);
+    assert_int_equal(a->len, 0);
+    g_array_unref(a);
+    a = ddm_correlate_drain(c);
+    assert_int_equal(a->len, 0);
+    g_array_unref(a);
+    for (uint32_t round = 0; round < 3; round++) {
+        uint32_t base = 10 + round * 10;
+        assert_true(insert(c, base, 500));
+        assert_true(insert(c, base + 1, 300));
+        assert_false(insert(c, base + 1, 300)); /* still pending: a duplicate */
+        assert_int_equal(ddm_correlate_count(c), 2);
+        assert_true(ddm_correlate_next_deadline(c) == 300);
+        assert_true(ddm_correlate_take(c, base, &p));
+        left(&p);
+        a = ddm_correlate_expire(c, 400); /* base + 1 times out: the table empties */
+        assert_int_equal(a->len, 1);
+        left_all(a);
+        assert_int_equal(ddm_correlate_count(c), 0);
+        assert_true(ddm_correlate_next_deadline(c) == G_MAXINT64);
+        assert_true(ddm_correlate_was_expired(c, base + 1));
+        assert_false(ddm_correlate_was_expired(c, base));
+        assert_false(ddm_correlate_contains(c, base + 1));
+    }
+    /* busy at the end: drain takes everything, and free after that is quiet */
+    assert_true(insert(c, 99, 50));
+    ddm_correlate_postpone(c, 60);
+    assert_true(ddm_correlate_next_deadline(c) == 60);
+    a = ddm_correlate_drain(c);
+    assert_int_equal(a->len, 1);
+    left_all(a);
+    ddm_correlate_free(c);
+    for (guint i = 0; i < MAX_IDS; i++)
+        assert_int_equal(left_count[i], inserted[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +394,7 @@ int main(void)
         cmocka_unit_test_setup(test_correlate_cap, setup),
         cmocka_unit_test_setup(test_correlate_next_deadline_order, setup),
         cmocka_unit_test_setup(test_correlate_random_mix, setup),
+        cmocka_unit_test_setup(test_correlate_empty_again, setup),
     };
     return cmocka_run_group_tests_name("correlate", tests, NULL, NULL);
 }
