@@ -303,7 +303,8 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
         ddm_ratelog(rate_key, level, "%s: session closed (%s, was %s)", vm_key(vm),
                     vm->close_reason, ddm_vm_state_name(old));
 
-    g_cancellable_cancel(vm->cancel); /* a connect in flight reports CANCELLED later */
+    if (vm->cancel) /* a connect in flight reports CANCELLED later */
+        g_cancellable_cancel(vm->cancel);
     ddm_watch_remove(vm->io_watch);
     vm->io_watch = NULL;
     ddm_watch_remove(vm->out_watch);
@@ -399,6 +400,7 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
     DdmVm *vm = ud;
     (void)target;
 
+    g_clear_object(&vm->cancel); /* the connect has reported: nothing left to cancel */
     if (vm->state != DDM_VM_STATE_CONNECTING) {
         if (fd >= 0)
             close(fd); /* closed while connecting */
