@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/loop/watch.h"
@@ -63,8 +62,12 @@ static inline guint64 pack(int fd, guint32 gen)
     return (guint64)(guint32)fd | ((guint64)gen << 32);
 }
 
-/* Tell epoll what the slot's watches want now. */
-static void slot_sync(Slot *s)
+static void slot_fall_back(Slot *s, int err);
+
+/* Tell epoll what the slot's watches want now. @force: issue the MOD even
+ * when the union looks unchanged (a watch added next to others: the fd may
+ * have been closed and its number reused, and only epoll_ctl can tell). */
+static void slot_sync_full(Slot *s, gboolean force)
 {
     int fd = s->fd;
     guint32 want = 0;
@@ -78,7 +81,7 @@ static void slot_sync(Slot *s)
                 want |= (guint32)(w->want & POLLED);
                 any = TRUE;
             }
-    if (any == s->in_epoll && (!any || want == s->registered))
+    if (any == s->in_epoll && (!any || (want == s->registered && !force)))
         return;
     memset(&ev, 0, sizeof ev);
     if (!any) {
@@ -95,16 +98,33 @@ static void slot_sync(Slot *s)
     ev.events = want; /* G_IO_IN/PRI/OUT are EPOLLIN/PRI/OUT on Linux; HUP/ERR always come */
     ev.data.u64 = pack(fd, s->gen);
     if (epoll_ctl(loop.epfd, op, fd, &ev) < 0) {
-        if (op == EPOLL_CTL_MOD && errno == ENOENT &&
-            epoll_ctl(loop.epfd, EPOLL_CTL_ADD, fd, &ev) == 0) {
-            /* the fd was closed and reused behind our back: registered anew */
-        } else {
-            g_error("epoll_ctl(%s, %d): %s", op == EPOLL_CTL_ADD ? "ADD" : "MOD", fd,
-                    g_strerror(errno));
+        if (op == EPOLL_CTL_MOD && errno == ENOENT) {
+            /* the fd was closed and its number reused behind our back:
+             * register it anew */
+            op = EPOLL_CTL_ADD;
+            s->gen++;
+            ev.data.u64 = pack(fd, s->gen);
+            if (epoll_ctl(loop.epfd, op, fd, &ev) == 0)
+                goto registered;
         }
+        if (op == EPOLL_CTL_ADD && (errno == EPERM || errno == ENOMEM || errno == ENOSPC)) {
+            /* EPERM: epoll refuses this kind of file (regular files,
+             * directories, /dev/null); ENOMEM, ENOSPC: out of memory or of
+             * max_user_watches. poll(2) it, like GLib, rather than fail. */
+            slot_fall_back(s, errno);
+            return;
+        }
+        g_error("epoll_ctl(%s, %d): %s", op == EPOLL_CTL_ADD ? "ADD" : "MOD", fd,
+                g_strerror(errno));
     }
+registered:
     s->registered = want;
     s->in_epoll = TRUE;
+}
+
+static void slot_sync(Slot *s)
+{
+    slot_sync_full(s, FALSE);
 }
 
 static void free_dead(void)
@@ -233,9 +253,12 @@ static Slot *slot_for(int fd)
 
 /* ------------------------------------------------ fallback (regular files) */
 
+static void fallback_detach(DdmWatch *w);
+
 static gboolean fallback_cb(gint fd, GIOCondition cond, gpointer ud)
 {
     DdmWatch *w = ud;
+    GSource *dispatching = g_main_current_source();
     gboolean keep;
 
     loop.depth++;
@@ -244,9 +267,15 @@ static gboolean fallback_cb(gint fd, GIOCondition cond, gpointer ud)
     w->running--;
     loop.depth--;
     if (!keep && !w->removed) {
-        /* GLib destroys the source when we return FALSE */
-        g_source_unref(w->fallback);
-        w->fallback = NULL;
+        if (w->fallback == dispatching) {
+            /* GLib destroys this source when we return FALSE: drop our ref */
+            g_source_unref(w->fallback);
+            w->fallback = NULL;
+        } else {
+            /* the callback changed the conditions (ddm_watch_set_cond):
+             * w->fallback is a new source (or none), which must go too */
+            fallback_detach(w);
+        }
         ddm_watch_remove(w);
     }
     if (!loop.depth)
@@ -272,6 +301,27 @@ static void fallback_detach(DdmWatch *w)
     }
 }
 
+/* epoll refused the slot's fd (slot_sync): its watches become fallback
+ * watches, each with a g_unix_fd source. */
+static void slot_fall_back(Slot *s, int err)
+{
+    static gboolean warned;
+
+    if (err != EPERM && !warned) {
+        warned = TRUE;
+        g_warning("epoll_ctl(ADD, %d): %s; watching it with poll(2) (warned once)", s->fd,
+                  g_strerror(err));
+    }
+    for (DdmWatch *w = s->watches; w; w = w->next) {
+        w->slot = NULL;
+        fallback_attach(w);
+    }
+    s->watches = NULL;
+    s->registered = 0;
+    s->in_epoll = FALSE;
+    s->gen++; /* a dispatch walking this slot's list stops */
+}
+
 /* ------------------------------------------------------------------ API */
 
 DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud)
@@ -288,21 +338,21 @@ DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointe
     w->ud = ud;
     loop.live++;
     s = slot_for(fd);
-    if (!s->watches) {
-        struct stat st;
-        /* epoll refuses regular files and directories (EPERM): poll(2) them
-         * like GLib does, with a source of their own. Checked only for the
-         * first watch of an fd, so an out-watch next to a read watch costs
-         * no syscall but the epoll_ctl. */
-        if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
-            fallback_attach(w);
-            return w;
-        }
-    }
     w->slot = s;
-    w->next = s->watches;
-    s->watches = w;
-    slot_sync(s);
+    /* Appended: watches of one fd run in the order they were added, as
+     * GLib's sources of equal priority do (the read watch before the
+     * out-watch, so a reset connection is reported by its reader). */
+    DdmWatch **tail = &s->watches;
+    while (*tail)
+        tail = &(*tail)->next;
+    gboolean others = s->watches != NULL;
+    *tail = w;
+    /* With other watches there, MOD even when the union is unchanged: if
+     * the fd was closed (and its number reused) before those watches were
+     * removed, epoll has forgotten it, and ENOENT says so. If epoll refuses
+     * the fd (EPERM: regular files, /dev/null), slot_sync() turns the
+     * slot's watches into fallback watches (w->slot becomes NULL). */
+    slot_sync_full(s, others);
     return w;
 }
 

@@ -19,7 +19,15 @@
  * Ownership: ddm_watch_add() returns a watch owned by the loop; the caller
  * keeps the pointer only as a handle and must drop it (set it to NULL) when
  * it calls ddm_watch_remove() or returns G_SOURCE_REMOVE. Remove every watch
- * of an fd before closing the fd (epoll forgets fds by number).
+ * of an fd before closing the fd: epoll forgets an fd at close(), and a
+ * socket that gets the same number must not inherit the watch (a callback
+ * that closes must call its close path with its handle still set, so the
+ * watch goes before close(); its G_SOURCE_REMOVE then does nothing). Adding
+ * a watch next to others of the same fd re-registers the fd all the same
+ * (epoll_ctl MOD, then ADD on ENOENT), so a reused number is never lost.
+ *
+ * Order: the watches of one fd run in the order they were added (GLib's
+ * order for sources of equal priority).
  *
  * Re-entrancy: a callback may add watches, remove any watch (itself or
  * another, of any fd) and change conditions; removed watches are never called
@@ -29,8 +37,9 @@
  * running one (and its fd) out until it returns, like a GSource that cannot
  * recurse, but without unregistering anything in the common, non-nested case.
  *
- * Files epoll refuses (regular files, EPERM) get a plain g_unix_fd source of
- * their own, with the same semantics. Main thread only; everything lives on
+ * Files epoll refuses (EPERM: regular files, directories, /dev/null), and
+ * fds epoll cannot take (ENOMEM, or ENOSPC past max_user_watches: one
+ * warning), get a plain g_unix_fd source each, with the same semantics. Main thread only; everything lives on
  * the global default main context (g_main_context_default()), the only one
  * ddmon runs.
  */
@@ -44,8 +53,9 @@ typedef struct DdmWatch DdmWatch;
 
 /** Watch @fd for @cond (G_IO_IN, G_IO_OUT, G_IO_PRI; HUP and ERR are
  *  reported to every watch that is not dormant). @fn gets the fd, the conditions that hold (among @cond, HUP and
- *  ERR) and @ud. Never NULL: failures other than EPERM abort (they mean a bad
- *  fd, a programming error). (transfer none: owned by the loop) */
+ *  ERR) and @ud. Never NULL: EPERM, ENOMEM and ENOSPC from epoll fall back
+ *  to poll(2); other failures (EBADF, EINVAL: a bad fd, a programming
+ *  error) abort. (transfer none: owned by the loop) */
 DdmWatch *ddm_watch_add(int fd, GIOCondition cond, GUnixFDSourceFunc fn, gpointer ud);
 /** Stop and forget @w (NULL is a no-op). Safe from any callback. */
 void ddm_watch_remove(DdmWatch *w);

@@ -6,7 +6,10 @@
  * another one during a dispatch, a stale event after an fd is closed and
  * reused within one dispatch, a nested main-loop iteration from a callback,
  * a watch that wants only HUP, the regular-file fallback, one GSource for any number of watches, and a
- * wake-up that delivers only the ready sockets.
+ * wake-up that delivers only the ready sockets; an fd closed and reused
+ * before its watch goes, watches of one fd in the order they were added, a
+ * fallback watch changing its conditions from its callback, and /dev/null
+ * (epoll says EPERM) watched with poll(2).
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -370,6 +373,160 @@ static void test_regular_file_fallback(void **state)
     close(fd);
 }
 
+/* ---- close before remove: a socket that reuses the fd number ---------- */
+
+static int reuse_old_fd, reuse_new_fd = -1, reuse_peer = -1;
+static guint reuse_new_calls;
+
+static gboolean reuse_new_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    (void)fd;
+    (void)ud;
+    if (cond & G_IO_OUT)
+        reuse_new_calls++;
+    return G_SOURCE_REMOVE;
+}
+
+/* The callback closes its fd while its watch is still registered (the bug
+ * of vm_io's on_writable and the relay's on_debugger_in at EOF), a new
+ * socket gets the same number, and a watch is added for it before the old
+ * watch goes: epoll forgot the old fd at close(), so the new watch must be
+ * registered anew (MOD -> ENOENT -> ADD), not skipped as "unchanged". */
+static gboolean reuse_old_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    int sv[2];
+    (void)cond;
+    (void)ud;
+    close(fd);
+    pair(sv);
+    if (sv[0] == fd) {
+        reuse_new_fd = sv[0];
+        reuse_peer = sv[1];
+    } else {
+        reuse_new_fd = sv[1];
+        reuse_peer = sv[0];
+    }
+    assert_int_equal(reuse_new_fd, fd);
+    ddm_watch_add(reuse_new_fd, G_IO_OUT, reuse_new_cb, NULL);
+    return G_SOURCE_REMOVE;
+}
+
+static void test_fd_reused_before_remove(void **state)
+{
+    int sv[2];
+    (void)state;
+
+    pair(sv);
+    reuse_old_fd = sv[0];
+    ddm_watch_add(sv[0], G_IO_OUT, reuse_old_cb, NULL);
+    spin();
+    assert_int_equal(reuse_new_fd, reuse_old_fd);
+    assert_int_equal(reuse_new_calls, 1);
+    close(reuse_new_fd);
+    close(reuse_peer);
+    close(sv[1]);
+}
+
+/* ---- order: the watches of one fd run in the order they were added ---- */
+
+static GString *order_log;
+
+static gboolean order_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    (void)fd;
+    (void)cond;
+    g_string_append(order_log, ud);
+    return G_SOURCE_REMOVE;
+}
+
+static void test_watches_run_in_added_order(void **state)
+{
+    int sv[2];
+    (void)state;
+
+    pair(sv);
+    order_log = g_string_new(NULL);
+    assert_int_equal(write(sv[1], "x", 1), 1);
+    ddm_watch_add(sv[0], G_IO_IN, order_cb, (gpointer) "in ");
+    ddm_watch_add(sv[0], G_IO_OUT, order_cb, (gpointer) "out ");
+    ddm_watch_add(sv[0], G_IO_IN | G_IO_OUT, order_cb, (gpointer) "both ");
+    g_main_context_iteration(NULL, FALSE);
+    assert_string_equal(order_log->str, "in out both ");
+    g_string_free(order_log, TRUE);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* ---- fallback watch: set_cond from its own callback, then REMOVE ------- */
+
+static DdmWatch *fb_w;
+static guint fb_calls;
+static GIOCondition fb_new_cond;
+
+static gboolean fb_set_cond_then_remove(gint fd, GIOCondition cond, gpointer ud)
+{
+    (void)fd;
+    (void)cond;
+    (void)ud;
+    fb_calls++;
+    ddm_watch_set_cond(fb_w, fb_new_cond);
+    fb_w = NULL;
+    return G_SOURCE_REMOVE;
+}
+
+static void fallback_set_cond_then_remove(GIOCondition new_cond)
+{
+    char path[] = "/tmp/ddm-loop-XXXXXX";
+    int fd = mkstemp(path);
+    guint live;
+
+    assert_true(fd >= 0);
+    unlink(path);
+    fb_calls = 0;
+    fb_new_cond = new_cond;
+    fb_w = ddm_watch_add(fd, G_IO_IN, fb_set_cond_then_remove, NULL);
+    spin();
+    spin();
+    assert_int_equal(fb_calls, 1); /* the new source went with the watch */
+    ddm_watch_stats(&live, NULL, NULL);
+    assert_int_equal(live, 0);
+    close(fd);
+}
+
+static void test_fallback_set_cond_in_callback(void **state)
+{
+    (void)state;
+    fallback_set_cond_then_remove(G_IO_IN | G_IO_OUT);
+    fallback_set_cond_then_remove(0);
+}
+
+/* ---- EPERM from epoll for a character device: poll(2) it instead ------- */
+
+static void test_dev_null_falls_back(void **state)
+{
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    Probe p = { .keep = FALSE }, q = { .keep = FALSE };
+    (void)state;
+
+    assert_true(fd >= 0);
+    p.fd = q.fd = fd;
+    p.w = ddm_watch_add(fd, G_IO_IN, probe_cb, &p);
+    assert_non_null(p.w);
+    spin();
+    assert_int_equal(p.calls, 1);
+    assert_true(p.last & G_IO_IN);
+    assert_null(p.w);
+    /* dormant first, woken later: the ADD happens (and falls back) then */
+    q.w = ddm_watch_add(fd, 0, probe_cb, &q);
+    spin();
+    assert_int_equal(q.calls, 0);
+    ddm_watch_set_cond(q.w, G_IO_IN);
+    spin();
+    assert_int_equal(q.calls, 1);
+    assert_null(q.w);
+    close(fd);
+}
+
 /* Many watches, one source; a wake-up delivers the ready fd only. */
 static void test_one_source_and_wakeup_cost(void **state)
 {
@@ -428,6 +585,10 @@ int main(void)
         cmocka_unit_test(test_nested_iteration),
         cmocka_unit_test(test_regular_file_fallback),
         cmocka_unit_test(test_one_source_and_wakeup_cost),
+        cmocka_unit_test(test_fd_reused_before_remove),
+        cmocka_unit_test(test_watches_run_in_added_order),
+        cmocka_unit_test(test_fallback_set_cond_in_callback),
+        cmocka_unit_test(test_dev_null_falls_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
