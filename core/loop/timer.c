@@ -11,8 +11,8 @@ typedef struct TimerHeap {
     DdmTimer **v;      /* v[0] is the earliest */
     guint len, cap;
     guint64 next_seq;
-    GSource *source;   /* ready time = v[0]->due_us, or -1 when empty */
-    gint64 source_ready;
+    GSource *source;   /* prepare/check read v[0]->due_us */
+    gint64 dispatch_now; /* now of the running dispatch, 0 outside one */
 } TimerHeap;
 
 static TimerHeap heap;
@@ -73,37 +73,62 @@ static void heap_remove_at(guint i)
         sift_down(i);
 }
 
-static void sync_ready_time(void)
+/* The poll timeout comes from the heap top at every iteration (prepare and
+ * check), not from g_source_set_ready_time(): that wakes the context (an
+ * eventfd write, and a read, and one more iteration) at every change of the
+ * earliest deadline, which is most arming. Arming happens on the main thread,
+ * so the next prepare always sees it. */
+static gboolean timers_prepare(GSource *source, gint *timeout)
 {
-    gint64 want = heap.len ? heap.v[0]->due_us : -1;
-    if (want < -1)
-        want = 0;
-    if (heap.source && want != heap.source_ready) {
-        g_source_set_ready_time(heap.source, want);
-        heap.source_ready = want;
+    gint64 wait;
+
+    if (!heap.len) {
+        *timeout = -1;
+        return FALSE;
     }
+    wait = heap.v[0]->due_us - g_source_get_time(source);
+    if (wait <= 0) {
+        *timeout = 0;
+        return TRUE;
+    }
+    /* rounded up: waking early would only poll again */
+    wait = (wait + 999) / 1000;
+    *timeout = wait > G_MAXINT ? G_MAXINT : (gint)wait;
+    return FALSE;
+}
+
+static gboolean timers_check(GSource *source)
+{
+    return heap.len && heap.v[0]->due_us <= g_source_get_time(source);
 }
 
 static gboolean timers_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
 {
     gint64 now = g_get_monotonic_time();
+    gint64 outer_now = heap.dispatch_now;
     guint64 started = heap.next_seq;
     (void)source;
     (void)cb;
     (void)ud;
 
     /* Only timers armed before this dispatch: a zero-delay re-arm waits for
-     * the next iteration. Each is out of the heap before its callback. */
+     * the next iteration (ddm_timer_arm_at() also puts a deadline re-armed
+     * during the dispatch after its now, so such a timer never sits at the
+     * top in front of other due timers). Each is out of the heap before its
+     * callback. */
+    heap.dispatch_now = now;
     while (heap.len && heap.v[0]->due_us <= now && heap.v[0]->seq < started) {
         DdmTimer *t = heap.v[0];
         heap_remove_at(0);
         t->fn(t, t->ud);
     }
-    sync_ready_time();
+    heap.dispatch_now = outer_now;
     return G_SOURCE_CONTINUE;
 }
 
 static GSourceFuncs timer_funcs = {
+    .prepare = timers_prepare,
+    .check = timers_check,
     .dispatch = timers_dispatch,
 };
 
@@ -113,8 +138,6 @@ static void ensure_source(void)
         return;
     heap.source = g_source_new(&timer_funcs, sizeof(GSource));
     g_source_set_name(heap.source, "ddmon timers");
-    g_source_set_ready_time(heap.source, -1);
-    heap.source_ready = -1;
     /* A timer callback may run a nested main loop; other timers keep firing. */
     g_source_set_can_recurse(heap.source, TRUE);
     g_source_attach(heap.source, NULL);
@@ -135,6 +158,11 @@ void ddm_timer_arm_at(DdmTimer *t, gint64 due_us)
 {
     g_return_if_fail(t != NULL && t->fn != NULL);
     ensure_source();
+    /* During a dispatch, a deadline at or before its now would stop the
+     * dispatch loop at this timer (armed during it, so not fired) and hold
+     * back the due timers behind it: it fires at the next iteration anyway. */
+    if (heap.dispatch_now && due_us <= heap.dispatch_now)
+        due_us = heap.dispatch_now + 1;
     t->due_us = due_us;
     t->seq = heap.next_seq++;
     if (t->index) {
@@ -151,7 +179,6 @@ void ddm_timer_arm_at(DdmTimer *t, gint64 due_us)
         place(t, heap.len++);
         sift_up(heap.len - 1);
     }
-    sync_ready_time();
 }
 
 void ddm_timer_arm(DdmTimer *t, guint delay_ms)
@@ -165,7 +192,6 @@ void ddm_timer_cancel(DdmTimer *t)
         return;
     g_return_if_fail(t->index <= heap.len && heap.v[t->index - 1] == t);
     heap_remove_at(t->index - 1);
-    sync_ready_time();
 }
 
 gint64 ddm_timer_due(const DdmTimer *t)

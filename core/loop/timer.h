@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Timers: every deadline of the daemon in one binary min-heap, driven by a
- * single GSource whose ready time is the earliest deadline. A DdmTimer is
- * embedded in its owner's struct: arming allocates nothing, and each armed
+ * single GSource that computes the poll timeout from the earliest deadline
+ * (arming never wakes the context: no eventfd write). A DdmTimer is embedded in its owner's struct: arming allocates nothing, and each armed
  * timer knows its heap index, so arming, re-arming and cancelling are
  * O(log n). Deadlines are on the monotonic clock (g_get_monotonic_time, µs).
  *
@@ -10,7 +10,9 @@
  * they were armed. A zero delay means "at the next loop iteration" (this
  * replaces per-event idle sources). One dispatch fires only timers armed
  * before it started, so a callback that re-arms itself with a zero delay
- * runs again at the next iteration, never in a loop within one.
+ * runs again at the next iteration, never in a loop within one; a deadline
+ * in the past armed during a dispatch counts as just after it, so it never
+ * holds back the other timers already due.
  *
  * Ownership and re-entrancy: the owner must cancel an armed timer before
  * freeing the memory that holds it (ddm_timer_cancel is a no-op on an

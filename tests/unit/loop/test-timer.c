@@ -4,7 +4,9 @@
  * main loop: deadline order with ties in arming order, cancel, re-arm, a
  * callback that arms, cancels and re-arms (itself and others), zero-delay
  * re-arms that wait for the next iteration, one GSource for any number of
- * timers, and 100,000 random operations checked against a plain model.
+ * timers, 100,000 random operations checked against a plain model, a
+ * re-arm into the past that holds back no other due timer, and arming that
+ * does not wake the context.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -253,6 +255,61 @@ static gint by_due_seq(gconstpointer a, gconstpointer b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A callback that re-arms itself into the past (arm_at 0) during a
+ * dispatch: the other due timers still fire in that dispatch, and the
+ * re-armed one at the next iteration, once, not in a loop. */
+static Tagged past_x[3];
+static guint past_rearms;
+
+static void rearm_into_past(DdmTimer *t, gpointer ud)
+{
+    record(t, ud);
+    if (past_rearms++ == 0)
+        ddm_timer_arm_at(t, 0);
+}
+
+static void test_rearm_into_past(void **state)
+{
+    gint64 base = PAST(0);
+    (void)state;
+
+    past_rearms = 0;
+    for (guint i = 0; i < 3; i++) {
+        past_x[i].tag = i;
+        ddm_timer_init(&past_x[i].t, i == 0 ? rearm_into_past : record, &past_x[i]);
+        ddm_timer_arm_at(&past_x[i].t, base + i);
+    }
+    g_main_context_iteration(NULL, FALSE);
+    static const guint first[] = { 0, 1, 2 };
+    assert_fired(first, 3); /* 1 and 2 not held back behind the re-armed 0 */
+    assert_true(ddm_timer_armed(&past_x[0].t));
+    run_pending();
+    static const guint then[] = { 0, 1, 2, 0 };
+    assert_fired(then, 4);
+}
+
+/* Arming never wakes the context (no eventfd write): a blocking iteration
+ * after arming a near timer sleeps until it is due and dispatches it, where
+ * g_source_set_ready_time() would have woken the poll at once for nothing. */
+static void test_arming_does_not_wake(void **state)
+{
+    Tagged x = { .tag = 7 };
+    Tagged warm = { .tag = 8 };
+    (void)state;
+
+    ddm_timer_init(&warm.t, record, &warm);
+    ddm_timer_arm(&warm.t, 0); /* the source exists and the wake-up is drained */
+    run_pending();
+    g_array_set_size(fired, 0);
+    ddm_timer_init(&x.t, record, &x);
+    ddm_timer_arm(&x.t, 30);
+    gint64 t0 = g_get_monotonic_time();
+    assert_true(g_main_context_iteration(NULL, TRUE)); /* one iteration: it fired */
+    assert_true(g_get_monotonic_time() - t0 >= 30 * 1000);
+    static const guint want[] = { 7 };
+    assert_fired(want, 1);
+}
+
 static void test_random_against_model(void **state)
 {
     GRand *r = g_rand_new_with_seed(16);
@@ -316,6 +373,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_callback_frees_owner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_source, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rearm_into_past, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_arming_does_not_wake, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
