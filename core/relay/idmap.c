@@ -1,18 +1,30 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The relay's packet-id map (idmap.h): a hash table VM-side id -> (client,
- * client id), and a cursor that walks the relay's id range, skipping ids
- * still in use, so ids are not reused while a reply may still come.
+ * The relay's packet-id map (idmap.h): VM-side id -> (client, client id) in
+ * a table of slots indexed by the id's low bits, and a cursor that walks the
+ * relay's id range, skipping ids whose slot is in use, so ids are not reused
+ * while a reply may still come.
  */
 #include "core/relay/idmap.h"
 
+/* Open addressing without probing: the entry for VM-side id i lives in slot
+ * i & (cap - 1), and the cursor skips ids whose slot is taken, so a lookup
+ * is one slot and no entry is allocated (a relayed round trip costs no
+ * malloc). The table doubles while it is over half full (the entries move
+ * to distinct slots: the new mask only adds bits) up to what max_entries
+ * needs, and gives its memory back to MIN_SLOTS once empty. */
+#define MIN_SLOTS 16u
+
 typedef struct {
-    gpointer client;
+    uint32_t vm_id;     /* 0: free (never in the relay's range) */
     uint32_t client_id;
+    gpointer client;
 } Entry;
 
 struct DdmIdMap {
-    GHashTable *entries; /* GUINT_TO_POINTER(vm id) -> Entry* */
+    Entry *slots;       /* NULL until the first id */
+    guint cap;          /* slots, a power of two */
+    guint count;
     guint max_entries;
     uint32_t next;
 };
@@ -20,7 +32,6 @@ struct DdmIdMap {
 DdmIdMap *ddm_idmap_new(guint max_entries)
 {
     DdmIdMap *m = g_new0(DdmIdMap, 1);
-    m->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     m->max_entries = max_entries ? max_entries : 1;
     m->next = DDM_IDMAP_FIRST;
     return m;
@@ -30,24 +41,42 @@ void ddm_idmap_free(DdmIdMap *m)
 {
     if (!m)
         return;
-    g_hash_table_destroy(m->entries);
+    g_free(m->slots);
     g_free(m);
+}
+
+static void resize(DdmIdMap *m, guint cap)
+{
+    Entry *old = m->slots;
+    guint old_cap = m->cap;
+    m->slots = g_new0(Entry, cap);
+    m->cap = cap;
+    for (guint i = 0; i < old_cap; i++)
+        if (old[i].vm_id)
+            m->slots[old[i].vm_id & (cap - 1)] = old[i];
+    g_free(old);
 }
 
 static gboolean alloc_id(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
 {
-    if (g_hash_table_size(m->entries) >= m->max_entries)
+    if (m->count >= m->max_entries)
         return FALSE;
-    /* The range holds ~1 G ids and the map at most max_entries, so this
-     * finds a free id within max_entries + 1 steps. */
+    if (!m->slots)
+        resize(m, MIN_SLOTS);
+    else if (m->count >= m->cap / 2)
+        resize(m, m->cap * 2);
+    /* At most half the slots are taken, so this finds a free one within
+     * cap / 2 + 1 steps (ids still in use are never reused: their slot is
+     * taken). */
     for (;;) {
         uint32_t id = m->next;
         m->next = m->next == DDM_IDMAP_LAST ? DDM_IDMAP_FIRST : m->next + 1;
-        if (!g_hash_table_contains(m->entries, GUINT_TO_POINTER(id))) {
-            Entry *e = g_new(Entry, 1);
+        Entry *e = &m->slots[id & (m->cap - 1)];
+        if (!e->vm_id) {
+            e->vm_id = id;
             e->client = client;
             e->client_id = client_id;
-            g_hash_table_insert(m->entries, GUINT_TO_POINTER(id), e);
+            m->count++;
             *vm_id = id;
             return TRUE;
         }
@@ -65,16 +94,29 @@ gboolean ddm_idmap_reserve(DdmIdMap *m, uint32_t *vm_id)
     return alloc_id(m, NULL, 0, vm_id);
 }
 
+static void entry_free(DdmIdMap *m, Entry *e)
+{
+    e->vm_id = 0;
+    m->count--;
+    if (m->count == 0 && m->cap > 4 * MIN_SLOTS) { /* a burst is over: give it back */
+        g_free(m->slots);
+        m->slots = NULL;
+        m->cap = 0;
+    }
+}
+
 gboolean ddm_idmap_take(DdmIdMap *m, uint32_t vm_id, gpointer *client, uint32_t *client_id)
 {
-    Entry *e = g_hash_table_lookup(m->entries, GUINT_TO_POINTER(vm_id));
-    if (!e)
+    if (!m->slots || !vm_id)
+        return FALSE;
+    Entry *e = &m->slots[vm_id & (m->cap - 1)];
+    if (e->vm_id != vm_id)
         return FALSE;
     if (client)
         *client = e->client;
     if (client_id)
         *client_id = e->client_id;
-    g_hash_table_remove(m->entries, GUINT_TO_POINTER(vm_id));
+    entry_free(m, e);
     return TRUE;
 }
 
@@ -83,19 +125,22 @@ gboolean ddm_idmap_in_range(uint32_t vm_id)
     return vm_id >= DDM_IDMAP_FIRST && vm_id <= DDM_IDMAP_LAST;
 }
 
-static gboolean entry_is_client(gpointer key, gpointer value, gpointer client)
-{
-    return ((Entry *)value)->client == client;
-}
-
 guint ddm_idmap_forget_client(DdmIdMap *m, gpointer client)
 {
-    return g_hash_table_foreach_remove(m->entries, entry_is_client, client);
+    guint n = 0;
+    for (guint i = 0; m->slots && i < m->cap; i++) {
+        Entry *e = &m->slots[i];
+        if (e->vm_id && e->client == client) {
+            n++;
+            entry_free(m, e); /* may free the slots: the loop then ends */
+        }
+    }
+    return n;
 }
 
 guint ddm_idmap_count(const DdmIdMap *m)
 {
-    return g_hash_table_size(m->entries);
+    return m->count;
 }
 
 void ddm_idmap_set_cursor(DdmIdMap *m, uint32_t next)

@@ -106,6 +106,43 @@ static void test_idmap_wraps_and_skips_in_use(void **state)
     ddm_idmap_free(m);
 }
 
+/* Many ids in flight (the table grows), a long-lived one among thousands of
+ * round trips (its slot is skipped, never reused), and everything back. */
+static void test_idmap_grows_and_keeps_long_lived(void **state)
+{
+    (void)state;
+    DdmIdMap *m = ddm_idmap_new(5000);
+    int a, b;
+    uint32_t vm_ids[3000], old, id, cid;
+    gpointer who;
+    for (uint32_t i = 0; i < 3000; i++)
+        assert_true(ddm_idmap_map(m, &a, i, &vm_ids[i]));
+    assert_int_equal(ddm_idmap_count(m), 3000);
+    for (uint32_t i = 0; i < 3000; i++)
+        for (uint32_t j = i + 1; j < i + 4 && j < 3000; j++)
+            assert_int_not_equal(vm_ids[i], vm_ids[j]);
+    for (uint32_t i = 0; i < 3000; i++) {
+        assert_true(ddm_idmap_take(m, vm_ids[i], &who, &cid));
+        assert_ptr_equal(who, &a);
+        assert_int_equal(cid, i);
+    }
+    assert_int_equal(ddm_idmap_count(m), 0);
+    assert_false(ddm_idmap_take(m, vm_ids[0], NULL, NULL)); /* taken once only */
+
+    assert_true(ddm_idmap_map(m, &b, 7, &old));
+    for (uint32_t i = 0; i < 10000; i++) {
+        assert_true(ddm_idmap_map(m, &a, i, &id));
+        assert_int_not_equal(id, old);
+        assert_true(ddm_idmap_take(m, id, &who, &cid));
+        assert_int_equal(cid, i);
+    }
+    assert_true(ddm_idmap_take(m, old, &who, &cid));
+    assert_ptr_equal(who, &b);
+    assert_int_equal(cid, 7);
+    assert_int_equal(ddm_idmap_count(m), 0);
+    ddm_idmap_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_idmap_forget_client),
         cmocka_unit_test(test_idmap_bounded_and_reserved),
         cmocka_unit_test(test_idmap_wraps_and_skips_in_use),
+        cmocka_unit_test(test_idmap_grows_and_keeps_long_lived),
     };
     return cmocka_run_group_tests_name("idmap", tests, NULL, NULL);
 }
