@@ -72,6 +72,7 @@ struct Debugger {
     DdmTimer flush_timer;     /* zero-delay: writes what VM packets queued during this
                                  main-loop round */
     GByteArray *to_vm;        /* packets read from the debugger, ids mapped, not yet sent */
+    gboolean to_vm_parts;     /* a long command goes to the VM cut-through, as it arrives */
     DebuggerState state;
     DdmJdwpReader *reader;
     GByteArray *out;
@@ -109,6 +110,7 @@ struct DdmRelay {
                                  and saved to cfg->port_map_path when set) */
     gboolean port_map_dirty;  /* the order changed since the last save */
     gboolean port_map_save_warned; /* a failed save was logged once */
+    DdmTimer port_map_save;   /* armed while a save of the port map is due (relay_ports.c) */
     DdmPortPool vm_ports;     /* the VM port range: which ports are ours or another's
                                  (relay_ports.c; empty with --debug-port-base 0) */
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */

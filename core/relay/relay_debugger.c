@@ -20,6 +20,8 @@
 
 #define READ_CHUNK (64u * 1024u)
 #define TO_VM_BATCH (64u * 1024u)     /* debugger packets gathered into one write to the VM */
+#define CUT_THROUGH_AT (64u * 1024u)  /* a debugger's command this long that has not arrived
+                                         whole goes to the VM as its bytes arrive */
 #define FLUSH_AT (64u * 1024u)        /* VM packets queued for a debugger: write now from here */
 /* Backpressure: once this much waits for a slow side (the debugger, or the
  * VM), ddmon stops reading from the other side until it has all been
@@ -273,6 +275,55 @@ static void debugger_to_vm_flush(Debugger *d)
     }
 }
 
+/* The head of a command from the debugger that has not arrived whole (the
+ * reader shows each such head once). A long one goes to the VM cut-through:
+ * its header now, id mapped, and its body as the bytes arrive (the reader
+ * streams it, never holding it whole; ddm_vm_send_part keeps ddmon's own
+ * packets for the VM behind it). Others are read whole, as before: short
+ * ones, ones past --max-packet (refused as before), and vendor commands for
+ * a plain JVM (answered by ddmon). */
+static void debugger_head(Debugger *d, const DdmJdwpPacket *head)
+{
+    RelayVm *r = d->rvm;
+    DdmVm *vm = r->vm;
+    if (head->len < CUT_THROUGH_AT || head->len > ddm_monitor_config(d->relay->mon)->max_packet ||
+        (head->header.cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN))
+        return;
+    debugger_to_vm_flush(d); /* commands reach the VM in order */
+    uint32_t vm_id;
+    if (!ddm_idmap_map(r->ids, d, head->header.id, &vm_id)) {
+        ddm_relay_debugger_close(d, "too many commands in flight");
+        return;
+    }
+    guint8 hdr[DDM_JDWP_HEADER_LEN];
+    memcpy(hdr, head->bytes, DDM_JDWP_HEADER_LEN);
+    ddm_jdwp_set_id(hdr, vm_id);
+    if (head->header.cmdset == DDM_JDWP_CMDSET_VM && head->header.cmd == DDM_JDWP_CMD_VM_DISPOSE)
+        d->sent_dispose = TRUE;
+    int rc = ddm_vm_send_part_begin(vm, hdr, sizeof hdr, head->len);
+    if (rc < 0)
+        g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
+    /* Its bytes are read on either way (and dropped if the VM cannot take them). */
+    ddm_jdwp_reader_stream(d->reader, 0);
+    d->to_vm_parts = rc == 0;
+    g_debug("relay: command %u/%u of %zu bytes from debugger %s to VM %s cut-through",
+            head->header.cmdset, head->header.cmd, head->len, d->peer, vm_label(vm));
+}
+
+/* The next bytes of the command going to the VM cut-through. */
+static void debugger_part(Debugger *d, const DdmJdwpPacket *piece)
+{
+    if (!d->to_vm_parts || !d->rvm)
+        return;
+    int rc = ddm_vm_send_part(d->rvm->vm, piece->data, piece->data_len);
+    if (rc < 0) {
+        g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(d->rvm->vm),
+                  g_strerror(-rc));
+        ddm_vm_send_part_abort(d->rvm->vm);
+        d->to_vm_parts = FALSE;
+    }
+}
+
 /* Handle what the reader holds. Stops while the debugger is held (its
  * packets wait in the reader until it attaches) or once it is closed. */
 void ddm_relay_debugger_drain(Debugger *d)
@@ -288,6 +339,18 @@ void ddm_relay_debugger_drain(Debugger *d)
         }
         if (res == DDM_JDWP_PACKET && d->state == DBG_ATTACHED) {
             debugger_packet(d, &pkt);
+            continue;
+        }
+        if (res == DDM_JDWP_PACKET_HEAD && d->state == DBG_ATTACHED) {
+            debugger_head(d, &pkt);
+            continue;
+        }
+        if (res == DDM_JDWP_STREAM_DATA && d->state == DBG_ATTACHED) {
+            debugger_part(d, &pkt);
+            continue;
+        }
+        if (res == DDM_JDWP_STREAM_END) {
+            d->to_vm_parts = FALSE;
             continue;
         }
         g_autofree char *why = NULL;
@@ -327,7 +390,8 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (n <= 0) {
-            d->in_watch = NULL; /* removed by returning G_SOURCE_REMOVE */
+            /* d->in_watch stays set: the close removes this watch before it
+             * closes the fd (a socket reusing the number must not inherit it) */
             ddm_relay_debugger_close(d, n == 0 ? (d->state == DBG_HANDSHAKE ? "closed before the handshake"
                                                                              : NULL)
                                                : g_strerror(errno));
@@ -377,6 +441,7 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->reader = ddm_jdwp_reader_new(ddm_monitor_config(relay->mon)->max_packet);
     ddm_jdwp_reader_set_budget(d->reader, ddm_monitor_read_budget(relay->mon));
     ddm_jdwp_reader_expect_handshake(d->reader);
+    ddm_jdwp_reader_offer_heads(d->reader, DDM_JDWP_HEADER_LEN); /* cut-through: debugger_head() */
     d->out = g_byte_array_new();
     d->to_vm = g_byte_array_new();
     d->peer = peer;
@@ -430,6 +495,9 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     ddm_jdwp_reader_set_budget(d->reader, NULL); /* nothing more is read */
     if (d->vm_paused)
         set_vm_paused(d, FALSE); /* before the cleanup: DBGD's answer must be read */
+    if (d->to_vm_parts && d->rvm && ddm_vm_is_valid(d->rvm->vm))
+        ddm_vm_send_part_abort(d->rvm->vm); /* it left in the middle of a command */
+    d->to_vm_parts = FALSE;
     RelayVm *r = d->rvm;
     d->rvm = NULL;
     if (r && r->debugger == d) {

@@ -168,6 +168,8 @@ void ddm_vm_unref(DdmVm *vm)
     g_clear_object(&vm->cancel);
     ddm_jdwp_reader_free(vm->reader);
     g_byte_array_unref(vm->out);
+    if (vm->out_held)
+        g_byte_array_unref(vm->out_held);
 
     /* Per-VM plugin data is normally freed by the registry at DDM_VM_GONE. */
     if (vm->plugin_data) {
@@ -316,6 +318,8 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     }
     g_byte_array_set_size(vm->out, 0);
     vm->out_pos = 0;
+    vm->out_part_left = 0;
+    g_clear_pointer(&vm->out_held, g_byte_array_unref);
     /* nothing more is read: the buffer leaves the shared budget now */
     ddm_jdwp_reader_set_budget(vm->reader, NULL);
 

@@ -81,6 +81,9 @@ struct ddm_vm {
     DdmJdwpReader *reader;
     GByteArray *out;            /* bytes not yet written */
     gsize out_pos;
+    guint64 out_part_left;      /* bytes of a packet sent in parts (the relay's cut-through)
+                                 * still to come; other packets wait in out_held meanwhile */
+    GByteArray *out_held;       /* NULL unless packets wait behind a packet sent in parts */
     DdmCorrelate *pending;
     uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
     uint32_t answered_id;       /* the newest of our requests the VM answered (0: none) */
@@ -135,6 +138,17 @@ int ddm_vm_request(DdmVm *vm, gpointer owner, uint32_t type, const void *data, s
                    unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out);
 /** Queue a complete JDWP packet (relay). -ENOTCONN when closed, -ENOBUFS over the queue cap. */
 int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len);
+/** Queue the first @len bytes (>= 11) of a JDWP packet of @total bytes whose
+ *  rest follows by ddm_vm_send_part() as it arrives (the relay forwards a
+ *  large packet cut-through). Until its last byte is queued, every other
+ *  packet for the VM waits behind it. -EBUSY while another is in progress;
+ *  otherwise as ddm_vm_send_packet. */
+int ddm_vm_send_part_begin(DdmVm *vm, const uint8_t *head, size_t len, guint64 total);
+/** The next @len bytes of the packet begun (never past its end). A writer
+ *  that cannot finish calls ddm_vm_send_part_abort(): the VM's connection,
+ *  which carries a cut packet, is then closed (later, not from in here). */
+int ddm_vm_send_part(DdmVm *vm, const uint8_t *p, size_t len);
+void ddm_vm_send_part_abort(DdmVm *vm);
 /** Bytes queued for the VM and not yet taken by the kernel. */
 gsize ddm_vm_out_queued(const DdmVm *vm);
 /** Tell the monitor (ddm_monitor_vm_output_drained) once the queue for the

@@ -85,7 +85,8 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     r = flush_out(vm);
     ddm_logctx_pop_vm();
     if (r < 0) {
-        vm->out_watch = NULL;
+        /* vm->out_watch stays set: ddm_vm_close() removes this watch before
+         * it closes the fd (a socket reusing the number must not inherit it) */
         if (r == -EPIPE || r == -ECONNRESET)
             ddm_vm_close(vm, "connection closed by the VM (write)");
         else {
@@ -105,9 +106,10 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
-/* Queue bytes and try to write them. Never closes synchronously and never
- * calls anyone: a write error schedules the close. -ENOBUFS over the cap. */
-int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
+/* Queue bytes and try to write them (@whole: they are a packet, counted).
+ * Never closes synchronously and never calls anyone: a write error
+ * schedules the close. -ENOBUFS over the cap. */
+static int queue_now(DdmVm *vm, const uint8_t *p, size_t n, gboolean whole)
 {
     int r;
 
@@ -130,12 +132,12 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
             n -= (size_t)w;
         }
         if (n == 0) {
-            vm->packets_out++;
+            vm->packets_out += whole;
             return 0;
         }
     }
     g_byte_array_append(vm->out, p, (guint)n);
-    vm->packets_out++;
+    vm->packets_out += whole;
     if (vm->out_watch)
         return 0; /* the watch writes when the socket drains */
     r = flush_out(vm);
@@ -148,6 +150,81 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
         ddm_vm_close_later(vm, g_strdup_printf("write error: %s", g_strerror(-r)));
     }
     return 0;
+}
+
+/* A packet sent in parts is complete: what waited behind it goes now. */
+static void release_held(DdmVm *vm)
+{
+    GByteArray *held = vm->out_held;
+    if (!held)
+        return;
+    vm->out_held = NULL;
+    queue_now(vm, held->data, held->len, FALSE); /* counted when held */
+    g_byte_array_unref(held);
+}
+
+int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
+{
+    if (vm->fd >= 0 && vm->out_part_left > 0) {
+        /* A packet sent in parts is on the wire: this one goes after it. */
+        gsize held = vm->out_held ? vm->out_held->len : 0;
+        if (vm->out->len - vm->out_pos + held + n > vm_cfg(vm)->max_write_queue)
+            return -ENOBUFS;
+        if (!vm->out_held)
+            vm->out_held = g_byte_array_new();
+        g_byte_array_append(vm->out_held, p, (guint)n);
+        vm->packets_out++;
+        return 0;
+    }
+    return queue_now(vm, p, n, TRUE);
+}
+
+static gboolean can_send(DdmVm *vm)
+{
+    return vm->state == DDM_VM_STATE_HELO || vm->state == DDM_VM_STATE_READY ||
+           vm->state == DDM_VM_STATE_PLAIN;
+}
+
+int ddm_vm_send_part_begin(DdmVm *vm, const uint8_t *head, size_t len, guint64 total)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    g_return_val_if_fail(head != NULL && len >= DDM_JDWP_HEADER_LEN && len <= total, -EINVAL);
+    if (!can_send(vm) || vm->fd < 0)
+        return -ENOTCONN;
+    if (vm->out_part_left > 0)
+        return -EBUSY;
+    int r = queue_now(vm, head, len, TRUE);
+    if (r < 0)
+        return r;
+    vm->out_part_left = total - len;
+    return 0;
+}
+
+int ddm_vm_send_part(DdmVm *vm, const uint8_t *p, size_t len)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
+    if (vm->fd < 0)
+        return -ENOTCONN;
+    g_return_val_if_fail(len <= vm->out_part_left, -EINVAL);
+    int r = queue_now(vm, p, len, FALSE);
+    if (r < 0)
+        return r;
+    vm->out_part_left -= len;
+    if (vm->out_part_left == 0)
+        release_held(vm);
+    return 0;
+}
+
+void ddm_vm_send_part_abort(DdmVm *vm)
+{
+    g_return_if_fail(ddm_vm_is_valid(vm));
+    if (vm->out_part_left == 0 || vm->fd < 0)
+        return;
+    /* The VM has part of a packet and waits for the rest: this connection
+     * can carry nothing more. Closed from the loop, never from in here. */
+    ddm_vm_close_later(vm, g_strdup_printf("a relayed packet was cut short (%" G_GUINT64_FORMAT
+                                           " bytes missing): its debugger left in its middle",
+                                           vm->out_part_left));
 }
 
 int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)

@@ -414,8 +414,10 @@ gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
     if (r->failed || r->streaming || r->handshake_pending ||
         r->end - r->start < DDM_JDWP_HEADER_LEN)
         return FALSE;
-    size_t len = get_u4(r->buf + r->start);
-    return len >= DDM_JDWP_HEADER_LEN && len <= r->max_packet && len <= r->end - r->start;
+    const uint8_t *p = r->buf + r->start;
+    size_t len = get_u4(p);
+    return len >= DDM_JDWP_HEADER_LEN && len <= r->max_packet && len <= r->end - r->start &&
+           (p[8] == 0 || p[8] == DDM_JDWP_FLAG_REPLY);
 }
 
 void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len)

@@ -95,6 +95,13 @@ TESTS += tests/integration/relay-backpressure.sh
 endif
 EXTRA_DIST += tests/integration/relay-backpressure.sh tests/integration/fake_jvm.py
 
+# relay cut-through: a debugger's long commands go to the VM as they arrive
+# (through a read budget smaller than one of them), and one cut short.
+if ENABLE_TESTS
+TESTS += tests/integration/relay-cutthrough.sh
+endif
+EXTRA_DIST += tests/integration/relay-cutthrough.sh
+
 # adb: ddmon against a fake adb server (fault injection) and against the real
 # adb server with ddmon-simvm's simulated device (skipped without adb).
 ADB_INTEGRATION_TESTS = tests/integration/adb-fake.sh tests/integration/adb-real.sh

@@ -25,6 +25,9 @@
  *   dispose           VirtualMachine.Dispose (1/6)
  *   garbage           write bytes that are not a JDWP packet
  *   half              write half of a packet, then close
+ *   cut N SIZE        the header of a command (1/1) declaring SIZE payload bytes,
+ *                     its first N payload bytes, then close (a debugger that
+ *                     leaves in the middle of a long command): "cut N SIZE sent"
  *   sleep MS
  *   close             close without Dispose
  *   rtt N             N sequential Version round trips; prints "rtt p50_us p99_us"
@@ -507,6 +510,24 @@ int main(int argc, char **argv)
             printf("blast %u %zu sent\n", n, size);
             fflush(stdout);
             i += 2;
+        } else if (!strcmp(s, "cut")) {
+            if (i + 2 >= argc)
+                die("cut N SIZE");
+            size_t n = strtoul(arg, NULL, 0), size = strtoul(argv[i + 2], NULL, 0);
+            if (size > (64u << 20) || n > size)
+                die("cut: N over SIZE, or SIZE over 64 MiB");
+            uint8_t pkt[11];
+            put4(pkt, (uint32_t)(size + 11));
+            put4(pkt + 4, next_id++);
+            pkt[8] = 0; pkt[9] = 1; pkt[10] = 1;
+            write_all(pkt, 11);
+            uint8_t *buf = calloc(1, n ? n : 1);
+            write_all(buf, n);
+            free(buf);
+            printf("cut %zu %zu sent\n", n, size);
+            fflush(stdout);
+            close(fd);
+            return 0;
         } else if (!strcmp(s, "sleep")) {
             usleep((useconds_t)atoi(arg) * 1000u);
             i++;

@@ -6,7 +6,8 @@
  * sends a debugger's packet to the VM straight from the reader's buffer
  * unless it does. So it must predict exactly whether the reader's next()
  * returns a whole packet without more input: for whole packets, a stream
- * cut at every byte boundary, large bodies, bad lengths and the handshake.
+ * cut at every byte boundary, large bodies, bad lengths and flags, and the
+ * handshake. (tests/fuzz/fuzz-relay checks the same on any input.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +138,20 @@ static void test_bad_lengths(void **state)
     }
 }
 
+static void test_bad_flags(void **state)
+{
+    (void)state;
+    /* Whole by its length, but with flags neither 0 nor 0x80: no packet. */
+    uint8_t b[20] = {0};
+    DdmJdwpHeader h = {.length = sizeof b, .id = 1, .flags = 0x40};
+    ddm_jdwp_write_header(b, &h);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(CAP);
+    ddm_jdwp_reader_feed(r, b, sizeof b);
+    assert_false(ddm_jdwp_reader_has_packet(r));
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_ERR_FLAGS);
+    ddm_jdwp_reader_free(r);
+}
+
 static void test_handshake_first(void **state)
 {
     (void)state;
@@ -163,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_every_byte_boundary),
         cmocka_unit_test(test_large_bodies),
         cmocka_unit_test(test_bad_lengths),
+        cmocka_unit_test(test_bad_flags),
         cmocka_unit_test(test_handshake_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Cut-through in the debugger relay: a debugger's long command goes to the
+# VM as its bytes arrive, never held whole. With a read budget of 1 MiB for
+# all peers together (--max-buffers), three 4 MiB commands still reach the VM
+# intact and in order (buffered whole, each would be refused over the
+# budget); a debugger that leaves in the middle of one makes ddmon close the
+# VM connection, which carries a cut packet, instead of sending it anything
+# more (jdwpc's "cut"); ddmon answers its clients throughout.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+command -v python3 >/dev/null || t_skip_all "no python3"
+t_plan 6
+export G_MESSAGES_DEBUG=ddmon # the relay logs cut-through and pauses at debug level
+size=4194304
+
+# start_fake NAME EXPECT [go]: a fake plain JVM (fake_jvm.py) that reads at once
+# with "go", or stalls on the first long command; sets vm_port, key, FAKE_PID.
+start_fake() {
+    vm_port=$(t_free_port)
+    [ "${3:-}" = go ] && touch "$T_TMP/go.$1"
+    python3 "$DDM_TOP_SRCDIR/tests/integration/fake_jvm.py" "$vm_port" "$T_TMP/go.$1" \
+        "$T_TMP/fake.$1.json" "$2" >"$T_TMP/fake.$1.out" 2>&1 &
+    FAKE_PID=$!
+    T_PIDS+=("$FAKE_PID")
+    t_wait 10 grep -q listening "$T_TMP/fake.$1.out"
+    key="127.0.0.1:$vm_port"
+}
+start_relay() {
+    rm -f "$T_TMP/ddmon.sock"
+    base=$(t_free_ports 4)
+    t_start_server --connect "$key" --scan=none --debug-port-base "$base" --selected-port 0 \
+        --max-buffers 1048576 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+    port=""
+    t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key")
+}
+
+# --- three 4 MiB commands through a 1 MiB budget
+start_fake whole 3 go
+start_relay
+"$JDWPC" "127.0.0.1:$port" blast 3 $size >"$T_TMP/blast.out" 2>&1
+t_wait 60 test -s "$T_TMP/fake.whole.json"
+python3 - "$T_TMP/fake.whole.json" $size <<'PY' >"$T_TMP/fake.chk" 2>&1 \
+    && t_ok "three 4 MiB commands reach the VM intact and in order through a 1 MiB read budget" \
+    || t_fail "three 4 MiB commands reach the VM intact and in order through a 1 MiB read budget" \
+        "$(cat "$T_TMP/fake.chk" "$T_TMP/blast.out" "$T_TMP/fake.whole.out")" "$(grep relay "$T_TMP/server.err" | tail -5)"
+import json, sys
+r, size = json.load(open(sys.argv[1])), int(sys.argv[2])
+print(r)
+assert r == {"received": 3, "bad": 0, "ordered": True, "bytes": 3 * (size + 11)}, r
+PY
+n=$(grep -c "cut-through" "$T_TMP/server.err")
+[ "$n" = 3 ] && ! grep -q "refused" "$T_TMP/server.err" \
+    && t_ok "each went cut-through (3 log lines), none was refused" \
+    || t_fail "each went cut-through (3 log lines), none was refused" "cut-through lines: $n" \
+        "$(grep -E "relay|refused" "$T_TMP/server.err" | tail -5)"
+t_ddmon --no-autostart vms --json >"$T_TMP/vms1.json" 2>&1 && grep -q "$key" "$T_TMP/vms1.json" \
+    && t_ok "the VM is still listed after them" \
+    || t_fail "the VM is still listed after them" "$(head -c 300 "$T_TMP/vms1.json")"
+kill "$DDMON_PID"; t_wait 15 t_dead "$DDMON_PID"
+kill "$FAKE_PID" 2>/dev/null
+
+# --- a debugger that leaves after 1 MiB of a 32 MiB command
+start_fake cut 1 go
+start_relay
+out=$("$JDWPC" "127.0.0.1:$port" cut 1048576 33554432 2>&1)
+[ "$out" = "cut 1048576 33554432 sent" ] && t_wait 15 grep -q "cut-through" "$T_TMP/server.err" \
+    && t_ok "a debugger sends 1 MiB of a 32 MiB command and leaves; the command went cut-through" \
+    || t_fail "a debugger sends 1 MiB of a 32 MiB command and leaves; the command went cut-through" "$out" \
+        "$(grep relay "$T_TMP/server.err" | tail -5)"
+t_wait 15 grep -q "cut short" "$T_TMP/server.err" \
+    && t_ok "ddmon closes the VM connection that carries the cut packet" \
+    || t_fail "ddmon closes the VM connection that carries the cut packet" \
+        "$(grep -E "relay|$key" "$T_TMP/server.err" | tail -8)"
+t_ddmon --no-autostart vms --json >"$T_TMP/vms2.json" 2>&1 && grep -q '"schema"' "$T_TMP/vms2.json" \
+    && t_ok "ddmon answers its clients after it" \
+    || t_fail "ddmon answers its clients after it" "$(head -c 300 "$T_TMP/vms2.json")"
