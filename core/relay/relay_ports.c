@@ -31,6 +31,7 @@
 
 #define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
 #define DDM_RELAY_BIND_TRIES 16       /* failed binds per VM port before giving up */
+#define PORT_MAP_SAVE_MS 1000         /* new ports are written to the map file within this */
 
 static int listen_on(const char *host, guint16 port, GError **error)
 {
@@ -206,22 +207,31 @@ static void save_port_map(DdmRelay *relay)
 
 void ddm_relay_ports_flush(DdmRelay *relay)
 {
+    ddm_timer_cancel(&relay->port_map_save);
     if (relay->port_map_dirty)
         save_port_map(relay);
 }
 
-/* @vm's app has @port now: remember it; save when an app or a port is new
- * (an order change alone waits for the next save or the end). */
+static void on_port_map_save(DdmTimer *t, gpointer ud)
+{
+    (void)t;
+    save_port_map(ud);
+}
+
+/* @vm's app has @port now: remember it; save within PORT_MAP_SAVE_MS when
+ * an app or a port is new (one write for a burst of new VMs, not one per
+ * VM: 1,000 VMs starting cost 1,000 file writes of up to 512 lines each);
+ * an order change alone waits for the next save or the end. */
 static void remember_app_port(DdmRelay *relay, DdmVm *vm, guint16 port)
 {
     guint16 before = ddm_portmap_lookup(relay->port_by_app, vm->info.device, vm->info.app_name);
     gboolean changed = FALSE;
     if (!ddm_portmap_set(relay->port_by_app, vm->info.device, vm->info.app_name, port, &changed))
         return;
-    if (before != port)
-        save_port_map(relay);
-    else if (changed)
+    if (changed)
         relay->port_map_dirty = TRUE;
+    if (before != port && !ddm_timer_armed(&relay->port_map_save))
+        ddm_timer_arm(&relay->port_map_save, PORT_MAP_SAVE_MS);
 }
 
 /* ------------------------------------------------------------ assigning a VM's port */
@@ -356,6 +366,7 @@ void ddm_relay_ports_open(DdmRelay *relay)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     ddm_portpool_init(&relay->vm_ports, cfg->debug_port_base, VM_PORT_SPAN);
+    ddm_timer_init(&relay->port_map_save, on_port_map_save, relay);
     if (cfg->selected_port) {
         GError *e = NULL;
         relay->selected = endpoint_open(relay, EP_SELECTED, cfg->selected_port, NULL, &e);
