@@ -14,7 +14,8 @@
 #     their app name; goal: N = 10,000 within 2 s;
 #   - the growth exponent k of t(N) ~ N^k between the two largest N (goal:
 #     linear, k <= 1.1);
-#   (the column "1st reply": when the first `ddmon vms` answered; a fresh
+#   (the column "CPU ms": the server's CPU time from its start until then,
+#   the queries' included; "1st reply": when the first `ddmon vms` answered; a fresh
 #   server holds its first answer about views nobody watched yet for a
 #   moment, about 1.5 s, the same for every N);
 #   - the resident memory of that server once settled, minus that of the
@@ -262,6 +263,8 @@ tcp_once() {
         --scan-interval=1000 $RELAY_ARGS || { TCP_RESULT="nan $rss0 nan"; return; }
     ms=$(wait_named "$b" "$T_TMP/scan.sock" "" "$n")
     FIRST_MS=$(cat "$T_TMP/first_ms" 2>/dev/null || echo nan)
+    CPU_MS=$(( $(cpu_ns "$SERVER_PID") / 1000000 ))
+    [ "$ms" = nan ] && CPU_MS=nan
     sleep 1 # settle: pending replies, view rebuilds
     rss1=$(rss_kb "$SERVER_PID")
     if [ "$n" = "$idle_vms" ] && [ "$idle_s" != 0 ] && [ "$ms" != nan ] && [ -z "${IDLE_DONE[$b]:-}" ]; then
@@ -270,7 +273,7 @@ tcp_once() {
         IDLE_TCP[$b]="$(idle_window "$SERVER_PID" "$idle_s") $(syscalls_window "$SERVER_PID" "$idle_s")"
     fi
     stop_pid "$SERVER_PID"
-    TCP_RESULT="$ms $rss0 $rss1 $FIRST_MS"
+    TCP_RESULT="$ms $rss0 $rss1 $FIRST_MS $CPU_MS"
 }
 
 declare -A IDLE_DONE IDLE_TCP IDLE_ADB
@@ -284,7 +287,7 @@ if [ $tcp = 1 ]; then
     RELAY_ARGS=$(relay_args_for)
     echo
     echo "TCP: all N VMs ready with names in \`ddmon vms --json\` (relay $( [ -n "$RELAY_ARGS" ] && echo "off: --no-relay" || echo on))"
-    declare -A T_MS RSS0 RSS1 F_MS
+    declare -A T_MS RSS0 RSS1 F_MS C_MS
     need_idle=1
     for n in "${sizes[@]}"; do [ "$n" = "$idle_vms" ] && need_idle=0; done
     all_sizes=("${sizes[@]}")
@@ -296,16 +299,17 @@ if [ $tcp = 1 ]; then
             [ $((r % 2)) = 0 ] && [ ${#builds[@]} = 2 ] && order=("${builds[1]}" "${builds[0]}")
             for b in "${order[@]}"; do
                 tcp_once "$b" "$n"
-                read -r ms r0 r1 f1 <<<"$TCP_RESULT"
+                read -r ms r0 r1 f1 c1 <<<"$TCP_RESULT"
                 T_MS[$b,$n]+="$ms "
                 F_MS[$b,$n]+="$f1 "
+                C_MS[$b,$n]+="$c1 "
                 RSS0[$b,$n]+="$r0 "
                 RSS1[$b,$n]+="$r1 "
             done
         done
         stop_simvms
     done
-    printf '%8s %-6s %10s %-20s %9s %10s %10s %9s\n' VMs build "ms(median)" runs "1st reply" "RSS0 kB" "RSS kB" "KiB/VM"
+    printf '%8s %-6s %10s %-20s %9s %9s %10s %10s %9s\n' VMs build "ms(median)" runs "1st reply" "CPU ms" "RSS0 kB" "RSS kB" "KiB/VM"
     for n in "${sizes[@]}"; do
         for b in "${builds[@]}"; do
             ms=$(echo "${T_MS[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
@@ -313,8 +317,9 @@ if [ $tcp = 1 ]; then
             r1=$(echo "${RSS1[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
             per=$(awk -v a="$r1" -v b="$r0" -v n="$n" 'BEGIN { printf "%.2f", (a - b) / n }')
             f1=$(echo "${F_MS[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
-            printf '%8d %-6s %10s %-20s %9s %10s %10s %9s\n' "$n" "$(label "$b")" "$ms" "$(echo ${T_MS[$b,$n]} | tr ' ' ',')" "$f1" "$r0" "$r1" "$per"
-            eval "MED_$(label "$b")_$n=$ms PER_$(label "$b")_$n=$per"
+            c1=$(echo "${C_MS[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
+            printf '%8d %-6s %10s %-20s %9s %9s %10s %10s %9s\n' "$n" "$(label "$b")" "$ms" "$(echo ${T_MS[$b,$n]} | tr ' ' ',')" "$f1" "$c1" "$r0" "$r1" "$per"
+            eval "MED_$(label "$b")_$n=$ms PER_$(label "$b")_$n=$per CPU_$(label "$b")_$n=$c1"
         done
     done
     # Goals on the largest two sizes.
@@ -330,6 +335,9 @@ if [ $tcp = 1 ]; then
             k=$(awk -v a="$tb" -v b="$ts" -v na="$nbig" -v nb="$nsm" 'BEGIN { if (a == "nan" || b == "nan" || b <= 0) print "nan"; else printf "%.2f", log(a / b) / log(na / nb) }')
             printf '  %-5s growth k (t ~ N^k, N = %d..%d): %s  goal <= 1.1: %s\n' "$l" "$nsm" "$nbig" "$k" \
                 "$([ "$l" = ddmon ] && verdict "$k" 1.1 || echo info)"
+            cb=$(eval echo "\$CPU_${l}_$nbig") cs=$(eval echo "\$CPU_${l}_$nsm")
+            kc=$(awk -v a="$cb" -v b="$cs" -v na="$nbig" -v nb="$nsm" 'BEGIN { if (a == "nan" || b == "nan" || b <= 0) print "nan"; else printf "%.2f", log(a / b) / log(na / nb) }')
+            printf '  %-5s growth of the CPU time to all named (server start included): k = %s (info: steadier than wall time on a shared machine)\n' "$l" "$kc"
         fi
         if [ "$nbig" -ge 10000 ]; then
             printf '  %-5s N = %d all named: %s ms = %sx the goal of 2,000 ms: %s\n' "$l" "$nbig" "$tb" \
