@@ -466,8 +466,10 @@ static void on_deadline_in_context(DdmVm *vm)
     }
     if (ddm_vm_streaming(vm) && !ddm_vm_stream_check_stall(vm, now)) {
         /* Replies queue behind the packet being streamed: nothing can have
-         * timed out yet. Look again in a second (vm_stream.c). */
-        if (vm->state != DDM_VM_STATE_CLOSED)
+         * timed out yet. Look again in a second (vm_stream.c), unless the
+         * read above scheduled a close (ddm_vm_close_later armed the timer
+         * for the next iteration: keep that). */
+        if (vm->state != DDM_VM_STATE_CLOSED && !vm->deferred_close_reason)
             ddm_timer_arm_at(&vm->deadline, now + G_USEC_PER_SEC);
         ddm_vm_unref(vm);
         return;

@@ -36,6 +36,8 @@ typedef struct Recorded {
     guint log_warnings, log_messages; /* from the session, see log_writer */
     DdmVmState last_old, last_new;
     GPtrArray *chunks;  /* RecChunk* */
+    guint live_watches_at_close; /* core/loop watches alive when the VM said closed */
+    gint64 closed_at_us;
 } Recorded;
 
 typedef struct RecChunk {
@@ -109,6 +111,8 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
     assert_int_equal(vm->state, DDM_VM_STATE_CLOSED);
     assert_int_equal(ddm_correlate_count(vm->pending), 0);
     rec.closed++;
+    rec.closed_at_us = g_get_monotonic_time();
+    ddm_watch_stats(&rec.live_watches_at_close, NULL, NULL);
 }
 
 /* What the session reports straight to the events table. */
@@ -170,6 +174,8 @@ static struct {
     guint closed_at_end;     /* rec.closed when stream_end came */
     gsize max_reader_buffer; /* the reader's buffer size seen during data */
     uint32_t type, packet_id;
+    gboolean close_later_on_data; /* stream_data calls ddm_vm_close_later */
+    gint64 close_later_at_us;
 } S;
 
 static uint8_t pattern_byte(guint64 i)
@@ -201,6 +207,10 @@ static int ev_stream_data(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, cons
         if (data[i] != pattern_byte(S.bytes + i))
             S.mismatches++;
     S.bytes += len;
+    if (S.close_later_on_data && !S.close_later_at_us) {
+        S.close_later_at_us = g_get_monotonic_time();
+        ddm_vm_close_later(vm, g_strdup("test: closed later from stream_data"));
+    }
     if (bufsize > S.max_reader_buffer)
         S.max_reader_buffer = bufsize;
     return S.data_rc;
@@ -995,6 +1005,34 @@ static void test_vm_output_drained_notice(void **state)
     spin(20);
     assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
     assert_int_equal(rec.drained, 1);
+    g_free(p);
+    fx_free(fx);
+}
+
+/* A write error on the out-watch (input paused, so the reader cannot see
+ * the peer go first): the watch is removed before the fd is closed, so no
+ * watch is alive when the VM reports closed (a socket that got the same fd
+ * number would otherwise share the slot with it and could lose wake-ups). */
+static void test_vm_write_error_removes_watch_before_close(void **state)
+{
+    Fx *fx = start_ready();
+    size_t len, sent = 0;
+    uint8_t *p;
+    (void)state;
+    ddm_vm_pause_input(fx->vm, TRUE);
+    static const uint8_t zeros[60000];
+    p = ddm_jdwp_build_command(0x10000001u, 1, 1, zeros, sizeof zeros, &len);
+    while (ddm_vm_out_queued(fx->vm) == 0 && sent < (16u << 20)) {
+        assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), 0);
+        sent += len;
+    }
+    assert_true(ddm_vm_out_queued(fx->vm) > 0); /* an out-watch waits */
+    close(fx->peer);
+    fx->peer = -1;
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "(write)"));
+    assert_int_equal(rec.closed, 1);
+    assert_int_equal(rec.live_watches_at_close, 0);
     g_free(p);
     fx_free(fx);
 }
@@ -1974,6 +2012,46 @@ static void test_vm_stream_stall_closes(void **state)
     assert_int_equal(S.ends, 1);
 }
 
+/* While a packet streams, the deadline timer reads what waits (after a
+ * stall of the loop) and looks for a stall every second. A close scheduled
+ * by that read (ddm_vm_close_later, from the owner's stream_data) happens
+ * at the next iteration, not a second later: the stall re-arm must not
+ * overwrite it. */
+static void test_vm_stream_close_later_in_deadline_read(void **state)
+{
+    Fx *fx = start_ready();
+    uint8_t head[19];
+    uint8_t more[10000];
+    gint64 due;
+    (void)state;
+    fx->config.request_timeout_ms = 10000;
+    S.take = 1;
+    event_head(head, 0x800000b0u, T_HPDS, 400000, 400000);
+    assert_true(peer_write_pumped(fx, head, sizeof head));
+    assert_true(peer_write_pattern(fx, 0, 100000, 50000, 0));
+    SPIN_UNTIL(S.bytes == 100000);
+    assert_true(ddm_timer_armed(&fx->vm->deadline));
+    /* The next bytes arrive while the loop is stalled, and the deadline
+     * fires before the read watch runs: the timer's callback is called
+     * here as its dispatch would (disarmed first), so that the deadline's
+     * read, not the watch's, takes the bytes, whatever the sources' order. */
+    for (size_t i = 0; i < sizeof more; i++)
+        more[i] = pattern_byte(100000 + i);
+    assert_int_equal(write(fx->peer, more, sizeof more), (ssize_t)sizeof more);
+    S.close_later_on_data = TRUE;
+    DdmTimer *deadline = &fx->vm->deadline;
+    ddm_timer_cancel(deadline);
+    deadline->fn(deadline, deadline->ud);
+    assert_true(S.close_later_at_us > 0); /* the deadline's read took them */
+    due = ddm_timer_due(deadline);
+    assert_true(due <= g_get_monotonic_time()); /* the close, next iteration */
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_true(S.close_later_at_us > 0);
+    assert_true(rec.closed_at_us - S.close_later_at_us < 500000);
+    assert_non_null(strstr(fx->vm->close_reason, "closed later from stream_data"));
+    fx_free(fx);
+}
+
 /* No stream owner: as before streams existed. Under max_packet the event
  * is buffered and dispatched whole; past it the VM is closed. */
 static void test_vm_stream_no_owner(void **state)
@@ -2036,6 +2114,7 @@ int main(void)
         cmocka_unit_test(test_vm_pause_input),
         cmocka_unit_test(test_vm_reply_several_chunks),
         cmocka_unit_test(test_vm_output_drained_notice),
+        cmocka_unit_test(test_vm_write_error_removes_watch_before_close),
         cmocka_unit_test(test_vm_unknown_reply_id),
         cmocka_unit_test(test_vm_requests_settled_fence),
         cmocka_unit_test(test_vm_garbage_length),
@@ -2069,6 +2148,7 @@ int main(void)
         cmocka_unit_test(test_vm_stream_no_owner),
         cmocka_unit_test(test_vm_stream_paused_is_no_stall),
         cmocka_unit_test(test_vm_stream_stall_closes),
+        cmocka_unit_test(test_vm_stream_close_later_in_deadline_read),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
 }
