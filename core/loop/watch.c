@@ -44,6 +44,10 @@ struct Slot {
     gboolean suspended;   /* taken out of epoll during a nested dispatch */
 };
 
+typedef struct HookList {
+    DdmBatchEnd *head, *tail;
+} HookList;
+
 static struct {
     int epfd;
     GSource *source;
@@ -55,6 +59,8 @@ static struct {
     guint nactive;
     guint live;
     guint64 wakeups, events;
+    HookList hooks;       /* queued batch-end hooks (queued == 1) */
+    HookList running;     /* taken by the hook run now going on (queued == 2) */
 } loop = { .epfd = -1 };
 
 static inline guint64 pack(int fd, guint32 gen)
@@ -171,6 +177,60 @@ static void call_watch(DdmWatch *w, GIOCondition hit)
     }
 }
 
+static void hook_unlink(HookList *l, DdmBatchEnd *h)
+{
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        l->head = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    else
+        l->tail = h->prev;
+    h->next = h->prev = NULL;
+    h->queued = 0;
+}
+
+static void hook_append(HookList *l, DdmBatchEnd *h, guint8 mark)
+{
+    h->next = NULL;
+    h->prev = l->tail;
+    if (l->tail)
+        l->tail->next = h;
+    else
+        l->head = h;
+    l->tail = h;
+    h->queued = mark;
+}
+
+/* Run the batch-end hooks queued so far (ddm_watch_at_batch_end), in
+ * order. Those queued while they run wait for the next dispatch; a hook may
+ * cancel or re-queue any hook, and free its owner. */
+static void run_batch_end_hooks(void)
+{
+    while (loop.hooks.head) {
+        DdmBatchEnd *h = loop.hooks.head;
+        hook_unlink(&loop.hooks, h);
+        hook_append(&loop.running, h, 2);
+    }
+    while (loop.running.head) {
+        DdmBatchEnd *h = loop.running.head;
+        hook_unlink(&loop.running, h);
+        h->fn(h, h->ud);
+    }
+}
+
+static gboolean epoll_prepare(GSource *source, gint *timeout)
+{
+    (void)source;
+    if (loop.hooks.head) { /* queued outside a dispatch: run them next */
+        *timeout = 0;
+        return TRUE;
+    }
+    *timeout = -1;
+    return FALSE;
+}
+
 static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
 {
     struct epoll_event evs[EVENTS_PER_WAKEUP];
@@ -207,6 +267,8 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
                 call_watch(w, hit);
         }
     }
+    if (loop.hooks.head)
+        run_batch_end_hooks();
     loop.depth--;
     if (!loop.depth)
         free_dead();
@@ -214,6 +276,7 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
 }
 
 static GSourceFuncs epoll_funcs = {
+    .prepare = epoll_prepare,
     .dispatch = epoll_dispatch,
 };
 
@@ -393,6 +456,24 @@ void ddm_watch_set_cond(DdmWatch *w, GIOCondition cond)
         fallback_detach(w);
         fallback_attach(w);
     }
+}
+
+void ddm_watch_at_batch_end(DdmBatchEnd *h, DdmBatchEndFn fn, gpointer ud)
+{
+    g_return_if_fail(h != NULL && fn != NULL);
+    h->fn = fn;
+    h->ud = ud;
+    if (h->queued)
+        return; /* already waiting (it runs after the caller): once a batch */
+    ensure_loop();
+    hook_append(&loop.hooks, h, 1);
+}
+
+void ddm_watch_batch_end_cancel(DdmBatchEnd *h)
+{
+    if (!h || !h->queued)
+        return;
+    hook_unlink(h->queued == 1 ? &loop.hooks : &loop.running, h);
 }
 
 GIOCondition ddm_watch_get_cond(const DdmWatch *w)

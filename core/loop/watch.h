@@ -64,6 +64,34 @@ void ddm_watch_set_cond(DdmWatch *w, GIOCondition cond);
 /** The wanted conditions of @w. */
 GIOCondition ddm_watch_get_cond(const DdmWatch *w);
 
+/* Batch-end hooks: work to do once after the ready watches of this
+ * wake-up have run (one flush for a burst of packets, at the priority of the
+ * watches, before any timer or idle of the next iteration). A DdmBatchEnd is
+ * embedded in its owner, like a DdmTimer: queueing allocates nothing and is
+ * O(1), cancelling is O(1). Queued from a watch callback, it runs at the end
+ * of that epoll dispatch (or of a nested one, if a callback runs the loop);
+ * queued anywhere else (a timer, a fallback watch, outside the loop), at the
+ * next iteration. Hooks run in the order they were queued, each once however
+ * often it was queued; one queued while the hooks run waits for the next
+ * dispatch unless it was already waiting. A hook may queue, cancel, free its
+ * owner. The owner must cancel a queued hook before freeing it. A zeroed
+ * DdmBatchEnd is idle. Main thread only. */
+typedef struct DdmBatchEnd DdmBatchEnd;
+typedef void (*DdmBatchEndFn)(DdmBatchEnd *h, gpointer ud);
+struct DdmBatchEnd {
+    /*< private >*/
+    DdmBatchEnd *next, *prev;
+    DdmBatchEndFn fn;
+    gpointer ud;
+    guint8 queued; /* 0 idle, 1 queued, 2 taken by the run going on */
+};
+
+/** Run @fn(@h, @ud) at the end of this batch of watches (see above); a no-op
+ *  (but for @fn and @ud, which replace the old ones) if already queued. */
+void ddm_watch_at_batch_end(DdmBatchEnd *h, DdmBatchEndFn fn, gpointer ud);
+/** Unqueue @h if queued (NULL, idle: no-op). */
+void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
+
 /** Counters for tests and benchmarks: live watches, and epoll wake-ups
  *  dispatched and events delivered since start. Any pointer may be NULL. */
 void ddm_watch_stats(guint *live, guint64 *wakeups, guint64 *events);

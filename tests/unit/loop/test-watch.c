@@ -9,7 +9,8 @@
  * wake-up that delivers only the ready sockets; an fd closed and reused
  * before its watch goes, watches of one fd in the order they were added, a
  * fallback watch changing its conditions from its callback, and /dev/null
- * (epoll says EPERM) watched with poll(2).
+ * (epoll says EPERM) watched with poll(2); batch-end hooks (once, after
+ * the batch; outside the loop at the next iteration; re-queue, cancel).
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -527,6 +528,81 @@ static void test_dev_null_falls_back(void **state)
     close(fd);
 }
 
+/* ---- batch-end hooks ------------------------------------------------- */
+
+static GString *hook_log;
+static DdmBatchEnd hook_a, hook_b, hook_c;
+static guint hook_a_requeues;
+
+static void hook_fn(DdmBatchEnd *h, gpointer ud)
+{
+    (void)h;
+    g_string_append(hook_log, ud);
+    if (h == &hook_a && hook_a_requeues) { /* waits for the next dispatch */
+        hook_a_requeues--;
+        ddm_watch_at_batch_end(&hook_a, hook_fn, (gpointer) "A2 ");
+    }
+    if (h == &hook_b) /* cancels one queued behind it */
+        ddm_watch_batch_end_cancel(&hook_c);
+}
+
+static gboolean hook_watch_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    char buf[8];
+    (void)cond;
+    g_string_append(hook_log, ud);
+    assert_true(read(fd, buf, sizeof buf) > 0);
+    ddm_watch_at_batch_end(&hook_a, hook_fn, (gpointer) "A ");
+    return G_SOURCE_REMOVE;
+}
+
+static void test_batch_end_hooks(void **state)
+{
+    int a[2], b[2];
+    (void)state;
+
+    hook_log = g_string_new(NULL);
+    pair(a);
+    pair(b);
+    /* From watch callbacks: once, after every ready watch of the batch. */
+    ddm_watch_add(a[0], G_IO_IN, hook_watch_cb, (gpointer) "w ");
+    ddm_watch_add(b[0], G_IO_IN, hook_watch_cb, (gpointer) "w ");
+    assert_int_equal(write(a[1], "x", 1), 1);
+    assert_int_equal(write(b[1], "x", 1), 1);
+    assert_true(g_main_context_iteration(NULL, FALSE));
+    assert_string_equal(hook_log->str, "w w A ");
+    spin();
+    assert_string_equal(hook_log->str, "w w A ");
+
+    /* From outside the loop: at the next iteration, in queued order; one
+     * re-queued by its own run waits for the next dispatch; a cancelled
+     * one never runs. */
+    g_string_truncate(hook_log, 0);
+    hook_a_requeues = 1;
+    ddm_watch_at_batch_end(&hook_a, hook_fn, (gpointer) "A ");
+    ddm_watch_at_batch_end(&hook_b, hook_fn, (gpointer) "B ");
+    ddm_watch_at_batch_end(&hook_c, hook_fn, (gpointer) "C ");
+    ddm_watch_at_batch_end(&hook_a, hook_fn, (gpointer) "A ");
+    assert_true(g_main_context_iteration(NULL, FALSE));
+    assert_string_equal(hook_log->str, "A B ");
+    assert_true(g_main_context_iteration(NULL, FALSE));
+    assert_string_equal(hook_log->str, "A B A2 ");
+    spin();
+    assert_string_equal(hook_log->str, "A B A2 ");
+
+    /* Cancelled outside the loop: nothing runs, the loop stays idle. */
+    ddm_watch_at_batch_end(&hook_c, hook_fn, (gpointer) "C ");
+    ddm_watch_batch_end_cancel(&hook_c);
+    ddm_watch_batch_end_cancel(&hook_c);
+    assert_false(g_main_context_iteration(NULL, FALSE));
+    assert_string_equal(hook_log->str, "A B A2 ");
+    g_string_free(hook_log, TRUE);
+    close(a[0]);
+    close(a[1]);
+    close(b[0]);
+    close(b[1]);
+}
+
 /* Many watches, one source; a wake-up delivers the ready fd only. */
 static void test_one_source_and_wakeup_cost(void **state)
 {
@@ -589,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_watches_run_in_added_order),
         cmocka_unit_test(test_fallback_set_cond_in_callback),
         cmocka_unit_test(test_dev_null_falls_back),
+        cmocka_unit_test(test_batch_end_hooks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
