@@ -262,7 +262,7 @@ count_one() {
     t1=$(date +%s%N)
     case $tool in
     callgrind) kill -0 "$pid" 2>/dev/null && callgrind_control -d "$pid" >/dev/null 2>&1 ;;
-    strace) kill -INT "$spid"; wait "$spid" 2>/dev/null ;;
+    strace) kill -INT "$spid" 2>/dev/null; wait "$spid" 2>/dev/null ;; # (gone with minrelay --once)
     esac
     case $path in
     ddmon*) stop_pid "$pid" ;;
