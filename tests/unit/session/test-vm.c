@@ -2017,6 +2017,52 @@ static void test_vm_stream_stall_closes(void **state)
  * by that read (ddm_vm_close_later, from the owner's stream_data) happens
  * at the next iteration, not a second later: the stall re-arm must not
  * overwrite it. */
+/* A packet sent in parts (the relay's cut-through): every other packet for
+ * the VM, ddmon's own requests included, waits until its last byte is
+ * queued; a second one cannot start meanwhile; one cut short closes the VM. */
+static void test_vm_send_parts_hold_others(void **state)
+{
+    (void)state;
+    Fx *fx = start_ready();
+    Calls c = {0};
+    uint8_t hdr[DDM_JDWP_HEADER_LEN], small[DDM_JDWP_HEADER_LEN], got[32];
+    DdmJdwpHeader h = {.length = DDM_JDWP_HEADER_LEN + 6, .id = 0x01000001u, .cmdset = 1, .cmd = 1};
+    ddm_jdwp_write_header(hdr, &h);
+    h.length = DDM_JDWP_HEADER_LEN;
+    h.id = 0x01000002u;
+    ddm_jdwp_write_header(small, &h);
+
+    assert_int_equal(ddm_vm_send_part_begin(fx->vm, hdr, sizeof hdr, sizeof hdr + 6), 0);
+    assert_int_equal(ddm_vm_send_part_begin(fx->vm, hdr, sizeof hdr, sizeof hdr + 6), -EBUSY);
+    assert_int_equal(ddm_vm_send_packet(fx->vm, small, sizeof small), 0);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, NULL), 0);
+    peer_read(fx, got, sizeof hdr);
+    assert_memory_equal(got, hdr, sizeof hdr);
+    peer_expect_silence(fx); /* the rest waits for the packet's body */
+    assert_int_equal(ddm_vm_send_part(fx->vm, (const uint8_t *)"abc", 3), 0);
+    peer_read(fx, got, 3);
+    assert_memory_equal(got, "abc", 3);
+    peer_expect_silence(fx);
+    assert_int_equal(ddm_vm_send_part(fx->vm, (const uint8_t *)"def", 3), 0);
+    peer_read(fx, got, 3);
+    assert_memory_equal(got, "def", 3);
+    peer_read(fx, got, sizeof small); /* then what waited, in order */
+    assert_memory_equal(got, small, sizeof small);
+    assert_int_equal(peer_read_request(fx, NULL, NULL), T_TEST);
+
+    /* cut short: the VM's connection carries half a packet and is closed */
+    h.length = 100;
+    ddm_jdwp_write_header(hdr, &h);
+    assert_int_equal(ddm_vm_send_part_begin(fx->vm, hdr, sizeof hdr, 100), 0);
+    assert_int_equal(ddm_vm_send_part(fx->vm, (const uint8_t *)"0123456789", 10), 0);
+    ddm_vm_send_part_abort(fx->vm);
+    assert_int_not_equal(fx->vm->state, DDM_VM_STATE_CLOSED); /* not from in there */
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "cut short"));
+    calls_clear(&c);
+    fx_free(fx);
+}
+
 static void test_vm_stream_close_later_in_deadline_read(void **state)
 {
     Fx *fx = start_ready();
@@ -2149,6 +2195,7 @@ int main(void)
         cmocka_unit_test(test_vm_stream_paused_is_no_stall),
         cmocka_unit_test(test_vm_stream_stall_closes),
         cmocka_unit_test(test_vm_stream_close_later_in_deadline_read),
+        cmocka_unit_test(test_vm_send_parts_hold_others),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
 }
