@@ -126,6 +126,19 @@ static gboolean on_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pk
     return d->relay ? ddm_relay_reply_from_vm(d->relay, vm, pkt) : FALSE;
 }
 
+static gboolean on_reply_head(gpointer ud, DdmVm *vm, const DdmJdwpPacket *head)
+{
+    DdmDaemon *d = ud;
+    return d->relay ? ddm_relay_reply_head(d->relay, vm, head) : FALSE;
+}
+
+static void on_reply_part(gpointer ud, DdmVm *vm, const uint8_t *data, size_t len, gboolean last)
+{
+    DdmDaemon *d = ud;
+    if (d->relay)
+        ddm_relay_reply_part(d->relay, vm, data, len, last);
+}
+
 static void on_output_drained(gpointer ud, DdmVm *vm)
 {
     DdmDaemon *d = ud;
@@ -142,6 +155,8 @@ static const DdmSessionEvents daemon_events = {
     .tap_chunk = on_tap_chunk,
     .jdwp_command = on_jdwp_command,
     .foreign_reply = on_foreign_reply,
+    .reply_head = on_reply_head,
+    .reply_part = on_reply_part,
     .output_drained = on_output_drained,
     .stream_begin = on_stream_begin,
     .stream_data = on_stream_data,

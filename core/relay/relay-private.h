@@ -34,6 +34,10 @@
 #include "core/relay/portpool.h"
 #include "core/session/ratelog.h"
 
+/* A packet this long that has not arrived whole is forwarded as its bytes
+ * arrive (cut-through), both ways. */
+#define DDM_RELAY_CUT_THROUGH_AT (64u * 1024u)
+
 /* VM keys whose port is remembered in this run (least recently used go). */
 #define DDM_RELAY_KEY_PORTS 512u
 /* A new VM's port: the lowest free one from the base, passing over at most
@@ -73,6 +77,9 @@ struct Debugger {
                                  main-loop round */
     GByteArray *to_vm;        /* packets read from the debugger, ids mapped, not yet sent */
     gboolean to_vm_parts;     /* a long command goes to the VM cut-through, as it arrives */
+    gboolean from_vm_parts;   /* a long reply comes from the VM cut-through: what else is
+                                 for this debugger waits in `held` until it ends */
+    GByteArray *held;         /* NULL unless packets wait behind that reply */
     DebuggerState state;
     DdmJdwpReader *reader;
     GByteArray *out;
@@ -96,6 +103,8 @@ struct RelayVm {
     gboolean early_overflow_logged;
     Endpoint *endpoint;       /* its dynamic port (EP_VM), or NULL */
     gboolean reconnect;       /* the relay wants this connection reopened */
+    gboolean reply_streaming; /* a long reply goes out as it arrives (ddm_relay_reply_part) */
+    Debugger *reply_to;       /* ... to this debugger (NULL: dropped; cleared when it closes) */
     gboolean leaving;         /* a debugger left: this connection is being cleaned up
                                  (DBGD pending, or Dispose sent and the VM about to close
                                  it); a new debugger waits for the outcome */
@@ -197,6 +206,12 @@ void ddm_relay_debugger_drain(Debugger *d);
 gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id,
                                   gboolean more);
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n);
+/** A long reply from the VM forwarded cut-through: its header (@head, 11
+ *  bytes, given the debugger's @id), then its bytes as they arrive, then the
+ *  end; packets queued for @d meanwhile go out after it. */
+void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id);
+void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n);
+void ddm_relay_debugger_part_end(Debugger *d);
 /** Close @d (@why logged, or NULL); it is freed from an idle. */
 void ddm_relay_debugger_close(Debugger *d, const char *why);
 /** Free a closed debugger (the relay's dead list). */

@@ -23,6 +23,8 @@ RelayVm *ddm_relay_rvm_get(DdmVm *vm)
         r->ids = ddm_idmap_new(MAX_MAPPED);
         g_queue_init(&r->early);
         vm->relay = r;
+        /* long replies to a debugger are forwarded as they arrive */
+        ddm_jdwp_reader_offer_reply_heads(vm->reader, TRUE);
     }
     return r;
 }
@@ -164,6 +166,42 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
     ddm_relay_debugger_queue(d, pkt->bytes, pkt->len, TRUE, client_id,
                              ddm_jdwp_reader_has_packet(vm->reader));
     return TRUE;
+}
+
+gboolean ddm_relay_reply_head(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *head)
+{
+    RelayVm *r = vm->relay;
+    gpointer client = NULL;
+    uint32_t client_id = 0;
+    if (!r || r->reply_streaming || head->len < DDM_RELAY_CUT_THROUGH_AT ||
+        head->len > ddm_monitor_config(relay->mon)->max_packet ||
+        !ddm_idmap_take(r->ids, head->header.id, &client, &client_id))
+        return FALSE; /* read whole (and refused past the cap) as before */
+    Debugger *d = client;
+    r->reply_streaming = TRUE;
+    r->reply_to = d && d == r->debugger && d->state == DBG_ATTACHED ? d : NULL;
+    if (r->reply_to)
+        ddm_relay_debugger_part_begin(d, head->bytes, client_id);
+    /* else a departed debugger's, or one sent on its behalf: dropped as it arrives */
+    return TRUE;
+}
+
+void ddm_relay_reply_part(DdmRelay *relay, DdmVm *vm, const uint8_t *data, size_t len,
+                          gboolean last)
+{
+    RelayVm *r = vm->relay;
+    (void)relay;
+    if (!r || !r->reply_streaming)
+        return;
+    Debugger *d = r->reply_to; /* cleared when it closes */
+    if (d && len)
+        ddm_relay_debugger_part(d, data, len);
+    if (last) {
+        r->reply_streaming = FALSE;
+        r->reply_to = NULL;
+        if (d && d->state != DBG_CLOSED)
+            ddm_relay_debugger_part_end(d);
+    }
 }
 
 guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm)

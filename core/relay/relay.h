@@ -54,6 +54,13 @@ void ddm_relay_vm_output_drained(DdmRelay *relay, DdmVm *vm);
 /** A reply whose id ddmon did not send: TRUE if it was a debugger's (routed or
  *  dropped because its debugger left). */
 gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);
+/** The head of a long reply from @vm not yet whole: TRUE if it is a
+ *  debugger's (its header then goes to the debugger at once, with the
+ *  debugger's id); its bytes follow through ddm_relay_reply_part() as they
+ *  arrive, @last ending it. */
+gboolean ddm_relay_reply_head(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *head);
+void ddm_relay_reply_part(DdmRelay *relay, DdmVm *vm, const uint8_t *data, size_t len,
+                          gboolean last);
 
 /** The VM's debugger port, or 0. */
 guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm);

@@ -20,8 +20,6 @@
 
 #define READ_CHUNK (64u * 1024u)
 #define TO_VM_BATCH (64u * 1024u)     /* debugger packets gathered into one write to the VM */
-#define CUT_THROUGH_AT (64u * 1024u)  /* a debugger's command this long that has not arrived
-                                         whole goes to the VM as its bytes arrive */
 #define FLUSH_AT (64u * 1024u)        /* VM packets queued for a debugger: write now from here */
 /* Backpressure: once this much waits for a slow side (the debugger, or the
  * VM), ddmon stops reading from the other side until it has all been
@@ -119,19 +117,21 @@ static void out_append(Debugger *d, const guint8 *p, gsize n)
     g_byte_array_append(d->out, p, (guint)n);
 }
 
-/* Write what waits and then @head (11 bytes) and @body (@body_len) with one
- * sendmsg; whatever the socket does not take joins the queue, written when
- * it drains (out-watch). Never closes the debugger from in here (callers are
- * inside the VM's read path): after a write error the out-watch fires at
- * once and ddm_relay_debugger_flush() closes it. */
-static void write_now(Debugger *d, const guint8 *head, const guint8 *body, gsize body_len)
+/* Write what waits and then @head (@head_len) and @body (@body_len) with
+ * one sendmsg; whatever the socket does not take joins the queue, written
+ * when it drains (out-watch). Never closes the debugger from in here
+ * (callers are inside the VM's read path): after a write error the
+ * out-watch fires at once and ddm_relay_debugger_flush() closes it. */
+static void write_now(Debugger *d, const guint8 *head, gsize head_len, const guint8 *body,
+                      gsize body_len)
 {
     struct iovec iov[3];
     int k = 0;
     gsize queued = d->out->len - d->out_pos;
     if (queued)
         iov[k++] = (struct iovec){d->out->data + d->out_pos, queued};
-    iov[k++] = (struct iovec){(void *)head, DDM_JDWP_HEADER_LEN};
+    if (head_len)
+        iov[k++] = (struct iovec){(void *)head, head_len};
     if (body_len)
         iov[k++] = (struct iovec){(void *)body, body_len};
     struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)k};
@@ -140,21 +140,22 @@ static void write_now(Debugger *d, const guint8 *head, const guint8 *body, gsize
         w = sendmsg(d->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     while (w < 0 && errno == EINTR);
     gsize done = w > 0 ? (gsize)w : 0;
-    if (done == queued + DDM_JDWP_HEADER_LEN + body_len) {
+    if (done == queued + head_len + body_len) {
         debugger_out_drained(d);
         return;
     }
-    /* Keep the unsent rest, in order: the queue's tail, the header's, the body's. */
+    /* Keep the unsent rest, in order: the queue's tail, the head's, the body's. */
     gsize from_queue = MIN(done, queued);
     d->out_pos += from_queue;
     done -= from_queue;
-    if (done < DDM_JDWP_HEADER_LEN) {
-        out_append(d, head + done, DDM_JDWP_HEADER_LEN - done);
+    if (done < head_len) {
+        out_append(d, head + done, head_len - done);
         done = 0;
     } else {
-        done -= DDM_JDWP_HEADER_LEN;
+        done -= head_len;
     }
-    out_append(d, body + done, body_len - done);
+    if (done < body_len)
+        out_append(d, body + done, body_len - done);
     ddm_timer_cancel(&d->flush_timer);
     set_out_blocked(d, TRUE);
 }
@@ -171,7 +172,8 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
 {
     const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
     gsize queued = d->out->len - d->out_pos;
-    if (queued + n > cfg->max_write_queue) {
+    gsize held = d->held ? d->held->len : 0;
+    if (queued + held + n > cfg->max_write_queue) {
         ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
         return FALSE;
     }
@@ -180,6 +182,14 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
     memcpy(head, p, DDM_JDWP_HEADER_LEN);
     if (set_id)
         ddm_jdwp_set_id(head, id);
+    if (d->from_vm_parts) {
+        /* A long reply is going out as it arrives: this one goes after it. */
+        if (!d->held)
+            d->held = g_byte_array_new();
+        g_byte_array_append(d->held, head, DDM_JDWP_HEADER_LEN);
+        g_byte_array_append(d->held, p + DDM_JDWP_HEADER_LEN, (guint)(n - DDM_JDWP_HEADER_LEN));
+        return TRUE;
+    }
     if (d->out_blocked || (more && queued + n < FLUSH_AT)) {
         out_append(d, head, DDM_JDWP_HEADER_LEN);
         out_append(d, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
@@ -188,7 +198,7 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
             ddm_timer_arm(&d->flush_timer, 0);
         }
     } else {
-        write_now(d, head, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
+        write_now(d, head, DDM_JDWP_HEADER_LEN, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
     }
     /* The debugger's socket is full and much waits: stop reading from the
      * VM until the queue is empty (ddm_relay_debugger_flush resumes it). */
@@ -196,6 +206,54 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
         d->out->len - d->out_pos >= BACKPRESSURE_AT)
         set_vm_paused(d, TRUE);
     return TRUE;
+}
+
+/* Raw bytes of a reply forwarded cut-through: written now, or queued
+ * behind what waits; backpressure as for whole packets. */
+static void part_bytes(Debugger *d, const guint8 *p, gsize n)
+{
+    const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
+    if (d->state == DBG_CLOSED)
+        return;
+    if (d->out->len - d->out_pos + n > cfg->max_write_queue) {
+        ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
+        return;
+    }
+    if (d->out_blocked)
+        out_append(d, p, n);
+    else
+        write_now(d, p, n, NULL, 0);
+    if (d->state == DBG_ATTACHED && d->out_blocked && !d->vm_paused &&
+        d->out->len - d->out_pos >= BACKPRESSURE_AT)
+        set_vm_paused(d, TRUE);
+}
+
+void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id)
+{
+    guint8 hdr[DDM_JDWP_HEADER_LEN];
+    memcpy(hdr, head, sizeof hdr);
+    ddm_jdwp_set_id(hdr, id);
+    DdmJdwpHeader h;
+    ddm_jdwp_parse_header(hdr, sizeof hdr, &h);
+    g_debug("relay: reply of %u bytes from VM to debugger %s cut-through", h.length, d->peer);
+    part_bytes(d, hdr, sizeof hdr);
+    d->from_vm_parts = TRUE;
+}
+
+void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n)
+{
+    part_bytes(d, p, n);
+}
+
+void ddm_relay_debugger_part_end(Debugger *d)
+{
+    d->from_vm_parts = FALSE;
+    GByteArray *held = d->held;
+    d->held = NULL;
+    if (held && held->len)
+        part_bytes(d, held->data, held->len); /* what waited behind the reply */
+    if (held)
+        g_byte_array_unref(held);
 }
 
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n)
@@ -286,7 +344,7 @@ static void debugger_head(Debugger *d, const DdmJdwpPacket *head)
 {
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
-    if (head->len < CUT_THROUGH_AT || head->len > ddm_monitor_config(d->relay->mon)->max_packet ||
+    if (head->len < DDM_RELAY_CUT_THROUGH_AT || head->len > ddm_monitor_config(d->relay->mon)->max_packet ||
         (head->header.cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN))
         return;
     debugger_to_vm_flush(d); /* commands reach the VM in order */
@@ -454,6 +512,8 @@ void ddm_relay_debugger_free(gpointer p)
 {
     Debugger *d = p;
     ddm_jdwp_reader_free(d->reader);
+    if (d->held)
+        g_byte_array_unref(d->held);
     g_byte_array_unref(d->out);
     g_byte_array_unref(d->to_vm);
     g_free(d->held_key);
@@ -498,6 +558,8 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     if (d->to_vm_parts && d->rvm && ddm_vm_is_valid(d->rvm->vm))
         ddm_vm_send_part_abort(d->rvm->vm); /* it left in the middle of a command */
     d->to_vm_parts = FALSE;
+    if (d->rvm && d->rvm->reply_to == d)
+        d->rvm->reply_to = NULL; /* the rest of a reply going to it is dropped */
     RelayVm *r = d->rvm;
     d->rvm = NULL;
     if (r && r->debugger == d) {

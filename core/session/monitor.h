@@ -71,6 +71,12 @@ typedef struct DdmSessionEvents {
      * handed over. */
     void (*stream_end)(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, int status,
                        guint64 received);
+    /* The head of a reply that has not arrived whole (@head: its header,
+     * len the declared length): TRUE if claimed (a debugger's, forwarded
+     * cut-through): its remaining bytes then come to reply_part as they
+     * arrive, the call with @last TRUE ending it. FALSE: read whole as usual. */
+    gboolean (*reply_head)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *head);
+    void (*reply_part)(gpointer ud, DdmVm *vm, const uint8_t *data, size_t len, gboolean last);
 } DdmSessionEvents;
 
 typedef struct DdmMonitor DdmMonitor;

@@ -99,6 +99,10 @@ gboolean ddm_vm_stream_check_stall(DdmVm *vm, gint64 now_us);
 /* vm_classify.c: packet classification */
 /** Handle one packet from the VM: a reply, a DDM event or debugger traffic. */
 void ddm_vm_classify_packet(DdmVm *vm, const DdmJdwpPacket *pkt);
+/** The head of a reply not yet whole: offered to DdmSessionEvents.reply_head
+ *  (vm_classify.c); then its bytes go to reply_part (@last at its end). */
+void ddm_vm_reply_head(DdmVm *vm, const DdmJdwpPacket *head);
+void ddm_vm_reply_part(DdmVm *vm, const uint8_t *data, size_t len, gboolean last);
 /** Hand the chunks of @pkt after the first @skip to their owners, as @origin. */
 void ddm_vm_classify_chunks(DdmVm *vm, const DdmJdwpPacket *pkt, unsigned skip,
                             ddm_chunk_origin origin, uint32_t request_type);

@@ -320,6 +320,7 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     vm->out_pos = 0;
     vm->out_part_left = 0;
     g_clear_pointer(&vm->out_held, g_byte_array_unref);
+    vm->reply_streaming = FALSE;
     /* nothing more is read: the buffer leaves the shared budget now */
     ddm_jdwp_reader_set_budget(vm->reader, NULL);
 

@@ -84,6 +84,7 @@ struct ddm_vm {
     guint64 out_part_left;      /* bytes of a packet sent in parts (the relay's cut-through)
                                  * still to come; other packets wait in out_held meanwhile */
     GByteArray *out_held;       /* NULL unless packets wait behind a packet sent in parts */
+    gboolean reply_streaming;   /* a reply goes to its claimer as it arrives (reply_part) */
     DdmCorrelate *pending;
     uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
     uint32_t answered_id;       /* the newest of our requests the VM answered (0: none) */

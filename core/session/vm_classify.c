@@ -86,6 +86,27 @@ void ddm_vm_classify_chunks(DdmVm *vm, const DdmJdwpPacket *pkt, unsigned skip,
                 ddm_chunk_iter_trailing(&it));
 }
 
+/* The head of a reply not yet whole: its claimer (the relay, for a
+ * debugger's reply) may take the rest as it arrives. */
+void ddm_vm_reply_head(DdmVm *vm, const DdmJdwpPacket *head)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (vm->stream || vm->reply_streaming || !ev->reply_head || !ev->reply_part)
+        return; /* read whole as usual */
+    if (ev->reply_head(ud, vm, head)) {
+        ddm_jdwp_reader_stream(vm->reader, 0); /* right after the head: cannot fail */
+        vm->reply_streaming = TRUE;
+    }
+}
+
+void ddm_vm_reply_part(DdmVm *vm, const uint8_t *data, size_t len, gboolean last)
+{
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    ev->reply_part(ud, vm, data, len, last);
+}
+
 static void handle_ddm_event(DdmVm *vm, const DdmJdwpPacket *pkt)
 {
     if (vm->state != DDM_VM_STATE_HELO && vm->state != DDM_VM_STATE_READY) {

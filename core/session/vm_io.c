@@ -294,15 +294,27 @@ static gboolean drain_reader(DdmVm *vm)
             ddm_vm_classify_packet(vm, &pkt);
             break;
         case DDM_JDWP_PACKET_HEAD:
-            ddm_vm_stream_offer(vm, &pkt);
+            if (ddm_jdwp_is_reply(&pkt.header))
+                ddm_vm_reply_head(vm, &pkt);
+            else
+                ddm_vm_stream_offer(vm, &pkt);
             break;
         case DDM_JDWP_STREAM_DATA:
-            vm->bytes_streamed += pkt.data_len;
-            ddm_vm_stream_data(vm, pkt.data, pkt.data_len);
+            if (vm->reply_streaming) {
+                ddm_vm_reply_part(vm, pkt.data, pkt.data_len, FALSE);
+            } else {
+                vm->bytes_streamed += pkt.data_len;
+                ddm_vm_stream_data(vm, pkt.data, pkt.data_len);
+            }
             break;
         case DDM_JDWP_STREAM_END:
             vm->packets_in++;
-            ddm_vm_stream_end(vm);
+            if (vm->reply_streaming) {
+                vm->reply_streaming = FALSE;
+                ddm_vm_reply_part(vm, NULL, 0, TRUE);
+            } else {
+                ddm_vm_stream_end(vm);
+            }
             break;
         case DDM_JDWP_ERR_HANDSHAKE:
             ddm_vm_close_bad(vm, "bad handshake reply (not \"%s\")", DDM_JDWP_HANDSHAKE);

@@ -74,6 +74,7 @@ struct DdmJdwpReader {
     size_t want_len;    /* declared length of the incomplete packet at start, or 0 */
     gboolean handshake_pending;
     size_t head_len;    /* offer heads of this many bytes (0: off) */
+    gboolean reply_heads; /* offer the heads of replies too */
     gboolean head_offered; /* the packet at start was shown as a head */
     gboolean head_last;    /* the last result was that head (stream() allowed) */
     size_t head_avail;     /* bytes buffered of it when shown */
@@ -427,6 +428,12 @@ void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len)
     r->head_len = MIN(head_len, r->initial);
 }
 
+void ddm_jdwp_reader_offer_reply_heads(DdmJdwpReader *r, gboolean on)
+{
+    g_return_if_fail(r != NULL);
+    r->reply_heads = on;
+}
+
 gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip)
 {
     uint32_t len;
@@ -519,7 +526,8 @@ static DdmJdwpResult check_packet(DdmJdwpReader *r, size_t *plen)
         return DDM_JDWP_ERR_SHORT;
     }
     if (r->head_len && !r->head_offered && !r->handshake_pending && len >= r->head_len &&
-        (avail <= 8 || p[8] == 0) && (avail < len || (uint64_t)len > r->max_packet)) {
+        (avail <= 8 || p[8] == 0 || (r->reply_heads && p[8] == DDM_JDWP_FLAG_REPLY)) &&
+        (avail < len || (uint64_t)len > r->max_packet)) {
         if (avail < r->head_len)
             return DDM_JDWP_NEED_MORE; /* a command that may be streamed: see its head first */
         r->head_offered = TRUE;

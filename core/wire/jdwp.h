@@ -160,6 +160,9 @@ void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len);
  * past what it showed.
  */
 gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip);
+/** With heads offered: offer the heads of replies too (flags 0x80), under
+ *  the same conditions (a relay forwards long ones cut-through). */
+void ddm_jdwp_reader_offer_reply_heads(DdmJdwpReader *r, gboolean on);
 /** Bytes of the streamed packet not yet returned by next() (0 when not streaming). */
 uint64_t ddm_jdwp_reader_stream_left(const DdmJdwpReader *r);
 /** Append @n bytes (copied). */

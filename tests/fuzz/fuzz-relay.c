@@ -9,7 +9,9 @@
  * fed in pieces whose sizes come from the input, as read(2) would give them.
  *
  * Input: u1 cap selector (0: default, else 11 + k * k * 64), u1 threshold
- * selector (11 + t * t * 8), u1 seed of the piece sizes, then the stream.
+ * selector (11 + t * t * 8), u1 seed of the piece sizes (its top bit: heads
+ * of replies offered too, as the relay asks of a VM's reader), then the
+ * stream.
  * Invariants: has_packet() says exactly whether next() returns a whole
  * packet (the relay's batching relies on it); a packet rewritten in place
  * reads back with its new id; a streamed command hands out exactly its
@@ -32,6 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     DdmJdwpReader *r = ddm_jdwp_reader_new(cap);
     ddm_jdwp_reader_expect_handshake(r);
     ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN);
+    gboolean reply_heads = (seed & 0x80) != 0;
+    ddm_jdwp_reader_offer_reply_heads(r, reply_heads);
     uint64_t fed = 0, accounted = 0, stream_left = 0;
     gboolean streaming = FALSE, exact = TRUE, failed = FALSE;
     DdmJdwpResult error = DDM_JDWP_NEED_MORE;
@@ -74,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             case DDM_JDWP_PACKET_HEAD:
                 FUZZ_CHECK(!streaming && pkt.len >= DDM_JDWP_HEADER_LEN);
+                FUZZ_CHECK(!ddm_jdwp_is_reply(&pkt.header) || reply_heads);
                 if (pkt.len >= threshold && pkt.len <= cap) {
                     FUZZ_CHECK(ddm_jdwp_reader_stream(r, 0));
                     streaming = TRUE;

@@ -6,10 +6,12 @@
 # intact and in order (buffered whole, each would be refused over the
 # budget); a debugger that leaves in the middle of one makes ddmon close the
 # VM connection, which carries a cut packet, instead of sending it anything
-# more (jdwpc's "cut"); ddmon answers its clients throughout.
+# more (jdwpc's "cut"); ddmon answers its clients throughout. Against a real
+# JVM, a 4 MiB string goes in (a command) and comes back (a reply) through
+# the same 1 MiB budget, each way cut-through.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null || t_skip_all "no python3"
-t_plan 6
+t_plan 8
 export G_MESSAGES_DEBUG=ddmon # the relay logs cut-through and pauses at debug level
 size=4194304
 
@@ -74,3 +76,28 @@ t_wait 15 grep -q "cut short" "$T_TMP/server.err" \
 t_ddmon --no-autostart vms --json >"$T_TMP/vms2.json" 2>&1 && grep -q '"schema"' "$T_TMP/vms2.json" \
     && t_ok "ddmon answers its clients after it" \
     || t_fail "ddmon answers its clients after it" "$(head -c 300 "$T_TMP/vms2.json")"
+
+# --- a real JVM: a 4 MiB command and a 4 MiB reply through a 1 MiB budget
+if command -v java >/dev/null && command -v javac >/dev/null && t_javac; then
+    kill "$DDMON_PID"; t_wait 15 t_dead "$DDMON_PID"
+    vm_port=$(t_free_port)
+    t_start_jvm "$vm_port" n Sleeper
+    t_wait_jvm "$vm_port"
+    key="127.0.0.1:$vm_port"
+    rm -f "$T_TMP/ddmon.sock"
+    base=$(t_free_ports 4)
+    t_start_server --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --selected-port 0 \
+        --max-buffers 1048576 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+    port=""
+    t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key")
+    out=$("$JDWPC" "127.0.0.1:$port" bigstring $size 2>&1)
+    echo "$out" | grep -q "^bigstring [0-9]* $size ok" \
+        && t_ok "a 4 MiB string to a JVM and back, intact, through a 1 MiB read budget" \
+        || t_fail "a 4 MiB string to a JVM and back, intact, through a 1 MiB read budget" "$out" \
+            "$(grep -E "relay|refused" "$T_TMP/server.err" | tail -5)"
+    grep -q "reply of $((size + 4 + 11)) bytes from VM to debugger .* cut-through" "$T_TMP/server.err" \
+        && t_ok "the reply went cut-through" \
+        || t_fail "the reply went cut-through" "$(grep -E "cut-through|relay" "$T_TMP/server.err" | tail -5)"
+else
+    for i in 1 2; do T_N=$((T_N + 1)); echo "ok $T_N # SKIP no OpenJDK (java, javac)"; done
+fi

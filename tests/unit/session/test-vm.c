@@ -162,6 +162,36 @@ static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pk
     return FALSE;
 }
 
+/* Replies offered cut-through (DdmSessionEvents.reply_head/part): what a
+ * relay would hear. Claims replies with id 0x01000000 and up. */
+static struct {
+    guint heads, parts, lasts;
+    guint64 bytes;
+    uint32_t head_len;
+} R;
+
+static gboolean ev_reply_head(gpointer ud, DdmVm *vm, const DdmJdwpPacket *head)
+{
+    (void)ud;
+    (void)vm;
+    if (head->header.id < 0x01000000u || head->header.id >= 0x40000000u)
+        return FALSE;
+    R.heads++;
+    R.head_len = (uint32_t)head->len;
+    return TRUE;
+}
+
+static void ev_reply_part(gpointer ud, DdmVm *vm, const uint8_t *data, size_t len, gboolean last)
+{
+    (void)ud;
+    (void)vm;
+    for (size_t i = 0; i < len; i++)
+        assert_int_equal(data[i], (uint8_t)(R.bytes + i));
+    R.bytes += len;
+    R.parts += len > 0;
+    R.lasts += last;
+}
+
 /* Streamed DDM events (vm_stream.c): what the owner would hear. The bytes
  * are checked against pattern_byte() as they come, not kept. */
 static struct {
@@ -237,6 +267,8 @@ static const DdmSessionEvents test_events = {
     .jdwp_command = ev_jdwp_command,
     .foreign_reply = ev_foreign_reply,
     .output_drained = ev_output_drained,
+    .reply_head = ev_reply_head,
+    .reply_part = ev_reply_part,
 };
 
 const DdmSessionEvents *ddm_monitor_events(DdmMonitor *mon, gpointer *ud)
@@ -2017,6 +2049,61 @@ static void test_vm_stream_stall_closes(void **state)
  * by that read (ddm_vm_close_later, from the owner's stream_data) happens
  * at the next iteration, not a second later: the stall re-arm must not
  * overwrite it. */
+/* With reply heads offered, a long reply that has not arrived whole goes to
+ * reply_head, then its body to reply_part as it arrives, then the end; one
+ * not claimed (ddmon's own id) is read whole and answered as usual. */
+static void test_vm_reply_cut_through(void **state)
+{
+    (void)state;
+    Fx *fx = start_ready();
+    memset(&R, 0, sizeof R);
+    ddm_jdwp_reader_offer_reply_heads(fx->vm->reader, TRUE);
+    enum { BODY = 200000 };
+    uint8_t *pkt = g_malloc(DDM_JDWP_HEADER_LEN + BODY);
+    DdmJdwpHeader h = {.length = DDM_JDWP_HEADER_LEN + BODY, .id = 0x01000005u,
+                       .flags = DDM_JDWP_FLAG_REPLY};
+    ddm_jdwp_write_header(pkt, &h);
+    for (size_t i = 0; i < BODY; i++)
+        pkt[DDM_JDWP_HEADER_LEN + i] = (uint8_t)i;
+    peer_write(fx, pkt, 5000);
+    spin(20);
+    assert_int_equal(R.heads, 1);
+    assert_int_equal(R.head_len, DDM_JDWP_HEADER_LEN + BODY);
+    assert_int_equal(R.lasts, 0);
+    for (size_t at = 5000; at < DDM_JDWP_HEADER_LEN + BODY; at += 50000) {
+        size_t n = MIN((size_t)50000, DDM_JDWP_HEADER_LEN + BODY - at);
+        peer_write(fx, pkt + at, n);
+        spin(10);
+    }
+    spin(20);
+    assert_int_equal(R.bytes, BODY);
+    assert_int_equal(R.lasts, 1);
+    assert_true(R.parts >= 2);
+    assert_false(fx->vm->reply_streaming);
+
+    /* ddmon's own request: its long reply is not claimed, its callback gets it whole */
+    Calls c = {0};
+    uint32_t id;
+    GBytes *big = g_bytes_new_take(g_malloc0(100000), 100000);
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, NULL), 0);
+    assert_int_equal(peer_read_request(fx, &id, NULL), T_TEST);
+    size_t len;
+    uint8_t *rp = ddm_chunk_build_reply(id, T_TEST, g_bytes_get_data(big, NULL), 100000, &len);
+    peer_write(fx, rp, 3000);
+    spin(10);
+    peer_write(fx, rp + 3000, len - 3000);
+    for (int i = 0; i < 100 && c.n == 0; i++)
+        spin(10);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(R.heads, 1);
+    assert_int_equal(g_bytes_get_size(c.data), 100000);
+    g_free(rp);
+    g_bytes_unref(big);
+    g_free(pkt);
+    calls_clear(&c);
+    fx_free(fx);
+}
+
 /* A packet sent in parts (the relay's cut-through): every other packet for
  * the VM, ddmon's own requests included, waits until its last byte is
  * queued; a second one cannot start meanwhile; one cut short closes the VM. */
@@ -2196,6 +2283,7 @@ int main(void)
         cmocka_unit_test(test_vm_stream_stall_closes),
         cmocka_unit_test(test_vm_stream_close_later_in_deadline_read),
         cmocka_unit_test(test_vm_send_parts_hold_others),
+        cmocka_unit_test(test_vm_reply_cut_through),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
 }
