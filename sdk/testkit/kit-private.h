@@ -247,6 +247,7 @@ struct fake_host {
     int sync_changed;
     int default_watchers;
     uint64_t watch_gen; /* watch_generation (1.4): bumped by any watcher change or new view */
+    unsigned long watcher_queries; /* view_watchers calls (fake_host_watcher_queries) */
     int view_errors, expect_view_errors;
     char *log;
     size_t log_len, log_cap;

@@ -52,6 +52,11 @@ void fake_view_set_watchers(ddm_view *v, int n)
     v->fh->watch_gen++;
 }
 
+unsigned long fake_host_watcher_queries(fake_host *fh)
+{
+    return fh->watcher_queries;
+}
+
 void fake_host_set_default_watchers(fake_host *fh, int n)
 {
     fh->default_watchers = n;

@@ -390,5 +390,6 @@ uint64_t fh_watch_generation(ddm_plugin *self)
 int fh_view_watchers(ddm_view *v)
 {
     assert_non_null(v);
+    v->fh->watcher_queries++;
     return v->watchers >= 0 ? v->watchers : v->fh->default_watchers;
 }

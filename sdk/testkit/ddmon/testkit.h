@@ -424,6 +424,10 @@ const char *fake_view_title(ddm_view *v);
 /** Number of commits so far. */
 unsigned fake_view_version(ddm_view *v);
 void fake_view_set_watchers(ddm_view *v, int n);
+/** How many times the plugin called view_watchers so far: a tick that must
+ *  not look at unwatched VMs (ABI 1.4, <ddmon/ticklist.h>) is tested by it.
+ *  Since: interface 3 */
+unsigned long fake_host_watcher_queries(fake_host *fh);
 /** Watchers for every view, present and future, unless set per view. */
 void fake_host_set_default_watchers(fake_host *fh, int n);
 /** Tolerate view builder misuse (tests of bad input that expect it). */

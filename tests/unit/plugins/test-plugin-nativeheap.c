@@ -662,6 +662,72 @@ static void test_poll_unwatched(void **state)
     assert_int_equal(n_nhgt(f), 0);
 }
 
+/* ABI 1.4: with nobody watching, ticks ask no VM's watchers; a watch makes
+ * one tick look at every VM, and then only the watched one is looked at.
+ * (The plugin needs 1.4: on an older core it does not load, so the
+ * walk-every-tick fallback of <ddmon/ticklist.h> is for plugins built
+ * with a lower DDM_ABI_MINOR_REQUIRED.) */
+static void test_tick_only_watched(void **state)
+{
+    enum { N = 50 };
+    fake_host *fh = fake_host_new();
+    ddm_vm *vms[N];
+    unsigned long q;
+    int i;
+    (void)state;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    ((nh_plugin *)fake_host_table(fh)->get_data(fake_host_plugin(fh)))->now = fake_now;
+    g_now = 100.0;
+    for (i = 0; i < N; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "127.0.0.1:%d", 9000 + i);
+        vms[i] = fake_host_add_vm(fh, &(ddm_vm_info){ .pid = (uint32_t)(100 + i), .ddm = 1,
+                                                      .user_id = -1, .key = key });
+        fake_host_vm_event(fh, vms[i], DDM_VM_READY);
+    }
+    fake_host_fire_timers(fh); /* the first tick walks every VM */
+    q = fake_host_watcher_queries(fh);
+    for (i = 0; i < 20; i++) {
+        g_now += 0.25;
+        fake_host_fire_timers(fh);
+    }
+    assert_int_equal(fake_host_watcher_queries(fh) - q, 0);
+    /* a watch on one VM: one full walk, then that VM only */
+    fake_view_set_watchers(fake_view_find(fh, vms[7], "nativeheap.summary"), 1);
+    g_now += 0.25;
+    fake_host_fire_timers(fh);
+    assert_true(fake_host_watcher_queries(fh) - q >= (unsigned long)N);
+    q = fake_host_watcher_queries(fh);
+    for (i = 0; i < 10; i++) {
+        g_now += 0.25;
+        fake_host_fire_timers(fh);
+    }
+    assert_true(fake_host_watcher_queries(fh) - q > 0);
+    assert_true(fake_host_watcher_queries(fh) - q <= 10u * 4u); /* its four views at most */
+    assert_true(fake_host_find_request(fh, vms[7], NHGT, 0) >= 0);
+    assert_int_equal(fake_host_find_request(fh, vms[8], NHGT, 0), -1);
+    /* the watch ends: one more walk, then nothing again */
+    fake_view_set_watchers(fake_view_find(fh, vms[7], "nativeheap.summary"), 0);
+    g_now += 0.25;
+    fake_host_fire_timers(fh);
+    q = fake_host_watcher_queries(fh);
+    for (i = 0; i < 10; i++) {
+        g_now += 0.25;
+        fake_host_fire_timers(fh);
+    }
+    assert_int_equal(fake_host_watcher_queries(fh) - q, 0);
+    /* a VM that goes away leaves no trace on the tick list */
+    fake_view_set_watchers(fake_view_find(fh, vms[9], "nativeheap.summary"), 1);
+    g_now += 0.25;
+    fake_host_fire_timers(fh);
+    fake_host_vm_event(fh, vms[9], DDM_VM_GONE);
+    for (i = 0; i < 5; i++) {
+        g_now += 0.25;
+        fake_host_fire_timers(fh);
+    }
+    fake_host_free(fh);
+}
+
 static void test_poll_watched(void **state)
 {
     fixture *f = *state;
@@ -998,6 +1064,7 @@ int main(void)
         cmocka_unit_test(test_maps),
         cmocka_unit_test_setup_teardown(test_poll_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_watched, setup, teardown),
+        cmocka_unit_test(test_tick_only_watched),
         cmocka_unit_test(test_poll_options),
         cmocka_unit_test_setup_teardown(test_segments_watch, setup, teardown),
         cmocka_unit_test(test_segments_watch_options),
