@@ -57,7 +57,7 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
         v->building = c;
     } else if (!ddm_views_columns_equal(&fresh, &v->committed->columns)) {
         /* Outside begin/commit the new (empty) table is published at once. */
-        Content *c = ddm_views_content_new(DDM_VIEW_TABLE, &fresh);
+        Content *c = ddm_views_content_share_empty(ddm_views_content_new(DDM_VIEW_TABLE, &fresh));
         ddm_views_content_free(v->committed);
         v->committed = c;
         v->version++;
@@ -321,6 +321,7 @@ int ddm_view_commit(ddm_view *v)
         v->warned_cap = TRUE;
     }
     ddm_views_content_seal(c);
+    c = ddm_views_content_share_empty(c);
     ddm_views_content_free(v->committed);
     v->committed = c;
     v->version++;

@@ -149,6 +149,34 @@ Content *ddm_views_content_empty(void)
     return &empty_content;
 }
 
+/* Empty tables by column set (ColumnsShared* -> Content*, borrowed: a
+ * content leaves when the last view holding it lets go). */
+static GHashTable *shared_empty_tables;
+
+Content *ddm_views_content_share_empty(Content *c)
+{
+    Content *shared;
+
+    if (c->strings || c->cells || c->n_rows || c->fields || c->blob || c->media_type || c->rows_capped ||
+        c->bad || c->shared_refs)
+        return c;
+    if (!c->columns.cols) {
+        ddm_views_content_free(c);
+        return &empty_content;
+    }
+    if (!shared_empty_tables)
+        shared_empty_tables = g_hash_table_new(g_direct_hash, g_direct_equal);
+    shared = g_hash_table_lookup(shared_empty_tables, columns_shared(c->columns.cols));
+    if (shared) {
+        shared->shared_refs++;
+        ddm_views_content_free(c);
+        return shared;
+    }
+    c->shared_refs = 1;
+    g_hash_table_insert(shared_empty_tables, columns_shared(c->columns.cols), c);
+    return c;
+}
+
 void ddm_views_content_seal(Content *c)
 {
     if (c->cap_cells > c->n_cells) {
@@ -212,6 +240,11 @@ void ddm_views_content_free(Content *c)
 {
     if (!c || c == &empty_content)
         return;
+    if (c->shared_refs) {
+        if (--c->shared_refs > 0)
+            return;
+        g_hash_table_remove(shared_empty_tables, columns_shared(c->columns.cols));
+    }
     while (c->strings) {
         StringBlock *older = c->strings->next;
         g_free(c->strings);

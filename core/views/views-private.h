@@ -67,6 +67,7 @@ typedef struct Content {
     gboolean bad;      /* a builder error: commit refuses this content */
     const char *bad_reason;
     gboolean rows_capped;
+    guint shared_refs; /* 0: one view's own; else the views holding this shared empty table */
     /* record */
     Field *fields;     /* n_fields; NULL until the first; exactly n_fields once committed */
     guint n_fields, cap_fields;
@@ -77,23 +78,23 @@ typedef struct Content {
     char *media_type;
 } Content;
 
+/* Laid out without holes: every VM has some twenty of these. */
 struct ddm_view {
     guint32 magic;
+    ddm_view_kind kind;
     DdmViews *store; /* NULL for detached views */
-    char *hkey;      /* key in store->by_key */
     char *owner;     /* owner, vm_key, name, title: interned GRefStrings */
     char *vm_key;    /* NULL = global */
     char *name;
     char *title;
-    ddm_view_kind kind;
     guint64 version;
     Columns schema;     /* table: columns the next begin starts with */
     Content *committed; /* never NULL; ddm_views_content_empty() until the first commit */
     Content *building;  /* NULL when not between begin and commit */
-    gboolean warned;    /* a failed commit was logged at warning level */
-    gboolean warned_cap; /* the row cap was logged at warning level */
-    gboolean unpublished;
     guint busy;         /* notifications in progress for this view */
+    guint warned : 1;    /* a failed commit was logged at warning level */
+    guint warned_cap : 1; /* the row cap was logged at warning level */
+    guint unpublished : 1;
 };
 
 typedef struct Listener {
@@ -109,7 +110,7 @@ typedef struct Watch {
 } Watch;
 
 struct DdmViews {
-    GHashTable *by_key; /* hkey -> ddm_view* (owned) */
+    GHashTable *by_key; /* set of ddm_view* (owned), hashed by (vm_key, name) */
     GArray *listeners;  /* Listener */
     guint next_listener_id;
     guint notifying;    /* nesting depth of notifications */
@@ -139,6 +140,12 @@ void ddm_views_content_free(Content *c);
 void ddm_views_content_cell_add(Content *c, const Cell *cell);
 /** @c is complete (commit): its arrays shrink to what they hold. */
 void ddm_views_content_seal(Content *c);
+/** Sealed @c, or, when it holds nothing (an empty table, record or blob
+ *  without a media type), an equal shared content in its place (then @c
+ *  goes): the empty tables that plugins commit for every VM hold one
+ *  content per column set, not one each. (transfer full: free the result
+ *  with ddm_views_content_free as any content) */
+Content *ddm_views_content_share_empty(Content *c);
 /** Fields in record content @c. */
 guint ddm_views_content_n_fields(const Content *c);
 /** The field keyed @key in record content @c, or NULL (valid until the next add). */

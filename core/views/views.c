@@ -42,9 +42,21 @@
 
 /* ---------------------------------------------------------- the store */
 
-static char *make_hkey(const char *vm_key, const char *name)
+/* by_key is a set of views hashed by (VM key, name): the view is its own
+ * key, so a view carries no key string of its own (lookups hash a key
+ * view on the stack). */
+static guint view_key_hash(gconstpointer p)
 {
-    return g_strconcat(vm_key ? "v" : "g", vm_key ? vm_key : "", "\x1f", name, NULL);
+    const ddm_view *v = p;
+    guint h = g_str_hash(v->name);
+    return v->vm_key ? h * 31u + g_str_hash(v->vm_key) : h;
+}
+
+static gboolean view_key_equal(gconstpointer a, gconstpointer b)
+{
+    const ddm_view *va = a, *vb = b;
+    return strcmp(va->name, vb->name) == 0 && !va->vm_key == !vb->vm_key &&
+           (!va->vm_key || strcmp(va->vm_key, vb->vm_key) == 0);
 }
 
 static gboolean valid_ident(const char *s)
@@ -64,7 +76,6 @@ static void view_free(ddm_view *v)
     ddm_views_columns_clear(&v->schema);
     ddm_views_content_free(v->committed);
     ddm_views_content_free(v->building);
-    g_free(v->hkey);
     g_ref_string_release(v->owner);
     if (v->vm_key)
         g_ref_string_release(v->vm_key);
@@ -84,7 +95,7 @@ static void watch_free(gpointer p)
 DdmViews *ddm_views_new(void)
 {
     DdmViews *s = g_new0(DdmViews, 1);
-    s->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, NULL);
+    s->by_key = g_hash_table_new(view_key_hash, view_key_equal);
     s->listeners = g_array_new(FALSE, FALSE, sizeof(Listener));
     s->next_listener_id = 1;
     s->next_watch_id = 1;
@@ -183,20 +194,15 @@ ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_ke
                            const char *name, ddm_view_kind kind, const char *title)
 {
     ddm_view *v;
-    char *hkey;
 
     g_return_val_if_fail(store != NULL, NULL);
     if (!valid_ident(name) || (vm_key && !valid_ident(vm_key)) || !valid_kind(kind))
         return NULL;
-    hkey = make_hkey(vm_key, name);
-    if (g_hash_table_contains(store->by_key, hkey)) {
-        g_free(hkey);
+    if (ddm_views_lookup(store, name, vm_key))
         return NULL;
-    }
     v = view_alloc(owner, vm_key, name, kind, title);
     v->store = store;
-    v->hkey = hkey;
-    g_hash_table_insert(store->by_key, v->hkey, v);
+    g_hash_table_add(store->by_key, v);
     if (store->watches)
         store->watch_gen++; /* a watch may match the new view */
     /* A listener may destroy it at once: hold it until we know. */
@@ -232,7 +238,7 @@ void ddm_views_destroy(DdmViews *store, ddm_view *view)
     if (!view || !ddm_view_is_valid(view) || view->unpublished)
         return;
     g_return_if_fail(view->store == store);
-    g_hash_table_remove(store->by_key, view->hkey);
+    g_hash_table_remove(store->by_key, view);
     view->unpublished = TRUE; /* lookups no longer find it; freed after REMOVED */
     ddm_views_notify(store, view, DDM_VIEW_REMOVED);
 }
@@ -279,16 +285,14 @@ void ddm_views_destroy_owner(DdmViews *store, const char *owner)
 
 ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key)
 {
-    char *hkey;
-    ddm_view *v;
+    ddm_view key;
 
     g_return_val_if_fail(store != NULL, NULL);
     if (!name)
         return NULL;
-    hkey = make_hkey(vm_key, name);
-    v = g_hash_table_lookup(store->by_key, hkey);
-    g_free(hkey);
-    return v;
+    key.name = (char *)name;
+    key.vm_key = (char *)vm_key;
+    return g_hash_table_lookup(store->by_key, &key);
 }
 
 static gint view_order(gconstpointer a, gconstpointer b)

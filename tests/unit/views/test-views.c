@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/views/interest.h"
+#include "core/views/views-private.h"
 #include "core/views/views.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -1154,6 +1155,107 @@ static void test_views_interest(void **state)
     ddm_views_free(store);
 }
 
+/* JSON text of @v without its "vm" member (equal views of two VMs compare equal). */
+static char *json_text_sans_vm(const ddm_view *v)
+{
+    JsonNode *n = ddm_view_to_json(v, FALSE);
+    char *txt;
+    json_object_remove_member(json_node_get_object(n), "vm");
+    txt = json_to_string(n, FALSE);
+    json_node_unref(n);
+    return txt;
+}
+
+/* Empty tables committed with the same columns share one content, which
+ * reads exactly as an own one would; a commit with rows gets its own and
+ * leaves the others alone; an empty record or blob shares the never-
+ * committed content. Every content is freed with its last view (ASan). */
+static void test_views_empty_contents_shared(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    static const ddm_column cols[] = {{"id", DDM_VAL_INT, NULL}, {"name", DDM_VAL_STR, "B"}};
+    ddm_view *v[3], *rec, *blob, *other;
+    char *before, *after;
+    (void)state;
+
+    for (int i = 0; i < 3; i++) {
+        char vm[16];
+        g_snprintf(vm, sizeof vm, "vm%d", i);
+        v[i] = ddm_views_create(s, "p", vm, "t", DDM_VIEW_TABLE, "T");
+        assert_int_equal(ddm_view_set_columns(v[i], cols, 2), 0);
+        assert_int_equal(ddm_view_begin(v[i]), 0);
+        assert_int_equal(ddm_view_commit(v[i]), 0);
+        assert_int_equal(ddm_view_version(v[i]), 2);
+    }
+    assert_ptr_equal(v[0]->committed, v[1]->committed);
+    assert_ptr_equal(v[1]->committed, v[2]->committed);
+    /* the first set_columns publishes an empty table: shared too */
+    other = ddm_views_create(s, "p", "vm3", "t", DDM_VIEW_TABLE, "T");
+    assert_int_equal(ddm_view_set_columns(other, cols, 2), 0);
+    assert_ptr_equal(other->committed, v[0]->committed);
+    before = json_text_sans_vm(v[0]);
+    assert_string_equal(before, "{\"name\":\"t\",\"owner\":\"p\",\"title\":\"T\",\"kind\":\"table\","
+                                "\"version\":2,\"columns\":[{\"name\":\"id\",\"type\":\"int\",\"unit\":null},"
+                                "{\"name\":\"name\",\"type\":\"str\",\"unit\":\"B\"}],\"rows\":[]}");
+
+    assert_int_equal(ddm_view_begin(v[1]), 0);
+    assert_int_equal(ddm_view_row(v[1]), 0);
+    assert_int_equal(ddm_view_cell_int(v[1], 7), 0);
+    assert_int_equal(ddm_view_cell_str(v[1], "seven"), 0);
+    assert_int_equal(ddm_view_commit(v[1]), 0);
+    assert_ptr_not_equal(v[1]->committed, v[0]->committed);
+    assert_int_equal(rows_of(v[1]), 1);
+    assert_int_equal(rows_of(v[0]), 0);
+    assert_int_equal(rows_of(v[2]), 0);
+    after = json_text_sans_vm(v[2]);
+    assert_string_equal(after, before);
+    g_free(after);
+    /* emptied again: back on the shared one */
+    assert_int_equal(ddm_view_begin(v[1]), 0);
+    assert_int_equal(ddm_view_commit(v[1]), 0);
+    assert_ptr_equal(v[1]->committed, v[0]->committed);
+    assert_int_equal(rows_of(v[1]), 0);
+
+    rec = ddm_views_create(s, "p", "vm0", "r", DDM_VIEW_RECORD, NULL);
+    assert_int_equal(ddm_view_begin(rec), 0);
+    assert_int_equal(ddm_view_commit(rec), 0);
+    assert_ptr_equal(rec->committed, ddm_views_content_empty());
+    assert_int_equal(ddm_view_version(rec), 1);
+    blob = ddm_views_create(s, "p", "vm0", "b", DDM_VIEW_BLOB, NULL);
+    assert_int_equal(ddm_view_begin(blob), 0);
+    assert_int_equal(ddm_view_blob(blob, "text/plain", NULL, 0), 0);
+    assert_int_equal(ddm_view_commit(blob), 0);
+    assert_ptr_not_equal(blob->committed, ddm_views_content_empty()); /* it has a media type */
+
+    /* the shared content outlives any one of its views, and goes with the last */
+    ddm_views_destroy(s, v[0]);
+    after = json_text_sans_vm(v[2]);
+    assert_string_equal(after, before);
+    g_free(after);
+    ddm_views_destroy(s, v[2]);
+    ddm_views_destroy(s, other);
+    ddm_views_destroy(s, v[1]);
+    /* made again after all went: a fresh shared content, the same JSON */
+    v[0] = ddm_views_create(s, "p", "vm0", "t", DDM_VIEW_TABLE, "T");
+    assert_int_equal(ddm_view_set_columns(v[0], cols, 2), 0);
+    assert_int_equal(ddm_view_begin(v[0]), 0);
+    assert_int_equal(ddm_view_commit(v[0]), 0);
+    after = json_text_sans_vm(v[0]);
+    assert_string_equal(after, before);
+    g_free(after);
+    g_free(before);
+    /* lookups by (name, VM) without a key string: global and per-VM apart */
+    assert_ptr_equal(ddm_views_lookup(s, "t", "vm0"), v[0]);
+    assert_null(ddm_views_lookup(s, "t", NULL));
+    assert_null(ddm_views_lookup(s, "t", "vm1"));
+    other = ddm_views_create(s, "p", NULL, "t", DDM_VIEW_TABLE, NULL);
+    assert_non_null(other);
+    assert_ptr_equal(ddm_views_lookup(s, "t", NULL), other);
+    assert_ptr_equal(ddm_views_lookup(s, "t", "vm0"), v[0]);
+    assert_null(ddm_views_create(s, "p", NULL, "t", DDM_VIEW_TABLE, NULL));
+    ddm_views_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1177,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_views_destroyed_while_added),
         cmocka_unit_test(test_views_bad_strings),
         cmocka_unit_test(test_views_interest),
+        cmocka_unit_test(test_views_empty_contents_shared),
     };
     return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
 }
