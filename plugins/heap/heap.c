@@ -66,6 +66,11 @@ int64_t heap_published_ms(const heap_vm *hv, uint32_t heap_id)
 static void note_published(heap_vm *hv, uint32_t heap_id)
 {
     size_t i;
+    if (!hv->published) {
+        hv->published = calloc(SEG_MAX_HEAPS, sizeof *hv->published);
+        if (!hv->published)
+            return; /* heap_published_ms says 0: unknown */
+    }
     for (i = 0; i < hv->n_published; i++)
         if (hv->published[i].heap_id == heap_id)
             break;
@@ -111,6 +116,8 @@ int64_t heap_wall_ms(void)
 
 /* ------------------------------------------------------------- per-VM state */
 
+const hpif_data heap_no_info;
+
 static void heap_vm_free(void *p)
 {
     heap_vm *hv = p;
@@ -121,6 +128,9 @@ static void heap_vm_free(void *p)
     if (hv->bm_ticket)
         hv->bm_ticket->hv = NULL;
     seg_collector_clear(&hv->coll);
+    if (hv->info != &heap_no_info)
+        free((hpif_data *)hv->info);
+    free(hv->published);
     free(hv);
 }
 
@@ -134,6 +144,7 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
         return NULL;
     hv->hp = hp;
     hv->vm = vm;
+    hv->info = &heap_no_info;
     seg_collector_init(&hv->coll, hp->opts.bitmap_max_bytes > 0, hp->opts.bitmap_max_bytes);
     if (hp->host->vm_set_data(hp->self, vm, hv, heap_vm_free) != 0)
         return NULL; /* the host freed it */
@@ -203,7 +214,13 @@ int heap_info_update(heap_plugin *hp, ddm_vm *vm, const uint8_t *data, size_t le
     hv = heap_vm_get(hp, vm);
     if (!hv)
         return -ENOMEM;
-    hv->info = info;
+    if (hv->info == &heap_no_info) {
+        hpif_data *own = malloc(sizeof *own);
+        if (!own)
+            return -ENOMEM;
+        hv->info = own;
+    }
+    *(hpif_data *)hv->info = info; /* malloc'd above: ours to write */
     hv->have_info = 1;
     if (info.n > 0 && (info.heaps[0].reason == 2 || info.heaps[0].reason == 3))
         hv->gcs++; /* sent at a GC ("next GC", "every GC") */

@@ -99,6 +99,9 @@ typedef struct heap_info_ticket {
     uint32_t grace_timer;       /**< owns the ticket after the reply, 0 before */
 } heap_info_ticket;
 
+/** The HPIF data of a VM that has sent none (no heaps). */
+extern const hpif_data heap_no_info;
+
 typedef struct heap_vm {
     heap_plugin *hp;
     ddm_vm *vm;
@@ -111,7 +114,8 @@ typedef struct heap_vm {
     uint32_t map_heap;          /**< heap and update number heap.map shows */
     uint64_t map_updates;
     int have_info;
-    hpif_data info;
+    const hpif_data *info;      /**< the last HPIF; &heap_no_info (n 0) until the first,
+                                     then malloc'd: an idle VM holds no HPIF table */
     uint64_t gcs;               /**< HPIFs "at GC" (reason next/every GC): ddmon_heap_gcs_total */
     int ready;                  /**< DDM_VM_READY seen: requests may be sent */
     int hpif_on;                /**< HPIF(2|3) was sent and not switched off */
@@ -122,10 +126,11 @@ typedef struct heap_vm {
     unsigned holds;             /**< commands that need collection on now */
     heap_bitmap_ticket *bm_ticket;
     seg_collector coll;
-    struct {
+    struct heap_published {
         uint32_t heap_id;
         int64_t wall_ms;
-    } published[SEG_MAX_HEAPS]; /**< when each heap's current update came (HPEN) */
+    } *published;               /**< when each heap's current update came (HPEN): n_published
+                                     of SEG_MAX_HEAPS, malloc'd with the first */
     size_t n_published;
     unsigned rejects_logged;    /**< in the current updates, for rate limiting */
     unsigned rejects_quiet;

@@ -118,11 +118,11 @@ static void bitmap_caption(heap_plugin *hp, const heap_vm *hv, const seg_heap *s
         cap->vm = who;
     }
     cap->captured_ms = heap_published_ms(hv, sh->id);
-    for (i = 0; hv->have_info && i < hv->info.n; i++) {
-        if (hv->info.heaps[i].heap_id == sh->id) {
+    for (i = 0; hv->have_info && i < hv->info->n; i++) {
+        if (hv->info->heaps[i].heap_id == sh->id) {
             cap->have_hpif = 1;
-            cap->hpif_objects = hv->info.heaps[i].allocated_objects;
-            cap->hpif_max_bytes = hv->info.heaps[i].max_bytes;
+            cap->hpif_objects = hv->info->heaps[i].allocated_objects;
+            cap->hpif_max_bytes = hv->info->heaps[i].max_bytes;
         }
     }
 }
@@ -418,8 +418,8 @@ static void info_result(heap_plugin *hp, ddm_cmd *cmd, const heap_vm *hv)
         return;
     h->view_set_columns(res, cols, sizeof cols / sizeof cols[0]);
     h->view_begin(res);
-    for (i = 0; i < hv->info.n; i++) {
-        const hpif_entry *e = &hv->info.heaps[i];
+    for (i = 0; i < hv->info->n; i++) {
+        const hpif_entry *e = &hv->info->heaps[i];
         h->view_row(res);
         h->view_int(res, e->heap_id);
         h->view_int(res, e->max_bytes);
@@ -439,7 +439,7 @@ void heap_cmd_info_arrived(heap_vm *hv)
     if (!t || !t->cmd)
         return;
     info_result(hv->hp, t->cmd, hv);
-    snprintf(msg, sizeof msg, "%zu heap%s", hv->info.n, hv->info.n == 1 ? "" : "s");
+    snprintf(msg, sizeof msg, "%zu heap%s", hv->info->n, hv->info->n == 1 ? "" : "s");
     hv->hp->host->cmd_finish(t->cmd, DDM_CMD_OK, msg);
     t->cmd = NULL;
     /* done: the next heap-info need not wait for this one's reply or timer */

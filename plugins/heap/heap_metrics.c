@@ -42,11 +42,11 @@ void heap_metrics_publish(heap_vm *hv)
     ddm_metric_sample s[4][HPIF_MAX_HEAPS];
     char ids[HPIF_MAX_HEAPS][12];
     ddm_metric_sample gcs = {NULL, (double)hv->gcs};
-    size_t i, n = hv->info.n < HPIF_MAX_HEAPS ? hv->info.n : HPIF_MAX_HEAPS;
+    size_t i, n = hv->info->n < HPIF_MAX_HEAPS ? hv->info->n : HPIF_MAX_HEAPS;
     if (!DDM_HOST_HAS(h, vm_metric))
         return;
     for (i = 0; i < n; i++) {
-        const hpif_entry *e = &hv->info.heaps[i];
+        const hpif_entry *e = &hv->info->heaps[i];
         snprintf(ids[i], sizeof ids[i], "%u", (unsigned)e->heap_id);
         s[0][i] = (ddm_metric_sample){ids[i], (double)e->max_bytes};
         s[1][i] = (ddm_metric_sample){ids[i], (double)e->size_bytes};

@@ -126,14 +126,14 @@ void heap_views_summary(heap_vm *hv)
     char head[64], sz[32];
     size_t i;
 
-    for (i = 0; i < hv->info.n; i++) {
-        size += hv->info.heaps[i].size_bytes;
-        alloc += hv->info.heaps[i].allocated_bytes;
+    for (i = 0; i < hv->info->n; i++) {
+        size += hv->info->heaps[i].size_bytes;
+        alloc += hv->info->heaps[i].allocated_bytes;
     }
     if (hv->summary) {
         h->view_begin(hv->summary);
-        for (i = 0; i < hv->info.n; i++) {
-            const hpif_entry *e = &hv->info.heaps[i];
+        for (i = 0; i < hv->info->n; i++) {
+            const hpif_entry *e = &hv->info->heaps[i];
             h->view_row(hv->summary);
             h->view_int(hv->summary, e->heap_id);
             h->view_int(hv->summary, e->max_bytes);
@@ -148,7 +148,7 @@ void heap_views_summary(heap_vm *hv)
         }
         h->view_commit(hv->summary);
     }
-    if (hv->info.n) {
+    if (hv->info->n) {
         snprintf(head, sizeof head, "%.0f%% of %s", size ? 100.0 * (double)alloc / (double)size : 0.0,
                  heap_fmt_bytes(size, sz, sizeof sz));
         h->vm_headline(hp->self, hv->vm, "heap", head);

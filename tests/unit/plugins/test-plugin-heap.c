@@ -612,6 +612,33 @@ static void test_hpif(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 0);
 }
 
+/* An idle VM's state holds no HPIF table and no publication times: both
+ * come with the first HPIF and the first published update. */
+static void test_idle_vm_tables_lazy(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1, 2 };
+    heap_plugin *hp = plugin_of(f->fh);
+    const heap_vm *hv = hp->host->vm_get_data(hp->self, f->vm);
+
+    assert_non_null(hv);
+    assert_ptr_equal(hv->info, &heap_no_info);
+    assert_int_equal(hv->info->n, 0);
+    assert_null(hv->published);
+    assert_int_equal(heap_published_ms(hv, 1), 0);
+    send_hpif(f, 2, 2, ids, 32u << 20, 8u << 20, 0);
+    assert_ptr_not_equal(hv->info, &heap_no_info);
+    assert_int_equal(hv->info->n, 2);
+    assert_int_equal(heap_no_info.n, 0);
+    assert_null(hv->published);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_non_null(hv->published);
+    assert_int_equal(heap_published_ms(hv, 1), FAKE_WALL_MS);
+    assert_int_equal(heap_published_ms(hv, 2), 0);
+}
+
 /* Metrics (ABI 1.3): each heap's HPIF figures labelled with its id, and
  * one GC counted per HPIF sent at a GC. */
 static void test_hpif_metrics(void **state)
@@ -1907,6 +1934,7 @@ int main(void)
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_disabled_chunks),
         cmocka_unit_test_setup_teardown(test_hpif, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_vm_tables_lazy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpif_metrics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpif_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_segments_basic, setup, teardown),
