@@ -30,7 +30,8 @@ struct DdmCorrelate {
     GHashTable *by_id;         /* GUINT_TO_POINTER(id) -> Entry* (owned) */
     GSequence *by_deadline;    /* Entry* (borrowed), ordered */
     guint64 next_seq;
-    uint32_t *expired;         /* DDM_EXPIRED_MEMORY ids, NULL before the first timeout */
+    uint32_t *expired;         /* expired_cap ids, NULL before the first timeout */
+    guint expired_cap;         /* 4 at the first timeout, doubling up to DDM_EXPIRED_MEMORY */
     guint n_expired;           /* valid slots in expired[] */
     guint expired_pos;         /* next slot to overwrite */
 };
@@ -137,11 +138,17 @@ gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id)
 
 static void remember_expired(DdmCorrelate *c, uint32_t id)
 {
-    if (!c->expired)
-        c->expired = g_new0(uint32_t, DDM_EXPIRED_MEMORY);
+    if (c->n_expired == c->expired_cap && c->expired_cap < DDM_EXPIRED_MEMORY) {
+        /* Full but below the cap, so never wrapped: the ids lie in order
+         * from slot 0 and the ring grows in place (a VM with one timeout
+         * keeps 16 bytes, not 256). */
+        c->expired_cap = c->expired_cap ? MIN(c->expired_cap * 2, DDM_EXPIRED_MEMORY) : 4;
+        c->expired = g_renew(uint32_t, c->expired, c->expired_cap);
+        c->expired_pos = c->n_expired;
+    }
     c->expired[c->expired_pos] = id;
-    c->expired_pos = (c->expired_pos + 1) % DDM_EXPIRED_MEMORY;
-    if (c->n_expired < DDM_EXPIRED_MEMORY)
+    c->expired_pos = (c->expired_pos + 1) % c->expired_cap;
+    if (c->n_expired < c->expired_cap)
         c->n_expired++;
 }
 

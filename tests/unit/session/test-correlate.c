@@ -233,6 +233,24 @@ static void test_correlate_expired_memory_bounded(void **state)
     finish(c);
 }
 
+/* The ring grows with the timeouts (4, 8, ... 64 ids) and, once full,
+ * remembers exactly the last 64, whatever the growth steps were. */
+static void test_correlate_expired_memory_grows(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(2048);
+    (void)state;
+
+    for (uint32_t i = 0; i < 200; i++) {
+        assert_true(insert(c, 1000 + i, i));
+        left_all(ddm_correlate_expire(c, i));
+        for (uint32_t j = 0; j <= i; j++) {
+            gboolean kept = i - j < 64;
+            assert_int_equal(ddm_correlate_was_expired(c, 1000 + j), kept);
+        }
+    }
+    finish(c);
+}
+
 static void test_correlate_cap(void **state)
 {
     DdmCorrelate *c = ddm_correlate_new(3);
@@ -391,6 +409,7 @@ int main(void)
         cmocka_unit_test_setup(test_correlate_unknown, setup),
         cmocka_unit_test_setup(test_correlate_late_after_timeout, setup),
         cmocka_unit_test_setup(test_correlate_expired_memory_bounded, setup),
+        cmocka_unit_test_setup(test_correlate_expired_memory_grows, setup),
         cmocka_unit_test_setup(test_correlate_cap, setup),
         cmocka_unit_test_setup(test_correlate_next_deadline_order, setup),
         cmocka_unit_test_setup(test_correlate_random_mix, setup),
