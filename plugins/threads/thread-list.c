@@ -23,6 +23,9 @@
 
 #include "threads.h"
 
+/* Every VM holds a list of these: keep the layout without holes. */
+_Static_assert(sizeof(thread_info) <= 72, "thread_info grew: reorder its members");
+
 void thread_list_init(thread_list *l)
 {
     memset(l, 0, sizeof *l);

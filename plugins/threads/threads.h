@@ -105,20 +105,21 @@ const char *threads_state_name(uint8_t code, char buf[16]);
 
 /* --------------------------------------------------------- thread list */
 
+/* Laid out without holes (72 bytes, not 88): every VM holds a list of them. */
 typedef struct thread_info {
-    uint32_t id;
     char *name;        /* NULL until THCR/THNM */
-    int announced;     /* seen in THCR/THNM: kept when absent from a THST */
-    int has_stats;     /* from the last THST */
-    thst_form form;
-    uint8_t status, suspended, daemon;
-    uint32_t tid, utime, stime;
-    int has_prev;      /* previous CPU sample */
     uint64_t prev_ticks;
     double prev_wall;
-    int has_cpu;
     double cpu;        /* % of one CPU between the last two tables */
     uint64_t delta_ticks; /* utime + stime between them (when has_cpu) */
+    uint32_t id;
+    uint32_t tid, utime, stime;
+    thst_form form;
+    int8_t announced;  /* seen in THCR/THNM: kept when absent from a THST */
+    int8_t has_stats;  /* from the last THST (-1 while a THST is being merged) */
+    int8_t has_prev;   /* previous CPU sample */
+    int8_t has_cpu;
+    uint8_t status, suspended, daemon;
 } thread_info;
 
 typedef struct thread_list {
