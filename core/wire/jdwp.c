@@ -34,7 +34,10 @@
  * reader that finds it borrowed (a handler reading another peer from inside
  * next()'s caller, or a peer closed in the middle of its bytes) uses its
  * own buffer, so a packet handed out from the scratch is never overwritten
- * while it is borrowed. The scratch is not counted in the budget's bytes.
+ * while it is borrowed; at its NEED_MORE that buffer too goes, or shrinks
+ * to the bytes of its incomplete packet. A borrower that got no byte into
+ * the scratch (its read found nothing, EAGAIN) loses it to the next reader.
+ * The scratch is not counted in the budget's bytes.
  *
  * Streaming (opt-in, ddm_jdwp_reader_offer_heads): the head of a command
  * packet that has not arrived whole is shown to the caller once; if the
@@ -65,6 +68,7 @@ struct DdmJdwpReader {
                            while on_scratch */
     size_t alloc;       /* bytes allocated in buf (the scratch's size while on_scratch) */
     gboolean on_scratch; /* buf is the budget's scratch (borrowed, never freed here) */
+    gboolean scratch_fed; /* bytes were put in the scratch since it was borrowed */
     DdmJdwpBudget *budget; /* borrowed, or NULL: alloc is charged to it */
     size_t refused_len; /* after ERR_BUDGET: the size the buffer needed */
     size_t start;       /* first unconsumed byte */
@@ -113,6 +117,7 @@ static void scratch_return(DdmJdwpReader *r)
         return;
     r->budget->scratch_user = NULL;
     r->on_scratch = FALSE;
+    r->scratch_fed = FALSE;
     r->buf = NULL;
     r->alloc = 0;
 }
@@ -279,13 +284,25 @@ static gboolean scratch_leave(DdmJdwpReader *r, size_t target)
 }
 
 /* Borrow the budget's scratch if the reader holds nothing and nobody else
- * has it; TRUE if it did. */
+ * uses it; TRUE if it did. A borrower that never got a byte into it (its
+ * read found nothing: space(), then EAGAIN, so neither commit nor next())
+ * has handed nothing out from it: the scratch is taken back from it, or
+ * that one quiet peer would send every other reader to a 64 KiB buffer of
+ * its own until its next read. */
 static gboolean scratch_borrow(DdmJdwpReader *r)
 {
     DdmJdwpBudget *b = r->budget;
+    DdmJdwpReader *idle;
 
-    if (!b || r->buf || r->alloc || r->end != r->start || b->scratch_user)
+    if (!b || r->buf || r->alloc || r->end != r->start)
         return FALSE;
+    idle = b->scratch_user;
+    if (idle && (idle->scratch_fed || idle->end != idle->start))
+        return FALSE;
+    if (idle) {
+        scratch_return(idle);
+        idle->start = idle->end = 0;
+    }
     if (!b->scratch)
         b->scratch = g_malloc(READER_INITIAL);
     b->scratch_user = r;
@@ -367,6 +384,7 @@ void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
     if (!ensure_space(r, n))
         return;
     r->busy = TRUE;
+    r->scratch_fed = r->on_scratch;
     memcpy(r->buf + r->end, data, n);
     r->end += n;
 }
@@ -399,7 +417,10 @@ void ddm_jdwp_reader_commit(DdmJdwpReader *r, size_t n)
     g_return_if_fail(n <= r->alloc - r->end);
     if (r->failed)
         return;
+    if (n == 0)
+        return;
     r->busy = TRUE;
+    r->scratch_fed = r->on_scratch;
     r->end += n;
 }
 
@@ -558,22 +579,33 @@ static int match_handshake(const DdmJdwpReader *r)
 }
 
 /* next() found no whole unit: give the scratch back (moving the bytes of an
- * incomplete packet to a buffer of the reader's own, sized to them), or drop
- * a drained buffer of its own when the scratch is free for the next read.
- * FALSE when the move failed over the budget. */
+ * incomplete packet to a buffer of the reader's own, sized to them). A
+ * reader sharing a budget that read into a buffer of its own (the scratch
+ * was in use) keeps no more than what arrived either: none once drained,
+ * and the bytes of its incomplete packet when the buffer is more than
+ * twice them (a 64 KiB read that brought a few bytes). A buffer at most
+ * twice its bytes (a large packet growing) is left alone. FALSE when the
+ * move failed over the budget. */
 static gboolean settle(DdmJdwpReader *r)
 {
+    size_t used = r->end - r->start;
+
     if (r->on_scratch) {
-        if (r->end == r->start) {
+        if (used == 0) {
             scratch_return(r);
             r->start = r->end = 0;
             return TRUE;
         }
         return scratch_leave(r, 0);
     }
-    if (r->buf && r->end == r->start && r->budget && !r->budget->scratch_user) {
+    if (!r->buf || !r->budget)
+        return TRUE;
+    if (used == 0) {
         r->start = r->end = 0;
         set_alloc(r, 0);
+    } else if (r->alloc / 2 > used) {
+        compact(r);
+        set_alloc(r, used); /* shrinking: never over the budget */
     }
     return TRUE;
 }

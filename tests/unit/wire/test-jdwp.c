@@ -1262,6 +1262,83 @@ static void test_jdwp_scratch_one_borrower(void **state)
     g_free(p);
 }
 
+/* Start-up with thousands of peers (issue 16): a reader whose read found
+ * nothing (space() borrowed the scratch, read() said EAGAIN, so no commit
+ * and no next()) must not keep every other reader off the scratch; and a
+ * reader that reads into a buffer of its own (the scratch really in use)
+ * keeps only what arrived: nothing once drained, and for an incomplete
+ * packet a buffer sized to its bytes, not to the 64 KiB read. */
+static void test_jdwp_scratch_empty_read_and_own_buffers(void **state)
+{
+    DdmJdwpBudget *b = ddm_jdwp_budget_new((size_t)64 << 20);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    DdmJdwpReader *q = ddm_jdwp_reader_new(0);
+    DdmJdwpReader *s = ddm_jdwp_reader_new(0);
+    size_t len, avail;
+    uint8_t *p = make_packet(100, DDM_JDWP_FLAG_REPLY, 89, &len);
+    uint8_t *dst;
+    DdmJdwpPacket pkt;
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(r, b);
+    ddm_jdwp_reader_set_budget(q, b);
+    ddm_jdwp_reader_set_budget(s, b);
+
+    /* r: a whole packet, then a read that finds nothing (EAGAIN) */
+    assert_int_equal(read_like_session(r, p, len, p, len), 1);
+    dst = ddm_jdwp_reader_space(r, 65536, &avail);
+    assert_non_null(dst);
+    /* q: 30 bytes of a packet, then whole ones: never more than it holds */
+    assert_int_equal(read_like_session(q, p, 30, p, len), 0);
+    assert_true(ddm_jdwp_reader_buffer_size(q) >= 30);
+    assert_true(ddm_jdwp_reader_buffer_size(q) <= 60);
+    assert_int_equal(read_like_session(q, p + 30, len - 30, p, len), 1);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(q), 0);
+    assert_int_equal(read_like_session(q, p, len, p, len), 1);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(q), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    /* r reads on normally afterwards */
+    assert_int_equal(read_like_session(r, p, len, p, len), 1);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+
+    /* the scratch in use for real: a packet r handed out is still borrowed */
+    dst = ddm_jdwp_reader_space(r, 65536, &avail);
+    memcpy(dst, p, len);
+    ddm_jdwp_reader_commit(r, len);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    /* s reads into its own buffer meanwhile: 30 bytes keep at most 60 */
+    dst = ddm_jdwp_reader_space(s, 65536, &avail);
+    assert_false(ddm_jdwp_reader_on_scratch(s));
+    memcpy(dst, p, 30);
+    ddm_jdwp_reader_commit(s, 30);
+    assert_int_equal(ddm_jdwp_reader_next(s, NULL), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_reader_buffer_size(s) >= 30);
+    assert_true(ddm_jdwp_reader_buffer_size(s) <= 60);
+    /* the rest: the packet comes out whole and the buffer goes */
+    dst = ddm_jdwp_reader_space(s, 65536, &avail);
+    assert_false(ddm_jdwp_reader_on_scratch(s));
+    memcpy(dst, p + 30, len - 30);
+    ddm_jdwp_reader_commit(s, len - 30);
+    {
+        DdmJdwpPacket spkt;
+        assert_int_equal(ddm_jdwp_reader_next(s, &spkt), DDM_JDWP_PACKET);
+        assert_bytes_equal(spkt.bytes, spkt.len, p, len);
+    }
+    assert_int_equal(ddm_jdwp_reader_next(s, NULL), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(s), 0);
+    /* r's packet was never written over */
+    assert_bytes_equal(pkt.bytes, pkt.len, p, len);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+
+    ddm_jdwp_reader_free(r);
+    ddm_jdwp_reader_free(q);
+    ddm_jdwp_reader_free(s);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    ddm_jdwp_budget_free(b);
+    g_free(p);
+}
+
 /* The length a bad packet declared is kept for the log line. */
 static void test_jdwp_bad_length_value_kept(void **state)
 {
@@ -1318,6 +1395,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_stream_head_rules),
         cmocka_unit_test(test_jdwp_scratch_whole_and_partial),
         cmocka_unit_test(test_jdwp_scratch_one_borrower),
+        cmocka_unit_test(test_jdwp_scratch_empty_read_and_own_buffers),
     };
     return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
 }
