@@ -17,6 +17,8 @@
 
 #define STRING_BLOCK_FIRST ((gsize)128)
 #define STRING_BLOCK_MAX ((gsize)64 << 10)
+/* A sealed content with at most this many bytes of strings keeps them in one block. */
+#define STRINGS_COMPACT_MAX ((gsize)16 << 10)
 /* A record looks its fields up by a linear scan up to this many, then by a hash. */
 #define FIELDS_WITHOUT_INDEX 16u
 
@@ -157,7 +159,7 @@ Content *ddm_views_content_share_empty(Content *c)
 {
     Content *shared;
 
-    if (c->strings || c->cells || c->n_rows || c->fields || c->blob || c->media_type || c->rows_capped ||
+    if (c->strings || c->cells || c->cell_nulls || c->n_rows || c->fields || c->blob || c->media_type || c->rows_capped ||
         c->bad || c->shared_refs)
         return c;
     if (!c->columns.cols) {
@@ -177,25 +179,130 @@ Content *ddm_views_content_share_empty(Content *c)
     return c;
 }
 
+static gboolean cell_is_null(const Content *c, gsize i)
+{
+    return c->cell_nulls && ((c->cell_nulls[i / 8] >> (i % 8)) & 1);
+}
+
+/* Calls @fn on the address of every string pointer of @c (table cells of
+ * string columns, field keys and string values) that points into its blocks. */
+static void each_string_ref(Content *c, void (*fn)(const char **ref, gpointer ud), gpointer ud)
+{
+    for (gsize i = 0; i < c->n_cells && c->columns.n > 0; i++) {
+        if (c->columns.cols[i % c->columns.n].type == DDM_VAL_STR && !cell_is_null(c, i) && c->cells[i].s)
+            fn(&c->cells[i].s, ud);
+    }
+    for (guint i = 0; i < c->n_fields; i++) {
+        fn(&c->fields[i].key, ud);
+        if (c->fields[i].value.type == DDM_VAL_STR && c->fields[i].value.u.s)
+            fn(&c->fields[i].value.u.s, ud);
+    }
+}
+
+static void count_string(const char **ref, gpointer ud)
+{
+    *(gsize *)ud += strlen(*ref) + 1;
+}
+
+static void move_string(const char **ref, gpointer ud)
+{
+    StringBlock *b = ud;
+    gsize n = strlen(*ref) + 1;
+    memcpy(b->data + b->used, *ref, n);
+    *ref = b->data + b->used;
+    b->used += n;
+}
+
+/* A sealed content's strings move into one block of exactly their size
+ * (the doubling blocks of a small content were up to half empty, and
+ * strings replaced while building are dropped). Only for contents of at
+ * most STRINGS_COMPACT_MAX bytes of strings: the many small per-VM views. */
+static void strings_compact(Content *c)
+{
+    gsize need = 0;
+    StringBlock *b;
+
+    if (!c->strings || c->string_bytes > STRINGS_COMPACT_MAX ||
+        (!c->strings->next && c->strings->used == c->strings->size))
+        return;
+    each_string_ref(c, count_string, &need);
+    b = need ? g_malloc(sizeof(StringBlock) + need) : NULL;
+    if (b) {
+        b->next = NULL;
+        b->size = need;
+        b->used = 0;
+        each_string_ref(c, move_string, b);
+    }
+    while (c->strings) {
+        StringBlock *older = c->strings->next;
+        g_free(c->strings);
+        c->strings = older;
+    }
+    c->strings = b;
+    c->string_bytes = need;
+    if (c->field_index) {
+        /* its keys were the old copies */
+        g_hash_table_remove_all(c->field_index);
+        for (guint i = 0; i < c->n_fields; i++)
+            g_hash_table_insert(c->field_index, (gpointer)c->fields[i].key, GUINT_TO_POINTER(i + 1));
+    }
+}
+
 void ddm_views_content_seal(Content *c)
 {
     if (c->cap_cells > c->n_cells) {
-        c->cells = g_renew(Cell, c->cells, c->n_cells); /* 0: freed, NULL */
+        c->cells = g_renew(CellValue, c->cells, c->n_cells); /* 0: freed, NULL */
+        if (c->cell_nulls)
+            c->cell_nulls = g_realloc(c->cell_nulls, (c->n_cells + 7) / 8);
         c->cap_cells = c->n_cells;
     }
     if (c->cap_fields > c->n_fields) {
         c->fields = g_renew(Field, c->fields, c->n_fields);
         c->cap_fields = c->n_fields;
     }
+    strings_compact(c);
 }
 
 void ddm_views_content_cell_add(Content *c, const Cell *cell)
 {
     if (c->n_cells == c->cap_cells) {
-        c->cap_cells = c->cap_cells ? c->cap_cells + c->cap_cells / 2 : 8;
-        c->cells = g_renew(Cell, c->cells, c->cap_cells);
+        gsize cap = c->cap_cells ? c->cap_cells + c->cap_cells / 2 : 8;
+        c->cells = g_renew(CellValue, c->cells, cap);
+        if (c->cell_nulls) {
+            c->cell_nulls = g_realloc(c->cell_nulls, (cap + 7) / 8);
+            memset(c->cell_nulls + (c->cap_cells + 7) / 8, 0, (cap + 7) / 8 - (c->cap_cells + 7) / 8);
+        }
+        c->cap_cells = cap;
     }
-    c->cells[c->n_cells++] = *cell;
+    if (cell->type == 0) {
+        if (!c->cell_nulls)
+            c->cell_nulls = g_malloc0((c->cap_cells + 7) / 8);
+        c->cell_nulls[c->n_cells / 8] |= (guint8)(1u << (c->n_cells % 8));
+        c->cells[c->n_cells].i = 0;
+    } else {
+        g_assert(c->columns.n > 0 && cell->type == c->columns.cols[c->n_cells % c->columns.n].type);
+        c->cells[c->n_cells] = cell->u;
+    }
+    c->n_cells++;
+}
+
+guint ddm_views_content_string_blocks(const Content *c)
+{
+    guint n = 0;
+    for (const StringBlock *b = c->strings; b; b = b->next)
+        n++;
+    return n;
+}
+
+Cell ddm_views_content_cell(const Content *c, gsize i)
+{
+    Cell cell = {0};
+
+    if (cell_is_null(c, i))
+        return cell;
+    cell.type = (guint8)c->columns.cols[i % c->columns.n].type;
+    cell.u = c->cells[i];
+    return cell;
 }
 
 guint ddm_views_content_n_fields(const Content *c)
@@ -252,6 +359,7 @@ void ddm_views_content_free(Content *c)
     }
     ddm_views_columns_clear(&c->columns);
     g_free(c->cells);
+    g_free(c->cell_nulls);
     g_free(c->fields);
     if (c->field_index)
         g_hash_table_destroy(c->field_index);

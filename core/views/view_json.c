@@ -96,8 +96,10 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
         json_builder_begin_array(b);
         for (guint r = 0; r < c->n_rows && ncols > 0; r++) {
             json_builder_begin_array(b);
-            for (guint k = 0; k < ncols; k++)
-                add_cell_value(b, &c->cells[(gsize)r * ncols + k]);
+            for (guint k = 0; k < ncols; k++) {
+                Cell cell = ddm_views_content_cell(c, (gsize)r * ncols + k);
+                add_cell_value(b, &cell);
+            }
             json_builder_end_array(b);
         }
         json_builder_end_array(b);

@@ -17,14 +17,16 @@
 
 /* ------------------------------------------------------------- storage */
 
+typedef union CellValue {
+    const char *s; /* in the content's string chunk */
+    gint64 i;
+    double d;
+    gboolean b;
+} CellValue;
+
 typedef struct Cell {
     guint8 type; /* 0 = null, else ddm_value_type */
-    union {
-        const char *s; /* in the content's string chunk */
-        gint64 i;
-        double d;
-        gboolean b;
-    } u;
+    CellValue u;
 } Cell;
 
 typedef struct Field {
@@ -57,8 +59,11 @@ typedef struct Content {
     gsize string_bytes;    /* bytes stored in strings, for the cap */
     /* table */
     Columns columns;
-    Cell *cells;       /* n_cells: n_rows * columns.n (the current row may be partial); NULL
-                          until the first cell; exactly n_cells once committed */
+    CellValue *cells;  /* n_cells: n_rows * columns.n (the current row may be partial); NULL
+                          until the first cell; exactly n_cells once committed. A table
+                          cell's type is its column's (or null), so it is not stored: 8
+                          bytes a cell, not 16 (ddm_views_content_cell) */
+    guint8 *cell_nulls; /* bit i set: cell i is null; NULL until the first null cell */
     gsize n_cells, cap_cells;
     guint n_rows;
     guint cur_col;     /* cells given for the current row */
@@ -136,8 +141,11 @@ Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema);
  *  it; ddm_views_content_free ignores it). */
 Content *ddm_views_content_empty(void);
 void ddm_views_content_free(Content *c);
-/** Append @cell to table content @c (the cell array comes with the first). */
+/** Append @cell (null, or of its column's type) to table content @c (the
+ *  cell array comes with the first). */
 void ddm_views_content_cell_add(Content *c, const Cell *cell);
+/** Cell @i of table content @c. */
+Cell ddm_views_content_cell(const Content *c, gsize i);
 /** @c is complete (commit): its arrays shrink to what they hold. */
 void ddm_views_content_seal(Content *c);
 /** Sealed @c, or, when it holds nothing (an empty table, record or blob
@@ -152,6 +160,8 @@ guint ddm_views_content_n_fields(const Content *c);
 Field *ddm_views_content_field_find(Content *c, const char *key);
 /** Append @f (its key already in @c's strings, not yet present) to record content @c. */
 void ddm_views_content_field_add(Content *c, const Field *f);
+/** Blocks holding @c's strings (a sealed small content has at most one). */
+guint ddm_views_content_string_blocks(const Content *c);
 /** @s copied into @c's strings, capped and made valid UTF-8 (view_content.c). */
 const char *ddm_views_content_intern(Content *c, const char *s, gboolean *truncated);
 

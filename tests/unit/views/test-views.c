@@ -1155,6 +1155,64 @@ static void test_views_interest(void **state)
     ddm_views_free(store);
 }
 
+/* Table cells are stored without their type (it is the column's) and
+ * nulls in a bitmap made with the first null: every value and every null
+ * reads back in place, also when the first null comes after the cell
+ * array has grown several times, and across every type. */
+static void test_views_cells_compact(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    static const ddm_column cols[] = {{"i", DDM_VAL_INT, NULL}, {"d", DDM_VAL_DOUBLE, NULL},
+                                      {"b", DDM_VAL_BOOL, NULL}, {"s", DDM_VAL_STR, NULL}};
+    ddm_view *v = ddm_views_create(s, "p", "vm", "t", DDM_VIEW_TABLE, NULL);
+    JsonNode *n;
+    JsonArray *rows;
+    (void)state;
+
+    assert_int_equal(ddm_view_set_columns(v, cols, 4), 0);
+    assert_int_equal(ddm_view_begin(v), 0);
+    for (int r = 0; r < 300; r++) {
+        gboolean null_row = r >= 97 && r % 7 == 0;
+        char str[16];
+        g_snprintf(str, sizeof str, "s%d", r);
+        assert_int_equal(ddm_view_row(v), 0);
+        if (null_row) {
+            assert_int_equal(ddm_view_cell_str(v, NULL), 0); /* a null of each type */
+            assert_int_equal(ddm_view_cell_str(v, NULL), 0);
+            assert_int_equal(ddm_view_cell_str(v, NULL), 0);
+            assert_int_equal(ddm_view_cell_str(v, NULL), 0);
+        } else {
+            assert_int_equal(ddm_view_cell_int(v, r == 1 ? G_MININT64 : -r), 0);
+            assert_int_equal(ddm_view_cell_int(v, r), 0); /* INT into DOUBLE */
+            assert_int_equal(ddm_view_cell_bool(v, r % 2), 0);
+            assert_int_equal(ddm_view_cell_str(v, str), 0);
+        }
+    }
+    assert_int_equal(ddm_view_commit(v), 0);
+    /* sealed: its strings (~1.5 KB, built in doubling blocks) in one */
+    assert_int_equal(ddm_views_content_string_blocks(v->committed), 1);
+    n = ddm_view_to_json(v, FALSE);
+    rows = json_object_get_array_member(json_node_get_object(n), "rows");
+    assert_int_equal(json_array_get_length(rows), 300);
+    for (guint r = 0; r < 300; r++) {
+        JsonArray *row = json_array_get_array_element(rows, r);
+        gboolean null_row = r >= 97 && r % 7 == 0;
+        char str[16];
+        g_snprintf(str, sizeof str, "s%u", r);
+        assert_int_equal(json_array_get_length(row), 4);
+        for (guint k = 0; k < 4; k++)
+            assert_int_equal(JSON_NODE_HOLDS_NULL(json_array_get_element(row, k)), null_row);
+        if (null_row)
+            continue;
+        assert_true(json_array_get_int_element(row, 0) == (r == 1 ? G_MININT64 : -(gint64)r));
+        assert_true(json_array_get_double_element(row, 1) == (double)r);
+        assert_int_equal(json_array_get_boolean_element(row, 2), r % 2);
+        assert_string_equal(json_array_get_string_element(row, 3), str);
+    }
+    json_node_unref(n);
+    ddm_views_free(s);
+}
+
 /* JSON text of @v without its "vm" member (equal views of two VMs compare equal). */
 static char *json_text_sans_vm(const ddm_view *v)
 {
@@ -1164,6 +1222,52 @@ static char *json_text_sans_vm(const ddm_view *v)
     txt = json_to_string(n, FALSE);
     json_node_unref(n);
     return txt;
+}
+
+/* A sealed record keeps only the strings it shows, in one block: values
+ * replaced while building are dropped, and lookups by key (through the
+ * index past 16 fields) still work on the moved keys. */
+static void test_views_record_strings_compacted(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "p", "vm", "r", DDM_VIEW_RECORD, NULL);
+    gsize want = 0;
+    char *txt;
+    (void)state;
+
+    assert_int_equal(ddm_view_begin(v), 0);
+    for (int i = 0; i < 40; i++) {
+        char key[16], val[64];
+        g_snprintf(key, sizeof key, "key_%d", i);
+        g_snprintf(val, sizeof val, "a long first value that is replaced later %d", i);
+        assert_int_equal(ddm_view_field_str(v, key, val), 0);
+    }
+    for (int i = 0; i < 40; i++) {
+        char key[16], val[16];
+        g_snprintf(key, sizeof key, "key_%d", i);
+        g_snprintf(val, sizeof val, "v%d", i);
+        assert_int_equal(ddm_view_field_str(v, key, val), 0); /* replaces */
+        want += strlen(key) + 1 + strlen(val) + 1;
+    }
+    assert_int_equal(ddm_view_commit(v), 0);
+    assert_int_equal(ddm_views_content_string_blocks(v->committed), 1);
+    assert_int_equal(v->committed->string_bytes, want);
+    assert_int_equal(ddm_views_content_n_fields(v->committed), 40);
+    for (int i = 0; i < 40; i++) {
+        char key[16], val[16];
+        Field *f;
+        g_snprintf(key, sizeof key, "key_%d", i);
+        g_snprintf(val, sizeof val, "v%d", i);
+        f = ddm_views_content_field_find(v->committed, key);
+        assert_non_null(f);
+        assert_string_equal(f->value.u.s, val);
+    }
+    assert_null(ddm_views_content_field_find(v->committed, "key_40"));
+    txt = json_text_sans_vm(v);
+    assert_non_null(strstr(txt, "{\"key\":\"key_39\",\"type\":\"str\",\"value\":\"v39\"}]"));
+    assert_null(strstr(txt, "replaced"));
+    g_free(txt);
+    ddm_views_free(s);
 }
 
 /* Empty tables committed with the same columns share one content, which
@@ -1280,6 +1384,8 @@ int main(void)
         cmocka_unit_test(test_views_bad_strings),
         cmocka_unit_test(test_views_interest),
         cmocka_unit_test(test_views_empty_contents_shared),
+        cmocka_unit_test(test_views_cells_compact),
+        cmocka_unit_test(test_views_record_strings_compacted),
     };
     return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
 }
