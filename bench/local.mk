@@ -82,10 +82,15 @@ bench-soak: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT)
 # runs with ratios. Run: make bench-relay [BENCH_RELAY_ARGS="--runs 9 --check"]
 noinst_PROGRAMS += bench/minrelay
 bench_minrelay_SOURCES = bench/minrelay.c
+noinst_PROGRAMS += bench/loopiter
+bench_loopiter_SOURCES = bench/loopiter.c
+bench_loopiter_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+bench_loopiter_LDADD = $(GLIB_LIBS)
 EXTRA_DIST += bench/relay.sh tests/java/Storm.java
 BENCH_RELAY_ARGS =
 .PHONY: bench-relay
-bench-relay: ddmon$(EXEEXT) tests/tools/jdwpc$(EXEEXT) bench/minrelay$(EXEEXT) uninstalled-plugins
+bench-relay: ddmon$(EXEEXT) tests/tools/jdwpc$(EXEEXT) bench/minrelay$(EXEEXT) bench/loopiter$(EXEEXT) \
+		uninstalled-plugins
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
 		$(SHELL) $(top_srcdir)/bench/relay.sh $(BENCH_RELAY_ARGS)
 # end relay

@@ -31,6 +31,9 @@
 # syscalls per packet likewise from strace -c's total. Medians of
 # --ir-runs runs.
 #
+# It also prints the floor under any relay on glib: the Ir of one
+# g_main_context_iteration dispatching one fd watch (bench/loopiter).
+#
 # Goals (issue 16; --check exits 1 when one is missed):
 #   ddmon Ir per packet <= 2x the minimal relay's, ping-pong (rtt) workload
 #   (pipelined, the minimal relay moves ~4 Ir per packet: copying a read's
@@ -86,10 +89,11 @@ done
 BENCH_NAME=bench/relay
 . "$DDM_TOP_SRCDIR/bench/lib.sh"
 MINRELAY="$DDM_TOP_BUILDDIR/bench/minrelay"
+LOOPITER="$DDM_TOP_BUILDDIR/bench/loopiter"
 for tool in java javac socat python3 ss; do command -v $tool >/dev/null || die "needs $tool"; done
 [ $counts = 0 ] || for tool in valgrind callgrind_control strace; do command -v $tool >/dev/null || die "needs $tool (or --no-counts)"; done
-[ -x "$JDWPC" ] && [ -x "$DDMON" ] && [ -x "$MINRELAY" ] ||
-    die "build ddmon, tests/tools/jdwpc and bench/minrelay in $DDM_TOP_BUILDDIR first"
+[ -x "$JDWPC" ] && [ -x "$DDMON" ] && [ -x "$MINRELAY" ] && [ -x "$LOOPITER" ] ||
+    die "build ddmon, tests/tools/jdwpc, bench/minrelay and bench/loopiter in $DDM_TOP_BUILDDIR first"
 t_javac || die "javac failed"
 
 # A "free" port may still be taken by the time it is bound (outside a private
@@ -296,6 +300,7 @@ count_path() { # count_path PATH RUN: both tools, both workloads and their zero 
 
 : >"$T_TMP/results"
 : >"$T_TMP/counts"
+: >"$T_TMP/loopiter"
 jdwpc_retry "$vm_port" "${steps[@]}" >/dev/null || die "warm-up failed"
 paths=(direct minrelay socat ddmon)
 [ -n "$also" ] && paths+=(ddmon-b)
@@ -311,6 +316,16 @@ if [ $times = 1 ]; then
     done
 fi
 if [ $counts = 1 ]; then
+    # The floor under any relay on glib: one main-loop iteration dispatching
+    # one fd watch, alone and with 5 idle timeouts (bench/loopiter).
+    for nt in 0 5; do
+        for it in 0 20000; do
+            valgrind -q --tool=callgrind --callgrind-out-file="$T_TMP/loopiter.$it.$nt" "$LOOPITER" $it $nt ||
+                die "loopiter failed"
+        done
+        echo "loopiter $nt $(( ($(awk '/^(summary|totals):/ {print $2; exit}' "$T_TMP/loopiter.20000.$nt") -
+            $(awk '/^(summary|totals):/ {print $2; exit}' "$T_TMP/loopiter.0.$nt")) / 20000 ))" >>"$T_TMP/loopiter"
+    done
     cpaths=(minrelay socat ddmon)
     [ -n "$also" ] && cpaths+=(ddmon-b)
     for run in $(seq 1 "$ir_runs"); do
@@ -322,11 +337,11 @@ if [ $counts = 1 ]; then
 fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-python3 - "$T_TMP/results" "$T_TMP/counts" "$runs" "$ir_runs" "$ir_rtt" "$ir_pipe" "$check" "${paths[@]}" <<'PY'
+python3 - "$T_TMP/results" "$T_TMP/counts" "$T_TMP/loopiter" "$runs" "$ir_runs" "$ir_rtt" "$ir_pipe" "$check" "${paths[@]}" <<'PY'
 import statistics, sys
-results, counts = sys.argv[1], sys.argv[2]
-runs, ir_runs, ir_rtt, ir_pipe = (int(x) for x in sys.argv[3:7])
-check, paths = sys.argv[7] == "1", sys.argv[8:]
+results, counts, loopiter = sys.argv[1], sys.argv[2], sys.argv[3]
+runs, ir_runs, ir_rtt, ir_pipe = (int(x) for x in sys.argv[4:8])
+check, paths = sys.argv[8] == "1", sys.argv[9:]
 ddmons = [p for p in paths if p.startswith("ddmon")]
 missed = []
 
@@ -414,6 +429,10 @@ if crow:
             else:
                 line += "  (information)"
             print(line)
+loops = [l.split() for l in open(loopiter) if l.strip()]
+if loops:
+    print("glib floor (bench/loopiter): one g_main_context_iteration dispatching one fd watch: "
+          + ", ".join(f"{int(ir):,} Ir with {nt} idle timeouts" for _, nt, ir in loops))
 if missed:
     print("goals missed: " + ", ".join(missed))
 sys.exit(1 if check and missed else 0)
