@@ -29,7 +29,7 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
     Columns fresh = {NULL, 0};
 
     CHECK_VIEW(v);
-    if (v->kind != DDM_VIEW_TABLE || (n > 0 && !cols) || n > DDM_VIEW_MAX_COLUMNS)
+    if (v->desc->kind != DDM_VIEW_TABLE || (n > 0 && !cols) || n > DDM_VIEW_MAX_COLUMNS)
         return -EINVAL;
     for (size_t i = 0; i < n; i++) {
         if (!cols[i].name || cols[i].type < DDM_VAL_STR || cols[i].type > DDM_VAL_BOOL)
@@ -76,7 +76,7 @@ int ddm_view_begin(ddm_view *v)
 {
     CHECK_VIEW(v);
     ddm_views_content_free(v->building);
-    v->building = ddm_views_content_new(v->kind, &v->schema);
+    v->building = ddm_views_content_new(v->desc->kind, &v->schema);
     return 0;
 }
 
@@ -101,7 +101,7 @@ int ddm_view_row(ddm_view *v)
     gboolean was_short;
 
     CHECK_VIEW(v);
-    if (v->kind != DDM_VIEW_TABLE)
+    if (v->desc->kind != DDM_VIEW_TABLE)
         return -EINVAL;
     if (!v->building)
         return -EPROTO;
@@ -132,7 +132,7 @@ static int add_cell(ddm_view *v, Cell cell, const char *str)
     int rc = 0;
 
     CHECK_VIEW(v);
-    if (v->kind != DDM_VIEW_TABLE)
+    if (v->desc->kind != DDM_VIEW_TABLE)
         return -EINVAL;
     if (!v->building)
         return -EPROTO;
@@ -203,7 +203,7 @@ static int set_field(ddm_view *v, const char *key, ddm_value_type type, Cell cel
     int rc = 0;
 
     CHECK_VIEW(v);
-    if (v->kind != DDM_VIEW_RECORD || !key)
+    if (v->desc->kind != DDM_VIEW_RECORD || !key)
         return -EINVAL;
     if (!v->building)
         return -EPROTO;
@@ -271,7 +271,7 @@ int ddm_view_blob(ddm_view *v, const char *media_type, const void *data, size_t 
     Content *c;
 
     CHECK_VIEW(v);
-    if (v->kind != DDM_VIEW_BLOB || (len > 0 && !data))
+    if (v->desc->kind != DDM_VIEW_BLOB || (len > 0 && !data))
         return -EINVAL;
     if (!v->building)
         return -EPROTO;
@@ -303,21 +303,21 @@ int ddm_view_commit(ddm_view *v)
         return -EPROTO;
     c = v->building;
     v->building = NULL;
-    if (v->kind == DDM_VIEW_TABLE)
+    if (v->desc->kind == DDM_VIEW_TABLE)
         finish_row(c);
     if (c->bad) {
         if (!v->warned)
-            g_warning("view \"%s\"%s%s of %s not updated: %s", v->name, v->vm_key ? " of VM " : "",
-                      v->vm_key ? v->vm_key : "", v->owner, c->bad_reason);
+            g_warning("view \"%s\"%s%s of %s not updated: %s", v->desc->name, v->vm_key ? " of VM " : "",
+                      v->vm_key ? v->vm_key : "", v->desc->owner, c->bad_reason);
         else
-            g_debug("view \"%s\" of %s not updated: %s", v->name, v->owner, c->bad_reason);
+            g_debug("view \"%s\" of %s not updated: %s", v->desc->name, v->desc->owner, c->bad_reason);
         v->warned = TRUE;
         ddm_views_content_free(c);
         return -EINVAL;
     }
     if (c->rows_capped && !v->warned_cap) {
-        g_warning("view \"%s\" of %s: more than %u rows or %u cells, the rest were dropped", v->name,
-                  v->owner, (unsigned)DDM_VIEW_MAX_ROWS, (unsigned)DDM_VIEW_MAX_CELLS);
+        g_warning("view \"%s\" of %s: more than %u rows or %u cells, the rest were dropped", v->desc->name,
+                  v->desc->owner, (unsigned)DDM_VIEW_MAX_ROWS, (unsigned)DDM_VIEW_MAX_CELLS);
         v->warned_cap = TRUE;
     }
     ddm_views_content_seal(c);

@@ -58,22 +58,22 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
     b = json_builder_new();
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, v->name);
+    json_builder_add_string_value(b, v->desc->name);
     json_builder_set_member_name(b, "vm");
     if (v->vm_key)
         json_builder_add_string_value(b, v->vm_key);
     else
         json_builder_add_null_value(b);
     json_builder_set_member_name(b, "owner");
-    json_builder_add_string_value(b, v->owner);
+    json_builder_add_string_value(b, v->desc->owner);
     json_builder_set_member_name(b, "title");
-    json_builder_add_string_value(b, v->title);
+    json_builder_add_string_value(b, v->desc->title);
     json_builder_set_member_name(b, "kind");
-    json_builder_add_string_value(b, kind_name(v->kind));
+    json_builder_add_string_value(b, kind_name(v->desc->kind));
     json_builder_set_member_name(b, "version");
     json_builder_add_int_value(b, (gint64)v->version);
 
-    if (v->kind == DDM_VIEW_TABLE) {
+    if (v->desc->kind == DDM_VIEW_TABLE) {
         guint ncols = c->columns.n;
         json_builder_set_member_name(b, "columns");
         json_builder_begin_array(b);
@@ -103,7 +103,7 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
             json_builder_end_array(b);
         }
         json_builder_end_array(b);
-    } else if (v->kind == DDM_VIEW_RECORD) {
+    } else if (v->desc->kind == DDM_VIEW_RECORD) {
         json_builder_set_member_name(b, "fields");
         json_builder_begin_array(b);
         for (guint i = 0; i < ddm_views_content_n_fields(c); i++) {

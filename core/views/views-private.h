@@ -83,20 +83,29 @@ typedef struct Content {
     char *media_type;
 } Content;
 
+/* What the same view of every VM has in common: owner, name, title (valid
+ * UTF-8, interned GRefStrings) and kind, held once by all of them
+ * (views.c: view_desc_get, view_desc_release). */
+typedef struct ViewDesc {
+    char *owner;
+    char *name;
+    char *title;
+    ddm_view_kind kind;
+    guint refs;
+    char *key; /* its key among the interned descriptions */
+} ViewDesc;
+
 /* Laid out without holes: every VM has some twenty of these. */
 struct ddm_view {
     guint32 magic;
-    ddm_view_kind kind;
+    guint busy;         /* notifications in progress for this view */
     DdmViews *store; /* NULL for detached views */
-    char *owner;     /* owner, vm_key, name, title: interned GRefStrings */
-    char *vm_key;    /* NULL = global */
-    char *name;
-    char *title;
+    const ViewDesc *desc; /* owner, name, title, kind */
+    char *vm_key;    /* NULL = global; an interned GRefString */
     guint64 version;
     Columns schema;     /* table: columns the next begin starts with */
     Content *committed; /* never NULL; ddm_views_content_empty() until the first commit */
     Content *building;  /* NULL when not between begin and commit */
-    guint busy;         /* notifications in progress for this view */
     guint warned : 1;    /* a failed commit was logged at warning level */
     guint warned_cap : 1; /* the row cap was logged at warning level */
     guint unpublished : 1;

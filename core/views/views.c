@@ -48,14 +48,14 @@
 static guint view_key_hash(gconstpointer p)
 {
     const ddm_view *v = p;
-    guint h = g_str_hash(v->name);
+    guint h = g_str_hash(v->desc->name);
     return v->vm_key ? h * 31u + g_str_hash(v->vm_key) : h;
 }
 
 static gboolean view_key_equal(gconstpointer a, gconstpointer b)
 {
     const ddm_view *va = a, *vb = b;
-    return strcmp(va->name, vb->name) == 0 && !va->vm_key == !vb->vm_key &&
+    return strcmp(va->desc->name, vb->desc->name) == 0 && !va->vm_key == !vb->vm_key &&
            (!va->vm_key || strcmp(va->vm_key, vb->vm_key) == 0);
 }
 
@@ -70,17 +70,17 @@ static gboolean valid_ident(const char *s)
     return TRUE;
 }
 
+static void view_desc_release(const ViewDesc *desc);
+
 static void view_free(ddm_view *v)
 {
     v->magic = 0;
     ddm_views_columns_clear(&v->schema);
     ddm_views_content_free(v->committed);
     ddm_views_content_free(v->building);
-    g_ref_string_release(v->owner);
+    view_desc_release(v->desc);
     if (v->vm_key)
         g_ref_string_release(v->vm_key);
-    g_ref_string_release(v->name);
-    g_ref_string_release(v->title);
     g_free(v);
 }
 
@@ -169,18 +169,61 @@ static char *intern_valid(const char *s)
     return out;
 }
 
+/* Descriptions by "owner\x1fname\x1ftitle\x1fkind" (borrowed: one leaves
+ * with its last view). Views live on the main loop only. */
+static GHashTable *interned_descs;
+
+static const ViewDesc *view_desc_get(const char *owner, const char *name, const char *title,
+                                     ddm_view_kind kind)
+{
+    char *vowner = intern_valid(owner), *vtitle = intern_valid(title);
+    char *key = g_strdup_printf("%s\x1f%s\x1f%s\x1f%d", vowner, name, vtitle, (int)kind);
+    ViewDesc *d;
+
+    if (!interned_descs)
+        interned_descs = g_hash_table_new(g_str_hash, g_str_equal);
+    d = g_hash_table_lookup(interned_descs, key);
+    if (d) {
+        g_free(key);
+        g_ref_string_release(vowner);
+        g_ref_string_release(vtitle);
+        d->refs++;
+        return d;
+    }
+    d = g_new0(ViewDesc, 1);
+    d->owner = vowner;
+    d->name = g_ref_string_new_intern(name);
+    d->title = vtitle;
+    d->kind = kind;
+    d->refs = 1;
+    d->key = key;
+    g_hash_table_insert(interned_descs, d->key, d);
+    return d;
+}
+
+static void view_desc_release(const ViewDesc *desc)
+{
+    ViewDesc *d = (ViewDesc *)desc; /* interned here: ours to count */
+
+    if (--d->refs > 0)
+        return;
+    g_hash_table_remove(interned_descs, d->key);
+    g_free(d->key);
+    g_ref_string_release(d->owner);
+    g_ref_string_release(d->name);
+    g_ref_string_release(d->title);
+    g_free(d);
+}
+
 static ddm_view *view_alloc(const char *owner, const char *vm_key, const char *name,
                             ddm_view_kind kind, const char *title)
 {
     ddm_view *v = g_new0(ddm_view, 1);
     v->magic = DDM_VIEW_MAGIC;
-    /* Owner, VM key, name and title are the same few strings in every VM's
-     * views: interned, reference-counted (g_ref_string_release). */
-    v->owner = intern_valid(owner ? owner : "");
+    /* Owner, name, title and kind are the same in every VM's copy of a
+     * view: one description for all; the VM key is interned too. */
+    v->desc = view_desc_get(owner ? owner : "", name, title && *title ? title : name, kind);
     v->vm_key = vm_key ? g_ref_string_new_intern(vm_key) : NULL;
-    v->name = g_ref_string_new_intern(name);
-    v->title = intern_valid(title && *title ? title : name);
-    v->kind = kind;
     v->committed = ddm_views_content_empty();
     return v;
 }
@@ -252,7 +295,7 @@ static void destroy_matching(DdmViews *store, const char *vm_key, const char *ow
     g_hash_table_iter_init(&it, store->by_key);
     while (g_hash_table_iter_next(&it, NULL, &val)) {
         ddm_view *v = val;
-        if ((vm_key && g_strcmp0(v->vm_key, vm_key) == 0) || (owner && g_strcmp0(v->owner, owner) == 0))
+        if ((vm_key && g_strcmp0(v->vm_key, vm_key) == 0) || (owner && g_strcmp0(v->desc->owner, owner) == 0))
             g_ptr_array_add(victims, v);
     }
     /* Listeners may destroy views meanwhile: a busy reference keeps each
@@ -285,13 +328,12 @@ void ddm_views_destroy_owner(DdmViews *store, const char *owner)
 
 ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key)
 {
-    ddm_view key;
+    ViewDesc desc = {.name = (char *)name};
+    ddm_view key = {.desc = &desc, .vm_key = (char *)vm_key};
 
     g_return_val_if_fail(store != NULL, NULL);
     if (!name)
         return NULL;
-    key.name = (char *)name;
-    key.vm_key = (char *)vm_key;
     return g_hash_table_lookup(store->by_key, &key);
 }
 
@@ -304,7 +346,7 @@ static gint view_order(gconstpointer a, gconstpointer b)
     if (!va->vm_key != !vb->vm_key)
         return va->vm_key ? 1 : -1; /* global views first */
     r = g_strcmp0(va->vm_key, vb->vm_key);
-    return r ? r : strcmp(va->name, vb->name);
+    return r ? r : strcmp(va->desc->name, vb->desc->name);
 }
 
 GPtrArray *ddm_views_list(DdmViews *store)
@@ -332,7 +374,7 @@ gboolean ddm_view_is_valid(const ddm_view *v)
 const char *ddm_view_name(const ddm_view *v)
 {
     g_return_val_if_fail(ddm_view_is_valid(v), NULL);
-    return v->name;
+    return v->desc->name;
 }
 
 const char *ddm_view_vm_key(const ddm_view *v)
@@ -344,19 +386,19 @@ const char *ddm_view_vm_key(const ddm_view *v)
 const char *ddm_view_owner(const ddm_view *v)
 {
     g_return_val_if_fail(ddm_view_is_valid(v), NULL);
-    return v->owner;
+    return v->desc->owner;
 }
 
 const char *ddm_view_title(const ddm_view *v)
 {
     g_return_val_if_fail(ddm_view_is_valid(v), NULL);
-    return v->title;
+    return v->desc->title;
 }
 
 ddm_view_kind ddm_view_kind_of(const ddm_view *v)
 {
     g_return_val_if_fail(ddm_view_is_valid(v), 0);
-    return v->kind;
+    return v->desc->kind;
 }
 
 guint64 ddm_view_version(const ddm_view *v)
@@ -372,7 +414,7 @@ const guint8 *ddm_view_blob_data(const ddm_view *v, gsize *len, const char **med
         *len = 0;
     if (media_type)
         *media_type = NULL;
-    if (!ddm_view_is_valid(v) || v->kind != DDM_VIEW_BLOB || !v->committed->media_type)
+    if (!ddm_view_is_valid(v) || v->desc->kind != DDM_VIEW_BLOB || !v->committed->media_type)
         return NULL;
     if (len)
         *len = v->committed->blob_len;
@@ -455,7 +497,7 @@ int ddm_view_watchers(const ddm_view *v)
         return 0;
     for (GList *l = v->store->watches; l; l = l->next) {
         const Watch *w = l->data;
-        if (w->name && strcmp(w->name, v->name) != 0)
+        if (w->name && strcmp(w->name, v->desc->name) != 0)
             continue;
         if (w->vm_key && g_strcmp0(w->vm_key, v->vm_key) != 0)
             continue;

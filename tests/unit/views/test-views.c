@@ -1293,6 +1293,16 @@ static void test_views_empty_contents_shared(void **state)
     }
     assert_ptr_equal(v[0]->committed, v[1]->committed);
     assert_ptr_equal(v[1]->committed, v[2]->committed);
+    /* the same view of every VM shares one description (owner, name, title, kind) */
+    assert_ptr_equal(v[0]->desc, v[2]->desc);
+    rec = ddm_views_create(s, "p", "vm0", "t2", DDM_VIEW_TABLE, "T");
+    blob = ddm_views_create(s, "p", "vm9", "t", DDM_VIEW_TABLE, "T\xff");
+    assert_ptr_not_equal(rec->desc, v[0]->desc);
+    assert_ptr_not_equal(blob->desc, v[0]->desc);
+    assert_string_equal(ddm_view_title(blob), "T\xef\xbf\xbd"); /* made valid */
+    ddm_views_destroy(s, blob);
+    assert_null(ddm_views_create(s, "q", "vm1", "t", DDM_VIEW_RECORD, "T")); /* name taken */
+    ddm_views_destroy(s, rec);
     /* the first set_columns publishes an empty table: shared too */
     other = ddm_views_create(s, "p", "vm3", "t", DDM_VIEW_TABLE, "T");
     assert_int_equal(ddm_view_set_columns(other, cols, 2), 0);
