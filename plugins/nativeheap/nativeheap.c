@@ -48,8 +48,22 @@ static void nh_vm_free(void *p)
     nh_vm *nv = p;
     if (!nv)
         return;
-    seg_collector_clear(&nv->coll);
+    if (nv->coll) {
+        seg_collector_clear(nv->coll);
+        free(nv->coll);
+    }
     free(nv);
+}
+
+seg_collector *nh_vm_collector(nh_vm *nv)
+{
+    if (!nv->coll) {
+        nv->coll = malloc(sizeof *nv->coll);
+        if (!nv->coll)
+            return NULL;
+        seg_collector_init(nv->coll, 0, 0);
+    }
+    return nv->coll;
 }
 
 nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
@@ -62,7 +76,6 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
         return NULL;
     nv->np = np;
     nv->vm = vm;
-    seg_collector_init(&nv->coll, 0, 0);
     if (np->host->vm_set_data(np->self, vm, nv, nh_vm_free) != 0)
         return NULL; /* the host freed it */
     nh_views_create(nv);
@@ -130,9 +143,9 @@ static int on_nhst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     if (read_heap_id(np, vm, ci->type, data, len, &id))
         return -EINVAL;
     nv = nh_vm_get(np, vm);
-    if (!nv)
+    if (!nv || !nh_vm_collector(nv))
         return -ENOMEM;
-    rc = seg_collector_start(&nv->coll, id);
+    rc = seg_collector_start(nv->coll, id);
     if (rc < 0) {
         np->host->log(np->self, DDM_LOG_WARNING, "VM %s: native heap %" PRIu32 " is one heap too many; ignored",
                       nh_vm_label(np, vm, label, sizeof label), id);
@@ -156,9 +169,9 @@ static int on_nhsg(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     int rc;
     (void)self, (void)ci;
     nv = nh_vm_get(np, vm);
-    if (!nv)
+    if (!nv || !nh_vm_collector(nv))
         return -ENOMEM;
-    rc = seg_collector_piece(&nv->coll, data, len, 0, &rep);
+    rc = seg_collector_piece(nv->coll, data, len, 0, &rep);
     if (rep.implicit_start)
         np->host->log(np->self, DDM_LOG_INFO,
                       "VM %s: NHSG for heap %" PRIu32 " without NHST; collecting it anyway",
@@ -196,7 +209,7 @@ static int on_nhen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     nv = nh_vm_get(np, vm);
     if (!nv)
         return -ENOMEM;
-    if (seg_collector_end(&nv->coll, id, NULL) != 0) {
+    if (!nv->coll || seg_collector_end(nv->coll, id, NULL) != 0) {
         np->host->log(np->self, DDM_LOG_INFO,
                       "VM %s: NHEN for heap %" PRIu32 " without NHST or pieces; ignored",
                       nh_vm_label(np, vm, label, sizeof label), id);

@@ -72,7 +72,8 @@ typedef struct nh_vm {
     int segments_on;         /**< NHSG(1, 0) was sent last (not yet NHSG(0, 1)) */
     int seg_fail_logged;     /**< a failed NHSG switch was logged (until one succeeds) */
     double seg_last_wanted;  /**< when the segments view was last seen watched (np->now) */
-    seg_collector coll;
+    seg_collector *coll;     /**< NULL until the first NHST or NHSG (nh_vm_collector):
+                                  an idle VM holds none */
     unsigned rejects_logged;
     int headline_nhgt;       /**< the "native" headline comes from NHGT (not NHSG) */
     double unasked_logged_at; /**< when an unsolicited NHGT was last logged (np->now) */
@@ -84,6 +85,8 @@ typedef struct nh_vm {
 
 /* nativeheap.c */
 nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm);
+/** @nv's segment collector, made at the first call; NULL if out of memory. */
+seg_collector *nh_vm_collector(nh_vm *nv);
 const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len);
 
 /** Monotonic seconds (the default np->now). */

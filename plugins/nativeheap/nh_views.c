@@ -130,9 +130,10 @@ void nh_views_segments(nh_vm *nv)
     unsigned c;
     uint64_t native = 0;
     int any = 0;
-    for (i = 0; i < nv->coll.n_heaps; i++)
-        if (nv->coll.heaps[i]->have_current) {
-            native = sat_add(native, nv->coll.heaps[i]->current.stats.cls[1 + SEG_KIND_NATIVE].bytes);
+    size_t n_heaps = nv->coll ? nv->coll->n_heaps : 0;
+    for (i = 0; i < n_heaps; i++)
+        if (nv->coll->heaps[i]->have_current) {
+            native = sat_add(native, nv->coll->heaps[i]->current.stats.cls[1 + SEG_KIND_NATIVE].bytes);
             any = 1;
         }
     if (any && !nv->headline_nhgt) /* NHGT's figure is the better one */
@@ -140,8 +141,8 @@ void nh_views_segments(nh_vm *nv)
     if (!nv->segments)
         return;
     h->view_begin(nv->segments);
-    for (i = 0; i < nv->coll.n_heaps; i++) {
-        const seg_heap *sh = nv->coll.heaps[i];
+    for (i = 0; i < n_heaps; i++) {
+        const seg_heap *sh = nv->coll->heaps[i];
         const seg_stats *st = &sh->current.stats;
         uint64_t other = 0;
         if (!sh->have_current)

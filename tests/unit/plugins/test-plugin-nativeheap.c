@@ -286,6 +286,28 @@ static int send_piece(fixture *f, uint32_t heap, uint32_t units, const uint8_t *
     return rc;
 }
 
+/* An idle VM's state holds no segment collector: an NHEN alone makes
+ * none (it is only logged), the first NHST does. */
+static void test_collector_lazy(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    nh_vm *nv = h->vm_get_data(fake_host_plugin(f->fh), f->vm);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+
+    assert_non_null(nv);
+    assert_null(nv->coll);
+    send_u4(f, NHEN, 0);
+    assert_true(fake_host_log_contains(f->fh, "NHEN for heap 0 without NHST"));
+    assert_null(nv->coll);
+    send_u4(f, NHST, 0);
+    assert_non_null(nv->coll);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_int_equal(nv->coll->n_heaps, 1);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "nativeheap.segments")), 1);
+}
+
 static void test_segments(void **state)
 {
     fixture *f = *state;
@@ -1051,6 +1073,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_collector_lazy, setup, teardown),
         cmocka_unit_test(test_nhgt_variants),
         cmocka_unit_test_setup_teardown(test_nhgt_malloc_debug_off, setup, teardown),
         cmocka_unit_test(test_nhgt_malformed),
