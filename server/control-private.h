@@ -31,6 +31,7 @@ typedef struct PendingCmd {
     DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list), else zeroed */
     guint delay_timer;
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
+    gint64 delay_since_us;     /* monotonic time the delayed request came */
 } PendingCmd;
 
 struct Client {

@@ -19,14 +19,23 @@
  * producers that poll only while someone looks (threads) have data. */
 #define INTEREST_SECONDS 30
 #define MAX_INTERESTS 256
+/* A view nobody watched (its content may be stale) is answered once its
+ * producers had their go: when the server is settled (ddm_daemon_settled:
+ * discovery's first round, the VM list, every READY VM's requests
+ * answered) and, for views of plugins (which poll a view only while it is
+ * watched, on ticks of at most 250 ms), FIRST_POLL_MS after the request;
+ * never later than FIRST_LOOK_MS. The core's own views (owner "ddmon":
+ * the VM list, the headline figures) wait for no poll. */
 #define FIRST_LOOK_MS 1200
 /* Just after the server started (an autostarting `ddmon vms`), the VM list
- * is answered once discovery has had its first go: after STARTUP_MIN_MS,
- * as soon as no session is still connecting or asking HELO, and never
- * later than STARTUP_MAX_MS after the start. */
-#define STARTUP_MIN_MS 300
+ * is answered once discovery has had its first go: as soon as every
+ * discovery module had its first round (the local scan offers every port
+ * at start; adb has the device and pid lists) and no session is still
+ * connecting or asking HELO (ddm_daemon_vm_list_complete), and never later
+ * than STARTUP_MAX_MS after the start. Delayed replies look again every
+ * STARTUP_CHECK_MS. */
 #define STARTUP_MAX_MS 3000
-#define STARTUP_CHECK_MS 50
+#define STARTUP_CHECK_MS 20
 /* The plugins look at their views' watchers every 250 ms (their poll
  * ticks) and only then ask a VM for what a watched view shows: after a
  * watch makes a view watched that nobody watched, the server does not call
@@ -262,16 +271,19 @@ static gboolean note_interest(DdmControl *ctl, const char *name)
 static void op_view_now(Client *c, const DdmCtlRequest *req);
 
 static gboolean startup_settled(DdmControl *ctl);
+static gboolean first_look_done(DdmControl *ctl, const char *name, gint64 since_us);
 
 /* A delayed answer (a view nobody looked at, the VM list just after the
- * start): its timer fires every STARTUP_CHECK_MS for the VM list until
- * discovery settled, once after FIRST_LOOK_MS for a view. */
+ * start): its timer fires every STARTUP_CHECK_MS until discovery settled
+ * (the VM list) or the view's producers had their go (first_look_done). */
 static gboolean delayed_reply_cb(gpointer ud)
 {
     PendingCmd *pc = ud;
     Client *c = pc->client;
     gboolean vms = pc->delayed_req.op == DDM_CTL_OP_VMS;
-    if (vms && c != NULL && !c->dead && !startup_settled(pc->delay_ctl))
+    if (c != NULL && !c->dead &&
+        !(vms ? startup_settled(pc->delay_ctl)
+              : first_look_done(pc->delay_ctl, pc->delayed_req.name, pc->delay_since_us)))
         return G_SOURCE_CONTINUE;
     pc->delay_timer = 0;
     if (c != NULL && !c->dead) {
@@ -294,6 +306,7 @@ static void delay_reply(Client *c, const DdmCtlRequest *req, guint ms)
     PendingCmd *pc = g_new0(PendingCmd, 1);
     pc->client = c;
     pc->delay_ctl = c->ctl;
+    pc->delay_since_us = g_get_monotonic_time();
     pc->delayed_req.op = req->op;
     pc->delayed_req.name = g_strdup(req->name);
     pc->delayed_req.vm = g_strdup(req->vm);
@@ -312,15 +325,36 @@ static gboolean any_view_named(DdmControl *ctl, const char *name)
     return FALSE;
 }
 
-/* TRUE once the VM list is worth answering (see STARTUP_MIN_MS). */
+/* TRUE once the VM list is worth answering (see STARTUP_MAX_MS). */
 static gboolean startup_settled(DdmControl *ctl)
 {
     gint64 ms = (g_get_monotonic_time() - ctl->started_us) / 1000;
     if (ms >= STARTUP_MAX_MS)
         return TRUE;
-    if (ms < STARTUP_MIN_MS)
+    return ddm_daemon_vm_list_complete(ctl->daemon);
+}
+
+/* Are all views named @name the core's own (no plugin polls them)? */
+static gboolean only_core_views(DdmControl *ctl, const char *name)
+{
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
+    for (guint i = 0; i < all->len; i++)
+        if (strcmp(ddm_view_name(all->pdata[i]), name) == 0 &&
+            g_strcmp0(ddm_view_owner(all->pdata[i]), "ddmon") != 0)
+            return FALSE;
+    return TRUE;
+}
+
+/* TRUE once a view nobody watched until @since_us is worth answering
+ * (see FIRST_LOOK_MS). */
+static gboolean first_look_done(DdmControl *ctl, const char *name, gint64 since_us)
+{
+    gint64 ms = (g_get_monotonic_time() - since_us) / 1000;
+    if (ms >= FIRST_LOOK_MS)
+        return TRUE;
+    if (ms < FIRST_POLL_MS && !only_core_views(ctl, name))
         return FALSE;
-    return ddm_daemon_vm_list_settled(ctl->daemon);
+    return ddm_daemon_settled(ctl->daemon);
 }
 
 static void op_vms(Client *c, const DdmCtlRequest *req)
@@ -335,8 +369,8 @@ static void op_view(Client *c, const DdmCtlRequest *req)
 {
     if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name))
         /* Nobody looked at it until now: give its producer a moment to
-         * refresh it (a poll takes well under FIRST_LOOK_MS). */
-        delay_reply(c, req, FIRST_LOOK_MS);
+         * refresh it (first_look_done). */
+        delay_reply(c, req, STARTUP_CHECK_MS);
     else
         op_view_now(c, req);
 }

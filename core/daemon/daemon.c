@@ -277,6 +277,18 @@ gboolean ddm_daemon_vm_list_settled(DdmDaemon *d)
     return ddm_monitor_sessions_settled(d->monitor) && !ddm_vms_view_pending(d->vms_view);
 }
 
+gboolean ddm_daemon_vm_list_complete(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, TRUE);
+    if (!ddm_discovery_set_first_round_done(d->discovery) ||
+        !ddm_monitor_sessions_settled(d->monitor))
+        return FALSE;
+    /* Someone waits for the list: the coalesced rebuild (at most every
+     * 100 ms) goes out now rather than at its timer. */
+    ddm_vms_view_flush(d->vms_view);
+    return TRUE;
+}
+
 gboolean ddm_daemon_settled(DdmDaemon *d)
 {
     g_return_val_if_fail(d != NULL, TRUE);

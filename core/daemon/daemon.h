@@ -46,6 +46,10 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error);
  *  handshake, HELO) and the "vms" view shows every change reported so far
  *  (its rebuild is coalesced: one may be due). */
 gboolean ddm_daemon_vm_list_settled(DdmDaemon *d);
+/** The VM list is worth showing: every discovery module has had its first
+ *  round (the VMs that exist were offered) and the list is settled (above;
+ *  a rebuild still due is published at once). O(VMs). */
+gboolean ddm_daemon_vm_list_complete(DdmDaemon *d);
 /** What a snapshot waits for: the VM list is settled (above), every
  *  discovery module has had its first round, and no READY VM has a
  *  request in flight that may still be answered (the plugins' first
@@ -63,6 +67,8 @@ void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay);
 /** The row of target @key may have changed (NULL: any row may have). */
 void ddm_vms_view_schedule(DdmVmsView *vv, const char *key);
 gboolean ddm_vms_view_pending(const DdmVmsView *vv);
+/** Publish a pending rebuild now (someone waits for the list). */
+void ddm_vms_view_flush(DdmVmsView *vv);
 void ddm_vms_view_free(DdmVmsView *vv);
 /** Publish (or refresh) the "plugins" view of @reg's plugin records in @views. */
 void ddm_plugins_view_refresh(DdmViews *views, DdmRegistry *reg);

@@ -249,6 +249,14 @@ gboolean ddm_vms_view_pending(const DdmVmsView *vv)
     return vv != NULL && vv->timer != 0;
 }
 
+void ddm_vms_view_flush(DdmVmsView *vv)
+{
+    if (vv == NULL || vv->timer == 0)
+        return;
+    g_source_remove(vv->timer);
+    rebuild_cb(vv);
+}
+
 void ddm_vms_view_free(DdmVmsView *vv)
 {
     if (!vv)
