@@ -428,6 +428,12 @@ void ddm_relay_debugger_drain(Debugger *d)
         debugger_to_vm_flush(d);
         ddm_relay_debugger_close(d, why);
     }
+    /* Held until its VM is up (up to HOLD_MS): the reader stopped short of
+     * NEED_MORE, so it would keep the scratch every VM reads into. Its
+     * bytes wait in a buffer of its own instead (a budget refusal fails
+     * the reader, and the drain at attach closes it with the reason). */
+    if (d->state == DBG_HELD)
+        (void)ddm_jdwp_reader_release_scratch(d->reader);
     debugger_to_vm_flush(d);
 }
 

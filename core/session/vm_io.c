@@ -159,7 +159,13 @@ static void release_held(DdmVm *vm)
     if (!held)
         return;
     vm->out_held = NULL;
-    queue_now(vm, held->data, held->len, FALSE); /* counted when held */
+    /* counted when held; admitted against the cap then, but the parts sent
+     * since may have filled the queue: never drop requests silently */
+    int r = queue_now(vm, held->data, held->len, FALSE);
+    if (r < 0 && r != -ENOTCONN)
+        ddm_vm_close_later(vm, g_strdup_printf("write queue full (%u bytes held behind a "
+                                               "debugger's long command): %s",
+                                               held->len, g_strerror(-r)));
     g_byte_array_unref(held);
 }
 

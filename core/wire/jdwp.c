@@ -230,6 +230,21 @@ gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r)
     return r->on_scratch;
 }
 
+static gboolean settle(DdmJdwpReader *r);
+
+gboolean ddm_jdwp_reader_release_scratch(DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (!r->on_scratch)
+        return !r->failed;
+    if (r->failed) { /* a failed reader keeps no input */
+        scratch_return(r);
+        r->start = r->end = 0;
+        return FALSE;
+    }
+    return settle(r); /* on the scratch, settle always gives it back */
+}
+
 /* Move the unconsumed bytes to the front of the buffer. */
 static void compact(DdmJdwpReader *r)
 {

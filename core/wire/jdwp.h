@@ -127,6 +127,11 @@ void ddm_jdwp_reader_set_budget(DdmJdwpReader *r, DdmJdwpBudget *b);
  *  readers sharing a budget read into one scratch and keep a buffer of
  *  their own only for the bytes of an incomplete packet; tests). */
 gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r);
+/** Give the shared scratch back now, for a reader whose owner stops calling
+ *  next() before NEED_MORE (a debugger held until its VM is up): its bytes
+ *  move to a buffer of its own. No-op off the scratch. FALSE when the move
+ *  failed over the budget (the reader failed: next() says so). */
+gboolean ddm_jdwp_reader_release_scratch(DdmJdwpReader *r);
 /** After DDM_JDWP_ERR_BUDGET: the buffer size that was refused. */
 size_t ddm_jdwp_reader_refused_len(const DdmJdwpReader *r);
 /** The length the packet at the front declared (after DDM_JDWP_ERR_SHORT or

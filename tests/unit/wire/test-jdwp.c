@@ -1262,6 +1262,49 @@ static void test_jdwp_scratch_one_borrower(void **state)
     g_free(p);
 }
 
+/* A reader whose owner stops before NEED_MORE (a debugger held until its
+ * VM is up) gives the scratch back on release_scratch: its unread packets
+ * move to a buffer of its own and come out intact afterwards, and another
+ * reader can read into the scratch meanwhile. */
+static void test_jdwp_scratch_release(void **state)
+{
+    DdmJdwpBudget *b = ddm_jdwp_budget_new(0);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    DdmJdwpReader *q = ddm_jdwp_reader_new(0);
+    size_t len, avail;
+    uint8_t *p = make_packet(40, 0, 29, &len);
+    uint8_t *dst;
+    DdmJdwpPacket pkt;
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(r, b);
+    ddm_jdwp_reader_set_budget(q, b);
+    assert_true(ddm_jdwp_reader_release_scratch(r)); /* off the scratch: no-op */
+    dst = ddm_jdwp_reader_space(r, 65536, &avail);
+    memcpy(dst, p, len);
+    memcpy(dst + len, p, len);
+    ddm_jdwp_reader_commit(r, 2 * len);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_true(ddm_jdwp_reader_on_scratch(r));
+    assert_true(ddm_jdwp_reader_release_scratch(r));
+    assert_false(ddm_jdwp_reader_on_scratch(r));
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), len); /* only what was left */
+    dst = ddm_jdwp_reader_space(q, 64, &avail);
+    assert_true(ddm_jdwp_reader_on_scratch(q));
+    memset(dst, 0xEE, avail);
+    ddm_jdwp_reader_commit(q, 0);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_bytes_equal(pkt.bytes, pkt.len, p, len);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+
+    ddm_jdwp_reader_free(r);
+    ddm_jdwp_reader_free(q);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    ddm_jdwp_budget_free(b);
+    g_free(p);
+}
+
 /* Start-up with thousands of peers (issue 16): a reader whose read found
  * nothing (space() borrowed the scratch, read() said EAGAIN, so no commit
  * and no next()) must not keep every other reader off the scratch; and a
@@ -1395,6 +1438,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_stream_head_rules),
         cmocka_unit_test(test_jdwp_scratch_whole_and_partial),
         cmocka_unit_test(test_jdwp_scratch_one_borrower),
+        cmocka_unit_test(test_jdwp_scratch_release),
         cmocka_unit_test(test_jdwp_scratch_empty_read_and_own_buffers),
     };
     return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
