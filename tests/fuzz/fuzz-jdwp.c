@@ -44,9 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gboolean stream_heads = (piece_seed & 0x80) != 0, streaming = FALSE;
     uint64_t stream_left = 0;
     DdmJdwpBudget *budget = (piece_seed & 0x40) ? ddm_jdwp_budget_new(0) : NULL;
+    /* a second peer on the budget whose reads find nothing (space(), then
+     * EAGAIN): it borrows the scratch and must not keep it from r */
+    DdmJdwpReader *idle = budget && (piece_seed & 0x20) ? ddm_jdwp_reader_new(cap) : NULL;
 
     if (budget)
         ddm_jdwp_reader_set_budget(r, budget);
+    if (idle)
+        ddm_jdwp_reader_set_budget(idle, budget);
     if (handshake)
         ddm_jdwp_reader_expect_handshake(r);
     if (stream_heads)
@@ -60,6 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* piece sizes: 1..64, sometimes a whole 4 KiB read */
         step = step * 1103515245u + 12345u;
         want = (step >> 16) % 8 == 0 ? 4096 : 1 + (step >> 16) % 64;
+        if (idle) {
+            size_t idle_avail = 0;
+            FUZZ_CHECK(ddm_jdwp_reader_space(idle, 4096, &idle_avail) != NULL);
+            FUZZ_CHECK(ddm_jdwp_reader_buffer_size(idle) == 0);
+        }
         if (use_space) {
             size_t avail = 0;
             uint8_t *space = ddm_jdwp_reader_space(r, want, &avail);
@@ -135,8 +145,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (budget) {
             FUZZ_CHECK(!ddm_jdwp_reader_on_scratch(r));
             FUZZ_CHECK(ddm_jdwp_budget_used(budget) == ddm_jdwp_reader_buffer_size(r));
+            /* its own buffer follows what arrived: none when drained, at
+             * most twice the bytes of its incomplete packet */
+            FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= 2 * ddm_jdwp_reader_pending(r) + 1);
         }
     }
+    ddm_jdwp_reader_free(idle);
     ddm_jdwp_reader_free(r);
     if (budget) {
         FUZZ_CHECK(ddm_jdwp_budget_used(budget) == 0);
