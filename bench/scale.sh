@@ -16,8 +16,9 @@
 #     linear, k <= 1.1);
 #   (the column "CPU ms": the server's CPU time from its start until then,
 #   the queries' included; "1st reply": when the first `ddmon vms` answered; a fresh
-#   server holds its first answer about views nobody watched yet for a
-#   moment, about 1.5 s, the same for every N);
+#   server answers it once discovery had its first round and no VM is still
+#   connecting or saying HELO, and its headline figures once the VMs' first
+#   requests are answered; the polling here adds up to 50 ms);
 #   - the resident memory of that server once settled, minus that of the
 #     same server started without discovery (the baseline), per VM
 #     (goal: <= 4 KiB).
@@ -161,9 +162,8 @@ count_named() {
 }
 
 # wait_named BUILD SOCK PREFIX N: until N are named; prints the ms since T0_MS, or "nan";
-# FIRST_MS (a file) gets the ms of the first answer: the server's first-look
-# delay (it gives the plugins a moment before it answers the first query
-# about views nobody watched) is a constant, not a cost per VM.
+# FIRST_MS (a file) gets the ms of the first answer (a fresh server answers
+# once discovery's first round and the VMs' first requests are done).
 wait_named() {
     local deadline=$((T0_MS + timeout_s * 1000)) known=0 first=""
     while :; do
