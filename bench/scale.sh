@@ -117,23 +117,7 @@ ctxsw() {
     cat /proc/"$1"/task/*/status 2>/dev/null |
         awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { printf "%d\n", s }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "nan"; else printf "%.2f", a / b }'; }
-# le A B: A <= B (numbers; nan is never).
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "nan" && a + 0 <= b + 0) }'; }
-# verdict VALUE GOAL: "ok" or "MISSED" (counted in a file for --check: callers run it in $(...)).
-verdict() {
-    if le "$1" "$2"; then echo ok; else echo "$1 > $2" >>"$T_TMP/missed"; echo MISSED; fi
-}
-
-stop_pid() {
-    [ -n "$1" ] || return 0
-    kill "$1" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$1" 2>/dev/null
-    wait "$1" 2>/dev/null
-    return 0
-}
+# median, ratio, le, verdict, stop_pid: bench/lib.sh
 
 # start_server BUILD SOCK ARGS...: a ddmon server of BUILD in the background; sets SERVER_PID.
 start_server() {

@@ -67,20 +67,7 @@ ulimit -n "$(ulimit -H -n)" 2>/dev/null
 GOAL_HEAP_PER_VM=4096
 GOAL_RSS_KB=$((8 * 1024))
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# verdict VALUE GOAL: ok, or MISSED (noted for --check).
-verdict() {
-    if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "nan" && a + 0 <= b + 0) }'; then echo ok
-    else echo "$1 > $2" >>"$T_TMP/missed"; echo MISSED; fi
-}
-stop_pid() {
-    [ -n "$1" ] || return 0
-    kill "$1" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$1" 2>/dev/null
-    wait "$1" 2>/dev/null
-    return 0
-}
+# median, ratio, le, verdict, stop_pid: bench/lib.sh
 
 # start_server SOCK LOG ARGS...: a ddmon server in the background; sets SERVER_PID.
 start_server() {
@@ -177,7 +164,6 @@ per() { awk -v a="$1" -v b="$2" -v n="$vms" -v k="$3" 'BEGIN { if (a == "nan" ||
 heap_vm=$(per "$hv" "$hb" 1)
 rss_vm=$(per "$rv" "$rb" 1024)
 anon_vm=$(per "$av" "$ab" 1024)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b == 0) print "nan"; else printf "%.2f", a / b }'; }
 
 echo "bench/vmmem: $vms idle DDM VMs over TCP, plugins: $plugins; medians of $runs runs, ${settle}s after all were ready"
 printf '  %-26s %12s %12s %12s\n' "" "heap B" "RSS kB" "anon kB"
