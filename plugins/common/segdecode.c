@@ -115,18 +115,13 @@ void seg_stats_add(seg_stats *dst, const seg_stats *src)
     dst->pieces += src->pieces;
 }
 
-/* Account one merged run of @units units of @state. Branch-free where the
- * input decides (free or not), so mixed heaps do not mispredict. */
-static inline __attribute__((always_inline)) void emit(seg_stats *st, uint8_t state,
-                                                       uint64_t units, unsigned unit_size,
-                                                       uint64_t *free_extent, uint64_t *largest)
+/* Count one run of @units units (@bytes bytes) of class @cls in @st: its
+ * class totals, extremes and size bucket. */
+static inline __attribute__((always_inline)) void count_run(seg_stats *st, unsigned cls,
+                                                            uint64_t units, uint64_t bytes)
 {
-    const unsigned cls = seg_state_class(state);
-    const uint64_t bytes = units * unit_size;
     seg_class_stats *cs = &st->cls[cls];
     const unsigned b = bucket_of(bytes);
-    const uint64_t keep = (uint64_t)0 - (uint64_t)(cls == SEG_CLASS_FREE);
-    uint64_t ext;
 
     cs->count++;
     cs->units += units;
@@ -135,6 +130,20 @@ static inline __attribute__((always_inline)) void emit(seg_stats *st, uint8_t st
     cs->max_bytes = bytes > cs->max_bytes ? bytes : cs->max_bytes;
     st->hist_count[cls][b]++;
     st->hist_bytes[cls][b] += bytes;
+}
+
+/* Account one merged run of @units units of @state. Branch-free where the
+ * input decides (free or not), so mixed heaps do not mispredict. */
+static inline __attribute__((always_inline)) void emit(seg_stats *st, uint8_t state,
+                                                       uint64_t units, unsigned unit_size,
+                                                       uint64_t *free_extent, uint64_t *largest)
+{
+    const unsigned cls = seg_state_class(state);
+    const uint64_t bytes = units * unit_size;
+    const uint64_t keep = (uint64_t)0 - (uint64_t)(cls == SEG_CLASS_FREE);
+    uint64_t ext;
+
+    count_run(st, cls, units, bytes);
     ext = (*free_extent + bytes) & keep; /* adjacent free runs form one extent */
     *free_extent = ext;
     *largest = ext > *largest ? ext : *largest;
@@ -328,19 +337,7 @@ static uint64_t merge_partial(const uint8_t **rp, const uint8_t *end, seg_stats 
     }
     *rp = r;
     *state_out = state;
-    {
-        const unsigned cls = seg_state_class((uint8_t)state);
-        const uint64_t bytes = units * unit;
-        seg_class_stats *cs = &st->cls[cls];
-        const unsigned b = bucket_of(bytes);
-        cs->count++;
-        cs->units += units;
-        cs->bytes += bytes;
-        cs->min_bytes = bytes < cs->min_bytes ? bytes : cs->min_bytes;
-        cs->max_bytes = bytes > cs->max_bytes ? bytes : cs->max_bytes;
-        st->hist_count[cls][b]++;
-        st->hist_bytes[cls][b] += bytes;
-    }
+    count_run(st, seg_state_class((uint8_t)state), units, units * unit);
     return units;
 }
 
