@@ -299,7 +299,7 @@ if [ $tcp = 1 ]; then
             ms=$(echo "${T_MS[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
             r0=$(echo "${RSS0[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
             r1=$(echo "${RSS1[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
-            per=$(awk -v a="$r1" -v b="$r0" -v n="$n" 'BEGIN { printf "%.2f", (a - b) / n }')
+            per=$(awk -v a="$r1" -v b="$r0" -v n="$n" 'BEGIN { if (a == "nan" || b == "nan") print "nan"; else printf "%.2f", (a - b) / n }')
             f1=$(echo "${F_MS[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
             c1=$(echo "${C_MS[$b,$n]}" | tr ' ' '\n' | grep -v '^$' | median)
             printf '%8d %-6s %10s %-20s %9s %9s %10s %10s %9s\n' "$n" "$(label "$b")" "$ms" "$(echo ${T_MS[$b,$n]} | tr ' ' ',')" "$f1" "$c1" "$r0" "$r1" "$per"
