@@ -271,12 +271,6 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error)
     return TRUE;
 }
 
-gboolean ddm_daemon_vm_list_settled(DdmDaemon *d)
-{
-    g_return_val_if_fail(d != NULL, TRUE);
-    return ddm_monitor_sessions_settled(d->monitor) && !ddm_vms_view_pending(d->vms_view);
-}
-
 gboolean ddm_daemon_vm_list_complete(DdmDaemon *d)
 {
     g_return_val_if_fail(d != NULL, TRUE);
@@ -292,7 +286,7 @@ gboolean ddm_daemon_vm_list_complete(DdmDaemon *d)
 gboolean ddm_daemon_settled(DdmDaemon *d)
 {
     g_return_val_if_fail(d != NULL, TRUE);
-    if (!ddm_discovery_set_first_round_done(d->discovery) || !ddm_daemon_vm_list_settled(d))
+    if (!ddm_daemon_vm_list_complete(d))
         return FALSE;
     /* The plugins' first requests (sent at DDM_VM_READY: the views'
      * first fills), and FEAT, are answered, timed out or will never be

@@ -42,16 +42,12 @@ DdmRelay *ddm_daemon_relay(DdmDaemon *d);
 
 /** Switch discovery modes at run time ("local,adb"); modes removed drop their VMs. */
 gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error);
-/** TRUE when no session is still finding out what its VM is (connecting,
- *  handshake, HELO) and the "vms" view shows every change reported so far
- *  (its rebuild is coalesced: one may be due). */
-gboolean ddm_daemon_vm_list_settled(DdmDaemon *d);
 /** The VM list is worth showing: every discovery module has had its first
- *  round (the VMs that exist were offered) and the list is settled (above;
- *  a rebuild still due is published at once). O(VMs). */
+ *  round (the VMs that exist were offered) and no session is still finding
+ *  out what its VM is (connecting, handshake, HELO); a coalesced rebuild of
+ *  the "vms" view still due is then published at once. O(VMs). */
 gboolean ddm_daemon_vm_list_complete(DdmDaemon *d);
-/** What a snapshot waits for: the VM list is settled (above), every
- *  discovery module has had its first round, and no READY VM has a
+/** What a snapshot waits for: the VM list is complete (above) and no READY VM has a
  *  request in flight that may still be answered (the plugins' first
  *  requests, the views' first fills: ddm_vm_requests_settled, which may
  *  send a FEAT to find out). O(VMs); a snapshot asks it a few times. */
@@ -66,7 +62,6 @@ DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon);
 void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay);
 /** The row of target @key may have changed (NULL: any row may have). */
 void ddm_vms_view_schedule(DdmVmsView *vv, const char *key);
-gboolean ddm_vms_view_pending(const DdmVmsView *vv);
 /** Publish a pending rebuild now (someone waits for the list). */
 void ddm_vms_view_flush(DdmVmsView *vv);
 void ddm_vms_view_free(DdmVmsView *vv);

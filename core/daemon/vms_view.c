@@ -244,11 +244,6 @@ void ddm_vms_view_schedule(DdmVmsView *vv, const char *key)
     vv->timer = g_timeout_add(delay, rebuild_cb, vv);
 }
 
-gboolean ddm_vms_view_pending(const DdmVmsView *vv)
-{
-    return vv != NULL && vv->timer != 0;
-}
-
 void ddm_vms_view_flush(DdmVmsView *vv)
 {
     if (vv == NULL || vv->timer == 0)
