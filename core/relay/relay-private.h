@@ -125,7 +125,7 @@ struct DdmRelay {
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
     GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */
-    GPtrArray *dead;          /* Debugger* closed, freed from an idle (callers may still look) */
+    GPtrArray *dead;          /* Debugger* closed, freed by reap_timer (callers may still look) */
     DdmTimer reap_timer;      /* zero-delay: frees `dead` at the next iteration */
     Endpoint *selected;
     char *selection;
@@ -212,7 +212,7 @@ gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n);
 void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id);
 void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n);
 void ddm_relay_debugger_part_end(Debugger *d);
-/** Close @d (@why logged, or NULL); it is freed from an idle. */
+/** Close @d (@why logged, or NULL); it is freed at the next iteration (reap_timer). */
 void ddm_relay_debugger_close(Debugger *d, const char *why);
 /** Free a closed debugger (the relay's dead list). */
 void ddm_relay_debugger_free(gpointer p);

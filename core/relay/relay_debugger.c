@@ -580,7 +580,7 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     }
     DdmRelay *relay = d->relay;
     g_ptr_array_remove_fast(relay->debuggers, d);
-    /* Freed from an idle: callers up the stack may still look at d->state. */
+    /* Freed at the next iteration (reap_timer): callers may still look at d->state. */
     g_ptr_array_add(relay->dead, d);
     if (!ddm_timer_armed(&relay->reap_timer)) {
         ddm_timer_init(&relay->reap_timer, reap_dead, relay);

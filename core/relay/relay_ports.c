@@ -143,24 +143,15 @@ static gboolean app_named(const char *app)
     return app && *app && strcmp(app, "<pre-initialized>") != 0;
 }
 
-/* The ports VMs get: debug_port_base and the 4095 above it. A remembered
- * port outside (the base changed) is not used. */
-#define VM_PORT_SPAN 4096u
-
-static gboolean in_vm_range(const DdmConfig *cfg, guint port)
-{
-    return port >= cfg->debug_port_base && port < (guint)cfg->debug_port_base + VM_PORT_SPAN &&
-           port <= 65535;
-}
-
-/* The remembered port of @vm's app on its device, or 0. */
+/* The remembered port of @vm's app on its device, or 0. The ports VMs get
+ * are the pool's (debug_port_base and the DDM_PORTPOOL_SPAN - 1 above it):
+ * a remembered port outside it (the base changed) is not used. */
 static guint16 app_port(DdmRelay *relay, DdmVm *vm)
 {
-    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     if (!app_named(vm->info.app_name))
         return 0;
     guint16 p = ddm_portmap_lookup(relay->port_by_app, vm->info.device, vm->info.app_name);
-    return in_vm_range(cfg, p) ? p : 0;
+    return ddm_portpool_contains(&relay->vm_ports, p) ? p : 0;
 }
 
 /* Remembered for someone else (another key that is not up now, or another
@@ -365,7 +356,7 @@ static gboolean parse_connect_port(const char *spec, char **key, guint16 *port)
 void ddm_relay_ports_open(DdmRelay *relay)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
-    ddm_portpool_init(&relay->vm_ports, cfg->debug_port_base, VM_PORT_SPAN);
+    ddm_portpool_init(&relay->vm_ports, cfg->debug_port_base, DDM_PORTPOOL_SPAN);
     ddm_timer_init(&relay->port_map_save, on_port_map_save, relay);
     if (cfg->selected_port) {
         GError *e = NULL;

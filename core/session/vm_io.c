@@ -237,8 +237,7 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
     g_return_val_if_fail(packet != NULL && len >= DDM_JDWP_HEADER_LEN, -EINVAL);
-    if (vm->state != DDM_VM_STATE_HELO && vm->state != DDM_VM_STATE_READY &&
-        vm->state != DDM_VM_STATE_PLAIN)
+    if (!can_send(vm))
         return -ENOTCONN;
     return ddm_vm_io_queue(vm, packet, len);
 }
