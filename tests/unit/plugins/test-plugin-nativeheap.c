@@ -693,12 +693,14 @@ static void test_tick_only_watched(void **state)
 {
     enum { N = 50 };
     fake_host *fh = fake_host_new();
+    nh_plugin *np;
     ddm_vm *vms[N];
     unsigned long q;
     int i;
     (void)state;
     assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
-    ((nh_plugin *)fake_host_table(fh)->get_data(fake_host_plugin(fh)))->now = fake_now;
+    np = fake_host_table(fh)->get_data(fake_host_plugin(fh));
+    np->now = fake_now;
     g_now = 100.0;
     for (i = 0; i < N; i++) {
         char key[32];
@@ -738,15 +740,21 @@ static void test_tick_only_watched(void **state)
         fake_host_fire_timers(fh);
     }
     assert_int_equal(fake_host_watcher_queries(fh) - q, 0);
-    /* a VM that goes away leaves no trace on the tick list */
+    /* a VM that goes away leaves no trace on the tick list: its state is
+     * freed at GONE, so a node left behind would be walked after the free */
     fake_view_set_watchers(fake_view_find(fh, vms[9], "nativeheap.summary"), 1);
     g_now += 0.25;
     fake_host_fire_timers(fh);
+    assert_non_null(np->ticks.head); /* watched: on the list, alone */
+    assert_ptr_equal(DDM_TICK_OWNER(np->ticks.head, nh_vm, tick)->vm, vms[9]);
+    assert_null(np->ticks.head->next);
     fake_host_vm_event(fh, vms[9], DDM_VM_GONE);
+    assert_null(np->ticks.head);
     for (i = 0; i < 5; i++) {
         g_now += 0.25;
         fake_host_fire_timers(fh);
     }
+    assert_null(np->ticks.head);
     fake_host_free(fh);
 }
 
