@@ -255,7 +255,9 @@ static __attribute__((noinline)) uint64_t pass_loop(const gen *g)
     return units;
 }
 
-enum { MODE_SUM = -2, MODE_LOOP = -1, MODE_DECODE = 0, MODE_KEEP = 1 };
+/* What one pass runs. MODE_DECODE and MODE_KEEP are pass_plugin()'s keep
+ * flag; MODE_ALL (no --only) is no pass but "time every mode". */
+enum { MODE_ALL = -3, MODE_SUM = -2, MODE_LOOP = -1, MODE_DECODE = 0, MODE_KEEP = 1 };
 
 static uint64_t run_pass(const gen *g, int mode)
 {
@@ -336,7 +338,7 @@ int main(int argc, char **argv)
 {
     gen g;
     uint64_t units = (uint64_t)64 << 20;
-    int runs = 7, keep = 0, check = 0, only = 1, i;
+    int runs = 7, keep = 0, check = 0, only = MODE_ALL, i;
     const char *png = NULL;
     double ts, tl, tp, tk = 0, ratio;
 
@@ -358,8 +360,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             i++;
             only = !strcmp(argv[i], "sum") ? MODE_SUM : !strcmp(argv[i], "loop") ? MODE_LOOP
-                   : !strcmp(argv[i], "decode") ? MODE_DECODE : 1;
-            if (only == 1) {
+                   : !strcmp(argv[i], "decode") ? MODE_DECODE : MODE_ALL;
+            if (only == MODE_ALL) {
                 fprintf(stderr, "heapdecode: --only loop|sum|decode\n");
                 return 2;
             }
@@ -377,7 +379,7 @@ int main(int argc, char **argv)
     }
 
     generate(&g, units);
-    if (only != 1) { /* one pass, for an instruction count */
+    if (only != MODE_ALL) { /* one pass, for an instruction count */
         if (run_pass(&g, only) != units) {
             fprintf(stderr, "heapdecode: a pass did not decode every unit\n");
             return 1;
