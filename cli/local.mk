@@ -21,5 +21,10 @@ ddmon_SOURCES = %reldir%/main.c
 ddmon_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 ddmon_CFLAGS = $(core_libddmcore_la_CFLAGS)
 ddmon_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la
+# The web module (ddmon-web.so, web/local.mk) calls the core in this binary.
+if HAVE_HTTP
+ddmon_LDFLAGS = $(AM_LDFLAGS) -Wl,--dynamic-list=$(top_srcdir)/web/binary-exports.list
+EXTRA_ddmon_DEPENDENCIES = web/binary-exports.list
+endif
 man1_MANS += doc/ddmon.1
 EXTRA_DIST += doc/ddmon.1

@@ -9,13 +9,11 @@ server_libddmserver_la_SOURCES = %reldir%/control.c %reldir%/control.h \
 	%reldir%/log.c %reldir%/log.h
 server_libddmserver_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 server_libddmserver_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
-# The web dashboard (web/, libsoup 3) runs inside the server with --http.
+# The web dashboard and GET /metrics (web/, libsoup 3) are not linked in:
+# with --http or --metrics the server loads them as the module
+# ddmon-web.so (web_module.c, web/module.h, web/local.mk).
 if HAVE_HTTP
-server_libddmserver_la_LIBADD = web/libddmweb.la
+server_libddmserver_la_SOURCES += %reldir%/web_module.c %reldir%/web_module.h
+server_libddmserver_la_CPPFLAGS += -DDDM_PKGLIBDIR=\"$(pkglibdir)\" \
+	-DDDM_ABS_TOP_BUILDDIR=\"$(abs_top_builddir)\"
 endif
-# GET /metrics (web/metrics*, web/metrics.mk): the renderer, and with
-# libsoup its routes and the --metrics listener.
-if !HAVE_HTTP
-server_libddmserver_la_LIBADD =
-endif
-server_libddmserver_la_LIBADD += web/libddmmetrics.la

@@ -27,8 +27,7 @@
 #include "server/log.h"
 #include "core/daemon/daemon.h"
 #ifdef HAVE_HTTP
-#include "web/metrics_http.h"
-#include "web/web.h"
+#include "server/web_module.h"
 #endif
 
 char *ddm_server_socket_path(const DdmConfig *config)
@@ -298,6 +297,22 @@ int ddm_server_run(DdmConfig *config)
     ddm_log_install();
     tune_malloc();
 
+#ifdef HAVE_HTTP
+    /* The web part is a module (web/module.h), loaded only when asked for,
+     * so a server without --http and --metrics maps none of libsoup; and
+     * before anything starts, so a missing module is one clear error. */
+    const DdmWebModule *wm = NULL;
+    if (config->http_listen != NULL || config->metrics_listen != NULL) {
+        wm = ddm_server_web_module_load(&error);
+        if (wm == NULL) {
+            g_printerr("ddmon: %s needs the web module, which did not load: %s\n",
+                       config->http_listen != NULL ? "--http" : "--metrics", error->message);
+            ddm_config_free(config);
+            return 1;
+        }
+    }
+#endif
+
     /* The default directory's parent ($XDG_RUNTIME_DIR or /tmp) exists;
      * we create only the last component. */
     if (!ddm_server_check_dir(dir, TRUE, &error)) {
@@ -345,18 +360,18 @@ int ddm_server_run(DdmConfig *config)
     DdmControl *ctl = ddm_control_new(daemon, listen_fd, stop_requested, &run);
 #ifdef HAVE_HTTP
     DdmWeb *web = NULL;
-    if (ddm_daemon_config(daemon)->http_listen != NULL) {
+    if (wm != NULL && ddm_daemon_config(daemon)->http_listen != NULL) {
         g_autofree char *downloads = ddm_server_downloads_path(socket_path);
         DdmWebOptions wo = {.listen = ddm_daemon_config(daemon)->http_listen,
                             .downloads_dir = downloads};
-        web = ddm_web_new(daemon, &wo, &error);
+        web = wm->web_new(daemon, &wo, &error);
         if (web == NULL) {
             g_printerr("ddmon: cannot start the web dashboard: %s\n", error->message);
             g_clear_error(&error);
             run.why = "no web dashboard";
             run.failed = TRUE;
         } else {
-            ddm_control_set_web_url(ctl, ddm_web_url(web));
+            ddm_control_set_web_url(ctl, wm->web_url(web));
         }
     }
 #else
@@ -369,9 +384,9 @@ int ddm_server_run(DdmConfig *config)
     /* GET /metrics: on the dashboard (its token) and on --metrics (none). */
 #ifdef HAVE_HTTP
     DdmMetricsEndpoint *metrics = NULL;
-    if (!run.failed) {
-        metrics = ddm_metrics_endpoint_new(daemon, web ? ddm_web_http(web) : NULL,
-                                           ddm_daemon_config(daemon)->metrics_listen, &error);
+    if (wm != NULL && !run.failed) {
+        metrics = wm->metrics_new(daemon, web ? wm->web_http(web) : NULL,
+                                  ddm_daemon_config(daemon)->metrics_listen, &error);
         if (metrics == NULL && error != NULL) {
             g_printerr("ddmon: cannot serve metrics: %s\n", error->message);
             g_clear_error(&error);
@@ -379,7 +394,7 @@ int ddm_server_run(DdmConfig *config)
             run.failed = TRUE;
         }
     }
-    g_autofree char *metrics_url = ddm_metrics_endpoint_url(metrics);
+    g_autofree char *metrics_url = wm != NULL ? wm->metrics_url(metrics) : NULL;
 #else
     if (ddm_daemon_config(daemon)->metrics_listen != NULL) {
         g_printerr("ddmon: --metrics needs a ddmon built with libsoup 3 (not --without-http)\n");
@@ -392,7 +407,7 @@ int ddm_server_run(DdmConfig *config)
               socket_path);
 #ifdef HAVE_HTTP
     if (web != NULL) /* as Jupyter does: the URL to open, with its token */
-        g_message("web dashboard: %s", ddm_web_url(web));
+        g_message("web dashboard: %s", wm->web_url(web));
     if (metrics_url != NULL)
         g_message("metrics: %s", metrics_url);
 #endif
@@ -402,10 +417,10 @@ int ddm_server_run(DdmConfig *config)
 
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
 #ifdef HAVE_HTTP
-    ddm_metrics_endpoint_free(metrics); /* before the dashboard it has a route on */
-#endif
-#ifdef HAVE_HTTP
-    ddm_web_free(web);
+    if (wm != NULL) {
+        wm->metrics_free(metrics); /* before the dashboard it has a route on */
+        wm->web_free(web);
+    }
 #endif
     ddm_control_free(ctl);
     unlink(socket_path);

@@ -6,8 +6,24 @@
 # stream, history: records' recent past) and the downloads of commands run from the web (downloads).
 # Also the listener the metrics endpoint reuses (http_server.h).
 # May call: core/ (through core/daemon and the views), libsoup, json-glib.
-# Called by: server/.
+# Called by: server/, only through the module below.
+#
+# ddmon-web.so: this library, GET /metrics (web/metrics.mk) and libsoup 3
+# with its dependencies, as a module the server loads (server/web_module.c)
+# only for --http or --metrics, so a server without them maps none of
+# libsoup's family (doc/web.md, "How the web part is loaded"). It exports
+# one symbol (module.h) and takes the daemon's functions from the ddmon
+# binary, which exports them (web/binary-exports.list, cli/local.mk).
 if HAVE_HTTP
+pkglib_LTLIBRARIES = web/ddmon-web.la
+web_ddmon_web_la_SOURCES = %reldir%/module.c %reldir%/module.h
+web_ddmon_web_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+web_ddmon_web_la_CFLAGS = $(core_libddmcore_la_CFLAGS) $(LIBSOUP_CFLAGS)
+web_ddmon_web_la_LIBADD = web/libddmweb.la web/libddmmetrics.la $(LIBSOUP_LIBS) \
+	$(JSON_GLIB_LIBS) $(GLIB_LIBS) $(LIBM)
+web_ddmon_web_la_LDFLAGS = -module -avoid-version -shared \
+	-export-symbols-regex '^ddm_web_module$$' $(SAN_LDFLAGS)
+
 noinst_LTLIBRARIES += web/libddmweb.la
 web_libddmweb_la_SOURCES = %reldir%/auth.c %reldir%/auth.h %reldir%/paths.c %reldir%/paths.h \
 	%reldir%/http_server.c %reldir%/http_server.h \
@@ -21,6 +37,8 @@ web_libddmweb_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS) -DDDM_WEBDIR=\"$(webd
 web_libddmweb_la_CFLAGS = $(core_libddmcore_la_CFLAGS) $(LIBSOUP_CFLAGS)
 web_libddmweb_la_LIBADD = $(LIBSOUP_LIBS) $(LIBM)
 endif
+# The symbols of the ddmon binary the module may call (cli/local.mk links with it).
+EXTRA_DIST += %reldir%/binary-exports.list
 
 # The dashboard's static files, served from disk.
 webdir = $(pkgdatadir)/web

@@ -83,4 +83,11 @@ char *ddm_loader_absolute_path(const char *path);
 gboolean ddm_loader_load_file_at(DdmRegistry *reg, const DdmTrustedDir *td, const char *abs,
                                  ddm_plugin **out, GError **error);
 
+/* dlopen(RTLD_NOW | RTLD_LOCAL) the checked file open as @fd (from
+ * ddm_loader_open_checked_file()), entry @name of @td, by its real path,
+ * then make sure that path still leads to the checked file. The handle
+ * (dlclose it), or NULL with @error naming @path (and dlerror()). */
+void *ddm_loader_dlopen_checked(int fd, const DdmTrustedDir *td, const char *name,
+                                const char *path, GError **error);
+
 #endif /* DDM_LOADER_PRIVATE_H */

@@ -63,8 +63,8 @@ char *ddm_loader_plugin_stem(const char *path)
  * the dynamic linker then knows the plugin by that name only: sanitizer
  * and gdb backtraces lose its symbols, and glibc hands back a loaded object
  * for any later dlopen of a name it was once opened by.) */
-static void *dlopen_checked(int fd, const DdmTrustedDir *td, const char *name, const char *path,
-                            GError **error)
+void *ddm_loader_dlopen_checked(int fd, const DdmTrustedDir *td, const char *name,
+                                const char *path, GError **error)
 {
     g_autofree char *real = g_build_filename(td->real, name, NULL);
     (void)dlerror();
@@ -228,7 +228,7 @@ static const ddm_plugin_desc *open_validated(const DdmTrustedDir *td, const char
     if (!td)
         td = &own;
     g_autofree char *base = g_path_get_basename(path);
-    void *dl = fd >= 0 ? dlopen_checked(fd, td, base, path, error) : NULL;
+    void *dl = fd >= 0 ? ddm_loader_dlopen_checked(fd, td, base, path, error) : NULL;
     if (fd >= 0)
         close(fd);
     ddm_loader_trusted_dir_clear(&own);

@@ -82,5 +82,13 @@ gboolean ddm_loader_check_file(const char *path, GString *report, GError **error
  *  ddm_registry_plugins_json_to_text()). FALSE + @error when a plugin named
  *  with --plugins failed or is missing (the list still says why). */
 gboolean ddm_loader_list_plugins(const DdmConfig *config, JsonNode **out, GError **error);
+/** Load the module @name (a file name ending in .so) of the directory
+ *  @dir, which is not a plugin (the web module, web/module.h), by the
+ *  plugins' load rule (loader_module.c): @dir and every directory above it
+ *  trusted, the file checked, then dlopen(RTLD_NOW | RTLD_LOCAL) by its
+ *  real path. No descriptor is looked for: the caller dlsyms what it needs.
+ *  The dlopen handle (caller dlcloses), or NULL with @error (a
+ *  DDM_LOADER_ERROR naming the path; dlerror()'s text when dlopen failed). */
+void *ddm_loader_open_module(const char *dir, const char *name, GError **error);
 
 #endif /* DDM_LOADER_H */

@@ -7,7 +7,7 @@ core_libddmcore_la_SOURCES += \
 	%reldir%/host.c \
 	%reldir%/loader.c %reldir%/loader.h %reldir%/loader-private.h \
 	%reldir%/loader_trust.c %reldir%/loader_elf.c %reldir%/elfdesc.c %reldir%/elfdesc.h %reldir%/loader_path.c \
-	%reldir%/loader_report.c
+	%reldir%/loader_report.c %reldir%/loader_module.c
 
 # The plugin ABI rules and the plugin authors' tutorial.
 dist_doc_DATA += doc/plugin-abi.md doc/writing-plugins.md

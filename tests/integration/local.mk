@@ -185,10 +185,10 @@ EXTRA_DIST += tests/integration/part-fifo.sh
 # stream and plugin commands with their downloads (web_commands.py).
 if ENABLE_TESTS
 TESTS += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
-	tests/integration/web-commands.sh
+	tests/integration/web-commands.sh tests/integration/web-module.sh
 endif
 EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
-	tests/integration/web-commands.sh tests/integration/web_http.py \
+	tests/integration/web-commands.sh tests/integration/web-module.sh tests/integration/web_http.py \
 	tests/integration/web_dashboard.py tests/integration/web_commands.py
 
 # hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Finding and loading the web module (web_module.h).
+ */
+#include <build-config.h>
+
+#include "server/web_module.h"
+
+#include <dlfcn.h>
+#include <gio/gio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pluginhost/loader.h"
+
+/* The file of the running program, without symbolic links, or NULL. */
+static char *own_executable(void)
+{
+    return realpath("/proc/self/exe", NULL); /* malloc'd */
+}
+
+char *ddm_server_web_module_dir(void)
+{
+#ifdef DDM_ABS_TOP_BUILDDIR
+    /* Run from its build tree (the tests, a developer's ./ddmon): the
+     * module built beside it, not an older installed one. Only for the
+     * binary that sits in the tree it was built in, so an installed
+     * ddmon never looks there. */
+    char *exe = own_executable();
+    char *top = realpath(DDM_ABS_TOP_BUILDDIR, NULL);
+    gboolean in_tree = FALSE;
+    if (exe != NULL && top != NULL) {
+        g_autofree char *dir = g_path_get_dirname(exe);
+        g_autofree char *libs = g_build_filename(top, ".libs", NULL);
+        in_tree = strcmp(dir, top) == 0 || strcmp(dir, libs) == 0;
+    }
+    char *found = in_tree ? g_build_filename(top, "web", ".libs", NULL) : NULL;
+    free(exe);
+    free(top);
+    if (found != NULL)
+        return found;
+#endif
+    return g_strdup(DDM_PKGLIBDIR);
+}
+
+static const DdmWebModule *check_table(const DdmWebModule *t, const char *path, GError **error)
+{
+    if (t == NULL || t->version != DDM_WEB_MODULE_VERSION || t->size < sizeof(DdmWebModule)) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "%s: table version %u, size %u; this ddmon needs version %u, size %zu",
+                    path, t ? t->version : 0u, t ? t->size : 0u, DDM_WEB_MODULE_VERSION,
+                    sizeof(DdmWebModule));
+        return NULL;
+    }
+    if (t->package_version == NULL || strcmp(t->package_version, PACKAGE_VERSION) != 0) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "%s is from ddmon %s, this is ddmon %s: install both from one build", path,
+                    t->package_version ? t->package_version : "(unknown)", PACKAGE_VERSION);
+        return NULL;
+    }
+    if (!t->web_new || !t->web_free || !t->web_http || !t->web_url || !t->metrics_new ||
+        !t->metrics_free || !t->metrics_url) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: its table has empty entries",
+                    path);
+        return NULL;
+    }
+    return t;
+}
+
+const DdmWebModule *ddm_server_web_module_load(GError **error)
+{
+    static const DdmWebModule *loaded;
+    if (loaded != NULL)
+        return loaded;
+    g_autofree char *dir = ddm_server_web_module_dir();
+    g_autofree char *path = g_build_filename(dir, DDM_WEB_MODULE_FILE, NULL);
+    void *dl = ddm_loader_open_module(dir, DDM_WEB_MODULE_FILE, error);
+    if (dl == NULL)
+        return NULL;
+    (void)dlerror();
+    DdmWebModuleGetFunc get = (DdmWebModuleGetFunc)dlsym(dl, DDM_WEB_MODULE_SYMBOL);
+    if (get == NULL) {
+        const char *why = dlerror();
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path,
+                    why ? why : "no " DDM_WEB_MODULE_SYMBOL);
+        dlclose(dl);
+        return NULL;
+    }
+    const DdmWebModule *t = check_table(get(), path, error);
+    if (t == NULL) {
+        dlclose(dl);
+        return NULL;
+    }
+    loaded = t; /* never dlclosed (web_module.h) */
+    return loaded;
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The web part is a module (ddmon-web.so, web/module.h) that the server
+# loads only for --http or --metrics (doc/web.md, "How the web part is
+# loaded"): the ddmon binary does not link libsoup; a server without them
+# maps none of libsoup (/proc/PID/maps); one with --http maps the build
+# tree's module and serves the API, one with --metrics only serves
+# /metrics; a ddmon outside its build tree with no module installed fails
+# at start with one message naming the file it looked for and starts
+# nothing. `make install DESTDIR=...` puts the module at that very path (minus
+# DESTDIR); as root with unshare, the installed binary, with the installed
+# tree mounted at its configured place in a private mount namespace,
+# loads the installed module and serves.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
+    t_skip_all "ddmon was built --without-http (no libsoup 3, no module)"
+[ -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ] ||
+    t_skip_all "the web module is not built (make web/ddmon-web.la)"
+t_plan 17
+
+# GET URL [TOKEN]: prints the HTTP status, then the body's first 200 bytes.
+http_get() {
+    python3 - "$@" <<'EOF'
+import sys, urllib.request, urllib.error
+req = urllib.request.Request(sys.argv[1])
+if len(sys.argv) > 2:
+    req.add_header("Authorization", "Bearer " + sys.argv[2])
+try:
+    with urllib.request.urlopen(req, timeout=10) as r:
+        print(r.status); print(r.read(200).decode("utf-8", "replace"))
+except urllib.error.HTTPError as e:
+    print(e.code)
+except Exception as e:
+    print("error", e)
+EOF
+}
+maps_has() { grep -q -- "$2" "/proc/$1/maps"; }
+
+# 1. The binary itself does not need libsoup.
+if readelf -d "$DDMON" | grep NEEDED | grep -q libsoup; then
+    t_fail "the ddmon binary does not link libsoup" "$(readelf -d "$DDMON" | grep NEEDED)"
+else
+    t_ok "the ddmon binary does not link libsoup (readelf -d: no NEEDED libsoup)"
+fi
+readelf -d "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" | grep NEEDED | grep -q 'libsoup-3' \
+    && t_ok "the module links libsoup 3" || t_fail "the module links libsoup 3"
+
+# 2. No --http, no --metrics: nothing of the web part is mapped.
+t_start_server --scan=none && t_ok "a server without --http started" \
+    || t_fail "a server without --http started" "$(cat "$T_TMP/server.err")"
+t_ddmon --no-autostart vms >/dev/null 2>&1 && t_ok "it answers" || t_fail "it answers"
+if ! maps_has "$DDMON_PID" libsoup && ! maps_has "$DDMON_PID" ddmon-web.so; then
+    t_ok "it maps neither libsoup nor the web module"
+else
+    t_fail "it maps neither libsoup nor the web module" "$(grep -E 'soup|ddmon-web' "/proc/$DDMON_PID/maps" | head -3)"
+fi
+t_ddmon --no-autostart kill-server >/dev/null 2>&1
+t_wait 10 t_dead "$DDMON_PID" && t_ok "it stopped" || t_fail "it stopped"
+
+# 3. --http: the build tree's module is loaded and the API serves.
+export DDMON_WEB_DIR="$DDM_TOP_SRCDIR/web/static"
+"$DDMON" --socket "$T_TMP/http.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=none \
+    server --foreground --http=127.0.0.1:0 >"$T_TMP/http.out" 2>"$T_TMP/http.err" &
+http_pid=$!
+T_PIDS+=("$http_pid")
+url=$(t_web_url "$T_TMP/http.err")
+[ -n "$url" ] && t_ok "a server with --http started ($url)" \
+    || t_fail "a server with --http started" "$(cat "$T_TMP/http.err")"
+want_mod=$(realpath "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so")
+if maps_has "$http_pid" libsoup-3 && maps_has "$http_pid" "$want_mod"; then
+    t_ok "it maps libsoup 3 and the build tree's module"
+else
+    t_fail "it maps libsoup 3 and the build tree's module" "$(grep -E 'soup|ddmon-web' "/proc/$http_pid/maps" | head -3)"
+fi
+base=${url%%\?*}
+token=${url#*token=}
+out=$(http_get "${base}api/vms" "$token")
+[ "$(echo "$out" | head -1)" = 200 ] && echo "$out" | sed -n 2p | grep -q '^[\[{]' \
+    && t_ok "GET /api/vms with the token: 200 and JSON" || t_fail "GET /api/vms with the token: 200 and JSON" "$out"
+out=$(http_get "${base}api/vms")
+[ "$(echo "$out" | head -1)" = 401 ] && t_ok "GET /api/vms without the token: 401" \
+    || t_fail "GET /api/vms without the token: 401" "$out"
+
+# 4. --metrics alone loads the module too.
+"$DDMON" --socket "$T_TMP/m.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=none \
+    server --foreground --metrics=127.0.0.1:0 >"$T_TMP/m.out" 2>"$T_TMP/m.err" &
+m_pid=$!
+T_PIDS+=("$m_pid")
+t_wait 10 grep -q "metrics: http://" "$T_TMP/m.err"
+murl=$(grep -o 'metrics: http://[^ ]*' "$T_TMP/m.err" | head -1 | cut -d' ' -f2)
+out=$(http_get "$murl")
+[ "$(echo "$out" | head -1)" = 200 ] && echo "$out" | grep -q '^# HELP ddmon_' \
+    && t_ok "--metrics alone serves /metrics ($murl)" || t_fail "--metrics alone serves /metrics" "$out" "$(cat "$T_TMP/m.err")"
+
+# 5. Outside its build tree and with nothing installed: one clear error.
+mkdir -p "$T_TMP/elsewhere"
+cp "$DDMON" "$T_TMP/elsewhere/ddmon"
+"$T_TMP/elsewhere/ddmon" --socket "$T_TMP/x.sock" --plugin-dir "$PLUGINDIR" --no-adb-start \
+    --scan=none server --foreground --http=127.0.0.1:0 >"$T_TMP/x.out" 2>"$T_TMP/x.err"
+rc=$?
+looked=$(sed -n 's/^ddmon: --http needs the web module, which did not load: cannot load \([^:]*ddmon-web\.so\): .*/\1/p' "$T_TMP/x.err")
+if [ -e "$looked" ]; then
+    t_ok "a copy outside the build tree fails without the module # SKIP $looked is installed on this machine"
+elif [ $rc -ne 0 ] && [ -n "$looked" ] && [ "$(wc -l <"$T_TMP/x.err")" -eq 1 ]; then
+    t_ok "a copy outside the build tree fails at start with one line naming $looked"
+else
+    t_fail "a copy outside the build tree fails at start with one line naming the module" "status $rc" "$(cat "$T_TMP/x.err")"
+fi
+[ ! -e "$T_TMP/x.sock" ] && t_ok "and starts nothing (no socket)" || t_fail "and starts nothing (no socket)"
+
+# 6. make install puts the module where the binary looks for it.
+dest=$T_TMP/dest
+make -s -C "$DDM_TOP_BUILDDIR" install-pkglibLTLIBRARIES install-binPROGRAMS DESTDIR="$dest" \
+    >"$T_TMP/install.out" 2>&1
+installed=$(cd "$dest" && find . -name ddmon-web.so | head -1)
+installed=${installed#.}
+inst_ddmon=$(cd "$dest" && find . -path '*/bin/ddmon' | head -1)
+inst_ddmon=${inst_ddmon#.}
+[ -n "$installed" ] && [ -n "$looked" ] && [ "$installed" = "$looked" ] \
+    && t_ok "make install DESTDIR=... puts the module at $looked, where the binary looks" \
+    || t_fail "make install DESTDIR=... puts the module where the binary looks" \
+        "installed '$installed', looked for '$looked'" "$(tail -5 "$T_TMP/install.out")"
+mode=$(stat -c %a "$dest$installed" 2>/dev/null)
+[ -n "$mode" ] && [ $((8#$mode & 8#022)) -eq 0 ] \
+    && t_ok "the installed module is writable by its owner alone (mode $mode)" \
+    || t_fail "the installed module is writable by its owner alone" "$(ls -l "$dest$installed" 2>&1)"
+
+# 7. The installed binary loads the installed module (root: a private mount
+# namespace shows DESTDIR's lib dir at its configured place).
+libdir=$(dirname "$(dirname "$looked")")
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || [ ! -d "$libdir" ] || [ -z "$inst_ddmon" ] \
+    || ! unshare -m true 2>/dev/null; then
+    t_ok "the installed binary loads the installed module # SKIP needs root, unshare -m and $libdir"
+    t_ok "and serves # SKIP as above"
+else
+    unshare -m bash -c 'mount --bind "$1" "$2" && exec "$3" --socket "$4" --no-adb-start --scan=none \
+        --plugin-dir "$5" server --foreground --http=127.0.0.1:0' _ \
+        "$dest$libdir" "$libdir" "$dest$inst_ddmon" "$T_TMP/inst.sock" "$PLUGINDIR" \
+        >"$T_TMP/inst.out" 2>"$T_TMP/inst.err" &
+    inst_pid=$!
+    iurl=$(t_web_url "$T_TMP/inst.err")
+    # The mount namespace's process is the exec'd ddmon (bash execs it).
+    if [ -n "$iurl" ] && grep -q " $looked\$" "/proc/$inst_pid/maps"; then
+        t_ok "the installed binary loads the installed module ($looked)"
+    else
+        t_fail "the installed binary loads the installed module" "$(cat "$T_TMP/inst.err")"
+    fi
+    ibase=${iurl%%\?*}
+    out=$(http_get "${ibase}api/vms" "${iurl#*token=}")
+    [ "$(echo "$out" | head -1)" = 200 ] && t_ok "and serves the API" || t_fail "and serves the API" "$out"
+    kill -TERM "$inst_pid" 2>/dev/null
+    wait "$inst_pid" 2>/dev/null
+fi
