@@ -39,6 +39,18 @@ static inline const DdmConfig *vm_cfg(const DdmVm *vm)
 /** A copy of @s (NULL: NULL) cut to at most @max bytes at a UTF-8 character
  *  boundary. (transfer full) */
 char *ddm_vm_clip(const char *s, gsize max);
+/* vm_ident.c: identity text shared by the VMs that send the same */
+/** @s clipped to @max bytes (ddm_vm_clip) as a shared interned string
+ *  (NULL: NULL); give it back with ddm_vm_text_release. */
+char *ddm_vm_text_share(const char *s, gsize max);
+void ddm_vm_text_release(char *s);
+/** The FEAT list @features (taken: freed here) as a shared, read-only
+ *  NULL-terminated vector, the same block for every VM with an equal
+ *  list (NULL: NULL); give it back with ddm_vm_features_release. */
+char **ddm_vm_features_share(char **features);
+void ddm_vm_features_release(char **shared);
+/** Distinct FEAT lists held now (tests). */
+guint ddm_vm_features_shared_count(void);
 /** Point vm->info at the owned identity strings again (after any changed). */
 void ddm_vm_sync_info(DdmVm *vm);
 /** Enter state @s (no-op if already there) and tell the monitor. */

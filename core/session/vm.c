@@ -167,7 +167,8 @@ void ddm_vm_unref(DdmVm *vm)
     ddm_correlate_free(vm->pending);
     g_clear_object(&vm->cancel);
     ddm_jdwp_reader_free(vm->reader);
-    g_byte_array_unref(vm->out);
+    if (vm->out)
+        g_byte_array_unref(vm->out);
     if (vm->out_held)
         g_byte_array_unref(vm->out_held);
 
@@ -185,12 +186,12 @@ void ddm_vm_unref(DdmVm *vm)
     if (vm->unknown_logged)
         g_hash_table_destroy(vm->unknown_logged);
 
-    g_free(vm->vm_ident);
+    ddm_vm_text_release(vm->vm_ident); /* shared (vm_ident.c) */
     g_free(vm->app_name);
-    g_free(vm->abi);
-    g_free(vm->jvm_flags);
+    ddm_vm_text_release(vm->abi);
+    ddm_vm_text_release(vm->jvm_flags);
     g_free(vm->package_name);
-    g_strfreev(vm->features);
+    ddm_vm_features_release(vm->features);
     g_free(vm->close_reason);
     g_free(vm->deferred_close_reason);
     g_free(vm->pid_note);
@@ -239,7 +240,6 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
     ddm_jdwp_reader_set_budget(vm->reader, ddm_monitor_read_budget(monitor));
     /* show the JDWP and chunk headers of a DDM event not yet whole (vm_stream.c) */
     ddm_jdwp_reader_offer_heads(vm->reader, DDM_JDWP_HEADER_LEN + DDM_CHUNK_HEADER_LEN);
-    vm->out = g_byte_array_new();
     vm->pending = ddm_correlate_new(vm_cfg(vm)->max_pending);
     vm->next_id = DDM_ID_FIRST;
     vm->handshake_deadline_us = G_MAXINT64;
@@ -316,7 +316,7 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
         close(vm->fd);
         vm->fd = -1;
     }
-    g_byte_array_set_size(vm->out, 0);
+    g_clear_pointer(&vm->out, g_byte_array_unref);
     vm->out_pos = 0;
     vm->out_part_left = 0;
     g_clear_pointer(&vm->out_held, g_byte_array_unref);

@@ -56,13 +56,13 @@ struct ddm_vm {
     gint ref_count;
     DdmMonitor *monitor;        /* borrowed */
     DdmTarget *target;          /* owned reference */
-    DdmVmState state;
 
-    /* identity: `info` points into the owned strings below */
+    /* identity: `info` points into the owned strings below; vm_ident, abi
+     * and jvm_flags are shared interned strings, features a shared vector
+     * (vm_ident.c: the same text of many VMs is held once) */
     ddm_vm_info info;
     char *vm_ident, *app_name, *abi, *jvm_flags, *package_name;
     char **features;            /* NULL-terminated, from FEAT */
-    uint32_t boot_stage;
     char *pid_note;             /* plain JVMs: why the pid is unknown ("pid unknown: another
                                    user's process (uid N)"), NULL when known */
     GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* (NULL until the first) */
@@ -75,20 +75,15 @@ struct ddm_vm {
     GHashTable *unknown_logged; /* chunk types already logged as unknown (NULL until the first) */
 
     /* I/O */
-    int fd;
     DdmWatch *io_watch;         /* fd readiness (core/loop), NULL while paused or closed */
     GCancellable *cancel;       /* cancels a connect in progress */
     DdmJdwpReader *reader;
-    GByteArray *out;            /* bytes not yet written */
+    GByteArray *out;            /* bytes not yet written; NULL while none wait (vm_io.c) */
     gsize out_pos;
     guint64 out_part_left;      /* bytes of a packet sent in parts (the relay's cut-through)
                                  * still to come; other packets wait in out_held meanwhile */
     GByteArray *out_held;       /* NULL unless packets wait behind a packet sent in parts */
-    gboolean reply_streaming;   /* a reply goes to its claimer as it arrives (reply_part) */
     DdmCorrelate *pending;
-    uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
-    uint32_t answered_id;       /* the newest of our requests the VM answered (0: none) */
-    uint32_t fence_id;          /* ddm_vm_requests_settled's FEAT in flight (0: none) */
 
     /* stats */
     gint64 connected_at_us;
@@ -105,17 +100,27 @@ struct ddm_vm {
     gint64 handshake_deadline_us; /* HANDSHAKE: when a missing echo closes the session */
     char *deferred_close_reason; /* deferred close (write error inside a request call),
                                   * done by the deadline timer at the next iteration */
-    gboolean was_ready;         /* reached READY: the monitor sent DDM_VM_READY */
-    gboolean was_plain;         /* reached PLAIN: plain listeners heard DDM_VM_READY */
     gpointer jdwp_suspend_owner; /* the plugin holding a thread suspended (jdwp_request), or NULL */
     GBytes *jdwp_suspend_thread; /* that thread's id as sent, or NULL */
-    uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
-    gboolean was_connected;     /* the transport connected (for the monitor's backoff) */
-    gboolean violated;          /* closed for breaking the protocol (ddm_vm_close_bad): the
-                                   monitor backs off before the next session */
-    gboolean input_paused;      /* ddm_vm_pause_input(): not reading from the VM */
-    gboolean notify_drained;    /* tell the monitor when `out` empties */
     struct DdmVmStream *stream; /* a DDM event being streamed (vm_stream.c), else NULL */
+
+    /* The 32-bit fields and the flags last, together: every VM has one
+     * DdmVm, so it has no holes (doc/memory.md). */
+    DdmVmState state;
+    int fd;
+    uint32_t boot_stage;
+    uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
+    uint32_t answered_id;       /* the newest of our requests the VM answered (0: none) */
+    uint32_t fence_id;          /* ddm_vm_requests_settled's FEAT in flight (0: none) */
+    uint32_t helo_id;           /* id of our HELO: a late answer still makes the VM DDM */
+    guint reply_streaming : 1;  /* a reply goes to its claimer as it arrives (reply_part) */
+    guint was_ready : 1;        /* reached READY: the monitor sent DDM_VM_READY */
+    guint was_plain : 1;        /* reached PLAIN: plain listeners heard DDM_VM_READY */
+    guint was_connected : 1;    /* the transport connected (for the monitor's backoff) */
+    guint violated : 1;         /* closed for breaking the protocol (ddm_vm_close_bad): the
+                                   monitor backs off before the next session */
+    guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
+    guint notify_drained : 1;   /* tell the monitor when `out` empties */
 };
 
 typedef struct DdmVmPluginData {

@@ -66,15 +66,16 @@ static void apply_helo(DdmVm *vm, const DdmHelo *h)
     vm->info.protocol_version = h->protocol_version;
     vm->info.pid = h->pid;
     /* names cut to DDM_VM_NAME_MAX, other text to DDM_VM_TEXT_MAX (vm-private.h) */
-    g_free(vm->vm_ident);
-    vm->vm_ident = ddm_vm_clip(h->vm_ident, DDM_VM_TEXT_MAX);
+    /* the text most VMs of a device share is held once (vm_ident.c) */
+    ddm_vm_text_release(vm->vm_ident);
+    vm->vm_ident = ddm_vm_text_share(h->vm_ident, DDM_VM_TEXT_MAX);
     g_free(vm->app_name);
     vm->app_name = ddm_vm_clip(h->app_name, DDM_VM_NAME_MAX);
     vm->info.user_id = h->user_id;
-    g_free(vm->abi);
-    vm->abi = ddm_vm_clip(h->abi, DDM_VM_TEXT_MAX);
-    g_free(vm->jvm_flags);
-    vm->jvm_flags = ddm_vm_clip(h->jvm_flags, DDM_VM_TEXT_MAX);
+    ddm_vm_text_release(vm->abi);
+    vm->abi = ddm_vm_text_share(h->abi, DDM_VM_TEXT_MAX);
+    ddm_vm_text_release(vm->jvm_flags);
+    vm->jvm_flags = ddm_vm_text_share(h->jvm_flags, DDM_VM_TEXT_MAX);
     vm->info.native_debuggable = h->native_debuggable;
     g_free(vm->package_name);
     vm->package_name = ddm_vm_clip(h->package_name, DDM_VM_NAME_MAX);
@@ -154,8 +155,8 @@ static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
         g_warning("%s: malformed FEAT reply (%zu bytes) ignored", vm_key(vm), r->len);
         return;
     }
-    g_strfreev(vm->features);
-    vm->features = feat;
+    ddm_vm_features_release(vm->features);
+    vm->features = ddm_vm_features_share(feat);
     ddm_vm_sync_info(vm);
     ddm_monitor_vm_identity_changed(vm->monitor, vm);
 }
@@ -236,8 +237,9 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
         g_debug("%s: %s: a Dalvik/ART VM; sending HELO", vm_key(vm), name);
         start_helo(vm);
     } else {
-        g_free(vm->vm_ident);
-        vm->vm_ident = g_strdup_printf("%s %s", name, version);
+        g_autofree char *ident = g_strdup_printf("%s %s", name, version);
+        ddm_vm_text_release(vm->vm_ident);
+        vm->vm_ident = ddm_vm_text_share(ident, DDM_VM_TEXT_MAX);
         ddm_vm_sync_info(vm);
         g_message("%s: %s (JDWP %d.%d): plain JVM, no DDM traffic", vm_key(vm), vm->vm_ident,
                   major, minor);

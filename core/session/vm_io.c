@@ -44,6 +44,13 @@ static ssize_t send_some(int fd, const uint8_t *p, size_t n)
 /* Write what the kernel takes. 0, or -errno on a write error (not closed here). */
 static int flush_out(DdmVm *vm)
 {
+    if (!vm->out) {
+        if (vm->out_watch) {
+            ddm_watch_remove(vm->out_watch);
+            vm->out_watch = NULL;
+        }
+        return 0;
+    }
     while (vm->out_pos < vm->out->len) {
         ssize_t w = send_some(vm->fd, vm->out->data + vm->out_pos, vm->out->len - vm->out_pos);
         if (w < 0) {
@@ -57,7 +64,9 @@ static int flush_out(DdmVm *vm)
         vm->bytes_out += (guint64)w;
     }
     if (vm->out_pos == vm->out->len) {
-        g_byte_array_set_size(vm->out, 0);
+        /* drained: the queue's buffer goes (an idle VM holds none; it
+         * comes back with the next write the socket does not take) */
+        g_clear_pointer(&vm->out, g_byte_array_unref);
         vm->out_pos = 0;
         if (vm->out_watch) {
             ddm_watch_remove(vm->out_watch);
@@ -115,10 +124,10 @@ static int queue_now(DdmVm *vm, const uint8_t *p, size_t n, gboolean whole)
 
     if (vm->fd < 0)
         return -ENOTCONN;
-    if (vm->out->len - vm->out_pos + n > vm_cfg(vm)->max_write_queue ||
-        n > G_MAXUINT - vm->out->len)
+    if (ddm_vm_out_queued(vm) + n > vm_cfg(vm)->max_write_queue ||
+        n > G_MAXUINT - ddm_vm_out_queued(vm))
         return -ENOBUFS;
-    if (!vm->out_watch && vm->out_pos == vm->out->len) {
+    if (!vm->out_watch && ddm_vm_out_queued(vm) == 0) {
         /* Nothing waits: send from the caller's bytes and queue only what
          * the socket does not take (a relayed packet is not copied). After
          * an error all of it is queued: flush_out() below meets the error. */
@@ -136,6 +145,8 @@ static int queue_now(DdmVm *vm, const uint8_t *p, size_t n, gboolean whole)
             return 0;
         }
     }
+    if (!vm->out)
+        vm->out = g_byte_array_sized_new((guint)n);
     g_byte_array_append(vm->out, p, (guint)n);
     vm->packets_out += whole;
     if (vm->out_watch)
@@ -174,7 +185,7 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
     if (vm->fd >= 0 && vm->out_part_left > 0) {
         /* A packet sent in parts is on the wire: this one goes after it. */
         gsize held = vm->out_held ? vm->out_held->len : 0;
-        if (vm->out->len - vm->out_pos + held + n > vm_cfg(vm)->max_write_queue)
+        if (ddm_vm_out_queued(vm) + held + n > vm_cfg(vm)->max_write_queue)
             return -ENOBUFS;
         if (!vm->out_held)
             vm->out_held = g_byte_array_new();
@@ -262,7 +273,7 @@ void ddm_vm_pause_input(DdmVm *vm, gboolean paused)
     g_return_if_fail(ddm_vm_is_valid(vm));
     if (vm->input_paused == paused)
         return;
-    vm->input_paused = paused;
+    vm->input_paused = paused != 0;
     if (vm->state == DDM_VM_STATE_CLOSED || vm->fd < 0)
         return;
     if (paused && vm->io_watch) {

@@ -63,30 +63,30 @@ struct DdmJdwpBudget {
     DdmJdwpReader *scratch_user; /* the reader borrowing it now, or NULL */
 };
 
-struct DdmJdwpReader {
+struct DdmJdwpReader { /* every VM has one: no holes, flags in bits */
     uint8_t *buf;       /* NULL while nothing is buffered (lazy); the budget's scratch
                            while on_scratch */
     size_t alloc;       /* bytes allocated in buf (the scratch's size while on_scratch) */
-    gboolean on_scratch; /* buf is the budget's scratch (borrowed, never freed here) */
-    gboolean scratch_fed; /* bytes were put in the scratch since it was borrowed */
     DdmJdwpBudget *budget; /* borrowed, or NULL: alloc is charged to it */
     size_t refused_len; /* after ERR_BUDGET: the size the buffer needed */
     size_t start;       /* first unconsumed byte */
     size_t end;         /* one past the last buffered byte */
     size_t max_packet;  /* cap on one packet's declared length */
-    size_t initial;     /* size the buffer starts at and shrinks back to */
     size_t want_len;    /* declared length of the incomplete packet at start, or 0 */
-    gboolean handshake_pending;
-    size_t head_len;    /* offer heads of this many bytes (0: off) */
-    gboolean reply_heads; /* offer the heads of replies too */
-    gboolean head_offered; /* the packet at start was shown as a head */
-    gboolean head_last;    /* the last result was that head (stream() allowed) */
     size_t head_avail;     /* bytes buffered of it when shown */
-    gboolean streaming;    /* handing out the packet's remaining bytes */
     uint64_t stream_left;  /* bytes of the streamed packet still to hand out */
     size_t claimed_len;    /* after ERR_SHORT/ERR_TOO_BIG: the length the packet declared */
-    gboolean busy;         /* bytes came since the last trim */
+    uint32_t initial;   /* size the buffer starts at and shrinks back to (<= READER_INITIAL) */
+    uint32_t head_len;  /* offer heads of this many bytes (0: off; <= initial) */
     DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
+    guint on_scratch : 1;  /* buf is the budget's scratch (borrowed, never freed here) */
+    guint scratch_fed : 1; /* bytes were put in the scratch since it was borrowed */
+    guint handshake_pending : 1;
+    guint reply_heads : 1;  /* offer the heads of replies too */
+    guint head_offered : 1; /* the packet at start was shown as a head */
+    guint head_last : 1;    /* the last result was that head (stream() allowed) */
+    guint streaming : 1;    /* handing out the packet's remaining bytes */
+    guint busy : 1;         /* bytes came since the last trim */
 };
 
 static uint32_t get_u4(const uint8_t *p)
@@ -98,9 +98,7 @@ DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet)
 {
     DdmJdwpReader *r = g_new0(DdmJdwpReader, 1);
     r->max_packet = max_packet ? max_packet : DDM_JDWP_DEFAULT_MAX_PACKET;
-    r->initial = READER_INITIAL;
-    if (r->initial > r->max_packet)
-        r->initial = MAX(r->max_packet, (size_t)DDM_JDWP_HANDSHAKE_LEN);
+    r->initial = (uint32_t)MIN(READER_INITIAL, MAX(r->max_packet, (size_t)DDM_JDWP_HANDSHAKE_LEN));
     return r;
 }
 
@@ -461,13 +459,13 @@ void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len)
 {
     g_return_if_fail(r != NULL);
     g_return_if_fail(head_len == 0 || head_len >= DDM_JDWP_HEADER_LEN);
-    r->head_len = MIN(head_len, r->initial);
+    r->head_len = (uint32_t)MIN(head_len, (size_t)r->initial);
 }
 
 void ddm_jdwp_reader_offer_reply_heads(DdmJdwpReader *r, gboolean on)
 {
     g_return_if_fail(r != NULL);
-    r->reply_heads = on;
+    r->reply_heads = on != 0;
 }
 
 gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip)

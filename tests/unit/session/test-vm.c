@@ -908,6 +908,54 @@ static void test_vm_feat(void **state)
     fx_free(fx);
 }
 
+/* The identity text VMs have in common is held once (vm_ident.c): equal
+ * FEAT lists are one vector, told apart by every byte (where one name
+ * ends counts), and it goes with its last holder. */
+static void test_vm_ident_shared(void **state)
+{
+    (void)state;
+    guint base = ddm_vm_features_shared_count();
+    char **a = ddm_vm_features_share(g_strsplit("hprof-heap-dump,view-hierarchy", ",", -1));
+    char **b = ddm_vm_features_share(g_strsplit("hprof-heap-dump,view-hierarchy", ",", -1));
+    char **c = ddm_vm_features_share(g_strsplit("hprof-heap-dum,pview-hierarchy", ",", -1));
+    char **d = ddm_vm_features_share(g_strsplit("hprof-heap-dumpview-hierarchy", ",", -1));
+    char **e = ddm_vm_features_share(g_new0(char *, 1));
+    assert_ptr_equal(a, b);
+    assert_ptr_not_equal(a, c);
+    assert_ptr_not_equal(a, d);
+    assert_ptr_not_equal(c, d);
+    assert_int_equal(ddm_vm_features_shared_count(), base + 4);
+    assert_int_equal(g_strv_length(a), 2);
+    assert_string_equal(a[0], "hprof-heap-dump");
+    assert_string_equal(a[1], "view-hierarchy");
+    assert_null(a[2]);
+    assert_string_equal(c[1], "pview-hierarchy");
+    assert_int_equal(g_strv_length(d), 1);
+    assert_int_equal(g_strv_length(e), 0);
+    assert_null(ddm_vm_features_share(NULL));
+    ddm_vm_features_release(a);
+    assert_int_equal(ddm_vm_features_shared_count(), base + 4);
+    assert_string_equal(b[1], "view-hierarchy"); /* b still holds it */
+    ddm_vm_features_release(b);
+    ddm_vm_features_release(c);
+    ddm_vm_features_release(d);
+    ddm_vm_features_release(e);
+    ddm_vm_features_release(NULL);
+    assert_int_equal(ddm_vm_features_shared_count(), base);
+
+    char *x = ddm_vm_text_share("Dalvik v1.6.0", DDM_VM_TEXT_MAX);
+    g_autofree char *copy = g_strdup("Dalvik v1.6.0");
+    char *y = ddm_vm_text_share(copy, DDM_VM_TEXT_MAX);
+    char *cut = ddm_vm_text_share("Dalvik v1.6.0", 6);
+    assert_ptr_equal(x, y);
+    assert_string_equal(cut, "Dalvik");
+    assert_null(ddm_vm_text_share(NULL, DDM_VM_TEXT_MAX));
+    ddm_vm_text_release(x);
+    ddm_vm_text_release(y);
+    ddm_vm_text_release(cut);
+    ddm_vm_text_release(NULL);
+}
+
 /* ---------------------------------------------------------------- events */
 
 static void test_vm_ddm_event_dispatched(void **state)
@@ -2241,6 +2289,7 @@ int main(void)
         cmocka_unit_test(test_vm_helo_timeout_is_plain),
         cmocka_unit_test(test_vm_late_helo_upgrades),
         cmocka_unit_test(test_vm_feat),
+        cmocka_unit_test(test_vm_ident_shared),
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
