@@ -17,25 +17,31 @@
 
 #include <gio/gio.h>
 
+/* One remembered port in one block (every VM that has a debugger port has
+ * an entry or two): its link in the LRU list and its index key
+ * "SERIAL\tAPP", which holds the serial ("" for a local VM) and the app. */
 typedef struct {
-    char *serial;   /* "" for a local VM */
-    char *app;
+    GList link;         /* in lru; link.data is the entry */
     guint16 port;
+    guint16 serial_len; /* key[serial_len] is the tab */
+    char key[];         /* "SERIAL\tAPP" */
 } Entry;
 
 struct DdmPortMap {
     guint max;
-    GQueue lru;        /* Entry*: head least recently used, tail most */
-    GHashTable *index; /* "SERIAL\tAPP" (owned) -> GList* link in lru */
+    GQueue lru;        /* Entry links: head least recently used, tail most */
+    GHashTable *index; /* Entry.key (borrowed) -> its link in lru */
     GHashTable *by_port; /* port -> GList* link in lru (ddm_portmap_set keeps one entry a port) */
 };
 
-static void entry_free(gpointer p)
+static const char *entry_app(const Entry *e)
 {
-    Entry *e = p;
-    g_free(e->serial);
-    g_free(e->app);
-    g_free(e);
+    return e->key + e->serial_len + 1;
+}
+
+static gboolean entry_serial_is(const Entry *e, const char *serial)
+{
+    return strncmp(e->key, serial, e->serial_len) == 0 && serial[e->serial_len] == '\0';
 }
 
 static char *index_key(const char *serial, const char *app)
@@ -48,16 +54,18 @@ DdmPortMap *ddm_portmap_new(guint max_entries)
     DdmPortMap *m = g_new0(DdmPortMap, 1);
     m->max = max_entries ? max_entries : 1;
     g_queue_init(&m->lru);
-    m->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    m->index = g_hash_table_new(g_str_hash, g_str_equal);
     m->by_port = g_hash_table_new(g_direct_hash, g_direct_equal);
     return m;
 }
 
 static void clear(DdmPortMap *m)
 {
+    GList *l;
     g_hash_table_remove_all(m->index);
     g_hash_table_remove_all(m->by_port);
-    g_queue_clear_full(&m->lru, entry_free);
+    while ((l = g_queue_pop_head_link(&m->lru)))
+        g_free(l->data);
 }
 
 void ddm_portmap_free(DdmPortMap *m)
@@ -105,19 +113,18 @@ gboolean ddm_portmap_port_taken_by_other(const DdmPortMap *m, guint16 port, cons
     if (!l)
         return FALSE;
     Entry *e = l->data;
-    return !app || strcmp(e->app, app) != 0 || strcmp(e->serial, serial) != 0;
+    return !app || strcmp(entry_app(e), app) != 0 || !entry_serial_is(e, serial);
 }
 
 /* Drop the entry at @link from the list and both indexes. */
 static void drop_link(DdmPortMap *m, GList *link)
 {
     Entry *o = link->data;
-    g_autofree char *ok = index_key(o->serial, o->app);
-    g_hash_table_remove(m->index, ok);
+    g_hash_table_remove(m->index, o->key);
     if (g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)o->port)) == link)
         g_hash_table_remove(m->by_port, GUINT_TO_POINTER((guint)o->port));
-    g_queue_delete_link(&m->lru, link);
-    entry_free(o);
+    g_queue_unlink(&m->lru, link);
+    g_free(o);
 }
 
 gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, guint16 port,
@@ -156,13 +163,16 @@ gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, gui
     }
     while (m->lru.length >= m->max)
         drop_link(m, m->lru.head);
-    Entry *e = g_new0(Entry, 1);
-    e->serial = g_strdup(serial);
-    e->app = g_strdup(app);
+    gsize key_len = strlen(k);
+    Entry *e = g_malloc0(sizeof *e + key_len + 1);
+    memcpy(e->key, k, key_len + 1);
+    g_free(k);
+    e->serial_len = (guint16)strlen(serial); /* <= DDM_PORTMAP_SERIAL_MAX (field_ok) */
     e->port = port;
-    g_queue_push_tail(&m->lru, e);
-    g_hash_table_insert(m->index, k, m->lru.tail);
-    g_hash_table_insert(m->by_port, GUINT_TO_POINTER((guint)port), m->lru.tail);
+    e->link.data = e;
+    g_queue_push_tail_link(&m->lru, &e->link);
+    g_hash_table_insert(m->index, e->key, &e->link);
+    g_hash_table_insert(m->by_port, GUINT_TO_POINTER((guint)port), &e->link);
     if (changed)
         *changed = TRUE;
     return TRUE;
@@ -234,7 +244,7 @@ char *ddm_portmap_serialize(const DdmPortMap *m, gsize *len)
     GString *s = g_string_new(DDM_PORTMAP_HEADER "\n");
     for (GList *l = m->lru.head; l; l = l->next) {
         Entry *e = l->data;
-        g_string_append_printf(s, "%s\t%s\t%u\n", e->serial, e->app, (unsigned)e->port);
+        g_string_append_printf(s, "%s\t%u\n", e->key, (unsigned)e->port);
     }
     if (len)
         *len = s->len;

@@ -105,6 +105,34 @@ static void test_portmap_lru_bound(void **state)
     ddm_portmap_free(m);
 }
 
+/* An entry keeps its serial and app in one key "SERIAL\tAPP": a serial that
+ * is a prefix of another, or an app that starts with a tab-free copy of
+ * the other's tail, is another owner; the file lines stay SERIAL TAB APP. */
+static void test_portmap_packed_entry_fields(void **state)
+{
+    (void)state;
+    DdmPortMap *m = ddm_portmap_new(8);
+    assert_true(ddm_portmap_set(m, "emu", "app", 9001, NULL));
+    assert_true(ddm_portmap_set(m, NULL, "emu", 9002, NULL));
+    assert_false(ddm_portmap_port_taken_by_other(m, 9001, "emu", "app"));
+    assert_true(ddm_portmap_port_taken_by_other(m, 9001, "emu-1", "app"));
+    assert_true(ddm_portmap_port_taken_by_other(m, 9001, "em", "app"));
+    assert_true(ddm_portmap_port_taken_by_other(m, 9001, "", "app"));
+    assert_true(ddm_portmap_port_taken_by_other(m, 9001, "emu", "ap"));
+    assert_true(ddm_portmap_port_taken_by_other(m, 9001, "emu", "apps"));
+    assert_false(ddm_portmap_port_taken_by_other(m, 9002, NULL, "emu"));
+    assert_true(ddm_portmap_port_taken_by_other(m, 9002, "emu", "emu"));
+    assert_int_equal(ddm_portmap_lookup(m, "emu", "app"), 9001);
+    assert_int_equal(ddm_portmap_lookup(m, "", "emu"), 9002);
+    /* the app of port 9001 moves to 9002: the local "emu" loses it */
+    assert_true(ddm_portmap_set(m, "emu", "app", 9002, NULL));
+    assert_int_equal(ddm_portmap_count(m), 1);
+    assert_int_equal(ddm_portmap_lookup(m, "", "emu"), 0);
+    g_autofree char *text = ddm_portmap_serialize(m, NULL);
+    assert_string_equal(text, DDM_PORTMAP_HEADER "\nemu\tapp\t9002\n");
+    ddm_portmap_free(m);
+}
+
 static void test_portmap_parse_roundtrip(void **state)
 {
     (void)state;
@@ -281,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_portmap_lookup_by_device_and_app),
         cmocka_unit_test(test_portmap_port_has_one_app),
         cmocka_unit_test(test_portmap_lru_bound),
+        cmocka_unit_test(test_portmap_packed_entry_fields),
         cmocka_unit_test(test_portmap_parse_roundtrip),
         cmocka_unit_test(test_portmap_parse_corrupt),
         cmocka_unit_test(test_portmap_file),
