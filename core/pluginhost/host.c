@@ -579,13 +579,15 @@ static void timer_fire(DdmTimer *timer, gpointer data)
     (void)timer;
 
     t->firing = TRUE;
+    t->wake_pending = FALSE;
     keep = t->fn(t->plugin, t->ud) != 0;
     t->firing = FALSE;
     if (t->dropped) { /* removed from its own callback (or the plugin unloaded) */
         t->dropped = FALSE;
         ddm_registry_timer_drop(t);
     } else if (keep) {
-        ddm_timer_arm(&t->timer, t->interval_ms);
+        /* a watch that began inside the callback wakes it again at once */
+        ddm_timer_arm(&t->timer, t->wake_pending ? 0 : t->interval_ms);
     } else {
         ddm_registry_timer_drop(t);
     }
@@ -631,6 +633,50 @@ static void host_timer_remove(ddm_plugin *self, uint32_t id)
     if (!t || t->plugin != self)
         return;
     ddm_registry_timer_drop(t);
+}
+
+/* A poll tick that runs as soon as a watch begins (ABI 1.5). */
+static int host_timer_wake_on_watch(ddm_plugin *self, uint32_t id, int on)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    DdmTimerReg *t = g_hash_table_lookup(self->registry->timers, GUINT_TO_POINTER(id));
+    if (!t || t->plugin != self || t->dropped)
+        return -ENOENT;
+    t->wake_on_watch = on != 0;
+    if (!on)
+        t->wake_pending = FALSE;
+    return 0;
+}
+
+guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
+{
+    GHashTableIter it;
+    gpointer value;
+    guint n = 0;
+    g_return_val_if_fail(reg != NULL, 0);
+    g_hash_table_iter_init(&it, reg->timers);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        DdmTimerReg *t = value;
+        if (!t->wake_on_watch || t->dropped)
+            continue;
+        t->wake_pending = TRUE;
+        if (!t->firing) /* else timer_fire re-arms it at once */
+            ddm_timer_arm(&t->timer, 0);
+        n++;
+    }
+    return n;
+}
+
+gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg)
+{
+    GHashTableIter it;
+    gpointer value;
+    g_return_val_if_fail(reg != NULL, FALSE);
+    g_hash_table_iter_init(&it, reg->timers);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        if (((DdmTimerReg *)value)->wake_pending && !((DdmTimerReg *)value)->dropped)
+            return TRUE;
+    return FALSE;
 }
 
 /* --------------------------------------------------------------- views */
@@ -889,4 +935,5 @@ void ddm_host_init(ddm_host *host)
     host->register_metric = ddm_registry_register_metric; /* registry_metrics.c */
     host->vm_metric = ddm_registry_vm_metric;
     host->watch_generation = host_watch_generation;
+    host->timer_wake_on_watch = host_timer_wake_on_watch;
 }

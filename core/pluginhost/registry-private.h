@@ -54,6 +54,8 @@ typedef struct DdmTimerReg {
     guint interval_ms;
     gboolean firing;         /* its callback runs: a drop frees it once it returns */
     gboolean dropped;
+    gboolean wake_on_watch;  /* ddm_host.timer_wake_on_watch (host.c) */
+    gboolean wake_pending;   /* woken by a watch, not run since */
     ddm_timer_fn fn;
     void *ud;
     ddm_free_fn ud_free;

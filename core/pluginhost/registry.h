@@ -89,6 +89,16 @@ gboolean ddm_registry_init_plugin(DdmRegistry *reg, ddm_plugin *p, GError **erro
  *  requests; fini; dlclose. */
 void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p);
 
+/* Polls when a watch begins (host.c; ddm_host.timer_wake_on_watch, ABI 1.5). */
+/** A frontend began to watch or ask for views nobody watched: the plugin
+ *  timers that opted in run at the next loop iteration (their polls ask
+ *  the newly watched VMs). O(plugin timers), nothing per VM. Returns how
+ *  many were woken. */
+guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
+/** TRUE while a timer ddm_registry_wake_watch_timers woke has not run yet
+ *  (after that, the requests its poll sent are what ddm_daemon_settled
+ *  waits for). O(plugin timers). */
+gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
 
 /* Chunk filter (--chunks). NULL/empty list = everything enabled. */
 void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);

@@ -393,6 +393,8 @@ static int alloc_init(ddm_plugin *self, const ddm_host *host)
         pl->poll_timer = host->timer_add(self, ALLOC_TICK_MS, poll_timer_cb, pl, NULL);
         if (!pl->poll_timer)
             return -ENOMEM;
+        /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
+        (void)ddm_tick_wake_on_watch(host, self, pl->poll_timer);
     }
     return 0;
 }

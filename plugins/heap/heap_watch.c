@@ -262,5 +262,7 @@ int heap_watch_start(heap_plugin *hp)
         hp->host->log(hp->self, DDM_LOG_WARNING, "cannot start the heap watch timer");
         return -ENOMEM;
     }
+    /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
+    (void)ddm_tick_wake_on_watch(hp->host, hp->self, hp->watch_timer);
     return 0;
 }

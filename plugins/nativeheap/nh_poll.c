@@ -269,5 +269,7 @@ int nh_poll_start(nh_plugin *np)
         np->host->log(np->self, DDM_LOG_WARNING, "cannot start the native heap poll timer");
         return -ENOMEM;
     }
+    /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
+    (void)ddm_tick_wake_on_watch(np->host, np->self, np->poll_timer);
     return 0;
 }

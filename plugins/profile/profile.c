@@ -248,9 +248,13 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
                                      "of any .trace file",
                                      profile_cmd_summary, pl, NULL)) != 0)
         return rc;
-    if (DDM_HOST_HAS(host, foreach_vm) && host->foreach_vm &&
-        !host->timer_add(self, PROFILE_POLL_MS, poll_tick, pl, NULL))
-        return -ENOMEM;
+    if (DDM_HOST_HAS(host, foreach_vm) && host->foreach_vm) {
+        uint32_t poll = host->timer_add(self, PROFILE_POLL_MS, poll_tick, pl, NULL);
+        if (!poll)
+            return -ENOMEM;
+        /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
+        (void)ddm_tick_wake_on_watch(host, self, poll);
+    }
     return 0;
 }
 

@@ -139,5 +139,7 @@ int threads_poll_start(threads_plugin *pl)
         pl->host->log(pl->self, DDM_LOG_WARNING, "cannot start the THST poll timer");
         return -ENOMEM;
     }
+    /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
+    (void)ddm_tick_wake_on_watch(pl->host, pl->self, pl->poll_timer);
     return 0;
 }

@@ -219,6 +219,7 @@ typedef struct fh_timer {
     void *ud;
     ddm_free_fn ud_free;
     int active, firing;
+    int wake_on_watch; /* 1.5: fake_host_watch_begins runs it */
 } fh_timer;
 
 typedef struct fh_kv {
@@ -343,6 +344,7 @@ void fh_timer_free(fh_timer *t);
 uint32_t fh_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn fn, void *ud,
                       ddm_free_fn ud_free);
 void fh_timer_remove(ddm_plugin *self, uint32_t id);
+int fh_timer_wake_on_watch(ddm_plugin *self, uint32_t id, int on);
 
 /* kit_views.c */
 void fh_view_destroy(ddm_view *v);

@@ -67,6 +67,7 @@ fake_host *fake_host_new(void)
     h->register_metric = fh_register_metric;
     h->vm_metric = fh_vm_metric;
     h->watch_generation = fh_watch_generation;
+    h->timer_wake_on_watch = fh_timer_wake_on_watch;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -95,7 +96,12 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->register_metric = fh_register_metric;
     h->vm_metric = fh_vm_metric;
     h->watch_generation = fh_watch_generation;
+    h->timer_wake_on_watch = fh_timer_wake_on_watch;
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 5) {
+        h->size = (uint32_t)offsetof(ddm_host, timer_wake_on_watch);
+        h->timer_wake_on_watch = NULL;
+    }
     if (minor < 4) {
         h->size = (uint32_t)offsetof(ddm_host, watch_generation);
         h->watch_generation = NULL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The test kit's timers: adding and removing them, and firing them by hand
- * (no real time passes).
+ * (no real time passes): all of them, or those that run when a watch
+ * begins (ABI 1.5, fake_host_watch_begins).
  */
 #include "kit-private.h"
 
@@ -51,6 +52,20 @@ void fh_timer_remove(ddm_plugin *self, uint32_t id)
     }
 }
 
+int fh_timer_wake_on_watch(ddm_plugin *self, uint32_t id, int on)
+{
+    fake_host *fh = host_of(self);
+    size_t i;
+    for (i = 0; i < fh->timers.n; i++) {
+        fh_timer *t = fh->timers.v[i];
+        if (t->id == id && t->active) {
+            t->wake_on_watch = on != 0;
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
 int fake_host_n_timers(fake_host *fh)
 {
     size_t i;
@@ -72,14 +87,16 @@ unsigned fake_host_timer_interval(fake_host *fh, int idx)
     return 0;
 }
 
-int fake_host_fire_timers(fake_host *fh)
+/* Run the active timers that @only_woken selects (all, or those that opted
+ * in to run when a watch begins) once each, in creation order. */
+static int fire_timers(fake_host *fh, int only_woken)
 {
     uint32_t last = fh->next_timer_id; /* timers added while firing wait */
     int ran = 0;
     size_t i = 0;
     while (i < fh->timers.n) {
         fh_timer *t = fh->timers.v[i];
-        if (t->active && t->id <= last) {
+        if (t->active && t->id <= last && (!only_woken || t->wake_on_watch)) {
             int keep;
             t->firing = 1;
             keep = t->fn(&fh->plugin, t->ud);
@@ -99,4 +116,15 @@ int fake_host_fire_timers(fake_host *fh)
         }
     }
     return ran;
+}
+
+int fake_host_fire_timers(fake_host *fh)
+{
+    return fire_timers(fh, 0);
+}
+
+int fake_host_watch_begins(fake_host *fh)
+{
+    fh->watch_gen++;
+    return fire_timers(fh, 1);
 }

@@ -58,6 +58,8 @@
  *       DDM_METRIC_*_MAX: figures a plugin declares for GET /metrics;
  *       ddm_vm_metric_logged (header-only).
  *  1.4  ddm_host.watch_generation: ticks that touch only watched VMs.
+ *  1.5  ddm_host.timer_wake_on_watch: a poll tick runs as soon as a watch
+ *       begins; ddm_tick_wake_on_watch (header-only).
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -729,7 +731,23 @@ struct ddm_host {
      */
     uint64_t (*watch_generation)(ddm_plugin *self);
 
-    /* ABI 1.5 and later: new members go here, never above. */
+    /* --- polls when a watch begins ---------------------------------- 1.5 */
+    /**
+     * With @on 1, run this plugin's timer @id (from timer_add) at the next
+     * loop iteration whenever a frontend begins to watch or ask for views
+     * nobody watched (`ddmon snapshot`, `ddmon view`, `ddmon watch`), then
+     * on its interval again; @on 0 stops that. Meant for the tick that asks
+     * a VM for what a view shows only while the view is watched: the first
+     * look at such a view then waits for that poll and the requests it sent
+     * (answered, timed out or the VM gone), not for the next tick. The core
+     * wakes only the timers that opted in: O(those timers) per watch, none
+     * per VM. -ENOENT unless @id is a live timer of this plugin. Since: 1.5;
+     * test DDM_HOST_HAS(host, timer_wake_on_watch), or call
+     * ddm_tick_wake_on_watch (<ddmon/ticklist.h>), which does.
+     */
+    int (*timer_wake_on_watch)(ddm_plugin *self, uint32_t id, int on);
+
+    /* ABI 1.6 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */

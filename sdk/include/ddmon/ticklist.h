@@ -19,6 +19,10 @@
  *         for (n = pl->ticks.head; n; n = next) { next = n->next; visit_state(DDM_TICK_OWNER(n, my_vm, tick)); }
  *
  * On a core older than 1.4 every tick is a full walk (the old behaviour).
+ *
+ * Since 1.5 the tick can also run as soon as a watch begins
+ * (ddm_tick_wake_on_watch, once after timer_add): the watch bumped the
+ * generation, so that run is a full walk that polls the newly watched VMs.
  */
 #ifndef DDMON_TICKLIST_H
 #define DDMON_TICKLIST_H
@@ -90,6 +94,18 @@ static inline int ddm_tick_list_full_walk(ddm_tick_list *l, const ddm_host *h, d
     l->gen = gen;
     l->gen_known = 1;
     return 1;
+}
+
+/** Have timer @id (the tick) run as soon as a frontend begins to watch or
+ *  ask for views (ABI 1.5's timer_wake_on_watch): the first look at a view
+ *  nobody watched then has the data of a poll without waiting for the
+ *  tick. 0, or -ENOSYS on a core older than 1.5 (the tick then just comes
+ *  at its interval), or timer_wake_on_watch's error. */
+static inline int ddm_tick_wake_on_watch(const ddm_host *h, ddm_plugin *self, uint32_t id)
+{
+    if (!DDM_HOST_HAS(h, timer_wake_on_watch) || !h->timer_wake_on_watch)
+        return -ENOSYS;
+    return h->timer_wake_on_watch(self, id, 1);
 }
 
 #endif /* DDMON_TICKLIST_H */

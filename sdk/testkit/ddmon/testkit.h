@@ -127,7 +127,8 @@
  *    bigger blobs refused with -EFBIG; these are not misuse.
  *    view_watchers returns what the test set (fake_view_set_watchers, or a
  *    default for every view with fake_host_set_default_watchers).
- *  - timers: recorded, fired only by fake_host_fire_timers(); a callback
+ *  - timers: recorded, fired only by fake_host_fire_timers() (or, for those
+ *    that opted in with timer_wake_on_watch, fake_host_watch_begins()); a callback
  *    returning 0 or calling timer_remove stops its timer (ud_free runs
  *    after the callback returns). An interval of 0 is taken as 1 ms.
  *  - config_get: from fake_host_set_config(); as the core, the plugin's
@@ -376,6 +377,10 @@ int fake_host_n_timers(fake_host *fh);
 unsigned fake_host_timer_interval(fake_host *fh, int idx);
 /** Call every active timer once (in creation order). Returns how many ran. */
 int fake_host_fire_timers(fake_host *fh);
+/** A frontend begins to watch (ABI 1.5): the watch generation grows and the
+ *  active timers that opted in with timer_wake_on_watch run once, as the
+ *  core runs them at the next loop iteration. Returns how many ran. */
+int fake_host_watch_begins(fake_host *fh);
 
 /* ------------------------------------------------------------------ log */
 

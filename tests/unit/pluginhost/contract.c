@@ -783,6 +783,42 @@ static void ct_commands(void **state)
     assert_int_equal(st, DDM_CMD_USAGE);
 }
 
+static int count_run(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    ++*(int *)ud;
+    return 1;
+}
+
+/* timer_wake_on_watch (1.5): when a watch begins, the timers that opted in
+ * run at once (not at their hour-long interval) and the others do not;
+ * after opting out, a watch wakes nothing; an id that is not a live timer
+ * of the plugin is -ENOENT. */
+static void ct_wake_on_watch(void **state)
+{
+    ct_host *h = *state;
+    int woken = 0, other = 0;
+    uint32_t a, b;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, timer_wake_on_watch));
+    a = CT.host->timer_add(CT.self, 3600000, count_run, &woken, NULL);
+    b = CT.host->timer_add(CT.self, 3600000, count_run, &other, NULL);
+    assert_true(a != 0 && b != 0);
+    assert_int_equal(D->watch_begins(h), 0); /* nobody opted in yet */
+    assert_int_equal(CT.host->timer_wake_on_watch(CT.self, a, 1), 0);
+    assert_int_equal(CT.host->timer_wake_on_watch(CT.self, a ^ b ^ 0x7777u, 1), -ENOENT);
+    assert_int_equal(D->watch_begins(h), 1);
+    CT_WAIT_FOR(h, woken == 1);
+    assert_int_equal(other, 0);
+    assert_int_equal(D->watch_begins(h), 1); /* every watch, not just the first */
+    CT_WAIT_FOR(h, woken == 2);
+    assert_int_equal(CT.host->timer_wake_on_watch(CT.self, a, 0), 0);
+    assert_int_equal(D->watch_begins(h), 0);
+    CT.host->timer_remove(CT.self, a);
+    assert_int_equal(CT.host->timer_wake_on_watch(CT.self, a, 1), -ENOENT);
+    CT.host->timer_remove(CT.self, b);
+}
+
 typedef struct visit {
     ddm_vm *seen[8];
     int n, stop_after;
@@ -1324,6 +1360,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_views, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_foreach_vm, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_stream_register, setup, teardown),

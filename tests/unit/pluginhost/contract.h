@@ -90,6 +90,10 @@ typedef struct ct_driver {
                        size_t len);
     /** (ABI 1.2) A debugger attaches to @vm through ddmon (1) or leaves (0). */
     void (*set_debugger)(ct_host *h, ddm_vm *vm, int attached);
+    /** (ABI 1.5) A frontend begins to watch views nobody watched (as a
+     *  snapshot's watch does): how many timers were woken (the kit runs
+     *  them at once, the core at the next loop iteration). */
+    int (*watch_begins)(ct_host *h);
 } ct_driver;
 
 struct CMUnitTest;

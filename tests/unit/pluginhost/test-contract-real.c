@@ -624,12 +624,19 @@ static void r_set_debugger(ct_host *h, ddm_vm *vm, int attached)
     ddm_monitor_vm_identity_changed(h->monitor, vm);
 }
 
+/* As the control server does when a watch makes views watched that nobody watched. */
+static int r_watch_begins(ct_host *h)
+{
+    return (int)ddm_registry_wake_watch_timers(h->registry);
+}
+
 static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
     r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
     r_cmd_progress,   r_add_plain_vm,  r_take_jdwp,  r_reply_jdwp,     r_set_debugger,
+    r_watch_begins,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */

@@ -552,6 +552,21 @@ static void test_polls_only_while_watched(void **state)
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
 }
 
+/* ABI 1.5: the poll tick runs as soon as a watch begins (timer_wake_on_watch),
+ * so a view nobody watched is asked for without waiting for the next tick;
+ * a watch of nothing this plugin shows asks nothing. */
+static void test_polls_when_a_watch_begins(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY); /* THEN */
+    assert_int_equal(fake_host_watch_begins(f->fh), 1);  /* the poll tick, and only it */
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0), -1);
+    fake_view_set_watchers(v, 1);
+    assert_int_equal(fake_host_watch_begins(f->fh), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+}
+
 static void test_poll_fail_and_other_replies(void **state)
 {
     fixture *f = *state;
@@ -1049,6 +1064,7 @@ int main(void)
         cmocka_unit_test(test_thst_draft_heuristic_direct),
         T(test_thst_keeps_announced_drops_unannounced),
         T(test_polls_only_while_watched),
+        T(test_polls_when_a_watch_begins),
         T(test_poll_fail_and_other_replies),
         T(test_poll_two_vms),
         T(test_cpu_between_polls),
