@@ -28,8 +28,10 @@ typedef struct Client Client;
 typedef struct PendingCmd {
     Client *client;  /* NULL once the client is gone */
     gboolean blobs;
-    DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list), else zeroed */
-    guint delay_timer;
+    DdmCtlRequest delayed_req; /* a delayed reply (delay_reply: a view, the VM list, the
+                                * version after a watch), else zeroed */
+    DdmTimer delay_timer;      /* core/loop: the next look at a delayed reply */
+    guint delay_step_ms;       /* the wait after the next look, if it is not the last */
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
     gint64 delay_since_us;     /* monotonic time the delayed request came */
 } PendingCmd;
@@ -38,8 +40,7 @@ struct Client {
     DdmControl *ctl;
     guint64 serial;
     int fd;
-    DdmWatch *source;      /* core/loop; its conditions follow `cond` */
-    GIOCondition cond;
+    DdmWatch *source;      /* core/loop; its conditions are client_update_watch's */
     DdmLineFramer *in;
     GByteArray *out;
     gsize out_pos;
@@ -54,6 +55,9 @@ struct Client {
     char *watch_name;      /* NULL = all */
     char *watch_vm;        /* VM key, NULL = all */
     gboolean watch_blobs;
+    gint64 first_look_us;  /* the watch made views watched that nobody watched (monotonic
+                            * time, 0: it did not, or a version answer said so): the
+                            * next version waits for their first look */
 };
 
 struct DdmControl {
@@ -63,7 +67,7 @@ struct DdmControl {
     GList *clients;        /* Client* */
     guint n_live;
     DdmTimer reap_timer;   /* zero-delay: frees dead clients */
-    guint stop_idle;
+    DdmTimer stop_timer;   /* zero-delay: calls stop after op_kill's answer */
     guint listener;
     guint64 next_serial;
     DdmControlStopFn stop;
@@ -71,7 +75,6 @@ struct DdmControl {
     DdmViewInterest *interest; /* one-shot views, kept watched a while */
     GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
     gint64 started_us;     /* monotonic: when the server began to answer */
-    gint64 first_look_until_us; /* a watch made views watched: not settled before then */
     char *web_url;         /* the dashboard's URL with its token, NULL without --http */
 };
 

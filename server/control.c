@@ -179,11 +179,10 @@ static void client_update_watch(Client *c)
         client_close(c, "end of input");
         return;
     }
-    if (c->source != NULL && want == c->cond)
-        return;
     /* Without G_IO_IN the watch still wants HUP/ERR, so a client that leaves
      * while its command runs is noticed. */
-    c->cond = want;
+    if (c->source != NULL && ddm_watch_get_cond(c->source) == (want | G_IO_HUP | G_IO_ERR))
+        return;
     if (c->source != NULL)
         ddm_watch_set_cond(c->source, want | G_IO_HUP | G_IO_ERR);
     else
@@ -391,8 +390,7 @@ void ddm_control_free(DdmControl *ctl)
     }
     ddm_timer_cancel(&ctl->reap_timer);
     reap_dead(ctl);
-    if (ctl->stop_idle != 0)
-        g_source_remove(ctl->stop_idle);
+    ddm_timer_cancel(&ctl->stop_timer);
     g_free(ctl);
 }
 

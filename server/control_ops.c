@@ -3,8 +3,9 @@
  * Control server requests: what each op does (version, vms, plugins, views,
  * view, watch, command, commands, kill, scan, select), keyed by op in one
  * table; the delayed replies (a view nobody looked at, the VM list just
- * after the start) and the "interest" that keeps a one-shot view watched
- * for a while. Connections, queues and dispatch are control.c's.
+ * after the start, a watching snapshot's "settled") and the "interest"
+ * that keeps a one-shot view watched for a while. Connections, queues and
+ * dispatch are control.c's.
  */
 #include <build-config.h>
 
@@ -13,34 +14,36 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/pluginhost/registry.h"
 #include "core/relay/relay.h"
 
 /* A one-shot `ddmon view NAME` keeps that view watched for a while, so
  * producers that poll only while someone looks (threads) have data. */
 #define INTEREST_SECONDS 30
 #define MAX_INTERESTS 256
-/* A view nobody watched (its content may be stale) is answered once its
- * producers had their go: when the server is settled (ddm_daemon_settled:
- * discovery's first round, the VM list, every READY VM's requests
- * answered) and, for views of plugins (which poll a view only while it is
- * watched, on ticks of at most 250 ms), FIRST_POLL_MS after the request;
- * never later than FIRST_LOOK_MS. The core's own views (owner "ddmon":
- * the VM list, the headline figures) wait for no poll. */
+/* A view nobody watched (its content may be stale) has its "first look":
+ * the plugins poll a view only while it is watched, so the watch or ask
+ * that makes it watched wakes their poll ticks at once
+ * (ddm_registry_wake_watch_timers: the timers that opted in with
+ * ddm_host.timer_wake_on_watch run at the next loop iteration). Its answer
+ * (a one-shot view, or the "settled" of a watching snapshot's version)
+ * waits until those ticks ran and the server is settled
+ * (ddm_daemon_settled: discovery's first round, the VM list, every READY
+ * VM's requests answered, timed out or never to be: the polls' requests
+ * included); never later than FIRST_LOOK_MS. The core's own views (owner
+ * "ddmon": the VM list, the headline figures) wake no poll. */
 #define FIRST_LOOK_MS 1200
 /* Just after the server started (an autostarting `ddmon vms`), the VM list
  * is answered once discovery has had its first go: as soon as every
  * discovery module had its first round (the local scan offers every port
  * at start; adb has the device and pid lists) and no session is still
  * connecting or asking HELO (ddm_daemon_vm_list_complete), and never later
- * than STARTUP_MAX_MS after the start. Delayed replies look again every
- * STARTUP_CHECK_MS. */
+ * than STARTUP_MAX_MS after the start. */
 #define STARTUP_MAX_MS 3000
-#define STARTUP_CHECK_MS 20
-/* The plugins look at their views' watchers every 250 ms (their poll
- * ticks) and only then ask a VM for what a watched view shows: after a
- * watch makes a view watched that nobody watched, the server does not call
- * itself settled for this long (the version reply's "settled"). */
-#define FIRST_POLL_MS 300
+/* A delayed reply looks again (each look is O(VMs)) after 0, 1, 2, 4 ...
+ * ms, the wait doubling up to DELAY_STEP_MAX_MS: a few looks when the VMs
+ * answer within milliseconds, at most ~25 before FIRST_LOOK_MS. */
+#define DELAY_STEP_MAX_MS 64
 
 /* ------------------------------------------------------------- helpers */
 
@@ -142,10 +145,22 @@ static void op_version(Client *c, const DdmCtlRequest *req)
      * fences it may send, are for snapshots, not every client's hello. */
     if (c->watching) {
         json_builder_set_member_name(b, "settled");
-        json_builder_add_boolean_value(b, g_get_monotonic_time() >= c->ctl->first_look_until_us &&
-                                              ddm_daemon_settled(c->ctl->daemon));
+        json_builder_add_boolean_value(b, ddm_daemon_settled(c->ctl->daemon));
     }
     ddm_control_send(c, ddm_ctl_ok_end(b));
+}
+
+static void delay_reply(Client *c, const DdmCtlRequest *req);
+
+/* A watching client whose watch made views watched that nobody watched
+ * has its version (its question "settled?") answered after their first
+ * look (first_look_done), not at once with a "no". */
+static void op_version_or_wait(Client *c, const DdmCtlRequest *req)
+{
+    if (c->watching && c->first_look_us != 0)
+        delay_reply(c, req);
+    else
+        op_version(c, req);
 }
 
 void ddm_control_set_web_url(DdmControl *ctl, const char *url)
@@ -270,61 +285,6 @@ static gboolean note_interest(DdmControl *ctl, const char *name)
 
 static void op_view_now(Client *c, const DdmCtlRequest *req);
 
-static gboolean startup_settled(DdmControl *ctl);
-static gboolean first_look_done(DdmControl *ctl, const char *name, gint64 since_us);
-
-/* A delayed answer (a view nobody looked at, the VM list just after the
- * start): its timer fires every STARTUP_CHECK_MS until discovery settled
- * (the VM list) or the view's producers had their go (first_look_done). */
-static gboolean delayed_reply_cb(gpointer ud)
-{
-    PendingCmd *pc = ud;
-    Client *c = pc->client;
-    gboolean vms = pc->delayed_req.op == DDM_CTL_OP_VMS;
-    if (c != NULL && !c->dead &&
-        !(vms ? startup_settled(pc->delay_ctl)
-              : first_look_done(pc->delay_ctl, pc->delayed_req.name, pc->delay_since_us)))
-        return G_SOURCE_CONTINUE;
-    pc->delay_timer = 0;
-    if (c != NULL && !c->dead) {
-        c->cmd = NULL;
-        if (vms)
-            op_core_view(c, "vms", FALSE);
-        else
-            op_view_now(c, &pc->delayed_req);
-        ddm_control_resume(c);
-    }
-    pc->delay_ctl->delayed_replies = g_list_remove(pc->delay_ctl->delayed_replies, pc);
-    ddm_ctl_request_clear(&pc->delayed_req);
-    g_free(pc);
-    return G_SOURCE_REMOVE;
-}
-
-/* Answer @req later (delayed_reply_cb); the client waits as for a command. */
-static void delay_reply(Client *c, const DdmCtlRequest *req, guint ms)
-{
-    PendingCmd *pc = g_new0(PendingCmd, 1);
-    pc->client = c;
-    pc->delay_ctl = c->ctl;
-    pc->delay_since_us = g_get_monotonic_time();
-    pc->delayed_req.op = req->op;
-    pc->delayed_req.name = g_strdup(req->name);
-    pc->delayed_req.vm = g_strdup(req->vm);
-    pc->delayed_req.blobs = req->blobs;
-    c->cmd = pc;
-    pc->delay_timer = g_timeout_add(ms, delayed_reply_cb, pc);
-    c->ctl->delayed_replies = g_list_prepend(c->ctl->delayed_replies, pc);
-}
-
-static gboolean any_view_named(DdmControl *ctl, const char *name)
-{
-    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
-    for (guint i = 0; i < all->len; i++)
-        if (strcmp(ddm_view_name(all->pdata[i]), name) == 0)
-            return TRUE;
-    return FALSE;
-}
-
 /* TRUE once the VM list is worth answering (see STARTUP_MAX_MS). */
 static gboolean startup_settled(DdmControl *ctl)
 {
@@ -334,27 +294,106 @@ static gboolean startup_settled(DdmControl *ctl)
     return ddm_daemon_vm_list_complete(ctl->daemon);
 }
 
-/* Are all views named @name the core's own (no plugin polls them)? */
-static gboolean only_core_views(DdmControl *ctl, const char *name)
+/* TRUE once views nobody watched until @since_us had their first look
+ * (see FIRST_LOOK_MS): the poll ticks their watch woke have run, and the
+ * requests they sent are settled. */
+static gboolean first_look_done(DdmControl *ctl, gint64 since_us)
 {
-    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
-    for (guint i = 0; i < all->len; i++)
-        if (strcmp(ddm_view_name(all->pdata[i]), name) == 0 &&
-            g_strcmp0(ddm_view_owner(all->pdata[i]), "ddmon") != 0)
-            return FALSE;
-    return TRUE;
-}
-
-/* TRUE once a view nobody watched until @since_us is worth answering
- * (see FIRST_LOOK_MS). */
-static gboolean first_look_done(DdmControl *ctl, const char *name, gint64 since_us)
-{
-    gint64 ms = (g_get_monotonic_time() - since_us) / 1000;
-    if (ms >= FIRST_LOOK_MS)
+    if (g_get_monotonic_time() - since_us >= (gint64)FIRST_LOOK_MS * 1000)
         return TRUE;
-    if (ms < FIRST_POLL_MS && !only_core_views(ctl, name))
+    if (ddm_registry_watch_wakes_pending(ddm_daemon_registry(ctl->daemon)))
         return FALSE;
     return ddm_daemon_settled(ctl->daemon);
+}
+
+/* The longest a delayed reply waits, from its request. */
+static guint delay_cap_ms(const PendingCmd *pc)
+{
+    return pc->delayed_req.op == DDM_CTL_OP_VMS ? STARTUP_MAX_MS : FIRST_LOOK_MS;
+}
+
+static gboolean delay_over(PendingCmd *pc)
+{
+    if (pc->delayed_req.op == DDM_CTL_OP_VMS)
+        return startup_settled(pc->delay_ctl);
+    return first_look_done(pc->delay_ctl, pc->delay_since_us);
+}
+
+/* A delayed answer (a view nobody looked at, the VM list just after the
+ * start, a snapshot's "settled" after a watch): each look that finds it
+ * not due yet looks again after a wait that doubles up to
+ * DELAY_STEP_MAX_MS, never past the reply's cap (delay_cap_ms). */
+static void delayed_reply_fire(DdmTimer *t, gpointer ud)
+{
+    PendingCmd *pc = ud;
+    Client *c = pc->client;
+    gboolean live = c != NULL && !c->dead;
+    (void)t;
+    if (live && !delay_over(pc)) {
+        gint64 left_ms = delay_cap_ms(pc) - (g_get_monotonic_time() - pc->delay_since_us) / 1000;
+        ddm_timer_arm(&pc->delay_timer, (guint)CLAMP(left_ms, 0, (gint64)pc->delay_step_ms));
+        pc->delay_step_ms = MIN(MAX(pc->delay_step_ms * 2, 1u), DELAY_STEP_MAX_MS);
+        return;
+    }
+    if (live) {
+        c->cmd = NULL;
+        switch (pc->delayed_req.op) {
+        case DDM_CTL_OP_VMS:
+            op_core_view(c, "vms", FALSE);
+            break;
+        case DDM_CTL_OP_VERSION:
+            c->first_look_us = 0; /* this first look is over */
+            op_version(c, &pc->delayed_req);
+            break;
+        default:
+            op_view_now(c, &pc->delayed_req);
+            break;
+        }
+        ddm_control_resume(c);
+    }
+    pc->delay_ctl->delayed_replies = g_list_remove(pc->delay_ctl->delayed_replies, pc);
+    ddm_ctl_request_clear(&pc->delayed_req);
+    g_free(pc);
+}
+
+/* Answer @req later (delayed_reply_fire; its first look at the next loop
+ * iteration, after the poll ticks a watch woke); the client waits as for
+ * a command. */
+static void delay_reply(Client *c, const DdmCtlRequest *req)
+{
+    PendingCmd *pc = g_new0(PendingCmd, 1);
+    pc->client = c;
+    pc->delay_ctl = c->ctl;
+    pc->delay_since_us = req->op == DDM_CTL_OP_VERSION && c->first_look_us != 0
+                             ? c->first_look_us
+                             : g_get_monotonic_time();
+    pc->delayed_req.op = req->op;
+    pc->delayed_req.name = g_strdup(req->name);
+    pc->delayed_req.vm = g_strdup(req->vm);
+    pc->delayed_req.blobs = req->blobs;
+    c->cmd = pc;
+    pc->delay_step_ms = 1;
+    ddm_timer_init(&pc->delay_timer, delayed_reply_fire, pc);
+    ddm_timer_arm(&pc->delay_timer, 0);
+    c->ctl->delayed_replies = g_list_prepend(c->ctl->delayed_replies, pc);
+}
+
+/* Which views are named @name: none, only the core's own (owner "ddmon",
+ * which no plugin polls), or some plugin's too. */
+typedef enum { VIEWS_NONE, VIEWS_CORE_ONLY, VIEWS_OF_PLUGINS } ViewsNamed;
+
+static ViewsNamed views_named(DdmControl *ctl, const char *name)
+{
+    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
+    ViewsNamed found = VIEWS_NONE;
+    for (guint i = 0; i < all->len; i++) {
+        if (strcmp(ddm_view_name(all->pdata[i]), name) != 0)
+            continue;
+        if (g_strcmp0(ddm_view_owner(all->pdata[i]), "ddmon") != 0)
+            return VIEWS_OF_PLUGINS;
+        found = VIEWS_CORE_ONLY;
+    }
+    return found;
 }
 
 static void op_vms(Client *c, const DdmCtlRequest *req)
@@ -362,17 +401,28 @@ static void op_vms(Client *c, const DdmCtlRequest *req)
     if (startup_settled(c->ctl))
         op_core_view(c, "vms", FALSE);
     else /* the server has just started: wait for discovery's first results */
-        delay_reply(c, req, STARTUP_CHECK_MS);
+        delay_reply(c, req);
 }
 
 static void op_view(Client *c, const DdmCtlRequest *req)
 {
-    if (note_interest(c->ctl, req->name) && any_view_named(c->ctl, req->name))
-        /* Nobody looked at it until now: give its producer a moment to
-         * refresh it (first_look_done). */
-        delay_reply(c, req, STARTUP_CHECK_MS);
-    else
+    if (!note_interest(c->ctl, req->name)) {
         op_view_now(c, req);
+        return;
+    }
+    /* Nobody looked at it until now: its producers poll at once, and the
+     * answer waits for that first look (first_look_done). */
+    switch (views_named(c->ctl, req->name)) {
+    case VIEWS_NONE:
+        op_view_now(c, req); /* its "unknown view" message */
+        return;
+    case VIEWS_OF_PLUGINS:
+        ddm_registry_wake_watch_timers(ddm_daemon_registry(c->ctl->daemon));
+        break;
+    case VIEWS_CORE_ONLY:
+        break;
+    }
+    delay_reply(c, req);
 }
 
 static void op_view_now(Client *c, const DdmCtlRequest *req)
@@ -465,16 +515,19 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     c->watch_name = g_strdup(req->name);
     c->watch_vm = key;
     c->watch_blobs = req->blobs;
-    /* Views nobody watched get their producers' first look at the next poll tick. */
+    /* Views nobody watched get their first look: the plugins' poll ticks run
+     * now (first_look_done), and the client's next version waits for it. */
     g_autoptr(GPtrArray) before = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
-    for (guint i = 0; i < before->len; i++)
-        if (ddm_control_watch_matches(c, before->pdata[i]) &&
-            ddm_view_watchers(before->pdata[i]) == 0) {
-            c->ctl->first_look_until_us = g_get_monotonic_time() + FIRST_POLL_MS * 1000;
-            break;
-        }
+    gboolean fresh = FALSE;
+    for (guint i = 0; i < before->len && !fresh; i++)
+        fresh = ddm_control_watch_matches(c, before->pdata[i]) &&
+                ddm_view_watchers(before->pdata[i]) == 0;
     c->watch_id = ddm_views_watch(ddm_daemon_views(c->ctl->daemon), c->watch_name, c->watch_vm);
     c->watching = TRUE;
+    if (fresh) {
+        c->first_look_us = g_get_monotonic_time();
+        ddm_registry_wake_watch_timers(ddm_daemon_registry(c->ctl->daemon));
+    }
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "watching");
     json_builder_add_boolean_value(b, TRUE);
@@ -618,21 +671,22 @@ static void op_commands(Client *c, const DdmCtlRequest *req)
 
 /* -------------------------------------------------------------- server */
 
-static gboolean stop_cb(gpointer data)
+static void stop_fire(DdmTimer *t, gpointer data)
 {
     DdmControl *ctl = data;
-    ctl->stop_idle = 0;
+    (void)t;
     if (ctl->stop != NULL)
         ctl->stop(ctl->stop_ud);
-    return G_SOURCE_REMOVE;
 }
 
 static void op_kill(Client *c, const DdmCtlRequest *req)
 {
     g_message("control: stop requested by a client");
     ddm_control_send(c, ddm_ctl_ok_end(ddm_ctl_ok_begin()));
-    if (c->ctl->stop_idle == 0)
-        c->ctl->stop_idle = g_idle_add(stop_cb, c->ctl);
+    if (!ddm_timer_armed(&c->ctl->stop_timer)) {
+        ddm_timer_init(&c->ctl->stop_timer, stop_fire, c->ctl);
+        ddm_timer_arm(&c->ctl->stop_timer, 0);
+    }
 }
 
 static void op_scan(Client *c, const DdmCtlRequest *req)
@@ -699,7 +753,7 @@ static void op_select(Client *c, const DdmCtlRequest *req)
 /* --------------------------------------------------------------- table */
 
 static const DdmControlOpFn ops[] = {
-    [DDM_CTL_OP_VERSION] = op_version,
+    [DDM_CTL_OP_VERSION] = op_version_or_wait,
     [DDM_CTL_OP_VMS] = op_vms,
     [DDM_CTL_OP_PLUGINS] = op_plugins,
     [DDM_CTL_OP_VIEWS] = op_views,
@@ -732,7 +786,7 @@ void ddm_control_ops_free(DdmControl *ctl)
     ddm_view_interest_free(ctl->interest);
     for (GList *l = ctl->delayed_replies; l != NULL; l = l->next) {
         PendingCmd *pc = l->data;
-        g_source_remove(pc->delay_timer);
+        ddm_timer_cancel(&pc->delay_timer);
         if (pc->client != NULL)
             pc->client->cmd = NULL;
         ddm_ctl_request_clear(&pc->delayed_req);

@@ -5,7 +5,7 @@
  * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
  * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
- * missing. Published in a coalesced timeout at most every 100 ms: a VM that
+ * missing. Published by a coalescing core/loop timer at most every 100 ms: a VM that
  * floods events must not make the list rebuild per packet.
  * Incremental (issue 16): the monitor names the target whose row may have
  * changed; only those rows are computed again (vms_rows.h keeps every row
@@ -16,6 +16,7 @@
 #include "core/daemon/daemon.h"
 
 #include "core/daemon/vms_rows.h"
+#include "core/loop/timer.h"
 
 #define VMS_VIEW_MIN_INTERVAL_MS 100
 
@@ -23,7 +24,7 @@ struct DdmVmsView {
     DdmMonitor *monitor;     /* borrowed */
     DdmRelay *relay;         /* borrowed, may be NULL */
     DdmViews *views;         /* borrowed: the store that holds the view */
-    guint timer;             /* pending rebuild */
+    DdmTimer timer;          /* core/loop: armed while a rebuild is pending */
     gint64 refreshed_us;     /* last rebuild (rate limit) */
     DdmVmsRows *rows;        /* owned: group 0 the retrying targets, 1 the VMs */
     GHashTable *dirty;       /* keys (owned) whose rows may have changed */
@@ -185,13 +186,12 @@ static void rebuild(DdmVmsView *vv)
         ddm_vms_rows_publish(vv->rows, view);
 }
 
-static gboolean rebuild_cb(gpointer ud)
+static void rebuild_fire(DdmTimer *t, gpointer ud)
 {
     DdmVmsView *vv = ud;
-    vv->timer = 0;
+    (void)t;
     vv->refreshed_us = g_get_monotonic_time();
     rebuild(vv);
-    return G_SOURCE_REMOVE;
 }
 
 DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon)
@@ -204,6 +204,7 @@ DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon)
     vv->views = views;
     vv->rows = ddm_vms_rows_new(G_N_ELEMENTS(vms_columns));
     vv->dirty = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    ddm_timer_init(&vv->timer, rebuild_fire, vv);
     ddm_view *view = ddm_views_create(views, "ddmon", NULL, "vms", DDM_VIEW_TABLE, "Virtual machines");
     if (view) {
         ddm_view_set_columns(view, vms_columns, G_N_ELEMENTS(vms_columns));
@@ -233,31 +234,30 @@ void ddm_vms_view_schedule(DdmVmsView *vv, const char *key)
         vv->all_dirty = TRUE;
     else if (!vv->all_dirty && !g_hash_table_contains(vv->dirty, key))
         g_hash_table_add(vv->dirty, g_strdup(key));
-    if (vv->timer)
+    if (ddm_timer_armed(&vv->timer))
         return;
     since_ms = (g_get_monotonic_time() - vv->refreshed_us) / 1000;
     delay = since_ms >= VMS_VIEW_MIN_INTERVAL_MS ? 0 : (guint)(VMS_VIEW_MIN_INTERVAL_MS - since_ms);
-    /* Default priority: at a lower one, a VM whose socket never runs dry
-     * (a flood of events) would starve the list, and a VM that went away
-     * would stay listed until the flood stopped. The rate limit above keeps
-     * rebuilds cheap. */
-    vv->timer = g_timeout_add(delay, rebuild_cb, vv);
+    /* core/loop's timers run at the default priority: at a lower one, a VM
+     * whose socket never runs dry (a flood of events) would starve the
+     * list, and a VM that went away would stay listed until the flood
+     * stopped. The rate limit above keeps rebuilds cheap. */
+    ddm_timer_arm(&vv->timer, delay);
 }
 
 void ddm_vms_view_flush(DdmVmsView *vv)
 {
-    if (vv == NULL || vv->timer == 0)
+    if (vv == NULL || !ddm_timer_armed(&vv->timer))
         return;
-    g_source_remove(vv->timer);
-    rebuild_cb(vv);
+    ddm_timer_cancel(&vv->timer);
+    rebuild_fire(&vv->timer, vv);
 }
 
 void ddm_vms_view_free(DdmVmsView *vv)
 {
     if (!vv)
         return;
-    if (vv->timer)
-        g_source_remove(vv->timer);
+    ddm_timer_cancel(&vv->timer);
     ddm_vms_rows_free(vv->rows);
     g_hash_table_destroy(vv->dirty);
     g_free(vv); /* the view itself belongs to the store */
