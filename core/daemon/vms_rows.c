@@ -2,7 +2,8 @@
  *
  * The "vms" view's rows between publications (vms_rows.h): a GTree keyed by
  * the group digit followed by the key, so one strcmp orders groups, then
- * keys; each row a small array of typed cells.
+ * keys; each row one block of typed cells (and its key), its strings one
+ * more.
  */
 #include "core/daemon/vms_rows.h"
 
@@ -10,35 +11,45 @@
 
 typedef enum { CELL_NULL, CELL_STR, CELL_INT, CELL_BOOL } CellType;
 
-typedef struct {
-    CellType type;
-    gint64 i;  /* CELL_INT, CELL_BOOL */
-    char *s;   /* CELL_STR (owned) */
-} RowCell;
-
+/* A row is one block (every VM has one): the header, then width values,
+ * width type bytes and the tree key "G" + key; its strings are one more
+ * block, `text`, each string NUL-terminated at the offset its value holds.
+ * (Before: a header, an array of 24-byte cells, one block a string and
+ * the key: ~9 blocks and ~570 bytes a VM; now 2 blocks and ~250.) */
 struct DdmVmsRow {
-    guint n;        /* cells given */
-    guint width;    /* the set's n_cols: cells past it are dropped */
-    RowCell *cells; /* width of them */
+    guint n;         /* cells given */
+    guint width;     /* the set's n_cols: cells past it are dropped */
+    char *text;      /* the strings of the cells, NULL while none */
+    guint32 text_len;
+    gint64 vals[];   /* CELL_INT, CELL_BOOL: the value; CELL_STR: the offset in text */
 };
 
 struct DdmVmsRows {
     guint n_cols;
-    GTree *rows; /* "G" + key (owned) -> DdmVmsRow* (owned) */
+    GTree *rows; /* row_key(row) (in the row) -> DdmVmsRow* (owned) */
 };
+
+static guint8 *row_types(DdmVmsRow *row)
+{
+    return (guint8 *)(row->vals + row->width);
+}
+
+static char *row_key(DdmVmsRow *row)
+{
+    return (char *)(row_types(row) + row->width);
+}
 
 static void row_clear(DdmVmsRow *row)
 {
-    for (guint i = 0; i < row->n; i++)
-        g_free(row->cells[i].s);
     row->n = 0;
+    g_clear_pointer(&row->text, g_free);
+    row->text_len = 0;
 }
 
 static void row_free(gpointer p)
 {
     DdmVmsRow *row = p;
     row_clear(row);
-    g_free(row->cells);
     g_free(row);
 }
 
@@ -52,7 +63,7 @@ DdmVmsRows *ddm_vms_rows_new(guint n_cols)
 {
     DdmVmsRows *rows = g_new0(DdmVmsRows, 1);
     rows->n_cols = n_cols;
-    rows->rows = g_tree_new_full(cmp_keys, NULL, g_free, row_free);
+    rows->rows = g_tree_new_full(cmp_keys, NULL, NULL, row_free);
     return rows;
 }
 
@@ -76,17 +87,18 @@ static char *tree_key(guint group, const char *key)
 
 DdmVmsRow *ddm_vms_rows_set(DdmVmsRows *rows, guint group, const char *key)
 {
-    char *k = tree_key(group, key);
+    g_autofree char *k = tree_key(group, key);
     DdmVmsRow *row = g_tree_lookup(rows->rows, k);
+    gsize klen;
     if (row) {
-        g_free(k);
         row_clear(row);
         return row;
     }
-    row = g_new0(DdmVmsRow, 1);
+    klen = strlen(k) + 1;
+    row = g_malloc0(sizeof *row + rows->n_cols * (sizeof(gint64) + 1) + klen);
     row->width = rows->n_cols;
-    row->cells = g_new0(RowCell, rows->n_cols);
-    g_tree_insert(rows->rows, k, row);
+    memcpy(row_key(row), k, klen);
+    g_tree_insert(rows->rows, row_key(row), row);
     return row;
 }
 
@@ -99,45 +111,44 @@ gboolean ddm_vms_rows_remove(DdmVmsRows *rows, guint group, const char *key)
 void ddm_vms_rows_clear(DdmVmsRows *rows)
 {
     g_tree_destroy(rows->rows);
-    rows->rows = g_tree_new_full(cmp_keys, NULL, g_free, row_free);
+    rows->rows = g_tree_new_full(cmp_keys, NULL, NULL, row_free);
 }
 
-/* The next cell, or NULL past the last column (dropped: a caller's bug). */
-static RowCell *take_cell(DdmVmsRow *row)
+/* The index of the next cell, or -1 past the last column (dropped: a caller's bug). */
+static int take_cell(DdmVmsRow *row, CellType type, gint64 val)
 {
-    RowCell *c;
     if (row->n >= row->width)
-        return NULL;
-    c = &row->cells[row->n++];
-    memset(c, 0, sizeof *c);
-    return c;
+        return -1;
+    row->vals[row->n] = val;
+    row_types(row)[row->n] = (guint8)type;
+    return (int)row->n++;
 }
 
 void ddm_vms_row_str(DdmVmsRow *row, const char *s)
 {
-    RowCell *c = take_cell(row);
-    if (!c)
+    gsize len;
+    if (!s) {
+        take_cell(row, CELL_NULL, 0);
         return;
-    c->type = s ? CELL_STR : CELL_NULL;
-    c->s = g_strdup(s);
+    }
+    len = strlen(s) + 1;
+    if (row->n >= row->width || len > G_MAXUINT32 - row->text_len)
+        return;
+    /* the row's text grows to exactly what it holds (a row has ~6 short strings) */
+    row->text = g_realloc(row->text, row->text_len + len);
+    memcpy(row->text + row->text_len, s, len);
+    take_cell(row, CELL_STR, row->text_len);
+    row->text_len += (guint32)len;
 }
 
 void ddm_vms_row_int(DdmVmsRow *row, gint64 i)
 {
-    RowCell *c = take_cell(row);
-    if (!c)
-        return;
-    c->type = CELL_INT;
-    c->i = i;
+    take_cell(row, CELL_INT, i);
 }
 
 void ddm_vms_row_bool(DdmVmsRow *row, gboolean b)
 {
-    RowCell *c = take_cell(row);
-    if (!c)
-        return;
-    c->type = CELL_BOOL;
-    c->i = b != 0;
+    take_cell(row, CELL_BOOL, b != 0);
 }
 
 typedef struct {
@@ -153,15 +164,16 @@ static gboolean publish_row(gpointer key, gpointer value, gpointer ud)
     int rc = ddm_view_row(p->view);
     (void)key;
     for (guint i = 0; rc == 0 && i < p->n_cols; i++) {
-        const RowCell *c = &row->cells[i];
-        if (i >= row->n || c->type == CELL_NULL)
+        guint8 type = i < row->n ? row_types(row)[i] : CELL_NULL;
+        gint64 v = i < row->n ? row->vals[i] : 0;
+        if (type == CELL_NULL)
             rc = ddm_view_cell_str(p->view, NULL);
-        else if (c->type == CELL_STR)
-            rc = ddm_view_cell_str(p->view, c->s);
-        else if (c->type == CELL_INT)
-            rc = ddm_view_cell_int(p->view, c->i);
+        else if (type == CELL_STR)
+            rc = ddm_view_cell_str(p->view, row->text + v);
+        else if (type == CELL_INT)
+            rc = ddm_view_cell_int(p->view, v);
         else
-            rc = ddm_view_cell_bool(p->view, (int)c->i);
+            rc = ddm_view_cell_bool(p->view, (int)v);
     }
     p->rc = rc;
     return rc != 0; /* stop at the first refusal */
