@@ -24,6 +24,14 @@ static void mark_bad(Content *c, const char *reason)
     }
 }
 
+/* @v's schema becomes (a reference to) @cols. */
+static void set_schema(ddm_view *v, const Columns *cols)
+{
+    Columns schema = ddm_views_columns_of(v->schema);
+    ddm_views_columns_copy(&schema, cols);
+    v->schema = schema.cols;
+}
+
 int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
 {
     Columns fresh = {NULL, 0};
@@ -61,13 +69,13 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
         ddm_views_content_free(v->committed);
         v->committed = c;
         v->version++;
-        ddm_views_columns_copy(&v->schema, &fresh);
+        set_schema(v, &fresh);
         ddm_views_columns_clear(&fresh);
         if (v->store && !v->unpublished)
             ddm_views_notify(v->store, v, DDM_VIEW_CHANGED);
         return 0;
     }
-    ddm_views_columns_copy(&v->schema, &fresh);
+    set_schema(v, &fresh);
     ddm_views_columns_clear(&fresh);
     return 0;
 }
@@ -76,7 +84,8 @@ int ddm_view_begin(ddm_view *v)
 {
     CHECK_VIEW(v);
     ddm_views_content_free(v->building);
-    v->building = ddm_views_content_new(v->desc->kind, &v->schema);
+    Columns schema = ddm_views_columns_of(v->schema);
+    v->building = ddm_views_content_new(v->desc->kind, &schema);
     return 0;
 }
 

@@ -118,6 +118,12 @@ void ddm_views_columns_copy(Columns *dst, const Columns *src)
     dst->n = src->n;
 }
 
+Columns ddm_views_columns_of(Column *cols)
+{
+    Columns c = {cols, cols ? columns_shared(cols)->n : 0};
+    return c;
+}
+
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b)
 {
     if (a->cols == b->cols)

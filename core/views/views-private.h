@@ -95,20 +95,23 @@ typedef struct ViewDesc {
     char *key; /* its key among the interned descriptions */
 } ViewDesc;
 
-/* Laid out without holes: every VM has some twenty of these. */
+/* Laid out without holes in 64 bytes (malloc gives it 80): every VM has
+ * some twenty of these. */
 struct ddm_view {
     guint32 magic;
-    guint busy;         /* notifications in progress for this view */
+    guint busy : 29;      /* notifications in progress for this view */
+    guint warned : 1;     /* a failed commit was logged at warning level */
+    guint warned_cap : 1; /* the row cap was logged at warning level */
+    guint unpublished : 1;
     DdmViews *store; /* NULL for detached views */
     const ViewDesc *desc; /* owner, name, title, kind */
     char *vm_key;    /* NULL = global; an interned GRefString */
     guint64 version;
-    Columns schema;     /* table: columns the next begin starts with */
+    Column *schema;     /* table: the columns the next begin starts with, a shared
+                           column set (ddm_views_columns_of gives it with its
+                           count), or NULL for none */
     Content *committed; /* never NULL; ddm_views_content_empty() until the first commit */
     Content *building;  /* NULL when not between begin and commit */
-    guint warned : 1;    /* a failed commit was logged at warning level */
-    guint warned_cap : 1; /* the row cap was logged at warning level */
-    guint unpublished : 1;
 };
 
 typedef struct Listener {
@@ -143,6 +146,9 @@ void ddm_views_columns_alloc(Columns *c, guint n);
 void ddm_views_columns_intern(Columns *c);
 void ddm_views_columns_clear(Columns *c);
 void ddm_views_columns_copy(Columns *dst, const Columns *src);
+/** The column set whose array is @cols (a ddm_view's schema), with its
+ *  count; NULL: none. (transfer none) */
+Columns ddm_views_columns_of(Column *cols);
 gboolean ddm_views_columns_equal(const Columns *a, const Columns *b);
 /** Empty content of @kind; a table starts with a copy of @schema (may be NULL). */
 Content *ddm_views_content_new(ddm_view_kind kind, const Columns *schema);

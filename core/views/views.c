@@ -72,10 +72,15 @@ static gboolean valid_ident(const char *s)
 
 static void view_desc_release(const ViewDesc *desc);
 
+#if GLIB_SIZEOF_VOID_P == 8
+G_STATIC_ASSERT(sizeof(ddm_view) == 64); /* see views-private.h */
+#endif
+
 static void view_free(ddm_view *v)
 {
+    Columns schema = ddm_views_columns_of(v->schema);
     v->magic = 0;
-    ddm_views_columns_clear(&v->schema);
+    ddm_views_columns_clear(&schema);
     ddm_views_content_free(v->committed);
     ddm_views_content_free(v->building);
     view_desc_release(v->desc);
