@@ -27,10 +27,10 @@
  * (ddm_registry_wake_watch_timers: the timers that opted in with
  * ddm_host.timer_wake_on_watch run at the next loop iteration). Its answer
  * (a one-shot view, or the "settled" of a watching snapshot's version)
- * waits until those ticks ran and the server is settled
- * (ddm_daemon_settled: discovery's first round, the VM list, every READY
- * VM's requests answered, timed out or never to be: the polls' requests
- * included); never later than FIRST_LOOK_MS. The core's own views (owner
+ * waits until those ticks ran and the requests they sent are answered,
+ * timed out or never to be (ddm_registry_first_look_settled), then until
+ * the server is settled (ddm_daemon_settled: discovery's first round, the
+ * VM list, every READY VM's requests); never later than FIRST_LOOK_MS. The core's own views (owner
  * "ddmon": the VM list, the headline figures) wake no poll. */
 #define FIRST_LOOK_MS 1200
 /* Just after the server started (an autostarting `ddmon vms`), the VM list
@@ -40,10 +40,16 @@
  * connecting or asking HELO (ddm_daemon_vm_list_complete), and never later
  * than STARTUP_MAX_MS after the start. */
 #define STARTUP_MAX_MS 3000
-/* A delayed reply looks again (each look is O(VMs)) after 0, 1, 2, 4 ...
- * ms, the wait doubling up to DELAY_STEP_MAX_MS: a few looks when the VMs
- * answer within milliseconds, at most ~25 before FIRST_LOOK_MS. */
-#define DELAY_STEP_MAX_MS 64
+/* A delayed reply looks again after 0, 1, 2, 4 ... ms, the wait doubling up
+ * to a cap: a few looks when the VMs answer within milliseconds. A first
+ * look's looks cost O(the VMs its polls asked) until those are settled,
+ * then one O(VMs) look at the whole server (first_look_done): their wait
+ * stops doubling at FIRST_LOOK_STEP_MAX_MS, so the answer comes at most
+ * that late (at most ~150 looks before FIRST_LOOK_MS, when a VM never
+ * answers). The VM list's looks are O(VMs) each: theirs at
+ * STARTUP_STEP_MAX_MS (~50 looks before STARTUP_MAX_MS). */
+#define FIRST_LOOK_STEP_MAX_MS 8
+#define STARTUP_STEP_MAX_MS 64
 
 /* ------------------------------------------------------------- helpers */
 
@@ -295,13 +301,16 @@ static gboolean startup_settled(DdmControl *ctl)
 }
 
 /* TRUE once views nobody watched until @since_us had their first look
- * (see FIRST_LOOK_MS): the poll ticks their watch woke have run, and the
- * requests they sent are settled. */
+ * (see FIRST_LOOK_MS): the poll ticks their watch woke have run and the
+ * requests they sent are settled, both O(the VMs those polls asked); only
+ * then the whole server (ddm_daemon_settled, O(VMs)), which a warm server
+ * is at once. */
 static gboolean first_look_done(DdmControl *ctl, gint64 since_us)
 {
+    DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
     if (g_get_monotonic_time() - since_us >= (gint64)FIRST_LOOK_MS * 1000)
         return TRUE;
-    if (ddm_registry_watch_wakes_pending(ddm_daemon_registry(ctl->daemon)))
+    if (ddm_registry_watch_wakes_pending(reg) || !ddm_registry_first_look_settled(reg))
         return FALSE;
     return ddm_daemon_settled(ctl->daemon);
 }
@@ -310,6 +319,12 @@ static gboolean first_look_done(DdmControl *ctl, gint64 since_us)
 static guint delay_cap_ms(const PendingCmd *pc)
 {
     return pc->delayed_req.op == DDM_CTL_OP_VMS ? STARTUP_MAX_MS : FIRST_LOOK_MS;
+}
+
+/* The longest wait between two looks at a delayed reply. */
+static guint delay_step_max_ms(const PendingCmd *pc)
+{
+    return pc->delayed_req.op == DDM_CTL_OP_VMS ? STARTUP_STEP_MAX_MS : FIRST_LOOK_STEP_MAX_MS;
 }
 
 static gboolean delay_over(PendingCmd *pc)
@@ -322,7 +337,7 @@ static gboolean delay_over(PendingCmd *pc)
 /* A delayed answer (a view nobody looked at, the VM list just after the
  * start, a snapshot's "settled" after a watch): each look that finds it
  * not due yet looks again after a wait that doubles up to
- * DELAY_STEP_MAX_MS, never past the reply's cap (delay_cap_ms). */
+ * delay_step_max_ms, never past the reply's cap (delay_cap_ms). */
 static void delayed_reply_fire(DdmTimer *t, gpointer ud)
 {
     PendingCmd *pc = ud;
@@ -332,7 +347,7 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
     if (live && !delay_over(pc)) {
         gint64 left_ms = delay_cap_ms(pc) - (g_get_monotonic_time() - pc->delay_since_us) / 1000;
         ddm_timer_arm(&pc->delay_timer, (guint)CLAMP(left_ms, 0, (gint64)pc->delay_step_ms));
-        pc->delay_step_ms = MIN(MAX(pc->delay_step_ms * 2, 1u), DELAY_STEP_MAX_MS);
+        pc->delay_step_ms = MIN(MAX(pc->delay_step_ms * 2, 1u), delay_step_max_ms(pc));
         return;
     }
     if (live) {

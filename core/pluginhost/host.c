@@ -332,7 +332,16 @@ static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void 
                 ddm_chunk_name(type, name), vm->info.key ? vm->info.key : "?");
         return -EPERM;
     }
-    return ddm_vm_request(vm, self, type, data, len, timeout_ms, fn, ud, id_out);
+    int rc = ddm_vm_request(vm, self, type, data, len, timeout_ms, fn, ud, id_out);
+    DdmRegistry *reg = self->registry;
+    if (rc == 0 && reg->first_look_polling) { /* a poll a beginning watch woke */
+        if (!reg->first_look_vms)
+            reg->first_look_vms = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+                                                        (GDestroyNotify)ddm_vm_unref, NULL);
+        if (!g_hash_table_contains(reg->first_look_vms, vm))
+            g_hash_table_add(reg->first_look_vms, ddm_vm_ref(vm));
+    }
+    return rc;
 }
 
 static const ddm_vm_info *host_vm_info(ddm_vm *vm)
@@ -578,9 +587,14 @@ static void timer_fire(DdmTimer *timer, gpointer data)
     gboolean keep;
     (void)timer;
 
+    DdmRegistry *reg = t->reg;
+    gboolean was_polling = reg->first_look_polling;
     t->firing = TRUE;
+    /* woken by a watch: the requests it sends are the first look's */
+    reg->first_look_polling = t->wake_pending;
     t->wake_pending = FALSE;
     keep = t->fn(t->plugin, t->ud) != 0;
+    reg->first_look_polling = was_polling;
     t->firing = FALSE;
     if (t->dropped) { /* removed from its own callback (or the plugin unloaded) */
         t->dropped = FALSE;
@@ -654,6 +668,7 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
     gpointer value;
     guint n = 0;
     g_return_val_if_fail(reg != NULL, 0);
+    (void)ddm_registry_first_look_settled(reg); /* forget the VMs earlier looks left settled */
     g_hash_table_iter_init(&it, reg->timers);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
         DdmTimerReg *t = value;
@@ -665,6 +680,25 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
         n++;
     }
     return n;
+}
+
+gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
+{
+    GHashTableIter it;
+    gpointer key;
+    g_return_val_if_fail(reg != NULL, TRUE);
+    if (!reg->first_look_vms)
+        return TRUE;
+    g_hash_table_iter_init(&it, reg->first_look_vms);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        if (ddm_vm_requests_settled(key)) /* answered, timed out, or the VM is gone */
+            g_hash_table_iter_remove(&it);
+    return g_hash_table_size(reg->first_look_vms) == 0;
+}
+
+void ddm_registry_first_look_free(DdmRegistry *reg)
+{
+    g_clear_pointer(&reg->first_look_vms, g_hash_table_unref);
 }
 
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg)

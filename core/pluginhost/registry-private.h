@@ -95,6 +95,10 @@ struct DdmRegistry {
     GHashTable *timers;      /* GUINT_TO_POINTER(id) -> DdmTimerReg* (ddm_registry_timer_drop
                                 frees them) */
     guint next_timer_id;     /* the last timer id handed out */
+    gboolean first_look_polling; /* a timer woken by a watch runs (host.c) */
+    GHashTable *first_look_vms;  /* DdmVm* (a reference each) that woken timers sent requests
+                                    to and whose requests were not yet found settled; NULL
+                                    until the first (host.c) */
     GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
     guint next_cmd_serial;
     GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
@@ -131,6 +135,8 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
 /** Forget @p's families and every VM's samples of them (views republished). */
 void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_metrics_free(DdmRegistry *reg);
+/* host.c: drop first_look_vms (at ddm_registry_free). */
+void ddm_registry_first_look_free(DdmRegistry *reg);
 
 /* host.c */
 /** Fill @host with the core's functions. */

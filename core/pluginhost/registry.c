@@ -111,6 +111,7 @@ void ddm_registry_free(DdmRegistry *reg)
     g_hash_table_unref(reg->timers);
     g_hash_table_unref(reg->cmds);
     ddm_registry_metrics_free(reg);
+    ddm_registry_first_look_free(reg);
     if (reg->chunk_filter)
         g_hash_table_unref(reg->chunk_filter);
     g_ptr_array_unref(reg->plugins);

@@ -99,6 +99,11 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
  *  (after that, the requests its poll sent are what ddm_daemon_settled
  *  waits for). O(plugin timers). */
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
+/** TRUE when every VM a woken timer sent a request to has its requests
+ *  settled (ddm_vm_requests_settled: answered, timed out, never to be
+ *  answered, or the VM not ready any more; it may send a FEAT fence to find
+ *  out). Forgets those VMs. O(the VMs those polls asked), not O(all VMs). */
+gboolean ddm_registry_first_look_settled(DdmRegistry *reg);
 
 /* Chunk filter (--chunks). NULL/empty list = everything enabled. */
 void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);

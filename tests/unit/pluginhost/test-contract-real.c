@@ -673,10 +673,113 @@ static void ct_real_host_has(void **state)
     r_free(h);
 }
 
+/* ------------------------------------- a first look's polls, on the core */
+
+/* A plugin whose hour-long poll tick asks every ready VM for FLKQ, woken
+ * when a watch begins (ABI 1.5). */
+#define FL_REQ 0x464c4b51u /* "FLKQ" */
+static const ddm_host *fl_host;
+
+static int fl_ask(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    (void)ud;
+    (void)fl_host->request(self, vm, FL_REQ, NULL, 0, 0, NULL, NULL, NULL);
+    return 0;
+}
+
+static int fl_tick(ddm_plugin *self, void *ud)
+{
+    (void)ud;
+    fl_host->foreach_vm(self, fl_ask, NULL);
+    return 1;
+}
+
+static int fl_init(ddm_plugin *self, const ddm_host *host)
+{
+    uint32_t id;
+    fl_host = host;
+    id = host->timer_add(self, 3600000, fl_tick, NULL, NULL);
+    return id && host->timer_wake_on_watch(self, id, 1) == 0 ? 0 : -ENOMEM;
+}
+
+static const ddm_plugin_desc fl_desc = {
+    DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc),
+    "firstlook", "1.0", "Apache-2.0", "polls when a watch begins", fl_init, NULL};
+
+/* Answer every request @vm's peer has had (FLKQ, and the FEAT fences
+ * ddm_vm_requests_settled sends) until none comes for a while. */
+static void fl_answer_all(ct_host *h, ddm_vm *vm)
+{
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    PairVm *pv = pair_of(h, vm);
+    GBytes *payload;
+    (void)buf;
+    (void)len;
+    while (peer_read_request(pv, &type, &id, &payload, 200)) {
+        g_bytes_unref(payload);
+        r_reply_chunk(h, vm, id, type, NULL, 0);
+    }
+}
+
+static gboolean fl_settled_soon(ct_host *h)
+{
+    for (int i = 0; i < 500; i++) {
+        if (ddm_registry_first_look_settled(h->registry))
+            return TRUE;
+        r_pump(h);
+    }
+    return FALSE;
+}
+
+/* ddm_registry_first_look_settled: FALSE while a VM that a woken tick asked
+ * has a request in flight, TRUE once they are answered or the VM is gone;
+ * a tick that ran at its interval (not woken) counts for nothing. */
+static void ct_real_first_look(void **state)
+{
+    ct_host *h = r_new();
+    ddm_vm *a, *b;
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    (void)state;
+    a = r_add_vm(h, "fl:1", 11, "a");
+    b = r_add_vm(h, "fl:2", 12, "b");
+    r_vm_ready(h, a);
+    r_vm_ready(h, b);
+    assert_int_equal(r_load(h, &fl_desc), 0);
+    assert_true(ddm_registry_first_look_settled(h->registry)); /* nothing asked yet */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(ddm_registry_watch_wakes_pending(h->registry));
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(type, FL_REQ);
+    assert_false(ddm_registry_watch_wakes_pending(h->registry));
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* a and b: FLKQ in flight */
+    r_reply_chunk(h, a, id, FL_REQ, NULL, 0);
+    fl_answer_all(h, a);
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* b still */
+    fl_answer_all(h, b);
+    assert_true(fl_settled_soon(h));
+    /* Again, and b goes away with its request unanswered. */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    r_vm_gone(h, b);
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* a's FLKQ */
+    fl_answer_all(h, a);
+    assert_true(fl_settled_soon(h));
+    /* The tick at its interval is not a first look (run here by hand). */
+    fl_tick(ddm_registry_find_plugin(h->registry, "firstlook"), NULL);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_true(ddm_registry_first_look_settled(h->registry));
+    r_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ct_real_host_has),
+        cmocka_unit_test(ct_real_first_look),
     };
     return contract_run(&real_driver, tests, sizeof tests / sizeof tests[0]);
 }
