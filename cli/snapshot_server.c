@@ -7,7 +7,10 @@
  * the answer is no or a structural change came after it, it asks
  * {"op":"version"}, whose "settled" member says whether the server's
  * discovery has nothing more to say (ddm_daemon_settled): against a warm
- * server the snapshot is its current state, answered at once.
+ * server the snapshot is its current state, answered at once. When the
+ * watch made views watched that nobody watched, the server holds that
+ * answer until the plugins' polls the watch woke are answered (ABI 1.5;
+ * server/control_ops.c, first_look_done), at most 1.2 s.
  */
 #include <build-config.h>
 

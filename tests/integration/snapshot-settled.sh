@@ -55,8 +55,8 @@ ms=$(( $(now_ms) - start ))
 [ "$ms" -lt 10000 ] && t_ok "warm server: --wait 20000 is a limit, not a delay ($ms ms)" \
     || t_fail "warm server: --wait 20000 is a limit, not a delay" "$ms ms"
 # The server's view of itself: to a client that watches, the version reply
-# says "settled" (after one poll tick when the watch made views watched);
-# to one that does not, it says nothing about it.
+# says "settled" (held until the polls the watch woke are answered when the
+# watch made views watched); to one that does not, it says nothing about it.
 python3 - "$DDMON" "$T_TMP/ddmon.sock" >"$T_TMP/version.out" 2>&1 <<'EOF'
 import json, socket, sys, time
 def conn():
