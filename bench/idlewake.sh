@@ -134,15 +134,9 @@ for _ in range(k):
 EOF
 }
 
-stop_all() {
-    local p
-    for p in "${SERVER_PID:-}" "${SIMVM_PID:-}"; do
-        [ -n "$p" ] || continue
-        kill "$p" 2>/dev/null
-        for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
+stop_all() { # the server may run under valgrind: 10 s to exit
+    stop_pid "${SERVER_PID:-}" 10
+    stop_pid "${SIMVM_PID:-}" 10
     SERVER_PID="" SIMVM_PID=""
 }
 

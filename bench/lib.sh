@@ -20,12 +20,13 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "nan" && a + 0 <= b + 0) }';
 verdict() {
     if le "$1" "$2"; then echo ok; else echo "$1 > $2" >>"$T_TMP/missed"; echo MISSED; fi
 }
-# stop_pid PID: SIGTERM, SIGKILL after 5 s, reaped.
+# stop_pid PID [SECONDS]: SIGTERM; SIGKILL if it has not exited SECONDS
+# later (default 5; more for a program under valgrind, slow to exit); reaped.
+# An empty PID or a process already gone is no error.
 stop_pid() {
     [ -n "$1" ] || return 0
     kill "$1" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$1" 2>/dev/null
+    t_wait "${2:-5}" t_dead "$1" || kill -9 "$1" 2>/dev/null
     wait "$1" 2>/dev/null
     return 0
 }

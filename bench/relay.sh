@@ -178,6 +178,9 @@ measure() { # measure PATH PORT [RELAY_PID]
     echo "$out" | sed "s/^/#   $1: /" >&2
 }
 
+# A relay under valgrind may take long to exit: SIGKILL only after STOP_S.
+STOP_S=60
+
 # start_ddmon BUILDDIR [WRAPPER...]: a private server (under WRAPPER, e.g.
 # valgrind) that relays the JVM on port $base; sets DDMON_PID. It is ready
 # when its relay port listens (asked of the kernel, so the server sees no
@@ -190,20 +193,15 @@ start_ddmon() {
         --selected-port "$sel" >"$T_TMP/server.out" 2>"$T_TMP/server.err" &
     DDMON_PID=$!
     T_PIDS+=("$DDMON_PID")
-    t_wait 120 listening "$base" || { tail -5 "$T_TMP/server.err" >&2; stop_pid "$DDMON_PID"; return 1; }
+    t_wait 120 listening "$base" || { tail -5 "$T_TMP/server.err" >&2; stop_pid "$DDMON_PID" $STOP_S; return 1; }
     sleep 2
-}
-stop_pid() { # stop_pid PID: SIGTERM, then wait for it (SIGKILL after 60 s)
-    kill "$1" 2>/dev/null
-    t_wait 60 t_dead "$1" || kill -9 "$1" 2>/dev/null
-    wait "$1" 2>/dev/null
 }
 
 run_ddmon() { # run_ddmon PATHNAME BUILDDIR
     start_ddmon "$2" || return 1
     measure "$1" "$base" "$DDMON_PID"
     local rc=$?
-    stop_pid "$DDMON_PID"
+    stop_pid "$DDMON_PID" $STOP_S
     return $rc
 }
 
@@ -253,7 +251,7 @@ count_one() {
         pid=$DDMON_PID port=$base ;;
     esac
     T_PIDS+=("$pid")
-    t_wait 60 listening "$port" || { echo "# $path under $tool did not listen" >&2; stop_pid "$pid"; return 1; }
+    t_wait 60 listening "$port" || { echo "# $path under $tool did not listen" >&2; stop_pid "$pid" $STOP_S; return 1; }
     case $tool in
     callgrind) callgrind_control -z "$pid" >/dev/null 2>&1 ;;
     strace)
@@ -262,14 +260,14 @@ count_one() {
         sleep 0.5 ;; # attached
     esac
     t0=$(date +%s%N)
-    jdwpc_retry "$port" "${steps_c[@]}" >/dev/null || { stop_pid "$pid"; return 1; }
+    jdwpc_retry "$port" "${steps_c[@]}" >/dev/null || { stop_pid "$pid" $STOP_S; return 1; }
     t1=$(date +%s%N)
     case $tool in
     callgrind) kill -0 "$pid" 2>/dev/null && callgrind_control -d "$pid" >/dev/null 2>&1 ;;
     strace) kill -INT "$spid" 2>/dev/null; wait "$spid" 2>/dev/null ;; # (gone with minrelay --once)
     esac
     case $path in
-    ddmon*) stop_pid "$pid" ;;
+    ddmon*) stop_pid "$pid" $STOP_S ;;
     *) t_wait 60 t_dead "$pid"; wait "$pid" 2>/dev/null ;;
     esac
     case $tool in

@@ -39,7 +39,12 @@ if [ "$(id -u)" = 0 ] && [ -z "${SOAK_IN_NETNS:-}" ] && command -v unshare >/dev
     exec env SOAK_IN_NETNS=1 unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
 fi
 
-builddir=${DDM_TOP_BUILDDIR:-$(pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
+export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
+BENCH_NAME=bench/soak keep=0
+. "$here/lib.sh"
+builddir=$DDM_TOP_BUILDDIR
 ddmon=$builddir/ddmon
 simvm=$builddir/ddmon-simvm
 extra_args=${BENCH_SERVER_ARGS:-}
@@ -51,19 +56,8 @@ case "$(ldd "$ddmon" 2>/dev/null)" in
 esac
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ddmon-soak.XXXXXX") || exit 2
-chmod 700 "$tmp"
+tmp=$T_TMP # removed at exit (bench/lib.sh), after what still runs is stopped
 simvm_pid='' server_pid=''
-stop_pid() {
-    if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
-        kill "$1" 2>/dev/null
-        for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$1" 2>/dev/null
-        wait "$1" 2>/dev/null
-    fi
-}
-cleanup() { stop_pid "$server_pid"; stop_pid "$simvm_pid"; rm -rf "$tmp"; }
-trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # N+40 consecutive ports no one listens on, from $1 up.
@@ -89,11 +83,13 @@ soak_once() {
     "$simvm" --vms "$vms" --churn "$churn_ms" --base-port "$vm_base" --seed "$run" \
         --port-file "$tmp/ports" >"$tmp/simvm.log" 2>&1 &
     simvm_pid=$!
+    T_PIDS+=("$simvm_pid")
     # shellcheck disable=SC2086
     "$ddmon" --socket "$sock" --no-adb-start server --foreground --scan=local \
         --scan-ports "$vm_base-$((vm_base + span - 1))" --debug-port-base "$dbg_base" \
         --selected-port 0 $extra_args >"$tmp/server.log" 2>&1 &
     server_pid=$!
+    T_PIDS+=("$server_pid")
     for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
     t0=$(date +%s)
     end=$((t0 + minutes * 60))
@@ -132,6 +128,6 @@ for r in $(seq 1 "$runs"); do
     printf 'run %d: RSS slope %s KiB/min after %d s warm-up (%d samples), fds %d..%d, highest debugger port base+%d\n' \
         "$r" "$slope" "$warmup_s" "$n" "$fmin" "$fmax" "$phigh"
 done
-median=$(printf '%s\n' "${slopes[@]}" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+median=$(printf '%s\n' "${slopes[@]}" | median)
 printf 'soak: %d VMs churning every %d ms, %d min x %d runs: median RSS slope %s KiB/min (goal < 1)\n' \
     "$vms" "$churn_ms" "$minutes" "$runs" "$median"
