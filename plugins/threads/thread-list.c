@@ -24,7 +24,13 @@
 #include "threads.h"
 
 /* Every VM holds a list of these: keep the layout without holes. */
-_Static_assert(sizeof(thread_info) <= 72, "thread_info grew: reorder its members");
+_Static_assert(sizeof(thread_info) <= 32, "thread_info grew: reorder its members");
+
+static void thread_free(thread_info *t)
+{
+    free(t->name);
+    free(t->stats);
+}
 
 void thread_list_init(thread_list *l)
 {
@@ -39,7 +45,7 @@ void thread_list_clear(thread_list *l)
 {
     size_t i;
     for (i = 0; i < l->n; i++)
-        free(l->v[i].name);
+        thread_free(&l->v[i]);
     free(l->v);
     free(l->index);
     l->v = NULL;
@@ -188,7 +194,7 @@ int thread_list_remove(thread_list *l, uint32_t id)
         return 0;
     pos = l->index[s] - 1;
     last = l->n - 1;
-    free(l->v[pos].name);
+    thread_free(&l->v[pos]);
     index_delete(l, s);
     if (pos != last) { /* the last thread fills the hole */
         l->v[pos] = l->v[last];
@@ -237,16 +243,17 @@ thread_info *thread_list_name(thread_list *l, uint32_t id, char *name)
 /* CPU % from the previous sample of @t to (@ticks, @now). */
 static void update_cpu(thread_info *t, uint64_t ticks, double now, unsigned hz)
 {
-    double dt = now - t->prev_wall;
+    thread_stats *s = t->stats;
+    double dt = now - s->prev_wall;
     t->has_cpu = 0;
-    if (t->has_prev && ticks >= t->prev_ticks && dt > 0 && hz > 0) {
-        t->cpu = (double)(ticks - t->prev_ticks) / (double)hz / dt * 100.0;
-        t->delta_ticks = ticks - t->prev_ticks;
+    if (t->has_prev && ticks >= s->prev_ticks && dt > 0 && hz > 0) {
+        s->cpu = (double)(ticks - s->prev_ticks) / (double)hz / dt * 100.0;
+        s->delta_ticks = ticks - s->prev_ticks;
         t->has_cpu = 1;
     }
     t->has_prev = 1;
-    t->prev_ticks = ticks;
-    t->prev_wall = now;
+    s->prev_ticks = ticks;
+    s->prev_wall = now;
 }
 
 size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, unsigned hz)
@@ -258,8 +265,10 @@ size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, u
     for (i = 0; i < t->n; i++) {
         const thst_entry *e = &t->e[i];
         thread_info *ti = thread_list_get(l, e->id);
-        if (!ti) {
-            dropped++;
+        if (ti && t->form == THST_FORM_REAL && !ti->stats)
+            ti->stats = calloc(1, sizeof *ti->stats);
+        if (!ti || (t->form == THST_FORM_REAL && !ti->stats)) {
+            dropped++; /* the list is full (or out of memory) */
             continue;
         }
         ti->has_stats = 1;
@@ -267,9 +276,9 @@ size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, u
         ti->status = e->status;
         ti->suspended = e->suspended;
         if (t->form == THST_FORM_REAL) {
-            ti->tid = e->tid;
-            ti->utime = e->utime;
-            ti->stime = e->stime;
+            ti->stats->tid = e->tid;
+            ti->stats->utime = e->utime;
+            ti->stats->stime = e->stime;
             ti->daemon = e->daemon;
             update_cpu(ti, (uint64_t)e->utime + e->stime, now, hz);
         } else {
@@ -281,7 +290,7 @@ size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, u
     for (i = 0, out = 0; i < l->n; i++) {
         thread_info *ti = &l->v[i];
         if (ti->has_stats != 1 && !ti->announced) {
-            free(ti->name);
+            thread_free(ti);
             continue;
         }
         if (ti->has_stats != 1) {

@@ -104,7 +104,7 @@ void threads_publish(threads_vm *st)
         int real = t->has_stats && t->form == THST_FORM_REAL;
         h->view_row(v);
         h->view_int(v, t->id);
-        cell_u32_or_null(h, v, real, t->tid);
+        cell_u32_or_null(h, v, real, real ? t->stats->tid : 0);
         h->view_str(v, t->name);
         if (t->has_stats) {
             char sbuf[16];
@@ -122,14 +122,14 @@ void threads_publish(threads_vm *st)
         else
             h->view_str(v, NULL);
         if (real) {
-            h->view_int(v, (int64_t)t->utime * 1000 / pl->hz);
-            h->view_int(v, (int64_t)t->stime * 1000 / pl->hz);
+            h->view_int(v, (int64_t)t->stats->utime * 1000 / pl->hz);
+            h->view_int(v, (int64_t)t->stats->stime * 1000 / pl->hz);
         } else {
             h->view_str(v, NULL);
             h->view_str(v, NULL);
         }
         if (t->has_stats && t->has_cpu)
-            h->view_double(v, t->cpu);
+            h->view_double(v, t->stats->cpu);
         else
             h->view_str(v, NULL);
     }

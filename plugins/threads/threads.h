@@ -105,15 +105,22 @@ const char *threads_state_name(uint8_t code, char buf[16]);
 
 /* --------------------------------------------------------- thread list */
 
-/* Laid out without holes (72 bytes, not 88): every VM holds a list of them. */
-typedef struct thread_info {
-    char *name;        /* NULL until THCR/THNM */
+/* What a real-form THST says of a thread (THST comes only while someone
+ * watches the VM's threads: an idle VM's threads have none). */
+typedef struct thread_stats {
     uint64_t prev_ticks;
     double prev_wall;
     double cpu;        /* % of one CPU between the last two tables */
     uint64_t delta_ticks; /* utime + stime between them (when has_cpu) */
-    uint32_t id;
     uint32_t tid, utime, stime;
+} thread_stats;
+
+/* Laid out without holes (32 bytes, not 72): every VM holds a list of them. */
+typedef struct thread_info {
+    char *name;        /* NULL until THCR/THNM */
+    thread_stats *stats; /* NULL until the thread is in a real-form THST; then
+                            valid whenever has_stats and form is real */
+    uint32_t id;
     thst_form form;
     int8_t announced;  /* seen in THCR/THNM: kept when absent from a THST */
     int8_t has_stats;  /* from the last THST (-1 while a THST is being merged) */

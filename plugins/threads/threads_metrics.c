@@ -51,7 +51,7 @@ void threads_metrics_account(threads_vm *st)
     for (i = 0; i < st->list.n; i++) {
         const thread_info *t = &st->list.v[i];
         if (t->has_stats == 1 && t->has_cpu)
-            st->cpu_ticks[state_slot(t->status)] += t->delta_ticks;
+            st->cpu_ticks[state_slot(t->status)] += t->stats->delta_ticks;
     }
 }
 

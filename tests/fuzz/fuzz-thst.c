@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (i)
                 FUZZ_CHECK(l.v[i - 1].id < l.v[i].id);
             if (l.v[i].has_cpu)
-                FUZZ_CHECK(isfinite(l.v[i].cpu) && l.v[i].cpu >= 0);
+                FUZZ_CHECK(l.v[i].stats && isfinite(l.v[i].stats->cpu) && l.v[i].stats->cpu >= 0);
         }
     }
     thread_list_clear(&l);

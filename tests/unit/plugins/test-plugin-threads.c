@@ -832,6 +832,33 @@ static void test_thst_65535_descending_bounded_work(void **state)
 /* The hashed index against a reference: random adds, names and removals
  * (THCR, THDE) in any order; every present id is found, no absent one is,
  * and the published table is in id order. */
+/* A thread holds THST's figures only once a real-form THST lists it: an
+ * idle VM's threads (THCR/THNM only, nobody watching) carry none, and a
+ * draft-form table (no tid or times) adds none. */
+static void test_thread_stats_only_with_thst(void **state)
+{
+    thread_list l;
+    thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100, .stime = 0}};
+    thst_table real = {THST_FORM_REAL, 1, e}, draft = {THST_FORM_DRAFT, 1, e};
+    (void)state;
+    thread_list_init(&l);
+    assert_non_null(thread_list_name(&l, 1, strdup("main")));
+    assert_non_null(thread_list_name(&l, 2, strdup("idle")));
+    assert_null(thread_list_find(&l, 1)->stats);
+    assert_null(thread_list_find(&l, 2)->stats);
+    assert_int_equal(thread_list_apply_thst(&l, &draft, 1.0, 100), 0);
+    assert_null(thread_list_find(&l, 1)->stats);
+    assert_int_equal(thread_list_apply_thst(&l, &real, 2.0, 100), 0);
+    assert_non_null(thread_list_find(&l, 1)->stats);
+    assert_int_equal(thread_list_find(&l, 1)->stats->tid, 77);
+    assert_null(thread_list_find(&l, 2)->stats);
+    e[0].utime = 200; /* +100 ticks in 1 s at 100 Hz: 100% */
+    assert_int_equal(thread_list_apply_thst(&l, &real, 3.0, 100), 0);
+    assert_true(thread_list_find(&l, 1)->has_cpu);
+    assert_true(thread_list_find(&l, 1)->stats->cpu > 99.9 && thread_list_find(&l, 1)->stats->cpu < 100.1);
+    thread_list_clear(&l); /* frees the stats (ASan: no leak) */
+}
+
 static void test_thread_list_index_matches_reference(void **state)
 {
     thread_list l;
@@ -1076,6 +1103,7 @@ int main(void)
         T(test_thread_cap),
         T(test_big_table_published_by_timer),
         T(test_thst_65535_descending_bounded_work),
+        cmocka_unit_test(test_thread_stats_only_with_thst),
         cmocka_unit_test(test_thread_list_index_matches_reference),
         T(test_stkl_success),
         T(test_stkl_fail_timeout_empty),
