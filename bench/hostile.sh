@@ -27,10 +27,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
-if [ "$(id -u)" = 0 ] && [ -z "${HOSTILE_IN_NETNS:-}" ] && command -v unshare >/dev/null &&
-    unshare -n true 2>/dev/null; then
-    exec env HOSTILE_IN_NETNS=1 unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns HOSTILE_IN_NETNS "$@" # as root: again in a private network namespace
 runs=3 seconds=4 check=0 keep=0
 all_cases="baseline thst-65535 nhgt-unsolicited nhgt-asked decoders len-ffffffff len-short helo-huge zlib-lie zlib-size flood big-claim rename-flood silent"
 cases=$all_cases

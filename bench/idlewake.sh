@@ -37,10 +37,7 @@
 # as root it re-executes itself in a private network namespace (unshare -n,
 # lo up), so its ports are nobody else's.
 set -u
-if [ "$(id -u)" = 0 ] && [ -z "${BENCH_IDLEWAKE_NETNS:-}" ] && command -v unshare >/dev/null; then
-    export BENCH_IDLEWAKE_NETNS=1
-    exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns BENCH_IDLEWAKE_NETNS "$@" # as root: again in a private network namespace
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}

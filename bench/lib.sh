@@ -3,6 +3,30 @@
 # tests/integration/lib.sh (which it sources): the scratch folder removed at
 # exit unless --keep, and die. Source it after the options are parsed, with
 # BENCH_NAME (e.g. bench/relay, for messages) and keep (0 or 1) set.
+#
+# A bench that opens ports also sources it first, as its first command,
+# with --netns (which does only bench_netns, below):
+#     . "$(dirname "$0")/lib.sh" --netns BENCH_X_NETNS "$@"
+
+# bench_netns MARKER ARGS...: as root, run this bench again with ARGS in a
+# private network namespace (unshare -n, lo up), so that its ports are
+# nobody else's and nobody else's traffic is on its lo. MARKER (a variable
+# name, exported as 1) marks the run inside, which goes on; so does a run
+# not as root, or where unshare is missing or not permitted (a container).
+bench_netns() {
+    local marker=$1
+    shift
+    [ "$(id -u)" = 0 ] && [ -z "${!marker:-}" ] && command -v unshare >/dev/null &&
+        unshare -n true 2>/dev/null || return 0
+    export "$marker=1"
+    exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
+}
+if [ "${1:-}" = --netns ]; then
+    shift
+    bench_netns "$@"
+    return 0
+fi
+
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 bench_cleanup() {
     [ $keep = 1 ] && { echo "kept $T_TMP" >&2; T_TMP=/nonexistent-kept; }

@@ -55,11 +55,7 @@
 # BUILDDIR measures a second ddmon (another build, e.g. with a relay change)
 # in the same runs, as the column "ddmon-b".
 set -u
-if [ "$(id -u)" = 0 ] && [ -z "${BENCH_RELAY_NETNS:-}" ] && command -v unshare >/dev/null; then
-    # A private network namespace: nobody else's ports, nobody else's traffic on lo.
-    export BENCH_RELAY_NETNS=1
-    exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns BENCH_RELAY_NETNS "$@" # as root: again in a private network namespace
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}

@@ -57,10 +57,7 @@
 # tree with ddmon, ddmon-simvm and the plugins), BENCH_BASE_PORT (default
 # 20000), BENCH_DEBUG_PORT_BASE (default 10000), BENCH_TIMEOUT (s, 120).
 set -u
-if [ "$(id -u)" = 0 ] && [ -z "${BENCH_SCALE_NETNS:-}" ] && command -v unshare >/dev/null; then
-    export BENCH_SCALE_NETNS=1
-    exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns BENCH_SCALE_NETNS "$@" # as root: again in a private network namespace
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}

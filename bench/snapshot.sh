@@ -30,10 +30,7 @@
 # always waited)
 #   make bench-snapshot [BENCH_SNAPSHOT_ARGS="--runs 9 --check"]
 set -u
-if [ "$(id -u)" = 0 ] && [ -z "${BENCH_SNAPSHOT_NETNS:-}" ] && command -v unshare >/dev/null; then
-    export BENCH_SNAPSHOT_NETNS=1
-    exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns BENCH_SNAPSHOT_NETNS "$@" # as root: again in a private network namespace
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}

@@ -35,9 +35,7 @@ while getopts "n:m:s:c:w:r:h" o; do
     esac
 done
 
-if [ "$(id -u)" = 0 ] && [ -z "${SOAK_IN_NETNS:-}" ] && command -v unshare >/dev/null; then
-    exec env SOAK_IN_NETNS=1 unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns SOAK_IN_NETNS "$@" # as root: again in a private network namespace
 
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}

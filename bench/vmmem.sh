@@ -31,10 +31,7 @@
 # Needs jq; DDM_TOP_BUILDDIR (default: the current directory) with ddmon,
 # ddmon-simvm and the plugins built (make uninstalled-plugins).
 set -u
-if [ "$(id -u)" = 0 ] && [ -z "${BENCH_VMMEM_NETNS:-}" ] && command -v unshare >/dev/null; then
-    export BENCH_VMMEM_NETNS=1
-    exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh" --netns BENCH_VMMEM_NETNS "$@" # as root: again in a private network namespace
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
