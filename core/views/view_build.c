@@ -227,7 +227,7 @@ static int set_field(ddm_view *v, const char *key, ddm_value_type type, Cell cel
     old = ddm_views_content_field_find(c, key);
     if (old) {
         old->type = type;
-        old->value = cell;
+        ddm_views_field_set_value(old, &cell);
         return rc;
     }
     if (ddm_views_content_n_fields(c) >= DDM_VIEW_MAX_FIELDS)
@@ -241,11 +241,11 @@ static int set_field(ddm_view *v, const char *key, ddm_value_type type, Cell cel
         old = ddm_views_content_field_find(c, f.key);
         if (old) {
             old->type = type;
-            old->value = cell;
+            ddm_views_field_set_value(old, &cell);
             return key_truncated ? -E2BIG : rc;
         }
         f.type = type;
-        f.value = cell;
+        ddm_views_field_set_value(&f, &cell);
         ddm_views_content_field_add(c, &f);
     }
     return key_truncated ? -E2BIG : rc;

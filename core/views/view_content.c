@@ -200,8 +200,8 @@ static void each_string_ref(Content *c, void (*fn)(const char **ref, gpointer ud
     }
     for (guint i = 0; i < c->n_fields; i++) {
         fn(&c->fields[i].key, ud);
-        if (c->fields[i].value.type == DDM_VAL_STR && c->fields[i].value.u.s)
-            fn(&c->fields[i].value.u.s, ud);
+        if (c->fields[i].value_type == DDM_VAL_STR && c->fields[i].u.s)
+            fn(&c->fields[i].u.s, ud);
     }
 }
 

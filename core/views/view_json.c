@@ -114,7 +114,8 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
             json_builder_set_member_name(b, "type");
             json_builder_add_string_value(b, type_name(f->type));
             json_builder_set_member_name(b, "value");
-            add_cell_value(b, &f->value);
+            Cell value = ddm_views_field_value(f);
+            add_cell_value(b, &value);
             json_builder_end_object(b);
         }
         json_builder_end_array(b);

@@ -29,11 +29,27 @@ typedef struct Cell {
     CellValue u;
 } Cell;
 
+/* 24 bytes, not 32: a record's fields (vminfo has 14 a VM) are an array. */
 typedef struct Field {
     const char *key; /* in the content's string chunk */
-    ddm_value_type type; /* declared type, also when the value is null */
-    Cell value;
+    CellValue u;     /* the value (when value_type is not 0) */
+    guint8 value_type; /* 0 = null, else ddm_value_type (a Cell's type) */
+    guint8 type;     /* declared ddm_value_type, also when the value is null */
 } Field;
+
+/** @f's value as a Cell. */
+static inline Cell ddm_views_field_value(const Field *f)
+{
+    Cell c = {f->value_type, f->u};
+    return c;
+}
+
+/** Set @f's value to @c. */
+static inline void ddm_views_field_set_value(Field *f, const Cell *c)
+{
+    f->value_type = c->type;
+    f->u = c->u;
+}
 
 typedef struct Column {
     char *name;
@@ -54,9 +70,10 @@ typedef struct Columns {
  * about what they need, not a fixed chunk. */
 typedef struct StringBlock StringBlock;
 
+/* 120 bytes (malloc's block 128, not 160): an idle VM has a few non-empty
+ * contents. Counts are 32-bit: the caps (DDM_VIEW_MAX_*) are below 2^32. */
 typedef struct Content {
     StringBlock *strings;  /* newest block first; created lazily */
-    gsize string_bytes;    /* bytes stored in strings, for the cap */
     /* table */
     Columns columns;
     CellValue *cells;  /* n_cells: n_rows * columns.n (the current row may be partial); NULL
@@ -64,23 +81,24 @@ typedef struct Content {
                           cell's type is its column's (or null), so it is not stored: 8
                           bytes a cell, not 16 (ddm_views_content_cell) */
     guint8 *cell_nulls; /* bit i set: cell i is null; NULL until the first null cell */
-    gsize n_cells, cap_cells;
-    guint n_rows;
-    guint cur_col;     /* cells given for the current row */
-    gboolean in_row;   /* a row was started and accepted */
-    gboolean row_dropped; /* the current row was refused (row cap): its cells are ignored */
-    gboolean bad;      /* a builder error: commit refuses this content */
     const char *bad_reason;
-    gboolean rows_capped;
-    guint shared_refs; /* 0: one view's own; else the views holding this shared empty table */
     /* record */
     Field *fields;     /* n_fields; NULL until the first; exactly n_fields once committed */
-    guint n_fields, cap_fields;
     GHashTable *field_index; /* key (in strings) -> index + 1; only past a few fields */
     /* blob */
     guint8 *blob;
-    gsize blob_len;
     char *media_type;
+    guint32 string_bytes; /* bytes stored in strings, for the cap (DDM_VIEW_MAX_STRING_BYTES) */
+    guint32 n_cells, cap_cells; /* <= DDM_VIEW_MAX_CELLS */
+    guint n_rows;
+    guint cur_col;     /* cells given for the current row */
+    guint shared_refs; /* 0: one view's own; else the views holding this shared empty table */
+    guint n_fields, cap_fields;
+    guint32 blob_len;  /* <= DDM_VIEW_MAX_BLOB */
+    guint in_row : 1;  /* a row was started and accepted */
+    guint row_dropped : 1; /* the current row was refused (row cap): its cells are ignored */
+    guint bad : 1;     /* a builder error: commit refuses this content */
+    guint rows_capped : 1;
 } Content;
 
 /* What the same view of every VM has in common: owner, name, title (valid

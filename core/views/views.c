@@ -74,6 +74,8 @@ static void view_desc_release(const ViewDesc *desc);
 
 #if GLIB_SIZEOF_VOID_P == 8
 G_STATIC_ASSERT(sizeof(ddm_view) == 64); /* see views-private.h */
+G_STATIC_ASSERT(sizeof(Content) == 120);
+G_STATIC_ASSERT(sizeof(Field) == 24);
 #endif
 
 static void view_free(ddm_view *v)

@@ -1260,7 +1260,7 @@ static void test_views_record_strings_compacted(void **state)
         g_snprintf(val, sizeof val, "v%d", i);
         f = ddm_views_content_field_find(v->committed, key);
         assert_non_null(f);
-        assert_string_equal(f->value.u.s, val);
+        assert_string_equal(f->u.s, val);
     }
     assert_null(ddm_views_content_field_find(v->committed, "key_40"));
     txt = json_text_sans_vm(v);
