@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "core/session/correlate.h"
 #include "core/session/monitor.h"
 #include "core/pluginhost/registry-private.h"
 #include "core/views/views.h"
@@ -313,6 +314,19 @@ static int host_chunk_enabled(ddm_plugin *self, uint32_t type)
 
 /* ----------------------------------------------------------------- VMs */
 
+/* A request went to @vm: if a timer woken by a watch sent it, the first
+ * look waits for @vm (ddm_registry_first_look_settled). */
+static void note_first_look(DdmRegistry *reg, DdmVm *vm)
+{
+    if (!reg->first_look_polling)
+        return;
+    if (!reg->first_look_vms)
+        reg->first_look_vms = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+                                                    (GDestroyNotify)ddm_vm_unref, NULL);
+    if (!g_hash_table_contains(reg->first_look_vms, vm))
+        g_hash_table_add(reg->first_look_vms, ddm_vm_ref(vm));
+}
+
 static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *data,
                         size_t len, unsigned timeout_ms, ddm_reply_fn fn, void *ud,
                         uint32_t *id_out)
@@ -333,14 +347,8 @@ static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void 
         return -EPERM;
     }
     int rc = ddm_vm_request(vm, self, type, data, len, timeout_ms, fn, ud, id_out);
-    DdmRegistry *reg = self->registry;
-    if (rc == 0 && reg->first_look_polling) { /* a poll a beginning watch woke */
-        if (!reg->first_look_vms)
-            reg->first_look_vms = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-                                                        (GDestroyNotify)ddm_vm_unref, NULL);
-        if (!g_hash_table_contains(reg->first_look_vms, vm))
-            g_hash_table_add(reg->first_look_vms, ddm_vm_ref(vm));
-    }
+    if (rc == 0)
+        note_first_look(self->registry, vm);
     return rc;
 }
 
@@ -574,7 +582,10 @@ static int host_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8
     } else if (vm->info.debugger) {
         return -EBUSY; /* a debugger owns the VM now */
     }
-    return ddm_vm_jdwp_request(vm, self, cmdset, cmd, data, len, timeout_ms, fn, ud);
+    int rc = ddm_vm_jdwp_request(vm, self, cmdset, cmd, data, len, timeout_ms, fn, ud);
+    if (rc == 0)
+        note_first_look(self->registry, vm);
+    return rc;
 }
 
 /* -------------------------------------------------------------- timers */
@@ -682,6 +693,17 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
     return n;
 }
 
+/* A DDM VM's requests are settled as ddm_vm_requests_settled says (it may
+ * send a FEAT fence to find out); a plain JVM answers every JDWP command,
+ * so its are once none of ddmon's is in flight (a poll's follow-ups are
+ * sent from the reply before, so a chain counts until its end). */
+static gboolean first_look_vm_settled(DdmVm *vm)
+{
+    if (vm->state == DDM_VM_STATE_PLAIN)
+        return vm->pending == NULL || ddm_correlate_count(vm->pending) == 0;
+    return ddm_vm_requests_settled(vm);
+}
+
 gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
 {
     GHashTableIter it;
@@ -691,7 +713,7 @@ gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
         return TRUE;
     g_hash_table_iter_init(&it, reg->first_look_vms);
     while (g_hash_table_iter_next(&it, &key, NULL))
-        if (ddm_vm_requests_settled(key)) /* answered, timed out, or the VM is gone */
+        if (first_look_vm_settled(key)) /* answered, timed out, or the VM is gone */
             g_hash_table_iter_remove(&it);
     return g_hash_table_size(reg->first_look_vms) == 0;
 }

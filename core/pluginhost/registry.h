@@ -100,9 +100,10 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
  *  waits for). O(plugin timers). */
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
 /** TRUE when every VM a woken timer sent a request to has its requests
- *  settled (ddm_vm_requests_settled: answered, timed out, never to be
- *  answered, or the VM not ready any more; it may send a FEAT fence to find
- *  out). Forgets those VMs. O(the VMs those polls asked), not O(all VMs). */
+ *  settled (a DDM VM: ddm_vm_requests_settled, answered, timed out, never
+ *  to be answered, or the VM not ready any more, which may send a FEAT
+ *  fence to find out; a plain JVM: none of ddmon's JDWP commands in
+ *  flight). Forgets those VMs. O(the VMs those polls asked), not O(all VMs). */
 gboolean ddm_registry_first_look_settled(DdmRegistry *reg);
 
 /* Chunk filter (--chunks). NULL/empty list = everything enabled. */

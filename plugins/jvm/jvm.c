@@ -317,6 +317,8 @@ static void on_info_reply(jvm_vm *st, int kind, const ddm_jdwp_reply *r)
     info_publish(st);
 }
 
+static void poll_one_now(jvm_plugin *pl, ddm_vm *vm);
+
 static void on_reply(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r, void *ud)
 {
     jvm_req *q = ud;
@@ -334,8 +336,12 @@ static void on_reply(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r, void
     switch (kind) {
     case K_IDSIZES:
         st->ids_asked = 0;
-        if (r->status == DDM_REPLY_CHUNK && jvm_parse_idsizes(r->data, r->len, &st->ids) == 0)
+        if (r->status == DDM_REPLY_CHUNK && jvm_parse_idsizes(r->data, r->len, &st->ids) == 0) {
             st->ids_known = 1;
+            /* the tick that asked for them wanted a round: start it now,
+             * not a tick later (a first look waits for it) */
+            poll_one_now(pl, vm);
+        }
         return;
     case K_VERSION:
     case K_CLASSPATHS:
@@ -438,14 +444,20 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     return 0;
 }
 
+/* A tick now: its time, the poll period and half a tick of slack. */
+static void tick_prepare(jvm_plugin *pl, poll_tick *t)
+{
+    unsigned tick = pl->interval_ms < JVM_TICK_MS ? pl->interval_ms : JVM_TICK_MS;
+    t->pl = pl;
+    t->now = pl->now();
+    t->period = pl->interval_ms / 1000.0;
+    t->slack = tick / 2000.0;
+}
+
 void jvm_poll_once(jvm_plugin *pl)
 {
     poll_tick t;
-    unsigned tick = pl->interval_ms < JVM_TICK_MS ? pl->interval_ms : JVM_TICK_MS;
-    t.pl = pl;
-    t.now = pl->now();
-    t.period = pl->interval_ms / 1000.0;
-    t.slack = tick / 2000.0;
+    tick_prepare(pl, &t);
     /* Every plain VM only when the watches changed (<ddmon/ticklist.h>);
      * else only those watched at their last visit: an idle tick touches none. */
     if (ddm_tick_list_full_walk(&pl->ticks, pl->host, pl->self)) {
@@ -456,6 +468,14 @@ void jvm_poll_once(jvm_plugin *pl)
         next = n->next; /* poll_vm may take this one off the list */
         poll_vm(pl->self, DDM_TICK_OWNER(n, jvm_vm, tick)->vm, &t);
     }
+}
+
+/* Poll @vm now if a tick would (watched, no round running, due). */
+static void poll_one_now(jvm_plugin *pl, ddm_vm *vm)
+{
+    poll_tick t;
+    tick_prepare(pl, &t);
+    (void)poll_vm(pl->self, vm, &t);
 }
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)

@@ -261,6 +261,22 @@ static void test_threads_view(void **state)
     assert_null(fake_host_jdwp_held(f->fh, f->vm, NULL));
 }
 
+/* A watch that begins (ABI 1.5) runs the poll tick at once; its first step
+ * asks for the ID sizes, and their answer starts the round at once, not a
+ * tick later: a snapshot's first look waits for that round, so it shows
+ * the threads. */
+static void test_first_look_round_without_a_tick(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = fake_view_find(f->fh, f->vm, "threads");
+    skip_info(f, 1);
+    fake_host_set_default_watchers(f->fh, 1);
+    assert_int_equal(fake_host_watch_begins(f->fh), 1);
+    answer_idsizes(f);               /* asked by the woken tick */
+    answer_round(f);                 /* AllThreads went out with the answer */
+    assert_int_equal(fake_view_n_rows(v), 2);
+}
+
 /* A JVM nobody has looked at shows no thread count at all (no "threads: 0",
  * no threads_count 0): no headline, figure nor table until a round answered,
  * not even when the first round fails. A round that answers 0 threads is a
@@ -515,6 +531,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_vminfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_first_look_round_without_a_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_count_before_a_round, setup, teardown),
         cmocka_unit_test_setup_teardown(test_debugger_stops_polling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stack_needs_suspend, setup, teardown),
