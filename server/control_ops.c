@@ -46,10 +46,12 @@
  * then one O(VMs) look at the whole server (first_look_done): their wait
  * stops doubling at FIRST_LOOK_STEP_MAX_MS, so the answer comes at most
  * that late (at most ~150 looks before FIRST_LOOK_MS, when a VM never
- * answers). The VM list's looks are O(VMs) each: theirs at
- * STARTUP_STEP_MAX_MS (~50 looks before STARTUP_MAX_MS). */
+ * answers). The VM list's looks (ddm_daemon_vm_list_complete) stop at the
+ * first session still connecting, so they are cheap until the last one,
+ * which walks every VM: theirs stop doubling at STARTUP_STEP_MAX_MS, the
+ * old fixed period, so a fresh server's `vms` comes no later than it did. */
 #define FIRST_LOOK_STEP_MAX_MS 8
-#define STARTUP_STEP_MAX_MS 64
+#define STARTUP_STEP_MAX_MS 20
 
 /* ------------------------------------------------------------- helpers */
 
