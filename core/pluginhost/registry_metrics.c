@@ -9,8 +9,9 @@
  * view metrics` and the JSON API show them as they are.
  *
  * Families live in the registry (one record per declaring plugin, removed
- * with the plugin); samples in the VM (DdmVm.metrics: "FAMILY/PLUGIN" ->
- * DdmVmMetric, freed with the VM; a plugin's are dropped when it unloads).
+ * with the plugin); samples in the VM (DdmVm.metrics: a list of DdmVmMetric
+ * sorted by "FAMILY/PLUGIN", each one block, freed with the VM; a plugin's
+ * are dropped when it unloads).
  * Two plugins may fill one family on one VM (threads and jvm both declare
  * threads): each keeps its own samples, merged when the view is published;
  * where both set the same label value, the plugin whose name sorts first
@@ -29,14 +30,6 @@ typedef struct DdmMetricFamilyReg {
     ddm_metric_type type;
 } DdmMetricFamilyReg;
 
-/* One family's samples for one VM. */
-typedef struct DdmVmMetric {
-    ddm_plugin *plugin;      /* who set them */
-    guint n;
-    char **labels;           /* n entries, each owned or NULL */
-    double *values;          /* n entries */
-} DdmVmMetric;
-
 static void family_reg_free(gpointer p)
 {
     DdmMetricFamilyReg *f = p;
@@ -48,15 +41,6 @@ static void family_reg_free(gpointer p)
     g_free(f);
 }
 
-static void vm_metric_free(gpointer p)
-{
-    DdmVmMetric *m = p;
-    for (guint i = 0; i < m->n; i++)
-        g_free(m->labels[i]);
-    g_free(m->labels);
-    g_free(m->values);
-    g_free(m);
-}
 
 void ddm_registry_metrics_free(DdmRegistry *reg)
 {
@@ -110,14 +94,6 @@ static void publish_families(DdmRegistry *reg)
     ddm_view_commit(view);
 }
 
-/* The key of @plugin's samples of family @name in DdmVm.metrics: family
- * names have no '/', so the keys of a family sort together, by plugin.
- * (transfer full) */
-static char *sample_key(const char *name, const ddm_plugin *plugin)
-{
-    return g_strdup_printf("%s/%s", name, plugin->name);
-}
-
 /* @vm's "metrics" view: every family's samples, families sorted by name,
  * each (family, label) once. */
 static void publish_vm(DdmRegistry *reg, DdmVm *vm)
@@ -128,11 +104,9 @@ static void publish_vm(DdmRegistry *reg, DdmVm *vm)
         return;
     ddm_view_begin(view);
     if (vm->metrics != NULL) {
-        GList *keys = g_list_sort(g_hash_table_get_keys(vm->metrics), (GCompareFunc)strcmp);
         g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        for (GList *l = keys; l; l = l->next) {
-            const DdmVmMetric *m = g_hash_table_lookup(vm->metrics, l->data);
-            g_autofree char *family = g_strndup(l->data, strcspn(l->data, "/"));
+        for (const DdmVmMetric *m = vm->metrics; m; m = m->next) { /* sorted by key */
+            g_autofree char *family = g_strndup(m->key, strcspn(m->key, "/"));
             for (guint i = 0; i < m->n; i++) {
                 char *series = g_strconcat(family, "\n", m->labels[i] ? m->labels[i] : "", NULL);
                 if (!g_hash_table_add(seen, series))
@@ -143,7 +117,6 @@ static void publish_vm(DdmRegistry *reg, DdmVm *vm)
                 ddm_view_cell_double(view, m->values[i]);
             }
         }
-        g_list_free(keys);
     }
     ddm_view_commit(view);
 }
@@ -211,6 +184,50 @@ static gboolean same_samples(const DdmVmMetric *a, const DdmVmMetric *b)
     return TRUE;
 }
 
+/* @plugin's samples of family @name as one block (vm.h's DdmVmMetric), the
+ * labels cut to DDM_METRIC_LABEL_VALUE_MAX; NULL when a label is missing
+ * or extra, or repeats. (transfer full: g_free) */
+static DdmVmMetric *vm_metric_new(ddm_plugin *plugin, const char *name, gboolean labelled,
+                                  const ddm_metric_sample *samples, size_t n)
+{
+    g_autofree char *key = g_strdup_printf("%s/%s", name, plugin->name);
+    g_autoptr(GPtrArray) cut = g_ptr_array_new_with_free_func(g_free);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    gsize text = strlen(key) + 1;
+    for (size_t i = 0; i < n; i++) {
+        char *label = NULL;
+        if (labelled != (samples[i].label != NULL))
+            return NULL;
+        if (samples[i].label) {
+            label = ddm_utf8_cut(samples[i].label, DDM_METRIC_LABEL_VALUE_MAX);
+            if (!g_hash_table_add(seen, label)) {
+                g_free(label);
+                return NULL;
+            }
+            text += strlen(label) + 1;
+        }
+        g_ptr_array_add(cut, label);
+    }
+    G_STATIC_ASSERT(sizeof(DdmVmMetric) % sizeof(double) == 0);
+    DdmVmMetric *m = g_malloc0(sizeof *m + n * (sizeof(double) + sizeof(char *)) + text);
+    char *p = (char *)(m + 1) + n * (sizeof(double) + sizeof(char *));
+    m->plugin = plugin;
+    m->n = (guint)n;
+    m->values = (double *)(void *)(m + 1);
+    m->labels = (const char **)(void *)(m->values + n);
+    m->key = memcpy(p, key, strlen(key) + 1);
+    p += strlen(key) + 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *label = cut->pdata[i];
+        m->values[i] = samples[i].value;
+        if (label) {
+            m->labels[i] = memcpy(p, label, strlen(label) + 1);
+            p += strlen(label) + 1;
+        }
+    }
+    return m;
+}
+
 int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
                            const ddm_metric_sample *samples, size_t n)
 {
@@ -228,39 +245,30 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
         return -EINVAL;
     if (f->label == NULL && n > 1)
         return -EINVAL; /* one series per VM without a label */
-    DdmVmMetric *m = g_new0(DdmVmMetric, 1);
-    m->plugin = self;
-    m->n = (guint)n;
-    m->labels = g_new0(char *, n + 1);
-    m->values = g_new0(double, n + 1);
-    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-    for (size_t i = 0; i < n; i++) {
-        if ((f->label != NULL) != (samples[i].label != NULL)) {
-            vm_metric_free(m);
-            return -EINVAL;
-        }
-        m->labels[i] = samples[i].label ? ddm_utf8_cut(samples[i].label, DDM_METRIC_LABEL_VALUE_MAX)
-                                        : NULL;
-        m->values[i] = samples[i].value;
-        if (m->labels[i] != NULL && !g_hash_table_add(seen, m->labels[i])) {
-            vm_metric_free(m);
-            return -EINVAL;
-        }
-    }
-    if (vm->metrics == NULL)
-        vm->metrics = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, vm_metric_free);
-    g_autofree char *key = sample_key(name, self);
-    const DdmVmMetric *cur = g_hash_table_lookup(vm->metrics, key);
+    DdmVmMetric *m = vm_metric_new(self, name, f->label != NULL, samples, n);
+    if (m == NULL)
+        return -EINVAL;
+    /* the list is sorted by key: find @m's place (a VM has a handful) */
+    DdmVmMetric **at = &vm->metrics;
+    while (*at && strcmp((*at)->key, m->key) < 0)
+        at = &(*at)->next;
+    DdmVmMetric *cur = *at && strcmp((*at)->key, m->key) == 0 ? *at : NULL;
     if (n == 0) {
-        vm_metric_free(m);
+        g_free(m);
         if (cur == NULL)
             return 0;
-        g_hash_table_remove(vm->metrics, key);
+        *at = cur->next;
+        g_free(cur);
     } else if (cur != NULL && same_samples(cur, m)) {
-        vm_metric_free(m);
+        g_free(m);
         return 0; /* unchanged: no new version of the view */
+    } else if (cur != NULL) {
+        m->next = cur->next;
+        *at = m;
+        g_free(cur);
     } else {
-        g_hash_table_replace(vm->metrics, g_steal_pointer(&key), m);
+        m->next = *at;
+        *at = m;
     }
     publish_vm(self->registry, vm);
     return 0;
@@ -284,17 +292,17 @@ void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p)
     g_autoptr(GPtrArray) vms = ddm_registry_list_vms(reg);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
-        GHashTableIter it;
-        gpointer value;
         gboolean changed = FALSE;
-        if (vm->metrics == NULL)
-            continue;
-        g_hash_table_iter_init(&it, vm->metrics);
-        while (g_hash_table_iter_next(&it, NULL, &value))
-            if (((DdmVmMetric *)value)->plugin == p) {
-                g_hash_table_iter_remove(&it);
+        for (DdmVmMetric **at = &vm->metrics; *at;) {
+            DdmVmMetric *m = *at;
+            if (m->plugin == p) {
+                *at = m->next;
+                g_free(m);
                 changed = TRUE;
+            } else {
+                at = &m->next;
             }
+        }
         if (changed && ddm_vm_is_valid(vm) && vm->target != NULL)
             publish_vm(reg, vm);
     }

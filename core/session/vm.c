@@ -181,8 +181,7 @@ void ddm_vm_unref(DdmVm *vm)
         g_hash_table_destroy(vm->headlines);
     if (vm->headline_figures)
         g_hash_table_destroy(vm->headline_figures);
-    if (vm->metrics)
-        g_hash_table_destroy(vm->metrics);
+    ddm_vm_metrics_free(&vm->metrics);
     if (vm->unknown_logged)
         g_hash_table_destroy(vm->unknown_logged);
 

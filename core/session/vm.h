@@ -69,9 +69,9 @@ struct ddm_vm {
     GHashTable *headlines;      /* "label" -> "text", both owned (NULL until the first) */
     GHashTable *headline_figures; /* "label" (owned) -> GArray of DdmHeadlineFigure
                                    * (ABI 1.2 vm_headline_figures; NULL until the first) */
-    GHashTable *metrics;        /* "FAMILY/PLUGIN" (owned) -> that plugin's samples (ABI 1.3
-                                 * vm_metric, core/pluginhost/registry_metrics.c; NULL
-                                 * until the first) */
+    struct DdmVmMetric *metrics; /* each plugin's samples of each family (ABI 1.3 vm_metric,
+                                 * core/pluginhost/registry_metrics.c), a list sorted by
+                                 * key; NULL until the first */
     GHashTable *unknown_logged; /* chunk types already logged as unknown (NULL until the first) */
 
     /* I/O */
@@ -122,6 +122,28 @@ struct ddm_vm {
     guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
     guint notify_drained : 1;   /* tell the monitor when `out` empties */
 };
+
+/* One plugin's samples of one metric family for one VM, in one block
+ * (g_free frees it): a VM has a handful, so they are a list sorted by key,
+ * not a hash table (at most the registry's families times its plugins). */
+typedef struct DdmVmMetric {
+    struct DdmVmMetric *next;
+    gpointer plugin;         /* who set them */
+    const char *key;         /* "FAMILY/PLUGIN" (in the block) */
+    guint n;
+    double *values;          /* n (in the block) */
+    const char **labels;     /* n, each NULL or in the block */
+} DdmVmMetric;
+
+/** Free every entry of the list at *@list (NULL after). */
+static inline void ddm_vm_metrics_free(DdmVmMetric **list)
+{
+    while (*list) {
+        DdmVmMetric *m = *list;
+        *list = m->next;
+        g_free(m);
+    }
+}
 
 typedef struct DdmVmPluginData {
     gpointer data;

@@ -1385,7 +1385,7 @@ static void test_registry_metric_two_plugins_one_family(void **state)
     ddm_registry_unload(f->mon.registry, b);
     g_autofree char *only_a = metric_rows(f, f->vm1.target->key);
     assert_string_equal(only_a, "shared_threads{running}=3");
-    g_clear_pointer(&f->vm1.metrics, g_hash_table_unref);
+    ddm_vm_metrics_free(&f->vm1.metrics);
     ddm_views_destroy_vm(f->mon.views, f->vm1.target->key);
     f->vm1.info.key = "127.0.0.1:8001";
     g_clear_pointer(&f->vm1.target, ddm_target_unref);
