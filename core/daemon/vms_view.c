@@ -49,19 +49,15 @@ static const ddm_column vms_columns[] = {
 static char *headline_text(DdmVm *vm)
 {
     GString *s;
-    GList *labels, *l;
 
-    if (!vm->headlines || g_hash_table_size(vm->headlines) == 0)
+    if (!vm->headlines)
         return NULL;
     s = g_string_new(NULL);
-    labels = g_list_sort(g_hash_table_get_keys(vm->headlines), (GCompareFunc)g_strcmp0);
-    for (l = labels; l; l = l->next) {
+    for (const DdmVmHeadline *h = vm->headlines; h; h = h->next) { /* sorted by label */
         if (s->len)
             g_string_append(s, ", ");
-        g_string_append_printf(s, "%s: %s", (const char *)l->data,
-                               (const char *)g_hash_table_lookup(vm->headlines, l->data));
+        g_string_append_printf(s, "%s: %s", h->label, h->text);
     }
-    g_list_free(labels);
     return g_string_free(s, FALSE);
 }
 

@@ -371,16 +371,15 @@ static int host_vm_set_data(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_f
 {
     g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
     g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
-    if (!vm->plugin_data)
-        vm->plugin_data = g_hash_table_new(g_direct_hash, g_direct_equal);
-    DdmVmPluginData *old = g_hash_table_lookup(vm->plugin_data, self);
-    if (old)
-        g_hash_table_steal(vm->plugin_data, self);
+    /* a short list, one entry a plugin (vm_tables.c) */
+    DdmVmPluginData *old = ddm_vm_plugin_data_take(vm, self);
     if (data) {
         DdmVmPluginData *d = g_new0(DdmVmPluginData, 1);
+        d->plugin = self;
         d->data = data;
         d->data_free = data_free;
-        g_hash_table_insert(vm->plugin_data, self, d);
+        d->next = vm->plugin_data;
+        vm->plugin_data = d;
     }
     if (old) {
         if (old->data != data && old->data_free)
@@ -394,9 +393,7 @@ static void *host_vm_get_data(ddm_plugin *self, ddm_vm *vm)
 {
     g_return_val_if_fail(ddm_plugin_is_valid(self), NULL);
     g_return_val_if_fail(ddm_vm_is_valid(vm), NULL);
-    if (!vm->plugin_data)
-        return NULL;
-    DdmVmPluginData *d = g_hash_table_lookup(vm->plugin_data, self);
+    DdmVmPluginData *d = ddm_vm_plugin_data_find(vm, self);
     return d ? d->data : NULL;
 }
 
@@ -415,18 +412,15 @@ static void publish_headline_figures(ddm_plugin *self, ddm_vm *vm)
     if (view == NULL)
         return;
     ddm_view_begin(view);
-    GList *labels = g_list_sort(g_hash_table_get_keys(vm->headline_figures), (GCompareFunc)g_strcmp0);
-    for (GList *l = labels; l; l = l->next) {
-        GArray *figs = g_hash_table_lookup(vm->headline_figures, l->data);
-        for (guint i = 0; i < figs->len; i++) {
-            const DdmHeadlineFigure *f = &g_array_index(figs, DdmHeadlineFigure, i);
+    for (const DdmVmFigures *l = vm->headline_figures; l; l = l->next) { /* sorted by label */
+        for (guint i = 0; i < l->n; i++) {
+            const DdmHeadlineFigure *f = &l->figs[i];
             if (f->type == DDM_VAL_INT)
                 ddm_view_field_int(view, f->key, f->i);
             else
                 ddm_view_field_double(view, f->key, f->d);
         }
     }
-    g_list_free(labels);
     ddm_view_commit(view);
 }
 
@@ -454,32 +448,17 @@ static int host_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *la
         if (!figure_name_ok(figs[i].name) ||
             (figs[i].type != DDM_VAL_INT && figs[i].type != DDM_VAL_DOUBLE))
             return -EINVAL;
-    if (!vm->headline_figures)
-        vm->headline_figures =
-            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
-    GArray *a = g_array_sized_new(FALSE, TRUE, sizeof(DdmHeadlineFigure), (guint)n);
+    DdmHeadlineFigure a[DDM_HEADLINE_FIGURES_MAX];
+    memset(a, 0, sizeof a); /* padding too: figures are compared with memcmp */
     for (size_t i = 0; i < n; i++) {
-        DdmHeadlineFigure f;
-        memset(&f, 0, sizeof f); /* padding too: figures are compared with memcmp */
-        g_snprintf(f.key, sizeof f.key, "%s_%s", label, figs[i].name);
-        f.type = figs[i].type;
-        f.i = figs[i].i;
-        f.d = figs[i].d;
-        g_array_append_val(a, f);
+        g_snprintf(a[i].key, sizeof a[i].key, "%s_%s", label, figs[i].name);
+        a[i].type = figs[i].type;
+        a[i].i = figs[i].i;
+        a[i].d = figs[i].d;
     }
-    GArray *cur = g_hash_table_lookup(vm->headline_figures, label);
-    if (cur != NULL && cur->len == a->len &&
-        (a->len == 0 || memcmp(cur->data, a->data, a->len * sizeof(DdmHeadlineFigure)) == 0)) {
-        g_array_unref(a);
-        return 0; /* unchanged: no new version of the view */
-    }
-    if (n > 0)
-        g_hash_table_replace(vm->headline_figures, g_strdup(label), a);
-    else {
-        g_array_unref(a);
-        if (!g_hash_table_remove(vm->headline_figures, label))
-            return 0;
-    }
+    int rc = ddm_vm_figures_set(vm, label, a, (guint)n); /* vm_tables.c */
+    if (rc <= 0)
+        return rc; /* unchanged (no new version of the view), or -ENOSPC */
     publish_headline_figures(self, vm);
     return 0;
 }
@@ -499,15 +478,9 @@ static int host_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, con
     g_return_val_if_fail(label != NULL && *label != '\0', -EINVAL);
     if (strlen(label) > DDM_HEADLINE_LABEL_MAX || (text && strlen(text) > DDM_HEADLINE_TEXT_MAX))
         return -EMSGSIZE;
-    if (!vm->headlines)
-        vm->headlines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    const char *cur = g_hash_table_lookup(vm->headlines, label);
-    if (g_strcmp0(cur, text) == 0)
-        return 0;
-    if (text)
-        g_hash_table_replace(vm->headlines, g_strdup(label), g_strdup(text));
-    else
-        g_hash_table_remove(vm->headlines, label);
+    int rc = ddm_vm_headline_set(vm, label, text); /* vm_tables.c */
+    if (rc <= 0)
+        return rc; /* unchanged, or -ENOSPC past DDM_VM_HEADLINES_MAX labels */
     DdmMonitor *mon = plugin_monitor(self);
     if (mon)
         ddm_monitor_vm_headline_changed(mon, vm);

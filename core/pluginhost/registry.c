@@ -212,12 +212,9 @@ void ddm_registry_drop_vm_data_of(DdmRegistry *reg, ddm_plugin *p)
     g_autoptr(GPtrArray) vms = ddm_registry_list_vms(reg);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
-        if (!vm->plugin_data)
-            continue;
-        DdmVmPluginData *d = g_hash_table_lookup(vm->plugin_data, p);
+        DdmVmPluginData *d = ddm_vm_plugin_data_take(vm, p);
         if (!d)
             continue;
-        g_hash_table_steal(vm->plugin_data, p);
         if (d->data_free)
             d->data_free(d->data);
         g_free(d);
@@ -423,7 +420,7 @@ guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)
     g_autoptr(GPtrArray) vms = ddm_registry_list_vms(reg);
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
-        n += vm->plugin_data && g_hash_table_contains(vm->plugin_data, p);
+        n += ddm_vm_plugin_data_find(vm, p) != NULL;
     }
     n += p->data != NULL;
     return n;

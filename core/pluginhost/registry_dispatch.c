@@ -258,25 +258,7 @@ static void vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev, gboolean plai
     if (ev != DDM_VM_GONE)
         return;
     /* Rule 5: per-VM data goes after every GONE listener has run. */
-    if (vm->plugin_data) {
-        GHashTableIter it;
-        gpointer key, value;
-        GSList *doomed = NULL;
-        g_hash_table_iter_init(&it, vm->plugin_data);
-        while (g_hash_table_iter_next(&it, &key, &value)) {
-            g_hash_table_iter_steal(&it);
-            doomed = g_slist_prepend(doomed, value);
-        }
-        for (GSList *l = doomed; l; l = l->next) {
-            DdmVmPluginData *d = l->data;
-            if (d->data_free)
-                d->data_free(d->data);
-            g_free(d);
-        }
-        g_slist_free(doomed);
-    }
-    if (vm->headlines)
-        g_hash_table_remove_all(vm->headlines);
-    if (vm->headline_figures)
-        g_hash_table_remove_all(vm->headline_figures); /* its view goes with the VM's views */
+    /* all taken first: a data_free that sets data again finds none */
+    ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(vm));
+    ddm_vm_headlines_clear(vm); /* the figures' view goes with the VM's views */
 }

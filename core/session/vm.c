@@ -133,15 +133,6 @@ DdmVm *ddm_vm_ref(DdmVm *vm)
     return vm;
 }
 
-static void free_plugin_data(gpointer key, gpointer value, gpointer ud)
-{
-    DdmVmPluginData *pd = value;
-    (void)key;
-    (void)ud;
-    if (pd->data_free && pd->data)
-        pd->data_free(pd->data);
-    g_free(pd);
-}
 
 void ddm_vm_unref(DdmVm *vm)
 {
@@ -173,14 +164,8 @@ void ddm_vm_unref(DdmVm *vm)
         g_byte_array_unref(vm->out_held);
 
     /* Per-VM plugin data is normally freed by the registry at DDM_VM_GONE. */
-    if (vm->plugin_data) {
-        g_hash_table_foreach(vm->plugin_data, free_plugin_data, NULL);
-        g_hash_table_destroy(vm->plugin_data);
-    }
-    if (vm->headlines)
-        g_hash_table_destroy(vm->headlines);
-    if (vm->headline_figures)
-        g_hash_table_destroy(vm->headline_figures);
+    ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(vm));
+    ddm_vm_headlines_clear(vm);
     ddm_vm_metrics_free(&vm->metrics);
     if (vm->unknown_logged)
         g_hash_table_destroy(vm->unknown_logged);

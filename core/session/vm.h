@@ -65,10 +65,12 @@ struct ddm_vm {
     char **features;            /* NULL-terminated, from FEAT */
     char *pid_note;             /* plain JVMs: why the pid is unknown ("pid unknown: another
                                    user's process (uid N)"), NULL when known */
-    GHashTable *plugin_data;    /* ddm_plugin* -> DdmVmPluginData* (NULL until the first) */
-    GHashTable *headlines;      /* "label" -> "text", both owned (NULL until the first) */
-    GHashTable *headline_figures; /* "label" (owned) -> GArray of DdmHeadlineFigure
-                                   * (ABI 1.2 vm_headline_figures; NULL until the first) */
+    /* what plugins set through the host: short lists, each entry one block
+     * (vm_tables.c; NULL until the first) */
+    struct DdmVmPluginData *plugin_data; /* each plugin's data */
+    struct DdmVmHeadline *headlines;      /* "label" -> "text", sorted by label */
+    struct DdmVmFigures *headline_figures; /* label -> its figures (ABI 1.2
+                                             vm_headline_figures), sorted by label */
     struct DdmVmMetric *metrics; /* each plugin's samples of each family (ABI 1.3 vm_metric,
                                  * core/pluginhost/registry_metrics.c), a list sorted by
                                  * key; NULL until the first */
@@ -145,10 +147,55 @@ static inline void ddm_vm_metrics_free(DdmVmMetric **list)
     }
 }
 
+/* vm_tables.c: the per-VM tables plugins fill through the host. A VM has
+ * a handful of entries in each (one per plugin, one or two labels a
+ * plugin), so each is a list of one-block entries, not a hash table
+ * (~200 bytes and 3 blocks even for one entry); the walks are bounded by
+ * the plugins loaded and DDM_VM_HEADLINES_MAX. */
 typedef struct DdmVmPluginData {
+    struct DdmVmPluginData *next;
+    gpointer plugin;
     gpointer data;
     ddm_free_fn data_free;
 } DdmVmPluginData;
+
+/** At most this many headline labels, and as many figure labels, a VM. */
+#define DDM_VM_HEADLINES_MAX 32u
+
+typedef struct DdmVmHeadline {
+    struct DdmVmHeadline *next; /* sorted by label */
+    const char *text;           /* in the block */
+    char label[];
+} DdmVmHeadline;
+
+typedef struct DdmVmFigures {
+    struct DdmVmFigures *next;  /* sorted by label */
+    guint n;
+    char label[DDM_HEADLINE_LABEL_MAX + 1];
+    DdmHeadlineFigure figs[];   /* n */
+} DdmVmFigures;
+
+/** @plugin's entry, or NULL. */
+DdmVmPluginData *ddm_vm_plugin_data_find(DdmVm *vm, gconstpointer plugin);
+/** Unlink @plugin's entry and return it (the caller frees its data and
+ *  g_frees it), or NULL. */
+DdmVmPluginData *ddm_vm_plugin_data_take(DdmVm *vm, gconstpointer plugin);
+/** Unlink every entry and return the list (vm->plugin_data is NULL after). */
+DdmVmPluginData *ddm_vm_plugin_data_take_all(DdmVm *vm);
+/** Free a list taken above: each entry's data (data_free) and the entry. */
+void ddm_vm_plugin_data_free_list(DdmVmPluginData *list);
+/** Label @label's text, or NULL. */
+const char *ddm_vm_headline_get(const DdmVm *vm, const char *label);
+/** Set (@text NULL: remove) a headline: 1 changed, 0 unchanged, -ENOSPC
+ *  for a new label past DDM_VM_HEADLINES_MAX. */
+int ddm_vm_headline_set(DdmVm *vm, const char *label, const char *text);
+/** Headline labels set. */
+guint ddm_vm_headlines_count(const DdmVm *vm);
+/** Set @label's figures (@n 0: remove; each zeroed but for its members, so
+ *  equal figures are equal bytes): 1 changed, 0 unchanged, -ENOSPC. */
+int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *figs, guint n);
+/** Empty the headline and figure lists. */
+void ddm_vm_headlines_clear(DdmVm *vm);
 
 /** Create a session for @target (ref taken) and start connecting. The
  *  monitor is told of every state change and of the close. (transfer none:

@@ -1398,7 +1398,7 @@ static void test_loader_hello_example(void **state)
         g_main_context_iteration(NULL, TRUE);
     g_autoptr(JsonNode) vj = ddm_view_to_json(view, FALSE);
     assert_int_equal(record_int(vj, "chunks"), 2);
-    assert_string_equal(g_hash_table_lookup(vm.headlines, "chunks"), "2");
+    assert_string_equal(ddm_vm_headline_get(&vm, "chunks"), "2");
 
     /* Gone: per-VM data freed by the core; the plugin forgot the VM. */
     ddm_registry_vm_event(reg, &vm, DDM_VM_GONE);
@@ -1410,8 +1410,8 @@ static void test_loader_hello_example(void **state)
     assert_int_equal(record_int(done.result, "chunks"), 2);
     g_clear_pointer(&done.result, json_node_unref);
 
-    g_clear_pointer(&vm.plugin_data, g_hash_table_unref);
-    g_clear_pointer(&vm.headlines, g_hash_table_unref);
+    ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(&vm));
+    ddm_vm_headlines_clear(&vm);
     g_clear_pointer(&vm.unknown_logged, g_hash_table_unref);
     ddm_correlate_free(vm.pending);
 }

@@ -133,8 +133,8 @@ static void make_vm(Fixture *f, DdmVm *vm, const char *key)
 
 static void clear_vm(DdmVm *vm)
 {
-    g_clear_pointer(&vm->plugin_data, g_hash_table_unref);
-    g_clear_pointer(&vm->headlines, g_hash_table_unref);
+    ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(vm));
+    ddm_vm_headlines_clear(vm);
     g_clear_pointer(&vm->unknown_logged, g_hash_table_unref);
     ddm_correlate_free(vm->pending);
 }
@@ -524,14 +524,14 @@ static void test_registry_vm_data_freed_after_gone(void **state)
     assert_int_equal(T.data_frees, 1);
     g_string_truncate(T.order, 0);
     assert_int_equal(T.host->vm_headline(a, &f->vm1, "threads", "12"), 0);
-    assert_int_equal(g_hash_table_size(f->vm1.headlines), 1);
+    assert_int_equal(ddm_vm_headlines_count(&f->vm1), 1);
 
     ddm_registry_vm_event(f->mon.registry, &f->vm1, DDM_VM_READY);
     ddm_registry_vm_event(f->mon.registry, &f->vm1, DDM_VM_GONE);
     assert_string_equal(T.order->str, "gone;free;");
     assert_int_equal(T.data_frees, 2);
     assert_null(T.host->vm_get_data(a, &f->vm1));
-    assert_int_equal(g_hash_table_size(f->vm1.headlines), 0);
+    assert_int_equal(ddm_vm_headlines_count(&f->vm1), 0);
 }
 
 static void test_registry_ud_free_once_on_success(void **state)
@@ -750,9 +750,9 @@ static void test_registry_host_services(void **state)
 
     /* Headlines: set, unchanged, remove; oversized refused. */
     assert_int_equal(h->vm_headline(a, &f->vm1, "heap", "3 MB"), 0);
-    assert_string_equal(g_hash_table_lookup(f->vm1.headlines, "heap"), "3 MB");
+    assert_string_equal(ddm_vm_headline_get(&f->vm1, "heap"), "3 MB");
     assert_int_equal(h->vm_headline(a, &f->vm1, "heap", NULL), 0);
-    assert_null(g_hash_table_lookup(f->vm1.headlines, "heap"));
+    assert_null(ddm_vm_headline_get(&f->vm1, "heap"));
     char big[300];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';

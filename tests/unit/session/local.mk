@@ -22,7 +22,7 @@ endif
 tests_unit_session_test_vm_SOURCES = tests/unit/session/test-vm.c tests/harness/pair-target.h \
 	core/session/vm.c \
 	core/session/vm_io.c core/session/vm_request.c core/session/vm_handshake.c \
-	core/session/vm_classify.c core/session/vm_stream.c core/session/vm_ident.c \
+	core/session/vm_classify.c core/session/vm_stream.c core/session/vm_ident.c core/session/vm_tables.c \
 	core/session/logctx.c core/session/vm-private.h \
 	core/session/ratelog.c core/session/ratelog.h \
 	core/transport/target.c core/transport/local_proc.c core/session/correlate.c \

@@ -437,10 +437,8 @@ static void test_monitor_ready_vm_listed(void **state)
     }
 
     /* Headlines join into "info" (the table comes with the first, as the host makes it). */
-    if (!vm->headlines)
-        vm->headlines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    g_hash_table_replace(vm->headlines, g_strdup("threads"), g_strdup("12"));
-    g_hash_table_replace(vm->headlines, g_strdup("heap"), g_strdup("3 MB"));
+    assert_int_equal(ddm_vm_headline_set(vm, "threads", "12"), 1);
+    assert_int_equal(ddm_vm_headline_set(vm, "heap", "3 MB"), 1);
     ddm_monitor_vm_headline_changed(mon, vm);
     spin(150);
     vms = view_json(mon, "vms");

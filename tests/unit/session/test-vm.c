@@ -77,12 +77,17 @@ gboolean ddm_monitor_stopping(const DdmMonitor *mon)
     return FALSE;
 }
 
+/* What the daemon's plugins would do at DDM_VM_READY (NULL: nothing). */
+static void (*at_ready)(DdmVm *vm);
+
 void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
 {
     (void)mon;
     rec.state_changes++;
     rec.last_old = old_state;
     rec.last_new = vm->state;
+    if (at_ready && vm->state == DDM_VM_STATE_READY)
+        at_ready(vm);
 }
 
 gboolean ddm_monitor_known_ddm(DdmMonitor *mon, const char *key)
@@ -956,6 +961,89 @@ static void test_vm_ident_shared(void **state)
     ddm_vm_text_release(NULL);
 }
 
+/* The tables plugins fill through the host (vm_tables.c): headlines and
+ * figure labels stay sorted, an equal set says "unchanged", a removal
+ * unlinks, and a new label past DDM_VM_HEADLINES_MAX is refused; plugin
+ * data is one entry a plugin, freed with its data. */
+static int freed_data;
+static void count_free(void *p)
+{
+    freed_data++;
+    g_free(p);
+}
+
+static void test_vm_tables(void **state)
+{
+    DdmVm vm;
+    DdmHeadlineFigure f[2];
+    char label[16];
+    (void)state;
+    memset(&vm, 0, sizeof vm);
+    assert_int_equal(ddm_vm_headline_set(&vm, "threads", "14"), 1);
+    assert_int_equal(ddm_vm_headline_set(&vm, "heap", "3 MB"), 1);
+    assert_int_equal(ddm_vm_headline_set(&vm, "jvm", "x"), 1);
+    assert_int_equal(ddm_vm_headline_set(&vm, "heap", "3 MB"), 0);
+    assert_int_equal(ddm_vm_headline_set(&vm, "gone", NULL), 0);
+    assert_string_equal(vm.headlines->label, "heap");
+    assert_string_equal(vm.headlines->next->label, "jvm");
+    assert_string_equal(vm.headlines->next->next->label, "threads");
+    assert_int_equal(ddm_vm_headline_set(&vm, "jvm", NULL), 1);
+    assert_null(ddm_vm_headline_get(&vm, "jvm"));
+    assert_string_equal(ddm_vm_headline_get(&vm, "threads"), "14");
+    assert_int_equal(ddm_vm_headline_set(&vm, "threads", "15"), 1);
+    assert_string_equal(ddm_vm_headline_get(&vm, "threads"), "15");
+    assert_int_equal(ddm_vm_headlines_count(&vm), 2);
+    for (guint i = ddm_vm_headlines_count(&vm); i < DDM_VM_HEADLINES_MAX; i++) {
+        g_snprintf(label, sizeof label, "l%02u", i);
+        assert_int_equal(ddm_vm_headline_set(&vm, label, "v"), 1);
+    }
+    assert_int_equal(ddm_vm_headline_set(&vm, "one-more", "v"), -ENOSPC);
+    assert_int_equal(ddm_vm_headline_set(&vm, "heap", "4 MB"), 1); /* a change still goes */
+
+    memset(f, 0, sizeof f);
+    g_strlcpy(f[0].key, "threads_count", sizeof f[0].key);
+    f[0].type = DDM_VAL_INT;
+    f[0].i = 14;
+    g_strlcpy(f[1].key, "threads_daemon", sizeof f[1].key);
+    f[1].type = DDM_VAL_INT;
+    assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 1);
+    assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 0);
+    assert_int_equal(ddm_vm_figures_set(&vm, "alloc", f, 1), 1);
+    assert_string_equal(vm.headline_figures->label, "alloc");
+    assert_int_equal(vm.headline_figures->next->n, 2);
+    f[0].i = 15;
+    assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 1);
+    assert_int_equal(vm.headline_figures->next->figs[0].i, 15);
+    assert_int_equal(ddm_vm_figures_set(&vm, "alloc", NULL, 0), 1);
+    assert_int_equal(ddm_vm_figures_set(&vm, "alloc", NULL, 0), 0);
+    assert_string_equal(vm.headline_figures->label, "threads");
+    assert_null(vm.headline_figures->next);
+    ddm_vm_headlines_clear(&vm);
+    assert_null(vm.headlines);
+    assert_null(vm.headline_figures);
+
+    int a = 1, b = 2;
+    DdmVmPluginData *d1 = g_new0(DdmVmPluginData, 1), *d2 = g_new0(DdmVmPluginData, 1);
+    d1->plugin = &a;
+    d1->data = g_strdup("one");
+    d1->data_free = count_free;
+    d2->plugin = &b;
+    d2->data = g_strdup("two");
+    d2->data_free = count_free;
+    d1->next = d2;
+    vm.plugin_data = d1;
+    assert_ptr_equal(ddm_vm_plugin_data_find(&vm, &b), d2);
+    assert_ptr_equal(ddm_vm_plugin_data_take(&vm, &a), d1);
+    assert_null(ddm_vm_plugin_data_find(&vm, &a));
+    assert_ptr_equal(vm.plugin_data, d2);
+    d1->next = NULL;
+    freed_data = 0;
+    ddm_vm_plugin_data_free_list(d1);
+    ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(&vm));
+    assert_int_equal(freed_data, 2);
+    assert_null(vm.plugin_data);
+}
+
 /* ---------------------------------------------------------------- events */
 
 static void test_vm_ddm_event_dispatched(void **state)
@@ -1158,6 +1246,51 @@ static void test_vm_requests_settled_fence(void **state)
     fx_free(fx);
     calls_clear(&silent);
     calls_clear(&answered);
+}
+
+/* A request sent at DDM_VM_READY (as the plugins' first ones): the FEAT
+ * fence follows it at once, before anyone asks whether the VM's requests
+ * are settled; when its answer comes they are, though the VM never
+ * answers the request itself (ART's THEN). */
+static Calls ready_silent;
+
+static void ask_silently(DdmVm *vm)
+{
+    assert_int_equal(ddm_vm_request(vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &ready_silent, NULL), 0);
+}
+
+static void test_vm_fence_sent_at_ready(void **state)
+{
+    Fx *fx = start();
+    uint32_t helo_id, feat_id, silent_id, fence_id;
+    GByteArray *h;
+    (void)state;
+
+    to_helo(fx, &helo_id, &feat_id);
+    at_ready = ask_silently;
+    h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    at_ready = NULL;
+    assert_int_equal(peer_read_request(fx, &silent_id, NULL), T_TEST);
+    assert_int_equal(peer_read_request(fx, &fence_id, NULL), DDM_CHUNK_FEAT);
+    assert_true(fence_id > silent_id);
+    assert_false(ddm_vm_requests_settled(fx->vm)); /* in flight: no second fence */
+    peer_expect_silence(fx);
+    peer_send_error(fx, feat_id, 99);
+    peer_send_error(fx, fence_id, 99);
+    spin(20);
+    assert_true(ddm_vm_requests_settled(fx->vm));
+    assert_int_equal(ready_silent.n, 0); /* it ends at its timeout, not here */
+    fx_free(fx);
+    calls_clear(&ready_silent);
+
+    /* Nothing asked at READY: no fence (start_ready checks the table is
+     * empty once FEAT is answered), and the VM hears nothing more. */
+    fx = start_ready();
+    peer_expect_silence(fx);
+    fx_free(fx);
 }
 
 static void test_vm_unknown_reply_id(void **state)
@@ -2290,6 +2423,7 @@ int main(void)
         cmocka_unit_test(test_vm_late_helo_upgrades),
         cmocka_unit_test(test_vm_feat),
         cmocka_unit_test(test_vm_ident_shared),
+        cmocka_unit_test(test_vm_tables),
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
@@ -2299,6 +2433,7 @@ int main(void)
         cmocka_unit_test(test_vm_write_error_removes_watch_before_close),
         cmocka_unit_test(test_vm_unknown_reply_id),
         cmocka_unit_test(test_vm_requests_settled_fence),
+        cmocka_unit_test(test_vm_fence_sent_at_ready),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_name_capped),
         cmocka_unit_test(test_vm_garbage_flags),
