@@ -50,4 +50,10 @@ tests_plugins_host_has_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
 tests_plugins_hello_la_SOURCES = sdk/examples/hello/hello.c
 tests_plugins_hello_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 tests_plugins_hello_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+# Not a plugin: a shared object dlopen refuses (an undefined symbol), for
+# ddm_loader_open_module()'s test (tests/unit/pluginhost/test-loader-module.c).
+check_LTLIBRARIES += tests/plugins/undefined-sym.la
+tests_plugins_undefined_sym_la_SOURCES = tests/plugins/undefined-sym.c
+tests_plugins_undefined_sym_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_undefined_sym_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
 endif ENABLE_TESTS

@@ -26,6 +26,16 @@ tests_unit_pluginhost_test_registry_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
 # The --plugin-opt test loads good.so and hello.so.
 EXTRA_tests_unit_pluginhost_test_registry_DEPENDENCIES = $(DDM_TEST_PLUGINS)
 
+# ddm_loader_open_module(): a named module by the plugins' trust rules.
+check_PROGRAMS += tests/unit/pluginhost/test-loader-module
+TESTS += tests/unit/pluginhost/test-loader-module
+tests_unit_pluginhost_test_loader_module_SOURCES = tests/unit/pluginhost/test-loader-module.c
+tests_unit_pluginhost_test_loader_module_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader-module\"
+tests_unit_pluginhost_test_loader_module_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
+tests_unit_pluginhost_test_loader_module_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+EXTRA_tests_unit_pluginhost_test_loader_module_DEPENDENCIES = tests/plugins/good.la \
+	tests/plugins/undefined-sym.la
+
 endif ENABLE_TESTS
 
 # The host contract (contract.c): the same scenarios on the SDK test kit and
