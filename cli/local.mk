@@ -22,9 +22,11 @@ ddmon_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 ddmon_CFLAGS = $(core_libddmcore_la_CFLAGS)
 ddmon_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la
 # The web module (ddmon-web.so, web/local.mk) calls the core in this binary.
+# Building ddmon builds the module too, so the build tree's ddmon never
+# loads a module older than itself.
 if HAVE_HTTP
 ddmon_LDFLAGS = $(AM_LDFLAGS) -Wl,--dynamic-list=$(top_srcdir)/web/binary-exports.list
-EXTRA_ddmon_DEPENDENCIES = web/binary-exports.list
+EXTRA_ddmon_DEPENDENCIES = web/binary-exports.list web/ddmon-web.la
 endif
 man1_MANS += doc/ddmon.1
 EXTRA_DIST += doc/ddmon.1
