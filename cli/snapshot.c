@@ -193,6 +193,12 @@ static gboolean on_tick(gpointer data)
     const DdmSnapshotCmdKind *busy = ddm_snapshot_cmds_busy(col, FALSE);
     gboolean discovered = busy == NULL && !col->capped && col->source_settled != NULL &&
                           col->source_settled(col);
+    if (discovered && col->vms_dirty) {
+        /* Asking published the VM list (ddm_daemon_settled flushes a
+         * rebuild that was due): its new VMs' commands go out first. */
+        ddm_snapshot_request_cmds(col);
+        busy = ddm_snapshot_cmds_busy(col, FALSE);
+    }
     if (busy == NULL &&
         (discovered || (elapsed_ms >= col->opt->wait_ms && quiet_ms >= col->opt->settle_ms))) {
         col->settled = TRUE;

@@ -351,6 +351,35 @@ static void test_run_waits_for_dump_past_cap(void **state)
     ddm_snapshot_collector_clear(&col);
 }
 
+/* A source whose "settled" answer publishes the VM list (as
+ * ddm_daemon_settled flushes a rebuild that was due). */
+static gboolean settled_with_a_new_vm(DdmSnapshotCollector *col)
+{
+    feed_vms(col, "[[\"127.0.0.1:8000\",true,\"ready\"]]", 1);
+    return TRUE;
+}
+
+/* The check that says settled may be what makes a VM known: its GC is asked
+ * for and waited for, not skipped by a snapshot that ends at once. */
+static void test_settled_check_publishes_a_vm(void **state)
+{
+    (void)state;
+    DdmSnapshotOptions opt = {.max_ms = 1000, .gc = TRUE};
+    DdmSnapshotCollector col;
+    ddm_snapshot_collector_init(&col, &opt);
+    col.send = fake_send;
+    col.source_settled = settled_with_a_new_vm;
+    ddm_snapshot_cmds_available(&col, has_all, NULL, "");
+    ddm_snapshot_collector_check(&col);
+    assert_int_equal(sent->len, 1);
+    assert_non_null(sent_call("gc", "127.0.0.1:8000"));
+    assert_false(col.settled); /* its GC is in flight */
+    ddm_snapshot_call_done(sent_call("gc", "127.0.0.1:8000"), TRUE, "GC done", NULL);
+    ddm_snapshot_collector_check(&col);
+    assert_true(col.settled);
+    ddm_snapshot_collector_clear(&col);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +388,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_json_and_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unavailable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_waits_for_dump_past_cap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settled_check_publishes_a_vm, setup, teardown),
     };
     return cmocka_run_group_tests_name("cli-snapshot-cmds", tests, NULL, NULL);
 }
