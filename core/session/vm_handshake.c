@@ -55,10 +55,19 @@ static void mark_plain(DdmVm *vm)
 
 static void mark_ready(DdmVm *vm)
 {
+    uint32_t next_id = vm->next_id; /* moves when someone asks at READY */
+
     ddm_monitor_note_ddm(vm->monitor, vm_key(vm));
     vm->info.ddm = 1;
     ddm_vm_sync_info(vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_READY);
+    /* The plugins sent their first requests at DDM_VM_READY, and ART
+     * never answers some (THEN): the FEAT fence goes out now, behind them,
+     * so whether they are settled (a fresh server's first look, snapshot)
+     * is known one round trip after READY, not one after someone asks.
+     * No request at READY, no fence. */
+    if (vm->state == DDM_VM_STATE_READY && vm->next_id != next_id)
+        (void)ddm_vm_requests_settled(vm);
 }
 
 static void apply_helo(DdmVm *vm, const DdmHelo *h)
