@@ -117,6 +117,29 @@ static void out_append(Debugger *d, const guint8 *p, gsize n)
     g_byte_array_append(d->out, p, (guint)n);
 }
 
+/* Whether @n more bytes for the debugger fit: with what waits in the write
+ * queue and what is held behind a cut-through reply, at most
+ * max_write_queue. If not, the debugger is closed (it reads too slowly).
+ * Inline: it is on the path of every packet. */
+static inline gboolean out_has_room(Debugger *d, gsize n)
+{
+    gsize queued = d->out->len - d->out_pos;
+    gsize held = d->held ? d->held->len : 0;
+    if (G_LIKELY(queued + held + n <= ddm_monitor_config(d->relay->mon)->max_write_queue))
+        return TRUE;
+    ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
+    return FALSE;
+}
+
+/* The debugger's socket is full and much waits: stop reading from the VM
+ * until the queue is empty (debugger_out_drained resumes it). */
+static void pause_vm_if_backed_up(Debugger *d)
+{
+    if (d->state == DBG_ATTACHED && d->out_blocked && !d->vm_paused &&
+        d->out->len - d->out_pos >= BACKPRESSURE_AT)
+        set_vm_paused(d, TRUE);
+}
+
 /* Write what waits and then @head (@head_len) and @body (@body_len) with
  * one sendmsg; whatever the socket does not take joins the queue, written
  * when it drains (out-watch). Never closes the debugger from in here
@@ -170,13 +193,9 @@ static void write_now(Debugger *d, const guint8 *head, gsize head_len, const gui
 gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id,
                                   gboolean more)
 {
-    const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
-    gsize queued = d->out->len - d->out_pos;
-    gsize held = d->held ? d->held->len : 0;
-    if (queued + held + n > cfg->max_write_queue) {
-        ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
+    if (!out_has_room(d, n))
         return FALSE;
-    }
+    gsize queued = d->out->len - d->out_pos;
     g_return_val_if_fail(n >= DDM_JDWP_HEADER_LEN, FALSE);
     guint8 head[DDM_JDWP_HEADER_LEN];
     memcpy(head, p, DDM_JDWP_HEADER_LEN);
@@ -200,32 +219,21 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
     } else {
         write_now(d, head, DDM_JDWP_HEADER_LEN, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
     }
-    /* The debugger's socket is full and much waits: stop reading from the
-     * VM until the queue is empty (ddm_relay_debugger_flush resumes it). */
-    if (d->state == DBG_ATTACHED && d->out_blocked && !d->vm_paused &&
-        d->out->len - d->out_pos >= BACKPRESSURE_AT)
-        set_vm_paused(d, TRUE);
+    pause_vm_if_backed_up(d);
     return TRUE;
 }
 
 /* Raw bytes of a reply forwarded cut-through: written now, or queued
- * behind what waits; backpressure as for whole packets. */
+ * behind what waits; the cap and backpressure as for whole packets. */
 static void part_bytes(Debugger *d, const guint8 *p, gsize n)
 {
-    const DdmConfig *cfg = ddm_monitor_config(d->relay->mon);
-    if (d->state == DBG_CLOSED)
+    if (d->state == DBG_CLOSED || !out_has_room(d, n))
         return;
-    if (d->out->len - d->out_pos + n > cfg->max_write_queue) {
-        ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
-        return;
-    }
     if (d->out_blocked)
         out_append(d, p, n);
     else
         write_now(d, p, n, NULL, 0);
-    if (d->state == DBG_ATTACHED && d->out_blocked && !d->vm_paused &&
-        d->out->len - d->out_pos >= BACKPRESSURE_AT)
-        set_vm_paused(d, TRUE);
+    pause_vm_if_backed_up(d);
 }
 
 void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id)
@@ -309,14 +317,20 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
         debugger_to_vm_flush(d);
 }
 
+/* A send to the VM failed with @rc (a negative errno): the debugger's
+ * bytes are dropped. */
+static void log_vm_refused(DdmVm *vm, int rc)
+{
+    g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
+}
+
 static void send_to_vm(Debugger *d, const guint8 *p, gsize n)
 {
     if (!d->rvm)
         return;
-    DdmVm *vm = d->rvm->vm;
-    int rc = ddm_vm_send_packet(vm, p, n);
+    int rc = ddm_vm_send_packet(d->rvm->vm, p, n);
     if (rc < 0)
-        g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
+        log_vm_refused(d->rvm->vm, rc);
 }
 
 /* One write to the VM for the packets gathered from one read. */
@@ -360,7 +374,7 @@ static void debugger_head(Debugger *d, const DdmJdwpPacket *head)
         d->sent_dispose = TRUE;
     int rc = ddm_vm_send_part_begin(vm, hdr, sizeof hdr, head->len);
     if (rc < 0)
-        g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
+        log_vm_refused(vm, rc);
     /* Its bytes are read on either way (and dropped if the VM cannot take them). */
     ddm_jdwp_reader_stream(d->reader, 0);
     d->to_vm_parts = rc == 0;
@@ -375,8 +389,7 @@ static void debugger_part(Debugger *d, const DdmJdwpPacket *piece)
         return;
     int rc = ddm_vm_send_part(d->rvm->vm, piece->data, piece->data_len);
     if (rc < 0) {
-        g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(d->rvm->vm),
-                  g_strerror(-rc));
+        log_vm_refused(d->rvm->vm, rc);
         ddm_vm_send_part_abort(d->rvm->vm);
         d->to_vm_parts = FALSE;
     }
