@@ -32,6 +32,7 @@ typedef struct PendingCmd {
                                 * version after a watch), else zeroed */
     DdmTimer delay_timer;      /* core/loop: the next look at a delayed reply */
     guint delay_step_ms;       /* the wait after the next look, if it is not the last */
+    gboolean polled;           /* a first look: the polls it waits for are settled */
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
     gint64 delay_since_us;     /* monotonic time the delayed request came */
 } PendingCmd;

@@ -44,12 +44,14 @@
  * to a cap: a few looks when the VMs answer within milliseconds. A first
  * look's looks cost O(the VMs its polls asked) until those are settled,
  * then one O(VMs) look at the whole server (first_look_done): their wait
- * stops doubling at FIRST_LOOK_STEP_MAX_MS, so the answer comes at most
- * that late (at most ~150 looks before FIRST_LOOK_MS, when a VM never
- * answers). The VM list's looks (ddm_daemon_vm_list_complete) stop at the
- * first session still connecting, so they are cheap until the last one,
- * which walks every VM: theirs stop doubling at STARTUP_STEP_MAX_MS, the
- * old fixed period, so a fresh server's `vms` comes no later than it did. */
+ * stops doubling at FIRST_LOOK_STEP_MAX_MS while the polls are not
+ * settled, so the answer comes at most that late after them (at most ~150
+ * cheap looks before FIRST_LOOK_MS, when a VM never answers), and at
+ * STARTUP_STEP_MAX_MS once only the whole server is waited for. The VM
+ * list's looks (ddm_daemon_vm_list_complete) stop at the first session
+ * still connecting, so they are cheap until the last one, which walks
+ * every VM: theirs stop doubling at STARTUP_STEP_MAX_MS, the old fixed
+ * period, so a fresh server's `vms` comes no later than it did. */
 #define FIRST_LOOK_STEP_MAX_MS 8
 #define STARTUP_STEP_MAX_MS 20
 
@@ -302,18 +304,21 @@ static gboolean startup_settled(DdmControl *ctl)
     return ddm_daemon_vm_list_complete(ctl->daemon);
 }
 
-/* TRUE once views nobody watched until @since_us had their first look
+/* TRUE once views nobody watched until @pc's request had their first look
  * (see FIRST_LOOK_MS): the poll ticks their watch woke have run and the
- * requests they sent are settled, both O(the VMs those polls asked); only
- * then the whole server (ddm_daemon_settled, O(VMs)), which a warm server
- * is at once. */
-static gboolean first_look_done(DdmControl *ctl, gint64 since_us)
+ * requests they sent are settled, both O(the VMs those polls asked)
+ * (pc->polled then); only then the whole server (ddm_daemon_settled,
+ * O(VMs)), which a warm server is at once. */
+static gboolean first_look_done(PendingCmd *pc)
 {
+    DdmControl *ctl = pc->delay_ctl;
     DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
-    if (g_get_monotonic_time() - since_us >= (gint64)FIRST_LOOK_MS * 1000)
+    if (g_get_monotonic_time() - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000)
         return TRUE;
-    if (ddm_registry_watch_wakes_pending(reg) || !ddm_registry_first_look_settled(reg))
+    if (!pc->polled && (ddm_registry_watch_wakes_pending(reg) ||
+                        !ddm_registry_first_look_settled(reg)))
         return FALSE;
+    pc->polled = TRUE;
     return ddm_daemon_settled(ctl->daemon);
 }
 
@@ -323,17 +328,20 @@ static guint delay_cap_ms(const PendingCmd *pc)
     return pc->delayed_req.op == DDM_CTL_OP_VMS ? STARTUP_MAX_MS : FIRST_LOOK_MS;
 }
 
-/* The longest wait between two looks at a delayed reply. */
+/* The longest wait between two looks at a delayed reply: a first look's
+ * polls are looked at often (each look is cheap), the whole server (each
+ * look O(VMs)) as the VM list is. */
 static guint delay_step_max_ms(const PendingCmd *pc)
 {
-    return pc->delayed_req.op == DDM_CTL_OP_VMS ? STARTUP_STEP_MAX_MS : FIRST_LOOK_STEP_MAX_MS;
+    return pc->delayed_req.op == DDM_CTL_OP_VMS || pc->polled ? STARTUP_STEP_MAX_MS
+                                                              : FIRST_LOOK_STEP_MAX_MS;
 }
 
 static gboolean delay_over(PendingCmd *pc)
 {
     if (pc->delayed_req.op == DDM_CTL_OP_VMS)
         return startup_settled(pc->delay_ctl);
-    return first_look_done(pc->delay_ctl, pc->delay_since_us);
+    return first_look_done(pc);
 }
 
 /* A delayed answer (a view nobody looked at, the VM list just after the
