@@ -29,6 +29,7 @@
 #include "server/control.h"
 #include "core/wire/ctlproto.h"
 #include "core/daemon/daemon.h"
+#include "core/pluginhost/registry.h"
 #include "core/session/monitor-private.h"
 #include "server/server.h"
 #include "cli/snapshot.h"
@@ -447,6 +448,76 @@ static void test_server_control_watch(void **state)
     assert_int_equal(ddm_control_n_clients(f->ctl), 0);
 }
 
+/* A plugin whose hour-long poll tick runs when a watch begins (ABI 1.5). */
+static int wake_runs;
+
+static int wake_tick(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    (void)ud;
+    wake_runs++;
+    return 1;
+}
+
+static int wake_init(ddm_plugin *self, const ddm_host *host)
+{
+    uint32_t id = host->timer_add(self, 3600000, wake_tick, NULL, NULL);
+    return id && host->timer_wake_on_watch(self, id, 1) == 0 ? 0 : -ENOMEM;
+}
+
+static const ddm_plugin_desc wake_desc = {
+    DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc),
+    "wake", "1.0", "Apache-2.0", "polls when a watch begins", wake_init, NULL};
+
+/* A watch that makes views watched that nobody watched wakes the plugins'
+ * poll ticks, and the watching client's version ("settled?") is answered
+ * after they ran, not before and not a fixed tick later; a later version,
+ * and a watch of views already watched, wake nothing and are answered at
+ * once. */
+static void test_server_control_first_look(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
+    ddm_plugin *p = ddm_registry_add(reg, "wake", NULL);
+    p->desc = &wake_desc;
+    assert_true(ddm_registry_init_plugin(reg, p, NULL));
+    wake_runs = 0;
+    (void)add_table(f, "127.0.0.1:8000", "threads");
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    /* watch and version in one write: the version waits for the first look */
+    JsonNode *r = ask(c, "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n");
+    json_node_unref(r); /* watching */
+    r = next_message(c); /* the view, "added" */
+    json_node_unref(r);
+    r = next_message(c);
+    assert_non_null(r);
+    JsonObject *o = json_node_get_object(r);
+    assert_non_null(ddm_json_get_string(o, "version"));
+    assert_true(ddm_json_get_bool(o, "settled", FALSE));
+    assert_int_equal(wake_runs, 1); /* the tick ran before the answer */
+    json_node_unref(r);
+    r = ask(c, "{\"op\":\"version\"}\n");
+    assert_true(ddm_json_get_bool(json_node_get_object(r), "settled", FALSE));
+    json_node_unref(r);
+    assert_int_equal(wake_runs, 1);
+    /* a second watcher of the same views: nothing new is watched */
+    DdmClient *c2 = ddm_client_connect(f->sock, NULL);
+    r = ask(c2, "{\"op\":\"watch\"}\n");
+    json_node_unref(r);
+    r = next_message(c2); /* added */
+    json_node_unref(r);
+    r = ask(c2, "{\"op\":\"version\"}\n");
+    assert_true(ddm_json_get_bool(json_node_get_object(r), "settled", FALSE));
+    json_node_unref(r);
+    pump(20);
+    assert_int_equal(wake_runs, 1);
+    ddm_client_free(c2);
+    ddm_client_free(c);
+    pump(20);
+}
+
 static void test_server_control_oversized(void **state)
 {
     Fixture *f = *state;
@@ -556,6 +627,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_blob_filenames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_oversized, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_busy, setup, teardown),
     };
