@@ -51,7 +51,8 @@ char **ddm_vm_features_share(char **features);
 void ddm_vm_features_release(char **shared);
 /** Distinct FEAT lists held now (tests). */
 guint ddm_vm_features_shared_count(void);
-/** Point vm->info at the owned identity strings again (after any changed). */
+/** Point vm->info at the target's key, transport and device again and
+ *  recount its features (after any identity change). */
 void ddm_vm_sync_info(DdmVm *vm);
 /** Enter state @s (no-op if already there) and tell the monitor. */
 void ddm_vm_set_state(DdmVm *vm, DdmVmState s);

@@ -42,7 +42,7 @@ const char *ddm_vm_state_name(DdmVmState s)
 
 /* ------------------------------------------------------------- identity */
 
-/* Point vm->info at the owned strings again (after any of them changed). */
+/* Point vm->info at the target's strings again and recount the features. */
 void ddm_vm_sync_info(DdmVm *vm)
 {
     ddm_vm_info *i = &vm->info;
@@ -51,14 +51,7 @@ void ddm_vm_sync_info(DdmVm *vm)
     i->key = vm->target->key;
     i->transport = vm->target->ops->transport;
     i->device = vm->target->device;
-    i->vm_ident = vm->vm_ident;
-    i->app_name = vm->app_name;
-    i->abi = vm->abi;
-    i->jvm_flags = vm->jvm_flags;
-    i->package_name = vm->package_name;
-    i->features = (const char *const *)vm->features;
-    i->n_features = vm->features ? g_strv_length(vm->features) : 0;
-    i->boot_stage = vm->boot_stage;
+    i->n_features = i->features ? g_strv_length((char **)i->features) : 0;
 }
 
 void ddm_vm_set_state(DdmVm *vm, DdmVmState s)
@@ -103,14 +96,14 @@ void ddm_vm_set_name(DdmVm *vm, const char *app_name, const char *package_name, 
     g_autofree char *package = ddm_vm_clip(package_name, DDM_VM_NAME_MAX);
 
     g_return_if_fail(ddm_vm_is_valid(vm));
-    if (app && g_strcmp0(app, vm->app_name) != 0) {
-        g_free(vm->app_name);
-        vm->app_name = g_steal_pointer(&app);
+    if (app && g_strcmp0(app, vm->info.app_name) != 0) {
+        g_free((char *)vm->info.app_name);
+        vm->info.app_name = g_steal_pointer(&app);
         changed = TRUE;
     }
-    if (package && g_strcmp0(package, vm->package_name) != 0) {
-        g_free(vm->package_name);
-        vm->package_name = g_steal_pointer(&package);
+    if (package && g_strcmp0(package, vm->info.package_name) != 0) {
+        g_free((char *)vm->info.package_name);
+        vm->info.package_name = g_steal_pointer(&package);
         changed = TRUE;
     }
     if (user_id >= 0 && user_id != vm->info.user_id) {
@@ -170,12 +163,12 @@ void ddm_vm_unref(DdmVm *vm)
     if (vm->unknown_logged)
         g_hash_table_destroy(vm->unknown_logged);
 
-    ddm_vm_text_release(vm->vm_ident); /* shared (vm_ident.c) */
-    g_free(vm->app_name);
-    ddm_vm_text_release(vm->abi);
-    ddm_vm_text_release(vm->jvm_flags);
-    g_free(vm->package_name);
-    ddm_vm_features_release(vm->features);
+    ddm_vm_text_release((char *)vm->info.vm_ident); /* shared (vm_ident.c) */
+    g_free((char *)vm->info.app_name);
+    ddm_vm_text_release((char *)vm->info.abi);
+    ddm_vm_text_release((char *)vm->info.jvm_flags);
+    g_free((char *)vm->info.package_name);
+    ddm_vm_features_release((char **)vm->info.features);
     g_free(vm->close_reason);
     g_free(vm->deferred_close_reason);
     g_free(vm->pid_note);

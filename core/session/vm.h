@@ -57,12 +57,12 @@ struct ddm_vm {
     DdmMonitor *monitor;        /* borrowed */
     DdmTarget *target;          /* owned reference */
 
-    /* identity: `info` points into the owned strings below; vm_ident, abi
-     * and jvm_flags are shared interned strings, features a shared vector
-     * (vm_ident.c: the same text of many VMs is held once) */
+    /* identity: the session owns the strings `info` points to (no second
+     * copy of the pointers): app_name and package_name its own (g_free),
+     * vm_ident, abi and jvm_flags shared interned strings and features a
+     * shared vector (vm_ident.c: the same text of many VMs is held once);
+     * key, transport and device are the target's (ddm_vm_sync_info) */
     ddm_vm_info info;
-    char *vm_ident, *app_name, *abi, *jvm_flags, *package_name;
-    char **features;            /* NULL-terminated, from FEAT */
     char *pid_note;             /* plain JVMs: why the pid is unknown ("pid unknown: another
                                    user's process (uid N)"), NULL when known */
     /* what plugins set through the host: short lists, each entry one block
@@ -110,7 +110,6 @@ struct ddm_vm {
      * DdmVm, so it has no holes (doc/memory.md). */
     DdmVmState state;
     int fd;
-    uint32_t boot_stage;
     uint32_t next_id;           /* our ids: 0x40000000 + n, like ddmlib */
     uint32_t answered_id;       /* the newest of our requests the VM answered (0: none) */
     uint32_t fence_id;          /* ddm_vm_requests_settled's FEAT in flight (0: none) */

@@ -33,11 +33,11 @@ static void learn_local_process(DdmVm *vm)
     if (peer.who == DDM_PEER_FOUND) {
         vm->info.pid = peer.pid;
         if (peer.main_class) {
-            g_free(vm->app_name);
-            vm->app_name = ddm_vm_clip(peer.main_class, DDM_VM_NAME_MAX);
+            g_free((char *)vm->info.app_name);
+            vm->info.app_name = ddm_vm_clip(peer.main_class, DDM_VM_NAME_MAX);
         }
         g_info("%s: plain JVM is pid %u (%s)", vm_key(vm), peer.pid,
-               vm->app_name ? vm->app_name : "main class unknown");
+               vm->info.app_name ? vm->info.app_name : "main class unknown");
     } else {
         vm->pid_note = ddm_local_peer_note(&peer);
         g_info("%s: %s", vm_key(vm), vm->pid_note);
@@ -76,19 +76,19 @@ static void apply_helo(DdmVm *vm, const DdmHelo *h)
     vm->info.pid = h->pid;
     /* names cut to DDM_VM_NAME_MAX, other text to DDM_VM_TEXT_MAX (vm-private.h) */
     /* the text most VMs of a device share is held once (vm_ident.c) */
-    ddm_vm_text_release(vm->vm_ident);
-    vm->vm_ident = ddm_vm_text_share(h->vm_ident, DDM_VM_TEXT_MAX);
-    g_free(vm->app_name);
-    vm->app_name = ddm_vm_clip(h->app_name, DDM_VM_NAME_MAX);
+    ddm_vm_text_release((char *)vm->info.vm_ident);
+    vm->info.vm_ident = ddm_vm_text_share(h->vm_ident, DDM_VM_TEXT_MAX);
+    g_free((char *)vm->info.app_name);
+    vm->info.app_name = ddm_vm_clip(h->app_name, DDM_VM_NAME_MAX);
     vm->info.user_id = h->user_id;
-    ddm_vm_text_release(vm->abi);
-    vm->abi = ddm_vm_text_share(h->abi, DDM_VM_TEXT_MAX);
-    ddm_vm_text_release(vm->jvm_flags);
-    vm->jvm_flags = ddm_vm_text_share(h->jvm_flags, DDM_VM_TEXT_MAX);
+    ddm_vm_text_release((char *)vm->info.abi);
+    vm->info.abi = ddm_vm_text_share(h->abi, DDM_VM_TEXT_MAX);
+    ddm_vm_text_release((char *)vm->info.jvm_flags);
+    vm->info.jvm_flags = ddm_vm_text_share(h->jvm_flags, DDM_VM_TEXT_MAX);
     vm->info.native_debuggable = h->native_debuggable;
-    g_free(vm->package_name);
-    vm->package_name = ddm_vm_clip(h->package_name, DDM_VM_NAME_MAX);
-    vm->boot_stage = h->boot_stage;
+    g_free((char *)vm->info.package_name);
+    vm->info.package_name = ddm_vm_clip(h->package_name, DDM_VM_NAME_MAX);
+    vm->info.boot_stage = h->boot_stage;
     ddm_vm_sync_info(vm);
 }
 
@@ -164,8 +164,8 @@ static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
         g_warning("%s: malformed FEAT reply (%zu bytes) ignored", vm_key(vm), r->len);
         return;
     }
-    ddm_vm_features_release(vm->features);
-    vm->features = ddm_vm_features_share(feat);
+    ddm_vm_features_release((char **)vm->info.features);
+    vm->info.features = (const char *const *)ddm_vm_features_share(feat);
     ddm_vm_sync_info(vm);
     ddm_monitor_vm_identity_changed(vm->monitor, vm);
 }
@@ -247,10 +247,10 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
         start_helo(vm);
     } else {
         g_autofree char *ident = g_strdup_printf("%s %s", name, version);
-        ddm_vm_text_release(vm->vm_ident);
-        vm->vm_ident = ddm_vm_text_share(ident, DDM_VM_TEXT_MAX);
+        ddm_vm_text_release((char *)vm->info.vm_ident);
+        vm->info.vm_ident = ddm_vm_text_share(ident, DDM_VM_TEXT_MAX);
         ddm_vm_sync_info(vm);
-        g_message("%s: %s (JDWP %d.%d): plain JVM, no DDM traffic", vm_key(vm), vm->vm_ident,
+        g_message("%s: %s (JDWP %d.%d): plain JVM, no DDM traffic", vm_key(vm), vm->info.vm_ident,
                   major, minor);
         mark_plain(vm);
     }

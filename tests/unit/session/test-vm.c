@@ -751,7 +751,7 @@ static void test_vm_helo_full_tails(void **state)
     assert_string_equal(i->jvm_flags, "CheckJNI=false");
     assert_int_equal(i->native_debuggable, 1);
     assert_string_equal(i->package_name, "com.example.app");
-    assert_int_equal(fx->vm->boot_stage, DDM_CHUNK('A', '_', 'G', 'O'));
+    assert_int_equal(fx->vm->info.boot_stage, DDM_CHUNK('A', '_', 'G', 'O'));
     assert_true(fx->vm->was_ready);
     fx_free(fx);
 }
