@@ -526,7 +526,9 @@ struct ddm_host {
      *  NULL if none (or ambiguous). A command should use cmd_find_vm. */
     ddm_vm *(*find_vm)(ddm_plugin *self, const char *spec);
     /** A short headline figure shown in the VM list and `ddmon watch`, e.g. label
-     *  "threads" text "23". NULL @text removes it. Copied. */
+     *  "threads" text "23". NULL @text removes it. Copied. A VM holds at most
+     *  32 labels (all plugins together): a new one past them is -ENOSPC
+     *  (cores from 1.5 on; before, no cap). */
     int (*vm_headline)(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text);
 
     /* --- timers ----------------------------------------------------- 1.0 */
@@ -629,7 +631,8 @@ struct ddm_host {
      * of the VM's record view "headline" (owner "ddmon"), and a member of
      * the VM's row and object in `--json` output. Replaces the label's
      * figures; @n 0 removes them. At most DDM_HEADLINE_FIGURES_MAX; a bad
-     * name or type -EINVAL, a long label -EMSGSIZE. Copied. Since: 1.2;
+     * name or type -EINVAL, a long label -EMSGSIZE, a new label past the
+     * VM's 32 -ENOSPC (cores from 1.5 on). Copied. Since: 1.2;
      * test DDM_HOST_HAS(host, vm_headline_figures).
      */
     int (*vm_headline_figures)(ddm_plugin *self, ddm_vm *vm, const char *label,
