@@ -14,9 +14,13 @@
  * daemon flag. CPU % of one thread = delta(utime + stime) / hz /
  * delta(wall) × 100 between two consecutive tables that both list it; the
  * first table, a tick counter that went backwards (tid reuse) or a zero
- * time step give no figure. Owns the names and the index (malloc'd). No
+ * time step give no figure. Owns the index (malloc'd) and its threads'
+ * references to their names, which are shared by every list of the plugin
+ * (interned below: the apps of one device name their threads alike, so
+ * 1,000 VMs hold "main", "Signal Catcher"... once, not 1,000 times). No
  * host calls.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -26,9 +30,132 @@
 /* Every VM holds a list of these: keep the layout without holes. */
 _Static_assert(sizeof(thread_info) <= 32, "thread_info grew: reorder its members");
 
+/* ------------------------------------------------------------ names */
+
+/* One interned name: its reference count and chain link, then the text.
+ * A chain longer than NAME_CHAIN_MAX (names that collide, by chance or
+ * chosen by a VM) takes no more: such a name stays private to its thread
+ * (refs 0: never in the table), so an insert costs at most that many
+ * compares. The table doubles at one name a bucket; it goes when empty. */
+typedef struct shared_name {
+    struct shared_name *next;
+    uint32_t refs; /* 0: private (not in the table) */
+    uint32_t hash;
+    char s[];
+} shared_name;
+
+#define NAME_CHAIN_MAX 8
+
+static struct {
+    shared_name **buckets;
+    size_t mask; /* buckets - 1 */
+    size_t count;
+    uint32_t seed;
+} names;
+
+static shared_name *name_of(char *s)
+{
+    return (shared_name *)(void *)(s - offsetof(shared_name, s));
+}
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u ^ names.seed; /* FNV-1a, seeded per process */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+static void names_grow(void)
+{
+    size_t n = names.buckets ? (names.mask + 1) * 2 : 64, i;
+    shared_name **b = calloc(n, sizeof *b);
+    if (!b)
+        return; /* chains just get longer (capped) */
+    for (i = 0; names.buckets && i <= names.mask; i++) {
+        shared_name *e = names.buckets[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            e->next = b[e->hash & (n - 1)];
+            b[e->hash & (n - 1)] = e;
+        }
+    }
+    free(names.buckets);
+    names.buckets = b;
+    names.mask = n - 1;
+}
+
+/* @name (malloc'd, taken) as a shared name: the interned copy when there is
+ * one, else a new one; NULL when out of memory (then @name is freed). */
+static char *name_intern(char *name)
+{
+    size_t len = strlen(name), chain = 0;
+    uint32_t h;
+    shared_name *e, *n;
+
+    if (!names.buckets) {
+        if (getrandom(&names.seed, sizeof names.seed, GRND_NONBLOCK) != sizeof names.seed)
+            names.seed = (uint32_t)(uintptr_t)&names ^ 0x9E3779B9u;
+        names_grow();
+    }
+    h = name_hash(name);
+    for (e = names.buckets ? names.buckets[h & names.mask] : NULL; e; e = e->next, chain++)
+        if (e->hash == h && strcmp(e->s, name) == 0) {
+            e->refs++;
+            free(name);
+            return e->s;
+        }
+    n = malloc(sizeof *n + len + 1);
+    if (!n) {
+        free(name);
+        return NULL;
+    }
+    memcpy(n->s, name, len + 1);
+    free(name);
+    n->hash = h;
+    n->refs = 0;
+    n->next = NULL;
+    if (!names.buckets || chain >= NAME_CHAIN_MAX)
+        return n->s; /* private */
+    n->refs = 1;
+    n->next = names.buckets[h & names.mask];
+    names.buckets[h & names.mask] = n;
+    if (++names.count > names.mask + 1)
+        names_grow();
+    return n->s;
+}
+
+static void name_release(char *s)
+{
+    shared_name *n, **at;
+    if (!s)
+        return;
+    n = name_of(s);
+    if (n->refs == 0) { /* private */
+        free(n);
+        return;
+    }
+    if (--n->refs > 0)
+        return;
+    for (at = &names.buckets[n->hash & names.mask]; *at != n; at = &(*at)->next)
+        ;
+    *at = n->next;
+    free(n);
+    if (--names.count == 0) {
+        free(names.buckets);
+        names.buckets = NULL;
+        names.mask = 0;
+    }
+}
+
+size_t thread_names_shared(void)
+{
+    return names.count;
+}
+
 static void thread_free(thread_info *t)
 {
-    free(t->name);
+    name_release(t->name);
     free(t->stats);
 }
 
@@ -234,7 +361,10 @@ thread_info *thread_list_name(thread_list *l, uint32_t id, char *name)
         free(name);
         return NULL;
     }
-    free(t->name);
+    name = name_intern(name);
+    if (!name)
+        return NULL;
+    name_release(t->name);
     t->name = name;
     t->announced = 1;
     return t;

@@ -117,7 +117,8 @@ typedef struct thread_stats {
 
 /* Laid out without holes (32 bytes, not 72): every VM holds a list of them. */
 typedef struct thread_info {
-    char *name;        /* NULL until THCR/THNM */
+    char *name;        /* NULL until THCR/THNM; shared with the plugin's other
+                          threads of that name (read only: thread-list.c) */
     thread_stats *stats; /* NULL until the thread is in a real-form THST; then
                             valid whenever has_stats and form is real */
     uint32_t id;
@@ -143,6 +144,8 @@ typedef struct thread_list {
 void thread_list_init(thread_list *l);
 void thread_list_clear(thread_list *l);
 thread_info *thread_list_find(thread_list *l, uint32_t id);
+/** Distinct thread names shared by the plugin's lists now (tests). */
+size_t thread_names_shared(void);
 /** Find or add @id. NULL when the list is full (or out of memory). */
 thread_info *thread_list_get(thread_list *l, uint32_t id);
 /** Remove @id; 1 if it was there. Moves the last thread into its place. */

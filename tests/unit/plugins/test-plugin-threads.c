@@ -859,6 +859,43 @@ static void test_thread_stats_only_with_thst(void **state)
     thread_list_clear(&l); /* frees the stats (ASan: no leak) */
 }
 
+/* Thread names are shared by every list of the plugin (the apps of one
+ * device name their threads alike): equal names are one copy, a rename
+ * lets go of the old one, and the last holder frees it. */
+static void test_thread_names_shared(void **state)
+{
+    thread_list a, b;
+    char buf[32];
+    size_t base = thread_names_shared();
+    (void)state;
+    thread_list_init(&a);
+    thread_list_init(&b);
+    assert_non_null(thread_list_name(&a, 1, strdup("main")));
+    assert_non_null(thread_list_name(&b, 7, strdup("main")));
+    assert_non_null(thread_list_name(&b, 8, strdup("Signal Catcher")));
+    assert_ptr_equal(thread_list_find(&a, 1)->name, thread_list_find(&b, 7)->name);
+    assert_string_equal(thread_list_find(&b, 8)->name, "Signal Catcher");
+    assert_int_equal(thread_names_shared(), base + 2);
+    assert_non_null(thread_list_name(&a, 1, strdup("renamed"))); /* THNM */
+    assert_string_equal(thread_list_find(&a, 1)->name, "renamed");
+    assert_string_equal(thread_list_find(&b, 7)->name, "main");
+    assert_int_equal(thread_names_shared(), base + 3);
+    /* many distinct names: each found again, the table grows */
+    for (uint32_t i = 0; i < 5000; i++) {
+        snprintf(buf, sizeof buf, "Binder:%u_1", i);
+        assert_non_null(thread_list_name(&a, 100 + i, strdup(buf)));
+    }
+    for (uint32_t i = 0; i < 5000; i += 499) {
+        snprintf(buf, sizeof buf, "Binder:%u_1", i);
+        assert_string_equal(thread_list_find(&a, 100 + i)->name, buf);
+    }
+    assert_true(thread_names_shared() <= base + 3 + 5000);
+    thread_list_clear(&a);
+    assert_int_equal(thread_names_shared(), base + 2);
+    thread_list_clear(&b); /* the last holders: ASan sees no leak */
+    assert_int_equal(thread_names_shared(), base);
+}
+
 static void test_thread_list_index_matches_reference(void **state)
 {
     thread_list l;
@@ -1104,6 +1141,7 @@ int main(void)
         T(test_big_table_published_by_timer),
         T(test_thst_65535_descending_bounded_work),
         cmocka_unit_test(test_thread_stats_only_with_thst),
+        cmocka_unit_test(test_thread_names_shared),
         cmocka_unit_test(test_thread_list_index_matches_reference),
         T(test_stkl_success),
         T(test_stkl_fail_timeout_empty),
