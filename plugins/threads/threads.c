@@ -48,6 +48,7 @@ static void vm_state_free(void *p)
 {
     threads_vm *st = p;
     thread_list_clear(&st->list);
+    free(st->cpu_ticks);
     free(st);
 }
 

@@ -191,7 +191,9 @@ struct threads_vm {
     double last_poll;     /* when the last THST was sent (pl->now) */
     int publish_pending;
     int full_logged;
-    uint64_t cpu_ticks[THREADS_METRIC_STATES]; /* by state slot (threads_metrics.c) */
+    uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
+                             NULL until the first CPU figure (polls come only while
+                             someone watches: an idle VM has none) */
 };
 
 /** The VM's state, created on first use (with its view). NULL if out of memory. */

@@ -12,6 +12,7 @@
  * threads no THST listed yet count as "unknown".
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "threads.h"
 
@@ -50,8 +51,13 @@ void threads_metrics_account(threads_vm *st)
     size_t i;
     for (i = 0; i < st->list.n; i++) {
         const thread_info *t = &st->list.v[i];
-        if (t->has_stats == 1 && t->has_cpu)
-            st->cpu_ticks[state_slot(t->status)] += t->stats->delta_ticks;
+        if (t->has_stats != 1 || !t->has_cpu)
+            continue;
+        if (!st->cpu_ticks)
+            st->cpu_ticks = calloc(THREADS_METRIC_STATES, sizeof *st->cpu_ticks);
+        if (!st->cpu_ticks)
+            return; /* out of memory: no CPU figures */
+        st->cpu_ticks[state_slot(t->status)] += t->stats->delta_ticks;
     }
 }
 
@@ -76,7 +82,7 @@ void threads_metrics_publish(threads_vm *st)
         const char *name = slot_name(s, names[s]);
         if (counts[s])
             threads[n_threads++] = (ddm_metric_sample){name, (double)counts[s]};
-        if (st->cpu_ticks[s])
+        if (st->cpu_ticks && st->cpu_ticks[s])
             cpu[n_cpu++] = (ddm_metric_sample){name, (double)st->cpu_ticks[s] / (double)st->pl->hz};
     }
     if (unknown)
