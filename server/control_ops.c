@@ -162,6 +162,15 @@ static void op_version(Client *c, const DdmCtlRequest *req)
 
 static void delay_reply(Client *c, const DdmCtlRequest *req);
 
+/* TRUE while some client's first look is under way: polls a watch woke
+ * have not run yet, or the requests they sent are not settled. O(the VMs
+ * those polls asked). */
+static gboolean first_look_under_way(DdmControl *ctl)
+{
+    DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
+    return ddm_registry_watch_wakes_pending(reg) || !ddm_registry_first_look_settled(reg);
+}
+
 /* A watching client whose watch made views watched that nobody watched
  * has its version (its question "settled?") answered after their first
  * look (first_look_done), not at once with a "no". */
@@ -552,6 +561,12 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     if (fresh) {
         c->first_look_us = g_get_monotonic_time();
         ddm_registry_wake_watch_timers(ddm_daemon_registry(c->ctl->daemon));
+    } else if (first_look_under_way(c->ctl)) {
+        /* Another client's watch (in this loop pass or an earlier one) woke
+         * polls that have not run or not been answered yet: this client's
+         * views were fresh a moment ago too, so its "settled?" waits for
+         * the same first look, not answered "yes" before any poll ran. */
+        c->first_look_us = g_get_monotonic_time();
     }
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "watching");

@@ -518,6 +518,48 @@ static void test_server_control_first_look(void **state)
     pump(20);
 }
 
+/* Two clients that watch in the same loop pass: only the first one's
+ * watch makes views watched that nobody watched, but the second one's
+ * "settled?" is not answered "yes" before the polls that watch woke ran:
+ * both wait for the same first look. */
+static void test_server_control_first_look_two(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
+    ddm_plugin *p = ddm_registry_add(reg, "wake", NULL);
+    p->desc = &wake_desc;
+    assert_true(ddm_registry_init_plugin(reg, p, NULL));
+    wake_runs = 0;
+    (void)add_table(f, "127.0.0.1:8000", "threads");
+    DdmClient *a = ddm_client_connect(f->sock, NULL);
+    DdmClient *b = ddm_client_connect(f->sock, NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    pump(20); /* both accepted */
+    /* both requests are read in one loop pass */
+    static const char both[] = "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n";
+    assert_int_equal(send(ddm_client_fd(a), both, strlen(both), MSG_NOSIGNAL), (ssize_t)strlen(both));
+    assert_int_equal(send(ddm_client_fd(b), both, strlen(both), MSG_NOSIGNAL), (ssize_t)strlen(both));
+    DdmClient *order[] = {b, a};
+    for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+        JsonNode *r = next_message(order[i]); /* watching */
+        json_node_unref(r);
+        r = next_message(order[i]); /* the view, "added" */
+        json_node_unref(r);
+        r = next_message(order[i]);
+        assert_non_null(r);
+        JsonObject *o = json_node_get_object(r);
+        assert_non_null(ddm_json_get_string(o, "version"));
+        assert_true(ddm_json_get_bool(o, "settled", FALSE));
+        assert_int_equal(wake_runs, 1); /* the tick ran before either answer */
+        json_node_unref(r);
+    }
+    ddm_client_free(b);
+    ddm_client_free(a);
+    pump(20);
+}
+
 static void test_server_control_oversized(void **state)
 {
     Fixture *f = *state;
@@ -628,6 +670,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_first_look_two, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_oversized, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_busy, setup, teardown),
     };
