@@ -43,9 +43,10 @@ typedef enum {
     DDM_VM_STATE_CLOSED
 } DdmVmState;
 
-/* One typed headline figure as the core keeps it: "LABEL_NAME" and its value. */
+/* One typed headline figure as the core keeps it: its name and value (the
+ * headline view's field is "LABEL_NAME", made when it is published). */
 typedef struct DdmHeadlineFigure {
-    char key[DDM_HEADLINE_LABEL_MAX + 1 + DDM_HEADLINE_FIGURE_NAME_MAX + 1];
+    char name[DDM_HEADLINE_FIGURE_NAME_MAX + 1];
     ddm_value_type type; /* DDM_VAL_INT or DDM_VAL_DOUBLE */
     gint64 i;
     double d;

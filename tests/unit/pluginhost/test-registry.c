@@ -1391,6 +1391,65 @@ static void test_registry_metric_two_plugins_one_family(void **state)
     g_clear_pointer(&f->vm1.target, ddm_target_unref);
 }
 
+/* "key=value" of every field of VM @key's "headline" view, in order. */
+static char *headline_fields(Fixture *f, const char *key)
+{
+    ddm_view *v = ddm_views_lookup(f->mon.views, "headline", key);
+    if (v == NULL)
+        return g_strdup("");
+    g_autoptr(JsonNode) n = ddm_view_to_json(v, FALSE);
+    JsonArray *fields = json_object_get_array_member(json_node_get_object(n), "fields");
+    GString *out = g_string_new(NULL);
+    for (guint i = 0; i < json_array_get_length(fields); i++) {
+        JsonObject *o = json_array_get_object_element(fields, i);
+        g_string_append_printf(out, "%s%s=%g", out->len ? " " : "", json_object_get_string_member(o, "key"),
+                               json_object_get_double_member(o, "value"));
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* Headline figures (the VM's list of labels, vm_tables.c) publish the
+ * "headline" view as LABEL_NAME fields, labels in order; an equal set makes
+ * no new version; n 0 removes a label; a VM takes at most
+ * DDM_VM_HEADLINES_MAX labels (-ENOSPC past them), of figures and of text. */
+static void test_registry_headline_figures_view(void **state)
+{
+    Fixture *f = *state;
+    f->vm1.target = ddm_target_tcp_new("127.0.0.1", 8001, "test");
+    f->vm1.info.key = f->vm1.target->key;
+    ddm_plugin *a = load_fake(f, "alpha", body_listener_and_data, NULL);
+    const ddm_host *host = T.host;
+    ddm_vm *vm = (ddm_vm *)&f->vm1;
+    const ddm_headline_figure th[] = {{"count", DDM_VAL_INT, 14, 0}, {"daemon", DDM_VAL_INT, 2, 0}};
+    const ddm_headline_figure hp[] = {{"used_percent", DDM_VAL_DOUBLE, 0, 37.5}};
+    assert_int_equal(host->vm_headline_figures(a, vm, "threads", th, 2), 0);
+    assert_int_equal(host->vm_headline_figures(a, vm, "heap", hp, 1), 0);
+    g_autofree char *both = headline_fields(f, f->vm1.target->key);
+    assert_string_equal(both, "heap_used_percent=37.5 threads_count=14 threads_daemon=2");
+    ddm_view *v = ddm_views_lookup(f->mon.views, "headline", f->vm1.target->key);
+    guint64 version = ddm_view_version(v);
+    assert_int_equal(host->vm_headline_figures(a, vm, "threads", th, 2), 0);
+    assert_int_equal(ddm_view_version(v), version); /* unchanged: no new version */
+    assert_int_equal(host->vm_headline_figures(a, vm, "heap", NULL, 0), 0);
+    g_autofree char *threads_only = headline_fields(f, f->vm1.target->key);
+    assert_string_equal(threads_only, "threads_count=14 threads_daemon=2");
+    char label[16];
+    for (guint i = 1; i < DDM_VM_HEADLINES_MAX; i++) {
+        g_snprintf(label, sizeof label, "l%02u", i);
+        assert_int_equal(host->vm_headline_figures(a, vm, label, hp, 1), 0);
+        assert_int_equal(host->vm_headline(a, vm, label, "x"), 0);
+    }
+    assert_int_equal(host->vm_headline(a, vm, "threads", "14"), 0); /* the 32nd text label */
+    assert_int_equal(host->vm_headline_figures(a, vm, "more", hp, 1), -ENOSPC);
+    assert_int_equal(host->vm_headline(a, vm, "more", "x"), -ENOSPC);
+    assert_int_equal(host->vm_headline(a, vm, "threads", "15"), 0); /* changes still go */
+    ddm_vm_headlines_clear(&f->vm1);
+    ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(&f->vm1));
+    ddm_views_destroy_vm(f->mon.views, f->vm1.target->key);
+    f->vm1.info.key = "127.0.0.1:8001";
+    g_clear_pointer(&f->vm1.target, ddm_target_unref);
+}
+
 /* A web run's arguments: nothing that could name a file outside the run. */
 static void test_command_arg_escapes(void **state)
 {
@@ -1455,6 +1514,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_register_outside_init, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_rollback_on_init_failure, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_vm_data_freed_after_gone, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_headline_figures_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_ud_free_once_on_success, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_commands, setup, teardown),

@@ -1001,10 +1001,10 @@ static void test_vm_tables(void **state)
     assert_int_equal(ddm_vm_headline_set(&vm, "heap", "4 MB"), 1); /* a change still goes */
 
     memset(f, 0, sizeof f);
-    g_strlcpy(f[0].key, "threads_count", sizeof f[0].key);
+    g_strlcpy(f[0].name, "count", sizeof f[0].name);
     f[0].type = DDM_VAL_INT;
     f[0].i = 14;
-    g_strlcpy(f[1].key, "threads_daemon", sizeof f[1].key);
+    g_strlcpy(f[1].name, "daemon", sizeof f[1].name);
     f[1].type = DDM_VAL_INT;
     assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 1);
     assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 0);
