@@ -299,11 +299,27 @@ static void destroy_matching(DdmViews *store, const char *vm_key, const char *ow
     GHashTableIter it;
     gpointer val;
 
-    g_hash_table_iter_init(&it, store->by_key);
-    while (g_hash_table_iter_next(&it, NULL, &val)) {
-        ddm_view *v = val;
-        if ((vm_key && g_strcmp0(v->vm_key, vm_key) == 0) || (owner && g_strcmp0(v->desc->owner, owner) == 0))
-            g_ptr_array_add(victims, v);
+    if (vm_key && !owner && interned_descs) {
+        /* A VM's views: one lookup per description (a few dozen), not a
+         * walk over every view of every VM, so a VM that goes away costs
+         * the same with ten VMs or ten thousand (stopping a server with
+         * 10,000 VMs took ~90 s of CPU). A view is found once per
+         * description of its name. */
+        g_hash_table_iter_init(&it, interned_descs);
+        while (g_hash_table_iter_next(&it, NULL, &val)) {
+            ddm_view key = {.desc = val, .vm_key = (char *)vm_key};
+            ddm_view *v = g_hash_table_lookup(store->by_key, &key);
+            if (v && !g_ptr_array_find(victims, v, NULL))
+                g_ptr_array_add(victims, v);
+        }
+    } else {
+        g_hash_table_iter_init(&it, store->by_key);
+        while (g_hash_table_iter_next(&it, NULL, &val)) {
+            ddm_view *v = val;
+            if ((vm_key && g_strcmp0(v->vm_key, vm_key) == 0) ||
+                (owner && g_strcmp0(v->desc->owner, owner) == 0))
+                g_ptr_array_add(victims, v);
+        }
     }
     /* Listeners may destroy views meanwhile: a busy reference keeps each
      * victim allocated until we are done with it. */

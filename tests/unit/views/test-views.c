@@ -859,6 +859,51 @@ static void test_views_destroy_vm_owner(void **state)
     ddm_views_free(s);
 }
 
+/* A VM's views are found through the descriptions: one view per name and
+ * VM, whatever the owner or title; descriptions of other VMs' views with
+ * the same name, and global views, find nothing of this VM. */
+static void test_views_destroy_vm_by_description(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    Recorder r;
+    (void)state;
+
+    recorder_init(&r, s);
+    ddm_views_create(s, "p1", "vm1", "a", DDM_VIEW_TABLE, "A of vm1");
+    ddm_views_create(s, "p1", "vm1", "b", DDM_VIEW_RECORD, NULL);
+    ddm_views_create(s, "p2", "vm2", "a", DDM_VIEW_TABLE, "another title");
+    ddm_views_create(s, "p2", "vm2", "c", DDM_VIEW_TABLE, NULL);
+    ddm_views_create(s, "p2", NULL, "a", DDM_VIEW_TABLE, NULL);
+    for (int i = 0; i < 50; i++) { /* more VMs with the same descriptions */
+        char key[16];
+        g_snprintf(key, sizeof key, "other%d", i);
+        ddm_views_create(s, "p1", key, "a", DDM_VIEW_TABLE, "A of vm1");
+    }
+    ddm_views_add_listener(s, on_change, &r);
+
+    ddm_views_destroy_vm(s, "vm1");
+    assert_int_equal(r.events->len, 2); /* "a" once, though two descriptions name it */
+    assert_null(ddm_views_lookup(s, "a", "vm1"));
+    assert_null(ddm_views_lookup(s, "b", "vm1"));
+    assert_non_null(ddm_views_lookup(s, "a", "vm2"));
+    assert_non_null(ddm_views_lookup(s, "c", "vm2"));
+    assert_non_null(ddm_views_lookup(s, "a", NULL));
+    assert_non_null(ddm_views_lookup(s, "a", "other7"));
+
+    ddm_views_destroy_vm(s, "vm2");
+    assert_int_equal(r.events->len, 4);
+    assert_null(ddm_views_lookup(s, "a", "vm2"));
+    assert_null(ddm_views_lookup(s, "c", "vm2"));
+    assert_non_null(ddm_views_lookup(s, "a", NULL));
+    {
+        GPtrArray *l = ddm_views_list(s);
+        assert_int_equal(l->len, 51);
+        g_ptr_array_free(l, TRUE);
+    }
+    recorder_clear(&r);
+    ddm_views_free(s);
+}
+
 typedef struct Chain {
     DdmViews *store;
     int removed;
@@ -1385,6 +1430,7 @@ int main(void)
         cmocka_unit_test(test_views_listener_changes_during_notify),
         cmocka_unit_test(test_views_watches),
         cmocka_unit_test(test_views_destroy_vm_owner),
+        cmocka_unit_test(test_views_destroy_vm_by_description),
         cmocka_unit_test(test_views_destroy_reentrant),
         cmocka_unit_test(test_views_detached),
         cmocka_unit_test(test_views_json_shape),
