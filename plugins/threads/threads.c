@@ -161,11 +161,66 @@ static int flush_timer_cb(ddm_plugin *self, void *ud)
     return 0;
 }
 
+/* A small table is published once per burst of events, at the next loop
+ * iteration: the ~14 THCR a VM sends right after THEN arrive together, and
+ * publishing the table, its headline and its metrics once for each made
+ * start-up with many VMs O(threads^2) a VM (39% of the server's
+ * instructions with 1,000 VMs). */
+void threads_publish_soon(threads_plugin *pl)
+{
+    while (pl->n_soon > 0) {
+        threads_vm *st = pl->soon[--pl->n_soon];
+        if (st->publish_pending) /* the 100 ms flush may have been first */
+            threads_publish(st);
+    }
+}
+
+static int soon_timer_cb(ddm_plugin *self, void *ud)
+{
+    threads_plugin *pl = ud;
+    (void)self;
+    pl->soon_timer = 0; /* returning 0 ends this timer */
+    threads_publish_soon(pl);
+    return 0;
+}
+
+/* @st leaves the soon list (its VM is gone). */
+static void threads_forget_soon(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    for (size_t i = 0; i < pl->n_soon; i++)
+        if (pl->soon[i] == st) {
+            pl->soon[i] = pl->soon[--pl->n_soon];
+            return;
+        }
+}
+
+static int publish_soon(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    if (!st->publish_pending) {
+        if (pl->n_soon == pl->cap_soon) {
+            size_t cap = pl->cap_soon ? pl->cap_soon * 2 : 64;
+            threads_vm **grown = realloc(pl->soon, cap * sizeof *grown);
+            if (!grown)
+                return -1;
+            pl->soon = grown;
+            pl->cap_soon = cap;
+        }
+        pl->soon[pl->n_soon++] = st;
+        st->publish_pending = 1;
+    }
+    if (!pl->soon_timer)
+        pl->soon_timer = pl->host->timer_add(pl->self, 0, soon_timer_cb, pl, NULL);
+    return pl->soon_timer ? 0 : -1;
+}
+
 void threads_changed(threads_vm *st)
 {
     threads_plugin *pl = st->pl;
     if (st->list.n <= THREADS_PUBLISH_NOW_MAX) {
-        threads_publish(st);
+        if (publish_soon(st) != 0) /* no memory or no timer: publish now rather than never */
+            threads_publish(st);
         return;
     }
     st->publish_pending = 1;
@@ -302,8 +357,10 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 
     if (event == DDM_VM_GONE) { /* the core frees our state (vm_state_free) and views */
         st = h->vm_get_data(self, vm);
-        if (st)
+        if (st) {
             ddm_tick_list_del(&pl->ticks, &st->tick); /* poll.c's tick visits it no more */
+            threads_forget_soon(st);
+        }
         return;
     }
     if (event != DDM_VM_READY)
@@ -323,6 +380,13 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 /* ---------------------------------------------------------- descriptor */
 
 
+static void plugin_free(void *p)
+{
+    threads_plugin *pl = p;
+    free(pl->soon);
+    free(pl);
+}
+
 static int threads_init(ddm_plugin *self, const ddm_host *host)
 {
     threads_plugin *pl = calloc(1, sizeof *pl);
@@ -332,7 +396,7 @@ static int threads_init(ddm_plugin *self, const ddm_host *host)
     pl->self = self;
     pl->host = host;
     pl->now = threads_monotonic_now;
-    host->set_data(self, pl, free);
+    host->set_data(self, pl, plugin_free);
     pl->interval_ms = (unsigned)ddm_config_uint(host, self, "interval", 0, 3600000u, THREADS_DEFAULT_INTERVAL_MS);
     if (pl->interval_ms && pl->interval_ms < THREADS_MIN_INTERVAL_MS) {
         host->log(self, DDM_LOG_INFO, "threads.interval %u ms raised to %u ms", pl->interval_ms,

@@ -174,6 +174,9 @@ typedef struct threads_plugin {
     unsigned hz;
     uint32_t poll_timer;  /* 0: none */
     uint32_t flush_timer; /* 0: none */
+    uint32_t soon_timer;  /* 0: none; publishes `soon` at the next loop iteration */
+    threads_vm **soon;    /* small tables changed since the last publish (publish_pending) */
+    size_t n_soon, cap_soon;
     double (*now)(void);  /* monotonic seconds; tests may replace it */
     ddm_tick_list ticks;  /* poll.c: the VMs a tick visits while the watches stay the same */
 } threads_plugin;
@@ -200,6 +203,9 @@ struct threads_vm {
 threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm);
 /** The list changed: publish now, or soon for big tables. */
 void threads_changed(threads_vm *st);
+/** Publish the small tables changed since the last publish (what the
+ *  zero-delay timer threads_changed arms runs, after a burst of events). */
+void threads_publish_soon(threads_plugin *pl);
 /** Publish the table and the headline now. */
 void threads_publish(threads_vm *st);
 /** Apply a decoded THST table to @st and publish. */

@@ -105,6 +105,7 @@ static int send_name(fixture *f, uint32_t type, uint32_t id, const char *name)
     uint8_t *p = name_chunk(id, name, &len);
     int rc = fake_host_deliver(f->fh, f->vm, type, DDM_ORIGIN_EVENT, p, len);
     free(p);
+    threads_publish_soon(plugin_of(f->fh)); /* the loop, after the burst */
     return rc;
 }
 
@@ -112,7 +113,9 @@ static int send_thde(fixture *f, uint32_t id)
 {
     uint8_t p[4];
     ddm_put_u4(p, id);
-    return fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THDE, DDM_ORIGIN_EVENT, p, 4);
+    int rc = fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THDE, DDM_ORIGIN_EVENT, p, 4);
+    threads_publish_soon(plugin_of(f->fh)); /* the loop, after the burst */
+    return rc;
 }
 
 /* A real THST table with the given header and entry lengths (padding 0xEE). */
@@ -146,6 +149,7 @@ static int send_thst(fixture *f, const thst_entry *e, size_t n)
     uint8_t *p = thst_real(4, 18, (unsigned)n, e, n, &len);
     int rc = fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len);
     free(p);
+    threads_publish_soon(plugin_of(f->fh)); /* the loop, after the burst */
     return rc;
 }
 
@@ -350,6 +354,7 @@ static void test_thst_longer_header_and_entries(void **state)
     assert_int_equal(len, 9 + 2 * 25);
     assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len), 0);
     free(p);
+    threads_publish_soon(plugin_of(f->fh));
     assert_int_equal(fake_view_n_rows(v), 2);
     assert_int_equal(fake_view_cell_int(v, 1, "id"), 8);
     assert_int_equal(fake_view_cell_int(v, 1, "tid"), 800);
@@ -452,6 +457,7 @@ static void test_thst_draft_form(void **state)
     p = ddm_writer_take(&w, &len);
     assert_int_equal(len, 16);
     assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT, p, len), 0);
+    threads_publish_soon(plugin_of(f->fh));
     assert_int_equal(fake_view_n_rows(v), 2);
     assert_string_equal(fake_view_cell_str(v, 0, "state"), "timed-wait");
     assert_string_equal(fake_view_cell_str(v, 1, "state"), "native (suspended)");
@@ -468,6 +474,7 @@ static void test_thst_draft_form(void **state)
     /* an empty draft table is 4 zero bytes */
     assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THST, DDM_ORIGIN_EVENT,
                                        "\0\0\0\0", 4), 0);
+    threads_publish_soon(plugin_of(f->fh));
     assert_int_equal(fake_view_n_rows(v), 0);
 }
 
@@ -528,6 +535,7 @@ static void test_polls_only_while_watched(void **state)
     p = thst_real(4, 18, 1, e, 1, &len);
     fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, p, len);
     free(p);
+    threads_publish_soon(plugin_of(f->fh));
     assert_int_equal(fake_view_n_rows(v), 1);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
     /* not before the interval (1 s) has passed */
@@ -763,6 +771,41 @@ static void test_thread_cap(void **state)
     assert_int_equal(fake_view_find_row(threads_view(f), "id", "50"), -1);
 }
 
+/* A burst of events (the THCR a VM sends after THEN) republishes a small
+ * table once, at the next loop iteration (the zero-delay timer), not once
+ * per event; a VM gone before that leaves nothing behind. */
+static void test_small_table_published_once_per_burst(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    unsigned before = fake_view_version(v);
+    ddm_vm_info info = {.pid = 89, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+    ddm_vm *vm2 = fake_host_add_vm(f->fh, &info);
+    uint32_t i;
+    for (i = 1; i <= 14; i++) {
+        size_t len;
+        uint8_t *p = name_chunk(i, "t", &len);
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+        free(p);
+    }
+    assert_int_equal(fake_view_version(v), before); /* nothing yet */
+    assert_int_equal(fake_view_n_rows(v), 0);
+    fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    {
+        size_t len;
+        uint8_t *p = name_chunk(1, "gone soon", &len);
+        assert_int_equal(fake_host_deliver(f->fh, vm2, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+        free(p);
+    }
+    fake_host_vm_event(f->fh, vm2, DDM_VM_GONE); /* pending: it leaves the list */
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_view_n_rows(v), 14);
+    assert_int_equal(fake_view_version(v), before + 1); /* once for the 14 */
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "14");
+    fake_host_fire_timers(f->fh); /* nothing changed: nothing published */
+    assert_int_equal(fake_view_version(v), before + 1);
+}
+
 static void test_big_table_published_by_timer(void **state)
 {
     fixture *f = *state;
@@ -773,7 +816,7 @@ static void test_big_table_published_by_timer(void **state)
         send_name(f, THREADS_CHUNK_THCR, i, "t");
     before = fake_view_version(v);
     assert_int_equal(fake_view_n_rows(v), THREADS_PUBLISH_NOW_MAX);
-    assert_int_equal(fake_host_n_timers(f->fh), 2); /* poll + flush */
+    assert_int_equal(fake_host_n_timers(f->fh), 3); /* poll + flush + the small tables' (idle) */
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_view_n_rows(v), THREADS_PUBLISH_NOW_MAX + 10);
     assert_int_equal(fake_view_version(v), before + 1);
@@ -1138,6 +1181,7 @@ int main(void)
         TU(test_option_bad_values),
         TU(test_option_interval_clamped),
         T(test_thread_cap),
+        T(test_small_table_published_once_per_burst),
         T(test_big_table_published_by_timer),
         T(test_thst_65535_descending_bounded_work),
         cmocka_unit_test(test_thread_stats_only_with_thst),
