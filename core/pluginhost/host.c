@@ -565,6 +565,22 @@ static int host_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8
 
 /* -------------------------------------------------------------- timers */
 
+/* A watch woke @t (ddm_registry_wake_watch_timers) and it has not run
+ * since: DdmRegistry.wakes_pending counts them, so asking whether any is
+ * pending is O(1). */
+static void set_wake_pending(DdmTimerReg *t, gboolean pending)
+{
+    if (t->wake_pending == pending)
+        return;
+    t->wake_pending = pending;
+    if (t->reg == NULL)
+        return;
+    if (pending)
+        t->reg->wakes_pending++;
+    else
+        t->reg->wakes_pending--;
+}
+
 /* Plugin timers are entries of core/loop's heap, each re-armed after a run
  * that returns true, like a g_timeout. */
 static void timer_fire(DdmTimer *timer, gpointer data)
@@ -578,7 +594,7 @@ static void timer_fire(DdmTimer *timer, gpointer data)
     t->firing = TRUE;
     /* woken by a watch: the requests it sends are the first look's */
     reg->first_look_polling = t->wake_pending;
-    t->wake_pending = FALSE;
+    set_wake_pending(t, FALSE);
     keep = t->fn(t->plugin, t->ud) != 0;
     reg->first_look_polling = was_polling;
     t->firing = FALSE;
@@ -642,25 +658,41 @@ static int host_timer_wake_on_watch(ddm_plugin *self, uint32_t id, int on)
     DdmTimerReg *t = g_hash_table_lookup(self->registry->timers, GUINT_TO_POINTER(id));
     if (!t || t->plugin != self || t->dropped)
         return -ENOENT;
+    DdmRegistry *reg = self->registry;
+    if ((on != 0) == t->wake_on_watch)
+        return 0;
     t->wake_on_watch = on != 0;
-    if (!on)
-        t->wake_pending = FALSE;
+    if (on) {
+        if (!reg->wake_timers)
+            reg->wake_timers = g_ptr_array_new();
+        g_ptr_array_add(reg->wake_timers, t);
+    } else {
+        set_wake_pending(t, FALSE);
+        g_ptr_array_remove_fast(reg->wake_timers, t);
+    }
     return 0;
+}
+
+/* ddm_registry_timer_drop: @t goes, so it is no more woken nor pending. */
+void ddm_registry_timer_forget_wake(DdmTimerReg *t)
+{
+    set_wake_pending(t, FALSE);
+    if (t->wake_on_watch && t->reg && t->reg->wake_timers)
+        g_ptr_array_remove_fast(t->reg->wake_timers, t);
+    t->wake_on_watch = FALSE;
 }
 
 guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
 {
-    GHashTableIter it;
-    gpointer value;
     guint n = 0;
     g_return_val_if_fail(reg != NULL, 0);
     (void)ddm_registry_first_look_settled(reg); /* forget the VMs earlier looks left settled */
-    g_hash_table_iter_init(&it, reg->timers);
-    while (g_hash_table_iter_next(&it, NULL, &value)) {
-        DdmTimerReg *t = value;
-        if (!t->wake_on_watch || t->dropped)
+    /* only the timers that opted in: not the per-VM or per-call ones */
+    for (guint i = 0; reg->wake_timers && i < reg->wake_timers->len; i++) {
+        DdmTimerReg *t = g_ptr_array_index(reg->wake_timers, i);
+        if (t->dropped)
             continue;
-        t->wake_pending = TRUE;
+        set_wake_pending(t, TRUE);
         if (!t->firing) /* else timer_fire re-arms it at once */
             ddm_timer_arm(&t->timer, 0);
         n++;
@@ -696,18 +728,13 @@ gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
 void ddm_registry_first_look_free(DdmRegistry *reg)
 {
     g_clear_pointer(&reg->first_look_vms, g_hash_table_unref);
+    g_clear_pointer(&reg->wake_timers, g_ptr_array_unref);
 }
 
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg)
 {
-    GHashTableIter it;
-    gpointer value;
     g_return_val_if_fail(reg != NULL, FALSE);
-    g_hash_table_iter_init(&it, reg->timers);
-    while (g_hash_table_iter_next(&it, NULL, &value))
-        if (((DdmTimerReg *)value)->wake_pending && !((DdmTimerReg *)value)->dropped)
-            return TRUE;
-    return FALSE;
+    return reg->wakes_pending > 0;
 }
 
 /* --------------------------------------------------------------- views */

@@ -96,6 +96,10 @@ struct DdmRegistry {
                                 frees them) */
     guint next_timer_id;     /* the last timer id handed out */
     gboolean first_look_polling; /* a timer woken by a watch runs (host.c) */
+    GPtrArray *wake_timers;  /* DdmTimerReg* (borrowed) that opted in with
+                                timer_wake_on_watch: what a watch wakes, not every timer;
+                                NULL until the first (host.c) */
+    guint wakes_pending;     /* timers woken by a watch that have not run since (host.c) */
     GHashTable *first_look_vms;  /* DdmVm* (a reference each) that woken timers sent requests
                                     to and whose requests were not yet found settled; NULL
                                     until the first (host.c) */
@@ -135,8 +139,10 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
 /** Forget @p's families and every VM's samples of them (views republished). */
 void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_metrics_free(DdmRegistry *reg);
-/* host.c: drop first_look_vms (at ddm_registry_free). */
+/* host.c: drop first_look_vms and wake_timers (at ddm_registry_free). */
 void ddm_registry_first_look_free(DdmRegistry *reg);
+/* host.c: a timer being dropped is no more woken by a watch, nor pending. */
+void ddm_registry_timer_forget_wake(DdmTimerReg *t);
 
 /* host.c */
 /** Fill @host with the core's functions. */

@@ -438,6 +438,7 @@ gboolean ddm_registry_may_register(ddm_plugin *p, const char *what)
 
 void ddm_registry_timer_drop(DdmTimerReg *t)
 {
+    ddm_registry_timer_forget_wake(t);
     if (t->reg)
         g_hash_table_remove(t->reg->timers, GUINT_TO_POINTER(t->id));
     t->reg = NULL;

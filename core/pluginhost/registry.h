@@ -92,12 +92,12 @@ void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p);
 /* Polls when a watch begins (host.c; ddm_host.timer_wake_on_watch, ABI 1.5). */
 /** A frontend began to watch or ask for views nobody watched: the plugin
  *  timers that opted in run at the next loop iteration (their polls ask
- *  the newly watched VMs). O(plugin timers), nothing per VM. Returns how
- *  many were woken. */
+ *  the newly watched VMs). O(the timers that opted in, a list of their
+ *  own), nothing per VM nor per call. Returns how many were woken. */
 guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
 /** TRUE while a timer ddm_registry_wake_watch_timers woke has not run yet
  *  (after that, the requests its poll sent are what ddm_daemon_settled
- *  waits for). O(plugin timers). */
+ *  waits for). O(1): a count of them. */
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
 /** TRUE when every VM a woken timer sent a request to has its requests
  *  settled (a DDM VM: ddm_vm_requests_settled, answered, timed out, never
