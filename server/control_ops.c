@@ -353,6 +353,21 @@ static gboolean delay_over(PendingCmd *pc)
     return first_look_done(pc);
 }
 
+/* TRUE while a first look is still waited for: a delayed reply other than
+ * the VM list's, or polls a watch woke that have not run. Once none is,
+ * the VMs the first look recorded (and its references to them) go
+ * (ddm_registry_first_look_end), not at the next fresh watch. O(delayed
+ * replies). */
+static gboolean first_look_waited_for(DdmControl *ctl)
+{
+    if (ddm_registry_watch_wakes_pending(ddm_daemon_registry(ctl->daemon)))
+        return TRUE;
+    for (GList *l = ctl->delayed_replies; l != NULL; l = l->next)
+        if (((PendingCmd *)l->data)->delayed_req.op != DDM_CTL_OP_VMS)
+            return TRUE;
+    return FALSE;
+}
+
 /* A delayed answer (a view nobody looked at, the VM list just after the
  * start, a snapshot's "settled" after a watch): each look that finds it
  * not due yet looks again after a wait that doubles up to
@@ -385,7 +400,10 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
         }
         ddm_control_resume(c);
     }
-    pc->delay_ctl->delayed_replies = g_list_remove(pc->delay_ctl->delayed_replies, pc);
+    DdmControl *ctl = pc->delay_ctl;
+    ctl->delayed_replies = g_list_remove(ctl->delayed_replies, pc);
+    if (pc->delayed_req.op != DDM_CTL_OP_VMS && !first_look_waited_for(ctl))
+        ddm_registry_first_look_end(ddm_daemon_registry(ctl->daemon));
     ddm_ctl_request_clear(&pc->delayed_req);
     g_free(pc);
 }

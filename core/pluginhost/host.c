@@ -314,6 +314,11 @@ static int host_chunk_enabled(ddm_plugin *self, uint32_t type)
 
 /* ----------------------------------------------------------------- VMs */
 
+/* The most VMs a first look waits for one by one: past them it records no
+ * more, and what the polls asked them is left to ddm_daemon_settled (which
+ * the first look waits for after these anyway). */
+#define MAX_FIRST_LOOK_VMS 4096
+
 /* A request went to @vm: if a timer woken by a watch sent it, the first
  * look waits for @vm (ddm_registry_first_look_settled). */
 static void note_first_look(DdmRegistry *reg, DdmVm *vm)
@@ -323,8 +328,30 @@ static void note_first_look(DdmRegistry *reg, DdmVm *vm)
     if (!reg->first_look_vms)
         reg->first_look_vms = g_hash_table_new_full(g_direct_hash, g_direct_equal,
                                                     (GDestroyNotify)ddm_vm_unref, NULL);
-    if (!g_hash_table_contains(reg->first_look_vms, vm))
-        g_hash_table_add(reg->first_look_vms, ddm_vm_ref(vm));
+    if (g_hash_table_contains(reg->first_look_vms, vm) ||
+        g_hash_table_size(reg->first_look_vms) >= MAX_FIRST_LOOK_VMS)
+        return;
+    g_hash_table_add(reg->first_look_vms, ddm_vm_ref(vm));
+}
+
+void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm)
+{
+    g_return_if_fail(reg != NULL);
+    if (reg->first_look_vms)
+        g_hash_table_remove(reg->first_look_vms, vm);
+}
+
+void ddm_registry_first_look_end(DdmRegistry *reg)
+{
+    g_return_if_fail(reg != NULL);
+    if (reg->first_look_vms)
+        g_hash_table_remove_all(reg->first_look_vms);
+}
+
+guint ddm_registry_first_look_n_vms(DdmRegistry *reg)
+{
+    g_return_val_if_fail(reg != NULL, 0);
+    return reg->first_look_vms ? g_hash_table_size(reg->first_look_vms) : 0;
 }
 
 static int host_request(ddm_plugin *self, ddm_vm *vm, uint32_t type, const void *data,

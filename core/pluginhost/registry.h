@@ -103,8 +103,17 @@ gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
  *  settled (a DDM VM: ddm_vm_requests_settled, answered, timed out, never
  *  to be answered, or the VM not ready any more, which may send a FEAT
  *  fence to find out; a plain JVM: none of ddmon's JDWP commands in
- *  flight). Forgets those VMs. O(the VMs those polls asked), not O(all VMs). */
+ *  flight). Forgets those VMs. O(the VMs those polls asked), not O(all VMs):
+ *  at most 4,096 are recorded (past them the caller's ddm_daemon_settled
+ *  is what waits for the rest). */
 gboolean ddm_registry_first_look_settled(DdmRegistry *reg);
+/** A VM went away: no first look waits for it or holds it any more. */
+void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm);
+/** No first look is waited for any more (the frontend answered or gave up
+ *  on every one): forget the VMs recorded, and the references to them. */
+void ddm_registry_first_look_end(DdmRegistry *reg);
+/** How many VMs a first look waits for one by one (tests). */
+guint ddm_registry_first_look_n_vms(DdmRegistry *reg);
 
 /* Chunk filter (--chunks). NULL/empty list = everything enabled. */
 void ddm_registry_set_chunk_filter(DdmRegistry *reg, GPtrArray *chunk_names);

@@ -257,6 +257,7 @@ static void vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev, gboolean plai
     }
     if (ev != DDM_VM_GONE)
         return;
+    ddm_registry_first_look_forget_vm(reg, vm); /* host.c: its reference goes */
     /* Rule 5: per-VM data goes after every GONE listener has run. */
     /* all taken first: a data_free that sets data again finds none */
     ddm_vm_plugin_data_free_list(ddm_vm_plugin_data_take_all(vm));

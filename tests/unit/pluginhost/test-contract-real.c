@@ -679,6 +679,8 @@ static void ct_real_host_has(void **state)
  * when a watch begins (ABI 1.5). */
 #define FL_REQ 0x464c4b51u /* "FLKQ" */
 static const ddm_host *fl_host;
+static unsigned fl_interval_ms = 3600000; /* the next fl_init's tick */
+static uint32_t fl_timer;                 /* the last fl_init's */
 
 static int fl_ask(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
@@ -698,13 +700,17 @@ static int fl_init(ddm_plugin *self, const ddm_host *host)
 {
     uint32_t id;
     fl_host = host;
-    id = host->timer_add(self, 3600000, fl_tick, NULL, NULL);
+    id = host->timer_add(self, fl_interval_ms, fl_tick, NULL, NULL);
+    fl_timer = id;
     return id && host->timer_wake_on_watch(self, id, 1) == 0 ? 0 : -ENOMEM;
 }
 
 static const ddm_plugin_desc fl_desc = {
     DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc),
     "firstlook", "1.0", "Apache-2.0", "polls when a watch begins", fl_init, NULL};
+static const ddm_plugin_desc fl_often_desc = {
+    DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, DDM_ABI_MINOR, (uint32_t)sizeof(ddm_plugin_desc),
+    "firstlook-often", "1.0", "Apache-2.0", "polls every 20 ms", fl_init, NULL};
 
 /* Answer every request @vm's peer has had (FLKQ, and the FEAT fences
  * ddm_vm_requests_settled sends) until none comes for a while. */
@@ -765,13 +771,64 @@ static void ct_real_first_look(void **state)
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
     assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
     r_vm_gone(h, b);
+    assert_int_equal(ddm_registry_first_look_n_vms(h->registry), 1); /* b's went with b */
     assert_false(ddm_registry_first_look_settled(h->registry)); /* a's FLKQ */
     fl_answer_all(h, a);
     assert_true(fl_settled_soon(h));
-    /* The tick at its interval is not a first look (run here by hand). */
-    fl_tick(ddm_registry_find_plugin(h->registry, "firstlook"), NULL);
+    /* A first look the frontend stopped waiting for holds no VM. */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
     assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(ddm_registry_first_look_n_vms(h->registry), 1);
+    ddm_registry_first_look_end(h->registry);
+    assert_int_equal(ddm_registry_first_look_n_vms(h->registry), 0);
     assert_true(ddm_registry_first_look_settled(h->registry));
+    fl_answer_all(h, a);
+    /* A tick at its interval, run by the loop (not woken), is not a first
+     * look: its request leaves the first look settled. */
+    fl_interval_ms = 20;
+    assert_int_equal(r_load(h, &fl_often_desc), 0);
+    fl_interval_ms = 3600000;
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(type, FL_REQ);
+    assert_int_equal(ddm_registry_first_look_n_vms(h->registry), 0);
+    assert_true(ddm_registry_first_look_settled(h->registry));
+    /* stop it (fl_answer_all answers until the requests stop coming) */
+    fl_host->timer_remove(ddm_registry_find_plugin(h->registry, "firstlook-often"), fl_timer);
+    fl_answer_all(h, a);
+    /* Woken, a timer's run is one. */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_false(ddm_registry_first_look_settled(h->registry));
+    fl_answer_all(h, a);
+    assert_true(fl_settled_soon(h));
+    r_free(h);
+}
+
+/* The wakes a watch left pending are counted: a woken timer that opts out,
+ * or goes, before it runs is pending no more; timers that did not opt in
+ * (per-VM, per-call ones) are not woken. */
+static void ct_real_wake_count(void **state)
+{
+    ct_host *h = r_new();
+    (void)state;
+    assert_int_equal(r_load(h, &fl_desc), 0);
+    ddm_plugin *p = ddm_registry_find_plugin(h->registry, "firstlook");
+    uint32_t woken = fl_timer;
+    for (int i = 0; i < 8; i++) /* not opted in */
+        assert_true(fl_host->timer_add(p, 3600000, fl_tick, NULL, NULL) != 0);
+    assert_false(ddm_registry_watch_wakes_pending(h->registry));
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(ddm_registry_watch_wakes_pending(h->registry));
+    assert_int_equal(fl_host->timer_wake_on_watch(p, woken, 0), 0);
+    assert_false(ddm_registry_watch_wakes_pending(h->registry));
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 0);
+    assert_int_equal(fl_host->timer_wake_on_watch(p, woken, 1), 0);
+    assert_int_equal(fl_host->timer_wake_on_watch(p, woken, 1), 0); /* twice: one entry */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(ddm_registry_watch_wakes_pending(h->registry));
+    fl_host->timer_remove(p, woken);
+    assert_false(ddm_registry_watch_wakes_pending(h->registry));
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 0);
     r_free(h);
 }
 
@@ -780,6 +837,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ct_real_host_has),
         cmocka_unit_test(ct_real_first_look),
+        cmocka_unit_test(ct_real_wake_count),
     };
     return contract_run(&real_driver, tests, sizeof tests / sizeof tests[0]);
 }
