@@ -76,6 +76,8 @@ struct DdmControl {
     DdmViewInterest *interest; /* one-shot views, kept watched a while */
     GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
     gint64 started_us;     /* monotonic: when the server began to answer */
+    gint64 first_poll_until_us; /* monotonic: no first look is done before (control_ops.c's
+                                   FIRST_POLL_MS, for plugins that do not poll on a watch) */
     char *web_url;         /* the dashboard's URL with its token, NULL without --http */
 };
 

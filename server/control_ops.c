@@ -33,6 +33,12 @@
  * VM list, every READY VM's requests); never later than FIRST_LOOK_MS. The core's own views (owner
  * "ddmon": the VM list, the headline figures) wake no poll. */
 #define FIRST_LOOK_MS 1200
+/* A plugin that does not poll when a watch begins (built for ABI 1.4 or
+ * older, or whose timers none opted in: ddm_registry_polls_on_watch) asks
+ * a VM what a watched view shows only at its next poll tick (at most
+ * 250 ms): a first look at one of its views waits at least this long, the
+ * fixed wait every first look had before ABI 1.5. */
+#define FIRST_POLL_MS 300
 /* Just after the server started (an autostarting `ddmon vms`), the VM list
  * is answered once discovery has had its first go: as soon as every
  * discovery module had its first round (the local scan offers every port
@@ -168,7 +174,20 @@ static void delay_reply(Client *c, const DdmCtlRequest *req);
 static gboolean first_look_under_way(DdmControl *ctl)
 {
     DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
-    return ddm_registry_watch_wakes_pending(reg) || !ddm_registry_first_look_settled(reg);
+    return g_get_monotonic_time() < ctl->first_poll_until_us ||
+           ddm_registry_watch_wakes_pending(reg) || !ddm_registry_first_look_settled(reg);
+}
+
+/* @v is looked at first and its owner does not poll when a watch begins:
+ * no first look is done before FIRST_POLL_MS from now. */
+static void first_poll_floor(DdmControl *ctl, ddm_view *v)
+{
+    const char *owner = ddm_view_owner(v);
+    if (g_strcmp0(owner, "ddmon") == 0 ||
+        ddm_registry_polls_on_watch(ddm_daemon_registry(ctl->daemon), owner))
+        return;
+    ctl->first_poll_until_us =
+        MAX(ctl->first_poll_until_us, g_get_monotonic_time() + (gint64)FIRST_POLL_MS * 1000);
 }
 
 /* A watching client whose watch made views watched that nobody watched
@@ -322,8 +341,11 @@ static gboolean first_look_done(PendingCmd *pc)
 {
     DdmControl *ctl = pc->delay_ctl;
     DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
-    if (g_get_monotonic_time() - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000)
+    gint64 now = g_get_monotonic_time();
+    if (now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000)
         return TRUE;
+    if (now < ctl->first_poll_until_us) /* a plugin that polls at its own tick */
+        return FALSE;
     if (!pc->polled && (ddm_registry_watch_wakes_pending(reg) ||
                         !ddm_registry_first_look_settled(reg)))
         return FALSE;
@@ -441,9 +463,12 @@ static ViewsNamed views_named(DdmControl *ctl, const char *name)
     for (guint i = 0; i < all->len; i++) {
         if (strcmp(ddm_view_name(all->pdata[i]), name) != 0)
             continue;
-        if (g_strcmp0(ddm_view_owner(all->pdata[i]), "ddmon") != 0)
-            return VIEWS_OF_PLUGINS;
-        found = VIEWS_CORE_ONLY;
+        if (g_strcmp0(ddm_view_owner(all->pdata[i]), "ddmon") != 0) {
+            found = VIEWS_OF_PLUGINS;
+            first_poll_floor(ctl, all->pdata[i]);
+        } else if (found == VIEWS_NONE) {
+            found = VIEWS_CORE_ONLY;
+        }
     }
     return found;
 }
@@ -571,9 +596,13 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
      * now (first_look_done), and the client's next version waits for it. */
     g_autoptr(GPtrArray) before = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
     gboolean fresh = FALSE;
-    for (guint i = 0; i < before->len && !fresh; i++)
-        fresh = ddm_control_watch_matches(c, before->pdata[i]) &&
-                ddm_view_watchers(before->pdata[i]) == 0;
+    for (guint i = 0; i < before->len; i++) {
+        if (!ddm_control_watch_matches(c, before->pdata[i]) ||
+            ddm_view_watchers(before->pdata[i]) != 0)
+            continue;
+        fresh = TRUE;
+        first_poll_floor(c->ctl, before->pdata[i]);
+    }
     c->watch_id = ddm_views_watch(ddm_daemon_views(c->ctl->daemon), c->watch_name, c->watch_vm);
     c->watching = TRUE;
     if (fresh) {

@@ -560,6 +560,61 @@ static void test_server_control_first_look_two(void **state)
     pump(20);
 }
 
+/* A plugin built for ABI 1.4 (no timer_wake_on_watch) that polls at its
+ * own 250 ms tick, as every plugin did. */
+static int old_runs;
+
+static int old_tick(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    (void)ud;
+    old_runs++;
+    return 1;
+}
+
+static int old_init(ddm_plugin *self, const ddm_host *host)
+{
+    return host->timer_add(self, 250, old_tick, NULL, NULL) ? 0 : -ENOMEM;
+}
+
+static const ddm_plugin_desc old_desc = {
+    DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, 4, (uint32_t)sizeof(ddm_plugin_desc),
+    "old", "1.0", "Apache-2.0", "polls at its tick", old_init, NULL};
+
+/* A first look at the views of a plugin that does not poll when a watch
+ * begins keeps the old floor: "settled" only after its tick had its go. */
+static void test_server_control_first_look_old_abi(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
+    ddm_plugin *p = ddm_registry_add(reg, "old", NULL);
+    p->desc = &old_desc;
+    assert_true(ddm_registry_init_plugin(reg, p, NULL));
+    assert_false(ddm_registry_polls_on_watch(reg, "old"));
+    assert_true(ddm_registry_polls_on_watch(reg, "test")); /* no such plugin */
+    static const ddm_column cols[] = {{"n", DDM_VAL_INT, NULL}};
+    ddm_view *v = ddm_views_create(f->mon.views, "old", "127.0.0.1:8000", "oldview",
+                                   DDM_VIEW_TABLE, "old");
+    assert_non_null(v);
+    assert_int_equal(ddm_view_set_columns(v, cols, 1), 0);
+    pump(5);
+    old_runs = 0;
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    JsonNode *r = ask(c, "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n");
+    json_node_unref(r); /* watching */
+    r = next_message(c); /* the view, "added" */
+    json_node_unref(r);
+    r = next_message(c);
+    assert_non_null(r);
+    assert_true(ddm_json_get_bool(json_node_get_object(r), "settled", FALSE));
+    assert_true(old_runs >= 1); /* its tick ran before the answer */
+    json_node_unref(r);
+    ddm_client_free(c);
+    pump(20);
+}
+
 static void test_server_control_oversized(void **state)
 {
     Fixture *f = *state;
@@ -671,6 +726,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look_two, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_first_look_old_abi, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_oversized, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_busy, setup, teardown),
     };
