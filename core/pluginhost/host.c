@@ -663,7 +663,8 @@ static uint32_t host_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer
     t->ud_free = ud_free;
     t->interval_ms = MAX(interval_ms, 1u);
     t->id = next_timer_id(self->registry);
-    self->added_timer = TRUE;
+    t->counted = TRUE;
+    self->live_timers++;
     ddm_timer_init(&t->timer, timer_fire, t);
     ddm_timer_arm(&t->timer, t->interval_ms);
     g_hash_table_insert(self->registry->timers, GUINT_TO_POINTER(t->id), t);
@@ -709,14 +710,19 @@ gboolean ddm_registry_polls_on_watch(DdmRegistry *reg, const char *owner)
     ddm_plugin *p = owner ? ddm_registry_find_plugin(reg, owner) : NULL;
     if (p == NULL || p->status != DDM_PLUGIN_LOADED)
         return TRUE;
-    if (p->abi_minor < 5) /* no timer_wake_on_watch: it polls at its own tick */
-        return FALSE;
-    return !p->added_timer || p->wake_timers > 0;
+    if (p->wake_timers > 0)
+        return TRUE;
+    /* no timer that opted in: it polls at its own tick, if at all */
+    return p->abi_minor >= 5 && p->live_timers == 0;
 }
 
 /* ddm_registry_timer_drop: @t goes, so it is no more woken nor pending. */
 void ddm_registry_timer_forget_wake(DdmTimerReg *t)
 {
+    if (t->counted) {
+        t->plugin->live_timers--;
+        t->counted = FALSE;
+    }
     set_wake_pending(t, FALSE);
     if (t->wake_on_watch && t->reg && t->reg->wake_timers) {
         g_ptr_array_remove_fast(t->reg->wake_timers, t);

@@ -56,6 +56,7 @@ typedef struct DdmTimerReg {
     gboolean dropped;
     gboolean wake_on_watch;  /* ddm_host.timer_wake_on_watch (host.c) */
     gboolean wake_pending;   /* woken by a watch, not run since */
+    gboolean counted;        /* in plugin->live_timers (host.c) */
     ddm_timer_fn fn;
     void *ud;
     ddm_free_fn ud_free;

@@ -59,8 +59,8 @@ struct ddm_plugin {
     ddm_free_fn data_free;
     GHashTable *options_read;  /* set of option keys config_get was asked for (owned
                                   char*; NULL until the first); kept after unload */
-    gboolean added_timer;      /* it added a timer once (host.c) */
-    guint wake_timers;         /* its timers that opted in to timer_wake_on_watch (host.c) */
+    guint live_timers;         /* its timers that run now (host.c) */
+    guint wake_timers;         /* of them, those that opted in to timer_wake_on_watch (host.c) */
 };
 
 /** A registry for the VMs of @monitor (NULL: none, for a throwaway
@@ -115,10 +115,11 @@ void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm);
  *  on every one): forget the VMs recorded, and the references to them. */
 void ddm_registry_first_look_end(DdmRegistry *reg);
 /** FALSE when the plugin named @owner may not poll at once when a watch
- *  begins: built for ABI 1.4 or older, or with timers none of which opted
- *  in to timer_wake_on_watch. A first look at its views then waits at
- *  least its old fixed time (its poll tick). TRUE for an owner that is no
- *  loaded plugin. O(plugins). */
+ *  begins: none of its timers opted in to timer_wake_on_watch, and it was
+ *  built for ABI 1.4 or older (a plugin that requires an older minor may
+ *  still opt in where the core has it) or has timers that run now. A first
+ *  look at its views then waits at least its old fixed time (its poll
+ *  tick). TRUE for an owner that is no loaded plugin. O(plugins). */
 gboolean ddm_registry_polls_on_watch(DdmRegistry *reg, const char *owner);
 /** How many VMs a first look waits for one by one (tests). */
 guint ddm_registry_first_look_n_vms(DdmRegistry *reg);

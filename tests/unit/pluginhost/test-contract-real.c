@@ -819,16 +819,21 @@ static void ct_real_wake_count(void **state)
     assert_false(ddm_registry_watch_wakes_pending(h->registry));
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
     assert_true(ddm_registry_watch_wakes_pending(h->registry));
+    assert_true(ddm_registry_polls_on_watch(h->registry, "firstlook"));
     assert_int_equal(fl_host->timer_wake_on_watch(p, woken, 0), 0);
     assert_false(ddm_registry_watch_wakes_pending(h->registry));
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 0);
+    /* timers, none opted in: a first look waits for its tick */
+    assert_false(ddm_registry_polls_on_watch(h->registry, "firstlook"));
     assert_int_equal(fl_host->timer_wake_on_watch(p, woken, 1), 0);
     assert_int_equal(fl_host->timer_wake_on_watch(p, woken, 1), 0); /* twice: one entry */
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
     assert_true(ddm_registry_watch_wakes_pending(h->registry));
+    assert_true(ddm_registry_polls_on_watch(h->registry, "firstlook"));
     fl_host->timer_remove(p, woken);
     assert_false(ddm_registry_watch_wakes_pending(h->registry));
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 0);
+    assert_false(ddm_registry_polls_on_watch(h->registry, "firstlook"));
     r_free(h);
 }
 
