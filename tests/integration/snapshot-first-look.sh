@@ -15,6 +15,8 @@
 #     thread's CPU time grew), so it was polled again, not reused.
 # Correctness only: how long it takes is bench/snapshot.sh's business.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+t_have_plugins threads heap nativeheap \
+    || t_skip_all "the threads, heap and nativeheap plugins were not built"
 t_plan 7
 NVMS=4
 state="$T_TMP/state.json"
