@@ -40,8 +40,10 @@
  * fallbacks; fake_host_set_abi_minor(fh, 1) hides 1.2's
  * register_chunk_stream, cmd_progress, cmd_out_dir, vm_headline_figures,
  * register_plain_vm_listener, foreach_plain_vm, jdwp_request and
- * cmd_find_vm the same way, and fake_host_set_abi_minor(fh, 2) hides 1.3's
- * register_metric and vm_metric. A plugin whose descriptor wants a newer minor than the host
+ * cmd_find_vm the same way, fake_host_set_abi_minor(fh, 2) hides 1.3's
+ * register_metric and vm_metric, and fake_host_set_abi_minor(fh, 4) hides
+ * 1.5's timer_wake_on_watch (ddm_tick_wake_on_watch then says -ENOSYS and
+ * the tick comes at its interval only). A plugin whose descriptor wants a newer minor than the host
  * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
