@@ -170,7 +170,8 @@ void threads_publish_soon(threads_plugin *pl)
 {
     while (pl->n_soon > 0) {
         threads_vm *st = pl->soon[--pl->n_soon];
-        if (st->publish_pending) /* the 100 ms flush may have been first */
+        st->soon_slot = 0;
+        if (st->publish_pending) /* another path may have published it since */
             threads_publish(st);
     }
 }
@@ -184,21 +185,28 @@ static int soon_timer_cb(ddm_plugin *self, void *ud)
     return 0;
 }
 
-/* @st leaves the soon list (its VM is gone). */
+/* @st leaves the soon list (its VM is gone): O(1), the last entry takes
+ * its slot. */
 static void threads_forget_soon(threads_vm *st)
 {
     threads_plugin *pl = st->pl;
-    for (size_t i = 0; i < pl->n_soon; i++)
-        if (pl->soon[i] == st) {
-            pl->soon[i] = pl->soon[--pl->n_soon];
-            return;
-        }
+    size_t i = st->soon_slot;
+    threads_vm *last;
+    if (i == 0)
+        return;
+    last = pl->soon[--pl->n_soon];
+    pl->soon[i - 1] = last;
+    last->soon_slot = i;
+    st->soon_slot = 0;
 }
 
 static int publish_soon(threads_vm *st)
 {
     threads_plugin *pl = st->pl;
-    if (!st->publish_pending) {
+    /* On the list once at most, whoever published it since it was added
+     * (the 100 ms flush, a fallback): publish_pending says only whether
+     * it still needs publishing. */
+    if (!st->soon_slot) {
         if (pl->n_soon == pl->cap_soon) {
             size_t cap = pl->cap_soon ? pl->cap_soon * 2 : 64;
             threads_vm **grown = realloc(pl->soon, cap * sizeof *grown);
@@ -208,8 +216,9 @@ static int publish_soon(threads_vm *st)
             pl->cap_soon = cap;
         }
         pl->soon[pl->n_soon++] = st;
-        st->publish_pending = 1;
+        st->soon_slot = pl->n_soon;
     }
+    st->publish_pending = 1;
     if (!pl->soon_timer)
         pl->soon_timer = pl->host->timer_add(pl->self, 0, soon_timer_cb, pl, NULL);
     return pl->soon_timer ? 0 : -1;

@@ -175,7 +175,8 @@ typedef struct threads_plugin {
     uint32_t poll_timer;  /* 0: none */
     uint32_t flush_timer; /* 0: none */
     uint32_t soon_timer;  /* 0: none; publishes `soon` at the next loop iteration */
-    threads_vm **soon;    /* small tables changed since the last publish (publish_pending) */
+    threads_vm **soon;    /* small tables changed since the soon timer last ran, each once
+                             (threads_vm.soon_slot); publish_pending says which still need it */
     size_t n_soon, cap_soon;
     double (*now)(void);  /* monotonic seconds; tests may replace it */
     ddm_tick_list ticks;  /* poll.c: the VMs a tick visits while the watches stay the same */
@@ -192,7 +193,8 @@ struct threads_vm {
     int was_watched;      /* watched at the last poll tick */
     ddm_tick_node tick;   /* on pl->ticks while watched */
     double last_poll;     /* when the last THST was sent (pl->now) */
-    int publish_pending;
+    int publish_pending;  /* changed since its table was last published */
+    size_t soon_slot;     /* its index on pl->soon + 1; 0: not on it */
     int full_logged;
     uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
                              NULL until the first CPU figure (polls come only while

@@ -3,14 +3,18 @@
  * Fuzz target: the threads plugin's chunk handlers as the core calls them
  * (plugins/threads, whole, through the SDK's fake host): THCR and THNM
  * (u4 id, u4 name length in UTF-16 units, the name), THDE (u4 id) and THST
- * tables, in any order, into one VM's thread list (its hashed index, its
- * cap lowered to 64 so tables overflow it) and its "threads" view.
+ * tables, in any order, into two VMs' thread lists (their hashed index,
+ * the first's cap lowered to 64 so tables overflow it) and "threads"
+ * views, the second VM going and coming back (a new VM) at any point, so
+ * the plugin's list of VMs to publish soon sees VMs leave it.
  *
- * Input: up to 256 records of u1 op (0 THCR, 1 THNM, 2 THDE, 3 THST, 4 the
- * publish timer fires; modulo 5), u2 length, that many bytes (fewer at the
- * end). Invariants: a handler returns DDM_OK or a negative errno; the
- * published view has at most the cap's rows, in strictly ascending id
- * order, and every row's thread is found in the list; the fake host's own
+ * Input: up to 256 records of u1 op (low 7 bits modulo 6: 0 THCR, 1 THNM,
+ * 2 THDE, 3 THST, 4 the timers fire, 5 the second VM goes and a new one
+ * takes its place; bit 7 sends the chunk to the second VM), u2 length, that
+ * many bytes (fewer at the end). Invariants: a handler returns DDM_OK or a
+ * negative errno; the published view has at most the cap's rows, in
+ * strictly ascending id order, and every row's thread is found in the
+ * list; no state of a VM that went is touched (ASan); the fake host's own
  * checks (views, logs, timers) hold when it is freed.
  */
 #include <errno.h>
@@ -38,7 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         .user_id = -1, .native_debuggable = -1};
     threads_plugin *pl;
     threads_vm *st;
-    ddm_vm *vm;
+    ddm_vm *vm, *vm2;
+    ddm_vm_info info2 = {.key = "127.0.0.1:8001", .pid = 78, .ddm = 1, .app_name = "app2",
+                         .user_id = -1, .native_debuggable = -1};
     ddm_view *v;
     int records = 0;
 
@@ -49,17 +55,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = threads_vm_state(pl, vm);
     FUZZ_CHECK(st != NULL);
     st->list.max = LIST_CAP;
+    vm2 = fake_host_add_vm(fh, &info2);
+    fake_host_vm_event(fh, vm2, DDM_VM_READY);
 
     while (in.n > 0 && records++ < MAX_RECORDS) {
-        uint8_t op = fuzz_u8(&in) % 5;
+        uint8_t b = fuzz_u8(&in);
+        uint8_t op = (b & 0x7f) % 6;
         size_t want = fuzz_u16(&in);
         const uint8_t *p;
         size_t n = fuzz_take(&in, want, &p);
         if (op == 4) {
             fake_host_fire_timers(fh);
+        } else if (op == 5) {
+            fake_host_vm_event(fh, vm2, DDM_VM_GONE);
+            vm2 = fake_host_add_vm(fh, &info2);
+            fake_host_vm_event(fh, vm2, DDM_VM_READY);
         } else {
             uint8_t *chunk = fuzz_dup(p, n);
-            int rc = fake_host_deliver(fh, vm, types[op], DDM_ORIGIN_EVENT, chunk, n);
+            int rc = fake_host_deliver(fh, b & 0x80 ? vm2 : vm, types[op], DDM_ORIGIN_EVENT, chunk, n);
             FUZZ_CHECK(rc == DDM_OK || rc < 0);
             free(chunk);
         }

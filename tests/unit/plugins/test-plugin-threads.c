@@ -806,6 +806,41 @@ static void test_small_table_published_once_per_burst(void **state)
     assert_int_equal(fake_view_version(v), before + 1);
 }
 
+/* A VM published by another path while on the soon list (the 100 ms
+ * flush's flush_vm, or the fallback when no timer could be added), then
+ * changed again, was put on the list a second time; its GONE removed one
+ * entry, and the soon timer published the freed state (heap use after
+ * free under ASan). It is on the list once, and leaves it at GONE. */
+static void test_soon_list_once_per_vm(void **state)
+{
+    fixture *f = *state;
+    threads_plugin *pl = plugin_of(f->fh);
+    threads_vm *st;
+    ddm_vm_info info = {.pid = 90, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+    ddm_vm *vm2 = fake_host_add_vm(f->fh, &info);
+    size_t len;
+    uint8_t *p;
+
+    fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    p = name_chunk(1, "a", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    assert_int_equal(fake_host_deliver(f->fh, vm2, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    st = threads_vm_state(pl, f->vm);
+    threads_publish(st); /* what flush_vm does when the flush timer runs first */
+    p = name_chunk(2, "b", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(pl->n_soon, 2); /* each VM once */
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_int_equal(pl->n_soon, 1);
+    assert_ptr_equal(pl->soon[0], threads_vm_state(pl, vm2)); /* swapped into the slot */
+    assert_int_equal(threads_vm_state(pl, vm2)->soon_slot, 1);
+    fake_host_fire_timers(f->fh); /* publishes vm2 only, never the freed state */
+    assert_int_equal(pl->n_soon, 0);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, vm2, "threads")), 1);
+}
+
 static void test_big_table_published_by_timer(void **state)
 {
     fixture *f = *state;
@@ -1182,6 +1217,7 @@ int main(void)
         TU(test_option_interval_clamped),
         T(test_thread_cap),
         T(test_small_table_published_once_per_burst),
+        T(test_soon_list_once_per_vm),
         T(test_big_table_published_by_timer),
         T(test_thst_65535_descending_bounded_work),
         cmocka_unit_test(test_thread_stats_only_with_thst),
