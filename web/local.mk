@@ -37,8 +37,22 @@ web_libddmweb_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS) -DDDM_WEBDIR=\"$(webd
 web_libddmweb_la_CFLAGS = $(core_libddmcore_la_CFLAGS) $(LIBSOUP_CFLAGS)
 web_libddmweb_la_LIBADD = $(LIBSOUP_LIBS) $(LIBM)
 endif
-# The symbols of the ddmon binary the module may call (cli/local.mk links with it).
-EXTRA_DIST += %reldir%/binary-exports.list
+# The symbols of the ddmon binary the module calls (cli/local.mk links with
+# it), checked once both are linked: exactly what the module calls, every
+# name exported (check-exports.sh names the ones at fault).
+EXTRA_DIST += %reldir%/binary-exports.list %reldir%/check-exports.sh
+if HAVE_HTTP
+%reldir%/binary-exports.checked: ddmon$(EXEEXT) web/ddmon-web.la %reldir%/binary-exports.list \
+		%reldir%/check-exports.sh core/libddmcore.la server/libddmserver.la cli/libddmcli.la \
+		tui/libddmtui.la
+	$(AM_V_GEN)NM='$(NM)' $(SHELL) $(srcdir)/web/check-exports.sh \
+	  $(srcdir)/web/binary-exports.list web/.libs/ddmon-web.so ddmon$(EXEEXT) \
+	  core/.libs/libddmcore.a server/.libs/libddmserver.a cli/.libs/libddmcli.a \
+	  tui/.libs/libddmtui.a && touch $@
+WEB_EXPORTS_CHECKED = %reldir%/binary-exports.checked
+endif
+all-local: $(WEB_EXPORTS_CHECKED)
+CLEANFILES += web/binary-exports.checked
 
 # The dashboard's static files, served from disk.
 webdir = $(pkgdatadir)/web

@@ -48,6 +48,13 @@ struct stat;
  * dies of SIGBUS). Bounded preads on @fd only. FALSE with @error
  * (DDM_LOADER_ERROR_NOT_A_PLUGIN) otherwise. */
 gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, GError **error);
+/* For plugins, after ddm_loader_check_elf() passed: no undefined ddm_
+ * symbol in the file's .dynsym (the ddmon binary exports some core
+ * functions for the web module; plugins must not bind to them). Bounded
+ * preads on @fd only. FALSE with @error (DDM_LOADER_ERROR_ABI_MISMATCH
+ * quoting the first names) otherwise. */
+gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,
+                                       GError **error);
 /** Read exactly @len bytes at @off of @fd; FALSE (errno set; EIO when the
  *  file is shorter than that) otherwise. (loader_elf.c) */
 gboolean ddm_loader_read_at(int fd, void *buf, size_t len, uint64_t off);

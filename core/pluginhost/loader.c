@@ -11,7 +11,8 @@
  * trusted directory -> lstat -> ".so" suffix -> open + fstat (the same
  * inode, the same checks) -> ELF magic (loader_trust.c) -> ELF header,
  * segments and section headers within the file's size (loader_elf.c: a
- * truncated file would die of SIGBUS inside dlopen) -> dlopen(RTLD_NOW
+ * truncated file would die of SIGBUS inside dlopen) -> no undefined ddm_
+ * symbol (loader_elf.c: the binary's exports are the web module's) -> dlopen(RTLD_NOW
  * | RTLD_LOCAL) by the real path -> that path still names the checked
  * inode -> dlsym(ddm_plugin_descriptor) -> magic -> ABI (major equal,
  * minor not newer) -> size -> name/version/init present -> name ==
@@ -156,7 +157,17 @@ static int open_checked(const DdmTrustedDir *td, const char *path, DdmTrustedDir
         td = own;
     }
     g_autofree char *base = g_path_get_basename(path);
-    return ddm_loader_open_checked_file(td->fd, base, path, error);
+    int fd = ddm_loader_open_checked_file(td->fd, base, path, error);
+    struct stat st;
+    /* Plugins only (not the web module): no binding to the core's exports. */
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !ddm_loader_check_no_core_refs(fd, &st, path, error))) {
+        if (error != NULL && *error == NULL)
+            g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                        "cannot read plugin file %s: %s", path, g_strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* Plugins are small; a larger file is not read whole for --check-plugin. */

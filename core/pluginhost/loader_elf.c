@@ -10,6 +10,12 @@
  * host's class, byte order and machine, of type ET_DYN, whose program
  * header table, PT_LOAD segments and section header table all lie within
  * the file's size.
+ *
+ * Then, for plugins only (not the web module, which is built with the
+ * binary), ddm_loader_check_no_core_refs(): the plugin's dynamic symbol
+ * table must not ask for a ddm_ symbol it does not define. The ddmon binary
+ * exports a few core functions for the web module (web/binary-exports.list);
+ * a plugin binding to them would bypass the plugin ABI (doc/plugin-abi.md).
  */
 #include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 
@@ -32,12 +38,14 @@
 typedef Elf64_Ehdr HostEhdr;
 typedef Elf64_Phdr HostPhdr;
 typedef Elf64_Shdr HostShdr;
+typedef Elf64_Sym HostSym;
 #define HOST_CLASS ELFCLASS64
 #define HOST_BITS 64
 #else
 typedef Elf32_Ehdr HostEhdr;
 typedef Elf32_Phdr HostPhdr;
 typedef Elf32_Shdr HostShdr;
+typedef Elf32_Sym HostSym;
 #define HOST_CLASS ELFCLASS32
 #define HOST_BITS 32
 #endif
@@ -233,4 +241,114 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
                           end, size);
     }
     return TRUE;
+}
+
+/* Bounds of what ddm_loader_check_no_core_refs() reads: plugins are small;
+ * a larger table is refused, not read. */
+#define CORE_REFS_MAX_SECTIONS 65536u
+#define CORE_REFS_MAX_TABLE ((uint64_t)16 * 1024 * 1024)
+/* At most this many names are quoted in the refusal. */
+#define CORE_REFS_QUOTED 4u
+
+/* Read section @i's header (the table was bounded by ddm_loader_check_elf()). */
+static gboolean read_section(int fd, const HostEhdr *eh, uint64_t i, HostShdr *out)
+{
+    return ddm_loader_read_at(fd, out, sizeof *out, eh->e_shoff + i * sizeof(HostShdr));
+}
+
+/* The @sh's bytes, whole and within @size, at most CORE_REFS_MAX_TABLE
+ * (g_free), or NULL with @error. */
+static char *read_table(int fd, const HostShdr *sh, uint64_t size, const char *what,
+                        const char *path, GError **error)
+{
+    uint64_t end;
+    if (sh->sh_size > CORE_REFS_MAX_TABLE) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "%s is not a plugin (its %s has %" PRIu64 " bytes, more than %" PRIu64 ")",
+                    path, what, (uint64_t)sh->sh_size, CORE_REFS_MAX_TABLE);
+        return NULL;
+    }
+    if (!within(sh->sh_offset, sh->sh_size, size, &end)) {
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "%s is not a shared object (truncated ELF file: its %s ends at %" PRIu64
+                    ", file has %" PRIu64 " bytes)",
+                    path, what, end, size);
+        return NULL;
+    }
+    char *buf = g_malloc((size_t)sh->sh_size + 1);
+    if (!ddm_loader_read_at(fd, buf, (size_t)sh->sh_size, sh->sh_offset)) {
+        int e = errno;
+        g_free(buf);
+        g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                    "cannot read the %s of %s: %s", what, path, g_strerror(e));
+        return NULL;
+    }
+    buf[sh->sh_size] = '\0';
+    return buf;
+}
+
+gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,
+                                       GError **error)
+{
+    const uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+    HostEhdr eh;
+    if (!ddm_loader_read_at(fd, &eh, sizeof eh, 0))
+        UNREADABLE("ELF header");
+    if (eh.e_shoff == 0)
+        return TRUE; /* no sections: dlopen finds symbols through DT_ entries, and
+                      * a file stripped that far was not built by a linker we know */
+    uint64_t shnum = eh.e_shnum;
+    if (shnum == 0) {
+        HostShdr s0;
+        if (!read_section(fd, &eh, 0, &s0))
+            UNREADABLE("section headers");
+        shnum = s0.sh_size;
+    }
+    if (shnum > CORE_REFS_MAX_SECTIONS)
+        NOT_AN_OBJECT("%" PRIu64 " sections, more than %u", shnum, CORE_REFS_MAX_SECTIONS);
+    HostShdr dynsym = {0}, strtab = {0};
+    gboolean found = FALSE;
+    for (uint64_t i = 0; i < shnum && !found; i++) {
+        if (!read_section(fd, &eh, i, &dynsym))
+            UNREADABLE("section headers");
+        found = dynsym.sh_type == SHT_DYNSYM;
+    }
+    if (!found)
+        return TRUE; /* nothing to bind */
+    if (dynsym.sh_entsize != sizeof(HostSym) || dynsym.sh_link == 0 || dynsym.sh_link >= shnum)
+        NOT_AN_OBJECT(".dynsym has entries of %" PRIu64 " bytes and string table %u",
+                      (uint64_t)dynsym.sh_entsize, (unsigned)dynsym.sh_link);
+    if (!read_section(fd, &eh, dynsym.sh_link, &strtab))
+        UNREADABLE("section headers");
+    if (strtab.sh_type != SHT_STRTAB)
+        NOT_AN_OBJECT(".dynsym's string table is a section of type %u", (unsigned)strtab.sh_type);
+    g_autofree char *syms = read_table(fd, &dynsym, size, ".dynsym", path, error);
+    if (syms == NULL)
+        return FALSE;
+    g_autofree char *names = read_table(fd, &strtab, size, ".dynstr", path, error);
+    if (names == NULL)
+        return FALSE;
+
+    /* Undefined ddm_ names: what dlopen would bind to the ddmon binary. */
+    uint64_t nsyms = dynsym.sh_size / sizeof(HostSym), refs = 0;
+    g_autoptr(GString) quoted = g_string_new(NULL);
+    for (uint64_t i = 1; i < nsyms; i++) {
+        HostSym sym;
+        memcpy(&sym, syms + i * sizeof sym, sizeof sym);
+        if (sym.st_shndx != SHN_UNDEF || sym.st_name >= strtab.sh_size)
+            continue;
+        const char *name = names + sym.st_name; /* names[sh_size] is a NUL */
+        if (strncmp(name, "ddm_", 4) != 0)
+            continue;
+        if (refs++ < CORE_REFS_QUOTED)
+            g_string_append_printf(quoted, "%s%.64s", refs > 1 ? ", " : "", name);
+    }
+    if (refs == 0)
+        return TRUE;
+    g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_ABI_MISMATCH,
+                "%s calls %" PRIu64 " function%s of the ddmon core (%s%s), which are not "
+                "part of the plugin ABI; a plugin may only use the host table it is given "
+                "(doc/plugin-abi.md)",
+                path, refs, refs == 1 ? "" : "s", quoted->str, refs > CORE_REFS_QUOTED ? ", ..." : "");
+    return FALSE;
 }

@@ -10,13 +10,20 @@
 # nothing. `make install DESTDIR=...` puts the module at that very path (minus
 # DESTDIR); as root with unshare, the installed binary, with the installed
 # tree mounted at its configured place in a private mount namespace,
-# loads the installed module and serves.
+# loads the installed module and serves. The binary exports exactly the
+# core functions listed in web/binary-exports.list, and a plugin that asks
+# for one (tests/plugins/core-ref.c) is refused before dlopen.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3, no module)"
-[ -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ] ||
-    t_skip_all "the web module is not built (make web/ddmon-web.la)"
-t_plan 17
+if [ ! -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ]; then
+    # Building ddmon builds the module (cli/local.mk): a missing one is a bug.
+    t_plan 1
+    t_fail "the web module of this HTTP build exists" \
+        "no $DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so (make web/ddmon-web.la)"
+    exit 1
+fi
+t_plan 21
 
 # GET URL [TOKEN]: prints the HTTP status, then the body's first 200 bytes.
 http_get() {
@@ -44,6 +51,39 @@ else
 fi
 readelf -d "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" | grep NEEDED | grep -q 'libsoup-3' \
     && t_ok "the module links libsoup 3" || t_fail "the module links libsoup 3"
+
+# 1b. The binary exports the listed core functions and no other ddm_ one,
+# and a plugin that calls one of them is refused, naming it, before dlopen.
+listed=$(sed -n 's/^[[:space:]]*\(ddm_[A-Za-z0-9_]*\);.*/\1/p' "$DDM_TOP_SRCDIR/web/binary-exports.list" | sort)
+exported=$(nm -D --defined-only "$DDMON" | awk '{print $NF}' | grep '^ddm_' | sort)
+[ -n "$listed" ] && [ "$listed" = "$exported" ] \
+    && t_ok "ddmon exports exactly the $(echo "$listed" | wc -l) ddm_ functions of web/binary-exports.list" \
+    || t_fail "ddmon exports exactly the ddm_ functions of web/binary-exports.list" \
+        "$(diff <(echo "$listed") <(echo "$exported") | head -5)"
+core_ref="$DDM_TOP_BUILDDIR/tests/plugins/.libs/core-ref.so"
+if [ ! -f "$core_ref" ]; then
+    t_ok "a plugin calling an exported core function is refused # SKIP tests/plugins not built (make check)"
+    t_ok "... and stops a server that requires it # SKIP as above"
+    t_ok "... while the function it calls is exported # SKIP as above"
+else
+    mkdir -p "$T_TMP/coreref"
+    cp "$core_ref" "$T_TMP/coreref/core-ref.so"
+    chmod 644 "$T_TMP/coreref/core-ref.so"
+    "$DDMON" --check-plugin "$T_TMP/coreref/core-ref.so" >"$T_TMP/cr.out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "REFUSED: .*core-ref.so calls 1 function of the ddmon core (ddm_daemon_views), which are not part of the plugin ABI" "$T_TMP/cr.out" \
+        && t_ok "--check-plugin refuses a plugin calling a core function, naming it" \
+        || t_fail "--check-plugin refuses a plugin calling a core function, naming it" "status $rc" "$(cat "$T_TMP/cr.out")"
+    "$DDMON" --socket "$T_TMP/cr.sock" --plugin-dir "$T_TMP/coreref" --plugins core-ref --no-adb-start \
+        --scan=none server --foreground >"$T_TMP/crs.out" 2>"$T_TMP/crs.err"
+    rc=$?
+    [ $rc -ne 0 ] && grep -q "ddm_daemon_views" "$T_TMP/crs.err" \
+        && t_ok "a server that requires it does not start (status $rc)" \
+        || t_fail "a server that requires it does not start" "status $rc" "$(cat "$T_TMP/crs.err")"
+    nm -D --undefined-only "$core_ref" | grep -q ' ddm_daemon_views$' && echo "$exported" | grep -qx ddm_daemon_views \
+        && t_ok "... though the function it calls is exported (the refusal, not dlopen, keeps it out)" \
+        || t_fail "... though the function it calls is exported" "$(nm -D "$core_ref" | grep ddm_)"
+fi
 
 # 2. No --http, no --metrics: nothing of the web part is mapped.
 t_start_server --scan=none && t_ok "a server without --http started" \

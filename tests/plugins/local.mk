@@ -6,7 +6,8 @@ DDM_TEST_PLUGINS = \
 	tests/plugins/good.la tests/plugins/bad-magic.la tests/plugins/abi-other-major.la \
 	tests/plugins/abi-newer-minor.la tests/plugins/no-desc.la tests/plugins/init-fails.la \
 	tests/plugins/dup-chunk.la tests/plugins/name-mismatch.la tests/plugins/hello.la \
-	tests/plugins/host-has.la tests/plugins/ctor-marker.la tests/plugins/json-doc.la
+	tests/plugins/host-has.la tests/plugins/ctor-marker.la tests/plugins/json-doc.la \
+	tests/plugins/core-ref.la
 check_LTLIBRARIES += $(DDM_TEST_PLUGINS)
 DDM_TEST_PLUGIN_LDFLAGS = -module -rpath /nowhere -avoid-version -shared $(SAN_LDFLAGS)
 
@@ -38,6 +39,11 @@ tests_plugins_name_mismatch_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
 tests_plugins_json_doc_la_SOURCES = tests/plugins/json-doc.c
 tests_plugins_json_doc_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 tests_plugins_json_doc_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
+# Refers to a core function the ddmon binary exports for the web module:
+# refused before dlopen (core/pluginhost/loader_elf.c).
+tests_plugins_core_ref_la_SOURCES = tests/plugins/core-ref.c
+tests_plugins_core_ref_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+tests_plugins_core_ref_la_LDFLAGS = $(DDM_TEST_PLUGIN_LDFLAGS)
 # Its constructor and init leave marker files: --check-plugin runs neither.
 tests_plugins_ctor_marker_la_SOURCES = tests/plugins/ctor-marker.c
 tests_plugins_ctor_marker_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

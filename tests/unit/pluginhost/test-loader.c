@@ -278,6 +278,31 @@ static void test_loader_bad_descriptors(void **state)
                    NULL);
 }
 
+/* A plugin whose .dynsym asks for a ddm_ symbol it does not define would
+ * bind to the core functions the ddmon binary exports for the web module:
+ * refused before dlopen (its init would succeed), by the load and by
+ * --check-plugin, naming the symbol. */
+static void test_loader_core_refs_refused(void **state)
+{
+    Fixture *f = *state;
+    g_autofree char *path = test_plugin(f, "core-ref");
+    expect_refused(f, path, DDM_LOADER_ERROR_ABI_MISMATCH,
+                   "calls 1 function of the ddmon core (ddm_daemon_views), which are not "
+                   "part of the plugin ABI",
+                   "core-ref.so");
+    GError *err = NULL;
+    g_autoptr(GString) report = g_string_new(NULL);
+    assert_false(ddm_loader_check_file(path, report, &err));
+    assert_true(g_error_matches(err, DDM_LOADER_ERROR, DDM_LOADER_ERROR_ABI_MISMATCH));
+    assert_non_null(strstr(err->message, "(ddm_daemon_views)"));
+    g_clear_error(&err);
+    assert_non_null(strstr(report->str, "REFUSED"));
+    assert_non_null(strstr(report->str, "ddm_daemon_views"));
+    /* The check reads names, not bytes: the good plugin passes it. */
+    g_autofree char *good = test_plugin(f, "good");
+    assert_true(ddm_loader_check_file(good, NULL, NULL));
+}
+
 static void test_loader_init_fails_leaves_nothing(void **state)
 {
     Fixture *f = *state;
@@ -1423,6 +1448,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_loader_good, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_bad_descriptors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loader_core_refs_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_init_fails_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_dup_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_hostile_files, setup, teardown),
