@@ -311,6 +311,14 @@ int ddm_server_run(DdmConfig *config)
             return 1;
         }
     }
+#else
+    /* Before anything starts, as a missing module above. */
+    if (config->http_listen != NULL || config->metrics_listen != NULL) {
+        g_printerr("ddmon: %s needs a ddmon built with libsoup 3 (not --without-http)\n",
+                   config->http_listen != NULL ? "--http" : "--metrics");
+        ddm_config_free(config);
+        return 1;
+    }
 #endif
 
     /* The default directory's parent ($XDG_RUNTIME_DIR or /tmp) exists;
@@ -374,12 +382,6 @@ int ddm_server_run(DdmConfig *config)
             ddm_control_set_web_url(ctl, wm->web_url(web));
         }
     }
-#else
-    if (ddm_daemon_config(daemon)->http_listen != NULL) {
-        g_printerr("ddmon: --http needs a ddmon built with libsoup 3 (not --without-http)\n");
-        run.why = "no web dashboard";
-        run.failed = TRUE;
-    }
 #endif
     /* GET /metrics: on the dashboard (its token) and on --metrics (none). */
 #ifdef HAVE_HTTP
@@ -395,12 +397,6 @@ int ddm_server_run(DdmConfig *config)
         }
     }
     g_autofree char *metrics_url = wm != NULL ? wm->metrics_url(metrics) : NULL;
-#else
-    if (ddm_daemon_config(daemon)->metrics_listen != NULL) {
-        g_printerr("ddmon: --metrics needs a ddmon built with libsoup 3 (not --without-http)\n");
-        run.why = "no metrics listener";
-        run.failed = TRUE;
-    }
 #endif
     ddm_daemon_start(daemon);
     g_message("ddmon %s server (pid %d) listening on %s", PACKAGE_VERSION, (int)getpid(),

@@ -43,6 +43,9 @@ char *ddm_server_web_module_dir(void)
     return g_strdup(DDM_PKGLIBDIR);
 }
 
+/* The table @t of @path fits this binary: its layout (version, size), then
+ * the build it came from (package version, build token), then every entry
+ * set. @t, or NULL with @error saying which and both sides. */
 static const DdmWebModule *check_table(const DdmWebModule *t, const char *path, GError **error)
 {
     if (t == NULL || t->version != DDM_WEB_MODULE_VERSION || t->size < sizeof(DdmWebModule)) {
@@ -54,8 +57,18 @@ static const DdmWebModule *check_table(const DdmWebModule *t, const char *path, 
     }
     if (t->package_version == NULL || strcmp(t->package_version, PACKAGE_VERSION) != 0) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                    "%s is from ddmon %s, this is ddmon %s: install both from one build", path,
+                    "%s is from ddmon %.64s, this is ddmon %s: install both from one build", path,
                     t->package_version ? t->package_version : "(unknown)", PACKAGE_VERSION);
+        return NULL;
+    }
+    /* The module calls this binary's core functions, which have no stable
+     * ABI: the same version from another build may not fit. */
+    if (t->build_token == NULL || strcmp(t->build_token, DDM_BUILD_TOKEN) != 0) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                    "%s is from another build of ddmon %s (build %.64s, this ddmon is build %s): "
+                    "install both from one build",
+                    path, PACKAGE_VERSION, t->build_token ? t->build_token : "(unknown)",
+                    DDM_BUILD_TOKEN);
         return NULL;
     }
     if (!t->web_new || !t->web_free || !t->web_http || !t->web_url || !t->metrics_new ||
@@ -67,12 +80,8 @@ static const DdmWebModule *check_table(const DdmWebModule *t, const char *path, 
     return t;
 }
 
-const DdmWebModule *ddm_server_web_module_load(GError **error)
+const DdmWebModule *ddm_server_web_module_load_from(const char *dir, GError **error)
 {
-    static const DdmWebModule *loaded;
-    if (loaded != NULL)
-        return loaded;
-    g_autofree char *dir = ddm_server_web_module_dir();
     g_autofree char *path = g_build_filename(dir, DDM_WEB_MODULE_FILE, NULL);
     void *dl = ddm_loader_open_module(dir, DDM_WEB_MODULE_FILE, error);
     if (dl == NULL)
@@ -81,16 +90,23 @@ const DdmWebModule *ddm_server_web_module_load(GError **error)
     DdmWebModuleGetFunc get = (DdmWebModuleGetFunc)dlsym(dl, DDM_WEB_MODULE_SYMBOL);
     if (get == NULL) {
         const char *why = dlerror();
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", path,
-                    why ? why : "no " DDM_WEB_MODULE_SYMBOL);
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s exports no %s (%s)", path,
+                    DDM_WEB_MODULE_SYMBOL, why ? why : "dlsym found nothing");
         dlclose(dl);
         return NULL;
     }
     const DdmWebModule *t = check_table(get(), path, error);
-    if (t == NULL) {
+    if (t == NULL)
         dlclose(dl);
-        return NULL;
-    }
-    loaded = t; /* never dlclosed (web_module.h) */
+    return t; /* never dlclosed (web_module.h) */
+}
+
+const DdmWebModule *ddm_server_web_module_load(GError **error)
+{
+    static const DdmWebModule *loaded;
+    if (loaded != NULL)
+        return loaded;
+    g_autofree char *dir = ddm_server_web_module_dir();
+    loaded = ddm_server_web_module_load_from(dir, error);
     return loaded;
 }

@@ -19,12 +19,18 @@
  *  changes it. (transfer full) */
 char *ddm_server_web_module_dir(void);
 
-/** Load the module from ddm_server_web_module_dir() through the plugins'
- *  trust checks (ddm_loader_open_module()), look up its table and check
- *  its version, size and package version. The table (transfer none; lives
- *  as long as the process), or NULL with @error naming the file and why
- *  (dlerror()'s text when dlopen failed). Loads at most once: later calls
- *  return the same table. */
+/** Load DDM_WEB_MODULE_FILE from @dir through the plugins' trust checks
+ *  (ddm_loader_open_module()), look up its table and check its version,
+ *  size, package version, build token (DDM_BUILD_TOKEN: the module of
+ *  another build is refused) and that no entry is NULL. The table
+ *  (transfer none; the module is never unloaded once it passed), or NULL
+ *  with @error naming the file and why (dlerror()'s text when dlopen
+ *  failed). Each call loads (dlopen counts references); the tests call it
+ *  on fixture modules. */
+const DdmWebModule *ddm_server_web_module_load_from(const char *dir, GError **error);
+
+/** ddm_server_web_module_load_from(ddm_server_web_module_dir()), at most
+ *  once: later calls return the same table. */
 const DdmWebModule *ddm_server_web_module_load(GError **error);
 
 #endif /* DDM_SERVER_WEB_MODULE_H */

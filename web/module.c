@@ -11,6 +11,7 @@ static const DdmWebModule table = {
     .version = DDM_WEB_MODULE_VERSION,
     .size = sizeof(DdmWebModule),
     .package_version = PACKAGE_VERSION,
+    .build_token = DDM_BUILD_TOKEN,
     .web_new = ddm_web_new,
     .web_free = ddm_web_free,
     .web_http = ddm_web_http,

@@ -12,7 +12,9 @@
  * fits the binary it was built with. The server therefore checks, before
  * calling anything in the table, that its version is DDM_WEB_MODULE_VERSION,
  * its size at least the size it knows, and that it was built from the same
- * package version. Bump DDM_WEB_MODULE_VERSION with any change to the table.
+ * package version and in the same build (DDM_BUILD_TOKEN, configure.ac: one
+ * per build directory). Bump DDM_WEB_MODULE_VERSION with any change to the
+ * table.
  *
  * Only pointers to incomplete types cross the table: this header needs no
  * libsoup header.
@@ -32,12 +34,13 @@
 #define DDM_WEB_MODULE_FILE "ddmon-web.so"
 /* The one symbol the module exports: a DdmWebModuleGetFunc. */
 #define DDM_WEB_MODULE_SYMBOL "ddm_web_module"
-#define DDM_WEB_MODULE_VERSION 1u
+#define DDM_WEB_MODULE_VERSION 2u
 
 typedef struct DdmWebModule {
     uint32_t version;            /* DDM_WEB_MODULE_VERSION */
     uint32_t size;               /* sizeof (DdmWebModule) of the module's build */
     const char *package_version; /* PACKAGE_VERSION of the module's build */
+    const char *build_token;     /* DDM_BUILD_TOKEN of the module's build (since 2) */
     /* web.h */
     DdmWeb *(*web_new)(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error);
     void (*web_free)(DdmWeb *web);

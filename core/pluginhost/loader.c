@@ -72,6 +72,10 @@ void *ddm_loader_dlopen_checked(int fd, const DdmTrustedDir *td, const char *nam
     void *dl = dlopen(real, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         const char *why = dlerror();
+        /* glibc's message begins with the file's name: say it once. */
+        size_t rl = strlen(real);
+        if (why != NULL && strncmp(why, real, rl) == 0 && strncmp(why + rl, ": ", 2) == 0)
+            why += rl + 2;
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN, "cannot load %s: %s",
                     path, why ? why : "dlopen failed");
         return NULL;

@@ -30,7 +30,11 @@ void *ddm_loader_open_module(const char *dir, const char *name, GError **error)
     int os_errno = 0;
     GError *derr = NULL;
     if (!ddm_loader_open_trusted_dir(dir, TRUE, &td, &os_errno, &derr)) {
-        g_propagate_prefixed_error(error, derr, "cannot load %s: ", path);
+        /* The trust checks speak of plugin directories; this is a module's. */
+        g_auto(GStrv) parts = g_strsplit(derr->message, "plugin directory ", -1);
+        g_autofree char *said = g_strjoinv("directory ", parts);
+        g_set_error(error, derr->domain, derr->code, "cannot load %s: %s", path, said);
+        g_error_free(derr);
         return NULL;
     }
     void *dl = NULL;

@@ -6,8 +6,9 @@
  * copied into a private directory: a trusted file loads and its symbols
  * are found; a missing file or directory, a directory or file writable by
  * others, a symbolic link and a file that is not ELF are refused before
- * dlopen, each with an error naming the path; a file dlopen refuses gives
- * the dynamic linker's message.
+ * dlopen, each with an error naming the path (a directory at fault is not
+ * called a plugin directory); a file dlopen refuses gives the dynamic
+ * linker's message, the path said once.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -129,6 +130,9 @@ static void test_dir_writable_by_others(void **state)
     assert_null(ddm_loader_open_module(dir, "ddmon-mod.so", &err));
     assert_true(g_error_matches(err, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE));
     assert_contains(err->message, "writable by others");
+    /* It is the module's directory, not a plugin directory. */
+    if (strstr(err->message, "plugin directory") != NULL)
+        fail_msg("'%s' speaks of a plugin directory", err->message);
     g_clear_error(&err);
     /* Sticky is not enough for the module's own directory. */
     assert_int_equal(chmod(dir, 01777), 0);
@@ -186,6 +190,10 @@ static void test_dlopen_failure_has_dlerror(void **state)
     g_autofree char *path = g_build_filename(f->tmp, "ddmon-mod.so", NULL);
     assert_contains(err->message, path);
     assert_contains(err->message, "undefined symbol: ddm_test_no_such_symbol");
+    /* dlerror() begins with the path too: said once. */
+    const char *first = strstr(err->message, path);
+    if (strstr(first + strlen(path), path) != NULL)
+        fail_msg("'%s' names %s twice", err->message, path);
     g_clear_error(&err);
 }
 
