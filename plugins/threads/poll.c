@@ -44,7 +44,7 @@ static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     switch (reply->status) {
     case DDM_REPLY_CHUNK:
         if (reply->type == THREADS_CHUNK_THST)
-            (void)threads_handle_thst(st, reply->data, reply->len);
+            (void)threads_handle_thst(st, reply->data, reply->len, 1);
         else if (reply->type == DDM_CHUNK_FAIL)
             pl->host->log(self, DDM_LOG_INFO, "THST refused by the VM: %s",
                           reply->fail_msg ? reply->fail_msg : "no message");

@@ -161,11 +161,16 @@ static int flush_timer_cb(ddm_plugin *self, void *ud)
     return 0;
 }
 
-/* A small table is published once per burst of events, at the next loop
- * iteration: the ~14 THCR a VM sends right after THEN arrive together, and
- * publishing the table, its headline and its metrics once for each made
- * start-up with many VMs O(threads^2) a VM (39% of the server's
- * instructions with 1,000 VMs). */
+/* A small table is published once per burst of events: the ~14 THCR a VM
+ * sends when THEN asks for them arrive together, and publishing the
+ * table, its headline and its metrics once for each made start-up with
+ * many VMs O(threads^2) a VM (39% of the server's instructions with 1,000
+ * VMs). A burst is the events of a VM while its THEN is unanswered (THEN's
+ * reply publishes them: Dalvik and the simulator answer after the THCR),
+ * or those after the first of a loop iteration (the soon timer, at least
+ * 1 ms later, publishes them). A lone event and a reply to our own request
+ * (a THST poll's answer) are published at once: the server may say
+ * "settled" as soon as it has them, and a snapshot then reads the table. */
 void threads_publish_soon(threads_plugin *pl)
 {
     while (pl->n_soon > 0) {
@@ -200,12 +205,13 @@ static void threads_forget_soon(threads_vm *st)
     st->soon_slot = 0;
 }
 
-static int publish_soon(threads_vm *st)
+/* Puts @st on the soon list (once at most, whoever published it since it
+ * was added: the 100 ms flush, a reply, a fallback; publish_pending says
+ * only whether it still needs publishing) and arms the soon timer. 0, or
+ * -1 when out of memory or no timer could be added. */
+static int soon_add(threads_vm *st)
 {
     threads_plugin *pl = st->pl;
-    /* On the list once at most, whoever published it since it was added
-     * (the 100 ms flush, a fallback): publish_pending says only whether
-     * it still needs publishing. */
     if (!st->soon_slot) {
         if (pl->n_soon == pl->cap_soon) {
             size_t cap = pl->cap_soon ? pl->cap_soon * 2 : 64;
@@ -218,17 +224,26 @@ static int publish_soon(threads_vm *st)
         pl->soon[pl->n_soon++] = st;
         st->soon_slot = pl->n_soon;
     }
-    st->publish_pending = 1;
     if (!pl->soon_timer)
         pl->soon_timer = pl->host->timer_add(pl->self, 0, soon_timer_cb, pl, NULL);
     return pl->soon_timer ? 0 : -1;
 }
 
-void threads_changed(threads_vm *st)
+void threads_changed(threads_vm *st, int solicited)
 {
     threads_plugin *pl = st->pl;
+    if (solicited) { /* one a poll, whatever the table's size */
+        threads_publish(st);
+        return;
+    }
     if (st->list.n <= THREADS_PUBLISH_NOW_MAX) {
-        if (publish_soon(st) != 0) /* no memory or no timer: publish now rather than never */
+        if (!st->then_in_flight && !st->soon_slot) { /* no burst yet */
+            threads_publish(st);
+            (void)soon_add(st); /* the rest of this loop iteration's are one */
+            return;
+        }
+        st->publish_pending = 1;
+        if (soon_add(st) != 0) /* no memory or no timer: publish now rather than never */
             threads_publish(st);
         return;
     }
@@ -280,7 +295,7 @@ static int on_name(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
         log_full(st);
         return DDM_OK;
     }
-    threads_changed(st);
+    threads_changed(st, ci->origin == DDM_ORIGIN_REPLY);
     return DDM_OK;
 }
 
@@ -303,20 +318,20 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
         pl->host->log(self, DDM_LOG_DEBUG, "THDE for unknown thread %u", (unsigned)id);
         return DDM_OK;
     }
-    threads_changed(st);
+    threads_changed(st, ci->origin == DDM_ORIGIN_REPLY);
     return DDM_OK;
 }
 
-void threads_apply_thst(threads_vm *st, const thst_table *t)
+void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited)
 {
     size_t dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
     threads_metrics_account(st);
     if (dropped)
         log_full(st);
-    threads_changed(st);
+    threads_changed(st, solicited);
 }
 
-int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len)
+int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len, int solicited)
 {
     thst_table t;
     char why[128];
@@ -329,7 +344,7 @@ int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len)
     if (t.form == THST_FORM_DRAFT)
         st->pl->host->log(st->pl->self, DDM_LOG_DEBUG, "THST in the 2007 draft's form (%zu threads)",
                           t.n);
-    threads_apply_thst(st, &t);
+    threads_apply_thst(st, &t, solicited);
     threads_thst_clear(&t);
     return 0;
 }
@@ -340,7 +355,7 @@ static int on_thst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     threads_vm *st = threads_vm_state(ud, vm);
     if (!st)
         return -ENOMEM;
-    return threads_handle_thst(st, data, len);
+    return threads_handle_thst(st, data, len, ci->origin == DDM_ORIGIN_REPLY);
 }
 
 /* ------------------------------------------------------------ VM events */
@@ -348,6 +363,14 @@ static int on_thst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 static void then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     threads_plugin *pl = ud;
+    threads_vm *st = pl->host->vm_get_data(self, vm);
+    /* The THCR burst THEN asked for came before this answer: publish it now,
+     * whatever its size, before the server may count this request settled. */
+    if (st) {
+        st->then_in_flight = 0;
+        if (st->publish_pending && reply->status != DDM_REPLY_VM_GONE)
+            threads_publish(st);
+    }
     /* Dalvik answers empty, ART's adbconnection not at all: both are fine. */
     if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
         pl->host->log(self, DDM_LOG_INFO, "THEN refused by the VM: %s",
@@ -384,6 +407,8 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
                     pl, NULL);
     if (rc != 0)
         h->log(self, DDM_LOG_INFO, "THEN not sent: error %d", rc);
+    else
+        st->then_in_flight = 1;
 }
 
 /* ---------------------------------------------------------- descriptor */

@@ -195,6 +195,7 @@ struct threads_vm {
     double last_poll;     /* when the last THST was sent (pl->now) */
     int publish_pending;  /* changed since its table was last published */
     size_t soon_slot;     /* its index on pl->soon + 1; 0: not on it */
+    int then_in_flight;   /* THEN sent, not answered: its THCR burst waits for the reply */
     int full_logged;
     uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
                              NULL until the first CPU figure (polls come only while
@@ -203,17 +204,20 @@ struct threads_vm {
 
 /** The VM's state, created on first use (with its view). NULL if out of memory. */
 threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm);
-/** The list changed: publish now, or soon for big tables. */
-void threads_changed(threads_vm *st);
+/** The list changed: publish now when @solicited (a reply to a request of
+ *  ours, e.g. a THST poll: the server may count it settled at once) or when
+ *  no burst of events is in progress; else soon (the soon timer, or THEN's
+ *  reply), or for big tables at the 100 ms flush. */
+void threads_changed(threads_vm *st, int solicited);
 /** Publish the small tables changed since the last publish (what the
- *  zero-delay timer threads_changed arms runs, after a burst of events). */
+ *  soon timer threads_changed arms runs, after a burst of events). */
 void threads_publish_soon(threads_plugin *pl);
 /** Publish the table and the headline now. */
 void threads_publish(threads_vm *st);
 /** Apply a decoded THST table to @st and publish. */
-void threads_apply_thst(threads_vm *st, const thst_table *t);
+void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited);
 /** Decode and apply a THST payload (event or reply). 0 or -EBADMSG (logged). */
-int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len);
+int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len, int solicited);
 
 /** Start the polling timer if threads.interval > 0. 0 or -errno. */
 int threads_poll_start(threads_plugin *pl);

@@ -841,6 +841,64 @@ static void test_soon_list_once_per_vm(void **state)
     assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, vm2, "threads")), 1);
 }
 
+/* A poll's answer is published before the reply callback returns, and
+ * so are THEN's burst when THEN is answered and a lone event: the server
+ * may say "settled" as soon as it has handled them, and a snapshot then
+ * reads the view (review of ef18821: the soon timer published them at
+ * least 1 ms later, and snapshot-first-look.sh read the old table). Only
+ * the events after the first of one loop iteration wait for the timer. */
+static void test_replies_and_lone_events_published_at_once(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}, {.id = 2, .status = 1, .tid = 78}};
+    unsigned before;
+    size_t len;
+    uint8_t *p;
+    int idx, i;
+
+    /* THEN's THCR come before its (Dalvik) answer: one publish, at the answer */
+    before = fake_view_version(v);
+    for (i = 1; i <= 3; i++) {
+        p = name_chunk((uint32_t)i, "t", &len);
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+        free(p);
+    }
+    assert_int_equal(fake_view_version(v), before);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY); /* THEN */
+    assert_int_equal(fake_view_n_rows(v), 3);
+    assert_int_equal(fake_view_version(v), before + 1);
+    fake_host_fire_timers(f->fh); /* the soon timer has nothing left */
+    assert_int_equal(fake_view_version(v), before + 1);
+
+    /* a poll's answer, at once */
+    fake_view_set_watchers(v, 1);
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    assert_true(idx >= 0);
+    p = thst_real(4, 18, 2, e, 2, &len);
+    fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(fake_view_n_rows(v), 3); /* 3 was announced: it stays, without stats */
+    assert_int_equal(fake_view_cell_int(v, 1, "tid"), 78);
+    fake_host_fire_timers(f->fh);
+
+    /* a lone event at once; the next ones of the same iteration at the timer */
+    before = fake_view_version(v);
+    p = name_chunk(1, "main", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THNM, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(fake_view_version(v), before + 1);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+    p = name_chunk(2, "worker", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THNM, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(fake_view_version(v), before + 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_view_version(v), before + 2);
+    assert_string_equal(fake_view_cell_str(v, 1, "name"), "worker");
+}
+
 static void test_big_table_published_by_timer(void **state)
 {
     fixture *f = *state;
@@ -1218,6 +1276,7 @@ int main(void)
         T(test_thread_cap),
         T(test_small_table_published_once_per_burst),
         T(test_soon_list_once_per_vm),
+        T(test_replies_and_lone_events_published_at_once),
         T(test_big_table_published_by_timer),
         T(test_thst_65535_descending_bounded_work),
         cmocka_unit_test(test_thread_stats_only_with_thst),
