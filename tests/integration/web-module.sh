@@ -12,10 +12,25 @@
 # tree mounted at its configured place in a private mount namespace,
 # loads the installed module and serves. The binary exports exactly the
 # core functions listed in web/binary-exports.list, and a plugin that asks
-# for one (tests/plugins/core-ref.c) is refused before dlopen.
+# for one (tests/plugins/core-ref.c) is refused before dlopen. A ddmon
+# built --without-http refuses --http and --metrics before it starts.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
-    t_skip_all "ddmon was built --without-http (no libsoup 3, no module)"
+if ! grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h"; then
+    # Built --without-http: --http and --metrics fail before anything starts.
+    t_plan 2
+    for opt in --http --metrics; do
+        "$DDMON" --socket "$T_TMP/nohttp.sock" --no-adb-start --scan=none server --foreground \
+            "$opt=127.0.0.1:0" >"$T_TMP/nohttp.out" 2>"$T_TMP/nohttp.err"
+        rc=$?
+        if [ $rc -eq 1 ] && [ "$(cat "$T_TMP/nohttp.err")" = "ddmon: $opt needs a ddmon built with libsoup 3 (not --without-http)" ] \
+            && [ ! -e "$T_TMP/nohttp.sock" ]; then
+            t_ok "a --without-http ddmon refuses $opt with one line, before it listens"
+        else
+            t_fail "a --without-http ddmon refuses $opt with one line, before it listens" "status $rc" "$(cat "$T_TMP/nohttp.err")"
+        fi
+    done
+    exit 0
+fi
 if [ ! -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ]; then
     # Building ddmon builds the module (cli/local.mk): a missing one is a bug.
     t_plan 1
