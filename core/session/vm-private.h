@@ -51,6 +51,11 @@ char **ddm_vm_features_share(char **features);
 void ddm_vm_features_release(char **shared);
 /** Distinct FEAT lists held now (tests). */
 guint ddm_vm_features_shared_count(void);
+/** The hash of a FEAT list's text (@len bytes, the names with their NULs)
+ *  in the shared set: seeded FNV-1a, with the process's random seed, or
+ *  with @seed (tests). */
+guint ddm_vm_features_hash(const char *text, gsize len);
+guint ddm_vm_features_hash_seeded(guint32 seed, const char *text, gsize len);
 /** Point vm->info at the target's key, transport and device again and
  *  recount its features (after any identity change). */
 void ddm_vm_sync_info(DdmVm *vm);

@@ -14,10 +14,16 @@
  * another VM is the same block. A list goes when its last VM releases it,
  * so the set never holds more lists than there are VMs, and each is
  * bounded by the FEAT reply it came from (the session's packet cap).
+ * The set hashes a list with a random seed drawn once per process
+ * (seeded FNV-1a, as plugins/threads/thread-list.c does): an unseeded
+ * hash let a VM set choose lists that collide ("aB" and "b!" under DJB2),
+ * making each FEAT a walk of every list in use.
  * Single-threaded: only the loop's thread calls these.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "core/session/vm-private.h"
 
@@ -32,6 +38,38 @@ typedef struct SharedFeatures {
 } SharedFeatures;
 
 static GHashTable *features_set; /* SharedFeatures* (owned by their references) */
+static guint32 features_seed;
+static gboolean features_seeded;
+
+guint ddm_vm_features_hash_seeded(guint32 seed, const char *text, gsize len)
+{
+    guint32 h = 2166136261u ^ seed; /* FNV-1a from the seed */
+    for (gsize i = 0; i < len; i++) {
+        h ^= (guchar)text[i];
+        h *= 16777619u;
+    }
+    h ^= h >> 16; /* murmur3's finalizer: the low bits the table uses mix all */
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+static guint32 process_seed(void)
+{
+    if (!features_seeded) {
+        if (getrandom(&features_seed, sizeof features_seed, GRND_NONBLOCK) != sizeof features_seed)
+            features_seed = (guint32)g_random_int() ^ (guint32)(uintptr_t)&features_seed;
+        features_seeded = TRUE;
+    }
+    return features_seed;
+}
+
+guint ddm_vm_features_hash(const char *text, gsize len)
+{
+    return ddm_vm_features_hash_seeded(process_seed(), text, len);
+}
 
 static SharedFeatures *from_vec(char **vec)
 {
@@ -91,10 +129,7 @@ char **ddm_vm_features_share(char **features)
         p += len;
     }
     f->vec[n] = NULL;
-    f->hash = g_str_hash(""); /* any seed: the strings with their NULs */
-    for (p = (char *)text_of(f); p < (char *)text_of(f) + text_len; p++)
-        f->hash = f->hash * 33u + (guchar)*p;
-    f->hash ^= n;
+    f->hash = ddm_vm_features_hash(text_of(f), text_len); /* the strings with their NULs */
     g_strfreev(features);
 
     if (!features_set)

@@ -913,6 +913,57 @@ static void test_vm_feat(void **state)
     fx_free(fx);
 }
 
+/* The shared FEAT set's hash is seeded (vm_ident.c): under the unseeded
+ * DJB2 it used, "aB" and "b!" collide, and so do all 2^k strings of k such
+ * blocks, so a hostile VM set made every FEAT walk every list in use. */
+static guint djb2_with_nuls(const char *text, gsize len)
+{
+    guint h = 5381;
+    for (gsize i = 0; i < len; i++)
+        h = h * 33u + (guchar)text[i];
+    return h;
+}
+
+static void test_vm_features_hash_seeded(void **state)
+{
+    static const guint32 seeds[] = {0, 1, 0x9E3779B9u, 0xFFFFFFFFu};
+    enum { BLOCKS = 8, N = 1 << BLOCKS };
+    char texts[N][2 * BLOCKS + 1];
+    g_autoptr(GHashTable) full = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_autoptr(GHashTable) slots = g_hash_table_new(g_direct_hash, g_direct_equal);
+    (void)state;
+    assert_int_equal(djb2_with_nuls("aB", 3), djb2_with_nuls("b!", 3)); /* the attack holds */
+    for (gsize i = 0; i < G_N_ELEMENTS(seeds); i++)
+        assert_int_not_equal(ddm_vm_features_hash_seeded(seeds[i], "aB", 3),
+                             ddm_vm_features_hash_seeded(seeds[i], "b!", 3));
+    assert_int_not_equal(ddm_vm_features_hash("aB", 3), ddm_vm_features_hash("b!", 3));
+    for (int i = 0; i < N; i++) {
+        for (int k = 0; k < BLOCKS; k++)
+            memcpy(&texts[i][2 * k], i >> k & 1 ? "b!" : "aB", 2);
+        texts[i][2 * BLOCKS] = '\0';
+        assert_int_equal(djb2_with_nuls(texts[i], sizeof texts[i]), djb2_with_nuls(texts[0], sizeof texts[0]));
+        guint h = ddm_vm_features_hash(texts[i], sizeof texts[i]);
+        g_hash_table_add(full, GUINT_TO_POINTER(h));
+        g_hash_table_add(slots, GUINT_TO_POINTER(h & (N - 1)));
+    }
+    /* 256 random 32-bit hashes: a repeat has odds of ~1 in 65,000; in 256
+     * slots they fill ~162 (all in one under DJB2) */
+    assert_true(g_hash_table_size(full) >= N - 2);
+    assert_true(g_hash_table_size(slots) >= N / 2);
+    /* and the set still tells them apart and shares equal ones */
+    guint base = ddm_vm_features_shared_count();
+    char **a = ddm_vm_features_share(g_strsplit("aB", ",", -1));
+    char **b = ddm_vm_features_share(g_strsplit("b!", ",", -1));
+    char **c = ddm_vm_features_share(g_strsplit("b!", ",", -1));
+    assert_ptr_not_equal(a, b);
+    assert_ptr_equal(b, c);
+    assert_int_equal(ddm_vm_features_shared_count(), base + 2);
+    ddm_vm_features_release(a);
+    ddm_vm_features_release(b);
+    ddm_vm_features_release(c);
+    assert_int_equal(ddm_vm_features_shared_count(), base);
+}
+
 /* The identity text VMs have in common is held once (vm_ident.c): equal
  * FEAT lists are one vector, told apart by every byte (where one name
  * ends counts), and it goes with its last holder. */
@@ -2423,6 +2474,7 @@ int main(void)
         cmocka_unit_test(test_vm_late_helo_upgrades),
         cmocka_unit_test(test_vm_feat),
         cmocka_unit_test(test_vm_ident_shared),
+        cmocka_unit_test(test_vm_features_hash_seeded),
         cmocka_unit_test(test_vm_tables),
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
