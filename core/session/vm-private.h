@@ -44,10 +44,16 @@ char *ddm_vm_clip(const char *s, gsize max);
  *  (NULL: NULL); give it back with ddm_vm_text_release. */
 char *ddm_vm_text_share(const char *s, gsize max);
 void ddm_vm_text_release(char *s);
-/** The FEAT list @features (taken: freed here) as a shared, read-only
- *  NULL-terminated vector, the same block for every VM with an equal
- *  list (NULL: NULL); give it back with ddm_vm_features_release. */
+/** Most FEAT names a VM's list keeps (each cut to DDM_VM_NAME_MAX bytes). */
+#define DDM_VM_FEATURES_MAX 256u
+/** The FEAT list @features (taken: freed here), cut to the caps above, as
+ *  a shared, read-only NULL-terminated vector, the same block for every VM
+ *  with an equal list (NULL: NULL); give it back with
+ *  ddm_vm_features_release. */
 char **ddm_vm_features_share(char **features);
+/** TRUE if ddm_vm_features_share will cut @features; @n_out gets its
+ *  count, @longest_out its longest name's bytes (for the log line). */
+gboolean ddm_vm_features_over_cap(char *const *features, guint *n_out, gsize *longest_out);
 void ddm_vm_features_release(char **shared);
 /** Distinct FEAT lists held now (tests). */
 guint ddm_vm_features_shared_count(void);

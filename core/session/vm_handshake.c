@@ -12,6 +12,7 @@
 
 #include "core/wire/ddm.h"
 #include "core/transport/local_proc.h"
+#include "core/session/ratelog.h"
 #include "core/session/vm-private.h"
 
 #define DDM_SERVER_PROTOCOL_VERSION 1u
@@ -163,6 +164,14 @@ static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
     if (!feat) {
         g_warning("%s: malformed FEAT reply (%zu bytes) ignored", vm_key(vm), r->len);
         return;
+    }
+    guint n;
+    gsize longest;
+    if (ddm_vm_features_over_cap(feat, &n, &longest)) {
+        g_autofree char *rate_key = g_strdup_printf("%s FEAT", vm_key(vm));
+        ddm_ratelog(rate_key, G_LOG_LEVEL_WARNING,
+                    "%s: FEAT of %u names, the longest %zu bytes: kept at most %u, each cut to %u bytes",
+                    vm_key(vm), n, longest, DDM_VM_FEATURES_MAX, DDM_VM_NAME_MAX);
     }
     ddm_vm_features_release((char **)vm->info.features);
     vm->info.features = (const char *const *)ddm_vm_features_share(feat);

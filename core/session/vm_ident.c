@@ -12,8 +12,9 @@
  * reference count, the NULL-terminated vector and the strings it points
  * to) in a set of the lists in use, found by content: an equal list from
  * another VM is the same block. A list goes when its last VM releases it,
- * so the set never holds more lists than there are VMs, and each is
- * bounded by the FEAT reply it came from (the session's packet cap).
+ * so the set never holds more lists than there are VMs, and each holds at
+ * most DDM_VM_FEATURES_MAX names of at most DDM_VM_NAME_MAX bytes (the
+ * rest is dropped: real VMs send ~20 short names).
  * The set hashes a list with a random seed drawn once per process
  * (seeded FNV-1a, as plugins/threads/thread-list.c does): an unseeded
  * hash let a VM set choose lists that collide ("aB" and "b!" under DJB2),
@@ -105,6 +106,34 @@ void ddm_vm_text_release(char *s)
         g_ref_string_release(s);
 }
 
+gboolean ddm_vm_features_over_cap(char *const *features, guint *n_out, gsize *longest_out)
+{
+    guint n = 0;
+    gsize longest = 0;
+    for (; features && features[n]; n++)
+        longest = MAX(longest, strlen(features[n]));
+    *n_out = n;
+    *longest_out = longest;
+    return n > DDM_VM_FEATURES_MAX || longest > DDM_VM_NAME_MAX;
+}
+
+/* @features cut to the caps, in place. */
+static void features_cut(char **features)
+{
+    guint i;
+    for (i = 0; features[i] && i < DDM_VM_FEATURES_MAX; i++)
+        if (strlen(features[i]) > DDM_VM_NAME_MAX) {
+            char *clipped = ddm_vm_clip(features[i], DDM_VM_NAME_MAX);
+            g_free(features[i]);
+            features[i] = clipped;
+        }
+    if (!features[i])
+        return;
+    for (guint k = i; features[k]; k++)
+        g_free(features[k]);
+    features[i] = NULL;
+}
+
 char **ddm_vm_features_share(char **features)
 {
     SharedFeatures *f, *found;
@@ -114,6 +143,7 @@ char **ddm_vm_features_share(char **features)
 
     if (!features)
         return NULL;
+    features_cut(features);
     n = g_strv_length(features);
     for (i = 0; i < n; i++)
         text_len += strlen(features[i]) + 1;

@@ -964,6 +964,36 @@ static void test_vm_features_hash_seeded(void **state)
     assert_int_equal(ddm_vm_features_shared_count(), base);
 }
 
+/* A FEAT list keeps at most DDM_VM_FEATURES_MAX names, each at most
+ * DDM_VM_NAME_MAX bytes (cut at a character boundary): a VM cannot make
+ * ddmon hold (and hash, and compare) a packet's worth of names. */
+static void test_vm_features_capped(void **state)
+{
+    guint n = DDM_VM_FEATURES_MAX + 44, got_n;
+    gsize longest;
+    char **in = g_new0(char *, n + 1);
+    char **ok = g_strsplit("a,b", ",", -1);
+    (void)state;
+    for (guint i = 0; i < n; i++)
+        in[i] = g_strdup_printf("f%u", i);
+    g_free(in[1]);
+    in[1] = g_strnfill(DDM_VM_NAME_MAX + 100, 'x');
+    memcpy(in[1] + DDM_VM_NAME_MAX - 1, "\xc3\xa9", 2); /* a 2-byte character across the cut */
+    assert_false(ddm_vm_features_over_cap(ok, &got_n, &longest));
+    assert_int_equal(got_n, 2);
+    assert_int_equal(longest, 1);
+    assert_true(ddm_vm_features_over_cap(in, &got_n, &longest));
+    assert_int_equal(got_n, n);
+    assert_int_equal(longest, DDM_VM_NAME_MAX + 100);
+    char **shared = ddm_vm_features_share(in);
+    assert_int_equal(g_strv_length(shared), DDM_VM_FEATURES_MAX);
+    assert_int_equal(strlen(shared[1]), DDM_VM_NAME_MAX - 1);
+    assert_string_equal(shared[DDM_VM_FEATURES_MAX - 1], "f255");
+    assert_false(ddm_vm_features_over_cap(shared, &got_n, &longest));
+    ddm_vm_features_release(shared);
+    g_strfreev(ok);
+}
+
 /* The identity text VMs have in common is held once (vm_ident.c): equal
  * FEAT lists are one vector, told apart by every byte (where one name
  * ends counts), and it goes with its last holder. */
@@ -2475,6 +2505,7 @@ int main(void)
         cmocka_unit_test(test_vm_feat),
         cmocka_unit_test(test_vm_ident_shared),
         cmocka_unit_test(test_vm_features_hash_seeded),
+        cmocka_unit_test(test_vm_features_capped),
         cmocka_unit_test(test_vm_tables),
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
