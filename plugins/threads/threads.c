@@ -292,6 +292,8 @@ static int on_name(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     if (!name)
         return -ENOMEM;
     if (!thread_list_name(&st->list, id, name)) {
+        if (thread_list_find(&st->list, id) || st->list.n < st->list.max)
+            return -ENOMEM; /* the list had room: the name could not be held */
         log_full(st);
         return DDM_OK;
     }

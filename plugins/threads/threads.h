@@ -174,7 +174,7 @@ typedef struct threads_plugin {
     unsigned hz;
     uint32_t poll_timer;  /* 0: none */
     uint32_t flush_timer; /* 0: none */
-    uint32_t soon_timer;  /* 0: none; publishes `soon` at the next loop iteration */
+    uint32_t soon_timer;  /* 0: none; publishes `soon` (the host runs it at least 1 ms later) */
     threads_vm **soon;    /* small tables changed since the soon timer last ran, each once
                              (threads_vm.soon_slot); publish_pending says which still need it */
     size_t n_soon, cap_soon;
