@@ -145,7 +145,8 @@ typedef struct Watch {
 } Watch;
 
 struct DdmViews {
-    GHashTable *by_key; /* set of ddm_view* (owned), hashed by (vm_key, name) */
+    GHashTable *by_name; /* name (owned) -> set of its ddm_view* (owned), hashed by vm_key */
+    guint n_views;       /* views in by_name's sets */
     GArray *listeners;  /* Listener */
     guint next_listener_id;
     guint notifying;    /* nesting depth of notifications */

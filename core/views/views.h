@@ -50,6 +50,9 @@ void ddm_views_destroy_owner(DdmViews *store, const char *owner);
 ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key);
 /** Every view, sorted by (vm_key, name). (transfer container) */
 GPtrArray *ddm_views_list(DdmViews *store);
+/** The views named @name, in ddm_views_list's order (global first, then by
+ *  vm_key); O(those views), the others not looked at. (transfer container) */
+GPtrArray *ddm_views_list_named(DdmViews *store, const char *name);
 
 /* Accessors. */
 const char *ddm_view_name(const ddm_view *v);

@@ -394,6 +394,65 @@ static void test_server_control_requests(void **state)
     assert_int_equal(ddm_control_n_clients(f->ctl), 0);
 }
 
+/* `view NAME` without a VM answers every view of that name: global first,
+ * then by VM key (strcmp), whatever order they were made in, each as
+ * ddm_view_to_json gives it; the answer's array is byte for byte the one
+ * of every view of the server (ddm_views_list) filtered by name, which is
+ * how it was made before the store was looked up by name (issue 16). */
+static void test_server_control_view_of_name(void **state)
+{
+    Fixture *f = *state;
+    static const char *const keys[] = {"vm2", "127.0.0.1:8000", "vm10", NULL, "a"};
+    start_control(f);
+    add_table(f, NULL, "vms");
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        fill(add_table(f, keys[i], "headline"), (int)i + 1);
+        add_table(f, keys[i], "threads");
+        add_table(f, keys[i], "zz");
+    }
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    pump(20);
+
+    /* asked twice: the first look (delayed) and a warm one answer alike */
+    for (int round = 0; round < 2; round++) {
+        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"headline\"}\n");
+        assert_non_null(r);
+        JsonObject *o = json_node_get_object(r);
+        assert_true(ddm_json_get_bool(o, "ok", FALSE));
+        JsonNode *got = json_object_get_member(o, "views");
+        JsonArray *views = json_node_get_array(got);
+        static const char *const order[] = {NULL, "127.0.0.1:8000", "a", "vm10", "vm2"};
+        assert_int_equal(json_array_get_length(views), G_N_ELEMENTS(order));
+        for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
+            JsonObject *v = json_array_get_object_element(views, i);
+            assert_string_equal(ddm_json_get_string(v, "name"), "headline");
+            if (order[i] == NULL)
+                assert_true(json_object_get_null_member(v, "vm"));
+            else
+                assert_string_equal(ddm_json_get_string(v, "vm"), order[i]);
+        }
+        /* byte for byte the filtered list of every view */
+        GPtrArray *all = ddm_views_list(f->mon.views);
+        JsonArray *want = json_array_new();
+        for (guint i = 0; i < all->len; i++)
+            if (strcmp(ddm_view_name(all->pdata[i]), "headline") == 0)
+                json_array_add_element(want, ddm_view_to_json(all->pdata[i], FALSE));
+        g_ptr_array_unref(all);
+        JsonNode *want_node = json_node_init_array(json_node_alloc(), want);
+        char *want_text = json_to_string(want_node, FALSE);
+        char *got_text = json_to_string(got, FALSE);
+        assert_string_equal(got_text, want_text);
+        g_free(want_text);
+        g_free(got_text);
+        json_node_unref(want_node);
+        json_array_unref(want);
+        json_node_unref(r);
+    }
+    ddm_client_free(c);
+    pump(20);
+}
+
 static void test_server_control_watch(void **state)
 {
     Fixture *f = *state;
@@ -723,6 +782,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_listen_and_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_blob_filenames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_view_of_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look_two, setup, teardown),

@@ -507,6 +507,11 @@ static void test_views_columns_interned(void **state)
     assert_int_equal(ddm_view_cell_int(v[1], 1), 0);
     assert_int_equal(ddm_view_cell_int(v[1], 2), 0);
     assert_int_equal(ddm_view_commit(v[1]), 0);
+    /* one set for the same columns, another for another unit or type */
+    assert_ptr_equal(v[1]->schema, v[2]->schema);
+    assert_ptr_not_equal(v[3]->schema, v[1]->schema);
+    assert_ptr_not_equal(v[4]->schema, v[1]->schema);
+    assert_ptr_not_equal(v[4]->schema, v[3]->schema);
     txt = columns_of(v[1]);
     assert_string_equal(txt, "id/int/-,size/int/B,");
     g_free(txt);
@@ -527,6 +532,87 @@ static void test_views_columns_interned(void **state)
     txt = columns_of(v[0]);
     assert_string_equal(txt, "id/int/-,size/int/B,");
     g_free(txt);
+    ddm_views_free(s);
+}
+
+/* "vm KEY NAME" of each view of @a, ";"-separated ("-" for global). (transfer full) */
+static char *keys_names_of(GPtrArray *a)
+{
+    GString *out = g_string_new(NULL);
+    for (guint i = 0; i < a->len; i++) {
+        const char *key = ddm_view_vm_key(a->pdata[i]);
+        g_string_append_printf(out, "%s %s;", key ? key : "-", ddm_view_name(a->pdata[i]));
+    }
+    return g_string_free(out, FALSE);
+}
+
+/* The views of one name (a server's answer to `view NAME`) come in
+ * ddm_views_list's order: global first, then by VM key (strcmp: "vm10"
+ * before "vm2"), whatever order they were created in, and exactly those
+ * of ddm_views_list with that name; a name whose views all went has none,
+ * and comes back with a new view. */
+static void test_views_list_named(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    static const char *const keys[] = {"vm2", "b", "vm10", NULL, "a"};
+    GPtrArray *named, *all;
+    char *txt;
+    guint j = 0;
+    (void)state;
+
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        assert_non_null(ddm_views_create(s, "p", keys[i], "zz", DDM_VIEW_RECORD, NULL));
+        assert_non_null(ddm_views_create(s, "p", keys[i], "headline", DDM_VIEW_RECORD, NULL));
+        assert_non_null(ddm_views_create(s, "q", keys[i], "a", DDM_VIEW_TABLE, NULL));
+    }
+    named = ddm_views_list_named(s, "headline");
+    txt = keys_names_of(named);
+    assert_string_equal(txt, "- headline;a headline;b headline;vm10 headline;vm2 headline;");
+    g_free(txt);
+    /* the same views, in the same order, as ddm_views_list's of that name */
+    all = ddm_views_list(s);
+    assert_int_equal(all->len, 15);
+    for (guint i = 0; i < all->len; i++) {
+        if (strcmp(ddm_view_name(all->pdata[i]), "headline") != 0)
+            continue;
+        assert_true(j < named->len);
+        assert_ptr_equal(all->pdata[i], named->pdata[j++]);
+    }
+    assert_int_equal(j, named->len);
+    g_ptr_array_unref(all);
+    g_ptr_array_unref(named);
+
+    named = ddm_views_list_named(s, "nope");
+    assert_int_equal(named->len, 0);
+    g_ptr_array_unref(named);
+    named = ddm_views_list_named(s, NULL);
+    assert_int_equal(named->len, 0);
+    g_ptr_array_unref(named);
+
+    ddm_views_destroy_vm(s, "vm10");
+    named = ddm_views_list_named(s, "a");
+    txt = keys_names_of(named);
+    assert_string_equal(txt, "- a;a a;b a;vm2 a;");
+    g_free(txt);
+    g_ptr_array_unref(named);
+    assert_null(ddm_views_lookup(s, "zz", "vm10"));
+    assert_non_null(ddm_views_lookup(s, "zz", "vm2"));
+
+    /* every "headline" gone: none, and lookups find none; a new one comes back */
+    ddm_views_destroy_owner(s, "p");
+    named = ddm_views_list_named(s, "headline");
+    assert_int_equal(named->len, 0);
+    g_ptr_array_unref(named);
+    assert_null(ddm_views_lookup(s, "headline", NULL));
+    assert_non_null(ddm_views_create(s, "p", "vm1", "headline", DDM_VIEW_RECORD, NULL));
+    named = ddm_views_list_named(s, "headline");
+    txt = keys_names_of(named);
+    assert_string_equal(txt, "vm1 headline;");
+    g_free(txt);
+    g_ptr_array_unref(named);
+    all = ddm_views_list(s);
+    assert_int_equal(all->len, 5);
+    g_ptr_array_unref(all);
     ddm_views_free(s);
 }
 
@@ -1424,6 +1510,7 @@ int main(void)
         cmocka_unit_test(test_views_record),
         cmocka_unit_test(test_views_record_many_fields),
         cmocka_unit_test(test_views_columns_interned),
+        cmocka_unit_test(test_views_list_named),
         cmocka_unit_test(test_views_blob),
         cmocka_unit_test(test_views_caps),
         cmocka_unit_test(test_views_listeners),
