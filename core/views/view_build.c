@@ -32,6 +32,31 @@ static void set_schema(ddm_view *v, const Columns *cols)
     v->schema = schema.cols;
 }
 
+/* TRUE if @cols (as a plugin gives them) are the columns of @set: then
+ * they would make that set again (names and units already valid and
+ * short, an empty unit is none). */
+static gboolean columns_given_are(const Columns *set, const ddm_column *cols, size_t n)
+{
+    if (!set->cols || set->n != n)
+        return FALSE;
+    for (size_t i = 0; i < n; i++) {
+        const Column *c = &set->cols[i];
+        if (c->type != cols[i].type || strcmp(c->name, cols[i].name) != 0 ||
+            strcmp(c->unit ? c->unit : "", cols[i].unit ? cols[i].unit : "") != 0)
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Remember @set as the one @v's description's views were last given. */
+static void desc_remember_columns(ddm_view *v, const Columns *set)
+{
+    ViewDesc *desc = (ViewDesc *)v->desc; /* interned by views.c, shared by its views */
+    Columns remembered = ddm_views_columns_of(desc->columns);
+    ddm_views_columns_copy(&remembered, set);
+    desc->columns = remembered.cols;
+}
+
 int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
 {
     Columns fresh = {NULL, 0};
@@ -44,6 +69,14 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
             return -EINVAL;
     }
     if (n > 0) {
+        /* The same view of every VM gets the same columns: the set its
+         * description's views were last given is shared as it is, without
+         * making and interning a new one (issue 16). */
+        Columns last = ddm_views_columns_of(v->desc->columns);
+        if (columns_given_are(&last, cols, n))
+            ddm_views_columns_copy(&fresh, &last);
+    }
+    if (n > 0 && !fresh.cols) {
         /* Names and units go through the same UTF-8/length rules as cells. */
         Content *tmp = ddm_views_content_new(DDM_VIEW_BLOB, NULL);
         gboolean tr;
@@ -57,6 +90,7 @@ int ddm_view_set_columns(ddm_view *v, const ddm_column *cols, size_t n)
         }
         ddm_views_content_free(tmp);
         ddm_views_columns_intern(&fresh);
+        desc_remember_columns(v, &fresh);
     }
     if (v->building) {
         /* Rows built so far are cleared, as are the row state and errors. */

@@ -110,7 +110,8 @@ typedef struct ViewDesc {
     char *title;
     ddm_view_kind kind;
     guint refs;
-    char *key; /* its key among the interned descriptions */
+    Column *columns; /* the column set ddm_view_set_columns last made for
+                        its views (a reference, see view_build.c), or NULL */
 } ViewDesc;
 
 /* Laid out without holes in 64 bytes (malloc gives it 80): every VM has

@@ -535,6 +535,67 @@ static void test_views_columns_interned(void **state)
     ddm_views_free(s);
 }
 
+/* set_columns shares the set its description's views were last given when
+ * the columns are the same (an empty unit being none); columns a plugin
+ * gives that storing changes (invalid UTF-8, a name past the string cap)
+ * are stored changed in every view, and still one set; other columns in
+ * between do not split the first ones' set. */
+static void test_views_columns_remembered(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    static const ddm_column a[] = {{"id", DDM_VAL_INT, ""}, {"size", DDM_VAL_INT, "B"}};
+    static const ddm_column a_null_unit[] = {{"id", DDM_VAL_INT, NULL}, {"size", DDM_VAL_INT, "B"}};
+    static const ddm_column b[] = {{"id", DDM_VAL_INT, NULL}, {"size", DDM_VAL_INT, "kB"}};
+    static const ddm_column bad[] = {{"caf\xe9", DDM_VAL_STR, NULL}};
+    char *long_name = g_strnfill(DDM_VIEW_MAX_STRING + 10, 'x');
+    ddm_column longc[] = {{long_name, DDM_VAL_INT, NULL}};
+    ddm_view *v[8];
+    char *txt, *want;
+    (void)state;
+
+    for (int i = 0; i < 8; i++) {
+        char vm[16];
+        g_snprintf(vm, sizeof vm, "vm%d", i);
+        v[i] = ddm_views_create(s, "p", vm, "t", DDM_VIEW_TABLE, NULL);
+        assert_non_null(v[i]);
+    }
+    assert_int_equal(ddm_view_set_columns(v[0], a, 2), 0);
+    assert_int_equal(ddm_view_set_columns(v[1], b, 2), 0);
+    assert_int_equal(ddm_view_set_columns(v[2], a_null_unit, 2), 0);
+    assert_int_equal(ddm_view_set_columns(v[3], a, 2), 0);
+    assert_ptr_equal(v[2]->schema, v[0]->schema);
+    assert_ptr_equal(v[3]->schema, v[0]->schema);
+    assert_ptr_not_equal(v[1]->schema, v[0]->schema);
+    txt = columns_of(v[3]);
+    assert_string_equal(txt, "id/int/-,size/int/B,");
+    g_free(txt);
+    txt = columns_of(v[1]);
+    assert_string_equal(txt, "id/int/-,size/int/kB,");
+    g_free(txt);
+
+    assert_int_equal(ddm_view_set_columns(v[4], bad, 1), 0);
+    assert_int_equal(ddm_view_set_columns(v[5], bad, 1), 0);
+    assert_ptr_equal(v[4]->schema, v[5]->schema);
+    txt = columns_of(v[5]);
+    assert_string_equal(txt, "caf\xef\xbf\xbd/str/-,");
+    g_free(txt);
+
+    assert_int_equal(ddm_view_set_columns(v[6], longc, 1), 0);
+    assert_int_equal(ddm_view_set_columns(v[7], longc, 1), 0);
+    assert_ptr_equal(v[6]->schema, v[7]->schema);
+    txt = columns_of(v[7]);
+    want = g_strdup_printf("%.*s/int/-,", (int)DDM_VIEW_MAX_STRING, long_name);
+    assert_string_equal(txt, want);
+    g_free(want);
+    g_free(txt);
+
+    /* the first set again, after the others: still the first one */
+    assert_int_equal(ddm_view_set_columns(v[1], a, 2), 0);
+    assert_ptr_equal(v[1]->schema, v[0]->schema);
+    g_free(long_name);
+    ddm_views_free(s);
+}
+
 /* "vm KEY NAME" of each view of @a, ";"-separated ("-" for global). (transfer full) */
 static char *keys_names_of(GPtrArray *a)
 {
@@ -1511,6 +1572,7 @@ int main(void)
         cmocka_unit_test(test_views_record_many_fields),
         cmocka_unit_test(test_views_columns_interned),
         cmocka_unit_test(test_views_list_named),
+        cmocka_unit_test(test_views_columns_remembered),
         cmocka_unit_test(test_views_blob),
         cmocka_unit_test(test_views_caps),
         cmocka_unit_test(test_views_listeners),
