@@ -160,18 +160,24 @@ static void feat_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
         g_debug("%s: FEAT answered with another chunk type", vm_key(vm));
         return;
     }
-    feat = ddm_feat_parse(r->data, r->len);
+    /* decoded to the caps: a name is cut to DDM_VM_NAME_MAX bytes below,
+     * and each UTF-16 unit makes at least one byte, so DDM_VM_NAME_MAX
+     * units are enough; the names past DDM_VM_FEATURES_MAX are only
+     * walked (a reply of millions of empty names allocates nothing) */
+    DdmFeatSize size;
+    feat = ddm_feat_parse_capped(r->data, r->len, DDM_VM_FEATURES_MAX, DDM_VM_NAME_MAX, &size);
     if (!feat) {
         g_warning("%s: malformed FEAT reply (%zu bytes) ignored", vm_key(vm), r->len);
         return;
     }
-    guint n;
-    gsize longest;
-    if (ddm_vm_features_over_cap(feat, &n, &longest)) {
+    guint kept_n;
+    gsize kept_longest;
+    if (ddm_vm_features_over_cap(feat, &kept_n, &kept_longest) ||
+        size.count > DDM_VM_FEATURES_MAX || size.longest_units > DDM_VM_NAME_MAX) {
         g_autofree char *rate_key = g_strdup_printf("%s FEAT", vm_key(vm));
         ddm_ratelog(rate_key, G_LOG_LEVEL_WARNING,
-                    "%s: FEAT of %u names, the longest %zu bytes: kept at most %u, each cut to %u bytes",
-                    vm_key(vm), n, longest, DDM_VM_FEATURES_MAX, DDM_VM_NAME_MAX);
+                    "%s: FEAT of %u names, the longest %u UTF-16 units: kept at most %u, each cut to %u bytes",
+                    vm_key(vm), size.count, size.longest_units, DDM_VM_FEATURES_MAX, DDM_VM_NAME_MAX);
     }
     ddm_vm_features_release((char **)vm->info.features);
     vm->info.features = (const char *const *)ddm_vm_features_share(feat);

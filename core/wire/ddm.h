@@ -94,7 +94,28 @@ gboolean ddm_helo_parse(const uint8_t *data, size_t len, DdmHelo *out);
 void ddm_helo_clear(DdmHelo *h);
 /** The HELO request payload (u4 server protocol version). */
 void ddm_helo_request(uint8_t out[4], uint32_t server_version);
-/** Parse a FEAT reply: u4 count, count x lstr. NULL if malformed. (transfer full, g_strfreev) */
+/** The caps ddm_feat_parse keeps a FEAT list to: real VMs send ~20 short names. */
+#define DDM_FEAT_NAMES_MAX 256u
+#define DDM_FEAT_UNITS_MAX 256u
+
+/** What a FEAT reply held, kept or not (ddm_feat_parse_capped). */
+typedef struct {
+    uint32_t count;         /* names in the reply */
+    uint32_t longest_units; /* the longest name's length, in UTF-16 units */
+} DdmFeatSize;
+
+/**
+ * Parse a FEAT reply (u4 count, count x lstr), keeping at most @max_names
+ * names, each decoded from at most its first @max_units UTF-16 units (one
+ * fewer when the cut would split a surrogate pair); the names past the cap
+ * are walked, their lengths checked, but never decoded or allocated, so a
+ * reply costs at most @max_names x (@max_units x 3 + 1) bytes of strings
+ * whatever its count. @size (may be NULL) gets the whole reply's count and
+ * longest length. NULL if malformed anywhere. (transfer full, g_strfreev)
+ */
+char **ddm_feat_parse_capped(const uint8_t *data, size_t len, uint32_t max_names,
+                             uint32_t max_units, DdmFeatSize *size);
+/** ddm_feat_parse_capped at DDM_FEAT_NAMES_MAX x DDM_FEAT_UNITS_MAX. (transfer full, g_strfreev) */
 char **ddm_feat_parse(const uint8_t *data, size_t len);
 /** Parse a FAIL chunk: u4 code, u4 msg units, str16. FALSE if malformed. (msg: transfer full) */
 gboolean ddm_fail_parse(const uint8_t *data, size_t len, uint32_t *code, char **msg);

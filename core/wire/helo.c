@@ -5,7 +5,8 @@
  *
  * Invariants: every length from the wire is checked against the bytes left
  * before anything is allocated for it (a huge vmIdentLen or FEAT count
- * fails cleanly). HELO's optional tails are parsed by remaining length: a
+ * fails cleanly), and a FEAT list is kept to a cap of names and of units a
+ * name: the rest is walked, not allocated. HELO's optional tails are parsed by remaining length: a
  * tail that does not fit ends the known fields and what is left is counted
  * in DdmHelo.trailing. Strings come out as valid UTF-8 (bytes.h replaces
  * bad UTF-16) owned by glib (g_free).
@@ -112,10 +113,25 @@ void ddm_helo_request(uint8_t out[4], uint32_t server_version)
     ddm_put_u4(out, server_version);
 }
 
-char **ddm_feat_parse(const uint8_t *data, size_t len)
+/* The UTF-16 units of an lstr of @units at @p to decode under @max_units:
+ * all of them if they fit, else @max_units, one fewer when the cut falls
+ * between a high and a low surrogate. */
+static uint32_t units_to_keep(const uint8_t *p, uint32_t units, uint32_t max_units)
+{
+    uint32_t last;
+    if (units <= max_units)
+        return units;
+    if (max_units == 0)
+        return 0;
+    last = ((uint32_t)p[(max_units - 1) * 2] << 8) | p[(max_units - 1) * 2 + 1];
+    return last >= 0xD800 && last <= 0xDBFF ? max_units - 1 : max_units;
+}
+
+char **ddm_feat_parse_capped(const uint8_t *data, size_t len, uint32_t max_names,
+                             uint32_t max_units, DdmFeatSize *size)
 {
     ddm_reader r;
-    uint32_t count, i;
+    uint32_t count, i, longest = 0;
     GPtrArray *names;
 
     ddm_reader_init(&r, data, len);
@@ -125,19 +141,42 @@ char **ddm_feat_parse(const uint8_t *data, size_t len)
         g_debug("FEAT reply malformed (count %u, %zu bytes)", count, len);
         return NULL;
     }
-    names = g_ptr_array_new_full(count + 1, g_free);
+    names = g_ptr_array_new_full(MIN(count, max_names) + 1, g_free);
     for (i = 0; i < count; i++) {
-        char *s = NULL;
-        if (!try_lstr(&r, &s)) {
-            g_debug("FEAT reply: feature %u of %u malformed", i, count);
-            g_ptr_array_free(names, TRUE);
-            return NULL;
+        uint32_t units;
+        const uint8_t *p;
+
+        if (ddm_reader_remaining(&r) < 4)
+            break;
+        units = ddm_read_u4(&r);
+        if ((uint64_t)units * 2 > ddm_reader_remaining(&r))
+            break;
+        p = ddm_read_bytes(&r, (size_t)units * 2);
+        longest = MAX(longest, units);
+        if (i < max_names) {
+            char *s = ddm_utf16be_dup(p, (size_t)units_to_keep(p, units, max_units) * 2);
+            if (!s)
+                break;
+            g_ptr_array_add(names, to_gstr(s));
         }
-        g_ptr_array_add(names, s);
+    }
+    if (i < count) {
+        g_debug("FEAT reply: feature %u of %u malformed", i, count);
+        g_ptr_array_free(names, TRUE);
+        return NULL;
+    }
+    if (size) {
+        size->count = count;
+        size->longest_units = longest;
     }
     g_ptr_array_add(names, NULL);
     g_ptr_array_set_free_func(names, NULL);
     return (char **)g_ptr_array_free(names, FALSE);
+}
+
+char **ddm_feat_parse(const uint8_t *data, size_t len)
+{
+    return ddm_feat_parse_capped(data, len, DDM_FEAT_NAMES_MAX, DDM_FEAT_UNITS_MAX, NULL);
 }
 
 gboolean ddm_fail_parse(const uint8_t *data, size_t len, uint32_t *code, char **msg)

@@ -44,6 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; feat && feat[i]; i++) {
             check_str(feat[i]);
             FUZZ_CHECK(i < in.n / 4); /* each name costs at least its u4 length */
+            FUZZ_CHECK(i < DDM_FEAT_NAMES_MAX);
+            FUZZ_CHECK(strlen(feat[i]) <= DDM_FEAT_UNITS_MAX * 3);
         }
         g_strfreev(feat);
     }

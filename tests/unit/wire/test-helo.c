@@ -342,6 +342,72 @@ static void test_feat_malformed(void **state)
     assert_null(ddm_feat_parse(NULL, 0));
 }
 
+/* A FEAT reply keeps at most max_names names, each from at most max_units
+ * UTF-16 units; the rest is walked, never allocated, but still checked:
+ * 1,000,000 empty names (4 MB) give back 256 names and the true count. */
+static void test_feat_capped(void **state)
+{
+    const uint32_t million = 1000000;
+    size_t len = 4 + (size_t)million * 4;
+    uint8_t *p = g_malloc0(len);
+    DdmFeatSize size = { 0, 0 };
+    char **v;
+    (void)state;
+
+    ddm_put_u4(p, million);
+    v = ddm_feat_parse_capped(p, len, 256, 256, &size);
+    assert_non_null(v);
+    assert_int_equal(g_strv_length(v), 256);
+    assert_string_equal(v[255], "");
+    assert_int_equal(size.count, million);
+    assert_int_equal(size.longest_units, 0);
+    g_strfreev(v);
+    v = ddm_feat_parse(p, len); /* the default caps */
+    assert_non_null(v);
+    assert_int_equal(g_strv_length(v), DDM_FEAT_NAMES_MAX);
+    g_strfreev(v);
+
+    /* a name past the cap is still checked: its length runs past the end */
+    ddm_put_u4(p + len - 4, 1);
+    assert_null(ddm_feat_parse_capped(p, len, 256, 256, &size));
+    g_free(p);
+
+    /* long names: cut to max_units units, never between the two halves of
+     * a surrogate pair; the longest is counted in units, kept or not */
+    {
+        GString *a = g_string_new(NULL), *b = g_string_new(NULL);
+        g_string_append(b, "xy"); /* "xy" then U+1F600 at units 2-3 */
+        g_string_append(b, "\xf0\x9f\x98\x80");
+        g_string_append(b, "z");
+        for (int i = 0; i < 300; i++)
+            g_string_append_c(a, 'a');
+        const char *names[] = { a->str, b->str, "c", "far-too-long-but-never-kept" };
+        uint8_t *q = build_feat(4, names, 4, &len);
+        v = ddm_feat_parse_capped(q, len, 3, 3, &size);
+        assert_non_null(v);
+        assert_int_equal(g_strv_length(v), 3);
+        assert_string_equal(v[0], "aaa");
+        assert_string_equal(v[1], "xy"); /* 3 units would split the pair */
+        assert_string_equal(v[2], "c");
+        assert_int_equal(size.count, 4);
+        assert_int_equal(size.longest_units, 300);
+        g_strfreev(v);
+        v = ddm_feat_parse_capped(q, len, 4, 4, &size);
+        assert_non_null(v);
+        assert_string_equal(v[1], "xy\xf0\x9f\x98\x80"); /* 4 units hold the pair */
+        assert_string_equal(v[3], "far-");
+        g_strfreev(v);
+        v = ddm_feat_parse_capped(q, len, 0, 0, &size);
+        assert_non_null(v);
+        assert_null(v[0]);
+        assert_int_equal(size.count, 4);
+        g_strfreev(v);
+        free(q);
+        g_string_free(a, TRUE);
+        g_string_free(b, TRUE);
+    }
+}
+
 /* ------------------------------------------------------------- FAIL */
 
 static void test_fail_parse(void **state)
@@ -401,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_feat_parse),
         cmocka_unit_test(test_feat_empty),
         cmocka_unit_test(test_feat_malformed),
+        cmocka_unit_test(test_feat_capped),
         cmocka_unit_test(test_fail_parse),
     };
     return cmocka_run_group_tests_name("helo", tests, NULL, NULL);
