@@ -13,7 +13,10 @@
  *
  * Then, for plugins only (not the web module, which is built with the
  * binary), ddm_loader_check_no_core_refs(): the plugin's dynamic symbol
- * table must not ask for a ddm_ symbol it does not define. The ddmon binary
+ * table must not ask for a ddm_ symbol it does not define. That table is
+ * found as the dynamic linker finds it, through PT_DYNAMIC (DT_SYMTAB,
+ * DT_STRTAB, DT_STRSZ, and DT_HASH or DT_GNU_HASH for its size), never
+ * through section headers, which a file need not have. The ddmon binary
  * exports a few core functions for the web module (web/binary-exports.list);
  * a plugin binding to them would bypass the plugin ABI (doc/plugin-abi.md).
  */
@@ -245,99 +248,210 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
 
 /* Bounds of what ddm_loader_check_no_core_refs() reads: plugins are small;
  * a larger table is refused, not read. */
-#define CORE_REFS_MAX_SECTIONS 65536u
+#define CORE_REFS_MAX_DYNAMIC 4096u /* entries of PT_DYNAMIC read */
 #define CORE_REFS_MAX_TABLE ((uint64_t)16 * 1024 * 1024)
+#define CORE_REFS_MAX_CHAIN 65536u /* symbols in one DT_GNU_HASH chain */
 /* At most this many names are quoted in the refusal. */
 #define CORE_REFS_QUOTED 4u
 
-/* Read section @i's header (the table was bounded by ddm_loader_check_elf()). */
-static gboolean read_section(int fd, const HostEhdr *eh, uint64_t i, HostShdr *out)
+#if HOST_BITS == 64
+typedef Elf64_Dyn HostDyn;
+#else
+typedef Elf32_Dyn HostDyn;
+#endif
+
+/* The file offset of the @len bytes at address @addr: they must lie in the
+ * file bytes of one PT_LOAD segment (what dlopen maps from the file). */
+static gboolean addr_to_offset(const HostPhdr *ph, unsigned phnum, uint64_t addr, uint64_t len,
+                               uint64_t *off)
 {
-    return ddm_loader_read_at(fd, out, sizeof *out, eh->e_shoff + i * sizeof(HostShdr));
+    for (unsigned i = 0; i < phnum; i++) {
+        if (ph[i].p_type != PT_LOAD || addr < ph[i].p_vaddr)
+            continue;
+        uint64_t rel = addr - ph[i].p_vaddr, end;
+        if (!within(rel, len, ph[i].p_filesz, &end))
+            continue;
+        *off = ph[i].p_offset + rel; /* p_offset + p_filesz <= size: checked */
+        return TRUE;
+    }
+    return FALSE;
 }
 
-/* The @sh's bytes, whole and within @size, at most CORE_REFS_MAX_TABLE
- * (g_free), or NULL with @error. */
-static char *read_table(int fd, const HostShdr *sh, uint64_t size, const char *what,
-                        const char *path, GError **error)
+/* The @len bytes at address @addr (g_free; one NUL after them), or NULL
+ * with @error: at most CORE_REFS_MAX_TABLE, within the file. */
+static char *read_table(int fd, const HostPhdr *ph, unsigned phnum, uint64_t addr, uint64_t len,
+                        const char *what, const char *path, GError **error)
 {
-    uint64_t end;
-    if (sh->sh_size > CORE_REFS_MAX_TABLE) {
+    uint64_t off;
+    if (len > CORE_REFS_MAX_TABLE) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
                     "%s is not a plugin (its %s has %" PRIu64 " bytes, more than %" PRIu64 ")",
-                    path, what, (uint64_t)sh->sh_size, CORE_REFS_MAX_TABLE);
+                    path, what, len, CORE_REFS_MAX_TABLE);
         return NULL;
     }
-    if (!within(sh->sh_offset, sh->sh_size, size, &end)) {
+    if (!addr_to_offset(ph, phnum, addr, len, &off)) {
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
-                    "%s is not a shared object (truncated ELF file: its %s ends at %" PRIu64
-                    ", file has %" PRIu64 " bytes)",
-                    path, what, end, size);
+                    "%s is not a shared object (its %s, %" PRIu64 " bytes at address 0x%" PRIx64
+                    ", is not within the file bytes of a loadable segment)",
+                    path, what, len, addr);
         return NULL;
     }
-    char *buf = g_malloc((size_t)sh->sh_size + 1);
-    if (!ddm_loader_read_at(fd, buf, (size_t)sh->sh_size, sh->sh_offset)) {
+    char *buf = g_malloc((size_t)len + 1);
+    if (!ddm_loader_read_at(fd, buf, (size_t)len, off)) {
         int e = errno;
         g_free(buf);
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
                     "cannot read the %s of %s: %s", what, path, g_strerror(e));
         return NULL;
     }
-    buf[sh->sh_size] = '\0';
+    buf[len] = '\0';
     return buf;
+}
+
+/* One 32-bit word of a hash table at address @addr. */
+static gboolean read_word(int fd, const HostPhdr *ph, unsigned phnum, uint64_t addr,
+                          uint32_t *out)
+{
+    uint64_t off;
+    return addr_to_offset(ph, phnum, addr, sizeof *out, &off) &&
+           ddm_loader_read_at(fd, out, sizeof *out, off);
+}
+
+/* How many entries the dynamic symbol table has, from DT_HASH (its nchain)
+ * or DT_GNU_HASH (past the last symbol of the longest-indexed chain), as
+ * the dynamic linker sees it; FALSE when the table cannot be read. The
+ * count is capped at @cap (the caller refuses a larger table). */
+static gboolean count_symbols(int fd, const HostPhdr *ph, unsigned phnum, uint64_t hash,
+                              uint64_t gnu_hash, uint64_t cap, uint64_t *count)
+{
+    if (hash != 0) {
+        uint32_t nchain;
+        if (!read_word(fd, ph, phnum, hash + 4, &nchain))
+            return FALSE;
+        *count = nchain;
+        return TRUE;
+    }
+    /* nbuckets, symoffset, bloom_size, bloom_shift; bloom words; buckets;
+     * chains (one per symbol from symoffset, the last of a chain odd). */
+    uint32_t hdr[4];
+    for (unsigned i = 0; i < 4; i++)
+        if (!read_word(fd, ph, phnum, gnu_hash + 4 * i, &hdr[i]))
+            return FALSE;
+    uint64_t buckets = gnu_hash + 16 + (uint64_t)hdr[2] * sizeof(uintptr_t);
+    uint64_t len = (uint64_t)hdr[0] * 4;
+    if (len > CORE_REFS_MAX_TABLE)
+        return FALSE;
+    g_autofree char *b = len ? read_table(fd, ph, phnum, buckets, len, "", "", NULL) : NULL;
+    if (len != 0 && b == NULL)
+        return FALSE;
+    uint32_t last = 0;
+    for (uint64_t i = 0; i < hdr[0]; i++) {
+        uint32_t v;
+        memcpy(&v, b + 4 * i, sizeof v);
+        last = MAX(last, v);
+    }
+    if (last < hdr[1]) { /* no defined symbol hashed */
+        *count = hdr[1];
+        return TRUE;
+    }
+    uint64_t chains = buckets + len;
+    for (uint64_t i = last; i < cap && i - last < CORE_REFS_MAX_CHAIN; i++) {
+        uint32_t v;
+        if (!read_word(fd, ph, phnum, chains + 4 * (i - hdr[1]), &v))
+            return FALSE;
+        if (v & 1) {
+            *count = i + 1;
+            return TRUE;
+        }
+    }
+    return FALSE; /* past the cap: not a table a linker makes */
 }
 
 gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,
                                        GError **error)
 {
     const uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+    uint64_t end;
     HostEhdr eh;
     if (!ddm_loader_read_at(fd, &eh, sizeof eh, 0))
         UNREADABLE("ELF header");
-    if (eh.e_shoff == 0)
-        return TRUE; /* no sections: dlopen finds symbols through DT_ entries, and
-                      * a file stripped that far was not built by a linker we know */
-    uint64_t shnum = eh.e_shnum;
-    if (shnum == 0) {
-        HostShdr s0;
-        if (!read_section(fd, &eh, 0, &s0))
-            UNREADABLE("section headers");
-        shnum = s0.sh_size;
+    /* What the dynamic linker reads: the program headers and PT_DYNAMIC,
+     * never the section headers (a file may have none). */
+    if (eh.e_phnum == 0 || eh.e_phnum == PN_XNUM || eh.e_phentsize != sizeof(HostPhdr))
+        NOT_AN_OBJECT("no usable program headers");
+    uint64_t ph_len = (uint64_t)eh.e_phnum * sizeof(HostPhdr);
+    if (!within(eh.e_phoff, ph_len, size, &end))
+        NOT_AN_OBJECT("truncated ELF file: the program headers end at %" PRIu64
+                      ", file has %" PRIu64 " bytes",
+                      end, size);
+    g_autofree HostPhdr *ph = g_new(HostPhdr, eh.e_phnum);
+    if (!ddm_loader_read_at(fd, ph, (size_t)ph_len, eh.e_phoff))
+        UNREADABLE("program headers");
+    const HostPhdr *dyn = NULL;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type == PT_LOAD && !within(ph[i].p_offset, ph[i].p_filesz, size, &end))
+            NOT_AN_OBJECT("truncated ELF file: segment %u ends past the file's %" PRIu64
+                          " bytes",
+                          i, size);
+        if (ph[i].p_type == PT_DYNAMIC && dyn == NULL)
+            dyn = &ph[i];
     }
-    if (shnum > CORE_REFS_MAX_SECTIONS)
-        NOT_AN_OBJECT("%" PRIu64 " sections, more than %u", shnum, CORE_REFS_MAX_SECTIONS);
-    HostShdr dynsym = {0}, strtab = {0};
-    gboolean found = FALSE;
-    for (uint64_t i = 0; i < shnum && !found; i++) {
-        if (!read_section(fd, &eh, i, &dynsym))
-            UNREADABLE("section headers");
-        found = dynsym.sh_type == SHT_DYNSYM;
+    if (dyn == NULL)
+        NOT_AN_OBJECT("no dynamic segment (PT_DYNAMIC)");
+    if (!within(dyn->p_offset, dyn->p_filesz, size, &end))
+        NOT_AN_OBJECT("truncated ELF file: the dynamic segment ends at %" PRIu64
+                      ", file has %" PRIu64 " bytes",
+                      end, size);
+    uint64_t ndyn = MIN((uint64_t)dyn->p_filesz / sizeof(HostDyn), CORE_REFS_MAX_DYNAMIC);
+    g_autofree HostDyn *dt = g_new(HostDyn, ndyn + 1);
+    if (ndyn != 0 && !ddm_loader_read_at(fd, dt, (size_t)(ndyn * sizeof(HostDyn)), dyn->p_offset))
+        UNREADABLE("dynamic segment");
+    uint64_t symtab = 0, strtab = 0, strsz = 0, syment = sizeof(HostSym), hash = 0, gnu_hash = 0;
+    for (uint64_t i = 0; i < ndyn && dt[i].d_tag != DT_NULL; i++) {
+        uint64_t v = dt[i].d_un.d_val;
+        switch (dt[i].d_tag) {
+        case DT_SYMTAB: symtab = v; break;
+        case DT_STRTAB: strtab = v; break;
+        case DT_STRSZ: strsz = v; break;
+        case DT_SYMENT: syment = v; break;
+        case DT_HASH: hash = v; break;
+        case DT_GNU_HASH: gnu_hash = v; break;
+        default: break;
+        }
     }
-    if (!found)
-        return TRUE; /* nothing to bind */
-    if (dynsym.sh_entsize != sizeof(HostSym) || dynsym.sh_link == 0 || dynsym.sh_link >= shnum)
-        NOT_AN_OBJECT(".dynsym has entries of %" PRIu64 " bytes and string table %u",
-                      (uint64_t)dynsym.sh_entsize, (unsigned)dynsym.sh_link);
-    if (!read_section(fd, &eh, dynsym.sh_link, &strtab))
-        UNREADABLE("section headers");
-    if (strtab.sh_type != SHT_STRTAB)
-        NOT_AN_OBJECT(".dynsym's string table is a section of type %u", (unsigned)strtab.sh_type);
-    g_autofree char *syms = read_table(fd, &dynsym, size, ".dynsym", path, error);
+    if (symtab == 0)
+        return TRUE; /* no dynamic symbols: nothing to bind */
+    if (strtab == 0 || syment != sizeof(HostSym))
+        NOT_AN_OBJECT("its dynamic symbol table has entries of %" PRIu64
+                      " bytes and %s string table",
+                      syment, strtab == 0 ? "no" : "a");
+    if (hash == 0 && gnu_hash == 0)
+        NOT_AN_OBJECT("its dynamic symbol table has no hash table (DT_HASH, DT_GNU_HASH)");
+    const uint64_t max_syms = CORE_REFS_MAX_TABLE / sizeof(HostSym);
+    uint64_t nsyms;
+    if (!count_symbols(fd, ph, eh.e_phnum, hash, gnu_hash, max_syms, &nsyms))
+        NOT_AN_OBJECT("its symbol hash table is not within the file");
+    if (nsyms > max_syms)
+        NOT_AN_OBJECT("its dynamic symbol table has more than %" PRIu64 " entries", max_syms);
+    g_autofree char *syms =
+        read_table(fd, ph, eh.e_phnum, symtab, nsyms * sizeof(HostSym), "dynamic symbol table",
+                   path, error);
     if (syms == NULL)
         return FALSE;
-    g_autofree char *names = read_table(fd, &strtab, size, ".dynstr", path, error);
+    g_autofree char *names =
+        read_table(fd, ph, eh.e_phnum, strtab, strsz, "dynamic string table", path, error);
     if (names == NULL)
         return FALSE;
 
     /* Undefined ddm_ names: what dlopen would bind to the ddmon binary. */
-    uint64_t nsyms = dynsym.sh_size / sizeof(HostSym), refs = 0;
+    uint64_t refs = 0;
     g_autoptr(GString) quoted = g_string_new(NULL);
     for (uint64_t i = 1; i < nsyms; i++) {
         HostSym sym;
         memcpy(&sym, syms + i * sizeof sym, sizeof sym);
-        if (sym.st_shndx != SHN_UNDEF || sym.st_name >= strtab.sh_size)
+        if (sym.st_shndx != SHN_UNDEF || sym.st_name >= strsz)
             continue;
-        const char *name = names + sym.st_name; /* names[sh_size] is a NUL */
+        const char *name = names + sym.st_name; /* names[strsz] is a NUL */
         if (strncmp(name, "ddm_", 4) != 0)
             continue;
         if (refs++ < CORE_REFS_QUOTED)

@@ -301,6 +301,27 @@ static void test_loader_core_refs_refused(void **state)
     /* The check reads names, not bytes: the good plugin passes it. */
     g_autofree char *good = test_plugin(f, "good");
     assert_true(ddm_loader_check_file(good, NULL, NULL));
+
+    /* Without section headers (e_shoff, e_shnum, e_shstrndx zeroed)
+     * dlopen still binds through PT_DYNAMIC: so does the check. */
+    g_autofree char *dir = g_build_filename(f->tmp, "stripped", NULL);
+    g_autofree char *stripped = copy_plugin(f, dir, "core-ref");
+    gchar *bytes;
+    gsize len;
+    assert_true(g_file_get_contents(stripped, &bytes, &len, NULL));
+    assert_true(len > sizeof(ElfW(Ehdr)));
+    ElfW(Ehdr) eh;
+    memcpy(&eh, bytes, sizeof eh);
+    assert_int_not_equal(eh.e_shoff, 0);
+    eh.e_shoff = 0;
+    eh.e_shnum = 0;
+    eh.e_shstrndx = 0;
+    memcpy(bytes, &eh, sizeof eh);
+    assert_true(g_file_set_contents(stripped, bytes, (gssize)len, NULL));
+    g_free(bytes);
+    assert_int_equal(chmod(stripped, 0644), 0);
+    expect_refused(f, stripped, DDM_LOADER_ERROR_ABI_MISMATCH,
+                   "calls 1 function of the ddmon core (ddm_daemon_views)", "stripped/core-ref.so");
 }
 
 static void test_loader_init_fails_leaves_nothing(void **state)
