@@ -367,6 +367,19 @@ static gboolean count_symbols(int fd, const HostPhdr *ph, unsigned phnum, uint64
     return FALSE; /* past the cap: not a table a linker makes */
 }
 
+/* @name as it may be quoted in a message (JSON, a terminal): at most 64
+ * bytes of it, every byte but [A-Za-z0-9_] as \xNN. */
+static void append_escaped(GString *out, const char *name)
+{
+    for (unsigned i = 0; name[i] != '\0' && i < 64; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (g_ascii_isalnum(c) || c == '_')
+            g_string_append_c(out, (char)c);
+        else
+            g_string_append_printf(out, "\\x%02X", c);
+    }
+}
+
 gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,
                                        GError **error)
 {
@@ -454,8 +467,11 @@ gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char
         const char *name = names + sym.st_name; /* names[strsz] is a NUL */
         if (strncmp(name, "ddm_", 4) != 0)
             continue;
-        if (refs++ < CORE_REFS_QUOTED)
-            g_string_append_printf(quoted, "%s%.64s", refs > 1 ? ", " : "", name);
+        if (refs++ < CORE_REFS_QUOTED) {
+            if (refs > 1)
+                g_string_append(quoted, ", ");
+            append_escaped(quoted, name);
+        }
     }
     if (refs == 0)
         return TRUE;

@@ -322,6 +322,24 @@ static void test_loader_core_refs_refused(void **state)
     assert_int_equal(chmod(stripped, 0644), 0);
     expect_refused(f, stripped, DDM_LOADER_ERROR_ABI_MISMATCH,
                    "calls 1 function of the ddmon core (ddm_daemon_views)", "stripped/core-ref.so");
+
+    /* A name is quoted escaped (it reaches JSON and terminals): the
+     * undefined name made "ddm_<FF><ESC><LF>mon_views" in a copy. */
+    g_autofree char *odd_dir = g_build_filename(f->tmp, "odd", NULL);
+    g_autofree char *odd = copy_plugin(f, odd_dir, "core-ref");
+    assert_true(g_file_get_contents(odd, &bytes, &len, NULL));
+    static const char from[] = "ddm_daemon_views", to[] = "ddm_\xff\x1b\nmon_views";
+    G_STATIC_ASSERT(sizeof from == sizeof to);
+    guint replaced = 0;
+    for (char *at = bytes; (at = memmem(at, len - (gsize)(at - bytes), from, sizeof from)) != NULL;
+         at += sizeof from, replaced++)
+        memcpy(at, to, sizeof to);
+    assert_true(replaced > 0);
+    assert_true(g_file_set_contents(odd, bytes, (gssize)len, NULL));
+    g_free(bytes);
+    assert_int_equal(chmod(odd, 0644), 0);
+    expect_refused(f, odd, DDM_LOADER_ERROR_ABI_MISMATCH,
+                   "calls 1 function of the ddmon core (ddm_\\xFF\\x1B\\x0Amon_views)", NULL);
 }
 
 static void test_loader_init_fails_leaves_nothing(void **state)
