@@ -8,7 +8,9 @@
  * threads.interval ms, with at most one THST in flight per VM. Nothing is
  * sent while nobody looks, or when THST is disabled.
  * The reply callback holds only the plugin (never per-VM state, which may
- * be gone); it finds the VM's state again with host->vm_get_data.
+ * be gone); it finds the VM's state again with host->vm_get_data. A reply
+ * to a THST sent while THEN was unanswered ends THEN's wait
+ * (threads_then_passed: ART never answers THEN, but answers in order).
  * A tick walks every VM only when the watches changed since its last walk
  * (<ddmon/ticklist.h>, ABI 1.4); otherwise only the VMs watched at their
  * last visit: an idle server's tick touches no VM (issue 16).
@@ -41,6 +43,7 @@ static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     if (!st)
         return;
     st->thst_in_flight = 0;
+    int after_then = st->thst_after_then;
     switch (reply->status) {
     case DDM_REPLY_CHUNK:
         if (reply->type == THREADS_CHUNK_THST)
@@ -58,6 +61,10 @@ static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         pl->host->log(self, DDM_LOG_DEBUG, "THST: no table (reply status %d)", (int)reply->status);
         break;
     }
+    /* after the table (published at once, pending events with it): a
+     * rejected table or a FAIL still says THEN was handled */
+    if (after_then && threads_reply_came(reply))
+        threads_then_passed(st);
 }
 
 /* The timer's period: short enough to notice a new watcher quickly. */
@@ -95,6 +102,7 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
                     pl, NULL);
     if (rc == 0) {
         st->thst_in_flight = 1;
+        st->thst_after_then = st->then_in_flight;
         st->was_watched = 1;
         st->last_poll = t->now;
     } else {

@@ -29,6 +29,7 @@ typedef struct stack_call {
     threads_plugin *pl;
     ddm_cmd *cmd;
     uint32_t thread_id;
+    int after_then; /* sent while THEN was unanswered: its reply ends that wait */
 } stack_call;
 
 static void fill_stack(const ddm_host *h, ddm_view *v, const stkl_trace *t)
@@ -109,6 +110,11 @@ static void stkl_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     } else {
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, ddm_reply_describe(reply, msg, sizeof msg));
     }
+    if (call->after_then && threads_reply_came(reply)) {
+        threads_vm *st = h->vm_get_data(self, vm);
+        if (st)
+            threads_then_passed(st);
+    }
     free(call);
 }
 
@@ -156,6 +162,7 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     call->pl = pl;
     call->cmd = cmd;
     call->thread_id = id;
+    call->after_then = st && st->then_in_flight;
     ddm_put_u4(payload, id);
     rc = h->request(self, vm, THREADS_CHUNK_STKL, payload, sizeof payload, 0, stkl_reply, call, NULL);
     if (rc != 0) {

@@ -166,11 +166,15 @@ static int flush_timer_cb(ddm_plugin *self, void *ud)
  * table, its headline and its metrics once for each made start-up with
  * many VMs O(threads^2) a VM (39% of the server's instructions with 1,000
  * VMs). A burst is the events of a VM while its THEN is unanswered (THEN's
- * reply publishes them: Dalvik and the simulator answer after the THCR),
- * or those after the first of a loop iteration (the soon timer, at least
- * 1 ms later, publishes them). A lone event and a reply to our own request
- * (a THST poll's answer) are published at once: the server may say
- * "settled" as soon as it has them, and a snapshot then reads the table. */
+ * reply publishes them: Dalvik answers after the THCR; ART never answers
+ * THEN, but it answers in order, so the reply to any later request of
+ * ours, a THST poll's or a STKL's, says the burst is over: it publishes
+ * them and ends the wait, threads_then_passed; THEN's 5 s timeout at the
+ * latest), or those after the first of a loop iteration (the soon timer,
+ * at least 1 ms later, publishes them). A lone event and a reply to our
+ * own request (a THST poll's answer) are published at once: the server
+ * may say "settled" as soon as it has them, and a snapshot then reads the
+ * table. */
 void threads_publish_soon(threads_plugin *pl)
 {
     while (pl->n_soon > 0) {
@@ -252,6 +256,22 @@ void threads_changed(threads_vm *st, int solicited)
         pl->flush_timer = pl->host->timer_add(pl->self, THREADS_FLUSH_MS, flush_timer_cb, pl, NULL);
     if (!pl->flush_timer) /* no timer: publish now rather than never */
         threads_publish(st);
+}
+
+void threads_then_passed(threads_vm *st)
+{
+    if (!st->then_in_flight)
+        return;
+    st->then_in_flight = 0;
+    threads_forget_soon(st); /* the next lone event is published at once */
+    if (st->publish_pending)
+        threads_publish(st);
+}
+
+int threads_reply_came(const ddm_reply *reply)
+{
+    return reply->status == DDM_REPLY_CHUNK || reply->status == DDM_REPLY_EMPTY ||
+           reply->status == DDM_REPLY_ERROR || reply->status == DDM_REPLY_BAD;
 }
 
 /* ------------------------------------------------------------- chunks */
@@ -367,12 +387,14 @@ static void then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     threads_plugin *pl = ud;
     threads_vm *st = pl->host->vm_get_data(self, vm);
     /* The THCR burst THEN asked for came before this answer: publish it now,
-     * whatever its size, before the server may count this request settled. */
-    if (st) {
+     * whatever its size, before the server may count this request settled.
+     * A timeout too (ART never answers THEN): what came is published then at
+     * the latest, though a later reply to a request of ours usually came
+     * first (threads_then_passed). */
+    if (st && reply->status != DDM_REPLY_VM_GONE)
+        threads_then_passed(st);
+    else if (st)
         st->then_in_flight = 0;
-        if (st->publish_pending && reply->status != DDM_REPLY_VM_GONE)
-            threads_publish(st);
-    }
     /* Dalvik answers empty, ART's adbconnection not at all: both are fine. */
     if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
         pl->host->log(self, DDM_LOG_INFO, "THEN refused by the VM: %s",

@@ -195,7 +195,9 @@ struct threads_vm {
     double last_poll;     /* when the last THST was sent (pl->now) */
     int publish_pending;  /* changed since its table was last published */
     size_t soon_slot;     /* its index on pl->soon + 1; 0: not on it */
-    int then_in_flight;   /* THEN sent, not answered: its THCR burst waits for the reply */
+    int then_in_flight;   /* THEN sent, not answered: its THCR burst waits for the reply
+                             (or for the reply to a later request: threads_then_passed) */
+    int thst_after_then;  /* the THST in flight went while THEN was unanswered */
     int full_logged;
     uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
                              NULL until the first CPU figure (polls come only while
@@ -212,6 +214,12 @@ void threads_changed(threads_vm *st, int solicited);
 /** Publish the small tables changed since the last publish (what the
  *  soon timer threads_changed arms runs, after a burst of events). */
 void threads_publish_soon(threads_plugin *pl);
+/** A reply came to a request sent after THEN (the VM answers in order, so
+ *  THEN was handled, answered or not: ART never answers it): THEN's burst
+ *  is over. Clears then_in_flight and publishes what is pending, at once. */
+void threads_then_passed(threads_vm *st);
+/** Whether @reply came from the VM (not a timeout, not the VM gone). */
+int threads_reply_came(const ddm_reply *reply);
 /** Publish the table and the headline now. */
 void threads_publish(threads_vm *st);
 /** Apply a decoded THST table to @st and publish. */

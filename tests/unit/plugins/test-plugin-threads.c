@@ -899,6 +899,126 @@ static void test_replies_and_lone_events_published_at_once(void **state)
     assert_string_equal(fake_view_cell_str(v, 1, "name"), "worker");
 }
 
+/* ART never answers THEN, so its burst once waited for the soon timer
+ * (and a lone event after it too, then_in_flight staying set for THEN's
+ * 5 s): the server could say "settled" before either was published. A VM
+ * answers in order: the reply to a THST sent after THEN says THEN was
+ * handled, so what is pending is published with it and the wait ends;
+ * a STKL's reply does the same, and THEN's timeout at the latest. */
+static void test_then_unanswered_ends_at_a_later_reply(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}};
+    unsigned before;
+    size_t len;
+    uint8_t *p;
+    int idx, then_idx, i;
+
+    then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
+    assert_true(then_idx >= 0); /* left unanswered, as ART does */
+    fake_view_set_watchers(v, 1);
+    assert_int_equal(fake_host_watch_begins(f->fh), 1); /* the poll tick alone: THST goes */
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    assert_true(idx >= 0);
+    before = fake_view_version(v);
+    for (i = 1; i <= 3; i++) {
+        p = name_chunk((uint32_t)i, "t", &len);
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+        free(p);
+    }
+    assert_int_equal(fake_view_version(v), before); /* THEN's burst: it waits */
+    p = thst_real(4, 18, 1, e, 1, &len);
+    fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(fake_view_n_rows(v), 3); /* at once, no timer fired */
+    assert_int_equal(fake_view_version(v), before + 1);
+    assert_int_equal(state_of(f->fh, f->vm)->then_in_flight, 0);
+
+    /* a lone event after it: at once */
+    p = name_chunk(4, "lone", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(fake_view_n_rows(v), 4);
+    assert_int_equal(fake_view_version(v), before + 2);
+
+    /* THEN's timeout later changes nothing */
+    fake_host_complete_status(f->fh, (size_t)then_idx, DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_view_version(v), before + 2);
+}
+
+/* The same for a rejected THST reply and a STKL's reply; a timeout of
+ * either is no reply and ends nothing; THEN's own timeout publishes. */
+static void test_then_unanswered_other_replies(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    unsigned before;
+    size_t len;
+    uint8_t *p;
+    int idx, then_idx;
+
+    then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
+    fake_view_set_watchers(v, 1);
+    fake_host_watch_begins(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    before = fake_view_version(v);
+    p = name_chunk(1, "a", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_TIMEOUT); /* no reply: still waiting */
+    assert_int_equal(fake_view_version(v), before);
+    assert_int_equal(state_of(f->fh, f->vm)->then_in_flight, 1);
+    g_now += 10;
+    fake_host_watch_begins(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)idx + 1);
+    assert_true(idx >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_THST, "\4\22\0\5", 4); /* rejected */
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_version(v), before + 1);
+    assert_int_equal(state_of(f->fh, f->vm)->then_in_flight, 0);
+    (void)then_idx;
+}
+
+static void test_then_unanswered_stkl_reply(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    const char *argv[] = {"stack", "77", "1"};
+    unsigned before = fake_view_version(v);
+    size_t len;
+    uint8_t *p = name_chunk(1, "a", &len);
+    int idx;
+
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(fake_view_version(v), before);
+    assert_non_null(fake_host_run_command(f->fh, 3, argv));
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_STKL, 0);
+    assert_true(idx >= 0);
+    fake_host_complete_status(f->fh, (size_t)idx, DDM_REPLY_EMPTY);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_version(v), before + 1);
+    assert_int_equal(state_of(f->fh, f->vm)->then_in_flight, 0);
+}
+
+/* With nothing but THEN's timeout, the burst is published at it. */
+static void test_then_timeout_publishes(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    unsigned before = fake_view_version(v);
+    size_t len;
+    uint8_t *p = name_chunk(1, "a", &len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
+    free(p);
+    assert_int_equal(fake_view_version(v), before);
+    fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0),
+                              DDM_REPLY_TIMEOUT);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_version(v), before + 1);
+}
+
 static void test_big_table_published_by_timer(void **state)
 {
     fixture *f = *state;
@@ -1277,6 +1397,10 @@ int main(void)
         T(test_small_table_published_once_per_burst),
         T(test_soon_list_once_per_vm),
         T(test_replies_and_lone_events_published_at_once),
+        T(test_then_unanswered_ends_at_a_later_reply),
+        T(test_then_unanswered_other_replies),
+        T(test_then_unanswered_stkl_reply),
+        T(test_then_timeout_publishes),
         T(test_big_table_published_by_timer),
         T(test_thst_65535_descending_bounded_work),
         cmocka_unit_test(test_thread_stats_only_with_thst),
