@@ -559,9 +559,17 @@ static void test_views_columns_remembered(void **state)
         v[i] = ddm_views_create(s, "p", vm, "t", DDM_VIEW_TABLE, NULL);
         assert_non_null(v[i]);
     }
+    /* the description holds the set its views were last given (all eight
+     * views share one description: same owner, name, title and kind) */
+    assert_ptr_equal(v[0]->desc, v[7]->desc);
+    assert_null(v[0]->desc->columns);
     assert_int_equal(ddm_view_set_columns(v[0], a, 2), 0);
+    assert_non_null(v[0]->schema);
+    assert_ptr_equal(v[0]->desc->columns, v[0]->schema);
     assert_int_equal(ddm_view_set_columns(v[1], b, 2), 0);
+    assert_ptr_equal(v[1]->desc->columns, v[1]->schema);
     assert_int_equal(ddm_view_set_columns(v[2], a_null_unit, 2), 0);
+    assert_ptr_equal(v[2]->desc->columns, v[0]->schema);
     assert_int_equal(ddm_view_set_columns(v[3], a, 2), 0);
     assert_ptr_equal(v[2]->schema, v[0]->schema);
     assert_ptr_equal(v[3]->schema, v[0]->schema);
@@ -590,8 +598,10 @@ static void test_views_columns_remembered(void **state)
     g_free(txt);
 
     /* the first set again, after the others: still the first one */
+    assert_ptr_not_equal(v[1]->desc->columns, v[0]->schema);
     assert_int_equal(ddm_view_set_columns(v[1], a, 2), 0);
     assert_ptr_equal(v[1]->schema, v[0]->schema);
+    assert_ptr_equal(v[1]->desc->columns, v[0]->schema);
     g_free(long_name);
     ddm_views_free(s);
 }
