@@ -38,7 +38,7 @@ if [ ! -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ]; then
         "no $DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so (make web/ddmon-web.la)"
     exit 1
 fi
-t_plan 21
+t_plan 23
 
 # GET URL [TOKEN]: prints the HTTP status, then the body's first 200 bytes.
 http_get() {
@@ -57,6 +57,7 @@ except Exception as e:
 EOF
 }
 maps_has() { grep -q -- "$2" "/proc/$1/maps"; }
+NM=${NM:-nm} # from the environment (e.g. llvm-nm), else nm
 
 # 1. The binary itself does not need libsoup.
 if readelf -d "$DDMON" | grep NEEDED | grep -q libsoup; then
@@ -70,11 +71,27 @@ readelf -d "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" | grep NEEDED | grep -q 'l
 # 1b. The binary exports the listed core functions and no other ddm_ one,
 # and a plugin that calls one of them is refused, naming it, before dlopen.
 listed=$(sed -n 's/^[[:space:]]*\(ddm_[A-Za-z0-9_]*\);.*/\1/p' "$DDM_TOP_SRCDIR/web/binary-exports.list" | sort)
-exported=$(nm -D --defined-only "$DDMON" | awk '{print $NF}' | grep '^ddm_' | sort)
+exported=$($NM -D --defined-only "$DDMON" | awk '{print $NF}' | grep '^ddm_' | sort)
 [ -n "$listed" ] && [ "$listed" = "$exported" ] \
     && t_ok "ddmon exports exactly the $(echo "$listed" | wc -l) ddm_ functions of web/binary-exports.list" \
     || t_fail "ddmon exports exactly the ddm_ functions of web/binary-exports.list" \
         "$(diff <(echo "$listed") <(echo "$exported") | head -5)"
+# web/check-exports.sh says why it cannot check (not "unused names").
+ce_libs=()
+for l in core server cli tui; do ce_libs+=("$DDM_TOP_BUILDDIR/$l/.libs/libddm$l.a"); done
+NM=nonesuch-nm sh "$DDM_TOP_SRCDIR/web/check-exports.sh" "$DDM_TOP_SRCDIR/web/binary-exports.list" \
+    "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" "$DDMON" "${ce_libs[@]}" >"$T_TMP/ce1.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "cannot run nm: 'nonesuch-nm' not found" "$T_TMP/ce1.out" && ! grep -q unused "$T_TMP/ce1.out" \
+    && ! grep -q 'remove them' "$T_TMP/ce1.out" \
+    && t_ok "check-exports.sh without nm fails (status 2) saying so" \
+    || t_fail "check-exports.sh without nm fails (status 2) saying so" "status $rc" "$(head -3 "$T_TMP/ce1.out")"
+sh "$DDM_TOP_SRCDIR/web/check-exports.sh" "$DDM_TOP_SRCDIR/web/binary-exports.list" "$T_TMP/none.so" \
+    "$DDMON" "${ce_libs[@]}" >"$T_TMP/ce2.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "none.so does not exist" "$T_TMP/ce2.out" && ! grep -q 'remove them' "$T_TMP/ce2.out" \
+    && t_ok "check-exports.sh with no module fails (status 2) naming it" \
+    || t_fail "check-exports.sh with no module fails (status 2) naming it" "status $rc" "$(head -3 "$T_TMP/ce2.out")"
 core_ref="$DDM_TOP_BUILDDIR/tests/plugins/.libs/core-ref.so"
 if [ ! -f "$core_ref" ]; then
     t_ok "a plugin calling an exported core function is refused # SKIP tests/plugins not built (make check)"
@@ -95,9 +112,9 @@ else
     [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] && grep -q "ddm_daemon_views" "$T_TMP/crs.err" \
         && t_ok "a server that requires it does not start (status $rc)" \
         || t_fail "a server that requires it does not start" "status $rc" "$(cat "$T_TMP/crs.err")"
-    nm -D --undefined-only "$core_ref" | grep -q ' ddm_daemon_views$' && echo "$exported" | grep -qx ddm_daemon_views \
+    $NM -D --undefined-only "$core_ref" | grep -q ' ddm_daemon_views$' && echo "$exported" | grep -qx ddm_daemon_views \
         && t_ok "... though the function it calls is exported (the refusal, not dlopen, keeps it out)" \
-        || t_fail "... though the function it calls is exported" "$(nm -D "$core_ref" | grep ddm_)"
+        || t_fail "... though the function it calls is exported" "$($NM -D "$core_ref" | grep ddm_)"
 fi
 
 # 2. No --http, no --metrics: nothing of the web part is mapped.
