@@ -30,7 +30,7 @@
  * waits until those ticks ran and the requests they sent are answered,
  * timed out or never to be (ddm_registry_first_look_settled), then until
  * the server is settled (ddm_daemon_settled: discovery's first round, the
- * VM list, every READY VM's requests); never later than FIRST_LOOK_MS. The core's own views (owner
+ * VM list, every VM's requests, DDM or plain); never later than FIRST_LOOK_MS. The core's own views (owner
  * "ddmon": the VM list, the headline figures) wake no poll. */
 #define FIRST_LOOK_MS 1200
 /* A plugin that does not poll when a watch begins (built for ABI 1.4 or

@@ -47,8 +47,8 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error);
  *  out what its VM is (connecting, handshake, HELO); a coalesced rebuild of
  *  the "vms" view still due is then published at once. O(VMs). */
 gboolean ddm_daemon_vm_list_complete(DdmDaemon *d);
-/** What a snapshot waits for: the VM list is complete (above) and no READY VM has a
- *  request in flight that may still be answered (the plugins' first
+/** What a snapshot waits for: the VM list is complete (above) and no VM (READY
+ *  or a plain JVM) has a request in flight that may still be answered (the plugins' first
  *  requests, the views' first fills: ddm_vm_requests_settled, which may
  *  send a FEAT to find out). O(VMs); a snapshot asks it a few times. */
 gboolean ddm_daemon_settled(DdmDaemon *d);

@@ -23,7 +23,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "core/session/correlate.h"
 #include "core/session/monitor.h"
 #include "core/pluginhost/registry-private.h"
 #include "core/views/views.h"
@@ -749,14 +748,14 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
     return n;
 }
 
-/* A DDM VM's requests are settled as ddm_vm_requests_settled says (it may
- * send a FEAT fence to find out); a plain JVM answers every JDWP command,
- * so its are once none of ddmon's is in flight (a poll's follow-ups are
- * sent from the reply before, so a chain counts until its end). */
+/* A VM's requests are settled as ddm_vm_requests_settled says: a DDM VM's
+ * (it may send a FEAT fence to find out) and a plain JVM's, once none of
+ * ddmon's JDWP commands is in flight (a poll's follow-ups are sent from
+ * the reply before, so a chain counts until its end). ddm_daemon_settled
+ * asks the same of every VM, so the VMs past MAX_FIRST_LOOK_VMS and a set
+ * emptied early are still waited for. */
 static gboolean first_look_vm_settled(DdmVm *vm)
 {
-    if (vm->state == DDM_VM_STATE_PLAIN)
-        return vm->pending == NULL || ddm_correlate_count(vm->pending) == 0;
     return ddm_vm_requests_settled(vm);
 }
 

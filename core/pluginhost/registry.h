@@ -102,12 +102,13 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
  *  waits for). O(1): a count of them. */
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
 /** TRUE when every VM a woken timer sent a request to has its requests
- *  settled (a DDM VM: ddm_vm_requests_settled, answered, timed out, never
+ *  settled (ddm_vm_requests_settled: a DDM VM's answered, timed out, never
  *  to be answered, or the VM not ready any more, which may send a FEAT
- *  fence to find out; a plain JVM: none of ddmon's JDWP commands in
- *  flight). Forgets those VMs. O(the VMs those polls asked), not O(all VMs):
- *  at most 4,096 are recorded (past them the caller's ddm_daemon_settled
- *  is what waits for the rest). */
+ *  fence to find out; a plain JVM's when none of ddmon's JDWP commands is
+ *  in flight). Forgets those VMs. O(the VMs those polls asked), not O(all
+ *  VMs): at most 4,096 are recorded; past them, and after the set is
+ *  emptied, the caller's ddm_daemon_settled waits for the rest, as it asks
+ *  ddm_vm_requests_settled of every VM, DDM or plain. */
 gboolean ddm_registry_first_look_settled(DdmRegistry *reg);
 /** A VM went away: no first look waits for it or holds it any more. */
 void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm);

@@ -244,11 +244,14 @@ int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, 
                         size_t len, unsigned timeout_ms, ddm_jdwp_reply_fn fn, gpointer ud);
 /** A fresh packet id from our range. */
 uint32_t ddm_vm_alloc_id(DdmVm *vm);
-/** TRUE unless @vm is READY with a request in flight that may still be
- *  answered: a VM answers requests in order, so one older than the newest
- *  it answered never will be (ART answers no THEN, HPIF, HPSG, HPGC).
- *  When it cannot tell, it sends a FEAT (the session's own request, one at
- *  a time) whose answer tells, and returns FALSE: ask again later. */
+/** TRUE unless @vm has a request in flight that may still be answered.
+ *  A plain JVM (PLAIN) answers every JDWP command: FALSE while any of ours
+ *  is pending. A READY VM answers requests in order, so one older than the
+ *  newest it answered never will be (ART answers no THEN, HPIF, HPSG,
+ *  HPGC); when it cannot tell, it sends a FEAT (the session's own request,
+ *  one at a time) whose answer tells, and returns FALSE: ask again later.
+ *  Any other state: TRUE (no plugin request goes out before READY or
+ *  PLAIN). */
 gboolean ddm_vm_requests_settled(DdmVm *vm);
 /** Cancel pending requests owned by @owner (plugin unload): they get VM_GONE. */
 void ddm_vm_cancel_owner(DdmVm *vm, gpointer owner);

@@ -77,8 +77,15 @@ static void fence_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *
 gboolean ddm_vm_requests_settled(DdmVm *vm)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), TRUE);
-    if (vm->state != DDM_VM_STATE_READY || vm->pending == NULL ||
-        ddm_correlate_count(vm->pending) == 0)
+    if (vm->pending == NULL || ddm_correlate_count(vm->pending) == 0)
+        return TRUE;
+    /* A plain JVM answers every JDWP command (the plugins' polls, their
+     * follow-ups sent from the reply before): settled once none of ours
+     * is in flight. Never a DDM fence: a vendor command set can crash an
+     * OpenJDK (vm_handshake.c, VirtualMachine.Version). */
+    if (vm->state == DDM_VM_STATE_PLAIN)
+        return FALSE;
+    if (vm->state != DDM_VM_STATE_READY)
         return TRUE;
     if (vm->answered_id > ddm_correlate_newest_id(vm->pending))
         return TRUE;

@@ -1329,6 +1329,49 @@ static void test_vm_requests_settled_fence(void **state)
     calls_clear(&answered);
 }
 
+/* A plain JVM's pending JDWP command (a plugin's poll) is not settled
+ * until the JVM answers it: ddm_daemon_settled and the first look's set
+ * rely on it. It returned TRUE for any state but READY, so a snapshot of a
+ * plain JVM past the first look's cap could read a view before the
+ * poll's answer. No DDM fence ever goes to a plain JVM. */
+static guint plain_answers;
+
+static void on_plain_reply(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r, void *ud)
+{
+    (void)self;
+    (void)vm;
+    (void)ud;
+    assert_int_equal(r->status, DDM_REPLY_CHUNK);
+    plain_answers++;
+}
+
+static void test_vm_requests_settled_plain(void **state)
+{
+    Fx *fx = start_plain();
+    uint8_t hdr[DDM_JDWP_HEADER_LEN];
+    DdmJdwpHeader h;
+    size_t len;
+    uint8_t *reply;
+    (void)state;
+
+    plain_answers = 0;
+    assert_true(ddm_vm_requests_settled(fx->vm)); /* nothing pending */
+    assert_int_equal(ddm_vm_jdwp_request(fx->vm, OWNER, 1, 1, NULL, 0, 0, on_plain_reply, NULL), 0);
+    peer_read(fx, hdr, sizeof hdr);
+    assert_true(ddm_jdwp_parse_header(hdr, sizeof hdr, &h));
+    assert_int_equal(h.cmdset, 1);
+    assert_false(ddm_vm_requests_settled(fx->vm));
+    assert_false(ddm_vm_requests_settled(fx->vm));
+    peer_expect_silence(fx); /* no FEAT fence to a plain JVM */
+    reply = ddm_jdwp_build_reply(h.id, 0, "v", 1, &len);
+    peer_write(fx, reply, len);
+    g_free(reply);
+    spin(20);
+    assert_int_equal(plain_answers, 1);
+    assert_true(ddm_vm_requests_settled(fx->vm));
+    fx_free(fx);
+}
+
 /* A request sent at DDM_VM_READY (as the plugins' first ones): the FEAT
  * fence follows it at once, before anyone asks whether the VM's requests
  * are settled; when its answer comes they are, though the VM never
@@ -2516,6 +2559,7 @@ int main(void)
         cmocka_unit_test(test_vm_write_error_removes_watch_before_close),
         cmocka_unit_test(test_vm_unknown_reply_id),
         cmocka_unit_test(test_vm_requests_settled_fence),
+        cmocka_unit_test(test_vm_requests_settled_plain),
         cmocka_unit_test(test_vm_fence_sent_at_ready),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_name_capped),
