@@ -53,8 +53,6 @@ WEB_EXPORTS_CHECKED = %reldir%/binary-exports.checked
 endif
 all-local: $(WEB_EXPORTS_CHECKED)
 CLEANFILES += web/binary-exports.checked
-# configure.ac's DDM_BUILD_TOKEN, kept for this build directory's reconfigures.
-DISTCLEANFILES += ddm-build-token
 
 # The dashboard's static files, served from disk.
 webdir = $(pkgdatadir)/web

@@ -12,8 +12,8 @@
  * fits the binary it was built with. The server therefore checks, before
  * calling anything in the table, that its version is DDM_WEB_MODULE_VERSION,
  * its size at least the size it knows, and that it was built from the same
- * package version and in the same build (DDM_BUILD_TOKEN, configure.ac: one
- * per build directory). Bump DDM_WEB_MODULE_VERSION with any change to the
+ * package version and in the same build (DDM_BUILD_TOKEN, configure.ac: a
+ * hash of the version, compiler and options). Bump DDM_WEB_MODULE_VERSION with any change to the
  * table.
  *
  * Only pointers to incomplete types cross the table: this header needs no

@@ -38,7 +38,7 @@ if [ ! -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ]; then
         "no $DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so (make web/ddmon-web.la)"
     exit 1
 fi
-t_plan 23
+t_plan 25
 
 # GET URL [TOKEN]: prints the HTTP status, then the body's first 200 bytes.
 http_get() {
@@ -116,6 +116,25 @@ else
         && t_ok "... though the function it calls is exported (the refusal, not dlopen, keeps it out)" \
         || t_fail "... though the function it calls is exported" "$($NM -D "$core_ref" | grep ddm_)"
 fi
+
+# 1c. The build token is a hash of configure's inputs: the same with or
+# without SOURCE_DATE_EPOCH, another one for other CFLAGS.
+token_of() { # token_of DIR [ENV...] -- configure ARGS...
+    local dir=$T_TMP/$1
+    shift
+    mkdir -p "$dir"
+    (cd "$dir" && env "$@" "$DDM_TOP_SRCDIR/configure" -q --without-http >/dev/null 2>&1 \
+        && sed -n 's/^#define DDM_BUILD_TOKEN "\(.*\)"$/\1/p' build-config.h)
+}
+tok1=$(token_of conf1 CFLAGS=-O2)
+tok2=$(token_of conf2 CFLAGS=-O2 SOURCE_DATE_EPOCH=1700000000)
+tok3=$(token_of conf3 CFLAGS=-O1 SOURCE_DATE_EPOCH=1700000000)
+[ -n "$tok1" ] && [ "$tok1" = "$tok2" ] \
+    && t_ok "two configures with the same inputs give one build token ($tok1), SOURCE_DATE_EPOCH or not" \
+    || t_fail "two configures with the same inputs give one build token" "'$tok1' '$tok2'"
+[ -n "$tok3" ] && [ "$tok3" != "$tok2" ] \
+    && t_ok "other CFLAGS give another token ($tok3), with SOURCE_DATE_EPOCH too" \
+    || t_fail "other CFLAGS give another token" "'$tok2' '$tok3'"
 
 # 2. No --http, no --metrics: nothing of the web part is mapped.
 t_start_server --scan=none && t_ok "a server without --http started" \
