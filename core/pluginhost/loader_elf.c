@@ -406,23 +406,26 @@ gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char
             NOT_AN_OBJECT("truncated ELF file: segment %u ends past the file's %" PRIu64
                           " bytes",
                           i, size);
-        if (ph[i].p_type == PT_DYNAMIC && dyn == NULL)
-            dyn = &ph[i];
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = &ph[i]; /* the last one, as ld.so takes it */
     }
     if (dyn == NULL)
         NOT_AN_OBJECT("no dynamic segment (PT_DYNAMIC)");
-    if (!within(dyn->p_offset, dyn->p_filesz, size, &end))
-        NOT_AN_OBJECT("truncated ELF file: the dynamic segment ends at %" PRIu64
-                      ", file has %" PRIu64 " bytes",
-                      end, size);
+    /* ld.so reads it where it is mapped (p_vaddr), not at p_offset. */
     uint64_t ndyn = MIN((uint64_t)dyn->p_filesz / sizeof(HostDyn), CORE_REFS_MAX_DYNAMIC);
-    g_autofree HostDyn *dt = g_new(HostDyn, ndyn + 1);
-    if (ndyn != 0 && !ddm_loader_read_at(fd, dt, (size_t)(ndyn * sizeof(HostDyn)), dyn->p_offset))
+    g_autofree HostDyn *dt = g_new0(HostDyn, ndyn + 1);
+    uint64_t dyn_off;
+    if (ndyn != 0 && !addr_to_offset(ph, eh.e_phnum, dyn->p_vaddr, ndyn * sizeof(HostDyn), &dyn_off))
+        NOT_AN_OBJECT("its dynamic segment (%" PRIu64 " entries at address 0x%" PRIx64
+                      ") is not within the file bytes of a loadable segment",
+                      ndyn, (uint64_t)dyn->p_vaddr);
+    if (ndyn != 0 && !ddm_loader_read_at(fd, dt, (size_t)(ndyn * sizeof(HostDyn)), dyn_off))
         UNREADABLE("dynamic segment");
     uint64_t symtab = 0, strtab = 0, strsz = 0, syment = sizeof(HostSym), hash = 0, gnu_hash = 0;
-    for (uint64_t i = 0; i < ndyn && dt[i].d_tag != DT_NULL; i++) {
-        uint64_t v = dt[i].d_un.d_val;
-        switch (dt[i].d_tag) {
+    uint64_t d;
+    for (d = 0; d < ndyn && dt[d].d_tag != DT_NULL; d++) {
+        uint64_t v = dt[d].d_un.d_val;
+        switch (dt[d].d_tag) {
         case DT_SYMTAB: symtab = v; break;
         case DT_STRTAB: strtab = v; break;
         case DT_STRSZ: strsz = v; break;
@@ -432,6 +435,8 @@ gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char
         default: break;
         }
     }
+    if (d == ndyn && ndyn == CORE_REFS_MAX_DYNAMIC)
+        NOT_AN_OBJECT("more than %u dynamic entries", CORE_REFS_MAX_DYNAMIC);
     if (symtab == 0)
         return TRUE; /* no dynamic symbols: nothing to bind */
     if (strtab == 0 || syment != sizeof(HostSym))
