@@ -49,10 +49,11 @@ struct stat;
  * (DDM_LOADER_ERROR_NOT_A_PLUGIN) otherwise. */
 gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, GError **error);
 /* For plugins, after ddm_loader_check_elf() passed: no undefined ddm_
- * symbol in the file's .dynsym (the ddmon binary exports some core
- * functions for the web module; plugins must not bind to them). Bounded
- * preads on @fd only. FALSE with @error (DDM_LOADER_ERROR_ABI_MISMATCH
- * quoting the first names) otherwise. */
+ * symbol in the file's dynamic symbol table, found through PT_DYNAMIC as
+ * ld.so finds it (the ddmon binary exports some core functions for the web
+ * module; plugins must not bind to them). Bounded preads on @fd only.
+ * FALSE with @error (DDM_LOADER_ERROR_ABI_MISMATCH quoting the first
+ * names, escaped) otherwise. */
 gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,
                                        GError **error);
 /** Read exactly @len bytes at @off of @fd; FALSE (errno set; EIO when the
