@@ -7,7 +7,7 @@
  * on the next connection, unless --once). Between steps, and while a step
  * waits, it answers what ddmon asks the way a Dalvik VM would
  * (VirtualMachine.Version says Dalvik, HELO names --pid and --app, FEAT
- * lists nothing, other DDM requests get an empty reply unless `reply` set
+ * lists nothing, other DDM requests get an empty reply, unless `reply` set
  * an answer), so the attack lands on a VM ddmon took as READY. Blocking
  * I/O: this is a test tool, not ddmon.
  *
@@ -45,6 +45,7 @@
  * Payload generators (GEN):
  *   ff LEN              LEN bytes of 0xFF: every count and length at its maximum
  *   hex HEX             these bytes
+ *   feat N              a FEAT reply of N empty names (4 + 4N bytes)
  *   zero LEN            LEN zero bytes
  *   thst N [asc|desc]   a valid THST (real form, 18-byte entries) of N threads,
  *                       ids N..1 (desc, default) or 1..N (asc); status and
@@ -241,10 +242,6 @@ static int answer(uint32_t id, uint8_t cmdset, uint8_t cmd, const uint8_t *body,
     *got = type;
     if (type == DDM_CHUNK('H', 'E', 'L', 'O'))
         return send_helo(id);
-    if (type == DDM_CHUNK('F', 'E', 'A', 'T')) {
-        uint8_t zero[4] = {0};
-        return send_chunk_reply(id, type, zero, 4);
-    }
     for (i = 0; i < answers->len; i++) {
         Answer *a = &g_array_index(answers, Answer, i);
         if (a->type == type) {
@@ -252,6 +249,10 @@ static int answer(uint32_t id, uint8_t cmdset, uint8_t cmd, const uint8_t *body,
             const void *p = g_bytes_get_data(a->payload, &n);
             return send_chunk_reply(id, type, p ? p : "", n);
         }
+    }
+    if (type == DDM_CHUNK('F', 'E', 'A', 'T')) { /* unless `reply FEAT` set another */
+        uint8_t zero[4] = {0};
+        return send_chunk_reply(id, type, zero, 4);
     }
     return send_chunk_reply(id, 0, NULL, 0);
 }
@@ -413,6 +414,16 @@ static GBytes *gen(char **argv, int argc, int *i)
         uint8_t *p = g_malloc((gsize)n ? (gsize)n : 1);
         memset(p, g[0] == 'f' ? 0xFF : 0, (size_t)n);
         return g_bytes_new_take(p, (gsize)n);
+    }
+    if (!strcmp(g, "feat")) { /* u4 N, then N empty lstrs */
+        uint64_t n = parse_size(ARG("1000"));
+        size_t len = 4 + (size_t)n * 4;
+        uint8_t *p = g_malloc0(len);
+        p[0] = (uint8_t)(n >> 24);
+        p[1] = (uint8_t)(n >> 16);
+        p[2] = (uint8_t)(n >> 8);
+        p[3] = (uint8_t)n;
+        return g_bytes_new_take(p, len);
     }
     if (!strcmp(g, "hex")) {
         const char *h = ARG("");
