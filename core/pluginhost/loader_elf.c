@@ -149,6 +149,45 @@ static gboolean within(uint64_t off, uint64_t len, uint64_t size, uint64_t *end)
         return FALSE;                                                                              \
     } while (0)
 
+/* Reads ELF header eh's program header table into *out (caller frees),
+ * refusing a table or a PT_LOAD segment's file range that does not fit
+ * the file's size bytes: what dlopen maps, and what both checks below
+ * start from. */
+static gboolean read_program_headers(int fd, const HostEhdr *eh, uint64_t size, const char *path,
+                                     HostPhdr **out, GError **error)
+{
+    uint64_t end;
+    if (eh->e_phnum == 0 || eh->e_phnum == PN_XNUM)
+        NOT_AN_OBJECT("%s program headers", eh->e_phnum == 0 ? "no" : "too many");
+    if (eh->e_phentsize != sizeof(HostPhdr))
+        NOT_AN_OBJECT("program header entries of %u bytes, not %zu", (unsigned)eh->e_phentsize,
+                      sizeof(HostPhdr));
+    uint64_t ph_len = (uint64_t)eh->e_phnum * sizeof(HostPhdr); /* < 4 MiB */
+    if (!within(eh->e_phoff, ph_len, size, &end))
+        NOT_AN_OBJECT("truncated ELF file: the program headers end at %" PRIu64
+                      ", file has %" PRIu64 " bytes",
+                      end, size);
+    g_autofree HostPhdr *ph = g_new(HostPhdr, eh->e_phnum);
+    if (!ddm_loader_read_at(fd, ph, (size_t)ph_len, eh->e_phoff))
+        UNREADABLE("program headers");
+    for (unsigned i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        if (!within(ph[i].p_offset, ph[i].p_filesz, size, &end)) {
+            if (end == UINT64_MAX)
+                NOT_AN_OBJECT("truncated ELF file: segment %u (offset %" PRIu64
+                              ", %" PRIu64 " bytes) ends past any file, file has %" PRIu64
+                              " bytes",
+                              i, (uint64_t)ph[i].p_offset, (uint64_t)ph[i].p_filesz, size);
+            NOT_AN_OBJECT("truncated ELF file: segment %u ends at %" PRIu64
+                          ", file has %" PRIu64 " bytes",
+                          i, end, size);
+        }
+    }
+    *out = g_steal_pointer(&ph);
+    return TRUE;
+}
+
 gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, GError **error)
 {
     const uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
@@ -191,33 +230,9 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
 
     /* The program header table, then every PT_LOAD segment's file range:
      * what dlopen maps. */
-    if (eh.e_phnum == 0 || eh.e_phnum == PN_XNUM)
-        NOT_AN_OBJECT("%s program headers", eh.e_phnum == 0 ? "no" : "too many");
-    if (eh.e_phentsize != sizeof(HostPhdr))
-        NOT_AN_OBJECT("program header entries of %u bytes, not %zu", (unsigned)eh.e_phentsize,
-                      sizeof(HostPhdr));
-    uint64_t ph_len = (uint64_t)eh.e_phnum * sizeof(HostPhdr); /* < 4 MiB */
-    if (!within(eh.e_phoff, ph_len, size, &end))
-        NOT_AN_OBJECT("truncated ELF file: the program headers end at %" PRIu64
-                      ", file has %" PRIu64 " bytes",
-                      end, size);
-    g_autofree HostPhdr *ph = g_new(HostPhdr, eh.e_phnum);
-    if (!ddm_loader_read_at(fd, ph, (size_t)ph_len, eh.e_phoff))
-        UNREADABLE("program headers");
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
-        if (ph[i].p_type != PT_LOAD)
-            continue;
-        if (!within(ph[i].p_offset, ph[i].p_filesz, size, &end)) {
-            if (end == UINT64_MAX)
-                NOT_AN_OBJECT("truncated ELF file: segment %u (offset %" PRIu64
-                              ", %" PRIu64 " bytes) ends past any file, file has %" PRIu64
-                              " bytes",
-                              i, (uint64_t)ph[i].p_offset, (uint64_t)ph[i].p_filesz, size);
-            NOT_AN_OBJECT("truncated ELF file: segment %u ends at %" PRIu64
-                          ", file has %" PRIu64 " bytes",
-                          i, end, size);
-        }
-    }
+    g_autofree HostPhdr *ph = NULL;
+    if (!read_program_headers(fd, &eh, size, path, &ph, error))
+        return FALSE;
 
     /* The section header table, if any: the count is in section 0's
      * sh_size when e_shnum is 0 (SHN_LORESERVE sections or more). */
@@ -275,6 +290,18 @@ static gboolean addr_to_offset(const HostPhdr *ph, unsigned phnum, uint64_t addr
         return TRUE;
     }
     return FALSE;
+}
+
+/* How many file bytes of a PT_LOAD segment follow address @addr (0 when
+ * no segment maps it from the file). */
+static uint64_t addr_room(const HostPhdr *ph, unsigned phnum, uint64_t addr)
+{
+    for (unsigned i = 0; i < phnum; i++) {
+        if (ph[i].p_type == PT_LOAD && addr >= ph[i].p_vaddr &&
+            addr - ph[i].p_vaddr < ph[i].p_filesz)
+            return ph[i].p_filesz - (addr - ph[i].p_vaddr);
+    }
+    return 0;
 }
 
 /* The @len bytes at address @addr (g_free; one NUL after them), or NULL
@@ -384,35 +411,29 @@ gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char
                                        GError **error)
 {
     const uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
-    uint64_t end;
     HostEhdr eh;
     if (!ddm_loader_read_at(fd, &eh, sizeof eh, 0))
         UNREADABLE("ELF header");
     /* What the dynamic linker reads: the program headers and PT_DYNAMIC,
      * never the section headers (a file may have none). */
-    if (eh.e_phnum == 0 || eh.e_phnum == PN_XNUM || eh.e_phentsize != sizeof(HostPhdr))
-        NOT_AN_OBJECT("no usable program headers");
-    uint64_t ph_len = (uint64_t)eh.e_phnum * sizeof(HostPhdr);
-    if (!within(eh.e_phoff, ph_len, size, &end))
-        NOT_AN_OBJECT("truncated ELF file: the program headers end at %" PRIu64
-                      ", file has %" PRIu64 " bytes",
-                      end, size);
-    g_autofree HostPhdr *ph = g_new(HostPhdr, eh.e_phnum);
-    if (!ddm_loader_read_at(fd, ph, (size_t)ph_len, eh.e_phoff))
-        UNREADABLE("program headers");
+    g_autofree HostPhdr *ph = NULL;
+    if (!read_program_headers(fd, &eh, size, path, &ph, error))
+        return FALSE;
     const HostPhdr *dyn = NULL;
     for (unsigned i = 0; i < eh.e_phnum; i++) {
-        if (ph[i].p_type == PT_LOAD && !within(ph[i].p_offset, ph[i].p_filesz, size, &end))
-            NOT_AN_OBJECT("truncated ELF file: segment %u ends past the file's %" PRIu64
-                          " bytes",
-                          i, size);
         if (ph[i].p_type == PT_DYNAMIC)
             dyn = &ph[i]; /* the last one, as ld.so takes it */
     }
     if (dyn == NULL)
         NOT_AN_OBJECT("no dynamic segment (PT_DYNAMIC)");
-    /* ld.so reads it where it is mapped (p_vaddr), not at p_offset. */
-    uint64_t ndyn = MIN((uint64_t)dyn->p_filesz / sizeof(HostDyn), CORE_REFS_MAX_DYNAMIC);
+    /* ld.so reads it where it is mapped (p_vaddr), not at p_offset, and up
+     * to its DT_NULL whatever p_filesz says (it only refuses a size of 0):
+     * read what the segment mapping it holds from there, and require the
+     * DT_NULL in it. */
+    if (dyn->p_filesz == 0)
+        NOT_AN_OBJECT("an empty dynamic segment (PT_DYNAMIC)");
+    uint64_t ndyn = MIN(addr_room(ph, eh.e_phnum, dyn->p_vaddr) / sizeof(HostDyn),
+                        (uint64_t)CORE_REFS_MAX_DYNAMIC);
     g_autofree HostDyn *dt = g_new0(HostDyn, ndyn + 1);
     uint64_t dyn_off;
     if (ndyn != 0 && !addr_to_offset(ph, eh.e_phnum, dyn->p_vaddr, ndyn * sizeof(HostDyn), &dyn_off))
@@ -435,8 +456,11 @@ gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char
         default: break;
         }
     }
-    if (d == ndyn && ndyn == CORE_REFS_MAX_DYNAMIC)
-        NOT_AN_OBJECT("more than %u dynamic entries", CORE_REFS_MAX_DYNAMIC);
+    if (d == ndyn)
+        NOT_AN_OBJECT(ndyn == CORE_REFS_MAX_DYNAMIC
+                          ? "more than %u dynamic entries"
+                          : "no DT_NULL ends its dynamic segment (%u entries read)",
+                      ndyn == CORE_REFS_MAX_DYNAMIC ? CORE_REFS_MAX_DYNAMIC : (unsigned)ndyn);
     if (symtab == 0)
         return TRUE; /* no dynamic symbols: nothing to bind */
     if (strtab == 0 || syment != sizeof(HostSym))

@@ -323,6 +323,32 @@ static void test_loader_core_refs_refused(void **state)
     expect_refused(f, stripped, DDM_LOADER_ERROR_ABI_MISMATCH,
                    "calls 1 function of the ddmon core (ddm_daemon_views)", "stripped/core-ref.so");
 
+    /* A PT_DYNAMIC whose p_filesz says one entry: ld.so reads on to the
+     * DT_NULL whatever the size says and binds the name, so the check
+     * reads on too (it read p_filesz's entries and found no DT_SYMTAB). */
+    g_autofree char *short_dir = g_build_filename(f->tmp, "shortdyn", NULL);
+    g_autofree char *shortdyn = copy_plugin(f, short_dir, "core-ref");
+    assert_true(g_file_get_contents(shortdyn, &bytes, &len, NULL));
+    memcpy(&eh, bytes, sizeof eh);
+    guint dynamics = 0;
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        gsize at = eh.e_phoff + (gsize)i * sizeof(ElfW(Phdr));
+        assert_true(at + sizeof(ElfW(Phdr)) <= len);
+        ElfW(Phdr) ph;
+        memcpy(&ph, bytes + at, sizeof ph);
+        if (ph.p_type != PT_DYNAMIC)
+            continue;
+        ph.p_filesz = ph.p_memsz = sizeof(ElfW(Dyn));
+        memcpy(bytes + at, &ph, sizeof ph);
+        dynamics++;
+    }
+    assert_int_equal(dynamics, 1);
+    assert_true(g_file_set_contents(shortdyn, bytes, (gssize)len, NULL));
+    g_free(bytes);
+    assert_int_equal(chmod(shortdyn, 0644), 0);
+    expect_refused(f, shortdyn, DDM_LOADER_ERROR_ABI_MISMATCH,
+                   "calls 1 function of the ddmon core (ddm_daemon_views)", "shortdyn/core-ref.so");
+
     /* A name is quoted escaped (it reaches JSON and terminals): the
      * undefined name made "ddm_<FF><ESC><LF>mon_views" in a copy. */
     g_autofree char *odd_dir = g_build_filename(f->tmp, "odd", NULL);
