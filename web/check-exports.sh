@@ -85,4 +85,13 @@ if [ -n "$missing" ]; then
     echo "$missing" | sed 's/^/  /' >&2
     status=1
 fi
+# And nothing else of the project: a flag such as -rdynamic would export
+# every core function to every plugin.
+extra=$({ grep '^ddm_' "$tmp/exported" || true; LC_ALL=C comm -12 "$tmp/exported" "$tmp/project"; } |
+    LC_ALL=C sort -u | LC_ALL=C comm -23 - "$tmp/listed")
+if [ -n "$extra" ]; then
+    echo "${binary##*/} exports these, which the list does not name (is it linked with -rdynamic or --export-dynamic?):" >&2
+    echo "$extra" | sed 's/^/  /' >&2
+    status=1
+fi
 exit $status
