@@ -16,7 +16,7 @@
  * most DDM_VM_FEATURES_MAX names of at most DDM_VM_NAME_MAX bytes (the
  * rest is dropped: real VMs send ~20 short names).
  * The set hashes a list with a random seed drawn once per process
- * (seeded FNV-1a, as plugins/threads/thread-list.c does): an unseeded
+ * (core/wire/seeded_hash.h, as the view store does): an unseeded
  * hash let a VM set choose lists that collide ("aB" and "b!" under DJB2),
  * making each FEAT a walk of every list in use.
  * Single-threaded: only the loop's thread calls these.
@@ -24,9 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "core/session/vm-private.h"
+#include "core/wire/seeded_hash.h"
 
 /* One shared FEAT list. vec[n] is NULL; the strings follow vec in the same
  * block, so vm->features (== vec) is all a session holds. */
@@ -39,37 +39,15 @@ typedef struct SharedFeatures {
 } SharedFeatures;
 
 static GHashTable *features_set; /* SharedFeatures* (owned by their references) */
-static guint32 features_seed;
-static gboolean features_seeded;
 
 guint ddm_vm_features_hash_seeded(guint32 seed, const char *text, gsize len)
 {
-    guint32 h = 2166136261u ^ seed; /* FNV-1a from the seed */
-    for (gsize i = 0; i < len; i++) {
-        h ^= (guchar)text[i];
-        h *= 16777619u;
-    }
-    h ^= h >> 16; /* murmur3's finalizer: the low bits the table uses mix all */
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
-static guint32 process_seed(void)
-{
-    if (!features_seeded) {
-        if (getrandom(&features_seed, sizeof features_seed, GRND_NONBLOCK) != sizeof features_seed)
-            features_seed = (guint32)g_random_int() ^ (guint32)(uintptr_t)&features_seed;
-        features_seeded = TRUE;
-    }
-    return features_seed;
+    return ddm_hash_bytes(seed, text, len);
 }
 
 guint ddm_vm_features_hash(const char *text, gsize len)
 {
-    return ddm_vm_features_hash_seeded(process_seed(), text, len);
+    return ddm_hash_bytes(ddm_hash_seed(), text, len);
 }
 
 static SharedFeatures *from_vec(char **vec)

@@ -14,6 +14,7 @@
 #include <ddmon/bytes.h>
 
 #include "core/views/views-private.h"
+#include "core/wire/seeded_hash.h"
 
 #define STRING_BLOCK_FIRST ((gsize)128)
 #define STRING_BLOCK_MAX ((gsize)64 << 10)
@@ -67,9 +68,9 @@ static guint columns_set_hash(gconstpointer p)
     guint h = sh->n;
 
     for (guint i = 0; i < sh->n; i++) {
-        h = h * 31u + g_str_hash(cols[i].name);
+        h = h * 31u + ddm_str_hash(cols[i].name);
         h = h * 31u + (guint)cols[i].type;
-        h = h * 31u + g_str_hash(unit_or_empty(cols[i].unit));
+        h = h * 31u + ddm_str_hash(unit_or_empty(cols[i].unit));
     }
     return h;
 }
@@ -375,8 +376,9 @@ void ddm_views_content_field_add(Content *c, const Field *f)
     }
     c->fields[c->n_fields++] = *f;
     if (!c->field_index && c->n_fields > FIELDS_WITHOUT_INDEX) {
-        /* past a few fields, lookups go through a hash (records may hold 65536) */
-        c->field_index = g_hash_table_new(g_str_hash, g_str_equal);
+        /* past a few fields, lookups go through a hash (records may hold
+         * 65536; keys may come from the wire: seeded) */
+        c->field_index = g_hash_table_new(ddm_str_hash, g_str_equal);
         for (guint i = 0; i < c->n_fields; i++)
             g_hash_table_insert(c->field_index, (gpointer)c->fields[i].key, GUINT_TO_POINTER(i + 1));
     } else if (c->field_index) {

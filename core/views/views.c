@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "core/views/views-private.h"
+#include "core/wire/seeded_hash.h"
 
 /* ---------------------------------------------------------- the store */
 
@@ -48,11 +49,12 @@
  * key view on the stack). The views of one name (one per VM for a
  * headline view) are then found without looking at the others: a request
  * for them sorted every view of the server, 14% of its CPU at 10,000 VMs
- * (issue 16). */
+ * (issue 16). Both steps hash with the process's seeded hash: VM keys
+ * come partly from the wire. */
 static guint view_vm_hash(gconstpointer p)
 {
     const ddm_view *v = p;
-    return v->vm_key ? g_str_hash(v->vm_key) : 0;
+    return v->vm_key ? ddm_str_hash(v->vm_key) : 0;
 }
 
 static gboolean view_vm_equal(gconstpointer a, gconstpointer b)
@@ -110,7 +112,7 @@ static void watch_free(gpointer p)
 DdmViews *ddm_views_new(void)
 {
     DdmViews *s = g_new0(DdmViews, 1);
-    s->by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+    s->by_name = g_hash_table_new_full(ddm_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify)g_hash_table_unref);
     s->listeners = g_array_new(FALSE, FALSE, sizeof(Listener));
     s->next_listener_id = 1;
@@ -198,9 +200,9 @@ static GHashTable *interned_descs;
 static guint view_desc_hash(gconstpointer p)
 {
     const ViewDesc *d = p;
-    guint h = g_str_hash(d->owner);
-    h = h * 31u + g_str_hash(d->name);
-    h = h * 31u + g_str_hash(d->title);
+    guint h = ddm_str_hash(d->owner);
+    h = h * 31u + ddm_str_hash(d->name);
+    h = h * 31u + ddm_str_hash(d->title);
     return h * 31u + (guint)d->kind;
 }
 

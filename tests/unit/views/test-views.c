@@ -18,6 +18,7 @@
 #include "core/views/interest.h"
 #include "core/views/views-private.h"
 #include "core/views/views.h"
+#include "core/wire/seeded_hash.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -456,6 +457,94 @@ static void test_views_record_many_fields(void **state)
     a = json_object_get_array_member(json_node_get_object(n), "columns");
     assert_int_equal(json_array_get_length(a), 2);
     json_node_unref(n);
+    ddm_views_free(s);
+}
+
+/* Keys that all collide under g_str_hash (DJB2): blocks of "aB" or "b!"
+ * (equal sums: 'a' * 33 + 'B' == 'b' * 33 + '!'), 2^BLOCKS of them. */
+enum { COLLIDING_BLOCKS = 8, N_COLLIDING = 1 << COLLIDING_BLOCKS };
+
+static void colliding_key(char *out, int i)
+{
+    for (int k = 0; k < COLLIDING_BLOCKS; k++)
+        memcpy(&out[2 * k], i >> k & 1 ? "b!" : "aB", 2);
+    out[2 * COLLIDING_BLOCKS] = '\0';
+}
+
+/* VM keys (partly from the wire), record field names and column names
+ * a VM could choose to collide under DJB2 are hashed with the process's
+ * seeded hash (core/wire/seeded_hash.h): they spread over a table's
+ * slots, and every lookup still finds its own view, field and column set. */
+static void test_views_colliding_keys(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *views[N_COLLIDING];
+    ddm_view *rec = ddm_views_create(s, "p", "vm", "fields", DDM_VIEW_RECORD, NULL);
+    g_autoptr(GHashTable) slots = g_hash_table_new(g_direct_hash, g_direct_equal);
+    char key[2 * COLLIDING_BLOCKS + 1], first[2 * COLLIDING_BLOCKS + 1];
+    GPtrArray *named;
+    JsonNode *n;
+    JsonArray *a;
+    (void)state;
+
+    colliding_key(first, 0);
+    for (int i = 0; i < N_COLLIDING; i++) {
+        colliding_key(key, i);
+        assert_int_equal(g_str_hash(key), g_str_hash(first)); /* the attack holds */
+        g_hash_table_add(slots, GUINT_TO_POINTER(ddm_str_hash(key) & (N_COLLIDING - 1)));
+        views[i] = ddm_views_create(s, "p", key, "t", DDM_VIEW_TABLE, NULL);
+        assert_non_null(views[i]);
+    }
+    /* 256 random hashes fill ~162 of 256 slots; DJB2 fills one */
+    assert_true(g_hash_table_size(slots) >= N_COLLIDING / 2);
+    for (int i = 0; i < N_COLLIDING; i++) {
+        colliding_key(key, i);
+        assert_ptr_equal(ddm_views_lookup(s, "t", key), views[i]);
+        assert_string_equal(ddm_view_vm_key(views[i]), key);
+        assert_null(ddm_views_create(s, "p", key, "t", DDM_VIEW_TABLE, NULL)); /* taken */
+    }
+    named = ddm_views_list_named(s, "t");
+    assert_int_equal(named->len, N_COLLIDING);
+    g_ptr_array_free(named, TRUE);
+    ddm_views_destroy(s, views[7]);
+    colliding_key(key, 7);
+    assert_null(ddm_views_lookup(s, "t", key));
+    colliding_key(key, 8);
+    assert_ptr_equal(ddm_views_lookup(s, "t", key), views[8]);
+
+    /* colliding field names: the index past a few fields finds each one
+     * (a second value for a key replaces the first) */
+    assert_int_equal(ddm_view_begin(rec), 0);
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < N_COLLIDING; i++) {
+            colliding_key(key, i);
+            assert_int_equal(ddm_view_field_int(rec, key, round * 1000 + i), 0);
+        }
+    assert_int_equal(ddm_view_commit(rec), 0);
+    n = ddm_view_to_json(rec, FALSE);
+    a = json_object_get_array_member(json_node_get_object(n), "fields");
+    assert_int_equal(json_array_get_length(a), N_COLLIDING);
+    for (guint i = 0; i < N_COLLIDING; i++) {
+        JsonObject *f = json_array_get_object_element(a, i);
+        colliding_key(key, (int)i);
+        assert_string_equal(json_object_get_string_member(f, "key"), key);
+        assert_int_equal(json_object_get_int_member(f, "value"), 1000 + i);
+    }
+    json_node_unref(n);
+
+    /* colliding column names: equal sets are one, different ones are not */
+    {
+        char names[2][2 * COLLIDING_BLOCKS + 1];
+        ddm_column c0[] = {{names[0], DDM_VAL_INT, NULL}};
+        ddm_column c1[] = {{names[1], DDM_VAL_INT, NULL}};
+        colliding_key(names[0], 1);
+        colliding_key(names[1], 2);
+        assert_int_equal(ddm_view_set_columns(views[0], c0, 1), 0);
+        assert_int_equal(ddm_view_set_columns(views[1], c1, 1), 0);
+        assert_int_equal(ddm_view_set_columns(views[2], c0, 1), 0);
+        assert_ptr_equal(views[0]->schema, views[2]->schema);
+        assert_ptr_not_equal(views[0]->schema, views[1]->schema);
+    }
     ddm_views_free(s);
 }
 
@@ -1580,6 +1669,7 @@ int main(void)
         cmocka_unit_test(test_views_cell_errors),
         cmocka_unit_test(test_views_record),
         cmocka_unit_test(test_views_record_many_fields),
+        cmocka_unit_test(test_views_colliding_keys),
         cmocka_unit_test(test_views_columns_interned),
         cmocka_unit_test(test_views_list_named),
         cmocka_unit_test(test_views_columns_remembered),

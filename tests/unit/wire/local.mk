@@ -26,6 +26,15 @@ tests_unit_wire_test_helo_SOURCES = tests/unit/wire/test-helo.c
 tests_unit_wire_test_helo_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
 tests_unit_wire_test_helo_CFLAGS = $(CODEC_TEST_CFLAGS)
 tests_unit_wire_test_helo_LDADD = $(CODEC_TEST_LDADD)
+# The seeded string hash of tables keyed by VM-chosen text.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/wire/test-seeded-hash
+TESTS += tests/unit/wire/test-seeded-hash
+endif
+tests_unit_wire_test_seeded_hash_SOURCES = tests/unit/wire/test-seeded-hash.c
+tests_unit_wire_test_seeded_hash_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
+tests_unit_wire_test_seeded_hash_CFLAGS = $(CODEC_TEST_CFLAGS)
+tests_unit_wire_test_seeded_hash_LDADD = $(CODEC_TEST_LDADD)
 
 # The adb host protocol codec, compiled in alone.
 if ENABLE_TESTS
