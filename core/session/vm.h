@@ -159,8 +159,9 @@ typedef struct DdmVmPluginData {
     ddm_free_fn data_free;
 } DdmVmPluginData;
 
-/** At most this many headline labels, and as many figure labels, a VM. */
-#define DDM_VM_HEADLINES_MAX 32u
+/** At most this many headline labels, and as many figure labels, a VM
+ *  (the SDK's number: <ddmon/plugin.h>). */
+#define DDM_VM_HEADLINES_MAX DDM_HEADLINE_LABELS_MAX
 
 typedef struct DdmVmHeadline {
     struct DdmVmHeadline *next; /* sorted by label */

@@ -338,6 +338,8 @@ int fh_vm_headline(ddm_plugin *self, ddm_vm *vm, const char *label, const char *
     }
     if (!text)
         return 0;
+    if (vm->headlines.n >= DDM_HEADLINE_LABELS_MAX)
+        return -ENOSPC; /* a new label past the VM's cap, as the core */
     pair = xcalloc(2, sizeof(char *));
     pair[0] = xstrdup(label);
     pair[1] = xstrdup(text);
@@ -358,8 +360,27 @@ void fh_vm_figures_clear(ddm_vm *vm)
     vec_clear(&vm->figures);
 }
 
+/* The number of labels with figures on @vm, and whether @label is one. */
+static size_t figure_labels(const ddm_vm *vm, const char *label, int *has_label)
+{
+    size_t i, j, n = 0;
+    *has_label = 0;
+    for (i = 0; i < vm->figures.n; i++) {
+        const char *l = ((char **)vm->figures.v[i])[1];
+        for (j = 0; j < i; j++)
+            if (strcmp(((char **)vm->figures.v[j])[1], l) == 0)
+                break;
+        if (j == i)
+            n++; /* first entry of its label */
+        if (strcmp(l, label) == 0)
+            *has_label = 1;
+    }
+    return n;
+}
+
 /* As the core: names of [a-z0-9_], INT or DOUBLE, at most
- * DDM_HEADLINE_FIGURES_MAX; the label's figures are replaced. */
+ * DDM_HEADLINE_FIGURES_MAX; the label's figures are replaced; a new label
+ * past DDM_HEADLINE_LABELS_MAX on the VM is -ENOSPC. */
 int fh_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *label,
                            const ddm_headline_figure *figs, size_t n)
 {
@@ -385,6 +406,11 @@ int fh_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *label,
                 return -EINVAL;
         if (figs[i].type != DDM_VAL_INT && figs[i].type != DDM_VAL_DOUBLE)
             return -EINVAL;
+    }
+    if (n > 0) {
+        int has_label;
+        if (figure_labels(vm, label, &has_label) >= DDM_HEADLINE_LABELS_MAX && !has_label)
+            return -ENOSPC;
     }
     for (i = vm->figures.n; i-- > 0;) {
         char **f = vm->figures.v[i];

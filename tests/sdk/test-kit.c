@@ -306,6 +306,69 @@ static void test_timers_config_commands(void **state)
     fake_host_free(fh);
 }
 
+/* As the core (vm_tables.c): a VM holds DDM_HEADLINE_LABELS_MAX headline
+ * labels and as many figure labels, counted apart; a new label past them is
+ * -ENOSPC, and changing or removing one never is. Another VM has its own. */
+static void test_headline_label_cap(void **state)
+{
+    fake_host *fh = fake_host_new();
+    const ddm_host *h;
+    ddm_plugin *p;
+    ddm_vm *a, *b;
+    ddm_headline_figure f[2] = {{"n", DDM_VAL_INT, 1, 0}, {"m", DDM_VAL_INT, 2, 0}};
+    char label[16];
+    unsigned i;
+    double d = 0;
+    (void)state;
+
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    h = fake_host_table(fh);
+    p = fake_host_plugin(fh);
+    a = fake_host_add_vm(fh, NULL);
+    b = fake_host_add_vm(fh, NULL);
+    fake_host_vm_event(fh, a, DDM_VM_READY);
+    fake_host_vm_event(fh, b, DDM_VM_READY);
+    for (i = 0; i < DDM_HEADLINE_LABELS_MAX; i++) {
+        snprintf(label, sizeof label, "l%u", i);
+        assert_int_equal(h->vm_headline(p, a, label, "x"), 0);
+        /* two figures a label: the cap counts labels, not figures */
+        assert_int_equal(h->vm_headline_figures(p, a, label, f, 2), 0);
+    }
+    assert_int_equal(h->vm_headline(p, a, "one_more", "x"), -ENOSPC);
+    assert_null(fake_host_headline(fh, a, "one_more"));
+    assert_int_equal(h->vm_headline_figures(p, a, "one_more", f, 1), -ENOSPC);
+    assert_false(fake_host_headline_figure(fh, a, "one_more_n", NULL));
+    /* bad figures are still -EINVAL first, as the core checks them first */
+    f[1].type = DDM_VAL_STR;
+    assert_int_equal(h->vm_headline_figures(p, a, "one_more", f, 2), -EINVAL);
+    f[1].type = DDM_VAL_INT;
+    /* removing an absent label at the cap is no error */
+    assert_int_equal(h->vm_headline(p, a, "one_more", NULL), 0);
+    assert_int_equal(h->vm_headline_figures(p, a, "one_more", NULL, 0), 0);
+    /* a label held changes, at the cap */
+    assert_int_equal(h->vm_headline(p, a, "l5", "changed"), 0);
+    assert_string_equal(fake_host_headline(fh, a, "l5"), "changed");
+    f[0].i = 42;
+    assert_int_equal(h->vm_headline_figures(p, a, "l5", f, 1), 0);
+    assert_true(fake_host_headline_figure(fh, a, "l5_n", &d));
+    assert_true(d == 42);
+    assert_false(fake_host_headline_figure(fh, a, "l5_m", NULL));
+    /* the other VM has a cap of its own */
+    assert_int_equal(h->vm_headline(p, b, "one_more", "x"), 0);
+    assert_int_equal(h->vm_headline_figures(p, b, "one_more", f, 1), 0);
+    /* one headline label removed frees one place, for headlines only */
+    assert_int_equal(h->vm_headline(p, a, "l0", NULL), 0);
+    assert_int_equal(h->vm_headline_figures(p, a, "one_more", f, 1), -ENOSPC);
+    assert_int_equal(h->vm_headline(p, a, "one_more", "x"), 0);
+    assert_int_equal(h->vm_headline(p, a, "two_more", "x"), -ENOSPC);
+    /* and a figure label removed frees one for figures */
+    assert_int_equal(h->vm_headline_figures(p, a, "l0", NULL, 0), 0);
+    assert_int_equal(h->vm_headline_figures(p, a, "one_more", f, 1), 0);
+    assert_true(fake_host_headline_figure(fh, a, "one_more_n", NULL));
+    assert_int_equal(h->vm_headline_figures(p, a, "two_more", f, 1), -ENOSPC);
+    fake_host_free(fh);
+}
+
 static void test_view_misuse_counted(void **state)
 {
     fake_host *fh = fake_host_new();
@@ -516,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_vm_metric_logged),
         cmocka_unit_test(test_requests_exactly_once),
         cmocka_unit_test(test_timers_config_commands),
+        cmocka_unit_test(test_headline_label_cap),
         cmocka_unit_test(test_view_misuse_counted),
         cmocka_unit_test(test_plain_jvms),
     };

@@ -59,7 +59,8 @@
  *       ddm_vm_metric_logged (header-only).
  *  1.4  ddm_host.watch_generation: ticks that touch only watched VMs.
  *  1.5  ddm_host.timer_wake_on_watch: a poll tick runs as soon as a watch
- *       begins; ddm_tick_wake_on_watch (header-only).
+ *       begins; ddm_tick_wake_on_watch (header-only); DDM_HEADLINE_LABELS_MAX,
+ *       the per-VM cap on headline and figure labels.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -124,6 +125,11 @@ extern "C" {
  *  ones get -EMSGSIZE (an empty label -EINVAL). */
 #define DDM_HEADLINE_LABEL_MAX 32u
 #define DDM_HEADLINE_TEXT_MAX 128u
+/** vm_headline, vm_headline_figures: labels a VM holds, all plugins together
+ *  (headline labels and figure labels counted apart); a new label past them
+ *  is -ENOSPC (cores from 1.5 on; before, no cap). Changing a label's text
+ *  or figures, or removing it, is never refused for the cap. */
+#define DDM_HEADLINE_LABELS_MAX 32u
 /** vm_headline_figures (1.2): figures per label, and a figure name's length. */
 #define DDM_HEADLINE_FIGURES_MAX 16u
 #define DDM_HEADLINE_FIGURE_NAME_MAX 32u
@@ -527,8 +533,8 @@ struct ddm_host {
     ddm_vm *(*find_vm)(ddm_plugin *self, const char *spec);
     /** A short headline figure shown in the VM list and `ddmon watch`, e.g. label
      *  "threads" text "23". NULL @text removes it. Copied. A VM holds at most
-     *  32 labels (all plugins together): a new one past them is -ENOSPC
-     *  (cores from 1.5 on; before, no cap). */
+     *  DDM_HEADLINE_LABELS_MAX (32) labels (all plugins together): a new one
+     *  past them is -ENOSPC (cores from 1.5 on; before, no cap). */
     int (*vm_headline)(ddm_plugin *self, ddm_vm *vm, const char *label, const char *text);
 
     /* --- timers ----------------------------------------------------- 1.0 */
@@ -632,7 +638,7 @@ struct ddm_host {
      * the VM's row and object in `--json` output. Replaces the label's
      * figures; @n 0 removes them. At most DDM_HEADLINE_FIGURES_MAX; a bad
      * name or type -EINVAL, a long label -EMSGSIZE, a new label past the
-     * VM's 32 -ENOSPC (cores from 1.5 on). Copied. Since: 1.2;
+     * VM's DDM_HEADLINE_LABELS_MAX (32) -ENOSPC (cores from 1.5 on). Copied. Since: 1.2;
      * test DDM_HOST_HAS(host, vm_headline_figures).
      */
     int (*vm_headline_figures)(ddm_plugin *self, ddm_vm *vm, const char *label,

@@ -99,7 +99,9 @@
  *    fake_host_metric(), fake_host_metric_samples(),
  *    fake_host_metric_family() read them.
  *  - vm_headline: the core's limits (DDM_HEADLINE_LABEL_MAX,
- *    DDM_HEADLINE_TEXT_MAX: -EMSGSIZE; an empty label -EINVAL).
+ *    DDM_HEADLINE_TEXT_MAX: -EMSGSIZE; an empty label -EINVAL; a new
+ *    label past DDM_HEADLINE_LABELS_MAX on the VM -ENOSPC, and the same
+ *    cap, separately, for vm_headline_figures' labels).
  *  - foreach_vm (1.1): the DDM VMs whose DDM_VM_READY was delivered and
  *    whose DDM_VM_GONE has not begun, in the order they were added.
  *  - plain JVMs (1.2): fake_host_add_plain_vm(); register_plain_vm_listener

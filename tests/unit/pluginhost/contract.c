@@ -743,6 +743,41 @@ static void ct_limits(void **state)
     free(big);
 }
 
+/* A VM holds DDM_HEADLINE_LABELS_MAX headline labels and as many figure
+ * labels: a new one past them is -ENOSPC; changing or removing one is not. */
+static void ct_headline_label_cap(void **state)
+{
+    ct_host *h = *state;
+    const ddm_host *x;
+    ddm_vm *vm, *other;
+    ddm_headline_figure f[1] = {{"n", DDM_VAL_INT, 1, 0}};
+    char label[16];
+    unsigned i;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    x = CT.host;
+    vm = ready_vm(h, "ct:1", 101);
+    other = ready_vm(h, "ct:2", 102);
+    for (i = 0; i < DDM_HEADLINE_LABELS_MAX; i++) {
+        snprintf(label, sizeof label, "l%u", i);
+        assert_int_equal(x->vm_headline(CT.self, vm, label, "x"), 0);
+        assert_int_equal(x->vm_headline_figures(CT.self, vm, label, f, 1), 0);
+    }
+    assert_int_equal(x->vm_headline(CT.self, vm, "past", "x"), -ENOSPC);
+    assert_int_equal(x->vm_headline_figures(CT.self, vm, "past", f, 1), -ENOSPC);
+    assert_int_equal(x->vm_headline(CT.self, vm, "past", NULL), 0);
+    assert_int_equal(x->vm_headline_figures(CT.self, vm, "past", NULL, 0), 0);
+    assert_int_equal(x->vm_headline(CT.self, vm, "l3", "y"), 0);
+    f[0].i = 2;
+    assert_int_equal(x->vm_headline_figures(CT.self, vm, "l3", f, 1), 0);
+    assert_int_equal(x->vm_headline(CT.self, other, "past", "x"), 0);
+    assert_int_equal(x->vm_headline_figures(CT.self, other, "past", f, 1), 0);
+    assert_int_equal(x->vm_headline(CT.self, vm, "l0", NULL), 0);
+    assert_int_equal(x->vm_headline_figures(CT.self, vm, "past", f, 1), -ENOSPC);
+    assert_int_equal(x->vm_headline(CT.self, vm, "past", "x"), 0);
+    assert_int_equal(x->vm_headline_figures(CT.self, vm, "l0", NULL, 0), 0);
+    assert_int_equal(x->vm_headline_figures(CT.self, vm, "past", f, 1), 0);
+}
+
 /* Timers run on their own until the callback returns 0; the ud goes once. */
 static void ct_timers(void **state)
 {
@@ -1359,6 +1394,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_vm_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_views, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_headline_label_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_commands, setup, teardown),
