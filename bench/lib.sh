@@ -12,12 +12,17 @@
 # private network namespace (unshare -n, lo up), so that its ports are
 # nobody else's and nobody else's traffic is on its lo. MARKER (a variable
 # name, exported as 1) marks the run inside, which goes on; so does a run
-# not as root, or where unshare is missing or not permitted (a container).
+# not as root, or where unshare is missing or not permitted (a container),
+# or where `ip` (iproute2, to bring lo up) is missing: that one says so.
 bench_netns() {
     local marker=$1
     shift
     [ "$(id -u)" = 0 ] && [ -z "${!marker:-}" ] && command -v unshare >/dev/null &&
         unshare -n true 2>/dev/null || return 0
+    if ! command -v ip >/dev/null; then
+        echo "$0: note: no 'ip' (iproute2) to bring lo up: running without a private network namespace" >&2
+        return 0
+    fi
     export "$marker=1"
     exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
 }
@@ -45,12 +50,31 @@ verdict() {
     if le "$1" "$2"; then echo ok; else echo "$1 > $2" >>"$T_TMP/missed"; echo MISSED; fi
 }
 # stop_pid PID [SECONDS]: SIGTERM; SIGKILL if it has not exited SECONDS
-# later (default 5; more for a program under valgrind, slow to exit); reaped.
-# An empty PID or a process already gone is no error.
+# later (default 5; more for a program under valgrind, slow to exit); reaped
+# and dropped from T_PIDS (once reaped, the number is free for any new
+# process, which the exit's t_cleanup would otherwise signal). An empty PID
+# or a process already gone is no error.
 stop_pid() {
     [ -n "$1" ] || return 0
-    kill "$1" 2>/dev/null || return 0
-    t_wait "${2:-5}" t_dead "$1" || kill -9 "$1" 2>/dev/null
+    if kill "$1" 2>/dev/null; then
+        t_wait "${2:-5}" t_dead "$1" || kill -9 "$1" 2>/dev/null
+    fi
     wait "$1" 2>/dev/null
+    bench_prune_pids
     return 0
+}
+
+# bench_prune_pids: keep in T_PIDS only this shell's running children: bash
+# reaps a child as soon as it exits (keeping its status for `wait`), so the
+# PID of one that exited, or of a process that is not this shell's child,
+# may be anyone's process by now. A long soak starts hundreds of processes,
+# and t_cleanup signals what T_PIDS holds at exit.
+bench_prune_pids() {
+    local p stat ppid live=()
+    for p in "${T_PIDS[@]}"; do
+        { stat=$(<"/proc/$p/stat"); } 2>/dev/null || continue
+        read -r _ ppid _ <<<"${stat##*) }" # after "PID (COMM) ": state, ppid
+        [ "$ppid" = "$$" ] && live+=("$p")
+    done
+    T_PIDS=(${live[@]+"${live[@]}"})
 }

@@ -109,6 +109,7 @@ print(len(rows), min(p) if p else 0, max(p) if p else 0)' 2>/dev/null || echo "0
     stop_pid "$server_pid"
     stop_pid "$simvm_pid"
     server_pid='' simvm_pid=''
+    bench_prune_pids # T_PIDS keeps only live children, not every run's PIDs
     awk -v w="$warmup_s" -v base="$dbg_base" '
         { if ($6 > pmax) pmax = $6; if (fmin == "" || $3 < fmin) fmin = $3; if ($3 > fmax) fmax = $3 }
         $1 >= w { n++; x = $1 / 60; sx += x; sy += $2; sxx += x * x; sxy += x * $2 }

@@ -6,3 +6,8 @@ if ENABLE_TESTS
 TESTS += tests/tree/check-layers.sh
 endif
 EXTRA_DIST += tests/tree/check-layers.sh tools/check-layers
+# bench-lib.sh: bench/lib.sh's stop_pid, bench_prune_pids and bench_netns.
+if ENABLE_TESTS
+TESTS += tests/tree/bench-lib.sh
+endif
+EXTRA_DIST += tests/tree/bench-lib.sh
