@@ -74,7 +74,7 @@ bench_prune_pids() {
     for p in "${T_PIDS[@]}"; do
         { stat=$(<"/proc/$p/stat"); } 2>/dev/null || continue
         read -r _ ppid _ <<<"${stat##*) }" # after "PID (COMM) ": state, ppid
-        [ "$ppid" = "$$" ] && live+=("$p")
+        [ "$ppid" = "$BASHPID" ] && live+=("$p") # (a subshell's children are its own)
     done
     T_PIDS=(${live[@]+"${live[@]}"})
 }
