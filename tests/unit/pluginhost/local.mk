@@ -13,7 +13,7 @@ tests_unit_pluginhost_test_loader_SOURCES = tests/unit/pluginhost/test-loader.c 
 	tests/harness/hand-monitor.h
 tests_unit_pluginhost_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader\"
 tests_unit_pluginhost_test_loader_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
-tests_unit_pluginhost_test_loader_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+tests_unit_pluginhost_test_loader_LDADD = tests/harness/libddmtestutil.la $(DDM_PLUGINHOST_TEST_LIBS)
 # `make tests/unit/pluginhost/test-loader` builds the plugins it loads
 # (tests/plugins/local.mk).
 EXTRA_tests_unit_pluginhost_test_loader_DEPENDENCIES = $(DDM_TEST_PLUGINS)
@@ -32,7 +32,7 @@ TESTS += tests/unit/pluginhost/test-loader-module
 tests_unit_pluginhost_test_loader_module_SOURCES = tests/unit/pluginhost/test-loader-module.c
 tests_unit_pluginhost_test_loader_module_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"test-loader-module\"
 tests_unit_pluginhost_test_loader_module_CFLAGS = $(DDM_PLUGINHOST_TEST_CFLAGS)
-tests_unit_pluginhost_test_loader_module_LDADD = $(DDM_PLUGINHOST_TEST_LIBS)
+tests_unit_pluginhost_test_loader_module_LDADD = tests/harness/libddmtestutil.la $(DDM_PLUGINHOST_TEST_LIBS)
 EXTRA_tests_unit_pluginhost_test_loader_module_DEPENDENCIES = tests/plugins/good.la \
 	tests/plugins/undefined-sym.la
 

@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "core/pluginhost/loader.h"
+#include "tests/harness/private-dir.h"
 
 typedef struct {
     char *plugin_dir; /* DDM_TEST_PLUGIN_DIR */
@@ -35,10 +36,7 @@ static int setup(void **state)
     Fixture *f = g_new0(Fixture, 1);
     const char *dir = g_getenv("DDM_TEST_PLUGIN_DIR");
     f->plugin_dir = g_strdup(dir ? dir : "tests/plugins/.libs");
-    GError *err = NULL;
-    f->tmp = g_dir_make_tmp("ddmon-test-module-XXXXXX", &err);
-    assert_null(err);
-    assert_int_equal(chmod(f->tmp, 0700), 0);
+    f->tmp = test_private_dir_new("ddmon-test-module-XXXXXX");
     *state = f;
     return 0;
 }
@@ -46,17 +44,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     Fixture *f = *state;
-    GDir *d = g_dir_open(f->tmp, 0, NULL);
-    const char *e;
-    while (d && (e = g_dir_read_name(d)) != NULL) {
-        g_autofree char *p = g_build_filename(f->tmp, e, NULL);
-        if (g_rmdir(p) != 0)
-            g_unlink(p);
-    }
-    if (d)
-        g_dir_close(d);
-    g_rmdir(f->tmp);
-    g_free(f->tmp);
+    test_private_dir_free(f->tmp);
     g_free(f->plugin_dir);
     g_free(f);
     return 0;

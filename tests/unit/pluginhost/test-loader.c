@@ -36,6 +36,7 @@
 #include "core/pluginhost/elfdesc.h"
 #include "core/pluginhost/loader.h"
 #include "tests/harness/hand-monitor.h"
+#include "tests/harness/private-dir.h"
 #include "core/pluginhost/registry.h"
 #include "core/views/views.h"
 #include "core/session/vm.h"
@@ -92,31 +93,11 @@ static int setup(void **state)
     f->mon.views = ddm_views_new();
     f->mon.monitor = test_monitor_new(f->mon.config);
     f->mon.registry = ddm_registry_new(f->mon.monitor, f->mon.views, f->mon.config);
-    GError *err = NULL;
-    f->tmp = g_dir_make_tmp("ddmon-test-loader-XXXXXX", &err);
-    assert_null(err);
+    f->tmp = test_private_dir_new("ddmon-test-loader-XXXXXX");
     g_unsetenv("DDMON_PLUGIN_PATH");
     g_ptr_array_set_size(logs, 0);
     *state = f;
     return 0;
-}
-
-static void rm_rf(const char *path)
-{
-    GDir *d = g_dir_open(path, 0, NULL);
-    if (d) {
-        const char *e;
-        while ((e = g_dir_read_name(d)) != NULL) {
-            g_autofree char *p = g_build_filename(path, e, NULL);
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-                rm_rf(p);
-            else
-                g_unlink(p);
-        }
-        g_dir_close(d);
-    }
-    g_rmdir(path);
 }
 
 static int teardown(void **state)
@@ -126,8 +107,7 @@ static int teardown(void **state)
     test_monitor_free(f->mon.monitor);
     ddm_views_free(f->mon.views);
     ddm_config_free(f->mon.config);
-    rm_rf(f->tmp);
-    g_free(f->tmp);
+    test_private_dir_free(f->tmp);
     g_free(f->plugin_dir);
     g_free(f);
     g_unsetenv("DDMON_PLUGIN_PATH");
@@ -155,6 +135,24 @@ static char *copy_plugin(Fixture *f, const char *dir, const char *name)
     g_free(contents);
     assert_int_equal(chmod(dst, 0644), 0);
     return dst;
+}
+
+/* Copy test plugin @name into the fixture's @subdir (made), change its
+ * bytes with @patch (which checks what it changes), mode 0644; the path
+ * (g_free). */
+static char *copy_patched(Fixture *f, const char *subdir, const char *name,
+                          void (*patch)(char *bytes, gsize len))
+{
+    g_autofree char *dir = g_build_filename(f->tmp, subdir, NULL);
+    char *path = copy_plugin(f, dir, name);
+    gchar *bytes;
+    gsize len;
+    assert_true(g_file_get_contents(path, &bytes, &len, NULL));
+    patch(bytes, len);
+    assert_true(g_file_set_contents(path, bytes, (gssize)len, NULL));
+    g_free(bytes);
+    assert_int_equal(chmod(path, 0644), 0);
+    return path;
 }
 
 static char *write_file(Fixture *f, const char *name, const void *data, gsize len, mode_t mode)
@@ -278,6 +276,51 @@ static void test_loader_bad_descriptors(void **state)
                    NULL);
 }
 
+/* Section headers gone (e_shoff, e_shnum, e_shstrndx zeroed). */
+static void strip_section_headers(char *bytes, gsize len)
+{
+    ElfW(Ehdr) eh;
+    assert_true(len > sizeof eh);
+    memcpy(&eh, bytes, sizeof eh);
+    assert_int_not_equal(eh.e_shoff, 0);
+    eh.e_shoff = 0;
+    eh.e_shnum = 0;
+    eh.e_shstrndx = 0;
+    memcpy(bytes, &eh, sizeof eh);
+}
+
+/* The one PT_DYNAMIC's p_filesz and p_memsz say one entry. */
+static void shorten_dynamic(char *bytes, gsize len)
+{
+    ElfW(Ehdr) eh;
+    guint dynamics = 0;
+    memcpy(&eh, bytes, sizeof eh);
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        gsize at = eh.e_phoff + (gsize)i * sizeof(ElfW(Phdr));
+        assert_true(at + sizeof(ElfW(Phdr)) <= len);
+        ElfW(Phdr) ph;
+        memcpy(&ph, bytes + at, sizeof ph);
+        if (ph.p_type != PT_DYNAMIC)
+            continue;
+        ph.p_filesz = ph.p_memsz = sizeof(ElfW(Dyn));
+        memcpy(bytes + at, &ph, sizeof ph);
+        dynamics++;
+    }
+    assert_int_equal(dynamics, 1);
+}
+
+/* Every "ddm_daemon_views" made "ddm_<FF><ESC><LF>mon_views". */
+static void escape_core_name(char *bytes, gsize len)
+{
+    static const char from[] = "ddm_daemon_views", to[] = "ddm_\xff\x1b\nmon_views";
+    G_STATIC_ASSERT(sizeof from == sizeof to);
+    guint replaced = 0;
+    for (char *at = bytes; (at = memmem(at, len - (gsize)(at - bytes), from, sizeof from)) != NULL;
+         at += sizeof from, replaced++)
+        memcpy(at, to, sizeof to);
+    assert_true(replaced > 0);
+}
+
 /* A plugin whose .dynsym asks for a ddm_ symbol it does not define would
  * bind to the core functions the ddmon binary exports for the web module:
  * refused before dlopen (its init would succeed), by the load and by
@@ -304,66 +347,20 @@ static void test_loader_core_refs_refused(void **state)
 
     /* Without section headers (e_shoff, e_shnum, e_shstrndx zeroed)
      * dlopen still binds through PT_DYNAMIC: so does the check. */
-    g_autofree char *dir = g_build_filename(f->tmp, "stripped", NULL);
-    g_autofree char *stripped = copy_plugin(f, dir, "core-ref");
-    gchar *bytes;
-    gsize len;
-    assert_true(g_file_get_contents(stripped, &bytes, &len, NULL));
-    assert_true(len > sizeof(ElfW(Ehdr)));
-    ElfW(Ehdr) eh;
-    memcpy(&eh, bytes, sizeof eh);
-    assert_int_not_equal(eh.e_shoff, 0);
-    eh.e_shoff = 0;
-    eh.e_shnum = 0;
-    eh.e_shstrndx = 0;
-    memcpy(bytes, &eh, sizeof eh);
-    assert_true(g_file_set_contents(stripped, bytes, (gssize)len, NULL));
-    g_free(bytes);
-    assert_int_equal(chmod(stripped, 0644), 0);
+    g_autofree char *stripped = copy_patched(f, "stripped", "core-ref", strip_section_headers);
     expect_refused(f, stripped, DDM_LOADER_ERROR_ABI_MISMATCH,
                    "calls 1 function of the ddmon core (ddm_daemon_views)", "stripped/core-ref.so");
 
     /* A PT_DYNAMIC whose p_filesz says one entry: ld.so reads on to the
      * DT_NULL whatever the size says and binds the name, so the check
      * reads on too (it read p_filesz's entries and found no DT_SYMTAB). */
-    g_autofree char *short_dir = g_build_filename(f->tmp, "shortdyn", NULL);
-    g_autofree char *shortdyn = copy_plugin(f, short_dir, "core-ref");
-    assert_true(g_file_get_contents(shortdyn, &bytes, &len, NULL));
-    memcpy(&eh, bytes, sizeof eh);
-    guint dynamics = 0;
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
-        gsize at = eh.e_phoff + (gsize)i * sizeof(ElfW(Phdr));
-        assert_true(at + sizeof(ElfW(Phdr)) <= len);
-        ElfW(Phdr) ph;
-        memcpy(&ph, bytes + at, sizeof ph);
-        if (ph.p_type != PT_DYNAMIC)
-            continue;
-        ph.p_filesz = ph.p_memsz = sizeof(ElfW(Dyn));
-        memcpy(bytes + at, &ph, sizeof ph);
-        dynamics++;
-    }
-    assert_int_equal(dynamics, 1);
-    assert_true(g_file_set_contents(shortdyn, bytes, (gssize)len, NULL));
-    g_free(bytes);
-    assert_int_equal(chmod(shortdyn, 0644), 0);
+    g_autofree char *shortdyn = copy_patched(f, "shortdyn", "core-ref", shorten_dynamic);
     expect_refused(f, shortdyn, DDM_LOADER_ERROR_ABI_MISMATCH,
                    "calls 1 function of the ddmon core (ddm_daemon_views)", "shortdyn/core-ref.so");
 
     /* A name is quoted escaped (it reaches JSON and terminals): the
      * undefined name made "ddm_<FF><ESC><LF>mon_views" in a copy. */
-    g_autofree char *odd_dir = g_build_filename(f->tmp, "odd", NULL);
-    g_autofree char *odd = copy_plugin(f, odd_dir, "core-ref");
-    assert_true(g_file_get_contents(odd, &bytes, &len, NULL));
-    static const char from[] = "ddm_daemon_views", to[] = "ddm_\xff\x1b\nmon_views";
-    G_STATIC_ASSERT(sizeof from == sizeof to);
-    guint replaced = 0;
-    for (char *at = bytes; (at = memmem(at, len - (gsize)(at - bytes), from, sizeof from)) != NULL;
-         at += sizeof from, replaced++)
-        memcpy(at, to, sizeof to);
-    assert_true(replaced > 0);
-    assert_true(g_file_set_contents(odd, bytes, (gssize)len, NULL));
-    g_free(bytes);
-    assert_int_equal(chmod(odd, 0644), 0);
+    g_autofree char *odd = copy_patched(f, "odd", "core-ref", escape_core_name);
     expect_refused(f, odd, DDM_LOADER_ERROR_ABI_MISMATCH,
                    "calls 1 function of the ddmon core (ddm_\\xFF\\x1B\\x0Amon_views)", NULL);
 }

@@ -15,7 +15,8 @@ TESTS += tests/unit/server/test-server
 tests_unit_server_test_server_SOURCES = tests/unit/server/test-server.c
 tests_unit_server_test_server_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_server_test_server_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_server_test_server_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
+tests_unit_server_test_server_LDADD = tests/harness/libddmtestutil.la cli/libddmcli.la server/libddmserver.la \
+	core/libddmcore.la $(CMOCKA_LIBS)
 
 # The server's log lines (time, level, component, one line per event).
 check_PROGRAMS += tests/unit/server/test-log
@@ -79,7 +80,8 @@ TESTS += tests/unit/server/test-web-module
 tests_unit_server_test_web_module_SOURCES = tests/unit/server/test-web-module.c
 tests_unit_server_test_web_module_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_server_test_web_module_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_server_test_web_module_LDADD = server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS) \
+tests_unit_server_test_web_module_LDADD = tests/harness/libddmtestutil.la server/libddmserver.la \
+	core/libddmcore.la $(CMOCKA_LIBS) \
 	$(DLOPEN_LIBS)
 EXTRA_tests_unit_server_test_web_module_DEPENDENCIES = $(DDM_WEB_MODULE_FIXTURES)
 endif

@@ -34,6 +34,7 @@
 #include "server/server.h"
 #include "cli/snapshot.h"
 #include "core/views/views.h"
+#include "tests/harness/private-dir.h"
 
 typedef struct Fixture {
     char *dir;
@@ -55,32 +56,10 @@ static void on_stop(gpointer ud)
 static int setup(void **state)
 {
     Fixture *f = g_new0(Fixture, 1);
-    f->dir = g_dir_make_tmp("ddmon-test-server-XXXXXX", NULL);
-    assert_non_null(f->dir);
+    f->dir = test_private_dir_new("ddmon-test-server-XXXXXX");
     f->sock = g_build_filename(f->dir, "s", "ddmon.sock", NULL);
     *state = f;
     return 0;
-}
-
-static void rm_rf(const char *path)
-{
-    GDir *d = g_dir_open(path, 0, NULL);
-    if (d != NULL) {
-        const char *name;
-        while ((name = g_dir_read_name(d)) != NULL) {
-            char *p = g_build_filename(path, name, NULL);
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-                chmod(p, 0700);
-                rm_rf(p);
-            } else {
-                g_unlink(p);
-            }
-            g_free(p);
-        }
-        g_dir_close(d);
-    }
-    g_rmdir(path);
 }
 
 static int teardown(void **state)
@@ -94,8 +73,7 @@ static int teardown(void **state)
         g_hash_table_steal(mon->vms, f->vm.info.key);
         ddm_daemon_free(f->mon.daemon);
     }
-    rm_rf(f->dir);
-    g_free(f->dir);
+    test_private_dir_free(f->dir);
     g_free(f->sock);
     g_free(f);
     return 0;
@@ -507,6 +485,48 @@ static void test_server_control_watch(void **state)
     assert_int_equal(ddm_control_n_clients(f->ctl), 0);
 }
 
+/* First looks: a client that sends watch and version in one write, whose
+ * version answer ("settled?") waits for the polls the watch woke. */
+static const char watch_and_version[] = "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n";
+
+/* Plugin @desc (its name) loaded into the daemon's registry, init run. */
+static void load_plugin(Fixture *f, const ddm_plugin_desc *desc)
+{
+    DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
+    ddm_plugin *p = ddm_registry_add(reg, desc->name, NULL);
+    p->desc = desc;
+    assert_true(ddm_registry_init_plugin(reg, p, NULL));
+}
+
+static DdmClient *connect_client(Fixture *f)
+{
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    return c;
+}
+
+static void send_all(DdmClient *c, const char *text)
+{
+    gsize len = strlen(text);
+    assert_int_equal(send(ddm_client_fd(c), text, len, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* After watch_and_version with one view to watch: "watching", the view's
+ * "added", then the version answer, which says settled (transfer full). */
+static JsonNode *settled_answer(DdmClient *c)
+{
+    JsonNode *r = next_message(c); /* watching */
+    json_node_unref(r);
+    r = next_message(c); /* the view, "added" */
+    json_node_unref(r);
+    r = next_message(c);
+    assert_non_null(r);
+    JsonObject *o = json_node_get_object(r);
+    assert_non_null(ddm_json_get_string(o, "version"));
+    assert_true(ddm_json_get_bool(o, "settled", FALSE));
+    return r;
+}
+
 /* A plugin whose hour-long poll tick runs when a watch begins (ABI 1.5). */
 static int wake_runs;
 
@@ -537,24 +557,13 @@ static void test_server_control_first_look(void **state)
 {
     Fixture *f = *state;
     start_control(f);
-    DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
-    ddm_plugin *p = ddm_registry_add(reg, "wake", NULL);
-    p->desc = &wake_desc;
-    assert_true(ddm_registry_init_plugin(reg, p, NULL));
+    load_plugin(f, &wake_desc);
     wake_runs = 0;
     (void)add_table(f, "127.0.0.1:8000", "threads");
-    DdmClient *c = ddm_client_connect(f->sock, NULL);
-    assert_non_null(c);
+    DdmClient *c = connect_client(f);
     /* watch and version in one write: the version waits for the first look */
-    JsonNode *r = ask(c, "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n");
-    json_node_unref(r); /* watching */
-    r = next_message(c); /* the view, "added" */
-    json_node_unref(r);
-    r = next_message(c);
-    assert_non_null(r);
-    JsonObject *o = json_node_get_object(r);
-    assert_non_null(ddm_json_get_string(o, "version"));
-    assert_true(ddm_json_get_bool(o, "settled", FALSE));
+    send_all(c, watch_and_version);
+    JsonNode *r = settled_answer(c);
     assert_int_equal(wake_runs, 1); /* the tick ran before the answer */
     json_node_unref(r);
     r = ask(c, "{\"op\":\"version\"}\n");
@@ -562,7 +571,7 @@ static void test_server_control_first_look(void **state)
     json_node_unref(r);
     assert_int_equal(wake_runs, 1);
     /* a second watcher of the same views: nothing new is watched */
-    DdmClient *c2 = ddm_client_connect(f->sock, NULL);
+    DdmClient *c2 = connect_client(f);
     r = ask(c2, "{\"op\":\"watch\"}\n");
     json_node_unref(r);
     r = next_message(c2); /* added */
@@ -585,32 +594,18 @@ static void test_server_control_first_look_two(void **state)
 {
     Fixture *f = *state;
     start_control(f);
-    DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
-    ddm_plugin *p = ddm_registry_add(reg, "wake", NULL);
-    p->desc = &wake_desc;
-    assert_true(ddm_registry_init_plugin(reg, p, NULL));
+    load_plugin(f, &wake_desc);
     wake_runs = 0;
     (void)add_table(f, "127.0.0.1:8000", "threads");
-    DdmClient *a = ddm_client_connect(f->sock, NULL);
-    DdmClient *b = ddm_client_connect(f->sock, NULL);
-    assert_non_null(a);
-    assert_non_null(b);
+    DdmClient *a = connect_client(f);
+    DdmClient *b = connect_client(f);
     pump(20); /* both accepted */
     /* both requests are read in one loop pass */
-    static const char both[] = "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n";
-    assert_int_equal(send(ddm_client_fd(a), both, strlen(both), MSG_NOSIGNAL), (ssize_t)strlen(both));
-    assert_int_equal(send(ddm_client_fd(b), both, strlen(both), MSG_NOSIGNAL), (ssize_t)strlen(both));
+    send_all(a, watch_and_version);
+    send_all(b, watch_and_version);
     DdmClient *order[] = {b, a};
     for (guint i = 0; i < G_N_ELEMENTS(order); i++) {
-        JsonNode *r = next_message(order[i]); /* watching */
-        json_node_unref(r);
-        r = next_message(order[i]); /* the view, "added" */
-        json_node_unref(r);
-        r = next_message(order[i]);
-        assert_non_null(r);
-        JsonObject *o = json_node_get_object(r);
-        assert_non_null(ddm_json_get_string(o, "version"));
-        assert_true(ddm_json_get_bool(o, "settled", FALSE));
+        JsonNode *r = settled_answer(order[i]);
         assert_int_equal(wake_runs, 1); /* the tick ran before either answer */
         json_node_unref(r);
     }
@@ -646,10 +641,8 @@ static void test_server_control_first_look_old_abi(void **state)
 {
     Fixture *f = *state;
     start_control(f);
+    load_plugin(f, &old_desc);
     DdmRegistry *reg = ddm_daemon_registry(f->mon.daemon);
-    ddm_plugin *p = ddm_registry_add(reg, "old", NULL);
-    p->desc = &old_desc;
-    assert_true(ddm_registry_init_plugin(reg, p, NULL));
     assert_false(ddm_registry_polls_on_watch(reg, "old"));
     assert_true(ddm_registry_polls_on_watch(reg, "test")); /* no such plugin */
     static const ddm_column cols[] = {{"n", DDM_VAL_INT, NULL}};
@@ -659,15 +652,9 @@ static void test_server_control_first_look_old_abi(void **state)
     assert_int_equal(ddm_view_set_columns(v, cols, 1), 0);
     pump(5);
     old_runs = 0;
-    DdmClient *c = ddm_client_connect(f->sock, NULL);
-    assert_non_null(c);
-    JsonNode *r = ask(c, "{\"op\":\"watch\"}\n{\"op\":\"version\"}\n");
-    json_node_unref(r); /* watching */
-    r = next_message(c); /* the view, "added" */
-    json_node_unref(r);
-    r = next_message(c);
-    assert_non_null(r);
-    assert_true(ddm_json_get_bool(json_node_get_object(r), "settled", FALSE));
+    DdmClient *c = connect_client(f);
+    send_all(c, watch_and_version);
+    JsonNode *r = settled_answer(c);
     assert_true(old_runs >= 1); /* its tick ran before the answer */
     json_node_unref(r);
     ddm_client_free(c);

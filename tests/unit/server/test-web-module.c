@@ -22,6 +22,7 @@
 #include <glib/gstdio.h>
 
 #include "server/web_module.h"
+#include "tests/harness/private-dir.h"
 
 typedef struct {
     char *fixtures; /* the built fixtures: $DDM_TOP_BUILDDIR/tests/unit/server/.libs */
@@ -33,10 +34,7 @@ static int setup(void **state)
     Fixture *f = g_new0(Fixture, 1);
     const char *top = g_getenv("DDM_TOP_BUILDDIR");
     f->fixtures = g_build_filename(top ? top : ".", "tests", "unit", "server", ".libs", NULL);
-    GError *err = NULL;
-    f->tmp = g_dir_make_tmp("ddmon-test-webmod-XXXXXX", &err);
-    assert_null(err);
-    assert_int_equal(chmod(f->tmp, 0700), 0);
+    f->tmp = test_private_dir_new("ddmon-test-webmod-XXXXXX");
     *state = f;
     return 0;
 }
@@ -44,18 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     Fixture *f = *state;
-    GDir *d = g_dir_open(f->tmp, 0, NULL);
-    const char *e;
-    while (d && (e = g_dir_read_name(d)) != NULL) {
-        g_autofree char *sub = g_build_filename(f->tmp, e, NULL);
-        g_autofree char *so = g_build_filename(sub, DDM_WEB_MODULE_FILE, NULL);
-        g_unlink(so);
-        g_rmdir(sub);
-    }
-    if (d)
-        g_dir_close(d);
-    g_rmdir(f->tmp);
-    g_free(f->tmp);
+    test_private_dir_free(f->tmp);
     g_free(f->fixtures);
     g_free(f);
     return 0;
