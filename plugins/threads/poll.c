@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * threads: THST polling. Real VMs never push THST; they answer an empty
- * THST request with the table (ddmlib polls from a UI timer). One timer
- * per plugin ticks every min(threads.interval, 250) ms and sends THST to
- * each VM whose "threads" view someone watches (host->view_watchers > 0, a
- * snapshot counts): at once when the watch begins, then every
- * threads.interval ms, with at most one THST in flight per VM. Nothing is
- * sent while nobody looks, or when THST is disabled.
- * The reply callback holds only the plugin (never per-VM state, which may
- * be gone); it finds the VM's state again with host->vm_get_data. A reply
- * to a THST sent while THEN was unanswered ends THEN's wait
- * (threads_then_passed: ART never answers THEN, but answers in order).
- * A tick walks every VM only when the watches changed since its last walk
- * (<ddmon/ticklist.h>, ABI 1.4); otherwise only the VMs watched at their
- * last visit: an idle server's tick touches no VM (issue 16).
+ * threads: when the table is kept, and the THST polls. Real VMs never push
+ * THST; they answer an empty THST request with the whole table (ddmlib
+ * polls from a UI timer).
+ *  - The poll tick runs every min(threads.interval, 250) ms, and at once when
+ *    a watch begins (ABI 1.5, timer_wake_on_watch). A VM whose "threads"
+ *    view someone watches (view_watchers > 0; a snapshot, a one-shot view
+ *    and a /metrics scrape count) gets its table kept (threads_table_on:
+ *    THEN(1)) and a THST at once, then every threads.interval ms, with at
+ *    most one poll in flight. threads.linger ms after its last watcher
+ *    left, threads_table_off (THEN(0), the list freed). The VMs whose table
+ *    is kept are on pl->ticks; a tick walks every VM only when the watches
+ *    changed since its last walk (<ddmon/ticklist.h>, ABI 1.4): an idle
+ *    server's tick touches no VM (issue 16).
+ *  - The look timer runs only when a look begins (woken by the same watches;
+ *    its own period is an hour, and a run without a watch change does
+ *    nothing): each VM whose view nobody watches and whose count is older
+ *    than threads.interval gets one THST, so the VM list a watch, a
+ *    snapshot or a one-shot view shows has counts of that moment; the
+ *    first look waits for those answers as for the polls.
+ * The reply callbacks hold only the plugin (never per-VM state, which may
+ * be gone); they find the VM's state again with host->vm_get_data. A THST
+ * sent while THEN(1) was unanswered has its own callback, whose reply ends
+ * THEN's wait (threads_then_passed: ART never answers THEN, but answers in
+ * order); so a second THST may go while the READY one is in flight.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,7 +43,8 @@ static unsigned thst_timeout_ms(const threads_plugin *pl)
     return t;
 }
 
-static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+static void thst_answer(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud,
+                        int after_then)
 {
     threads_plugin *pl = ud;
     threads_vm *st;
@@ -42,8 +53,8 @@ static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     st = pl->host->vm_get_data(self, vm);
     if (!st)
         return;
-    st->thst_in_flight = 0;
-    int after_then = st->thst_after_then;
+    if (st->thst_in_flight > 0)
+        st->thst_in_flight--;
     switch (reply->status) {
     case DDM_REPLY_CHUNK:
         if (reply->type == THREADS_CHUNK_THST)
@@ -67,16 +78,40 @@ static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         threads_then_passed(st);
 }
 
-/* The timer's period: short enough to notice a new watcher quickly. */
+static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    thst_answer(self, vm, reply, ud, 0);
+}
+
+/* A THST sent after THEN(1), before THEN's answer. */
+static void thst_then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    thst_answer(self, vm, reply, ud, 1);
+}
+
+int threads_send_thst(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    int rc = pl->host->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl),
+                               st->then_in_flight ? thst_then_reply : thst_reply, pl, NULL);
+    if (rc == 0) {
+        st->thst_in_flight++;
+        st->last_thst = pl->now();
+    }
+    return rc;
+}
+
+/* The tick's period: short enough to notice a new watcher quickly. */
 static unsigned tick_ms(const threads_plugin *pl)
 {
-    return pl->interval_ms < THREADS_TICK_MS ? pl->interval_ms : THREADS_TICK_MS;
+    return pl->interval_ms && pl->interval_ms < THREADS_TICK_MS ? pl->interval_ms : THREADS_TICK_MS;
 }
 
 /* One tick's work for one VM (host->foreach_vm visits the ready ones). */
 typedef struct poll_tick {
     threads_plugin *pl;
-    double now, period, slack;
+    double now, period, slack, linger;
+    int polls; /* THST polls are on (threads.interval > 0, THST enabled) */
 } poll_tick;
 
 static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
@@ -85,24 +120,32 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     threads_plugin *pl = t->pl;
     const ddm_host *h = pl->host;
     threads_vm *st = h->vm_get_data(self, vm);
-    int rc;
+    int rc, went_on = 0;
     if (!st)
         return 0;
     if (!st->view || h->view_watchers(st->view) <= 0) {
         st->was_watched = 0;
-        ddm_tick_list_del(&pl->ticks, &st->tick);
+        if (st->full && t->now - st->last_watched >= t->linger - t->slack)
+            threads_table_off(st); /* takes it off pl->ticks */
+        ddm_tick_list_keep(&pl->ticks, &st->tick, st->full);
         return 0;
     }
+    st->last_watched = t->now;
+    if (!st->full) {
+        threads_table_on(st); /* THEN(1): the THST below ends its wait */
+        went_on = 1;
+    }
     ddm_tick_list_add(&pl->ticks, &st->tick);
-    if (st->thst_in_flight)
+    if (!t->polls)
         return 0;
-    if (st->was_watched && t->now - st->last_poll < t->period - t->slack)
+    /* one poll in flight; the first THST after THEN goes even if the
+     * READY's (sent before THEN) is still out: its answer ends THEN's wait */
+    if (st->thst_in_flight && !(went_on && st->then_in_flight))
         return 0;
-    rc = h->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl), thst_reply,
-                    pl, NULL);
+    if (!went_on && st->was_watched && t->now - st->last_poll < t->period - t->slack)
+        return 0;
+    rc = threads_send_thst(st);
     if (rc == 0) {
-        st->thst_in_flight = 1;
-        st->thst_after_then = st->then_in_flight;
         st->was_watched = 1;
         st->last_poll = t->now;
     } else {
@@ -111,15 +154,31 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     return 0;
 }
 
+static void tick_init(poll_tick *t, threads_plugin *pl)
+{
+    t->pl = pl;
+    t->now = pl->now();
+    t->period = pl->interval_ms / 1000.0;
+    t->linger = pl->linger_ms / 1000.0;
+    t->slack = tick_ms(pl) / 2000.0; /* a tick that comes a little early still counts */
+    t->polls = pl->interval_ms > 0 && pl->host->chunk_enabled(pl->self, THREADS_CHUNK_THST);
+}
+
+int threads_poll_vm_if_watched(threads_plugin *pl, ddm_vm *vm)
+{
+    poll_tick t;
+    threads_vm *st = pl->host->vm_get_data(pl->self, vm);
+    if (!st || !st->view || pl->host->view_watchers(st->view) <= 0)
+        return 0;
+    tick_init(&t, pl);
+    poll_vm(pl->self, vm, &t);
+    return 1;
+}
+
 void threads_poll_once(threads_plugin *pl)
 {
     poll_tick t;
-    if (!pl->host->chunk_enabled(pl->self, THREADS_CHUNK_THST))
-        return;
-    t.pl = pl;
-    t.now = pl->now();
-    t.period = pl->interval_ms / 1000.0;
-    t.slack = tick_ms(pl) / 2000.0; /* a tick that comes a little early still counts */
+    tick_init(&t, pl);
     if (ddm_tick_list_full_walk(&pl->ticks, pl->host, pl->self)) {
         pl->host->foreach_vm(pl->self, poll_vm, &t);
         return;
@@ -132,22 +191,80 @@ void threads_poll_once(threads_plugin *pl)
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)
 {
+    (void)self;
     threads_poll_once(ud);
+    return 1;
+}
+
+/* The look timer's visit: a fresh count for a VM nobody watches. */
+static int look_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    const poll_tick *t = ud;
+    threads_plugin *pl = t->pl;
+    const ddm_host *h = pl->host;
+    threads_vm *st = h->vm_get_data(self, vm);
+    if (!st || !st->view || st->full || st->thst_in_flight)
+        return 0; /* a kept table is the poll tick's */
+    if (t->now - st->last_thst < t->period - t->slack)
+        return 0; /* fresh enough */
+    if (h->view_watchers(st->view) > 0)
+        return 0; /* the poll tick keeps its table and polls it */
+    if (threads_send_thst(st) != 0)
+        h->log(pl->self, DDM_LOG_DEBUG, "THST for the count not sent");
+    return 0;
+}
+
+void threads_look_once(threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    poll_tick t = {0};
+    if (DDM_HOST_HAS(h, watch_generation) && h->watch_generation) {
+        uint64_t gen = h->watch_generation(pl->self);
+        if (gen == pl->look_gen)
+            return; /* not woken by a look: its hourly run */
+        pl->look_gen = gen;
+    }
+    if (!pl->interval_ms || !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return;
+    t.pl = pl;
+    t.now = pl->now();
+    t.period = pl->interval_ms / 1000.0;
+    t.slack = tick_ms(pl) / 2000.0;
+    h->foreach_vm(pl->self, look_vm, &t);
+}
+
+static int look_timer_cb(ddm_plugin *self, void *ud)
+{
+    (void)self;
+    threads_look_once(ud);
     return 1;
 }
 
 int threads_poll_start(threads_plugin *pl)
 {
-    if (!pl->interval_ms) {
-        pl->host->log(pl->self, DDM_LOG_INFO, "threads.interval is 0: THST polling is off");
-        return 0;
-    }
-    pl->poll_timer = pl->host->timer_add(pl->self, tick_ms(pl), poll_timer_cb, pl, NULL);
+    const ddm_host *h = pl->host;
+    if (!h->chunk_enabled(pl->self, THREADS_CHUNK_THCR) &&
+        !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return 0; /* no view: nothing to keep */
+    if (!pl->interval_ms)
+        h->log(pl->self, DDM_LOG_INFO, "threads.interval is 0: THST polling is off");
+    pl->poll_timer = h->timer_add(pl->self, tick_ms(pl), poll_timer_cb, pl, NULL);
     if (!pl->poll_timer) {
-        pl->host->log(pl->self, DDM_LOG_WARNING, "cannot start the THST poll timer");
+        h->log(pl->self, DDM_LOG_WARNING, "cannot start the threads poll timer");
         return -ENOMEM;
     }
-    /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
-    (void)ddm_tick_wake_on_watch(pl->host, pl->self, pl->poll_timer);
+    /* a first look at a view nobody watched gets its table at once (ABI 1.5) */
+    (void)ddm_tick_wake_on_watch(h, pl->self, pl->poll_timer);
+    if (!pl->interval_ms || !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return 0; /* no counts to refresh */
+    pl->look_timer = h->timer_add(pl->self, THREADS_LOOK_TIMER_MS, look_timer_cb, pl, NULL);
+    if (!pl->look_timer)
+        return 0; /* the counts stay as of READY and the polls */
+    if (DDM_HOST_HAS(h, watch_generation) && h->watch_generation)
+        pl->look_gen = h->watch_generation(pl->self);
+    if (ddm_tick_wake_on_watch(h, pl->self, pl->look_timer) != 0) { /* a core before 1.5 */
+        h->timer_remove(pl->self, pl->look_timer);
+        pl->look_timer = 0;
+    }
     return 0;
 }

@@ -1,16 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * threads plugin: the live thread table of each VM.
- *  - On DDM_VM_READY it sends THEN(1) when THCR is enabled (THEN is only
- *    the request that turns THCR/THNM/THDE events on; --chunks names the
- *    events users want), and
- *    creates the "threads" table view when THCR or THST is enabled.
+ * threads plugin: the thread table of the VMs someone looks at, and the
+ * thread count of every VM.
+ *  - On DDM_VM_READY it creates the "threads" table view (when THCR or
+ *    THST is enabled) and sends one THST: its answer (the whole table, u2
+ *    count first) gives the headline "threads" = count and the threads by
+ *    state metric. No THEN: a VM nobody looks at sends no THCR burst, and
+ *    the plugin keeps no thread list, names or rows for it (issue 16; as
+ *    ddmlib, which sends THEN only for the VM the user selects).
+ *  - While the VM's "threads" view is watched (a watch, a snapshot, a
+ *    one-shot view, a /metrics scrape), the table is kept ("full"): THEN(1)
+ *    when THCR is enabled (THEN is only the request that turns THCR/THNM/
+ *    THDE events on; --chunks names the events users want), THST polls
+ *    (poll.c), names from THCR/THNM, the whole table published. threads.linger
+ *    after the last watcher left, THEN(0): the list and the view's rows go,
+ *    the count stays.
+ *  - The count of a VM whose table is not kept is as of its last THST: the
+ *    one at READY, and one each time a look begins (a watch, a snapshot,
+ *    a one-shot view: the look timer, poll.c), at most one a
+ *    threads.interval. A one-shot `ddmon vms` is no look: the plugin cannot
+ *    tell when the VM list alone is read (the ABI has no such call).
  *  - It owns THCR (u4 id, u4 len, str16 name), THNM (same, a rename), THDE
- *    (u4 id) and THST (events, and replies to the poll in poll.c).
+ *    (u4 id) and THST (events, and replies to the polls in poll.c). THCR,
+ *    THNM and THDE are ignored while the table is not kept (the last ones
+ *    before THEN(0) took effect).
  *  - View "threads" per VM: id, tid, name, state, daemon, utime, stime (ms),
  *    cpu (%); headline "threads" = count.
  * Options (host->config_get, i.e. --plugin-opt threads.KEY=VALUE):
- *   interval  THST poll period in ms while the view is watched (1000; 0 off)
+ *   interval  THST poll period in ms while the view is watched, and the
+ *             least age of a count a look asks again (1000; 0: no polls)
+ *   linger    ms a table is kept after its last watcher left (10000)
  *   hz        clock ticks per second of utime/stime (100)
  * Invariants: per-VM state lives from first use to VM gone (the core frees
  * it); the timers reach it through host->foreach_vm and vm_get_data, so the
@@ -92,7 +111,7 @@ void threads_publish(threads_vm *st)
     threads_plugin *pl = st->pl;
     const ddm_host *h = pl->host;
     ddm_view *v = st->view;
-    char buf[48], count[24];
+    char buf[48];
     size_t i;
 
     st->publish_pending = 0;
@@ -135,13 +154,25 @@ void threads_publish(threads_vm *st)
             h->view_str(v, NULL);
     }
     h->view_commit(v);
-    snprintf(count, sizeof count, "%zu", st->list.n);
-    h->vm_headline(pl->self, st->vm, "threads", count);
+    threads_publish_count(st, (uint32_t)st->list.n);
+    threads_metrics_publish(st);
+}
+
+void threads_publish_count(threads_vm *st, uint32_t n)
+{
+    threads_plugin *pl = st->pl;
+    const ddm_host *h = pl->host;
+    char text[24];
+    if (st->has_count && st->count == n)
+        return;
+    st->count = n;
+    st->has_count = 1;
+    snprintf(text, sizeof text, "%u", (unsigned)n);
+    h->vm_headline(pl->self, st->vm, "threads", text);
     if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the count, typed (1.2) */
-        ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)st->list.n, 0};
+        ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)n, 0};
         h->vm_headline_figures(pl->self, st->vm, "threads", &fig, 1);
     }
-    threads_metrics_publish(st);
 }
 
 static int flush_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
@@ -298,6 +329,8 @@ static int on_name(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 
     if (!st)
         return -ENOMEM;
+    if (!st->full)
+        return DDM_OK; /* no table kept: sent before THEN(0) took effect */
     ddm_reader_init(&r, data, len);
     id = ddm_read_u4(&r);
     units = ddm_read_u4(&r);
@@ -330,6 +363,8 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     uint32_t id;
     if (!st)
         return -ENOMEM;
+    if (!st->full)
+        return DDM_OK; /* no table kept */
     ddm_reader_init(&r, data, len);
     id = ddm_read_u4(&r);
     if (!ddm_reader_ok(&r)) {
@@ -346,7 +381,13 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 
 void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited)
 {
-    size_t dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
+    size_t dropped;
+    if (!st->full) { /* nobody looks at the table: its count and states only */
+        threads_publish_count(st, (uint32_t)(t->n < UINT32_MAX ? t->n : UINT32_MAX));
+        threads_metrics_publish_table(st, t);
+        return;
+    }
+    dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
     threads_metrics_account(st);
     if (dropped)
         log_full(st);
@@ -403,12 +444,67 @@ static void then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         pl->host->log(self, DDM_LOG_INFO, "THEN: JDWP error %u", (unsigned)reply->jdwp_error);
 }
 
+/* THEN(0)'s answer: nothing waits for it (ART sends none). */
+static void then_off_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    threads_plugin *pl = ud;
+    (void)vm;
+    if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
+        pl->host->log(self, DDM_LOG_INFO, "THEN(0) refused by the VM: %s",
+                      reply->fail_msg ? reply->fail_msg : "no message");
+}
+
+void threads_table_on(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    const ddm_host *h = pl->host;
+    static const uint8_t enable = 1;
+    int rc;
+    if (st->full)
+        return;
+    st->full = 1;
+    st->last_watched = pl->now();
+    if (!h->chunk_enabled(pl->self, THREADS_CHUNK_THCR))
+        return; /* THST alone fills the table */
+    rc = h->request(pl->self, st->vm, THREADS_CHUNK_THEN, &enable, 1, THREADS_THEN_TIMEOUT_MS,
+                    then_reply, pl, NULL);
+    if (rc != 0)
+        h->log(pl->self, DDM_LOG_INFO, "THEN not sent: error %d", rc);
+    else
+        st->then_in_flight = 1;
+}
+
+void threads_table_off(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    const ddm_host *h = pl->host;
+    static const uint8_t disable = 0;
+    int rc;
+    if (!st->full)
+        return;
+    if (h->chunk_enabled(pl->self, THREADS_CHUNK_THCR)) {
+        rc = h->request(pl->self, st->vm, THREADS_CHUNK_THEN, &disable, 1, THREADS_THEN_TIMEOUT_MS,
+                        then_off_reply, pl, NULL);
+        if (rc != 0) /* the events keep coming, and are ignored */
+            h->log(pl->self, DDM_LOG_DEBUG, "THEN(0) not sent: error %d", rc);
+    }
+    threads_publish_count(st, (uint32_t)st->list.n);
+    st->full = 0;
+    st->then_in_flight = 0;
+    st->publish_pending = 0;
+    st->was_watched = 0;
+    threads_forget_soon(st);
+    thread_list_clear(&st->list);
+    if (st->view && h->view_begin(st->view) == 0) /* the core lets go of the rows too */
+        h->view_commit(st->view);
+    ddm_tick_list_del(&pl->ticks, &st->tick);
+}
+
 static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 {
     threads_plugin *pl = ud;
     const ddm_host *h = pl->host;
     threads_vm *st;
-    static const uint8_t enable = 1;
     int rc;
 
     if (event == DDM_VM_GONE) { /* the core frees our state (vm_state_free) and views */
@@ -424,15 +520,15 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     st = threads_vm_state(pl, vm);
     if (!st)
         return;
-    threads_publish(st);
-    if (!h->chunk_enabled(self, THREADS_CHUNK_THCR))
+    /* A VM that becomes ready while its view is watched (an in-process
+     * snapshot, a watch of every view) gets its table at once, so the
+     * answer the server waits for has it. */
+    if (threads_poll_vm_if_watched(pl, vm) || !h->chunk_enabled(self, THREADS_CHUNK_THST))
         return;
-    rc = h->request(self, vm, THREADS_CHUNK_THEN, &enable, 1, THREADS_THEN_TIMEOUT_MS, then_reply,
-                    pl, NULL);
+    /* The count: one THST, no THEN (the table is kept only while watched). */
+    rc = threads_send_thst(st);
     if (rc != 0)
-        h->log(self, DDM_LOG_INFO, "THEN not sent: error %d", rc);
-    else
-        st->then_in_flight = 1;
+        h->log(self, DDM_LOG_INFO, "THST not sent: error %d", rc);
 }
 
 /* ---------------------------------------------------------- descriptor */
@@ -461,6 +557,8 @@ static int threads_init(ddm_plugin *self, const ddm_host *host)
                   THREADS_MIN_INTERVAL_MS);
         pl->interval_ms = THREADS_MIN_INTERVAL_MS;
     }
+    pl->linger_ms = (unsigned)ddm_config_uint(host, self, "linger", 0, 3600000u,
+                                              THREADS_DEFAULT_LINGER_MS);
     pl->hz = (unsigned)ddm_config_uint(host, self, "hz", 1, 1000000u, THREADS_DEFAULT_HZ);
     if ((rc = host->register_chunk(self, THREADS_CHUNK_THCR, on_name, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, THREADS_CHUNK_THNM, on_name, pl, NULL)) != 0 ||

@@ -8,7 +8,9 @@
  *  - thst.c:        THST decoder (the real table and the 2007 draft's form);
  *  - stkl.c:        STKL decoder;
  *  - states.c:      thread state names;
- *  - poll.c:        the one polling timer (THST while a view is watched);
+ *  - poll.c:        the polling tick (the table kept while the view is
+ *                   watched: THEN(1), THST polls, THEN(0) after threads.linger)
+ *                   and the look timer (a look's THST for the other VMs' counts);
  *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
  * Ownership: threads_plugin is the plugin data (host->set_data); threads_vm
  * is per-VM data (host->vm_set_data), freed by the core at VM gone; the
@@ -35,6 +37,8 @@
 #define THREADS_CHUNK_STKL DDM_CHUNK('S', 'T', 'K', 'L')
 
 #define THREADS_DEFAULT_INTERVAL_MS 1000u /* option threads.interval; 0 = no polling */
+#define THREADS_DEFAULT_LINGER_MS 10000u  /* option threads.linger: table kept after the last look */
+#define THREADS_LOOK_TIMER_MS 3600000u    /* the look timer's own period (it runs when woken) */
 #define THREADS_MIN_INTERVAL_MS 100u
 #define THREADS_TICK_MS 250u              /* poll timer period (at most the interval) */
 #define THREADS_DEFAULT_HZ 100u           /* option threads.hz: clock ticks per second */
@@ -171,33 +175,42 @@ typedef struct threads_plugin {
     ddm_plugin *self;
     const ddm_host *host;
     unsigned interval_ms; /* 0: no polling */
+    unsigned linger_ms;   /* how long a table nobody watches is kept (threads.linger) */
     unsigned hz;
     uint32_t poll_timer;  /* 0: none */
+    uint32_t look_timer;  /* 0: none (a core before 1.5); runs when a look begins */
+    uint64_t look_gen;    /* watch_generation at the look timer's last run */
     uint32_t flush_timer; /* 0: none */
     uint32_t soon_timer;  /* 0: none; publishes `soon` (the host runs it at least 1 ms later) */
     threads_vm **soon;    /* small tables changed since the soon timer last ran, each once
                              (threads_vm.soon_slot); publish_pending says which still need it */
     size_t n_soon, cap_soon;
     double (*now)(void);  /* monotonic seconds; tests may replace it */
-    ddm_tick_list ticks;  /* poll.c: the VMs a tick visits while the watches stay the same */
+    ddm_tick_list ticks;  /* poll.c: the VMs whose table is kept (the tick visits them
+                             while the watches stay the same) */
 } threads_plugin;
 
 struct threads_vm {
     threads_plugin *pl;
     ddm_vm *vm;
     int metric_logged; /* a failed vm_metric was logged (ddm_vm_metric_logged) */
-    thread_list list;
+    thread_list list;     /* empty unless @full */
     ddm_view *view;       /* "threads", NULL when THCR and THST are both disabled */
     ddm_view *stack_view; /* "stack", created by the first stack command */
-    int thst_in_flight;
+    int full;             /* the table is kept: THEN(1) sent (when THCR is enabled), the
+                             list follows events and polls; else only the count is */
+    int has_count;        /* @count was published as the headline */
+    uint32_t count;       /* threads as of the last table or THST (the headline) */
+    int thst_in_flight;   /* THST requests sent and not answered (at most 2) */
     int was_watched;      /* watched at the last poll tick */
-    ddm_tick_node tick;   /* on pl->ticks while watched */
-    double last_poll;     /* when the last THST was sent (pl->now) */
+    ddm_tick_node tick;   /* on pl->ticks while @full */
+    double last_poll;     /* when the last THST poll of the watched view was sent */
+    double last_thst;     /* when the last THST of any kind was sent (the count's age) */
+    double last_watched;  /* when the view was last seen watched */
     int publish_pending;  /* changed since its table was last published */
     size_t soon_slot;     /* its index on pl->soon + 1; 0: not on it */
-    int then_in_flight;   /* THEN sent, not answered: its THCR burst waits for the reply
+    int then_in_flight;   /* THEN(1) sent, not answered: its THCR burst waits for the reply
                              (or for the reply to a later request: threads_then_passed) */
-    int thst_after_then;  /* the THST in flight went while THEN was unanswered */
     int full_logged;
     uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
                              NULL until the first CPU figure (polls come only while
@@ -222,15 +235,32 @@ void threads_then_passed(threads_vm *st);
 int threads_reply_came(const ddm_reply *reply);
 /** Publish the table and the headline now. */
 void threads_publish(threads_vm *st);
-/** Apply a decoded THST table to @st and publish. */
+/** The headline "threads" (text and figure) says @n, unless it already does. */
+void threads_publish_count(threads_vm *st, uint32_t n);
+/** Apply a decoded THST table to @st and publish: the whole table when
+ *  @st->full, else only the count and the threads-by-state metric. */
 void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited);
+/** Keep the table (@st->full): THEN(1) when THCR is enabled. */
+void threads_table_on(threads_vm *st);
+/** Stop keeping it: THEN(0) when THCR is enabled; the count stays, the
+ *  list and the view's rows go. */
+void threads_table_off(threads_vm *st);
+/** Send a THST whose answer refreshes the count (and the table when
+ *  @st->full); after THEN(1) its answer also ends THEN's wait. 0 or -errno. */
+int threads_send_thst(threads_vm *st);
 /** Decode and apply a THST payload (event or reply). 0 or -EBADMSG (logged). */
 int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len, int solicited);
 
-/** Start the polling timer if threads.interval > 0. 0 or -errno. */
+/** Start the polling tick and the look timer. 0 or -errno. */
 int threads_poll_start(threads_plugin *pl);
 /** One polling round (the timer callback's body; also for tests). */
 void threads_poll_once(threads_plugin *pl);
+/** If @vm's view is watched now, the tick's work for it now (its table
+ *  kept, THEN(1), a THST); 1 if so, else 0 (nothing done). */
+int threads_poll_vm_if_watched(threads_plugin *pl, ddm_vm *vm);
+/** A look began (the look timer's body): a THST to each VM whose view
+ *  nobody watches and whose count is older than threads.interval. */
+void threads_look_once(threads_plugin *pl);
 
 /** threads_metrics.c: declare the metric families (in init; 1.3); add
  *  the CPU ticks of the table just applied to each thread's state; set the
@@ -238,6 +268,9 @@ void threads_poll_once(threads_plugin *pl);
 int threads_metrics_register(threads_plugin *pl);
 void threads_metrics_account(threads_vm *st);
 void threads_metrics_publish(threads_vm *st);
+/** The same from a THST table alone, for a VM whose list is not kept:
+ *  threads by state from @t, the CPU totals as they were. */
+void threads_metrics_publish_table(threads_vm *st, const thst_table *t);
 
 /** Register the stack command. 0 or -errno. */
 int threads_stack_register(threads_plugin *pl);

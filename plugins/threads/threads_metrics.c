@@ -9,7 +9,10 @@
  * totals only grow, also when threads change state or exit. The first
  * table of a thread adds nothing (no previous sample). State names are the
  * threads view's; codes past THREADS_METRIC_STATES - 2 share "other", and
- * threads no THST listed yet count as "unknown".
+ * threads no THST listed yet count as "unknown". A VM whose table is not
+ * kept (nobody watches it: threads.c) has threads by state from its last
+ * THST alone, and CPU totals that stand still until its table is kept
+ * again (the ticks between two THST need the per-thread list).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,23 +64,16 @@ void threads_metrics_account(threads_vm *st)
     }
 }
 
-void threads_metrics_publish(threads_vm *st)
+/* Set the VM's samples: @counts threads by state slot, @unknown without
+ * a state, and the CPU totals. */
+static void publish_counts(threads_vm *st, const size_t counts[THREADS_METRIC_STATES],
+                           size_t unknown)
 {
     const ddm_host *h = st->pl->host;
-    size_t counts[THREADS_METRIC_STATES] = {0}, unknown = 0, i;
     ddm_metric_sample threads[THREADS_METRIC_STATES + 1], cpu[THREADS_METRIC_STATES];
     char names[THREADS_METRIC_STATES][16];
     size_t n_threads = 0, n_cpu = 0;
     unsigned s;
-    if (!DDM_HOST_HAS(h, vm_metric))
-        return;
-    for (i = 0; i < st->list.n; i++) {
-        const thread_info *t = &st->list.v[i];
-        if (t->has_stats)
-            counts[state_slot(t->status)]++;
-        else
-            unknown++;
-    }
     for (s = 0; s < THREADS_METRIC_STATES; s++) {
         const char *name = slot_name(s, names[s]);
         if (counts[s])
@@ -90,4 +86,29 @@ void threads_metrics_publish(threads_vm *st)
     ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", threads, n_threads, &st->metric_logged);
     ddm_vm_metric_logged(h, st->pl->self, st->vm, "thread_cpu_seconds_total", cpu, n_cpu,
                          &st->metric_logged);
+}
+
+void threads_metrics_publish(threads_vm *st)
+{
+    size_t counts[THREADS_METRIC_STATES] = {0}, unknown = 0, i;
+    if (!DDM_HOST_HAS(st->pl->host, vm_metric))
+        return;
+    for (i = 0; i < st->list.n; i++) {
+        const thread_info *t = &st->list.v[i];
+        if (t->has_stats)
+            counts[state_slot(t->status)]++;
+        else
+            unknown++;
+    }
+    publish_counts(st, counts, unknown);
+}
+
+void threads_metrics_publish_table(threads_vm *st, const thst_table *t)
+{
+    size_t counts[THREADS_METRIC_STATES] = {0}, i;
+    if (!DDM_HOST_HAS(st->pl->host, vm_metric))
+        return;
+    for (i = 0; i < t->n; i++)
+        counts[state_slot(t->e[i].status)]++;
+    publish_counts(st, counts, 0);
 }

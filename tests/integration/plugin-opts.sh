@@ -35,7 +35,7 @@ lacks() {
 run typo --plugin-opt threads.intervall=5 --plugin-opt thread.interval=5 \
     --plugin-opt threads.interval=500 --list-plugins
 t_check "a misspelled key is a warning listing the keys the plugin reads" \
-    has typo err "--plugin-opt threads.intervall: plugin threads has no option 'intervall' (it reads: hz, interval)"
+    has typo err "--plugin-opt threads.intervall: plugin threads has no option 'intervall' (it reads: hz, interval, linger)"
 t_check "an unknown plugin name is a warning listing the loaded plugins" \
     has typo err "--plugin-opt: no plugin named 'thread' is loaded (loaded: "
 t_check "a key the plugin reads is no warning" lacks typo err "threads.interval:"

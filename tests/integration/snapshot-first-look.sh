@@ -7,9 +7,12 @@
 # server says "settled" only after those polls' requests are answered.
 # Checked against the simulator's ground truth (--state-file: what each VM
 # last sent):
-#  1. with nothing watching, no VM was asked for THST, HPIF or NHGT;
-#  2. the first snapshot's threads (ids, tids, CPU times), heap summary and
-#     native heap summary of every VM are what that VM sent;
+#  1. with nothing watching, no VM was asked for HPIF or NHGT, and for
+#     THST only once (at READY, for the VM list's thread count; no THEN
+#     either, so no VM announced its threads);
+#  2. the first snapshot's threads (ids, tids, CPU times, and the names
+#     only THEN's THCR burst gives), heap summary and native heap summary
+#     of every VM are what that VM sent;
 #  3. a second snapshot a while later again shows what the VMs sent last,
 #     and that is newer than what they sent for the first one (the main
 #     thread's CPU time grew), so it was polled again, not reused.
@@ -51,9 +54,11 @@ def sent(vm):
     heap = vm["heaps"][0]["hpif_sent"] if vm["heaps"] else None
     return vm["thst_sent"], heap, vm["native"]["nhgt_sent"]
 if mode == "unpolled":
-    asked = ["%d: %s" % (p, [x is not None for x in sent(vm)]) for p, vm in truth.items()
-             if any(x is not None for x in sent(vm))]
-    sys.exit("sent while nobody watched (THST, HPIF, NHGT): " + "; ".join(asked) if asked else 0)
+    asked = ["%d: %s, %d THST" % (p, [x is not None for x in sent(vm)[1:]], len(vm["thst_recent"]))
+             for p, vm in truth.items()
+             if any(x is not None for x in sent(vm)[1:]) or len(vm["thst_recent"]) > 1]
+    sys.exit("sent while nobody watched (HPIF, NHGT; THST more than READY's): " + "; ".join(asked)
+             if asked else 0)
 snap = json.load(open(snap_path))
 prev = {vm["port"]: vm for vm in json.load(open(prev_path))["vms"]} if prev_path else {}
 bad = []
@@ -72,6 +77,10 @@ for key, vm in snap["vms"].items():
     want = sorted((s["id"], s["tid"], s["utime"] * 10, s["stime"] * 10) for s in thst)  # jiffies -> ms
     if got != want:
         bad.append("%d: threads %s, the VM sent %s" % (port, got[:3], want[:3]))
+    names = {s["id"]: s["name"] for s in t["threads"]}
+    got_names = sorted((r["id"], r["name"]) for r in rows)
+    if got_names != sorted((i, names.get(i)) for i, _, _, _ in got):
+        bad.append("%d: thread names %s, the VM has %s" % (port, got_names[:3], sorted(names.items())[:3]))
     heap = [r for r in views["heap.summary"]["rows"] if r["heap"] == 1]
     if not heap or (heap[0]["size"], heap[0]["allocated"], heap[0]["objects"]) != \
             (hpif["size"], hpif["allocated_bytes"], hpif["allocated_objects"]):
@@ -95,8 +104,8 @@ EOF
 # check_to FILE ARGS...: check ARGS, its message in FILE (t_wait hides output)
 check_to() { local f=$1; shift; check "$@" >"$f" 2>&1; }
 
-check_to "$T_TMP/check0" unpolled && t_ok "with nothing watching, no VM was asked for THST, HPIF or NHGT" \
-    || t_fail "with nothing watching, no VM was asked for THST, HPIF or NHGT" "$(tail -1 "$T_TMP/check0")"
+check_to "$T_TMP/check0" unpolled && t_ok "with nothing watching, no VM was asked for HPIF or NHGT, nor THST but at READY" \
+    || t_fail "with nothing watching, no VM was asked for HPIF or NHGT, nor THST but at READY" "$(tail -1 "$T_TMP/check0")"
 
 t_ddmon --no-autostart snapshot --wait 20000 --json >"$T_TMP/snap1.json" 2>"$T_TMP/snap1.err" \
     && t_ok "the first snapshot ran" || t_fail "the first snapshot ran" "$(tail -3 "$T_TMP/snap1.err")"

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Unit tests of the threads plugin (plugins/threads sources compiled in)
- * through the fake host: THEN on ready and the chunk filter, THCR/THNM/THDE,
+ * through the fake host: THST (not THEN) on ready and the count it gives,
+ * the table kept only while watched (THEN(1) on a watch, THEN(0) and the
+ * list freed threads.linger after), a look's fresh counts, the first look's
+ * wait for THEN's burst, the chunk filter, THCR/THNM/THDE,
  * every THST layout (real with longer header/entries, draft form, truncated
  * and invalid), polling only while watched with one THST in flight, CPU %
  * between two polls, options, STKL success/FAIL/timeout/malformed, the
@@ -64,12 +67,47 @@ static void load(fixture *f)
     g_now = 100.0;
 }
 
-static int setup(void **state)
+/* A real THST table with the given header and entry lengths (padding 0xEE). */
+static uint8_t *thst_real(unsigned hl, unsigned bpe, unsigned count, const thst_entry *e, size_t n,
+                          size_t *len);
+
+/* READY's THST (request 0) answered with an empty table. */
+static void answer_ready(fixture *f)
+{
+    size_t len;
+    uint8_t *p = thst_real(4, 18, 0, NULL, 0, &len);
+    assert_int_equal(fake_host_request(f->fh, 0)->type, THREADS_CHUNK_THST);
+    fake_host_complete_chunk(f->fh, 0, THREADS_CHUNK_THST, p, len);
+    free(p);
+}
+
+/* Ready, READY's THST unanswered: nobody looks at the VM. */
+static int setup_ready(void **state)
 {
     fixture *f = make();
     load(f);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
     *state = f;
+    return 0;
+}
+
+/* Ready, READY's THST answered (0 threads): nobody looks at the VM. */
+static int setup_idle(void **state)
+{
+    setup_ready(state);
+    answer_ready(*state);
+    return 0;
+}
+
+/* As setup_idle, then the table kept as a watch keeps it (THEN(1) is
+ * request 1, unanswered): most tests of the table start here. */
+static int setup(void **state)
+{
+    fixture *f;
+    setup_idle(state);
+    f = *state;
+    threads_table_on(state_of(f->fh, f->vm));
+    assert_int_equal(fake_host_request(f->fh, 1)->type, THREADS_CHUNK_THEN);
     return 0;
 }
 
@@ -170,30 +208,329 @@ static void test_registration(void **state)
     assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THDE));
     assert_true(fake_host_owns(f->fh, THREADS_CHUNK_THST));
     assert_true(fake_host_has_command(f->fh, "stack"));
-    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 2); /* the poll tick, the look timer */
     assert_int_equal(fake_host_timer_interval(f->fh, 0), THREADS_TICK_MS);
+    assert_int_equal(fake_host_timer_interval(f->fh, 1), THREADS_LOOK_TIMER_MS);
 }
 
-static void test_then_on_ready(void **state)
+/* Issue 16: READY sends one THST, not THEN. Its answer gives the headline
+ * count, its figure and the threads by state; no list, names or rows are
+ * kept for a VM nobody looks at. (The old READY sent THEN(1), and every
+ * VM sent a THCR per thread.) */
+static void test_ready_sends_thst_not_then(void **state)
 {
     fixture *f = *state;
     const fake_request *rq;
     ddm_view *v = threads_view(f);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 5},
+                            {.id = 2, .status = 4, .tid = 78},
+                            {.id = 3, .status = 4, .tid = 79}};
+    size_t len, names = thread_names_shared();
+    double fig = -1;
+    uint8_t *p;
     assert_int_equal(fake_host_n_requests(f->fh), 1);
     rq = fake_host_request(f->fh, 0);
-    assert_int_equal(rq->type, THREADS_CHUNK_THEN);
-    assert_int_equal(rq->len, 1);
-    assert_int_equal(rq->data[0], 1);
-    /* ART never answers THEN: a timeout is fine */
-    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT);
-    assert_int_equal(fake_view_n_cols(v), 8);
+    assert_int_equal(rq->type, THREADS_CHUNK_THST);
+    assert_int_equal(rq->len, 0);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
+    assert_null(fake_host_headline(f->fh, f->vm, "threads")); /* no made-up 0 */
+    p = thst_real(4, 18, 3, e, 3, &len);
+    fake_host_complete_chunk(f->fh, 0, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+    assert_true(fake_host_headline_figure(f->fh, f->vm, "threads_count", &fig));
+    assert_float_equal(fig, 3, 0);
     assert_int_equal(fake_view_n_rows(v), 0);
+    assert_int_equal(state_of(f->fh, f->vm)->list.n, 0);
+    assert_null(state_of(f->fh, f->vm)->list.v);
+    assert_int_equal(thread_names_shared(), names);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 2);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "thread_cpu_seconds_total"), 0);
+    /* the columns are set for when someone looks */
+    assert_int_equal(fake_view_n_cols(v), 8);
     assert_string_equal(fake_view_col_unit(v, "cpu"), "%");
     assert_string_equal(fake_view_col_unit(v, "utime"), "ms");
     assert_string_equal(fake_view_col_unit(v, "stime"), "ms");
     assert_int_equal(fake_view_col_type(v, "daemon"), DDM_VAL_BOOL);
-    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "0");
+    /* events of a VM whose table is not kept change nothing */
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 9, "late"), DDM_OK);
+    assert_int_equal(send_thde(f, 1), DDM_OK);
+    assert_int_equal(fake_view_n_rows(v), 0);
+    assert_int_equal(state_of(f->fh, f->vm)->list.n, 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+    /* an idle tick asks nothing (the first run sees the views made at
+     * READY as a watch change; the count is fresh) */
+    fake_host_fire_timers(f->fh);
+    g_now += 60;
+    fake_host_fire_timers(f->fh);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 1);
 }
+
+/* A watch of the VM's threads view keeps its table: THEN(1), then a THST
+ * whose answer ends THEN's wait; the events fill the list. threads.linger
+ * (10 s) after the last watcher left: THEN(0), the list, names and rows
+ * go, the count stays. */
+static void test_table_kept_while_watched(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = threads_view(f);
+    threads_vm *st = state_of(f->fh, f->vm);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}, {.id = 2, .status = 4, .tid = 78}};
+    size_t len, names = thread_names_shared();
+    const fake_request *rq;
+    int then_idx, thst_idx, off_idx;
+    uint8_t *p;
+
+    fake_view_set_watchers(v, 1);
+    assert_int_equal(fake_host_watch_begins(f->fh), 2); /* the poll tick and the look timer */
+    then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
+    assert_true(then_idx > 0);
+    rq = fake_host_request(f->fh, (size_t)then_idx);
+    assert_int_equal(rq->len, 1);
+    assert_int_equal(rq->data[0], 1);
+    thst_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, (size_t)then_idx);
+    assert_true(thst_idx > then_idx); /* after THEN: one THST, not two */
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    assert_true(st->full);
+    send_name(f, THREADS_CHUNK_THCR, 1, "main");
+    send_name(f, THREADS_CHUNK_THCR, 2, "Signal Catcher thread of app");
+    fake_host_complete_status(f->fh, (size_t)then_idx, DDM_REPLY_EMPTY);
+    p = thst_real(4, 18, 2, e, 2, &len);
+    fake_host_complete_chunk(f->fh, (size_t)thst_idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "2");
+    assert_true(thread_names_shared() > names);
+
+    /* nobody looks any more: kept for the linger, no polls */
+    fake_view_set_watchers(v, 0);
+    g_now += 5;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)then_idx + 1), -1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    assert_true(st->full);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    /* past it: THEN(0), everything but the count goes */
+    g_now += 5.2;
+    fake_host_fire_timers(f->fh);
+    off_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)then_idx + 1);
+    assert_true(off_idx > 0);
+    rq = fake_host_request(f->fh, (size_t)off_idx);
+    assert_int_equal(rq->len, 1);
+    assert_int_equal(rq->data[0], 0);
+    assert_false(st->full);
+    assert_int_equal(st->list.n, 0);
+    assert_null(st->list.v);
+    assert_null(st->list.index);
+    assert_int_equal(thread_names_shared(), names);
+    assert_int_equal(fake_view_n_rows(v), 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "2");
+    fake_host_complete_status(f->fh, (size_t)off_idx, DDM_REPLY_TIMEOUT); /* ART: no answer */
+    /* stragglers sent before THEN(0) took effect are ignored */
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 3, "straggler"), DDM_OK);
+    assert_int_equal(st->list.n, 0);
+    /* later ticks send nothing more */
+    g_now += 30;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)off_idx + 1), -1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, 0), 0);
+    /* a new watch: THEN(1) again */
+    fake_view_set_watchers(v, 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)off_idx + 1) > off_idx);
+    assert_true(st->full);
+}
+
+/* threads.linger=0: the table goes at the first tick nobody watches. */
+static void test_option_linger(void **state)
+{
+    fixture *f = *state;
+    threads_vm *st;
+    fake_host_set_config(f->fh, "threads.linger", "0");
+    load(f);
+    assert_int_equal(plugin_of(f->fh)->linger_ms, 0);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    answer_ready(f);
+    st = state_of(f->fh, f->vm);
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(st->full);
+    fake_view_set_watchers(threads_view(f), 0);
+    fake_host_fire_timers(f->fh);
+    assert_false(st->full);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 2); /* 1 and 0 */
+}
+
+/* A look (a watch of the VM list, a snapshot, a one-shot view) that
+ * watches no threads view asks every VM whose count is older than
+ * threads.interval for a THST: the counts it shows are of that moment.
+ * The look timer does nothing when woken by no watch change (its hourly
+ * run), and a watched VM gets its table from the poll tick instead. */
+static void test_look_refreshes_counts(void **state)
+{
+    fixture *f = *state;
+    ddm_vm_info info = {.key = "127.0.0.1:8001", .pid = 88, .ddm = 1, .user_id = -1,
+                        .native_debuggable = -1};
+    ddm_vm *vm2 = fake_host_add_vm(f->fh, &info);
+    const thst_entry e[] = {{.id = 1, .status = 1}, {.id = 2, .status = 1}, {.id = 5, .status = 2},
+                            {.id = 6, .status = 2}};
+    size_t len;
+    uint8_t *p;
+    int idx;
+
+    fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1); /* its READY's */
+    /* a look at once: f->vm's count is fresh (READY's), vm2's in flight */
+    fake_host_watch_begins(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1);
+    fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, vm2, THREADS_CHUNK_THST, 0),
+                              DDM_REPLY_TIMEOUT);
+    /* later, a look asks both, and THEN goes to neither */
+    g_now += 2;
+    fake_host_watch_begins(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
+    p = thst_real(4, 18, 4, e, 4, &len);
+    fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "4");
+    assert_int_equal(fake_view_n_rows(threads_view(f)), 0); /* the count only */
+    /* another look within threads.interval asks nothing new */
+    g_now += 0.2;
+    fake_host_watch_begins(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    /* no watch change: the look timer's own run asks nothing */
+    g_now += 5;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    /* a VM whose view is watched gets THEN and one THST, from the poll tick */
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 1);
+}
+
+/* The first look of a snapshot (every view watched) at a VM nobody
+ * watched: the woken tick sends THEN(1) and then a THST, so the look waits
+ * for both (the core waits for the requests a woken timer sends); on ART,
+ * which never answers THEN, the THST's answer publishes the THCR burst
+ * with names. When READY's THST is still in flight, a second THST goes
+ * after THEN, and READY's answer (sent before THEN) does not end the wait. */
+static void test_first_look_waits_for_the_burst(void **state)
+{
+    fixture *f = *state; /* setup_ready: READY's THST (0) in flight */
+    ddm_view *v = threads_view(f);
+    threads_vm *st = state_of(f->fh, f->vm);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}, {.id = 2, .status = 4, .tid = 78}};
+    unsigned before;
+    size_t len;
+    uint8_t *p;
+    int then_idx, thst_idx;
+
+    fake_host_set_default_watchers(f->fh, 1); /* a snapshot watches everything */
+    fake_host_watch_begins(f->fh);
+    then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
+    thst_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
+    assert_int_equal(then_idx, 1);
+    assert_true(thst_idx > then_idx);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 2);
+    /* READY's answer (a table without names) ends no wait */
+    p = thst_real(4, 18, 2, e, 2, &len);
+    fake_host_complete_chunk(f->fh, 0, THREADS_CHUNK_THST, p, len);
+    assert_int_equal(st->then_in_flight, 1);
+    before = fake_view_version(v);
+    for (uint32_t id = 1; id <= 2; id++) { /* the burst: held */
+        size_t nl;
+        uint8_t *np = name_chunk(id, id == 1 ? "main" : "Signal Catcher", &nl);
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, np, nl), 0);
+        free(np);
+    }
+    assert_int_equal(fake_view_version(v), before);
+    /* THEN unanswered (ART); the THST after it is answered: all at once */
+    fake_host_complete_chunk(f->fh, (size_t)thst_idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(st->then_in_flight, 0);
+    assert_int_equal(fake_view_n_rows(v), 2);
+    assert_string_equal(fake_view_cell_str(v, 0, "name"), "main");
+    assert_string_equal(fake_view_cell_str(v, 1, "name"), "Signal Catcher");
+    assert_int_equal(fake_view_cell_int(v, 1, "tid"), 78);
+    assert_int_equal(fake_view_version(v), before + 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+}
+
+/* A VM that becomes ready while its view is watched (an in-process
+ * snapshot watches every view before discovery) gets THEN(1) and a THST at
+ * READY, not just the count: the server counts it settled only after them. */
+static void test_ready_while_watched(void **state)
+{
+    fixture *f = *state; /* loaded, not ready */
+    int then_idx;
+    load(f);
+    fake_host_set_default_watchers(f->fh, 1);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
+    assert_int_equal(then_idx, 0);
+    assert_int_equal(fake_host_request(f->fh, 0)->data[0], 1);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0), 1);
+    assert_int_equal(fake_host_n_requests(f->fh), 2);
+    assert_true(state_of(f->fh, f->vm)->full);
+    fake_host_fire_timers(f->fh); /* nothing more before the interval */
+    assert_int_equal(fake_host_n_requests(f->fh), 2);
+}
+
+/* /metrics for a VM whose table is not kept: threads by state from its
+ * THST; the CPU totals stand still (and stay) without the list. */
+static void test_metrics_without_list(void **state)
+{
+    fixture *f = *state;
+    threads_vm *st = state_of(f->fh, f->vm);
+    thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100},
+                      {.id = 2, .status = 4, .tid = 78, .utime = 5}};
+    double v = -1;
+    size_t len;
+    uint8_t *p;
+    int idx;
+    /* while kept: two polls give CPU seconds */
+    threads_table_on(st);
+    g_now = 110.0;
+    send_thst(f, e, 2);
+    g_now = 111.0;
+    e[0].utime = 200;
+    send_thst(f, e, 2);
+    assert_true(fake_host_metric(f->fh, f->vm, "thread_cpu_seconds_total", "running", &v));
+    assert_float_equal(v, 1.0, 1e-12);
+    threads_table_off(st);
+    /* a look's THST: three threads now, by state */
+    e[1].status = 3;
+    g_now = 120.0;
+    fake_host_watch_begins(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
+    assert_true(idx > 0);
+    {
+        thst_entry e3[] = {e[0], e[1], {.id = 3, .status = 3}};
+        p = thst_real(4, 18, 3, e3, 3, &len);
+    }
+    fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(st->list.n, 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "threads", "running", &v));
+    assert_float_equal(v, 1, 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "threads", "monitor", &v));
+    assert_float_equal(v, 2, 0);
+    assert_false(fake_host_metric(f->fh, f->vm, "threads", "wait", &v));
+    assert_true(fake_host_metric(f->fh, f->vm, "thread_cpu_seconds_total", "running", &v));
+    assert_float_equal(v, 1.0, 1e-12);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+}
+
+/* `ddmon stack` works for a VM nobody looks at (no list to check the id
+ * against: the VM says whether the thread exists). */
+static void test_stkl_unwatched_vm(void **state);
 
 static void test_no_then_when_thcr_disabled(void **state)
 {
@@ -201,8 +538,12 @@ static void test_no_then_when_thcr_disabled(void **state)
     fake_host_disable_chunk(f->fh, THREADS_CHUNK_THCR);
     load(f);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
-    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
     assert_non_null(fake_view_find(f->fh, f->vm, "threads")); /* THST still feeds it */
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(state_of(f->fh, f->vm)->full);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1); /* READY's */
 }
 
 /* --chunks names the events users want (THCR...), not the request that
@@ -214,6 +555,8 @@ static void test_then_follows_thcr_not_its_own_name(void **state)
     fake_host_only_chunks(f->fh, only, 3);
     load(f);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
     assert_int_not_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
 }
 
@@ -520,13 +863,13 @@ static void test_polls_only_while_watched(void **state)
     size_t len;
     uint8_t *p;
     int idx;
-    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY); /* THEN */
+    fake_host_complete_status(f->fh, 1, DDM_REPLY_EMPTY); /* THEN */
     fake_host_fire_timers(f->fh);
     fake_host_fire_timers(f->fh);
-    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0), -1);
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1), -1);
     fake_view_set_watchers(v, 1);
     fake_host_fire_timers(f->fh);
-    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     assert_true(idx >= 0);
     assert_int_equal(fake_host_request(f->fh, idx)->len, 0); /* empty THST request */
     /* one in flight at most */
@@ -567,11 +910,11 @@ static void test_polls_when_a_watch_begins(void **state)
 {
     fixture *f = *state;
     ddm_view *v = threads_view(f);
-    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY); /* THEN */
-    assert_int_equal(fake_host_watch_begins(f->fh), 1);  /* the poll tick, and only it */
-    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0), -1);
+    fake_host_complete_status(f->fh, 1, DDM_REPLY_EMPTY); /* THEN */
+    assert_int_equal(fake_host_watch_begins(f->fh), 2);  /* the poll tick and the look timer */
+    assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1), -1);
     fake_view_set_watchers(v, 1);
-    assert_int_equal(fake_host_watch_begins(f->fh), 1);
+    assert_int_equal(fake_host_watch_begins(f->fh), 2);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
 }
 
@@ -581,7 +924,7 @@ static void test_poll_fail_and_other_replies(void **state)
     int idx;
     fake_view_set_watchers(threads_view(f), 3);
     fake_host_fire_timers(f->fh);
-    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     fake_host_complete_fail(f->fh, idx, 1, "Can't build THST chunk");
     assert_true(fake_host_log_contains(f->fh, "Can't build THST chunk"));
     g_now += 1;
@@ -610,6 +953,8 @@ static void test_poll_two_vms(void **state)
     ddm_vm_info info = {.pid = 88, .ddm = 1, .user_id = -1, .native_debuggable = -1};
     ddm_vm *vm2 = fake_host_add_vm(f->fh, &info);
     fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, vm2, THREADS_CHUNK_THST, 0),
+                              DDM_REPLY_TIMEOUT); /* READY's */
     fake_view_set_watchers(fake_view_find(f->fh, vm2, "threads"), 1);
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1);
@@ -714,6 +1059,7 @@ static void test_options_hz_and_interval(void **state)
     assert_int_equal(fake_host_timer_interval(f->fh, 0), 250);
     assert_int_equal(plugin_of(f->fh)->interval_ms, 250);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    threads_table_on(state_of(f->fh, f->vm));
     v = threads_view(f);
     g_now = 1.0;
     send_thst(f, e, 1);
@@ -730,7 +1076,16 @@ static void test_option_interval_off(void **state)
     fake_host_set_config(f->fh, "threads.interval", "0");
     load(f);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
-    assert_int_equal(fake_host_n_timers(f->fh), 0);
+    /* the tick still keeps a watched table (THEN), but polls nothing; no
+     * look timer (it would only refresh counts) */
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    fake_host_complete_status(f->fh, 0, DDM_REPLY_TIMEOUT); /* READY's THST */
+    fake_view_set_watchers(threads_view(f), 1);
+    g_now += 5;
+    fake_host_watch_begins(f->fh);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
 }
 
 static void test_option_bad_values(void **state)
@@ -738,9 +1093,12 @@ static void test_option_bad_values(void **state)
     fixture *f = *state;
     fake_host_set_config(f->fh, "threads.interval", "soon");
     fake_host_set_config(f->fh, "threads.hz", "0");
+    fake_host_set_config(f->fh, "threads.linger", "-3");
     load(f);
     assert_int_equal(plugin_of(f->fh)->interval_ms, THREADS_DEFAULT_INTERVAL_MS);
     assert_int_equal(plugin_of(f->fh)->hz, THREADS_DEFAULT_HZ);
+    assert_int_equal(plugin_of(f->fh)->linger_ms, THREADS_DEFAULT_LINGER_MS);
+    assert_true(fake_host_log_contains(f->fh, "option linger=-3"));
     assert_true(fake_host_log_contains(f->fh, "option interval=soon"));
     assert_true(fake_host_log_contains(f->fh, "option hz=0"));
 }
@@ -791,6 +1149,7 @@ static void test_small_table_published_once_per_burst(void **state)
     assert_int_equal(fake_view_version(v), before); /* nothing yet */
     assert_int_equal(fake_view_n_rows(v), 0);
     fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    threads_table_on(state_of(f->fh, vm2));
     {
         size_t len;
         uint8_t *p = name_chunk(1, "gone soon", &len);
@@ -822,6 +1181,7 @@ static void test_soon_list_once_per_vm(void **state)
     uint8_t *p;
 
     fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
+    threads_table_on(state_of(f->fh, vm2));
     p = name_chunk(1, "a", &len);
     assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
     assert_int_equal(fake_host_deliver(f->fh, vm2, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
@@ -865,7 +1225,7 @@ static void test_replies_and_lone_events_published_at_once(void **state)
         free(p);
     }
     assert_int_equal(fake_view_version(v), before);
-    fake_host_complete_status(f->fh, 0, DDM_REPLY_EMPTY); /* THEN */
+    fake_host_complete_status(f->fh, 1, DDM_REPLY_EMPTY); /* THEN */
     assert_int_equal(fake_view_n_rows(v), 3);
     assert_int_equal(fake_view_version(v), before + 1);
     fake_host_fire_timers(f->fh); /* the soon timer has nothing left */
@@ -874,7 +1234,7 @@ static void test_replies_and_lone_events_published_at_once(void **state)
     /* a poll's answer, at once */
     fake_view_set_watchers(v, 1);
     fake_host_fire_timers(f->fh);
-    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     assert_true(idx >= 0);
     p = thst_real(4, 18, 2, e, 2, &len);
     fake_host_complete_chunk(f->fh, idx, THREADS_CHUNK_THST, p, len);
@@ -918,8 +1278,8 @@ static void test_then_unanswered_ends_at_a_later_reply(void **state)
     then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
     assert_true(then_idx >= 0); /* left unanswered, as ART does */
     fake_view_set_watchers(v, 1);
-    assert_int_equal(fake_host_watch_begins(f->fh), 1); /* the poll tick alone: THST goes */
-    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    assert_int_equal(fake_host_watch_begins(f->fh), 2); /* the poll tick sends THST */
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     assert_true(idx >= 0);
     before = fake_view_version(v);
     for (i = 1; i <= 3; i++) {
@@ -961,7 +1321,7 @@ static void test_then_unanswered_other_replies(void **state)
     then_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0);
     fake_view_set_watchers(v, 1);
     fake_host_watch_begins(f->fh);
-    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 0);
+    idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     before = fake_view_version(v);
     p = name_chunk(1, "a", &len);
     assert_int_equal(fake_host_deliver(f->fh, f->vm, THREADS_CHUNK_THCR, DDM_ORIGIN_EVENT, p, len), 0);
@@ -1029,11 +1389,11 @@ static void test_big_table_published_by_timer(void **state)
         send_name(f, THREADS_CHUNK_THCR, i, "t");
     before = fake_view_version(v);
     assert_int_equal(fake_view_n_rows(v), THREADS_PUBLISH_NOW_MAX);
-    assert_int_equal(fake_host_n_timers(f->fh), 3); /* poll + flush + the small tables' (idle) */
+    assert_int_equal(fake_host_n_timers(f->fh), 4); /* poll, look, flush, the small tables' (idle) */
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_view_n_rows(v), THREADS_PUBLISH_NOW_MAX + 10);
     assert_int_equal(fake_view_version(v), before + 1);
-    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 2);
 }
 
 /* Issue 15, fault 1: a valid THST of 65,535 threads in descending id order
@@ -1269,21 +1629,21 @@ static void test_stkl_fail_timeout_empty(void **state)
 {
     fixture *f = *state;
     ddm_cmd *cmd = run_stack(f, "77", "1");
-    fake_host_complete_fail(f->fh, 1, 1, "Stack trace unavailable");
+    fake_host_complete_fail(f->fh, 2, 1, "Stack trace unavailable");
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "Stack trace unavailable"));
     cmd = run_stack(f, "77", "1");
-    fake_host_complete_status(f->fh, 2, DDM_REPLY_TIMEOUT);
+    fake_host_complete_status(f->fh, 3, DDM_REPLY_TIMEOUT);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "timeout"));
     cmd = run_stack(f, "77", "1");
-    fake_host_complete_status(f->fh, 3, DDM_REPLY_EMPTY);
+    fake_host_complete_status(f->fh, 4, DDM_REPLY_EMPTY);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     cmd = run_stack(f, "77", "1");
-    fake_host_complete_status(f->fh, 4, DDM_REPLY_ERROR);
+    fake_host_complete_status(f->fh, 5, DDM_REPLY_ERROR);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     cmd = run_stack(f, "77", "1");
-    fake_host_complete_chunk(f->fh, 5, DDM_CHUNK('H', 'P', 'I', 'F'), NULL, 0);
+    fake_host_complete_chunk(f->fh, 6, DDM_CHUNK('H', 'P', 'I', 'F'), NULL, 0);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     cmd = run_stack(f, "77", "1");
     fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
@@ -1300,15 +1660,15 @@ static void test_stkl_malformed(void **state)
     size_t len;
     uint8_t *p = stkl_payload(1, &len);
     ddm_cmd *cmd = run_stack(f, "77", "1");
-    fake_host_complete_chunk(f->fh, 1, THREADS_CHUNK_STKL, huge_count, sizeof huge_count);
+    fake_host_complete_chunk(f->fh, 2, THREADS_CHUNK_STKL, huge_count, sizeof huge_count);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "frame count 1000"));
     cmd = run_stack(f, "77", "1");
-    fake_host_complete_chunk(f->fh, 2, THREADS_CHUNK_STKL, short_hdr, sizeof short_hdr);
+    fake_host_complete_chunk(f->fh, 3, THREADS_CHUNK_STKL, short_hdr, sizeof short_hdr);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     /* the last frame cut short (its line missing) */
     cmd = run_stack(f, "77", "1");
-    fake_host_complete_chunk(f->fh, 3, THREADS_CHUNK_STKL, p, len - 2);
+    fake_host_complete_chunk(f->fh, 4, THREADS_CHUNK_STKL, p, len - 2);
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "frame 2 of 3 is truncated"));
     free(p);
@@ -1361,14 +1721,38 @@ static void test_stack_command_errors(void **state)
     fake_host_set_request_error(f->fh, 0);
 }
 
+static void test_stkl_unwatched_vm(void **state)
+{
+    fixture *f = *state; /* setup_idle */
+    ddm_cmd *cmd = run_stack(f, "77", "9");
+    int idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_STKL, 0);
+    size_t len;
+    uint8_t *p = stkl_payload(9, &len);
+    assert_true(idx > 0);
+    fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_STKL, p, len);
+    free(p);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_view_n_rows(fake_cmd_result(cmd)), 3);
+    assert_false(state_of(f->fh, f->vm)->full);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TI(fn) cmocka_unit_test_setup_teardown(fn, setup_idle, teardown)
+#define TR(fn) cmocka_unit_test_setup_teardown(fn, setup_ready, teardown)
 #define TU(fn) cmocka_unit_test_setup_teardown(fn, setup_unloaded, teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_registration),
-        T(test_then_on_ready),
+        TR(test_ready_sends_thst_not_then),
+        TI(test_table_kept_while_watched),
+        TU(test_option_linger),
+        TI(test_look_refreshes_counts),
+        TR(test_first_look_waits_for_the_burst),
+        TU(test_ready_while_watched),
+        TI(test_metrics_without_list),
+        TI(test_stkl_unwatched_vm),
         TU(test_no_then_when_thcr_disabled),
         TU(test_then_follows_thcr_not_its_own_name),
         TU(test_nothing_when_thread_types_disabled),
@@ -1379,7 +1763,7 @@ int main(void)
         cmocka_unit_test(test_thst_state_names),
         T(test_thst_longer_header_and_entries),
         cmocka_unit_test(test_thst_trailing_bytes_ignored),
-        T(test_thst_rejects),
+        TI(test_thst_rejects),
         T(test_thst_draft_form),
         cmocka_unit_test(test_thst_draft_heuristic_direct),
         T(test_thst_keeps_announced_drops_unannounced),
