@@ -133,12 +133,22 @@ base=$(t_free_ports 4) && sel=$(t_free_port) || die "no free ports"
 steps=(rtt "$rtt_n" pipeline "$pipe_n" pipeline "$pipe_n" pipeline "$pipe_n" bulk "$bulk_n" "$bulk_size" storm "$storm_s")
 
 # jdwpc PORT STEPS...: retried while the connection is refused (the JVM's
-# agent listens again only a moment after a debugger left).
+# agent listens again only a moment after a debugger left), and when a
+# relay closed the connection at once without the handshake's echo (minrelay
+# and socat connect to the JVM only when the client came, and close it when
+# the agent refuses them: a loaded machine makes that common); a relay that
+# hangs without answering is not retried (jdwpc waits 15 s for the echo).
 jdwpc_retry() {
-    local port=$1 out i; shift
+    local port=$1 out i t0; shift
     for i in $(seq 1 100); do
+        t0=$(date +%s%N)
         out=$("$JDWPC" "127.0.0.1:$port" "$@" 2>&1) && { echo "$out"; return 0; }
-        case $out in *"connect: Connection refused"*) sleep 0.1 ;; *) echo "$out"; return 1 ;; esac
+        case $out in
+        *"connect: Connection refused"*) sleep 0.1 ;;
+        *"no handshake echo"*) [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 2000 ] || { echo "$out"; return 1; }
+            sleep 0.1 ;;
+        *) echo "$out"; return 1 ;;
+        esac
     done
     echo "$out"; return 1
 }

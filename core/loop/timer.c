@@ -199,6 +199,11 @@ gint64 ddm_timer_due(const DdmTimer *t)
     return t && t->index ? t->due_us : G_MAXINT64;
 }
 
+gint64 ddm_timer_next_due(void)
+{
+    return heap.len ? heap.v[0]->due_us : G_MAXINT64;
+}
+
 guint ddm_timer_count(void)
 {
     return heap.len;

@@ -55,6 +55,9 @@ static inline gboolean ddm_timer_armed(const DdmTimer *t)
 }
 /** The deadline of an armed timer, G_MAXINT64 when unarmed. */
 gint64 ddm_timer_due(const DdmTimer *t);
+/** The earliest deadline of all armed timers, G_MAXINT64 when none is
+ *  armed (the watches' socket round ends there, watch.h). */
+gint64 ddm_timer_next_due(void);
 /** Armed timers (for tests). */
 guint ddm_timer_count(void);
 

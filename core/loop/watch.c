@@ -8,11 +8,18 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/loop/timer.h"
 #include "core/loop/watch.h"
 
 #define EVENTS_PER_WAKEUP 256 /* more ready fds wait for the next wake-up (level-triggered) */
+/* The socket round (ddm_watch_expect_more): how long, from the start of the
+ * main context's dispatch, the watches may keep the other sources waiting,
+ * and how many batches one round dispatches at most. */
+#define ROUND_BUDGET_US 1000
+#define ROUND_MAX_BATCHES 256
 #define ALWAYS (G_IO_HUP | G_IO_ERR)
 #define POLLED (G_IO_IN | G_IO_PRI | G_IO_OUT)
 
@@ -61,7 +68,11 @@ static struct {
     guint64 wakeups, events;
     HookList hooks;       /* queued batch-end hooks (queued == 1) */
     HookList running;     /* taken by the hook run now going on (queued == 2) */
-} loop = { .epfd = -1 };
+    gboolean expect_more; /* a callback of this batch said an answer is near */
+    gboolean no_pwait2;   /* epoll_pwait2 said ENOSYS: wait in whole ms */
+    guint round_budget_us;
+    guint64 round_batches, round_waits; /* batches a round dispatched; its waits */
+} loop = { .epfd = -1, .round_budget_us = ROUND_BUDGET_US };
 
 static inline guint64 pack(int fd, guint32 gen)
 {
@@ -231,20 +242,10 @@ static gboolean epoll_prepare(GSource *source, gint *timeout)
     return FALSE;
 }
 
-static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
+/* Call the watches of the @n events in @evs (one epoll_wait's batch), then
+ * the batch-end hooks. */
+static void dispatch_batch(const struct epoll_event *evs, int n)
 {
-    struct epoll_event evs[EVENTS_PER_WAKEUP];
-    int n;
-    (void)source;
-    (void)cb;
-    (void)ud;
-
-    if (loop.depth > 0)
-        suspend_running();
-    loop.depth++;
-    do
-        n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
-    while (n < 0 && errno == EINTR);
     loop.wakeups++;
     guint64 mine = loop.wakeups;
     /* A nested dispatch (from a callback) polled again: the rest of this
@@ -269,6 +270,76 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
     }
     if (loop.hooks.head)
         run_batch_end_hooks();
+}
+
+/* Wait for ready watches until monotonic time @until_us at the latest:
+ * epoll_pwait2's timeout is in ns; where the kernel lacks it, epoll_wait's
+ * whole ms, rounded up (a round may then end up to 1 ms late). */
+static int wait_until(struct epoll_event *evs, gint64 until_us, gint64 now_us)
+{
+    gint64 left = until_us - now_us;
+    int n;
+    if (!loop.no_pwait2) {
+        struct timespec ts = { .tv_sec = (time_t)(left / G_USEC_PER_SEC),
+                               .tv_nsec = (long)(left % G_USEC_PER_SEC) * 1000 };
+        do
+            n = epoll_pwait2(loop.epfd, evs, EVENTS_PER_WAKEUP, &ts, NULL);
+        while (n < 0 && errno == EINTR);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        loop.no_pwait2 = TRUE;
+    }
+    do
+        n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, (int)((left + 999) / 1000));
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+/* The socket round: a callback said an answer is near (a relayed command's
+ * reply, a debugger's next command): wait for it on the epoll fd and
+ * dispatch it here, instead of going back through the main context (whose
+ * iteration costs more than the packet). Bounded: it ends when no callback
+ * of the last batch said so again, when nothing came in time, at the next
+ * timer's deadline, ROUND_MAX_BATCHES batches, or once round_budget_us
+ * have passed since the context started this dispatch (@started_us), so
+ * the context's other sources wait no longer than that. */
+static void socket_round(struct epoll_event *evs, gint64 started_us)
+{
+    gint64 deadline = started_us + loop.round_budget_us;
+    for (guint batches = 0; loop.expect_more && batches < ROUND_MAX_BATCHES; batches++) {
+        loop.expect_more = FALSE;
+        gint64 now = g_get_monotonic_time();
+        gint64 until = MIN(deadline, ddm_timer_next_due());
+        if (until <= now)
+            break;
+        loop.round_waits++;
+        int n = wait_until(evs, until, now);
+        if (n <= 0)
+            break;
+        loop.round_batches++;
+        dispatch_batch(evs, n);
+    }
+    loop.expect_more = FALSE;
+}
+
+static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
+{
+    struct epoll_event evs[EVENTS_PER_WAKEUP];
+    int n;
+    (void)cb;
+    (void)ud;
+
+    if (loop.depth > 0)
+        suspend_running();
+    else
+        loop.expect_more = FALSE; /* a hint from outside a batch (a timer) counts for nothing */
+    loop.depth++;
+    do
+        n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
+    while (n < 0 && errno == EINTR);
+    dispatch_batch(evs, n > 0 ? n : 0);
+    if (loop.depth == 1 && loop.expect_more)
+        socket_round(evs, g_source_get_time(source));
     loop.depth--;
     if (!loop.depth)
         free_dead();
@@ -480,6 +551,24 @@ GIOCondition ddm_watch_get_cond(const DdmWatch *w)
 {
     g_return_val_if_fail(w != NULL, 0);
     return w->want;
+}
+
+void ddm_watch_expect_more(void)
+{
+    loop.expect_more = TRUE;
+}
+
+void ddm_watch_set_round_budget(guint us)
+{
+    loop.round_budget_us = us;
+}
+
+void ddm_watch_round_stats(guint64 *batches, guint64 *waits)
+{
+    if (batches)
+        *batches = loop.round_batches;
+    if (waits)
+        *waits = loop.round_waits;
 }
 
 void ddm_watch_stats(guint *live, guint64 *wakeups, guint64 *events)

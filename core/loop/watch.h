@@ -92,6 +92,30 @@ void ddm_watch_at_batch_end(DdmBatchEnd *h, DdmBatchEndFn fn, gpointer ud);
 /** Unqueue @h if queued (NULL, idle: no-op). */
 void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
 
+/* The socket round. A main-context iteration costs more than relaying a
+ * packet (bench/relay.sh prints both), so when a watch callback expects an
+ * answer within microseconds (the relay forwarded a command, or a reply a
+ * debugger waits for), it says so with ddm_watch_expect_more(), and once
+ * the batch (and its batch-end hooks) ran, the epoll source waits on its
+ * epoll fd for the next ready watches and dispatches them itself, without
+ * returning to the main context. The round goes on while each batch's
+ * callbacks say so again; it ends when nothing became ready in time, at the
+ * earliest armed DdmTimer's deadline (a zero-delay timer ends it at once),
+ * after 256 batches, or once the round budget (1 ms by default) has passed
+ * since the main context began this dispatch: the context's other sources
+ * (signals, GLib timeouts, libsoup's sockets) wait at most that long. Only
+ * the outermost dispatch runs a round (not a nested loop's), and a hint
+ * given outside a watch callback counts for nothing, so a server that
+ * relays nothing wakes exactly as before. */
+
+/** From a watch callback: an answer is expected soon (see above). */
+void ddm_watch_expect_more(void);
+/** The round budget in µs (0: no rounds). For tests and benchmarks. */
+void ddm_watch_set_round_budget(guint us);
+/** Batches dispatched by rounds and the waits rounds made, since start.
+ *  Either pointer may be NULL. */
+void ddm_watch_round_stats(guint64 *batches, guint64 *waits);
+
 /** Counters for tests and benchmarks: live watches, and epoll wake-ups
  *  dispatched and events delivered since start. Any pointer may be NULL. */
 void ddm_watch_stats(guint *live, guint64 *wakeups, guint64 *events);

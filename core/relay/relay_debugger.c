@@ -4,7 +4,9 @@
  * packets, sending its commands to the VM with ids remapped (idmap.h) and
  * answering vendor command sets for plain JVMs itself, writing what the VM
  * sends to it, backpressure both ways (doc/architecture.md), and closing
- * it (relay_leave.c then puts its VM back).
+ * it (relay_leave.c then puts its VM back). Whatever it relays tells the
+ * loop an answer is near (ddm_watch_expect_more: the socket round,
+ * core/loop/watch.h).
  */
 #include "core/relay/relay-private.h"
 
@@ -209,6 +211,7 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
         g_byte_array_append(d->held, p + DDM_JDWP_HEADER_LEN, (guint)(n - DDM_JDWP_HEADER_LEN));
         return TRUE;
     }
+    ddm_watch_expect_more(); /* the debugger's next command (watch.h) */
     if (d->out_blocked || (more && queued + n < FLUSH_AT)) {
         out_append(d, head, DDM_JDWP_HEADER_LEN);
         out_append(d, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
@@ -229,6 +232,7 @@ static void part_bytes(Debugger *d, const guint8 *p, gsize n)
 {
     if (d->state == DBG_CLOSED || !out_has_room(d, n))
         return;
+    ddm_watch_expect_more(); /* the reply's next bytes (watch.h) */
     if (d->out_blocked)
         out_append(d, p, n);
     else
@@ -476,6 +480,8 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         }
         ddm_jdwp_reader_commit(d->reader, (size_t)n);
         ddm_relay_debugger_drain(d);
+        if (d->state == DBG_ATTACHED)
+            ddm_watch_expect_more(); /* the VM's reply: wait for it in this round (watch.h) */
         if (d->state == DBG_ATTACHED && ddm_vm_out_queued(d->rvm->vm) >= BACKPRESSURE_AT &&
             ddm_vm_notify_when_drained(d->rvm->vm)) {
             /* The VM takes less than the debugger sends: read on once all

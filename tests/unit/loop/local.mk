@@ -16,7 +16,8 @@ tests_unit_loop_test_timer_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_timer_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 tests_unit_loop_test_watch_SOURCES = tests/unit/loop/test-watch.c \
-	core/loop/watch.c core/loop/watch.h core/loop/census.c core/loop/census.h
+	core/loop/watch.c core/loop/watch.h core/loop/timer.c core/loop/timer.h \
+	core/loop/census.c core/loop/census.h
 tests_unit_loop_test_watch_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_watch_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_watch_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)

@@ -5,8 +5,8 @@
  * callback that arms, cancels and re-arms (itself and others), zero-delay
  * re-arms that wait for the next iteration, one GSource for any number of
  * timers, 100,000 random operations checked against a plain model, a
- * re-arm into the past that holds back no other due timer, and arming that
- * does not wake the context.
+ * re-arm into the past that holds back no other due timer, arming that
+ * does not wake the context, and the earliest deadline (ddm_timer_next_due).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -363,6 +363,27 @@ static void test_random_against_model(void **state)
     g_rand_free(r);
 }
 
+/* ddm_timer_next_due: the earliest armed deadline, G_MAXINT64 when none is
+ * armed; it follows arming, re-arming and cancelling. */
+static void test_next_due(void **state)
+{
+    Tagged a = { .tag = 1 }, b = { .tag = 2 };
+    (void)state;
+
+    assert_true(ddm_timer_next_due() == G_MAXINT64);
+    ddm_timer_init(&a.t, record, &a);
+    ddm_timer_init(&b.t, record, &b);
+    ddm_timer_arm_at(&a.t, 5000000000);
+    ddm_timer_arm_at(&b.t, 7000000000);
+    assert_true(ddm_timer_next_due() == 5000000000);
+    ddm_timer_arm_at(&b.t, 3000000000);
+    assert_true(ddm_timer_next_due() == 3000000000);
+    ddm_timer_cancel(&b.t);
+    assert_true(ddm_timer_next_due() == 5000000000);
+    ddm_timer_cancel(&a.t);
+    assert_true(ddm_timer_next_due() == G_MAXINT64);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +396,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rearm_into_past, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arming_does_not_wake, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_next_due, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

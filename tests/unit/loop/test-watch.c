@@ -10,7 +10,12 @@
  * before its watch goes, watches of one fd in the order they were added, a
  * fallback watch changing its conditions from its callback, and /dev/null
  * (epoll says EPERM) watched with poll(2); batch-end hooks (once, after
- * the batch; outside the loop at the next iteration; re-queue, cancel).
+ * the batch; outside the loop at the next iteration; re-queue, cancel);
+ * the socket round (ddm_watch_expect_more): a ping-pong against an echo
+ * thread runs within one main-context iteration, and without the hint one
+ * packet per iteration; the round ends when nothing comes in time, at a due
+ * timer, with a budget of 0, and at the budget against a peer that never
+ * stops; a hint from outside a watch callback starts no round.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -18,12 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/loop/census.h"
+#include "core/loop/timer.h"
 #include "core/loop/watch.h"
 
 typedef struct Probe {
@@ -638,6 +645,308 @@ static void test_one_source_and_wakeup_cost(void **state)
     g_free(sv);
 }
 
+/* ------------------------------------------------------------ socket round */
+
+/* The far end of a socketpair in a thread: every byte read is written back
+ * (after @delay_us), until EOF. */
+typedef struct Echo {
+    int fd;
+    guint delay_us;
+    GThread *thread;
+} Echo;
+
+static gpointer echo_main(gpointer ud)
+{
+    Echo *e = ud;
+    char b;
+    for (;;) {
+        struct timeval tv = { .tv_sec = 5 };
+        fd_set rd;
+        FD_ZERO(&rd);
+        FD_SET(e->fd, &rd);
+        if (select(e->fd + 1, &rd, NULL, NULL, &tv) <= 0)
+            break;
+        ssize_t n = read(e->fd, &b, 1);
+        if (n == 0)
+            break;
+        if (n < 0)
+            continue; /* EAGAIN */
+        if (e->delay_us)
+            g_usleep(e->delay_us);
+        if (write(e->fd, &b, 1) != 1)
+            break;
+    }
+    return NULL;
+}
+
+static void echo_start(Echo *e, int fd, guint delay_us)
+{
+    e->fd = fd;
+    e->delay_us = delay_us;
+    e->thread = g_thread_new("echo", echo_main, e);
+}
+
+/* Its callback reads a byte and, while it has pings left, sends one more
+ * and (if @hint) says the answer is near. */
+typedef struct Pinger {
+    DdmWatch *w;
+    int fd;
+    guint calls, left;
+    gboolean hint;
+    DdmTimer *arm;  /* armed with a zero delay by the first call */
+} Pinger;
+
+static gboolean pinger_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Pinger *p = ud;
+    char b;
+    (void)cond;
+    while (read(fd, &b, 1) == 1)
+        p->calls++;
+    if (p->arm && !ddm_timer_armed(p->arm)) {
+        ddm_timer_arm(p->arm, 0);
+        p->arm = NULL;
+    }
+    if (p->left) {
+        p->left--;
+        assert_int_equal(write(fd, "p", 1), 1);
+        if (p->hint)
+            ddm_watch_expect_more();
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static void no_op_timer(DdmTimer *t, gpointer ud)
+{
+    (void)t;
+    (*(guint *)ud)++;
+}
+
+/* One ping-pong setup: a pinger on sv[0], an echo thread on sv[1]. */
+static void pingpong_start(int sv[2], Pinger *p, Echo *e, guint delay_us)
+{
+    pair(sv);
+    p->fd = sv[0];
+    p->w = ddm_watch_add(sv[0], G_IO_IN, pinger_cb, p);
+    echo_start(e, sv[1], delay_us);
+}
+
+static void pingpong_stop(int sv[2], Pinger *p, Echo *e)
+{
+    ddm_watch_remove(p->w);
+    shutdown(sv[0], SHUT_WR);
+    g_thread_join(e->thread);
+    close(sv[0]);
+    close(sv[1]);
+    ddm_watch_set_round_budget(1000);
+}
+
+/* The first ping goes out, and one blocking iteration is run. */
+static void first_ping_and_iterate(int fd)
+{
+    assert_int_equal(write(fd, "p", 1), 1);
+    /* wait (blocking) for the echo, then that one iteration */
+    g_main_context_iteration(NULL, TRUE);
+}
+
+static void test_round_pingpong(void **state)
+{
+    int sv[2];
+    Pinger p = { .left = 20, .hint = TRUE };
+    Echo e;
+    guint64 b0, w0, b1, w1;
+    (void)state;
+
+    /* a generous budget: the test runs under sanitizers on a busy machine */
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
+    pingpong_start(sv, &p, &e, 0);
+    ddm_watch_round_stats(&b0, &w0);
+    /* the context's poll wakes on the first echo; the 20 next pings and
+     * their echoes happen inside that one iteration's round */
+    first_ping_and_iterate(sv[0]);
+    ddm_watch_round_stats(&b1, &w1);
+    assert_int_equal(p.calls, 21);
+    assert_int_equal(p.left, 0);
+    assert_int_equal(b1 - b0, 20);
+    assert_int_equal(w1 - w0, 20); /* the last call gave no hint: no 21st wait */
+    pingpong_stop(sv, &p, &e);
+}
+
+static void test_round_needs_hint(void **state)
+{
+    int sv[2];
+    Pinger p = { .left = 5, .hint = FALSE };
+    Echo e;
+    guint64 b0, w0, b1, w1;
+    (void)state;
+
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
+    pingpong_start(sv, &p, &e, 0);
+    ddm_watch_round_stats(&b0, &w0);
+    first_ping_and_iterate(sv[0]);
+    ddm_watch_round_stats(&b1, &w1);
+    assert_int_equal(p.calls, 1); /* one packet an iteration, as before */
+    assert_int_equal(b1 - b0, 0);
+    assert_int_equal(w1 - w0, 0);
+    /* the rest comes one iteration each */
+    while (p.calls < 6)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(p.left, 0);
+    pingpong_stop(sv, &p, &e);
+}
+
+static void test_round_budget_zero(void **state)
+{
+    int sv[2];
+    Pinger p = { .left = 5, .hint = TRUE };
+    Echo e;
+    guint64 b0, w0, b1, w1;
+    (void)state;
+
+    ddm_watch_set_round_budget(0);
+    pingpong_start(sv, &p, &e, 0);
+    ddm_watch_round_stats(&b0, &w0);
+    first_ping_and_iterate(sv[0]);
+    ddm_watch_round_stats(&b1, &w1);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(b1 - b0, 0);
+    assert_int_equal(w1 - w0, 0);
+    while (p.calls < 6)
+        g_main_context_iteration(NULL, TRUE);
+    pingpong_stop(sv, &p, &e);
+}
+
+/* A zero-delay timer armed by a callback ends the round at once: it fires
+ * at the next iteration, as it would without rounds. */
+static void test_round_ends_at_due_timer(void **state)
+{
+    int sv[2];
+    DdmTimer t = { 0 };
+    guint fired = 0;
+    Pinger p = { .left = 20, .hint = TRUE, .arm = &t };
+    Echo e;
+    guint64 b0, w0, b1, w1;
+    (void)state;
+
+    ddm_timer_init(&t, no_op_timer, &fired);
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
+    pingpong_start(sv, &p, &e, 0);
+    ddm_watch_round_stats(&b0, &w0);
+    first_ping_and_iterate(sv[0]);
+    ddm_watch_round_stats(&b1, &w1);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(w1 - w0, 0); /* due before the round began: not even one wait */
+    assert_int_equal(b1 - b0, 0);
+    assert_int_equal(fired, 0);
+    assert_true(ddm_timer_armed(&t));
+    while (!fired)
+        g_main_context_iteration(NULL, TRUE);
+    /* the pings left go on in later rounds */
+    while (p.left)
+        g_main_context_iteration(NULL, TRUE);
+    pingpong_stop(sv, &p, &e);
+}
+
+/* A peer that does not answer: the round waits at most until the next
+ * timer's deadline, then returns to the context. */
+static void test_round_waits_until_timer(void **state)
+{
+    int sv[2];
+    DdmTimer t = { 0 };
+    guint fired = 0;
+    Probe silent = { .keep = TRUE, .consume = TRUE };
+    guint64 b0, w0, b1, w1;
+    (void)state;
+
+    pair(sv);
+    ddm_watch_set_round_budget(30 * G_USEC_PER_SEC);
+    /* a callback that hints, but its peer (the test) never answers */
+    Pinger p = { .left = 1, .hint = TRUE };
+    p.fd = sv[0];
+    p.w = ddm_watch_add(sv[0], G_IO_IN, pinger_cb, &p);
+    silent.fd = sv[1];
+    ddm_timer_init(&t, no_op_timer, &fired);
+    ddm_timer_arm(&t, 200);
+    ddm_watch_round_stats(&b0, &w0);
+    gint64 t0 = g_get_monotonic_time();
+    assert_int_equal(write(sv[1], "x", 1), 1);
+    g_main_context_iteration(NULL, TRUE);
+    gint64 took = g_get_monotonic_time() - t0;
+    ddm_watch_round_stats(&b1, &w1);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(w1 - w0, 1);
+    assert_int_equal(b1 - b0, 0);
+    /* it did not wait for the 30 s budget: the timer's deadline ended it */
+    assert_true(took < 10 * G_USEC_PER_SEC);
+    while (!fired)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_remove(p.w);
+    close(sv[0]);
+    close(sv[1]);
+    ddm_watch_set_round_budget(1000);
+    (void)silent;
+}
+
+static gboolean count_timeout(gpointer ud)
+{
+    (*(guint *)ud)++;
+    return G_SOURCE_REMOVE;
+}
+
+/* A peer that answers forever: each round still ends (budget or batch
+ * cap), and a GLib timeout due meanwhile (at the watches' priority) runs
+ * within the next iterations, as the other sources do. */
+static void test_round_bounded_against_endless_peer(void **state)
+{
+    int sv[2];
+    Pinger p = { .left = G_MAXUINT, .hint = TRUE };
+    Echo e;
+    guint fired = 0;
+    guint64 b0, b1;
+    (void)state;
+
+    ddm_watch_set_round_budget(20000); /* 20 ms */
+    pingpong_start(sv, &p, &e, 0);
+    ddm_watch_round_stats(&b0, NULL);
+    first_ping_and_iterate(sv[0]); /* returns: the round ended */
+    while (!p.calls)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, NULL);
+    assert_true(b1 - b0 <= 256);
+    g_timeout_add(1, count_timeout, &fired);
+    for (int i = 0; i < 3 && !fired; i++)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(fired, 1);
+    p.left = 0;
+    pingpong_stop(sv, &p, &e);
+}
+
+/* A hint given outside a watch callback (here: the test itself) starts no
+ * round at the next dispatch. */
+static void test_round_hint_outside_callback(void **state)
+{
+    int sv[2];
+    Probe p = { .keep = TRUE, .consume = TRUE };
+    guint64 w0, w1;
+    (void)state;
+
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
+    pair(sv);
+    p.fd = sv[0];
+    p.w = ddm_watch_add(sv[0], G_IO_IN, probe_cb, &p);
+    ddm_watch_expect_more();
+    ddm_watch_round_stats(NULL, &w0);
+    assert_int_equal(write(sv[1], "x", 1), 1);
+    g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(NULL, &w1);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(w1 - w0, 0);
+    ddm_watch_remove(p.w);
+    close(sv[0]);
+    close(sv[1]);
+    ddm_watch_set_round_budget(1000);
+}
+
 int main(void)
 {
     int sv[2];
@@ -666,6 +975,13 @@ int main(void)
         cmocka_unit_test(test_fallback_set_cond_in_callback),
         cmocka_unit_test(test_dev_null_falls_back),
         cmocka_unit_test(test_batch_end_hooks),
+        cmocka_unit_test(test_round_pingpong),
+        cmocka_unit_test(test_round_needs_hint),
+        cmocka_unit_test(test_round_budget_zero),
+        cmocka_unit_test(test_round_ends_at_due_timer),
+        cmocka_unit_test(test_round_waits_until_timer),
+        cmocka_unit_test(test_round_bounded_against_endless_peer),
+        cmocka_unit_test(test_round_hint_outside_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
