@@ -203,6 +203,12 @@ if ENABLE_TESTS
 TESTS += $(HOSTILE_TESTS)
 endif
 EXTRA_DIST += $(HOSTILE_TESTS) tests/integration/hostile-lib.sh
+# evilvm's `feat N` (hostile-wire.sh's feat-huge): the count and size a JDWP
+# client reads, and an N past one JDWP packet refused with a message.
+if ENABLE_TESTS
+TESTS += tests/integration/evilvm-feat.sh
+endif
+EXTRA_DIST += tests/integration/evilvm-feat.sh
 
 # GET /metrics (doc/monitoring.md) through the real server's token-free
 # --metrics listener against ddmon-simvm: promtool check metrics (Debian's

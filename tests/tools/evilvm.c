@@ -45,7 +45,8 @@
  * Payload generators (GEN):
  *   ff LEN              LEN bytes of 0xFF: every count and length at its maximum
  *   hex HEX             these bytes
- *   feat N              a FEAT reply of N empty names (4 + 4N bytes)
+ *   feat N              a FEAT reply of N empty names (4 + 4N bytes); N above
+ *                       1,073,741,818 (no longer one JDWP packet) is refused
  *   zero LEN            LEN zero bytes
  *   thst N [asc|desc]   a valid THST (real form, 18-byte entries) of N threads,
  *                       ids N..1 (desc, default) or 1..N (asc); status and
@@ -327,12 +328,9 @@ static int do_handshake(void)
 static uint64_t parse_size(const char *s)
 {
     char *end;
-    uint64_t v = g_ascii_strtoull(s, &end, 0);
-    if (*end == 'K' || *end == 'k')
-        v <<= 10;
-    else if (*end == 'M' || *end == 'm')
-        v <<= 20;
-    return v;
+    uint64_t v = g_ascii_strtoull(s, &end, 0); /* G_MAXUINT64 when too large */
+    unsigned shift = (*end == 'K' || *end == 'k') ? 10 : (*end == 'M' || *end == 'm') ? 20 : 0;
+    return v > (G_MAXUINT64 >> shift) ? G_MAXUINT64 : v << shift; /* saturates, never wraps */
 }
 
 static uint32_t parse_type(const char *s)
@@ -404,6 +402,10 @@ static GBytes *gen_apnm(uint32_t len)
     return g_byte_array_free_to_bytes(b);
 }
 
+/* The most names `feat N` makes: 4 + 4N payload bytes, a chunk header (8)
+ * and a JDWP header (11) within a u4 packet length. */
+#define FEAT_NAMES_MAX ((UINT32_MAX - 11u - 8u - 4u) / 4u)
+
 /* A payload from argv[*i...]; advances *i past what it used. */
 static GBytes *gen(char **argv, int argc, int *i)
 {
@@ -416,8 +418,17 @@ static GBytes *gen(char **argv, int argc, int *i)
         return g_bytes_new_take(p, (gsize)n);
     }
     if (!strcmp(g, "feat")) { /* u4 N, then N empty lstrs */
-        uint64_t n = parse_size(ARG("1000"));
-        size_t len = 4 + (size_t)n * 4;
+        const char *arg = ARG("1000");
+        uint64_t n = parse_size(arg);
+        size_t len;
+        if (n > FEAT_NAMES_MAX) { /* N's count is a u4, and the reply one JDWP packet */
+            fprintf(stderr,
+                    "evilvm: feat %s: at most %u names (4 + 4N bytes must fit one JDWP "
+                    "packet, whose length is a u4)\n",
+                    arg, (unsigned)FEAT_NAMES_MAX);
+            exit(1);
+        }
+        len = 4 + (size_t)n * 4;
         uint8_t *p = g_malloc0(len);
         p[0] = (uint8_t)(n >> 24);
         p[1] = (uint8_t)(n >> 16);
