@@ -26,7 +26,10 @@
 # its ports collide with nobody's.
 #
 #   bench/vmmem.sh [--vms N] [--runs N] [--settle S] [--base-port P]
-#                  [--plugins all|none] [--check] [--keep]
+#                  [--plugins all|none|NAME,NAME...] [--check] [--keep]
+# --plugins: every plugin of the build (all), none (the core alone), or only
+# those named (e.g. every one but threads, to measure one engineer's change
+# apart from another's).
 #   make bench-vmmem [BENCH_VMMEM_ARGS="--runs 5 --check"]
 # Needs jq; DDM_TOP_BUILDDIR (default: the current directory) with ddmon,
 # ddmon-simvm and the plugins built (make uninstalled-plugins).
@@ -50,14 +53,17 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-case $plugins in all|none) ;; *) echo "bench/vmmem: --plugins all or none" >&2; exit 2 ;; esac
+case $plugins in
+all|none) ;;
+*[!a-z0-9_,]*|,*|*,|*,,*) echo "bench/vmmem: --plugins all, none or NAME,NAME..." >&2; exit 2 ;;
+esac
 
 BENCH_NAME=bench/vmmem
 . "$DDM_TOP_SRCDIR/bench/lib.sh"
 b=$DDM_TOP_BUILDDIR
 command -v jq >/dev/null || die "needs jq"
 [ -x "$b/ddmon" ] && [ -x "$b/ddmon-simvm" ] || die "build ddmon and ddmon-simvm in $b first"
-[ $plugins = none ] || ls "$b"/plugins/*.so >/dev/null 2>&1 || die "no plugins in $b/plugins (make uninstalled-plugins)"
+[ "$plugins" = none ] || ls "$b"/plugins/*.so >/dev/null 2>&1 || die "no plugins in $b/plugins (make uninstalled-plugins)"
 [ -n "${BENCH_VMMEM_NETNS:-}" ] || echo "bench/vmmem: not in a private network namespace (run as root for one):" \
     "ports from $base_port up may be taken by others" >&2
 ulimit -n "$(ulimit -H -n)" 2>/dev/null
@@ -71,8 +77,11 @@ start_server() {
     local sock=$1 log=$2
     shift 2
     local pargs=(--plugin-dir "$b/plugins") so
-    if [ $plugins = none ]; then
-        for so in "$b"/plugins/*.so; do pargs+=(--disable-plugin "$(basename "$so" .so)"); done
+    if [ "$plugins" != all ]; then
+        for so in "$b"/plugins/*.so; do
+            case ",$plugins," in *",$(basename "$so" .so),"*) continue ;; esac
+            pargs+=(--disable-plugin "$(basename "$so" .so)")
+        done
     fi
     "$b/ddmon" --socket "$sock" "${pargs[@]}" --no-adb-start server --foreground \
         --selected-port=0 --debug-port-base=0 "$@" >"$log" 2>&1 &

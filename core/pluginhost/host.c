@@ -1042,4 +1042,5 @@ void ddm_host_init(ddm_host *host)
     host->vm_metric = ddm_registry_vm_metric;
     host->watch_generation = host_watch_generation;
     host->timer_wake_on_watch = host_timer_wake_on_watch;
+    host->vm_view_declare = ddm_registry_vm_view_declare; /* registry_views.c */
 }

@@ -109,6 +109,9 @@ struct DdmRegistry {
     GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
     GPtrArray *metric_families; /* DdmMetricFamilyReg*, owned; NULL until the first
                                    (registry_metrics.c) */
+    GPtrArray *declared_views; /* DdmViewDecl*, owned: vm_view_declare's (1.6); NULL until
+                                  the first, which makes the registry the store's maker
+                                  (registry_views.c) */
     ddm_plugin *conflicted;  /* the plugin whose init hit a chunk conflict */
     char *conflict_msg;
     ddm_host host;
@@ -140,6 +143,17 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
 /** Forget @p's families and every VM's samples of them (views republished). */
 void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_metrics_free(DdmRegistry *reg);
+/* registry_views.c: views plugins declare and the store makes on demand (1.6) */
+int ddm_registry_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make,
+                                 void *ud, ddm_free_fn ud_free);
+/** @vm is becoming ready (before its READY listeners): make its declared
+ *  views a watch counts. */
+void ddm_registry_declared_views_ready(DdmRegistry *reg, DdmVm *vm);
+guint ddm_registry_count_declared_views(DdmRegistry *reg, ddm_plugin *p);
+/** Forget @p's declarations (their ud_free runs). */
+void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p);
+/** At ddm_registry_free, after every plugin: stop being the store's maker. */
+void ddm_registry_declared_views_free(DdmRegistry *reg);
 /* host.c: drop first_look_vms and wake_timers (at ddm_registry_free). */
 void ddm_registry_first_look_free(DdmRegistry *reg);
 /* host.c: a timer being dropped is no more woken by a watch, nor pending. */

@@ -111,6 +111,7 @@ void ddm_registry_free(DdmRegistry *reg)
     g_hash_table_unref(reg->timers);
     g_hash_table_unref(reg->cmds);
     ddm_registry_metrics_free(reg);
+    ddm_registry_declared_views_free(reg);
     ddm_registry_first_look_free(reg);
     if (reg->chunk_filter)
         g_hash_table_unref(reg->chunk_filter);
@@ -307,6 +308,7 @@ static void drop_plugin(DdmRegistry *reg, ddm_plugin *p, gboolean call_fini, con
         }
     }
     ddm_registry_drop_metrics_of(reg, p);
+    ddm_registry_drop_declared_views_of(reg, p); /* before its views: none is made again */
     /* 6. Views it published. */
     if (ddm_registry_views(reg))
         ddm_views_destroy_owner(ddm_registry_views(reg), p->name);
@@ -411,7 +413,8 @@ guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)
     while (g_hash_table_iter_next(&it, &key, &value))
         n += ((ddm_cmd *)value)->plugin == p;
     if (ddm_registry_views(reg)) {
-        g_autoptr(GPtrArray) views = ddm_views_list(ddm_registry_views(reg));
+        /* what exists: counting makes no declared view */
+        g_autoptr(GPtrArray) views = ddm_views_list_made(ddm_registry_views(reg));
         for (guint i = 0; i < views->len; i++) {
             const char *owner = ddm_view_owner(g_ptr_array_index(views, i));
             n += owner && strcmp(owner, p->name) == 0;
@@ -423,6 +426,7 @@ guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)
         n += ddm_vm_plugin_data_find(vm, p) != NULL;
     }
     n += p->data != NULL;
+    n += ddm_registry_count_declared_views(reg, p);
     return n;
 }
 

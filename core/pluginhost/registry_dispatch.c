@@ -250,6 +250,11 @@ void ddm_registry_plain_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev)
 static void vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev, gboolean plain)
 {
     g_return_if_fail(reg != NULL && vm != NULL);
+    /* registry_views.c: the declared views a watch counts exist before the
+     * listeners run, as when they were made at READY, so a plugin that
+     * looks at its watchers at READY sees them. */
+    if (ev == DDM_VM_READY && !plain)
+        ddm_registry_declared_views_ready(reg, vm);
     for (guint i = 0; i < reg->listeners->len; i++) {
         DdmListenerReg *l = g_ptr_array_index(reg->listeners, i);
         if (l->plain == plain && l->plugin->status == DDM_PLUGIN_LOADED)

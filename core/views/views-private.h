@@ -155,6 +155,9 @@ struct DdmViews {
     GList *watches;     /* Watch* */
     guint next_watch_id;
     guint64 watch_gen;  /* ddm_views_watch_generation: bumped when watches may match otherwise */
+    DdmViewsMakeFn maker; /* ddm_views_set_maker, or NULL */
+    gpointer maker_ud;
+    guint making;         /* the maker runs: lookups inside it do not call it again */
 };
 
 /* view_content.c */

@@ -287,7 +287,7 @@ ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_ke
     g_return_val_if_fail(store != NULL, NULL);
     if (!valid_ident(name) || (vm_key && !valid_ident(vm_key)) || !valid_kind(kind))
         return NULL;
-    if (ddm_views_lookup(store, name, vm_key))
+    if (ddm_views_lookup_made(store, name, vm_key))
         return NULL;
     v = view_alloc(owner, vm_key, name, kind, title);
     v->store = store;
@@ -399,7 +399,27 @@ void ddm_views_destroy_owner(DdmViews *store, const char *owner)
         destroy_matching(store, NULL, owner);
 }
 
-ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key)
+/* ------------------------------------------------- views made on demand */
+
+void ddm_views_set_maker(DdmViews *store, DdmViewsMakeFn fn, gpointer ud)
+{
+    g_return_if_fail(store != NULL);
+    store->maker = fn;
+    store->maker_ud = fn ? ud : NULL;
+}
+
+/* Ask the maker for the declared views named @name (NULL: all) of VM
+ * @vm_key (NULL: all) not made yet; never from inside the maker. */
+static void make_declared(DdmViews *s, const char *name, const char *vm_key)
+{
+    if (!s->maker || s->making)
+        return;
+    s->making++;
+    s->maker(s, name, vm_key, s->maker_ud);
+    s->making--;
+}
+
+ddm_view *ddm_views_lookup_made(DdmViews *store, const char *name, const char *vm_key)
 {
     ddm_view key = {.vm_key = (char *)vm_key};
     GHashTable *set;
@@ -408,6 +428,18 @@ ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key
     if (!name || !(set = views_of_name(store, name)))
         return NULL;
     return g_hash_table_lookup(set, &key);
+}
+
+ddm_view *ddm_views_lookup(DdmViews *store, const char *name, const char *vm_key)
+{
+    ddm_view *v;
+
+    g_return_val_if_fail(store != NULL, NULL);
+    v = ddm_views_lookup_made(store, name, vm_key);
+    if (v || !name || !vm_key || !store->maker || store->making)
+        return v; /* declared views are a VM's, never global */
+    make_declared(store, name, vm_key);
+    return ddm_views_lookup_made(store, name, vm_key);
 }
 
 static gint view_order(gconstpointer a, gconstpointer b)
@@ -423,6 +455,13 @@ static gint view_order(gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *ddm_views_list(DdmViews *store)
+{
+    g_return_val_if_fail(store != NULL, NULL);
+    make_declared(store, NULL, NULL);
+    return ddm_views_list_made(store);
+}
+
+GPtrArray *ddm_views_list_made(DdmViews *store)
 {
     GPtrArray *a;
     GHashTableIter names, it;
@@ -448,6 +487,8 @@ GPtrArray *ddm_views_list_named(DdmViews *store, const char *name)
     gpointer val;
 
     g_return_val_if_fail(store != NULL, NULL);
+    if (name)
+        make_declared(store, name, NULL);
     set = name ? views_of_name(store, name) : NULL;
     a = g_ptr_array_sized_new(set ? g_hash_table_size(set) : 0);
     if (!set)
@@ -553,6 +594,9 @@ guint ddm_views_watch(DdmViews *store, const char *name, const char *vm_key)
     Watch *w;
 
     g_return_val_if_fail(store != NULL, 0);
+    /* What the watch will count exists before it counts: a plugin that
+     * polls only watched views sees its view watched at the next look. */
+    make_declared(store, name, vm_key);
     w = g_new0(Watch, 1);
     w->id = store->next_watch_id++;
     if (store->next_watch_id == 0)
@@ -584,19 +628,25 @@ void ddm_views_unwatch(DdmViews *store, guint watch_id)
     }
 }
 
-int ddm_view_watchers(const ddm_view *v)
+int ddm_views_watches_matching(const DdmViews *store, const char *name, const char *vm_key)
 {
     int n = 0;
 
-    if (!ddm_view_is_valid(v) || !v->store || v->unpublished)
-        return 0;
-    for (GList *l = v->store->watches; l; l = l->next) {
+    g_return_val_if_fail(store != NULL && name != NULL, 0);
+    for (GList *l = store->watches; l; l = l->next) {
         const Watch *w = l->data;
-        if (w->name && strcmp(w->name, v->desc->name) != 0)
+        if (w->name && strcmp(w->name, name) != 0)
             continue;
-        if (w->vm_key && g_strcmp0(w->vm_key, v->vm_key) != 0)
+        if (w->vm_key && g_strcmp0(w->vm_key, vm_key) != 0)
             continue;
         n++;
     }
     return n;
+}
+
+int ddm_view_watchers(const ddm_view *v)
+{
+    if (!ddm_view_is_valid(v) || !v->store || v->unpublished)
+        return 0;
+    return ddm_views_watches_matching(v->store, v->desc->name, v->vm_key);
 }

@@ -54,6 +54,26 @@ GPtrArray *ddm_views_list(DdmViews *store);
  *  vm_key); O(those views), the others not looked at. (transfer container) */
 GPtrArray *ddm_views_list_named(DdmViews *store, const char *name);
 
+/* Views made on demand. A producer may declare a VM's view instead of
+ * making it (core/pluginhost: a plugin's vm_view_declare, ABI 1.6): the
+ * store then asks its maker to make the views named @name (NULL: every
+ * name) of VM @vm_key (NULL: every VM) that were declared and not made
+ * yet, before it answers ddm_views_lookup (a VM's view it does not hold),
+ * ddm_views_list, ddm_views_list_named and ddm_views_watch. So a view
+ * nobody asks for costs nothing, and one asked for is there, made as its
+ * producer would have made it. The maker makes them with
+ * ddm_views_create; the store does not call it again from inside. */
+typedef void (*DdmViewsMakeFn)(DdmViews *store, const char *name, const char *vm_key,
+                               gpointer ud);
+/** Set (or with @fn NULL remove) the store's maker; one at a time. */
+void ddm_views_set_maker(DdmViews *store, DdmViewsMakeFn fn, gpointer ud);
+/** ddm_views_lookup without asking the maker: only views already made. */
+ddm_view *ddm_views_lookup_made(DdmViews *store, const char *name, const char *vm_key);
+/** ddm_views_list without asking the maker (counting what exists). (transfer container) */
+GPtrArray *ddm_views_list_made(DdmViews *store);
+/** How many watches would count view @name of VM @vm_key, made or not. */
+int ddm_views_watches_matching(const DdmViews *store, const char *name, const char *vm_key);
+
 /* Accessors. */
 const char *ddm_view_name(const ddm_view *v);
 const char *ddm_view_vm_key(const ddm_view *v);   /* NULL = global */

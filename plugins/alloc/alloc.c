@@ -125,6 +125,52 @@ static ddm_view *new_view(alloc_plugin *pl, ddm_vm *vm, const char *name, const 
     return v;
 }
 
+/* The VM's four views (REAL enabled), unless made already. */
+static void alloc_views_ensure(alloc_vm *av)
+{
+    alloc_plugin *pl = av->pl;
+    ddm_vm *vm = av->vm;
+
+    if (av->views_made)
+        return;
+    av->views_made = 1;
+    if (pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL)) {
+        av->list = new_view(pl, vm, "alloc", "Allocations", ALLOC_BY_NONE);
+        av->by_class = new_view(pl, vm, "alloc.by-class", "Allocations by class", ALLOC_BY_CLASS);
+        av->by_site = new_view(pl, vm, "alloc.by-site", "Allocations by site", ALLOC_BY_SITE);
+        av->by_thread = new_view(pl, vm, "alloc.by-thread", "Allocations by thread", ALLOC_BY_THREAD);
+    }
+}
+
+/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
+static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    alloc_vm *av = alloc_vm_state(ud, vm);
+    (void)self;
+    (void)name;
+    if (av)
+        alloc_views_ensure(av); /* all four, as at the VM's first state before */
+}
+
+/* Declare the views alloc_views_ensure makes (1.6), so an idle VM nobody
+ * looks at holds none; on an older core, nothing (made with the state). */
+static int alloc_views_declare(alloc_plugin *pl)
+{
+    static const char *const names[] = { "alloc", "alloc.by-class", "alloc.by-site",
+                                         "alloc.by-thread" };
+    const ddm_host *h = pl->host;
+    size_t i;
+    int rc;
+
+    if (!DDM_HOST_HAS(h, vm_view_declare) || !h->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
+        return 0;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((rc = h->vm_view_declare(pl->self, names[i], make_views, pl, NULL)) != 0)
+            return rc;
+    pl->lazy_views = 1;
+    return 0;
+}
+
 alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
 {
     const ddm_host *h = pl->host;
@@ -139,12 +185,8 @@ alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
     av->enabled = -1;
     if (h->vm_set_data(pl->self, vm, av, vm_state_free) != 0)
         return NULL; /* the host freed it */
-    if (h->chunk_enabled(pl->self, ALLOC_CHUNK_REAL)) {
-        av->list = new_view(pl, vm, "alloc", "Allocations", ALLOC_BY_NONE);
-        av->by_class = new_view(pl, vm, "alloc.by-class", "Allocations by class", ALLOC_BY_CLASS);
-        av->by_site = new_view(pl, vm, "alloc.by-site", "Allocations by site", ALLOC_BY_SITE);
-        av->by_thread = new_view(pl, vm, "alloc.by-thread", "Allocations by thread", ALLOC_BY_THREAD);
-    }
+    if (!pl->lazy_views)
+        alloc_views_ensure(av); /* else when asked for, or at the first REAL */
     return av;
 }
 
@@ -186,6 +228,7 @@ int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, alloc_rows 
         snprintf(why, whylen, "out of memory");
         return rc;
     }
+    alloc_views_ensure(av);
     if (av->list)
         alloc_fill_view(h, av->list, &rows, ALLOC_BY_NONE, 0, 0);
     if (av->by_class)
@@ -387,7 +430,7 @@ static int alloc_init(ddm_plugin *self, const ddm_host *host)
     if ((rc = host->register_chunk(self, ALLOC_CHUNK_REAQ, on_reaq, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, ALLOC_CHUNK_REAL, on_real, pl, NULL)) != 0 ||
         (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
-        (rc = alloc_commands_register(pl)) != 0)
+        (rc = alloc_commands_register(pl)) != 0 || (rc = alloc_views_declare(pl)) != 0)
         return rc;
     if (pl->interval_ms) {
         pl->poll_timer = host->timer_add(self, ALLOC_TICK_MS, poll_timer_cb, pl, NULL);

@@ -132,6 +132,8 @@ typedef struct alloc_plugin {
     uint32_t poll_timer;
     double (*now)(void);  /* monotonic seconds; tests may replace it */
     ddm_tick_list ticks;  /* the VMs a tick visits while the watches stay the same */
+    int lazy_views;       /* the views are declared (vm_view_declare, 1.6): a VM's are made
+                             when asked for or at its first REAL */
 } alloc_plugin;
 
 typedef struct alloc_vm {
@@ -143,6 +145,7 @@ typedef struct alloc_vm {
     int was_watched;
     double last_poll;
     int fail_logged;
+    int views_made;     /* alloc_views_ensure ran */
     ddm_tick_node tick; /* on pl->ticks while watched */
 } alloc_vm;
 

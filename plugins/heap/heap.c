@@ -148,7 +148,8 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
     seg_collector_init(&hv->coll, hp->opts.bitmap_max_bytes > 0, hp->opts.bitmap_max_bytes);
     if (hp->host->vm_set_data(hp->self, vm, hv, heap_vm_free) != 0)
         return NULL; /* the host freed it */
-    heap_views_create(hv);
+    if (!hp->lazy_views)
+        heap_views_create(hv); /* else when asked for, or at the first data */
     return hv;
 }
 
@@ -400,6 +401,8 @@ static int heap_init(ddm_plugin *self, const ddm_host *host)
         rc = heap_watch_start(hp);
     if (!rc)
         rc = heap_metrics_register(hp);
+    if (!rc)
+        rc = heap_views_declare(hp);
     return rc;
 }
 

@@ -72,6 +72,8 @@ typedef struct heap_plugin {
     double (*now)(void);        /**< monotonic seconds; tests replace it */
     int64_t (*wall_ms)(void);   /**< Unix epoch ms (captions); tests replace it */
     ddm_tick_list ticks;        /**< heap_watch.c: the VMs a tick visits while the watches stay the same */
+    int lazy_views;             /**< the views are declared (vm_view_declare, 1.6): a VM's are
+                                     made when asked for or when there is data to show */
 } heap_plugin;
 
 /** A heap-bitmap command waiting for the segments of the GC it asked for;
@@ -140,6 +142,7 @@ typedef struct heap_vm {
     int blob_too_big_logged;
     int metric_logged;          /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
     int tick_wanted;            /**< wanted at its last update (heap_watch.c) */
+    int views_made;             /**< heap_views_create ran */
     ddm_tick_node tick;         /**< on hp->ticks */
 } heap_vm;
 
@@ -185,6 +188,12 @@ int heap_watch_can_segments(heap_plugin *hp);
 /* heap_views.c */
 /** Create the views of @hv for the chunk types the user left enabled. */
 void heap_views_create(heap_vm *hv);
+/** heap_views_create unless it ran: before anything is published. */
+void heap_views_ensure(heap_vm *hv);
+/** Declare the views heap_views_create makes (vm_view_declare, 1.6), so an
+ *  idle VM nobody looks at holds none; on an older core, nothing (they are
+ *  made with the VM's state). */
+int heap_views_declare(heap_plugin *hp);
 /** Publish heap.summary and the "heap" headline from hv->info. */
 void heap_views_summary(heap_vm *hv);
 /** heap_metrics.c: declare the metric families (in init; 1.3), and set

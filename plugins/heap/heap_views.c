@@ -55,6 +55,49 @@ const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
+/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
+static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    heap_vm *hv = heap_vm_get(ud, vm);
+    (void)self;
+    (void)name;
+    if (hv)
+        heap_views_ensure(hv); /* all of them, as at DDM_VM_READY before */
+}
+
+int heap_views_declare(heap_plugin *hp)
+{
+    const ddm_host *h = hp->host;
+    const char *names[6];
+    size_t n = 0, i;
+    int rc;
+
+    if (!DDM_HOST_HAS(h, vm_view_declare))
+        return 0;
+    /* The names heap_views_create makes, under the same conditions. */
+    if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF))
+        names[n++] = "heap.summary";
+    if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO)) {
+        names[n++] = "heap.segments";
+        names[n++] = "heap.histogram";
+        names[n++] = "heap.fragmentation";
+        names[n++] = "heap.map";
+        if (bm_png_available())
+            names[n++] = "heap.bitmap";
+    }
+    for (i = 0; i < n; i++)
+        if ((rc = h->vm_view_declare(hp->self, names[i], make_views, hp, NULL)) != 0)
+            return rc;
+    hp->lazy_views = 1;
+    return 0;
+}
+
+void heap_views_ensure(heap_vm *hv)
+{
+    if (!hv->views_made)
+        heap_views_create(hv);
+}
+
 void heap_views_create(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
@@ -92,6 +135,7 @@ void heap_views_create(heap_vm *hv)
         { "color", DDM_VAL_STR, NULL },
     };
 
+    hv->views_made = 1;
     if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
         hv->summary = h->view_new(hp->self, hv->vm, "heap.summary", DDM_VIEW_TABLE, "Heap summary");
         if (hv->summary)
@@ -125,6 +169,8 @@ void heap_views_summary(heap_vm *hv)
     uint64_t size = 0, alloc = 0;
     char head[64], sz[32];
     size_t i;
+
+    heap_views_ensure(hv);
 
     for (i = 0; i < hv->info->n; i++) {
         size += hv->info->heaps[i].size_bytes;
@@ -175,6 +221,7 @@ void heap_views_segments(heap_vm *hv)
     size_t i;
     unsigned c, b;
 
+    heap_views_ensure(hv);
     if (hv->segments) {
         h->view_begin(hv->segments);
         for (i = 0; i < hv->coll.n_heaps; i++) {

@@ -78,7 +78,8 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
     nv->vm = vm;
     if (np->host->vm_set_data(np->self, vm, nv, nh_vm_free) != 0)
         return NULL; /* the host freed it */
-    nh_views_create(nv);
+    if (!np->lazy_views)
+        nh_views_create(nv); /* else when asked for, or at the first data */
     return nv;
 }
 
@@ -398,6 +399,8 @@ static int nh_init(ddm_plugin *self, const ddm_host *host)
         rc = nh_poll_start(np);
     if (!rc)
         rc = nh_metrics_register(np);
+    if (!rc)
+        rc = nh_views_declare(np);
     return rc;
 }
 

@@ -55,6 +55,8 @@ typedef struct nh_plugin {
     size_t group_records_max; /**< records grouped per NHGT (0: NH_GROUP_RECORDS_MAX) */
     uint64_t last_group_ops; /**< work of the last NHGT grouping (probes; tests bound it) */
     ddm_tick_list ticks;     /**< nh_poll.c: the VMs a tick visits while the watches stay the same */
+    int lazy_views;          /**< the views are declared (vm_view_declare, 1.6): a VM's are
+                                  made when asked for or when there is data to show */
 } nh_plugin;
 
 typedef struct nh_vm {
@@ -80,6 +82,7 @@ typedef struct nh_vm {
     unsigned unasked_quiet;  /**< unsolicited NHGTs ignored since without a log line */
     int metric_logged;       /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
     int tick_watched;        /**< a view of it was watched at the last tick (nh_poll.c) */
+    int views_made;          /**< nh_views_create ran */
     ddm_tick_node tick;      /**< on np->ticks */
 } nh_vm;
 
@@ -116,6 +119,11 @@ void nh_poll_forget(nh_plugin *np, nh_vm *nv);
 
 /* nh_views.c */
 void nh_views_create(nh_vm *nv);
+/** nh_views_create unless it ran: before anything is published. */
+void nh_views_ensure(nh_vm *nv);
+/** Declare the views nh_views_create makes (vm_view_declare, 1.6), so an
+ *  idle VM nobody looks at holds none; on an older core, nothing. */
+int nh_views_declare(nh_plugin *np);
 /** Publish nativeheap.segments from the collector. */
 void nh_views_segments(nh_vm *nv);
 /** Publish summary, allocations and backtraces from a parsed NHGT.

@@ -81,6 +81,46 @@ static void set_headline(nh_vm *nv, uint64_t bytes, int64_t allocations)
     nh_metrics_publish(nv, bytes, allocations);
 }
 
+/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
+static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    nh_vm *nv = nh_vm_get(ud, vm);
+    (void)self;
+    (void)name;
+    if (nv)
+        nh_views_ensure(nv); /* all of them, as at DDM_VM_READY before */
+}
+
+int nh_views_declare(nh_plugin *np)
+{
+    const ddm_host *h = np->host;
+    const char *names[4];
+    size_t n = 0, i;
+    int rc;
+
+    if (!DDM_HOST_HAS(h, vm_view_declare))
+        return 0;
+    /* The names nh_views_create makes, under the same conditions. */
+    if (h->chunk_enabled(np->self, NH_CHUNK_NHSG))
+        names[n++] = "nativeheap.segments";
+    if (h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
+        names[n++] = "nativeheap.summary";
+        names[n++] = "nativeheap.allocations";
+        names[n++] = "nativeheap.backtraces";
+    }
+    for (i = 0; i < n; i++)
+        if ((rc = h->vm_view_declare(np->self, names[i], make_views, np, NULL)) != 0)
+            return rc;
+    np->lazy_views = 1;
+    return 0;
+}
+
+void nh_views_ensure(nh_vm *nv)
+{
+    if (!nv->views_made)
+        nh_views_create(nv);
+}
+
 void nh_views_create(nh_vm *nv)
 {
     nh_plugin *np = nv->np;
@@ -103,6 +143,7 @@ void nh_views_create(nh_vm *nv)
         { "total", DDM_VAL_INT, "B" },     { "records", DDM_VAL_INT, NULL },
     };
 
+    nv->views_made = 1;
     if (h->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
         nv->segments = h->view_new(np->self, nv->vm, "nativeheap.segments", DDM_VIEW_TABLE,
                                    "Native heap segments");
@@ -130,6 +171,8 @@ void nh_views_segments(nh_vm *nv)
     unsigned c;
     uint64_t native = 0;
     int any = 0;
+
+    nh_views_ensure(nv);
     size_t n_heaps = nv->coll ? nv->coll->n_heaps : 0;
     for (i = 0; i < n_heaps; i++)
         if (nv->coll->heaps[i]->have_current) {
@@ -201,6 +244,7 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
     uint64_t unbudgeted = in->n_records > budget ? in->n_records - budget : 0;
     int rc = 0;
 
+    nh_views_ensure(nv);
     if (nh_maps_parse(&maps, in->maps, (size_t)in->map_size) != 0)
         return -ENOMEM;
     /* one pass: totals of every record, and both groupings (of the first

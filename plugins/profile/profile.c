@@ -53,6 +53,8 @@ profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
     return pv;
 }
 
+static void publish_info(profile_plugin *pl, profile_vm *pv);
+
 static const char *mode_name(int mode)
 {
     switch (mode) {
@@ -82,10 +84,32 @@ void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv)
         ddm_headline_figure f = {"mode", DDM_VAL_INT, pv->mode, 0};
         h->vm_headline_figures(pl->self, vm, "trace", &f, pv->mode >= 0 ? 1 : 0);
     }
-    if (!pv->info)
+    pv->shown = 1;
+    if (!pv->info && !pl->lazy_view)
         pv->info = h->view_new(pl->self, vm, "profile", DDM_VIEW_RECORD, "Method profiling");
-    if (!pv->info)
+    if (pv->info)
+        publish_info(pl, pv);
+}
+
+/* vm_view_declare's make (1.6): somebody asks for @vm's "profile". Made
+ * only once there is a state to show, as when it was made at the first. */
+static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    profile_plugin *pl = ud;
+    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    (void)name;
+    if (!pv || !pv->shown || pv->info)
         return;
+    pv->info = pl->host->view_new(self, vm, "profile", DDM_VIEW_RECORD, "Method profiling");
+    if (pv->info)
+        publish_info(pl, pv);
+}
+
+static void publish_info(profile_plugin *pl, profile_vm *pv)
+{
+    const ddm_host *h = pl->host;
+    const char *name = mode_name(pv->mode);
+
     h->view_begin(pv->info);
     h->view_field_str(pv->info, "mode", name);
     h->view_field_bool(pv->info, "ddmon_trace_running", pv->job != NULL);
@@ -254,6 +278,11 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
             return -ENOMEM;
         /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
         (void)ddm_tick_wake_on_watch(host, self, poll);
+    }
+    if (DDM_HOST_HAS(host, vm_view_declare)) {
+        if ((rc = host->vm_view_declare(self, "profile", make_view, pl, NULL)) != 0)
+            return rc;
+        pl->lazy_view = 1;
     }
     return 0;
 }

@@ -59,6 +59,8 @@ struct profile_plugin {
     const ddm_host *host;
     unsigned timeout_ms;
     ddm_tick_list ticks;      /* the VMs a poll tick visits while the watches stay the same */
+    int lazy_view;            /* "profile" is declared (vm_view_declare, 1.6): a VM's is made
+                                 when asked for, once there is a state to show */
 };
 
 /** MPRQ's answer: -1 not known yet. */
@@ -74,7 +76,9 @@ typedef struct profile_vm {
     uint64_t traces;          /* traces saved */
     char *last_path;          /* the last trace's file (malloc), NULL before the first: an
                                  idle VM's state stays small */
-    ddm_view *info;           /* "profile": mode, traces, last file */
+    ddm_view *info;           /* "profile": mode, traces, last file; made at the first
+                                 profile_show_state, or (declared, 1.6) when asked after it */
+    int shown;                /* profile_show_state ran: the view has something to show */
     ddm_view *methods, *threads, *summary; /* the last trace's */
     ddm_vm *vm;               /* borrowed: the state goes with the VM */
     ddm_tick_node tick;       /* on pl->ticks while its "profile" view is watched */

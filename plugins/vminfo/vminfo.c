@@ -7,7 +7,10 @@
  * Headline "wait" while the VM waits for a debugger. Commands live in
  * vminfo-commands.c, decoders in vminfo-parse.c.
  * Invariants: per-VM state exists from DDM_VM_READY (or the first event)
- * until the core frees it at VM gone; the view is owned by the core.
+ * until the core frees it at VM gone; the view is owned by the core. With
+ * a core of plugin ABI 1.6 the view is declared (vm_view_declare): a VM
+ * nobody asks about and that sent no APNM, WAIT or STAG holds neither
+ * view nor state, and the view made when asked shows what it would have.
  * "waiting" clears when the core reports a debugger attached through ddmon
  * (info->debugger, with DDM_VM_CHANGED): the app goes on at the debugger's
  * first packet.
@@ -43,10 +46,33 @@ vminfo_vm *vminfo_vm_state(vminfo_plugin *pl, ddm_vm *vm)
     st->wait_reason = -1;
     if (h->vm_set_data(pl->self, vm, st, vm_state_free) != 0)
         return NULL; /* freed by the host */
+    if (!pl->lazy_view)
+        vminfo_view_make(pl, vm, st);
+    return st;
+}
+
+void vminfo_view_make(vminfo_plugin *pl, ddm_vm *vm, vminfo_vm *st)
+{
+    const ddm_host *h = pl->host;
+    if (st->view_made)
+        return;
+    st->view_made = 1;
     st->view = h->view_new(pl->self, vm, "vminfo", DDM_VIEW_RECORD, "VM information");
     if (!st->view)
         h->log(pl->self, DDM_LOG_WARNING, "cannot create the vminfo view (name taken?)");
-    return st;
+}
+
+/* vm_view_declare's make (1.6): somebody asks for @vm's "vminfo". */
+static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    vminfo_plugin *pl = ud;
+    vminfo_vm *st = vminfo_vm_state(pl, vm);
+    (void)self;
+    (void)name;
+    if (!st)
+        return;
+    vminfo_view_make(pl, vm, st);
+    vminfo_publish(pl, vm); /* what READY and every change since would have shown */
 }
 
 /* "a, b, c" from the FEAT list (caller frees); NULL if out of memory. */
@@ -81,14 +107,20 @@ static char *features_text(const ddm_vm_info *info)
 void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm)
 {
     const ddm_host *h = pl->host;
-    vminfo_vm *st = vminfo_vm_state(pl, vm);
+    /* Declared (1.6): a VM without state has no view yet, waits for no
+     * debugger (no WAIT came) and so has no headline to change. */
+    vminfo_vm *st = pl->lazy_view ? h->vm_get_data(pl->self, vm) : vminfo_vm_state(pl, vm);
     const ddm_vm_info *info = h->vm_info(vm);
     ddm_view *v;
     char stage[5];
     char *feats;
 
-    if (!st || !st->view || !info)
+    if (!st || !info)
         return;
+    if (!st->view) {
+        h->vm_headline(pl->self, vm, "wait", st->waiting ? "waiting for debugger" : NULL);
+        return;
+    }
     v = st->view;
     h->view_begin(v);
     h->view_field_int(v, "pid", info->pid);
@@ -225,6 +257,11 @@ static int vminfo_init(ddm_plugin *self, const ddm_host *host)
         (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
         (rc = vminfo_commands_register(pl)) != 0)
         return rc;
+    if (DDM_HOST_HAS(host, vm_view_declare)) {
+        if ((rc = host->vm_view_declare(self, "vminfo", make_view, pl, NULL)) != 0)
+            return rc;
+        pl->lazy_view = 1;
+    }
     return 0;
 }
 

@@ -47,11 +47,14 @@ typedef struct vminfo_plugin {
     const ddm_host *host;
     unsigned gc_timeout_ms;
     struct gc_call *gcs; /* gc commands not finished yet, any VM (vminfo-commands.c) */
+    int lazy_view;       /* "vminfo" is declared (vm_view_declare, 1.6): a VM's view and
+                            state are made when asked for or at its first event */
 } vminfo_plugin;
 
 /** Per-VM state. */
 typedef struct vminfo_vm {
     ddm_view *view;    /* "vminfo" record, owned by the core (goes with the VM) */
+    int view_made;     /* vminfo_view_make ran */
     int waiting;       /* a WAIT was received */
     int wait_reason;   /* its reason byte, -1 if the chunk had none */
     int has_stage;
@@ -84,8 +87,11 @@ int vminfo_parse_stag(const uint8_t *data, size_t len, uint32_t *stage);
 /** (Re)publish the VM's record view from vm_info and the plugin's state. */
 void vminfo_publish(vminfo_plugin *pl, ddm_vm *vm);
 
-/** The VM's state, created (with its view) on first use; NULL if out of memory. */
+/** The VM's state, created on first use (with its view, unless the view is
+ *  declared: then when asked for); NULL if out of memory. */
 vminfo_vm *vminfo_vm_state(vminfo_plugin *pl, ddm_vm *vm);
+/** Make @st's "vminfo" view unless made (empty until vminfo_publish). */
+void vminfo_view_make(vminfo_plugin *pl, ddm_vm *vm, vminfo_vm *st);
 
 /** Register the exit and gc commands and the taps that end a gc early. 0 or -errno. */
 int vminfo_commands_register(vminfo_plugin *pl);

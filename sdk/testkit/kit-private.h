@@ -198,6 +198,7 @@ typedef enum fh_reg_kind {
     FH_REG_COMMAND,   /* register_command */
     FH_REG_STREAM,    /* register_chunk_stream (1.2): an owner too */
     FH_REG_PLAIN_LISTENER, /* register_plain_vm_listener (1.2) */
+    FH_REG_VIEW_DECL, /* vm_view_declare (1.6): name, view_make */
 } fh_reg_kind;
 
 typedef struct fh_reg {
@@ -208,6 +209,7 @@ typedef struct fh_reg {
     ddm_vm_fn vm_fn;
     ddm_command_fn cmd_fn;
     ddm_stream_ops stream; /* FH_REG_STREAM: a copy of the plugin's ops */
+    ddm_view_make_fn view_make; /* FH_REG_VIEW_DECL */
     void *ud;
     ddm_free_fn ud_free;
 } fh_reg;
@@ -247,6 +249,7 @@ struct fake_host {
     uint32_t request_error_type; /* 0: every type */
     int sync_changed;
     int default_watchers;
+    int making;         /* a declared view's make runs (1.6): no nested makes */
     uint64_t watch_gen; /* watch_generation (1.4): bumped by any watcher change or new view */
     unsigned long watcher_queries; /* view_watchers calls (fake_host_watcher_queries) */
     int view_errors, expect_view_errors;
@@ -303,6 +306,13 @@ fh_reg *fh_find_command(fake_host *fh, const char *name);
 int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
                         const char *summary, ddm_command_fn fn, void *ud,
                         ddm_free_fn ud_free);
+
+/* kit_regs.c: vm_view_declare (1.6), and making the declared views named
+ * @name (NULL: all) of @vm (NULL: every ready DDM VM) not made yet, as the
+ * core does before a frontend's look. */
+int fh_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make, void *ud,
+                       ddm_free_fn ud_free);
+void fh_make_declared(fake_host *fh, ddm_vm *vm, const char *name);
 
 /* kit_vms.c */
 void fh_vm_info_clear(ddm_vm *vm);

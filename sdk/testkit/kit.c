@@ -68,6 +68,7 @@ fake_host *fake_host_new(void)
     h->vm_metric = fh_vm_metric;
     h->watch_generation = fh_watch_generation;
     h->timer_wake_on_watch = fh_timer_wake_on_watch;
+    h->vm_view_declare = fh_vm_view_declare;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -97,7 +98,12 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->vm_metric = fh_vm_metric;
     h->watch_generation = fh_watch_generation;
     h->timer_wake_on_watch = fh_timer_wake_on_watch;
+    h->vm_view_declare = fh_vm_view_declare;
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 6) {
+        h->size = (uint32_t)offsetof(ddm_host, vm_view_declare);
+        h->vm_view_declare = NULL;
+    }
     if (minor < 5) {
         h->size = (uint32_t)offsetof(ddm_host, timer_wake_on_watch);
         h->timer_wake_on_watch = NULL;

@@ -145,6 +145,70 @@ int fh_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
                              ud_free);
 }
 
+/* ---------------------------------------------- declared views (1.6) */
+
+int fh_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make, void *ud,
+                       ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    size_t i;
+    int err;
+    /* As the core: the arguments first (-EINVAL), then the phase (-EPERM). */
+    if (!make || !name || !*name || strlen(name) > DDM_VIEW_MAX_STRING) {
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    err = check_init_phase(fh, "vm_view_declare", ud, ud_free);
+    if (err)
+        return err;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *o = fh->regs.v[i];
+        if (o->kind == FH_REG_VIEW_DECL && strcmp(o->name, name) == 0) {
+            if (ud_free)
+                ud_free(ud);
+            return -EEXIST;
+        }
+    }
+    r = reg_add(fh, FH_REG_VIEW_DECL, ud, ud_free);
+    r->name = xstrdup(name);
+    r->view_make = make;
+    return 0;
+}
+
+static int view_made(fake_host *fh, ddm_vm *vm, const char *name)
+{
+    size_t i;
+    for (i = 0; i < fh->views.n; i++) {
+        ddm_view *v = fh->views.v[i];
+        if (v->vm == vm && strcmp(v->name, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void fh_make_declared(fake_host *fh, ddm_vm *vm, const char *name)
+{
+    size_t i, j;
+    if (fh->making || !fh->loaded)
+        return;
+    fh->making++;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind != FH_REG_VIEW_DECL || (name && strcmp(r->name, name) != 0))
+            continue;
+        for (j = 0; j < fh->vms.n; j++) {
+            ddm_vm *v = fh->vms.v[j];
+            if ((vm && v != vm) || !v->ready || v->gone || !v->info.ddm || v->plain)
+                continue;
+            if (!view_made(fh, v, r->name))
+                r->view_make(&fh->plugin, v, r->name, r->ud);
+        }
+    }
+    fh->making--;
+}
+
 fh_reg *fh_find_command(fake_host *fh, const char *name)
 {
     size_t i;

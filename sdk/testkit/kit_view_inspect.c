@@ -6,7 +6,7 @@
  */
 #include "kit-private.h"
 
-ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name)
+static ddm_view *view_find_made(fake_host *fh, ddm_vm *vm, const char *name)
 {
     size_t i;
     for (i = 0; i < fh->views.n; i++) {
@@ -17,10 +17,38 @@ ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name)
     return NULL;
 }
 
+/* As a frontend's look at the core: a declared view not made yet is made
+ * first (1.6). */
+ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name)
+{
+    ddm_view *v = view_find_made(fh, vm, name);
+    if (v || !vm)
+        return v;
+    fh_make_declared(fh, vm, name);
+    return view_find_made(fh, vm, name);
+}
+
+ddm_view *fake_view_find_made(fake_host *fh, ddm_vm *vm, const char *name)
+{
+    return view_find_made(fh, vm, name);
+}
+
+int fake_host_n_views_made(fake_host *fh, ddm_vm *vm)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i < fh->views.n; i++)
+        if (((ddm_view *)fh->views.v[i])->vm == vm)
+            n++;
+    return n;
+}
+
 int fake_host_n_views(fake_host *fh, ddm_vm *vm)
 {
     size_t i;
     int n = 0;
+    if (vm)
+        fh_make_declared(fh, vm, NULL); /* a listing of the VM's views makes them all */
     for (i = 0; i < fh->views.n; i++)
         if (((ddm_view *)fh->views.v[i])->vm == vm)
             n++;
@@ -61,6 +89,8 @@ void fake_host_set_default_watchers(fake_host *fh, int n)
 {
     fh->default_watchers = n;
     fh->watch_gen++;
+    if (n > 0)
+        fh_make_declared(fh, NULL, NULL); /* as a watch of every view: they exist */
 }
 
 void fake_host_expect_view_errors(fake_host *fh)

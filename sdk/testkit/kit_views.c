@@ -108,7 +108,7 @@ ddm_view *fh_view_new(ddm_plugin *self, ddm_vm *vm, const char *name, ddm_view_k
         return NULL;
     if (vm && vm->gone)
         return NULL;
-    if (fake_view_find(fh, vm, name) || fh->views.n >= FH_MAX_ITEMS)
+    if (fake_view_find_made(fh, vm, name) || fh->views.n >= FH_MAX_ITEMS)
         return NULL;
     v = fh_view_alloc(fh, vm, name, kind, title);
     vec_push(&fh->views, v);

@@ -149,6 +149,8 @@ void fake_host_vm_event(fake_host *fh, ddm_vm *vm, ddm_vm_event event)
         fail_msg("fake-host: event %d for a VM that is gone", (int)event);
     if (event == DDM_VM_READY)
         vm->ready = 1;
+    if (event == DDM_VM_READY && !vm->plain && fh->default_watchers > 0)
+        fh_make_declared(fh, vm, NULL); /* as the core: views a watch counts, before READY */
     if (event != DDM_VM_GONE) {
         run_listeners(fh, vm, event);
         return;

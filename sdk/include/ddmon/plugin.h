@@ -61,6 +61,8 @@
  *  1.5  ddm_host.timer_wake_on_watch: a poll tick runs as soon as a watch
  *       begins; ddm_tick_wake_on_watch (header-only); DDM_HEADLINE_LABELS_MAX,
  *       the per-VM cap on headline and figure labels.
+ *  1.6  ddm_host.vm_view_declare (ddm_view_make_fn): a VM's view made only
+ *       when somebody asks for it or watches it.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -460,6 +462,20 @@ typedef enum ddm_cmd_status {
 typedef int (*ddm_command_fn)(ddm_plugin *self, ddm_cmd *cmd, int argc,
                               const char *const *argv, void *ud);
 
+/**
+ * Make view @name of @vm now (vm_view_declare): somebody asks for it or
+ * begins to watch it, and this plugin has not made it. Make it with
+ * view_new (@vm, @name) and fill it as it would be had it been made when
+ * the VM became ready: the same columns, the same content. Making nothing
+ * is allowed (the view then does not exist). Called only for a DDM VM
+ * that is ready and whose DDM_VM_GONE has not begun, possibly just before
+ * its DDM_VM_READY reaches this plugin's listener (a VM that becomes ready
+ * while a watch would count the view), so make the per-VM state there if
+ * it is not there yet. Never from inside a host call of this plugin's.
+ * Since: 1.6
+ */
+typedef void (*ddm_view_make_fn)(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
+
 /** Timer callback: return 1 to keep the timer, 0 to stop it. Since: 1.0 */
 typedef int (*ddm_timer_fn)(ddm_plugin *self, void *ud);
 
@@ -756,7 +772,28 @@ struct ddm_host {
      */
     int (*timer_wake_on_watch)(ddm_plugin *self, uint32_t id, int on);
 
-    /* ABI 1.6 and later: new members go here, never above. */
+    /* --- views made when asked -------------------------------------- 1.6 */
+    /**
+     * Declare the per-VM view @name (1..DDM_VIEW_MAX_STRING bytes) that
+     * this plugin makes for DDM VMs, so that a VM nobody looks at holds
+     * none: the core calls @make for a VM when a frontend asks for or
+     * begins to watch that view of it (`ddmon view`, `ddmon snapshot`,
+     * `ddmon watch`, the TUI, the web, a /metrics scrape counting a
+     * family's view), or lists every view, and the plugin has not made
+     * it. The plugin still makes it itself with view_new whenever it has
+     * something to show (and must, before it publishes), and a view it
+     * has made is never asked for again until it is freed. Until it is
+     * made, the plugin holds no handle and has no watcher to poll for.
+     * Only inside init. -EINVAL for a bad name or a NULL @make, -EEXIST if
+     * this plugin declared @name already. @ud/@ud_free as for every
+     * register_* call. Since: 1.6; on an older core (test
+     * DDM_HOST_HAS(host, vm_view_declare)) make the views at
+     * DDM_VM_READY as before.
+     */
+    int (*vm_view_declare)(ddm_plugin *self, const char *name, ddm_view_make_fn make, void *ud,
+                           ddm_free_fn ud_free);
+
+    /* ABI 1.7 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */

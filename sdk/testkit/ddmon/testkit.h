@@ -131,6 +131,11 @@
  *    bigger blobs refused with -EFBIG; these are not misuse.
  *    view_watchers returns what the test set (fake_view_set_watchers, or a
  *    default for every view with fake_host_set_default_watchers).
+ *  - vm_view_declare (1.6): a declared view is made (the plugin's make
+ *    callback) when the test looks for it (fake_view_find, fake_host_n_views
+ *    of its VM), when default watchers are set above 0 (every ready DDM
+ *    VM's), and for a VM that becomes ready while they are; as in the core,
+ *    one name per plugin (-EEXIST), only in init (-EPERM).
  *  - timers: recorded, fired only by fake_host_fire_timers() (or, for those
  *    that opted in with timer_wake_on_watch, fake_host_watch_begins()); a callback
  *    returning 0 or calling timer_remove stops its timer (ud_free runs
@@ -426,8 +431,15 @@ const char *fake_cmd_progress_unit(ddm_cmd *cmd);
 
 /** The view @name of @vm (NULL = global), or NULL. */
 ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name);
-/** Number of live views of @vm (NULL = global ones). */
+/** Number of live views of @vm (NULL = global ones). Like a frontend
+ *  listing the VM's views, it first makes the views the plugin declared
+ *  (vm_view_declare, 1.6) and has not made; fake_view_find makes the one
+ *  asked for the same way. */
 int fake_host_n_views(fake_host *fh, ddm_vm *vm);
+/** As fake_view_find and fake_host_n_views, without making declared views:
+ *  what the plugin made itself (1.6). */
+ddm_view *fake_view_find_made(fake_host *fh, ddm_vm *vm, const char *name);
+int fake_host_n_views_made(fake_host *fh, ddm_vm *vm);
 ddm_view_kind fake_view_kind(ddm_view *v);
 const char *fake_view_title(ddm_view *v);
 /** Number of commits so far. */

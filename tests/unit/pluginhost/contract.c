@@ -53,6 +53,8 @@ static struct {
     int stream_begin_rc, stream_data_rc; /* what the stream ops answer */
     const uint8_t *stream_expect; /* the bytes a stream should carry, or NULL */
     int metrics;            /* declare metric families in init (1.3) */
+    int declare_views;      /* declare ct.lazy in init (vm_view_declare, 1.6) */
+    int rc_declare, rc_declare_dup, lazy_makes;
     /* seen */
     ddm_plugin *self;
     const ddm_host *host;
@@ -376,6 +378,8 @@ static void ct_declare_metrics(ddm_plugin *self, const ddm_host *host)
         CT.m_rc[i] = host->register_metric(self, &fams[i]);
 }
 
+static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
+
 static int ct_init(ddm_plugin *self, const ddm_host *host)
 {
     const char *v;
@@ -424,7 +428,27 @@ static int ct_init(ddm_plugin *self, const ddm_host *host)
         return rc;
     if (CT.metrics)
         ct_declare_metrics(self, host);
+    if (CT.declare_views) {
+        CT.rc_declare = host->vm_view_declare(self, "ct.lazy", lazy_make, malloc(4), count_ud_free);
+        CT.rc_declare_dup = host->vm_view_declare(self, "ct.lazy", lazy_make, malloc(4),
+                                                  count_ud_free);
+    }
     return 0;
+}
+
+/* vm_view_declare's make: ct.lazy, one row of 5. */
+static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    static const ddm_column col = {"n", DDM_VAL_INT, NULL};
+    ddm_view *v = CT.host->view_new(self, vm, name, DDM_VIEW_TABLE, "lazy");
+    (void)ud;
+    CT.lazy_makes++;
+    assert_non_null(v);
+    CT.host->view_set_columns(v, &col, 1);
+    CT.host->view_begin(v);
+    CT.host->view_row(v);
+    CT.host->view_int(v, 5);
+    CT.host->view_commit(v);
 }
 
 static void ct_fini(ddm_plugin *self)
@@ -658,6 +682,38 @@ static void ct_views(void **state)
     assert_int_equal(D->view_field_int(h, NULL, "ct.rec", "k", &k), 0);
     assert_int_equal(k, 7);
     assert_int_equal(D->view_rows(h, NULL, "ct.table"), -1); /* per VM, not global */
+}
+
+/* ABI 1.6: a declared per-VM view is made by the plugin's make callback
+ * when somebody looks for it, once per VM, and not before; one name per
+ * plugin; only in init. */
+static void ct_declared_views(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm, *other;
+    int frees;
+    CT.declare_views = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_int_equal(CT.rc_declare, 0);
+    assert_int_equal(CT.rc_declare_dup, -EEXIST);
+    vm = ready_vm(h, "ct:1", 101);
+    other = ready_vm(h, "ct:2", 102);
+    assert_int_equal(CT.lazy_makes, 0); /* ready, nobody looked */
+    assert_int_equal(D->view_rows(h, vm, "ct.lazy"), 1);
+    assert_int_equal(CT.lazy_makes, 1);
+    assert_int_equal(D->view_rows(h, vm, "ct.lazy"), 1);
+    assert_int_equal(CT.lazy_makes, 1); /* made once */
+    assert_int_equal(D->view_rows(h, NULL, "ct.lazy"), -1); /* per VM, never global */
+    assert_int_equal(D->view_rows(h, vm, "ct.other"), -1);
+    assert_int_equal(CT.lazy_makes, 1);
+    assert_int_equal(D->view_rows(h, other, "ct.lazy"), 1);
+    assert_int_equal(CT.lazy_makes, 2);
+    frees = CT.ud_frees;
+    assert_int_equal(CT.host->vm_view_declare(CT.self, "ct.late", lazy_make, malloc(4),
+                                              count_ud_free),
+                     -EPERM);
+    assert_int_equal(CT.ud_frees, frees + 1); /* the ud went at once */
+    assert_int_equal(CT.host->vm_view_declare(CT.self, "", lazy_make, NULL, NULL), -EINVAL);
 }
 
 /* The limits of <ddmon/plugin.h> hold, with the errors it names. */
@@ -1394,6 +1450,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_vm_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_views, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_declared_views, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_headline_label_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),

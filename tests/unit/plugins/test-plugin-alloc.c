@@ -721,6 +721,50 @@ static void test_poll_only_while_watched(void **state)
     free(p);
 }
 
+/* Plugin ABI 1.6: a ready VM nobody asked about holds none of the four
+ * views; the first look makes all four as they were made before (columns,
+ * no rows), and a REAL before any look makes them with its rows. */
+static void test_views_made_when_asked(void **state)
+{
+    fixture *f = *state;
+    static const char *const names[] = { "alloc", "alloc.by-class", "alloc.by-site",
+                                         "alloc.by-thread" };
+    ddm_vm_info info = {0};
+    ddm_vm *other;
+    ddm_view *v;
+    uint8_t *p;
+    size_t len, i;
+
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    v = fake_view_find(f->fh, f->vm, "alloc.by-site");
+    assert_non_null(v);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    for (i = 0; i < 4; i++) {
+        v = fake_view_find_made(f->fh, f->vm, names[i]);
+        assert_non_null(v);
+        assert_int_equal(fake_view_n_rows(v), 0);
+        assert_int_equal(fake_view_version(v), 0);
+    }
+    assert_string_equal(fake_view_title(fake_view_find_made(f->fh, f->vm, "alloc")), "Allocations");
+    assert_int_equal(fake_view_n_cols(fake_view_find_made(f->fh, f->vm, "alloc")), 4);
+
+    info.key = "127.0.0.1:8001";
+    info.pid = 1235;
+    info.ddm = 1;
+    info.user_id = -1;
+    info.native_debuggable = -1;
+    other = fake_host_add_vm(f->fh, &info);
+    fake_host_vm_event(f->fh, other, DDM_VM_READY);
+    assert_int_equal(fake_host_n_views_made(f->fh, other), 0);
+    p = std_real(&len);
+    assert_int_equal(fake_host_deliver(f->fh, other, ALLOC_CHUNK_REAL, DDM_ORIGIN_EVENT, p, len), DDM_OK);
+    free(p);
+    assert_int_equal(fake_host_n_views_made(f->fh, other), 4);
+    v = fake_view_find_made(f->fh, other, "alloc");
+    assert_int_equal(fake_view_n_rows(v), N_ENTRIES);
+    assert_int_equal(fake_view_version(v), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -741,6 +785,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_and_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_only_while_watched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1916,12 +1916,62 @@ static void test_request_errors(void **state)
     teardown((void **)&f);
 }
 
+/* Plugin ABI 1.6: a ready VM nobody asked about holds no heap view; the
+ * first look makes all of them as READY made them before (their columns,
+ * no rows, no commit), and data arriving first makes them too. */
+static void test_views_made_when_asked(void **state)
+{
+    fixture *f = *state;
+    static const char *const names[] = { "heap.summary", "heap.segments", "heap.histogram",
+                                         "heap.fragmentation", "heap.map" };
+    const uint32_t ids[] = { 1 };
+    ddm_vm *other;
+    ddm_view *v;
+    size_t i;
+    int n_made = bm_png_available() ? 6 : 5;
+
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_null(fake_view_find_made(f->fh, f->vm, "heap.summary"));
+    v = fake_view_find(f->fh, f->vm, "heap.summary"); /* a frontend asks */
+    assert_non_null(v);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), n_made);
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        v = fake_view_find_made(f->fh, f->vm, names[i]);
+        assert_non_null(v);
+        assert_int_equal(fake_view_kind(v), DDM_VIEW_TABLE);
+        assert_int_equal(fake_view_version(v), 0); /* no commit but the columns' */
+        assert_true(fake_view_n_cols(v) > 0);
+        assert_int_equal(fake_view_n_rows(v), 0);
+    }
+    v = fake_view_find_made(f->fh, f->vm, "heap.summary");
+    assert_string_equal(fake_view_title(v), "Heap summary");
+    assert_int_equal(fake_view_n_cols(v), 9);
+    assert_int_equal(fake_view_col_type(v, "used"), DDM_VAL_DOUBLE);
+    assert_string_equal(fake_view_col_unit(v, "timestamp"), "ms");
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_version(v), 1);
+
+    /* Data before any look: the views are made with it, the rows in. */
+    other = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 43, .ddm = 1, .user_id = -1,
+                                                    .key = "127.0.0.1:8043", .app_name = "b" });
+    fake_host_vm_event(f->fh, other, DDM_VM_READY);
+    assert_int_equal(fake_host_n_views_made(f->fh, other), 0);
+    f->vm = other;
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_int_equal(fake_host_n_views_made(f->fh, other), n_made);
+    v = fake_view_find_made(f->fh, other, "heap.summary");
+    assert_int_equal(fake_view_n_rows(v), 1);
+    assert_int_equal(fake_view_version(v), 1);
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1); /* the caption's capture time */
     tzset();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_unwatched_sends_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watched_requests, setup, teardown),
         cmocka_unit_test(test_each_view_counts),
         cmocka_unit_test(test_watched_at_ready),

@@ -708,6 +708,9 @@ static void test_tick_only_watched(void **state)
         vms[i] = fake_host_add_vm(fh, &(ddm_vm_info){ .pid = (uint32_t)(100 + i), .ddm = 1,
                                                       .user_id = -1, .key = key });
         fake_host_vm_event(fh, vms[i], DDM_VM_READY);
+        /* its views made (as a frontend listing them would, ABI 1.6), so
+         * that a walk's watcher queries count the VMs it visits */
+        assert_int_equal(fake_host_n_views(fh, vms[i]), 4);
     }
     fake_host_fire_timers(fh); /* the first tick walks every VM */
     q = fake_host_watcher_queries(fh);
@@ -1075,9 +1078,41 @@ static void test_maps(void **state)
     }
 }
 
+/* Plugin ABI 1.6: a ready VM nobody asked about holds no nativeheap view;
+ * the first look at one makes the four as READY made them before (the
+ * tables' columns, the summary record empty), and the tick then sees the
+ * watch and polls. */
+static void test_views_made_when_asked(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v;
+
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0); /* a tick makes none */
+    v = fake_view_find(f->fh, f->vm, "nativeheap.allocations");
+    assert_non_null(v);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_string_equal(fake_view_title(v), "Native allocations by size");
+    assert_int_equal(fake_view_n_cols(v), 5);
+    assert_int_equal(fake_view_n_rows(v), 0);
+    v = fake_view_find_made(f->fh, f->vm, "nativeheap.summary");
+    assert_non_null(v);
+    assert_int_equal(fake_view_kind(v), DDM_VIEW_RECORD);
+    assert_int_equal(fake_view_n_fields(v), 0);
+    assert_int_equal(fake_view_version(v), 0);
+    v = fake_view_find_made(f->fh, f->vm, "nativeheap.segments");
+    assert_non_null(v);
+    assert_string_equal(fake_view_col_unit(v, "native"), "B");
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.summary"), 1);
+    fake_host_fire_timers(f->fh);
+    assert_true(fake_host_find_request(f->fh, f->vm, NHGT, 0) >= 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test_setup_teardown(test_segments, setup, teardown),

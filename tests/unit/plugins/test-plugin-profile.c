@@ -160,6 +160,33 @@ static void test_owns_and_asks(void **state)
     assert_non_null(info);
 }
 
+/* Plugin ABI 1.6: the "profile" view of a VM nobody asked about is not made
+ * at MPRQ's answer (the headline figure is); asked for, it shows what it
+ * would have; asked before any answer, there is none, as before. */
+static void test_view_made_when_asked(void **state)
+{
+    Fx *f = *state;
+    uint8_t sampling = 2;
+    ddm_view *info;
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    assert_null(fake_view_find(f->fh, f->vm, "profile")); /* nothing to show yet */
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &sampling, 1);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "trace"), "sampling");
+    assert_null(fake_view_find_made(f->fh, f->vm, "profile"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    info = fake_view_find(f->fh, f->vm, "profile");
+    assert_non_null(info);
+    assert_int_equal(fake_view_kind(info), DDM_VIEW_RECORD);
+    assert_string_equal(fake_view_title(info), "Method profiling");
+    assert_int_equal(fake_view_n_fields(info), 4);
+    assert_string_equal(fake_view_field_str(info, "mode"), "sampling");
+    assert_string_equal(fake_view_field_str(info, "ddmon_trace_running"), "false");
+    assert_int_equal(fake_view_field_int(info, "traces_saved"), 0);
+    assert_true(fake_view_has_field(info, "last_file"));
+    assert_int_equal(fake_view_version(info), 1);
+}
+
 /* MPRQ's byte is checked (0..2) in one place; a VM whose "profile" view is
  * watched is asked again every PROFILE_POLL_MS (an app may start a trace
  * itself), one that nobody watches is not. */
@@ -440,6 +467,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_owns_and_asks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_view_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mprq_checked_and_polled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_streamed_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_refused, setup, teardown),

@@ -272,6 +272,47 @@ static void test_wait(void **state)
     assert_true(fake_host_log_contains(f->fh, "WAIT without a reason"));
 }
 
+/* Plugin ABI 1.6: a ready VM nobody asked about holds neither the vminfo
+ * view nor state; the view made at the first look shows every field READY
+ * and the changes since would have (here a WAIT and a rename that came
+ * before the look); the headline did not wait for the look. */
+static void test_view_made_when_asked(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    static const uint8_t zero = 0;
+    uint8_t *p;
+    size_t len;
+    ddm_view *v;
+
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    p = apnm("com.example.notes", 0, 0, NULL, &len);
+    assert_int_equal(deliver(f, VMINFO_CHUNK_APNM, p, len), DDM_OK);
+    free(p);
+    assert_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm)); /* a rename needs no state */
+    assert_int_equal(deliver(f, VMINFO_CHUNK_WAIT, &zero, 1), DDM_OK);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "wait"), "waiting for debugger");
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_non_null(v);
+    assert_int_equal(fake_view_kind(v), DDM_VIEW_RECORD);
+    assert_string_equal(fake_view_title(v), "VM information");
+    assert_int_equal(fake_view_version(v), 1);
+    assert_int_equal(fake_view_field_int(v, "pid"), 1234);
+    assert_string_equal(fake_view_field_str(v, "app"), "com.example.notes");
+    assert_string_equal(fake_view_field_str(v, "vm ident"), "Dalvik v1.6.0");
+    assert_string_equal(fake_view_field_str(v, "features"), "hprof-heap-dump, method-trace-profiling");
+    assert_string_equal(fake_view_field_str(v, "waiting"), "true");
+    assert_string_equal(fake_view_field_str(v, "debugger"), "waiting for debugger");
+    assert_string_equal(fake_view_field_str(v, "connection"), "127.0.0.1:8000");
+    assert_int_equal(fake_view_n_fields(v), 14);
+    /* made: later changes go to it at once */
+    fake_host_set_debugger(f->fh, f->vm, 1);
+    assert_string_equal(fake_view_field_str(v, "debugger"), "attached");
+    assert_int_equal(fake_view_version(v), 2);
+}
+
 static void test_stag(void **state)
 {
     fixture *f = *state;
@@ -643,6 +684,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_registers_everything),
         T(test_view_from_vm_info),
+        T(test_view_made_when_asked),
         T(test_view_follows_vm_changed),
         T(test_apnm_name_only),
         T(test_apnm_with_user_id),

@@ -1661,9 +1661,114 @@ static void test_views_empty_contents_shared(void **state)
     ddm_views_free(s);
 }
 
+/* ---------------------------------------------- views made on demand */
+
+typedef struct MakerLog {
+    guint calls;
+    char *last_name, *last_key; /* "*" for NULL */
+    guint nested_lookups;
+} MakerLog;
+
+/* A maker that knows one declared view: "lazy" of VMs "k1" and "k2". */
+static void test_maker(DdmViews *store, const char *name, const char *vm_key, gpointer ud)
+{
+    MakerLog *log = ud;
+    const char *keys[] = {"k1", "k2"};
+    log->calls++;
+    g_free(log->last_name);
+    g_free(log->last_key);
+    log->last_name = g_strdup(name ? name : "*");
+    log->last_key = g_strdup(vm_key ? vm_key : "*");
+    /* a lookup from inside does not call the maker again */
+    if (!ddm_views_lookup(store, "nothing", "k1"))
+        log->nested_lookups++;
+    if (name && strcmp(name, "lazy") != 0)
+        return;
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        if (vm_key && strcmp(vm_key, keys[i]) != 0)
+            continue;
+        if (ddm_views_lookup_made(store, "lazy", keys[i]))
+            continue;
+        ddm_view *v = ddm_views_create(store, "p", keys[i], "lazy", DDM_VIEW_RECORD, "Lazy");
+        assert_non_null(v);
+        assert_int_equal(ddm_view_begin(v), 0);
+        assert_int_equal(ddm_view_field_int(v, "n", 7), 0);
+        assert_int_equal(ddm_view_commit(v), 0);
+    }
+}
+
+static void test_views_maker(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    MakerLog log = {0};
+    ddm_view *v;
+    (void)state;
+
+    ddm_views_set_maker(s, test_maker, &log);
+    /* global names are never declared: no call */
+    assert_null(ddm_views_lookup(s, "vms", NULL));
+    assert_int_equal(log.calls, 0);
+    /* a VM's view not made: the maker is asked for that one, and it is there */
+    v = ddm_views_lookup(s, "lazy", "k1");
+    assert_non_null(v);
+    assert_int_equal(log.calls, 1);
+    assert_string_equal(log.last_name, "lazy");
+    assert_string_equal(log.last_key, "k1");
+    assert_int_equal(log.nested_lookups, 1);
+    assert_int_equal(ddm_view_version(v), 1);
+    assert_null(ddm_views_lookup_made(s, "lazy", "k2"));
+    /* made: not asked again */
+    assert_ptr_equal(ddm_views_lookup(s, "lazy", "k1"), v);
+    assert_int_equal(log.calls, 1);
+    /* an undeclared name of a VM: asked, nothing made */
+    assert_null(ddm_views_lookup(s, "other", "k1"));
+    assert_int_equal(log.calls, 2);
+    /* listing what exists asks nothing; listing asks for every view */
+    g_autoptr(GPtrArray) made = ddm_views_list_made(s);
+    assert_int_equal(made->len, 1);
+    assert_int_equal(log.calls, 2);
+    g_autoptr(GPtrArray) all = ddm_views_list(s);
+    assert_int_equal(log.calls, 3);
+    assert_string_equal(log.last_name, "*");
+    assert_string_equal(log.last_key, "*");
+    assert_int_equal(all->len, 2);
+    ddm_views_destroy(s, ddm_views_lookup(s, "lazy", "k2"));
+    g_autoptr(GPtrArray) named = ddm_views_list_named(s, "lazy");
+    assert_string_equal(log.last_name, "lazy");
+    assert_string_equal(log.last_key, "*");
+    assert_int_equal(named->len, 2); /* made again */
+    /* a watch: the views it counts exist before it counts them */
+    ddm_views_destroy(s, ddm_views_lookup_made(s, "lazy", "k2"));
+    assert_int_equal(ddm_views_watches_matching(s, "lazy", "k2"), 0);
+    guint w = ddm_views_watch(s, "lazy", "k2");
+    assert_string_equal(log.last_key, "k2");
+    v = ddm_views_lookup_made(s, "lazy", "k2");
+    assert_non_null(v);
+    assert_int_equal(ddm_view_watchers(v), 1);
+    assert_int_equal(ddm_views_watches_matching(s, "lazy", "k2"), 1);
+    assert_int_equal(ddm_views_watches_matching(s, "lazy", "k1"), 0);
+    assert_int_equal(ddm_views_watches_matching(s, "other", "k2"), 0);
+    ddm_views_unwatch(s, w);
+    /* a create of a declared name does not ask the maker (no double view) */
+    guint before = log.calls;
+    ddm_views_destroy(s, ddm_views_lookup_made(s, "lazy", "k2"));
+    v = ddm_views_create(s, "p", "k2", "lazy", DDM_VIEW_TABLE, "Lazy");
+    assert_non_null(v);
+    assert_int_equal(log.calls, before);
+    /* no maker: plain lookups */
+    ddm_views_set_maker(s, NULL, NULL);
+    ddm_views_destroy(s, v);
+    assert_null(ddm_views_lookup(s, "lazy", "k2"));
+    assert_int_equal(log.calls, before);
+    g_free(log.last_name);
+    g_free(log.last_key);
+    ddm_views_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_views_maker),
         cmocka_unit_test(test_views_create_lookup),
         cmocka_unit_test(test_views_begin_commit_visibility),
         cmocka_unit_test(test_views_cell_errors),

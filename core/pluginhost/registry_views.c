@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Views plugins declare and the core makes on demand (plugin ABI 1.6,
+ * ddm_host.vm_view_declare): a plugin names the per-VM views it makes, and
+ * makes one for a VM only when it has something to show or when somebody
+ * asks for it. This file keeps the declarations and is the view store's
+ * maker (ddm_views_set_maker): before the store answers a lookup, a list or
+ * a watch, it asks here, and the declaring plugins' make callbacks make the
+ * views asked for that are not made yet. A VM that becomes ready while a
+ * watch would count one of its declared views gets that view at once, so
+ * the plugin sees its watcher at its next look.
+ *
+ * Why: an idle VM nobody looks at held some fifteen plugin views (a handle,
+ * a store slot, a content and its strings each), about 3 KB of its heap
+ * (doc/memory.md, issue 16).
+ *
+ * Invariants: a declaration belongs to one plugin and goes with it (its
+ * ud_free runs in ddm_registry_drop_declared_views_of, before dlclose); the
+ * maker calls a plugin only while it is loaded, and only for a DDM VM in
+ * state READY whose view of that name does not exist.
+ */
+#undef G_LOG_DOMAIN
+#define G_LOG_DOMAIN "ddmon-registry"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/pluginhost/registry-private.h"
+#include "core/session/monitor.h"
+#include "core/session/vm.h"
+#include "core/views/views.h"
+
+typedef struct DdmViewDecl {
+    ddm_plugin *plugin;
+    char *name;
+    ddm_view_make_fn make;
+    void *ud;
+    ddm_free_fn ud_free;
+} DdmViewDecl;
+
+static void decl_free(DdmViewDecl *d)
+{
+    if (d->ud_free)
+        d->ud_free(d->ud);
+    g_free(d->name);
+    g_free(d);
+}
+
+/* Make @d's view of @vm unless it exists or nobody may make it now. */
+static void make_one(DdmViews *store, DdmViewDecl *d, DdmVm *vm)
+{
+    if (!ddm_vm_is_valid(vm) || vm->state != DDM_VM_STATE_READY || !vm->info.key)
+        return;
+    if (d->plugin->status != DDM_PLUGIN_LOADED || !d->make)
+        return;
+    if (ddm_views_lookup_made(store, d->name, vm->info.key))
+        return;
+    d->make(d->plugin, vm, d->name, d->ud);
+}
+
+/* The store's maker: the declared views named @name (NULL: all) of VM
+ * @vm_key (NULL: all). */
+static void make_declared(DdmViews *store, const char *name, const char *vm_key, gpointer ud)
+{
+    DdmRegistry *reg = ud;
+    g_autoptr(GPtrArray) decls = g_ptr_array_new();
+    g_autoptr(GPtrArray) vms = NULL;
+
+    if (!reg->declared_views || !reg->monitor)
+        return;
+    for (guint i = 0; i < reg->declared_views->len; i++) {
+        DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
+        if (!name || strcmp(d->name, name) == 0)
+            g_ptr_array_add(decls, d);
+    }
+    if (decls->len == 0)
+        return; /* a name nobody declared (the core's own views): nothing per VM */
+    if (vm_key) {
+        DdmVm *vm = ddm_monitor_find_vm(reg->monitor, vm_key);
+        if (!vm)
+            return;
+        vms = g_ptr_array_new_with_free_func((GDestroyNotify)ddm_vm_unref);
+        g_ptr_array_add(vms, ddm_vm_ref(vm));
+    } else {
+        vms = ddm_registry_list_vms(reg); /* a reference each: a make may close a VM */
+    }
+    for (guint i = 0; i < vms->len; i++)
+        for (guint j = 0; j < decls->len; j++)
+            make_one(store, g_ptr_array_index(decls, j), g_ptr_array_index(vms, i));
+}
+
+int ddm_registry_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make,
+                                 void *ud, ddm_free_fn ud_free)
+{
+    DdmRegistry *reg;
+    DdmViewDecl *d;
+
+    if (!ddm_plugin_is_valid(self) || !self->registry) {
+        if (ud_free)
+            ud_free(ud); /* rule 3: the ud is the core's from the call on */
+        return -EINVAL;
+    }
+    reg = self->registry;
+    /* As every register_* call: bad arguments -EINVAL, outside init -EPERM. */
+    if (!make || !name || !*name || strlen(name) > DDM_VIEW_MAX_STRING ||
+        !g_utf8_validate(name, -1, NULL)) {
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    if (!ddm_registry_may_register(self, "vm_view_declare")) {
+        if (ud_free)
+            ud_free(ud);
+        return -EPERM;
+    }
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len; i++) {
+        DdmViewDecl *o = g_ptr_array_index(reg->declared_views, i);
+        if (o->plugin == self && strcmp(o->name, name) == 0) {
+            if (ud_free)
+                ud_free(ud);
+            return -EEXIST;
+        }
+    }
+    d = g_new0(DdmViewDecl, 1);
+    d->plugin = self;
+    d->name = g_strdup(name);
+    d->make = make;
+    d->ud = ud;
+    d->ud_free = ud_free;
+    if (!reg->declared_views) {
+        reg->declared_views = g_ptr_array_new();
+        if (reg->views)
+            ddm_views_set_maker(reg->views, make_declared, reg);
+    }
+    g_ptr_array_add(reg->declared_views, d);
+    return 0;
+}
+
+void ddm_registry_declared_views_ready(DdmRegistry *reg, DdmVm *vm)
+{
+    if (!reg->declared_views || !reg->views || !ddm_vm_is_valid(vm) || !vm->info.key)
+        return;
+    for (guint i = 0; i < reg->declared_views->len; i++) {
+        DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
+        if (ddm_views_watches_matching(reg->views, d->name, vm->info.key) > 0)
+            make_one(reg->views, d, vm);
+    }
+}
+
+guint ddm_registry_count_declared_views(DdmRegistry *reg, ddm_plugin *p)
+{
+    guint n = 0;
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len; i++)
+        n += ((DdmViewDecl *)g_ptr_array_index(reg->declared_views, i))->plugin == p;
+    return n;
+}
+
+void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p)
+{
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len;) {
+        DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
+        if (d->plugin == p) {
+            g_ptr_array_remove_index(reg->declared_views, i);
+            decl_free(d);
+        } else {
+            i++;
+        }
+    }
+}
+
+void ddm_registry_declared_views_free(DdmRegistry *reg)
+{
+    if (!reg->declared_views)
+        return;
+    g_assert(reg->declared_views->len == 0); /* every plugin unloaded first */
+    if (reg->views)
+        ddm_views_set_maker(reg->views, NULL, NULL);
+    g_ptr_array_unref(reg->declared_views);
+    reg->declared_views = NULL;
+}
