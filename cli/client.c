@@ -483,18 +483,22 @@ gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
     return TRUE;
 }
 
-JsonNode *ddm_client_next(DdmClient *c, GError **error)
+/* The next buffered line (transfer full), NULL when none is complete or,
+ * with @error, past the cap. */
+static char *next_line(DdmClient *c, gsize *len, GError **error)
 {
-    gsize len = 0;
     gboolean overflow = FALSE;
-    g_autofree char *line = ddm_line_framer_next(c->in, &len, &overflow);
+    char *line = ddm_line_framer_next(c->in, len, &overflow);
     if (overflow) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
                     "the server sent a line longer than %d bytes", DDM_CTL_MAX_RESPONSE);
         return NULL;
     }
-    if (line == NULL)
-        return NULL;
+    return line;
+}
+
+static JsonNode *parse_line(char *line, gsize len, GError **error)
+{
     GError *local = NULL;
     JsonNode *node = ddm_ctl_parse_object(line, len, &local);
     if (node == NULL) {
@@ -503,6 +507,13 @@ JsonNode *ddm_client_next(DdmClient *c, GError **error)
         g_error_free(local);
     }
     return node;
+}
+
+JsonNode *ddm_client_next(DdmClient *c, GError **error)
+{
+    gsize len = 0;
+    g_autofree char *line = next_line(c, &len, error);
+    return line != NULL ? parse_line(line, len, error) : NULL;
 }
 
 gboolean ddm_client_read_some(DdmClient *c, GError **error)
@@ -540,12 +551,12 @@ gboolean ddm_client_read_some(DdmClient *c, GError **error)
     }
 }
 
-JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error)
+char *ddm_client_receive_line(DdmClient *c, int timeout_ms, gsize *len, GError **error)
 {
     gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time() + (gint64)timeout_ms * 1000;
     for (;;) {
         GError *local = NULL;
-        JsonNode *node = ddm_client_next(c, &local);
+        char *node = next_line(c, len, &local);
         if (node != NULL)
             return node;
         if (local != NULL) {
@@ -575,7 +586,7 @@ JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error)
         }
         if (r > 0 && !ddm_client_read_some(c, &local)) {
             /* maybe complete lines are still there */
-            JsonNode *last = ddm_client_next(c, NULL);
+            char *last = next_line(c, len, NULL);
             if (last != NULL) {
                 g_clear_error(&local);
                 return last;
@@ -584,6 +595,13 @@ JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error)
             return NULL;
         }
     }
+}
+
+JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error)
+{
+    gsize len = 0;
+    g_autofree char *line = ddm_client_receive_line(c, timeout_ms, &len, error);
+    return line != NULL ? parse_line(line, len, error) : NULL;
 }
 
 void ddm_client_on_progress(DdmClient *c, DdmClientProgressFn fn, gpointer ud)

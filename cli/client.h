@@ -66,6 +66,9 @@ gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
 typedef void (*DdmClientProgressFn)(guint64 done, guint64 total, const char *unit, gpointer ud);
 void ddm_client_on_progress(DdmClient *c, DdmClientProgressFn fn, gpointer ud);
 JsonNode *ddm_client_receive(DdmClient *c, int timeout_ms, GError **error);
+/** As ddm_client_receive, the line as it came, unparsed, without its
+ *  "\n" (its length in @len). (transfer full) */
+char *ddm_client_receive_line(DdmClient *c, int timeout_ms, gsize *len, GError **error);
 /** For event loops: read what the socket has now (never blocks). FALSE at
  *  end of stream or on error. Then take messages with ddm_client_next. */
 gboolean ddm_client_read_some(DdmClient *c, GError **error);

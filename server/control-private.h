@@ -33,6 +33,8 @@ typedef struct PendingCmd {
     DdmTimer delay_timer;      /* core/loop: the next look at a delayed reply */
     guint delay_step_ms;       /* the wait after the next look, if it is not the last */
     gboolean polled;           /* a first look: the polls it waits for are settled */
+    gboolean doc_look;         /* a `vms` with "jq": the VM list is there, the headline
+                                * views' first look is waited for (op_vms_doc) */
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
     gint64 delay_since_us;     /* monotonic time the delayed request came */
 } PendingCmd;
@@ -86,6 +88,8 @@ struct DdmControl {
 /** Queue @node (taken over) to @c as one line; drops a client that does
  *  not read. */
 void ddm_control_send(Client *c, JsonNode *node);
+/** Queue @len bytes of @line (one JSON object and its "\n", copied) to @c. */
+void ddm_control_send_text(Client *c, const char *line, gsize len);
 /** After @c's pending request was answered: go on with its next requests
  *  from an idle. */
 void ddm_control_resume(Client *c);

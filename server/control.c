@@ -98,6 +98,12 @@ void ddm_control_send(Client *c, JsonNode *node)
     client_send_line(c, line, len);
 }
 
+/* Send @len bytes of @line, one whole line ending in "\n" (copied). */
+void ddm_control_send_text(Client *c, const char *line, gsize len)
+{
+    client_send_line(c, line, len);
+}
+
 /* ------------------------------------------------------------ lifetime */
 
 static void reap_dead(DdmControl *ctl)

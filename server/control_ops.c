@@ -16,6 +16,7 @@
 
 #include "core/pluginhost/registry.h"
 #include "core/relay/relay.h"
+#include "core/views/jq_text.h"
 
 /* A one-shot `ddmon view NAME` keeps that view watched for a while, so
  * producers that poll only while someone looks (threads) have data. */
@@ -167,6 +168,8 @@ static void op_version(Client *c, const DdmCtlRequest *req)
 }
 
 static void delay_reply(Client *c, const DdmCtlRequest *req);
+static void op_vms_doc(Client *c, const DdmCtlRequest *req);
+static void vms_doc_now(Client *c);
 
 /* TRUE while some client's first look is under way: polls a watch woke
  * have not run yet, or the requests they sent are not settled. O(the VMs
@@ -352,10 +355,18 @@ static gboolean first_look_done(PendingCmd *pc)
     return ddm_daemon_settled(ctl->daemon);
 }
 
+/* TRUE if @pc waits for the VM list after the start (op_vms), FALSE if
+ * for a first look (a view, a watching client's version, the headline
+ * figures of a `vms` with "jq"). */
+static gboolean waits_for_vm_list(const PendingCmd *pc)
+{
+    return pc->delayed_req.op == DDM_CTL_OP_VMS && !pc->doc_look;
+}
+
 /* The longest a delayed reply waits, from its request. */
 static guint delay_cap_ms(const PendingCmd *pc)
 {
-    return pc->delayed_req.op == DDM_CTL_OP_VMS ? STARTUP_MAX_MS : FIRST_LOOK_MS;
+    return waits_for_vm_list(pc) ? STARTUP_MAX_MS : FIRST_LOOK_MS;
 }
 
 /* The longest wait between two looks at a delayed reply: a first look's
@@ -363,13 +374,12 @@ static guint delay_cap_ms(const PendingCmd *pc)
  * look O(VMs)) as the VM list is. */
 static guint delay_step_max_ms(const PendingCmd *pc)
 {
-    return pc->delayed_req.op == DDM_CTL_OP_VMS || pc->polled ? STARTUP_STEP_MAX_MS
-                                                              : FIRST_LOOK_STEP_MAX_MS;
+    return waits_for_vm_list(pc) || pc->polled ? STARTUP_STEP_MAX_MS : FIRST_LOOK_STEP_MAX_MS;
 }
 
 static gboolean delay_over(PendingCmd *pc)
 {
-    if (pc->delayed_req.op == DDM_CTL_OP_VMS)
+    if (waits_for_vm_list(pc))
         return startup_settled(pc->delay_ctl);
     return first_look_done(pc);
 }
@@ -384,7 +394,7 @@ static gboolean first_look_waited_for(DdmControl *ctl)
     if (ddm_registry_watch_wakes_pending(ddm_daemon_registry(ctl->daemon)))
         return TRUE;
     for (GList *l = ctl->delayed_replies; l != NULL; l = l->next)
-        if (((PendingCmd *)l->data)->delayed_req.op != DDM_CTL_OP_VMS)
+        if (!waits_for_vm_list(l->data))
             return TRUE;
     return FALSE;
 }
@@ -409,7 +419,12 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
         c->cmd = NULL;
         switch (pc->delayed_req.op) {
         case DDM_CTL_OP_VMS:
-            op_core_view(c, "vms", FALSE);
+            if (pc->doc_look)
+                vms_doc_now(c);
+            else if (pc->delayed_req.jq)
+                op_vms_doc(c, &pc->delayed_req); /* may wait again, for the figures */
+            else
+                op_core_view(c, "vms", FALSE);
             break;
         case DDM_CTL_OP_VERSION:
             c->first_look_us = 0; /* this first look is over */
@@ -423,7 +438,7 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
     }
     DdmControl *ctl = pc->delay_ctl;
     ctl->delayed_replies = g_list_remove(ctl->delayed_replies, pc);
-    if (pc->delayed_req.op != DDM_CTL_OP_VMS && !first_look_waited_for(ctl))
+    if (!waits_for_vm_list(pc) && !first_look_waited_for(ctl))
         ddm_registry_first_look_end(ddm_daemon_registry(ctl->daemon));
     ddm_ctl_request_clear(&pc->delayed_req);
     g_free(pc);
@@ -444,6 +459,7 @@ static void delay_reply(Client *c, const DdmCtlRequest *req)
     pc->delayed_req.name = g_strdup(req->name);
     pc->delayed_req.vm = g_strdup(req->vm);
     pc->delayed_req.blobs = req->blobs;
+    pc->delayed_req.jq = req->jq;
     c->cmd = pc;
     pc->delay_step_ms = 1;
     ddm_timer_init(&pc->delay_timer, delayed_reply_fire, pc);
@@ -472,10 +488,67 @@ static ViewsNamed views_named(DdmControl *ctl, const char *name)
 
 static void op_vms(Client *c, const DdmCtlRequest *req)
 {
-    if (startup_settled(c->ctl))
-        op_core_view(c, "vms", FALSE);
-    else /* the server has just started: wait for discovery's first results */
+    if (!startup_settled(c->ctl)) /* the server has just started: wait for discovery's first results */
         delay_reply(c, req);
+    else if (req->jq)
+        op_vms_doc(c, req);
+    else
+        op_core_view(c, "vms", FALSE);
+}
+
+/* `vms` with "jq", once the VM list is there: the headline views are
+ * looked at as `view headline` looks (the interest it notes, the first
+ * look it waits for when nobody watched them), then the answer is the
+ * document `ddmon --json vms` prints, written from the views (jq_text.h):
+ * one request, and no JSON tree on either side (issue 16). */
+static void op_vms_doc(Client *c, const DdmCtlRequest *req)
+{
+    if (note_interest(c->ctl, DDM_HEADLINE_VIEW)) {
+        switch (views_named(c->ctl, DDM_HEADLINE_VIEW)) {
+        case VIEWS_NONE:
+            break;
+        case VIEWS_OF_PLUGINS:
+            ddm_registry_wake_watch_timers(ddm_daemon_registry(c->ctl->daemon));
+            /* fall through */
+        case VIEWS_CORE_ONLY:
+            delay_reply(c, req);
+            c->cmd->doc_look = TRUE;
+            return;
+        }
+    }
+    vms_doc_now(c);
+}
+
+/* The headline views of VMs (owner "ddmon"; a plugin may have taken the
+ * name for a VM: not figures), in ddm_views_list_named's order. */
+static GPtrArray *headline_views(DdmControl *ctl)
+{
+    GPtrArray *named = ddm_views_list_named(ddm_daemon_views(ctl->daemon), DDM_HEADLINE_VIEW);
+    guint kept = 0;
+    for (guint i = 0; i < named->len; i++) {
+        ddm_view *v = named->pdata[i];
+        if (ddm_view_vm_key(v) != NULL && g_strcmp0(ddm_view_owner(v), "ddmon") == 0)
+            named->pdata[kept++] = v;
+    }
+    g_ptr_array_set_size(named, kept);
+    return named;
+}
+
+static void vms_doc_now(Client *c)
+{
+    ddm_view *v = ddm_views_lookup(ddm_daemon_views(c->ctl->daemon), "vms", NULL);
+    if (v == NULL || ddm_view_kind_of(v) != DDM_VIEW_TABLE) {
+        ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "the server has no 'vms' view"));
+        return;
+    }
+    g_autoptr(GPtrArray) heads = headline_views(c->ctl);
+    static const char head[] = "{\"ok\":true,\"doc\":";
+    GString *line = g_string_sized_new(256 + 384 * (gsize)heads->len);
+    g_string_append(line, head);
+    ddm_jq_table_with_figures_text(line, v, heads);
+    g_string_append(line, "}\n");
+    ddm_control_send_text(c, line->str, line->len);
+    g_string_free(line, TRUE);
 }
 
 static void op_view(Client *c, const DdmCtlRequest *req)

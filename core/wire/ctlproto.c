@@ -323,6 +323,14 @@ gboolean ddm_ctl_request_parse(const char *line, gsize len, DdmCtlRequest *req, 
         }
         req->blobs = json_node_get_boolean(bn);
     }
+    JsonNode *jn = json_object_get_member(o, "jq");
+    if (jn != NULL && !JSON_NODE_HOLDS_NULL(jn)) {
+        if (!JSON_NODE_HOLDS_VALUE(jn) || json_node_get_value_type(jn) != G_TYPE_BOOLEAN) {
+            g_set_error(error, DDM_CTL_ERROR, DDM_EXIT_USAGE, "\"jq\" must be a boolean");
+            goto fail;
+        }
+        req->jq = json_node_get_boolean(jn);
+    }
     switch (req->op) {
     case DDM_CTL_OP_VIEW:
         if (req->name == NULL || req->name[0] == '\0') {
@@ -395,6 +403,10 @@ JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req)
     }
     if (req->blobs) {
         json_builder_set_member_name(b, "blobs");
+        json_builder_add_boolean_value(b, TRUE);
+    }
+    if (req->jq) {
+        json_builder_set_member_name(b, "jq");
         json_builder_add_boolean_value(b, TRUE);
     }
     json_builder_end_object(b);

@@ -7,7 +7,7 @@
  * and knows nothing of the monitor, so it is unit-tested on its own
  * (tests/unit/server/test-control.c).
  *
- * Requests:  {"op":"vms"} {"op":"view","name":"threads","vm":"1234"}
+ * Requests:  {"op":"vms"} {"op":"vms","jq":true} {"op":"view","name":"threads","vm":"1234"}
  *            {"op":"views"} {"op":"plugins"} {"op":"watch","name":null}
  *            {"op":"command","argv":["gc","1234"]} {"op":"commands"}
  *            {"op":"kill"} {"op":"version"} {"op":"scan","spec":"local"}
@@ -64,6 +64,8 @@ typedef struct DdmCtlRequest {
     char **argv;    /* command: argv, argv[0] the command name (NULL-terminated) */
     char *spec;     /* scan: "local,adb"; select: PID or app name */
     gboolean blobs; /* include blob data (base64) in views */
+    gboolean jq;    /* vms: answer {"ok":true,"doc":D}, D the document `ddmon --json vms`
+                     * prints (the VM list with headline figures, doc/json.md) */
     char *cwd;      /* command: the client's working directory (absolute), for relative paths */
     char *out_dir;  /* command: where files go (ddmon --out-dir DIR, absolute), or NULL */
 } DdmCtlRequest;

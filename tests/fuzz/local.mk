@@ -27,6 +27,10 @@ FUZZ_TARGETS += tests/fuzz/fuzz-ctl
 tests_fuzz_fuzz_ctl_SOURCES = tests/fuzz/fuzz-ctl.c core/wire/ctlproto.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-view-json
 tests_fuzz_fuzz_view_json_SOURCES = tests/fuzz/fuzz-view-json.c core/wire/ctlproto.c core/views/render.c core/views/json_blob.c $(FUZZ_MAIN)
+FUZZ_TARGETS += tests/fuzz/fuzz-jq-text
+tests_fuzz_fuzz_jq_text_SOURCES = tests/fuzz/fuzz-jq-text.c core/views/jq_text.c cli/jsonout.c \
+	core/views/view_jq.c core/views/views.c core/views/view_content.c core/views/view_build.c \
+	core/views/view_json.c core/views/json_blob.c core/wire/ctlproto.c core/wire/seeded_hash.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-segdecode
 tests_fuzz_fuzz_segdecode_SOURCES = tests/fuzz/fuzz-segdecode.c plugins/common/segdecode.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-segcollect

@@ -325,6 +325,20 @@ def seeds():
         "gen-json-blob": u1(1 | (30 << 1)) + json.dumps({"ok": True, "view": view_json_blob()}).encode(),
         "gen-error": u1(0) + json.dumps({"ok": False, "error": "no such view", "code": 3, "kind": "not-found"}).encode(),
     }
+    def jq_str(b): return u1(len(b)) + b
+    jq_cols = (u1(5) + u1(0) + jq_str(b"key") + u1(1) + jq_str(b"pid") + u1(0) + jq_str(b"app \"x\"")
+               + u1(2) + jq_str(b"CPU %") + u1(3) + jq_str(b"debug port"))
+    jq_row = (u1(3) + u1(1) + u1(1) + b"\x00\x01\x02\x03" + u1(1) + jq_str("é\t\x1f\x7f\"\\".encode())
+              + u1(1) + b"\x00\x00\x30\x39" + u1(6) + u1(1))
+    jq_recs = (u1(2) + u1(0) + u1(1) + u1(3) + jq_str(b"threads_count") + u1(1) + u1(1) + b"\x00\x00\x00\x0e"
+               + jq_str(b"pid") + u1(1) + u1(1) + b"\x00\x00\x00\x01"
+               + jq_str(b"heap %") + u1(2) + u1(1) + b"\x00\x01\x00\x00" + u1(3)
+               + u1(0x81) + jq_str(b"vm\\1") + u1(1) + jq_str(b"x") + u1(0) + u1(3) + u1(1))
+    s["jq-text"] = {
+        "gen-vms": jq_cols + u1(2) + jq_row + jq_row + jq_recs,
+        "gen-no-columns": u1(0) + u1(3) + jq_recs,
+        "gen-nan": u1(1) + u1(2) + jq_str(b"load") + u1(1) + u1(2) + u1(0),
+    }
     good = seg_piece([(ST(0, 0), 3), (ST(1, 0), 0), (0x80 | ST(1, 2), 255), (ST(1, 2), 43), (ST(1, 1), 1)])
     s["segdecode"] = {
         "gen-piece": good,

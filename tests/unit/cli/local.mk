@@ -45,7 +45,8 @@ TESTS += tests/unit/cli/test-jsonout
 endif
 tests_unit_cli_test_jsonout_SOURCES = tests/unit/cli/test-jsonout.c cli/jsonout.c cli/jsonout.h \
 	core/wire/ctlproto.c core/views/views.c core/views/view_content.c core/views/view_build.c \
-	core/views/view_json.c core/views/json_blob.c core/views/render.c core/views/view_jq.c
+	core/views/view_json.c core/views/json_blob.c core/views/render.c core/views/view_jq.c \
+	core/wire/seeded_hash.c
 tests_unit_cli_test_jsonout_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_cli_test_jsonout_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_cli_test_jsonout_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) -lm

@@ -23,3 +23,13 @@ tests_unit_views_test_vms_rows_SOURCES = tests/unit/views/test-vms-rows.c core/d
 tests_unit_views_test_vms_rows_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_views_test_vms_rows_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_views_test_vms_rows_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)
+# The VM list's jq document written from the store (core/views/jq_text.c)
+# against the CLI's conversion of the server's JSON (cli/jsonout.c).
+check_PROGRAMS += tests/unit/views/test-jq-text
+TESTS += tests/unit/views/test-jq-text
+tests_unit_views_test_jq_text_SOURCES = tests/unit/views/test-jq-text.c core/views/jq_text.c \
+	cli/jsonout.c core/views/view_jq.c \
+	core/views/views.c core/views/view_content.c core/views/view_build.c core/views/view_json.c core/views/json_blob.c
+tests_unit_views_test_jq_text_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_views_test_jq_text_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
+tests_unit_views_test_jq_text_LDADD = core/wire/libddmwire.la $(DDM_VIEWS_TEST_LDADD)

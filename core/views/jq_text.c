@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The jq form of a table view, with records' fields merged into its rows,
+ * written as text from the store (jq_text.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/views/jq.h"
+#include "core/views/jq_text.h"
+#include "core/views/views-private.h"
+#include "core/wire/ctlproto.h" /* ddm_ctl_encode: json-glib's generator, for doubles */
+
+void ddm_json_text_string(GString *out, const char *s)
+{
+    if (s == NULL) {
+        g_string_append(out, "null");
+        return;
+    }
+    g_string_append_c(out, '"');
+    const char *run = s;
+    for (const char *p = s; *p != '\0'; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c != '"' && c != '\\' && (c >= 0x1f || c == 0) && c != 0x7f)
+            continue; /* json-glib writes 0x1f as it is, too */
+        g_string_append_len(out, run, p - run);
+        run = p + 1;
+        switch (c) {
+        case '"': g_string_append(out, "\\\""); break;
+        case '\\': g_string_append(out, "\\\\"); break;
+        case '\b': g_string_append(out, "\\b"); break;
+        case '\f': g_string_append(out, "\\f"); break;
+        case '\n': g_string_append(out, "\\n"); break;
+        case '\r': g_string_append(out, "\\r"); break;
+        case '\t': g_string_append(out, "\\t"); break;
+        default: g_string_append_printf(out, "\\u00%02x", c); break;
+        }
+    }
+    g_string_append(out, run);
+    g_string_append_c(out, '"');
+}
+
+void ddm_json_text_double(GString *out, double d)
+{
+    if (!isfinite(d)) {
+        g_string_append(out, "null");
+        return;
+    }
+    JsonNode *n = json_node_init_double(json_node_alloc(), d);
+    gsize len = 0;
+    g_autofree char *line = ddm_ctl_encode(n, &len); /* ends in "\n" */
+    json_node_unref(n);
+    g_string_append_len(out, line, (gssize)len - 1);
+}
+
+static void write_int(GString *out, gint64 i)
+{
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, i);
+}
+
+/* As view_json.c's add_cell_value. */
+static void write_cell(GString *out, const Cell *cell)
+{
+    switch (cell->type) {
+    case DDM_VAL_STR: ddm_json_text_string(out, cell->u.s); break;
+    case DDM_VAL_INT: write_int(out, cell->u.i); break;
+    case DDM_VAL_DOUBLE: ddm_json_text_double(out, cell->u.d); break;
+    case DDM_VAL_BOOL: g_string_append(out, cell->u.b ? "true" : "false"); break;
+    default: g_string_append(out, "null"); break;
+    }
+}
+
+static const char *type_name(ddm_value_type t)
+{
+    switch (t) {
+    case DDM_VAL_STR: return "str";
+    case DDM_VAL_INT: return "int";
+    case DDM_VAL_DOUBLE: return "double";
+    case DDM_VAL_BOOL: return "bool";
+    }
+    return "str";
+}
+
+/* "," then "KEY": (a key is escaped like any string). */
+static void write_member(GString *out, gboolean first, const char *key)
+{
+    if (!first)
+        g_string_append_c(out, ',');
+    ddm_json_text_string(out, key);
+    g_string_append_c(out, ':');
+}
+
+/* VM key -> the figures of its record as members (",\"k\":v..."), those
+ * the table's rows have already left out. (transfer full) */
+static GHashTable *figures_of(const GPtrArray *records, GHashTable *row_keys)
+{
+    GHashTable *figures = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    for (guint r = 0; records != NULL && r < records->len; r++) {
+        const ddm_view *v = g_ptr_array_index(records, r);
+        if (!ddm_view_is_valid(v) || v->desc->kind != DDM_VIEW_RECORD || v->vm_key == NULL)
+            continue;
+        const Content *c = v->committed;
+        guint n = ddm_views_content_n_fields(c);
+        const char **names = g_new0(const char *, n + 1);
+        for (guint i = 0; i < n; i++)
+            names[i] = c->fields[i].key != NULL ? c->fields[i].key : "";
+        g_auto(GStrv) keys = ddm_jq_keys(names, n);
+        g_free(names);
+        GString *s = g_string_new(NULL);
+        for (guint i = 0; i < n; i++) {
+            if (g_hash_table_contains(row_keys, keys[i]))
+                continue; /* the row's own member wins */
+            write_member(s, FALSE, keys[i]);
+            Cell value = ddm_views_field_value(&c->fields[i]);
+            write_cell(s, &value);
+        }
+        /* the key is the view's interned string: it lives as long as @records */
+        g_hash_table_replace(figures, v->vm_key, g_string_free(s, FALSE));
+    }
+    return figures;
+}
+
+void ddm_jq_table_with_figures_text(GString *out, const ddm_view *table, const GPtrArray *records)
+{
+    g_return_if_fail(ddm_view_is_valid(table) && table->desc->kind == DDM_VIEW_TABLE);
+    const Content *c = table->committed;
+    guint ncols = c->columns.n;
+
+    g_string_append(out, "{\"schema\":");
+    write_int(out, DDM_JSON_SCHEMA);
+    g_string_append(out, ",\"name\":");
+    ddm_json_text_string(out, table->desc->name);
+    g_string_append(out, ",\"vm\":");
+    ddm_json_text_string(out, table->vm_key);
+    g_string_append(out, ",\"owner\":");
+    ddm_json_text_string(out, table->desc->owner);
+    g_string_append(out, ",\"title\":");
+    ddm_json_text_string(out, table->desc->title);
+    g_string_append(out, ",\"kind\":\"table\",\"version\":");
+    write_int(out, (gint64)table->version);
+
+    const char **names = g_new0(const char *, ncols + 1);
+    for (guint i = 0; i < ncols; i++)
+        names[i] = c->columns.cols[i].name != NULL ? c->columns.cols[i].name : "";
+    g_auto(GStrv) keys = ddm_jq_keys(names, ncols);
+    g_autoptr(GHashTable) row_keys = g_hash_table_new(g_str_hash, g_str_equal);
+    int key_col = -1;
+    g_string_append(out, ",\"columns\":{");
+    for (guint i = 0; i < ncols; i++) {
+        const Column *col = &c->columns.cols[i];
+        g_hash_table_add(row_keys, keys[i]);
+        if (key_col < 0 && strcmp(keys[i], "key") == 0)
+            key_col = (int)i;
+        write_member(out, i == 0, keys[i]);
+        g_string_append(out, "{\"name\":");
+        ddm_json_text_string(out, names[i]);
+        g_string_append(out, ",\"type\":\"");
+        g_string_append(out, type_name(col->type));
+        g_string_append(out, "\",\"unit\":");
+        ddm_json_text_string(out, col->unit);
+        g_string_append_c(out, '}');
+    }
+    g_free(names);
+    g_autoptr(GHashTable) figures = figures_of(records, row_keys);
+
+    g_string_append(out, "},\"rows\":[");
+    for (guint r = 0; r < c->n_rows && ncols > 0; r++) {
+        if (r > 0)
+            g_string_append_c(out, ',');
+        g_string_append_c(out, '{');
+        const char *row_key = NULL;
+        for (guint k = 0; k < ncols; k++) {
+            Cell cell = ddm_views_content_cell(c, (gsize)r * ncols + k);
+            if ((int)k == key_col && cell.type == DDM_VAL_STR)
+                row_key = cell.u.s;
+            write_member(out, k == 0, keys[k]);
+            write_cell(out, &cell);
+        }
+        const char *figs = row_key != NULL ? g_hash_table_lookup(figures, row_key) : NULL;
+        if (figs != NULL)
+            g_string_append(out, figs);
+        g_string_append_c(out, '}');
+    }
+    g_string_append(out, "]}");
+}
