@@ -38,6 +38,9 @@
  * arrive (cut-through), both ways. */
 #define DDM_RELAY_CUT_THROUGH_AT (64u * 1024u)
 
+/* Outstanding debugger commands per VM (the id map's cap). */
+#define DDM_RELAY_MAX_MAPPED 65536u
+
 /* VM keys whose port is remembered in this run (least recently used go). */
 #define DDM_RELAY_KEY_PORTS 512u
 /* A new VM's port: the lowest free one from the base, passing over at most
@@ -96,16 +99,18 @@ struct Debugger {
 struct RelayVm {
     DdmVm *vm;                /* borrowed: lives while the VM does */
     Debugger *debugger;
-    DdmIdMap *ids;
+    DdmIdMap *ids;            /* NULL until a debugger first attaches (relay_attach.c) */
     GQueue early;             /* GBytes* packets kept for the first debugger */
     gsize early_bytes;
-    gboolean had_debugger;    /* a debugger attached on this connection */
-    gboolean early_overflow_logged;
     Endpoint *endpoint;       /* its dynamic port (EP_VM), or NULL */
-    gboolean reconnect;       /* the relay wants this connection reopened */
-    gboolean reply_streaming; /* a long reply goes out as it arrives (ddm_relay_reply_part) */
-    Debugger *reply_to;       /* ... to this debugger (NULL: dropped; cleared when it closes) */
-    gboolean leaving;         /* a debugger left: this connection is being cleaned up
+    Debugger *reply_to;       /* a long reply goes to this debugger (NULL: dropped; cleared
+                                 when it closes) */
+    /* flags, one bit each: a RelayVm exists for every VM with a port */
+    guint had_debugger : 1;   /* a debugger attached on this connection */
+    guint early_overflow_logged : 1;
+    guint reconnect : 1;      /* the relay wants this connection reopened */
+    guint reply_streaming : 1; /* a long reply goes out as it arrives (ddm_relay_reply_part) */
+    guint leaving : 1;        /* a debugger left: this connection is being cleaned up
                                  (DBGD pending, or Dispose sent and the VM about to close
                                  it); a new debugger waits for the outcome */
 };

@@ -10,7 +10,6 @@
 #include "core/session/monitor.h"
 
 #define EARLY_CAP (1u << 20)          /* VM traffic kept for the first debugger */
-#define MAX_MAPPED 65536              /* outstanding debugger commands per VM */
 
 /* ------------------------------------------------------------ RelayVm */
 
@@ -20,7 +19,6 @@ RelayVm *ddm_relay_rvm_get(DdmVm *vm)
     if (!r) {
         r = g_new0(RelayVm, 1);
         r->vm = vm;
-        r->ids = ddm_idmap_new(MAX_MAPPED);
         g_queue_init(&r->early);
         vm->relay = r;
         /* long replies to a debugger are forwarded as they arrive */
@@ -158,7 +156,7 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
     RelayVm *r = vm->relay;
     gpointer client = NULL;
     uint32_t client_id = 0;
-    if (!r || !ddm_idmap_take(r->ids, pkt->header.id, &client, &client_id))
+    if (!r || !r->ids || !ddm_idmap_take(r->ids, pkt->header.id, &client, &client_id))
         return ddm_idmap_in_range(pkt->header.id); /* a departed debugger's: drop quietly */
     Debugger *d = client;
     if (!d || d != r->debugger || d->state != DBG_ATTACHED)
@@ -173,7 +171,7 @@ gboolean ddm_relay_reply_head(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *h
     RelayVm *r = vm->relay;
     gpointer client = NULL;
     uint32_t client_id = 0;
-    if (!r || r->reply_streaming || head->len < DDM_RELAY_CUT_THROUGH_AT ||
+    if (!r || !r->ids || r->reply_streaming || head->len < DDM_RELAY_CUT_THROUGH_AT ||
         head->len > ddm_monitor_config(relay->mon)->max_packet ||
         !ddm_idmap_take(r->ids, head->header.id, &client, &client_id))
         return FALSE; /* read whole (and refused past the cap) as before */

@@ -40,6 +40,8 @@ static void attach(Debugger *d, DdmVm *vm)
     d->state = DBG_ATTACHED;
     d->rvm = r;
     r->debugger = d;
+    if (!r->ids) /* made for the first debugger: a VM nobody debugs holds none */
+        r->ids = ddm_idmap_new(DDM_RELAY_MAX_MAPPED);
     ddm_relay_debugger_read(d); /* if it was held: read again */
     /* Echo the handshake; the VM already had ours and never sees a second. */
     g_byte_array_append(d->out, (const guint8 *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
