@@ -150,6 +150,8 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
         return NULL; /* the host freed it */
     if (!hp->lazy_views)
         heap_views_create(hv); /* else when asked for, or at the first data */
+    else
+        hv->ready = 1; /* made at its first use: a look, data or a command of a ready VM */
     return hv;
 }
 
@@ -178,7 +180,11 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     heap_vm *hv;
     (void)self;
     if (event == DDM_VM_READY) {
-        hv = heap_vm_get(hp, vm);
+        /* Views made when asked (1.6): a VM nobody looks at needs no state
+         * (nothing to switch on) until its first use; one whose views a
+         * watch made just before has it. heap.always collects on every VM. */
+        hv = hp->lazy_views && !hp->opts.always ? hp->host->vm_get_data(hp->self, vm)
+                                                : heap_vm_get(hp, vm);
         if (hv)
             heap_watch_ready(hv);
     } else if (event == DDM_VM_GONE) {

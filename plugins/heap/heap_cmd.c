@@ -57,8 +57,23 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
+typedef struct find_ready {
+    ddm_vm *vm;
+    int found;
+} find_ready;
+
+static int visit_find(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    find_ready *f = ud;
+    (void)self;
+    f->found = vm == f->vm;
+    return f->found;
+}
+
 /* @vm's state if it is a ready DDM VM (DDM_VM_READY seen, not gone), else
- * NULL after finishing @cmd with why. Creates no per-VM state. */
+ * NULL after finishing @cmd with why. Creates per-VM state only for a
+ * ready VM that had none yet (views declared, 1.6: state comes with the
+ * first use), found among the ready VMs (a walk, for a command only). */
 static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec)
 {
     const ddm_host *h = hp->host;
@@ -67,6 +82,12 @@ static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, cons
     const char *state;
     char msg[256];
 
+    if (!hv && hp->lazy_views && vi && vi->ddm) {
+        find_ready f = {vm, 0};
+        h->foreach_vm(hp->self, visit_find, &f);
+        if (f.found)
+            hv = heap_vm_get(hp, vm);
+    }
     if (hv && hv->ready && vi && vi->ddm)
         return hv;
     if (!vi)

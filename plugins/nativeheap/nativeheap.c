@@ -80,6 +80,9 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
         return NULL; /* the host freed it */
     if (!np->lazy_views)
         nh_views_create(nv); /* else when asked for, or at the first data */
+    else
+        nv->ready = 1; /* made at its first use: a look, data or a command; only a
+                          tick's walk of the ready VMs polls it */
     return nv;
 }
 
@@ -109,7 +112,11 @@ static void on_vm_event(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *
     }
     if (event != DDM_VM_READY)
         return;
-    nv = nh_vm_get(np, vm);
+    /* Views made when asked (1.6): a VM nobody looks at needs no state
+     * until its first use; one whose views a watch made just before has
+     * it. nativeheap.always switches segments on for every VM. */
+    nv = np->lazy_views && !np->opts.always ? np->host->vm_get_data(np->self, vm)
+                                            : nh_vm_get(np, vm);
     if (!nv)
         return;
     nv->ready = 1;

@@ -612,8 +612,9 @@ static void test_hpif(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 0);
 }
 
-/* An idle VM's state holds no HPIF table and no publication times: both
- * come with the first HPIF and the first published update. */
+/* An idle VM nobody looked at holds no state at all (views declared, ABI
+ * 1.6); made by a look, the state holds no HPIF table and no publication
+ * times: both come with the first HPIF and the first published update. */
 static void test_idle_vm_tables_lazy(void **state)
 {
     fixture *f = *state;
@@ -621,7 +622,11 @@ static void test_idle_vm_tables_lazy(void **state)
     heap_plugin *hp = plugin_of(f->fh);
     const heap_vm *hv = hp->host->vm_get_data(hp->self, f->vm);
 
+    assert_null(hv);
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.summary"));
+    hv = hp->host->vm_get_data(hp->self, f->vm);
     assert_non_null(hv);
+    assert_true(hv->ready);
     assert_ptr_equal(hv->info, &heap_no_info);
     assert_int_equal(hv->info->n, 0);
     assert_null(hv->published);

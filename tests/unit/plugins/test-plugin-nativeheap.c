@@ -286,8 +286,9 @@ static int send_piece(fixture *f, uint32_t heap, uint32_t units, const uint8_t *
     return rc;
 }
 
-/* An idle VM's state holds no segment collector: an NHEN alone makes
- * none (it is only logged), the first NHST does. */
+/* An idle VM nobody looked at holds no state at all (views declared, ABI
+ * 1.6); made by a look, the state holds no segment collector: an NHEN
+ * alone makes none (it is only logged), the first NHST does. */
 static void test_collector_lazy(void **state)
 {
     fixture *f = *state;
@@ -295,7 +296,11 @@ static void test_collector_lazy(void **state)
     nh_vm *nv = h->vm_get_data(fake_host_plugin(f->fh), f->vm);
     static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
 
+    assert_null(nv);
+    assert_int_equal(fake_host_n_views(f->fh, f->vm), 4);
+    nv = h->vm_get_data(fake_host_plugin(f->fh), f->vm);
     assert_non_null(nv);
+    assert_true(nv->ready);
     assert_null(nv->coll);
     send_u4(f, NHEN, 0);
     assert_true(fake_host_log_contains(f->fh, "NHEN for heap 0 without NHST"));
