@@ -65,7 +65,8 @@ static void set_out_blocked(Debugger *d, gboolean blocked)
  * paused for this debugger, is read again. */
 static void debugger_out_drained(Debugger *d)
 {
-    g_byte_array_set_size(d->out, 0);
+    if (d->out->len) /* every packet passes here: no call when nothing waited */
+        g_byte_array_set_size(d->out, 0);
     d->out_pos = 0;
     set_out_blocked(d, FALSE);
     ddm_timer_cancel(&d->flush_timer);
