@@ -20,7 +20,8 @@ void hprof_hash_update(hprof_hash *h, const uint8_t *p, size_t n);
 /** Finish into @hex (65 bytes: 64 lowercase hex digits and a NUL). */
 void hprof_hash_hex(hprof_hash *h, char hex[HPROF_SHA256_HEX + 1]);
 void hprof_hash_free(hprof_hash *h);
-/** "libcrypto" or "glib": which implementation this build uses. */
+/** "libcrypto" or "glib": which implementation hashes (libcrypto is loaded
+ *  at the first call of this or hprof_hash_new, when the build has it). */
 const char *hprof_hash_impl(void);
 
 #endif /* DDM_HPROF_HASH_H */

@@ -2,7 +2,8 @@
 # hprof.so: heap dumps. HPDS streamed (SDK 1.2 chunk streams) through the
 # checker/converter hprof_stream.c into FILE.part, renamed when complete;
 # HPDU for VMs that write the dump on the device. An SDK client only; SHA-256
-# from libcrypto when configure found it, else GLib.
+# from libcrypto when configure found it (loaded at the first dump, not
+# linked: hprof_hash.c), else GLib.
 
 HPROF_PLUGIN_SOURCES = \
 	%reldir%/hprof.c %reldir%/hprof.h \
@@ -17,4 +18,4 @@ endif
 %canon_reldir%_hprof_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_hprof_la_CFLAGS = $(AM_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
 %canon_reldir%_hprof_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_hprof_la_LIBADD = $(DDM_PARTFILE_LIBS) $(LIBCRYPTO_LIBS) $(GLIB_LIBS)
+%canon_reldir%_hprof_la_LIBADD = $(DDM_PARTFILE_LIBS) $(GLIB_LIBS)
