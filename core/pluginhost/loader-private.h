@@ -53,7 +53,7 @@ gboolean ddm_loader_check_elf(int fd, const struct stat *st, const char *path, G
  * ld.so finds it (the ddmon binary exports some core functions for the web
  * module; plugins must not bind to them). Bounded preads on @fd only.
  * FALSE with @error (DDM_LOADER_ERROR_ABI_MISMATCH quoting the first
- * names, escaped) otherwise. */
+ * names, escaped, each cut at 64 bytes with "..." where it is) otherwise. */
 gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,
                                        GError **error);
 /** Read exactly @len bytes at @off of @fd; FALSE (errno set; EIO when the

@@ -394,17 +394,22 @@ static gboolean count_symbols(int fd, const HostPhdr *ph, unsigned phnum, uint64
     return FALSE; /* past the cap: not a table a linker makes */
 }
 
-/* @name as it may be quoted in a message (JSON, a terminal): at most 64
- * bytes of it, every byte but [A-Za-z0-9_] as \xNN. */
+/* @name as it may be quoted in a message (JSON, a terminal): at most
+ * QUOTED_NAME_MAX bytes of it, every byte but [A-Za-z0-9_] as \xNN, and
+ * "..." after a name cut there (so a cut name is not taken for the whole). */
+#define QUOTED_NAME_MAX 64u
 static void append_escaped(GString *out, const char *name)
 {
-    for (unsigned i = 0; name[i] != '\0' && i < 64; i++) {
+    unsigned i;
+    for (i = 0; name[i] != '\0' && i < QUOTED_NAME_MAX; i++) {
         unsigned char c = (unsigned char)name[i];
         if (g_ascii_isalnum(c) || c == '_')
             g_string_append_c(out, (char)c);
         else
             g_string_append_printf(out, "\\x%02X", c);
     }
+    if (name[i] != '\0')
+        g_string_append(out, "...");
 }
 
 gboolean ddm_loader_check_no_core_refs(int fd, const struct stat *st, const char *path,

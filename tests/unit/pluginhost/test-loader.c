@@ -915,6 +915,64 @@ static Elf64_Rela *desc_rela(uint8_t *b, unsigned k)
             return &r[i];
     return NULL;
 }
+
+/* The undefined "ddm_daemon_views" renamed LONG_CORE_NAME: written at
+ * .dynstr offset 1 (over other names: the check refuses before dlopen)
+ * and the symbol pointed there; other symbols named from those bytes get
+ * the empty name. */
+#define LONG_CORE_NAME                                                                  \
+    "ddm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" /* 64 bytes */ \
+    "_and_its_tail"
+static void lengthen_core_name(char *bytes, gsize len)
+{
+    uint8_t *b = (uint8_t *)bytes;
+    Elf64_Shdr *ds = find_section(b, SHT_DYNSYM);
+    assert_non_null(ds);
+    Elf64_Shdr *str = (Elf64_Shdr *)(b + ((Elf64_Ehdr *)b)->e_shoff) + ds->sh_link;
+    assert_true(str->sh_offset + str->sh_size <= len);
+    assert_true(str->sh_size > sizeof LONG_CORE_NAME + 1);
+    Elf64_Sym *s = (Elf64_Sym *)(b + ds->sh_offset);
+    guint renamed = 0;
+    for (gsize i = 0; i < ds->sh_size / sizeof *s; i++) {
+        if (s[i].st_shndx == SHN_UNDEF &&
+            strcmp((char *)b + str->sh_offset + s[i].st_name, "ddm_daemon_views") == 0) {
+            s[i].st_name = 1;
+            renamed++;
+        } else if (s[i].st_name >= 1 && s[i].st_name <= sizeof LONG_CORE_NAME) {
+            s[i].st_name = 0;
+        }
+    }
+    assert_int_equal(renamed, 1);
+    memcpy(b + str->sh_offset + 1, LONG_CORE_NAME, sizeof LONG_CORE_NAME);
+}
+
+/* A core name longer than a message quotes is cut at 64 bytes, and says so. */
+static void test_loader_core_ref_long_name(void **state)
+{
+    Fixture *f = *state;
+    G_STATIC_ASSERT(sizeof LONG_CORE_NAME - 1 > 64);
+    g_autofree char *path = copy_patched(f, "long", "core-ref", lengthen_core_name);
+    expect_refused(f, path, DDM_LOADER_ERROR_ABI_MISMATCH,
+                   "calls 1 function of the ddmon core (ddm_"
+                   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...), which",
+                   "long/core-ref.so");
+    /* a name of exactly 64 bytes is whole: no marker */
+    GError *err = NULL;
+    g_autofree char *dir = g_build_filename(f->tmp, "long", NULL);
+    g_autofree char *again = g_build_filename(dir, "core-ref.so", NULL);
+    gchar *bytes;
+    gsize len;
+    assert_true(g_file_get_contents(again, &bytes, &len, NULL));
+    char *tail = memmem(bytes, len, "_and_its_tail", sizeof "_and_its_tail");
+    assert_non_null(tail);
+    tail[0] = '\0';
+    assert_true(g_file_set_contents(again, bytes, (gssize)len, NULL));
+    g_free(bytes);
+    assert_false(ddm_loader_check_file(again, NULL, &err));
+    assert_non_null(strstr(err->message, "xxxx), which"));
+    assert_null(strstr(err->message, "xxxx..."));
+    g_clear_error(&err);
+}
 #endif
 
 /* The reader on every test plugin: the same answers dlopen gives. */
@@ -1511,6 +1569,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_loader_good, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_bad_descriptors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_core_refs_refused, setup, teardown),
+#ifdef HAVE_ELF64_TESTS
+        cmocka_unit_test_setup_teardown(test_loader_core_ref_long_name, setup, teardown),
+#endif
         cmocka_unit_test_setup_teardown(test_loader_init_fails_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_dup_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_loader_hostile_files, setup, teardown),
