@@ -9,8 +9,9 @@
  *    and a /metrics scrape count) gets its table kept (threads_table_on:
  *    THEN(1)) and a THST at once, then every threads.interval ms, with at
  *    most one poll in flight. threads.linger ms after its last watcher
- *    left, threads_table_off (THEN(0), the list freed). The VMs whose table
- *    is kept are on pl->ticks; a tick walks every VM only when the watches
+ *    left, threads_table_off (THEN(0), the list and the view freed); a view
+ *    a listing made (ABI 1.6) and nobody watches is freed as long after.
+ *    The VMs whose table is kept, or whose view is made, are on pl->ticks; a tick walks every VM only when the watches
  *    changed since its last walk (<ddmon/ticklist.h>, ABI 1.4): an idle
  *    server's tick touches no VM (issue 16).
  *  - The look timer runs only when a look begins (woken by the same watches;
@@ -124,10 +125,18 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     if (!st)
         return 0;
     if (!st->view || h->view_watchers(st->view) <= 0) {
+        int made = pl->lazy_view && st->view; /* 1.6: a view made, not watched */
         st->was_watched = 0;
-        if (st->full && t->now - st->last_watched >= t->linger - t->slack)
-            threads_table_off(st); /* takes it off pl->ticks */
-        ddm_tick_list_keep(&pl->ticks, &st->tick, st->full);
+        if ((st->full || made) && t->now - st->last_watched >= t->linger - t->slack) {
+            if (st->full) {
+                threads_table_off(st); /* frees a made view too */
+            } else {
+                h->view_free(st->view);
+                st->view = NULL;
+            }
+            made = 0;
+        }
+        ddm_tick_list_keep(&pl->ticks, &st->tick, st->full || made);
         return 0;
     }
     st->last_watched = t->now;
@@ -203,11 +212,11 @@ static int look_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     threads_plugin *pl = t->pl;
     const ddm_host *h = pl->host;
     threads_vm *st = h->vm_get_data(self, vm);
-    if (!st || !st->view || st->full || st->thst_in_flight)
+    if (!st || st->full || st->thst_in_flight)
         return 0; /* a kept table is the poll tick's */
     if (t->now - st->last_thst < t->period - t->slack)
         return 0; /* fresh enough */
-    if (h->view_watchers(st->view) > 0)
+    if (st->view && h->view_watchers(st->view) > 0)
         return 0; /* the poll tick keeps its table and polls it */
     if (threads_send_thst(st) != 0)
         h->log(pl->self, DDM_LOG_DEBUG, "THST for the count not sent");

@@ -2,12 +2,16 @@
  *
  * threads plugin: the thread table of the VMs someone looks at, and the
  * thread count of every VM.
- *  - On DDM_VM_READY it creates the "threads" table view (when THCR or
- *    THST is enabled) and sends one THST: its answer (the whole table, u2
+ *  - On DDM_VM_READY it sends one THST: its answer (the whole table, u2
  *    count first) gives the headline "threads" = count and the threads by
  *    state metric. No THEN: a VM nobody looks at sends no THCR burst, and
  *    the plugin keeps no thread list, names or rows for it (issue 16; as
  *    ddmlib, which sends THEN only for the VM the user selects).
+ *  - The "threads" table view (when THCR or THST is enabled) is declared
+ *    (ABI 1.6, vm_view_declare): made when somebody asks for it or watches
+ *    it, freed with the table (or threads.linger after a listing made it
+ *    and nobody watched), so a VM nobody looks at holds none. On a core
+ *    without vm_view_declare it is made with the VM's state.
  *  - While the VM's "threads" view is watched (a watch, a snapshot, a
  *    one-shot view, a /metrics scrape), the table is kept ("full"): THEN(1)
  *    when THCR is enabled (THEN is only the request that turns THCR/THNM/
@@ -85,15 +89,44 @@ threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm)
     thread_list_init(&st->list);
     if (h->vm_set_data(pl->self, vm, st, vm_state_free) != 0)
         return NULL; /* the host freed it */
-    if (h->chunk_enabled(pl->self, THREADS_CHUNK_THCR) ||
-        h->chunk_enabled(pl->self, THREADS_CHUNK_THST)) {
-        st->view = h->view_new(pl->self, vm, "threads", DDM_VIEW_TABLE, "Threads");
-        if (st->view)
-            h->view_set_columns(st->view, k_columns, sizeof k_columns / sizeof k_columns[0]);
-        else
-            h->log(pl->self, DDM_LOG_WARNING, "cannot create the threads view (name taken?)");
-    }
+    if (!pl->lazy_view)
+        threads_view_make(st);
     return st;
+}
+
+void threads_view_make(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    const ddm_host *h = pl->host;
+    if (st->view || (!h->chunk_enabled(pl->self, THREADS_CHUNK_THCR) &&
+                     !h->chunk_enabled(pl->self, THREADS_CHUNK_THST)))
+        return;
+    st->view = h->view_new(pl->self, st->vm, "threads", DDM_VIEW_TABLE, "Threads");
+    if (st->view)
+        h->view_set_columns(st->view, k_columns, sizeof k_columns / sizeof k_columns[0]);
+    else
+        h->log(pl->self, DDM_LOG_WARNING, "cannot create the threads view (name taken?)");
+}
+
+/* vm_view_declare's make (1.6): somebody asks for or begins to watch @vm's
+ * "threads"; the poll tick (woken by that watch) then keeps its table. */
+static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    threads_plugin *pl = ud;
+    threads_vm *st = threads_vm_state(pl, vm);
+    (void)self;
+    (void)name;
+    if (!st)
+        return;
+    threads_view_make(st);
+    if (st->full) {
+        threads_publish(st);
+    } else if (st->view) {
+        /* a listing makes every declared view, watched or not: the tick
+         * frees it threads.linger after, if nobody watches it */
+        st->last_watched = pl->now();
+        ddm_tick_list_add(&pl->ticks, &st->tick);
+    }
 }
 
 /* ------------------------------------------------------------ publish */
@@ -116,7 +149,7 @@ void threads_publish(threads_vm *st)
 
     st->publish_pending = 0;
     if (!v)
-        return;
+        goto count;
     thread_list_sort(&st->list);
     h->view_begin(v);
     for (i = 0; i < st->list.n; i++) {
@@ -154,6 +187,7 @@ void threads_publish(threads_vm *st)
             h->view_str(v, NULL);
     }
     h->view_commit(v);
+count:
     threads_publish_count(st, (uint32_t)st->list.n);
     threads_metrics_publish(st);
 }
@@ -495,8 +529,12 @@ void threads_table_off(threads_vm *st)
     st->was_watched = 0;
     threads_forget_soon(st);
     thread_list_clear(&st->list);
-    if (st->view && h->view_begin(st->view) == 0) /* the core lets go of the rows too */
+    if (st->view && pl->lazy_view) { /* made again when somebody asks (1.6) */
+        h->view_free(st->view);
+        st->view = NULL;
+    } else if (st->view && h->view_begin(st->view) == 0) { /* the core lets go of the rows too */
         h->view_commit(st->view);
+    }
     ddm_tick_list_del(&pl->ticks, &st->tick);
 }
 
@@ -533,6 +571,23 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
 
 /* ---------------------------------------------------------- descriptor */
 
+/* ABI 1.6: "threads" is made only when somebody asks for it or watches it
+ * (make_view), and freed with the table (threads_table_off): a VM nobody
+ * looks at holds no view. On an older core it is made with the state. */
+static int threads_view_declare(threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    int rc;
+    if (!DDM_HOST_HAS(h, vm_view_declare) || !h->vm_view_declare ||
+        (!h->chunk_enabled(pl->self, THREADS_CHUNK_THCR) &&
+         !h->chunk_enabled(pl->self, THREADS_CHUNK_THST)))
+        return 0;
+    rc = h->vm_view_declare(pl->self, "threads", make_view, pl, NULL);
+    if (rc == 0)
+        pl->lazy_view = 1;
+    return rc;
+}
+
 
 static void plugin_free(void *p)
 {
@@ -565,6 +620,7 @@ static int threads_init(ddm_plugin *self, const ddm_host *host)
         (rc = host->register_chunk(self, THREADS_CHUNK_THDE, on_thde, pl, NULL)) != 0 ||
         (rc = host->register_chunk(self, THREADS_CHUNK_THST, on_thst, pl, NULL)) != 0 ||
         (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
+        (rc = threads_view_declare(pl)) != 0 ||
         (rc = threads_stack_register(pl)) != 0 || (rc = threads_poll_start(pl)) != 0 ||
         (rc = threads_metrics_register(pl)) != 0)
         return rc;

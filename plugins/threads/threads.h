@@ -13,9 +13,11 @@
  *                   and the look timer (a look's THST for the other VMs' counts);
  *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
  * Ownership: threads_plugin is the plugin data (host->set_data); threads_vm
- * is per-VM data (host->vm_set_data), freed by the core at VM gone; the
- * timers reach it through host->foreach_vm (no list of VMs of our own).
- * Views belong to the core.
+ * is per-VM data (host->vm_set_data), made at READY (or by the view's make
+ * callback), freed by the core at VM gone; the timers reach it through
+ * host->foreach_vm (no list of VMs of our own) and pl->ticks (the VMs
+ * with a table or a made view). Views belong to the core; the plugin
+ * frees its "threads" view when the table goes (ABI 1.6).
  * Callbacks that outlive a call (request replies) never hold a threads_vm:
  * they look it up again with host->vm_get_data.
  */
@@ -180,6 +182,7 @@ typedef struct threads_plugin {
     uint32_t poll_timer;  /* 0: none */
     uint32_t look_timer;  /* 0: none (a core before 1.5); runs when a look begins */
     uint64_t look_gen;    /* watch_generation at the look timer's last run */
+    int lazy_view;        /* "threads" is declared (ABI 1.6): made when asked for */
     uint32_t flush_timer; /* 0: none */
     uint32_t soon_timer;  /* 0: none; publishes `soon` (the host runs it at least 1 ms later) */
     threads_vm **soon;    /* small tables changed since the soon timer last ran, each once
@@ -195,7 +198,9 @@ struct threads_vm {
     ddm_vm *vm;
     int metric_logged; /* a failed vm_metric was logged (ddm_vm_metric_logged) */
     thread_list list;     /* empty unless @full */
-    ddm_view *view;       /* "threads", NULL when THCR and THST are both disabled */
+    ddm_view *view;       /* "threads"; NULL when THCR and THST are both disabled, and
+                             with ABI 1.6 until somebody asks for it (made again after
+                             threads_table_off freed it) */
     ddm_view *stack_view; /* "stack", created by the first stack command */
     int full;             /* the table is kept: THEN(1) sent (when THCR is enabled), the
                              list follows events and polls; else only the count is */
@@ -217,8 +222,11 @@ struct threads_vm {
                              someone watches: an idle VM has none) */
 };
 
-/** The VM's state, created on first use (with its view). NULL if out of memory. */
+/** The VM's state, created on first use (with its view on a core before
+ *  1.6). NULL if out of memory. */
 threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm);
+/** Make @st's "threads" view (columns set, empty) if it has none. */
+void threads_view_make(threads_vm *st);
 /** The list changed: publish now when @solicited (a reply to a request of
  *  ours, e.g. a THST poll: the server may count it settled at once) or when
  *  no burst of events is in progress; else soon (the soon timer, or THEN's
@@ -243,7 +251,7 @@ void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited);
 /** Keep the table (@st->full): THEN(1) when THCR is enabled. */
 void threads_table_on(threads_vm *st);
 /** Stop keeping it: THEN(0) when THCR is enabled; the count stays, the
- *  list and the view's rows go. */
+ *  list goes, and the view (declared, ABI 1.6) or else its rows. */
 void threads_table_off(threads_vm *st);
 /** Send a THST whose answer refreshes the count (and the table when
  *  @st->full); after THEN(1) its answer also ends THEN's wait. 0 or -errno. */

@@ -325,7 +325,8 @@ static void test_table_kept_while_watched(void **state)
     assert_null(st->list.v);
     assert_null(st->list.index);
     assert_int_equal(thread_names_shared(), names);
-    assert_int_equal(fake_view_n_rows(v), 0);
+    assert_null(fake_view_find_made(f->fh, f->vm, "threads")); /* 1.6: made again when asked */
+    assert_null(st->view);
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "2");
     fake_host_complete_status(f->fh, (size_t)off_idx, DDM_REPLY_TIMEOUT); /* ART: no answer */
     /* stragglers sent before THEN(0) took effect are ignored */
@@ -336,11 +337,36 @@ static void test_table_kept_while_watched(void **state)
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)off_idx + 1), -1);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, 0), 0);
-    /* a new watch: THEN(1) again */
+    /* a new watch (which makes the view again, empty): THEN(1) again */
+    v = threads_view(f);
+    assert_int_equal(fake_view_n_rows(v), 0);
+    assert_int_equal(fake_view_n_cols(v), 8);
     fake_view_set_watchers(v, 1);
     fake_host_watch_begins(f->fh);
     assert_true(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)off_idx + 1) > off_idx);
     assert_true(st->full);
+}
+
+/* ABI 1.6: a VM nobody asked about has no threads view at all; one made
+ * by a listing (every declared view is made) and never watched is freed
+ * threads.linger later, without THEN. */
+static void test_view_made_only_when_asked(void **state)
+{
+    fixture *f = *state; /* setup_idle */
+    threads_vm *st = state_of(f->fh, f->vm);
+    assert_null(fake_view_find_made(f->fh, f->vm, "threads"));
+    assert_null(st->view);
+    assert_int_equal(fake_host_n_views(f->fh, f->vm), 1); /* a listing makes it */
+    assert_non_null(st->view);
+    g_now += 5;
+    fake_host_fire_timers(f->fh);
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "threads"));
+    g_now += 5.2;
+    fake_host_fire_timers(f->fh);
+    assert_null(fake_view_find_made(f->fh, f->vm, "threads"));
+    assert_null(st->view);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "0");
 }
 
 /* threads.linger=0: the table goes at the first tick nobody watches. */
@@ -1748,6 +1774,7 @@ int main(void)
         TR(test_ready_sends_thst_not_then),
         TI(test_table_kept_while_watched),
         TU(test_option_linger),
+        TI(test_view_made_only_when_asked),
         TI(test_look_refreshes_counts),
         TR(test_first_look_waits_for_the_burst),
         TU(test_ready_while_watched),
