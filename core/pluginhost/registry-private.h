@@ -140,6 +140,9 @@ DdmCommandReg *ddm_registry_find_command(DdmRegistry *reg, const char *name);
 int ddm_registry_register_metric(ddm_plugin *self, const ddm_metric_family *family);
 int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
                            const ddm_metric_sample *samples, size_t n);
+/** Make @vm's "metrics" view from its samples if it has had any and the
+ *  view is not made (the store's maker, registry_views.c). */
+void ddm_registry_metrics_make_view(DdmRegistry *reg, DdmVm *vm);
 /** Forget @p's families and every VM's samples of them (views republished). */
 void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_metrics_free(DdmRegistry *reg);
@@ -152,6 +155,8 @@ void ddm_registry_declared_views_ready(DdmRegistry *reg, DdmVm *vm);
 guint ddm_registry_count_declared_views(DdmRegistry *reg, ddm_plugin *p);
 /** Forget @p's declarations (their ud_free runs). */
 void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p);
+/** The view store's maker (ddm_registry_new sets it). */
+void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_key, gpointer ud);
 /** At ddm_registry_free, after every plugin: stop being the store's maker. */
 void ddm_registry_declared_views_free(DdmRegistry *reg);
 /* host.c: drop first_look_vms and wake_timers (at ddm_registry_free). */

@@ -63,7 +63,7 @@ static ddm_view *own_view(DdmRegistry *reg, const char *vm_key, const char *name
     DdmViews *store = ddm_registry_views(reg);
     if (store == NULL)
         return NULL;
-    ddm_view *view = ddm_views_lookup(store, name, vm_key);
+    ddm_view *view = ddm_views_lookup_made(store, name, vm_key); /* we make it here */
     if (view != NULL)
         return g_strcmp0(ddm_view_owner(view), "ddmon") == 0 ? view : NULL;
     view = ddm_views_create(store, "ddmon", vm_key, name, DDM_VIEW_TABLE, title);
@@ -95,9 +95,20 @@ static void publish_families(DdmRegistry *reg)
 }
 
 /* @vm's "metrics" view: every family's samples, families sorted by name,
- * each (family, label) once. */
-static void publish_vm(DdmRegistry *reg, DdmVm *vm)
+ * each (family, label) once. The view is made when somebody asks for it
+ * (ddm_registry_metrics_make_view, the view store's maker) or watches it:
+ * an idle VM's samples live in its list only (issue 16: a view, its
+ * content and strings were ~400 bytes a VM); a made view follows every
+ * change. */
+static void publish_vm(DdmRegistry *reg, DdmVm *vm, gboolean make)
 {
+    DdmViews *store = ddm_registry_views(reg);
+    if (store == NULL)
+        return;
+    vm->metrics_set = 1;
+    if (!make && ddm_views_lookup_made(store, DDM_METRICS_VM_VIEW, vm->target->key) == NULL &&
+        ddm_views_watches_matching(store, DDM_METRICS_VM_VIEW, vm->target->key) == 0)
+        return; /* not made, nobody watches: made from the list when asked */
     ddm_view *view = own_view(reg, vm->target->key, DDM_METRICS_VM_VIEW, "Metrics", sample_cols,
                               G_N_ELEMENTS(sample_cols));
     if (view == NULL)
@@ -270,8 +281,18 @@ int ddm_registry_vm_metric(ddm_plugin *self, ddm_vm *vm, const char *name,
         m->next = *at;
         *at = m;
     }
-    publish_vm(self->registry, vm);
+    publish_vm(self->registry, vm, FALSE);
     return 0;
+}
+
+void ddm_registry_metrics_make_view(DdmRegistry *reg, DdmVm *vm)
+{
+    DdmViews *store = ddm_registry_views(reg);
+    if (store == NULL || !ddm_vm_is_valid(vm) || vm->target == NULL || !vm->metrics_set ||
+        vm->state == DDM_VM_STATE_CLOSED)
+        return;
+    if (ddm_views_lookup_made(store, DDM_METRICS_VM_VIEW, vm->target->key) == NULL)
+        publish_vm(reg, vm, TRUE);
 }
 
 void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p)
@@ -304,6 +325,6 @@ void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p)
             }
         }
         if (changed && ddm_vm_is_valid(vm) && vm->target != NULL)
-            publish_vm(reg, vm);
+            publish_vm(reg, vm, FALSE);
     }
 }

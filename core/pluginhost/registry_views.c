@@ -14,6 +14,9 @@
  * a store slot, a content and its strings each), about 3 KB of its heap
  * (doc/memory.md, issue 16).
  *
+ * The core's own per-VM "metrics" view (registry_metrics.c) is made the
+ * same way: from the VM's samples, when somebody asks for it.
+ *
  * Invariants: a declaration belongs to one plugin and goes with it (its
  * ud_free runs in ddm_registry_drop_declared_views_of, before dlclose); the
  * maker calls a plugin only while it is loaded, and only for a DDM VM in
@@ -59,22 +62,24 @@ static void make_one(DdmViews *store, DdmViewDecl *d, DdmVm *vm)
 }
 
 /* The store's maker: the declared views named @name (NULL: all) of VM
- * @vm_key (NULL: all). */
-static void make_declared(DdmViews *store, const char *name, const char *vm_key, gpointer ud)
+ * @vm_key (NULL: all), and the core's own "metrics" view of a VM
+ * (registry_metrics.c). */
+void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_key, gpointer ud)
 {
     DdmRegistry *reg = ud;
     g_autoptr(GPtrArray) decls = g_ptr_array_new();
     g_autoptr(GPtrArray) vms = NULL;
+    gboolean metrics = !name || strcmp(name, DDM_METRICS_VM_VIEW) == 0;
 
-    if (!reg->declared_views || !reg->monitor)
+    if (!reg->monitor)
         return;
-    for (guint i = 0; i < reg->declared_views->len; i++) {
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len; i++) {
         DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
         if (!name || strcmp(d->name, name) == 0)
             g_ptr_array_add(decls, d);
     }
-    if (decls->len == 0)
-        return; /* a name nobody declared (the core's own views): nothing per VM */
+    if (decls->len == 0 && !metrics)
+        return; /* a name nobody declared (the core's other views): nothing per VM */
     if (vm_key) {
         DdmVm *vm = ddm_monitor_find_vm(reg->monitor, vm_key);
         if (!vm)
@@ -84,9 +89,12 @@ static void make_declared(DdmViews *store, const char *name, const char *vm_key,
     } else {
         vms = ddm_registry_list_vms(reg); /* a reference each: a make may close a VM */
     }
-    for (guint i = 0; i < vms->len; i++)
+    for (guint i = 0; i < vms->len; i++) {
         for (guint j = 0; j < decls->len; j++)
             make_one(store, g_ptr_array_index(decls, j), g_ptr_array_index(vms, i));
+        if (metrics)
+            ddm_registry_metrics_make_view(reg, g_ptr_array_index(vms, i));
+    }
 }
 
 int ddm_registry_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make,
@@ -127,11 +135,8 @@ int ddm_registry_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_ma
     d->make = make;
     d->ud = ud;
     d->ud_free = ud_free;
-    if (!reg->declared_views) {
+    if (!reg->declared_views)
         reg->declared_views = g_ptr_array_new();
-        if (reg->views)
-            ddm_views_set_maker(reg->views, make_declared, reg);
-    }
     g_ptr_array_add(reg->declared_views, d);
     return 0;
 }
@@ -170,11 +175,11 @@ void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p)
 
 void ddm_registry_declared_views_free(DdmRegistry *reg)
 {
+    if (reg->views)
+        ddm_views_remove_maker(reg->views, reg);
     if (!reg->declared_views)
         return;
     g_assert(reg->declared_views->len == 0); /* every plugin unloaded first */
-    if (reg->views)
-        ddm_views_set_maker(reg->views, NULL, NULL);
     g_ptr_array_unref(reg->declared_views);
     reg->declared_views = NULL;
 }

@@ -123,6 +123,9 @@ struct ddm_vm {
                                    monitor backs off before the next session */
     guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
     guint notify_drained : 1;   /* tell the monitor when `out` empties */
+    guint metrics_set : 1;      /* a plugin's vm_metric changed `metrics` once: the VM has a
+                                   "metrics" view, made when somebody asks for it
+                                   (core/pluginhost/registry_metrics.c) */
 };
 
 /* One plugin's samples of one metric family for one VM, in one block

@@ -408,6 +408,15 @@ void ddm_views_set_maker(DdmViews *store, DdmViewsMakeFn fn, gpointer ud)
     store->maker_ud = fn ? ud : NULL;
 }
 
+void ddm_views_remove_maker(DdmViews *store, gpointer ud)
+{
+    g_return_if_fail(store != NULL);
+    if (store->maker && store->maker_ud == ud) {
+        store->maker = NULL;
+        store->maker_ud = NULL;
+    }
+}
+
 /* Ask the maker for the declared views named @name (NULL: all) of VM
  * @vm_key (NULL: all) not made yet; never from inside the maker. */
 static void make_declared(DdmViews *s, const char *name, const char *vm_key)

@@ -67,6 +67,8 @@ typedef void (*DdmViewsMakeFn)(DdmViews *store, const char *name, const char *vm
                                gpointer ud);
 /** Set (or with @fn NULL remove) the store's maker; one at a time. */
 void ddm_views_set_maker(DdmViews *store, DdmViewsMakeFn fn, gpointer ud);
+/** Remove the maker if it was set with @ud (another's stays). */
+void ddm_views_remove_maker(DdmViews *store, gpointer ud);
 /** ddm_views_lookup without asking the maker: only views already made. */
 ddm_view *ddm_views_lookup_made(DdmViews *store, const char *name, const char *vm_key);
 /** ddm_views_list without asking the maker (counting what exists). (transfer container) */

@@ -1373,8 +1373,12 @@ static void test_registry_metric_two_plugins_one_family(void **state)
     const ddm_metric_sample sb[] = {{"running", 7}, {"sleeping", 2}};
     assert_int_equal(host->vm_metric(a, vm, "shared_threads", sa, 2), 0);
     assert_int_equal(host->vm_metric(b, vm, "shared_threads", sb, 2), 0);
+    /* Nobody asked: no view yet (issue 16), the samples are the VM's; a
+     * look makes it from them (the store's maker). */
+    assert_null(ddm_views_lookup_made(f->mon.views, "metrics", f->vm1.target->key));
     /* beta did not replace alpha's: the union, alpha's "running" first. */
     g_autofree char *both = metric_rows(f, f->vm1.target->key);
+    assert_non_null(ddm_views_lookup_made(f->mon.views, "metrics", f->vm1.target->key));
     assert_string_equal(both, "shared_threads{running}=3 shared_threads{sleeping}=2 "
                               "shared_threads{wait}=1");
     /* alpha stops setting it: beta's "running" shows. */
