@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,10 @@ int main(int argc, char **argv)
         return 2;
     }
     int once = argc > 3 && !strcmp(argv[3], "--once");
+    /* A side that closed while the other still sends (the JVM's event storm
+     * after the client left) is EPIPE for pump(), not a SIGPIPE that kills
+     * the relay between two connections. */
+    signal(SIGPIPE, SIG_IGN);
     int ls = tcp_socket(), one = 1;
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in la = loopback(atoi(argv[1]));
