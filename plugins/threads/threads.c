@@ -3,8 +3,7 @@
  * threads plugin: the thread table of the VMs someone looks at, and the
  * thread count of every VM.
  *  - On DDM_VM_READY it sends one THST: its answer (the whole table, u2
- *    count first) gives the headline "threads" = count and the threads by
- *    state metric. No THEN: a VM nobody looks at sends no THCR burst, and
+ *    count first) gives the headline "threads" = count. No THEN: a VM nobody looks at sends no THCR burst, and
  *    the plugin keeps no thread list, names or rows for it (issue 16; as
  *    ddmlib, which sends THEN only for the VM the user selects).
  *  - The "threads" table view (when THCR or THST is enabled) is declared
@@ -416,9 +415,8 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited)
 {
     size_t dropped;
-    if (!st->full) { /* nobody looks at the table: its count and states only */
+    if (!st->full) { /* nobody looks at the table: its count only */
         threads_publish_count(st, (uint32_t)(t->n < UINT32_MAX ? t->n : UINT32_MAX));
-        threads_metrics_publish_table(st, t);
         return;
     }
     dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
@@ -523,6 +521,7 @@ void threads_table_off(threads_vm *st)
             h->log(pl->self, DDM_LOG_DEBUG, "THEN(0) not sent: error %d", rc);
     }
     threads_publish_count(st, (uint32_t)st->list.n);
+    threads_metrics_clear(st);
     st->full = 0;
     st->then_in_flight = 0;
     st->publish_pending = 0;

@@ -245,8 +245,8 @@ int threads_reply_came(const ddm_reply *reply);
 void threads_publish(threads_vm *st);
 /** The headline "threads" (text and figure) says @n, unless it already does. */
 void threads_publish_count(threads_vm *st, uint32_t n);
-/** Apply a decoded THST table to @st and publish: the whole table when
- *  @st->full, else only the count and the threads-by-state metric. */
+/** Apply a decoded THST table to @st and publish: the whole table (and
+ *  the metric samples) when @st->full, else only the count. */
 void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited);
 /** Keep the table (@st->full): THEN(1) when THCR is enabled. */
 void threads_table_on(threads_vm *st);
@@ -276,9 +276,8 @@ void threads_look_once(threads_plugin *pl);
 int threads_metrics_register(threads_plugin *pl);
 void threads_metrics_account(threads_vm *st);
 void threads_metrics_publish(threads_vm *st);
-/** The same from a THST table alone, for a VM whose list is not kept:
- *  threads by state from @t, the CPU totals as they were. */
-void threads_metrics_publish_table(threads_vm *st, const thst_table *t);
+/** Remove the VM's samples (its table goes; the CPU totals are kept). */
+void threads_metrics_clear(threads_vm *st);
 
 /** Register the stack command. 0 or -errno. */
 int threads_stack_register(threads_plugin *pl);

@@ -244,7 +244,7 @@ static void test_ready_sends_thst_not_then(void **state)
     assert_int_equal(state_of(f->fh, f->vm)->list.n, 0);
     assert_null(state_of(f->fh, f->vm)->list.v);
     assert_int_equal(thread_names_shared(), names);
-    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 2);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 0); /* while kept only */
     assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "thread_cpu_seconds_total"), 0);
     /* the columns are set for when someone looks */
     assert_int_equal(fake_view_n_cols(v), 8);
@@ -509,8 +509,11 @@ static void test_ready_while_watched(void **state)
     assert_int_equal(fake_host_n_requests(f->fh), 2);
 }
 
-/* /metrics for a VM whose table is not kept: threads by state from its
- * THST; the CPU totals stand still (and stay) without the list. */
+/* /metrics: the samples exist while the table is kept (a scrape is a
+ * look at every VM's threads view, so a scraped VM has its table); when it
+ * goes, so do they (a VM nobody looks at holds none), and a look's THST
+ * adds none. The CPU total comes back from where it was with the next
+ * table: a counter never goes down. */
 static void test_metrics_without_list(void **state)
 {
     fixture *f = *state;
@@ -530,8 +533,11 @@ static void test_metrics_without_list(void **state)
     send_thst(f, e, 2);
     assert_true(fake_host_metric(f->fh, f->vm, "thread_cpu_seconds_total", "running", &v));
     assert_float_equal(v, 1.0, 1e-12);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 2);
     threads_table_off(st);
-    /* a look's THST: three threads now, by state */
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 0);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "thread_cpu_seconds_total"), 0);
+    /* a look's THST: three threads now, the count only */
     e[1].status = 3;
     g_now = 120.0;
     fake_host_watch_begins(f->fh);
@@ -544,14 +550,19 @@ static void test_metrics_without_list(void **state)
     fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_THST, p, len);
     free(p);
     assert_int_equal(st->list.n, 0);
-    assert_true(fake_host_metric(f->fh, f->vm, "threads", "running", &v));
-    assert_float_equal(v, 1, 0);
-    assert_true(fake_host_metric(f->fh, f->vm, "threads", "monitor", &v));
-    assert_float_equal(v, 2, 0);
-    assert_false(fake_host_metric(f->fh, f->vm, "threads", "wait", &v));
-    assert_true(fake_host_metric(f->fh, f->vm, "thread_cpu_seconds_total", "running", &v));
-    assert_float_equal(v, 1.0, 1e-12);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 0);
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+    /* kept again: the counter goes on from 1 s (+100 ticks running) */
+    threads_table_on(st);
+    g_now = 121.0;
+    send_thst(f, e, 2);
+    g_now = 122.0;
+    e[0].utime = 300;
+    send_thst(f, e, 2);
+    assert_true(fake_host_metric(f->fh, f->vm, "thread_cpu_seconds_total", "running", &v));
+    assert_float_equal(v, 2.0, 1e-12);
+    assert_true(fake_host_metric(f->fh, f->vm, "threads", "monitor", &v));
+    assert_float_equal(v, 1, 0);
 }
 
 /* `ddmon stack` works for a VM nobody looks at (no list to check the id
