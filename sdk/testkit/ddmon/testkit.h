@@ -437,7 +437,7 @@ ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name);
  *  asked for the same way. */
 int fake_host_n_views(fake_host *fh, ddm_vm *vm);
 /** As fake_view_find and fake_host_n_views, without making declared views:
- *  what the plugin made itself (1.6). */
+ *  what the plugin made itself (1.6). Since: interface 5 */
 ddm_view *fake_view_find_made(fake_host *fh, ddm_vm *vm, const char *name);
 int fake_host_n_views_made(fake_host *fh, ddm_vm *vm);
 ddm_view_kind fake_view_kind(ddm_view *v);
