@@ -212,6 +212,8 @@ void ddm_control_set_web_url(DdmControl *ctl, const char *url)
 
 static void op_core_view(Client *c, const char *name, gboolean blobs)
 {
+    if (strcmp(name, "vms") == 0)
+        ddm_daemon_vm_list_fresh(c->ctl->daemon); /* its rebuild is coalesced */
     ddm_view *v = ddm_views_lookup(ddm_daemon_views(c->ctl->daemon), name, NULL);
     if (v == NULL) {
         ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "the server has no '%s' view",
@@ -536,6 +538,7 @@ static GPtrArray *headline_views(DdmControl *ctl)
 
 static void vms_doc_now(Client *c)
 {
+    ddm_daemon_vm_list_fresh(c->ctl->daemon); /* its rebuild is coalesced */
     ddm_view *v = ddm_views_lookup(ddm_daemon_views(c->ctl->daemon), "vms", NULL);
     if (v == NULL || ddm_view_kind_of(v) != DDM_VIEW_TABLE) {
         ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "the server has no 'vms' view"));

@@ -283,6 +283,12 @@ gboolean ddm_daemon_vm_list_complete(DdmDaemon *d)
     return TRUE;
 }
 
+void ddm_daemon_vm_list_fresh(DdmDaemon *d)
+{
+    g_return_if_fail(d != NULL);
+    ddm_vms_view_flush(d->vms_view);
+}
+
 gboolean ddm_daemon_settled(DdmDaemon *d)
 {
     g_return_val_if_fail(d != NULL, TRUE);

@@ -47,6 +47,9 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error);
  *  out what its VM is (connecting, handshake, HELO); a coalesced rebuild of
  *  the "vms" view still due is then published at once. O(VMs). */
 gboolean ddm_daemon_vm_list_complete(DdmDaemon *d);
+/** Publish the "vms" view's coalesced rebuild now if one is due: for an
+ *  answer that shows the list. */
+void ddm_daemon_vm_list_fresh(DdmDaemon *d);
 /** What a snapshot waits for: the VM list is complete (above) and no VM (READY
  *  or a plain JVM) has a request in flight that may still be answered (the plugins' first
  *  requests, the views' first fills: ddm_vm_requests_settled, which may
@@ -56,7 +59,9 @@ gboolean ddm_daemon_settled(DdmDaemon *d);
 /* The core views, one file each (vms_view.c, plugins_view.c). */
 typedef struct DdmVmsView DdmVmsView;
 /** The "vms" view in @views: one row per listed VM and per retrying target,
- *  published at most every 100 ms after ddm_vms_view_schedule. */
+ *  published at most every 100 ms (plus 20 us a row: every publication
+ *  writes every row) after ddm_vms_view_schedule; a reader that wants it
+ *  current flushes it first (ddm_daemon_vm_list_fresh). */
 DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon);
 /** The relay whose ports the rows show (NULL: none). */
 void ddm_vms_view_set_relay(DdmVmsView *vv, DdmRelay *relay);

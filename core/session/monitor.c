@@ -23,6 +23,7 @@
 #endif
 
 #include "core/loop/timer.h"
+#include "core/session/quietlog.h"
 #include "core/session/monitor-private.h"
 
 #define BACKOFF_FIRST_MS 1000u
@@ -329,7 +330,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
     if (!vm)
         return;
     g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
-    g_debug("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
+    DDM_DEBUG("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
     if (!target->speculative)
         list_changed(mon, target->key); /* listed while connecting (vms_view.c) */
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/session/logctx.h"
+#include "core/session/quietlog.h"
 #include "core/session/ratelog.h"
 #include "core/session/vm-private.h"
 
@@ -61,7 +62,7 @@ void ddm_vm_set_state(DdmVm *vm, DdmVmState s)
     if (old == s)
         return;
     vm->state = s;
-    g_debug("%s: %s -> %s", vm_key(vm), ddm_vm_state_name(old), ddm_vm_state_name(s));
+    DDM_DEBUG("%s: %s -> %s", vm_key(vm), ddm_vm_state_name(old), ddm_vm_state_name(s));
     if (s == DDM_VM_STATE_READY)
         vm->was_ready = TRUE;
     if (s == DDM_VM_STATE_PLAIN)
@@ -456,7 +457,7 @@ static void on_deadline_in_context(DdmVm *vm)
     expired = ddm_correlate_expire(vm->pending, now);
     for (guint i = 0; i < expired->len; i++) {
         const DdmPending *p = &g_array_index(expired, DdmPending, i);
-        g_debug("%s: request %s id 0x%08x timed out", vm_key(vm), ddm_chunk_name(p->type, name),
+        DDM_DEBUG("%s: request %s id 0x%08x timed out", vm_key(vm), ddm_chunk_name(p->type, name),
                 p->id);
         ddm_vm_req_deliver_status(vm, p, DDM_REPLY_TIMEOUT);
     }

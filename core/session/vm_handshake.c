@@ -11,6 +11,7 @@
 #include <ddmon/bytes.h>
 
 #include "core/wire/ddm.h"
+#include "core/session/quietlog.h"
 #include "core/transport/local_proc.h"
 #include "core/session/ratelog.h"
 #include "core/session/vm-private.h"
@@ -113,7 +114,7 @@ static void helo_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *u
             if (h.trailing)
                 g_debug("%s: HELO reply has %zu unknown trailing bytes (ignored)", vm_key(vm),
                         h.trailing);
-            g_info("%s: DDM VM pid %u \"%s\" (%s)", vm_key(vm), h.pid,
+            DDM_INFO("%s: DDM VM pid %u \"%s\" (%s)", vm_key(vm), h.pid,
                    h.app_name ? h.app_name : "", h.vm_ident ? h.vm_ident : "?");
             ddm_helo_clear(&h);
         } else if (r->type == DDM_CHUNK_FAIL) {
@@ -258,7 +259,7 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
         g_info("%s: malformed VirtualMachine.Version reply; trying HELO", vm_key(vm));
         start_helo(vm);
     } else if (looks_android(desc) || looks_android(name)) {
-        g_debug("%s: %s: a Dalvik/ART VM; sending HELO", vm_key(vm), name);
+        DDM_DEBUG("%s: %s: a Dalvik/ART VM; sending HELO", vm_key(vm), name);
         start_helo(vm);
     } else {
         g_autofree char *ident = g_strdup_printf("%s %s", name, version);
@@ -324,7 +325,7 @@ static void start_helo(DdmVm *vm)
 void ddm_vm_handshake_echoed(DdmVm *vm)
 {
     vm->handshake_deadline_us = G_MAXINT64;
-    g_debug("%s: handshake echoed", vm_key(vm));
+    DDM_DEBUG("%s: handshake echoed", vm_key(vm));
     if (needs_probe(vm))
         start_probe(vm);
     else

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/wire/ddm.h"
+#include "core/session/quietlog.h"
 #include "core/session/vm-private.h"
 
 static void report_tap_chunk(DdmVm *vm, const ddm_chunk_info *ci, const uint8_t *data, size_t len)
@@ -139,7 +140,7 @@ int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, 
                                                    vm_cfg(vm)->max_write_queue));
         return r;
     }
-    g_debug("%s: request %s id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm),
+    DDM_DEBUG("%s: request %s id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm),
             ddm_chunk_name(type, name), p.id, len, timeout_ms);
     {
         ddm_chunk_info ci = {.type = type, .packet_id = p.id, .origin = DDM_ORIGIN_REQUEST};
@@ -219,7 +220,7 @@ int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, 
     } else if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_RESUME) {
         release_suspend(vm);
     }
-    g_debug("%s: JDWP %u/%u id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm), cmdset, cmd, p.id,
+    DDM_DEBUG("%s: JDWP %u/%u id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm), cmdset, cmd, p.id,
             len, timeout_ms);
     ddm_vm_rearm(vm);
     return 0;

@@ -53,9 +53,19 @@ void ddm_json_text_double(GString *out, double d)
     g_string_append_len(out, line, (gssize)len - 1);
 }
 
+/* As "%" G_GINT64_FORMAT, without printf's cost (a number a cell). */
 static void write_int(GString *out, gint64 i)
 {
-    g_string_append_printf(out, "%" G_GINT64_FORMAT, i);
+    char buf[24];
+    char *p = buf + sizeof buf;
+    guint64 u = i < 0 ? 0 - (guint64)i : (guint64)i;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (i < 0)
+        *--p = '-';
+    g_string_append_len(out, p, buf + sizeof buf - p);
 }
 
 /* As view_json.c's add_cell_value. */
@@ -95,17 +105,28 @@ static void write_member(GString *out, gboolean first, const char *key)
 static GHashTable *figures_of(const GPtrArray *records, GHashTable *row_keys)
 {
     GHashTable *figures = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+    /* Most VMs' records have the same field names in the same order: their
+     * jq keys are made once (the previous record's, when its names match). */
+    GPtrArray *names = g_ptr_array_new();
+    g_auto(GStrv) keys = NULL;
     for (guint r = 0; records != NULL && r < records->len; r++) {
         const ddm_view *v = g_ptr_array_index(records, r);
         if (!ddm_view_is_valid(v) || v->desc->kind != DDM_VIEW_RECORD || v->vm_key == NULL)
             continue;
         const Content *c = v->committed;
         guint n = ddm_views_content_n_fields(c);
-        const char **names = g_new0(const char *, n + 1);
-        for (guint i = 0; i < n; i++)
-            names[i] = c->fields[i].key != NULL ? c->fields[i].key : "";
-        g_auto(GStrv) keys = ddm_jq_keys(names, n);
-        g_free(names);
+        gboolean same = keys != NULL && names->len == n;
+        for (guint i = 0; same && i < n; i++)
+            same = strcmp(names->pdata[i], c->fields[i].key != NULL ? c->fields[i].key : "") == 0;
+        if (!same) {
+            g_ptr_array_set_size(names, 0);
+            for (guint i = 0; i < n; i++)
+                g_ptr_array_add(names, (gpointer)(c->fields[i].key != NULL ? c->fields[i].key : ""));
+            g_ptr_array_add(names, NULL);
+            g_strfreev(keys);
+            keys = ddm_jq_keys((const char *const *)names->pdata, n);
+            g_ptr_array_set_size(names, n);
+        }
         GString *s = g_string_new(NULL);
         for (guint i = 0; i < n; i++) {
             if (g_hash_table_contains(row_keys, keys[i]))
@@ -117,6 +138,7 @@ static GHashTable *figures_of(const GPtrArray *records, GHashTable *row_keys)
         /* the key is the view's interned string: it lives as long as @records */
         g_hash_table_replace(figures, v->vm_key, g_string_free(s, FALSE));
     }
+    g_ptr_array_unref(names);
     return figures;
 }
 

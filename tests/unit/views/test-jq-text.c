@@ -184,6 +184,9 @@ static void test_vms_with_figures(void **state)
     ddm_view_field_int(h7, "a_b", 2);           /* a_b_2 */
     ddm_view_field_str(h7, "note", "x\ty");
     ddm_view_field_double(h7, "nan", NAN);
+    ddm_view_field_int(h7, "min", G_MININT64);
+    ddm_view_field_int(h7, "max", G_MAXINT64);
+    ddm_view_field_int(h7, "neg", -7);
     assert_int_equal(ddm_view_commit(h7), 0);
     ddm_view *h9 = headline(store, "emu:9");    /* empty record */
     ddm_view_begin(h9);
@@ -201,7 +204,8 @@ static void test_vms_with_figures(void **state)
     /* the figures really are there, after the row's members */
     g_autofree char *got = direct(v, heads);
     assert_non_null(strstr(got, "\"info\":\"heap: 50%, threads: 3\",\"heap_used_percent\":50.0,"
-                                "\"threads_count\":3,\"a_b\":1,\"a_b_2\":2,\"note\":\"x\\ty\",\"nan\":null}"));
+                                "\"threads_count\":3,\"a_b\":1,\"a_b_2\":2,\"note\":\"x\\ty\",\"nan\":null,"
+                                "\"min\":-9223372036854775808,\"max\":9223372036854775807,\"neg\":-7}"));
 
     /* a content changed after a first text: the next text is the new one */
     ddm_view_begin(h7);
