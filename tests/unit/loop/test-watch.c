@@ -14,8 +14,9 @@
  * the socket round (ddm_watch_expect_more): a ping-pong against an echo
  * thread runs within one main-context iteration, and without the hint one
  * packet per iteration; the round ends when nothing comes in time, at a due
- * timer, with a budget of 0, and at the budget against a peer that never
- * stops; a hint from outside a watch callback starts no round.
+ * timer (also one armed during the round), with a budget of 0, and at the
+ * budget against a peer that never stops; a hint from outside a watch
+ * callback starts no round.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -887,6 +888,57 @@ static void test_round_waits_until_timer(void **state)
     (void)silent;
 }
 
+/* Its third call arms a timer 40 ms ahead. */
+typedef struct LatePinger {
+    Pinger p;
+    DdmTimer *late;
+} LatePinger;
+
+static gboolean late_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    LatePinger *lp = ud;
+    gboolean keep = pinger_cb(fd, cond, &lp->p);
+    if (lp->p.calls == 3)
+        ddm_timer_arm(lp->late, 40);
+    return keep;
+}
+
+/* A timer armed during a round, due before the round's budget ends, ends
+ * the round when it is due (the round's deadline moves to it), not the
+ * batch cap nor the 30 s budget: an echo every 1 ms, 256 batches would
+ * take over 256 ms. */
+static void test_round_ends_at_timer_armed_in_round(void **state)
+{
+    int sv[2];
+    DdmTimer t = { 0 };
+    guint fired = 0;
+    LatePinger lp = { .p = { .left = G_MAXUINT, .hint = TRUE }, .late = &t };
+    Echo e;
+    guint64 b0, b1;
+    (void)state;
+
+    ddm_timer_init(&t, no_op_timer, &fired);
+    ddm_watch_set_round_budget(30 * G_USEC_PER_SEC);
+    pair(sv);
+    lp.p.fd = sv[0];
+    lp.p.w = ddm_watch_add(sv[0], G_IO_IN, late_pinger_cb, &lp);
+    echo_start(&e, sv[1], 1000);
+    ddm_watch_round_stats(&b0, NULL);
+    gint64 t0 = g_get_monotonic_time();
+    first_ping_and_iterate(sv[0]);
+    gint64 took = g_get_monotonic_time() - t0;
+    ddm_watch_round_stats(&b1, NULL);
+    assert_true(lp.p.calls >= 3);          /* the timer was armed in the round */
+    assert_true(b1 - b0 < 256);            /* the cap did not end it */
+    assert_true(took < 10 * G_USEC_PER_SEC); /* nor the budget */
+    assert_int_equal(fired, 0);            /* the timer fires in the context's iteration */
+    for (int i = 0; i < 3 && !fired; i++)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(fired, 1);
+    lp.p.left = 0;
+    pingpong_stop(sv, &lp.p, &e);
+}
+
 static gboolean count_timeout(gpointer ud)
 {
     (*(guint *)ud)++;
@@ -980,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_round_budget_zero),
         cmocka_unit_test(test_round_ends_at_due_timer),
         cmocka_unit_test(test_round_waits_until_timer),
+        cmocka_unit_test(test_round_ends_at_timer_armed_in_round),
         cmocka_unit_test(test_round_bounded_against_endless_peer),
         cmocka_unit_test(test_round_hint_outside_callback),
     };
