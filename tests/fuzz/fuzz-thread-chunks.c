@@ -6,7 +6,9 @@
  * tables, in any order, into two VMs' thread lists (their hashed index,
  * the first's cap lowered to 64 so tables overflow it) and "threads"
  * views, the second VM going and coming back (a new VM) at any point, so
- * the plugin's list of VMs to publish soon sees VMs leave it.
+ * the plugin's list of VMs to publish soon sees VMs leave it. Every view
+ * is watched (as by a snapshot), so both VMs keep their tables: the
+ * plugin ignores thread events of a VM whose table it does not keep.
  *
  * Input: up to 256 records of u1 op (low 7 bits modulo 6: 0 THCR, 1 THNM,
  * 2 THDE, 3 THST, 4 the timers fire, 5 the second VM goes and a new one
@@ -49,11 +51,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int records = 0;
 
     FUZZ_CHECK(fake_host_load(fh, &ddm_plugin_descriptor) == 0);
+    fake_host_set_default_watchers(fh, 1); /* the tables are kept (THEN at READY) */
     vm = fake_host_add_vm(fh, &info);
     fake_host_vm_event(fh, vm, DDM_VM_READY);
     pl = fake_host_table(fh)->get_data(fake_host_plugin(fh));
     st = threads_vm_state(pl, vm);
-    FUZZ_CHECK(st != NULL);
+    FUZZ_CHECK(st != NULL && st->full);
     st->list.max = LIST_CAP;
     vm2 = fake_host_add_vm(fh, &info2);
     fake_host_vm_event(fh, vm2, DDM_VM_READY);
