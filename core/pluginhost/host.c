@@ -440,9 +440,11 @@ static void publish_headline_figures(ddm_plugin *self, ddm_vm *vm)
     ddm_view_begin(view);
     for (const DdmVmFigures *l = vm->headline_figures; l; l = l->next) { /* sorted by label */
         for (guint i = 0; i < l->n; i++) {
-            const DdmHeadlineFigure *f = &l->figs[i];
+            DdmHeadlineFigure fig;
+            const DdmHeadlineFigure *f = &fig;
             char key[DDM_HEADLINE_LABEL_MAX + 1 + DDM_HEADLINE_FIGURE_NAME_MAX + 1];
-            g_snprintf(key, sizeof key, "%s_%s", l->label, f->name);
+            ddm_vm_figures_get(l, i, &fig); /* vm_tables.c */
+            g_snprintf(key, sizeof key, "%s_%s", ddm_vm_figures_label(l), f->name);
             if (f->type == DDM_VAL_INT)
                 ddm_view_field_int(view, key, f->i);
             else

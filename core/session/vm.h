@@ -172,12 +172,26 @@ typedef struct DdmVmHeadline {
     char label[];
 } DdmVmHeadline;
 
+/* A label's figures in one block of their size (a VM with two labels of one
+ * figure each held 2 x 112 bytes of fixed-size names; now ~2 x 48): data
+ * holds the label and the n names, each NUL-terminated, then each figure's
+ * type byte and its 8 value bytes (the gint64 or the double, as the type
+ * says; read them with ddm_vm_figures_get). */
 typedef struct DdmVmFigures {
     struct DdmVmFigures *next;  /* sorted by label */
-    guint n;
-    char label[DDM_HEADLINE_LABEL_MAX + 1];
-    DdmHeadlineFigure figs[];   /* n */
+    guint16 size;               /* bytes in data */
+    guint8 n;                   /* <= DDM_HEADLINE_FIGURES_MAX */
+    char data[];                /* the label first: ddm_vm_figures_label */
 } DdmVmFigures;
+
+/** @f's label. */
+static inline const char *ddm_vm_figures_label(const DdmVmFigures *f)
+{
+    return f->data;
+}
+/** Figure @i (< f->n) of @f into @out (name, type and the value its type
+ *  says; the other value 0). */
+void ddm_vm_figures_get(const DdmVmFigures *f, guint i, DdmHeadlineFigure *out);
 
 /** @plugin's entry, or NULL. */
 DdmVmPluginData *ddm_vm_plugin_data_find(DdmVm *vm, gconstpointer plugin);
@@ -195,8 +209,9 @@ const char *ddm_vm_headline_get(const DdmVm *vm, const char *label);
 int ddm_vm_headline_set(DdmVm *vm, const char *label, const char *text);
 /** Headline labels set. */
 guint ddm_vm_headlines_count(const DdmVm *vm);
-/** Set @label's figures (@n 0: remove; each zeroed but for its members, so
- *  equal figures are equal bytes): 1 changed, 0 unchanged, -ENOSPC. */
+/** Set @label's figures (@n 0: remove; at most DDM_HEADLINE_FIGURES_MAX):
+ *  1 changed, 0 unchanged (the same names, types and values: the value a
+ *  type does not use is not compared), -ENOSPC. */
 int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *figs, guint n);
 /** Empty the headline and figure lists. */
 void ddm_vm_headlines_clear(DdmVm *vm);

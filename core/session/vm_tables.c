@@ -68,10 +68,59 @@ static DdmVmFigures **figures_link(DdmVm *vm, const char *label, gboolean *found
 {
     DdmVmFigures **at = &vm->headline_figures;
     int c = 1;
-    while (*at && (c = strcmp((*at)->label, label)) < 0)
+    while (*at && (c = strcmp(ddm_vm_figures_label(*at), label)) < 0)
         at = &(*at)->next;
     *found = *at && c == 0;
     return at;
+}
+
+/* The largest encoding: a label, DDM_HEADLINE_FIGURES_MAX names, values. */
+#define FIGURES_DATA_MAX                                                              \
+    (DDM_HEADLINE_LABEL_MAX + 1 +                                                     \
+     DDM_HEADLINE_FIGURES_MAX * (DDM_HEADLINE_FIGURE_NAME_MAX + 1 + 1 + 8))
+
+/* @label and @figs as DdmVmFigures.data into @buf (FIGURES_DATA_MAX bytes);
+ * returns the size. */
+static gsize figures_encode(char *buf, const char *label, const DdmHeadlineFigure *figs, guint n)
+{
+    gsize at = strnlen(label, DDM_HEADLINE_LABEL_MAX);
+    memcpy(buf, label, at);
+    buf[at++] = '\0';
+    for (guint i = 0; i < n; i++) {
+        gsize len = strnlen(figs[i].name, DDM_HEADLINE_FIGURE_NAME_MAX);
+        memcpy(buf + at, figs[i].name, len);
+        at += len;
+        buf[at++] = '\0';
+    }
+    for (guint i = 0; i < n; i++) {
+        buf[at] = (char)figs[i].type;
+        if (figs[i].type == DDM_VAL_INT)
+            memcpy(buf + at + 1, &figs[i].i, 8);
+        else
+            memcpy(buf + at + 1, &figs[i].d, 8);
+        at += 9;
+    }
+    return at;
+}
+
+void ddm_vm_figures_get(const DdmVmFigures *f, guint i, DdmHeadlineFigure *out)
+{
+    const char *p = f->data + strlen(f->data) + 1, *name = p;
+
+    memset(out, 0, sizeof *out);
+    g_return_if_fail(i < f->n);
+    for (guint k = 0; k < f->n; k++) { /* the names, then the values */
+        if (k == i)
+            name = p;
+        p += strlen(p) + 1;
+    }
+    g_strlcpy(out->name, name, sizeof out->name);
+    p += (gsize)i * 9;
+    out->type = (ddm_value_type)(guchar)p[0];
+    if (out->type == DDM_VAL_INT)
+        memcpy(&out->i, p + 1, 8);
+    else
+        memcpy(&out->d, p + 1, 8);
 }
 
 const char *ddm_vm_headline_get(const DdmVm *vm, const char *label)
@@ -120,9 +169,13 @@ int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *fi
     DdmVmFigures **at = figures_link(vm, label, &found);
     DdmVmFigures *cur = found ? *at : NULL;
     guint count = 0;
+    char data[FIGURES_DATA_MAX];
+    gsize size;
 
     g_return_val_if_fail(strlen(label) <= DDM_HEADLINE_LABEL_MAX, -EMSGSIZE);
-    if (cur && cur->n == n && (n == 0 || memcmp(cur->figs, figs, n * sizeof *figs) == 0))
+    g_return_val_if_fail(n <= DDM_HEADLINE_FIGURES_MAX, -EINVAL);
+    size = figures_encode(data, label, figs, n);
+    if (cur && cur->n == n && cur->size == size && memcmp(cur->data, data, size) == 0)
         return 0;
     if (!cur && n == 0)
         return 0;
@@ -133,10 +186,10 @@ int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *fi
             return -ENOSPC;
     }
     if (n > 0) {
-        DdmVmFigures *f = g_malloc0(sizeof *f + n * sizeof *figs);
-        g_strlcpy(f->label, label, sizeof f->label);
-        f->n = n;
-        memcpy(f->figs, figs, n * sizeof *figs);
+        DdmVmFigures *f = g_malloc(offsetof(DdmVmFigures, data) + size);
+        f->size = (guint16)size;
+        f->n = (guint8)n;
+        memcpy(f->data, data, size);
         f->next = cur ? cur->next : *at;
         *at = f;
     } else {

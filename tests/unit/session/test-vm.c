@@ -1090,14 +1090,42 @@ static void test_vm_tables(void **state)
     assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 1);
     assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 0);
     assert_int_equal(ddm_vm_figures_set(&vm, "alloc", f, 1), 1);
-    assert_string_equal(vm.headline_figures->label, "alloc");
+    assert_string_equal(ddm_vm_figures_label(vm.headline_figures), "alloc");
     assert_int_equal(vm.headline_figures->next->n, 2);
     f[0].i = 15;
     assert_int_equal(ddm_vm_figures_set(&vm, "threads", f, 2), 1);
-    assert_int_equal(vm.headline_figures->next->figs[0].i, 15);
+    {
+        DdmHeadlineFigure got;
+        ddm_vm_figures_get(vm.headline_figures->next, 0, &got);
+        assert_string_equal(got.name, "count");
+        assert_int_equal(got.type, DDM_VAL_INT);
+        assert_int_equal(got.i, 15);
+        ddm_vm_figures_get(vm.headline_figures->next, 1, &got);
+        assert_string_equal(got.name, "daemon");
+        assert_int_equal(got.i, 0);
+        /* one block of the label, the names and 9 bytes a value */
+        assert_int_equal(vm.headline_figures->next->size,
+                         strlen("threads") + 1 + strlen("count") + 1 + strlen("daemon") + 1 + 2 * 9);
+        /* a double, and the member a type does not use is not compared */
+        DdmHeadlineFigure d[1];
+        memset(d, 0, sizeof d);
+        g_strlcpy(d[0].name, "used_percent", sizeof d[0].name);
+        d[0].type = DDM_VAL_DOUBLE;
+        d[0].d = 42.5;
+        assert_int_equal(ddm_vm_figures_set(&vm, "heap", d, 1), 1);
+        d[0].i = 7;
+        assert_int_equal(ddm_vm_figures_set(&vm, "heap", d, 1), 0);
+        ddm_vm_figures_get(vm.headline_figures, 0, &got);
+        assert_string_equal(ddm_vm_figures_label(vm.headline_figures), "alloc");
+        ddm_vm_figures_get(vm.headline_figures->next, 0, &got);
+        assert_string_equal(ddm_vm_figures_label(vm.headline_figures->next), "heap");
+        assert_int_equal(got.type, DDM_VAL_DOUBLE);
+        assert_true(got.d == 42.5);
+        assert_int_equal(ddm_vm_figures_set(&vm, "heap", NULL, 0), 1);
+    }
     assert_int_equal(ddm_vm_figures_set(&vm, "alloc", NULL, 0), 1);
     assert_int_equal(ddm_vm_figures_set(&vm, "alloc", NULL, 0), 0);
-    assert_string_equal(vm.headline_figures->label, "threads");
+    assert_string_equal(ddm_vm_figures_label(vm.headline_figures), "threads");
     assert_null(vm.headline_figures->next);
     ddm_vm_headlines_clear(&vm);
     assert_null(vm.headlines);
