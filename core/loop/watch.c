@@ -3,7 +3,8 @@
  * fd watches on one epoll fd (see watch.h). Owns the epoll fd, its GSource,
  * one slot per fd number (the watches of that fd and what epoll has been
  * told) and the watches themselves, which are freed at the end of the
- * outermost dispatch once removed.
+ * outermost dispatch once removed; and the socket round (watch.h) with its
+ * timerfd, made at the first round.
  */
 #include <errno.h>
 #include <string.h>
