@@ -920,6 +920,15 @@ static uint64_t host_watch_generation(ddm_plugin *self)
     return store ? ddm_views_watch_generation(store) : 0;
 }
 
+/* The watchers of the core's VM list (its global "vms" view). */
+static int host_vm_list_watchers(ddm_plugin *self)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), 0);
+    DdmViews *store = self->registry ? ddm_registry_views(self->registry) : NULL;
+    ddm_view *v = store ? ddm_views_lookup_made(store, "vms", NULL) : NULL;
+    return v ? ddm_view_watchers(v) : 0;
+}
+
 /* ------------------------------------------------------------ commands */
 
 static gboolean cmd_is_valid(const ddm_cmd *cmd)
@@ -1045,4 +1054,5 @@ void ddm_host_init(ddm_host *host)
     host->watch_generation = host_watch_generation;
     host->timer_wake_on_watch = host_timer_wake_on_watch;
     host->vm_view_declare = ddm_registry_vm_view_declare; /* registry_views.c */
+    host->vm_list_watchers = host_vm_list_watchers;
 }

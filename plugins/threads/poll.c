@@ -14,12 +14,20 @@
  *    The VMs whose table is kept, or whose view is made, are on pl->ticks; a tick walks every VM only when the watches
  *    changed since its last walk (<ddmon/ticklist.h>, ABI 1.4): an idle
  *    server's tick touches no VM (issue 16).
- *  - The look timer runs only when a look begins (woken by the same watches;
- *    its own period is an hour, and a run without a watch change does
- *    nothing): each VM whose view nobody watches and whose count is older
- *    than threads.interval gets one THST, so the VM list a watch, a
- *    snapshot or a one-shot view shows has counts of that moment; the
- *    first look waits for those answers as for the polls.
+ *  - The look timer runs when a look begins (woken by the same watches, and
+ *    by `ddmon vms`; its own period is an hour). When the VM list is
+ *    watched (ABI 1.6 vm_list_watchers: a live view, the TUI, the web, a
+ *    snapshot, a one-shot `ddmon vms` for a while), each VM whose view
+ *    nobody watches and whose count is older than threads.interval gets
+ *    one THST, so the VM list shows counts of that moment; the first look
+ *    waits for those answers as for the polls. A look that does not show
+ *    the VM list (`ddmon view heap.summary --vm X`) sends none. On a core
+ *    before 1.6 a run without a watch change does nothing.
+ *  - While the VM list is watched, the poll tick also refreshes the counts
+ *    of VMs nobody looks at in a trickle (threads_trickle_once): once a
+ *    second, at most THREADS_TRICKLE_MAX THSTs, to the VMs whose count is
+ *    oldest and older than max(threads.interval, THREADS_TRICKLE_AGE_MS).
+ *    With nobody watching the list, the tick asks one O(1) host question.
  * The reply callbacks hold only the plugin (never per-VM state, which may
  * be gone); they find the VM's state again with host->vm_get_data. A THST
  * sent while THEN(1) was unanswered has its own callback, whose reply ends
@@ -56,6 +64,13 @@ static void thst_answer(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, vo
         return;
     if (st->thst_in_flight > 0)
         st->thst_in_flight--;
+    if (after_then && st->then_thst_out > 0) {
+        st->then_thst_out--;
+        if (st->then_thst_stale > 0) { /* sent before the last table went: not this THEN's */
+            st->then_thst_stale--;
+            after_then = 0;
+        }
+    }
     switch (reply->status) {
     case DDM_REPLY_CHUNK:
         if (reply->type == THREADS_CHUNK_THST)
@@ -98,6 +113,8 @@ int threads_send_thst(threads_vm *st)
     if (rc == 0) {
         st->thst_in_flight++;
         st->last_thst = pl->now();
+        if (st->then_in_flight)
+            st->then_thst_out++;
     }
     return rc;
 }
@@ -202,6 +219,7 @@ static int poll_timer_cb(ddm_plugin *self, void *ud)
 {
     (void)self;
     threads_poll_once(ud);
+    (void)threads_trickle_once(ud);
     return 1;
 }
 
@@ -223,11 +241,23 @@ static int look_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     return 0;
 }
 
+/* The VM list's watchers (1.6), or -1 when the core cannot say. */
+static int vm_list_watchers(const threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    if (!DDM_HOST_HAS(h, vm_list_watchers) || !h->vm_list_watchers)
+        return -1;
+    return h->vm_list_watchers(pl->self);
+}
+
 void threads_look_once(threads_plugin *pl)
 {
     const ddm_host *h = pl->host;
     poll_tick t = {0};
-    if (DDM_HOST_HAS(h, watch_generation) && h->watch_generation) {
+    int list_watchers = vm_list_watchers(pl);
+    if (list_watchers == 0)
+        return; /* a look that shows no VM list: no counts to refresh */
+    if (list_watchers < 0 && DDM_HOST_HAS(h, watch_generation) && h->watch_generation) {
         uint64_t gen = h->watch_generation(pl->self);
         if (gen == pl->look_gen)
             return; /* not woken by a look: its hourly run */
@@ -240,6 +270,57 @@ void threads_look_once(threads_plugin *pl)
     t.period = pl->interval_ms / 1000.0;
     t.slack = tick_ms(pl) / 2000.0;
     h->foreach_vm(pl->self, look_vm, &t);
+}
+
+/* The trickle's choice: the VMs with the oldest counts, at most
+ * THREADS_TRICKLE_MAX, sorted oldest first. */
+typedef struct trickle_pick {
+    threads_plugin *pl;
+    double now, age;
+    size_t n;
+    threads_vm *v[THREADS_TRICKLE_MAX];
+} trickle_pick;
+
+static int trickle_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    trickle_pick *p = ud;
+    const ddm_host *h = p->pl->host;
+    threads_vm *st = h->vm_get_data(self, vm);
+    size_t i;
+    if (!st || st->full || st->thst_in_flight || p->now - st->last_thst < p->age)
+        return 0;
+    if (st->view && h->view_watchers(st->view) > 0)
+        return 0; /* the poll tick's */
+    if (p->n == THREADS_TRICKLE_MAX && st->last_thst >= p->v[p->n - 1]->last_thst)
+        return 0;
+    i = p->n < THREADS_TRICKLE_MAX ? p->n++ : p->n - 1;
+    for (; i > 0 && p->v[i - 1]->last_thst > st->last_thst; i--)
+        p->v[i] = p->v[i - 1];
+    p->v[i] = st;
+    return 0;
+}
+
+int threads_trickle_once(threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    trickle_pick p;
+    double now = pl->now();
+    int sent = 0;
+    if (vm_list_watchers(pl) <= 0 || !pl->interval_ms ||
+        now - pl->last_trickle < THREADS_TRICKLE_PERIOD_MS / 1000.0 - tick_ms(pl) / 2000.0 ||
+        !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return 0;
+    pl->last_trickle = now;
+    p.pl = pl;
+    p.now = now;
+    p.age = (pl->interval_ms > THREADS_TRICKLE_AGE_MS ? pl->interval_ms : THREADS_TRICKLE_AGE_MS) /
+            1000.0;
+    p.n = 0;
+    h->foreach_vm(pl->self, trickle_vm, &p);
+    for (size_t i = 0; i < p.n; i++)
+        if (threads_send_thst(p.v[i]) == 0)
+            sent++;
+    return sent;
 }
 
 static int look_timer_cb(ddm_plugin *self, void *ud)

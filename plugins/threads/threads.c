@@ -524,6 +524,7 @@ void threads_table_off(threads_vm *st)
     threads_metrics_clear(st);
     st->full = 0;
     st->then_in_flight = 0;
+    st->then_thst_stale = st->then_thst_out; /* answered in order, before any later THEN's */
     st->publish_pending = 0;
     st->was_watched = 0;
     threads_forget_soon(st);

@@ -43,6 +43,9 @@
 #define THREADS_LOOK_TIMER_MS 3600000u    /* the look timer's own period (it runs when woken) */
 #define THREADS_MIN_INTERVAL_MS 100u
 #define THREADS_TICK_MS 250u              /* poll timer period (at most the interval) */
+#define THREADS_TRICKLE_PERIOD_MS 1000u   /* the VM list watched: counts refreshed this often */
+#define THREADS_TRICKLE_MAX 32u           /* ... at most this many THSTs each time */
+#define THREADS_TRICKLE_AGE_MS 5000u      /* ... for counts at least this old (or threads.interval) */
 #define THREADS_DEFAULT_HZ 100u           /* option threads.hz: clock ticks per second */
 #define THREADS_MAX 65535u                /* threads kept per VM */
 #define THREADS_NAME_MAX_UNITS 1024u      /* longer names are cut */
@@ -182,6 +185,7 @@ typedef struct threads_plugin {
     uint32_t poll_timer;  /* 0: none */
     uint32_t look_timer;  /* 0: none (a core before 1.5); runs when a look begins */
     uint64_t look_gen;    /* watch_generation at the look timer's last run */
+    double last_trickle;  /* when the poll tick last refreshed counts for the watched VM list */
     int lazy_view;        /* "threads" is declared (ABI 1.6): made when asked for */
     uint32_t flush_timer; /* 0: none */
     uint32_t soon_timer;  /* 0: none; publishes `soon` (the host runs it at least 1 ms later) */
@@ -216,6 +220,9 @@ struct threads_vm {
     size_t soon_slot;     /* its index on pl->soon + 1; 0: not on it */
     int then_in_flight;   /* THEN(1) sent, not answered: its THCR burst waits for the reply
                              (or for the reply to a later request: threads_then_passed) */
+    int then_thst_out;    /* THSTs sent after a THEN(1), not answered (thst_then_reply) */
+    int then_thst_stale;  /* of those, sent before the last threads_table_off: their
+                             answers end no later THEN's wait */
     int full_logged;
     uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
                              NULL until the first CPU figure (polls come only while
@@ -269,6 +276,11 @@ int threads_poll_vm_if_watched(threads_plugin *pl, ddm_vm *vm);
 /** A look began (the look timer's body): a THST to each VM whose view
  *  nobody watches and whose count is older than threads.interval. */
 void threads_look_once(threads_plugin *pl);
+/** While the VM list is watched (1.6 vm_list_watchers), at most once a
+ *  THREADS_TRICKLE_PERIOD_MS: a THST to the (at most THREADS_TRICKLE_MAX)
+ *  VMs nobody looks at whose count is oldest and older than
+ *  max(threads.interval, THREADS_TRICKLE_AGE_MS). Returns the THSTs sent. */
+int threads_trickle_once(threads_plugin *pl);
 
 /** threads_metrics.c: declare the metric families (in init; 1.3); add
  *  the CPU ticks of the table just applied to each thread's state; set the

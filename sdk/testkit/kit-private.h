@@ -249,6 +249,7 @@ struct fake_host {
     uint32_t request_error_type; /* 0: every type */
     int sync_changed;
     int default_watchers;
+    int vm_list_watchers; /* vm_list_watchers (1.6): fake_host_set_vm_list_watchers */
     int making;         /* a declared view's make runs (1.6): no nested makes */
     uint64_t watch_gen; /* watch_generation (1.4): bumped by any watcher change or new view */
     unsigned long watcher_queries; /* view_watchers calls (fake_host_watcher_queries) */
@@ -379,6 +380,7 @@ int fh_view_commit(ddm_view *v);
 void fh_view_free(ddm_view *v);
 int fh_view_watchers(ddm_view *v);
 uint64_t fh_watch_generation(ddm_plugin *self);
+int fh_vm_list_watchers(ddm_plugin *self);
 
 /* kit_commands.c */
 ddm_view *fh_cmd_result(ddm_cmd *cmd, ddm_view_kind kind, const char *title);

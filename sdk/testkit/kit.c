@@ -69,6 +69,7 @@ fake_host *fake_host_new(void)
     h->watch_generation = fh_watch_generation;
     h->timer_wake_on_watch = fh_timer_wake_on_watch;
     h->vm_view_declare = fh_vm_view_declare;
+    h->vm_list_watchers = fh_vm_list_watchers;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -99,10 +100,12 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->watch_generation = fh_watch_generation;
     h->timer_wake_on_watch = fh_timer_wake_on_watch;
     h->vm_view_declare = fh_vm_view_declare;
+    h->vm_list_watchers = fh_vm_list_watchers;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 6) {
         h->size = (uint32_t)offsetof(ddm_host, vm_view_declare);
         h->vm_view_declare = NULL;
+        h->vm_list_watchers = NULL;
     }
     if (minor < 5) {
         h->size = (uint32_t)offsetof(ddm_host, timer_wake_on_watch);

@@ -85,6 +85,12 @@ unsigned long fake_host_watcher_queries(fake_host *fh)
     return fh->watcher_queries;
 }
 
+void fake_host_set_vm_list_watchers(fake_host *fh, int n)
+{
+    fh->vm_list_watchers = n;
+    fh->watch_gen++; /* as the core: a watch began or ended */
+}
+
 void fake_host_set_default_watchers(fake_host *fh, int n)
 {
     fh->default_watchers = n;

@@ -387,6 +387,11 @@ uint64_t fh_watch_generation(ddm_plugin *self)
     return self->fh->watch_gen;
 }
 
+int fh_vm_list_watchers(ddm_plugin *self)
+{
+    return self->fh->vm_list_watchers;
+}
+
 int fh_view_watchers(ddm_view *v)
 {
     assert_non_null(v);

@@ -63,6 +63,7 @@
  *       the per-VM cap on headline and figure labels.
  *  1.6  ddm_host.vm_view_declare (ddm_view_make_fn): a VM's view made only
  *       when somebody asks for it or watches it.
+ *       ddm_host.vm_list_watchers: whether the VM list is watched.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -792,6 +793,16 @@ struct ddm_host {
      */
     int (*vm_view_declare)(ddm_plugin *self, const char *name, ddm_view_make_fn make, void *ud,
                            ddm_free_fn ud_free);
+
+    /**
+     * How many frontends watch the VM list now (the core's global "vms"
+     * view): a live view or the TUI, the web dashboard, a snapshot, and for
+     * a while after a one-shot `ddmon vms` (its interest). A plugin that
+     * keeps a figure of the VM list (a headline) fresh only while someone
+     * looks asks this, O(1), from a tick or a timer that a watch wakes.
+     * Since: 1.6; test DDM_HOST_HAS(host, vm_list_watchers).
+     */
+    int (*vm_list_watchers)(ddm_plugin *self);
 
     /* ABI 1.7 and later: new members go here, never above. */
 };

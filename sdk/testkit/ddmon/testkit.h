@@ -451,6 +451,9 @@ void fake_view_set_watchers(ddm_view *v, int n);
 unsigned long fake_host_watcher_queries(fake_host *fh);
 /** Watchers for every view, present and future, unless set per view. */
 void fake_host_set_default_watchers(fake_host *fh, int n);
+/** What vm_list_watchers (1.6) answers: the frontends watching the core's
+ *  VM list (0 at first; a change counts as a watch change). Since: interface 5 */
+void fake_host_set_vm_list_watchers(fake_host *fh, int n);
 /** Tolerate view builder misuse (tests of bad input that expect it). */
 void fake_host_expect_view_errors(fake_host *fh);
 /** Count of view builder misuses so far. */

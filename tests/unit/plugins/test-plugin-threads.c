@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -389,11 +390,21 @@ static void test_option_linger(void **state)
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 2); /* 1 and 0 */
 }
 
-/* A look (a watch of the VM list, a snapshot, a one-shot view) that
- * watches no threads view asks every VM whose count is older than
- * threads.interval for a THST: the counts it shows are of that moment.
- * The look timer does nothing when woken by no watch change (its hourly
- * run), and a watched VM gets its table from the poll tick instead. */
+/* The index of the last request of @type to @vm, or -1. */
+static int last_request(fake_host *fh, ddm_vm *vm, uint32_t type)
+{
+    int idx = -1, next;
+    while ((next = fake_host_find_request(fh, vm, type, (size_t)(idx + 1))) >= 0)
+        idx = next;
+    return idx;
+}
+
+/* A look that shows the VM list (`ddmon vms`, a watch of it, a snapshot;
+ * ABI 1.6 vm_list_watchers > 0) and watches no threads view asks every VM
+ * whose count is older than threads.interval for a THST: the counts it
+ * shows are of that moment. A look that shows no VM list (`ddmon view
+ * heap.summary --vm X`) asks none. Every wake counts (a second `ddmon vms`
+ * changes no watch), and a watched VM gets its table from the poll tick. */
 static void test_look_refreshes_counts(void **state)
 {
     fixture *f = *state;
@@ -408,6 +419,13 @@ static void test_look_refreshes_counts(void **state)
 
     fake_host_vm_event(f->fh, vm2, DDM_VM_READY);
     assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1); /* its READY's */
+    /* a look that shows no VM list, later: no THST for the counts */
+    g_now += 2;
+    fake_host_watch_begins(f->fh);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    g_now -= 2;
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    plugin_of(f->fh)->last_trickle = 1e9; /* the trickle is another test's */
     /* a look at once: f->vm's count is fresh (READY's), vm2's in flight */
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
@@ -430,15 +448,107 @@ static void test_look_refreshes_counts(void **state)
     g_now += 0.2;
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
-    /* no watch change: the look timer's own run asks nothing */
-    g_now += 5;
+    /* a wake with no watch change (a second `ddmon vms`) asks again */
+    g_now += 2;
+    threads_look_once(plugin_of(f->fh));
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    fake_host_complete_status(f->fh, (size_t)last_request(f->fh, f->vm, THREADS_CHUNK_THST),
+                              DDM_REPLY_TIMEOUT);
+    /* nobody watches the VM list: the timers' own runs ask nothing */
+    fake_host_set_vm_list_watchers(f->fh, 0);
+    g_now += 10;
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
+    fake_host_set_vm_list_watchers(f->fh, 1);
     /* a VM whose view is watched gets THEN and one THST, from the poll tick */
     fake_view_set_watchers(threads_view(f), 1);
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 1);
+}
+
+/* While the VM list is watched (the TUI, a live view, the web), the counts
+ * of VMs nobody looks at are refreshed in a trickle: once a second, at most
+ * THREADS_TRICKLE_MAX THSTs, oldest count first, none younger than
+ * THREADS_TRICKLE_AGE_MS; nothing when nobody watches the list. */
+static void test_trickle_while_list_watched(void **state)
+{
+    fixture *f = *state;
+    enum { N = 40 };
+    static char keys[N][32];
+    ddm_vm *vms[N + 1];
+    threads_plugin *pl = plugin_of(f->fh);
+    int pending, i;
+
+    vms[0] = f->vm;
+    for (i = 1; i <= N; i++) {
+        ddm_vm_info info = {.pid = 1000 + i, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+        snprintf(keys[i - 1], sizeof keys[i - 1], "127.0.0.1:%d", 9000 + i);
+        info.key = keys[i - 1];
+        vms[i] = fake_host_add_vm(f->fh, &info);
+        fake_host_vm_event(f->fh, vms[i], DDM_VM_READY);
+        fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, vms[i], THREADS_CHUNK_THST, 0),
+                                  DDM_REPLY_TIMEOUT);
+    }
+    /* watched, the counts 3 s old: too young */
+    g_now = 103.0;
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    assert_int_equal(threads_trickle_once(pl), 0);
+    state_of(f->fh, vms[N])->last_thst = 50.0; /* the oldest count */
+    /* nobody watches the list: nothing, however old the counts */
+    g_now = 106.0;
+    fake_host_set_vm_list_watchers(f->fh, 0);
+    assert_int_equal(threads_trickle_once(pl), 0);
+    for (i = 0; i <= N; i++)
+        assert_int_equal(fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST), 0);
+    /* watched, 6 s old: the cap, the oldest among them */
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    assert_int_equal(threads_trickle_once(pl), (int)THREADS_TRICKLE_MAX);
+    assert_int_equal(fake_host_n_pending(f->fh, vms[N], THREADS_CHUNK_THST), 1);
+    assert_int_equal(threads_trickle_once(pl), 0); /* once a second */
+    g_now = 106.5;
+    assert_int_equal(threads_trickle_once(pl), 0);
+    /* a second later, the rest (those in flight are not asked again) */
+    g_now = 107.0;
+    assert_int_equal(threads_trickle_once(pl), N + 1 - (int)THREADS_TRICKLE_MAX);
+    pending = 0;
+    for (i = 0; i <= N; i++) {
+        assert_int_equal(fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST), 1);
+        pending++;
+    }
+    assert_int_equal(pending, N + 1);
+    /* no THEN for any of them: counts only */
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
+}
+
+/* A THST sent after a THEN(1) whose table was dropped before its answer
+ * came says nothing of a later THEN(1): its answer does not end that
+ * THEN's wait (the VM answers in order: the stale one comes first). */
+static void test_stale_then_thst_ends_no_later_then(void **state)
+{
+    fixture *f = *state;
+    threads_vm *st = state_of(f->fh, f->vm);
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}};
+    int old_idx, new_idx;
+    size_t len;
+    uint8_t *p;
+
+    assert_int_equal(st->then_in_flight, 1);
+    assert_int_equal(threads_send_thst(st), 0); /* after THEN(1), unanswered */
+    old_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
+    assert_true(old_idx >= 0);
+    threads_table_off(st);
+    threads_table_on(st); /* THEN(1) again, unanswered */
+    assert_int_equal(st->then_in_flight, 1);
+    assert_int_equal(threads_send_thst(st), 0);
+    new_idx = last_request(f->fh, f->vm, THREADS_CHUNK_THST);
+    assert_true(new_idx > old_idx);
+    p = thst_real(4, 18, 1, e, 1, &len);
+    fake_host_complete_chunk(f->fh, (size_t)old_idx, THREADS_CHUNK_THST, p, len);
+    assert_int_equal(st->then_in_flight, 1); /* the old answer: still waiting */
+    fake_host_complete_chunk(f->fh, (size_t)new_idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_int_equal(st->then_in_flight, 0); /* this THEN's */
 }
 
 /* The first look of a snapshot (every view watched) at a VM nobody
@@ -540,7 +650,8 @@ static void test_metrics_without_list(void **state)
     /* a look's THST: three threads now, the count only */
     e[1].status = 3;
     g_now = 120.0;
-    fake_host_watch_begins(f->fh);
+    fake_host_set_vm_list_watchers(f->fh, 1); /* a look at the VM list */
+    threads_look_once(plugin_of(f->fh));
     idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     assert_true(idx > 0);
     {
@@ -1787,6 +1898,8 @@ int main(void)
         TU(test_option_linger),
         TI(test_view_made_only_when_asked),
         TI(test_look_refreshes_counts),
+        TI(test_trickle_while_list_watched),
+        T(test_stale_then_thst_ends_no_later_then),
         TR(test_first_look_waits_for_the_burst),
         TU(test_ready_while_watched),
         TI(test_metrics_without_list),
