@@ -29,7 +29,8 @@ INTEGRATION_TESTS = \
 	tests/integration/plugins-simvm.sh \
 	tests/integration/heap-first.sh \
 	tests/integration/gc-art.sh \
-	tests/integration/json-jq.sh
+	tests/integration/json-jq.sh \
+	tests/integration/vms-json-doc.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
 endif
