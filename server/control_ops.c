@@ -309,19 +309,26 @@ static void op_views(Client *c, const DdmCtlRequest *req)
 
 /* ------------------------------------------------------ one-shot views */
 
-/* Keep views named @name watched for INTEREST_SECONDS more. TRUE if nobody
- * watched them before (their content may be stale: see op_view). */
-static gboolean note_interest(DdmControl *ctl, const char *name)
+/* Keep views named @name of VM @key (NULL: of every VM) watched for
+ * INTEREST_SECONDS more. TRUE if nobody watched them before (their content
+ * may be stale: see op_view). */
+static gboolean note_interest(DdmControl *ctl, const char *name, const char *key)
 {
     gboolean fresh = FALSE;
-    if (!ddm_view_interest_has(ctl->interest, name, NULL)) {
-        g_autoptr(GPtrArray) all = ddm_views_list_named(ddm_daemon_views(ctl->daemon), name);
-        fresh = TRUE;
-        for (guint i = 0; i < all->len && fresh; i++)
-            if (ddm_view_watchers(all->pdata[i]) > 0)
-                fresh = FALSE;
+    if (!ddm_view_interest_has(ctl->interest, name, key)) {
+        DdmViews *store = ddm_daemon_views(ctl->daemon);
+        if (key != NULL) {
+            ddm_view *v = ddm_views_lookup(store, name, key);
+            fresh = v != NULL && ddm_view_watchers(v) == 0;
+        } else {
+            g_autoptr(GPtrArray) all = ddm_views_list_named(store, name);
+            fresh = TRUE;
+            for (guint i = 0; i < all->len && fresh; i++)
+                if (ddm_view_watchers(all->pdata[i]) > 0)
+                    fresh = FALSE;
+        }
     }
-    ddm_view_interest_note(ctl->interest, name, NULL);
+    ddm_view_interest_note(ctl->interest, name, key);
     return fresh;
 }
 
@@ -421,12 +428,12 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
         c->cmd = NULL;
         switch (pc->delayed_req.op) {
         case DDM_CTL_OP_VMS:
-            if (pc->doc_look)
+            if (pc->doc_look && pc->delayed_req.jq)
                 vms_doc_now(c);
-            else if (pc->delayed_req.jq)
-                op_vms_doc(c, &pc->delayed_req); /* may wait again, for the figures */
-            else
+            else if (pc->doc_look)
                 op_core_view(c, "vms", FALSE);
+            else
+                op_vms_doc(c, &pc->delayed_req); /* may wait again, for its look */
             break;
         case DDM_CTL_OP_VERSION:
             c->first_look_us = 0; /* this first look is over */
@@ -492,48 +499,37 @@ static void op_vms(Client *c, const DdmCtlRequest *req)
 {
     if (!startup_settled(c->ctl)) /* the server has just started: wait for discovery's first results */
         delay_reply(c, req);
-    else if (req->jq)
-        op_vms_doc(c, req);
     else
-        op_core_view(c, "vms", FALSE);
+        op_vms_doc(c, req);
 }
 
-/* `vms` with "jq", once the VM list is there: the headline views are
- * looked at as `view headline` looks (the interest it notes, the first
- * look it waits for when nobody watched them), then the answer is the
- * document `ddmon --json vms` prints, written from the views (jq_text.h):
- * one request, and no JSON tree on either side (issue 16). */
+/* `vms`, plain or with "jq", once the VM list is there: a look at the VM
+ * list. Its interest keeps the "vms" view watched INTEREST_SECONDS (a
+ * plugin that puts figures in the list refreshes them while it is:
+ * threads' counts, ddm_host.vm_list_watchers), the timers that poll when
+ * a watch begins run now, and the answer waits for that first look
+ * (first_look_done), so the list shows figures of this moment. With
+ * "jq" the answer is the document `ddmon --json vms` prints, written from
+ * the views and the VMs' headline figures (jq_text.h): one request, and no
+ * JSON tree on either side; the figures are read from the VMs' tables,
+ * so the answer makes no VM's "headline" view (ddm_registry_headline_records;
+ * issue 16). */
 static void op_vms_doc(Client *c, const DdmCtlRequest *req)
 {
-    if (note_interest(c->ctl, DDM_HEADLINE_VIEW)) {
-        switch (views_named(c->ctl, DDM_HEADLINE_VIEW)) {
-        case VIEWS_NONE:
-            break;
-        case VIEWS_OF_PLUGINS:
-            ddm_registry_wake_watch_timers(ddm_daemon_registry(c->ctl->daemon));
-            /* fall through */
-        case VIEWS_CORE_ONLY:
-            delay_reply(c, req);
-            c->cmd->doc_look = TRUE;
-            return;
-        }
+    DdmControl *ctl = c->ctl;
+    gboolean look = FALSE;
+    (void)note_interest(ctl, "vms", NULL);
+    if (ddm_registry_wake_watch_timers(ddm_daemon_registry(ctl->daemon)) > 0)
+        look = TRUE;
+    if (look) {
+        delay_reply(c, req);
+        c->cmd->doc_look = TRUE;
+        return;
     }
-    vms_doc_now(c);
-}
-
-/* The headline views of VMs (owner "ddmon"; a plugin may have taken the
- * name for a VM: not figures), in ddm_views_list_named's order. */
-static GPtrArray *headline_views(DdmControl *ctl)
-{
-    GPtrArray *named = ddm_views_list_named(ddm_daemon_views(ctl->daemon), DDM_HEADLINE_VIEW);
-    guint kept = 0;
-    for (guint i = 0; i < named->len; i++) {
-        ddm_view *v = named->pdata[i];
-        if (ddm_view_vm_key(v) != NULL && g_strcmp0(ddm_view_owner(v), "ddmon") == 0)
-            named->pdata[kept++] = v;
-    }
-    g_ptr_array_set_size(named, kept);
-    return named;
+    if (req->jq)
+        vms_doc_now(c);
+    else
+        op_core_view(c, "vms", FALSE);
 }
 
 static void vms_doc_now(Client *c)
@@ -544,7 +540,9 @@ static void vms_doc_now(Client *c)
         ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "the server has no 'vms' view"));
         return;
     }
-    g_autoptr(GPtrArray) heads = headline_views(c->ctl);
+    g_autoptr(GPtrArray) made_here = NULL; /* freed after the answer */
+    g_autoptr(GPtrArray) heads =
+        ddm_registry_headline_records(ddm_daemon_registry(c->ctl->daemon), &made_here);
     static const char head[] = "{\"ok\":true,\"doc\":";
     GString *line = g_string_sized_new(256 + 384 * (gsize)heads->len);
     g_string_append(line, head);
@@ -556,7 +554,18 @@ static void vms_doc_now(Client *c)
 
 static void op_view(Client *c, const DdmCtlRequest *req)
 {
-    if (!note_interest(c->ctl, req->name)) {
+    const char *key = NULL;
+    if (req->vm != NULL) { /* only that VM's view is looked at */
+        g_autofree char *error = NULL;
+        DdmVm *vm = ddm_monitor_resolve_vm_or_error(ddm_daemon_monitor(c->ctl->daemon), req->vm,
+                                                    &error);
+        if (vm == NULL) {
+            op_view_now(c, req); /* its message */
+            return;
+        }
+        key = vm_key(vm);
+    }
+    if (!note_interest(c->ctl, req->name, key)) {
         op_view_now(c, req);
         return;
     }
@@ -666,17 +675,34 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     c->watch_blobs = req->blobs;
     /* Views nobody watched get their first look: the plugins' poll ticks run
      * now (first_look_done), and the client's next version waits for it. */
-    g_autoptr(GPtrArray) before = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
+    /* The views made so far (not every declared view of every VM:
+     * ddm_views_watch makes those the watch matches, and those count as
+     * fresh below). */
+    g_autoptr(GPtrArray) before = ddm_views_list_made(ddm_daemon_views(c->ctl->daemon));
     gboolean fresh = FALSE;
+    guint matched_before = 0;
     for (guint i = 0; i < before->len; i++) {
-        if (!ddm_control_watch_matches(c, before->pdata[i]) ||
-            ddm_view_watchers(before->pdata[i]) != 0)
+        if (!ddm_control_watch_matches(c, before->pdata[i]))
+            continue;
+        matched_before++;
+        if (ddm_view_watchers(before->pdata[i]) != 0)
             continue;
         fresh = TRUE;
         first_poll_floor(c->ctl, before->pdata[i]);
     }
     c->watch_id = ddm_views_watch(ddm_daemon_views(c->ctl->daemon), c->watch_name, c->watch_vm);
     c->watching = TRUE;
+    g_autoptr(GPtrArray) all = ddm_views_list_made(ddm_daemon_views(c->ctl->daemon));
+    guint matched = 0;
+    for (guint i = 0; i < all->len; i++) {
+        if (!ddm_control_watch_matches(c, all->pdata[i]))
+            continue;
+        matched++;
+        if (ddm_view_watchers(all->pdata[i]) == 1)
+            first_poll_floor(c->ctl, all->pdata[i]); /* made by this watch, or fresh */
+    }
+    if (matched > matched_before)
+        fresh = TRUE; /* views the watch made: nobody watched them */
     if (fresh) {
         c->first_look_us = g_get_monotonic_time();
         ddm_registry_wake_watch_timers(ddm_daemon_registry(c->ctl->daemon));
@@ -692,7 +718,6 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     json_builder_add_boolean_value(b, TRUE);
     ddm_control_send(c, ddm_ctl_ok_end(b));
     /* What exists now, as "added" events, so the client starts complete. */
-    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
     for (guint i = 0; i < all->len && !c->dead; i++) {
         ddm_view *v = g_ptr_array_index(all, i);
         if (ddm_control_watch_matches(c, v))

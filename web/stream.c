@@ -20,7 +20,7 @@ typedef struct StreamClient {
     DdmWebStream *st;
     SoupServerMessage *msg;
     char *vm;            /* NULL: global views only */
-    guint watch_id;      /* 0 without a VM */
+    guint watch_id;      /* the VM's views, or the VM list ("vms") without a VM */
     gsize queued;        /* bytes appended and not yet written */
     gulong wrote_id, finished_id;
     gboolean gone;
@@ -215,6 +215,8 @@ void ddm_web_stream_start(DdmWebStream *st, SoupServerMessage *msg, const char *
     c->vm = g_strdup(vm_key);
     if (vm_key != NULL)
         c->watch_id = ddm_views_watch(st->views, NULL, vm_key);
+    else /* the overview shows the VM list: plugins keep its figures fresh while it is watched */
+        c->watch_id = ddm_views_watch(st->views, "vms", NULL);
     st->clients = g_list_prepend(st->clients, c);
     st->n_clients++;
 
@@ -231,7 +233,7 @@ void ddm_web_stream_start(DdmWebStream *st, SoupServerMessage *msg, const char *
     if (!client_send(c, hello))
         return;
     /* What exists now, as "added" events, so the client starts complete. */
-    g_autoptr(GPtrArray) all = ddm_views_list(st->views);
+    g_autoptr(GPtrArray) all = ddm_views_list_made(st->views); /* the watch made what it matches */
     for (guint i = 0; i < all->len; i++) {
         ddm_view *v = all->pdata[i];
         if (!client_wants(c, v))

@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/snapshot-simvm.sh \
 	tests/integration/snapshot-settled.sh \
 	tests/integration/snapshot-first-look.sh \
+	tests/integration/threads-counts.sh \
 	tests/integration/snapshot-gc.sh \
 	tests/integration/snapshot-hprof.sh \
 	tests/integration/jvm-nonddm.sh \

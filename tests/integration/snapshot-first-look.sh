@@ -7,9 +7,10 @@
 # server says "settled" only after those polls' requests are answered.
 # Checked against the simulator's ground truth (--state-file: what each VM
 # last sent):
-#  1. with nothing watching, no VM was asked for HPIF or NHGT, and for
-#     THST only once (at READY, for the VM list's thread count; no THEN
-#     either, so no VM announced its threads);
+#  1. with nothing watching, no VM was asked for HPIF or NHGT, and none
+#     has its thread events on (no THEN(1): the simulator's
+#     "thread_events"); THSTs went only for the VM list's thread count
+#     (READY's, and those of the `ddmon vms` looks that wait for the VMs);
 #  2. the first snapshot's threads (ids, tids, CPU times, and the names
 #     only THEN's THCR burst gives), heap summary and native heap summary
 #     of every VM are what that VM sent;
@@ -54,10 +55,10 @@ def sent(vm):
     heap = vm["heaps"][0]["hpif_sent"] if vm["heaps"] else None
     return vm["thst_sent"], heap, vm["native"]["nhgt_sent"]
 if mode == "unpolled":
-    asked = ["%d: %s, %d THST" % (p, [x is not None for x in sent(vm)[1:]], len(vm["thst_recent"]))
+    asked = ["%d: %s, thread events %s" % (p, [x is not None for x in sent(vm)[1:]], vm["thread_events"])
              for p, vm in truth.items()
-             if any(x is not None for x in sent(vm)[1:]) or len(vm["thst_recent"]) > 1]
-    sys.exit("sent while nobody watched (HPIF, NHGT; THST more than READY's): " + "; ".join(asked)
+             if any(x is not None for x in sent(vm)[1:]) or vm["thread_events"] is not False]
+    sys.exit("sent while nobody watched (HPIF, NHGT; THEN(1)): " + "; ".join(asked)
              if asked else 0)
 snap = json.load(open(snap_path))
 prev = {vm["port"]: vm for vm in json.load(open(prev_path))["vms"]} if prev_path else {}
@@ -104,8 +105,8 @@ EOF
 # check_to FILE ARGS...: check ARGS, its message in FILE (t_wait hides output)
 check_to() { local f=$1; shift; check "$@" >"$f" 2>&1; }
 
-check_to "$T_TMP/check0" unpolled && t_ok "with nothing watching, no VM was asked for HPIF or NHGT, nor THST but at READY" \
-    || t_fail "with nothing watching, no VM was asked for HPIF or NHGT, nor THST but at READY" "$(tail -1 "$T_TMP/check0")"
+check_to "$T_TMP/check0" unpolled && t_ok "with nothing watching, no VM was asked for HPIF or NHGT, nor THEN(1)" \
+    || t_fail "with nothing watching, no VM was asked for HPIF or NHGT, nor THEN(1)" "$(tail -1 "$T_TMP/check0")"
 
 t_ddmon --no-autostart snapshot --wait 20000 --json >"$T_TMP/snap1.json" 2>"$T_TMP/snap1.err" \
     && t_ok "the first snapshot ran" || t_fail "the first snapshot ran" "$(tail -3 "$T_TMP/snap1.err")"

@@ -177,6 +177,7 @@ static void handle_then(SimConn *c, uint32_t id, ddm_reader *r)
         for (i = 0; i < c->vm->threads.n; i++)
             send_thread_name(c, T('T', 'H', 'C', 'R'), &c->vm->threads.v[i]);
     sim_conn_reply_nothing(c, id);
+    sim_world_state_changed(c->vm->world); /* "thread_events" */
 }
 
 void sim_conn_send_thst(SimConn *c, uint32_t reply_id, gboolean as_event)

@@ -235,6 +235,7 @@ static void add_vm(JsonBuilder *b, SimVm *vm)
     sim_profiling_add_state(b, vm);
     json_builder_set_member_name(b, "views");
     sim_viewdebug_add_state(b, vm);
+    sim_json_member_bool(b, "thread_events", vm->conn != NULL && vm->conn->then_on);
     json_builder_set_member_name(b, "thst_sent");
     add_thst(b, vm->thst_recent[0]);
     json_builder_set_member_name(b, "thst_recent");
