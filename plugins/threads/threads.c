@@ -19,10 +19,11 @@
  *    after the last watcher left, THEN(0): the list and the view's rows go,
  *    the count stays.
  *  - The count of a VM whose table is not kept is as of its last THST: the
- *    one at READY, and one each time a look begins (a watch, a snapshot,
- *    a one-shot view: the look timer, poll.c), at most one a
- *    threads.interval. A one-shot `ddmon vms` is no look: the plugin cannot
- *    tell when the VM list alone is read (the ABI has no such call).
+ *    one at READY, one at each look at the VM list (`ddmon vms`, a
+ *    snapshot, a watch of the list: the look timer, poll.c; at most one a
+ *    threads.interval), and a capped trickle while the list stays watched
+ *    (ABI 1.6 vm_list_watchers; poll.c). Its age is not published: with
+ *    few VMs it is at most a few seconds while the list is watched.
  *  - It owns THCR (u4 id, u4 len, str16 name), THNM (same, a rename), THDE
  *    (u4 id) and THST (events, and replies to the polls in poll.c). THCR,
  *    THNM and THDE are ignored while the table is not kept (the last ones
