@@ -6,7 +6,10 @@
  * Everything the core needs from DDM itself is HELO and FEAT. The handshake
  * bytes go out, and a missing echo times out, in vm.c.
  */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <ddmon/bytes.h>
 
@@ -55,10 +58,22 @@ static void mark_plain(DdmVm *vm)
     ddm_vm_set_state(vm, DDM_VM_STATE_PLAIN);
 }
 
+/* TCP_CORK on @vm's socket (@on) or off, pushing what it held: the
+ * requests of READY (every plugin's first ones, then the FEAT fence) leave
+ * in one segment, not one each (a loopback send runs the receiver's TCP
+ * stack too: 31% of a starting server's time with 10,000 VMs). A socket
+ * that is no TCP socket refuses it, harmlessly. */
+static void cork(DdmVm *vm, int on)
+{
+    if (vm->fd >= 0)
+        (void)setsockopt(vm->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+}
+
 static void mark_ready(DdmVm *vm)
 {
     uint32_t next_id = vm->next_id; /* moves when someone asks at READY */
 
+    cork(vm, 1);
     ddm_monitor_note_ddm(vm->monitor, vm_key(vm));
     vm->info.ddm = 1;
     ddm_vm_sync_info(vm);
@@ -70,6 +85,7 @@ static void mark_ready(DdmVm *vm)
      * No request at READY, no fence. */
     if (vm->state == DDM_VM_STATE_READY && vm->next_id != next_id)
         (void)ddm_vm_requests_settled(vm);
+    cork(vm, 0);
 }
 
 static void apply_helo(DdmVm *vm, const DdmHelo *h)
