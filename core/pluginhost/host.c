@@ -423,37 +423,6 @@ static void *host_vm_get_data(ddm_plugin *self, ddm_vm *vm)
     return d ? d->data : NULL;
 }
 
-/* The VM's record view "headline": every label's figures, labels sorted. */
-static void publish_headline_figures(ddm_plugin *self, ddm_vm *vm)
-{
-    DdmViews *store = self->registry ? ddm_registry_views(self->registry) : NULL;
-    if (store == NULL)
-        return;
-    ddm_view *view = ddm_views_lookup(store, DDM_HEADLINE_VIEW, vm->target->key);
-    if (view != NULL && g_strcmp0(ddm_view_owner(view), "ddmon") != 0)
-        return; /* a plugin took the name: no figures view for this VM */
-    if (view == NULL)
-        view = ddm_views_create(store, "ddmon", vm->target->key, DDM_HEADLINE_VIEW,
-                                DDM_VIEW_RECORD, "Headline figures");
-    if (view == NULL)
-        return;
-    ddm_view_begin(view);
-    for (const DdmVmFigures *l = vm->headline_figures; l; l = l->next) { /* sorted by label */
-        for (guint i = 0; i < l->n; i++) {
-            DdmHeadlineFigure fig;
-            const DdmHeadlineFigure *f = &fig;
-            char key[DDM_HEADLINE_LABEL_MAX + 1 + DDM_HEADLINE_FIGURE_NAME_MAX + 1];
-            ddm_vm_figures_get(l, i, &fig); /* vm_tables.c */
-            g_snprintf(key, sizeof key, "%s_%s", ddm_vm_figures_label(l), f->name);
-            if (f->type == DDM_VAL_INT)
-                ddm_view_field_int(view, key, f->i);
-            else
-                ddm_view_field_double(view, key, f->d);
-        }
-    }
-    ddm_view_commit(view);
-}
-
 static gboolean figure_name_ok(const char *name)
 {
     if (name == NULL || *name == '\0' || strlen(name) > DDM_HEADLINE_FIGURE_NAME_MAX)
@@ -489,7 +458,8 @@ static int host_vm_headline_figures(ddm_plugin *self, ddm_vm *vm, const char *la
     int rc = ddm_vm_figures_set(vm, label, a, (guint)n); /* vm_tables.c */
     if (rc <= 0)
         return rc; /* unchanged (no new version of the view), or -ENOSPC */
-    publish_headline_figures(self, vm);
+    if (self->registry)
+        ddm_registry_headline_publish(self->registry, vm, FALSE); /* registry_headline.c */
     return 0;
 }
 

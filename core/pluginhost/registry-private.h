@@ -146,6 +146,13 @@ void ddm_registry_metrics_make_view(DdmRegistry *reg, DdmVm *vm);
 /** Forget @p's families and every VM's samples of them (views republished). */
 void ddm_registry_drop_metrics_of(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_metrics_free(DdmRegistry *reg);
+/* registry_headline.c: the core's per-VM "headline" view of the figures */
+/** Publish @vm's figures in its "headline" view if it is made or watched,
+ *  or (@make) make it. */
+void ddm_registry_headline_publish(DdmRegistry *reg, DdmVm *vm, gboolean make);
+/** Make @vm's "headline" view if it has had figures and the view is not
+ *  made (the store's maker, registry_views.c). */
+void ddm_registry_headline_make_view(DdmRegistry *reg, DdmVm *vm);
 /* registry_views.c: views plugins declare and the store makes on demand (1.6) */
 int ddm_registry_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make,
                                  void *ud, ddm_free_fn ud_free);

@@ -78,6 +78,13 @@ DdmMonitor *ddm_registry_monitor(DdmRegistry *reg);
 /** Every VM the core knows. (transfer full: the array holds a reference to
  *  each VM and drops them when freed) */
 GPtrArray *ddm_registry_list_vms(DdmRegistry *reg);
+/** Every VM's "headline" record (the figures of ddm_host.vm_headline_figures)
+ *  without making views: the made ones (transfer none) and, for the other
+ *  VMs with figures, records made from their tables for one answer, also
+ *  put in *@detached (transfer full: unref it after the answer, which frees
+ *  them). VMs whose "headline" view a plugin made are left out. (transfer
+ *  container) */
+GPtrArray *ddm_registry_headline_records(DdmRegistry *reg, GPtrArray **detached);
 
 /** Record a plugin file (refused or disabled ones too, for --list-plugins). (transfer none) */
 ddm_plugin *ddm_registry_add(DdmRegistry *reg, const char *name, const char *path);

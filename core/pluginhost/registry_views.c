@@ -14,8 +14,9 @@
  * a store slot, a content and its strings each), about 3 KB of its heap
  * (doc/memory.md, issue 16).
  *
- * The core's own per-VM "metrics" view (registry_metrics.c) is made the
- * same way: from the VM's samples, when somebody asks for it.
+ * The core's own per-VM "metrics" view (registry_metrics.c) and
+ * "headline" view (registry_headline.c) are made the same way: from the
+ * VM's samples or figures, when somebody asks for it.
  *
  * Invariants: a declaration belongs to one plugin and goes with it (its
  * ud_free runs in ddm_registry_drop_declared_views_of, before dlclose); the
@@ -63,13 +64,14 @@ static void make_one(DdmViews *store, DdmViewDecl *d, DdmVm *vm)
 
 /* The store's maker: the declared views named @name (NULL: all) of VM
  * @vm_key (NULL: all), and the core's own "metrics" view of a VM
- * (registry_metrics.c). */
+ * (registry_metrics.c) and "headline" view (registry_headline.c). */
 void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_key, gpointer ud)
 {
     DdmRegistry *reg = ud;
     g_autoptr(GPtrArray) decls = g_ptr_array_new();
     g_autoptr(GPtrArray) vms = NULL;
     gboolean metrics = !name || strcmp(name, DDM_METRICS_VM_VIEW) == 0;
+    gboolean headline = !name || strcmp(name, DDM_HEADLINE_VIEW) == 0;
 
     if (!reg->monitor)
         return;
@@ -78,7 +80,7 @@ void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_k
         if (!name || strcmp(d->name, name) == 0)
             g_ptr_array_add(decls, d);
     }
-    if (decls->len == 0 && !metrics)
+    if (decls->len == 0 && !metrics && !headline)
         return; /* a name nobody declared (the core's other views): nothing per VM */
     if (vm_key) {
         DdmVm *vm = ddm_monitor_find_vm(reg->monitor, vm_key);
@@ -94,6 +96,8 @@ void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_k
             make_one(store, g_ptr_array_index(decls, j), g_ptr_array_index(vms, i));
         if (metrics)
             ddm_registry_metrics_make_view(reg, g_ptr_array_index(vms, i));
+        if (headline)
+            ddm_registry_headline_make_view(reg, g_ptr_array_index(vms, i));
     }
 }
 

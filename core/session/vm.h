@@ -126,6 +126,9 @@ struct ddm_vm {
     guint metrics_set : 1;      /* a plugin's vm_metric changed `metrics` once: the VM has a
                                    "metrics" view, made when somebody asks for it
                                    (core/pluginhost/registry_metrics.c) */
+    guint headline_set : 1;     /* a plugin's vm_headline_figures changed its figures once: the
+                                   VM has a "headline" view, made when somebody asks for it
+                                   (core/pluginhost/registry_headline.c) */
 };
 
 /* One plugin's samples of one metric family for one VM, in one block

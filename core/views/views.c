@@ -318,6 +318,14 @@ ddm_view *ddm_view_new_detached(const char *owner, const char *name, ddm_view_ki
     return view_alloc(owner, NULL, name, kind, title);
 }
 
+ddm_view *ddm_view_new_detached_vm(const char *owner, const char *vm_key, const char *name,
+                                   ddm_view_kind kind, const char *title)
+{
+    if (!valid_ident(name) || (vm_key && !valid_ident(vm_key)) || !valid_kind(kind))
+        return NULL;
+    return view_alloc(owner, vm_key, name, kind, title);
+}
+
 void ddm_view_free_detached(ddm_view *view)
 {
     if (!view)

@@ -42,6 +42,10 @@ ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_ke
 ddm_view *ddm_view_new_detached(const char *owner, const char *name, ddm_view_kind kind,
                                 const char *title);
 void ddm_view_free_detached(ddm_view *view);
+/** ddm_view_new_detached with a VM key (a VM's view made for one answer:
+ *  the core's "headline" records of `ddmon --json vms`). */
+ddm_view *ddm_view_new_detached_vm(const char *owner, const char *vm_key, const char *name,
+                                   ddm_view_kind kind, const char *title);
 /** Unpublish and free (listeners see REMOVED first). */
 void ddm_views_destroy(DdmViews *store, ddm_view *view);
 void ddm_views_destroy_vm(DdmViews *store, const char *vm_key);

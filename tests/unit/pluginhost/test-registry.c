@@ -1428,9 +1428,32 @@ static void test_registry_headline_figures_view(void **state)
     const ddm_headline_figure hp[] = {{"used_percent", DDM_VAL_DOUBLE, 0, 37.5}};
     assert_int_equal(host->vm_headline_figures(a, vm, "threads", th, 2), 0);
     assert_int_equal(host->vm_headline_figures(a, vm, "heap", hp, 1), 0);
+    /* Nobody asked: no view yet (issue 16), the figures are the VM's; the
+     * answer of `ddmon --json vms` reads them without making one, and a
+     * look makes the view from them (the store's maker). */
+    assert_null(ddm_views_lookup_made(f->mon.views, "headline", f->vm1.target->key));
+    g_autoptr(GPtrArray) made_here = NULL;
+    g_autoptr(GPtrArray) records = ddm_registry_headline_records(f->mon.registry, &made_here);
+    assert_int_equal(records->len, 1);
+    assert_int_equal(made_here->len, 1);
+    assert_ptr_equal(records->pdata[0], made_here->pdata[0]);
+    assert_string_equal(ddm_view_vm_key(records->pdata[0]), f->vm1.target->key);
+    assert_null(ddm_views_lookup_made(f->mon.views, "headline", f->vm1.target->key));
+    g_autoptr(JsonNode) detached = ddm_view_to_json(records->pdata[0], FALSE);
+    g_autofree char *detached_text = json_to_string(detached, FALSE);
+    g_clear_pointer(&records, g_ptr_array_unref);
+    g_clear_pointer(&made_here, g_ptr_array_unref);
     g_autofree char *both = headline_fields(f, f->vm1.target->key);
     assert_string_equal(both, "heap_used_percent=37.5 threads_count=14 threads_daemon=2");
     ddm_view *v = ddm_views_lookup(f->mon.views, "headline", f->vm1.target->key);
+    /* the made view is what the answer's record was */
+    g_autoptr(JsonNode) made = ddm_view_to_json(v, FALSE);
+    g_autofree char *made_text = json_to_string(made, FALSE);
+    assert_string_equal(made_text, detached_text);
+    records = ddm_registry_headline_records(f->mon.registry, &made_here);
+    assert_int_equal(records->len, 1);
+    assert_int_equal(made_here->len, 0); /* the made view itself */
+    assert_ptr_equal(records->pdata[0], v);
     guint64 version = ddm_view_version(v);
     assert_int_equal(host->vm_headline_figures(a, vm, "threads", th, 2), 0);
     assert_int_equal(ddm_view_version(v), version); /* unchanged: no new version */
