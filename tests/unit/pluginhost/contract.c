@@ -910,6 +910,23 @@ static void ct_wake_on_watch(void **state)
     CT.host->timer_remove(CT.self, b);
 }
 
+/* vm_list_watchers (1.6): 0 until a frontend watches the VM list, the
+ * number of those watches while they last; a watch of other views does not
+ * count. */
+static void ct_vm_list_watchers(void **state)
+{
+    ct_host *h = *state;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, vm_list_watchers));
+    assert_int_equal(CT.host->vm_list_watchers(CT.self), 0);
+    (void)D->watch_begins(h); /* some other view's watch */
+    assert_int_equal(CT.host->vm_list_watchers(CT.self), 0);
+    D->watch_vm_list(h, 1);
+    assert_int_equal(CT.host->vm_list_watchers(CT.self), 1);
+    D->watch_vm_list(h, 0);
+    assert_int_equal(CT.host->vm_list_watchers(CT.self), 0);
+}
+
 typedef struct visit {
     ddm_vm *seen[8];
     int n, stop_after;
@@ -1454,6 +1471,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_headline_label_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_vm_list_watchers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_foreach_vm, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_stream_register, setup, teardown),

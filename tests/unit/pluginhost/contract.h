@@ -94,6 +94,9 @@ typedef struct ct_driver {
      *  snapshot's watch does): how many timers were woken (the kit runs
      *  them at once, the core at the next loop iteration). */
     int (*watch_begins)(ct_host *h);
+    /** (ABI 1.6) A frontend begins (@on 1) or stops (0) watching the VM
+     *  list (the core's global "vms" view). */
+    void (*watch_vm_list)(ct_host *h, int on);
 } ct_driver;
 
 struct CMUnitTest;

@@ -64,6 +64,7 @@ struct ct_host {
     ddm_cmd_status cmd_status;
     char *cmd_message;
     JsonNode *cmd_result;
+    guint vm_list_watch; /* r_watch_vm_list's watch of "vms", 0: none */
 };
 
 /* Session reports, routed as core/daemon routes them to plugins. */
@@ -630,13 +631,26 @@ static int r_watch_begins(ct_host *h)
     return (int)ddm_registry_wake_watch_timers(h->registry);
 }
 
+/* As a frontend's watch of the VM list (the daemon publishes "vms"). */
+static void r_watch_vm_list(ct_host *h, int on)
+{
+    if (on && h->vm_list_watch == 0) {
+        if (ddm_views_lookup_made(h->views, "vms", NULL) == NULL)
+            (void)ddm_views_create(h->views, "ddmon", NULL, "vms", DDM_VIEW_TABLE, "Virtual machines");
+        h->vm_list_watch = ddm_views_watch(h->views, "vms", NULL);
+    } else if (!on && h->vm_list_watch != 0) {
+        ddm_views_unwatch(h->views, h->vm_list_watch);
+        h->vm_list_watch = 0;
+    }
+}
+
 static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
     r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
     r_cmd_progress,   r_add_plain_vm,  r_take_jdwp,  r_reply_jdwp,     r_set_debugger,
-    r_watch_begins,
+    r_watch_begins,   r_watch_vm_list,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */
