@@ -73,11 +73,13 @@ static struct {
     HookList hooks;       /* queued batch-end hooks (queued == 1) */
     HookList running;     /* taken by the hook run now going on (queued == 2) */
     gboolean expect_more; /* a callback of this batch said an answer is near */
-    gboolean no_pwait2;   /* epoll_pwait2 said ENOSYS: wait in whole ms */
     int round_tfd;        /* the round's deadline, in the epoll set; -1: none (yet, or
                              timerfd failed: each wait then has its own timeout) */
     gboolean round_tfd_tried;
-    gboolean round_timer_fired; /* the round's timerfd was in a batch */
+    gboolean round_timer_fired; /* the round's timerfd was seen (and disarmed) */
+    gboolean round_yield; /* the last round ran to its deadline or cap: the
+                             next dispatch runs none, so the sources after
+                             ours in the context get their turn first */
     guint round_budget_us;
     guint64 round_batches, round_waits; /* batches a round dispatched; its waits */
 } loop = { .epfd = -1, .round_tfd = -1, .round_budget_us = ROUND_BUDGET_US };
@@ -250,6 +252,8 @@ static gboolean epoll_prepare(GSource *source, gint *timeout)
     return FALSE;
 }
 
+static void round_timer_seen(void);
+
 /* Call the watches of the @n events in @evs (one epoll_wait's batch), then
  * the batch-end hooks. */
 static void dispatch_batch(const struct epoll_event *evs, int n)
@@ -260,7 +264,8 @@ static void dispatch_batch(const struct epoll_event *evs, int n)
      * batch is stale, and what is still ready comes back (level-triggered). */
     for (int i = 0; i < n && loop.wakeups == mine; i++) {
         if (G_UNLIKELY(evs[i].data.u64 == ROUND_TIMER_MARK)) {
-            loop.round_timer_fired = TRUE; /* (a nested dispatch's too: it did fire) */
+            /* (a nested dispatch's too: it did fire) */
+            round_timer_seen();
             continue;
         }
         int fd = (int)(guint32)evs[i].data.u64;
@@ -284,23 +289,14 @@ static void dispatch_batch(const struct epoll_event *evs, int n)
         run_batch_end_hooks();
 }
 
-/* Wait for ready watches until monotonic time @until_us at the latest:
- * epoll_pwait2's timeout is in ns; where the kernel lacks it, epoll_wait's
- * whole ms, rounded up (a round may then end up to 1 ms late). */
+/* Without a timerfd: wait for ready watches until monotonic time
+ * @until_us, in epoll_wait's whole ms, rounded up (a round may then end up
+ * to 1 ms late). Not epoll_pwait2 (ns): it needs glibc 2.35 and Linux 5.11,
+ * and a seccomp filter may refuse it; this path is the rare one anyway. */
 static int wait_until(struct epoll_event *evs, gint64 until_us, gint64 now_us)
 {
     gint64 left = until_us - now_us;
     int n;
-    if (!loop.no_pwait2) {
-        struct timespec ts = { .tv_sec = (time_t)(left / G_USEC_PER_SEC),
-                               .tv_nsec = (long)(left % G_USEC_PER_SEC) * 1000 };
-        do
-            n = epoll_pwait2(loop.epfd, evs, EVENTS_PER_WAKEUP, &ts, NULL);
-        while (n < 0 && errno == EINTR);
-        if (n >= 0 || errno != ENOSYS)
-            return n;
-        loop.no_pwait2 = TRUE;
-    }
     do
         n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, (int)((left + 999) / 1000));
     while (n < 0 && errno == EINTR);
@@ -337,7 +333,16 @@ static void round_timer_disarm(void)
 {
     struct itimerspec off = { 0 };
     (void)timerfd_settime(loop.round_tfd, 0, &off, NULL);
-    loop.round_timer_fired = FALSE;
+}
+
+/* Its event came: disarmed at once (which clears it), or a nested main
+ * loop run by a callback of the round would find the epoll fd ready at
+ * every iteration until the round returns, and spin. */
+static void round_timer_seen(void)
+{
+    if (!loop.round_timer_fired && loop.round_tfd >= 0)
+        round_timer_disarm();
+    loop.round_timer_fired = TRUE;
 }
 
 /* The socket round: a callback said an answer is near (a relayed command's
@@ -346,19 +351,28 @@ static void round_timer_disarm(void)
  * iteration costs more than the packet). Bounded: it ends when no callback
  * of the last batch said so again, when nothing came in time, at the next
  * timer's deadline, ROUND_MAX_BATCHES batches, or once round_budget_us
- * have passed since the context started this dispatch (@started_us), so
- * the context's other sources wait no longer than that. */
+ * have passed since the context started this dispatch (@started_us). A
+ * round that ran to its deadline or cap sets round_yield: the next
+ * dispatch runs no round, so the context's other sources, which the
+ * context dispatches after ours when both are ready, wait for one round at
+ * most. */
 static void socket_round(struct epoll_event *evs, gint64 started_us)
 {
     gint64 deadline = started_us + loop.round_budget_us;
     gint64 now = g_get_monotonic_time();
     gint64 until = MIN(deadline, ddm_timer_next_due());
+    gboolean to_the_end = TRUE; /* ended at its deadline or cap */
     if (until <= now) {
         loop.expect_more = FALSE;
+        loop.round_yield = TRUE;
         return;
     }
     gboolean timed = round_timer_arm(until);
-    for (guint batches = 0; loop.expect_more && batches < ROUND_MAX_BATCHES; batches++) {
+    for (guint batches = 0; batches < ROUND_MAX_BATCHES; batches++) {
+        if (!loop.expect_more) {
+            to_the_end = FALSE;
+            break;
+        }
         loop.expect_more = FALSE;
         int n;
         loop.round_waits++;
@@ -369,8 +383,16 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         } else {
             n = wait_until(evs, until, now);
         }
-        if (n <= 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK))
+        if (n < 0) {
+            to_the_end = FALSE;
+            break;
+        }
+        if (n == 0)
+            break; /* the deadline (no timerfd) */
+        if (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK) {
+            round_timer_seen();
             break; /* nothing in time */
+        }
         loop.round_batches++;
         dispatch_batch(evs, n);
         if (loop.round_timer_fired)
@@ -388,8 +410,10 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             }
         }
     }
-    if (loop.round_tfd >= 0)
+    if (loop.round_tfd >= 0 && !loop.round_timer_fired)
         round_timer_disarm();
+    loop.round_timer_fired = FALSE;
+    loop.round_yield = to_the_end;
     loop.expect_more = FALSE;
 }
 
@@ -409,8 +433,12 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
         n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
     while (n < 0 && errno == EINTR);
     dispatch_batch(evs, n > 0 ? n : 0);
-    if (loop.depth == 1 && loop.expect_more)
-        socket_round(evs, g_source_get_time(source));
+    if (loop.depth == 1) {
+        if (loop.expect_more && !loop.round_yield)
+            socket_round(evs, g_source_get_time(source));
+        else
+            loop.round_yield = loop.expect_more = FALSE;
+    }
     loop.depth--;
     if (!loop.depth)
         free_dead();
@@ -632,6 +660,7 @@ void ddm_watch_expect_more(void)
 void ddm_watch_set_round_budget(guint us)
 {
     loop.round_budget_us = us;
+    loop.round_yield = FALSE; /* a fresh start: the next dispatch may run a round */
 }
 
 void ddm_watch_round_stats(guint64 *batches, guint64 *waits)

@@ -102,18 +102,28 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * callbacks say so again; it ends when nothing became ready in time, at the
  * earliest armed DdmTimer's deadline (a zero-delay timer ends it at once),
  * after 256 batches, or once the round budget (1 ms by default) has passed
- * since the main context began this dispatch: the context's other sources
- * (signals, GLib timeouts, libsoup's sockets) wait at most that long. The
- * round's deadline is a timerfd in the epoll set, armed once a round, so its
- * waits are epoll_wait without a timeout (a timeout arms a kernel timer at
- * each wait, which cost more than the glib iteration saved). Only
+ * since the main context began this dispatch. A round that ran to its
+ * budget or batch cap makes the next dispatch run none (one batch only):
+ * the context dispatches the sources ready after its poll in the order they
+ * were attached, ours (the first) before libsoup's sockets, so without it
+ * a source that became ready during a round would wait for a second one.
+ * The context's other sources (signals, GLib timeouts, libsoup's sockets)
+ * thus wait for one round at most: the budget plus the batch that overran
+ * it (a callback's own time is not bounded here). The round's deadline is
+ * a timerfd in the epoll set, armed once a round and disarmed as soon as
+ * its event is seen (a nested main loop in a callback would spin on it), so
+ * its waits are epoll_wait without a timeout (a timeout arms a kernel timer
+ * at each wait, which cost more than the glib iteration saved). Without a
+ * timerfd (a seccomp filter may refuse it) each wait has an epoll_wait
+ * timeout in whole ms, rounded up. Only
  * the outermost dispatch runs a round (not a nested loop's), and a hint
  * given outside a watch callback counts for nothing, so a server that
  * relays nothing wakes exactly as before. */
 
 /** From a watch callback: an answer is expected soon (see above). */
 void ddm_watch_expect_more(void);
-/** The round budget in µs (0: no rounds). For tests and benchmarks. */
+/** The round budget in µs (0: no rounds), and a fresh start (the next
+ *  dispatch may run a round). For tests and benchmarks. */
 void ddm_watch_set_round_budget(guint us);
 /** Batches dispatched by rounds and the waits rounds made, since start.
  *  Either pointer may be NULL. */

@@ -22,6 +22,18 @@ tests_unit_loop_test_watch_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_watch_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_watch_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The socket round where seccomp refuses timerfd_create and epoll_pwait2.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/loop/test-watch-seccomp
+TESTS += tests/unit/loop/test-watch-seccomp
+endif
+tests_unit_loop_test_watch_seccomp_SOURCES = tests/unit/loop/test-watch-seccomp.c \
+	core/loop/watch.c core/loop/watch.h core/loop/timer.c core/loop/timer.h \
+	core/loop/census.c core/loop/census.h
+tests_unit_loop_test_watch_seccomp_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
+tests_unit_loop_test_watch_seccomp_CFLAGS = $(LOOP_TEST_CFLAGS)
+tests_unit_loop_test_watch_seccomp_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # A whole daemon (core only) and a real ddmon-simvm: connecting 20 or 200
 # idle VMs attaches no GSource (the watches and timers are core/loop's).
 if ENABLE_TESTS

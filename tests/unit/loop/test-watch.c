@@ -15,8 +15,11 @@
  * thread runs within one main-context iteration, and without the hint one
  * packet per iteration; the round ends when nothing comes in time, at a due
  * timer (also one armed during the round), with a budget of 0, and at the
- * budget against a peer that never stops; a hint from outside a watch
- * callback starts no round.
+ * budget against a peer that never stops (before the 256-batch cap); a
+ * source attached after the watches waits one budget at most, a nested
+ * loop in a round callback does not spin on the round's timer, and a hint
+ * from outside a watch callback starts no round. Round tests keep their
+ * state on the heap (round_setup, round_teardown).
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -723,23 +726,71 @@ static void no_op_timer(DdmTimer *t, gpointer ud)
     (*(guint *)ud)++;
 }
 
-/* One ping-pong setup: a pinger on sv[0], an echo thread on sv[1]. */
-static void pingpong_start(int sv[2], Pinger *p, Echo *e, guint delay_us)
+/* Its third call arms a timer 40 ms ahead. */
+typedef struct LatePinger {
+    Pinger p;
+    DdmTimer *late;
+} LatePinger;
+
+/* What a round test sets up, on the heap and undone by round_teardown even
+ * when an assertion ended the test half-way: an echo thread still reading
+ * a stack frame, or an armed timer left in the timer list, would crash the
+ * tests after it. */
+typedef struct RoundFix {
+    int sv[2];        /* sv[0]: the watched end; sv[1]: the echo's */
+    LatePinger lp;    /* lp.p: the pinger of most tests */
+    Echo e;           /* e.thread: NULL if none */
+    DdmTimer t;
+    guint fired;      /* t's calls */
+    DdmWatch *other;  /* a second watch, if any */
+    int extra[2];     /* a second socketpair, if any */
+    guint later_src;  /* a g_unix_fd source, if any */
+} RoundFix;
+
+static int round_setup(void **state)
 {
-    pair(sv);
-    p->fd = sv[0];
-    p->w = ddm_watch_add(sv[0], G_IO_IN, pinger_cb, p);
-    echo_start(e, sv[1], delay_us);
+    RoundFix *f = g_new0(RoundFix, 1);
+    f->sv[0] = f->sv[1] = f->extra[0] = f->extra[1] = -1;
+    ddm_timer_init(&f->t, no_op_timer, &f->fired);
+    *state = f;
+    return 0;
 }
 
-static void pingpong_stop(int sv[2], Pinger *p, Echo *e)
+static int round_teardown(void **state)
 {
-    ddm_watch_remove(p->w);
-    shutdown(sv[0], SHUT_WR);
-    g_thread_join(e->thread);
-    close(sv[0]);
-    close(sv[1]);
+    RoundFix *f = *state;
+    ddm_timer_cancel(&f->t);
+    if (f->lp.p.w)
+        ddm_watch_remove(f->lp.p.w);
+    if (f->other)
+        ddm_watch_remove(f->other);
+    if (f->later_src)
+        g_source_remove(f->later_src);
+    if (f->sv[0] >= 0)
+        shutdown(f->sv[0], SHUT_WR); /* the echo reads EOF */
+    if (f->e.thread)
+        g_thread_join(f->e.thread);
+    for (int i = 0; i < 2; i++) {
+        if (f->sv[i] >= 0)
+            close(f->sv[i]);
+        if (f->extra[i] >= 0)
+            close(f->extra[i]);
+    }
     ddm_watch_set_round_budget(1000);
+    spin(); /* what the test left ready, with nobody watching it now */
+    g_free(f);
+    return 0;
+}
+
+/* One ping-pong setup: the fixture's pinger on sv[0], an echo thread on
+ * sv[1]. */
+static Pinger *pingpong_start(RoundFix *f, guint delay_us)
+{
+    pair(f->sv);
+    f->lp.p.fd = f->sv[0];
+    f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, pinger_cb, &f->lp.p);
+    echo_start(&f->e, f->sv[1], delay_us);
+    return &f->lp.p;
 }
 
 /* The first ping goes out, and one blocking iteration is run. */
@@ -752,147 +803,134 @@ static void first_ping_and_iterate(int fd)
 
 static void test_round_pingpong(void **state)
 {
-    int sv[2];
-    Pinger p = { .left = 20, .hint = TRUE };
-    Echo e;
+    RoundFix *f = *state;
     guint64 b0, w0, b1, w1;
-    (void)state;
 
     /* a generous budget: the test runs under sanitizers on a busy machine */
     ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
-    pingpong_start(sv, &p, &e, 0);
+    f->lp.p = (Pinger){ .left = 20, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 0);
     ddm_watch_round_stats(&b0, &w0);
     /* the context's poll wakes on the first echo; the 20 next pings and
      * their echoes happen inside that one iteration's round */
-    first_ping_and_iterate(sv[0]);
+    first_ping_and_iterate(f->sv[0]);
     ddm_watch_round_stats(&b1, &w1);
-    assert_int_equal(p.calls, 21);
-    assert_int_equal(p.left, 0);
+    assert_int_equal(p->calls, 21);
+    assert_int_equal(p->left, 0);
     assert_int_equal(b1 - b0, 20);
     assert_int_equal(w1 - w0, 20); /* the last call gave no hint: no 21st wait */
-    pingpong_stop(sv, &p, &e);
 }
 
 static void test_round_needs_hint(void **state)
 {
-    int sv[2];
-    Pinger p = { .left = 5, .hint = FALSE };
-    Echo e;
+    RoundFix *f = *state;
     guint64 b0, w0, b1, w1;
-    (void)state;
 
     ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
-    pingpong_start(sv, &p, &e, 0);
+    f->lp.p = (Pinger){ .left = 5, .hint = FALSE };
+    Pinger *p = pingpong_start(f, 0);
     ddm_watch_round_stats(&b0, &w0);
-    first_ping_and_iterate(sv[0]);
+    first_ping_and_iterate(f->sv[0]);
     ddm_watch_round_stats(&b1, &w1);
-    assert_int_equal(p.calls, 1); /* one packet an iteration, as before */
+    assert_int_equal(p->calls, 1); /* one packet an iteration, as before */
     assert_int_equal(b1 - b0, 0);
     assert_int_equal(w1 - w0, 0);
     /* the rest comes one iteration each */
-    while (p.calls < 6)
+    while (p->calls < 6)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(p.left, 0);
-    pingpong_stop(sv, &p, &e);
+    assert_int_equal(p->left, 0);
 }
 
 static void test_round_budget_zero(void **state)
 {
-    int sv[2];
-    Pinger p = { .left = 5, .hint = TRUE };
-    Echo e;
+    RoundFix *f = *state;
     guint64 b0, w0, b1, w1;
-    (void)state;
 
     ddm_watch_set_round_budget(0);
-    pingpong_start(sv, &p, &e, 0);
+    f->lp.p = (Pinger){ .left = 5, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 0);
     ddm_watch_round_stats(&b0, &w0);
-    first_ping_and_iterate(sv[0]);
+    first_ping_and_iterate(f->sv[0]);
     ddm_watch_round_stats(&b1, &w1);
-    assert_int_equal(p.calls, 1);
+    assert_int_equal(p->calls, 1);
     assert_int_equal(b1 - b0, 0);
     assert_int_equal(w1 - w0, 0);
-    while (p.calls < 6)
+    while (p->calls < 6)
         g_main_context_iteration(NULL, TRUE);
-    pingpong_stop(sv, &p, &e);
+}
+
+/* A non-zero budget ends a round against a peer that answers forever, well
+ * before the batch cap: an echo every 200 µs, a 5 ms budget, ~25 batches
+ * (256 would take over 51 ms). */
+static void test_round_ends_at_budget(void **state)
+{
+    RoundFix *f = *state;
+    guint64 b0, b1;
+
+    ddm_watch_set_round_budget(5000);
+    f->lp.p = (Pinger){ .left = G_MAXUINT, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 200);
+    ddm_watch_round_stats(&b0, NULL);
+    first_ping_and_iterate(f->sv[0]); /* returns: the round ended */
+    ddm_watch_round_stats(&b1, NULL);
+    assert_int_equal(p->calls, b1 - b0 + 1);
+    assert_true(b1 - b0 < 100); /* the budget ended it, not the cap */
+    p->left = 0;
 }
 
 /* A zero-delay timer armed by a callback ends the round at once: it fires
  * at the next iteration, as it would without rounds. */
 static void test_round_ends_at_due_timer(void **state)
 {
-    int sv[2];
-    DdmTimer t = { 0 };
-    guint fired = 0;
-    Pinger p = { .left = 20, .hint = TRUE, .arm = &t };
-    Echo e;
+    RoundFix *f = *state;
     guint64 b0, w0, b1, w1;
-    (void)state;
 
-    ddm_timer_init(&t, no_op_timer, &fired);
     ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
-    pingpong_start(sv, &p, &e, 0);
+    f->lp.p = (Pinger){ .left = 20, .hint = TRUE, .arm = &f->t };
+    Pinger *p = pingpong_start(f, 0);
     ddm_watch_round_stats(&b0, &w0);
-    first_ping_and_iterate(sv[0]);
+    first_ping_and_iterate(f->sv[0]);
     ddm_watch_round_stats(&b1, &w1);
-    assert_int_equal(p.calls, 1);
+    assert_int_equal(p->calls, 1);
     assert_int_equal(w1 - w0, 0); /* due before the round began: not even one wait */
     assert_int_equal(b1 - b0, 0);
-    assert_int_equal(fired, 0);
-    assert_true(ddm_timer_armed(&t));
-    while (!fired)
+    assert_int_equal(f->fired, 0);
+    assert_true(ddm_timer_armed(&f->t));
+    while (!f->fired)
         g_main_context_iteration(NULL, TRUE);
     /* the pings left go on in later rounds */
-    while (p.left)
+    while (p->left)
         g_main_context_iteration(NULL, TRUE);
-    pingpong_stop(sv, &p, &e);
 }
 
 /* A peer that does not answer: the round waits at most until the next
  * timer's deadline, then returns to the context. */
 static void test_round_waits_until_timer(void **state)
 {
-    int sv[2];
-    DdmTimer t = { 0 };
-    guint fired = 0;
-    Probe silent = { .keep = TRUE, .consume = TRUE };
+    RoundFix *f = *state;
     guint64 b0, w0, b1, w1;
-    (void)state;
 
-    pair(sv);
+    pair(f->sv);
     ddm_watch_set_round_budget(30 * G_USEC_PER_SEC);
     /* a callback that hints, but its peer (the test) never answers */
-    Pinger p = { .left = 1, .hint = TRUE };
-    p.fd = sv[0];
-    p.w = ddm_watch_add(sv[0], G_IO_IN, pinger_cb, &p);
-    silent.fd = sv[1];
-    ddm_timer_init(&t, no_op_timer, &fired);
-    ddm_timer_arm(&t, 200);
+    Pinger *p = &f->lp.p;
+    *p = (Pinger){ .left = 1, .hint = TRUE, .fd = f->sv[0] };
+    p->w = ddm_watch_add(f->sv[0], G_IO_IN, pinger_cb, p);
+    ddm_timer_arm(&f->t, 200);
     ddm_watch_round_stats(&b0, &w0);
     gint64 t0 = g_get_monotonic_time();
-    assert_int_equal(write(sv[1], "x", 1), 1);
+    assert_int_equal(write(f->sv[1], "x", 1), 1);
     g_main_context_iteration(NULL, TRUE);
     gint64 took = g_get_monotonic_time() - t0;
     ddm_watch_round_stats(&b1, &w1);
-    assert_int_equal(p.calls, 1);
+    assert_int_equal(p->calls, 1);
     assert_int_equal(w1 - w0, 1);
     assert_int_equal(b1 - b0, 0);
     /* it did not wait for the 30 s budget: the timer's deadline ended it */
     assert_true(took < 10 * G_USEC_PER_SEC);
-    while (!fired)
+    while (!f->fired)
         g_main_context_iteration(NULL, TRUE);
-    ddm_watch_remove(p.w);
-    close(sv[0]);
-    close(sv[1]);
-    ddm_watch_set_round_budget(1000);
-    (void)silent;
 }
-
-/* Its third call arms a timer 40 ms ahead. */
-typedef struct LatePinger {
-    Pinger p;
-    DdmTimer *late;
-} LatePinger;
 
 static gboolean late_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
 {
@@ -909,34 +947,28 @@ static gboolean late_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
  * take over 256 ms. */
 static void test_round_ends_at_timer_armed_in_round(void **state)
 {
-    int sv[2];
-    DdmTimer t = { 0 };
-    guint fired = 0;
-    LatePinger lp = { .p = { .left = G_MAXUINT, .hint = TRUE }, .late = &t };
-    Echo e;
+    RoundFix *f = *state;
     guint64 b0, b1;
-    (void)state;
 
-    ddm_timer_init(&t, no_op_timer, &fired);
     ddm_watch_set_round_budget(30 * G_USEC_PER_SEC);
-    pair(sv);
-    lp.p.fd = sv[0];
-    lp.p.w = ddm_watch_add(sv[0], G_IO_IN, late_pinger_cb, &lp);
-    echo_start(&e, sv[1], 1000);
+    pair(f->sv);
+    f->lp = (LatePinger){ .p = { .left = G_MAXUINT, .hint = TRUE, .fd = f->sv[0] },
+                          .late = &f->t };
+    f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, late_pinger_cb, &f->lp);
+    echo_start(&f->e, f->sv[1], 1000);
     ddm_watch_round_stats(&b0, NULL);
     gint64 t0 = g_get_monotonic_time();
-    first_ping_and_iterate(sv[0]);
+    first_ping_and_iterate(f->sv[0]);
     gint64 took = g_get_monotonic_time() - t0;
     ddm_watch_round_stats(&b1, NULL);
-    assert_true(lp.p.calls >= 3);          /* the timer was armed in the round */
+    assert_true(f->lp.p.calls >= 3);       /* the timer was armed in the round */
     assert_true(b1 - b0 < 256);            /* the cap did not end it */
     assert_true(took < 10 * G_USEC_PER_SEC); /* nor the budget */
-    assert_int_equal(fired, 0);            /* the timer fires in the context's iteration */
-    for (int i = 0; i < 3 && !fired; i++)
+    assert_int_equal(f->fired, 0);         /* the timer fires in the context's iteration */
+    for (int i = 0; i < 3 && !f->fired; i++)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(fired, 1);
-    lp.p.left = 0;
-    pingpong_stop(sv, &lp.p, &e);
+    assert_int_equal(f->fired, 1);
+    f->lp.p.left = 0;
 }
 
 static gboolean count_timeout(gpointer ud)
@@ -950,18 +982,16 @@ static gboolean count_timeout(gpointer ud)
  * within the next iterations, as the other sources do. */
 static void test_round_bounded_against_endless_peer(void **state)
 {
-    int sv[2];
-    Pinger p = { .left = G_MAXUINT, .hint = TRUE };
-    Echo e;
+    RoundFix *f = *state;
     guint fired = 0;
     guint64 b0, b1;
-    (void)state;
 
     ddm_watch_set_round_budget(20000); /* 20 ms */
-    pingpong_start(sv, &p, &e, 0);
+    f->lp.p = (Pinger){ .left = G_MAXUINT, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 0);
     ddm_watch_round_stats(&b0, NULL);
-    first_ping_and_iterate(sv[0]); /* returns: the round ended */
-    while (!p.calls)
+    first_ping_and_iterate(f->sv[0]); /* returns: the round ended */
+    while (!p->calls)
         g_main_context_iteration(NULL, TRUE);
     ddm_watch_round_stats(&b1, NULL);
     assert_true(b1 - b0 <= 256);
@@ -969,34 +999,157 @@ static void test_round_bounded_against_endless_peer(void **state)
     for (int i = 0; i < 3 && !fired; i++)
         g_main_context_iteration(NULL, TRUE);
     assert_int_equal(fired, 1);
-    p.left = 0;
-    pingpong_stop(sv, &p, &e);
+    p->left = 0;
+}
+
+/* A source attached after the watches' (libsoup's sockets in the web
+ * module) that becomes ready during a round ended by its budget or batch
+ * cap runs at the next iteration, after one batch of the watches but
+ * before another round: it waits for one round at most, not two. The
+ * pinger's first call (in the context's dispatch, before the round) makes
+ * it ready; a peer that has always answered already (the pinger writes its
+ * answer itself) keeps the rounds busy until the cap (256 batches; the 1 s budget is not reached): the source must run
+ * before the pinger's 300th call (before the fix: after its 514th). */
+typedef struct Later {
+    int wfd;
+    int peer;             /* the pinger's peer end, written by the pinger itself */
+    guint calls_when_ran; /* the pinger's calls when the source ran; 0: not yet */
+    Pinger *p;
+} Later;
+
+static Later later;
+
+static gboolean later_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Pinger *p = ud;
+    char b;
+    (void)cond;
+    if (!p->calls)
+        assert_int_equal(write(later.wfd, "l", 1), 1);
+    while (read(fd, &b, 1) == 1)
+        p->calls++;
+    /* the peer answers at once: sv[1] written, sv[0] readable */
+    assert_int_equal(write(later.peer, "p", 1), 1);
+    ddm_watch_expect_more();
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean later_source_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    char c;
+    (void)cond;
+    (void)ud;
+    (void)read(fd, &c, 1);
+    if (!later.calls_when_ran)
+        later.calls_when_ran = later.p->calls;
+    return G_SOURCE_CONTINUE;
+}
+
+static void test_round_yields_to_later_source(void **state)
+{
+    RoundFix *f = *state;
+
+    memset(&later, 0, sizeof later);
+    ddm_watch_set_round_budget(G_USEC_PER_SEC);
+    pair(f->sv);
+    pair(f->extra);
+    later.wfd = f->extra[1];
+    f->later_src = g_unix_fd_add(f->extra[0], G_IO_IN, later_source_cb, NULL);
+    Pinger *p = &f->lp.p;
+    *p = (Pinger){ .left = G_MAXUINT, .hint = TRUE, .fd = f->sv[0] };
+    later.p = p;
+    p->w = ddm_watch_add(f->sv[0], G_IO_IN, later_pinger_cb, p);
+    later.peer = f->sv[1];
+    assert_int_equal(write(f->sv[1], "p", 1), 1);
+    for (int i = 0; i < 10 && !later.calls_when_ran; i++)
+        g_main_context_iteration(NULL, TRUE);
+    assert_true(later.calls_when_ran > 0);
+    if (later.calls_when_ran >= 300)
+        fail_msg("the later source ran after the pinger's call %u", later.calls_when_ran);
+    p->left = 0;
+}
+
+/* A round callback that runs a nested main loop past the round's deadline:
+ * the round's timerfd, once seen, is ready no more, so the nested loop
+ * sleeps until its own timeout (before the fix it stayed readable until the
+ * outer round returned: 10,000s of nested iterations in 50 ms). */
+typedef struct Nester {
+    int peer;
+    guint calls, iterations;
+} Nester;
+
+static gboolean set_flag(gpointer ud)
+{
+    *(gboolean *)ud = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean nester_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Nester *n = ud;
+    char b[64];
+    (void)cond;
+    while (read(fd, b, sizeof b) > 0)
+        ;
+    n->calls++;
+    if (n->calls == 1) {
+        /* the answer comes at once: the round's first batch */
+        assert_int_equal(write(n->peer, "x", 1), 1);
+        ddm_watch_expect_more();
+    } else if (n->calls == 2) {
+        g_usleep(3000); /* past the round's 1 ms deadline: its timer fires */
+        gboolean done = FALSE;
+        guint id = g_timeout_add(50, set_flag, &done);
+        while (!done && n->iterations < 1000) {
+            g_main_context_iteration(NULL, TRUE);
+            n->iterations++;
+        }
+        if (!done)
+            g_source_remove(id);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static void test_round_nested_loop_does_not_spin(void **state)
+{
+    RoundFix *f = *state;
+    Nester n = { 0 };
+    guint64 b0, b1;
+
+    ddm_watch_set_round_budget(1000);
+    pair(f->sv);
+    n.peer = f->sv[1];
+    f->other = ddm_watch_add(f->sv[0], G_IO_IN, nester_cb, &n);
+    ddm_watch_round_stats(&b0, NULL);
+    assert_int_equal(write(f->sv[1], "x", 1), 1);
+    while (n.calls < 2)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, NULL);
+    assert_int_equal(b1 - b0, 1); /* the second call was the round's */
+    /* the timer's event, the timeout, a spare wake-up or two */
+    assert_true(n.iterations <= 10);
 }
 
 /* A hint given outside a watch callback (here: the test itself) starts no
  * round at the next dispatch. */
 static void test_round_hint_outside_callback(void **state)
 {
-    int sv[2];
-    Probe p = { .keep = TRUE, .consume = TRUE };
+    RoundFix *f = *state;
+    Probe *p = g_new0(Probe, 1);
     guint64 w0, w1;
-    (void)state;
 
     ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
-    pair(sv);
-    p.fd = sv[0];
-    p.w = ddm_watch_add(sv[0], G_IO_IN, probe_cb, &p);
+    pair(f->sv);
+    *p = (Probe){ .keep = TRUE, .consume = TRUE, .fd = f->sv[0] };
+    f->other = p->w = ddm_watch_add(f->sv[0], G_IO_IN, probe_cb, p);
     ddm_watch_expect_more();
     ddm_watch_round_stats(NULL, &w0);
-    assert_int_equal(write(sv[1], "x", 1), 1);
+    assert_int_equal(write(f->sv[1], "x", 1), 1);
     g_main_context_iteration(NULL, TRUE);
     ddm_watch_round_stats(NULL, &w1);
-    assert_int_equal(p.calls, 1);
+    assert_int_equal(p->calls, 1);
     assert_int_equal(w1 - w0, 0);
-    ddm_watch_remove(p.w);
-    close(sv[0]);
-    close(sv[1]);
-    ddm_watch_set_round_budget(1000);
+    g_free(p);
 }
 
 int main(void)
@@ -1027,14 +1180,17 @@ int main(void)
         cmocka_unit_test(test_fallback_set_cond_in_callback),
         cmocka_unit_test(test_dev_null_falls_back),
         cmocka_unit_test(test_batch_end_hooks),
-        cmocka_unit_test(test_round_pingpong),
-        cmocka_unit_test(test_round_needs_hint),
-        cmocka_unit_test(test_round_budget_zero),
-        cmocka_unit_test(test_round_ends_at_due_timer),
-        cmocka_unit_test(test_round_waits_until_timer),
-        cmocka_unit_test(test_round_ends_at_timer_armed_in_round),
-        cmocka_unit_test(test_round_bounded_against_endless_peer),
-        cmocka_unit_test(test_round_hint_outside_callback),
+        cmocka_unit_test_setup_teardown(test_round_pingpong, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_needs_hint, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_budget_zero, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_ends_at_budget, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_ends_at_due_timer, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_waits_until_timer, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_ends_at_timer_armed_in_round, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_bounded_against_endless_peer, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_yields_to_later_source, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_nested_loop_does_not_spin, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_hint_outside_callback, round_setup, round_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
