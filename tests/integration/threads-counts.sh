@@ -12,10 +12,12 @@
 #     THST first, and the list shows what B sent for it;
 #  4. while a live view (`ddmon watch` piped: it watches the VM list)
 #     runs and nothing else asks, B's count is refreshed again (the
-#     trickle: counts older than 5 s, at most 32 THSTs a second).
+#     trickle: counts older than 5 s, at most 32 THSTs a second);
+#  5. a watch of B's "threads" (a view never made: the watch makes it,
+#     as the TUI's threads tab does) shows B's table, as B sent it.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins threads heap || t_skip_all "the threads and heap plugins were not built"
-t_plan 7
+t_plan 8
 state="$T_TMP/state.json"
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -101,5 +103,36 @@ t_wait 15 b_changed && t_ok "while the live view watches the VM list, B's count 
 kill "$watch_pid" 2>/dev/null; wait "$watch_pid" 2>/dev/null
 [ "$(vm "$B" thread_events)" = false ] && t_ok "B's thread events stayed off" \
     || t_fail "B's thread events stayed off"
+
+python3 - "$T_TMP/ddmon.sock" "127.0.0.1:$B" >"$T_TMP/watch-threads.out" 2>&1 <<'EOF2'
+import json, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(10)
+f = s.makefile("rb")
+s.sendall(json.dumps({"op": "watch", "name": "threads", "vm": sys.argv[2]}).encode() + b"\n")
+deadline = time.time() + 10
+rows = None
+while time.time() < deadline:
+    d = json.loads(f.readline())
+    v = d.get("view") or {}
+    if d.get("event") in ("added", "changed") and v.get("name") == "threads":
+        assert v.get("vm") == sys.argv[2], v.get("vm")
+        rows = v.get("rows") or []
+        cols = [c.get("name") if isinstance(c, dict) else c for c in v.get("columns") or []]
+        named = [r.get("name") if isinstance(r, dict) else r[cols.index("name")] for r in rows]
+        if rows and all(named):  # THEN's THCR burst named them
+            break
+print("rows:", len(rows or []))
+assert rows, "no rows"
+EOF2
+rc=$?
+if [ $rc -eq 0 ] && [ "$(vm "$B" thread_events)" = true ] \
+    && [ "$(grep -o 'rows: [0-9]*' "$T_TMP/watch-threads.out")" = "rows: $(vm "$B" threads | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" ]; then
+    t_ok "a watch of B's threads view makes it and shows B's table"
+else
+    t_fail "a watch of B's threads view makes it and shows B's table" "$(tail -3 "$T_TMP/watch-threads.out")" \
+        "B events $(vm "$B" thread_events)"
+fi
 t_stop "$DDMON_PID"
 exit 0
