@@ -83,10 +83,11 @@ t_wait 10 log_has "VM $busy acknowledged DBGD" &&
 # Look at its heap segments (a one-shot view keeps them watched for 30 s), so
 # the heap plugin switches them on and the VM sends some at every GC.
 t_ddmon --no-autostart view heap.segments --vm "$busy" >/dev/null 2>&1
-gen0=$(sim_state busy "v['heaps'][0]['segments_sent']['generation']")
+# (segments_sent is null until the VM's first segments: generation 0)
+gen0=$(sim_state busy "(v['heaps'][0]['segments_sent'] or {}).get('generation', 0)")
 out=$("$JDWPC" "127.0.0.1:$pb" version noevents 1500 ddm FEAT noevents 1000 ddm REAQ noevents 1500 idsizes 2>&1)
 rc=$?
-gen1=$(sim_state busy "v['heaps'][0]['segments_sent']['generation']")
+gen1=$(sim_state busy "(v['heaps'][0]['segments_sent'] or {}).get('generation', 0)")
 [ $rc -eq 0 ] && [ "$gen1" -gt "$gen0" ] &&
     t_ok "the VM's DDM traffic (heap segments $gen0 -> $gen1, thread events) never reaches the debugger" ||
     t_fail "the VM's DDM traffic never reaches the debugger" "rc $rc, segment generations $gen0 -> $gen1" "$out"
