@@ -83,40 +83,35 @@ static char *vm_label(DdmVm *vm)
     return g_strdup(vm_key(vm));
 }
 
-/* Names of the views of @key (NULL = global), comma separated. (transfer full) */
-static char *view_names_of(DdmControl *ctl, const char *key)
+/* @names (a set) sorted and comma separated, "(none)" if empty. (transfer full) */
+static char *names_joined(GHashTable *names)
 {
-    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
+    GList *sorted = g_list_sort(g_hash_table_get_keys(names), (GCompareFunc)strcmp);
     GString *s = g_string_new(NULL);
-    for (guint i = 0; i < all->len; i++) {
-        ddm_view *v = g_ptr_array_index(all, i);
-        if (g_strcmp0(ddm_view_vm_key(v), key) != 0)
-            continue;
+    for (GList *l = sorted; l != NULL; l = l->next) {
         if (s->len > 0)
             g_string_append(s, ", ");
-        g_string_append(s, ddm_view_name(v));
+        g_string_append(s, l->data);
     }
+    g_list_free(sorted);
     if (s->len == 0)
         g_string_append(s, "(none)");
     return g_string_free(s, FALSE);
 }
 
+/* Names of the views of VM @key, comma separated: its declared views by
+ * name, none made (ddm_views_names). (transfer full) */
+static char *view_names_of(DdmControl *ctl, const char *key)
+{
+    g_autoptr(GHashTable) names = ddm_views_names(ddm_daemon_views(ctl->daemon), key);
+    return names_joined(names);
+}
+
+/* Every view name there is, made or declared, none made. (transfer full) */
 static char *all_view_names(DdmControl *ctl)
 {
-    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(ctl->daemon));
-    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < all->len; i++) {
-        const char *name = ddm_view_name(g_ptr_array_index(all, i));
-        if (!g_hash_table_add(seen, (gpointer)name))
-            continue;
-        if (s->len > 0)
-            g_string_append(s, ", ");
-        g_string_append(s, name);
-    }
-    if (s->len == 0)
-        g_string_append(s, "(none)");
-    return g_string_free(s, FALSE);
+    g_autoptr(GHashTable) names = ddm_views_names(ddm_daemon_views(ctl->daemon), NULL);
+    return names_joined(names);
 }
 
 /* Resolve a VM spec; on failure send ddmon's one message and return NULL. */
@@ -270,7 +265,10 @@ static void op_views(Client *c, const DdmCtlRequest *req)
             return;
         key = vm_key(vm);
     }
-    g_autoptr(GPtrArray) all = ddm_views_list(ddm_daemon_views(c->ctl->daemon));
+    /* --vm K: K's views, its declared ones made (no other VM's). No --vm:
+     * every view made, as a list shows each one's title, kind and version */
+    g_autoptr(GPtrArray) all = key != NULL ? ddm_views_list_vm(ddm_daemon_views(c->ctl->daemon), key)
+                                           : ddm_views_list(ddm_daemon_views(c->ctl->daemon));
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "views");
     json_builder_begin_array(b);

@@ -67,14 +67,18 @@ static DdmVm *find_vm_or_404(DdmWebApi *api, SoupServerMessage *msg, const char 
 }
 
 
-/* Every view's {NAME: {"kind","title","owner","version","url"}}, grouped
- * by VM key ("" for the global views), in one walk of the store: a GHashTable
- * of borrowed key -> JsonObject (owned by the table). */
-static GHashTable *views_by_vm(DdmWebApi *api)
+/* The views' {NAME: {"kind","title","owner","version","url","made"}},
+ * grouped by VM key ("" for the global views), in one walk: a GHashTable of
+ * key -> JsonObject (owned by the table). @only_vm: that VM's views (its
+ * declared ones made, no other VM's); @global: the global views; neither:
+ * every view made, none made here (vms_object adds the declared ones by
+ * name: listing the VMs must not make every VM's views). */
+static GHashTable *views_by_vm(DdmWebApi *api, const char *only_vm, gboolean global)
 {
     GHashTable *by_vm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                               (GDestroyNotify)json_object_unref);
-    g_autoptr(GPtrArray) all = ddm_views_list(views_of(api));
+    g_autoptr(GPtrArray) all = only_vm != NULL || global ? ddm_views_list_vm(views_of(api), only_vm)
+                                                         : ddm_views_list_made(views_of(api));
     static const char *const kinds[] = {"?", "table", "record", "blob"};
     for (guint i = 0; i < all->len; i++) {
         ddm_view *v = all->pdata[i];
@@ -92,9 +96,31 @@ static GHashTable *views_by_vm(DdmWebApi *api)
         json_object_set_int_member(m, "version", (gint64)ddm_view_version(v));
         g_autofree char *url = ddm_web_view_path(v);
         json_object_set_string_member(m, "url", url);
+        json_object_set_boolean_member(m, "made", TRUE);
         json_object_set_object_member(vo, ddm_view_name(v), m);
     }
     return by_vm;
+}
+
+/* To @vo (VM @key's views) the views it would have when asked that are not
+ * made: {"url", "made": false} each, named by their declarations, none made. */
+static void add_declared_views(DdmWebApi *api, JsonObject *vo, const char *key)
+{
+    g_autoptr(GHashTable) names = ddm_views_names(views_of(api), key);
+    GHashTableIter it;
+    gpointer name;
+    g_autofree char *k = g_uri_escape_string(key, NULL, FALSE);
+    g_hash_table_iter_init(&it, names);
+    while (g_hash_table_iter_next(&it, &name, NULL)) {
+        if (json_object_has_member(vo, name))
+            continue;
+        g_autofree char *n = g_uri_escape_string(name, NULL, FALSE);
+        g_autofree char *url = g_strdup_printf("/api/vms/%s/views/%s", k, n);
+        JsonObject *m = json_object_new();
+        json_object_set_string_member(m, "url", url);
+        json_object_set_boolean_member(m, "made", FALSE);
+        json_object_set_object_member(vo, name, m);
+    }
 }
 
 /* The views of @key (NULL: the global ones) from views_by_vm. (transfer full) */
@@ -104,15 +130,16 @@ static JsonObject *views_of_key(GHashTable *by_vm, const char *key)
     return vo != NULL ? json_object_ref(vo) : json_object_new();
 }
 
-/* The rows of the "vms" view keyed by VM key, each with its views. */
-static JsonObject *vms_object(DdmWebApi *api)
+/* The rows of the "vms" view keyed by VM key (@only_vm: that VM's row),
+ * each with its views. */
+static JsonObject *vms_object(DdmWebApi *api, const char *only_vm)
 {
     JsonObject *out = json_object_new();
     ddm_view *vms = ddm_views_lookup(views_of(api), "vms", NULL);
     if (vms == NULL)
         return out;
     g_autoptr(JsonNode) view = ddm_web_view_json(vms, FALSE);
-    g_autoptr(GHashTable) by_vm = views_by_vm(api); /* once, not once per VM */
+    g_autoptr(GHashTable) by_vm = views_by_vm(api, only_vm, FALSE); /* once, not once per VM */
     JsonObject *vo = json_node_get_object(view);
     JsonArray *rows = json_object_has_member(vo, "rows") ? json_object_get_array_member(vo, "rows")
                                                         : NULL;
@@ -121,14 +148,17 @@ static JsonObject *vms_object(DdmWebApi *api)
         const char *key = row != NULL && json_object_has_member(row, "key")
                               ? json_object_get_string_member(row, "key")
                               : NULL;
-        if (key == NULL)
+        if (key == NULL || (only_vm != NULL && strcmp(key, only_vm) != 0))
             continue;
         JsonObject *vm = json_object_new();
         GList *names = json_object_get_members(row);
         for (GList *l = names; l != NULL; l = l->next)
             json_object_set_member(vm, l->data, json_node_copy(json_object_get_member(row, l->data)));
         g_list_free(names);
-        json_object_set_object_member(vm, "views", views_of_key(by_vm, key));
+        JsonObject *views = views_of_key(by_vm, key);
+        if (only_vm == NULL)
+            add_declared_views(api, views, key);
+        json_object_set_object_member(vm, "views", views);
         json_object_set_object_member(out, key, vm);
     }
     return out;
@@ -140,7 +170,7 @@ static void route_vms(SoupServerMessage *msg, const char *path, gpointer ud)
 {
     DdmWebApi *api = ud;
     JsonObject *o = doc_new();
-    json_object_set_object_member(o, "vms", vms_object(api));
+    json_object_set_object_member(o, "vms", vms_object(api, NULL));
     ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_json_object_node(o));
 }
 
@@ -155,7 +185,7 @@ static void route_vm(SoupServerMessage *msg, const char *path, gpointer ud)
     DdmVm *vm = find_vm_or_404(api, msg, seg[2]);
     if (vm == NULL)
         return;
-    g_autoptr(JsonObject) all = vms_object(api);
+    g_autoptr(JsonObject) all = vms_object(api, vm_key(vm));
     JsonObject *o = doc_new();
     json_object_set_string_member(o, "key", vm_key(vm));
     if (json_object_has_member(all, vm_key(vm)))
@@ -240,7 +270,7 @@ static void route_global_views(SoupServerMessage *msg, const char *path, gpointe
 {
     DdmWebApi *api = ud;
     JsonObject *o = doc_new();
-    g_autoptr(GHashTable) by_vm = views_by_vm(api);
+    g_autoptr(GHashTable) by_vm = views_by_vm(api, NULL, TRUE);
     json_object_set_object_member(o, "views", views_of_key(by_vm, NULL));
     ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_json_object_node(o));
 }

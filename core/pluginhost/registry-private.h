@@ -164,6 +164,7 @@ guint ddm_registry_count_declared_views(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p);
 /** The view store's maker (ddm_registry_new sets it). */
 void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_key, gpointer ud);
+void ddm_registry_name_views(DdmViews *store, const char *vm_key, GHashTable *names, gpointer ud);
 /** At ddm_registry_free, after every plugin: stop being the store's maker. */
 void ddm_registry_declared_views_free(DdmRegistry *reg);
 /* host.c: drop first_look_vms and wake_timers (at ddm_registry_free). */

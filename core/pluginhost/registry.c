@@ -86,8 +86,10 @@ DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmCon
     reg->timers = g_hash_table_new(g_direct_hash, g_direct_equal);
     reg->cmds = g_hash_table_new(g_direct_hash, g_direct_equal);
     ddm_host_init(&reg->host);
-    if (views) /* registry_views.c: views made when somebody asks for them */
+    if (views) { /* registry_views.c: views made when somebody asks for them */
         ddm_views_set_maker(views, ddm_registry_make_views, reg);
+        ddm_views_set_namer(views, ddm_registry_name_views, reg);
+    }
     live_registries = g_slist_prepend(live_registries, reg);
     return reg;
 }

@@ -101,6 +101,42 @@ void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_k
     }
 }
 
+/* Would make_one make @d's view of @vm (made or not)? */
+static gboolean would_make(const DdmViewDecl *d, DdmVm *vm)
+{
+    if (d->plugin->status != DDM_PLUGIN_LOADED || !d->make)
+        return FALSE;
+    return !vm || (ddm_vm_is_valid(vm) && vm->state == DDM_VM_STATE_READY && vm->info.key);
+}
+
+/* The store's namer: the names of the views the maker makes for VM
+ * @vm_key (NULL: any VM), from the declarations, none made: an error
+ * message's list of a mistyped name's alternatives costs no view. The
+ * core's "metrics" and "headline" views are named where the VM has them
+ * (its samples or figures). */
+void ddm_registry_name_views(DdmViews *store, const char *vm_key, GHashTable *names, gpointer ud)
+{
+    DdmRegistry *reg = ud;
+    DdmVm *vm = NULL;
+
+    (void)store;
+    if (!reg->monitor)
+        return;
+    if (vm_key && !(vm = ddm_monitor_find_vm(reg->monitor, vm_key)))
+        return;
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len; i++) {
+        DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
+        if (would_make(d, vm))
+            g_hash_table_add(names, g_strdup(d->name));
+    }
+    if (vm && vm->state != DDM_VM_STATE_CLOSED && vm->target) {
+        if (vm->metrics_set)
+            g_hash_table_add(names, g_strdup(DDM_METRICS_VM_VIEW));
+        if (vm->headline_set)
+            g_hash_table_add(names, g_strdup(DDM_HEADLINE_VIEW));
+    }
+}
+
 int ddm_registry_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make,
                                  void *ud, ddm_free_fn ud_free)
 {

@@ -158,6 +158,8 @@ struct DdmViews {
     DdmViewsMakeFn maker; /* ddm_views_set_maker, or NULL */
     gpointer maker_ud;
     guint making;         /* the maker runs: lookups inside it do not call it again */
+    DdmViewsNamesFn namer; /* ddm_views_set_namer, or NULL */
+    gpointer namer_ud;
 };
 
 /* view_content.c */

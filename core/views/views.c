@@ -423,6 +423,57 @@ void ddm_views_remove_maker(DdmViews *store, gpointer ud)
         store->maker = NULL;
         store->maker_ud = NULL;
     }
+    if (store->namer && store->namer_ud == ud) {
+        store->namer = NULL;
+        store->namer_ud = NULL;
+    }
+}
+
+static void make_declared(DdmViews *s, const char *name, const char *vm_key);
+static gint view_order(gconstpointer a, gconstpointer b);
+
+void ddm_views_set_namer(DdmViews *store, DdmViewsNamesFn fn, gpointer ud)
+{
+    g_return_if_fail(store != NULL);
+    store->namer = fn;
+    store->namer_ud = fn ? ud : NULL;
+}
+
+GHashTable *ddm_views_names(DdmViews *store, const char *vm_key)
+{
+    GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    GHashTableIter it;
+    gpointer name, set;
+    ddm_view key = {.vm_key = (char *)vm_key};
+
+    g_return_val_if_fail(store != NULL, names);
+    /* O(names): one lookup in each name's set for a VM, a non-empty check for any */
+    g_hash_table_iter_init(&it, store->by_name);
+    while (g_hash_table_iter_next(&it, &name, &set))
+        if (vm_key ? g_hash_table_contains(set, &key) : g_hash_table_size(set) > 0)
+            g_hash_table_add(names, g_strdup(name));
+    if (store->namer)
+        store->namer(store, vm_key, names, store->namer_ud);
+    return names;
+}
+
+GPtrArray *ddm_views_list_vm(DdmViews *store, const char *vm_key)
+{
+    GPtrArray *a = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer set, v;
+    ddm_view key = {.vm_key = (char *)vm_key};
+
+    g_return_val_if_fail(store != NULL, a);
+    if (vm_key)
+        make_declared(store, NULL, vm_key);
+    /* O(names): one lookup in each name's set, no other VM's views looked at */
+    g_hash_table_iter_init(&it, store->by_name);
+    while (g_hash_table_iter_next(&it, NULL, &set))
+        if ((v = g_hash_table_lookup(set, &key)))
+            g_ptr_array_add(a, v);
+    g_ptr_array_sort(a, view_order);
+    return a;
 }
 
 /* Ask the maker for the declared views named @name (NULL: all) of VM

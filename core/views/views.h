@@ -77,6 +77,20 @@ void ddm_views_remove_maker(DdmViews *store, gpointer ud);
 ddm_view *ddm_views_lookup_made(DdmViews *store, const char *name, const char *vm_key);
 /** ddm_views_list without asking the maker (counting what exists). (transfer container) */
 GPtrArray *ddm_views_list_made(DdmViews *store);
+/** The views of VM @vm_key (NULL: the global ones), its declared views
+ *  made first (those of no other VM), sorted by name. (transfer container) */
+GPtrArray *ddm_views_list_vm(DdmViews *store, const char *vm_key);
+/** The namer adds to @names (a set of g_strdup'd names, g_free'd by the
+ *  table) the names of the views the maker would make for VM @vm_key
+ *  (NULL: for any VM), made or not, without making any. */
+typedef void (*DdmViewsNamesFn)(DdmViews *store, const char *vm_key, GHashTable *names,
+                                gpointer ud);
+/** Set (or with @fn NULL remove) the store's namer; one at a time. */
+void ddm_views_set_namer(DdmViews *store, DdmViewsNamesFn fn, gpointer ud);
+/** The names of the views of VM @vm_key (NULL: of any VM, and the global
+ *  ones) made or declared, made none: a set of names owned by the table
+ *  (an error message's list of the views there are). (transfer full) */
+GHashTable *ddm_views_names(DdmViews *store, const char *vm_key);
 /** How many watches would count view @name of VM @vm_key, made or not. */
 int ddm_views_watches_matching(const DdmViews *store, const char *name, const char *vm_key);
 

@@ -1697,6 +1697,74 @@ static void test_maker(DdmViews *store, const char *name, const char *vm_key, gp
     }
 }
 
+/* The test maker's namer: "lazy" of k1 and k2 (NULL: any VM). */
+static void test_namer(DdmViews *store, const char *vm_key, GHashTable *names, gpointer ud)
+{
+    MakerLog *log = ud;
+    (void)store;
+    log->calls += 100; /* counted apart from the maker's calls */
+    if (!vm_key || strcmp(vm_key, "k1") == 0 || strcmp(vm_key, "k2") == 0)
+        g_hash_table_add(names, g_strdup("lazy"));
+}
+
+/* A listing of one VM makes that VM's declared views only (ddmon views
+ * --vm K, the TUI's detail screen every 3 s, GET /api/vms/KEY), and the
+ * names of the views there are ("unknown view" messages) make none. */
+static void test_views_list_vm(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    MakerLog log = {0};
+    (void)state;
+
+    ddm_views_set_maker(s, test_maker, &log);
+    ddm_views_set_namer(s, test_namer, &log);
+    ddm_view *g = ddm_views_create(s, "core", NULL, "vms", DDM_VIEW_TABLE, "VMs");
+    assert_non_null(g);
+    ddm_view *o = ddm_views_create(s, "p", "k2", "other", DDM_VIEW_RECORD, "Other");
+    assert_non_null(o);
+
+    /* names: made or declared, none made; the namer asked once */
+    g_autoptr(GHashTable) n1 = ddm_views_names(s, "k1");
+    assert_int_equal(g_hash_table_size(n1), 1);
+    assert_true(g_hash_table_contains(n1, "lazy"));
+    g_autoptr(GHashTable) n2 = ddm_views_names(s, "k2");
+    assert_int_equal(g_hash_table_size(n2), 2);
+    assert_true(g_hash_table_contains(n2, "other"));
+    g_autoptr(GHashTable) any = ddm_views_names(s, NULL);
+    assert_int_equal(g_hash_table_size(any), 3); /* vms, other, lazy */
+    assert_int_equal(log.calls, 300);
+    assert_null(ddm_views_lookup_made(s, "lazy", "k1"));
+    assert_null(ddm_views_lookup_made(s, "lazy", "k2"));
+
+    /* one VM's list: its declared views made, the other VM's not */
+    g_autoptr(GPtrArray) l1 = ddm_views_list_vm(s, "k1");
+    assert_int_equal(log.calls, 301);
+    assert_string_equal(log.last_key, "k1");
+    assert_string_equal(log.last_name, "*");
+    assert_int_equal(l1->len, 1);
+    assert_string_equal(ddm_view_name(g_ptr_array_index(l1, 0)), "lazy");
+    assert_string_equal(ddm_view_vm_key(g_ptr_array_index(l1, 0)), "k1");
+    assert_null(ddm_views_lookup_made(s, "lazy", "k2"));
+    g_autoptr(GPtrArray) l2 = ddm_views_list_vm(s, "k2");
+    assert_int_equal(l2->len, 2);
+    assert_string_equal(ddm_view_name(g_ptr_array_index(l2, 0)), "lazy"); /* by name */
+    assert_string_equal(ddm_view_name(g_ptr_array_index(l2, 1)), "other");
+    /* the global views: no maker asked */
+    guint before = log.calls;
+    g_autoptr(GPtrArray) lg = ddm_views_list_vm(s, NULL);
+    assert_int_equal(log.calls, before);
+    assert_int_equal(lg->len, 1);
+    assert_ptr_equal(g_ptr_array_index(lg, 0), g);
+    /* removing the maker removes its namer */
+    ddm_views_remove_maker(s, &log);
+    g_autoptr(GHashTable) n3 = ddm_views_names(s, "k3");
+    assert_int_equal(g_hash_table_size(n3), 0);
+    assert_int_equal(log.calls, before);
+    g_free(log.last_name);
+    g_free(log.last_key);
+    ddm_views_free(s);
+}
+
 static void test_views_maker(void **state)
 {
     DdmViews *s = ddm_views_new();
@@ -1769,6 +1837,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_views_maker),
+        cmocka_unit_test(test_views_list_vm),
         cmocka_unit_test(test_views_create_lookup),
         cmocka_unit_test(test_views_begin_commit_visibility),
         cmocka_unit_test(test_views_cell_errors),
