@@ -62,6 +62,7 @@ static int crypto_load(void)
         !crypto.sha256) {
         memset(&crypto, 0, sizeof crypto);
         crypto.tried = 1;
+        dlclose(lib); /* unusable: not kept mapped */
         return 0;
     }
     return 1;
@@ -72,6 +73,14 @@ static int crypto_load(void)
     return 0;
 }
 #endif
+
+/* hprof_hash_force_glib: tests hash with GLib with libcrypto there. */
+static int force_glib;
+
+void hprof_hash_force_glib(int on)
+{
+    force_glib = on != 0;
+}
 
 struct hprof_hash {
 #ifdef HAVE_LIBCRYPTO
@@ -86,7 +95,7 @@ hprof_hash *hprof_hash_new(void)
     if (!h)
         return NULL;
 #ifdef HAVE_LIBCRYPTO
-    if (crypto_load()) {
+    if (!force_glib && crypto_load()) {
         h->ctx = crypto.ctx_new();
         if (h->ctx && crypto.init(h->ctx, crypto.sha256(), NULL) == 1)
             return h;
@@ -159,5 +168,5 @@ void hprof_hash_free(hprof_hash *h)
 
 const char *hprof_hash_impl(void)
 {
-    return crypto_load() ? "libcrypto" : "glib";
+    return !force_glib && crypto_load() ? "libcrypto" : "glib";
 }

@@ -23,5 +23,9 @@ void hprof_hash_free(hprof_hash *h);
 /** "libcrypto" or "glib": which implementation hashes (libcrypto is loaded
  *  at the first call of this or hprof_hash_new, when the build has it). */
 const char *hprof_hash_impl(void);
+/** Tests only: @on nonzero makes the next hprof_hash_new (and
+ *  hprof_hash_impl) use GLib even where libcrypto loads, so a test can
+ *  hash the same bytes both ways. */
+void hprof_hash_force_glib(int on);
 
 #endif /* DDM_HPROF_HASH_H */

@@ -18,4 +18,5 @@ endif
 %canon_reldir%_hprof_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_hprof_la_CFLAGS = $(AM_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
 %canon_reldir%_hprof_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_hprof_la_LIBADD = $(DDM_PARTFILE_LIBS) $(GLIB_LIBS)
+# dlopen (hprof_hash.c): libdl before glibc 2.34; plugins link with -z defs
+%canon_reldir%_hprof_la_LIBADD = $(DDM_PARTFILE_LIBS) $(GLIB_LIBS) $(DLOPEN_LIBS)

@@ -166,7 +166,8 @@ tests_unit_plugins_test_plugin_hprof_SOURCES = tests/unit/plugins/test-plugin-hp
 tests_unit_plugins_test_plugin_hprof_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)
 tests_unit_plugins_test_plugin_hprof_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(LIBCRYPTO_CFLAGS) $(GLIB_CFLAGS)
-tests_unit_plugins_test_plugin_hprof_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD) $(GLIB_LIBS)
+tests_unit_plugins_test_plugin_hprof_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD) $(GLIB_LIBS) \
+	$(DLOPEN_LIBS)
 
 # test-jvm-parse: the jvm plugin's JDWP reply decoders alone (pure).
 if ENABLE_TESTS

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <glib.h>
 
 #include <ddmon/testkit.h>
 
@@ -603,10 +604,56 @@ static void test_hash_loads_libcrypto_at_first_use(void **state)
     assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+/* The same random pieces (sizes 0 to 70,000, odd boundaries) hashed by
+ * the implementation the build uses and by GLib's fallback give the same
+ * digest, and GLib's is the one g_compute_checksum gives for the whole. */
+static void test_hash_both_ways(void **state)
+{
+    enum { TOTAL = 1 << 20 };
+    g_autofree guint8 *data = g_malloc(TOTAL);
+    g_autoptr(GRand) r = g_rand_new_with_seed(0x5eed);
+    char hex[2][HPROF_SHA256_HEX + 1];
+    size_t cuts[64], n_cuts = 0, at = 0;
+    const size_t max_cuts = sizeof cuts / sizeof cuts[0];
+    (void)state;
+    for (size_t i = 0; i < TOTAL; i++)
+        data[i] = (guint8)g_rand_int(r);
+    while (at < TOTAL && n_cuts < max_cuts - 1) {
+        size_t piece = (size_t)g_rand_int_range(r, 0, 70000);
+        at = at + piece > TOTAL ? TOTAL : at + piece;
+        cuts[n_cuts++] = at;
+    }
+    cuts[n_cuts++] = TOTAL;
+    for (int glib = 0; glib < 2; glib++) {
+        hprof_hash_force_glib(glib);
+        assert_string_equal(hprof_hash_impl(), glib ? "glib" :
+#ifdef HAVE_LIBCRYPTO
+                                                     "libcrypto"
+#else
+                                                     "glib"
+#endif
+        );
+        hprof_hash *h = hprof_hash_new();
+        assert_non_null(h);
+        size_t from = 0;
+        for (size_t i = 0; i < n_cuts; i++) {
+            hprof_hash_update(h, data + from, cuts[i] - from);
+            from = cuts[i];
+        }
+        hprof_hash_hex(h, hex[glib]);
+        hprof_hash_free(h);
+    }
+    hprof_hash_force_glib(0);
+    assert_string_equal(hex[0], hex[1]);
+    g_autofree char *want = g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, TOTAL);
+    assert_string_equal(hex[1], want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_loads_libcrypto_at_first_use),
+        cmocka_unit_test(test_hash_both_ways),
         cmocka_unit_test_setup_teardown(test_registers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_event_then_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sha256_is_the_files, setup, teardown),
