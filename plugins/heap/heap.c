@@ -150,8 +150,9 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
         return NULL; /* the host freed it */
     if (!hp->lazy_views)
         heap_views_create(hv); /* else when asked for, or at the first data */
-    else
-        hv->ready = 1; /* made at its first use: a look, data or a command of a ready VM */
+    /* ready only where the VM is known READY: DDM_VM_READY, the make
+     * callback, a walk of the ready VMs (a command's, a tick's); state made
+     * by data may be a VM's that is not ready yet */
     return hv;
 }
 

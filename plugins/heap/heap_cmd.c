@@ -82,11 +82,11 @@ static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, cons
     const char *state;
     char msg[256];
 
-    if (!hv && hp->lazy_views && vi && vi->ddm) {
+    if ((!hv || !hv->ready) && hp->lazy_views && vi && vi->ddm) {
         find_ready f = {vm, 0};
         h->foreach_vm(hp->self, visit_find, &f);
-        if (f.found)
-            hv = heap_vm_get(hp, vm);
+        if (f.found && (hv = heap_vm_get(hp, vm)))
+            hv->ready = 1; /* among the ready VMs */
     }
     if (hv && hv->ready && vi && vi->ddm)
         return hv;

@@ -61,8 +61,10 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     heap_vm *hv = heap_vm_get(ud, vm);
     (void)self;
     (void)name;
-    if (hv)
+    if (hv) {
+        hv->ready = 1; /* the core makes views of READY VMs only */
         heap_views_ensure(hv); /* all of them, as at DDM_VM_READY before */
+    }
 }
 
 int heap_views_declare(heap_plugin *hp)

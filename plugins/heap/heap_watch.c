@@ -226,8 +226,11 @@ static int tick_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     heap_plugin *hp = ud;
     heap_vm *hv = hp->host->vm_get_data(self, vm);
-    if (hv)
+    if (hv) {
+        hv->ready = 1; /* foreach_vm walks the ready VMs (state made by data
+                          of a VM ready then, views made with that data) */
         heap_watch_update(hv);
+    }
     return 0;
 }
 

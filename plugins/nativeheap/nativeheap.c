@@ -80,9 +80,9 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
         return NULL; /* the host freed it */
     if (!np->lazy_views)
         nh_views_create(nv); /* else when asked for, or at the first data */
-    else
-        nv->ready = 1; /* made at its first use: a look, data or a command; only a
-                          tick's walk of the ready VMs polls it */
+    /* ready only where the VM is known READY: DDM_VM_READY, the make
+     * callback, a tick's walk of the ready VMs; state made by data may be
+     * a VM's that is not ready yet */
     return nv;
 }
 

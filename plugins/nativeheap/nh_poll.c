@@ -223,6 +223,17 @@ static int tick_prepare(nh_plugin *np, nh_tick *t)
     return 1;
 }
 
+/* poll_vm for a VM of foreach_vm's walk: known READY (state made by data
+ * of a VM ready then has ready 0 until here or its make callback). */
+static int poll_ready_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    const nh_tick *t = ud;
+    nh_vm *nv = t->np->host->vm_get_data(self, vm);
+    if (nv)
+        nv->ready = 1;
+    return poll_vm(self, vm, ud);
+}
+
 void nh_poll_once(nh_plugin *np)
 {
     nh_tick t;
@@ -230,7 +241,7 @@ void nh_poll_once(nh_plugin *np)
     if (!tick_prepare(np, &t))
         return;
     if (ddm_tick_list_full_walk(&np->ticks, np->host, np->self)) {
-        np->host->foreach_vm(np->self, poll_vm, &t);
+        np->host->foreach_vm(np->self, poll_ready_vm, &t);
         return;
     }
     for (n = np->ticks.head; n; n = next) {

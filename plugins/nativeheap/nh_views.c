@@ -87,8 +87,10 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     nh_vm *nv = nh_vm_get(ud, vm);
     (void)self;
     (void)name;
-    if (nv)
+    if (nv) {
+        nv->ready = 1; /* the core makes views of READY VMs only */
         nh_views_ensure(nv); /* all of them, as at DDM_VM_READY before */
+    }
 }
 
 int nh_views_declare(nh_plugin *np)

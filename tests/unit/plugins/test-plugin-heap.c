@@ -1970,6 +1970,38 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_version(v), 1);
 }
 
+/* State made by data (lazy views, 1.6) is not a ready VM's: a chunk that
+ * comes before DDM_VM_READY does not let a command, nor a watch, ask that
+ * VM anything; READY, or a walk of the ready VMs, makes it ready. */
+static void test_data_before_ready_not_ready(void **state)
+{
+    fixture *f = *state;
+    const uint32_t ids[] = { 1 };
+    const char *info[] = { "heap-info", "60" };
+    ddm_vm *early = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 60, .ddm = 1, .user_id = -1,
+                                                            .key = "127.0.0.1:8060" });
+    heap_vm *hv;
+    size_t n0 = fake_host_n_requests(f->fh);
+    ddm_cmd *cmd;
+
+    f->vm = early;
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0); /* before READY */
+    hv = fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), early);
+    assert_non_null(hv);
+    assert_int_equal(hv->ready, 0);
+    cmd = fake_host_run_command(f->fh, 2, info);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "not a ready DDM VM"));
+    fake_view_set_watchers(fake_view_find_made(f->fh, early, "heap.summary"), 1);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), n0);
+    /* READY: the watched VM is switched on */
+    fake_host_vm_event(f->fh, early, DDM_VM_READY);
+    assert_int_equal(hv->ready, 1);
+    assert_true(fake_host_find_request(f->fh, early, HPIF, 0) >= 0);
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1); /* the caption's capture time */
@@ -2000,6 +2032,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hpso_objects, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_not_ready, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),

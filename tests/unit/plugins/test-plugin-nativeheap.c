@@ -1114,10 +1114,34 @@ static void test_views_made_when_asked(void **state)
     assert_true(fake_host_find_request(f->fh, f->vm, NHGT, 0) >= 0);
 }
 
+/* State made by data (lazy views, 1.6) is not a ready VM's: an NHST that
+ * comes before DDM_VM_READY leaves it not ready (unpolled) until READY. */
+static void test_data_before_ready_not_ready(void **state)
+{
+    fixture *f = *state;
+    ddm_vm *early = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 60, .ddm = 1, .user_id = -1,
+                                                            .key = "127.0.0.1:8060" });
+    size_t n0 = fake_host_n_requests(f->fh);
+    nh_vm *nv;
+
+    f->vm = early;
+    send_u4(f, NHST, 1); /* before READY */
+    nv = fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), early);
+    assert_non_null(nv);
+    assert_int_equal(nv->ready, 0);
+    g_now += 10;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), n0);
+    assert_int_equal(nv->ready, 0);
+    fake_host_vm_event(f->fh, early, DDM_VM_READY);
+    assert_int_equal(nv->ready, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
