@@ -193,6 +193,12 @@ endif
 EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
 	tests/integration/web-commands.sh tests/integration/web-module.sh tests/integration/web_http.py \
 	tests/integration/web_dashboard.py tests/integration/web_commands.py
+# Declared views (ABI 1.6) made for the VM asked about only: views --vm,
+# the "unknown view" messages, GET /api/vms and /api/vms/KEY.
+if ENABLE_TESTS
+TESTS += tests/integration/views-made-asked.sh
+endif
+EXTRA_DIST += tests/integration/views-made-asked.sh
 
 # hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good
 # ddmon-simvm VM; each case checks control replies under 1 s, the server's
