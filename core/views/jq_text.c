@@ -9,7 +9,6 @@
 #include "core/views/jq.h"
 #include "core/views/jq_text.h"
 #include "core/views/views-private.h"
-#include "core/wire/ctlproto.h" /* ddm_ctl_encode: json-glib's generator, for doubles */
 
 void ddm_json_text_string(GString *out, const char *s)
 {
@@ -21,8 +20,8 @@ void ddm_json_text_string(GString *out, const char *s)
     const char *run = s;
     for (const char *p = s; *p != '\0'; p++) {
         unsigned char c = (unsigned char)*p;
-        if (c != '"' && c != '\\' && (c >= 0x1f || c == 0) && c != 0x7f)
-            continue; /* json-glib writes 0x1f as it is, too */
+        if (c != '"' && c != '\\' && c > 0x1f && c != 0x7f)
+            continue; /* RFC 8259 wants 0x00-0x1f escaped: json-glib 1.6 leaves 0x1f raw, ddm_ctl_encode escapes it */
         g_string_append_len(out, run, p - run);
         run = p + 1;
         switch (c) {
@@ -46,11 +45,14 @@ void ddm_json_text_double(GString *out, double d)
         g_string_append(out, "null");
         return;
     }
-    JsonNode *n = json_node_init_double(json_node_alloc(), d);
-    gsize len = 0;
-    g_autofree char *line = ddm_ctl_encode(n, &len); /* ends in "\n" */
-    json_node_unref(n);
-    g_string_append_len(out, line, (gssize)len - 1);
+    /* As json-glib 1.6 writes a double (%.17g, then ".0" when there is no
+     * '.'), except that it also appends ".0" after an exponent: 1e17 would
+     * be "1e+17.0", which no strict parser reads. */
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_dtostr(buf, sizeof buf, d);
+    g_string_append(out, buf);
+    if (strpbrk(buf, ".eE") == NULL)
+        g_string_append(out, ".0");
 }
 
 /* As "%" G_GINT64_FORMAT, without printf's cost (a number a cell). */
@@ -144,6 +146,13 @@ static GHashTable *figures_of(const GPtrArray *records, GHashTable *row_keys)
 
 void ddm_jq_table_with_figures_text(GString *out, const ddm_view *table, const GPtrArray *records)
 {
+    ddm_jq_table_with_figures_more_text(out, table, records, NULL, NULL);
+}
+
+void ddm_jq_table_with_figures_more_text(GString *out, const ddm_view *table,
+                                         const GPtrArray *records, DdmJqMoreFiguresFn more,
+                                         gpointer ud)
+{
     g_return_if_fail(ddm_view_is_valid(table) && table->desc->kind == DDM_VIEW_TABLE);
     const Content *c = table->committed;
     guint ncols = c->columns.n;
@@ -184,6 +193,8 @@ void ddm_jq_table_with_figures_text(GString *out, const ddm_view *table, const G
     }
     g_free(names);
     g_autoptr(GHashTable) figures = figures_of(records, row_keys);
+    if (more != NULL)
+        more(figures, row_keys, ud);
 
     g_string_append(out, "},\"rows\":[");
     for (guint r = 0; r < c->n_rows && ncols > 0; r++) {

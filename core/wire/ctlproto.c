@@ -422,12 +422,25 @@ char *ddm_ctl_encode(JsonNode *node, gsize *len)
     json_generator_set_root(gen, node);
     gsize n = 0;
     g_autofree char *text = json_generator_to_data(gen, &n);
-    char *line = g_malloc(n + 2);
-    memcpy(line, text, n);
-    line[n] = '\n';
-    line[n + 1] = '\0';
+    /* json-glib 1.6 writes a string's 0x1f as it is (RFC 8259 wants every
+     * byte below 0x20 escaped, and python's json refuses it): the byte is
+     * in no other place of its text, so each one becomes \u001f. */
+    gsize n1f = 0;
+    for (const char *p = memchr(text, 0x1f, n); p != NULL; p = memchr(p + 1, 0x1f, n - (gsize)(p + 1 - text)))
+        n1f++;
+    char *line = g_malloc(n + 5 * n1f + 2);
+    gsize o = 0;
+    for (gsize i = 0; i < n; i++) {
+        if (n1f > 0 && text[i] == 0x1f) {
+            memcpy(line + o, "\\u001f", 6);
+            o += 6;
+        } else
+            line[o++] = text[i];
+    }
+    line[o] = '\n';
+    line[o + 1] = '\0';
     if (len != NULL)
-        *len = n + 1;
+        *len = o + 1;
     return line;
 }
 

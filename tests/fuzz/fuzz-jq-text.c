@@ -6,7 +6,8 @@
  * (ddm_view_to_json) converted by the CLI's ddm_jq_vms (cli/jsonout.c)
  * and written by json-glib's generator.
  *
- * Input: u1 columns (mod 9), each: u1 type (mod 4), u1 length and the
+ * Input: 8 bytes, a double in the machine's byte order, written alone by
+ * ddm_json_text_double; then u1 columns (mod 9), each: u1 type (mod 4), u1 length and the
  * name's bytes; u1 rows (mod 17), each cell: u1 selector (0 null, else a
  * value of the column's type: a string of u1 length and bytes, or when
  * the selector is 3 the key "vmN" of a record below, N = the next u1 mod 4;
@@ -16,8 +17,10 @@
  * each: u1 length and the key's bytes, u1 type (mod 4) and a value as
  * above. The store makes every string valid UTF-8 and refuses some names;
  * refused views are left out.
- * Invariants: the two texts are the same bytes, and json-glib reads the
- * text as one object.
+ * Invariants: the double's text is null when it is not finite, else one
+ * number of RFC 8259's strict grammar that reads back as the same double;
+ * the two texts are the same bytes, have no raw byte below 0x20, and
+ * json-glib reads the text as one object.
  */
 #include <math.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #include "core/views/views.h"
 #include "core/wire/ctlproto.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/json_number.h"
 
 /* A string of u1 length and bytes (NUL ends it early), or "vmN". (transfer full) */
 static char *take_string(FuzzIn *in, gboolean vm_key)
@@ -82,9 +86,29 @@ static void take_field(FuzzIn *in, ddm_view *v)
     }
 }
 
+static void check_double(FuzzIn *in)
+{
+    const uint8_t *p = NULL;
+    if (fuzz_take(in, sizeof(double), &p) < sizeof(double))
+        return;
+    double d;
+    memcpy(&d, p, sizeof d);
+    GString *s = g_string_new(NULL);
+    ddm_json_text_double(s, d);
+    if (!isfinite(d))
+        FUZZ_CHECK(strcmp(s->str, "null") == 0);
+    else {
+        FUZZ_CHECK(json_number_is_strict(s->str, s->len));
+        double back = g_ascii_strtod(s->str, NULL);
+        FUZZ_CHECK(back == d && signbit(back) == signbit(d));
+    }
+    g_string_free(s, TRUE);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     FuzzIn in = fuzz_in(data, size);
+    check_double(&in);
     DdmViews *store = ddm_views_new();
     ddm_view *table = ddm_views_create(store, "ddmon", NULL, "vms", DDM_VIEW_TABLE, "Virtual machines");
     FUZZ_CHECK(table != NULL);
@@ -140,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gsize len = 0;
     char *want = ddm_ctl_encode(doc, &len);
     FUZZ_CHECK(len == got->len + 1 && memcmp(want, got->str, got->len) == 0);
+    for (gsize i = 0; i < got->len; i++)
+        FUZZ_CHECK((unsigned char)got->str[i] >= 0x20);
 
     GError *error = NULL;
     JsonNode *parsed = ddm_ctl_parse_object(got->str, got->len, &error);

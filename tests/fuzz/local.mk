@@ -28,7 +28,7 @@ tests_fuzz_fuzz_ctl_SOURCES = tests/fuzz/fuzz-ctl.c core/wire/ctlproto.c $(FUZZ_
 FUZZ_TARGETS += tests/fuzz/fuzz-view-json
 tests_fuzz_fuzz_view_json_SOURCES = tests/fuzz/fuzz-view-json.c core/wire/ctlproto.c core/views/render.c core/views/json_blob.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-jq-text
-tests_fuzz_fuzz_jq_text_SOURCES = tests/fuzz/fuzz-jq-text.c core/views/jq_text.c cli/jsonout.c \
+tests_fuzz_fuzz_jq_text_SOURCES = tests/fuzz/fuzz-jq-text.c tests/fuzz/json_number.h core/views/jq_text.c cli/jsonout.c \
 	core/views/view_jq.c core/views/views.c core/views/view_content.c core/views/view_build.c \
 	core/views/view_json.c core/views/json_blob.c core/wire/ctlproto.c core/wire/seeded_hash.c $(FUZZ_MAIN)
 FUZZ_TARGETS += tests/fuzz/fuzz-segdecode

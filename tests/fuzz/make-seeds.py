@@ -334,10 +334,14 @@ def seeds():
                + jq_str(b"pid") + u1(1) + u1(1) + b"\x00\x00\x00\x01"
                + jq_str(b"heap %") + u1(2) + u1(1) + b"\x00\x01\x00\x00" + u1(3)
                + u1(0x81) + jq_str(b"vm\\1") + u1(1) + jq_str(b"x") + u1(0) + u1(3) + u1(1))
+    def dbl(d): return struct.pack("=d", d)  # the machine's byte order, as the target reads it
     s["jq-text"] = {
-        "gen-vms": jq_cols + u1(2) + jq_row + jq_row + jq_recs,
-        "gen-no-columns": u1(0) + u1(3) + jq_recs,
-        "gen-nan": u1(1) + u1(2) + jq_str(b"load") + u1(1) + u1(2) + u1(0),
+        "gen-vms": dbl(0.5) + jq_cols + u1(2) + jq_row + jq_row + jq_recs,
+        "gen-no-columns": dbl(-0.0) + u1(0) + u1(3) + jq_recs,
+        "gen-nan": dbl(float("nan")) + u1(1) + u1(2) + jq_str(b"load") + u1(1) + u1(2) + u1(0),
+        "gen-exponent": dbl(3e17) + u1(0) + u1(0) + u1(0),
+        "gen-max": dbl(1.7976931348623157e308) + u1(0) + u1(0) + u1(0),
+        "gen-denormal": dbl(5e-324) + u1(0) + u1(0) + u1(0),
     }
     good = seg_piece([(ST(0, 0), 3), (ST(1, 0), 0), (0x80 | ST(1, 2), 255), (ST(1, 2), 43), (ST(1, 1), 1)])
     s["segdecode"] = {

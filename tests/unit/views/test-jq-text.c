@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #include "core/views/jq_text.h"
 #include "core/views/views.h"
 #include "core/wire/ctlproto.h"
+#include "tests/fuzz/json_number.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -116,29 +118,48 @@ static ddm_view *headline(DdmViews *store, const char *key)
 
 /* ------------------------------------------------------------- tests */
 
-static void test_strings_escaped_as_json_glib(void **state)
+/* What ddm_ctl_encode writes for @n, without the newline. (transfer full) */
+static char *encoded(JsonNode *n)
+{
+    gsize len = 0;
+    char *line = ddm_ctl_encode(n, &len);
+    line[len - 1] = '\0';
+    return line;
+}
+
+static void test_strings_escaped_as_ctl_encode(void **state)
 {
     (void)state;
     /* every byte 1..127 alone, then some UTF-8 */
     for (int c = 1; c < 0x80; c++) {
         char s[2] = {(char)c, 0};
         JsonNode *n = json_node_init_string(json_node_alloc(), s);
-        g_autofree char *want = json_to_string(n, FALSE);
+        g_autofree char *want = encoded(n);
         json_node_unref(n);
         g_autoptr(GString) got = g_string_new(NULL);
         ddm_json_text_string(got, s);
         assert_string_equal(got->str, want);
+        for (const char *p = got->str; *p != '\0'; p++) /* RFC 8259: no raw byte below 0x20 */
+            assert_true((unsigned char)*p >= 0x20);
     }
     const char *more[] = {"", "a\"b\\c", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
-                          "tab\there\nnl\x1f\x1e\x7f", "\xc2\x80\xc2\x9f"};
+                          "tab\there\nnl\x1f\x1e\x7f", "\xc2\x80\xc2\x9f", "ctl\x1fname\x1f"};
     for (gsize i = 0; i < G_N_ELEMENTS(more); i++) {
         JsonNode *n = json_node_init_string(json_node_alloc(), more[i]);
-        g_autofree char *want = json_to_string(n, FALSE);
+        g_autofree char *want = encoded(n);
         json_node_unref(n);
         g_autoptr(GString) got = g_string_new(NULL);
         ddm_json_text_string(got, more[i]);
         assert_string_equal(got->str, want);
     }
+    /* json-glib 1.6 leaves 0x1f raw; both escape it */
+    g_autoptr(GString) us = g_string_new(NULL);
+    ddm_json_text_string(us, "ctl\x1fname");
+    assert_string_equal(us->str, "\"ctl\\u001fname\"");
+    JsonNode *n = json_node_init_string(json_node_alloc(), "\x1f\x1f");
+    g_autofree char *line = ddm_ctl_encode(n, NULL);
+    json_node_unref(n);
+    assert_string_equal(line, "\"\\u001f\\u001f\"\n");
     g_autoptr(GString) null = g_string_new(NULL);
     ddm_json_text_string(null, NULL);
     assert_string_equal(null->str, "null");
@@ -147,14 +168,40 @@ static void test_strings_escaped_as_json_glib(void **state)
 static void test_doubles_as_json_glib(void **state)
 {
     (void)state;
-    const double ds[] = {0.0, -0.0, 0.1, 1.0, 50.0, 123456789.125, 1.0 / 3, -2.5e-7, 1e300};
+    /* Where json-glib writes valid JSON, the same bytes. */
+    const double ds[] = {0.0, -0.0, 0.1, 1.0, 50.0, 123456789.125, 1.0 / 3, -2.5e-7, 1e300, 5e-324, DBL_MAX, 1e16};
     for (gsize i = 0; i < G_N_ELEMENTS(ds); i++) {
         JsonNode *n = json_node_init_double(json_node_alloc(), ds[i]);
         g_autofree char *want = json_to_string(n, FALSE);
         json_node_unref(n);
         g_autoptr(GString) got = g_string_new(NULL);
         ddm_json_text_double(got, ds[i]);
+        assert_true(json_number_is_strict(want, strlen(want)));
         assert_string_equal(got->str, want);
+    }
+    /* Where it does not (an exponent and no '.': "1e+17.0"), valid JSON
+     * that reads back as the same double. */
+    const struct {
+        double d;
+        const char *text;
+    } exact[] = {
+        {3e17, "3e+17"},
+        {1e17, "1e+17"},
+        {-1e300, "-1.0000000000000001e+300"},
+        {1e300, "1.0000000000000001e+300"},
+        {-0.0, "-0.0"},
+        {5e-324, "4.9406564584124654e-324"},
+        {DBL_MAX, "1.7976931348623157e+308"},
+        {-DBL_MAX, "-1.7976931348623157e+308"},
+        {1e-7, "9.9999999999999995e-08"},
+        {2e22, "2e+22"},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(exact); i++) {
+        g_autoptr(GString) got = g_string_new(NULL);
+        ddm_json_text_double(got, exact[i].d);
+        assert_string_equal(got->str, exact[i].text);
+        assert_true(json_number_is_strict(got->str, got->len));
+        assert_true(g_ascii_strtod(got->str, NULL) == exact[i].d);
     }
     g_autoptr(GString) s = g_string_new(NULL);
     ddm_json_text_double(s, NAN);
@@ -300,7 +347,7 @@ static void test_random_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_strings_escaped_as_json_glib),
+        cmocka_unit_test(test_strings_escaped_as_ctl_encode),
         cmocka_unit_test(test_doubles_as_json_glib),
         cmocka_unit_test(test_vms_with_figures),
         cmocka_unit_test(test_odd_tables),
