@@ -55,6 +55,10 @@ static struct {
     int metrics;            /* declare metric families in init (1.3) */
     int declare_views;      /* declare ct.lazy in init (vm_view_declare, 1.6) */
     int rc_declare, rc_declare_dup, lazy_makes;
+    ddm_vm *lazy_vm;          /* lazy_make's last VM and view */
+    ddm_view *lazy_view;
+    int lazy_made_at_ready;   /* the READY listener saw the VM's ct.lazy made */
+    int lazy_watchers_at_ready;
     /* seen */
     ddm_plugin *self;
     const ddm_host *host;
@@ -250,6 +254,8 @@ static void listener(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
     if (ev == DDM_VM_READY) {
         CT.ready++;
         note("ready");
+        CT.lazy_made_at_ready = CT.lazy_vm == vm;
+        CT.lazy_watchers_at_ready = CT.lazy_vm == vm ? h->view_watchers(CT.lazy_view) : -1;
         assert_int_equal(h->vm_set_data(self, vm, malloc(8), count_data_free), 0);
         if (CT.request_on_ready)
             CT.req_rc = h->request(self, vm, CT_REQ, "ab", 2, CT.timeout_ms, reply_fn, NULL, NULL);
@@ -444,6 +450,8 @@ static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     (void)ud;
     CT.lazy_makes++;
     assert_non_null(v);
+    CT.lazy_vm = vm;
+    CT.lazy_view = v;
     CT.host->view_set_columns(v, &col, 1);
     CT.host->view_begin(v);
     CT.host->view_row(v);
@@ -714,6 +722,21 @@ static void ct_declared_views(void **state)
                      -EPERM);
     assert_int_equal(CT.ud_frees, frees + 1); /* the ud went at once */
     assert_int_equal(CT.host->vm_view_declare(CT.self, "", lazy_make, NULL, NULL), -EINVAL);
+
+    /* A watch that counts a VM's declared view before the VM is ready: the
+     * view is made when the VM turns ready, before its READY listeners run,
+     * so a plugin sees its watcher at once (registry_dispatch.c). */
+    {
+        ddm_vm *late = D->add_vm(h, "ct:3", 103, "app");
+        int before = CT.ready;
+        D->watch_declared(h, "ct.lazy", "ct:3");
+        CT.lazy_made_at_ready = 0;
+        D->vm_ready(h, late);
+        CT_WAIT_FOR(h, CT.ready == before + 1);
+        assert_int_equal(CT.lazy_made_at_ready, 1);
+        assert_true(CT.lazy_watchers_at_ready >= 1);
+        assert_ptr_equal(CT.lazy_vm, late);
+    }
 }
 
 /* The limits of <ddmon/plugin.h> hold, with the errors it names. */

@@ -97,6 +97,9 @@ typedef struct ct_driver {
     /** (ABI 1.6) A frontend begins (@on 1) or stops (0) watching the VM
      *  list (the core's global "vms" view). */
     void (*watch_vm_list)(ct_host *h, int on);
+    /** (ABI 1.6) A frontend watches view @name of the VM keyed @vm_key, made
+     *  or not, the VM ready or not (the kit: default watchers on every view). */
+    void (*watch_declared)(ct_host *h, const char *name, const char *vm_key);
 } ct_driver;
 
 struct CMUnitTest;

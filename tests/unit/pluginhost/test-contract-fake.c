@@ -235,13 +235,22 @@ static void f_watch_vm_list(ct_host *h, int on)
     fake_host_set_vm_list_watchers(h->fh, on ? 1 : 0);
 }
 
+/* The kit has no watch of one view before it exists: default watchers
+ * count every view (made when the VM turns ready, testkit.h). */
+static void f_watch_declared(ct_host *h, const char *name, const char *vm_key)
+{
+    (void)name;
+    (void)vm_key;
+    fake_host_set_default_watchers(h->fh, 1);
+}
+
 static const ct_driver fake_driver = {
     "fake",          f_new,           f_free,       f_set_option,     f_load,
     f_add_vm,        f_vm_ready,      f_vm_gone,    f_send_event,     f_take_request,
     f_reply_chunk,   f_expire_requests, f_pump,     f_run_command,    f_cmd_done,
     f_cmd_result_int, f_view_rows,    f_view_field_int, f_view_field_len, f_send_stream,
     f_cmd_progress,  f_add_plain_vm,  f_take_jdwp,  f_reply_jdwp,     f_set_debugger,
-    f_watch_begins,  f_watch_vm_list,
+    f_watch_begins,  f_watch_vm_list, f_watch_declared,
 };
 
 int main(void)

@@ -65,6 +65,7 @@ struct ct_host {
     char *cmd_message;
     JsonNode *cmd_result;
     guint vm_list_watch; /* r_watch_vm_list's watch of "vms", 0: none */
+    guint declared_watch; /* r_watch_declared's, 0: none */
 };
 
 /* Session reports, routed as core/daemon routes them to plugins. */
@@ -644,13 +645,21 @@ static void r_watch_vm_list(ct_host *h, int on)
     }
 }
 
+/* As a frontend's watch of one view of a VM (ddmon watch NAME --vm KEY). */
+static void r_watch_declared(ct_host *h, const char *name, const char *vm_key)
+{
+    if (h->declared_watch != 0)
+        ddm_views_unwatch(h->views, h->declared_watch);
+    h->declared_watch = ddm_views_watch(h->views, name, vm_key);
+}
+
 static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
     r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
     r_cmd_progress,   r_add_plain_vm,  r_take_jdwp,  r_reply_jdwp,     r_set_debugger,
-    r_watch_begins,   r_watch_vm_list,
+    r_watch_begins,   r_watch_vm_list, r_watch_declared,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */
