@@ -58,7 +58,9 @@ endif
 tests_unit_plugins_test_plugin_vminfo_SOURCES = tests/unit/plugins/test-plugin-vminfo.c \
 	plugins/vminfo/vminfo.c plugins/vminfo/vminfo.h plugins/vminfo/vminfo-parse.c \
 	plugins/vminfo/vminfo-commands.c
-tests_unit_plugins_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo
+# Built for cores from 1.5 on (DDM_ABI_MINOR_REQUIRED), so the tests reach the
+# plugin's path for a core without vm_view_declare (fake_host_set_abi_minor 5).
+tests_unit_plugins_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/vminfo -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)
 
@@ -76,7 +78,8 @@ TESTS += tests/unit/plugins/test-plugin-heap
 endif
 endif
 tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-heap.c $(HEAP_PLUGIN_CORE_SOURCES)
-tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+# DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
+tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_FAKEHOST_LDADD)
 if HAVE_LIBPNG
@@ -93,7 +96,8 @@ TESTS += tests/unit/plugins/test-plugin-nativeheap
 endif
 endif
 tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plugin-nativeheap.c $(NATIVEHEAP_PLUGIN_SOURCES)
-tests_unit_plugins_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+# DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
+tests_unit_plugins_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_nativeheap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_FAKEHOST_LDADD)
 
@@ -117,7 +121,8 @@ TESTS += tests/unit/plugins/test-plugin-alloc
 endif
 endif
 tests_unit_plugins_test_plugin_alloc_SOURCES = tests/unit/plugins/test-plugin-alloc.c $(ALLOC_PLUGIN_SOURCES)
-tests_unit_plugins_test_plugin_alloc_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
+# DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
+tests_unit_plugins_test_plugin_alloc_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_alloc_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_alloc_LDADD = $(DDM_FAKEHOST_LDADD)
 

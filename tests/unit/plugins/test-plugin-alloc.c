@@ -435,6 +435,27 @@ typedef struct fixture {
     ddm_vm *vm;
 } fixture;
 
+/* A host whose core has ABI 1.@abi_minor (0: the kit's own), the plugin
+ * loaded, one ready VM. */
+static fixture *setup_abi(unsigned abi_minor)
+{
+    fixture *f = calloc(1, sizeof *f);
+    ddm_vm_info info = {0};
+    info.key = "127.0.0.1:8000";
+    info.pid = 1234;
+    info.ddm = 1;
+    info.app_name = "com.example";
+    info.user_id = -1;
+    info.native_debuggable = -1;
+    f->fh = fake_host_new();
+    if (abi_minor)
+        fake_host_set_abi_minor(f->fh, abi_minor);
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &info);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    return f;
+}
+
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
@@ -765,6 +786,20 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_version(v), 1);
 }
 
+/* A core before 1.6 (no vm_view_declare): the four alloc views are made
+ * at DDM_VM_READY, as before. */
+static void test_old_core_views_at_ready(void **state)
+{
+    fixture *f = setup_abi(5);
+    static const char *const names[] = { "alloc", "alloc.by-class", "alloc.by-site",
+                                         "alloc.by-thread" };
+    (void)state;
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_non_null(fake_view_find_made(f->fh, f->vm, names[i]));
+    teardown((void **)&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -786,6 +821,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_only_while_watched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
+        cmocka_unit_test(test_old_core_views_at_ready),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1970,6 +1970,26 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_version(v), 1);
 }
 
+static void abi_1_5(fake_host *fh)
+{
+    fake_host_set_abi_minor(fh, 5);
+}
+
+/* A core before 1.6 (no vm_view_declare): every heap view is made at
+ * DDM_VM_READY, as before, and HPIF data lands in it. */
+static void test_old_core_views_at_ready(void **state)
+{
+    fixture *f = setup_with(NULL, abi_1_5);
+    const uint32_t ids[] = { 1 };
+    (void)state;
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), bm_png_available() ? 6 : 5);
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "heap.summary"));
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "heap.map"));
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_int_equal(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "heap.summary")), 1);
+    teardown((void **)&f);
+}
+
 /* State made by data (lazy views, 1.6) is not a ready VM's: a chunk that
  * comes before DDM_VM_READY does not let a command, nor a watch, ask that
  * VM anything; READY, or a walk of the ready VMs, makes it ready. */
@@ -2033,6 +2053,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bitmap_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_not_ready, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
+        cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),

@@ -1114,6 +1114,24 @@ static void test_views_made_when_asked(void **state)
     assert_true(fake_host_find_request(f->fh, f->vm, NHGT, 0) >= 0);
 }
 
+static void abi_1_5(fake_host *fh)
+{
+    fake_host_set_abi_minor(fh, 5);
+}
+
+/* A core before 1.6 (no vm_view_declare): the four nativeheap views are
+ * made at DDM_VM_READY, as before. */
+static void test_old_core_views_at_ready(void **state)
+{
+    fixture *f = setup_with(NULL, abi_1_5);
+    (void)state;
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "nativeheap.summary"));
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "nativeheap.allocations"));
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "nativeheap.segments"));
+    teardown((void **)&f);
+}
+
 /* State made by data (lazy views, 1.6) is not a ready VM's: an NHST that
  * comes before DDM_VM_READY leaves it not ready (unpolled) until READY. */
 static void test_data_before_ready_not_ready(void **state)
@@ -1142,6 +1160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
+        cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test_setup_teardown(test_segments, setup, teardown),

@@ -30,6 +30,33 @@ typedef struct fixture {
 
 static const char *const k_features[] = {"hprof-heap-dump", "method-trace-profiling"};
 
+/* A host whose core has ABI 1.@abi_minor (0: the kit's own), the plugin
+ * loaded, one ready VM. */
+static fixture *setup_abi(unsigned abi_minor)
+{
+    fixture *f = calloc(1, sizeof *f);
+    ddm_vm_info info = {0};
+    info.key = "127.0.0.1:8000";
+    info.pid = 1234;
+    info.ddm = 1;
+    info.protocol_version = 1;
+    info.vm_ident = "Dalvik v1.6.0";
+    info.app_name = "<pre-initialized>";
+    info.user_id = -1;
+    info.abi = "64-bit (arm64)";
+    info.jvm_flags = "CheckJNI=false";
+    info.native_debuggable = 0;
+    info.n_features = 2;
+    info.features = k_features;
+    f->fh = fake_host_new();
+    if (abi_minor)
+        fake_host_set_abi_minor(f->fh, abi_minor);
+    assert_int_equal(fake_host_load(f->fh, &ddm_plugin_descriptor), 0);
+    f->vm = fake_host_add_vm(f->fh, &info);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
+    return f;
+}
+
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
@@ -679,12 +706,28 @@ static void test_boot_stage_from_helo(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
+/* A core before 1.6 (no vm_view_declare): the vminfo view is made at
+ * DDM_VM_READY, as before, with the VM's identity in it. */
+static void test_old_core_view_at_ready(void **state)
+{
+    fixture *f = setup_abi(5);
+    ddm_view *v;
+    (void)state;
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 1);
+    v = fake_view_find_made(f->fh, f->vm, "vminfo");
+    assert_non_null(v);
+    assert_int_equal(fake_view_kind(v), DDM_VIEW_RECORD);
+    assert_string_equal(fake_view_field_str(v, "vm ident"), "Dalvik v1.6.0");
+    teardown((void **)&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_registers_everything),
         T(test_view_from_vm_info),
         T(test_view_made_when_asked),
+        cmocka_unit_test(test_old_core_view_at_ready),
         T(test_view_follows_vm_changed),
         T(test_apnm_name_only),
         T(test_apnm_with_user_id),
