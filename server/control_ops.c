@@ -539,12 +539,14 @@ static void vms_doc_now(Client *c)
         return;
     }
     g_autoptr(GPtrArray) made_here = NULL; /* freed after the answer */
+    g_autoptr(GPtrArray) direct = NULL;    /* VMs whose figures are written from their tables */
     g_autoptr(GPtrArray) heads =
-        ddm_registry_headline_records(ddm_daemon_registry(c->ctl->daemon), &made_here);
+        ddm_registry_headline_records(ddm_daemon_registry(c->ctl->daemon), &made_here, &direct);
     static const char head[] = "{\"ok\":true,\"doc\":";
     GString *line = g_string_sized_new(256 + 384 * (gsize)heads->len);
     g_string_append(line, head);
-    ddm_jq_table_with_figures_text(line, v, heads);
+    ddm_jq_table_with_figures_more_text(line, v, heads, ddm_registry_headline_write_figures,
+                                        direct);
     g_string_append(line, "}\n");
     ddm_control_send_text(c, line->str, line->len);
     g_string_free(line, TRUE);

@@ -82,9 +82,16 @@ GPtrArray *ddm_registry_list_vms(DdmRegistry *reg);
  *  without making views: the made ones (transfer none) and, for the other
  *  VMs with figures, records made from their tables for one answer, also
  *  put in *@detached (transfer full: unref it after the answer, which frees
- *  them). VMs whose "headline" view a plugin made are left out. (transfer
- *  container) */
-GPtrArray *ddm_registry_headline_records(DdmRegistry *reg, GPtrArray **detached);
+ *  them). With @direct, the VMs whose figures can be written without a
+ *  record go there instead (a reference each; transfer full), for
+ *  ddm_registry_headline_write_figures. VMs whose "headline" view a plugin
+ *  made are left out. (transfer container) */
+GPtrArray *ddm_registry_headline_records(DdmRegistry *reg, GPtrArray **detached,
+                                         GPtrArray **direct);
+/** A DdmJqMoreFiguresFn (core/views/jq_text.h) for @ud, the *@direct of
+ *  ddm_registry_headline_records: each VM's figures as its record's
+ *  members, the same bytes. */
+void ddm_registry_headline_write_figures(GHashTable *figures, GHashTable *row_keys, gpointer ud);
 
 /** Record a plugin file (refused or disabled ones too, for --list-plugins). (transfer none) */
 ddm_plugin *ddm_registry_add(DdmRegistry *reg, const char *name, const char *path);

@@ -25,6 +25,7 @@
 #include "core/pluginhost/loader.h"
 #include "tests/harness/hand-monitor.h"
 #include "core/pluginhost/registry.h"
+#include "core/views/jq_text.h"
 #include "core/views/views.h"
 #include "core/session/vm.h"
 #include "core/transport/target.h"
@@ -1412,6 +1413,38 @@ static char *headline_fields(Fixture *f, const char *key)
     return g_string_free(out, FALSE);
 }
 
+/* The VM list's jq text for @vm (a table with a "key" column, and a
+ * "threads count" column whose jq key a figure also has: the row's wins)
+ * is the same bytes from @vm's made view @v and written from the VM's
+ * figures (ddm_registry_headline_write_figures, what `ddmon --json vms`
+ * does for a VM whose view is not made). */
+static void headline_text_same(Fixture *f, ddm_view *v, DdmVm *vm)
+{
+    ddm_view *table = ddm_views_create(f->mon.views, "ddmon", NULL, "vmlist_test", DDM_VIEW_TABLE, NULL);
+    assert_non_null(table);
+    static const ddm_column cols[] = {{"key", DDM_VAL_STR, NULL}, {"threads count", DDM_VAL_INT, NULL}};
+    ddm_view_set_columns(table, cols, 2);
+    ddm_view_begin(table);
+    ddm_view_row(table);
+    ddm_view_cell_str(table, vm->target->key);
+    ddm_view_cell_int(table, 99);
+    ddm_view_commit(table);
+    g_autoptr(GPtrArray) made = g_ptr_array_new();
+    g_ptr_array_add(made, v);
+    g_autoptr(GString) from_view = g_string_new(NULL);
+    ddm_jq_table_with_figures_text(from_view, table, made);
+    g_autoptr(GPtrArray) direct = g_ptr_array_new();
+    g_ptr_array_add(direct, vm);
+    g_autoptr(GPtrArray) none = g_ptr_array_new();
+    g_autoptr(GString) from_table = g_string_new(NULL);
+    ddm_jq_table_with_figures_more_text(from_table, table, none, ddm_registry_headline_write_figures,
+                                        direct);
+    assert_non_null(strstr(from_view->str, "\"threads_count\":99")); /* the row's */
+    assert_non_null(strstr(from_view->str, "\"heap_used_percent\":37.5"));
+    assert_string_equal(from_table->str, from_view->str);
+    ddm_views_destroy(f->mon.views, table);
+}
+
 /* Headline figures (the VM's list of labels, vm_tables.c) publish the
  * "headline" view as LABEL_NAME fields, labels in order; an equal set makes
  * no new version; n 0 removes a label; a VM takes at most
@@ -1433,7 +1466,16 @@ static void test_registry_headline_figures_view(void **state)
      * look makes the view from them (the store's maker). */
     assert_null(ddm_views_lookup_made(f->mon.views, "headline", f->vm1.target->key));
     g_autoptr(GPtrArray) made_here = NULL;
-    g_autoptr(GPtrArray) records = ddm_registry_headline_records(f->mon.registry, &made_here);
+    g_autoptr(GPtrArray) direct = NULL;
+    g_autoptr(GPtrArray) records = ddm_registry_headline_records(f->mon.registry, &made_here, &direct);
+    assert_int_equal(records->len, 0); /* written from the table: no record at all */
+    assert_int_equal(made_here->len, 0);
+    assert_int_equal(direct->len, 1);
+    assert_ptr_equal(direct->pdata[0], &f->vm1);
+    g_clear_pointer(&records, g_ptr_array_unref);
+    g_clear_pointer(&made_here, g_ptr_array_unref);
+    g_clear_pointer(&direct, g_ptr_array_unref);
+    records = ddm_registry_headline_records(f->mon.registry, &made_here, NULL);
     assert_int_equal(records->len, 1);
     assert_int_equal(made_here->len, 1);
     assert_ptr_equal(records->pdata[0], made_here->pdata[0]);
@@ -1450,10 +1492,13 @@ static void test_registry_headline_figures_view(void **state)
     g_autoptr(JsonNode) made = ddm_view_to_json(v, FALSE);
     g_autofree char *made_text = json_to_string(made, FALSE);
     assert_string_equal(made_text, detached_text);
-    records = ddm_registry_headline_records(f->mon.registry, &made_here);
+    records = ddm_registry_headline_records(f->mon.registry, &made_here, NULL);
     assert_int_equal(records->len, 1);
     assert_int_equal(made_here->len, 0); /* the made view itself */
     assert_ptr_equal(records->pdata[0], v);
+    g_clear_pointer(&records, g_ptr_array_unref);
+    g_clear_pointer(&made_here, g_ptr_array_unref);
+    headline_text_same(f, v, &f->vm1);
     guint64 version = ddm_view_version(v);
     assert_int_equal(host->vm_headline_figures(a, vm, "threads", th, 2), 0);
     assert_int_equal(ddm_view_version(v), version); /* unchanged: no new version */
