@@ -135,6 +135,7 @@ static JsonObject *views_of_key(GHashTable *by_vm, const char *key)
 static JsonObject *vms_object(DdmWebApi *api, const char *only_vm)
 {
     JsonObject *out = json_object_new();
+    ddm_daemon_vm_list_fresh(api->daemon); /* its rebuild is coalesced (300 ms with 10,000 rows) */
     ddm_view *vms = ddm_views_lookup(views_of(api), "vms", NULL);
     if (vms == NULL)
         return out;
