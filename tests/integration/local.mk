@@ -31,7 +31,8 @@ INTEGRATION_TESTS = \
 	tests/integration/heap-first.sh \
 	tests/integration/gc-art.sh \
 	tests/integration/json-jq.sh \
-	tests/integration/vms-json-doc.sh
+	tests/integration/vms-json-doc.sh \
+	tests/integration/vms-json-old-server.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
 endif
