@@ -22,6 +22,14 @@
  * and how many batches one round dispatches at most. */
 #define ROUND_BUDGET_US 1000
 #define ROUND_MAX_BATCHES 256
+/* A watch whose hints came to nothing ROUND_MISSES_MAX times in a row (a
+ * paced debugger: its next command comes 200 ms after the reply, not
+ * within the round) has its hints ignored, but for one in ROUND_RETRY_EVERY
+ * (its peer may have sped up): a round costs a timerfd arm and disarm and a
+ * wait of the whole budget, for nothing. */
+#define ROUND_MISSES_MAX 4
+#define ROUND_RETRY_EVERY 32
+#define ROUND_HINTERS 8 /* the watches that hinted in one batch, tracked */
 /* The epoll data of the round's timerfd (never a packed fd: fds are < 2^31). */
 #define ROUND_TIMER_MARK G_MAXUINT64
 #define ALWAYS (G_IO_HUP | G_IO_ERR)
@@ -47,6 +55,8 @@ struct DdmWatch {
  * apart by the generation packed next to the fd in the event data. */
 struct Slot {
     int fd;
+    guint8 round_misses;  /* its hints' rounds that caught nothing, in a row (saturating) */
+    guint8 round_ignored; /* its hints ignored since the last one tried */
     DdmWatch *watches;
     guint32 gen;          /* bumped whenever epoll forgets the fd */
     guint32 registered;   /* the events epoll has for this fd (when in_epoll) */
@@ -81,6 +91,8 @@ static struct {
                              next dispatch runs none, so the sources after
                              ours in the context get their turn first */
     guint round_budget_us;
+    Slot *hinters[ROUND_HINTERS]; /* whose hints the round's next wait answers */
+    guint nhinters;
     guint64 round_batches, round_waits; /* batches a round dispatched; its waits */
 } loop = { .epfd = -1, .round_tfd = -1, .round_budget_us = ROUND_BUDGET_US };
 
@@ -119,6 +131,7 @@ static void slot_sync_full(Slot *s, gboolean force)
         s->registered = 0;
         s->in_epoll = FALSE;
         s->gen++;
+        s->round_misses = s->round_ignored = 0; /* the fd's next user starts afresh */
         return;
     }
     op = s->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
@@ -345,6 +358,25 @@ static void round_timer_seen(void)
     loop.round_timer_fired = TRUE;
 }
 
+/* The round's wait answered the hints of the last batch (something came),
+ * or did not (nothing came before the deadline). Then a new batch. */
+static void hinters_caught(void)
+{
+    for (guint i = 0; i < MIN(loop.nhinters, ROUND_HINTERS); i++)
+        loop.hinters[i]->round_misses = 0;
+    loop.nhinters = 0;
+}
+
+static void hinters_missed(void)
+{
+    for (guint i = 0; i < MIN(loop.nhinters, ROUND_HINTERS); i++) {
+        Slot *s = loop.hinters[i];
+        if (s->round_misses < G_MAXUINT8)
+            s->round_misses++;
+    }
+    loop.nhinters = 0;
+}
+
 /* The socket round: a callback said an answer is near (a relayed command's
  * reply, a debugger's next command): wait for it on the epoll fd and
  * dispatch it here, instead of going back through the main context (whose
@@ -387,12 +419,13 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             to_the_end = FALSE;
             break;
         }
-        if (n == 0)
-            break; /* the deadline (no timerfd) */
-        if (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK) {
-            round_timer_seen();
-            break; /* nothing in time */
+        if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
+            if (n)
+                round_timer_seen();
+            hinters_missed(); /* nothing in time */
+            break;
         }
+        hinters_caught();
         loop.round_batches++;
         dispatch_batch(evs, n);
         if (loop.round_timer_fired)
@@ -429,6 +462,8 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
     else
         loop.expect_more = FALSE; /* a hint from outside a batch (a timer) counts for nothing */
     loop.depth++;
+    if (loop.depth == 1)
+        loop.nhinters = 0;
     do
         n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
     while (n < 0 && errno == EINTR);
@@ -654,6 +689,22 @@ GIOCondition ddm_watch_get_cond(const DdmWatch *w)
 
 void ddm_watch_expect_more(void)
 {
+    /* the hint of the innermost watch callback running (none: a timer's,
+     * which counts for nothing anyway) */
+    if (loop.nactive && loop.nactive <= G_N_ELEMENTS(loop.active)) {
+        Slot *s = loop.active[loop.nactive - 1];
+        if (s->round_misses >= ROUND_MISSES_MAX) {
+            if (++s->round_ignored < ROUND_RETRY_EVERY)
+                return;
+            s->round_ignored = 0; /* try once more */
+        }
+        for (guint i = 0; i < MIN(loop.nhinters, ROUND_HINTERS); i++)
+            if (loop.hinters[i] == s)
+                goto known;
+        if (loop.nhinters < ROUND_HINTERS)
+            loop.hinters[loop.nhinters++] = s;
+    }
+known:
     loop.expect_more = TRUE;
 }
 

@@ -115,7 +115,12 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * its waits are epoll_wait without a timeout (a timeout arms a kernel timer
  * at each wait, which cost more than the glib iteration saved). Without a
  * timerfd (a seccomp filter may refuse it) each wait has an epoll_wait
- * timeout in whole ms, rounded up. Only
+ * timeout in whole ms, rounded up. Rounds adapt to slow peers: once the
+ * hints of one fd's callbacks were followed by nothing within the round 4
+ * times in a row (a debugger paced at 5 commands a second), its hints are
+ * ignored but for one in 32, which tries again; one that catches something
+ * makes them count again (a round that waits for nothing costs a timerfd
+ * arm and disarm and the whole budget). Only
  * the outermost dispatch runs a round (not a nested loop's), and a hint
  * given outside a watch callback counts for nothing, so a server that
  * relays nothing wakes exactly as before. */

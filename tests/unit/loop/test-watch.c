@@ -655,7 +655,7 @@ static void test_one_source_and_wakeup_cost(void **state)
  * (after @delay_us), until EOF. */
 typedef struct Echo {
     int fd;
-    guint delay_us;
+    gint delay_us; /* atomic: a test may change it while the echo runs */
     GThread *thread;
 } Echo;
 
@@ -675,8 +675,9 @@ static gpointer echo_main(gpointer ud)
             break;
         if (n < 0)
             continue; /* EAGAIN */
-        if (e->delay_us)
-            g_usleep(e->delay_us);
+        gint delay = g_atomic_int_get(&e->delay_us);
+        if (delay)
+            g_usleep((gulong)delay);
         if (write(e->fd, &b, 1) != 1)
             break;
     }
@@ -686,7 +687,7 @@ static gpointer echo_main(gpointer ud)
 static void echo_start(Echo *e, int fd, guint delay_us)
 {
     e->fd = fd;
-    e->delay_us = delay_us;
+    e->delay_us = (gint)delay_us;
     e->thread = g_thread_new("echo", echo_main, e);
 }
 
@@ -1002,6 +1003,39 @@ static void test_round_bounded_against_endless_peer(void **state)
     p->left = 0;
 }
 
+/* A peer slower than the round budget (a debugger paced at a few commands
+ * a second): after ROUND_MISSES_MAX (4) rounds that caught nothing, the
+ * watch's hints are ignored and no more rounds wait for it (before: a wait
+ * of the whole budget every other ping, 15 in 30 pings); once the peer is
+ * fast again, a retry (one hint in 32) catches its answer and rounds run
+ * again. */
+static void test_round_paced_peer_stops_rounds(void **state)
+{
+    RoundFix *f = *state;
+    guint64 b0, w0, b1, w1;
+
+    ddm_watch_set_round_budget(1000);
+    f->lp.p = (Pinger){ .left = 30, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 5000);
+    ddm_watch_round_stats(&b0, &w0);
+    assert_int_equal(write(f->sv[0], "p", 1), 1);
+    while (p->calls < 31)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, &w1);
+    assert_int_equal(b1 - b0, 0);
+    if (w1 - w0 > 5)
+        fail_msg("%u rounds waited for a paced peer", (guint)(w1 - w0));
+    /* the peer speeds up: within 32 hints, rounds catch its answers again */
+    g_atomic_int_set(&f->e.delay_us, 0);
+    p->left = 100;
+    ddm_watch_round_stats(&b0, NULL);
+    assert_int_equal(write(f->sv[0], "p", 1), 1);
+    while (p->calls < 132)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, NULL);
+    assert_true(b1 - b0 >= 20);
+}
+
 /* A source attached after the watches' (libsoup's sockets in the web
  * module) that becomes ready during a round ended by its budget or batch
  * cap runs at the next iteration, after one batch of the watches but
@@ -1189,6 +1223,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_ends_at_timer_armed_in_round, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_bounded_against_endless_peer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_yields_to_later_source, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_paced_peer_stops_rounds, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_nested_loop_does_not_spin, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_hint_outside_callback, round_setup, round_teardown),
     };
