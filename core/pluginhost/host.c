@@ -1025,4 +1025,5 @@ void ddm_host_init(ddm_host *host)
     host->timer_wake_on_watch = host_timer_wake_on_watch;
     host->vm_view_declare = ddm_registry_vm_view_declare; /* registry_views.c */
     host->vm_list_watchers = host_vm_list_watchers;
+    host->vm_view_unmake = ddm_registry_vm_view_unmake; /* registry_views.c */
 }

@@ -154,6 +154,7 @@ struct ddm_view {
     int row_dropped;  /* the current row was past a cap: its cells go nowhere */
     unsigned version;
     int watchers;     /* -1: use the host default */
+    int by_maker;     /* made by a declaration's make (1.6): fake_host_unmake_unwatched's */
 };
 
 struct ddm_vm {
@@ -210,6 +211,7 @@ typedef struct fh_reg {
     ddm_command_fn cmd_fn;
     ddm_stream_ops stream; /* FH_REG_STREAM: a copy of the plugin's ops */
     ddm_view_make_fn view_make; /* FH_REG_VIEW_DECL */
+    ddm_view_unmake_fn view_unmake; /* FH_REG_VIEW_DECL: vm_view_unmake's, or NULL */
     void *ud;
     ddm_free_fn ud_free;
 } fh_reg;
@@ -314,6 +316,7 @@ int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
 int fh_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make, void *ud,
                        ddm_free_fn ud_free);
 void fh_make_declared(fake_host *fh, ddm_vm *vm, const char *name);
+int fh_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake);
 
 /* kit_vms.c */
 void fh_vm_info_clear(ddm_vm *vm);

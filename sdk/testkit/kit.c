@@ -70,6 +70,7 @@ fake_host *fake_host_new(void)
     h->timer_wake_on_watch = fh_timer_wake_on_watch;
     h->vm_view_declare = fh_vm_view_declare;
     h->vm_list_watchers = fh_vm_list_watchers;
+    h->vm_view_unmake = fh_vm_view_unmake;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -101,11 +102,13 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->timer_wake_on_watch = fh_timer_wake_on_watch;
     h->vm_view_declare = fh_vm_view_declare;
     h->vm_list_watchers = fh_vm_list_watchers;
+    h->vm_view_unmake = fh_vm_view_unmake;
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 6) {
         h->size = (uint32_t)offsetof(ddm_host, vm_view_declare);
         h->vm_view_declare = NULL;
         h->vm_list_watchers = NULL;
+        h->vm_view_unmake = NULL;
     }
     if (minor < 5) {
         h->size = (uint32_t)offsetof(ddm_host, timer_wake_on_watch);

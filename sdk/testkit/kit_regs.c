@@ -209,6 +209,58 @@ void fh_make_declared(fake_host *fh, ddm_vm *vm, const char *name)
     fh->making--;
 }
 
+int fh_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake)
+{
+    fake_host *fh = host_of(self);
+    size_t i;
+    int err;
+    if (!unmake || !name)
+        return -EINVAL;
+    err = check_init_phase(fh, "vm_view_unmake", NULL, NULL);
+    if (err)
+        return err;
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind == FH_REG_VIEW_DECL && strcmp(r->name, name) == 0) {
+            if (r->view_unmake)
+                return -EEXIST;
+            r->view_unmake = unmake;
+            return 0;
+        }
+    }
+    return -EINVAL; /* not declared */
+}
+
+int fake_host_unmake_unwatched(fake_host *fh)
+{
+    /* The views to take back first: an unmake frees views (the vector moves). */
+    ptrvec todo = {0};
+    size_t i, j;
+    int n = 0;
+    for (i = 0; i < fh->views.n; i++) {
+        ddm_view *v = fh->views.v[i];
+        if (!v->by_maker || !v->vm || !v->vm->ready || v->vm->gone ||
+            (v->watchers >= 0 ? v->watchers : fh->default_watchers) > 0)
+            continue;
+        for (j = 0; j < fh->regs.n; j++) {
+            fh_reg *r = fh->regs.v[j];
+            if (r->kind == FH_REG_VIEW_DECL && r->view_unmake && strcmp(r->name, v->name) == 0) {
+                v->by_maker = 0; /* asked once */
+                vec_push(&todo, v->vm);
+                vec_push(&todo, r);
+                break;
+            }
+        }
+    }
+    for (i = 0; i + 1 < todo.n; i += 2) {
+        fh_reg *r = todo.v[i + 1];
+        r->view_unmake(&fh->plugin, todo.v[i], r->name, r->ud);
+        n++;
+    }
+    free(todo.v);
+    return n;
+}
+
 fh_reg *fh_find_command(fake_host *fh, const char *name)
 {
     size_t i;

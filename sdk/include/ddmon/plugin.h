@@ -64,6 +64,8 @@
  *  1.6  ddm_host.vm_view_declare (ddm_view_make_fn): a VM's view made only
  *       when somebody asks for it or watches it.
  *       ddm_host.vm_list_watchers: whether the VM list is watched.
+ *       ddm_host.vm_view_unmake (ddm_view_unmake_fn): a declared view made
+ *       on demand and then unwatched for a while is taken back.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -477,6 +479,23 @@ typedef int (*ddm_command_fn)(ddm_plugin *self, ddm_cmd *cmd, int argc,
  */
 typedef void (*ddm_view_make_fn)(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
 
+/**
+ * Take back VM @vm's view @name (vm_view_unmake): the core made it on
+ * demand (the declaration's make) and nobody has watched it since for the
+ * core's linger (DDM_VIEW_UNMAKE_LINGER_MS). Free it with view_free, and
+ * any state kept only for it, so the VM costs what it did before anybody
+ * asked; the next ask makes it again with make, as if for the first time.
+ * Not freeing it is allowed (it then stays until the VM goes; the core
+ * does not ask again for that making). @ud is the declaration's. Called
+ * only for a VM that is still there, from the core's loop, never from
+ * inside a host call of this plugin's. Since: 1.6
+ */
+typedef void (*ddm_view_unmake_fn)(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
+
+/** How long a declared view made on demand stays unwatched before the core
+ *  calls its unmake (vm_view_unmake), in ms. Since: 1.6 */
+#define DDM_VIEW_UNMAKE_LINGER_MS 10000
+
 /** Timer callback: return 1 to keep the timer, 0 to stop it. Since: 1.0 */
 typedef int (*ddm_timer_fn)(ddm_plugin *self, void *ud);
 
@@ -803,6 +822,20 @@ struct ddm_host {
      * Since: 1.6; test DDM_HOST_HAS(host, vm_list_watchers).
      */
     int (*vm_list_watchers)(ddm_plugin *self);
+
+    /**
+     * Let the core take back the views @name (declared by this plugin with
+     * vm_view_declare) that it made on demand: one made by the
+     * declaration's make and unwatched for DDM_VIEW_UNMAKE_LINGER_MS gets
+     * @unmake (ddm_view_unmake_fn), once. Views the plugin made itself
+     * (view_new when it had something to show) are never taken back. The
+     * core keeps the views it made in a queue by deadline: no walk over
+     * every view. Only inside init, after vm_view_declare of @name.
+     * -EINVAL (NULL @unmake, @name not declared by this plugin), -EEXIST
+     * (set already). Since: 1.6; test DDM_HOST_HAS(host, vm_view_unmake);
+     * without it a view stays until the VM goes.
+     */
+    int (*vm_view_unmake)(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake);
 
     /* ABI 1.7 and later: new members go here, never above. */
 };

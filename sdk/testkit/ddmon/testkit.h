@@ -454,6 +454,11 @@ void fake_host_set_default_watchers(fake_host *fh, int n);
 /** What vm_list_watchers (1.6) answers: the frontends watching the core's
  *  VM list (0 at first; a change counts as a watch change). Since: interface 5 */
 void fake_host_set_vm_list_watchers(fake_host *fh, int n);
+/** As the core when a declared view's linger ends (vm_view_unmake, 1.6):
+ *  every view a declaration's make made (a look, default watchers) that
+ *  has no watcher now, of a ready VM, whose name has an unmake, gets it,
+ *  once. How many unmakes ran. Since: interface 5 */
+int fake_host_unmake_unwatched(fake_host *fh);
 /** Tolerate view builder misuse (tests of bad input that expect it). */
 void fake_host_expect_view_errors(fake_host *fh);
 /** Count of view builder misuses so far. */

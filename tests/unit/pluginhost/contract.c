@@ -58,6 +58,7 @@ static struct {
     ddm_vm *lazy_vm;          /* lazy_make's last VM and view */
     ddm_view *lazy_view;
     int lazy_made_at_ready;   /* the READY listener saw the VM's ct.lazy made */
+    int unmake_views, rc_unmake, rc_unmake_dup, rc_unmake_undeclared, unmakes;
     int lazy_watchers_at_ready;
     /* seen */
     ddm_plugin *self;
@@ -385,6 +386,7 @@ static void ct_declare_metrics(ddm_plugin *self, const ddm_host *host)
 }
 
 static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
+static void lazy_unmake(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
 
 static int ct_init(ddm_plugin *self, const ddm_host *host)
 {
@@ -439,6 +441,11 @@ static int ct_init(ddm_plugin *self, const ddm_host *host)
         CT.rc_declare_dup = host->vm_view_declare(self, "ct.lazy", lazy_make, malloc(4),
                                                   count_ud_free);
     }
+    if (CT.unmake_views) {
+        CT.rc_unmake = host->vm_view_unmake(self, "ct.lazy", lazy_unmake);
+        CT.rc_unmake_dup = host->vm_view_unmake(self, "ct.lazy", lazy_unmake);
+        CT.rc_unmake_undeclared = host->vm_view_unmake(self, "ct.nosuch", lazy_unmake);
+    }
     return 0;
 }
 
@@ -457,6 +464,19 @@ static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     CT.host->view_row(v);
     CT.host->view_int(v, 5);
     CT.host->view_commit(v);
+}
+
+/* vm_view_unmake's: the view lazy_make made goes. */
+static void lazy_unmake(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    (void)self;
+    (void)ud;
+    CT.unmakes++;
+    assert_string_equal(name, "ct.lazy");
+    assert_ptr_equal(vm, CT.lazy_vm);
+    CT.host->view_free(CT.lazy_view);
+    CT.lazy_view = NULL;
+    CT.lazy_vm = NULL;
 }
 
 static void ct_fini(ddm_plugin *self)
@@ -737,6 +757,37 @@ static void ct_declared_views(void **state)
         assert_true(CT.lazy_watchers_at_ready >= 1);
         assert_ptr_equal(CT.lazy_vm, late);
     }
+}
+
+/* ABI 1.6: a declared view the host made on demand (a look) and nobody
+ * watches is taken back once its linger is over (vm_view_unmake): the
+ * plugin frees it, the next look makes it again, the same. */
+static void ct_declared_views_unmake(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    CT.declare_views = 1;
+    CT.unmake_views = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_int_equal(CT.rc_unmake, 0);
+    assert_int_equal(CT.rc_unmake_dup, -EEXIST);
+    assert_int_equal(CT.rc_unmake_undeclared, -EINVAL);
+    assert_int_equal(CT.host->vm_view_unmake(CT.self, "ct.lazy", lazy_unmake), -EPERM);
+    vm = ready_vm(h, "ct:1", 101);
+    assert_int_equal(CT.unmakes, 0); /* nothing made, nothing to take back */
+    assert_int_equal(D->view_rows(h, vm, "ct.lazy"), 1);
+    assert_int_equal(CT.lazy_makes, 1);
+    D->linger_passes(h);
+    assert_int_equal(CT.unmakes, 1);
+    assert_null(CT.lazy_view);
+    D->linger_passes(h);
+    assert_int_equal(CT.unmakes, 1); /* once */
+    assert_int_equal(D->view_rows(h, vm, "ct.lazy"), 1); /* made again, the same */
+    assert_int_equal(CT.lazy_makes, 2);
+    D->watch_declared(h, "ct.lazy", "ct:1");
+    D->linger_passes(h);
+    assert_int_equal(CT.unmakes, 1); /* watched: it stays */
+    assert_non_null(CT.lazy_view);
 }
 
 /* The limits of <ddmon/plugin.h> hold, with the errors it names. */
@@ -1491,6 +1542,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_views, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_declared_views, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_declared_views_unmake, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_headline_label_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),

@@ -100,6 +100,9 @@ typedef struct ct_driver {
     /** (ABI 1.6) A frontend watches view @name of the VM keyed @vm_key, made
      *  or not, the VM ready or not (the kit: default watchers on every view). */
     void (*watch_declared)(ct_host *h, const char *name, const char *vm_key);
+    /** (ABI 1.6) The linger of the unwatched declared views made on demand
+     *  ends: their unmakes run (the core: its timer, the kit: at once). */
+    void (*linger_passes)(ct_host *h);
 } ct_driver;
 
 struct CMUnitTest;

@@ -244,13 +244,18 @@ static void f_watch_declared(ct_host *h, const char *name, const char *vm_key)
     fake_host_set_default_watchers(h->fh, 1);
 }
 
+static void f_linger_passes(ct_host *h)
+{
+    (void)fake_host_unmake_unwatched(h->fh);
+}
+
 static const ct_driver fake_driver = {
     "fake",          f_new,           f_free,       f_set_option,     f_load,
     f_add_vm,        f_vm_ready,      f_vm_gone,    f_send_event,     f_take_request,
     f_reply_chunk,   f_expire_requests, f_pump,     f_run_command,    f_cmd_done,
     f_cmd_result_int, f_view_rows,    f_view_field_int, f_view_field_len, f_send_stream,
     f_cmd_progress,  f_add_plain_vm,  f_take_jdwp,  f_reply_jdwp,     f_set_debugger,
-    f_watch_begins,  f_watch_vm_list, f_watch_declared,
+    f_watch_begins,  f_watch_vm_list, f_watch_declared, f_linger_passes,
 };
 
 int main(void)

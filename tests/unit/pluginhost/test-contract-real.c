@@ -27,6 +27,7 @@
 #include "core/config/config.h"
 #include "core/pluginhost/loader.h"
 #include "core/pluginhost/registry.h"
+#include "core/pluginhost/registry-private.h" /* ddm_registry_set_view_linger_ms */
 #include "core/session/monitor.h"
 #include "core/session/vm.h"
 #include "core/transport/target.h"
@@ -225,6 +226,7 @@ static ct_host *r_new(void)
     h->views = ddm_views_new();
     h->monitor = ddm_monitor_new(h->config, &events, h);
     h->registry = ddm_registry_new(h->monitor, h->views, h->config);
+    ddm_registry_set_view_linger_ms(h->registry, 1); /* r_linger_passes waits 50 ms */
     h->vms = g_ptr_array_new();
     return h;
 }
@@ -653,13 +655,21 @@ static void r_watch_declared(ct_host *h, const char *name, const char *vm_key)
     h->declared_watch = ddm_views_watch(h->views, name, vm_key);
 }
 
+/* The core's timer at the linger's end (1 ms here, set in r_new). */
+static void r_linger_passes(ct_host *h)
+{
+    gint64 until = g_get_monotonic_time() + 50 * 1000;
+    while (g_get_monotonic_time() < until)
+        r_pump(h);
+}
+
 static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
     r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
     r_cmd_progress,   r_add_plain_vm,  r_take_jdwp,  r_reply_jdwp,     r_set_debugger,
-    r_watch_begins,   r_watch_vm_list, r_watch_declared,
+    r_watch_begins,   r_watch_vm_list, r_watch_declared, r_linger_passes,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */
