@@ -75,6 +75,21 @@ static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     vminfo_publish(pl, vm); /* what READY and every change since would have shown */
 }
 
+/* vm_view_unmake's (1.6): @vm's "vminfo", made when asked, has not been
+ * watched for the core's linger: it goes; the state (WAIT, STAG, what the
+ * VM was asked) stays, so the next make shows the same. */
+static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    vminfo_plugin *pl = ud;
+    vminfo_vm *st = pl->host->vm_get_data(self, vm);
+    (void)name;
+    if (!st || !st->view)
+        return;
+    pl->host->view_free(st->view);
+    st->view = NULL;
+    st->view_made = 0;
+}
+
 /* "a, b, c" from the FEAT list (caller frees); NULL if out of memory. */
 static char *features_text(const ddm_vm_info *info)
 {
@@ -259,6 +274,9 @@ static int vminfo_init(ddm_plugin *self, const ddm_host *host)
         return rc;
     if (DDM_HOST_HAS(host, vm_view_declare)) {
         if ((rc = host->vm_view_declare(self, "vminfo", make_view, pl, NULL)) != 0)
+            return rc;
+        if (DDM_HOST_HAS(host, vm_view_unmake) &&
+            (rc = host->vm_view_unmake(self, "vminfo", unmake_view)) != 0)
             return rc;
         pl->lazy_view = 1;
     }

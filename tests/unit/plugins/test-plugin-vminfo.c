@@ -706,6 +706,31 @@ static void test_boot_stage_from_helo(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
+/* A view made when asked and then unwatched for the core's linger is
+ * taken back (vm_view_unmake); the next look makes it again, the same,
+ * WAIT included; a watched one stays. */
+static void test_view_unmade_when_unwatched(void **state)
+{
+    fixture *f = *state;
+    static const uint8_t zero = 0;
+    ddm_view *v;
+    assert_int_equal(deliver(f, VMINFO_CHUNK_WAIT, &zero, 1), DDM_OK);
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_non_null(v);
+    assert_string_equal(fake_view_field_str(v, "waiting"), "true");
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 1);
+    assert_null(fake_view_find_made(f->fh, f->vm, "vminfo"));
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
+    v = fake_view_find(f->fh, f->vm, "vminfo");
+    assert_non_null(v);
+    assert_string_equal(fake_view_field_str(v, "waiting"), "true");
+    assert_string_equal(fake_view_field_str(v, "debugger"), "waiting for debugger");
+    assert_string_equal(fake_view_field_str(v, "vm ident"), "Dalvik v1.6.0");
+    fake_view_set_watchers(v, 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
+    assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "vminfo"), v);
+}
+
 /* A core before 1.6 (no vm_view_declare): the vminfo view is made at
  * DDM_VM_READY, as before, with the VM's identity in it. */
 static void test_old_core_view_at_ready(void **state)
@@ -728,6 +753,7 @@ int main(void)
         T(test_view_from_vm_info),
         T(test_view_made_when_asked),
         cmocka_unit_test(test_old_core_view_at_ready),
+        T(test_view_unmade_when_unwatched),
         T(test_view_follows_vm_changed),
         T(test_apnm_name_only),
         T(test_apnm_with_user_id),
