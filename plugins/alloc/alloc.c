@@ -125,7 +125,8 @@ static ddm_view *new_view(alloc_plugin *pl, ddm_vm *vm, const char *name, const 
     return v;
 }
 
-/* The VM's four views (REAL enabled), unless made already. */
+/* The VM's four views (REAL enabled), those not made already (after an
+ * unmake, the ones taken back). */
 static void alloc_views_ensure(alloc_vm *av)
 {
     alloc_plugin *pl = av->pl;
@@ -135,11 +136,38 @@ static void alloc_views_ensure(alloc_vm *av)
         return;
     av->views_made = 1;
     if (pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL)) {
-        av->list = new_view(pl, vm, "alloc", "Allocations", ALLOC_BY_NONE);
-        av->by_class = new_view(pl, vm, "alloc.by-class", "Allocations by class", ALLOC_BY_CLASS);
-        av->by_site = new_view(pl, vm, "alloc.by-site", "Allocations by site", ALLOC_BY_SITE);
-        av->by_thread = new_view(pl, vm, "alloc.by-thread", "Allocations by thread", ALLOC_BY_THREAD);
+        if (!av->list)
+            av->list = new_view(pl, vm, "alloc", "Allocations", ALLOC_BY_NONE);
+        if (!av->by_class)
+            av->by_class = new_view(pl, vm, "alloc.by-class", "Allocations by class", ALLOC_BY_CLASS);
+        if (!av->by_site)
+            av->by_site = new_view(pl, vm, "alloc.by-site", "Allocations by site", ALLOC_BY_SITE);
+        if (!av->by_thread)
+            av->by_thread = new_view(pl, vm, "alloc.by-thread", "Allocations by thread",
+                                     ALLOC_BY_THREAD);
     }
+}
+
+/* vm_view_unmake's (1.6): view @name of @vm, made when asked, has not been
+ * watched for the core's linger: it goes (its rows with it: the next make
+ * shows an empty table until the next REAL, as the first did). */
+static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    alloc_plugin *pl = ud;
+    alloc_vm *av = pl->host->vm_get_data(self, vm);
+    ddm_view **slot;
+    if (!av)
+        return;
+    slot = strcmp(name, "alloc") == 0            ? &av->list
+           : strcmp(name, "alloc.by-class") == 0 ? &av->by_class
+           : strcmp(name, "alloc.by-site") == 0  ? &av->by_site
+           : strcmp(name, "alloc.by-thread") == 0 ? &av->by_thread
+                                                  : NULL;
+    if (!slot || !*slot)
+        return;
+    pl->host->view_free(*slot);
+    *slot = NULL;
+    av->views_made = 0; /* the next ensure makes it again */
 }
 
 /* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
@@ -165,7 +193,9 @@ static int alloc_views_declare(alloc_plugin *pl)
     if (!DDM_HOST_HAS(h, vm_view_declare) || !h->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
         return 0;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if ((rc = h->vm_view_declare(pl->self, names[i], make_views, pl, NULL)) != 0)
+        if ((rc = h->vm_view_declare(pl->self, names[i], make_views, pl, NULL)) != 0 ||
+            (DDM_HOST_HAS(h, vm_view_unmake) &&
+             (rc = h->vm_view_unmake(pl->self, names[i], unmake_view)) != 0))
             return rc;
     pl->lazy_views = 1;
     return 0;

@@ -786,6 +786,35 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_version(v), 1);
 }
 
+/* Views made when asked and then unwatched for the core's linger go
+ * (vm_view_unmake), the watched one stays; the next look makes the rest
+ * again, the same columns, and a REAL fills all four. */
+static void test_views_unmade_when_unwatched(void **state)
+{
+    fixture *f = *state;
+    ddm_view *site;
+    uint8_t *p;
+    size_t len;
+
+    assert_non_null(fake_view_find(f->fh, f->vm, "alloc"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    site = fake_view_find_made(f->fh, f->vm, "alloc.by-site");
+    fake_view_set_watchers(site, 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 3);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 1);
+    assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "alloc.by-site"), site);
+    assert_non_null(fake_view_find(f->fh, f->vm, "alloc.by-class")); /* made again */
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_string_equal(fake_view_title(fake_view_find_made(f->fh, f->vm, "alloc")), "Allocations");
+    assert_int_equal(fake_view_n_cols(fake_view_find_made(f->fh, f->vm, "alloc")), 4);
+    p = std_real(&len);
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, ALLOC_CHUNK_REAL, DDM_ORIGIN_EVENT, p, len),
+                     DDM_OK);
+    free(p);
+    assert_int_equal(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "alloc")), N_ENTRIES);
+    assert_true(fake_view_n_rows(site) > 0);
+}
+
 /* A core before 1.6 (no vm_view_declare): the four alloc views are made
  * at DDM_VM_READY, as before. */
 static void test_old_core_views_at_ready(void **state)
@@ -822,6 +851,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_poll_only_while_watched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
+        cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
