@@ -67,6 +67,48 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     }
 }
 
+/* Does @hv hold anything but its views (made again on demand)? Collection
+ * on or to switch off, a command, a counter that must not go back. */
+static int state_needed(const heap_vm *hv)
+{
+    return hv->summary || hv->segments || hv->histogram || hv->frag || hv->map || hv->bitmap ||
+           hv->collecting || hv->hpif_on || hv->segments_on || hv->holds || hv->ticket ||
+           hv->bm_ticket || hv->blob_timer || hv->gcs > 0;
+}
+
+/* vm_view_unmake's (1.6): view @name of @vm, made when asked, has not been
+ * watched for the core's linger: it goes; with the last of them the VM's
+ * state too, unless it still holds something (state_needed), so an idle VM
+ * somebody looked at once costs again what it did before. */
+static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    heap_plugin *hp = ud;
+    heap_vm *hv = hp->host->vm_get_data(self, vm);
+    ddm_view **slot;
+    if (!hv)
+        return;
+    slot = strcmp(name, "heap.summary") == 0         ? &hv->summary
+           : strcmp(name, "heap.segments") == 0      ? &hv->segments
+           : strcmp(name, "heap.histogram") == 0     ? &hv->histogram
+           : strcmp(name, "heap.fragmentation") == 0 ? &hv->frag
+           : strcmp(name, "heap.map") == 0           ? &hv->map
+           : strcmp(name, "heap.bitmap") == 0        ? &hv->bitmap
+                                                     : NULL;
+    if (!slot || !*slot || (slot == &hv->bitmap && hv->bm_ticket))
+        return;
+    if (slot == &hv->bitmap)
+        heap_views_bitmap_cancel(hv);
+    if (slot == &hv->map)
+        hv->map_heap = 0, hv->map_updates = 0; /* a new map view gets the current map */
+    hp->host->view_free(*slot);
+    *slot = NULL;
+    hv->views_made = 0; /* the next make makes those missing */
+    if (!state_needed(hv)) {
+        heap_watch_forget(hv);
+        hp->host->vm_set_data(self, vm, NULL, NULL); /* frees hv */
+    }
+}
+
 int heap_views_declare(heap_plugin *hp)
 {
     const ddm_host *h = hp->host;
@@ -88,7 +130,9 @@ int heap_views_declare(heap_plugin *hp)
             names[n++] = "heap.bitmap";
     }
     for (i = 0; i < n; i++)
-        if ((rc = h->vm_view_declare(hp->self, names[i], make_views, hp, NULL)) != 0)
+        if ((rc = h->vm_view_declare(hp->self, names[i], make_views, hp, NULL)) != 0 ||
+            (DDM_HOST_HAS(h, vm_view_unmake) &&
+             (rc = h->vm_view_unmake(hp->self, names[i], unmake_view)) != 0))
             return rc;
     hp->lazy_views = 1;
     return 0;
@@ -139,27 +183,24 @@ void heap_views_create(heap_vm *hv)
 
     hv->views_made = 1;
     if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
-        hv->summary = h->view_new(hp->self, hv->vm, "heap.summary", DDM_VIEW_TABLE, "Heap summary");
-        if (hv->summary)
+        if (!hv->summary && (hv->summary = h->view_new(hp->self, hv->vm, "heap.summary",
+                                                         DDM_VIEW_TABLE, "Heap summary")))
             h->view_set_columns(hv->summary, summary_cols, sizeof summary_cols / sizeof summary_cols[0]);
     }
     if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO)) {
-        hv->segments = h->view_new(hp->self, hv->vm, "heap.segments", DDM_VIEW_TABLE,
-                                   "Heap segments by kind");
-        if (hv->segments)
+        if (!hv->segments && (hv->segments = h->view_new(hp->self, hv->vm, "heap.segments",
+                                                           DDM_VIEW_TABLE, "Heap segments by kind")))
             h->view_set_columns(hv->segments, seg_cols, sizeof seg_cols / sizeof seg_cols[0]);
-        hv->histogram = h->view_new(hp->self, hv->vm, "heap.histogram", DDM_VIEW_TABLE,
-                                    "Heap allocation sizes");
-        if (hv->histogram)
+        if (!hv->histogram && (hv->histogram = h->view_new(hp->self, hv->vm, "heap.histogram",
+                                                             DDM_VIEW_TABLE, "Heap allocation sizes")))
             h->view_set_columns(hv->histogram, hist_cols, sizeof hist_cols / sizeof hist_cols[0]);
-        hv->frag = h->view_new(hp->self, hv->vm, "heap.fragmentation", DDM_VIEW_TABLE,
-                               "Heap fragmentation");
-        if (hv->frag)
+        if (!hv->frag && (hv->frag = h->view_new(hp->self, hv->vm, "heap.fragmentation",
+                                                   DDM_VIEW_TABLE, "Heap fragmentation")))
             h->view_set_columns(hv->frag, frag_cols, sizeof frag_cols / sizeof frag_cols[0]);
-        hv->map = h->view_new(hp->self, hv->vm, "heap.map", DDM_VIEW_TABLE, "Heap map");
-        if (hv->map)
+        if (!hv->map && (hv->map = h->view_new(hp->self, hv->vm, "heap.map", DDM_VIEW_TABLE,
+                                                 "Heap map")))
             h->view_set_columns(hv->map, map_cols, sizeof map_cols / sizeof map_cols[0]);
-        if (bm_png_available())
+        if (bm_png_available() && !hv->bitmap)
             hv->bitmap = h->view_new(hp->self, hv->vm, "heap.bitmap", DDM_VIEW_BLOB, "Heap bitmap");
     }
 }

@@ -1970,6 +1970,45 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_version(v), 1);
 }
 
+/* Views made when asked and unwatched for the core's linger go
+ * (vm_view_unmake), and with the last of them the VM's state; the next
+ * look makes them again, the same columns. A watched one stays, and so
+ * does the state that collects for it. */
+static void test_views_unmade_when_unwatched(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    int n_made = bm_png_available() ? 6 : 5;
+    ddm_view *seg;
+
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.summary"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), n_made);
+    assert_non_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm)); /* the state went too */
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
+
+    /* made again, the same */
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.fragmentation"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), n_made);
+    assert_int_equal(fake_view_n_cols(fake_view_find_made(f->fh, f->vm, "heap.summary")), 9);
+    assert_string_equal(fake_view_title(fake_view_find_made(f->fh, f->vm, "heap.segments")),
+                        "Heap segments by kind");
+    /* one watched: collection on for it, it and the state stay */
+    seg = fake_view_find_made(f->fh, f->vm, "heap.segments");
+    fake_view_set_watchers(seg, 1);
+    fake_host_fire_timers(f->fh);
+    assert_true(fake_host_n_requests(f->fh) > 0);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made - 1);
+    assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "heap.segments"), seg);
+    assert_non_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    /* asked again: those missing are made, the watched one is the same */
+    assert_non_null(fake_view_find(f->fh, f->vm, "heap.summary"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), n_made);
+    assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "heap.segments"), seg);
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -2054,6 +2093,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commands_not_ready, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
+        cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
