@@ -93,6 +93,34 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     }
 }
 
+/* vm_view_unmake's (1.6): view @name of @vm, made when asked, has not been
+ * watched for the core's linger: it goes; with the last of them the VM's
+ * state (its segment collector too), unless segments are on or an NHGT is
+ * out, or the "native" headline comes from NHGT (which must keep winning). */
+static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    nh_plugin *np = ud;
+    nh_vm *nv = np->host->vm_get_data(self, vm);
+    ddm_view **slot;
+    if (!nv)
+        return;
+    slot = strcmp(name, "nativeheap.segments") == 0      ? &nv->segments
+           : strcmp(name, "nativeheap.summary") == 0     ? &nv->summary
+           : strcmp(name, "nativeheap.allocations") == 0 ? &nv->allocations
+           : strcmp(name, "nativeheap.backtraces") == 0  ? &nv->backtraces
+                                                         : NULL;
+    if (!slot || !*slot)
+        return;
+    np->host->view_free(*slot);
+    *slot = NULL;
+    nv->views_made = 0; /* the next make makes those missing */
+    if (!nv->segments && !nv->summary && !nv->allocations && !nv->backtraces &&
+        !nv->segments_on && !nv->nhgt_in_flight && !nv->headline_nhgt) {
+        nh_poll_forget(np, nv);
+        np->host->vm_set_data(self, vm, NULL, NULL); /* frees nv */
+    }
+}
+
 int nh_views_declare(nh_plugin *np)
 {
     const ddm_host *h = np->host;
@@ -111,7 +139,9 @@ int nh_views_declare(nh_plugin *np)
         names[n++] = "nativeheap.backtraces";
     }
     for (i = 0; i < n; i++)
-        if ((rc = h->vm_view_declare(np->self, names[i], make_views, np, NULL)) != 0)
+        if ((rc = h->vm_view_declare(np->self, names[i], make_views, np, NULL)) != 0 ||
+            (DDM_HOST_HAS(h, vm_view_unmake) &&
+             (rc = h->vm_view_unmake(np->self, names[i], unmake_view)) != 0))
             return rc;
     np->lazy_views = 1;
     return 0;
@@ -147,21 +177,21 @@ void nh_views_create(nh_vm *nv)
 
     nv->views_made = 1;
     if (h->chunk_enabled(np->self, NH_CHUNK_NHSG)) {
-        nv->segments = h->view_new(np->self, nv->vm, "nativeheap.segments", DDM_VIEW_TABLE,
-                                   "Native heap segments");
-        if (nv->segments)
+        if (!nv->segments && (nv->segments = h->view_new(np->self, nv->vm, "nativeheap.segments",
+                                                           DDM_VIEW_TABLE, "Native heap segments")))
             h->view_set_columns(nv->segments, seg_cols, sizeof seg_cols / sizeof seg_cols[0]);
     }
     if (h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
-        nv->summary = h->view_new(np->self, nv->vm, "nativeheap.summary", DDM_VIEW_RECORD,
-                                  "Native heap summary");
-        nv->allocations = h->view_new(np->self, nv->vm, "nativeheap.allocations", DDM_VIEW_TABLE,
-                                      "Native allocations by size");
-        if (nv->allocations)
+        if (!nv->summary)
+            nv->summary = h->view_new(np->self, nv->vm, "nativeheap.summary", DDM_VIEW_RECORD,
+                                      "Native heap summary");
+        if (!nv->allocations &&
+            (nv->allocations = h->view_new(np->self, nv->vm, "nativeheap.allocations",
+                                           DDM_VIEW_TABLE, "Native allocations by size")))
             h->view_set_columns(nv->allocations, alloc_cols, sizeof alloc_cols / sizeof alloc_cols[0]);
-        nv->backtraces = h->view_new(np->self, nv->vm, "nativeheap.backtraces", DDM_VIEW_TABLE,
-                                     "Native allocations by backtrace");
-        if (nv->backtraces)
+        if (!nv->backtraces &&
+            (nv->backtraces = h->view_new(np->self, nv->vm, "nativeheap.backtraces",
+                                          DDM_VIEW_TABLE, "Native allocations by backtrace")))
             h->view_set_columns(nv->backtraces, bt_cols, sizeof bt_cols / sizeof bt_cols[0]);
     }
 }

@@ -1114,6 +1114,30 @@ static void test_views_made_when_asked(void **state)
     assert_true(fake_host_find_request(f->fh, f->vm, NHGT, 0) >= 0);
 }
 
+/* Views made when asked and unwatched for the core's linger go
+ * (vm_view_unmake), and with the last of them the VM's state; the next
+ * look makes them again, the same; a watched one stays with the state. */
+static void test_views_unmade_when_unwatched(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_view *seg;
+
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.summary"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.allocations"));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_int_equal(fake_view_n_cols(fake_view_find_made(f->fh, f->vm, "nativeheap.allocations")), 5);
+    seg = fake_view_find_made(f->fh, f->vm, "nativeheap.segments");
+    fake_view_set_watchers(seg, 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 3);
+    assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "nativeheap.segments"), seg);
+    assert_non_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -1161,6 +1185,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
+        cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
