@@ -105,6 +105,21 @@ static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
         publish_info(pl, pv);
 }
 
+/* vm_view_unmake's (1.6): @vm's "profile", made when asked, has not been
+ * watched for the core's linger: it goes (the state it is made from
+ * stays, so the next make shows the same). */
+static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    profile_plugin *pl = ud;
+    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    (void)name;
+    if (!pv || !pv->info)
+        return;
+    ddm_tick_list_del(&pl->ticks, &pv->tick);
+    pl->host->view_free(pv->info);
+    pv->info = NULL;
+}
+
 static void publish_info(profile_plugin *pl, profile_vm *pv)
 {
     const ddm_host *h = pl->host;
@@ -281,6 +296,9 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
     }
     if (DDM_HOST_HAS(host, vm_view_declare)) {
         if ((rc = host->vm_view_declare(self, "profile", make_view, pl, NULL)) != 0)
+            return rc;
+        if (DDM_HOST_HAS(host, vm_view_unmake) &&
+            (rc = host->vm_view_unmake(self, "profile", unmake_view)) != 0)
             return rc;
         pl->lazy_view = 1;
     }

@@ -187,6 +187,30 @@ static void test_view_made_when_asked(void **state)
     assert_int_equal(fake_view_version(info), 1);
 }
 
+/* The view made when asked and unwatched for the core's linger goes
+ * (vm_view_unmake); the next look makes it again from the state, the same
+ * fields; a watched one stays. */
+static void test_view_unmade_when_unwatched(void **state)
+{
+    Fx *f = *state;
+    uint8_t sampling = 2;
+    ddm_view *info;
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &sampling, 1);
+    assert_non_null(fake_view_find(f->fh, f->vm, "profile"));
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 1);
+    assert_null(fake_view_find_made(f->fh, f->vm, "profile"));
+    info = fake_view_find(f->fh, f->vm, "profile");
+    assert_non_null(info);
+    assert_int_equal(fake_view_n_fields(info), 4);
+    assert_string_equal(fake_view_field_str(info, "mode"), "sampling");
+    assert_int_equal(fake_view_field_int(info, "traces_saved"), 0);
+    fake_view_set_watchers(info, 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
+    assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "profile"), info);
+}
+
 /* MPRQ's byte is checked (0..2) in one place; a VM whose "profile" view is
  * watched is asked again every PROFILE_POLL_MS (an app may start a trace
  * itself), one that nobody watches is not. */
@@ -468,6 +492,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_owns_and_asks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_made_when_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_view_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mprq_checked_and_polled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_streamed_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_refused, setup, teardown),
