@@ -10,12 +10,15 @@
 #     them) and makes none of B's;
 #  4. `ddmon view nosuch` fails naming every view (heap.summary among them)
 #     and makes none of B's;
-#  5. GET /api/vms/B makes B's views (made: true).
+#  5. GET /api/vms/B makes B's views (made: true);
+#  6. nobody watches A's views: after the linger (10 s) the heap plugin
+#     takes them back (vm_view_unmake): made: false again, and a look
+#     makes them again.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" \
     || t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins heap || t_skip_all "the heap plugin was not built"
-t_plan 8
+t_plan 10
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports" --seed 7
@@ -87,3 +90,14 @@ vm_path="api/vms/$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quot
     || t_fail "GET /api/vms/B makes B's views" "$(made "$B" heap.summary "$vm_path")"
 [ "$(made "$B" heap.summary)" = true ] && t_ok "then GET /api/vms shows them made" \
     || t_fail "then GET /api/vms shows them made" "$(made "$B" heap.summary)"
+
+unmade() { [ "$(made "$A" heap.summary)" = false ]; }
+if t_wait 40 unmade; then
+    t_ok "A's heap views, unwatched, are taken back after the linger"
+else
+    t_fail "A's heap views, unwatched, are taken back after the linger" "$(made "$A" heap.summary)"
+fi
+t_ddmon view heap.summary --vm "$A" >"$T_TMP/again.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(made "$A" heap.summary)" = true ] && t_ok "a look makes A's heap.summary again" \
+    || t_fail "a look makes A's heap.summary again" "status $rc" "$(head -3 "$T_TMP/again.out")"
