@@ -122,10 +122,16 @@ bench-hostile: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) tests/tools/evilvm$(EXEEXT) u
 # costs: N simulated VMs (default 1,000) against the same server with none,
 # medians of N runs; goals <= 4 KiB of heap per VM, <= 8 MB RSS.
 # Run: make bench-vmmem [BENCH_VMMEM_ARGS="--runs 5 --check"]
+# bench/rssfloor: the libraries' floor under that RSS (glib, gio and
+# json-glib linked, a main loop waiting), run beside the servers.
 EXTRA_DIST += bench/vmmem.sh
+noinst_PROGRAMS += bench/rssfloor
+bench_rssfloor_SOURCES = bench/rssfloor.c
+bench_rssfloor_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+bench_rssfloor_LDADD = $(JSON_GLIB_LIBS) $(GLIB_LIBS)
 BENCH_VMMEM_ARGS =
 .PHONY: bench-vmmem
-bench-vmmem: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) uninstalled-plugins
+bench-vmmem: ddmon$(EXEEXT) ddmon-simvm$(EXEEXT) bench/rssfloor$(EXEEXT) uninstalled-plugins
 	DDM_TOP_BUILDDIR=$(abs_top_builddir) DDM_TOP_SRCDIR=$(abs_top_srcdir) \
 		bash $(top_srcdir)/bench/vmmem.sh $(BENCH_VMMEM_ARGS)
 # end vmmem
