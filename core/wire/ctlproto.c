@@ -430,12 +430,17 @@ char *ddm_ctl_encode(JsonNode *node, gsize *len)
         n1f++;
     char *line = g_malloc(n + 5 * n1f + 2);
     gsize o = 0;
-    for (gsize i = 0; i < n; i++) {
-        if (n1f > 0 && text[i] == 0x1f) {
+    for (const char *from = text, *end = text + n; from < end;) { /* a run, then \u001f */
+        const char *us = n1f > 0 ? memchr(from, 0x1f, (gsize)(end - from)) : NULL;
+        gsize run = (gsize)((us != NULL ? us : end) - from);
+        memcpy(line + o, from, run);
+        o += run;
+        from += run;
+        if (us != NULL) {
             memcpy(line + o, "\\u001f", 6);
             o += 6;
-        } else
-            line[o++] = text[i];
+            from++;
+        }
     }
     line[o] = '\n';
     line[o + 1] = '\0';
