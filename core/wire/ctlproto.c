@@ -415,6 +415,49 @@ JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req)
 
 /* ----------------------------------------------------------- responses */
 
+/* json-glib 1.6 writes a double with an exponent and no '.' (1e17) as
+ * "1e+17.0", which is no JSON number: is the ".0" at @dot of @text such
+ * a suffix (looking back only: digits, a sign, an 'e' after a digit)? */
+static gboolean exponent_dot_zero(const char *text, const char *dot, const char *end)
+{
+    if (dot + 2 < end && dot[2] >= '0' && dot[2] <= '9')
+        return FALSE;
+    const char *p = dot;
+    while (p > text && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    if (p == dot)
+        return FALSE;
+    if (p > text && (p[-1] == '+' || p[-1] == '-'))
+        p--;
+    return p - 1 > text && (p[-1] == 'e' || p[-1] == 'E') && p[-2] >= '0' && p[-2] <= '9';
+}
+
+/* Drop json-glib's ".0" after exponents (exponent_dot_zero) outside
+ * strings, in place; the new length. Only called when a candidate was
+ * seen: the pass follows strings to leave their text alone. */
+static gsize drop_exponent_dot_zero(char *text, gsize n)
+{
+    gsize o = 0;
+    gboolean in_string = FALSE;
+    for (gsize i = 0; i < n; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\' && i + 1 < n) {
+                text[o++] = c;
+                c = text[++i];
+            } else if (c == '"')
+                in_string = FALSE;
+        } else if (c == '"')
+            in_string = TRUE;
+        else if (c == '.' && i + 1 < n && text[i + 1] == '0' && exponent_dot_zero(text, text + i, text + n)) {
+            i++;
+            continue;
+        }
+        text[o++] = c;
+    }
+    return o;
+}
+
 char *ddm_ctl_encode(JsonNode *node, gsize *len)
 {
     g_autoptr(JsonGenerator) gen = json_generator_new();
@@ -422,6 +465,12 @@ char *ddm_ctl_encode(JsonNode *node, gsize *len)
     json_generator_set_root(gen, node);
     gsize n = 0;
     g_autofree char *text = json_generator_to_data(gen, &n);
+    for (const char *p = text; (p = memchr(p, '.', n - (gsize)(p - text))) != NULL; p++) {
+        if (p + 1 < text + n && p[1] == '0' && exponent_dot_zero(text, p, text + n)) {
+            n = drop_exponent_dot_zero(text, n);
+            break;
+        }
+    }
     /* json-glib 1.6 writes a string's 0x1f as it is (RFC 8259 wants every
      * byte below 0x20 escaped, and python's json refuses it): the byte is
      * in no other place of its text, so each one becomes \u001f. */

@@ -106,7 +106,8 @@ JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req);
 /* ----------------------------------------------------------- responses */
 
 /** One line of JSON, "\n"-terminated: json-glib's generator, with the
- *  0x1f it leaves raw in strings escaped as \u001f. (transfer full) */
+ *  0x1f it leaves raw in strings escaped as \u001f and without the ".0"
+ *  it appends to a double with an exponent (1e+17.0 -> 1e+17). (transfer full) */
 char *ddm_ctl_encode(JsonNode *node, gsize *len);
 /** {"ok":false,"error":MESSAGE,"code":CODE} (transfer full) */
 JsonNode *ddm_ctl_error_new(int code, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

@@ -18,7 +18,8 @@
  * above. The store makes every string valid UTF-8 and refuses some names;
  * refused views are left out.
  * Invariants: the double's text is null when it is not finite, else one
- * number of RFC 8259's strict grammar that reads back as the same double;
+ * number of RFC 8259's strict grammar that reads back as the same double,
+ * and what ddm_ctl_encode writes for it;
  * the two texts are the same bytes, have no raw byte below 0x20, and
  * json-glib reads the text as one object.
  */
@@ -101,6 +102,12 @@ static void check_double(FuzzIn *in)
         FUZZ_CHECK(json_number_is_strict(s->str, s->len));
         double back = g_ascii_strtod(s->str, NULL);
         FUZZ_CHECK(back == d && signbit(back) == signbit(d));
+        JsonNode *n = json_node_init_double(json_node_alloc(), d); /* ddm_ctl_encode writes the same */
+        gsize len = 0;
+        char *line = ddm_ctl_encode(n, &len);
+        FUZZ_CHECK(len == s->len + 1 && memcmp(line, s->str, s->len) == 0);
+        g_free(line);
+        json_node_unref(n);
     }
     g_string_free(s, TRUE);
 }

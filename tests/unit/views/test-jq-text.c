@@ -202,7 +202,23 @@ static void test_doubles_as_json_glib(void **state)
         assert_string_equal(got->str, exact[i].text);
         assert_true(json_number_is_strict(got->str, got->len));
         assert_true(g_ascii_strtod(got->str, NULL) == exact[i].d);
+        /* and ddm_ctl_encode (every answer, every --json print) writes the same */
+        JsonNode *n = json_node_init_double(json_node_alloc(), exact[i].d);
+        g_autofree char *line = encoded(n);
+        json_node_unref(n);
+        assert_string_equal(line, exact[i].text);
     }
+    /* ddm_ctl_encode leaves strings that look like json-glib's form alone */
+    JsonObject *o = json_object_new();
+    json_object_set_string_member(o, "s", "1e+17.0 \"2E-5.0\" 3e9.0");
+    json_object_set_double_member(o, "1e+17.0", 1e17);
+    json_object_set_double_member(o, "d", 2.5e-300);
+    json_object_set_double_member(o, "f", 50.0);
+    JsonNode *on = json_node_init_object(json_node_alloc(), o);
+    json_object_unref(o);
+    g_autofree char *obj = encoded(on);
+    json_node_unref(on);
+    assert_string_equal(obj, "{\"s\":\"1e+17.0 \\\"2E-5.0\\\" 3e9.0\",\"1e+17.0\":1e+17,\"d\":2.5e-300,\"f\":50.0}");
     g_autoptr(GString) s = g_string_new(NULL);
     ddm_json_text_double(s, NAN);
     g_string_append_c(s, ' ');
