@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/config/listen_addr.h"
+#include "core/wire/ctlproto.h" /* ddm_ctl_encode: json-glib's text, made strict */
 #include "web/auth.h"
 #include "web/paths.h"
 
@@ -79,15 +80,12 @@ void ddm_http_reply(SoupServerMessage *msg, guint status, const char *content_ty
 
 void ddm_http_reply_json(SoupServerMessage *msg, guint status, JsonNode *node)
 {
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_root(gen, node);
     gsize len = 0;
-    g_autofree char *text = json_generator_to_data(gen, &len);
+    char *text = ddm_ctl_encode(node, &len); /* ends in "\n": not sent */
     json_node_unref(node);
     soup_server_message_set_status(msg, status, NULL);
     /* The text is ours: hand it over instead of copying it. */
-    soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE,
-                                      g_steal_pointer(&text), len);
+    soup_server_message_set_response(msg, "application/json", SOUP_MEMORY_TAKE, text, len - 1);
 }
 
 void ddm_http_reply_error(SoupServerMessage *msg, guint status, const char *fmt, ...)

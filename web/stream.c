@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "core/wire/ctlproto.h" /* ddm_ctl_encode: json-glib's text, made strict */
 #include "web/http_server.h"
 #include "web/view_json.h"
 
@@ -127,17 +128,17 @@ static GBytes *event_text(ddm_view *v, DdmViewChange change)
         json_object_set_member(o, "view", ddm_web_view_json(v, FALSE));
     g_autoptr(JsonNode) root = json_node_init_object(json_node_alloc(), o);
     json_object_unref(o);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_root(gen, root);
     gsize len = 0;
-    g_autofree char *json = json_generator_to_data(gen, &len);
+    g_autofree char *json = ddm_ctl_encode(root, &len);
+    len--; /* its "\n" */
     if (len > DDM_WEB_STREAM_MAX_EVENT) {
         /* Too big to push to every client at every change: say that it
          * changed; a client that shows it GETs "url". */
         json_object_remove_member(o, "view");
         json_object_set_boolean_member(o, "too_big", TRUE);
         g_free(json);
-        json = json_generator_to_data(gen, &len);
+        json = ddm_ctl_encode(root, &len);
+        len--;
     }
     GString *s = g_string_sized_new(len + 10);
     g_string_append(s, "data: ");

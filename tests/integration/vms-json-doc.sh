@@ -9,16 +9,21 @@
 # ({"op":"view","name":"headline"}), numbers, after the row's own members;
 # a bad "jq" is a usage error. One VM's name has a 0x1f (from the wire:
 # json-glib 1.6 writes it raw, which strict parsers refuse): every answer
-# and the CLI's --json prints escape it.
+# and the CLI's --json prints escape it, and so does the web API.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 7
+t_plan 8
 
 base=$(t_free_ports 4) || t_skip_all "no free ports"
 t_have_plugins threads || t_skip_all "the threads plugin was not built"
 t_start_simvm --vms 4 --base-port "$base" --port-file "$T_TMP/ports" --seed 7 --thread-activity 0 \
     --app "$(printf 'ctl\037name')"
 t_wait 10 test -s "$T_TMP/ports" && t_ok "simvm started" || t_fail "simvm started" "$(cat "$T_TMP/simvm.err")"
-t_start_server --scan=local --scan-ports "$(t_simvm_ports "$T_TMP/ports")" --selected-port=0 \
+http=()
+if grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h"; then
+    export DDMON_WEB_DIR="$DDM_TOP_SRCDIR/web/static"
+    http=(--http=127.0.0.1:0)
+fi
+t_start_server --scan=local --scan-ports "$(t_simvm_ports "$T_TMP/ports")" --selected-port=0 "${http[@]}" \
     && t_ok "server started" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 
 # ask REQUEST...: each request's answer line, one per line, on one connection.
@@ -102,6 +107,23 @@ for line in open(sys.argv[2], "rb"):
     assert b"\x1f" not in line, line[:300]
     json.loads(line)
 PY
+
+if [ ${#http[@]} = 0 ]; then
+    t_ok "# SKIP ddmon was built --without-http"
+else
+    url=$(t_web_url "$T_TMP/server.err")
+    python3 - "${url%%\?*}" "${url#*token=}" >"$T_TMP/check4" 2>&1 <<'PY' \
+        && t_ok "a name with 0x1f: escaped in the web API's GET /api/vms (python reads it)" \
+        || t_fail "a name with 0x1f: escaped in the web API's GET /api/vms (python reads it)" "$(cat "$T_TMP/check4")"
+import json, sys, urllib.request
+req = urllib.request.Request(sys.argv[1] + "api/vms")
+req.add_header("Authorization", "Bearer " + sys.argv[2])
+body = urllib.request.urlopen(req, timeout=10).read()
+assert b"\x1f" not in body and b"\\u001f" in body, body[:300]
+vms = json.loads(body)["vms"]
+assert [v["app"] for v in vms.values()].count("ctl\x1fname") == 1, vms
+PY
+fi
 
 ask '{"op":"vms","jq":"yes"}' >"$T_TMP/bad"
 grep -q '"ok":false' "$T_TMP/bad" && grep -q 'jq' "$T_TMP/bad" \
