@@ -169,6 +169,8 @@ void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p);
 void ddm_registry_make_views(DdmViews *store, const char *name, const char *vm_key, gpointer ud);
 void ddm_registry_name_views(DdmViews *store, const char *vm_key, GHashTable *names, gpointer ud);
 int ddm_registry_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake);
+void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char *vm_key,
+                                  gpointer ud);
 /** VM @vm_key goes: its made views leave the queue (O(declarations)). */
 void ddm_registry_made_views_vm_gone(DdmRegistry *reg, const char *vm_key);
 /** Tests: the linger of views queued from now on (DDM_VIEW_UNMAKE_LINGER_MS). */

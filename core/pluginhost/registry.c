@@ -89,6 +89,7 @@ DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmCon
     if (views) { /* registry_views.c: views made when somebody asks for them */
         ddm_views_set_maker(views, ddm_registry_make_views, reg);
         ddm_views_set_namer(views, ddm_registry_name_views, reg);
+        ddm_views_set_unwatched(views, ddm_registry_views_unwatched, reg);
     }
     live_registries = g_slist_prepend(live_registries, reg);
     return reg;

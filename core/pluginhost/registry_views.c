@@ -24,9 +24,11 @@
  * unmake frees it and the state kept for it, so one snapshot or listing
  * does not bring every VM back to the old cost for good. The made views
  * wait in a FIFO queue (one linger for all, so FIFO is deadline order) and
- * one GLib timeout runs at the head's deadline: a view still watched, or
- * any watch changed within the linger, waits one more linger; nothing
- * walks every view.
+ * one GLib timeout runs at the head's deadline: a view still watched waits
+ * one more linger, and a watch that ends puts the views it counted at the
+ * queue's tail (the store's unwatch hook: an index lookup for a watch of
+ * one view, a walk of the queue for a wider one), so a view goes a linger
+ * after its last watcher; nothing walks every view.
  *
  * Invariants: a declaration belongs to one plugin and goes with it (its
  * ud_free runs in ddm_registry_drop_declared_views_of, before dlclose, and
@@ -68,8 +70,6 @@ struct DdmMadeViews {
     GQueue queue;       /* MadeView*, FIFO = deadline order */
     GHashTable *index;  /* "name\nkey" (owned) -> its GList link: one entry a view */
     guint timer;        /* GLib source at the head's deadline, 0: none */
-    guint64 gen;        /* the store's watch generation last seen */
-    gint64 gen_seen_at; /* when it was seen to change (monotonic us) */
     guint linger_ms;
 };
 
@@ -141,14 +141,9 @@ static gboolean made_due(gpointer ud)
     struct DdmMadeViews *mv = reg->made_views;
     gint64 now = g_get_monotonic_time();
     gint64 linger_us = (gint64)mv->linger_ms * 1000;
-    guint64 gen = reg->views ? ddm_views_watch_generation(reg->views) : 0;
     GList *link;
 
     mv->timer = 0;
-    if (gen != mv->gen) { /* a watch came or went since the last look */
-        mv->gen = gen;
-        mv->gen_seen_at = now;
-    }
     while ((link = g_queue_peek_head_link(&mv->queue)) &&
            ((MadeView *)link->data)->deadline <= now) {
         MadeView *m = link->data;
@@ -160,9 +155,8 @@ static gboolean made_due(gpointer ud)
             made_drop_link(mv, link); /* freed already, or nobody to ask */
             continue;
         }
-        if (ddm_views_watches_matching(reg->views, d->name, m->vm_key) > 0 ||
-            now - mv->gen_seen_at < linger_us) {
-            m->deadline = now + linger_us; /* watched (or maybe lately): once more */
+        if (ddm_views_watches_matching(reg->views, d->name, m->vm_key) > 0) {
+            m->deadline = now + linger_us; /* watched: once more */
             g_queue_unlink(&mv->queue, link);
             g_queue_push_tail_link(&mv->queue, link);
             continue;
@@ -187,6 +181,45 @@ static void made_arm(DdmRegistry *reg)
         return;
     wait_us = head->deadline - g_get_monotonic_time();
     mv->timer = g_timeout_add(wait_us > 0 ? (guint)((wait_us + 999) / 1000) : 0, made_due, reg);
+}
+
+/* The store's unwatch hook: a watch of @name (NULL: all) of @vm_key (NULL:
+ * all) ended; the queued views it counted wait a whole linger from now. */
+void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char *vm_key,
+                                  gpointer ud)
+{
+    DdmRegistry *reg = ud;
+    struct DdmMadeViews *mv = reg->made_views;
+    gint64 deadline = g_get_monotonic_time() + (gint64)(mv ? mv->linger_ms : 0) * 1000;
+    (void)store;
+    if (!mv || !mv->queue.head)
+        return;
+    if (name && vm_key) { /* one view: its entry, if queued */
+        g_autofree char *k = made_key(name, vm_key);
+        GList *link = g_hash_table_lookup(mv->index, k);
+        if (link) {
+            ((MadeView *)link->data)->deadline = deadline;
+            g_queue_unlink(&mv->queue, link);
+            g_queue_push_tail_link(&mv->queue, link);
+        }
+        return;
+    }
+    /* a wider watch (a name of every VM, a VM's every view, everything):
+     * one walk of the queue, in order, each match to the tail once */
+    GList *tail = mv->queue.tail;
+    for (GList *l = mv->queue.head, *next; l; l = next) {
+        MadeView *m = l->data;
+        gboolean last = l == tail;
+        next = l->next;
+        if ((!name || strcmp(name, m->decl->name) == 0) &&
+            (!vm_key || strcmp(vm_key, m->vm_key) == 0)) {
+            m->deadline = deadline;
+            g_queue_unlink(&mv->queue, l);
+            g_queue_push_tail_link(&mv->queue, l);
+        }
+        if (last)
+            break;
+    }
 }
 
 void ddm_registry_set_view_linger_ms(DdmRegistry *reg, guint ms)

@@ -160,6 +160,8 @@ struct DdmViews {
     guint making;         /* the maker runs: lookups inside it do not call it again */
     DdmViewsNamesFn namer; /* ddm_views_set_namer, or NULL */
     gpointer namer_ud;
+    DdmViewsUnwatchedFn unwatched; /* ddm_views_set_unwatched, or NULL */
+    gpointer unwatched_ud;
 };
 
 /* view_content.c */

@@ -427,6 +427,17 @@ void ddm_views_remove_maker(DdmViews *store, gpointer ud)
         store->namer = NULL;
         store->namer_ud = NULL;
     }
+    if (store->unwatched && store->unwatched_ud == ud) {
+        store->unwatched = NULL;
+        store->unwatched_ud = NULL;
+    }
+}
+
+void ddm_views_set_unwatched(DdmViews *store, DdmViewsUnwatchedFn fn, gpointer ud)
+{
+    g_return_if_fail(store != NULL);
+    store->unwatched = fn;
+    store->unwatched_ud = fn ? ud : NULL;
 }
 
 static void make_declared(DdmViews *s, const char *name, const char *vm_key);
@@ -689,8 +700,10 @@ void ddm_views_unwatch(DdmViews *store, guint watch_id)
         Watch *w = l->data;
         if (w->id == watch_id) {
             store->watches = g_list_delete_link(store->watches, l);
-            watch_free(w);
             store->watch_gen++;
+            if (store->unwatched)
+                store->unwatched(store, w->name, w->vm_key, store->unwatched_ud);
+            watch_free(w);
             return;
         }
     }

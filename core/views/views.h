@@ -91,6 +91,13 @@ void ddm_views_set_namer(DdmViews *store, DdmViewsNamesFn fn, gpointer ud);
  *  ones) made or declared, made none: a set of names owned by the table
  *  (an error message's list of the views there are). (transfer full) */
 GHashTable *ddm_views_names(DdmViews *store, const char *vm_key);
+/** Called when a watch of @name (NULL: every name) of VM @vm_key (NULL:
+ *  every VM) ends: the views it counted may have no watcher from now. */
+typedef void (*DdmViewsUnwatchedFn)(DdmViews *store, const char *name, const char *vm_key,
+                                    gpointer ud);
+/** Set (or with @fn NULL remove) the store's unwatch hook; one at a time;
+ *  ddm_views_remove_maker with the same @ud removes it too. */
+void ddm_views_set_unwatched(DdmViews *store, DdmViewsUnwatchedFn fn, gpointer ud);
 /** How many watches would count view @name of VM @vm_key, made or not. */
 int ddm_views_watches_matching(const DdmViews *store, const char *name, const char *vm_key);
 

@@ -1707,6 +1707,54 @@ static void test_namer(DdmViews *store, const char *vm_key, GHashTable *names, g
         g_hash_table_add(names, g_strdup("lazy"));
 }
 
+typedef struct UnwatchLog {
+    guint calls;
+    char *name, *key; /* "*" for NULL */
+    int matching;     /* watches still counting "lazy" of k1 when called */
+} UnwatchLog;
+
+static void test_unwatched(DdmViews *store, const char *name, const char *vm_key, gpointer ud)
+{
+    UnwatchLog *log = ud;
+    log->calls++;
+    g_free(log->name);
+    g_free(log->key);
+    log->name = g_strdup(name ? name : "*");
+    log->key = g_strdup(vm_key ? vm_key : "*");
+    log->matching = ddm_views_watches_matching(store, "lazy", "k1");
+}
+
+/* The unwatch hook hears each watch that ends, with its name and VM, once
+ * the watch no longer counts (the registry's linger starts there). */
+static void test_views_unwatched_hook(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    UnwatchLog log = {0};
+    (void)state;
+    ddm_views_set_unwatched(s, test_unwatched, &log);
+    guint w1 = ddm_views_watch(s, "lazy", "k1");
+    guint w2 = ddm_views_watch(s, NULL, NULL);
+    assert_int_equal(log.calls, 0);
+    ddm_views_unwatch(s, w1);
+    assert_int_equal(log.calls, 1);
+    assert_string_equal(log.name, "lazy");
+    assert_string_equal(log.key, "k1");
+    assert_int_equal(log.matching, 1); /* the other watch only */
+    ddm_views_unwatch(s, w2);
+    assert_int_equal(log.calls, 2);
+    assert_string_equal(log.name, "*");
+    assert_string_equal(log.key, "*");
+    assert_int_equal(log.matching, 0);
+    ddm_views_unwatch(s, w2); /* gone already: no call */
+    assert_int_equal(log.calls, 2);
+    ddm_views_remove_maker(s, &log); /* removes the hook set with that ud */
+    ddm_views_unwatch(s, ddm_views_watch(s, "x", NULL));
+    assert_int_equal(log.calls, 2);
+    g_free(log.name);
+    g_free(log.key);
+    ddm_views_free(s);
+}
+
 /* A listing of one VM makes that VM's declared views only (ddmon views
  * --vm K, the TUI's detail screen every 3 s, GET /api/vms/KEY), and the
  * names of the views there are ("unknown view" messages) make none. */
@@ -1838,6 +1886,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_views_maker),
         cmocka_unit_test(test_views_list_vm),
+        cmocka_unit_test(test_views_unwatched_hook),
         cmocka_unit_test(test_views_create_lookup),
         cmocka_unit_test(test_views_begin_commit_visibility),
         cmocka_unit_test(test_views_cell_errors),
