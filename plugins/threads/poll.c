@@ -15,14 +15,19 @@
  *    changed since its last walk (<ddmon/ticklist.h>, ABI 1.4): an idle
  *    server's tick touches no VM (issue 16).
  *  - The look timer runs when a look begins (woken by the same watches, and
- *    by `ddmon vms`; its own period is an hour). When the VM list is
- *    watched (ABI 1.6 vm_list_watchers: a live view, the TUI, the web, a
- *    snapshot, a one-shot `ddmon vms` for a while), each VM whose view
- *    nobody watches and whose count is older than threads.interval gets
- *    one THST, so the VM list shows counts of that moment; the first look
- *    waits for those answers as for the polls. A look that does not show
- *    the VM list (`ddmon view heap.summary --vm X`) sends none. On a core
- *    before 1.6 a run without a watch change does nothing.
+ *    by `ddmon vms`; its own period is an hour). At the first look at the
+ *    VM list (ABI 1.6 vm_list_watchers goes from 0, as the look timer or
+ *    the tick saw it, to more: a live view, the TUI, the web, a snapshot,
+ *    a one-shot `ddmon vms` for a while), each VM whose view nobody
+ *    watches and whose count is older than threads.interval gets one THST,
+ *    so the VM list shows counts of that moment; the first look waits for
+ *    those answers as for the polls. A later wake while the list stays
+ *    watched (another `ddmon vms`, any fresh watch or one-shot view) sends
+ *    at most THREADS_TRICKLE_MAX, to the oldest counts older than
+ *    threads.interval: a script that loops `ddmon vms` over 10,000 VMs
+ *    sends no flood. A look that does not show the VM list (`ddmon view
+ *    heap.summary --vm X`) sends none. On a core before 1.6 a run without
+ *    a watch change does nothing.
  *  - While the VM list is watched, the poll tick also refreshes the counts
  *    of VMs nobody looks at in a trickle (threads_trickle_once): once a
  *    second, at most THREADS_TRICKLE_MAX THSTs, to the VMs whose count is
@@ -250,30 +255,9 @@ static int vm_list_watchers(const threads_plugin *pl)
     return h->vm_list_watchers(pl->self);
 }
 
-void threads_look_once(threads_plugin *pl)
-{
-    const ddm_host *h = pl->host;
-    poll_tick t = {0};
-    int list_watchers = vm_list_watchers(pl);
-    if (list_watchers == 0)
-        return; /* a look that shows no VM list: no counts to refresh */
-    if (list_watchers < 0 && DDM_HOST_HAS(h, watch_generation) && h->watch_generation) {
-        uint64_t gen = h->watch_generation(pl->self);
-        if (gen == pl->look_gen)
-            return; /* not woken by a look: its hourly run */
-        pl->look_gen = gen;
-    }
-    if (!pl->interval_ms || !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
-        return;
-    t.pl = pl;
-    t.now = pl->now();
-    t.period = pl->interval_ms / 1000.0;
-    t.slack = tick_ms(pl) / 2000.0;
-    h->foreach_vm(pl->self, look_vm, &t);
-}
-
-/* The trickle's choice: the VMs with the oldest counts, at most
- * THREADS_TRICKLE_MAX, sorted oldest first. */
+/* The VMs nobody looks at with the oldest counts, at most
+ * THREADS_TRICKLE_MAX, sorted oldest first (for the trickle, and for a
+ * look while the list was already watched). */
 typedef struct trickle_pick {
     threads_plugin *pl;
     double now, age;
@@ -300,27 +284,70 @@ static int trickle_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     return 0;
 }
 
-int threads_trickle_once(threads_plugin *pl)
+/* A THST to the (at most THREADS_TRICKLE_MAX) VMs nobody looks at whose
+ * count is oldest and at least @age seconds old; the THSTs sent. */
+static int send_to_oldest(threads_plugin *pl, double now, double age)
 {
-    const ddm_host *h = pl->host;
     trickle_pick p;
-    double now = pl->now();
     int sent = 0;
-    if (vm_list_watchers(pl) <= 0 || !pl->interval_ms ||
-        now - pl->last_trickle < THREADS_TRICKLE_PERIOD_MS / 1000.0 - tick_ms(pl) / 2000.0 ||
-        !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
-        return 0;
-    pl->last_trickle = now;
     p.pl = pl;
     p.now = now;
-    p.age = (pl->interval_ms > THREADS_TRICKLE_AGE_MS ? pl->interval_ms : THREADS_TRICKLE_AGE_MS) /
-            1000.0;
+    p.age = age;
     p.n = 0;
-    h->foreach_vm(pl->self, trickle_vm, &p);
+    pl->host->foreach_vm(pl->self, trickle_vm, &p);
     for (size_t i = 0; i < p.n; i++)
         if (threads_send_thst(p.v[i]) == 0)
             sent++;
     return sent;
+}
+
+int threads_trickle_once(threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    double now = pl->now();
+    int list_watchers = vm_list_watchers(pl);
+    if (list_watchers == 0)
+        pl->list_look_due = 1; /* the next look at the list is a first one */
+    if (list_watchers <= 0 || !pl->interval_ms ||
+        now - pl->last_trickle < THREADS_TRICKLE_PERIOD_MS / 1000.0 - tick_ms(pl) / 2000.0 ||
+        !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return 0;
+    pl->last_trickle = now;
+    return send_to_oldest(pl, now,
+                          (pl->interval_ms > THREADS_TRICKLE_AGE_MS ? pl->interval_ms
+                                                                    : THREADS_TRICKLE_AGE_MS) /
+                              1000.0);
+}
+
+void threads_look_once(threads_plugin *pl)
+{
+    const ddm_host *h = pl->host;
+    poll_tick t = {0};
+    int list_watchers = vm_list_watchers(pl), first = 1;
+    if (list_watchers == 0) {
+        pl->list_look_due = 1;
+        return; /* a look that shows no VM list: no counts to refresh */
+    }
+    if (list_watchers < 0 && DDM_HOST_HAS(h, watch_generation) && h->watch_generation) {
+        uint64_t gen = h->watch_generation(pl->self);
+        if (gen == pl->look_gen)
+            return; /* not woken by a look: its hourly run */
+        pl->look_gen = gen;
+    }
+    if (list_watchers > 0) { /* only a first look at the list asks every VM */
+        first = pl->list_look_due;
+        pl->list_look_due = 0;
+    }
+    if (!pl->interval_ms || !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
+        return;
+    t.pl = pl;
+    t.now = pl->now();
+    t.period = pl->interval_ms / 1000.0;
+    t.slack = tick_ms(pl) / 2000.0;
+    if (first)
+        h->foreach_vm(pl->self, look_vm, &t);
+    else /* the list was watched already: another wake sends no flood */
+        (void)send_to_oldest(pl, t.now, t.period - t.slack);
 }
 
 static int look_timer_cb(ddm_plugin *self, void *ud)
@@ -352,6 +379,7 @@ int threads_poll_start(threads_plugin *pl)
         return 0; /* the counts stay as of READY and the polls */
     if (DDM_HOST_HAS(h, watch_generation) && h->watch_generation)
         pl->look_gen = h->watch_generation(pl->self);
+    pl->list_look_due = 1;
     if (ddm_tick_wake_on_watch(h, pl->self, pl->look_timer) != 0) { /* a core before 1.5 */
         h->timer_remove(pl->self, pl->look_timer);
         pl->look_timer = 0;

@@ -399,12 +399,15 @@ static int last_request(fake_host *fh, ddm_vm *vm, uint32_t type)
     return idx;
 }
 
-/* A look that shows the VM list (`ddmon vms`, a watch of it, a snapshot;
- * ABI 1.6 vm_list_watchers > 0) and watches no threads view asks every VM
- * whose count is older than threads.interval for a THST: the counts it
- * shows are of that moment. A look that shows no VM list (`ddmon view
- * heap.summary --vm X`) asks none. Every wake counts (a second `ddmon vms`
- * changes no watch), and a watched VM gets its table from the poll tick. */
+/* The first look at the VM list (`ddmon vms`, a watch of it, a snapshot;
+ * ABI 1.6 vm_list_watchers from 0 to more) that watches no threads view
+ * asks every VM whose count is older than threads.interval for a THST:
+ * the counts it shows are of that moment. A look that shows no VM list
+ * (`ddmon view heap.summary --vm X`) asks none. A later wake while the
+ * list stays watched (a second `ddmon vms` changes no watch) asks the
+ * oldest counts older than threads.interval (here both VMs: fewer than
+ * the cap; test_look_while_watched_sends_the_cap), and a watched VM gets
+ * its table from the poll tick. */
 static void test_look_refreshes_counts(void **state)
 {
     fixture *f = *state;
@@ -448,7 +451,8 @@ static void test_look_refreshes_counts(void **state)
     g_now += 0.2;
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
-    /* a wake with no watch change (a second `ddmon vms`) asks again */
+    /* a wake with no watch change (a second `ddmon vms`) asks again (the
+     * list was watched: at most the cap, the oldest) */
     g_now += 2;
     threads_look_once(plugin_of(f->fh));
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
@@ -465,6 +469,68 @@ static void test_look_refreshes_counts(void **state)
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 1);
+}
+
+/* A wake of the look timer while the VM list is watched already (a
+ * `ddmon vms` in a loop, any fresh watch or one-shot view) sends at most
+ * THREADS_TRICKLE_MAX THSTs, to the oldest counts older than
+ * threads.interval: no THST to every VM. Only a first look at the list
+ * (from unwatched) asks every VM. */
+static void test_look_while_watched_sends_the_cap(void **state)
+{
+    fixture *f = *state;
+    enum { N = 40 };
+    static char keys[N][32];
+    ddm_vm *vms[N + 1];
+    threads_plugin *pl = plugin_of(f->fh);
+    int i, pending;
+
+    vms[0] = f->vm;
+    for (i = 1; i <= N; i++) {
+        ddm_vm_info info = {.pid = 2000 + i, .ddm = 1, .user_id = -1, .native_debuggable = -1};
+        snprintf(keys[i - 1], sizeof keys[i - 1], "127.0.0.1:%d", 9500 + i);
+        info.key = keys[i - 1];
+        vms[i] = fake_host_add_vm(f->fh, &info);
+        fake_host_vm_event(f->fh, vms[i], DDM_VM_READY);
+        fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, vms[i], THREADS_CHUNK_THST, 0),
+                                  DDM_REPLY_TIMEOUT);
+    }
+    pl->last_trickle = 1e9; /* the trickle is another test's */
+    /* the list watched from the start: the first look asks every VM */
+    g_now += 2;
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    threads_look_once(pl);
+    for (i = 0; i <= N; i++) {
+        assert_int_equal(fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST), 1);
+        fake_host_complete_status(f->fh, (size_t)last_request(f->fh, vms[i], THREADS_CHUNK_THST),
+                                  DDM_REPLY_TIMEOUT);
+    }
+    state_of(f->fh, vms[7])->last_thst -= 1; /* the oldest count */
+    /* 2 s later, still watched: a wake sends the cap, the oldest first */
+    g_now += 2;
+    threads_look_once(pl);
+    pending = 0;
+    for (i = 0; i <= N; i++)
+        pending += fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST);
+    assert_int_equal(pending, (int)THREADS_TRICKLE_MAX);
+    assert_int_equal(fake_host_n_pending(f->fh, vms[7], THREADS_CHUNK_THST), 1);
+    /* another wake: the rest (those in flight are not asked again) */
+    threads_look_once(pl);
+    for (i = 0; i <= N; i++) {
+        assert_int_equal(fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST), 1);
+        fake_host_complete_status(f->fh, (size_t)last_request(f->fh, vms[i], THREADS_CHUNK_THST),
+                                  DDM_REPLY_TIMEOUT);
+    }
+    /* nobody watches the list (the tick saw it), then a look: every VM */
+    g_now += 2;
+    fake_host_set_vm_list_watchers(f->fh, 0);
+    threads_poll_once(pl);
+    (void)threads_trickle_once(pl);
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    threads_look_once(pl);
+    for (i = 0; i <= N; i++)
+        assert_int_equal(fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST), 1);
+    assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
 }
 
 /* While the VM list is watched (the TUI, a live view, the web), the counts
@@ -1898,6 +1964,7 @@ int main(void)
         TU(test_option_linger),
         TI(test_view_made_only_when_asked),
         TI(test_look_refreshes_counts),
+        TI(test_look_while_watched_sends_the_cap),
         TI(test_trickle_while_list_watched),
         T(test_stale_then_thst_ends_no_later_then),
         TR(test_first_look_waits_for_the_burst),
