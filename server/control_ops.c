@@ -309,24 +309,37 @@ static void op_views(Client *c, const DdmCtlRequest *req)
 
 /* Keep views named @name of VM @key (NULL: of every VM) watched for
  * INTEREST_SECONDS more. TRUE if nobody watched them before (their content
- * may be stale: see op_view). */
+ * may be stale: see op_view). No note for views that do not exist (made
+ * or declared): a typo takes no place in the table. The VM list's note
+ * is kept (never gives way to one-shot views when the table is full:
+ * ddm_view_interest_note_kept), so `ddmon vms` always watches it. */
 static gboolean note_interest(DdmControl *ctl, const char *name, const char *key)
 {
     gboolean fresh = FALSE;
+    gboolean vm_list = key == NULL && strcmp(name, "vms") == 0;
     if (!ddm_view_interest_has(ctl->interest, name, key)) {
         DdmViews *store = ddm_daemon_views(ctl->daemon);
         if (key != NULL) {
             ddm_view *v = ddm_views_lookup(store, name, key);
-            fresh = v != NULL && ddm_view_watchers(v) == 0;
+            if (v == NULL)
+                return FALSE;
+            fresh = ddm_view_watchers(v) == 0;
         } else {
             g_autoptr(GPtrArray) all = ddm_views_list_named(store, name);
+            if (all->len == 0)
+                return FALSE;
             fresh = TRUE;
             for (guint i = 0; i < all->len && fresh; i++)
                 if (ddm_view_watchers(all->pdata[i]) > 0)
                     fresh = FALSE;
         }
     }
-    ddm_view_interest_note(ctl->interest, name, key);
+    if (vm_list)
+        (void)ddm_view_interest_note_kept(ctl->interest, name, key);
+    else
+        (void)ddm_view_interest_note(ctl->interest, name, key);
+    if (!ddm_view_interest_has(ctl->interest, name, key))
+        g_debug("no interest noted in view '%s'", name); /* only with MAX_INTERESTS 0 */
     return fresh;
 }
 

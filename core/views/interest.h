@@ -24,8 +24,13 @@ DdmViewInterest *ddm_view_interest_new(DdmViews *store, guint seconds, guint max
 void ddm_view_interest_free(DdmViewInterest *in);
 /** Keep the views named @name of VM @vm_key (NULL: of every VM and the
  *  global one) watched for the interest's seconds from now. TRUE if this
- *  started a watch, FALSE if it renewed one or @max are held already. */
+ *  started a watch, FALSE if it renewed one. When @max are held, the
+ *  note noted longest ago (not a kept one) is dropped for this one. */
 gboolean ddm_view_interest_note(DdmViewInterest *in, const char *name, const char *vm_key);
+/** ddm_view_interest_note, and the note is kept: never dropped for room,
+ *  not counted against @max (the caller bounds how many it keeps, e.g.
+ *  the VM list's: a flood of one-shot views cannot stop its watch). */
+gboolean ddm_view_interest_note_kept(DdmViewInterest *in, const char *name, const char *vm_key);
 /** Whether a note of (@name, @vm_key) is alive. */
 gboolean ddm_view_interest_has(const DdmViewInterest *in, const char *name, const char *vm_key);
 /** How many are alive (tests). */

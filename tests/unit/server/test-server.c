@@ -839,6 +839,54 @@ static void test_server_control_view_vms_fresh(void **state)
     close(lb);
 }
 
+/* One-shot views note an interest each (MAX_INTERESTS, 256): a view that
+ * does not exist notes none, and when the table is full the VM list's
+ * interest still goes in (kept): after 300 requests of views that do not
+ * exist and 300 of views that do, `vms` still watches the VM list (its
+ * watchers are what ABI 1.6 vm_list_watchers counts; review rF1 2). */
+static void test_server_control_vms_interest_when_full(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    ddm_view *vms = add_table(f, NULL, "vms");
+    for (int i = 0; i < 300; i++) {
+        char name[32];
+        g_snprintf(name, sizeof name, "g%d", i);
+        add_table(f, NULL, name);
+    }
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    pump(20);
+    for (int i = 0; i < 300; i++) {
+        char line[96];
+        g_snprintf(line, sizeof line, "{\"op\":\"view\",\"name\":\"nosuch%d\"}\n", i);
+        JsonNode *r = ask(c, line);
+        assert_non_null(r);
+        assert_false(ddm_json_get_bool(json_node_get_object(r), "ok", TRUE));
+        json_node_unref(r);
+    }
+    JsonNode *r = ask(c, "{\"op\":\"vms\"}\n");
+    assert_non_null(r);
+    assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
+    json_node_unref(r);
+    assert_true(ddm_view_watchers(vms) > 0);
+    for (int i = 0; i < 300; i++) {
+        char line[96];
+        g_snprintf(line, sizeof line, "{\"op\":\"view\",\"name\":\"g%d\"}\n", i);
+        r = ask(c, line);
+        assert_non_null(r);
+        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
+        json_node_unref(r);
+    }
+    assert_true(ddm_view_watchers(vms) > 0); /* kept: no one-shot view took its place */
+    r = ask(c, "{\"op\":\"vms\"}\n");
+    assert_non_null(r);
+    json_node_unref(r);
+    assert_true(ddm_view_watchers(vms) > 0);
+    ddm_client_free(c);
+    pump(20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -855,6 +903,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_oversized, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_busy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_view_vms_fresh, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_vms_interest_when_full, setup, teardown),
     };
     return cmocka_run_group_tests_name("server", tests, NULL, NULL);
 }

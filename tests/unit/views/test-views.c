@@ -1415,7 +1415,8 @@ static gboolean quit_loop(gpointer loop)
 }
 
 /* interest.c: a note watches the views for its seconds, a second note
- * renews it, the cap holds, and the watch goes when the time is up. */
+ * renews it, the cap holds (the note noted longest ago gives way, a kept
+ * one never), and the watch goes when the time is up. */
 static void test_views_interest(void **state)
 {
     (void)state;
@@ -1430,10 +1431,30 @@ static void test_views_interest(void **state)
     assert_false(ddm_view_interest_has(in, "threads", NULL));
     assert_int_equal(ddm_view_watchers(v), 1);
     assert_int_equal(ddm_view_watchers(other), 0);
+    g_usleep(2000);
     assert_true(ddm_view_interest_note(in, "threads", NULL)); /* every VM's */
     assert_int_equal(ddm_view_watchers(other), 1);
-    assert_false(ddm_view_interest_note(in, "heap", "vm1")); /* the cap: 2 */
+    assert_int_equal(ddm_view_watchers(v), 2);
+    g_usleep(2000);
+    /* the cap, 2: the note noted longest ago (threads of vm1) gives way */
+    assert_true(ddm_view_interest_note(in, "heap", "vm1"));
     assert_int_equal(ddm_view_interest_count(in), 2);
+    assert_false(ddm_view_interest_has(in, "threads", "vm1"));
+    assert_true(ddm_view_interest_has(in, "threads", NULL));
+    assert_int_equal(ddm_view_watchers(v), 1);
+    /* a kept note (the VM list's) is not counted and never gives way */
+    assert_true(ddm_view_interest_note_kept(in, "vms", NULL));
+    assert_int_equal(ddm_view_interest_count(in), 3);
+    for (int i = 0; i < 5; i++) {
+        char key[16];
+        g_snprintf(key, sizeof key, "vm%d", 10 + i);
+        g_usleep(1000);
+        assert_true(ddm_view_interest_note(in, "heap", key));
+        assert_int_equal(ddm_view_interest_count(in), 3);
+        assert_true(ddm_view_interest_has(in, "vms", NULL));
+    }
+    assert_false(ddm_view_interest_has(in, "threads", NULL));
+    assert_int_equal(ddm_view_watchers(other), 0);
     GMainLoop *loop = g_main_loop_new(NULL, FALSE);
     g_timeout_add(2600, quit_loop, loop); /* seconds timers are coalesced: up to 1 s late */
     g_main_loop_run(loop);
