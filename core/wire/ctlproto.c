@@ -415,26 +415,36 @@ JsonNode *ddm_ctl_request_to_json(const DdmCtlRequest *req)
 
 /* ----------------------------------------------------------- responses */
 
-/* json-glib 1.6 writes a double with an exponent and no '.' (1e17) as
- * "1e+17.0", which is no JSON number: is the ".0" at @dot of @text such
- * a suffix (looking back only: digits, a sign, an 'e' after a digit)? */
-static gboolean exponent_dot_zero(const char *text, const char *dot, const char *end)
+/* Does the text from @text to @at end with an exponent: digits, after a
+ * sign or not, after an 'e' after a digit? */
+static gboolean ends_with_exponent(const char *text, const char *at)
 {
-    if (dot + 2 < end && dot[2] >= '0' && dot[2] <= '9')
-        return FALSE;
-    const char *p = dot;
+    const char *p = at;
     while (p > text && p[-1] >= '0' && p[-1] <= '9')
         p--;
-    if (p == dot)
+    if (p == at)
         return FALSE;
     if (p > text && (p[-1] == '+' || p[-1] == '-'))
         p--;
     return p - 1 > text && (p[-1] == 'e' || p[-1] == 'E') && p[-2] >= '0' && p[-2] <= '9';
 }
 
+/* json-glib 1.6 writes a double with an exponent and no '.' (1e17) as
+ * "1e+17.0", which is no JSON number: is the ".0" at @dot (@dot[1] is
+ * '0') such a suffix, with @before to @prefix_end the text before it? */
+static gboolean exponent_dot_zero(const char *before, const char *prefix_end, const char *dot,
+                                  const char *end)
+{
+    if (dot + 2 < end && dot[2] >= '0' && dot[2] <= '9')
+        return FALSE;
+    return ends_with_exponent(before, prefix_end);
+}
+
 /* Drop json-glib's ".0" after exponents (exponent_dot_zero) outside
  * strings, in place; the new length. Only called when a candidate was
- * seen: the pass follows strings to leave their text alone. */
+ * seen: the pass follows strings to leave their text alone. It looks back
+ * over the output written so far (text[0..o)), never over input bytes
+ * that compaction may have overwritten. */
 static gsize drop_exponent_dot_zero(char *text, gsize n)
 {
     gsize o = 0;
@@ -449,7 +459,7 @@ static gsize drop_exponent_dot_zero(char *text, gsize n)
                 in_string = FALSE;
         } else if (c == '"')
             in_string = TRUE;
-        else if (c == '.' && i + 1 < n && text[i + 1] == '0' && exponent_dot_zero(text, text + i, text + n)) {
+        else if (c == '.' && i + 1 < n && text[i + 1] == '0' && exponent_dot_zero(text, text + o, text + i, text + n)) {
             i++;
             continue;
         }
@@ -466,7 +476,7 @@ char *ddm_ctl_encode(JsonNode *node, gsize *len)
     gsize n = 0;
     g_autofree char *text = json_generator_to_data(gen, &n);
     for (const char *p = text; (p = memchr(p, '.', n - (gsize)(p - text))) != NULL; p++) {
-        if (p + 1 < text + n && p[1] == '0' && exponent_dot_zero(text, p, text + n)) {
+        if (p + 1 < text + n && p[1] == '0' && exponent_dot_zero(text, p, p, text + n)) {
             n = drop_exponent_dot_zero(text, n);
             break;
         }

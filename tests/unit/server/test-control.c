@@ -396,6 +396,29 @@ static void test_control_op_names(void **state)
     }
 }
 
+/* ddm_ctl_encode drops json-glib's ".0" after an exponent ("1e+17.0")
+ * in every number of an answer, however many come before: after the first
+ * drop, each look back reads the output written so far (review rF1 4). */
+static void test_control_encode_exponents(void **state)
+{
+    (void)state;
+    static const double ds[] = {1e17, 12345678.0, 3e17, 50.0, 2e22, 1e300, 12.5, 4e-20, 7e+100};
+    JsonArray *a = json_array_new();
+    for (gsize i = 0; i < G_N_ELEMENTS(ds); i++)
+        json_array_add_double_element(a, ds[i]);
+    json_array_add_string_element(a, "9e9.0");
+    json_array_add_int_element(a, 100);
+    JsonNode *node = json_node_init_array(json_node_alloc(), a);
+    json_array_unref(a);
+    gsize len = 0;
+    char *line = ddm_ctl_encode(node, &len);
+    json_node_unref(node);
+    assert_string_equal(line, "[1e+17,12345678.0,3e+17,50.0,2e+22,1.0000000000000001e+300,12.5,"
+                              "3.9999999999999998e-20,6.9999999999999995e+100,\"9e9.0\",100]\n");
+    assert_int_equal(len, strlen(line));
+    g_free(line);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_control_error_response),
         cmocka_unit_test(test_control_json_int_range),
         cmocka_unit_test(test_control_op_names),
+        cmocka_unit_test(test_control_encode_exponents),
     };
     return cmocka_run_group_tests_name("control", tests, NULL, NULL);
 }
