@@ -120,21 +120,6 @@ static gboolean plain_figures(const DdmVm *vm)
     return n > 0; /* none: an empty view, nothing to write either way */
 }
 
-/* Append @i as "%" G_GINT64_FORMAT writes it. */
-static void append_int(GString *out, gint64 i)
-{
-    char buf[24];
-    char *p = buf + sizeof buf;
-    guint64 u = i < 0 ? 0 - (guint64)i : (guint64)i;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u != 0);
-    if (i < 0)
-        *--p = '-';
-    g_string_append_len(out, p, buf + sizeof buf - p);
-}
-
 void ddm_registry_headline_write_figures(GHashTable *figures, GHashTable *row_keys, gpointer ud)
 {
     const GPtrArray *direct = ud;
@@ -178,7 +163,7 @@ void ddm_registry_headline_write_figures(GHashTable *figures, GHashTable *row_ke
                 ddm_json_text_string(s, keys[k]);
                 g_string_append_c(s, ':');
                 if (f.type == DDM_VAL_INT)
-                    append_int(s, f.i);
+                    ddm_json_text_int(s, f.i);
                 else
                     ddm_json_text_double(s, f.d);
             }

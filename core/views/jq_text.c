@@ -55,8 +55,7 @@ void ddm_json_text_double(GString *out, double d)
         g_string_append(out, ".0");
 }
 
-/* As "%" G_GINT64_FORMAT, without printf's cost (a number a cell). */
-static void write_int(GString *out, gint64 i)
+void ddm_json_text_int(GString *out, gint64 i)
 {
     char buf[24];
     char *p = buf + sizeof buf;
@@ -75,7 +74,7 @@ static void write_cell(GString *out, const Cell *cell)
 {
     switch (cell->type) {
     case DDM_VAL_STR: ddm_json_text_string(out, cell->u.s); break;
-    case DDM_VAL_INT: write_int(out, cell->u.i); break;
+    case DDM_VAL_INT: ddm_json_text_int(out, cell->u.i); break;
     case DDM_VAL_DOUBLE: ddm_json_text_double(out, cell->u.d); break;
     case DDM_VAL_BOOL: g_string_append(out, cell->u.b ? "true" : "false"); break;
     default: g_string_append(out, "null"); break;
@@ -158,7 +157,7 @@ void ddm_jq_table_with_figures_more_text(GString *out, const ddm_view *table,
     guint ncols = c->columns.n;
 
     g_string_append(out, "{\"schema\":");
-    write_int(out, DDM_JSON_SCHEMA);
+    ddm_json_text_int(out, DDM_JSON_SCHEMA);
     g_string_append(out, ",\"name\":");
     ddm_json_text_string(out, table->desc->name);
     g_string_append(out, ",\"vm\":");
@@ -168,7 +167,7 @@ void ddm_jq_table_with_figures_more_text(GString *out, const ddm_view *table,
     g_string_append(out, ",\"title\":");
     ddm_json_text_string(out, table->desc->title);
     g_string_append(out, ",\"kind\":\"table\",\"version\":");
-    write_int(out, (gint64)table->version);
+    ddm_json_text_int(out, (gint64)table->version);
 
     const char **names = g_new0(const char *, ncols + 1);
     for (guint i = 0; i < ncols; i++)
