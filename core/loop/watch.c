@@ -103,6 +103,16 @@ static inline guint64 pack(int fd, guint32 gen)
 
 static void slot_fall_back(Slot *s, int err);
 
+/* The slot's fd is no longer the file it was (removed from epoll, closed
+ * and its number reused, or handed to poll(2)): events packed with the old
+ * generation are dropped, and the next user of the number starts with no
+ * round misses or ignored hints of the old one's. */
+static void slot_forget(Slot *s)
+{
+    s->gen++;
+    s->round_misses = s->round_ignored = 0;
+}
+
 /* Tell epoll what the slot's watches want now. @force: issue the MOD even
  * when the union looks unchanged (a watch added next to others: the fd may
  * have been closed and its number reused, and only epoll_ctl can tell). */
@@ -130,8 +140,7 @@ static void slot_sync_full(Slot *s, gboolean force)
             g_warning("epoll_ctl(DEL, %d): %s", fd, g_strerror(errno));
         s->registered = 0;
         s->in_epoll = FALSE;
-        s->gen++;
-        s->round_misses = s->round_ignored = 0; /* the fd's next user starts afresh */
+        slot_forget(s);
         return;
     }
     op = s->in_epoll ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
@@ -142,7 +151,7 @@ static void slot_sync_full(Slot *s, gboolean force)
             /* the fd was closed and its number reused behind our back:
              * register it anew */
             op = EPOLL_CTL_ADD;
-            s->gen++;
+            slot_forget(s);
             ev.data.u64 = pack(fd, s->gen);
             if (epoll_ctl(loop.epfd, op, fd, &ev) == 0)
                 goto registered;
@@ -384,7 +393,8 @@ static void hinters_missed(void)
  * of the last batch said so again, when nothing came in time, at the next
  * timer's deadline, ROUND_MAX_BATCHES batches, or once round_budget_us
  * have passed since the context started this dispatch (@started_us). A
- * round that ran to its deadline or cap sets round_yield: the next
+ * round that ran to its deadline or cap right after a dispatched batch
+ * (work kept coming to its end) sets round_yield: the next
  * dispatch runs no round, so the context's other sources, which the
  * context dispatches after ours when both are ready, wait for one round at
  * most. */
@@ -395,8 +405,10 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
     gint64 until = MIN(deadline, ddm_timer_next_due());
     gboolean to_the_end = TRUE; /* ended at its deadline or cap */
     if (until <= now) {
+        /* never waited: nothing ran to its end, so nothing to yield for (a
+         * yield set here would go stale until the next hinted dispatch) */
         loop.expect_more = FALSE;
-        loop.round_yield = TRUE;
+        loop.round_yield = FALSE;
         return;
     }
     gboolean timed = round_timer_arm(until);
@@ -423,6 +435,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             if (n)
                 round_timer_seen();
             hinters_missed(); /* nothing in time */
+            to_the_end = FALSE; /* no work kept coming: no one to yield to */
             break;
         }
         hinters_caught();
@@ -587,7 +600,7 @@ static void slot_fall_back(Slot *s, int err)
     s->watches = NULL;
     s->registered = 0;
     s->in_epoll = FALSE;
-    s->gen++; /* a dispatch walking this slot's list stops */
+    slot_forget(s); /* a dispatch walking this slot's list stops */
 }
 
 /* ------------------------------------------------------------------ API */

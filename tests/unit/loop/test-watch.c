@@ -1186,6 +1186,98 @@ static void test_round_hint_outside_callback(void **state)
     g_free(p);
 }
 
+/* Reads what is there and says more is near, though nothing more comes. */
+static gboolean idle_hinter_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    char b;
+    (void)cond;
+    while (read(fd, &b, 1) == 1)
+        (*(guint *)ud)++;
+    ddm_watch_expect_more();
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean quit_loop(gpointer ud)
+{
+    g_main_loop_quit(ud);
+    return G_SOURCE_REMOVE;
+}
+
+/* A round whose wait came back empty ran to no one's end: it must not make
+ * a hinted dispatch 100 ms later skip its round (a stale round_yield). */
+static void test_round_empty_wait_does_not_yield_later(void **state)
+{
+    RoundFix *f = *state;
+    guint idle_calls = 0;
+    guint64 w0, w1;
+
+    ddm_watch_set_round_budget(20000);
+    pair(f->extra);
+    f->other = ddm_watch_add(f->extra[0], G_IO_IN, idle_hinter_cb, &idle_calls);
+    Pinger *p = pingpong_start(f, 0);
+    p->left = 1;
+    p->hint = TRUE;
+    spin();
+    ddm_watch_round_stats(NULL, &w0);
+    assert_int_equal(write(f->extra[1], "x", 1), 1);
+    g_main_context_iteration(NULL, TRUE); /* its round waits 20 ms for nothing */
+    ddm_watch_round_stats(NULL, &w1);
+    assert_int_equal(idle_calls, 1);
+    assert_true(w1 - w0 >= 1);
+
+    GMainLoop *ml = g_main_loop_new(NULL, FALSE);
+    g_timeout_add(100, quit_loop, ml); /* 100 ms of other sources */
+    g_main_loop_run(ml);
+    g_main_loop_unref(ml);
+
+    assert_int_equal(write(f->sv[0], "p", 1), 1);
+    g_usleep(5000); /* the echo is back */
+    g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(p->calls, 2); /* the round caught the second echo */
+}
+
+/* An fd closed before its watch was removed, and its number reused by a
+ * new socket (epoll_ctl MOD fails with ENOENT, the slot ADDs it anew): the
+ * new socket starts with none of the old one's round misses. */
+static void test_round_reused_fd_starts_afresh(void **state)
+{
+    RoundFix *f = *state;
+    guint idle_calls = 0;
+
+    ddm_watch_set_round_budget(5000);
+    pair(f->extra);
+    f->other = ddm_watch_add(f->extra[0], G_IO_IN, idle_hinter_cb, &idle_calls);
+    spin();
+    for (int i = 0; i < 12; i++) { /* 12 hinted rounds that catch nothing */
+        assert_int_equal(write(f->extra[1], "x", 1), 1);
+        g_main_context_iteration(NULL, TRUE);
+        spin();
+    }
+    assert_int_equal(idle_calls, 12);
+    int num = f->extra[0];
+    close(f->extra[0]);
+    close(f->extra[1]);
+    f->extra[0] = f->extra[1] = -1;
+    pair(f->sv);
+    if (f->sv[0] != num) {
+        assert_int_equal(dup2(f->sv[0], num), num);
+        close(f->sv[0]);
+        f->sv[0] = num;
+    }
+    f->lp.p.fd = f->sv[0];
+    f->lp.p.left = 9;
+    f->lp.p.hint = TRUE;
+    f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, pinger_cb, &f->lp.p); /* MOD: ENOENT; ADD */
+    ddm_watch_remove(f->other);
+    f->other = NULL;
+    echo_start(&f->e, f->sv[1], 0);
+    ddm_watch_set_round_budget(5000); /* a fresh start for round_yield */
+    assert_int_equal(write(f->sv[0], "p", 1), 1);
+    g_usleep(5000);
+    g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(f->lp.p.calls, 10); /* rounds caught every echo */
+}
+
 int main(void)
 {
     int sv[2];
@@ -1226,6 +1318,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_paced_peer_stops_rounds, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_nested_loop_does_not_spin, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_hint_outside_callback, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_empty_wait_does_not_yield_later, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_reused_fd_starts_afresh, round_setup, round_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
