@@ -217,13 +217,15 @@ static void route_view(SoupServerMessage *msg, const char *path, gpointer ud)
             return;
         key = vm_key(vm);
     }
-    ddm_view_interest_note(api->interest, name, key);
     ddm_view *v = ddm_views_lookup(views_of(api), name, key);
     if (v == NULL) {
         ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no view '%s'%s%s", name,
                              key ? " of VM " : "", key ? key : "");
         return;
     }
+    /* noted only once it exists (as the control socket does): a bogus
+     * name takes no place in the shared, capped interest table */
+    ddm_view_interest_note(api->interest, name, key);
     if (!data) {
         ddm_http_reply_json(msg, SOUP_STATUS_OK, ddm_web_view_json(v, TRUE));
         return;
