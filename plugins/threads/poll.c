@@ -24,8 +24,9 @@
  *    those answers as for the polls. A later wake while the list stays
  *    watched (another `ddmon vms`, any fresh watch or one-shot view) sends
  *    at most THREADS_TRICKLE_MAX, to the oldest counts older than
- *    threads.interval: a script that loops `ddmon vms` over 10,000 VMs
- *    sends no flood. A look that does not show the VM list (`ddmon view
+ *    threads.interval, from the trickle's budget (below: at most
+ *    THREADS_TRICKLE_MAX a period, wakes and trickle together): a
+ *    script that loops `ddmon vms` over 10,000 VMs sends no flood. A look that does not show the VM list (`ddmon view
  *    heap.summary --vm X`) sends none. On a core before 1.6 a run without
  *    a watch change does nothing.
  *  - While the VM list is watched, the poll tick also refreshes the counts
@@ -301,6 +302,27 @@ static int send_to_oldest(threads_plugin *pl, double now, double age)
     return sent;
 }
 
+/* A period of THREADS_TRICKLE_PERIOD_MS, less half a tick (a tick that
+ * comes a little early still counts). */
+static double trickle_period(const threads_plugin *pl)
+{
+    return THREADS_TRICKLE_PERIOD_MS / 1000.0 - tick_ms(pl) / 2000.0;
+}
+
+/* send_to_oldest from the budget the tick's trickle and a later look at
+ * the watched list share: at most THREADS_TRICKLE_MAX THSTs a period for
+ * both together, however often `ddmon vms` wakes the look. The THSTs sent. */
+static int send_capped(threads_plugin *pl, double now, double age)
+{
+    int sent;
+    if (pl->last_capped > 0 && now - pl->last_capped < trickle_period(pl))
+        return 0;
+    sent = send_to_oldest(pl, now, age);
+    if (sent > 0)
+        pl->last_capped = now;
+    return sent;
+}
+
 int threads_trickle_once(threads_plugin *pl)
 {
     const ddm_host *h = pl->host;
@@ -309,11 +331,11 @@ int threads_trickle_once(threads_plugin *pl)
     if (list_watchers == 0)
         pl->list_look_due = 1; /* the next look at the list is a first one */
     if (list_watchers <= 0 || !pl->interval_ms ||
-        now - pl->last_trickle < THREADS_TRICKLE_PERIOD_MS / 1000.0 - tick_ms(pl) / 2000.0 ||
+        now - pl->last_trickle < trickle_period(pl) ||
         !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
         return 0;
     pl->last_trickle = now;
-    return send_to_oldest(pl, now,
+    return send_capped(pl, now,
                           (pl->interval_ms > THREADS_TRICKLE_AGE_MS ? pl->interval_ms
                                                                     : THREADS_TRICKLE_AGE_MS) /
                               1000.0);
@@ -344,10 +366,14 @@ void threads_look_once(threads_plugin *pl)
     t.now = pl->now();
     t.period = pl->interval_ms / 1000.0;
     t.slack = tick_ms(pl) / 2000.0;
-    if (first)
+    if (first) {
         h->foreach_vm(pl->self, look_vm, &t);
-    else /* the list was watched already: another wake sends no flood */
-        (void)send_to_oldest(pl, t.now, t.period - t.slack);
+    } else {
+        /* the list was watched already: another wake sends no flood, and
+         * shares the trickle's budget (a script looping `ddmon vms` sends
+         * at most THREADS_TRICKLE_MAX a period, wakes and tick together) */
+        (void)send_capped(pl, t.now, t.period - t.slack);
+    }
 }
 
 static int look_timer_cb(ddm_plugin *self, void *ud)

@@ -186,6 +186,8 @@ typedef struct threads_plugin {
     uint32_t look_timer;  /* 0: none (a core before 1.5); runs when a look begins */
     uint64_t look_gen;    /* watch_generation at the look timer's last run */
     double last_trickle;  /* when the poll tick last refreshed counts for the watched VM list */
+    double last_capped;   /* when the trickle or a later look last sent THSTs: their shared
+                           * budget, THREADS_TRICKLE_MAX a THREADS_TRICKLE_PERIOD_MS */
     int list_look_due;    /* the VM list was seen unwatched: its next look asks every VM */
     int lazy_view;        /* "threads" is declared (ABI 1.6): made when asked for */
     uint32_t flush_timer; /* 0: none */
@@ -277,7 +279,9 @@ int threads_poll_vm_if_watched(threads_plugin *pl, ddm_vm *vm);
 /** A look began (the look timer's body): at the first look at the VM
  *  list, a THST to each VM whose view nobody watches and whose count is
  *  older than threads.interval; while the list stays watched, to at most
- *  THREADS_TRICKLE_MAX of them, the oldest counts first. */
+ *  THREADS_TRICKLE_MAX of them, the oldest counts first, from the budget
+ *  it shares with threads_trickle_once (at most THREADS_TRICKLE_MAX a
+ *  THREADS_TRICKLE_PERIOD_MS for both). */
 void threads_look_once(threads_plugin *pl);
 /** While the VM list is watched (1.6 vm_list_watchers), at most once a
  *  THREADS_TRICKLE_PERIOD_MS: a THST to the (at most THREADS_TRICKLE_MAX)

@@ -435,7 +435,8 @@ static void test_look_refreshes_counts(void **state)
     assert_int_equal(fake_host_n_pending(f->fh, vm2, THREADS_CHUNK_THST), 1);
     fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, vm2, THREADS_CHUNK_THST, 0),
                               DDM_REPLY_TIMEOUT);
-    /* later, a look asks both, and THEN goes to neither */
+    /* later, a look asks both, and THEN goes to neither (the trickle's
+     * budget, which such a look shares, free) */
     g_now += 2;
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
@@ -449,10 +450,12 @@ static void test_look_refreshes_counts(void **state)
     assert_int_equal(fake_view_n_rows(threads_view(f)), 0); /* the count only */
     /* another look within threads.interval asks nothing new */
     g_now += 0.2;
+    plugin_of(f->fh)->last_capped = 0; /* the budget free: threads.interval says no */
     fake_host_watch_begins(f->fh);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 0);
     /* a wake with no watch change (a second `ddmon vms`) asks again (the
-     * list was watched: at most the cap, the oldest) */
+     * list was watched: at most the cap, the oldest, from the trickle's
+     * budget, free here) */
     g_now += 2;
     threads_look_once(plugin_of(f->fh));
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
@@ -495,7 +498,7 @@ static void test_look_while_watched_sends_the_cap(void **state)
         fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, vms[i], THREADS_CHUNK_THST, 0),
                                   DDM_REPLY_TIMEOUT);
     }
-    pl->last_trickle = 1e9; /* the trickle is another test's */
+    pl->last_trickle = 1e9; /* the tick's trickle is another test's */
     /* the list watched from the start: the first look asks every VM */
     g_now += 2;
     fake_host_set_vm_list_watchers(f->fh, 1);
@@ -514,7 +517,22 @@ static void test_look_while_watched_sends_the_cap(void **state)
         pending += fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST);
     assert_int_equal(pending, (int)THREADS_TRICKLE_MAX);
     assert_int_equal(fake_host_n_pending(f->fh, vms[7], THREADS_CHUNK_THST), 1);
-    /* another wake: the rest (those in flight are not asked again) */
+    /* another wake within the period: nothing more (the wakes share the
+     * trickle's budget: at most the cap a period, however many wakes) */
+    g_now += 0.5;
+    threads_look_once(pl);
+    pending = 0;
+    for (i = 0; i <= N; i++)
+        pending += fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST);
+    assert_int_equal(pending, (int)THREADS_TRICKLE_MAX);
+    /* nor the tick's trickle, the counts made old enough for it */
+    for (i = 0; i <= N; i++)
+        state_of(f->fh, vms[i])->last_thst -= 10;
+    pl->last_trickle = 0;
+    assert_int_equal(threads_trickle_once(pl), 0);
+    pl->last_trickle = 1e9;
+    /* a period later: the rest (those in flight are not asked again) */
+    g_now += 1;
     threads_look_once(pl);
     for (i = 0; i <= N; i++) {
         assert_int_equal(fake_host_n_pending(f->fh, vms[i], THREADS_CHUNK_THST), 1);
