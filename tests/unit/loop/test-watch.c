@@ -1186,13 +1186,22 @@ static void test_round_hint_outside_callback(void **state)
     g_free(p);
 }
 
-/* Reads what is there and says more is near, though nothing more comes. */
+/* Reads what is there and says more is near, though nothing more comes;
+ * arms @arm (if set) with a zero delay first: the round then never waits. */
+typedef struct IdleHinter {
+    guint calls;
+    DdmTimer *arm;
+} IdleHinter;
+
 static gboolean idle_hinter_cb(gint fd, GIOCondition cond, gpointer ud)
 {
+    IdleHinter *h = ud;
     char b;
     (void)cond;
     while (read(fd, &b, 1) == 1)
-        (*(guint *)ud)++;
+        h->calls++;
+    if (h->arm)
+        ddm_timer_arm(h->arm, 0);
     ddm_watch_expect_more();
     return G_SOURCE_CONTINUE;
 }
@@ -1203,17 +1212,17 @@ static gboolean quit_loop(gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
-/* A round whose wait came back empty ran to no one's end: it must not make
- * a hinted dispatch 100 ms later skip its round (a stale round_yield). */
-static void test_round_empty_wait_does_not_yield_later(void **state)
+/* A round whose wait came back empty (or that never waited: a timer due at
+ * once, @due_now) ran to no one's end: it must not make a hinted dispatch
+ * 100 ms later skip its round (a stale round_yield). */
+static void stale_yield_check(RoundFix *f, gboolean due_now)
 {
-    RoundFix *f = *state;
-    guint idle_calls = 0;
+    IdleHinter h = { .arm = due_now ? &f->t : NULL };
     guint64 w0, w1;
 
     ddm_watch_set_round_budget(20000);
     pair(f->extra);
-    f->other = ddm_watch_add(f->extra[0], G_IO_IN, idle_hinter_cb, &idle_calls);
+    f->other = ddm_watch_add(f->extra[0], G_IO_IN, idle_hinter_cb, &h);
     Pinger *p = pingpong_start(f, 0);
     p->left = 1;
     p->hint = TRUE;
@@ -1222,8 +1231,8 @@ static void test_round_empty_wait_does_not_yield_later(void **state)
     assert_int_equal(write(f->extra[1], "x", 1), 1);
     g_main_context_iteration(NULL, TRUE); /* its round waits 20 ms for nothing */
     ddm_watch_round_stats(NULL, &w1);
-    assert_int_equal(idle_calls, 1);
-    assert_true(w1 - w0 >= 1);
+    assert_int_equal(h.calls, 1);
+    assert_int_equal(w1 - w0, due_now ? 0 : 1);
 
     GMainLoop *ml = g_main_loop_new(NULL, FALSE);
     g_timeout_add(100, quit_loop, ml); /* 100 ms of other sources */
@@ -1236,24 +1245,34 @@ static void test_round_empty_wait_does_not_yield_later(void **state)
     assert_int_equal(p->calls, 2); /* the round caught the second echo */
 }
 
+static void test_round_empty_wait_does_not_yield_later(void **state)
+{
+    stale_yield_check(*state, FALSE);
+}
+
+static void test_round_never_waited_does_not_yield_later(void **state)
+{
+    stale_yield_check(*state, TRUE);
+}
+
 /* An fd closed before its watch was removed, and its number reused by a
  * new socket (epoll_ctl MOD fails with ENOENT, the slot ADDs it anew): the
  * new socket starts with none of the old one's round misses. */
 static void test_round_reused_fd_starts_afresh(void **state)
 {
     RoundFix *f = *state;
-    guint idle_calls = 0;
+    IdleHinter h = { 0 };
 
     ddm_watch_set_round_budget(5000);
     pair(f->extra);
-    f->other = ddm_watch_add(f->extra[0], G_IO_IN, idle_hinter_cb, &idle_calls);
+    f->other = ddm_watch_add(f->extra[0], G_IO_IN, idle_hinter_cb, &h);
     spin();
     for (int i = 0; i < 12; i++) { /* 12 hinted rounds that catch nothing */
         assert_int_equal(write(f->extra[1], "x", 1), 1);
         g_main_context_iteration(NULL, TRUE);
         spin();
     }
-    assert_int_equal(idle_calls, 12);
+    assert_int_equal(h.calls, 12);
     int num = f->extra[0];
     close(f->extra[0]);
     close(f->extra[1]);
@@ -1319,6 +1338,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_nested_loop_does_not_spin, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_hint_outside_callback, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_empty_wait_does_not_yield_later, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_never_waited_does_not_yield_later, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_reused_fd_starts_afresh, round_setup, round_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
