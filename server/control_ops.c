@@ -34,6 +34,12 @@
  * VM list, every VM's requests, DDM or plain); never later than FIRST_LOOK_MS. The core's own views (owner
  * "ddmon": the VM list, the headline figures) wake no poll. */
 #define FIRST_LOOK_MS 1200
+/* A `vms` look (op_vms_doc) waits at most this long: the figures it
+ * refreshes (threads' counts) come from the VMs, and one VM that never
+ * answers (a hostile or hung VM) must not make every `ddmon vms` wait
+ * FIRST_LOOK_MS; a VM that answers later shows its fresh figure at the
+ * next look. */
+#define VMS_LOOK_MS 300
 /* A plugin that does not poll when a watch begins (built for ABI 1.4 or
  * older, or whose timers none opted in: ddm_registry_polls_on_watch) asks
  * a VM what a watched view shows only at its next poll tick (at most
@@ -354,6 +360,12 @@ static gboolean startup_settled(DdmControl *ctl)
     return ddm_daemon_vm_list_complete(ctl->daemon);
 }
 
+/* The longest a first look waits: a `vms` look less (VMS_LOOK_MS). */
+static guint look_cap_ms(const PendingCmd *pc)
+{
+    return pc->doc_look ? VMS_LOOK_MS : FIRST_LOOK_MS;
+}
+
 /* TRUE once views nobody watched until @pc's request had their first look
  * (see FIRST_LOOK_MS): the poll ticks their watch woke have run and the
  * requests they sent are settled, both O(the VMs those polls asked)
@@ -364,7 +376,7 @@ static gboolean first_look_done(PendingCmd *pc)
     DdmControl *ctl = pc->delay_ctl;
     DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
     gint64 now = g_get_monotonic_time();
-    if (now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000)
+    if (now - pc->delay_since_us >= (gint64)look_cap_ms(pc) * 1000)
         return TRUE;
     if (now < ctl->first_poll_until_us) /* a plugin that polls at its own tick */
         return FALSE;
@@ -386,7 +398,7 @@ static gboolean waits_for_vm_list(const PendingCmd *pc)
 /* The longest a delayed reply waits, from its request. */
 static guint delay_cap_ms(const PendingCmd *pc)
 {
-    return waits_for_vm_list(pc) ? STARTUP_MAX_MS : FIRST_LOOK_MS;
+    return waits_for_vm_list(pc) ? STARTUP_MAX_MS : look_cap_ms(pc);
 }
 
 /* The longest wait between two looks at a delayed reply: a first look's
