@@ -2,11 +2,12 @@
  *
  * segdecode: heap segment piece parsing and single-pass run decoding.
  * See segdecode.h for the wire layout, the reject rule and what an
- * "allocation" is. Hot path: seg_piece_decode, no allocation, one branch
- * for the partial flag per pair.
+ * "allocation" is. Hot path: seg_piece_decode, no allocation (its tables
+ * are on the stack), one branch for the partial flags of eight pairs.
  */
 #include "segdecode.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include <ddmon/bytes.h>
@@ -231,16 +232,15 @@ fail:
     return err;
 }
 
-/* Per state byte (P bit clear): the row of the count table (class * 256),
- * and the mask that keeps a running free extent (all ones for free, 0 for
- * in use). Tables, so that a pair costs loads and adds, no tests. */
+/* Per state byte (P bit clear): the count table row of its class, and
+ * the mask that keeps a running free extent (all ones for free, 0 for in
+ * use). Tables, so that a pair costs loads and adds, no tests. */
 #define CLS(s) ((((s) & 7) == 0) ? 0u : 1u + (((s) >> 3) & 7))
-#define ROW(s) ((uint16_t)(CLS(s) * 256u))
-#define ROW8(s) ROW(s), ROW((s) + 1), ROW((s) + 2), ROW((s) + 3), ROW((s) + 4), ROW((s) + 5), \
-                ROW((s) + 6), ROW((s) + 7)
-static const uint16_t row_of_state[128] = {
-    ROW8(0), ROW8(8), ROW8(16), ROW8(24), ROW8(32), ROW8(40), ROW8(48), ROW8(56),
-    ROW8(64), ROW8(72), ROW8(80), ROW8(88), ROW8(96), ROW8(104), ROW8(112), ROW8(120),
+#define CLS8(s) CLS(s), CLS((s) + 1), CLS((s) + 2), CLS((s) + 3), CLS((s) + 4), CLS((s) + 5), \
+                CLS((s) + 6), CLS((s) + 7)
+static const uint8_t class_of_state[128] = {
+    CLS8(0), CLS8(8), CLS8(16), CLS8(24), CLS8(32), CLS8(40), CLS8(48), CLS8(56),
+    CLS8(64), CLS8(72), CLS8(80), CLS8(88), CLS8(96), CLS8(104), CLS8(112), CLS8(120),
 };
 #define KEEP(s) ((((s) & 7) == 0) ? UINT64_MAX : (uint64_t)0)
 #define KEEP8(s) KEEP(s), KEEP((s) + 1), KEEP((s) + 2), KEEP((s) + 3), KEEP((s) + 4), \
@@ -251,59 +251,147 @@ static const uint64_t keep_free_of_state[128] = {
 };
 #undef KEEP8
 #undef KEEP
-#undef ROW8
-#undef ROW
+#undef CLS8
 #undef CLS
 
-/* Largest piece the fast path takes: its counters are 32 bits. */
-#define FAST_MAX_PAIRS ((uint64_t)UINT32_MAX)
+/* One-pair allocations counted per (class, run length) before a fold:
+ * 16-bit counters, so at most this many pairs between folds (a multiple
+ * of 8, the unrolled loop's step). */
+#define FAST_BLOCK_PAIRS 65528u
 
-/* Fold the per-(class, run length) counts of single-pair allocations into
- * @st; returns the units they cover. Lengths whose byte sizes share a size
- * bucket are summed together, so the histogram gets one add per bucket,
- * not one per length. */
-static uint64_t fold_counts(seg_stats *st, const uint32_t *cnt, unsigned unit)
+/*
+ * The count table of one block of pairs, cnt[class][units - 1], and per
+ * state byte (P clear) a pointer to its class's row and the free-extent
+ * mask, so that a pair costs one load for the row, one add to the counter
+ * and one masked add for the extent.
+ *
+ * The layout matters for speed. A load whose address has the same low 12
+ * bits as an earlier store still in flight waits for that store to be
+ * checked ("4K aliasing"); the loop stores to the counters of short runs
+ * all the time and loads the two tables for every pair, so a table entry
+ * of a common state that aliases a busy counter (row[1], the data
+ * objects' state, 4096 bytes past the counter of 5-unit data objects when
+ * row[] followed cnt) slows the whole loop down, up to 3.5-fold in one
+ * build (bench/heapdecode, 12 ms a pass instead of 3.4), or not at all,
+ * depending on where the stack and static tables happen to fall.
+ * All three are kept in one struct, so that their distances are fixed:
+ * relative to cnt, rows of 512 bytes whose first 128 (runs up to 64
+ * units, most of them) are busy, the entries of states 0..47 (kinds 0..5,
+ * any solidity) land in a quiet stretch (bytes 128..511 of a row) modulo
+ * 4096. See the static assertions below the struct.
+ */
+typedef struct run_counts {
+    uint16_t *row[128];                    /* offset 0 */
+    uint64_t keep[128];                    /* offset 1024 */
+    char pad[384];
+    _Alignas(64) uint16_t cnt[SEG_NCLASS][256]; /* offset 2432 */
+} run_counts;
+
+#define ROW_OFFSET_OK(off) ((((off) - offsetof(run_counts, cnt) + 4096 * 2) % 512) >= 128 && \
+                            (((off) - offsetof(run_counts, cnt) + 4096 * 2) % 512) + 48 * 8 <= 512)
+_Static_assert(ROW_OFFSET_OK(offsetof(run_counts, row)), "row[0..47] must not alias busy counters");
+_Static_assert(ROW_OFFSET_OK(offsetof(run_counts, keep)), "keep[0..47] must not alias busy counters");
+#undef ROW_OFFSET_OK
+
+/* The P bit of each state byte of four pairs read as one 64-bit word
+ * (the state is the first byte of each pair). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PARTIAL_BITS_OF_4 0x8000800080008000ull
+#else
+#define PARTIAL_BITS_OF_4 0x0080008000800080ull
+#endif
+
+/* The runs of 1..256 units that fall into one size bucket: [lo, hi) in
+ * units, for one unit size. At most 10 ranges (256 units span 8 doublings,
+ * plus the ends). */
+typedef struct bucket_ranges {
+    unsigned n;
+    unsigned lo[12], hi[12], bucket[12];
+} bucket_ranges;
+
+static void bucket_ranges_init(bucket_ranges *br, unsigned unit)
 {
-    unsigned lo[12], hi[12], bk[12], nr = 0, n = 1, c;
-    uint64_t total = 0;
-
-    /* the ranges of n = 1..256 units that fall into one bucket */
+    unsigned n = 1;
+    br->n = 0;
     while (n <= 256) {
         unsigned b = bucket_of((uint64_t)n * unit);
         uint64_t next = ((uint64_t)1 << (b + 1)) / unit + (((uint64_t)1 << (b + 1)) % unit != 0);
-        lo[nr] = n;
-        hi[nr] = next > 257 ? 257 : (unsigned)next;
-        bk[nr] = b;
-        n = hi[nr];
-        nr++;
+        br->lo[br->n] = n;
+        br->hi[br->n] = next > 257 ? 257 : (unsigned)next;
+        br->bucket[br->n] = b;
+        n = br->hi[br->n];
+        br->n++;
     }
+}
+
+/* Index of the first (@from_end 0) or last nonzero counter of @row, or
+ * -1 if all 256 are 0. Looks at four counters per 64-bit word. */
+static int row_edge(const uint16_t *row, int from_end)
+{
+    uint64_t w;
+    int i, k;
+    if (!from_end) {
+        for (i = 0; i < 64; i++) {
+            memcpy(&w, row + 4 * i, 8);
+            if (w)
+                for (k = 4 * i;; k++)
+                    if (row[k])
+                        return k;
+        }
+        return -1;
+    }
+    for (i = 63; i >= 0; i--) {
+        memcpy(&w, row + 4 * i, 8);
+        if (w)
+            for (k = 4 * i + 3;; k--)
+                if (row[k])
+                    return k;
+    }
+    return -1;
+}
+
+/* Fold the per-(class, run length) counts of one-pair allocations into
+ * @st; returns the units they cover. Only the span between a class's
+ * shortest and longest run is read; lengths whose byte sizes share a size
+ * bucket are summed together, so the histogram gets one add per bucket,
+ * not one per length. */
+static uint64_t fold_counts(seg_stats *st, const run_counts *rc, const bucket_ranges *br,
+                            unsigned unit)
+{
+    uint64_t total = 0;
+    unsigned c;
+
     for (c = 0; c < SEG_NCLASS; c++) {
-        const uint32_t *row = cnt + (size_t)c * 256;
+        const uint16_t *row = rc->cnt[c];
         seg_class_stats *cs = &st->cls[c];
         uint64_t count = 0, units = 0;
-        unsigned i, first, last = 0, top = 0;
+        int first = row_edge(row, 0), last;
+        unsigned i;
 
-        for (i = 0; i < nr; i++) {
+        if (first < 0)
+            continue;
+        last = row_edge(row, 1);
+        for (i = 0; i < br->n; i++) {
+            /* the bucket's lengths, in counter indices (units - 1), within [first, last] */
+            unsigned lo = br->lo[i] - 1, hi = br->hi[i] - 1, m;
             uint64_t k = 0, u = 0;
-            unsigned m;
-            for (m = lo[i]; m < hi[i]; m++) {
-                k += row[m - 1];
-                u += (uint64_t)row[m - 1] * m;
+            if (lo < (unsigned)first)
+                lo = (unsigned)first;
+            if (hi > (unsigned)last + 1)
+                hi = (unsigned)last + 1;
+            if (lo >= hi)
+                continue;
+            for (m = lo; m < hi; m++) {
+                k += row[m];
+                u += (uint64_t)row[m] * (m + 1);
             }
             if (k) {
-                st->hist_count[c][bk[i]] += k;
-                st->hist_bytes[c][bk[i]] += u * unit;
+                st->hist_count[c][br->bucket[i]] += k;
+                st->hist_bytes[c][br->bucket[i]] += u * unit;
                 count += k;
                 units += u;
-                top = i;
             }
         }
-        if (!count)
-            continue;
-        for (first = 0; !row[first]; first++)
-            ;
-        for (last = hi[top] - 2; !row[last]; last--) /* inside the top bucket's range */
-            ;
         cs->count += count;
         cs->units += units;
         cs->bytes += units * unit;
@@ -341,47 +429,118 @@ static uint64_t merge_partial(const uint8_t **rp, const uint8_t *end, seg_stats 
     return units;
 }
 
+/* Count the one-pair allocation at @r (its P bit is clear): bump its
+ * (class, length) counter; returns the running free extent (in units)
+ * after it, from @ext before it. */
+static inline __attribute__((always_inline)) uint64_t count_pair(const uint8_t *r,
+                                                                 run_counts *rc, uint64_t ext)
+{
+    const unsigned s = r[0], l = r[1];
+    rc->row[s][l]++;
+    return (ext + l + 1u) & rc->keep[s];
+}
+
+static inline __attribute__((always_inline)) uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The hot loop: count the one-pair allocations from @r, eight pairs at a
+ * time, while eight whole pairs are left before @bend and none of them has
+ * its P bit set (one test of the eight P bits over two 64-bit loads).
+ * Returns where it stopped. Its own function, not inlined, so that the
+ * compiler gives its few variables registers whatever the caller does. */
+static __attribute__((noinline)) const uint8_t *count_8_at_a_time(const uint8_t *r,
+                                                                  const uint8_t *bend,
+                                                                  run_counts *rc,
+                                                                  uint64_t *ext_io,
+                                                                  uint64_t *largest_io)
+{
+    uint64_t ext = *ext_io, largest = *largest_io;
+    while (bend - r >= 16) {
+        uint64_t w0, w1;
+        memcpy(&w0, r, 8);
+        memcpy(&w1, r + 8, 8);
+        if (__builtin_expect(((w0 | w1) & PARTIAL_BITS_OF_4) != 0, 0))
+            break;
+        /* written out: -O2 does not unroll it */
+#define COUNT_PAIR_AT(j) ext = count_pair(r + (j), rc, ext), largest = max_u64(largest, ext)
+        COUNT_PAIR_AT(0);
+        COUNT_PAIR_AT(2);
+        COUNT_PAIR_AT(4);
+        COUNT_PAIR_AT(6);
+        COUNT_PAIR_AT(8);
+        COUNT_PAIR_AT(10);
+        COUNT_PAIR_AT(12);
+        COUNT_PAIR_AT(14);
+#undef COUNT_PAIR_AT
+        r += 16;
+    }
+    *ext_io = ext;
+    *largest_io = largest;
+    return r;
+}
+
 /*
- * The fast path. Most allocations are one pair: those only bump a counter
- * per (class, run length) in a table on the stack (the row comes from a
- * table indexed by the state byte), and the counters are folded into the
- * statistics once per piece. The running free extent is kept with a mask
- * from a table, not a branch. A partial pair is the only branch the input
- * decides, and it is rare (allocations over 256 units). A piece that is
- * not accepted (wrong unit total, a partial sequence that changes state)
- * is decoded again by decode_checked, which says why and where; so is one
- * too big for 32-bit counters.
+ * The fast path. Most allocations are one pair: those only bump a 16-bit
+ * counter per (class, run length), and the counters are folded into the
+ * statistics once per block of at most FAST_BLOCK_PAIRS pairs (once per
+ * piece in practice: ART's pieces hold at most ~8,000). The running free
+ * extent is kept with a mask from a table, not a branch. The loop takes
+ * eight pairs at a time and tests their P bits with one mask over two
+ * 64-bit loads: the only branch the input decides, taken for the rare
+ * windows that hold a partial pair (allocations over 256 units), which
+ * then go pair by pair to the first partial pair and merge its sequence.
+ * A piece that is not accepted (wrong unit total, a partial sequence that
+ * changes state) is decoded again by decode_checked, which says why and
+ * where.
  */
 seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at)
 {
-    uint32_t cnt[SEG_NCLASS * 256]; /* [class * 256 + units - 1] */
+    run_counts rc;
+    bucket_ranges br;
     const uint8_t *r = p->runs;
     const uint8_t *end = r + p->runs_len;
     const unsigned unit = p->unit_size;
-    uint64_t merged = 0, ext = 0, largest = 0, seen, npairs = p->runs_len / 2;
+    uint64_t seen = 0, ext = 0, largest = 0, npairs = p->runs_len / 2;
+    unsigned s;
 
-    if (unit == 0 || (p->runs_len & 1) || p->runs_len == 0 || npairs > FAST_MAX_PAIRS)
+    if (unit == 0 || (p->runs_len & 1) || p->runs_len == 0)
         return decode_checked(p, st, at);
-    memset(cnt, 0, sizeof cnt);
+    for (s = 0; s < 128; s++) {
+        rc.row[s] = rc.cnt[class_of_state[s]];
+        rc.keep[s] = keep_free_of_state[s];
+    }
+    bucket_ranges_init(&br, unit);
     while (r < end) {
-        const unsigned s = r[0], l = r[1];
-        if (__builtin_expect(s & 0x80, 0)) {
+        const size_t left = (size_t)(end - r) / 2;
+        const uint8_t *bend = r + 2 * (left < FAST_BLOCK_PAIRS ? left : FAST_BLOCK_PAIRS);
+        memset(rc.cnt, 0, sizeof rc.cnt);
+        for (;;) {
             unsigned state = 0;
-            uint64_t units = merge_partial(&r, end, st, unit, &state);
+            uint64_t units;
+            r = count_8_at_a_time(r, bend, &rc, &ext, &largest);
+            /* a partial pair within the next eight, or fewer than eight left */
+            while (r < bend && !(r[0] & 0x80)) {
+                ext = count_pair(r, &rc, ext);
+                largest = max_u64(largest, ext);
+                r += 2;
+            }
+            if (r >= bend)
+                break;
+            /* may run past bend (to the piece's end): merges use no counter */
+            units = merge_partial(&r, end, st, unit, &state);
             /* 0: a state change; more than declared: also keeps sums from wrapping */
             if (units == 0 || units > p->length_units)
                 return decode_checked(p, st, at);
-            merged += units;
+            seen += units;
             ext = (ext + units) & keep_free_of_state[state];
             largest = ext > largest ? ext : largest;
-            continue;
         }
-        cnt[row_of_state[s] + l]++;
-        ext = (ext + l + 1u) & keep_free_of_state[s];
-        largest = ext > largest ? ext : largest;
-        r += 2;
+        seen += fold_counts(st, &rc, &br, unit);
+        if (seen > p->length_units)
+            return decode_checked(p, st, at);
     }
-    seen = fold_counts(st, cnt, unit) + merged;
     if (seen != p->length_units)
         return decode_checked(p, st, at);
     largest *= unit;
