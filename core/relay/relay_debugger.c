@@ -18,6 +18,8 @@
 
 #include <glib-unix.h>
 
+#include <ddmon/bytes.h>
+
 #include "core/session/monitor.h"
 
 #define READ_CHUNK (64u * 1024u)
@@ -63,13 +65,15 @@ static void set_out_blocked(Debugger *d, gboolean blocked)
 
 /* The debugger's socket took all that waited: the out-watch sleeps; the VM,
  * paused for this debugger, is read again. */
-static void debugger_out_drained(Debugger *d)
+static inline void debugger_out_drained(Debugger *d)
 {
     if (d->out->len) /* every packet passes here: no call when nothing waited */
         g_byte_array_set_size(d->out, 0);
     d->out_pos = 0;
-    set_out_blocked(d, FALSE);
-    ddm_timer_cancel(&d->flush_timer);
+    if (d->out_blocked)
+        set_out_blocked(d, FALSE);
+    if (ddm_timer_armed(&d->flush_timer))
+        ddm_timer_cancel(&d->flush_timer);
     if (d->vm_paused)
         set_vm_paused(d, FALSE);
 }
@@ -148,8 +152,8 @@ static void pause_vm_if_backed_up(Debugger *d)
  * when it drains (out-watch). Never closes the debugger from in here
  * (callers are inside the VM's read path): after a write error the
  * out-watch fires at once and ddm_relay_debugger_flush() closes it. */
-static void write_now(Debugger *d, const guint8 *head, gsize head_len, const guint8 *body,
-                      gsize body_len)
+static inline void write_now(Debugger *d, const guint8 *head, gsize head_len, const guint8 *body,
+                             gsize body_len)
 {
     struct iovec iov[3];
     int k = 0;
@@ -203,7 +207,7 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
     guint8 head[DDM_JDWP_HEADER_LEN];
     memcpy(head, p, DDM_JDWP_HEADER_LEN);
     if (set_id)
-        ddm_jdwp_set_id(head, id);
+        ddm_put_u4(head + 4, id); /* the packet id (ddm_jdwp_set_id), inline */
     if (d->from_vm_parts) {
         /* A long reply is going out as it arrives: this one goes after it. */
         if (!d->held)
@@ -308,7 +312,7 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
             ddm_relay_debugger_close(d, "too many commands in flight");
             return;
         }
-        ddm_jdwp_set_id(bytes, vm_id);
+        ddm_put_u4(bytes + 4, vm_id); /* ddm_jdwp_set_id, inline */
         if (pkt->header.cmdset == DDM_JDWP_CMDSET_VM && pkt->header.cmd == DDM_JDWP_CMD_VM_DISPOSE)
             d->sent_dispose = TRUE;
     }

@@ -94,6 +94,25 @@ static uint32_t get_u4(const uint8_t *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+/* The header's fields (@buf holds at least DDM_JDWP_HEADER_LEN bytes: the
+ * callers checked). */
+static inline void header_of(const uint8_t *buf, size_t len, DdmJdwpHeader *h)
+{
+    (void)len;
+    h->length = get_u4(buf);
+    h->id = get_u4(buf + 4);
+    h->flags = buf[8];
+    if (h->flags & DDM_JDWP_FLAG_REPLY) {
+        h->cmdset = 0;
+        h->cmd = 0;
+        h->error = (uint16_t)((buf[9] << 8) | buf[10]);
+    } else {
+        h->cmdset = buf[9];
+        h->cmd = buf[10];
+        h->error = 0;
+    }
+}
+
 DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet)
 {
     DdmJdwpReader *r = g_new0(DdmJdwpReader, 1);
@@ -405,6 +424,20 @@ void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n)
 uint8_t *ddm_jdwp_reader_space(DdmJdwpReader *r, size_t want, size_t *avail)
 {
     g_return_val_if_fail(r != NULL, NULL);
+    DdmJdwpBudget *b = r->budget;
+    if (G_LIKELY(b && b->scratch && !b->scratch_user && !r->buf && !r->alloc && !r->failed &&
+                 r->start == r->end && want <= READER_INITIAL)) {
+        /* The common read (a peer that holds nothing, the scratch free):
+         * what ensure_space() + scratch_borrow() would do, and no more. */
+        b->scratch_user = r;
+        r->on_scratch = TRUE;
+        r->buf = b->scratch;
+        r->alloc = READER_INITIAL;
+        r->start = r->end = 0;
+        if (avail)
+            *avail = READER_INITIAL;
+        return r->buf;
+    }
     if (avail)
         *avail = 0;
     if (r->failed) {
@@ -631,6 +664,34 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
 
     g_return_val_if_fail(r != NULL, DDM_JDWP_ERR_HANDSHAKE);
     r->head_last = FALSE;
+    if (G_LIKELY(!r->failed && !r->streaming && !r->handshake_pending)) {
+        /* The relay's hot path (one packet per read, bench/relay.sh): a
+         * whole, well-formed packet at start is handed out here, and what
+         * next_unit() + check_packet() would do for it is all that is done;
+         * anything else (a packet not yet whole, one past the cap, bad
+         * flags, heads to offer) takes the general path below. */
+        size_t avail = r->end - r->start;
+        if (avail >= DDM_JDWP_HEADER_LEN) {
+            const uint8_t *p = r->buf + r->start;
+            uint32_t len = get_u4(p);
+            if (len >= DDM_JDWP_HEADER_LEN && len <= avail && len <= r->max_packet &&
+                (p[8] == 0 || p[8] == DDM_JDWP_FLAG_REPLY)) {
+                r->head_offered = FALSE;
+                r->start += len;
+                r->want_len = 0;
+                if (pkt) {
+                    pkt->bytes = p;
+                    pkt->len = len;
+                    header_of(p, len, &pkt->header);
+                    pkt->data = p + DDM_JDWP_HEADER_LEN;
+                    pkt->data_len = len - DDM_JDWP_HEADER_LEN;
+                }
+                return DDM_JDWP_PACKET;
+            }
+        } else if (avail == 0) {
+            return settle(r) ? DDM_JDWP_NEED_MORE : r->failed;
+        }
+    }
     if (r->failed) {
         if (r->on_scratch) {
             scratch_return(r);
@@ -741,18 +802,7 @@ gboolean ddm_jdwp_parse_header(const uint8_t *buf, size_t len, DdmJdwpHeader *h)
     g_return_val_if_fail(h != NULL, FALSE);
     if (!buf || len < DDM_JDWP_HEADER_LEN)
         return FALSE;
-    h->length = get_u4(buf);
-    h->id = get_u4(buf + 4);
-    h->flags = buf[8];
-    if (h->flags & DDM_JDWP_FLAG_REPLY) {
-        h->cmdset = 0;
-        h->cmd = 0;
-        h->error = (uint16_t)((buf[9] << 8) | buf[10]);
-    } else {
-        h->cmdset = buf[9];
-        h->cmd = buf[10];
-        h->error = 0;
-    }
+    header_of(buf, len, h);
     return TRUE;
 }
 
