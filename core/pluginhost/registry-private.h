@@ -112,9 +112,9 @@ struct DdmRegistry {
     GPtrArray *declared_views; /* DdmViewDecl*, owned: vm_view_declare's (1.6); NULL until
                                   the first, which makes the registry the store's maker
                                   (registry_views.c) */
-    struct DdmMadeViews *made_views; /* declared views the maker made, by deadline, to take
-                                        back when unwatched (registry_views.c); NULL until
-                                        the first */
+    struct DdmMadeViews *made_views; /* views of declared names with an unmake, by deadline,
+                                        to take back when unwatched (registry_views.c);
+                                        NULL until the first vm_view_unmake */
     ddm_plugin *conflicted;  /* the plugin whose init hit a chunk conflict */
     char *conflict_msg;
     ddm_host host;
@@ -171,13 +171,16 @@ void ddm_registry_name_views(DdmViews *store, const char *vm_key, GHashTable *na
 int ddm_registry_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake);
 void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char *vm_key,
                                   gpointer ud);
-/** VM @vm_key goes: its made views leave the queue (O(declarations)). */
-void ddm_registry_made_views_vm_gone(DdmRegistry *reg, const char *vm_key);
 /** Tests: the linger of views queued from now on (DDM_VIEW_UNMAKE_LINGER_MS). */
 void ddm_registry_set_view_linger_ms(DdmRegistry *reg, guint ms);
 /** Tests: how many made views wait in the queue. */
 guint ddm_registry_n_made_views(DdmRegistry *reg);
-void ddm_registry_made_views_vm_gone(DdmRegistry *reg, const char *vm_key);
+/** Tests: the clock of the linger (monotonic us; NULL: g_get_monotonic_time). */
+void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void));
+/** What the queue's timer does when it runs: take back at most a batch of
+ *  the views that are due (the rest wait for the next run). How many
+ *  entries it looked at. */
+guint ddm_registry_made_views_dispatch(DdmRegistry *reg);
 /** At ddm_registry_free, after every plugin: stop being the store's maker. */
 void ddm_registry_declared_views_free(DdmRegistry *reg);
 /* host.c: drop first_look_vms and wake_timers (at ddm_registry_free). */

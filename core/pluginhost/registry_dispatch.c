@@ -262,8 +262,6 @@ static void vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev, gboolean plai
     }
     if (ev != DDM_VM_GONE)
         return;
-    if (!plain && vm->info.key)
-        ddm_registry_made_views_vm_gone(reg, vm->info.key); /* registry_views.c */
     ddm_registry_first_look_forget_vm(reg, vm); /* host.c: its reference goes */
     /* Rule 5: per-VM data goes after every GONE listener has run. */
     /* all taken first: a data_free that sets data again finds none */

@@ -18,24 +18,32 @@
  * "headline" view (registry_headline.c) are made the same way: from the
  * VM's samples or figures, when somebody asks for it.
  *
- * A view the maker made (not one the plugin made itself) whose
- * declaration has an unmake (vm_view_unmake) is taken back once nobody
- * has watched it for the linger (DDM_VIEW_UNMAKE_LINGER_MS): the plugin's
- * unmake frees it and the state kept for it, so one snapshot or listing
- * does not bring every VM back to the old cost for good. The made views
- * wait in a FIFO queue (one linger for all, so FIFO is deadline order) and
- * one GLib timeout runs at the head's deadline: a view still watched waits
- * one more linger, and a watch that ends puts the views it counted at the
- * queue's tail (the store's unwatch hook: an index lookup for a watch of
- * one view, a walk of the queue for a wider one), so a view goes a linger
- * after its last watcher; nothing walks every view.
+ * Every view of a declared name that has an unmake (vm_view_unmake), made
+ * by whatever path (the maker, or the plugin itself when data came), is
+ * taken back once nobody has watched it for the linger
+ * (DDM_VIEW_UNMAKE_LINGER_MS): the plugin's unmake frees it and the state
+ * kept for it, so one snapshot or listing does not bring every VM back to
+ * the old cost for good. The store's listener sees every such view ADDED
+ * and REMOVED, so a queue entry lives exactly as long as its view: it is
+ * keyed by the view, never outlives it, and cannot stand for a newer view
+ * made at the same address. The entries wait in a FIFO queue (one linger
+ * for all, so FIFO is deadline order) and one GLib timeout runs at the
+ * head's deadline, taking at most MADE_DUE_BATCH entries a dispatch (then
+ * it runs again at once): a view still watched waits one more linger; one
+ * whose watch of that very view ended lately was put at the tail then (the
+ * store's unwatch hook, one index lookup); for wider watches (a name of
+ * every VM, a VM's every view, everything) the hook only notes when such a
+ * watch ended, and a due entry waits on until a linger after the latest
+ * that counted it (two hash lookups); nothing walks the queue or every
+ * view. An unmake the plugin declines (the view is still there) is asked
+ * again a linger later, at most MADE_UNMAKE_TRIES times, and again after
+ * the view's next watch ends.
  *
  * Invariants: a declaration belongs to one plugin and goes with it (its
  * ud_free runs in ddm_registry_drop_declared_views_of, before dlclose, and
  * its queued views leave the queue then); the maker calls a plugin only
  * while it is loaded, and only for a DDM VM in state READY whose view of
- * that name does not exist; unmake only for a VM still READY whose view is
- * the one the maker made.
+ * that name does not exist; unmake only for a VM still READY.
  */
 #undef G_LOG_DOMAIN
 #define G_LOG_DOMAIN "ddmon-registry"
@@ -48,6 +56,14 @@
 #include "core/session/vm.h"
 #include "core/views/views.h"
 
+/* Entries one dispatch of the queue's timer looks at, at most: ~100,000
+ * views made by one 'ddmon views' at 10,000 VMs go in batches, the loop
+ * serving everything else in between. */
+#define MADE_DUE_BATCH 256u
+/* How many times an unmake the plugin declined is asked again, a linger
+ * apart, before the view is left to its plugin until its next watch ends. */
+#define MADE_UNMAKE_TRIES 6u
+
 typedef struct DdmViewDecl {
     ddm_plugin *plugin;
     char *name;
@@ -57,120 +73,253 @@ typedef struct DdmViewDecl {
     ddm_free_fn ud_free;
 } DdmViewDecl;
 
-/* A view the maker made, waiting for its linger to end. */
+/* A view of a declared name with an unmake, waiting for its linger to end. */
 typedef struct MadeView {
     DdmViewDecl *decl; /* borrowed: leaves the queue with it */
-    char *vm_key;      /* owned */
-    ddm_view *view;    /* compared only: the one the maker made */
+    ddm_view *view;    /* the index's key: the entry goes at its REMOVED */
+    GList link;        /* in the queue, or unlinked while its unmake runs */
     gint64 deadline;   /* monotonic us */
+    guint declines;    /* unmakes the plugin declined in a row */
 } MadeView;
 
 /* The queue of made views (registry->made_views). */
 struct DdmMadeViews {
-    GQueue queue;       /* MadeView*, FIFO = deadline order */
-    GHashTable *index;  /* "name\nkey" (owned) -> its GList link: one entry a view */
-    guint timer;        /* GLib source at the head's deadline, 0: none */
+    GQueue queue;        /* MadeView* (their own links), FIFO = deadline order */
+    GHashTable *index;   /* ddm_view* -> MadeView* (owned): one entry a view */
+    GHashTable *name_ends; /* name (owned) -> gint64* (owned): when a watch of that name
+                              of every VM last ended */
+    GHashTable *vm_ends; /* VM key (owned) -> gint64*: a watch of a VM's every view */
+    gint64 all_end;      /* when a watch of every view last ended, 0: none */
+    guint vm_ends_prune_at; /* vm_ends' size that makes a dispatch drop the stale */
+    MadeView *asking;    /* whose unmake runs now; NULL once its view went */
+    guint listener;      /* the store's listener id */
+    guint timer;         /* GLib source at the head's deadline, 0: none */
     guint linger_ms;
+    gint64 (*now)(void); /* g_get_monotonic_time; tests set their own */
 };
 
-/* The registry's queue, made at the first use. */
+static void made_listen(ddm_view *view, DdmViewChange change, gpointer ud);
+
+/* The registry's queue, made at the first vm_view_unmake. */
 static struct DdmMadeViews *made_views_of(DdmRegistry *reg)
 {
     if (!reg->made_views) {
-        reg->made_views = g_new0(struct DdmMadeViews, 1);
-        g_queue_init(&reg->made_views->queue);
-        reg->made_views->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-        reg->made_views->linger_ms = DDM_VIEW_UNMAKE_LINGER_MS;
+        struct DdmMadeViews *mv = g_new0(struct DdmMadeViews, 1);
+        g_queue_init(&mv->queue);
+        mv->index = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+        mv->name_ends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        mv->vm_ends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        mv->vm_ends_prune_at = 64;
+        mv->linger_ms = DDM_VIEW_UNMAKE_LINGER_MS;
+        mv->now = g_get_monotonic_time;
+        reg->made_views = mv;
+        if (reg->views)
+            mv->listener = ddm_views_add_listener(reg->views, made_listen, reg);
     }
     return reg->made_views;
 }
 
-static char *made_key(const char *name, const char *vm_key)
+static gint64 linger_us(const struct DdmMadeViews *mv)
 {
-    return g_strconcat(name, "\n", vm_key, NULL);
-}
-
-static void made_free(MadeView *m)
-{
-    g_free(m->vm_key);
-    g_free(m);
+    return (gint64)mv->linger_ms * 1000;
 }
 
 static void made_arm(DdmRegistry *reg);
 
-/* Drop queued view @link (its index entry too). */
-static void made_drop_link(struct DdmMadeViews *mv, GList *link)
+/* The wide watches' notes matter only to entries queued before they were
+ * made (a later entry's deadline is later anyway): none without entries. */
+static void made_forget_ends(struct DdmMadeViews *mv)
 {
-    MadeView *m = link->data;
-    g_autofree char *k = made_key(m->decl->name, m->vm_key);
-    g_hash_table_remove(mv->index, k);
-    g_queue_delete_link(&mv->queue, link);
-    made_free(m);
+    g_hash_table_remove_all(mv->name_ends);
+    g_hash_table_remove_all(mv->vm_ends);
+    mv->all_end = 0;
+    mv->vm_ends_prune_at = 64;
 }
 
-/* Queue @view (of @d, VM @vm_key), made by the maker just now. */
-static void made_track(DdmRegistry *reg, DdmViewDecl *d, const char *vm_key, ddm_view *view)
+/* Drop entry @m (queued, or unlinked while its unmake runs). */
+static void made_drop(struct DdmMadeViews *mv, MadeView *m)
 {
-    struct DdmMadeViews *mv;
-    char *k;
-    MadeView *m;
+    if (m->link.data) /* queued */
+        g_queue_unlink(&mv->queue, &m->link);
+    if (mv->asking == m)
+        mv->asking = NULL;
+    g_hash_table_remove(mv->index, m->view); /* frees m */
+    if (mv->queue.length == 0 && !mv->asking)
+        made_forget_ends(mv);
+}
 
-    if (!d->unmake)
-        return;
-    mv = made_views_of(reg);
-    k = made_key(d->name, vm_key);
-    if (g_hash_table_contains(mv->index, k)) {
-        g_free(k);
-        return;
+/* Put @m at the queue's tail, due at @deadline (never before the tail's:
+ * the queue stays in deadline order). */
+static void made_push(struct DdmMadeViews *mv, MadeView *m, gint64 deadline)
+{
+    MadeView *tail = g_queue_peek_tail(&mv->queue);
+    if (m->link.data)
+        g_queue_unlink(&mv->queue, &m->link);
+    m->deadline = tail && tail != m && tail->deadline > deadline ? tail->deadline : deadline;
+    m->link.data = m;
+    g_queue_push_tail_link(&mv->queue, &m->link);
+}
+
+/* Take @m out of the queue (its unmake runs); made_push puts it back. */
+static void made_unlink(struct DdmMadeViews *mv, MadeView *m)
+{
+    g_queue_unlink(&mv->queue, &m->link);
+    m->link.data = NULL;
+}
+
+/* @plugin's declaration of @name with an unmake, or NULL. */
+static DdmViewDecl *decl_to_unmake(DdmRegistry *reg, const char *owner, const char *name)
+{
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len; i++) {
+        DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
+        if (d->unmake && strcmp(d->name, name) == 0 && strcmp(d->plugin->name, owner) == 0)
+            return d;
     }
-    m = g_new0(MadeView, 1);
-    m->decl = d;
-    m->vm_key = g_strdup(vm_key);
-    m->view = view;
-    m->deadline = g_get_monotonic_time() + (gint64)mv->linger_ms * 1000;
-    g_queue_push_tail(&mv->queue, m);
-    g_hash_table_insert(mv->index, k, g_queue_peek_tail_link(&mv->queue));
+    return NULL;
+}
+
+/* Queue @view of @d, a linger from now (again, if it is queued). */
+static void made_track(DdmRegistry *reg, DdmViewDecl *d, ddm_view *view)
+{
+    struct DdmMadeViews *mv = made_views_of(reg);
+    MadeView *m = g_hash_table_lookup(mv->index, view);
+
+    if (!m) {
+        m = g_new0(MadeView, 1);
+        m->decl = d;
+        m->view = view;
+        g_hash_table_insert(mv->index, view, m);
+    }
+    m->declines = 0;
+    made_push(mv, m, mv->now() + linger_us(mv));
     made_arm(reg);
 }
 
-/* The linger of the views at the queue's head is over: take back those
- * nobody watches (and nobody watched lately), the rest wait once more. */
-static gboolean made_due(gpointer ud)
+/* The store's listener: a plugin's view of a declared name with an unmake
+ * is queued when it is made, however it is made, and leaves the queue when
+ * it goes, however it goes (view_free, its VM's end, its plugin's). */
+static void made_listen(ddm_view *view, DdmViewChange change, gpointer ud)
 {
     DdmRegistry *reg = ud;
     struct DdmMadeViews *mv = reg->made_views;
-    gint64 now = g_get_monotonic_time();
-    gint64 linger_us = (gint64)mv->linger_ms * 1000;
-    GList *link;
 
-    mv->timer = 0;
-    while ((link = g_queue_peek_head_link(&mv->queue)) &&
-           ((MadeView *)link->data)->deadline <= now) {
-        MadeView *m = link->data;
+    if (change == DDM_VIEW_CHANGED || !mv)
+        return;
+    if (change == DDM_VIEW_REMOVED) {
+        MadeView *m = g_hash_table_lookup(mv->index, view);
+        if (m)
+            made_drop(mv, m);
+        return;
+    }
+    const char *vm_key = ddm_view_vm_key(view);
+    DdmViewDecl *d = vm_key ? decl_to_unmake(reg, ddm_view_owner(view), ddm_view_name(view)) : NULL;
+    if (d)
+        made_track(reg, d, view);
+}
+
+/* The latest end of a wider watch (of the name, of the VM, of everything)
+ * that counted @m's view, 0 if none. */
+static gint64 made_last_wide_end(struct DdmMadeViews *mv, const MadeView *m)
+{
+    const gint64 *by_name = g_hash_table_lookup(mv->name_ends, m->decl->name);
+    const gint64 *by_vm = g_hash_table_lookup(mv->vm_ends, ddm_view_vm_key(m->view));
+    gint64 last = mv->all_end;
+    if (by_name && *by_name > last)
+        last = *by_name;
+    if (by_vm && *by_vm > last)
+        last = *by_vm;
+    return last;
+}
+
+/* Drop the notes of VM-wide watches that ended a linger ago or more, once
+ * they are twice as many as after the last time: amortised O(1) a note. */
+static void made_prune_vm_ends(struct DdmMadeViews *mv, gint64 now)
+{
+    GHashTableIter it;
+    gpointer v;
+
+    if (g_hash_table_size(mv->vm_ends) < mv->vm_ends_prune_at)
+        return;
+    g_hash_table_iter_init(&it, mv->vm_ends);
+    while (g_hash_table_iter_next(&it, NULL, &v))
+        if (*(gint64 *)v + linger_us(mv) <= now)
+            g_hash_table_iter_remove(&it);
+    mv->vm_ends_prune_at = 2 * g_hash_table_size(mv->vm_ends) + 64;
+}
+
+/* Ask @m's plugin to take its view back; put it back in the queue if the
+ * plugin keeps it, up to MADE_UNMAKE_TRIES times. */
+static void made_unmake(DdmRegistry *reg, MadeView *m, DdmVm *vm, gint64 now)
+{
+    struct DdmMadeViews *mv = reg->made_views;
+    DdmViewDecl *d = m->decl;
+
+    made_unlink(mv, m);
+    mv->asking = m;
+    ddm_vm_ref(vm);
+    d->unmake(d->plugin, vm, d->name, d->ud); /* may free the view, make others */
+    ddm_vm_unref(vm);
+    if (mv->asking != m)
+        return; /* its view went (made_drop freed m) */
+    mv->asking = NULL;
+    if (++m->declines < MADE_UNMAKE_TRIES) {
+        made_push(mv, m, now + linger_us(mv));
+        return;
+    }
+    g_debug("plugin %s keeps view %s of VM %s after %u unmakes; asked again after its next watch",
+            d->plugin->name, d->name, ddm_view_vm_key(m->view), m->declines);
+    made_drop(mv, m);
+}
+
+guint ddm_registry_made_views_dispatch(DdmRegistry *reg)
+{
+    struct DdmMadeViews *mv = reg->made_views;
+    gint64 now;
+    guint looked = 0;
+    MadeView *m;
+
+    if (!mv)
+        return 0;
+    now = mv->now();
+    made_prune_vm_ends(mv, now);
+    while (looked < MADE_DUE_BATCH && (m = g_queue_peek_head(&mv->queue)) && m->deadline <= now) {
         DdmViewDecl *d = m->decl;
         DdmVm *vm;
-        if (!reg->views || ddm_views_lookup_made(reg->views, d->name, m->vm_key) != m->view ||
-            d->plugin->status != DDM_PLUGIN_LOADED || !reg->monitor ||
-            !(vm = ddm_monitor_find_vm(reg->monitor, m->vm_key)) || vm->state != DDM_VM_STATE_READY) {
-            made_drop_link(mv, link); /* freed already, or nobody to ask */
+        gint64 wide;
+
+        looked++;
+        vm = reg->monitor ? ddm_monitor_find_vm(reg->monitor, ddm_view_vm_key(m->view)) : NULL;
+        if (d->plugin->status != DDM_PLUGIN_LOADED || !vm || vm->state == DDM_VM_STATE_CLOSED) {
+            made_drop(mv, m); /* nobody to ask: the view goes with its VM or plugin */
             continue;
         }
-        if (ddm_views_watches_matching(reg->views, d->name, m->vm_key) > 0) {
-            m->deadline = now + linger_us; /* watched: once more */
-            g_queue_unlink(&mv->queue, link);
-            g_queue_push_tail_link(&mv->queue, link);
+        if (vm->state != DDM_VM_STATE_READY || ddm_view_watchers(m->view) > 0) {
+            made_push(mv, m, now + linger_us(mv)); /* not ready yet, or watched: once more */
             continue;
         }
-        made_drop_link(mv, link);
-        ddm_vm_ref(vm);
-        d->unmake(d->plugin, vm, d->name, d->ud); /* may free the view, make others */
-        ddm_vm_unref(vm);
+        wide = made_last_wide_end(mv, m);
+        if (wide && wide + linger_us(mv) > now) {
+            made_push(mv, m, wide + linger_us(mv)); /* a wide watch of it ended lately */
+            continue;
+        }
+        made_unmake(reg, m, vm, now);
     }
+    if (mv->queue.length == 0 && !mv->asking)
+        made_forget_ends(mv);
+    return looked;
+}
+
+static gboolean made_due(gpointer ud)
+{
+    DdmRegistry *reg = ud;
+    reg->made_views->timer = 0;
+    ddm_registry_made_views_dispatch(reg);
     made_arm(reg);
     return G_SOURCE_REMOVE;
 }
 
-/* A timeout at the head's deadline, unless one is set or nothing waits. */
+/* A timeout at the head's deadline (at once when a batch left some due),
+ * unless one is set or nothing waits. */
 static void made_arm(DdmRegistry *reg)
 {
     struct DdmMadeViews *mv = reg->made_views;
@@ -179,47 +328,40 @@ static void made_arm(DdmRegistry *reg)
 
     if (!mv || mv->timer || !(head = g_queue_peek_head(&mv->queue)))
         return;
-    wait_us = head->deadline - g_get_monotonic_time();
+    wait_us = head->deadline - mv->now();
     mv->timer = g_timeout_add(wait_us > 0 ? (guint)((wait_us + 999) / 1000) : 0, made_due, reg);
 }
 
 /* The store's unwatch hook: a watch of @name (NULL: all) of @vm_key (NULL:
- * all) ended; the queued views it counted wait a whole linger from now. */
+ * all) ended; the views it counted wait a whole linger from now. */
 void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char *vm_key,
                                   gpointer ud)
 {
     DdmRegistry *reg = ud;
     struct DdmMadeViews *mv = reg->made_views;
-    gint64 deadline = g_get_monotonic_time() + (gint64)(mv ? mv->linger_ms : 0) * 1000;
-    (void)store;
-    if (!mv || !mv->queue.head)
+    gint64 now, *end;
+
+    if (!mv)
         return;
-    if (name && vm_key) { /* one view: its entry, if queued */
-        g_autofree char *k = made_key(name, vm_key);
-        GList *link = g_hash_table_lookup(mv->index, k);
-        if (link) {
-            ((MadeView *)link->data)->deadline = deadline;
-            g_queue_unlink(&mv->queue, link);
-            g_queue_push_tail_link(&mv->queue, link);
-        }
+    if (name && vm_key) { /* one view: its entry to the tail, or queued again */
+        ddm_view *v = ddm_views_lookup_made(store, name, vm_key);
+        MadeView *m = v ? g_hash_table_lookup(mv->index, v) : NULL;
+        DdmViewDecl *d = m ? m->decl : v ? decl_to_unmake(reg, ddm_view_owner(v), name) : NULL;
+        if (d && (!m || m != mv->asking)) /* not while its unmake runs */
+            made_track(reg, d, v);
         return;
     }
-    /* a wider watch (a name of every VM, a VM's every view, everything):
-     * one walk of the queue, in order, each match to the tail once */
-    GList *tail = mv->queue.tail;
-    for (GList *l = mv->queue.head, *next; l; l = next) {
-        MadeView *m = l->data;
-        gboolean last = l == tail;
-        next = l->next;
-        if ((!name || strcmp(name, m->decl->name) == 0) &&
-            (!vm_key || strcmp(vm_key, m->vm_key) == 0)) {
-            m->deadline = deadline;
-            g_queue_unlink(&mv->queue, l);
-            g_queue_push_tail_link(&mv->queue, l);
-        }
-        if (last)
-            break;
+    if (mv->queue.length == 0)
+        return; /* views queued from now on wait a linger from their making */
+    /* a wider watch: a note, looked at when its views are due */
+    now = mv->now();
+    if (!name && !vm_key) {
+        mv->all_end = now;
+        return;
     }
+    end = g_new(gint64, 1);
+    *end = now;
+    g_hash_table_insert(name ? mv->name_ends : mv->vm_ends, g_strdup(name ? name : vm_key), end);
 }
 
 void ddm_registry_set_view_linger_ms(DdmRegistry *reg, guint ms)
@@ -227,17 +369,9 @@ void ddm_registry_set_view_linger_ms(DdmRegistry *reg, guint ms)
     made_views_of(reg)->linger_ms = ms; /* views queued before keep their deadlines */
 }
 
-void ddm_registry_made_views_vm_gone(DdmRegistry *reg, const char *vm_key)
+void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void))
 {
-    struct DdmMadeViews *mv = reg->made_views;
-    /* one lookup per declaration (a few dozen), not a walk of the queue */
-    for (guint i = 0; mv && vm_key && reg->declared_views && i < reg->declared_views->len; i++) {
-        DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
-        g_autofree char *k = made_key(d->name, vm_key);
-        GList *link = g_hash_table_lookup(mv->index, k);
-        if (link)
-            made_drop_link(mv, link);
-    }
+    made_views_of(reg)->now = now ? now : g_get_monotonic_time;
 }
 
 guint ddm_registry_n_made_views(DdmRegistry *reg)
@@ -253,7 +387,8 @@ static void decl_free(DdmViewDecl *d)
     g_free(d);
 }
 
-/* Make @d's view of @vm unless it exists or nobody may make it now. */
+/* Make @d's view of @vm unless it exists or nobody may make it now (the
+ * store's listener queues what the make makes). */
 static void make_one(DdmViews *store, DdmViewDecl *d, DdmVm *vm)
 {
     if (!ddm_vm_is_valid(vm) || vm->state != DDM_VM_STATE_READY || !vm->info.key)
@@ -262,23 +397,7 @@ static void make_one(DdmViews *store, DdmViewDecl *d, DdmVm *vm)
         return;
     if (ddm_views_lookup_made(store, d->name, vm->info.key))
         return;
-    DdmRegistry *reg = d->plugin->registry;
-    /* The plugin's declared views of @vm not made yet: a make may make
-     * several (heap makes all six), and each is the maker's to take back. */
-    g_autoptr(GPtrArray) before = g_ptr_array_new();
-    for (guint i = 0; reg && reg->declared_views && i < reg->declared_views->len; i++) {
-        DdmViewDecl *o = g_ptr_array_index(reg->declared_views, i);
-        if (o->plugin == d->plugin && o->unmake &&
-            !ddm_views_lookup_made(store, o->name, vm->info.key))
-            g_ptr_array_add(before, o);
-    }
     d->make(d->plugin, vm, d->name, d->ud);
-    for (guint i = 0; i < before->len; i++) {
-        DdmViewDecl *o = g_ptr_array_index(before, i);
-        ddm_view *v = ddm_views_lookup_made(store, o->name, vm->info.key);
-        if (v)
-            made_track(reg, o, vm->info.key, v);
-    }
 }
 
 /* The store's maker: the declared views named @name (NULL: all) of VM
@@ -417,6 +536,7 @@ int ddm_registry_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unm
             if (d->unmake)
                 return -EEXIST;
             d->unmake = unmake;
+            (void)made_views_of(reg); /* the store's listener queues its views from now */
             return 0;
         }
     }
@@ -444,11 +564,18 @@ guint ddm_registry_count_declared_views(DdmRegistry *reg, ddm_plugin *p)
 
 void ddm_registry_drop_declared_views_of(DdmRegistry *reg, ddm_plugin *p)
 {
+    struct DdmMadeViews *mv = reg->made_views;
     /* its queued views first (a plugin unloads rarely: one walk) */
-    for (GList *l = reg->made_views ? reg->made_views->queue.head : NULL, *next; l; l = next) {
-        next = l->next;
-        if (((MadeView *)l->data)->decl->plugin == p)
-            made_drop_link(reg->made_views, l);
+    if (mv) {
+        g_autoptr(GPtrArray) gone = g_ptr_array_new();
+        GHashTableIter it;
+        gpointer val;
+        g_hash_table_iter_init(&it, mv->index);
+        while (g_hash_table_iter_next(&it, NULL, &val))
+            if (((MadeView *)val)->decl->plugin == p)
+                g_ptr_array_add(gone, val);
+        for (guint i = 0; i < gone->len; i++)
+            made_drop(mv, g_ptr_array_index(gone, i));
     }
     for (guint i = 0; reg->declared_views && i < reg->declared_views->len;) {
         DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
@@ -467,11 +594,14 @@ void ddm_registry_declared_views_free(DdmRegistry *reg)
         ddm_views_remove_maker(reg->views, reg);
     if (reg->made_views) {
         struct DdmMadeViews *mv = reg->made_views;
-        while (mv->queue.head)
-            made_drop_link(mv, mv->queue.head);
+        if (reg->views && mv->listener)
+            ddm_views_remove_listener(reg->views, mv->listener);
+        g_queue_init(&mv->queue); /* its links are the entries' own */
+        g_hash_table_unref(mv->index);
+        g_hash_table_unref(mv->name_ends);
+        g_hash_table_unref(mv->vm_ends);
         if (mv->timer)
             g_source_remove(mv->timer);
-        g_hash_table_unref(mv->index);
         g_free(mv);
         reg->made_views = NULL;
     }

@@ -154,7 +154,6 @@ struct ddm_view {
     int row_dropped;  /* the current row was past a cap: its cells go nowhere */
     unsigned version;
     int watchers;     /* -1: use the host default */
-    int by_maker;     /* made by a declaration's make (1.6): fake_host_unmake_unwatched's */
 };
 
 struct ddm_vm {

@@ -233,19 +233,21 @@ int fh_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unmake_fn unm
 
 int fake_host_unmake_unwatched(fake_host *fh)
 {
-    /* The views to take back first: an unmake frees views (the vector moves). */
+    /* The views to take back first: an unmake frees views (the vector moves).
+     * Every view of a declared name with an unmake, however it was made (a
+     * declaration's make, or the plugin itself when data came), as the
+     * core; one the plugin kept is asked again at the next call. */
     ptrvec todo = {0};
     size_t i, j;
     int n = 0;
     for (i = 0; i < fh->views.n; i++) {
         ddm_view *v = fh->views.v[i];
-        if (!v->by_maker || !v->vm || !v->vm->ready || v->vm->gone ||
+        if (!v->vm || !v->vm->ready || v->vm->gone ||
             (v->watchers >= 0 ? v->watchers : fh->default_watchers) > 0)
             continue;
         for (j = 0; j < fh->regs.n; j++) {
             fh_reg *r = fh->regs.v[j];
             if (r->kind == FH_REG_VIEW_DECL && r->view_unmake && strcmp(r->name, v->name) == 0) {
-                v->by_maker = 0; /* asked once */
                 vec_push(&todo, v->vm);
                 vec_push(&todo, r);
                 break;

@@ -111,7 +111,6 @@ ddm_view *fh_view_new(ddm_plugin *self, ddm_vm *vm, const char *name, ddm_view_k
     if (fake_view_find_made(fh, vm, name) || fh->views.n >= FH_MAX_ITEMS)
         return NULL;
     v = fh_view_alloc(fh, vm, name, kind, title);
-    v->by_maker = fh->making > 0; /* a declaration's make: the core may take it back */
     vec_push(&fh->views, v);
     return v;
 }

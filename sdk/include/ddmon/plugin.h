@@ -480,13 +480,14 @@ typedef int (*ddm_command_fn)(ddm_plugin *self, ddm_cmd *cmd, int argc,
 typedef void (*ddm_view_make_fn)(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
 
 /**
- * Take back VM @vm's view @name (vm_view_unmake): the core made it on
- * demand (the declaration's make) and nobody has watched it since for the
- * core's linger (DDM_VIEW_UNMAKE_LINGER_MS). Free it with view_free, and
- * any state kept only for it, so the VM costs what it did before anybody
- * asked; the next ask makes it again with make, as if for the first time.
- * Not freeing it is allowed (it then stays until the VM goes; the core
- * does not ask again for that making). @ud is the declaration's. Called
+ * Take back VM @vm's view @name (vm_view_unmake): it was made (by the
+ * declaration's make, or by the plugin itself when data came) and nobody
+ * has watched it since for the core's linger (DDM_VIEW_UNMAKE_LINGER_MS).
+ * Free it with view_free, and any state kept only for it, so the VM costs
+ * what it did before anybody asked; the next ask makes it again with make,
+ * filled from what the plugin still holds. Not freeing it is allowed (the
+ * core asks again a linger later, a few times, then after the view's next
+ * watch ends). @ud is the declaration's. Called
  * only for a VM that is still there, from the core's loop, never from
  * inside a host call of this plugin's. Since: 1.6
  */
@@ -825,12 +826,13 @@ struct ddm_host {
 
     /**
      * Let the core take back the views @name (declared by this plugin with
-     * vm_view_declare) that it made on demand: one made by the
-     * declaration's make and unwatched for DDM_VIEW_UNMAKE_LINGER_MS gets
-     * @unmake (ddm_view_unmake_fn), once. Views the plugin made itself
-     * (view_new when it had something to show) are never taken back. The
-     * core keeps the views it made in a queue by deadline: no walk over
-     * every view. Only inside init, after vm_view_declare of @name.
+     * vm_view_declare): every view of that name, made by the
+     * declaration's make or by the plugin itself (view_new when it had
+     * something to show), unwatched for DDM_VIEW_UNMAKE_LINGER_MS gets
+     * @unmake (ddm_view_unmake_fn); one the plugin keeps is asked again
+     * (ddm_view_unmake_fn). The core keeps these views in a queue by
+     * deadline: no walk over every view. Only inside init, after
+     * vm_view_declare of @name.
      * -EINVAL (NULL @unmake, @name not declared by this plugin), -EEXIST
      * (set already). Since: 1.6; test DDM_HOST_HAS(host, vm_view_unmake);
      * without it a view stays until the VM goes.

@@ -25,6 +25,7 @@
 #include "core/pluginhost/loader.h"
 #include "tests/harness/hand-monitor.h"
 #include "core/pluginhost/registry.h"
+#include "core/pluginhost/registry-private.h" /* the made views' clock and dispatch */
 #include "core/views/jq_text.h"
 #include "core/views/views.h"
 #include "core/session/vm.h"
@@ -115,6 +116,11 @@ static struct {
     guint64 progress_done, progress_total;
     char progress_unit[8];
     int progress_rc_in_done;
+    /* views made on demand and taken back (ABI 1.6) */
+    DdmViews *views;
+    guint n_lazy;           /* names body_lazy declares: lz.0 ... */
+    guint makes, unmakes;
+    guint declines;         /* unmakes to decline (the view stays) */
 } T;
 
 static void make_vm(Fixture *f, DdmVm *vm, const char *key)
@@ -1572,6 +1578,212 @@ static void test_registry_run_confined_refuses(void **state)
     assert_true(g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT));
 }
 
+/* ------------------------------------- views taken back after the linger */
+
+#define LINGER_MS 1000
+static gint64 fake_now_us;
+
+static gint64 fake_clock(void)
+{
+    return fake_now_us;
+}
+
+static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    (void)ud;
+    T.makes++;
+    assert_non_null(T.host->view_new(self, vm, name, DDM_VIEW_TABLE, NULL));
+}
+
+static void lazy_unmake(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
+{
+    (void)self, (void)ud;
+    T.unmakes++;
+    if (T.declines) {
+        T.declines--;
+        return; /* keeps it */
+    }
+    ddm_view *v = ddm_views_lookup_made(T.views, name, T.host->vm_info(vm)->key);
+    assert_non_null(v);
+    T.host->view_free(v);
+}
+
+/* Declares lz.0 ... lz.(n_lazy - 1), each with a make and an unmake. */
+static int body_lazy(ddm_plugin *self, const ddm_host *host)
+{
+    char name[16];
+    int rc = 0;
+    for (guint i = 0; i < MAX(T.n_lazy, 1) && rc == 0; i++) {
+        g_snprintf(name, sizeof name, "lz.%u", i);
+        rc = host->vm_view_declare(self, name, lazy_make, NULL, NULL);
+        rc = rc ? rc : host->vm_view_unmake(self, name, lazy_unmake);
+    }
+    return rc;
+}
+
+static ddm_plugin *load_lazy(Fixture *f, guint n_names)
+{
+    g_autoptr(GError) error = NULL;
+    T.views = f->mon.views;
+    T.n_lazy = n_names;
+    fake_now_us = 1000000;
+    ddm_registry_set_view_clock(f->mon.registry, fake_clock);
+    ddm_registry_set_view_linger_ms(f->mon.registry, LINGER_MS);
+    ddm_plugin *p = load_fake(f, "lazy", body_lazy, &error);
+    assert_null(error);
+    return p;
+}
+
+/* @ms later, the queue's timer runs (until nothing more is due). */
+static void linger_passes(Fixture *f, gint64 ms)
+{
+    fake_now_us += ms * 1000;
+    while (ddm_registry_made_views_dispatch(f->mon.registry) > 0)
+        ;
+}
+
+/* A view of a declared name the plugin made itself (data came), not the
+ * maker, goes after the linger too; and once made again, again (review
+ * rU 1: only the maker's views were queued, a view the data path made
+ * again after an unmake stayed until its VM went). */
+static void test_registry_views_made_any_way_are_taken_back(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    ddm_plugin *p = load_lazy(f, 1);
+    ddm_vm *vm = (ddm_vm *)&f->vm1;
+
+    assert_non_null(T.host->view_new(p, vm, "lz.0", DDM_VIEW_TABLE, NULL)); /* its data path */
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 1);
+    linger_passes(f, LINGER_MS - 1);
+    assert_int_equal(T.unmakes, 0);
+    linger_passes(f, 1);
+    assert_int_equal(T.unmakes, 1);
+    assert_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+    /* made again the same way: queued again */
+    assert_non_null(T.host->view_new(p, vm, "lz.0", DDM_VIEW_TABLE, NULL));
+    linger_passes(f, LINGER_MS);
+    assert_int_equal(T.unmakes, 2);
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
+    /* a view of a name with no unmake is not the core's to take back */
+    assert_non_null(T.host->view_new(p, vm, "other", DDM_VIEW_TABLE, NULL));
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
+}
+
+/* A watch that ends puts the views it counted a whole linger from its end
+ * (960c2dd): the view of one VM, a name of every VM, everything. Without
+ * the re-queue, the view goes at its first deadline, 200 ms after the
+ * watch ended. */
+static void test_registry_views_linger_after_watch_ends(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    const char *const names[] = {"lz.0", "lz.0", NULL};
+    const char *const keys[] = {key, NULL, NULL};
+    load_lazy(f, 1);
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        T.unmakes = 0;
+        assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key)); /* the maker's */
+        guint w = ddm_views_watch(f->mon.views, names[i], keys[i]); /* makes B's if wide */
+        linger_passes(f, LINGER_MS * 8 / 10);
+        ddm_views_unwatch(f->mon.views, w);
+        linger_passes(f, LINGER_MS * 4 / 10); /* its first deadline: 200 ms past */
+        assert_int_equal(T.unmakes, 0);
+        linger_passes(f, LINGER_MS * 6 / 10 - 1);
+        assert_int_equal(T.unmakes, 0);
+        linger_passes(f, 1); /* a linger after the watch ended */
+        assert_int_equal(T.unmakes, keys[i] ? 1 : 2); /* a wide watch made B's too */
+        assert_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+    }
+    /* still watched at its deadline: once more */
+    T.unmakes = 0;
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key));
+    guint w = ddm_views_watch(f->mon.views, NULL, key);
+    linger_passes(f, LINGER_MS * 3);
+    assert_int_equal(T.unmakes, 0);
+    ddm_views_unwatch(f->mon.views, w);
+    linger_passes(f, LINGER_MS);
+    assert_int_equal(T.unmakes, 1);
+}
+
+/* The plugin frees the maker's view and makes another of that name (which
+ * may get the same address): the new one gets its own whole linger and is
+ * taken back then (review rU 7: the entry kept the old pointer; the check
+ * either dropped the new view for good or took it back early). */
+static void test_registry_views_new_view_of_a_name(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    ddm_plugin *p = load_lazy(f, 1);
+    ddm_vm *vm = (ddm_vm *)&f->vm1;
+
+    ddm_view *old = ddm_views_lookup(f->mon.views, "lz.0", key);
+    assert_non_null(old);
+    linger_passes(f, LINGER_MS / 2);
+    T.host->view_free(old);
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
+    assert_non_null(T.host->view_new(p, vm, "lz.0", DDM_VIEW_TABLE, NULL));
+    linger_passes(f, LINGER_MS / 2 + 1); /* the old one's deadline */
+    assert_int_equal(T.unmakes, 0);
+    linger_passes(f, LINGER_MS / 2);
+    assert_int_equal(T.unmakes, 1);
+    assert_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+}
+
+/* An unmake the plugin declines is asked again a linger later, a bounded
+ * number of times, and again once a watch of the view ends (review rU 8). */
+static void test_registry_views_declined_unmake_asked_again(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    load_lazy(f, 1);
+
+    T.declines = 1;
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key));
+    linger_passes(f, LINGER_MS);
+    assert_int_equal(T.unmakes, 1);
+    assert_non_null(ddm_views_lookup_made(f->mon.views, "lz.0", key)); /* kept */
+    linger_passes(f, LINGER_MS);
+    assert_int_equal(T.unmakes, 2);
+    assert_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+    /* a plugin that always keeps it is asked a few times, not forever */
+    T.unmakes = 0;
+    T.declines = 1000;
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key));
+    for (int i = 0; i < 20; i++)
+        linger_passes(f, LINGER_MS);
+    assert_true(T.unmakes >= 3 && T.unmakes <= 10);
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
+    guint asked = T.unmakes;
+    guint w = ddm_views_watch(f->mon.views, "lz.0", key);
+    ddm_views_unwatch(f->mon.views, w);
+    T.declines = 0;
+    linger_passes(f, LINGER_MS);
+    assert_int_equal(T.unmakes, asked + 1);
+    assert_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+}
+
+/* One run of the queue's timer takes back a bounded batch; the rest go at
+ * the next runs (review rU 6: ~100,000 views in one dispatch). */
+static void test_registry_views_taken_back_in_batches(void **state)
+{
+    Fixture *f = *state;
+    load_lazy(f, 150);
+    g_autoptr(GPtrArray) all = ddm_views_list(f->mon.views); /* makes 2 x 150 */
+    assert_int_equal(T.makes, 300);
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 300);
+    fake_now_us += LINGER_MS * 1000;
+    guint first = ddm_registry_made_views_dispatch(f->mon.registry);
+    assert_true(first > 0 && first < 300);
+    assert_int_equal(T.unmakes, first);
+    guint rest = 0, n;
+    while ((n = ddm_registry_made_views_dispatch(f->mon.registry)) > 0)
+        rest += n;
+    assert_int_equal(first + rest, 300);
+    assert_int_equal(T.unmakes, 300);
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
+}
+
 int main(void)
 {
     logs = g_ptr_array_new_with_free_func((GDestroyNotify)log_record_free);
@@ -1606,6 +1818,15 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_metric_two_plugins_one_family, setup, teardown),
         cmocka_unit_test(test_command_usage_takes_vm),
         cmocka_unit_test_setup_teardown(test_registry_run_confined_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_made_any_way_are_taken_back, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_linger_after_watch_ends, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_new_view_of_a_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_declined_unmake_asked_again, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_taken_back_in_batches, setup,
+                                        teardown),
     };
     int rc = cmocka_run_group_tests_name("registry", tests, NULL, NULL);
     g_ptr_array_unref(fake_descs);
