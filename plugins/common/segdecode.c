@@ -103,7 +103,8 @@ void seg_stats_add(seg_stats *dst, const seg_stats *src)
             d->max_bytes = s->max_bytes;
         if (!s->count)
             continue;
-        for (b = 0; b < SEG_NBUCKETS; b++) {
+        /* every allocation of the class lies between its min and max */
+        for (b = bucket_of(s->min_bytes); b <= bucket_of(s->max_bytes); b++) {
             dst->hist_count[c][b] += src->hist_count[c][b];
             dst->hist_bytes[c][b] += src->hist_bytes[c][b];
         }
@@ -301,12 +302,12 @@ _Static_assert(ROW_OFFSET_OK(offsetof(run_counts, keep)), "keep[0..47] must not 
 #define PARTIAL_BITS_OF_4 0x0080008000800080ull
 #endif
 
-/* The runs of 1..256 units that fall into one size bucket: [lo, hi) in
- * units, for one unit size. At most 10 ranges (256 units span 8 doublings,
+/* The runs of 1..256 units that fall into one size bucket: [previous
+ * hi (1 for the first), hi) in units, for one unit size. At most 10 ranges (256 units span 8 doublings,
  * plus the ends). */
 typedef struct bucket_ranges {
     unsigned n;
-    unsigned lo[12], hi[12], bucket[12];
+    unsigned hi[12], bucket[12];
 } bucket_ranges;
 
 static void bucket_ranges_init(bucket_ranges *br, unsigned unit)
@@ -316,7 +317,6 @@ static void bucket_ranges_init(bucket_ranges *br, unsigned unit)
     while (n <= 256) {
         unsigned b = bucket_of((uint64_t)n * unit);
         uint64_t next = ((uint64_t)1 << (b + 1)) / unit + (((uint64_t)1 << (b + 1)) % unit != 0);
-        br->lo[br->n] = n;
         br->hi[br->n] = next > 257 ? 257 : (unsigned)next;
         br->bucket[br->n] = b;
         n = br->hi[br->n];
@@ -325,27 +325,22 @@ static void bucket_ranges_init(bucket_ranges *br, unsigned unit)
 }
 
 /* Index of the first (@from_end 0) or last nonzero counter of @row, or
- * -1 if all 256 are 0. Looks at four counters per 64-bit word. */
+ * -1 if all 256 are 0. Looks at eight counters (two 64-bit words) a step. */
 static int row_edge(const uint16_t *row, int from_end)
 {
-    uint64_t w;
+    uint64_t w0, w1;
     int i, k;
-    if (!from_end) {
-        for (i = 0; i < 64; i++) {
-            memcpy(&w, row + 4 * i, 8);
-            if (w)
-                for (k = 4 * i;; k++)
-                    if (row[k])
-                        return k;
+    for (i = 0; i < 32; i++) {
+        const int at = from_end ? 8 * (31 - i) : 8 * i;
+        memcpy(&w0, row + at, 8);
+        memcpy(&w1, row + at + 4, 8);
+        if (!(w0 | w1))
+            continue;
+        for (k = 0; k < 8; k++) {
+            const int m = from_end ? at + 7 - k : at + k;
+            if (row[m])
+                return m;
         }
-        return -1;
-    }
-    for (i = 63; i >= 0; i--) {
-        memcpy(&w, row + 4 * i, 8);
-        if (w)
-            for (k = 4 * i + 3;; k--)
-                if (row[k])
-                    return k;
     }
     return -1;
 }
@@ -366,22 +361,19 @@ static uint64_t fold_counts(seg_stats *st, const run_counts *rc, const bucket_ra
         seg_class_stats *cs = &st->cls[c];
         uint64_t count = 0, units = 0;
         int first = row_edge(row, 0), last;
-        unsigned i;
+        unsigned i = 0, m;
 
         if (first < 0)
             continue;
         last = row_edge(row, 1);
-        for (i = 0; i < br->n; i++) {
-            /* the bucket's lengths, in counter indices (units - 1), within [first, last] */
-            unsigned lo = br->lo[i] - 1, hi = br->hi[i] - 1, m;
+        /* the buckets' lengths, in counter indices (units - 1): from first's bucket to last */
+        while (br->hi[i] - 1 <= (unsigned)first)
+            i++;
+        for (m = (unsigned)first; m <= (unsigned)last; i++) {
+            const unsigned hi = br->hi[i] - 1 < (unsigned)last + 1 ? br->hi[i] - 1
+                                                                   : (unsigned)last + 1;
             uint64_t k = 0, u = 0;
-            if (lo < (unsigned)first)
-                lo = (unsigned)first;
-            if (hi > (unsigned)last + 1)
-                hi = (unsigned)last + 1;
-            if (lo >= hi)
-                continue;
-            for (m = lo; m < hi; m++) {
+            for (; m < hi; m++) {
                 k += row[m];
                 u += (uint64_t)row[m] * (m + 1);
             }

@@ -127,7 +127,9 @@ seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at);
 
 /** Zero @st (min_bytes set to "none"). */
 void seg_stats_reset(seg_stats *st);
-/** Add @src into @dst. */
+/** Add @src into @dst. Reads @src's histogram of a class only from the
+ *  bucket of its min_bytes to that of its max_bytes: where every
+ *  allocation a decoder counted lies. */
 void seg_stats_add(seg_stats *dst, const seg_stats *src);
 /** Bucket of an allocation of @bytes (> 0). */
 unsigned seg_bucket(uint64_t bytes);
