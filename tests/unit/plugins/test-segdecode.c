@@ -6,8 +6,11 @@
  * free extent). Table-driven
  * where the cases are byte strings. The fast decoder is also compared
  * with a simple reference decoder (segdecode_ref.h) on random and
- * adversarial pieces. No host needed.
+ * adversarial pieces, on partial runs at every place of its eight-pair
+ * windows, on pieces past its 16-bit counters' fold point, and through
+ * the collector (segcollect.c) over whole updates. No host needed.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "plugins/common/segcollect.h"
 #include "plugins/common/segdecode.h"
 #include "tests/unit/plugins/segdecode_ref.h"
 
@@ -442,6 +446,180 @@ static void test_fast_matches_reference_adversarial(void **state)
     free(pairs);
 }
 
+/* The fast decoder takes eight pairs a step and tests their P bits with
+ * one mask: put a partial sequence (of 1 to 3 pairs, or still open at the
+ * end) at every position of every window of pieces of 1 to 40 pairs,
+ * among free and in-use runs (free extents that cross windows), and
+ * insist on what the reference decoder says. Also a state change at each
+ * such place, which must be rejected at the same pair. */
+static void test_fast_matches_reference_windows(void **state)
+{
+    static const uint8_t units_sizes[] = { 1, 8, 24 };
+    uint8_t pairs[2 * 48];
+    seg_stats st;
+    unsigned np, at, len, pattern, u, cases = 0;
+    (void)state;
+    seg_stats_reset(&st);
+    for (np = 1; np <= 40; np++)
+        for (at = 0; at < np; at++)
+            for (len = 1; len <= 3 && at + len <= np + 1; len++)
+                for (pattern = 0; pattern < 4; pattern++)
+                    for (u = 0; u < sizeof units_sizes; u++) {
+                        unsigned i, change;
+                        for (i = 0; i < np; i++) {
+                            /* pattern 0: all in use; 1: all free; 2, 3: mixed, runs of free */
+                            int free_run = pattern == 1 || (pattern >= 2 && (i * 7 + pattern) % 5 < 2);
+                            pairs[2 * i] = free_run ? ST(i % 8, 0) : ST(i % 6, 1 + i % 7);
+                            pairs[2 * i + 1] = (uint8_t)((i * 37 + np) % 256);
+                        }
+                        /* the partial sequence: pairs at..at+len-1, the last without P
+                         * (or open at the piece's end when it runs past it) */
+                        for (i = at; i < at + len && i < np; i++) {
+                            pairs[2 * i] = (uint8_t)(ST(3, pattern == 1 ? 0 : 1) |
+                                                     (i + 1 < at + len ? P : 0));
+                            pairs[2 * i + 1] = 255;
+                        }
+                        check_same(&st, units_sizes[u], (uint32_t)pair_units(pairs, 2 * np),
+                                   pairs, 2 * np, NULL);
+                        cases++;
+                        if (len < 2)
+                            continue;
+                        for (change = at + 1; change < at + len && change < np; change++) {
+                            uint8_t keep = pairs[2 * change];
+                            pairs[2 * change] = (uint8_t)(keep ^ 0x08);
+                            check_same(&st, units_sizes[u],
+                                       (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, NULL);
+                            pairs[2 * change] = keep;
+                            cases++;
+                        }
+                    }
+    print_message("window cases: %u\n", cases);
+    assert_true(cases > 10000);
+}
+
+/* Pieces past the 16-bit counters' reach (the fast decoder folds its
+ * counts every 65,528 pairs): one (class, length) cell counted 200,000
+ * times; a partial sequence and a free extent that span each pair count
+ * around 65,528 and 65,536; rejected at the very end. */
+static void test_fast_matches_reference_long_pieces(void **state)
+{
+    const size_t np = 200000;
+    static const size_t spans[] = { 65520, 65527, 65528, 65529, 65535, 65536, 131056, 131064 };
+    uint8_t *pairs = malloc(2 * np);
+    seg_stats st, out;
+    size_t i, k;
+    (void)state;
+    assert_non_null(pairs);
+    seg_stats_reset(&st);
+    for (i = 0; i < np; i++) {
+        pairs[2 * i] = ST(0, 1);
+        pairs[2 * i + 1] = 2;
+    }
+    seg_stats_reset(&out);
+    check_same(&st, 8, (uint32_t)(3 * np), pairs, 2 * np, &out);
+    assert_int_equal(out.cls[1 + SEG_KIND_OBJECT].count, np);
+    for (k = 0; k < sizeof spans / sizeof spans[0]; k++) {
+        size_t mid = spans[k];
+        for (i = 0; i < np; i++) {
+            pairs[2 * i] = i % 3 ? ST(1, 1) : ST(0, 1);
+            pairs[2 * i + 1] = (uint8_t)(i % 11);
+        }
+        /* a partial sequence over mid - 5 .. mid + 4 */
+        for (i = mid - 5; i < mid + 5; i++) {
+            pairs[2 * i] = (uint8_t)(ST(4, 1) | (i + 1 < mid + 5 ? P : 0));
+            pairs[2 * i + 1] = 255;
+        }
+        /* a free extent of 300 runs that ends at mid + 150 */
+        for (i = mid - 150; i < mid + 150; i++) {
+            if (i >= mid - 5 && i < mid + 5)
+                continue;
+            pairs[2 * i] = ST(i % 8, 0);
+            pairs[2 * i + 1] = 200;
+        }
+        seg_stats_reset(&out);
+        check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, &out);
+        assert_true(out.largest_free_bytes >= (uint64_t)145 * 201 * 8);
+        /* the same piece declaring one unit too few and too many */
+        check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np) - 1, pairs, 2 * np, NULL);
+        check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np) + 1, pairs, 2 * np, NULL);
+        /* and a state change in the partial sequence past the fold point */
+        pairs[2 * (mid + 2)] = (uint8_t)(ST(5, 1) | P);
+        check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, NULL);
+    }
+    free(pairs);
+}
+
+/* The collector adds each accepted piece's statistics into the update
+ * and publishes them at HPEN: random pieces (accepted and rejected, of
+ * several unit sizes) through HPST..HPEN must give what the reference
+ * decoder gives for the accepted ones, added up. */
+static void test_collector_matches_reference(void **state)
+{
+    uint8_t *pairs = malloc(2 * 2048 + 1), *buf = malloc(17 + 2 * 2048 + 1);
+    uint64_t x = 0xD1B54A32D192ED03ull;
+    unsigned update, accepted = 0, rejected = 0;
+    (void)state;
+    assert_non_null(pairs);
+    assert_non_null(buf);
+    for (update = 0; update < 40; update++) {
+        seg_collector c;
+        const seg_heap *h = NULL;
+        seg_stats ref;
+        unsigned piece;
+        seg_collector_init(&c, (int)(update % 2), (size_t)1 << 24);
+        seg_stats_reset(&ref);
+        assert_int_equal(seg_collector_start(&c, 1), 0);
+        for (piece = 0; piece < 30; piece++) {
+            uint64_t r = rnd_next(&x);
+            size_t np = (size_t)(rnd_next(&x) % 2048), i, n, npb;
+            uint8_t unit = (r >> 8) % 3 == 0 ? 16 : 8;
+            seg_piece_report rep;
+            seg_piece pc;
+            seg_error e;
+            size_t off;
+            uint64_t u;
+            uint32_t declared;
+            for (i = 0; i < np; i++) {
+                uint64_t q = rnd_next(&x);
+                if (i > 0 && (pairs[2 * i - 2] & P)) {
+                    pairs[2 * i] = (q >> 10) % 3 ? pairs[2 * i - 2] : (uint8_t)(pairs[2 * i - 2] & 0x7f);
+                    if ((q >> 20) % 200 == 0)
+                        pairs[2 * i] ^= 0x08; /* a state change: rejected */
+                    pairs[2 * i + 1] = (uint8_t)(q >> 24);
+                } else if (q % 40 == 0) {
+                    pairs[2 * i] = (uint8_t)(P | ST(2 + (q >> 8) % 4, 1));
+                    pairs[2 * i + 1] = 255;
+                } else {
+                    pairs[2 * i] = (q >> 8) % 5 == 0 ? ST((q >> 12) % 8, 0)
+                                                     : ST((q >> 12) % 8, 1 + (q >> 16) % 7);
+                    pairs[2 * i + 1] = (uint8_t)((q >> 20) % ((q >> 28) % 8 == 0 ? 256 : 20));
+                }
+            }
+            npb = 2 * np;
+            u = pair_units(pairs, npb);
+            declared = (r >> 16) % 12 == 0 ? (uint32_t)(u + 1) : (uint32_t)u;
+            n = make_piece(buf, 1, unit, 0x12c00000u, (uint32_t)(piece * 0x10000), declared, pairs,
+                           npb);
+            assert_int_equal(seg_piece_parse(buf, n, &pc), SEG_OK);
+            e = ref_decode(&pc, &ref, &off, &u);
+            assert_int_equal(seg_collector_piece(&c, buf, n, 0, &rep), e == SEG_OK ? 0 : -EINVAL);
+            assert_int_equal(rep.error, e);
+            if (e == SEG_OK)
+                accepted++;
+            else
+                rejected++;
+        }
+        assert_int_equal(seg_collector_end(&c, 1, &h), 0);
+        assert_non_null(h);
+        assert_true(ref_stats_equal(&h->current.stats, &ref));
+        seg_collector_clear(&c);
+    }
+    print_message("collector check: %u accepted, %u rejected pieces\n", accepted, rejected);
+    assert_true(accepted > 500 && rejected > 50);
+    free(pairs);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +633,9 @@ int main(void)
         cmocka_unit_test(test_max_run_lengths),
         cmocka_unit_test(test_fast_matches_reference_random),
         cmocka_unit_test(test_fast_matches_reference_adversarial),
+        cmocka_unit_test(test_fast_matches_reference_windows),
+        cmocka_unit_test(test_fast_matches_reference_long_pieces),
+        cmocka_unit_test(test_collector_matches_reference),
     };
     return cmocka_run_group_tests_name("segdecode", tests, NULL, NULL);
 }
