@@ -134,6 +134,25 @@ static void heap_vm_free(void *p)
     free(hv);
 }
 
+/* Does @hv hold anything but data for views (made again on demand)? A
+ * view, collection on or to switch off, a command, a deferred bitmap, a
+ * counter that must not go back (ddmon_heap_gcs_total). */
+static int heap_vm_busy(const heap_vm *hv)
+{
+    return hv->summary || hv->segments || hv->histogram || hv->frag || hv->map || hv->bitmap ||
+           hv->collecting || hv->hpif_on || hv->segments_on || hv->holds || hv->ticket ||
+           hv->bm_ticket || hv->blob_timer || hv->gcs > 0;
+}
+
+void heap_vm_release_if_idle(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    if (!hp->lazy_views || heap_vm_busy(hv))
+        return;
+    heap_watch_forget(hv);
+    hp->host->vm_set_data(hp->self, hv->vm, NULL, NULL); /* frees hv */
+}
+
 heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
 {
     heap_vm *hv = hp->host->vm_get_data(hp->self, vm);

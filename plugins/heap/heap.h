@@ -149,6 +149,12 @@ typedef struct heap_vm {
 /* heap.c */
 /** Per-VM state, created (with its views) on first need. NULL if out of memory. */
 heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm);
+/** Free @hv (vm_set_data NULL) if it holds nothing but data the views
+ *  showed: no view, collection off, no command, ticket, deferred bitmap
+ *  or GC count (views made on demand, 1.6: their last unmake, the end of
+ *  the collection or of a command that outlived them). @hv may be gone on
+ *  return. */
+void heap_vm_release_if_idle(heap_vm *hv);
 /** "key (pid N)" for log lines, written into @buf (returned). */
 const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len);
 /** Heap to draw by default: id 1 if it has a published bitmap, else the lowest such. */

@@ -55,30 +55,45 @@ const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len)
     return buf;
 }
 
-/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
+static void fill_summary(heap_vm *hv);
+static void fill_segments(heap_vm *hv);
+static void fill_histogram(heap_vm *hv);
+static void fill_frag(heap_vm *hv);
+
+/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. The
+ * views made here show what the plugin holds already (the last HPIF, the
+ * last published segment update), as the views taken back showed it;
+ * heap.map and heap.bitmap are built for a watcher (the tick, the next
+ * update), as ever. */
 static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     heap_vm *hv = heap_vm_get(ud, vm);
+    ddm_view *summary, *segments, *histogram, *frag;
     (void)self;
     (void)name;
-    if (hv) {
-        hv->ready = 1; /* the core makes views of READY VMs only */
-        heap_views_ensure(hv); /* all of them, as at DDM_VM_READY before */
+    if (!hv)
+        return;
+    hv->ready = 1; /* the core makes views of READY VMs only */
+    summary = hv->summary, segments = hv->segments, histogram = hv->histogram, frag = hv->frag;
+    heap_views_ensure(hv); /* all of them, as at DDM_VM_READY before */
+    if (!summary && hv->summary && hv->have_info)
+        fill_summary(hv);
+    for (size_t i = 0; i < hv->coll.n_heaps; i++) {
+        if (!hv->coll.heaps[i]->have_current)
+            continue; /* a published update to show */
+        if (!segments && hv->segments)
+            fill_segments(hv);
+        if (!histogram && hv->histogram)
+            fill_histogram(hv);
+        if (!frag && hv->frag)
+            fill_frag(hv);
+        break;
     }
 }
 
-/* Does @hv hold anything but its views (made again on demand)? Collection
- * on or to switch off, a command, a counter that must not go back. */
-static int state_needed(const heap_vm *hv)
-{
-    return hv->summary || hv->segments || hv->histogram || hv->frag || hv->map || hv->bitmap ||
-           hv->collecting || hv->hpif_on || hv->segments_on || hv->holds || hv->ticket ||
-           hv->bm_ticket || hv->blob_timer || hv->gcs > 0;
-}
-
-/* vm_view_unmake's (1.6): view @name of @vm, made when asked, has not been
- * watched for the core's linger: it goes; with the last of them the VM's
- * state too, unless it still holds something (state_needed), so an idle VM
+/* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
+ * core's linger: it goes; with the last of them the VM's state too unless
+ * it still holds something (heap_vm_release_if_idle), so an idle VM
  * somebody looked at once costs again what it did before. */
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
@@ -95,7 +110,7 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
            : strcmp(name, "heap.bitmap") == 0        ? &hv->bitmap
                                                      : NULL;
     if (!slot || !*slot || (slot == &hv->bitmap && hv->bm_ticket))
-        return;
+        return; /* kept: the core asks again later */
     if (slot == &hv->bitmap)
         heap_views_bitmap_cancel(hv);
     if (slot == &hv->map)
@@ -103,10 +118,7 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
     hp->host->view_free(*slot);
     *slot = NULL;
     hv->views_made = 0; /* the next make makes those missing */
-    if (!state_needed(hv)) {
-        heap_watch_forget(hv);
-        hp->host->vm_set_data(self, vm, NULL, NULL); /* frees hv */
-    }
+    heap_vm_release_if_idle(hv);
 }
 
 int heap_views_declare(heap_plugin *hp)
@@ -205,6 +217,29 @@ void heap_views_create(heap_vm *hv)
     }
 }
 
+/* heap.summary from hv->info. */
+static void fill_summary(heap_vm *hv)
+{
+    const ddm_host *h = hv->hp->host;
+    size_t i;
+
+    h->view_begin(hv->summary);
+    for (i = 0; i < hv->info->n; i++) {
+        const hpif_entry *e = &hv->info->heaps[i];
+        h->view_row(hv->summary);
+        h->view_int(hv->summary, e->heap_id);
+        h->view_int(hv->summary, e->max_bytes);
+        h->view_int(hv->summary, e->size_bytes);
+        h->view_int(hv->summary, e->allocated_bytes);
+        h->view_int(hv->summary, (int64_t)e->size_bytes - (int64_t)e->allocated_bytes);
+        h->view_double(hv->summary, e->size_bytes ? 100.0 * e->allocated_bytes / e->size_bytes : 0.0);
+        h->view_int(hv->summary, e->allocated_objects);
+        h->view_str(hv->summary, hpif_when_name(e->reason));
+        h->view_int(hv->summary, e->timestamp_ms > INT64_MAX ? INT64_MAX : (int64_t)e->timestamp_ms);
+    }
+    h->view_commit(hv->summary);
+}
+
 void heap_views_summary(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
@@ -219,24 +254,8 @@ void heap_views_summary(heap_vm *hv)
         size += hv->info->heaps[i].size_bytes;
         alloc += hv->info->heaps[i].allocated_bytes;
     }
-    if (hv->summary) {
-        h->view_begin(hv->summary);
-        for (i = 0; i < hv->info->n; i++) {
-            const hpif_entry *e = &hv->info->heaps[i];
-            h->view_row(hv->summary);
-            h->view_int(hv->summary, e->heap_id);
-            h->view_int(hv->summary, e->max_bytes);
-            h->view_int(hv->summary, e->size_bytes);
-            h->view_int(hv->summary, e->allocated_bytes);
-            h->view_int(hv->summary, (int64_t)e->size_bytes - (int64_t)e->allocated_bytes);
-            h->view_double(hv->summary,
-                           e->size_bytes ? 100.0 * e->allocated_bytes / e->size_bytes : 0.0);
-            h->view_int(hv->summary, e->allocated_objects);
-            h->view_str(hv->summary, hpif_when_name(e->reason));
-            h->view_int(hv->summary, e->timestamp_ms > INT64_MAX ? INT64_MAX : (int64_t)e->timestamp_ms);
-        }
-        h->view_commit(hv->summary);
-    }
+    if (hv->summary)
+        fill_summary(hv);
     if (hv->info->n) {
         snprintf(head, sizeof head, "%.0f%% of %s", size ? 100.0 * (double)alloc / (double)size : 0.0,
                  heap_fmt_bytes(size, sz, sizeof sz));
@@ -257,81 +276,102 @@ static int64_t clamp64(uint64_t v)
     return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-void heap_views_segments(heap_vm *hv)
+/* heap.segments from the published updates: per heap and kind. */
+static void fill_segments(heap_vm *hv)
 {
-    heap_plugin *hp = hv->hp;
-    const ddm_host *h = hp->host;
+    const ddm_host *h = hv->hp->host;
+    size_t i;
+    unsigned c;
+
+    h->view_begin(hv->segments);
+    for (i = 0; i < hv->coll.n_heaps; i++) {
+        const seg_heap *sh = hv->coll.heaps[i];
+        if (!sh->have_current)
+            continue;
+        for (c = 0; c < SEG_NCLASS; c++) {
+            const seg_class_stats *cs = &sh->current.stats.cls[c];
+            h->view_row(hv->segments);
+            h->view_int(hv->segments, sh->id);
+            h->view_str(hv->segments, seg_class_name(c));
+            h->view_int(hv->segments, clamp64(cs->count));
+            h->view_int(hv->segments, clamp64(cs->bytes));
+            h->view_int(hv->segments, cs->count ? clamp64(cs->min_bytes) : 0);
+            h->view_int(hv->segments, clamp64(cs->max_bytes));
+            h->view_int(hv->segments, cs->count ? clamp64(cs->bytes / cs->count) : 0);
+        }
+    }
+    h->view_commit(hv->segments);
+}
+
+/* heap.histogram: per heap, kind and size bucket, non-empty rows only. */
+static void fill_histogram(heap_vm *hv)
+{
+    const ddm_host *h = hv->hp->host;
     size_t i;
     unsigned c, b;
 
+    h->view_begin(hv->histogram);
+    for (i = 0; i < hv->coll.n_heaps; i++) {
+        const seg_heap *sh = hv->coll.heaps[i];
+        if (!sh->have_current)
+            continue;
+        for (c = 0; c < SEG_NCLASS; c++) {
+            for (b = 0; b < SEG_NBUCKETS; b++) {
+                uint64_t n = sh->current.stats.hist_count[c][b];
+                if (!n)
+                    continue;
+                h->view_row(hv->histogram);
+                h->view_int(hv->histogram, sh->id);
+                h->view_str(hv->histogram, seg_class_name(c));
+                h->view_int(hv->histogram, (int64_t)1 << b);
+                h->view_int(hv->histogram, b + 1 < SEG_NBUCKETS ? ((int64_t)1 << (b + 1)) - 1 : INT64_MAX);
+                h->view_int(hv->histogram, clamp64(n));
+                h->view_int(hv->histogram, clamp64(sh->current.stats.hist_bytes[c][b]));
+                h->view_str(hv->histogram, sh->current.objects_mode ? "objects" : "runs");
+            }
+        }
+    }
+    h->view_commit(hv->histogram);
+}
+
+/* heap.fragmentation: per heap. */
+static void fill_frag(heap_vm *hv)
+{
+    const ddm_host *h = hv->hp->host;
+    size_t i;
+
+    h->view_begin(hv->frag);
+    for (i = 0; i < hv->coll.n_heaps; i++) {
+        const seg_heap *sh = hv->coll.heaps[i];
+        const seg_stats *st = &sh->current.stats;
+        uint64_t fr = st->cls[SEG_CLASS_FREE].bytes;
+        if (!sh->have_current)
+            continue;
+        h->view_row(hv->frag);
+        h->view_int(hv->frag, sh->id);
+        h->view_int(hv->frag, clamp64(fr));
+        h->view_int(hv->frag, clamp64(st->largest_free_bytes));
+        h->view_int(hv->frag, clamp64(st->cls[SEG_CLASS_FREE].count));
+        h->view_double(hv->frag, fr ? 100.0 * (1.0 - (double)st->largest_free_bytes / (double)fr) : 0.0);
+        h->view_int(hv->frag, clamp64(st->total_bytes));
+        h->view_int(hv->frag, sh->current.unit_size);
+        h->view_int(hv->frag, sh->current.accepted);
+        h->view_int(hv->frag, sh->current.rejected);
+        h->view_int(hv->frag, clamp64(sh->updates));
+        h->view_bool(hv->frag, sh->current.bitmap_complete && sh->current.n_pieces > 0);
+    }
+    h->view_commit(hv->frag);
+}
+
+void heap_views_segments(heap_vm *hv)
+{
     heap_views_ensure(hv);
-    if (hv->segments) {
-        h->view_begin(hv->segments);
-        for (i = 0; i < hv->coll.n_heaps; i++) {
-            const seg_heap *sh = hv->coll.heaps[i];
-            if (!sh->have_current)
-                continue;
-            for (c = 0; c < SEG_NCLASS; c++) {
-                const seg_class_stats *cs = &sh->current.stats.cls[c];
-                h->view_row(hv->segments);
-                h->view_int(hv->segments, sh->id);
-                h->view_str(hv->segments, seg_class_name(c));
-                h->view_int(hv->segments, clamp64(cs->count));
-                h->view_int(hv->segments, clamp64(cs->bytes));
-                h->view_int(hv->segments, cs->count ? clamp64(cs->min_bytes) : 0);
-                h->view_int(hv->segments, clamp64(cs->max_bytes));
-                h->view_int(hv->segments, cs->count ? clamp64(cs->bytes / cs->count) : 0);
-            }
-        }
-        h->view_commit(hv->segments);
-    }
-    if (hv->histogram) {
-        h->view_begin(hv->histogram);
-        for (i = 0; i < hv->coll.n_heaps; i++) {
-            const seg_heap *sh = hv->coll.heaps[i];
-            if (!sh->have_current)
-                continue;
-            for (c = 0; c < SEG_NCLASS; c++) {
-                for (b = 0; b < SEG_NBUCKETS; b++) {
-                    uint64_t n = sh->current.stats.hist_count[c][b];
-                    if (!n)
-                        continue;
-                    h->view_row(hv->histogram);
-                    h->view_int(hv->histogram, sh->id);
-                    h->view_str(hv->histogram, seg_class_name(c));
-                    h->view_int(hv->histogram, (int64_t)1 << b);
-                    h->view_int(hv->histogram, b + 1 < SEG_NBUCKETS ? ((int64_t)1 << (b + 1)) - 1 : INT64_MAX);
-                    h->view_int(hv->histogram, clamp64(n));
-                    h->view_int(hv->histogram, clamp64(sh->current.stats.hist_bytes[c][b]));
-                    h->view_str(hv->histogram, sh->current.objects_mode ? "objects" : "runs");
-                }
-            }
-        }
-        h->view_commit(hv->histogram);
-    }
-    if (hv->frag) {
-        h->view_begin(hv->frag);
-        for (i = 0; i < hv->coll.n_heaps; i++) {
-            const seg_heap *sh = hv->coll.heaps[i];
-            const seg_stats *st = &sh->current.stats;
-            uint64_t fr = st->cls[SEG_CLASS_FREE].bytes;
-            if (!sh->have_current)
-                continue;
-            h->view_row(hv->frag);
-            h->view_int(hv->frag, sh->id);
-            h->view_int(hv->frag, clamp64(fr));
-            h->view_int(hv->frag, clamp64(st->largest_free_bytes));
-            h->view_int(hv->frag, clamp64(st->cls[SEG_CLASS_FREE].count));
-            h->view_double(hv->frag, fr ? 100.0 * (1.0 - (double)st->largest_free_bytes / (double)fr) : 0.0);
-            h->view_int(hv->frag, clamp64(st->total_bytes));
-            h->view_int(hv->frag, sh->current.unit_size);
-            h->view_int(hv->frag, sh->current.accepted);
-            h->view_int(hv->frag, sh->current.rejected);
-            h->view_int(hv->frag, clamp64(sh->updates));
-            h->view_bool(hv->frag, sh->current.bitmap_complete && sh->current.n_pieces > 0);
-        }
-        h->view_commit(hv->frag);
-    }
+    if (hv->segments)
+        fill_segments(hv);
+    if (hv->histogram)
+        fill_histogram(hv);
+    if (hv->frag)
+        fill_frag(hv);
 }
 
 /* Most pixels a heap.bitmap view is built for (the command has no limit). */

@@ -230,6 +230,7 @@ static int tick_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
         hv->ready = 1; /* foreach_vm walks the ready VMs (state made by data
                           of a VM ready then, views made with that data) */
         heap_watch_update(hv);
+        heap_vm_release_if_idle(hv); /* collection off after its views went */
     }
     return 0;
 }
@@ -243,8 +244,10 @@ static int on_tick(ddm_plugin *self, void *ud)
         return 1;
     }
     for (n = hp->ticks.head; n; n = next) {
-        next = n->next; /* the update may take this one off the list */
-        heap_watch_update(DDM_TICK_OWNER(n, heap_vm, tick));
+        heap_vm *hv = DDM_TICK_OWNER(n, heap_vm, tick);
+        next = n->next; /* the update may take this one off the list, or free it */
+        heap_watch_update(hv);
+        heap_vm_release_if_idle(hv); /* collection off after its views went */
     }
     return 1;
 }

@@ -2009,6 +2009,59 @@ static void test_views_unmade_when_unwatched(void **state)
     assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "heap.segments"), seg);
 }
 
+/* Review rU 1-3: a view the data path makes again after an unmake is taken
+ * back too; a view made again shows the data the plugin still holds (not
+ * an empty table until the next HPIF); the state kept at an unmake because
+ * collection was on goes once collection is off. */
+static void test_views_made_again_filled_and_state_freed(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    const uint32_t ids[] = { 1 };
+    int n_made = bm_png_available() ? 6 : 5;
+    size_t len;
+    uint8_t *hpif = build_hpif(1, 1, ids, 4096, 1024, 0, &len);
+    ddm_view *sum;
+
+    hpif[16] = 1; /* reason "now": no GC counted, which would keep the state */
+    sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh); /* collection on */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, hpif, len), DDM_OK);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_n_rows(sum), 1);
+    fake_view_set_watchers(sum, 0);
+
+    /* the linger: the views go, the state stays (collection still on) */
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    /* asked for again: made with what the plugin holds */
+    sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    assert_int_equal(fake_view_n_rows(sum), 1);
+    assert_int_equal(fake_view_cell_int(sum, 0, "size"), 4096);
+    assert_true(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "heap.fragmentation")) > 0);
+    assert_true(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "heap.segments")) > 0);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
+
+    /* data after the unmake makes them again (the data path): taken back too */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, hpif, len), DDM_OK);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), n_made);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_non_null(h->vm_get_data(self, f->vm));
+
+    /* heap.grace_ms after the last look collection goes off, and the state with it */
+    g_now += 11;
+    fake_host_fire_timers(f->fh);
+    assert_null(h->vm_get_data(self, f->vm));
+    free(hpif);
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -2094,6 +2147,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
