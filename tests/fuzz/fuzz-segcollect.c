@@ -11,13 +11,17 @@
  * that many payload bytes. Invariants: the kept bytes never pass the cap
  * and add up over heaps; at most SEG_MAX_HEAPS heaps; a published update's
  * pieces are sorted by address and count no more than its accepted ones,
- * all of them when the bitmap is complete.
+ * all of them when the bitmap is complete; an update's statistics grow by
+ * exactly what the simple reference decoder (tests/unit/plugins/
+ * segdecode_ref.h) makes of each accepted piece, and not at all for a
+ * rejected one.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "plugins/common/segcollect.h"
 #include "tests/fuzz/fuzz.h"
+#include "tests/unit/plugins/segdecode_ref.h"
 
 static size_t gen_kept(const seg_gen *g)
 {
@@ -65,9 +69,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t n = fuzz_take(&in, fuzz_u8(&in), &p);
             uint8_t *piece = fuzz_dup(p, n);
             seg_piece_report rep;
+            seg_piece parsed;
+            const seg_heap *before;
+            /* the update's statistics before the piece (empty if it starts one) */
+            seg_stats *want = malloc(sizeof *want);
+            FUZZ_CHECK(want != NULL);
+            seg_stats_reset(want);
+            if (seg_piece_parse(piece, n, &parsed) == SEG_OK &&
+                (before = seg_collector_heap(&c, parsed.heap_id)) && before->collecting)
+                *want = before->pending.stats;
             rc = seg_collector_piece(&c, piece, n, (op & 3) == 2, &rep);
             FUZZ_CHECK(rc == 0 || rc == -EINVAL || rc == -ENOSPC);
             FUZZ_CHECK((rc == -EINVAL) == (rep.error != SEG_OK));
+            if (rc != -ENOSPC && rep.error != SEG_ERR_SHORT_HEADER && rep.error != SEG_ERR_UNIT_ZERO) {
+                /* what the reference decoder adds; a rejected piece adds nothing */
+                const seg_heap *h = seg_collector_heap(&c, rep.piece.heap_id);
+                size_t off = 0;
+                uint64_t seen = 0;
+                FUZZ_CHECK(h != NULL && h->collecting);
+                FUZZ_CHECK(ref_decode(&rep.piece, want, &off, &seen) == rep.error);
+                FUZZ_CHECK(ref_stats_equal(&h->pending.stats, want));
+            }
+            free(want);
             free(piece);
             break;
         }

@@ -118,6 +118,22 @@ def hpif_payload(n=2):
 ST = lambda solidity, kind: (kind << 3) | solidity
 
 
+def long_runs(n, shift=0):
+    """n runs past the decoder's eight-pair windows: objects, arrays, adjacent
+    free runs, and partial sequences starting at every place of a window."""
+    runs, i = [], 0
+    while len(runs) < n:
+        k = (i + shift) % 11
+        if k == 3:
+            runs += [(0x80 | ST(1, 2 + i % 4), 255)] * (1 + i % 3) + [(ST(1, 2 + i % 4), i % 200)]
+        elif k in (5, 6):
+            runs.append((ST(0, i % 8), (i * 13) % 256))
+        else:
+            runs.append((ST(1, i % 6), (i * 7) % 40))
+        i += 1
+    return runs[:n - 1] + [(runs[n - 1][0] & 0x7f, runs[n - 1][1])]
+
+
 def seg_piece(runs, unit=8, heap=1, start=0x12c00000, offset=0):
     units = sum(r[1] + 1 for r in runs)
     return u4(heap) + u1(unit) + u4(start) + u4(offset) + u4(units) + b"".join(u1(s) + u1(n) for s, n in runs)
@@ -348,6 +364,9 @@ def seeds():
         "gen-piece": good,
         "gen-native": seg_piece([(ST(1, 7), 9), (ST(0, 0), 9)], unit=16, heap=0),
         "gen-empty-runs": seg_piece([], unit=8),
+        "gen-long": seg_piece(long_runs(300)),
+        # the largest free run is the last pair of the first eight-pair window
+        "gen-free-at-7": seg_piece([(ST(1, 0), 3)] * 7 + [(ST(0, 0), 255)] + [(ST(1, 1), 9)] * 9),
     }
     ops = b""
     ops += u1(0 | (1 << 2))                      # HPST heap 1
@@ -360,6 +379,9 @@ def seeds():
         "gen-update": u1(6) + ops,
         "gen-small-cap": u1(0) + ops,
         "gen-implicit": u1(8) + u1(1) + u1(len(good)) + good + u1(3 | (1 << 2)) + u1(3 | (1 << 2)),
+        "gen-long": u1(8) + u1(0 | (1 << 2)) + b"".join(
+            u1(1) + u1(len(p)) + p for p in (seg_piece(long_runs(110, k), offset=k * 0x10000)
+                                               for k in range(3))) + u1(3 | (1 << 2)),
     }
     s["alloc-real"] = {
         "gen-real": real_payload(),
