@@ -26,6 +26,7 @@
 #include <ddmon/plugin.h>
 
 #include "alloc.h"
+#include "../common/lazyviews.h"
 
 static const ddm_column k_list_cols[] = {
     {"class", DDM_VAL_STR, NULL},
@@ -148,26 +149,24 @@ static void alloc_views_ensure(alloc_vm *av)
     }
 }
 
-/* vm_view_unmake's (1.6): view @name of @vm, made when asked, has not been
- * watched for the core's linger: it goes (its rows with it: the next make
- * shows an empty table until the next REAL, as the first did). */
+/* A VM's views, in one order: their names here, their pointers in unmake_view. */
+static const char *const view_names[] = { "alloc", "alloc.by-class", "alloc.by-site",
+                                          "alloc.by-thread" };
+
+/* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
+ * core's linger: it goes, and its rows with it: the plugin keeps no copy
+ * of a REAL (a VM's table may hold tens of thousands of allocations), so
+ * the next make shows an empty table until the next REAL, which a watch
+ * asks for at once (the poll tick wakes on a watch, ABI 1.5). */
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     alloc_plugin *pl = ud;
     alloc_vm *av = pl->host->vm_get_data(self, vm);
-    ddm_view **slot;
     if (!av)
         return;
-    slot = strcmp(name, "alloc") == 0            ? &av->list
-           : strcmp(name, "alloc.by-class") == 0 ? &av->by_class
-           : strcmp(name, "alloc.by-site") == 0  ? &av->by_site
-           : strcmp(name, "alloc.by-thread") == 0 ? &av->by_thread
-                                                  : NULL;
-    if (!slot || !*slot)
-        return;
-    pl->host->view_free(*slot);
-    *slot = NULL;
-    av->views_made = 0; /* the next ensure makes it again */
+    ddm_view **const slots[] = { &av->list, &av->by_class, &av->by_site, &av->by_thread };
+    if (lazy_views_free(pl->host, lazy_views_slot(view_names, slots, 4, name)))
+        av->views_made = 0; /* the next ensure makes it again */
 }
 
 /* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
@@ -184,20 +183,14 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
  * looks at holds none; on an older core, nothing (made with the state). */
 static int alloc_views_declare(alloc_plugin *pl)
 {
-    static const char *const names[] = { "alloc", "alloc.by-class", "alloc.by-site",
-                                         "alloc.by-thread" };
-    const ddm_host *h = pl->host;
-    size_t i;
     int rc;
 
-    if (!DDM_HOST_HAS(h, vm_view_declare) || !h->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
+    if (!pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
         return 0;
-    for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if ((rc = h->vm_view_declare(pl->self, names[i], make_views, pl, NULL)) != 0 ||
-            (DDM_HOST_HAS(h, vm_view_unmake) &&
-             (rc = h->vm_view_unmake(pl->self, names[i], unmake_view)) != 0))
-            return rc;
-    pl->lazy_views = 1;
+    rc = lazy_views_declare(pl->host, pl->self, view_names, 4, make_views, unmake_view, pl);
+    if (rc < 0)
+        return rc;
+    pl->lazy_views = rc;
     return 0;
 }
 

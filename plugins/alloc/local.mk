@@ -10,3 +10,4 @@ endif
 %canon_reldir%_alloc_la_SOURCES = $(ALLOC_PLUGIN_SOURCES)
 %canon_reldir%_alloc_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_alloc_la_LDFLAGS = $(DDM_PLUGIN_LINK)
+%canon_reldir%_alloc_la_LIBADD = $(DDM_LAZYVIEWS_LIBS)

@@ -26,3 +26,11 @@ noinst_LTLIBRARIES += %reldir%/libddmpartfile.la
 %canon_reldir%_libddmpartfile_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_libddmpartfile_la_CFLAGS = $(AM_CFLAGS)
 DDM_PARTFILE_LIBS = %reldir%/libddmpartfile.la
+
+# The declare / make / unmake shape of views made on demand (ABI 1.6,
+# lazyviews.c): heap.so, nativeheap.so, alloc.so and their unit tests.
+noinst_LTLIBRARIES += %reldir%/libddmlazyviews.la
+%canon_reldir%_libddmlazyviews_la_SOURCES = %reldir%/lazyviews.c %reldir%/lazyviews.h
+%canon_reldir%_libddmlazyviews_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+%canon_reldir%_libddmlazyviews_la_CFLAGS = $(AM_CFLAGS)
+DDM_LAZYVIEWS_LIBS = %reldir%/libddmlazyviews.la

@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "bitmap_png.h"
+#include "../common/lazyviews.h"
 
 const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 {
@@ -95,6 +96,10 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
  * core's linger: it goes; with the last of them the VM's state too unless
  * it still holds something (heap_vm_release_if_idle), so an idle VM
  * somebody looked at once costs again what it did before. */
+/* A VM's views, in one order: their names here, their pointers in unmake_view. */
+static const char *const view_names[] = { "heap.summary", "heap.segments", "heap.histogram",
+                                          "heap.fragmentation", "heap.map", "heap.bitmap" };
+
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     heap_plugin *hp = ud;
@@ -102,21 +107,16 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
     ddm_view **slot;
     if (!hv)
         return;
-    slot = strcmp(name, "heap.summary") == 0         ? &hv->summary
-           : strcmp(name, "heap.segments") == 0      ? &hv->segments
-           : strcmp(name, "heap.histogram") == 0     ? &hv->histogram
-           : strcmp(name, "heap.fragmentation") == 0 ? &hv->frag
-           : strcmp(name, "heap.map") == 0           ? &hv->map
-           : strcmp(name, "heap.bitmap") == 0        ? &hv->bitmap
-                                                     : NULL;
+    ddm_view **const slots[] = { &hv->summary, &hv->segments, &hv->histogram,
+                                 &hv->frag,    &hv->map,      &hv->bitmap };
+    slot = lazy_views_slot(view_names, slots, 6, name);
     if (!slot || !*slot || (slot == &hv->bitmap && hv->bm_ticket))
         return; /* kept: the core asks again later */
     if (slot == &hv->bitmap)
         heap_views_bitmap_cancel(hv);
     if (slot == &hv->map)
         hv->map_heap = 0, hv->map_updates = 0; /* a new map view gets the current map */
-    hp->host->view_free(*slot);
-    *slot = NULL;
+    lazy_views_free(hp->host, slot);
     hv->views_made = 0; /* the next make makes those missing */
     heap_vm_release_if_idle(hv);
 }
@@ -125,28 +125,24 @@ int heap_views_declare(heap_plugin *hp)
 {
     const ddm_host *h = hp->host;
     const char *names[6];
-    size_t n = 0, i;
+    size_t n = 0;
     int rc;
 
-    if (!DDM_HOST_HAS(h, vm_view_declare))
-        return 0;
     /* The names heap_views_create makes, under the same conditions. */
     if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF))
-        names[n++] = "heap.summary";
+        names[n++] = view_names[0];
     if (h->chunk_enabled(hp->self, HEAP_CHUNK_HPSG) || h->chunk_enabled(hp->self, HEAP_CHUNK_HPSO)) {
-        names[n++] = "heap.segments";
-        names[n++] = "heap.histogram";
-        names[n++] = "heap.fragmentation";
-        names[n++] = "heap.map";
+        names[n++] = view_names[1];
+        names[n++] = view_names[2];
+        names[n++] = view_names[3];
+        names[n++] = view_names[4];
         if (bm_png_available())
-            names[n++] = "heap.bitmap";
+            names[n++] = view_names[5];
     }
-    for (i = 0; i < n; i++)
-        if ((rc = h->vm_view_declare(hp->self, names[i], make_views, hp, NULL)) != 0 ||
-            (DDM_HOST_HAS(h, vm_view_unmake) &&
-             (rc = h->vm_view_unmake(hp->self, names[i], unmake_view)) != 0))
-            return rc;
-    hp->lazy_views = 1;
+    rc = lazy_views_declare(h, hp->self, names, n, make_views, unmake_view, hp);
+    if (rc < 0)
+        return rc;
+    hp->lazy_views = rc;
     return 0;
 }
 

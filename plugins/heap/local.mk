@@ -18,7 +18,7 @@ endif
 %canon_reldir%_heap_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_heap_la_CFLAGS = $(AM_CFLAGS)
 %canon_reldir%_heap_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_heap_la_LIBADD = $(DDM_SEGMENTS_LIBS)
+%canon_reldir%_heap_la_LIBADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS)
 if HAVE_LIBPNG
 %canon_reldir%_heap_la_CFLAGS += $(LIBPNG_CFLAGS)
 %canon_reldir%_heap_la_LIBADD += $(LIBPNG_LIBS)

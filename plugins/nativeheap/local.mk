@@ -16,4 +16,4 @@ endif
 %canon_reldir%_nativeheap_la_SOURCES = $(NATIVEHEAP_PLUGIN_SOURCES)
 %canon_reldir%_nativeheap_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_nativeheap_la_LDFLAGS = $(DDM_PLUGIN_LINK)
-%canon_reldir%_nativeheap_la_LIBADD = $(DDM_SEGMENTS_LIBS)
+%canon_reldir%_nativeheap_la_LIBADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS)

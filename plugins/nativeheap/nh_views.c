@@ -39,6 +39,7 @@
 
 #include "nh_group.h"
 #include "nhmaps.h"
+#include "../common/lazyviews.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -97,22 +98,19 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
  * watched for the core's linger: it goes; with the last of them the VM's
  * state (its segment collector too), unless segments are on or an NHGT is
  * out, or the "native" headline comes from NHGT (which must keep winning). */
+/* A VM's views, in one order: their names here, their pointers in unmake_view. */
+static const char *const view_names[] = { "nativeheap.segments", "nativeheap.summary",
+                                          "nativeheap.allocations", "nativeheap.backtraces" };
+
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     nh_plugin *np = ud;
     nh_vm *nv = np->host->vm_get_data(self, vm);
-    ddm_view **slot;
     if (!nv)
         return;
-    slot = strcmp(name, "nativeheap.segments") == 0      ? &nv->segments
-           : strcmp(name, "nativeheap.summary") == 0     ? &nv->summary
-           : strcmp(name, "nativeheap.allocations") == 0 ? &nv->allocations
-           : strcmp(name, "nativeheap.backtraces") == 0  ? &nv->backtraces
-                                                         : NULL;
-    if (!slot || !*slot)
+    ddm_view **const slots[] = { &nv->segments, &nv->summary, &nv->allocations, &nv->backtraces };
+    if (!lazy_views_free(np->host, lazy_views_slot(view_names, slots, 4, name)))
         return;
-    np->host->view_free(*slot);
-    *slot = NULL;
     nv->views_made = 0; /* the next make makes those missing */
     if (!nv->segments && !nv->summary && !nv->allocations && !nv->backtraces &&
         !nv->segments_on && !nv->nhgt_in_flight && !nv->headline_nhgt) {
@@ -124,26 +122,16 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
 int nh_views_declare(nh_plugin *np)
 {
     const ddm_host *h = np->host;
-    const char *names[4];
-    size_t n = 0, i;
+    size_t first = h->chunk_enabled(np->self, NH_CHUNK_NHSG) ? 0 : 1;
+    size_t last = h->chunk_enabled(np->self, NH_CHUNK_NHGT) ? 4 : 1;
     int rc;
 
-    if (!DDM_HOST_HAS(h, vm_view_declare))
-        return 0;
     /* The names nh_views_create makes, under the same conditions. */
-    if (h->chunk_enabled(np->self, NH_CHUNK_NHSG))
-        names[n++] = "nativeheap.segments";
-    if (h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
-        names[n++] = "nativeheap.summary";
-        names[n++] = "nativeheap.allocations";
-        names[n++] = "nativeheap.backtraces";
-    }
-    for (i = 0; i < n; i++)
-        if ((rc = h->vm_view_declare(np->self, names[i], make_views, np, NULL)) != 0 ||
-            (DDM_HOST_HAS(h, vm_view_unmake) &&
-             (rc = h->vm_view_unmake(np->self, names[i], unmake_view)) != 0))
-            return rc;
-    np->lazy_views = 1;
+    rc = lazy_views_declare(h, np->self, view_names + first, last > first ? last - first : 0,
+                            make_views, unmake_view, np);
+    if (rc < 0)
+        return rc;
+    np->lazy_views = rc;
     return 0;
 }
 

@@ -81,7 +81,7 @@ tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-hea
 # DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
 tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS) $(DDM_FAKEHOST_LDADD)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_plugins_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
@@ -99,7 +99,7 @@ tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plug
 # DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
 tests_unit_plugins_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_nativeheap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_nativeheap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS) $(DDM_FAKEHOST_LDADD)
 
 # The SDK example's own unit test (sdk/examples/hello/test-hello.c, run out
 # of tree by its Makefile's `check`), here on the in-tree test kit.
@@ -124,7 +124,7 @@ tests_unit_plugins_test_plugin_alloc_SOURCES = tests/unit/plugins/test-plugin-al
 # DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
 tests_unit_plugins_test_plugin_alloc_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_alloc_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_alloc_LDADD = $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_alloc_LDADD = $(DDM_LAZYVIEWS_LIBS) $(DDM_FAKEHOST_LDADD)
 
 # jvm: the plugin (plugins/jvm/local.mk) on the test kit, a plain JVM the test answers.
 if ENABLE_TESTS
