@@ -790,6 +790,28 @@ static void ct_declared_views_unmake(void **state)
     assert_non_null(CT.lazy_view);
 }
 
+/* ABI 1.6: a view of a name declared with an unmake that the plugin made
+ * itself (data came: view_new outside any make) is taken back after the
+ * linger too, and once made again that way, again (review rU 1). */
+static void ct_declared_views_unmake_any_way(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *vm;
+    CT.declare_views = 1;
+    CT.unmake_views = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    vm = ready_vm(h, "ct:1", 101);
+    for (int round = 1; round <= 2; round++) {
+        lazy_make(CT.self, vm, "ct.lazy", NULL); /* the plugin's own data path */
+        assert_non_null(CT.lazy_view);
+        D->linger_passes(h);
+        assert_int_equal(CT.unmakes, round);
+        assert_null(CT.lazy_view);
+    }
+    assert_int_equal(D->view_rows(h, vm, "ct.lazy"), 1); /* a look makes it again */
+    assert_int_equal(CT.lazy_makes, 3);
+}
+
 /* The limits of <ddmon/plugin.h> hold, with the errors it names. */
 static void ct_limits(void **state)
 {
@@ -1543,6 +1565,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_declared_views, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_declared_views_unmake, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_declared_views_unmake_any_way, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_headline_label_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),
