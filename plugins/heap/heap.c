@@ -136,19 +136,24 @@ static void heap_vm_free(void *p)
 
 /* Does @hv hold anything but data for views (made again on demand)? A
  * view, collection on or to switch off, a command, a deferred bitmap, a
- * counter that must not go back (ddmon_heap_gcs_total). */
+ * counter that must not go back (ddmon_heap_gcs_total), an update coming. */
 static int heap_vm_busy(const heap_vm *hv)
 {
-    return hv->summary || hv->segments || hv->histogram || hv->frag || hv->map || hv->bitmap ||
-           hv->collecting || hv->hpif_on || hv->segments_on || hv->holds || hv->ticket ||
-           hv->bm_ticket || hv->blob_timer || hv->gcs > 0;
+    if (hv->summary || hv->segments || hv->histogram || hv->frag || hv->map || hv->bitmap ||
+        hv->collecting || hv->hpif_on || hv->segments_on || hv->holds || hv->ticket ||
+        hv->bm_ticket || hv->blob_timer || hv->gcs > 0)
+        return 1;
+    for (size_t i = 0; i < hv->coll.n_heaps; i++)
+        if (hv->coll.heaps[i]->collecting)
+            return 1; /* an update in progress (HPST came, HPEN not yet) */
+    return 0;
 }
 
 void heap_vm_release_if_idle(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
-    if (!hp->lazy_views || heap_vm_busy(hv))
-        return;
+    if (!hp->lazy_views || hp->opts.always || heap_vm_busy(hv))
+        return; /* heap.always: every VM's state, collecting or retrying */
     heap_watch_forget(hv);
     hp->host->vm_set_data(hp->self, hv->vm, NULL, NULL); /* frees hv */
 }

@@ -55,6 +55,19 @@ static void nh_vm_free(void *p)
     free(nv);
 }
 
+void nh_vm_release_if_idle(nh_vm *nv)
+{
+    nh_plugin *np = nv->np;
+    if (!np->lazy_views || np->opts.always || nv->segments || nv->summary || nv->allocations || nv->backtraces ||
+        nv->segments_on || nv->nhgt_in_flight || nv->headline_nhgt)
+        return;
+    for (size_t i = 0; nv->coll && i < nv->coll->n_heaps; i++)
+        if (nv->coll->heaps[i]->collecting)
+            return; /* an update in progress (NHST came, NHEN not yet) */
+    nh_poll_forget(np, nv);
+    np->host->vm_set_data(np->self, nv->vm, NULL, NULL); /* frees nv */
+}
+
 seg_collector *nh_vm_collector(nh_vm *nv)
 {
     if (!nv->coll) {

@@ -88,6 +88,12 @@ typedef struct nh_vm {
 
 /* nativeheap.c */
 nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm);
+/** Free @nv (vm_set_data NULL) if it holds nothing but data its views
+ *  showed: no view, NHSG off, no NHGT out, the headline not NHGT's, no
+ *  update coming, not nativeheap.always (views
+ *  made on demand, 1.6: their last unmake, or the end of what outlived
+ *  them). @nv may be gone on return. */
+void nh_vm_release_if_idle(nh_vm *nv);
 /** @nv's segment collector, made at the first call; NULL if out of memory. */
 seg_collector *nh_vm_collector(nh_vm *nv);
 const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len);

@@ -85,6 +85,7 @@ static void poll_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
            "VM %s: no native heap data from NHGT: %s", nh_vm_label(np, vm, label, sizeof label),
            why);
     nv->nhgt_fail_logged = 1;
+    nh_vm_release_if_idle(nv); /* the NHGT outlived its views */
 }
 
 static int nhgt_watched(const nh_vm *nv)
@@ -209,6 +210,7 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     if (t->nhsg)
         update_segments(t->np, nv, t->now);
     ddm_tick_list_keep(&t->np->ticks, &nv->tick, needs_tick(t->np, nv));
+    nh_vm_release_if_idle(nv); /* NHSG off after its views went */
     return 0;
 }
 

@@ -82,22 +82,31 @@ static void set_headline(nh_vm *nv, uint64_t bytes, int64_t allocations)
     nh_metrics_publish(nv, bytes, allocations);
 }
 
-/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
+/* vm_view_declare's make (1.6): somebody asks for one of @vm's views. A
+ * segments view made again shows the last update the plugin holds; the
+ * NHGT views wait for the next NHGT (the plugin keeps no copy of one),
+ * which a watch asks for at once. */
 static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     nh_vm *nv = nh_vm_get(ud, vm);
+    ddm_view *segments;
     (void)self;
     (void)name;
-    if (nv) {
-        nv->ready = 1; /* the core makes views of READY VMs only */
-        nh_views_ensure(nv); /* all of them, as at DDM_VM_READY before */
-    }
+    if (!nv)
+        return;
+    nv->ready = 1; /* the core makes views of READY VMs only */
+    segments = nv->segments;
+    nh_views_ensure(nv); /* all of them, as at DDM_VM_READY before */
+    for (size_t i = 0; !segments && nv->segments && nv->coll && i < nv->coll->n_heaps; i++)
+        if (nv->coll->heaps[i]->have_current) {
+            nh_views_segments(nv);
+            break;
+        }
 }
 
-/* vm_view_unmake's (1.6): view @name of @vm, made when asked, has not been
- * watched for the core's linger: it goes; with the last of them the VM's
- * state (its segment collector too), unless segments are on or an NHGT is
- * out, or the "native" headline comes from NHGT (which must keep winning). */
+/* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
+ * core's linger: it goes; with the last of them the VM's state too unless
+ * it still holds something (nh_vm_release_if_idle). */
 /* A VM's views, in one order: their names here, their pointers in unmake_view. */
 static const char *const view_names[] = { "nativeheap.segments", "nativeheap.summary",
                                           "nativeheap.allocations", "nativeheap.backtraces" };
@@ -112,11 +121,7 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
     if (!lazy_views_free(np->host, lazy_views_slot(view_names, slots, 4, name)))
         return;
     nv->views_made = 0; /* the next make makes those missing */
-    if (!nv->segments && !nv->summary && !nv->allocations && !nv->backtraces &&
-        !nv->segments_on && !nv->nhgt_in_flight && !nv->headline_nhgt) {
-        nh_poll_forget(np, nv);
-        np->host->vm_set_data(self, vm, NULL, NULL); /* frees nv */
-    }
+    nh_vm_release_if_idle(nv);
 }
 
 int nh_views_declare(nh_plugin *np)

@@ -2062,6 +2062,33 @@ static void test_views_made_again_filled_and_state_freed(void **state)
     free(hpif);
 }
 
+/* The watch tick frees idle state (heap_vm_release_if_idle), but never an
+ * update in progress (HPST came, HPEN not yet) nor, with heap.always=1, a
+ * VM's state whose "on" failed (it retries). */
+static void test_idle_state_kept_while_needed(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    static const char *const always[] = { "heap.always", "1", NULL };
+
+    send_u4(f, HPST, 1, DDM_OK); /* state made by data, no view yet */
+    assert_non_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    fake_host_set_default_watchers(f->fh, 0); /* a watch change: the next tick walks every VM */
+    fake_host_fire_timers(f->fh);
+    assert_non_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    assert_int_equal(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "heap.fragmentation")), 1);
+
+    fixture *g = setup_with(always, NULL);
+    fake_host_set_request_error_for(g->fh, HPIF, -ENOTCONN);
+    fake_host_set_default_watchers(g->fh, 0);
+    fake_host_fire_timers(g->fh);
+    assert_non_null(fake_host_table(g->fh)->vm_get_data(fake_host_plugin(g->fh), g->vm));
+    teardown((void **)&g);
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -2149,6 +2176,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_idle_state_kept_while_needed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),

@@ -1138,6 +1138,45 @@ static void test_views_unmade_when_unwatched(void **state)
     assert_non_null(h->vm_get_data(fake_host_plugin(f->fh), f->vm));
 }
 
+/* Review rU 1-3 for nativeheap: a segments view made again shows the last
+ * update the plugin holds; a view the data path makes after an unmake is
+ * taken back too; the state kept at an unmake because NHSG was on goes
+ * once NHSG is off. */
+static void test_views_made_again_filled_and_state_freed(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+    ddm_view *seg = fake_view_find(f->fh, f->vm, "nativeheap.segments");
+
+    fake_view_set_watchers(seg, 1);
+    fake_host_fire_timers(f->fh); /* NHSG on */
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_int_equal(fake_view_n_rows(seg), 1);
+    fake_view_set_watchers(seg, 0);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_non_null(h->vm_get_data(self, f->vm)); /* NHSG still on */
+
+    seg = fake_view_find(f->fh, f->vm, "nativeheap.segments");
+    assert_int_equal(fake_view_n_rows(seg), 1); /* the update it holds */
+    assert_int_equal(fake_view_cell_int(seg, 0, "total"), 6 * 8);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    /* an update after the unmake: the data path makes the views, taken back too */
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    /* nativeheap.grace_ms after the last look NHSG goes off, the state with it */
+    g_now += 11;
+    fake_host_fire_timers(f->fh);
+    assert_null(h->vm_get_data(self, f->vm));
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -1186,6 +1225,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
         cmocka_unit_test(test_disabled),
         cmocka_unit_test_setup_teardown(test_segments, setup, teardown),
