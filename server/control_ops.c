@@ -30,16 +30,15 @@
  * (a one-shot view, or the "settled" of a watching snapshot's version)
  * waits until those ticks ran and the requests they sent are answered,
  * timed out or never to be (ddm_registry_first_look_settled), then until
- * the server is settled (ddm_daemon_settled: discovery's first round, the
- * VM list, every VM's requests, DDM or plain); never later than FIRST_LOOK_MS. The core's own views (owner
- * "ddmon": the VM list, the headline figures) wake no poll. */
-#define FIRST_LOOK_MS 1200
-/* A `vms` look (op_vms_doc) waits at most this long: the figures it
- * refreshes (threads' counts) come from the VMs, and one VM that never
- * answers (a hostile or hung VM) must not make every `ddmon vms` wait
- * FIRST_LOOK_MS; a VM that answers later shows its fresh figure at the
- * next look. */
-#define VMS_LOOK_MS 300
+ * the server is settled (ddm_daemon_look_settled: discovery's first round,
+ * the VM list, every VM's requests, DDM or plain); never later than
+ * FIRST_LOOK_MS. A VM that left its handshake, HELO or the requests a look
+ * found in flight unanswered that long is late: no look waits for it until
+ * it answers again (ddm_registry_look_vm_settled), so one hung or hostile
+ * VM holds up one look, not every `ddmon vms` or view after it. The
+ * core's own views (owner "ddmon": the VM list, the headline figures) wake
+ * no poll. */
+#define FIRST_LOOK_MS DDM_FIRST_LOOK_MS
 /* A plugin that does not poll when a watch begins (built for ABI 1.4 or
  * older, or whose timers none opted in: ddm_registry_polls_on_watch) asks
  * a VM what a watched view shows only at its next poll tick (at most
@@ -157,13 +156,14 @@ static void op_version(Client *c, const DdmCtlRequest *req)
         json_builder_add_string_value(b, c->ctl->web_url);
     else
         json_builder_add_null_value(b);
-    /* Discovery has nothing more to say right now (ddm_daemon_settled): a
-     * snapshot asks this after its watch, and answers at once if TRUE.
-     * Only to a client that watches: the walk over the VMs, and the FEAT
-     * fences it may send, are for snapshots, not every client's hello. */
+    /* Discovery has nothing more to say right now (ddm_daemon_look_settled:
+     * a late VM is not waited for): a snapshot asks this after its watch,
+     * and answers at once if TRUE. Only to a client that watches: the walk
+     * over the VMs, and the FEAT fences it may send, are for snapshots,
+     * not every client's hello. */
     if (c->watching) {
         json_builder_set_member_name(b, "settled");
-        json_builder_add_boolean_value(b, ddm_daemon_settled(c->ctl->daemon));
+        json_builder_add_boolean_value(b, ddm_daemon_look_settled(c->ctl->daemon));
     }
     ddm_control_send(c, ddm_ctl_ok_end(b));
 }
@@ -360,23 +360,17 @@ static gboolean startup_settled(DdmControl *ctl)
     return ddm_daemon_vm_list_complete(ctl->daemon);
 }
 
-/* The longest a first look waits: a `vms` look less (VMS_LOOK_MS). */
-static guint look_cap_ms(const PendingCmd *pc)
-{
-    return pc->doc_look ? VMS_LOOK_MS : FIRST_LOOK_MS;
-}
-
 /* TRUE once views nobody watched until @pc's request had their first look
  * (see FIRST_LOOK_MS): the poll ticks their watch woke have run and the
  * requests they sent are settled, both O(the VMs those polls asked)
- * (pc->polled then); only then the whole server (ddm_daemon_settled,
+ * (pc->polled then); only then the whole server (ddm_daemon_look_settled,
  * O(VMs)), which a warm server is at once. */
 static gboolean first_look_done(PendingCmd *pc)
 {
     DdmControl *ctl = pc->delay_ctl;
     DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
     gint64 now = g_get_monotonic_time();
-    if (now - pc->delay_since_us >= (gint64)look_cap_ms(pc) * 1000)
+    if (now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000)
         return TRUE;
     if (now < ctl->first_poll_until_us) /* a plugin that polls at its own tick */
         return FALSE;
@@ -384,7 +378,7 @@ static gboolean first_look_done(PendingCmd *pc)
                         !ddm_registry_first_look_settled(reg)))
         return FALSE;
     pc->polled = TRUE;
-    return ddm_daemon_settled(ctl->daemon);
+    return ddm_daemon_look_settled(ctl->daemon);
 }
 
 /* TRUE if @pc waits for the VM list after the start (op_vms), FALSE if
@@ -398,7 +392,7 @@ static gboolean waits_for_vm_list(const PendingCmd *pc)
 /* The longest a delayed reply waits, from its request. */
 static guint delay_cap_ms(const PendingCmd *pc)
 {
-    return waits_for_vm_list(pc) ? STARTUP_MAX_MS : look_cap_ms(pc);
+    return waits_for_vm_list(pc) ? STARTUP_MAX_MS : FIRST_LOOK_MS;
 }
 
 /* The longest wait between two looks at a delayed reply: a first look's

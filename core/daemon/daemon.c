@@ -289,6 +289,23 @@ void ddm_daemon_vm_list_fresh(DdmDaemon *d)
     ddm_vms_view_flush(d->vms_view);
 }
 
+gboolean ddm_daemon_look_settled(DdmDaemon *d)
+{
+    g_return_val_if_fail(d != NULL, TRUE);
+    if (!d->registry)
+        return ddm_daemon_settled(d);
+    if (!ddm_discovery_set_first_round_done(d->discovery))
+        return FALSE;
+    gboolean settled = TRUE; /* every VM is asked, so that the fences go out together */
+    g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(d->monitor);
+    for (guint i = 0; i < vms->len; i++)
+        if (!ddm_registry_look_vm_settled(d->registry, g_ptr_array_index(vms, i)))
+            settled = FALSE;
+    if (settled)
+        ddm_vms_view_flush(d->vms_view); /* as ddm_daemon_vm_list_complete */
+    return settled;
+}
+
 gboolean ddm_daemon_settled(DdmDaemon *d)
 {
     g_return_val_if_fail(d != NULL, TRUE);

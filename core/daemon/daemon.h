@@ -55,6 +55,12 @@ void ddm_daemon_vm_list_fresh(DdmDaemon *d);
  *  requests, the views' first fills: ddm_vm_requests_settled, which may
  *  send a FEAT to find out). O(VMs); a snapshot asks it a few times. */
 gboolean ddm_daemon_settled(DdmDaemon *d);
+/** What a look (server/control_ops.c's first look, a watching snapshot's
+ *  "settled") waits for: as ddm_daemon_settled, except that a VM late for
+ *  looks is not waited for (ddm_registry_look_vm_settled: one that left
+ *  its handshake, HELO or requests unanswered for DDM_FIRST_LOOK_MS since
+ *  a look found them). O(VMs). */
+gboolean ddm_daemon_look_settled(DdmDaemon *d);
 
 /* The core views, one file each (vms_view.c, plugins_view.c). */
 typedef struct DdmVmsView DdmVmsView;

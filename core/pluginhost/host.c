@@ -314,7 +314,7 @@ static int host_chunk_enabled(ddm_plugin *self, uint32_t type)
 /* ----------------------------------------------------------------- VMs */
 
 /* The most VMs a first look waits for one by one: past them it records no
- * more, and what the polls asked them is left to ddm_daemon_settled (which
+ * more, and what the polls asked them is left to ddm_daemon_look_settled (which
  * the first look waits for after these anyway). */
 #define MAX_FIRST_LOOK_VMS 4096
 
@@ -340,11 +340,14 @@ void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm)
         g_hash_table_remove(reg->first_look_vms, vm);
 }
 
+static void look_lags_expire(DdmRegistry *reg);
+
 void ddm_registry_first_look_end(DdmRegistry *reg)
 {
     g_return_if_fail(reg != NULL);
     if (reg->first_look_vms)
         g_hash_table_remove_all(reg->first_look_vms);
+    look_lags_expire(reg); /* the late VMs stay late for the next looks */
 }
 
 guint ddm_registry_first_look_n_vms(DdmRegistry *reg)
@@ -720,17 +723,97 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
     return n;
 }
 
-/* A VM's requests are settled as ddm_vm_requests_settled says: a DDM VM's
- * (it may send a FEAT fence to find out) and a plain JVM's, once none of
- * ddmon's JDWP commands is in flight (a poll's follow-ups are sent from
- * the reply before, so a chain counts until its end). ddm_daemon_settled
- * asks the same of every VM, so the VMs past MAX_FIRST_LOOK_VMS and a set
- * emptied early are still waited for. */
-static gboolean first_look_vm_settled(DdmVm *vm)
+/* A VM a look found waited for (a handshake or HELO unanswered, requests
+ * in flight), and since when: while it stays in that state and answers
+ * none of our requests (vm->answered_id stays), it is late once
+ * DDM_FIRST_LOOK_MS have passed (ddm_registry_look_vm_settled). Keyed by
+ * the VM's target key, not its session: a port that never answers the
+ * handshake is connected to again and again (a session each), and each
+ * new session of it is as late as the last. */
+typedef struct {
+    gint64 since_us;      /* when a look first found it so */
+    gint64 seen_us;       /* when a look last asked about it */
+    uint32_t answered_id; /* vm->answered_id then */
+    DdmVmState state;     /* vm->state then */
+} LookLag;
+
+/* A VM no look asked about for this long (it went away, or answered and
+ * nobody looked since) is forgotten when a look ends. */
+#define LOOK_LAG_FORGET_US (30 * G_USEC_PER_SEC)
+
+/* TRUE if a look need not wait for @vm, late or not: past its handshake
+ * and HELO with its requests settled, or gone. */
+static gboolean vm_answered_all(DdmVm *vm)
 {
-    return ddm_vm_requests_settled(vm);
+    switch (vm->state) {
+    case DDM_VM_STATE_HANDSHAKE:
+    case DDM_VM_STATE_HELO:
+        return FALSE;
+    case DDM_VM_STATE_READY:
+    case DDM_VM_STATE_PLAIN:
+        return ddm_vm_requests_settled(vm);
+    default:
+        return TRUE;
+    }
 }
 
+gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
+{
+    g_return_val_if_fail(reg != NULL, TRUE);
+    g_return_val_if_fail(ddm_vm_is_valid(vm), TRUE);
+    /* still connecting: no VM yet, waited for (the connection is ours to
+     * make: its timeout is the session's) */
+    if (vm->state == DDM_VM_STATE_CONNECTING)
+        return FALSE;
+    const char *key = vm->target != NULL ? vm->target->key : vm->info.key;
+    if (vm_answered_all(vm)) {
+        if (reg->look_lags && key)
+            g_hash_table_remove(reg->look_lags, key);
+        return TRUE;
+    }
+    if (key == NULL)
+        return FALSE; /* nothing to know it by: waited for, as every VM was before */
+    gint64 now = g_get_monotonic_time();
+    if (!reg->look_lags)
+        reg->look_lags = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    LookLag *lag = g_hash_table_lookup(reg->look_lags, key);
+    if (lag == NULL) {
+        if (g_hash_table_size(reg->look_lags) >= MAX_FIRST_LOOK_VMS)
+            return FALSE; /* unrecorded: waited for, as every VM was before */
+        lag = g_new(LookLag, 1);
+        g_hash_table_insert(reg->look_lags, g_strdup(key), lag);
+    } else if (lag->answered_id == vm->answered_id && lag->state == vm->state) {
+        lag->seen_us = now;
+        return now - lag->since_us >= (gint64)DDM_FIRST_LOOK_MS * 1000; /* late */
+    }
+    /* first found waited for, or it answered or moved on since: it gets a
+     * look's whole time again */
+    lag->since_us = lag->seen_us = now;
+    lag->answered_id = vm->answered_id;
+    lag->state = vm->state;
+    return FALSE;
+}
+
+/* Forget the VMs no look asked about for LOOK_LAG_FORGET_US. O(recorded). */
+static void look_lags_expire(DdmRegistry *reg)
+{
+    GHashTableIter it;
+    gpointer lag;
+    if (!reg->look_lags)
+        return;
+    gint64 now = g_get_monotonic_time();
+    g_hash_table_iter_init(&it, reg->look_lags);
+    while (g_hash_table_iter_next(&it, NULL, &lag))
+        if (now - ((LookLag *)lag)->seen_us >= LOOK_LAG_FORGET_US)
+            g_hash_table_iter_remove(&it);
+}
+
+/* A VM's requests are settled as ddm_registry_look_vm_settled says: a DDM
+ * VM's (it may send a FEAT fence to find out) and a plain JVM's, once none
+ * of ddmon's JDWP commands is in flight (a poll's follow-ups are sent from
+ * the reply before, so a chain counts until its end), or the VM is late.
+ * ddm_daemon_look_settled asks the same of every VM, so the VMs past
+ * MAX_FIRST_LOOK_VMS and a set emptied early are still waited for. */
 gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
 {
     GHashTableIter it;
@@ -740,7 +823,7 @@ gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
         return TRUE;
     g_hash_table_iter_init(&it, reg->first_look_vms);
     while (g_hash_table_iter_next(&it, &key, NULL))
-        if (first_look_vm_settled(key)) /* answered, timed out, or the VM is gone */
+        if (ddm_registry_look_vm_settled(reg, key)) /* answered, timed out, late, or gone */
             g_hash_table_iter_remove(&it);
     return g_hash_table_size(reg->first_look_vms) == 0;
 }
@@ -748,6 +831,7 @@ gboolean ddm_registry_first_look_settled(DdmRegistry *reg)
 void ddm_registry_first_look_free(DdmRegistry *reg)
 {
     g_clear_pointer(&reg->first_look_vms, g_hash_table_unref);
+    g_clear_pointer(&reg->look_lags, g_hash_table_unref);
     g_clear_pointer(&reg->wake_timers, g_ptr_array_unref);
 }
 

@@ -104,6 +104,9 @@ struct DdmRegistry {
     GHashTable *first_look_vms;  /* DdmVm* (a reference each) that woken timers sent requests
                                     to and whose requests were not yet found settled; NULL
                                     until the first (host.c) */
+    GHashTable *look_lags;       /* target key (owned) -> LookLag: VMs a look found waited
+                                    for, and since when; at most 4,096; NULL until the
+                                    first (host.c) */
     GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
     guint next_cmd_serial;
     GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
@@ -183,7 +186,7 @@ void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void));
 guint ddm_registry_made_views_dispatch(DdmRegistry *reg);
 /** At ddm_registry_free, after every plugin: stop being the store's maker. */
 void ddm_registry_declared_views_free(DdmRegistry *reg);
-/* host.c: drop first_look_vms and wake_timers (at ddm_registry_free). */
+/* host.c: drop first_look_vms, look_lags and wake_timers (at ddm_registry_free). */
 void ddm_registry_first_look_free(DdmRegistry *reg);
 /* host.c: a timer being dropped is no more woken by a watch, nor pending. */
 void ddm_registry_timer_forget_wake(DdmTimerReg *t);

@@ -112,17 +112,30 @@ void ddm_registry_unload(DdmRegistry *reg, ddm_plugin *p);
  *  own), nothing per VM nor per call. Returns how many were woken. */
 guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
 /** TRUE while a timer ddm_registry_wake_watch_timers woke has not run yet
- *  (after that, the requests its poll sent are what ddm_daemon_settled
+ *  (after that, the requests its poll sent are what ddm_daemon_look_settled
  *  waits for). O(1): a count of them. */
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
-/** TRUE when every VM a woken timer sent a request to has its requests
+/** The longest a first look waits for the VMs' answers; also how long a
+ *  VM may leave the requests a look found in flight unanswered before it
+ *  is late (ddm_registry_look_vm_settled). */
+#define DDM_FIRST_LOOK_MS 1200
+/** TRUE when a look need not wait for @vm: it is past its handshake and
+ *  HELO (a session still connecting is waited for) and its requests are
  *  settled (ddm_vm_requests_settled: a DDM VM's answered, timed out, never
  *  to be answered, or the VM not ready any more, which may send a FEAT
  *  fence to find out; a plain JVM's when none of ddmon's JDWP commands is
- *  in flight). Forgets those VMs. O(the VMs those polls asked), not O(all
- *  VMs): at most 4,096 are recorded; past them, and after the set is
- *  emptied, the caller's ddm_daemon_settled waits for the rest, as it asks
- *  ddm_vm_requests_settled of every VM, DDM or plain. */
+ *  in flight), or it is late: a look found it in the handshake, in HELO
+ *  or with requests in flight DDM_FIRST_LOOK_MS ago or more, and it has
+ *  answered none of ours since nor moved on (a hung or hostile VM holds
+ *  up one look, not every look after it; it is waited for again once it
+ *  answers). O(1). */
+gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm);
+/** TRUE when every VM a woken timer sent a request to is settled for a
+ *  look (ddm_registry_look_vm_settled). Forgets those VMs. O(the VMs
+ *  those polls asked), not O(all VMs): at most 4,096 are recorded; past
+ *  them, and after the set is emptied, the caller's
+ *  ddm_daemon_look_settled waits for the rest, as it asks
+ *  ddm_registry_look_vm_settled of every VM, DDM or plain. */
 gboolean ddm_registry_first_look_settled(DdmRegistry *reg);
 /** A VM went away: no first look waits for it or holds it any more. */
 void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm);

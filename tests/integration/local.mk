@@ -206,8 +206,10 @@ EXTRA_DIST += tests/integration/views-made-asked.sh
 # peak RSS, the good VM still updating and a log line naming the VM and the
 # reason (tests/integration/hostile-lib.sh). hostile-core.sh holds the cases
 # of the core's limits (buffers, backoff, silent peers, renames).
+# first-look-hung.sh: a VM that greets and then answers nothing delays no
+# later `ddmon vms` nor first look at another VM's views.
 HOSTILE_TESTS = tests/integration/hostile-plugins.sh tests/integration/hostile-wire.sh \
-	tests/integration/hostile-core.sh
+	tests/integration/hostile-core.sh tests/integration/first-look-hung.sh
 if ENABLE_TESTS
 TESTS += $(HOSTILE_TESTS)
 endif

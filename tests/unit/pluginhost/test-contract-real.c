@@ -837,6 +837,76 @@ static void ct_real_first_look(void **state)
     r_free(h);
 }
 
+/* TRUE once a look need not wait for @vm, whose peer answers what it is
+ * asked meanwhile (the FEAT fences ddm_vm_requests_settled sends). */
+static gboolean fl_vm_settled_soon(ct_host *h, ddm_vm *vm)
+{
+    uint32_t type, id;
+    GBytes *payload;
+    for (int i = 0; i < 500; i++) {
+        if (ddm_registry_look_vm_settled(h->registry, vm))
+            return TRUE;
+        if (peer_read_request(pair_of(h, vm), &type, &id, &payload, 1)) {
+            g_bytes_unref(payload);
+            r_reply_chunk(h, vm, id, type, NULL, 0);
+        }
+        r_pump(h);
+    }
+    return FALSE;
+}
+
+/* ddm_registry_look_vm_settled: a VM that leaves a look's request
+ * unanswered for DDM_FIRST_LOOK_MS is late, and the next look does not
+ * wait for it (it waited until its cap before: one hung VM held up every
+ * look); once it answers, a look waits for it again. */
+static void ct_real_first_look_late(void **state)
+{
+    ct_host *h = r_new();
+    ddm_vm *a, *b;
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    (void)state;
+    a = r_add_vm(h, "late:1", 21, "a");
+    b = r_add_vm(h, "late:2", 22, "b");
+    r_vm_ready(h, a);
+    r_vm_ready(h, b);
+    assert_int_equal(r_load(h, &fl_desc), 0);
+    /* A first look: b never answers. */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    fl_answer_all(h, a);
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* b's FLKQ */
+    assert_true(fl_vm_settled_soon(h, a));
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    g_usleep((DDM_FIRST_LOOK_MS / 2) * 1000);
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* not late yet */
+    g_usleep((DDM_FIRST_LOOK_MS / 2 + 50) * 1000);
+    assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* late */
+    assert_true(ddm_registry_first_look_settled(h->registry));
+    ddm_registry_first_look_end(h->registry);
+    /* The next look waits for a, not for b. */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(ddm_registry_first_look_n_vms(h->registry), 2);
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* a's FLKQ */
+    assert_true(fl_vm_settled_soon(h, a));
+    assert_true(ddm_registry_first_look_settled(h->registry)); /* b is late */
+    ddm_registry_first_look_end(h->registry);
+    /* b answers everything: a look waits for it again. */
+    fl_answer_all(h, b);
+    assert_true(fl_vm_settled_soon(h, b));
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    fl_answer_all(h, a);
+    assert_false(ddm_registry_first_look_settled(h->registry)); /* b's new FLKQ */
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    assert_true(fl_vm_settled_soon(h, a));
+    assert_true(fl_vm_settled_soon(h, b));
+    assert_true(ddm_registry_first_look_settled(h->registry));
+    r_free(h);
+}
+
 /* The wakes a watch left pending are counted: a woken timer that opts out,
  * or goes, before it runs is pending no more; timers that did not opt in
  * (per-VM, per-call ones) are not woken. */
@@ -875,6 +945,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ct_real_host_has),
         cmocka_unit_test(ct_real_first_look),
+        cmocka_unit_test(ct_real_first_look_late),
         cmocka_unit_test(ct_real_wake_count),
     };
     return contract_run(&real_driver, tests, sizeof tests / sizeof tests[0]);
