@@ -81,17 +81,6 @@ static void write_cell(GString *out, const Cell *cell)
     }
 }
 
-static const char *type_name(ddm_value_type t)
-{
-    switch (t) {
-    case DDM_VAL_STR: return "str";
-    case DDM_VAL_INT: return "int";
-    case DDM_VAL_DOUBLE: return "double";
-    case DDM_VAL_BOOL: return "bool";
-    }
-    return "str";
-}
-
 /* "," then "KEY": (a key is escaped like any string). */
 static void write_member(GString *out, gboolean first, const char *key)
 {
@@ -185,7 +174,7 @@ void ddm_jq_table_with_figures_more_text(GString *out, const ddm_view *table,
         g_string_append(out, "{\"name\":");
         ddm_json_text_string(out, names[i]);
         g_string_append(out, ",\"type\":\"");
-        g_string_append(out, type_name(col->type));
+        g_string_append(out, ddm_views_type_name(col->type));
         g_string_append(out, "\",\"unit\":");
         ddm_json_text_string(out, col->unit);
         g_string_append_c(out, '}');

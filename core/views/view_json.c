@@ -9,7 +9,7 @@
 #include "core/views/json_blob.h"
 #include "core/views/views-private.h"
 
-static const char *type_name(ddm_value_type t)
+const char *ddm_views_type_name(ddm_value_type t)
 {
     switch (t) {
     case DDM_VAL_STR: return "str";
@@ -83,7 +83,7 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
             json_builder_set_member_name(b, "name");
             json_builder_add_string_value(b, col->name);
             json_builder_set_member_name(b, "type");
-            json_builder_add_string_value(b, type_name(col->type));
+            json_builder_add_string_value(b, ddm_views_type_name(col->type));
             json_builder_set_member_name(b, "unit");
             if (col->unit)
                 json_builder_add_string_value(b, col->unit);
@@ -112,7 +112,7 @@ JsonNode *ddm_view_to_json(const ddm_view *v, gboolean with_blob_data)
             json_builder_set_member_name(b, "key");
             json_builder_add_string_value(b, f->key);
             json_builder_set_member_name(b, "type");
-            json_builder_add_string_value(b, type_name(f->type));
+            json_builder_add_string_value(b, ddm_views_type_name(f->type));
             json_builder_set_member_name(b, "value");
             Cell value = ddm_views_field_value(f);
             add_cell_value(b, &value);

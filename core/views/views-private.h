@@ -207,6 +207,11 @@ guint ddm_views_content_string_blocks(const Content *c);
 /** @s copied into @c's strings, capped and made valid UTF-8 (view_content.c). */
 const char *ddm_views_content_intern(Content *c, const char *s, gboolean *truncated);
 
+/* view_json.c */
+/** A column's or field's type as the JSON form names it: "str", "int",
+ *  "double", "bool" (jq_text.c writes the same names). (static string) */
+const char *ddm_views_type_name(ddm_value_type t);
+
 /* views.c */
 /** Tell every listener of @v's change; @v may be freed meanwhile (views.c). */
 void ddm_views_notify(DdmViews *s, ddm_view *v, DdmViewChange change);
