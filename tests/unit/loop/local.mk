@@ -16,6 +16,7 @@ tests_unit_loop_test_timer_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_timer_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 tests_unit_loop_test_watch_SOURCES = tests/unit/loop/test-watch.c \
+	tests/harness/echo-thread.c tests/harness/echo-thread.h \
 	core/loop/watch.c core/loop/watch.h core/loop/timer.c core/loop/timer.h \
 	core/loop/census.c core/loop/census.h
 tests_unit_loop_test_watch_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
@@ -28,6 +29,7 @@ check_PROGRAMS += tests/unit/loop/test-watch-seccomp
 TESTS += tests/unit/loop/test-watch-seccomp
 endif
 tests_unit_loop_test_watch_seccomp_SOURCES = tests/unit/loop/test-watch-seccomp.c \
+	tests/harness/echo-thread.c tests/harness/echo-thread.h \
 	core/loop/watch.c core/loop/watch.h core/loop/timer.c core/loop/timer.h \
 	core/loop/census.c core/loop/census.h
 tests_unit_loop_test_watch_seccomp_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)

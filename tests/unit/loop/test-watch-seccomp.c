@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/prctl.h>
-#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include <cmocka.h>
 
 #include "core/loop/watch.h"
+#include "tests/harness/echo-thread.h"
 
 #if defined(__x86_64__)
 #define FILTER_ARCH AUDIT_ARCH_X86_64
@@ -57,26 +57,6 @@ static gboolean refuse_timerfd_and_pwait2(void)
 #endif
 }
 
-static gpointer echo_main(gpointer ud)
-{
-    int fd = GPOINTER_TO_INT(ud);
-    char b;
-    for (;;) {
-        struct timeval tv = { .tv_sec = 5 };
-        fd_set rd;
-        FD_ZERO(&rd);
-        FD_SET(fd, &rd);
-        if (select(fd + 1, &rd, NULL, NULL, &tv) <= 0)
-            break;
-        ssize_t n = read(fd, &b, 1);
-        if (n == 0)
-            break;
-        if (n > 0 && write(fd, &b, 1) != 1)
-            break;
-    }
-    return NULL;
-}
-
 typedef struct Pinger {
     guint calls, left;
 } Pinger;
@@ -105,7 +85,8 @@ static void test_round_without_timerfd_nor_pwait2(void **state)
 
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
     DdmWatch *w = ddm_watch_add(sv[0], G_IO_IN, pinger_cb, &p);
-    GThread *echo = g_thread_new("echo", echo_main, GINT_TO_POINTER(sv[1]));
+    TestEcho echo;
+    test_echo_start(&echo, sv[1], 0);
     ddm_watch_set_round_budget(5 * G_USEC_PER_SEC); /* sanitizers, a busy machine */
     while (g_main_context_iteration(NULL, FALSE))
         ; /* the wake-up of the source's attaching */
@@ -117,7 +98,7 @@ static void test_round_without_timerfd_nor_pwait2(void **state)
     assert_int_equal(b1 - b0, 20);
     ddm_watch_remove(w);
     shutdown(sv[0], SHUT_WR);
-    g_thread_join(echo);
+    test_echo_join(&echo);
     close(sv[0]);
     close(sv[1]);
 }

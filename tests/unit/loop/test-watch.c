@@ -36,6 +36,7 @@
 #include "core/loop/census.h"
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
+#include "tests/harness/echo-thread.h"
 
 typedef struct Probe {
     DdmWatch *w;
@@ -651,46 +652,6 @@ static void test_one_source_and_wakeup_cost(void **state)
 
 /* ------------------------------------------------------------ socket round */
 
-/* The far end of a socketpair in a thread: every byte read is written back
- * (after @delay_us), until EOF. */
-typedef struct Echo {
-    int fd;
-    gint delay_us; /* atomic: a test may change it while the echo runs */
-    GThread *thread;
-} Echo;
-
-static gpointer echo_main(gpointer ud)
-{
-    Echo *e = ud;
-    char b;
-    for (;;) {
-        struct timeval tv = { .tv_sec = 5 };
-        fd_set rd;
-        FD_ZERO(&rd);
-        FD_SET(e->fd, &rd);
-        if (select(e->fd + 1, &rd, NULL, NULL, &tv) <= 0)
-            break;
-        ssize_t n = read(e->fd, &b, 1);
-        if (n == 0)
-            break;
-        if (n < 0)
-            continue; /* EAGAIN */
-        gint delay = g_atomic_int_get(&e->delay_us);
-        if (delay)
-            g_usleep((gulong)delay);
-        if (write(e->fd, &b, 1) != 1)
-            break;
-    }
-    return NULL;
-}
-
-static void echo_start(Echo *e, int fd, guint delay_us)
-{
-    e->fd = fd;
-    e->delay_us = (gint)delay_us;
-    e->thread = g_thread_new("echo", echo_main, e);
-}
-
 /* Its callback reads a byte and, while it has pings left, sends one more
  * and (if @hint) says the answer is near. */
 typedef struct Pinger {
@@ -740,7 +701,7 @@ typedef struct LatePinger {
 typedef struct RoundFix {
     int sv[2];        /* sv[0]: the watched end; sv[1]: the echo's */
     LatePinger lp;    /* lp.p: the pinger of most tests */
-    Echo e;           /* e.thread: NULL if none */
+    TestEcho e;       /* e.thread: NULL if none */
     DdmTimer t;
     guint fired;      /* t's calls */
     DdmWatch *other;  /* a second watch, if any */
@@ -790,7 +751,7 @@ static Pinger *pingpong_start(RoundFix *f, guint delay_us)
     pair(f->sv);
     f->lp.p.fd = f->sv[0];
     f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, pinger_cb, &f->lp.p);
-    echo_start(&f->e, f->sv[1], delay_us);
+    test_echo_start(&f->e, f->sv[1], delay_us);
     return &f->lp.p;
 }
 
@@ -956,7 +917,7 @@ static void test_round_ends_at_timer_armed_in_round(void **state)
     f->lp = (LatePinger){ .p = { .left = G_MAXUINT, .hint = TRUE, .fd = f->sv[0] },
                           .late = &f->t };
     f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, late_pinger_cb, &f->lp);
-    echo_start(&f->e, f->sv[1], 1000);
+    test_echo_start(&f->e, f->sv[1], 1000);
     ddm_watch_round_stats(&b0, NULL);
     gint64 t0 = g_get_monotonic_time();
     first_ping_and_iterate(f->sv[0]);
@@ -1289,7 +1250,7 @@ static void test_round_reused_fd_starts_afresh(void **state)
     f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, pinger_cb, &f->lp.p); /* MOD: ENOENT; ADD */
     ddm_watch_remove(f->other);
     f->other = NULL;
-    echo_start(&f->e, f->sv[1], 0);
+    test_echo_start(&f->e, f->sv[1], 0);
     ddm_watch_set_round_budget(5000); /* a fresh start for round_yield */
     assert_int_equal(write(f->sv[0], "p", 1), 1);
     g_usleep(5000);
