@@ -186,13 +186,17 @@ EXTRA_DIST += tests/integration/part-fifo.sh
 # HTTP (web_http.py: token, cookie, Host, Origin, POST-only actions) and the
 # pages in headless Chromium (web_dashboard.py over the DevTools protocol;
 # the screenshot is kept in test-artifacts/web-dashboard.png), the live
-# stream and plugin commands with their downloads (web_commands.py).
+# stream and plugin commands with their downloads (web_commands.py), and
+# the API's interest: a GET of a view that does not exist notes none
+# (web-interest.sh).
 if ENABLE_TESTS
 TESTS += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
-	tests/integration/web-commands.sh tests/integration/web-module.sh
+	tests/integration/web-commands.sh tests/integration/web-module.sh \
+	tests/integration/web-interest.sh
 endif
 EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
-	tests/integration/web-commands.sh tests/integration/web-module.sh tests/integration/web_http.py \
+	tests/integration/web-commands.sh tests/integration/web-module.sh \
+	tests/integration/web-interest.sh tests/integration/web_http.py \
 	tests/integration/web_dashboard.py tests/integration/web_commands.py
 # Declared views (ABI 1.6) made for the VM asked about only: views --vm,
 # the "unknown view" messages, GET /api/vms and /api/vms/KEY.
