@@ -772,6 +772,19 @@ static gboolean fl_settled_soon(ct_host *h)
     return FALSE;
 }
 
+/* Two ready VMs, a ("PREFIX:1", pid @pid) and b ("PREFIX:2", pid @pid + 1),
+ * and the firstlook plugin loaded. */
+static void fl_two_vms(ct_host *h, const char *prefix, uint32_t pid, ddm_vm **a, ddm_vm **b)
+{
+    g_autofree char *ka = g_strdup_printf("%s:1", prefix);
+    g_autofree char *kb = g_strdup_printf("%s:2", prefix);
+    *a = r_add_vm(h, ka, pid, "a");
+    *b = r_add_vm(h, kb, pid + 1, "b");
+    r_vm_ready(h, *a);
+    r_vm_ready(h, *b);
+    assert_int_equal(r_load(h, &fl_desc), 0);
+}
+
 /* ddm_registry_first_look_settled: FALSE while a VM that a woken tick asked
  * has a request in flight, TRUE once they are answered or the VM is gone;
  * a tick that ran at its interval (not woken) counts for nothing. */
@@ -783,11 +796,7 @@ static void ct_real_first_look(void **state)
     uint8_t buf[16];
     size_t len;
     (void)state;
-    a = r_add_vm(h, "fl:1", 11, "a");
-    b = r_add_vm(h, "fl:2", 12, "b");
-    r_vm_ready(h, a);
-    r_vm_ready(h, b);
-    assert_int_equal(r_load(h, &fl_desc), 0);
+    fl_two_vms(h, "fl", 11, &a, &b);
     assert_true(ddm_registry_first_look_settled(h->registry)); /* nothing asked yet */
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
     assert_true(ddm_registry_watch_wakes_pending(h->registry));
@@ -867,11 +876,7 @@ static void ct_real_first_look_late(void **state)
     uint8_t buf[16];
     size_t len;
     (void)state;
-    a = r_add_vm(h, "late:1", 21, "a");
-    b = r_add_vm(h, "late:2", 22, "b");
-    r_vm_ready(h, a);
-    r_vm_ready(h, b);
-    assert_int_equal(r_load(h, &fl_desc), 0);
+    fl_two_vms(h, "late", 21, &a, &b);
     /* A first look: b never answers. */
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
     assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
