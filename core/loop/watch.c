@@ -386,6 +386,43 @@ static void hinters_missed(void)
     loop.nhinters = 0;
 }
 
+/* A round ran to its deadline or cap (@started_us: when the context began
+ * this dispatch): may a source of the context other than ours be waiting
+ * for its turn? If so the next dispatch runs no round (round_yield). Asked
+ * of the context itself instead of assumed, because the iteration a yield
+ * costs is dearer than the packets it relays (bench/relay.sh: ~90 Ir per
+ * relayed packet on the ping-pong): a descriptor of another source
+ * (libsoup's sockets, GLib's wake-up fd, which signals and other threads
+ * write) is ready now (one poll(2) with a zero timeout, our epoll fd left
+ * out), or a timeout of the context (GLib's, or our timers') is due by
+ * now (the timeout computed at the context's last prepare, counted from
+ * @started_us), or the context cannot tell (more descriptors than we look
+ * at, or a source was ready at prepare: timeout 0). A source that becomes
+ * ready without either (a source whose check() alone says so) is not
+ * seen: it waits for the round after, as all did before the yield. */
+#define YIELD_POLL_MAX 32
+static gboolean others_may_wait(gint64 started_us)
+{
+    GPollFD fds[YIELD_POLL_MAX];
+    gint timeout = -1;
+    gint n = g_main_context_query(g_main_context_default(), G_MAXINT, &timeout, fds, YIELD_POLL_MAX);
+    if (n > YIELD_POLL_MAX || timeout == 0)
+        return TRUE;
+    if (timeout > 0 && started_us + (gint64)timeout * 1000 <= g_get_monotonic_time())
+        return TRUE;
+    gint k = 0;
+    for (gint i = 0; i < n; i++)
+        if (fds[i].fd != loop.epfd)
+            fds[k++] = fds[i];
+    if (!k)
+        return FALSE;
+    gint r;
+    do
+        r = g_poll(fds, (guint)k, 0);
+    while (r < 0 && errno == EINTR);
+    return r != 0; /* an error: yield, as before */
+}
+
 /* The socket round: a callback said an answer is near (a relayed command's
  * reply, a debugger's next command): wait for it on the epoll fd and
  * dispatch it here, instead of going back through the main context (whose
@@ -394,10 +431,10 @@ static void hinters_missed(void)
  * timer's deadline, ROUND_MAX_BATCHES batches, or once round_budget_us
  * have passed since the context started this dispatch (@started_us). A
  * round that ran to its deadline or cap right after a dispatched batch
- * (work kept coming to its end) sets round_yield: the next
- * dispatch runs no round, so the context's other sources, which the
- * context dispatches after ours when both are ready, wait for one round at
- * most. */
+ * (work kept coming to its end) sets round_yield if another source may be
+ * waiting (others_may_wait): the next dispatch runs no round, so the
+ * context's other sources, which the context dispatches after ours when
+ * both are ready, wait for one round at most. */
 static void socket_round(struct epoll_event *evs, gint64 started_us)
 {
     gint64 deadline = started_us + loop.round_budget_us;
@@ -459,7 +496,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
     if (loop.round_tfd >= 0 && !loop.round_timer_fired)
         round_timer_disarm();
     loop.round_timer_fired = FALSE;
-    loop.round_yield = to_the_end;
+    loop.round_yield = to_the_end && others_may_wait(started_us);
     loop.expect_more = FALSE;
 }
 

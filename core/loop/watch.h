@@ -103,13 +103,21 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * earliest armed DdmTimer's deadline (a zero-delay timer ends it at once),
  * after 256 batches, or once the round budget (1 ms by default) has passed
  * since the main context began this dispatch. A round that ran to its
- * budget or batch cap makes the next dispatch run none (one batch only):
- * the context dispatches the sources ready after its poll in the order they
- * were attached, ours (the first) before libsoup's sockets, so without it
- * a source that became ready during a round would wait for a second one.
- * The context's other sources (signals, GLib timeouts, libsoup's sockets)
- * thus wait for one round at most: the budget plus the batch that overran
- * it (a callback's own time is not bounded here). The round's deadline is
+ * budget or batch cap makes the next dispatch run none (one batch only)
+ * when another source of the context may be waiting: the context
+ * dispatches the sources ready after its poll in the order they were
+ * attached, ours (the first) before libsoup's sockets, so without it a
+ * source that became ready during a round would wait for a second one.
+ * "May be waiting" is asked of the context (g_main_context_query): one of
+ * its other descriptors is ready (libsoup's sockets; GLib's wake-up fd,
+ * which signals and other threads write), a timeout it knew of at its last
+ * prepare is due, or it cannot tell; with none of these the next dispatch
+ * runs a round, since a yield costs a whole context iteration (more than
+ * the packets of a round under valgrind). The context's other sources
+ * (signals, GLib timeouts, libsoup's sockets) thus wait for one round at
+ * most: the budget plus the batch that overran it (a callback's own time
+ * is not bounded here); a GLib source attached by a callback during the
+ * round (the context is not woken for it) may wait for two. The round's deadline is
  * a timerfd in the epoll set, armed once a round and disarmed as soon as
  * its event is seen (a nested main loop in a callback would spin on it), so
  * its waits are epoll_wait without a timeout (a timeout arms a kernel timer

@@ -1258,6 +1258,85 @@ static void test_round_reused_fd_starts_afresh(void **state)
     assert_int_equal(f->lp.p.calls, 10); /* rounds caught every echo */
 }
 
+/* A peer that has always answered already (its answer written by the
+ * callback itself, @slow_us later): rounds run to their batch cap. */
+typedef struct SelfPinger {
+    DdmWatch *w;
+    int peer;
+    guint calls, calls_when_fired;
+    guint slow_us;
+} SelfPinger;
+
+static SelfPinger selfp;
+
+static gboolean self_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    SelfPinger *p = ud;
+    char b;
+    (void)cond;
+    while (read(fd, &b, 1) == 1)
+        p->calls++;
+    if (p->slow_us)
+        g_usleep(p->slow_us);
+    assert_int_equal(write(p->peer, "p", 1), 1);
+    ddm_watch_expect_more();
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean note_fired(gpointer ud)
+{
+    (void)ud;
+    selfp.calls_when_fired = selfp.calls;
+    return G_SOURCE_REMOVE;
+}
+
+/* A round that ran to its cap with no other source of the context waiting
+ * (no descriptor ready, no timeout due) yields to nobody: the next dispatch
+ * runs a round again instead of one batch and a whole context iteration
+ * more per round (before: 0 round batches in the second iteration). */
+static void test_round_alone_does_not_yield(void **state)
+{
+    RoundFix *f = *state;
+    guint64 b0, b1, b2;
+
+    memset(&selfp, 0, sizeof selfp);
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
+    pair(f->sv);
+    selfp.peer = f->sv[1];
+    f->other = selfp.w = ddm_watch_add(f->sv[0], G_IO_IN, self_pinger_cb, &selfp);
+    assert_int_equal(write(f->sv[1], "p", 1), 1);
+    ddm_watch_round_stats(&b0, NULL);
+    g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, NULL);
+    assert_int_equal(b1 - b0, 256); /* the cap ended it */
+    g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b2, NULL);
+    assert_int_equal(b2 - b1, 256); /* and the next dispatch ran a whole round again */
+}
+
+/* A GLib timeout that fell due while a round ran to its cap runs in the
+ * next iteration after one batch of the watches, not after another round
+ * (the context's timeout is asked: nothing but a clock says it is due). */
+static void test_round_yields_to_due_timeout(void **state)
+{
+    RoundFix *f = *state;
+
+    memset(&selfp, 0, sizeof selfp);
+    selfp.slow_us = 50; /* 256 batches: > 12 ms */
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
+    pair(f->sv);
+    selfp.peer = f->sv[1];
+    f->other = selfp.w = ddm_watch_add(f->sv[0], G_IO_IN, self_pinger_cb, &selfp);
+    f->later_src = g_timeout_add(2, note_fired, NULL);
+    assert_int_equal(write(f->sv[1], "p", 1), 1);
+    for (int i = 0; i < 10 && !selfp.calls_when_fired; i++)
+        g_main_context_iteration(NULL, TRUE);
+    f->later_src = 0; /* removed when it fired */
+    assert_true(selfp.calls_when_fired > 0);
+    if (selfp.calls_when_fired >= 300)
+        fail_msg("the due timeout ran after the pinger's call %u", selfp.calls_when_fired);
+}
+
 int main(void)
 {
     int sv[2];
@@ -1301,6 +1380,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_empty_wait_does_not_yield_later, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_never_waited_does_not_yield_later, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_reused_fd_starts_afresh, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_alone_does_not_yield, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_yields_to_due_timeout, round_setup, round_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
