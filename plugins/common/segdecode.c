@@ -448,26 +448,33 @@ static __attribute__((noinline)) const uint8_t *count_8_at_a_time(const uint8_t 
                                                                   uint64_t *ext_io,
                                                                   uint64_t *largest_io)
 {
-    uint64_t ext = *ext_io, largest = *largest_io;
-    while (bend - r >= 16) {
+    uint64_t ext = *ext_io, largest = *largest_io, largest_odd = 0;
+    const uint8_t *last;
+    if (bend - r < 16)
+        return r;
+    last = bend - 16; /* a window starting at or before it is whole */
+    do {
         uint64_t w0, w1;
         memcpy(&w0, r, 8);
         memcpy(&w1, r + 8, 8);
         if (__builtin_expect(((w0 | w1) & PARTIAL_BITS_OF_4) != 0, 0))
             break;
-        /* written out: -O2 does not unroll it */
-#define COUNT_PAIR_AT(j) ext = count_pair(r + (j), rc, ext), largest = max_u64(largest, ext)
-        COUNT_PAIR_AT(0);
-        COUNT_PAIR_AT(2);
-        COUNT_PAIR_AT(4);
-        COUNT_PAIR_AT(6);
-        COUNT_PAIR_AT(8);
-        COUNT_PAIR_AT(10);
-        COUNT_PAIR_AT(12);
-        COUNT_PAIR_AT(14);
+        /* written out: -O2 does not unroll it. Two running largest values,
+         * of the even and of the odd pairs, so that each waits for one
+         * comparison every other pair. */
+#define COUNT_PAIR_AT(j, l) ext = count_pair(r + (j), rc, ext), l = max_u64(l, ext)
+        COUNT_PAIR_AT(0, largest);
+        COUNT_PAIR_AT(2, largest_odd);
+        COUNT_PAIR_AT(4, largest);
+        COUNT_PAIR_AT(6, largest_odd);
+        COUNT_PAIR_AT(8, largest);
+        COUNT_PAIR_AT(10, largest_odd);
+        COUNT_PAIR_AT(12, largest);
+        COUNT_PAIR_AT(14, largest_odd);
 #undef COUNT_PAIR_AT
         r += 16;
-    }
+    } while (r <= last);
+    largest = max_u64(largest, largest_odd);
     *ext_io = ext;
     *largest_io = largest;
     return r;
