@@ -207,6 +207,7 @@ static gboolean trim_idle_readers(gpointer ud)
             freed++;
     if (freed)
         g_debug("%u idle VMs gave their read buffers back", freed);
+    ddm_jdwp_budget_trim(mon->read_budget); /* the spare a streamed packet left (jdwp.h) */
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif

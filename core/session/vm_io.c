@@ -19,7 +19,16 @@
 #include "core/session/vm-private.h"
 
 #define READ_CHUNK ((size_t)64 << 10)
-#define READS_PER_WAKEUP 16 /* fairness between VMs: at most ~1 MiB per wakeup */
+/* While a long packet streams through (a reply cut-through to a debugger,
+ * a DDM stream to disk) and a read filled its buffer, the reads grow to
+ * this (about half the syscalls a MiB: bench/relay.sh, bulk counts). The
+ * reader keeps that buffer until the streamed packet's end (jdwp.c,
+ * settle; then the budget's spare until its trim), and it is asked for
+ * only while the shared budget has room for it (else READ_CHUNK). */
+#define STREAM_READ_CHUNK ((size_t)256 << 10)
+/* fairness between VMs: at most this many reads and bytes per wakeup */
+#define READS_PER_WAKEUP 16
+#define READ_BYTES_PER_WAKEUP ((size_t)1 << 20)
 
 static void report_output_drained(DdmVm *vm)
 {
@@ -360,22 +369,42 @@ static gboolean drain_reader(DdmVm *vm)
     }
 }
 
+/* How much the next read may take: STREAM_READ_CHUNK while a long packet
+ * streams and the last read filled its buffer (or the reader still holds
+ * the large buffer of the previous reads of this packet), if the budget
+ * shared by every reader has room for it; READ_CHUNK otherwise. */
+static size_t read_want(const DdmVm *vm, gboolean filled)
+{
+    uint64_t left = ddm_jdwp_reader_stream_left(vm->reader);
+    if (left > 0 && ddm_jdwp_reader_buffer_size(vm->reader) >= STREAM_READ_CHUNK)
+        return STREAM_READ_CHUNK; /* (asking less would shrink it: jdwp.c) */
+    if (left <= READ_CHUNK || !filled)
+        return READ_CHUNK;
+    const DdmJdwpBudget *b = ddm_monitor_read_budget(vm->monitor);
+    if (b && ddm_jdwp_budget_used(b) + STREAM_READ_CHUNK > ddm_jdwp_budget_limit(b))
+        return READ_CHUNK;
+    return STREAM_READ_CHUNK;
+}
+
 /* Read what the socket holds now (bounded per call, for fairness between
  * VMs) and handle every complete packet. Closes the VM on EOF, a read error
  * or bad input; the caller holds a reference. */
 void ddm_vm_io_read_input(DdmVm *vm)
 {
-    for (int n = 0; n < READS_PER_WAKEUP && vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
+    gboolean filled = FALSE; /* the last read took all it asked for */
+    size_t taken = 0;
+    for (int n = 0; n < READS_PER_WAKEUP && taken < READ_BYTES_PER_WAKEUP &&
+                    vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
          n++) {
-        size_t avail = 0;
-        uint8_t *space = ddm_jdwp_reader_space(vm->reader, READ_CHUNK, &avail);
+        size_t avail = 0, want = read_want(vm, filled);
+        uint8_t *space = ddm_jdwp_reader_space(vm->reader, want, &avail);
         ssize_t got;
 
         if (!space) { /* over the budget: the reader says so */
             drain_reader(vm);
             return;
         }
-        got = read(vm->fd, space, MIN(avail, READ_CHUNK));
+        got = read(vm->fd, space, MIN(avail, want));
 
         if (got < 0) {
             if (errno == EINTR)
@@ -395,10 +424,12 @@ void ddm_vm_io_read_input(DdmVm *vm)
         }
         ddm_jdwp_reader_commit(vm->reader, (size_t)got);
         vm->bytes_in += (guint64)got;
+        taken += (size_t)got;
         if (!drain_reader(vm))
             return;
-        if ((size_t)got < MIN(avail, READ_CHUNK))
+        if ((size_t)got < MIN(avail, want))
             return; /* the socket is empty for now */
+        filled = TRUE;
     }
 }
 

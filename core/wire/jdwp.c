@@ -37,13 +37,18 @@
  * while it is borrowed; at its NEED_MORE that buffer too goes, or shrinks
  * to the bytes of its incomplete packet. A borrower that got no byte into
  * the scratch (its read found nothing, EAGAIN) loses it to the next reader.
- * The scratch is not counted in the budget's bytes.
+ * The scratch is not counted in the budget's bytes, nor is the budget's
+ * spare: the one emptied large buffer (up to SPARE_MAX, a streamed
+ * packet's reads) kept for the next large one until ddm_jdwp_budget_trim,
+ * so that a MiB relayed does not cost a fresh mapping and its page faults.
  *
  * Streaming (opt-in, ddm_jdwp_reader_offer_heads): the head of a command
  * packet that has not arrived whole is shown to the caller once; if the
  * caller takes it as a stream, the rest of that packet is handed out as
  * it arrives (STREAM_DATA pieces, then STREAM_END) and never buffered
- * whole, so a multi-GiB packet costs one buffer of READER_INITIAL bytes.
+ * whole, so a multi-GiB packet costs one buffer of READER_INITIAL bytes
+ * (or of the larger reads its caller asks for: an emptied buffer is kept
+ * until the streamed packet's end, see settle()).
  *
  * Non-goals: no I/O, no logging above g_debug (callers log and close).
  */
@@ -54,6 +59,9 @@
 #include <ddmon/bytes.h>
 
 #define READER_INITIAL ((size_t)64 << 10)
+/* The largest buffer the budget keeps as its spare (the 256 KiB reads of a
+ * streamed packet, core/session/vm_io.c). */
+#define SPARE_MAX ((size_t)256 << 10)
 
 struct DdmJdwpBudget {
     size_t limit;       /* bytes all readers together may allocate */
@@ -61,6 +69,9 @@ struct DdmJdwpBudget {
     guint readers;      /* readers attached (the budget must outlive them) */
     uint8_t *scratch;   /* READER_INITIAL bytes, allocated at the first borrow, or NULL */
     DdmJdwpReader *scratch_user; /* the reader borrowing it now, or NULL */
+    uint8_t *spare;     /* a large buffer a reader emptied (<= SPARE_MAX), kept for the
+                           next large one until ddm_jdwp_budget_trim; not counted in used */
+    size_t spare_len;
 };
 
 struct DdmJdwpReader { /* every VM has one: no holes, flags in bits */
@@ -180,6 +191,7 @@ void ddm_jdwp_budget_free(DdmJdwpBudget *b)
         return;
     g_warn_if_fail(b->readers == 0 && b->scratch_user == NULL);
     g_free(b->scratch);
+    g_free(b->spare);
     g_free(b);
 }
 
@@ -193,6 +205,22 @@ size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b)
 {
     g_return_val_if_fail(b != NULL, 0);
     return b->limit;
+}
+
+gboolean ddm_jdwp_budget_trim(DdmJdwpBudget *b)
+{
+    g_return_val_if_fail(b != NULL, FALSE);
+    if (!b->spare)
+        return FALSE;
+    g_clear_pointer(&b->spare, g_free);
+    b->spare_len = 0;
+    return TRUE;
+}
+
+size_t ddm_jdwp_budget_spare_size(const DdmJdwpBudget *b)
+{
+    g_return_val_if_fail(b != NULL, 0);
+    return b->spare_len;
 }
 
 static gboolean scratch_leave(DdmJdwpReader *r, size_t target);
@@ -398,6 +426,16 @@ static gboolean ensure_space(DdmJdwpReader *r, size_t want)
     if (r->budget && target > r->alloc &&
         r->budget->used - r->alloc + target > r->budget->limit)
         return refuse_budget(r, target);
+    if (!r->buf && r->budget && r->budget->spare && target <= r->budget->spare_len &&
+        target > r->budget->spare_len / 2) { /* (at most twice what it needs) */
+        /* the spare a streamed packet left: no new mapping, no page faults */
+        r->buf = r->budget->spare;
+        r->alloc = r->budget->spare_len;
+        r->budget->used += r->alloc;
+        r->budget->spare = NULL;
+        r->budget->spare_len = 0;
+        return TRUE;
+    }
     set_alloc(r, target);
     return TRUE;
 }
@@ -630,8 +668,11 @@ static int match_handshake(const DdmJdwpReader *r)
  * was in use) keeps no more than what arrived either: none once drained,
  * and the bytes of its incomplete packet when the buffer is more than
  * twice them (a 64 KiB read that brought a few bytes). A buffer at most
- * twice its bytes (a large packet growing) is left alone. FALSE when the
- * move failed over the budget. */
+ * twice its bytes (a large packet growing) is left alone, and so is an
+ * empty one while a packet streams (the caller's larger reads of it,
+ * vm_io.c): it goes at the first NEED_MORE after the packet's end (one of
+ * up to SPARE_MAX bytes to the budget's spare, which the next large
+ * buffer reuses) or at a trim. FALSE when the move failed over the budget. */
 static gboolean settle(DdmJdwpReader *r)
 {
     size_t used = r->end - r->start;
@@ -648,6 +689,17 @@ static gboolean settle(DdmJdwpReader *r)
         return TRUE;
     if (used == 0) {
         r->start = r->end = 0;
+        if (r->streaming) /* a streamed packet's next reads reuse it, up to its end */
+            return TRUE;
+        if (!r->budget->spare && r->alloc > READER_INITIAL && r->alloc <= SPARE_MAX) {
+            /* the budget keeps it for the next large packet (ddm_jdwp_budget_trim) */
+            r->budget->used -= r->alloc;
+            r->budget->spare = r->buf;
+            r->budget->spare_len = r->alloc;
+            r->buf = NULL;
+            r->alloc = 0;
+            return TRUE;
+        }
         set_alloc(r, 0);
     } else if (r->alloc / 2 > used) {
         compact(r);

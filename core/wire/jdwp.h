@@ -119,6 +119,12 @@ void ddm_jdwp_budget_free(DdmJdwpBudget *b);
 /** Bytes the attached readers' buffers hold now. */
 size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b);
 size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
+/** The budget keeps one emptied large buffer (up to 256 KiB: a streamed
+ *  packet's reads, core/session/vm_io.c) for the next large one, uncounted,
+ *  as the scratch: free it (call it periodically). TRUE if one was freed. */
+gboolean ddm_jdwp_budget_trim(DdmJdwpBudget *b);
+/** Bytes of that spare buffer now (tests). */
+size_t ddm_jdwp_budget_spare_size(const DdmJdwpBudget *b);
 /** Charge @r's buffer to @b (borrowed; NULL detaches). A growth that would
  *  take @b past its limit fails @r with DDM_JDWP_ERR_BUDGET (space() then
  *  returns NULL, feed() drops the bytes) and frees its buffer. */

@@ -2149,7 +2149,6 @@ static void test_vm_stream_large_event(void **state)
     assert_int_equal(S.status, 0);
     assert_int_equal(S.received, size);
     assert_true(S.max_reader_buffer <= 256 * 1024);
-    assert_int_equal(ddm_jdwp_reader_buffer_size(fx->vm->reader), initial);
     assert_null(fx->vm->stream);
     assert_int_equal(fx->vm->bytes_streamed, size);
     assert_int_equal(rec.chunks->len, 0); /* not also dispatched whole */
@@ -2158,6 +2157,9 @@ static void test_vm_stream_large_event(void **state)
     peer_send_event(fx, 0x80000011u, T_APNM, apnm->data, apnm->len);
     SPIN_UNTIL(rec.chunks->len == 1);
     assert_int_equal(((RecChunk *)g_ptr_array_index(rec.chunks, 0))->ci.packet_id, 0x80000011u);
+    /* the stream's larger reads (vm_io.c) left no larger buffer behind: with
+     * no budget here, the next read took it back to its first size */
+    assert_int_equal(ddm_jdwp_reader_buffer_size(fx->vm->reader), initial);
     assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
     assert_int_equal(S.ends, 1);
     g_byte_array_unref(apnm);

@@ -1382,6 +1382,112 @@ static void test_jdwp_scratch_empty_read_and_own_buffers(void **state)
     g_free(p);
 }
 
+/* A reader sharing a budget that streams a long reply (the relay's
+ * cut-through) and is asked for reads larger than the scratch
+ * (core/session/vm_io.c: 256 KiB once a read filled its buffer) keeps that
+ * buffer, emptied, between its reads of the packet, and gives it back at
+ * the first NEED_MORE after the packet's end (to the budget's one spare,
+ * reused by the next large read, freed by ddm_jdwp_budget_trim); the bytes
+ * come out whole, and a packet read in the same read after it comes out as
+ * usual. */
+static void test_jdwp_stream_keeps_large_buffer_to_its_end(void **state)
+{
+    const size_t body = (size_t)1 << 20, big = (size_t)256 << 10;
+    DdmJdwpBudget *b = ddm_jdwp_budget_new((size_t)64 << 20);
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    size_t len, slen, avail, off = 0;
+    uint8_t *p = make_packet((uint32_t)(body + 11), DDM_JDWP_FLAG_REPLY, body, &len);
+    uint8_t *s = make_packet(20, DDM_JDWP_FLAG_REPLY, 9, &slen);
+    GByteArray *all = g_byte_array_new(), *got = g_byte_array_new();
+    DdmJdwpPacket pkt;
+    DdmJdwpResult res;
+    int ends = 0, packets = 0;
+    (void)state;
+
+    g_byte_array_append(all, p, (guint)len);
+    g_byte_array_append(all, s, (guint)slen);
+    ddm_jdwp_reader_set_budget(r, b);
+    ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN);
+    ddm_jdwp_reader_offer_reply_heads(r, TRUE);
+    /* the first read: 64 KiB into the scratch, the head taken as a stream */
+    uint8_t *dst = ddm_jdwp_reader_space(r, (size_t)64 << 10, &avail);
+    assert_non_null(dst);
+    assert_true(ddm_jdwp_reader_on_scratch(r));
+    memcpy(dst, all->data, avail);
+    ddm_jdwp_reader_commit(r, avail);
+    off = avail;
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET_HEAD);
+    assert_true(ddm_jdwp_reader_stream(r, 0));
+    while ((res = ddm_jdwp_reader_next(r, &pkt)) == DDM_JDWP_STREAM_DATA)
+        g_byte_array_append(got, pkt.data, (guint)pkt.data_len);
+    assert_int_equal(res, DDM_JDWP_NEED_MORE);
+    /* then reads of 256 KiB: one buffer, kept (empty) from read to read */
+    uint8_t *first = NULL;
+    while (off < all->len) {
+        dst = ddm_jdwp_reader_space(r, big, &avail);
+        assert_non_null(dst);
+        assert_false(ddm_jdwp_reader_on_scratch(r));
+        assert_true(avail >= big);
+        if (!first)
+            first = dst;
+        assert_ptr_equal(dst, first); /* the same buffer: no allocation per read */
+        size_t n = MIN(big, all->len - off);
+        memcpy(dst, all->data + off, n);
+        ddm_jdwp_reader_commit(r, n);
+        off += n;
+        while ((res = ddm_jdwp_reader_next(r, &pkt)) != DDM_JDWP_NEED_MORE) {
+            if (res == DDM_JDWP_STREAM_DATA)
+                g_byte_array_append(got, pkt.data, (guint)pkt.data_len);
+            else if (res == DDM_JDWP_STREAM_END)
+                ends++;
+            else if (res == DDM_JDWP_PACKET) {
+                packets++;
+                assert_bytes_equal(pkt.bytes, pkt.len, s, slen);
+            } else
+                fail_msg("unexpected reader result %d", res);
+        }
+        if (off < all->len) { /* mid-packet: the emptied buffer stays, counted */
+            assert_int_equal(ddm_jdwp_reader_buffer_size(r), big);
+            assert_int_equal(ddm_jdwp_budget_used(b), big);
+        }
+    }
+    assert_int_equal(ends, 1);
+    assert_int_equal(packets, 1);
+    assert_bytes_equal(got->data, got->len, p + DDM_JDWP_HEADER_LEN, body);
+    /* the packet's end: the buffer went back, to the budget's spare
+     * (uncounted), which the next large read takes instead of a new one */
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    dst = ddm_jdwp_reader_space(r, big, &avail);
+    assert_ptr_equal(dst, first);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), big);
+    memcpy(dst, s, slen);
+    ddm_jdwp_reader_commit(r, slen);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    /* a small ask never takes it (at most twice what a buffer needs) */
+    dst = ddm_jdwp_reader_space(r, 100000, &avail);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 100000);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    /* the monitor's trim frees it */
+    assert_true(ddm_jdwp_budget_trim(b));
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 0);
+    assert_false(ddm_jdwp_budget_trim(b));
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+
+    ddm_jdwp_reader_free(r);
+    ddm_jdwp_budget_free(b);
+    g_byte_array_free(all, TRUE);
+    g_byte_array_free(got, TRUE);
+    g_free(p);
+    g_free(s);
+}
+
 /* The length a bad packet declared is kept for the log line. */
 static void test_jdwp_bad_length_value_kept(void **state)
 {
@@ -1440,6 +1546,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_scratch_one_borrower),
         cmocka_unit_test(test_jdwp_scratch_release),
         cmocka_unit_test(test_jdwp_scratch_empty_read_and_own_buffers),
+        cmocka_unit_test(test_jdwp_stream_keeps_large_buffer_to_its_end),
     };
     return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
 }
