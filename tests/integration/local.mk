@@ -204,6 +204,11 @@ if ENABLE_TESTS
 TESTS += tests/integration/views-made-asked.sh
 endif
 EXTRA_DIST += tests/integration/views-made-asked.sh
+# A heap view taken back and made again shows what the plugin holds.
+if ENABLE_TESTS
+TESTS += tests/integration/heap-made-again.sh
+endif
+EXTRA_DIST += tests/integration/heap-made-again.sh
 
 # hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good
 # ddmon-simvm VM; each case checks control replies under 1 s, the server's
