@@ -64,8 +64,8 @@
  *  1.6  ddm_host.vm_view_declare (ddm_view_make_fn): a VM's view made only
  *       when somebody asks for it or watches it.
  *       ddm_host.vm_list_watchers: whether the VM list is watched.
- *       ddm_host.vm_view_unmake (ddm_view_unmake_fn): a declared view made
- *       on demand and then unwatched for a while is taken back.
+ *       ddm_host.vm_view_unmake (ddm_view_unmake_fn): a view of a declared
+ *       name, however made, unwatched for a while is taken back.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
