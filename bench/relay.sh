@@ -23,13 +23,17 @@
 #   rtt: --ir-rtt N sequential Version round trips (2N packets relayed),
 #   pipeline: --ir-pipeline M Version commands written at once, M replies
 #             (2M packets relayed),
+#   bulk: --ir-bulk N StringReference.Value replies of the --bulk SIZE
+#         (1 MiB), counted per MiB relayed (the reply bytes; the bulk
+#         figure's syscalls: the read size decides them),
 # and for a zero-packet run (handshake, then an idle connection as long as
 # the workload's run took, then close). Ir per relayed packet = (the
 # process's callgrind total in the workload's window - the zero run's) /
 # packets (the window leaves out start-up and shutdown, and the zero run
 # takes out the handshake and the timers that fire meanwhile);
 # syscalls per packet likewise from strace -c's total. Medians of
-# --ir-runs runs.
+# --ir-runs runs. A workload given 0 is not counted (--ir-rtt 0
+# --ir-pipeline 0 --no-times: the bulk counts alone).
 #
 # It also prints the floor under any relay on glib: the Ir of one
 # g_main_context_iteration dispatching one fd watch (bench/loopiter).
@@ -52,7 +56,7 @@
 #
 #   bench/relay.sh [--runs N] [--rtt N] [--pipeline N] [--bulk N SIZE]
 #                  [--storm SECONDS] [--ir-runs N] [--ir-rtt N]
-#                  [--ir-pipeline M] [--no-counts] [--no-times]
+#                  [--ir-pipeline M] [--ir-bulk N] [--no-counts] [--no-times]
 #                  [--also BUILDDIR] [--check] [--keep]
 #   make bench-relay [BENCH_RELAY_ARGS="--runs 9"]
 # Needs java, javac, socat, python3, valgrind, strace, cc-built
@@ -66,7 +70,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
 also="" runs=5 rtt_n=2000 pipe_n=5000 bulk_n=20 bulk_size=1048576 storm_s=2 check=0 keep=0
-ir_runs=3 ir_rtt=2000 ir_pipe=5000 counts=1 times=1
+ir_runs=3 ir_rtt=2000 ir_pipe=5000 ir_bulk=20 counts=1 times=1
 while [ $# -gt 0 ]; do
     case $1 in
     --runs) runs=$2; shift ;;
@@ -77,6 +81,7 @@ while [ $# -gt 0 ]; do
     --ir-runs) ir_runs=$2; shift ;;
     --ir-rtt) ir_rtt=$2; shift ;;
     --ir-pipeline) ir_pipe=$2; shift ;;
+    --ir-bulk) ir_bulk=$2; shift ;;
     --no-counts) counts=0 ;;
     --no-times) times=0 ;;
     --also) also=$(cd "$2" && pwd) || exit 2; shift ;;
@@ -298,7 +303,8 @@ count_one() {
 count_path() { # count_path PATH RUN: both tools, both workloads and their zero runs
     local tool wl ms
     for tool in callgrind strace; do
-        for wl in "rtt $ir_rtt" "pipeline $ir_pipe"; do
+        for wl in "rtt $ir_rtt" "pipeline $ir_pipe" "bulk $ir_bulk $bulk_size"; do
+            [ "$(echo $wl | cut -d' ' -f2)" = 0 ] && continue
             ms=$(count_one "$1" $tool "$wl" "$2") || return 1
             count_one "$1" $tool "zero $ms" "$2" >/dev/null || return 1
             # the zero run's line names its workload, for the subtraction
@@ -339,7 +345,7 @@ if [ $counts = 1 ]; then
     cpaths=(minrelay socat ddmon)
     [ -n "$also" ] && cpaths+=(ddmon-b)
     for run in $(seq 1 "$ir_runs"); do
-        echo "# counts, run $run: rtt $ir_rtt, pipeline $ir_pipe" >&2
+        echo "# counts, run $run: rtt $ir_rtt, pipeline $ir_pipe, bulk $ir_bulk x $bulk_size" >&2
         for p in "${cpaths[@]}"; do
             count_path "$p" "$run" || die "counts run $run: $p failed"
         done
@@ -347,11 +353,11 @@ if [ $counts = 1 ]; then
 fi
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-python3 - "$T_TMP/results" "$T_TMP/counts" "$T_TMP/loopiter" "$runs" "$ir_runs" "$ir_rtt" "$ir_pipe" "$check" "${paths[@]}" <<'PY'
+python3 - "$T_TMP/results" "$T_TMP/counts" "$T_TMP/loopiter" "$runs" "$ir_runs" "$ir_rtt" "$ir_pipe" "$check" "$ir_bulk" "$bulk_size" "${paths[@]}" <<'PY'
 import statistics, sys
 results, counts, loopiter = sys.argv[1], sys.argv[2], sys.argv[3]
 runs, ir_runs, ir_rtt, ir_pipe = (int(x) for x in sys.argv[4:8])
-check, paths = sys.argv[8] == "1", sys.argv[9:]
+check, ir_bulk, bulk_size, paths = sys.argv[8] == "1", int(sys.argv[9]), int(sys.argv[10]), sys.argv[11:]
 ddmons = [p for p in paths if p.startswith("ddmon")]
 missed = []
 goals = []  # (goal, ddmon's figure, the baseline's figure, ratio, met)
@@ -410,27 +416,33 @@ if crow:
         tot[(p, tool, wl, r)] = float(t)
     cpaths = [p for p in ["minrelay", "socat"] + ddmons if any(k[0] == p for k in tot)]
     packets = {"rtt": 2 * ir_rtt, "pipeline": 2 * ir_pipe}
+    # the workload's name in the counts file, and what a figure is per
+    wlname = {"rtt": f"rtt_{ir_rtt}", "pipeline": f"pipeline_{ir_pipe}",
+              "bulk": f"bulk_{ir_bulk}_{bulk_size}"}
+    packets["bulk"] = ir_bulk * bulk_size / 1048576  # per MiB, not per packet
+    packets = {wl: n for wl, n in packets.items() if n}
     per = {}  # (path, tool, workload) -> median per packet
     for p in cpaths:
         for tool in ("callgrind", "strace"):
             for wl, n in packets.items():
                 xs = []
                 for (q, tl, w, r), t in tot.items():
-                    if q == p and tl == tool and w == f"{wl}_{ir_rtt if wl == 'rtt' else ir_pipe}":
+                    if q == p and tl == tool and w == wlname[wl]:
                         z = tot.get((p, tool, f"zero_{wl}", r))
                         if z is not None:
                             xs.append((t - z) / n)
                 per[(p, tool, wl)] = med(xs)
     print()
     print(f"counts: medians of {ir_runs} runs; rtt = {ir_rtt} Version round trips ({2 * ir_rtt} packets),"
-          f" pipeline = {ir_pipe} Version commands at once ({2 * ir_pipe} packets);")
+          f" pipeline = {ir_pipe} Version commands at once ({2 * ir_pipe} packets),"
+          f" bulk = {ir_bulk} replies of {bulk_size} bytes (per MiB of them);")
     print("  per relayed packet = (relay process total - its zero-packet run's total) / packets")
     print(f"{'figure':<28}" + "".join(f"{p:>11}" for p in cpaths)
           + "".join(f"{p + '/min':>13}" for p in cpaths if p != "minrelay") + "  goal (ddmon)")
     for tool, unit in (("callgrind", "Ir"), ("strace", "syscalls")):
         for wl in packets:
             v = {p: per[(p, tool, wl)] for p in cpaths}
-            line = f"{unit + ' per packet, ' + wl:<28}" + "".join(f"{v[p]:>11,.1f}" for p in cpaths)
+            line = f"{unit + (' per MiB, ' if wl == 'bulk' else ' per packet, ') + wl:<28}" + "".join(f"{v[p]:>11,.1f}" for p in cpaths)
             line += "".join(f"{v[p] / v['minrelay'] if v['minrelay'] else float('nan'):>13.2f}"
                             for p in cpaths if p != "minrelay")
             if tool == "callgrind" and wl == "rtt" and "ddmon" in v:
