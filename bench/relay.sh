@@ -201,7 +201,10 @@ STOP_S=60
 # start_ddmon BUILDDIR [WRAPPER...]: a private server (under WRAPPER, e.g.
 # valgrind) that relays the JVM on port $base; sets DDMON_PID. It is ready
 # when its relay port listens (asked of the kernel, so the server sees no
-# extra requests) and it had 2 s more to finish probing the VM.
+# extra requests), it logged that it probed the JVM ("plain JVM": under
+# valgrind on a loaded machine the probe may end seconds after the port
+# opens: its ~1.1M Ir fell into a profiled ping-pong window once, ~280 Ir
+# a packet of noise), and it had 2 s more.
 start_ddmon() {
     local build=$1; shift
     rm -f "$T_TMP/ddmon.sock"
@@ -211,6 +214,7 @@ start_ddmon() {
     DDMON_PID=$!
     T_PIDS+=("$DDMON_PID")
     t_wait 120 listening "$base" || { tail -5 "$T_TMP/server.err" >&2; stop_pid "$DDMON_PID" $STOP_S; return 1; }
+    t_wait 60 grep -q "plain JVM" "$T_TMP/server.err" || echo "# the server did not log its probe of the JVM" >&2
     sleep 2
 }
 

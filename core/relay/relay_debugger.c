@@ -6,7 +6,10 @@
  * sends to it, backpressure both ways (doc/architecture.md), and closing
  * it (relay_leave.c then puts its VM back). Whatever it relays tells the
  * loop an answer is near (ddm_watch_expect_more: the socket round,
- * core/loop/watch.h).
+ * core/loop/watch.h). The fast path: while its reader holds nothing, a
+ * read goes to a buffer on the stack and the whole packets there are
+ * relayed in place, their header parsed and their id rewritten there
+ * (relay_in_place); only the rest goes through the reader.
  */
 #include "core/relay/relay-private.h"
 
@@ -280,8 +283,9 @@ gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n)
 
 /* ------------------------------------------------------------ from the debugger */
 
-/* One packet from the debugger, going to its VM. */
-static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
+/* One packet from the debugger, going to its VM (@more: another whole
+ * packet from it is already read). */
+static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt, gboolean more)
 {
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
@@ -316,7 +320,6 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt)
         if (pkt->header.cmdset == DDM_JDWP_CMDSET_VM && pkt->header.cmd == DDM_JDWP_CMD_VM_DISPOSE)
             d->sent_dispose = TRUE;
     }
-    gboolean more = ddm_jdwp_reader_has_packet(d->reader);
     if (!more && !d->to_vm->len) {
         send_to_vm(d, bytes, pkt->len);
         return;
@@ -418,7 +421,7 @@ void ddm_relay_debugger_drain(Debugger *d)
             continue;
         }
         if (res == DDM_JDWP_PACKET && d->state == DBG_ATTACHED) {
-            debugger_packet(d, &pkt);
+            debugger_packet(d, &pkt, ddm_jdwp_reader_has_packet(d->reader));
             continue;
         }
         if (res == DDM_JDWP_PACKET_HEAD && d->state == DBG_ATTACHED) {
@@ -459,13 +462,54 @@ void ddm_relay_debugger_drain(Debugger *d)
     debugger_to_vm_flush(d);
 }
 
+/* The fast path (the reader idle, the debugger attached): @n bytes read
+ * into @buf, not through the reader. The whole packets at its start are
+ * relayed in place (the 11-byte header parsed there, the id rewritten
+ * there); the rest (a packet not yet whole, or one the reader must judge)
+ * is fed to the reader, which then sees the stream as if it had read it,
+ * and drained as before. */
+static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
+{
+    gsize max = ddm_monitor_config(d->relay->mon)->max_packet;
+    gsize off = 0;
+    gsize len = ddm_jdwp_whole_packet_len(buf, n, max);
+    while (len && d->state == DBG_ATTACHED) {
+        DdmJdwpPacket pkt;
+        pkt.bytes = buf + off;
+        pkt.len = len;
+        (void)ddm_jdwp_parse_header(pkt.bytes, len, &pkt.header);
+        pkt.data = pkt.bytes + DDM_JDWP_HEADER_LEN;
+        pkt.data_len = len - DDM_JDWP_HEADER_LEN;
+        off += len;
+        len = ddm_jdwp_whole_packet_len(buf + off, n - off, max);
+        debugger_packet(d, &pkt, len != 0);
+    }
+    if (d->state != DBG_ATTACHED)
+        return;
+    if (off < n) {
+        ddm_jdwp_reader_feed(d->reader, buf + off, n - off);
+        ddm_relay_debugger_drain(d);
+    } else {
+        debugger_to_vm_flush(d);
+    }
+}
+
+/* What the fast path reads at most at once (on the stack). */
+#define IN_PLACE_READ 4096u
+
 static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
 {
     Debugger *d = ud;
     for (int rounds = 0; rounds < 16 && (d->state == DBG_HANDSHAKE || d->state == DBG_ATTACHED);
          rounds++) {
         size_t avail;
-        uint8_t *space = ddm_jdwp_reader_space(d->reader, READ_CHUNK, &avail);
+        guint8 in_place[IN_PLACE_READ];
+        gboolean direct = d->state == DBG_ATTACHED && ddm_jdwp_reader_idle(d->reader);
+        uint8_t *space = in_place;
+        if (direct)
+            avail = sizeof in_place;
+        else
+            space = ddm_jdwp_reader_space(d->reader, READ_CHUNK, &avail);
         if (!space) { /* over the budget: drain() reports and closes */
             ddm_relay_debugger_drain(d);
             break;
@@ -483,8 +527,12 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
                                                : g_strerror(errno));
             return G_SOURCE_REMOVE;
         }
-        ddm_jdwp_reader_commit(d->reader, (size_t)n);
-        ddm_relay_debugger_drain(d);
+        if (direct) {
+            relay_in_place(d, in_place, (gsize)n);
+        } else {
+            ddm_jdwp_reader_commit(d->reader, (size_t)n);
+            ddm_relay_debugger_drain(d);
+        }
         if (d->state == DBG_ATTACHED)
             ddm_watch_expect_more(); /* the VM's reply: wait for it in this round (watch.h) */
         if (d->state == DBG_ATTACHED && ddm_vm_out_queued(d->rvm->vm) >= BACKPRESSURE_AT &&

@@ -100,9 +100,11 @@ struct DdmJdwpReader { /* every VM has one: no holes, flags in bits */
     guint busy : 1;         /* bytes came since the last trim */
 };
 
-static uint32_t get_u4(const uint8_t *p)
+static inline uint32_t get_u4(const uint8_t *p)
 {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+    uint32_t v;
+    memcpy(&v, p, sizeof v); /* one load and a byte swap, not four loads and shifts */
+    return GUINT32_FROM_BE(v);
 }
 
 /* The header's fields (@buf holds at least DDM_JDWP_HEADER_LEN bytes: the
@@ -512,6 +514,11 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, 0);
     return r->end - r->start;
+}
+
+gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r)
+{
+    return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending;
 }
 
 gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)

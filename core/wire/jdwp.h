@@ -20,6 +20,7 @@
 
 #include <glib.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <ddmon/plugin.h> /* DDM_REQUEST_MAX_PACKET */
 
@@ -197,6 +198,30 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
 /** TRUE if next() would now return a whole packet without more input (the
  *  relay batches its writes to a debugger while this holds). */
 gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r);
+/** TRUE while the reader holds no byte and is between packets (no
+ *  handshake awaited, nothing streaming, not failed): a caller may then
+ *  parse whole packets it read itself in place, and feed() only what is
+ *  left after them (a packet not yet whole, or one the reader must judge),
+ *  and the reader sees the same stream as if it had read it all (the
+ *  relay's fast path, core/relay/relay_debugger.c). */
+gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r);
+/** The length of the whole, well-formed packet at the start of @p (@n
+ *  bytes there), or 0: not whole yet, or one the reader must judge (length
+ *  below 11 or past @max_packet, flags neither 0 nor 0x80). Nonzero exactly
+ *  when a reader holding those bytes would return them from next() as a
+ *  DDM_JDWP_PACKET (ddm_jdwp_reader_has_packet). */
+static inline size_t ddm_jdwp_whole_packet_len(const uint8_t *p, size_t n, size_t max_packet)
+{
+    if (n < DDM_JDWP_HEADER_LEN)
+        return 0;
+    uint32_t be;
+    memcpy(&be, p, sizeof be);
+    size_t len = GUINT32_FROM_BE(be);
+    if (len < DDM_JDWP_HEADER_LEN || len > n || len > max_packet ||
+        (p[8] != 0 && p[8] != DDM_JDWP_FLAG_REPLY))
+        return 0;
+    return len;
+}
 /** Bytes currently allocated for the reader's buffer (tests: a hostile
  *  length never makes it grow; 0 while idle). */
 size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r);

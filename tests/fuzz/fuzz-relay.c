@@ -13,7 +13,11 @@
  * of replies offered too, as the relay asks of a VM's reader), then the
  * stream.
  * Invariants: has_packet() says exactly whether next() returns a whole
- * packet (the relay's batching relies on it); a packet rewritten in place
+ * packet (the relay's batching relies on it); when the reader was idle
+ * (ddm_jdwp_reader_idle), ddm_jdwp_whole_packet_len() on a piece says the
+ * length of the packet next() returns first, or 0 when it returns none
+ * (the relay's fast path takes that packet in place), and so it does on
+ * the bytes pending at every step; a packet rewritten in place
  * reads back with its new id; a streamed command hands out exactly its
  * declared length less the header, never more, then ends; the bytes of the
  * handshake, whole packets, streamed commands and what is pending account
@@ -40,18 +44,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gboolean streaming = FALSE, exact = TRUE, failed = FALSE;
     DdmJdwpResult error = DDM_JDWP_NEED_MORE;
     uint32_t new_id = 0x01000000u;
+    const uint8_t *stream = in.p; /* what is fed, in order */
+    gboolean shaken = FALSE;
 
     while (in.n > 0 && !failed) {
         seed = seed * 1103515245u + 12345u;
         const uint8_t *piece;
         size_t n = fuzz_take(&in, 1 + (seed >> 8) % 300, &piece);
+        /* the relay's fast path takes the first packet of a read in place
+         * when the reader is idle: exactly the one next() would return */
+        gboolean idle = ddm_jdwp_reader_idle(r);
+        size_t in_place = idle ? ddm_jdwp_whole_packet_len(piece, n, cap) : 0;
         ddm_jdwp_reader_feed(r, piece, n);
         fed += n;
         for (;;) {
             gboolean predicted = ddm_jdwp_reader_has_packet(r);
+            /* the bytes pending are known while every byte is accounted for */
+            size_t whole = shaken && exact && !streaming
+                               ? ddm_jdwp_whole_packet_len(stream + accounted, fed - accounted, cap)
+                               : 0;
             DdmJdwpPacket pkt;
             DdmJdwpResult res = ddm_jdwp_reader_next(r, &pkt);
             FUZZ_CHECK(predicted == (res == DDM_JDWP_PACKET));
+            if (shaken && exact && !streaming)
+                FUZZ_CHECK(whole ? res == DDM_JDWP_PACKET && pkt.len == whole : res != DDM_JDWP_PACKET);
+            if (idle) {
+                FUZZ_CHECK(in_place ? res == DDM_JDWP_PACKET && pkt.len == in_place
+                                    : res != DDM_JDWP_PACKET);
+                idle = FALSE;
+            }
             if (res == DDM_JDWP_NEED_MORE)
                 break;
             if (res < 0) {
@@ -61,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             switch (res) {
             case DDM_JDWP_HANDSHAKE_OK:
+                shaken = TRUE;
                 accounted += DDM_JDWP_HANDSHAKE_LEN;
                 break;
             case DDM_JDWP_DISCARDED:
