@@ -256,8 +256,8 @@ static const uint64_t keep_free_of_state[128] = {
 #undef CLS
 
 /* One-pair allocations counted per (class, run length) before a fold:
- * 16-bit counters, so at most this many pairs between folds (a multiple
- * of 8, the unrolled loop's step). */
+ * 16-bit counters, so a block may bump one counter at most 65,535 times;
+ * one pair bumps one counter, so at most this many pairs between folds. */
 #define FAST_BLOCK_PAIRS 65528u
 
 /*
@@ -280,7 +280,11 @@ static const uint64_t keep_free_of_state[128] = {
  * relative to cnt, rows of 512 bytes whose first 128 (runs up to 64
  * units, most of them) are busy, the entries of states 0..47 (kinds 0..5,
  * any solidity) land in a quiet stretch (bytes 128..511 of a row) modulo
- * 4096. See the static assertions below the struct.
+ * 4096. See the static assertions below the struct. The entries of states
+ * 48..63 (kinds 6 and 7) do alias busy counters: row[] those of 2-byte
+ * arrays, keep[] those of 8-byte arrays (runs of 33..64 units). A native
+ * heap (nativeheap: free runs and kind 7, 0x39) never increments array
+ * counters, and a Java heap sends kinds 6 and 7 rarely: harmless.
  */
 typedef struct run_counts {
     uint16_t *row[128];                    /* offset 0 */
@@ -296,16 +300,19 @@ _Static_assert(ROW_OFFSET_OK(offsetof(run_counts, keep)), "keep[0..47] must not 
 #undef ROW_OFFSET_OK
 
 /* The P bit of each state byte of four pairs read as one 64-bit word
- * (the state is the first byte of each pair). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define PARTIAL_BITS_OF_4 0x8000800080008000ull
-#else
-#define PARTIAL_BITS_OF_4 0x0080008000800080ull
-#endif
+ * (the state is the first byte of each pair). Built from bytes, so it
+ * holds on either byte order; the compiler folds it to a constant. */
+static inline uint64_t partial_bits_of_4(void)
+{
+    static const uint8_t p_bits[8] = { 0x80, 0, 0x80, 0, 0x80, 0, 0x80, 0 };
+    uint64_t m;
+    memcpy(&m, p_bits, sizeof m);
+    return m;
+}
 
 /* The runs of 1..256 units that fall into one size bucket: [previous
- * hi (1 for the first), hi) in units, for one unit size. At most 10 ranges (256 units span 8 doublings,
- * plus the ends). */
+ * hi (1 for the first), hi) in units, for one unit size. At most 9
+ * ranges (1..256 units cross at most 8 powers of two). */
 typedef struct bucket_ranges {
     unsigned n;
     unsigned hi[12], bucket[12];
@@ -458,21 +465,21 @@ static __attribute__((noinline)) const uint8_t *count_8_at_a_time(const uint8_t 
         uint64_t w0, w1;
         memcpy(&w0, r, 8);
         memcpy(&w1, r + 8, 8);
-        if (__builtin_expect(((w0 | w1) & PARTIAL_BITS_OF_4) != 0, 0))
+        if (__builtin_expect(((w0 | w1) & partial_bits_of_4()) != 0, 0))
             break;
         /* written out: -O2 does not unroll it. Two running largest values,
          * of the even and of the odd pairs, so that each waits for one
          * comparison every other pair. */
-#define COUNT_PAIR_AT(j, l) ext = count_pair(r + (j), rc, ext), l = max_u64(l, ext)
-        COUNT_PAIR_AT(0, largest);
-        COUNT_PAIR_AT(2, largest_odd);
-        COUNT_PAIR_AT(4, largest);
-        COUNT_PAIR_AT(6, largest_odd);
-        COUNT_PAIR_AT(8, largest);
-        COUNT_PAIR_AT(10, largest_odd);
-        COUNT_PAIR_AT(12, largest);
-        COUNT_PAIR_AT(14, largest_odd);
-#undef COUNT_PAIR_AT
+#define COUNT_PAIR(i, l) ext = count_pair(r + 2 * (i), rc, ext), l = max_u64(l, ext)
+        COUNT_PAIR(0, largest);
+        COUNT_PAIR(1, largest_odd);
+        COUNT_PAIR(2, largest);
+        COUNT_PAIR(3, largest_odd);
+        COUNT_PAIR(4, largest);
+        COUNT_PAIR(5, largest_odd);
+        COUNT_PAIR(6, largest);
+        COUNT_PAIR(7, largest_odd);
+#undef COUNT_PAIR
         r += 16;
     } while (r <= last);
     largest = max_u64(largest, largest_odd);
