@@ -17,7 +17,9 @@ cli_libddmcli_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
 cli_libddmcli_la_LIBADD = tui/libddmtui.la
 
 bin_PROGRAMS += ddmon
-ddmon_SOURCES = %reldir%/main.c
+# server/slices.c: GLib's slices from malloc, set in the binary's
+# .preinit_array (only an executable may carry one, so not in a library).
+ddmon_SOURCES = %reldir%/main.c server/slices.c
 ddmon_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 ddmon_CFLAGS = $(core_libddmcore_la_CFLAGS)
 ddmon_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la

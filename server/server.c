@@ -285,33 +285,6 @@ static void tune_malloc(void)
 #endif
 }
 
-/* GLib 2.74's slice allocator (GHashTable, GList, GQueue and json-glib's
- * nodes come from it) keeps what it frees in per-thread magazines and
- * page-sized slabs instead of handing it back to malloc: with 1,000 idle
- * VMs that cost ~290 bytes a VM more than malloc, and a large control reply
- * (a json-glib tree) stayed "in use" for good (doc/memory.md). Slices are
- * plain malloc from GLib 2.76 on; before that, only its configuration
- * before the first slice switches them. GLib's own constructors allocate
- * slices before main() runs, and G_SLICE in the environment cannot be set
- * that early (libc's start-up resets environ), but an executable's
- * .preinit_array functions run before any library's constructor: there
- * the flag GLib copies at its first slice is set. Every process of the
- * ddmon binary (the CLI too) gets it; G_SLICE=debug-blocks still adds
- * its checks. Under valgrind GLib already does the same. */
-#if !GLIB_CHECK_VERSION(2, 76, 0)
-static void slices_from_malloc(int argc, char **argv, char **envp)
-{
-    (void)argc;
-    (void)argv;
-    (void)envp;
-    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-    g_slice_set_config(G_SLICE_CONFIG_ALWAYS_MALLOC, TRUE);
-    G_GNUC_END_IGNORE_DEPRECATIONS
-}
-__attribute__((section(".preinit_array"), used)) static void (*const ddm_preinit_slices)(int, char **, char **) =
-    slices_from_malloc;
-#endif
-
 int ddm_server_run(DdmConfig *config)
 {
     g_autofree char *socket_path = ddm_server_socket_path(config);

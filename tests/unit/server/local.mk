@@ -12,11 +12,15 @@ tests_unit_server_test_control_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_L
 # The server side in one process (socket dir, lock, control server).
 check_PROGRAMS += tests/unit/server/test-server
 TESTS += tests/unit/server/test-server
-tests_unit_server_test_server_SOURCES = tests/unit/server/test-server.c
+tests_unit_server_test_server_SOURCES = tests/unit/server/test-server.c server/slices.c
 tests_unit_server_test_server_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_server_test_server_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_server_test_server_LDADD = tests/harness/libddmtestutil.la cli/libddmcli.la server/libddmserver.la \
 	core/libddmcore.la $(CMOCKA_LIBS)
+# The ddmon binary carries server/slices.c's .preinit_array entry (nm,
+# readelf): it is in ddmon's own sources, not in a library.
+TESTS += tests/unit/server/ddmon-preinit.sh
+EXTRA_DIST += tests/unit/server/ddmon-preinit.sh
 
 # The server's log lines (time, level, component, one line per event).
 check_PROGRAMS += tests/unit/server/test-log
