@@ -340,14 +340,15 @@ void ddm_registry_first_look_forget_vm(DdmRegistry *reg, DdmVm *vm)
         g_hash_table_remove(reg->first_look_vms, vm);
 }
 
-static void look_lags_expire(DdmRegistry *reg);
+static void look_lags_expire(DdmRegistry *reg, gint64 now);
+static gint64 look_now(DdmRegistry *reg);
 
 void ddm_registry_first_look_end(DdmRegistry *reg)
 {
     g_return_if_fail(reg != NULL);
     if (reg->first_look_vms)
         g_hash_table_remove_all(reg->first_look_vms);
-    look_lags_expire(reg); /* the late VMs stay late for the next looks */
+    look_lags_expire(reg, look_now(reg)); /* the late VMs stay late for the next looks */
 }
 
 guint ddm_registry_first_look_n_vms(DdmRegistry *reg)
@@ -738,11 +739,26 @@ typedef struct {
 } LookLag;
 
 /* A VM no look asked about for this long (it went away, or answered and
- * nobody looked since) is forgotten when a look ends. */
+ * nobody looked since) is forgotten: a look that finds it again treats it
+ * as never seen (it gets a look's whole time again), and the table is
+ * swept of such entries at the end of a first look and when a new entry
+ * comes, at most once per LOOK_LAG_FORGET_US (or when the table is full). */
 #define LOOK_LAG_FORGET_US (30 * G_USEC_PER_SEC)
 
+static gint64 look_now(DdmRegistry *reg)
+{
+    return reg->look_now ? reg->look_now() : g_get_monotonic_time();
+}
+
+void ddm_registry_set_look_clock(DdmRegistry *reg, gint64 (*now)(void), guint cap)
+{
+    g_return_if_fail(reg != NULL);
+    reg->look_now = now;
+    reg->look_lags_cap = cap;
+}
+
 /* TRUE if a look need not wait for @vm, late or not: past its handshake
- * and HELO with its requests settled, or gone. */
+ * and HELO with its requests settled. */
 static gboolean vm_answered_all(DdmVm *vm)
 {
     switch (vm->state) {
@@ -757,6 +773,20 @@ static gboolean vm_answered_all(DdmVm *vm)
     }
 }
 
+/* Forget the VMs no look asked about for LOOK_LAG_FORGET_US. O(recorded). */
+static void look_lags_expire(DdmRegistry *reg, gint64 now)
+{
+    GHashTableIter it;
+    gpointer lag;
+    if (!reg->look_lags)
+        return;
+    reg->look_lags_swept_us = now;
+    g_hash_table_iter_init(&it, reg->look_lags);
+    while (g_hash_table_iter_next(&it, NULL, &lag))
+        if (now - ((LookLag *)lag)->seen_us >= LOOK_LAG_FORGET_US)
+            g_hash_table_iter_remove(&it);
+}
+
 gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
 {
     g_return_val_if_fail(reg != NULL, TRUE);
@@ -765,24 +795,44 @@ gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
      * make: its timeout is the session's) */
     if (vm->state == DDM_VM_STATE_CONNECTING)
         return FALSE;
+    /* closed: nothing to wait for; a late one's lateness stays with its
+     * key, for the next session of the same target */
+    if (vm->state == DDM_VM_STATE_CLOSED)
+        return TRUE;
     const char *key = vm->target != NULL ? vm->target->key : vm->info.key;
+    gint64 now = look_now(reg);
+    LookLag *lag = reg->look_lags && key ? g_hash_table_lookup(reg->look_lags, key) : NULL;
+    if (lag != NULL && now - lag->seen_us >= LOOK_LAG_FORGET_US) {
+        g_hash_table_remove(reg->look_lags, key); /* forgotten: as if never seen */
+        lag = NULL;
+    }
+    /* it answered one of ours since, or moved on (to HELO, READY...) */
+    gboolean moved = lag != NULL && (lag->answered_id != vm->answered_id || lag->state != vm->state);
     if (vm_answered_all(vm)) {
-        if (reg->look_lags && key)
+        /* Only a VM that moved on loses its lateness: one whose requests
+         * all timed out unanswered (a READY VM that answers nothing gets
+         * there after the request timeout) stays late for the next look
+         * that asks it something, until it is forgotten. */
+        if (moved)
             g_hash_table_remove(reg->look_lags, key);
+        else if (lag != NULL)
+            lag->seen_us = now;
         return TRUE;
     }
     if (key == NULL)
         return FALSE; /* nothing to know it by: waited for, as every VM was before */
-    gint64 now = g_get_monotonic_time();
-    if (!reg->look_lags)
-        reg->look_lags = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    LookLag *lag = g_hash_table_lookup(reg->look_lags, key);
     if (lag == NULL) {
-        if (g_hash_table_size(reg->look_lags) >= MAX_FIRST_LOOK_VMS)
+        guint cap = reg->look_lags_cap ? reg->look_lags_cap : MAX_FIRST_LOOK_VMS;
+        if (!reg->look_lags)
+            reg->look_lags = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        if (g_hash_table_size(reg->look_lags) >= cap ||
+            now - reg->look_lags_swept_us >= LOOK_LAG_FORGET_US)
+            look_lags_expire(reg, now); /* at most once per LOOK_LAG_FORGET_US, or when full */
+        if (g_hash_table_size(reg->look_lags) >= cap)
             return FALSE; /* unrecorded: waited for, as every VM was before */
         lag = g_new(LookLag, 1);
         g_hash_table_insert(reg->look_lags, g_strdup(key), lag);
-    } else if (lag->answered_id == vm->answered_id && lag->state == vm->state) {
+    } else if (!moved) {
         lag->seen_us = now;
         return now - lag->since_us >= (gint64)DDM_FIRST_LOOK_MS * 1000; /* late */
     }
@@ -792,20 +842,6 @@ gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
     lag->answered_id = vm->answered_id;
     lag->state = vm->state;
     return FALSE;
-}
-
-/* Forget the VMs no look asked about for LOOK_LAG_FORGET_US. O(recorded). */
-static void look_lags_expire(DdmRegistry *reg)
-{
-    GHashTableIter it;
-    gpointer lag;
-    if (!reg->look_lags)
-        return;
-    gint64 now = g_get_monotonic_time();
-    g_hash_table_iter_init(&it, reg->look_lags);
-    while (g_hash_table_iter_next(&it, NULL, &lag))
-        if (now - ((LookLag *)lag)->seen_us >= LOOK_LAG_FORGET_US)
-            g_hash_table_iter_remove(&it);
 }
 
 /* A VM's requests are settled as ddm_registry_look_vm_settled says: a DDM

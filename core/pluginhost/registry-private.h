@@ -107,6 +107,9 @@ struct DdmRegistry {
     GHashTable *look_lags;       /* target key (owned) -> LookLag: VMs a look found waited
                                     for, and since when; at most 4,096; NULL until the
                                     first (host.c) */
+    gint64 look_lags_swept_us;   /* when look_lags was last swept of forgotten VMs (host.c) */
+    gint64 (*look_now)(void);    /* lateness clock; NULL: g_get_monotonic_time (tests set it) */
+    guint look_lags_cap;         /* 0: 4,096 (tests set it) */
     GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
     guint next_cmd_serial;
     GHashTable *chunk_filter; /* set of enabled types; NULL = every type */
@@ -186,6 +189,9 @@ void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void));
 guint ddm_registry_made_views_dispatch(DdmRegistry *reg);
 /** At ddm_registry_free, after every plugin: stop being the store's maker. */
 void ddm_registry_declared_views_free(DdmRegistry *reg);
+/** Tests: the clock of the VMs' lateness (monotonic us; NULL:
+ *  g_get_monotonic_time) and the most VMs it records (0: 4,096). */
+void ddm_registry_set_look_clock(DdmRegistry *reg, gint64 (*now)(void), guint cap);
 /* host.c: drop first_look_vms, look_lags and wake_timers (at ddm_registry_free). */
 void ddm_registry_first_look_free(DdmRegistry *reg);
 /* host.c: a timer being dropped is no more woken by a watch, nor pending. */

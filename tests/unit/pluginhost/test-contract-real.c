@@ -864,34 +864,65 @@ static gboolean fl_vm_settled_soon(ct_host *h, ddm_vm *vm)
     return FALSE;
 }
 
+/* The lateness clock the late-VM tests move by hand (fl_late_host). */
+static gint64 fl_now_us;
+static gint64 fl_clock(void)
+{
+    return fl_now_us;
+}
+
+#define FL_LATE_US ((gint64)DDM_FIRST_LOOK_MS * 1000)
+#define FL_FORGET_US (30 * G_USEC_PER_SEC)
+
+/* fl_two_vms, with the registry's lateness on fl_clock (recording at most
+ * @cap VMs; 0: the default). */
+static ct_host *fl_late_host(const char *prefix, uint32_t pid, guint cap, ddm_vm **a, ddm_vm **b)
+{
+    ct_host *h = r_new();
+    fl_two_vms(h, prefix, pid, a, b);
+    fl_now_us = 1000 * G_USEC_PER_SEC;
+    ddm_registry_set_look_clock(h->registry, fl_clock, cap);
+    return h;
+}
+
+/* A first look in which a answers everything and b nothing: b's FLKQ is
+ * left in flight. */
+static void fl_look_b_silent(ct_host *h, ddm_vm *a)
+{
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    fl_answer_all(h, a);
+    assert_true(fl_vm_settled_soon(h, a));
+}
+
 /* ddm_registry_look_vm_settled: a VM that leaves a look's request
  * unanswered for DDM_FIRST_LOOK_MS is late, and the next look does not
  * wait for it (it waited until its cap before: one hung VM held up every
  * look); once it answers, a look waits for it again. */
 static void ct_real_first_look_late(void **state)
 {
-    ct_host *h = r_new();
     ddm_vm *a, *b;
-    uint32_t type, id;
-    uint8_t buf[16];
-    size_t len;
     (void)state;
-    fl_two_vms(h, "late", 21, &a, &b);
+    ct_host *h = fl_late_host("late", 21, 0, &a, &b);
     /* A first look: b never answers. */
-    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
-    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
-    fl_answer_all(h, a);
+    fl_look_b_silent(h, a);
     assert_false(ddm_registry_first_look_settled(h->registry)); /* b's FLKQ */
-    assert_true(fl_vm_settled_soon(h, a));
     assert_false(ddm_registry_look_vm_settled(h->registry, b));
-    g_usleep((DDM_FIRST_LOOK_MS / 2) * 1000);
+    fl_now_us += FL_LATE_US - 1;
     assert_false(ddm_registry_first_look_settled(h->registry)); /* not late yet */
-    g_usleep((DDM_FIRST_LOOK_MS / 2 + 50) * 1000);
+    fl_now_us += 1;
     assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* late */
     assert_true(ddm_registry_first_look_settled(h->registry));
     ddm_registry_first_look_end(h->registry);
     /* The next look waits for a, not for b. */
+    fl_now_us += G_USEC_PER_SEC;
     assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
     assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
     assert_int_equal(ddm_registry_first_look_n_vms(h->registry), 2);
     assert_false(ddm_registry_first_look_settled(h->registry)); /* a's FLKQ */
@@ -905,10 +936,171 @@ static void ct_real_first_look_late(void **state)
     assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
     fl_answer_all(h, a);
     assert_false(ddm_registry_first_look_settled(h->registry)); /* b's new FLKQ */
+    fl_now_us += FL_LATE_US - 1;
     assert_false(ddm_registry_look_vm_settled(h->registry, b));
     assert_true(fl_vm_settled_soon(h, a));
     assert_true(fl_vm_settled_soon(h, b));
     assert_true(ddm_registry_first_look_settled(h->registry));
+    r_free(h);
+}
+
+/* Review rL 1: a late READY VM whose requests all timed out unanswered
+ * (nothing in flight: a look need not wait for it) is still late for the
+ * next look that asks it something. It was forgotten there before, and
+ * that look waited DDM_FIRST_LOOK_MS again. */
+static void ct_real_first_look_late_after_timeouts(void **state)
+{
+    ddm_vm *a, *b;
+    (void)state;
+    ct_host *h = fl_late_host("tmo", 31, 0, &a, &b);
+    h->config->request_timeout_ms = 100; /* b's FLKQ and FEAT fence time out soon */
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_false(ddm_registry_look_vm_settled(h->registry, b)); /* its FLKQ in flight */
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* late */
+    fl_answer_all(h, a);
+    ddm_registry_first_look_end(h->registry);
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (ddm_correlate_count(b->pending) > 0 && g_get_monotonic_time() < end)
+        r_pump(h);
+    assert_int_equal(ddm_correlate_count(b->pending), 0); /* timed out, unanswered */
+    h->config->request_timeout_ms = 0;
+    /* A look of a's views 5 s later asks about b: nothing in flight. */
+    fl_now_us += 5 * G_USEC_PER_SEC;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b));
+    /* The next look asks b again: late at once, not DDM_FIRST_LOOK_MS again. */
+    fl_now_us += G_USEC_PER_SEC;
+    fl_look_b_silent(h, a);
+    assert_false(ddm_vm_requests_settled(b)); /* its new FLKQ */
+    assert_true(ddm_registry_look_vm_settled(h->registry, b));
+    assert_true(ddm_registry_first_look_settled(h->registry));
+    ddm_registry_first_look_end(h->registry);
+    /* Once it answers, it is waited for again. */
+    fl_answer_all(h, b);
+    assert_true(fl_vm_settled_soon(h, b));
+    fl_look_b_silent(h, a);
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    r_free(h);
+}
+
+/* Review rL 2: a late VM no look asked about for 30 s is forgotten, even
+ * with no first look ending in between (a watching snapshot's looks, through
+ * ddm_daemon_look_settled): the next look waits for it again. Before, an
+ * entry only went at a first look's end, and counted however old. */
+static void ct_real_first_look_late_forgotten(void **state)
+{
+    ddm_vm *a, *b;
+    (void)state;
+    ct_host *h = fl_late_host("forget", 41, 0, &a, &b);
+    fl_look_b_silent(h, a);
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* late */
+    /* asked within 30 s: still late, and seen again */
+    fl_now_us += FL_FORGET_US - 1;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += FL_FORGET_US - 1;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b));
+    /* not asked for 30 s: its FLKQ still in flight, it gets a look's time again */
+    fl_now_us += FL_FORGET_US;
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += FL_LATE_US - 1;
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += 1;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b));
+    r_free(h);
+}
+
+/* A VM that answers one request but leaves another in flight answered
+ * something: it gets a look's whole time again from that answer, and is
+ * late once that has passed with nothing more answered. */
+static void ct_real_first_look_late_partial(void **state)
+{
+    ddm_vm *a, *b;
+    uint32_t type, id, id1;
+    uint8_t buf[16];
+    size_t len;
+    (void)state;
+    ct_host *h = fl_late_host("part", 51, 0, &a, &b);
+    ddm_plugin *p = ddm_registry_find_plugin(h->registry, "firstlook");
+    fl_look_b_silent(h, a);
+    assert_int_equal(fl_host->request(p, b, FL_REQ, NULL, 0, 0, NULL, NULL, NULL), 0); /* a 2nd */
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += FL_LATE_US - 1000;
+    assert_true(r_take_request(h, b, &type, &id1, buf, sizeof buf, &len)); /* the first FLKQ */
+    assert_int_equal(type, FL_REQ);
+    r_reply_chunk(h, b, id1, FL_REQ, NULL, 0);
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (b->answered_id != id1 && g_get_monotonic_time() < end)
+        r_pump(h);
+    assert_int_equal(b->answered_id, id1);
+    assert_false(ddm_registry_look_vm_settled(h->registry, b)); /* the 2nd FLKQ, anew */
+    fl_now_us += 1000;
+    assert_false(ddm_registry_look_vm_settled(h->registry, b)); /* late from the 1st: no */
+    fl_now_us += FL_LATE_US - 1001;
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += 1;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* late */
+    (void)id;
+    r_free(h);
+}
+
+/* Lateness goes with the target key, not the session: a port that stays
+ * in HELO is late for its next session at once (it closed: a look that
+ * asks about the closed session does not forget that); a session of the
+ * key that answers is waited for again. */
+static void ct_real_first_look_late_key_reused(void **state)
+{
+    ddm_vm *a, *b;
+    (void)state;
+    ct_host *h = fl_late_host("reuse", 61, 0, &a, &b);
+    ddm_vm *c = r_add_vm(h, "reuse:3", 63, "c"); /* in HELO, unanswered */
+    assert_false(ddm_registry_look_vm_settled(h->registry, c));
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, c)); /* late */
+    r_vm_gone(h, c);
+    pump_until_state(c, DDM_VM_STATE_CLOSED);
+    assert_true(ddm_registry_look_vm_settled(h->registry, c)); /* closed */
+    fl_now_us += G_USEC_PER_SEC;
+    ddm_vm *c2 = r_add_vm(h, "reuse:3", 64, "c");
+    assert_true(c2 != c);
+    assert_true(ddm_registry_look_vm_settled(h->registry, c2)); /* as late as the last */
+    r_vm_ready(h, c2);
+    assert_true(ddm_registry_look_vm_settled(h->registry, c2)); /* it answered */
+    r_vm_gone(h, c2);
+    pump_until_state(c2, DDM_VM_STATE_CLOSED);
+    ddm_vm *c3 = r_add_vm(h, "reuse:3", 65, "c");
+    assert_false(ddm_registry_look_vm_settled(h->registry, c3)); /* waited for */
+    r_free(h);
+}
+
+/* The table of late VMs holds at most its cap: a VM past it is waited for
+ * as every VM was before (never late); the entries no look asked about for
+ * 30 s make room when a new one comes. */
+static void ct_real_first_look_late_cap(void **state)
+{
+    ddm_vm *a, *b;
+    (void)state;
+    ct_host *h = fl_late_host("cap", 71, 1, &a, &b);
+    ddm_vm *c = r_add_vm(h, "cap:3", 73, "c");
+    ddm_vm *d = r_add_vm(h, "cap:4", 74, "d");
+    assert_false(ddm_registry_look_vm_settled(h->registry, c)); /* recorded */
+    assert_false(ddm_registry_look_vm_settled(h->registry, d)); /* past the cap */
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, c));
+    assert_false(ddm_registry_look_vm_settled(h->registry, d)); /* never late */
+    fl_now_us += FL_FORGET_US - 1;
+    assert_false(ddm_registry_look_vm_settled(h->registry, d)); /* c seen < 30 s ago */
+    fl_now_us += 1;
+    assert_false(ddm_registry_look_vm_settled(h->registry, d)); /* c forgotten: d recorded */
+    assert_false(ddm_registry_look_vm_settled(h->registry, c)); /* past the cap now */
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, d));
+    assert_false(ddm_registry_look_vm_settled(h->registry, c));
     r_free(h);
 }
 
@@ -951,6 +1143,11 @@ int main(void)
         cmocka_unit_test(ct_real_host_has),
         cmocka_unit_test(ct_real_first_look),
         cmocka_unit_test(ct_real_first_look_late),
+        cmocka_unit_test(ct_real_first_look_late_after_timeouts),
+        cmocka_unit_test(ct_real_first_look_late_forgotten),
+        cmocka_unit_test(ct_real_first_look_late_partial),
+        cmocka_unit_test(ct_real_first_look_late_key_reused),
+        cmocka_unit_test(ct_real_first_look_late_cap),
         cmocka_unit_test(ct_real_wake_count),
     };
     return contract_run(&real_driver, tests, sizeof tests / sizeof tests[0]);
