@@ -35,13 +35,19 @@
  *    vectorises it: a memory-speed reference, not a decoder).
  *
  * Usage: heapdecode [--runs N] [--units N] [--seed N] [--keep] [--png FILE]
- *                   [--check] [--only loop|sum|decode]
+ *                   [--check] [--only loop|sum|decode] [--piece-pairs N]
+ *                   [--native]
  *   --keep also copies the pieces for a bitmap (the plugin's default).
  *   --png writes the heap bitmap (512 wide) to FILE once and times it.
  *   --check exits 1 when the decoder is below the goal ratio.
  *   --only runs one pass of one loop and prints the run bytes, for
  *     instruction counts: bench/heapdecode-ir.sh runs it under callgrind
  *     (make bench-heapdecode-ir).
+ *   --piece-pairs N: pieces of at most N pairs (default 8175, ART's
+ *     16368 bytes): small pieces show the decoder's fixed cost a piece
+ *     (heapdecode-ir.sh runs 1, 8 and 64).
+ *   --native recolours the same heap as a native heap sees it: every
+ *     allocation kind 7 (0x39, one class), free runs unchanged.
  * Not a test: it asserts only that every pass decoded every unit.
  */
 #include <inttypes.h>
@@ -76,6 +82,8 @@ typedef struct gen {
     uint64_t run_bytes;      /* pair bytes over all pieces */
     uint64_t allocations;
     uint64_t seed;
+    size_t piece_max;        /* bytes a piece may hold, header included */
+    int native;              /* recolour every allocation as native (kind 7) */
 } gen;
 
 static uint64_t rnd(gen *g)
@@ -134,13 +142,16 @@ static void start_piece(gen *g)
     g->cur_units = 0;
 }
 
-/* Encode one allocation of @units units in @state (never split across pieces). */
+/* Encode one allocation of @units units in @state (never split across
+ * pieces: one larger than --piece-pairs gets a piece of its own). */
 static void emit(gen *g, uint8_t state, uint64_t units)
 {
     size_t need = (size_t)((units + 255) / 256) * 2;
+    if (g->native && state != 0)
+        state = (uint8_t)((SEG_KIND_NATIVE << 3) | 1); /* 0x39, as nativeheap sees */
     if (g->cur_len == 0)
         start_piece(g);
-    if (g->cur_len + need > PIECE_MAX) {
+    if (g->cur_len + need > g->piece_max && g->cur_len > SEG_PIECE_HEADER_LEN) {
         flush(g);
         start_piece(g);
     }
@@ -356,6 +367,7 @@ int main(int argc, char **argv)
 
     memset(&g, 0, sizeof g);
     g.seed = 0x9E3779B97F4A7C15ull;
+    g.piece_max = PIECE_MAX;
     for (i = 0; i < 256; i++)
         class_of_state[i] = (uint8_t)seg_state_class((uint8_t)i);
     for (i = 1; i < argc; i++) {
@@ -369,6 +381,17 @@ int main(int argc, char **argv)
             keep = 1;
         else if (!strcmp(argv[i], "--check"))
             check = 1;
+        else if (!strcmp(argv[i], "--native"))
+            g.native = 1;
+        else if (!strcmp(argv[i], "--piece-pairs") && i + 1 < argc) {
+            long n = atol(argv[++i]);
+            if (n < 1 || n > (PIECE_MAX - SEG_PIECE_HEADER_LEN) / 2) {
+                fprintf(stderr, "heapdecode: --piece-pairs 1..%d\n",
+                        (PIECE_MAX - SEG_PIECE_HEADER_LEN) / 2);
+                return 2;
+            }
+            g.piece_max = SEG_PIECE_HEADER_LEN + 2 * (size_t)n;
+        }
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             i++;
             only = !strcmp(argv[i], "sum") ? MODE_SUM : !strcmp(argv[i], "loop") ? MODE_LOOP
@@ -381,7 +404,8 @@ int main(int argc, char **argv)
             png = argv[++i];
         else {
             fprintf(stderr, "usage: heapdecode [--runs N] [--units N] [--seed N] [--keep] "
-                            "[--png FILE] [--check] [--only loop|sum|decode]\n");
+                            "[--png FILE] [--check] [--only loop|sum|decode] "
+                            "[--piece-pairs N] [--native]\n");
             return 2;
         }
     }
@@ -396,13 +420,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "heapdecode: a pass did not decode every unit\n");
             return 1;
         }
-        printf("run_bytes %" PRIu64 "\n", g.run_bytes);
+        printf("run_bytes %" PRIu64 "\npieces %zu\n", g.run_bytes, g.n);
         return 0;
     }
-    printf("heap: %" PRIu64 " units of %d B (%.0f MiB), %" PRIu64 " allocations, %zu pieces, "
-           "%.1f MB of run data (%" PRIu64 " pairs); CPU time, median of %d passes each "
-           "(shared machine)\n",
-           units, UNIT, (double)units * UNIT / (1 << 20), g.allocations, g.n,
+    printf("heap%s: %" PRIu64 " units of %d B (%.0f MiB), %" PRIu64 " allocations, %zu pieces "
+           "(<= %zu pairs), %.1f MB of run data (%" PRIu64 " pairs); CPU time, median of %d "
+           "passes each (shared machine)\n",
+           g.native ? " (recoloured native)" : "", units, UNIT, (double)units * UNIT / (1 << 20),
+           g.allocations, g.n, (g.piece_max - SEG_PIECE_HEADER_LEN) / 2,
            (double)g.run_bytes / 1e6, g.run_bytes / 2, runs);
     {
         const int modes[4] = { MODE_LOOP, MODE_DECODE, MODE_SUM, MODE_KEEP };

@@ -119,6 +119,16 @@ const char *seg_error_str(seg_error e);
 seg_error seg_piece_parse(const uint8_t *data, size_t len, seg_piece *out);
 
 /**
+ * Pieces of fewer pairs than this are decoded pair by pair: the eight-at-a-
+ * time decoder's fixed cost a piece (~5,400 instructions) outweighs what it
+ * saves a pair (~50) below about 190 pairs (bench/heapdecode-ir.sh, small
+ * pieces: 35 Ir a byte either way at 192 pairs; a 1-pair piece cost 6,900
+ * Ir through the collector instead of 1,500). Tests pad pieces to reach
+ * the fast path.
+ */
+#define SEG_FAST_MIN_PAIRS 192u
+
+/**
  * Check and decode @p's runs, adding to @st (which the caller resets for
  * each piece if it may have to drop it). On error @st holds a partial
  * result the caller must discard, and @at (if not NULL) says where.

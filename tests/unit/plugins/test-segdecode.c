@@ -451,15 +451,22 @@ static void test_fast_matches_reference_adversarial(void **state)
  * end) at every position of every window of pieces of 1 to 40 pairs,
  * among free and in-use runs (free extents that cross windows), and
  * insist on what the reference decoder says. Also a state change at each
- * such place, which must be rejected at the same pair. */
+ * such place, which must be rejected at the same pair. Each piece starts
+ * with PAD pairs of one-unit objects (a whole number of windows), so that
+ * it is long enough for the fast decoder (SEG_FAST_MIN_PAIRS). */
+#define PAD ((SEG_FAST_MIN_PAIRS + 7) / 8 * 8)
 static void test_fast_matches_reference_windows(void **state)
 {
     static const uint8_t units_sizes[] = { 1, 8, 24 };
-    uint8_t pairs[2 * 48];
+    uint8_t padded[2 * (PAD + 48)], *pairs = padded + 2 * PAD;
     seg_stats st;
     unsigned np, at, len, pattern, u, cases = 0;
     (void)state;
     seg_stats_reset(&st);
+    for (at = 0; at < PAD; at++) {
+        padded[2 * at] = ST(0, 1);
+        padded[2 * at + 1] = 0;
+    }
     for (np = 1; np <= 40; np++)
         for (at = 0; at < np; at++)
             for (len = 1; len <= 3 && at + len <= np + 1; len++)
@@ -479,8 +486,9 @@ static void test_fast_matches_reference_windows(void **state)
                                                      (i + 1 < at + len ? P : 0));
                             pairs[2 * i + 1] = 255;
                         }
-                        check_same(&st, units_sizes[u], (uint32_t)pair_units(pairs, 2 * np),
-                                   pairs, 2 * np, NULL);
+                        check_same(&st, units_sizes[u],
+                                   (uint32_t)pair_units(padded, 2 * (PAD + np)), padded,
+                                   2 * (PAD + np), NULL);
                         cases++;
                         if (len < 2)
                             continue;
@@ -488,7 +496,8 @@ static void test_fast_matches_reference_windows(void **state)
                             uint8_t keep = pairs[2 * change];
                             pairs[2 * change] = (uint8_t)(keep ^ 0x08);
                             check_same(&st, units_sizes[u],
-                                       (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, NULL);
+                                       (uint32_t)pair_units(padded, 2 * (PAD + np)), padded,
+                                       2 * (PAD + np), NULL);
                             pairs[2 * change] = keep;
                             cases++;
                         }
@@ -496,11 +505,13 @@ static void test_fast_matches_reference_windows(void **state)
     print_message("window cases: %u\n", cases);
     assert_true(cases > 10000);
 }
+#undef PAD
 
 /* Pieces past the 16-bit counters' reach (the fast decoder folds its
  * counts every 65,528 pairs): one (class, length) cell counted 200,000
  * times; a partial sequence and a free extent that span each pair count
- * around 65,528 and 65,536; rejected at the very end. */
+ * around 65,528 and 65,536 (the first also with units of 1 and 255
+ * bytes); rejected at the very end. */
 static void test_fast_matches_reference_long_pieces(void **state)
 {
     const size_t np = 200000;
@@ -539,6 +550,12 @@ static void test_fast_matches_reference_long_pieces(void **state)
         seg_stats_reset(&out);
         check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, &out);
         assert_true(out.largest_free_bytes >= (uint64_t)145 * 201 * 8);
+        if (k == 0) { /* the extreme unit sizes: the buckets of a fold differ */
+            check_same(&st, 1, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, &out);
+            assert_true(out.largest_free_bytes >= (uint64_t)145 * 201);
+            check_same(&st, 255, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, &out);
+            assert_true(out.largest_free_bytes >= (uint64_t)145 * 201 * 255);
+        }
         /* the same piece declaring one unit too few and too many */
         check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np) - 1, pairs, 2 * np, NULL);
         check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np) + 1, pairs, 2 * np, NULL);
