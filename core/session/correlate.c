@@ -2,55 +2,198 @@
  *
  * The pending-request table of one VM connection (see correlate.h).
  *
- * Two indexes over the same entries: a hash (id -> entry) for replies and a
- * GSequence ordered by (deadline, insertion order) for timeouts, so take,
- * expire and next_deadline are all O(log n). Every entry leaves exactly
- * once, through take, expire or drain; the table never calls anything.
- * Ids that timed out are remembered in a small ring (DDM_EXPIRED_MEMORY) so
- * a late reply can be told from a foreign one in the logs.
- * Memory: both indexes exist only while an entry is pending (made at the
- * first insert, freed when the last entry leaves) and the ring only after
- * the first timeout, so the table of an idle VM is one small struct.
+ * One block holds every pending entry: a binary min-heap of the entries
+ * ordered by (deadline, insertion order), for timeouts, and an
+ * open-addressing index (id -> heap position, linear probing) for replies,
+ * so insert, take and expire are O(log n) and next_deadline O(1). Every
+ * entry leaves exactly once, through take, expire or drain; the table never
+ * calls anything. Ids that timed out are remembered in a small ring
+ * (DDM_EXPIRED_MEMORY) so a late reply can be told from a foreign one in
+ * the logs.
+ * Memory: the block exists only while an entry is pending (made at the
+ * first insert with room for DDM_PENDING_FIRST_ROOM entries, doubled when
+ * full up to the cap, freed when the last entry leaves) and the ring only
+ * after the first timeout, so the table of an idle VM is one small struct
+ * and a burst of requests allocates and frees one block, not a hash table,
+ * a sequence and a block per entry (whose short lives among the VM's
+ * long-lived blocks left the heap's pages holed: doc/memory.md).
  * Non-goals: time keeping and callbacks (vm.c does both).
  */
 #include "core/session/correlate.h"
 
+#include <string.h>
+
 #include <ddmon/plugin.h> /* DDM_REQUEST_MAX_PENDING */
 
 #define DDM_EXPIRED_MEMORY 64
+#define DDM_PENDING_FIRST_ROOM 4u   /* a handshake's burst: HELO, FEAT and a plugin's first asks */
+#define DDM_PENDING_ROOM_MAX 32768u /* heap positions + 1 fit the index's 16 bits */
 
 typedef struct Entry {
     DdmPending p;
     guint64 seq;          /* insertion order: ties on deadline keep FIFO */
-    GSequenceIter *iter;  /* position in by_deadline */
+    guint32 slot;         /* this entry's slot in the index */
 } Entry;
+
+/* The one block: header, then room entries (the heap, positions 0..n-1),
+ * then 2 * room index slots, each 0 (free) or heap position + 1. */
+typedef struct Pending {
+    guint room;           /* entries the block holds, a power of two */
+    guint n;              /* entries pending */
+    guint16 *index;       /* into this block, after the entries */
+    Entry heap[];
+} Pending;
 
 struct DdmCorrelate {
     guint max_pending;
-    GHashTable *by_id;         /* GUINT_TO_POINTER(id) -> Entry* (owned) */
-    GSequence *by_deadline;    /* Entry* (borrowed), ordered */
     guint64 next_seq;
+    Pending *pending;          /* NULL while nothing is pending (owned) */
     uint32_t *expired;         /* expired_cap ids, NULL before the first timeout */
     guint expired_cap;         /* 4 at the first timeout, doubling up to DDM_EXPIRED_MEMORY */
     guint n_expired;           /* valid slots in expired[] */
     guint expired_pos;         /* next slot to overwrite */
 };
 
-static gint entry_cmp(gconstpointer a, gconstpointer b, gpointer ud)
+static gboolean entry_before(const Entry *x, const Entry *y)
 {
-    const Entry *x = a, *y = b;
-    (void)ud;
     if (x->p.deadline_us != y->p.deadline_us)
-        return x->p.deadline_us < y->p.deadline_us ? -1 : 1;
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    return 0;
+        return x->p.deadline_us < y->p.deadline_us;
+    return x->seq < y->seq;
+}
+
+static guint index_mask(const Pending *t)
+{
+    return 2 * t->room - 1;
+}
+
+static guint index_home(const Pending *t, uint32_t id)
+{
+    return (guint)((id * 2654435761u) >> 7) & index_mask(t); /* Fibonacci hashing, low bits mixed */
+}
+
+/* Room for @room entries and their index, empty. */
+static Pending *pending_new(guint room)
+{
+    gsize head = G_STRUCT_OFFSET(Pending, heap) + room * sizeof(Entry);
+    Pending *t = g_malloc(head + 2 * room * sizeof(guint16));
+
+    t->room = room;
+    t->n = 0;
+    t->index = (guint16 *)((char *)t + head);
+    memset(t->index, 0, 2 * room * sizeof(guint16));
+    return t;
+}
+
+/* The index slot holding @id, or -1. */
+static gint index_find(const Pending *t, uint32_t id)
+{
+    guint mask = index_mask(t);
+    guint s;
+
+    for (s = index_home(t, id); t->index[s] != 0; s = (s + 1) & mask)
+        if (t->heap[t->index[s] - 1].p.id == id)
+            return (gint)s;
+    return -1;
+}
+
+static void index_put(Pending *t, guint pos)
+{
+    guint mask = index_mask(t);
+    guint s = index_home(t, t->heap[pos].p.id);
+
+    while (t->index[s] != 0)
+        s = (s + 1) & mask;
+    t->index[s] = (guint16)(pos + 1);
+    t->heap[pos].slot = s;
+}
+
+/* Free slot @s, shifting back the entries after it that probed past it
+ * (linear probing's deletion: no tombstones, so lookups stay short). */
+static void index_delete(Pending *t, guint s)
+{
+    guint mask = index_mask(t);
+    guint hole = s, i = s;
+
+    t->index[hole] = 0;
+    for (;;) {
+        guint home;
+
+        i = (i + 1) & mask;
+        if (t->index[i] == 0)
+            return;
+        home = index_home(t, t->heap[t->index[i] - 1].p.id);
+        /* the entry at i may move to the hole unless its home lies
+         * cyclically in (hole, i] */
+        if (((i - home) & mask) >= ((i - hole) & mask)) {
+            t->index[hole] = t->index[i];
+            t->heap[t->index[hole] - 1].slot = hole;
+            t->index[i] = 0;
+            hole = i;
+        }
+    }
+}
+
+/* Put @e at heap position @pos and point its index slot at it. */
+static void heap_set(Pending *t, guint pos, const Entry *e)
+{
+    t->heap[pos] = *e;
+    t->index[e->slot] = (guint16)(pos + 1);
+}
+
+static void sift_up(Pending *t, guint pos)
+{
+    Entry e = t->heap[pos];
+
+    while (pos > 0) {
+        guint parent = (pos - 1) / 2;
+
+        if (!entry_before(&e, &t->heap[parent]))
+            break;
+        heap_set(t, pos, &t->heap[parent]);
+        pos = parent;
+    }
+    heap_set(t, pos, &e);
+}
+
+static void sift_down(Pending *t, guint pos)
+{
+    Entry e = t->heap[pos];
+
+    for (;;) {
+        guint child = 2 * pos + 1;
+
+        if (child >= t->n)
+            break;
+        if (child + 1 < t->n && entry_before(&t->heap[child + 1], &t->heap[child]))
+            child++;
+        if (!entry_before(&t->heap[child], &e))
+            break;
+        heap_set(t, pos, &t->heap[child]);
+        pos = child;
+    }
+    heap_set(t, pos, &e);
+}
+
+/* The same entries in a block of twice the room. */
+static Pending *pending_grow(Pending *t)
+{
+    Pending *bigger = pending_new(t->room * 2);
+    guint i;
+
+    for (i = 0; i < t->n; i++) {
+        bigger->heap[i] = t->heap[i];
+        index_put(bigger, i);
+    }
+    bigger->n = t->n;
+    g_free(t);
+    return bigger;
 }
 
 DdmCorrelate *ddm_correlate_new(guint max_pending)
 {
     DdmCorrelate *c = g_new0(DdmCorrelate, 1);
     c->max_pending = max_pending ? max_pending : DDM_REQUEST_MAX_PENDING;
+    c->max_pending = MIN(c->max_pending, DDM_PENDING_ROOM_MAX);
     return c;
 }
 
@@ -58,12 +201,11 @@ void ddm_correlate_free(DdmCorrelate *c)
 {
     if (!c)
         return;
-    if (c->by_id) {
-        if (g_hash_table_size(c->by_id) != 0)
+    if (c->pending) {
+        if (c->pending->n != 0)
             g_warning("pending table freed with %u entries (their callbacks never ran)",
-                      g_hash_table_size(c->by_id));
-        g_sequence_free(c->by_deadline);
-        g_hash_table_destroy(c->by_id);
+                      c->pending->n);
+        g_free(c->pending);
     }
     g_free(c->expired);
     g_free(c);
@@ -71,69 +213,76 @@ void ddm_correlate_free(DdmCorrelate *c)
 
 gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p)
 {
-    Entry *e;
+    Pending *t;
+    guint pos;
 
     g_return_val_if_fail(c != NULL && p != NULL, FALSE);
-    if (!c->by_id) {
-        c->by_id = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-        c->by_deadline = g_sequence_new(NULL);
-    }
-    if (g_hash_table_size(c->by_id) >= c->max_pending)
+    t = c->pending;
+    if (t && t->n >= c->max_pending)
         return FALSE;
-    if (g_hash_table_contains(c->by_id, GUINT_TO_POINTER(p->id)))
+    if (t && index_find(t, p->id) >= 0)
         return FALSE;
-    e = g_new0(Entry, 1);
-    e->p = *p;
-    e->seq = c->next_seq++;
-    e->iter = g_sequence_insert_sorted(c->by_deadline, e, entry_cmp, NULL);
-    g_hash_table_insert(c->by_id, GUINT_TO_POINTER(p->id), e);
+    if (!t)
+        t = c->pending = pending_new(DDM_PENDING_FIRST_ROOM);
+    else if (t->n == t->room)
+        t = c->pending = pending_grow(t);
+    pos = t->n++;
+    t->heap[pos].p = *p;
+    t->heap[pos].seq = c->next_seq++;
+    index_put(t, pos);
+    sift_up(t, pos);
     return TRUE;
 }
 
-/* Unlink @e from both indexes, copy it out and free it. */
-static void remove_entry(DdmCorrelate *c, Entry *e, DdmPending *out)
+/* Remove the entry at heap position @pos, copying it out; the block goes
+ * with the last entry. */
+static void remove_at(DdmCorrelate *c, guint pos, DdmPending *out)
 {
+    Pending *t = c->pending;
+    guint last;
+
     if (out)
-        *out = e->p;
-    g_sequence_remove(e->iter);
-    g_hash_table_remove(c->by_id, GUINT_TO_POINTER(e->p.id)); /* frees e */
-    if (g_hash_table_size(c->by_id) == 0) { /* idle: the indexes go until the next insert */
-        g_sequence_free(c->by_deadline);
-        g_hash_table_destroy(c->by_id);
-        c->by_deadline = NULL;
-        c->by_id = NULL;
+        *out = t->heap[pos].p;
+    index_delete(t, t->heap[pos].slot);
+    last = --t->n;
+    if (pos != last) {
+        heap_set(t, pos, &t->heap[last]);
+        /* the moved entry may belong above or below @pos */
+        if (pos > 0 && entry_before(&t->heap[pos], &t->heap[(pos - 1) / 2]))
+            sift_up(t, pos);
+        else
+            sift_down(t, pos);
+    }
+    if (t->n == 0) { /* idle: the block goes until the next insert */
+        g_free(t);
+        c->pending = NULL;
     }
 }
 
 /* The entry with the earliest deadline, or NULL when none is pending. */
-static Entry *first_entry(const DdmCorrelate *c)
+static const Entry *first_entry(const DdmCorrelate *c)
 {
-    GSequenceIter *it;
-
-    if (!c->by_deadline)
-        return NULL;
-    it = g_sequence_get_begin_iter(c->by_deadline);
-    return g_sequence_iter_is_end(it) ? NULL : g_sequence_get(it);
+    return c->pending ? &c->pending->heap[0] : NULL;
 }
 
 gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
 {
-    Entry *e;
+    gint s;
 
     g_return_val_if_fail(c != NULL, FALSE);
-    if (!c->by_id)
+    if (!c->pending)
         return FALSE;
-    e = g_hash_table_lookup(c->by_id, GUINT_TO_POINTER(id));
-    if (!e)
+    s = index_find(c->pending, id);
+    if (s < 0)
         return FALSE;
-    remove_entry(c, e, out);
+    remove_at(c, c->pending->index[s] - 1u, out);
     return TRUE;
 }
 
 gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id)
 {
     g_return_val_if_fail(c != NULL, FALSE);
-    return c->by_id && g_hash_table_contains(c->by_id, GUINT_TO_POINTER(id));
+    return c->pending && index_find(c->pending, id) >= 0;
 }
 
 static void remember_expired(DdmCorrelate *c, uint32_t id)
@@ -158,12 +307,12 @@ GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us)
 
     g_return_val_if_fail(c != NULL, out);
     for (;;) {
-        Entry *e = first_entry(c);
+        const Entry *e = first_entry(c);
         DdmPending p;
 
         if (!e || e->p.deadline_us > now_us)
             break;
-        remove_entry(c, e, &p);
+        remove_at(c, 0, &p);
         remember_expired(c, p.id);
         g_array_append_val(out, p);
     }
@@ -174,14 +323,14 @@ void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us)
 {
     g_return_if_fail(c != NULL);
     for (;;) {
-        Entry *e = first_entry(c);
+        const Entry *e = first_entry(c);
 
         if (!e || e->p.deadline_us >= deadline_us)
             return;
         /* the earliest moves behind every earlier-moved one of the same
          * deadline: seq keeps their order */
-        e->p.deadline_us = deadline_us;
-        g_sequence_sort_changed(e->iter, entry_cmp, NULL);
+        c->pending->heap[0].p.deadline_us = deadline_us;
+        sift_down(c->pending, 0);
     }
 }
 
@@ -200,13 +349,10 @@ GArray *ddm_correlate_drain(DdmCorrelate *c)
 
     g_return_val_if_fail(c != NULL, out);
     /* In deadline order, so callers see a deterministic sequence. */
-    for (;;) {
-        Entry *e = first_entry(c);
+    while (c->pending) {
         DdmPending p;
 
-        if (!e)
-            break;
-        remove_entry(c, e, &p);
+        remove_at(c, 0, &p);
         g_array_append_val(out, p);
     }
     return out;
@@ -215,23 +361,17 @@ GArray *ddm_correlate_drain(DdmCorrelate *c)
 guint ddm_correlate_count(const DdmCorrelate *c)
 {
     g_return_val_if_fail(c != NULL, 0);
-    return c->by_id ? g_hash_table_size(c->by_id) : 0;
+    return c->pending ? c->pending->n : 0;
 }
 
 uint32_t ddm_correlate_newest_id(const DdmCorrelate *c)
 {
-    GHashTableIter it;
-    gpointer k, v;
     uint32_t newest = 0;
+    guint i;
+
     g_return_val_if_fail(c != NULL, 0);
-    if (!c->by_id)
-        return 0;
-    g_hash_table_iter_init(&it, c->by_id);
-    while (g_hash_table_iter_next(&it, &k, &v)) {
-        uint32_t id = GPOINTER_TO_UINT(k);
-        if (id > newest)
-            newest = id;
-    }
+    for (i = 0; c->pending && i < c->pending->n; i++)
+        newest = MAX(newest, c->pending->heap[i].p.id);
     return newest;
 }
 

@@ -397,6 +397,114 @@ static void test_correlate_empty_again(void **state)
         assert_int_equal(left_count[i], inserted[i]);
 }
 
+/* The table against a model (a plain list kept in (deadline, insertion)
+ * order): random inserts, takes, postpones and expiries over ids that
+ * collide in the index, up to the cap and back to empty, again and again
+ * (the one block grows, and goes with its last entry; correlate.c). Every
+ * expiry and the final drain must return exactly the model's entries in
+ * the model's order, and count, contains and next_deadline must agree at
+ * every step. */
+typedef struct ModelEntry {
+    uint32_t id;
+    gint64 deadline;
+    guint64 seq;
+} ModelEntry;
+
+static gint model_cmp(gconstpointer a, gconstpointer b)
+{
+    const ModelEntry *x = a, *y = b;
+    if (x->deadline != y->deadline)
+        return x->deadline < y->deadline ? -1 : 1;
+    return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+static void test_correlate_against_model(void **state)
+{
+    const guint cap = 300;
+    DdmCorrelate *c = ddm_correlate_new(cap);
+    GArray *model = g_array_new(FALSE, FALSE, sizeof(ModelEntry));
+    GRand *rnd = g_rand_new_with_seed(99);
+    guint64 seq = 0;
+    gint64 now = 0;
+    gboolean filled = FALSE;
+    (void)state;
+
+    for (int step = 0; step < 60000; step++) {
+        guint op = g_rand_int_range(rnd, 0, 100);
+        /* ids a multiple of 512 apart share low bits: the index must probe */
+        uint32_t id = (uint32_t)g_rand_int_range(rnd, 0, 8) * 512 + (uint32_t)g_rand_int_range(rnd, 0, 512);
+        guint i, at = model->len;
+        DdmPending out;
+        /* phases: fill towards the cap, then drain towards empty */
+        gboolean filling = (step / 5000) % 2 == 0;
+
+        id %= MAX_IDS;
+        for (i = 0; i < model->len; i++)
+            if (g_array_index(model, ModelEntry, i).id == id)
+                at = i;
+        if (op < (filling ? 70u : 20u)) {
+            gint64 dl = now + g_rand_int_range(rnd, 0, 50) * 10; /* ties are common */
+            gboolean ok = insert(c, id, dl);
+            assert_int_equal(ok, at == model->len && model->len < cap);
+            if (ok) {
+                ModelEntry m = {id, dl, seq++};
+                g_array_append_val(model, m);
+                g_array_sort(model, model_cmp);
+            } else if (at == model->len) {
+                filled = TRUE;
+            }
+        } else if (op < 90) {
+            assert_int_equal(ddm_correlate_take(c, id, &out), at < model->len);
+            if (at < model->len) {
+                assert_int_equal(out.id, id);
+                assert_true(out.deadline_us == g_array_index(model, ModelEntry, at).deadline);
+                left(&out);
+                g_array_remove_index(model, at);
+            }
+        } else if (op < 95) {
+            gint64 to = now + g_rand_int_range(rnd, 0, 200);
+            ddm_correlate_postpone(c, to);
+            for (i = 0; i < model->len; i++)
+                if (g_array_index(model, ModelEntry, i).deadline < to)
+                    g_array_index(model, ModelEntry, i).deadline = to;
+            g_array_sort(model, model_cmp);
+        } else {
+            GArray *a;
+            now += g_rand_int_range(rnd, 0, 100);
+            a = ddm_correlate_expire(c, now);
+            for (i = 0; i < a->len; i++) {
+                const ModelEntry *m = &g_array_index(model, ModelEntry, i);
+                assert_int_equal(g_array_index(a, DdmPending, i).id, m->id);
+                assert_true(m->deadline <= now);
+                if (a->len - i <= 64) /* the ring remembers the last 64 */
+                    assert_true(ddm_correlate_was_expired(c, m->id));
+            }
+            assert_true(model->len == a->len || g_array_index(model, ModelEntry, a->len).deadline > now);
+            g_array_remove_range(model, 0, a->len);
+            left_all(a);
+        }
+        assert_int_equal(ddm_correlate_count(c), model->len);
+        assert_true(ddm_correlate_next_deadline(c) ==
+                    (model->len ? g_array_index(model, ModelEntry, 0).deadline : G_MAXINT64));
+        at = model->len;
+        for (i = 0; i < model->len; i++)
+            if (g_array_index(model, ModelEntry, i).id == id)
+                at = i;
+        assert_int_equal(ddm_correlate_contains(c, id), at < model->len);
+    }
+    assert_true(filled); /* the cap was reached */
+    {
+        GArray *a = ddm_correlate_drain(c);
+        assert_int_equal(a->len, model->len);
+        for (guint i = 0; i < a->len; i++)
+            assert_int_equal(g_array_index(a, DdmPending, i).id, g_array_index(model, ModelEntry, i).id);
+        left_all(a);
+    }
+    g_array_unref(model);
+    g_rand_free(rnd);
+    finish(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -414,6 +522,7 @@ int main(void)
         cmocka_unit_test_setup(test_correlate_next_deadline_order, setup),
         cmocka_unit_test_setup(test_correlate_random_mix, setup),
         cmocka_unit_test_setup(test_correlate_empty_again, setup),
+        cmocka_unit_test_setup(test_correlate_against_model, setup),
     };
     return cmocka_run_group_tests_name("correlate", tests, NULL, NULL);
 }
