@@ -24,8 +24,10 @@
  *    one allocation, no running largest free extent and no check of the
  *    piece (its declared unit count, state changes inside a partial
  *    run). It is kept as the issue defines it. It also runs fewer
- *    instructions a second than the decoder (Ir per byte times MB/s: 7.3
- *    G/s against 11.5 G/s on the 2-core test machine), most likely
+ *    instructions a second than the decoder (7.3 G/s against 11.5 G/s
+ *    on the 2-core test machine: an estimate, the Ir per byte counted on
+ *    heapdecode-ir.sh's 4 M-unit heap times the MB/s timed on this
+ *    bench's 64 M-unit heap, the same generator), most likely
  *    because each add to a class's total waits for the previous add to
  *    the same total (the same class often comes twice in a row), while
  *    the decoder's counters are spread over (class, length). So the

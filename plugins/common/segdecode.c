@@ -273,10 +273,11 @@ static const uint64_t keep_free_of_state[128] = {
  * all the time and loads the two tables for every pair, so a table entry
  * of a common state that aliases a busy counter (row[1], the data
  * objects' state, 4096 bytes past the counter of 5-unit data objects when
- * row[] followed cnt) slows the whole loop down, up to 3.5-fold in one
- * build (12 ms instead of 3.4 for bench/heapdecode's heap, in a test
- * harness), or not at all, depending on where the stack and static
- * tables happen to fall.
+ * row[] followed cnt) slows the whole loop down, or not at all, depending
+ * on where the stack and static tables happen to fall (a one-off
+ * observation, in a test harness not kept in the tree, with row[]
+ * following cnt: 12 ms a pass over bench/heapdecode's heap instead of
+ * 3.4, 3.5-fold).
  * All three are kept in one struct, so that their distances are fixed:
  * relative to cnt, rows of 512 bytes whose first 128 (runs up to 64
  * units, most of them) are busy, the entries of states 0..47 (kinds 0..5,
