@@ -209,7 +209,7 @@ alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
     if (h->vm_set_data(pl->self, vm, av, vm_state_free) != 0)
         return NULL; /* the host freed it */
     if (!pl->lazy_views)
-        alloc_views_ensure(av); /* else when asked for, or at the first REAL */
+        alloc_views_ensure(av); /* else when asked for (the make) */
     return av;
 }
 
@@ -251,7 +251,11 @@ int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, alloc_rows 
         snprintf(why, whylen, "out of memory");
         return rc;
     }
-    alloc_views_ensure(av);
+    /* Made on demand (1.6), only the views that exist are filled: made
+     * here, the missing siblings of one watched view would come back at
+     * every REAL and be taken back a linger later, for ever. */
+    if (!pl->lazy_views)
+        alloc_views_ensure(av);
     if (av->list)
         alloc_fill_view(h, av->list, &rows, ALLOC_BY_NONE, 0, 0);
     if (av->by_class)

@@ -173,7 +173,7 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
     if (hp->host->vm_set_data(hp->self, vm, hv, heap_vm_free) != 0)
         return NULL; /* the host freed it */
     if (!hp->lazy_views)
-        heap_views_create(hv); /* else when asked for, or at the first data */
+        heap_views_create(hv); /* else when asked for (the make) */
     /* ready only where the VM is known READY: DDM_VM_READY, the make
      * callback, a walk of the ready VMs (a command's, a tick's); state made
      * by data may be a VM's that is not ready yet */

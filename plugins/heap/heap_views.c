@@ -57,6 +57,7 @@ const char *heap_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 }
 
 static void fill_summary(heap_vm *hv);
+static void heap_views_for_data(heap_vm *hv);
 static void fill_segments(heap_vm *hv);
 static void fill_histogram(heap_vm *hv);
 static void fill_frag(heap_vm *hv);
@@ -92,13 +93,14 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     }
 }
 
+/* A VM's views, in one order: their names here, their pointers in unmake_view. */
+static const char *const view_names[] = { "heap.summary", "heap.segments", "heap.histogram",
+                                          "heap.fragmentation", "heap.map", "heap.bitmap" };
+
 /* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
  * core's linger: it goes; with the last of them the VM's state too unless
  * it still holds something (heap_vm_release_if_idle), so an idle VM
  * somebody looked at once costs again what it did before. */
-/* A VM's views, in one order: their names here, their pointers in unmake_view. */
-static const char *const view_names[] = { "heap.summary", "heap.segments", "heap.histogram",
-                                          "heap.fragmentation", "heap.map", "heap.bitmap" };
 
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
@@ -150,6 +152,18 @@ void heap_views_ensure(heap_vm *hv)
 {
     if (!hv->views_made)
         heap_views_create(hv);
+}
+
+/* Data came (HPIF, a published update): the views to fill. Made on demand
+ * (1.6), only those that exist: a view taken back is made again when
+ * somebody asks for it, and its make fills it from what the plugin holds;
+ * made here, every missing sibling of one watched view would come back at
+ * each HPIF, be taken back a linger later, and so on for ever, each an
+ * ADDED and a REMOVED. Before 1.6, all of them, as ever. */
+static void heap_views_for_data(heap_vm *hv)
+{
+    if (!hv->hp->lazy_views)
+        heap_views_ensure(hv);
 }
 
 void heap_views_create(heap_vm *hv)
@@ -244,7 +258,7 @@ void heap_views_summary(heap_vm *hv)
     char head[64], sz[32];
     size_t i;
 
-    heap_views_ensure(hv);
+    heap_views_for_data(hv);
 
     for (i = 0; i < hv->info->n; i++) {
         size += hv->info->heaps[i].size_bytes;
@@ -361,7 +375,7 @@ static void fill_frag(heap_vm *hv)
 
 void heap_views_segments(heap_vm *hv)
 {
-    heap_views_ensure(hv);
+    heap_views_for_data(hv);
     if (hv->segments)
         fill_segments(hv);
     if (hv->histogram)

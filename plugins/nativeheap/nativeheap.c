@@ -92,7 +92,7 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm)
     if (np->host->vm_set_data(np->self, vm, nv, nh_vm_free) != 0)
         return NULL; /* the host freed it */
     if (!np->lazy_views)
-        nh_views_create(nv); /* else when asked for, or at the first data */
+        nh_views_create(nv); /* else when asked for (the make) */
     /* ready only where the VM is known READY: DDM_VM_READY, the make
      * callback, a tick's walk of the ready VMs; state made by data may be
      * a VM's that is not ready yet */

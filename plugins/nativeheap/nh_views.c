@@ -104,12 +104,13 @@ static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
         }
 }
 
-/* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
- * core's linger: it goes; with the last of them the VM's state too unless
- * it still holds something (nh_vm_release_if_idle). */
 /* A VM's views, in one order: their names here, their pointers in unmake_view. */
 static const char *const view_names[] = { "nativeheap.segments", "nativeheap.summary",
                                           "nativeheap.allocations", "nativeheap.backtraces" };
+
+/* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
+ * core's linger: it goes; with the last of them the VM's state too unless
+ * it still holds something (nh_vm_release_if_idle). */
 
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
@@ -144,6 +145,18 @@ void nh_views_ensure(nh_vm *nv)
 {
     if (!nv->views_made)
         nh_views_create(nv);
+}
+
+/* Data came (NHSG's update, an NHGT): the views to fill. Made on demand
+ * (1.6), only those that exist: one taken back is made again when somebody
+ * asks for it (its make fills segments from the update held; the NHGT
+ * views wait for the next NHGT); made here, every missing sibling of one
+ * watched view would come back at each update and be taken back a linger
+ * later, for ever. Before 1.6, all of them, as ever. */
+static void nh_views_for_data(nh_vm *nv)
+{
+    if (!nv->np->lazy_views)
+        nh_views_ensure(nv);
 }
 
 void nh_views_create(nh_vm *nv)
@@ -197,7 +210,7 @@ void nh_views_segments(nh_vm *nv)
     uint64_t native = 0;
     int any = 0;
 
-    nh_views_ensure(nv);
+    nh_views_for_data(nv);
     size_t n_heaps = nv->coll ? nv->coll->n_heaps : 0;
     for (i = 0; i < n_heaps; i++)
         if (nv->coll->heaps[i]->have_current) {
@@ -269,7 +282,7 @@ int nh_views_nhgt(nh_vm *nv, const nhgt_info *in, uint64_t *allocations, uint64_
     uint64_t unbudgeted = in->n_records > budget ? in->n_records - budget : 0;
     int rc = 0;
 
-    nh_views_ensure(nv);
+    nh_views_for_data(nv);
     if (nh_maps_parse(&maps, in->maps, (size_t)in->map_size) != 0)
         return -ENOMEM;
     /* one pass: totals of every record, and both groupings (of the first

@@ -1423,6 +1423,10 @@ static void test_bitmap_unwatched_asks_gc(void **state)
     assert_int_equal(access(file, R_OK), 0);
     /* the GC's late answer changes nothing */
     fake_host_complete_status(f->fh, (size_t)gc, DDM_REPLY_EMPTY);
+    /* now that there are segments, the command uses them without a GC */
+    cmd = fake_host_run_command(f->fh, 5, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_host_n_requests(f->fh), 4);
     /* the grace period starts at the command's end, then "off" */
     g_now += 9;
     fake_host_fire_timers(f->fh);
@@ -1432,10 +1436,8 @@ static void test_bitmap_unwatched_asks_gc(void **state)
     assert_int_equal(fake_host_n_requests(f->fh), 6);
     assert_request(f, 4, HPIF, 1, 0, 0);
     assert_request(f, 5, HPSG, 2, 0, 0);
-    /* now that there are segments, the command uses them without a GC */
-    cmd = fake_host_run_command(f->fh, 5, argv);
-    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
-    assert_int_equal(fake_host_n_requests(f->fh), 6);
+    /* no view (data makes none), nothing held: the VM's state goes */
+    assert_null(fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), f->vm));
     unlink(file);
     assert_int_equal(rmdir(dir), 0);
 }
@@ -1957,17 +1959,53 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_n_rows(v), 1);
     assert_int_equal(fake_view_version(v), 1);
 
-    /* Data before any look: the views are made with it, the rows in. */
+    /* Data before any look makes no view (review rU2 1); the first look
+     * makes them with the rows the plugin holds. */
     other = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 43, .ddm = 1, .user_id = -1,
                                                     .key = "127.0.0.1:8043", .app_name = "b" });
     fake_host_vm_event(f->fh, other, DDM_VM_READY);
     assert_int_equal(fake_host_n_views_made(f->fh, other), 0);
     f->vm = other;
     send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_int_equal(fake_host_n_views_made(f->fh, other), 0);
+    v = fake_view_find(f->fh, other, "heap.summary");
     assert_int_equal(fake_host_n_views_made(f->fh, other), n_made);
-    v = fake_view_find_made(f->fh, other, "heap.summary");
     assert_int_equal(fake_view_n_rows(v), 1);
     assert_int_equal(fake_view_version(v), 1);
+}
+
+/* Review rU2 1: with one view watched and its siblings taken back, data
+ * (HPIF, a segment update) fills the watched one and makes none of the
+ * others: made by every HPIF they came and went for ever, an ADDED and a
+ * REMOVED each time. */
+static void test_views_data_makes_no_sibling(void **state)
+{
+    fixture *f = *state;
+    const uint32_t ids[] = { 1 };
+    int n_made = bm_png_available() ? 6 : 5;
+    size_t len;
+    uint8_t *hpif = build_hpif(1, 1, ids, 4096, 1024, 0, &len);
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh); /* collection on */
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made - 1);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 1);
+    for (int round = 0; round < 3; round++) {
+        hpif[16] = 1; /* reason "now" */
+        assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, hpif, len), DDM_OK);
+        send_u4(f, HPST, 1, DDM_OK);
+        assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                         DDM_OK);
+        send_u4(f, HPEN, 1, DDM_OK);
+        assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 1); /* the watched one only */
+        assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "heap.summary"), sum);
+        assert_int_equal(fake_view_n_rows(sum), 1);
+        assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
+    }
+    /* asked for, a sibling shows the update held */
+    assert_true(fake_view_n_rows(fake_view_find(f->fh, f->vm, "heap.segments")) > 0);
+    free(hpif);
 }
 
 /* Views made when asked and unwatched for the core's linger go
@@ -2048,12 +2086,14 @@ static void test_views_made_again_filled_and_state_freed(void **state)
     assert_true(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "heap.segments")) > 0);
     assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
 
-    /* data after the unmake makes them again (the data path): taken back too */
+    /* data after the unmake makes none (review rU2 1): asked for, they are
+     * made with it */
     assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, hpif, len), DDM_OK);
-    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), n_made);
-    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
     assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
     assert_non_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "heap.summary")), 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), n_made);
 
     /* heap.grace_ms after the last look collection goes off, and the state with it */
     g_now += 11;
@@ -2079,7 +2119,8 @@ static void test_idle_state_kept_while_needed(void **state)
     assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
                      DDM_OK);
     send_u4(f, HPEN, 1, DDM_OK);
-    assert_int_equal(fake_view_n_rows(fake_view_find_made(f->fh, f->vm, "heap.fragmentation")), 1);
+    assert_null(fake_view_find_made(f->fh, f->vm, "heap.fragmentation")); /* data makes none */
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "heap.fragmentation")), 1);
 
     fixture *g = setup_with(always, NULL);
     fake_host_set_request_error_for(g->fh, HPIF, -ENOTCONN);
@@ -2120,7 +2161,6 @@ static void test_data_before_ready_not_ready(void **state)
     ddm_vm *early = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 60, .ddm = 1, .user_id = -1,
                                                             .key = "127.0.0.1:8060" });
     heap_vm *hv;
-    size_t n0 = fake_host_n_requests(f->fh);
     ddm_cmd *cmd;
 
     f->vm = early;
@@ -2132,9 +2172,9 @@ static void test_data_before_ready_not_ready(void **state)
     assert_true(fake_cmd_finished(cmd));
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "not a ready DDM VM"));
-    fake_view_set_watchers(fake_view_find_made(f->fh, early, "heap.summary"), 1);
+    fake_host_set_default_watchers(f->fh, 1); /* a watch of every view */
     fake_host_fire_timers(f->fh);
-    assert_int_equal(fake_host_n_requests(f->fh), n0);
+    assert_int_equal(fake_host_find_request(f->fh, early, HPIF, 0), -1);
     /* READY: the watched VM is switched on */
     fake_host_vm_event(f->fh, early, DDM_VM_READY);
     assert_int_equal(hv->ready, 1);
@@ -2174,6 +2214,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_views_data_makes_no_sibling, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_idle_state_kept_while_needed, setup, teardown),

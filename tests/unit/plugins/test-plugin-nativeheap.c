@@ -153,8 +153,16 @@ static const rec recs[] = {
 static ddm_cmd *run_nhgt(fixture *f, const uint8_t *payload, size_t len)
 {
     const char *argv[] = { "native-heap", "7" };
-    ddm_cmd *cmd = fake_host_run_command(f->fh, 2, argv);
-    int idx = fake_host_find_request(f->fh, f->vm, NHGT, 0);
+    ddm_cmd *cmd;
+    int idx;
+
+    /* somebody looks at the NHGT views first: the reply fills only the
+     * views that exist (review rU2 1), and the plugin keeps no copy */
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.summary"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.allocations"));
+    assert_non_null(fake_view_find(f->fh, f->vm, "nativeheap.backtraces"));
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, 0);
     const fake_request *rq;
     assert_non_null(cmd);
     assert_true(idx >= 0);
@@ -1164,13 +1172,24 @@ static void test_views_made_again_filled_and_state_freed(void **state)
     assert_int_equal(fake_view_n_rows(seg), 1); /* the update it holds */
     assert_int_equal(fake_view_cell_int(seg, 0, "total"), 6 * 8);
     assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
-    /* an update after the unmake: the data path makes the views, taken back too */
+    /* an update after the unmake makes no view (review rU2 1) */
     send_u4(f, NHST, 0);
     assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
     send_u4(f, NHEN, 0);
-    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
-    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 0);
     assert_non_null(h->vm_get_data(self, f->vm));
+    /* with segments watched, an update fills it and makes none of the others */
+    seg = fake_view_find(f->fh, f->vm, "nativeheap.segments");
+    fake_view_set_watchers(seg, 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 3);
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 1);
+    assert_int_equal(fake_view_n_rows(seg), 1);
+    fake_view_set_watchers(seg, 0);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 1);
     /* nativeheap.grace_ms after the last look NHSG goes off, the state with it */
     g_now += 11;
     fake_host_fire_timers(f->fh);
