@@ -181,6 +181,9 @@ void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char 
 void ddm_registry_set_view_linger_ms(DdmRegistry *reg, guint ms);
 /** Tests: how many made views wait in the queue. */
 guint ddm_registry_n_made_views(DdmRegistry *reg);
+/** Tests: how many notes of ended watches of a name of every VM, or of a
+ *  VM's every view, the queue keeps. */
+guint ddm_registry_n_view_end_notes(DdmRegistry *reg);
 /** Tests: the clock of the linger (monotonic us; NULL: g_get_monotonic_time). */
 void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void));
 /** What the queue's timer does when it runs: take back at most a batch of

@@ -36,8 +36,12 @@
  * watch ended, and a due entry waits on until a linger after the latest
  * that counted it (two hash lookups); nothing walks the queue or every
  * view. An unmake the plugin declines (the view is still there) is asked
- * again a linger later, at most MADE_UNMAKE_TRIES times, and again after
- * the view's next watch ends.
+ * again later and later: 2, 4, 8... lingers after, at most
+ * 2^MADE_BACKOFF_LEVELS lingers apart (5 min 20 s with the linger of 10 s),
+ * for as long as the view lives; the end of a watch of that very view asks
+ * again a linger later. The entry stays, so a wider watch's end counts for
+ * it too. Each delay has its own FIFO queue (one delay for all its entries:
+ * FIFO is deadline order), MADE_BACKOFF_LEVELS + 1 queues in all.
  *
  * Invariants: a declaration belongs to one plugin and goes with it (its
  * ud_free runs in ddm_registry_drop_declared_views_of, before dlclose, and
@@ -60,9 +64,11 @@
  * views made by one 'ddmon views' at 10,000 VMs go in batches, the loop
  * serving everything else in between. */
 #define MADE_DUE_BATCH 256u
-/* How many times an unmake the plugin declined is asked again, a linger
- * apart, before the view is left to its plugin until its next watch ends. */
-#define MADE_UNMAKE_TRIES 6u
+/* An unmake the plugin declined n times in a row is asked again
+ * 2^min(n, MADE_BACKOFF_LEVELS) lingers later: a plugin that keeps its view
+ * is asked every 5 min 20 s at most, not every 10 s, and never given up on
+ * while the view lives. */
+#define MADE_BACKOFF_LEVELS 5u
 
 typedef struct DdmViewDecl {
     ddm_plugin *plugin;
@@ -77,17 +83,20 @@ typedef struct DdmViewDecl {
 typedef struct MadeView {
     DdmViewDecl *decl; /* borrowed: leaves the queue with it */
     ddm_view *view;    /* the index's key: the entry goes at its REMOVED */
-    GList link;        /* in the queue, or unlinked while its unmake runs */
+    GList link;        /* in a queue, or unlinked while its unmake runs */
     gint64 deadline;   /* monotonic us */
     guint declines;    /* unmakes the plugin declined in a row */
+    guint level;       /* its queue: 0 a linger, n 2^n lingers (a declined unmake's) */
 } MadeView;
 
 /* The queue of made views (registry->made_views). */
 struct DdmMadeViews {
-    GQueue queue;        /* MadeView* (their own links), FIFO = deadline order */
+    GQueue queue[MADE_BACKOFF_LEVELS + 1]; /* MadeView* (their own links) waiting
+                            2^level lingers; each FIFO = deadline order */
+    guint queued;        /* entries in all the queues */
     GHashTable *index;   /* ddm_view* -> MadeView* (owned): one entry a view */
     GHashTable *name_ends; /* name (owned) -> gint64* (owned): when a watch of that name
-                              of every VM last ended */
+                              of every VM last ended; declared names with an unmake only */
     GHashTable *vm_ends; /* VM key (owned) -> gint64*: a watch of a VM's every view */
     gint64 all_end;      /* when a watch of every view last ended, 0: none */
     guint vm_ends_prune_at; /* vm_ends' size that makes a dispatch drop the stale */
@@ -105,7 +114,8 @@ static struct DdmMadeViews *made_views_of(DdmRegistry *reg)
 {
     if (!reg->made_views) {
         struct DdmMadeViews *mv = g_new0(struct DdmMadeViews, 1);
-        g_queue_init(&mv->queue);
+        for (guint i = 0; i <= MADE_BACKOFF_LEVELS; i++)
+            g_queue_init(&mv->queue[i]);
         mv->index = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
         mv->name_ends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
         mv->vm_ends = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -139,32 +149,52 @@ static void made_forget_ends(struct DdmMadeViews *mv)
 /* Drop entry @m (queued, or unlinked while its unmake runs). */
 static void made_drop(struct DdmMadeViews *mv, MadeView *m)
 {
-    if (m->link.data) /* queued */
-        g_queue_unlink(&mv->queue, &m->link);
+    if (m->link.data) { /* queued */
+        g_queue_unlink(&mv->queue[m->level], &m->link);
+        mv->queued--;
+    }
     if (mv->asking == m)
         mv->asking = NULL;
     g_hash_table_remove(mv->index, m->view); /* frees m */
-    if (mv->queue.length == 0 && !mv->asking)
+    if (mv->queued == 0 && !mv->asking)
         made_forget_ends(mv);
 }
 
-/* Put @m at the queue's tail, due at @deadline (never before the tail's:
- * the queue stays in deadline order). */
-static void made_push(struct DdmMadeViews *mv, MadeView *m, gint64 deadline)
-{
-    MadeView *tail = g_queue_peek_tail(&mv->queue);
-    if (m->link.data)
-        g_queue_unlink(&mv->queue, &m->link);
-    m->deadline = tail && tail != m && tail->deadline > deadline ? tail->deadline : deadline;
-    m->link.data = m;
-    g_queue_push_tail_link(&mv->queue, &m->link);
-}
-
-/* Take @m out of the queue (its unmake runs); made_push puts it back. */
+/* Take @m out of its queue (its unmake runs, or it moves); made_push puts
+ * it back. */
 static void made_unlink(struct DdmMadeViews *mv, MadeView *m)
 {
-    g_queue_unlink(&mv->queue, &m->link);
+    g_queue_unlink(&mv->queue[m->level], &m->link);
     m->link.data = NULL;
+    mv->queued--;
+}
+
+/* Put @m at the tail of queue @level, due at @deadline (never before the
+ * tail's: each queue stays in deadline order). The caller gives a deadline
+ * of now + that queue's delay, or earlier. */
+static void made_push(struct DdmMadeViews *mv, MadeView *m, guint level, gint64 deadline)
+{
+    MadeView *tail;
+    if (m->link.data)
+        made_unlink(mv, m);
+    m->level = level;
+    tail = g_queue_peek_tail(&mv->queue[level]);
+    m->deadline = tail && tail->deadline > deadline ? tail->deadline : deadline;
+    m->link.data = m;
+    g_queue_push_tail_link(&mv->queue[level], &m->link);
+    mv->queued++;
+}
+
+/* The queued entry due first, or NULL. */
+static MadeView *made_head(struct DdmMadeViews *mv)
+{
+    MadeView *best = NULL;
+    for (guint i = 0; i <= MADE_BACKOFF_LEVELS; i++) {
+        MadeView *h = g_queue_peek_head(&mv->queue[i]);
+        if (h && (!best || h->deadline < best->deadline))
+            best = h;
+    }
+    return best;
 }
 
 /* @plugin's declaration of @name with an unmake, or NULL. */
@@ -176,6 +206,17 @@ static DdmViewDecl *decl_to_unmake(DdmRegistry *reg, const char *owner, const ch
             return d;
     }
     return NULL;
+}
+
+/* Is @name declared with an unmake (by any plugin)? */
+static gboolean name_has_unmake(DdmRegistry *reg, const char *name)
+{
+    for (guint i = 0; reg->declared_views && i < reg->declared_views->len; i++) {
+        const DdmViewDecl *d = g_ptr_array_index(reg->declared_views, i);
+        if (d->unmake && strcmp(d->name, name) == 0)
+            return TRUE;
+    }
+    return FALSE;
 }
 
 /* Queue @view of @d, a linger from now (again, if it is queued). */
@@ -191,7 +232,7 @@ static void made_track(DdmRegistry *reg, DdmViewDecl *d, ddm_view *view)
         g_hash_table_insert(mv->index, view, m);
     }
     m->declines = 0;
-    made_push(mv, m, mv->now() + linger_us(mv));
+    made_push(mv, m, 0, mv->now() + linger_us(mv));
     made_arm(reg);
 }
 
@@ -247,8 +288,8 @@ static void made_prune_vm_ends(struct DdmMadeViews *mv, gint64 now)
     mv->vm_ends_prune_at = 2 * g_hash_table_size(mv->vm_ends) + 64;
 }
 
-/* Ask @m's plugin to take its view back; put it back in the queue if the
- * plugin keeps it, up to MADE_UNMAKE_TRIES times. */
+/* Ask @m's plugin to take its view back; if the plugin keeps it, ask again
+ * 2^declines lingers later (at most 2^MADE_BACKOFF_LEVELS). */
 static void made_unmake(DdmRegistry *reg, MadeView *m, DdmVm *vm, gint64 now)
 {
     struct DdmMadeViews *mv = reg->made_views;
@@ -262,13 +303,13 @@ static void made_unmake(DdmRegistry *reg, MadeView *m, DdmVm *vm, gint64 now)
     if (mv->asking != m)
         return; /* its view went (made_drop freed m) */
     mv->asking = NULL;
-    if (++m->declines < MADE_UNMAKE_TRIES) {
-        made_push(mv, m, now + linger_us(mv));
-        return;
-    }
-    g_debug("plugin %s keeps view %s of VM %s after %u unmakes; asked again after its next watch",
-            d->plugin->name, d->name, ddm_view_vm_key(m->view), m->declines);
-    made_drop(mv, m);
+    if (m->declines < G_MAXUINT)
+        m->declines++;
+    guint level = MIN(m->declines, MADE_BACKOFF_LEVELS);
+    if (m->declines == MADE_BACKOFF_LEVELS)
+        g_debug("plugin %s keeps view %s of VM %s after %u unmakes; asked every %u lingers",
+                d->plugin->name, d->name, ddm_view_vm_key(m->view), m->declines, 1u << level);
+    made_push(mv, m, level, now + (linger_us(mv) << level));
 }
 
 guint ddm_registry_made_views_dispatch(DdmRegistry *reg)
@@ -282,7 +323,7 @@ guint ddm_registry_made_views_dispatch(DdmRegistry *reg)
         return 0;
     now = mv->now();
     made_prune_vm_ends(mv, now);
-    while (looked < MADE_DUE_BATCH && (m = g_queue_peek_head(&mv->queue)) && m->deadline <= now) {
+    while (looked < MADE_DUE_BATCH && (m = made_head(mv)) && m->deadline <= now) {
         DdmViewDecl *d = m->decl;
         DdmVm *vm;
         gint64 wide;
@@ -294,17 +335,17 @@ guint ddm_registry_made_views_dispatch(DdmRegistry *reg)
             continue;
         }
         if (vm->state != DDM_VM_STATE_READY || ddm_view_watchers(m->view) > 0) {
-            made_push(mv, m, now + linger_us(mv)); /* not ready yet, or watched: once more */
+            made_push(mv, m, 0, now + linger_us(mv)); /* not ready yet, or watched: once more */
             continue;
         }
         wide = made_last_wide_end(mv, m);
         if (wide && wide + linger_us(mv) > now) {
-            made_push(mv, m, wide + linger_us(mv)); /* a wide watch of it ended lately */
+            made_push(mv, m, 0, wide + linger_us(mv)); /* a wide watch of it ended lately */
             continue;
         }
         made_unmake(reg, m, vm, now);
     }
-    if (mv->queue.length == 0 && !mv->asking)
+    if (mv->queued == 0 && !mv->asking)
         made_forget_ends(mv);
     return looked;
 }
@@ -326,7 +367,7 @@ static void made_arm(DdmRegistry *reg)
     MadeView *head;
     gint64 wait_us;
 
-    if (!mv || mv->timer || !(head = g_queue_peek_head(&mv->queue)))
+    if (!mv || mv->timer || !(head = made_head(mv)))
         return;
     wait_us = head->deadline - mv->now();
     mv->timer = g_timeout_add(wait_us > 0 ? (guint)((wait_us + 999) / 1000) : 0, made_due, reg);
@@ -351,7 +392,7 @@ void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char 
             made_track(reg, d, v);
         return;
     }
-    if (mv->queue.length == 0)
+    if (mv->queued == 0)
         return; /* views queued from now on wait a linger from their making */
     /* a wider watch: a note, looked at when its views are due */
     now = mv->now();
@@ -359,6 +400,8 @@ void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char 
         mv->all_end = now;
         return;
     }
+    if (name && !name_has_unmake(reg, name))
+        return; /* no view of it is queued: no note (one a name asked, e.g. `watch NAME`) */
     end = g_new(gint64, 1);
     *end = now;
     g_hash_table_insert(name ? mv->name_ends : mv->vm_ends, g_strdup(name ? name : vm_key), end);
@@ -376,7 +419,13 @@ void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void))
 
 guint ddm_registry_n_made_views(DdmRegistry *reg)
 {
-    return reg->made_views ? reg->made_views->queue.length : 0;
+    return reg->made_views ? reg->made_views->queued : 0;
+}
+
+guint ddm_registry_n_view_end_notes(DdmRegistry *reg)
+{
+    struct DdmMadeViews *mv = reg->made_views;
+    return mv ? g_hash_table_size(mv->name_ends) + g_hash_table_size(mv->vm_ends) : 0;
 }
 
 static void decl_free(DdmViewDecl *d)
@@ -596,7 +645,8 @@ void ddm_registry_declared_views_free(DdmRegistry *reg)
         struct DdmMadeViews *mv = reg->made_views;
         if (reg->views && mv->listener)
             ddm_views_remove_listener(reg->views, mv->listener);
-        g_queue_init(&mv->queue); /* its links are the entries' own */
+        for (guint i = 0; i <= MADE_BACKOFF_LEVELS; i++)
+            g_queue_init(&mv->queue[i]); /* their links are the entries' own */
         g_hash_table_unref(mv->index);
         g_hash_table_unref(mv->name_ends);
         g_hash_table_unref(mv->vm_ends);
