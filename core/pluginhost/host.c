@@ -733,12 +733,13 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
  * new session of it is as late as the last. */
 typedef struct {
     gint64 since_us;      /* when a look first found it so */
-    gint64 seen_us;       /* when a look last asked about it */
+    gint64 seen_us;       /* when a look last found it waited for */
     uint32_t answered_id; /* vm->answered_id then */
     DdmVmState state;     /* vm->state then */
 } LookLag;
 
-/* A VM no look asked about for this long (it went away, or answered and
+/* A VM no look found waited for in this long (it went away, its requests
+ * timed out and nobody asked it anything since, or it answered and
  * nobody looked since) is forgotten: a look that finds it again treats it
  * as never seen (it gets a look's whole time again), and the table is
  * swept of such entries at the end of a first look and when a new entry
@@ -773,7 +774,7 @@ static gboolean vm_answered_all(DdmVm *vm)
     }
 }
 
-/* Forget the VMs no look asked about for LOOK_LAG_FORGET_US. O(recorded). */
+/* Forget the VMs no look found waited for in LOOK_LAG_FORGET_US. O(recorded). */
 static void look_lags_expire(DdmRegistry *reg, gint64 now)
 {
     GHashTableIter it;
@@ -812,11 +813,11 @@ gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
         /* Only a VM that moved on loses its lateness: one whose requests
          * all timed out unanswered (a READY VM that answers nothing gets
          * there after the request timeout) stays late for the next look
-         * that asks it something, until it is forgotten. */
+         * that asks it something, until it is forgotten (seen_us is left:
+         * LOOK_LAG_FORGET_US after the last look that found it waited
+         * for, not after the last that asked about it idle). */
         if (moved)
             g_hash_table_remove(reg->look_lags, key);
-        else if (lag != NULL)
-            lag->seen_us = now;
         return TRUE;
     }
     if (key == NULL)

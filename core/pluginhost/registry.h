@@ -128,8 +128,8 @@ gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
  *  or with requests in flight DDM_FIRST_LOOK_MS ago or more, and it has
  *  answered none of ours since nor moved on (a request timing out is no
  *  answer: a hung or hostile VM holds up one look, not every look after
- *  it; it is waited for again once it answers, or once no look asked
- *  about it for 30 s). O(1), but for a sweep of the VMs forgotten at
+ *  it; it is waited for again once it answers, or once no look found
+ *  it waited for in 30 s). O(1), but for a sweep of the VMs forgotten at
  *  most once per 30 s. */
 gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm);
 /** TRUE when every VM a woken timer sent a request to is settled for a

@@ -987,7 +987,7 @@ static void ct_real_first_look_late_after_timeouts(void **state)
     r_free(h);
 }
 
-/* Review rL 2: a late VM no look asked about for 30 s is forgotten, even
+/* Review rL 2: a late VM no look found waited for in 30 s is forgotten, even
  * with no first look ending in between (a watching snapshot's looks, through
  * ddm_daemon_look_settled): the next look waits for it again. Before, an
  * entry only went at a first look's end, and counted however old. */
@@ -1079,7 +1079,7 @@ static void ct_real_first_look_late_key_reused(void **state)
 }
 
 /* The table of late VMs holds at most its cap: a VM past it is waited for
- * as every VM was before (never late); the entries no look asked about for
+ * as every VM was before (never late); the entries no look found waited for in
  * 30 s make room when a new one comes. */
 static void ct_real_first_look_late_cap(void **state)
 {
