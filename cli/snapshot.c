@@ -194,8 +194,9 @@ static gboolean on_tick(gpointer data)
     gboolean discovered = busy == NULL && !col->capped && col->source_settled != NULL &&
                           col->source_settled(col);
     if (discovered && col->vms_dirty) {
-        /* Asking published the VM list (ddm_daemon_settled flushes a
-         * rebuild that was due): its new VMs' commands go out first. */
+        /* Asking published the VM list (ddm_daemon_settled in process,
+         * a server's ddm_daemon_look_settled, flush a rebuild that was
+         * due): its new VMs' commands go out first. */
         ddm_snapshot_request_cmds(col);
         busy = ddm_snapshot_cmds_busy(col, FALSE);
     }

@@ -6,8 +6,11 @@
  * when the socket path is known). Right after the watch, and again while
  * the answer is no or a structural change came after it, it asks
  * {"op":"version"}, whose "settled" member says whether the server's
- * discovery has nothing more to say (ddm_daemon_settled): against a warm
- * server the snapshot is its current state, answered at once. When the
+ * discovery has nothing more to say (ddm_daemon_look_settled, as for the
+ * server's looks: a late VM, one that left what a look found in flight
+ * unanswered for 1.2 s, is not waited for; the in-process snapshot's
+ * ddm_daemon_settled still waits for a hung VM): against a warm server
+ * the snapshot is its current state, answered at once. When the
  * watch made views watched that nobody watched, the server holds that
  * answer until the plugins' polls the watch woke are answered (ABI 1.5;
  * server/control_ops.c, first_look_done), at most 1.2 s.
