@@ -161,9 +161,13 @@ int seg_collector_piece(seg_collector *c, const uint8_t *data, size_t len, int o
         rep->implicit_start = 1;
     }
     g = &h->pending;
-    if (!c->scratch && !(c->scratch = malloc(sizeof(*c->scratch))))
-        return -ENOMEM;
-    seg_stats_reset(c->scratch);
+    if (c->scratch) {
+        seg_stats_reset_used(c->scratch); /* only the previous piece's buckets */
+    } else {
+        if (!(c->scratch = malloc(sizeof(*c->scratch))))
+            return -ENOMEM;
+        seg_stats_reset(c->scratch);
+    }
     rep->error = seg_piece_decode(&rep->piece, c->scratch, &rep->at);
     if (rep->error != SEG_OK) {
         g->rejected++;

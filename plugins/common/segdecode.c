@@ -88,6 +88,23 @@ void seg_stats_reset(seg_stats *st)
         st->cls[c].min_bytes = UINT64_MAX;
 }
 
+void seg_stats_reset_used(seg_stats *st)
+{
+    unsigned c, b;
+    for (c = 0; c < SEG_NCLASS; c++) {
+        seg_class_stats *cs = &st->cls[c];
+        if (cs->min_bytes <= cs->max_bytes) /* every bucket written lies between them */
+            for (b = bucket_of(cs->min_bytes); b <= bucket_of(cs->max_bytes); b++) {
+                st->hist_count[c][b] = 0;
+                st->hist_bytes[c][b] = 0;
+            }
+        memset(cs, 0, sizeof(*cs));
+        cs->min_bytes = UINT64_MAX;
+    }
+    /* the fields after the histograms */
+    memset(&st->total_units, 0, sizeof(*st) - offsetof(seg_stats, total_units));
+}
+
 void seg_stats_add(seg_stats *dst, const seg_stats *src)
 {
     unsigned c, b;

@@ -88,6 +88,7 @@ typedef struct seg_stats {
     seg_class_stats cls[SEG_NCLASS];
     uint64_t hist_count[SEG_NCLASS][SEG_NBUCKETS];
     uint64_t hist_bytes[SEG_NCLASS][SEG_NBUCKETS];
+    /* seg_stats_reset_used zeroes everything from here on */
     uint64_t total_units;
     uint64_t total_bytes;
     uint64_t largest_free_bytes;  /**< largest run of adjacent free units within a piece */
@@ -137,6 +138,14 @@ seg_error seg_piece_decode(const seg_piece *p, seg_stats *st, seg_error_at *at);
 
 /** Zero @st (min_bytes set to "none"). */
 void seg_stats_reset(seg_stats *st);
+
+/**
+ * The same for an @st that was reset and then only decoded into (even by
+ * a rejected piece) or added to: it writes only the histogram buckets
+ * between each class's min_bytes and max_bytes, the only ones that can be
+ * nonzero (~7 KiB written otherwise: most of a small piece's cost).
+ */
+void seg_stats_reset_used(seg_stats *st);
 /** Add @src into @dst. Reads @src's histogram of a class only from the
  *  bucket of its min_bytes to that of its max_bytes: where every
  *  allocation a decoder counted lies. */

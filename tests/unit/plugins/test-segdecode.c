@@ -305,6 +305,60 @@ static uint64_t pair_units(const uint8_t *pairs, size_t npb)
     return u;
 }
 
+/* seg_stats_reset_used on statistics a decode (accepted or rejected, on
+ * either decoder's path) or an add left must give what seg_stats_reset
+ * gives: random pieces of 1..2,000 pairs, runs of every length (the
+ * histogram's buckets up to 256 units of 255 bytes), some declaring a
+ * wrong unit count or changing state inside a partial run. */
+static void test_stats_reset_used(void **state)
+{
+    static const uint8_t units_sizes[] = { 1, 8, 255 };
+    uint8_t *pairs = malloc(2 * 2000), *buf = malloc(17 + 2 * 2000);
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    seg_stats clean, st, sum;
+    unsigned iter, accepted = 0, rejected = 0, written = 0;
+    (void)state;
+    assert_non_null(pairs);
+    assert_non_null(buf);
+    seg_stats_reset(&clean);
+    seg_stats_reset(&sum);
+    for (iter = 0; iter < 400; iter++) {
+        const size_t np = 1 + (size_t)(rnd_next(&x) % 2000);
+        const unsigned how = (unsigned)(rnd_next(&x) % 4);
+        seg_piece p;
+        uint64_t units;
+        size_t i, n;
+        for (i = 0; i < np; i++) {
+            const uint64_t r = rnd_next(&x);
+            pairs[2 * i] = (uint8_t)(r % 8 == 0 ? ST((r >> 3) % 8, 0) : ST((r >> 3) % 8, 1));
+            pairs[2 * i + 1] = (uint8_t)(r >> 8);
+        }
+        if (how == 3 && np > 2) { /* a partial sequence that changes state, at the end */
+            pairs[2 * (np - 2)] = (uint8_t)(ST(2, 1) | P);
+            pairs[2 * (np - 1)] = ST(3, 1);
+        }
+        units = pair_units(pairs, 2 * np) + (how == 2 ? 1 : 0);
+        n = make_piece(buf, 1, units_sizes[iter % 3], 0, 0, (uint32_t)units, pairs, 2 * np);
+        assert_int_equal(seg_piece_parse(buf, n, &p), SEG_OK);
+        seg_stats_reset(&st);
+        if (seg_piece_decode(&p, &st, NULL) == SEG_OK) {
+            accepted++;
+            seg_stats_add(&sum, &st);
+        } else {
+            rejected++;
+        }
+        written += memcmp(&st, &clean, sizeof st) != 0;
+        seg_stats_reset_used(&st);
+        assert_memory_equal(&st, &clean, sizeof st);
+    }
+    print_message("reset_used: %u accepted, %u rejected, %u written\n", accepted, rejected, written);
+    assert_true(accepted > 100 && rejected > 100 && written > 390);
+    seg_stats_reset_used(&sum);
+    assert_memory_equal(&sum, &clean, sizeof sum);
+    free(pairs);
+    free(buf);
+}
+
 static void test_fast_matches_reference_random(void **state)
 {
     static const uint8_t units_sizes[] = { 1, 2, 8, 8, 8, 16, 24, 255 };
@@ -646,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_partial_merge_stats),
         cmocka_unit_test(test_free_extent_and_kinds),
         cmocka_unit_test(test_stats_add),
+        cmocka_unit_test(test_stats_reset_used),
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_max_run_lengths),
         cmocka_unit_test(test_fast_matches_reference_random),
