@@ -65,17 +65,19 @@ n404=$(grep -c '^404$' "$T_TMP/statuses")
 [ "$n404" = 300 ] && t_ok "300 GETs of views that do not exist: 404" \
     || t_fail "300 GETs of views that do not exist: 404" "$(sort "$T_TMP/statuses" | uniq -c)"
 
-# A's threads are still watched: new THSTs keep coming (one a second).
+# A's threads are still watched: new THSTs keep coming (about one a
+# second; 8 s for at least 2 new tables, so a loaded machine's slow polls
+# or a table that happens not to change do not fail it; the bug: none).
 seen=1
 last=$(thst)
-end=$(($(date +%s) + 4))
+end=$(($(date +%s) + 8))
 while [ "$(date +%s)" -lt "$end" ]; do
     sleep 0.2
     cur=$(thst)
     if [ "$cur" != "$last" ]; then seen=$((seen + 1)); last=$cur; fi
 done
 if [ "$seen" -ge 3 ]; then
-    t_ok "A is still asked for THST after the 404s ($((seen - 1)) new tables in 4 s)"
+    t_ok "A is still asked for THST after the 404s ($((seen - 1)) new tables in 8 s)"
 else
-    t_fail "A is still asked for THST after the 404s" "$((seen - 1)) new tables in 4 s"
+    t_fail "A is still asked for THST after the 404s" "$((seen - 1)) new tables in 8 s"
 fi
