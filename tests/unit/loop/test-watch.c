@@ -27,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/select.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -730,8 +729,7 @@ static int round_teardown(void **state)
         g_source_remove(f->later_src);
     if (f->sv[0] >= 0)
         shutdown(f->sv[0], SHUT_WR); /* the echo reads EOF */
-    if (f->e.thread)
-        g_thread_join(f->e.thread);
+    test_echo_join(&f->e);
     for (int i = 0; i < 2; i++) {
         if (f->sv[i] >= 0)
             close(f->sv[i]);
