@@ -134,14 +134,14 @@ static void heap_vm_free(void *p)
     free(hv);
 }
 
-/* Does @hv hold anything but data for views (made again on demand)? A
- * view, collection on or to switch off, a command, a deferred bitmap, a
- * counter that must not go back (ddmon_heap_gcs_total), an update coming. */
+/* Does @hv hold anything but data for views (made again on demand) and
+ * its GC count? A view, collection on or to switch off, a command, a
+ * deferred bitmap, an update coming. */
 static int heap_vm_busy(const heap_vm *hv)
 {
     if (hv->summary || hv->segments || hv->histogram || hv->frag || hv->map || hv->bitmap ||
         hv->collecting || hv->hpif_on || hv->segments_on || hv->holds || hv->ticket ||
-        hv->bm_ticket || hv->blob_timer || hv->gcs > 0)
+        hv->bm_ticket || hv->blob_timer)
         return 1;
     for (size_t i = 0; i < hv->coll.n_heaps; i++)
         if (hv->coll.heaps[i]->collecting)
@@ -149,11 +149,35 @@ static int heap_vm_busy(const heap_vm *hv)
     return 0;
 }
 
+/* @hv's data for views goes (the segment updates with their pieces, up to
+ * heap.bitmap_max_mb, the HPIF table, when each update came); the struct
+ * stays, as for a VM whose data has not come yet. */
+static void heap_vm_shed_data(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    seg_collector_clear(&hv->coll);
+    seg_collector_init(&hv->coll, hp->opts.bitmap_max_bytes > 0, hp->opts.bitmap_max_bytes);
+    if (hv->info != &heap_no_info)
+        free((hpif_data *)hv->info);
+    hv->info = &heap_no_info;
+    hv->have_info = 0;
+    free(hv->published);
+    hv->published = NULL;
+    hv->n_published = 0;
+    hv->map_heap = 0, hv->map_updates = 0;
+}
+
 void heap_vm_release_if_idle(heap_vm *hv)
 {
     heap_plugin *hp = hv->hp;
     if (!hp->lazy_views || hp->opts.always || heap_vm_busy(hv))
         return; /* heap.always: every VM's state, collecting or retrying */
+    if (hv->gcs > 0) {
+        /* ddmon_heap_gcs_total must never go back: the small struct stays
+         * with its count, the data for views goes */
+        heap_vm_shed_data(hv);
+        return;
+    }
     heap_watch_forget(hv);
     hp->host->vm_set_data(hp->self, hv->vm, NULL, NULL); /* frees hv */
 }

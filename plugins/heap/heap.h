@@ -150,10 +150,12 @@ typedef struct heap_vm {
 /** Per-VM state, created (with its views) on first need. NULL if out of memory. */
 heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm);
 /** Free @hv (vm_set_data NULL) if it holds nothing but data the views
- *  showed: no view, collection off, no command, ticket, deferred bitmap,
- *  GC count or update coming, not heap.always (views made on demand, 1.6: their last unmake, the end of
- *  the collection or of a command that outlived them). @hv may be gone on
- *  return. */
+ *  showed: no view, collection off, no command, ticket, deferred bitmap
+ *  or update coming, not heap.always (views made on demand, 1.6: their
+ *  last unmake, the end of the collection or of a command that outlived
+ *  them). With GCs counted (ddmon_heap_gcs_total must not go back) only
+ *  its data goes (segments, HPIF table), the struct stays. @hv may be gone
+ *  on return. */
 void heap_vm_release_if_idle(heap_vm *hv);
 /** "key (pid N)" for log lines, written into @buf (returned). */
 const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len);

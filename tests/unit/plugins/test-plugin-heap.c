@@ -1974,6 +1974,48 @@ static void test_views_made_when_asked(void **state)
     assert_int_equal(fake_view_version(v), 1);
 }
 
+/* Review rU2 8: a VM whose GCs were counted keeps its state when its views
+ * went and collection went off (ddmon_heap_gcs_total never goes back), but
+ * only the small struct: the segment updates (up to heap.bitmap_max_mb of
+ * pieces) and the HPIF table go. */
+static void test_gcs_kept_data_shed(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    const uint32_t ids[] = { 1 };
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    heap_vm *hv;
+    double v = 0;
+
+    fake_view_set_watchers(sum, 1);
+    fake_host_fire_timers(f->fh); /* collection on */
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0); /* at a GC: counted */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    hv = h->vm_get_data(self, f->vm);
+    assert_non_null(hv);
+    assert_int_equal(hv->gcs, 1);
+    assert_true(hv->coll.n_heaps > 0);
+    fake_view_set_watchers(sum, 0);
+    assert_true(fake_host_unmake_unwatched(f->fh) > 0);
+    g_now += 11; /* heap.grace_ms after the last look: collection off */
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), hv); /* kept for its count */
+    assert_int_equal(hv->gcs, 1);
+    assert_int_equal(hv->coll.n_heaps, 0); /* its data went */
+    assert_int_equal(hv->coll.kept_bytes, 0);
+    assert_int_equal(hv->info->n, 0);
+    assert_int_equal(hv->have_info, 0);
+    assert_null(hv->published);
+    /* the next GC counts on from there */
+    send_hpif(f, 1, 1, ids, 4096, 1024, 0);
+    assert_true(fake_host_metric(f->fh, f->vm, "heap_gcs_total", NULL, &v));
+    assert_float_equal(v, 2, 0);
+}
+
 /* Review rU2 1: with one view watched and its siblings taken back, data
  * (HPIF, a segment update) fills the watched one and makes none of the
  * others: made by every HPIF they came and went for ever, an ADDED and a
@@ -2215,6 +2257,7 @@ int main(void)
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_data_makes_no_sibling, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gcs_kept_data_shed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_idle_state_kept_while_needed, setup, teardown),
