@@ -52,7 +52,10 @@ else:
 PYEOF
 }
 listed() { [ "$(get api/vms made)" != absent ]; }
-t_wait 15 listed
+if ! t_wait 15 listed; then
+    t_fail "VM A listed by GET /api/vms" "$(get api/vms made 2>&1 | head -c 400)"
+    exit 1
+fi
 # 1. a one-shot view: made, collection on, the HPIF "now" shown
 heaps_of_view() { t_ddmon --json view heap.summary --vm "$A" >"$T_TMP/first.json" 2>&1 \
     && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d.get("rows") or d.get("view",{}).get("rows") or []; print(",".join("%s@%s" % (x["heap"], x["timestamp"]) for x in r))' "$T_TMP/first.json"; }

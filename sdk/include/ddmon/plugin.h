@@ -484,10 +484,13 @@ typedef void (*ddm_view_make_fn)(ddm_plugin *self, ddm_vm *vm, const char *name,
  * declaration's make, or by the plugin itself when data came) and nobody
  * has watched it since for the core's linger (DDM_VIEW_UNMAKE_LINGER_MS).
  * Free it with view_free, and any state kept only for it, so the VM costs
- * what it did before anybody asked; the next ask makes it again with make,
- * filled from what the plugin still holds. Not freeing it is allowed (the
- * core asks again a linger later, a few times, then after the view's next
- * watch ends). @ud is the declaration's. Called
+ * what it did before anybody asked; the next ask makes it again with make.
+ * The core does not fill a view made again: the plugin's make should fill
+ * it from what it still holds (in-tree, heap and nativeheap.segments do;
+ * the alloc and nativeheap NHGT views come back empty until the next
+ * reply). Not freeing it is allowed: the core asks again 2, 4 ... at most
+ * 32 lingers later, for as long as the view lives, and a linger after a
+ * watch of it ends. @ud is the declaration's. Called
  * only for a VM that is still there, from the core's loop, never from
  * inside a host call of this plugin's. Since: 1.6
  */

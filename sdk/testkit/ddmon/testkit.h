@@ -458,9 +458,10 @@ void fake_host_set_vm_list_watchers(fake_host *fh, int n);
  *  every view of a ready VM whose name has an unmake and that has no
  *  watcher now gets it, however it was made (a declaration's make, a
  *  look, default watchers, or the plugin itself when data came); one the
- *  plugin keeps is asked again at the next call (the core asks again a
- *  linger later, a few times). How many unmakes ran. Since: interface 5
- *  (before 5:1:5 only views a make made, once each) */
+ *  plugin keeps is asked again at the next call (the core asks again
+ *  2, 4 ... at most 32 lingers later, for as long as the view lives). How
+ *  many unmakes ran. Since: interface 5 (before 5:1:5, an unreleased
+ *  revision, only views a make made, once each) */
 int fake_host_unmake_unwatched(fake_host *fh);
 /** Tolerate view builder misuse (tests of bad input that expect it). */
 void fake_host_expect_view_errors(fake_host *fh);
