@@ -987,6 +987,43 @@ static void ct_real_first_look_late_after_timeouts(void **state)
     r_free(h);
 }
 
+/* A late VM whose requests timed out is forgotten 30 s after the last look
+ * that found it waited for, however often looks asked about it idle since
+ * (looks at other VMs' views are no sign that it still hangs): the next
+ * look that asks it something waits for it again. */
+static void ct_real_first_look_late_idle_forgotten(void **state)
+{
+    ddm_vm *a, *b;
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    (void)state;
+    ct_host *h = fl_late_host("idle", 81, 0, &a, &b);
+    h->config->request_timeout_ms = 100;
+    assert_int_equal(ddm_registry_wake_watch_timers(h->registry), 1);
+    assert_true(r_take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* late, found waited for */
+    fl_answer_all(h, a);
+    ddm_registry_first_look_end(h->registry);
+    gint64 end = g_get_monotonic_time() + 3 * G_USEC_PER_SEC;
+    while (ddm_correlate_count(b->pending) > 0 && g_get_monotonic_time() < end)
+        r_pump(h);
+    assert_int_equal(ddm_correlate_count(b->pending), 0);
+    h->config->request_timeout_ms = 0;
+    for (int i = 0; i < 3; i++) { /* looks at other views, every 10 s */
+        fl_now_us += 10 * G_USEC_PER_SEC - 1;
+        assert_true(ddm_registry_look_vm_settled(h->registry, b)); /* idle */
+    }
+    fl_now_us += 3; /* 30 s since a look found it waited for */
+    fl_look_b_silent(h, a);
+    assert_false(ddm_registry_look_vm_settled(h->registry, b)); /* waited for again */
+    fl_now_us += FL_LATE_US;
+    assert_true(ddm_registry_look_vm_settled(h->registry, b));
+    r_free(h);
+}
+
 /* Review rL 2: a late VM no look found waited for in 30 s is forgotten, even
  * with no first look ending in between (a watching snapshot's looks, through
  * ddm_daemon_look_settled): the next look waits for it again. Before, an
@@ -1144,6 +1181,7 @@ int main(void)
         cmocka_unit_test(ct_real_first_look),
         cmocka_unit_test(ct_real_first_look_late),
         cmocka_unit_test(ct_real_first_look_late_after_timeouts),
+        cmocka_unit_test(ct_real_first_look_late_idle_forgotten),
         cmocka_unit_test(ct_real_first_look_late_forgotten),
         cmocka_unit_test(ct_real_first_look_late_partial),
         cmocka_unit_test(ct_real_first_look_late_key_reused),
