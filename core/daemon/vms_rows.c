@@ -9,19 +9,22 @@
 
 #include <string.h>
 
-typedef enum { CELL_NULL, CELL_STR, CELL_INT, CELL_BOOL } CellType;
+typedef enum { CELL_NULL, CELL_STR, CELL_INT, CELL_BOOL, CELL_INT64 } CellType;
 
-/* A row is one block (every VM has one): the header, then width values,
- * width type bytes and the tree key "G" + key; its strings are one more
- * block, `text`, each string NUL-terminated at the offset its value holds.
+/* A row is one block (every VM has one): the header, then width 32-bit
+ * values, width type bytes and the tree key "G" + key; its strings are one
+ * more block, `text`, each string NUL-terminated at the offset its value
+ * holds, and so is an integer that does not fit in 32 bits (CELL_INT64:
+ * its 8 bytes at that offset; the columns' pids and ports always fit).
  * (Before: a header, an array of 24-byte cells, one block a string and
- * the key: ~9 blocks and ~570 bytes a VM; now 2 blocks and ~250.) */
+ * the key: ~9 blocks and ~570 bytes a VM; then 2 blocks and ~250, with
+ * 64-bit values ~48 bytes more: doc/memory.md.) */
 struct DdmVmsRow {
     guint n;         /* cells given */
     guint width;     /* the set's n_cols: cells past it are dropped */
     char *text;      /* the strings of the cells, NULL while none */
     guint32 text_len;
-    gint64 vals[];   /* CELL_INT, CELL_BOOL: the value; CELL_STR: the offset in text */
+    gint32 vals[];   /* CELL_INT, CELL_BOOL: the value; CELL_STR, CELL_INT64: the offset in text */
 };
 
 struct DdmVmsRows {
@@ -95,7 +98,7 @@ DdmVmsRow *ddm_vms_rows_set(DdmVmsRows *rows, guint group, const char *key)
         return row;
     }
     klen = strlen(k) + 1;
-    row = g_malloc0(sizeof *row + rows->n_cols * (sizeof(gint64) + 1) + klen);
+    row = g_malloc0(sizeof *row + rows->n_cols * (sizeof(gint32) + 1) + klen);
     row->width = rows->n_cols;
     memcpy(row_key(row), k, klen);
     g_tree_insert(rows->rows, row_key(row), row);
@@ -115,7 +118,7 @@ void ddm_vms_rows_clear(DdmVmsRows *rows)
 }
 
 /* The index of the next cell, or -1 past the last column (dropped: a caller's bug). */
-static int take_cell(DdmVmsRow *row, CellType type, gint64 val)
+static int take_cell(DdmVmsRow *row, CellType type, gint32 val)
 {
     if (row->n >= row->width)
         return -1;
@@ -124,26 +127,32 @@ static int take_cell(DdmVmsRow *row, CellType type, gint64 val)
     return (int)row->n++;
 }
 
-void ddm_vms_row_str(DdmVmsRow *row, const char *s)
+/* The next cell of @type holding @len bytes at @p appended to the row's text. */
+static void take_text_cell(DdmVmsRow *row, CellType type, const void *p, gsize len)
 {
-    gsize len;
-    if (!s) {
-        take_cell(row, CELL_NULL, 0);
-        return;
-    }
-    len = strlen(s) + 1;
-    if (row->n >= row->width || len > G_MAXUINT32 - row->text_len)
+    if (row->n >= row->width || len > (gsize)G_MAXINT32 - row->text_len)
         return;
     /* the row's text grows to exactly what it holds (a row has ~6 short strings) */
     row->text = g_realloc(row->text, row->text_len + len);
-    memcpy(row->text + row->text_len, s, len);
-    take_cell(row, CELL_STR, row->text_len);
+    memcpy(row->text + row->text_len, p, len);
+    take_cell(row, type, (gint32)row->text_len);
     row->text_len += (guint32)len;
+}
+
+void ddm_vms_row_str(DdmVmsRow *row, const char *s)
+{
+    if (!s)
+        take_cell(row, CELL_NULL, 0);
+    else
+        take_text_cell(row, CELL_STR, s, strlen(s) + 1);
 }
 
 void ddm_vms_row_int(DdmVmsRow *row, gint64 i)
 {
-    take_cell(row, CELL_INT, i);
+    if (i >= G_MININT32 && i <= G_MAXINT32)
+        take_cell(row, CELL_INT, (gint32)i);
+    else
+        take_text_cell(row, CELL_INT64, &i, sizeof i);
 }
 
 void ddm_vms_row_bool(DdmVmsRow *row, gboolean b)
@@ -165,15 +174,20 @@ static gboolean publish_row(gpointer key, gpointer value, gpointer ud)
     (void)key;
     for (guint i = 0; rc == 0 && i < p->n_cols; i++) {
         guint8 type = i < row->n ? row_types(row)[i] : CELL_NULL;
-        gint64 v = i < row->n ? row->vals[i] : 0;
-        if (type == CELL_NULL)
+        gint32 v = i < row->n ? row->vals[i] : 0;
+        gint64 wide;
+        if (type == CELL_NULL) {
             rc = ddm_view_cell_str(p->view, NULL);
-        else if (type == CELL_STR)
+        } else if (type == CELL_STR) {
             rc = ddm_view_cell_str(p->view, row->text + v);
-        else if (type == CELL_INT)
+        } else if (type == CELL_INT) {
             rc = ddm_view_cell_int(p->view, v);
-        else
+        } else if (type == CELL_INT64) {
+            memcpy(&wide, row->text + v, sizeof wide);
+            rc = ddm_view_cell_int(p->view, wide);
+        } else {
             rc = ddm_view_cell_bool(p->view, (int)v);
+        }
     }
     p->rc = rc;
     return rc != 0; /* stop at the first refusal */

@@ -267,12 +267,32 @@ static void test_random_against_full_rebuild(void **state)
     g_rand_free(rnd);
 }
 
+/* Integers are kept in 32 bits when they fit and in the row's text when
+ * they do not (vms_rows.c): the edges of both and the widest values come
+ * out as given, beside strings in the same text. */
+static void test_wide_integers(void **state)
+{
+    Fixture *f = *state;
+    static const gint64 pids[] = {G_MAXINT32, (gint64)G_MAXINT32 + 1, G_MAXUINT32, G_MININT32,
+                                  (gint64)G_MININT32 - 1, G_MAXINT64, G_MININT64, 1};
+    for (guint i = 0; i < G_N_ELEMENTS(pids); i++) {
+        char key[16];
+        g_snprintf(key, sizeof key, "k%u", i);
+        set_row(f, 1, key, pids[i], i % 2 ? "com.example.wide" : NULL, 1, i % 3 ? "info" : NULL);
+    }
+    check_same(f);
+    set_row(f, 1, "k1", 7, "com.example.narrow", 0, NULL); /* a wide value replaced by a narrow one */
+    set_row(f, 1, "k7", G_MAXINT64 - 1, "com.example.wider", 0, "x");
+    check_same(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_insert_update_remove, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_and_long_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_against_full_rebuild, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wide_integers, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
