@@ -371,16 +371,19 @@ static gboolean drain_reader(DdmVm *vm)
 
 /* How much the next read may take: STREAM_READ_CHUNK while a long packet
  * streams and the last read filled its buffer (or the reader still holds
- * the large buffer of the previous reads of this packet), if the budget
- * shared by every reader has room for it; READ_CHUNK otherwise. */
+ * the large buffer of the previous reads of this wakeup, or a wakeup's
+ * first read can take the budget's spare), if the budget shared by every
+ * reader has room for it; READ_CHUNK otherwise. */
 static size_t read_want(const DdmVm *vm, gboolean filled)
 {
     uint64_t left = ddm_jdwp_reader_stream_left(vm->reader);
     if (left > 0 && ddm_jdwp_reader_buffer_size(vm->reader) >= STREAM_READ_CHUNK)
         return STREAM_READ_CHUNK; /* (asking less would shrink it: jdwp.c) */
-    if (left <= READ_CHUNK || !filled)
+    if (left <= READ_CHUNK)
         return READ_CHUNK;
     const DdmJdwpBudget *b = ddm_monitor_read_budget(vm->monitor);
+    if (!filled && (!b || ddm_jdwp_budget_spare_size(b) < STREAM_READ_CHUNK))
+        return READ_CHUNK; /* a trickle's first read: no fresh 256 KiB for it */
     if (b && ddm_jdwp_budget_used(b) + STREAM_READ_CHUNK > ddm_jdwp_budget_limit(b))
         return READ_CHUNK;
     return STREAM_READ_CHUNK;
@@ -404,7 +407,8 @@ void ddm_vm_io_read_input(DdmVm *vm)
             drain_reader(vm);
             return;
         }
-        got = read(vm->fd, space, MIN(avail, want));
+        want = MIN(MIN(avail, want), READ_BYTES_PER_WAKEUP - taken);
+        got = read(vm->fd, space, want);
 
         if (got < 0) {
             if (errno == EINTR)
@@ -413,6 +417,8 @@ void ddm_vm_io_read_input(DdmVm *vm)
                 char *why = g_strdup_printf("read error: %s", g_strerror(errno));
                 ddm_vm_close(vm, why);
                 g_free(why);
+            } else {
+                ddm_jdwp_reader_release_empty(vm->reader); /* (as below) */
             }
             return;
         }
@@ -427,10 +433,17 @@ void ddm_vm_io_read_input(DdmVm *vm)
         taken += (size_t)got;
         if (!drain_reader(vm))
             return;
-        if ((size_t)got < MIN(avail, want))
-            return; /* the socket is empty for now */
+        if ((size_t)got < want) {
+            /* the socket is empty for now: a streamed packet's large buffer
+             * is not held until its next bytes (a VM may trickle them) */
+            ddm_jdwp_reader_release_empty(vm->reader);
+            return;
+        }
         filled = TRUE;
     }
+    /* the wakeup's share is taken: its next one starts from the spare */
+    if (vm->state != DDM_VM_STATE_CLOSED)
+        ddm_jdwp_reader_release_empty(vm->reader);
 }
 
 gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)

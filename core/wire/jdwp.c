@@ -38,17 +38,20 @@
  * to the bytes of its incomplete packet. A borrower that got no byte into
  * the scratch (its read found nothing, EAGAIN) loses it to the next reader.
  * The scratch is not counted in the budget's bytes, nor is the budget's
- * spare: the one emptied large buffer (up to SPARE_MAX, a streamed
+ * spare: one emptied buffer of exactly SPARE_MAX bytes (a streamed
  * packet's reads) kept for the next large one until ddm_jdwp_budget_trim,
- * so that a MiB relayed does not cost a fresh mapping and its page faults.
+ * so that the next streamed packet's reads do not cost a fresh mapping and
+ * its page faults; a reader takes it only when the budget has room for all
+ * of it.
  *
  * Streaming (opt-in, ddm_jdwp_reader_offer_heads): the head of a command
  * packet that has not arrived whole is shown to the caller once; if the
  * caller takes it as a stream, the rest of that packet is handed out as
  * it arrives (STREAM_DATA pieces, then STREAM_END) and never buffered
  * whole, so a multi-GiB packet costs one buffer of READER_INITIAL bytes
- * (or of the larger reads its caller asks for: an emptied buffer is kept
- * until the streamed packet's end, see settle()).
+ * (or of the larger reads its caller asks for: an emptied buffer of up to
+ * SPARE_MAX is kept between those reads until the caller's socket is empty,
+ * ddm_jdwp_reader_release_empty(), or the packet's end, see settle()).
  *
  * Non-goals: no I/O, no logging above g_debug (callers log and close).
  */
@@ -429,7 +432,8 @@ static gboolean ensure_space(DdmJdwpReader *r, size_t want)
         r->budget->used - r->alloc + target > r->budget->limit)
         return refuse_budget(r, target);
     if (!r->buf && r->budget && r->budget->spare && target <= r->budget->spare_len &&
-        target > r->budget->spare_len / 2) { /* (at most twice what it needs) */
+        target > r->budget->spare_len / 2 && /* (at most twice what it needs) */
+        r->budget->used + r->budget->spare_len <= r->budget->limit) { /* (charged whole) */
         /* the spare a streamed packet left: no new mapping, no page faults */
         r->buf = r->budget->spare;
         r->alloc = r->budget->spare_len;
@@ -669,6 +673,22 @@ static int match_handshake(const DdmJdwpReader *r)
     return n == DDM_JDWP_HANDSHAKE_LEN ? 1 : 0;
 }
 
+/* An emptied buffer of a reader's own (budget attached): the budget keeps
+ * it as its spare for the next large packet (ddm_jdwp_budget_trim) if it
+ * is of the streamed reads' size and the spare is free; freed otherwise. */
+static void park_or_free(DdmJdwpReader *r)
+{
+    if (!r->budget->spare && r->alloc == SPARE_MAX) {
+        r->budget->used -= r->alloc;
+        r->budget->spare = r->buf;
+        r->budget->spare_len = r->alloc;
+        r->buf = NULL;
+        r->alloc = 0;
+        return;
+    }
+    set_alloc(r, 0);
+}
+
 /* next() found no whole unit: give the scratch back (moving the bytes of an
  * incomplete packet to a buffer of the reader's own, sized to them). A
  * reader sharing a budget that read into a buffer of its own (the scratch
@@ -676,10 +696,11 @@ static int match_handshake(const DdmJdwpReader *r)
  * and the bytes of its incomplete packet when the buffer is more than
  * twice them (a 64 KiB read that brought a few bytes). A buffer at most
  * twice its bytes (a large packet growing) is left alone, and so is an
- * empty one while a packet streams (the caller's larger reads of it,
- * vm_io.c): it goes at the first NEED_MORE after the packet's end (one of
- * up to SPARE_MAX bytes to the budget's spare, which the next large
- * buffer reuses) or at a trim. FALSE when the move failed over the budget. */
+ * empty one of up to SPARE_MAX bytes while a packet streams (the caller's
+ * larger reads of it, vm_io.c): it goes at ddm_jdwp_reader_release_empty()
+ * (the caller's socket is empty) or at the first NEED_MORE after the
+ * packet's end (one of SPARE_MAX bytes to the budget's spare if free, which
+ * the next large buffer reuses). FALSE when the move failed over the budget. */
 static gboolean settle(DdmJdwpReader *r)
 {
     size_t used = r->end - r->start;
@@ -696,18 +717,9 @@ static gboolean settle(DdmJdwpReader *r)
         return TRUE;
     if (used == 0) {
         r->start = r->end = 0;
-        if (r->streaming) /* a streamed packet's next reads reuse it, up to its end */
-            return TRUE;
-        if (!r->budget->spare && r->alloc > READER_INITIAL && r->alloc <= SPARE_MAX) {
-            /* the budget keeps it for the next large packet (ddm_jdwp_budget_trim) */
-            r->budget->used -= r->alloc;
-            r->budget->spare = r->buf;
-            r->budget->spare_len = r->alloc;
-            r->buf = NULL;
-            r->alloc = 0;
-            return TRUE;
-        }
-        set_alloc(r, 0);
+        if (r->streaming && r->alloc <= SPARE_MAX)
+            return TRUE; /* a streamed packet's next reads reuse it (see release_empty) */
+        park_or_free(r);
     } else if (r->alloc / 2 > used) {
         compact(r);
         set_alloc(r, used); /* shrinking: never over the budget */
@@ -716,6 +728,16 @@ static gboolean settle(DdmJdwpReader *r)
 }
 
 static DdmJdwpResult next_unit(DdmJdwpReader *r, DdmJdwpPacket *pkt);
+
+gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (r->on_scratch || !r->buf || !r->budget || r->end != r->start || r->alloc <= r->initial)
+        return FALSE;
+    r->start = r->end = 0;
+    park_or_free(r);
+    return TRUE;
+}
 
 DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
 {

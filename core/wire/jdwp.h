@@ -120,9 +120,10 @@ void ddm_jdwp_budget_free(DdmJdwpBudget *b);
 /** Bytes the attached readers' buffers hold now. */
 size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b);
 size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
-/** The budget keeps one emptied large buffer (up to 256 KiB: a streamed
+/** The budget keeps one emptied buffer of exactly 256 KiB (a streamed
  *  packet's reads, core/session/vm_io.c) for the next large one, uncounted,
- *  as the scratch: free it (call it periodically). TRUE if one was freed. */
+ *  as the scratch (a reader takes it only if the budget has room for all of
+ *  it): free it (call it periodically). TRUE if one was freed. */
 gboolean ddm_jdwp_budget_trim(DdmJdwpBudget *b);
 /** Bytes of that spare buffer now (tests). */
 size_t ddm_jdwp_budget_spare_size(const DdmJdwpBudget *b);
@@ -139,6 +140,12 @@ gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r);
  *  move to a buffer of its own. No-op off the scratch. FALSE when the move
  *  failed over the budget (the reader failed: next() says so). */
 gboolean ddm_jdwp_reader_release_scratch(DdmJdwpReader *r);
+/** A reader sharing a budget that holds an empty buffer of its own larger
+ *  than its initial size (kept between the reads of a streamed packet):
+ *  hand it back now (as the budget's spare if it fits there, else freed),
+ *  e.g. when the socket is empty, so a peer that trickles a long packet
+ *  holds nothing between its bytes. TRUE if a buffer went. */
+gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r);
 /** After DDM_JDWP_ERR_BUDGET: the buffer size that was refused. */
 size_t ddm_jdwp_reader_refused_len(const DdmJdwpReader *r);
 /** The length the packet at the front declared (after DDM_JDWP_ERR_SHORT or

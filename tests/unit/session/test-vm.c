@@ -208,6 +208,7 @@ static struct {
     int status;
     guint closed_at_end;     /* rec.closed when stream_end came */
     gsize max_reader_buffer; /* the reader's buffer size seen during data */
+    gsize max_piece;         /* the largest data piece (bounded by one read's size) */
     uint32_t type, packet_id;
     gboolean close_later_on_data; /* stream_data calls ddm_vm_close_later */
     gint64 close_later_at_us;
@@ -248,6 +249,8 @@ static int ev_stream_data(gpointer ud, DdmVm *vm, const ddm_chunk_info *ci, cons
     }
     if (bufsize > S.max_reader_buffer)
         S.max_reader_buffer = bufsize;
+    if (len > S.max_piece)
+        S.max_piece = len;
     return S.data_rc;
 }
 
@@ -307,6 +310,9 @@ typedef struct Fx {
     GByteArray *in; /* bytes read from ddmon not yet consumed */
 } Fx;
 
+/* The next fixture's shared read budget (--max-buffers), 0 for none. */
+static size_t fx_budget_limit;
+
 static Fx *fx_new(gboolean fail_connect)
 {
     Fx *fx = g_new0(Fx, 1);
@@ -325,6 +331,8 @@ static Fx *fx_new(gboolean fail_connect)
     fx->config.max_inflate = 1 << 20;
     fx->config.max_write_queue = 1 << 20;
     fx->mon.config = &fx->config;
+    if (fx_budget_limit)
+        fx->mon.budget = ddm_jdwp_budget_new(fx_budget_limit);
 
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
     fx->peer = sv[1];
@@ -345,6 +353,8 @@ static void fx_free(Fx *fx)
     ddm_target_unref(fx->target);
     if (fx->peer >= 0)
         close(fx->peer);
+    ddm_jdwp_budget_free(fx->mon.budget);
+    fx_budget_limit = 0;
     g_byte_array_unref(fx->in);
     g_ptr_array_unref(rec.chunks);
     rec.chunks = NULL;
@@ -2166,6 +2176,118 @@ static void test_vm_stream_large_event(void **state)
     fx_free(fx);
 }
 
+/* Put the head of a streamed HPDS event declaring @declared bytes and the
+ * pattern's bytes [0, @n) in the socket at once (a send buffer large
+ * enough for them), so that the session's reads can fill whatever they ask. */
+static void peer_put_stream_burst(Fx *fx, uint32_t id, guint32 declared, size_t n)
+{
+    int sndbuf = 2 << 20; /* (doubled by the kernel) */
+    uint8_t head[19];
+    uint8_t *buf = g_malloc(n);
+    assert_int_equal(setsockopt(fx->peer, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf), 0);
+    event_head(head, id, T_HPDS, declared, declared);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = pattern_byte(i);
+    assert_int_equal(send(fx->peer, head, sizeof head, MSG_DONTWAIT | MSG_NOSIGNAL), sizeof head);
+    for (size_t off = 0; off < n;) { /* (pieces: one skb per send) */
+        size_t k = MIN(n - off, (size_t)65536);
+        assert_int_equal(send(fx->peer, buf + off, k, MSG_DONTWAIT | MSG_NOSIGNAL), (ssize_t)k);
+        off += k;
+    }
+    g_free(buf);
+}
+
+/* With a shared budget that has room, a long stream's reads grow to 256 KiB
+ * (vm_io.c: read_want), and the 256 KiB buffer is the budget's spare once
+ * the packet is over; nothing stays charged to the budget. */
+static void test_vm_stream_budget_large_reads(void **state)
+{
+    fx_budget_limit = 4u << 20;
+    Fx *fx = start_ready();
+    const guint32 size = 1536u << 10;
+    DdmJdwpBudget *b = fx->mon.budget;
+    (void)state;
+    S.take = 1;
+    peer_put_stream_burst(fx, 0x80000012u, size, size);
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.bytes, size);
+    assert_int_equal(S.mismatches, 0);
+    assert_int_equal(S.max_piece, 256u << 10);
+    assert_int_equal(S.max_reader_buffer, 256u << 10);
+    spin(10);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 256u << 10);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(fx->vm->reader), 0);
+    fx_free(fx);
+}
+
+/* With less than 256 KiB left in the budget, the reads stay at 64 KiB and
+ * the stream still completes. */
+static void test_vm_stream_budget_tight_small_reads(void **state)
+{
+    fx_budget_limit = 200u << 10;
+    Fx *fx = start_ready();
+    const guint32 size = 1u << 20;
+    (void)state;
+    S.take = 1;
+    peer_put_stream_burst(fx, 0x80000013u, size, size);
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.bytes, size);
+    assert_int_equal(S.mismatches, 0);
+    assert_true(S.max_piece <= 64u << 10);
+    assert_true(S.max_reader_buffer <= 64u << 10);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    assert_true(ddm_jdwp_budget_used(fx->mon.budget) <= 200u << 10);
+    fx_free(fx);
+}
+
+/* A VM that trickles a long streamed packet (review rB 1): once its socket
+ * is empty, the reader holds no large buffer (the 256 KiB one of its burst
+ * went to the spare), so nothing is charged to the shared budget between
+ * its bytes, and another VM's large packet still fits. */
+static void test_vm_stream_trickle_holds_nothing(void **state)
+{
+    fx_budget_limit = 512u << 10;
+    Fx *fx = start_ready();
+    DdmJdwpBudget *b = fx->mon.budget;
+    const size_t burst = 1u << 20;
+    (void)state;
+    S.take = 1;
+    peer_put_stream_burst(fx, 0x80000014u, 1u << 30, burst);
+    SPIN_UNTIL(S.bytes == burst);
+    spin(10);
+    assert_int_equal(S.max_reader_buffer, 256u << 10); /* the burst's reads were large */
+    assert_int_equal(ddm_jdwp_reader_buffer_size(fx->vm->reader), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 256u << 10);
+    for (int i = 0; i < 3; i++) { /* the trickle: a byte at a time */
+        uint8_t one = pattern_byte(burst + (guint64)i);
+        assert_int_equal(send(fx->peer, &one, 1, MSG_DONTWAIT | MSG_NOSIGNAL), 1);
+        SPIN_UNTIL(S.bytes == burst + (guint64)i + 1);
+        assert_int_equal(ddm_jdwp_budget_used(b), 0);
+        assert_true(ddm_jdwp_reader_buffer_size(fx->vm->reader) <= 64u << 10);
+    }
+    assert_int_equal(S.mismatches, 0);
+    {
+        /* another peer's 400 KB packet fits in what is left (512 KiB) */
+        DdmJdwpReader *other = ddm_jdwp_reader_new(1u << 20);
+        size_t avail = 0;
+        ddm_jdwp_reader_set_budget(other, b);
+        uint8_t *p = ddm_jdwp_reader_space(other, 64u << 10, &avail);
+        assert_non_null(p);
+        uint8_t hdr[11] = {0, 6, 0x1a, 0x80, 0, 0, 0, 1, 0, 0xC7, 0x01}; /* 400,000 bytes */
+        memcpy(p, hdr, sizeof hdr);
+        ddm_jdwp_reader_commit(other, sizeof hdr);
+        assert_int_equal(ddm_jdwp_reader_next(other, NULL), DDM_JDWP_NEED_MORE);
+        p = ddm_jdwp_reader_space(other, 400000 - sizeof hdr, &avail);
+        assert_non_null(p);
+        assert_true(avail >= 400000 - sizeof hdr);
+        ddm_jdwp_reader_set_budget(other, NULL);
+        ddm_jdwp_reader_free(other);
+    }
+    fx_free(fx);
+}
+
 /* The chunk declares more than the packet carries: -EPROTO with what
  * arrived; the connection stays in step (the packet's own length rules). */
 static void test_vm_stream_declares_more_than_carried(void **state)
@@ -2625,6 +2747,9 @@ int main(void)
         cmocka_unit_test(test_vm_stream_close_later_in_deadline_read),
         cmocka_unit_test(test_vm_send_parts_hold_others),
         cmocka_unit_test(test_vm_reply_cut_through),
+        cmocka_unit_test(test_vm_stream_budget_large_reads),
+        cmocka_unit_test(test_vm_stream_budget_tight_small_reads),
+        cmocka_unit_test(test_vm_stream_trickle_holds_nothing),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
 }

@@ -1488,6 +1488,187 @@ static void test_jdwp_stream_keeps_large_buffer_to_its_end(void **state)
     g_free(s);
 }
 
+/* Put @r (sharing @b) in the middle of streaming the reply @p (a long one,
+ * only partly given): a 64 KiB read into the scratch, the head taken as a
+ * stream, then one 256 KiB read; every piece handed out: the reader holds
+ * its emptied 256 KiB buffer. */
+static void stream_with_big_buffer(DdmJdwpReader *r, const uint8_t *p)
+{
+    const size_t big = (size_t)256 << 10, first = (size_t)64 << 10;
+    size_t avail;
+    DdmJdwpPacket pkt;
+    DdmJdwpResult res;
+
+    ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN);
+    ddm_jdwp_reader_offer_reply_heads(r, TRUE);
+    uint8_t *dst = ddm_jdwp_reader_space(r, first, &avail);
+    assert_non_null(dst);
+    memcpy(dst, p, first);
+    ddm_jdwp_reader_commit(r, first);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET_HEAD);
+    assert_true(ddm_jdwp_reader_stream(r, 0));
+    while ((res = ddm_jdwp_reader_next(r, &pkt)) == DDM_JDWP_STREAM_DATA)
+        ;
+    assert_int_equal(res, DDM_JDWP_NEED_MORE);
+    dst = ddm_jdwp_reader_space(r, big, &avail);
+    assert_non_null(dst);
+    assert_true(avail >= big);
+    memcpy(dst, p + first, big);
+    ddm_jdwp_reader_commit(r, big);
+    while ((res = ddm_jdwp_reader_next(r, &pkt)) == DDM_JDWP_STREAM_DATA)
+        ;
+    assert_int_equal(res, DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), big);
+}
+
+/* release_empty (the caller's socket is empty, review rB 1): the emptied
+ * 256 KiB buffer of a stream goes to the budget's spare (uncounted), or is
+ * freed when the spare is taken; the streams go on as before. A reader
+ * holding nothing, or bytes, keeps what it has. */
+static void test_jdwp_stream_release_empty(void **state)
+{
+    const size_t big = (size_t)256 << 10, body = (size_t)1 << 20;
+    DdmJdwpBudget *b = ddm_jdwp_budget_new((size_t)4 << 20);
+    DdmJdwpReader *r1 = ddm_jdwp_reader_new(0), *r2 = ddm_jdwp_reader_new(0);
+    size_t len, avail;
+    uint8_t *p = make_packet((uint32_t)(body + 11), DDM_JDWP_FLAG_REPLY, body, &len);
+    DdmJdwpPacket pkt;
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(r1, b);
+    ddm_jdwp_reader_set_budget(r2, b);
+    assert_false(ddm_jdwp_reader_release_empty(r1));
+    stream_with_big_buffer(r1, p);
+    stream_with_big_buffer(r2, p);
+    assert_int_equal(ddm_jdwp_budget_used(b), 2 * big);
+    assert_true(ddm_jdwp_reader_release_empty(r1));
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r1), 0);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    assert_int_equal(ddm_jdwp_budget_used(b), big);
+    assert_true(ddm_jdwp_reader_release_empty(r2)); /* the spare is taken: freed */
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r2), 0);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    assert_false(ddm_jdwp_reader_release_empty(r2));
+    /* the stream goes on: a small read, its bytes handed out */
+    uint8_t *dst = ddm_jdwp_reader_space(r1, 100, &avail);
+    assert_non_null(dst);
+    memcpy(dst, p + (320u << 10), 100);
+    ddm_jdwp_reader_commit(r1, 100);
+    assert_false(ddm_jdwp_reader_release_empty(r1)); /* (bytes pending) */
+    assert_int_equal(ddm_jdwp_reader_next(r1, &pkt), DDM_JDWP_STREAM_DATA);
+    assert_int_equal(pkt.data_len, 100);
+    assert_memory_equal(pkt.data, p + (320u << 10), 100);
+    assert_int_equal(ddm_jdwp_reader_next(r1, &pkt), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_reader_stream_left(r1) > 0);
+    ddm_jdwp_reader_free(r1);
+    ddm_jdwp_reader_free(r2);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    ddm_jdwp_budget_free(b);
+    g_free(p);
+}
+
+/* While a packet streams, an emptied buffer larger than the stream's reads
+ * (one grown for a large whole packet just before it) is not kept (review
+ * rB 2): it goes at the NEED_MORE, and is not the spare either. */
+static void test_jdwp_stream_drops_oversized_buffer(void **state)
+{
+    const size_t whole = (size_t)1 << 20;
+    DdmJdwpBudget *b = ddm_jdwp_budget_new((size_t)16 << 20);
+    DdmJdwpReader *r = ddm_jdwp_reader_new((size_t)2 << 20);
+    size_t wlen, llen;
+    uint8_t *w = make_packet((uint32_t)whole, 0, whole - 11, &wlen);
+    uint8_t *l = make_packet((uint32_t)(1536u << 10), 0, 100, &llen); /* only its start */
+    GByteArray *all = g_byte_array_new();
+    DdmJdwpPacket pkt;
+    (void)state;
+
+    g_byte_array_append(all, w, (guint)wlen);
+    g_byte_array_append(all, l, (guint)llen);
+    ddm_jdwp_reader_set_budget(r, b);
+    ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN);
+    ddm_jdwp_reader_feed(r, all->data, all->len);
+    assert_true(ddm_jdwp_reader_buffer_size(r) > whole);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_int_equal(pkt.len, whole);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET_HEAD);
+    assert_true(ddm_jdwp_reader_stream(r, 0));
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_STREAM_DATA);
+    assert_int_equal(pkt.data_len, 100);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_reader_stream_left(r) > 0);
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 0);
+    ddm_jdwp_reader_free(r);
+    ddm_jdwp_budget_free(b);
+    g_byte_array_free(all, TRUE);
+    g_free(w);
+    g_free(l);
+}
+
+/* Read a whole packet of @size bytes into @r through space(@size): its
+ * buffer is then empty (NEED_MORE). */
+static void read_whole_packet(DdmJdwpReader *r, size_t size)
+{
+    size_t len, avail;
+    uint8_t *p = make_packet((uint32_t)size, 0, size - 11, &len);
+    uint8_t *dst = ddm_jdwp_reader_space(r, size, &avail);
+    assert_non_null(dst);
+    assert_true(avail >= size);
+    memcpy(dst, p, size);
+    ddm_jdwp_reader_commit(r, size);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_PACKET);
+    assert_int_equal(ddm_jdwp_reader_next(r, NULL), DDM_JDWP_NEED_MORE);
+    g_free(p);
+}
+
+/* The spare (review rB 3, 4): only a buffer of exactly the stream reads'
+ * 256 KiB is parked (a 200 KB one is freed); a reader takes it only when
+ * the budget has room for all of it (it is charged whole), else it gets a
+ * buffer of the size it needs; the budget is never exceeded. */
+static void test_jdwp_spare_exact_and_charged_whole(void **state)
+{
+    const size_t big = (size_t)256 << 10, limit = 350000;
+    DdmJdwpBudget *b = ddm_jdwp_budget_new(limit);
+    DdmJdwpReader *r1 = ddm_jdwp_reader_new((size_t)1 << 20);
+    DdmJdwpReader *r2 = ddm_jdwp_reader_new((size_t)1 << 20);
+    DdmJdwpReader *r3 = ddm_jdwp_reader_new((size_t)1 << 20);
+    size_t avail;
+    (void)state;
+
+    ddm_jdwp_reader_set_budget(r1, b);
+    ddm_jdwp_reader_set_budget(r2, b);
+    ddm_jdwp_reader_set_budget(r3, b);
+    read_whole_packet(r1, 200000);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 0); /* not of the reads' size: freed */
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    read_whole_packet(r1, big);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    /* 100,000 bytes held elsewhere: 200,000 more fit (300,000 <= 350,000),
+     * the 256 KiB spare would not (362,144) */
+    assert_non_null(ddm_jdwp_reader_space(r2, 100000, &avail));
+    assert_int_equal(ddm_jdwp_budget_used(b), 100000);
+    assert_non_null(ddm_jdwp_reader_space(r3, 200000, &avail));
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r3), 200000);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), big);
+    assert_int_equal(ddm_jdwp_budget_used(b), 300000);
+    assert_true(ddm_jdwp_budget_used(b) <= limit);
+    /* with room for it (the other reader's buffers gone), the spare is taken */
+    assert_int_equal(ddm_jdwp_reader_next(r2, NULL), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_reader_next(r3, NULL), DDM_JDWP_NEED_MORE);
+    assert_int_equal(ddm_jdwp_budget_used(b), 0);
+    assert_non_null(ddm_jdwp_reader_space(r3, 200000, &avail));
+    assert_int_equal(ddm_jdwp_reader_buffer_size(r3), big);
+    assert_int_equal(ddm_jdwp_budget_spare_size(b), 0);
+    assert_int_equal(ddm_jdwp_budget_used(b), big);
+    ddm_jdwp_reader_free(r1);
+    ddm_jdwp_reader_free(r2);
+    ddm_jdwp_reader_free(r3);
+    ddm_jdwp_budget_free(b);
+}
+
 /* The length a bad packet declared is kept for the log line. */
 static void test_jdwp_bad_length_value_kept(void **state)
 {
@@ -1547,6 +1728,9 @@ int main(void)
         cmocka_unit_test(test_jdwp_scratch_release),
         cmocka_unit_test(test_jdwp_scratch_empty_read_and_own_buffers),
         cmocka_unit_test(test_jdwp_stream_keeps_large_buffer_to_its_end),
+        cmocka_unit_test(test_jdwp_stream_release_empty),
+        cmocka_unit_test(test_jdwp_stream_drops_oversized_buffer),
+        cmocka_unit_test(test_jdwp_spare_exact_and_charged_whole),
     };
     return cmocka_run_group_tests_name("jdwp", tests, NULL, NULL);
 }
