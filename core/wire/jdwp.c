@@ -732,7 +732,7 @@ static DdmJdwpResult next_unit(DdmJdwpReader *r, DdmJdwpPacket *pkt);
 gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, FALSE);
-    if (r->on_scratch || !r->buf || !r->budget || r->end != r->start || r->alloc <= r->initial)
+    if (r->on_scratch || !r->buf || !r->budget || r->end != r->start)
         return FALSE;
     r->start = r->end = 0;
     park_or_free(r);

@@ -140,9 +140,10 @@ gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r);
  *  move to a buffer of its own. No-op off the scratch. FALSE when the move
  *  failed over the budget (the reader failed: next() says so). */
 gboolean ddm_jdwp_reader_release_scratch(DdmJdwpReader *r);
-/** A reader sharing a budget that holds an empty buffer of its own larger
- *  than its initial size (kept between the reads of a streamed packet):
- *  hand it back now (as the budget's spare if it fits there, else freed),
+/** A reader sharing a budget that holds an empty buffer of its own (kept
+ *  between the reads of a streamed packet): hand it back now (as the
+ *  budget's spare if it is of the stream reads' size and the spare is
+ *  free, else freed),
  *  e.g. when the socket is empty, so a peer that trickles a long packet
  *  holds nothing between its bytes. TRUE if a buffer went. */
 gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r);

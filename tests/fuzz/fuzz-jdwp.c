@@ -10,15 +10,19 @@
  * top bit: offer heads of 19 bytes, as the session does, and take every
  * head as a stream, skipping the 8 chunk-header bytes; bit 6: the reader
  * shares a budget, so it reads through the budget's scratch as the
- * session's readers do), then the stream.
+ * session's readers do; then some reads through space() ask 256 KiB, as
+ * core/session/vm_io.c does while a long packet streams, and a piece that
+ * comes up short hands an emptied buffer back, release_empty(), as it
+ * does), then the stream.
  * Streaming adds: pieces never run past the packet's declared length, the
  * end comes exactly when it is reached, and the buffer does not grow. Invariants: every packet is 11..cap bytes with its
  * declared length and valid flags and lies in the reader's buffer; after
  * draining, fewer bytes are pending than the cap allows; the buffer never
  * grows past what a packet may hold; handshake, packets, discards and
  * pending account for every byte fed; an error is sticky; with a budget,
- * the scratch is given back at every NEED_MORE and the budget counts
- * exactly the reader's own buffer.
+ * the scratch is given back at every NEED_MORE, the budget counts exactly
+ * the reader's own buffer, never passes its limit, and its spare is none
+ * or one buffer of the 256 KiB reads' size.
  */
 #include <string.h>
 
@@ -26,6 +30,7 @@
 #include "tests/fuzz/fuzz.h"
 
 #define READER_INITIAL ((size_t)64 << 10) /* jdwp.c's starting buffer */
+#define STREAM_READ ((size_t)256 << 10)   /* vm_io.c's reads of a streamed packet */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -43,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t step = piece_seed | 1u;
     gboolean stream_heads = (piece_seed & 0x80) != 0, streaming = FALSE;
     uint64_t stream_left = 0;
-    DdmJdwpBudget *budget = (piece_seed & 0x40) ? ddm_jdwp_budget_new(0) : NULL;
+    DdmJdwpBudget *budget = (piece_seed & 0x40) ? ddm_jdwp_budget_new((size_t)1 << 20) : NULL;
     /* a second peer on the budget whose reads find nothing (space(), then
      * EAGAIN): it borrows the scratch and must not keep it from r */
     DdmJdwpReader *idle = budget && (piece_seed & 0x20) ? ddm_jdwp_reader_new(cap) : NULL;
@@ -65,6 +70,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* piece sizes: 1..64, sometimes a whole 4 KiB read */
         step = step * 1103515245u + 12345u;
         want = (step >> 16) % 8 == 0 ? 4096 : 1 + (step >> 16) % 64;
+        if (budget && use_space && (step >> 16) % 16 == 1)
+            want = STREAM_READ; /* (vm_io.c while a packet streams) */
+        size_t asked = want; /* what the read asked (space() may offer less) */
         if (idle) {
             size_t idle_avail = 0;
             FUZZ_CHECK(ddm_jdwp_reader_space(idle, 4096, &idle_avail) != NULL);
@@ -74,15 +82,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t avail = 0;
             uint8_t *space = ddm_jdwp_reader_space(r, want, &avail);
             FUZZ_CHECK(space != NULL && avail > 0);
-            n = fuzz_take(&in, MIN(want, avail), &piece);
+            asked = MIN(want, avail);
+            n = fuzz_take(&in, asked, &piece);
             memcpy(space, piece, n);
             ddm_jdwp_reader_commit(r, n);
+            if (budget)
+                FUZZ_CHECK(ddm_jdwp_budget_used(budget) <= (size_t)1 << 20);
         } else {
             n = fuzz_take(&in, want, &piece);
             ddm_jdwp_reader_feed(r, piece, n);
         }
         fed += n;
 
+        gboolean short_read = n < asked;
         while ((res = ddm_jdwp_reader_next(r, &pkt)) != DDM_JDWP_NEED_MORE) {
             if (res < 0) {
                 FUZZ_CHECK(failed == 0 || failed == res);
@@ -143,11 +155,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!discarded)
             FUZZ_CHECK(taken + ddm_jdwp_reader_pending(r) == fed);
         if (budget) {
+            size_t spare = ddm_jdwp_budget_spare_size(budget);
+            if (short_read) /* the socket is empty (vm_io.c) */
+                ddm_jdwp_reader_release_empty(r);
             FUZZ_CHECK(!ddm_jdwp_reader_on_scratch(r));
             FUZZ_CHECK(ddm_jdwp_budget_used(budget) == ddm_jdwp_reader_buffer_size(r));
+            FUZZ_CHECK(ddm_jdwp_budget_used(budget) <= (size_t)1 << 20);
+            FUZZ_CHECK(spare == 0 || spare == STREAM_READ);
             /* its own buffer follows what arrived: none when drained, at
-             * most twice the bytes of its incomplete packet */
-            FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= 2 * ddm_jdwp_reader_pending(r) + 1);
+             * most twice the bytes of its incomplete packet (while a
+             * packet streams, a full read's buffer of up to 256 KiB is
+             * kept for its next read) */
+            if (!(streaming && !short_read))
+                FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= 2 * ddm_jdwp_reader_pending(r) + 1);
+            else
+                FUZZ_CHECK(ddm_jdwp_reader_buffer_size(r) <= STREAM_READ);
         }
     }
     ddm_jdwp_reader_free(idle);
