@@ -103,6 +103,7 @@ struct DdmMadeViews {
     MadeView *asking;    /* whose unmake runs now; NULL once its view went */
     guint listener;      /* the store's listener id */
     guint timer;         /* GLib source at the head's deadline, 0: none */
+    gint64 timer_deadline; /* the deadline it was set for (monotonic us) */
     guint linger_ms;
     gint64 (*now)(void); /* g_get_monotonic_time; tests set their own */
 };
@@ -359,17 +360,27 @@ static gboolean made_due(gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
-/* A timeout at the head's deadline (at once when a batch left some due),
- * unless one is set or nothing waits. */
+/* A timeout at the earliest head's deadline (at once when a batch left some
+ * due), unless nothing waits. A timeout already set for that deadline or an
+ * earlier one stays; one set later (for a declined view's 2^n lingers, say)
+ * is moved to the new head's: a view queued at one linger must not wait for
+ * a timer armed up to 2^MADE_BACKOFF_LEVELS lingers away (review rU3 1). */
 static void made_arm(DdmRegistry *reg)
 {
     struct DdmMadeViews *mv = reg->made_views;
     MadeView *head;
     gint64 wait_us;
 
-    if (!mv || mv->timer || !(head = made_head(mv)))
+    if (!mv || !(head = made_head(mv)))
         return;
+    if (mv->timer) {
+        if (mv->timer_deadline <= head->deadline)
+            return;
+        g_source_remove(mv->timer);
+        mv->timer = 0;
+    }
     wait_us = head->deadline - mv->now();
+    mv->timer_deadline = head->deadline;
     mv->timer = g_timeout_add(wait_us > 0 ? (guint)((wait_us + 999) / 1000) : 0, made_due, reg);
 }
 

@@ -1884,6 +1884,53 @@ static void test_registry_views_taken_back_in_batches(void **state)
     assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
 }
 
+/* Iterates the default main context until @cond holds or @max_ms passed;
+ * returns the milliseconds it took. */
+static gint64 loop_until(gboolean (*cond)(Fixture *), Fixture *f, gint64 max_ms)
+{
+    gint64 t0 = g_get_monotonic_time();
+    while (!cond(f) && g_get_monotonic_time() - t0 < max_ms * 1000)
+        g_main_context_iteration(NULL, TRUE); /* the queue's timer is always set here */
+    return (g_get_monotonic_time() - t0) / 1000;
+}
+
+static gboolean five_unmakes(Fixture *f)
+{
+    (void)f;
+    return T.unmakes >= 5;
+}
+
+static gboolean lz1_gone(Fixture *f)
+{
+    return !ddm_views_lookup_made(f->mon.views, "lz.1", f->vm1.info.key);
+}
+
+/* With the real clock and GLib timeout: a view queued at one linger goes a
+ * linger later even when the queue's timer was set for a declined view
+ * asked again 32 lingers away (review rU3 1: the timer was not moved
+ * earlier; lz.1 went with lz.0's deadline, ~640 ms with a 20 ms linger). */
+static void test_registry_views_timer_moved_earlier(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    gint64 took;
+
+    load_lazy(f, 2);
+    ddm_registry_set_view_clock(f->mon.registry, NULL); /* g_get_monotonic_time */
+    ddm_registry_set_view_linger_ms(f->mon.registry, 20);
+    T.declines = 1000; /* lz.0 stays: asked at 1, 2, 4, 8, 16 then every 32 lingers */
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key));
+    took = loop_until(five_unmakes, f, 5000);
+    assert_int_equal(T.unmakes, 5); /* ~620 ms; lz.0 is asked next 640 ms later */
+    T.declines = 0;                 /* from now on every unmake takes its view back */
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.1", key));
+    took = loop_until(lz1_gone, f, 3000);
+    assert_true(lz1_gone(f));
+    assert_true(took < 320); /* a linger (20 ms) and the loop's slack, not lz.0's 640 ms */
+    assert_int_equal(T.unmakes, 6); /* lz.1's, lz.0 not asked yet */
+    assert_non_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+}
+
 int main(void)
 {
     logs = g_ptr_array_new_with_free_func((GDestroyNotify)log_record_free);
@@ -1930,6 +1977,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_registry_views_taken_back_in_batches, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_timer_moved_earlier, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("registry", tests, NULL, NULL);
     g_ptr_array_unref(fake_descs);
