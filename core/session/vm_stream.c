@@ -24,7 +24,9 @@
  * (ddm_vm_pause_input: the relay's backpressure) does not count.
  *
  * Memory: one small DdmVmStream while streaming, none otherwise; the reader
- * keeps its initial buffer. Only events (VM-initiated commands) stream;
+ * holds no buffer of the packet's size: its reads of a long one take up to
+ * 256 KiB while the socket keeps them full (vm_io.c, counted in the read
+ * budget) and give that buffer back when the socket is empty. Only events (VM-initiated commands) stream;
  * chunks of a streamed type that arrive whole go to the owner through the
  * normal chunk path (the plugin host turns them into begin/data/end).
  */
