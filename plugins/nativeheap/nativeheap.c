@@ -247,6 +247,16 @@ typedef struct nhgt_ticket {
     ddm_cmd *cmd;
 } nhgt_ticket;
 
+/* The command's NHGT fills its views, made first if a look has not made
+ * them (review rU3 2): with nativeheap.interval=0 nothing else asks NHGT,
+ * and the plugin keeps no copy for a later look. Views made here are taken
+ * back after the core's linger, like a look's. */
+static int fill_made_views(nh_vm *nv, const nhgt_info *in, uint64_t *allocs, uint64_t *bytes)
+{
+    nh_views_make(nv);
+    return nh_views_nhgt(nv, in, allocs, bytes);
+}
+
 static void on_nhgt_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     nhgt_ticket *t = ud;
@@ -278,7 +288,7 @@ static void on_nhgt_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
                nh_vm_label(np, vm, label, sizeof label), reply->len, err);
         snprintf(msg, sizeof msg, "bad NHGT reply: %s", err);
         h->cmd_finish(t->cmd, DDM_CMD_FAILED, msg);
-    } else if (!(nv = nh_vm_get(np, vm)) || nh_views_nhgt(nv, &in, &allocs, &bytes) != 0) {
+    } else if (!(nv = nh_vm_get(np, vm)) || fill_made_views(nv, &in, &allocs, &bytes) != 0) {
         h->cmd_finish(t->cmd, DDM_CMD_FAILED, "out of memory");
     } else {
         if (in.ragged)

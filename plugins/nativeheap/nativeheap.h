@@ -127,6 +127,10 @@ void nh_poll_forget(nh_plugin *np, nh_vm *nv);
 void nh_views_create(nh_vm *nv);
 /** nh_views_create unless it ran: before anything is published. */
 void nh_views_ensure(nh_vm *nv);
+/** Every view of @nv's VM that is missing, the segments view filled from
+ * the update held: what a look makes, and what `native-heap`'s reply makes
+ * before it fills the NHGT views (they are taken back after the linger). */
+void nh_views_make(nh_vm *nv);
 /** Declare the views nh_views_create makes (vm_view_declare, 1.6), so an
  *  idle VM nobody looks at holds none; on an older core, nothing. */
 int nh_views_declare(nh_plugin *np);

@@ -89,13 +89,17 @@ static void set_headline(nh_vm *nv, uint64_t bytes, int64_t allocations)
 static void make_views(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     nh_vm *nv = nh_vm_get(ud, vm);
-    ddm_view *segments;
     (void)self;
     (void)name;
     if (!nv)
         return;
     nv->ready = 1; /* the core makes views of READY VMs only */
-    segments = nv->segments;
+    nh_views_make(nv);
+}
+
+void nh_views_make(nh_vm *nv)
+{
+    ddm_view *segments = nv->segments;
     nh_views_ensure(nv); /* all of them, as at DDM_VM_READY before */
     for (size_t i = 0; !segments && nv->segments && nv->coll && i < nv->coll->n_heaps; i++)
         if (nv->coll->heaps[i]->have_current) {
@@ -111,7 +115,6 @@ static const char *const view_names[] = { "nativeheap.segments", "nativeheap.sum
 /* vm_view_unmake's (1.6): view @name of @vm has not been watched for the
  * core's linger: it goes; with the last of them the VM's state too unless
  * it still holds something (nh_vm_release_if_idle). */
-
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     nh_plugin *np = ud;

@@ -1196,6 +1196,37 @@ static void test_views_made_again_filled_and_state_freed(void **state)
     assert_null(h->vm_get_data(self, f->vm));
 }
 
+/* `ddmon native-heap` with no view open (review rU3 2): the reply makes
+ * the views it fills, so a later look shows it; with nativeheap.interval=0
+ * nothing else would ever ask NHGT. They are taken back after the linger. */
+static void test_nhgt_command_makes_its_views(void **state)
+{
+    static const char *const opts[] = { "nativeheap.interval", "0", NULL };
+    fixture *f = setup_with(opts, NULL);
+    const char *argv[] = { "native-heap", "7" };
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    size_t len;
+    uint8_t *p = build_nhgt(&s, &len);
+    ddm_cmd *cmd;
+    int idx;
+    (void)state;
+
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, 0);
+    assert_true(idx >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)idx, NHGT, p, len);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    check_views(f, &s); /* the look finds them made and filled */
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    free(p);
+    teardown((void **)&f);
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -1244,6 +1275,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_data_before_ready_not_ready, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
+        cmocka_unit_test(test_nhgt_command_makes_its_views),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
