@@ -166,7 +166,7 @@ static void real_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         free(call);
         return;
     }
-    rc = alloc_handle_real(av, reply->data, reply->len, &rows, why, sizeof why);
+    rc = alloc_handle_real(av, reply->data, reply->len, 1, &rows, why, sizeof why);
     if (rc != 0) {
         snprintf(msg, sizeof msg, "the VM's allocation table (REAL, %zu bytes) is malformed: %s",
                  reply->len, why);

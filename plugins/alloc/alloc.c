@@ -228,8 +228,8 @@ int alloc_parse_reaq(const uint8_t *data, size_t len)
     return data[0] != 0;
 }
 
-int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, alloc_rows *rows_out,
-                      char *why, size_t whylen)
+int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, int make_views,
+                      alloc_rows *rows_out, char *why, size_t whylen)
 {
     alloc_plugin *pl = av->pl;
     const ddm_host *h = pl->host;
@@ -253,8 +253,11 @@ int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, alloc_rows 
     }
     /* Made on demand (1.6), only the views that exist are filled: made
      * here, the missing siblings of one watched view would come back at
-     * every REAL and be taken back a linger later, for ever. */
-    if (!pl->lazy_views)
+     * every REAL and be taken back a linger later, for ever. A command's
+     * REAL (@make_views) makes them (review rU3 2): with alloc.interval=0
+     * nothing else asks, and the plugin keeps no copy for a later look;
+     * they are taken back after the linger like a look's. */
+    if (!pl->lazy_views || make_views)
         alloc_views_ensure(av);
     if (av->list)
         alloc_fill_view(h, av->list, &rows, ALLOC_BY_NONE, 0, 0);
@@ -298,7 +301,7 @@ static int on_real(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     (void)ci;
     if (!av)
         return -ENOMEM;
-    return alloc_handle_real(av, data, len, NULL, why, sizeof why);
+    return alloc_handle_real(av, data, len, 0, NULL, why, sizeof why);
 }
 
 /* ---------------------------------------------------------- VM events */
@@ -357,7 +360,7 @@ static void real_poll_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply
         return;
     av->real_in_flight = 0;
     if (reply->status == DDM_REPLY_CHUNK && reply->type == ALLOC_CHUNK_REAL) {
-        (void)alloc_handle_real(av, reply->data, reply->len, NULL, why, sizeof why);
+        (void)alloc_handle_real(av, reply->data, reply->len, 0, NULL, why, sizeof why);
         return;
     }
     pl->host->log(self, av->fail_logged ? DDM_LOG_DEBUG : DDM_LOG_INFO,

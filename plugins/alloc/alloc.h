@@ -153,10 +153,12 @@ typedef struct alloc_vm {
 alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm);
 /** Record a REAQ answer (0/1, -1 unknown) and update the headline. */
 void alloc_set_enabled(alloc_vm *av, int enabled);
-/** Decode @data as REAL and publish the VM's views; on success *@rows_out
- *  (if not NULL) gets the rows (caller clears). 0, -EBADMSG (reason in @why), -ENOMEM. */
-int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, alloc_rows *rows_out,
-                      char *why, size_t whylen);
+/** Decode @data as REAL and publish the VM's views: those that exist, or
+ *  (@make_views: a command's REAL) all four, made if missing; on success
+ *  *@rows_out (if not NULL) gets the rows (caller clears). 0, -EBADMSG
+ *  (reason in @why), -ENOMEM. */
+int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, int make_views,
+                      alloc_rows *rows_out, char *why, size_t whylen);
 /** Fill a table view: allocations (@by NONE) or groups, at most @top rows (0 = all). */
 int alloc_fill_view(const ddm_host *h, ddm_view *v, const alloc_rows *rows, alloc_by by, size_t top,
                     int set_columns);

@@ -831,6 +831,31 @@ static void test_views_unmade_when_unwatched(void **state)
     assert_true(fake_view_n_rows(site) > 0);
 }
 
+/* `alloc VM show` with no view open (review rU3 2): the reply makes the
+ * VM's views and fills them, so a later look shows it (with alloc.interval=0
+ * or nobody watching, nothing else asks REAL, and the plugin keeps no
+ * copy); they are taken back after the linger. */
+static void test_show_makes_the_views(void **state)
+{
+    fixture *f = *state;
+    static const char *const all[] = {"alloc", "1234", "show"};
+    size_t len;
+    uint8_t *p = std_real(&len);
+    ddm_cmd *c;
+
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    c = show(f, 3, all, p, len);
+    free(p);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_OK);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 4);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "alloc")), N_ENTRIES);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "alloc.by-class")), 3);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "alloc.by-site")), 4);
+    assert_int_equal(fake_view_n_rows(fake_view_find(f->fh, f->vm, "alloc.by-thread")), 3);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+}
+
 /* A core before 1.6 (no vm_view_declare): the four alloc views are made
  * at DDM_VM_READY, as before. */
 static void test_old_core_views_at_ready(void **state)
@@ -864,6 +889,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_stop_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage_and_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_show_makes_the_views, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_only_while_watched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
