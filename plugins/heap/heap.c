@@ -176,6 +176,7 @@ void heap_vm_release_if_idle(heap_vm *hv)
         /* ddmon_heap_gcs_total must never go back: the small struct stays
          * with its count, the data for views goes */
         heap_vm_shed_data(hv);
+        heap_watch_data_shed(hv);
         return;
     }
     heap_watch_forget(hv);
@@ -270,6 +271,7 @@ int heap_info_update(heap_plugin *hp, ddm_vm *vm, const uint8_t *data, size_t le
     hv = heap_vm_get(hp, vm);
     if (!hv)
         return -ENOMEM;
+    heap_watch_data_came(hv);
     if (hv->info == &heap_no_info) {
         hpif_data *own = malloc(sizeof *own);
         if (!own)
@@ -314,6 +316,7 @@ static int on_hpst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     hv = heap_vm_get(hp, vm);
     if (!hv)
         return -ENOMEM;
+    heap_watch_data_came(hv);
     rc = seg_collector_start(&hv->coll, id);
     if (rc < 0) {
         hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s: heap %" PRIu32 " is one heap too many (max %d); ignored",
@@ -341,6 +344,7 @@ static int on_piece(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     hv = heap_vm_get(hp, vm);
     if (!hv)
         return -ENOMEM;
+    heap_watch_data_came(hv);
     rc = seg_collector_piece(&hv->coll, data, len, ci->type == HEAP_CHUNK_HPSO, &rep);
     ddm_chunk_name(ci->type, name);
     if (rep.implicit_start)
@@ -401,6 +405,7 @@ static int on_hpen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     hv = heap_vm_get(hp, vm);
     if (!hv)
         return -ENOMEM;
+    heap_watch_data_came(hv);
     if (seg_collector_end(&hv->coll, id, &h) != 0) {
         hp->host->log(hp->self, DDM_LOG_INFO,
                       "VM %s: HPEN for heap %" PRIu32 " without HPST or pieces; ignored",

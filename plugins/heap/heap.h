@@ -142,6 +142,9 @@ typedef struct heap_vm {
     int blob_too_big_logged;
     int metric_logged;          /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
     int tick_wanted;            /**< wanted at its last update (heap_watch.c) */
+    int data_came;              /**< data came that nobody may have asked for (late, or
+                                     unsolicited): on the tick list until a tick finds
+                                     @hv idle and sheds or frees it (heap_watch.c) */
     int views_made;             /**< heap_views_create ran */
     ddm_tick_node tick;         /**< on hp->ticks */
 } heap_vm;
@@ -186,6 +189,15 @@ void heap_watch_ready(heap_vm *hv);
 void heap_watch_update(heap_vm *hv);
 /** @hv's VM is gone: no tick visits it again. */
 void heap_watch_forget(heap_vm *hv);
+/** Data came for @hv (HPIF, HPST, a piece, HPEN): with views made on
+ *  demand, the next tick looks at it even if nothing else would, so data
+ *  nobody asked for (an update after HPSG(0), a VM's unsolicited ones) is
+ *  shed or freed by heap_vm_release_if_idle, not kept until the watches
+ *  change (review rU3 3). */
+void heap_watch_data_came(heap_vm *hv);
+/** heap_vm_release_if_idle shed @hv's data: off the tick list unless the
+ *  tick has other work for it. */
+void heap_watch_data_shed(heap_vm *hv);
 /** A command needs collection on @hv (holds it on until heap_watch_release). */
 void heap_watch_hold(heap_vm *hv);
 /** The command is done; the grace period starts now. */

@@ -101,7 +101,6 @@ static const char *const view_names[] = { "heap.summary", "heap.segments", "heap
  * core's linger: it goes; with the last of them the VM's state too unless
  * it still holds something (heap_vm_release_if_idle), so an idle VM
  * somebody looked at once costs again what it did before. */
-
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     heap_plugin *hp = ud;

@@ -138,12 +138,28 @@ void heap_watch_forget(heap_vm *hv)
     ddm_tick_list_del(&hv->hp->ticks, &hv->tick);
 }
 
-/* On the tick list while the next tick has something to look at. */
+/* On the tick list while the next tick has something to look at: a
+ * collection to follow, or data to shed once idle. */
 static void update_tick_list(heap_vm *hv)
 {
     ddm_tick_list_keep(&hv->hp->ticks, &hv->tick,
-                       hv->ready && !hv->hp->opts.always &&
-                           (hv->tick_wanted || hv->collecting || hv->hpif_on || hv->segments_on));
+                       hv->data_came ||
+                           (hv->ready && !hv->hp->opts.always &&
+                            (hv->tick_wanted || hv->collecting || hv->hpif_on || hv->segments_on)));
+}
+
+void heap_watch_data_came(heap_vm *hv)
+{
+    if (hv->data_came || !hv->hp->lazy_views || hv->hp->opts.always)
+        return; /* before 1.6 or with heap.always the state stays with the VM */
+    hv->data_came = 1;
+    update_tick_list(hv);
+}
+
+void heap_watch_data_shed(heap_vm *hv)
+{
+    hv->data_came = 0;
+    update_tick_list(hv);
 }
 
 void heap_watch_update(heap_vm *hv)

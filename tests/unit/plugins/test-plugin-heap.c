@@ -2172,6 +2172,58 @@ static void test_idle_state_kept_while_needed(void **state)
     teardown((void **)&g);
 }
 
+/* Segment data nobody asked for (a late update after HPSG(0), a hostile
+ * VM's unsolicited HPST/HPSG/HPEN) makes state that is on no tick list
+ * unless it says so: the next tick frees it (review rU3 3: it was kept, up
+ * to heap.bitmap_max_mb a VM, until the watches changed). With GCs counted
+ * the struct stays and the segments go. */
+static void test_unasked_segments_freed_at_tick(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    const uint32_t ids[] = { 1 };
+    size_t len;
+    uint8_t *hpif = build_hpif(1, 1, ids, 4096, 1024, 0, &len);
+    heap_vm *hv;
+
+    assert_null(h->vm_get_data(self, f->vm));
+    for (int i = 0; i < 3; i++) { /* the first tick's walk of every VM is over */
+        g_now += 1;
+        fake_host_fire_timers(f->fh);
+    }
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    hv = h->vm_get_data(self, f->vm);
+    assert_non_null(hv);
+    assert_int_equal(hv->coll.n_heaps, 1);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_n_requests(f->fh), 0); /* nothing switched on for it */
+
+    /* a GC counted (an HPIF "at GC"): the struct stays, the segments go */
+    hpif[16] = 2; /* reason "next GC" */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, HPIF, DDM_ORIGIN_EVENT, hpif, len), DDM_OK);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    hv = h->vm_get_data(self, f->vm);
+    assert_non_null(hv);
+    assert_int_equal(hv->coll.n_heaps, 1);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), hv);
+    assert_int_equal(hv->coll.n_heaps, 0);
+    assert_int_equal(hv->gcs, 1);
+    assert_int_equal(hv->data_came, 0); /* off the list: the next ticks skip it */
+    free(hpif);
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -2261,6 +2313,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_idle_state_kept_while_needed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
