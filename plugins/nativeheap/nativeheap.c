@@ -59,11 +59,22 @@ void nh_vm_release_if_idle(nh_vm *nv)
 {
     nh_plugin *np = nv->np;
     if (!np->lazy_views || np->opts.always || nv->segments || nv->summary || nv->allocations || nv->backtraces ||
-        nv->segments_on || nv->nhgt_in_flight || nv->headline_nhgt)
+        nv->segments_on)
         return;
     for (size_t i = 0; nv->coll && i < nv->coll->n_heaps; i++)
         if (nv->coll->heaps[i]->collecting)
             return; /* an update in progress (NHST came, NHEN not yet) */
+    if (nv->nhgt_in_flight || nv->headline_nhgt) {
+        /* the struct stays (the NHGT's reply, its headline); the segment
+         * updates nobody shows go */
+        if (nv->coll) {
+            seg_collector_clear(nv->coll);
+            free(nv->coll);
+            nv->coll = NULL;
+        }
+        nh_poll_data_shed(np, nv);
+        return;
+    }
     nh_poll_forget(np, nv);
     np->host->vm_set_data(np->self, nv->vm, NULL, NULL); /* frees nv */
 }
@@ -166,6 +177,7 @@ static int on_nhst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     nv = nh_vm_get(np, vm);
     if (!nv || !nh_vm_collector(nv))
         return -ENOMEM;
+    nh_poll_data_came(np, nv);
     rc = seg_collector_start(nv->coll, id);
     if (rc < 0) {
         np->host->log(np->self, DDM_LOG_WARNING, "VM %s: native heap %" PRIu32 " is one heap too many; ignored",
@@ -192,6 +204,7 @@ static int on_nhsg(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     nv = nh_vm_get(np, vm);
     if (!nv || !nh_vm_collector(nv))
         return -ENOMEM;
+    nh_poll_data_came(np, nv);
     rc = seg_collector_piece(nv->coll, data, len, 0, &rep);
     if (rep.implicit_start)
         np->host->log(np->self, DDM_LOG_INFO,
@@ -230,6 +243,7 @@ static int on_nhen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     nv = nh_vm_get(np, vm);
     if (!nv)
         return -ENOMEM;
+    nh_poll_data_came(np, nv);
     if (!nv->coll || seg_collector_end(nv->coll, id, NULL) != 0) {
         np->host->log(np->self, DDM_LOG_INFO,
                       "VM %s: NHEN for heap %" PRIu32 " without NHST or pieces; ignored",

@@ -83,6 +83,9 @@ typedef struct nh_vm {
     int metric_logged;       /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
     int tick_watched;        /**< a view of it was watched at the last tick (nh_poll.c) */
     int views_made;          /**< nh_views_create ran */
+    int data_came;           /**< segment data came that nobody may have asked for (late,
+                                  or unsolicited): on the tick list until a tick finds @nv
+                                  idle and frees it or its segments (nh_poll.c) */
     ddm_tick_node tick;      /**< on np->ticks */
 } nh_vm;
 
@@ -92,7 +95,8 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm);
  *  showed: no view, NHSG off, no NHGT out, the headline not NHGT's, no
  *  update coming, not nativeheap.always (views
  *  made on demand, 1.6: their last unmake, or the end of what outlived
- *  them). @nv may be gone on return. */
+ *  them). With an NHGT out or NHGT's headline only its segment updates
+ *  go, the struct stays. @nv may be gone on return. */
 void nh_vm_release_if_idle(nh_vm *nv);
 /** @nv's segment collector, made at the first call; NULL if out of memory. */
 seg_collector *nh_vm_collector(nh_vm *nv);
@@ -122,6 +126,15 @@ void nh_poll_once(nh_plugin *np);
 void nh_poll_vm(nh_plugin *np, ddm_vm *vm);
 /** @nv's VM is gone: no tick visits it again. */
 void nh_poll_forget(nh_plugin *np, nh_vm *nv);
+/** Segment data came for @nv (NHST, NHSG, NHEN): with views made on
+ *  demand the next tick looks at it even if nothing else would, so data
+ *  nobody asked for (an update after NHSG off, a VM's unsolicited ones) is
+ *  freed by nh_vm_release_if_idle, not kept until the watches change
+ *  (review rU3 3). */
+void nh_poll_data_came(nh_plugin *np, nh_vm *nv);
+/** nh_vm_release_if_idle freed @nv's segments: off the tick list unless
+ *  the tick has other work for it. */
+void nh_poll_data_shed(nh_plugin *np, nh_vm *nv);
 
 /* nh_views.c */
 void nh_views_create(nh_vm *nv);

@@ -182,11 +182,27 @@ void nh_poll_forget(nh_plugin *np, nh_vm *nv)
 /* Whether the next tick must visit @nv even if no watch changes. */
 static int needs_tick(const nh_plugin *np, const nh_vm *nv)
 {
+    if (nv->data_came)
+        return 1; /* to free what nobody asked for once idle */
     if (!nv->ready)
         return 0;
     if (nv->tick_watched)
         return 1;
     return np->opts.always ? !nv->segments_on : nv->segments_on;
+}
+
+void nh_poll_data_came(nh_plugin *np, nh_vm *nv)
+{
+    if (nv->data_came || !np->lazy_views || np->opts.always)
+        return; /* before 1.6 or with nativeheap.always the state stays with the VM */
+    nv->data_came = 1;
+    ddm_tick_list_add(&np->ticks, &nv->tick);
+}
+
+void nh_poll_data_shed(nh_plugin *np, nh_vm *nv)
+{
+    nv->data_came = 0;
+    ddm_tick_list_keep(&np->ticks, &nv->tick, needs_tick(np, nv));
 }
 
 /* One tick's work, for each ready VM (host->foreach_vm). */

@@ -1227,6 +1227,58 @@ static void test_nhgt_command_makes_its_views(void **state)
     teardown((void **)&f);
 }
 
+/* Segment data nobody asked for (an update after NHSG off, a VM's
+ * unsolicited NHST/NHSG/NHEN) is freed at the next tick (review rU3 3: the
+ * state was on no tick list, kept until the watches changed); with NHGT's
+ * headline the struct stays and the segments go. */
+static void test_unasked_segments_freed_at_tick(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+    const char *argv[] = { "native-heap", "7" };
+    nhgt_spec s = { .version = 2, .ptr = 8, .maps = maps_text, .recs = recs, .n = 4, .bt = 3,
+                    .total_memory = 123456 };
+    size_t len;
+    uint8_t *p;
+    nh_vm *nv;
+    int idx;
+
+    for (int i = 0; i < 3; i++) { /* the first tick's walk of every VM is over */
+        g_now += 1;
+        fake_host_fire_timers(f->fh);
+    }
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_null(h->vm_get_data(self, f->vm));
+
+    /* NHGT's headline keeps the struct: the segments go */
+    p = build_nhgt(&s, &len);
+    fake_host_run_command(f->fh, 2, argv);
+    idx = fake_host_find_request(f->fh, f->vm, NHGT, 0);
+    assert_true(idx >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)idx, NHGT, p, len);
+    free(p);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    nv = h->vm_get_data(self, f->vm);
+    assert_non_null(nv);
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_non_null(nv->coll);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), nv);
+    assert_null(nv->coll);
+    assert_int_equal(nv->data_came, 0); /* off the list: the next ticks skip it */
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -1276,6 +1328,7 @@ int main(void)
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test(test_nhgt_command_makes_its_views),
+        cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
