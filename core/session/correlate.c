@@ -4,15 +4,22 @@
  *
  * One block holds every pending entry: a binary min-heap of the entries
  * ordered by (deadline, insertion order), for timeouts, and an
- * open-addressing index (id -> heap position, linear probing) for replies,
- * so insert, take and expire are O(log n) and next_deadline O(1). Every
+ * open-addressing index (id -> heap position, linear probing), for replies:
+ * the index is expected O(1) a lookup, the heap O(log n), so insert, take
+ * and expire cost expected O(log n) and next_deadline O(1). The index's
+ * hash is multiply-shift with a random odd multiplier drawn for each table
+ * (a VM that answers some ids and not others cannot pile the rest into one
+ * probe run, as it could with a fixed hash); the worst case, every id in
+ * one run, is bounded by the table's cap (max_pending). Every
  * entry leaves exactly once, through take, expire or drain; the table never
  * calls anything. Ids that timed out are remembered in a small ring
  * (DDM_EXPIRED_MEMORY) so a late reply can be told from a foreign one in
  * the logs.
  * Memory: the block exists only while an entry is pending (made at the
  * first insert with room for DDM_PENDING_FIRST_ROOM entries, doubled when
- * full up to the cap, freed when the last entry leaves) and the ring only
+ * full up to the cap, halved when a removal leaves it a quarter full, so a
+ * table that never empties does not keep its peak, and freed when the last
+ * entry leaves) and the ring only
  * after the first timeout, so the table of an idle VM is one small struct
  * and a burst of requests allocates and frees one block, not a hash table,
  * a sequence and a block per entry (whose short lives among the VM's
@@ -40,12 +47,14 @@ typedef struct Entry {
 typedef struct Pending {
     guint room;           /* entries the block holds, a power of two */
     guint n;              /* entries pending */
+    guint32 hash_mult;    /* the table's odd multiplier (DdmCorrelate's) */
     guint16 *index;       /* into this block, after the entries */
     Entry heap[];
 } Pending;
 
 struct DdmCorrelate {
     guint max_pending;
+    guint32 hash_mult;         /* random, odd: drawn at ddm_correlate_new */
     guint64 next_seq;
     Pending *pending;          /* NULL while nothing is pending (owned) */
     uint32_t *expired;         /* expired_cap ids, NULL before the first timeout */
@@ -66,19 +75,21 @@ static guint index_mask(const Pending *t)
     return 2 * t->room - 1;
 }
 
+/* Multiply-shift: the top log2(slots) bits of id * hash_mult (slots >= 8). */
 static guint index_home(const Pending *t, uint32_t id)
 {
-    return (guint)((id * 2654435761u) >> 7) & index_mask(t); /* Fibonacci hashing, low bits mixed */
+    return (guint)((guint32)(id * t->hash_mult) >> (32 - g_bit_storage(index_mask(t))));
 }
 
 /* Room for @room entries and their index, empty. */
-static Pending *pending_new(guint room)
+static Pending *pending_new(guint room, guint32 hash_mult)
 {
     gsize head = G_STRUCT_OFFSET(Pending, heap) + room * sizeof(Entry);
     Pending *t = g_malloc(head + 2 * room * sizeof(guint16));
 
     t->room = room;
     t->n = 0;
+    t->hash_mult = hash_mult;
     t->index = (guint16 *)((char *)t + head);
     memset(t->index, 0, 2 * room * sizeof(guint16));
     return t;
@@ -174,19 +185,19 @@ static void sift_down(Pending *t, guint pos)
     heap_set(t, pos, &e);
 }
 
-/* The same entries in a block of twice the room. */
-static Pending *pending_grow(Pending *t)
+/* The same entries, in the same heap order, in a block of @room (>= n). */
+static Pending *pending_resize(Pending *t, guint room)
 {
-    Pending *bigger = pending_new(t->room * 2);
+    Pending *other = pending_new(room, t->hash_mult);
     guint i;
 
     for (i = 0; i < t->n; i++) {
-        bigger->heap[i] = t->heap[i];
-        index_put(bigger, i);
+        other->heap[i] = t->heap[i];
+        index_put(other, i);
     }
-    bigger->n = t->n;
+    other->n = t->n;
     g_free(t);
-    return bigger;
+    return other;
 }
 
 DdmCorrelate *ddm_correlate_new(guint max_pending)
@@ -194,7 +205,20 @@ DdmCorrelate *ddm_correlate_new(guint max_pending)
     DdmCorrelate *c = g_new0(DdmCorrelate, 1);
     c->max_pending = max_pending ? max_pending : DDM_REQUEST_MAX_PENDING;
     c->max_pending = MIN(c->max_pending, DDM_PENDING_ROOM_MAX);
+    c->hash_mult = g_random_int() | 1u;
     return c;
+}
+
+void ddm_correlate_set_hash_multiplier(DdmCorrelate *c, guint32 odd)
+{
+    g_return_if_fail(c != NULL && (odd & 1u) && c->pending == NULL);
+    c->hash_mult = odd;
+}
+
+guint ddm_correlate_room(const DdmCorrelate *c)
+{
+    g_return_val_if_fail(c != NULL, 0);
+    return c->pending ? c->pending->room : 0;
 }
 
 void ddm_correlate_free(DdmCorrelate *c)
@@ -223,9 +247,9 @@ gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p)
     if (t && index_find(t, p->id) >= 0)
         return FALSE;
     if (!t)
-        t = c->pending = pending_new(DDM_PENDING_FIRST_ROOM);
+        t = c->pending = pending_new(DDM_PENDING_FIRST_ROOM, c->hash_mult);
     else if (t->n == t->room)
-        t = c->pending = pending_grow(t);
+        t = c->pending = pending_resize(t, t->room * 2);
     pos = t->n++;
     t->heap[pos].p = *p;
     t->heap[pos].seq = c->next_seq++;
@@ -234,8 +258,9 @@ gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p)
     return TRUE;
 }
 
-/* Remove the entry at heap position @pos, copying it out; the block goes
- * with the last entry. */
+/* Remove the entry at heap position @pos, copying it out; the block halves
+ * when a quarter full (amortised O(1): it must fill to half again, or empty
+ * to an eighth, before the next resize) and goes with the last entry. */
 static void remove_at(DdmCorrelate *c, guint pos, DdmPending *out)
 {
     Pending *t = c->pending;
@@ -256,6 +281,8 @@ static void remove_at(DdmCorrelate *c, guint pos, DdmPending *out)
     if (t->n == 0) { /* idle: the block goes until the next insert */
         g_free(t);
         c->pending = NULL;
+    } else if (t->room > DDM_PENDING_FIRST_ROOM && t->n <= t->room / 4) {
+        c->pending = pending_resize(t, t->room / 2);
     }
 }
 

@@ -46,5 +46,10 @@ guint ddm_correlate_count(const DdmCorrelate *c);
 uint32_t ddm_correlate_newest_id(const DdmCorrelate *c);
 /** Recently timed-out ids are remembered (bounded) so a late reply is logged as late. */
 gboolean ddm_correlate_was_expired(const DdmCorrelate *c, uint32_t id);
+/** Entries the pending block has room for (0 when nothing is pending). */
+guint ddm_correlate_room(const DdmCorrelate *c);
+/** For tests: replace the table's random index multiplier by @odd (odd),
+ *  so a test can make ids collide on purpose. Only while nothing is pending. */
+void ddm_correlate_set_hash_multiplier(DdmCorrelate *c, guint32 odd);
 
 #endif /* DDM_CORRELATE_H */

@@ -398,12 +398,17 @@ static void test_correlate_empty_again(void **state)
 }
 
 /* The table against a model (a plain list kept in (deadline, insertion)
- * order): random inserts, takes, postpones and expiries over ids that
- * collide in the index, up to the cap and back to empty, again and again
- * (the one block grows, and goes with its last entry; correlate.c). Every
- * expiry and the final drain must return exactly the model's entries in
- * the model's order, and count, contains and next_deadline must agree at
- * every step. */
+ * order): random inserts, takes, postpones and expiries, up to the cap and
+ * back to empty, again and again (the one block grows, halves when a
+ * quarter full, and goes with its last entry; correlate.c). Every expiry
+ * and the final drain must return exactly the model's entries in the
+ * model's order, count and next_deadline must agree at every step, and
+ * contains must find every id of the model every @check_every steps (a
+ * backward shift that loses an entry shows there). With @hash_mult 0 the
+ * table keeps its random multiplier; with 0xFFFFFFFF every id but 0 (below
+ * 2^16) has its home in the index's last slot (-id >> shift), so every
+ * entry sits in one run that crosses the index's end and every deletion
+ * shifts across it. */
 typedef struct ModelEntry {
     uint32_t id;
     gint64 deadline;
@@ -418,27 +423,27 @@ static gint model_cmp(gconstpointer a, gconstpointer b)
     return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
-static void test_correlate_against_model(void **state)
+static void run_model(guint32 hash_mult, guint check_every)
 {
     const guint cap = 300;
-    DdmCorrelate *c = ddm_correlate_new(cap);
+    DdmCorrelate *c = (g_random_set_seed(7), ddm_correlate_new(cap)); /* a reproducible multiplier */
     GArray *model = g_array_new(FALSE, FALSE, sizeof(ModelEntry));
     GRand *rnd = g_rand_new_with_seed(99);
     guint64 seq = 0;
     gint64 now = 0;
-    gboolean filled = FALSE;
-    (void)state;
+    gboolean filled = FALSE, shrank = FALSE;
+    guint peak_room = 0;
 
+    if (hash_mult)
+        ddm_correlate_set_hash_multiplier(c, hash_mult);
     for (int step = 0; step < 60000; step++) {
         guint op = g_rand_int_range(rnd, 0, 100);
-        /* ids a multiple of 512 apart share low bits: the index must probe */
-        uint32_t id = (uint32_t)g_rand_int_range(rnd, 0, 8) * 512 + (uint32_t)g_rand_int_range(rnd, 0, 512);
+        uint32_t id = (uint32_t)g_rand_int_range(rnd, 0, MAX_IDS);
         guint i, at = model->len;
         DdmPending out;
         /* phases: fill towards the cap, then drain towards empty */
         gboolean filling = (step / 5000) % 2 == 0;
 
-        id %= MAX_IDS;
         for (i = 0; i < model->len; i++)
             if (g_array_index(model, ModelEntry, i).id == id)
                 at = i;
@@ -491,8 +496,20 @@ static void test_correlate_against_model(void **state)
             if (g_array_index(model, ModelEntry, i).id == id)
                 at = i;
         assert_int_equal(ddm_correlate_contains(c, id), at < model->len);
+        if (step % check_every == 0)
+            for (i = 0; i < model->len; i++)
+                assert_true(ddm_correlate_contains(c, g_array_index(model, ModelEntry, i).id));
+        /* the block has room for the entries and is never below a quarter full */
+        assert_true(ddm_correlate_room(c) >= model->len);
+        assert_true(model->len == 0 || ddm_correlate_room(c) <= 4 || model->len * 4 > ddm_correlate_room(c));
+        if (ddm_correlate_room(c) < peak_room && model->len > 0)
+            shrank = TRUE;
+        peak_room = MAX(peak_room, ddm_correlate_room(c));
+        if (model->len == 0)
+            peak_room = 0;
     }
     assert_true(filled); /* the cap was reached */
+    assert_true(shrank); /* and the block halved before it emptied */
     {
         GArray *a = ddm_correlate_drain(c);
         assert_int_equal(a->len, model->len);
@@ -502,6 +519,46 @@ static void test_correlate_against_model(void **state)
     }
     g_array_unref(model);
     g_rand_free(rnd);
+    finish(c);
+}
+
+static void test_correlate_against_model(void **state)
+{
+    (void)state;
+    run_model(0, 1);
+}
+
+static void test_correlate_against_model_one_run(void **state)
+{
+    (void)state;
+    run_model(0xFFFFFFFFu, 16);
+}
+
+/* A table that never empties gives its peak block back: filled to 1,024,
+ * then taken down to 2, the block halves each time
+ * it is a quarter full, ending at the first block's room. */
+static void test_correlate_block_shrinks(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(2048);
+    DdmPending out;
+    guint id, room;
+    (void)state;
+
+    for (id = 1; id <= 1024; id++)
+        assert_true(insert(c, id, id));
+    assert_int_equal(ddm_correlate_room(c), 1024);
+    for (id = 1024; id > 2; id--) {
+        room = ddm_correlate_room(c);
+        assert_true(ddm_correlate_take(c, id, &out));
+        left(&out);
+        /* halved exactly when a removal leaves a quarter or less */
+        assert_int_equal(ddm_correlate_room(c), room > 4 && id - 1 <= room / 4 ? room / 2 : room);
+        for (guint k = 1; k < id; k += 97)
+            assert_true(ddm_correlate_contains(c, k));
+    }
+    assert_int_equal(ddm_correlate_count(c), 2);
+    assert_int_equal(ddm_correlate_room(c), 4);
+    assert_int_equal(ddm_correlate_next_deadline(c), 1);
     finish(c);
 }
 
@@ -523,6 +580,8 @@ int main(void)
         cmocka_unit_test_setup(test_correlate_random_mix, setup),
         cmocka_unit_test_setup(test_correlate_empty_again, setup),
         cmocka_unit_test_setup(test_correlate_against_model, setup),
+        cmocka_unit_test_setup(test_correlate_against_model_one_run, setup),
+        cmocka_unit_test_setup(test_correlate_block_shrinks, setup),
     };
     return cmocka_run_group_tests_name("correlate", tests, NULL, NULL);
 }
