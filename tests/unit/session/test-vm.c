@@ -2221,6 +2221,27 @@ static void test_vm_stream_budget_large_reads(void **state)
     fx_free(fx);
 }
 
+/* One wakeup takes at most READ_BYTES_PER_WAKEUP (1 MiB, vm_io.c) even
+ * with 256 KiB reads: its last read is cut to what is left of that share
+ * (review rB 5: it was checked before a read, so a wakeup took 1,088 KiB). */
+static void test_vm_stream_wakeup_share(void **state)
+{
+    fx_budget_limit = 4u << 20;
+    Fx *fx = start_ready();
+    const guint32 size = 3u << 20;
+    (void)state;
+    S.take = 1;
+    peer_put_stream_burst(fx, 0x80000015u, size, size);
+    guint64 before = fx->vm->bytes_in;
+    ddm_vm_io_read_input(fx->vm); /* one wakeup, the socket full */
+    assert_int_equal(fx->vm->bytes_in - before, 1u << 20);
+    assert_int_equal(S.max_piece, 256u << 10); /* (its reads were large) */
+    SPIN_UNTIL(S.ends == 1);
+    assert_int_equal(S.bytes, size);
+    assert_int_equal(S.mismatches, 0);
+    fx_free(fx);
+}
+
 /* With less than 256 KiB left in the budget, the reads stay at 64 KiB and
  * the stream still completes. */
 static void test_vm_stream_budget_tight_small_reads(void **state)
@@ -2749,6 +2770,7 @@ int main(void)
         cmocka_unit_test(test_vm_reply_cut_through),
         cmocka_unit_test(test_vm_stream_budget_large_reads),
         cmocka_unit_test(test_vm_stream_budget_tight_small_reads),
+        cmocka_unit_test(test_vm_stream_wakeup_share),
         cmocka_unit_test(test_vm_stream_trickle_holds_nothing),
     };
     return cmocka_run_group_tests_name("vm", tests, NULL, NULL);
