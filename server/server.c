@@ -26,6 +26,7 @@
 #include "server/control.h"
 #include "server/log.h"
 #include "core/daemon/daemon.h"
+#include "core/loop/watch.h"
 #ifdef HAVE_HTTP
 #include "server/web_module.h"
 #endif
@@ -230,38 +231,13 @@ static void stop_requested(gpointer ud)
     g_main_loop_quit(run->loop);
 }
 
-static gboolean on_signal_term(gpointer ud)
-{
-    ServerRun *run = ud;
-    run->why = "SIGTERM";
-    g_main_loop_quit(run->loop);
-    return G_SOURCE_CONTINUE;
-}
-
-static gboolean on_signal_int(gpointer ud)
-{
-    ServerRun *run = ud;
-    run->why = "SIGINT";
-    g_main_loop_quit(run->loop);
-    return G_SOURCE_CONTINUE;
-}
-
-static gboolean on_signal_hup(gpointer ud)
-{
-    ServerRun *run = ud;
-    run->why = "SIGHUP";
-    g_main_loop_quit(run->loop);
-    return G_SOURCE_CONTINUE;
-}
-
 /* SIGUSR2: one log line with the heap figures the C library keeps, for
  * people and for bench/vmmem.sh (which divides them by the VMs it runs).
  * "in use" is every byte malloc handed out and not yet freed, its own
  * per-block overhead included (mallinfo2: uordblks + hblkhd); "free" is
  * what it holds for reuse. Kernel socket buffers are not in it. */
-static gboolean on_signal_usr2(gpointer ud)
+static void log_heap_figures(void)
 {
-    (void)ud;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
     struct mallinfo2 mi = mallinfo2();
     g_message("memory: heap in use %zu bytes (%zu in arenas, %zu in %zu mmapped blocks), "
@@ -270,7 +246,102 @@ static gboolean on_signal_usr2(gpointer ud)
 #else
     g_message("memory: heap figures need glibc 2.33 or later (mallinfo2)");
 #endif
+}
+
+/* The signals the server handles (SIGTERM, SIGINT, SIGHUP: stop; SIGUSR2:
+ * the heap figures) reach the loop through one self-pipe watched on the
+ * loop's epoll fd (core/loop/watch.h), not as four GLib unix-signal
+ * sources: every GSource is prepared and checked on every iteration of
+ * the loop, which the relay pays per packet (bench/relay.sh; doc/benchmarks.md).
+ * The handler only writes the signal's number (async-signal-safe); the
+ * loop reads it and acts, in arrival order. */
+static const int handled_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR2};
+
+typedef struct {
+    int pipe_fd[2]; /* [0] read by the loop, [1] written by the handler */
+    DdmWatch *watch;
+    struct sigaction old[G_N_ELEMENTS(handled_signals)];
+} SignalPipe;
+
+static volatile sig_atomic_t signal_pipe_wr = -1;
+
+static void on_signal(int signo)
+{
+    int saved = errno;
+    unsigned char b = (unsigned char)signo;
+    if (signal_pipe_wr >= 0)
+        (void)!write(signal_pipe_wr, &b, 1); /* a full pipe: that signal is pending already */
+    errno = saved;
+}
+
+static gboolean on_signal_pipe(gint fd, GIOCondition cond, gpointer ud)
+{
+    ServerRun *run = ud;
+    unsigned char buf[64];
+    ssize_t n;
+    (void)cond;
+
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        for (ssize_t i = 0; i < n; i++) {
+            switch (buf[i]) {
+            case SIGTERM:
+                run->why = "SIGTERM";
+                g_main_loop_quit(run->loop);
+                break;
+            case SIGINT:
+                run->why = "SIGINT";
+                g_main_loop_quit(run->loop);
+                break;
+            case SIGHUP:
+                run->why = "SIGHUP";
+                g_main_loop_quit(run->loop);
+                break;
+            case SIGUSR2:
+                log_heap_figures();
+                break;
+            default:
+                break;
+            }
+        }
+    }
     return G_SOURCE_CONTINUE;
+}
+
+/* FALSE (and @error) if the pipe cannot be made. */
+static gboolean signal_pipe_start(SignalPipe *sp, ServerRun *run, GError **error)
+{
+    struct sigaction sa;
+
+    if (!g_unix_open_pipe(sp->pipe_fd, FD_CLOEXEC, error))
+        return FALSE;
+    if (!g_unix_set_fd_nonblocking(sp->pipe_fd[0], TRUE, error) ||
+        !g_unix_set_fd_nonblocking(sp->pipe_fd[1], TRUE, error)) {
+        close(sp->pipe_fd[0]);
+        close(sp->pipe_fd[1]);
+        return FALSE;
+    }
+    sp->watch = ddm_watch_add(sp->pipe_fd[0], G_IO_IN, on_signal_pipe, run);
+    signal_pipe_wr = sp->pipe_fd[1];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++)
+        sigaddset(&sa.sa_mask, handled_signals[i]);
+    for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++)
+        sigaction(handled_signals[i], &sa, &sp->old[i]);
+    return TRUE;
+}
+
+static void signal_pipe_stop(SignalPipe *sp)
+{
+    for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++)
+        sigaction(handled_signals[i], &sp->old[i], NULL);
+    signal_pipe_wr = -1;
+    ddm_watch_remove(sp->watch);
+    sp->watch = NULL;
+    close(sp->pipe_fd[0]);
+    close(sp->pipe_fd[1]);
 }
 
 /* Malloc for a long-lived server with many small objects: one arena (the
@@ -336,10 +407,15 @@ int ddm_server_run(DdmConfig *config)
     }
 
     ServerRun run = {g_main_loop_new(NULL, FALSE), NULL, FALSE};
-    guint sig[4] = {g_unix_signal_add(SIGTERM, on_signal_term, &run),
-                    g_unix_signal_add(SIGINT, on_signal_int, &run),
-                    g_unix_signal_add(SIGHUP, on_signal_hup, &run),
-                    g_unix_signal_add(SIGUSR2, on_signal_usr2, NULL)};
+    SignalPipe sig = {.pipe_fd = {-1, -1}};
+    if (!signal_pipe_start(&sig, &run, &error)) {
+        g_printerr("ddmon: cannot set up signal handling: %s\n", error->message);
+        unlink(lock_path);
+        close(lock_fd);
+        g_main_loop_unref(run.loop);
+        ddm_config_free(config);
+        return 1;
+    }
 
     /* The relay remembers each app's debugger port here across restarts. */
     if (config->port_map_path == NULL)
@@ -349,8 +425,7 @@ int ddm_server_run(DdmConfig *config)
         g_printerr("ddmon: cannot start the server: %s\n", error->message);
         unlink(lock_path);
         close(lock_fd);
-        for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
-            g_source_remove(sig[i]);
+        signal_pipe_stop(&sig);
         g_main_loop_unref(run.loop);
         return 1;
     }
@@ -360,8 +435,7 @@ int ddm_server_run(DdmConfig *config)
         ddm_daemon_free(daemon);
         unlink(lock_path);
         close(lock_fd);
-        for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
-            g_source_remove(sig[i]);
+        signal_pipe_stop(&sig);
         g_main_loop_unref(run.loop);
         return 1;
     }
@@ -421,8 +495,7 @@ int ddm_server_run(DdmConfig *config)
     ddm_control_free(ctl);
     unlink(socket_path);
     ddm_daemon_free(daemon);
-    for (gsize i = 0; i < G_N_ELEMENTS(sig); i++)
-        g_source_remove(sig[i]);
+    signal_pipe_stop(&sig);
     unlink(lock_path);
     close(lock_fd);
     g_main_loop_unref(run.loop);
