@@ -40,6 +40,12 @@ static void report_output_drained(DdmVm *vm)
 
 /* ---------------------------------------------------------------- write */
 
+/* Bytes waiting in the write queue (ddm_vm_out_queued without its check). */
+static inline gsize out_queued(const DdmVm *vm)
+{
+    return vm->out ? vm->out->len - vm->out_pos : 0;
+}
+
 static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud);
 
 static ssize_t send_some(int fd, const uint8_t *p, size_t n)
@@ -133,10 +139,10 @@ static int queue_now(DdmVm *vm, const uint8_t *p, size_t n, gboolean whole)
 
     if (vm->fd < 0)
         return -ENOTCONN;
-    if (ddm_vm_out_queued(vm) + n > vm_cfg(vm)->max_write_queue ||
-        n > G_MAXUINT - ddm_vm_out_queued(vm))
+    gsize queued = out_queued(vm); /* (every relayed command comes here: no calls) */
+    if (queued + n > vm_cfg(vm)->max_write_queue || n > G_MAXUINT - queued)
         return -ENOBUFS;
-    if (!vm->out_watch && ddm_vm_out_queued(vm) == 0) {
+    if (!vm->out_watch && queued == 0) {
         /* Nothing waits: send from the caller's bytes and queue only what
          * the socket does not take (a relayed packet is not copied). After
          * an error all of it is queued: flush_out() below meets the error. */
@@ -194,7 +200,7 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
     if (vm->fd >= 0 && vm->out_part_left > 0) {
         /* A packet sent in parts is on the wire: this one goes after it. */
         gsize held = vm->out_held ? vm->out_held->len : 0;
-        if (ddm_vm_out_queued(vm) + held + n > vm_cfg(vm)->max_write_queue)
+        if (out_queued(vm) + held + n > vm_cfg(vm)->max_write_queue)
             return -ENOBUFS;
         if (!vm->out_held)
             vm->out_held = g_byte_array_new();
@@ -265,7 +271,7 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
 gsize ddm_vm_out_queued(const DdmVm *vm)
 {
     g_return_val_if_fail(vm != NULL, 0);
-    return vm->out ? vm->out->len - vm->out_pos : 0;
+    return out_queued(vm);
 }
 
 gboolean ddm_vm_notify_when_drained(DdmVm *vm)
