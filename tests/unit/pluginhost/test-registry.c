@@ -1931,6 +1931,40 @@ static void test_registry_views_timer_moved_earlier(void **state)
     assert_non_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
 }
 
+static gboolean lz0_gone(Fixture *f)
+{
+    return !ddm_views_lookup_made(f->mon.views, "lz.0", f->vm1.info.key);
+}
+
+/* With the real timer: a view whose unmake was declined into the longest
+ * backoff (32 lingers) and then counted by a watch of its VM's every view
+ * is taken back at most 32 lingers and a linger after that watch ends
+ * (the end is a note its due entry looks at), not one more backoff. */
+static void test_registry_views_declined_stay_bounded_after_vm_watch(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    gint64 took;
+    guint w;
+
+    load_lazy(f, 1);
+    ddm_registry_set_view_clock(f->mon.registry, NULL); /* g_get_monotonic_time */
+    ddm_registry_set_view_linger_ms(f->mon.registry, 20);
+    T.declines = 1000;
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key));
+    loop_until(five_unmakes, f, 5000);
+    assert_int_equal(T.unmakes, 5); /* asked next 32 lingers (640 ms) later */
+    w = ddm_views_watch(f->mon.views, NULL, key); /* the VM's every view */
+    g_usleep(20 * 1000);
+    ddm_views_unwatch(f->mon.views, w);
+    T.declines = 0;
+    took = loop_until(lz0_gone, f, 5000);
+    assert_true(lz0_gone(f));
+    assert_int_equal(T.unmakes, 6); /* asked once, at its deadline */
+    assert_true(took <= 32 * 20 + 20 + 250); /* 32 lingers and one, and the loop's slack */
+    assert_int_equal(ddm_registry_n_made_views(f->mon.registry), 0);
+}
+
 int main(void)
 {
     logs = g_ptr_array_new_with_free_func((GDestroyNotify)log_record_free);
@@ -1978,6 +2012,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_views_taken_back_in_batches, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_registry_views_timer_moved_earlier, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_declined_stay_bounded_after_vm_watch,
+                                        setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("registry", tests, NULL, NULL);
     g_ptr_array_unref(fake_descs);
