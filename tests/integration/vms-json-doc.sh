@@ -10,8 +10,11 @@
 # a bad "jq" is a usage error. One VM's name has a 0x1f (from the wire:
 # json-glib 1.6 writes it raw, which strict parsers refuse): every answer
 # and the CLI's --json prints escape it, and so does the web API.
+# Last, two VMs whose wire pids do not fit in 31 bits (4294967295 and
+# 2147483648: the vms rows keep 32-bit values, 5b92e6d) are listed exactly,
+# by a second server over evilvms.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 8
+t_plan 9
 
 base=$(t_free_ports 4) || t_skip_all "no free ports"
 t_have_plugins threads || t_skip_all "the threads plugin was not built"
@@ -128,4 +131,22 @@ fi
 ask '{"op":"vms","jq":"yes"}' >"$T_TMP/bad"
 grep -q '"ok":false' "$T_TMP/bad" && grep -q 'jq' "$T_TMP/bad" \
     && t_ok 'a "jq" that is no boolean is refused' || t_fail 'a "jq" that is no boolean is refused' "$(cat "$T_TMP/bad")"
+
+EVILVM="$DDM_TOP_BUILDDIR/tests/tools/evilvm"
+"$EVILVM" --port-file "$T_TMP/wide1" --pid 4294967295 --app wide1 greet hold >"$T_TMP/wide1.out" 2>"$T_TMP/wide1.err" &
+T_PIDS+=($!)
+"$EVILVM" --port-file "$T_TMP/wide2" --pid 2147483648 --app wide2 greet hold >"$T_TMP/wide2.out" 2>"$T_TMP/wide2.err" &
+T_PIDS+=($!)
+t_wait 10 test -s "$T_TMP/wide1" && t_wait 10 test -s "$T_TMP/wide2"
+"$DDMON" --socket "$T_TMP/wide.sock" --plugin-dir "$PLUGINDIR" --no-adb-start server --foreground --scan=local \
+    --scan-ports "$(t_simvm_ports <(cat "$T_TMP/wide1" "$T_TMP/wide2"))" --selected-port=0 \
+    >"$T_TMP/wide-server.out" 2>"$T_TMP/wide-server.err" &
+T_PIDS+=($!)
+wide() { "$DDMON" --socket "$T_TMP/wide.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --no-autostart --json vms \
+    >"$T_TMP/wide.json" 2>/dev/null && python3 -c '
+import json, sys
+pids = {r["app"]: r["pid"] for r in json.load(open(sys.argv[1]))["rows"] if r.get("app")}
+sys.exit(0 if pids == {"wide1": 4294967295, "wide2": 2147483648} else 1)' "$T_TMP/wide.json"; }
+t_wait 20 wide && t_ok "pids 4294967295 and 2147483648 listed exactly" \
+    || t_fail "pids 4294967295 and 2147483648 listed exactly" "$(cat "$T_TMP/wide.json" "$T_TMP/wide-server.err")"
 exit 0
