@@ -94,6 +94,19 @@ int seg_collector_start(seg_collector *c, uint32_t heap_id)
     return dropped ? 1 : 0;
 }
 
+size_t seg_collector_abandon(seg_collector *c)
+{
+    size_t i, n = 0;
+    for (i = 0; i < c->n_heaps; i++) {
+        if (!c->heaps[i]->collecting)
+            continue;
+        gen_reset(c, &c->heaps[i]->pending);
+        c->heaps[i]->collecting = 0;
+        n++;
+    }
+    return n;
+}
+
 /* Keep a copy of an accepted piece in @g; 0, or -1 when over a cap. */
 static int keep_piece(seg_collector *c, seg_gen *g, const seg_piece *p)
 {

@@ -107,6 +107,11 @@ int seg_collector_piece(seg_collector *c, const uint8_t *data, size_t len, int o
  *  update is pending for @heap_id. */
 int seg_collector_end(seg_collector *c, uint32_t heap_id, const seg_heap **out);
 
+/** Drop every unfinished update (HPST or a piece came, no HPEN): their
+ *  pieces are freed, published updates stay. Returns how many were dropped
+ *  (the plugins' stall limit: a VM that never sends HPEN). */
+size_t seg_collector_abandon(seg_collector *c);
+
 /** Heap by id, or NULL. */
 const seg_heap *seg_collector_heap(const seg_collector *c, uint32_t heap_id);
 

@@ -183,6 +183,27 @@ void heap_vm_release_if_idle(heap_vm *hv)
     hp->host->vm_set_data(hp->self, hv->vm, NULL, NULL); /* frees hv */
 }
 
+void heap_vm_drop_stalled(heap_vm *hv)
+{
+    heap_plugin *hp = hv->hp;
+    double quiet_ms = (hp->now() - hv->piece_at) * 1000.0;
+    char label[128];
+    size_t i, n;
+    if (quiet_ms < (double)HEAP_UPDATE_STALL_MS)
+        return;
+    for (i = 0; i < hv->coll.n_heaps && !hv->coll.heaps[i]->collecting; i++)
+        ;
+    if (i == hv->coll.n_heaps)
+        return; /* no update in progress */
+    n = seg_collector_abandon(&hv->coll);
+    /* one line per stalled update: at most one per HEAP_UPDATE_STALL_MS a VM */
+    hp->host->log(hp->self, DDM_LOG_WARNING,
+                  "VM %s: no HPEN and no piece for %.0f ms (limit %u ms) in an update of %zu heap(s); "
+                  "dropped it",
+                  heap_vm_label(hp, hv->vm, label, sizeof label), quiet_ms, HEAP_UPDATE_STALL_MS, n);
+    hv->rejects_logged = hv->rejects_quiet = 0;
+}
+
 heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm)
 {
     heap_vm *hv = hp->host->vm_get_data(hp->self, vm);
@@ -317,6 +338,7 @@ static int on_hpst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     if (!hv)
         return -ENOMEM;
     heap_watch_data_came(hv);
+    hv->piece_at = hp->now();
     rc = seg_collector_start(&hv->coll, id);
     if (rc < 0) {
         hp->host->log(hp->self, DDM_LOG_WARNING, "VM %s: heap %" PRIu32 " is one heap too many (max %d); ignored",
@@ -345,6 +367,7 @@ static int on_piece(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
     if (!hv)
         return -ENOMEM;
     heap_watch_data_came(hv);
+    hv->piece_at = hp->now();
     rc = seg_collector_piece(&hv->coll, data, len, ci->type == HEAP_CHUNK_HPSO, &rep);
     ddm_chunk_name(ci->type, name);
     if (rep.implicit_start)

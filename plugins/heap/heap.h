@@ -43,6 +43,14 @@
 /** How long heap-info still waits for the HPIF event after an empty reply. */
 #define HEAP_INFO_REPLY_GRACE_MS 500u
 
+/** An update (HPST, pieces) with no HPEN and no piece for this long is
+ *  dropped by the tick: a real VM sends one update's pieces in one burst
+ *  while it walks the heap (milliseconds apart), so only a broken or
+ *  hostile VM goes quiet for this long in the middle of one; without the
+ *  limit its unfinished update (up to heap.bitmap_max_mb) kept the state
+ *  busy forever. */
+#define HEAP_UPDATE_STALL_MS 10000u
+
 /** Rejected pieces logged one by one per update; the rest are summed up at HPEN. */
 #define HEAP_REJECT_LOG_MAX 5
 
@@ -146,6 +154,8 @@ typedef struct heap_vm {
                                      unsolicited): on the tick list until a tick finds
                                      @hv idle and sheds or frees it (heap_watch.c) */
     int views_made;             /**< heap_views_create ran */
+    double piece_at;            /**< when the last HPST or piece came (hp->now): an
+                                     update quiet for HEAP_UPDATE_STALL_MS is dropped */
     ddm_tick_node tick;         /**< on hp->ticks */
 } heap_vm;
 
@@ -160,6 +170,10 @@ heap_vm *heap_vm_get(heap_plugin *hp, ddm_vm *vm);
  *  its data goes (segments, HPIF table), the struct stays. @hv may be gone
  *  on return. */
 void heap_vm_release_if_idle(heap_vm *hv);
+/** Drop @hv's unfinished updates if no HPST or piece came for
+ *  HEAP_UPDATE_STALL_MS (one log line naming the VM); the tick calls it
+ *  before heap_vm_release_if_idle, which an update in progress stops. */
+void heap_vm_drop_stalled(heap_vm *hv);
 /** "key (pid N)" for log lines, written into @buf (returned). */
 const char *heap_vm_label(heap_plugin *hp, ddm_vm *vm, char *buf, size_t len);
 /** Heap to draw by default: id 1 if it has a published bitmap, else the lowest such. */

@@ -246,6 +246,7 @@ static int tick_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
         hv->ready = 1; /* foreach_vm walks the ready VMs (state made by data
                           of a VM ready then, views made with that data) */
         heap_watch_update(hv);
+        heap_vm_drop_stalled(hv);    /* an update that never ends is not kept */
         heap_vm_release_if_idle(hv); /* collection off after its views went */
     }
     return 0;
@@ -263,6 +264,7 @@ static int on_tick(ddm_plugin *self, void *ud)
         heap_vm *hv = DDM_TICK_OWNER(n, heap_vm, tick);
         next = n->next; /* the update may take this one off the list, or free it */
         heap_watch_update(hv);
+        heap_vm_drop_stalled(hv);    /* an update that never ends is not kept */
         heap_vm_release_if_idle(hv); /* collection off after its views went */
     }
     return 1;

@@ -2224,6 +2224,71 @@ static void test_unasked_segments_freed_at_tick(void **state)
     free(hpif);
 }
 
+/* An update that never ends (HPST and pieces, no HPEN) is dropped once no
+ * piece came for HEAP_UPDATE_STALL_MS, with one log line naming the VM,
+ * and the state goes at that tick: it was kept busy forever, with up to
+ * heap.bitmap_max_mb of pieces (fU2's open defect). */
+static void test_stalled_update_dropped(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    heap_vm *hv;
+
+    for (int i = 0; i < 3; i++) { /* the first tick's walk of every VM is over */
+        g_now += 1;
+        fake_host_fire_timers(f->fh);
+    }
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    hv = h->vm_get_data(self, f->vm);
+    assert_non_null(hv);
+    g_now += HEAP_UPDATE_STALL_MS / 1000.0 - 0.5; /* quiet, not for long enough */
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), hv);
+    assert_int_equal(hv->coll.heaps[0]->collecting, 1);
+    assert_false(fake_host_log_contains(f->fh, "no HPEN and no piece"));
+    g_now += 0.5;
+    fake_host_fire_timers(f->fh);
+    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
+    assert_true(fake_host_log_contains(f->fh, "no HPEN and no piece"));
+    assert_true(fake_host_log_contains(f->fh, "limit 10000 ms"));
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+}
+
+/* A slow update whose pieces keep coming is never cut, however long the
+ * whole of it takes: the limit counts from the last piece. */
+static void test_slow_update_kept(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    heap_vm *hv;
+    const seg_heap *sh;
+
+    send_u4(f, HPST, 1, DDM_OK);
+    hv = h->vm_get_data(self, f->vm);
+    assert_non_null(hv);
+    for (int i = 0; i < 6; i++) { /* 6 pieces 8 s apart: 48 s in all */
+        g_now += 8;
+        fake_host_fire_timers(f->fh);
+        assert_ptr_equal(h->vm_get_data(self, f->vm), hv);
+        assert_int_equal(send_piece(f, HPSG, 1, 0x10000 + (uint32_t)i * 0x1000, 0, PIECE_A_UNITS,
+                                    piece_a, sizeof piece_a),
+                         DDM_OK);
+    }
+    g_now += 8;
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), hv);
+    send_u4(f, HPEN, 1, DDM_OK);
+    sh = seg_collector_heap(&hv->coll, 1);
+    assert_non_null(sh);
+    assert_int_equal(sh->updates, 1);
+    assert_int_equal(sh->current.accepted, 6);
+    assert_false(fake_host_log_contains(f->fh, "no HPEN and no piece"));
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -2314,6 +2379,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_idle_state_kept_while_needed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stalled_update_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_update_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
