@@ -79,6 +79,30 @@ void nh_vm_release_if_idle(nh_vm *nv)
     np->host->vm_set_data(np->self, nv->vm, NULL, NULL); /* frees nv */
 }
 
+void nh_vm_drop_stalled(nh_vm *nv)
+{
+    nh_plugin *np = nv->np;
+    double quiet_ms;
+    char label[128];
+    size_t i, n;
+    if (!nv->coll)
+        return;
+    quiet_ms = (np->now() - nv->piece_at) * 1000.0;
+    if (quiet_ms < (double)NH_UPDATE_STALL_MS)
+        return;
+    for (i = 0; i < nv->coll->n_heaps && !nv->coll->heaps[i]->collecting; i++)
+        ;
+    if (i == nv->coll->n_heaps)
+        return; /* no update in progress */
+    n = seg_collector_abandon(nv->coll);
+    /* one line per stalled update: at most one per NH_UPDATE_STALL_MS a VM */
+    np->host->log(np->self, DDM_LOG_WARNING,
+                  "VM %s: no NHEN and no piece for %.0f ms (limit %u ms) in an update of %zu native "
+                  "heap(s); dropped it",
+                  nh_vm_label(np, nv->vm, label, sizeof label), quiet_ms, NH_UPDATE_STALL_MS, n);
+    nv->rejects_logged = 0;
+}
+
 seg_collector *nh_vm_collector(nh_vm *nv)
 {
     if (!nv->coll) {
@@ -178,6 +202,7 @@ static int on_nhst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     if (!nv || !nh_vm_collector(nv))
         return -ENOMEM;
     nh_poll_data_came(np, nv);
+    nv->piece_at = np->now();
     rc = seg_collector_start(nv->coll, id);
     if (rc < 0) {
         np->host->log(np->self, DDM_LOG_WARNING, "VM %s: native heap %" PRIu32 " is one heap too many; ignored",
@@ -205,6 +230,7 @@ static int on_nhsg(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     if (!nv || !nh_vm_collector(nv))
         return -ENOMEM;
     nh_poll_data_came(np, nv);
+    nv->piece_at = np->now();
     rc = seg_collector_piece(nv->coll, data, len, 0, &rep);
     if (rep.implicit_start)
         np->host->log(np->self, DDM_LOG_INFO,

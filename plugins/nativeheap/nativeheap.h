@@ -31,6 +31,12 @@
 #define NH_MIN_INTERVAL_MS 1000u
 #define NH_TICK_MS 250u               /* how often nh_poll.c looks at the watchers */
 #define NH_DEFAULT_GRACE_MS 10000u    /* nativeheap.grace_ms: NHSG off this long after the last look */
+/* An update (NHST, pieces) with no NHEN and no piece for this long is
+ * dropped by the tick: a real VM sends one update's NHSG pieces in one burst
+ * (milliseconds apart), so only a broken or hostile VM goes quiet for this
+ * long in the middle of one; without the limit its unfinished update kept
+ * the state busy forever. */
+#define NH_UPDATE_STALL_MS 10000u
 
 /** Options ("nativeheap.KEY"). */
 typedef struct nh_opts {
@@ -86,6 +92,8 @@ typedef struct nh_vm {
     int data_came;           /**< segment data came that nobody may have asked for (late,
                                   or unsolicited): on the tick list until a tick finds @nv
                                   idle and frees it or its segments (nh_poll.c) */
+    double piece_at;         /**< when the last NHST or NHSG came (np->now): an update
+                                  quiet for NH_UPDATE_STALL_MS is dropped */
     ddm_tick_node tick;      /**< on np->ticks */
 } nh_vm;
 
@@ -98,6 +106,10 @@ nh_vm *nh_vm_get(nh_plugin *np, ddm_vm *vm);
  *  them). With an NHGT out or NHGT's headline only its segment updates
  *  go, the struct stays. @nv may be gone on return. */
 void nh_vm_release_if_idle(nh_vm *nv);
+/** Drop @nv's unfinished segment updates if no NHST or NHSG came for
+ *  NH_UPDATE_STALL_MS (one log line naming the VM); the tick calls it
+ *  before nh_vm_release_if_idle, which an update in progress stops. */
+void nh_vm_drop_stalled(nh_vm *nv);
 /** @nv's segment collector, made at the first call; NULL if out of memory. */
 seg_collector *nh_vm_collector(nh_vm *nv);
 const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len);

@@ -226,6 +226,7 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     if (t->nhsg)
         update_segments(t->np, nv, t->now);
     ddm_tick_list_keep(&t->np->ticks, &nv->tick, needs_tick(t->np, nv));
+    nh_vm_drop_stalled(nv);    /* an update that never ends is not kept */
     nh_vm_release_if_idle(nv); /* NHSG off after its views went */
     return 0;
 }

@@ -1279,6 +1279,59 @@ static void test_unasked_segments_freed_at_tick(void **state)
     assert_int_equal(nv->data_came, 0); /* off the list: the next ticks skip it */
 }
 
+/* An update that never ends (NHST and pieces, no NHEN) is dropped once no
+ * piece came for NH_UPDATE_STALL_MS, with one log line naming the VM, and
+ * the state goes at that tick (it was kept busy forever: fU2's open defect);
+ * one whose pieces keep coming is kept however long it takes, and ends. */
+static void test_stalled_update_dropped(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+    nh_vm *nv;
+    const seg_heap *sh;
+
+    for (int i = 0; i < 3; i++) { /* the first tick's walk of every VM is over */
+        g_now += 1;
+        fake_host_fire_timers(f->fh);
+    }
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    nv = h->vm_get_data(self, f->vm);
+    assert_non_null(nv);
+    g_now += NH_UPDATE_STALL_MS / 1000.0 - 0.5; /* quiet, not for long enough */
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), nv);
+    assert_false(fake_host_log_contains(f->fh, "no NHEN and no piece"));
+    g_now += 0.5;
+    fake_host_fire_timers(f->fh);
+    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
+    assert_true(fake_host_log_contains(f->fh, "no NHEN and no piece"));
+    assert_true(fake_host_log_contains(f->fh, "limit 10000 ms"));
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+
+    /* pieces 8 s apart for 48 s: kept, and NHEN publishes them all */
+    send_u4(f, NHST, 0);
+    nv = h->vm_get_data(self, f->vm);
+    assert_non_null(nv);
+    for (int i = 0; i < 6; i++) {
+        g_now += 8;
+        fake_host_fire_timers(f->fh);
+        assert_ptr_equal(h->vm_get_data(self, f->vm), nv);
+        assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    }
+    g_now += 8;
+    fake_host_fire_timers(f->fh);
+    assert_ptr_equal(h->vm_get_data(self, f->vm), nv);
+    send_u4(f, NHEN, 0);
+    sh = seg_collector_heap(nv->coll, 0);
+    assert_non_null(sh);
+    assert_int_equal(sh->updates, 1);
+    assert_int_equal(sh->current.accepted, 6);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1); /* the first one's */
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -1312,7 +1365,11 @@ static void test_data_before_ready_not_ready(void **state)
     nv = fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), early);
     assert_non_null(nv);
     assert_int_equal(nv->ready, 0);
-    g_now += 10;
+    g_now += 5;
+    fake_host_fire_timers(f->fh);
+    /* a piece on the way: the update is not stalled (NH_UPDATE_STALL_MS) */
+    assert_int_equal(send_piece(f, 1, 6, (const uint8_t[]){ 0x00, 3, 0x39, 1 }, 4), DDM_OK);
+    g_now += 5;
     fake_host_fire_timers(f->fh);
     assert_int_equal(fake_host_n_requests(f->fh), n0);
     assert_int_equal(nv->ready, 0);
@@ -1329,6 +1386,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test(test_nhgt_command_makes_its_views),
         cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stalled_update_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),
