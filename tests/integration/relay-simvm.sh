@@ -107,21 +107,26 @@ echo "$out" | grep -q "^version 1073741824 " && t_ok "a debugger id equal to ddm
 t_wait 10 vminfo_is waiting "$waiter" true && vms_row "$waiter" | grep -q "wait: waiting for debugger" &&
     t_ok "a VM waiting for a debugger shows it (vminfo waiting, headline 'wait')" ||
     t_fail "a VM waiting for a debugger shows it" "$(vminfo waiting "$waiter")" "$(vms_row "$waiter")"
-"$JDWPC" "127.0.0.1:$pw" sleep 1500 version sleep 2500 >"$T_TMP/waiter.dbg" 2>&1 &
+# The debugger sends nothing until the test creates waiter.go (after the
+# "still waits" check) and leaves only once waiter.done exists (after the
+# "no longer shows" check): no check races a timer, however loaded the machine.
+"$JDWPC" "127.0.0.1:$pw" waitfile "$T_TMP/waiter.go" version waitfile "$T_TMP/waiter.done" \
+    >"$T_TMP/waiter.dbg" 2>&1 &
 dbg=$!
-t_wait 5 log_has "debugger .* attached to VM $waiter"
-sleep 0.5
-sim_is waiter "v['waiting']" True && t_ok "attached, no packet yet: the VM still waits" ||
+t_wait 10 log_has "debugger .* attached to VM $waiter" && sleep 0.5 && sim_is waiter "v['waiting']" True &&
+    t_ok "attached, no packet yet: the VM still waits" ||
     t_fail "attached, no packet yet: the VM still waits" "$(sim_state waiter "v['waiting']")"
-t_wait 5 grep -q "^version" "$T_TMP/waiter.dbg" && t_wait 2 sim_is waiter "v['waiting']" False &&
+touch "$T_TMP/waiter.go"
+t_wait 10 grep -q "^version" "$T_TMP/waiter.dbg" && t_wait 5 sim_is waiter "v['waiting']" False &&
     sim_is waiter "v['debugger_active']" True &&
     t_ok "the VM goes on as soon as the debugger's first packet arrives" ||
     t_fail "the VM goes on as soon as the debugger's first packet arrives" "$(cat "$T_TMP/waiter.dbg")" \
         "$(sim_state waiter "v['waiting']")"
-vminfo_is waiting "$waiter" false && ! vms_row "$waiter" | grep -q "waiting for debugger" &&
+t_wait 10 vminfo_is waiting "$waiter" false && ! vms_row "$waiter" | grep -q "waiting for debugger" &&
     t_ok "ddmon no longer shows the VM waiting while the debugger is attached" ||
     t_fail "ddmon no longer shows the VM waiting while the debugger is attached" "$(vminfo waiting "$waiter")" \
         "$(vms_row "$waiter")"
+touch "$T_TMP/waiter.done"
 t_wait 10 t_dead $dbg || kill $dbg 2>/dev/null
 wait $dbg 2>/dev/null
 

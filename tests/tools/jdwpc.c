@@ -29,6 +29,10 @@
  *                     its first N payload bytes, then close (a debugger that
  *                     leaves in the middle of a long command): "cut N SIZE sent"
  *   sleep MS
+ *   waitfile PATH     send nothing until PATH exists (the test creates it
+ *                     when it has checked what it wanted; 60 s at most, then
+ *                     fail): lets a test look at the "attached, nothing
+ *                     sent yet" state without racing a timer
  *   close             close without Dispose
  *   rtt N             N sequential Version round trips; prints "rtt p50_us p99_us"
  *   bulk N SIZE       CreateString (1/11) of SIZE bytes kept from GC (9/7), one
@@ -530,6 +534,15 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(s, "sleep")) {
             usleep((useconds_t)atoi(arg) * 1000u);
+            i++;
+        } else if (!strcmp(s, "waitfile")) {
+            int waited_ms = 0;
+            while (access(arg, F_OK) != 0) {
+                if (waited_ms >= 60000)
+                    die("waitfile: %s did not appear within 60 s", arg);
+                usleep(10000);
+                waited_ms += 10;
+            }
             i++;
         } else if (!strcmp(s, "close")) {
             close(fd);
