@@ -22,6 +22,7 @@
  * state on the heap (round_setup, round_teardown).
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +71,14 @@ static gboolean probe_cb(gint fd, GIOCondition cond, gpointer ud)
 static void pair(int sv[2])
 {
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+}
+
+/* Blocks until @fd is readable (5 s at most, then the test fails): a
+ * peer's answer awaited without guessing how long a loaded machine takes. */
+static void wait_readable(int fd)
+{
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    assert_int_equal(poll(&pfd, 1, 5000), 1);
 }
 
 static void spin(void)
@@ -1199,7 +1208,7 @@ static void stale_yield_check(RoundFix *f, gboolean due_now)
     g_main_loop_unref(ml);
 
     assert_int_equal(write(f->sv[0], "p", 1), 1);
-    g_usleep(5000); /* the echo is back */
+    wait_readable(f->sv[0]); /* the echo is back */
     g_main_context_iteration(NULL, TRUE);
     assert_int_equal(p->calls, 2); /* the round caught the second echo */
 }
@@ -1249,9 +1258,11 @@ static void test_round_reused_fd_starts_afresh(void **state)
     ddm_watch_remove(f->other);
     f->other = NULL;
     test_echo_start(&f->e, f->sv[1], 0);
-    ddm_watch_set_round_budget(5000); /* a fresh start for round_yield */
+    /* a fresh start for round_yield; 5 s so that 9 echo round trips fit
+     * however loaded the machine (5 ms failed 4 runs in 40 under load) */
+    ddm_watch_set_round_budget(5 * G_USEC_PER_SEC);
     assert_int_equal(write(f->sv[0], "p", 1), 1);
-    g_usleep(5000);
+    wait_readable(f->sv[0]);
     g_main_context_iteration(NULL, TRUE);
     assert_int_equal(f->lp.p.calls, 10); /* rounds caught every echo */
 }
