@@ -984,15 +984,20 @@ static void test_round_paced_peer_stops_rounds(void **state)
 
     ddm_watch_set_round_budget(1000);
     f->lp.p = (Pinger){ .left = 30, .hint = TRUE };
-    Pinger *p = pingpong_start(f, 5000);
+    /* 20 ms, 20 times the budget: a round catches an answer only if the
+     * test is descheduled that long inside it (at 5 ms: 6 runs in 40 under
+     * load caught one) */
+    Pinger *p = pingpong_start(f, 20000);
     ddm_watch_round_stats(&b0, &w0);
     assert_int_equal(write(f->sv[0], "p", 1), 1);
     while (p->calls < 31)
         g_main_context_iteration(NULL, TRUE);
     ddm_watch_round_stats(&b1, &w1);
-    assert_int_equal(b1 - b0, 0);
-    if (w1 - w0 > 5)
-        fail_msg("%u rounds waited for a paced peer", (guint)(w1 - w0));
+    /* Each such catch legitimately starts the misses afresh (up to 4 waits
+     * and a retry more); without the misses rule, about 15 waits in 30. */
+    guint caught = (guint)(b1 - b0);
+    if (caught > 2 || w1 - w0 > 5 + 5 * caught)
+        fail_msg("%u rounds waited for a paced peer (%u caught)", (guint)(w1 - w0), caught);
     /* the peer speeds up: within 32 hints, rounds catch its answers again */
     g_atomic_int_set(&f->e.delay_us, 0);
     p->left = 100;
