@@ -112,9 +112,8 @@ static inline uint32_t get_u4(const uint8_t *p)
 
 /* The header's fields (@buf holds at least DDM_JDWP_HEADER_LEN bytes: the
  * callers checked). */
-static inline void header_of(const uint8_t *buf, size_t len, DdmJdwpHeader *h)
+static inline void header_of(const uint8_t *buf, DdmJdwpHeader *h)
 {
-    (void)len;
     h->length = get_u4(buf);
     h->id = get_u4(buf + 4);
     h->flags = buf[8];
@@ -522,6 +521,7 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r)
 
 gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r)
 {
+    g_return_val_if_fail(r != NULL, FALSE);
     return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending;
 }
 
@@ -763,7 +763,7 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
                 if (pkt) {
                     pkt->bytes = p;
                     pkt->len = len;
-                    header_of(p, len, &pkt->header);
+                    header_of(p, &pkt->header);
                     pkt->data = p + DDM_JDWP_HEADER_LEN;
                     pkt->data_len = len - DDM_JDWP_HEADER_LEN;
                 }
@@ -883,7 +883,7 @@ gboolean ddm_jdwp_parse_header(const uint8_t *buf, size_t len, DdmJdwpHeader *h)
     g_return_val_if_fail(h != NULL, FALSE);
     if (!buf || len < DDM_JDWP_HEADER_LEN)
         return FALSE;
-    header_of(buf, len, h);
+    header_of(buf, h);
     return TRUE;
 }
 
