@@ -8,7 +8,7 @@
 # half packet from a debugger; the VM dying under a debugger.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
-t_plan 14
+t_plan 15
 t_javac || t_skip_all "javac failed"
 
 vm_port=$(t_free_port); base=$(t_free_ports 4); sel=$(t_free_port)
@@ -37,6 +37,17 @@ echo "$out" | grep -q "^version" && t_ok "the selected-VM port reaches the JVM" 
 out=$(java -cp "$T_TMP/java" JdiStress 127.0.0.1 "$port" 1000 2>&1)
 echo "$out" | grep -q "^jdi ok" && t_ok "a JDI program (thousands of requests, breakpoint events) works" \
     || t_fail "a JDI program (thousands of requests, breakpoint events) works" "$out"
+
+# One write of 744 Versions with a DDM request across byte 4096 and a Dispose
+# last: the relay parses them in place, so its id remapping and order are
+# checked across a read boundary. ddmon answers the vendor command itself for
+# a plain JVM (NOT_IMPLEMENTED, 99) at once: that reply may come before the
+# Versions' ones; theirs and the Dispose's must come in order.
+t_wait 5 bash -c "'$JDWPC' 127.0.0.1:$port version >/dev/null 2>&1"
+out=$("$JDWPC" "127.0.0.1:$port" mixed 744 2>&1)
+echo "$out" | grep -q "^mixed 744 ddm 99 dispose 0$" &&
+    t_ok "pipelined Versions, a vendor command across 4096 bytes and a Dispose: every reply, with its id, in order" ||
+    t_fail "pipelined Versions, a vendor command across 4096 bytes and a Dispose: every reply, with its id, in order" "$out"
 
 # Dispose: the agent closes; ddmon reconnects at once and the port stays.
 "$JDWPC" "127.0.0.1:$port" version dispose >/dev/null 2>&1

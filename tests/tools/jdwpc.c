@@ -19,6 +19,14 @@
  *   bigstring N       CreateString (1/11) of N bytes, then StringReference.Value
  *                     (10/1) of it: prints "bigstring ID N ok" if it comes back intact
  *   pipeline N        N Version commands written at once, then N replies read
+ *   mixed N           one write of N Version commands (11 bytes each; N >= 2)
+ *                     with a DDM HELO request (0xC7/1) after the first N/2
+ *                     and a Dispose (1/6) last, then every reply read: the
+ *                     Versions' and the Dispose's in order, each with its
+ *                     own id, the DDM one anywhere (ddmon answers a plain
+ *                     JVM's vendor commands itself, at once; JDWP matches
+ *                     replies by id): prints "mixed N ddm E dispose E" (E:
+ *                     the reply's error code)
  *   events N [MS]     wait for N VM-originated commands (default 5000 ms): "event CMDSET CMD"
  *   noevents MS       fail if any VM-originated command arrives within MS
  *   suspend / resume  VirtualMachine.Suspend (1/8) / Resume (1/9)
@@ -448,6 +456,64 @@ int main(int argc, char **argv)
             }
             uint64_t dt = now_us() - t0;
             printf("pipeline %u %.0f packets/s\n", n, dt ? n * 1e6 / (double)dt : 0.0);
+            free(all);
+            i++;
+        } else if (!strcmp(s, "mixed")) {
+            unsigned n = (unsigned)strtoul(arg, NULL, 0);
+            if (n < 2)
+                die("mixed: N >= 2");
+            size_t total = (size_t)n * 11 + 19 + 11;
+            uint8_t *all = malloc(total), *q = all;
+            uint32_t first = next_id, ddm_id = 0;
+            for (unsigned k = 0; k <= n; k++) {
+                if (k == n / 2) { /* the DDM request: header and an empty HELO chunk */
+                    ddm_id = next_id;
+                    put4(q, 19);
+                    put4(q + 4, next_id++);
+                    q[8] = 0, q[9] = 0xC7, q[10] = 1;
+                    memcpy(q + 11, "HELO", 4);
+                    put4(q + 15, 0);
+                    q += 19;
+                }
+                if (k < n) {
+                    put4(q, 11);
+                    put4(q + 4, next_id++);
+                    q[8] = 0, q[9] = 1, q[10] = 1;
+                    q += 11;
+                }
+            }
+            uint32_t dispose_id = next_id++;
+            put4(q, 11);
+            put4(q + 4, dispose_id);
+            q[8] = 0, q[9] = 1, q[10] = 6;
+            write_all(all, total);
+            unsigned ddm_error = 0, dispose_error = 0;
+            int ddm_seen = 0;
+            uint32_t expect = first == ddm_id ? first + 1 : first;
+            while (expect <= dispose_id || !ddm_seen) {
+                Packet pk;
+                int r = read_packet(&pk, 15000);
+                if (r)
+                    die("mixed: %s", r == -2 ? "no reply within 15 s" : "connection closed");
+                if (!(pk.flags & 0x80)) {
+                    if (pk.cmdset == 0xC7)
+                        die("a DDM packet from the VM reached the debugger");
+                } else if (pk.id == ddm_id && !ddm_seen) {
+                    ddm_seen = 1;
+                    ddm_error = pk.error;
+                } else if (pk.id != expect) {
+                    die("mixed: reply id %u, expected %u", pk.id, expect);
+                } else if (pk.id == dispose_id) {
+                    dispose_error = pk.error;
+                    expect++;
+                } else {
+                    if (pk.error)
+                        die("mixed: Version %u failed: error %u", pk.id, pk.error);
+                    expect = expect + 1 == ddm_id ? expect + 2 : expect + 1;
+                }
+                free(pk.data);
+            }
+            printf("mixed %u ddm %u dispose %u\n", n, ddm_error, dispose_error);
             free(all);
             i++;
         } else if (!strcmp(s, "events") || !strcmp(s, "noevents")) {
