@@ -253,56 +253,68 @@ static void log_heap_figures(void)
  * loop's epoll fd (core/loop/watch.h), not as four GLib unix-signal
  * sources: every GSource is prepared and checked on every iteration of
  * the loop, which the relay pays per packet (bench/relay.sh; doc/benchmarks.md).
- * The handler only writes the signal's number (async-signal-safe); the
- * loop reads it and acts, in arrival order. */
+ *
+ * The handler sets the signal's flag in signal_pending[] and writes one
+ * wake-up byte (both async-signal-safe); a full pipe (EAGAIN) is ignored,
+ * since the loop has a wake-up to read already. The loop drains the pipe,
+ * then reads and clears the flags, so a burst of one signal can never
+ * crowd out another: each is seen once however often it came, SIGUSR2
+ * first, then the first stop signal of handled_signals[].
+ *
+ * The pipe is made once per process and never closed (both ends are
+ * close-on-exec): a handler still running on another thread while the
+ * server stops can then never write into an fd number that was reused.
+ * Children forked before exec inherit the handler: it does nothing in a
+ * process other than the server's. */
 static const int handled_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR2};
+static const char *const handled_signal_names[] = {"SIGTERM", "SIGINT", "SIGHUP", "SIGUSR2"};
 
 typedef struct {
-    int pipe_fd[2]; /* [0] read by the loop, [1] written by the handler */
     DdmWatch *watch;
     struct sigaction old[G_N_ELEMENTS(handled_signals)];
 } SignalPipe;
 
-static volatile sig_atomic_t signal_pipe_wr = -1;
+static int signal_pipe_fd[2] = {-1, -1}; /* [0] read by the loop, [1] written by the handler */
+static volatile sig_atomic_t signal_pending[G_N_ELEMENTS(handled_signals)];
+static pid_t signal_server_pid; /* set before the handler is installed */
 
 static void on_signal(int signo)
 {
+    if (getpid() != signal_server_pid)
+        return; /* a child between fork and exec */
     int saved = errno;
-    unsigned char b = (unsigned char)signo;
-    if (signal_pipe_wr >= 0)
-        (void)!write(signal_pipe_wr, &b, 1); /* a full pipe: that signal is pending already */
+    for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++)
+        if (handled_signals[i] == signo)
+            signal_pending[i] = 1;
+    unsigned char b = 0;
+    (void)!write(signal_pipe_fd[1], &b, 1); /* EAGAIN: a wake-up is pending already */
     errno = saved;
 }
 
 static gboolean on_signal_pipe(gint fd, GIOCondition cond, gpointer ud)
 {
     ServerRun *run = ud;
-    unsigned char buf[64];
+    unsigned char buf[256];
     ssize_t n;
     (void)cond;
 
-    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-        for (ssize_t i = 0; i < n; i++) {
-            switch (buf[i]) {
-            case SIGTERM:
-                run->why = "SIGTERM";
-                g_main_loop_quit(run->loop);
-                break;
-            case SIGINT:
-                run->why = "SIGINT";
-                g_main_loop_quit(run->loop);
-                break;
-            case SIGHUP:
-                run->why = "SIGHUP";
-                g_main_loop_quit(run->loop);
-                break;
-            case SIGUSR2:
-                log_heap_figures();
-                break;
-            default:
-                break;
-            }
-        }
+    /* Drain first: a signal that comes after the flags are read below
+     * writes a new byte, so it wakes the loop again. */
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+        ;
+    const char *stop = NULL;
+    for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++) {
+        if (!signal_pending[i])
+            continue;
+        signal_pending[i] = 0;
+        if (handled_signals[i] == SIGUSR2)
+            log_heap_figures();
+        else if (stop == NULL)
+            stop = handled_signal_names[i];
+    }
+    if (stop != NULL) {
+        run->why = stop;
+        g_main_loop_quit(run->loop);
     }
     return G_SOURCE_CONTINUE;
 }
@@ -312,16 +324,24 @@ static gboolean signal_pipe_start(SignalPipe *sp, ServerRun *run, GError **error
 {
     struct sigaction sa;
 
-    if (!g_unix_open_pipe(sp->pipe_fd, FD_CLOEXEC, error))
-        return FALSE;
-    if (!g_unix_set_fd_nonblocking(sp->pipe_fd[0], TRUE, error) ||
-        !g_unix_set_fd_nonblocking(sp->pipe_fd[1], TRUE, error)) {
-        close(sp->pipe_fd[0]);
-        close(sp->pipe_fd[1]);
-        return FALSE;
+    G_STATIC_ASSERT(G_N_ELEMENTS(handled_signals) == G_N_ELEMENTS(handled_signal_names));
+    if (signal_pipe_fd[0] < 0) {
+        int fds[2];
+        if (!g_unix_open_pipe(fds, FD_CLOEXEC, error))
+            return FALSE;
+        if (!g_unix_set_fd_nonblocking(fds[0], TRUE, error) ||
+            !g_unix_set_fd_nonblocking(fds[1], TRUE, error)) {
+            close(fds[0]);
+            close(fds[1]);
+            return FALSE;
+        }
+        signal_pipe_fd[0] = fds[0];
+        signal_pipe_fd[1] = fds[1];
     }
-    sp->watch = ddm_watch_add(sp->pipe_fd[0], G_IO_IN, on_signal_pipe, run);
-    signal_pipe_wr = sp->pipe_fd[1];
+    for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++)
+        signal_pending[i] = 0;
+    signal_server_pid = getpid();
+    sp->watch = ddm_watch_add(signal_pipe_fd[0], G_IO_IN, on_signal_pipe, run);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESTART;
@@ -333,15 +353,14 @@ static gboolean signal_pipe_start(SignalPipe *sp, ServerRun *run, GError **error
     return TRUE;
 }
 
+/* Restores the old handlers and stops watching; the pipe stays open (see
+ * above) for the next server this process may run. */
 static void signal_pipe_stop(SignalPipe *sp)
 {
     for (gsize i = 0; i < G_N_ELEMENTS(handled_signals); i++)
         sigaction(handled_signals[i], &sp->old[i], NULL);
-    signal_pipe_wr = -1;
     ddm_watch_remove(sp->watch);
     sp->watch = NULL;
-    close(sp->pipe_fd[0]);
-    close(sp->pipe_fd[1]);
 }
 
 /* Malloc for a long-lived server with many small objects: one arena (the
@@ -407,7 +426,7 @@ int ddm_server_run(DdmConfig *config)
     }
 
     ServerRun run = {g_main_loop_new(NULL, FALSE), NULL, FALSE};
-    SignalPipe sig = {.pipe_fd = {-1, -1}};
+    SignalPipe sig = {0};
     if (!signal_pipe_start(&sig, &run, &error)) {
         g_printerr("ddmon: cannot set up signal handling: %s\n", error->message);
         unlink(lock_path);

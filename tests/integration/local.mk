@@ -50,7 +50,8 @@ EXTRA_DIST += tests/integration/hprof_client.py
 
 # The server and snapshot without VMs.
 CLI_INTEGRATION_TESTS = tests/integration/cli-server.sh tests/integration/cli-snapshot.sh \
-	tests/integration/cli-watch.sh tests/integration/server-log.sh
+	tests/integration/cli-watch.sh tests/integration/server-log.sh \
+	tests/integration/server-signals.sh
 if ENABLE_TESTS
 TESTS += $(CLI_INTEGRATION_TESTS)
 endif
