@@ -392,9 +392,10 @@ static void hinters_missed(void)
  * of the context itself instead of assumed, because the iteration a yield
  * costs is dearer than the packets it relays (bench/relay.sh: ~90 Ir per
  * relayed packet on the ping-pong): a descriptor of another source
- * (libsoup's sockets, GLib's wake-up fd, which signals and other threads
- * write) is ready now (one poll(2) with a zero timeout, our epoll fd left
- * out), or a timeout of the context (GLib's, or our timers') is due by
+ * (libsoup's sockets, GLib's wake-up fd, which other threads write, and
+ * GLib's unix signals in the CLI; the server's signals come through our
+ * own epoll set, server/server.c) is ready now (one poll(2) with a zero
+ * timeout, our epoll fd left out), or a timeout of the context (GLib's, or our timers') is due by
  * now (the timeout computed at the context's last prepare, counted from
  * @started_us), or the context cannot tell (more descriptors than we look
  * at, or a source was ready at prepare: timeout 0). A source that becomes

@@ -110,12 +110,14 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * source that became ready during a round would wait for a second one.
  * "May be waiting" is asked of the context (g_main_context_query): one of
  * its other descriptors is ready (libsoup's sockets; GLib's wake-up fd,
- * which signals and other threads write), a timeout it knew of at its last
- * prepare is due, or it cannot tell; with none of these the next dispatch
+ * which other threads write, and GLib's unix signals where a program uses
+ * them: the CLI's watch, tui and snapshot; the server's signals come
+ * through a self-pipe in the epoll set, server/server.c), a timeout it
+ * knew of at its last prepare is due, or it cannot tell; with none of these the next dispatch
  * runs a round, since a yield costs a whole context iteration (more than
  * the packets of a round under valgrind). The context's other sources
- * (signals, GLib timeouts, libsoup's sockets) thus wait for one round at
- * most: the budget plus the batch that overran it (a callback's own time
+ * (GLib timeouts, libsoup's sockets, the CLI's GLib unix signals) thus
+ * wait for one round at most: the budget plus the batch that overran it (a callback's own time
  * is not bounded here); a GLib source attached by a callback during the
  * round (the context is not woken for it) may wait for two. The round's deadline is
  * a timerfd in the epoll set, armed once a round and disarmed as soon as
