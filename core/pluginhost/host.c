@@ -743,7 +743,9 @@ typedef struct {
  * nobody looked since) is forgotten: a look that finds it again treats it
  * as never seen (it gets a look's whole time again), and the table is
  * swept of such entries at the end of a first look and when a new entry
- * comes, at most once per LOOK_LAG_FORGET_US (or when the table is full). */
+ * comes, but only once one can be forgotten (look_lags_next_forget_us):
+ * a full table of VMs seen within LOOK_LAG_FORGET_US costs a look O(1) a
+ * VM, not a sweep a VM. */
 #define LOOK_LAG_FORGET_US (30 * G_USEC_PER_SEC)
 
 static gint64 look_now(DdmRegistry *reg)
@@ -774,18 +776,34 @@ static gboolean vm_answered_all(DdmVm *vm)
     }
 }
 
-/* Forget the VMs no look found waited for in LOOK_LAG_FORGET_US. O(recorded). */
+/* Forget the VMs no look found waited for in LOOK_LAG_FORGET_US, if one
+ * can be: O(recorded) when it sweeps, O(1) when no entry can have expired
+ * since the last sweep (the earliest time one can, kept in
+ * look_lags_next_forget_us, only errs early: an entry seen again later
+ * leaves it as it was, and the sweep then finds the true earliest). */
 static void look_lags_expire(DdmRegistry *reg, gint64 now)
 {
     GHashTableIter it;
-    gpointer lag;
-    if (!reg->look_lags)
+    gpointer value;
+    if (!reg->look_lags || now < reg->look_lags_next_forget_us)
         return;
-    reg->look_lags_swept_us = now;
+    gint64 next = G_MAXINT64;
+    reg->look_lags_sweeps++;
     g_hash_table_iter_init(&it, reg->look_lags);
-    while (g_hash_table_iter_next(&it, NULL, &lag))
-        if (now - ((LookLag *)lag)->seen_us >= LOOK_LAG_FORGET_US)
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+        const LookLag *lag = value;
+        if (now - lag->seen_us >= LOOK_LAG_FORGET_US)
             g_hash_table_iter_remove(&it);
+        else
+            next = MIN(next, lag->seen_us + LOOK_LAG_FORGET_US);
+    }
+    reg->look_lags_next_forget_us = next;
+}
+
+guint ddm_registry_n_look_lag_sweeps(DdmRegistry *reg)
+{
+    g_return_val_if_fail(reg != NULL, 0);
+    return reg->look_lags_sweeps;
 }
 
 gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
@@ -826,13 +844,13 @@ gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
         guint cap = reg->look_lags_cap ? reg->look_lags_cap : MAX_FIRST_LOOK_VMS;
         if (!reg->look_lags)
             reg->look_lags = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        if (g_hash_table_size(reg->look_lags) >= cap ||
-            now - reg->look_lags_swept_us >= LOOK_LAG_FORGET_US)
-            look_lags_expire(reg, now); /* at most once per LOOK_LAG_FORGET_US, or when full */
+        look_lags_expire(reg, now); /* only once an entry can be forgotten */
         if (g_hash_table_size(reg->look_lags) >= cap)
             return FALSE; /* unrecorded: waited for, as every VM was before */
         lag = g_new(LookLag, 1);
         g_hash_table_insert(reg->look_lags, g_strdup(key), lag);
+        reg->look_lags_next_forget_us = MIN(reg->look_lags_next_forget_us,
+                                            now + LOOK_LAG_FORGET_US);
     } else if (!moved) {
         lag->seen_us = now;
         return now - lag->since_us >= (gint64)DDM_FIRST_LOOK_MS * 1000; /* late */

@@ -107,7 +107,9 @@ struct DdmRegistry {
     GHashTable *look_lags;       /* target key (owned) -> LookLag: VMs a look found waited
                                     for, and since when; at most 4,096; NULL until the
                                     first (host.c) */
-    gint64 look_lags_swept_us;   /* when look_lags was last swept of forgotten VMs (host.c) */
+    gint64 look_lags_next_forget_us; /* no entry of look_lags can be forgotten before this:
+                                        a sweep before it would free nothing (host.c) */
+    guint look_lags_sweeps;      /* sweeps of look_lags so far (tests read it) */
     gint64 (*look_now)(void);    /* lateness clock; NULL: g_get_monotonic_time (tests set it) */
     guint look_lags_cap;         /* 0: 4,096 (tests set it) */
     GHashTable *cmds;        /* GUINT_TO_POINTER(serial) -> ddm_cmd* in flight */
@@ -184,6 +186,8 @@ guint ddm_registry_n_made_views(DdmRegistry *reg);
 /** Tests: how many notes of ended watches of a name of every VM, or of a
  *  VM's every view, the queue keeps. */
 guint ddm_registry_n_view_end_notes(DdmRegistry *reg);
+/* How many times look_lags was swept of forgotten VMs (host.c; for tests). */
+guint ddm_registry_n_look_lag_sweeps(DdmRegistry *reg);
 /** Tests: the clock of the linger (monotonic us; NULL: g_get_monotonic_time). */
 void ddm_registry_set_view_clock(DdmRegistry *reg, gint64 (*now)(void));
 /** What the queue's timer does when it runs: take back at most a batch of

@@ -129,8 +129,9 @@ gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
  *  answered none of ours since nor moved on (a request timing out is no
  *  answer: a hung or hostile VM holds up one look, not every look after
  *  it; it is waited for again once it answers, or once no look found
- *  it waited for in 30 s). O(1), but for a sweep of the VMs forgotten at
- *  most once per 30 s. */
+ *  it waited for in 30 s). O(1), but for a sweep of the recorded VMs
+ *  when one of them can be forgotten (never while all were seen within
+ *  30 s, even with the table full). */
 gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm);
 /** TRUE when every VM a woken timer sent a request to is settled for a
  *  look (ddm_registry_look_vm_settled). Forgets those VMs. O(the VMs

@@ -1141,6 +1141,34 @@ static void ct_real_first_look_late_cap(void **state)
     r_free(h);
 }
 
+/* A full lateness table of VMs all seen within 30 s is not swept for
+ * every VM a look asks about past the cap (a start-up of 10,000 VMs asked
+ * each poll: one sweep of 4,096 entries a VM), only once one of its
+ * entries can be forgotten. */
+static void ct_real_first_look_late_full_not_swept(void **state)
+{
+    ddm_vm *a, *b;
+    (void)state;
+    ct_host *h = fl_late_host("fullsw", 81, 1, &a, &b);
+    ddm_vm *c = r_add_vm(h, "fullsw:3", 83, "c");
+    ddm_vm *d = r_add_vm(h, "fullsw:4", 84, "d");
+    assert_false(ddm_registry_look_vm_settled(h->registry, c)); /* recorded: full */
+    guint before = ddm_registry_n_look_lag_sweeps(h->registry);
+    for (int i = 0; i < 100; i++) {
+        assert_false(ddm_registry_look_vm_settled(h->registry, d)); /* past the cap */
+        fl_now_us += G_USEC_PER_SEC / 10;
+    }
+    /* 10 s: c cannot be forgotten yet, so no sweep at all */
+    assert_int_equal(ddm_registry_n_look_lag_sweeps(h->registry), before);
+    fl_now_us += FL_FORGET_US;
+    assert_false(ddm_registry_look_vm_settled(h->registry, d)); /* c forgotten: d recorded */
+    assert_int_equal(ddm_registry_n_look_lag_sweeps(h->registry), before + 1);
+    for (int i = 0; i < 10; i++)
+        assert_false(ddm_registry_look_vm_settled(h->registry, c)); /* past the cap now */
+    assert_int_equal(ddm_registry_n_look_lag_sweeps(h->registry), before + 1);
+    r_free(h);
+}
+
 /* The wakes a watch left pending are counted: a woken timer that opts out,
  * or goes, before it runs is pending no more; timers that did not opt in
  * (per-VM, per-call ones) are not woken. */
@@ -1186,6 +1214,7 @@ int main(void)
         cmocka_unit_test(ct_real_first_look_late_partial),
         cmocka_unit_test(ct_real_first_look_late_key_reused),
         cmocka_unit_test(ct_real_first_look_late_cap),
+        cmocka_unit_test(ct_real_first_look_late_full_not_swept),
         cmocka_unit_test(ct_real_wake_count),
     };
     return contract_run(&real_driver, tests, sizeof tests / sizeof tests[0]);
