@@ -304,8 +304,10 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt, gboolean more
         ddm_relay_debugger_send(d, reply, n);
         return;
     }
-    /* The packet's bytes are d's own reader's, consumed and valid until its
-     * next call: the id is rewritten there. The last whole packet of a read
+    /* The packet's bytes are d's own reader's (consumed, valid until its
+     * next call) or, from relay_in_place, on_debugger_in's stack buffer
+     * (valid until that callback returns): either way nothing may keep a
+     * pointer into them past this call. The id is rewritten there. The last whole packet of a read
      * goes to the VM from there (after what was gathered before it); only
      * packets followed by more are gathered, for one write. */
     guint8 *bytes = (guint8 *)pkt->bytes;
