@@ -165,7 +165,8 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
     if (!av)
         return;
     ddm_view **const slots[] = { &av->list, &av->by_class, &av->by_site, &av->by_thread };
-    if (lazy_views_free(pl->host, lazy_views_slot(view_names, slots, 4, name)))
+    _Static_assert(LAZY_VIEWS_N(slots) == LAZY_VIEWS_N(view_names), "one slot a view name");
+    if (lazy_views_free(pl->host, lazy_views_slot(view_names, slots, LAZY_VIEWS_N(slots), name)))
         av->views_made = 0; /* the next ensure makes it again */
 }
 
@@ -187,7 +188,8 @@ static int alloc_views_declare(alloc_plugin *pl)
 
     if (!pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
         return 0;
-    rc = lazy_views_declare(pl->host, pl->self, view_names, 4, make_views, unmake_view, pl);
+    rc = lazy_views_declare(pl->host, pl->self, view_names, LAZY_VIEWS_N(view_names), make_views,
+                            unmake_view, pl);
     if (rc < 0)
         return rc;
     pl->lazy_views = rc;

@@ -21,7 +21,13 @@
 int lazy_views_declare(const ddm_host *h, ddm_plugin *self, const char *const *names, size_t n,
                        ddm_view_make_fn make, ddm_view_unmake_fn unmake, void *ud);
 
-/** The slot of @names[i] == @name among @slots, or NULL. */
+/** The number of entries of the array @a (names or slots): a caller
+ *  checks at compile time that its names and slots are as many. */
+#define LAZY_VIEWS_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/** The slot of @names[i] == @name among @slots, or NULL: a pointer into
+ *  the caller's own state (the address of one of its ddm_view pointers),
+ *  owned by the caller. */
 ddm_view **lazy_views_slot(const char *const *names, ddm_view **const *slots, size_t n,
                            const char *name);
 

@@ -110,7 +110,8 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
         return;
     ddm_view **const slots[] = { &hv->summary, &hv->segments, &hv->histogram,
                                  &hv->frag,    &hv->map,      &hv->bitmap };
-    slot = lazy_views_slot(view_names, slots, 6, name);
+    _Static_assert(LAZY_VIEWS_N(slots) == LAZY_VIEWS_N(view_names), "one slot a view name");
+    slot = lazy_views_slot(view_names, slots, LAZY_VIEWS_N(slots), name);
     if (!slot || !*slot || (slot == &hv->bitmap && hv->bm_ticket))
         return; /* kept: the core asks again later */
     if (slot == &hv->bitmap)

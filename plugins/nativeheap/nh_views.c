@@ -122,7 +122,8 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
     if (!nv)
         return;
     ddm_view **const slots[] = { &nv->segments, &nv->summary, &nv->allocations, &nv->backtraces };
-    if (!lazy_views_free(np->host, lazy_views_slot(view_names, slots, 4, name)))
+    _Static_assert(LAZY_VIEWS_N(slots) == LAZY_VIEWS_N(view_names), "one slot a view name");
+    if (!lazy_views_free(np->host, lazy_views_slot(view_names, slots, LAZY_VIEWS_N(slots), name)))
         return;
     nv->views_made = 0; /* the next make makes those missing */
     nh_vm_release_if_idle(nv);
