@@ -186,6 +186,11 @@ guint ddm_registry_n_made_views(DdmRegistry *reg);
 /** Tests: how many notes of ended watches of a name of every VM, or of a
  *  VM's every view, the queue keeps. */
 guint ddm_registry_n_view_end_notes(DdmRegistry *reg);
+/* The most notes of VM-wide watch ends the made views keep (one a VM key
+ * within a linger); past it a VM-wide end counts as the end of a watch of
+ * everything, which only makes views wait one linger more
+ * (registry_views.c). */
+#define DDM_MADE_VM_ENDS_MAX 16384u
 /* How many times look_lags was swept of forgotten VMs (host.c; for tests). */
 guint ddm_registry_n_look_lag_sweeps(DdmRegistry *reg);
 /** Tests: the clock of the linger (monotonic us; NULL: g_get_monotonic_time). */

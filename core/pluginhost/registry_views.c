@@ -274,7 +274,8 @@ static gint64 made_last_wide_end(struct DdmMadeViews *mv, const MadeView *m)
 }
 
 /* Drop the notes of VM-wide watches that ended a linger ago or more, once
- * they are twice as many as after the last time: amortised O(1) a note. */
+ * they are twice as many as after the last time: amortised O(1) a note.
+ * (At most DDM_MADE_VM_ENDS_MAX are kept: see the unwatch hook.) */
 static void made_prune_vm_ends(struct DdmMadeViews *mv, gint64 now)
 {
     GHashTableIter it;
@@ -413,6 +414,14 @@ void ddm_registry_views_unwatched(DdmViews *store, const char *name, const char 
     }
     if (name && !name_has_unmake(reg, name))
         return; /* no view of it is queued: no note (one a name asked, e.g. `watch NAME`) */
+    if (!name) {
+        made_prune_vm_ends(mv, now);
+        if (g_hash_table_size(mv->vm_ends) >= DDM_MADE_VM_ENDS_MAX &&
+            !g_hash_table_contains(mv->vm_ends, vm_key)) {
+            mv->all_end = now; /* full (watches of that many VMs within a linger): stands for all */
+            return;
+        }
+    }
     end = g_new(gint64, 1);
     *end = now;
     g_hash_table_insert(name ? mv->name_ends : mv->vm_ends, g_strdup(name ? name : vm_key), end);

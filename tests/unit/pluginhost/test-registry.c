@@ -1828,6 +1828,28 @@ static void test_registry_views_end_notes_bounded(void **state)
     assert_int_equal(ddm_registry_n_view_end_notes(f->mon.registry), 1);
 }
 
+/* Notes of VM-wide watch ends are capped: watches of 20,000 VM keys
+ * (bogus ones: a control client may name any) ending within one linger
+ * keep DDM_MADE_VM_ENDS_MAX notes at most, and the queued view still
+ * goes after the linger that the last end restarted. */
+static void test_registry_views_vm_end_notes_capped(void **state)
+{
+    Fixture *f = *state;
+    const char *key = f->vm1.info.key;
+    char vm_key[32];
+    load_lazy(f, 1);
+
+    assert_non_null(ddm_views_lookup(f->mon.views, "lz.0", key)); /* one queued */
+    for (int i = 0; i < 20000; i++) {
+        g_snprintf(vm_key, sizeof vm_key, "bogus:%d", i);
+        ddm_views_unwatch(f->mon.views, ddm_views_watch(f->mon.views, NULL, vm_key));
+    }
+    assert_true(ddm_registry_n_view_end_notes(f->mon.registry) <= DDM_MADE_VM_ENDS_MAX);
+    linger_passes(f, LINGER_MS);
+    assert_int_equal(T.unmakes, 1);
+    assert_null(ddm_views_lookup_made(f->mon.views, "lz.0", key));
+}
+
 /* An unmake that frees another queued view and makes a new one while the
  * queue is walked; a VM's views destroyed while queued (both probed by
  * review rU2: made tests). */
@@ -2006,6 +2028,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_views_new_view_of_a_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_views_declined_then_vm_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_views_end_notes_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_views_vm_end_notes_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_views_queue_changes_under_walk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_views_declined_unmake_asked_again, setup,
                                         teardown),
