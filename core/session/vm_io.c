@@ -25,7 +25,7 @@
  * reader keeps that buffer until the streamed packet's end (jdwp.c,
  * settle; then the budget's spare until its trim), and it is asked for
  * only while the shared budget has room for it (else READ_CHUNK). */
-#define STREAM_READ_CHUNK ((size_t)256 << 10)
+#define STREAM_READ_CHUNK DDM_JDWP_STREAM_READ_SIZE /* the budget's spare is of this size */
 /* fairness between VMs: at most this many reads and bytes per wakeup */
 #define READS_PER_WAKEUP 16
 #define READ_BYTES_PER_WAKEUP ((size_t)1 << 20)

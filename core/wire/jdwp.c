@@ -64,7 +64,7 @@
 #define READER_INITIAL ((size_t)64 << 10)
 /* The largest buffer the budget keeps as its spare (the 256 KiB reads of a
  * streamed packet, core/session/vm_io.c). */
-#define SPARE_MAX ((size_t)256 << 10)
+#define SPARE_MAX DDM_JDWP_STREAM_READ_SIZE
 
 struct DdmJdwpBudget {
     size_t limit;       /* bytes all readers together may allocate */

@@ -120,6 +120,10 @@ void ddm_jdwp_budget_free(DdmJdwpBudget *b);
 /** Bytes the attached readers' buffers hold now. */
 size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b);
 size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
+/** The read size while a long packet streams (core/session/vm_io.c), and
+ *  the one size of buffer the budget keeps as its spare: one value, so the
+ *  spare is the buffer those reads want. */
+#define DDM_JDWP_STREAM_READ_SIZE ((size_t)256 << 10)
 /** The budget keeps one emptied buffer of exactly 256 KiB (a streamed
  *  packet's reads, core/session/vm_io.c) for the next large one, uncounted,
  *  as the scratch (a reader takes it only if the budget has room for all of
