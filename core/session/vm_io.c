@@ -22,9 +22,12 @@
 /* While a long packet streams through (a reply cut-through to a debugger,
  * a DDM stream to disk) and a read filled its buffer, the reads grow to
  * this (about half the syscalls a MiB: bench/relay.sh, bulk counts). The
- * reader keeps that buffer until the streamed packet's end (jdwp.c,
- * settle; then the budget's spare until its trim), and it is asked for
- * only while the shared budget has room for it (else READ_CHUNK). */
+ * reader keeps that buffer only while the reads keep filling it: a short
+ * read (the socket empty), EAGAIN or the end of a wakeup's share hands it
+ * back (ddm_jdwp_reader_release_empty: the budget's one spare, until its
+ * trim), so a VM that trickles a long packet holds none of it between
+ * wakeups. It is asked for only while the shared budget has room for it
+ * (else READ_CHUNK). */
 #define STREAM_READ_CHUNK DDM_JDWP_STREAM_READ_SIZE /* the budget's spare is of this size */
 /* fairness between VMs: at most this many reads and bytes per wakeup */
 #define READS_PER_WAKEUP 16
