@@ -17,9 +17,10 @@
 #
 # Counted figures (stable on a shared machine, where times are not): each
 # relay process (minrelay, socat, ddmon) runs under valgrind --tool=callgrind
-# (counters zeroed before and dumped after the client's connection, with
-# callgrind_control) and, separately, with strace -c -f attached for that
-# window only, for fixed workloads:
+# (counters zeroed before the client connects and dumped when its workload
+# is done, before it leaves: its Dispose and ddmon's reconnect to the JVM
+# after it stay out; callgrind_control) and, separately, with strace -c -f
+# attached for that window only, for fixed workloads:
 #   rtt: --ir-rtt N sequential Version round trips (2N packets relayed),
 #   pipeline: --ir-pipeline M Version commands written at once, M replies
 #             (2M packets relayed),
@@ -237,6 +238,37 @@ run_path() {
 }
 
 # ---------------------------------------------------------------- counts
+# jdwpc_window PORT STEPS...: jdwpc (retried like jdwpc_retry) runs STEPS,
+# then prints a marker ("rtt 0 0": no packet) and holds its connection,
+# sending nothing, until jdwpc_window_end; returns once the marker is out.
+# So the counted window ends in the steady state: the debugger's Dispose
+# at its exit, and ddmon's reconnect to the JVM and probe after it (300-800
+# K Ir, which fell into the window in some runs and not in others), come
+# after the dump. Sets WIN_PID and WIN_GO.
+jdwpc_window() {
+    local port=$1 i out="$T_TMP/window.out" err="$T_TMP/window.err"; shift
+    WIN_GO="$T_TMP/window.go"
+    for i in $(seq 1 100); do
+        rm -f "$WIN_GO"
+        : >"$out"
+        stdbuf -oL "$JDWPC" "127.0.0.1:$port" "$@" rtt 0 waitfile "$WIN_GO" >"$out" 2>"$err" &
+        WIN_PID=$!
+        while kill -0 "$WIN_PID" 2>/dev/null && ! grep -q '^rtt 0 0$' "$out"; do sleep 0.01; done
+        grep -q '^rtt 0 0$' "$out" && return 0
+        wait "$WIN_PID"
+        case $(cat "$err") in
+        *"connect: Connection refused"* | *"no handshake echo"*) sleep 0.1 ;;
+        *) cat "$err" >&2; return 1 ;;
+        esac
+    done
+    cat "$err" >&2
+    return 1
+}
+jdwpc_window_end() { # the window is counted: let jdwpc leave (Dispose, close)
+    touch "$WIN_GO"
+    wait "$WIN_PID" 2>/dev/null
+}
+
 # count_one PATH TOOL WORKLOAD RUN: one relay process of PATH observed by
 # TOOL while jdwpc runs WORKLOAD ("rtt N", "pipeline M", or "zero MS": the
 # handshake, an idle connection for MS, close). Only that window counts:
@@ -281,12 +313,13 @@ count_one() {
         sleep 0.5 ;; # attached
     esac
     t0=$(date +%s%N)
-    jdwpc_retry "$port" "${steps_c[@]}" >/dev/null || { stop_pid "$pid" $STOP_S; return 1; }
+    jdwpc_window "$port" "${steps_c[@]}" || { stop_pid "$pid" $STOP_S; return 1; }
     t1=$(date +%s%N)
     case $tool in
     callgrind) kill -0 "$pid" 2>/dev/null && callgrind_control -d "$pid" >/dev/null 2>&1 ;;
     strace) kill -INT "$spid" 2>/dev/null; wait "$spid" 2>/dev/null ;; # (gone with minrelay --once)
     esac
+    jdwpc_window_end
     case $path in
     ddmon*) stop_pid "$pid" $STOP_S ;;
     *) t_wait 60 t_dead "$pid"; wait "$pid" 2>/dev/null ;;
