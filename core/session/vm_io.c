@@ -2,7 +2,10 @@
  *
  * One VM's socket I/O (the session as a whole: vm.c): the write queue and
  * the read path. What the JDWP reader yields goes to the handshake
- * (vm_handshake.c) or, packet by packet, to vm_classify.c.
+ * (vm_handshake.c) or, packet by packet, to vm_classify.c. The fast path:
+ * while the reader holds nothing, a read goes to a buffer on the stack and
+ * the whole packets there are classified in place (handle_in_place); only
+ * the rest goes through the reader.
  *
  * Invariants: the write queue is bounded (max_write_queue) and a G_IO_OUT
  * watch exists only while bytes wait; queueing never closes synchronously
@@ -29,6 +32,9 @@
  * wakeups. It is asked for only while the shared budget has room for it
  * (else READ_CHUNK). */
 #define STREAM_READ_CHUNK DDM_JDWP_STREAM_READ_SIZE /* the budget's spare is of this size */
+/* The in-place path's read (on the stack): a VM's replies and events to a
+ * debugger are mostly a few dozen bytes. */
+#define IN_PLACE_READ 4096u
 /* fairness between VMs: at most this many reads and bytes per wakeup */
 #define READS_PER_WAKEUP 16
 #define READ_BYTES_PER_WAKEUP ((size_t)1 << 20)
@@ -378,6 +384,43 @@ static gboolean drain_reader(DdmVm *vm)
     }
 }
 
+/* The in-place path (the reader idle: it holds no byte, no handshake is
+ * awaited, nothing streams): @n bytes read into @buf, not through the
+ * reader. The whole packets at its start are classified where they are
+ * (the 11-byte header parsed there), exactly as the reader would hand them
+ * out (ddm_jdwp_whole_packet_len is nonzero exactly for those), the reader
+ * saying meanwhile whether more follow (ddm_jdwp_reader_set_more_outside:
+ * the relay batches its writes on it); the rest (a packet not yet whole, or
+ * one the reader must judge: too short, past the cap, bad flags) is fed to
+ * the reader, which then sees the stream as if it had read it all, and
+ * drained as before. Nothing may keep a pointer into @buf. FALSE once the
+ * VM is closed. */
+static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
+{
+    size_t max = vm_cfg(vm)->max_packet; /* the reader's cap (vm.c) */
+    size_t off = 0;
+    size_t len = ddm_jdwp_whole_packet_len(buf, n, max);
+    while (len) {
+        DdmJdwpPacket pkt;
+        pkt.bytes = buf + off;
+        pkt.len = len;
+        (void)ddm_jdwp_parse_header(pkt.bytes, len, &pkt.header);
+        pkt.data = pkt.bytes + DDM_JDWP_HEADER_LEN;
+        pkt.data_len = len - DDM_JDWP_HEADER_LEN;
+        off += len;
+        len = ddm_jdwp_whole_packet_len(buf + off, n - off, max);
+        ddm_jdwp_reader_set_more_outside(vm->reader, len != 0);
+        ddm_vm_classify_packet(vm, &pkt);
+        if (vm->state == DDM_VM_STATE_CLOSED)
+            return FALSE; /* (the rest is dropped with the connection) */
+    }
+    ddm_jdwp_reader_set_more_outside(vm->reader, FALSE);
+    if (off == n)
+        return TRUE;
+    ddm_jdwp_reader_feed(vm->reader, buf + off, n - off);
+    return drain_reader(vm);
+}
+
 /* How much the next read may take: STREAM_READ_CHUNK while a long packet
  * streams and the last read filled its buffer (or the reader still holds
  * the large buffer of the previous reads of this wakeup, or a wakeup's
@@ -408,15 +451,26 @@ void ddm_vm_io_read_input(DdmVm *vm)
     for (int n = 0; n < READS_PER_WAKEUP && taken < READ_BYTES_PER_WAKEUP &&
                     vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
          n++) {
-        size_t avail = 0, want = read_want(vm, filled);
-        uint8_t *space = ddm_jdwp_reader_space(vm->reader, want, &avail);
+        uint8_t in_place[IN_PLACE_READ];
+        /* (a larger buffer a stream left, without a budget to take it
+         * back, shrinks at the reader's next read, as before) */
+        gboolean direct = ddm_jdwp_reader_idle(vm->reader) &&
+                          ddm_jdwp_reader_buffer_size(vm->reader) <= READ_CHUNK;
+        size_t avail = 0, want;
+        uint8_t *space = in_place;
         ssize_t got;
 
-        if (!space) { /* over the budget: the reader says so */
-            drain_reader(vm);
-            return;
+        if (direct) {
+            want = MIN(sizeof in_place, READ_BYTES_PER_WAKEUP - taken);
+        } else {
+            want = read_want(vm, filled);
+            space = ddm_jdwp_reader_space(vm->reader, want, &avail);
+            if (!space) { /* over the budget: the reader says so */
+                drain_reader(vm);
+                return;
+            }
+            want = MIN(MIN(avail, want), READ_BYTES_PER_WAKEUP - taken);
         }
-        want = MIN(MIN(avail, want), READ_BYTES_PER_WAKEUP - taken);
         got = read(vm->fd, space, want);
 
         if (got < 0) {
@@ -437,11 +491,16 @@ void ddm_vm_io_read_input(DdmVm *vm)
                                  : "connection closed by the VM");
             return;
         }
-        ddm_jdwp_reader_commit(vm->reader, (size_t)got);
         vm->bytes_in += (guint64)got;
         taken += (size_t)got;
-        if (!drain_reader(vm))
-            return;
+        if (direct) {
+            if (!handle_in_place(vm, in_place, (size_t)got))
+                return;
+        } else {
+            ddm_jdwp_reader_commit(vm->reader, (size_t)got);
+            if (!drain_reader(vm))
+                return;
+        }
         if ((size_t)got < want) {
             /* the socket is empty for now: a streamed packet's large buffer
              * is not held until its next bytes (a VM may trickle them) */

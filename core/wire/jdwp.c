@@ -101,6 +101,8 @@ struct DdmJdwpReader { /* every VM has one: no holes, flags in bits */
     guint head_last : 1;    /* the last result was that head (stream() allowed) */
     guint streaming : 1;    /* handing out the packet's remaining bytes */
     guint busy : 1;         /* bytes came since the last trim */
+    guint more_outside : 1; /* whole packets the caller read itself follow the one it
+                               handles now (ddm_jdwp_reader_set_more_outside) */
 };
 
 static inline uint32_t get_u4(const uint8_t *p)
@@ -528,6 +530,8 @@ gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r)
 gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, FALSE);
+    if (r->more_outside)
+        return TRUE;
     if (r->failed || r->streaming || r->handshake_pending ||
         r->end - r->start < DDM_JDWP_HEADER_LEN)
         return FALSE;
@@ -535,6 +539,12 @@ gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
     size_t len = get_u4(p);
     return len >= DDM_JDWP_HEADER_LEN && len <= r->max_packet && len <= r->end - r->start &&
            (p[8] == 0 || p[8] == DDM_JDWP_FLAG_REPLY);
+}
+
+void ddm_jdwp_reader_set_more_outside(DdmJdwpReader *r, gboolean more)
+{
+    g_return_if_fail(r != NULL);
+    r->more_outside = more != 0;
 }
 
 void ddm_jdwp_reader_offer_heads(DdmJdwpReader *r, size_t head_len)

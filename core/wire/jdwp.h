@@ -210,6 +210,12 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
 /** TRUE if next() would now return a whole packet without more input (the
  *  relay batches its writes to a debugger while this holds). */
 gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r);
+/** The in-place path (ddm_jdwp_reader_idle, below): while its caller
+ *  handles a whole packet it read itself, @more says whether more whole
+ *  packets of that read follow it; has_packet() then says TRUE, as it would
+ *  had the reader read them (the relay batches its writes on it). The
+ *  caller sets it back to FALSE before it feeds the reader the rest. */
+void ddm_jdwp_reader_set_more_outside(DdmJdwpReader *r, gboolean more);
 /** TRUE while the reader holds no byte and is between packets (no
  *  handshake awaited, nothing streaming, not failed): a caller may then
  *  parse whole packets it read itself in place, and feed() only what is

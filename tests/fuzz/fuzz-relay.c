@@ -17,7 +17,10 @@
  * (ddm_jdwp_reader_idle), ddm_jdwp_whole_packet_len() on a piece says the
  * length of the packet next() returns first, or 0 when it returns none
  * (the relay's fast path takes that packet in place), and so it does on
- * the bytes pending at every step; a packet rewritten in place
+ * the bytes pending at every step (a VM's reads use the same split,
+ * core/session/vm_io.c, and say "more" through
+ * ddm_jdwp_reader_set_more_outside, which leaves has_packet() as it was
+ * once cleared); a packet rewritten in place
  * reads back with its new id; a streamed command hands out exactly its
  * declared length less the header, never more, then ends; the bytes of the
  * handshake, whole packets, streamed commands and what is pending account
@@ -58,6 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ddm_jdwp_reader_feed(r, piece, n);
         fed += n;
         for (;;) {
+            /* the in-place path's "more packets follow" (a VM's reads,
+             * core/session/vm_io.c) says TRUE while set and leaves the
+             * reader's own answer as it was once cleared */
+            ddm_jdwp_reader_set_more_outside(r, TRUE);
+            FUZZ_CHECK(ddm_jdwp_reader_has_packet(r));
+            ddm_jdwp_reader_set_more_outside(r, FALSE);
             gboolean predicted = ddm_jdwp_reader_has_packet(r);
             /* the bytes pending are known while every byte is accounted for */
             size_t whole = shaken && exact && !streaming

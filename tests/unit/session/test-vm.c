@@ -158,12 +158,24 @@ static void ev_output_drained(gpointer ud, DdmVm *vm)
     rec.drained++;
 }
 
+/* The foreign replies' ids and what the reader said meanwhile about more
+ * whole packets read (ddm_jdwp_reader_has_packet: the relay batches its
+ * writes on it), in order (test_vm_in_place_*; reset by them). */
+static struct {
+    guint n;
+    uint32_t id[64];
+    gboolean more[64];
+} F;
+
 static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
 {
     (void)ud;
-    (void)vm;
-    (void)pkt;
     rec.foreign++;
+    if (F.n < G_N_ELEMENTS(F.id)) {
+        F.id[F.n] = pkt->header.id;
+        F.more[F.n] = ddm_jdwp_reader_has_packet(vm->reader);
+        F.n++;
+    }
     return FALSE;
 }
 
@@ -1467,6 +1479,75 @@ static void test_vm_unknown_reply_id(void **state)
     fx_free(fx);
 }
 
+/* The in-place read path (vm_io.c, handle_in_place): the whole replies of
+ * one read are classified where they were read, in order, the reader
+ * saying "more" for all but the last; the part of a reply not yet whole
+ * goes to the reader and comes out whole once its rest arrives. */
+static void test_vm_in_place_replies(void **state)
+{
+    Fx *fx = start_ready();
+    GByteArray *all = g_byte_array_new();
+    size_t len4;
+    (void)state;
+    memset(&F, 0, sizeof F);
+    for (uint32_t id = 0x00100001u; id <= 0x00100003u; id++) {
+        size_t len;
+        uint8_t *p = ddm_jdwp_build_reply(id, 0, "abcd", 4, &len);
+        g_byte_array_append(all, p, (guint)len);
+        g_free(p);
+    }
+    uint8_t *p4 = ddm_jdwp_build_reply(0x00100004u, 0, "0123456789", 10, &len4);
+    g_byte_array_append(all, p4, 7); /* a reply's first 7 bytes */
+    peer_write(fx, all->data, all->len);
+    spin(20);
+    assert_int_equal(F.n, 3);
+    for (guint i = 0; i < 3; i++)
+        assert_int_equal(F.id[i], 0x00100001u + i);
+    assert_true(F.more[0]);
+    assert_true(F.more[1]);
+    assert_false(F.more[2]); /* the rest is not whole */
+    assert_false(ddm_jdwp_reader_has_packet(fx->vm->reader));
+    peer_write(fx, p4 + 7, len4 - 7);
+    spin(20);
+    assert_int_equal(F.n, 4);
+    assert_int_equal(F.id[3], 0x00100004u);
+    assert_false(F.more[3]);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    g_free(p4);
+    g_byte_array_unref(all);
+    fx_free(fx);
+}
+
+/* One write of 50 replies of 100 bytes: one crosses the in-place read's
+ * 4,096 bytes. Every one comes out once, in order, whole. */
+static void test_vm_in_place_across_read(void **state)
+{
+    Fx *fx = start_ready();
+    GByteArray *all = g_byte_array_new();
+    uint8_t body[89];
+    (void)state;
+    memset(&F, 0, sizeof F);
+    for (uint32_t i = 0; i < 50; i++) {
+        size_t len;
+        memset(body, (int)i, sizeof body);
+        uint8_t *p = ddm_jdwp_build_reply(0x00200000u + i, 0, body, sizeof body, &len);
+        assert_int_equal(len, 100);
+        g_byte_array_append(all, p, (guint)len);
+        g_free(p);
+    }
+    guint64 packets_before = fx->vm->packets_in;
+    peer_write(fx, all->data, all->len);
+    spin(30);
+    assert_int_equal(F.n, 50);
+    for (guint i = 0; i < 50; i++)
+        assert_int_equal(F.id[i], 0x00200000u + i);
+    assert_false(F.more[49]);
+    assert_int_equal(fx->vm->packets_in - packets_before, 50);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    g_byte_array_unref(all);
+    fx_free(fx);
+}
+
 /* -------------------------------------------------------------- garbage */
 
 static void test_vm_garbage_length(void **state)
@@ -2726,6 +2807,8 @@ int main(void)
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
+        cmocka_unit_test(test_vm_in_place_replies),
+        cmocka_unit_test(test_vm_in_place_across_read),
         cmocka_unit_test(test_vm_pause_input),
         cmocka_unit_test(test_vm_reply_several_chunks),
         cmocka_unit_test(test_vm_output_drained_notice),

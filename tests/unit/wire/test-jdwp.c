@@ -1525,6 +1525,34 @@ static void stream_with_big_buffer(DdmJdwpReader *r, const uint8_t *p)
  * 256 KiB buffer of a stream goes to the budget's spare (uncounted), or is
  * freed when the spare is taken; the streams go on as before. A reader
  * holding nothing, or bytes, keeps what it has. */
+/* ddm_jdwp_reader_set_more_outside: has_packet() says TRUE while its
+ * caller handles packets it read itself with more to come (the in-place
+ * path, core/session/vm_io.c), and goes back to what the reader holds. */
+static void test_jdwp_more_outside(void **state)
+{
+    (void)state;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    size_t len;
+    uint8_t *p = ddm_jdwp_build_reply(7, 0, "ab", 2, &len);
+    assert_true(ddm_jdwp_reader_idle(r));
+    assert_false(ddm_jdwp_reader_has_packet(r));
+    ddm_jdwp_reader_set_more_outside(r, TRUE);
+    assert_true(ddm_jdwp_reader_has_packet(r));
+    assert_true(ddm_jdwp_reader_idle(r)); /* it holds nothing all the same */
+    ddm_jdwp_reader_set_more_outside(r, FALSE);
+    assert_false(ddm_jdwp_reader_has_packet(r));
+    ddm_jdwp_reader_feed(r, p, len - 1); /* not whole */
+    assert_false(ddm_jdwp_reader_has_packet(r));
+    ddm_jdwp_reader_feed(r, p + len - 1, 1);
+    assert_true(ddm_jdwp_reader_has_packet(r));
+    DdmJdwpPacket pkt;
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_int_equal(pkt.header.id, 7);
+    assert_false(ddm_jdwp_reader_has_packet(r));
+    g_free(p);
+    ddm_jdwp_reader_free(r);
+}
+
 static void test_jdwp_stream_release_empty(void **state)
 {
     const size_t big = (size_t)256 << 10, body = (size_t)1 << 20;
@@ -1728,6 +1756,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_scratch_release),
         cmocka_unit_test(test_jdwp_scratch_empty_read_and_own_buffers),
         cmocka_unit_test(test_jdwp_stream_keeps_large_buffer_to_its_end),
+        cmocka_unit_test(test_jdwp_more_outside),
         cmocka_unit_test(test_jdwp_stream_release_empty),
         cmocka_unit_test(test_jdwp_stream_drops_oversized_buffer),
         cmocka_unit_test(test_jdwp_spare_exact_and_charged_whole),
