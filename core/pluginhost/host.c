@@ -583,31 +583,72 @@ static void set_wake_pending(DdmTimerReg *t, gboolean pending)
         t->reg->wakes_pending--;
 }
 
+/* The views store's watch generation (0 without a store). */
+static guint64 watch_gen(DdmRegistry *reg)
+{
+    DdmViews *store = reg ? ddm_registry_views(reg) : NULL;
+    return store ? ddm_views_watch_generation(store) : 0;
+}
+
+/* @t sleeps no more (woken, or dropped): off the sleeping list. */
+static void stop_sleeping(DdmTimerReg *t)
+{
+    if (!t->sleeping)
+        return;
+    t->sleeping = FALSE;
+    if (t->reg && t->reg->sleeping_timers)
+        g_ptr_array_remove_fast(t->reg->sleeping_timers, t);
+}
+
+/* @t returned DDM_TIMER_SLEEP: unarmed until a change of the watches, a
+ * watch that begins (if it opted in) or timer_wake arms it again. */
+static void start_sleeping(DdmTimerReg *t)
+{
+    DdmRegistry *reg = t->reg;
+    if (t->sleeping || reg == NULL)
+        return;
+    if (!reg->sleeping_timers)
+        reg->sleeping_timers = g_ptr_array_new();
+    g_ptr_array_add(reg->sleeping_timers, t);
+    t->sleeping = TRUE;
+}
+
 /* Plugin timers are entries of core/loop's heap, each re-armed after a run
- * that returns true, like a g_timeout. */
+ * that returns non-zero, like a g_timeout; since ABI 1.7 a run that returns
+ * DDM_TIMER_SLEEP (2) leaves it unarmed (sleeping) until something wakes
+ * it. 2 was never a documented "keep" (plugin.h said 1), so it means sleep
+ * whatever minor the plugin was built for: a plugin whose tests build it
+ * for an older core (DDM_ABI_MINOR_REQUIRED) sleeps on this one too. */
 static void timer_fire(DdmTimer *timer, gpointer data)
 {
     DdmTimerReg *t = data;
-    gboolean keep;
+    int rc;
     (void)timer;
 
     DdmRegistry *reg = t->reg;
     gboolean was_polling = reg->first_look_polling;
+    guint64 gen = watch_gen(reg);
     t->firing = TRUE;
+    t->wake_asked = FALSE;
     /* woken by a watch: the requests it sends are the first look's */
     reg->first_look_polling = t->wake_pending;
     set_wake_pending(t, FALSE);
-    keep = t->fn(t->plugin, t->ud) != 0;
+    rc = t->fn(t->plugin, t->ud);
     reg->first_look_polling = was_polling;
     t->firing = FALSE;
     if (t->dropped) { /* removed from its own callback (or the plugin unloaded) */
         t->dropped = FALSE;
         ddm_registry_timer_drop(t);
-    } else if (keep) {
-        /* a watch that began inside the callback wakes it again at once */
-        ddm_timer_arm(&t->timer, t->wake_pending ? 0 : t->interval_ms);
-    } else {
+    } else if (rc == 0) {
         ddm_registry_timer_drop(t);
+    } else if (t->wake_pending) {
+        /* a watch that began inside the callback wakes it again at once */
+        ddm_timer_arm(&t->timer, 0);
+    } else if (rc == DDM_TIMER_SLEEP && !t->wake_asked &&
+               watch_gen(reg) == gen) { /* else the watches moved during the run: one more */
+        start_sleeping(t);
+    } else {
+        ddm_timer_arm(&t->timer, t->interval_ms);
     }
 }
 
@@ -655,6 +696,45 @@ static void host_timer_remove(ddm_plugin *self, uint32_t id)
     ddm_registry_timer_drop(t);
 }
 
+/* Wake a sleeping timer of this plugin (ABI 1.7): it runs after its
+ * interval, as if it had kept ticking. */
+static int host_timer_wake(ddm_plugin *self, uint32_t id)
+{
+    g_return_val_if_fail(ddm_plugin_is_valid(self), -EINVAL);
+    DdmTimerReg *t = g_hash_table_lookup(self->registry->timers, GUINT_TO_POINTER(id));
+    if (!t || t->plugin != self || t->dropped)
+        return -ENOENT;
+    if (t->firing) {
+        t->wake_asked = TRUE; /* the run that calls this may not sleep */
+    } else if (t->sleeping) {
+        stop_sleeping(t);
+        ddm_timer_arm(&t->timer, t->interval_ms);
+    }
+    return 0;
+}
+
+guint ddm_registry_wake_sleeping_timers(DdmRegistry *reg)
+{
+    guint n;
+    g_return_val_if_fail(reg != NULL, 0);
+    if (!reg->sleeping_timers || reg->sleeping_timers->len == 0)
+        return 0;
+    n = reg->sleeping_timers->len;
+    for (guint i = 0; i < n; i++) {
+        DdmTimerReg *t = g_ptr_array_index(reg->sleeping_timers, i);
+        t->sleeping = FALSE;
+        ddm_timer_arm(&t->timer, t->interval_ms);
+    }
+    g_ptr_array_set_size(reg->sleeping_timers, 0);
+    return n;
+}
+
+guint ddm_registry_sleeping_timers(DdmRegistry *reg)
+{
+    g_return_val_if_fail(reg != NULL, 0);
+    return reg->sleeping_timers ? reg->sleeping_timers->len : 0;
+}
+
 /* A poll tick that runs as soon as a watch begins (ABI 1.5). */
 static int host_timer_wake_on_watch(ddm_plugin *self, uint32_t id, int on)
 {
@@ -699,6 +779,7 @@ void ddm_registry_timer_forget_wake(DdmTimerReg *t)
         t->counted = FALSE;
     }
     set_wake_pending(t, FALSE);
+    stop_sleeping(t);
     if (t->wake_on_watch && t->reg && t->reg->wake_timers) {
         g_ptr_array_remove_fast(t->reg->wake_timers, t);
         t->plugin->wake_timers--;
@@ -717,6 +798,7 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg)
         if (t->dropped)
             continue;
         set_wake_pending(t, TRUE);
+        stop_sleeping(t); /* a sleeping tick wakes too: its poll is the look's */
         if (!t->firing) /* else timer_fire re-arms it at once */
             ddm_timer_arm(&t->timer, 0);
         n++;
@@ -888,6 +970,7 @@ void ddm_registry_first_look_free(DdmRegistry *reg)
     g_clear_pointer(&reg->first_look_vms, g_hash_table_unref);
     g_clear_pointer(&reg->look_lags, g_hash_table_unref);
     g_clear_pointer(&reg->wake_timers, g_ptr_array_unref);
+    g_clear_pointer(&reg->sleeping_timers, g_ptr_array_unref);
 }
 
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg)
@@ -1165,4 +1248,5 @@ void ddm_host_init(ddm_host *host)
     host->vm_view_declare = ddm_registry_vm_view_declare; /* registry_views.c */
     host->vm_list_watchers = host_vm_list_watchers;
     host->vm_view_unmake = ddm_registry_vm_view_unmake; /* registry_views.c */
+    host->timer_wake = host_timer_wake;
 }

@@ -57,6 +57,9 @@ typedef struct DdmTimerReg {
     gboolean wake_on_watch;  /* ddm_host.timer_wake_on_watch (host.c) */
     gboolean wake_pending;   /* woken by a watch, not run since */
     gboolean counted;        /* in plugin->live_timers (host.c) */
+    gboolean sleeping;       /* returned DDM_TIMER_SLEEP (1.7): unarmed, in
+                                DdmRegistry.sleeping_timers until woken (host.c) */
+    gboolean wake_asked;     /* timer_wake while it ran: a DDM_TIMER_SLEEP keeps it */
     ddm_timer_fn fn;
     void *ud;
     ddm_free_fn ud_free;
@@ -101,6 +104,9 @@ struct DdmRegistry {
                                 timer_wake_on_watch: what a watch wakes, not every timer;
                                 NULL until the first (host.c) */
     guint wakes_pending;     /* timers woken by a watch that have not run since (host.c) */
+    GPtrArray *sleeping_timers; /* DdmTimerReg* (borrowed) that returned DDM_TIMER_SLEEP
+                                   (ABI 1.7): what a change of the watches wakes; NULL
+                                   until the first (host.c) */
     GHashTable *first_look_vms;  /* DdmVm* (a reference each) that woken timers sent requests
                                     to and whose requests were not yet found settled; NULL
                                     until the first (host.c) */
@@ -204,7 +210,8 @@ void ddm_registry_declared_views_free(DdmRegistry *reg);
 /** Tests: the clock of the VMs' lateness (monotonic us; NULL:
  *  g_get_monotonic_time) and the most VMs it records (0: 4,096). */
 void ddm_registry_set_look_clock(DdmRegistry *reg, gint64 (*now)(void), guint cap);
-/* host.c: drop first_look_vms, look_lags and wake_timers (at ddm_registry_free). */
+/* host.c: drop first_look_vms, look_lags, wake_timers and sleeping_timers (at
+ * ddm_registry_free). */
 void ddm_registry_first_look_free(DdmRegistry *reg);
 /* host.c: a timer being dropped is no more woken by a watch, nor pending. */
 void ddm_registry_timer_forget_wake(DdmTimerReg *t);

@@ -72,6 +72,13 @@ static void plugin_record_free(ddm_plugin *p)
     g_free(p);
 }
 
+/* The views store's watch generation moved. */
+static void registry_watch_gen_moved(DdmViews *store, gpointer ud)
+{
+    (void)store;
+    (void)ddm_registry_wake_sleeping_timers(ud);
+}
+
 DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmConfig *config)
 {
     DdmRegistry *reg = g_new0(DdmRegistry, 1);
@@ -90,6 +97,8 @@ DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmCon
         ddm_views_set_maker(views, ddm_registry_make_views, reg);
         ddm_views_set_namer(views, ddm_registry_name_views, reg);
         ddm_views_set_unwatched(views, ddm_registry_views_unwatched, reg);
+        /* host.c: the timers that sleep (ABI 1.7) wake when the watches move */
+        ddm_views_set_watch_gen_hook(views, registry_watch_gen_moved, reg);
     }
     live_registries = g_slist_prepend(live_registries, reg);
     return reg;

@@ -115,6 +115,15 @@ guint ddm_registry_wake_watch_timers(DdmRegistry *reg);
  *  (after that, the requests its poll sent are what ddm_daemon_look_settled
  *  waits for). O(1): a count of them. */
 gboolean ddm_registry_watch_wakes_pending(DdmRegistry *reg);
+/** The watches may match otherwise (the views store's watch generation
+ *  moved: a watch began or ended, a view came while watches exist): every
+ *  plugin timer that sleeps (its callback returned DDM_TIMER_SLEEP, ABI
+ *  1.7) is armed again for its interval, as if it had kept ticking. O(the
+ *  sleeping timers, a list of their own); nothing when none sleeps.
+ *  Returns how many were woken. */
+guint ddm_registry_wake_sleeping_timers(DdmRegistry *reg);
+/** Tests: how many plugin timers sleep now (ABI 1.7). */
+guint ddm_registry_sleeping_timers(DdmRegistry *reg);
 /** The longest a first look waits for the VMs' answers; also how long a
  *  VM may leave the requests a look found in flight unanswered before it
  *  is late (ddm_registry_look_vm_settled). */

@@ -162,6 +162,8 @@ struct DdmViews {
     gpointer namer_ud;
     DdmViewsUnwatchedFn unwatched; /* ddm_views_set_unwatched, or NULL */
     gpointer unwatched_ud;
+    DdmViewsWatchGenFn gen_moved; /* ddm_views_set_watch_gen_hook, or NULL */
+    gpointer gen_moved_ud;
 };
 
 /* view_content.c */

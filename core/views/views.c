@@ -63,6 +63,15 @@ static gboolean view_vm_equal(gconstpointer a, gconstpointer b)
     return !va->vm_key == !vb->vm_key && (!va->vm_key || strcmp(va->vm_key, vb->vm_key) == 0);
 }
 
+/* The watches may match otherwise: the generation moves, and the hook
+ * (the registry: sleeping plugin timers wake) hears of it. */
+static void watch_gen_bump(DdmViews *store)
+{
+    store->watch_gen++;
+    if (store->gen_moved)
+        store->gen_moved(store, store->gen_moved_ud);
+}
+
 /* The set of the views named @name, or NULL when there is none. (transfer none) */
 static GHashTable *views_of_name(DdmViews *s, const char *name)
 {
@@ -299,7 +308,7 @@ ddm_view *ddm_views_create(DdmViews *store, const char *owner, const char *vm_ke
     g_hash_table_add(set, v);
     store->n_views++;
     if (store->watches)
-        store->watch_gen++; /* a watch may match the new view */
+        watch_gen_bump(store); /* a watch may match the new view */
     /* A listener may destroy it at once: hold it until we know. */
     v->busy++;
     ddm_views_notify(store, v, DDM_VIEW_ADDED);
@@ -431,6 +440,17 @@ void ddm_views_remove_maker(DdmViews *store, gpointer ud)
         store->unwatched = NULL;
         store->unwatched_ud = NULL;
     }
+    if (store->gen_moved && store->gen_moved_ud == ud) {
+        store->gen_moved = NULL;
+        store->gen_moved_ud = NULL;
+    }
+}
+
+void ddm_views_set_watch_gen_hook(DdmViews *store, DdmViewsWatchGenFn fn, gpointer ud)
+{
+    g_return_if_fail(store != NULL);
+    store->gen_moved = fn;
+    store->gen_moved_ud = fn ? ud : NULL;
 }
 
 void ddm_views_set_unwatched(DdmViews *store, DdmViewsUnwatchedFn fn, gpointer ud)
@@ -683,7 +703,7 @@ guint ddm_views_watch(DdmViews *store, const char *name, const char *vm_key)
     w->name = g_strdup(name);
     w->vm_key = g_strdup(vm_key);
     store->watches = g_list_prepend(store->watches, w);
-    store->watch_gen++;
+    watch_gen_bump(store);
     return w->id;
 }
 
@@ -700,7 +720,7 @@ void ddm_views_unwatch(DdmViews *store, guint watch_id)
         Watch *w = l->data;
         if (w->id == watch_id) {
             store->watches = g_list_delete_link(store->watches, l);
-            store->watch_gen++;
+            watch_gen_bump(store);
             if (store->unwatched)
                 store->unwatched(store, w->name, w->vm_key, store->unwatched_ud);
             watch_free(w);

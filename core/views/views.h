@@ -98,6 +98,13 @@ typedef void (*DdmViewsUnwatchedFn)(DdmViews *store, const char *name, const cha
 /** Set (or with @fn NULL remove) the store's unwatch hook; one at a time;
  *  ddm_views_remove_maker with the same @ud removes it too. */
 void ddm_views_set_unwatched(DdmViews *store, DdmViewsUnwatchedFn fn, gpointer ud);
+/** Called after the watch generation moved (ddm_views_watch_generation):
+ *  the registry wakes the plugin timers that sleep (ABI 1.7). */
+typedef void (*DdmViewsWatchGenFn)(DdmViews *store, gpointer ud);
+/** Set (or with @fn NULL remove) the store's watch-generation hook; one at
+ *  a time; ddm_views_remove_maker with the same @ud removes it too. It
+ *  must not change the store. */
+void ddm_views_set_watch_gen_hook(DdmViews *store, DdmViewsWatchGenFn fn, gpointer ud);
 /** How many watches would count view @name of VM @vm_key, made or not. */
 int ddm_views_watches_matching(const DdmViews *store, const char *name, const char *vm_key);
 

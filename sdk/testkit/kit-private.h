@@ -223,6 +223,8 @@ typedef struct fh_timer {
     ddm_free_fn ud_free;
     int active, firing;
     int wake_on_watch; /* 1.5: fake_host_watch_begins runs it */
+    int sleeping;      /* 1.7: returned DDM_TIMER_SLEEP, not woken since */
+    int wake_asked;    /* 1.7: timer_wake while it ran */
 } fh_timer;
 
 typedef struct fh_kv {
@@ -253,6 +255,7 @@ struct fake_host {
     int vm_list_watchers; /* vm_list_watchers (1.6): fake_host_set_vm_list_watchers */
     int making;         /* a declared view's make runs (1.6): no nested makes */
     uint64_t watch_gen; /* watch_generation (1.4): bumped by any watcher change or new view */
+    int watched_views;  /* views with fake_view_set_watchers > 0 (kit_view_inspect.c) */
     unsigned long watcher_queries; /* view_watchers calls (fake_host_watcher_queries) */
     int view_errors, expect_view_errors;
     char *log;
@@ -358,6 +361,11 @@ uint32_t fh_timer_add(ddm_plugin *self, unsigned interval_ms, ddm_timer_fn fn, v
                       ddm_free_fn ud_free);
 void fh_timer_remove(ddm_plugin *self, uint32_t id);
 int fh_timer_wake_on_watch(ddm_plugin *self, uint32_t id, int on);
+int fh_timer_wake(ddm_plugin *self, uint32_t id);
+/** As the core's views store: the watch generation moves; with @watches
+ *  (the change may count for a watch: one began or ended, or a view came
+ *  while some watch exists) the timers that sleep wake (ABI 1.7). */
+void fh_watch_gen_bump(fake_host *fh, int watches);
 
 /* kit_views.c */
 void fh_view_destroy(ddm_view *v);

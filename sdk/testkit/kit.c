@@ -71,6 +71,7 @@ fake_host *fake_host_new(void)
     h->vm_view_declare = fh_vm_view_declare;
     h->vm_list_watchers = fh_vm_list_watchers;
     h->vm_view_unmake = fh_vm_view_unmake;
+    h->timer_wake = fh_timer_wake;
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -103,7 +104,12 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->vm_view_declare = fh_vm_view_declare;
     h->vm_list_watchers = fh_vm_list_watchers;
     h->vm_view_unmake = fh_vm_view_unmake;
+    h->timer_wake = fh_timer_wake;
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 7) {
+        h->size = (uint32_t)offsetof(ddm_host, timer_wake);
+        h->timer_wake = NULL;
+    }
     if (minor < 6) {
         h->size = (uint32_t)offsetof(ddm_host, vm_view_declare);
         h->vm_view_declare = NULL;

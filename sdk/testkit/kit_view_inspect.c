@@ -76,8 +76,10 @@ unsigned fake_view_version(ddm_view *v)
 void fake_view_set_watchers(ddm_view *v, int n)
 {
     assert_non_null(v);
+    if ((v->watchers > 0) != (n > 0))
+        v->fh->watched_views += n > 0 ? 1 : -1;
     v->watchers = n;
-    v->fh->watch_gen++;
+    fh_watch_gen_bump(v->fh, 1);
 }
 
 unsigned long fake_host_watcher_queries(fake_host *fh)
@@ -88,13 +90,13 @@ unsigned long fake_host_watcher_queries(fake_host *fh)
 void fake_host_set_vm_list_watchers(fake_host *fh, int n)
 {
     fh->vm_list_watchers = n;
-    fh->watch_gen++; /* as the core: a watch began or ended */
+    fh_watch_gen_bump(fh, 1); /* as the core: a watch began or ended */
 }
 
 void fake_host_set_default_watchers(fake_host *fh, int n)
 {
     fh->default_watchers = n;
-    fh->watch_gen++;
+    fh_watch_gen_bump(fh, 1);
     if (n > 0)
         fh_make_declared(fh, NULL, NULL); /* as a watch of every view: they exist */
 }

@@ -49,6 +49,8 @@ static void cols_free(ddm_view *v)
 
 void fh_view_destroy(ddm_view *v)
 {
+    if (v->watchers > 0 && v->fh)
+        v->fh->watched_views--;
     content_clear(v, &v->committed);
     content_clear(v, &v->building);
     cols_free(v);
@@ -67,7 +69,10 @@ ddm_view *fh_view_alloc(fake_host *fh, ddm_vm *vm, const char *name, ddm_view_ki
     v->title = xstrdup(title);
     v->kind = kind;
     v->watchers = -1;
-    fh->watch_gen++; /* as the core: a new view may be watched */
+    /* as the core: a new view may be watched; the sleeping timers wake
+     * only if some watch exists (the core moves its generation only then) */
+    fh_watch_gen_bump(fh, fh->default_watchers > 0 || fh->vm_list_watchers > 0 ||
+                              fh->watched_views > 0);
     return v;
 }
 

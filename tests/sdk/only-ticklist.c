@@ -14,9 +14,11 @@ typedef struct only_vm {
 
 int sdk_only_ticklist(void)
 {
-    ddm_tick_list l = {0, 0, 0};
+    ddm_tick_list l = {0}; /* members were appended in 1.7: zero it whole */
     only_vm a = {1, {0, 0, 0}}, b = {2, {0, 0, 0}};
-    ddm_tick_list_add(&l, &a.tick);
+    if (!ddm_tick_list_idle(&l))
+        return 0;
+    ddm_tick_list_add(&l, &a.tick); /* no timer bound (1.7): wakes nothing */
     ddm_tick_list_keep(&l, &b.tick, 1);
     ddm_tick_list_add(&l, &a.tick); /* twice: still once */
     if (l.head != &b.tick || l.head->next != &a.tick || a.tick.next != 0)
@@ -25,5 +27,6 @@ int sdk_only_ticklist(void)
         return 0;
     ddm_tick_list_keep(&l, &b.tick, 0);
     ddm_tick_list_del(&l, &b.tick);
-    return l.head == &a.tick && a.tick.prev == 0 && !b.tick.on && a.tick.on;
+    return l.head == &a.tick && a.tick.prev == 0 && !b.tick.on && a.tick.on &&
+           !ddm_tick_list_idle(&l);
 }

@@ -66,6 +66,11 @@
  *       ddm_host.vm_list_watchers: whether the VM list is watched.
  *       ddm_host.vm_view_unmake (ddm_view_unmake_fn): a view of a declared
  *       name, however made, unwatched for a while is taken back.
+ *  1.7  timers that sleep: a ddm_timer_fn may return DDM_TIMER_SLEEP (the
+ *       timer stays, unarmed, until the watches change, a watch begins or
+ *       ddm_host.timer_wake); DDM_TIMER_STOP, DDM_TIMER_KEEP. On an older
+ *       core DDM_TIMER_SLEEP is "keep" (the timer just keeps ticking).
+ *       ddm_timer_wake and ddm_tick_list_set_timer (<ddmon/ticklist.h>).
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -500,7 +505,26 @@ typedef void (*ddm_view_unmake_fn)(ddm_plugin *self, ddm_vm *vm, const char *nam
  *  calls its unmake (vm_view_unmake), in ms. Since: 1.6 */
 #define DDM_VIEW_UNMAKE_LINGER_MS 10000
 
-/** Timer callback: return 1 to keep the timer, 0 to stop it. Since: 1.0 */
+/** What a ddm_timer_fn returns. Before 1.7 any non-zero value keeps the
+ *  timer. Since: 1.7 (0 and 1 since 1.0) */
+#define DDM_TIMER_STOP 0  /**< the timer goes (its ud_free runs) */
+#define DDM_TIMER_KEEP 1  /**< run again after its interval */
+/** The timer stays (same id) but is not armed again: it runs again one
+ *  interval after something wakes it: a change of the watches (a watch
+ *  begins or ends, a view is made while watches exist: what moves
+ *  watch_generation; the VM list's watchers too), at once when a watch
+ *  begins if it opted in with timer_wake_on_watch, or
+ *  ddm_host.timer_wake. For a tick that has provably nothing to do
+ *  until then: an idle tick costs a wake-up of the whole process even
+ *  when it touches no VM (issue 16). On a core older than 1.7 it is
+ *  "keep". A 1.7 core honours it whatever DDM_ABI_MINOR_REQUIRED the
+ *  plugin was built with (before 1.7 the documented values were 0 and 1;
+ *  keep with DDM_TIMER_KEEP). Since: 1.7 */
+#define DDM_TIMER_SLEEP 2
+
+/** Timer callback: return DDM_TIMER_KEEP (1) to keep the timer,
+ *  DDM_TIMER_STOP (0) to stop it, DDM_TIMER_SLEEP (1.7) to keep it
+ *  unarmed until woken. Since: 1.0 */
 typedef int (*ddm_timer_fn)(ddm_plugin *self, void *ud);
 
 /** Frees a ud or data pointer handed to the core. Since: 1.0 */
@@ -842,7 +866,22 @@ struct ddm_host {
      */
     int (*vm_view_unmake)(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake);
 
-    /* ABI 1.7 and later: new members go here, never above. */
+    /* --- timers that sleep ------------------------------------------ 1.7 */
+    /**
+     * Wake this plugin's timer @id if it sleeps (its callback returned
+     * DDM_TIMER_SLEEP): it runs again after its interval, as if it had
+     * kept ticking. Called while the timer's own callback runs, that run's
+     * DDM_TIMER_SLEEP keeps it armed instead. A plugin calls it where its
+     * own state gives the timer work (a VM put on the tick list, a linger
+     * begun, a deadline to check); the core wakes sleeping timers itself
+     * when the watches change. O(1). 0 (also for a timer that does not
+     * sleep), -ENOENT unless @id is a live timer of this plugin. Since:
+     * 1.7; test DDM_HOST_HAS(host, timer_wake), or call ddm_timer_wake
+     * (<ddmon/ticklist.h>), which does.
+     */
+    int (*timer_wake)(ddm_plugin *self, uint32_t id);
+
+    /* ABI 1.8 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */

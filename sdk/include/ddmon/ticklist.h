@@ -23,6 +23,16 @@
  * Since 1.5 the tick can also run as soon as a watch begins
  * (ddm_tick_wake_on_watch, once after timer_add): the watch bumped the
  * generation, so that run is a full walk that polls the newly watched VMs.
+ *
+ * Since 1.7 a tick that has nothing to do sleeps: it returns
+ * DDM_TIMER_SLEEP when its list is empty and nothing else of the plugin's
+ * needs it (ddm_tick_list_idle), and the core arms it again when the
+ * watches change (what moves the generation: a full walk is due then). A
+ * VM the plugin puts on the list between ticks (data came, a view made
+ * that must go after a linger) must wake it: bind the timer once with
+ * ddm_tick_list_set_timer and ddm_tick_list_add does, when it makes the
+ * list non-empty (ddm_timer_wake; nothing on an older core, where the
+ * tick never sleeps).
  */
 #ifndef DDMON_TICKLIST_H
 #define DDMON_TICKLIST_H
@@ -41,7 +51,38 @@ typedef struct ddm_tick_list {
     ddm_tick_node *head;
     uint64_t gen;  /**< watch_generation at the last full walk */
     int gen_known; /**< gen was read */
+    /* 1.7, ddm_tick_list_set_timer: the tick ddm_tick_list_add wakes */
+    const ddm_host *host;
+    ddm_plugin *self;
+    uint32_t timer; /**< 0: none */
 } ddm_tick_list;
+
+/** Wake the plugin's timer @id if it sleeps (ABI 1.7's timer_wake): 0,
+ *  -ENOSYS on an older core (where no timer sleeps: DDM_TIMER_SLEEP is
+ *  "keep" there), or timer_wake's error. Since: 1.7 */
+static inline int ddm_timer_wake(const ddm_host *h, ddm_plugin *self, uint32_t id)
+{
+    if (!DDM_HOST_HAS(h, timer_wake) || !h->timer_wake)
+        return -ENOSYS;
+    return h->timer_wake(self, id);
+}
+
+/** The tick (timer @id, from timer_add) that visits @l: ddm_tick_list_add
+ *  wakes it when it makes the list non-empty. Since: 1.7 */
+static inline void ddm_tick_list_set_timer(ddm_tick_list *l, const ddm_host *h, ddm_plugin *self,
+                                           uint32_t id)
+{
+    l->host = h;
+    l->self = self;
+    l->timer = id;
+}
+
+/** 1 if no VM is on @l: with nothing else pending, its tick may return
+ *  DDM_TIMER_SLEEP. Since: 1.7 */
+static inline int ddm_tick_list_idle(const ddm_tick_list *l)
+{
+    return l->head == NULL;
+}
 
 /** The state that embeds node @n as member @member of type @type. */
 #define DDM_TICK_OWNER(n, type, member) ((type *)(void *)((char *)(n) - offsetof(type, member)))
@@ -50,6 +91,8 @@ static inline void ddm_tick_list_add(ddm_tick_list *l, ddm_tick_node *n)
 {
     if (n->on)
         return;
+    if (l->head == NULL && l->timer) /* the tick may sleep: it has work now */
+        (void)ddm_timer_wake(l->host, l->self, l->timer);
     n->prev = NULL;
     n->next = l->head;
     if (l->head)

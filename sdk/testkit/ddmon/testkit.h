@@ -140,6 +140,9 @@
  *    that opted in with timer_wake_on_watch, fake_host_watch_begins()); a callback
  *    returning 0 or calling timer_remove stops its timer (ud_free runs
  *    after the callback returns). An interval of 0 is taken as 1 ms.
+ *    One returning DDM_TIMER_SLEEP (1.7) sleeps: fake_host_fire_timers
+ *    skips it until a watch change, fake_host_watch_begins or
+ *    host->timer_wake wakes it (fake_host_timer_sleeping).
  *  - config_get: from fake_host_set_config(); as the core, the plugin's
  *    config_get("interval") finds the option "<plugin name>.interval".
  *  - chunk_enabled: every type, unless the test disables some
@@ -384,8 +387,18 @@ void fake_host_set_client_out_dir(fake_host *fh, const char *dir);
 int fake_host_n_timers(fake_host *fh);
 /** Interval of the @idx-th active timer (0-based), 0 if none. */
 unsigned fake_host_timer_interval(fake_host *fh, int idx);
-/** Call every active timer once (in creation order). Returns how many ran. */
+/** Call every active timer that does not sleep once (in creation order).
+ *  Returns how many ran. */
 int fake_host_fire_timers(fake_host *fh);
+/** ABI 1.7: 1 if timer @id sleeps (its callback returned DDM_TIMER_SLEEP
+ *  and nothing woke it since: a move of the watch generation that may
+ *  count for a watch (fake_view_set_watchers, fake_host_set_vm_list_watchers,
+ *  fake_host_set_default_watchers, a new view while any of those is set),
+ *  fake_host_watch_begins, host->timer_wake), 0 if not, -1 if no such
+ *  active timer. Since kit interface 6. */
+int fake_host_timer_sleeping(fake_host *fh, uint32_t id);
+/** ABI 1.7: how many active timers sleep. Since kit interface 6. */
+int fake_host_n_timers_sleeping(fake_host *fh);
 /** A frontend begins to watch (ABI 1.5): the watch generation grows and the
  *  active timers that opted in with timer_wake_on_watch run once, as the
  *  core runs them at the next loop iteration. Returns how many ran. */

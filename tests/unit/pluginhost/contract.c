@@ -1006,6 +1006,108 @@ static void ct_wake_on_watch(void **state)
     CT.host->timer_remove(CT.self, b);
 }
 
+/* A timer that sleeps (1.7): it counts its runs and returns what
+ * sleep_rc says; with wake_self it wakes itself during its run. */
+typedef struct sleeper {
+    int runs, rc, wake_self, ud_frees;
+    uint32_t id;
+} sleeper;
+
+static int sleeper_run(ddm_plugin *self, void *ud)
+{
+    sleeper *s = ud;
+    s->runs++;
+    if (s->wake_self)
+        assert_int_equal(CT.host->timer_wake(self, s->id), 0);
+    return s->rc;
+}
+
+static void sleeper_free(void *ud)
+{
+    ((sleeper *)ud)->ud_frees++;
+}
+
+/* Pump a while; the runs of @s must not change. */
+static void assert_stays_asleep(ct_host *h, const sleeper *s)
+{
+    int before = s->runs;
+    for (int i = 0; i < 30; i++)
+        D->pump(h);
+    assert_int_equal(s->runs, before);
+}
+
+/* DDM_TIMER_SLEEP (1.7): the timer stays but runs no more until woken: by
+ * timer_wake, by a watch that begins or ends (the VM list's too), by a
+ * view made while a watch exists (not without one), at once by a watch
+ * that begins if it opted in with timer_wake_on_watch; a wake during its
+ * own run keeps it ticking; a sleeping timer is removed like any
+ * (its ud goes once); an unknown id is -ENOENT. */
+static void ct_timer_sleep(void **state)
+{
+    ct_host *h = *state;
+    sleeper s = {0, DDM_TIMER_SLEEP, 0, 0, 0};
+    ddm_vm *vm;
+    ddm_view *v;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    assert_true(DDM_HOST_HAS(CT.host, timer_wake));
+    vm = ready_vm(h, "ct:1", 101);
+    s.id = CT.host->timer_add(CT.self, 1, sleeper_run, &s, sleeper_free);
+    assert_true(s.id != 0);
+    CT_WAIT_FOR(h, s.runs == 1);
+    assert_stays_asleep(h, &s);
+    /* an explicit wake: one run, then asleep again */
+    assert_int_equal(CT.host->timer_wake(CT.self, s.id), 0);
+    CT_WAIT_FOR(h, s.runs == 2);
+    assert_stays_asleep(h, &s);
+    assert_int_equal(CT.host->timer_wake(CT.self, s.id ^ 0x7777u), -ENOENT);
+    /* a view made while nobody watches anything wakes nothing */
+    v = CT.host->view_new(CT.self, vm, "ct.sleep", DDM_VIEW_TABLE, "sleep");
+    assert_non_null(v);
+    assert_stays_asleep(h, &s);
+    /* a watch of the VM list begins: the watches changed */
+    D->watch_vm_list(h, 1);
+    CT_WAIT_FOR(h, s.runs == 3);
+    assert_stays_asleep(h, &s);
+    /* a view made while a watch exists */
+    CT.host->view_free(v);
+    v = CT.host->view_new(CT.self, vm, "ct.sleep", DDM_VIEW_TABLE, "sleep");
+    assert_non_null(v);
+    CT_WAIT_FOR(h, s.runs == 4);
+    assert_stays_asleep(h, &s);
+    /* the watch ends */
+    D->watch_vm_list(h, 0);
+    CT_WAIT_FOR(h, s.runs == 5);
+    assert_stays_asleep(h, &s);
+    /* a wake during its own run: that run's sleep is a keep */
+    s.wake_self = 1;
+    assert_int_equal(CT.host->timer_wake(CT.self, s.id), 0);
+    CT_WAIT_FOR(h, s.runs >= 7);
+    s.wake_self = 0;
+    int runs = s.runs;
+    CT_WAIT_FOR(h, s.runs == runs + 1); /* this run (no self-wake) sleeps */
+    assert_stays_asleep(h, &s);
+    /* opted in to wake on a watch: a watch that begins runs it */
+    assert_int_equal(CT.host->timer_wake_on_watch(CT.self, s.id, 1), 0);
+    runs = s.runs;
+    assert_true(D->watch_begins(h) >= 1);
+    CT_WAIT_FOR(h, s.runs == runs + 1);
+    assert_stays_asleep(h, &s);
+    /* keep: it ticks again on its own */
+    s.rc = DDM_TIMER_KEEP;
+    assert_int_equal(CT.host->timer_wake(CT.self, s.id), 0);
+    CT_WAIT_FOR(h, s.runs >= runs + 4);
+    /* asleep, then removed: its ud goes once, the id is gone */
+    s.rc = DDM_TIMER_SLEEP;
+    runs = s.runs;
+    CT_WAIT_FOR(h, s.runs > runs);
+    assert_stays_asleep(h, &s);
+    assert_int_equal(s.ud_frees, 0);
+    CT.host->timer_remove(CT.self, s.id);
+    assert_int_equal(s.ud_frees, 1);
+    assert_int_equal(CT.host->timer_wake(CT.self, s.id), -ENOENT);
+    CT.host->view_free(v);
+}
+
 /* vm_list_watchers (1.6): 0 until a frontend watches the VM list, the
  * number of those watches while they last; a watch of other views does not
  * count. */
@@ -1569,6 +1671,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_headline_label_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_wake_on_watch, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_timer_sleep, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_vm_list_watchers, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_foreach_vm, setup, teardown),
