@@ -150,7 +150,7 @@ void ddm_vm_unref(DdmVm *vm)
                   left->len);
     g_array_unref(left);
     ddm_correlate_free(vm->pending);
-    g_clear_object(&vm->cancel);
+    g_clear_pointer(&vm->cancel, g_free);
     ddm_jdwp_reader_free(vm->reader);
     if (vm->out)
         g_byte_array_unref(vm->out);
@@ -212,7 +212,7 @@ DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
     /* plugin_data, headlines and unknown_logged come with their first entry
      * (core/pluginhost): an idle VM without plugins' data holds none */
     vm->fd = -1;
-    vm->cancel = g_cancellable_new();
+    vm->cancel = g_new0(DdmConnectCancel, 1); /* freed once the connect has reported */
     vm->reader = ddm_jdwp_reader_new(vm_cfg(vm)->max_packet);
     /* every peer's buffers share one budget (--max-buffers) */
     ddm_jdwp_reader_set_budget(vm->reader, ddm_monitor_read_budget(monitor));
@@ -284,7 +284,7 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
                     vm->close_reason, ddm_vm_state_name(old));
 
     if (vm->cancel) /* a connect in flight reports CANCELLED later */
-        g_cancellable_cancel(vm->cancel);
+        ddm_connect_cancel(vm->cancel);
     ddm_watch_remove(vm->io_watch);
     vm->io_watch = NULL;
     ddm_watch_remove(vm->out_watch);
@@ -383,7 +383,7 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
     DdmVm *vm = ud;
     (void)target;
 
-    g_clear_object(&vm->cancel); /* the connect has reported: nothing left to cancel */
+    g_clear_pointer(&vm->cancel, g_free); /* the connect has reported: nothing left to cancel */
     if (vm->state != DDM_VM_STATE_CONNECTING) {
         if (fd >= 0)
             close(fd); /* closed while connecting */

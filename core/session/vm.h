@@ -79,7 +79,7 @@ struct ddm_vm {
 
     /* I/O */
     DdmWatch *io_watch;         /* fd readiness (core/loop), NULL while paused or closed */
-    GCancellable *cancel;       /* cancels a connect in progress */
+    DdmConnectCancel *cancel;   /* cancels a connect in progress; owned, freed once it reported */
     DdmJdwpReader *reader;
     GByteArray *out;            /* bytes not yet written; NULL while none wait (vm_io.c) */
     gsize out_pos;

@@ -25,17 +25,15 @@ typedef struct {
     DdmAdbConn *conn;
     DdmTargetConnectedFn done;
     gpointer ud;
-    GCancellable *cancel;   /* caller's, referenced while cancel_handler is connected */
-    gulong cancel_handler;  /* arms `cancelled` */
-    DdmTimer cancelled;     /* zero-delay: reports the cancellation outside g_cancellable_cancel */
+    DdmConnectCancel *cancel; /* caller's (kept until done), armed: arms `cancelled` */
+    DdmTimer cancelled;     /* zero-delay: reports the cancellation outside ddm_connect_cancel */
 } AdbConnect;
 
 static void adb_connect_finish(AdbConnect *ac, int fd, const GError *error)
 {
     ddm_timer_cancel(&ac->cancelled);
-    if (ac->cancel_handler) /* never from inside the handler: `cancelled` runs later */
-        g_cancellable_disconnect(ac->cancel, ac->cancel_handler);
-    g_clear_object(&ac->cancel);
+    if (ac->cancel) /* never from inside the handler: `cancelled` runs later */
+        ddm_connect_cancel_disarm(ac->cancel);
     ac->done(ac->target, fd, error, ac->ud);
     ddm_target_unref(ac->target);
     g_free(ac);
@@ -77,15 +75,14 @@ static void adb_cancelled(DdmTimer *t, gpointer ud)
     g_error_free(e);
 }
 
-/* From inside g_cancellable_cancel(): report at the next iteration. */
-static void adb_cancel_requested(GCancellable *cancel, gpointer ud)
+/* From inside ddm_connect_cancel(): report at the next iteration. */
+static void adb_cancel_requested(gpointer ud)
 {
     AdbConnect *ac = ud;
-    (void)cancel;
     ddm_timer_arm(&ac->cancelled, 0);
 }
 
-static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
+static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, DdmConnectCancel *cancel,
                                DdmTargetConnectedFn done, gpointer ud)
 {
     AdbTarget *at = t->priv;
@@ -99,9 +96,8 @@ static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *
     ac->conn = ddm_adb_conn_open(&at->addr, requests, timeout_ms, adb_conn_done, ac);
     ddm_timer_init(&ac->cancelled, adb_cancelled, ac);
     if (cancel) {
-        ac->cancel = g_object_ref(cancel);
-        ac->cancel_handler =
-            g_cancellable_connect(cancel, G_CALLBACK(adb_cancel_requested), ac, NULL);
+        ac->cancel = cancel;
+        ddm_connect_cancel_arm(cancel, adb_cancel_requested, ac);
     }
 }
 

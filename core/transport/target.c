@@ -2,10 +2,10 @@
  *
  * Transports (see target.h): DdmTarget reference counting and the TCP
  * target. A TCP connect is a non-blocking connect(2) watched for G_IO_OUT,
- * bounded by a timer and a GCancellable; numeric addresses connect at once,
+ * bounded by a timer and a DdmConnectCancel; numeric addresses connect at once,
  * host names are resolved first with GResolver (asynchronously). The done
  * callback runs exactly once and never from inside ops->connect (nor from
- * inside g_cancellable_cancel): even an immediate failure or a cancellation
+ * inside ddm_connect_cancel): even an immediate failure or a cancellation
  * is reported from a zero-delay timer. Watches and timers are core/loop's:
  * a connect in flight adds no GSource. A connection whose
  * local address is its peer's (a TCP self-connect: a port in the kernel's
@@ -84,8 +84,7 @@ typedef struct TcpConnect {
     DdmWatch *fd_watch;   /* G_IO_OUT while connect(2) is in progress */
     DdmTimer timer;       /* connect timeout */
     DdmTimer soon;        /* deferred completion: tc->error, or the cancellation */
-    gulong cancel_handler; /* on the caller's cancellable: arms `soon` */
-    GCancellable *cancel; /* caller's, referenced */
+    DdmConnectCancel *cancel; /* caller's (kept until done), armed: arms `soon` */
     GCancellable *resolve_cancel;
     GList *addrs;         /* resolved addresses not tried yet (GInetAddress*, owned) */
     unsigned timeout_ms;
@@ -99,8 +98,8 @@ static void tcp_finish(TcpConnect *tc, int fd, GError *error /* transfer full */
     ddm_watch_remove(tc->fd_watch);
     ddm_timer_cancel(&tc->timer);
     ddm_timer_cancel(&tc->soon);
-    if (tc->cancel_handler) /* never from inside the handler: `soon` runs later */
-        g_cancellable_disconnect(tc->cancel, tc->cancel_handler);
+    if (tc->cancel) /* never from inside the handler: `soon` runs later */
+        ddm_connect_cancel_disarm(tc->cancel);
     if (tc->resolve_cancel) {
         g_cancellable_cancel(tc->resolve_cancel); /* the resolver callback frees nothing of ours */
         g_object_unref(tc->resolve_cancel);
@@ -108,7 +107,6 @@ static void tcp_finish(TcpConnect *tc, int fd, GError *error /* transfer full */
     if (tc->fd >= 0 && tc->fd != fd)
         close(tc->fd);
     g_list_free_full(tc->addrs, g_object_unref);
-    g_clear_object(&tc->cancel);
     g_clear_error(&tc->error);
     tc->done(target, fd, error, tc->ud);
     if (error)
@@ -153,12 +151,11 @@ static void tcp_timeout_cb(DdmTimer *t, gpointer ud)
                            tc->target->key, tc->timeout_ms));
 }
 
-/* From inside g_cancellable_cancel() (or g_cancellable_connect() when
+/* From inside ddm_connect_cancel() (or ddm_connect_cancel_arm() when
  * already cancelled): report at the next iteration, never from here. */
-static void tcp_cancelled_cb(GCancellable *cancel, gpointer ud)
+static void tcp_cancelled_cb(gpointer ud)
 {
     TcpConnect *tc = ud;
-    (void)cancel;
     if (!tc->error)
         ddm_timer_arm(&tc->soon, 0);
 }
@@ -304,7 +301,25 @@ static void tcp_connect_next(TcpConnect *tc)
     g_object_unref(addr);
 }
 
-static void tcp_connect(DdmTarget *target, unsigned timeout_ms, GCancellable *cancel,
+/* Connect to @host if it is an IPv4 or IPv6 literal (inet_pton's forms);
+ * FALSE, having done nothing, otherwise. */
+static gboolean tcp_connect_numeric(TcpConnect *tc, const char *host, guint16 port)
+{
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+    struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+
+    if (inet_pton(AF_INET, host, &sin.sin_addr) == 1) {
+        tcp_start_connect(tc, (struct sockaddr *)&sin, sizeof sin);
+        return TRUE;
+    }
+    if (inet_pton(AF_INET6, host, &sin6.sin6_addr) == 1) {
+        tcp_start_connect(tc, (struct sockaddr *)&sin6, sizeof sin6);
+        return TRUE;
+    }
+    return FALSE;
+}
+
+static void tcp_connect(DdmTarget *target, unsigned timeout_ms, DdmConnectCancel *cancel,
                         DdmTargetConnectedFn done, gpointer ud)
 {
     TcpTarget *tt = target->priv;
@@ -320,11 +335,17 @@ static void tcp_connect(DdmTarget *target, unsigned timeout_ms, GCancellable *ca
     ddm_timer_init(&tc->soon, tcp_soon_cb, tc);
     ddm_timer_arm(&tc->timer, tc->timeout_ms);
     if (cancel) {
-        tc->cancel = g_object_ref(cancel);
-        tc->cancel_handler =
-            g_cancellable_connect(cancel, G_CALLBACK(tcp_cancelled_cb), tc, NULL);
+        tc->cancel = cancel;
+        ddm_connect_cancel_arm(cancel, tcp_cancelled_cb, tc);
     }
 
+    /* A numeric address (the scanner's and most users' 127.0.0.1) becomes
+     * a sockaddr with inet_pton, as GInetAddress would parse it, without
+     * GLib's GInetAddress and GSocketAddress classes: their code and type
+     * data are ~0.4 MB of libgio a server otherwise never touches
+     * (doc/memory.md). Anything else (a name, a scope id) goes the GIO way. */
+    if (tcp_connect_numeric(tc, tt->host, tt->port))
+        return;
     addr = g_inet_address_new_from_string(tt->host);
     if (addr) {
         tcp_connect_address(tc, addr, tt->port);

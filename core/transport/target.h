@@ -28,13 +28,50 @@ typedef enum {
     DDM_TARGET_CAP_ANY_JVM = 1u << 0,
 } DdmTargetCaps;
 
+/* A connect's cancel switch (instead of a GCancellable: GIO's class is
+ * ~190 kB of library pages a server otherwise never touches; doc/memory.md).
+ * The caller of ops->connect owns it, zeroed, and keeps it until @done has
+ * run; the target arms it with a function for the length of the connect
+ * and disarms it before it calls @done. ddm_connect_cancel() (the caller's)
+ * sets `cancelled` and calls the armed function, at most once; arming an
+ * already cancelled switch calls the function at once. The function must
+ * not call @done from inside (it schedules the report). */
+typedef struct DdmConnectCancel {
+    void (*fn)(gpointer ud);
+    gpointer ud;
+    gboolean cancelled;
+} DdmConnectCancel;
+
+static inline void ddm_connect_cancel_arm(DdmConnectCancel *c, void (*fn)(gpointer ud), gpointer ud)
+{
+    c->fn = fn;
+    c->ud = ud;
+    if (c->cancelled)
+        fn(ud);
+}
+
+static inline void ddm_connect_cancel_disarm(DdmConnectCancel *c)
+{
+    c->fn = NULL;
+    c->ud = NULL;
+}
+
+static inline void ddm_connect_cancel(DdmConnectCancel *c)
+{
+    if (c->cancelled)
+        return;
+    c->cancelled = TRUE;
+    if (c->fn)
+        c->fn(c->ud);
+}
+
 typedef struct DdmTargetOps {
     const char *transport;  /* a name for people: "tcp", "adb" */
     unsigned caps;          /* DdmTargetCaps */
     /* Start connecting; call @done exactly once (never from inside this call)
      * unless @cancel fires first, in which case @done is called with
      * G_IO_ERROR_CANCELLED. */
-    void (*connect)(DdmTarget *target, unsigned timeout_ms, GCancellable *cancel,
+    void (*connect)(DdmTarget *target, unsigned timeout_ms, DdmConnectCancel *cancel,
                     DdmTargetConnectedFn done, gpointer ud);
     void (*destroy)(DdmTarget *target);  /* free the ops-specific part */
 } DdmTargetOps;

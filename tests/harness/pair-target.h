@@ -43,7 +43,7 @@ static gboolean test_pair_connect_idle(gpointer p)
     return G_SOURCE_REMOVE;
 }
 
-static void test_pair_connect(DdmTarget *t, unsigned timeout_ms, GCancellable *cancel,
+static void test_pair_connect(DdmTarget *t, unsigned timeout_ms, DdmConnectCancel *cancel,
                               DdmTargetConnectedFn done, gpointer ud)
 {
     TestPairConnect *pc = g_new0(TestPairConnect, 1);

@@ -5,6 +5,9 @@
  * to itself (the kernel's simultaneous open), as a scan of a port in the
  * ephemeral range can be when nobody listens there. The check must say so
  * for such a socket and never for a real connection, in IPv4 and IPv6.
+ * Also the TCP target's connect (a numeric address without GIO's
+ * GInetAddress) and its cancel switch (DdmConnectCancel): done runs exactly
+ * once, never from inside connect or cancel, with CANCELLED once cancelled.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,6 +22,122 @@
 #include <cmocka.h>
 
 #include "core/transport/target.h"
+
+/* A listener on @family's loopback (port in *@port), or -1. */
+static int listener(int family, guint16 *port)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+    int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    if (fd < 0)
+        return -1;
+    memset(&ss, 0, sizeof ss);
+    ss.ss_family = (sa_family_t)family;
+    if (family == AF_INET)
+        ((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    else
+        ((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
+    if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 4) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+                                    : ((struct sockaddr_in6 *)&ss)->sin6_port);
+    return fd;
+}
+
+typedef struct {
+    int calls;
+    int fd;
+    GError *error;
+} ConnectResult;
+
+static void on_connected(DdmTarget *target, int fd, const GError *error, gpointer ud)
+{
+    ConnectResult *r = ud;
+    (void)target;
+    r->calls++;
+    r->fd = fd;
+    g_clear_error(&r->error);
+    r->error = error ? g_error_copy(error) : NULL;
+}
+
+/* Iterate the default context until @r was reported (at most ~5 s), then
+ * a few more times: a second report would show. */
+static void wait_reported(ConnectResult *r)
+{
+    for (int i = 0; i < 5000 && r->calls == 0; i++)
+        if (!g_main_context_iteration(NULL, FALSE))
+            g_usleep(1000);
+    for (int i = 0; i < 20; i++)
+        g_main_context_iteration(NULL, FALSE);
+}
+
+/* A numeric address connects (IPv4; IPv6 where there is a loopback), and
+ * reports from the loop, never from inside connect. */
+static void test_tcp_connect_numeric(void **state)
+{
+    (void)state;
+    for (int family = AF_INET; family != -1; family = family == AF_INET ? AF_INET6 : -1) {
+        guint16 port = 0;
+        int lfd = listener(family, &port);
+        if (lfd < 0 && family == AF_INET6)
+            continue; /* no IPv6 loopback in some containers */
+        assert_true(lfd >= 0);
+        DdmTarget *t = ddm_target_tcp_new(family == AF_INET ? "127.0.0.1" : "::1", port, "test");
+        DdmConnectCancel cancel = {0};
+        ConnectResult r = {.fd = -1};
+        t->ops->connect(t, 3000, &cancel, on_connected, &r);
+        assert_int_equal(r.calls, 0);
+        wait_reported(&r);
+        assert_int_equal(r.calls, 1);
+        assert_null(r.error);
+        assert_true(r.fd >= 0);
+        assert_null(cancel.fn); /* disarmed before done */
+        struct sockaddr_storage peer;
+        socklen_t len = sizeof peer;
+        assert_int_equal(getpeername(r.fd, (struct sockaddr *)&peer, &len), 0);
+        assert_int_equal(peer.ss_family, family);
+        close(r.fd);
+        close(lfd);
+        ddm_target_unref(t);
+    }
+}
+
+/* Cancelled while in flight, or before the connect started: done runs once,
+ * later, with CANCELLED and no fd; cancelling again does nothing. */
+static void test_tcp_connect_cancelled(void **state)
+{
+    (void)state;
+    for (int before = 0; before <= 1; before++) {
+        guint16 port = 0;
+        int lfd = listener(AF_INET, &port);
+        assert_true(lfd >= 0);
+        DdmTarget *t = ddm_target_tcp_new("127.0.0.1", port, "test");
+        DdmConnectCancel cancel = {0};
+        ConnectResult r = {.fd = -1};
+        if (before)
+            ddm_connect_cancel(&cancel);
+        t->ops->connect(t, 3000, &cancel, on_connected, &r);
+        assert_int_equal(r.calls, 0);
+        if (!before) {
+            assert_non_null(cancel.fn); /* armed while in flight */
+            ddm_connect_cancel(&cancel);
+            assert_int_equal(r.calls, 0); /* never from inside the cancel */
+        }
+        ddm_connect_cancel(&cancel);
+        wait_reported(&r);
+        assert_int_equal(r.calls, 1);
+        assert_int_equal(r.fd, -1);
+        assert_true(g_error_matches(r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED));
+        assert_null(cancel.fn);
+        g_clear_error(&r.error);
+        close(lfd);
+        ddm_target_unref(t);
+    }
+}
 
 /* A socket connected to itself on @family's loopback, or -1 if the
  * address family is not available here. */
@@ -90,6 +209,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_connect_detected),
         cmocka_unit_test(test_real_connection_is_not_self),
+        cmocka_unit_test(test_tcp_connect_numeric),
+        cmocka_unit_test(test_tcp_connect_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
