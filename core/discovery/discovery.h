@@ -40,6 +40,16 @@ struct DdmDiscovery {
 };
 
 DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config);
+/* What the local scan did, for tests and debugging. */
+typedef struct DdmLocalScanStats {
+    guint scans;   /* scans started since the module was made */
+    guint visits;  /* ports the last scan (or the one under way) looked at */
+    guint offers;  /* sessions it started */
+    guint slices;  /* loop iterations it took so far */
+    guint held;    /* ports of the ranges with a session (or a connect in flight) now */
+} DdmLocalScanStats;
+/** The local module's figures (@d: a module of ddm_discovery_local_new). */
+void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out);
 DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config);
 /** adb tracking; publishes the "devices" and "device-processes" views in @views. */
 DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon, const DdmConfig *config, DdmViews *views);

@@ -16,6 +16,21 @@
  * Stopping a module closes the sessions it found. Targets are made once
  * per port and reused. Non-goals: backoff (core/session/monitor.c), connecting
  * (core/transport/target.c).
+ *
+ * What a scan costs: the scan keeps the set of ports it must still try, a
+ * bitmap over the ranges. The monitor tells it when a key of its host
+ * gets a session (a connection attempt in flight counts) and when that
+ * session ends (ddm_monitor_watch_keys), whichever DdmTarget object the
+ * session came from (--connect, a fast retry): the port's bit goes and
+ * comes back. A port the monitor refused for its backoff is parked until
+ * the backoff ends. So a scan visits only the ports without a session
+ * (64 at a time, skipping words of connected ports), and does no string
+ * work for the others: its cost is O(ports not connected) + O(range / 64).
+ * A range of empty ports still costs a connection attempt per port per
+ * scan (a refused connect on this machine is cheap). A scan offers at
+ * most LOCAL_SLICE_OFFERS targets per loop iteration and continues at the
+ * next one, so a wide range (--scan-ports=1-65535) never holds the loop
+ * for a whole scan, nor opens tens of thousands of sockets at once.
  */
 #include <string.h>
 
@@ -23,10 +38,27 @@
 #include "core/loop/timer.h"
 
 #define CONNECT_RETRY_MS 1000
+/* A scan's share of one loop iteration: sessions started, ports visited. */
+#define LOCAL_SLICE_OFFERS 256u
+#define LOCAL_SLICE_VISITS 8192u
 
 typedef struct LocalScan {
+    DdmDiscovery *d;
     GHashTable *targets;   /* GUINT_TO_POINTER(port) -> DdmTarget* (owned) */
     DdmTimer timer;        /* the next scan, armed while running */
+    DdmTimer slice;        /* the rest of a scan, armed while one is under way */
+    /* The ports of the ranges as bits over [base, base + 64 * words). */
+    const GArray *ranges_seen; /* config->scan_ranges the bitmaps were made for */
+    guint ranges_len_seen;
+    guint base;            /* lowest port of the ranges */
+    guint words;           /* 64-bit words per bitmap; 0 = no port */
+    guint64 *in_range;     /* a port of the ranges */
+    guint64 *to_try;       /* in range, no session, no backoff parks it */
+    GHashTable *parked;    /* GUINT_TO_POINTER(port) -> gint64* not-before (owned) */
+    guint cursor;          /* the next port the scan under way visits; 0 = none under way */
+    gboolean own;          /* the scanned host is this machine (skip ddmon's ports) */
+    gboolean first_round_done;
+    DdmLocalScanStats stats;
 } LocalScan;
 
 static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
@@ -56,31 +88,190 @@ static gboolean scans_this_machine(const DdmConfig *cfg)
     return cfg->listen_host && strcmp(host, cfg->listen_host) == 0;
 }
 
-static void local_scan_once(DdmDiscovery *d)
+static inline gboolean bit_get(const guint64 *bits, guint i)
 {
-    DdmMonitor *mon = d->monitor;
-    GArray *ranges = d->config->scan_ranges;
-    guint offered = 0;
-    gboolean own = scans_this_machine(d->config);
+    return (bits[i / 64] >> (i % 64)) & 1u;
+}
 
+static inline void bit_put(guint64 *bits, guint i, gboolean on)
+{
+    if (on)
+        bits[i / 64] |= (guint64)1 << (i % 64);
+    else
+        bits[i / 64] &= ~((guint64)1 << (i % 64));
+}
+
+/* The bit index of @port, or -1 when it is not a port of the ranges. */
+static gint port_index(const LocalScan *s, guint port)
+{
+    if (port < s->base || port - s->base >= 64u * s->words || !bit_get(s->in_range, port - s->base))
+        return -1;
+    return (gint)(port - s->base);
+}
+
+/* The monitor's word (ddm_monitor_watch_keys): a key got or lost its
+ * session. Ours when it is "scan_host:port" for a port of the ranges. */
+static void local_key_changed(gpointer ud, const DdmTarget *target, gboolean held)
+{
+    LocalScan *s = ud;
+    guint port = ddm_target_tcp_port(target);
+    gint i = port ? port_index(s, port) : -1;
+
+    if (i < 0 || strcmp(local_target(s->d, (guint16)port)->key, target->key) != 0)
+        return; /* an adb pid, another host's port, a port outside the ranges */
+    g_hash_table_remove(s->parked, GUINT_TO_POINTER(port));
+    bit_put(s->to_try, (guint)i, !held);
+    if (held)
+        s->stats.held++;
+    else if (s->stats.held)
+        s->stats.held--;
+}
+
+/* (Re)make the bitmaps for the configured ranges: every port to try but
+ * those that have a session now (one lookup each, at start only). */
+static void local_build_ports(LocalScan *s)
+{
+    DdmDiscovery *d = s->d;
+    const GArray *ranges = d->config->scan_ranges;
+    guint lo = G_MAXUINT, hi = 0;
+
+    g_clear_pointer(&s->in_range, g_free);
+    g_clear_pointer(&s->to_try, g_free);
+    g_hash_table_remove_all(s->parked);
+    s->ranges_seen = ranges;
+    s->ranges_len_seen = ranges ? ranges->len : 0;
+    s->words = 0;
+    s->base = 0;
+    s->cursor = 0;
+    s->stats.held = 0;
     for (guint i = 0; ranges && i < ranges->len; i++) {
         const DdmPortRange *r = &g_array_index(ranges, DdmPortRange, i);
-        for (guint port = r->first; port <= r->last && port != 0; port++) {
-            DdmTarget *t = local_target(d, (guint16)port);
-            /* Never a second connection to a port that has a session. */
-            if (ddm_monitor_find_vm(mon, t->key))
-                continue;
-            /* Never ddmon's own listening ports. */
-            if (own && ddm_monitor_is_own_port(mon, (guint16)port))
-                continue;
-            if (ddm_monitor_offer_target(mon, t))
-                offered++;
-            if (port == G_MAXUINT16)
-                break;
+        guint first = MAX(r->first, 1u); /* never port 0 */
+        if (first > r->last)
+            continue;
+        lo = MIN(lo, first);
+        hi = MAX(hi, (guint)r->last);
+    }
+    if (hi == 0)
+        return;
+    s->base = lo;
+    s->words = (hi - lo) / 64 + 1;
+    s->in_range = g_new0(guint64, s->words);
+    s->to_try = g_new0(guint64, s->words);
+    for (guint i = 0; i < ranges->len; i++) {
+        const DdmPortRange *r = &g_array_index(ranges, DdmPortRange, i);
+        for (guint port = MAX(r->first, 1u); port <= r->last; port++) {
+            if (bit_get(s->in_range, port - lo))
+                continue; /* overlapping ranges */
+            bit_put(s->in_range, port - lo, TRUE);
+            if (ddm_monitor_find_vm(d->monitor, local_target(d, (guint16)port)->key))
+                s->stats.held++;
+            else
+                bit_put(s->to_try, port - lo, TRUE);
         }
     }
-    if (offered)
-        g_debug("local scan: %u connection attempts", offered);
+}
+
+/* Parked ports whose backoff is over may be tried again. */
+static void local_unpark_due(LocalScan *s, gint64 now)
+{
+    GHashTableIter it;
+    gpointer k, v;
+
+    g_hash_table_iter_init(&it, s->parked);
+    while (g_hash_table_iter_next(&it, &k, &v)) {
+        if (*(const gint64 *)v > now)
+            continue;
+        bit_put(s->to_try, GPOINTER_TO_UINT(k) - s->base, TRUE);
+        g_hash_table_iter_remove(&it);
+    }
+}
+
+static void local_slice_cb(DdmTimer *t, gpointer ud);
+
+/* Visit the ports to try from s->cursor on, up to one slice's share;
+ * arm s->slice for the rest, or end the scan. */
+static void local_scan_slice(LocalScan *s)
+{
+    DdmDiscovery *d = s->d;
+    DdmMonitor *mon = d->monitor;
+    guint offers = 0, visits = 0;
+    gint64 now = g_get_monotonic_time();
+    guint w = (s->cursor - s->base) / 64;
+    guint64 from_mask = ~(guint64)0 << ((s->cursor - s->base) % 64);
+
+    for (; w < s->words; w++, from_mask = ~(guint64)0) {
+        /* A copy: offers change the live word (their session's bit goes). */
+        guint64 bits = s->to_try[w] & from_mask;
+        while (bits) {
+            guint port = s->base + w * 64 + (guint)__builtin_ctzll(bits);
+            DdmTarget *t;
+            bits &= bits - 1;
+            if (offers >= LOCAL_SLICE_OFFERS || visits >= LOCAL_SLICE_VISITS) {
+                s->cursor = port;
+                s->stats.slices++;
+                ddm_timer_arm(&s->slice, 0); /* the rest at the next iteration */
+                return;
+            }
+            visits++;
+            s->stats.visits++;
+            /* Never ddmon's own listening ports. */
+            if (s->own && ddm_monitor_is_own_port(mon, (guint16)port))
+                continue;
+            t = local_target(d, (guint16)port);
+            if (ddm_monitor_offer_target(mon, t)) {
+                offers++;
+                s->stats.offers++;
+                continue;
+            }
+            if (ddm_monitor_stopping(mon))
+                return;
+            /* Refused: its backoff. Parked until it ends (a session that
+             * starts meanwhile unparks it, and so does its end). */
+            {
+                gint64 until = ddm_monitor_backoff_until(mon, t->key);
+                if (until > now) {
+                    gint64 *at = g_new(gint64, 1);
+                    *at = until;
+                    g_hash_table_replace(s->parked, GUINT_TO_POINTER(port), at);
+                    bit_put(s->to_try, port - s->base, FALSE);
+                }
+            }
+        }
+    }
+    s->cursor = 0;
+    s->stats.slices++;
+    s->first_round_done = TRUE;
+}
+
+static void local_slice_cb(DdmTimer *t, gpointer ud)
+{
+    (void)t;
+    local_scan_slice(ud);
+}
+
+/* Start a scan, unless one is still under way (a wide range, a short period). */
+static void local_scan_once(DdmDiscovery *d)
+{
+    LocalScan *s = d->priv;
+
+    if (s->cursor)
+        return;
+    if (d->config->scan_ranges != s->ranges_seen ||
+        (s->ranges_seen && s->ranges_seen->len != s->ranges_len_seen))
+        local_build_ports(s);
+    if (!s->words) {
+        s->first_round_done = TRUE;
+        return;
+    }
+    s->own = scans_this_machine(d->config);
+    s->stats.scans++;
+    s->stats.visits = 0;
+    s->stats.offers = 0;
+    s->stats.slices = 0;
+    local_unpark_due(s, g_get_monotonic_time());
+    s->cursor = s->base;
+    local_scan_slice(s);
 }
 
 static void local_arm(DdmDiscovery *d)
@@ -105,8 +296,12 @@ static void local_start(DdmDiscovery *d)
     if (ddm_timer_armed(&s->timer))
         return;
     d->running = TRUE;
-    local_scan_once(d);
+    /* The ports' state is rebuilt: backoffs were forgotten at the stop. */
+    s->ranges_seen = NULL;
+    s->first_round_done = FALSE;
     ddm_timer_init(&s->timer, local_tick, d);
+    ddm_timer_init(&s->slice, local_slice_cb, s);
+    local_scan_once(d);
     local_arm(d);
 }
 
@@ -115,8 +310,15 @@ static void local_stop(DdmDiscovery *d)
     LocalScan *s = d->priv;
 
     ddm_timer_cancel(&s->timer);
+    ddm_timer_cancel(&s->slice);
+    s->cursor = 0;
     d->running = FALSE;
     ddm_monitor_forget_origin(d->monitor, "local");
+}
+
+static gboolean local_first_round_done(DdmDiscovery *d)
+{
+    return ((LocalScan *)d->priv)->first_round_done;
 }
 
 static void local_free(DdmDiscovery *d)
@@ -124,12 +326,18 @@ static void local_free(DdmDiscovery *d)
     LocalScan *s = d->priv;
 
     ddm_timer_cancel(&s->timer);
+    ddm_timer_cancel(&s->slice);
+    ddm_monitor_unwatch_keys(d->monitor, local_key_changed, s);
     g_hash_table_destroy(s->targets);
+    g_hash_table_destroy(s->parked);
+    g_free(s->in_range);
+    g_free(s->to_try);
     g_free(s);
     g_free(d);
 }
 
-static const DdmDiscoveryOps local_ops = {"local", local_start, local_stop, local_free};
+static const DdmDiscoveryOps local_ops = {"local", local_start, local_stop, local_free,
+                                          local_first_round_done};
 
 DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
 {
@@ -139,13 +347,22 @@ DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
     g_return_val_if_fail(mon != NULL && config != NULL, NULL);
     d = g_new0(DdmDiscovery, 1);
     s = g_new0(LocalScan, 1);
+    s->d = d;
     s->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)ddm_target_unref);
+    s->parked = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     d->ops = &local_ops;
     d->monitor = mon;
     d->config = config;
     d->priv = s;
+    ddm_monitor_watch_keys(mon, local_key_changed, s);
     return d;
+}
+
+void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out)
+{
+    g_return_if_fail(d != NULL && out != NULL && d->ops == &local_ops);
+    *out = ((const LocalScan *)d->priv)->stats;
 }
 
 /* ------------------------------------------------------------- --connect */

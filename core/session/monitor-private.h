@@ -18,6 +18,7 @@ struct DdmMonitor {
     DdmJdwpBudget *read_budget;     /* every peer's packet buffers together (--max-buffers) */
     GHashTable *own_ports;          /* GUINT_TO_POINTER(port) -> count: TCP ports ddmon listens on */
     guint trim_timer;               /* every DDM_MONITOR_TRIM_S: idle VMs' read buffers go back */
+    GArray *key_watchers;           /* DdmKeyWatcher: told as keys get and lose their session */
     gboolean stopping;
 };
 

@@ -12,7 +12,8 @@
  * only by a session that ends without a violation; vm_closed is reported
  * while the VM is still in the table, then it leaves it. The monitor also
  * holds what all sessions share: the packet buffers' memory budget and the
- * TCP ports ddmon itself listens on (never to be scanned).
+ * TCP ports ddmon itself listens on (never to be scanned), and tells its
+ * key watchers (the port scan) as each key gets and loses its session.
  * Non-goals: how VMs are found (core/discovery), how they are spoken to
  * (vm*.c), what is done with what they say (the events' receiver).
  */
@@ -70,6 +71,20 @@ static DdmBackoff *backoff_get(DdmMonitor *mon, const char *key)
         g_hash_table_insert(mon->backoff, b->key, b);
     }
     return b;
+}
+
+typedef struct DdmKeyWatcher {
+    DdmMonitorKeyFn fn;
+    gpointer ud;
+} DdmKeyWatcher;
+
+/* @target's key got (@held) or lost its session: tell the watchers. */
+static void keys_changed(DdmMonitor *mon, const DdmTarget *target, gboolean held)
+{
+    for (guint i = 0; mon->key_watchers && i < mon->key_watchers->len; i++) {
+        const DdmKeyWatcher *w = &g_array_index(mon->key_watchers, DdmKeyWatcher, i);
+        w->fn(w->ud, target, held);
+    }
 }
 
 /* @key: the target whose row may have changed, or NULL for any. */
@@ -319,6 +334,8 @@ void ddm_monitor_free(DdmMonitor *mon)
     g_hash_table_destroy(mon->own_ports);
     if (mon->trim_timer)
         g_source_remove(mon->trim_timer);
+    if (mon->key_watchers)
+        g_array_free(mon->key_watchers, TRUE);
     ddm_jdwp_budget_free(mon->read_budget);
     g_free(mon);
 }
@@ -331,6 +348,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
     if (!vm)
         return;
     g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
+    keys_changed(mon, target, TRUE);
     DDM_DEBUG("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
     if (!target->speculative)
         list_changed(mon, target->key); /* listed while connecting (vms_view.c) */
@@ -363,6 +381,39 @@ DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key)
 {
     g_return_val_if_fail(mon != NULL, NULL);
     return key ? g_hash_table_lookup(mon->vms, key) : NULL;
+}
+
+void ddm_monitor_watch_keys(DdmMonitor *mon, DdmMonitorKeyFn fn, gpointer ud)
+{
+    DdmKeyWatcher w = {fn, ud};
+
+    g_return_if_fail(mon != NULL && fn != NULL);
+    if (!mon->key_watchers)
+        mon->key_watchers = g_array_new(FALSE, FALSE, sizeof(DdmKeyWatcher));
+    g_array_append_val(mon->key_watchers, w);
+}
+
+void ddm_monitor_unwatch_keys(DdmMonitor *mon, DdmMonitorKeyFn fn, gpointer ud)
+{
+    g_return_if_fail(mon != NULL);
+    for (guint i = 0; mon->key_watchers && i < mon->key_watchers->len; i++) {
+        const DdmKeyWatcher *w = &g_array_index(mon->key_watchers, DdmKeyWatcher, i);
+        if (w->fn == fn && w->ud == ud) {
+            g_array_remove_index(mon->key_watchers, i);
+            return;
+        }
+    }
+}
+
+gint64 ddm_monitor_backoff_until(DdmMonitor *mon, const char *key)
+{
+    const DdmBackoff *b;
+
+    g_return_val_if_fail(mon != NULL && key != NULL, 0);
+    b = g_hash_table_lookup(mon->backoff, key);
+    if (!b || ddm_timer_armed(&b->fast_timer))
+        return 0;
+    return b->not_before_us;
 }
 
 void ddm_monitor_forget_target(DdmMonitor *mon, const char *key, const char *reason)
@@ -680,8 +731,12 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
     key = g_strdup(vm->target->key);
     if (mon->events && mon->events->vm_closed)
         reconnect = mon->events->vm_closed(mon->ud, vm);
-    if (g_hash_table_lookup(mon->vms, key) == vm)
+    if (g_hash_table_lookup(mon->vms, key) == vm) {
+        DdmTarget *target = ddm_target_ref(vm->target);
         g_hash_table_remove(mon->vms, key); /* drops the table's reference */
+        keys_changed(mon, target, FALSE);
+        ddm_target_unref(target);
+    }
     /* (the list was told by the state change to CLOSED, if it showed the VM) */
     if (reconnect && !mon->stopping)
         ddm_monitor_retry_fast(mon, key);

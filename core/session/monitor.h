@@ -122,6 +122,22 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin);
 void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key);
 
 DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
+/** Told when a key gets its session (@held TRUE: ddm_monitor_offer_target
+ *  refuses the key from then on) and when that session leaves the table
+ *  (@held FALSE: the key may be offered again, its backoff permitting).
+ *  @target is the session's (borrowed, for the call only): it may be another
+ *  object than the one a module offers for the same key (--connect, a fast
+ *  retry). The callback must not call the monitor. */
+typedef void (*DdmMonitorKeyFn)(gpointer ud, const DdmTarget *target, gboolean held);
+/** Add a watcher (a port scan keeps the ports it must still try with it);
+ *  remove it with the same @fn and @ud before @mon is freed. */
+void ddm_monitor_watch_keys(DdmMonitor *mon, DdmMonitorKeyFn fn, gpointer ud);
+void ddm_monitor_unwatch_keys(DdmMonitor *mon, DdmMonitorKeyFn fn, gpointer ud);
+/** The monotonic time (g_get_monotonic_time, us) before which @key's
+ *  backoff makes ddm_monitor_offer_target refuse it; 0 when an offer is
+ *  not held back by a backoff (a fast retry due soon counts as none: it
+ *  starts the session itself). */
+gint64 ddm_monitor_backoff_until(DdmMonitor *mon, const char *key);
 /** Every VM in the table, in no particular order. (transfer full: the
  *  array holds a reference to each VM and drops them when freed) */
 GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon);

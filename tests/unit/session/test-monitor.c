@@ -23,6 +23,7 @@
 
 #include "core/wire/ddm.h"
 #include "core/daemon/daemon.h"
+#include "core/discovery/discovery.h"
 
 /* ------------------------------------------------------------ fake VM */
 
@@ -807,6 +808,241 @@ static void test_monitor_named_target_listed_while_connecting(void **state)
     g_free(ks);
 }
 
+/* ------------------------------------------------------ the local scan */
+
+/* The scan's ranges: each of @ports alone. */
+static void set_ranges(DdmConfig *c, const guint16 *ports, guint n)
+{
+    g_array_set_size(c->scan_ranges, 0);
+    for (guint i = 0; i < n; i++) {
+        DdmPortRange r = {ports[i], ports[i]};
+        g_array_append_val(c->scan_ranges, r);
+    }
+}
+
+/* A local scan module of its own over the daemon's config (whose
+ * scan_local is off: the daemon runs none), started. */
+static DdmDiscovery *scan_start(void)
+{
+    DdmDiscovery *d = ddm_discovery_local_new(ddm_daemon_monitor(test_daemon),
+                                              ddm_daemon_config(test_daemon));
+    d->ops->start(d);
+    return d;
+}
+
+static void scan_free(DdmDiscovery *d)
+{
+    d->ops->stop(d);
+    d->ops->free(d);
+}
+
+static DdmLocalScanStats scan_stats(DdmDiscovery *d)
+{
+    DdmLocalScanStats st;
+    ddm_discovery_local_stats(d, &st);
+    return st;
+}
+
+typedef struct ScansWait {
+    DdmDiscovery *d;
+    guint scans;
+} ScansWait;
+
+static gboolean scans_done(gpointer p)
+{
+    ScansWait *w = p;
+    return scan_stats(w->d).scans >= w->scans && scan_stats(w->d).slices > 0;
+}
+
+/* Spin until @n more scans have started, the last one over (a scan of a
+ * few ports takes one slice). */
+static void wait_scans(DdmDiscovery *d, guint n)
+{
+    ScansWait w = {d, scan_stats(d).scans + n};
+    assert_true(spin_until(scans_done, &w));
+}
+
+typedef struct AcceptWait {
+    FakeVm *fake;
+    guint n;
+} AcceptWait;
+
+static gboolean accepted_n(gpointer p)
+{
+    AcceptWait *w = p;
+    return w->fake->accepted >= w->n;
+}
+
+static void wait_accepted(FakeVm *fake, guint n)
+{
+    AcceptWait w = {fake, n};
+    assert_true(spin_until(accepted_n, &w));
+}
+
+/* A scan does nothing per connected port: it visits only the ports
+ * without a session; a port whose session ended is tried at the next scan. */
+static void test_local_scan_skips_connected(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *vm[3];
+    guint16 ports[4];
+    char *keys[3];
+    DdmMonitor *mon;
+    DdmDiscovery *d;
+    DdmLocalScanStats st;
+    (void)state;
+
+    for (guint i = 0; i < 3; i++) {
+        vm[i] = fake_new(FAKE_DDM, 10 + i, "scanned");
+        ports[i] = vm[i]->port;
+        keys[i] = key_of(vm[i]->port);
+    }
+    ports[3] = free_port(); /* nothing listens there */
+    set_ranges(c, ports, 4);
+    mon = monitor_new(c);
+    d = scan_start();
+    assert_true(d->ops->first_round_done(d)); /* four ports: one slice at start */
+    for (guint i = 0; i < 3; i++)
+        wait_state(mon, keys[i], DDM_VM_STATE_READY);
+    wait_scans(d, 3);
+    st = scan_stats(d);
+    assert_in_range(st.held, 3, 4); /* the empty port's connect may be in flight */
+    assert_int_equal(st.visits, 1); /* the empty port alone */
+    assert_int_equal(st.offers, 1); /* ... still tried at every scan */
+    for (guint i = 0; i < 3; i++)
+        assert_int_equal(vm[i]->accepted, 1); /* never a second connection */
+
+    /* One VM's session ends: the next scan finds the port again. */
+    fake_drop_conns(vm[1]);
+    wait_accepted(vm[1], 2);
+    wait_state(mon, keys[1], DDM_VM_STATE_READY);
+    wait_scans(d, 3);
+    st = scan_stats(d);
+    assert_in_range(st.held, 3, 4);
+    assert_int_equal(st.visits, 1);
+    assert_int_equal(vm[0]->accepted, 1);
+    assert_int_equal(vm[1]->accepted, 2);
+    assert_int_equal(vm[2]->accepted, 1);
+
+    scan_free(d);
+    daemon_free();
+    for (guint i = 0; i < 3; i++) {
+        fake_free(vm[i]);
+        g_free(keys[i]);
+    }
+}
+
+/* A session of another target object for a scanned key (--connect, a fast
+ * retry) holds the port too, before the scan starts or while it runs; when
+ * it ends the scan takes the port back. */
+static void test_local_scan_other_target_holds_port(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *a = fake_new(FAKE_DDM, 21, "a"), *b = fake_new(FAKE_DDM, 22, "b");
+    guint16 ports[2] = {a->port, b->port};
+    DdmTarget *ta = ddm_target_tcp_new("127.0.0.1", a->port, "connect");
+    DdmTarget *tb = ddm_target_tcp_new("127.0.0.1", b->port, "connect");
+    char *ka = key_of(a->port), *kb = key_of(b->port);
+    DdmMonitor *mon;
+    DdmDiscovery *d;
+    (void)state;
+
+    set_ranges(c, ports, 2);
+    mon = monitor_new(c);
+    assert_true(ddm_monitor_offer_target(mon, ta)); /* before the scan starts */
+    d = scan_start();
+    wait_state(mon, ka, DDM_VM_STATE_READY);
+    wait_state(mon, kb, DDM_VM_STATE_READY);
+    wait_scans(d, 3);
+    assert_int_equal(scan_stats(d).visits, 0);
+    assert_int_equal(scan_stats(d).held, 2);
+    assert_int_equal(a->accepted, 1);
+    assert_string_equal(ddm_monitor_find_vm(mon, ka)->target->origin, "connect");
+
+    /* While it runs: b's scanned session gives way to a named one. */
+    ddm_monitor_forget_target(mon, kb, "test");
+    assert_true(ddm_monitor_offer_target(mon, tb));
+    wait_state(mon, kb, DDM_VM_STATE_READY);
+    wait_scans(d, 3);
+    assert_int_equal(scan_stats(d).visits, 0);
+    assert_int_equal(b->accepted, 2);
+    assert_string_equal(ddm_monitor_find_vm(mon, kb)->target->origin, "connect");
+
+    /* The named session ends: the scan's next round takes the port. */
+    ddm_monitor_forget_target(mon, kb, "test");
+    wait_accepted(b, 3);
+    wait_state(mon, kb, DDM_VM_STATE_READY);
+    assert_string_equal(ddm_monitor_find_vm(mon, kb)->target->origin, "local");
+    assert_int_equal(a->accepted, 1);
+
+    scan_free(d);
+    ddm_target_unref(ta);
+    ddm_target_unref(tb);
+    daemon_free();
+    fake_free(a);
+    fake_free(b);
+    g_free(ka);
+    g_free(kb);
+}
+
+/* A port in backoff (not a VM: a web server on 8000) is parked, not looked
+ * at by every scan, and tried again once its backoff is over. */
+static void test_local_scan_parks_backoff(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *web = fake_new(FAKE_GARBAGE, 0, "");
+    guint16 port = web->port;
+    char *key = key_of(web->port);
+    DdmMonitor *mon;
+    DdmDiscovery *d;
+    gint64 t0;
+    (void)state;
+
+    set_ranges(c, &port, 1);
+    mon = monitor_new(c);
+    d = scan_start();
+    wait_accepted(web, 1);
+    wait_gone(mon, key);
+    t0 = g_get_monotonic_time();
+    wait_scans(d, 3);
+    assert_int_equal(scan_stats(d).visits, 0); /* parked: its 1 s backoff */
+    assert_int_equal(scan_stats(d).held, 0);
+    assert_int_equal(web->accepted, 1);
+    wait_accepted(web, 2); /* after the backoff */
+    assert_true(g_get_monotonic_time() - t0 >= 800 * 1000);
+    scan_free(d);
+    daemon_free();
+    fake_free(web);
+    g_free(key);
+}
+
+/* ddmon's own listening ports are never connected, and are once they are not. */
+static void test_local_scan_skips_own_ports(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *fake = fake_new(FAKE_DDM, 31, "mine");
+    guint16 port = fake->port;
+    char *key = key_of(fake->port);
+    DdmMonitor *mon;
+    DdmDiscovery *d;
+    (void)state;
+
+    set_ranges(c, &port, 1);
+    mon = monitor_new(c);
+    ddm_monitor_own_port(mon, port, TRUE);
+    d = scan_start();
+    wait_scans(d, 3);
+    assert_int_equal(fake->accepted, 0);
+    assert_int_equal(scan_stats(d).offers, 0);
+    ddm_monitor_own_port(mon, port, FALSE);
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    assert_int_equal(fake->accepted, 1);
+    scan_free(d);
+    daemon_free();
+    fake_free(fake);
+    g_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -823,6 +1059,10 @@ int main(void)
         cmocka_unit_test(test_monitor_host_name_target),
         cmocka_unit_test(test_monitor_forget_while_connecting),
         cmocka_unit_test(test_monitor_named_target_listed_while_connecting),
+        cmocka_unit_test(test_local_scan_skips_connected),
+        cmocka_unit_test(test_local_scan_other_target_holds_port),
+        cmocka_unit_test(test_local_scan_parks_backoff),
+        cmocka_unit_test(test_local_scan_skips_own_ports),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
