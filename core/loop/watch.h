@@ -102,7 +102,12 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * callbacks say so again; it ends when nothing became ready in time, at the
  * earliest armed DdmTimer's deadline (a zero-delay timer ends it at once),
  * after 256 batches, or once the round budget (1 ms by default) has passed
- * since the main context began this dispatch. A round that ran to its
+ * since the main context began this dispatch, unless nobody else may be
+ * waiting: a round whose budget runs out while work keeps coming (a batch
+ * of that budget's was dispatched) goes on for another budget when no
+ * DdmTimer is due and the context has nothing that may be waiting (asked
+ * as for the yield below), 15 times at most (a source only its check()
+ * says ready waits 16 budgets at most). A round that ran to its
  * budget or batch cap makes the next dispatch run none (one batch only)
  * when another source of the context may be waiting: the context
  * dispatches the sources ready after its poll in the order they were
@@ -143,6 +148,9 @@ void ddm_watch_set_round_budget(guint us);
 /** Batches dispatched by rounds and the waits rounds made, since start.
  *  Either pointer may be NULL. */
 void ddm_watch_round_stats(guint64 *batches, guint64 *waits);
+/** How many times since start a round went on for another budget (nobody
+ *  else waiting). For tests. */
+guint64 ddm_watch_round_extensions(void);
 
 /** Counters for tests and benchmarks: live watches, and epoll wake-ups
  *  dispatched and events delivered since start. Any pointer may be NULL. */

@@ -828,22 +828,57 @@ static void test_round_budget_zero(void **state)
         g_main_context_iteration(NULL, TRUE);
 }
 
+static gboolean keep_timeout(gpointer ud)
+{
+    (*(guint *)ud)++;
+    return G_SOURCE_CONTINUE;
+}
+
 /* A non-zero budget ends a round against a peer that answers forever, well
- * before the batch cap: an echo every 200 µs, a 5 ms budget, ~25 batches
- * (256 would take over 51 ms). */
+ * before the batch cap, when another source may wait (a GLib timeout of 1
+ * ms, due by the budget's end): an echo every 200 µs, a 5 ms budget, ~25
+ * batches (256 would take over 51 ms). */
 static void test_round_ends_at_budget(void **state)
 {
     RoundFix *f = *state;
-    guint64 b0, b1;
+    guint64 b0, b1, x0 = ddm_watch_round_extensions();
+    guint ticks = 0;
 
     ddm_watch_set_round_budget(5000);
+    f->lp.p = (Pinger){ .left = G_MAXUINT, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 200);
+    f->later_src = g_timeout_add(1, keep_timeout, &ticks);
+    ddm_watch_round_stats(&b0, NULL);
+    assert_int_equal(write(f->sv[0], "p", 1), 1);
+    while (!p->calls) /* (the timeout may come first on a busy machine) */
+        g_main_context_iteration(NULL, TRUE); /* returns: the round ended */
+    ddm_watch_round_stats(&b1, NULL);
+    assert_int_equal(p->calls, b1 - b0 + 1);
+    assert_true(b1 - b0 < 100); /* the budget ended it, not the cap */
+    assert_int_equal(ddm_watch_round_extensions(), x0); /* the timeout was due */
+    p->left = 0;
+}
+
+/* The same peer with nobody else waiting: at the budget's end the round
+ * goes on for another budget (no trip through the context), up to 15
+ * times, so it runs past what one budget holds (2 ms: 10 echoes of 200 µs
+ * at most) but still ends (the extensions' cap, or the batch cap). */
+static void test_round_alone_goes_on_past_budget(void **state)
+{
+    RoundFix *f = *state;
+    guint64 b0, b1, x0 = ddm_watch_round_extensions();
+
+    ddm_watch_set_round_budget(2000);
     f->lp.p = (Pinger){ .left = G_MAXUINT, .hint = TRUE };
     Pinger *p = pingpong_start(f, 200);
     ddm_watch_round_stats(&b0, NULL);
     first_ping_and_iterate(f->sv[0]); /* returns: the round ended */
     ddm_watch_round_stats(&b1, NULL);
+    guint64 x = ddm_watch_round_extensions() - x0;
     assert_int_equal(p->calls, b1 - b0 + 1);
-    assert_true(b1 - b0 < 100); /* the budget ended it, not the cap */
+    assert_true(x >= 1 && x <= 15);
+    assert_true(b1 - b0 > 10); /* more than one budget holds */
+    assert_true(b1 - b0 <= 256);
     p->left = 0;
 }
 
@@ -1383,6 +1418,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_needs_hint, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_budget_zero, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_budget, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_alone_goes_on_past_budget, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_due_timer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_waits_until_timer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_timer_armed_in_round, round_setup, round_teardown),
