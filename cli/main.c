@@ -60,6 +60,12 @@ static int run(DdmCli *cli, char **args)
 
     const DdmCliCommand *command = cli->version ? ddm_cli_command_find("version")
                                                 : ddm_cli_command_find(word);
+    /* Every command but the server takes the whole locale (numbers, dates
+     * and messages for people). The server keeps only LC_CTYPE (main()):
+     * its output is logs and JSON, and each other category loaded is a
+     * mapped file (~70 kB resident for the twelve; doc/memory.md). */
+    if (command == NULL || command->run != ddm_cli_cmd_server)
+        setlocale(LC_ALL, "");
     if (command == NULL || !(command->flags & DDM_CLI_CMD_FIRST)) {
         if (cli->check_plugin != NULL)
             return ddm_cli_check_plugin(cli);
@@ -80,7 +86,9 @@ static int run(DdmCli *cli, char **args)
 
 int main(int argc, char **argv)
 {
-    setlocale(LC_ALL, "");
+    /* The charset (UTF-8 arguments, glib's conversions) from the start; the
+     * rest of the locale once the command is known (run()). */
+    setlocale(LC_CTYPE, "");
     signal(SIGPIPE, SIG_IGN);
 #if GLIB_CHECK_VERSION(2, 68, 0)
     /* Logs go to stderr at every level: glib's default sends info and

@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/jvm-threads.sh \
 	tests/integration/server-cli.sh \
 	tests/integration/server-options.sh \
+	tests/integration/server-resident.sh \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
