@@ -62,8 +62,8 @@ static int run(DdmCli *cli, char **args)
                                                 : ddm_cli_command_find(word);
     /* Every command but the server takes the whole locale (numbers, dates
      * and messages for people). The server keeps only LC_CTYPE (main()):
-     * its output is logs and JSON, and each other category loaded is a
-     * mapped file (~70 kB resident for the twelve; doc/memory.md). */
+     * its output is logs and JSON, and each other category loaded is one
+     * more mapped file (eleven, 44 kB resident with C.UTF-8; doc/memory.md). */
     if (command == NULL || command->run != ddm_cli_cmd_server)
         setlocale(LC_ALL, "");
     if (command == NULL || !(command->flags & DDM_CLI_CMD_FIRST)) {
