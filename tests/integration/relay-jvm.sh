@@ -3,12 +3,13 @@
 # The debugger relay against a real OpenJDK VM: a raw-JDWP debugger through
 # the VM's own port and the selected-VM port; ids that collide with ddmon's;
 # a DDM request from the debugger; a 10 MiB packet both ways; pipelining; a
-# JDI program; Dispose and reconnect; a debugger killed while the VM is
+# JDI program; Dispose and reconnect, and none sent on the behalf of a
+# debugger that sent its own; a debugger killed while the VM is
 # suspended (the VM must go on); a second debugger refused; garbage and a
 # half packet from a debugger; the VM dying under a debugger.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
-t_plan 15
+t_plan 17
 t_javac || t_skip_all "javac failed"
 
 vm_port=$(t_free_port); base=$(t_free_ports 4); sel=$(t_free_port)
@@ -19,6 +20,34 @@ t_start_server --scan=local --scan-ports "$vm_port" --debug-port-base "$base" --
     || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key") && t_ok "the JVM gets a debugger port ($port)" \
     || { t_fail "the JVM gets a debugger port" "$(cat "$T_TMP/dp.json" 2>/dev/null)" "$(tail -5 "$T_TMP/server.err")"; exit 0; }
+
+# The debugger's own Dispose, relayed in place (one whole packet a read:
+# core/relay/relay_debugger.c), is noticed: ddmon sends none on its behalf
+# when it leaves. The debugger writes the Dispose and closes at once, so
+# ddmon sees it leave before the JVM's answer and close (when the JVM's
+# side closes first there is nothing to send, and nothing to check). The
+# line is rate-limited per VM, so this comes first; a debugger that then
+# leaves without Dispose makes ddmon say it sends one (so the first check
+# can fail: it does with sent_dispose left unset).
+behalf="left without VirtualMachine.Dispose; sending it on its behalf"
+dispose_and_close() ( # PORT: handshake, then a Dispose (id 1) and close, not waiting for its reply
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'JDWP-Handshake' >&3
+    head -c 14 <&3 | grep -q '^JDWP-Handshake$' || exit 1
+    printf '\000\000\000\013\000\000\000\001\000\001\006' >&3
+    exec 3>&-
+)
+dispose_and_close "$port"
+rc=$?
+t_wait 10 grep -q "relay: debugger .* on port $port left" "$T_TMP/server.err"
+sleep 0.5
+[ $rc = 0 ] && ! grep -q "$behalf" "$T_TMP/server.err" &&
+    t_ok "a debugger's own Dispose (then gone at once): none sent on its behalf" ||
+    t_fail "a debugger's own Dispose (then gone at once): none sent on its behalf" "rc $rc" \
+        "$(grep -i -e dispose -e left "$T_TMP/server.err" | tail -3)"
+"$JDWPC" "127.0.0.1:$port" version >/dev/null 2>&1 # (held while the JVM reconnects)
+t_wait 10 grep -q "$behalf" "$T_TMP/server.err" && t_ok "a debugger gone without Dispose: one sent on its behalf" ||
+    t_fail "a debugger gone without Dispose: one sent on its behalf" "$(tail -5 "$T_TMP/server.err")"
 
 out=$("$JDWPC" "127.0.0.1:$port" version idsizes id=0x40000000 version id=0x40000001 idsizes 2>&1)
 echo "$out" | grep -q "^version 1073741824 " && t_ok "a debugger using ddmon's own ids gets its replies" \
