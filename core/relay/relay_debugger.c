@@ -477,11 +477,7 @@ static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
     gsize len = ddm_jdwp_whole_packet_len(buf, n, max);
     while (len && d->state == DBG_ATTACHED) {
         DdmJdwpPacket pkt;
-        pkt.bytes = buf + off;
-        pkt.len = len;
-        (void)ddm_jdwp_parse_header(pkt.bytes, len, &pkt.header);
-        pkt.data = pkt.bytes + DDM_JDWP_HEADER_LEN;
-        pkt.data_len = len - DDM_JDWP_HEADER_LEN;
+        ddm_jdwp_packet_in_place(&pkt, buf + off, len);
         off += len;
         len = ddm_jdwp_whole_packet_len(buf + off, n - off, max);
         debugger_packet(d, &pkt, len != 0);

@@ -400,21 +400,21 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
     size_t max = vm_cfg(vm)->max_packet; /* the reader's cap (vm.c) */
     size_t off = 0;
     size_t len = ddm_jdwp_whole_packet_len(buf, n, max);
+    gboolean more = FALSE; /* what the reader was told */
     while (len) {
         DdmJdwpPacket pkt;
-        pkt.bytes = buf + off;
-        pkt.len = len;
-        (void)ddm_jdwp_parse_header(pkt.bytes, len, &pkt.header);
-        pkt.data = pkt.bytes + DDM_JDWP_HEADER_LEN;
-        pkt.data_len = len - DDM_JDWP_HEADER_LEN;
+        ddm_jdwp_packet_in_place(&pkt, buf + off, len);
         off += len;
         len = ddm_jdwp_whole_packet_len(buf + off, n - off, max);
-        ddm_jdwp_reader_set_more_outside(vm->reader, len != 0);
+        if (more != (len != 0)) /* (a lone packet: no call) */
+            ddm_jdwp_reader_set_more_outside(vm->reader, more = len != 0);
         ddm_vm_classify_packet(vm, &pkt);
-        if (vm->state == DDM_VM_STATE_CLOSED)
+        if (vm->state == DDM_VM_STATE_CLOSED) {
+            if (more) /* (the reader lives as long as the VM: not saying "more") */
+                ddm_jdwp_reader_set_more_outside(vm->reader, FALSE);
             return FALSE; /* (the rest is dropped with the connection) */
+        }
     }
-    ddm_jdwp_reader_set_more_outside(vm->reader, FALSE);
     if (off == n)
         return TRUE;
     ddm_jdwp_reader_feed(vm->reader, buf + off, n - off);

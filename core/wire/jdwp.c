@@ -116,18 +116,7 @@ static inline uint32_t get_u4(const uint8_t *p)
  * callers checked). */
 static inline void header_of(const uint8_t *buf, DdmJdwpHeader *h)
 {
-    h->length = get_u4(buf);
-    h->id = get_u4(buf + 4);
-    h->flags = buf[8];
-    if (h->flags & DDM_JDWP_FLAG_REPLY) {
-        h->cmdset = 0;
-        h->cmd = 0;
-        h->error = (uint16_t)((buf[9] << 8) | buf[10]);
-    } else {
-        h->cmdset = buf[9];
-        h->cmd = buf[10];
-        h->error = 0;
-    }
+    ddm_jdwp_header_of(buf, h);
 }
 
 DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet)

@@ -240,6 +240,38 @@ static inline size_t ddm_jdwp_whole_packet_len(const uint8_t *p, size_t n, size_
         return 0;
     return len;
 }
+/** The fields of the header at @p (at least DDM_JDWP_HEADER_LEN bytes:
+ *  the caller checked; no validation), inline: every relayed packet's
+ *  header is parsed here (ddm_jdwp_parse_header checks the length first). */
+static inline void ddm_jdwp_header_of(const uint8_t *p, DdmJdwpHeader *h)
+{
+    uint32_t be;
+    memcpy(&be, p, sizeof be);
+    h->length = GUINT32_FROM_BE(be);
+    memcpy(&be, p + 4, sizeof be);
+    h->id = GUINT32_FROM_BE(be);
+    h->flags = p[8];
+    if (h->flags & DDM_JDWP_FLAG_REPLY) {
+        h->cmdset = 0;
+        h->cmd = 0;
+        h->error = (uint16_t)((p[9] << 8) | p[10]);
+    } else {
+        h->cmdset = p[9];
+        h->cmd = p[10];
+        h->error = 0;
+    }
+}
+/** @pkt describes the whole packet of @len bytes at @p (as
+ *  ddm_jdwp_whole_packet_len found it): the in-place paths' packets
+ *  (core/session/vm_io.c, core/relay/relay_debugger.c), borrowed from @p. */
+static inline void ddm_jdwp_packet_in_place(DdmJdwpPacket *pkt, const uint8_t *p, size_t len)
+{
+    pkt->bytes = p;
+    pkt->len = len;
+    ddm_jdwp_header_of(p, &pkt->header);
+    pkt->data = p + DDM_JDWP_HEADER_LEN;
+    pkt->data_len = len - DDM_JDWP_HEADER_LEN;
+}
 /** Bytes currently allocated for the reader's buffer (tests: a hostile
  *  length never makes it grow; 0 while idle). */
 size_t ddm_jdwp_reader_buffer_size(const DdmJdwpReader *r);
