@@ -71,6 +71,8 @@ struct DdmControl {
     guint n_live;
     DdmTimer reap_timer;   /* zero-delay: frees dead clients */
     DdmTimer stop_timer;   /* zero-delay: calls stop after op_kill's answer */
+    DdmTimer trim_timer;   /* a malloc_trim soon after a large reply (control.c) */
+    guint64 n_trims;       /* how many it made (tests) */
     guint listener;
     guint64 next_serial;
     DdmControlStopFn stop;

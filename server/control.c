@@ -14,6 +14,9 @@
 #include "server/control-private.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -28,6 +31,15 @@
 G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEUE);
 
 #define READ_CHUNK 65536
+/* A reply this long (the VM list of ~300 VMs and more) was built from
+ * as many bytes again of JSON nodes and strings, freed among the server's
+ * long-lived blocks once it is sent: their pages stay resident until a
+ * malloc_trim gives them back. The monitor trims every 10 s; a large
+ * reply asks for one DDM_CTL_TRIM_DELAY_MS later (once for a burst of
+ * replies), so a server answering `ddmon vms` gives the pages back at once
+ * (issue 16, doc/memory.md). A trim costs a few ms with 1,000 VMs. */
+#define DDM_CTL_TRIM_BYTES (64 * 1024)
+#define DDM_CTL_TRIM_DELAY_MS 200
 #define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
 
 static void client_update_watch(Client *c);
@@ -69,10 +81,31 @@ static gboolean client_flush(Client *c)
     return TRUE;
 }
 
+static void trim_fire(DdmTimer *t, gpointer data)
+{
+    DdmControl *ctl = data;
+    (void)t;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    ctl->n_trims++;
+}
+
+/* A malloc_trim DDM_CTL_TRIM_DELAY_MS from now, unless one is due already. */
+static void trim_soon(DdmControl *ctl)
+{
+    if (ddm_timer_armed(&ctl->trim_timer))
+        return;
+    ddm_timer_init(&ctl->trim_timer, trim_fire, ctl);
+    ddm_timer_arm(&ctl->trim_timer, DDM_CTL_TRIM_DELAY_MS);
+}
+
 static void client_send_line(Client *c, const char *line, gsize len)
 {
     if (c->dead)
         return;
+    if (len >= DDM_CTL_TRIM_BYTES)
+        trim_soon(c->ctl);
     if (client_queued(c) + len > DDM_CTL_MAX_QUEUE) {
         g_message("control: dropping client %" G_GUINT64_FORMAT
                   ": it does not read (%" G_GSIZE_FORMAT " bytes queued, cap %d)",
@@ -397,7 +430,14 @@ void ddm_control_free(DdmControl *ctl)
     ddm_timer_cancel(&ctl->reap_timer);
     reap_dead(ctl);
     ddm_timer_cancel(&ctl->stop_timer);
+    ddm_timer_cancel(&ctl->trim_timer);
     g_free(ctl);
+}
+
+guint64 ddm_control_n_trims(const DdmControl *ctl)
+{
+    g_return_val_if_fail(ctl != NULL, 0);
+    return ctl->n_trims;
 }
 
 guint ddm_control_n_clients(const DdmControl *ctl)

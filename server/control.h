@@ -39,5 +39,8 @@ void ddm_control_free(DdmControl *ctl);
 void ddm_control_set_web_url(DdmControl *ctl, const char *url);
 /** Clients connected now. */
 guint ddm_control_n_clients(const DdmControl *ctl);
+/** How many times a large reply made the server give free heap pages back
+ *  (malloc_trim, a moment after the reply; control.c). */
+guint64 ddm_control_n_trims(const DdmControl *ctl);
 
 #endif /* DDM_CONTROL_H */

@@ -384,6 +384,41 @@ static void test_server_control_requests(void **state)
  * ddm_view_to_json gives it; the answer's array is byte for byte the one
  * of every view of the server (ddm_views_list) filtered by name, which is
  * how it was made before the store was looked up by name (issue 16). */
+/* A large reply (a view of 20,000 rows, ~200 KB of JSON) makes the server
+ * give the heap's free pages back a moment later (not periodically);
+ * small replies never do. */
+static void test_server_control_trim_after_large_reply(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    fill(add_table(f, NULL, "small"), 3);
+    fill(add_table(f, NULL, "large"), 20000);
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    pump(20);
+    for (int i = 0; i < 3; i++) {
+        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"small\"}\n");
+        assert_non_null(r);
+        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
+        json_node_unref(r);
+    }
+    pump(400);
+    assert_int_equal(ddm_control_n_trims(f->ctl), 0);
+    for (int i = 0; i < 3; i++) {
+        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
+        assert_non_null(r);
+        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
+        json_node_unref(r);
+    }
+    pump(400);
+    guint64 n = ddm_control_n_trims(f->ctl);
+    assert_true(n >= 1 && n <= 3); /* one a burst; more only if a reply took longer than the delay */
+    pump(400);
+    assert_true(ddm_control_n_trims(f->ctl) == n); /* none while nothing is answered */
+    ddm_client_free(c);
+    pump(20);
+}
+
 static void test_server_control_view_of_name(void **state)
 {
     Fixture *f = *state;
@@ -969,6 +1004,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_blob_filenames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_view_of_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_trim_after_large_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look_two, setup, teardown),
