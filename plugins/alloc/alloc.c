@@ -11,6 +11,15 @@
  *    while one of them is watched (every alloc.interval ms, at most one in
  *    flight per VM) or by `ddmon alloc VM show`: REAL makes the VM copy
  *    its whole record table.
+ *  - The poll tick (ALLOC_TICK_MS) visits only the VMs on pl->ticks, those
+ *    watched at their last visit (every VM when the watches changed), and
+ *    sleeps (ABI 1.7, DDM_TIMER_SLEEP) when the list is empty: a VM is
+ *    polled only while a view of it is watched, and a VM becomes watched
+ *    only by what moves the core's watch generation (a watch begins, a
+ *    view is made while a watch exists), which wakes the tick for the
+ *    full walk then due. The views a `show` or a listing made are taken
+ *    back by the core (vm_view_unmake), not by the tick; a REAL in flight
+ *    ends with its reply. Nothing else is left for an idle tick.
  * Options: interval  REAL poll period in ms while a view is watched (2000;
  *          0 = only on show).
  * Bad chunks are logged and rejected with -EBADMSG; they never change a view.
@@ -438,9 +447,10 @@ void alloc_poll_once(alloc_plugin *pl)
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)
 {
+    alloc_plugin *pl = ud;
     (void)self;
-    alloc_poll_once(ud);
-    return 1;
+    alloc_poll_once(pl);
+    return ddm_tick_list_idle(&pl->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
 /* --------------------------------------------------------- descriptor */
@@ -470,6 +480,7 @@ static int alloc_init(ddm_plugin *self, const ddm_host *host)
             return -ENOMEM;
         /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
         (void)ddm_tick_wake_on_watch(host, self, pl->poll_timer);
+        ddm_tick_list_set_timer(&pl->ticks, host, self, pl->poll_timer); /* 1.7 */
     }
     return 0;
 }

@@ -27,6 +27,17 @@
  * otherwise only the VMs on hp->ticks (<ddmon/ticklist.h>): wanted at their last
  * update, or with collection to switch off after the grace (issue 16: an
  * idle tick touches no VM).
+ * With hp->ticks empty the tick sleeps (ABI 1.7, DDM_TIMER_SLEEP): the
+ * list holds every VM whose next tick has work without a change of the
+ * watches: wanted (a watched view, a command's hold), collecting or with
+ * HPIF/HPSG on (switched off after the grace), data to shed (data_came;
+ * kept while an update collects, so an update that never ends is dropped
+ * HEAP_UPDATE_STALL_MS after its last piece). A VM put on it outside the
+ * tick (data came, a hold, a VM ready under a watch) goes through
+ * ddm_tick_list_add, which wakes the sleeping tick
+ * (ddm_tick_list_set_timer). A watch that begins or ends, or a view made
+ * while a watch exists, moves the core's watch generation, which wakes it
+ * for the full walk then due.
  * Non-goals: HPGC (heap-bitmap asks for its own GC; `ddmon gc` is vminfo's).
  */
 #include "heap.h"
@@ -258,7 +269,7 @@ static int on_tick(ddm_plugin *self, void *ud)
     ddm_tick_node *n, *next;
     if (ddm_tick_list_full_walk(&hp->ticks, hp->host, self)) {
         hp->host->foreach_vm(self, tick_vm, hp);
-        return 1;
+        return ddm_tick_list_idle(&hp->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
     }
     for (n = hp->ticks.head; n; n = next) {
         heap_vm *hv = DDM_TICK_OWNER(n, heap_vm, tick);
@@ -267,7 +278,7 @@ static int on_tick(ddm_plugin *self, void *ud)
         heap_vm_drop_stalled(hv);    /* an update that never ends is not kept */
         heap_vm_release_if_idle(hv); /* collection off after its views went */
     }
-    return 1;
+    return ddm_tick_list_idle(&hp->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
 int heap_watch_start(heap_plugin *hp)
@@ -288,5 +299,7 @@ int heap_watch_start(heap_plugin *hp)
     }
     /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
     (void)ddm_tick_wake_on_watch(hp->host, hp->self, hp->watch_timer);
+    /* a VM put on the list between ticks wakes the tick if it sleeps (1.7) */
+    ddm_tick_list_set_timer(&hp->ticks, hp->host, hp->self, hp->watch_timer);
     return 0;
 }

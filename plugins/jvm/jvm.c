@@ -18,6 +18,16 @@
  *  - Nothing is ever suspended by polling, and nothing is sent while a
  *    debugger is attached (the core refuses it too: -EBUSY); polling goes
  *    on when the debugger leaves (ddmon reconnects to the JVM).
+ *  - The poll tick visits only the plain VMs on pl->ticks, those watched
+ *    at their last visit (every one when the watches changed), and sleeps
+ *    (ABI 1.7, DDM_TIMER_SLEEP) when the list is empty: a JVM is polled
+ *    only while its view is watched (a watched JVM with a debugger stays
+ *    on the list, to poll again when it leaves), and a JVM becomes
+ *    watched only by what moves the core's watch generation (a watch
+ *    begins, a view is made while a watch exists), which wakes the tick
+ *    for the full walk then due. A round runs on its replies, not on the
+ *    tick; the vminfo record is asked once. A JVM put on the list outside
+ *    the tick (poll_one_now) goes through ddm_tick_list_add, which wakes it.
  * Options: jvm.interval (ms; 0 = no polling).
  */
 #include <errno.h>
@@ -480,9 +490,10 @@ static void poll_one_now(jvm_plugin *pl, ddm_vm *vm)
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)
 {
+    jvm_plugin *pl = ud;
     (void)self;
-    jvm_poll_once(ud);
-    return 1;
+    jvm_poll_once(pl);
+    return ddm_tick_list_idle(&pl->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
 /* ------------------------------------------------------------ VM events */
@@ -562,6 +573,7 @@ static int jvm_init(ddm_plugin *self, const ddm_host *host)
             return -ENOMEM;
         /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
         (void)ddm_tick_wake_on_watch(host, self, pl->poll_timer);
+        ddm_tick_list_set_timer(&pl->ticks, host, self, pl->poll_timer); /* 1.7 */
     }
     return 0;
 }

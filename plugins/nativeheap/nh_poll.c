@@ -28,6 +28,21 @@
  * np->ticks (<ddmon/ticklist.h>): those watched at their last visit, and those with
  * segments to switch (on with always=1, off after the grace). An idle
  * server's tick then touches no VM at all.
+ * With np->ticks empty the tick sleeps (ABI 1.7, DDM_TIMER_SLEEP): its
+ * per-VM work is then nil until a wake. The list holds every VM whose
+ * next tick has something to do without a change of the watches: a
+ * watched one (NHGT polls, segments on), segments to switch off after
+ * the grace or to retry on (always=1), and data nobody asked for to shed
+ * (data_came; it stays while an update collects, so an update that never
+ * ends is dropped NH_UPDATE_STALL_MS after its last piece, and until
+ * its views went). What puts a VM on the list outside the tick (data
+ * came, a VM ready under a watch: nh_poll_vm) goes through
+ * ddm_tick_list_add, which wakes the sleeping tick (ddm_tick_list_set_timer).
+ * Everything else moves the core's watch generation, which wakes it for
+ * the full walk that is then due: a watch begins or ends, a view is made
+ * while a watch exists. Not on the list (as before 1.7, checked only by
+ * a full walk): a stalled update of a VM with nativeheap.always=1, whose
+ * state stays with the VM anyway.
  */
 #include "nativeheap.h"
 
@@ -278,9 +293,10 @@ void nh_poll_vm(nh_plugin *np, ddm_vm *vm)
 
 static int poll_timer_cb(ddm_plugin *self, void *ud)
 {
+    nh_plugin *np = ud;
     (void)self;
-    nh_poll_once(ud);
-    return 1;
+    nh_poll_once(np);
+    return ddm_tick_list_idle(&np->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
 int nh_poll_start(nh_plugin *np)
@@ -301,5 +317,7 @@ int nh_poll_start(nh_plugin *np)
     }
     /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
     (void)ddm_tick_wake_on_watch(np->host, np->self, np->poll_timer);
+    /* a VM put on the list between ticks wakes the tick if it sleeps (1.7) */
+    ddm_tick_list_set_timer(&np->ticks, np->host, np->self, np->poll_timer);
     return 0;
 }

@@ -34,6 +34,22 @@
  *    second, at most THREADS_TRICKLE_MAX THSTs, to the VMs whose count is
  *    oldest and older than max(threads.interval, THREADS_TRICKLE_AGE_MS).
  *    With nobody watching the list, the tick asks one O(1) host question.
+ *  - The poll tick sleeps (ABI 1.7, DDM_TIMER_SLEEP) when pl->ticks is
+ *    empty and nobody watches the VM list (threads_poll_idle): every
+ *    VM's work is then provably nil until something the core or this
+ *    plugin wakes it for. A watched view's VM is on the list (polls), a
+ *    kept table (full) stays on it until its linger ends, and a view a
+ *    listing made is put on it by make_view (threads.c) to be freed after
+ *    threads.linger: ddm_tick_list_add wakes the tick when it makes the
+ *    list non-empty (ddm_tick_list_set_timer). Everything else that gives
+ *    the tick work moves the core's watch generation, which wakes every
+ *    sleeping timer: a watch of a view begins (a full walk is due) or
+ *    ends, a view is made while a watch exists (a VM becoming ready under
+ *    a wide watch), and the VM list becomes watched (the trickle; the
+ *    core's "vms" view is watched like any view). The trickle's and a
+ *    look's budget is kept in pl->last_capped, which sleeping leaves as
+ *    is. On an older core DDM_TIMER_SLEEP is "keep": the tick runs as
+ *    before.
  * The reply callbacks hold only the plugin (never per-VM state, which may
  * be gone); they find the VM's state again with host->vm_get_data. A THST
  * sent while THEN(1) was unanswered has its own callback, whose reply ends
@@ -226,7 +242,7 @@ static int poll_timer_cb(ddm_plugin *self, void *ud)
     (void)self;
     threads_poll_once(ud);
     (void)threads_trickle_once(ud);
-    return 1;
+    return threads_poll_idle(ud) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
 /* The look timer's visit: a fresh count for a VM nobody watches. */
@@ -254,6 +270,11 @@ static int vm_list_watchers(const threads_plugin *pl)
     if (!DDM_HOST_HAS(h, vm_list_watchers) || !h->vm_list_watchers)
         return -1;
     return h->vm_list_watchers(pl->self);
+}
+
+int threads_poll_idle(threads_plugin *pl)
+{
+    return ddm_tick_list_idle(&pl->ticks) && vm_list_watchers(pl) == 0;
 }
 
 /* The VMs nobody looks at with the oldest counts, at most
@@ -398,6 +419,8 @@ int threads_poll_start(threads_plugin *pl)
     }
     /* a first look at a view nobody watched gets its table at once (ABI 1.5) */
     (void)ddm_tick_wake_on_watch(h, pl->self, pl->poll_timer);
+    /* a VM put on the list between ticks wakes the tick if it sleeps (1.7) */
+    ddm_tick_list_set_timer(&pl->ticks, h, pl->self, pl->poll_timer);
     if (!pl->interval_ms || !h->chunk_enabled(pl->self, THREADS_CHUNK_THST))
         return 0; /* no counts to refresh */
     pl->look_timer = h->timer_add(pl->self, THREADS_LOOK_TIMER_MS, look_timer_cb, pl, NULL);

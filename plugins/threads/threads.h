@@ -276,6 +276,9 @@ void threads_poll_once(threads_plugin *pl);
 /** If @vm's view is watched now, the tick's work for it now (its table
  *  kept, THEN(1), a THST); 1 if so, else 0 (nothing done). */
 int threads_poll_vm_if_watched(threads_plugin *pl, ddm_vm *vm);
+/** 1 if the poll tick has nothing to do until a wake (poll.c): no VM on
+ *  pl->ticks and nobody watches the VM list; it then sleeps (ABI 1.7). */
+int threads_poll_idle(threads_plugin *pl);
 /** A look began (the look timer's body): at the first look at the VM
  *  list, a THST to each VM whose view nobody watches and whose count is
  *  older than threads.interval; while the list stays watched, to at most

@@ -219,6 +219,12 @@ if ENABLE_TESTS
 TESTS += tests/integration/heap-made-again.sh
 endif
 EXTRA_DIST += tests/integration/heap-made-again.sh
+# An idle server with VMs does not wake for the plugins' poll ticks (ABI
+# 1.7 DDM_TIMER_SLEEP): strace -c counts its poll calls (issue 16).
+if ENABLE_TESTS
+TESTS += tests/integration/idle-wakeups.sh
+endif
+EXTRA_DIST += tests/integration/idle-wakeups.sh
 
 # hostile peers (issue 15): tests/tools/evilvm plays an attack beside a good
 # ddmon-simvm VM; each case checks control replies under 1 s, the server's

@@ -744,6 +744,28 @@ static void test_poll_only_while_watched(void **state)
     free(p);
 }
 
+/* ABI 1.7: with no view watched the poll tick sleeps; a watch wakes it and
+ * REAL goes; when the watch ends the next tick finds nothing and sleeps. */
+static void test_idle_tick_sleeps(void **state)
+{
+    fixture *f = *state;
+    ddm_view *v = fake_view_find(f->fh, f->vm, "alloc.by-class");
+    int n;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 0);
+    fake_view_set_watchers(v, 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 0);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, ALLOC_CHUNK_REAL), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1); /* watched: it ticks */
+    fake_view_set_watchers(v, 0);
+    n = (int)fake_host_n_requests(f->fh);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 1);
+    assert_int_equal((int)fake_host_n_requests(f->fh), n);
+}
+
 /* Plugin ABI 1.6: a ready VM nobody asked about holds none of the four
  * views; the first look makes all four as they were made before (columns,
  * no rows), and a REAL before any look makes them with its rows. */
@@ -890,6 +912,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage_and_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show_makes_the_views, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_only_while_watched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),

@@ -2257,6 +2257,58 @@ static void test_stalled_update_dropped(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
 }
 
+/* ABI 1.7: an idle tick (no VM on its list) sleeps; an update that begins
+ * wakes it and it drops the stalled update 10 s later, then sleeps; a
+ * watch wakes it and it switches collection on, and after the watch the
+ * tick runs until the grace switched it off. */
+static void test_idle_tick_sleeps(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    uint32_t tick = plugin_of(f->fh)->watch_timer;
+    assert_true(tick != 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 0);
+    /* an update begins: the tick has a deadline to check */
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, PIECE_A_UNITS, piece_a, sizeof piece_a),
+                     DDM_OK);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += HEAP_UPDATE_STALL_MS / 1000.0;
+    fake_host_fire_timers(f->fh);
+    assert_true(fake_host_log_contains(f->fh, "no HPEN and no piece"));
+    assert_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    /* a watch: woken, collection on */
+    ddm_view *sum = fake_view_find(f->fh, f->vm, "heap.summary");
+    assert_int_equal(fake_host_n_requests(f->fh), 0);
+    fake_view_set_watchers(sum, 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    fake_host_fire_timers(f->fh);
+    assert_on_requests(f, 0);
+    /* the watch ends: ticking through the grace, then off, then asleep */
+    fake_view_set_watchers(sum, 0);
+    g_now += 5;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 5.1;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_n_requests(f->fh), 5); /* HPIF(0), HPSG(0) */
+    for (int i = 0; i < 3; i++)
+        fake_host_complete_status(f->fh, (size_t)i, DDM_REPLY_EMPTY);
+    fake_host_complete_status(f->fh, 3, DDM_REPLY_EMPTY);
+    fake_host_complete_status(f->fh, 4, DDM_REPLY_EMPTY);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+}
+
 /* A slow update whose pieces keep coming is never cut, however long the
  * whole of it takes: the limit counts from the last piece. */
 static void test_slow_update_kept(void **state)
@@ -2380,6 +2432,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_idle_state_kept_while_needed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_update_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slow_update_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),

@@ -277,6 +277,25 @@ static void test_first_look_round_without_a_tick(void **state)
     assert_int_equal(fake_view_n_rows(v), 2);
 }
 
+/* ABI 1.7: with no JVM watched the poll tick sleeps; a watch wakes it and
+ * the poll goes; a watched JVM keeps it ticking. */
+static void test_idle_tick_sleeps(void **state)
+{
+    fixture *f = *state;
+    skip_info(f, 1);
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 0); /* asleep */
+    assert_int_equal(fake_host_n_jdwp_requests(f->fh), f->seen);
+    fake_host_set_default_watchers(f->fh, 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 0);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    answer_idsizes(f); /* asked by the woken tick */
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 0);
+}
+
 /* A JVM nobody has looked at shows no thread count at all (no "threads: 0",
  * no threads_count 0): no headline, figure nor table until a round answered,
  * not even when the first round fails. A round that answers 0 threads is a
@@ -531,6 +550,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_vminfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_look_round_without_a_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_count_before_a_round, setup, teardown),
         cmocka_unit_test_setup_teardown(test_debugger_stops_polling, setup, teardown),

@@ -1332,6 +1332,69 @@ static void test_stalled_update_dropped(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1); /* the first one's */
 }
 
+static nh_plugin *plugin_nh(fixture *f)
+{
+    return fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
+}
+
+/* ABI 1.7: an idle tick (no VM on its list) sleeps; data that came wakes
+ * it and it drops the stalled update 10 s later, then sleeps again; a
+ * watch of an NHGT view wakes it and the NHGT goes. */
+static void test_idle_tick_sleeps(void **state)
+{
+    fixture *f = *state;
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+    uint32_t tick = plugin_nh(f)->poll_timer;
+    assert_true(tick != 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 0); /* asleep: nothing runs */
+    /* an update begins: the tick has a deadline to check */
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0); /* the update is young */
+    g_now += NH_UPDATE_STALL_MS / 1000.0;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_true(fake_host_log_contains(f->fh, "no NHEN and no piece"));
+    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    /* a watch of an NHGT view: woken, and it asks */
+    assert_int_equal(n_nhgt(f), 0);
+    fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.summary"), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 1;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(n_nhgt(f), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+}
+
+static void abi_1_6(fake_host *fh)
+{
+    fake_host_set_abi_minor(fh, 6);
+}
+
+/* On a core before 1.7 DDM_TIMER_SLEEP is "keep": the tick runs on. */
+static void test_idle_tick_keeps_on_old_core(void **state)
+{
+    fixture *f = setup_with(NULL, abi_1_6);
+    uint32_t tick = plugin_nh(f)->poll_timer;
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        g_now += 1;
+        assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    }
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    teardown((void **)&f);
+}
+
 static void abi_1_5(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 5);
@@ -1387,6 +1450,8 @@ int main(void)
         cmocka_unit_test(test_nhgt_command_makes_its_views),
         cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_update_dropped, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
+        cmocka_unit_test(test_idle_tick_keeps_on_old_core),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_ready_nhsg, setup, teardown),

@@ -370,6 +370,59 @@ static void test_view_made_only_when_asked(void **state)
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "0");
 }
 
+/* ABI 1.7: with nothing on its list and nobody watching the VM list, the
+ * poll tick sleeps (DDM_TIMER_SLEEP): an idle server does not wake for it.
+ * What gives it work wakes it, and the work is then done: a listing that
+ * makes the view (freed after the linger), a watch of the view (THEN and
+ * a THST), a look at the VM list (the trickle keeps it ticking). */
+static void test_idle_tick_sleeps(void **state)
+{
+    fixture *f = *state; /* setup_idle */
+    threads_plugin *pl = plugin_of(f->fh);
+    threads_vm *st = state_of(f->fh, f->vm);
+    uint32_t tick = pl->poll_timer;
+    assert_true(tick != 0);
+    assert_int_equal(fake_host_fire_timers(f->fh), 2); /* the tick and the look timer */
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1); /* the look timer only */
+    /* a listing makes the view: the tick wakes to free it after the linger */
+    assert_int_equal(fake_host_n_views(f->fh, f->vm), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 5;
+    assert_int_equal(fake_host_fire_timers(f->fh), 2);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0); /* the linger runs */
+    assert_non_null(fake_view_find_made(f->fh, f->vm, "threads"));
+    g_now += 5.2;
+    fake_host_fire_timers(f->fh);
+    assert_null(fake_view_find_made(f->fh, f->vm, "threads"));
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    /* a watch of the view: THEN(1) and a THST at the next tick */
+    fake_view_set_watchers(threads_view(f), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    fake_host_fire_timers(f->fh);
+    assert_true(st->full);
+    assert_true(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0) >= 0);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    /* the watch ends: the tick runs until the linger took the table back */
+    fake_view_set_watchers(threads_view(f), 0);
+    fake_host_fire_timers(f->fh);
+    assert_true(st->full);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 11;
+    fake_host_fire_timers(f->fh);
+    assert_false(st->full);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    /* a look at the VM list: the trickle needs the tick while it lasts */
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    fake_host_fire_timers(f->fh);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    fake_host_set_vm_list_watchers(f->fh, 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+}
+
 /* threads.linger=0: the table goes at the first tick nobody watches. */
 static void test_option_linger(void **state)
 {
@@ -1981,6 +2034,7 @@ int main(void)
         TI(test_table_kept_while_watched),
         TU(test_option_linger),
         TI(test_view_made_only_when_asked),
+        TI(test_idle_tick_sleeps),
         TI(test_look_refreshes_counts),
         TI(test_look_while_watched_sends_the_cap),
         TI(test_trickle_while_list_watched),
