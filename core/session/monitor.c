@@ -635,9 +635,14 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
     gint64 now = g_get_monotonic_time();
 
     if (vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN) {
-        if (b) { /* a good HELO answer: forget past failures */
-            if (!b->violations)
-                b->delay_ms = 0; /* a violator's delay waits for a good session's end */
+        if (b && !b->violations) {
+            /* A good HELO answer: past failures are forgotten, and so is
+             * the entry (~150 bytes a VM with its key): the session holds
+             * the target while it lives, and its end makes a new entry
+             * (below). A violator's entry stays: its delay waits for a
+             * good session's end. */
+            g_hash_table_remove(mon->backoff, vm->target->key);
+        } else if (b) {
             b->not_before_us = 0;
             b->fast_until_us = 0;
             b->fast_delay_ms = 0;
@@ -673,6 +678,9 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         if (b) { /* a good session ended: a past violator starts afresh */
             b->violations = 0;
             b->delay_ms = 0;
+        } else { /* remember its target, for a fast retry the relay may ask */
+            b = backoff_get(mon, vm->target->key);
+            b->target = ddm_target_ref(vm->target);
         }
         return; /* a VM that went away normally: the next scan may find its successor */
     }

@@ -24,6 +24,7 @@
 #include "core/wire/ddm.h"
 #include "core/daemon/daemon.h"
 #include "core/discovery/discovery.h"
+#include "core/session/monitor-private.h" /* the backoff table's entries */
 
 /* ------------------------------------------------------------ fake VM */
 
@@ -574,6 +575,34 @@ static void test_monitor_backoff_not_jdwp(void **state)
     g_free(key);
 }
 
+/* A VM that is up holds no backoff entry (its session holds the target);
+ * once it went away normally its key has one again, with its target, so
+ * the relay's fast retry still finds it. */
+static void test_monitor_ready_vm_no_backoff_entry(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fake = fake_new(FAKE_DDM, 77, "com.example.entry");
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", fake->port, "test");
+    char *key = key_of(fake->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, t));
+    assert_non_null(g_hash_table_lookup(mon->backoff, key)); /* while it connects */
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    assert_null(g_hash_table_lookup(mon->backoff, key));
+    fake_drop_conns(fake);
+    wait_gone(mon, key);
+    assert_non_null(g_hash_table_lookup(mon->backoff, key));
+    assert_int_equal(ddm_monitor_backoff_until(mon, key), 0); /* a good session: no delay */
+    ddm_monitor_retry_fast(mon, key); /* only the entry knows the target now */
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    assert_null(g_hash_table_lookup(mon->backoff, key));
+    ddm_target_unref(t);
+    daemon_free();
+    fake_free(fake);
+    g_free(key);
+}
+
 /* A VM that breaks the protocol after it is up is not retried at every
  * scan: 2 s, then 4 s (issue 15, fault 6); a session that ends without a
  * violation resets the backoff. The scan's own pacing is not involved:
@@ -1052,6 +1081,7 @@ int main(void)
         cmocka_unit_test(test_monitor_backoff_refused),
         cmocka_unit_test(test_monitor_scan_refused_is_free),
         cmocka_unit_test(test_monitor_backoff_not_jdwp),
+        cmocka_unit_test(test_monitor_ready_vm_no_backoff_entry),
         cmocka_unit_test(test_monitor_violator_backs_off),
         cmocka_unit_test(test_monitor_local_discovery),
         cmocka_unit_test(test_monitor_connect_discovery),
