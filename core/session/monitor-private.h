@@ -14,7 +14,7 @@ struct DdmMonitor {
     gpointer ud;                    /* for events */
     GHashTable *vms;                /* key -> DdmVm* (one reference each) */
     GHashTable *backoff;            /* key -> DdmBackoff*: when a target may be tried again */
-    GHashTable *known_ddm;          /* keys that answered HELO: reconnects skip the Version probe */
+    GHashTable *known_ddm;          /* keys whose session answered HELO, noted when it ended: reconnects skip the Version probe */
     DdmJdwpBudget *read_budget;     /* every peer's packet buffers together (--max-buffers) */
     GHashTable *own_ports;          /* GUINT_TO_POINTER(port) -> count: TCP ports ddmon listens on */
     guint trim_timer;               /* every DDM_MONITOR_TRIM_S: idle VMs' read buffers go back */

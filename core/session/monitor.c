@@ -238,7 +238,8 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
     mon->config = config;
     mon->events = events;
     mon->ud = ud;
-    mon->vms = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+    /* keyed by the VM's own target->key (borrowed: it lives as long as the VM) */
+    mon->vms = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
                                      (GDestroyNotify)ddm_vm_unref);
     mon->backoff = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, backoff_free);
     mon->known_ddm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -347,7 +348,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
     DdmVm *vm = ddm_vm_new(mon, target);
     if (!vm)
         return;
-    g_hash_table_insert(mon->vms, g_strdup(target->key), vm);
+    g_hash_table_insert(mon->vms, (gpointer)vm->target->key, vm);
     keys_changed(mon, target, TRUE);
     DDM_DEBUG("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
     if (!target->speculative)
@@ -737,6 +738,8 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
 
     g_return_if_fail(mon != NULL && vm != NULL);
     key = g_strdup(vm->target->key);
+    if (vm->info.ddm) /* it spoke DDM: its next session skips the JVM probe */
+        ddm_monitor_note_ddm(mon, key);
     if (mon->events && mon->events->vm_closed)
         reconnect = mon->events->vm_closed(mon->ud, vm);
     if (g_hash_table_lookup(mon->vms, key) == vm) {

@@ -74,8 +74,7 @@ static void mark_ready(DdmVm *vm)
     uint32_t next_id = vm->next_id; /* moves when someone asks at READY */
 
     cork(vm, 1);
-    ddm_monitor_note_ddm(vm->monitor, vm_key(vm));
-    vm->info.ddm = 1;
+    vm->info.ddm = 1; /* the monitor notes the key as DDM when the session ends */
     ddm_vm_sync_info(vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_READY);
     /* The plugins sent their first requests at DDM_VM_READY, and ART

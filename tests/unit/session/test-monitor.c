@@ -575,9 +575,10 @@ static void test_monitor_backoff_not_jdwp(void **state)
     g_free(key);
 }
 
-/* A VM that is up holds no backoff entry (its session holds the target);
- * once it went away normally its key has one again, with its target, so
- * the relay's fast retry still finds it. */
+/* A VM that is up holds no backoff entry (its session holds the target)
+ * and is not yet in the known-DDM set; once it went away normally its key
+ * has an entry again, with its target, so the relay's fast retry still
+ * finds it, and is known as DDM (its next session skips the probe). */
 static void test_monitor_ready_vm_no_backoff_entry(void **state)
 {
     DdmMonitor *mon = monitor_new(test_config());
@@ -590,8 +591,11 @@ static void test_monitor_ready_vm_no_backoff_entry(void **state)
     assert_non_null(g_hash_table_lookup(mon->backoff, key)); /* while it connects */
     wait_state(mon, key, DDM_VM_STATE_READY);
     assert_null(g_hash_table_lookup(mon->backoff, key));
+    assert_false(g_hash_table_contains(mon->known_ddm, key)); /* noted at its end */
+    assert_ptr_equal(g_hash_table_lookup(mon->vms, key), ddm_monitor_find_vm(mon, key));
     fake_drop_conns(fake);
     wait_gone(mon, key);
+    assert_true(ddm_monitor_known_ddm(mon, key)); /* it spoke DDM: no probe next time */
     assert_non_null(g_hash_table_lookup(mon->backoff, key));
     assert_int_equal(ddm_monitor_backoff_until(mon, key), 0); /* a good session: no delay */
     ddm_monitor_retry_fast(mon, key); /* only the entry knows the target now */
