@@ -14,7 +14,11 @@
  * offered as VMs; profileable-only ones are listed, never connected. Pids still
  * listed but not connected (a FAIL on jdwp:PID because another tool holds
  * the VM) are offered again every scan interval; the monitor's per-key
- * backoff keeps that from becoming a tight loop.
+ * backoff keeps that from becoming a tight loop. Which listed pids have no
+ * session is kept per device as the monitor tells of sessions starting and
+ * ending (ddm_monitor_watch_keys): the re-offer timer visits only those,
+ * and is not armed at all while every listed VM is connected (an idle
+ * server with 1,000 VMs through adb wakes for none of them).
  * The adb server is never killed or restarted; when none answers at start,
  * `adb start-server` is spawned once (argv, no shell) unless --no-adb-start
  * (never after a server answered once: the user stopped it), and
@@ -27,6 +31,7 @@
  */
 #include "core/discovery/discovery.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/loop/timer.h"
@@ -56,7 +61,8 @@ typedef struct {
     GArray *apps;            /* DdmAdbApp by pid, as last listed (track-app only) */
     DdmTimer retry_timer;    /* re-open the tracking service */
     guint backoff_ms;
-    DdmTimer reoffer_timer;  /* offer listed pids that are not connected (periodic) */
+    DdmTimer reoffer_timer;  /* offer the waiting pids again; armed while there are some */
+    GHashTable *waiting;     /* GUINT_TO_POINTER(pid): listed, no session (a set) */
     char *last_error;
 } Device;
 
@@ -190,6 +196,8 @@ static void forget_device_vms(Device *dev, const char *why)
     }
     g_array_set_size(dev->pids, 0);
     g_array_set_size(dev->apps, 0);
+    g_hash_table_remove_all(dev->waiting);
+    ddm_timer_cancel(&dev->reoffer_timer);
 }
 
 static void device_untrack(Device *dev)
@@ -210,6 +218,7 @@ static void device_free(gpointer p)
     if (dev->pids)
         g_array_unref(dev->pids);
     g_array_unref(dev->apps);
+    g_hash_table_destroy(dev->waiting);
     g_free(dev->fallback_why);
     g_free(dev->serial);
     g_free(dev->state);
@@ -217,23 +226,76 @@ static void device_free(gpointer p)
     g_free(dev);
 }
 
+/* Offer @pid; a session that starts takes it off the waiting set
+ * (adb_key_changed), and so does one that was there already (its end
+ * will put it back). */
 static void offer_pid(Device *dev, guint32 pid)
 {
+    DdmMonitor *mon = dev->ad->base.monitor;
     DdmTarget *t = ddm_target_adb_new(&dev->ad->addr, dev->serial, pid);
-    ddm_monitor_offer_target(dev->ad->base.monitor, t);
+    if (!ddm_monitor_offer_target(mon, t) && ddm_monitor_find_vm(mon, t->key))
+        g_hash_table_remove(dev->waiting, GUINT_TO_POINTER(pid));
     ddm_target_unref(t);
+}
+
+static guint reoffer_ms(const Device *dev)
+{
+    return MAX(dev->ad->base.config->scan_interval_ms, 500u);
 }
 
 static void on_reoffer(DdmTimer *t, gpointer ud)
 {
     Device *dev = ud;
-    ddm_timer_arm(t, MAX(dev->ad->base.config->scan_interval_ms, 500u));
-    for (guint i = 0; dev->pids && i < dev->pids->len; i++) {
-        guint32 pid = g_array_index(dev->pids, guint32, i);
-        g_autofree char *key = ddm_adb_vm_key(dev->serial, pid);
-        if (!ddm_monitor_find_vm(dev->ad->base.monitor, key))
-            offer_pid(dev, pid);
+    guint n = 0;
+    /* A copy: each offer that starts a session changes the set. */
+    g_autofree gpointer *pids = (gpointer *)g_hash_table_get_keys_as_array(dev->waiting, &n);
+
+    for (guint i = 0; i < n; i++)
+        offer_pid(dev, GPOINTER_TO_UINT(pids[i]));
+    if (g_hash_table_size(dev->waiting) > 0)
+        ddm_timer_arm(t, reoffer_ms(dev));
+}
+
+/* @pid is listed and has no session: offer it again at the next interval. */
+static void waiting_add(Device *dev, guint32 pid)
+{
+    g_hash_table_add(dev->waiting, GUINT_TO_POINTER(pid));
+    if (!ddm_timer_armed(&dev->reoffer_timer)) {
+        ddm_timer_init(&dev->reoffer_timer, on_reoffer, dev);
+        ddm_timer_arm(&dev->reoffer_timer, reoffer_ms(dev));
     }
+}
+
+static int cmp_pid(gconstpointer a, gconstpointer b)
+{
+    guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Is @pid in the device's (sorted) list? O(log n). */
+static gboolean pid_listed(const Device *dev, guint32 pid)
+{
+    return dev->pids && dev->pids->len &&
+           bsearch(&pid, dev->pids->data, dev->pids->len, sizeof(guint32), cmp_pid) != NULL;
+}
+
+/* The monitor's word (ddm_monitor_watch_keys): an adb key got or lost its
+ * session. A listed pid without one waits for the next re-offer. */
+static void adb_key_changed(gpointer ud, const DdmTarget *target, gboolean held)
+{
+    AdbDiscovery *ad = ud;
+    Device *dev;
+    guint32 pid = target->pid_hint;
+
+    if (!target->device || !g_str_has_prefix(target->key, "adb:"))
+        return; /* a TCP port */
+    dev = g_hash_table_lookup(ad->devices, target->device);
+    if (!dev)
+        return;
+    if (held)
+        g_hash_table_remove(dev->waiting, GUINT_TO_POINTER(pid));
+    else if (pid_listed(dev, pid))
+        waiting_add(dev, pid);
 }
 
 /* Make @now (transfer full: sorted debuggable pids) the device's VM list. */
@@ -248,10 +310,14 @@ static void apply_pids(Device *dev, GArray *now)
         guint32 pid = g_array_index(removed, guint32, i);
         g_autofree char *key = ddm_adb_vm_key(dev->serial, pid);
         g_autofree char *why = g_strdup_printf("pid %u is no longer listed by device %s", pid, dev->serial);
+        g_hash_table_remove(dev->waiting, GUINT_TO_POINTER(pid));
         ddm_monitor_forget_target(dev->ad->base.monitor, key, why);
     }
-    for (guint i = 0; i < added->len; i++)
-        offer_pid(dev, g_array_index(added, guint32, i));
+    for (guint i = 0; i < added->len; i++) {
+        guint32 pid = g_array_index(added, guint32, i);
+        waiting_add(dev, pid); /* until its session starts: the offer below, or a later one */
+        offer_pid(dev, pid);
+    }
     if (added->len || removed->len)
         g_debug("adb: device %s: %u VMs (+%u -%u)", dev->serial, now->len, added->len, removed->len);
     g_array_unref(added);
@@ -373,10 +439,6 @@ static void on_track_open(int fd, GBytes *extra, const GError *error, gpointer u
     dev->got_update = FALSE;
     dev->stream = ddm_adb_stream_new(fd, extra, TRACK_MAX_FRAME, dev->opening == TRACK_APP ? on_apps : on_pids,
                                      on_track_closed, dev);
-    if (!ddm_timer_armed(&dev->reoffer_timer)) {
-        ddm_timer_init(&dev->reoffer_timer, on_reoffer, dev);
-        ddm_timer_arm(&dev->reoffer_timer, MAX(dev->ad->base.config->scan_interval_ms, 500u));
-    }
     publish_devices(dev->ad);
 }
 
@@ -413,6 +475,7 @@ static void on_devices(const char *payload, size_t len, gpointer ud)
             dev->state = g_strdup(d->state);
             dev->pids = g_array_new(FALSE, FALSE, sizeof(guint32));
             dev->apps = g_array_new(FALSE, FALSE, sizeof(DdmAdbApp));
+            dev->waiting = g_hash_table_new(g_direct_hash, g_direct_equal);
             g_hash_table_insert(ad->devices, dev->serial, dev);
             g_message("adb: device %s attached (%s)", dev->serial, dev->state);
             if (strcmp(dev->state, "device") == 0)
@@ -629,6 +692,7 @@ static void adb_free(DdmDiscovery *d)
 {
     AdbDiscovery *ad = (AdbDiscovery *)d;
     adb_stop(d);
+    ddm_monitor_unwatch_keys(d->monitor, adb_key_changed, ad);
     g_hash_table_destroy(ad->devices);
     ddm_timer_cancel(&ad->reap_timer);
     reap_streams(ad);
@@ -686,5 +750,6 @@ DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon, const DdmConfig *config, Dd
         ddm_adb_server_addr(NULL, NULL, &ad->addr, NULL);
     }
     ad->addr_str = ddm_adb_server_addr_to_string(&ad->addr);
+    ddm_monitor_watch_keys(mon, adb_key_changed, ad);
     return (DdmDiscovery *)ad;
 }

@@ -154,6 +154,12 @@ if ENABLE_TESTS
 TESTS += tests/integration/scan-wide.sh
 endif
 EXTRA_DIST += tests/integration/scan-wide.sh
+# An idle server whose VMs come through adb arms no re-offer timer while
+# every listed VM is connected (strace -c against the fake adb server).
+if ENABLE_TESTS
+TESTS += tests/integration/adb-idle.sh
+endif
+EXTRA_DIST += tests/integration/adb-idle.sh
 
 # alloc: the allocation tracker plugin against ddmon-simvm (status follows
 # start/stop, show --json equals simvm's ground truth, REAE 0 discards).
