@@ -503,9 +503,13 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
             if (n)
                 round_timer_seen();
-            if (segment_batches && round_go_on(started_us, &extensions, &deadline, &until, &timed)) {
-                /* the budget ran out while the answer to a busy stream of
-                 * work was awaited: wait on for it */
+            if (segment_batches >= 2 && round_go_on(started_us, &extensions, &deadline, &until, &timed)) {
+                /* the budget ran out while the next answer of a stream of
+                 * exchanges (two batches or more in this budget) was
+                 * awaited: wait on for it. Not for one exchange waiting on
+                 * a slow answer (a VM building a long reply for ms): that
+                 * wait is glib's, without a timerfd and a poll every
+                 * budget. */
                 segment_batches = 0;
                 loop.expect_more = TRUE;
                 continue;
