@@ -431,7 +431,8 @@ static gboolean others_may_wait(gint64 started_us)
 }
 
 /* The round's budget ran out (its timerfd came) while work kept coming
- * (the caller checked: a batch of this budget's was dispatched). Nobody
+ * (the caller checked: during a batch, or during a wait after two batches
+ * or more of this budget's). Nobody
  * else waiting (no DdmTimer due or due before the budget's end, and
  * others_may_wait says no), the round goes on for another budget instead
  * of a trip through the context, whose iteration costs more than a dozen

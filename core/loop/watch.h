@@ -103,8 +103,10 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * earliest armed DdmTimer's deadline (a zero-delay timer ends it at once),
  * after 256 batches, or once the round budget (1 ms by default) has passed
  * since the main context began this dispatch, unless nobody else may be
- * waiting: a round whose budget runs out while work keeps coming (a batch
- * of that budget's was dispatched) goes on for another budget when no
+ * waiting: a round whose budget runs out while work keeps coming (during
+ * a batch, or during a wait after two batches or more of that budget's:
+ * not after one exchange waiting on a slow answer) goes on for another
+ * budget when no
  * DdmTimer is due and the context has nothing that may be waiting (asked
  * as for the yield below), 15 times at most (a source only its check()
  * says ready waits 16 budgets at most). A round that ran to its
