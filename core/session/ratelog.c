@@ -21,6 +21,10 @@ struct DdmRateLog {
     gint64 window_us;
     guint max_keys;
     GHashTable *keys; /* key (owned by the entry) -> Entry* (owned) */
+    /* No key's window ends before this: a full table is not walked again
+     * before then (every new key of a port scan's misses would walk it). */
+    gint64 next_sweep_us;
+    guint sweeps;     /* walks of a full table (ddm_ratelog_sweeps) */
 };
 
 static void entry_free(gpointer p)
@@ -60,17 +64,39 @@ static char *cut_key(const char *key)
     return g_strndup(key ? key : "?", DDM_RATELOG_KEY_MAX);
 }
 
-/* Forget the keys whose window ended and that have nothing to report. */
+/* A window starts at @now_us: it ends no sooner than a window later. */
+static void window_started(DdmRateLog *rl, gint64 now_us)
+{
+    rl->next_sweep_us = MIN(rl->next_sweep_us, now_us + rl->window_us);
+}
+
+/* Forget the keys whose window ended and that have nothing to report; not
+ * again before the first window of those kept can end. */
 static void forget_quiet(DdmRateLog *rl, gint64 now_us)
 {
     GHashTableIter it;
     gpointer k, v;
+    gint64 next = G_MAXINT64;
+
+    if (now_us < rl->next_sweep_us)
+        return;
+    rl->sweeps++;
     g_hash_table_iter_init(&it, rl->keys);
     while (g_hash_table_iter_next(&it, &k, &v)) {
         Entry *e = v;
         if (now_us - e->window_start_us >= rl->window_us && e->suppressed == 0)
             g_hash_table_iter_remove(&it);
+        else if (now_us - e->window_start_us < rl->window_us)
+            next = MIN(next, e->window_start_us + rl->window_us);
+        /* else: lines to report; only a new window (window_started) or
+         * ddm_ratelog_expire ends it */
     }
+    rl->next_sweep_us = next;
+}
+
+guint ddm_ratelog_sweeps(const DdmRateLog *rl)
+{
+    return rl->sweeps;
 }
 
 static Entry *entry_for(DdmRateLog *rl, const char *key, gint64 now_us)
@@ -92,6 +118,7 @@ static Entry *entry_for(DdmRateLog *rl, const char *key, gint64 now_us)
     e = g_new0(Entry, 1);
     e->key = g_steal_pointer(&k);
     e->window_start_us = now_us;
+    window_started(rl, now_us);
     e->level = G_LOG_LEVEL_MESSAGE;
     g_hash_table_insert(rl->keys, e->key, e);
     return e;
@@ -109,6 +136,7 @@ gboolean ddm_ratelog_check(DdmRateLog *rl, const char *key, gint64 now_us, guint
         if (suppressed)
             *suppressed = e->suppressed;
         e->window_start_us = now_us;
+        window_started(rl, now_us);
         e->printed = 0;
         e->suppressed = 0;
     }

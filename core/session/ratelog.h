@@ -54,6 +54,9 @@ guint ddm_ratelog_expire(DdmRateLog *rl, gint64 now_us,
 void ddm_ratelog_note_level(DdmRateLog *rl, const char *key, GLogLevelFlags level);
 /** Keys tracked now. */
 guint ddm_ratelog_keys(const DdmRateLog *rl);
+/** How often a full table was walked for keys to forget (for tests: at
+ *  most once per window's end, not once per new key). */
+guint ddm_ratelog_sweeps(const DdmRateLog *rl);
 
 /** Log through the process-wide table: g_log(@level) of the message when
  *  @key allows it; the summary of suppressed lines ("KEY: N more such

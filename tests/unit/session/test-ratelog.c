@@ -98,6 +98,42 @@ static void test_ratelog_keys_bounded(void **state)
     ddm_ratelog_free(rl);
 }
 
+/* A full table is walked for keys to forget once per window's end, not
+ * once per new key: a port scan's refused connects each log under a key
+ * of their own (issue 16: 65,535 ports walked 1,024 keys each). What a
+ * walk forgets stays the same. */
+static void test_ratelog_full_table_walked_once(void **state)
+{
+    DdmRateLog *rl = ddm_ratelog_new(1, 1000, 8);
+    char key[32];
+    (void)state;
+
+    for (int i = 0; i < 8; i++) {
+        g_snprintf(key, sizeof key, "early %d", i);
+        assert_true(ddm_ratelog_check(rl, key, 10 * MS, NULL));
+    }
+    for (int i = 0; i < 5000; i++) { /* full of keys whose windows run until 1,010 ms */
+        g_snprintf(key, sizeof key, "peer %d", i);
+        (void)ddm_ratelog_check(rl, key, 20 * MS + i, NULL);
+    }
+    assert_int_equal(ddm_ratelog_sweeps(rl), 1);
+    assert_true(ddm_ratelog_keys(rl) <= 9);
+    /* one of the early keys is busy: it has a line to report, so it stays */
+    assert_false(ddm_ratelog_check(rl, "early 3", 30 * MS, NULL));
+    /* the early windows end: the next new key walks once and is tracked */
+    assert_true(ddm_ratelog_check(rl, "late", 1010 * MS, NULL));
+    assert_int_equal(ddm_ratelog_sweeps(rl), 2);
+    assert_true(ddm_ratelog_check(rl, "later", 1011 * MS, NULL));
+    assert_int_equal(ddm_ratelog_sweeps(rl), 2); /* the table has room now */
+    {
+        guint supp = 0;
+        /* the busy key was kept with its count */
+        assert_true(ddm_ratelog_check(rl, "early 3", 1012 * MS, &supp));
+        assert_int_equal(supp, 1);
+    }
+    ddm_ratelog_free(rl);
+}
+
 /* A key longer than DDM_RATELOG_KEY_MAX is cut (same prefix, same key). */
 static void test_ratelog_long_key(void **state)
 {
@@ -155,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_ratelog_burst_and_window),
         cmocka_unit_test(test_ratelog_expire_summaries),
         cmocka_unit_test(test_ratelog_keys_bounded),
+        cmocka_unit_test(test_ratelog_full_table_walked_once),
         cmocka_unit_test(test_ratelog_long_key),
         cmocka_unit_test(test_ratelog_flood_bounded),
     };
