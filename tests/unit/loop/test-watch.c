@@ -882,6 +882,25 @@ static void test_round_alone_goes_on_past_budget(void **state)
     p->left = 0;
 }
 
+/* One exchange waiting on a slow answer (an echo every 1.5 ms, a 2 ms
+ * budget: one batch in the budget, then a wait the budget's end cuts
+ * short) does not make the round go on: that wait is the context's
+ * (48b961d: a JVM building a long reply re-armed the timerfd and polled
+ * every budget). */
+static void test_round_slow_answer_does_not_go_on(void **state)
+{
+    RoundFix *f = *state;
+    guint64 x0 = ddm_watch_round_extensions();
+
+    ddm_watch_set_round_budget(2000);
+    f->lp.p = (Pinger){ .left = 3, .hint = TRUE };
+    Pinger *p = pingpong_start(f, 1500);
+    first_ping_and_iterate(f->sv[0]);
+    while (p->left)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(ddm_watch_round_extensions(), x0);
+}
+
 /* A zero-delay timer armed by a callback ends the round at once: it fires
  * at the next iteration, as it would without rounds. */
 static void test_round_ends_at_due_timer(void **state)
@@ -1419,6 +1438,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_budget_zero, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_budget, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_alone_goes_on_past_budget, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_slow_answer_does_not_go_on, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_due_timer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_waits_until_timer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_timer_armed_in_round, round_setup, round_teardown),
