@@ -50,6 +50,7 @@ typedef struct LocalScan {
     /* The ports of the ranges as bits over [base, base + 64 * words). */
     const GArray *ranges_seen; /* config->scan_ranges the bitmaps were made for */
     guint ranges_len_seen;
+    gboolean stale;        /* rebuild the bitmaps before the next scan (a start) */
     guint base;            /* lowest port of the ranges */
     guint words;           /* 64-bit words per bitmap; 0 = no port */
     guint64 *in_range;     /* a port of the ranges */
@@ -140,6 +141,7 @@ static void local_build_ports(LocalScan *s)
     g_hash_table_remove_all(s->parked);
     s->ranges_seen = ranges;
     s->ranges_len_seen = ranges ? ranges->len : 0;
+    s->stale = FALSE;
     s->words = 0;
     s->base = 0;
     s->cursor = 0;
@@ -257,7 +259,7 @@ static void local_scan_once(DdmDiscovery *d)
 
     if (s->cursor)
         return;
-    if (d->config->scan_ranges != s->ranges_seen ||
+    if (s->stale || d->config->scan_ranges != s->ranges_seen ||
         (s->ranges_seen && s->ranges_seen->len != s->ranges_len_seen))
         local_build_ports(s);
     if (!s->words) {
@@ -297,7 +299,7 @@ static void local_start(DdmDiscovery *d)
         return;
     d->running = TRUE;
     /* The ports' state is rebuilt: backoffs were forgotten at the stop. */
-    s->ranges_seen = NULL;
+    s->stale = TRUE;
     s->first_round_done = FALSE;
     ddm_timer_init(&s->timer, local_tick, d);
     ddm_timer_init(&s->slice, local_slice_cb, s);
