@@ -34,7 +34,14 @@
 #   issue (ddmlib itself cannot run here: no Android SDK). Also its
 #   context switches per second (/proc, the window above) and, in a second
 #   window of the same length, the syscalls per second strace -c -f counts
-#   (its poll/epoll calls are its wake-ups).
+#   (its poll/epoll calls are its wake-ups). The windows begin
+#   --idle-quiet SECONDS (default 32) after the last look: the bench's own
+#   `ddmon vms --json` keeps the VM list watched for 30 s (its interest),
+#   and while it is watched the threads plugin refreshes the counts of the
+#   VMs nobody looks at (a trickle of THSTs): that is a server being
+#   looked at, not an idle one. With --idle-quiet 0 the CPU window falls
+#   in that trickle, as it did before 2026-11-26 (0.10-0.13% of a core
+#   then, against 0.01-0.07% once it ended: doc/benchmarks.md).
 # adb (--adb): ddmon-simvm's simulated Android device (--adb-device, VMs
 #   reachable only through adb) with --adb-vms VMs (default 1,000), plugged
 #   into the REAL adb server (private port and HOME) with `adb connect`:
@@ -45,7 +52,7 @@
 #     time until then (steadier than the wall time on a shared machine);
 #   - ddmon's resident memory with those VMs; goal: <= 8 MB.
 #
-#   bench/scale.sh [--runs N] [--check] [--adb] [--no-tcp] [--idle S]
+#   bench/scale.sh [--runs N] [--check] [--adb] [--no-tcp] [--idle S] [--idle-quiet S]
 #                  [--idle-vms N] [--adb-vms N] [--relay auto|on|off]
 #                  [--per-simvm N] [--also BUILDDIR] [--keep] [N...]
 #   make bench-scale [BENCH_SCALE_ARGS="--runs 5 --adb --check"]
@@ -62,7 +69,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export DDM_TOP_SRCDIR=${DDM_TOP_SRCDIR:-$(cd "$here/.." && pwd)}
 export DDM_TOP_BUILDDIR=${DDM_TOP_BUILDDIR:-$(pwd)}
-runs=3 check=0 adb_mode=0 tcp=1 idle_s=30 idle_vms=1000 adb_vms=1000 relay=auto per_simvm=4000
+runs=3 check=0 adb_mode=0 tcp=1 idle_s=30 idle_quiet=32 idle_vms=1000 adb_vms=1000 relay=auto per_simvm=4000
 also="" keep=0
 sizes=()
 while [ $# -gt 0 ]; do
@@ -73,6 +80,7 @@ while [ $# -gt 0 ]; do
     --no-tcp) tcp=0 ;;
     --idle) idle_s=$2; shift ;;
     --idle-vms) idle_vms=$2; shift ;;
+    --idle-quiet) idle_quiet=$2; shift ;;
     --adb-vms) adb_vms=$2; shift ;;
     --relay) relay=$2; shift ;;
     --per-simvm) per_simvm=$2; shift ;;
@@ -252,7 +260,7 @@ tcp_once() {
     rss1=$(rss_kb "$SERVER_PID")
     if [ "$n" = "$idle_vms" ] && [ "$idle_s" != 0 ] && [ "$ms" != nan ] && [ -z "${IDLE_DONE[$b]:-}" ]; then
         IDLE_DONE[$b]=1
-        sleep 2
+        sleep "$idle_quiet" # the last look's interest ends (see Idle above)
         IDLE_TCP[$b]="$(idle_window "$SERVER_PID" "$idle_s") $(syscalls_window "$SERVER_PID" "$idle_s")"
     fi
     stop_pid "$SERVER_PID"
@@ -345,8 +353,8 @@ idle_report() {
     local where=$1 b cpu cs sc po
     for b in "${builds[@]}"; do
         eval "read -r cpu cs sc po <<<\"\${$2[\$b]:-nan nan nan nan}\""
-        printf '  %-5s idle %s, %d VMs, %ss: CPU %s%% of a core = %sx ddmlib'"'"'s 0.15%%: %s; %s context switches/s; %s syscalls/s, %s poll/epoll wake-ups/s\n' \
-            "$(label "$b")" "$where" "$idle_vms" "$idle_s" "$cpu" "$(ratio "$cpu" 0.15)" \
+        printf '  %-5s idle %s, %d VMs, %ss from %ss after the last look: CPU %s%% of a core = %sx ddmlib'"'"'s 0.15%%: %s; %s context switches/s; %s syscalls/s, %s poll/epoll wake-ups/s\n' \
+            "$(label "$b")" "$where" "$idle_vms" "$idle_s" "$idle_quiet" "$cpu" "$(ratio "$cpu" 0.15)" \
             "$([ "$(label "$b")" = ddmon ] && verdict "$cpu" 0.15 || echo info)" "$cs" "$sc" "$po"
     done
 }
@@ -398,7 +406,7 @@ if [ $adb_mode = 1 ]; then
             sleep 1
             A_RSS[$b]+="$(rss_kb "$SERVER_PID") "
             if [ "$idle_s" != 0 ] && [ "$ms" != nan ] && [ -z "${IDLE_ADB[$b]:-}" ]; then
-                sleep 2
+                sleep "$idle_quiet" # the last look's interest ends (see Idle above)
                 IDLE_ADB[$b]="$(idle_window "$SERVER_PID" "$idle_s") $(syscalls_window "$SERVER_PID" "$idle_s")"
             fi
             stop_pid "$SERVER_PID"
