@@ -10,7 +10,13 @@
  *    frontend watches the VM's "profile" view (an app may start a trace
  *    itself; a cheap poll, only for watched VMs), and shown as the VM's headline
  *    ("trace: tracing|sampling" while one runs; the figure trace_mode
- *    0/1/2 always) and its record view "profile".
+ *    0/1/2 always) and its record view "profile". The poll tick visits
+ *    only the VMs on pl->ticks (watched at their last visit; every VM
+ *    when the watches changed) and sleeps (ABI 1.7, DDM_TIMER_SLEEP)
+ *    when none is: a VM is polled only while its view is watched, which
+ *    only a change of the watches (a watch begins, a view made while a
+ *    watch exists) brings about, and that wakes the tick for the full
+ *    walk then due. A trace runs on its own timer (profile_job.c).
  *  - Commands: `ddmon trace` and `ddmon trace-summary` (profile_cmd.c).
  * Option profile.timeout_ms: how long a stop may wait for the trace
  * (default PROFILE_DEFAULT_TIMEOUT_MS).
@@ -189,13 +195,13 @@ static int poll_tick(ddm_plugin *self, void *ud)
     profile_plugin *pl = ud;
     if (ddm_tick_list_full_walk(&pl->ticks, pl->host, self)) {
         pl->host->foreach_vm(self, poll_visit, pl);
-        return 1;
+    } else {
+        for (ddm_tick_node *n = pl->ticks.head, *next; n; n = next) {
+            next = n->next; /* poll_visit may take this one off the list */
+            poll_visit(self, DDM_TICK_OWNER(n, profile_vm, tick)->vm, pl);
+        }
     }
-    for (ddm_tick_node *n = pl->ticks.head, *next; n; n = next) {
-        next = n->next; /* poll_visit may take this one off the list */
-        poll_visit(self, DDM_TICK_OWNER(n, profile_vm, tick)->vm, pl);
-    }
-    return 1;
+    return ddm_tick_list_idle(&pl->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
 static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
@@ -293,6 +299,7 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
             return -ENOMEM;
         /* a first look at a view nobody watched gets a poll at once (ABI 1.5) */
         (void)ddm_tick_wake_on_watch(host, self, poll);
+        ddm_tick_list_set_timer(&pl->ticks, host, self, poll); /* 1.7 */
     }
     if (DDM_HOST_HAS(host, vm_view_declare)) {
         if ((rc = host->vm_view_declare(self, "profile", make_view, pl, NULL)) != 0)

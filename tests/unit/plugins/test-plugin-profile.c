@@ -239,6 +239,28 @@ static void test_mprq_checked_and_polled(void **state)
     assert_string_equal(fake_host_headline(f->fh, f->vm, "trace"), "tracing");
 }
 
+/* ABI 1.7: with no "profile" view watched the poll tick sleeps; a watch
+ * wakes it and MPRQ goes; it sleeps again once the watch ended. */
+static void test_idle_tick_sleeps(void **state)
+{
+    Fx *f = *state;
+    ddm_view *v;
+    int i;
+    answer_ready_mprq(f);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 1);
+    assert_int_equal(fake_host_fire_timers(f->fh), 0);
+    v = fake_view_find(f->fh, f->vm, "profile");
+    fake_view_set_watchers(v, 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 0);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_view_set_watchers(v, 0);
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_n_timers_sleeping(f->fh), 1);
+}
+
 static void test_streamed_trace(void **state)
 {
     Fx *f = *state;
@@ -494,6 +516,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_view_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mprq_checked_and_polled, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_streamed_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_gets_nothing, setup, teardown),
