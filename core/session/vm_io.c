@@ -452,10 +452,10 @@ void ddm_vm_io_read_input(DdmVm *vm)
                     vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
          n++) {
         uint8_t in_place[IN_PLACE_READ];
-        /* (a larger buffer a stream left, without a budget to take it
-         * back, shrinks at the reader's next read, as before) */
-        gboolean direct = ddm_jdwp_reader_idle(vm->reader) &&
-                          ddm_jdwp_reader_buffer_size(vm->reader) <= READ_CHUNK;
+        /* (not after a streamed packet: the next is likely long too; a
+         * larger buffer a stream left, without a budget to take it back,
+         * shrinks at the reader's next read, as before) */
+        gboolean direct = ddm_jdwp_reader_in_place_ok(vm->reader, READ_CHUNK);
         size_t avail = 0, want;
         uint8_t *space = in_place;
         ssize_t got;

@@ -103,6 +103,7 @@ struct DdmJdwpReader { /* every VM has one: no holes, flags in bits */
     guint busy : 1;         /* bytes came since the last trim */
     guint more_outside : 1; /* whole packets the caller read itself follow the one it
                                handles now (ddm_jdwp_reader_set_more_outside) */
+    guint streamed_last : 1; /* the last packet handed out was streamed (a long one) */
 };
 
 static inline uint32_t get_u4(const uint8_t *p)
@@ -516,6 +517,13 @@ gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r)
     return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending;
 }
 
+gboolean ddm_jdwp_reader_in_place_ok(const DdmJdwpReader *r, size_t max_buffer)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending &&
+           !r->streamed_last && own_alloc(r) <= max_buffer;
+}
+
 gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, FALSE);
@@ -560,6 +568,7 @@ gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip)
     r->start += DDM_JDWP_HEADER_LEN + skip;
     r->stream_left = (uint64_t)len - DDM_JDWP_HEADER_LEN - skip;
     r->streaming = TRUE;
+    r->streamed_last = TRUE;
     r->head_last = r->head_offered = FALSE;
     r->want_len = 0; /* the buffer never grows for a streamed packet */
     return TRUE;
@@ -759,6 +768,7 @@ DdmJdwpResult ddm_jdwp_reader_next(DdmJdwpReader *r, DdmJdwpPacket *pkt)
                 r->head_offered = FALSE;
                 r->start += len;
                 r->want_len = 0;
+                r->streamed_last = FALSE;
                 if (pkt) {
                     pkt->bytes = p;
                     pkt->len = len;
@@ -843,6 +853,7 @@ static DdmJdwpResult next_unit(DdmJdwpReader *r, DdmJdwpPacket *pkt)
     }
     r->start += len;
     r->want_len = 0;
+    r->streamed_last = FALSE;
     return DDM_JDWP_PACKET;
 }
 

@@ -223,6 +223,13 @@ void ddm_jdwp_reader_set_more_outside(DdmJdwpReader *r, gboolean more);
  *  and the reader sees the same stream as if it had read it all (the
  *  relay's fast path, core/relay/relay_debugger.c). */
 gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r);
+/** For a caller whose in-place reads are small (core/session/vm_io.c):
+ *  idle (above), its own buffer at most @max_buffer bytes (a larger one a
+ *  stream left shrinks at the reader's next read), and the last packet it
+ *  handed out was not streamed: a peer that sent a long packet likely
+ *  sends another, and a read straight into the reader takes it in fewer
+ *  reads and writes than a small in-place read and then the reader. */
+gboolean ddm_jdwp_reader_in_place_ok(const DdmJdwpReader *r, size_t max_buffer);
 /** The length of the whole, well-formed packet at the start of @p (@n
  *  bytes there), or 0: not whole yet, or one the reader must judge (length
  *  below 11 or past @max_packet, flags neither 0 nor 0x80). Nonzero exactly

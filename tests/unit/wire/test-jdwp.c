@@ -1553,6 +1553,43 @@ static void test_jdwp_more_outside(void **state)
     ddm_jdwp_reader_free(r);
 }
 
+/* ddm_jdwp_reader_in_place_ok: not right after a streamed packet (its
+ * peer's next is likely long), again once a whole packet went out; never
+ * with a buffer above the bound. */
+static void test_jdwp_in_place_ok_after_stream(void **state)
+{
+    (void)state;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN);
+    ddm_jdwp_reader_offer_reply_heads(r, TRUE);
+    DdmJdwpPacket pkt;
+    assert_true(ddm_jdwp_reader_in_place_ok(r, 1 << 16));
+    size_t len;
+    uint8_t body[100] = { 0 };
+    uint8_t *big = ddm_jdwp_build_reply(9, 0, body, sizeof body, &len);
+    ddm_jdwp_reader_feed(r, big, 20); /* its head only */
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET_HEAD);
+    assert_true(ddm_jdwp_reader_stream(r, 0));
+    ddm_jdwp_reader_feed(r, big + 20, len - 20);
+    DdmJdwpResult res;
+    while ((res = ddm_jdwp_reader_next(r, &pkt)) == DDM_JDWP_STREAM_DATA)
+        ;
+    assert_int_equal(res, DDM_JDWP_STREAM_END);
+    assert_true(ddm_jdwp_reader_idle(r));
+    assert_false(ddm_jdwp_reader_in_place_ok(r, G_MAXSIZE)); /* streamed last */
+    size_t slen;
+    uint8_t *small = ddm_jdwp_build_reply(10, 0, "x", 1, &slen);
+    ddm_jdwp_reader_feed(r, small, slen);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    assert_true(ddm_jdwp_reader_in_place_ok(r, G_MAXSIZE)); /* a whole one since */
+    if (ddm_jdwp_reader_buffer_size(r) > 0)
+        assert_false(ddm_jdwp_reader_in_place_ok(r, ddm_jdwp_reader_buffer_size(r) - 1));
+    g_free(big);
+    g_free(small);
+    ddm_jdwp_reader_free(r);
+}
+
 static void test_jdwp_stream_release_empty(void **state)
 {
     const size_t big = (size_t)256 << 10, body = (size_t)1 << 20;
@@ -1757,6 +1794,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_scratch_empty_read_and_own_buffers),
         cmocka_unit_test(test_jdwp_stream_keeps_large_buffer_to_its_end),
         cmocka_unit_test(test_jdwp_more_outside),
+        cmocka_unit_test(test_jdwp_in_place_ok_after_stream),
         cmocka_unit_test(test_jdwp_stream_release_empty),
         cmocka_unit_test(test_jdwp_stream_drops_oversized_buffer),
         cmocka_unit_test(test_jdwp_spare_exact_and_charged_whole),
