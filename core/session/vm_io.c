@@ -3,9 +3,10 @@
  * One VM's socket I/O (the session as a whole: vm.c): the write queue and
  * the read path. What the JDWP reader yields goes to the handshake
  * (vm_handshake.c) or, packet by packet, to vm_classify.c. The fast path:
- * while the reader holds nothing, a read goes to a buffer on the stack and
- * the whole packets there are classified in place (handle_in_place); only
- * the rest goes through the reader.
+ * while the reader holds nothing (and its last packet was not a long one,
+ * streamed), a read goes to a buffer on the stack and the whole packets
+ * there are classified in place (handle_in_place); only the rest goes
+ * through the reader.
  *
  * Invariants: the write queue is bounded (max_write_queue) and a G_IO_OUT
  * watch exists only while bytes wait; queueing never closes synchronously
