@@ -51,6 +51,9 @@ typedef struct DdmLocalScanStats {
 /** The local module's figures (@d: a module of ddm_discovery_local_new). */
 void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out);
 DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config);
+/** How many times the connect module offered its targets (for tests: it
+ *  does so at start, then only while one has no session). */
+guint ddm_discovery_connect_rounds(const DdmDiscovery *d);
 /** adb tracking; publishes the "devices" and "device-processes" views in @views. */
 DdmDiscovery *ddm_discovery_adb_new(DdmMonitor *mon, const DdmConfig *config, DdmViews *views);
 

@@ -11,8 +11,9 @@
  *    ddm_monitor_is_own_port) are skipped when the scanned host is this
  *    machine, so ddmon never connects to itself.
  *  - "connect": the --connect HOST:PORT[=DEBUGPORT] targets, offered at
- *    start and re-offered every second; the monitor's per-key backoff
- *    decides when a failed one is really retried.
+ *    start and re-offered every second while one has no session (a session
+ *    that ends arms the timer again: ddm_monitor_watch_keys); the
+ *    monitor's per-key backoff decides when a failed one is really retried.
  * Stopping a module closes the sessions it found. Targets are made once
  * per port and reused. Non-goals: backoff (core/session/monitor.c), connecting
  * (core/transport/target.c).
@@ -370,8 +371,10 @@ void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out)
 /* ------------------------------------------------------------- --connect */
 
 typedef struct ConnectList {
+    DdmDiscovery *d;
     GPtrArray *targets;   /* DdmTarget* (owned) */
-    DdmTimer timer;       /* the next offer, armed while running */
+    DdmTimer timer;       /* the next offer, armed while running and a target has no session */
+    guint rounds;         /* offer rounds so far (ddm_discovery_connect_rounds) */
 } ConnectList;
 
 /* Split "HOST:PORT[=DEBUGPORT]" ("[v6]:PORT" too) into host and port. */
@@ -404,31 +407,55 @@ static gboolean parse_connect(const char *spec, char **host, guint16 *port)
     return ok;
 }
 
+/* Offer every target without a session; the next round comes in a second
+ * if one still has none (refused for its backoff), else when a session
+ * ends (connect_key_changed). */
 static void connect_offer_all(DdmDiscovery *d)
 {
     ConnectList *c = d->priv;
+    gboolean waiting = FALSE;
+
+    c->rounds++;
     for (guint i = 0; i < c->targets->len; i++) {
         DdmTarget *t = g_ptr_array_index(c->targets, i);
-        if (!ddm_monitor_find_vm(d->monitor, t->key))
-            ddm_monitor_offer_target(d->monitor, t);
+        if (ddm_monitor_find_vm(d->monitor, t->key))
+            continue;
+        if (!ddm_monitor_offer_target(d->monitor, t))
+            waiting = TRUE;
     }
+    if (waiting && d->running) /* (an offer may have stopped discovery) */
+        ddm_timer_arm(&c->timer, CONNECT_RETRY_MS);
 }
 
 static void connect_tick(DdmTimer *t, gpointer ud)
 {
-    ddm_timer_arm(t, CONNECT_RETRY_MS); /* first: the offers may stop discovery */
+    (void)t;
     connect_offer_all(ud);
+}
+
+/* A session of one of the targets ended: offer it again in a second. */
+static void connect_key_changed(gpointer ud, const DdmTarget *target, gboolean held)
+{
+    ConnectList *c = ud;
+
+    if (held || !c->d->running || ddm_timer_armed(&c->timer))
+        return;
+    for (guint i = 0; i < c->targets->len; i++) {
+        if (strcmp(((DdmTarget *)g_ptr_array_index(c->targets, i))->key, target->key) == 0) {
+            ddm_timer_arm(&c->timer, CONNECT_RETRY_MS);
+            return;
+        }
+    }
 }
 
 static void connect_start(DdmDiscovery *d)
 {
     ConnectList *c = d->priv;
-    if (ddm_timer_armed(&c->timer))
+    if (d->running)
         return;
     d->running = TRUE;
-    connect_offer_all(d);
     ddm_timer_init(&c->timer, connect_tick, d);
-    ddm_timer_arm(&c->timer, CONNECT_RETRY_MS);
+    connect_offer_all(d);
 }
 
 static void connect_stop(DdmDiscovery *d)
@@ -443,6 +470,7 @@ static void connect_free(DdmDiscovery *d)
 {
     ConnectList *c = d->priv;
     ddm_timer_cancel(&c->timer);
+    ddm_monitor_unwatch_keys(d->monitor, connect_key_changed, c);
     g_ptr_array_unref(c->targets);
     g_free(c);
     g_free(d);
@@ -459,6 +487,7 @@ DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config
     g_return_val_if_fail(mon != NULL && config != NULL, NULL);
     d = g_new0(DdmDiscovery, 1);
     c = g_new0(ConnectList, 1);
+    c->d = d;
     c->targets = g_ptr_array_new_with_free_func((GDestroyNotify)ddm_target_unref);
     specs = config->connect;
     for (guint i = 0; specs && i < specs->len; i++) {
@@ -476,5 +505,12 @@ DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config
     d->monitor = mon;
     d->config = config;
     d->priv = c;
+    ddm_monitor_watch_keys(mon, connect_key_changed, c);
     return d;
+}
+
+guint ddm_discovery_connect_rounds(const DdmDiscovery *d)
+{
+    g_return_val_if_fail(d != NULL && d->ops == &connect_ops, 0);
+    return ((const ConnectList *)d->priv)->rounds;
 }

@@ -1076,6 +1076,56 @@ static void test_local_scan_skips_own_ports(void **state)
     g_free(key);
 }
 
+typedef struct RoundsWait {
+    DdmDiscovery *d;
+    guint rounds;
+} RoundsWait;
+
+static gboolean rounds_reached(gpointer p)
+{
+    RoundsWait *w = p;
+    return ddm_discovery_connect_rounds(w->d) >= w->rounds;
+}
+
+/* --connect offers its targets again only while one has no session: a
+ * server whose named VMs are all up does not wake every second for them;
+ * one whose session ends is offered again within a second. */
+static void test_connect_idle_while_connected(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *fake = fake_new(FAKE_DDM, 41, "named");
+    char *key = key_of(fake->port);
+    DdmMonitor *mon;
+    DdmDiscovery *d;
+    guint rounds;
+    (void)state;
+
+    g_ptr_array_add(c->connect, g_strdup_printf("127.0.0.1:%u", fake->port));
+    mon = monitor_new(c);
+    d = ddm_discovery_connect_new(mon, ddm_daemon_config(test_daemon));
+    d->ops->start(d);
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    rounds = ddm_discovery_connect_rounds(d);
+    assert_int_equal(rounds, 1);
+    spin(2200); /* two periods */
+    assert_int_equal(ddm_discovery_connect_rounds(d), rounds);
+    assert_int_equal(fake->accepted, 1);
+
+    /* The session ends: the next round offers it again. */
+    fake_drop_conns(fake);
+    {
+        RoundsWait w = {d, rounds + 1};
+        assert_true(spin_until(rounds_reached, &w));
+    }
+    wait_state(mon, key, DDM_VM_STATE_READY);
+    assert_int_equal(fake->accepted, 2);
+    d->ops->stop(d);
+    d->ops->free(d);
+    daemon_free();
+    fake_free(fake);
+    g_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1097,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_local_scan_other_target_holds_port),
         cmocka_unit_test(test_local_scan_parks_backoff),
         cmocka_unit_test(test_local_scan_skips_own_ports),
+        cmocka_unit_test(test_connect_idle_while_connected),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
