@@ -100,6 +100,8 @@ static struct {
     guint nhinters;
     guint64 round_batches, round_waits; /* batches a round dispatched; its waits */
     guint64 round_extensions; /* budgets rounds went on for (ROUND_MAX_EXTENSIONS) */
+    gint64 prepared_us;   /* when the context last prepared our source: the instant its
+                             timeout (g_main_context_query) counts from */
 } loop = { .epfd = -1, .round_tfd = -1, .round_budget_us = ROUND_BUDGET_US };
 
 static inline guint64 pack(int fd, guint32 gen)
@@ -272,6 +274,9 @@ static void run_batch_end_hooks(void)
 static gboolean epoll_prepare(GSource *source, gint *timeout)
 {
     (void)source;
+    /* the context computes its timeout at this prepare, before its poll
+     * (others_may_wait) */
+    loop.prepared_us = g_get_monotonic_time();
     if (loop.hooks.head) { /* queued outside a dispatch: run them next */
         *timeout = 0;
         return TRUE;
@@ -392,8 +397,7 @@ static void hinters_missed(void)
     loop.nhinters = 0;
 }
 
-/* A round ran to its deadline or cap (@started_us: when the context began
- * this dispatch): may a source of the context other than ours be waiting
+/* A round ran to its deadline or cap: may a source of the context other than ours be waiting
  * for its turn? If so the next dispatch runs no round (round_yield). Asked
  * of the context itself instead of assumed, because the iteration a yield
  * costs is dearer than the packets it relays (bench/relay.sh: ~90 Ir per
@@ -403,19 +407,20 @@ static void hinters_missed(void)
  * own epoll set, server/server.c) is ready now (one poll(2) with a zero
  * timeout, our epoll fd left out), or a timeout of the context (GLib's, or our timers') is due by
  * now (the timeout computed at the context's last prepare, counted from
- * @started_us), or the context cannot tell (more descriptors than we look
+ * that prepare, loop.prepared_us: not from the dispatch's start, which
+ * comes after the poll the context slept in, review rR 1), or the context cannot tell (more descriptors than we look
  * at, or a source was ready at prepare: timeout 0). A source that becomes
  * ready without either (a source whose check() alone says so) is not
  * seen: it waits for the round after, as all did before the yield. */
 #define YIELD_POLL_MAX 32
-static gboolean others_may_wait(gint64 started_us)
+static gboolean others_may_wait(void)
 {
     GPollFD fds[YIELD_POLL_MAX];
     gint timeout = -1;
     gint n = g_main_context_query(g_main_context_default(), G_MAXINT, &timeout, fds, YIELD_POLL_MAX);
     if (n > YIELD_POLL_MAX || timeout == 0)
         return TRUE;
-    if (timeout > 0 && started_us + (gint64)timeout * 1000 <= g_get_monotonic_time())
+    if (timeout > 0 && loop.prepared_us + (gint64)timeout * 1000 <= g_get_monotonic_time())
         return TRUE;
     gint k = 0;
     for (gint i = 0; i < n; i++)
@@ -439,13 +444,12 @@ static gboolean others_may_wait(gint64 started_us)
  * packets under valgrind (bench/relay.sh); ROUND_MAX_EXTENSIONS times at
  * most, and the batch cap still holds. TRUE (the deadline and timerfd
  * moved on) if it goes on. */
-static gboolean round_go_on(gint64 started_us, guint *extensions, gint64 *deadline, gint64 *until,
-                            gboolean *timed)
+static gboolean round_go_on(guint *extensions, gint64 *deadline, gint64 *until, gboolean *timed)
 {
     if (*extensions >= ROUND_MAX_EXTENSIONS || *until < *deadline)
         return FALSE;
     gint64 now = g_get_monotonic_time();
-    if (ddm_timer_next_due() <= now || others_may_wait(started_us))
+    if (ddm_timer_next_due() <= now || others_may_wait())
         return FALSE;
     (*extensions)++;
     loop.round_extensions++;
@@ -504,7 +508,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
             if (n)
                 round_timer_seen();
-            if (segment_batches >= 2 && round_go_on(started_us, &extensions, &deadline, &until, &timed)) {
+            if (segment_batches >= 2 && round_go_on(&extensions, &deadline, &until, &timed)) {
                 /* the budget ran out while the next answer of a stream of
                  * exchanges (two batches or more in this budget) was
                  * awaited: wait on for it. Not for one exchange waiting on
@@ -524,7 +528,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         dispatch_batch(evs, n);
         segment_batches++;
         if (loop.round_timer_fired) {
-            if (loop.expect_more && round_go_on(started_us, &extensions, &deadline, &until, &timed)) {
+            if (loop.expect_more && round_go_on(&extensions, &deadline, &until, &timed)) {
                 segment_batches = 0;
                 continue;
             }
@@ -546,7 +550,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
     if (loop.round_tfd >= 0 && !loop.round_timer_fired)
         round_timer_disarm();
     loop.round_timer_fired = FALSE;
-    loop.round_yield = to_the_end && others_may_wait(started_us);
+    loop.round_yield = to_the_end && others_may_wait();
     loop.expect_more = FALSE;
 }
 

@@ -715,7 +715,19 @@ typedef struct RoundFix {
     DdmWatch *other;  /* a second watch, if any */
     int extra[2];     /* a second socketpair, if any */
     guint later_src;  /* a g_unix_fd source, if any */
+    int kick_fd;      /* written once by kick_thread, kick_us after its start */
+    guint kick_us;
+    GThread *kick_thread; /* NULL if none; joined before the fds close */
 } RoundFix;
+
+static gpointer kick_main(gpointer ud)
+{
+    RoundFix *f = ud;
+    g_usleep(f->kick_us);
+    if (write(f->kick_fd, "k", 1) != 1)
+        g_printerr("kick: write failed\n");
+    return NULL;
+}
 
 static int round_setup(void **state)
 {
@@ -736,6 +748,8 @@ static int round_teardown(void **state)
         ddm_watch_remove(f->other);
     if (f->later_src)
         g_source_remove(f->later_src);
+    if (f->kick_thread)
+        g_thread_join(f->kick_thread);
     if (f->sv[0] >= 0)
         shutdown(f->sv[0], SHUT_WR); /* the echo reads EOF */
     test_echo_join(&f->e);
@@ -1333,6 +1347,7 @@ typedef struct SelfPinger {
     int peer;
     guint calls, calls_when_fired;
     guint slow_us;
+    gint64 first_us, fired_us; /* its first call; note_fired's */
 } SelfPinger;
 
 static SelfPinger selfp;
@@ -1344,6 +1359,8 @@ static gboolean self_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
     (void)cond;
     while (read(fd, &b, 1) == 1)
         p->calls++;
+    if (!p->first_us)
+        p->first_us = g_get_monotonic_time();
     if (p->slow_us)
         g_usleep(p->slow_us);
     assert_int_equal(write(p->peer, "p", 1), 1);
@@ -1355,6 +1372,7 @@ static gboolean note_fired(gpointer ud)
 {
     (void)ud;
     selfp.calls_when_fired = selfp.calls;
+    selfp.fired_us = g_get_monotonic_time();
     return G_SOURCE_REMOVE;
 }
 
@@ -1405,6 +1423,54 @@ static void test_round_yields_to_due_timeout(void **state)
         fail_msg("the due timeout ran after the pinger's call %u", selfp.calls_when_fired);
 }
 
+/* A GLib timeout that falls due during a round's first budget runs right
+ * after that budget, with no extension (review rR 1: its due time was
+ * counted from the dispatch's start, after the context's poll, so rounds
+ * went on for as long as the context had slept: a 30 ms timeout ran 15 ms
+ * late). The context sleeps from its prepare (the timeout 100 ms ahead)
+ * until a kick 80 ms later; then a peer always has an answer ready (1 ms a
+ * batch) and the budget is 40 ms: the budget ends 120 ms or more after the
+ * prepare, past the timeout's due time, whatever the machine's load. If the
+ * load made the kick come after the timeout, the round never competed with
+ * it: tried again. */
+static void test_round_yields_to_timeout_due_in_first_budget(void **state)
+{
+    RoundFix *f = *state;
+
+    for (int attempt = 1;; attempt++) {
+        guint64 x0 = ddm_watch_round_extensions();
+        memset(&selfp, 0, sizeof selfp);
+        selfp.slow_us = 1000;
+        ddm_watch_set_round_budget(40000);
+        pair(f->sv);
+        selfp.peer = f->sv[1];
+        f->other = selfp.w = ddm_watch_add(f->sv[0], G_IO_IN, self_pinger_cb, &selfp);
+        spin(); /* the watch's registration: the next prepare is the sleeping one */
+        f->later_src = g_timeout_add(100, note_fired, NULL);
+        f->kick_fd = f->sv[1];
+        f->kick_us = 80000;
+        f->kick_thread = g_thread_new("kick", kick_main, f);
+        while (!selfp.fired_us)
+            g_main_context_iteration(NULL, TRUE);
+        f->later_src = 0; /* removed when it fired */
+        g_thread_join(f->kick_thread);
+        f->kick_thread = NULL;
+        if (selfp.calls_when_fired || attempt == 3) {
+            assert_true(selfp.calls_when_fired > 0); /* else the load won 3 times */
+            assert_int_equal(ddm_watch_round_extensions(), x0);
+            if (selfp.fired_us - selfp.first_us >= 80000)
+                fail_msg("the due timeout ran %" G_GINT64_FORMAT " us after the round began",
+                         selfp.fired_us - selfp.first_us);
+            return;
+        }
+        ddm_watch_remove(f->other);
+        f->other = selfp.w = NULL;
+        close(f->sv[0]);
+        close(f->sv[1]);
+        f->sv[0] = f->sv[1] = -1;
+    }
+}
+
 int main(void)
 {
     int sv[2];
@@ -1452,6 +1518,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_reused_fd_starts_afresh, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_alone_does_not_yield, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_yields_to_due_timeout, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_yields_to_timeout_due_in_first_budget, round_setup,
+                                        round_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
