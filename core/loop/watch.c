@@ -436,24 +436,26 @@ static gboolean others_may_wait(void)
 }
 
 /* The round's budget ran out (its timerfd came) while work kept coming
- * (the caller checked: during a batch, or during a wait after two batches
- * or more of this budget's). Nobody
- * else waiting (no DdmTimer due or due before the budget's end, and
- * others_may_wait says no), the round goes on for another budget instead
- * of a trip through the context, whose iteration costs more than a dozen
- * packets under valgrind (bench/relay.sh); ROUND_MAX_EXTENSIONS times at
- * most, and the batch cap still holds. TRUE (the deadline and timerfd
- * moved on) if it goes on. */
-static gboolean round_go_on(guint *extensions, gint64 *deadline, gint64 *until, gboolean *timed)
+ * (the caller checked: during a batch that hinted, or during a wait), after two batches or more of this budget's
+ * (@segment_batches: a stream of exchanges, not one exchange waiting on a
+ * slow answer or one long batch, review rR 2). Nobody else waiting (no
+ * DdmTimer due or due before the budget's end, and others_may_wait says
+ * no), the round goes on for another budget instead of a trip through the
+ * context, whose iteration costs more than a dozen packets under valgrind
+ * (bench/relay.sh); ROUND_MAX_EXTENSIONS times at most, and the batch cap
+ * still holds. TRUE (the deadline and the timerfd moved on) if it goes
+ * on. */
+static gboolean round_go_on(guint segment_batches, guint *extensions, gint64 *deadline,
+                            gint64 *until, gboolean *timed)
 {
-    if (*extensions >= ROUND_MAX_EXTENSIONS || *until < *deadline)
+    if (segment_batches < 2 || *extensions >= ROUND_MAX_EXTENSIONS || *until < *deadline)
         return FALSE;
-    gint64 now = g_get_monotonic_time();
-    if (ddm_timer_next_due() <= now || others_may_wait())
+    gint64 t = g_get_monotonic_time();
+    if (ddm_timer_next_due() <= t || others_may_wait())
         return FALSE;
     (*extensions)++;
     loop.round_extensions++;
-    *deadline = now + loop.round_budget_us;
+    *deadline = t + loop.round_budget_us;
     *until = MIN(*deadline, ddm_timer_next_due());
     *timed = round_timer_arm(*until);
     return TRUE;
@@ -508,7 +510,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
             if (n)
                 round_timer_seen();
-            if (segment_batches >= 2 && round_go_on(&extensions, &deadline, &until, &timed)) {
+            if (round_go_on(segment_batches, &extensions, &deadline, &until, &timed)) {
                 /* the budget ran out while the next answer of a stream of
                  * exchanges (two batches or more in this budget) was
                  * awaited: wait on for it. Not for one exchange waiting on
@@ -528,7 +530,8 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         dispatch_batch(evs, n);
         segment_batches++;
         if (loop.round_timer_fired) {
-            if (loop.expect_more && round_go_on(&extensions, &deadline, &until, &timed)) {
+            if (loop.expect_more &&
+                round_go_on(segment_batches, &extensions, &deadline, &until, &timed)) {
                 segment_batches = 0;
                 continue;
             }

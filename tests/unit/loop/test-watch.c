@@ -896,22 +896,73 @@ static void test_round_alone_goes_on_past_budget(void **state)
     p->left = 0;
 }
 
-/* One exchange waiting on a slow answer (an echo every 1.5 ms, a 2 ms
- * budget: one batch in the budget, then a wait the budget's end cuts
- * short) does not make the round go on: that wait is the context's
- * (48b961d: a JVM building a long reply re-armed the timerfd and polled
- * every budget). */
+/* One exchange waiting on a slow answer does not make the round go on:
+ * that wait is the context's (48b961d: a JVM building a long reply
+ * re-armed the timerfd and polled every budget). The echo answers the
+ * first two pings at once and the third 20 ms later, with a 5 ms budget:
+ * the round's first batch (the second answer) comes in the budget, then
+ * its wait for the third is cut short by the budget's end (one batch in
+ * it: 466b490's rule went on). Whatever the timing (review rR 2: it
+ * flaked under load when the second answer came late, with the timer's
+ * event in the same batch), no budget holds two batches that hint: no
+ * extension. */
+static gboolean slowing_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    RoundFix *f = ud;
+    if (f->lp.p.calls == 1) /* the third ping is about to go out */
+        g_atomic_int_set(&f->e.delay_us, 20000);
+    return pinger_cb(fd, cond, &f->lp.p);
+}
+
 static void test_round_slow_answer_does_not_go_on(void **state)
 {
     RoundFix *f = *state;
     guint64 x0 = ddm_watch_round_extensions();
 
-    ddm_watch_set_round_budget(2000);
-    f->lp.p = (Pinger){ .left = 3, .hint = TRUE };
-    Pinger *p = pingpong_start(f, 1500);
+    ddm_watch_set_round_budget(5000);
+    pair(f->sv);
+    f->lp.p = (Pinger){ .left = 2, .hint = TRUE, .fd = f->sv[0] };
+    f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, slowing_pinger_cb, f);
+    test_echo_start(&f->e, f->sv[1], 0);
     first_ping_and_iterate(f->sv[0]);
-    while (p->left)
+    while (f->lp.p.calls < 3)
         g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(ddm_watch_round_extensions(), x0);
+}
+
+/* One batch of a budget that ran past its end, its callback hinting, does
+ * not make the round go on either (review rR 2: the timer's event seen
+ * during a batch went on after one batch). The round's first batch (the
+ * second answer) sleeps past the 50 ms budget, then runs a nested
+ * iteration, which sees the round's timerfd (as a batch holding the timer's
+ * event and an answer would), and hints. */
+static gboolean overrunning_pinger_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    RoundFix *f = ud;
+    gboolean keep = pinger_cb(fd, cond, &f->lp.p);
+    if (f->lp.p.calls == 2) {
+        g_usleep(60000);
+        g_main_context_iteration(NULL, FALSE);
+    }
+    return keep;
+}
+
+static void test_round_one_long_batch_does_not_go_on(void **state)
+{
+    RoundFix *f = *state;
+    guint64 x0 = ddm_watch_round_extensions(), b0, b1;
+
+    ddm_watch_set_round_budget(50000);
+    pair(f->sv);
+    f->lp.p = (Pinger){ .left = 2, .hint = TRUE, .fd = f->sv[0] };
+    f->lp.p.w = ddm_watch_add(f->sv[0], G_IO_IN, overrunning_pinger_cb, f);
+    test_echo_start(&f->e, f->sv[1], 0);
+    ddm_watch_round_stats(&b0, NULL);
+    first_ping_and_iterate(f->sv[0]);
+    while (f->lp.p.calls < 3)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, NULL);
+    assert_true(b1 - b0 >= 1); /* the second answer was the round's */
     assert_int_equal(ddm_watch_round_extensions(), x0);
 }
 
@@ -1505,6 +1556,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_ends_at_budget, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_alone_goes_on_past_budget, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_slow_answer_does_not_go_on, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_one_long_batch_does_not_go_on, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_due_timer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_waits_until_timer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_ends_at_timer_armed_in_round, round_setup, round_teardown),
