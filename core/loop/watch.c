@@ -435,18 +435,20 @@ static gboolean others_may_wait(void)
     return r != 0; /* an error: yield, as before */
 }
 
-/* The round's budget ran out (its timerfd came) while work kept coming
- * (the caller checked: during a batch that hinted, or during a wait), after two batches or more of this budget's
+/* The round's budget ran out (its timerfd came, or without one the clock
+ * says so) while work kept coming (the caller checked: during a batch that
+ * hinted, or during a wait), after two batches or more of this budget's
  * (@segment_batches: a stream of exchanges, not one exchange waiting on a
  * slow answer or one long batch, review rR 2). Nobody else waiting (no
  * DdmTimer due or due before the budget's end, and others_may_wait says
  * no), the round goes on for another budget instead of a trip through the
  * context, whose iteration costs more than a dozen packets under valgrind
  * (bench/relay.sh); ROUND_MAX_EXTENSIONS times at most, and the batch cap
- * still holds. TRUE (the deadline and the timerfd moved on) if it goes
- * on. */
+ * still holds. TRUE (the deadline, *@now and the timerfd moved on) if it
+ * goes on: *@now is the time the new budget counts from, for the wait
+ * without a timerfd (review rR 3). */
 static gboolean round_go_on(guint segment_batches, guint *extensions, gint64 *deadline,
-                            gint64 *until, gboolean *timed)
+                            gint64 *until, gboolean *timed, gint64 *now)
 {
     if (segment_batches < 2 || *extensions >= ROUND_MAX_EXTENSIONS || *until < *deadline)
         return FALSE;
@@ -455,6 +457,7 @@ static gboolean round_go_on(guint segment_batches, guint *extensions, gint64 *de
         return FALSE;
     (*extensions)++;
     loop.round_extensions++;
+    *now = t;
     *deadline = t + loop.round_budget_us;
     *until = MIN(*deadline, ddm_timer_next_due());
     *timed = round_timer_arm(*until);
@@ -510,7 +513,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
             if (n)
                 round_timer_seen();
-            if (round_go_on(segment_batches, &extensions, &deadline, &until, &timed)) {
+            if (round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
                 /* the budget ran out while the next answer of a stream of
                  * exchanges (two batches or more in this budget) was
                  * awaited: wait on for it. Not for one exchange waiting on
@@ -531,7 +534,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         segment_batches++;
         if (loop.round_timer_fired) {
             if (loop.expect_more &&
-                round_go_on(segment_batches, &extensions, &deadline, &until, &timed)) {
+                round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
                 segment_batches = 0;
                 continue;
             }
@@ -541,8 +544,16 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         gint64 due = ddm_timer_next_due();
         if (due < until || !timed) {
             now = g_get_monotonic_time();
-            if (MIN(due, until) <= now)
+            if (MIN(due, until) <= now) {
+                /* without a timerfd the budget's end is seen here, not as
+                 * an event: the same rule as with one */
+                if (!timed && loop.expect_more &&
+                    round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
+                    segment_batches = 0;
+                    continue;
+                }
                 break;
+            }
             if (due < until) {
                 until = due;
                 if (timed)

@@ -59,6 +59,7 @@ static gboolean refuse_timerfd_and_pwait2(void)
 
 typedef struct Pinger {
     guint calls, left;
+    gboolean hint_always; /* hints with no ping left too (an answer that never comes) */
 } Pinger;
 
 static gboolean pinger_cb(gint fd, GIOCondition cond, gpointer ud)
@@ -71,6 +72,8 @@ static gboolean pinger_cb(gint fd, GIOCondition cond, gpointer ud)
     if (p->left) {
         p->left--;
         assert_int_equal(write(fd, "p", 1), 1);
+        ddm_watch_expect_more();
+    } else if (p->hint_always) {
         ddm_watch_expect_more();
     }
     return G_SOURCE_CONTINUE;
@@ -103,6 +106,42 @@ static void test_round_without_timerfd_nor_pwait2(void **state)
     close(sv[1]);
 }
 
+/* After the round went on for another budget, its wait without a timerfd
+ * lasts that budget, counted from when it went on (review rR 3: from the
+ * time read after the last batch, so the wait lasted the budget plus the
+ * silent end of the one before). Two answers in a 250 ms budget, then
+ * silence while the last callback still hints: the budget ends, the round
+ * goes on once (nobody else waits), and the next budget ends it, 500 ms
+ * after the start (750 ms before the fix). */
+static void test_round_extension_waits_one_budget(void **state)
+{
+    int sv[2];
+    Pinger p = { .left = 2, .hint_always = TRUE };
+    (void)state;
+
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+    DdmWatch *w = ddm_watch_add(sv[0], G_IO_IN, pinger_cb, &p);
+    TestEcho echo;
+    test_echo_start(&echo, sv[1], 0);
+    ddm_watch_set_round_budget(250000);
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
+    guint64 x0 = ddm_watch_round_extensions();
+    gint64 t0 = g_get_monotonic_time();
+    assert_int_equal(write(sv[0], "p", 1), 1);
+    g_main_context_iteration(NULL, TRUE);
+    gint64 took = g_get_monotonic_time() - t0;
+    assert_int_equal(p.calls, 3); /* all in the first iteration */
+    assert_int_equal(ddm_watch_round_extensions() - x0, 1);
+    if (took >= 625000)
+        fail_msg("the round took %" G_GINT64_FORMAT " us: two budgets are 500,000", took);
+    ddm_watch_remove(w);
+    shutdown(sv[0], SHUT_WR);
+    test_echo_join(&echo);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int main(void)
 {
     if (!refuse_timerfd_and_pwait2()) {
@@ -114,6 +153,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_without_timerfd_nor_pwait2),
+        cmocka_unit_test(test_round_extension_waits_one_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
