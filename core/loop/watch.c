@@ -30,10 +30,14 @@
 #define ROUND_MISSES_MAX 4
 #define ROUND_RETRY_EVERY 32
 #define ROUND_HINTERS 8 /* the watches that hinted in one batch, tracked */
-/* A round whose budget ran out while work kept coming and no other source
- * may be waiting goes on for another budget, this many times at most (so a
- * source that only its check() says ready, which others_may_wait cannot
- * see, waits for this many budgets at most). */
+/* A round whose budget ran out while work kept coming (two batches or more
+ * in that budget) and no other source may be waiting goes on for another
+ * budget, this many times at most. So what others_may_wait cannot see
+ * waits for 16 budgets (plus the batch that overran the last) at most: a
+ * source that only its check() says ready, and one attached or made ready
+ * during the round (a g_timeout_add or g_idle_add from a callback: the
+ * context's timeout is the one of its last prepare), which may then wait
+ * one round more (review rR 4). */
 #define ROUND_MAX_EXTENSIONS 15
 /* The epoll data of the round's timerfd (never a packed fd: fds are < 2^31). */
 #define ROUND_TIMER_MARK G_MAXUINT64

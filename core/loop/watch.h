@@ -104,12 +104,11 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * after 256 batches, or once the round budget (1 ms by default) has passed
  * since the main context began this dispatch, unless nobody else may be
  * waiting: a round whose budget runs out while work keeps coming (during
- * a batch, or during a wait after two batches or more of that budget's:
- * not after one exchange waiting on a slow answer) goes on for another
- * budget when no
- * DdmTimer is due and the context has nothing that may be waiting (asked
- * as for the yield below), 15 times at most (a source only its check()
- * says ready waits 16 budgets at most). A round that ran to its
+ * a batch that hinted, or during a wait), after two batches or more of
+ * that budget's (not one exchange waiting on a slow answer, nor one long
+ * batch), goes on for another budget when no DdmTimer is due and the
+ * context has nothing that may be waiting (asked as for the yield below),
+ * 15 times at most. A round that ran to its
  * budget or batch cap makes the next dispatch run none (one batch only)
  * when another source of the context may be waiting: the context
  * dispatches the sources ready after its poll in the order they were
@@ -120,13 +119,19 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * which other threads write, and GLib's unix signals where a program uses
  * them: the CLI's watch, tui and snapshot; the server's signals come
  * through a self-pipe in the epoll set, server/server.c), a timeout it
- * knew of at its last prepare is due, or it cannot tell; with none of these the next dispatch
+ * knew of at its last prepare is due (counted from that prepare, before the
+ * context's poll: not from the dispatch's start, after it), or it cannot
+ * tell; with none of these the next dispatch
  * runs a round, since a yield costs a whole context iteration (more than
  * the packets of a round under valgrind). The context's other sources
  * (GLib timeouts, libsoup's sockets, the CLI's GLib unix signals) thus
- * wait for one round at most: the budget plus the batch that overran it (a callback's own time
- * is not bounded here); a GLib source attached by a callback during the
- * round (the context is not woken for it) may wait for two. The round's deadline is
+ * wait for one round at most: its budgets plus the batch that overran the
+ * last (a callback's own time is not bounded here). What the round cannot
+ * see waits longer: a source that only its check() says ready, and a GLib
+ * source attached or made ready during the round (g_timeout_add or
+ * g_idle_add from a callback: the context's timeout is its last prepare's,
+ * and the context is not woken for it) wait for up to 16 budgets and the
+ * batch that overran the last, then one round more. The round's deadline is
  * a timerfd in the epoll set, armed once a round and disarmed as soon as
  * its event is seen (a nested main loop in a callback would spin on it), so
  * its waits are epoll_wait without a timeout (a timeout arms a kernel timer

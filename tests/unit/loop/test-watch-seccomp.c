@@ -4,7 +4,8 @@
  * refuses timerfd_create and epoll_pwait2 with EPERM (as container
  * runtimes with an old profile do): the round falls back to epoll_wait
  * with a timeout, and a ping-pong against an echo thread still runs within
- * one main-context iteration. Its own program: the filter cannot be undone,
+ * one main-context iteration, and a round that went on for another budget
+ * waits that budget, not more. Its own program: the filter cannot be undone,
  * and the round's timerfd is made once a process.
  */
 #include <errno.h>

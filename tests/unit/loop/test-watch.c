@@ -18,7 +18,9 @@
  * budget against a peer that never stops (before the 256-batch cap); a
  * source attached after the watches waits one budget at most, a nested
  * loop in a round callback does not spin on the round's timer, and a hint
- * from outside a watch callback starts no round. Round tests keep their
+ * from outside a watch callback starts no round; a round alone goes on
+ * past its budget, but not after one slow answer or one long batch, and
+ * not past a GLib timeout that fell due in its first budget. Round tests keep their
  * state on the heap (round_setup, round_teardown).
  */
 #include <fcntl.h>
