@@ -325,9 +325,11 @@ count_one() {
     *) t_wait 60 t_dead "$pid"; wait "$pid" 2>/dev/null ;;
     esac
     case $tool in
-    callgrind) # minrelay --once and socat exit with the connection, before the
-        # dump: their final dump holds the window (and their exit, which the
-        # zero run has too)
+    callgrind) # every path's window is the -d dump above, in $out.1: jdwpc
+        # holds its connection until it (since 49e83f9), so minrelay --once
+        # and socat are still there for it too. Their final dump ($out) holds
+        # what came after (Dispose, exit); it is read only if the path was
+        # gone before the -d dump (no $out.1)
         [ -f "$out.1" ] && out=$out.1
         total=$(awk '/^(summary|totals):/ {print $2; exit}' "$out" 2>/dev/null) ;;
     strace) total=$(awk '$NF == "total" {print $4}' "$out") ;;
