@@ -378,7 +378,7 @@ static gboolean first_look_done(PendingCmd *pc)
                         !ddm_registry_first_look_settled(reg)))
         return FALSE;
     pc->polled = TRUE;
-    return ddm_daemon_look_settled(ctl->daemon);
+    return ddm_daemon_look_settled_since(ctl->daemon, pc->delay_since_us);
 }
 
 /* TRUE if @pc waits for the VM list after the start (op_vms), FALSE if

@@ -291,6 +291,11 @@ void ddm_daemon_vm_list_fresh(DdmDaemon *d)
 
 gboolean ddm_daemon_look_settled(DdmDaemon *d)
 {
+    return ddm_daemon_look_settled_since(d, G_MAXINT64);
+}
+
+gboolean ddm_daemon_look_settled_since(DdmDaemon *d, gint64 since_us)
+{
     g_return_val_if_fail(d != NULL, TRUE);
     if (!d->registry)
         return ddm_daemon_settled(d);
@@ -299,7 +304,7 @@ gboolean ddm_daemon_look_settled(DdmDaemon *d)
     gboolean settled = TRUE; /* every VM is asked, so that the fences go out together */
     g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(d->monitor);
     for (guint i = 0; i < vms->len; i++)
-        if (!ddm_registry_look_vm_settled(d->registry, g_ptr_array_index(vms, i)))
+        if (!ddm_registry_look_vm_settled_since(d->registry, g_ptr_array_index(vms, i), since_us))
             settled = FALSE;
     if (settled)
         ddm_vms_view_flush(d->vms_view); /* as ddm_daemon_vm_list_complete */

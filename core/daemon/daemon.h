@@ -61,6 +61,12 @@ gboolean ddm_daemon_settled(DdmDaemon *d);
  *  its handshake, HELO or requests unanswered for DDM_FIRST_LOOK_MS since
  *  a look found them). O(VMs). */
 gboolean ddm_daemon_look_settled(DdmDaemon *d);
+/** ddm_daemon_look_settled for a look that began at @since_us
+ *  (g_get_monotonic_time()): sessions begun after it (a wide scan's later
+ *  slices, reconnects) are not waited for (ddm_registry_look_vm_settled_since);
+ *  discovery's first round still is, so a cold server's first look waits
+ *  for its first scan. */
+gboolean ddm_daemon_look_settled_since(DdmDaemon *d, gint64 since_us);
 
 /* The core views, one file each (vms_view.c, plugins_view.c). */
 typedef struct DdmVmsView DdmVmsView;

@@ -945,6 +945,18 @@ gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm)
     return FALSE;
 }
 
+gboolean ddm_registry_look_vm_settled_since(DdmRegistry *reg, DdmVm *vm, gint64 since_us)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), TRUE);
+    /* Review rD 3: begun after the look (a wide scan offers a slice of
+     * ports every iteration, each a session connecting, then up to its
+     * handshake timeout in HANDSHAKE): the look did not ask about it, and
+     * waiting for it ran every look into DDM_FIRST_LOOK_MS. */
+    if (vm->started_us > since_us)
+        return TRUE;
+    return ddm_registry_look_vm_settled(reg, vm);
+}
+
 /* A VM's requests are settled as ddm_registry_look_vm_settled says: a DDM
  * VM's (it may send a FEAT fence to find out) and a plain JVM's, once none
  * of ddmon's JDWP commands is in flight (a poll's follow-ups are sent from

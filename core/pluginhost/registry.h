@@ -142,6 +142,11 @@ guint ddm_registry_sleeping_timers(DdmRegistry *reg);
  *  when one of them can be forgotten (never while all were seen within
  *  30 s, even with the table full). */
 gboolean ddm_registry_look_vm_settled(DdmRegistry *reg, DdmVm *vm);
+/** ddm_registry_look_vm_settled for a look that began at @since_us
+ *  (g_get_monotonic_time()): a session the monitor began after it (a
+ *  scan's next slice, a reconnect) is not waited for, whatever its state;
+ *  the sessions that existed when the look began are. O(1) as above. */
+gboolean ddm_registry_look_vm_settled_since(DdmRegistry *reg, DdmVm *vm, gint64 since_us);
 /** TRUE when every VM a woken timer sent a request to is settled for a
  *  look (ddm_registry_look_vm_settled). Forgets those VMs. O(the VMs
  *  those polls asked), not O(all VMs): at most 4,096 are recorded; past

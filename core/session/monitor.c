@@ -348,6 +348,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
     DdmVm *vm = ddm_vm_new(mon, target);
     if (!vm)
         return;
+    vm->started_us = g_get_monotonic_time();
     g_hash_table_insert(mon->vms, (gpointer)vm->target->key, vm);
     keys_changed(mon, target, TRUE);
     DDM_DEBUG("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");

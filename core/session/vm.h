@@ -89,6 +89,8 @@ struct ddm_vm {
     DdmCorrelate *pending;
 
     /* stats */
+    gint64 started_us;          /* when the monitor began the session (connecting): a look
+                                 * waits only for sessions older than itself */
     gint64 connected_at_us;
     guint64 packets_in, packets_out, bytes_in, bytes_out, jdwp_dropped;
     guint64 bytes_streamed;     /* of bytes_in: streamed DDM events (vm_stream.c) */

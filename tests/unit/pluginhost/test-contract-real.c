@@ -944,6 +944,31 @@ static void ct_real_first_look_late(void **state)
     r_free(h);
 }
 
+/* Review rD 3: a look waits only for the sessions that existed when it
+ * began (ddm_registry_look_vm_settled_since): one the monitor began later
+ * (a wide scan's next slice) does not hold it, whatever its state. */
+static void ct_real_first_look_since(void **state)
+{
+    ddm_vm *a, *b;
+    (void)state;
+    ct_host *h = r_new();
+    gint64 before = g_get_monotonic_time();
+    fl_two_vms(h, "since", 41, &a, &b);
+    /* the monitor stamps each session as it begins it */
+    assert_true(a->started_us >= before);
+    assert_true(b->started_us >= a->started_us);
+    assert_true(b->started_us <= g_get_monotonic_time());
+    fl_look_b_silent(h, a); /* b's FLKQ in flight, unanswered */
+    assert_false(ddm_registry_look_vm_settled(h->registry, b));
+    /* a look begun when b began, or later: b is waited for */
+    assert_false(ddm_registry_look_vm_settled_since(h->registry, b, b->started_us));
+    assert_false(ddm_registry_look_vm_settled_since(h->registry, b, G_MAXINT64));
+    /* a look begun before b: b is not */
+    assert_true(ddm_registry_look_vm_settled_since(h->registry, b, b->started_us - 1));
+    assert_true(ddm_registry_look_vm_settled_since(h->registry, a, a->started_us - 1));
+    r_free(h);
+}
+
 /* Review rL 1: a late READY VM whose requests all timed out unanswered
  * (nothing in flight: a look need not wait for it) is still late for the
  * next look that asks it something. It was forgotten there before, and
@@ -1208,6 +1233,7 @@ int main(void)
         cmocka_unit_test(ct_real_host_has),
         cmocka_unit_test(ct_real_first_look),
         cmocka_unit_test(ct_real_first_look_late),
+        cmocka_unit_test(ct_real_first_look_since),
         cmocka_unit_test(ct_real_first_look_late_after_timeouts),
         cmocka_unit_test(ct_real_first_look_late_idle_forgotten),
         cmocka_unit_test(ct_real_first_look_late_forgotten),
