@@ -335,6 +335,9 @@ void ddm_monitor_free(DdmMonitor *mon)
     g_hash_table_destroy(mon->own_ports);
     if (mon->trim_timer)
         g_source_remove(mon->trim_timer);
+    /* a watcher left would be called by nobody, and its owner may think
+     * it still is: each is removed by whoever added it (review rD 6) */
+    g_warn_if_fail(!mon->key_watchers || mon->key_watchers->len == 0);
     if (mon->key_watchers)
         g_array_free(mon->key_watchers, TRUE);
     ddm_jdwp_budget_free(mon->read_budget);

@@ -83,7 +83,10 @@ typedef struct DdmMonitor DdmMonitor;
 
 /** An empty table. @config and @events are borrowed and must outlive it. */
 DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *events, gpointer ud);
-/** Close every VM (@reason), refuse new targets from now on. Idempotent. */
+/** Close every VM (@reason), refuse new targets from now on. Idempotent.
+ *  Stopping is final: the key watchers (ddm_monitor_watch_keys) are not
+ *  told reliably that the keys lost their sessions (the table is emptied
+ *  without them), and must not count on it; nothing is offered again. */
 void ddm_monitor_stop(DdmMonitor *mon, const char *reason);
 /** Stop, then free. */
 void ddm_monitor_free(DdmMonitor *mon);
@@ -130,7 +133,8 @@ DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
  *  retry). The callback must not call the monitor. */
 typedef void (*DdmMonitorKeyFn)(gpointer ud, const DdmTarget *target, gboolean held);
 /** Add a watcher (a port scan keeps the ports it must still try with it);
- *  remove it with the same @fn and @ud before @mon is freed. */
+ *  remove it with the same @fn and @ud before @mon is freed
+ *  (ddm_monitor_free warns of one left). */
 void ddm_monitor_watch_keys(DdmMonitor *mon, DdmMonitorKeyFn fn, gpointer ud);
 void ddm_monitor_unwatch_keys(DdmMonitor *mon, DdmMonitorKeyFn fn, gpointer ud);
 /** The monotonic time (g_get_monotonic_time, us) before which @key's
