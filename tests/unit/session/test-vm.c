@@ -165,6 +165,8 @@ static struct {
     guint n;
     uint32_t id[64];
     gboolean more[64];
+    size_t pending[64];    /* the reader's bytes not yet handed out, meanwhile */
+    uint32_t close_on;     /* the reply with this id closes the VM (0: none) */
 } F;
 
 static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt)
@@ -174,8 +176,11 @@ static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pk
     if (F.n < G_N_ELEMENTS(F.id)) {
         F.id[F.n] = pkt->header.id;
         F.more[F.n] = ddm_jdwp_reader_has_packet(vm->reader);
+        F.pending[F.n] = ddm_jdwp_reader_pending(vm->reader);
         F.n++;
     }
+    if (F.close_on && pkt->header.id == F.close_on)
+        ddm_vm_close(vm, "the test's relay closes it");
     return FALSE;
 }
 
@@ -324,6 +329,8 @@ typedef struct Fx {
 
 /* The next fixture's shared read budget (--max-buffers), 0 for none. */
 static size_t fx_budget_limit;
+/* The next fixture's --max-packet, 0 for the default 1 MiB. */
+static size_t fx_max_packet;
 
 static Fx *fx_new(gboolean fail_connect)
 {
@@ -338,7 +345,7 @@ static Fx *fx_new(gboolean fail_connect)
     fx->config.handshake_timeout_ms = 2000;
     fx->config.request_timeout_ms = 2000;
     fx->config.max_pending = 16;
-    fx->config.max_packet = 1 << 20;
+    fx->config.max_packet = fx_max_packet ? fx_max_packet : 1 << 20;
     fx->config.max_stream = G_MAXUINT32;
     fx->config.max_inflate = 1 << 20;
     fx->config.max_write_queue = 1 << 20;
@@ -367,6 +374,7 @@ static void fx_free(Fx *fx)
         close(fx->peer);
     ddm_jdwp_budget_free(fx->mon.budget);
     fx_budget_limit = 0;
+    fx_max_packet = 0;
     g_byte_array_unref(fx->in);
     g_ptr_array_unref(rec.chunks);
     rec.chunks = NULL;
@@ -1506,6 +1514,11 @@ static void test_vm_in_place_replies(void **state)
     assert_true(F.more[0]);
     assert_true(F.more[1]);
     assert_false(F.more[2]); /* the rest is not whole */
+    /* classified where they were read (review rR 5): the reader was fed
+     * nothing yet (through the reader, the replies after each and the 7
+     * bytes are pending in it while it is classified) */
+    for (guint i = 0; i < 3; i++)
+        assert_int_equal(F.pending[i], 0);
     assert_false(ddm_jdwp_reader_has_packet(fx->vm->reader));
     peer_write(fx, p4 + 7, len4 - 7);
     spin(20);
@@ -1544,6 +1557,57 @@ static void test_vm_in_place_across_read(void **state)
     assert_false(F.more[49]);
     assert_int_equal(fx->vm->packets_in - packets_before, 50);
     assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+    g_byte_array_unref(all);
+    fx_free(fx);
+}
+
+/* The in-place path keeps --max-packet (review rR 5): a whole 100-byte
+ * reply in one read, with a cap of 64, is the reader's to judge, which
+ * closes the VM as the reader's own reads would, naming the value. */
+static void test_vm_in_place_over_cap(void **state)
+{
+    Fx *fx;
+    uint32_t helo_id;
+    uint8_t body[89] = {0};
+    size_t len;
+    (void)state;
+    fx_max_packet = 64;
+    fx = start();
+    to_helo(fx, &helo_id, NULL);
+    memset(&F, 0, sizeof F);
+    uint8_t *p = ddm_jdwp_build_reply(0x00300001u, 0, body, sizeof body, &len);
+    assert_int_equal(len, 100);
+    peer_write(fx, p, len);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "over the cap"));
+    assert_non_null(strstr(fx->vm->close_reason, "declared length 100"));
+    assert_int_equal(F.n, 0); /* never classified */
+    g_free(p);
+    fx_free(fx);
+}
+
+/* Two whole replies in one read, the first one's handling closes the VM:
+ * the second is not classified (review rR 5; it is dropped with the
+ * connection). */
+static void test_vm_in_place_close_stops_the_read(void **state)
+{
+    Fx *fx = start_ready();
+    GByteArray *all = g_byte_array_new();
+    (void)state;
+    memset(&F, 0, sizeof F);
+    F.close_on = 0x00400001u;
+    for (uint32_t id = 0x00400001u; id <= 0x00400002u; id++) {
+        size_t len;
+        uint8_t *p = ddm_jdwp_build_reply(id, 0, "abcd", 4, &len);
+        g_byte_array_append(all, p, (guint)len);
+        g_free(p);
+    }
+    peer_write(fx, all->data, all->len);
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    spin(10);
+    assert_int_equal(F.n, 1);
+    assert_int_equal(F.id[0], 0x00400001u);
+    assert_non_null(strstr(fx->vm->close_reason, "the test's relay closes it"));
     g_byte_array_unref(all);
     fx_free(fx);
 }
@@ -2809,6 +2873,8 @@ int main(void)
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
         cmocka_unit_test(test_vm_in_place_replies),
         cmocka_unit_test(test_vm_in_place_across_read),
+        cmocka_unit_test(test_vm_in_place_over_cap),
+        cmocka_unit_test(test_vm_in_place_close_stops_the_read),
         cmocka_unit_test(test_vm_pause_input),
         cmocka_unit_test(test_vm_reply_several_chunks),
         cmocka_unit_test(test_vm_output_drained_notice),
