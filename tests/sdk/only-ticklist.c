@@ -14,7 +14,10 @@ typedef struct only_vm {
 
 int sdk_only_ticklist(void)
 {
-    ddm_tick_list l = {0}; /* members were appended in 1.7: zero it whole */
+    /* members were appended in 1.7: zero it whole; a static's zeroes, as
+     * `{0}` draws -Wmissing-field-initializers from C++ compilers */
+    static ddm_tick_list zero_list;
+    ddm_tick_list l = zero_list;
     only_vm a = {1, {0, 0, 0}}, b = {2, {0, 0, 0}};
     if (!ddm_tick_list_idle(&l))
         return 0;
