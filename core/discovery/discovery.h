@@ -47,9 +47,15 @@ typedef struct DdmLocalScanStats {
     guint offers;  /* sessions it started */
     guint slices;  /* loop iterations it took so far */
     guint held;    /* ports of the ranges with a session (or a connect in flight) now */
+    guint in_flight;     /* of those, sessions connecting or in their handshake now */
+    guint in_flight_max; /* the most in_flight ever was */
+    guint pauses;        /* times a scan waited for in_flight to drop below its cap */
 } DdmLocalScanStats;
 /** The local module's figures (@d: a module of ddm_discovery_local_new). */
 void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out);
+/** Tests: at most @max (> 0) of the scan's sessions connecting or in their
+ *  handshake at once (default 512). */
+void ddm_discovery_local_set_max_in_flight(DdmDiscovery *d, guint max);
 DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config);
 /** How many times the connect module offered its targets (for tests: it
  *  does so at start, then only while one has no session). */

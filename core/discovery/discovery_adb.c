@@ -281,18 +281,18 @@ static gboolean pid_listed(const Device *dev, guint32 pid)
 
 /* The monitor's word (ddm_monitor_watch_keys): an adb key got or lost its
  * session. A listed pid without one waits for the next re-offer. */
-static void adb_key_changed(gpointer ud, const DdmTarget *target, gboolean held)
+static void adb_key_changed(gpointer ud, const DdmTarget *target, DdmKeyChange change)
 {
     AdbDiscovery *ad = ud;
     Device *dev;
     guint32 pid = target->pid_hint;
 
-    if (!target->device || !g_str_has_prefix(target->key, "adb:"))
-        return; /* a TCP port */
+    if (change == DDM_KEY_ANSWERED || !target->device || !g_str_has_prefix(target->key, "adb:"))
+        return; /* still held; a TCP port */
     dev = g_hash_table_lookup(ad->devices, target->device);
     if (!dev)
         return;
-    if (held)
+    if (change == DDM_KEY_HELD)
         g_hash_table_remove(dev->waiting, GUINT_TO_POINTER(pid));
     else if (pid_listed(dev, pid))
         waiting_add(dev, pid);

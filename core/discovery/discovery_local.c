@@ -31,7 +31,13 @@
  * scan (a refused connect on this machine is cheap). A scan offers at
  * most LOCAL_SLICE_OFFERS targets per loop iteration and continues at the
  * next one, so a wide range (--scan-ports=1-65535) never holds the loop
- * for a whole scan, nor opens tens of thousands of sockets at once.
+ * for a whole scan. It also keeps at most LOCAL_MAX_IN_FLIGHT of its ports'
+ * sessions connecting or in their handshake at once (the monitor tells it
+ * when one gets past its handshake: DDM_KEY_ANSWERED, or ends): a port
+ * that accepts and never answers holds a descriptor until its handshake
+ * timeout, and thousands of those held as many descriptors at once (review
+ * rD 1). At the cap the scan pauses, and goes on when one of them ends or
+ * answers.
  */
 #include <string.h>
 
@@ -42,6 +48,8 @@
 /* A scan's share of one loop iteration: sessions started, ports visited. */
 #define LOCAL_SLICE_OFFERS 256u
 #define LOCAL_SLICE_VISITS 8192u
+/* A scan's sessions connecting or in their handshake at once, at most. */
+#define LOCAL_MAX_IN_FLIGHT 512u
 
 typedef struct LocalScan {
     DdmDiscovery *d;
@@ -56,6 +64,9 @@ typedef struct LocalScan {
     guint words;           /* 64-bit words per bitmap; 0 = no port */
     guint64 *in_range;     /* a port of the ranges */
     guint64 *to_try;       /* in range, no session, no backoff parks it */
+    guint64 *flying;       /* in range, its session connecting or in its handshake */
+    guint max_in_flight;   /* LOCAL_MAX_IN_FLIGHT (tests set less) */
+    gboolean paused;       /* the scan under way waits for a session in flight to end or answer */
     GHashTable *parked;    /* GUINT_TO_POINTER(port) -> gint64* not-before (owned) */
     guint cursor;          /* the next port the scan under way visits; 0 = none under way */
     gboolean own;          /* the scanned host is this machine (skip ddmon's ports) */
@@ -111,16 +122,40 @@ static gint port_index(const LocalScan *s, guint port)
     return (gint)(port - s->base);
 }
 
+/* Port @i's session is (@on) or is not (any more) a connection attempt in
+ * flight; a paused scan goes on once there are fewer than the cap. */
+static void fly_put(LocalScan *s, guint i, gboolean on)
+{
+    if ((gboolean)bit_get(s->flying, i) == on)
+        return;
+    bit_put(s->flying, i, on);
+    if (on) {
+        s->stats.in_flight++;
+        s->stats.in_flight_max = MAX(s->stats.in_flight_max, s->stats.in_flight);
+        return;
+    }
+    s->stats.in_flight--;
+    if (s->paused && s->stats.in_flight < s->max_in_flight) {
+        s->paused = FALSE;
+        ddm_timer_arm(&s->slice, 0); /* the rest at the next iteration */
+    }
+}
+
 /* The monitor's word (ddm_monitor_watch_keys): a key got or lost its
- * session. Ours when it is "scan_host:port" for a port of the ranges. */
-static void local_key_changed(gpointer ud, const DdmTarget *target, gboolean held)
+ * session, or its session answered. Ours when it is "scan_host:port" for a
+ * port of the ranges. */
+static void local_key_changed(gpointer ud, const DdmTarget *target, DdmKeyChange change)
 {
     LocalScan *s = ud;
     guint port = ddm_target_tcp_port(target);
     gint i = port ? port_index(s, port) : -1;
+    gboolean held = change != DDM_KEY_LOST;
 
     if (i < 0 || strcmp(local_target(s->d, (guint16)port)->key, target->key) != 0)
         return; /* an adb pid, another host's port, a port outside the ranges */
+    fly_put(s, (guint)i, change == DDM_KEY_HELD);
+    if (change == DDM_KEY_ANSWERED)
+        return; /* still held */
     g_hash_table_remove(s->parked, GUINT_TO_POINTER(port));
     bit_put(s->to_try, (guint)i, !held);
     if (held)
@@ -139,6 +174,7 @@ static void local_build_ports(LocalScan *s)
 
     g_clear_pointer(&s->in_range, g_free);
     g_clear_pointer(&s->to_try, g_free);
+    g_clear_pointer(&s->flying, g_free);
     g_hash_table_remove_all(s->parked);
     s->ranges_seen = ranges;
     s->ranges_len_seen = ranges ? ranges->len : 0;
@@ -147,6 +183,8 @@ static void local_build_ports(LocalScan *s)
     s->base = 0;
     s->cursor = 0;
     s->stats.held = 0;
+    s->stats.in_flight = 0;
+    s->paused = FALSE;
     for (guint i = 0; ranges && i < ranges->len; i++) {
         const DdmPortRange *r = &g_array_index(ranges, DdmPortRange, i);
         guint first = MAX(r->first, 1u); /* never port 0 */
@@ -161,15 +199,19 @@ static void local_build_ports(LocalScan *s)
     s->words = (hi - lo) / 64 + 1;
     s->in_range = g_new0(guint64, s->words);
     s->to_try = g_new0(guint64, s->words);
+    s->flying = g_new0(guint64, s->words);
     for (guint i = 0; i < ranges->len; i++) {
         const DdmPortRange *r = &g_array_index(ranges, DdmPortRange, i);
         for (guint port = MAX(r->first, 1u); port <= r->last; port++) {
             if (bit_get(s->in_range, port - lo))
                 continue; /* overlapping ranges */
             bit_put(s->in_range, port - lo, TRUE);
-            if (ddm_monitor_find_vm(d->monitor, local_target(d, (guint16)port)->key))
+            DdmVm *vm = ddm_monitor_find_vm(d->monitor, local_target(d, (guint16)port)->key);
+            if (vm) {
                 s->stats.held++;
-            else
+                if (vm->state <= DDM_VM_STATE_HANDSHAKE)
+                    fly_put(s, port - lo, TRUE);
+            } else
                 bit_put(s->to_try, port - lo, TRUE);
         }
     }
@@ -214,6 +256,14 @@ static void local_scan_slice(LocalScan *s)
                 s->cursor = port;
                 s->stats.slices++;
                 ddm_timer_arm(&s->slice, 0); /* the rest at the next iteration */
+                return;
+            }
+            if (s->stats.in_flight >= s->max_in_flight) {
+                /* the rest once a session in flight ends or answers (fly_put) */
+                s->cursor = port;
+                s->stats.slices++;
+                s->stats.pauses++;
+                s->paused = TRUE;
                 return;
             }
             visits++;
@@ -315,6 +365,7 @@ static void local_stop(DdmDiscovery *d)
     ddm_timer_cancel(&s->timer);
     ddm_timer_cancel(&s->slice);
     s->cursor = 0;
+    s->paused = FALSE;
     d->running = FALSE;
     ddm_monitor_forget_origin(d->monitor, "local");
 }
@@ -335,6 +386,7 @@ static void local_free(DdmDiscovery *d)
     g_hash_table_destroy(s->parked);
     g_free(s->in_range);
     g_free(s->to_try);
+    g_free(s->flying);
     g_free(s);
     g_free(d);
 }
@@ -354,6 +406,7 @@ DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
     s->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify)ddm_target_unref);
     s->parked = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    s->max_in_flight = LOCAL_MAX_IN_FLIGHT;
     d->ops = &local_ops;
     d->monitor = mon;
     d->config = config;
@@ -366,6 +419,12 @@ void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out)
 {
     g_return_if_fail(d != NULL && out != NULL && d->ops == &local_ops);
     *out = ((const LocalScan *)d->priv)->stats;
+}
+
+void ddm_discovery_local_set_max_in_flight(DdmDiscovery *d, guint max)
+{
+    g_return_if_fail(d != NULL && d->ops == &local_ops && max > 0);
+    ((LocalScan *)d->priv)->max_in_flight = max;
 }
 
 /* ------------------------------------------------------------- --connect */
@@ -434,11 +493,11 @@ static void connect_tick(DdmTimer *t, gpointer ud)
 }
 
 /* A session of one of the targets ended: offer it again in a second. */
-static void connect_key_changed(gpointer ud, const DdmTarget *target, gboolean held)
+static void connect_key_changed(gpointer ud, const DdmTarget *target, DdmKeyChange change)
 {
     ConnectList *c = ud;
 
-    if (held || !c->d->running || ddm_timer_armed(&c->timer))
+    if (change != DDM_KEY_LOST || !c->d->running || ddm_timer_armed(&c->timer))
         return;
     for (guint i = 0; i < c->targets->len; i++) {
         if (strcmp(((DdmTarget *)g_ptr_array_index(c->targets, i))->key, target->key) == 0) {

@@ -79,11 +79,11 @@ typedef struct DdmKeyWatcher {
 } DdmKeyWatcher;
 
 /* @target's key got (@held) or lost its session: tell the watchers. */
-static void keys_changed(DdmMonitor *mon, const DdmTarget *target, gboolean held)
+static void keys_changed(DdmMonitor *mon, const DdmTarget *target, DdmKeyChange change)
 {
     for (guint i = 0; mon->key_watchers && i < mon->key_watchers->len; i++) {
         const DdmKeyWatcher *w = &g_array_index(mon->key_watchers, DdmKeyWatcher, i);
-        w->fn(w->ud, target, held);
+        w->fn(w->ud, target, change);
     }
 }
 
@@ -353,7 +353,7 @@ static void start_session(DdmMonitor *mon, DdmTarget *target)
         return;
     vm->started_us = g_get_monotonic_time();
     g_hash_table_insert(mon->vms, (gpointer)vm->target->key, vm);
-    keys_changed(mon, target, TRUE);
+    keys_changed(mon, target, DDM_KEY_HELD);
     DDM_DEBUG("%s: connecting (%s)", target->key, target->origin ? target->origin : "?");
     if (!target->speculative)
         list_changed(mon, target->key); /* listed while connecting (vms_view.c) */
@@ -716,6 +716,11 @@ void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_sta
 {
     g_return_if_fail(mon != NULL && vm != NULL);
     note_outcome(mon, vm, old_state);
+    /* past its handshake: no longer a connection attempt in flight (a
+     * scan caps those: discovery_local.c) */
+    if (old_state <= DDM_VM_STATE_HANDSHAKE && vm->state > DDM_VM_STATE_HANDSHAKE &&
+        vm->state != DDM_VM_STATE_CLOSED && g_hash_table_lookup(mon->vms, vm->target->key) == vm)
+        keys_changed(mon, vm->target, DDM_KEY_ANSWERED);
     /* A list shows HELO, READY and PLAIN, and known VMs still connecting. */
     if (vm->state >= DDM_VM_STATE_HELO || old_state >= DDM_VM_STATE_HELO ||
         !vm->target->speculative)
@@ -749,7 +754,7 @@ void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm)
     if (g_hash_table_lookup(mon->vms, key) == vm) {
         DdmTarget *target = ddm_target_ref(vm->target);
         g_hash_table_remove(mon->vms, key); /* drops the table's reference */
-        keys_changed(mon, target, FALSE);
+        keys_changed(mon, target, DDM_KEY_LOST);
         ddm_target_unref(target);
     }
     /* (the list was told by the state change to CLOSED, if it showed the VM) */

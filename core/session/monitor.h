@@ -125,13 +125,21 @@ void ddm_monitor_forget_origin(DdmMonitor *mon, const char *origin);
 void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key);
 
 DdmVm *ddm_monitor_find_vm(DdmMonitor *mon, const char *key);
-/** Told when a key gets its session (@held TRUE: ddm_monitor_offer_target
- *  refuses the key from then on) and when that session leaves the table
- *  (@held FALSE: the key may be offered again, its backoff permitting).
- *  @target is the session's (borrowed, for the call only): it may be another
- *  object than the one a module offers for the same key (--connect, a fast
- *  retry). The callback must not call the monitor. */
-typedef void (*DdmMonitorKeyFn)(gpointer ud, const DdmTarget *target, gboolean held);
+/** What a key watcher is told about a key's session. */
+typedef enum {
+    DDM_KEY_LOST = 0,     /* the session left the table: the key may be offered
+                           * again, its backoff permitting */
+    DDM_KEY_HELD = 1,     /* the key got its session: ddm_monitor_offer_target
+                           * refuses the key from then on */
+    DDM_KEY_ANSWERED = 2, /* that session got past its handshake (HELO, READY or
+                           * PLAIN): no longer a connection attempt in flight.
+                           * At most once per session, never for one closed first */
+} DdmKeyChange;
+/** Told as a key's session changes (@change). @target is the session's
+ *  (borrowed, for the call only): it may be another object than the one a
+ *  module offers for the same key (--connect, a fast retry). The callback
+ *  must not call the monitor. */
+typedef void (*DdmMonitorKeyFn)(gpointer ud, const DdmTarget *target, DdmKeyChange change);
 /** Add a watcher (a port scan keeps the ports it must still try with it);
  *  remove it with the same @fn and @ud before @mon is freed
  *  (ddm_monitor_free warns of one left). */

@@ -1126,6 +1126,143 @@ static void test_connect_idle_while_connected(void **state)
     g_free(key);
 }
 
+/* A port that accepts (the kernel's backlog) and never answers the
+ * handshake: its session sits in the handshake until its timeout. The
+ * listening descriptor is returned; the port in *port. */
+static int silent_listener(guint16 *port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t salen = sizeof sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(fd, 16), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &salen), 0);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+static gboolean first_round_over(gpointer p)
+{
+    DdmDiscovery *d = p;
+    return d->ops->first_round_done(d);
+}
+
+/* Review rD 1: a scan keeps at most its cap of sessions connecting or in
+ * their handshake: ports that accept and never answer held one descriptor
+ * each until their handshake timeout, all at once. At the cap the scan
+ * pauses, and goes on as they time out; its round is done after the last. */
+static void test_local_scan_caps_in_flight(void **state)
+{
+    enum { N = 12, CAP = 4 };
+    DdmConfig *c = test_config();
+    guint16 ports[N];
+    int fds[N];
+    DdmDiscovery *d;
+    DdmLocalScanStats st;
+    (void)state;
+
+    c->handshake_timeout_ms = 150;
+    c->scan_interval_ms = 60000; /* one round in this test */
+    for (guint i = 0; i < N; i++)
+        fds[i] = silent_listener(&ports[i]);
+    set_ranges(c, ports, N);
+    monitor_new(c);
+    d = ddm_discovery_local_new(ddm_daemon_monitor(test_daemon), ddm_daemon_config(test_daemon));
+    ddm_discovery_local_set_max_in_flight(d, CAP);
+    d->ops->start(d);
+    st = scan_stats(d);
+    assert_int_equal(st.in_flight, CAP); /* the first slice stopped at the cap */
+    assert_int_equal(st.offers, CAP);
+    assert_int_equal(st.pauses, 1);
+    assert_false(d->ops->first_round_done(d));
+    assert_true(spin_until(first_round_over, d));
+    st = scan_stats(d);
+    assert_int_equal(st.scans, 1);
+    assert_int_equal(st.offers, N); /* every port tried, CAP at a time */
+    assert_int_equal(st.in_flight_max, CAP);
+    assert_true(st.pauses >= N / CAP - 1);
+    assert_true(st.in_flight <= CAP);
+    scan_free(d);
+    daemon_free();
+    for (guint i = 0; i < N; i++)
+        close(fds[i]);
+}
+
+/* Review rD 9: a range wider than one slice's offers (256) is scanned over
+ * several loop iterations; the first round is done only after the last
+ * slice. The ports are ephemeral ones, whatever listens there. */
+static void test_local_scan_slices(void **state)
+{
+    DdmConfig *c = test_config();
+    guint16 first = free_port();
+    DdmPortRange r;
+    DdmDiscovery *d;
+    DdmLocalScanStats st;
+    (void)state;
+
+    if (first > 65535 - 600)
+        first = 65535 - 600;
+    r.first = first;
+    r.last = (guint16)(first + 599);
+    c->scan_interval_ms = 60000; /* one round in this test */
+    c->connect_timeout_ms = 500;
+    c->handshake_timeout_ms = 200;
+    g_array_set_size(c->scan_ranges, 0);
+    g_array_append_val(c->scan_ranges, r);
+    monitor_new(c);
+    d = scan_start();
+    st = scan_stats(d);
+    assert_int_equal(st.slices, 1); /* one slice at start, the rest later */
+    assert_true(st.offers <= 256);
+    assert_false(d->ops->first_round_done(d));
+    assert_true(spin_until(first_round_over, d));
+    st = scan_stats(d);
+    assert_int_equal(st.scans, 1);
+    assert_true(st.slices >= 3); /* 600 ports, at most 256 offers a slice */
+    assert_int_equal(st.visits, st.offers); /* none parked, none held before */
+    assert_int_equal(st.visits, 600);
+    scan_free(d);
+    daemon_free();
+}
+
+/* Review rD 9 (792a767): stopping the scan forgets its ports' backoffs and
+ * a start rebuilds its ports: a port parked for its backoff is tried again
+ * at once, not at the backoff's end. */
+static void test_local_scan_restart_unparks(void **state)
+{
+    DdmConfig *c = test_config();
+    FakeVm *web = fake_new(FAKE_GARBAGE, 0, "");
+    guint16 port = web->port;
+    char *key = key_of(web->port);
+    DdmMonitor *mon;
+    DdmDiscovery *d;
+    gint64 t0;
+    (void)state;
+
+    c->scan_interval_ms = 50;
+    set_ranges(c, &port, 1);
+    mon = monitor_new(c);
+    d = scan_start();
+    wait_accepted(web, 1);
+    wait_gone(mon, key);
+    wait_scans(d, 2);
+    assert_int_equal(scan_stats(d).visits, 0); /* parked: its backoff */
+    assert_true(ddm_monitor_backoff_until(mon, key) > g_get_monotonic_time());
+    d->ops->stop(d);
+    assert_int_equal(ddm_monitor_backoff_until(mon, key), 0); /* forgotten */
+    t0 = g_get_monotonic_time();
+    d->ops->start(d);
+    assert_int_equal(scan_stats(d).offers, 1); /* tried again at once */
+    wait_accepted(web, 2);
+    assert_true(g_get_monotonic_time() - t0 < 500 * 1000);
+    scan_free(d);
+    daemon_free();
+    fake_free(web);
+    g_free(key);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1148,6 +1285,9 @@ int main(void)
         cmocka_unit_test(test_local_scan_parks_backoff),
         cmocka_unit_test(test_local_scan_skips_own_ports),
         cmocka_unit_test(test_connect_idle_while_connected),
+        cmocka_unit_test(test_local_scan_caps_in_flight),
+        cmocka_unit_test(test_local_scan_slices),
+        cmocka_unit_test(test_local_scan_restart_unparks),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
