@@ -13,8 +13,9 @@
  * to track-jdwp for good. With track-app only debuggable processes are
  * offered as VMs; profileable-only ones are listed, never connected. Pids still
  * listed but not connected (a FAIL on jdwp:PID because another tool holds
- * the VM) are offered again every scan interval; the monitor's per-key
- * backoff keeps that from becoming a tight loop. Which listed pids have no
+ * the VM) are offered again every scan interval, or at the end of the
+ * monitor's per-key backoff when that is later (the timer sleeps until
+ * the earliest of the waiting pids' backoffs ends). Which listed pids have no
  * session is kept per device as the monitor tells of sessions starting and
  * ending (ddm_monitor_watch_keys): the re-offer timer visits only those,
  * and is not armed at all while every listed VM is connected (an idle
@@ -228,14 +229,21 @@ static void device_free(gpointer p)
 
 /* Offer @pid; a session that starts takes it off the waiting set
  * (adb_key_changed), and so does one that was there already (its end
- * will put it back). */
-static void offer_pid(Device *dev, guint32 pid)
+ * will put it back). Returns when the monitor's backoff lets @pid be
+ * offered again when that is what refused it, else 0. */
+static gint64 offer_pid(Device *dev, guint32 pid)
 {
     DdmMonitor *mon = dev->ad->base.monitor;
     DdmTarget *t = ddm_target_adb_new(&dev->ad->addr, dev->serial, pid);
-    if (!ddm_monitor_offer_target(mon, t) && ddm_monitor_find_vm(mon, t->key))
-        g_hash_table_remove(dev->waiting, GUINT_TO_POINTER(pid));
+    gint64 until = 0;
+    if (!ddm_monitor_offer_target(mon, t)) {
+        if (ddm_monitor_find_vm(mon, t->key))
+            g_hash_table_remove(dev->waiting, GUINT_TO_POINTER(pid));
+        else
+            until = ddm_monitor_backoff_until(mon, t->key);
+    }
     ddm_target_unref(t);
+    return until;
 }
 
 static guint reoffer_ms(const Device *dev)
@@ -243,26 +251,40 @@ static guint reoffer_ms(const Device *dev)
     return MAX(dev->ad->base.config->scan_interval_ms, 500u);
 }
 
+/* Offers the waiting pids again; armed again, while some wait, for the
+ * earliest end of their backoffs, the interval at the least (review rD 5:
+ * a pid waiting out a refusal's backoff, up to 30 s, woke the server every
+ * interval for offers the monitor refused). */
 static void on_reoffer(DdmTimer *t, gpointer ud)
 {
     Device *dev = ud;
     guint n = 0;
+    gint64 now = g_get_monotonic_time();
+    gint64 next = G_MAXINT64;
     /* A copy: each offer that starts a session changes the set. */
     g_autofree gpointer *pids = (gpointer *)g_hash_table_get_keys_as_array(dev->waiting, &n);
 
-    for (guint i = 0; i < n; i++)
-        offer_pid(dev, GPOINTER_TO_UINT(pids[i]));
+    for (guint i = 0; i < n; i++) {
+        guint32 pid = GPOINTER_TO_UINT(pids[i]);
+        gint64 until = offer_pid(dev, pid);
+        if (g_hash_table_contains(dev->waiting, GUINT_TO_POINTER(pid)))
+            next = MIN(next, until); /* 0: not held back by a backoff */
+    }
     if (g_hash_table_size(dev->waiting) > 0)
-        ddm_timer_arm(t, reoffer_ms(dev));
+        ddm_timer_arm_at(t, MAX(next, now + (gint64)reoffer_ms(dev) * 1000));
 }
 
-/* @pid is listed and has no session: offer it again at the next interval. */
+/* @pid is listed and has no session: offer it again at the next interval
+ * (sooner than the timer, if it waits for other pids' longer backoffs). */
 static void waiting_add(Device *dev, guint32 pid)
 {
+    gint64 at = g_get_monotonic_time() + (gint64)reoffer_ms(dev) * 1000;
     g_hash_table_add(dev->waiting, GUINT_TO_POINTER(pid));
     if (!ddm_timer_armed(&dev->reoffer_timer)) {
         ddm_timer_init(&dev->reoffer_timer, on_reoffer, dev);
-        ddm_timer_arm(&dev->reoffer_timer, reoffer_ms(dev));
+        ddm_timer_arm_at(&dev->reoffer_timer, at);
+    } else if (ddm_timer_due(&dev->reoffer_timer) > at) {
+        ddm_timer_arm_at(&dev->reoffer_timer, at);
     }
 }
 

@@ -9,12 +9,15 @@
 # --scan-interval=500 and no plugins (their ticks are not counted here),
 # strace -c counts the server's poll/epoll calls over 4 s: fewer than 4.
 # A listed VM that cannot be reached (FAIL on jdwp:PID) is still offered
-# again until it can, and once connected the server is idle again.
+# again until it can, and once connected the server is idle again. While
+# it waits out the monitor's backoff for it (1, 2, 4, 8 s ... after each
+# refusal) the re-offer timer sleeps until the backoff ends (review rD 5):
+# before, it woke every interval for an offer the monitor refused.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null || t_skip_all "no python3"
 command -v strace >/dev/null || t_skip_all "strace is not installed"
 . "$DDM_TOP_SRCDIR/tests/integration/adb-lib.sh"
-PLAN=5
+PLAN=6
 t_plan $PLAN
 
 fake_adb_start || t_skip_all "no free ports for the fake adb server"
@@ -84,6 +87,9 @@ t_wait 5 fake_stat_gt jdwp 2
 before=$(fake_stat jdwp)
 sleep 3
 after=$(fake_stat jdwp)
+# Its fourth refusal (about 7 s after the first): the next one is 8 s away.
+t_wait 15 fake_stat_gt jdwp $((before + 2))
+idle_check "a listed VM waiting out its backoff after 4 refusals: no re-offer every 500 ms"
 fake_ctl unfail-jdwp "$S" "$p3" >/dev/null
 # (listed while it connects: ready is when its session is up)
 if [ "$after" -gt "$before" ] && t_wait 15 t_is ready adb_vm_field "adb:$S:$p3" state; then
