@@ -366,17 +366,21 @@ gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
     g_return_val_if_fail(mon != NULL && target != NULL && target->key != NULL, FALSE);
     if (mon->stopping || g_hash_table_contains(mon->vms, target->key))
         return FALSE;
-    b = backoff_get(mon, target->key);
-    if (b->target != target) {
+    /* No entry is made for an offer (review rD 2: a wide scan kept one,
+     * with a reference to its target, for every port it offered, ~0.5 KiB
+     * each for good); a session's outcome makes one when there is
+     * something to keep (note_outcome). */
+    b = g_hash_table_lookup(mon->backoff, target->key);
+    if (b && b->target != target) {
         ddm_target_ref(target);
         ddm_target_unref(b->target);
         b->target = target;
         if (b->last_error)
             list_changed(mon, target->key); /* its "retrying" row shows the target */
     }
-    if (ddm_timer_armed(&b->fast_timer))
+    if (b && ddm_timer_armed(&b->fast_timer))
         return FALSE; /* a fast retry is due soon anyway */
-    if (g_get_monotonic_time() < b->not_before_us)
+    if (b && g_get_monotonic_time() < b->not_before_us)
         return FALSE;
     start_session(mon, target);
     return TRUE;
@@ -633,6 +637,16 @@ DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n
 
 /* ----------------------------------------------------- session callbacks */
 
+/* @vm's key's entry, made with @vm's target (the fast retry's, the
+ * "retrying" row's, discovery's forget_origin's) when it has none. */
+static DdmBackoff *backoff_get_for(DdmMonitor *mon, DdmVm *vm)
+{
+    DdmBackoff *b = backoff_get(mon, vm->target->key);
+    if (!b->target)
+        b->target = ddm_target_ref(vm->target);
+    return b;
+}
+
 /* Session outcome for the key's backoff. */
 static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
 {
@@ -661,7 +675,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         /* It broke the protocol: wait longer each time, whatever state it
          * reached (a scanned port would otherwise be tried every scan). */
         if (!b)
-            b = backoff_get(mon, vm->target->key);
+            b = backoff_get_for(mon, vm);
         b->violations++;
         b->delay_ms = b->violations > 1 && b->delay_ms >= VIOLATION_BACKOFF_FIRST_MS
                           ? MIN(b->delay_ms * 2, VIOLATION_BACKOFF_MAX_MS)
@@ -689,8 +703,12 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         }
         return; /* a VM that went away normally: the next scan may find its successor */
     }
+    /* A refused connect during a port scan is the normal case, and the
+     * scan paces it: nothing to keep for it (review rD 2). */
+    if (!b && !vm->was_connected && vm->target->speculative)
+        return;
     if (!b)
-        b = backoff_get(mon, vm->target->key);
+        b = backoff_get_for(mon, vm);
     if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
         g_free(b->last_error);
         b->last_error = g_strdup(vm->close_reason);

@@ -529,10 +529,13 @@ static void test_monitor_scan_refused_is_free(void **state)
     (void)state;
 
     assert_true(ddm_monitor_offer_target(mon, scanned));
+    assert_false(g_hash_table_contains(mon->backoff, key)); /* review rD 2: an offer keeps nothing */
     wait_gone(mon, key);
+    assert_false(g_hash_table_contains(mon->backoff, key)); /* nor does its refused connect */
     assert_true(ddm_monitor_offer_target(mon, scanned)); /* the scan period paces it */
     wait_gone(mon, key);
     spin(150);
+    assert_int_equal(g_hash_table_size(mon->backoff), 0);
     {
         JsonNode *vms = view_json(mon, "vms");
         assert_null(vms_row(vms, key)); /* a port without a VM is not listed */
@@ -588,7 +591,7 @@ static void test_monitor_ready_vm_no_backoff_entry(void **state)
     (void)state;
 
     assert_true(ddm_monitor_offer_target(mon, t));
-    assert_non_null(g_hash_table_lookup(mon->backoff, key)); /* while it connects */
+    assert_null(g_hash_table_lookup(mon->backoff, key)); /* an offer makes none (review rD 2) */
     wait_state(mon, key, DDM_VM_STATE_READY);
     assert_null(g_hash_table_lookup(mon->backoff, key));
     assert_false(g_hash_table_contains(mon->known_ddm, key)); /* noted at its end */
