@@ -255,6 +255,8 @@ struct fake_host {
     int vm_list_watchers; /* vm_list_watchers (1.6): fake_host_set_vm_list_watchers */
     int making;         /* a declared view's make runs (1.6): no nested makes */
     uint64_t watch_gen; /* watch_generation (1.4): bumped by any watcher change or new view */
+    uint64_t watch_moves; /* bumped only when the watches move (fh_watch_gen_bump(fh, 1)):
+                           * a timer's DDM_TIMER_SLEEP is a keep if it moved during the run */
     int watched_views;  /* views with fake_view_set_watchers > 0 (kit_view_inspect.c) */
     unsigned long watcher_queries; /* view_watchers calls (fake_host_watcher_queries) */
     int view_errors, expect_view_errors;

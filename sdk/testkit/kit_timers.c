@@ -93,6 +93,7 @@ void fh_watch_gen_bump(fake_host *fh, int watches)
     fh->watch_gen++;
     if (!watches)
         return;
+    fh->watch_moves++;
     for (i = 0; i < fh->timers.n; i++)
         ((fh_timer *)fh->timers.v[i])->sleeping = 0;
 }
@@ -153,6 +154,7 @@ static int fire_timers(fake_host *fh, int only_woken)
         fh_timer *t = fh->timers.v[i];
         if (t->active && t->id <= last && (only_woken ? t->wake_on_watch : !t->sleeping)) {
             int rc;
+            uint64_t moves = fh->watch_moves; /* as the core's watch_gen before the run */
             t->sleeping = 0;
             t->wake_asked = 0;
             t->firing = 1;
@@ -161,7 +163,8 @@ static int fire_timers(fake_host *fh, int only_woken)
             ran++;
             if (rc == DDM_TIMER_STOP)
                 t->active = 0;
-            else if (rc == DDM_TIMER_SLEEP && fh->host.abi_minor >= 7 && !t->wake_asked)
+            else if (rc == DDM_TIMER_SLEEP && fh->host.abi_minor >= 7 && !t->wake_asked &&
+                     fh->watch_moves == moves) /* else the watches moved during the run: one more */
                 t->sleeping = 1;
         }
         /* the list may have changed: find t again */

@@ -1011,6 +1011,7 @@ static void ct_wake_on_watch(void **state)
 typedef struct sleeper {
     int runs, rc, wake_self, ud_frees;
     uint32_t id;
+    ct_host *watch_in_run; /* set: its next run begins a watch of the VM list (once) */
 } sleeper;
 
 static int sleeper_run(ddm_plugin *self, void *ud)
@@ -1019,6 +1020,10 @@ static int sleeper_run(ddm_plugin *self, void *ud)
     s->runs++;
     if (s->wake_self)
         assert_int_equal(CT.host->timer_wake(self, s->id), 0);
+    if (s->watch_in_run) {
+        D->watch_vm_list(s->watch_in_run, 1);
+        s->watch_in_run = NULL;
+    }
     return s->rc;
 }
 
@@ -1085,6 +1090,16 @@ static void ct_timer_sleep(void **state)
     s.wake_self = 0;
     int runs = s.runs;
     CT_WAIT_FOR(h, s.runs == runs + 1); /* this run (no self-wake) sleeps */
+    assert_stays_asleep(h, &s);
+    /* a watch that begins during its own run (review rI 1): that run's
+     * sleep is a keep, the next run comes without a wake */
+    s.watch_in_run = h;
+    assert_int_equal(CT.host->timer_wake(CT.self, s.id), 0);
+    CT_WAIT_FOR(h, s.runs == runs + 2);
+    CT_WAIT_FOR(h, s.runs == runs + 3);
+    assert_stays_asleep(h, &s);
+    D->watch_vm_list(h, 0);
+    CT_WAIT_FOR(h, s.runs == runs + 4);
     assert_stays_asleep(h, &s);
     /* opted in to wake on a watch: a watch that begins runs it */
     assert_int_equal(CT.host->timer_wake_on_watch(CT.self, s.id, 1), 0);
