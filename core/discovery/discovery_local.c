@@ -14,8 +14,10 @@
  *    start and re-offered every second while one has no session (a session
  *    that ends arms the timer again: ddm_monitor_watch_keys); the
  *    monitor's per-key backoff decides when a failed one is really retried.
- * Stopping a module closes the sessions it found. Targets are made once
- * per port and reused. Non-goals: backoff (core/session/monitor.c), connecting
+ * Stopping a module closes the sessions it found. A scan makes a port's
+ * target for each offer and keeps none (the session holds its own): a
+ * wide range of empty ports keeps nothing per port but its bits (review
+ * rD 2). Non-goals: backoff (core/session/monitor.c), connecting
  * (core/transport/target.c).
  *
  * What a scan costs: the scan keeps the set of ports it must still try, a
@@ -53,7 +55,6 @@
 
 typedef struct LocalScan {
     DdmDiscovery *d;
-    GHashTable *targets;   /* GUINT_TO_POINTER(port) -> DdmTarget* (owned) */
     DdmTimer timer;        /* the next scan, armed while running */
     DdmTimer slice;        /* the rest of a scan, armed while one is under way */
     /* The ports of the ranges as bits over [base, base + 64 * words). */
@@ -74,18 +75,17 @@ typedef struct LocalScan {
     DdmLocalScanStats stats;
 } LocalScan;
 
-static DdmTarget *local_target(DdmDiscovery *d, guint16 port)
+/* The scanned host, as the config says now. */
+static const char *local_host(const LocalScan *s)
 {
-    LocalScan *s = d->priv;
-    DdmTarget *t = g_hash_table_lookup(s->targets, GUINT_TO_POINTER(port));
+    return s->d->config->scan_host ? s->d->config->scan_host : "127.0.0.1";
+}
 
-    if (!t) {
-        const char *host = d->config->scan_host ? d->config->scan_host
-                                                         : "127.0.0.1";
-        t = ddm_target_tcp_new(host, port, "local");
-        t->speculative = TRUE;
-        g_hash_table_insert(s->targets, GUINT_TO_POINTER(port), t);
-    }
+/* A new target for @port of the scanned host (transfer full). */
+static DdmTarget *local_target_new(LocalScan *s, guint16 port)
+{
+    DdmTarget *t = ddm_target_tcp_new(local_host(s), port, "local");
+    t->speculative = TRUE;
     return t;
 }
 
@@ -151,7 +151,7 @@ static void local_key_changed(gpointer ud, const DdmTarget *target, DdmKeyChange
     gint i = port ? port_index(s, port) : -1;
     gboolean held = change != DDM_KEY_LOST;
 
-    if (i < 0 || strcmp(local_target(s->d, (guint16)port)->key, target->key) != 0)
+    if (i < 0 || g_strcmp0(ddm_target_tcp_host(target), local_host(s)) != 0)
         return; /* an adb pid, another host's port, a port outside the ranges */
     fly_put(s, (guint)i, change == DDM_KEY_HELD);
     if (change == DDM_KEY_ANSWERED)
@@ -206,7 +206,8 @@ static void local_build_ports(LocalScan *s)
             if (bit_get(s->in_range, port - lo))
                 continue; /* overlapping ranges */
             bit_put(s->in_range, port - lo, TRUE);
-            DdmVm *vm = ddm_monitor_find_vm(d->monitor, local_target(d, (guint16)port)->key);
+            g_autofree char *key = ddm_target_tcp_key(local_host(s), (guint16)port);
+            DdmVm *vm = ddm_monitor_find_vm(d->monitor, key);
             if (vm) {
                 s->stats.held++;
                 if (vm->state <= DDM_VM_STATE_HANDSHAKE)
@@ -271,14 +272,17 @@ static void local_scan_slice(LocalScan *s)
             /* Never ddmon's own listening ports. */
             if (s->own && ddm_monitor_is_own_port(mon, (guint16)port))
                 continue;
-            t = local_target(d, (guint16)port);
+            t = local_target_new(s, (guint16)port);
             if (ddm_monitor_offer_target(mon, t)) {
+                ddm_target_unref(t); /* the session holds its own */
                 offers++;
                 s->stats.offers++;
                 continue;
             }
-            if (ddm_monitor_stopping(mon))
+            if (ddm_monitor_stopping(mon)) {
+                ddm_target_unref(t);
                 return;
+            }
             /* Refused: its backoff. Parked until it ends (a session that
              * starts meanwhile unparks it, and so does its end). */
             {
@@ -290,6 +294,7 @@ static void local_scan_slice(LocalScan *s)
                     bit_put(s->to_try, port - s->base, FALSE);
                 }
             }
+            ddm_target_unref(t);
         }
     }
     s->cursor = 0;
@@ -382,7 +387,6 @@ static void local_free(DdmDiscovery *d)
     ddm_timer_cancel(&s->timer);
     ddm_timer_cancel(&s->slice);
     ddm_monitor_unwatch_keys(d->monitor, local_key_changed, s);
-    g_hash_table_destroy(s->targets);
     g_hash_table_destroy(s->parked);
     g_free(s->in_range);
     g_free(s->to_try);
@@ -403,8 +407,6 @@ DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
     d = g_new0(DdmDiscovery, 1);
     s = g_new0(LocalScan, 1);
     s->d = d;
-    s->targets = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                       (GDestroyNotify)ddm_target_unref);
     s->parked = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     s->max_in_flight = LOCAL_MAX_IN_FLIGHT;
     d->ops = &local_ops;

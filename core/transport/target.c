@@ -377,6 +377,15 @@ static const DdmTargetOps tcp_ops = {
     .destroy = tcp_destroy,
 };
 
+char *ddm_target_tcp_key(const char *host, guint16 port)
+{
+    g_return_val_if_fail(host != NULL, NULL);
+    /* IPv6 literals get brackets so the key stays "host:port"-parsable. */
+    if (strchr(host, ':'))
+        return g_strdup_printf("[%s]:%u", host, port);
+    return g_strdup_printf("%s:%u", host, port);
+}
+
 DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin)
 {
     DdmTarget *t;
@@ -389,14 +398,17 @@ DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin
     tt->port = port;
     t->ops = &tcp_ops;
     t->ref_count = 1;
-    /* IPv6 literals get brackets so the key stays "host:port"-parsable. */
-    if (strchr(host, ':'))
-        t->key = g_strdup_printf("[%s]:%u", host, port);
-    else
-        t->key = g_strdup_printf("%s:%u", host, port);
+    t->key = ddm_target_tcp_key(host, port);
     t->origin = g_strdup(origin);
     t->priv = tt;
     return t;
+}
+
+const char *ddm_target_tcp_host(const DdmTarget *t)
+{
+    if (!t || t->ops != &tcp_ops || !t->priv)
+        return NULL;
+    return ((const TcpTarget *)t->priv)->host;
 }
 
 guint16 ddm_target_tcp_port(const DdmTarget *t)

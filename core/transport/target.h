@@ -94,6 +94,10 @@ void ddm_target_unref(DdmTarget *t);
 
 /** A TCP target host:port; @origin as above. (transfer full) */
 DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin);
+/** The key a TCP target for @host:@port has (transfer full). */
+char *ddm_target_tcp_key(const char *host, guint16 port);
+/** A TCP target's host (borrowed, lives as long as @t), NULL for another kind. */
+const char *ddm_target_tcp_host(const DdmTarget *t);
 /** The TCP port of a tcp target, or 0. */
 guint16 ddm_target_tcp_port(const DdmTarget *t);
 /** TRUE if @fd is a TCP socket connected to itself (local address and

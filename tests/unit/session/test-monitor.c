@@ -1266,6 +1266,25 @@ static void test_local_scan_restart_unparks(void **state)
     g_free(key);
 }
 
+/* The scan makes a port's key without a target (review rD 2): the same
+ * key a target has, and the host it compares the monitor's word with. */
+static void test_target_tcp_key(void **state)
+{
+    DdmTarget *t4 = ddm_target_tcp_new("127.0.0.1", 8000, "local");
+    DdmTarget *t6 = ddm_target_tcp_new("::1", 8001, "local");
+    g_autofree char *k4 = ddm_target_tcp_key("127.0.0.1", 8000);
+    g_autofree char *k6 = ddm_target_tcp_key("::1", 8001);
+    (void)state;
+
+    assert_string_equal(k4, "127.0.0.1:8000");
+    assert_string_equal(k6, "[::1]:8001");
+    assert_string_equal(t4->key, k4);
+    assert_string_equal(t6->key, k6);
+    assert_string_equal(ddm_target_tcp_host(t6), "::1");
+    ddm_target_unref(t4);
+    ddm_target_unref(t6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1291,6 +1310,7 @@ int main(void)
         cmocka_unit_test(test_local_scan_caps_in_flight),
         cmocka_unit_test(test_local_scan_slices),
         cmocka_unit_test(test_local_scan_restart_unparks),
+        cmocka_unit_test(test_target_tcp_key),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
