@@ -613,6 +613,21 @@ static void start_sleeping(DdmTimerReg *t)
     t->sleeping = TRUE;
 }
 
+/* A timer of a plugin built for ABI < 1.7 returned DDM_TIMER_SLEEP (2),
+ * which that ABI left undocumented (keep was 1, though any non-zero kept):
+ * it sleeps now. Say so once per plugin, so that a tick that returns a
+ * count that happens to be 2 can be told from a plugin that stalls. */
+static void note_old_abi_sleep(DdmTimerReg *t)
+{
+    ddm_plugin *p = t->plugin;
+    if (p->abi_minor >= 7 || p->sleep_noted)
+        return;
+    p->sleep_noted = TRUE;
+    g_message("plugin %s: timer %u sleeps (DDM_TIMER_SLEEP, ABI 1.7); the plugin asks for "
+              "ABI %u.%u, where 2 meant keep",
+              p->name, t->id, p->abi_major, p->abi_minor);
+}
+
 /* Plugin timers are entries of core/loop's heap, each re-armed after a run
  * that returns non-zero, like a g_timeout; since ABI 1.7 a run that returns
  * DDM_TIMER_SLEEP (2) leaves it unarmed (sleeping) until something wakes
@@ -641,14 +656,18 @@ static void timer_fire(DdmTimer *timer, gpointer data)
         ddm_registry_timer_drop(t);
     } else if (rc == 0) {
         ddm_registry_timer_drop(t);
-    } else if (t->wake_pending) {
-        /* a watch that began inside the callback wakes it again at once */
-        ddm_timer_arm(&t->timer, 0);
-    } else if (rc == DDM_TIMER_SLEEP && !t->wake_asked &&
-               watch_gen(reg) == gen) { /* else the watches moved during the run: one more */
-        start_sleeping(t);
     } else {
-        ddm_timer_arm(&t->timer, t->interval_ms);
+        if (rc == DDM_TIMER_SLEEP)
+            note_old_abi_sleep(t);
+        if (t->wake_pending) {
+            /* a watch that began inside the callback wakes it again at once */
+            ddm_timer_arm(&t->timer, 0);
+        } else if (rc == DDM_TIMER_SLEEP && !t->wake_asked &&
+                   watch_gen(reg) == gen) { /* else the watches moved during the run: one more */
+            start_sleeping(t);
+        } else {
+            ddm_timer_arm(&t->timer, t->interval_ms);
+        }
     }
 }
 

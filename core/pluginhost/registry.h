@@ -61,6 +61,7 @@ struct ddm_plugin {
                                   char*; NULL until the first); kept after unload */
     guint live_timers;         /* its timers that run now (host.c) */
     guint wake_timers;         /* of them, those that opted in to timer_wake_on_watch (host.c) */
+    gboolean sleep_noted;      /* built for ABI < 1.7, a timer returned 2: logged once (host.c) */
 };
 
 /** A registry for the VMs of @monitor (NULL: none, for a throwaway

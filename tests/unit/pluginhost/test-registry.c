@@ -593,6 +593,45 @@ static void test_registry_timers(void **state)
     assert_int_equal(ddm_registry_count_registrations(f->mon.registry, a), 0);
 }
 
+static int timer_sleep_fn(ddm_plugin *self, void *ud)
+{
+    T.timer_fires++;
+    return DDM_TIMER_SLEEP;
+}
+
+/* Pump until @fires timer runs have come (2 s at most). */
+static void wait_timer_fires(guint fires)
+{
+    gint64 deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+    while (T.timer_fires < fires && g_get_monotonic_time() < deadline)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(T.timer_fires, fires);
+}
+
+/* A plugin built for ABI < 1.7 whose timer returns 2 sleeps: the core says
+ * so once per plugin (review rI 2); a 1.7 plugin's sleep is no news. */
+static void test_registry_old_abi_sleep_noted(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *old = load_fake(f, "oldie", NULL, NULL);
+    ddm_plugin *cur = load_fake(f, "current", NULL, NULL);
+    old->abi_minor = 6; /* as registry.c reads it from a 1.6 descriptor */
+    uint32_t a = T.host->timer_add(old, 1, timer_sleep_fn, NULL, NULL);
+    uint32_t b = T.host->timer_add(old, 1, timer_sleep_fn, NULL, NULL);
+    assert_true(T.host->timer_add(cur, 1, timer_sleep_fn, NULL, NULL) > 0);
+    assert_true(a > 0 && b > 0);
+    wait_timer_fires(3);
+    assert_int_equal(T.host->timer_wake(old, a), 0);
+    wait_timer_fires(4);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin oldie: timer ",
+                                "sleeps (DDM_TIMER_SLEEP, ABI 1.7); the plugin asks for ABI "
+                                "1.6, where 2 meant keep"),
+                     1);
+    assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin current: timer ", NULL), 0);
+    ddm_registry_unload(f->mon.registry, old);
+    ddm_registry_unload(f->mon.registry, cur);
+}
+
 static void done_fn(ddm_cmd_status status, const char *message, ddm_view *result, gpointer ud)
 {
     T.done_calls++;
@@ -2004,6 +2043,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_headline_figures_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_ud_free_once_on_success, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_timers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_old_abi_sleep_noted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_commands, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_handler_error_logged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_host_services, setup, teardown),
