@@ -246,15 +246,14 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     return 0;
 }
 
+/* Fill @t; whether the tick has anything to send (NHGT or NHSG). */
 static int tick_prepare(nh_plugin *np, nh_tick *t)
 {
     t->np = np;
     t->nhgt = np->opts.interval_ms && np->host->chunk_enabled(np->self, NH_CHUNK_NHGT);
     t->nhsg = segments_switchable(np);
-    if (!t->nhgt && !t->nhsg)
-        return 0;
     t->now = np->now();
-    return 1;
+    return t->nhgt || t->nhsg;
 }
 
 /* poll_vm for a VM of foreach_vm's walk: known READY (state made by data
@@ -272,9 +271,10 @@ void nh_poll_once(nh_plugin *np)
 {
     nh_tick t;
     ddm_tick_node *n, *next;
-    if (!tick_prepare(np, &t))
-        return;
-    if (ddm_tick_list_full_walk(&np->ticks, np->host, np->self)) {
+    /* With nothing to send (NHGT and NHSG off) the list still holds the VMs
+     * whose data came: their stalled updates drop and their data goes once
+     * idle, or the tick would keep for them forever (review rI 3). */
+    if (tick_prepare(np, &t) && ddm_tick_list_full_walk(&np->ticks, np->host, np->self)) {
         np->host->foreach_vm(np->self, poll_ready_vm, &t);
         return;
     }

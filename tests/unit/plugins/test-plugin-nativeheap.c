@@ -1376,6 +1376,50 @@ static void test_idle_tick_sleeps(void **state)
     assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
 }
 
+/* The tick runs (nativeheap.interval > 0) but has nothing to send: NHGT
+ * disabled, nativeheap.segments=0. Data that came still goes: a stalled
+ * update is dropped, an unasked one freed, and the tick sleeps again (it
+ * returned before its list, so the VM stayed on it and the tick kept at
+ * 4 a second for good: review rI 3). */
+static void test_tick_without_polls_sheds(void **state)
+{
+    static const char *const o[] = { "nativeheap.segments", "0", NULL };
+    fixture *f = setup_with(o, disable_nhgt);
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+    uint32_t tick = plugin_nh(f)->poll_timer;
+    (void)state;
+    assert_true(tick != 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    /* an update that stalls */
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_non_null(h->vm_get_data(self, f->vm)); /* young */
+    g_now += NH_UPDATE_STALL_MS / 1000.0;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_true(fake_host_log_contains(f->fh, "no NHEN and no piece"));
+    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    /* a whole update nobody asked for: freed at the next tick */
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    send_u4(f, NHEN, 0);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    assert_int_equal(fake_host_n_requests(f->fh), 0); /* nothing was sent */
+    teardown((void **)&f);
+}
+
 static void abi_1_6(fake_host *fh)
 {
     fake_host_set_abi_minor(fh, 6);
@@ -1451,6 +1495,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unasked_segments_freed_at_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_update_dropped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
+        cmocka_unit_test(test_tick_without_polls_sheds),
         cmocka_unit_test(test_idle_tick_keeps_on_old_core),
         cmocka_unit_test_setup_teardown(test_views_made_again_filled_and_state_freed, setup,
                                         teardown),
