@@ -48,17 +48,8 @@ DDMON_PID=$!
 T_PIDS+=("$DDMON_PID")
 t_wait 10 test -S "$T_TMP/ddmon.sock"
 
-# wakeups SECONDS: poll/epoll calls of every server thread over the window
-# (strace -c -f; none at all leaves an empty table), or "" when strace
-# cannot attach (ptrace not allowed).
-wakeups() {
-    rm -f "$T_TMP/strace.txt"
-    timeout -s INT "$1" strace -c -f -p "$DDMON_PID" -o "$T_TMP/strace.txt" >/dev/null \
-        2>"$T_TMP/strace.err"
-    grep -q "Operation not permitted" "$T_TMP/strace.err" && return 0
-    awk '$NF ~ /^(poll|ppoll|epoll_wait|epoll_pwait|epoll_pwait2|select|pselect6)$/ { p += $4 }
-         END { print p + 0 }' "$T_TMP/strace.txt" 2>/dev/null || echo 0
-}
+# wakeups SECONDS: the server's wake-ups over the window (lib.sh t_wakeups).
+wakeups() { t_wakeups "$DDMON_PID" "$1"; }
 # idle_check DESC: fewer than 4 wake-ups in 4 s.
 idle_check() {
     local n

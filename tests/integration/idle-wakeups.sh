@@ -33,18 +33,8 @@ t_wait 30 t_is 20 named || t_fail "20 VMs named" "$(named)"
 # (30 s): the threads trickle ticks meanwhile. Wait for it to end.
 sleep 32
 
-# wakeups SECONDS: poll/epoll calls of every server thread over the window
-# (strace -c -f), or "" when strace cannot attach (ptrace not allowed). A
-# window without a syscall leaves strace -c's summary empty: 0.
-wakeups() {
-    rm -f "$T_TMP/strace.txt"
-    timeout -s INT "$1" strace -c -f -p "$DDMON_PID" -o "$T_TMP/strace.txt" >/dev/null \
-        2>"$T_TMP/strace.err"
-    grep -q "attach: ptrace" "$T_TMP/strace.err" && return 0
-    [ -s "$T_TMP/strace.txt" ] || { echo 0; return 0; }
-    awk '$NF ~ /^(poll|ppoll|epoll_wait|epoll_pwait|epoll_pwait2|select|pselect6)$/ { p += $4 }
-         END { print p + 0 }' "$T_TMP/strace.txt"
-}
+# wakeups SECONDS: the server's wake-ups over the window (lib.sh t_wakeups).
+wakeups() { t_wakeups "$DDMON_PID" "$1"; }
 
 n=$(wakeups 5)
 if [ -z "$n" ]; then

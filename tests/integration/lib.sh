@@ -56,6 +56,21 @@ t_check() { # t_check DESC COMMAND...
 }
 t_diag() { sed 's/^/# /' "$@" 2>/dev/null || true; }
 
+# t_wakeups PID SECONDS: the poll/epoll calls of every thread of PID over
+# the window (strace -c -f; a window without a syscall leaves strace's
+# table empty: 0), or "" when strace is missing or cannot attach (ptrace
+# not allowed). strace's table is left in $T_TMP/strace.txt for t_diag.
+t_wakeups() {
+    command -v strace >/dev/null || return 0
+    rm -f "$T_TMP/strace.txt"
+    timeout -s INT "$2" strace -c -f -p "$1" -o "$T_TMP/strace.txt" >/dev/null \
+        2>"$T_TMP/strace.err"
+    grep -qE "attach: ptrace|Operation not permitted" "$T_TMP/strace.err" && return 0
+    [ -s "$T_TMP/strace.txt" ] || { echo 0; return 0; }
+    awk '$NF ~ /^(poll|ppoll|epoll_wait|epoll_pwait|epoll_pwait2|select|pselect6)$/ { p += $4 }
+         END { print p + 0 }' "$T_TMP/strace.txt"
+}
+
 # Sanitizer reports. Every sanitized process started under this test (clients
 # whose stderr a test throws away and servers a client autostarted included)
 # writes its ASan/LSan reports to $T_TMP/san/asan.PID: log_path survives any
