@@ -623,8 +623,8 @@ static void note_old_abi_sleep(DdmTimerReg *t)
     if (p->abi_minor >= 7 || p->sleep_noted)
         return;
     p->sleep_noted = TRUE;
-    g_message("plugin %s: timer %u sleeps (DDM_TIMER_SLEEP, ABI 1.7); the plugin asks for "
-              "ABI %u.%u, where 2 meant keep",
+    g_message("plugin %s: timer %u returned 2, which since ABI 1.7 means sleep "
+              "(DDM_TIMER_SLEEP); the plugin asks for ABI %u.%u, where 2 meant keep",
               p->name, t->id, p->abi_major, p->abi_minor);
 }
 

@@ -624,8 +624,8 @@ static void test_registry_old_abi_sleep_noted(void **state)
     assert_int_equal(T.host->timer_wake(old, a), 0);
     wait_timer_fires(4);
     assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin oldie: timer ",
-                                "sleeps (DDM_TIMER_SLEEP, ABI 1.7); the plugin asks for ABI "
-                                "1.6, where 2 meant keep"),
+                                "returned 2, which since ABI 1.7 means sleep (DDM_TIMER_SLEEP); "
+                                "the plugin asks for ABI 1.6, where 2 meant keep"),
                      1);
     assert_int_equal(count_logs(G_LOG_LEVEL_MESSAGE, "plugin current: timer ", NULL), 0);
     ddm_registry_unload(f->mon.registry, old);
