@@ -1248,6 +1248,61 @@ static void test_local_scan_slices(void **state)
         close(fds[i]);
 }
 
+/* Review rF 1: a cold server's first look waits for the sessions its
+ * first discovery round begins, even those begun after the look's request
+ * (a scan wider than one slice begins the rest at later iterations). 400
+ * ports this test holds bound, the highest one listening and silent: it is
+ * in the second slice, begun after the look began, and stays in its
+ * handshake; the look is not settled until its handshake times out. */
+static void test_first_look_waits_first_round(void **state)
+{
+    enum { N = 400 };
+    DdmConfig *c = test_config();
+    guint16 ports[N];
+    int fds[N];
+    DdmMonitor *mon;
+    char *key;
+    gint64 since, end;
+    (void)state;
+
+    for (guint i = 0; i < N; i++)
+        fds[i] = refusing_port(&ports[i]);
+    /* the descriptors in port order, the highest one listening */
+    for (guint i = 0; i < N; i++)
+        for (guint j = i + 1; j < N; j++)
+            if (ports[j] < ports[i]) {
+                guint16 p = ports[i];
+                int f = fds[i];
+                ports[i] = ports[j], fds[i] = fds[j];
+                ports[j] = p, fds[j] = f;
+            }
+    assert_int_equal(listen(fds[N - 1], 16), 0);
+    key = key_of(ports[N - 1]);
+    set_ranges(c, ports, N);
+    c->scan_local = TRUE;
+    c->scan_interval_ms = 60000; /* one round in this test */
+    c->handshake_timeout_ms = 700;
+    mon = monitor_new(c);
+    ddm_daemon_start(test_daemon); /* the first slice: 256 refused ports */
+    since = g_get_monotonic_time(); /* the request comes in */
+    assert_false(ddm_daemon_look_settled_since(test_daemon, since));
+    wait_state(mon, key, DDM_VM_STATE_HANDSHAKE);
+    /* the round is done; its last session, begun after the request, is
+     * still in its handshake: waited for */
+    end = g_get_monotonic_time() + 300 * 1000;
+    while (g_get_monotonic_time() < end) {
+        if (ddm_monitor_find_vm(mon, key))
+            assert_false(ddm_daemon_look_settled_since(test_daemon, since));
+        spin(5);
+    }
+    wait_gone(mon, key); /* its handshake timed out */
+    assert_true(ddm_daemon_look_settled_since(test_daemon, since));
+    daemon_free();
+    for (guint i = 0; i < N; i++)
+        close(fds[i]);
+    g_free(key);
+}
+
 /* Review rD 9 (792a767): stopping the scan forgets its ports' backoffs and
  * a start rebuilds its ports: a port parked for its backoff is tried again
  * at once, not at the backoff's end. */
@@ -1327,6 +1382,7 @@ int main(void)
         cmocka_unit_test(test_connect_idle_while_connected),
         cmocka_unit_test(test_local_scan_caps_in_flight),
         cmocka_unit_test(test_local_scan_slices),
+        cmocka_unit_test(test_first_look_waits_first_round),
         cmocka_unit_test(test_local_scan_restart_unparks),
         cmocka_unit_test(test_target_tcp_key),
     };
