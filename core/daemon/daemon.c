@@ -26,9 +26,10 @@ struct DdmDaemon {
     DdmRelay *relay;          /* owned, NULL without debugger ports */
     DdmDiscoverySet *discovery; /* owned */
     DdmVmsView *vms_view;     /* owned */
-    /* When a look first found discovery's first round done (0: not yet,
-     * or the round began again): the sessions that round began count as
-     * begun before any look that started earlier (review rF 1). */
+    /* Review rF 1: discovery's first round was found not done (at the
+     * start, by a look, or a new --scan), and when a look then first found
+     * it done: the sessions that round began count as begun then. */
+    gboolean first_round_open;
     gint64 first_round_seen_us;
     DdmSessionEvents events;  /* daemon_events, less what has no receiver */
 };
@@ -208,6 +209,8 @@ void ddm_daemon_start(DdmDaemon *d)
 {
     g_return_if_fail(d != NULL);
     ddm_discovery_set_start(d->discovery);
+    /* a cold server: a wide scan's later slices, adb's first pid lists */
+    d->first_round_open = !ddm_discovery_set_first_round_done(d->discovery);
 }
 
 void ddm_daemon_free(DdmDaemon *d)
@@ -272,7 +275,7 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error)
     if (!ddm_config_set_scan(d->config, spec, error))
         return FALSE;
     ddm_discovery_set_reconcile(d->discovery, TRUE);
-    d->first_round_seen_us = 0; /* a new round: waited for again */
+    d->first_round_open = TRUE; /* its sessions: waited for again */
     return TRUE;
 }
 
@@ -305,14 +308,17 @@ gboolean ddm_daemon_look_settled_since(DdmDaemon *d, gint64 since_us)
     if (!d->registry)
         return ddm_daemon_settled(d);
     if (!ddm_discovery_set_first_round_done(d->discovery)) {
-        d->first_round_seen_us = 0;
+        d->first_round_open = TRUE;
         return FALSE;
     }
     /* Review rF 1: a cold server's first round begins its sessions after
      * the request came in (adb's first pid list, a wide scan's later
-     * slices): they are waited for, as begun when the round was found done. */
-    if (!d->first_round_seen_us)
+     * slices): they are waited for, as begun when a look found the round
+     * done. A round done before any look asked moves nothing. */
+    if (d->first_round_open) {
+        d->first_round_open = FALSE;
         d->first_round_seen_us = g_get_monotonic_time();
+    }
     since_us = MAX(since_us, d->first_round_seen_us);
     gboolean settled = TRUE; /* every VM is asked, so that the fences go out together */
     g_autoptr(GPtrArray) vms = ddm_monitor_list_vms(d->monitor);
