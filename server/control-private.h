@@ -58,6 +58,8 @@ struct Client {
     char *watch_name;      /* NULL = all */
     char *watch_vm;        /* VM key, NULL = all */
     gboolean watch_blobs;
+    gint64 watch_started_us; /* monotonic time of the watch: its version's "settled"
+                              * waits only for sessions begun before (review rF 2) */
     gint64 first_look_us;  /* the watch made views watched that nobody watched (monotonic
                             * time, 0: it did not, or a version answer said so): the
                             * next version waits for their first look */

@@ -628,6 +628,39 @@ static void test_server_control_first_look(void **state)
     pump(20);
 }
 
+static int silent_listener(guint16 *port);
+
+/* Review rF 2: a watching client's "settled" waits only for the sessions
+ * that existed when its watch began, on every version it asks, not only
+ * the first delayed one: a session begun after the watch (a VM that stays
+ * in its handshake) does not make it say "not settled". */
+static void test_server_control_settled_since_watch(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    (void)add_table(f, "127.0.0.1:8000", "threads");
+    DdmClient *c = connect_client(f);
+    JsonNode *r = ask(c, "{\"op\":\"watch\"}\n"); /* watching */
+    json_node_unref(r);
+    r = next_message(c); /* the view, "added" */
+    json_node_unref(r);
+    guint16 port = 0;
+    int lfd = silent_listener(&port);
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", port, "test");
+    assert_true(ddm_monitor_offer_target(ddm_daemon_monitor(f->mon.daemon), t));
+    pump(20); /* connected: in its handshake, unanswered */
+    for (int i = 0; i < 2; i++) { /* the first (delayed) answer and a re-ask */
+        r = ask(c, "{\"op\":\"version\"}\n");
+        assert_non_null(r);
+        assert_true(ddm_json_get_bool(json_node_get_object(r), "settled", FALSE));
+        json_node_unref(r);
+    }
+    ddm_client_free(c);
+    pump(20);
+    ddm_target_unref(t);
+    close(lfd);
+}
+
 /* Two clients that watch in the same loop pass: only the first one's
  * watch makes views watched that nobody watched, but the second one's
  * "settled?" is not answered "yes" before the polls that watch woke ran:
@@ -1007,6 +1040,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_trim_after_large_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_settled_since_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look_two, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look_old_abi, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_oversized, setup, teardown),
