@@ -1193,6 +1193,56 @@ static void test_local_scan_caps_in_flight(void **state)
         close(fds[i]);
 }
 
+typedef struct OffersWait {
+    DdmDiscovery *d;
+    guint n;
+} OffersWait;
+
+static gboolean offered_n(gpointer p)
+{
+    OffersWait *w = p;
+    return scan_stats(w->d).offers >= w->n && w->d->ops->first_round_done(w->d);
+}
+
+/* Review rF 3: a session that gets past its handshake (DDM_KEY_ANSWERED)
+ * frees its slot in the cap at once: 6 answering VMs, cap 2, a handshake
+ * timeout of a minute. Without that word, the two first stay READY, hold
+ * their slots for good and the scan pauses forever. */
+static void test_local_scan_answered_frees_slot(void **state)
+{
+    enum { N = 6, CAP = 2 };
+    DdmConfig *c = test_config();
+    FakeVm *fakes[N];
+    guint16 ports[N];
+    DdmDiscovery *d;
+    DdmLocalScanStats st;
+    (void)state;
+
+    for (guint i = 0; i < N; i++) {
+        fakes[i] = fake_new(FAKE_DDM, 100 + i, "answering");
+        ports[i] = fakes[i]->port;
+    }
+    c->handshake_timeout_ms = 60000;
+    c->scan_interval_ms = 60000; /* one round in this test */
+    set_ranges(c, ports, N);
+    monitor_new(c);
+    d = ddm_discovery_local_new(ddm_daemon_monitor(test_daemon), ddm_daemon_config(test_daemon));
+    ddm_discovery_local_set_max_in_flight(d, CAP);
+    d->ops->start(d);
+    assert_int_equal(scan_stats(d).offers, CAP);
+    OffersWait w = {d, N};
+    assert_true(spin_until(offered_n, &w));
+    st = scan_stats(d);
+    assert_int_equal(st.offers, N);
+    assert_int_equal(st.in_flight, 0);
+    assert_true(st.in_flight_max <= CAP);
+    assert_true(d->ops->first_round_done(d));
+    scan_free(d);
+    daemon_free();
+    for (guint i = 0; i < N; i++)
+        fake_free(fakes[i]);
+}
+
 /* A port bound and not listening: a connect to it is refused, and no
  * other test (they share one network namespace in a parallel make check)
  * can listen there while the descriptor, returned, is open. */
@@ -1381,6 +1431,7 @@ int main(void)
         cmocka_unit_test(test_local_scan_skips_own_ports),
         cmocka_unit_test(test_connect_idle_while_connected),
         cmocka_unit_test(test_local_scan_caps_in_flight),
+        cmocka_unit_test(test_local_scan_answered_frees_slot),
         cmocka_unit_test(test_local_scan_slices),
         cmocka_unit_test(test_first_look_waits_first_round),
         cmocka_unit_test(test_local_scan_restart_unparks),
