@@ -63,9 +63,11 @@ gboolean ddm_daemon_settled(DdmDaemon *d);
 gboolean ddm_daemon_look_settled(DdmDaemon *d);
 /** ddm_daemon_look_settled for a look that began at @since_us
  *  (g_get_monotonic_time()): sessions begun after it (a wide scan's later
- *  slices, reconnects) are not waited for (ddm_registry_look_vm_settled_since);
- *  discovery's first round still is, so a cold server's first look waits
- *  for its first scan. */
+ *  slices, reconnects) are not waited for (ddm_registry_look_vm_settled_since),
+ *  except the sessions of discovery's first round when it was under way
+ *  (begun by ddm_daemon_start, or a new --scan): those count as begun when
+ *  a look first found the round done, so a cold server's first look waits
+ *  for its first scan and adb's first pid lists (review rF 1). */
 gboolean ddm_daemon_look_settled_since(DdmDaemon *d, gint64 since_us);
 
 /* The core views, one file each (vms_view.c, plugins_view.c). */

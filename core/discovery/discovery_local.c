@@ -39,7 +39,9 @@
  * that accepts and never answers holds a descriptor until its handshake
  * timeout, and thousands of those held as many descriptors at once (review
  * rD 1). At the cap the scan pauses, and goes on when one of them ends or
- * answers.
+ * answers. DDM_KEY_ANSWERED comes as the session sends HELO: a port that
+ * echoes the JDWP handshake and then stays silent leaves the cap there and
+ * holds its descriptor until the HELO request times out (review rF 6).
  */
 #include <string.h>
 

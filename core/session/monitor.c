@@ -13,7 +13,9 @@
  * while the VM is still in the table, then it leaves it. The monitor also
  * holds what all sessions share: the packet buffers' memory budget and the
  * TCP ports ddmon itself listens on (never to be scanned), and tells its
- * key watchers (the port scan) as each key gets and loses its session.
+ * key watchers (the port scan) as each key gets its session (DDM_KEY_HELD),
+ * as that session gets past its handshake (DDM_KEY_ANSWERED) and as the key
+ * loses it (DDM_KEY_LOST).
  * Non-goals: how VMs are found (core/discovery), how they are spoken to
  * (vm*.c), what is done with what they say (the events' receiver).
  */
@@ -78,7 +80,8 @@ typedef struct DdmKeyWatcher {
     gpointer ud;
 } DdmKeyWatcher;
 
-/* @target's key got (@held) or lost its session: tell the watchers. */
+/* @target's key got its session, the session got past its handshake, or
+ * the key lost it (@change): tell the watchers. */
 static void keys_changed(DdmMonitor *mon, const DdmTarget *target, DdmKeyChange change)
 {
     for (guint i = 0; mon->key_watchers && i < mon->key_watchers->len; i++) {
