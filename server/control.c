@@ -2,8 +2,9 @@
  *
  * Control server connections: accepting clients on the UNIX socket, their
  * input line buffers and bounded output queues, flushing, closing and
- * reaping, handing each parsed request line to its op (control_ops.c), and
- * fanning view changes out to watching clients. See control.h; the shared
+ * reaping, handing each parsed request line to its op (control_ops.c),
+ * fanning view changes out to watching clients, and the malloc_trim that
+ * follows large replies (trim_soon). See control.h; the shared
  * structs and their memory rules are in control-private.h.
  */
 #ifndef _GNU_SOURCE
@@ -35,11 +36,17 @@ G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEU
  * as many bytes again of JSON nodes and strings, freed among the server's
  * long-lived blocks once it is sent: their pages stay resident until a
  * malloc_trim gives them back. The monitor trims every 10 s; a large
- * reply asks for one DDM_CTL_TRIM_DELAY_MS later (once for a burst of
- * replies), so a server answering `ddmon vms` gives the pages back at once
- * (issue 16, doc/memory.md). A trim costs a few ms with 1,000 VMs. */
+ * reply to a request asks for one too, DDM_CTL_TRIM_QUIET_MS after the
+ * last large reply (each one moves it on) and at least DDM_CTL_TRIM_GAP_S
+ * after the previous trim, so a server answering `ddmon vms` gives the pages
+ * back soon, and a stream of requests costs one trim per gap at most.
+ * Watchers' events (each carries a whole view, republished ~10 times a
+ * second when a large view changes) never ask: they would make the
+ * trims run several times a second (review rM 2). A trim costs a few ms
+ * with 1,000 VMs (issue 16, doc/memory.md). */
 #define DDM_CTL_TRIM_BYTES (64 * 1024)
-#define DDM_CTL_TRIM_DELAY_MS 200
+#define DDM_CTL_TRIM_QUIET_MS 200
+#define DDM_CTL_TRIM_GAP_S 5
 #define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
 
 static void client_update_watch(Client *c);
@@ -89,23 +96,25 @@ static void trim_fire(DdmTimer *t, gpointer data)
     malloc_trim(0);
 #endif
     ctl->n_trims++;
+    ctl->last_trim_us = g_get_monotonic_time();
 }
 
-/* A malloc_trim DDM_CTL_TRIM_DELAY_MS from now, unless one is due already. */
+/* A large reply was sent: a malloc_trim DDM_CTL_TRIM_QUIET_MS after the
+ * last such reply, never sooner than DDM_CTL_TRIM_GAP_S after the last trim
+ * (debounced: a burst or a stream of large replies gives one trim). */
 static void trim_soon(DdmControl *ctl)
 {
-    if (ddm_timer_armed(&ctl->trim_timer))
-        return;
+    gint64 due = g_get_monotonic_time() + (gint64)DDM_CTL_TRIM_QUIET_MS * 1000;
+    if (ctl->n_trims > 0)
+        due = MAX(due, ctl->last_trim_us + (gint64)DDM_CTL_TRIM_GAP_S * G_USEC_PER_SEC);
     ddm_timer_init(&ctl->trim_timer, trim_fire, ctl);
-    ddm_timer_arm(&ctl->trim_timer, DDM_CTL_TRIM_DELAY_MS);
+    ddm_timer_arm_at(&ctl->trim_timer, due);
 }
 
 static void client_send_line(Client *c, const char *line, gsize len)
 {
     if (c->dead)
         return;
-    if (len >= DDM_CTL_TRIM_BYTES)
-        trim_soon(c->ctl);
     if (client_queued(c) + len > DDM_CTL_MAX_QUEUE) {
         g_message("control: dropping client %" G_GUINT64_FORMAT
                   ": it does not read (%" G_GSIZE_FORMAT " bytes queued, cap %d)",
@@ -122,19 +131,28 @@ static void client_send_line(Client *c, const char *line, gsize len)
     client_update_watch(c);
 }
 
+/* A reply to @c's request: a large one asks for a trim (watchers' events
+ * go straight to client_send_line and never do). */
+static void client_send_reply(Client *c, const char *line, gsize len)
+{
+    if (!c->dead && len >= DDM_CTL_TRIM_BYTES)
+        trim_soon(c->ctl);
+    client_send_line(c, line, len);
+}
+
 /* Send @node (taken over). */
 void ddm_control_send(Client *c, JsonNode *node)
 {
     gsize len = 0;
     g_autofree char *line = ddm_ctl_encode(node, &len);
     json_node_unref(node);
-    client_send_line(c, line, len);
+    client_send_reply(c, line, len);
 }
 
 /* Send @len bytes of @line, one whole line ending in "\n" (copied). */
 void ddm_control_send_text(Client *c, const char *line, gsize len)
 {
-    client_send_line(c, line, len);
+    client_send_reply(c, line, len);
 }
 
 /* ------------------------------------------------------------ lifetime */

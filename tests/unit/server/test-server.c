@@ -379,11 +379,6 @@ static void test_server_control_requests(void **state)
     assert_int_equal(ddm_control_n_clients(f->ctl), 0);
 }
 
-/* `view NAME` without a VM answers every view of that name: global first,
- * then by VM key (strcmp), whatever order they were made in, each as
- * ddm_view_to_json gives it; the answer's array is byte for byte the one
- * of every view of the server (ddm_views_list) filtered by name, which is
- * how it was made before the store was looked up by name (issue 16). */
 /* A large reply (a view of 20,000 rows, ~200 KB of JSON) makes the server
  * give the heap's free pages back a moment later (not periodically);
  * small replies never do. */
@@ -412,13 +407,49 @@ static void test_server_control_trim_after_large_reply(void **state)
     }
     pump(400);
     guint64 n = ddm_control_n_trims(f->ctl);
-    assert_true(n >= 1 && n <= 3); /* one a burst; more only if a reply took longer than the delay */
+    assert_true(n == 1); /* one a burst (debounced) */
     pump(400);
     assert_true(ddm_control_n_trims(f->ctl) == n); /* none while nothing is answered */
     ddm_client_free(c);
     pump(20);
 }
 
+/* A stream of large replies (one every 120 ms for 2 s) gives one trim,
+ * after it stops (each large reply moves the trim on), and a large reply
+ * soon after gives none (5 s at least between trims) (review rM 2). */
+static void test_server_control_trim_debounced(void **state)
+{
+    Fixture *f = *state;
+    start_control(f);
+    fill(add_table(f, NULL, "large"), 20000);
+    DdmClient *c = ddm_client_connect(f->sock, NULL);
+    assert_non_null(c);
+    pump(20);
+    gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+    while (g_get_monotonic_time() < end) {
+        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
+        assert_non_null(r);
+        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
+        json_node_unref(r);
+        assert_true(ddm_control_n_trims(f->ctl) <= 1);
+        pump(120);
+    }
+    pump(400);
+    assert_int_equal(ddm_control_n_trims(f->ctl), 1);
+    JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
+    assert_non_null(r);
+    json_node_unref(r);
+    pump(400);
+    assert_int_equal(ddm_control_n_trims(f->ctl), 1); /* within the gap */
+    ddm_client_free(c);
+    pump(20);
+}
+
+/* `view NAME` without a VM answers every view of that name: global first,
+ * then by VM key (strcmp), whatever order they were made in, each as
+ * ddm_view_to_json gives it; the answer's array is byte for byte the one
+ * of every view of the server (ddm_views_list) filtered by name, which is
+ * how it was made before the store was looked up by name (issue 16). */
 static void test_server_control_view_of_name(void **state)
 {
     Fixture *f = *state;
@@ -1042,6 +1073,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_view_of_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_trim_after_large_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_trim_debounced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_settled_since_watch, setup, teardown),
