@@ -595,7 +595,9 @@ static void test_monitor_ready_vm_no_backoff_entry(void **state)
     wait_state(mon, key, DDM_VM_STATE_READY);
     assert_null(g_hash_table_lookup(mon->backoff, key));
     assert_false(g_hash_table_contains(mon->known_ddm, key)); /* noted at its end */
-    assert_ptr_equal(g_hash_table_lookup(mon->vms, key), ddm_monitor_find_vm(mon, key));
+    gpointer orig = NULL, v = NULL; /* the table's key is the VM's own target key */
+    assert_true(g_hash_table_lookup_extended(mon->vms, key, &orig, &v));
+    assert_ptr_equal(orig, ((DdmVm *)v)->target->key);
     fake_drop_conns(fake);
     wait_gone(mon, key);
     assert_true(ddm_monitor_known_ddm(mon, key)); /* it spoke DDM: no probe next time */
