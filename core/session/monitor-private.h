@@ -12,9 +12,15 @@ struct DdmMonitor {
     const DdmConfig *config;        /* borrowed */
     const DdmSessionEvents *events; /* borrowed; may be NULL */
     gpointer ud;                    /* for events */
-    GHashTable *vms;                /* key -> DdmVm* (one reference each) */
-    GHashTable *backoff;            /* key -> DdmBackoff*: when a target may be tried again */
-    GHashTable *known_ddm;          /* keys whose session answered HELO, noted when it ended: reconnects skip the Version probe */
+    GHashTable *vms;                /* key -> DdmVm* (one reference each); the key is
+                                     * borrowed: vm->target->key (one session per key,
+                                     * start_session only when it is absent, vm->target
+                                     * never reassigned) */
+    GHashTable *backoff;            /* key -> DdmBackoff*: when a target may be tried
+                                     * again; made by a session's outcome or a fast
+                                     * retry, none for an offer or a live clean VM */
+    GHashTable *known_ddm;          /* keys whose session answered HELO, noted when it
+                                     * ended: reconnects skip the Version probe */
     DdmJdwpBudget *read_budget;     /* every peer's packet buffers together (--max-buffers) */
     GHashTable *own_ports;          /* GUINT_TO_POINTER(port) -> count: TCP ports ddmon listens on */
     guint trim_timer;               /* every DDM_MONITOR_TRIM_S: idle VMs' read buffers go back */

@@ -10,7 +10,11 @@
  * the scan period paces them); a key whose VM broke the protocol
  * (vm->violated, in any state) backs off 2 s doubling to 5 min, reset
  * only by a session that ends without a violation; vm_closed is reported
- * while the VM is still in the table, then it leaves it. The monitor also
+ * while the VM is still in the table, then it leaves it. The VM table's
+ * keys are borrowed from vm->target->key (one session per key, a session
+ * starts only when its key is absent, vm->target is never reassigned);
+ * a backoff entry exists only once a session's outcome (or the relay's
+ * fast retry) made one, never for an offer or a live VM past a clean HELO. The monitor also
  * holds what all sessions share: the packet buffers' memory budget and the
  * TCP ports ddmon itself listens on (never to be scanned), and tells its
  * key watchers (the port scan) as each key gets its session (DDM_KEY_HELD),
@@ -38,12 +42,16 @@
 #define FAST_RETRY_MAX_MS 1000u
 #define FAST_RETRY_WINDOW_MS 15000u
 
-/* Per-key reconnect state; also remembers the last target offered for the
- * key so the relay can ask for a fast retry. */
+/* Per-key reconnect state, made by a session's outcome (note_outcome:
+ * a failure, a violation, or a good session's end) with that session's
+ * target, or by the relay's fast retry; never by an offer, and a live VM
+ * past a clean HELO has none (its session holds the target). It keeps the
+ * key's target so the relay's fast retry and the "retrying" row find it. */
 typedef struct DdmBackoff {
     DdmMonitor *mon;
     char *key;
-    DdmTarget *target;      /* last offered (ref), or NULL */
+    DdmTarget *target;      /* the ending session's, or a later offer's (ref); NULL
+                             * only for a fast retry's entry made without a VM */
     gint64 not_before_us;   /* no new session before this */
     guint delay_ms;         /* the next failure's delay; 0 = no failure yet */
     guint violations;       /* sessions in a row that broke the protocol */
