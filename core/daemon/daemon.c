@@ -31,6 +31,10 @@ struct DdmDaemon {
      * it done: the sessions that round began count as begun then. */
     gboolean first_round_open;
     gint64 first_round_seen_us;
+    /* the round was found done since the start or the last --scan: a later
+     * "not done" (adb reconnecting, a device just plugged in) is discovery
+     * catching up, not a first round (review rZ 1) */
+    gboolean first_round_passed;
     DdmSessionEvents events;  /* daemon_events, less what has no receiver */
 };
 
@@ -210,7 +214,8 @@ void ddm_daemon_start(DdmDaemon *d)
     g_return_if_fail(d != NULL);
     ddm_discovery_set_start(d->discovery);
     /* a cold server: a wide scan's later slices, adb's first pid lists */
-    d->first_round_open = !ddm_discovery_set_first_round_done(d->discovery);
+    d->first_round_passed = ddm_discovery_set_first_round_done(d->discovery);
+    d->first_round_open = !d->first_round_passed;
 }
 
 void ddm_daemon_free(DdmDaemon *d)
@@ -275,7 +280,13 @@ gboolean ddm_daemon_set_scan(DdmDaemon *d, const char *spec, GError **error)
     if (!ddm_config_set_scan(d->config, spec, error))
         return FALSE;
     ddm_discovery_set_reconcile(d->discovery, TRUE);
-    d->first_round_open = TRUE; /* its sessions: waited for again */
+    /* a spec that starts a module: its round's sessions are waited for
+     * again; one that starts none (the same spec, none) moves nothing
+     * (review rZ 3) */
+    if (!ddm_discovery_set_first_round_done(d->discovery)) {
+        d->first_round_open = TRUE;
+        d->first_round_passed = FALSE;
+    }
     return TRUE;
 }
 
@@ -308,13 +319,17 @@ gboolean ddm_daemon_look_settled_since(DdmDaemon *d, gint64 since_us)
     if (!d->registry)
         return ddm_daemon_settled(d);
     if (!ddm_discovery_set_first_round_done(d->discovery)) {
-        d->first_round_open = TRUE;
+        if (!d->first_round_passed)
+            d->first_round_open = TRUE;
         return FALSE;
     }
+    d->first_round_passed = TRUE;
     /* Review rF 1: a cold server's first round begins its sessions after
      * the request came in (adb's first pid list, a wide scan's later
      * slices): they are waited for, as begun when a look found the round
-     * done. A round done before any look asked moves nothing. */
+     * done (a look that comes long after the round ended may so wait for
+     * sessions begun after it, up to DDM_FIRST_LOOK_MS). A round found done
+     * at the start moves nothing, nor does discovery catching up later. */
     if (d->first_round_open) {
         d->first_round_open = FALSE;
         d->first_round_seen_us = g_get_monotonic_time();

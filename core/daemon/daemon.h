@@ -55,8 +55,9 @@ void ddm_daemon_vm_list_fresh(DdmDaemon *d);
  *  requests, the views' first fills: ddm_vm_requests_settled, which may
  *  send a FEAT to find out). O(VMs); a snapshot asks it a few times. */
 gboolean ddm_daemon_settled(DdmDaemon *d);
-/** What a look (server/control_ops.c's first look, a watching snapshot's
- *  "settled") waits for: as ddm_daemon_settled, except that a VM late for
+/** What a look with no start time waits for (the looks of
+ *  server/control_ops.c and a watching snapshot's "settled" use
+ *  ddm_daemon_look_settled_since, below): as ddm_daemon_settled, except that a VM late for
  *  looks is not waited for (ddm_registry_look_vm_settled: one that left
  *  its handshake, HELO or requests unanswered for DDM_FIRST_LOOK_MS since
  *  a look found them). O(VMs). */
@@ -67,7 +68,9 @@ gboolean ddm_daemon_look_settled(DdmDaemon *d);
  *  except the sessions of discovery's first round when it was under way
  *  (begun by ddm_daemon_start, or a new --scan): those count as begun when
  *  a look first found the round done, so a cold server's first look waits
- *  for its first scan and adb's first pid lists (review rF 1). */
+ *  for its first scan and adb's first pid lists (review rF 1). Discovery
+ *  catching up later (adb reconnecting, a device plugged in) is no first
+ *  round, nor is a --scan that starts no module (review rZ 1, 3). */
 gboolean ddm_daemon_look_settled_since(DdmDaemon *d, gint64 since_us);
 
 /* The core views, one file each (vms_view.c, plugins_view.c). */

@@ -1203,7 +1203,10 @@ typedef struct OffersWait {
 static gboolean offered_n(gpointer p)
 {
     OffersWait *w = p;
-    return scan_stats(w->d).offers >= w->n && w->d->ops->first_round_done(w->d);
+    /* and the last ones past their handshake: the round is done as soon as
+     * the last slice offered them (review rZ 5) */
+    return scan_stats(w->d).offers >= w->n && w->d->ops->first_round_done(w->d) &&
+           scan_stats(w->d).in_flight == 0;
 }
 
 /* Review rF 3: a session that gets past its handshake (DDM_KEY_ANSWERED)
@@ -1355,6 +1358,49 @@ static void test_first_look_waits_first_round(void **state)
     g_free(key);
 }
 
+/* Review rZ 3 and 1: a --scan that starts no module (the same spec again)
+ * is no first round: a look that began before a session still waits only
+ * for the sessions begun before it, not for one begun after its request
+ * (a silent listener, in its handshake for the whole test). */
+static void test_first_look_same_scan_moves_nothing(void **state)
+{
+    DdmConfig *c = test_config();
+    guint16 port, silent_port;
+    int fd = refusing_port(&port);
+    int silent = refusing_port(&silent_port);
+    DdmMonitor *mon;
+    gint64 since, end;
+    char *key = key_of(silent_port);
+    (void)state;
+
+    assert_int_equal(listen(silent, 16), 0);
+    set_ranges(c, &port, 1); /* the scan: one refused port */
+    c->scan_local = TRUE;
+    c->scan_interval_ms = 60000;
+    c->handshake_timeout_ms = 5000;
+    mon = monitor_new(c);
+    ddm_daemon_start(test_daemon); /* one slice: the round is done at once */
+    end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+    while (!ddm_daemon_look_settled_since(test_daemon, g_get_monotonic_time()) &&
+           g_get_monotonic_time() < end)
+        spin(5); /* the refused port's session ends */
+    since = g_get_monotonic_time(); /* the request comes in */
+    DdmTarget *t = ddm_target_tcp_new("127.0.0.1", silent_port, "test");
+    assert_true(ddm_monitor_offer_target(mon, t));
+    wait_state(mon, key, DDM_VM_STATE_HANDSHAKE);
+    assert_true(ddm_daemon_set_scan(test_daemon, "local", NULL)); /* starts nothing */
+    for (int i = 0; i < 3; i++) { /* the stamp came before 'since', or none */
+        assert_true(ddm_daemon_look_settled_since(test_daemon, since));
+        spin(5);
+    }
+    assert_non_null(ddm_monitor_find_vm(mon, key)); /* still in its handshake */
+    daemon_free();
+    ddm_target_unref(t);
+    close(fd);
+    close(silent);
+    g_free(key);
+}
+
 /* Review rD 9 (792a767): stopping the scan forgets its ports' backoffs and
  * a start rebuilds its ports: a port parked for its backoff is tried again
  * at once, not at the backoff's end. */
@@ -1436,6 +1482,7 @@ int main(void)
         cmocka_unit_test(test_local_scan_answered_frees_slot),
         cmocka_unit_test(test_local_scan_slices),
         cmocka_unit_test(test_first_look_waits_first_round),
+        cmocka_unit_test(test_first_look_same_scan_moves_nothing),
         cmocka_unit_test(test_local_scan_restart_unparks),
         cmocka_unit_test(test_target_tcp_key),
     };
