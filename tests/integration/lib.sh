@@ -58,14 +58,22 @@ t_diag() { sed 's/^/# /' "$@" 2>/dev/null || true; }
 
 # t_wakeups PID SECONDS: the poll/epoll calls of every thread of PID over
 # the window (strace -c -f; a window without a syscall leaves strace's
-# table empty: 0), or "" when strace is missing or cannot attach (ptrace
-# not allowed). strace's table is left in $T_TMP/strace.txt for t_diag.
+# table empty: 0), "" when strace is missing or may not attach (ptrace not
+# allowed), or a word that is no number ("gone", "strace-failed") when PID
+# is not alive through the window or strace ended early: a caller's numeric
+# test then fails rather than passing or skipping (review rZ 6). strace's
+# table and errors are left in $T_TMP/strace.txt and strace.err for t_diag.
 t_wakeups() {
+    local rc
     command -v strace >/dev/null || return 0
+    kill -0 "$1" 2>/dev/null || { echo gone; return 0; }
     rm -f "$T_TMP/strace.txt"
     timeout -s INT "$2" strace -c -f -p "$1" -o "$T_TMP/strace.txt" >/dev/null \
         2>"$T_TMP/strace.err"
-    grep -qE "attach: ptrace|Operation not permitted" "$T_TMP/strace.err" && return 0
+    rc=$?
+    grep -q "Operation not permitted" "$T_TMP/strace.err" && return 0
+    kill -0 "$1" 2>/dev/null || { echo gone; return 0; }
+    [ "$rc" = 124 ] || { echo strace-failed; return 0; }
     [ -s "$T_TMP/strace.txt" ] || { echo 0; return 0; }
     awk '$NF ~ /^(poll|ppoll|epoll_wait|epoll_pwait|epoll_pwait2|select|pselect6)$/ { p += $4 }
          END { print p + 0 }' "$T_TMP/strace.txt"
