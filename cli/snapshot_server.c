@@ -6,9 +6,11 @@
  * when the socket path is known). Right after the watch, and again while
  * the answer is no or a structural change came after it, it asks
  * {"op":"version"}, whose "settled" member says whether the server's
- * discovery has nothing more to say (ddm_daemon_look_settled, as for the
- * server's looks: a late VM, one that left what a look found in flight
- * unanswered for 1.2 s, is not waited for; the in-process snapshot's
+ * discovery has nothing more to say (ddm_daemon_look_settled_since the
+ * watch began, as for the server's looks: a session begun after it is
+ * not waited for, except the first discovery round's; a late VM, one
+ * that left what a look found in flight unanswered for 1.2 s, is not
+ * waited for; the in-process snapshot's
  * ddm_daemon_settled still waits for a hung VM): against a warm server
  * the snapshot is its current state, answered at once. When the
  * watch made views watched that nobody watched, the server holds that

@@ -40,8 +40,9 @@ G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEU
  * last large reply (each one moves it on) and at least DDM_CTL_TRIM_GAP_S
  * after the previous trim, so a server answering `ddmon vms` gives the pages
  * back soon, and a stream of requests costs one trim per gap at most.
- * Watchers' events (each carries a whole view, republished ~10 times a
- * second when a large view changes) never ask: they would make the
+ * View-change events to watchers (each carries a whole view, republished
+ * ~10 times a second when a large view changes) never ask (a watch's first
+ * "added" events, the reply to its request, do): they would make the
  * trims run several times a second (review rM 2). A trim costs a few ms
  * with 1,000 VMs (issue 16, doc/memory.md). */
 #define DDM_CTL_TRIM_BYTES (64 * 1024)
@@ -131,7 +132,7 @@ static void client_send_line(Client *c, const char *line, gsize len)
     client_update_watch(c);
 }
 
-/* A reply to @c's request: a large one asks for a trim (watchers' events
+/* A reply to @c's request: a large one asks for a trim (view-change events
  * go straight to client_send_line and never do). */
 static void client_send_reply(Client *c, const char *line, gsize len)
 {
