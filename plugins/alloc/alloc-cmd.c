@@ -75,7 +75,6 @@ static void state_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, vo
     alloc_call *call = ud;
     alloc_plugin *pl = call->pl;
     const ddm_host *h = pl->host;
-    alloc_vm *av = reply->status == DDM_REPLY_VM_GONE ? NULL : h->vm_get_data(self, vm);
     char msg[320], buf[256];
     int on = -1;
     ddm_view *res;
@@ -90,8 +89,8 @@ static void state_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, vo
         free(call);
         return;
     }
-    if (av)
-        alloc_set_enabled(av, on);
+    if (reply->status != DDM_REPLY_VM_GONE)
+        alloc_set_enabled(pl, vm, on);
     res = h->cmd_result(call->cmd, DDM_VIEW_RECORD, "Allocation tracking");
     if (res) {
         h->view_begin(res);
@@ -153,24 +152,28 @@ static void real_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     alloc_call *call = ud;
     alloc_plugin *pl = call->pl;
     const ddm_host *h = pl->host;
-    alloc_vm *av = reply->status == DDM_REPLY_VM_GONE ? NULL : h->vm_get_data(self, vm);
+    alloc_vm *av = NULL;
     alloc_rows rows;
     char why[256], msg[400];
     ddm_view *res;
-    int rc;
+    int rc, decoded = 0;
 
-    if (!av || reply->status != DDM_REPLY_CHUNK || reply->type != ALLOC_CHUNK_REAL) {
-        snprintf(msg, sizeof msg, "REAL: %s",
-                 av ? reply_problem(reply, why, sizeof why) : "the VM went away");
-        h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
-        free(call);
-        return;
-    }
-    rc = alloc_handle_real(av, reply->data, reply->len, 1, &rows, why, sizeof why);
-    if (rc != 0) {
+    (void)self;
+    if (reply->status == DDM_REPLY_VM_GONE)
+        snprintf(msg, sizeof msg, "REAL: the VM went away");
+    else if (reply->status != DDM_REPLY_CHUNK || reply->type != ALLOC_CHUNK_REAL)
+        snprintf(msg, sizeof msg, "REAL: %s", reply_problem(reply, why, sizeof why));
+    else if (!(av = alloc_vm_state(pl, vm))) /* made again if it went back to REAQ's answer */
+        snprintf(msg, sizeof msg, "REAL: out of memory");
+    else if ((rc = alloc_handle_real(av, reply->data, reply->len, 1, &rows, why, sizeof why)) != 0)
         snprintf(msg, sizeof msg, "the VM's allocation table (REAL, %zu bytes) is malformed: %s",
                  reply->len, why);
+    else
+        decoded = 1;
+    if (!decoded) {
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
+        if (av)
+            (void)alloc_vm_settle(av);
         free(call);
         return;
     }
@@ -180,6 +183,7 @@ static void real_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
              av->enabled == 0 ? " (tracking is off)" : "");
     alloc_rows_clear(&rows);
     h->cmd_finish(call->cmd, rc == 0 ? DDM_CMD_OK : DDM_CMD_FAILED, rc == 0 ? msg : "out of memory");
+    (void)alloc_vm_settle(av); /* keeps it while the views it made are there */
     free(call);
 }
 
@@ -255,10 +259,6 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     if (!(vm = h->cmd_find_vm(cmd, argv[1]))) { /* finished, with the core's message */
         free(call);
         return 0;
-    }
-    if (!alloc_vm_state(pl, vm)) {
-        free(call);
-        return -ENOMEM;
     }
     if (!strcmp(op, "start"))
         return do_switch(pl, vm, call, 1);

@@ -119,9 +119,56 @@ int alloc_fill_view(const ddm_host *h, ddm_view *v, const alloc_rows *rows, allo
     return 0;
 }
 
+/* ----------------------------------------------------------- per-VM */
+
+/* What a VM that holds nothing but REAQ's answer has as its data: NULL
+ * ("off", the usual idle VM: the core keeps no entry for it), or the
+ * address of one of these markers (never freed, never written). */
+static char k_mark_unknown, k_mark_on;
+static size_t states_alive;
+
+size_t alloc_vm_states_alive(void)
+{
+    return states_alive;
+}
+
 static void vm_state_free(void *p)
 {
     free(p);
+    states_alive--;
+}
+
+static int is_marker(const void *d)
+{
+    return d == &k_mark_unknown || d == &k_mark_on;
+}
+
+/* REAQ's answer as a VM's data pointer says it (no state). */
+static int marker_enabled(const void *d)
+{
+    return d == &k_mark_on ? 1 : d == &k_mark_unknown ? -1 : 0;
+}
+
+static void *marker_of(int enabled)
+{
+    return enabled > 0 ? &k_mark_on : enabled < 0 ? &k_mark_unknown : NULL;
+}
+
+alloc_vm *alloc_vm_find(alloc_plugin *pl, ddm_vm *vm)
+{
+    void *d = pl->host->vm_get_data(pl->self, vm);
+    return is_marker(d) ? NULL : d;
+}
+
+int alloc_vm_settle(alloc_vm *av)
+{
+    alloc_plugin *pl = av->pl;
+    if (!pl->lazy_views || av->list || av->by_class || av->by_site || av->by_thread ||
+        av->tick.on || av->real_in_flight)
+        return 0;
+    /* replaces @av (freed by the host) with REAQ's answer */
+    (void)pl->host->vm_set_data(pl->self, av->vm, marker_of(av->enabled), NULL);
+    return 1;
 }
 
 static ddm_view *new_view(alloc_plugin *pl, ddm_vm *vm, const char *name, const char *title,
@@ -170,13 +217,15 @@ static const char *const view_names[] = { "alloc", "alloc.by-class", "alloc.by-s
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     alloc_plugin *pl = ud;
-    alloc_vm *av = pl->host->vm_get_data(self, vm);
+    alloc_vm *av = alloc_vm_find(pl, vm);
+    (void)self;
     if (!av)
         return;
     ddm_view **const slots[] = { &av->list, &av->by_class, &av->by_site, &av->by_thread };
     _Static_assert(LAZY_VIEWS_N(slots) == LAZY_VIEWS_N(view_names), "one slot a view name");
     if (lazy_views_free(pl->host, lazy_views_slot(view_names, slots, LAZY_VIEWS_N(slots), name)))
         av->views_made = 0; /* the next ensure makes it again */
+    (void)alloc_vm_settle(av); /* the last view gone: back to REAQ's answer */
 }
 
 /* vm_view_declare's make (1.6): somebody asks for one of @vm's views. */
@@ -208,15 +257,18 @@ static int alloc_views_declare(alloc_plugin *pl)
 alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
 {
     const ddm_host *h = pl->host;
-    alloc_vm *av = h->vm_get_data(pl->self, vm);
-    if (av)
-        return av;
+    void *d = h->vm_get_data(pl->self, vm);
+    alloc_vm *av;
+    if (d && !is_marker(d))
+        return d;
     av = calloc(1, sizeof *av);
     if (!av)
         return NULL;
     av->pl = pl;
     av->vm = vm;
-    av->enabled = -1;
+    /* no data: REAQ said off; before READY (a make then) it is soon asked */
+    av->enabled = (int8_t)marker_enabled(d);
+    states_alive++;
     if (h->vm_set_data(pl->self, vm, av, vm_state_free) != 0)
         return NULL; /* the host freed it */
     if (!pl->lazy_views)
@@ -224,12 +276,14 @@ alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
     return av;
 }
 
-void alloc_set_enabled(alloc_vm *av, int enabled)
+void alloc_set_enabled(alloc_plugin *pl, ddm_vm *vm, int enabled)
 {
-    alloc_plugin *pl = av->pl;
-    av->enabled = enabled;
-    pl->host->vm_headline(pl->self, av->vm, "alloc",
-                          enabled < 0 ? NULL : enabled ? "on" : "off");
+    alloc_vm *av = alloc_vm_find(pl, vm);
+    if (av)
+        av->enabled = (int8_t)(enabled < 0 ? -1 : enabled > 0);
+    else
+        (void)pl->host->vm_set_data(pl->self, vm, marker_of(enabled), NULL);
+    pl->host->vm_headline(pl->self, vm, "alloc", enabled < 0 ? NULL : enabled ? "on" : "off");
 }
 
 int alloc_parse_reaq(const uint8_t *data, size_t len)
@@ -290,16 +344,13 @@ int alloc_handle_real(alloc_vm *av, const uint8_t *data, size_t len, int make_vi
 static int on_reaq(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
                    size_t len, void *ud)
 {
-    alloc_vm *av = alloc_vm_state(ud, vm);
     int on = alloc_parse_reaq(data, len);
     (void)ci;
-    if (!av)
-        return -ENOMEM;
     if (on < 0) {
         ((alloc_plugin *)ud)->host->log(self, DDM_LOG_WARNING, "empty REAQ; ignored");
         return -EBADMSG;
     }
-    alloc_set_enabled(av, on);
+    alloc_set_enabled(ud, vm, on);
     return DDM_OK;
 }
 
@@ -308,11 +359,14 @@ static int on_real(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 {
     alloc_vm *av = alloc_vm_state(ud, vm);
     char why[256];
+    int rc;
     (void)self;
     (void)ci;
     if (!av)
         return -ENOMEM;
-    return alloc_handle_real(av, data, len, 0, NULL, why, sizeof why);
+    rc = alloc_handle_real(av, data, len, 0, NULL, why, sizeof why);
+    (void)alloc_vm_settle(av); /* no view to fill: nothing kept */
+    return rc;
 }
 
 /* ---------------------------------------------------------- VM events */
@@ -320,16 +374,12 @@ static int on_real(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 static void reaq_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     alloc_plugin *pl = ud;
-    alloc_vm *av;
     int on;
     if (reply->status == DDM_REPLY_VM_GONE)
         return;
-    av = pl->host->vm_get_data(self, vm);
-    if (!av)
-        return;
     if (reply->status == DDM_REPLY_CHUNK && reply->type == ALLOC_CHUNK_REAQ &&
         (on = alloc_parse_reaq(reply->data, reply->len)) >= 0) {
-        alloc_set_enabled(av, on);
+        alloc_set_enabled(pl, vm, on);
         return;
     }
     pl->host->log(self, DDM_LOG_INFO, "REAQ: no allocation tracking state (reply status %d)",
@@ -342,13 +392,18 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     alloc_vm *av;
     int rc;
     if (event == DDM_VM_GONE) { /* the core frees our state and views */
-        if ((av = pl->host->vm_get_data(self, vm)) != NULL)
+        if ((av = alloc_vm_find(pl, vm)) != NULL)
             ddm_tick_list_del(&pl->ticks, &av->tick); /* no tick visits it again */
         return;
     }
     if (event != DDM_VM_READY)
         return;
-    if (!(av = alloc_vm_state(pl, vm)))
+    /* REAQ's answer is not known yet: a marker, or the state a make just
+     * made; on a core before 1.6 the state, with its views */
+    if ((av = alloc_vm_find(pl, vm)) != NULL)
+        av->enabled = -1;
+    else if (!pl->lazy_views ? !alloc_vm_state(pl, vm)
+                             : pl->host->vm_set_data(self, vm, &k_mark_unknown, NULL) != 0)
         return;
     if (!pl->host->chunk_enabled(self, ALLOC_CHUNK_REAQ))
         return;
@@ -367,18 +422,19 @@ static void real_poll_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply
     char why[256], label[128];
     if (reply->status == DDM_REPLY_VM_GONE)
         return;
-    if (!(av = pl->host->vm_get_data(self, vm)))
+    if (!(av = alloc_vm_find(pl, vm)))
         return;
     av->real_in_flight = 0;
     if (reply->status == DDM_REPLY_CHUNK && reply->type == ALLOC_CHUNK_REAL) {
         (void)alloc_handle_real(av, reply->data, reply->len, 0, NULL, why, sizeof why);
-        return;
+    } else {
+        pl->host->log(self, av->fail_logged ? DDM_LOG_DEBUG : DDM_LOG_INFO,
+                      "VM %s: no allocations from REAL (reply status %d%s%s)",
+                      alloc_vm_label(pl, vm, label, sizeof label), (int)reply->status,
+                      reply->fail_msg ? ": " : "", reply->fail_msg ? reply->fail_msg : "");
+        av->fail_logged = 1;
     }
-    pl->host->log(self, av->fail_logged ? DDM_LOG_DEBUG : DDM_LOG_INFO,
-                  "VM %s: no allocations from REAL (reply status %d%s%s)",
-                  alloc_vm_label(pl, vm, label, sizeof label), (int)reply->status,
-                  reply->fail_msg ? ": " : "", reply->fail_msg ? reply->fail_msg : "");
-    av->fail_logged = 1;
+    (void)alloc_vm_settle(av); /* its views went while the REAL was out */
 }
 
 static int watched(const alloc_vm *av)
@@ -401,13 +457,14 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     const poll_tick *t = ud;
     alloc_plugin *pl = t->pl;
-    alloc_vm *av = pl->host->vm_get_data(self, vm);
+    alloc_vm *av = alloc_vm_find(pl, vm);
     int rc;
     if (!av)
         return 0;
     if (!watched(av)) {
         av->was_watched = 0;
         ddm_tick_list_del(&pl->ticks, &av->tick);
+        (void)alloc_vm_settle(av);
         return 0;
     }
     ddm_tick_list_add(&pl->ticks, &av->tick);

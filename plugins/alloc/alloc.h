@@ -13,8 +13,14 @@
  *                 the poll timer (REAL only while a view is watched);
  *  - alloc-cmd.c: `ddmon alloc VM start|stop|status|show`.
  * Ownership: alloc_plugin is the plugin data (host->set_data); alloc_vm is
- * per-VM data (host->vm_set_data), freed by the core at VM gone. Reply
- * callbacks never hold an alloc_vm: they look it up with vm_get_data.
+ * per-VM data (host->vm_set_data), made only while the VM has something
+ * beyond REAQ's answer (views, a poll's REAL in flight, a place on the
+ * tick list) and freed by alloc_vm_settle when it
+ * goes back to that, or by the core at VM gone. A VM that holds nothing
+ * else keeps REAQ's answer in its data pointer: NULL for "off" (the usual
+ * idle VM: no entry at all), or one of two shared markers (alloc.c) for
+ * "on" and "not known". Reply callbacks never hold an alloc_vm: they look
+ * it up with alloc_vm_find (or make it with alloc_vm_state).
  * Facts of the wire: doc/protocol.md, "REAE, REAQ, REAL".
  */
 #ifndef DDM_PLUGIN_ALLOC_H
@@ -136,23 +142,32 @@ typedef struct alloc_plugin {
                              when asked for or at its first REAL */
 } alloc_plugin;
 
+/* A VM's state while it has more than REAQ's answer (see Ownership). */
 typedef struct alloc_vm {
     alloc_plugin *pl;
     ddm_vm *vm;
-    int enabled; /* -1 unknown, 0 off, 1 on (from REAQ) */
     ddm_view *list, *by_class, *by_site, *by_thread;
-    int real_in_flight;
-    int was_watched;
     double last_poll;
-    int fail_logged;
-    int views_made;     /* alloc_views_ensure ran */
-    ddm_tick_node tick; /* on pl->ticks while watched */
+    ddm_tick_node tick;      /* on pl->ticks while watched */
+    int8_t enabled;          /* -1 unknown, 0 off, 1 on (from REAQ) */
+    uint8_t real_in_flight;  /* a poll's REAL */
+    uint8_t was_watched : 1;
+    uint8_t fail_logged : 1; /* for as long as the state lives */
+    uint8_t views_made : 1;  /* alloc_views_ensure ran */
 } alloc_vm;
 
-/** The VM's state, created on first use (with its views). NULL on no memory. */
+/** The VM's state, made on first use (with its views on a core before
+ *  1.6) from what its data pointer says. NULL on no memory. */
 alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm);
-/** Record a REAQ answer (0/1, -1 unknown) and update the headline. */
-void alloc_set_enabled(alloc_vm *av, int enabled);
+/** The VM's state if it has one (NULL when it holds only REAQ's answer). */
+alloc_vm *alloc_vm_find(alloc_plugin *pl, ddm_vm *vm);
+/** Free @av if it holds nothing but REAQ's answer, which goes back into
+ *  the VM's data pointer; @av must not be used after. 1 if freed. */
+int alloc_vm_settle(alloc_vm *av);
+/** States alive in this process (tests: an idle VM has none). */
+size_t alloc_vm_states_alive(void);
+/** Record a REAQ answer (0/1, -1 unknown) for @vm and update the headline. */
+void alloc_set_enabled(alloc_plugin *pl, ddm_vm *vm, int enabled);
 /** Decode @data as REAL and publish the VM's views: those that exist, or
  *  (@make_views: a command's REAL) all four, made if missing; on success
  *  *@rows_out (if not NULL) gets the rows (caller clears). 0, -EBADMSG

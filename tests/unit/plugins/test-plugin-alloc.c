@@ -878,6 +878,79 @@ static void test_show_makes_the_views(void **state)
     assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
 }
 
+/* Issue 16: a VM nobody asks about keeps no state (REAQ's answer is its
+ * data pointer: nothing for "off", a shared marker for "on"); a look, a
+ * watch's polls and `alloc show` make one, with REAQ's answer in it, and
+ * it goes when its views are taken back and no REAL is out. */
+static void test_idle_vm_holds_no_state(void **state)
+{
+    fixture *f = *state;
+    static const char *const all[] = {"alloc", "1234", "show"};
+    size_t len;
+    uint8_t *p = std_real(&len);
+    ddm_view *v;
+    ddm_cmd *c;
+    int idx;
+
+    assert_int_equal(alloc_vm_states_alive(), 0); /* REAQ asked, not answered */
+    reply_reaq(f, fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAQ, 0), 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "alloc"), "off");
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    /* "off" is no data at all: the core keeps no entry for the VM */
+    assert_null(fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+
+    /* a look: the state comes with the views, and knows tracking is off */
+    v = fake_view_find(f->fh, f->vm, "alloc");
+    assert_non_null(v);
+    assert_int_equal(alloc_vm_states_alive(), 1);
+    c = show(f, 3, all, p, len);
+    assert_non_null(strstr(fake_cmd_message(c), "(tracking is off)"));
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+
+    /* a watch: polls keep the state; the watch ends with a REAL out, the
+     * views go, and the state with the REAL's answer */
+    v = fake_view_find(f->fh, f->vm, "alloc.by-class");
+    fake_view_set_watchers(v, 1);
+    idx = (int)fake_host_n_requests(f->fh);
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAL, (size_t)idx);
+    assert_true(idx >= 0);
+    fake_view_set_watchers(v, 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(alloc_vm_states_alive(), 1); /* the REAL is out */
+    fake_host_complete_chunk(f->fh, (size_t)idx, ALLOC_CHUNK_REAL, p, len);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    assert_int_equal(fake_host_n_views_made(f->fh, f->vm), 0);
+
+    /* "on" is kept without a state too: a show after it does not say off */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, ALLOC_CHUNK_REAQ, DDM_ORIGIN_EVENT,
+                                       (const uint8_t[]){1}, 1), DDM_OK);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    c = show(f, 3, all, p, len);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_OK);
+    assert_null(strstr(fake_cmd_message(c), "tracking is off"));
+    assert_int_equal(alloc_vm_states_alive(), 1);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "alloc"), "on");
+
+    /* a failed show and an unsolicited REAL with no view leave none */
+    {
+        size_t from = fake_host_n_requests(f->fh);
+        c = run(f, 3, all);
+        fake_host_complete_fail(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAL, from),
+                                1, "nope");
+        assert_int_equal(fake_cmd_status(c), DDM_CMD_FAILED);
+    }
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, ALLOC_CHUNK_REAL, DDM_ORIGIN_EVENT, p, len), DDM_OK);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    free(p);
+}
+
 /* A core before 1.6 (no vm_view_declare): the four alloc views are made
  * at DDM_VM_READY, as before. */
 static void test_old_core_views_at_ready(void **state)
@@ -917,6 +990,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_views_made_when_asked, setup, teardown),
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_vm_holds_no_state, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
