@@ -36,27 +36,74 @@ static void free_plugin(void *p)
 }
 
 
+/* What a VM that holds nothing but MPRQ's answer has as its data: the
+ * marker k_marks[i] of i = mprq_pending * 8 + shown * 4 + mode + 1 (never
+ * freed, never written), or NULL for i = 0: nothing asked yet, nothing
+ * shown, mode unknown. The usual idle VM (MPRQ said off) has k_marks[5]. */
+#define PROFILE_MARKS 16
+static char k_marks[PROFILE_MARKS];
+static size_t states_alive;
+
+size_t profile_vm_states_alive(void)
+{
+    return states_alive;
+}
+
 static void profile_vm_free(void *p)
 {
     profile_vm *pv = p;
-    if (pv)
-        free(pv->last_path);
+    if (!pv)
+        return;
+    free(pv->last_path);
     free(pv);
+    states_alive--;
+}
+
+/* The marker index of data pointer @d, or -1 if @d is a state. */
+static int mark_index(const void *d)
+{
+    uintptr_t off = (uintptr_t)d - (uintptr_t)k_marks;
+    if (!d)
+        return 0;
+    return off < PROFILE_MARKS ? (int)off : -1;
+}
+
+profile_vm *profile_vm_find(profile_plugin *pl, ddm_vm *vm)
+{
+    void *d = pl->host->vm_get_data(pl->self, vm);
+    return mark_index(d) < 0 ? d : NULL;
 }
 
 profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm)
 {
-    profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
-    if (pv)
-        return pv;
+    void *d = pl->host->vm_get_data(pl->self, vm);
+    int i = mark_index(d);
+    profile_vm *pv;
+    if (i < 0)
+        return d;
     pv = calloc(1, sizeof *pv);
     if (!pv)
         return NULL;
-    pv->mode = PROFILE_MODE_UNKNOWN;
+    pv->mode = (int8_t)((i & 3) - 1);
+    pv->shown = (i >> 2) & 1;
+    pv->mprq_pending = (i >> 3) & 1;
     pv->vm = vm;
+    states_alive++;
     if (pl->host->vm_set_data(pl->self, vm, pv, profile_vm_free) != 0)
         return NULL; /* the core freed it (memory rule 3) */
     return pv;
+}
+
+int profile_vm_settle(profile_plugin *pl, profile_vm *pv)
+{
+    int i;
+    if (pv->job || pv->traces || pv->last_path || pv->info || pv->methods || pv->threads ||
+        pv->summary || pv->tick.on || pv->stray_logged)
+        return 0;
+    i = pv->mprq_pending * 8 + pv->shown * 4 + pv->mode + 1;
+    /* replaces @pv (freed by the host) with its marker, or no entry */
+    (void)pl->host->vm_set_data(pl->self, pv->vm, i ? &k_marks[i] : NULL, NULL);
+    return 1;
 }
 
 static void publish_info(profile_plugin *pl, profile_vm *pv);
@@ -102,13 +149,17 @@ void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv)
 static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     profile_plugin *pl = ud;
-    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    int i = mark_index(pl->host->vm_get_data(self, vm));
+    profile_vm *pv;
     (void)name;
-    if (!pv || !pv->shown || pv->info)
+    if ((i >= 0 && !(i & 4)) || !(pv = profile_vm_state(pl, vm))) /* nothing shown yet */
         return;
-    pv->info = pl->host->view_new(self, vm, "profile", DDM_VIEW_RECORD, "Method profiling");
-    if (pv->info)
-        publish_info(pl, pv);
+    if (pv->shown && !pv->info) {
+        pv->info = pl->host->view_new(self, vm, "profile", DDM_VIEW_RECORD, "Method profiling");
+        if (pv->info)
+            publish_info(pl, pv);
+    }
+    (void)profile_vm_settle(pl, pv); /* no view made: nothing kept */
 }
 
 /* vm_view_unmake's (1.6): @vm's "profile", made when asked, has not been
@@ -117,13 +168,15 @@ static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
 {
     profile_plugin *pl = ud;
-    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    profile_vm *pv = profile_vm_find(pl, vm);
+    (void)self;
     (void)name;
     if (!pv || !pv->info)
         return;
     ddm_tick_list_del(&pl->ticks, &pv->tick);
     pl->host->view_free(pv->info);
     pv->info = NULL;
+    (void)profile_vm_settle(pl, pv); /* back to MPRQ's answer, unless a trace left more */
 }
 
 static void publish_info(profile_plugin *pl, profile_vm *pv)
@@ -150,24 +203,26 @@ int profile_mprq_mode(const ddm_reply *reply)
 static void on_mprq(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     profile_plugin *pl = ud;
-    profile_vm *pv = pl->host->vm_get_data(self, vm);
-    if (!pv)
+    profile_vm *pv;
+    (void)self;
+    if (reply->status == DDM_REPLY_VM_GONE || !(pv = profile_vm_state(pl, vm)))
         return;
     pv->mprq_pending = 0;
     if (reply->status == DDM_REPLY_CHUNK && reply->type == PROFILE_CHUNK_MPRQ)
-        pv->mode = profile_mprq_mode(reply);
-    else if (reply->status == DDM_REPLY_VM_GONE)
-        return;
+        pv->mode = (int8_t)profile_mprq_mode(reply);
     profile_show_state(pl, vm, pv);
+    (void)profile_vm_settle(pl, pv);
 }
 
 void profile_query(profile_plugin *pl, ddm_vm *vm)
 {
-    profile_vm *pv = profile_vm_state(pl, vm);
-    if (!pv || pv->mprq_pending || !pl->host->chunk_enabled(pl->self, PROFILE_CHUNK_MPRQ))
+    profile_vm *pv;
+    if (!pl->host->chunk_enabled(pl->self, PROFILE_CHUNK_MPRQ) || !(pv = profile_vm_state(pl, vm)))
         return;
-    if (pl->host->request(pl->self, vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_mprq, pl, NULL) == 0)
+    if (!pv->mprq_pending &&
+        pl->host->request(pl->self, vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_mprq, pl, NULL) == 0)
         pv->mprq_pending = 1;
+    (void)profile_vm_settle(pl, pv); /* @pv may be gone now */
 }
 
 /* A VM whose "profile" view someone watches is asked again (not while a
@@ -175,7 +230,8 @@ void profile_query(profile_plugin *pl, ddm_vm *vm)
 static int poll_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     profile_plugin *pl = ud;
-    profile_vm *pv = pl->host->vm_get_data(self, vm);
+    profile_vm *pv = profile_vm_find(pl, vm);
+    (void)self;
     if (!pv)
         return 0;
     if (!pv->info || pl->host->view_watchers(pv->info) <= 0) {
@@ -211,7 +267,7 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
     if (ev == DDM_VM_READY)
         profile_query(pl, vm);
     else if (ev == DDM_VM_GONE) {
-        profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+        profile_vm *pv = profile_vm_find(pl, vm);
         if (pv)
             ddm_tick_list_del(&pl->ticks, &pv->tick); /* no tick visits it again */
         profile_job_vm_gone(pl, vm);

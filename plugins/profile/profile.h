@@ -7,7 +7,10 @@
  * becomes (profile_views.c).
  *
  * Ownership: per-VM state (profile_vm) belongs to the core (vm_set_data)
- * and is freed at VM gone. A job belongs to itself: it lives until it has
+ * and is freed at VM gone, or by profile_vm_settle as soon as it holds
+ * nothing but what MPRQ said (no job, trace, view, tick or logged stray):
+ * such a VM's data pointer is then one of the plugin's shared markers
+ * (profile.c), or NULL before its first MPRQ, so an idle VM has no state. A job belongs to itself: it lives until it has
  * finished its command AND every request it sent has had its callback,
  * whichever comes last frees it; the VM state points at it (borrowed)
  * until it finished, so one trace runs per VM.
@@ -15,6 +18,7 @@
 #ifndef DDM_PLUGIN_PROFILE_H
 #define DDM_PLUGIN_PROFILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <ddmon/chunk.h>
@@ -67,21 +71,21 @@ struct profile_plugin {
 enum { PROFILE_MODE_UNKNOWN = -1, PROFILE_MODE_OFF = 0, PROFILE_MODE_TRACING = 1,
        PROFILE_MODE_SAMPLING = 2 };
 
-/** Per-VM state (vm_set_data). */
+/** Per-VM state (vm_set_data), while the VM has more than MPRQ's answer. */
 typedef struct profile_vm {
-    int mode;                 /* PROFILE_MODE_*: what the VM said last */
-    int mprq_pending;         /* an MPRQ is on its way */
-    int stray_logged;         /* a chunk nobody asked for was logged (once per VM) */
     profile_job *job;         /* the trace running, borrowed; NULL when none */
     uint64_t traces;          /* traces saved */
     char *last_path;          /* the last trace's file (malloc), NULL before the first: an
                                  idle VM's state stays small */
     ddm_view *info;           /* "profile": mode, traces, last file; made at the first
                                  profile_show_state, or (declared, 1.6) when asked after it */
-    int shown;                /* profile_show_state ran: the view has something to show */
     ddm_view *methods, *threads, *summary; /* the last trace's */
     ddm_vm *vm;               /* borrowed: the state goes with the VM */
     ddm_tick_node tick;       /* on pl->ticks while its "profile" view is watched */
+    int8_t mode;              /* PROFILE_MODE_*: what the VM said last */
+    uint8_t mprq_pending : 1; /* an MPRQ is on its way */
+    uint8_t shown : 1;        /* profile_show_state ran: the view has something to show */
+    uint8_t stray_logged : 1; /* a chunk nobody asked for was logged (once per VM) */
 } profile_vm;
 
 typedef struct profile_args {
@@ -95,8 +99,16 @@ typedef struct profile_args {
 } profile_args;
 
 /* profile.c */
-/** The VM's state, created on first use; NULL if the core refused it. */
+/** The VM's state, made on first use from what its data pointer says;
+ *  NULL if out of memory or the core refused it. */
 profile_vm *profile_vm_state(profile_plugin *pl, ddm_vm *vm);
+/** The VM's state if it has one (NULL when it holds only MPRQ's answer). */
+profile_vm *profile_vm_find(profile_plugin *pl, ddm_vm *vm);
+/** Free @pv if it holds nothing but MPRQ's answer, which goes back into
+ *  the VM's data pointer; @pv must not be used after. 1 if freed. */
+int profile_vm_settle(profile_plugin *pl, profile_vm *pv);
+/** States alive in this process (tests: an idle VM has none). */
+size_t profile_vm_states_alive(void);
 /** Ask the VM what runs (MPRQ) and show the answer. */
 void profile_query(profile_plugin *pl, ddm_vm *vm);
 /** Show @pv's mode and last trace in the VM's headline and "profile" view. */

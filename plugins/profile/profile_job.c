@@ -124,7 +124,7 @@ static void publish_views(profile_job *j, profile_vm *pv)
 static void finish(profile_job *j, const char *error)
 {
     const ddm_host *h = j->pl->host;
-    profile_vm *pv = j->vm ? h->vm_get_data(j->pl->self, j->vm) : NULL;
+    profile_vm *pv = j->vm ? profile_vm_state(j->pl, j->vm) : NULL;
     char msg[PROFILE_MSG_MAX], line[256];
     int cancelled;
     ddm_view *res;
@@ -161,7 +161,8 @@ static void finish(profile_job *j, const char *error)
                 publish_views(j, pv);
         }
         profile_show_state(j->pl, j->vm, pv);
-        profile_query(j->pl, j->vm); /* what runs now, after the stop or failure */
+        profile_query(j->pl, j->vm); /* what runs now, after the stop or failure; @pv
+                                        may be back to a marker after it */
     }
     if (j->cmd) {
         res = h->cmd_result(j->cmd, DDM_VIEW_RECORD, "Method trace");
@@ -343,12 +344,13 @@ static void on_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         maybe_free(j);
         return;
     }
-    pv = h->vm_get_data(self, vm);
     mode = profile_mprq_mode(reply);
-    if (pv && mode >= 0) {
-        pv->mode = mode;
+    if (mode >= 0 && (pv = profile_vm_state(j->pl, vm)) != NULL) {
+        pv->mode = (int8_t)mode;
         profile_show_state(j->pl, vm, pv);
+        (void)profile_vm_settle(j->pl, pv); /* kept while its job runs */
     }
+    (void)self;
     if (j->state != J_STARTING) {
         maybe_free(j);
         return;
@@ -415,16 +417,12 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
 {
     const ddm_host *h = pl->host;
     const ddm_vm_info *info = h->vm_info(vm);
-    profile_vm *pv = profile_vm_state(pl, vm);
+    profile_vm *pv = profile_vm_find(pl, vm); /* made below, once the job is */
     profile_job *j;
     char msg[PROFILE_MSG_MAX];
     int rc;
 
-    if (!pv) {
-        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
-        return -1;
-    }
-    if (pv->job) {
+    if (pv && pv->job) {
         snprintf(msg, sizeof msg, "a trace of %s is already running", info->key);
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return -1;
@@ -468,6 +466,13 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
         }
         j->fd = rc;
     }
+    if (!(pv = profile_vm_state(pl, vm))) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+        close_part(j);
+        trace_decoder_free(j->dec);
+        free(j);
+        return -1;
+    }
     pv->job = j;
     rc = send_start(j);
     if (rc != 0) {
@@ -488,7 +493,7 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
 
 static profile_job *vm_job(profile_plugin *pl, ddm_vm *vm)
 {
-    profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+    profile_vm *pv = profile_vm_find(pl, vm);
     return pv && pv->job && !pv->job->device ? pv->job : NULL;
 }
 
@@ -496,7 +501,7 @@ int profile_job_stream_begin(profile_plugin *pl, ddm_vm *vm, uint64_t declared)
 {
     profile_job *j = vm_job(pl, vm);
     if (!j || (j->state != J_STOPPING && j->state != J_RUNNING)) {
-        profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+        profile_vm *pv = profile_vm_state(pl, vm); /* kept: it remembers the log line */
         if (!pv || !pv->stray_logged) { /* once per VM */
             if (pv)
                 pv->stray_logged = 1;
@@ -580,7 +585,7 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
 
 void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
 {
-    profile_vm *pv = pl->host->vm_get_data(pl->self, vm);
+    profile_vm *pv = profile_vm_find(pl, vm);
     profile_job *j = pv ? pv->job : NULL;
     if (!j)
         return;

@@ -211,6 +211,60 @@ static void test_view_unmade_when_unwatched(void **state)
     assert_ptr_equal(fake_view_find_made(f->fh, f->vm, "profile"), info);
 }
 
+/* Issue 16: a VM that holds nothing but MPRQ's answer has no state (a
+ * shared marker says the answer): asked before the answer, after it, by a
+ * look (the view made from the marker, as it would have been) and once
+ * the view is taken back. */
+static void test_idle_vm_holds_no_state(void **state)
+{
+    Fx *f = *state;
+    uint8_t sampling = 2, bad = 9;
+    ddm_view *info;
+    int i;
+
+    assert_int_equal(profile_vm_states_alive(), 0); /* both MPRQs out */
+    assert_null(fake_view_find(f->fh, f->vm, "profile")); /* nothing to show yet */
+    assert_int_equal(profile_vm_states_alive(), 0);
+    i = pending_index(f, f->dev, PROFILE_CHUNK_MPRQ);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &sampling, 1);
+    answer_ready_mprq(f);
+    assert_int_equal(profile_vm_states_alive(), 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(profile_vm_states_alive(), 0);
+
+    info = fake_view_find(f->fh, f->vm, "profile");
+    assert_non_null(info);
+    assert_int_equal(profile_vm_states_alive(), 1);
+    assert_int_equal(fake_view_n_fields(info), 4);
+    assert_string_equal(fake_view_field_str(info, "mode"), "off");
+    assert_int_equal(fake_view_field_int(info, "traces_saved"), 0);
+    info = fake_view_find(f->fh, f->dev, "profile");
+    assert_string_equal(fake_view_field_str(info, "mode"), "sampling");
+    assert_int_equal(profile_vm_states_alive(), 2);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 2);
+    assert_int_equal(profile_vm_states_alive(), 0);
+    assert_string_equal(fake_host_headline(f->fh, f->dev, "trace"), "sampling");
+
+    /* watched: polled, the state stays; the watch ends, it goes with the view */
+    info = fake_view_find(f->fh, f->vm, "profile");
+    fake_view_set_watchers(info, 1);
+    fake_host_fire_timers(f->fh);
+    i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &bad, 1); /* unknown */
+    assert_int_equal(profile_vm_states_alive(), 1);
+    fake_view_set_watchers(info, 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 1);
+    assert_int_equal(profile_vm_states_alive(), 0);
+    info = fake_view_find(f->fh, f->vm, "profile"); /* made again from the marker */
+    assert_non_null(info);
+    assert_true(fake_view_has_field(info, "mode"));
+    assert_null(fake_view_field_str(info, "mode"));
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 1);
+    assert_int_equal(profile_vm_states_alive(), 0);
+}
+
 /* MPRQ's byte is checked (0..2) in one place; a VM whose "profile" view is
  * watched is asked again every PROFILE_POLL_MS (an app may start a trace
  * itself), one that nobody watches is not. */
@@ -515,6 +569,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_owns_and_asks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_made_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_unmade_when_unwatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_vm_holds_no_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mprq_checked_and_polled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_streamed_trace, setup, teardown),
