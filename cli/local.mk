@@ -13,8 +13,14 @@ cli_libddmcli_la_SOURCES = %reldir%/client.c %reldir%/client.h \
 	%reldir%/cmd-watch.c %reldir%/cmd-snapshot.c %reldir%/cmd-plugin.c %reldir%/cmd-local.c
 cli_libddmcli_la_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 cli_libddmcli_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
-# The terminal UI (tui/, ranked below cli/): `ddmon watch` on a terminal.
-cli_libddmcli_la_LIBADD = tui/libddmtui.la
+# The terminal UI (tui/, ranked below cli/): `ddmon watch` on a terminal
+# loads it as the module ddmon-tui.so (tui_module.c, tui/local.mk); nothing
+# of it nor ncurses is linked here.
+if HAVE_NCURSES
+cli_libddmcli_la_SOURCES += %reldir%/tui_module.c %reldir%/tui_module.h
+cli_libddmcli_la_CPPFLAGS += -DDDM_PKGLIBDIR=\"$(pkglibdir)\" \
+	-DDDM_ABS_TOP_BUILDDIR=\"$(abs_top_builddir)\"
+endif
 
 bin_PROGRAMS += ddmon
 # server/slices.c: GLib's slices from malloc, set in the binary's
@@ -26,9 +32,15 @@ ddmon_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la
 # The web module (ddmon-web.so, web/local.mk) calls the core in this binary.
 # Building ddmon builds the module too, so the build tree's ddmon never
 # loads a module older than itself.
+EXTRA_ddmon_DEPENDENCIES =
 if HAVE_HTTP
 ddmon_LDFLAGS = $(AM_LDFLAGS) -Wl,--dynamic-list=$(top_srcdir)/web/binary-exports.list
-EXTRA_ddmon_DEPENDENCIES = web/binary-exports.list web/ddmon-web.la
+EXTRA_ddmon_DEPENDENCIES += web/binary-exports.list web/ddmon-web.la
+endif
+# Likewise the terminal UI's module (tui/local.mk), which calls nothing in
+# the binary but must come from the same build.
+if HAVE_NCURSES
+EXTRA_ddmon_DEPENDENCIES += tui/ddmon-tui.la
 endif
 man1_MANS += doc/ddmon.1
 EXTRA_DIST += doc/ddmon.1

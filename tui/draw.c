@@ -6,8 +6,6 @@
  */
 #include <build-config.h>
 
-#ifdef HAVE_NCURSES
-
 #include "tui/draw.h"
 
 #include <curses.h>
@@ -575,5 +573,3 @@ void tui_draw(TuiModel *m, gint64 now_us)
         draw_help();
     doupdate();
 }
-
-#endif /* HAVE_NCURSES */

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Whether the terminal UI can run here: built with ncurses, and TERM names
- * a terminal terminfo knows (a missing or unknown TERM: the plain view).
+ * Whether the terminal UI can run here: TERM names a terminal terminfo
+ * knows (a missing or unknown TERM: the plain view).
  * Apart from tui.c because <term.h> defines capability names (lines, tab)
  * as macros. See tui.h.
  */
 #include <build-config.h>
 
 #include "tui/tui.h"
-
-#ifdef HAVE_NCURSES
 
 #include <curses.h>
 #include <string.h>
@@ -29,12 +27,3 @@ gboolean ddm_tui_available(void)
     set_curterm(saved);
     return TRUE;
 }
-
-#else
-
-gboolean ddm_tui_available(void)
-{
-    return FALSE;
-}
-
-#endif

@@ -11,16 +11,6 @@
 
 #include "tui/tui.h"
 
-#ifndef HAVE_NCURSES
-
-int ddm_tui_run(const char *socket_path)
-{
-    (void)socket_path;
-    return -1;
-}
-
-#else
-
 #include <curses.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -691,5 +681,3 @@ int ddm_tui_run(const char *socket_path)
     delscreen(screen);
     return t.status;
 }
-
-#endif /* HAVE_NCURSES */

@@ -5,15 +5,17 @@
  * (ddmon(1), KEYS). tui.c owns the run: ncurses set up and restored, the
  * GLib main loop with the keyboard, signals, a tick, and the control-
  * socket connections (conn.h) whose messages feed the model (model.h),
- * which draw.c draws. Without ncurses (configure --without-ncurses) it is
- * never available and `ddmon watch` keeps its plain live view.
+ * which draw.c draws. Built only into the module ddmon-tui.so (module.h),
+ * with ncurses; `ddmon watch` loads it (cli/tui_module.c). Without ncurses
+ * (configure --without-ncurses) there is no module and `ddmon watch` keeps
+ * its plain live view.
  */
 #ifndef DDM_TUI_H
 #define DDM_TUI_H
 
 #include <glib.h>
 
-/** TRUE if built with ncurses and the terminal (TERM) is one it knows. */
+/** TRUE if the terminal (TERM) is one terminfo knows. */
 gboolean ddm_tui_available(void);
 /** Run the UI against the server on @socket_path until the user quits
  *  (q), or SIGINT/SIGTERM/SIGHUP. Returns the exit status, or -1 when the

@@ -11,8 +11,9 @@ tests_unit_tui_test_tui_model_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_tui_test_tui_model_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_tui_test_tui_model_LDADD = tui/libddmtui.la core/libddmcore.la $(CMOCKA_LIBS)
 
-# The real UI in tmux against ddmon-simvm (skipped without tmux or ncurses).
+# The real UI in tmux against ddmon-simvm (skipped without tmux or ncurses),
+# and the UI as a module that only `ddmon watch` on a terminal maps.
 if ENABLE_TESTS
-TESTS += tests/integration/tui-tmux.sh
+TESTS += tests/integration/tui-tmux.sh tests/integration/tui-module.sh
 endif
-EXTRA_DIST += tests/integration/tui-tmux.sh
+EXTRA_DIST += tests/integration/tui-tmux.sh tests/integration/tui-module.sh
