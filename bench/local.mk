@@ -16,7 +16,7 @@ bench_heapdecode_CFLAGS = $(AM_CFLAGS)
 bench_heapdecode_LDADD = $(DDM_SEGMENTS_LIBS)
 if HAVE_LIBPNG
 bench_heapdecode_CFLAGS += $(LIBPNG_CFLAGS)
-bench_heapdecode_LDADD += $(LIBPNG_LIBS)
+bench_heapdecode_LDADD += $(DDM_PNGLIB_LIBS)
 endif
 HEAPDECODE_ARGS =
 bench-heapdecode: bench/heapdecode$(EXEEXT)

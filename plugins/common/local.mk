@@ -34,3 +34,16 @@ noinst_LTLIBRARIES += %reldir%/libddmlazyviews.la
 %canon_reldir%_libddmlazyviews_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_libddmlazyviews_la_CFLAGS = $(AM_CFLAGS)
 DDM_LAZYVIEWS_LIBS = %reldir%/libddmlazyviews.la
+
+# libpng loaded at the first image (pnglib.c: dlopen by soname), so that a
+# plugin which may draw or check a PNG does not map libpng until it does:
+# heap.so, viewdebug.so, their unit tests and fuzz target, bench/heapdecode.
+# Only with libpng's headers (HAVE_LIBPNG); nothing links libpng itself.
+if HAVE_LIBPNG
+noinst_LTLIBRARIES += %reldir%/libddmpnglib.la
+%canon_reldir%_libddmpnglib_la_SOURCES = %reldir%/pnglib.c %reldir%/pnglib.h
+%canon_reldir%_libddmpnglib_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
+%canon_reldir%_libddmpnglib_la_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
+%canon_reldir%_libddmpnglib_la_LIBADD = $(DLOPEN_LIBS)
+DDM_PNGLIB_LIBS = %reldir%/libddmpnglib.la
+endif

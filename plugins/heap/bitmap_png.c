@@ -22,8 +22,9 @@
 
 #ifdef HAVE_LIBPNG
 #include <fcntl.h>
-#include <png.h>
 #include <unistd.h>
+
+#include "../common/pnglib.h"
 #endif
 
 /* ------------------------------------------------------------------ font */
@@ -502,6 +503,9 @@ static int layout_or_err(const seg_gen *g, uint32_t width, const bm_caption *cap
     return rc;
 }
 
+/* libpng, loaded by encode() before the first call below (pnglib.h). */
+static const ddm_pnglib *png_lib;
+
 /* Where the encoder's bytes go, and the first error. */
 typedef struct png_sink {
     FILE *fp;          /* file output, or */
@@ -511,29 +515,29 @@ typedef struct png_sink {
 
 static void sink_write(png_structp png, png_bytep data, size_t len)
 {
-    png_sink *s = png_get_io_ptr(png);
+    png_sink *s = png_lib->png_get_io_ptr(png);
     if (s->fp) {
         if (fwrite(data, 1, len, s->fp) != len)
-            png_error(png, "write failed");
+            png_lib->png_error(png, "write failed");
     } else {
         ddm_write_bytes(s->w, data, len);
         if (s->w->error)
-            png_error(png, "image bigger than the cap");
+            png_lib->png_error(png, "image bigger than the cap");
     }
 }
 
 static void sink_flush(png_structp png)
 {
-    png_sink *s = png_get_io_ptr(png);
+    png_sink *s = png_lib->png_get_io_ptr(png);
     if (s->fp)
         fflush(s->fp);
 }
 
 static void on_png_error(png_structp png, png_const_charp msg)
 {
-    png_sink *s = png_get_error_ptr(png);
+    png_sink *s = png_lib->png_get_error_ptr(png);
     snprintf(s->msg, sizeof(s->msg), "%s", msg);
-    png_longjmp(png, 1);
+    png_lib->png_longjmp(png, 1);
 }
 
 static void on_png_warning(png_structp png, png_const_charp msg)
@@ -551,44 +555,47 @@ static int encode(bm_page *page, png_sink *sink)
     unsigned i, ncolors = page->framed ? BMP_NCOLORS : BM_NCOLORS;
     int rc = 0;
 
-    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, sink, on_png_error, on_png_warning);
+    png_lib = ddm_pnglib_get(sink->msg, sizeof(sink->msg));
+    if (png_lib == NULL)
+        return -ENOSYS;
+    png = png_lib->png_create_write_struct(PNG_LIBPNG_VER_STRING, sink, on_png_error, on_png_warning);
     if (!png) {
         snprintf(sink->msg, sizeof(sink->msg), "out of memory");
         return -ENOMEM;
     }
-    info = png_create_info_struct(png);
+    info = png_lib->png_create_info_struct(png);
     if (!info) {
-        png_destroy_write_struct(&png, NULL);
+        png_lib->png_destroy_write_struct(&png, NULL);
         snprintf(sink->msg, sizeof(sink->msg), "out of memory");
         return -ENOMEM;
     }
-    if (setjmp(png_jmpbuf(png))) {
+    if (setjmp(DDM_PNG_JMPBUF(png_lib, png))) {
         free(row);
-        png_destroy_write_struct(&png, &info);
+        png_lib->png_destroy_write_struct(&png, &info);
         return -EIO;
     }
     row = malloc(page->width);
     if (!row)
-        png_error(png, "out of memory");
-    png_set_write_fn(png, sink, sink_write, sink_flush);
-    png_set_compression_level(png, 1);
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-    png_set_IHDR(png, info, page->width, page->height, 8, PNG_COLOR_TYPE_PALETTE,
+        png_lib->png_error(png, "out of memory");
+    png_lib->png_set_write_fn(png, sink, sink_write, sink_flush);
+    png_lib->png_set_compression_level(png, 1);
+    png_lib->png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_lib->png_set_IHDR(png, info, page->width, page->height, 8, PNG_COLOR_TYPE_PALETTE,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     for (i = 0; i < ncolors; i++) {
         pal[i].red = bmp_palette[i][0];
         pal[i].green = bmp_palette[i][1];
         pal[i].blue = bmp_palette[i][2];
     }
-    png_set_PLTE(png, info, pal, (int)ncolors);
-    png_write_info(png, info);
+    png_lib->png_set_PLTE(png, info, pal, (int)ncolors);
+    png_lib->png_write_info(png, info);
     for (i = 0; i < page->height; i++) {
         bm_page_row(page, row);
-        png_write_row(png, row);
+        png_lib->png_write_row(png, row);
     }
-    png_write_end(png, info);
+    png_lib->png_write_end(png, info);
     free(row);
-    png_destroy_write_struct(&png, &info);
+    png_lib->png_destroy_write_struct(&png, &info);
     return rc;
 }
 

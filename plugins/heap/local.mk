@@ -21,5 +21,5 @@ endif
 %canon_reldir%_heap_la_LIBADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS)
 if HAVE_LIBPNG
 %canon_reldir%_heap_la_CFLAGS += $(LIBPNG_CFLAGS)
-%canon_reldir%_heap_la_LIBADD += $(LIBPNG_LIBS)
+%canon_reldir%_heap_la_LIBADD += $(DDM_PNGLIB_LIBS)
 endif

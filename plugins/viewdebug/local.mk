@@ -18,5 +18,5 @@ endif
 %canon_reldir%_viewdebug_la_LIBADD = $(DDM_PARTFILE_LIBS)
 if HAVE_LIBPNG
 %canon_reldir%_viewdebug_la_CFLAGS += $(LIBPNG_CFLAGS)
-%canon_reldir%_viewdebug_la_LIBADD += $(LIBPNG_LIBS)
+%canon_reldir%_viewdebug_la_LIBADD += $(DDM_PNGLIB_LIBS)
 endif

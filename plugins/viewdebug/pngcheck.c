@@ -10,7 +10,7 @@
 #include <string.h>
 
 #ifdef HAVE_LIBPNG
-#include <png.h>
+#include "../common/pnglib.h"
 #endif
 
 #include <ddmon/bytes.h>
@@ -19,6 +19,9 @@
 static const uint8_t png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
 #ifdef HAVE_LIBPNG
+/* libpng, loaded by vd_png_size before the first call below (pnglib.h). */
+static const ddm_pnglib *png_lib;
+
 typedef struct png_mem {
     const uint8_t *p;
     size_t n, off;
@@ -26,9 +29,9 @@ typedef struct png_mem {
 
 static void read_mem(png_structp png, png_bytep out, size_t len)
 {
-    png_mem *m = png_get_io_ptr(png);
+    png_mem *m = png_lib->png_get_io_ptr(png);
     if (len > m->n - m->off)
-        png_error(png, "the image ends early");
+        png_lib->png_error(png, "the image ends early");
     memcpy(out, m->p + m->off, len);
     m->off += len;
 }
@@ -42,9 +45,9 @@ static void no_warnings(png_structp png, png_const_charp msg)
 /* libpng's reason for a bad image, for the user. */
 static void keep_error(png_structp png, png_const_charp msg)
 {
-    char *why = png_get_error_ptr(png);
+    char *why = png_lib->png_get_error_ptr(png);
     snprintf(why, 200, "%s", msg);
-    png_longjmp(png, 1);
+    png_lib->png_longjmp(png, 1);
 }
 #endif
 
@@ -59,23 +62,26 @@ int vd_png_size(const uint8_t *data, size_t len, uint32_t *width, uint32_t *heig
     {
         char err[200] = "";
         png_mem m = {data, len, 0};
-        png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, err, keep_error, no_warnings);
-        png_infop info = png ? png_create_info_struct(png) : NULL;
+        png_lib = ddm_pnglib_get(why, why_len);
+        if (png_lib == NULL)
+            return -1;
+        png_structp png = png_lib->png_create_read_struct(PNG_LIBPNG_VER_STRING, err, keep_error, no_warnings);
+        png_infop info = png ? png_lib->png_create_info_struct(png) : NULL;
         if (!info) {
-            png_destroy_read_struct(&png, NULL, NULL);
+            png_lib->png_destroy_read_struct(&png, NULL, NULL);
             snprintf(why, why_len, "out of memory");
             return -1;
         }
-        if (setjmp(png_jmpbuf(png))) {
-            png_destroy_read_struct(&png, &info, NULL);
+        if (setjmp(DDM_PNG_JMPBUF(png_lib, png))) {
+            png_lib->png_destroy_read_struct(&png, &info, NULL);
             snprintf(why, why_len, "not a valid PNG: %s", err[0] ? err : "libpng refused it");
             return -1;
         }
-        png_set_read_fn(png, &m, read_mem);
-        png_read_info(png, info); /* signature, IHDR (checked by libpng) up to the image data */
-        *width = png_get_image_width(png, info);
-        *height = png_get_image_height(png, info);
-        png_destroy_read_struct(&png, &info, NULL);
+        png_lib->png_set_read_fn(png, &m, read_mem);
+        png_lib->png_read_info(png, info); /* signature, IHDR (checked by libpng) up to the image data */
+        *width = png_lib->png_get_image_width(png, info);
+        *height = png_lib->png_get_image_height(png, info);
+        png_lib->png_destroy_read_struct(&png, &info, NULL);
     }
 #else
     {

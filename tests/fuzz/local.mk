@@ -174,8 +174,8 @@ tests_fuzz_fuzz_vupng_CPPFLAGS = $(AM_CPPFLAGS) $(FUZZ_CPPFLAGS) $(DDM_PLUGIN_IN
 tests_fuzz_fuzz_vupng_LDADD = $(FUZZ_LIBS)
 if HAVE_LIBPNG
 tests_fuzz_fuzz_vupng_CFLAGS = $(AM_CFLAGS) $(LIBPNG_CFLAGS)
-tests_fuzz_fuzz_vupng_LDADD += $(LIBPNG_LIBS)
-tests/fuzz/libfuzzer-vupng$(EXEEXT): FUZZ_LIBS += $(LIBPNG_LIBS)
+tests_fuzz_fuzz_vupng_LDADD += $(DDM_PNGLIB_LIBS)
+tests/fuzz/libfuzzer-vupng$(EXEEXT): FUZZ_LIBS += $(DDM_PNGLIB_LIBS)
 endif
 
 # fuzz-thread-chunks drives the whole threads plugin through the SDK's fake

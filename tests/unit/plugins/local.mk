@@ -84,7 +84,7 @@ tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS) $(DDM_FAKEHOST_LDADD)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
-tests_unit_plugins_test_plugin_heap_LDADD += $(LIBPNG_LIBS)
+tests_unit_plugins_test_plugin_heap_LDADD += $(DDM_PNGLIB_LIBS) $(LIBPNG_LIBS)
 endif
 
 # nativeheap: its sources (plugins/nativeheap/local.mk) and the segments library.
@@ -211,5 +211,5 @@ tests_unit_plugins_test_plugin_viewdebug_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(GLIB_
 tests_unit_plugins_test_plugin_viewdebug_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD) $(JSON_GLIB_LIBS) $(GLIB_LIBS)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_viewdebug_CFLAGS += $(LIBPNG_CFLAGS)
-tests_unit_plugins_test_plugin_viewdebug_LDADD += $(LIBPNG_LIBS)
+tests_unit_plugins_test_plugin_viewdebug_LDADD += $(DDM_PNGLIB_LIBS) $(LIBPNG_LIBS)
 endif
