@@ -51,7 +51,11 @@
  *    is. On an older core DDM_TIMER_SLEEP is "keep": the tick runs as
  *    before.
  * The reply callbacks hold only the plugin (never per-VM state, which may
- * be gone); they find the VM's state again with host->vm_get_data. A THST
+ * be gone); they find the VM's data again with host->vm_get_data: a
+ * threads_count, or the threads_vm it heads (threads.h). A VM whose table
+ * went and that has nothing else left is turned back into a count
+ * (threads_vm_settle) by the tick that let it go, or by the last answer
+ * that kept it. A THST
  * sent while THEN(1) was unanswered has its own callback, whose reply ends
  * THEN's wait (threads_then_passed: ART never answers THEN, but answers in
  * order); so a second THST may go while the READY one is in flight.
@@ -78,14 +82,18 @@ static void thst_answer(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, vo
                         int after_then)
 {
     threads_plugin *pl = ud;
+    threads_count *c;
     threads_vm *st;
     if (reply->status == DDM_REPLY_VM_GONE)
         return; /* the VM's state is (being) freed */
-    st = pl->host->vm_get_data(self, vm);
-    if (!st)
+    c = pl->host->vm_get_data(self, vm);
+    if (!c)
         return;
-    if (st->thst_in_flight > 0)
-        st->thst_in_flight--;
+    st = c->is_state ? (threads_vm *)(void *)c : NULL;
+    if (c->thst_in_flight > 0)
+        c->thst_in_flight--;
+    if (!st)
+        after_then = 0; /* its THEN is long over: the state went */
     if (after_then && st->then_thst_out > 0) {
         st->then_thst_out--;
         if (st->then_thst_stale > 0) { /* sent before the last table went: not this THEN's */
@@ -96,7 +104,7 @@ static void thst_answer(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, vo
     switch (reply->status) {
     case DDM_REPLY_CHUNK:
         if (reply->type == THREADS_CHUNK_THST)
-            (void)threads_handle_thst(st, reply->data, reply->len, 1);
+            (void)threads_handle_thst(pl, vm, c, reply->data, reply->len, 1);
         else if (reply->type == DDM_CHUNK_FAIL)
             pl->host->log(self, DDM_LOG_INFO, "THST refused by the VM: %s",
                           reply->fail_msg ? reply->fail_msg : "no message");
@@ -114,6 +122,8 @@ static void thst_answer(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, vo
      * rejected table or a FAIL still says THEN was handled */
     if (after_then && threads_reply_came(reply))
         threads_then_passed(st);
+    if (st)
+        (void)threads_vm_settle(st); /* the table went while this was out */
 }
 
 static void thst_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
@@ -127,15 +137,19 @@ static void thst_then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply
     thst_answer(self, vm, reply, ud, 1);
 }
 
-int threads_send_thst(threads_vm *st)
+int threads_send_thst(threads_plugin *pl, ddm_vm *vm, threads_count *c)
 {
-    threads_plugin *pl = st->pl;
-    int rc = pl->host->request(pl->self, st->vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl),
-                               st->then_in_flight ? thst_then_reply : thst_reply, pl, NULL);
+    threads_vm *st = c->is_state ? (threads_vm *)(void *)c : NULL;
+    int after_then = st && st->then_in_flight;
+    int rc;
+    if (c->thst_in_flight == UINT8_MAX)
+        return -ENOSPC;
+    rc = pl->host->request(pl->self, vm, THREADS_CHUNK_THST, NULL, 0, thst_timeout_ms(pl),
+                           after_then ? thst_then_reply : thst_reply, pl, NULL);
     if (rc == 0) {
-        st->thst_in_flight++;
-        st->last_thst = pl->now();
-        if (st->then_in_flight)
+        c->thst_in_flight++;
+        c->last_thst = pl->now();
+        if (after_then)
             st->then_thst_out++;
     }
     return rc;
@@ -159,10 +173,11 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     const poll_tick *t = ud;
     threads_plugin *pl = t->pl;
     const ddm_host *h = pl->host;
-    threads_vm *st = h->vm_get_data(self, vm);
+    threads_vm *st = threads_vm_find(pl, vm);
     int rc, went_on = 0;
+    (void)self;
     if (!st)
-        return 0;
+        return 0; /* a count only: no view, nothing kept */
     if (!st->view || h->view_watchers(st->view) <= 0) {
         int made = pl->lazy_view && st->view; /* 1.6: a view made, not watched */
         st->was_watched = 0;
@@ -176,6 +191,7 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
             made = 0;
         }
         ddm_tick_list_keep(&pl->ticks, &st->tick, st->full || made);
+        (void)threads_vm_settle(st); /* back to a count, unless something is left */
         return 0;
     }
     st->last_watched = t->now;
@@ -188,11 +204,11 @@ static int poll_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
         return 0;
     /* one poll in flight; the first THST after THEN goes even if the
      * READY's (sent before THEN) is still out: its answer ends THEN's wait */
-    if (st->thst_in_flight && !(went_on && st->then_in_flight))
+    if (st->c.thst_in_flight && !(went_on && st->then_in_flight))
         return 0;
     if (!went_on && st->was_watched && t->now - st->last_poll < t->period - t->slack)
         return 0;
-    rc = threads_send_thst(st);
+    rc = threads_send_thst(pl, vm, &st->c);
     if (rc == 0) {
         st->was_watched = 1;
         st->last_poll = t->now;
@@ -215,7 +231,7 @@ static void tick_init(poll_tick *t, threads_plugin *pl)
 int threads_poll_vm_if_watched(threads_plugin *pl, ddm_vm *vm)
 {
     poll_tick t;
-    threads_vm *st = pl->host->vm_get_data(pl->self, vm);
+    threads_vm *st = threads_vm_find(pl, vm);
     if (!st || !st->view || pl->host->view_watchers(st->view) <= 0)
         return 0;
     tick_init(&t, pl);
@@ -251,14 +267,15 @@ static int look_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     const poll_tick *t = ud;
     threads_plugin *pl = t->pl;
     const ddm_host *h = pl->host;
-    threads_vm *st = h->vm_get_data(self, vm);
-    if (!st || st->full || st->thst_in_flight)
+    threads_count *c = h->vm_get_data(self, vm);
+    threads_vm *st = c && c->is_state ? (threads_vm *)(void *)c : NULL;
+    if (!c || (st && st->full) || c->thst_in_flight)
         return 0; /* a kept table is the poll tick's */
-    if (t->now - st->last_thst < t->period - t->slack)
+    if (t->now - c->last_thst < t->period - t->slack)
         return 0; /* fresh enough */
-    if (st->view && h->view_watchers(st->view) > 0)
+    if (st && st->view && h->view_watchers(st->view) > 0)
         return 0; /* the poll tick keeps its table and polls it */
-    if (threads_send_thst(st) != 0)
+    if (threads_send_thst(pl, vm, c) != 0)
         h->log(pl->self, DDM_LOG_DEBUG, "THST for the count not sent");
     return 0;
 }
@@ -284,25 +301,30 @@ typedef struct trickle_pick {
     threads_plugin *pl;
     double now, age;
     size_t n;
-    threads_vm *v[THREADS_TRICKLE_MAX];
+    ddm_vm *vm[THREADS_TRICKLE_MAX];
+    threads_count *v[THREADS_TRICKLE_MAX]; /* each vm's data (nothing sent while picking) */
 } trickle_pick;
 
 static int trickle_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     trickle_pick *p = ud;
     const ddm_host *h = p->pl->host;
-    threads_vm *st = h->vm_get_data(self, vm);
+    threads_count *c = h->vm_get_data(self, vm);
+    threads_vm *st = c && c->is_state ? (threads_vm *)(void *)c : NULL;
     size_t i;
-    if (!st || st->full || st->thst_in_flight || p->now - st->last_thst < p->age)
+    if (!c || (st && st->full) || c->thst_in_flight || p->now - c->last_thst < p->age)
         return 0;
-    if (st->view && h->view_watchers(st->view) > 0)
+    if (st && st->view && h->view_watchers(st->view) > 0)
         return 0; /* the poll tick's */
-    if (p->n == THREADS_TRICKLE_MAX && st->last_thst >= p->v[p->n - 1]->last_thst)
+    if (p->n == THREADS_TRICKLE_MAX && c->last_thst >= p->v[p->n - 1]->last_thst)
         return 0;
     i = p->n < THREADS_TRICKLE_MAX ? p->n++ : p->n - 1;
-    for (; i > 0 && p->v[i - 1]->last_thst > st->last_thst; i--)
+    for (; i > 0 && p->v[i - 1]->last_thst > c->last_thst; i--) {
         p->v[i] = p->v[i - 1];
-    p->v[i] = st;
+        p->vm[i] = p->vm[i - 1];
+    }
+    p->v[i] = c;
+    p->vm[i] = vm;
     return 0;
 }
 
@@ -318,7 +340,7 @@ static int send_to_oldest(threads_plugin *pl, double now, double age)
     p.n = 0;
     pl->host->foreach_vm(pl->self, trickle_vm, &p);
     for (size_t i = 0; i < p.n; i++)
-        if (threads_send_thst(p.v[i]) == 0)
+        if (threads_send_thst(pl, p.vm[i], p.v[i]) == 0)
             sent++;
     return sent;
 }

@@ -58,8 +58,10 @@ static void publish_stack_view(threads_plugin *pl, ddm_vm *vm, const stkl_trace 
         return;
     if (!st->stack_view) {
         st->stack_view = h->view_new(pl->self, vm, "stack", DDM_VIEW_TABLE, "Stack of a thread");
-        if (!st->stack_view)
+        if (!st->stack_view) {
+            (void)threads_vm_settle(st);
             return;
+        }
         h->view_set_columns(st->stack_view, k_stack_columns, N_STACK_COLUMNS);
     }
     fill_stack(h, st->stack_view, t);
@@ -111,10 +113,13 @@ static void stkl_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, ddm_reply_describe(reply, msg, sizeof msg));
     }
     if (call->after_then && threads_reply_came(reply)) {
-        threads_vm *st = h->vm_get_data(self, vm);
-        if (st)
+        threads_vm *st = threads_vm_find(call->pl, vm);
+        if (st) {
             threads_then_passed(st);
+            (void)threads_vm_settle(st); /* the table went before this answer */
+        }
     }
+    (void)self;
     free(call);
 }
 
@@ -150,7 +155,7 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     vm = h->cmd_find_vm(cmd, argv[1]);
     if (!vm)
         return 0; /* finished, with the core's message */
-    st = h->vm_get_data(self, vm);
+    st = threads_vm_find(pl, vm);
     if (st && st->list.n > 0 && !thread_list_find(&st->list, id)) {
         snprintf(msg, sizeof msg, "VM %s has no thread %" PRIu32 " (see its threads view)", argv[1], id);
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);

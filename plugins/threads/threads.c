@@ -35,9 +35,10 @@
  *             least age of a count a look asks again (1000; 0: no polls)
  *   linger    ms a table is kept after its last watcher left (10000)
  *   hz        clock ticks per second of utime/stime (100)
- * Invariants: per-VM state lives from first use to VM gone (the core frees
- * it); the timers reach it through host->foreach_vm and vm_get_data, so the
- * plugin keeps no list of VMs. Bad chunks are
+ * Invariants: a VM's count (threads_count) lives from first use to VM
+ * gone; its threads_vm only while it holds more (threads.h), the core frees
+ * either; the timers reach them through host->foreach_vm and vm_get_data,
+ * so the plugin keeps no list of VMs. Bad chunks are
  * logged and rejected with -EBADMSG; they never change the table.
  */
 #include <errno.h>
@@ -67,31 +68,81 @@ double threads_monotonic_now(void)
 
 /* ------------------------------------------------------------ per-VM */
 
+static size_t states_alive;
+
+size_t threads_vm_states_alive(void)
+{
+    return states_alive;
+}
+
 static void vm_state_free(void *p)
 {
     threads_vm *st = p;
     thread_list_clear(&st->list);
     free(st->cpu_ticks);
     free(st);
+    states_alive--;
+}
+
+threads_vm *threads_vm_find(threads_plugin *pl, ddm_vm *vm)
+{
+    threads_count *c = pl->host->vm_get_data(pl->self, vm);
+    return c && c->is_state ? (threads_vm *)(void *)c : NULL;
+}
+
+threads_count *threads_count_state(threads_plugin *pl, ddm_vm *vm)
+{
+    threads_count *c = pl->host->vm_get_data(pl->self, vm);
+    if (c)
+        return c;
+    c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if (pl->host->vm_set_data(pl->self, vm, c, free) != 0)
+        return NULL; /* the host freed it */
+    return c;
 }
 
 threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm)
 {
     const ddm_host *h = pl->host;
-    threads_vm *st = h->vm_get_data(pl->self, vm);
-    if (st)
-        return st;
+    threads_count *c = h->vm_get_data(pl->self, vm);
+    threads_vm *st;
+    if (c && c->is_state)
+        return (threads_vm *)(void *)c;
     st = calloc(1, sizeof *st);
     if (!st)
         return NULL;
+    if (c)
+        st->c = *c; /* the count goes on in the state; the host frees @c */
+    st->c.is_state = 1;
     st->pl = pl;
     st->vm = vm;
     thread_list_init(&st->list);
+    states_alive++;
     if (h->vm_set_data(pl->self, vm, st, vm_state_free) != 0)
         return NULL; /* the host freed it */
     if (!pl->lazy_view)
         threads_view_make(st);
     return st;
+}
+
+int threads_vm_settle(threads_vm *st)
+{
+    threads_plugin *pl = st->pl;
+    threads_count *c;
+    if (!pl->lazy_view || st->full || st->view || st->stack_view || st->tick.on ||
+        st->soon_slot || st->publish_pending || st->then_in_flight || st->then_thst_out ||
+        st->cpu_ticks || st->list.n)
+        return 0;
+    c = malloc(sizeof *c);
+    if (!c)
+        return 0; /* it stays as it is */
+    *c = st->c;
+    c->is_state = 0;
+    /* replaces @st (freed by the host, vm_state_free) */
+    (void)pl->host->vm_set_data(pl->self, st->vm, c, free);
+    return 1;
 }
 
 void threads_view_make(threads_vm *st)
@@ -119,6 +170,10 @@ static void make_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud)
     if (!st)
         return;
     threads_view_make(st);
+    if (!st->view) {
+        (void)threads_vm_settle(st); /* nothing made: nothing kept */
+        return;
+    }
     if (st->full) {
         threads_publish(st);
     } else if (st->view) {
@@ -188,31 +243,31 @@ void threads_publish(threads_vm *st)
     }
     h->view_commit(v);
 count:
-    threads_publish_count(st, (uint32_t)st->list.n);
+    threads_publish_count(pl, st->vm, &st->c, (uint32_t)st->list.n);
     threads_metrics_publish(st);
 }
 
-void threads_publish_count(threads_vm *st, uint32_t n)
+void threads_publish_count(threads_plugin *pl, ddm_vm *vm, threads_count *c, uint32_t n)
 {
-    threads_plugin *pl = st->pl;
     const ddm_host *h = pl->host;
     char text[24];
-    if (st->has_count && st->count == n)
+    if (c->has_count && c->count == n)
         return;
-    st->count = n;
-    st->has_count = 1;
+    c->count = n;
+    c->has_count = 1;
     snprintf(text, sizeof text, "%u", (unsigned)n);
-    h->vm_headline(pl->self, st->vm, "threads", text);
+    h->vm_headline(pl->self, vm, "threads", text);
     if (DDM_HOST_HAS(h, vm_headline_figures)) { /* the count, typed (1.2) */
         ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)n, 0};
-        h->vm_headline_figures(pl->self, st->vm, "threads", &fig, 1);
+        h->vm_headline_figures(pl->self, vm, "threads", &fig, 1);
     }
 }
 
 static int flush_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
     threads_plugin *pl = ud;
-    threads_vm *st = pl->host->vm_get_data(self, vm);
+    threads_vm *st = threads_vm_find(pl, vm);
+    (void)self;
     if (st && st->publish_pending)
         threads_publish(st);
     return 0;
@@ -356,14 +411,12 @@ static int on_name(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
                    size_t len, void *ud)
 {
     threads_plugin *pl = ud;
-    threads_vm *st = threads_vm_state(pl, vm);
+    threads_vm *st = threads_vm_find(pl, vm);
     ddm_reader r;
     uint32_t id, units, keep;
     char *name, tname[5];
 
-    if (!st)
-        return -ENOMEM;
-    if (!st->full)
+    if (!st || !st->full)
         return DDM_OK; /* no table kept: sent before THEN(0) took effect */
     ddm_reader_init(&r, data, len);
     id = ddm_read_u4(&r);
@@ -392,12 +445,10 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
                    size_t len, void *ud)
 {
     threads_plugin *pl = ud;
-    threads_vm *st = threads_vm_state(pl, vm);
+    threads_vm *st = threads_vm_find(pl, vm);
     ddm_reader r;
     uint32_t id;
-    if (!st)
-        return -ENOMEM;
-    if (!st->full)
+    if (!st || !st->full)
         return DDM_OK; /* no table kept */
     ddm_reader_init(&r, data, len);
     id = ddm_read_u4(&r);
@@ -413,34 +464,36 @@ static int on_thde(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
     return DDM_OK;
 }
 
-void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited)
+void threads_apply_thst(threads_plugin *pl, ddm_vm *vm, threads_count *c, const thst_table *t,
+                        int solicited)
 {
+    threads_vm *st = c->is_state ? (threads_vm *)(void *)c : NULL;
     size_t dropped;
-    if (!st->full) { /* nobody looks at the table: its count only */
-        threads_publish_count(st, (uint32_t)(t->n < UINT32_MAX ? t->n : UINT32_MAX));
+    if (!st || !st->full) { /* nobody looks at the table: its count only */
+        threads_publish_count(pl, vm, c, (uint32_t)(t->n < UINT32_MAX ? t->n : UINT32_MAX));
         return;
     }
-    dropped = thread_list_apply_thst(&st->list, t, st->pl->now(), st->pl->hz);
+    dropped = thread_list_apply_thst(&st->list, t, pl->now(), pl->hz);
     threads_metrics_account(st);
     if (dropped)
         log_full(st);
     threads_changed(st, solicited);
 }
 
-int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len, int solicited)
+int threads_handle_thst(threads_plugin *pl, ddm_vm *vm, threads_count *c, const uint8_t *data,
+                        size_t len, int solicited)
 {
     thst_table t;
     char why[128];
     int rc = threads_parse_thst(data, len, &t, why, sizeof why);
     if (rc != 0) {
-        st->pl->host->log(st->pl->self, DDM_LOG_WARNING, "THST of %zu bytes rejected: %s", len,
-                          rc == -ENOMEM ? "out of memory" : why);
+        pl->host->log(pl->self, DDM_LOG_WARNING, "THST of %zu bytes rejected: %s", len,
+                      rc == -ENOMEM ? "out of memory" : why);
         return rc;
     }
     if (t.form == THST_FORM_DRAFT)
-        st->pl->host->log(st->pl->self, DDM_LOG_DEBUG, "THST in the 2007 draft's form (%zu threads)",
-                          t.n);
-    threads_apply_thst(st, &t, solicited);
+        pl->host->log(pl->self, DDM_LOG_DEBUG, "THST in the 2007 draft's form (%zu threads)", t.n);
+    threads_apply_thst(pl, vm, c, &t, solicited);
     threads_thst_clear(&t);
     return 0;
 }
@@ -448,10 +501,11 @@ int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len, int sol
 static int on_thst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const uint8_t *data,
                    size_t len, void *ud)
 {
-    threads_vm *st = threads_vm_state(ud, vm);
-    if (!st)
+    threads_count *c = threads_count_state(ud, vm);
+    (void)self;
+    if (!c)
         return -ENOMEM;
-    return threads_handle_thst(st, data, len, ci->origin == DDM_ORIGIN_REPLY);
+    return threads_handle_thst(ud, vm, c, data, len, ci->origin == DDM_ORIGIN_REPLY);
 }
 
 /* ------------------------------------------------------------ VM events */
@@ -459,16 +513,18 @@ static int on_thst(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const
 static void then_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
 {
     threads_plugin *pl = ud;
-    threads_vm *st = pl->host->vm_get_data(self, vm);
+    threads_vm *st = threads_vm_find(pl, vm);
     /* The THCR burst THEN asked for came before this answer: publish it now,
      * whatever its size, before the server may count this request settled.
      * A timeout too (ART never answers THEN): what came is published then at
      * the latest, though a later reply to a request of ours usually came
      * first (threads_then_passed). */
-    if (st && reply->status != DDM_REPLY_VM_GONE)
+    if (st && reply->status != DDM_REPLY_VM_GONE) {
         threads_then_passed(st);
-    else if (st)
+        (void)threads_vm_settle(st); /* the table went before this answer */
+    } else if (st) {
         st->then_in_flight = 0;
+    }
     /* Dalvik answers empty, ART's adbconnection not at all: both are fine. */
     if (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL)
         pl->host->log(self, DDM_LOG_INFO, "THEN refused by the VM: %s",
@@ -521,7 +577,7 @@ void threads_table_off(threads_vm *st)
         if (rc != 0) /* the events keep coming, and are ignored */
             h->log(pl->self, DDM_LOG_DEBUG, "THEN(0) not sent: error %d", rc);
     }
-    threads_publish_count(st, (uint32_t)st->list.n);
+    threads_publish_count(pl, st->vm, &st->c, (uint32_t)st->list.n);
     threads_metrics_clear(st);
     st->full = 0;
     st->then_in_flight = 0;
@@ -544,10 +600,11 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     threads_plugin *pl = ud;
     const ddm_host *h = pl->host;
     threads_vm *st;
+    threads_count *c;
     int rc;
 
     if (event == DDM_VM_GONE) { /* the core frees our state (vm_state_free) and views */
-        st = h->vm_get_data(self, vm);
+        st = threads_vm_find(pl, vm);
         if (st) {
             ddm_tick_list_del(&pl->ticks, &st->tick); /* poll.c's tick visits it no more */
             threads_forget_soon(st);
@@ -556,8 +613,9 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     }
     if (event != DDM_VM_READY)
         return;
-    st = threads_vm_state(pl, vm);
-    if (!st)
+    /* a count (a make may have made more already); on a core before 1.6
+     * the state, with its view */
+    if (!(pl->lazy_view ? (void *)threads_count_state(pl, vm) : (void *)threads_vm_state(pl, vm)))
         return;
     /* A VM that becomes ready while its view is watched (an in-process
      * snapshot, a watch of every view) gets its table at once, so the
@@ -565,7 +623,8 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
     if (threads_poll_vm_if_watched(pl, vm) || !h->chunk_enabled(self, THREADS_CHUNK_THST))
         return;
     /* The count: one THST, no THEN (the table is kept only while watched). */
-    rc = threads_send_thst(st);
+    c = threads_count_state(pl, vm);
+    rc = c ? threads_send_thst(pl, vm, c) : -ENOMEM;
     if (rc != 0)
         h->log(self, DDM_LOG_INFO, "THST not sent: error %d", rc);
 }

@@ -12,9 +12,13 @@
  *                   watched: THEN(1), THST polls, THEN(0) after threads.linger)
  *                   and the look timer (a look's THST for the other VMs' counts);
  *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
- * Ownership: threads_plugin is the plugin data (host->set_data); threads_vm
- * is per-VM data (host->vm_set_data), made at READY (or by the view's make
- * callback), freed by the core at VM gone; the timers reach it through
+ * Ownership: threads_plugin is the plugin data (host->set_data). A VM's
+ * data (host->vm_set_data) is a threads_count (16 bytes: the count, its age,
+ * the THSTs out) from READY on, and a threads_vm (which begins with one)
+ * only while the VM has more: its table kept, a view, a THEN or its THSTs
+ * out, the CPU totals of a scraped VM, a stack view; threads_vm_settle
+ * turns it back into a threads_count when it has no more, and the core
+ * frees either at VM gone. The timers reach them through
  * host->foreach_vm (no list of VMs of our own) and pl->ticks (the VMs
  * with a table or a made view). Views belong to the core; the plugin
  * frees its "threads" view when the table goes (ABI 1.6).
@@ -176,6 +180,17 @@ size_t thread_list_apply_thst(thread_list *l, const thst_table *t, double now, u
 
 typedef struct threads_vm threads_vm;
 
+/* What every VM with a count holds, and all that one nobody looks at
+ * holds (issue 16: 16 bytes, not a threads_vm's ~200); the head of a
+ * threads_vm. */
+typedef struct threads_count {
+    double last_thst;       /* when the last THST of any kind was sent (the count's age) */
+    uint32_t count;         /* threads as of the last table or THST (the headline) */
+    uint8_t has_count;      /* @count was published as the headline */
+    uint8_t thst_in_flight; /* THST requests sent and not answered (a few at most) */
+    uint8_t is_state;       /* 1: the head of a threads_vm */
+} threads_count;
+
 typedef struct threads_plugin {
     ddm_plugin *self;
     const ddm_host *host;
@@ -201,6 +216,7 @@ typedef struct threads_plugin {
 } threads_plugin;
 
 struct threads_vm {
+    threads_count c;      /* first: what a VM's data pointer points at */
     threads_plugin *pl;
     ddm_vm *vm;
     int metric_logged; /* a failed vm_metric was logged (ddm_vm_metric_logged) */
@@ -211,13 +227,9 @@ struct threads_vm {
     ddm_view *stack_view; /* "stack", created by the first stack command */
     int full;             /* the table is kept: THEN(1) sent (when THCR is enabled), the
                              list follows events and polls; else only the count is */
-    int has_count;        /* @count was published as the headline */
-    uint32_t count;       /* threads as of the last table or THST (the headline) */
-    int thst_in_flight;   /* THST requests sent and not answered (at most 2) */
     int was_watched;      /* watched at the last poll tick */
     ddm_tick_node tick;   /* on pl->ticks while @full */
     double last_poll;     /* when the last THST poll of the watched view was sent */
-    double last_thst;     /* when the last THST of any kind was sent (the count's age) */
     double last_watched;  /* when the view was last seen watched */
     int publish_pending;  /* changed since its table was last published */
     size_t soon_slot;     /* its index on pl->soon + 1; 0: not on it */
@@ -232,9 +244,20 @@ struct threads_vm {
                              someone watches: an idle VM has none) */
 };
 
-/** The VM's state, created on first use (with its view on a core before
- *  1.6). NULL if out of memory. */
+/** The VM's threads_vm, made on first use from its threads_count (with its
+ *  view on a core before 1.6). NULL if out of memory. */
 threads_vm *threads_vm_state(threads_plugin *pl, ddm_vm *vm);
+/** The VM's threads_vm, NULL if it has only a count (or nothing). */
+threads_vm *threads_vm_find(threads_plugin *pl, ddm_vm *vm);
+/** The VM's count (the head of its threads_vm if it has one), made on
+ *  first use. NULL if out of memory. */
+threads_count *threads_count_state(threads_plugin *pl, ddm_vm *vm);
+/** Turn @st back into a threads_count if it holds nothing more (table not
+ *  kept, no view, nothing out, no CPU totals); @st must not be used after
+ *  a 1. On a core before 1.6 (the view made with the state) it never does. */
+int threads_vm_settle(threads_vm *st);
+/** threads_vm states alive in this process (tests: an idle VM has none). */
+size_t threads_vm_states_alive(void);
 /** Make @st's "threads" view (columns set, empty) if it has none. */
 void threads_view_make(threads_vm *st);
 /** The list changed: publish now when @solicited (a reply to a request of
@@ -253,21 +276,25 @@ void threads_then_passed(threads_vm *st);
 int threads_reply_came(const ddm_reply *reply);
 /** Publish the table and the headline now. */
 void threads_publish(threads_vm *st);
-/** The headline "threads" (text and figure) says @n, unless it already does. */
-void threads_publish_count(threads_vm *st, uint32_t n);
-/** Apply a decoded THST table to @st and publish: the whole table (and
- *  the metric samples) when @st->full, else only the count. */
-void threads_apply_thst(threads_vm *st, const thst_table *t, int solicited);
+/** @vm's headline "threads" (text and figure) says @n, unless @c says it does. */
+void threads_publish_count(threads_plugin *pl, ddm_vm *vm, threads_count *c, uint32_t n);
+/** Apply a decoded THST table to @vm (its data @c) and publish: the whole
+ *  table (and the metric samples) when its table is kept, else only the
+ *  count. */
+void threads_apply_thst(threads_plugin *pl, ddm_vm *vm, threads_count *c, const thst_table *t,
+                        int solicited);
 /** Keep the table (@st->full): THEN(1) when THCR is enabled. */
 void threads_table_on(threads_vm *st);
 /** Stop keeping it: THEN(0) when THCR is enabled; the count stays, the
  *  list goes, and the view (declared, ABI 1.6) or else its rows. */
 void threads_table_off(threads_vm *st);
-/** Send a THST whose answer refreshes the count (and the table when
- *  @st->full); after THEN(1) its answer also ends THEN's wait. 0 or -errno. */
-int threads_send_thst(threads_vm *st);
+/** Send @vm (data @c) a THST whose answer refreshes the count (and the
+ *  table when kept); after THEN(1) its answer also ends THEN's wait. 0 or
+ *  -errno. */
+int threads_send_thst(threads_plugin *pl, ddm_vm *vm, threads_count *c);
 /** Decode and apply a THST payload (event or reply). 0 or -EBADMSG (logged). */
-int threads_handle_thst(threads_vm *st, const uint8_t *data, size_t len, int solicited);
+int threads_handle_thst(threads_plugin *pl, ddm_vm *vm, threads_count *c, const uint8_t *data,
+                        size_t len, int solicited);
 
 /** Start the polling tick and the look timer. 0 or -errno. */
 int threads_poll_start(threads_plugin *pl);

@@ -46,9 +46,30 @@ static threads_plugin *plugin_of(fake_host *fh)
     return fake_host_table(fh)->get_data(fake_host_plugin(fh));
 }
 
-static threads_vm *state_of(fake_host *fh, ddm_vm *vm)
+/* The VM's data: its count, or the threads_vm it heads. */
+static threads_count *count_of(fake_host *fh, ddm_vm *vm)
 {
     return fake_host_table(fh)->vm_get_data(fake_host_plugin(fh), vm);
+}
+
+/* The VM's threads_vm if it has one (NULL: a count only, or nothing). */
+static threads_vm *found(fake_host *fh, ddm_vm *vm)
+{
+    return threads_vm_find(plugin_of(fh), vm);
+}
+
+/* 1 if the VM's table is kept. */
+static int kept(fake_host *fh, ddm_vm *vm)
+{
+    threads_vm *st = found(fh, vm);
+    return st && st->full;
+}
+
+/* The VM's threads_vm, made from its count if it has only that (as the
+ * plugin does when it needs one). */
+static threads_vm *state_of(fake_host *fh, ddm_vm *vm)
+{
+    return threads_vm_state(plugin_of(fh), vm);
 }
 
 /* A loaded host with one VM (pid 77), not yet ready. */
@@ -321,18 +342,17 @@ static void test_table_kept_while_watched(void **state)
     rq = fake_host_request(f->fh, (size_t)off_idx);
     assert_int_equal(rq->len, 1);
     assert_int_equal(rq->data[0], 0);
-    assert_false(st->full);
-    assert_int_equal(st->list.n, 0);
-    assert_null(st->list.v);
-    assert_null(st->list.index);
+    /* issue 16: the list, its view and the state itself went; the count stays */
+    assert_false(count_of(f->fh, f->vm)->is_state);
+    assert_int_equal(threads_vm_states_alive(), 0);
+    assert_int_equal(count_of(f->fh, f->vm)->count, 2);
     assert_int_equal(thread_names_shared(), names);
     assert_null(fake_view_find_made(f->fh, f->vm, "threads")); /* 1.6: made again when asked */
-    assert_null(st->view);
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "2");
     fake_host_complete_status(f->fh, (size_t)off_idx, DDM_REPLY_TIMEOUT); /* ART: no answer */
     /* stragglers sent before THEN(0) took effect are ignored */
     assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 3, "straggler"), DDM_OK);
-    assert_int_equal(st->list.n, 0);
+    assert_false(count_of(f->fh, f->vm)->is_state);
     /* later ticks send nothing more */
     g_now += 30;
     fake_host_fire_timers(f->fh);
@@ -345,7 +365,7 @@ static void test_table_kept_while_watched(void **state)
     fake_view_set_watchers(v, 1);
     fake_host_watch_begins(f->fh);
     assert_true(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, (size_t)off_idx + 1) > off_idx);
-    assert_true(st->full);
+    assert_true(state_of(f->fh, f->vm)->full);
 }
 
 /* ABI 1.6: a VM nobody asked about has no threads view at all; one made
@@ -354,18 +374,18 @@ static void test_table_kept_while_watched(void **state)
 static void test_view_made_only_when_asked(void **state)
 {
     fixture *f = *state; /* setup_idle */
-    threads_vm *st = state_of(f->fh, f->vm);
     assert_null(fake_view_find_made(f->fh, f->vm, "threads"));
-    assert_null(st->view);
+    assert_null(found(f->fh, f->vm)); /* issue 16: a count only */
     assert_int_equal(fake_host_n_views(f->fh, f->vm), 1); /* a listing makes it */
-    assert_non_null(st->view);
+    assert_non_null(found(f->fh, f->vm)->view);
     g_now += 5;
     fake_host_fire_timers(f->fh);
     assert_non_null(fake_view_find_made(f->fh, f->vm, "threads"));
     g_now += 5.2;
     fake_host_fire_timers(f->fh);
     assert_null(fake_view_find_made(f->fh, f->vm, "threads"));
-    assert_null(st->view);
+    assert_null(found(f->fh, f->vm)); /* the view went, and the state with it */
+    assert_int_equal(threads_vm_states_alive(), 0);
     assert_int_equal(fake_host_find_request(f->fh, NULL, THREADS_CHUNK_THEN, 0), -1);
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "0");
 }
@@ -379,7 +399,6 @@ static void test_idle_tick_sleeps(void **state)
 {
     fixture *f = *state; /* setup_idle */
     threads_plugin *pl = plugin_of(f->fh);
-    threads_vm *st = state_of(f->fh, f->vm);
     uint32_t tick = pl->poll_timer;
     assert_true(tick != 0);
     assert_int_equal(fake_host_fire_timers(f->fh), 2); /* the tick and the look timer */
@@ -400,17 +419,17 @@ static void test_idle_tick_sleeps(void **state)
     fake_view_set_watchers(threads_view(f), 1);
     assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
     fake_host_fire_timers(f->fh);
-    assert_true(st->full);
+    assert_true(kept(f->fh, f->vm));
     assert_true(fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THEN, 0) >= 0);
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
     /* the watch ends: the tick runs until the linger took the table back */
     fake_view_set_watchers(threads_view(f), 0);
     fake_host_fire_timers(f->fh);
-    assert_true(st->full);
+    assert_true(kept(f->fh, f->vm));
     assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
     g_now += 11;
     fake_host_fire_timers(f->fh);
-    assert_false(st->full);
+    assert_false(kept(f->fh, f->vm));
     assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
     /* a look at the VM list: the trickle needs the tick while it lasts */
     fake_host_set_vm_list_watchers(f->fh, 1);
@@ -427,19 +446,17 @@ static void test_idle_tick_sleeps(void **state)
 static void test_option_linger(void **state)
 {
     fixture *f = *state;
-    threads_vm *st;
     fake_host_set_config(f->fh, "threads.linger", "0");
     load(f);
     assert_int_equal(plugin_of(f->fh)->linger_ms, 0);
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
     answer_ready(f);
-    st = state_of(f->fh, f->vm);
     fake_view_set_watchers(threads_view(f), 1);
     fake_host_watch_begins(f->fh);
-    assert_true(st->full);
+    assert_true(kept(f->fh, f->vm));
     fake_view_set_watchers(threads_view(f), 0);
     fake_host_fire_timers(f->fh);
-    assert_false(st->full);
+    assert_false(kept(f->fh, f->vm));
     assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THEN), 2); /* 1 and 0 */
 }
 
@@ -450,6 +467,58 @@ static int last_request(fake_host *fh, ddm_vm *vm, uint32_t type)
     while ((next = fake_host_find_request(fh, vm, type, (size_t)(idx + 1))) >= 0)
         idx = next;
     return idx;
+}
+
+/* Issue 16: a VM nobody looks at holds a threads_count only (its count,
+ * the count's age, the THSTs out: 16 bytes), from READY on; a watch makes
+ * the threads_vm, which goes back to a count with the table, once the
+ * THST sent while it was kept has been answered; the count carries over
+ * both ways. */
+static void test_idle_vm_holds_a_count_only(void **state)
+{
+    fixture *f = *state; /* setup_ready: READY's THST out */
+    const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}, {.id = 2, .status = 4, .tid = 78},
+                            {.id = 3, .status = 4, .tid = 79}};
+    threads_count *c = count_of(f->fh, f->vm);
+    int idx;
+    size_t len;
+    uint8_t *p = thst_real(4, 18, 3, e, 3, &len);
+
+    assert_non_null(c);
+    assert_false(c->is_state);
+    assert_int_equal(c->thst_in_flight, 1);
+    assert_int_equal(threads_vm_states_alive(), 0);
+    fake_host_complete_chunk(f->fh, 0, THREADS_CHUNK_THST, p, len);
+    assert_ptr_equal(count_of(f->fh, f->vm), c);
+    assert_int_equal(c->count, 3);
+    assert_int_equal(c->thst_in_flight, 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(threads_vm_states_alive(), 0);
+
+    /* watched: the state, with the count; the watch ends while a poll is out */
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(kept(f->fh, f->vm));
+    assert_int_equal(threads_vm_states_alive(), 1);
+    assert_int_equal(found(f->fh, f->vm)->c.count, 3);
+    idx = last_request(f->fh, f->vm, THREADS_CHUNK_THST);
+    assert_true(idx > 0);
+    fake_view_set_watchers(threads_view(f), 0);
+    g_now += 11;
+    fake_host_fire_timers(f->fh);
+    assert_false(kept(f->fh, f->vm));
+    assert_non_null(found(f->fh, f->vm)); /* its THST (sent after THEN) is out */
+    fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_THST, p, len);
+    free(p);
+    assert_null(found(f->fh, f->vm));
+    assert_int_equal(threads_vm_states_alive(), 0);
+    assert_int_equal(count_of(f->fh, f->vm)->count, 3);
+    assert_int_equal(count_of(f->fh, f->vm)->thst_in_flight, 0);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
+    /* stragglers make nothing */
+    assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 9, "late"), DDM_OK);
+    assert_null(found(f->fh, f->vm));
 }
 
 /* The first look at the VM list (`ddmon vms`, a watch of it, a snapshot;
@@ -561,7 +630,7 @@ static void test_look_while_watched_sends_the_cap(void **state)
         fake_host_complete_status(f->fh, (size_t)last_request(f->fh, vms[i], THREADS_CHUNK_THST),
                                   DDM_REPLY_TIMEOUT);
     }
-    state_of(f->fh, vms[7])->last_thst -= 1; /* the oldest count */
+    count_of(f->fh, vms[7])->last_thst -= 1; /* the oldest count */
     /* 2 s later, still watched: a wake sends the cap, the oldest first */
     g_now += 2;
     threads_look_once(pl);
@@ -580,7 +649,7 @@ static void test_look_while_watched_sends_the_cap(void **state)
     assert_int_equal(pending, (int)THREADS_TRICKLE_MAX);
     /* nor the tick's trickle, the counts made old enough for it */
     for (i = 0; i <= N; i++)
-        state_of(f->fh, vms[i])->last_thst -= 10;
+        count_of(f->fh, vms[i])->last_thst -= 10;
     pl->last_trickle = 0;
     assert_int_equal(threads_trickle_once(pl), 0);
     pl->last_trickle = 1e9;
@@ -631,7 +700,7 @@ static void test_trickle_while_list_watched(void **state)
     g_now = 103.0;
     fake_host_set_vm_list_watchers(f->fh, 1);
     assert_int_equal(threads_trickle_once(pl), 0);
-    state_of(f->fh, vms[N])->last_thst = 50.0; /* the oldest count */
+    count_of(f->fh, vms[N])->last_thst = 50.0; /* the oldest count */
     /* nobody watches the list: nothing, however old the counts */
     g_now = 106.0;
     fake_host_set_vm_list_watchers(f->fh, 0);
@@ -671,13 +740,13 @@ static void test_stale_then_thst_ends_no_later_then(void **state)
     uint8_t *p;
 
     assert_int_equal(st->then_in_flight, 1);
-    assert_int_equal(threads_send_thst(st), 0); /* after THEN(1), unanswered */
+    assert_int_equal(threads_send_thst(st->pl, st->vm, &st->c), 0); /* after THEN(1), unanswered */
     old_idx = fake_host_find_request(f->fh, f->vm, THREADS_CHUNK_THST, 1);
     assert_true(old_idx >= 0);
     threads_table_off(st);
     threads_table_on(st); /* THEN(1) again, unanswered */
     assert_int_equal(st->then_in_flight, 1);
-    assert_int_equal(threads_send_thst(st), 0);
+    assert_int_equal(threads_send_thst(st->pl, st->vm, &st->c), 0);
     new_idx = last_request(f->fh, f->vm, THREADS_CHUNK_THST);
     assert_true(new_idx > old_idx);
     p = thst_real(4, 18, 1, e, 1, &len);
@@ -2035,6 +2104,7 @@ int main(void)
         TU(test_option_linger),
         TI(test_view_made_only_when_asked),
         TI(test_idle_tick_sleeps),
+        TR(test_idle_vm_holds_a_count_only),
         TI(test_look_refreshes_counts),
         TI(test_look_while_watched_sends_the_cap),
         TI(test_trickle_while_list_watched),
