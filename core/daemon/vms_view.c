@@ -13,15 +13,20 @@
  * core. Readers that answer with the list flush it first
  * (ddm_daemon_vm_list_fresh), so only watchers see it that late.
  * Incremental (issue 16): the monitor names the target whose row may have
- * changed; only those rows are computed again (vms_rows.h keeps every row
- * between publications, in the order a full rebuild would give), so N VMs
- * starting cost O(N log N) row work, not O(N^2). A change without a key
- * (a discovery mode switched off) rebuilds every row.
+ * changed; only those rows are computed again, the others are copied
+ * from the view's committed content, which is the one copy of the list
+ * (vms_rows.h), so N VMs starting cost O(N log N) row work, not O(N^2). A
+ * change without a key (a discovery mode switched off), a view committed
+ * by someone else meanwhile, rows the view's caps dropped or a key the
+ * view could not store as it is (not UTF-8, too long: it would not be
+ * found again) rebuild every row.
  */
 #include "core/daemon/daemon.h"
 
 #include "core/daemon/vms_rows.h"
 #include "core/loop/timer.h"
+
+#include <string.h>
 
 #define VMS_VIEW_MIN_INTERVAL_MS 100
 #define VMS_VIEW_ROWS_PER_EXTRA_MS 50 /* 20 us a row */
@@ -32,9 +37,11 @@ struct DdmVmsView {
     DdmViews *views;         /* borrowed: the store that holds the view */
     DdmTimer timer;          /* core/loop: armed while a rebuild is pending */
     gint64 refreshed_us;     /* last rebuild (rate limit) */
-    DdmVmsRows *rows;        /* owned: group 0 the retrying targets, 1 the VMs */
     GHashTable *dirty;       /* keys (owned) whose rows may have changed */
     gboolean all_dirty;      /* every row may have changed */
+    gboolean odd_keys;       /* a key was not stored as it is: rebuild every row */
+    DdmVmsRowsKept kept;     /* the view's rows (vms_rows.h: group 0 the retrying
+                                targets, 1 the VMs) as the last publication left them */
 };
 
 static const ddm_column vms_columns[] = {
@@ -67,32 +74,26 @@ static char *headline_text(DdmVm *vm)
     return g_string_free(s, FALSE);
 }
 
-static void set_retrying_row(DdmVmsRows *rows, const char *key, const DdmTarget *t,
-                             const char *last_error)
+static void write_retrying_row(ddm_view *view, const DdmTarget *t, const char *last_error)
 {
-    DdmVmsRow *row = ddm_vms_rows_set(rows, 0, key);
-    ddm_vms_row_str(row, t->key);
+    ddm_view_row(view);
+    ddm_view_cell_str(view, t->key);
     if (t->pid_hint)
-        ddm_vms_row_int(row, t->pid_hint);
+        ddm_view_cell_int(view, t->pid_hint);
     else
-        ddm_vms_row_str(row, NULL);
-    ddm_vms_row_str(row, NULL);  /* app */
-    ddm_vms_row_str(row, NULL);  /* vm */
-    ddm_vms_row_str(row, NULL);  /* ddm: unknown */
-    ddm_vms_row_str(row, t->ops->transport);
-    ddm_vms_row_str(row, t->device);
-    ddm_vms_row_str(row, "retrying");
-    ddm_vms_row_str(row, NULL);  /* debug port */
-    ddm_vms_row_str(row, NULL);  /* debugger */
-    ddm_vms_row_str(row, last_error);
+        ddm_view_cell_str(view, NULL);
+    ddm_view_cell_str(view, NULL);  /* app */
+    ddm_view_cell_str(view, NULL);  /* vm */
+    ddm_view_cell_str(view, NULL);  /* ddm: unknown */
+    ddm_view_cell_str(view, t->ops->transport);
+    ddm_view_cell_str(view, t->device);
+    ddm_view_cell_str(view, "retrying");
+    ddm_view_cell_str(view, NULL);  /* debug port */
+    ddm_view_cell_str(view, NULL);  /* debugger */
+    ddm_view_cell_str(view, last_error);
 }
 
-static void add_retrying_row(const DdmTarget *t, const char *last_error, gpointer ud)
-{
-    set_retrying_row(ud, t->key, t, last_error);
-}
-
-static void set_vm_row(DdmVmsView *vv, DdmVm *vm)
+static void write_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
 {
     guint16 port = vv->relay ? ddm_relay_port_of(vv->relay, vm) : 0;
     gboolean known = vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN;
@@ -104,31 +105,50 @@ static void set_vm_row(DdmVmsView *vv, DdmVm *vm)
         info = both;
     }
 
-    DdmVmsRow *row = ddm_vms_rows_set(vv->rows, 1, vm->target->key);
-    ddm_vms_row_str(row, vm->target->key);
+    ddm_view_row(view);
+    ddm_view_cell_str(view, vm->target->key);
     if (vm->info.pid)
-        ddm_vms_row_int(row, vm->info.pid);
+        ddm_view_cell_int(view, vm->info.pid);
     else
-        ddm_vms_row_str(row, NULL);
-    ddm_vms_row_str(row, vm->info.app_name);
-    ddm_vms_row_str(row, vm->info.vm_ident);
+        ddm_view_cell_str(view, NULL);
+    ddm_view_cell_str(view, vm->info.app_name);
+    ddm_view_cell_str(view, vm->info.vm_ident);
     if (known)
-        ddm_vms_row_bool(row, vm->info.ddm);
+        ddm_view_cell_bool(view, vm->info.ddm);
     else
-        ddm_vms_row_str(row, NULL);
-    ddm_vms_row_str(row, vm->info.transport);
-    ddm_vms_row_str(row, vm->info.device);
-    ddm_vms_row_str(row, ddm_vm_state_name(vm->state));
+        ddm_view_cell_str(view, NULL);
+    ddm_view_cell_str(view, vm->info.transport);
+    ddm_view_cell_str(view, vm->info.device);
+    ddm_view_cell_str(view, ddm_vm_state_name(vm->state));
     if (port)
-        ddm_vms_row_int(row, port);
+        ddm_view_cell_int(view, port);
     else
-        ddm_vms_row_str(row, NULL);
+        ddm_view_cell_str(view, NULL);
     if (port || vm->info.debugger) /* attached through ddmon's relay */
-        ddm_vms_row_bool(row, vm->info.debugger != 0);
+        ddm_view_cell_bool(view, vm->info.debugger != 0);
     else
-        ddm_vms_row_str(row, NULL);
-    ddm_vms_row_str(row, info);
+        ddm_view_cell_str(view, NULL);
+    ddm_view_cell_str(view, info);
     g_free(info);
+}
+
+/* vms_rows.h's writer: the row of @key as the monitor lists it now (the
+ * plan named it because it is listed that way). */
+static void write_row(ddm_view *view, guint group, const char *key, gpointer ud)
+{
+    DdmVmsView *vv = ud;
+    const DdmTarget *t = NULL;
+    const char *last_error = NULL;
+
+    /* the view stores strings valid and cut: such a key would not be found again */
+    if (strlen(key) > DDM_VIEW_MAX_STRING || !g_utf8_validate(key, -1, NULL))
+        vv->odd_keys = TRUE;
+    if (group == 1) {
+        DdmVm *vm = ddm_monitor_find_vm(vv->monitor, key);
+        if (vm) /* it is: the plan took the key from the monitor just now */
+            write_vm_row(vv, view, vm);
+    } else if (ddm_monitor_retrying(vv->monitor, key, &t, &last_error))
+        write_retrying_row(view, t, last_error);
 }
 
 /* The view is looked up each time rather than held: the store owns it. */
@@ -138,54 +158,53 @@ static ddm_view *own_view(DdmVmsView *vv)
     return v && g_strcmp0(ddm_view_owner(v), "ddmon") == 0 ? v : NULL;
 }
 
-/* Every row again, from the monitor's lists. */
-static void rebuild_all(DdmVmsView *vv)
+static void add_retrying_key(const DdmTarget *t, const char *last_error, gpointer ud)
 {
-    GPtrArray *vms = ddm_monitor_listed_vms(vv->monitor);
-    ddm_vms_rows_clear(vv->rows);
-    ddm_monitor_foreach_retrying(vv->monitor, add_retrying_row, vv->rows);
-    for (guint i = 0; i < vms->len; i++)
-        set_vm_row(vv, g_ptr_array_index(vms, i));
-    g_ptr_array_unref(vms);
+    (void)last_error;
+    g_ptr_array_add(ud, t->key);
 }
 
-/* The row of @key again: a VM's, a retrying target's (never both: the
- * monitor lists a key one way at most), or none. */
-static void rebuild_key(DdmVmsView *vv, const char *key)
-{
-    DdmVm *vm = ddm_monitor_find_vm(vv->monitor, key);
-    const DdmTarget *t = NULL;
-    const char *last_error = NULL;
-
-    if (vm && ddm_monitor_vm_listed(vv->monitor, vm)) {
-        ddm_vms_rows_remove(vv->rows, 0, key);
-        set_vm_row(vv, vm);
-    } else if (ddm_monitor_retrying(vv->monitor, key, &t, &last_error)) {
-        ddm_vms_rows_remove(vv->rows, 1, key);
-        set_retrying_row(vv->rows, key, t, last_error);
-    } else {
-        ddm_vms_rows_remove(vv->rows, 0, key);
-        ddm_vms_rows_remove(vv->rows, 1, key);
-    }
-}
-
+/* Publish the rows the monitor lists now: those of the dirty keys written
+ * again and the others copied from the view, or every row written again. */
 static void rebuild(DdmVmsView *vv)
 {
     ddm_view *view = own_view(vv);
+    DdmVmsRowsPlan plan = {.write = {g_ptr_array_new(), g_ptr_array_new()}};
+    GPtrArray *vms = NULL;
     GHashTableIter it;
     gpointer key;
 
-    if (vv->all_dirty) {
-        rebuild_all(vv);
-    } else {
+    plan.keep = view && !vv->all_dirty && !vv->odd_keys && ddm_vms_rows_still_kept(&vv->kept, view);
+    if (plan.keep) {
+        plan.replaced = vv->dirty;
         g_hash_table_iter_init(&it, vv->dirty);
-        while (g_hash_table_iter_next(&it, &key, NULL))
-            rebuild_key(vv, key);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+            DdmVm *vm = ddm_monitor_find_vm(vv->monitor, key);
+            const DdmTarget *t;
+            const char *last_error;
+            /* a key is listed one way at most */
+            if (vm && ddm_monitor_vm_listed(vv->monitor, vm))
+                g_ptr_array_add(plan.write[1], key);
+            else if (ddm_monitor_retrying(vv->monitor, key, &t, &last_error))
+                g_ptr_array_add(plan.write[0], key);
+        }
+    } else if (view) {
+        vv->odd_keys = FALSE;
+        ddm_monitor_foreach_retrying(vv->monitor, add_retrying_key, plan.write[0]);
+        vms = ddm_monitor_listed_vms(vv->monitor);
+        for (guint i = 0; i < vms->len; i++)
+            g_ptr_array_add(plan.write[1], ((DdmVm *)g_ptr_array_index(vms, i))->target->key);
     }
+    if (view)
+        ddm_vms_rows_publish(view, &plan, write_row, vv, &vv->kept);
+    else /* nothing is kept: the next publication writes every row */
+        vv->kept.version = 0;
     vv->all_dirty = FALSE;
     g_hash_table_remove_all(vv->dirty);
-    if (view)
-        ddm_vms_rows_publish(vv->rows, view);
+    if (vms)
+        g_ptr_array_unref(vms);
+    g_ptr_array_unref(plan.write[0]);
+    g_ptr_array_unref(plan.write[1]);
 }
 
 static void rebuild_fire(DdmTimer *t, gpointer ud)
@@ -204,7 +223,6 @@ DdmVmsView *ddm_vms_view_new(DdmViews *views, DdmMonitor *mon)
     vv = g_new0(DdmVmsView, 1);
     vv->monitor = mon;
     vv->views = views;
-    vv->rows = ddm_vms_rows_new(G_N_ELEMENTS(vms_columns));
     vv->dirty = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     ddm_timer_init(&vv->timer, rebuild_fire, vv);
     ddm_view *view = ddm_views_create(views, "ddmon", NULL, "vms", DDM_VIEW_TABLE, "Virtual machines");
@@ -239,7 +257,7 @@ void ddm_vms_view_schedule(DdmVmsView *vv, const char *key)
     if (ddm_timer_armed(&vv->timer))
         return;
     since_ms = (g_get_monotonic_time() - vv->refreshed_us) / 1000;
-    gint64 interval = VMS_VIEW_MIN_INTERVAL_MS + ddm_vms_rows_count(vv->rows) / VMS_VIEW_ROWS_PER_EXTRA_MS;
+    gint64 interval = VMS_VIEW_MIN_INTERVAL_MS + vv->kept.n_rows / VMS_VIEW_ROWS_PER_EXTRA_MS;
     delay = since_ms >= interval ? 0 : (guint)(interval - since_ms);
     /* core/loop's timers run at the default priority: at a lower one, a VM
      * whose socket never runs dry (a flood of events) would starve the
@@ -261,7 +279,6 @@ void ddm_vms_view_free(DdmVmsView *vv)
     if (!vv)
         return;
     ddm_timer_cancel(&vv->timer);
-    ddm_vms_rows_free(vv->rows);
     g_hash_table_destroy(vv->dirty);
     g_free(vv); /* the view itself belongs to the store */
 }

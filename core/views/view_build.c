@@ -167,6 +167,50 @@ int ddm_view_row(ddm_view *v)
     return was_short ? -EINVAL : 0;
 }
 
+int ddm_view_copy_rows(ddm_view *v, guint first, guint n)
+{
+    Content *c;
+    const Content *from;
+    int rc = 0;
+
+    CHECK_VIEW(v);
+    if (v->desc->kind != DDM_VIEW_TABLE)
+        return -EINVAL;
+    if (!v->building)
+        return -EPROTO;
+    c = v->building;
+    from = v->committed;
+    if (first > from->n_rows || n > from->n_rows - first)
+        return -EINVAL;
+    if (n == 0)
+        return 0;
+    if (!ddm_views_columns_equal(&c->columns, &from->columns))
+        return -EINVAL;
+    finish_row(c);
+    for (guint r = first; r < first + n; r++) {
+        if (c->n_rows >= DDM_VIEW_MAX_ROWS || (gsize)(c->n_rows + 1) * c->columns.n > DDM_VIEW_MAX_CELLS) {
+            c->rows_capped = TRUE;
+            c->row_dropped = TRUE;
+            return -E2BIG;
+        }
+        c->n_rows++;
+        for (guint col = 0; col < c->columns.n; col++) {
+            /* the committed cell is of its column's type or null, its string valid and short */
+            Cell cell = ddm_views_content_cell(from, (gsize)r * from->columns.n + col);
+            if (cell.type == DDM_VAL_STR) {
+                cell.u.s = ddm_views_content_copy_string(c, cell.u.s);
+                if (!cell.u.s) {
+                    cell.type = 0;
+                    rc = -E2BIG;
+                }
+            }
+            ddm_views_content_cell_add(c, &cell);
+        }
+    }
+    c->row_dropped = FALSE;
+    return rc;
+}
+
 /* Append @cell to the current row after checking it against its column. */
 static int add_cell(ddm_view *v, Cell cell, const char *str)
 {

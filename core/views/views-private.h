@@ -209,6 +209,11 @@ guint ddm_views_content_string_blocks(const Content *c);
 /** @s copied into @c's strings, capped and made valid UTF-8 (view_content.c). */
 const char *ddm_views_content_intern(Content *c, const char *s, gboolean *truncated);
 
+/** @s, a string of another content (valid, within the caps already),
+ *  copied into @c's strings as it is; NULL when @c's string budget is
+ *  spent. */
+const char *ddm_views_content_copy_string(Content *c, const char *s);
+
 /* view_json.c */
 /** A column's or field's type as the JSON form names it: "str", "int",
  *  "double", "bool" (jq_text.c writes the same names). (static string) */

@@ -642,6 +642,25 @@ guint64 ddm_view_version(const ddm_view *v)
     return v->version;
 }
 
+guint ddm_view_n_rows(const ddm_view *v)
+{
+    g_return_val_if_fail(ddm_view_is_valid(v), 0);
+    return v->desc->kind == DDM_VIEW_TABLE ? v->committed->n_rows : 0;
+}
+
+const char *ddm_view_row_str(const ddm_view *v, guint row, guint col)
+{
+    const Content *c;
+    Cell cell;
+
+    g_return_val_if_fail(ddm_view_is_valid(v), NULL);
+    c = v->committed;
+    if (v->desc->kind != DDM_VIEW_TABLE || row >= c->n_rows || col >= c->columns.n)
+        return NULL;
+    cell = ddm_views_content_cell(c, (gsize)row * c->columns.n + col);
+    return cell.type == DDM_VAL_STR ? cell.u.s : NULL;
+}
+
 
 const guint8 *ddm_view_blob_data(const ddm_view *v, gsize *len, const char **media_type)
 {

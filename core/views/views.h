@@ -135,6 +135,25 @@ int ddm_view_commit(ddm_view *v);
 /** Committed blob bytes (transfer none) or NULL. */
 const guint8 *ddm_view_blob_data(const ddm_view *v, gsize *len, const char **media_type);
 
+/* A table's committed rows as the storage of their producer, which then
+ * keeps no copy of its own: it reads them back and, building the next
+ * content, copies the rows that did not change (the core's "vms" view:
+ * core/daemon/vms_rows.c). */
+/** Rows in table @v's committed content (0 for a record or blob). */
+guint ddm_view_n_rows(const ddm_view *v);
+/** The string in committed row @row, column @col of table @v, or NULL (a
+ *  null cell, a column of another type, out of range). (transfer none:
+ *  valid until @v's next commit or set_columns) */
+const char *ddm_view_row_str(const ddm_view *v, guint row, guint col);
+/** Between begin and commit: append committed rows [@first, @first + @n)
+ *  of table @v to the content being built, cells and nulls as they are
+ *  (the strings copied). A row started before it is closed first, as by
+ *  ddm_view_row. 0, -EPROTO without begin, -EINVAL when the building
+ *  content's columns are not the committed ones or the range is out of
+ *  bounds (nothing copied), -E2BIG when the row or cell cap dropped rows
+ *  (those before the cap are copied). */
+int ddm_view_copy_rows(ddm_view *v, guint first, guint n);
+
 /* Listeners and watches. */
 guint ddm_views_add_listener(DdmViews *store, DdmViewListenerFn fn, gpointer ud);
 void ddm_views_remove_listener(DdmViews *store, guint id);

@@ -1582,6 +1582,41 @@ static void test_views_record_strings_compacted(void **state)
     ddm_views_free(s);
 }
 
+/* A table of ~100 kB of strings (the "vms" view of 1,000 VMs) is sealed
+ * into one block of exactly its strings: its doubling blocks ended in a
+ * mostly empty 64 KiB one. Past some 512 kB the waste is below an eighth
+ * and the blocks stay. */
+static void test_views_big_table_strings_compacted(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "p", NULL, "t", DDM_VIEW_TABLE, NULL);
+    static const ddm_column cols[] = {{"key", DDM_VAL_STR, NULL}};
+    (void)state;
+
+    assert_int_equal(ddm_view_set_columns(v, cols, 1), 0);
+    for (int rows = 1000; rows <= 8000; rows *= 8) {
+        gsize want = 0;
+        assert_int_equal(ddm_view_begin(v), 0);
+        for (int r = 0; r < rows; r++) {
+            char str[128];
+            g_snprintf(str, sizeof str, "adb:emulator-5554:%d com.example.app%d threads: 14, heap: 12%% of 8.0 MiB, alloc: off, wait", r, r);
+            want += strlen(str) + 1;
+            assert_int_equal(ddm_view_row(v), 0);
+            assert_int_equal(ddm_view_cell_str(v, str), 0);
+        }
+        assert_int_equal(ddm_view_commit(v), 0);
+        assert_int_equal(v->committed->string_bytes, want);
+        if (rows == 1000)
+            assert_int_equal(ddm_views_content_string_blocks(v->committed), 1);
+        else /* ~700 kB: some 64 KiB blocks, the newest less than an eighth empty */
+            assert_true(ddm_views_content_string_blocks(v->committed) > 1);
+        assert_string_equal(ddm_view_row_str(v, (guint)rows - 1, 0) + strlen("adb:emulator-5554:"),
+                            rows == 1000 ? "999 com.example.app999 threads: 14, heap: 12% of 8.0 MiB, alloc: off, wait"
+                                         : "7999 com.example.app7999 threads: 14, heap: 12% of 8.0 MiB, alloc: off, wait");
+    }
+    ddm_views_free(s);
+}
+
 /* Empty tables committed with the same columns share one content, which
  * reads exactly as an own one would; a commit with rows gets its own and
  * leaves the others alone; an empty record or blob shares the never-
@@ -1935,6 +1970,7 @@ int main(void)
         cmocka_unit_test(test_views_empty_contents_shared),
         cmocka_unit_test(test_views_cells_compact),
         cmocka_unit_test(test_views_record_strings_compacted),
+        cmocka_unit_test(test_views_big_table_strings_compacted),
     };
     return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
 }
