@@ -21,8 +21,10 @@
 /* The terminal UI's module, when the UI may run here: a terminal both
  * ways, no --json or --plain, a TERM that names a terminal (checked before
  * loading anything; the module then asks terminfo). NULL for the plain
- * view; a module that does not load says so in one line. */
-static const DdmTuiModule *tui_for(const DdmCli *cli)
+ * view; a module that does not load says so in one line, on stderr (seen
+ * once the live view's alternate screen is gone) and in *@note for the
+ * live view to show (g_free). */
+static const DdmTuiModule *tui_for(const DdmCli *cli, char **note)
 {
     const char *term = g_getenv("TERM");
     if (cli->json || cli->plain || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) ||
@@ -31,8 +33,9 @@ static const DdmTuiModule *tui_for(const DdmCli *cli)
     g_autoptr(GError) error = NULL;
     const DdmTuiModule *tui = ddm_cli_tui_module_load(&error);
     if (tui == NULL) {
-        g_printerr("ddmon: the terminal UI did not load (%s); showing the plain live view\n",
-                   error->message);
+        *note = g_strdup_printf("the terminal UI did not load (%s); showing the plain live view",
+                                error->message);
+        g_printerr("ddmon: %s\n", *note);
         return NULL;
     }
     return tui->available() ? tui : NULL;
@@ -46,8 +49,9 @@ int ddm_cli_cmd_watch(DdmCli *cli, char **args)
     DdmClient *c = ddm_cli_client(cli, &status);
     if (c == NULL)
         return status;
+    g_autofree char *note = NULL;
 #ifdef HAVE_NCURSES
-    const DdmTuiModule *tui = tui_for(cli);
+    const DdmTuiModule *tui = tui_for(cli, &note);
     if (tui != NULL) {
         /* The server answers (started if need be): the UI makes its own
          * connections, and makes them again if the server restarts. */
@@ -61,7 +65,7 @@ int ddm_cli_cmd_watch(DdmCli *cli, char **args)
             return status;
     }
 #endif
-    status = ddm_watch_run(c, cli->json);
+    status = ddm_watch_run(c, cli->json, note);
     ddm_client_free(c);
     return status;
 }

@@ -29,6 +29,7 @@ typedef struct Watch {
     gboolean tty;
     gboolean screen_on;
     JsonNode *vms;          /* latest "vms" view */
+    const char *note;       /* under the headline on a terminal, or NULL (borrowed) */
     gint64 last_draw_us;
     guint redraw_timer;
     guint n_events;
@@ -162,7 +163,9 @@ static void draw(Watch *w)
         return;
     }
     GString *s = g_string_new("\033[H");
-    g_string_append_printf(s, "%.*s\033[K\n\033[K\n", (int)MIN(strlen(head), cols), head);
+    g_string_append_printf(s, "%.*s\033[K\n%.*s\033[K\n", (int)MIN(strlen(head), cols), head,
+                           w->note != NULL ? (int)MIN(strlen(w->note), cols) : 0,
+                           w->note != NULL ? w->note : "");
     guint used = 2;
     if (table == NULL || n == 0) {
         g_string_append(s, n == 0 && table != NULL ? "no VMs found yet; discovery is running\033[K\n"
@@ -294,11 +297,12 @@ static gboolean on_winch(gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
-int ddm_watch_run(DdmClient *client, gboolean json)
+int ddm_watch_run(DdmClient *client, gboolean json, const char *note)
 {
     Watch w = {0};
     w.client = client;
     w.json = json;
+    w.note = note;
     w.tty = !json && isatty(STDOUT_FILENO);
     w.loop = g_main_loop_new(NULL, FALSE);
     w.status = 0;

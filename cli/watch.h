@@ -24,7 +24,9 @@
 #define DDM_WATCH_MIN_REDRAW_MS 250
 
 /** Run until interrupted or the server goes away. Returns the exit status.
- *  (@client: transfer none) */
-int ddm_watch_run(DdmClient *client, gboolean json);
+ *  @note, if not NULL, is shown under the headline on a terminal (why the
+ *  terminal UI is not running: cmd-watch.c). (@client, @note: transfer
+ *  none) */
+int ddm_watch_run(DdmClient *client, gboolean json, const char *note);
 
 #endif /* DDM_WATCH_H */

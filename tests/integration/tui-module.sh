@@ -6,8 +6,8 @@
 # maps none of them (/proc/PID/maps), nor does `ddmon watch` on a pipe or
 # with --plain; `ddmon watch` on a terminal (tmux) draws the UI with the
 # build tree's module mapped; a ddmon outside its build tree with no module
-# installed shows the plain live view after one line saying why, and does
-# not crash. `make install DESTDIR=...` puts the module at the path that
+# installed shows the plain live view with one line saying why (under its
+# headline, and on stderr), and does not crash. `make install DESTDIR=...` puts the module at the path that
 # line names (minus DESTDIR); as root with unshare, the installed binary,
 # with the installed tree mounted at its configured place in a private
 # mount namespace, maps the installed module and draws the UI. A build
@@ -140,7 +140,8 @@ if [ -e "$looked" ]; then
     t_ok "and maps no ncurses # SKIP as above"
 else
     screen_has nomod "$PLAIN_HEAD" && screen_has nomod " ready " && ! screen_has nomod "$TUI_HEAD" \
-        && t_ok "a copy outside the build tree without the module: the plain view" \
+        && [ "$(screen_of nomod | sed -n 2p)" = "$(sed -n '1s/^ddmon: //p' "$T_TMP/nomod.err" | cut -c1-100)" ] \
+        && t_ok "a copy outside the build tree without the module: the plain view, saying why under its headline" \
         || t_fail "a copy outside the build tree without the module: the plain view" "$(screen_of nomod)" "$(cat "$T_TMP/nomod.err")"
     [ -n "$looked" ] && [ "$(wc -l <"$T_TMP/nomod.err")" -eq 1 ] \
         && t_ok "after one line naming the module it looked for ($looked)" \
