@@ -67,6 +67,8 @@ struct Slot {
     guint8 round_misses;  /* its hints' rounds that caught nothing, in a row (saturating) */
     guint8 round_ignored; /* its hints ignored since the last one tried */
     DdmWatch *watches;
+    guint64 hinted_in;    /* loop.wakeups of the batch it last hinted in: among
+                             loop.hinters once a batch */
     guint32 gen;          /* bumped whenever epoll forgets the fd */
     guint32 registered;   /* the events epoll has for this fd (when in_epoll) */
     gboolean in_epoll;
@@ -386,14 +388,14 @@ static void round_timer_seen(void)
  * or did not (nothing came before the deadline). Then a new batch. */
 static void hinters_caught(void)
 {
-    for (guint i = 0; i < MIN(loop.nhinters, ROUND_HINTERS); i++)
+    for (guint i = 0, n = loop.nhinters; i < n; i++) /* (n <= ROUND_HINTERS) */
         loop.hinters[i]->round_misses = 0;
     loop.nhinters = 0;
 }
 
 static void hinters_missed(void)
 {
-    for (guint i = 0; i < MIN(loop.nhinters, ROUND_HINTERS); i++) {
+    for (guint i = 0, n = loop.nhinters; i < n; i++) {
         Slot *s = loop.hinters[i];
         if (s->round_misses < G_MAXUINT8)
             s->round_misses++;
@@ -813,20 +815,23 @@ void ddm_watch_expect_more(void)
 {
     /* the hint of the innermost watch callback running (none: a timer's,
      * which counts for nothing anyway) */
-    if (loop.nactive && loop.nactive <= G_N_ELEMENTS(loop.active)) {
-        Slot *s = loop.active[loop.nactive - 1];
-        if (s->round_misses >= ROUND_MISSES_MAX) {
+    guint na = loop.nactive;
+    if (na && na <= G_N_ELEMENTS(loop.active)) {
+        Slot *s = loop.active[na - 1];
+        if (G_UNLIKELY(s->round_misses >= ROUND_MISSES_MAX)) {
             if (++s->round_ignored < ROUND_RETRY_EVERY)
                 return;
             s->round_ignored = 0; /* try once more */
         }
-        for (guint i = 0; i < MIN(loop.nhinters, ROUND_HINTERS); i++)
-            if (loop.hinters[i] == s)
-                goto known;
-        if (loop.nhinters < ROUND_HINTERS)
+        /* Once a batch among the hinters (the list is emptied before each
+         * batch, which bumps loop.wakeups: no search of the list). A nested
+         * dispatch's batch bumps it too, so a slot may then be listed twice:
+         * its misses count twice, its catch the same. */
+        if (s->hinted_in != loop.wakeups && loop.nhinters < ROUND_HINTERS) {
+            s->hinted_in = loop.wakeups;
             loop.hinters[loop.nhinters++] = s;
+        }
     }
-known:
     loop.expect_more = TRUE;
 }
 

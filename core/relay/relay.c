@@ -9,6 +9,8 @@
 
 #include "core/session/monitor.h"
 
+#include <ddmon/bytes.h>
+
 #define EARLY_CAP (1u << 20)          /* VM traffic kept for the first debugger */
 
 /* ------------------------------------------------------------ RelayVm */
@@ -161,8 +163,12 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
     Debugger *d = client;
     if (!d || d != r->debugger || d->state != DBG_ATTACHED)
         return TRUE; /* reply to a command we sent on a debugger's behalf */
-    ddm_relay_debugger_queue(d, pkt->bytes, pkt->len, TRUE, client_id,
-                             ddm_jdwp_reader_has_packet(vm->reader));
+    /* The debugger's id goes into the reply's own bytes (the VM session's:
+     * its reader's consumed packet or its read buffer, lent writable for
+     * this call, relay.h), so the reply goes out in one send(). */
+    guint8 *bytes = (guint8 *)pkt->bytes;
+    ddm_put_u4(bytes + 4, client_id); /* ddm_jdwp_set_id, inline */
+    ddm_relay_debugger_queue(d, bytes, pkt->len, FALSE, 0, ddm_jdwp_reader_has_packet(vm->reader));
     return TRUE;
 }
 

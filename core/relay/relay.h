@@ -52,7 +52,10 @@ void ddm_relay_command_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *
  *  was paused for it (backpressure) is read again. */
 void ddm_relay_vm_output_drained(DdmRelay *relay, DdmVm *vm);
 /** A reply whose id ddmon did not send: TRUE if it was a debugger's (routed or
- *  dropped because its debugger left). */
+ *  dropped because its debugger left). The relay writes the debugger's id
+ *  into @pkt's bytes: the caller (the VM session's read path, vm_io.c)
+ *  lends them writable for this call, and nobody reads the packet after a
+ *  TRUE. */
 gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);
 /** The head of a long reply from @vm not yet whole: TRUE if it is a
  *  debugger's (its header then goes to the debugger at once, with the

@@ -193,6 +193,27 @@ static inline void write_now(Debugger *d, const guint8 *head, gsize head_len, co
     set_out_blocked(d, TRUE);
 }
 
+/* One whole packet @p/@n for the debugger, nothing waiting before it and
+ * its socket not known full: one send(); what the socket does not take is
+ * queued, as write_now() does (and, like it, never closes from in here). */
+static inline void send_whole(Debugger *d, const guint8 *p, gsize n)
+{
+    ssize_t w;
+    do
+        w = send(d->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (w < 0 && errno == EINTR);
+    if (G_LIKELY(w == (ssize_t)n)) {
+        /* debugger_out_drained(), called only when it has work */
+        if (d->out->len || ddm_timer_armed(&d->flush_timer) || d->vm_paused)
+            debugger_out_drained(d);
+        return;
+    }
+    gsize done = w > 0 ? (gsize)w : 0;
+    out_append(d, p + done, n - done);
+    ddm_timer_cancel(&d->flush_timer);
+    set_out_blocked(d, TRUE);
+}
+
 /* Bytes for the debugger (one whole packet, @p/@n; @set_id: give it the
  * packet id @id, in a copy of its header: the bytes at @p are not changed);
  * FALSE (and the debugger closed) past the cap. They are written at once,
@@ -207,6 +228,15 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
         return FALSE;
     gsize queued = d->out->len - d->out_pos;
     g_return_val_if_fail(n >= DDM_JDWP_HEADER_LEN, FALSE);
+    if (!set_id && !queued && !d->out_blocked && !d->from_vm_parts && !more) {
+        /* The common case (a reply or an event alone, nothing waiting):
+         * one send() straight from @p. */
+        ddm_watch_expect_more(); /* the debugger's next command (watch.h) */
+        send_whole(d, p, n);
+        if (G_UNLIKELY(d->out_blocked))
+            pause_vm_if_backed_up(d);
+        return TRUE;
+    }
     guint8 head[DDM_JDWP_HEADER_LEN];
     memcpy(head, p, DDM_JDWP_HEADER_LEN);
     if (set_id)

@@ -275,6 +275,25 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
     g_return_val_if_fail(packet != NULL && len >= DDM_JDWP_HEADER_LEN, -EINVAL);
     if (!can_send(vm))
         return -ENOTCONN;
+    if (G_LIKELY(vm->fd >= 0 && !vm->out_watch && vm->out_part_left == 0 && out_queued(vm) == 0 &&
+                 len <= vm_cfg(vm)->max_write_queue)) {
+        /* Nothing waits (every relayed command): one send() from the
+         * caller's bytes, as queue_now() would, without its calls; what
+         * the socket does not take goes there (the queue, the error; the
+         * cap was checked first, as there, so a packet is never cut). */
+        ssize_t w = send(vm->fd, packet, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (G_LIKELY(w == (ssize_t)len)) {
+            vm->bytes_out += (guint64)w;
+            vm->packets_out++;
+            return 0;
+        }
+        if (w > 0) {
+            vm->bytes_out += (guint64)w;
+            packet += w;
+            len -= (size_t)w;
+        }
+        /* (a socket that is no socket, ENOTSOCK: send_some() writes it) */
+    }
     return ddm_vm_io_queue(vm, packet, len);
 }
 
@@ -394,8 +413,9 @@ static gboolean drain_reader(DdmVm *vm)
  * the relay batches its writes on it); the rest (a packet not yet whole, or
  * one the reader must judge: too short, past the cap, bad flags) is fed to
  * the reader, which then sees the stream as if it had read it all, and
- * drained as before. Nothing may keep a pointer into @buf. FALSE once the
- * VM is closed. */
+ * drained as before. Nothing may keep a pointer into @buf (the relay
+ * writes a debugger's id into a reply there, relay.h; as into the reader's
+ * consumed packets, drain_reader). FALSE once the VM is closed. */
 static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
 {
     size_t max = vm_cfg(vm)->max_packet; /* the reader's cap (vm.c) */
@@ -522,13 +542,16 @@ gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
     (void)fd;
     (void)cond;
 
-    ddm_vm_ref(vm);
+    vm->ref_count++; /* ddm_vm_ref(), inline: every packet comes here */
     ddm_logctx_push_vm(vm_key(vm));
     ddm_vm_io_read_input(vm);
     ddm_logctx_pop_vm();
     /* A close or a pause removed this watch already (and cleared io_watch;
      * a resume from in here added a new one). */
     keep = vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
-    ddm_vm_unref(vm);
+    if (G_LIKELY(vm->ref_count > 1))
+        vm->ref_count--; /* not the last: ddm_vm_unref() would only do this */
+    else
+        ddm_vm_unref(vm);
     return keep ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }

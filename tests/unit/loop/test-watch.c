@@ -669,6 +669,7 @@ typedef struct Pinger {
     int fd;
     guint calls, left;
     gboolean hint;
+    guint hints;    /* hints a call gives when hint is set (0: one) */
     DdmTimer *arm;  /* armed with a zero delay by the first call */
 } Pinger;
 
@@ -686,7 +687,7 @@ static gboolean pinger_cb(gint fd, GIOCondition cond, gpointer ud)
     if (p->left) {
         p->left--;
         assert_int_equal(write(fd, "p", 1), 1);
-        if (p->hint)
+        for (guint i = 0; p->hint && i < MAX(p->hints, 1u); i++)
             ddm_watch_expect_more();
     }
     return G_SOURCE_CONTINUE;
@@ -1130,6 +1131,31 @@ static void test_round_paced_peer_stops_rounds(void **state)
     assert_true(b1 - b0 >= 20);
 }
 
+/* A callback that hints three times in one call (the relay hints once for
+ * the reply it wrote and once for the read it did) is one hinter of its
+ * batch: a paced peer's rounds miss ROUND_MISSES_MAX (4) times before its
+ * hints are ignored, not after two rounds (each miss counted three times). */
+static void test_round_paced_hints_count_once(void **state)
+{
+    RoundFix *f = *state;
+    guint64 b0, w0, b1, w1;
+
+    ddm_watch_set_round_budget(1000);
+    f->lp.p = (Pinger){ .left = 6, .hint = TRUE, .hints = 3 };
+    Pinger *p = pingpong_start(f, 20000); /* 20 ms: no round catches it */
+    ddm_watch_round_stats(&b0, &w0);
+    assert_int_equal(write(f->sv[0], "p", 1), 1);
+    while (p->calls < 7)
+        g_main_context_iteration(NULL, TRUE);
+    ddm_watch_round_stats(&b1, &w1);
+    /* calls 1-4 each wait once (misses 1-4), calls 5 and 6 are ignored; a
+     * wait that caught the answer (descheduled 20 ms) starts them afresh */
+    guint caught = (guint)(b1 - b0);
+    if (w1 - w0 < 4 || w1 - w0 > 4 + 5 * caught)
+        fail_msg("%u rounds waited for a paced peer hinting 3 times a call (%u caught)",
+                 (guint)(w1 - w0), caught);
+}
+
 /* A source attached after the watches' (libsoup's sockets in the web
  * module) that becomes ready during a round ended by its budget or batch
  * cap runs at the next iteration, after one batch of the watches but
@@ -1565,6 +1591,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_bounded_against_endless_peer, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_yields_to_later_source, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_paced_peer_stops_rounds, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_paced_hints_count_once, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_nested_loop_does_not_spin, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_hint_outside_callback, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_empty_wait_does_not_yield_later, round_setup, round_teardown),

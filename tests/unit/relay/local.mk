@@ -35,3 +35,12 @@ tests_unit_relay_test_batch_CPPFLAGS = $(CODEC_TEST_CPPFLAGS)
 tests_unit_relay_test_batch_CFLAGS = $(CODEC_TEST_CFLAGS)
 tests_unit_relay_test_batch_LDADD = $(CODEC_TEST_LDADD)
 endif
+# The write path to a debugger (core/relay/relay_debugger.c) on a socketpair.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/relay/test-relay-send
+TESTS += tests/unit/relay/test-relay-send
+tests_unit_relay_test_relay_send_SOURCES = tests/unit/relay/test-relay-send.c
+tests_unit_relay_test_relay_send_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
+tests_unit_relay_test_relay_send_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_relay_test_relay_send_LDADD = core/libddmcore.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+endif

@@ -2210,6 +2210,48 @@ static void test_vm_send_packet(void **state)
     fx_free(fx);
 }
 
+/* The send path with nothing waiting (one send() from the caller's bytes,
+ * every relayed command) until the socket takes a packet only in part
+ * (packets larger than a socket buffer's half, so the kernel cuts them):
+ * the peer then reads every packet whole and in order, each once (the rest
+ * of the cut one queued, never sent twice, nothing lost), and the counters
+ * count each packet and byte once. */
+static void test_vm_send_packet_cut_by_full_socket(void **state)
+{
+    Fx *fx = start_plain();
+    enum { BODY = 300001 }; /* odd: the socket's cut falls inside a packet */
+    uint8_t *body = g_malloc(BODY), *got = g_malloc(DDM_JDWP_HEADER_LEN + BODY);
+    size_t len = 0, n = 0;
+    (void)state;
+    guint64 pkts0 = fx->vm->packets_out, bytes0 = fx->vm->bytes_out;
+    for (size_t k = 0; k < BODY; k++)
+        body[k] = (uint8_t)(k * 13);
+    while (ddm_vm_out_queued(fx->vm) == 0 && n < 200) {
+        uint8_t *p = ddm_jdwp_build_command(0x10000000u + (uint32_t)n, 1, 1, body, BODY, &len);
+        assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), 0);
+        g_free(p);
+        n++;
+    }
+    assert_true(ddm_vm_out_queued(fx->vm) > 0); /* the last one was cut */
+    assert_true(ddm_vm_out_queued(fx->vm) < len); /* in part: the socket took some of it */
+    assert_int_equal(fx->vm->packets_out - pkts0, n);
+    assert_int_equal(fx->vm->bytes_out - bytes0 + ddm_vm_out_queued(fx->vm), n * len);
+    for (size_t i = 0; i < n; i++) {
+        DdmJdwpHeader h;
+        peer_read(fx, got, DDM_JDWP_HEADER_LEN + BODY);
+        assert_true(ddm_jdwp_parse_header(got, DDM_JDWP_HEADER_LEN + BODY, &h));
+        assert_int_equal(h.length, len);
+        assert_int_equal(h.id, 0x10000000u + (uint32_t)i);
+        assert_memory_equal(got + DDM_JDWP_HEADER_LEN, body, BODY);
+    }
+    spin(20);
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    assert_int_equal(fx->vm->bytes_out - bytes0, n * len);
+    g_free(body);
+    g_free(got);
+    fx_free(fx);
+}
+
 /* ------------------------------------------------------ streamed events */
 
 #define T_HPDS DDM_CHUNK('H', 'P', 'D', 'S')
@@ -2904,6 +2946,7 @@ int main(void)
         cmocka_unit_test(test_vm_cancel_owner),
         cmocka_unit_test(test_vm_set_name),
         cmocka_unit_test(test_vm_send_packet),
+        cmocka_unit_test(test_vm_send_packet_cut_by_full_socket),
         cmocka_unit_test(test_vm_stream_large_event),
         cmocka_unit_test(test_vm_stream_declares_more_than_carried),
         cmocka_unit_test(test_vm_stream_carries_more_than_declared),

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests of the relay's write path to a debugger
+ * (ddm_relay_debugger_queue, core/relay/relay_debugger.c) on a socketpair:
+ * a whole packet with nothing waiting goes out in one send() straight from
+ * the caller's bytes; once the socket takes a packet only in part, the
+ * rest waits in the write queue and goes out when the socket drains (the
+ * out-watch), and the debugger reads every packet whole, in order and once.
+ * The debugger here is a bare struct of relay-private.h (attached, no VM):
+ * nothing in this path looks further.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/config/config.h"
+#include "core/relay/relay-private.h"
+#include "core/session/monitor.h"
+#include "core/wire/jdwp.h"
+
+typedef struct Fx {
+    DdmConfig *config;
+    DdmSessionEvents events;
+    DdmRelay relay;
+    Debugger d;
+    int peer;              /* the debugger's end */
+    GByteArray *in;        /* what the debugger read */
+} Fx;
+
+static int setup(void **state)
+{
+    Fx *fx = g_new0(Fx, 1);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
+    fx->config = ddm_config_new();
+    fx->relay.mon = ddm_monitor_new(fx->config, &fx->events, NULL);
+    fx->d.relay = &fx->relay;
+    fx->d.fd = sv[0];
+    fx->d.state = DBG_ATTACHED;
+    fx->d.out = g_byte_array_new();
+    fx->d.peer = g_strdup("test");
+    fx->peer = sv[1];
+    fx->in = g_byte_array_new();
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    Fx *fx = *state;
+    ddm_watch_remove(fx->d.out_watch);
+    ddm_timer_cancel(&fx->d.flush_timer);
+    g_byte_array_unref(fx->d.out);
+    g_free(fx->d.peer);
+    close(fx->d.fd);
+    close(fx->peer);
+    g_byte_array_unref(fx->in);
+    ddm_monitor_free(fx->relay.mon);
+    ddm_config_free(fx->config);
+    g_free(fx);
+    return 0;
+}
+
+/* A reply of @body_len bytes with id @id (its body a pattern of @id). */
+static guint8 *packet(uint32_t id, size_t body_len, size_t *len)
+{
+    guint8 *body = g_malloc(body_len ? body_len : 1);
+    for (size_t k = 0; k < body_len; k++)
+        body[k] = (guint8)(k * 7 + id);
+    guint8 *p = ddm_jdwp_build_reply(id, 0, body, body_len, len);
+    g_free(body);
+    return p;
+}
+
+/* The debugger reads until it holds @n bytes, the loop running (the out-watch). */
+static void peer_read_until(Fx *fx, size_t n)
+{
+    gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (fx->in->len < n) {
+        guint8 buf[65536];
+        g_main_context_iteration(NULL, FALSE);
+        ssize_t got = read(fx->peer, buf, sizeof buf);
+        if (got > 0)
+            g_byte_array_append(fx->in, buf, (guint)got);
+        else
+            assert_true(got < 0 && errno == EAGAIN);
+        assert_true(g_get_monotonic_time() < end);
+    }
+}
+
+/* Every packet the debugger read is the one sent, in order, once. */
+static void check_stream(Fx *fx, guint npackets, size_t body_len)
+{
+    size_t at = 0;
+    for (guint i = 0; i < npackets; i++) {
+        size_t len;
+        g_autofree guint8 *want = packet(i + 1, body_len, &len);
+        assert_true(at + len <= fx->in->len);
+        assert_memory_equal(fx->in->data + at, want, len);
+        at += len;
+    }
+    assert_int_equal(at, fx->in->len);
+}
+
+/* Nothing waits: the packet goes out at once, nothing is queued, no watch. */
+static void test_send_whole_at_once(void **state)
+{
+    Fx *fx = *state;
+    size_t len;
+    g_autofree guint8 *p = packet(1, 40, &len);
+    assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE, 0, FALSE));
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
+    assert_false(fx->d.out_blocked);
+    assert_null(fx->d.out_watch);
+    peer_read_until(fx, len);
+    check_stream(fx, 1, 40);
+}
+
+/* Packets larger than half a socket buffer (the kernel cuts them) until one
+ * is taken only in part: the rest waits (out_blocked), later packets queue
+ * behind it, and all reach the debugger whole, in order and once. */
+static void test_send_whole_cut_by_full_socket(void **state)
+{
+    Fx *fx = *state;
+    enum { BODY = 300001 };
+    size_t len = 0, total = 0;
+    guint n = 0;
+    while (!fx->d.out_blocked && n < 200) {
+        g_autofree guint8 *p = packet(n + 1, BODY, &len);
+        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE, 0, FALSE));
+        total += len;
+        n++;
+    }
+    assert_true(fx->d.out_blocked);
+    gsize queued = fx->d.out->len - fx->d.out_pos;
+    assert_true(queued > 0 && queued < len); /* the last one was cut: its rest waits */
+    for (guint k = 0; k < 2; k++, n++) { /* behind it */
+        g_autofree guint8 *p = packet(n + 1, BODY, &len);
+        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE, 0, FALSE));
+        total += len;
+    }
+    peer_read_until(fx, total);
+    check_stream(fx, n, BODY);
+    assert_false(fx->d.out_blocked); /* drained: the out-watch sleeps */
+}
+
+/* A packet "with more behind it" waits for the flush (one write for a
+ * burst); the next one alone sends both. */
+static void test_send_more_waits_for_the_burst(void **state)
+{
+    Fx *fx = *state;
+    size_t len1, len2;
+    g_autofree guint8 *p1 = packet(1, 20, &len1);
+    g_autofree guint8 *p2 = packet(2, 20, &len2);
+    guint8 b;
+    assert_true(ddm_relay_debugger_queue(&fx->d, p1, len1, FALSE, 0, TRUE));
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, len1);
+    assert_true(read(fx->peer, &b, 1) < 0 && errno == EAGAIN);
+    assert_true(ddm_relay_debugger_queue(&fx->d, p2, len2, FALSE, 0, FALSE));
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
+    peer_read_until(fx, len1 + len2);
+    check_stream(fx, 2, 20);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_send_whole_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_send_whole_cut_by_full_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_send_more_waits_for_the_burst, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
