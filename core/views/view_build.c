@@ -198,7 +198,9 @@ int ddm_view_copy_rows(ddm_view *v, guint first, guint n)
             /* the committed cell is of its column's type or null, its string valid and short */
             Cell cell = ddm_views_content_cell(from, (gsize)r * from->columns.n + col);
             if (cell.type == DDM_VAL_STR) {
-                cell.u.s = ddm_views_content_copy_string(c, cell.u.s);
+                const char *above = ddm_views_content_str_above(c);
+                cell.u.s = above && strcmp(above, cell.u.s) == 0 ? above
+                                                                 : ddm_views_content_copy_string(c, cell.u.s);
                 if (!cell.u.s) {
                     cell.type = 0;
                     rc = -E2BIG;
@@ -244,8 +246,10 @@ static int add_cell(ddm_view *v, Cell cell, const char *str)
         cell.type = 0;
         rc = -EINVAL;
     } else if (cell.type == DDM_VAL_STR) {
-        gboolean truncated;
-        cell.u.s = ddm_views_content_intern(c, str, &truncated);
+        gboolean truncated = FALSE;
+        const char *above = ddm_views_content_str_above(c);
+        /* equal to a stored string: valid and short, so stored as it is */
+        cell.u.s = above && strcmp(above, str) == 0 ? above : ddm_views_content_intern(c, str, &truncated);
         if (!cell.u.s) {
             cell.type = 0;
             rc = -E2BIG;

@@ -227,13 +227,33 @@ static gboolean cell_is_null(const Content *c, gsize i)
 }
 
 /* Calls @fn on the address of every string pointer of @c (table cells of
- * string columns, field keys and string values) that points into its blocks. */
+ * string columns, field keys and string values) that points into its
+ * blocks, once a string: a table cell that shares the string of the cell
+ * above it (ddm_views_content_str_above) is pointed at whatever that one
+ * points to after @fn, and not passed to @fn. */
 static void each_string_ref(Content *c, void (*fn)(const char **ref, gpointer ud), gpointer ud)
 {
-    for (gsize i = 0; i < c->n_cells && c->columns.n > 0; i++) {
-        if (c->columns.cols[i % c->columns.n].type == DDM_VAL_STR && !cell_is_null(c, i) && c->cells[i].s)
-            fn(&c->cells[i].s, ud);
+    guint n = c->columns.n;
+    const char **above = n > 0 && c->n_cells > n ? g_new0(const char *, n) : NULL; /* as they were */
+
+    for (gsize i = 0; i < c->n_cells && n > 0; i++) {
+        guint col = (guint)(i % n);
+        const char *s;
+        if (c->columns.cols[col].type != DDM_VAL_STR || cell_is_null(c, i) || !c->cells[i].s) {
+            if (above)
+                above[col] = NULL;
+            continue;
+        }
+        s = c->cells[i].s;
+        if (above && i >= n && above[col] == s) {
+            c->cells[i].s = c->cells[i - n].s;
+            continue;
+        }
+        if (above)
+            above[col] = s;
+        fn(&c->cells[i].s, ud);
     }
+    g_free(above);
     for (guint i = 0; i < c->n_fields; i++) {
         fn(&c->fields[i].key, ud);
         if (c->fields[i].value_type == DDM_VAL_STR && c->fields[i].u.s)
@@ -340,6 +360,17 @@ void ddm_views_content_cell_add(Content *c, const Cell *cell)
         c->cells[c->n_cells] = cell->u;
     }
     c->n_cells++;
+}
+
+const char *ddm_views_content_str_above(const Content *c)
+{
+    gsize i = c->n_cells;
+    if (c->columns.n == 0 || i < c->columns.n)
+        return NULL;
+    i -= c->columns.n;
+    if (cell_is_null(c, i) || c->columns.cols[i % c->columns.n].type != DDM_VAL_STR)
+        return NULL;
+    return c->cells[i].s;
 }
 
 guint ddm_views_content_string_blocks(const Content *c)

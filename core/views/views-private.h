@@ -204,6 +204,11 @@ guint ddm_views_content_n_fields(const Content *c);
 Field *ddm_views_content_field_find(Content *c, const char *key);
 /** Append @f (its key already in @c's strings, not yet present) to record content @c. */
 void ddm_views_content_field_add(Content *c, const Field *f);
+/** The string of the cell one row above the next cell of table content
+ *  @c, or NULL (none, null, not a string): a cell of a string column
+ *  equal to it shares it instead of a copy (the "vms" view's transport,
+ *  device, state and VM columns repeat from row to row). */
+const char *ddm_views_content_str_above(const Content *c);
 /** Blocks holding @c's strings (a sealed small content has at most one). */
 guint ddm_views_content_string_blocks(const Content *c);
 /** @s copied into @c's strings, capped and made valid UTF-8 (view_content.c). */

@@ -1617,6 +1617,59 @@ static void test_views_big_table_strings_compacted(void **state)
     ddm_views_free(s);
 }
 
+/* A string cell equal to the one above it shares it (built or copied
+ * with ddm_view_copy_rows), also once compacted: a column that repeats
+ * from row to row costs one copy a run. */
+static void test_views_repeated_strings_shared(void **state)
+{
+    DdmViews *s = ddm_views_new();
+    ddm_view *v = ddm_views_create(s, "p", NULL, "t", DDM_VIEW_TABLE, NULL);
+    static const ddm_column cols[] = {{"name", DDM_VAL_STR, NULL}, {"state", DDM_VAL_STR, NULL}, {"n", DDM_VAL_INT, NULL}};
+    gsize want = 0;
+    JsonNode *n;
+    JsonArray *rows;
+    (void)state;
+
+    assert_int_equal(ddm_view_set_columns(v, cols, 3), 0);
+    for (int pass = 0; pass < 2; pass++) {
+        assert_int_equal(ddm_view_begin(v), 0);
+        if (pass == 0) {
+            for (int r = 0; r < 200; r++) {
+                char name[16];
+                const char *st = r == 100 ? NULL : r >= 50 && r < 60 ? "wait" : "running";
+                g_snprintf(name, sizeof name, "t%d", r);
+                want += strlen(name) + 1;
+                assert_int_equal(ddm_view_row(v), 0);
+                assert_int_equal(ddm_view_cell_str(v, name), 0);
+                assert_int_equal(ddm_view_cell_str(v, st), 0);
+                assert_int_equal(ddm_view_cell_int(v, r), 0);
+            }
+        } else {
+            assert_int_equal(ddm_view_copy_rows(v, 0, 200), 0);
+        }
+        assert_int_equal(ddm_view_commit(v), 0);
+        /* runs of "running": 0-49, 60-99, 101-199; of "wait": 50-59 */
+        assert_int_equal(v->committed->string_bytes, want + 3 * (strlen("running") + 1) + strlen("wait") + 1);
+        assert_int_equal(ddm_views_content_string_blocks(v->committed), 1);
+        assert_ptr_equal(ddm_view_row_str(v, 0, 1), ddm_view_row_str(v, 49, 1));
+        assert_ptr_not_equal(ddm_view_row_str(v, 49, 1), ddm_view_row_str(v, 60, 1));
+        assert_ptr_equal(ddm_view_row_str(v, 60, 1), ddm_view_row_str(v, 99, 1));
+        assert_null(ddm_view_row_str(v, 100, 1));
+        n = ddm_view_to_json(v, FALSE);
+        rows = json_object_get_array_member(json_node_get_object(n), "rows");
+        for (guint r = 0; r < 200; r++) {
+            JsonArray *row = json_array_get_array_element(rows, r);
+            if (r == 100)
+                assert_true(JSON_NODE_HOLDS_NULL(json_array_get_element(row, 1)));
+            else
+                assert_string_equal(json_array_get_string_element(row, 1), r >= 50 && r < 60 ? "wait" : "running");
+            assert_int_equal(json_array_get_int_element(row, 2), r);
+        }
+        json_node_unref(n);
+    }
+    ddm_views_free(s);
+}
+
 /* Empty tables committed with the same columns share one content, which
  * reads exactly as an own one would; a commit with rows gets its own and
  * leaves the others alone; an empty record or blob shares the never-
@@ -1971,6 +2024,7 @@ int main(void)
         cmocka_unit_test(test_views_cells_compact),
         cmocka_unit_test(test_views_record_strings_compacted),
         cmocka_unit_test(test_views_big_table_strings_compacted),
+        cmocka_unit_test(test_views_repeated_strings_shared),
     };
     return cmocka_run_group_tests_name("views", tests, group_setup, NULL);
 }
