@@ -23,7 +23,10 @@
  * after the first timeout, so the table of an idle VM is one small struct
  * and a burst of requests allocates and frees one block, not a hash table,
  * a sequence and a block per entry (whose short lives among the VM's
- * long-lived blocks left the heap's pages holed: doc/memory.md).
+ * long-lived blocks left the heap's pages holed: doc/memory.md). The
+ * insertion counter lives in the block too (it orders only entries pending
+ * together) and the ring's counts in the ring, so the table itself is 24
+ * bytes (glibc's smallest block; issue 16: one table a VM).
  * Non-goals: time keeping and callbacks (vm.c does both).
  */
 #include "core/session/correlate.h"
@@ -48,20 +51,28 @@ typedef struct Pending {
     guint room;           /* entries the block holds, a power of two */
     guint n;              /* entries pending */
     guint32 hash_mult;    /* the table's odd multiplier (DdmCorrelate's) */
+    guint64 next_seq;     /* the next insertion's seq (restarts with each new block) */
     guint16 *index;       /* into this block, after the entries */
     Entry heap[];
 } Pending;
 
+/* The ids that timed out last: a ring of cap ids (4 at the first timeout,
+ * doubling up to DDM_EXPIRED_MEMORY), n of them valid, pos the next to
+ * overwrite. */
+typedef struct Expired {
+    guint16 cap, n, pos;
+    uint32_t ids[];
+} Expired;
+
 struct DdmCorrelate {
-    guint max_pending;
-    guint32 hash_mult;         /* random, odd: drawn at ddm_correlate_new */
-    guint64 next_seq;
     Pending *pending;          /* NULL while nothing is pending (owned) */
-    uint32_t *expired;         /* expired_cap ids, NULL before the first timeout */
-    guint expired_cap;         /* 4 at the first timeout, doubling up to DDM_EXPIRED_MEMORY */
-    guint n_expired;           /* valid slots in expired[] */
-    guint expired_pos;         /* next slot to overwrite */
+    Expired *expired;          /* NULL before the first timeout (owned) */
+    guint32 hash_mult;         /* random, odd: drawn at ddm_correlate_new */
+    guint max_pending;
 };
+
+/* An idle VM's table: glibc's smallest block (24 bytes of payload). */
+G_STATIC_ASSERT(sizeof(struct DdmCorrelate) <= 24);
 
 static gboolean entry_before(const Entry *x, const Entry *y)
 {
@@ -90,6 +101,7 @@ static Pending *pending_new(guint room, guint32 hash_mult)
     t->room = room;
     t->n = 0;
     t->hash_mult = hash_mult;
+    t->next_seq = 0;
     t->index = (guint16 *)((char *)t + head);
     memset(t->index, 0, 2 * room * sizeof(guint16));
     return t;
@@ -196,6 +208,7 @@ static Pending *pending_resize(Pending *t, guint room)
         index_put(other, i);
     }
     other->n = t->n;
+    other->next_seq = t->next_seq;
     g_free(t);
     return other;
 }
@@ -252,7 +265,7 @@ gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p)
         t = c->pending = pending_resize(t, t->room * 2);
     pos = t->n++;
     t->heap[pos].p = *p;
-    t->heap[pos].seq = c->next_seq++;
+    t->heap[pos].seq = t->next_seq++;
     index_put(t, pos);
     sift_up(t, pos);
     return TRUE;
@@ -314,18 +327,23 @@ gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id)
 
 static void remember_expired(DdmCorrelate *c, uint32_t id)
 {
-    if (c->n_expired == c->expired_cap && c->expired_cap < DDM_EXPIRED_MEMORY) {
+    Expired *x = c->expired;
+    if (!x || (x->n == x->cap && x->cap < DDM_EXPIRED_MEMORY)) {
         /* Full but below the cap, so never wrapped: the ids lie in order
          * from slot 0 and the ring grows in place (a VM with one timeout
-         * keeps 16 bytes, not 256). */
-        c->expired_cap = c->expired_cap ? MIN(c->expired_cap * 2, DDM_EXPIRED_MEMORY) : 4;
-        c->expired = g_renew(uint32_t, c->expired, c->expired_cap);
-        c->expired_pos = c->n_expired;
+         * keeps 4 ids, not 64). */
+        guint cap = x ? MIN(x->cap * 2u, DDM_EXPIRED_MEMORY) : 4u;
+        x = g_realloc(x, G_STRUCT_OFFSET(Expired, ids) + cap * sizeof(uint32_t));
+        if (!c->expired)
+            x->n = 0;
+        x->cap = (guint16)cap;
+        x->pos = x->n;
+        c->expired = x;
     }
-    c->expired[c->expired_pos] = id;
-    c->expired_pos = (c->expired_pos + 1) % c->expired_cap;
-    if (c->n_expired < c->expired_cap)
-        c->n_expired++;
+    x->ids[x->pos] = id;
+    x->pos = (guint16)((x->pos + 1u) % x->cap);
+    if (x->n < x->cap)
+        x->n++;
 }
 
 GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us)
@@ -407,8 +425,8 @@ gboolean ddm_correlate_was_expired(const DdmCorrelate *c, uint32_t id)
     guint i;
 
     g_return_val_if_fail(c != NULL, FALSE);
-    for (i = 0; i < c->n_expired; i++)
-        if (c->expired[i] == id)
+    for (i = 0; c->expired && i < c->expired->n; i++)
+        if (c->expired->ids[i] == id)
             return TRUE;
     return FALSE;
 }

@@ -251,6 +251,38 @@ static void test_correlate_expired_memory_grows(void **state)
     finish(c);
 }
 
+/* Equal deadlines leave in insertion order (the insertion counter lives in
+ * the pending block since issue 16): across the block's growth, its
+ * shrinking, and its freeing when empty and remaking at the next insert. */
+static void test_correlate_ties_fifo_across_blocks(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(2048);
+    DdmPending p;
+    GArray *a;
+    (void)state;
+
+    for (uint32_t round = 0; round < 2; round++) {
+        /* 64 entries (the block grows 4 -> 64), then 56 taken (it halves
+         * twice), then 8 more: 16 left, in the order 56..63, 100..107 */
+        for (uint32_t i = 0; i < 64; i++)
+            assert_true(insert(c, i, 50));
+        for (uint32_t i = 0; i < 56; i++) {
+            assert_true(ddm_correlate_take(c, i, &p));
+            left(&p);
+        }
+        assert_true(ddm_correlate_room(c) < 64);
+        for (uint32_t i = 100; i < 108; i++)
+            assert_true(insert(c, i, 50));
+        a = ddm_correlate_expire(c, 50);
+        assert_int_equal(a->len, 16);
+        for (guint i = 0; i < a->len; i++)
+            assert_int_equal(g_array_index(a, DdmPending, i).id, i < 8 ? 56 + i : 100 + i - 8);
+        left_all(a);
+        assert_int_equal(ddm_correlate_room(c), 0); /* empty: the block is gone */
+    }
+    finish(c);
+}
+
 static void test_correlate_cap(void **state)
 {
     DdmCorrelate *c = ddm_correlate_new(3);
@@ -575,6 +607,7 @@ int main(void)
         cmocka_unit_test_setup(test_correlate_late_after_timeout, setup),
         cmocka_unit_test_setup(test_correlate_expired_memory_bounded, setup),
         cmocka_unit_test_setup(test_correlate_expired_memory_grows, setup),
+        cmocka_unit_test_setup(test_correlate_ties_fifo_across_blocks, setup),
         cmocka_unit_test_setup(test_correlate_cap, setup),
         cmocka_unit_test_setup(test_correlate_next_deadline_order, setup),
         cmocka_unit_test_setup(test_correlate_random_mix, setup),
