@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The remembered debugger ports (portmap.h): an LRU list of (serial, app,
- * port) with two hash indexes (by name, and by port: one port has at most
- * one entry, so "is this port someone else's" is one lookup), its file format, and loading and saving the file
- * safely (bounded read, O_NOFOLLOW, owner check; temporary file + rename,
- * mode 0600 in a 0700 directory).
+ * port) with two indexes (by name, and by port: one port has at most one
+ * entry, so "is this port someone else's" is one lookup), its file format,
+ * and loading and saving the file safely (bounded read, O_NOFOLLOW, owner
+ * check; temporary file + rename, mode 0600 in a 0700 directory).
+ *
+ * Memory (issue 16: the relay keeps two maps of up to 512 entries, one
+ * entry a VM): the entries sit in a dense array of slots (0..count-1; a
+ * dropped entry's slot takes the last one), the LRU list is two 16-bit
+ * slot numbers in each entry, and both indexes are open-addressing arrays
+ * of 16-bit cells (0 = empty, else slot + 1; linear probing, deletion by
+ * backward shift), at least twice as many cells as slots, so each index
+ * is at most half full and a lookup is expected O(1). Per entry that is
+ * one block of 12 bytes + its key, a slot pointer and four cells, not a
+ * GList link, a hash node in each of two GHashTables and their arrays.
+ * Nothing is allocated before the first entry; clearing frees it all.
  */
 #include "core/relay/portmap.h"
 
@@ -17,55 +28,208 @@
 
 #include <gio/gio.h>
 
-/* One remembered port in one block (every VM that has a debugger port has
- * an entry or two): its link in the LRU list and its index key
- * "SERIAL\tAPP", which holds the serial ("" for a local VM) and the app. */
+#define NIL 0xffffu /* no slot (the ends of the LRU list) */
+
+/* One remembered port in one block: its LRU neighbours, its hash and its
+ * key "SERIAL\tAPP", which holds the serial ("" for a local VM) and the app. */
 typedef struct {
-    GList link;         /* in lru; link.data is the entry */
+    guint16 prev, next; /* slots, toward the least / most recently used; NIL at the ends */
     guint16 port;
     guint16 serial_len; /* key[serial_len] is the tab */
+    guint32 hash;       /* name_hash of the key */
     char key[];         /* "SERIAL\tAPP" */
 } Entry;
 
 struct DdmPortMap {
-    guint max;
-    GQueue lru;        /* Entry links: head least recently used, tail most */
-    GHashTable *index; /* Entry.key (borrowed) -> its link in lru */
-    GHashTable *by_port; /* port -> GList* link in lru (ddm_portmap_set keeps one entry a port) */
+    guint max;          /* <= DDM_PORTMAP_SLOTS_MAX */
+    guint count;        /* entries: slots 0..count-1 */
+    guint room;         /* slots allocated (a power of two, <= max rounded up) */
+    guint16 head, tail; /* LRU: head least recently used, tail most; NIL when empty */
+    Entry **slots;      /* room slots (owned, and the entries in them) */
+    guint16 *by_name;   /* 2 * room cells: slot + 1 of the entry whose key hashes there */
+    guint16 *by_port;   /* 2 * room cells: slot + 1 of the entry with that port */
 };
+
+/* Slot numbers and cells (slot + 1) fit 16 bits with NIL left over. */
+#define DDM_PORTMAP_SLOTS_MAX 32768u
+G_STATIC_ASSERT(DDM_PORTMAP_MAX_ENTRIES <= DDM_PORTMAP_SLOTS_MAX);
 
 static const char *entry_app(const Entry *e)
 {
     return e->key + e->serial_len + 1;
 }
 
-static gboolean entry_serial_is(const Entry *e, const char *serial)
+/* The hash of "SERIAL\tAPP" (djb2 over its bytes), computed from the parts. */
+static guint32 name_hash(const char *serial, const char *app)
 {
-    return strncmp(e->key, serial, e->serial_len) == 0 && serial[e->serial_len] == '\0';
+    guint32 h = 5381;
+    for (const char *p = serial; *p; p++)
+        h = h * 33 + (guchar)*p;
+    h = h * 33 + '\t';
+    for (const char *p = app; *p; p++)
+        h = h * 33 + (guchar)*p;
+    return h;
 }
 
-static char *index_key(const char *serial, const char *app)
+static gboolean entry_is(const Entry *e, guint32 hash, const char *serial, const char *app)
 {
-    return g_strconcat(serial ? serial : "", "\t", app, NULL);
+    return e->hash == hash && strncmp(e->key, serial, e->serial_len) == 0 &&
+           serial[e->serial_len] == '\0' && strcmp(entry_app(e), app) == 0;
+}
+
+static guint cells_mask(const DdmPortMap *m)
+{
+    return 2 * m->room - 1;
+}
+
+/* Where an entry's cell probing starts, in each index. */
+/* Fibonacci hashing: the top log2(cells) bits of the value times 2^32/phi. */
+static guint fib_home(const DdmPortMap *m, guint32 v)
+{
+    return (guint)((guint32)(v * 0x9E3779B1u) >> (32 - g_bit_storage(cells_mask(m))));
+}
+
+static guint name_home(const DdmPortMap *m, guint32 hash)
+{
+    return fib_home(m, hash);
+}
+
+static guint port_home(const DdmPortMap *m, guint16 port)
+{
+    return fib_home(m, port);
+}
+
+static guint home_of(const DdmPortMap *m, const guint16 *cells, guint16 cell)
+{
+    const Entry *e = m->slots[cell - 1];
+    return cells == m->by_name ? name_home(m, e->hash) : port_home(m, e->port);
+}
+
+/* The cell of @cells holding @slot, probing from @home (it is there). */
+static guint cell_of(const DdmPortMap *m, const guint16 *cells, guint home, guint slot)
+{
+    guint mask = cells_mask(m);
+    for (guint i = home;; i = (i + 1) & mask)
+        if (cells[i] == slot + 1)
+            return i;
+}
+
+static void cell_put(const DdmPortMap *m, guint16 *cells, guint home, guint slot)
+{
+    guint mask = cells_mask(m), i = home;
+    while (cells[i])
+        i = (i + 1) & mask;
+    cells[i] = (guint16)(slot + 1);
+}
+
+/* Empty cell @i, moving later cells of the run back so that every entry
+ * stays reachable from its home (backward-shift deletion). */
+static void cell_delete(const DdmPortMap *m, guint16 *cells, guint i)
+{
+    guint mask = cells_mask(m), j = i;
+    for (;;) {
+        cells[i] = 0;
+        for (;;) {
+            j = (j + 1) & mask;
+            if (!cells[j])
+                return;
+            guint k = home_of(m, cells, cells[j]);
+            /* cells[j] stays if its home lies cyclically in (i, j] */
+            if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+                continue;
+            break;
+        }
+        cells[i] = cells[j];
+        i = j;
+    }
+}
+
+/* The slot of the entry for @serial + @app, or -1. */
+static gint find_name(const DdmPortMap *m, const char *serial, const char *app)
+{
+    if (!m->count)
+        return -1;
+    guint32 h = name_hash(serial, app);
+    guint mask = cells_mask(m);
+    for (guint i = name_home(m, h); m->by_name[i]; i = (i + 1) & mask) {
+        guint slot = m->by_name[i] - 1u;
+        if (entry_is(m->slots[slot], h, serial, app))
+            return (gint)slot;
+    }
+    return -1;
+}
+
+/* The slot of the entry with @port, or -1. */
+static gint find_port(const DdmPortMap *m, guint16 port)
+{
+    if (!m->count)
+        return -1;
+    guint mask = cells_mask(m);
+    for (guint i = port_home(m, port); m->by_port[i]; i = (i + 1) & mask) {
+        guint slot = m->by_port[i] - 1u;
+        if (m->slots[slot]->port == port)
+            return (gint)slot;
+    }
+    return -1;
+}
+
+/* Room for @room slots (a power of two >= count): both indexes rebuilt. */
+static void set_room(DdmPortMap *m, guint room)
+{
+    m->room = room;
+    m->slots = g_renew(Entry *, m->slots, room);
+    g_free(m->by_name);
+    g_free(m->by_port);
+    m->by_name = g_new0(guint16, 2 * room);
+    m->by_port = g_new0(guint16, 2 * room);
+    for (guint s = 0; s < m->count; s++) {
+        cell_put(m, m->by_name, name_home(m, m->slots[s]->hash), s);
+        cell_put(m, m->by_port, port_home(m, m->slots[s]->port), s);
+    }
+}
+
+static void lru_unlink(DdmPortMap *m, guint s)
+{
+    Entry *e = m->slots[s];
+    if (e->prev != NIL)
+        m->slots[e->prev]->next = e->next;
+    else
+        m->head = e->next;
+    if (e->next != NIL)
+        m->slots[e->next]->prev = e->prev;
+    else
+        m->tail = e->prev;
+}
+
+static void lru_push_tail(DdmPortMap *m, guint s)
+{
+    Entry *e = m->slots[s];
+    e->prev = m->tail;
+    e->next = NIL;
+    if (m->tail != NIL)
+        m->slots[m->tail]->next = (guint16)s;
+    else
+        m->head = (guint16)s;
+    m->tail = (guint16)s;
 }
 
 DdmPortMap *ddm_portmap_new(guint max_entries)
 {
     DdmPortMap *m = g_new0(DdmPortMap, 1);
-    m->max = max_entries ? max_entries : 1;
-    g_queue_init(&m->lru);
-    m->index = g_hash_table_new(g_str_hash, g_str_equal);
-    m->by_port = g_hash_table_new(g_direct_hash, g_direct_equal);
+    m->max = CLAMP(max_entries, 1u, DDM_PORTMAP_SLOTS_MAX);
+    m->head = m->tail = NIL;
     return m;
 }
 
 static void clear(DdmPortMap *m)
 {
-    GList *l;
-    g_hash_table_remove_all(m->index);
-    g_hash_table_remove_all(m->by_port);
-    while ((l = g_queue_pop_head_link(&m->lru)))
-        g_free(l->data);
+    for (guint s = 0; s < m->count; s++)
+        g_free(m->slots[s]);
+    g_clear_pointer(&m->slots, g_free);
+    g_clear_pointer(&m->by_name, g_free);
+    g_clear_pointer(&m->by_port, g_free);
+    m->count = m->room = 0;
+    m->head = m->tail = NIL;
 }
 
 void ddm_portmap_free(DdmPortMap *m)
@@ -73,14 +237,12 @@ void ddm_portmap_free(DdmPortMap *m)
     if (!m)
         return;
     clear(m);
-    g_hash_table_destroy(m->index);
-    g_hash_table_destroy(m->by_port);
     g_free(m);
 }
 
 guint ddm_portmap_count(const DdmPortMap *m)
 {
-    return m->lru.length;
+    return m->count;
 }
 
 /* A field the file can hold: valid UTF-8, no control characters (so no tab
@@ -99,9 +261,8 @@ guint16 ddm_portmap_lookup(const DdmPortMap *m, const char *serial, const char *
 {
     if (!app)
         return 0;
-    g_autofree char *k = index_key(serial, app);
-    GList *l = g_hash_table_lookup(m->index, k);
-    return l ? ((Entry *)l->data)->port : 0;
+    gint s = find_name(m, serial ? serial : "", app);
+    return s >= 0 ? m->slots[s]->port : 0;
 }
 
 gboolean ddm_portmap_port_taken_by_other(const DdmPortMap *m, guint16 port, const char *serial,
@@ -109,22 +270,39 @@ gboolean ddm_portmap_port_taken_by_other(const DdmPortMap *m, guint16 port, cons
 {
     if (!serial)
         serial = "";
-    GList *l = g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)port));
-    if (!l)
+    gint s = find_port(m, port);
+    if (s < 0)
         return FALSE;
-    Entry *e = l->data;
-    return !app || strcmp(entry_app(e), app) != 0 || !entry_serial_is(e, serial);
+    const Entry *e = m->slots[s];
+    return !app || !entry_is(e, name_hash(serial, app), serial, app);
 }
 
-/* Drop the entry at @link from the list and both indexes. */
-static void drop_link(DdmPortMap *m, GList *link)
+/* Drop the entry in slot @s from the list and both indexes; the last
+ * slot's entry moves into @s. */
+static void drop(DdmPortMap *m, guint s)
 {
-    Entry *o = link->data;
-    g_hash_table_remove(m->index, o->key);
-    if (g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)o->port)) == link)
-        g_hash_table_remove(m->by_port, GUINT_TO_POINTER((guint)o->port));
-    g_queue_unlink(&m->lru, link);
-    g_free(o);
+    Entry *e = m->slots[s];
+    cell_delete(m, m->by_name, cell_of(m, m->by_name, name_home(m, e->hash), s));
+    cell_delete(m, m->by_port, cell_of(m, m->by_port, port_home(m, e->port), s));
+    lru_unlink(m, s);
+    g_free(e);
+    guint last = --m->count;
+    if (s != last) {
+        Entry *moved = m->slots[last];
+        m->by_name[cell_of(m, m->by_name, name_home(m, moved->hash), last)] = (guint16)(s + 1);
+        m->by_port[cell_of(m, m->by_port, port_home(m, moved->port), last)] = (guint16)(s + 1);
+        if (moved->prev != NIL)
+            m->slots[moved->prev]->next = (guint16)s;
+        else
+            m->head = (guint16)s;
+        if (moved->next != NIL)
+            m->slots[moved->next]->prev = (guint16)s;
+        else
+            m->tail = (guint16)s;
+        m->slots[s] = moved;
+    }
+    if (m->count == 0)
+        clear(m);
 }
 
 gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, guint16 port,
@@ -137,42 +315,48 @@ gboolean ddm_portmap_set(DdmPortMap *m, const char *serial, const char *app, gui
     if (!app || port == 0 || !field_ok(serial, strlen(serial), DDM_PORTMAP_SERIAL_MAX, FALSE) ||
         !field_ok(app, strlen(app), DDM_PORTMAP_APP_MAX, TRUE))
         return FALSE;
-    char *k = index_key(serial, app);
-    GList *l = g_hash_table_lookup(m->index, k);
+    gint s = find_name(m, serial, app);
     /* One port, one app: whoever held @port before loses it (the relay's
      * fallback can hand a remembered port to another app; a restarted app
      * must then not take it back from under it). At most max entries. */
-    GList *holder = g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)port));
-    if (holder && holder != l) {
-        drop_link(m, holder);
+    gint holder = find_port(m, port);
+    if (holder >= 0 && holder != s) {
+        if (s == (gint)m->count - 1)
+            s = holder; /* drop() moves the last slot into the hole */
+        drop(m, (guint)holder);
         if (changed)
             *changed = TRUE;
     }
-    if (l) {
-        Entry *e = l->data;
+    if (s >= 0) {
+        Entry *e = m->slots[s];
         if (changed)
-            *changed = *changed || e->port != port || l != m->lru.tail;
-        if (g_hash_table_lookup(m->by_port, GUINT_TO_POINTER((guint)e->port)) == l)
-            g_hash_table_remove(m->by_port, GUINT_TO_POINTER((guint)e->port));
-        e->port = port;
-        g_hash_table_insert(m->by_port, GUINT_TO_POINTER((guint)port), l);
-        g_queue_unlink(&m->lru, l);
-        g_queue_push_tail_link(&m->lru, l);
-        g_free(k);
+            *changed = *changed || e->port != port || (guint)s != m->tail;
+        if (e->port != port) {
+            cell_delete(m, m->by_port, cell_of(m, m->by_port, port_home(m, e->port), (guint)s));
+            e->port = port;
+            cell_put(m, m->by_port, port_home(m, port), (guint)s);
+        }
+        lru_unlink(m, (guint)s);
+        lru_push_tail(m, (guint)s);
         return TRUE;
     }
-    while (m->lru.length >= m->max)
-        drop_link(m, m->lru.head);
-    gsize key_len = strlen(k);
-    Entry *e = g_malloc0(sizeof *e + key_len + 1);
-    memcpy(e->key, k, key_len + 1);
-    g_free(k);
-    e->serial_len = (guint16)strlen(serial); /* <= DDM_PORTMAP_SERIAL_MAX (field_ok) */
+    while (m->count >= m->max)
+        drop(m, m->head);
+    if (m->count == m->room)
+        set_room(m, m->room ? m->room * 2 : 4);
+    gsize serial_len = strlen(serial), app_len = strlen(app);
+    Entry *e = g_malloc(sizeof *e + serial_len + 1 + app_len + 1);
+    memcpy(e->key, serial, serial_len);
+    e->key[serial_len] = '\t';
+    memcpy(e->key + serial_len + 1, app, app_len + 1);
+    e->serial_len = (guint16)serial_len; /* <= DDM_PORTMAP_SERIAL_MAX (field_ok) */
     e->port = port;
-    e->link.data = e;
-    g_queue_push_tail_link(&m->lru, &e->link);
-    g_hash_table_insert(m->index, e->key, &e->link);
-    g_hash_table_insert(m->by_port, GUINT_TO_POINTER((guint)port), &e->link);
+    e->hash = name_hash(serial, app);
+    guint slot = m->count++;
+    m->slots[slot] = e;
+    cell_put(m, m->by_name, name_home(m, e->hash), slot);
+    cell_put(m, m->by_port, port_home(m, port), slot);
+    lru_push_tail(m, slot);
     if (changed)
         *changed = TRUE;
     return TRUE;
@@ -242,8 +426,8 @@ gboolean ddm_portmap_parse(DdmPortMap *m, const char *buf, gsize len, GError **e
 char *ddm_portmap_serialize(const DdmPortMap *m, gsize *len)
 {
     GString *s = g_string_new(DDM_PORTMAP_HEADER "\n");
-    for (GList *l = m->lru.head; l; l = l->next) {
-        Entry *e = l->data;
+    for (guint16 i = m->head; i != NIL; i = m->slots[i]->next) {
+        const Entry *e = m->slots[i];
         g_string_append_printf(s, "%s\t%u\n", e->key, (unsigned)e->port);
     }
     if (len)

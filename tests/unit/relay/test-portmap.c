@@ -303,6 +303,137 @@ static void test_portmap_file(void **state)
     ddm_portmap_free(m);
 }
 
+/* ------------------------------------------------------------ against a model */
+
+/* The map against a plain model (an array in LRU order, searched
+ * linearly): random sets over few names and few ports, so that entries
+ * evict each other, lose their port to another, move to another port,
+ * and the map grows its slots and indexes, drops its last slot into holes
+ * and empties (issue 16: slots, 16-bit links and open-addressing indexes
+ * since). After every step each name's port, each port's owner, the count
+ * and the file's order (oldest first) are the model's. */
+typedef struct {
+    const char *serial, *app;
+    guint16 port;
+} ModelEntry;
+
+static void model_set(GArray *model, guint max, const char *serial, const char *app, guint16 port)
+{
+    gint found = -1;
+    for (guint i = 0; i < model->len; i++) {
+        ModelEntry *e = &g_array_index(model, ModelEntry, i);
+        if (e->port == port && !(strcmp(e->serial, serial) == 0 && strcmp(e->app, app) == 0)) {
+            g_array_remove_index(model, i);
+            i--;
+        }
+    }
+    for (guint i = 0; i < model->len; i++) {
+        ModelEntry *e = &g_array_index(model, ModelEntry, i);
+        if (strcmp(e->serial, serial) == 0 && strcmp(e->app, app) == 0)
+            found = (gint)i;
+    }
+    ModelEntry ne = {serial, app, port};
+    if (found >= 0) {
+        g_array_remove_index(model, (guint)found);
+    } else {
+        while (model->len >= max)
+            g_array_remove_index(model, 0);
+    }
+    g_array_append_val(model, ne);
+}
+
+static void model_check(DdmPortMap *m, GArray *model, const char *const *serials, guint n_serials,
+                        const char *const *apps, guint n_apps, guint n_ports)
+{
+    assert_int_equal(ddm_portmap_count(m), model->len);
+    for (guint si = 0; si < n_serials; si++)
+        for (guint ai = 0; ai < n_apps; ai++) {
+            guint16 want = 0;
+            for (guint i = 0; i < model->len; i++) {
+                ModelEntry *e = &g_array_index(model, ModelEntry, i);
+                if (strcmp(e->serial, serials[si]) == 0 && strcmp(e->app, apps[ai]) == 0)
+                    want = e->port;
+            }
+            assert_int_equal(ddm_portmap_lookup(m, serials[si], apps[ai]), want);
+        }
+    for (guint16 p = 1; p <= n_ports; p++) {
+        const ModelEntry *owner = NULL;
+        for (guint i = 0; i < model->len; i++)
+            if (g_array_index(model, ModelEntry, i).port == p)
+                owner = &g_array_index(model, ModelEntry, i);
+        assert_int_equal(ddm_portmap_port_taken_by_other(m, p, "none", "none"), owner != NULL);
+        if (owner)
+            assert_false(ddm_portmap_port_taken_by_other(m, p, owner->serial, owner->app));
+    }
+    GString *want = g_string_new(DDM_PORTMAP_HEADER "\n");
+    for (guint i = 0; i < model->len; i++) {
+        ModelEntry *e = &g_array_index(model, ModelEntry, i);
+        g_string_append_printf(want, "%s\t%s\t%u\n", e->serial, e->app, (unsigned)e->port);
+    }
+    g_autofree char *text = ddm_portmap_serialize(m, NULL);
+    assert_string_equal(text, want->str);
+    g_string_free(want, TRUE);
+}
+
+static void test_portmap_against_model(void **state)
+{
+    (void)state;
+    static const char *const serials[] = {"", "dev", "d2"};
+    static const char *const apps[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"};
+    const guint n_ports = 24;
+    const guint maxes[] = {1, 3, 16, 64};
+    GRand *r = g_rand_new_with_seed(16);
+    for (guint mi = 0; mi < G_N_ELEMENTS(maxes); mi++) {
+        DdmPortMap *m = ddm_portmap_new(maxes[mi]);
+        GArray *model = g_array_new(FALSE, FALSE, sizeof(ModelEntry));
+        for (guint step = 0; step < 3000; step++) {
+            const char *serial = serials[g_rand_int_range(r, 0, G_N_ELEMENTS(serials))];
+            const char *app = apps[g_rand_int_range(r, 0, G_N_ELEMENTS(apps))];
+            guint16 port = (guint16)g_rand_int_range(r, 1, (gint32)n_ports + 1);
+            if (g_rand_int_range(r, 0, 200) == 0) { /* now and then: emptied by a load */
+                assert_true(ddm_portmap_parse(m, DDM_PORTMAP_HEADER "\n",
+                                              strlen(DDM_PORTMAP_HEADER "\n"), NULL));
+                g_array_set_size(model, 0);
+            } else {
+                assert_true(ddm_portmap_set(m, serial, app, port, NULL));
+                model_set(model, maxes[mi], serial, app, port);
+            }
+            model_check(m, model, serials, G_N_ELEMENTS(serials), apps, G_N_ELEMENTS(apps),
+                        n_ports);
+        }
+        g_array_unref(model);
+        ddm_portmap_free(m);
+    }
+    g_rand_free(r);
+}
+
+/* Many entries whose ports are far apart and whose names differ in one
+ * byte: every one is found, and each drop (the oldest, 300 times) leaves
+ * the rest found, with the count right. */
+static void test_portmap_many_then_dropped(void **state)
+{
+    (void)state;
+    DdmPortMap *m = ddm_portmap_new(DDM_PORTMAP_MAX_ENTRIES);
+    char app[16];
+    for (guint i = 0; i < DDM_PORTMAP_MAX_ENTRIES; i++) {
+        g_snprintf(app, sizeof app, "p%03u", i);
+        assert_true(ddm_portmap_set(m, "", app, (guint16)(1 + i * 127), NULL));
+    }
+    for (guint i = 0; i < 300; i++) {
+        g_snprintf(app, sizeof app, "q%03u", i); /* a new app: the oldest p goes */
+        assert_true(ddm_portmap_set(m, "", app, (guint16)(65000 + i), NULL));
+        assert_int_equal(ddm_portmap_count(m), DDM_PORTMAP_MAX_ENTRIES);
+    }
+    for (guint i = 0; i < DDM_PORTMAP_MAX_ENTRIES; i++) {
+        g_snprintf(app, sizeof app, "p%03u", i);
+        guint16 want = i < 300 ? 0 : (guint16)(1 + i * 127);
+        assert_int_equal(ddm_portmap_lookup(m, "", app), want);
+        assert_int_equal(ddm_portmap_port_taken_by_other(m, (guint16)(1 + i * 127), "x", "x"),
+                         i >= 300);
+    }
+    ddm_portmap_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +444,8 @@ int main(void)
         cmocka_unit_test(test_portmap_parse_roundtrip),
         cmocka_unit_test(test_portmap_parse_corrupt),
         cmocka_unit_test(test_portmap_file),
+        cmocka_unit_test(test_portmap_against_model),
+        cmocka_unit_test(test_portmap_many_then_dropped),
     };
     return cmocka_run_group_tests_name("portmap", tests, NULL, NULL);
 }
