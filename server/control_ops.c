@@ -943,9 +943,9 @@ static void op_select(Client *c, const DdmCtlRequest *req)
         json_builder_add_string_value(b, vm_key(selected));
         json_builder_set_member_name(b, "pid");
         json_builder_add_int_value(b, selected->info.pid);
-        if (!selected->info.pid && selected->pid_note) {
+        if (!selected->info.pid && ddm_vm_pid_note(selected)) {
             json_builder_set_member_name(b, "pid_note");
-            json_builder_add_string_value(b, selected->pid_note);
+            json_builder_add_string_value(b, ddm_vm_pid_note(selected));
         }
         json_builder_set_member_name(b, "app");
         if (selected->info.app_name != NULL)

@@ -99,8 +99,8 @@ static void write_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
     gboolean known = vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN;
     char *info = headline_text(vm);
 
-    if (vm->pid_note && !vm->info.pid) { /* a plain JVM ddmon cannot see: say why, not "0" */
-        char *both = info ? g_strdup_printf("%s; %s", vm->pid_note, info) : g_strdup(vm->pid_note);
+    if (ddm_vm_pid_note(vm) && !vm->info.pid) { /* a plain JVM ddmon cannot see: say why, not "0" */
+        char *both = info ? g_strdup_printf("%s; %s", ddm_vm_pid_note(vm), info) : g_strdup(ddm_vm_pid_note(vm));
         g_free(info);
         info = both;
     }

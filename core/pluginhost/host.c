@@ -547,14 +547,14 @@ static int host_jdwp_request(ddm_plugin *self, ddm_vm *vm, uint8_t cmdset, uint8
         return -ENOTCONN;
     gboolean resume = cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_RESUME;
     if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_SUSPEND &&
-        vm->jdwp_suspend_owner)
+        ddm_vm_suspend_owner(vm))
         return -EBUSY; /* one held thread per VM */
     if (resume) {
         /* Only the thread this plugin holds. */
         gsize n = 0;
-        const void *held = vm->jdwp_suspend_thread
-                               ? g_bytes_get_data(vm->jdwp_suspend_thread, &n) : NULL;
-        if (vm->jdwp_suspend_owner != self || n != len || (len && memcmp(held, data, len) != 0))
+        const void *held = ddm_vm_suspend_thread(vm)
+                               ? g_bytes_get_data(ddm_vm_suspend_thread(vm), &n) : NULL;
+        if (ddm_vm_suspend_owner(vm) != self || n != len || (len && memcmp(held, data, len) != 0))
             return -EPERM;
     } else if (vm->info.debugger) {
         return -EBUSY; /* a debugger owns the VM now */

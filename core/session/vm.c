@@ -171,10 +171,13 @@ void ddm_vm_unref(DdmVm *vm)
     g_free((char *)vm->info.package_name);
     ddm_vm_features_release((char **)vm->info.features);
     g_free(vm->close_reason);
-    g_free(vm->deferred_close_reason);
-    g_free(vm->pid_note);
-    if (vm->jdwp_suspend_thread)
-        g_bytes_unref(vm->jdwp_suspend_thread);
+    if (vm->rare) {
+        g_free(vm->rare->deferred_close_reason);
+        g_free(vm->rare->pid_note);
+        if (vm->rare->jdwp_suspend_thread)
+            g_bytes_unref(vm->rare->jdwp_suspend_thread);
+        g_free(vm->rare);
+    }
     ddm_target_unref(vm->target);
     vm->magic = 0;
     g_free(vm);
@@ -189,6 +192,19 @@ static void on_deadline(DdmTimer *t, gpointer ud)
     ddm_logctx_push_vm(vm_key(ud)); /* ud: the VM */
     on_deadline_in_context(ud);
     ddm_logctx_pop_vm();
+}
+
+DdmVmRare *ddm_vm_rare(DdmVm *vm)
+{
+    if (!vm->rare)
+        vm->rare = g_new0(DdmVmRare, 1);
+    return vm->rare;
+}
+
+/* The reason of a close deferred to the next iteration, or NULL. */
+static const char *deferred_reason(const DdmVm *vm)
+{
+    return vm->rare ? vm->rare->deferred_close_reason : NULL;
 }
 
 DdmVm *ddm_vm_new(DdmMonitor *monitor, DdmTarget *target)
@@ -237,7 +253,7 @@ void ddm_vm_rearm(DdmVm *vm)
 
     if (vm->state == DDM_VM_STATE_CLOSED)
         return;
-    if (vm->deferred_close_reason) {
+    if (deferred_reason(vm)) {
         if (!ddm_timer_armed(&vm->deadline) || ddm_timer_due(&vm->deadline) > g_get_monotonic_time())
             ddm_timer_arm(&vm->deadline, 0); /* the close comes first */
         return;
@@ -347,9 +363,9 @@ void ddm_vm_close_bad(DdmVm *vm, const char *fmt, ...)
 
 static void deferred_close(DdmVm *vm)
 {
-    char *why = vm->deferred_close_reason;
+    char *why = vm->rare->deferred_close_reason;
 
-    vm->deferred_close_reason = NULL;
+    vm->rare->deferred_close_reason = NULL;
     close_logged(vm, why, G_LOG_LEVEL_WARNING);
     g_free(why);
 }
@@ -358,11 +374,11 @@ static void deferred_close(DdmVm *vm)
  * used where callbacks must not run (inside request). */
 void ddm_vm_close_later(DdmVm *vm, char *why /* transfer full */)
 {
-    if (vm->state == DDM_VM_STATE_CLOSED || vm->deferred_close_reason) {
+    if (vm->state == DDM_VM_STATE_CLOSED || deferred_reason(vm)) {
         g_free(why);
         return;
     }
-    vm->deferred_close_reason = why;
+    ddm_vm_rare(vm)->deferred_close_reason = why;
     ddm_vm_rearm(vm);
 }
 
@@ -424,7 +440,7 @@ static void on_deadline_in_context(DdmVm *vm)
     GArray *expired;
     char name[5];
 
-    if (vm->deferred_close_reason) {
+    if (deferred_reason(vm)) {
         deferred_close(vm);
         return;
     }
@@ -448,7 +464,7 @@ static void on_deadline_in_context(DdmVm *vm)
          * timed out yet. Look again in a second (vm_stream.c), unless the
          * read above scheduled a close (ddm_vm_close_later armed the timer
          * for the next iteration: keep that). */
-        if (vm->state != DDM_VM_STATE_CLOSED && !vm->deferred_close_reason)
+        if (vm->state != DDM_VM_STATE_CLOSED && !deferred_reason(vm))
             ddm_timer_arm_at(&vm->deadline, now + G_USEC_PER_SEC);
         ddm_vm_unref(vm);
         return;

@@ -64,8 +64,7 @@ struct ddm_vm {
      * shared vector (vm_ident.c: the same text of many VMs is held once);
      * key, transport and device are the target's (ddm_vm_sync_info) */
     ddm_vm_info info;
-    char *pid_note;             /* plain JVMs: why the pid is unknown ("pid unknown: another
-                                   user's process (uid N)"), NULL when known */
+    struct DdmVmRare *rare;     /* what few VMs ever hold (ddm_vm_rare), NULL until then */
     /* what plugins set through the host: short lists, each entry one block
      * (vm_tables.c; NULL until the first) */
     struct DdmVmPluginData *plugin_data; /* each plugin's data */
@@ -103,10 +102,6 @@ struct ddm_vm {
     DdmTimer deadline;          /* the one timer (core/loop): the earliest deadline, or at
                                  * once for a deferred close */
     gint64 handshake_deadline_us; /* HANDSHAKE: when a missing echo closes the session */
-    char *deferred_close_reason; /* deferred close (write error inside a request call),
-                                  * done by the deadline timer at the next iteration */
-    gpointer jdwp_suspend_owner; /* the plugin holding a thread suspended (jdwp_request), or NULL */
-    GBytes *jdwp_suspend_thread; /* that thread's id as sent, or NULL */
     struct DdmVmStream *stream; /* a DDM event being streamed (vm_stream.c), else NULL */
 
     /* The 32-bit fields and the flags last, together: every VM has one
@@ -132,6 +127,40 @@ struct ddm_vm {
                                    VM has a "headline" view, made when somebody asks for it
                                    (core/pluginhost/registry_headline.c) */
 };
+
+/* The members few VMs ever use, in one block made at the first use
+ * (ddm_vm_rare) and freed with the VM: an idle DDM VM holds none, and its
+ * DdmVm is 32 bytes smaller (malloc's block 448 bytes, not 480:
+ * doc/memory.md). Read them through the getters below. */
+typedef struct DdmVmRare {
+    char *pid_note;              /* plain JVMs: why the pid is unknown ("pid unknown: another
+                                    user's process (uid N)"), NULL when known */
+    char *deferred_close_reason; /* deferred close (write error inside a request call),
+                                  * done by the deadline timer at the next iteration */
+    gpointer jdwp_suspend_owner; /* the plugin holding a thread suspended (jdwp_request), or NULL */
+    GBytes *jdwp_suspend_thread; /* that thread's id as sent, or NULL */
+} DdmVmRare;
+
+/** @vm's rare members, made now if it had none. (transfer none: freed with @vm) */
+DdmVmRare *ddm_vm_rare(DdmVm *vm);
+
+/** Why @vm's pid is unknown (a plain JVM), or NULL. (transfer none) */
+static inline const char *ddm_vm_pid_note(const DdmVm *vm)
+{
+    return vm->rare ? vm->rare->pid_note : NULL;
+}
+
+/** The plugin holding a thread of @vm suspended, or NULL. */
+static inline gpointer ddm_vm_suspend_owner(const DdmVm *vm)
+{
+    return vm->rare ? vm->rare->jdwp_suspend_owner : NULL;
+}
+
+/** That thread's id as sent, or NULL. (transfer none) */
+static inline GBytes *ddm_vm_suspend_thread(const DdmVm *vm)
+{
+    return vm->rare ? vm->rare->jdwp_suspend_thread : NULL;
+}
 
 /* One plugin's samples of one metric family for one VM, in one block
  * (g_free frees it): a VM has a handful, so they are a list sorted by key,

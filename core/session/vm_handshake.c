@@ -34,7 +34,8 @@ static void learn_local_process(DdmVm *vm)
     if (!(vm->target->ops->caps & DDM_TARGET_CAP_ANY_JVM) || vm->fd < 0)
         return;
     ddm_local_peer_find(vm->fd, NULL, &peer);
-    g_clear_pointer(&vm->pid_note, g_free);
+    if (vm->rare)
+        g_clear_pointer(&vm->rare->pid_note, g_free);
     if (peer.who == DDM_PEER_FOUND) {
         vm->info.pid = peer.pid;
         if (peer.main_class) {
@@ -44,8 +45,8 @@ static void learn_local_process(DdmVm *vm)
         g_info("%s: plain JVM is pid %u (%s)", vm_key(vm), peer.pid,
                vm->info.app_name ? vm->info.app_name : "main class unknown");
     } else {
-        vm->pid_note = ddm_local_peer_note(&peer);
-        g_info("%s: %s", vm_key(vm), vm->pid_note);
+        ddm_vm_rare(vm)->pid_note = ddm_local_peer_note(&peer);
+        g_info("%s: %s", vm_key(vm), vm->rare->pid_note);
     }
     ddm_local_peer_clear(&peer);
     ddm_vm_sync_info(vm);

@@ -170,8 +170,10 @@ static gboolean is_cmd(uint32_t type, uint8_t cmdset, uint8_t cmd)
 
 static void release_suspend(DdmVm *vm)
 {
-    vm->jdwp_suspend_owner = NULL;
-    g_clear_pointer(&vm->jdwp_suspend_thread, g_bytes_unref);
+    if (!vm->rare)
+        return;
+    vm->rare->jdwp_suspend_owner = NULL;
+    g_clear_pointer(&vm->rare->jdwp_suspend_thread, g_bytes_unref);
 }
 
 int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, const void *data,
@@ -215,8 +217,8 @@ int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, 
     }
     if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_SUSPEND) {
         release_suspend(vm);
-        vm->jdwp_suspend_owner = owner;
-        vm->jdwp_suspend_thread = g_bytes_new(data, len);
+        ddm_vm_rare(vm)->jdwp_suspend_owner = owner;
+        vm->rare->jdwp_suspend_thread = g_bytes_new(data, len);
     } else if (cmdset == DDM_JDWP_CMDSET_THREAD && cmd == DDM_JDWP_CMD_THREAD_RESUME) {
         release_suspend(vm);
     }
@@ -235,7 +237,7 @@ void ddm_vm_req_handle_jdwp_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpP
         r.jdwp_error = pkt->header.error;
         /* A Suspend that failed holds nothing. */
         if (is_cmd(p->type, DDM_JDWP_CMDSET_THREAD, DDM_JDWP_CMD_THREAD_SUSPEND) &&
-            vm->jdwp_suspend_owner == p->owner)
+            ddm_vm_suspend_owner(vm) == p->owner)
             release_suspend(vm);
     } else {
         r.status = DDM_REPLY_CHUNK;
@@ -253,9 +255,9 @@ static void resume_left_suspended(DdmVm *vm, gpointer owner)
     size_t plen = 0, n = 0;
     const void *tid;
 
-    if (!vm->jdwp_suspend_owner || vm->jdwp_suspend_owner != owner)
+    if (!ddm_vm_suspend_owner(vm) || ddm_vm_suspend_owner(vm) != owner)
         return;
-    tid = g_bytes_get_data(vm->jdwp_suspend_thread, &n);
+    tid = g_bytes_get_data(ddm_vm_suspend_thread(vm), &n);
     pkt = ddm_jdwp_build_command(ddm_vm_alloc_id(vm), DDM_JDWP_CMDSET_THREAD,
                                  DDM_JDWP_CMD_THREAD_RESUME, tid, n, &plen);
     if (vm->state == DDM_VM_STATE_PLAIN && ddm_vm_io_queue(vm, pkt, plen) == 0)

@@ -783,6 +783,9 @@ static void test_vm_helo_full_tails(void **state)
     assert_string_equal(i->package_name, "com.example.app");
     assert_int_equal(fx->vm->info.boot_stage, DDM_CHUNK('A', '_', 'G', 'O'));
     assert_true(fx->vm->was_ready);
+    assert_null(fx->vm->rare); /* a DDM VM that did nothing rare holds no rare block */
+    assert_null(ddm_vm_pid_note(fx->vm));
+    assert_null(ddm_vm_suspend_owner(fx->vm));
     fx_free(fx);
 }
 
@@ -2841,6 +2844,8 @@ static void test_vm_stream_close_later_in_deadline_read(void **state)
     ddm_timer_cancel(deadline);
     deadline->fn(deadline, deadline->ud);
     assert_true(S.close_later_at_us > 0); /* the deadline's read took them */
+    assert_non_null(fx->vm->rare); /* the deferred reason waits in the rare block */
+    assert_non_null(strstr(fx->vm->rare->deferred_close_reason, "closed later from stream_data"));
     due = ddm_timer_due(deadline);
     assert_true(due <= g_get_monotonic_time()); /* the close, next iteration */
     spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
