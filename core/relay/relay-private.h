@@ -55,15 +55,20 @@ typedef struct Endpoint Endpoint;
 typedef struct Debugger Debugger;
 typedef struct RelayVm RelayVm;
 
+/* One a VM (issue 16: 40 bytes, glibc's 48-byte block; the key is not
+ * copied). */
 struct Endpoint {
     DdmRelay *relay;
-    EndpointKind kind;
-    guint16 port;
-    int fd;
     DdmWatch *watch;    /* accepts debuggers (core/loop) */
-    char *key;          /* EP_VM / EP_FIXED: the VM key it reaches */
-    DdmTimer park_timer; /* armed while EP_VM is parked: closes the port if the VM does
-                            not come back */
+    const char *key;    /* the VM key it reaches: EP_FIXED: owned; EP_VM: borrowed from
+                           its VM's info.key (the target's, alive as long as that VM)
+                           while a VM has it, from its key in relay->parked while parked;
+                           EP_SELECTED: NULL */
+    int fd;
+    guint index;        /* its place in relay->endpoints */
+    guint16 port;
+    guint8 kind;        /* EndpointKind */
+    guint8 parked;      /* EP_VM in relay->parked (its ParkedPort holds the timer) */
 };
 
 typedef enum { DBG_HANDSHAKE, DBG_HELD, DBG_ATTACHED, DBG_CLOSED } DebuggerState;
@@ -117,7 +122,8 @@ struct RelayVm {
 
 struct DdmRelay {
     DdmMonitor *mon;
-    GHashTable *endpoints;    /* port -> Endpoint* */
+    GPtrArray *endpoints;     /* every open Endpoint* (owned; ep->index is its place;
+                                 which ports are ours: vm_ports, relay_ports.c) */
     DdmPortMap *port_by_key;  /* VM key -> port (remembered in this run; the
                                  DDM_RELAY_KEY_PORTS most recently used keys) */
     DdmPortMap *port_by_app;  /* device serial + app name -> port (remembered; loaded from
@@ -128,7 +134,8 @@ struct DdmRelay {
     DdmPortPool vm_ports;     /* the VM port range: which ports are ours or another's
                                  (relay_ports.c; empty with --debug-port-base 0) */
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
-    GHashTable *parked;       /* key -> Endpoint*: a VM port kept open while its VM reconnects */
+    GHashTable *parked;       /* key (owned) -> ParkedPort* (relay_ports.c, owned): a VM
+                                 port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */
     GPtrArray *dead;          /* Debugger* closed, freed by reap_timer (callers may still look) */
     DdmTimer reap_timer;      /* zero-delay: frees `dead` at the next iteration */

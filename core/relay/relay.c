@@ -44,7 +44,7 @@ DdmRelay *ddm_relay_new(DdmMonitor *mon, GError **error)
     const DdmConfig *cfg = ddm_monitor_config(mon);
     DdmRelay *relay = g_new0(DdmRelay, 1);
     relay->mon = mon;
-    relay->endpoints = g_hash_table_new(g_direct_hash, g_direct_equal);
+    relay->endpoints = g_ptr_array_new();
     relay->port_by_key = ddm_portmap_new(DDM_RELAY_KEY_PORTS);
     relay->port_by_app = ddm_portmap_new(DDM_PORTMAP_MAX_ENTRIES);
     ddm_relay_ports_load(relay);
@@ -65,11 +65,9 @@ void ddm_relay_free(DdmRelay *relay)
     relay->shutting_down = TRUE;
     while (relay->debuggers->len)
         ddm_relay_debugger_close(relay->debuggers->pdata[0], NULL);
-    GList *eps = g_hash_table_get_values(relay->endpoints);
-    for (GList *l = eps; l; l = l->next)
-        ddm_relay_endpoint_close(l->data);
-    g_list_free(eps);
-    g_hash_table_destroy(relay->endpoints);
+    while (relay->endpoints->len)
+        ddm_relay_endpoint_close(g_ptr_array_index(relay->endpoints, relay->endpoints->len - 1));
+    g_ptr_array_unref(relay->endpoints);
     ddm_portmap_free(relay->port_by_key);
     ddm_relay_ports_flush(relay);
     ddm_portmap_free(relay->port_by_app);

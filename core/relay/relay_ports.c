@@ -12,6 +12,12 @@
  * VM, so a VM's port costs the same with 10 VMs or 10,000;
  * parking a VM's port while the VM reconnects;
  * accepting debuggers; which VM the selection reaches.
+ * Memory (issue 16: one endpoint a VM): an endpoint is a 40-byte block
+ * that borrows its VM's key (relay-private.h says from whom, when); the
+ * relay lists its endpoints in an array (ep->index: O(1) removal), and
+ * whether a port of the VM range is ours is the pool's bit, so no table
+ * keyed by port; a parked port's timer lives in its ParkedPort, not in
+ * every endpoint.
  */
 #define _GNU_SOURCE 1 /* accept4 */
 #include "core/relay/relay-private.h"
@@ -74,7 +80,35 @@ static int listen_on(const char *host, guint16 port, GError **error)
 
 /* ------------------------------------------------------------ endpoints */
 
+/* A parked VM port (the value of relay->parked, owned by it; the table's
+ * key is the VM key, which ep->key borrows while parked): the endpoint and
+ * the timer that closes it if its VM does not come back. */
+typedef struct {
+    Endpoint *ep;
+    DdmTimer timer;
+} ParkedPort;
+
+/* One a VM: glibc's 48-byte block. */
+G_STATIC_ASSERT(sizeof(Endpoint) <= 40);
+
 static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud);
+
+/* Take parked @ep out of relay->parked: its timer stops, its ParkedPort and
+ * the table's key go, and ep->key becomes @key (a VM's, borrowed; or NULL
+ * for an endpoint about to close). */
+static void unpark(DdmRelay *relay, Endpoint *ep, const char *key)
+{
+    gpointer tkey = NULL, value = NULL;
+    if (g_hash_table_steal_extended(relay->parked, ep->key, &tkey, &value)) {
+        ParkedPort *pp = value;
+        g_assert(pp->ep == ep);
+        ddm_timer_cancel(&pp->timer);
+        g_free(pp);
+        g_free(tkey);
+    }
+    ep->parked = 0;
+    ep->key = key;
+}
 
 static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port, const char *key,
                                GError **error)
@@ -98,12 +132,13 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     }
     Endpoint *ep = g_new0(Endpoint, 1);
     ep->relay = relay;
-    ep->kind = kind;
+    ep->kind = (guint8)kind;
     ep->port = port;
     ep->fd = fd;
-    ep->key = g_strdup(key);
+    ep->key = kind == EP_FIXED ? g_strdup(key) : key; /* EP_VM: the VM's (relay-private.h) */
     ep->watch = ddm_watch_add(fd, G_IO_IN, on_accept, ep);
-    g_hash_table_insert(relay->endpoints, GUINT_TO_POINTER((guint)port), ep);
+    ep->index = relay->endpoints->len;
+    g_ptr_array_add(relay->endpoints, ep);
     ddm_portpool_set_ours(&relay->vm_ports, port, TRUE);
     ddm_monitor_own_port(relay->mon, port, TRUE); /* never scanned (discovery_local.c) */
     return ep;
@@ -117,24 +152,37 @@ void ddm_relay_endpoint_close(Endpoint *ep)
         if (d->endpoint == ep)
             d->endpoint = NULL;
     }
-    g_hash_table_remove(relay->endpoints, GUINT_TO_POINTER((guint)ep->port));
+    GPtrArray *eps = relay->endpoints; /* the last one takes its place */
+    g_assert(ep->index < eps->len && g_ptr_array_index(eps, ep->index) == ep);
+    g_ptr_array_remove_index_fast(eps, ep->index);
+    if (ep->index < eps->len)
+        ((Endpoint *)g_ptr_array_index(eps, ep->index))->index = ep->index;
     ddm_portpool_set_ours(&relay->vm_ports, ep->port, FALSE);
     ddm_monitor_own_port(relay->mon, ep->port, FALSE);
-    if (ddm_timer_armed(&ep->park_timer)) {
-        ddm_timer_cancel(&ep->park_timer);
-        g_hash_table_remove(relay->parked, ep->key);
-    }
+    if (ep->parked)
+        unpark(relay, ep, NULL);
     ddm_watch_remove(ep->watch);
     close(ep->fd);
-    g_free(ep->key);
+    if (ep->kind == EP_FIXED)
+        g_free((char *)ep->key);
     g_free(ep);
 }
 
+/* An endpoint of ours listens on @port, or it is the selected port. In
+ * the VM port range the pool's "ours" bit says; outside it (a port the
+ * kernel chose with --debug-port-base 0, a fixed port) only a bind can
+ * tell, and a bind on a port one of our listeners holds fails (no
+ * SO_REUSEPORT), which every caller of endpoint_open takes as "not free". */
 static gboolean port_reserved(DdmRelay *relay, guint16 port)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
-    return g_hash_table_contains(relay->endpoints, GUINT_TO_POINTER((guint)port)) ||
-           (cfg->selected_port && port == cfg->selected_port);
+    const DdmPortPool *pool = &relay->vm_ports;
+    if (cfg->selected_port && port == cfg->selected_port)
+        return TRUE;
+    if (!ddm_portpool_contains(pool, port))
+        return FALSE;
+    guint i = port - pool->base;
+    return (pool->ours[i / 64] >> (i % 64)) & 1u;
 }
 
 /* An app name worth remembering a port for. */
@@ -237,15 +285,12 @@ static Endpoint *adopt_parked(DdmRelay *relay, guint16 port, DdmVm *vm)
     gpointer key, value;
     g_hash_table_iter_init(&it, relay->parked);
     while (g_hash_table_iter_next(&it, &key, &value)) {
-        Endpoint *ep = value;
+        Endpoint *ep = ((ParkedPort *)value)->ep;
         if (ep->port != port || g_strcmp0(ep->key, vm->info.key) == 0)
             continue;
-        ddm_timer_cancel(&ep->park_timer);
         g_message("relay: VM %s takes over debugger port %u, parked for %s (the same app, "
                   "restarted)", vm_label(vm), port, ep->key);
-        g_hash_table_iter_remove(&it);
-        g_free(ep->key);
-        ep->key = g_strdup(vm->info.key);
+        unpark(relay, ep, vm->info.key);
         return ep;
     }
     return NULL;
@@ -389,11 +434,11 @@ void ddm_relay_ports_vm_up(DdmRelay *relay, RelayVm *r)
 {
     DdmVm *vm = r->vm;
     Endpoint *fixed = g_hash_table_lookup(relay->fixed_by_key, vm->info.key);
-    Endpoint *parked = g_hash_table_lookup(relay->parked, vm->info.key);
+    ParkedPort *parked = g_hash_table_lookup(relay->parked, vm->info.key);
     if (parked && !r->endpoint) {
-        ddm_timer_cancel(&parked->park_timer);
-        g_hash_table_remove(relay->parked, vm->info.key);
-        r->endpoint = parked;
+        Endpoint *ep = parked->ep;
+        unpark(relay, ep, vm->info.key);
+        r->endpoint = ep;
     }
     if (!fixed && !r->endpoint) {
         r->endpoint = open_vm_port(relay, vm);
@@ -434,20 +479,30 @@ void ddm_relay_ports_vm_changed(DdmRelay *relay, DdmVm *vm)
 
 static void on_park_timeout(DdmTimer *t, gpointer ud)
 {
-    Endpoint *ep = ud;
+    Endpoint *ep = ((ParkedPort *)ud)->ep;
     (void)t;
-    g_hash_table_remove(ep->relay->parked, ep->key);
     g_message("relay: VM %s did not come back; freeing its debugger port %u", ep->key, ep->port);
-    ddm_relay_endpoint_close(ep);
+    ddm_relay_endpoint_close(ep); /* frees the ParkedPort */
 }
 
 /* Keep a VM's port open while the VM reconnects (after a debugger session),
- * so the next debugger finds the same port and waits for the VM. */
+ * so the next debugger finds the same port and waits for the VM. Called
+ * while the VM is still there: ep->key (its key) is copied into the table
+ * and borrowed from there. One parked port a key: an older one (its VM
+ * never took it back) closes. */
 static void park(DdmRelay *relay, Endpoint *ep)
 {
-    g_hash_table_replace(relay->parked, g_strdup(ep->key), ep);
-    ddm_timer_init(&ep->park_timer, on_park_timeout, ep);
-    ddm_timer_arm(&ep->park_timer, PARK_MS);
+    ParkedPort *old = g_hash_table_lookup(relay->parked, ep->key);
+    if (old && old->ep != ep)
+        ddm_relay_endpoint_close(old->ep);
+    ParkedPort *pp = g_new0(ParkedPort, 1);
+    char *key = g_strdup(ep->key);
+    pp->ep = ep;
+    g_hash_table_insert(relay->parked, key, pp);
+    ep->key = key;
+    ep->parked = 1;
+    ddm_timer_init(&pp->timer, on_park_timeout, pp);
+    ddm_timer_arm(&pp->timer, PARK_MS);
 }
 
 void ddm_relay_ports_vm_closed(DdmRelay *relay, RelayVm *r, gboolean reconnect)

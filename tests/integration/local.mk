@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
+	tests/integration/relay-park.sh \
 	tests/integration/peer-limits.sh \
 	tests/integration/relay-restart.sh \
 	tests/integration/ui-faults.sh \
