@@ -6,19 +6,38 @@
  * a TCP fd. A FAIL (the VM is held by another tool, or gone) becomes the
  * connect error, with adb's reason. done() runs exactly once, never from
  * inside connect, also when cancelled.
+ * Memory (issue 16: one target a VM, 1,000 VMs through adb): a target is
+ * one block, the DdmTarget, the adb part and its strings (key, then the
+ * serial, which is also t->device); the origin is the static "adb" and
+ * the server address's strings are interned (one address a process), so
+ * a target costs one allocation, not seven.
  */
 #include "core/transport/adb_target.h"
 
+#include <string.h>
 #include <unistd.h>
 
 #include "core/loop/timer.h"
 #include "core/transport/adb_conn.h"
 
+/* The one block of an adb target: t.priv points at `at`; t.key at
+ * strings[0] ("adb:SERIAL:PID"), t.device at the serial after it, t.origin
+ * at the static "adb". The address's host and unix_path are interned
+ * (g_intern_string: they live as long as the process), so the block owns
+ * no other memory. */
 typedef struct {
-    DdmAdbServerAddr addr;
-    char *serial;
+    const char *host;      /* interned, or NULL */
+    const char *unix_path; /* interned, or NULL */
+    guint16 port;
+    gboolean abstract;
     guint32 pid;
 } AdbTarget;
+
+typedef struct {
+    DdmTarget t;
+    AdbTarget at;
+    char strings[]; /* "adb:SERIAL:PID\0SERIAL\0" */
+} AdbTargetBlock;
 
 typedef struct {
     DdmTarget *target;      /* reference held until done */
@@ -86,14 +105,16 @@ static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, DdmConnectCanc
                                DdmTargetConnectedFn done, gpointer ud)
 {
     AdbTarget *at = t->priv;
+    /* Borrowed for the call: ddm_adb_conn_open copies what it keeps. */
+    DdmAdbServerAddr addr = {(char *)at->host, at->port, (char *)at->unix_path, at->abstract};
     AdbConnect *ac = g_new0(AdbConnect, 1);
     ac->target = ddm_target_ref(t);
     ac->done = done;
     ac->ud = ud;
-    g_autofree char *transport = g_strdup_printf("host:transport:%s", at->serial);
+    g_autofree char *transport = g_strdup_printf("host:transport:%s", t->device);
     g_autofree char *jdwp = g_strdup_printf("jdwp:%u", at->pid);
     const char *requests[] = {transport, jdwp, NULL};
-    ac->conn = ddm_adb_conn_open(&at->addr, requests, timeout_ms, adb_conn_done, ac);
+    ac->conn = ddm_adb_conn_open(&addr, requests, timeout_ms, adb_conn_done, ac);
     ddm_timer_init(&ac->cancelled, adb_cancelled, ac);
     if (cancel) {
         ac->cancel = cancel;
@@ -101,12 +122,15 @@ static void adb_target_connect(DdmTarget *t, unsigned timeout_ms, DdmConnectCanc
     }
 }
 
+/* Everything is in the block ddm_target_unref frees last (g_free(t)): its
+ * strings are cleared here so that unref's g_free of key, device and
+ * origin (target.c, after this) skip them. */
 static void adb_target_destroy(DdmTarget *t)
 {
-    AdbTarget *at = t->priv;
-    ddm_adb_server_addr_clear(&at->addr);
-    g_free(at->serial);
-    g_free(at);
+    t->key = NULL;
+    t->device = NULL;
+    t->origin = NULL;
+    t->priv = NULL;
 }
 
 static const DdmTargetOps adb_ops = {
@@ -122,20 +146,29 @@ char *ddm_adb_vm_key(const char *serial, guint32 pid)
 
 DdmTarget *ddm_target_adb_new(const DdmAdbServerAddr *addr, const char *serial, guint32 pid)
 {
-    AdbTarget *at = g_new0(AdbTarget, 1);
-    at->addr.host = g_strdup(addr->host);
-    at->addr.port = addr->port;
-    at->addr.unix_path = g_strdup(addr->unix_path);
-    at->addr.abstract = addr->abstract;
-    at->serial = g_strdup(serial);
-    at->pid = pid;
-    DdmTarget *t = g_new0(DdmTarget, 1);
+    char pid_s[16];
+    gsize serial_len = strlen(serial);
+    gsize pid_len = (gsize)g_snprintf(pid_s, sizeof pid_s, "%u", pid);
+    gsize key_len = 4 + serial_len + 1 + pid_len; /* "adb:" SERIAL ":" PID */
+    AdbTargetBlock *b = g_malloc0(sizeof *b + key_len + 1 + serial_len + 1);
+    char *key = b->strings, *dev = key + key_len + 1;
+    memcpy(key, "adb:", 4);
+    memcpy(key + 4, serial, serial_len);
+    key[4 + serial_len] = ':';
+    memcpy(key + 5 + serial_len, pid_s, pid_len + 1);
+    memcpy(dev, serial, serial_len + 1);
+    b->at.host = g_intern_string(addr->host);
+    b->at.port = addr->port;
+    b->at.unix_path = g_intern_string(addr->unix_path);
+    b->at.abstract = addr->abstract;
+    b->at.pid = pid;
+    DdmTarget *t = &b->t;
     t->ops = &adb_ops;
     t->ref_count = 1;
-    t->key = ddm_adb_vm_key(serial, pid);
-    t->device = g_strdup(serial);
+    t->key = key;
+    t->device = dev;
     t->pid_hint = pid;
-    t->origin = g_strdup("adb");
-    t->priv = at;
+    t->origin = (char *)"adb";
+    t->priv = &b->at;
     return t;
 }

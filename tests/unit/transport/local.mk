@@ -24,3 +24,16 @@ tests_unit_transport_test_self_connect_SOURCES = tests/unit/transport/test-self-
 tests_unit_transport_test_self_connect_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
 tests_unit_transport_test_self_connect_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_transport_test_self_connect_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The adb target (core/transport/adb_target.c): one block a VM, its fields,
+# and its connect through a fake adb server on a UNIX socket.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/transport/test-adb-target
+TESTS += tests/unit/transport/test-adb-target
+endif
+tests_unit_transport_test_adb_target_SOURCES = tests/unit/transport/test-adb-target.c \
+	core/transport/adb_target.c core/transport/adb_target.h core/transport/adb_conn.c \
+	core/transport/target.c core/wire/adb_proto.c core/loop/watch.c core/loop/timer.c
+tests_unit_transport_test_adb_target_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
+tests_unit_transport_test_adb_target_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_transport_test_adb_target_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
