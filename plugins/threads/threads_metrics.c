@@ -15,7 +15,10 @@
  * When the table goes, so do its samples (a VM nobody looks at holds none:
  * ~530 bytes a VM, bench/vmmem.sh); the CPU totals stay in the plugin and
  * are published again, from where they were, with the next table (the
- * ticks between two THST need the per-thread list).
+ * ticks between two THST need the per-thread list). They are made with the
+ * first tick a thread used, and keep the VM's threads_vm from going back
+ * to a count (threads_vm_settle): a counter never goes back; a VM whose
+ * threads used no CPU between its tables has none to keep.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +60,9 @@ void threads_metrics_account(threads_vm *st)
     size_t i;
     for (i = 0; i < st->list.n; i++) {
         const thread_info *t = &st->list.v[i];
-        if (t->has_stats != 1 || !t->has_cpu)
-            continue;
+        if (t->has_stats != 1 || !t->has_cpu || !t->stats->delta_ticks)
+            continue; /* nothing to add: no block for sums that are all 0 (a VM
+                         whose threads used no CPU can go back to a count) */
         if (!st->cpu_ticks)
             st->cpu_ticks = calloc(THREADS_METRIC_STATES, sizeof *st->cpu_ticks);
         if (!st->cpu_ticks)

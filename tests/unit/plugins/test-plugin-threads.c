@@ -1402,6 +1402,47 @@ static void test_metrics_by_state(void **state)
     assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "threads"), 0);
 }
 
+/* Issue 16: a table that goes takes the VM's threads_vm with it, unless
+ * its threads used CPU between two tables: a counter must not go back, so
+ * the totals (and the state that holds them) stay, and the next table
+ * publishes them from where they were. */
+static void test_cpu_totals_keep_the_state(void **state)
+{
+    fixture *f = *state; /* setup: the table kept, THEN(1) unanswered */
+    thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100, .stime = 0}};
+    g_now = 100.0;
+    send_thst(f, e, 1);
+    g_now = 101.0;
+    send_thst(f, e, 1); /* no tick used */
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "thread_cpu_seconds_total"), 0);
+    g_now += 11;
+    fake_host_fire_timers(f->fh);
+    assert_null(found(f->fh, f->vm)); /* back to a count */
+    assert_int_equal(count_of(f->fh, f->vm)->count, 1);
+
+    fake_view_set_watchers(threads_view(f), 1); /* a scrape, a watch */
+    fake_host_watch_begins(f->fh);
+    assert_true(kept(f->fh, f->vm));
+    send_thst(f, e, 1);
+    g_now += 1;
+    e[0].utime = 200; /* +100 ticks running */
+    send_thst(f, e, 1);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "running"), 1.0, 1e-12);
+    fake_view_set_watchers(threads_view(f), 0);
+    g_now += 11;
+    fake_host_fire_timers(f->fh);
+    assert_false(kept(f->fh, f->vm));
+    for (size_t i = 0; i < fake_host_n_requests(f->fh); i++) /* nothing left out */
+        if (!fake_host_request(f->fh, i)->completed)
+            fake_host_complete_status(f->fh, i, DDM_REPLY_TIMEOUT);
+    assert_non_null(found(f->fh, f->vm)); /* the totals keep it */
+    assert_int_equal(found(f->fh, f->vm)->then_thst_out, 0);
+    assert_int_equal(fake_host_metric_samples(f->fh, f->vm, "thread_cpu_seconds_total"), 0);
+    threads_table_on(state_of(f->fh, f->vm));
+    send_thst(f, e, 1);
+    assert_float_equal(metric(f, "thread_cpu_seconds_total", "running"), 1.0, 1e-12);
+}
+
 static void test_options_hz_and_interval(void **state)
 {
     fixture *f = *state;
@@ -2133,6 +2174,7 @@ int main(void)
         T(test_poll_two_vms),
         T(test_cpu_between_polls),
         T(test_metrics_by_state),
+        T(test_cpu_totals_keep_the_state),
         TU(test_options_hz_and_interval),
         TU(test_option_interval_off),
         TU(test_option_bad_values),
