@@ -124,13 +124,16 @@ static void publish_views(profile_job *j, profile_vm *pv)
 static void finish(profile_job *j, const char *error)
 {
     const ddm_host *h = j->pl->host;
-    profile_vm *pv = j->vm ? profile_vm_state(j->pl, j->vm) : NULL;
+    profile_vm *pv;
     char msg[PROFILE_MSG_MAX], line[256];
     int cancelled;
     ddm_view *res;
 
     if (j->state == J_DONE)
         return;
+    /* after the check: a finished job's late callback (a VM_GONE confirm)
+     * makes no state that nothing would settle */
+    pv = j->vm ? profile_vm_state(j->pl, j->vm) : NULL;
     j->state = J_DONE;
     if (j->tick) {
         h->timer_remove(j->pl->self, j->tick);
