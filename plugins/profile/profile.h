@@ -10,10 +10,11 @@
  * and is freed at VM gone, or by profile_vm_settle as soon as it holds
  * nothing but what MPRQ said (no job, trace, view, tick or logged stray):
  * such a VM's data pointer is then one of the plugin's shared markers
- * (profile.c), or NULL before its first MPRQ, so an idle VM has no state. A job belongs to itself: it lives until it has
- * finished its command AND every request it sent has had its callback,
- * whichever comes last frees it; the VM state points at it (borrowed)
- * until it finished, so one trace runs per VM.
+ * (profile.c), or NULL before its first MPRQ, so an idle VM has no state.
+ * A job belongs to itself: it lives until it has finished its command AND
+ * every request it sent has had its callback, whichever comes last frees
+ * it; the VM state points at it (borrowed) until it finished, so one
+ * trace runs per VM.
  */
 #ifndef DDM_PLUGIN_PROFILE_H
 #define DDM_PLUGIN_PROFILE_H
