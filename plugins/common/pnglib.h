@@ -54,19 +54,25 @@ typedef struct ddm_pnglib {
 /* libpng's png_jmpbuf() through @lib: the jmp_buf libpng longjmps to. */
 #define DDM_PNG_JMPBUF(lib, png) (*(lib)->png_set_longjmp_fn((png), longjmp, sizeof(jmp_buf)))
 
-/* The soname this build's headers belong to, e.g. "libpng16.so.16". */
+/* The soname this build's headers belong to, e.g. "libpng16.so.16" (a
+ * test may define another, to play a system without libpng). */
+#ifndef DDM_PNG_SONAME
 #define DDM_PNG_STR2(x) #x
 #define DDM_PNG_STR(x) DDM_PNG_STR2(x)
 #define DDM_PNG_SONAME \
     "libpng" DDM_PNG_STR(PNG_LIBPNG_VER_DLLNUM) ".so." DDM_PNG_STR(PNG_LIBPNG_VER_SONUM)
+#endif
 
 /* libpng's functions, loaded at the first call and kept (the result is
  * static: borrowed, valid until the process ends), or NULL with the
- * reason in @why (the library or a function missing). Main thread only,
- * as every plugin callback. */
+ * reason in @why (the library or a function missing). Tried once: after a
+ * failure every call answers NULL with the same reason, without a second
+ * dlopen() (a view refreshed every second must not retry and log each
+ * time). Main thread only, as every plugin callback. */
 const ddm_pnglib *ddm_pnglib_get(char *why, size_t why_len);
 
-/* TRUE once ddm_pnglib_get loaded the library (for tests). */
-int ddm_pnglib_loaded(void);
+/* Why libpng could not be loaded (static, borrowed), or NULL if it was
+ * not tried yet or was loaded. */
+const char *ddm_pnglib_failure(void);
 
 #endif

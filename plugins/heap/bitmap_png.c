@@ -454,6 +454,12 @@ int bm_png_available(void)
     return 0;
 }
 
+int bm_png_ready(char *err, size_t errlen)
+{
+    set_err(err, errlen, "built without libpng");
+    return -ENOTSUP;
+}
+
 int bm_png_write_page_file(const seg_gen *g, uint32_t width, const bm_caption *cap,
                            const char *path, bm_page *page, char *err, size_t errlen)
 {
@@ -487,7 +493,17 @@ int bm_png_write_mem(const seg_gen *g, uint32_t width, size_t max_bytes, uint8_t
 
 int bm_png_available(void)
 {
-    return 1;
+    return ddm_pnglib_failure() == NULL;
+}
+
+int bm_png_ready(char *err, size_t errlen)
+{
+    char why[256];
+    if (ddm_pnglib_get(why, sizeof why) == NULL) {
+        set_err(err, errlen, "%s", why);
+        return -ENOSYS;
+    }
+    return 0;
 }
 
 static int layout_or_err(const seg_gen *g, uint32_t width, const bm_caption *cap, bm_page *page,

@@ -160,8 +160,14 @@ const char *bmp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 
 /* --------------------------------------------------------------- encoder */
 
-/** 1 if this build can write PNG. */
+/** 1 if this build can write PNG and libpng did not fail to load (it is
+ *  loaded at the first image, not by this: plugins/common/pnglib.h). */
 int bm_png_available(void);
+
+/** Load libpng now (a command about to draw checks before it works): 0,
+ *  or -ENOTSUP (a build without libpng) / -ENOSYS (it cannot be loaded)
+ *  with the reason in @err. */
+int bm_png_ready(char *err, size_t errlen);
 
 /** Write the page of @g at bitmap width @width with caption @cap (NULL:
  *  the bare bitmap) to @path; fills @page (its sizes, and ->bm the

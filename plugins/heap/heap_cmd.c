@@ -382,8 +382,8 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-bitmap PID FILE [--width N] [--heap ID] [--raw]");
         return 0;
     }
-    if (!bm_png_available()) {
-        h->cmd_finish(cmd, DDM_CMD_FAILED, "built without libpng");
+    if (bm_png_ready(msg, sizeof msg) != 0) { /* before a GC is asked for nothing */
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return 0;
     }
     vm = h->find_vm(hp->self, vmspec);

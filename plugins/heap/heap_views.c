@@ -404,8 +404,8 @@ static void build_bitmap(heap_vm *hv)
     bm_layout lay;
     char err[200], label[128];
 
-    if (h->view_watchers(hv->bitmap) <= 0)
-        return;
+    if (h->view_watchers(hv->bitmap) <= 0 || !bm_png_available())
+        return; /* nobody looks, or libpng failed to load (logged once, below) */
     sh = heap_default_bitmap_heap(hv);
     if (!sh)
         return;

@@ -17,6 +17,9 @@
 
 #include "../common/partfile.h"
 #include "pngcheck.h"
+#ifdef HAVE_LIBPNG
+#include "../common/pnglib.h"
+#endif
 #include "viewdebug.h"
 
 int vd_capture_prepare(ui_call *call)
@@ -66,6 +69,13 @@ void vd_finish_capture(ui_call *call, const ddm_reply *reply)
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
         return;
     }
+#ifdef HAVE_LIBPNG
+    if (ddm_pnglib_failure() != NULL && !call->pl->png_missing_logged) {
+        call->pl->png_missing_logged = 1;
+        h->log(call->pl->self, DDM_LOG_WARNING, "captures are checked by their PNG header only: %s",
+               ddm_pnglib_failure());
+    }
+#endif
     rc = part_write_all(call->fd, reply->data, reply->len);
     if (rc != 0) {
         vd_capture_abandon(call);

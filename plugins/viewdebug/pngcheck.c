@@ -51,6 +51,24 @@ static void keep_error(png_structp png, png_const_charp msg)
 }
 #endif
 
+/* The IHDR chunk that must come first, by hand: a build without libpng,
+ * or a server where it cannot be loaded. */
+static int ihdr_size(const uint8_t *data, size_t len, uint32_t *width, uint32_t *height, char *why,
+                     size_t why_len)
+{
+    ddm_reader r;
+    ddm_reader_init(&r, data + 8, len - 8);
+    uint32_t ihdr_len = ddm_read_u4(&r), type = ddm_read_u4(&r);
+    *width = ddm_read_u4(&r);
+    *height = ddm_read_u4(&r);
+    if (!ddm_reader_ok(&r) || ihdr_len != 13 || type != DDM_CHUNK('I', 'H', 'D', 'R') ||
+        *width == 0 || *height == 0) {
+        snprintf(why, why_len, "not a valid PNG: no IHDR chunk first");
+        return -1;
+    }
+    return 0;
+}
+
 int vd_png_size(const uint8_t *data, size_t len, uint32_t *width, uint32_t *height, char *why,
                 size_t why_len)
 {
@@ -59,12 +77,11 @@ int vd_png_size(const uint8_t *data, size_t len, uint32_t *width, uint32_t *heig
         return -1;
     }
 #ifdef HAVE_LIBPNG
-    {
+    char load_why[256];
+    png_lib = ddm_pnglib_get(load_why, sizeof load_why);
+    if (png_lib != NULL) {
         char err[200] = "";
         png_mem m = {data, len, 0};
-        png_lib = ddm_pnglib_get(why, why_len);
-        if (png_lib == NULL)
-            return -1;
         png_structp png = png_lib->png_create_read_struct(PNG_LIBPNG_VER_STRING, err, keep_error, no_warnings);
         png_infop info = png ? png_lib->png_create_info_struct(png) : NULL;
         if (!info) {
@@ -82,22 +99,10 @@ int vd_png_size(const uint8_t *data, size_t len, uint32_t *width, uint32_t *heig
         *width = png_lib->png_get_image_width(png, info);
         *height = png_lib->png_get_image_height(png, info);
         png_lib->png_destroy_read_struct(&png, &info, NULL);
+        return 0;
     }
-#else
-    {
-        /* without libpng: the IHDR chunk that must come first */
-        ddm_reader r;
-        ddm_reader_init(&r, data + 8, len - 8);
-        uint32_t ihdr_len = ddm_read_u4(&r), type = ddm_read_u4(&r);
-        *width = ddm_read_u4(&r);
-        *height = ddm_read_u4(&r);
-        if (!ddm_reader_ok(&r) || ihdr_len != 13 || type != DDM_CHUNK('I', 'H', 'D', 'R') ||
-            *width == 0 || *height == 0) {
-            snprintf(why, why_len, "not a valid PNG: no IHDR chunk first");
-            return -1;
-        }
-    }
+    /* libpng could not be loaded (ddm_pnglib_failure says why): check by
+     * hand, as a build without it does. */
 #endif
-    return 0;
+    return ihdr_size(data, len, width, height, why, why_len);
 }
-

@@ -2,8 +2,10 @@
  *
  * viewdebug: is a VM's capture a PNG, and of what size? libpng reads it
  * from memory up to the image data (signature, IHDR and the chunks before
- * IDAT, CRCs checked); a build without libpng checks the signature and
- * that an IHDR of 13 bytes with a non-zero size comes first. Pure: no host
+ * IDAT, CRCs checked); a build without libpng, or a server where libpng
+ * cannot be loaded (it is opened at the first capture: plugins/common/
+ * pnglib.h), checks the signature and that an IHDR of 13 bytes with a
+ * non-zero size comes first. Pure: no host
  * calls (its fuzz target is tests/fuzz/fuzz-vupng.c).
  */
 #ifndef VIEWDEBUG_PNGCHECK_H

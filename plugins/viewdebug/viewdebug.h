@@ -41,6 +41,7 @@ typedef struct vd_plugin {
     const ddm_host *host;
     ddm_plugin *self;
     unsigned timeout_ms; /* per request; 0: the core's default */
+    int png_missing_logged; /* said once that libpng could not be loaded (capture.c) */
 } vd_plugin;
 
 typedef enum vd_op { VD_OP_WINDOWS, VD_OP_DUMP, VD_OP_THEME, VD_OP_CAPTURE } vd_op;

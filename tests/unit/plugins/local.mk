@@ -186,6 +186,24 @@ tests_unit_plugins_test_jvm_parse_CPPFLAGS = $(DDM_PLUGIN_INCLUDES) -I$(top_srcd
 tests_unit_plugins_test_jvm_parse_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_plugins_test_jvm_parse_LDADD = $(CMOCKA_LIBS)
 
+# libpng that cannot be loaded at run time (plugins/common/pnglib.c with a
+# soname that does not exist; this program links no libpng): heap's bitmap
+# and viewdebug's capture check.
+if ENABLE_TESTS
+if HAVE_LIBPNG
+check_PROGRAMS += tests/unit/plugins/test-pnglib-missing
+TESTS += tests/unit/plugins/test-pnglib-missing
+endif
+endif
+tests_unit_plugins_test_pnglib_missing_SOURCES = tests/unit/plugins/test-pnglib-missing.c \
+	plugins/common/pnglib.c plugins/common/pnglib.h \
+	plugins/viewdebug/pngcheck.c plugins/viewdebug/pngcheck.h \
+	plugins/heap/bitmap.c plugins/heap/bitmap.h plugins/heap/bitmap_png.c plugins/heap/bitmap_png.h
+tests_unit_plugins_test_pnglib_missing_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS) \
+	'-DDDM_PNG_SONAME="libddmon-test-no-png.so.0"'
+tests_unit_plugins_test_pnglib_missing_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS) $(LIBPNG_CFLAGS)
+tests_unit_plugins_test_pnglib_missing_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS) $(DLOPEN_LIBS)
+
 # viewdebug: the pure decoders alone, and the plugin on the test kit.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/plugins/test-vudecode
