@@ -588,7 +588,12 @@ struct ddm_host {
      *  user_id < 0 too. The core updates its VM list and sends DDM_VM_CHANGED. */
     int (*vm_set_name)(ddm_plugin *self, ddm_vm *vm, const char *app_name,
                        const char *package_name, int32_t user_id);
-    /** Attach per-VM data for this plugin (replaces and frees the old); freed at VM gone. */
+    /** Attach per-VM data for this plugin (replaces and frees the old); freed at VM gone.
+     *  The old data's @data_free is not called when @data is the same pointer.
+     *  @data NULL removes the entry (the core then holds nothing for this
+     *  plugin and VM; vm_get_data returns NULL). @data may point at
+     *  memory the plugin owns and never frees (e.g. a static marker that
+     *  says what an idle VM answered) when @data_free is NULL. */
     int (*vm_set_data)(ddm_plugin *self, ddm_vm *vm, void *data, ddm_free_fn data_free);
     void *(*vm_get_data)(ddm_plugin *self, ddm_vm *vm);
     /** Find a VM by "PID", "SERIAL:PID", its key, an app or package name, or
