@@ -469,17 +469,48 @@ static int last_request(fake_host *fh, ddm_vm *vm, uint32_t type)
     return idx;
 }
 
+/* Answer every request of @type to @vm still pending from request @from
+ * on: THST with @thst (@len bytes), anything else empty. The number
+ * answered. */
+static int answer_pending(fixture *f, size_t from, uint32_t type, const uint8_t *thst, size_t len)
+{
+    int n = 0;
+    for (size_t i = from; i < fake_host_n_requests(f->fh); i++) {
+        const fake_request *r = fake_host_request(f->fh, i);
+        if (r->vm != f->vm || r->type != type || r->completed)
+            continue;
+        if (type == THREADS_CHUNK_THST)
+            fake_host_complete_chunk(f->fh, i, THREADS_CHUNK_THST, thst, len);
+        else
+            fake_host_complete_status(f->fh, i, DDM_REPLY_EMPTY);
+        n++;
+    }
+    return n;
+}
+
+/* A trickle now (the VM list watched), whatever the last one's time: the
+ * THSTs it sent. */
+static int trickle_now(fixture *f)
+{
+    threads_plugin *pl = plugin_of(f->fh);
+    pl->last_trickle = 0;
+    pl->last_capped = 0;
+    return threads_trickle_once(pl);
+}
+
 /* Issue 16: a VM nobody looks at holds a threads_count only (its count,
  * the count's age, the THSTs out: 16 bytes), from READY on; a watch makes
  * the threads_vm, which goes back to a count with the table, once the
  * THST sent while it was kept has been answered; the count carries over
- * both ways. */
+ * both ways (its value, its age and the THSTs out: review rP 5). */
 static void test_idle_vm_holds_a_count_only(void **state)
 {
     fixture *f = *state; /* setup_ready: READY's THST out */
     const thst_entry e[] = {{.id = 1, .status = 1, .tid = 77}, {.id = 2, .status = 4, .tid = 78},
                             {.id = 3, .status = 4, .tid = 79}};
     threads_count *c = count_of(f->fh, f->vm);
+    double sent_at;
+    size_t from;
     int idx;
     size_t len;
     uint8_t *p = thst_real(4, 18, 3, e, 3, &len);
@@ -509,16 +540,60 @@ static void test_idle_vm_holds_a_count_only(void **state)
     fake_host_fire_timers(f->fh);
     assert_false(kept(f->fh, f->vm));
     assert_non_null(found(f->fh, f->vm)); /* its THST (sent after THEN) is out */
+    sent_at = found(f->fh, f->vm)->c.last_thst;
     fake_host_complete_chunk(f->fh, (size_t)idx, THREADS_CHUNK_THST, p, len);
-    free(p);
     assert_null(found(f->fh, f->vm));
     assert_int_equal(threads_vm_states_alive(), 0);
     assert_int_equal(count_of(f->fh, f->vm)->count, 3);
     assert_int_equal(count_of(f->fh, f->vm)->thst_in_flight, 0);
+    assert_true(count_of(f->fh, f->vm)->last_thst == sent_at); /* the count's age too */
     assert_string_equal(fake_host_headline(f->fh, f->vm, "threads"), "3");
     /* stragglers make nothing */
     assert_int_equal(send_name(f, THREADS_CHUNK_THCR, 9, "late"), DDM_OK);
     assert_null(found(f->fh, f->vm));
+
+    /* Again, the state going back to a count while a poll's THST is out
+     * (THEN and the THST after it answered; threads.linger 0): the count
+     * keeps the THST out and its age, so a look and the trickle choose as
+     * they would have with the state: nothing while it is out (a second
+     * THST would go), nothing while the count is fresh (the oldest-first
+     * order would put it first), then one. */
+    plugin_of(f->fh)->linger_ms = 0;
+    from = fake_host_n_requests(f->fh);
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(kept(f->fh, f->vm));
+    assert_int_equal(answer_pending(f, from, THREADS_CHUNK_THEN, NULL, 0), 1);
+    assert_int_equal(answer_pending(f, from, THREADS_CHUNK_THST, p, len), 1);
+    g_now += 1;
+    fake_host_fire_timers(f->fh); /* the poll */
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    sent_at = found(f->fh, f->vm)->c.last_thst;
+    assert_true(sent_at == g_now);
+    fake_view_set_watchers(threads_view(f), 0);
+    fake_host_fire_timers(f->fh); /* the table goes at once: back to a count */
+    assert_false(kept(f->fh, f->vm));
+    assert_null(found(f->fh, f->vm));
+    assert_int_equal(threads_vm_states_alive(), 0);
+    c = count_of(f->fh, f->vm);
+    assert_int_equal(c->thst_in_flight, 1);
+    assert_true(c->last_thst == sent_at);
+    assert_int_equal(c->count, 3);
+    fake_host_set_vm_list_watchers(f->fh, 1);
+    g_now += 1.5; /* older than threads.interval: a first look would ask it */
+    threads_look_once(plugin_of(f->fh));
+    assert_int_equal(trickle_now(f), 0);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    assert_int_equal(answer_pending(f, from, THREADS_CHUNK_THST, p, len), 1);
+    assert_int_equal(count_of(f->fh, f->vm)->thst_in_flight, 0);
+    g_now += 1; /* 2.5 s: younger than the trickle's THREADS_TRICKLE_AGE_MS */
+    assert_int_equal(trickle_now(f), 0);
+    g_now += THREADS_TRICKLE_AGE_MS / 1000.0;
+    assert_int_equal(trickle_now(f), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, f->vm, THREADS_CHUNK_THST), 1);
+    assert_true(count_of(f->fh, f->vm)->last_thst == g_now);
+    fake_host_set_vm_list_watchers(f->fh, 0);
+    free(p);
 }
 
 /* The first look at the VM list (`ddmon vms`, a watch of it, a snapshot;
