@@ -70,6 +70,8 @@ double threads_monotonic_now(void)
 
 static size_t states_alive;
 
+_Static_assert(sizeof(threads_count) == 16, "an idle VM's count stays 16 bytes");
+
 size_t threads_vm_states_alive(void)
 {
     return states_alive;
@@ -396,14 +398,15 @@ int threads_reply_came(const ddm_reply *reply)
 
 /* ------------------------------------------------------------- chunks */
 
+/* Once per VM (the flag is in its count: it outlives the state). */
 static void log_full(threads_vm *st)
 {
-    if (!st->full_logged)
-        st->pl->host->log(st->pl->self, DDM_LOG_WARNING,
-                          "VM %s has more than %zu threads; the rest are not shown",
-                          st->pl->host->vm_info(st->vm)->key ? st->pl->host->vm_info(st->vm)->key : "?",
-                          st->list.max);
-    st->full_logged = 1;
+    const ddm_host *h = st->pl->host;
+    if (!st->c.full_logged)
+        h->log(st->pl->self, DDM_LOG_WARNING,
+               "VM %s has more than %zu threads; the rest are not shown",
+               h->vm_info(st->vm)->key ? h->vm_info(st->vm)->key : "?", st->list.max);
+    st->c.full_logged = 1;
 }
 
 /* THCR and THNM share a layout: u4 id, u4 name length (units), str16 name. */

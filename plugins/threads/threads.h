@@ -14,7 +14,7 @@
  *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
  * Ownership: threads_plugin is the plugin data (host->set_data). A VM's
  * data (host->vm_set_data) is a threads_count (16 bytes: the count, its age,
- * the THSTs out) from READY on, and a threads_vm (which begins with one)
+ * the THSTs out, what was logged once per VM) from READY on, and a threads_vm (which begins with one)
  * only while the VM has more: its table kept, a view, a THEN or its THSTs
  * out, the CPU totals of a scraped VM, a stack view; threads_vm_settle
  * turns it back into a threads_count when it has no more, and the core
@@ -182,13 +182,16 @@ typedef struct threads_vm threads_vm;
 
 /* What every VM with a count holds, and all that one nobody looks at
  * holds (issue 16: 16 bytes, not a threads_vm's ~200); the head of a
- * threads_vm. */
+ * threads_vm. What is logged once per VM is kept here, so that it stays
+ * once per VM however often the state is made again (review rP 7). */
 typedef struct threads_count {
     double last_thst;       /* when the last THST of any kind was sent (the count's age) */
     uint32_t count;         /* threads as of the last table or THST (the headline) */
     uint8_t has_count;      /* @count was published as the headline */
     uint8_t thst_in_flight; /* THST requests sent and not answered (a few at most) */
     uint8_t is_state;       /* 1: the head of a threads_vm */
+    uint8_t full_logged : 1;   /* "more than N threads" was logged */
+    uint8_t metric_logged : 1; /* a failed vm_metric was logged (ddm_vm_metric_logged) */
 } threads_count;
 
 typedef struct threads_plugin {
@@ -219,7 +222,6 @@ struct threads_vm {
     threads_count c;      /* first: what a VM's data pointer points at */
     threads_plugin *pl;
     ddm_vm *vm;
-    int metric_logged; /* a failed vm_metric was logged (ddm_vm_metric_logged) */
     thread_list list;     /* empty unless @full */
     ddm_view *view;       /* "threads"; NULL when THCR and THST are both disabled, and
                              with ABI 1.6 until somebody asks for it (made again after
@@ -238,7 +240,6 @@ struct threads_vm {
     int then_thst_out;    /* THSTs sent after a THEN(1), not answered (thst_then_reply) */
     int then_thst_stale;  /* of those, sent before the last threads_table_off: their
                              answers end no later THEN's wait */
-    int full_logged;
     uint64_t *cpu_ticks;  /* THREADS_METRIC_STATES, by state slot (threads_metrics.c);
                              NULL until the first CPU figure (polls come only while
                              someone watches: an idle VM has none) */

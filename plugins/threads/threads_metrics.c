@@ -81,6 +81,7 @@ static void publish_counts(threads_vm *st, const size_t counts[THREADS_METRIC_ST
     char names[THREADS_METRIC_STATES][16];
     size_t n_threads = 0, n_cpu = 0;
     unsigned s;
+    int logged = st->c.metric_logged; /* kept in the count: once per VM */
     for (s = 0; s < THREADS_METRIC_STATES; s++) {
         int has_cpu = st->cpu_ticks && st->cpu_ticks[s];
         const char *name;
@@ -94,14 +95,15 @@ static void publish_counts(threads_vm *st, const size_t counts[THREADS_METRIC_ST
     }
     if (unknown)
         threads[n_threads++] = (ddm_metric_sample){"unknown", (double)unknown};
-    ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", threads, n_threads, &st->metric_logged);
+    ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", threads, n_threads, &logged);
     /* CPU sums come with the first CPU figure: before it there is no
      * series to set or remove (a VM whose table was never kept has none),
      * and the host's call is not free (half of this function's cost at
      * READY with 1,000 VMs) */
     if (st->cpu_ticks)
         ddm_vm_metric_logged(h, st->pl->self, st->vm, "thread_cpu_seconds_total", cpu, n_cpu,
-                             &st->metric_logged);
+                             &logged);
+    st->c.metric_logged = logged != 0;
 }
 
 void threads_metrics_publish(threads_vm *st)
@@ -122,10 +124,12 @@ void threads_metrics_publish(threads_vm *st)
 void threads_metrics_clear(threads_vm *st)
 {
     const ddm_host *h = st->pl->host;
+    int logged = st->c.metric_logged;
     if (!DDM_HOST_HAS(h, vm_metric))
         return;
-    ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", NULL, 0, &st->metric_logged);
+    ddm_vm_metric_logged(h, st->pl->self, st->vm, "threads", NULL, 0, &logged);
     if (st->cpu_ticks)
         ddm_vm_metric_logged(h, st->pl->self, st->vm, "thread_cpu_seconds_total", NULL, 0,
-                             &st->metric_logged);
+                             &logged);
+    st->c.metric_logged = logged != 0;
 }

@@ -1599,6 +1599,56 @@ static void test_thread_cap(void **state)
     assert_int_equal(fake_view_find_row(threads_view(f), "id", "50"), -1);
 }
 
+/* The number of times @needle is in the captured log. */
+static int log_occurrences(fixture *f, const char *needle)
+{
+    int n = 0;
+    for (const char *p = fake_host_log_text(f->fh); (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* A watch of @f->vm's "threads" view that keeps its table, THEN(1) and the
+ * THST after it answered (the latter with an empty table); the list's cap
+ * then set to @max. */
+static void watch_kept(fixture *f, size_t max)
+{
+    size_t from = fake_host_n_requests(f->fh);
+    size_t len;
+    uint8_t *p = thst_real(4, 18, 0, NULL, 0, &len);
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(kept(f->fh, f->vm));
+    assert_int_equal(answer_pending(f, from, THREADS_CHUNK_THEN, NULL, 0), 1);
+    assert_int_equal(answer_pending(f, from, THREADS_CHUNK_THST, p, len), 1);
+    free(p);
+    found(f->fh, f->vm)->list.max = max;
+}
+
+/* "more than N threads" is logged once per VM (review rP 7), also when the
+ * table goes and comes back (watch, linger, watch): the flag lives in the
+ * VM's count, not in the state the linger frees. */
+static void test_thread_cap_logged_once_per_vm(void **state)
+{
+    fixture *f = *state; /* setup_idle */
+    uint32_t i;
+    watch_kept(f, 3);
+    for (i = 1; i <= 5; i++)
+        assert_int_equal(send_name(f, THREADS_CHUNK_THCR, i, "t"), DDM_OK);
+    assert_int_equal(log_occurrences(f, "more than 3 threads"), 1);
+    fake_view_set_watchers(threads_view(f), 0);
+    g_now += 11; /* threads.linger */
+    fake_host_fire_timers(f->fh);
+    assert_null(found(f->fh, f->vm)); /* back to a count */
+    assert_int_equal(threads_vm_states_alive(), 0);
+    assert_true(count_of(f->fh, f->vm)->full_logged);
+    watch_kept(f, 3);
+    for (i = 1; i <= 5; i++)
+        assert_int_equal(send_name(f, THREADS_CHUNK_THCR, i, "t"), DDM_OK);
+    assert_int_equal(fake_view_n_rows(threads_view(f)), 3);
+    assert_int_equal(log_occurrences(f, "more than 3 threads"), 1);
+}
+
 /* A burst of events (the THCR a VM sends after THEN) republishes a small
  * table once, at the next loop iteration (the zero-delay timer), not once
  * per event; a VM gone before that leaves nothing behind. */
@@ -2255,6 +2305,7 @@ int main(void)
         TU(test_option_bad_values),
         TU(test_option_interval_clamped),
         T(test_thread_cap),
+        TI(test_thread_cap_logged_once_per_vm),
         T(test_small_table_published_once_per_burst),
         T(test_soon_list_once_per_vm),
         T(test_replies_and_lone_events_published_at_once),
