@@ -163,7 +163,7 @@ alloc_vm *alloc_vm_find(alloc_plugin *pl, ddm_vm *vm)
 int alloc_vm_settle(alloc_vm *av)
 {
     alloc_plugin *pl = av->pl;
-    if (!pl->lazy_views || av->list || av->by_class || av->by_site || av->by_thread ||
+    if (!pl->views_on_demand || av->list || av->by_class || av->by_site || av->by_thread ||
         av->tick.on || av->real_in_flight)
         return 0;
     /* replaces @av (freed by the host) with REAQ's answer */
@@ -244,13 +244,16 @@ static int alloc_views_declare(alloc_plugin *pl)
 {
     int rc;
 
-    if (!pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL))
+    if (!pl->host->chunk_enabled(pl->self, ALLOC_CHUNK_REAL)) {
+        pl->views_on_demand = 1; /* none at all (review rP 6) */
         return 0;
+    }
     rc = lazy_views_declare(pl->host, pl->self, view_names, LAZY_VIEWS_N(view_names), make_views,
                             unmake_view, pl);
     if (rc < 0)
         return rc;
     pl->lazy_views = rc;
+    pl->views_on_demand = rc;
     return 0;
 }
 
@@ -271,8 +274,8 @@ alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
     states_alive++;
     if (h->vm_set_data(pl->self, vm, av, vm_state_free) != 0)
         return NULL; /* the host freed it */
-    if (!pl->lazy_views)
-        alloc_views_ensure(av); /* else when asked for (the make) */
+    if (!pl->views_on_demand)
+        alloc_views_ensure(av); /* else when asked for (the make), or never */
     return av;
 }
 
@@ -402,8 +405,8 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
      * made; on a core before 1.6 the state, with its views */
     if ((av = alloc_vm_find(pl, vm)) != NULL)
         av->enabled = -1;
-    else if (!pl->lazy_views ? !alloc_vm_state(pl, vm)
-                             : pl->host->vm_set_data(self, vm, &k_mark_unknown, NULL) != 0)
+    else if (!pl->views_on_demand ? !alloc_vm_state(pl, vm)
+                                  : pl->host->vm_set_data(self, vm, &k_mark_unknown, NULL) != 0)
         return;
     if (!pl->host->chunk_enabled(self, ALLOC_CHUNK_REAQ))
         return;

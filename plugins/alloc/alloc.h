@@ -140,6 +140,9 @@ typedef struct alloc_plugin {
     ddm_tick_list ticks;  /* the VMs a tick visits while the watches stay the same */
     int lazy_views;       /* the views are declared (vm_view_declare, 1.6): a VM's are made
                              when asked for or at its first REAL */
+    int views_on_demand;  /* no view is made with a VM's state: @lazy_views, or REAL
+                             disabled (--chunks: no views at all); an idle VM then
+                             holds REAQ's answer in its data pointer, no state */
 } alloc_plugin;
 
 /* A VM's state while it has more than REAQ's answer (see Ownership). */

@@ -951,6 +951,40 @@ static void test_idle_vm_holds_no_state(void **state)
     free(p);
 }
 
+/* --chunks with REAQ on and REAL off (review rP 6): no view is ever made,
+ * so an idle VM keeps REAQ's answer in its data pointer, as with the
+ * declared views: no state at READY, none after REAQ's answer, none
+ * after a `show` the core refuses. */
+static void test_real_disabled_no_state(void **state)
+{
+    fixture f;
+    static const char *const all[] = {"alloc", "1234", "show"};
+    ddm_cmd *c;
+    (void)state;
+    f.fh = fake_host_new();
+    fake_host_disable_chunk(f.fh, ALLOC_CHUNK_REAL);
+    assert_int_equal(fake_host_load(f.fh, &ddm_plugin_descriptor), 0);
+    f.vm = fake_host_add_vm(f.fh, &(ddm_vm_info){.key = "127.0.0.1:8000", .pid = 1234, .ddm = 1,
+                                                  .user_id = -1, .native_debuggable = -1});
+    fake_host_vm_event(f.fh, f.vm, DDM_VM_READY);
+    assert_int_equal(alloc_vm_states_alive(), 0); /* REAQ asked, not answered */
+    reply_reaq(&f, fake_host_find_request(f.fh, f.vm, ALLOC_CHUNK_REAQ, 0), 1);
+    assert_string_equal(fake_host_headline(f.fh, f.vm, "alloc"), "on");
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    assert_non_null(fake_host_table(f.fh)->vm_get_data(fake_host_plugin(f.fh), f.vm)); /* "on" */
+    c = run(&f, 3, all);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_FAILED);
+    assert_int_equal(fake_host_n_views_made(f.fh, f.vm), 0);
+    fake_host_fire_timers(f.fh);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    assert_int_equal(fake_host_deliver(f.fh, f.vm, ALLOC_CHUNK_REAQ, DDM_ORIGIN_EVENT,
+                                       (const uint8_t[]){0}, 1), DDM_OK);
+    assert_string_equal(fake_host_headline(f.fh, f.vm, "alloc"), "off");
+    assert_null(fake_host_table(f.fh)->vm_get_data(fake_host_plugin(f.fh), f.vm));
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    fake_host_free(f.fh);
+}
+
 /* A core before 1.6 (no vm_view_declare): the four alloc views are made
  * at DDM_VM_READY, as before. */
 static void test_old_core_views_at_ready(void **state)
@@ -981,6 +1015,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test_setup_teardown(test_reaq_at_ready, setup, teardown),
         cmocka_unit_test(test_reaq_disabled),
+        cmocka_unit_test(test_real_disabled_no_state),
         cmocka_unit_test_setup_teardown(test_start_stop_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage_and_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
