@@ -65,12 +65,13 @@ struct ddm_vm {
      * key, transport and device are the target's (ddm_vm_sync_info) */
     ddm_vm_info info;
     struct DdmVmRare *rare;     /* what few VMs ever hold (ddm_vm_rare), NULL until then */
-    /* what plugins set through the host: short lists, each entry one block
-     * (vm_tables.c; NULL until the first) */
+    /* what plugins set through the host: short lists (vm_tables.c; NULL
+     * until the first): the data one block an entry, the headlines and the
+     * figures one read-only block a list, shared by the VMs with the same */
     struct DdmVmPluginData *plugin_data; /* each plugin's data */
-    struct DdmVmHeadline *headlines;      /* "label" -> "text", sorted by label */
+    struct DdmVmHeadline *headlines;      /* "label" -> "text", sorted by label (shared) */
     struct DdmVmFigures *headline_figures; /* label -> its figures (ABI 1.2
-                                             vm_headline_figures), sorted by label */
+                                             vm_headline_figures), sorted by label (shared) */
     struct DdmVmMetric *metrics; /* each plugin's samples of each family (ABI 1.3 vm_metric,
                                  * core/pluginhost/registry_metrics.c), a list sorted by
                                  * key; NULL until the first */
@@ -186,8 +187,11 @@ static inline void ddm_vm_metrics_free(DdmVmMetric **list)
 
 /* vm_tables.c: the per-VM tables plugins fill through the host. A VM has
  * a handful of entries in each (one per plugin, one or two labels a
- * plugin), so each is a list of one-block entries, not a hash table
- * (~200 bytes and 3 blocks even for one entry); the walks are bounded by
+ * plugin), so each is a list, not a hash table (~200 bytes and 3 blocks
+ * even for one entry): the plugins' data one block an entry; the
+ * headlines, and the figures, one block a list, read-only and shared by
+ * every VM whose list is the same (change them only with
+ * ddm_vm_headline_set and ddm_vm_figures_set); the walks are bounded by
  * the plugins loaded and DDM_VM_HEADLINES_MAX. */
 typedef struct DdmVmPluginData {
     struct DdmVmPluginData *next;

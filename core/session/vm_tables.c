@@ -8,11 +8,98 @@
  * hash table: an idle VM with every plugin saved ~200 bytes and 3 blocks a
  * table, and a few blocks an entry. Bounded: one data entry a plugin (the
  * registry caps the plugins), DDM_VM_HEADLINES_MAX labels of each kind.
+ *
+ * A VM's headlines, and its figures, are one block each, shared by every
+ * VM whose list is the same (issue 16: with 1,000 VMs, ~120 bytes and 3
+ * blocks a VM were the same few lists again and again, "alloc: off" on
+ * nearly all): the block is read-only, its entries linked inside it as
+ * readers expect, and a change makes (or finds) the VM's new list and lets
+ * the old one go. The sets of lists hash with the process's seeded hash
+ * (the texts may come from the wire); a list leaves with its last VM.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/session/vm.h"
+#include "core/wire/seeded_hash.h"
+
+/* In front of a shared list's first entry (8 bytes: the entries stay
+ * 8-aligned). */
+typedef struct SharedHead {
+    guint refs;
+    guint hash;
+} SharedHead;
+
+static SharedHead *head_of(const void *first)
+{
+    return (SharedHead *)first - 1;
+}
+
+static guint shared_hash(gconstpointer p)
+{
+    return ((const SharedHead *)p)->hash;
+}
+
+/* A list being made: on the stack when it fits (nearly always: a list
+ * found shared then costs no block at all; a block made and freed at once
+ * for every change was a hole among the long-lived blocks of a start-up). */
+#define CANDIDATE_STACK 1024u
+typedef union Candidate {
+    SharedHead head;
+    gpointer align; /* the entries hold pointers */
+    gint64 align64;
+    char bytes[CANDIDATE_STACK];
+} Candidate;
+
+static SharedHead *candidate_get(Candidate *stack, gsize size)
+{
+    return size <= sizeof *stack ? &stack->head : g_malloc(size);
+}
+
+/* The list in @cand (a SharedHead, hash set, and @size bytes in all), or
+ * the equal list already shared, referenced. A new one is moved into a
+ * block of its own, its pointers moved by @relink(first entry, delta).
+ * @cand is freed unless it is @stack. Returns the list's first entry. */
+static gpointer shared_intern(GHashTable **set, GEqualFunc equal, SharedHead *cand, gsize size,
+                              Candidate *stack, void (*relink)(gpointer first, gssize delta))
+{
+    SharedHead *found, *block = cand;
+
+    if (!*set)
+        *set = g_hash_table_new(shared_hash, equal);
+    found = g_hash_table_lookup(*set, cand);
+    if (found) {
+        found->refs++;
+        if (cand != &stack->head)
+            g_free(cand);
+        return found + 1;
+    }
+    if (cand == &stack->head) {
+        block = g_memdup2(cand, size);
+        relink(block + 1, (char *)block - (char *)cand);
+    }
+    block->refs = 1;
+    g_hash_table_add(*set, block);
+    return block + 1;
+}
+
+static void shared_release(GHashTable *set, const void *first)
+{
+    SharedHead *h;
+    if (!first)
+        return;
+    h = head_of(first);
+    if (--h->refs == 0) {
+        g_hash_table_remove(set, h);
+        g_free(h);
+    }
+}
+
+static gsize align8(gsize n)
+{
+    return (n + 7) & ~(gsize)7;
+}
 
 DdmVmPluginData *ddm_vm_plugin_data_find(DdmVm *vm, gconstpointer plugin)
 {
@@ -50,28 +137,6 @@ void ddm_vm_plugin_data_free_list(DdmVmPluginData *list)
             d->data_free(d->data);
         g_free(d);
     }
-}
-
-/* The link where @label is or would go in the sorted list; *@found says
- * whether it is there. */
-static DdmVmHeadline **headline_link(DdmVm *vm, const char *label, gboolean *found)
-{
-    DdmVmHeadline **at = &vm->headlines;
-    int c = 1;
-    while (*at && (c = strcmp((*at)->label, label)) < 0)
-        at = &(*at)->next;
-    *found = *at && c == 0;
-    return at;
-}
-
-static DdmVmFigures **figures_link(DdmVm *vm, const char *label, gboolean *found)
-{
-    DdmVmFigures **at = &vm->headline_figures;
-    int c = 1;
-    while (*at && (c = strcmp(ddm_vm_figures_label(*at), label)) < 0)
-        at = &(*at)->next;
-    *found = *at && c == 0;
-    return at;
 }
 
 /* The largest encoding: a label, DDM_HEADLINE_FIGURES_MAX names, values. */
@@ -139,76 +204,198 @@ guint ddm_vm_headlines_count(const DdmVm *vm)
     return n;
 }
 
+/* The shared headline lists (SharedHead*, their first entry after them). */
+static GHashTable *shared_headlines;
+
+static gboolean headlines_equal(gconstpointer pa, gconstpointer pb)
+{
+    const DdmVmHeadline *a = (const void *)((const SharedHead *)pa + 1);
+    const DdmVmHeadline *b = (const void *)((const SharedHead *)pb + 1);
+    for (; a && b; a = a->next, b = b->next)
+        if (strcmp(a->label, b->label) != 0 || strcmp(a->text, b->text) != 0)
+            return FALSE;
+    return a == b; /* both ended */
+}
+
+typedef struct HeadlinePair {
+    const char *label, *text;
+} HeadlinePair;
+
+static void headlines_relink(gpointer first, gssize delta)
+{
+    for (DdmVmHeadline *h = first; h; h = h->next) {
+        h->text += delta;
+        if (h->next)
+            h->next = (DdmVmHeadline *)(void *)((char *)h->next + delta);
+    }
+}
+
+/* The shared list of @n (> 0) pairs, in order. (a reference: shared_release) */
+static DdmVmHeadline *headlines_make(const HeadlinePair *pairs, guint n)
+{
+    gsize size = sizeof(SharedHead), at;
+    Candidate stack;
+    SharedHead *block;
+    DdmVmHeadline *prev = NULL;
+    guint32 seed = ddm_hash_seed();
+    guint hash = n;
+
+    for (guint i = 0; i < n; i++)
+        size = align8(size + sizeof(DdmVmHeadline) + strlen(pairs[i].label) + 1 + strlen(pairs[i].text) + 1);
+    block = candidate_get(&stack, size);
+    at = sizeof(SharedHead);
+    for (guint i = 0; i < n; i++) {
+        DdmVmHeadline *h = (DdmVmHeadline *)(void *)((char *)block + at);
+        gsize ll = strlen(pairs[i].label) + 1, tl = strlen(pairs[i].text) + 1;
+        memcpy(h->label, pairs[i].label, ll);
+        h->text = memcpy(h->label + ll, pairs[i].text, tl);
+        h->next = NULL;
+        if (prev)
+            prev->next = h;
+        prev = h;
+        hash = hash * 31u + ddm_hash_bytes(seed, pairs[i].label, ll);
+        hash = hash * 31u + ddm_hash_bytes(seed, pairs[i].text, tl);
+        at = align8(at + sizeof(DdmVmHeadline) + ll + tl);
+    }
+    block->hash = hash;
+    return shared_intern(&shared_headlines, headlines_equal, block, size, &stack, headlines_relink);
+}
+
 int ddm_vm_headline_set(DdmVm *vm, const char *label, const char *text)
 {
-    gboolean found;
-    DdmVmHeadline **at = headline_link(vm, label, &found);
-    DdmVmHeadline *cur = found ? *at : NULL;
+    HeadlinePair pairs[DDM_VM_HEADLINES_MAX + 1];
+    guint n = 0;
+    gboolean placed = FALSE;
+    const char *cur = ddm_vm_headline_get(vm, label);
+    DdmVmHeadline *old = vm->headlines;
 
-    if (g_strcmp0(cur ? cur->text : NULL, text) == 0)
+    if (g_strcmp0(cur, text) == 0)
         return 0;
     if (!cur && ddm_vm_headlines_count(vm) >= DDM_VM_HEADLINES_MAX)
         return -ENOSPC;
-    if (text) {
-        gsize ll = strlen(label) + 1, tl = strlen(text) + 1;
-        DdmVmHeadline *h = g_malloc(sizeof *h + ll + tl);
-        memcpy(h->label, label, ll);
-        h->text = memcpy(h->label + ll, text, tl);
-        h->next = cur ? cur->next : *at;
-        *at = h;
-    } else {
-        *at = cur->next;
+    /* the list again, sorted by label, with @label's text replaced, added or gone */
+    for (const DdmVmHeadline *h = old; h; h = h->next) {
+        int c = strcmp(h->label, label);
+        if (c >= 0 && !placed) {
+            placed = TRUE;
+            if (text)
+                pairs[n++] = (HeadlinePair){label, text};
+            if (c == 0)
+                continue;
+        }
+        pairs[n++] = (HeadlinePair){h->label, h->text};
     }
-    g_free(cur);
+    if (!placed && text)
+        pairs[n++] = (HeadlinePair){label, text};
+    vm->headlines = n ? headlines_make(pairs, n) : NULL; /* before the old one goes: pairs borrow it */
+    shared_release(shared_headlines, old);
     return 1;
+}
+
+/* The shared figure lists (SharedHead*, their first entry after them). */
+static GHashTable *shared_figures;
+
+static gboolean figures_equal(gconstpointer pa, gconstpointer pb)
+{
+    const DdmVmFigures *a = (const void *)((const SharedHead *)pa + 1);
+    const DdmVmFigures *b = (const void *)((const SharedHead *)pb + 1);
+    for (; a && b; a = a->next, b = b->next)
+        if (a->n != b->n || a->size != b->size || memcmp(a->data, b->data, a->size) != 0)
+            return FALSE;
+    return a == b;
+}
+
+typedef struct FiguresPart {
+    guint8 n;
+    guint16 size;
+    const char *data; /* DdmVmFigures.data: size bytes */
+} FiguresPart;
+
+static void figures_relink(gpointer first, gssize delta)
+{
+    for (DdmVmFigures *f = first; f; f = f->next)
+        if (f->next)
+            f->next = (DdmVmFigures *)(void *)((char *)f->next + delta);
+}
+
+/* The shared list of @n (> 0) parts, in order. (a reference: shared_release) */
+static DdmVmFigures *figures_make(const FiguresPart *parts, guint n)
+{
+    gsize size = sizeof(SharedHead), at;
+    Candidate stack;
+    SharedHead *block;
+    DdmVmFigures *prev = NULL;
+    guint32 seed = ddm_hash_seed();
+    guint hash = n;
+
+    for (guint i = 0; i < n; i++)
+        size = align8(size + offsetof(DdmVmFigures, data) + parts[i].size);
+    block = candidate_get(&stack, size);
+    at = sizeof(SharedHead);
+    for (guint i = 0; i < n; i++) {
+        DdmVmFigures *f = (DdmVmFigures *)(void *)((char *)block + at);
+        f->next = NULL;
+        f->n = parts[i].n;
+        f->size = parts[i].size;
+        memcpy(f->data, parts[i].data, parts[i].size);
+        if (prev)
+            prev->next = f;
+        prev = f;
+        hash = hash * 31u + parts[i].n;
+        hash = hash * 31u + ddm_hash_bytes(seed, parts[i].data, parts[i].size);
+        at = align8(at + offsetof(DdmVmFigures, data) + parts[i].size);
+    }
+    block->hash = hash;
+    return shared_intern(&shared_figures, figures_equal, block, size, &stack, figures_relink);
 }
 
 int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *figs, guint n)
 {
-    gboolean found;
-    DdmVmFigures **at = figures_link(vm, label, &found);
-    DdmVmFigures *cur = found ? *at : NULL;
-    guint count = 0;
+    FiguresPart parts[DDM_VM_HEADLINES_MAX + 1];
+    guint count = 0, k = 0;
+    gboolean placed = FALSE;
+    const DdmVmFigures *cur = NULL;
+    DdmVmFigures *old = vm->headline_figures;
     char data[FIGURES_DATA_MAX];
     gsize size;
 
     g_return_val_if_fail(strlen(label) <= DDM_HEADLINE_LABEL_MAX, -EMSGSIZE);
     g_return_val_if_fail(n <= DDM_HEADLINE_FIGURES_MAX, -EINVAL);
     size = figures_encode(data, label, figs, n);
+    for (const DdmVmFigures *f = old; f; f = f->next) {
+        count++;
+        if (strcmp(ddm_vm_figures_label(f), label) == 0)
+            cur = f;
+    }
     if (cur && cur->n == n && cur->size == size && memcmp(cur->data, data, size) == 0)
         return 0;
     if (!cur && n == 0)
         return 0;
-    if (!cur) {
-        for (DdmVmFigures *f = vm->headline_figures; f; f = f->next)
-            count++;
-        if (count >= DDM_VM_HEADLINES_MAX)
-            return -ENOSPC;
+    if (!cur && count >= DDM_VM_HEADLINES_MAX)
+        return -ENOSPC;
+    /* the list again, sorted by label, with @label's figures replaced, added or gone */
+    for (const DdmVmFigures *f = old; f; f = f->next) {
+        int c = strcmp(ddm_vm_figures_label(f), label);
+        if (c >= 0 && !placed) {
+            placed = TRUE;
+            if (n > 0)
+                parts[k++] = (FiguresPart){(guint8)n, (guint16)size, data};
+            if (c == 0)
+                continue;
+        }
+        parts[k++] = (FiguresPart){f->n, f->size, f->data};
     }
-    if (n > 0) {
-        DdmVmFigures *f = g_malloc(offsetof(DdmVmFigures, data) + size);
-        f->size = (guint16)size;
-        f->n = (guint8)n;
-        memcpy(f->data, data, size);
-        f->next = cur ? cur->next : *at;
-        *at = f;
-    } else {
-        *at = cur->next;
-    }
-    g_free(cur);
+    if (!placed && n > 0)
+        parts[k++] = (FiguresPart){(guint8)n, (guint16)size, data};
+    vm->headline_figures = k ? figures_make(parts, k) : NULL; /* before the old one goes: parts borrow it */
+    shared_release(shared_figures, old);
     return 1;
 }
 
 void ddm_vm_headlines_clear(DdmVm *vm)
 {
-    while (vm->headlines) {
-        DdmVmHeadline *h = vm->headlines;
-        vm->headlines = h->next;
-        g_free(h);
-    }
-    while (vm->headline_figures) {
-        DdmVmFigures *f = vm->headline_figures;
-        vm->headline_figures = f->next;
-        g_free(f);
-    }
+    shared_release(shared_headlines, vm->headlines);
+    vm->headlines = NULL;
+    shared_release(shared_figures, vm->headline_figures);
+    vm->headline_figures = NULL;
 }

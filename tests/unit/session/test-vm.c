@@ -1164,6 +1164,41 @@ static void test_vm_tables(void **state)
     assert_null(vm.headlines);
     assert_null(vm.headline_figures);
 
+    /* VMs with the same lists share one block each; a change to one VM's
+     * leaves the other's as it was (ASan: the last VM frees a list) */
+    DdmVm vm2;
+    memset(&vm2, 0, sizeof vm2);
+    for (int i = 0; i < 2; i++) {
+        DdmVm *v = i ? &vm2 : &vm;
+        assert_int_equal(ddm_vm_headline_set(v, "threads", "14"), 1);
+        assert_int_equal(ddm_vm_headline_set(v, "alloc", "off"), 1);
+        assert_int_equal(ddm_vm_figures_set(v, "threads", f, 2), 1);
+    }
+    assert_ptr_equal(vm.headlines, vm2.headlines);
+    assert_ptr_equal(vm.headline_figures, vm2.headline_figures);
+    assert_string_equal(vm.headlines->label, "alloc");
+    assert_string_equal(vm.headlines->next->text, "14");
+    assert_int_equal(ddm_vm_headline_set(&vm2, "threads", "15"), 1);
+    assert_ptr_not_equal(vm.headlines, vm2.headlines);
+    assert_string_equal(ddm_vm_headline_get(&vm, "threads"), "14");
+    assert_string_equal(ddm_vm_headline_get(&vm2, "threads"), "15");
+    assert_string_equal(ddm_vm_headline_get(&vm2, "alloc"), "off");
+    assert_int_equal(ddm_vm_headline_set(&vm2, "threads", "14"), 1); /* the same list again */
+    assert_ptr_equal(vm.headlines, vm2.headlines);
+    f[0].i = 99;
+    assert_int_equal(ddm_vm_figures_set(&vm2, "threads", f, 2), 1);
+    assert_ptr_not_equal(vm.headline_figures, vm2.headline_figures);
+    {
+        DdmHeadlineFigure got;
+        ddm_vm_figures_get(vm.headline_figures, 0, &got);
+        assert_int_equal(got.i, 15);
+        ddm_vm_figures_get(vm2.headline_figures, 0, &got);
+        assert_int_equal(got.i, 99);
+    }
+    ddm_vm_headlines_clear(&vm);
+    assert_string_equal(ddm_vm_headline_get(&vm2, "alloc"), "off"); /* vm2's still there */
+    ddm_vm_headlines_clear(&vm2);
+
     int a = 1, b = 2;
     DdmVmPluginData *d1 = g_new0(DdmVmPluginData, 1), *d2 = g_new0(DdmVmPluginData, 1);
     d1->plugin = &a;
