@@ -23,7 +23,7 @@
  * loading anything; the module then asks terminfo). NULL for the plain
  * view; a module that does not load says so in one line, on stderr (seen
  * once the live view's alternate screen is gone) and in *@note for the
- * live view to show (g_free). */
+ * live view to show under its headline, wrapped (g_free). */
 static const DdmTuiModule *tui_for(const DdmCli *cli, char **note)
 {
     const char *term = g_getenv("TERM");
@@ -33,8 +33,9 @@ static const DdmTuiModule *tui_for(const DdmCli *cli, char **note)
     g_autoptr(GError) error = NULL;
     const DdmTuiModule *tui = ddm_cli_tui_module_load(&error);
     if (tui == NULL) {
-        *note = g_strdup_printf("the terminal UI did not load (%s); showing the plain live view",
-                                error->message);
+        /* Short, the reason right after the prefix: the live view wraps
+         * it under its headline, and stderr is hidden until the end. */
+        *note = g_strdup_printf("terminal UI not loaded: %s", error->message);
         g_printerr("ddmon: %s\n", *note);
         return NULL;
     }

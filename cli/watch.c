@@ -140,6 +140,79 @@ static char *vms_text(JsonNode *vms, guint cols)
     return out;
 }
 
+/* Terminal cells of @c: 0 for a combining mark, 2 for a wide one. */
+static guint cell_width(gunichar c)
+{
+    if (g_unichar_iszerowidth(c))
+        return 0;
+    return g_unichar_iswide(c) ? 2 : 1;
+}
+
+char **ddm_watch_wrap(const char *text, guint cols, guint max_lines)
+{
+    GPtrArray *lines = g_ptr_array_new();
+    if (text == NULL || cols == 0 || max_lines == 0) {
+        g_ptr_array_add(lines, NULL);
+        return (char **)g_ptr_array_free(lines, FALSE);
+    }
+    /* Valid UTF-8, and no control character reaches the terminal. */
+    g_autofree char *valid = g_utf8_make_valid(text, -1);
+    GString *clean = g_string_sized_new(strlen(valid));
+    for (const char *p = valid; *p; p = g_utf8_next_char(p)) {
+        gunichar c = g_utf8_get_char(p);
+        if (c < 0x20 || (c >= 0x7f && c < 0xa0))
+            g_string_append_c(clean, '?');
+        else
+            g_string_append_unichar(clean, c);
+    }
+    const char *p = clean->str;
+    while (*p != '\0' && lines->len < max_lines) {
+        gboolean last = lines->len + 1 == max_lines;
+        /* The longest run from p that fits; the last space in it. */
+        const char *end = p, *space = NULL;
+        guint w = 0;
+        while (*end != '\0') {
+            guint cw = cell_width(g_utf8_get_char(end));
+            if (w + cw > cols)
+                break;
+            if (*end == ' ')
+                space = end;
+            w += cw;
+            end = g_utf8_next_char(end);
+        }
+        if (*end == ' ')
+            space = end; /* the run ends at a word's end */
+        if (*end == '\0') {
+            g_ptr_array_add(lines, g_strdup(p));
+            p = end;
+        } else if (last) {
+            /* Cut where "…" still fits after it (at a character). */
+            const char *cut = p;
+            guint cw_sum = 0;
+            while (cut < end) {
+                guint cw = cell_width(g_utf8_get_char(cut));
+                if (cw_sum + cw + 1 > cols)
+                    break;
+                cw_sum += cw;
+                cut = g_utf8_next_char(cut);
+            }
+            g_ptr_array_add(lines, g_strdup_printf("%.*s\u2026", (int)(cut - p), p));
+            p = end;
+        } else if (space != NULL && space > p) {
+            g_ptr_array_add(lines, g_strndup(p, (gsize)(space - p)));
+            p = space + 1; /* the space the line broke at */
+        } else {
+            if (end == p) /* a wide character in one column: it alone */
+                end = g_utf8_next_char(end);
+            g_ptr_array_add(lines, g_strndup(p, (gsize)(end - p)));
+            p = end;
+        }
+    }
+    g_string_free(clean, TRUE);
+    g_ptr_array_add(lines, NULL);
+    return (char **)g_ptr_array_free(lines, FALSE);
+}
+
 static void draw(Watch *w)
 {
     w->last_draw_us = g_get_monotonic_time();
@@ -163,10 +236,17 @@ static void draw(Watch *w)
         return;
     }
     GString *s = g_string_new("\033[H");
-    g_string_append_printf(s, "%.*s\033[K\n%.*s\033[K\n", (int)MIN(strlen(head), cols), head,
-                           w->note != NULL ? (int)MIN(strlen(w->note), cols) : 0,
-                           w->note != NULL ? w->note : "");
-    guint used = 2;
+    g_string_append_printf(s, "%.*s\033[K\n", (int)MIN(strlen(head), cols), head); /* ASCII */
+    /* The note (why the terminal UI is not running) whole, over the lines
+     * it needs, up to DDM_WATCH_NOTE_LINES; one blank line without one. */
+    g_auto(GStrv) note = ddm_watch_wrap(w->note, cols, DDM_WATCH_NOTE_LINES);
+    guint used = 1;
+    for (guint i = 0; note[i] != NULL; i++, used++)
+        g_string_append_printf(s, "%s\033[K\n", note[i]);
+    if (note[0] == NULL) {
+        g_string_append(s, "\033[K\n");
+        used++;
+    }
     if (table == NULL || n == 0) {
         g_string_append(s, n == 0 && table != NULL ? "no VMs found yet; discovery is running\033[K\n"
                                                    : "waiting for the server\033[K\n");

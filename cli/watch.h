@@ -22,11 +22,21 @@
 #include "cli/client.h"
 
 #define DDM_WATCH_MIN_REDRAW_MS 250
+/* At most this many lines of the note under the headline. */
+#define DDM_WATCH_NOTE_LINES 3
 
 /** Run until interrupted or the server goes away. Returns the exit status.
  *  @note, if not NULL, is shown under the headline on a terminal (why the
  *  terminal UI is not running: cmd-watch.c). (@client, @note: transfer
  *  none) */
 int ddm_watch_run(DdmClient *client, gboolean json, const char *note);
+
+/** @text as lines of at most @cols terminal cells (a wide character takes
+ *  two, a combining mark none), broken after a word where one fits and
+ *  else between two characters, never inside one; at most @max_lines, the
+ *  last ending in "…" when the text goes on. Invalid UTF-8 is made valid
+ *  and control characters become '?'. No lines for NULL or empty @text,
+ *  @cols 0 or @max_lines 0. (transfer full: g_strfreev) */
+char **ddm_watch_wrap(const char *text, guint cols, guint max_lines);
 
 #endif /* DDM_WATCH_H */

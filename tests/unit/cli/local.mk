@@ -50,3 +50,15 @@ tests_unit_cli_test_jsonout_SOURCES = tests/unit/cli/test-jsonout.c cli/jsonout.
 tests_unit_cli_test_jsonout_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_cli_test_jsonout_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_cli_test_jsonout_LDADD = $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(CMOCKA_LIBS) -lm
+
+# The note under the live view's headline (cli/watch.c ddm_watch_wrap):
+# wrapped by terminal cells, at words, never inside a UTF-8 character
+# (tests/integration/tui-module.sh checks the screen in 80 columns).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/cli/test-watch-wrap
+TESTS += tests/unit/cli/test-watch-wrap
+endif
+tests_unit_cli_test_watch_wrap_SOURCES = tests/unit/cli/test-watch-wrap.c
+tests_unit_cli_test_watch_wrap_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
+tests_unit_cli_test_watch_wrap_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_cli_test_watch_wrap_LDADD = cli/libddmcli.la server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS)
