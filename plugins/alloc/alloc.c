@@ -123,8 +123,11 @@ int alloc_fill_view(const ddm_host *h, ddm_view *v, const alloc_rows *rows, allo
 
 /* What a VM that holds nothing but REAQ's answer has as its data: NULL
  * ("off", the usual idle VM: the core keeps no entry for it), or the
- * address of one of these markers (never freed, never written). */
-static char k_mark_unknown, k_mark_on;
+ * address of one of these markers (never freed, never written):
+ * k_marks[logged][enabled + 1], where @logged says a failed poll was
+ * logged for the VM, so that it stays logged once per VM however often
+ * the state is made again (review rP 7). NULL is "off, not logged". */
+static char k_marks[2][3];
 static size_t states_alive;
 
 size_t alloc_vm_states_alive(void)
@@ -138,20 +141,38 @@ static void vm_state_free(void *p)
     states_alive--;
 }
 
+/* @d's place in k_marks (logged * 3 + enabled + 1), or -1 if it is none
+ * (NULL or a state). */
+static int marker_index(const void *d)
+{
+    for (int i = 0; i < 6; i++)
+        if (d == &k_marks[i / 3][i % 3])
+            return i;
+    return -1;
+}
+
 static int is_marker(const void *d)
 {
-    return d == &k_mark_unknown || d == &k_mark_on;
+    return marker_index(d) >= 0;
 }
 
-/* REAQ's answer as a VM's data pointer says it (no state). */
+/* REAQ's answer as a VM's data pointer says it (no state; NULL: off). */
 static int marker_enabled(const void *d)
 {
-    return d == &k_mark_on ? 1 : d == &k_mark_unknown ? -1 : 0;
+    int i = marker_index(d);
+    return i < 0 ? 0 : i % 3 - 1;
 }
 
-static void *marker_of(int enabled)
+/* Whether a failed poll was logged, as the data pointer says it. */
+static int marker_logged(const void *d)
 {
-    return enabled > 0 ? &k_mark_on : enabled < 0 ? &k_mark_unknown : NULL;
+    return marker_index(d) >= 3;
+}
+
+static void *marker_of(int enabled, int logged)
+{
+    int e = enabled > 0 ? 1 : enabled < 0 ? -1 : 0;
+    return e == 0 && !logged ? NULL : &k_marks[logged ? 1 : 0][e + 1];
 }
 
 alloc_vm *alloc_vm_find(alloc_plugin *pl, ddm_vm *vm)
@@ -167,7 +188,7 @@ int alloc_vm_settle(alloc_vm *av)
         av->tick.on || av->real_in_flight)
         return 0;
     /* replaces @av (freed by the host) with REAQ's answer */
-    (void)pl->host->vm_set_data(pl->self, av->vm, marker_of(av->enabled), NULL);
+    (void)pl->host->vm_set_data(pl->self, av->vm, marker_of(av->enabled, av->fail_logged), NULL);
     return 1;
 }
 
@@ -271,6 +292,7 @@ alloc_vm *alloc_vm_state(alloc_plugin *pl, ddm_vm *vm)
     av->vm = vm;
     /* no data: REAQ said off; before READY (a make then) it is soon asked */
     av->enabled = (int8_t)marker_enabled(d);
+    av->fail_logged = marker_logged(d) ? 1 : 0;
     states_alive++;
     if (h->vm_set_data(pl->self, vm, av, vm_state_free) != 0)
         return NULL; /* the host freed it */
@@ -285,7 +307,9 @@ void alloc_set_enabled(alloc_plugin *pl, ddm_vm *vm, int enabled)
     if (av)
         av->enabled = (int8_t)(enabled < 0 ? -1 : enabled > 0);
     else
-        (void)pl->host->vm_set_data(pl->self, vm, marker_of(enabled), NULL);
+        (void)pl->host->vm_set_data(
+            pl->self, vm,
+            marker_of(enabled, marker_logged(pl->host->vm_get_data(pl->self, vm))), NULL);
     pl->host->vm_headline(pl->self, vm, "alloc", enabled < 0 ? NULL : enabled ? "on" : "off");
 }
 
@@ -405,8 +429,11 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud)
      * made; on a core before 1.6 the state, with its views */
     if ((av = alloc_vm_find(pl, vm)) != NULL)
         av->enabled = -1;
-    else if (!pl->views_on_demand ? !alloc_vm_state(pl, vm)
-                                  : pl->host->vm_set_data(self, vm, &k_mark_unknown, NULL) != 0)
+    else if (!pl->views_on_demand
+                 ? !alloc_vm_state(pl, vm)
+                 : pl->host->vm_set_data(
+                       self, vm, marker_of(-1, marker_logged(pl->host->vm_get_data(self, vm))),
+                       NULL) != 0)
         return;
     if (!pl->host->chunk_enabled(self, ALLOC_CHUNK_REAQ))
         return;

@@ -18,9 +18,11 @@
  * tick list) and freed by alloc_vm_settle when it
  * goes back to that, or by the core at VM gone. A VM that holds nothing
  * else keeps REAQ's answer in its data pointer: NULL for "off" (the usual
- * idle VM: no entry at all), or one of two shared markers (alloc.c) for
- * "on" and "not known". Reply callbacks never hold an alloc_vm: they look
- * it up with alloc_vm_find (or make it with alloc_vm_state).
+ * idle VM: no entry at all), or one of the shared markers (alloc.c) for
+ * "on" and "not known" (and for each answer, "a failed poll was logged",
+ * so that it is logged once per VM). Reply callbacks never hold an
+ * alloc_vm: they look it up with alloc_vm_find (or make it with
+ * alloc_vm_state).
  * Facts of the wire: doc/protocol.md, "REAE, REAQ, REAL".
  */
 #ifndef DDM_PLUGIN_ALLOC_H
@@ -155,7 +157,7 @@ typedef struct alloc_vm {
     int8_t enabled;          /* -1 unknown, 0 off, 1 on (from REAQ) */
     uint8_t real_in_flight;  /* a poll's REAL */
     uint8_t was_watched : 1;
-    uint8_t fail_logged : 1; /* for as long as the state lives */
+    uint8_t fail_logged : 1; /* a failed poll was logged (kept in the marker after) */
     uint8_t views_made : 1;  /* alloc_views_ensure ran */
 } alloc_vm;
 

@@ -985,6 +985,69 @@ static void test_real_disabled_no_state(void **state)
     fake_host_free(f.fh);
 }
 
+/* The number of lines of the captured log at @level that hold @needle. */
+static int log_lines(fixture *f, const char *level, const char *needle)
+{
+    int n = 0;
+    const char *line = fake_host_log_text(f->fh);
+    size_t ll = strlen(level);
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char *copy = strndup(line, len);
+        if (strncmp(copy, level, ll) == 0 && copy[ll] == ':' && strstr(copy, needle))
+            n++;
+        free(copy);
+        line = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+/* A watch of @f->vm's "alloc" view whose poll's REAL the VM refuses; the
+ * watch ends and the views are taken back: the VM goes back to REAQ's
+ * answer (no state). */
+static void refused_poll(fixture *f)
+{
+    ddm_view *v = fake_view_find(f->fh, f->vm, "alloc");
+    size_t from = fake_host_n_requests(f->fh);
+    int idx;
+    fake_view_set_watchers(v, 1);
+    fake_host_fire_timers(f->fh);
+    idx = fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAL, from);
+    assert_true(idx >= 0);
+    fake_host_complete_fail(f->fh, (size_t)idx, 1, "nope");
+    fake_view_set_watchers(v, 0);
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(fake_host_unmake_unwatched(f->fh), 4);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+}
+
+/* A refused poll is logged at info once per VM (review rP 7), also when
+ * the VM's state went back to REAQ's answer in between: the marker keeps
+ * "logged" for each answer; "off" and logged is a marker, not NULL. */
+static void test_poll_failure_logged_once_per_vm(void **state)
+{
+    fixture *f = *state;
+    const char *msg = "no allocations from REAL";
+    reply_reaq(f, fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAQ, 0), 0);
+    assert_null(fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    refused_poll(f);
+    assert_int_equal(log_lines(f, "info", msg), 1);
+    assert_non_null(fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), f->vm));
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "alloc"), "off");
+    refused_poll(f);
+    assert_int_equal(log_lines(f, "info", msg), 1);
+    assert_int_equal(log_lines(f, "debug", msg), 1);
+    /* a new answer keeps it too */
+    assert_int_equal(fake_host_deliver(f->fh, f->vm, ALLOC_CHUNK_REAQ, DDM_ORIGIN_EVENT,
+                                       (const uint8_t[]){1}, 1), DDM_OK);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "alloc"), "on");
+    refused_poll(f);
+    assert_int_equal(log_lines(f, "info", msg), 1);
+    assert_int_equal(log_lines(f, "debug", msg), 2);
+    assert_string_equal(fake_host_headline(f->fh, f->vm, "alloc"), "on");
+}
+
 /* A core before 1.6 (no vm_view_declare): the four alloc views are made
  * at DDM_VM_READY, as before. */
 static void test_old_core_views_at_ready(void **state)
@@ -1026,6 +1089,7 @@ int main(void)
         cmocka_unit_test(test_old_core_views_at_ready),
         cmocka_unit_test_setup_teardown(test_views_unmade_when_unwatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_vm_holds_no_state, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll_failure_logged_once_per_vm, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
