@@ -82,6 +82,7 @@ struct DdmControl {
     gpointer stop_ud;
     DdmViewInterest *interest; /* one-shot views, kept watched a while */
     GList *delayed_replies; /* PendingCmd* of delay_reply() (freed at shutdown) */
+    guint64 n_delays_capped; /* delayed replies answered at their cap (tests, debug log) */
     gint64 started_us;     /* monotonic: when the server began to answer */
     gint64 first_poll_until_us; /* monotonic: no first look is done before (control_ops.c's
                                    FIRST_POLL_MS, for plugins that do not poll on a watch) */

@@ -459,6 +459,12 @@ guint64 ddm_control_n_trims(const DdmControl *ctl)
     return ctl->n_trims;
 }
 
+guint64 ddm_control_n_delays_capped(const DdmControl *ctl)
+{
+    g_return_val_if_fail(ctl != NULL, 0);
+    return ctl->n_delays_capped;
+}
+
 guint ddm_control_n_clients(const DdmControl *ctl)
 {
     return ctl->n_live;

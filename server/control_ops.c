@@ -406,11 +406,21 @@ static guint delay_step_max_ms(const PendingCmd *pc)
     return waits_for_vm_list(pc) || pc->polled ? STARTUP_STEP_MAX_MS : FIRST_LOOK_STEP_MAX_MS;
 }
 
+/* TRUE when @pc is to be answered now; counts an answer its cap let go
+ * (ddm_control_n_delays_capped: what it waited for was not there). */
 static gboolean delay_over(PendingCmd *pc)
 {
-    if (waits_for_vm_list(pc))
-        return startup_settled(pc->delay_ctl);
-    return first_look_done(pc);
+    DdmControl *ctl = pc->delay_ctl;
+    gint64 now = g_get_monotonic_time();
+    gboolean capped = waits_for_vm_list(pc)
+                          ? now - ctl->started_us >= (gint64)STARTUP_MAX_MS * 1000
+                          : now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000;
+    gboolean over = waits_for_vm_list(pc) ? startup_settled(ctl) : first_look_done(pc);
+    if (over && capped) {
+        ctl->n_delays_capped++;
+        g_debug("control: a delayed answer went out at its cap (%u ms)", delay_cap_ms(pc));
+    }
+    return over;
 }
 
 /* TRUE while a first look is still waited for: a delayed reply other than
