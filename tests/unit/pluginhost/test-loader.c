@@ -84,7 +84,16 @@ static int setup(void **state)
 {
     Fixture *f = g_new0(Fixture, 1);
     const char *dir = g_getenv("DDM_TEST_PLUGIN_DIR");
-    f->plugin_dir = g_strdup(dir ? dir : "tests/plugins/.libs");
+    if (dir == NULL)
+        dir = "tests/plugins/.libs"; /* run by hand from the build directory */
+    /* Absolute, as the loader names the files it refuses (run by hand, the
+     * relative default made test_loader_bad_descriptors fail). */
+    if (g_path_is_absolute(dir)) {
+        f->plugin_dir = g_strdup(dir);
+    } else {
+        g_autofree char *cwd = g_get_current_dir();
+        f->plugin_dir = g_build_filename(cwd, dir, NULL);
+    }
     f->mon.config = ddm_config_new();
     /* Only what a test puts there: no stray installed plugins. */
     g_free(f->mon.config->installed_plugin_dir);
