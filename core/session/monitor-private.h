@@ -7,6 +7,7 @@
 #define DDM_MONITOR_PRIVATE_H
 
 #include "core/session/monitor.h"
+#include "core/session/portset.h"
 
 struct DdmMonitor {
     const DdmConfig *config;        /* borrowed */
@@ -22,7 +23,7 @@ struct DdmMonitor {
     GHashTable *known_ddm;          /* keys whose session answered HELO, noted when it
                                      * ended: reconnects skip the Version probe */
     DdmJdwpBudget *read_budget;     /* every peer's packet buffers together (--max-buffers) */
-    GHashTable *own_ports;          /* GUINT_TO_POINTER(port) -> count: TCP ports ddmon listens on */
+    DdmPortSet own_ports;           /* TCP ports ddmon listens on, counted (portset.h) */
     guint trim_timer;               /* every DDM_MONITOR_TRIM_S: idle VMs' read buffers go back */
     GArray *key_watchers;           /* DdmKeyWatcher: told as keys get and lose their session */
     gboolean stopping;

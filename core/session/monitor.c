@@ -255,7 +255,6 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
     mon->backoff = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, backoff_free);
     mon->known_ddm = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     mon->read_budget = ddm_jdwp_budget_new(config->max_buffers);
-    mon->own_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
     mon->trim_timer = g_timeout_add_seconds(DDM_MONITOR_TRIM_S, trim_idle_readers, mon);
     return mon;
 }
@@ -268,23 +267,17 @@ DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon)
 
 void ddm_monitor_own_port(DdmMonitor *mon, guint16 port, gboolean listening)
 {
-    gpointer k = GUINT_TO_POINTER((guint)port);
-    guint n;
-
     g_return_if_fail(mon != NULL && port != 0);
-    n = GPOINTER_TO_UINT(g_hash_table_lookup(mon->own_ports, k));
     if (listening)
-        g_hash_table_insert(mon->own_ports, k, GUINT_TO_POINTER(n + 1));
-    else if (n > 1)
-        g_hash_table_insert(mon->own_ports, k, GUINT_TO_POINTER(n - 1));
+        ddm_portset_add(&mon->own_ports, port);
     else
-        g_hash_table_remove(mon->own_ports, k);
+        ddm_portset_remove(&mon->own_ports, port);
 }
 
 gboolean ddm_monitor_is_own_port(const DdmMonitor *mon, guint16 port)
 {
     g_return_val_if_fail(mon != NULL, FALSE);
-    return g_hash_table_contains(mon->own_ports, GUINT_TO_POINTER((guint)port));
+    return ddm_portset_contains(&mon->own_ports, port);
 }
 
 const DdmConfig *ddm_monitor_config(const DdmMonitor *mon)
@@ -343,7 +336,7 @@ void ddm_monitor_free(DdmMonitor *mon)
     g_hash_table_destroy(mon->backoff);
     g_hash_table_destroy(mon->known_ddm);
     g_hash_table_destroy(mon->vms);
-    g_hash_table_destroy(mon->own_ports);
+    ddm_portset_clear(&mon->own_ports);
     if (mon->trim_timer)
         g_source_remove(mon->trim_timer);
     /* a watcher left would be called by nobody, and its owner may think

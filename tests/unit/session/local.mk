@@ -15,6 +15,16 @@ tests_unit_session_test_correlate_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_session_test_correlate_CFLAGS = $(SESSION_TEST_CFLAGS)
 tests_unit_session_test_correlate_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The counted set of ports ddmon listens on (core/session/portset.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/session/test-portset
+TESTS += tests/unit/session/test-portset
+endif
+tests_unit_session_test_portset_SOURCES = tests/unit/session/test-portset.c core/session/portset.c core/session/portset.h
+tests_unit_session_test_portset_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_session_test_portset_CFLAGS = $(SESSION_TEST_CFLAGS)
+tests_unit_session_test_portset_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/session/test-vm
 TESTS += tests/unit/session/test-vm
