@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Finding and loading the web module (web_module.h).
+ * Finding and loading the web module (web_module.h): the directory
+ * choice, the opening and the table header's checks are the loader's
+ * (core/pluginhost/loader.h, shared with cli/tui_module.c); the entries of
+ * DdmWebModule are checked here.
  */
 #include <build-config.h>
 
@@ -8,96 +11,35 @@
 
 #include <dlfcn.h>
 #include <gio/gio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "core/pluginhost/loader.h"
 
-/* The file of the running program, without symbolic links, or NULL. */
-static char *own_executable(void)
-{
-    return realpath("/proc/self/exe", NULL); /* malloc'd */
-}
-
 char *ddm_server_web_module_dir(void)
 {
-#ifdef DDM_ABS_TOP_BUILDDIR
-    /* Run from its build tree (the tests, a developer's ./ddmon): the
-     * module built beside it, not an older installed one. Only for the
-     * binary that sits in the tree it was built in, so an installed
-     * ddmon never looks there. */
-    char *exe = own_executable();
-    char *top = realpath(DDM_ABS_TOP_BUILDDIR, NULL);
-    gboolean in_tree = FALSE;
-    if (exe != NULL && top != NULL) {
-        g_autofree char *dir = g_path_get_dirname(exe);
-        g_autofree char *libs = g_build_filename(top, ".libs", NULL);
-        in_tree = strcmp(dir, top) == 0 || strcmp(dir, libs) == 0;
-    }
-    char *found = in_tree ? g_build_filename(top, "web", ".libs", NULL) : NULL;
-    free(exe);
-    free(top);
-    if (found != NULL)
-        return found;
-#endif
-    return g_strdup(DDM_PKGLIBDIR);
+    return ddm_loader_module_dir(DDM_ABS_TOP_BUILDDIR, "web", DDM_PKGLIBDIR);
 }
 
-/* The table @t of @path fits this binary: its layout (version, size), then
- * the build it came from (package version, build token), then every entry
- * set. @t, or NULL with @error saying which and both sides. */
-static const DdmWebModule *check_table(const DdmWebModule *t, const char *path, GError **error)
+const DdmWebModule *ddm_server_web_module_load_from(const char *dir, GError **error)
 {
-    if (t == NULL || t->version != DDM_WEB_MODULE_VERSION || t->size < sizeof(DdmWebModule)) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                    "%s: table version %u, size %u; this ddmon needs version %u, size %zu",
-                    path, t ? t->version : 0u, t ? t->size : 0u, DDM_WEB_MODULE_VERSION,
-                    sizeof(DdmWebModule));
+    void *dl = NULL;
+    void *sym = ddm_loader_module_symbol(dir, DDM_WEB_MODULE_FILE, DDM_WEB_MODULE_SYMBOL, &dl, error);
+    if (sym == NULL)
         return NULL;
-    }
-    if (t->package_version == NULL || strcmp(t->package_version, PACKAGE_VERSION) != 0) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                    "%s is from ddmon %.64s, this is ddmon %s: install both from one build", path,
-                    t->package_version ? t->package_version : "(unknown)", PACKAGE_VERSION);
-        return NULL;
-    }
-    /* The module calls this binary's core functions, which have no stable
-     * ABI: the same version from another build may not fit. */
-    if (t->build_token == NULL || strcmp(t->build_token, DDM_BUILD_TOKEN) != 0) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                    "%s is from another build of ddmon %s (build %.64s, this ddmon is build %s): "
-                    "install both from one build",
-                    path, PACKAGE_VERSION, t->build_token ? t->build_token : "(unknown)",
-                    DDM_BUILD_TOKEN);
+    g_autofree char *path = g_build_filename(dir, DDM_WEB_MODULE_FILE, NULL);
+    const DdmWebModule *t = ((DdmWebModuleGetFunc)sym)();
+    if (!ddm_loader_check_module_header(path, t ? t->version : 0u, t ? t->size : 0u,
+                                        t ? t->package_version : NULL, t ? t->build_token : NULL,
+                                        DDM_WEB_MODULE_VERSION, sizeof(DdmWebModule), error)) {
+        dlclose(dl);
         return NULL;
     }
     if (!t->web_new || !t->web_free || !t->web_http || !t->web_url || !t->metrics_new ||
         !t->metrics_free || !t->metrics_url) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: its table has empty entries",
                     path);
-        return NULL;
-    }
-    return t;
-}
-
-const DdmWebModule *ddm_server_web_module_load_from(const char *dir, GError **error)
-{
-    g_autofree char *path = g_build_filename(dir, DDM_WEB_MODULE_FILE, NULL);
-    void *dl = ddm_loader_open_module(dir, DDM_WEB_MODULE_FILE, error);
-    if (dl == NULL)
-        return NULL;
-    (void)dlerror();
-    DdmWebModuleGetFunc get = (DdmWebModuleGetFunc)dlsym(dl, DDM_WEB_MODULE_SYMBOL);
-    if (get == NULL) {
-        const char *why = dlerror();
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s exports no %s (%s)", path,
-                    DDM_WEB_MODULE_SYMBOL, why ? why : "dlsym found nothing");
         dlclose(dl);
         return NULL;
     }
-    const DdmWebModule *t = check_table(get(), path, error);
-    if (t == NULL)
-        dlclose(dl);
     return t; /* never dlclosed (web_module.h) */
 }
 

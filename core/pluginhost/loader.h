@@ -91,4 +91,30 @@ gboolean ddm_loader_list_plugins(const DdmConfig *config, JsonNode **out, GError
  *  DDM_LOADER_ERROR naming the path; dlerror()'s text when dlopen failed). */
 void *ddm_loader_open_module(const char *dir, const char *name, GError **error);
 
+/* A module's loader (server/web_module.c, cli/tui_module.c) is these three
+ * steps and its own check of its table's entries. */
+
+/** The directory a module built in @subdir of the build tree is loaded
+ *  from: @top_builddir/@subdir/.libs when this process is the binary of
+ *  the build tree @top_builddir (it, or libtool's .libs, is the directory
+ *  of /proc/self/exe; @top_builddir may be NULL), else @installed_dir
+ *  (pkglibdir, where `make install` puts modules). No environment
+ *  variable changes it. (transfer full) */
+char *ddm_loader_module_dir(const char *top_builddir, const char *subdir, const char *installed_dir);
+/** ddm_loader_open_module(@dir, @name), then the address of its exported
+ *  @symbol (the function that returns the module's table). The address,
+ *  with the handle in *@dl (the caller dlcloses it when it refuses the
+ *  table), or NULL (*@dl NULL) with @error naming the path and why. */
+void *ddm_loader_module_symbol(const char *dir, const char *name, const char *symbol, void **dl,
+                               GError **error);
+/** The header every module table starts with fits this binary: @version
+ *  is @want_version and @size at least @want_size (the table's layout),
+ *  then @package_version is PACKAGE_VERSION and @build_token
+ *  DDM_BUILD_TOKEN (the build it came from). TRUE, or FALSE with @error
+ *  (DDM_LOADER_ERROR_ABI_MISMATCH) naming @path, which check failed and
+ *  both sides. A missing table is version 0, size 0. */
+gboolean ddm_loader_check_module_header(const char *path, guint32 version, guint32 size,
+                                        const char *package_version, const char *build_token,
+                                        guint32 want_version, gsize want_size, GError **error);
+
 #endif /* DDM_LOADER_H */

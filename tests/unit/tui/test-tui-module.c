@@ -7,7 +7,10 @@
  * (DDM_BUILD_TOKEN), with a NULL entry or a NULL table, or without the
  * ddm_tui_module symbol, each with an error naming the file and saying
  * why; a directory without the module gives an error naming the file,
- * and a module others may write to is refused. The modules are fixtures built from
+ * and a module others may write to is refused; the build tree's module is
+ * looked for only by the build tree's binary (ddm_loader_module_dir(),
+ * core/pluginhost/loader_module.c, shared with the web module's loader).
+ * The modules are fixtures built from
  * tui-module-fixture.c (one per way of being wrong), copied as
  * ddmon-tui.so into a private directory.
  */
@@ -16,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -24,6 +28,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/tui_module.h"
+#include "core/pluginhost/loader.h"
 #include "tests/harness/private-dir.h"
 
 typedef struct {
@@ -184,10 +189,37 @@ static void test_writable_module_refused(void **state)
     g_error_free(err);
 }
 
+/* Where a module is looked for (ddm_loader_module_dir(), shared with the
+ * web module's loader): the build tree's SUBDIR/.libs only for the binary
+ * of that tree (its directory, or libtool's .libs in it), else the
+ * installed directory, also for another tree, one that does not exist or
+ * none. */
+static void test_module_dir_choice(void **state)
+{
+    (void)state;
+    char *exe = realpath("/proc/self/exe", NULL);
+    assert_non_null(exe);
+    g_autofree char *exe_dir = g_path_get_dirname(exe);
+    free(exe);
+    g_autofree char *base = g_path_get_basename(exe_dir);
+    g_autofree char *top = strcmp(base, ".libs") == 0 ? g_path_get_dirname(exe_dir) : g_strdup(exe_dir);
+    g_autofree char *in_tree = ddm_loader_module_dir(top, "tui", "/installed/lib/ddmon");
+    g_autofree char *want = g_build_filename(top, "tui", ".libs", NULL);
+    assert_string_equal(in_tree, want);
+    g_autofree char *above = g_path_get_dirname(top);
+    g_autofree char *other = ddm_loader_module_dir(above, "tui", "/installed/lib/ddmon");
+    assert_string_equal(other, "/installed/lib/ddmon");
+    g_autofree char *gone = ddm_loader_module_dir("/nonexistent/build", "web", "/installed/lib/ddmon");
+    assert_string_equal(gone, "/installed/lib/ddmon");
+    g_autofree char *none = ddm_loader_module_dir(NULL, "web", "/installed/lib/ddmon");
+    assert_string_equal(none, "/installed/lib/ddmon");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_built_module_accepted),
+        cmocka_unit_test(test_module_dir_choice),
         cmocka_unit_test_setup_teardown(test_good_table_accepted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_table_refused, setup, teardown),
