@@ -17,10 +17,13 @@ tui_libddmtui_la_CFLAGS = $(core_libddmcore_la_CFLAGS)
 # codec (core/wire/ctlproto.c, pure) is built into it, and -z defs (in a
 # build without sanitizers) fails the link if anything else is missing.
 # Installed beside the web module, in pkglibdir, where cli/tui_module.c
-# looks. Without ncurses there is no module: `ddmon watch` is the plain view.
+# looks, and like it by install-exec (the "exec" in the directory's name
+# tells automake: a packager who splits install-exec from install-data
+# gets the module with the binary). Without ncurses there is no module:
+# `ddmon watch` is the plain view.
 if HAVE_NCURSES
-tuimoduledir = $(pkglibdir)
-tuimodule_LTLIBRARIES = tui/ddmon-tui.la
+tuimoduleexecdir = $(pkglibdir)
+tuimoduleexec_LTLIBRARIES = tui/ddmon-tui.la
 tui_ddmon_tui_la_SOURCES = %reldir%/module.c %reldir%/module.h %reldir%/tui.h %reldir%/tui.c \
 	%reldir%/termcheck.c %reldir%/conn.h %reldir%/conn.c %reldir%/draw.h %reldir%/draw.c \
 	core/wire/ctlproto.c core/wire/ctlproto.h

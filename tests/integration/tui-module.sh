@@ -7,8 +7,11 @@
 # with --plain; `ddmon watch` on a terminal (tmux) draws the UI with the
 # build tree's module mapped; a ddmon outside its build tree with no module
 # installed shows the plain live view with one line saying why (under its
-# headline, wrapped to the terminal's width, and on stderr), and does not crash. `make install DESTDIR=...` puts the module at the path that
-# line names (minus DESTDIR); as root with unshare, the installed binary,
+# headline, wrapped to the terminal's width, and on stderr), and does not
+# crash. `make install-exec` installs the module (not install-data) at the
+# path that line names: its rules are read with `make -n` and the module
+# and binary installed by libtool under DESTDIR, so nothing is rebuilt
+# under the other tests; as root with unshare, the installed binary,
 # with the installed tree mounted at its configured place in a private
 # mount namespace, maps the installed module and draws the UI. A build
 # --without-ncurses has no module and its binary no ncurses either.
@@ -36,7 +39,7 @@ if [ ! -f "$MODULE" ]; then
 fi
 command -v tmux >/dev/null || t_skip_all "no tmux"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 21
+t_plan 22
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1; t_cleanup' EXIT
@@ -161,17 +164,37 @@ fi
 tm send-keys -t nomod C-c
 t_wait 10 t_dead "$nomod_pid" && t_ok "Ctrl-C ends it" || t_fail "Ctrl-C ends it" "$(screen_of nomod)"
 
-# 7. make install puts the module where the installed binary looks for it.
+# 7. make install-exec puts the module where the installed binary looks for
+# it (with the binary: a packager splitting install-exec from install-data
+# gets both).
 dest=$T_TMP/dest
-make -s -C "$DDM_TOP_BUILDDIR" install-tuimoduleLTLIBRARIES install-binPROGRAMS DESTDIR="$dest" \
-    >"$T_TMP/install.out" 2>&1
+# The install rules, read from `make -n` (which runs nothing: an install
+# would rebuild an out-of-date ddmon under the other tests that run it).
+make -n -C "$DDM_TOP_BUILDDIR" install-exec DESTDIR="$dest" >"$T_TMP/install-exec.n" 2>&1
+make -n -C "$DDM_TOP_BUILDDIR" install-data DESTDIR="$dest" >"$T_TMP/install-data.n" 2>&1
+# exec_dir_of FILE: the directory install-exec puts FILE (a program or a
+# .la) in, from its rule's list='... FILE ...'; test -n "DIR"
+exec_dir_of() {
+    sed -n "s|^list='\\([^']* \\)\\{0,1\\}$1\\( [^']*\\)\\{0,1\\}'; test -n \"\\([^\"]*\\)\".*|\\3|p" \
+        "$T_TMP/install-exec.n" | head -1
+}
+mod_dir=$(exec_dir_of tui/ddmon-tui.la)
+bin_dir=$(exec_dir_of ddmon)
+[ -n "$mod_dir" ] && [ -n "$bin_dir" ] && ! grep -q "ddmon-tui\.la" "$T_TMP/install-data.n" \
+    && t_ok "make install-exec installs the module (into $mod_dir) with the binary (into $bin_dir), install-data not" \
+    || t_fail "make install-exec installs the module with the binary, install-data not" \
+        "module: '$mod_dir', binary: '$bin_dir'" "$(grep -c "ddmon-tui\.la" "$T_TMP/install-data.n") install-data lines"
+# Those two files installed as those rules would, by libtool, under DESTDIR.
+mkdir -p "$dest$mod_dir" "$dest$bin_dir"
+(cd "$DDM_TOP_BUILDDIR" && ./libtool --mode=install install -c tui/ddmon-tui.la "$dest$mod_dir" \
+    && ./libtool --mode=install install -c ddmon "$dest$bin_dir") >"$T_TMP/install.out" 2>&1
 installed=$(cd "$dest" && find . -name ddmon-tui.so | head -1)
 installed=${installed#.}
 inst_ddmon=$(cd "$dest" && find . -path '*/bin/ddmon' | head -1)
 inst_ddmon=${inst_ddmon#.}
 [ -n "$installed" ] && [ -n "$looked" ] && [ "$installed" = "$looked" ] \
-    && t_ok "make install DESTDIR=... puts the module at $looked, where the binary looks" \
-    || t_fail "make install DESTDIR=... puts the module where the binary looks" \
+    && t_ok "installed by that rule's libtool command under DESTDIR, the module is at $looked, where the binary looks" \
+    || t_fail "installed by that rule's libtool command under DESTDIR, the module is where the binary looks" \
         "installed '$installed', looked for '$looked'" "$(tail -5 "$T_TMP/install.out")"
 mode=$(stat -c %a "$dest$installed" 2>/dev/null)
 [ -n "$mode" ] && [ $((8#$mode & 8#022)) -eq 0 ] \
