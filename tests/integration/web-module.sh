@@ -7,8 +7,10 @@
 # tree's module and serves the API, one with --metrics only serves
 # /metrics; a ddmon outside its build tree with no module installed fails
 # at start with one message naming the file it looked for and starts
-# nothing. `make install DESTDIR=...` puts the module at that very path (minus
-# DESTDIR); as root with unshare, the installed binary, with the installed
+# nothing. `make install-exec` installs the module (not install-data) at
+# that very path: its rules are read with `make -n` and the module and
+# binary installed by libtool under DESTDIR, so nothing is rebuilt under
+# the other tests; as root with unshare, the installed binary, with the installed
 # tree mounted at its configured place in a private mount namespace,
 # loads the installed module and serves. The binary exports exactly the
 # core functions listed in web/binary-exports.list, and a plugin that asks
@@ -38,7 +40,7 @@ if [ ! -f "$DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so" ]; then
         "no $DDM_TOP_BUILDDIR/web/.libs/ddmon-web.so (make web/ddmon-web.la)"
     exit 1
 fi
-t_plan 25
+t_plan 26
 
 # GET URL [TOKEN]: prints the HTTP status, then the body's first 200 bytes.
 http_get() {
@@ -199,17 +201,36 @@ else
 fi
 [ ! -e "$T_TMP/x.sock" ] && t_ok "and starts nothing (no socket)" || t_fail "and starts nothing (no socket)"
 
-# 6. make install puts the module where the binary looks for it.
+# 6. make install-exec puts the module where the binary looks for it (with
+# the binary: a packager splitting install-exec from install-data gets both).
 dest=$T_TMP/dest
-make -s -C "$DDM_TOP_BUILDDIR" install-pkglibLTLIBRARIES install-binPROGRAMS DESTDIR="$dest" \
-    >"$T_TMP/install.out" 2>&1
+# The install rules, read from `make -n` (which runs nothing: an install
+# would rebuild an out-of-date ddmon under the other tests that run it).
+make -n -C "$DDM_TOP_BUILDDIR" install-exec DESTDIR="$dest" >"$T_TMP/install-exec.n" 2>&1
+make -n -C "$DDM_TOP_BUILDDIR" install-data DESTDIR="$dest" >"$T_TMP/install-data.n" 2>&1
+# exec_dir_of FILE: the directory install-exec puts FILE (a program or a
+# .la) in, from its rule's list='... FILE ...'; test -n "DIR"
+exec_dir_of() {
+    sed -n "s|^list='\\([^']* \\)\\{0,1\\}$1\\( [^']*\\)\\{0,1\\}'; test -n \"\\([^\"]*\\)\".*|\\3|p" \
+        "$T_TMP/install-exec.n" | head -1
+}
+mod_dir=$(exec_dir_of web/ddmon-web.la)
+bin_dir=$(exec_dir_of ddmon)
+[ -n "$mod_dir" ] && [ -n "$bin_dir" ] && ! grep -q "ddmon-web\.la" "$T_TMP/install-data.n" \
+    && t_ok "make install-exec installs the module (into $mod_dir) with the binary (into $bin_dir), install-data not" \
+    || t_fail "make install-exec installs the module with the binary, install-data not" \
+        "module: '$mod_dir', binary: '$bin_dir'" "$(grep -c "ddmon-web\.la" "$T_TMP/install-data.n") install-data lines"
+# Those two files installed as those rules would, by libtool, under DESTDIR.
+mkdir -p "$dest$mod_dir" "$dest$bin_dir"
+(cd "$DDM_TOP_BUILDDIR" && ./libtool --mode=install install -c web/ddmon-web.la "$dest$mod_dir" \
+    && ./libtool --mode=install install -c ddmon "$dest$bin_dir") >"$T_TMP/install.out" 2>&1
 installed=$(cd "$dest" && find . -name ddmon-web.so | head -1)
 installed=${installed#.}
 inst_ddmon=$(cd "$dest" && find . -path '*/bin/ddmon' | head -1)
 inst_ddmon=${inst_ddmon#.}
 [ -n "$installed" ] && [ -n "$looked" ] && [ "$installed" = "$looked" ] \
-    && t_ok "make install DESTDIR=... puts the module at $looked, where the binary looks" \
-    || t_fail "make install DESTDIR=... puts the module where the binary looks" \
+    && t_ok "installed by that rule's libtool command under DESTDIR, the module is at $looked, where the binary looks" \
+    || t_fail "installed by that rule's libtool command under DESTDIR, the module is where the binary looks" \
         "installed '$installed', looked for '$looked'" "$(tail -5 "$T_TMP/install.out")"
 mode=$(stat -c %a "$dest$installed" 2>/dev/null)
 [ -n "$mode" ] && [ $((8#$mode & 8#022)) -eq 0 ] \
