@@ -34,6 +34,7 @@ INTEGRATION_TESTS = \
 	tests/integration/gc-art.sh \
 	tests/integration/json-jq.sh \
 	tests/integration/vms-json-doc.sh \
+	tests/integration/vms-rows-kept.sh \
 	tests/integration/vms-json-old-server.sh
 if ENABLE_TESTS
 TESTS += $(INTEGRATION_TESTS)
