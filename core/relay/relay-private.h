@@ -211,12 +211,11 @@ void ddm_relay_debugger_read(Debugger *d);
 void ddm_relay_debugger_flush(Debugger *d);
 /** Handle what @d's reader holds. */
 void ddm_relay_debugger_drain(Debugger *d);
-/** One whole packet for the debugger (@set_id: give it the packet id @id,
- *  in a copy of its header): written at once unless its socket is full or
+/** One whole packet for the debugger (@p/@n, borrowed for the call, its id
+ *  already the debugger's): written at once unless its socket is full or
  *  @more (another whole packet for it is already read: they go out together);
  *  FALSE (and the debugger closed) past the cap. */
-gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id,
-                                  gboolean more);
+gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean more);
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n);
 /** A long reply from the VM forwarded cut-through: its header (@head, 11
  *  bytes, given the debugger's @id), then its bytes as they arrive, then the

@@ -119,7 +119,7 @@ void ddm_relay_command_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *
 {
     RelayVm *r = ddm_relay_rvm_get(vm);
     if (r->debugger && r->debugger->state == DBG_ATTACHED) {
-        ddm_relay_debugger_queue(r->debugger, pkt->bytes, pkt->len, FALSE, 0,
+        ddm_relay_debugger_queue(r->debugger, pkt->bytes, pkt->len,
                                  ddm_jdwp_reader_has_packet(vm->reader));
         return;
     }
@@ -166,7 +166,7 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
      * this call, relay.h), so the reply goes out in one send(). */
     guint8 *bytes = (guint8 *)pkt->bytes;
     ddm_put_u4(bytes + 4, client_id); /* ddm_jdwp_set_id, inline */
-    ddm_relay_debugger_queue(d, bytes, pkt->len, FALSE, 0, ddm_jdwp_reader_has_packet(vm->reader));
+    ddm_relay_debugger_queue(d, bytes, pkt->len, ddm_jdwp_reader_has_packet(vm->reader));
     return TRUE;
 }
 

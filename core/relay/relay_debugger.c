@@ -150,45 +150,36 @@ static void pause_vm_if_backed_up(Debugger *d)
         set_vm_paused(d, TRUE);
 }
 
-/* Write what waits and then @head (@head_len) and @body (@body_len) with
- * one sendmsg; whatever the socket does not take joins the queue, written
- * when it drains (out-watch). Never closes the debugger from in here
- * (callers are inside the VM's read path): after a write error the
- * out-watch fires at once and ddm_relay_debugger_flush() closes it. */
-static inline void write_now(Debugger *d, const guint8 *head, gsize head_len, const guint8 *body,
-                             gsize body_len)
+/* Write what waits and then @p (@n bytes) with one sendmsg; whatever the
+ * socket does not take joins the queue, written when it drains
+ * (out-watch). Never closes the debugger from in here (callers are inside
+ * the VM's read path): after a write error the out-watch fires at once and
+ * ddm_relay_debugger_flush() closes it. */
+static inline void write_now(Debugger *d, const guint8 *p, gsize n)
 {
-    struct iovec iov[3];
+    struct iovec iov[2];
     int k = 0;
     gsize queued = d->out->len - d->out_pos;
     if (queued)
         iov[k++] = (struct iovec){d->out->data + d->out_pos, queued};
-    if (head_len)
-        iov[k++] = (struct iovec){(void *)head, head_len};
-    if (body_len)
-        iov[k++] = (struct iovec){(void *)body, body_len};
+    if (n)
+        iov[k++] = (struct iovec){(void *)p, n};
     struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)k};
     ssize_t w;
     do
         w = sendmsg(d->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     while (w < 0 && errno == EINTR);
     gsize done = w > 0 ? (gsize)w : 0;
-    if (done == queued + head_len + body_len) {
+    if (done == queued + n) {
         debugger_out_drained(d);
         return;
     }
-    /* Keep the unsent rest, in order: the queue's tail, the head's, the body's. */
+    /* Keep the unsent rest, in order: the queue's tail, then @p's. */
     gsize from_queue = MIN(done, queued);
     d->out_pos += from_queue;
     done -= from_queue;
-    if (done < head_len) {
-        out_append(d, head + done, head_len - done);
-        done = 0;
-    } else {
-        done -= head_len;
-    }
-    if (done < body_len)
-        out_append(d, body + done, body_len - done);
+    if (done < n)
+        out_append(d, p + done, n - done);
     ddm_timer_cancel(&d->flush_timer);
     set_out_blocked(d, TRUE);
 }
@@ -214,21 +205,21 @@ static inline void send_whole(Debugger *d, const guint8 *p, gsize n)
     set_out_blocked(d, TRUE);
 }
 
-/* Bytes for the debugger (one whole packet, @p/@n; @set_id: give it the
- * packet id @id, in a copy of its header: the bytes at @p are not changed);
- * FALSE (and the debugger closed) past the cap. They are written at once,
- * straight from @p, together with what waited, unless the socket is full
+/* Bytes for the debugger (one whole packet, @p/@n, as it is to go out: a
+ * reply's id is already the debugger's; borrowed for the call, copied only
+ * into the queue); FALSE (and the debugger closed) past the cap. They are
+ * written at once, straight from @p, after what waited (a lone packet with
+ * one send(), else one sendmsg), unless the socket is full
  * (then they wait for the out-watch) or @more says another whole packet for
  * the debugger is already read (then they wait for it, or for the flush
  * at the end of this loop round, so a burst costs one write). */
-gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean set_id, uint32_t id,
-                                  gboolean more)
+gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolean more)
 {
     if (!out_has_room(d, n))
         return FALSE;
     gsize queued = d->out->len - d->out_pos;
     g_return_val_if_fail(n >= DDM_JDWP_HEADER_LEN, FALSE);
-    if (!set_id && !queued && !d->out_blocked && !d->from_vm_parts && !more) {
+    if (!queued && !d->out_blocked && !d->from_vm_parts && !more) {
         /* The common case (a reply or an event alone, nothing waiting):
          * one send() straight from @p. */
         ddm_watch_expect_more(); /* the debugger's next command (watch.h) */
@@ -237,28 +228,22 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
             pause_vm_if_backed_up(d);
         return TRUE;
     }
-    guint8 head[DDM_JDWP_HEADER_LEN];
-    memcpy(head, p, DDM_JDWP_HEADER_LEN);
-    if (set_id)
-        ddm_put_u4(head + 4, id); /* the packet id (ddm_jdwp_set_id), inline */
     if (d->from_vm_parts) {
         /* A long reply is going out as it arrives: this one goes after it. */
         if (!d->held)
             d->held = g_byte_array_new();
-        g_byte_array_append(d->held, head, DDM_JDWP_HEADER_LEN);
-        g_byte_array_append(d->held, p + DDM_JDWP_HEADER_LEN, (guint)(n - DDM_JDWP_HEADER_LEN));
+        g_byte_array_append(d->held, p, (guint)n);
         return TRUE;
     }
     ddm_watch_expect_more(); /* the debugger's next command (watch.h) */
     if (d->out_blocked || (more && queued + n < FLUSH_AT)) {
-        out_append(d, head, DDM_JDWP_HEADER_LEN);
-        out_append(d, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
+        out_append(d, p, n);
         if (!d->out_blocked && !ddm_timer_armed(&d->flush_timer)) {
             ddm_timer_init(&d->flush_timer, on_flush_timer, d);
             ddm_timer_arm(&d->flush_timer, 0);
         }
     } else {
-        write_now(d, head, DDM_JDWP_HEADER_LEN, p + DDM_JDWP_HEADER_LEN, n - DDM_JDWP_HEADER_LEN);
+        write_now(d, p, n);
     }
     pause_vm_if_backed_up(d);
     return TRUE;
@@ -274,7 +259,7 @@ static void part_bytes(Debugger *d, const guint8 *p, gsize n)
     if (d->out_blocked)
         out_append(d, p, n);
     else
-        write_now(d, p, n, NULL, 0);
+        write_now(d, p, n);
     pause_vm_if_backed_up(d);
 }
 
@@ -308,7 +293,7 @@ void ddm_relay_debugger_part_end(Debugger *d)
 
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n)
 {
-    return ddm_relay_debugger_queue(d, p, n, FALSE, 0, FALSE);
+    return ddm_relay_debugger_queue(d, p, n, FALSE);
 }
 
 /* ------------------------------------------------------------ from the debugger */

@@ -116,7 +116,7 @@ static void test_send_whole_at_once(void **state)
     Fx *fx = *state;
     size_t len;
     g_autofree guint8 *p = packet(1, 40, &len);
-    assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE, 0, FALSE));
+    assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE));
     assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
     assert_false(fx->d.out_blocked);
     assert_null(fx->d.out_watch);
@@ -135,7 +135,7 @@ static void test_send_whole_cut_by_full_socket(void **state)
     guint n = 0;
     while (!fx->d.out_blocked && n < 200) {
         g_autofree guint8 *p = packet(n + 1, BODY, &len);
-        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE, 0, FALSE));
+        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE));
         total += len;
         n++;
     }
@@ -144,7 +144,7 @@ static void test_send_whole_cut_by_full_socket(void **state)
     assert_true(queued > 0 && queued < len); /* the last one was cut: its rest waits */
     for (guint k = 0; k < 2; k++, n++) { /* behind it */
         g_autofree guint8 *p = packet(n + 1, BODY, &len);
-        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE, 0, FALSE));
+        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE));
         total += len;
     }
     peer_read_until(fx, total);
@@ -161,10 +161,10 @@ static void test_send_more_waits_for_the_burst(void **state)
     g_autofree guint8 *p1 = packet(1, 20, &len1);
     g_autofree guint8 *p2 = packet(2, 20, &len2);
     guint8 b;
-    assert_true(ddm_relay_debugger_queue(&fx->d, p1, len1, FALSE, 0, TRUE));
+    assert_true(ddm_relay_debugger_queue(&fx->d, p1, len1, TRUE));
     assert_int_equal(fx->d.out->len - fx->d.out_pos, len1);
     assert_true(read(fx->peer, &b, 1) < 0 && errno == EAGAIN);
-    assert_true(ddm_relay_debugger_queue(&fx->d, p2, len2, FALSE, 0, FALSE));
+    assert_true(ddm_relay_debugger_queue(&fx->d, p2, len2, FALSE));
     assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
     peer_read_until(fx, len1 + len2);
     check_stream(fx, 2, 20);
