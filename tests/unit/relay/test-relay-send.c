@@ -96,6 +96,21 @@ static void peer_read_until(Fx *fx, size_t n)
     }
 }
 
+/* The debugger reads what its socket holds now, until EAGAIN, the loop not
+ * running: what ddmon wrote without a flush or an out-watch. */
+static void peer_read_now(Fx *fx)
+{
+    for (;;) {
+        guint8 buf[65536];
+        ssize_t got = read(fx->peer, buf, sizeof buf);
+        if (got <= 0) {
+            assert_true(got < 0 && errno == EAGAIN);
+            return;
+        }
+        g_byte_array_append(fx->in, buf, (guint)got);
+    }
+}
+
 /* Every packet the debugger read is the one sent, in order, once. */
 static void check_stream(Fx *fx, guint npackets, size_t body_len)
 {
@@ -148,8 +163,15 @@ static void test_send_whole_cut_by_full_socket(void **state)
         total += len;
     }
     peer_read_until(fx, total);
-    check_stream(fx, n, BODY);
     assert_false(fx->d.out_blocked); /* drained: the out-watch sleeps */
+    /* drained, the next packet alone takes the one-send() path again */
+    g_autofree guint8 *p = packet(n + 1, BODY, &len);
+    assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE));
+    total += len;
+    n++;
+    peer_read_until(fx, total);
+    check_stream(fx, n, BODY);
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
 }
 
 /* A packet "with more behind it" waits for the flush (one write for a
@@ -166,7 +188,60 @@ static void test_send_more_waits_for_the_burst(void **state)
     assert_true(read(fx->peer, &b, 1) < 0 && errno == EAGAIN);
     assert_true(ddm_relay_debugger_queue(&fx->d, p2, len2, FALSE));
     assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
-    peer_read_until(fx, len1 + len2);
+    /* both are on the socket now, the first first (no loop round needed) */
+    peer_read_now(fx);
+    check_stream(fx, 2, 20);
+    assert_false(ddm_timer_armed(&fx->d.flush_timer));
+}
+
+/* Packets wait in the queue while the socket has room (a burst, not a full
+ * socket: out_blocked stays FALSE): a packet alone after them, through
+ * either entry, goes out behind them, never before or instead of them. */
+static void test_send_behind_queued_not_blocked(void **state)
+{
+    Fx *fx = *state;
+    size_t len, total = 0;
+    for (guint i = 0; i < 3; i++) {
+        g_autofree guint8 *p = packet(i + 1, 30 + i, &len);
+        assert_true(ddm_relay_debugger_queue(&fx->d, p, len, TRUE));
+        total += len;
+    }
+    assert_false(fx->d.out_blocked);
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, total);
+    g_autofree guint8 *last = packet(4, 33, &len);
+    assert_true(ddm_relay_debugger_send(&fx->d, last, len)); /* more = FALSE */
+    total += len;
+    peer_read_now(fx);
+    assert_int_equal(fx->in->len, total);
+    size_t at = 0;
+    for (guint i = 0; i < 4; i++) {
+        size_t n;
+        g_autofree guint8 *want = packet(i + 1, 30 + i, &n);
+        assert_memory_equal(fx->in->data + at, want, n);
+        at += n;
+    }
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
+    assert_false(ddm_timer_armed(&fx->d.flush_timer));
+    assert_false(fx->d.out_blocked);
+}
+
+/* A queued packet with nothing after it leaves with the flush at the end of
+ * the loop round; the next one alone then takes the one-send() path. */
+static void test_send_queued_then_flushed(void **state)
+{
+    Fx *fx = *state;
+    size_t len1, len2;
+    g_autofree guint8 *p1 = packet(1, 20, &len1);
+    g_autofree guint8 *p2 = packet(2, 20, &len2);
+    assert_true(ddm_relay_debugger_queue(&fx->d, p1, len1, TRUE));
+    assert_true(ddm_timer_armed(&fx->d.flush_timer));
+    peer_read_now(fx);
+    assert_int_equal(fx->in->len, 0); /* it waits for the flush */
+    peer_read_until(fx, len1); /* the loop runs: the flush timer fires */
+    assert_false(ddm_timer_armed(&fx->d.flush_timer));
+    assert_true(ddm_relay_debugger_queue(&fx->d, p2, len2, FALSE));
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, 0);
+    peer_read_now(fx);
     check_stream(fx, 2, 20);
 }
 
@@ -176,6 +251,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_send_whole_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_whole_cut_by_full_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_more_waits_for_the_burst, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_send_behind_queued_not_blocked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_send_queued_then_flushed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
