@@ -278,21 +278,33 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
     if (G_LIKELY(vm->fd >= 0 && !vm->out_watch && vm->out_part_left == 0 && out_queued(vm) == 0 &&
                  len <= vm_cfg(vm)->max_write_queue)) {
         /* Nothing waits (every relayed command): one send() from the
-         * caller's bytes, as queue_now() would, without its calls; what
-         * the socket does not take goes there (the queue, the error; the
-         * cap was checked first, as there, so a packet is never cut). */
+         * caller's bytes, as queue_now() would, without its calls (the cap
+         * was checked first, as there, so a packet is never cut). */
         ssize_t w = send(vm->fd, packet, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (G_LIKELY(w == (ssize_t)len)) {
             vm->bytes_out += (guint64)w;
             vm->packets_out++;
             return 0;
         }
-        if (w > 0) {
-            vm->bytes_out += (guint64)w;
-            packet += w;
-            len -= (size_t)w;
+        if (w > 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
+            /* The socket is full (it took part of the packet, or none):
+             * the rest waits for the out-watch. Not queue_now(): with
+             * nothing queued and no watch it would send() again at once,
+             * a call the full socket refuses. */
+            if (w > 0) {
+                vm->bytes_out += (guint64)w;
+                packet += w;
+                len -= (size_t)w;
+            }
+            if (!vm->out)
+                vm->out = g_byte_array_sized_new((guint)len);
+            g_byte_array_append(vm->out, packet, (guint)len);
+            vm->packets_out++;
+            vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
+            return 0;
         }
-        /* (a socket that is no socket, ENOTSOCK: send_some() writes it) */
+        /* An error (queue_now() meets it again and schedules the close),
+         * or a socket that is no socket (ENOTSOCK: send_some() writes it). */
     }
     return ddm_vm_io_queue(vm, packet, len);
 }

@@ -2248,12 +2248,25 @@ static void test_vm_send_packet(void **state)
     fx_free(fx);
 }
 
+/* send(2) on one socket (counted_fd) counted: this definition is the one
+ * the session's code linked into this binary calls (vm_io.c). */
+static int counted_fd = -1;
+static unsigned counted_sends;
+
+ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    if (fd == counted_fd)
+        counted_sends++;
+    return sendto(fd, buf, n, flags, NULL, 0);
+}
+
 /* The send path with nothing waiting (one send() from the caller's bytes,
  * every relayed command) until the socket takes a packet only in part
  * (packets larger than a socket buffer's half, so the kernel cuts them):
  * the peer then reads every packet whole and in order, each once (the rest
- * of the cut one queued, never sent twice, nothing lost), and the counters
- * count each packet and byte once. */
+ * of the cut one queued, never sent twice, nothing lost), each packet cost
+ * one send() (the cut one's rest is not sent again at once), and the
+ * counters count each packet and byte once. */
 static void test_vm_send_packet_cut_by_full_socket(void **state)
 {
     Fx *fx = start_plain();
@@ -2264,12 +2277,18 @@ static void test_vm_send_packet_cut_by_full_socket(void **state)
     guint64 pkts0 = fx->vm->packets_out, bytes0 = fx->vm->bytes_out;
     for (size_t k = 0; k < BODY; k++)
         body[k] = (uint8_t)(k * 13);
+    counted_fd = fx->vm->fd;
     while (ddm_vm_out_queued(fx->vm) == 0 && n < 200) {
         uint8_t *p = ddm_jdwp_build_command(0x10000000u + (uint32_t)n, 1, 1, body, BODY, &len);
+        unsigned sends0 = counted_sends;
         assert_int_equal(ddm_vm_send_packet(fx->vm, p, len), 0);
+        /* one send() a packet, the cut one too: no second call that the
+         * full socket would refuse (the out-watch sends the rest) */
+        assert_int_equal(counted_sends - sends0, 1);
         g_free(p);
         n++;
     }
+    counted_fd = -1;
     assert_true(ddm_vm_out_queued(fx->vm) > 0); /* the last one was cut */
     assert_true(ddm_vm_out_queued(fx->vm) < len); /* in part: the socket took some of it */
     assert_int_equal(fx->vm->packets_out - pkts0, n);
