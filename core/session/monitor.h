@@ -47,7 +47,10 @@ typedef struct DdmSessionEvents {
     /* A JDWP command from the VM that is not DDM (an event for a debugger).
      * NULL: dropped and counted. */
     void (*jdwp_command)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt);
-    /* A reply whose id ddmon did not send: TRUE if claimed (a debugger's). */
+    /* A reply whose id ddmon did not send: TRUE if claimed (a debugger's).
+     * @pkt's bytes are writable for this call (the session's own: its
+     * reader's consumed packet or its read buffer; the relay writes the
+     * debugger's id there, relay.h); nothing reads them after it returns. */
     gboolean (*foreign_reply)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pkt);
     /* Everything queued for the VM has been written (ddm_vm_notify_when_drained). */
     void (*output_drained)(gpointer ud, DdmVm *vm);

@@ -343,7 +343,10 @@ void ddm_vm_pause_input(DdmVm *vm, gboolean paused)
 
 /* ----------------------------------------------------------- read path */
 
-/* Take every complete unit out of the reader. FALSE once the VM is closed. */
+/* Take every complete unit out of the reader. FALSE once the VM is closed.
+ * A packet's bytes, consumed from the reader, are lent writable to
+ * foreign_reply (the relay writes a debugger's id into the reply there,
+ * monitor.h); nothing here reads a packet's bytes after handing it on. */
 static gboolean drain_reader(DdmVm *vm)
 {
     for (;;) {

@@ -82,7 +82,10 @@ static inline gboolean ddm_jdwp_is_reply(const DdmJdwpHeader *h)
 }
 
 /** A complete packet. @bytes points at the header (borrowed from the reader,
- *  valid until the next call on it); @data/@data_len is the payload. */
+ *  valid until the next call on it); @data/@data_len is the payload. The
+ *  reader has consumed those bytes and never reads them again: its owner
+ *  may lend them writable (the VM session to the relay, which writes a
+ *  debugger's id into a reply: DdmSessionEvents.foreign_reply). */
 typedef struct DdmJdwpPacket {
     DdmJdwpHeader header;
     const uint8_t *bytes;
