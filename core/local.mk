@@ -7,7 +7,7 @@
 noinst_LTLIBRARIES += core/libddmcore.la
 core_libddmcore_la_SOURCES =
 core_libddmcore_la_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon\" \
-	-DDDM_PLUGINDIR=\"$(pluginsdir)\" -DDDM_BINDIR=\"$(bindir)\"
+	-DDDM_PLUGINDIR=\"$(pluginsexecdir)\" -DDDM_BINDIR=\"$(bindir)\"
 core_libddmcore_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(ZLIB_CFLAGS)
 core_libddmcore_la_LIBADD = core/wire/libddmwire.la $(GLIB_LIBS) $(JSON_GLIB_LIBS) $(ZLIB_LIBS) \
 	$(DLOPEN_LIBS) $(LIBM)
@@ -30,8 +30,8 @@ include core/daemon/local.mk
 # `ddmon --plugin-dir build/plugins`, the demo and the integration tests use
 # exactly the plugins of this tree.
 all-local: uninstalled-plugins
-uninstalled-plugins: $(plugins_LTLIBRARIES)
-	@for la in $(plugins_LTLIBRARIES); do \
+uninstalled-plugins: $(pluginsexec_LTLIBRARIES)
+	@for la in $(pluginsexec_LTLIBRARIES); do \
 	  so=$$(dirname $$la)/.libs/$$(basename $$la .la).so; \
 	  dst=$(top_builddir)/plugins/$$(basename $$so); \
 	  if test -f $$so && ! cmp -s $$so $$dst; then \

@@ -5,7 +5,7 @@ ALLOC_PLUGIN_SOURCES = %reldir%/alloc.c %reldir%/alloc.h %reldir%/real.c \
 	%reldir%/group.c %reldir%/alloc-cmd.c
 
 if BUILD_PLUGIN_ALLOC
-plugins_LTLIBRARIES += %reldir%/alloc.la
+pluginsexec_LTLIBRARIES += %reldir%/alloc.la
 endif
 %canon_reldir%_alloc_la_SOURCES = $(ALLOC_PLUGIN_SOURCES)
 %canon_reldir%_alloc_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

@@ -12,7 +12,7 @@ HEAP_PLUGIN_CORE_SOURCES = \
 	%reldir%/heap_metrics.c
 
 if BUILD_PLUGIN_HEAP
-plugins_LTLIBRARIES += %reldir%/heap.la
+pluginsexec_LTLIBRARIES += %reldir%/heap.la
 endif
 %canon_reldir%_heap_la_SOURCES = $(HEAP_PLUGIN_CORE_SOURCES)
 %canon_reldir%_heap_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

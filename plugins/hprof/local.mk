@@ -12,7 +12,7 @@ HPROF_PLUGIN_SOURCES = \
 	%reldir%/hprof_stream.c %reldir%/hprof_stream.h %reldir%/hprof_format.h
 
 if BUILD_PLUGIN_HPROF
-plugins_LTLIBRARIES += %reldir%/hprof.la
+pluginsexec_LTLIBRARIES += %reldir%/hprof.la
 endif
 %canon_reldir%_hprof_la_SOURCES = $(HPROF_PLUGIN_SOURCES)
 %canon_reldir%_hprof_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

@@ -5,7 +5,7 @@ JVM_PLUGIN_SOURCES = %reldir%/jvm.c %reldir%/jvm.h %reldir%/jvm-parse.c %reldir%
 	%reldir%/jvm_metrics.c
 
 if BUILD_PLUGIN_JVM
-plugins_LTLIBRARIES += %reldir%/jvm.la
+pluginsexec_LTLIBRARIES += %reldir%/jvm.la
 %canon_reldir%_jvm_la_SOURCES = $(JVM_PLUGIN_SOURCES)
 %canon_reldir%_jvm_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_jvm_la_LDFLAGS = $(DDM_PLUGIN_LINK)

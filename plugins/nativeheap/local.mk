@@ -11,7 +11,7 @@ NATIVEHEAP_PLUGIN_SOURCES = \
 	%reldir%/nh_group.c %reldir%/nh_group.h
 
 if BUILD_PLUGIN_NATIVEHEAP
-plugins_LTLIBRARIES += %reldir%/nativeheap.la
+pluginsexec_LTLIBRARIES += %reldir%/nativeheap.la
 endif
 %canon_reldir%_nativeheap_la_SOURCES = $(NATIVEHEAP_PLUGIN_SOURCES)
 %canon_reldir%_nativeheap_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

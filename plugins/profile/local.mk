@@ -10,7 +10,7 @@ PROFILE_PLUGIN_SOURCES = \
 	%reldir%/trace_decode.c %reldir%/trace_decode.h
 
 if BUILD_PLUGIN_PROFILE
-plugins_LTLIBRARIES += %reldir%/profile.la
+pluginsexec_LTLIBRARIES += %reldir%/profile.la
 endif
 %canon_reldir%_profile_la_SOURCES = $(PROFILE_PLUGIN_SOURCES)
 %canon_reldir%_profile_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

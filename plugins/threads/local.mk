@@ -5,7 +5,7 @@ THREADS_PLUGIN_SOURCES = %reldir%/threads.c %reldir%/threads.h %reldir%/thread-l
 	%reldir%/threads_metrics.c
 
 if BUILD_PLUGIN_THREADS
-plugins_LTLIBRARIES += %reldir%/threads.la
+pluginsexec_LTLIBRARIES += %reldir%/threads.la
 %canon_reldir%_threads_la_SOURCES = $(THREADS_PLUGIN_SOURCES)
 %canon_reldir%_threads_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)
 %canon_reldir%_threads_la_LDFLAGS = $(DDM_PLUGIN_LINK)

@@ -9,7 +9,7 @@ VIEWDEBUG_PLUGIN_SOURCES = \
 	%reldir%/vudecode.c %reldir%/vudecode.h %reldir%/vujson.c %reldir%/vujson.h
 
 if BUILD_PLUGIN_VIEWDEBUG
-plugins_LTLIBRARIES += %reldir%/viewdebug.la
+pluginsexec_LTLIBRARIES += %reldir%/viewdebug.la
 endif
 %canon_reldir%_viewdebug_la_SOURCES = $(VIEWDEBUG_PLUGIN_SOURCES)
 %canon_reldir%_viewdebug_la_CPPFLAGS = $(DDM_PLUGIN_INCLUDES)

@@ -39,7 +39,7 @@ if [ ! -f "$MODULE" ]; then
 fi
 command -v tmux >/dev/null || t_skip_all "no tmux"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 22
+t_plan 23
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server >/dev/null 2>&1; t_cleanup' EXIT
@@ -184,6 +184,15 @@ bin_dir=$(exec_dir_of ddmon)
     && t_ok "make install-exec installs the module (into $mod_dir) with the binary (into $bin_dir), install-data not" \
     || t_fail "make install-exec installs the module with the binary, install-data not" \
         "module: '$mod_dir', binary: '$bin_dir'" "$(grep -c "ddmon-tui\.la" "$T_TMP/install-data.n") install-data lines"
+# The plugins too: architecture-dependent like the binary, so install-exec
+# (not install-data) puts them in the directory ddmon loads them from.
+plug_la=$(cd "$DDM_TOP_BUILDDIR" && ls plugins/*/*.la 2>/dev/null | head -1) # any configured in
+plug_dir=$([ -n "$plug_la" ] && exec_dir_of "$plug_la")
+case $plug_dir in */ddmon/plugins-[0-9]*) plug_ok=1 ;; *) plug_ok=0 ;; esac
+[ "$plug_ok" = 1 ] && ! grep -qF "$plug_la" "$T_TMP/install-data.n" \
+    && t_ok "make install-exec installs the plugins (into $plug_dir), install-data not" \
+    || t_fail "make install-exec installs the plugins, install-data not" \
+        "plugins ($plug_la): '$plug_dir'" "$(grep -cF "$plug_la" "$T_TMP/install-data.n") install-data lines"
 # Those two files installed as those rules would, by libtool, under DESTDIR.
 mkdir -p "$dest$mod_dir" "$dest$bin_dir"
 (cd "$DDM_TOP_BUILDDIR" && ./libtool --mode=install install -c tui/ddmon-tui.la "$dest$mod_dir" \
