@@ -57,7 +57,9 @@ static void test_portset_counts(void **state)
     ddm_portset_remove(&s, 8700);
     assert_false(ddm_portset_contains(&s, 8700));
     ddm_portset_remove(&s, 8700); /* not in the set: ignored */
-    ddm_portset_remove(&s, 9999); /* in no page: ignored, makes none */
+    assert_int_equal(ddm_portset_pages(&s), 1); /* 8700 and 8701: page 2 */
+    ddm_portset_remove(&s, 40000); /* page 9, never touched: ignored, makes none */
+    assert_false(ddm_portset_contains(&s, 40000));
     assert_false(ddm_portset_contains(&s, 8700));
     assert_true(ddm_portset_contains(&s, 8701));
     assert_int_equal(ddm_portset_pages(&s), 1);
