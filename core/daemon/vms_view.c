@@ -7,15 +7,15 @@
  * each known target retrying after an error, so a user sees why a VM is
  * missing. Published by a coalescing core/loop timer at most every 100 ms
  * plus 20 us a row: a VM that floods events must not make the list rebuild
- * per packet, and every publication writes every row (~2,500 instructions
- * each; 10,000 VMs starting made some 20 publications, 0.3 s of CPU): with
- * 10,000 rows the list is published at most every 300 ms, some 5% of a
- * core. Readers that answer with the list flush it first
- * (ddm_daemon_vm_list_fresh), so only watchers see it that late.
- * Incremental (issue 16): the monitor names the target whose row may have
- * changed; only those rows are computed again, the others are copied
- * from the view's committed content, which is the one copy of the list
- * (vms_rows.h), so N VMs starting cost O(N log N) row work, not O(N^2). A
+ * per packet, and every publication still copies every row into the new
+ * content, even those it does not write again: with 10,000 rows the list
+ * is published at most every 300 ms. Readers that answer with the list
+ * flush it first (ddm_daemon_vm_list_fresh), so only watchers see it that
+ * late. Incremental (issue 16): the monitor names the target whose row may
+ * have changed; only those rows are written again (~2,500 instructions
+ * each), the others are copied as they are from the view's committed
+ * content, which is the one copy of the list (vms_rows.h), so N VMs
+ * starting cost O(N log N) row work, not O(N^2). A
  * change without a key (a discovery mode switched off), a view committed
  * by someone else meanwhile, rows the view's caps dropped or a key the
  * view could not store as it is (not UTF-8, too long: it would not be
