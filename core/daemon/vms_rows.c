@@ -49,8 +49,8 @@ static void merge_group(Merge *m, guint group, guint lo, guint hi, GHashTable *r
         } else if (j < keys->len && (i >= hi || strcmp(keys->pdata[j], old) < 0)) {
             copy_run(m, run, i);
             run = i;
-            m->write_row(m->view, group, keys->pdata[j++], m->ud);
-            m->rows++;
+            if (m->write_row(m->view, group, keys->pdata[j++], m->ud))
+                m->rows++;
         } else {
             i++;
         }

@@ -19,13 +19,15 @@
 #include "core/views/views.h"
 
 /** Write the row of @key in @group (0 or 1) into @view's content being
- *  built: ddm_view_row, then one cell a column, the key first. */
-typedef void (*DdmVmsRowWriteFn)(ddm_view *view, guint group, const char *key, gpointer ud);
+ *  built: ddm_view_row, then one cell a column, the key first. TRUE if it
+ *  wrote that one row, FALSE if it wrote none (the key went meanwhile):
+ *  the rows counted in DdmVmsRowsKept are those written. */
+typedef gboolean (*DdmVmsRowWriteFn)(ddm_view *view, guint group, const char *key, gpointer ud);
 
 /** What the last publication left in the view. */
 typedef struct DdmVmsRowsKept {
     guint64 version; /* the view's version after it; 0: none, or it failed */
-    guint n_rows;    /* rows published (some may have been dropped at the view's caps) */
+    guint n_rows;    /* rows copied and written (some may have been dropped at the view's caps) */
     guint n_group0;  /* of which group 0: the first ones */
 } DdmVmsRowsKept;
 

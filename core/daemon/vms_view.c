@@ -133,8 +133,9 @@ static void write_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)
 }
 
 /* vms_rows.h's writer: the row of @key as the monitor lists it now (the
- * plan named it because it is listed that way). */
-static void write_row(ddm_view *view, guint group, const char *key, gpointer ud)
+ * plan named it because it is listed that way); FALSE, no row, if it is
+ * not (a VM not found, a target no longer retrying). */
+static gboolean write_row(ddm_view *view, guint group, const char *key, gpointer ud)
 {
     DdmVmsView *vv = ud;
     const DdmTarget *t = NULL;
@@ -145,10 +146,14 @@ static void write_row(ddm_view *view, guint group, const char *key, gpointer ud)
         vv->odd_keys = TRUE;
     if (group == 1) {
         DdmVm *vm = ddm_monitor_find_vm(vv->monitor, key);
-        if (vm) /* it is: the plan took the key from the monitor just now */
-            write_vm_row(vv, view, vm);
+        if (!vm) /* not expected: the plan took the key from the monitor just now */
+            return FALSE;
+        write_vm_row(vv, view, vm);
     } else if (ddm_monitor_retrying(vv->monitor, key, &t, &last_error))
         write_retrying_row(view, t, last_error);
+    else
+        return FALSE;
+    return TRUE;
 }
 
 /* The view is looked up each time rather than held: the store owns it. */
