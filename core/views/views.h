@@ -151,7 +151,9 @@ const char *ddm_view_row_str(const ddm_view *v, guint row, guint col);
  *  ddm_view_row. 0, -EPROTO without begin, -EINVAL when the building
  *  content's columns are not the committed ones or the range is out of
  *  bounds (nothing copied), -E2BIG when the row or cell cap dropped rows
- *  (those before the cap are copied). */
+ *  (those before the cap are copied) or when the content's string budget
+ *  is spent (a string cell that does not fit becomes null, and copying
+ *  goes on: no row is dropped). */
 int ddm_view_copy_rows(ddm_view *v, guint first, guint n);
 
 /* Listeners and watches. */
