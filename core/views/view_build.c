@@ -138,28 +138,46 @@ static void finish_row(Content *c)
     c->in_row = FALSE;
 }
 
-int ddm_view_row(ddm_view *v)
+/* The content table @v is building, in @c: 0, -EINVAL (not a valid view,
+ * not a table) or -EPROTO (no begin). */
+static int table_building(ddm_view *v, Content **c)
 {
-    Content *c;
-    gboolean was_short;
-
     CHECK_VIEW(v);
     if (v->desc->kind != DDM_VIEW_TABLE)
         return -EINVAL;
     if (!v->building)
         return -EPROTO;
-    c = v->building;
+    *c = v->building;
+    return 0;
+}
+
+/* TRUE, the content marked capped and its row dropped, if one more row
+ * would pass the row or cell cap. */
+static gboolean row_capped(Content *c)
+{
+    if (c->n_rows < DDM_VIEW_MAX_ROWS && (gsize)(c->n_rows + 1) * c->columns.n <= DDM_VIEW_MAX_CELLS)
+        return FALSE;
+    c->rows_capped = TRUE;
+    c->row_dropped = TRUE;
+    return TRUE;
+}
+
+int ddm_view_row(ddm_view *v)
+{
+    Content *c = NULL;
+    gboolean was_short;
+    int rc = table_building(v, &c);
+
+    if (rc)
+        return rc;
     if (c->columns.n == 0) {
         mark_bad(c, "a row was added to a table without columns");
         return -EINVAL;
     }
     was_short = c->in_row && c->cur_col < c->columns.n;
     finish_row(c);
-    if (c->n_rows >= DDM_VIEW_MAX_ROWS || (gsize)(c->n_rows + 1) * c->columns.n > DDM_VIEW_MAX_CELLS) {
-        c->rows_capped = TRUE;
-        c->row_dropped = TRUE;
+    if (row_capped(c))
         return -E2BIG;
-    }
     c->row_dropped = FALSE;
     c->in_row = TRUE;
     c->cur_col = 0;
@@ -169,16 +187,12 @@ int ddm_view_row(ddm_view *v)
 
 int ddm_view_copy_rows(ddm_view *v, guint first, guint n)
 {
-    Content *c;
+    Content *c = NULL;
     const Content *from;
-    int rc = 0;
+    int rc = table_building(v, &c);
 
-    CHECK_VIEW(v);
-    if (v->desc->kind != DDM_VIEW_TABLE)
-        return -EINVAL;
-    if (!v->building)
-        return -EPROTO;
-    c = v->building;
+    if (rc)
+        return rc;
     from = v->committed;
     if (first > from->n_rows || n > from->n_rows - first)
         return -EINVAL;
@@ -188,11 +202,8 @@ int ddm_view_copy_rows(ddm_view *v, guint first, guint n)
         return -EINVAL;
     finish_row(c);
     for (guint r = first; r < first + n; r++) {
-        if (c->n_rows >= DDM_VIEW_MAX_ROWS || (gsize)(c->n_rows + 1) * c->columns.n > DDM_VIEW_MAX_CELLS) {
-            c->rows_capped = TRUE;
-            c->row_dropped = TRUE;
+        if (row_capped(c))
             return -E2BIG;
-        }
         c->n_rows++;
         for (guint col = 0; col < c->columns.n; col++) {
             /* the committed cell is of its column's type or null, its string valid and short */
@@ -216,16 +227,12 @@ int ddm_view_copy_rows(ddm_view *v, guint first, guint n)
 /* Append @cell to the current row after checking it against its column. */
 static int add_cell(ddm_view *v, Cell cell, const char *str)
 {
-    Content *c;
+    Content *c = NULL;
     const Column *col;
-    int rc = 0;
+    int rc = table_building(v, &c);
 
-    CHECK_VIEW(v);
-    if (v->desc->kind != DDM_VIEW_TABLE)
-        return -EINVAL;
-    if (!v->building)
-        return -EPROTO;
-    c = v->building;
+    if (rc)
+        return rc;
     if (c->row_dropped)
         return -E2BIG;
     if (!c->in_row) {
