@@ -2,13 +2,15 @@
 # tests/: what the test folders share. Included before every tests/**/local.mk;
 # each test folder's own local.mk holds the rules for the tests in it.
 
-# Shared helpers (hexdump-on-fail, hex fixtures, private scratch directories);
+# Shared helpers (hexdump-on-fail, hex fixtures, private scratch directories,
+# the cases every module loader's test shares);
 # any test may link it.
 if ENABLE_TESTS
 check_LTLIBRARIES += tests/harness/libddmtestutil.la
 endif
 tests_harness_libddmtestutil_la_SOURCES = tests/harness/test-util.c tests/harness/test-util.h \
-	tests/harness/private-dir.c tests/harness/private-dir.h
+	tests/harness/private-dir.c tests/harness/private-dir.h \
+	tests/harness/module-loader-test.c tests/harness/module-loader-test.h
 tests_harness_libddmtestutil_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_harness_libddmtestutil_la_LIBADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
