@@ -47,7 +47,7 @@ check_LTLIBRARIES += $(DDM_WEB_MODULE_FIXTURES)
 DDM_WEB_MODULE_FIXTURE_LDFLAGS = -module -rpath /nowhere -avoid-version -shared $(SAN_LDFLAGS)
 DDM_WEB_MODULE_FIXTURE_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 DDM_WEB_MODULE_FIXTURE_CFLAGS = $(core_libddmcore_la_CFLAGS)
-tests_unit_server_webmod_good_la_SOURCES = tests/unit/server/web-module-fixture.c
+tests_unit_server_webmod_good_la_SOURCES = tests/unit/server/web-module-fixture.c tests/harness/module-fixture.h
 tests_unit_server_webmod_good_la_CPPFLAGS = $(DDM_WEB_MODULE_FIXTURE_CPPFLAGS) -DFIXTURE_KIND=FIXTURE_GOOD
 tests_unit_server_webmod_good_la_CFLAGS = $(DDM_WEB_MODULE_FIXTURE_CFLAGS)
 tests_unit_server_webmod_good_la_LDFLAGS = $(DDM_WEB_MODULE_FIXTURE_LDFLAGS)

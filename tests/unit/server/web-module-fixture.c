@@ -7,23 +7,13 @@
  * smaller table, another package version, another build's token, a NULL
  * entry, a NULL table, no exported ddm_web_module. The server must accept
  * the first and refuse each of the others, saying why, before calling
- * anything in it.
+ * anything in it. The kinds and the table header are
+ * tests/harness/module-fixture.h's, shared with the terminal UI's fixture.
  */
 #include <build-config.h>
 
+#include "tests/harness/module-fixture.h"
 #include "web/module.h"
-
-#define FIXTURE_GOOD 0
-#define FIXTURE_VERSION 1
-#define FIXTURE_SIZE 2
-#define FIXTURE_PACKAGE 3
-#define FIXTURE_TOKEN 4
-#define FIXTURE_NULL_ENTRY 5
-#define FIXTURE_NULL_TABLE 6
-#define FIXTURE_NO_SYMBOL 7
-#ifndef FIXTURE_KIND
-#error "build with -DFIXTURE_KIND=FIXTURE_..."
-#endif
 
 /* Never called: the test only checks that the table is accepted. */
 static DdmWeb *web_new(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error)
@@ -62,26 +52,18 @@ static char *metrics_url(const DdmMetricsEndpoint *ep)
 }
 
 static const DdmWebModule table = {
-    .version = FIXTURE_KIND == FIXTURE_VERSION ? DDM_WEB_MODULE_VERSION + 1 : DDM_WEB_MODULE_VERSION,
-    .size = FIXTURE_KIND == FIXTURE_SIZE ? sizeof(DdmWebModule) - sizeof(void *)
-                                         : sizeof(DdmWebModule),
-    .package_version = FIXTURE_KIND == FIXTURE_PACKAGE ? "0.0.0-fixture" : PACKAGE_VERSION,
-    .build_token = FIXTURE_KIND == FIXTURE_TOKEN ? "fixture-build" : DDM_BUILD_TOKEN,
+    FIXTURE_TABLE_HEADER(DdmWebModule, DDM_WEB_MODULE_VERSION),
     .web_new = web_new,
     .web_free = web_free,
     .web_http = web_http,
     .web_url = web_url,
     .metrics_new = metrics_new,
     .metrics_free = metrics_free,
-    .metrics_url = FIXTURE_KIND == FIXTURE_NULL_ENTRY ? NULL : metrics_url,
+    .metrics_url = FIXTURE_ENTRY(metrics_url),
 };
 
-#if FIXTURE_KIND == FIXTURE_NO_SYMBOL
-const DdmWebModule *ddm_web_module_fixture(void);
-const DdmWebModule *ddm_web_module_fixture(void)
-#else
-const DdmWebModule *ddm_web_module(void)
-#endif
+const DdmWebModule *FIXTURE_EXPORTED(ddm_web_module)(void);
+const DdmWebModule *FIXTURE_EXPORTED(ddm_web_module)(void)
 {
-    return FIXTURE_KIND == FIXTURE_NULL_TABLE ? NULL : &table;
+    return FIXTURE_TABLE(&table);
 }

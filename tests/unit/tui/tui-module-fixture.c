@@ -7,23 +7,13 @@
  * smaller table, another package version, another build's token, a NULL
  * entry, a NULL table, no exported ddm_tui_module. `ddmon watch` must
  * accept the first and refuse each of the others, saying why, before
- * calling anything in it.
+ * calling anything in it. The kinds and the table header are
+ * tests/harness/module-fixture.h's, shared with the web module's fixture.
  */
 #include <build-config.h>
 
+#include "tests/harness/module-fixture.h"
 #include "tui/module.h"
-
-#define FIXTURE_GOOD 0
-#define FIXTURE_VERSION 1
-#define FIXTURE_SIZE 2
-#define FIXTURE_PACKAGE 3
-#define FIXTURE_TOKEN 4
-#define FIXTURE_NULL_ENTRY 5
-#define FIXTURE_NULL_TABLE 6
-#define FIXTURE_NO_SYMBOL 7
-#ifndef FIXTURE_KIND
-#error "build with -DFIXTURE_KIND=FIXTURE_..."
-#endif
 
 /* The test calls these through an accepted table only. */
 static gboolean available(void)
@@ -37,21 +27,13 @@ static int run(const char *socket_path)
 }
 
 static const DdmTuiModule table = {
-    .version = FIXTURE_KIND == FIXTURE_VERSION ? DDM_TUI_MODULE_VERSION + 1 : DDM_TUI_MODULE_VERSION,
-    .size = FIXTURE_KIND == FIXTURE_SIZE ? sizeof(DdmTuiModule) - sizeof(void *)
-                                         : sizeof(DdmTuiModule),
-    .package_version = FIXTURE_KIND == FIXTURE_PACKAGE ? "0.0.0-fixture" : PACKAGE_VERSION,
-    .build_token = FIXTURE_KIND == FIXTURE_TOKEN ? "fixture-build" : DDM_BUILD_TOKEN,
+    FIXTURE_TABLE_HEADER(DdmTuiModule, DDM_TUI_MODULE_VERSION),
     .available = available,
-    .run = FIXTURE_KIND == FIXTURE_NULL_ENTRY ? NULL : run,
+    .run = FIXTURE_ENTRY(run),
 };
 
-#if FIXTURE_KIND == FIXTURE_NO_SYMBOL
-const DdmTuiModule *ddm_tui_module_fixture(void);
-const DdmTuiModule *ddm_tui_module_fixture(void)
-#else
-const DdmTuiModule *ddm_tui_module(void)
-#endif
+const DdmTuiModule *FIXTURE_EXPORTED(ddm_tui_module)(void);
+const DdmTuiModule *FIXTURE_EXPORTED(ddm_tui_module)(void)
 {
-    return FIXTURE_KIND == FIXTURE_NULL_TABLE ? NULL : &table;
+    return FIXTURE_TABLE(&table);
 }
