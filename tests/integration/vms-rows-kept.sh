@@ -8,13 +8,17 @@
 # the same rows.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_plan 4
-base=$(t_free_ports 4) || t_skip_all "no free ports"
+# one block, so that neither the control port nor the relay's debugger
+# ports (taken from --debug-port-base up) can land on late or closed,
+# which nothing listens on when the server starts: base and base + 1 the
+# simulator's VMs, late, closed, the control port, then 8 for the relay
+base=$(t_free_ports 13) || t_skip_all "no free ports"
 late=$((base + 2)) closed=$((base + 3))
 t_start_simvm --vms 2 --base-port "$base" --port-file "$T_TMP/ports" --gc-every 0
 t_wait 10 test -s "$T_TMP/ports"
 t_start_server --scan=none --connect "127.0.0.1:$base" --connect "127.0.0.1:$((base + 1))" \
-    --connect "127.0.0.1:$late" --connect "127.0.0.1:$closed" --selected-port "$(t_free_port)" \
-    --debug-port-base "$(t_free_port)" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+    --connect "127.0.0.1:$late" --connect "127.0.0.1:$closed" --selected-port "$((base + 4))" \
+    --debug-port-base "$((base + 5))" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 
 # check_rows FILE READY...: FILE (the --json list) holds the four keys once
 # each, those named ready and the others retrying, retrying first, each
