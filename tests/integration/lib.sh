@@ -333,3 +333,56 @@ t_web_url() {
     t_wait 10 grep -q 'web dashboard: http' "$1"
     grep -o 'web dashboard: http[^ ]*' "$1" | head -1 | sed 's/^web dashboard: //'
 }
+# t_install_dir FILE: the directory `make install-exec` puts FILE (a program
+# or a .la, as the build tree names it) in, from its rule's
+# list='... FILE ...'; test -n "DIR" in $T_TMP/install-exec.n (written by
+# t_install_module); empty if no rule installs it.
+t_install_dir() {
+    sed -n "s|^list='\\([^']* \\)\\{0,1\\}$1\\( [^']*\\)\\{0,1\\}'; test -n \"\\([^\"]*\\)\".*|\\3|p" \
+        "$T_TMP/install-exec.n" | head -1
+}
+# t_install_module DEST LA LOOKED: three checks of a module's install
+# rules (the web and terminal UI modules): `make install-exec` installs LA
+# (e.g. tui/ddmon-tui.la) with the binary and install-data does not (a
+# packager splitting the two gets both); the two installed as those rules
+# would, by libtool, under DESTDIR DEST, the module is at LOOKED, where the
+# binary said it looks for it; and it is writable by its owner alone. The
+# rules are read from `make -n` (which runs nothing: an install would
+# rebuild an out-of-date ddmon under the other tests that run it) into
+# $T_TMP/install-exec.n and install-data.n, for t_install_dir. Sets
+# T_INST_DDMON: the installed binary's path below DEST (empty if none).
+t_install_module() {
+    local dest=$1 la=$2 looked=$3 base mod_dir bin_dir installed mode
+    base=$(basename "$la" .la)
+    make -n -C "$DDM_TOP_BUILDDIR" install-exec DESTDIR="$dest" >"$T_TMP/install-exec.n" 2>&1
+    make -n -C "$DDM_TOP_BUILDDIR" install-data DESTDIR="$dest" >"$T_TMP/install-data.n" 2>&1
+    mod_dir=$(t_install_dir "$la")
+    bin_dir=$(t_install_dir ddmon)
+    [ -n "$mod_dir" ] && [ -n "$bin_dir" ] && ! grep -qF "$base.la" "$T_TMP/install-data.n" \
+        && t_ok "make install-exec installs the module (into $mod_dir) with the binary (into $bin_dir), install-data not" \
+        || t_fail "make install-exec installs the module with the binary, install-data not" \
+            "module: '$mod_dir', binary: '$bin_dir'" "$(grep -cF "$base.la" "$T_TMP/install-data.n") install-data lines"
+    mkdir -p "$dest$mod_dir" "$dest$bin_dir"
+    (cd "$DDM_TOP_BUILDDIR" && ./libtool --mode=install install -c "$la" "$dest$mod_dir" \
+        && ./libtool --mode=install install -c ddmon "$dest$bin_dir") >"$T_TMP/install.out" 2>&1
+    installed=$(cd "$dest" && find . -name "$base.so" | head -1)
+    installed=${installed#.}
+    T_INST_DDMON=$(cd "$dest" && find . -path '*/bin/ddmon' | head -1)
+    T_INST_DDMON=${T_INST_DDMON#.}
+    [ -n "$installed" ] && [ -n "$looked" ] && [ "$installed" = "$looked" ] \
+        && t_ok "installed by that rule's libtool command under DESTDIR, the module is at $looked, where the binary looks" \
+        || t_fail "installed by that rule's libtool command under DESTDIR, the module is where the binary looks" \
+            "installed '$installed', looked for '$looked'" "$(tail -5 "$T_TMP/install.out")"
+    mode=$(stat -c %a "$dest$installed" 2>/dev/null)
+    [ -n "$mode" ] && [ $((8#$mode & 8#022)) -eq 0 ] \
+        && t_ok "the installed module is writable by its owner alone (mode $mode)" \
+        || t_fail "the installed module is writable by its owner alone" "$(ls -l "$dest$installed" 2>&1)"
+}
+# t_installed_runnable LIBDIR: whether the binary t_install_module
+# installed can run with DEST's LIBDIR shown at LIBDIR by a private mount
+# namespace: root, unshare -m allowed, LIBDIR on this machine, a binary
+# installed.
+t_installed_runnable() {
+    [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -d "$1" ] && [ -n "$T_INST_DDMON" ] \
+        && unshare -m true 2>/dev/null
+}

@@ -204,44 +204,13 @@ fi
 # 6. make install-exec puts the module where the binary looks for it (with
 # the binary: a packager splitting install-exec from install-data gets both).
 dest=$T_TMP/dest
-# The install rules, read from `make -n` (which runs nothing: an install
-# would rebuild an out-of-date ddmon under the other tests that run it).
-make -n -C "$DDM_TOP_BUILDDIR" install-exec DESTDIR="$dest" >"$T_TMP/install-exec.n" 2>&1
-make -n -C "$DDM_TOP_BUILDDIR" install-data DESTDIR="$dest" >"$T_TMP/install-data.n" 2>&1
-# exec_dir_of FILE: the directory install-exec puts FILE (a program or a
-# .la) in, from its rule's list='... FILE ...'; test -n "DIR"
-exec_dir_of() {
-    sed -n "s|^list='\\([^']* \\)\\{0,1\\}$1\\( [^']*\\)\\{0,1\\}'; test -n \"\\([^\"]*\\)\".*|\\3|p" \
-        "$T_TMP/install-exec.n" | head -1
-}
-mod_dir=$(exec_dir_of web/ddmon-web.la)
-bin_dir=$(exec_dir_of ddmon)
-[ -n "$mod_dir" ] && [ -n "$bin_dir" ] && ! grep -q "ddmon-web\.la" "$T_TMP/install-data.n" \
-    && t_ok "make install-exec installs the module (into $mod_dir) with the binary (into $bin_dir), install-data not" \
-    || t_fail "make install-exec installs the module with the binary, install-data not" \
-        "module: '$mod_dir', binary: '$bin_dir'" "$(grep -c "ddmon-web\.la" "$T_TMP/install-data.n") install-data lines"
-# Those two files installed as those rules would, by libtool, under DESTDIR.
-mkdir -p "$dest$mod_dir" "$dest$bin_dir"
-(cd "$DDM_TOP_BUILDDIR" && ./libtool --mode=install install -c web/ddmon-web.la "$dest$mod_dir" \
-    && ./libtool --mode=install install -c ddmon "$dest$bin_dir") >"$T_TMP/install.out" 2>&1
-installed=$(cd "$dest" && find . -name ddmon-web.so | head -1)
-installed=${installed#.}
-inst_ddmon=$(cd "$dest" && find . -path '*/bin/ddmon' | head -1)
-inst_ddmon=${inst_ddmon#.}
-[ -n "$installed" ] && [ -n "$looked" ] && [ "$installed" = "$looked" ] \
-    && t_ok "installed by that rule's libtool command under DESTDIR, the module is at $looked, where the binary looks" \
-    || t_fail "installed by that rule's libtool command under DESTDIR, the module is where the binary looks" \
-        "installed '$installed', looked for '$looked'" "$(tail -5 "$T_TMP/install.out")"
-mode=$(stat -c %a "$dest$installed" 2>/dev/null)
-[ -n "$mode" ] && [ $((8#$mode & 8#022)) -eq 0 ] \
-    && t_ok "the installed module is writable by its owner alone (mode $mode)" \
-    || t_fail "the installed module is writable by its owner alone" "$(ls -l "$dest$installed" 2>&1)"
+t_install_module "$dest" web/ddmon-web.la "$looked"
+inst_ddmon=$T_INST_DDMON
 
 # 7. The installed binary loads the installed module (root: a private mount
 # namespace shows DESTDIR's lib dir at its configured place).
 libdir=$(dirname "$(dirname "$looked")")
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || [ ! -d "$libdir" ] || [ -z "$inst_ddmon" ] \
-    || ! unshare -m true 2>/dev/null; then
+if ! t_installed_runnable "$libdir"; then
     t_ok "the installed binary loads the installed module # SKIP needs root, unshare -m and $libdir"
     t_ok "and serves # SKIP as above"
 else
