@@ -61,6 +61,7 @@ static SharedHead *candidate_get(Candidate *stack, gsize size)
  * the equal list already shared, referenced. A new one is moved into a
  * block of its own, its pointers moved by @relink(first entry, delta).
  * @cand is freed unless it is @stack. Returns the list's first entry. */
+G_GNUC_NO_INLINE /* inlined into its one caller, gcc takes @stack's address for a return value */
 static gpointer shared_intern(GHashTable **set, GEqualFunc equal, SharedHead *cand, gsize size,
                               Candidate *stack, void (*relink)(gpointer first, gssize delta))
 {
@@ -99,6 +100,44 @@ static void shared_release(GHashTable *set, const void *first)
 static gsize align8(gsize n)
 {
     return (n + 7) & ~(gsize)7;
+}
+
+/* What a kind of shared list (headlines, figures) needs to be made from
+ * an array of parts, one an entry. */
+typedef struct SharedListKind {
+    GHashTable **set;
+    GEqualFunc equal;
+    void (*relink)(gpointer first, gssize delta);
+    /* the bytes entry @i of @parts takes */
+    gsize (*entry_size)(const void *parts, guint i);
+    /* lay entry @i out at @entry, link it after @prev (NULL: the first) and
+     * mix its contents into *@hash */
+    void (*fill)(gpointer entry, gpointer prev, const void *parts, guint i, guint32 seed, guint *hash);
+} SharedListKind;
+
+/* The shared list of @n (> 0) parts, in order: its block's size counted,
+ * its entries laid out 8-aligned after the SharedHead, then found shared
+ * or kept. (a reference: shared_release) */
+static gpointer shared_list_make(const SharedListKind *kind, const void *parts, guint n)
+{
+    gsize size = sizeof(SharedHead), at = sizeof(SharedHead);
+    Candidate stack;
+    SharedHead *block;
+    gpointer prev = NULL;
+    guint32 seed = ddm_hash_seed();
+    guint hash = n;
+
+    for (guint i = 0; i < n; i++)
+        size = align8(size + kind->entry_size(parts, i));
+    block = candidate_get(&stack, size);
+    for (guint i = 0; i < n; i++) {
+        gpointer entry = (char *)block + at;
+        kind->fill(entry, prev, parts, i, seed, &hash);
+        prev = entry;
+        at = align8(at + kind->entry_size(parts, i));
+    }
+    block->hash = hash;
+    return shared_intern(kind->set, kind->equal, block, size, &stack, kind->relink);
 }
 
 DdmVmPluginData *ddm_vm_plugin_data_find(DdmVm *vm, gconstpointer plugin)
@@ -230,36 +269,30 @@ static void headlines_relink(gpointer first, gssize delta)
     }
 }
 
-/* The shared list of @n (> 0) pairs, in order. (a reference: shared_release) */
-static DdmVmHeadline *headlines_make(const HeadlinePair *pairs, guint n)
+static gsize headline_size(const void *parts, guint i)
 {
-    gsize size = sizeof(SharedHead), at;
-    Candidate stack;
-    SharedHead *block;
-    DdmVmHeadline *prev = NULL;
-    guint32 seed = ddm_hash_seed();
-    guint hash = n;
-
-    for (guint i = 0; i < n; i++)
-        size = align8(size + sizeof(DdmVmHeadline) + strlen(pairs[i].label) + 1 + strlen(pairs[i].text) + 1);
-    block = candidate_get(&stack, size);
-    at = sizeof(SharedHead);
-    for (guint i = 0; i < n; i++) {
-        DdmVmHeadline *h = (DdmVmHeadline *)(void *)((char *)block + at);
-        gsize ll = strlen(pairs[i].label) + 1, tl = strlen(pairs[i].text) + 1;
-        memcpy(h->label, pairs[i].label, ll);
-        h->text = memcpy(h->label + ll, pairs[i].text, tl);
-        h->next = NULL;
-        if (prev)
-            prev->next = h;
-        prev = h;
-        hash = hash * 31u + ddm_hash_bytes(seed, pairs[i].label, ll);
-        hash = hash * 31u + ddm_hash_bytes(seed, pairs[i].text, tl);
-        at = align8(at + sizeof(DdmVmHeadline) + ll + tl);
-    }
-    block->hash = hash;
-    return shared_intern(&shared_headlines, headlines_equal, block, size, &stack, headlines_relink);
+    const HeadlinePair *pair = (const HeadlinePair *)parts + i;
+    return sizeof(DdmVmHeadline) + strlen(pair->label) + 1 + strlen(pair->text) + 1;
 }
+
+static void headline_fill(gpointer entry, gpointer prev, const void *parts, guint i, guint32 seed,
+                          guint *hash)
+{
+    const HeadlinePair *pair = (const HeadlinePair *)parts + i;
+    DdmVmHeadline *h = entry;
+    gsize ll = strlen(pair->label) + 1, tl = strlen(pair->text) + 1;
+
+    memcpy(h->label, pair->label, ll);
+    h->text = memcpy(h->label + ll, pair->text, tl);
+    h->next = NULL;
+    if (prev)
+        ((DdmVmHeadline *)prev)->next = h;
+    *hash = *hash * 31u + ddm_hash_bytes(seed, pair->label, ll);
+    *hash = *hash * 31u + ddm_hash_bytes(seed, pair->text, tl);
+}
+
+static const SharedListKind headline_lists = {&shared_headlines, headlines_equal, headlines_relink,
+                                              headline_size, headline_fill};
 
 int ddm_vm_headline_set(DdmVm *vm, const char *label, const char *text)
 {
@@ -287,7 +320,8 @@ int ddm_vm_headline_set(DdmVm *vm, const char *label, const char *text)
     }
     if (!placed && text)
         pairs[n++] = (HeadlinePair){label, text};
-    vm->headlines = n ? headlines_make(pairs, n) : NULL; /* before the old one goes: pairs borrow it */
+    /* made before the old one goes: pairs borrow it */
+    vm->headlines = n ? shared_list_make(&headline_lists, pairs, n) : NULL;
     shared_release(shared_headlines, old);
     return 1;
 }
@@ -318,36 +352,28 @@ static void figures_relink(gpointer first, gssize delta)
             f->next = (DdmVmFigures *)(void *)((char *)f->next + delta);
 }
 
-/* The shared list of @n (> 0) parts, in order. (a reference: shared_release) */
-static DdmVmFigures *figures_make(const FiguresPart *parts, guint n)
+static gsize figures_size(const void *parts, guint i)
 {
-    gsize size = sizeof(SharedHead), at;
-    Candidate stack;
-    SharedHead *block;
-    DdmVmFigures *prev = NULL;
-    guint32 seed = ddm_hash_seed();
-    guint hash = n;
-
-    for (guint i = 0; i < n; i++)
-        size = align8(size + offsetof(DdmVmFigures, data) + parts[i].size);
-    block = candidate_get(&stack, size);
-    at = sizeof(SharedHead);
-    for (guint i = 0; i < n; i++) {
-        DdmVmFigures *f = (DdmVmFigures *)(void *)((char *)block + at);
-        f->next = NULL;
-        f->n = parts[i].n;
-        f->size = parts[i].size;
-        memcpy(f->data, parts[i].data, parts[i].size);
-        if (prev)
-            prev->next = f;
-        prev = f;
-        hash = hash * 31u + parts[i].n;
-        hash = hash * 31u + ddm_hash_bytes(seed, parts[i].data, parts[i].size);
-        at = align8(at + offsetof(DdmVmFigures, data) + parts[i].size);
-    }
-    block->hash = hash;
-    return shared_intern(&shared_figures, figures_equal, block, size, &stack, figures_relink);
+    return offsetof(DdmVmFigures, data) + ((const FiguresPart *)parts)[i].size;
 }
+
+static void figures_fill(gpointer entry, gpointer prev, const void *parts, guint i, guint32 seed, guint *hash)
+{
+    const FiguresPart *part = (const FiguresPart *)parts + i;
+    DdmVmFigures *f = entry;
+
+    f->next = NULL;
+    f->n = part->n;
+    f->size = part->size;
+    memcpy(f->data, part->data, part->size);
+    if (prev)
+        ((DdmVmFigures *)prev)->next = f;
+    *hash = *hash * 31u + part->n;
+    *hash = *hash * 31u + ddm_hash_bytes(seed, part->data, part->size);
+}
+
+static const SharedListKind figures_lists = {&shared_figures, figures_equal, figures_relink, figures_size,
+                                             figures_fill};
 
 int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *figs, guint n)
 {
@@ -387,7 +413,8 @@ int ddm_vm_figures_set(DdmVm *vm, const char *label, const DdmHeadlineFigure *fi
     }
     if (!placed && n > 0)
         parts[k++] = (FiguresPart){(guint8)n, (guint16)size, data};
-    vm->headline_figures = k ? figures_make(parts, k) : NULL; /* before the old one goes: parts borrow it */
+    /* made before the old one goes: parts borrow it */
+    vm->headline_figures = k ? shared_list_make(&figures_lists, parts, k) : NULL;
     shared_release(shared_figures, old);
     return 1;
 }
