@@ -56,7 +56,7 @@
 /* A delayed reply looks again after 0, 1, 2, 4 ... ms, the wait doubling up
  * to a cap: a few looks when the VMs answer within milliseconds. A first
  * look's looks cost O(the VMs its polls asked) until those are settled,
- * then one O(VMs) look at the whole server (first_look_done): their wait
+ * then one O(VMs) look at the whole server (first_look_ready): their wait
  * stops doubling at FIRST_LOOK_STEP_MAX_MS while the polls are not
  * settled, so the answer comes at most that late after them (at most ~150
  * cheap looks before FIRST_LOOK_MS, when a VM never answers), and at
@@ -199,7 +199,7 @@ static void first_poll_floor(DdmControl *ctl, ddm_view *v)
 
 /* A watching client whose watch made views watched that nobody watched
  * has its version (its question "settled?") answered after their first
- * look (first_look_done), not at once with a "no". */
+ * look (first_look_ready), not at once with a "no". */
 static void op_version_or_wait(Client *c, const DdmCtlRequest *req)
 {
     if (c->watching && c->first_look_us != 0)
@@ -364,17 +364,15 @@ static gboolean startup_settled(DdmControl *ctl)
 }
 
 /* TRUE once views nobody watched until @pc's request had their first look
- * (see FIRST_LOOK_MS): the poll ticks their watch woke have run and the
- * requests they sent are settled, both O(the VMs those polls asked)
- * (pc->polled then); only then the whole server (ddm_daemon_look_settled,
- * O(VMs)), which a warm server is at once. */
-static gboolean first_look_done(PendingCmd *pc)
+ * (its cap, FIRST_LOOK_MS, is delay_over's): the poll ticks their watch
+ * woke have run and the requests they sent are settled, both O(the VMs
+ * those polls asked) (pc->polled then); only then the whole server
+ * (ddm_daemon_look_settled, O(VMs)), which a warm server is at once. */
+static gboolean first_look_ready(PendingCmd *pc)
 {
     DdmControl *ctl = pc->delay_ctl;
     DdmRegistry *reg = ddm_daemon_registry(ctl->daemon);
     gint64 now = g_get_monotonic_time();
-    if (now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000)
-        return TRUE;
     if (now < ctl->first_poll_until_us) /* a plugin that polls at its own tick */
         return FALSE;
     if (!pc->polled && (ddm_registry_watch_wakes_pending(reg) ||
@@ -406,21 +404,24 @@ static guint delay_step_max_ms(const PendingCmd *pc)
     return waits_for_vm_list(pc) || pc->polled ? STARTUP_STEP_MAX_MS : FIRST_LOOK_STEP_MAX_MS;
 }
 
-/* TRUE when @pc is to be answered now; counts an answer its cap let go
- * (ddm_control_n_delays_capped: what it waited for was not there). */
+/* TRUE when @pc is to be answered now: what it waits for is there, or
+ * else its cap ran out, which is counted (ddm_control_n_delays_capped:
+ * only answers that went without what they waited for, however late a
+ * loaded machine looked). */
 static gboolean delay_over(PendingCmd *pc)
 {
     DdmControl *ctl = pc->delay_ctl;
+    if (waits_for_vm_list(pc) ? ddm_daemon_vm_list_complete(ctl->daemon) : first_look_ready(pc))
+        return TRUE;
     gint64 now = g_get_monotonic_time();
     gboolean capped = waits_for_vm_list(pc)
                           ? now - ctl->started_us >= (gint64)STARTUP_MAX_MS * 1000
                           : now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000;
-    gboolean over = waits_for_vm_list(pc) ? startup_settled(ctl) : first_look_done(pc);
-    if (over && capped) {
+    if (capped) {
         ctl->n_delays_capped++;
         g_debug("control: a delayed answer went out at its cap (%u ms)", delay_cap_ms(pc));
     }
-    return over;
+    return capped;
 }
 
 /* TRUE while a first look is still waited for: a delayed reply other than
@@ -538,7 +539,7 @@ static void op_vms(Client *c, const DdmCtlRequest *req)
  * plugin that puts figures in the list refreshes them while it is:
  * threads' counts, ddm_host.vm_list_watchers), the timers that poll when
  * a watch begins run now, and the answer waits for that first look
- * (first_look_done), so the list shows figures of this moment. With
+ * (first_look_ready), so the list shows figures of this moment. With
  * "jq" the answer is the document `ddmon --json vms` prints, written from
  * the views and the VMs' headline figures (jq_text.h): one request, and no
  * JSON tree on either side; the figures are read from the VMs' tables,
@@ -602,7 +603,7 @@ static void op_view(Client *c, const DdmCtlRequest *req)
         return;
     }
     /* Nobody looked at it until now: its producers poll at once, and the
-     * answer waits for that first look (first_look_done). */
+     * answer waits for that first look (first_look_ready). */
     switch (views_named(c->ctl, req->name)) {
     case VIEWS_NONE:
         op_view_now(c, req); /* its "unknown view" message */
@@ -708,7 +709,7 @@ static void op_watch(Client *c, const DdmCtlRequest *req)
     c->watch_vm = key;
     c->watch_blobs = req->blobs;
     /* Views nobody watched get their first look: the plugins' poll ticks run
-     * now (first_look_done), and the client's next version waits for it. */
+     * now (first_look_ready), and the client's next version waits for it. */
     /* The views made so far (not every declared view of every VM:
      * ddm_views_watch makes those the watch matches, and those count as
      * fresh below). */
