@@ -373,7 +373,7 @@ t_install_module() {
         && t_ok "installed by that rule's libtool command under DESTDIR, the module is at $looked, where the binary looks" \
         || t_fail "installed by that rule's libtool command under DESTDIR, the module is where the binary looks" \
             "installed '$installed', looked for '$looked'" "$(tail -5 "$T_TMP/install.out")"
-    mode=$(stat -c %a "$dest$installed" 2>/dev/null)
+    mode=$([ -n "$installed" ] && stat -c %a "$dest$installed" 2>/dev/null) # not DESTDIR itself
     [ -n "$mode" ] && [ $((8#$mode & 8#022)) -eq 0 ] \
         && t_ok "the installed module is writable by its owner alone (mode $mode)" \
         || t_fail "the installed module is writable by its owner alone" "$(ls -l "$dest$installed" 2>&1)"

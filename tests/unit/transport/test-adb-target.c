@@ -175,7 +175,8 @@ static void test_connect(void **state)
     Result r = {0, -1, NULL};
     DdmConnectCancel cancel = {0};
     /* a timeout far above any scheduling delay of the fake adb thread; no
-     * deadline of the test's own: the harness's timeout catches a hang */
+     * deadline of the test's own: the suite runs tests with no timeout,
+     * so a hang ends with that connect timeout (10 min), failing below */
     t->ops->connect(t, 600000, &cancel, on_done, &r);
     assert_int_equal(r.calls, 0); /* never from inside connect */
     while (r.calls == 0)
