@@ -161,7 +161,9 @@ const char *bmp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 /* --------------------------------------------------------------- encoder */
 
 /** 1 if this build can write PNG and libpng did not fail to load (it is
- *  loaded at the first image, not by this: plugins/common/pnglib.h). */
+ *  loaded at the first image, not by this: plugins/common/pnglib.h). The
+ *  views are declared before any image, when this is still 1: after a
+ *  failure heap.bitmap stays listed but is neither made nor filled. */
 int bm_png_available(void);
 
 /** Load libpng now (a command about to draw checks before it works): 0,

@@ -6,7 +6,7 @@
  * library that does not exist, and this program links no libpng). The
  * failure is said once and kept; viewdebug's capture check falls back to
  * the PNG header; heap's bitmap command fails before it asks for a GC and
- * its view is no longer offered.
+ * its view, declared before anything drew, is no longer made for a VM.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -50,7 +50,7 @@ static void test_heap_bitmap_refused_with_reason(void **state)
     assert_int_equal(bm_png_ready(err, sizeof err), -ENOSYS);
     assert_non_null(strstr(err, "libddmon-test-no-png.so.0"));
     assert_non_null(strstr(err, "could not be loaded"));
-    assert_int_equal(bm_png_available(), 0); /* the view is no longer offered */
+    assert_int_equal(bm_png_available(), 0); /* heap_views.c makes and fills no heap.bitmap */
 }
 
 static void test_failure_is_kept(void **state)
