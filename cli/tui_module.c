@@ -3,7 +3,8 @@
  * Finding and loading the terminal UI's module (tui_module.h): the
  * directory choice, the opening and the table header's checks are the
  * loader's (core/pluginhost/loader.h, shared with server/web_module.c);
- * the entries of DdmTuiModule are checked here.
+ * the entries of DdmTuiModule are checked here. Loaded once: a failure
+ * too is remembered (ddm_loader_module_load_once()).
  */
 #include <build-config.h>
 
@@ -42,15 +43,14 @@ const DdmTuiModule *ddm_cli_tui_module_load_from(const char *dir, GError **error
     return t; /* never dlclosed (tui_module.h) */
 }
 
+/* ddm_cli_tui_module_load_from() as ddm_loader_module_load_once() calls it. */
+static const void *load_from(const char *dir, GError **error)
+{
+    return ddm_cli_tui_module_load_from(dir, error);
+}
+
 const DdmTuiModule *ddm_cli_tui_module_load(GError **error)
 {
-    static const DdmTuiModule *loaded;
-    static GError *failed;
-    if (loaded == NULL && failed == NULL) {
-        g_autofree char *dir = ddm_cli_tui_module_dir();
-        loaded = ddm_cli_tui_module_load_from(dir, &failed);
-    }
-    if (loaded == NULL)
-        g_propagate_error(error, g_error_copy(failed));
-    return loaded;
+    static DdmLoaderModuleOnce once;
+    return ddm_loader_module_load_once(&once, ddm_cli_tui_module_dir, load_from, error);
 }

@@ -3,7 +3,8 @@
  * Finding and loading the web module (web_module.h): the directory
  * choice, the opening and the table header's checks are the loader's
  * (core/pluginhost/loader.h, shared with cli/tui_module.c); the entries of
- * DdmWebModule are checked here.
+ * DdmWebModule are checked here. Loaded once: a failure too is
+ * remembered (ddm_loader_module_load_once()).
  */
 #include <build-config.h>
 
@@ -43,12 +44,14 @@ const DdmWebModule *ddm_server_web_module_load_from(const char *dir, GError **er
     return t; /* never dlclosed (web_module.h) */
 }
 
+/* ddm_server_web_module_load_from() as ddm_loader_module_load_once() calls it. */
+static const void *load_from(const char *dir, GError **error)
+{
+    return ddm_server_web_module_load_from(dir, error);
+}
+
 const DdmWebModule *ddm_server_web_module_load(GError **error)
 {
-    static const DdmWebModule *loaded;
-    if (loaded != NULL)
-        return loaded;
-    g_autofree char *dir = ddm_server_web_module_dir();
-    loaded = ddm_server_web_module_load_from(dir, error);
-    return loaded;
+    static DdmLoaderModuleOnce once;
+    return ddm_loader_module_load_once(&once, ddm_server_web_module_dir, load_from, error);
 }

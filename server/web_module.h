@@ -30,7 +30,8 @@ char *ddm_server_web_module_dir(void);
 const DdmWebModule *ddm_server_web_module_load_from(const char *dir, GError **error);
 
 /** ddm_server_web_module_load_from(ddm_server_web_module_dir()), at most
- *  once: later calls return the same table. */
+ *  once: later calls return the same table, or NULL with the same error
+ *  without looking again. */
 const DdmWebModule *ddm_server_web_module_load(GError **error);
 
 #endif /* DDM_SERVER_WEB_MODULE_H */

@@ -92,7 +92,8 @@ gboolean ddm_loader_list_plugins(const DdmConfig *config, JsonNode **out, GError
 void *ddm_loader_open_module(const char *dir, const char *name, GError **error);
 
 /* A module's loader (server/web_module.c, cli/tui_module.c) is these three
- * steps and its own check of its table's entries. */
+ * steps and its own check of its table's entries, loaded at most once by
+ * ddm_loader_module_load_once(). */
 
 /** The directory a module built in @subdir of the build tree is loaded
  *  from: @top_builddir/@subdir/.libs when this process is the binary of
@@ -116,5 +117,19 @@ void *ddm_loader_module_symbol(const char *dir, const char *name, const char *sy
 gboolean ddm_loader_check_module_header(const char *path, guint32 version, guint32 size,
                                         const char *package_version, const char *build_token,
                                         guint32 want_version, gsize want_size, GError **error);
+
+/* What a module's loader keeps between its calls (a static, zeroed): the
+ * table it loaded, or why loading it failed. */
+typedef struct {
+    const void *table;
+    GError *failed;
+} DdmLoaderModuleOnce;
+
+/** @load_from(@dir()) on the first call; every later call returns what
+ *  that gave without looking again: the same table (transfer none), or
+ *  NULL with a copy of the same error in @error. Main thread only. */
+const void *ddm_loader_module_load_once(DdmLoaderModuleOnce *once, char *(*dir)(void),
+                                        const void *(*load_from)(const char *dir, GError **error),
+                                        GError **error);
 
 #endif /* DDM_LOADER_H */

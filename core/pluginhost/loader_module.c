@@ -14,7 +14,8 @@
  * (ddm_loader_module_dir), opening it and finding its table function
  * (ddm_loader_module_symbol), and the checks of the header every module
  * table starts with (ddm_loader_check_module_header); each loader checks
- * its own entries.
+ * its own entries. Loading once, a failure included
+ * (ddm_loader_module_load_once).
  */
 #include "build-config.h" /* autoconf; core/config/config.h is the runtime DdmConfig */
 
@@ -127,4 +128,21 @@ gboolean ddm_loader_check_module_header(const char *path, guint32 version, guint
         return FALSE;
     }
     return TRUE;
+}
+
+const void *ddm_loader_module_load_once(DdmLoaderModuleOnce *once, char *(*dir)(void),
+                                        const void *(*load_from)(const char *dir, GError **error),
+                                        GError **error)
+{
+    g_return_val_if_fail(once != NULL && dir != NULL && load_from != NULL, NULL);
+    if (once->table == NULL && once->failed == NULL) {
+        g_autofree char *d = dir();
+        once->table = load_from(d, &once->failed);
+        if (once->table == NULL && once->failed == NULL)
+            g_set_error(&once->failed, DDM_LOADER_ERROR, DDM_LOADER_ERROR_NOT_A_PLUGIN,
+                        "%s: the module did not load", d);
+    }
+    if (once->table == NULL)
+        g_propagate_error(error, g_error_copy(once->failed));
+    return once->table;
 }

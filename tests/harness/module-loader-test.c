@@ -3,7 +3,9 @@
  * The shared cases of the module loaders' tests (module-loader-test.h):
  * the fixture directory, the copy of a fixture under the module's name,
  * and each refusal the loaders of the terminal UI's and the web module
- * must make, with the message each must give.
+ * must make, with the message each must give; and that a loader which
+ * failed says so again without looking again (a linker wrap of
+ * ddm_loader_module_symbol counts the looks).
  */
 #include <build-config.h>
 
@@ -159,4 +161,48 @@ void test_module_writable_refused(void **state)
     if (strstr(err->message, "writable by") == NULL)
         fail_msg("'%s' does not say the file is writable by others", err->message);
     g_error_free(err);
+}
+
+/* The loaders' look-up of a module (core/pluginhost/loader.h), wrapped by
+ * the linker (-Wl,--wrap=ddm_loader_module_symbol): it counts the looks
+ * and, while symbol_fails is set, fails each with the same error. */
+void *__real_ddm_loader_module_symbol(const char *dir, const char *name, const char *symbol,
+                                      void **dl, GError **error);
+void *__wrap_ddm_loader_module_symbol(const char *dir, const char *name, const char *symbol,
+                                      void **dl, GError **error);
+static unsigned symbol_looks;
+static gboolean symbol_fails;
+
+void *__wrap_ddm_loader_module_symbol(const char *dir, const char *name, const char *symbol,
+                                      void **dl, GError **error)
+{
+    symbol_looks++;
+    if (!symbol_fails)
+        return __real_ddm_loader_module_symbol(dir, name, symbol, dl, error);
+    *dl = NULL;
+    g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s/%s: not there (the test's wrap)", dir,
+                name);
+    return NULL;
+}
+
+/* The loader from its own directory (ddm_loader_module_load_once()) looks
+ * for a missing module once: a second call says the same without looking
+ * again. */
+void test_module_failure_remembered(void **state)
+{
+    TestModuleFixture *f = *state;
+    symbol_fails = TRUE;
+    symbol_looks = 0;
+    GError *first = NULL;
+    GError *again = NULL;
+    assert_null(f->loader->load(&first));
+    assert_non_null(first);
+    assert_int_equal(symbol_looks, 1);
+    assert_null(f->loader->load(&again));
+    assert_non_null(again);
+    assert_string_equal(again->message, first->message);
+    assert_int_equal(symbol_looks, 1);
+    symbol_fails = FALSE;
+    g_error_free(first);
+    g_error_free(again);
 }

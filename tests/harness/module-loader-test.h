@@ -8,7 +8,8 @@
  * the good one before calling anything in it, with an error naming the
  * file and saying why. A test describes its loader in a TestModuleLoader
  * and lists TEST_MODULE_LOADER_CASES(&loader) among its own cases.
- * Include after <cmocka.h>. Link tests/harness/libddmtestutil.la.
+ * Include after <cmocka.h>. Link tests/harness/libddmtestutil.la with
+ * -Wl,--wrap=ddm_loader_module_symbol (test_module_failure_remembered).
  */
 #ifndef DDM_TEST_MODULE_LOADER_TEST_H
 #define DDM_TEST_MODULE_LOADER_TEST_H
@@ -27,6 +28,8 @@ typedef struct {
     size_t table_size;           /* sizeof the table in this build */
     /* The loader: the module's table (transfer none) or NULL and @error. */
     const void *(*load_from)(const char *dir, GError **error);
+    /* The loader from its own directory, at most once (a failure too). */
+    const void *(*load)(GError **error);
 } TestModuleLoader;
 
 /* A case's state: the loader, where its fixtures are, a private scratch
@@ -63,6 +66,9 @@ void test_module_null_table_refused(void **state);
 void test_module_no_symbol_refused(void **state);
 void test_module_missing(void **state);
 void test_module_writable_refused(void **state);
+/* Needs -Wl,--wrap=ddm_loader_module_symbol in the test's LDFLAGS: the
+ * wrap counts the loader's looks and makes them fail. */
+void test_module_failure_remembered(void **state);
 
 /* Case CASE of the list below, with its fixture, for loader @l (a
  * TestModuleLoader *, not const: cmocka's prestate is a void *). */
@@ -78,6 +84,7 @@ void test_module_writable_refused(void **state);
         TEST_MODULE_LOADER_CASE(test_module_null_table_refused, l),      \
         TEST_MODULE_LOADER_CASE(test_module_no_symbol_refused, l),       \
         TEST_MODULE_LOADER_CASE(test_module_missing, l),                 \
-        TEST_MODULE_LOADER_CASE(test_module_writable_refused, l)
+        TEST_MODULE_LOADER_CASE(test_module_writable_refused, l),        \
+        TEST_MODULE_LOADER_CASE(test_module_failure_remembered, l)
 
 #endif /* DDM_TEST_MODULE_LOADER_TEST_H */

@@ -87,5 +87,6 @@ tests_unit_server_test_web_module_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GL
 tests_unit_server_test_web_module_LDADD = tests/harness/libddmtestutil.la server/libddmserver.la \
 	core/libddmcore.la $(CMOCKA_LIBS) \
 	$(DLOPEN_LIBS)
+tests_unit_server_test_web_module_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=ddm_loader_module_symbol
 EXTRA_tests_unit_server_test_web_module_DEPENDENCIES = $(DDM_WEB_MODULE_FIXTURES)
 endif

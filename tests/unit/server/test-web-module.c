@@ -30,6 +30,11 @@ static const void *load_from(const char *dir, GError **error)
     return ddm_server_web_module_load_from(dir, error);
 }
 
+static const void *load(GError **error)
+{
+    return ddm_server_web_module_load(error);
+}
+
 static TestModuleLoader web_loader = {
     .fixtures_subdir = "tests/unit/server",
     .fixture_prefix = "webmod",
@@ -38,6 +43,7 @@ static TestModuleLoader web_loader = {
     .version = DDM_WEB_MODULE_VERSION,
     .table_size = sizeof(DdmWebModule),
     .load_from = load_from,
+    .load = load,
 };
 
 static void test_good_table_accepted(void **state)

@@ -76,5 +76,6 @@ tests_unit_tui_test_tui_module_CPPFLAGS = $(core_libddmcore_la_CPPFLAGS)
 tests_unit_tui_test_tui_module_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_tui_test_tui_module_LDADD = tests/harness/libddmtestutil.la cli/libddmcli.la \
 	server/libddmserver.la core/libddmcore.la $(CMOCKA_LIBS) $(DLOPEN_LIBS)
+tests_unit_tui_test_tui_module_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=ddm_loader_module_symbol
 EXTRA_tests_unit_tui_test_tui_module_DEPENDENCIES = $(DDM_TUI_MODULE_FIXTURES)
 endif

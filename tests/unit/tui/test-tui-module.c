@@ -37,6 +37,11 @@ static const void *load_from(const char *dir, GError **error)
     return ddm_cli_tui_module_load_from(dir, error);
 }
 
+static const void *load(GError **error)
+{
+    return ddm_cli_tui_module_load(error);
+}
+
 static TestModuleLoader tui_loader = {
     .fixtures_subdir = "tests/unit/tui",
     .fixture_prefix = "tuimod",
@@ -45,6 +50,7 @@ static TestModuleLoader tui_loader = {
     .version = DDM_TUI_MODULE_VERSION,
     .table_size = sizeof(DdmTuiModule),
     .load_from = load_from,
+    .load = load,
 };
 
 static void test_good_table_accepted(void **state)
