@@ -510,14 +510,17 @@ void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key)
     g_return_if_fail(mon != NULL && key != NULL);
     if (mon->stopping)
         return;
-    b = backoff_get(mon, key);
+    /* A key neither in the table nor remembered by an entry with its
+     * target is none of ours: it gets no entry. */
+    b = g_hash_table_lookup(mon->backoff, key);
     vm = g_hash_table_lookup(mon->vms, key);
-    if (!b->target && vm)
-        b->target = ddm_target_ref(vm->target);
-    if (!b->target) {
+    if (!vm && !(b && b->target)) {
         g_debug("%s: fast retry asked for an unknown target", key);
         return;
     }
+    b = backoff_get(mon, key);
+    if (!b->target)
+        b->target = ddm_target_ref(vm->target);
     b->fast_until_us = g_get_monotonic_time() + (gint64)FAST_RETRY_WINDOW_MS * 1000;
     b->fast_delay_ms = 0;
     b->not_before_us = 0;

@@ -612,6 +612,22 @@ static void test_monitor_ready_vm_no_backoff_entry(void **state)
     g_free(key);
 }
 
+/* A fast retry asked for a key the monitor neither holds a session for
+ * nor remembers a target of (a debugger on a port of no VM) makes no
+ * backoff entry: nothing would ever start or remove it. */
+static void test_monitor_retry_fast_unknown_key(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    char *key = key_of(free_port());
+    (void)state;
+
+    ddm_monitor_retry_fast(mon, key);
+    assert_null(g_hash_table_lookup(mon->backoff, key));
+    assert_int_equal(g_hash_table_size(mon->backoff), 0);
+    daemon_free();
+    g_free(key);
+}
+
 /* A VM that breaks the protocol after it is up is not retried at every
  * scan: 2 s, then 4 s (issue 15, fault 6); a session that ends without a
  * violation resets the backoff. The scan's own pacing is not involved:
@@ -1470,6 +1486,7 @@ int main(void)
         cmocka_unit_test(test_monitor_scan_refused_is_free),
         cmocka_unit_test(test_monitor_backoff_not_jdwp),
         cmocka_unit_test(test_monitor_ready_vm_no_backoff_entry),
+        cmocka_unit_test(test_monitor_retry_fast_unknown_key),
         cmocka_unit_test(test_monitor_violator_backs_off),
         cmocka_unit_test(test_monitor_local_discovery),
         cmocka_unit_test(test_monitor_connect_discovery),
