@@ -59,11 +59,12 @@ static SharedHead *candidate_get(Candidate *stack, gsize size)
 
 /* The list in @cand (a SharedHead, hash set, and @size bytes in all), or
  * the equal list already shared, referenced. A new one is moved into a
- * block of its own, its pointers moved by @relink(first entry, delta).
+ * block of its own, its pointers moved by @relink(first entry, the first
+ * entry it was copied from).
  * @cand is freed unless it is @stack. Returns the list's first entry. */
 G_GNUC_NO_INLINE /* inlined into its one caller, gcc takes @stack's address for a return value */
 static gpointer shared_intern(GHashTable **set, GEqualFunc equal, SharedHead *cand, gsize size,
-                              Candidate *stack, void (*relink)(gpointer first, gssize delta))
+                              Candidate *stack, void (*relink)(gpointer first, gconstpointer was))
 {
     SharedHead *found, *block = cand;
 
@@ -78,7 +79,7 @@ static gpointer shared_intern(GHashTable **set, GEqualFunc equal, SharedHead *ca
     }
     if (cand == &stack->head) {
         block = g_memdup2(cand, size);
-        relink(block + 1, (char *)block - (char *)cand);
+        relink(block + 1, cand + 1);
     }
     block->refs = 1;
     g_hash_table_add(*set, block);
@@ -97,6 +98,14 @@ static void shared_release(GHashTable *set, const void *first)
     }
 }
 
+/* Where @p, a pointer into the list whose first entry is @was, stands in
+ * its copy whose first entry is @first: its offset in the one list, from
+ * the other's start (no difference of pointers into two objects). */
+static gpointer moved(gconstpointer p, gconstpointer was, gpointer first)
+{
+    return (char *)first + ((const char *)p - (const char *)was);
+}
+
 static gsize align8(gsize n)
 {
     return (n + 7) & ~(gsize)7;
@@ -107,7 +116,7 @@ static gsize align8(gsize n)
 typedef struct SharedListKind {
     GHashTable **set;
     GEqualFunc equal;
-    void (*relink)(gpointer first, gssize delta);
+    void (*relink)(gpointer first, gconstpointer was);
     /* the bytes entry @i of @parts takes */
     gsize (*entry_size)(const void *parts, guint i);
     /* lay entry @i out at @entry, link it after @prev (NULL: the first) and
@@ -260,12 +269,12 @@ typedef struct HeadlinePair {
     const char *label, *text;
 } HeadlinePair;
 
-static void headlines_relink(gpointer first, gssize delta)
+static void headlines_relink(gpointer first, gconstpointer was)
 {
     for (DdmVmHeadline *h = first; h; h = h->next) {
-        h->text += delta;
+        h->text = moved(h->text, was, first);
         if (h->next)
-            h->next = (DdmVmHeadline *)(void *)((char *)h->next + delta);
+            h->next = moved(h->next, was, first);
     }
 }
 
@@ -345,11 +354,11 @@ typedef struct FiguresPart {
     const char *data; /* DdmVmFigures.data: size bytes */
 } FiguresPart;
 
-static void figures_relink(gpointer first, gssize delta)
+static void figures_relink(gpointer first, gconstpointer was)
 {
     for (DdmVmFigures *f = first; f; f = f->next)
         if (f->next)
-            f->next = (DdmVmFigures *)(void *)((char *)f->next + delta);
+            f->next = moved(f->next, was, first);
 }
 
 static gsize figures_size(const void *parts, guint i)
