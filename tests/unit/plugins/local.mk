@@ -95,7 +95,8 @@ check_PROGRAMS += tests/unit/plugins/test-plugin-nativeheap
 TESTS += tests/unit/plugins/test-plugin-nativeheap
 endif
 endif
-tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plugin-nativeheap.c $(NATIVEHEAP_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_nativeheap_SOURCES = tests/unit/plugins/test-plugin-nativeheap.c \
+	tests/unit/plugins/refusing-host.h $(NATIVEHEAP_PLUGIN_SOURCES)
 # DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
 tests_unit_plugins_test_plugin_nativeheap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_nativeheap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
@@ -133,7 +134,8 @@ check_PROGRAMS += tests/unit/plugins/test-plugin-jvm
 TESTS += tests/unit/plugins/test-plugin-jvm
 endif
 endif
-tests_unit_plugins_test_plugin_jvm_SOURCES = tests/unit/plugins/test-plugin-jvm.c $(JVM_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_jvm_SOURCES = tests/unit/plugins/test-plugin-jvm.c \
+	tests/unit/plugins/refusing-host.h $(JVM_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_jvm_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)
 tests_unit_plugins_test_plugin_jvm_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_jvm_LDADD = $(DDM_FAKEHOST_LDADD)

@@ -21,6 +21,9 @@
 #include <ddmon/plugin.h>
 #include <ddmon/testkit.h>
 
+#include "plugins/jvm/jvm.h" /* the plugin's clock and host table, swapped by one test */
+#include "refusing-host.h"
+
 extern const ddm_plugin_desc ddm_plugin_descriptor;
 
 /* ------------------------------------------------------- reply builder */
@@ -155,8 +158,8 @@ static void answer_idsizes(fixture *f)
 }
 
 /* One polling round: AllThreads (1 "main", 2 "worker"), then the four
- * per-thread commands each, then the group's name. */
-static void answer_round(fixture *f)
+ * per-thread commands each, then (the first round) the group's name. */
+static void answer_round_of(fixture *f, int group_asked)
 {
     buf b = {{0}, 0};
     size_t i = next_jdwp(f, 1, 4);
@@ -192,10 +195,17 @@ static void answer_round(fixture *f)
             fail_msg("unexpected ThreadReference command %u", rq->cmd);
         }
     }
+    if (!group_asked)
+        return;
     i = next_jdwp(f, 12, 1);
     b.n = 0;
     b_str(&b, "main");
     reply(f, i, &b);
+}
+
+static void answer_round(fixture *f)
+{
+    answer_round_of(f, 1);
 }
 
 /* ------------------------------------------------------------- tests */
@@ -259,6 +269,41 @@ static void test_threads_view(void **state)
     assert_int_equal(n_jdwp(f, 11, 2), 0);
     assert_int_equal(n_jdwp(f, 11, 3), 0);
     assert_null(fake_host_jdwp_held(f->fh, f->vm, NULL));
+}
+
+static double g_now;
+static double fake_now(void)
+{
+    return g_now;
+}
+
+/* A JVM whose metric the host keeps refusing is logged once (the VM's
+ * metric_logged, ddm_vm_metric_logged), not at every round. */
+static void test_metric_refused_logged_once(void **state)
+{
+    fixture *f = *state;
+    jvm_plugin *pl = fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
+    ddm_host refusing;
+    refusing_host_init(&refusing, fake_host_table(f->fh));
+    pl->host = &refusing;
+    pl->now = fake_now;
+    g_now = 100.0;
+    skip_info(f, 1);
+    fake_host_set_default_watchers(f->fh, 1);
+    fake_host_fire_timers(f->fh);
+    answer_idsizes(f);
+    fake_host_fire_timers(f->fh);
+    answer_round(f);
+    for (int round = 0; round < 2; round++) {
+        g_now += 1.0; /* jvm.interval */
+        fake_host_fire_timers(f->fh);
+        answer_round_of(f, 0); /* the group's name is known */
+    }
+    pl->host = fake_host_table(f->fh);
+    assert_int_equal(refused_metrics, 3);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+    assert_true(fake_host_log_contains(f->fh, "metric threads not set"));
+    assert_true(fake_host_log_contains(f->fh, "127.0.0.1:5005"));
 }
 
 /* A watch that begins (ABI 1.5) runs the poll tick at once; its first step
@@ -550,6 +595,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_vminfo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metric_refused_logged_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_look_round_without_a_tick, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_count_before_a_round, setup, teardown),

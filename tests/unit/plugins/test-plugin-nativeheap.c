@@ -24,6 +24,7 @@
 #include <ddmon/testkit.h>
 #include "plugins/nativeheap/nativeheap.h"
 #include "plugins/nativeheap/nhmaps.h"
+#include "refusing-host.h"
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;
 
@@ -61,6 +62,12 @@ static fixture *setup_with(const char *const *opts, void (*before)(fake_host *))
                                                     .key = "127.0.0.1:8007" });
     fake_host_vm_event(f->fh, f->vm, DDM_VM_READY);
     return f;
+}
+
+/* The plugin's own state. */
+static nh_plugin *plugin_nh(fixture *f)
+{
+    return fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
 }
 
 static int setup(void **state)
@@ -565,6 +572,29 @@ static void test_nhgt_headline(void **state)
         assert_string_equal(fake_host_headline(f->fh, f->vm, "native"), "8.5 KiB");
     }
     free(p);
+}
+
+/* A VM whose metrics the host keeps refusing is logged once (the VM's
+ * metric_logged, ddm_vm_metric_logged), not at every update. */
+static void test_metric_refused_logged_once(void **state)
+{
+    fixture *f = *state;
+    static const uint8_t one[] = { 0x39, 0 };
+    ddm_host refusing;
+    int i;
+    refusing_host_init(&refusing, fake_host_table(f->fh));
+    plugin_nh(f)->host = &refusing;
+    fake_host_log_clear(f->fh);
+    for (i = 0; i < 3; i++) {
+        send_u4(f, NHST, 0);
+        assert_int_equal(send_piece(f, 0, 1, one, sizeof one), DDM_OK);
+        send_u4(f, NHEN, 0);
+    }
+    plugin_nh(f)->host = fake_host_table(f->fh);
+    assert_int_equal(refused_metrics, 6); /* two families, three updates */
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+    assert_true(fake_host_log_contains(f->fh, "metric native_heap_bytes not set"));
+    assert_true(fake_host_log_contains(f->fh, "127.0.0.1:8007"));
 }
 
 /* Issue 15, fault 2: an NHGT ddmon did not ask for (a VM can send a 64 MiB
@@ -1332,11 +1362,6 @@ static void test_stalled_update_dropped(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1); /* the first one's */
 }
 
-static nh_plugin *plugin_nh(fixture *f)
-{
-    return fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
-}
-
 /* ABI 1.7: an idle tick (no VM on its list) sleeps; data that came wakes
  * it and it drops the stalled update 10 s later, then sleeps again; a
  * watch of an NHGT view wakes it and the NHGT goes. */
@@ -1510,6 +1535,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nhgt_reply_statuses, setup, teardown),
         cmocka_unit_test(test_nhsg_off_after_nhgt),
         cmocka_unit_test_setup_teardown(test_nhgt_headline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metric_refused_logged_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_unsolicited_ignored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_huge_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_grouping_budget, setup, teardown),
