@@ -64,7 +64,8 @@ tests_unit_plugins_test_plugin_vminfo_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(to
 tests_unit_plugins_test_plugin_vminfo_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_vminfo_LDADD = $(DDM_FAKEHOST_LDADD)
 
-tests_unit_plugins_test_plugin_threads_SOURCES = tests/unit/plugins/test-plugin-threads.c $(THREADS_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_threads_SOURCES = tests/unit/plugins/test-plugin-threads.c \
+	tests/unit/plugins/refusing-host.h $(THREADS_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_threads_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/threads
 tests_unit_plugins_test_plugin_threads_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
 tests_unit_plugins_test_plugin_threads_LDADD = $(DDM_FAKEHOST_LDADD)
@@ -77,7 +78,8 @@ check_PROGRAMS += tests/unit/plugins/test-plugin-heap
 TESTS += tests/unit/plugins/test-plugin-heap
 endif
 endif
-tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-heap.c $(HEAP_PLUGIN_CORE_SOURCES)
+tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-heap.c \
+	tests/unit/plugins/refusing-host.h $(HEAP_PLUGIN_CORE_SOURCES)
 # DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
 tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)

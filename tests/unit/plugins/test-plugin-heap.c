@@ -36,6 +36,7 @@
 #include <ddmon/testkit.h>
 #include "plugins/heap/bitmap_png.h"
 #include "plugins/heap/heap.h"
+#include "refusing-host.h"
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;
 
@@ -675,6 +676,22 @@ static void test_hpif_metrics(void **state)
     assert_false(fake_host_metric(f->fh, f->vm, "heap_size_bytes", "2", NULL));
     assert_true(fake_host_metric(f->fh, f->vm, "heap_gcs_total", NULL, &v));
     assert_float_equal(v, 2, 0);
+}
+
+/* A VM whose metrics the host keeps refusing is logged once (the VM's
+ * metric_logged, ddm_vm_metric_logged), not at every HPIF. */
+static void test_metric_refused_logged_once(void **state)
+{
+    fixture *f = *state;
+    static const uint32_t ids[] = { 1, 2 };
+    plugin_of(f->fh)->host = refusing_host_of(fake_host_table(f->fh));
+    fake_host_log_clear(f->fh);
+    send_hpif(f, 2, 2, ids, 32u << 20, 8u << 20, 0);
+    send_hpif(f, 1, 1, ids, 16u << 20, 4u << 20, 0);
+    plugin_of(f->fh)->host = fake_host_table(f->fh);
+    assert_true(refused_metrics >= 2);
+    assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
+    assert_true(fake_host_log_contains(f->fh, " not set ("));
 }
 
 static void test_hpif_truncated(void **state)
@@ -2413,6 +2430,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hpif, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_vm_tables_lazy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpif_metrics, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metric_refused_logged_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hpif_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_segments_basic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reject_rule_keeps_rest, setup, teardown),

@@ -283,9 +283,7 @@ static void test_metric_refused_logged_once(void **state)
 {
     fixture *f = *state;
     jvm_plugin *pl = fake_host_table(f->fh)->get_data(fake_host_plugin(f->fh));
-    ddm_host refusing;
-    refusing_host_init(&refusing, fake_host_table(f->fh));
-    pl->host = &refusing;
+    pl->host = refusing_host_of(fake_host_table(f->fh));
     pl->now = fake_now;
     g_now = 100.0;
     skip_info(f, 1);

@@ -580,10 +580,8 @@ static void test_metric_refused_logged_once(void **state)
 {
     fixture *f = *state;
     static const uint8_t one[] = { 0x39, 0 };
-    ddm_host refusing;
     int i;
-    refusing_host_init(&refusing, fake_host_table(f->fh));
-    plugin_nh(f)->host = &refusing;
+    plugin_nh(f)->host = refusing_host_of(fake_host_table(f->fh));
     fake_host_log_clear(f->fh);
     for (i = 0; i < 3; i++) {
         send_u4(f, NHST, 0);

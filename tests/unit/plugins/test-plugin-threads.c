@@ -26,6 +26,7 @@
 
 #include <ddmon/testkit.h>
 #include "threads.h"
+#include "refusing-host.h"
 
 extern const ddm_plugin_desc ddm_plugin_descriptor;
 
@@ -1649,6 +1650,31 @@ static void test_thread_cap_logged_once_per_vm(void **state)
     assert_int_equal(log_occurrences(f, "more than 3 threads"), 1);
 }
 
+/* A VM whose metrics the host keeps refusing is logged once, also when
+ * the table goes and comes back: ddm_vm_metric_logged's flag lives in the
+ * VM's count (metric_logged), not in the state the linger frees. */
+static void test_metric_refused_logged_once_per_vm(void **state)
+{
+    fixture *f = *state; /* setup: the table kept, THEN(1) unanswered */
+    thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100, .stime = 0}};
+    plugin_of(f->fh)->host = refusing_host_of(fake_host_table(f->fh));
+    fake_host_log_clear(f->fh);
+    g_now = 100.0;
+    send_thst(f, e, 1);
+    g_now = 101.0;
+    send_thst(f, e, 1); /* no tick used: no CPU totals keep the state */
+    g_now += 11;        /* threads.linger */
+    fake_host_fire_timers(f->fh);
+    assert_null(found(f->fh, f->vm)); /* back to a count */
+    fake_view_set_watchers(threads_view(f), 1);
+    fake_host_watch_begins(f->fh);
+    assert_true(kept(f->fh, f->vm));
+    send_thst(f, e, 1);
+    plugin_of(f->fh)->host = fake_host_table(f->fh);
+    assert_true(refused_metrics >= 3);
+    assert_int_equal(log_occurrences(f, "metric threads not set"), 1);
+}
+
 /* A burst of events (the THCR a VM sends after THEN) republishes a small
  * table once, at the next loop iteration (the zero-delay timer), not once
  * per event; a VM gone before that leaves nothing behind. */
@@ -2306,6 +2332,7 @@ int main(void)
         TU(test_option_interval_clamped),
         T(test_thread_cap),
         TI(test_thread_cap_logged_once_per_vm),
+        T(test_metric_refused_logged_once_per_vm),
         T(test_small_table_published_once_per_burst),
         T(test_soon_list_once_per_vm),
         T(test_replies_and_lone_events_published_at_once),
