@@ -11,9 +11,10 @@
  *    most one poll in flight. threads.linger ms after its last watcher
  *    left, threads_table_off (THEN(0), the list and the view freed); a view
  *    a listing made (ABI 1.6) and nobody watches is freed as long after.
- *    The VMs whose table is kept, or whose view is made, are on pl->ticks; a tick walks every VM only when the watches
- *    changed since its last walk (<ddmon/ticklist.h>, ABI 1.4): an idle
- *    server's tick touches no VM (issue 16).
+ *    The VMs whose table is kept, or whose view is made, are on
+ *    pl->ticks; a tick walks every VM only when the watches changed since
+ *    its last walk (<ddmon/ticklist.h>, ABI 1.4): an idle server's tick
+ *    touches no VM (issue 16).
  *  - The look timer runs when a look begins (woken by the same watches, and
  *    by `ddmon vms`; its own period is an hour). At the first look at the
  *    VM list (ABI 1.6 vm_list_watchers goes from 0, as the look timer or
@@ -26,9 +27,10 @@
  *    at most THREADS_TRICKLE_MAX, to the oldest counts older than
  *    threads.interval, from the trickle's budget (below: at most
  *    THREADS_TRICKLE_MAX a period, wakes and trickle together): a
- *    script that loops `ddmon vms` over 10,000 VMs sends no flood. A look that does not show the VM list (`ddmon view
- *    heap.summary --vm X`) sends none. On a core before 1.6 a run without
- *    a watch change does nothing.
+ *    script that loops `ddmon vms` over 10,000 VMs sends no flood. A look
+ *    that does not show the VM list (`ddmon view heap.summary --vm X`)
+ *    sends none. On a core before 1.6 a run without a watch change does
+ *    nothing.
  *  - While the VM list is watched, the poll tick also refreshes the counts
  *    of VMs nobody looks at in a trickle (threads_trickle_once): once a
  *    second, at most THREADS_TRICKLE_MAX THSTs, to the VMs whose count is

@@ -77,13 +77,15 @@ static void on_stkl_chunk(stack_call *call, ddm_vm *vm, const ddm_reply *reply)
     if (rc != 0) {
         h->log(call->pl->self, DDM_LOG_WARNING, "STKL reply of %zu bytes rejected: %s",
                reply->len, rc == -ENOMEM ? "out of memory" : why);
-        snprintf(msg, sizeof msg, "malformed STKL reply: %s", rc == -ENOMEM ? "out of memory" : why);
+        snprintf(msg, sizeof msg, "malformed STKL reply: %s",
+                 rc == -ENOMEM ? "out of memory" : why);
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
         return;
     }
     if (t.thread_id != call->thread_id)
-        h->log(call->pl->self, DDM_LOG_INFO, "STKL asked for thread %" PRIu32 ", reply names %" PRIu32,
-               call->thread_id, t.thread_id);
+        h->log(call->pl->self, DDM_LOG_INFO,
+               "STKL asked for thread %" PRIu32 ", reply names %" PRIu32, call->thread_id,
+               t.thread_id);
     res = h->cmd_result(call->cmd, DDM_VIEW_TABLE, "Stack");
     if (res) {
         h->view_set_columns(res, k_stack_columns, N_STACK_COLUMNS);
@@ -149,7 +151,8 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     int rc;
 
     if (argc != 3 || parse_u32(argv[2], &id) != 0) {
-        h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: stack PID THREAD_ID (the VM thread id of the threads view)");
+        h->cmd_finish(cmd, DDM_CMD_USAGE,
+                      "usage: stack PID THREAD_ID (the VM thread id of the threads view)");
         return 0;
     }
     vm = h->cmd_find_vm(cmd, argv[1]);
@@ -157,7 +160,8 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
         return 0; /* finished, with the core's message */
     st = threads_vm_find(pl, vm);
     if (st && st->list.n > 0 && !thread_list_find(&st->list, id)) {
-        snprintf(msg, sizeof msg, "VM %s has no thread %" PRIu32 " (see its threads view)", argv[1], id);
+        snprintf(msg, sizeof msg, "VM %s has no thread %" PRIu32 " (see its threads view)",
+                 argv[1], id);
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
         return 0;
     }
@@ -169,7 +173,8 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     call->thread_id = id;
     call->after_then = st && st->then_in_flight;
     ddm_put_u4(payload, id);
-    rc = h->request(self, vm, THREADS_CHUNK_STKL, payload, sizeof payload, 0, stkl_reply, call, NULL);
+    rc = h->request(self, vm, THREADS_CHUNK_STKL, payload, sizeof payload, 0, stkl_reply, call,
+                    NULL);
     if (rc != 0) {
         free(call);
         snprintf(msg, sizeof msg, "STKL not sent: %s",

@@ -3,9 +3,10 @@
  * threads plugin: the thread table of the VMs someone looks at, and the
  * thread count of every VM.
  *  - On DDM_VM_READY it sends one THST: its answer (the whole table, u2
- *    count first) gives the headline "threads" = count. No THEN: a VM nobody looks at sends no THCR burst, and
- *    the plugin keeps no thread list, names or rows for it (issue 16; as
- *    ddmlib, which sends THEN only for the VM the user selects).
+ *    count first) gives the headline "threads" = count. No THEN: a VM
+ *    nobody looks at sends no THCR burst, and the plugin keeps no thread
+ *    list, names or rows for it (issue 16; as ddmlib, which sends THEN
+ *    only for the VM the user selects).
  *  - The "threads" table view (when THCR or THST is enabled) is declared
  *    (ABI 1.6, vm_view_declare): made when somebody asks for it or watches
  *    it, freed with the table (or threads.linger after a listing made it
@@ -669,7 +670,8 @@ static int threads_init(ddm_plugin *self, const ddm_host *host)
     pl->host = host;
     pl->now = threads_monotonic_now;
     host->set_data(self, pl, plugin_free);
-    pl->interval_ms = (unsigned)ddm_config_uint(host, self, "interval", 0, 3600000u, THREADS_DEFAULT_INTERVAL_MS);
+    pl->interval_ms = (unsigned)ddm_config_uint(host, self, "interval", 0, 3600000u,
+                                                THREADS_DEFAULT_INTERVAL_MS);
     if (pl->interval_ms && pl->interval_ms < THREADS_MIN_INTERVAL_MS) {
         host->log(self, DDM_LOG_INFO, "threads.interval %u ms raised to %u ms", pl->interval_ms,
                   THREADS_MIN_INTERVAL_MS);
