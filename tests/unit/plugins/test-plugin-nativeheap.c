@@ -1360,15 +1360,36 @@ static void test_stalled_update_dropped(void **state)
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1); /* the first one's */
 }
 
+/* An update begins (NHST, a piece) and stalls, with the poll tick @tick
+ * asleep: the update wakes the tick, which keeps the young update, then
+ * NH_UPDATE_STALL_MS later drops it with a warning, frees the idle VM's
+ * state and sleeps again. */
+static void stalled_update(fixture *f, uint32_t tick)
+{
+    const ddm_host *h = fake_host_table(f->fh);
+    ddm_plugin *self = fake_host_plugin(f->fh);
+    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
+    send_u4(f, NHST, 0);
+    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
+    assert_non_null(h->vm_get_data(self, f->vm));
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += 1;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_non_null(h->vm_get_data(self, f->vm)); /* young */
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
+    g_now += NH_UPDATE_STALL_MS / 1000.0;
+    assert_int_equal(fake_host_fire_timers(f->fh), 1);
+    assert_true(fake_host_log_contains(f->fh, "no NHEN and no piece"));
+    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
+    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+}
+
 /* ABI 1.7: an idle tick (no VM on its list) sleeps; data that came wakes
  * it and it drops the stalled update 10 s later, then sleeps again; a
  * watch of an NHGT view wakes it and the NHGT goes. */
 static void test_idle_tick_sleeps(void **state)
 {
     fixture *f = *state;
-    const ddm_host *h = fake_host_table(f->fh);
-    ddm_plugin *self = fake_host_plugin(f->fh);
-    static const uint8_t good[] = { 0x00, 3, 0x39, 1 };
     uint32_t tick = plugin_nh(f)->poll_timer;
     assert_true(tick != 0);
     g_now += 1;
@@ -1376,19 +1397,7 @@ static void test_idle_tick_sleeps(void **state)
     assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
     g_now += 1;
     assert_int_equal(fake_host_fire_timers(f->fh), 0); /* asleep: nothing runs */
-    /* an update begins: the tick has a deadline to check */
-    send_u4(f, NHST, 0);
-    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
-    assert_non_null(h->vm_get_data(self, f->vm));
-    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
-    g_now += 1;
-    assert_int_equal(fake_host_fire_timers(f->fh), 1);
-    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0); /* the update is young */
-    g_now += NH_UPDATE_STALL_MS / 1000.0;
-    assert_int_equal(fake_host_fire_timers(f->fh), 1);
-    assert_true(fake_host_log_contains(f->fh, "no NHEN and no piece"));
-    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
-    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    stalled_update(f, tick); /* the tick has a deadline to check */
     /* a watch of an NHGT view: woken, and it asks */
     assert_int_equal(n_nhgt(f), 0);
     fake_view_set_watchers(fake_view_find(f->fh, f->vm, "nativeheap.summary"), 1);
@@ -1417,19 +1426,7 @@ static void test_tick_without_polls_sheds(void **state)
     g_now += 1;
     assert_int_equal(fake_host_fire_timers(f->fh), 1);
     assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
-    /* an update that stalls */
-    send_u4(f, NHST, 0);
-    assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);
-    assert_non_null(h->vm_get_data(self, f->vm));
-    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 0);
-    g_now += 1;
-    assert_int_equal(fake_host_fire_timers(f->fh), 1);
-    assert_non_null(h->vm_get_data(self, f->vm)); /* young */
-    g_now += NH_UPDATE_STALL_MS / 1000.0;
-    assert_int_equal(fake_host_fire_timers(f->fh), 1);
-    assert_true(fake_host_log_contains(f->fh, "no NHEN and no piece"));
-    assert_null(h->vm_get_data(self, f->vm)); /* dropped, then idle: freed */
-    assert_int_equal(fake_host_timer_sleeping(f->fh, tick), 1);
+    stalled_update(f, tick);
     /* a whole update nobody asked for: freed at the next tick */
     send_u4(f, NHST, 0);
     assert_int_equal(send_piece(f, 0, 6, good, sizeof good), DDM_OK);

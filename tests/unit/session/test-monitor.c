@@ -1167,10 +1167,10 @@ static void test_connect_idle_while_connected(void **state)
     g_free(key);
 }
 
-/* A port that accepts (the kernel's backlog) and never answers the
- * handshake: its session sits in the handshake until its timeout. The
- * listening descriptor is returned; the port in *port. */
-static int silent_listener(guint16 *port)
+/* A port bound and not listening: a connect to it is refused, and no
+ * other test (they share one network namespace in a parallel make check)
+ * can listen there while the descriptor, returned, is open. */
+static int refusing_port(guint16 *port)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t salen = sizeof sa;
@@ -1178,9 +1178,19 @@ static int silent_listener(guint16 *port)
 
     assert_true(fd >= 0);
     assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(listen(fd, 16), 0);
     assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &salen), 0);
     *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+/* A port that accepts (the kernel's backlog) and never answers the
+ * handshake: its session sits in the handshake until its timeout. The
+ * listening descriptor is returned; the port in *port. */
+static int silent_listener(guint16 *port)
+{
+    int fd = refusing_port(port); /* bound: listening, it accepts */
+
+    assert_int_equal(listen(fd, 16), 0);
     return fd;
 }
 
@@ -1282,22 +1292,6 @@ static void test_local_scan_answered_frees_slot(void **state)
     daemon_free();
     for (guint i = 0; i < N; i++)
         fake_free(fakes[i]);
-}
-
-/* A port bound and not listening: a connect to it is refused, and no
- * other test (they share one network namespace in a parallel make check)
- * can listen there while the descriptor, returned, is open. */
-static int refusing_port(guint16 *port)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t salen = sizeof sa;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-    assert_true(fd >= 0);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &salen), 0);
-    *port = ntohs(sa.sin_port);
-    return fd;
 }
 
 /* Review rD 9: a range wider than one slice's offers (256) is scanned over
