@@ -8,7 +8,8 @@
  * others, a symbolic link and a file that is not ELF are refused before
  * dlopen, each with an error naming the path (a directory at fault is not
  * called a plugin directory); a file dlopen refuses gives the dynamic
- * linker's message, the path said once.
+ * linker's message, the path said once. ddm_loader_module_load_once()
+ * loads once and gives a failure again without loading again.
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -185,6 +186,59 @@ static void test_dlopen_failure_has_dlerror(void **state)
     g_clear_error(&err);
 }
 
+/* ddm_loader_module_load_once(): the loader runs once, with the directory
+ * asked for once; later calls give what it gave, a table or a copy of its
+ * error; a loader that fails without an error still gives one. */
+static unsigned dir_calls, load_calls;
+static const void *load_result;
+static gboolean load_sets_error;
+
+static char *once_dir(void)
+{
+    dir_calls++;
+    return g_strdup("/nowhere/modules");
+}
+
+static const void *once_load(const char *dir, GError **error)
+{
+    load_calls++;
+    assert_string_equal(dir, "/nowhere/modules");
+    if (load_result == NULL && load_sets_error)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no module (try %u)", dir,
+                    load_calls);
+    return load_result;
+}
+
+static void once_case(const void *result, gboolean sets_error, const char *want_error)
+{
+    DdmLoaderModuleOnce once = {0};
+    dir_calls = load_calls = 0;
+    load_result = result;
+    load_sets_error = sets_error;
+    for (int i = 0; i < 3; i++) {
+        GError *err = NULL;
+        assert_ptr_equal(ddm_loader_module_load_once(&once, once_dir, once_load, &err), result);
+        if (result != NULL)
+            assert_null(err);
+        else
+            assert_contains(err->message, want_error);
+        g_clear_error(&err);
+    }
+    assert_int_equal(dir_calls, 1);
+    assert_int_equal(load_calls, 1);
+    assert_ptr_equal(once.table, result);
+    g_clear_error(&once.failed);
+}
+
+static void test_load_once(void **state)
+{
+    static const int table = 42;
+    (void)state;
+    once_case(&table, FALSE, NULL);
+    once_case(NULL, TRUE, "/nowhere/modules: no module (try 1)");
+    once_case(NULL, FALSE, "/nowhere/modules: the module did not load");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +250,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_elf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dlopen_failure_has_dlerror, setup, teardown),
+        cmocka_unit_test(test_load_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
