@@ -878,14 +878,17 @@ static void test_round_ends_at_budget(void **state)
 
 /* The same peer with nobody else waiting: at the budget's end the round
  * goes on for another budget (no trip through the context), up to 15
- * times, so it runs past what one budget holds (2 ms: 10 echoes of 200 µs
- * at most) but still ends (the extensions' cap, or the batch cap). */
+ * times, so it runs past one budget but still ends (the extensions' cap,
+ * or the batch cap: 256 echoes of 200 µs take 51 ms or more). The budget
+ * is 20 ms, not 2: a round goes on only after two batches or more in its
+ * budget, and an echo thread starved for a few ms on a loaded machine (CI
+ * builds next to the test) must not make that one budget's only batch. */
 static void test_round_alone_goes_on_past_budget(void **state)
 {
     RoundFix *f = *state;
     guint64 b0, b1, x0 = ddm_watch_round_extensions();
 
-    ddm_watch_set_round_budget(2000);
+    ddm_watch_set_round_budget(20000);
     f->lp.p = (Pinger){ .left = G_MAXUINT, .hint = TRUE };
     Pinger *p = pingpong_start(f, 200);
     ddm_watch_round_stats(&b0, NULL);
@@ -893,8 +896,8 @@ static void test_round_alone_goes_on_past_budget(void **state)
     ddm_watch_round_stats(&b1, NULL);
     guint64 x = ddm_watch_round_extensions() - x0;
     assert_int_equal(p->calls, b1 - b0 + 1);
-    assert_true(x >= 1 && x <= 15);
-    assert_true(b1 - b0 > 10); /* more than one budget holds */
+    assert_true(x >= 1 && x <= 15); /* went on past its first budget */
+    assert_true(b1 - b0 >= 2);
     assert_true(b1 - b0 <= 256);
     p->left = 0;
 }
