@@ -9,7 +9,9 @@
 #
 # Timed figures: Version round trip p50/p99 (us), pipelined Version commands
 # (packets/s), bulk StringReference.Value replies (MB/s), MethodEntry event
-# storm (events/s). Several runs, the path order rotating; MEDIANS per path
+# storm (events/s); and the relay's CPU time per MiB of the bulk replies
+# (microseconds, from the scheduler's count; the bulk workload has a
+# connection of its own for it). Several runs, the path order rotating; MEDIANS per path
 # and the median of the per-run ratios (each run measures every path minutes
 # apart at most, so slow drifts of the shared machine's load cancel out).
 # Baselines: the minimal relay for latency, pipelining and the storm; the
@@ -142,7 +144,10 @@ fi
 base=$(t_free_ports 4) && sel=$(t_free_port) || die "no free ports"
 
 # The pipeline burst is short: three of them per run, their median counts.
-steps=(rtt "$rtt_n" pipeline "$pipe_n" pipeline "$pipe_n" pipeline "$pipe_n" bulk "$bulk_n" "$bulk_size" storm "$storm_s")
+steps=(rtt "$rtt_n" pipeline "$pipe_n" pipeline "$pipe_n" pipeline "$pipe_n" storm "$storm_s")
+# Bulk runs in a connection of its own, so that the relay's CPU time for it
+# alone is known (relay_cpu_us_per_mib below).
+bulk_steps=(bulk "$bulk_n" "$bulk_size")
 
 # jdwpc PORT STEPS...: retried while the connection is refused (the JVM's
 # agent listens again only a moment after a debugger left), and when a
@@ -174,12 +179,34 @@ cpu_ms() {
     echo $(( (f[11] + f[12] + f[13] + f[14]) * 1000 / $(getconf CLK_TCK) ))
 }
 
+# CPU time (ns) used so far by every thread of PID, from the scheduler's own
+# count (/proc/PID/task/*/schedstat: nanoseconds, where /proc/PID/stat counts
+# clock ticks of 10 ms, too coarse for one bulk workload). Children are not
+# in it: socat's forked connection is not counted (0).
+cpu_ns() {
+    local t s sum=0
+    for t in /proc/$1/task/*/schedstat; do
+        read -r s _ <"$t" 2>/dev/null && sum=$(( sum + s ))
+    done
+    echo $sum
+}
+
 # One measurement: jdwpc on PORT, figures appended to results as "PATH FIGURE VALUE RUN";
-# with RELAY_PID, also the CPU time that process used meanwhile.
+# with RELAY_PID, also the CPU time that process used meanwhile, and for
+# the bulk workload (its own connection) its CPU time per MiB relayed.
 measure() { # measure PATH PORT [RELAY_PID]
-    local out cpu0=0
+    local out outb cpu0=0 b0=0 b1
     [ -n "${3:-}" ] && cpu0=$(cpu_ms "$3")
     out=$(jdwpc_retry "$2" "${steps[@]}") || { echo "$out" >&2; return 1; }
+    if [ "$bulk_n" -gt 0 ]; then
+        [ -n "${3:-}" ] && b0=$(cpu_ns "$3")
+        outb=$(jdwpc_retry "$2" "${bulk_steps[@]}") || { echo "$outb" >&2; return 1; }
+        if [ -n "${3:-}" ] && [ "$1" != socat ]; then
+            b1=$(cpu_ns "$3")
+            echo "$1 relay_cpu_us_per_mib $(( (b1 - b0) / 1000 * 1048576 / (bulk_n * bulk_size) )) $run" >>"$T_TMP/results"
+        fi
+        out+=$'\n'$outb
+    fi
     if [ -n "${3:-}" ]; then
         sleep 0.2 # socat's parent reaps the connection's child
         echo "$1 relay_cpu_ms $(( $(cpu_ms "$3") - cpu0 )) $run" >>"$T_TMP/results"
@@ -357,6 +384,7 @@ count_path() { # count_path PATH RUN: both tools, both workloads and their zero 
 : >"$T_TMP/counts"
 : >"$T_TMP/loopiter"
 jdwpc_retry "$vm_port" "${steps[@]}" >/dev/null || die "warm-up failed"
+[ "$bulk_n" -gt 0 ] && { jdwpc_retry "$vm_port" "${bulk_steps[@]}" >/dev/null || die "warm-up failed"; }
 paths=(direct minrelay socat ddmon)
 [ -n "$also" ] && paths+=(ddmon-b)
 np=${#paths[@]}
@@ -422,7 +450,8 @@ figs = [("rtt_p50_us", "round trip p50 (us)", False, "minrelay", 1.05),
         ("pipeline_pkt_s", "pipelined packets/s", True, "minrelay", None),
         ("bulk_MB_s", "bulk reply MB/s", True, "direct", 0.97),
         ("storm_events_s", "event storm events/s", True, "minrelay", None),
-        ("relay_cpu_ms", "relay CPU ms per run", False, "minrelay", None)]
+        ("relay_cpu_ms", "relay CPU ms per run", False, "minrelay", None),
+        ("relay_cpu_us_per_mib", "relay CPU us/MiB, bulk", False, "minrelay", None)]
 if rows:
     print(f"bench/relay: medians of {runs} timed runs (a shared machine: times are noisy);")
     print("  ratio = median of the per-run ratios to the baseline measured in the same run")
@@ -434,7 +463,8 @@ if rows:
         m = {p: med(vals.get((p, f), [])) for p in paths}
         fmt = lambda x: "-" if x != x else (f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.1f}")
         line = f"{label:<22}" + "".join(f"{fmt(m[p]):>11}" for p in paths) + f"{base:>10}"
-        line += "".join(f"{paired(p, f, base):>14.2f}" for p in ["socat"] + ddmons)
+        rfmt = lambda x: f"{'-':>14}" if x != x else f"{x:>14.2f}"  # nan: not measured
+        line += "".join(rfmt(paired(p, f, base)) for p in ["socat"] + ddmons)
         if goal is None:
             line += "  (information)"
         else:
