@@ -1,32 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * The log context's VM (logctx.h): a bounded stack of borrowed keys.
+ * The log context's VM (logctx.h): a bounded stack of borrowed keys (pushed
+ * and popped by logctx.h's inline functions).
  */
 #include "core/session/logctx.h"
 
 #include <stddef.h>
 
-#define LOGCTX_DEPTH 8
-
-static const char *stack[LOGCTX_DEPTH];
-static unsigned depth; /* pushes not yet popped; above LOGCTX_DEPTH only counted */
-
-void ddm_logctx_push_vm(const char *key)
-{
-    if (depth < LOGCTX_DEPTH)
-        stack[depth] = key;
-    depth++;
-}
-
-void ddm_logctx_pop_vm(void)
-{
-    if (depth > 0)
-        depth--;
-}
+const char *ddm_logctx_stack_[DDM_LOGCTX_DEPTH];
+unsigned ddm_logctx_depth_;
 
 const char *ddm_logctx_vm(void)
 {
-    if (depth == 0)
+    if (ddm_logctx_depth_ == 0)
         return NULL;
-    return stack[depth <= LOGCTX_DEPTH ? depth - 1 : LOGCTX_DEPTH - 1];
+    return ddm_logctx_stack_[ddm_logctx_depth_ <= DDM_LOGCTX_DEPTH ? ddm_logctx_depth_ - 1
+                                                                   : DDM_LOGCTX_DEPTH - 1];
 }
