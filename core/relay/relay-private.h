@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "core/config/config.h"
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
 #include "core/relay/idmap.h"
@@ -122,6 +123,8 @@ struct RelayVm {
 
 struct DdmRelay {
     DdmMonitor *mon;
+    const DdmConfig *cfg;     /* ddm_monitor_config(mon), which is fixed for the monitor's
+                                 life: read per packet without a call */
     GPtrArray *endpoints;     /* every open Endpoint* (owned; ep->index is its place;
                                  which ports are ours: vm_ports, relay_ports.c) */
     DdmPortMap *port_by_key;  /* VM key -> port (remembered in this run; the

@@ -44,6 +44,7 @@ DdmRelay *ddm_relay_new(DdmMonitor *mon, GError **error)
     const DdmConfig *cfg = ddm_monitor_config(mon);
     DdmRelay *relay = g_new0(DdmRelay, 1);
     relay->mon = mon;
+    relay->cfg = cfg;
     relay->endpoints = g_ptr_array_new();
     relay->port_by_key = ddm_portmap_new(DDM_RELAY_KEY_PORTS);
     relay->port_by_app = ddm_portmap_new(DDM_PORTMAP_MAX_ENTRIES);
@@ -176,7 +177,7 @@ gboolean ddm_relay_reply_head(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *h
     gpointer client = NULL;
     uint32_t client_id = 0;
     if (!r || !r->ids || r->reply_streaming || head->len < DDM_RELAY_CUT_THROUGH_AT ||
-        head->len > ddm_monitor_config(relay->mon)->max_packet ||
+        head->len > relay->cfg->max_packet ||
         !ddm_idmap_take(r->ids, head->header.id, &client, &client_id))
         return FALSE; /* read whole (and refused past the cap) as before */
     Debugger *d = client;

@@ -34,7 +34,7 @@
  * max_write_queue, which only catches what ddmon itself adds. */
 #define BACKPRESSURE_AT (2u << 20)
 
-static void debugger_to_vm_flush(Debugger *d);
+static inline void debugger_to_vm_flush(Debugger *d);
 static void send_to_vm(Debugger *d, const guint8 *p, gsize n);
 
 /* ------------------------------------------------------------ to the debugger */
@@ -135,7 +135,7 @@ static inline gboolean out_has_room(Debugger *d, gsize n)
 {
     gsize queued = d->out->len - d->out_pos;
     gsize held = d->held ? d->held->len : 0;
-    if (G_LIKELY(queued + held + n <= ddm_monitor_config(d->relay->mon)->max_write_queue))
+    if (G_LIKELY(queued + held + n <= d->relay->cfg->max_write_queue))
         return TRUE;
     ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
     return FALSE;
@@ -363,10 +363,8 @@ static void send_to_vm(Debugger *d, const guint8 *p, gsize n)
 }
 
 /* One write to the VM for the packets gathered from one read. */
-static void debugger_to_vm_flush(Debugger *d)
+static void debugger_to_vm_send(Debugger *d)
 {
-    if (!d->to_vm->len)
-        return;
     send_to_vm(d, d->to_vm->data, d->to_vm->len);
     if (d->to_vm->len > 4 * TO_VM_BATCH) { /* do not keep a big packet's buffer */
         g_byte_array_unref(d->to_vm);
@@ -374,6 +372,13 @@ static void debugger_to_vm_flush(Debugger *d)
     } else {
         g_byte_array_set_size(d->to_vm, 0);
     }
+}
+
+/* Inline: every read from the debugger ends here, mostly with nothing gathered. */
+static inline void debugger_to_vm_flush(Debugger *d)
+{
+    if (d->to_vm->len)
+        debugger_to_vm_send(d);
 }
 
 /* The head of a command from the debugger that has not arrived whole (the
@@ -387,7 +392,7 @@ static void debugger_head(Debugger *d, const DdmJdwpPacket *head)
 {
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
-    if (head->len < DDM_RELAY_CUT_THROUGH_AT || head->len > ddm_monitor_config(d->relay->mon)->max_packet ||
+    if (head->len < DDM_RELAY_CUT_THROUGH_AT || head->len > d->relay->cfg->max_packet ||
         (head->header.cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN))
         return;
     debugger_to_vm_flush(d); /* commands reach the VM in order */
@@ -457,7 +462,7 @@ void ddm_relay_debugger_drain(Debugger *d)
         if (res == DDM_JDWP_ERR_SHORT || res == DDM_JDWP_ERR_TOO_BIG)
             why = g_strdup_printf("protocol error: %s (declared length %zu, cap %zu)",
                                   ddm_jdwp_result_str(res), ddm_jdwp_reader_claimed_len(d->reader),
-                                  ddm_monitor_config(d->relay->mon)->max_packet);
+                                  d->relay->cfg->max_packet);
         else if (res == DDM_JDWP_ERR_BUDGET)
             why = g_strdup_printf("refused: a buffer of %zu bytes would take all peers' buffers "
                                   "past the budget of %zu bytes (--max-buffers)",
@@ -487,7 +492,7 @@ void ddm_relay_debugger_drain(Debugger *d)
  * and drained as before. */
 static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
 {
-    gsize max = ddm_monitor_config(d->relay->mon)->max_packet;
+    gsize max = d->relay->cfg->max_packet;
     gsize off = 0;
     gsize len = ddm_jdwp_whole_packet_len(buf, n, max);
     while (len && d->state == DBG_ATTACHED) {
@@ -587,7 +592,7 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->port = ep->port;
     d->fd = fd;
     d->state = DBG_HANDSHAKE;
-    d->reader = ddm_jdwp_reader_new(ddm_monitor_config(relay->mon)->max_packet);
+    d->reader = ddm_jdwp_reader_new(relay->cfg->max_packet);
     ddm_jdwp_reader_set_budget(d->reader, ddm_monitor_read_budget(relay->mon));
     ddm_jdwp_reader_expect_handshake(d->reader);
     ddm_jdwp_reader_offer_heads(d->reader, DDM_JDWP_HEADER_LEN); /* cut-through: debugger_head() */

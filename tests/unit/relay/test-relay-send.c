@@ -42,6 +42,7 @@ static int setup(void **state)
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
     fx->config = ddm_config_new();
     fx->relay.mon = ddm_monitor_new(fx->config, &fx->events, NULL);
+    fx->relay.cfg = fx->config;
     fx->d.relay = &fx->relay;
     fx->d.fd = sv[0];
     fx->d.state = DBG_ATTACHED;
