@@ -77,35 +77,6 @@ struct DdmJdwpBudget {
     size_t spare_len;
 };
 
-struct DdmJdwpReader { /* every VM has one: no holes, flags in bits */
-    uint8_t *buf;       /* NULL while nothing is buffered (lazy); the budget's scratch
-                           while on_scratch */
-    size_t alloc;       /* bytes allocated in buf (the scratch's size while on_scratch) */
-    DdmJdwpBudget *budget; /* borrowed, or NULL: alloc is charged to it */
-    size_t refused_len; /* after ERR_BUDGET: the size the buffer needed */
-    size_t start;       /* first unconsumed byte */
-    size_t end;         /* one past the last buffered byte */
-    size_t max_packet;  /* cap on one packet's declared length */
-    size_t want_len;    /* declared length of the incomplete packet at start, or 0 */
-    size_t head_avail;     /* bytes buffered of it when shown */
-    uint64_t stream_left;  /* bytes of the streamed packet still to hand out */
-    size_t claimed_len;    /* after ERR_SHORT/ERR_TOO_BIG: the length the packet declared */
-    uint32_t initial;   /* size the buffer starts at and shrinks back to (<= READER_INITIAL) */
-    uint32_t head_len;  /* offer heads of this many bytes (0: off; <= initial) */
-    DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
-    guint on_scratch : 1;  /* buf is the budget's scratch (borrowed, never freed here) */
-    guint scratch_fed : 1; /* bytes were put in the scratch since it was borrowed */
-    guint handshake_pending : 1;
-    guint reply_heads : 1;  /* offer the heads of replies too */
-    guint head_offered : 1; /* the packet at start was shown as a head */
-    guint head_last : 1;    /* the last result was that head (stream() allowed) */
-    guint streaming : 1;    /* handing out the packet's remaining bytes */
-    guint busy : 1;         /* bytes came since the last trim */
-    guint more_outside : 1; /* whole packets the caller read itself follow the one it
-                               handles now (ddm_jdwp_reader_set_more_outside) */
-    guint streamed_last : 1; /* the last packet handed out was streamed (a long one) */
-};
-
 static inline uint32_t get_u4(const uint8_t *p)
 {
     uint32_t v;
@@ -511,33 +482,6 @@ size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r)
     return r->end - r->start;
 }
 
-gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r)
-{
-    g_return_val_if_fail(r != NULL, FALSE);
-    return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending;
-}
-
-gboolean ddm_jdwp_reader_in_place_ok(const DdmJdwpReader *r, size_t max_buffer)
-{
-    g_return_val_if_fail(r != NULL, FALSE);
-    return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending &&
-           !r->streamed_last && own_alloc(r) <= max_buffer;
-}
-
-gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
-{
-    g_return_val_if_fail(r != NULL, FALSE);
-    if (r->more_outside)
-        return TRUE;
-    if (r->failed || r->streaming || r->handshake_pending ||
-        r->end - r->start < DDM_JDWP_HEADER_LEN)
-        return FALSE;
-    const uint8_t *p = r->buf + r->start;
-    size_t len = get_u4(p);
-    return len >= DDM_JDWP_HEADER_LEN && len <= r->max_packet && len <= r->end - r->start &&
-           (p[8] == 0 || p[8] == DDM_JDWP_FLAG_REPLY);
-}
-
 void ddm_jdwp_reader_set_more_outside(DdmJdwpReader *r, gboolean more)
 {
     g_return_if_fail(r != NULL);
@@ -737,11 +681,8 @@ static gboolean settle(DdmJdwpReader *r)
 
 static DdmJdwpResult next_unit(DdmJdwpReader *r, DdmJdwpPacket *pkt);
 
-gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r)
+gboolean ddm_jdwp_reader_release_empty_(DdmJdwpReader *r)
 {
-    g_return_val_if_fail(r != NULL, FALSE);
-    if (r->on_scratch || !r->buf || !r->budget || r->end != r->start)
-        return FALSE;
     r->start = r->end = 0;
     park_or_free(r);
     return TRUE;

@@ -118,6 +118,38 @@ typedef struct DdmJdwpReader DdmJdwpReader;
  *  together, never exceed @limit (0 = no limit). It must outlive the
  *  readers attached to it. (transfer full) */
 typedef struct DdmJdwpBudget DdmJdwpBudget;
+
+/* The reader's state, jdwp.c's own: it is here only for the inline
+ * predicates below (every relayed packet asks them), which only read it.
+ * Every VM has one: no holes, flags in bits. */
+struct DdmJdwpReader {
+    uint8_t *buf;       /* NULL while nothing is buffered (lazy); the budget's scratch
+                           while on_scratch */
+    size_t alloc;       /* bytes allocated in buf (the scratch's size while on_scratch) */
+    DdmJdwpBudget *budget; /* borrowed, or NULL: alloc is charged to it */
+    size_t refused_len; /* after ERR_BUDGET: the size the buffer needed */
+    size_t start;       /* first unconsumed byte */
+    size_t end;         /* one past the last buffered byte */
+    size_t max_packet;  /* cap on one packet's declared length */
+    size_t want_len;    /* declared length of the incomplete packet at start, or 0 */
+    size_t head_avail;     /* bytes buffered of it when shown */
+    uint64_t stream_left;  /* bytes of the streamed packet still to hand out */
+    size_t claimed_len;    /* after ERR_SHORT/ERR_TOO_BIG: the length the packet declared */
+    uint32_t initial;   /* size the buffer starts at and shrinks back to (<= READER_INITIAL) */
+    uint32_t head_len;  /* offer heads of this many bytes (0: off; <= initial) */
+    DdmJdwpResult failed; /* 0 while healthy; the first error, sticky */
+    guint on_scratch : 1;  /* buf is the budget's scratch (borrowed, never freed here) */
+    guint scratch_fed : 1; /* bytes were put in the scratch since it was borrowed */
+    guint handshake_pending : 1;
+    guint reply_heads : 1;  /* offer the heads of replies too */
+    guint head_offered : 1; /* the packet at start was shown as a head */
+    guint head_last : 1;    /* the last result was that head (stream() allowed) */
+    guint streaming : 1;    /* handing out the packet's remaining bytes */
+    guint busy : 1;         /* bytes came since the last trim */
+    guint more_outside : 1; /* whole packets the caller read itself follow the one it
+                               handles now (ddm_jdwp_reader_set_more_outside) */
+    guint streamed_last : 1; /* the last packet handed out was streamed (a long one) */
+};
 DdmJdwpBudget *ddm_jdwp_budget_new(size_t limit);
 void ddm_jdwp_budget_free(DdmJdwpBudget *b);
 /** Bytes the attached readers' buffers hold now. */
@@ -153,12 +185,24 @@ gboolean ddm_jdwp_reader_release_scratch(DdmJdwpReader *r);
  *  free, else freed),
  *  e.g. when the socket is empty, so a peer that trickles a long packet
  *  holds nothing between its bytes. TRUE if a buffer went. */
-gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r);
+gboolean ddm_jdwp_reader_release_empty_(DdmJdwpReader *r); /* jdwp.c: its slow part */
+static inline gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (r->on_scratch || !r->buf || !r->budget || r->end != r->start)
+        return FALSE;
+    return ddm_jdwp_reader_release_empty_(r);
+}
 /** After DDM_JDWP_ERR_BUDGET: the buffer size that was refused. */
 size_t ddm_jdwp_reader_refused_len(const DdmJdwpReader *r);
 /** The length the packet at the front declared (after DDM_JDWP_ERR_SHORT or
  *  ERR_TOO_BIG: the offending value, for the log line), or 0. */
 size_t ddm_jdwp_reader_claimed_len(const DdmJdwpReader *r);
+/** The reader's cap on one packet's declared length (ddm_jdwp_reader_new). */
+static inline size_t ddm_jdwp_reader_max_packet(const DdmJdwpReader *r)
+{
+    return r->max_packet;
+}
 
 /** New reader with packet cap @max_packet (0 = default). (transfer full) */
 DdmJdwpReader *ddm_jdwp_reader_new(size_t max_packet);
@@ -212,7 +256,21 @@ gboolean ddm_jdwp_reader_trim(DdmJdwpReader *r);
 size_t ddm_jdwp_reader_pending(const DdmJdwpReader *r);
 /** TRUE if next() would now return a whole packet without more input (the
  *  relay batches its writes to a debugger while this holds). */
-gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r);
+static inline gboolean ddm_jdwp_reader_has_packet(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    if (r->more_outside)
+        return TRUE;
+    if (r->failed || r->streaming || r->handshake_pending ||
+        r->end - r->start < DDM_JDWP_HEADER_LEN)
+        return FALSE;
+    const uint8_t *p = r->buf + r->start;
+    uint32_t be;
+    memcpy(&be, p, sizeof be);
+    size_t len = GUINT32_FROM_BE(be);
+    return len >= DDM_JDWP_HEADER_LEN && len <= r->max_packet && len <= r->end - r->start &&
+           (p[8] == 0 || p[8] == DDM_JDWP_FLAG_REPLY);
+}
 /** The in-place path (ddm_jdwp_reader_idle, below): while its caller
  *  handles a whole packet it read itself, @more says whether more whole
  *  packets of that read follow it; has_packet() then says TRUE, as it would
@@ -225,14 +283,23 @@ void ddm_jdwp_reader_set_more_outside(DdmJdwpReader *r, gboolean more);
  *  left after them (a packet not yet whole, or one the reader must judge),
  *  and the reader sees the same stream as if it had read it all (the
  *  relay's fast path, core/relay/relay_debugger.c). */
-gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r);
+static inline gboolean ddm_jdwp_reader_idle(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending;
+}
 /** For a caller whose in-place reads are small (core/session/vm_io.c):
  *  idle (above), its own buffer at most @max_buffer bytes (a larger one a
  *  stream left shrinks at the reader's next read), and the last packet it
  *  handed out was not streamed: a peer that sent a long packet likely
  *  sends another, and a read straight into the reader takes it in fewer
  *  reads and writes than a small in-place read and then the reader. */
-gboolean ddm_jdwp_reader_in_place_ok(const DdmJdwpReader *r, size_t max_buffer);
+static inline gboolean ddm_jdwp_reader_in_place_ok(const DdmJdwpReader *r, size_t max_buffer)
+{
+    g_return_val_if_fail(r != NULL, FALSE);
+    return r->end == r->start && !r->failed && !r->streaming && !r->handshake_pending &&
+           !r->streamed_last && (r->on_scratch ? 0 : r->alloc) <= max_buffer;
+}
 /** The length of the whole, well-formed packet at the start of @p (@n
  *  bytes there), or 0: not whole yet, or one the reader must judge (length
  *  below 11 or past @max_packet, flags neither 0 nor 0x80). Nonzero exactly
