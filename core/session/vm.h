@@ -281,8 +281,13 @@ int ddm_vm_send_part_begin(DdmVm *vm, const uint8_t *head, size_t len, guint64 t
  *  which carries a cut packet, is then closed (later, not from in here). */
 int ddm_vm_send_part(DdmVm *vm, const uint8_t *p, size_t len);
 void ddm_vm_send_part_abort(DdmVm *vm);
-/** Bytes queued for the VM and not yet taken by the kernel. */
-gsize ddm_vm_out_queued(const DdmVm *vm);
+/** Bytes queued for the VM and not yet taken by the kernel (inline: the
+ *  relay asks at every read from a debugger). */
+static inline gsize ddm_vm_out_queued(const DdmVm *vm)
+{
+    g_return_val_if_fail(vm != NULL, 0);
+    return vm->out ? vm->out->len - vm->out_pos : 0;
+}
 /** Tell the monitor (ddm_monitor_vm_output_drained) once the queue for the
  *  VM is empty; at once-only, from the write watch, never from inside a send.
  *  FALSE if it is empty now (no call will come). */

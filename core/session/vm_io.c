@@ -309,12 +309,6 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
     return ddm_vm_io_queue(vm, packet, len);
 }
 
-gsize ddm_vm_out_queued(const DdmVm *vm)
-{
-    g_return_val_if_fail(vm != NULL, 0);
-    return out_queued(vm);
-}
-
 gboolean ddm_vm_notify_when_drained(DdmVm *vm)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), FALSE);
@@ -433,7 +427,7 @@ static gboolean drain_reader(DdmVm *vm)
  * consumed packets, drain_reader). FALSE once the VM is closed. */
 static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
 {
-    size_t max = vm_cfg(vm)->max_packet; /* the reader's cap (vm.c) */
+    size_t max = ddm_jdwp_reader_max_packet(vm->reader); /* the cap the reader would apply */
     size_t off = 0;
     size_t len = ddm_jdwp_whole_packet_len(buf, n, max);
     gboolean more = FALSE; /* what the reader was told */
