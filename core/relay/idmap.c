@@ -57,6 +57,8 @@ static void resize(DdmIdMap *m, guint cap)
     g_free(old);
 }
 
+/* Any case: the table may have to grow first, and the cursor may skip ids
+ * whose slot is taken. */
 static gboolean alloc_id(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
 {
     if (m->count >= m->max_entries)
@@ -83,10 +85,32 @@ static gboolean alloc_id(DdmIdMap *m, gpointer client, uint32_t client_id, uint3
     }
 }
 
+/* Every relayed command: the table has room, the cursor's slot is free and
+ * the cursor does not wrap (what alloc_id() would then do, without a call
+ * or a saved register); else alloc_id(). */
+static inline gboolean alloc_fast(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
+{
+    uint32_t id = m->next;
+    if (G_LIKELY(m->slots && m->count < m->cap / 2 && m->count < m->max_entries &&
+                 id != DDM_IDMAP_LAST)) {
+        Entry *e = &m->slots[id & (m->cap - 1)];
+        if (G_LIKELY(!e->vm_id)) {
+            m->next = id + 1;
+            e->vm_id = id;
+            e->client = client;
+            e->client_id = client_id;
+            m->count++;
+            *vm_id = id;
+            return TRUE;
+        }
+    }
+    return alloc_id(m, client, client_id, vm_id);
+}
+
 gboolean ddm_idmap_map(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
 {
     g_return_val_if_fail(client != NULL, FALSE);
-    return alloc_id(m, client, client_id, vm_id);
+    return alloc_fast(m, client, client_id, vm_id);
 }
 
 gboolean ddm_idmap_reserve(DdmIdMap *m, uint32_t *vm_id)
