@@ -17,6 +17,8 @@ typedef struct TimerHeap {
 
 static TimerHeap heap;
 
+DdmTimer *ddm_timer_top_; /* heap.v[0] while heap.len, else NULL (timer.h) */
+
 static inline gboolean earlier(const DdmTimer *a, const DdmTimer *b)
 {
     return a->due_us < b->due_us || (a->due_us == b->due_us && a->seq < b->seq);
@@ -26,6 +28,8 @@ static inline void place(DdmTimer *t, guint i)
 {
     heap.v[i] = t;
     t->index = i + 1;
+    if (i == 0)
+        ddm_timer_top_ = t;
 }
 
 static void sift_up(guint i)
@@ -64,8 +68,11 @@ static void heap_remove_at(guint i)
     DdmTimer *gone = heap.v[i];
     gone->index = 0;
     heap.len--;
-    if (i == heap.len)
+    if (i == heap.len) {
+        if (i == 0)
+            ddm_timer_top_ = NULL;
         return;
+    }
     place(heap.v[heap.len], i);
     if (i > 0 && earlier(heap.v[i], heap.v[(i - 1) / 2]))
         sift_up(i);
@@ -197,11 +204,6 @@ void ddm_timer_cancel(DdmTimer *t)
 gint64 ddm_timer_due(const DdmTimer *t)
 {
     return t && t->index ? t->due_us : G_MAXINT64;
-}
-
-gint64 ddm_timer_next_due(void)
-{
-    return heap.len ? heap.v[0]->due_us : G_MAXINT64;
 }
 
 guint ddm_timer_count(void)

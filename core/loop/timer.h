@@ -57,7 +57,11 @@ static inline gboolean ddm_timer_armed(const DdmTimer *t)
 gint64 ddm_timer_due(const DdmTimer *t);
 /** The earliest deadline of all armed timers, G_MAXINT64 when none is
  *  armed (the watches' socket round ends there, watch.h). */
-gint64 ddm_timer_next_due(void);
+static inline gint64 ddm_timer_next_due(void)
+{
+    extern DdmTimer *ddm_timer_top_; /* timer.c's earliest armed timer, or NULL */
+    return ddm_timer_top_ ? ddm_timer_top_->due_us : G_MAXINT64;
+}
 /** Armed timers (for tests). */
 guint ddm_timer_count(void);
 
