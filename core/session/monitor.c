@@ -50,8 +50,9 @@
 typedef struct DdmBackoff {
     DdmMonitor *mon;
     char *key;
-    DdmTarget *target;      /* the ending session's, or a later offer's (ref); NULL
-                             * only for a fast retry's entry made without a VM */
+    DdmTarget *target;      /* the ending session's, or a later offer's (ref); every
+                             * path that makes an entry sets it at once, so it is
+                             * not NULL (the !b->target checks are defensive) */
     gint64 not_before_us;   /* no new session before this */
     guint delay_ms;         /* the next failure's delay; 0 = no failure yet */
     guint violations;       /* sessions in a row that broke the protocol */
