@@ -127,7 +127,11 @@ typedef struct {
 
 /** @load_from(@dir()) on the first call; every later call returns what
  *  that gave without looking again: the same table (transfer none), or
- *  NULL with a copy of the same error in @error. Main thread only. */
+ *  NULL with a copy of the same error in @error. Main thread only.
+ *  Ownership: @dir() returns a string (transfer full) that this frees
+ *  after @load_from; @once keeps the table and the first failure's error
+ *  for the process's life (never freed); the error set in @error is a
+ *  copy the caller owns and frees. */
 const void *ddm_loader_module_load_once(DdmLoaderModuleOnce *once, char *(*dir)(void),
                                         const void *(*load_from)(const char *dir, GError **error),
                                         GError **error);
