@@ -14,9 +14,10 @@
  *  - stack-cmd.c:   `ddmon stack PID THREAD_ID` and the per-VM "stack" view.
  * Ownership: threads_plugin is the plugin data (host->set_data). A VM's
  * data (host->vm_set_data) is a threads_count (16 bytes: the count, its age,
- * the THSTs out, what was logged once per VM) from READY on, and a threads_vm (which begins with one)
- * only while the VM has more: its table kept, a view, a THEN or its THSTs
- * out, the CPU totals of a scraped VM, a stack view; threads_vm_settle
+ * the THSTs out, what was logged once per VM) from READY on, and a
+ * threads_vm (which begins with one) only while the VM has more: its table
+ * kept, a view, a THEN or its THSTs out, the CPU totals of a scraped VM, a
+ * stack view; threads_vm_settle
  * turns it back into a threads_count when it has no more, and the core
  * frees either at VM gone. The timers reach them through
  * host->foreach_vm (no list of VMs of our own) and pl->ticks (the VMs
@@ -43,13 +44,15 @@
 #define THREADS_CHUNK_STKL DDM_CHUNK('S', 'T', 'K', 'L')
 
 #define THREADS_DEFAULT_INTERVAL_MS 1000u /* option threads.interval; 0 = no polling */
-#define THREADS_DEFAULT_LINGER_MS 10000u  /* option threads.linger: table kept after the last look */
+#define THREADS_DEFAULT_LINGER_MS 10000u  /* option threads.linger: table kept after the
+                                           * last look */
 #define THREADS_LOOK_TIMER_MS 3600000u    /* the look timer's own period (it runs when woken) */
 #define THREADS_MIN_INTERVAL_MS 100u
 #define THREADS_TICK_MS 250u              /* poll timer period (at most the interval) */
 #define THREADS_TRICKLE_PERIOD_MS 1000u   /* the VM list watched: counts refreshed this often */
 #define THREADS_TRICKLE_MAX 32u           /* ... at most this many THSTs each time */
-#define THREADS_TRICKLE_AGE_MS 5000u      /* ... for counts at least this old (or threads.interval) */
+#define THREADS_TRICKLE_AGE_MS 5000u      /* ... for counts at least this old (or
+                                           * threads.interval) */
 #define THREADS_DEFAULT_HZ 100u           /* option threads.hz: clock ticks per second */
 #define THREADS_MAX 65535u                /* threads kept per VM */
 #define THREADS_NAME_MAX_UNITS 1024u      /* longer names are cut */
