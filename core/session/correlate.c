@@ -47,7 +47,7 @@ typedef struct Entry {
 
 /* The one block: header, then room entries (the heap, positions 0..n-1),
  * then 2 * room index slots, each 0 (free) or heap position + 1. */
-typedef struct Pending {
+typedef struct DdmCorrelatePending {
     guint room;           /* entries the block holds, a power of two */
     guint n;              /* entries pending */
     guint32 hash_mult;    /* the table's odd multiplier (DdmCorrelate's) */
@@ -59,17 +59,10 @@ typedef struct Pending {
 /* The ids that timed out last: a ring of cap ids (4 at the first timeout,
  * doubling up to DDM_EXPIRED_MEMORY), n of them valid, pos the next to
  * overwrite. */
-typedef struct Expired {
+typedef struct DdmCorrelateExpired {
     guint16 cap, n, pos;
     uint32_t ids[];
 } Expired;
-
-struct DdmCorrelate {
-    Pending *pending;          /* NULL while nothing is pending (owned) */
-    Expired *expired;          /* NULL before the first timeout (owned) */
-    guint32 hash_mult;         /* random, odd: drawn at ddm_correlate_new */
-    guint max_pending;
-};
 
 /* An idle VM's table: glibc's smallest block (24 bytes of payload). */
 G_STATIC_ASSERT(sizeof(struct DdmCorrelate) <= 24);
@@ -305,14 +298,9 @@ static const Entry *first_entry(const DdmCorrelate *c)
     return c->pending ? &c->pending->heap[0] : NULL;
 }
 
-gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
+gboolean ddm_correlate_take_(DdmCorrelate *c, uint32_t id, DdmPending *out)
 {
-    gint s;
-
-    g_return_val_if_fail(c != NULL, FALSE);
-    if (!c->pending)
-        return FALSE;
-    s = index_find(c->pending, id);
+    gint s = index_find(c->pending, id);
     if (s < 0)
         return FALSE;
     remove_at(c, c->pending->index[s] - 1u, out);

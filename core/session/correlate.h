@@ -23,13 +23,26 @@ typedef struct DdmPending {
 } DdmPending;
 
 typedef struct DdmCorrelate DdmCorrelate;
+/* The table's head, correlate.c's own: here only for ddm_correlate_take's
+ * inline check (every reply from a VM asks, mostly with nothing pending). */
+struct DdmCorrelate {
+    struct DdmCorrelatePending *pending; /* NULL while nothing is pending (owned) */
+    struct DdmCorrelateExpired *expired; /* NULL before the first timeout (owned) */
+    guint32 hash_mult;         /* random, odd: drawn at ddm_correlate_new */
+    guint max_pending;
+};
 
 DdmCorrelate *ddm_correlate_new(guint max_pending);
 void ddm_correlate_free(DdmCorrelate *c);  /* entries must have been drained */
 /** Insert (copied). FALSE if full or @p->id is already pending. */
 gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p);
 /** Remove the entry for @id into @out; FALSE if unknown (late or foreign reply). */
-gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out);
+gboolean ddm_correlate_take_(DdmCorrelate *c, uint32_t id, DdmPending *out); /* correlate.c */
+static inline gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
+{
+    g_return_val_if_fail(c != NULL, FALSE);
+    return c->pending ? ddm_correlate_take_(c, id, out) : FALSE;
+}
 gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id);
 /** Remove and return (transfer full, GArray of DdmPending) every entry whose
  *  deadline <= @now_us, oldest first. */
