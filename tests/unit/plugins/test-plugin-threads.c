@@ -1657,6 +1657,7 @@ static void test_metric_refused_logged_once_per_vm(void **state)
 {
     fixture *f = *state; /* setup: the table kept, THEN(1) unanswered */
     thst_entry e[] = {{.id = 1, .status = 1, .tid = 77, .utime = 100, .stime = 0}};
+    int before;
     plugin_of(f->fh)->host = refusing_host_of(fake_host_table(f->fh));
     fake_host_log_clear(f->fh);
     g_now = 100.0;
@@ -1669,9 +1670,10 @@ static void test_metric_refused_logged_once_per_vm(void **state)
     fake_view_set_watchers(threads_view(f), 1);
     fake_host_watch_begins(f->fh);
     assert_true(kept(f->fh, f->vm));
-    send_thst(f, e, 1);
+    before = refused_metrics;
+    send_thst(f, e, 1); /* refused again, and not logged again */
     plugin_of(f->fh)->host = fake_host_table(f->fh);
-    assert_true(refused_metrics >= 3);
+    assert_true(refused_metrics > before);
     assert_int_equal(log_occurrences(f, "metric threads not set"), 1);
 }
 
