@@ -684,12 +684,14 @@ static void test_metric_refused_logged_once(void **state)
 {
     fixture *f = *state;
     static const uint32_t ids[] = { 1, 2 };
+    int before;
     plugin_of(f->fh)->host = refusing_host_of(fake_host_table(f->fh));
     fake_host_log_clear(f->fh);
     send_hpif(f, 2, 2, ids, 32u << 20, 8u << 20, 0);
-    send_hpif(f, 1, 1, ids, 16u << 20, 4u << 20, 0);
+    before = refused_metrics;
+    send_hpif(f, 1, 1, ids, 16u << 20, 4u << 20, 0); /* refused again, not logged again */
     plugin_of(f->fh)->host = fake_host_table(f->fh);
-    assert_true(refused_metrics >= 2);
+    assert_true(refused_metrics > before);
     assert_int_equal(fake_host_log_count(f->fh, DDM_LOG_WARNING), 1);
     assert_true(fake_host_log_contains(f->fh, " not set ("));
 }
