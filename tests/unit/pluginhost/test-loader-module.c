@@ -220,8 +220,10 @@ static void once_case(const void *result, gboolean sets_error, const char *want_
         assert_ptr_equal(ddm_loader_module_load_once(&once, once_dir, once_load, &err), result);
         if (result != NULL)
             assert_null(err);
-        else
+        else {
+            assert_non_null(err);
             assert_contains(err->message, want_error);
+        }
         g_clear_error(&err);
     }
     assert_int_equal(dir_calls, 1);
