@@ -34,6 +34,7 @@
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
 #include "core/session/monitor.h"
+#include "core/transport/target.h"
 
 #define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
 #define DDM_RELAY_BIND_TRIES 16       /* failed binds per VM port before giving up */
@@ -385,15 +386,31 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
 
 /* ------------------------------------------------------------ fixed and selected ports */
 
+/* Split "HOST:PORT=DEBUGPORT" ("[v6]:PORT=..." too) into the key of the
+ * VM discovery makes of it and the debugger port. Split as discovery's
+ * parse_connect (discovery_local.c) splits it, and keyed through the same
+ * ddm_target_tcp_key (an IPv6 literal in brackets, the port without
+ * leading zeros), so that "::1:8000=8700" or "127.0.0.1:08000=8700" finds
+ * its VM; FALSE without "=DEBUGPORT" or for a spec discovery ignores. */
 static gboolean parse_connect_port(const char *spec, char **key, guint16 *port)
 {
-    const char *eq = strrchr(spec, '=');
-    if (!eq)
+    const char *eq = strchr(spec, '=');
+    guint64 v, p;
+    if (!eq || !g_ascii_string_to_unsigned(eq + 1, 10, 1, 65535, &v, NULL))
         return FALSE;
-    guint64 v;
-    if (!g_ascii_string_to_unsigned(eq + 1, 10, 1, 65535, &v, NULL))
+    g_autofree char *hp = g_strndup(spec, (gsize)(eq - spec));
+    char *colon = strrchr(hp, ':');
+    if (!colon || colon == hp || !g_ascii_string_to_unsigned(colon + 1, 10, 1, 65535, &p, NULL))
         return FALSE;
-    *key = g_strndup(spec, (gsize)(eq - spec));
+    *colon = '\0';
+    const char *host = hp;
+    if (hp[0] == '[' && colon[-1] == ']') {
+        colon[-1] = '\0';
+        host = hp + 1;
+    }
+    if (*host == '\0')
+        return FALSE;
+    *key = ddm_target_tcp_key(host, (guint16)p);
     *port = (guint16)v;
     return TRUE;
 }
