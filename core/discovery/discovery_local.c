@@ -443,31 +443,8 @@ typedef struct ConnectList {
 /* Split "HOST:PORT[=DEBUGPORT]" ("[v6]:PORT" too) into host and port. */
 static gboolean parse_connect(const char *spec, char **host, guint16 *port)
 {
-    char *s = g_strdup(spec);
-    char *eq = strchr(s, '=');
-    char *colon;
-    guint64 p;
-    gboolean ok = FALSE;
-
-    if (eq)
-        *eq = '\0';
-    colon = strrchr(s, ':');
-    if (colon && colon != s &&
-        g_ascii_string_to_unsigned(colon + 1, 10, 1, 65535, &p, NULL)) {
-        *colon = '\0';
-        if (s[0] == '[' && colon[-1] == ']') {
-            colon[-1] = '\0';
-            *host = g_strdup(s + 1);
-        } else {
-            *host = g_strdup(s);
-        }
-        *port = (guint16)p;
-        ok = **host != '\0';
-        if (!ok)
-            g_clear_pointer(host, g_free);
-    }
-    g_free(s);
-    return ok;
+    const char *eq = strchr(spec, '=');
+    return ddm_target_parse_host_port(spec, eq ? (gsize)(eq - spec) : strlen(spec), host, port);
 }
 
 /* Offer every target without a session; the next round comes in a second

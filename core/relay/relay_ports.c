@@ -387,30 +387,21 @@ static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
 /* ------------------------------------------------------------ fixed and selected ports */
 
 /* Split "HOST:PORT=DEBUGPORT" ("[v6]:PORT=..." too) into the key of the
- * VM discovery makes of it and the debugger port. Split as discovery's
- * parse_connect (discovery_local.c) splits it, and keyed through the same
+ * VM discovery makes of it and the debugger port. Split by
+ * ddm_target_parse_host_port, as discovery splits it, and keyed through the same
  * ddm_target_tcp_key (an IPv6 literal in brackets, the port without
  * leading zeros), so that "::1:8000=8700" or "127.0.0.1:08000=8700" finds
  * its VM; FALSE without "=DEBUGPORT" or for a spec discovery ignores. */
 static gboolean parse_connect_port(const char *spec, char **key, guint16 *port)
 {
     const char *eq = strchr(spec, '=');
-    guint64 v, p;
-    if (!eq || !g_ascii_string_to_unsigned(eq + 1, 10, 1, 65535, &v, NULL))
+    guint64 v;
+    g_autofree char *host = NULL;
+    guint16 p;
+    if (!eq || !g_ascii_string_to_unsigned(eq + 1, 10, 1, 65535, &v, NULL) ||
+        !ddm_target_parse_host_port(spec, (gsize)(eq - spec), &host, &p))
         return FALSE;
-    g_autofree char *hp = g_strndup(spec, (gsize)(eq - spec));
-    char *colon = strrchr(hp, ':');
-    if (!colon || colon == hp || !g_ascii_string_to_unsigned(colon + 1, 10, 1, 65535, &p, NULL))
-        return FALSE;
-    *colon = '\0';
-    const char *host = hp;
-    if (hp[0] == '[' && colon[-1] == ']') {
-        colon[-1] = '\0';
-        host = hp + 1;
-    }
-    if (*host == '\0')
-        return FALSE;
-    *key = ddm_target_tcp_key(host, (guint16)p);
+    *key = ddm_target_tcp_key(host, p);
     *port = (guint16)v;
     return TRUE;
 }

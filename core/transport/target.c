@@ -386,6 +386,27 @@ char *ddm_target_tcp_key(const char *host, guint16 port)
     return g_strdup_printf("%s:%u", host, port);
 }
 
+gboolean ddm_target_parse_host_port(const char *spec, gsize len, char **host, guint16 *port)
+{
+    g_return_val_if_fail(spec != NULL && host != NULL && port != NULL, FALSE);
+    g_autofree char *s = g_strndup(spec, len);
+    char *colon = strrchr(s, ':');
+    guint64 p;
+    if (!colon || colon == s || !g_ascii_string_to_unsigned(colon + 1, 10, 1, 65535, &p, NULL))
+        return FALSE;
+    *colon = '\0';
+    const char *h = s;
+    if (s[0] == '[' && colon[-1] == ']') {
+        colon[-1] = '\0';
+        h = s + 1;
+    }
+    if (*h == '\0')
+        return FALSE;
+    *host = g_strdup(h);
+    *port = (guint16)p;
+    return TRUE;
+}
+
 DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin)
 {
     DdmTarget *t;

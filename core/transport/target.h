@@ -96,6 +96,12 @@ void ddm_target_unref(DdmTarget *t);
 DdmTarget *ddm_target_tcp_new(const char *host, guint16 port, const char *origin);
 /** The key a TCP target for @host:@port has (transfer full). */
 char *ddm_target_tcp_key(const char *host, guint16 port);
+/** Split "HOST:PORT" (the first @len bytes of @spec; "[v6]:PORT" too: the
+ *  last colon separates the port, brackets are taken off) into *@host
+ *  (transfer full) and *@port (1-65535). FALSE, and *@host untouched,
+ *  without a port or with an empty host. The one parser of --connect's
+ *  targets, for discovery and for the relay's fixed ports alike. */
+gboolean ddm_target_parse_host_port(const char *spec, gsize len, char **host, guint16 *port);
 /** A TCP target's host (borrowed, lives as long as @t), NULL for another kind. */
 const char *ddm_target_tcp_host(const DdmTarget *t);
 /** The TCP port of a tcp target, or 0. */

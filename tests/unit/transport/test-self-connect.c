@@ -8,6 +8,9 @@
  * Also the TCP target's connect (a numeric address without GIO's
  * GInetAddress) and its cancel switch (DdmConnectCancel): done runs exactly
  * once, never from inside connect or cancel, with CANCELLED once cancelled.
+ * And the one parser of --connect's HOST:PORT (ddm_target_parse_host_port),
+ * which discovery and the relay's fixed ports share, with the key it leads
+ * to (ddm_target_tcp_key).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -209,6 +212,54 @@ static void test_real_connection_is_not_self(void **state)
     close(lfd);
 }
 
+/* HOST:PORT, [v6]:PORT, a bare v6 literal (the last colon is the port's),
+ * the length bound (what follows "=" is not looked at), and refusals. */
+static void test_parse_host_port(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        gsize len; /* G_MAXSIZE: strlen */
+        const char *host, *key; /* NULL: refused */
+        guint16 port;
+    } cases[] = {
+        { "127.0.0.1:8000", G_MAXSIZE, "127.0.0.1", "127.0.0.1:8000", 8000 },
+        { "127.0.0.1:08001", G_MAXSIZE, "127.0.0.1", "127.0.0.1:8001", 8001 },
+        { "[::1]:8002", G_MAXSIZE, "::1", "[::1]:8002", 8002 },
+        { "::1:8003", G_MAXSIZE, "::1", "[::1]:8003", 8003 },
+        { "example.org:8004=8700", 16, "example.org", "example.org:8004", 8004 },
+        { "host:8005=x", 9, "host", "host:8005", 8005 },
+        { ":8006", G_MAXSIZE, NULL, NULL, 0 },
+        { "[]:8007", G_MAXSIZE, NULL, NULL, 0 },
+        { "host", G_MAXSIZE, NULL, NULL, 0 },
+        { "host:", G_MAXSIZE, NULL, NULL, 0 },
+        { "host:0", G_MAXSIZE, NULL, NULL, 0 },
+        { "host:65536", G_MAXSIZE, NULL, NULL, 0 },
+        { "host:80x", G_MAXSIZE, NULL, NULL, 0 },
+        { "host:8008", 5, NULL, NULL, 0 }, /* cut before the port: "host:" */
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char *host = (char *)"untouched";
+        guint16 port = 0;
+        gsize len = cases[i].len == G_MAXSIZE ? strlen(cases[i].spec) : cases[i].len;
+        gboolean ok = ddm_target_parse_host_port(cases[i].spec, len, &host, &port);
+        if (!cases[i].host) {
+            if (ok)
+                fail_msg("%s (%zu bytes) was taken as %s:%u", cases[i].spec, len, host, port);
+            assert_string_equal(host, "untouched");
+            continue;
+        }
+        if (!ok)
+            fail_msg("%s (%zu bytes) was refused", cases[i].spec, len);
+        assert_string_equal(host, cases[i].host);
+        assert_int_equal(port, cases[i].port);
+        char *key = ddm_target_tcp_key(host, port);
+        assert_string_equal(key, cases[i].key);
+        g_free(key);
+        g_free(host);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_real_connection_is_not_self),
         cmocka_unit_test(test_tcp_connect_numeric),
         cmocka_unit_test(test_tcp_connect_cancelled),
+        cmocka_unit_test(test_parse_host_port),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
