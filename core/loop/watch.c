@@ -212,25 +212,23 @@ static void suspend_running(void)
     }
 }
 
-static inline void call_watch(DdmWatch *w, GIOCondition hit)
+static void call_watch(DdmWatch *w, GIOCondition hit)
 {
     Slot *s = w->slot;
-    guint na = loop.nactive;
     gboolean keep;
 
     w->running++;
     s->running++;
-    if (G_LIKELY(na < G_N_ELEMENTS(loop.active)))
-        loop.active[na] = s;
-    loop.nactive = na + 1;
+    if (loop.nactive < G_N_ELEMENTS(loop.active))
+        loop.active[loop.nactive] = s;
+    loop.nactive++;
     keep = w->fn(w->fd, hit, w->ud);
-    /* pushes and pops of nested dispatches are balanced: na, not a reload */
-    loop.nactive = na;
+    loop.nactive--;
     s->running--;
     w->running--;
-    if (G_UNLIKELY(!keep))
+    if (!keep)
         ddm_watch_remove(w);
-    if (G_UNLIKELY(s->suspended) && !s->running) {
+    if (s->suspended && !s->running) {
         s->suspended = FALSE;
         slot_sync(s);
     }
@@ -295,59 +293,36 @@ static gboolean epoll_prepare(GSource *source, gint *timeout)
 
 static void round_timer_seen(void);
 
-/* Call the watches of slot @s for an event @got of generation @gen, in
- * their order; stop when a callback forgot the fd (the generation moved
- * on) or ran a nested dispatch (loop.wakeups moved on from @mine). The
- * general case of dispatch_batch: a slot with more than one watch. */
-G_GNUC_NO_INLINE static void dispatch_slot(Slot *s, guint32 gen, GIOCondition got, guint64 mine)
-{
-    for (DdmWatch *w = s->watches; w; w = w->next) {
-        GIOCondition hit;
-        if (w->removed || w->running || !w->want || s->gen != gen || loop.wakeups != mine)
-            continue;
-        hit = got & (w->want | ALWAYS);
-        if (hit)
-            call_watch(w, hit);
-    }
-}
-
 /* Call the watches of the @n events in @evs (one epoll_wait's batch), then
  * the batch-end hooks. */
 static void dispatch_batch(const struct epoll_event *evs, int n)
 {
-    guint64 mine = ++loop.wakeups;
-    for (int i = 0; i < n; i++) {
-        guint64 data = evs[i].data.u64;
-        if (G_UNLIKELY(data == ROUND_TIMER_MARK)) {
+    loop.wakeups++;
+    guint64 mine = loop.wakeups;
+    /* A nested dispatch (from a callback) polled again: the rest of this
+     * batch is stale, and what is still ready comes back (level-triggered). */
+    for (int i = 0; i < n && loop.wakeups == mine; i++) {
+        if (G_UNLIKELY(evs[i].data.u64 == ROUND_TIMER_MARK)) {
             /* (a nested dispatch's too: it did fire) */
             round_timer_seen();
             continue;
         }
-        guint fd = (guint32)data;
-        guint32 gen = (guint32)(data >> 32);
-        Slot *s = fd < loop.nslots ? loop.slots[fd] : NULL;
+        int fd = (int)(guint32)evs[i].data.u64;
+        guint32 gen = (guint32)(evs[i].data.u64 >> 32);
+        Slot *s = (guint)fd < loop.nslots ? loop.slots[fd] : NULL;
+        GIOCondition got = (GIOCondition)evs[i].events;
 
         if (!s || s->gen != gen || !s->in_epoll)
             continue; /* forgotten since epoll_wait returned */
         loop.events++;
-        DdmWatch *w = s->watches;
-        GIOCondition got = (GIOCondition)evs[i].events;
-        if (G_LIKELY(w && !w->next)) {
-            /* The common case, one watch: what dispatch_slot checks before
-             * each watch holds for the first (the generation and
-             * loop.wakeups were just checked; a removed watch is out of
-             * the list), but for a callback running (nested dispatch) or
-             * a watch wanting nothing. */
-            GIOCondition hit = got & (w->want | ALWAYS);
-            if (G_LIKELY(!w->running && w->want && hit))
+        for (DdmWatch *w = s->watches; w; w = w->next) {
+            GIOCondition hit;
+            if (w->removed || w->running || !w->want || s->gen != gen || loop.wakeups != mine)
+                continue;
+            hit = got & (w->want | ALWAYS);
+            if (hit)
                 call_watch(w, hit);
-        } else {
-            dispatch_slot(s, gen, got, mine);
         }
-        /* A nested dispatch (from a callback) polled again: the rest of this
-         * batch is stale, and what is still ready comes back (level-triggered). */
-        if (G_UNLIKELY(loop.wakeups != mine))
-            break;
     }
     if (loop.hooks.head)
         run_batch_end_hooks();
