@@ -6,7 +6,8 @@
  * re-arms that wait for the next iteration, one GSource for any number of
  * timers, 100,000 random operations checked against a plain model, a
  * re-arm into the past that holds back no other due timer, arming that
- * does not wake the context, and the earliest deadline (ddm_timer_next_due).
+ * does not wake the context, and the earliest deadline (ddm_timer_next_due),
+ * also across dispatch and in the random run.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -310,6 +311,17 @@ static void test_arming_does_not_wake(void **state)
     assert_fired(want, 1);
 }
 
+/* The model's earliest armed deadline, G_MAXINT64 when none is armed: what
+ * ddm_timer_next_due() must say. */
+static gint64 model_next_due(void)
+{
+    gint64 m = G_MAXINT64;
+    for (guint k = 0; k < NT; k++)
+        if (model[k].armed && model[k].due < m)
+            m = model[k].due;
+    return m;
+}
+
 static void test_random_against_model(void **state)
 {
     GRand *r = g_rand_new_with_seed(16);
@@ -337,6 +349,7 @@ static void test_random_against_model(void **state)
         }
         assert_int_equal(ddm_timer_armed(&rt[i].t), model[i].armed);
         assert_int_equal(ddm_timer_due(&rt[i].t), model[i].armed ? model[i].due : G_MAXINT64);
+        assert_true(ddm_timer_next_due() == model_next_due());
 
         if (op % 997 == 0 || op == OPS - 1) {
             GArray *want = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -355,6 +368,9 @@ static void test_random_against_model(void **state)
                 model[g_array_index(want, guint, k)].armed = FALSE;
             fires += want->len;
             g_array_free(want, TRUE);
+            /* the kept top after firing: the earliest of the future ones,
+             * or none */
+            assert_true(ddm_timer_next_due() == model_next_due());
         }
     }
     assert_true(fires > 1000); /* the check did compare real firings */
@@ -384,6 +400,77 @@ static void test_next_due(void **state)
     assert_true(ddm_timer_next_due() == G_MAXINT64);
 }
 
+/* ddm_timer_next_due across dispatch: the top removed by firing, re-armed
+ * later, a callback that arms and cancels, a lone timer that fires. */
+static Tagged nd_arm, nd_cancel;
+static gint64 nd_seen_in_cb;
+
+static void next_due_cb(DdmTimer *t, gpointer ud)
+{
+    record(t, ud);
+    nd_seen_in_cb = ddm_timer_next_due(); /* the fired one is out already */
+    ddm_timer_arm_at(&nd_arm.t, 4000000000000);
+    ddm_timer_cancel(&nd_cancel.t);
+}
+
+static void test_next_due_dispatch(void **state)
+{
+    Tagged a = { .tag = 1 }, b = { .tag = 2 }, lone = { .tag = 3 };
+    gint64 base = PAST(0), far = (gint64)9000000000000;
+    (void)state;
+
+    nd_arm.tag = 4;
+    nd_cancel.tag = 5;
+    ddm_timer_init(&a.t, record, &a);
+    ddm_timer_init(&b.t, record, &b);
+    ddm_timer_init(&lone.t, record, &lone);
+    ddm_timer_init(&nd_arm.t, record, &nd_arm);
+    ddm_timer_init(&nd_cancel.t, record, &nd_cancel);
+
+    /* the top fires by dispatch: next due becomes the one behind it */
+    ddm_timer_arm_at(&a.t, base);
+    ddm_timer_arm_at(&b.t, far);
+    assert_true(ddm_timer_next_due() == base);
+    run_pending();
+    static const guint w1[] = { 1 };
+    assert_fired(w1, 1);
+    assert_true(ddm_timer_next_due() == far);
+
+    /* re-armed later than the others: the top moves to the other */
+    ddm_timer_arm_at(&a.t, far - 1);
+    assert_true(ddm_timer_next_due() == far - 1);
+    ddm_timer_arm_at(&a.t, far + 1);
+    assert_true(ddm_timer_next_due() == far);
+    ddm_timer_cancel(&a.t);
+    ddm_timer_cancel(&b.t);
+    assert_true(ddm_timer_next_due() == G_MAXINT64);
+
+    /* a callback arms one timer and cancels another (the earlier of the
+     * two left): seen inside the callback and after the dispatch */
+    g_array_set_size(fired, 0);
+    ddm_timer_init(&a.t, next_due_cb, &a);
+    ddm_timer_arm_at(&a.t, base);
+    ddm_timer_arm_at(&nd_cancel.t, far - 5);
+    ddm_timer_arm_at(&b.t, far);
+    run_pending();
+    assert_fired(w1, 1);
+    assert_true(nd_seen_in_cb == far - 5);
+    assert_true(ddm_timer_next_due() == 4000000000000);
+    ddm_timer_cancel(&nd_arm.t);
+    assert_true(ddm_timer_next_due() == far);
+    ddm_timer_cancel(&b.t);
+
+    /* a lone timer removed by firing leaves none */
+    g_array_set_size(fired, 0);
+    ddm_timer_arm_at(&lone.t, base);
+    assert_true(ddm_timer_next_due() == base);
+    run_pending();
+    static const guint w3[] = { 3 };
+    assert_fired(w3, 1);
+    assert_true(ddm_timer_next_due() == G_MAXINT64);
+    assert_int_equal(ddm_timer_count(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +484,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rearm_into_past, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arming_does_not_wake, setup, teardown),
         cmocka_unit_test_setup_teardown(test_next_due, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_next_due_dispatch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
