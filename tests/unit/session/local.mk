@@ -61,3 +61,14 @@ tests_unit_session_test_ratelog_SOURCES = tests/unit/session/test-ratelog.c core
 tests_unit_session_test_ratelog_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_session_test_ratelog_CFLAGS = $(SESSION_TEST_CFLAGS)
 tests_unit_session_test_ratelog_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The log context's VM stack (core/session/logctx.h, logctx.c), compiled in alone.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/session/test-logctx
+TESTS += tests/unit/session/test-logctx
+endif
+tests_unit_session_test_logctx_SOURCES = tests/unit/session/test-logctx.c core/session/logctx.c \
+	core/session/logctx.h
+tests_unit_session_test_logctx_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
+tests_unit_session_test_logctx_CFLAGS = $(SESSION_TEST_CFLAGS)
+tests_unit_session_test_logctx_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
