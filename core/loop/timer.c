@@ -2,8 +2,8 @@
  *
  * The timer heap (see timer.h): a binary min-heap of DdmTimer pointers
  * ordered by (deadline, arming sequence), each timer holding its own index,
- * and the one GSource that fires it. Owns the heap array and the source;
- * the timers belong to their owners.
+ * and the one GSource that fires it. Owns the heap array, the source and
+ * the kept top (timer.h); the timers belong to their owners.
  */
 #include "core/loop/timer.h"
 

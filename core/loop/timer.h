@@ -53,13 +53,16 @@ static inline gboolean ddm_timer_armed(const DdmTimer *t)
 {
     return t->index != 0;
 }
+/* timer.c's: use ddm_timer_next_due, not this (the earliest armed timer,
+ * or NULL when none is armed) */
+extern DdmTimer *ddm_timer_top_;
+
 /** The deadline of an armed timer, G_MAXINT64 when unarmed. */
 gint64 ddm_timer_due(const DdmTimer *t);
 /** The earliest deadline of all armed timers, G_MAXINT64 when none is
  *  armed (the watches' socket round ends there, watch.h). */
 static inline gint64 ddm_timer_next_due(void)
 {
-    extern DdmTimer *ddm_timer_top_; /* timer.c's earliest armed timer, or NULL */
     return ddm_timer_top_ ? ddm_timer_top_->due_us : G_MAXINT64;
 }
 /** Armed timers (for tests). */
