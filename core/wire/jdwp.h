@@ -119,9 +119,27 @@ typedef struct DdmJdwpReader DdmJdwpReader;
  *  readers attached to it. (transfer full) */
 typedef struct DdmJdwpBudget DdmJdwpBudget;
 
-/* The reader's state, jdwp.c's own: it is here only for the inline
- * predicates below (every relayed packet asks them), which only read it.
- * Every VM has one: no holes, flags in bits. */
+DdmJdwpBudget *ddm_jdwp_budget_new(size_t limit);
+void ddm_jdwp_budget_free(DdmJdwpBudget *b);
+/** Bytes the attached readers' buffers hold now. */
+size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b);
+size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
+/** The read size while a long packet streams (core/session/vm_io.c), and
+ *  the one size of buffer the budget keeps as its spare: one value, so the
+ *  spare is the buffer those reads want. */
+#define DDM_JDWP_STREAM_READ_SIZE ((size_t)256 << 10)
+/** The budget keeps one emptied buffer of exactly 256 KiB (a streamed
+ *  packet's reads, core/session/vm_io.c) for the next large one, uncounted,
+ *  as the scratch (a reader takes it only if the budget has room for all of
+ *  it): free it (call it periodically). TRUE if one was freed. */
+gboolean ddm_jdwp_budget_trim(DdmJdwpBudget *b);
+/** Bytes of that spare buffer now (tests). */
+size_t ddm_jdwp_budget_spare_size(const DdmJdwpBudget *b);
+
+/* ---- private: the reader's state, jdwp.c's own ------------------------
+ * It is here only for the inline predicates below (every relayed packet
+ * asks them), which only read it; callers use the functions, never these
+ * fields. Every VM has one: no holes, flags in bits. */
 struct DdmJdwpReader {
     uint8_t *buf;       /* NULL while nothing is buffered (lazy); the budget's scratch
                            while on_scratch */
@@ -150,22 +168,8 @@ struct DdmJdwpReader {
                                handles now (ddm_jdwp_reader_set_more_outside) */
     guint streamed_last : 1; /* the last packet handed out was streamed (a long one) */
 };
-DdmJdwpBudget *ddm_jdwp_budget_new(size_t limit);
-void ddm_jdwp_budget_free(DdmJdwpBudget *b);
-/** Bytes the attached readers' buffers hold now. */
-size_t ddm_jdwp_budget_used(const DdmJdwpBudget *b);
-size_t ddm_jdwp_budget_limit(const DdmJdwpBudget *b);
-/** The read size while a long packet streams (core/session/vm_io.c), and
- *  the one size of buffer the budget keeps as its spare: one value, so the
- *  spare is the buffer those reads want. */
-#define DDM_JDWP_STREAM_READ_SIZE ((size_t)256 << 10)
-/** The budget keeps one emptied buffer of exactly 256 KiB (a streamed
- *  packet's reads, core/session/vm_io.c) for the next large one, uncounted,
- *  as the scratch (a reader takes it only if the budget has room for all of
- *  it): free it (call it periodically). TRUE if one was freed. */
-gboolean ddm_jdwp_budget_trim(DdmJdwpBudget *b);
-/** Bytes of that spare buffer now (tests). */
-size_t ddm_jdwp_budget_spare_size(const DdmJdwpBudget *b);
+/* ---- end of private ---------------------------------------------------- */
+
 /** Charge @r's buffer to @b (borrowed; NULL detaches). A growth that would
  *  take @b past its limit fails @r with DDM_JDWP_ERR_BUDGET (space() then
  *  returns NULL, feed() drops the bytes) and frees its buffer. */
