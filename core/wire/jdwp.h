@@ -205,6 +205,7 @@ size_t ddm_jdwp_reader_claimed_len(const DdmJdwpReader *r);
 /** The reader's cap on one packet's declared length (ddm_jdwp_reader_new). */
 static inline size_t ddm_jdwp_reader_max_packet(const DdmJdwpReader *r)
 {
+    g_return_val_if_fail(r != NULL, 0);
     return r->max_packet;
 }
 
