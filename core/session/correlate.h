@@ -36,8 +36,10 @@ DdmCorrelate *ddm_correlate_new(guint max_pending);
 void ddm_correlate_free(DdmCorrelate *c);  /* entries must have been drained */
 /** Insert (copied). FALSE if full or @p->id is already pending. */
 gboolean ddm_correlate_insert(DdmCorrelate *c, const DdmPending *p);
+/* correlate.c's; call only through ddm_correlate_take (the inline wrapper
+ * checks @c and that something is pending). */
+gboolean ddm_correlate_take_(DdmCorrelate *c, uint32_t id, DdmPending *out);
 /** Remove the entry for @id into @out; FALSE if unknown (late or foreign reply). */
-gboolean ddm_correlate_take_(DdmCorrelate *c, uint32_t id, DdmPending *out); /* correlate.c */
 static inline gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPending *out)
 {
     g_return_val_if_fail(c != NULL, FALSE);

@@ -183,13 +183,16 @@ gboolean ddm_jdwp_reader_on_scratch(const DdmJdwpReader *r);
  *  move to a buffer of its own. No-op off the scratch. FALSE when the move
  *  failed over the budget (the reader failed: next() says so). */
 gboolean ddm_jdwp_reader_release_scratch(DdmJdwpReader *r);
+/* jdwp.c: its slow part; call only through ddm_jdwp_reader_release_empty
+ * (the inline wrapper checks @r and that there is an empty buffer of its
+ * own to give back). */
+gboolean ddm_jdwp_reader_release_empty_(DdmJdwpReader *r);
 /** A reader sharing a budget that holds an empty buffer of its own (kept
  *  between the reads of a streamed packet): hand it back now (as the
  *  budget's spare if it is of the stream reads' size and the spare is
  *  free, else freed),
  *  e.g. when the socket is empty, so a peer that trickles a long packet
  *  holds nothing between its bytes. TRUE if a buffer went. */
-gboolean ddm_jdwp_reader_release_empty_(DdmJdwpReader *r); /* jdwp.c: its slow part */
 static inline gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, FALSE);
