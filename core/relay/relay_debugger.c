@@ -492,7 +492,7 @@ void ddm_relay_debugger_drain(Debugger *d)
  * and drained as before. */
 static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
 {
-    gsize max = d->relay->cfg->max_packet;
+    gsize max = ddm_jdwp_reader_max_packet(d->reader); /* the cap the reader would apply */
     gsize off = 0;
     gsize len = ddm_jdwp_whole_packet_len(buf, n, max);
     while (len && d->state == DBG_ATTACHED) {
