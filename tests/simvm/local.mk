@@ -102,6 +102,14 @@ endif
 # View debugging: the model read back by the viewdebug plugin's decoders
 # and by libpng, and the VULW/VURT/VUOP handlers over a socketpair.
 if ENABLE_TESTS
+# The port and state files, written by a thread of their own.
+check_PROGRAMS += tests/simvm/test-simvm-filewriter
+TESTS += tests/simvm/test-simvm-filewriter
+tests_simvm_test_simvm_filewriter_SOURCES = tests/simvm/test-simvm-filewriter.c
+tests_simvm_test_simvm_filewriter_CPPFLAGS = $(SIMVM_TEST_CPPFLAGS) -I$(top_srcdir)
+tests_simvm_test_simvm_filewriter_CFLAGS = $(SIMVM_TEST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
+tests_simvm_test_simvm_filewriter_LDADD = tools/simvm/libsimvm.la $(CMOCKA_LIBS) $(GLIB_LIBS)
+
 check_PROGRAMS += tests/simvm/test-simvm-views
 TESTS += tests/simvm/test-simvm-views
 endif

@@ -30,7 +30,7 @@ noinst_LTLIBRARIES += %reldir%/libsimvm.la
 %canon_reldir%_libsimvm_la_SOURCES = \
 	%reldir%/simvm.h %reldir%/simvm-private.h \
 	%reldir%/options.c %reldir%/world.c %reldir%/vm.c \
-	%reldir%/conn.c %reldir%/handlers.c %reldir%/hprof_dump.c %reldir%/statefile.c \
+	%reldir%/conn.c %reldir%/handlers.c %reldir%/hprof_dump.c %reldir%/statefile.c %reldir%/filewriter.c \
 	%reldir%/profiling.c %reldir%/profiling.h \
 	%reldir%/gen_stream.c %reldir%/gen_stream.h \
 	%reldir%/jdwp_model.c %reldir%/jdwp_model.h \

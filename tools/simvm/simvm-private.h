@@ -32,6 +32,7 @@
 #define SIM_PRODUCE_STEP ((size_t)256 << 10)
 
 typedef struct SimConn SimConn;
+typedef struct SimFileWriter SimFileWriter; /* filewriter.c */
 
 /** What a producer says after filling output (sim_conn_start_producer). */
 typedef enum {
@@ -166,7 +167,8 @@ struct SimWorld {
     gboolean state_dirty, ports_dirty;
     guint state_source;
     gint64 last_state_ms;
-    gint64 state_cost_ms;        /* how long the last write took */
+    gint64 state_cost_ms;        /* how long the last texts took to build */
+    SimFileWriter *files;        /* writes them (NULL until the first) */
     gboolean started;
 };
 
@@ -241,9 +243,17 @@ void sim_viewdebug_free(struct SimViewDebug *vd);
 /* statefile.c */
 /** The ground truth as JSON text. (transfer full) */
 char *sim_state_to_json(SimWorld *w);
-gboolean sim_state_write(SimWorld *w, const char *path, GError **error);
 /** Rewrite @path atomically (tmp + rename) with @text. */
 gboolean sim_write_atomically(const char *path, const char *text, GError **error);
+
+/* filewriter.c: the port and state files, written by a thread of their own */
+SimFileWriter *sim_file_writer_new(void);
+/** Queue @text (transfer full) for @path, replacing a text for @path not yet written. */
+void sim_file_writer_put(SimFileWriter *fw, const char *path, char *text);
+/** Wait until everything queued is written. */
+void sim_file_writer_flush(SimFileWriter *fw);
+/** Write what is queued, end the thread, free @fw (NULL: nothing). */
+void sim_file_writer_free(SimFileWriter *fw);
 /** One member @name of the object @b is building, with the value @v
  *  (sim_json_member_str: @v copied). */
 typedef struct _JsonBuilder JsonBuilder; /* json-glib's, for the files that add to the state */

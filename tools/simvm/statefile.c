@@ -6,7 +6,8 @@
  * per kind, free bytes, largest free run): exactly what a correct decoder
  * computes; the last heap dump (size and sha256 of what was sent).
  * Integration tests compare ddmon's views with this file.
- * Written with json-glib, atomically (temporary file + rename).
+ * Built with json-glib; written atomically (temporary file + rename) by
+ * filewriter.c's thread.
  * Non-goal: computing anything not yet sent (that would cost a heap walk).
  */
 #include "simvm-private.h"
@@ -360,14 +361,5 @@ gboolean sim_write_atomically(const char *path, const char *text, GError **error
         (void)unlink(tmp);
     }
     g_free(tmp);
-    return ok;
-}
-
-gboolean sim_state_write(SimWorld *w, const char *path, GError **error)
-{
-    char *text = sim_state_to_json(w);
-    gboolean ok = sim_write_atomically(path, text, error);
-
-    g_free(text);
     return ok;
 }

@@ -2,8 +2,8 @@
  *
  * The world of simulated VMs: creation (pids, names, ports), the one global
  * tick that moves every model, churn, pid watchers, and the port and state
- * files (coalesced: rewritten at most every STATE_MIN_INTERVAL_MS, or
- * less often when a write is slow).
+ * files (coalesced: rebuilt at most every STATE_MIN_INTERVAL_MS, or less
+ * often when building them is slow; written by filewriter.c's thread).
  * Retired VMs leave the pid table at once and are freed from an idle
  * callback, after any closed connection, so no callback up the stack is
  * left holding freed memory.
@@ -119,6 +119,7 @@ void sim_world_free(SimWorld *w)
     remove_source(w, &w->tick_source);
     remove_source(w, &w->state_source);
     remove_source(w, &w->reap_source);
+    sim_file_writer_free(w->files); /* what was handed over is written */
     for (i = 0; i < w->vms->len; i++)
         g_ptr_array_add(w->dead, g_ptr_array_index(w->vms, i));
     g_ptr_array_set_size(w->vms, 0);
@@ -217,24 +218,20 @@ static char *ports_text(SimWorld *w)
     return g_string_free(s, FALSE);
 }
 
+/* Build the texts here, where the state changes; the writer's thread puts
+ * them on disk, so a slow disk never stalls the VMs (filewriter.c). */
 static void write_files(SimWorld *w)
 {
-    GError *err = NULL;
     gint64 t0 = sim_world_now_ms(w);
 
-    if (w->ports_dirty && w->cfg.port_file) {
-        char *text = ports_text(w);
-        if (!sim_write_atomically(w->cfg.port_file, text, &err)) {
-            g_warning("port file: %s", err->message);
-            g_clear_error(&err);
-        }
-        g_free(text);
-    }
+    if ((w->ports_dirty && w->cfg.port_file) || (w->state_dirty && w->cfg.state_file))
+        if (!w->files)
+            w->files = sim_file_writer_new();
+    if (w->ports_dirty && w->cfg.port_file)
+        sim_file_writer_put(w->files, w->cfg.port_file, ports_text(w));
     w->ports_dirty = FALSE;
-    if (w->state_dirty && w->cfg.state_file && !sim_state_write(w, w->cfg.state_file, &err)) {
-        g_warning("state file: %s", err->message);
-        g_clear_error(&err);
-    }
+    if (w->state_dirty && w->cfg.state_file)
+        sim_file_writer_put(w->files, w->cfg.state_file, sim_state_to_json(w));
     w->state_dirty = FALSE;
     w->last_state_ms = sim_world_now_ms(w);
     w->state_cost_ms = w->last_state_ms - t0;
@@ -258,8 +255,8 @@ static void schedule_files(SimWorld *w)
         return;
     if (!(w->cfg.state_file && w->state_dirty) && !(w->cfg.port_file && w->ports_dirty))
         return;
-    /* with thousands of VMs a write takes a while: never spend more than
-     * about a fifth of the time writing the ground truth */
+    /* with thousands of VMs building the texts takes a while: never spend
+     * more than about a fifth of the time on the ground truth */
     wait = w->last_state_ms + MAX(STATE_MIN_INTERVAL_MS, 5 * w->state_cost_ms) - sim_world_now_ms(w);
     s = wait > 0 ? g_timeout_source_new((guint)wait) : g_idle_source_new();
     g_source_set_callback(s, write_files_cb, w, NULL);
