@@ -35,7 +35,7 @@ t_start_simvm --vms 1 --app tr.none --port-file "$T_TMP/n.ports" --trace=none --
 for p in s d c t l n; do t_wait 10 test -s "$T_TMP/$p.ports"; done
 ports=$(cat "$T_TMP"/*.ports | awk '{print $2}' | sort -n | paste -sd,)
 t_start_server --scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base 0 \
-    --plugin-opt profile.timeout_ms=2000 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+    --plugin-opt profile.timeout_ms=5000 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" -ge 7 ]; }
 t_wait 20 ready || t_diag "$T_TMP/vms.txt"
 
@@ -195,13 +195,16 @@ t_wait 30 t_is 2 traces_of_one
         "the simulator's traces of tr.one: $(traces_of_one 2>&1)" "$(cat "$T_TMP/dm5.out" 2>/dev/null | head -3)"
 t_wait 10 t_is 0 trace_mode "$k_one" && grep -q "ctrlc.trace" "$T_TMP/server.err" \
     && t_ok "... then MPRQ says off in the VM list, and the server's log says where the file went" \
-    || t_fail "... then MPRQ says off in the VM list, and the server's log says where the file went" "trace_mode $(trace_mode "$k_one")"
+    || t_fail "... then MPRQ says off in the VM list, and the server's log says where the file went" "trace_mode $(trace_mode "$k_one")" \
+        "the server's log of it: $(grep -i 'trace\|profile\|tr\.one' "$T_TMP/server.err" | tail -4)" "$(ls -la "$T_TMP" | grep ctrlc)"
 
 # 13: a stop that finds nothing running: no MPSE at all -> profile.timeout_ms
+# (5 s: a stop that took longer on a loaded machine would fail the Ctrl-C
+# trace above, which is not what that check is about)
 start=$(date +%s)
 t_ddmon --no-autostart trace tr.lost "$T_TMP/lost.trace" --tracing --seconds 1 >"$T_TMP/lost.out" 2>&1; rc=$?
 took=$(( $(date +%s) - start ))
-[ $rc != 0 ] && [ $took -le 15 ] && grep -q "no trace came back within 2.0 s" "$T_TMP/lost.out" \
+[ $rc != 0 ] && [ $took -le 20 ] && grep -q "no trace came back within 5.0 s" "$T_TMP/lost.out" \
     && [ ! -e "$T_TMP/lost.trace" ] && [ ! -e "$T_TMP/lost.trace.part" ] \
     && t_ok "a stop with nothing running times out (${took} s) with a clear message, no file" \
     || t_fail "a stop with nothing running times out with a clear message, no file" "rc $rc, ${took} s" "$(cat "$T_TMP/lost.out")"
@@ -247,7 +250,7 @@ bad not.trace "not a method trace" && t_ok "trace-summary: a file that is no tra
 t_ddmon --no-autostart trace-summary "$T_TMP/ctrlc.trace" --threads --json >"$T_TMP/thr.json" 2>&1
 python3 - "$T_TMP/thr.json" "$T_TMP/s.json" <<'PY' >"$T_TMP/thr.diff" 2>&1 \
     && t_ok "trace-summary --threads --json: the threads and their calls are the simulator's" \
-    || t_fail "trace-summary --threads --json: the threads and their calls are the simulator's" "$(cat "$T_TMP/thr.diff" | head -5)"
+    || t_fail "trace-summary --threads --json: the threads and their calls are the simulator's" "$(cat "$T_TMP/thr.diff" | tail -2)" "$(head -c 300 "$T_TMP/thr.json")"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = (doc.get("result") or doc)["rows"]
