@@ -186,7 +186,10 @@ cpu_ms() {
 cpu_ns() {
     local t s sum=0
     for t in /proc/$1/task/*/schedstat; do
-        read -r s _ <"$t" 2>/dev/null && sum=$(( sum + s ))
+        # A thread may end between the glob and the read: the braces let
+        # 2>/dev/null cover the failing <"$t" too (a 2>/dev/null after it
+        # comes too late, and the shell's message shows).
+        { read -r s _ <"$t"; } 2>/dev/null && sum=$(( sum + s ))
     done
     echo $sum
 }
