@@ -63,7 +63,7 @@ static char *json_result_error(JsonObject *answer, const char *command)
         return NULL;
     g_autoptr(GError) error = NULL;
     g_autoptr(JsonNode) doc = ddm_json_blob_of_view(json_node_get_object(result), &error);
-    if (error == NULL)
+    if (doc != NULL || error == NULL) /* a document, or no JSON blob at all */
         return NULL;
     return g_strdup_printf("the result of '%.64s' cannot be read: %s", command, error->message);
 }

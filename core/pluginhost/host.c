@@ -69,6 +69,11 @@ static void drop_ud(void *ud, ddm_free_fn ud_free)
 
 /* ------------------------------------------------------------- logging */
 
+/* A printf format, as the SDK's log member declares: fmt is checked at
+ * the callers, so formatting it here is safe (and clang's
+ * -Wformat-nonliteral knows it). */
+static void host_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...) DDM_PRINTF(3, 4);
+
 static void host_log(ddm_plugin *self, ddm_log_level level, const char *fmt, ...)
 {
     g_return_if_fail(ddm_plugin_is_valid(self));

@@ -95,7 +95,8 @@ static Pending *pending_new(guint room, guint32 hash_mult)
     t->n = 0;
     t->hash_mult = hash_mult;
     t->next_seq = 0;
-    t->index = (guint16 *)((char *)t + head);
+    /* Just past the entries: an Entry's alignment covers a guint16's. */
+    t->index = (guint16 *)&t->heap[room];
     memset(t->index, 0, 2 * room * sizeof(guint16));
     return t;
 }

@@ -50,9 +50,16 @@ guint ddm_vm_features_hash(const char *text, gsize len)
     return ddm_hash_bytes(ddm_hash_seed(), text, len);
 }
 
+/* The block that holds @vec. The step back is counted in pointers, not
+ * bytes: the header is a whole number of pointers and a pointer's
+ * alignment is the struct's, so the result is as aligned as @vec was
+ * (a step in bytes would lose that, and clang's -Wcast-align says so). */
+G_STATIC_ASSERT(offsetof(SharedFeatures, vec) % sizeof(char *) == 0);
+G_STATIC_ASSERT(G_ALIGNOF(SharedFeatures) <= G_ALIGNOF(char *));
+
 static SharedFeatures *from_vec(char **vec)
 {
-    return (SharedFeatures *)((char *)vec - offsetof(SharedFeatures, vec));
+    return (SharedFeatures *)(vec - offsetof(SharedFeatures, vec) / sizeof(char *));
 }
 
 static const char *text_of(const SharedFeatures *f)
