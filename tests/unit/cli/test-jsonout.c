@@ -241,7 +241,7 @@ static void test_group(void **state)
     ddm_jq_group_views(root, vms, views);
     g_autoptr(JsonNode) doc = json_node_init_object(json_node_alloc(), root);
     json_object_unref(root);
-    JsonObject *vmo = json_object_get_object_member(root, "vms");
+    JsonObject *vmo = json_object_get_object_member(json_node_get_object(doc), "vms");
     assert_int_equal(json_object_get_size(vmo), 3);
     JsonObject *a = json_object_get_object_member(vmo, "emu:7");
     assert_int_equal(json_object_get_int_member(a, "pid"), 7);

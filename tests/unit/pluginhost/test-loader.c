@@ -662,7 +662,7 @@ static void test_loader_env_ignored_when_disabled(void **state)
     Fixture *f = *state;
     DdmConfig *c = f->mon.config;
     g_autofree char *env = g_build_filename(f->tmp, "env", NULL);
-    g_autofree char *a = copy_plugin(f, env, "good");
+    g_free(copy_plugin(f, env, "good"));
     g_setenv("DDMON_PLUGIN_PATH", env, TRUE);
     c->use_env_plugin_path = FALSE;
     assert_true(ddm_loader_load_all(f->mon.registry, c, NULL));
@@ -674,9 +674,9 @@ static void test_loader_required_and_disabled(void **state)
     Fixture *f = *state;
     DdmConfig *c = f->mon.config;
     g_autofree char *dir = g_build_filename(f->tmp, "p", NULL);
-    g_autofree char *a = copy_plugin(f, dir, "good");
-    g_autofree char *b = copy_plugin(f, dir, "init-fails");
-    g_autofree char *d = copy_plugin(f, dir, "dup-chunk");
+    g_free(copy_plugin(f, dir, "good"));
+    g_free(copy_plugin(f, dir, "init-fails"));
+    g_free(copy_plugin(f, dir, "dup-chunk"));
     g_ptr_array_add(c->plugin_dirs, g_strdup(dir));
 
     /* --plugins=good,missing: good loads, the others are left out, missing stops startup. */
@@ -729,7 +729,7 @@ static void test_loader_chunks_all_disabled_notice(void **state)
     Fixture *f = *state;
     DdmConfig *c = f->mon.config;
     g_autofree char *dir = g_build_filename(f->tmp, "p", NULL);
-    g_autofree char *a = copy_plugin(f, dir, "good");
+    g_free(copy_plugin(f, dir, "good"));
     g_ptr_array_add(c->plugin_dirs, g_strdup(dir));
     c->chunks = g_ptr_array_new_with_free_func(g_free);
     g_ptr_array_add(c->chunks, g_strdup("THCR"));
@@ -875,11 +875,27 @@ static void expect_elf_error(const uint8_t *b, gsize len, int code, const char *
 #include <elf.h>
 #define HAVE_ELF64_TESTS 1
 
+/* The ELF structure at @off in @b, a heap copy of a test plugin: malloc's
+ * alignment, and ELF64 places its headers, symbols and relocations at
+ * multiples of 8. Checked here, not assumed through a cast. */
+static void *elf_at(uint8_t *b, guint64 off)
+{
+    assert_int_equal(((uintptr_t)b + off) % 8, 0);
+    return b + off;
+}
+
+/* The section header table of @b. */
+static Elf64_Shdr *section_headers(uint8_t *b)
+{
+    Elf64_Ehdr *eh = elf_at(b, 0);
+    return elf_at(b, eh->e_shoff);
+}
+
 /* The section of type @type in @b, or NULL. */
 static Elf64_Shdr *find_section(uint8_t *b, uint32_t type)
 {
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
-    Elf64_Shdr *sh = (Elf64_Shdr *)(b + eh->e_shoff);
+    Elf64_Ehdr *eh = elf_at(b, 0);
+    Elf64_Shdr *sh = section_headers(b);
     for (unsigned i = 0; i < eh->e_shnum; i++)
         if (sh[i].sh_type == type)
             return &sh[i];
@@ -890,8 +906,8 @@ static Elf64_Shdr *find_section(uint8_t *b, uint32_t type)
 static Elf64_Sym *desc_sym(uint8_t *b)
 {
     Elf64_Shdr *ds = find_section(b, SHT_DYNSYM);
-    Elf64_Shdr *str = (Elf64_Shdr *)(b + ((Elf64_Ehdr *)b)->e_shoff) + ds->sh_link;
-    Elf64_Sym *s = (Elf64_Sym *)(b + ds->sh_offset);
+    Elf64_Shdr *str = section_headers(b) + ds->sh_link;
+    Elf64_Sym *s = elf_at(b, ds->sh_offset);
     for (gsize i = 0; i < ds->sh_size / sizeof *s; i++)
         if (s[i].st_shndx != SHN_UNDEF &&
             strcmp((char *)b + str->sh_offset + s[i].st_name, "ddm_plugin_descriptor") == 0)
@@ -904,8 +920,8 @@ static Elf64_Sym *desc_sym(uint8_t *b)
 static gsize desc_file_offset(uint8_t *b)
 {
     Elf64_Addr v = desc_sym(b)->st_value;
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
-    Elf64_Shdr *sh = (Elf64_Shdr *)(b + eh->e_shoff);
+    Elf64_Ehdr *eh = elf_at(b, 0);
+    Elf64_Shdr *sh = section_headers(b);
     for (unsigned i = 1; i < eh->e_shnum; i++)
         if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_addr <= v && v - sh[i].sh_addr < sh[i].sh_size)
             return (gsize)(sh[i].sh_offset + (v - sh[i].sh_addr));
@@ -918,7 +934,7 @@ static Elf64_Rela *desc_rela(uint8_t *b, unsigned k)
 {
     Elf64_Addr at = desc_sym(b)->st_value + offsetof(ddm_plugin_desc, name) + 8 * k;
     Elf64_Shdr *rs = find_section(b, SHT_RELA);
-    Elf64_Rela *r = (Elf64_Rela *)(b + rs->sh_offset);
+    Elf64_Rela *r = elf_at(b, rs->sh_offset);
     for (gsize i = 0; i < rs->sh_size / sizeof *r; i++)
         if (r[i].r_offset == at)
             return &r[i];
@@ -937,10 +953,10 @@ static void lengthen_core_name(char *bytes, gsize len)
     uint8_t *b = (uint8_t *)bytes;
     Elf64_Shdr *ds = find_section(b, SHT_DYNSYM);
     assert_non_null(ds);
-    Elf64_Shdr *str = (Elf64_Shdr *)(b + ((Elf64_Ehdr *)b)->e_shoff) + ds->sh_link;
+    Elf64_Shdr *str = section_headers(b) + ds->sh_link;
     assert_true(str->sh_offset + str->sh_size <= len);
     assert_true(str->sh_size > sizeof LONG_CORE_NAME + 1);
-    Elf64_Sym *s = (Elf64_Sym *)(b + ds->sh_offset);
+    Elf64_Sym *s = elf_at(b, ds->sh_offset);
     guint renamed = 0;
     for (gsize i = 0; i < ds->sh_size / sizeof *s; i++) {
         if (s[i].st_shndx == SHN_UNDEF &&
@@ -1058,7 +1074,7 @@ static void test_elfdesc_hostile(void **state)
 #ifdef HAVE_ELF64_TESTS
     g_autofree uint8_t *b = g_memdup2(good, len);
 #define RESET() memcpy(b, good, len)
-    Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
+    Elf64_Ehdr *eh = elf_at(b, 0);
 
     RESET();
     eh->e_ident[EI_CLASS] = ELFCLASS32;
@@ -1133,8 +1149,8 @@ static void test_loader_list_plugins(void **state)
     Fixture *f = *state;
     DdmConfig *c = f->mon.config;
     g_autofree char *dir = g_build_filename(f->tmp, "p", NULL);
-    g_autofree char *a = copy_plugin(f, dir, "good");
-    g_autofree char *b = copy_plugin(f, dir, "abi-other-major");
+    g_free(copy_plugin(f, dir, "good"));
+    g_free(copy_plugin(f, dir, "abi-other-major"));
     g_ptr_array_add(c->plugin_dirs, g_strdup(dir));
     JsonNode *json = NULL;
     assert_true(ddm_loader_list_plugins(c, &json, NULL));
