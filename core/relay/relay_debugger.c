@@ -392,7 +392,7 @@ static void debugger_head(Debugger *d, const DdmJdwpPacket *head)
 {
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
-    if (head->len < DDM_RELAY_CUT_THROUGH_AT || head->len > d->relay->cfg->max_packet ||
+    if (head->len < DDM_RELAY_CUT_THROUGH_AT || head->len > ddm_jdwp_reader_max_packet(d->reader) ||
         (head->header.cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN))
         return;
     debugger_to_vm_flush(d); /* commands reach the VM in order */
@@ -462,7 +462,7 @@ void ddm_relay_debugger_drain(Debugger *d)
         if (res == DDM_JDWP_ERR_SHORT || res == DDM_JDWP_ERR_TOO_BIG)
             why = g_strdup_printf("protocol error: %s (declared length %zu, cap %zu)",
                                   ddm_jdwp_result_str(res), ddm_jdwp_reader_claimed_len(d->reader),
-                                  d->relay->cfg->max_packet);
+                                  ddm_jdwp_reader_max_packet(d->reader)); /* the cap it applied */
         else if (res == DDM_JDWP_ERR_BUDGET)
             why = g_strdup_printf("refused: a buffer of %zu bytes would take all peers' buffers "
                                   "past the budget of %zu bytes (--max-buffers)",
