@@ -524,6 +524,20 @@ uint64_t ddm_jdwp_reader_stream_left(const DdmJdwpReader *r)
     return r->streaming ? r->stream_left : 0;
 }
 
+uint64_t ddm_jdwp_reader_stream_unread(const DdmJdwpReader *r)
+{
+    g_return_val_if_fail(r != NULL, 0);
+    return r->streaming && !r->failed && r->start == r->end ? r->stream_left : 0;
+}
+
+void ddm_jdwp_reader_stream_moved(DdmJdwpReader *r, uint64_t n)
+{
+    g_return_if_fail(r != NULL);
+    g_return_if_fail(n <= ddm_jdwp_reader_stream_unread(r));
+    r->stream_left -= n;
+    r->busy = TRUE; /* bytes came: no trim of a reader in use */
+}
+
 /* Streaming: the next piece of the streamed packet, or its end. */
 static DdmJdwpResult next_stream_piece(DdmJdwpReader *r, DdmJdwpPacket *pkt)
 {

@@ -244,6 +244,15 @@ gboolean ddm_jdwp_reader_stream(DdmJdwpReader *r, size_t skip);
 void ddm_jdwp_reader_offer_reply_heads(DdmJdwpReader *r, gboolean on);
 /** Bytes of the streamed packet not yet returned by next() (0 when not streaming). */
 uint64_t ddm_jdwp_reader_stream_left(const DdmJdwpReader *r);
+/** Streaming and nothing buffered: the bytes of the streamed packet still
+ *  on the wire, which the caller may take from the socket itself (splice)
+ *  instead of reading them through the reader; 0 otherwise (not streaming,
+ *  failed, or bytes of it buffered: next() hands those out first). */
+uint64_t ddm_jdwp_reader_stream_unread(const DdmJdwpReader *r);
+/** The caller took @n (<= ddm_jdwp_reader_stream_unread()) bytes of the
+ *  streamed packet from the socket itself: the reader counts them as
+ *  handed out (at 0 left, next() returns DDM_JDWP_STREAM_END). */
+void ddm_jdwp_reader_stream_moved(DdmJdwpReader *r, uint64_t n);
 /** Append @n bytes (copied). */
 void ddm_jdwp_reader_feed(DdmJdwpReader *r, const uint8_t *data, size_t n);
 /** For read(2) straight into the buffer: space for at least @want bytes (*avail

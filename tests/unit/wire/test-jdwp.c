@@ -1636,6 +1636,63 @@ static void test_jdwp_stream_release_empty(void **state)
 /* While a packet streams, an emptied buffer larger than the stream's reads
  * (one grown for a large whole packet just before it) is not kept (review
  * rB 2): it goes at the NEED_MORE, and is not the spare either. */
+/* A caller that takes a streamed packet's bytes from the socket itself
+ * (the relay's splice): stream_unread says how many are still on the wire,
+ * only while the reader holds none of them; stream_moved counts them, and
+ * at the last one next() ends the stream; the packet after it is read as
+ * usual. */
+static void test_jdwp_stream_moved_outside(void **state)
+{
+    const size_t body = 100000;
+    DdmJdwpReader *r = ddm_jdwp_reader_new(0);
+    size_t len, slen;
+    uint8_t *p = make_packet((uint32_t)(body + 11), DDM_JDWP_FLAG_REPLY, body, &len);
+    uint8_t *s = make_packet(20, DDM_JDWP_FLAG_REPLY, 9, &slen);
+    DdmJdwpPacket pkt;
+    (void)state;
+
+    ddm_jdwp_reader_offer_heads(r, DDM_JDWP_HEADER_LEN);
+    ddm_jdwp_reader_offer_reply_heads(r, TRUE);
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), 0); /* not streaming */
+    ddm_jdwp_reader_feed(r, p, 11 + 100);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET_HEAD);
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), 0); /* a head: not yet streaming */
+    assert_true(ddm_jdwp_reader_stream(r, 0));
+    /* 100 body bytes are buffered: they come first, through next() */
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), 0);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_STREAM_DATA);
+    assert_int_equal(pkt.data_len, 100);
+    assert_memory_equal(pkt.data, p + 11, 100);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    /* none buffered: the rest is the caller's to take */
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), body - 100);
+    ddm_jdwp_reader_stream_moved(r, 60000);
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), body - 100 - 60000);
+    assert_int_equal(ddm_jdwp_reader_stream_left(r), body - 100 - 60000);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    /* some read through the reader again, then moved again */
+    ddm_jdwp_reader_feed(r, p + 11 + 100 + 60000, 900);
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), 0); /* buffered: next() first */
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_STREAM_DATA);
+    assert_int_equal(pkt.data_len, 900);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    size_t rest = body - 100 - 60000 - 900;
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), rest);
+    ddm_jdwp_reader_stream_moved(r, rest);
+    assert_int_equal(ddm_jdwp_reader_stream_unread(r), 0);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_STREAM_END);
+    assert_int_equal(ddm_jdwp_reader_stream_left(r), 0);
+    /* the next packet: as usual */
+    ddm_jdwp_reader_feed(r, s, slen);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_PACKET);
+    assert_int_equal(pkt.len, slen);
+    assert_memory_equal(pkt.bytes, s, slen);
+    assert_int_equal(ddm_jdwp_reader_next(r, &pkt), DDM_JDWP_NEED_MORE);
+    g_free(p);
+    g_free(s);
+    ddm_jdwp_reader_free(r);
+}
+
 static void test_jdwp_stream_drops_oversized_buffer(void **state)
 {
     const size_t whole = (size_t)1 << 20;
@@ -1796,6 +1853,7 @@ int main(void)
         cmocka_unit_test(test_jdwp_more_outside),
         cmocka_unit_test(test_jdwp_in_place_ok_after_stream),
         cmocka_unit_test(test_jdwp_stream_release_empty),
+        cmocka_unit_test(test_jdwp_stream_moved_outside),
         cmocka_unit_test(test_jdwp_stream_drops_oversized_buffer),
         cmocka_unit_test(test_jdwp_spare_exact_and_charged_whole),
     };
