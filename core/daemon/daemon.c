@@ -15,6 +15,8 @@
  */
 #include "core/daemon/daemon.h"
 
+#include <errno.h>
+
 #include "core/discovery/discovery.h"
 #include "core/pluginhost/loader.h"
 
@@ -148,6 +150,12 @@ static void on_reply_part(gpointer ud, DdmVm *vm, const uint8_t *data, size_t le
         ddm_relay_reply_part(d->relay, vm, data, len, last);
 }
 
+static gssize on_reply_splice(gpointer ud, DdmVm *vm, int fd, size_t max, gboolean *socket_empty)
+{
+    DdmDaemon *d = ud;
+    return d->relay ? ddm_relay_reply_splice(d->relay, vm, fd, max, socket_empty) : -ENOTSUP;
+}
+
 static void on_output_drained(gpointer ud, DdmVm *vm)
 {
     DdmDaemon *d = ud;
@@ -166,6 +174,7 @@ static const DdmSessionEvents daemon_events = {
     .foreign_reply = on_foreign_reply,
     .reply_head = on_reply_head,
     .reply_part = on_reply_part,
+    .reply_splice = on_reply_splice,
     .output_drained = on_output_drained,
     .stream_begin = on_stream_begin,
     .stream_data = on_stream_data,

@@ -100,6 +100,16 @@ struct Debugger {
     gboolean reading_paused;  /* not reading from the debugger: its VM's queue is full */
     gboolean vm_paused;       /* the VM's input paused: this debugger's queue is full */
     char *peer;
+    /* Splice (relay_debugger.c): a long reply's bytes go VM socket -> pipe
+     * -> debugger socket, never through ddmon's memory. The pipe is made at
+     * the first such reply; what the debugger did not take yet stays in it
+     * and goes before anything in `out` (out_blocked and the VM paused while
+     * it does). */
+    int pipe_r, pipe_w;       /* -1 until made */
+    guint32 pipe_left;        /* bytes in the pipe, not yet written to the debugger */
+    guint32 pipe_size;
+    guint64 reply_spliced;    /* bytes of the reply now going out that went by the pipe */
+    gboolean splice_off;      /* the pipe or splice(2) failed once: read and write instead */
 };
 
 struct RelayVm {
@@ -226,6 +236,10 @@ gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n);
 void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id);
 void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n);
 void ddm_relay_debugger_part_end(Debugger *d);
+/* The rest of the reply going to @d moved from the VM's socket @from,
+ * socket to socket (DdmSessionEvents.reply_splice, monitor.h, says what it
+ * returns); -ENOTSUP while something waits before it for @d. */
+gssize ddm_relay_debugger_splice(Debugger *d, int from, size_t max, gboolean *socket_empty);
 /** Close @d (@why logged, or NULL); it is freed at the next iteration (reap_timer). */
 void ddm_relay_debugger_close(Debugger *d, const char *why);
 /** Free a closed debugger (the relay's dead list). */

@@ -7,6 +7,8 @@
  */
 #include "core/relay/relay-private.h"
 
+#include <errno.h>
+
 #include "core/session/monitor.h"
 
 #include <ddmon/bytes.h>
@@ -205,6 +207,16 @@ void ddm_relay_reply_part(DdmRelay *relay, DdmVm *vm, const uint8_t *data, size_
         if (d && d->state != DBG_CLOSED)
             ddm_relay_debugger_part_end(d);
     }
+}
+
+gssize ddm_relay_reply_splice(DdmRelay *relay, DdmVm *vm, int fd, size_t max,
+                              gboolean *socket_empty)
+{
+    RelayVm *r = vm->relay;
+    (void)relay;
+    if (!r || !r->reply_streaming || !r->reply_to)
+        return -ENOTSUP; /* dropped as it arrives: read as usual */
+    return ddm_relay_debugger_splice(r->reply_to, fd, max, socket_empty);
 }
 
 guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm)

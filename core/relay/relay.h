@@ -64,6 +64,11 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
 gboolean ddm_relay_reply_head(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *head);
 void ddm_relay_reply_part(DdmRelay *relay, DdmVm *vm, const uint8_t *data, size_t len,
                           gboolean last);
+/** The rest of the reply ddm_relay_reply_head() claimed, moved by the
+ *  relay from the VM's socket @fd straight to its debugger's (splice(2));
+ *  what it returns: DdmSessionEvents.reply_splice (core/session/monitor.h). */
+gssize ddm_relay_reply_splice(DdmRelay *relay, DdmVm *vm, int fd, size_t max,
+                              gboolean *socket_empty);
 
 /** The VM's debugger port, or 0. */
 guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm);

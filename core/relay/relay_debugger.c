@@ -9,11 +9,15 @@
  * core/loop/watch.h). The fast path: while its reader holds nothing, a
  * read goes to a buffer on the stack and the whole packets there are
  * relayed in place, their header parsed and their id rewritten there
- * (relay_in_place); only the rest goes through the reader.
+ * (relay_in_place); only the rest goes through the reader. A long reply's
+ * body goes from the VM's socket to the debugger's through a pipe
+ * (splice(2)), never through ddmon's memory (ddm_relay_debugger_splice).
  */
+#define _GNU_SOURCE 1 /* splice, pipe2, F_SETPIPE_SZ */
 #include "core/relay/relay-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -33,6 +37,9 @@
  * written, as the kernel would on a direct connection. Far below
  * max_write_queue, which only catches what ddmon itself adds. */
 #define BACKPRESSURE_AT (2u << 20)
+/* The splice pipe's size asked for (the kernel may give less: 64 KiB by
+ * default): a long reply moves in pieces of up to this much. */
+#define SPLICE_PIPE_SIZE (256u * 1024u)
 
 static inline void debugger_to_vm_flush(Debugger *d);
 static void send_to_vm(Debugger *d, const guint8 *p, gsize n);
@@ -81,8 +88,40 @@ static inline void debugger_out_drained(Debugger *d)
         set_vm_paused(d, FALSE);
 }
 
+/* What waits in the splice pipe goes to the debugger's socket: 0 when all
+ * of it went or the socket is full (d->pipe_left says which), else the
+ * negative errno of the write. */
+static int pipe_to_debugger(Debugger *d)
+{
+    while (d->pipe_left) {
+        ssize_t n = splice(d->pipe_r, NULL, d->fd, NULL, d->pipe_left,
+                           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n > 0) {
+            d->pipe_left -= (guint32)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        return n < 0 ? -errno : -EPIPE;
+    }
+    return 0;
+}
+
 void ddm_relay_debugger_flush(Debugger *d)
 {
+    if (G_UNLIKELY(d->pipe_left)) { /* the spliced bytes go before what is queued */
+        int rc = pipe_to_debugger(d);
+        if (rc < 0) {
+            ddm_relay_debugger_close(d, g_strerror(-rc));
+            return;
+        }
+        if (d->pipe_left) {
+            set_out_blocked(d, TRUE);
+            return;
+        }
+    }
     while (d->out_pos < d->out->len) {
         ssize_t n = send(d->fd, d->out->data + d->out_pos, d->out->len - d->out_pos,
                          MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -273,6 +312,7 @@ void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id)
     g_debug("relay: reply of %u bytes from VM to debugger %s cut-through", h.length, d->peer);
     part_bytes(d, hdr, sizeof hdr);
     d->from_vm_parts = TRUE;
+    d->reply_spliced = 0;
 }
 
 void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n)
@@ -282,6 +322,8 @@ void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n)
 
 void ddm_relay_debugger_part_end(Debugger *d)
 {
+    g_debug("relay: reply to debugger %s complete, %" G_GUINT64_FORMAT " bytes of it spliced "
+            "(socket to socket)", d->peer, d->reply_spliced);
     d->from_vm_parts = FALSE;
     GByteArray *held = d->held;
     d->held = NULL;
@@ -289,6 +331,81 @@ void ddm_relay_debugger_part_end(Debugger *d)
         part_bytes(d, held->data, held->len); /* what waited behind the reply */
     if (held)
         g_byte_array_unref(held);
+}
+
+/* The splice pipe, made at the first long reply; FALSE (and never again)
+ * when the kernel refuses it. */
+static gboolean splice_pipe(Debugger *d)
+{
+    int p[2];
+    if (d->pipe_r >= 0)
+        return TRUE;
+    if (d->splice_off)
+        return FALSE;
+    if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) {
+        g_debug("relay: no splice pipe for debugger %s (%s): long replies are copied", d->peer,
+                g_strerror(errno));
+        d->splice_off = TRUE;
+        return FALSE;
+    }
+    (void)fcntl(p[1], F_SETPIPE_SZ, (int)SPLICE_PIPE_SIZE); /* best effort */
+    int size = fcntl(p[1], F_GETPIPE_SZ);
+    d->pipe_r = p[0];
+    d->pipe_w = p[1];
+    d->pipe_size = size > 0 ? (guint32)size : 65536u;
+    return TRUE;
+}
+
+static void splice_pipe_close(Debugger *d)
+{
+    if (d->pipe_r >= 0) {
+        close(d->pipe_r);
+        close(d->pipe_w);
+    }
+    d->pipe_r = d->pipe_w = -1;
+    d->pipe_left = 0;
+}
+
+gssize ddm_relay_debugger_splice(Debugger *d, int from, size_t max, gboolean *socket_empty)
+{
+    /* Only with nothing waiting for the debugger: the bytes keep their order. */
+    if (d->state != DBG_ATTACHED || d->out_blocked || d->out_pos != d->out->len || d->pipe_left ||
+        !splice_pipe(d))
+        return -ENOTSUP;
+    size_t want = MIN(max, (size_t)d->pipe_size);
+    ssize_t n;
+    do
+        n = splice(from, NULL, d->pipe_w, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        int e = errno;
+        if (e == EAGAIN || e == EWOULDBLOCK)
+            return -EAGAIN; /* (the pipe is empty: it is the socket) */
+        if (e == EINVAL || e == ENOSYS || e == EPERM) {
+            g_debug("relay: splice to debugger %s refused (%s): long replies are copied", d->peer,
+                    g_strerror(e));
+            d->splice_off = TRUE;
+            return -ENOTSUP;
+        }
+        return -e;
+    }
+    if (n == 0)
+        return 0;
+    *socket_empty = (size_t)n < want;
+    d->pipe_left = (guint32)n;
+    d->reply_spliced += (guint64)n;
+    ddm_watch_expect_more(); /* the reply's next bytes (watch.h) */
+    int rc = pipe_to_debugger(d);
+    if (rc < 0 || d->pipe_left) {
+        /* The socket is full (or failed: the out-watch fires at once and the
+         * flush closes it; never closed from in here, inside the VM's read
+         * path): the rest waits in the pipe, and the VM until it is out. */
+        ddm_timer_cancel(&d->flush_timer);
+        set_out_blocked(d, TRUE);
+        if (!d->vm_paused)
+            set_vm_paused(d, TRUE);
+    }
+    return n;
 }
 
 gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n)
@@ -599,6 +716,7 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->out = g_byte_array_new();
     d->to_vm = g_byte_array_new();
     d->peer = peer;
+    d->pipe_r = d->pipe_w = -1;
     g_ptr_array_add(relay->debuggers, d);
     ddm_relay_debugger_read(d);
     return d;
@@ -607,6 +725,7 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
 void ddm_relay_debugger_free(gpointer p)
 {
     Debugger *d = p;
+    splice_pipe_close(d); /* (closed already unless it never was) */
     ddm_jdwp_reader_free(d->reader);
     if (d->held)
         g_byte_array_unref(d->held);
@@ -648,6 +767,7 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     ddm_timer_cancel(&d->hold_timer);
     ddm_timer_cancel(&d->flush_timer);
     close(d->fd);
+    splice_pipe_close(d); /* (what it held for the debugger goes with it) */
     ddm_jdwp_reader_set_budget(d->reader, NULL); /* nothing more is read */
     if (d->vm_paused)
         set_vm_paused(d, FALSE); /* before the cleanup: DBGD's answer must be read */

@@ -80,6 +80,16 @@ typedef struct DdmSessionEvents {
      * arrive, the call with @last TRUE ending it. FALSE: read whole as usual. */
     gboolean (*reply_head)(gpointer ud, DdmVm *vm, const DdmJdwpPacket *head);
     void (*reply_part)(gpointer ud, DdmVm *vm, const uint8_t *data, size_t len, gboolean last);
+    /* Optional. A claimed reply whose remaining bytes are all still in the
+     * VM's socket @fd (none read into ddmon): the claimer may move up to @max
+     * of them itself, socket to socket (splice(2)), instead of having them
+     * read and handed to reply_part. Returns the bytes moved (> 0; with
+     * *@socket_empty TRUE when fewer came than it asked the kernel for), 0 at
+     * the VM's end of file, -EAGAIN when the socket holds none now, -ENOTSUP
+     * when it will not now (they are then read and go to reply_part as
+     * usual), or another negative errno: reading @fd failed. The bytes it
+     * moved are counted as the reply's; its end still comes to reply_part. */
+    gssize (*reply_splice)(gpointer ud, DdmVm *vm, int fd, size_t max, gboolean *socket_empty);
 } DdmSessionEvents;
 
 typedef struct DdmMonitor DdmMonitor;

@@ -6,7 +6,9 @@
  * while the reader holds nothing (and its last packet was not a long one,
  * streamed), a read goes to a buffer on the stack and the whole packets
  * there are classified in place (handle_in_place); only the rest goes
- * through the reader.
+ * through the reader. A reply cut-through to a debugger whose bytes are
+ * all still in the socket may be moved socket to socket by the relay
+ * (splice_reply), never entering ddmon's memory.
  *
  * Invariants: the write queue is bounded (max_write_queue) and a G_IO_OUT
  * watch exists only while bytes wait; queueing never closes synchronously
@@ -471,6 +473,54 @@ static size_t read_want(const DdmVm *vm, gboolean filled)
     return STREAM_READ_CHUNK;
 }
 
+typedef enum { SPLICE_NONE, SPLICE_MOVED, SPLICE_STOP } SpliceOutcome;
+
+/* A reply going to its claimer as it arrives, none of its remaining bytes
+ * read yet: the claimer may move them from the socket itself
+ * (DdmSessionEvents.reply_splice), counted here as read. SPLICE_NONE: read
+ * as usual; SPLICE_MOVED: bytes moved (*@empty: the socket had no more);
+ * SPLICE_STOP: nothing more this wakeup (the socket is empty, or the VM
+ * was closed). */
+static SpliceOutcome splice_reply(DdmVm *vm, size_t *taken, gboolean *empty)
+{
+    uint64_t unread = ddm_jdwp_reader_stream_unread(vm->reader);
+    const DdmSessionEvents *ev;
+    gpointer ud;
+    gssize moved;
+
+    if (!unread)
+        return SPLICE_NONE;
+    ev = ddm_monitor_events(vm->monitor, &ud);
+    if (!ev->reply_splice)
+        return SPLICE_NONE;
+    *empty = FALSE;
+    size_t max = (size_t)MIN(unread, (uint64_t)(READ_BYTES_PER_WAKEUP - *taken));
+    moved = ev->reply_splice(ud, vm, vm->fd, max, empty);
+    if (moved > 0) {
+        vm->bytes_in += (guint64)moved;
+        *taken += (size_t)moved;
+        ddm_jdwp_reader_stream_moved(vm->reader, (uint64_t)moved);
+        /* at its last byte: STREAM_END, and the claimer hears the end */
+        if (ddm_jdwp_reader_stream_left(vm->reader) == 0 && !drain_reader(vm))
+            return SPLICE_STOP;
+        return SPLICE_MOVED;
+    }
+    if (moved == -ENOTSUP)
+        return SPLICE_NONE;
+    if (moved == -EAGAIN) {
+        ddm_jdwp_reader_release_empty(vm->reader); /* (as after a read's EAGAIN) */
+        return SPLICE_STOP;
+    }
+    if (moved == 0) {
+        ddm_vm_close(vm, "connection closed by the VM");
+    } else {
+        char *why = g_strdup_printf("read error: %s", g_strerror((int)-moved));
+        ddm_vm_close(vm, why);
+        g_free(why);
+    }
+    return SPLICE_STOP;
+}
+
 /* Read what the socket holds now (bounded per call, for fairness between
  * VMs) and handle every complete packet. Closes the VM on EOF, a read error
  * or bad input; the caller holds a reference. */
@@ -481,6 +531,19 @@ void ddm_vm_io_read_input(DdmVm *vm)
     for (int n = 0; n < READS_PER_WAKEUP && taken < READ_BYTES_PER_WAKEUP &&
                     vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
          n++) {
+        if (G_UNLIKELY(vm->reply_streaming)) {
+            gboolean empty = FALSE;
+            SpliceOutcome o = splice_reply(vm, &taken, &empty);
+            if (o == SPLICE_STOP)
+                return;
+            if (o == SPLICE_MOVED && empty) { /* no read just to see EAGAIN */
+                if (vm->state != DDM_VM_STATE_CLOSED)
+                    ddm_jdwp_reader_release_empty(vm->reader);
+                return;
+            }
+            if (o == SPLICE_MOVED)
+                continue;
+        }
         uint8_t in_place[IN_PLACE_READ];
         /* (not after a streamed packet: the next is likely long too; a
          * larger buffer a stream left, without a budget to take it back,

@@ -8,10 +8,12 @@
 # VM connection, which carries a cut packet, instead of sending it anything
 # more (jdwpc's "cut"); ddmon answers its clients throughout. Against a real
 # JVM, a 4 MiB string goes in (a command) and comes back (a reply) through
-# the same 1 MiB budget, each way cut-through.
+# the same 1 MiB budget, each way cut-through, the reply socket to socket
+# (splice); and so it does when the debugger reads the reply only 2 s later
+# (the rest waits in the pipe, the VM is paused meanwhile).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null || t_skip_all "no python3"
-t_plan 8
+t_plan 11
 export G_MESSAGES_DEBUG=ddmon # the relay logs cut-through and pauses at debug level
 size=4194304
 
@@ -98,6 +100,24 @@ if command -v java >/dev/null && command -v javac >/dev/null && t_javac; then
     grep -q "reply of $((size + 4 + 11)) bytes from VM to debugger .* cut-through" "$T_TMP/server.err" \
         && t_ok "the reply went cut-through" \
         || t_fail "the reply went cut-through" "$(grep -E "cut-through|relay" "$T_TMP/server.err" | tail -5)"
+    # The reply's body is 4 MiB + 4 bytes past its 11-byte head; what came in
+    # the read that brought the head (at most 64 KiB) was read, the rest is
+    # spliced.
+    spliced() { grep -o "complete, [0-9]* bytes of it spliced" "$T_TMP/server.err" | awk '{print $2}' | tail -1; }
+    mostly_spliced() { local n; n=$(spliced); [ -n "$n" ] && [ "$n" -le $((size + 4)) ] && [ "$n" -ge $((size + 4 - 65536)) ]; }
+    mostly_spliced \
+        && t_ok "the reply's body went socket to socket: $(spliced) of its $((size + 4)) bytes spliced" \
+        || t_fail "the reply's body went socket to socket" "spliced: $(spliced)" "$(grep -E "spliced|splice" "$T_TMP/server.err" | tail -3)"
+    out=$("$JDWPC" "127.0.0.1:$port" stall 2000 bigstring $size 2>&1)
+    echo "$out" | grep -q "^bigstring [0-9]* $size ok" \
+        && t_ok "a debugger that reads the 4 MiB reply 2 s late gets it intact" \
+        || t_fail "a debugger that reads the 4 MiB reply 2 s late gets it intact" "$out" \
+            "$(grep -E "relay|refused" "$T_TMP/server.err" | tail -5)"
+    grep -q "pausing reading from VM $key" "$T_TMP/server.err" && mostly_spliced \
+        && grep -q "resuming reading from VM $key" "$T_TMP/server.err" \
+        && t_ok "meanwhile the VM was paused and resumed, and the reply still went by the pipe" \
+        || t_fail "meanwhile the VM was paused and resumed, and the reply still went by the pipe" \
+            "spliced: $(spliced)" "$(grep -E "relay" "$T_TMP/server.err" | tail -5)"
 else
-    for i in 1 2; do T_N=$((T_N + 1)); echo "ok $T_N # SKIP no OpenJDK (java, javac)"; done
+    for i in 1 2 3 4 5; do T_N=$((T_N + 1)); echo "ok $T_N # SKIP no OpenJDK (java, javac)"; done
 fi

@@ -55,7 +55,9 @@
  *                     (events still arriving are discarded): prints
  *                     "storm SECONDS EVENTS_per_s PACKETS_per_s"
  *   stall MS          the next storm reads nothing for MS after its request is
- *                     set (a debugger that stops reading while events pour in)
+ *                     set (a debugger that stops reading while events pour in);
+ *                     the next bigstring reads the string's value only MS
+ *                     after asking for it (a long reply that waits unread)
  *   blast N SIZE      N commands VirtualMachine.Version (1/1) carrying SIZE
  *                     payload bytes each (byte k of command j = (j + k) % 251),
  *                     written back to back; no reply is read: "blast N SIZE sent"
@@ -249,7 +251,8 @@ static void step_bulk(unsigned n, size_t size)
 }
 
 /* storm SECONDS CLASS: MethodEntry events per second (see the header). */
-static unsigned storm_stall_ms; /* "stall MS": the next storm stops reading this long */
+static unsigned storm_stall_ms; /* "stall MS": the next storm stops reading this long, or the
+                                   next bigstring reads its string's reply only after it */
 
 static void step_storm(double seconds, const char *cls)
 {
@@ -428,6 +431,10 @@ int main(int argc, char **argv)
                 die("CreateString failed");
             uint32_t id2 = send_cmd(10, 1, pk.data, id_size);
             free(pk.data);
+            if (storm_stall_ms) { /* "stall MS bigstring N": the reply waits unread */
+                usleep((useconds_t)storm_stall_ms * 1000u);
+                storm_stall_ms = 0;
+            }
             Packet back = wait_reply(id2);
             int ok = !back.error && back.data_len == 4 + n && get4(back.data) == n &&
                      memcmp(back.data + 4, buf + 4, n) == 0;
