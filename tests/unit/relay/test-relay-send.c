@@ -6,8 +6,9 @@
  * the caller's bytes; once the socket takes a packet only in part, the
  * rest waits in the write queue and goes out when the socket drains (the
  * out-watch), and the debugger reads every packet whole, in order and once.
- * The debugger here is a bare struct of relay-private.h (attached, no VM):
- * nothing in this path looks further.
+ * A long reply spliced from a VM socket keeps its place before what is
+ * queued after it. The debugger here is a bare struct of relay-private.h
+ * (attached, no VM): nothing in this path looks further.
  */
 #include <errno.h>
 #include <poll.h>
@@ -48,6 +49,7 @@ static int setup(void **state)
     fx->d.state = DBG_ATTACHED;
     fx->d.out = g_byte_array_new();
     fx->d.peer = g_strdup("test");
+    fx->d.pipe_r = fx->d.pipe_w = -1; /* as ddm_relay_debugger_new makes it */
     fx->peer = sv[1];
     fx->in = g_byte_array_new();
     *state = fx;
@@ -61,6 +63,10 @@ static int teardown(void **state)
     ddm_timer_cancel(&fx->d.flush_timer);
     g_byte_array_unref(fx->d.out);
     g_free(fx->d.peer);
+    if (fx->d.pipe_r >= 0) {
+        close(fx->d.pipe_r);
+        close(fx->d.pipe_w);
+    }
     close(fx->d.fd);
     close(fx->peer);
     g_byte_array_unref(fx->in);
@@ -248,10 +254,84 @@ static void test_send_queued_then_flushed(void **state)
     check_stream(fx, 2, 20);
 }
 
+/* A long reply's body spliced from the VM's socket (a socketpair here):
+ * what the debugger's socket takes at once goes straight through; what it
+ * does not stays in the pipe (the debugger blocked, the VM paused), no
+ * further splice starts until it is out, and a packet queued meanwhile
+ * goes after it: the debugger reads the body whole, then the packet. */
+static void test_splice_keeps_order(void **state)
+{
+    Fx *fx = *state;
+    int vm[2];
+    gboolean empty = FALSE;
+    size_t len, total = 0;
+    enum { FIRST = 50000, SECOND = 200000 };
+    GByteArray *body = g_byte_array_new();
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, vm), 0);
+    int small = 16384; /* the debugger's socket takes little at a time */
+    assert_int_equal(setsockopt(fx->d.fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+    for (size_t k = 0; k < FIRST + SECOND; k++) {
+        guint8 b = (guint8)(k * 13 + k / 251);
+        g_byte_array_append(body, &b, 1);
+    }
+
+    /* the socket takes all of the first piece (the debugger reads it) */
+    assert_int_equal(write(vm[1], body->data, FIRST), FIRST);
+    gssize moved = ddm_relay_debugger_splice(&fx->d, vm[0], 1 << 20, &empty);
+    if (moved == -ENOTSUP) { /* no pipe or splice here: the relay copies instead */
+        g_byte_array_unref(body);
+        close(vm[0]);
+        close(vm[1]);
+        skip();
+    }
+    while (moved > 0 && moved < FIRST) { /* (a socket taking it in parts) */
+        peer_read_now(fx);
+        ddm_relay_debugger_flush(&fx->d);
+        gssize more = ddm_relay_debugger_splice(&fx->d, vm[0], 1 << 20, &empty);
+        if (more > 0)
+            moved += more;
+    }
+    assert_int_equal(moved, FIRST);
+    peer_read_until(fx, FIRST);
+    assert_int_equal(fx->d.reply_spliced, FIRST);
+    assert_false(fx->d.vm_paused);
+
+    /* the second: more than the debugger's socket takes while it does not read */
+    gsize in_vm = 0;
+    while (in_vm < SECOND) {
+        ssize_t w = write(vm[1], body->data + FIRST + in_vm, SECOND - in_vm);
+        if (w <= 0)
+            break;
+        in_vm += (gsize)w;
+    }
+    assert_true(in_vm > 0);
+    moved = ddm_relay_debugger_splice(&fx->d, vm[0], 1 << 20, &empty);
+    assert_true(moved > 0);
+    assert_true(fx->d.pipe_left > 0); /* the rest waits in the pipe */
+    assert_true(fx->d.out_blocked);
+    assert_true(fx->d.vm_paused);
+    assert_int_equal(ddm_relay_debugger_splice(&fx->d, vm[0], 1 << 20, &empty), -ENOTSUP);
+    g_autofree guint8 *p = packet(9, 30, &len);
+    assert_true(ddm_relay_debugger_queue(&fx->d, p, len, FALSE)); /* behind the pipe */
+    assert_int_equal(fx->d.out->len - fx->d.out_pos, len);
+    total = FIRST + (size_t)moved;
+    peer_read_until(fx, total + len); /* the out-watch drains the pipe, then the queue */
+    assert_int_equal(fx->in->len, total + len);
+    assert_memory_equal(fx->in->data, body->data, total);
+    assert_memory_equal(fx->in->data + total, p, len);
+    assert_int_equal(fx->d.pipe_left, 0);
+    assert_false(fx->d.out_blocked);
+    assert_false(fx->d.vm_paused); /* drained: the VM is read again */
+    g_byte_array_unref(body);
+    close(vm[0]);
+    close(vm[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_send_whole_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_splice_keeps_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_whole_cut_by_full_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_more_waits_for_the_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_behind_queued_not_blocked, setup, teardown),
