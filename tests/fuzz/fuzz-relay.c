@@ -6,7 +6,9 @@
  * as the cut-through threshold taken as a stream (its header consumed, its
  * body handed out as it arrives), every other packet read whole and its id
  * rewritten in the reader's buffer, where the relay rewrites it; the bytes
- * fed in pieces whose sizes come from the input, as read(2) would give them.
+ * fed in pieces whose sizes come from the input, as read(2) would give them;
+ * some of a streamed packet's bytes, while none of it is buffered, taken
+ * "from the socket" instead (the relay's splice: stream_unread/_moved).
  *
  * Input: u1 cap selector (0: default, else 11 + k * k * 64), u1 threshold
  * selector (11 + t * t * 8), u1 seed of the piece sizes (its top bit: heads
@@ -21,7 +23,8 @@
  * core/session/vm_io.c, and say "more" through
  * ddm_jdwp_reader_set_more_outside, which leaves has_packet() as it was
  * once cleared); a packet rewritten in place
- * reads back with its new id; a streamed command hands out exactly its
+ * reads back with its new id; stream_unread is the streamed packet's rest
+ * exactly while the reader holds none of it, else 0; a streamed command hands out exactly its
  * declared length less the header, never more, then ends; the bytes of the
  * handshake, whole packets, streamed commands and what is pending account
  * for every byte fed (until a packet is discarded before the handshake or
@@ -54,6 +57,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seed = seed * 1103515245u + 12345u;
         const uint8_t *piece;
         size_t n = fuzz_take(&in, 1 + (seed >> 8) % 300, &piece);
+        /* while none of a streamed packet's bytes is buffered, the caller
+         * may take them from the socket itself (the relay's splice): the
+         * reader says how many are left exactly then, and counts them */
+        uint64_t unread = ddm_jdwp_reader_stream_unread(r);
+        if (streaming && !failed)
+            FUZZ_CHECK(unread == (ddm_jdwp_reader_pending(r) == 0 ? stream_left : 0));
+        else
+            FUZZ_CHECK(unread == 0);
+        if (unread > 0 && (seed & 0x10000u)) {
+            size_t m = (uint64_t)n < unread ? n : (size_t)unread;
+            ddm_jdwp_reader_stream_moved(r, m);
+            fed += m;
+            accounted += m;
+            stream_left -= m;
+            piece += m;
+            n -= m;
+        }
         /* the relay's fast path takes the first packet of a read in place
          * when the reader is idle: exactly the one next() would return */
         gboolean idle = ddm_jdwp_reader_idle(r);
