@@ -185,7 +185,7 @@ static inline gboolean out_has_room(Debugger *d, gsize n)
 static void pause_vm_if_backed_up(Debugger *d)
 {
     if (d->state == DBG_ATTACHED && d->out_blocked && !d->vm_paused &&
-        d->out->len - d->out_pos >= BACKPRESSURE_AT)
+        d->out->len - d->out_pos + d->pipe_left >= BACKPRESSURE_AT)
         set_vm_paused(d, TRUE);
 }
 
@@ -381,7 +381,7 @@ gssize ddm_relay_debugger_splice(Debugger *d, int from, size_t max, gboolean *so
         int e = errno;
         if (e == EAGAIN || e == EWOULDBLOCK)
             return -EAGAIN; /* (the pipe is empty: it is the socket) */
-        if (e == EINVAL || e == ENOSYS || e == EPERM) {
+        if (e == EINVAL || e == ENOSYS || e == EPERM || e == EOPNOTSUPP) {
             g_debug("relay: splice to debugger %s refused (%s): long replies are copied", d->peer,
                     g_strerror(e));
             d->splice_off = TRUE;
@@ -391,7 +391,11 @@ gssize ddm_relay_debugger_splice(Debugger *d, int from, size_t max, gboolean *so
     }
     if (n == 0)
         return 0;
-    *socket_empty = (size_t)n < want;
+    /* Short: the socket is likely empty (no splice just to see EAGAIN).
+     * A splice the pipe's slots cut short (one a page or a segment: small
+     * segments) still moves over a quarter of its size, and the next round
+     * goes on; a misjudged one only costs a wake-up (level-triggered). */
+    *socket_empty = (size_t)n < want && (size_t)n < d->pipe_size / 4;
     d->pipe_left = (guint32)n;
     d->reply_spliced += (guint64)n;
     ddm_watch_expect_more(); /* the reply's next bytes (watch.h) */
@@ -399,11 +403,12 @@ gssize ddm_relay_debugger_splice(Debugger *d, int from, size_t max, gboolean *so
     if (rc < 0 || d->pipe_left) {
         /* The socket is full (or failed: the out-watch fires at once and the
          * flush closes it; never closed from in here, inside the VM's read
-         * path): the rest waits in the pipe, and the VM until it is out. */
+         * path): the rest waits in the pipe and goes first. Meanwhile no
+         * splice starts; the reply's next bytes are read and queue behind
+         * it as before, the VM paused at the same backlog (pipe included). */
         ddm_timer_cancel(&d->flush_timer);
         set_out_blocked(d, TRUE);
-        if (!d->vm_paused)
-            set_vm_paused(d, TRUE);
+        pause_vm_if_backed_up(d);
     }
     return n;
 }

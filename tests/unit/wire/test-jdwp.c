@@ -1633,9 +1633,6 @@ static void test_jdwp_stream_release_empty(void **state)
     g_free(p);
 }
 
-/* While a packet streams, an emptied buffer larger than the stream's reads
- * (one grown for a large whole packet just before it) is not kept (review
- * rB 2): it goes at the NEED_MORE, and is not the spare either. */
 /* A caller that takes a streamed packet's bytes from the socket itself
  * (the relay's splice): stream_unread says how many are still on the wire,
  * only while the reader holds none of them; stream_moved counts them, and
@@ -1693,6 +1690,9 @@ static void test_jdwp_stream_moved_outside(void **state)
     ddm_jdwp_reader_free(r);
 }
 
+/* While a packet streams, an emptied buffer larger than the stream's reads
+ * (one grown for a large whole packet just before it) is not kept (review
+ * rB 2): it goes at the NEED_MORE, and is not the spare either. */
 static void test_jdwp_stream_drops_oversized_buffer(void **state)
 {
     const size_t whole = (size_t)1 << 20;
