@@ -473,6 +473,25 @@ static size_t read_want(const DdmVm *vm, gboolean filled)
     return STREAM_READ_CHUNK;
 }
 
+/* A read (or a splice, which reads) of the VM's socket ended the wakeup:
+ * @err 0 is the end of file, EAGAIN an empty socket (the reader's large
+ * buffer goes back, ddm_jdwp_reader_release_empty), any other errno a
+ * read error; both of those close the VM. */
+static void read_ended(DdmVm *vm, int err)
+{
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+        ddm_jdwp_reader_release_empty(vm->reader);
+    } else if (err == 0) {
+        ddm_vm_close(vm, vm->state == DDM_VM_STATE_HANDSHAKE
+                             ? "connection closed by the peer during the handshake"
+                             : "connection closed by the VM");
+    } else {
+        char *why = g_strdup_printf("read error: %s", g_strerror(err));
+        ddm_vm_close(vm, why);
+        g_free(why);
+    }
+}
+
 typedef enum { SPLICE_NONE, SPLICE_MOVED, SPLICE_STOP } SpliceOutcome;
 
 /* A reply going to its claimer as it arrives, none of its remaining bytes
@@ -507,17 +526,7 @@ static SpliceOutcome splice_reply(DdmVm *vm, size_t *taken, gboolean *empty)
     }
     if (moved == -ENOTSUP)
         return SPLICE_NONE;
-    if (moved == -EAGAIN) {
-        ddm_jdwp_reader_release_empty(vm->reader); /* (as after a read's EAGAIN) */
-        return SPLICE_STOP;
-    }
-    if (moved == 0) {
-        ddm_vm_close(vm, "connection closed by the VM");
-    } else {
-        char *why = g_strdup_printf("read error: %s", g_strerror((int)-moved));
-        ddm_vm_close(vm, why);
-        g_free(why);
-    }
+    read_ended(vm, (int)-moved);
     return SPLICE_STOP;
 }
 
@@ -566,22 +575,10 @@ void ddm_vm_io_read_input(DdmVm *vm)
         }
         got = read(vm->fd, space, want);
 
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                char *why = g_strdup_printf("read error: %s", g_strerror(errno));
-                ddm_vm_close(vm, why);
-                g_free(why);
-            } else {
-                ddm_jdwp_reader_release_empty(vm->reader); /* (as below) */
-            }
-            return;
-        }
-        if (got == 0) {
-            ddm_vm_close(vm, vm->state == DDM_VM_STATE_HANDSHAKE
-                                 ? "connection closed by the peer during the handshake"
-                                 : "connection closed by the VM");
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            read_ended(vm, got < 0 ? errno : 0);
             return;
         }
         vm->bytes_in += (guint64)got;
