@@ -11,7 +11,11 @@
 # (packets/s), bulk StringReference.Value replies (MB/s), MethodEntry event
 # storm (events/s); and the relay's CPU time per MiB of the bulk replies
 # (microseconds, from the scheduler's count; the bulk workload has a
-# connection of its own for it). Several runs, the path order rotating; MEDIANS per path
+# connection of its own for it), both per MiB of that connection (its
+# handshake, its 1 MiB CreateString command and the relay's first-reply
+# set-up included) and at the margin: a connection of one bulk reply is
+# measured too, and (CPU(N replies) - CPU(1 reply)) / (N - 1) MiB leaves
+# the per-connection costs out. Several runs, the path order rotating; MEDIANS per path
 # and the median of the per-run ratios (each run measures every path minutes
 # apart at most, so slow drifts of the shared machine's load cancel out).
 # Baselines: the minimal relay for latency, pipelining and the storm; the
@@ -148,6 +152,7 @@ steps=(rtt "$rtt_n" pipeline "$pipe_n" pipeline "$pipe_n" pipeline "$pipe_n" sto
 # Bulk runs in a connection of its own, so that the relay's CPU time for it
 # alone is known (relay_cpu_us_per_mib below).
 bulk_steps=(bulk "$bulk_n" "$bulk_size")
+bulk1_steps=(bulk 1 "$bulk_size") # the per-connection part of it (relay_cpu_us_per_mib_marginal)
 
 # jdwpc PORT STEPS...: retried while the connection is refused (the JVM's
 # agent listens again only a moment after a debugger left), and when a
@@ -213,6 +218,16 @@ measure() { # measure PATH PORT [RELAY_PID]
     if [ -n "${3:-}" ]; then
         sleep 0.2 # socat's parent reaps the connection's child
         echo "$1 relay_cpu_ms $(( $(cpu_ms "$3") - cpu0 )) $run" >>"$T_TMP/results"
+    fi
+    # The same connection with one reply (after relay_cpu_ms's window, which
+    # it would change): what the bulk connection costs beyond its replies.
+    if [ -n "${3:-}" ] && [ "$1" != socat ] && [ "$bulk_n" -gt 1 ]; then
+        local c0 c1
+        c0=$(cpu_ns "$3")
+        jdwpc_retry "$2" "${bulk1_steps[@]}" >/dev/null || { echo "$1: bulk 1 failed" >&2; return 1; }
+        c1=$(cpu_ns "$3")
+        # (may come out negative on a noisy machine: the median copes)
+        echo "$1 relay_cpu_us_per_mib_marginal $(( ((b1 - b0) - (c1 - c0)) / 1000 * 1048576 / ((bulk_n - 1) * bulk_size) )) $run" >>"$T_TMP/results"
     fi
     echo "$out" | awk -v p="$1" -v r="$run" '
         $1 == "rtt" { print p, "rtt_p50_us", $2, r; print p, "rtt_p99_us", $3, r }
@@ -454,7 +469,8 @@ figs = [("rtt_p50_us", "round trip p50 (us)", False, "minrelay", 1.05),
         ("bulk_MB_s", "bulk reply MB/s", True, "direct", 0.97),
         ("storm_events_s", "event storm events/s", True, "minrelay", None),
         ("relay_cpu_ms", "relay CPU ms per run", False, "minrelay", None),
-        ("relay_cpu_us_per_mib", "relay CPU us/MiB, bulk", False, "minrelay", None)]
+        ("relay_cpu_us_per_mib", "relay CPU us/MiB, bulk", False, "minrelay", None),
+        ("relay_cpu_us_per_mib_marginal", "  the same, marginal", False, "minrelay", None)]
 if rows:
     print(f"bench/relay: medians of {runs} timed runs (a shared machine: times are noisy);")
     print("  ratio = median of the per-run ratios to the baseline measured in the same run")
