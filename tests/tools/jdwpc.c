@@ -250,9 +250,12 @@ static void step_bulk(unsigned n, size_t size)
     printf("bulk %u %zu %.1f MB/s\n", n, size, dt ? (double)bytes / (double)dt : 0.0);
 }
 
+/* "stall MS": the next storm stops reading this long, or the next
+ * bigstring reads its string's reply only after it (whichever comes first
+ * takes it). */
+static unsigned next_stall_ms;
+
 /* storm SECONDS CLASS: MethodEntry events per second (see the header). */
-static unsigned storm_stall_ms; /* "stall MS": the next storm stops reading this long, or the
-                                   next bigstring reads its string's reply only after it */
 
 static void step_storm(double seconds, const char *cls)
 {
@@ -270,9 +273,9 @@ static void step_storm(double seconds, const char *cls)
         die("EventRequest.Set failed (error %u)", pk.error);
     uint32_t request_id = get4(pk.data);
     free(pk.data);
-    if (storm_stall_ms) {
-        usleep((useconds_t)storm_stall_ms * 1000u);
-        storm_stall_ms = 0;
+    if (next_stall_ms) {
+        usleep((useconds_t)next_stall_ms * 1000u);
+        next_stall_ms = 0;
     }
     uint64_t events = 0, packets = 0, t0 = 0, span = (uint64_t)(seconds * 1e6);
     for (;;) {
@@ -431,9 +434,9 @@ int main(int argc, char **argv)
                 die("CreateString failed");
             uint32_t id2 = send_cmd(10, 1, pk.data, id_size);
             free(pk.data);
-            if (storm_stall_ms) { /* "stall MS bigstring N": the reply waits unread */
-                usleep((useconds_t)storm_stall_ms * 1000u);
-                storm_stall_ms = 0;
+            if (next_stall_ms) { /* "stall MS bigstring N": the reply waits unread */
+                usleep((useconds_t)next_stall_ms * 1000u);
+                next_stall_ms = 0;
             }
             Packet back = wait_reply(id2);
             int ok = !back.error && back.data_len == 4 + n && get4(back.data) == n &&
@@ -568,7 +571,7 @@ int main(int argc, char **argv)
             close(fd);
             return 0;
         } else if (!strcmp(s, "stall")) {
-            storm_stall_ms = (unsigned)atoi(arg);
+            next_stall_ms = (unsigned)atoi(arg);
             i++;
         } else if (!strcmp(s, "blast")) {
             if (i + 2 >= argc)
