@@ -11,3 +11,8 @@ if ENABLE_TESTS
 TESTS += tests/tree/bench-lib.sh
 endif
 EXTRA_DIST += tests/tree/bench-lib.sh
+# check-man.sh: the man pages format without a groff warning.
+if ENABLE_TESTS
+TESTS += tests/tree/check-man.sh
+endif
+EXTRA_DIST += tests/tree/check-man.sh
