@@ -10,6 +10,31 @@
  */
 #include "kit-private.h"
 
+/* The entries ABI minors 1 and later appended to the table, all set: the
+ * newest table (fake_host_new), which fake_host_set_abi_minor then cuts
+ * back to an older minor's. */
+static void set_appended_entries(ddm_host *h)
+{
+    h->foreach_vm = fh_foreach_vm;
+    h->register_chunk_stream = fh_register_chunk_stream;
+    h->cmd_progress = fh_cmd_progress;
+    h->cmd_out_dir = fh_cmd_out_dir;
+    h->vm_headline_figures = fh_vm_headline_figures;
+    h->register_plain_vm_listener = fh_register_plain_vm_listener;
+    h->foreach_plain_vm = fh_foreach_plain_vm;
+    h->jdwp_request = fh_jdwp_request;
+    h->cmd_find_vm = fh_cmd_find_vm;
+    h->cmd_cancelled = fh_cmd_cancelled;
+    h->register_metric = fh_register_metric;
+    h->vm_metric = fh_vm_metric;
+    h->watch_generation = fh_watch_generation;
+    h->timer_wake_on_watch = fh_timer_wake_on_watch;
+    h->vm_view_declare = fh_vm_view_declare;
+    h->vm_list_watchers = fh_vm_list_watchers;
+    h->vm_view_unmake = fh_vm_view_unmake;
+    h->timer_wake = fh_timer_wake;
+}
+
 fake_host *fake_host_new(void)
 {
     fake_host *fh = xcalloc(1, sizeof *fh);
@@ -54,24 +79,7 @@ fake_host *fake_host_new(void)
     h->cmd_result = fh_cmd_result;
     h->cmd_finish = fh_cmd_finish;
     h->cmd_cwd = fh_cmd_cwd;
-    h->foreach_vm = fh_foreach_vm;
-    h->register_chunk_stream = fh_register_chunk_stream;
-    h->cmd_progress = fh_cmd_progress;
-    h->cmd_out_dir = fh_cmd_out_dir;
-    h->vm_headline_figures = fh_vm_headline_figures;
-    h->register_plain_vm_listener = fh_register_plain_vm_listener;
-    h->foreach_plain_vm = fh_foreach_plain_vm;
-    h->jdwp_request = fh_jdwp_request;
-    h->cmd_find_vm = fh_cmd_find_vm;
-    h->cmd_cancelled = fh_cmd_cancelled;
-    h->register_metric = fh_register_metric;
-    h->vm_metric = fh_vm_metric;
-    h->watch_generation = fh_watch_generation;
-    h->timer_wake_on_watch = fh_timer_wake_on_watch;
-    h->vm_view_declare = fh_vm_view_declare;
-    h->vm_list_watchers = fh_vm_list_watchers;
-    h->vm_view_unmake = fh_vm_view_unmake;
-    h->timer_wake = fh_timer_wake;
+    set_appended_entries(h);
     fh->plugin.fh = fh;
     fh->sync_changed = 1;
     return fh;
@@ -87,24 +95,7 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
                  minor, (unsigned)DDM_ABI_MAJOR, (unsigned)DDM_ABI_MINOR);
     h->abi_minor = (uint16_t)minor;
     h->size = sizeof(ddm_host);
-    h->foreach_vm = fh_foreach_vm;
-    h->register_chunk_stream = fh_register_chunk_stream;
-    h->cmd_progress = fh_cmd_progress;
-    h->cmd_out_dir = fh_cmd_out_dir;
-    h->vm_headline_figures = fh_vm_headline_figures;
-    h->register_plain_vm_listener = fh_register_plain_vm_listener;
-    h->foreach_plain_vm = fh_foreach_plain_vm;
-    h->jdwp_request = fh_jdwp_request;
-    h->cmd_find_vm = fh_cmd_find_vm;
-    h->cmd_cancelled = fh_cmd_cancelled;
-    h->register_metric = fh_register_metric;
-    h->vm_metric = fh_vm_metric;
-    h->watch_generation = fh_watch_generation;
-    h->timer_wake_on_watch = fh_timer_wake_on_watch;
-    h->vm_view_declare = fh_vm_view_declare;
-    h->vm_list_watchers = fh_vm_list_watchers;
-    h->vm_view_unmake = fh_vm_view_unmake;
-    h->timer_wake = fh_timer_wake;
+    set_appended_entries(h);
     /* One step per minor, newest first: what that minor appended goes. */
     if (minor < 7) {
         h->size = (uint32_t)offsetof(ddm_host, timer_wake);
