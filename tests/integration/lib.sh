@@ -94,6 +94,23 @@ export DDM_IT_TMP
 T_SAN_RE='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer'
 T_STOP_TIMEOUT=${T_STOP_TIMEOUT:-10} # seconds a process gets after SIGTERM (LSan at exit is slow)
 
+# A JVM of this test whose agent could not bind its port again after a
+# debugger (or ddmon) left, "bind failed" in its jvm-PORT.err: another
+# program took the port while the agent was not listening (t_port_in_use
+# says why that can be). Say so, and what listens there now, so a check
+# that failed for it does not read as ddmon losing the VM.
+t_jvm_port_lost() {
+    local f port
+    for f in "$T_TMP"/jvm-*.err; do
+        [ -e "$f" ] && grep -q "bind failed" "$f" || continue
+        port=${f##*/jvm-}
+        port=${port%.err}
+        echo "# the JVM on port $port could not listen again: $(grep -m1 'bind failed' "$f")"
+        command -v ss >/dev/null &&
+            echo "# listening on port $port now: $(ss -Htlnp "sport = :$port" 2>/dev/null | tr -s ' ')"
+    done
+}
+
 # True once process PID has exited (a zombie waiting for its parent counts).
 t_dead() {
     local stat
@@ -192,6 +209,7 @@ t_cleanup() {
         echo "# FAILED: sanitizer reports (above)"
         ok=0
     fi
+    t_jvm_port_lost
     rm -rf "$T_TMP"
     if [ $ok = 0 ]; then
         echo "# FAILED: sanitizer reports or a process that ignored SIGTERM; exiting with status 1"
@@ -204,6 +222,26 @@ t_cleanup() {
 }
 trap t_cleanup EXIT
 
+# True if a TCP socket of this network namespace has PORT as its own, in
+# any state: a listener, and also a connection whose listener is gone, or
+# one in TIME_WAIT. A connect is refused on such a port, yet it is no free
+# one: a JVM's JDWP agent stops listening while a debugger (or ddmon) is
+# connected and binds its port again when that one leaves; a program of
+# another test that took the port meanwhile (SO_REUSEADDR lets a listener
+# bind beside a connection, as ddmon's and the JDK's do) left the JVM
+# unreachable for good: relay-jvm.sh lost its VM under `make -j2` that way,
+# "did not come back" in the server log, "bind failed" in the JVM's.
+t_port_in_use() {
+    local f files=()
+    for f in /proc/net/tcp /proc/net/tcp6; do [ -r "$f" ] && files+=("$f"); done
+    if [ ${#files[@]} -gt 0 ] &&
+        awk -v p="$(printf ':%04X' "$1")" 'FNR > 1 && substr($2, length($2) - 4) == p { f = 1; exit }
+                                           END { exit !f }' "${files[@]}"; then
+        return 0
+    fi
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null # where /proc/net has no table
+}
+
 # A TCP port free on 127.0.0.1 now (best effort), from 20000-31999 (run as
 # root, `bash tools/dev test` puts the whole suite in a private network
 # namespace, so these ports are the tests' own; elsewhere prefer the
@@ -214,7 +252,7 @@ t_free_port() {
     local p
     for _ in $(seq 1 200); do
         p=$(( (RANDOM % 12000) + 20000 ))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+        if ! t_port_in_use "$p"; then echo "$p"; return 0; fi
     done
     return 1
 }
@@ -224,7 +262,7 @@ t_free_ports() {
     for _ in $(seq 1 100); do
         base=$(( (RANDOM % 12000) + 20000 )); ok=1
         for i in $(seq 0 $((n - 1))); do
-            if (exec 3<>"/dev/tcp/127.0.0.1/$((base + i))") 2>/dev/null; then ok=0; break; fi
+            if t_port_in_use "$((base + i))"; then ok=0; break; fi
         done
         [ $ok = 1 ] && { echo "$base"; return 0; }
     done

@@ -18,6 +18,7 @@ INTEGRATION_TESTS = \
 	tests/integration/server-cli.sh \
 	tests/integration/server-options.sh \
 	tests/integration/server-resident.sh \
+	tests/integration/lib-ports.sh \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
