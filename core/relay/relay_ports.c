@@ -8,7 +8,8 @@
  * over at most DDM_RELAY_RESERVED_SKIP_MAX ports remembered for others, so
  * the ports in use stay within a bound however many apps came and went;
  * the lowest free port comes from a bitmap (portpool.h) that also passes
- * over ports a bind failed on, with at most DDM_RELAY_BIND_TRIES binds per
+ * over ports a bind failed on (and the JDWP ports of the VMs ddmon is
+ * connected to on this machine), with at most DDM_RELAY_BIND_TRIES binds per
  * VM, so a VM's port costs the same with 10 VMs or 10,000;
  * parking a VM's port while the VM reconnects;
  * accepting debuggers; which VM the selection reaches.
@@ -169,16 +170,40 @@ void ddm_relay_endpoint_close(Endpoint *ep)
     g_free(ep);
 }
 
-/* An endpoint of ours listens on @port, or it is the selected port. In
- * the VM port range the pool's "ours" bit says; outside it (a port the
- * kernel chose with --debug-port-base 0, a fixed port) only a bind can
- * tell, and a bind on a port one of our listeners holds fails (no
- * SO_REUSEPORT), which every caller of endpoint_open takes as "not free". */
+/* A VM ddmon has a session with on this machine has its JDWP port at
+ * @port (a scanned or --connect target on loopback, the scanned host or
+ * the listen address). Its agent does not listen while ddmon is
+ * connected, and SO_REUSEADDR lets our bind succeed beside that
+ * connection: a debugger port opened there would leave the JVM unable to
+ * listen again once a debugger left ("bind failed" in its output, "did not
+ * come back" here). One key lookup a host: O(1) a port. */
+static gboolean port_of_local_vm(DdmRelay *relay, guint16 port)
+{
+    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
+    const char *hosts[] = {"127.0.0.1", "::1", cfg->scan_host, cfg->listen_host};
+    for (guint i = 0; i < G_N_ELEMENTS(hosts); i++) {
+        if (!hosts[i] || (i >= 2 && (!strcmp(hosts[i], "127.0.0.1") || !strcmp(hosts[i], "::1"))))
+            continue;
+        g_autofree char *key = ddm_target_tcp_key(hosts[i], port);
+        if (ddm_monitor_find_vm(relay->mon, key))
+            return TRUE;
+    }
+    return FALSE;
+}
+
+/* An endpoint of ours listens on @port, or it is the selected port, or a
+ * local VM's JDWP port (port_of_local_vm). In the VM port range the
+ * pool's "ours" bit says; outside it (a port the kernel chose with
+ * --debug-port-base 0, a fixed port) only a bind can tell, and a bind on
+ * a port one of our listeners holds fails (no SO_REUSEPORT), which every
+ * caller of endpoint_open takes as "not free". */
 static gboolean port_reserved(DdmRelay *relay, guint16 port)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     const DdmPortPool *pool = &relay->vm_ports;
     if (cfg->selected_port && port == cfg->selected_port)
+        return TRUE;
+    if (port_of_local_vm(relay, port))
         return TRUE;
     if (!ddm_portpool_contains(pool, port))
         return FALSE;
@@ -331,7 +356,7 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
         for (guint p = ddm_portpool_next_free(&relay->vm_ports, cfg->debug_port_base, now); p;
              p = ddm_portpool_next_free(&relay->vm_ports, p + 1, now)) {
             if (port_reserved(relay, (guint16)p))
-                continue; /* the selected port, inside the range */
+                continue; /* the selected port, inside the range, or a local VM's */
             if (pass == 0 && skipped < DDM_RELAY_RESERVED_SKIP_MAX &&
                 port_remembered_by_other(relay, (guint16)p, vm)) {
                 skipped++;

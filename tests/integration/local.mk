@@ -20,6 +20,7 @@ INTEGRATION_TESTS = \
 	tests/integration/server-resident.sh \
 	tests/integration/lib-ports.sh \
 	tests/integration/relay-jvm.sh \
+	tests/integration/relay-own-port.sh \
 	tests/integration/relay-jdb.sh \
 	tests/integration/relay-ports.sh \
 	tests/integration/relay-park.sh \
