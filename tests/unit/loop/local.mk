@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# tests/unit/loop/: the timer heap and the epoll fd watches (core/loop),
-# compiled in alone with the real glib main loop.
+# tests/unit/loop/: the timer heap, the epoll fd watches and the heap trim
+# (core/loop), compiled in alone with the real glib main loop.
 
 LOOP_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
 LOOP_TEST_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
@@ -14,6 +14,17 @@ tests_unit_loop_test_timer_SOURCES = tests/unit/loop/test-timer.c \
 tests_unit_loop_test_timer_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_timer_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_timer_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The process's malloc_trim: its debounce, its gap and its count.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/loop/test-heaptrim
+TESTS += tests/unit/loop/test-heaptrim
+endif
+tests_unit_loop_test_heaptrim_SOURCES = tests/unit/loop/test-heaptrim.c \
+	core/loop/heaptrim.c core/loop/heaptrim.h core/loop/timer.c core/loop/timer.h
+tests_unit_loop_test_heaptrim_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
+tests_unit_loop_test_heaptrim_CFLAGS = $(LOOP_TEST_CFLAGS)
+tests_unit_loop_test_heaptrim_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 tests_unit_loop_test_watch_SOURCES = tests/unit/loop/test-watch.c \
 	tests/harness/echo-thread.c tests/harness/echo-thread.h \
