@@ -73,9 +73,6 @@ struct DdmControl {
     guint n_live;
     DdmTimer reap_timer;   /* zero-delay: frees dead clients */
     DdmTimer stop_timer;   /* zero-delay: calls stop after op_kill's answer */
-    DdmTimer trim_timer;   /* a malloc_trim after large replies (control.c's trim_soon) */
-    guint64 n_trims;       /* how many it made (tests) */
-    gint64 last_trim_us;   /* monotonic time of the last one (valid when n_trims > 0) */
     guint listener;
     guint64 next_serial;
     DdmControlStopFn stop;

@@ -3,8 +3,8 @@
  * Control server connections: accepting clients on the UNIX socket, their
  * input line buffers and bounded output queues, flushing, closing and
  * reaping, handing each parsed request line to its op (control_ops.c),
- * fanning view changes out to watching clients, and the malloc_trim that
- * follows large replies (trim_soon). See control.h; the shared
+ * fanning view changes out to watching clients, and which replies ask
+ * for a malloc_trim (client_send_reply). See control.h; the shared
  * structs and their memory rules are in control-private.h.
  */
 #ifndef _GNU_SOURCE
@@ -15,15 +15,13 @@
 #include "server/control-private.h"
 
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h> /* malloc_trim */
-#endif
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
 
+#include "core/loop/heaptrim.h"
 #include "core/pluginhost/registry.h"
 #include "core/views/json_blob.h"
 
@@ -35,19 +33,19 @@ G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEU
 /* A reply this long (the VM list of ~300 VMs and more) was built from
  * as many bytes again of JSON nodes and strings, freed among the server's
  * long-lived blocks once it is sent: their pages stay resident until a
- * malloc_trim gives them back. The monitor trims every 10 s; a large
- * reply to a request asks for one too, DDM_CTL_TRIM_QUIET_MS after the
- * last large reply (each one moves it on) and at least DDM_CTL_TRIM_GAP_S
- * after the previous trim, so a server answering `ddmon vms` gives the pages
- * back soon, and a stream of requests costs one trim per gap at most.
- * View-change events to watchers (each carries a whole view, republished
- * ~10 times a second when a large view changes) never ask (a watch's first
- * "added" events, the reply to its request, do): they would make the
- * trims run several times a second (review rM 2). A trim costs a few ms
- * with 1,000 VMs (issue 16, doc/memory.md). */
+ * malloc_trim gives them back. The monitor's round asks for one every
+ * 10 s; a large reply to a request asks too, so a server answering
+ * `ddmon vms` gives the pages back soon (core/loop/heaptrim.h: 200 ms
+ * after the last ask, each large reply moving it on, and at least 5 s
+ * after the previous trim, whoever asked, so a stream of requests costs
+ * one trim per gap at most). View-change events to watchers (each carries
+ * a whole view, republished ~10 times a second when a large view changes)
+ * never ask (a watch's first "added" events, the reply to its request,
+ * do): before the gap they made the trims run several times a second
+ * (review rM 2), and with it they would still add one every 5 s for as
+ * long as a client watches a large view. A trim costs a few ms with 1,000
+ * VMs (issue 16, doc/memory.md). */
 #define DDM_CTL_TRIM_BYTES (64 * 1024)
-#define DDM_CTL_TRIM_QUIET_MS 200
-#define DDM_CTL_TRIM_GAP_S 5
 #define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
 
 static void client_update_watch(Client *c);
@@ -89,29 +87,6 @@ static gboolean client_flush(Client *c)
     return TRUE;
 }
 
-static void trim_fire(DdmTimer *t, gpointer data)
-{
-    DdmControl *ctl = data;
-    (void)t;
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-    ctl->n_trims++;
-    ctl->last_trim_us = g_get_monotonic_time();
-}
-
-/* A large reply was sent: a malloc_trim DDM_CTL_TRIM_QUIET_MS after the
- * last such reply, never sooner than DDM_CTL_TRIM_GAP_S after the last trim
- * (debounced: a burst or a stream of large replies gives one trim). */
-static void trim_soon(DdmControl *ctl)
-{
-    gint64 due = g_get_monotonic_time() + (gint64)DDM_CTL_TRIM_QUIET_MS * 1000;
-    if (ctl->n_trims > 0)
-        due = MAX(due, ctl->last_trim_us + (gint64)DDM_CTL_TRIM_GAP_S * G_USEC_PER_SEC);
-    ddm_timer_init(&ctl->trim_timer, trim_fire, ctl);
-    ddm_timer_arm_at(&ctl->trim_timer, due);
-}
-
 static void client_send_line(Client *c, const char *line, gsize len)
 {
     if (c->dead)
@@ -133,11 +108,12 @@ static void client_send_line(Client *c, const char *line, gsize len)
 }
 
 /* A reply to @c's request: a large one asks for a trim (view-change events
- * go straight to client_send_line and never do). */
+ * go straight to client_send_line and never do; DDM_CTL_TRIM_BYTES says
+ * why). */
 static void client_send_reply(Client *c, const char *line, gsize len)
 {
     if (!c->dead && len >= DDM_CTL_TRIM_BYTES)
-        trim_soon(c->ctl);
+        ddm_heap_trim_soon();
     client_send_line(c, line, len);
 }
 
@@ -449,14 +425,7 @@ void ddm_control_free(DdmControl *ctl)
     ddm_timer_cancel(&ctl->reap_timer);
     reap_dead(ctl);
     ddm_timer_cancel(&ctl->stop_timer);
-    ddm_timer_cancel(&ctl->trim_timer);
     g_free(ctl);
-}
-
-guint64 ddm_control_n_trims(const DdmControl *ctl)
-{
-    g_return_val_if_fail(ctl != NULL, 0);
-    return ctl->n_trims;
 }
 
 guint64 ddm_control_n_delays_capped(const DdmControl *ctl)

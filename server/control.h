@@ -39,9 +39,6 @@ void ddm_control_free(DdmControl *ctl);
 void ddm_control_set_web_url(DdmControl *ctl, const char *url);
 /** Clients connected now. */
 guint ddm_control_n_clients(const DdmControl *ctl);
-/** How many times a large reply made the server give free heap pages back
- *  (malloc_trim, a moment after the reply; control.c). */
-guint64 ddm_control_n_trims(const DdmControl *ctl);
 /** How many delayed answers (a first look, the VM list after the start, a
  *  watching snapshot's "settled") went out because their cap ran out, not
  *  because what they waited for was there (control_ops.c). */

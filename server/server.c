@@ -26,6 +26,7 @@
 #include "server/control.h"
 #include "server/log.h"
 #include "core/daemon/daemon.h"
+#include "core/loop/heaptrim.h"
 #include "core/loop/watch.h"
 #ifdef HAVE_HTTP
 #include "server/web_module.h"
@@ -514,6 +515,7 @@ int ddm_server_run(DdmConfig *config)
     ddm_control_free(ctl);
     unlink(socket_path);
     ddm_daemon_free(daemon);
+    ddm_heap_trim_reset(); /* a trim the last replies or the monitor asked for: not made */
     signal_pipe_stop(&sig);
     unlink(lock_path);
     close(lock_fd);

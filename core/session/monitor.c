@@ -25,10 +25,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h> /* malloc_trim */
-#endif
 
+#include "core/loop/heaptrim.h"
 #include "core/loop/timer.h"
 #include "core/session/quietlog.h"
 #include "core/session/monitor-private.h"
@@ -218,9 +216,10 @@ gboolean ddm_monitor_sessions_settled(DdmMonitor *mon)
 /* ------------------------------------------------------------ life cycle */
 
 /* The VMs that sent nothing for a whole round give their read buffer back,
- * and so does the allocator: with VMs coming and going, the heap's free
- * pages between live blocks would otherwise stay resident (glibc's
- * malloc_trim returns them; a few milliseconds every round at most). */
+ * and the round asks for a malloc_trim (core/loop/heaptrim.h: 200 ms on,
+ * 5 s at least after the last trim, whoever asked for that): with VMs
+ * coming and going, the heap's free pages between live blocks would
+ * otherwise stay resident (a few milliseconds every round at most). */
 static gboolean trim_idle_readers(gpointer ud)
 {
     DdmMonitor *mon = ud;
@@ -235,9 +234,7 @@ static gboolean trim_idle_readers(gpointer ud)
     if (freed)
         g_debug("%u idle VMs gave their read buffers back", freed);
     ddm_jdwp_budget_trim(mon->read_budget); /* the spare a streamed packet left (jdwp.h) */
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
+    ddm_heap_trim_soon();
     return G_SOURCE_CONTINUE;
 }
 

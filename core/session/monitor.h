@@ -110,7 +110,8 @@ void ddm_monitor_free(DdmMonitor *mon);
 #define DDM_MONITOR_VIOLATION_BACKOFF_MAX_MS 300000u
 /** Every this many seconds the read buffer of each VM that sent nothing
  *  since the previous round is freed (ddm_jdwp_reader_trim): an idle VM
- *  holds none, a busy one keeps reusing its own. */
+ *  holds none, a busy one keeps reusing its own; and the round asks for a
+ *  malloc_trim (core/loop/heaptrim.h). */
 #define DDM_MONITOR_TRIM_S 10u
 /** The memory budget every peer's JDWP reader is charged to (VMs and
  *  debuggers; config max_buffers). (transfer none: lives as long as @mon) */

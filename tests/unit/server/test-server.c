@@ -6,7 +6,8 @@
  * code, with a minimal monitor (a view store and a VM table): requests and
  * their errors, the watch stream (current views, changes, removal, and the
  * watch released when the client leaves), oversized lines, the client past
- * the limit told why, blob file names; and GLib's slices from malloc
+ * the limit told why, blob file names, which replies ask for a malloc_trim
+ * (core/loop/heaptrim.h); and GLib's slices from malloc
  * (server/slices.c, linked here as in ddmon).
  */
 #include <setjmp.h>
@@ -34,6 +35,7 @@
 #include "server/control.h"
 #include "core/wire/ctlproto.h"
 #include "core/daemon/daemon.h"
+#include "core/loop/heaptrim.h"
 #include "core/pluginhost/registry.h"
 #include "core/session/monitor-private.h"
 #include "server/server.h"
@@ -65,6 +67,7 @@ static int setup(void **state)
     Fixture *f = g_new0(Fixture, 1);
     f->dir = test_private_dir_new("ddmon-test-server-XXXXXX");
     f->sock = g_build_filename(f->dir, "s", "ddmon.sock", NULL);
+    ddm_heap_trim_reset(); /* no trim, no gap, left by the test before */
     *state = f;
     return 0;
 }
@@ -379,68 +382,101 @@ static void test_server_control_requests(void **state)
     assert_int_equal(ddm_control_n_clients(f->ctl), 0);
 }
 
-/* A large reply (a view of 20,000 rows, ~200 KB of JSON) makes the server
- * give the heap's free pages back a moment later (not periodically);
- * small replies never do. */
+/* The monitor's round asks for a trim every 10 s (core/session/monitor.c):
+ * the trim tests see control's asks only, so they stop it. */
+static void stop_monitor_round(Fixture *f)
+{
+    DdmMonitor *mon = ddm_daemon_monitor(f->mon.daemon);
+    if (mon->trim_timer != 0)
+        g_source_remove(mon->trim_timer);
+    mon->trim_timer = 0;
+}
+
+/* Run the loop until @n trims were made (a guard of 60 s against a trim
+ * that never comes). */
+static void run_until_trims(guint64 n)
+{
+    gint64 guard = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    while (ddm_heap_trim_count() < n) {
+        assert_true(g_get_monotonic_time() < guard);
+        g_main_context_iteration(NULL, FALSE);
+        g_usleep(1000);
+    }
+}
+
+static void ask_view_ok(DdmClient *c, const char *line)
+{
+    JsonNode *r = ask(c, line);
+    assert_non_null(r);
+    assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
+    json_node_unref(r);
+}
+
+/* A large reply (a view of 20,000 rows, ~200 KB of JSON) asks for a trim
+ * (core/loop/heaptrim.h), which comes a moment later; small replies never
+ * ask. Checked by what is pending and the count, not by time. */
 static void test_server_control_trim_after_large_reply(void **state)
 {
     Fixture *f = *state;
     start_control(f);
+    stop_monitor_round(f);
     fill(add_table(f, NULL, "small"), 3);
     fill(add_table(f, NULL, "large"), 20000);
     DdmClient *c = ddm_client_connect(f->sock, NULL);
     assert_non_null(c);
     pump(20);
-    for (int i = 0; i < 3; i++) {
-        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"small\"}\n");
-        assert_non_null(r);
-        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
-        json_node_unref(r);
-    }
-    pump(400);
-    assert_int_equal(ddm_control_n_trims(f->ctl), 0);
-    for (int i = 0; i < 3; i++) {
-        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
-        assert_non_null(r);
-        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
-        json_node_unref(r);
-    }
-    pump(400);
-    guint64 n = ddm_control_n_trims(f->ctl);
-    assert_true(n == 1); /* one a burst (debounced) */
-    pump(400);
-    assert_true(ddm_control_n_trims(f->ctl) == n); /* none while nothing is answered */
+    for (int i = 0; i < 3; i++)
+        ask_view_ok(c, "{\"op\":\"view\",\"name\":\"small\"}\n");
+    assert_true(ddm_heap_trim_due() == G_MAXINT64); /* none asked for */
+    assert_int_equal(ddm_heap_trim_count(), 0);
+    ask_view_ok(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
+    run_until_trims(1);
+    assert_int_equal(ddm_heap_trim_count(), 1);
+    assert_true(ddm_heap_trim_due() == G_MAXINT64); /* none more coming */
+    ask_view_ok(c, "{\"op\":\"view\",\"name\":\"small\"}\n");
+    assert_true(ddm_heap_trim_due() == G_MAXINT64);
     ddm_client_free(c);
     pump(20);
 }
 
-/* A stream of large replies (one every 120 ms for 2 s) gives one trim,
- * after it stops (each large reply moves the trim on), and a large reply
- * soon after gives none (5 s at least between trims) (review rM 2). */
-static void test_server_control_trim_debounced(void **state)
+/* The gap holds across askers: after a trim the monitor's round asked
+ * for, a large reply's trim is due DDM_HEAP_TRIM_GAP_S after it, not
+ * sooner. View-change events to a watcher never ask, however large; the
+ * watch's first "added" events, the reply to its request, do (review rM 2). */
+static void test_server_control_trim_gap_and_watch(void **state)
 {
     Fixture *f = *state;
     start_control(f);
-    fill(add_table(f, NULL, "large"), 20000);
+    stop_monitor_round(f);
+    ddm_view *large = add_table(f, NULL, "large");
+    fill(large, 20000);
     DdmClient *c = ddm_client_connect(f->sock, NULL);
     assert_non_null(c);
     pump(20);
-    gint64 end = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
-    while (g_get_monotonic_time() < end) {
-        JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
-        assert_non_null(r);
-        assert_true(ddm_json_get_bool(json_node_get_object(r), "ok", FALSE));
-        json_node_unref(r);
-        assert_true(ddm_control_n_trims(f->ctl) <= 1);
-        pump(120);
-    }
-    pump(400);
-    assert_int_equal(ddm_control_n_trims(f->ctl), 1);
-    JsonNode *r = ask(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
+
+    ddm_heap_trim_soon(); /* as the monitor's round does */
+    gint64 d1 = ddm_heap_trim_due();
+    run_until_trims(1); /* it ran at d1 or later */
+    ask_view_ok(c, "{\"op\":\"view\",\"name\":\"large\"}\n");
+    assert_true(ddm_heap_trim_due() != G_MAXINT64);
+    assert_true(ddm_heap_trim_due() >= d1 + (gint64)DDM_HEAP_TRIM_GAP_S * G_USEC_PER_SEC);
+    assert_int_equal(ddm_heap_trim_count(), 1);
+    ddm_heap_trim_reset(); /* no gap for the watch below */
+
+    ask_view_ok(c, "{\"op\":\"watch\"}\n");
+    JsonNode *r = next_message(c); /* the view, "added": a large reply */
     assert_non_null(r);
+    assert_string_equal(ddm_json_get_string(json_node_get_object(r), "event"), "added");
     json_node_unref(r);
-    pump(400);
-    assert_int_equal(ddm_control_n_trims(f->ctl), 1); /* within the gap */
+    run_until_trims(1);
+    assert_true(ddm_heap_trim_due() == G_MAXINT64);
+    fill(large, 20001); /* a change: sent as a large event */
+    r = next_message(c);
+    assert_non_null(r);
+    assert_string_equal(ddm_json_get_string(json_node_get_object(r), "event"), "changed");
+    json_node_unref(r);
+    assert_true(ddm_heap_trim_due() == G_MAXINT64); /* it did not ask */
+    assert_int_equal(ddm_heap_trim_count(), 1);
     ddm_client_free(c);
     pump(20);
 }
@@ -1103,7 +1139,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_view_of_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_trim_after_large_reply, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_server_control_trim_debounced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_control_trim_gap_and_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_first_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_settled_since_watch, setup, teardown),
