@@ -8,7 +8,8 @@
 # build: the baseline with discovery off (--scan=none), and one scanning
 # exactly those ports. Once the second lists all N VMs ready, both wait the
 # same --settle seconds (default 25: two of the monitor's 10 s trim rounds,
-# each ending in malloc_trim) and are measured:
+# each followed 200 ms later by a malloc_trim, core/loop/heaptrim.h) and
+# are measured:
 #   heap: the server's own heap in use, from the log line SIGUSR2 makes it
 #         write (glibc's mallinfo2: uordblks + hblkhd, malloc's per-block
 #         overhead included; kernel socket buffers are not in it); a ddmon
