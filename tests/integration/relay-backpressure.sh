@@ -12,7 +12,11 @@ command -v python3 >/dev/null || t_skip_all "no python3"
 t_plan 8
 export G_MESSAGES_DEBUG=ddmon # the relay logs its pauses at debug level
 
-# --- VM -> debugger: a JVM event storm, the debugger stalls for 3 s.
+# --- VM -> debugger: a JVM event storm; the debugger reads nothing until
+# ddmon has paused reading from the VM (a file it waits for: a JVM on a
+# loaded machine may take far longer than any fixed stall to send the
+# 2 MiB that make ddmon pause, seen with a 3 s one), and the clients'
+# check runs while it is paused.
 if command -v java >/dev/null && command -v javac >/dev/null && t_javac; then
     vm_port=$(t_free_port); base=$(t_free_ports 4)
     t_start_jvm "$vm_port" n Storm
@@ -22,14 +26,15 @@ if command -v java >/dev/null && command -v javac >/dev/null && t_javac; then
         || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
     port=""
     t_wait 15 t_debug_port "$key" && port=$(t_debug_port "$key")
-    "$JDWPC" "127.0.0.1:$port" stall 3000 storm 1 >"$T_TMP/storm.out" 2>&1 &
+    "$JDWPC" "127.0.0.1:$port" stall "$T_TMP/read" storm 1 >"$T_TMP/storm.out" 2>&1 &
     jd=$!
-    t_wait 10 grep -q "pausing reading from VM $key" "$T_TMP/server.err" \
+    t_wait 30 grep -q "pausing reading from VM $key" "$T_TMP/server.err" \
         && t_ok "a debugger that stops reading: ddmon stops reading from the VM" \
         || t_fail "a debugger that stops reading: ddmon stops reading from the VM" "$(grep relay "$T_TMP/server.err" | tail -5)"
     t_ddmon --no-autostart vms --json >"$T_TMP/vms1.json" 2>&1 && grep -q "$key" "$T_TMP/vms1.json" \
         && t_ok "ddmon answers its clients while the VM is paused" \
         || t_fail "ddmon answers its clients while the VM is paused" "$(head -c 300 "$T_TMP/vms1.json")"
+    touch "$T_TMP/read"
     wait $jd
     grep -q "^storm 1 [1-9]" "$T_TMP/storm.out" && grep -q "resuming reading from VM $key" "$T_TMP/server.err" \
         && t_ok "once it reads again the events flow ($(cut -d' ' -f3 "$T_TMP/storm.out") events/s) and the VM is read again" \

@@ -54,10 +54,14 @@
  *                     events in them for SECONDS; then EventRequest.Clear (15/2)
  *                     (events still arriving are discarded): prints
  *                     "storm SECONDS EVENTS_per_s PACKETS_per_s"
- *   stall MS          the next storm reads nothing for MS after its request is
+ *   stall MS|PATH     the next storm reads nothing for MS after its request is
  *                     set (a debugger that stops reading while events pour in);
  *                     the next bigstring reads the string's value only MS
- *                     after asking for it (a long reply that waits unread)
+ *                     after asking for it (a long reply that waits unread).
+ *                     With a PATH (not all digits): until PATH exists (60 s
+ *                     at most, then fail), so that a test ends the stall when
+ *                     it has seen what it waits for, not after a time a
+ *                     loaded machine may need more of
  *   blast N SIZE      N commands VirtualMachine.Version (1/1) carrying SIZE
  *                     payload bytes each (byte k of command j = (j + k) % 251),
  *                     written back to back; no reply is read: "blast N SIZE sent"
@@ -250,10 +254,32 @@ static void step_bulk(unsigned n, size_t size)
     printf("bulk %u %zu %.1f MB/s\n", n, size, dt ? (double)bytes / (double)dt : 0.0);
 }
 
-/* "stall MS": the next storm stops reading this long, or the next
- * bigstring reads its string's reply only after it (whichever comes first
- * takes it). */
+/* "stall MS|PATH": the next storm stops reading this long (or until PATH
+ * exists), or the next bigstring reads its string's reply only after it
+ * (whichever comes first takes it). */
 static unsigned next_stall_ms;
+static const char *next_stall_path;
+
+static void wait_for_file(const char *what, const char *path)
+{
+    int waited_ms = 0;
+    while (access(path, F_OK) != 0) {
+        if (waited_ms >= 60000)
+            die("%s: %s did not appear within 60 s", what, path);
+        usleep(10000);
+        waited_ms += 10;
+    }
+}
+
+static void stall_now(void)
+{
+    if (next_stall_path)
+        wait_for_file("stall", next_stall_path);
+    else if (next_stall_ms)
+        usleep((useconds_t)next_stall_ms * 1000u);
+    next_stall_ms = 0;
+    next_stall_path = NULL;
+}
 
 /* storm SECONDS CLASS: MethodEntry events per second (see the header). */
 
@@ -273,10 +299,7 @@ static void step_storm(double seconds, const char *cls)
         die("EventRequest.Set failed (error %u)", pk.error);
     uint32_t request_id = get4(pk.data);
     free(pk.data);
-    if (next_stall_ms) {
-        usleep((useconds_t)next_stall_ms * 1000u);
-        next_stall_ms = 0;
-    }
+    stall_now();
     uint64_t events = 0, packets = 0, t0 = 0, span = (uint64_t)(seconds * 1e6);
     for (;;) {
         int timeout = 10000;
@@ -434,10 +457,7 @@ int main(int argc, char **argv)
                 die("CreateString failed");
             uint32_t id2 = send_cmd(10, 1, pk.data, id_size);
             free(pk.data);
-            if (next_stall_ms) { /* "stall MS bigstring N": the reply waits unread */
-                usleep((useconds_t)next_stall_ms * 1000u);
-                next_stall_ms = 0;
-            }
+            stall_now(); /* "stall MS bigstring N": the reply waits unread */
             Packet back = wait_reply(id2);
             int ok = !back.error && back.data_len == 4 + n && get4(back.data) == n &&
                      memcmp(back.data + 4, buf + 4, n) == 0;
@@ -571,7 +591,13 @@ int main(int argc, char **argv)
             close(fd);
             return 0;
         } else if (!strcmp(s, "stall")) {
-            next_stall_ms = (unsigned)atoi(arg);
+            if (arg[0] && strspn(arg, "0123456789") == strlen(arg)) {
+                next_stall_ms = (unsigned)atoi(arg);
+                next_stall_path = NULL;
+            } else {
+                next_stall_path = arg;
+                next_stall_ms = 0;
+            }
             i++;
         } else if (!strcmp(s, "blast")) {
             if (i + 2 >= argc)
@@ -612,13 +638,7 @@ int main(int argc, char **argv)
             usleep((useconds_t)atoi(arg) * 1000u);
             i++;
         } else if (!strcmp(s, "waitfile")) {
-            int waited_ms = 0;
-            while (access(arg, F_OK) != 0) {
-                if (waited_ms >= 60000)
-                    die("waitfile: %s did not appear within 60 s", arg);
-                usleep(10000);
-                waited_ms += 10;
-            }
+            wait_for_file("waitfile", arg);
             i++;
         } else if (!strcmp(s, "close")) {
             close(fd);
