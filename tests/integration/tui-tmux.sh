@@ -237,7 +237,9 @@ fi
 first_port=$(sort -n "$T_TMP/ports" | head -1 | awk '{print $2}')
 key="127.0.0.1:$first_port"
 rport=$(t_vm_field "$key" debug_port)
-timeout 30 "$JDWPC" "127.0.0.1:$rport" version sleep 6000 >"$T_TMP/jdwpc.out" 2>&1 &
+# (it stays until the check below is done, not for a fixed time a loaded
+# machine's UI refresh could outlast)
+timeout 60 "$JDWPC" "127.0.0.1:$rport" version waitfile "$T_TMP/jdwpc.leave" >"$T_TMP/jdwpc.out" 2>&1 &
 jpid=$!
 T_PIDS+=("$jpid")
 # by the relay port, which only this test's server gives out
@@ -250,6 +252,7 @@ else
     t_fail "a debugger on the relay port shows in the list and in ddmon vms" "$(screen)" "$(cat "$T_TMP/dp.json")" \
         "$(cat "$T_TMP/jdwpc.out")"
 fi
+touch "$T_TMP/jdwpc.leave"
 wait "$jpid" 2>/dev/null
 if t_wait 10 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q ' $rport\* '" &&
     [ "$(t_vm_field "$key" debugger)" = False ]; then
