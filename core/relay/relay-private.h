@@ -147,6 +147,9 @@ struct DdmRelay {
     DdmPortPool vm_ports;     /* the VM port range: which ports are ours or another's
                                  (relay_ports.c; empty with --debug-port-base 0) */
     GHashTable *fixed_by_key; /* key -> Endpoint* of --connect targets */
+    GHashTable *local_vm_ports; /* JDWP port -> sessions with a VM on this machine at that
+                                 port (GUINT_TO_POINTER both; relay_ports.c, told by the
+                                 monitor's key watch): never a debugger port */
     GHashTable *parked;       /* key (owned) -> ParkedPort* (relay_ports.c, owned): a VM
                                  port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */
@@ -194,6 +197,7 @@ void ddm_relay_ports_load(DdmRelay *relay);
 void ddm_relay_ports_flush(DdmRelay *relay);
 /** Open the selected-VM port and the fixed ports of --connect targets. */
 void ddm_relay_ports_open(DdmRelay *relay);
+void ddm_relay_ports_close(DdmRelay *relay);
 void ddm_relay_endpoint_close(Endpoint *ep);
 /** Give @r's VM its port: the parked one, or a new one (none if it has a
  *  fixed port). */

@@ -74,6 +74,7 @@ void ddm_relay_free(DdmRelay *relay)
     ddm_portmap_free(relay->port_by_key);
     ddm_relay_ports_flush(relay);
     ddm_portmap_free(relay->port_by_app);
+    ddm_relay_ports_close(relay);
     g_hash_table_destroy(relay->fixed_by_key);
     g_hash_table_destroy(relay->parked);
     g_ptr_array_unref(relay->debuggers);

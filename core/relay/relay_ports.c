@@ -8,8 +8,9 @@
  * over at most DDM_RELAY_RESERVED_SKIP_MAX ports remembered for others, so
  * the ports in use stay within a bound however many apps came and went;
  * the lowest free port comes from a bitmap (portpool.h) that also passes
- * over ports a bind failed on (and the JDWP ports of the VMs ddmon is
- * connected to on this machine), with at most DDM_RELAY_BIND_TRIES binds per
+ * over ports a bind failed on and the JDWP ports of the VMs ddmon has a
+ * session with on this machine (local_vm_ports, kept by the monitor's key
+ * watch), with at most DDM_RELAY_BIND_TRIES binds per
  * VM, so a VM's port costs the same with 10 VMs or 10,000;
  * parking a VM's port while the VM reconnects;
  * accepting debuggers; which VM the selection reaches.
@@ -17,7 +18,8 @@
  * that borrows its VM's key (relay-private.h says from whom, when); the
  * relay lists its endpoints in an array (ep->index: O(1) removal), and
  * whether a port of the VM range is ours is the pool's bit, so no table
- * keyed by port; a parked port's timer lives in its ParkedPort, not in
+ * of that range keyed by port (local_vm_ports holds only local VMs' JDWP
+ * ports, one entry each); a parked port's timer lives in its ParkedPort, not in
  * every endpoint.
  */
 #define _GNU_SOURCE 1 /* accept4 */
@@ -170,25 +172,65 @@ void ddm_relay_endpoint_close(Endpoint *ep)
     g_free(ep);
 }
 
-/* A VM ddmon has a session with on this machine has its JDWP port at
- * @port (a scanned or --connect target on loopback, the scanned host or
- * the listen address). Its agent does not listen while ddmon is
- * connected, and SO_REUSEADDR lets our bind succeed beside that
- * connection: a debugger port opened there would leave the JVM unable to
- * listen again once a debugger left ("bind failed" in its output, "did not
- * come back" here). One key lookup a host: O(1) a port. */
+/* @host (a TCP target's, as the user or a scan gave it) is this machine:
+ * "localhost", a loopback or unspecified address (IPv4, IPv6 or
+ * IPv4-mapped), or the scanned host or the listen address as configured.
+ * (This machine's other names and addresses are not looked up.) */
+static gboolean host_is_local(const DdmConfig *cfg, const char *host)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (!host)
+        return FALSE;
+    if (!g_ascii_strcasecmp(host, "localhost") || !g_ascii_strcasecmp(host, "localhost."))
+        return TRUE;
+    if ((cfg->scan_host && !strcmp(host, cfg->scan_host)) ||
+        (cfg->listen_host && !strcmp(host, cfg->listen_host)))
+        return TRUE;
+    if (inet_pton(AF_INET, host, &a4) == 1) {
+        guint32 a = ntohl(a4.s_addr);
+        return (a >> 24) == 127 || a == 0;
+    }
+    if (inet_pton(AF_INET6, host, &a6) == 1)
+        return IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_UNSPECIFIED(&a6) ||
+               (IN6_IS_ADDR_V4MAPPED(&a6) && (a6.s6_addr[12] == 127 ||
+                                              !(a6.s6_addr[12] | a6.s6_addr[13] | a6.s6_addr[14] |
+                                                a6.s6_addr[15])));
+    return FALSE;
+}
+
+/* The monitor's key watch: a TCP session with a VM on this machine began
+ * (HELD) or left the table (LOST); its port is counted in local_vm_ports
+ * meanwhile. A JVM's agent does not listen while ddmon is connected, and
+ * SO_REUSEADDR lets our bind succeed beside that connection: a debugger
+ * port opened there would leave the JVM unable to listen again once a
+ * debugger left ("bind failed" in its output, "did not come back" here).
+ * Counted from the session's start, not from its HELO: a VM that has not
+ * answered yet holds its port too. Decided once a session by its target,
+ * however its host is spelled ("localhost", 127.0.0.2, [::1]). */
+static void on_key_change(gpointer ud, const DdmTarget *target, DdmKeyChange change)
+{
+    DdmRelay *relay = ud;
+    guint16 port;
+    if (change == DDM_KEY_ANSWERED)
+        return;
+    port = ddm_target_tcp_port(target);
+    if (!port || !host_is_local(relay->cfg, ddm_target_tcp_host(target)))
+        return;
+    gpointer k = GUINT_TO_POINTER(port);
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(relay->local_vm_ports, k));
+    if (change == DDM_KEY_HELD)
+        g_hash_table_insert(relay->local_vm_ports, k, GUINT_TO_POINTER(n + 1));
+    else if (n > 1)
+        g_hash_table_insert(relay->local_vm_ports, k, GUINT_TO_POINTER(n - 1));
+    else
+        g_hash_table_remove(relay->local_vm_ports, k);
+}
+
+/* A VM on this machine has its JDWP port at @port (on_key_change). O(1). */
 static gboolean port_of_local_vm(DdmRelay *relay, guint16 port)
 {
-    const DdmConfig *cfg = ddm_monitor_config(relay->mon);
-    const char *hosts[] = {"127.0.0.1", "::1", cfg->scan_host, cfg->listen_host};
-    for (guint i = 0; i < G_N_ELEMENTS(hosts); i++) {
-        if (!hosts[i] || (i >= 2 && (!strcmp(hosts[i], "127.0.0.1") || !strcmp(hosts[i], "::1"))))
-            continue;
-        g_autofree char *key = ddm_target_tcp_key(hosts[i], port);
-        if (ddm_monitor_find_vm(relay->mon, key))
-            return TRUE;
-    }
-    return FALSE;
+    return g_hash_table_contains(relay->local_vm_ports, GUINT_TO_POINTER(port));
 }
 
 /* An endpoint of ours listens on @port, or it is the selected port, or a
@@ -355,8 +397,15 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
         gint64 now = g_get_monotonic_time();
         for (guint p = ddm_portpool_next_free(&relay->vm_ports, cfg->debug_port_base, now); p;
              p = ddm_portpool_next_free(&relay->vm_ports, p + 1, now)) {
-            if (port_reserved(relay, (guint16)p))
-                continue; /* the selected port, inside the range, or a local VM's */
+            if (port_reserved(relay, (guint16)p)) {
+                /* the selected port, inside the range, or a local VM's: the
+                 * latter marked as another's, so the next VM's walk passes
+                 * over it in the bitmap instead of asking again (the mark
+                 * ages out as a failed bind's does) */
+                if (port_of_local_vm(relay, (guint16)p))
+                    ddm_portpool_set_foreign(&relay->vm_ports, p, now);
+                continue;
+            }
             if (pass == 0 && skipped < DDM_RELAY_RESERVED_SKIP_MAX &&
                 port_remembered_by_other(relay, (guint16)p, vm)) {
                 skipped++;
@@ -435,6 +484,8 @@ void ddm_relay_ports_open(DdmRelay *relay)
 {
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     ddm_portpool_init(&relay->vm_ports, cfg->debug_port_base, DDM_PORTPOOL_SPAN);
+    relay->local_vm_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
+    ddm_monitor_watch_keys(relay->mon, on_key_change, relay);
     ddm_timer_init(&relay->port_map_save, on_port_map_save, relay);
     if (cfg->selected_port) {
         GError *e = NULL;
@@ -459,6 +510,14 @@ void ddm_relay_ports_open(DdmRelay *relay)
         }
         g_free(key);
     }
+}
+
+/* What ddm_relay_ports_open started and the endpoints do not hold: the key
+ * watch and its table (the endpoints close in ddm_relay_free). */
+void ddm_relay_ports_close(DdmRelay *relay)
+{
+    ddm_monitor_unwatch_keys(relay->mon, on_key_change, relay);
+    g_clear_pointer(&relay->local_vm_ports, g_hash_table_destroy);
 }
 
 /* ------------------------------------------------------------ a VM's port */

@@ -3,14 +3,16 @@
 # A VM's debugger port is never the JDWP port of a VM ddmon is connected
 # to on this machine. A JVM's agent does not listen while ddmon is
 # connected to it, and SO_REUSEADDR let ddmon's bind succeed there: with
-# --debug-port-base on the scanned ports, a JVM got its own JDWP port as
+# --debug-port-base on the JVMs' ports, a JVM got its own JDWP port as
 # its debugger port, and after the first Dispose its agent could not bind
 # again ("bind failed") and the VM never came back. Two JVMs on the first
-# two ports of the debugger range, scanned: each must get a port above
-# them, and come back after a debugger's Dispose on that port.
+# two ports of the debugger range, found two ways (a scan of 127.0.0.1,
+# then --connect localhost:PORT: the same machine however the host is
+# spelled): each must get a port above them, and come back after a
+# debugger's Dispose on that port.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
-t_plan 4
+t_plan 8
 t_javac || t_skip_all "javac failed"
 
 base=$(t_free_ports 6) || { t_fail "six free ports"; exit 0; }
@@ -18,28 +20,45 @@ a=$base; b=$((base + 1))
 t_start_jvm "$a" n Sleeper
 t_start_jvm "$b" n Sleeper
 t_wait_jvm "$a" && t_wait_jvm "$b" || { t_fail "the JVMs listen" "$(cat "$T_TMP"/jvm-*.err)"; exit 0; }
-t_start_server --scan=local --scan-ports "$a,$b" --debug-port-base "$base" --selected-port 0 \
-    || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
-both_up() { t_debug_port "127.0.0.1:$a" && t_debug_port "127.0.0.1:$b"; }
-t_wait 20 both_up || { t_fail "both JVMs get a debugger port" "$(cat "$T_TMP/dp.json" 2>/dev/null)" \
-    "$(tail -5 "$T_TMP/server.err")"; exit 0; }
-pa=$(t_debug_port "127.0.0.1:$a"); pb=$(t_debug_port "127.0.0.1:$b")
-[ "$pa" != "$a" ] && [ "$pa" != "$b" ] && [ "$pb" != "$a" ] && [ "$pb" != "$b" ] &&
-    t_ok "no JVM's debugger port is a JDWP port of the JVMs (ports $pa, $pb; JDWP $a, $b)" ||
-    t_fail "no JVM's debugger port is a JDWP port of the JVMs" "ports $pa, $pb; JDWP $a, $b"
+stop_server() {
+    t_ddmon --no-autostart kill-server >/dev/null 2>&1
+    t_wait 10 t_dead "$DDMON_PID" || kill "$DDMON_PID" 2>/dev/null
+    wait "$DDMON_PID" 2>/dev/null
+}
+# own_ports HOW: a server that finds the JVMs by HOW (scan or connect) and the
+# four checks; the server is stopped at the end.
+own_ports() {
+    local how=$1 host opts p jp k pa pb
+    case $how in
+    scan) host=127.0.0.1 opts=(--scan=local --scan-ports "$a,$b") ;;
+    connect) host=localhost opts=(--scan=none --connect "localhost:$a" --connect "localhost:$b") ;;
+    esac
+    t_start_server "${opts[@]}" --debug-port-base "$base" --selected-port 0 \
+        || t_fail "server started ($how)" "$(tail -5 "$T_TMP/server.err")"
+    both_up() { t_debug_port "$host:$a" && t_debug_port "$host:$b"; }
+    t_wait 20 both_up || { t_fail "$how: both JVMs get a debugger port" "$(cat "$T_TMP/dp.json" 2>/dev/null)" \
+        "$(tail -5 "$T_TMP/server.err")"; stop_server; return; }
+    pa=$(t_debug_port "$host:$a"); pb=$(t_debug_port "$host:$b")
+    [ "$pa" != "$a" ] && [ "$pa" != "$b" ] && [ "$pb" != "$a" ] && [ "$pb" != "$b" ] &&
+        t_ok "$how: no JVM's debugger port is a JDWP port of the JVMs (ports $pa, $pb; JDWP $a, $b)" ||
+        t_fail "$how: no JVM's debugger port is a JDWP port of the JVMs" "ports $pa, $pb; JDWP $a, $b"
 
-# A debugger's Dispose: the agent closes and binds its port again; ddmon
-# reconnects and the next debugger gets in on the same port.
-for k in a b; do
-    eval "p=\$p$k; jp=\$$k"
-    "$JDWPC" "127.0.0.1:$p" version dispose >"$T_TMP/d$k.out" 2>&1
-    if t_wait 15 bash -c "'$JDWPC' 127.0.0.1:$p version >/dev/null 2>&1"; then
-        t_ok "JVM $k is back on its debugger port $p after a Dispose"
-    else
-        t_fail "JVM $k is back on its debugger port $p after a Dispose" "$(cat "$T_TMP/d$k.out")" \
-            "$(cat "$T_TMP/jvm-$jp.err")" "$(tail -5 "$T_TMP/server.err")"
-    fi
-done
-grep -q "bind failed" "$T_TMP"/jvm-*.err && t_fail "no JVM failed to bind its port again" "$(cat "$T_TMP"/jvm-*.err)" ||
-    t_ok "no JVM failed to bind its port again"
+    # A debugger's Dispose: the agent closes and binds its port again; ddmon
+    # reconnects and the next debugger gets in on the same port.
+    for k in a b; do
+        eval "p=\$p$k; jp=\$$k"
+        "$JDWPC" "127.0.0.1:$p" version dispose >"$T_TMP/d$k.out" 2>&1
+        if t_wait 15 bash -c "'$JDWPC' 127.0.0.1:$p version >/dev/null 2>&1"; then
+            t_ok "$how: JVM $k is back on its debugger port $p after a Dispose"
+        else
+            t_fail "$how: JVM $k is back on its debugger port $p after a Dispose" "$(cat "$T_TMP/d$k.out")" \
+                "$(cat "$T_TMP/jvm-$jp.err")" "$(tail -5 "$T_TMP/server.err")"
+        fi
+    done
+    grep -q "bind failed" "$T_TMP"/jvm-*.err && t_fail "$how: no JVM failed to bind its port again" "$(cat "$T_TMP"/jvm-*.err)" ||
+        t_ok "$how: no JVM failed to bind its port again"
+    stop_server
+}
+own_ports scan
+own_ports connect
 exit 0
