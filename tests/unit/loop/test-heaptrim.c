@@ -4,7 +4,8 @@
  * real glib main loop and timer heap: a trim comes DDM_HEAP_TRIM_QUIET_MS
  * after the last ask (each ask moves it on, two asks give one trim), never
  * sooner than DDM_HEAP_TRIM_GAP_S after the previous trim whoever asked for
- * it, and reset cancels and forgets. No assertion depends on how fast the
+ * it, never put off past DDM_HEAP_TRIM_LATEST_MS by asks that keep coming,
+ * and reset cancels and forgets. No assertion depends on how fast the
  * machine is: each checks the pending trim's deadline against the clock
  * read just before and after the ask, and the loop runs until the trim
  * fires (checked by count and order, not by time).
@@ -102,6 +103,27 @@ static void test_gap_whoever_asked(void **state)
     assert_int_equal(ddm_timer_count(), 1);
 }
 
+/* Asks that keep coming less than QUIET apart (a client polling a large
+ * reply, the monitor's round among them) never put the trim off past
+ * LATEST after the first of them: each ask's deadline is checked against
+ * that bound, and the trim comes while the asks go on. */
+static void test_asks_do_not_starve(void **state)
+{
+    (void)state;
+    gint64 first_after = 0, guard = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+    while (ddm_heap_trim_count() == 0) {
+        assert_true(g_get_monotonic_time() < guard); /* (never, with the bound) */
+        ddm_heap_trim_soon();
+        if (!first_after)
+            first_after = g_get_monotonic_time();
+        assert_true(ddm_heap_trim_due() <= first_after + (gint64)DDM_HEAP_TRIM_LATEST_MS * 1000);
+        g_usleep(QUIET_US / 4);
+        while (g_main_context_iteration(NULL, FALSE))
+            ;
+    }
+    assert_int_equal(ddm_heap_trim_count(), 1);
+}
+
 /* Reset cancels the pending trim and forgets the last one: the next ask
  * waits QUIET only, no gap. */
 static void test_reset(void **state)
@@ -124,6 +146,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_one_trim_after_the_last_ask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gap_whoever_asked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_asks_do_not_starve, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
     };
     return cmocka_run_group_tests_name("heaptrim", tests, NULL, NULL);
