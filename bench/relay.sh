@@ -207,7 +207,9 @@ measure() { # measure PATH PORT [RELAY_PID]
     [ -n "${3:-}" ] && cpu0=$(cpu_ms "$3")
     out=$(jdwpc_retry "$2" "${steps[@]}") || { echo "$out" >&2; return 1; }
     if [ "$bulk_n" -gt 0 ]; then
-        [ -n "${3:-}" ] && b0=$(cpu_ns "$3")
+        # (the same pause as before the 1-reply connection below, so that
+        # both windows hold the same part of the last client's aftermath)
+        [ -n "${3:-}" ] && sleep 0.2 && b0=$(cpu_ns "$3")
         outb=$(jdwpc_retry "$2" "${bulk_steps[@]}") || { echo "$outb" >&2; return 1; }
         if [ -n "${3:-}" ] && [ "$1" != socat ]; then
             b1=$(cpu_ns "$3")

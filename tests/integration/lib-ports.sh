@@ -60,7 +60,7 @@ kill "$lpid"; wait "$lpid" 2>/dev/null
 # t_free_port and t_free_ports ask t_port_in_use of each port they would
 # give: with RANDOM a plain variable, every port they try is $only ($only
 # and $only + 1 for two); they give it only while t_port_in_use says free.
-only=$(t_free_port)
+only=$(t_free_port) || { t_fail "a free port"; exit 0; }
 busy="" # the port t_port_in_use says is in use (none: "")
 tried() ( # FN ARGS...
     unset RANDOM
