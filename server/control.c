@@ -35,16 +35,14 @@ G_STATIC_ASSERT((DDM_JSON_BLOB_MAX + 2) / 3 * 4 + 1024 * 1024 < DDM_CTL_MAX_QUEU
  * long-lived blocks once it is sent: their pages stay resident until a
  * malloc_trim gives them back. The monitor's round asks for one every
  * 10 s; a large reply to a request asks too, so a server answering
- * `ddmon vms` gives the pages back soon (core/loop/heaptrim.h: 200 ms
- * after the last ask, each large reply moving it on, and at least 5 s
- * after the previous trim, whoever asked, so a stream of requests costs
- * one trim per gap at most). View-change events to watchers (each carries
- * a whole view, republished ~10 times a second when a large view changes)
- * never ask (a watch's first "added" events, the reply to its request,
- * do): before the gap they made the trims run several times a second
- * (review rM 2), and with it they would still add one every 5 s for as
- * long as a client watches a large view. A trim costs a few ms with 1,000
- * VMs (issue 16, doc/memory.md). */
+ * `ddmon vms` gives the pages back soon (core/loop/heaptrim.h says when:
+ * a burst or a stream of requests costs one trim per gap at most).
+ * View-change events to watchers (each carries a whole view, republished
+ * ~10 times a second when a large view changes) never ask (a watch's first
+ * "added" events, the reply to its request, do): before the gap they made
+ * the trims run several times a second (review rM 2), and with it they
+ * would still add one every gap for as long as a client watches a large
+ * view. A trim costs a few ms with 1,000 VMs (issue 16, doc/memory.md). */
 #define DDM_CTL_TRIM_BYTES (64 * 1024)
 #define DDM_CTL_READ_PAUSE (1024 * 1024) /* stop reading requests above this backlog */
 

@@ -216,9 +216,8 @@ gboolean ddm_monitor_sessions_settled(DdmMonitor *mon)
 /* ------------------------------------------------------------ life cycle */
 
 /* The VMs that sent nothing for a whole round give their read buffer back,
- * and the round asks for a malloc_trim (core/loop/heaptrim.h: 200 ms on,
- * 5 s at least after the last trim, whoever asked for that): with VMs
- * coming and going, the heap's free pages between live blocks would
+ * and the round asks for a malloc_trim (core/loop/heaptrim.h says when it
+ * comes): with VMs coming and going, the heap's free pages between live blocks would
  * otherwise stay resident (a few milliseconds every round at most). */
 static gboolean trim_idle_readers(gpointer ud)
 {
