@@ -78,6 +78,18 @@ void ddm_vm_close_later(DdmVm *vm, char *why);
 /** Queue bytes and try to write them; never closes at once nor calls anyone
  *  (0, -ENOTCONN without an fd, -ENOBUFS over max_write_queue). */
 int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n);
+/** Gather what the session queues from now on in the write queue, unsent,
+ *  until ddm_vm_io_gather_end sends it in one write: the requests one
+ *  event sends (HELO and FEAT; every plugin's first ones and the fence at
+ *  READY) leave in one segment and one send() instead of one each. TRUE if
+ *  this call began the gathering (FALSE: one is already going on, or the
+ *  VM has no socket); pass that to ddm_vm_io_gather_end. Spans one
+ *  synchronous stretch of the caller's, never a return to the loop. */
+gboolean ddm_vm_io_gather_begin(DdmVm *vm);
+/** End the gathering @began (ddm_vm_io_gather_begin's answer; FALSE: no-op)
+ *  and write what it gathered. Never closes at once nor calls anyone, as
+ *  ddm_vm_io_queue. */
+void ddm_vm_io_gather_end(DdmVm *vm, gboolean began);
 /** The fd's read watch callback (G_IO_IN | G_IO_HUP | G_IO_ERR, @ud the VM). */
 gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud);
 /** Read what the socket holds now and handle it; the caller holds a reference. */

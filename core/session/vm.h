@@ -121,6 +121,8 @@ struct ddm_vm {
                                    monitor backs off before the next session */
     guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
     guint notify_drained : 1;   /* tell the monitor when `out` empties */
+    guint out_gathering : 1;    /* the session's requests are gathered in `out`, sent in one
+                                   write at the end (ddm_vm_io_gather_begin, vm_io.c) */
     guint metrics_set : 1;      /* a plugin's vm_metric changed `metrics` once: the VM has a
                                    "metrics" view, made when somebody asks for it
                                    (core/pluginhost/registry_metrics.c) */

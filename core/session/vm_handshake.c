@@ -6,10 +6,7 @@
  * Everything the core needs from DDM itself is HELO and FEAT. The handshake
  * bytes go out, and a missing echo times out, in vm.c.
  */
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include <ddmon/bytes.h>
 
@@ -59,22 +56,16 @@ static void mark_plain(DdmVm *vm)
     ddm_vm_set_state(vm, DDM_VM_STATE_PLAIN);
 }
 
-/* TCP_CORK on @vm's socket (@on) or off, pushing what it held: the
- * requests of READY (every plugin's first ones, then the FEAT fence) leave
- * in one segment, not one each (a loopback send runs the receiver's TCP
- * stack too: 31% of a starting server's time with 10,000 VMs). A socket
- * that is no TCP socket refuses it, harmlessly. */
-static void cork(DdmVm *vm, int on)
-{
-    if (vm->fd >= 0)
-        (void)setsockopt(vm->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
-}
-
 static void mark_ready(DdmVm *vm)
 {
     uint32_t next_id = vm->next_id; /* moves when someone asks at READY */
+    /* The requests of READY (every plugin's first ones, then the FEAT
+     * fence) leave in one write, not one each: a loopback send runs the
+     * receiver's TCP stack too (31% of a starting server's time with
+     * 10,000 VMs, when each had its own send; TCP_CORK around them saved
+     * the segments but cost two setsockopt calls and kept the sends). */
+    gboolean gathering = ddm_vm_io_gather_begin(vm);
 
-    cork(vm, 1);
     vm->info.ddm = 1; /* the monitor notes the key as DDM when the session ends */
     ddm_vm_sync_info(vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_READY);
@@ -85,7 +76,7 @@ static void mark_ready(DdmVm *vm)
      * No request at READY, no fence. */
     if (vm->state == DDM_VM_STATE_READY && vm->next_id != next_id)
         (void)ddm_vm_requests_settled(vm);
-    cork(vm, 0);
+    ddm_vm_io_gather_end(vm, gathering);
 }
 
 static void apply_helo(DdmVm *vm, const DdmHelo *h)
@@ -328,10 +319,12 @@ static void start_helo(DdmVm *vm)
     if (vm->state != DDM_VM_STATE_HELO)
         return;
     ddm_helo_request(helo, DDM_SERVER_PROTOCOL_VERSION);
+    gboolean gathering = ddm_vm_io_gather_begin(vm); /* HELO and FEAT: one write */
     r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_HELO, helo, sizeof helo, 0, helo_reply, NULL,
                         &vm->helo_id);
     if (r == 0)
         r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, feat_reply, NULL, NULL);
+    ddm_vm_io_gather_end(vm, gathering);
     if (r < 0)
         ddm_vm_close_later(vm, g_strdup_printf("cannot send HELO: %s", g_strerror(-r)));
 }

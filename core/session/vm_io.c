@@ -142,19 +142,34 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
+/* Write what the queue holds now (no write watch yet): the rest waits for
+ * one. Never closes synchronously and never calls anyone: a write error
+ * schedules the close. */
+static void flush_queued(DdmVm *vm)
+{
+    int r = flush_out(vm);
+    if (r == -EPIPE || r == -ECONNRESET) {
+        /* The VM went away: the write watch (next iteration) closes it as
+         * a normal disconnect; no callback may run from in here. */
+        if (!vm->out_watch)
+            vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
+    } else if (r < 0) {
+        ddm_vm_close_later(vm, g_strdup_printf("write error: %s", g_strerror(-r)));
+    }
+}
+
 /* Queue bytes and try to write them (@whole: they are a packet, counted).
  * Never closes synchronously and never calls anyone: a write error
- * schedules the close. -ENOBUFS over the cap. */
+ * schedules the close. -ENOBUFS over the cap. While the session gathers
+ * (ddm_vm_io_gather_begin) the bytes only join the queue. */
 static int queue_now(DdmVm *vm, const uint8_t *p, size_t n, gboolean whole)
 {
-    int r;
-
     if (vm->fd < 0)
         return -ENOTCONN;
     gsize queued = out_queued(vm); /* (every relayed command comes here: no calls) */
     if (queued + n > vm_cfg(vm)->max_write_queue || n > G_MAXUINT - queued)
         return -ENOBUFS;
-    if (!vm->out_watch && queued == 0) {
+    if (!vm->out_watch && queued == 0 && !vm->out_gathering) {
         /* Nothing waits: send from the caller's bytes and queue only what
          * the socket does not take (a relayed packet is not copied). After
          * an error all of it is queued: flush_out() below meets the error. */
@@ -176,18 +191,28 @@ static int queue_now(DdmVm *vm, const uint8_t *p, size_t n, gboolean whole)
         vm->out = g_byte_array_sized_new((guint)n);
     g_byte_array_append(vm->out, p, (guint)n);
     vm->packets_out += whole;
-    if (vm->out_watch)
-        return 0; /* the watch writes when the socket drains */
-    r = flush_out(vm);
-    if (r == -EPIPE || r == -ECONNRESET) {
-        /* The VM went away: the write watch (next iteration) closes it as
-         * a normal disconnect; no callback may run from in here. */
-        if (!vm->out_watch)
-            vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
-    } else if (r < 0) {
-        ddm_vm_close_later(vm, g_strdup_printf("write error: %s", g_strerror(-r)));
-    }
+    if (vm->out_watch || vm->out_gathering)
+        return 0; /* the watch writes when the socket drains; a gathering, at its end */
+    flush_queued(vm);
     return 0;
+}
+
+gboolean ddm_vm_io_gather_begin(DdmVm *vm)
+{
+    if (vm->out_gathering || vm->fd < 0)
+        return FALSE;
+    vm->out_gathering = TRUE;
+    return TRUE;
+}
+
+void ddm_vm_io_gather_end(DdmVm *vm, gboolean began)
+{
+    if (!began)
+        return;
+    vm->out_gathering = FALSE;
+    /* (a close meanwhile dropped the queue and the fd) */
+    if (vm->fd >= 0 && !vm->out_watch && out_queued(vm) > 0)
+        flush_queued(vm);
 }
 
 /* A packet sent in parts is complete: what waited behind it goes now. */

@@ -325,12 +325,16 @@ typedef struct Fx {
     DdmVm *vm;
     int peer; /* the test's (VM's) end */
     GByteArray *in; /* bytes read from ddmon not yet consumed */
+    guint reads;    /* reads of the peer's end that returned bytes (with SOCK_SEQPACKET:
+                       the writes ddmon made, one record each) */
 } Fx;
 
 /* The next fixture's shared read budget (--max-buffers), 0 for none. */
 static size_t fx_budget_limit;
 /* The next fixture's --max-packet, 0 for the default 1 MiB. */
 static size_t fx_max_packet;
+/* The next fixture's socketpair type, 0 for SOCK_STREAM. */
+static int fx_sock_type;
 
 static Fx *fx_new(gboolean fail_connect)
 {
@@ -353,7 +357,8 @@ static Fx *fx_new(gboolean fail_connect)
     if (fx_budget_limit)
         fx->mon.budget = ddm_jdwp_budget_new(fx_budget_limit);
 
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    assert_int_equal(socketpair(AF_UNIX, (fx_sock_type ? fx_sock_type : SOCK_STREAM) | SOCK_CLOEXEC,
+                                0, sv), 0);
     fx->peer = sv[1];
     fx->target = test_pair_target_new("pair:1", sv[0], fail_connect);
     fx->in = g_byte_array_new();
@@ -375,6 +380,7 @@ static void fx_free(Fx *fx)
     ddm_jdwp_budget_free(fx->mon.budget);
     fx_budget_limit = 0;
     fx_max_packet = 0;
+    fx_sock_type = 0;
     g_byte_array_unref(fx->in);
     g_ptr_array_unref(rec.chunks);
     rec.chunks = NULL;
@@ -428,6 +434,7 @@ static void peer_read(Fx *fx, void *out, size_t n)
             uint8_t buf[4096];
             ssize_t got = read(fx->peer, buf, sizeof buf);
             assert_true(got > 0);
+            fx->reads++;
             g_byte_array_append(fx->in, buf, (guint)got);
         }
         assert_true(g_get_monotonic_time() < end);
@@ -1511,6 +1518,53 @@ static void test_vm_fence_sent_at_ready(void **state)
     fx = start_ready();
     peer_expect_silence(fx);
     fx_free(fx);
+}
+
+/* The requests one event sends leave in one write (vm_io.c's gathering):
+ * HELO and FEAT; at READY the plugins' first requests and the fence. A
+ * SOCK_SEQPACKET pair keeps each write a record of its own, so the reads
+ * count ddmon's writes (each record fits one read of peer_read's). */
+static void ask_twice(DdmVm *vm)
+{
+    assert_int_equal(ddm_vm_request(vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &ready_silent, NULL), 0);
+    assert_int_equal(ddm_vm_request(vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &ready_silent, NULL), 0);
+}
+
+static void test_vm_requests_of_one_event_in_one_write(void **state)
+{
+    uint32_t helo_id, feat_id, first_id, second_id, fence_id;
+    GByteArray *h;
+    (void)state;
+
+    fx_sock_type = SOCK_SEQPACKET;
+    Fx *fx = start();
+    guint reads = fx->reads;
+    to_helo(fx, &helo_id, &feat_id);
+    assert_int_equal(fx->reads - reads, 1); /* HELO and FEAT */
+    assert_int_equal(fx->in->len, 0);
+
+    at_ready = ask_twice;
+    h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    at_ready = NULL;
+    reads = fx->reads;
+    assert_int_equal(peer_read_request(fx, &first_id, NULL), T_TEST);
+    assert_int_equal(peer_read_request(fx, &second_id, NULL), T_TEST);
+    assert_int_equal(peer_read_request(fx, &fence_id, NULL), DDM_CHUNK_FEAT);
+    assert_int_equal(fx->reads - reads, 1); /* both requests and the fence */
+    assert_true(first_id < second_id && second_id < fence_id);
+    assert_false(fx->vm->out_gathering);
+
+    /* After the event, a request goes out at once, in a write of its own. */
+    reads = fx->reads;
+    ask_silently(fx->vm);
+    assert_int_equal(peer_read_request(fx, &first_id, NULL), T_TEST);
+    assert_int_equal(fx->reads - reads, 1);
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    fx_free(fx);
+    calls_clear(&ready_silent);
 }
 
 static void test_vm_unknown_reply_id(void **state)
@@ -2988,6 +3042,7 @@ int main(void)
         cmocka_unit_test(test_vm_requests_settled_fence),
         cmocka_unit_test(test_vm_requests_settled_plain),
         cmocka_unit_test(test_vm_fence_sent_at_ready),
+        cmocka_unit_test(test_vm_requests_of_one_event_in_one_write),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_name_capped),
         cmocka_unit_test(test_vm_garbage_flags),
