@@ -219,9 +219,8 @@ gboolean ddm_monitor_sessions_settled(DdmMonitor *mon)
  * and the round asks for a malloc_trim (core/loop/heaptrim.h says when it
  * comes): with VMs coming and going, the heap's free pages between live blocks would
  * otherwise stay resident (a few milliseconds every round at most). */
-static gboolean trim_idle_readers(gpointer ud)
+void ddm_monitor_trim_round(DdmMonitor *mon)
 {
-    DdmMonitor *mon = ud;
     GHashTableIter it;
     gpointer k, v;
     guint freed = 0;
@@ -234,6 +233,11 @@ static gboolean trim_idle_readers(gpointer ud)
         g_debug("%u idle VMs gave their read buffers back", freed);
     ddm_jdwp_budget_trim(mon->read_budget); /* the spare a streamed packet left (jdwp.h) */
     ddm_heap_trim_soon();
+}
+
+static gboolean trim_idle_readers(gpointer ud)
+{
+    ddm_monitor_trim_round(ud);
     return G_SOURCE_CONTINUE;
 }
 

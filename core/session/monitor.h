@@ -113,6 +113,8 @@ void ddm_monitor_free(DdmMonitor *mon);
  *  holds none, a busy one keeps reusing its own; and the round asks for a
  *  malloc_trim (core/loop/heaptrim.h). */
 #define DDM_MONITOR_TRIM_S 10u
+/** Run that round now (what its timer runs every DDM_MONITOR_TRIM_S; tests). */
+void ddm_monitor_trim_round(DdmMonitor *mon);
 /** The memory budget every peer's JDWP reader is charged to (VMs and
  *  debuggers; config max_buffers). (transfer none: lives as long as @mon) */
 DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon);

@@ -24,6 +24,7 @@
 #include "core/wire/ddm.h"
 #include "core/daemon/daemon.h"
 #include "core/discovery/discovery.h"
+#include "core/loop/heaptrim.h"
 #include "core/session/monitor-private.h" /* the backoff table's entries */
 
 /* ------------------------------------------------------------ fake VM */
@@ -384,6 +385,25 @@ static void test_monitor_core_views(void **state)
                                                       "name"),
                         "name");
     json_node_unref(n);
+    daemon_free();
+}
+
+/* The round every DDM_MONITOR_TRIM_S asks core/loop/heaptrim for a trim
+ * (which then comes DDM_HEAP_TRIM_QUIET_MS later): with VMs coming and
+ * going, the heap's free pages would otherwise stay resident. */
+static void test_monitor_round_asks_for_a_trim(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    (void)state;
+
+    ddm_heap_trim_reset();
+    assert_true(ddm_heap_trim_due() == G_MAXINT64); /* nothing pending */
+    gint64 before = g_get_monotonic_time();
+    ddm_monitor_trim_round(mon);
+    gint64 due = ddm_heap_trim_due();
+    assert_true(due != G_MAXINT64);
+    assert_true(due >= before + (gint64)DDM_HEAP_TRIM_QUIET_MS * 1000);
+    ddm_heap_trim_reset();
     daemon_free();
 }
 
@@ -1476,6 +1496,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_monitor_core_views),
+        cmocka_unit_test(test_monitor_round_asks_for_a_trim),
         cmocka_unit_test(test_monitor_ready_vm_listed),
         cmocka_unit_test(test_monitor_plain_vm),
         cmocka_unit_test(test_monitor_backoff_refused),
