@@ -10,6 +10,14 @@
 # AM_TESTS_ENVIRONMENT) the TAP driver counts each "not ok" line as one
 # failure and would count a non-zero exit as one more (an ERROR), so there
 # the status says only what no line says.
+#
+# Evidence: with DDM_IT_KEEP_DIR set (.ci/run sets it), a test that failed
+# (a check printed "not ok", a sanitizer reported, or a process ignored
+# SIGTERM) copies its logs from $T_TMP (*.log, *.err, *.out, *.json,
+# *.txt and the sanitizer reports; bounded by T_KEEP_FILE_MAX and
+# T_KEEP_TOTAL_MAX) to $DDM_IT_KEEP_DIR/<test name>.<pid>/ before $T_TMP
+# is removed, and says so in one "# kept evidence in DIR" line. A test
+# that passed keeps nothing.
 
 set -u
 : "${DDM_TOP_BUILDDIR:?run under make check}"
@@ -196,11 +204,55 @@ t_scan_sanitizers() {
     done < <(grep -rlIE "$T_SAN_RE" "$T_TMP" 2>/dev/null | sort)
     [ $found = 0 ]
 }
+# Bounds of what t_keep_evidence copies (bytes): a larger file is kept as
+# its last T_KEEP_FILE_MAX bytes (a log's end is what tells why); files
+# (smallest first) stop being copied once T_KEEP_TOTAL_MAX is reached, and
+# after T_KEEP_FILES_MAX files. What was cut or left out is listed in the
+# copy's MANIFEST.
+T_KEEP_FILE_MAX=$((1024 * 1024))
+T_KEEP_TOTAL_MAX=$((8 * 1024 * 1024))
+T_KEEP_FILES_MAX=200
+# t_keep_evidence: copy $T_TMP's logs to $DDM_IT_KEEP_DIR/<test>.<pid>/
+# (see the header); one "# kept evidence in DIR" line.
+t_keep_evidence() {
+    local name dest size rel total=0 n=0 cut=0 left=0
+    name=$(basename "$0" .sh)
+    dest="$DDM_IT_KEEP_DIR/$name.$$"
+    if ! mkdir -p "$dest" 2>/dev/null; then
+        echo "# could not keep evidence in $dest"
+        return 0
+    fi
+    while read -r size rel; do
+        case $rel in
+        *.log | *.err | *.out | *.json | *.txt | san/asan.*) ;;
+        *) continue ;;
+        esac
+        if [ $n -ge "$T_KEEP_FILES_MAX" ] ||
+            [ $((total + (size < T_KEEP_FILE_MAX ? size : T_KEEP_FILE_MAX))) -gt "$T_KEEP_TOTAL_MAX" ]; then
+            echo "not kept ($size bytes, over the total): $rel" >>"$dest/MANIFEST"
+            left=$((left + 1))
+            continue
+        fi
+        mkdir -p "$dest/$(dirname "$rel")"
+        if [ "$size" -gt "$T_KEEP_FILE_MAX" ]; then
+            tail -c "$T_KEEP_FILE_MAX" "$T_TMP/$rel" >"$dest/$rel" 2>/dev/null
+            echo "last $T_KEEP_FILE_MAX of $size bytes: $rel" >>"$dest/MANIFEST"
+            size=$T_KEEP_FILE_MAX
+            cut=$((cut + 1))
+        else
+            cp "$T_TMP/$rel" "$dest/$rel" 2>/dev/null || continue
+        fi
+        total=$((total + size))
+        n=$((n + 1))
+    done < <(find "$T_TMP" -type f -printf '%s %P\n' 2>/dev/null | sort -n)
+    echo "# kept evidence in $dest ($n files, $total bytes$([ $cut = 0 ] || echo ", $cut cut to their end")$([ $left = 0 ] || echo ", $left left out: see MANIFEST"))"
+}
 # On exit: stop everything gracefully (sanitizers report at exit), then fail
 # the test program (exit status 1: an ERROR for automake's TAP driver) if any
 # process reported an error or a leak, or a build-tree process did not exit
 # on SIGTERM; else, outside `make check`, if a check failed (the header says
-# why not under it). Otherwise the exit status is left alone.
+# why not under it). Otherwise the exit status is left alone. A failed
+# test keeps its logs first when DDM_IT_KEEP_DIR says where (the header).
 t_cleanup() {
     local p ok=1
     t_stop $(printf '%s\n' "${T_PIDS[@]}" $(t_own_procs) | sort -u) || ok=0
@@ -210,6 +262,9 @@ t_cleanup() {
         ok=0
     fi
     t_jvm_port_lost
+    if [ -n "${DDM_IT_KEEP_DIR:-}" ] && { [ $ok = 0 ] || [ "$T_FAILED" -gt 0 ]; }; then
+        t_keep_evidence
+    fi
     rm -rf "$T_TMP"
     if [ $ok = 0 ]; then
         echo "# FAILED: sanitizer reports or a process that ignored SIGTERM; exiting with status 1"

@@ -19,6 +19,7 @@ INTEGRATION_TESTS = \
 	tests/integration/server-options.sh \
 	tests/integration/server-resident.sh \
 	tests/integration/lib-ports.sh \
+	tests/integration/lib-keep.sh \
 	tests/integration/relay-jvm.sh \
 	tests/integration/relay-own-port.sh \
 	tests/integration/relay-jdb.sh \
