@@ -150,6 +150,9 @@ struct DdmRelay {
     GHashTable *local_vm_ports; /* JDWP port -> sessions with a VM on this machine at that
                                  port (GUINT_TO_POINTER both; relay_ports.c, told by the
                                  monitor's key watch): never a debugger port */
+    GHashTable *local_sessions; /* DdmTarget* (borrowed: its session holds it until LOST) ->
+                                 its JDWP port, for each session counted in local_vm_ports:
+                                 LOST undoes what HELD did, decided once a session */
     GHashTable *parked;       /* key (owned) -> ParkedPort* (relay_ports.c, owned): a VM
                                  port kept open while its VM reconnects */
     GPtrArray *debuggers;     /* Debugger* alive */

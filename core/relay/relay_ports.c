@@ -172,10 +172,40 @@ void ddm_relay_endpoint_close(Endpoint *ep)
     g_free(ep);
 }
 
+/* @addr (of @family) is an address of this machine's interfaces: a UDP
+ * socket can bind it (else EADDRNOTAVAIL). No lookup and no packet; a bind
+ * of port 0, at once undone. (With net.ipv4.ip_nonlocal_bind set every
+ * address passes: a port of a remote VM is then passed over too, which
+ * costs the pool one port.) */
+static gboolean address_is_ours(int family, const void *addr)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    memset(&ss, 0, sizeof ss);
+    if (family == AF_INET) {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+        s4->sin_family = AF_INET;
+        memcpy(&s4->sin_addr, addr, sizeof s4->sin_addr);
+        len = sizeof *s4;
+    } else {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+        s6->sin6_family = AF_INET6;
+        memcpy(&s6->sin6_addr, addr, sizeof s6->sin6_addr);
+        len = sizeof *s6;
+    }
+    int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return FALSE;
+    gboolean ours = bind(fd, (struct sockaddr *)&ss, len) == 0;
+    close(fd);
+    return ours;
+}
+
 /* @host (a TCP target's, as the user or a scan gave it) is this machine:
  * "localhost", a loopback or unspecified address (IPv4, IPv6 or
- * IPv4-mapped), or the scanned host or the listen address as configured.
- * (This machine's other names and addresses are not looked up.) */
+ * IPv4-mapped), the scanned host or the listen address as configured, or
+ * an address literal of one of its interfaces (address_is_ours: a LAN
+ * address). (This machine's other names are not looked up: no DNS here.) */
 static gboolean host_is_local(const DdmConfig *cfg, const char *host)
 {
     struct in_addr a4;
@@ -189,13 +219,14 @@ static gboolean host_is_local(const DdmConfig *cfg, const char *host)
         return TRUE;
     if (inet_pton(AF_INET, host, &a4) == 1) {
         guint32 a = ntohl(a4.s_addr);
-        return (a >> 24) == 127 || a == 0;
+        return (a >> 24) == 127 || a == 0 || address_is_ours(AF_INET, &a4);
     }
     if (inet_pton(AF_INET6, host, &a6) == 1)
         return IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_UNSPECIFIED(&a6) ||
                (IN6_IS_ADDR_V4MAPPED(&a6) && (a6.s6_addr[12] == 127 ||
                                               !(a6.s6_addr[12] | a6.s6_addr[13] | a6.s6_addr[14] |
-                                                a6.s6_addr[15])));
+                                                a6.s6_addr[15]))) ||
+               address_is_ours(AF_INET6, &a6);
     return FALSE;
 }
 
@@ -207,21 +238,32 @@ static gboolean host_is_local(const DdmConfig *cfg, const char *host)
  * debugger left ("bind failed" in its output, "did not come back" here).
  * Counted from the session's start, not from its HELO: a VM that has not
  * answered yet holds its port too. Decided once a session by its target,
- * however its host is spelled ("localhost", 127.0.0.2, [::1]). */
+ * however its host is spelled ("localhost", 127.0.0.2, [::1], a LAN
+ * address of this machine), at HELD: LOST undoes what HELD did
+ * (local_sessions), whatever the interfaces' addresses did meanwhile. */
 static void on_key_change(gpointer ud, const DdmTarget *target, DdmKeyChange change)
 {
     DdmRelay *relay = ud;
-    guint16 port;
+    gpointer k;
     if (change == DDM_KEY_ANSWERED)
         return;
-    port = ddm_target_tcp_port(target);
-    if (!port || !host_is_local(relay->cfg, ddm_target_tcp_host(target)))
-        return;
-    gpointer k = GUINT_TO_POINTER(port);
-    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(relay->local_vm_ports, k));
-    if (change == DDM_KEY_HELD)
+    if (change == DDM_KEY_HELD) {
+        guint16 port = ddm_target_tcp_port(target);
+        if (!port || g_hash_table_contains(relay->local_sessions, target) ||
+            !host_is_local(relay->cfg, ddm_target_tcp_host(target)))
+            return;
+        g_hash_table_insert(relay->local_sessions, (gpointer)target, GUINT_TO_POINTER(port));
+        k = GUINT_TO_POINTER(port);
+        guint n = GPOINTER_TO_UINT(g_hash_table_lookup(relay->local_vm_ports, k));
         g_hash_table_insert(relay->local_vm_ports, k, GUINT_TO_POINTER(n + 1));
-    else if (n > 1)
+        return;
+    }
+    gpointer port_p;
+    if (!g_hash_table_steal_extended(relay->local_sessions, target, NULL, &port_p))
+        return; /* not counted at HELD */
+    k = port_p;
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(relay->local_vm_ports, k));
+    if (n > 1)
         g_hash_table_insert(relay->local_vm_ports, k, GUINT_TO_POINTER(n - 1));
     else
         g_hash_table_remove(relay->local_vm_ports, k);
@@ -485,6 +527,7 @@ void ddm_relay_ports_open(DdmRelay *relay)
     const DdmConfig *cfg = ddm_monitor_config(relay->mon);
     ddm_portpool_init(&relay->vm_ports, cfg->debug_port_base, DDM_PORTPOOL_SPAN);
     relay->local_vm_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
+    relay->local_sessions = g_hash_table_new(g_direct_hash, g_direct_equal);
     ddm_monitor_watch_keys(relay->mon, on_key_change, relay);
     ddm_timer_init(&relay->port_map_save, on_port_map_save, relay);
     if (cfg->selected_port) {
@@ -518,6 +561,7 @@ void ddm_relay_ports_close(DdmRelay *relay)
 {
     ddm_monitor_unwatch_keys(relay->mon, on_key_change, relay);
     g_clear_pointer(&relay->local_vm_ports, g_hash_table_destroy);
+    g_clear_pointer(&relay->local_sessions, g_hash_table_destroy);
 }
 
 /* ------------------------------------------------------------ a VM's port */

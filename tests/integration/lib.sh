@@ -363,9 +363,11 @@ t_javac() {
     javac -g -d "$T_TMP/java" "$DDM_TOP_SRCDIR"/tests/java/*.java
 }
 # Start a real JVM with the JDWP agent on PORT running CLASS. Sets JVM_PID.
+# The agent listens on 127.0.0.1, or on T_JVM_HOST when set ("*": every
+# address).
 t_start_jvm() { # t_start_jvm PORT SUSPEND(y|n) CLASS [args]
     local port=$1 suspend=$2 cls=$3; shift 3
-    java -agentlib:jdwp=transport=dt_socket,server=y,suspend="$suspend",address=127.0.0.1:"$port" \
+    java -agentlib:jdwp=transport=dt_socket,server=y,suspend="$suspend",address="${T_JVM_HOST:-127.0.0.1}":"$port" \
         -cp "$T_TMP/java" "$cls" "$@" >"$T_TMP/jvm-$port.out" 2>"$T_TMP/jvm-$port.err" &
     JVM_PID=$!
     T_PIDS+=("$JVM_PID")

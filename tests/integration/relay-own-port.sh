@@ -9,11 +9,23 @@
 # two ports of the debugger range, found two ways (a scan of 127.0.0.1,
 # then --connect localhost:PORT: the same machine however the host is
 # spelled): each must get a port above them, and come back after a
-# debugger's Dispose on that port.
+# debugger's Dispose on that port. And a third way where the test can
+# give this machine a second address (root, in a network namespace of
+# its own, made here): --connect 192.0.2.1:PORT (TEST-NET-1, on lo: an
+# address of this machine that is no loopback address).
+if [ -z "${DDM_OWN_PORT_NS:-}" ] && [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
+    unshare -n true 2>/dev/null; then
+    DDM_OWN_PORT_NS=1 exec unshare -n -- bash -c \
+        'ip link set lo up && ip addr add 192.0.2.1/32 dev lo && exec bash "$0"' "$0"
+fi
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
-t_plan 8
+t_plan 12
 t_javac || t_skip_all "javac failed"
+lan=""
+[ -n "${DDM_OWN_PORT_NS:-}" ] && ip -4 addr show dev lo | grep -q "inet 192.0.2.1/" && lan=192.0.2.1
+# the agents listen on every address, so that the second one reaches them too
+export T_JVM_HOST='*'
 
 base=$(t_free_ports 6) || { t_fail "six free ports"; exit 0; }
 a=$base; b=$((base + 1))
@@ -32,6 +44,7 @@ own_ports() {
     case $how in
     scan) host=127.0.0.1 opts=(--scan=local --scan-ports "$a,$b") ;;
     connect) host=localhost opts=(--scan=none --connect "localhost:$a" --connect "localhost:$b") ;;
+    lan) host=$lan opts=(--scan=none --connect "$lan:$a" --connect "$lan:$b") ;;
     esac
     t_start_server "${opts[@]}" --debug-port-base "$base" --selected-port 0 \
         || t_fail "server started ($how)" "$(tail -5 "$T_TMP/server.err")"
@@ -61,4 +74,12 @@ own_ports() {
 }
 own_ports scan
 own_ports connect
+if [ -n "$lan" ]; then
+    own_ports lan
+else
+    for d in "no debugger port is a JDWP port" "JVM a is back" "JVM b is back" "no JVM failed to bind"; do
+        T_N=$((T_N + 1))
+        echo "ok $T_N - lan: $d # SKIP no second address (needs root and unshare -n)"
+    done
+fi
 exit 0
