@@ -596,17 +596,25 @@ static void to_helo(Fx *fx, uint32_t *helo_id, uint32_t *feat_id)
         *feat_id = id;
 }
 
+/* Answer the HELO @helo_id as a Dalvik VM, with @ask (NULL: none) run
+ * at DDM_VM_READY as the plugins' first requests would be; returns at READY. */
+static void answer_helo_asking(Fx *fx, uint32_t helo_id, void (*ask)(DdmVm *vm))
+{
+    GByteArray *h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
+    at_ready = ask;
+    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
+    g_byte_array_unref(h);
+    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    at_ready = NULL;
+}
+
 static Fx *start_ready(void)
 {
     Fx *fx = start();
     uint32_t helo_id, feat_id;
-    GByteArray *h;
 
     to_helo(fx, &helo_id, &feat_id);
-    h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
-    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
-    g_byte_array_unref(h);
-    spin_until_state(fx->vm, DDM_VM_STATE_READY);
+    answer_helo_asking(fx, helo_id, NULL);
     peer_send_error(fx, feat_id, 99); /* no FEAT: keeps the table empty */
     spin(10);
     assert_int_equal(ddm_correlate_count(fx->vm->pending), 0);
@@ -1490,16 +1498,10 @@ static void test_vm_fence_sent_at_ready(void **state)
 {
     Fx *fx = start();
     uint32_t helo_id, feat_id, silent_id, fence_id;
-    GByteArray *h;
     (void)state;
 
     to_helo(fx, &helo_id, &feat_id);
-    at_ready = ask_silently;
-    h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
-    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
-    g_byte_array_unref(h);
-    spin_until_state(fx->vm, DDM_VM_STATE_READY);
-    at_ready = NULL;
+    answer_helo_asking(fx, helo_id, ask_silently);
     assert_int_equal(peer_read_request(fx, &silent_id, NULL), T_TEST);
     assert_int_equal(peer_read_request(fx, &fence_id, NULL), DDM_CHUNK_FEAT);
     assert_true(fence_id > silent_id);
@@ -1533,7 +1535,6 @@ static void ask_twice(DdmVm *vm)
 static void test_vm_requests_of_one_event_in_one_write(void **state)
 {
     uint32_t helo_id, feat_id, first_id, second_id, fence_id;
-    GByteArray *h;
     (void)state;
 
     fx_sock_type = SOCK_SEQPACKET;
@@ -1543,12 +1544,7 @@ static void test_vm_requests_of_one_event_in_one_write(void **state)
     assert_int_equal(fx->reads - reads, 1); /* HELO and FEAT */
     assert_int_equal(fx->in->len, 0);
 
-    at_ready = ask_twice;
-    h = helo_payload(4242, "Dalvik v1.6.0", "com.example", 6);
-    peer_send_reply_chunk(fx, helo_id, DDM_CHUNK_HELO, h->data, h->len);
-    g_byte_array_unref(h);
-    spin_until_state(fx->vm, DDM_VM_STATE_READY);
-    at_ready = NULL;
+    answer_helo_asking(fx, helo_id, ask_twice);
     reads = fx->reads;
     assert_int_equal(peer_read_request(fx, &first_id, NULL), T_TEST);
     assert_int_equal(peer_read_request(fx, &second_id, NULL), T_TEST);
