@@ -19,7 +19,8 @@
  * relay lists its endpoints in an array (ep->index: O(1) removal), and
  * whether a port of the VM range is ours is the pool's bit, so no table
  * of that range keyed by port (local_vm_ports holds only local VMs' JDWP
- * ports, one entry each); a parked port's timer lives in its ParkedPort, not in
+ * ports, one entry each, and local_sessions one entry a local TCP session,
+ * so that LOST undoes what HELD counted); a parked port's timer lives in its ParkedPort, not in
  * every endpoint.
  */
 #define _GNU_SOURCE 1 /* accept4 */
@@ -181,6 +182,14 @@ static gboolean address_is_ours(int family, const void *addr)
 {
     struct sockaddr_storage ss;
     socklen_t len;
+    /* a multicast or broadcast address binds too, and is no VM's host */
+    if (family == AF_INET) {
+        guint32 a = ntohl(((const struct in_addr *)addr)->s_addr);
+        if (IN_MULTICAST(a) || a == INADDR_BROADCAST)
+            return FALSE;
+    } else if (IN6_IS_ADDR_MULTICAST((const struct in6_addr *)addr)) {
+        return FALSE;
+    }
     memset(&ss, 0, sizeof ss);
     if (family == AF_INET) {
         struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;

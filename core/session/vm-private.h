@@ -84,7 +84,9 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n);
  *  READY) leave in one segment and one send() instead of one each. TRUE if
  *  this call began the gathering (FALSE: one is already going on, or the
  *  VM has no socket); pass that to ddm_vm_io_gather_end. Spans one
- *  synchronous stretch of the caller's, never a return to the loop. */
+ *  synchronous stretch of the caller's, never a return to the loop. The
+ *  write queue's cap (max_write_queue) counts all that is gathered, none
+ *  of it having gone to the socket yet. */
 gboolean ddm_vm_io_gather_begin(DdmVm *vm);
 /** End the gathering @began (ddm_vm_io_gather_begin's answer; FALSE: no-op)
  *  and write what it gathered. Never closes at once nor calls anyone, as

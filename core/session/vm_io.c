@@ -213,6 +213,11 @@ void ddm_vm_io_gather_end(DdmVm *vm, gboolean began)
     /* (a close meanwhile dropped the queue and the fd) */
     if (vm->fd >= 0 && !vm->out_watch && out_queued(vm) > 0)
         flush_queued(vm);
+    /* asked meanwhile and all written now: the drain is told from the
+     * loop, as ddm_vm_notify_when_drained promises (the watch finds the
+     * queue empty and reports it) */
+    if (vm->fd >= 0 && vm->notify_drained && !vm->out_watch)
+        vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
 }
 
 /* A packet sent in parts is complete: what waited behind it goes now. */
@@ -339,8 +344,8 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
 gboolean ddm_vm_notify_when_drained(DdmVm *vm)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), FALSE);
-    if (!vm->out_watch)
-        return FALSE; /* nothing waits for the socket */
+    if (!vm->out_watch && !(vm->out_gathering && out_queued(vm) > 0))
+        return FALSE; /* nothing waits for the socket (nor for a gathering's end) */
     vm->notify_drained = TRUE;
     return TRUE;
 }

@@ -1563,6 +1563,38 @@ static void test_vm_requests_of_one_event_in_one_write(void **state)
     calls_clear(&ready_silent);
 }
 
+/* A drain notice asked for while requests are gathered (at READY): they
+ * wait for the gathering's end, not for the socket, and the notice comes
+ * from the loop once they are written, as ddm_vm_notify_when_drained
+ * promises; before, it answered "empty, no call will come". */
+static gboolean drain_asked;
+
+static void ask_then_want_drain(DdmVm *vm)
+{
+    ask_silently(vm);
+    drain_asked = ddm_vm_notify_when_drained(vm);
+}
+
+static void test_vm_drain_notice_asked_while_gathering(void **state)
+{
+    uint32_t helo_id, feat_id, silent_id, fence_id;
+    (void)state;
+
+    Fx *fx = start();
+    to_helo(fx, &helo_id, &feat_id);
+    drain_asked = FALSE;
+    answer_helo_asking(fx, helo_id, ask_then_want_drain);
+    assert_true(drain_asked);
+    assert_int_equal(rec.drained, 0); /* never from inside a call */
+    assert_int_equal(peer_read_request(fx, &silent_id, NULL), T_TEST);
+    assert_int_equal(peer_read_request(fx, &fence_id, NULL), DDM_CHUNK_FEAT);
+    spin(20);
+    assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
+    assert_int_equal(rec.drained, 1);
+    fx_free(fx);
+    calls_clear(&ready_silent);
+}
+
 static void test_vm_unknown_reply_id(void **state)
 {
     Fx *fx = start_ready();
@@ -3039,6 +3071,7 @@ int main(void)
         cmocka_unit_test(test_vm_requests_settled_plain),
         cmocka_unit_test(test_vm_fence_sent_at_ready),
         cmocka_unit_test(test_vm_requests_of_one_event_in_one_write),
+        cmocka_unit_test(test_vm_drain_notice_asked_while_gathering),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_name_capped),
         cmocka_unit_test(test_vm_garbage_flags),
