@@ -8,10 +8,13 @@
  * there are classified in place (handle_in_place); only the rest goes
  * through the reader. A reply cut-through to a debugger whose bytes are
  * all still in the socket may be moved socket to socket by the relay
- * (splice_reply), never entering ddmon's memory.
+ * (splice_reply), never entering ddmon's memory. The session's requests
+ * of one event may be gathered in the write queue and sent in one write
+ * (ddm_vm_io_gather_begin/_end).
  *
  * Invariants: the write queue is bounded (max_write_queue) and a G_IO_OUT
- * watch exists only while bytes wait; queueing never closes synchronously
+ * watch exists only while bytes wait (bytes also wait without one during
+ * a gathering, whose end writes them); queueing never closes synchronously
  * and never calls anyone. Reading takes a bounded amount per wakeup
  * (fairness between VMs) and nothing while input is paused.
  */
