@@ -368,6 +368,32 @@ void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us)
     }
 }
 
+void ddm_correlate_shift(DdmCorrelate *c, gint64 by_us)
+{
+    gboolean clamped = FALSE;
+
+    g_return_if_fail(c != NULL);
+    if (!c->pending)
+        return;
+    /* the same amount for every entry keeps their order, and so the heap */
+    for (guint i = 0; i < c->pending->n; i++) {
+        gint64 *d = &c->pending->heap[i].p.deadline_us;
+        if (by_us < 0 && *d < G_MININT64 - by_us) {
+            *d = G_MININT64;
+            clamped = TRUE;
+        } else if (by_us > 0 && *d > G_MAXINT64 - by_us) {
+            *d = G_MAXINT64;
+            clamped = TRUE;
+        } else {
+            *d += by_us;
+        }
+    }
+    /* a clamp can tie entries that were ordered: build the heap again */
+    if (clamped)
+        for (guint i = c->pending->n / 2; i-- > 0;)
+            sift_down(c->pending, i);
+}
+
 gint64 ddm_correlate_next_deadline(const DdmCorrelate *c)
 {
     const Entry *e;

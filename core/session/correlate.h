@@ -54,6 +54,10 @@ gint64 ddm_correlate_next_deadline(const DdmCorrelate *c);
 /** Move every deadline earlier than @deadline_us to @deadline_us (replies
  *  that were held back, e.g. behind a streamed packet, get time to come). */
 void ddm_correlate_postpone(DdmCorrelate *c, gint64 deadline_us);
+/** Move every deadline by @by_us (earlier when negative), clamped to
+ *  gint64's range: requests sent before the VM could read them (with the
+ *  handshake) get their time counted from when it can. */
+void ddm_correlate_shift(DdmCorrelate *c, gint64 by_us);
 /** Remove and return everything (VM gone). (transfer full) */
 GArray *ddm_correlate_drain(DdmCorrelate *c);
 guint ddm_correlate_count(const DdmCorrelate *c);

@@ -109,7 +109,11 @@ void ddm_vm_req_handle_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket
 void ddm_vm_req_handle_jdwp_reply(DdmVm *vm, const DdmPending *p, const DdmJdwpPacket *pkt);
 
 /* vm_handshake.c: handshake, Version probe, HELO, FEAT */
-/** The VM echoed the handshake: probe its kind, or send HELO and FEAT. */
+/** The handshake is queued (in a gathering): queue the first requests
+ *  behind it, the Version probe or HELO and FEAT. */
+void ddm_vm_handshake_sent(DdmVm *vm);
+/** The VM echoed the handshake: state HELO; the first requests' time
+ *  starts. */
 void ddm_vm_handshake_echoed(DdmVm *vm);
 /** TRUE if @p is our VirtualMachine.Version probe. */
 gboolean ddm_vm_handshake_is_probe(const DdmPending *p);

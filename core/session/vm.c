@@ -422,11 +422,16 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
     vm->io_watch = ddm_watch_add(fd, G_IO_IN, ddm_vm_io_on_readable, vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_HANDSHAKE);
     if (vm->state == DDM_VM_STATE_HANDSHAKE) {
-        /* ART requires all 14 bytes in one read: one write, into an empty queue. */
+        /* ART requires all 14 bytes in one read: one write, into an empty
+         * queue, with the first requests behind them (vm_handshake.c). */
+        gboolean gathering = ddm_vm_io_gather_begin(vm);
         int r = ddm_vm_io_queue(vm, (const uint8_t *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
         if (r < 0)
             ddm_vm_close_later(vm, g_strdup_printf("cannot send the handshake: %s",
                                                    g_strerror(-r)));
+        else
+            ddm_vm_handshake_sent(vm);
+        ddm_vm_io_gather_end(vm, gathering);
         ddm_vm_rearm(vm);
     }
     ddm_vm_unref(vm);

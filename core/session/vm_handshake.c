@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * How one VM's session gets from HANDSHAKE to READY or PLAIN (the session
- * as a whole: vm.c): the handshake echo, the VirtualMachine.Version probe
- * on TCP targets, HELO and FEAT, and a HELO answer that came too late.
+ * as a whole: vm.c): the first requests, sent behind the handshake before
+ * its echo (the VirtualMachine.Version probe on TCP targets, else HELO and
+ * FEAT), the echo, the probe's answer, and a HELO answer that came too late.
  * Everything the core needs from DDM itself is HELO and FEAT. The handshake
  * bytes go out, and a missing echo times out, in vm.c.
  */
@@ -282,21 +283,40 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
     g_free(name);
 }
 
-static void start_probe(DdmVm *vm)
+/* Send HELO and FEAT, their time @extra_ms longer than a request's. */
+static void send_helo(DdmVm *vm, unsigned extra_ms)
+{
+    const unsigned timeout_ms = (vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
+                                                                : DDM_REQUEST_TIMEOUT_DEFAULT_MS) +
+                                extra_ms;
+    uint8_t helo[4];
+    int r;
+
+    ddm_helo_request(helo, DDM_SERVER_PROTOCOL_VERSION);
+    gboolean gathering = ddm_vm_io_gather_begin(vm); /* HELO and FEAT: one write */
+    r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_HELO, helo, sizeof helo, timeout_ms, helo_reply, NULL,
+                        &vm->helo_id);
+    if (r == 0)
+        r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, timeout_ms, feat_reply, NULL, NULL);
+    ddm_vm_io_gather_end(vm, gathering);
+    if (r < 0)
+        ddm_vm_close_later(vm, g_strdup_printf("cannot send HELO: %s", g_strerror(-r)));
+}
+
+/* Send the Version probe, its time @extra_ms longer than PROBE_TIMEOUT_MS
+ * (HELO and FEAT instead when the table refuses it). */
+static void send_probe(DdmVm *vm, unsigned extra_ms)
 {
     DdmPending p = {0};
     uint8_t *pkt;
     size_t plen = 0;
     int r;
 
-    ddm_vm_set_state(vm, DDM_VM_STATE_HELO);
-    if (vm->state != DDM_VM_STATE_HELO)
-        return;
     p.id = ddm_vm_alloc_id(vm);
-    p.deadline_us = g_get_monotonic_time() + (gint64)PROBE_TIMEOUT_MS * 1000;
+    p.deadline_us = g_get_monotonic_time() + ((gint64)PROBE_TIMEOUT_MS + extra_ms) * 1000;
     p.callback = (gpointer)(void (*)(void))probe_reply;
     if (!ddm_correlate_insert(vm->pending, &p)) {
-        start_helo(vm);
+        send_helo(vm, extra_ms);
         return;
     }
     pkt = ddm_jdwp_build_command(p.id, DDM_JDWP_CMDSET_VM, DDM_JDWP_CMD_VM_VERSION, NULL, 0, &plen);
@@ -312,33 +332,47 @@ static void start_probe(DdmVm *vm)
 
 static void start_helo(DdmVm *vm)
 {
-    uint8_t helo[4];
-    int r;
-
     ddm_vm_set_state(vm, DDM_VM_STATE_HELO);
-    if (vm->state != DDM_VM_STATE_HELO)
-        return;
-    ddm_helo_request(helo, DDM_SERVER_PROTOCOL_VERSION);
-    gboolean gathering = ddm_vm_io_gather_begin(vm); /* HELO and FEAT: one write */
-    r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_HELO, helo, sizeof helo, 0, helo_reply, NULL,
-                        &vm->helo_id);
-    if (r == 0)
-        r = ddm_vm_req_send(vm, NULL, DDM_CHUNK_FEAT, NULL, 0, 0, feat_reply, NULL, NULL);
-    ddm_vm_io_gather_end(vm, gathering);
-    if (r < 0)
-        ddm_vm_close_later(vm, g_strdup_printf("cannot send HELO: %s", g_strerror(-r)));
+    if (vm->state == DDM_VM_STATE_HELO)
+        send_helo(vm, 0);
 }
 
 /* ------------------------------------------------------- handshake echo */
 
+/* The first requests go out in the handshake's write, before its echo, as
+ * ddmlib sends REAQ (doc/protocol.md): the VM reads them once it has
+ * echoed (HotSpot reads exactly the 14 bytes first, ART's adbconnection
+ * at least 14, Dalvik takes what follows from its buffer). That saves a
+ * round trip and a write a VM at start-up. Their time runs from the echo
+ * (ddm_vm_handshake_echoed): until then it is the handshake deadline that
+ * counts, so they are sent with that much more. */
+void ddm_vm_handshake_sent(DdmVm *vm)
+{
+    const gint64 left_us = vm->handshake_deadline_us - g_get_monotonic_time();
+    const unsigned extra_ms =
+        left_us <= 0 ? 0 : (unsigned)MIN((left_us + 999) / 1000, (gint64)G_MAXUINT / 2);
+
+    if (vm->state != DDM_VM_STATE_HANDSHAKE)
+        return;
+    if (needs_probe(vm))
+        send_probe(vm, extra_ms);
+    else
+        send_helo(vm, extra_ms);
+}
+
 void ddm_vm_handshake_echoed(DdmVm *vm)
 {
+    const gint64 now = g_get_monotonic_time();
+
+    if (vm->state != DDM_VM_STATE_HANDSHAKE)
+        return;
+    /* the requests sent with the handshake: their time starts now */
+    if (vm->handshake_deadline_us > now && vm->handshake_deadline_us != G_MAXINT64)
+        ddm_correlate_shift(vm->pending, now - vm->handshake_deadline_us);
     vm->handshake_deadline_us = G_MAXINT64;
     DDM_DEBUG("%s: handshake echoed", vm_key(vm));
-    if (needs_probe(vm))
-        start_probe(vm);
-    else
-        start_helo(vm);
+    ddm_vm_set_state(vm, DDM_VM_STATE_HELO);
+    ddm_vm_rearm(vm);
 }
 
 /* ----------------------------------------------------------- late HELO */

@@ -69,6 +69,15 @@ static const DdmTargetOps test_pair_ops = {
     .destroy = test_pair_destroy,
 };
 
+/* The same for a target that may be any JVM, as TCP targets are (the
+ * session probes it with VirtualMachine.Version before any DDM). */
+static const DdmTargetOps test_pair_jvm_ops = {
+    .transport = "pair",
+    .caps = DDM_TARGET_CAP_ANY_JVM,
+    .connect = test_pair_connect,
+    .destroy = test_pair_destroy,
+};
+
 /* A target @key whose connect hands over @ddmon_end (taken: closed with the
  * target if never handed over), or fails when @fail. (transfer full) */
 static inline DdmTarget *test_pair_target_new(const char *key, int ddmon_end, gboolean fail)
@@ -82,6 +91,14 @@ static inline DdmTarget *test_pair_target_new(const char *key, int ddmon_end, gb
     t->key = g_strdup(key);
     t->origin = g_strdup("test");
     t->priv = pt;
+    return t;
+}
+
+/* test_pair_target_new for a target that may be any JVM. (transfer full) */
+static inline DdmTarget *test_pair_jvm_target_new(const char *key, int ddmon_end)
+{
+    DdmTarget *t = test_pair_target_new(key, ddmon_end, FALSE);
+    t->ops = &test_pair_jvm_ops;
     return t;
 }
 

@@ -429,6 +429,58 @@ static void test_correlate_empty_again(void **state)
         assert_int_equal(left_count[i], inserted[i]);
 }
 
+/* shift moves every deadline by the same amount, either way: the order
+ * (deadline, then insertion) is kept, expiry follows the new deadlines,
+ * and a shift past gint64's ends clamps there without breaking the heap. */
+static void test_correlate_shift(void **state)
+{
+    DdmCorrelate *c = ddm_correlate_new(16);
+    GArray *a;
+    (void)state;
+
+    ddm_correlate_shift(c, -100); /* empty: nothing to do */
+    for (uint32_t id = 1; id <= 9; id++)
+        assert_true(insert(c, id, 1000 + 100 * (gint64)(id % 3)));
+    ddm_correlate_shift(c, -900);
+    assert_true(ddm_correlate_next_deadline(c) == 100);
+    a = ddm_correlate_expire(c, 199); /* ids 3, 6, 9: deadline 100 */
+    assert_int_equal(a->len, 3);
+    assert_int_equal(g_array_index(a, DdmPending, 0).id, 3);
+    assert_int_equal(g_array_index(a, DdmPending, 1).id, 6);
+    assert_int_equal(g_array_index(a, DdmPending, 2).id, 9);
+    left_all(a);
+    ddm_correlate_shift(c, 1000);
+    assert_true(ddm_correlate_next_deadline(c) == 1200);
+    a = ddm_correlate_expire(c, 1299); /* 1, 4, 7 (1200), not 2, 5, 8 (1300) */
+    assert_int_equal(a->len, 3);
+    assert_int_equal(g_array_index(a, DdmPending, 0).id, 1);
+    assert_int_equal(g_array_index(a, DdmPending, 2).id, 7);
+    left_all(a);
+
+    /* clamped at the top: 2, 5, 8 and the later 10 and 11 all end at
+     * G_MAXINT64, and leave in insertion order (11, the earliest before,
+     * no longer first: the heap is built again) */
+    assert_true(insert(c, 10, 5000));
+    assert_true(insert(c, 11, 1001));
+    ddm_correlate_shift(c, G_MAXINT64 - 1000);
+    assert_true(ddm_correlate_next_deadline(c) == G_MAXINT64);
+    ddm_correlate_shift(c, G_MININT64); /* all at -1 */
+    assert_true(ddm_correlate_next_deadline(c) == -1);
+    ddm_correlate_shift(c, G_MININT64); /* and clamped at the bottom */
+    assert_true(ddm_correlate_next_deadline(c) == G_MININT64);
+    a = ddm_correlate_expire(c, G_MININT64);
+    assert_int_equal(a->len, 5);
+    assert_int_equal(g_array_index(a, DdmPending, 0).id, 2);
+    assert_int_equal(g_array_index(a, DdmPending, 1).id, 5);
+    assert_int_equal(g_array_index(a, DdmPending, 2).id, 8);
+    assert_int_equal(g_array_index(a, DdmPending, 3).id, 10);
+    assert_int_equal(g_array_index(a, DdmPending, 4).id, 11);
+    left_all(a);
+    assert_int_equal(ddm_correlate_count(c), 0);
+    ddm_correlate_free(c);
+    assert_exactly_once();
+}
+
 /* The table against a model (a plain list kept in (deadline, insertion)
  * order): random inserts, takes, postpones and expiries, up to the cap and
  * back to empty, again and again (the one block grows, halves when a
@@ -612,6 +664,7 @@ int main(void)
         cmocka_unit_test_setup(test_correlate_next_deadline_order, setup),
         cmocka_unit_test_setup(test_correlate_random_mix, setup),
         cmocka_unit_test_setup(test_correlate_empty_again, setup),
+        cmocka_unit_test_setup(test_correlate_shift, setup),
         cmocka_unit_test_setup(test_correlate_against_model, setup),
         cmocka_unit_test_setup(test_correlate_against_model_one_run, setup),
         cmocka_unit_test_setup(test_correlate_block_shrinks, setup),

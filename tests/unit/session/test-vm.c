@@ -335,6 +335,10 @@ static size_t fx_budget_limit;
 static size_t fx_max_packet;
 /* The next fixture's socketpair type, 0 for SOCK_STREAM. */
 static int fx_sock_type;
+/* The next fixture's target may be any JVM (probed with Version first). */
+static gboolean fx_any_jvm;
+/* The next fixture's request timeout in ms, 0 for the default 2000. */
+static unsigned fx_request_timeout_ms;
 
 static Fx *fx_new(gboolean fail_connect)
 {
@@ -347,7 +351,8 @@ static Fx *fx_new(gboolean fail_connect)
     rec.chunks = g_ptr_array_new_with_free_func(rec_chunk_free);
     fx->config.connect_timeout_ms = 1000;
     fx->config.handshake_timeout_ms = 2000;
-    fx->config.request_timeout_ms = 2000;
+    fx->config.request_timeout_ms = fx_request_timeout_ms ? fx_request_timeout_ms : 2000;
+    fx->config.tcp_version_probe = TRUE;
     fx->config.max_pending = 16;
     fx->config.max_packet = fx_max_packet ? fx_max_packet : 1 << 20;
     fx->config.max_stream = G_MAXUINT32;
@@ -360,7 +365,8 @@ static Fx *fx_new(gboolean fail_connect)
     assert_int_equal(socketpair(AF_UNIX, (fx_sock_type ? fx_sock_type : SOCK_STREAM) | SOCK_CLOEXEC,
                                 0, sv), 0);
     fx->peer = sv[1];
-    fx->target = test_pair_target_new("pair:1", sv[0], fail_connect);
+    fx->target = fx_any_jvm ? test_pair_jvm_target_new("pair:1", sv[0])
+                            : test_pair_target_new("pair:1", sv[0], fail_connect);
     fx->in = g_byte_array_new();
     return fx;
 }
@@ -381,6 +387,8 @@ static void fx_free(Fx *fx)
     fx_budget_limit = 0;
     fx_max_packet = 0;
     fx_sock_type = 0;
+    fx_any_jvm = FALSE;
+    fx_request_timeout_ms = 0;
     g_byte_array_unref(fx->in);
     g_ptr_array_unref(rec.chunks);
     rec.chunks = NULL;
@@ -1523,7 +1531,8 @@ static void test_vm_fence_sent_at_ready(void **state)
 }
 
 /* The requests one event sends leave in one write (vm_io.c's gathering):
- * HELO and FEAT; at READY the plugins' first requests and the fence. A
+ * the handshake with HELO and FEAT; at READY the plugins' first requests
+ * and the fence. A
  * SOCK_SEQPACKET pair keeps each write a record of its own, so the reads
  * count ddmon's writes (each record fits one read of peer_read's). */
 static void ask_twice(DdmVm *vm)
@@ -1539,9 +1548,13 @@ static void test_vm_requests_of_one_event_in_one_write(void **state)
 
     fx_sock_type = SOCK_SEQPACKET;
     Fx *fx = start();
+    /* the handshake, HELO and FEAT, before the echo */
+    assert_int_equal(fx->reads, 1);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_HANDSHAKE);
+    assert_true(fx->in->len > 0);
     guint reads = fx->reads;
     to_helo(fx, &helo_id, &feat_id);
-    assert_int_equal(fx->reads - reads, 1); /* HELO and FEAT */
+    assert_int_equal(fx->reads - reads, 0);
     assert_int_equal(fx->in->len, 0);
 
     answer_helo_asking(fx, helo_id, ask_twice);
@@ -1561,6 +1574,116 @@ static void test_vm_requests_of_one_event_in_one_write(void **state)
     assert_int_equal(ddm_vm_out_queued(fx->vm), 0);
     fx_free(fx);
     calls_clear(&ready_silent);
+}
+
+/* Read one plain JDWP command ddmon sent (its data skipped); returns its
+ * command set and command, and its id in @id. */
+static unsigned peer_read_jdwp_command(Fx *fx, uint32_t *id)
+{
+    uint8_t hdr[DDM_JDWP_HEADER_LEN];
+    DdmJdwpHeader h;
+
+    peer_read(fx, hdr, sizeof hdr);
+    assert_true(ddm_jdwp_parse_header(hdr, sizeof hdr, &h));
+    assert_int_equal(h.flags, 0);
+    if (h.length > sizeof hdr) {
+        uint8_t *data = g_malloc(h.length - sizeof hdr);
+        peer_read(fx, data, h.length - sizeof hdr);
+        g_free(data);
+    }
+    *id = h.id;
+    return (unsigned)h.cmdset << 8 | h.cmd;
+}
+
+static void put_jdwp_string(GByteArray *b, const char *s)
+{
+    put_u4(b, (uint32_t)strlen(s));
+    g_byte_array_append(b, (const guint8 *)s, (guint)strlen(s));
+}
+
+/* Answer VirtualMachine.Version @id as the VM @name described as @desc. */
+static void peer_send_version(Fx *fx, uint32_t id, const char *desc, const char *name)
+{
+    GByteArray *b = g_byte_array_new();
+    size_t len;
+    uint8_t *p;
+
+    put_jdwp_string(b, desc);
+    put_u4(b, 1); /* JDWP 1.8 */
+    put_u4(b, 8);
+    put_jdwp_string(b, "17.0.21");
+    put_jdwp_string(b, name);
+    p = ddm_jdwp_build_reply(id, 0, b->data, b->len, &len);
+    peer_write(fx, p, len);
+    g_free(p);
+    g_byte_array_unref(b);
+}
+
+/* The first requests go out with the handshake, before its echo (as
+ * ddmlib's REAQ does): to a target that may be any JVM, the Version
+ * probe alone. A VM that says it is Dalvik then gets HELO and FEAT; one
+ * that does not is a plain JVM and hears no DDM. */
+static void test_vm_probe_sent_with_the_handshake(void **state)
+{
+    uint32_t id, helo_id, feat_id;
+    (void)state;
+
+    fx_any_jvm = TRUE;
+    Fx *fx = start();
+    assert_int_equal(peer_read_jdwp_command(fx, &id),
+                     DDM_JDWP_CMDSET_VM << 8 | DDM_JDWP_CMD_VM_VERSION);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_HANDSHAKE);
+    peer_expect_silence(fx); /* the probe alone */
+    peer_write(fx, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    spin_until_state(fx->vm, DDM_VM_STATE_HELO);
+    peer_expect_silence(fx); /* HELO waits for the answer */
+    peer_send_version(fx, id, "Android Runtime 2.1.0", "Dalvik");
+    assert_int_equal(peer_read_request(fx, &helo_id, NULL), DDM_CHUNK_HELO);
+    assert_int_equal(peer_read_request(fx, &feat_id, NULL), DDM_CHUNK_FEAT);
+    answer_helo_asking(fx, helo_id, NULL);
+    assert_int_equal(fx->vm->info.pid, 4242);
+    fx_free(fx);
+
+    fx_any_jvm = TRUE;
+    fx = start();
+    assert_int_equal(peer_read_jdwp_command(fx, &id),
+                     DDM_JDWP_CMDSET_VM << 8 | DDM_JDWP_CMD_VM_VERSION);
+    peer_write(fx, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    spin_until_state(fx->vm, DDM_VM_STATE_HELO);
+    peer_send_version(fx, id, "Java Debug Wire Protocol (Reference Implementation) version 17.0",
+                      "OpenJDK 64-Bit Server VM");
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN);
+    peer_expect_silence(fx);
+    fx_free(fx);
+}
+
+/* The requests sent with the handshake do not time out while the echo is
+ * awaited (the handshake deadline counts until then), and their own time
+ * runs from the echo, not from when they were written. */
+static void test_vm_first_requests_time_runs_from_the_echo(void **state)
+{
+    uint32_t helo_id, feat_id;
+    gint64 echo_us;
+    (void)state;
+
+    fx_request_timeout_ms = 300; /* the handshake's: 2,000 */
+    Fx *fx = start();
+    spin(600); /* twice the requests' timeout, and no echo yet */
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_HANDSHAKE);
+    to_helo(fx, &helo_id, &feat_id);
+    answer_helo_asking(fx, helo_id, NULL); /* READY: the HELO was still pending */
+    fx_free(fx);
+
+    fx_request_timeout_ms = 300;
+    fx = start();
+    spin(600);
+    echo_us = g_get_monotonic_time();
+    to_helo(fx, &helo_id, &feat_id);
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN); /* no HELO answer */
+    /* about 300 ms after the echo; the handshake deadline plus the timeout
+     * would be 1,700 ms after it */
+    assert_true(g_get_monotonic_time() - echo_us < 1400 * G_GINT64_CONSTANT(1000));
+    fx_free(fx);
 }
 
 /* A drain notice asked for while requests are gathered (at READY): they
@@ -3071,6 +3194,8 @@ int main(void)
         cmocka_unit_test(test_vm_requests_settled_plain),
         cmocka_unit_test(test_vm_fence_sent_at_ready),
         cmocka_unit_test(test_vm_requests_of_one_event_in_one_write),
+        cmocka_unit_test(test_vm_probe_sent_with_the_handshake),
+        cmocka_unit_test(test_vm_first_requests_time_runs_from_the_echo),
         cmocka_unit_test(test_vm_drain_notice_asked_while_gathering),
         cmocka_unit_test(test_vm_garbage_length),
         cmocka_unit_test(test_vm_name_capped),
