@@ -50,11 +50,16 @@ typedef struct DdmLocalScanStats {
     guint in_flight;     /* of those, sessions connecting or in their handshake now */
     guint in_flight_max; /* the most in_flight ever was */
     guint pauses;        /* times a scan waited for in_flight to drop below its cap */
+    guint in_flight_cap; /* that cap */
 } DdmLocalScanStats;
 /** The local module's figures (@d: a module of ddm_discovery_local_new). */
 void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out);
+/** The default cap on the scan's sessions connecting or in their handshake
+ *  at once, for a descriptor limit of @nofile (RLIMIT_NOFILE's soft limit,
+ *  0 if unknown): a quarter of it, between 512 and 4,096. */
+guint ddm_discovery_local_in_flight_cap(guint64 nofile);
 /** Tests: at most @max (> 0) of the scan's sessions connecting or in their
- *  handshake at once (default 512). */
+ *  handshake at once (default ddm_discovery_local_in_flight_cap()). */
 void ddm_discovery_local_set_max_in_flight(DdmDiscovery *d, guint max);
 DdmDiscovery *ddm_discovery_connect_new(DdmMonitor *mon, const DdmConfig *config);
 /** How many times the connect module offered its targets (for tests: it

@@ -33,17 +33,21 @@
  * scan (a refused connect on this machine is cheap). A scan offers at
  * most LOCAL_SLICE_OFFERS targets per loop iteration and continues at the
  * next one, so a wide range (--scan-ports=1-65535) never holds the loop
- * for a whole scan. It also keeps at most LOCAL_MAX_IN_FLIGHT of its ports'
- * sessions connecting or in their handshake at once (the monitor tells it
+ * for a whole scan. It also keeps at most a cap of its ports' sessions
+ * connecting or in their handshake at once (the monitor tells it
  * when one gets past its handshake: DDM_KEY_ANSWERED, or ends): a port
  * that accepts and never answers holds a descriptor until its handshake
  * timeout, and thousands of those held as many descriptors at once (review
  * rD 1). At the cap the scan pauses, and goes on when one of them ends or
- * answers. DDM_KEY_ANSWERED comes as the session sends HELO: a port that
+ * answers. The cap is a quarter of the process's descriptor limit, between
+ * 512 and 4,096: with 512, 10,000 VMs that answer at once were started
+ * 512 at a time, each wave waiting for the last (bench/scale.sh with
+ * `ulimit -n 20000`: 1,941 ms to all named, 1,685 with a cap of 4,096). DDM_KEY_ANSWERED comes with the handshake echo: a port that
  * echoes the JDWP handshake and then stays silent leaves the cap there and
  * holds its descriptor until the HELO request times out (review rF 6).
  */
 #include <string.h>
+#include <sys/resource.h>
 
 #include "core/discovery/discovery.h"
 #include "core/loop/timer.h"
@@ -52,8 +56,11 @@
 /* A scan's share of one loop iteration: sessions started, ports visited. */
 #define LOCAL_SLICE_OFFERS 256u
 #define LOCAL_SLICE_VISITS 8192u
-/* A scan's sessions connecting or in their handshake at once, at most. */
-#define LOCAL_MAX_IN_FLIGHT 512u
+/* A scan's sessions connecting or in their handshake at once, at most: a
+ * quarter of the descriptors the process may open, within these bounds
+ * (ddm_discovery_local_in_flight_cap). */
+#define LOCAL_MAX_IN_FLIGHT_MIN 512u
+#define LOCAL_MAX_IN_FLIGHT_MAX 4096u
 
 typedef struct LocalScan {
     DdmDiscovery *d;
@@ -68,7 +75,7 @@ typedef struct LocalScan {
     guint64 *in_range;     /* a port of the ranges */
     guint64 *to_try;       /* in range, no session, no backoff parks it */
     guint64 *flying;       /* in range, its session connecting or in its handshake */
-    guint max_in_flight;   /* LOCAL_MAX_IN_FLIGHT (tests set less) */
+    guint max_in_flight;   /* ddm_discovery_local_in_flight_cap() (tests set less) */
     gboolean paused;       /* the scan under way waits for a session in flight to end or answer */
     GHashTable *parked;    /* GUINT_TO_POINTER(port) -> gint64* not-before (owned) */
     guint cursor;          /* the next port the scan under way visits; 0 = none under way */
@@ -410,7 +417,11 @@ DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
     s = g_new0(LocalScan, 1);
     s->d = d;
     s->parked = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    s->max_in_flight = LOCAL_MAX_IN_FLIGHT;
+    {
+        struct rlimit nofile;
+        s->max_in_flight = ddm_discovery_local_in_flight_cap(
+            getrlimit(RLIMIT_NOFILE, &nofile) == 0 ? (guint64)nofile.rlim_cur : 0);
+    }
     d->ops = &local_ops;
     d->monitor = mon;
     d->config = config;
@@ -422,7 +433,15 @@ DdmDiscovery *ddm_discovery_local_new(DdmMonitor *mon, const DdmConfig *config)
 void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out)
 {
     g_return_if_fail(d != NULL && out != NULL && d->ops == &local_ops);
-    *out = ((const LocalScan *)d->priv)->stats;
+    const LocalScan *s = d->priv;
+    *out = s->stats;
+    out->in_flight_cap = s->max_in_flight;
+}
+
+guint ddm_discovery_local_in_flight_cap(guint64 nofile)
+{
+    /* RLIM_INFINITY is the largest rlim_t: the upper bound */
+    return (guint)CLAMP(nofile / 4, LOCAL_MAX_IN_FLIGHT_MIN, LOCAL_MAX_IN_FLIGHT_MAX);
 }
 
 void ddm_discovery_local_set_max_in_flight(DdmDiscovery *d, guint max)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -1263,6 +1264,43 @@ static void test_local_scan_caps_in_flight(void **state)
         close(fds[i]);
 }
 
+/* The cap follows the descriptor limit: a quarter of RLIMIT_NOFILE's soft
+ * limit, between 512 and 4,096 (at 512, 10,000 VMs that answer at once
+ * were started 512 at a time). */
+static void test_local_scan_in_flight_cap_follows_descriptor_limit(void **state)
+{
+    struct rlimit was, lower;
+    DdmDiscovery *d;
+    (void)state;
+
+    assert_int_equal(ddm_discovery_local_in_flight_cap(0), 512);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(1024), 512);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(2051), 512);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(2052), 513);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(8192), 2048);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(20000), 4096);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(G_MAXUINT64), 4096);
+
+    /* a new scan takes it from the limit in force */
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+    if (was.rlim_max != RLIM_INFINITY && was.rlim_max < 4096) {
+        print_message("hard descriptor limit %llu: the scan's own cap is not checked\n",
+                      (unsigned long long)was.rlim_max);
+        return;
+    }
+    lower = was;
+    lower.rlim_cur = 4096;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &lower), 0);
+    monitor_new(test_config());
+    d = ddm_discovery_local_new(ddm_daemon_monitor(test_daemon), ddm_daemon_config(test_daemon));
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+    assert_int_equal(scan_stats(d).in_flight_cap, 1024);
+    ddm_discovery_local_set_max_in_flight(d, 3);
+    assert_int_equal(scan_stats(d).in_flight_cap, 3);
+    scan_free(d);
+    daemon_free();
+}
+
 typedef struct OffersWait {
     DdmDiscovery *d;
     guint n;
@@ -1517,6 +1555,7 @@ int main(void)
         cmocka_unit_test(test_local_scan_skips_own_ports),
         cmocka_unit_test(test_connect_idle_while_connected),
         cmocka_unit_test(test_local_scan_caps_in_flight),
+        cmocka_unit_test(test_local_scan_in_flight_cap_follows_descriptor_limit),
         cmocka_unit_test(test_local_scan_answered_frees_slot),
         cmocka_unit_test(test_local_scan_slices),
         cmocka_unit_test(test_first_look_waits_first_round),
