@@ -55,6 +55,16 @@ static void left_all(GArray *a)
     g_array_unref(a);
 }
 
+/* @a (taken) holds exactly the ids @ids (@n of them), in that order;
+ * they left the table. */
+static void left_in_order(GArray *a, const uint32_t *ids, guint n)
+{
+    assert_int_equal(a->len, n);
+    for (guint i = 0; i < n; i++)
+        assert_int_equal(g_array_index(a, DdmPending, i).id, ids[i]);
+    left_all(a);
+}
+
 static void assert_exactly_once(void)
 {
     guint i;
@@ -304,7 +314,6 @@ static void test_correlate_next_deadline_order(void **state)
 {
     DdmCorrelate *c = ddm_correlate_new(64);
     DdmPending out;
-    GArray *a;
     (void)state;
 
     assert_int_equal(ddm_correlate_next_deadline(c), G_MAXINT64);
@@ -324,12 +333,7 @@ static void test_correlate_next_deadline_order(void **state)
 
     assert_true(insert(c, 5, 100));
     assert_true(insert(c, 6, 100));
-    a = ddm_correlate_expire(c, 600);
-    assert_int_equal(a->len, 3);
-    assert_int_equal(g_array_index(a, DdmPending, 0).id, 5);
-    assert_int_equal(g_array_index(a, DdmPending, 1).id, 6);
-    assert_int_equal(g_array_index(a, DdmPending, 2).id, 1);
-    left_all(a);
+    left_in_order(ddm_correlate_expire(c, 600), (const uint32_t[]){5, 6, 1}, 3);
     assert_int_equal(ddm_correlate_next_deadline(c), 900);
     finish(c);
 }
@@ -435,7 +439,6 @@ static void test_correlate_empty_again(void **state)
 static void test_correlate_shift(void **state)
 {
     DdmCorrelate *c = ddm_correlate_new(16);
-    GArray *a;
     (void)state;
 
     ddm_correlate_shift(c, -100); /* empty: nothing to do */
@@ -443,19 +446,12 @@ static void test_correlate_shift(void **state)
         assert_true(insert(c, id, 1000 + 100 * (gint64)(id % 3)));
     ddm_correlate_shift(c, -900);
     assert_true(ddm_correlate_next_deadline(c) == 100);
-    a = ddm_correlate_expire(c, 199); /* ids 3, 6, 9: deadline 100 */
-    assert_int_equal(a->len, 3);
-    assert_int_equal(g_array_index(a, DdmPending, 0).id, 3);
-    assert_int_equal(g_array_index(a, DdmPending, 1).id, 6);
-    assert_int_equal(g_array_index(a, DdmPending, 2).id, 9);
-    left_all(a);
+    /* ids 3, 6, 9: deadline 100 */
+    left_in_order(ddm_correlate_expire(c, 199), (const uint32_t[]){3, 6, 9}, 3);
     ddm_correlate_shift(c, 1000);
     assert_true(ddm_correlate_next_deadline(c) == 1200);
-    a = ddm_correlate_expire(c, 1299); /* 1, 4, 7 (1200), not 2, 5, 8 (1300) */
-    assert_int_equal(a->len, 3);
-    assert_int_equal(g_array_index(a, DdmPending, 0).id, 1);
-    assert_int_equal(g_array_index(a, DdmPending, 2).id, 7);
-    left_all(a);
+    /* 1, 4, 7 (1200), not 2, 5, 8 (1300) */
+    left_in_order(ddm_correlate_expire(c, 1299), (const uint32_t[]){1, 4, 7}, 3);
 
     /* clamped at the top: 2, 5, 8 and the later 10 and 11 all end at
      * G_MAXINT64, and leave in insertion order (11, the earliest before,
@@ -468,14 +464,7 @@ static void test_correlate_shift(void **state)
     assert_true(ddm_correlate_next_deadline(c) == -1);
     ddm_correlate_shift(c, G_MININT64); /* and clamped at the bottom */
     assert_true(ddm_correlate_next_deadline(c) == G_MININT64);
-    a = ddm_correlate_expire(c, G_MININT64);
-    assert_int_equal(a->len, 5);
-    assert_int_equal(g_array_index(a, DdmPending, 0).id, 2);
-    assert_int_equal(g_array_index(a, DdmPending, 1).id, 5);
-    assert_int_equal(g_array_index(a, DdmPending, 2).id, 8);
-    assert_int_equal(g_array_index(a, DdmPending, 3).id, 10);
-    assert_int_equal(g_array_index(a, DdmPending, 4).id, 11);
-    left_all(a);
+    left_in_order(ddm_correlate_expire(c, G_MININT64), (const uint32_t[]){2, 5, 8, 10, 11}, 5);
     assert_int_equal(ddm_correlate_count(c), 0);
     ddm_correlate_free(c);
     assert_exactly_once();
