@@ -102,12 +102,26 @@ static void apply_helo(DdmVm *vm, const DdmHelo *h)
     ddm_vm_sync_info(vm);
 }
 
+/* A first request (sent with the handshake) timed out before the echo.
+ * It cannot: its deadline lies past the handshake deadline, which closes
+ * the session first (ddm_vm_handshake_sent). Were it to happen, the session
+ * would reach HELO with nothing pending and wait for good: close it. */
+static gboolean first_request_expired_unechoed(DdmVm *vm, const ddm_reply *r)
+{
+    if (vm->state != DDM_VM_STATE_HANDSHAKE || r->status != DDM_REPLY_TIMEOUT)
+        return FALSE;
+    ddm_vm_close_later(vm, g_strdup("a first request timed out before the handshake echo"));
+    return TRUE;
+}
+
 static void helo_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *ud)
 {
     char name[5];
     (void)self;
     (void)ud;
 
+    if (first_request_expired_unechoed(vm, r))
+        return;
     if (vm->state != DDM_VM_STATE_HELO)
         return; /* closed meanwhile (VM_GONE) */
     switch (r->status) {
@@ -232,7 +246,8 @@ static void probe_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *r, void *
 {
     (void)self;
     (void)ud;
-    if (vm->state != DDM_VM_STATE_HELO || r->status != DDM_REPLY_TIMEOUT)
+    if (first_request_expired_unechoed(vm, r) || vm->state != DDM_VM_STATE_HELO ||
+        r->status != DDM_REPLY_TIMEOUT)
         return;
     g_info("%s: no answer to VirtualMachine.Version in %u ms; trying HELO", vm_key(vm),
            PROBE_TIMEOUT_MS);
@@ -366,8 +381,10 @@ void ddm_vm_handshake_echoed(DdmVm *vm)
 
     if (vm->state != DDM_VM_STATE_HANDSHAKE)
         return;
-    /* the requests sent with the handshake: their time starts now */
-    if (vm->handshake_deadline_us > now && vm->handshake_deadline_us != G_MAXINT64)
+    /* the requests sent with the handshake: their time starts now (later
+     * too when the echo is read past the handshake deadline, the loop
+     * having stalled: they then get their whole time from now) */
+    if (vm->handshake_deadline_us != G_MAXINT64)
         ddm_correlate_shift(vm->pending, now - vm->handshake_deadline_us);
     vm->handshake_deadline_us = G_MAXINT64;
     DDM_DEBUG("%s: handshake echoed", vm_key(vm));

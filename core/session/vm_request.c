@@ -98,7 +98,8 @@ gboolean ddm_vm_requests_settled(DdmVm *vm)
     return FALSE;
 }
 
-/* Send a request in any connected state (the core's HELO/FEAT go out in HELO). */
+/* Send a request in any connected state (the core's HELO/FEAT go out in
+ * HANDSHAKE, with the handshake, or in HELO after the probe). */
 int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, size_t len,
                     unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out)
 {

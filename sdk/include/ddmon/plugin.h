@@ -196,7 +196,9 @@ typedef enum ddm_log_level {
 typedef enum ddm_chunk_origin {
     DDM_ORIGIN_EVENT = 0,   /**< VM-initiated (JDWP command packet from the VM) */
     DDM_ORIGIN_REPLY = 1,   /**< reply to a request sent by ddmon or a plugin */
-    DDM_ORIGIN_REQUEST = 2  /**< a request going to the VM (seen by taps only) */
+    DDM_ORIGIN_REQUEST = 2  /**< a request going to the VM (seen by taps only; the
+                                 core's HELO and FEAT may go with the JDWP
+                                 handshake, to a peer not yet known as a VM) */
 } ddm_chunk_origin;
 
 /** What the core knows about a chunk besides its bytes. Since: 1.0 */

@@ -1601,10 +1601,12 @@ static void put_jdwp_string(GByteArray *b, const char *s)
     g_byte_array_append(b, (const guint8 *)s, (guint)strlen(s));
 }
 
-/* Answer VirtualMachine.Version @id as the VM @name described as @desc. */
-static void peer_send_version(Fx *fx, uint32_t id, const char *desc, const char *name)
+/* The answer to VirtualMachine.Version @id from the VM @name described as
+ * @desc, after the handshake echo when @echo, in one write. */
+static void peer_send_version_echoing(Fx *fx, gboolean echo, uint32_t id, const char *desc,
+                                      const char *name)
 {
-    GByteArray *b = g_byte_array_new();
+    GByteArray *b = g_byte_array_new(), *out = g_byte_array_new();
     size_t len;
     uint8_t *p;
 
@@ -1614,9 +1616,23 @@ static void peer_send_version(Fx *fx, uint32_t id, const char *desc, const char 
     put_jdwp_string(b, "17.0.21");
     put_jdwp_string(b, name);
     p = ddm_jdwp_build_reply(id, 0, b->data, b->len, &len);
-    peer_write(fx, p, len);
+    if (echo)
+        g_byte_array_append(out, (const guint8 *)DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
+    g_byte_array_append(out, p, (guint)len);
+    peer_write(fx, out->data, out->len);
     g_free(p);
     g_byte_array_unref(b);
+    g_byte_array_unref(out);
+}
+
+static void peer_send_version(Fx *fx, uint32_t id, const char *desc, const char *name)
+{
+    peer_send_version_echoing(fx, FALSE, id, desc, name);
+}
+
+static void peer_send_version_after_echo(Fx *fx, uint32_t id, const char *desc, const char *name)
+{
+    peer_send_version_echoing(fx, TRUE, id, desc, name);
 }
 
 /* The first requests go out with the handshake, before its echo (as
@@ -1629,9 +1645,11 @@ static void test_vm_probe_sent_with_the_handshake(void **state)
     (void)state;
 
     fx_any_jvm = TRUE;
+    fx_sock_type = SOCK_SEQPACKET; /* a read a write */
     Fx *fx = start();
     assert_int_equal(peer_read_jdwp_command(fx, &id),
                      DDM_JDWP_CMDSET_VM << 8 | DDM_JDWP_CMD_VM_VERSION);
+    assert_int_equal(fx->reads, 1); /* in the handshake's write */
     assert_int_equal(fx->vm->state, DDM_VM_STATE_HANDSHAKE);
     peer_expect_silence(fx); /* the probe alone */
     peer_write(fx, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
@@ -1644,15 +1662,16 @@ static void test_vm_probe_sent_with_the_handshake(void **state)
     assert_int_equal(fx->vm->info.pid, 4242);
     fx_free(fx);
 
+    /* the echo and the answer in one read: a HotSpot JVM, plain */
     fx_any_jvm = TRUE;
     fx = start();
     assert_int_equal(peer_read_jdwp_command(fx, &id),
                      DDM_JDWP_CMDSET_VM << 8 | DDM_JDWP_CMD_VM_VERSION);
-    peer_write(fx, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN);
-    spin_until_state(fx->vm, DDM_VM_STATE_HELO);
-    peer_send_version(fx, id, "Java Debug Wire Protocol (Reference Implementation) version 17.0",
-                      "OpenJDK 64-Bit Server VM");
+    peer_send_version_after_echo(fx, id,
+                                 "Java Debug Wire Protocol (Reference Implementation) version 17.0",
+                                 "OpenJDK 64-Bit Server VM");
     spin_until_state(fx->vm, DDM_VM_STATE_PLAIN);
+    assert_string_equal(fx->vm->info.vm_ident, "OpenJDK 64-Bit Server VM 17.0.21");
     peer_expect_silence(fx);
     fx_free(fx);
 }
@@ -1663,7 +1682,7 @@ static void test_vm_probe_sent_with_the_handshake(void **state)
 static void test_vm_first_requests_time_runs_from_the_echo(void **state)
 {
     uint32_t helo_id, feat_id;
-    gint64 echo_us;
+    gint64 echo_us, after_us, deadline_us;
     (void)state;
 
     fx_request_timeout_ms = 300; /* the handshake's: 2,000 */
@@ -1674,15 +1693,18 @@ static void test_vm_first_requests_time_runs_from_the_echo(void **state)
     answer_helo_asking(fx, helo_id, NULL); /* READY: the HELO was still pending */
     fx_free(fx);
 
+    /* the deadlines once echoed: the request timeout after the echo (read
+     * between echo_us and after_us), not after the handshake deadline */
     fx_request_timeout_ms = 300;
     fx = start();
     spin(600);
     echo_us = g_get_monotonic_time();
     to_helo(fx, &helo_id, &feat_id);
-    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN); /* no HELO answer */
-    /* about 300 ms after the echo; the handshake deadline plus the timeout
-     * would be 1,700 ms after it */
-    assert_true(g_get_monotonic_time() - echo_us < 1400 * G_GINT64_CONSTANT(1000));
+    after_us = g_get_monotonic_time();
+    deadline_us = ddm_correlate_next_deadline(fx->vm->pending);
+    assert_true(deadline_us >= echo_us + 300 * G_GINT64_CONSTANT(1000));
+    assert_true(deadline_us <= after_us + 301 * G_GINT64_CONSTANT(1000));
+    spin_until_state(fx->vm, DDM_VM_STATE_PLAIN); /* no HELO answer: it times out */
     fx_free(fx);
 }
 
