@@ -56,7 +56,7 @@ typedef struct DdmLocalScanStats {
 void ddm_discovery_local_stats(const DdmDiscovery *d, DdmLocalScanStats *out);
 /** The default cap on the scan's sessions connecting or in their handshake
  *  at once, for a descriptor limit of @nofile (RLIMIT_NOFILE's soft limit,
- *  0 if unknown): a quarter of it, between 512 and 4,096. */
+ *  0 if unknown): a quarter of it, between 64 and 4,096. */
 guint ddm_discovery_local_in_flight_cap(guint64 nofile);
 /** Tests: at most @max (> 0) of the scan's sessions connecting or in their
  *  handshake at once (default ddm_discovery_local_in_flight_cap()). */

@@ -39,12 +39,13 @@
  * that accepts and never answers holds a descriptor until its handshake
  * timeout, and thousands of those held as many descriptors at once (review
  * rD 1). At the cap the scan pauses, and goes on when one of them ends or
- * answers. The cap is a quarter of the process's descriptor limit, between
- * 512 and 4,096: with 512, 10,000 VMs that answer at once were started
- * 512 at a time, each wave waiting for the last (bench/scale.sh with
- * `ulimit -n 20000`: 1,941 ms to all named, 1,685 with a cap of 4,096). DDM_KEY_ANSWERED comes with the handshake echo: a port that
+ * answers. DDM_KEY_ANSWERED comes with the handshake echo: a port that
  * echoes the JDWP handshake and then stays silent leaves the cap there and
  * holds its descriptor until the HELO request times out (review rF 6).
+ * The cap is a quarter of the process's descriptor limit, between 64 and
+ * 4,096: with 512, 10,000 VMs that answer at once were started 512 at a
+ * time, each wave waiting for the last (bench/scale.sh with `ulimit -n
+ * 20000`: 1,941 ms to all named, 1,685 with a cap of 4,096).
  */
 #include <string.h>
 #include <sys/resource.h>
@@ -59,7 +60,7 @@
 /* A scan's sessions connecting or in their handshake at once, at most: a
  * quarter of the descriptors the process may open, within these bounds
  * (ddm_discovery_local_in_flight_cap). */
-#define LOCAL_MAX_IN_FLIGHT_MIN 512u
+#define LOCAL_MAX_IN_FLIGHT_MIN 64u
 #define LOCAL_MAX_IN_FLIGHT_MAX 4096u
 
 typedef struct LocalScan {

@@ -457,7 +457,9 @@ static inline __attribute__((always_inline)) uint64_t load_le64(const uint8_t *p
 {
     uint64_t w;
     memcpy(&w, p, sizeof w);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#if !defined(__BYTE_ORDER__)
+#error "segdecode needs __BYTE_ORDER__ to read run data as little-endian words"
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     w = __builtin_bswap64(w);
 #endif
     return w;

@@ -1265,7 +1265,7 @@ static void test_local_scan_caps_in_flight(void **state)
 }
 
 /* The cap follows the descriptor limit: a quarter of RLIMIT_NOFILE's soft
- * limit, between 512 and 4,096 (at 512, 10,000 VMs that answer at once
+ * limit, between 64 and 4,096 (at 512, 10,000 VMs that answer at once
  * were started 512 at a time). */
 static void test_local_scan_in_flight_cap_follows_descriptor_limit(void **state)
 {
@@ -1273,10 +1273,11 @@ static void test_local_scan_in_flight_cap_follows_descriptor_limit(void **state)
     DdmDiscovery *d;
     (void)state;
 
-    assert_int_equal(ddm_discovery_local_in_flight_cap(0), 512);
-    assert_int_equal(ddm_discovery_local_in_flight_cap(1024), 512);
-    assert_int_equal(ddm_discovery_local_in_flight_cap(2051), 512);
-    assert_int_equal(ddm_discovery_local_in_flight_cap(2052), 513);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(0), 64);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(100), 64);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(259), 64);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(260), 65);
+    assert_int_equal(ddm_discovery_local_in_flight_cap(1024), 256);
     assert_int_equal(ddm_discovery_local_in_flight_cap(8192), 2048);
     assert_int_equal(ddm_discovery_local_in_flight_cap(20000), 4096);
     assert_int_equal(ddm_discovery_local_in_flight_cap(G_MAXUINT64), 4096);
