@@ -8,7 +8,7 @@
  * structs and their memory rules are in control-private.h.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE 1 /* accept4, struct ucred */
+#define _GNU_SOURCE 1 /* struct ucred */
 #endif
 #include <build-config.h>
 
@@ -21,8 +21,10 @@
 
 #include <glib-unix.h>
 
+#include "core/loop/accept.h"
 #include "core/loop/heaptrim.h"
 #include "core/pluginhost/registry.h"
+#include "core/session/ratelog.h"
 #include "core/views/json_blob.h"
 
 /* A JSON blob's data goes to every client unasked, base64 on one line
@@ -347,12 +349,21 @@ static void on_view_change(ddm_view *v, DdmViewChange change, gpointer ud)
 static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
 {
     DdmControl *ctl = data;
-    for (int i = 0; i < 16; i++) {
-        int cfd = accept4(ctl->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-                errno != ECONNABORTED)
-                g_warning("control: accept: %s", g_strerror(errno));
+    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
+        int cfd;
+        DdmAcceptResult r = ddm_accept(ctl->listen_fd, NULL, NULL, &cfd);
+        if (r == DDM_ACCEPT_AGAIN)
+            break;
+        if (r != DDM_ACCEPT_OK) { /* shed (out of descriptors) or an error: rate-limited */
+            int err = errno;
+            if (r == DDM_ACCEPT_SHED)
+                ddm_ratelog("control accept", G_LOG_LEVEL_WARNING,
+                            "control: out of descriptors (%s): refused a connection on the "
+                            "control socket",
+                            g_strerror(err));
+            else
+                ddm_ratelog("control accept", G_LOG_LEVEL_WARNING, "control: accept: %s",
+                            g_strerror(err));
             break;
         }
         struct ucred cred;
@@ -400,6 +411,7 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
     ctl->listen_fd = listen_fd;
     ctl->stop = stop;
     ctl->stop_ud = ud;
+    ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
     ctl->listen_source = ddm_watch_add(listen_fd, G_IO_IN, on_accept, ctl);
     ctl->listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_view_change, ctl);
     return ctl;

@@ -23,7 +23,6 @@
  * so that LOST undoes what HELD counted); a parked port's timer lives in its ParkedPort, not in
  * every endpoint.
  */
-#define _GNU_SOURCE 1 /* accept4 */
 #include "core/relay/relay-private.h"
 
 #include <errno.h>
@@ -35,9 +34,11 @@
 
 #include <glib-unix.h>
 
+#include "core/loop/accept.h"
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
 #include "core/session/monitor.h"
+#include "core/session/ratelog.h"
 #include "core/transport/target.h"
 
 #define PARK_MS 10000                 /* a VM port stays open this long while the VM reconnects */
@@ -141,6 +142,7 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->port = port;
     ep->fd = fd;
     ep->key = kind == EP_FIXED ? g_strdup(key) : key; /* EP_VM: the VM's (relay-private.h) */
+    ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
     ep->watch = ddm_watch_add(fd, G_IO_IN, on_accept, ep);
     ep->index = relay->endpoints->len;
     g_ptr_array_add(relay->endpoints, ep);
@@ -484,13 +486,25 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
 static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
 {
     Endpoint *ep = ud;
-    for (;;) {
+    /* At most DDM_ACCEPT_BATCH per call: a connect flood on one port leaves
+     * the loop's other watches their turn (the rest wait, still readable). */
+    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
-        int c = accept4(fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (c < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                g_warning("relay: accept on port %u: %s", ep->port, g_strerror(errno));
+        int c;
+        DdmAcceptResult r = ddm_accept(fd, (struct sockaddr *)&ss, &sl, &c);
+        if (r == DDM_ACCEPT_AGAIN)
+            break;
+        if (r != DDM_ACCEPT_OK) { /* shed (out of descriptors) or an error: rate-limited */
+            int err = errno;
+            g_autofree char *key = g_strdup_printf("relay port %u accept", ep->port);
+            if (r == DDM_ACCEPT_SHED)
+                ddm_ratelog(key, G_LOG_LEVEL_WARNING,
+                            "relay: out of descriptors (%s): refused a connection on port %u",
+                            g_strerror(err), ep->port);
+            else
+                ddm_ratelog(key, G_LOG_LEVEL_WARNING, "relay: accept on port %u: %s", ep->port,
+                            g_strerror(err));
             break;
         }
         ddm_socket_tune(c);

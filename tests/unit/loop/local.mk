@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# tests/unit/loop/: the timer heap, the epoll fd watches and the heap trim
+# tests/unit/loop/: the timer heap, the epoll fd watches, the heap trim and
+# the accept with its reserve descriptor
 # (core/loop), compiled in alone with the real glib main loop.
 
 LOOP_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
@@ -25,6 +26,17 @@ tests_unit_loop_test_heaptrim_SOURCES = tests/unit/loop/test-heaptrim.c \
 tests_unit_loop_test_heaptrim_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_heaptrim_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_heaptrim_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# Accepting out of descriptors: the reserve sheds the pending connection.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/loop/test-accept
+TESTS += tests/unit/loop/test-accept
+endif
+tests_unit_loop_test_accept_SOURCES = tests/unit/loop/test-accept.c \
+	core/loop/accept.c core/loop/accept.h
+tests_unit_loop_test_accept_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
+tests_unit_loop_test_accept_CFLAGS = $(LOOP_TEST_CFLAGS)
+tests_unit_loop_test_accept_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 tests_unit_loop_test_watch_SOURCES = tests/unit/loop/test-watch.c \
 	tests/harness/echo-thread.c tests/harness/echo-thread.h \
