@@ -4,12 +4,23 @@
  * order, routing, and the small answer helpers. The checks run in the
  * early handler, after the headers and before libsoup reads a body, so a
  * refused request never gets to send one.
+ *
+ * Accepting is ours, not GIO's: the listening GSocket is watched on the
+ * loop (core/loop/watch.h) and taken through ddm_accept()
+ * (core/loop/accept.h), DDM_ACCEPT_BATCH a call, so out of descriptors a
+ * pending connection is shed with one rate-limited log line, where a
+ * GSocketService would log "fail: ..." and retry at once, spinning.
  */
 #include "web/http_server.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config/listen_addr.h"
+#include "core/loop/accept.h"
+#include "core/loop/watch.h"
+#include "core/session/ratelog.h"
 #include "core/wire/ctlproto.h" /* ddm_ctl_encode: json-glib's text, made strict */
 #include "web/auth.h"
 #include "web/paths.h"
@@ -38,7 +49,8 @@ typedef struct Route {
 
 struct DdmHttpServer {
     SoupServer *soup;
-    GSocketService *service; /* accepts, counts and hands connections to soup */
+    GSocket *listener;       /* bound and listening; accepted by on_accept */
+    DdmWatch *watch;         /* on the listener's fd (owned by the loop) */
     GHashTable *conns;       /* GSocketConnection* libsoup still holds (weak refs) -> Conn* */
     gint64 refused_logged_us;
     guint refused_since_log;
@@ -386,10 +398,8 @@ static void on_request_done(SoupServer *soup, SoupServerMessage *msg, gpointer u
  * (whoever holds them, the server's other listeners and its VMs keep their
  * descriptors); else libsoup serves it, and we count it until libsoup lets
  * it go. */
-static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GObject *source,
-                            gpointer ud)
+static void on_incoming(DdmHttpServer *srv, GSocketConnection *conn)
 {
-    DdmHttpServer *srv = ud;
     if (g_hash_table_size(srv->conns) >= DDM_HTTP_MAX_CONNECTIONS) {
         gint64 now = g_get_monotonic_time();
         srv->refused_since_log++;
@@ -400,7 +410,7 @@ static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GO
             srv->refused_since_log = 0;
         }
         g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
-        return TRUE;
+        return;
     }
     g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
     g_autoptr(GSocketAddress) remote = g_socket_connection_get_remote_address(conn, NULL);
@@ -416,7 +426,45 @@ static gboolean on_incoming(GSocketService *service, GSocketConnection *conn, GO
         g_debug("%s: a connection could not be served: %s", srv->option, error->message);
         g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
     }
-    return TRUE;
+}
+
+/* The listener is readable: at most DDM_ACCEPT_BATCH connections a call (a
+ * connect flood leaves the loop's other watches their turn); out of
+ * descriptors ddm_accept() sheds one and we stop until the next call. */
+static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
+{
+    DdmHttpServer *srv = ud;
+    (void)cond;
+    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
+        int cfd;
+        DdmAcceptResult r = ddm_accept(fd, NULL, NULL, &cfd);
+        if (r == DDM_ACCEPT_AGAIN)
+            break;
+        if (r != DDM_ACCEPT_OK) { /* shed (out of descriptors) or an error: rate-limited */
+            int err = errno;
+            g_autofree char *key = g_strdup_printf("%s accept", srv->option);
+            if (r == DDM_ACCEPT_SHED)
+                ddm_ratelog(key, G_LOG_LEVEL_WARNING,
+                            "%s: out of descriptors (%s): refused a connection", srv->option,
+                            g_strerror(err));
+            else
+                ddm_ratelog(key, G_LOG_LEVEL_WARNING, "%s: accept: %s", srv->option,
+                            g_strerror(err));
+            break;
+        }
+        g_autoptr(GError) error = NULL;
+        GSocket *sock = g_socket_new_from_fd(cfd, &error);
+        if (sock == NULL) {
+            g_debug("%s: a connection could not be served: %s", srv->option, error->message);
+            close(cfd);
+            continue;
+        }
+        GSocketConnection *conn = g_socket_connection_factory_create_connection(sock);
+        g_object_unref(sock); /* the connection holds it */
+        on_incoming(srv, conn);
+        g_object_unref(conn); /* libsoup holds it while it serves it */
+    }
+    return G_SOURCE_CONTINUE;
 }
 
 guint ddm_http_server_n_connections(const DdmHttpServer *srv)
@@ -450,13 +498,17 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     g_signal_connect(srv->soup, "request-read", G_CALLBACK(on_request_read), srv);
     g_signal_connect(srv->soup, "request-finished", G_CALLBACK(on_request_done), srv);
     g_signal_connect(srv->soup, "request-aborted", G_CALLBACK(on_request_done), srv);
-    srv->service = g_socket_service_new();
     g_autoptr(GSocketAddress) sa = g_inet_socket_address_new_from_string(addr.host, addr.port);
     g_autoptr(GSocketAddress) bound = NULL;
     g_autoptr(GError) local = NULL;
-    if (sa == NULL ||
-        !g_socket_listener_add_address(G_SOCKET_LISTENER(srv->service), sa, G_SOCKET_TYPE_STREAM,
-                                       G_SOCKET_PROTOCOL_TCP, NULL, &bound, &local)) {
+    /* What g_socket_listener_add_address() did: a socket of the address's
+     * family, bound with address reuse, listening (the same errors). */
+    if (sa != NULL)
+        srv->listener = g_socket_new(g_socket_address_get_family(sa), G_SOCKET_TYPE_STREAM,
+                                     G_SOCKET_PROTOCOL_TCP, &local);
+    if (sa == NULL || srv->listener == NULL || !g_socket_bind(srv->listener, sa, TRUE, &local) ||
+        !g_socket_listen(srv->listener, &local) ||
+        (bound = g_socket_get_local_address(srv->listener, &local)) == NULL) {
         g_set_error(error, G_IO_ERROR, local != NULL ? local->code : G_IO_ERROR_INVALID_ARGUMENT,
                     "%s: cannot listen on %s port %u: %s", option, addr.host, addr.port,
                     local != NULL ? local->message : "bad address");
@@ -466,8 +518,8 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     srv->port = G_IS_INET_SOCKET_ADDRESS(bound)
                     ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound))
                     : addr.port;
-    g_signal_connect(srv->service, "incoming", G_CALLBACK(on_incoming), srv);
-    g_socket_service_start(srv->service);
+    ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
+    srv->watch = ddm_watch_add(g_socket_get_fd(srv->listener), G_IO_IN, on_accept, srv);
     srv->cookie_name = ddm_web_cookie_name(srv->port);
     return srv;
 }
@@ -476,10 +528,11 @@ void ddm_http_server_free(DdmHttpServer *srv)
 {
     if (srv == NULL)
         return;
-    if (srv->service != NULL) {
-        g_socket_service_stop(srv->service);
-        g_socket_listener_close(G_SOCKET_LISTENER(srv->service));
-        g_object_unref(srv->service);
+    ddm_watch_remove(srv->watch); /* before the close (watch.h) */
+    srv->watch = NULL;
+    if (srv->listener != NULL) {
+        g_socket_close(srv->listener, NULL);
+        g_object_unref(srv->listener);
     }
     if (srv->soup != NULL) /* its last request-finished/aborted must not find srv */
         g_signal_handlers_disconnect_by_data(srv->soup, srv);

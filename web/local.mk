@@ -5,7 +5,8 @@
 # $(pkgdatadir)/web), the JSON API and its live stream (api, view_json,
 # stream, history: records' recent past) and the downloads of commands run from the web (downloads).
 # Also the listener the metrics endpoint reuses (http_server.h).
-# May call: core/ (through core/daemon and the views), libsoup, json-glib.
+# May call: core/ (through core/daemon and the views; the listener accepts
+# through core/loop and logs through core/session/ratelog.h), libsoup, json-glib.
 # Called by: server/, only through the module below.
 #
 # ddmon-web.so: this library, GET /metrics (web/metrics.mk) and libsoup 3

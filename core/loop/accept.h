@@ -3,7 +3,8 @@
  * Accepting on a listening socket, and shedding a connection when the
  * process is out of descriptors. Every accept loop of ddmon (the relay's
  * debugger ports, core/relay/relay_ports.c; the control socket,
- * server/control.c) takes its connections through ddm_accept().
+ * server/control.c; the web listener, web/http_server.c) takes its
+ * connections through ddm_accept().
  *
  * Why: with EMFILE or ENFILE the pending connection stays queued, the
  * listener stays readable, and the level-triggered loop (watch.h) would

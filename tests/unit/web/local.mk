@@ -23,3 +23,17 @@ tests_unit_web_test_web_history_SOURCES = tests/unit/web/test-web-history.c web/
 tests_unit_web_test_web_history_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_web_test_web_history_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS)
 tests_unit_web_test_web_history_LDADD = core/libddmcore.la $(DDM_VIEWS_TEST_LDADD)
+
+# tests/unit/web/test-web-accept: the HTTP listener (web/http_server.c) out
+# of descriptors: at the limit a pending connection is shed through
+# core/loop/accept.c (closed, counted, the loop not spinning), and once
+# descriptors are back a request is answered.
+if HAVE_HTTP
+check_PROGRAMS += tests/unit/web/test-web-accept
+TESTS += tests/unit/web/test-web-accept
+endif
+tests_unit_web_test_web_accept_SOURCES = tests/unit/web/test-web-accept.c web/http_server.c \
+	web/auth.c web/paths.c
+tests_unit_web_test_web_accept_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
+tests_unit_web_test_web_accept_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS) $(LIBSOUP_CFLAGS)
+tests_unit_web_test_web_accept_LDADD = core/libddmcore.la $(LIBSOUP_LIBS) $(DDM_VIEWS_TEST_LDADD)
