@@ -33,7 +33,7 @@ check_PROGRAMS += tests/unit/loop/test-accept
 TESTS += tests/unit/loop/test-accept
 endif
 tests_unit_loop_test_accept_SOURCES = tests/unit/loop/test-accept.c \
-	core/loop/accept.c core/loop/accept.h
+	core/loop/accept.c core/loop/accept.h tests/harness/fd-limit.h
 tests_unit_loop_test_accept_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_accept_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_accept_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/loop/accept.h"
+#include "tests/harness/fd-limit.h"
 
 /* A listening TCP socket on 127.0.0.1, the kernel's port in *@port. */
 static int listener(guint16 *port)
@@ -40,72 +41,6 @@ static int listener(guint16 *port)
     return fd;
 }
 
-/* A client connected to @port (blocking; on loopback the connect completes
- * into the listener's queue without an accept). */
-static int client(guint16 port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    return fd;
-}
-
-static int readable(int fd)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    return poll(&p, 1, 0);
-}
-
-/* The client's end sees the connection closed: EOF or a reset. */
-static void assert_closed_by_peer(int fd)
-{
-    char b;
-    ssize_t n = recv(fd, &b, 1, 0); /* blocks until the FIN (already sent) */
-    assert_true(n == 0 || (n < 0 && errno == ECONNRESET));
-}
-
-/* The process at its descriptor limit: the soft limit lowered to just above
- * the highest number open, then every free number below it taken. */
-typedef struct {
-    struct rlimit saved;
-    GArray *fill;
-} AtLimit;
-
-static void at_limit_enter(AtLimit *al)
-{
-    assert_int_equal(getrlimit(RLIMIT_NOFILE, &al->saved), 0);
-    int top = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    assert_true(top >= 0);
-    close(top); /* the lowest free number; the limit a few above it */
-    struct rlimit low = al->saved;
-    low.rlim_cur = (rlim_t)top + 8;
-    for (int fd = top; fd < top + 64; fd++) /* any open above: the limit above those */
-        if (fcntl(fd, F_GETFD) >= 0)
-            low.rlim_cur = (rlim_t)fd + 8;
-    assert_true(low.rlim_cur <= al->saved.rlim_cur);
-    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
-    al->fill = g_array_new(FALSE, FALSE, sizeof(int));
-    for (;;) {
-        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            assert_int_equal(errno, EMFILE);
-            break;
-        }
-        g_array_append_val(al->fill, fd);
-    }
-    assert_true(al->fill->len > 0);
-}
-
-static void at_limit_leave(AtLimit *al)
-{
-    for (guint i = 0; i < al->fill->len; i++)
-        close(g_array_index(al->fill, int, i));
-    g_array_free(al->fill, TRUE);
-    assert_int_equal(setrlimit(RLIMIT_NOFILE, &al->saved), 0);
-}
-
 static void test_shed_at_limit(void **state)
 {
     (void)state;
@@ -113,29 +48,29 @@ static void test_shed_at_limit(void **state)
     int lfd = listener(&port);
     assert_true(ddm_accept_reserve());
     int reserve = ddm_accept_reserve_fd();
-    int cl = client(port); /* made before the limit */
-    assert_int_equal(readable(lfd), 1);
+    int cl = test_loopback_client(port); /* made before the limit */
+    assert_int_equal(test_fd_readable(lfd), 1);
     guint64 shed0 = ddm_accept_n_shed();
 
-    AtLimit al;
-    at_limit_enter(&al);
+    TestFdLimit al;
+    test_fd_limit_enter(&al);
     int fd = 123;
     DdmAcceptResult r = ddm_accept(lfd, NULL, NULL, &fd);
     int err = errno;
-    at_limit_leave(&al);
+    test_fd_limit_leave(&al);
 
     assert_int_equal(r, DDM_ACCEPT_SHED);
     assert_int_equal(err, EMFILE);
     assert_int_equal(fd, -1);
     assert_int_equal(ddm_accept_n_shed(), shed0 + 1);
-    assert_int_equal(readable(lfd), 0); /* no longer readable: no spin */
-    assert_closed_by_peer(cl);
+    assert_int_equal(test_fd_readable(lfd), 0); /* no longer readable: no spin */
+    test_assert_closed_by_peer(cl);
     /* the reserve is back, on the number it had (the one it freed) */
     assert_int_equal(ddm_accept_reserve_fd(), reserve);
     assert_true(fcntl(reserve, F_GETFD) >= 0);
 
     /* the limit restored: a normal accept */
-    int cl2 = client(port);
+    int cl2 = test_loopback_client(port);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     r = ddm_accept(lfd, (struct sockaddr *)&ss, &sl, &fd);
@@ -163,26 +98,26 @@ static void test_shed_one_per_call(void **state)
     guint16 port;
     int lfd = listener(&port);
     assert_true(ddm_accept_reserve());
-    int c1 = client(port), c2 = client(port);
+    int c1 = test_loopback_client(port), c2 = test_loopback_client(port);
     guint64 shed0 = ddm_accept_n_shed();
 
-    AtLimit al;
-    at_limit_enter(&al);
+    TestFdLimit al;
+    test_fd_limit_enter(&al);
     int fd;
     DdmAcceptResult r1 = ddm_accept(lfd, NULL, NULL, &fd);
-    int between = readable(lfd);
+    int between = test_fd_readable(lfd);
     DdmAcceptResult r2 = ddm_accept(lfd, NULL, NULL, &fd);
     DdmAcceptResult r3 = ddm_accept(lfd, NULL, NULL, &fd);
-    at_limit_leave(&al);
+    test_fd_limit_leave(&al);
 
     assert_int_equal(r1, DDM_ACCEPT_SHED);
     assert_int_equal(between, 1);
     assert_int_equal(r2, DDM_ACCEPT_SHED);
     assert_int_equal(r3, DDM_ACCEPT_AGAIN);
     assert_int_equal(ddm_accept_n_shed(), shed0 + 2);
-    assert_int_equal(readable(lfd), 0);
-    assert_closed_by_peer(c1);
-    assert_closed_by_peer(c2);
+    assert_int_equal(test_fd_readable(lfd), 0);
+    test_assert_closed_by_peer(c1);
+    test_assert_closed_by_peer(c2);
     close(c1);
     close(c2);
     close(lfd);

@@ -33,7 +33,7 @@ check_PROGRAMS += tests/unit/web/test-web-accept
 TESTS += tests/unit/web/test-web-accept
 endif
 tests_unit_web_test_web_accept_SOURCES = tests/unit/web/test-web-accept.c web/http_server.c \
-	web/auth.c web/paths.c
+	web/auth.c web/paths.c tests/harness/fd-limit.h
 tests_unit_web_test_web_accept_CPPFLAGS = $(DDM_VIEWS_TEST_CPPFLAGS)
 tests_unit_web_test_web_accept_CFLAGS = $(DDM_VIEWS_TEST_CFLAGS) $(LIBSOUP_CFLAGS)
 tests_unit_web_test_web_accept_LDADD = core/libddmcore.la $(LIBSOUP_LIBS) $(DDM_VIEWS_TEST_LDADD)
