@@ -29,6 +29,14 @@ static inline const DdmConfig *vm_cfg(const DdmVm *vm)
     return ddm_monitor_config(vm->monitor);
 }
 
+/** A request's timeout when its sender gives none (0): --request-timeout,
+ *  or DDM_REQUEST_TIMEOUT_DEFAULT_MS when that is 0. */
+static inline unsigned vm_request_timeout_ms(const DdmVm *vm)
+{
+    return vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
+                                          : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+}
+
 /* vm.c: life cycle and state */
 /** Longest name a VM may give itself (app, package), in bytes: longer ones
  *  are cut at a character boundary, so a hostile VM cannot make ddmon keep

@@ -301,9 +301,7 @@ void ddm_vm_handshake_probe_answered(DdmVm *vm, const DdmJdwpPacket *pkt)
 /* Send HELO and FEAT, their time @extra_ms longer than a request's. */
 static void send_helo(DdmVm *vm, unsigned extra_ms)
 {
-    const unsigned timeout_ms = (vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
-                                                                : DDM_REQUEST_TIMEOUT_DEFAULT_MS) +
-                                extra_ms;
+    const unsigned timeout_ms = vm_request_timeout_ms(vm) + extra_ms;
     uint8_t helo[4];
     int r;
 

@@ -117,8 +117,7 @@ int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, 
     if (ddm_correlate_count(vm->pending) >= vm_cfg(vm)->max_pending)
         return -ENOSPC;
     if (timeout_ms == 0)
-        timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
-                                                  : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+        timeout_ms = vm_request_timeout_ms(vm);
 
     p.id = ddm_vm_alloc_id(vm);
     p.type = type;
@@ -193,8 +192,7 @@ int ddm_vm_jdwp_request(DdmVm *vm, gpointer owner, uint8_t cmdset, uint8_t cmd, 
     if (ddm_correlate_count(vm->pending) >= vm_cfg(vm)->max_pending)
         return -ENOSPC;
     if (timeout_ms == 0)
-        timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
-                                                  : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+        timeout_ms = vm_request_timeout_ms(vm);
     p.id = ddm_vm_alloc_id(vm);
     p.type = (uint32_t)cmdset << 8 | cmd;
     p.deadline_us = g_get_monotonic_time() + (gint64)timeout_ms * 1000;

@@ -195,8 +195,7 @@ gboolean ddm_vm_streaming(const DdmVm *vm)
 gboolean ddm_vm_stream_check_stall(DdmVm *vm, gint64 now_us)
 {
     DdmVmStream *s = vm->stream;
-    guint timeout_ms = vm_cfg(vm)->request_timeout_ms ? vm_cfg(vm)->request_timeout_ms
-                                                      : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
+    guint timeout_ms = vm_request_timeout_ms(vm);
     char name[5];
 
     if (s && vm->input_paused) {
