@@ -37,6 +37,18 @@ static inline unsigned vm_request_timeout_ms(const DdmVm *vm)
                                           : DDM_REQUEST_TIMEOUT_DEFAULT_MS;
 }
 
+/* In HANDSHAKE, the handshake's time left in whole ms, rounded up: what a
+ * first request sent with the handshake gets on top of its own time, its
+ * deadline moving back by what is left at the echo (vm_handshake.c); 0 in
+ * any other state or once the deadline passed. */
+static inline unsigned vm_handshake_left_ms(const DdmVm *vm)
+{
+    if (vm->state != DDM_VM_STATE_HANDSHAKE || vm->handshake_deadline_us == G_MAXINT64)
+        return 0;
+    const gint64 left_us = vm->handshake_deadline_us - g_get_monotonic_time();
+    return left_us <= 0 ? 0 : (unsigned)MIN((left_us + 999) / 1000, (gint64)G_MAXUINT / 2);
+}
+
 /* vm.c: life cycle and state */
 /** Longest name a VM may give itself (app, package), in bytes: longer ones
  *  are cut at a character boundary, so a hostile VM cannot make ddmon keep

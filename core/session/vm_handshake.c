@@ -361,9 +361,7 @@ static void start_helo(DdmVm *vm)
  * counts, so they are sent with that much more. */
 void ddm_vm_handshake_sent(DdmVm *vm)
 {
-    const gint64 left_us = vm->handshake_deadline_us - g_get_monotonic_time();
-    const unsigned extra_ms =
-        left_us <= 0 ? 0 : (unsigned)MIN((left_us + 999) / 1000, (gint64)G_MAXUINT / 2);
+    const unsigned extra_ms = vm_handshake_left_ms(vm);
 
     if (vm->state != DDM_VM_STATE_HANDSHAKE)
         return;

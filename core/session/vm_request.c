@@ -140,8 +140,13 @@ int ddm_vm_req_send(DdmVm *vm, gpointer owner, uint32_t type, const void *data, 
                                                    vm_cfg(vm)->max_write_queue));
         return r;
     }
-    DDM_DEBUG("%s: request %s id 0x%08x (%zu bytes, timeout %u ms)", vm_key(vm),
-            ddm_chunk_name(type, name), p.id, len, timeout_ms);
+    {
+        /* with the handshake: its time counts from the echo (vm_handshake.c) */
+        const unsigned wait_ms = MIN(vm_handshake_left_ms(vm), timeout_ms);
+        DDM_DEBUG("%s: request %s id 0x%08x (%zu bytes, timeout %u ms%s)", vm_key(vm),
+                  ddm_chunk_name(type, name), p.id, len, timeout_ms - wait_ms,
+                  wait_ms ? " from the handshake's echo" : "");
+    }
     {
         ddm_chunk_info ci = {.type = type, .packet_id = p.id, .origin = DDM_ORIGIN_REQUEST};
         report_tap_chunk(vm, &ci, data, len);
