@@ -19,12 +19,28 @@
 
 #include <ddmon/bytes.h>
 
-/* Take a malloc()ed string from bytes.h and return a g_malloc()ed copy. */
-static char *to_gstr(char *s)
+/* @nbytes of UTF-16BE at @p as a new g_malloc()ed UTF-8 string (bytes.h's
+ * rules), converted straight into glib's memory rather than into a
+ * malloc()ed string that is then copied and freed. */
+static char *gstr16(const uint8_t *p, size_t nbytes)
 {
-    char *g = g_strdup(s);
-    free(s);
+    const size_t need = ddm_utf16be_to_utf8(p, nbytes, NULL, 0);
+    char *g = g_malloc(need + 1);
+    ddm_utf16be_to_utf8(p, nbytes, g, need + 1);
     return g;
+}
+
+/* ddm_read_str16, but g_malloc()ed: NULL (r->overrun set) when @units do
+ * not fit in what is left. */
+static char *read_gstr16(ddm_reader *r, uint32_t units)
+{
+    const uint8_t *p;
+    if ((uint64_t)units * 2 > ddm_reader_remaining(r)) {
+        r->overrun = 1;
+        return NULL;
+    }
+    p = ddm_read_bytes(r, (size_t)units * 2);
+    return p ? gstr16(p, (size_t)units * 2) : NULL;
 }
 
 /* Read an lstr if one fits entirely; otherwise leave @r untouched. */
@@ -41,12 +57,12 @@ static gboolean try_lstr(ddm_reader *r, char **out)
         r->pos = save;
         return FALSE;
     }
-    s = ddm_read_str16(r, units);
+    s = read_gstr16(r, units);
     if (!s) {
         r->pos = save;
         return FALSE;
     }
-    *out = to_gstr(s);
+    *out = s;
     return TRUE;
 }
 
@@ -61,7 +77,6 @@ gboolean ddm_helo_parse(const uint8_t *data, size_t len, DdmHelo *out)
 {
     ddm_reader r;
     uint32_t ident_len, name_len;
-    char *s;
 
     g_return_val_if_fail(out != NULL, FALSE);
     helo_init(out);
@@ -70,12 +85,8 @@ gboolean ddm_helo_parse(const uint8_t *data, size_t len, DdmHelo *out)
     out->pid = ddm_read_u4(&r);
     ident_len = ddm_read_u4(&r);
     name_len = ddm_read_u4(&r);
-    s = ddm_read_str16(&r, ident_len);
-    if (s)
-        out->vm_ident = to_gstr(s);
-    s = ddm_read_str16(&r, name_len);
-    if (s)
-        out->app_name = to_gstr(s);
+    out->vm_ident = read_gstr16(&r, ident_len);
+    out->app_name = read_gstr16(&r, name_len);
     if (!ddm_reader_ok(&r)) {
         g_debug("HELO reply truncated (%zu bytes)", len);
         ddm_helo_clear(out);
@@ -154,10 +165,7 @@ char **ddm_feat_parse_capped(const uint8_t *data, size_t len, uint32_t max_names
         p = ddm_read_bytes(&r, (size_t)units * 2);
         longest = MAX(longest, units);
         if (i < max_names) {
-            char *s = ddm_utf16be_dup(p, (size_t)units_to_keep(p, units, max_units) * 2);
-            if (!s)
-                break;
-            g_ptr_array_add(names, to_gstr(s));
+            g_ptr_array_add(names, gstr16(p, (size_t)units_to_keep(p, units, max_units) * 2));
         }
     }
     if (i < count) {
@@ -188,16 +196,16 @@ gboolean ddm_fail_parse(const uint8_t *data, size_t len, uint32_t *code, char **
     ddm_reader_init(&r, data, len);
     c = ddm_read_u4(&r);
     units = ddm_read_u4(&r);
-    s = ddm_read_str16(&r, units);
+    s = read_gstr16(&r, units);
     if (!s || !ddm_reader_ok(&r)) {
-        free(s);
+        g_free(s);
         return FALSE;
     }
     if (code)
         *code = c;
     if (msg)
-        *msg = to_gstr(s);
+        *msg = s;
     else
-        free(s);
+        g_free(s);
     return TRUE;
 }

@@ -406,6 +406,8 @@ typedef struct {
 static const Utf16Case utf16_cases[] = {
     { "empty", "", "" },
     { "ASCII", "00 41 00 42", "AB" },
+    { "ASCII's edges, then U+0080", "00 01 00 7f 00 80", "\x01\x7F\xC2\x80" },
+    { "ASCII after Latin-1", "00 e9 00 41", "\xC3\xA9" "A" },
     { "Latin-1", "00 e9", "\xC3\xA9" },
     { "BMP (euro)", "20 ac", "\xE2\x82\xAC" },
     { "last BMP before surrogates", "d7 ff", "\xED\x9F\xBF" },

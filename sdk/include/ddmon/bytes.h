@@ -191,7 +191,17 @@ static inline size_t ddm_utf16be_to_utf8(const uint8_t *src, size_t nbytes, char
 {
     size_t i = 0, len = 0;
     while (i + 1 < nbytes) {
-        uint32_t u = ((uint32_t)src[i] << 8) | src[i + 1];
+        uint32_t u;
+        /* U+0001..U+007F, most of what VMs send (names, FEAT's feature
+         * names): one byte each, without the general path's branches */
+        if (src[i] == 0 && (uint8_t)(src[i + 1] - 1u) < 0x7Fu) {
+            if (dst && len + 1 < cap)
+                dst[len] = (char)src[i + 1];
+            len++;
+            i += 2;
+            continue;
+        }
+        u = ((uint32_t)src[i] << 8) | src[i + 1];
         i += 2;
         if (u >= 0xD800 && u <= 0xDBFF) {
             uint32_t lo = i + 1 < nbytes ? (((uint32_t)src[i] << 8) | src[i + 1]) : 0;
