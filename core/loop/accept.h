@@ -4,7 +4,8 @@
  * process is out of descriptors. Every accept loop of ddmon (the relay's
  * debugger ports, core/relay/relay_ports.c; the control socket,
  * server/control.c; the web listener, web/http_server.c) takes its
- * connections through ddm_accept().
+ * connections through ddm_accept(), by way of the accept loop they share
+ * (listener.h, which also pauses after DDM_ACCEPT_ERROR).
  *
  * Why: with EMFILE or ENFILE the pending connection stays queued, the
  * listener stays readable, and the level-triggered loop (watch.h) would

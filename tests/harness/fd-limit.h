@@ -2,7 +2,8 @@
  *
  * For tests of accepting out of descriptors (tests/unit/loop/test-accept.c,
  * tests/unit/web/test-web-accept.c): the process put exactly at its
- * descriptor limit and back, a loopback client, and the checks on it.
+ * descriptor limit and back, a loopback listener and client, and the
+ * checks on them.
  * Header-only, after <cmocka.h> (it asserts); loopback only, no timing.
  */
 #ifndef DDM_TEST_FD_LIMIT_H
@@ -61,6 +62,21 @@ static inline void test_fd_limit_leave(TestFdLimit *l)
         close(g_array_index(l->fill, int, i));
     g_array_free(l->fill, TRUE);
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &l->saved), 0);
+}
+
+/* A listening TCP socket on 127.0.0.1 (non-blocking, close-on-exec), the
+ * kernel's port in *@port. (transfer full) */
+static inline int test_loopback_listener(guint16 *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 64), 0);
+    socklen_t l = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
 }
 
 /* A client connected to 127.0.0.1:@port (blocking; on loopback the connect

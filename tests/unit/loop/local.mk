@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# tests/unit/loop/: the timer heap, the epoll fd watches, the heap trim and
-# the accept with its reserve descriptor
+# tests/unit/loop/: the timer heap, the epoll fd watches, the heap trim,
+# the accept with its reserve descriptor and the listener's accept loop
 # (core/loop), compiled in alone with the real glib main loop.
 
 LOOP_TEST_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
@@ -37,6 +37,19 @@ tests_unit_loop_test_accept_SOURCES = tests/unit/loop/test-accept.c \
 tests_unit_loop_test_accept_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
 tests_unit_loop_test_accept_CFLAGS = $(LOOP_TEST_CFLAGS)
 tests_unit_loop_test_accept_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The shared accept loop: batches, the pause after an accept error, shedding.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/loop/test-listener
+TESTS += tests/unit/loop/test-listener
+endif
+tests_unit_loop_test_listener_SOURCES = tests/unit/loop/test-listener.c \
+	core/loop/listener.c core/loop/listener.h core/loop/accept.c core/loop/accept.h \
+	core/loop/watch.c core/loop/watch.h core/loop/timer.c core/loop/timer.h \
+	core/loop/census.c core/loop/census.h tests/harness/fd-limit.h
+tests_unit_loop_test_listener_CPPFLAGS = $(LOOP_TEST_CPPFLAGS)
+tests_unit_loop_test_listener_CFLAGS = $(LOOP_TEST_CFLAGS)
+tests_unit_loop_test_listener_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 tests_unit_loop_test_watch_SOURCES = tests/unit/loop/test-watch.c \
 	tests/harness/echo-thread.c tests/harness/echo-thread.h \

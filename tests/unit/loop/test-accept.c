@@ -27,25 +27,11 @@
 #include "core/loop/accept.h"
 #include "tests/harness/fd-limit.h"
 
-/* A listening TCP socket on 127.0.0.1, the kernel's port in *@port. */
-static int listener(guint16 *port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(fd, 16), 0);
-    socklen_t l = sizeof a;
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
 static void test_shed_at_limit(void **state)
 {
     (void)state;
     guint16 port;
-    int lfd = listener(&port);
+    int lfd = test_loopback_listener(&port);
     assert_true(ddm_accept_reserve());
     int reserve = ddm_accept_reserve_fd();
     int cl = test_loopback_client(port); /* made before the limit */
@@ -96,7 +82,7 @@ static void test_shed_one_per_call(void **state)
 {
     (void)state;
     guint16 port;
-    int lfd = listener(&port);
+    int lfd = test_loopback_listener(&port);
     assert_true(ddm_accept_reserve());
     int c1 = test_loopback_client(port), c2 = test_loopback_client(port);
     guint64 shed0 = ddm_accept_n_shed();
@@ -127,7 +113,7 @@ static void test_nothing_pending(void **state)
 {
     (void)state;
     guint16 port;
-    int lfd = listener(&port);
+    int lfd = test_loopback_listener(&port);
     int fd = 5;
     assert_int_equal(ddm_accept(lfd, NULL, NULL, &fd), DDM_ACCEPT_AGAIN);
     assert_int_equal(fd, -1);

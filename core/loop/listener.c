@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * The shared accept loop (listener.h): a listener's watch, its batch of
+ * accepts, and its pause after an accept error (the timer that resumes the
+ * watch and the backoff that doubles while errors go on).
+ */
+#include "core/loop/listener.h"
+
+#include <errno.h>
+
+#include "core/loop/timer.h"
+#include "core/loop/watch.h"
+
+struct DdmListener {
+    DdmWatch *watch;       /* on the listening fd; dormant while paused */
+    DdmTimer resume;       /* armed while paused */
+    guint next_pause_ms;   /* the pause the next error gets */
+    DdmListenerAcceptFn on_accept;
+    DdmListenerTroubleFn on_trouble;
+    gpointer ud;
+    gboolean *freed;       /* set while a batch runs: ddm_listener_free marks it */
+};
+
+static void on_resume(DdmTimer *t, gpointer ud)
+{
+    (void)t;
+    DdmListener *l = ud;
+    ddm_watch_set_cond(l->watch, G_IO_IN);
+}
+
+/* After an error: the watch dormant (no spin on a listener that stays
+ * readable) until the timer; the next error waits twice as long. */
+static guint pause_watch(DdmListener *l)
+{
+    guint ms = l->next_pause_ms;
+    l->next_pause_ms = MIN(ms * 2, DDM_LISTENER_PAUSE_MAX_MS);
+    ddm_watch_set_cond(l->watch, 0);
+    ddm_timer_arm(&l->resume, ms);
+    return ms;
+}
+
+static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
+{
+    (void)cond;
+    DdmListener *l = ud;
+    gboolean freed = FALSE;
+    l->freed = &freed;
+    /* At most DDM_ACCEPT_BATCH a call: a connect flood leaves the loop's
+     * other watches their turn (the rest wait, still readable). */
+    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        int c;
+        DdmAcceptResult r = ddm_accept(fd, (struct sockaddr *)&ss, &sl, &c);
+        if (r == DDM_ACCEPT_AGAIN)
+            break;
+        if (r == DDM_ACCEPT_OK) {
+            l->next_pause_ms = DDM_LISTENER_PAUSE_MIN_MS;
+            if (sl > sizeof ss)
+                sl = 0; /* truncated: no address rather than half of one */
+            l->on_accept(c, (struct sockaddr *)&ss, sl, l->ud);
+            if (freed)
+                return G_SOURCE_REMOVE; /* the watch went with it */
+            continue;
+        }
+        int err = errno;
+        guint ms = r == DDM_ACCEPT_ERROR ? pause_watch(l) : 0;
+        l->on_trouble(r, err, ms, l->ud);
+        if (freed)
+            return G_SOURCE_REMOVE;
+        break; /* shed: the next wake-up; error: after the pause */
+    }
+    l->freed = NULL;
+    return G_SOURCE_CONTINUE;
+}
+
+DdmListener *ddm_listener_new(int fd, DdmListenerAcceptFn on_accept,
+                              DdmListenerTroubleFn on_trouble, gpointer ud)
+{
+    g_return_val_if_fail(fd >= 0 && on_accept != NULL && on_trouble != NULL, NULL);
+    DdmListener *l = g_new0(DdmListener, 1);
+    l->next_pause_ms = DDM_LISTENER_PAUSE_MIN_MS;
+    l->on_accept = on_accept;
+    l->on_trouble = on_trouble;
+    l->ud = ud;
+    ddm_timer_init(&l->resume, on_resume, l);
+    l->watch = ddm_watch_add(fd, G_IO_IN, on_readable, l);
+    return l;
+}
+
+void ddm_listener_free(DdmListener *l)
+{
+    if (l == NULL)
+        return;
+    if (l->freed)
+        *l->freed = TRUE;
+    ddm_timer_cancel(&l->resume);
+    ddm_watch_remove(l->watch);
+    g_free(l);
+}
+
+gboolean ddm_listener_paused(const DdmListener *l)
+{
+    return ddm_timer_armed(&l->resume);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * A listener: the accept loop every listening socket of ddmon shares (the
+ * relay's debugger ports, core/relay/relay_ports.c; the control socket,
+ * server/control.c; the web listener, web/http_server.c). It owns the watch
+ * on the listening fd (watch.h) and a timer (timer.h), not the fd itself.
+ * When the fd is readable it takes up to DDM_ACCEPT_BATCH connections
+ * through ddm_accept() (accept.h) and hands each to the owner's accept
+ * callback, with the peer's address; a shed connection (out of
+ * descriptors) or an accept error goes to the owner's trouble callback,
+ * which logs (core/session/ratelog.h's ddm_ratelog_accept; this layer may
+ * not include core/session).
+ *
+ * Why the pause: on DDM_ACCEPT_ERROR (ENOBUFS, ENOMEM under memory
+ * pressure; EMFILE with no reserve descriptor) the pending connection
+ * stays queued and the listener stays readable, so the level-triggered
+ * loop would call the callback again at once: 100% CPU. So after an error
+ * the watch goes dormant for a backoff (DDM_LISTENER_PAUSE_MIN_MS, doubled
+ * at each error that follows a pause, DDM_LISTENER_PAUSE_MAX_MS at most;
+ * back to the minimum after a connection is accepted) and a timer resumes
+ * it. A shed needs no pause: it took the connection off the queue.
+ *
+ * Ownership: ddm_listener_new() returns a listener the caller owns and
+ * frees with ddm_listener_free() before it closes the fd (the watch goes
+ * first, watch.h). The accept callback owns the fd it is given (it must
+ * close it). Either callback may free the listener; the batch then ends.
+ * Main thread only (the default main context).
+ */
+#ifndef DDM_LOOP_LISTENER_H
+#define DDM_LOOP_LISTENER_H
+
+#include <glib.h>
+#include <sys/socket.h>
+
+#include "core/loop/accept.h"
+
+/** The first pause after an accept error, in ms. */
+#define DDM_LISTENER_PAUSE_MIN_MS 100u
+/** The longest pause, in ms (errors that go on). */
+#define DDM_LISTENER_PAUSE_MAX_MS 2000u
+
+typedef struct DdmListener DdmListener;
+
+/** A new connection @fd (non-blocking, close-on-exec; transfer full: the
+ *  callee closes it) from @addr (@addrlen bytes; 0 when the kernel gave
+ *  none). */
+typedef void (*DdmListenerAcceptFn)(int fd, const struct sockaddr *addr, socklen_t addrlen,
+                                    gpointer ud);
+/** ddm_accept() said DDM_ACCEPT_SHED or DDM_ACCEPT_ERROR (@r), with @err
+ *  (its errno); after an error the listener pauses for @paused_ms (0 after
+ *  a shed). For the log. */
+typedef void (*DdmListenerTroubleFn)(DdmAcceptResult r, int err, guint paused_ms, gpointer ud);
+
+/** Watch @fd (listening, non-blocking; borrowed) and accept on it. Both
+ *  callbacks are required. (transfer full) */
+DdmListener *ddm_listener_new(int fd, DdmListenerAcceptFn on_accept,
+                              DdmListenerTroubleFn on_trouble, gpointer ud);
+
+/** Stop watching (NULL is a no-op); the fd stays open, the caller's. Safe
+ *  from the listener's own callbacks. */
+void ddm_listener_free(DdmListener *l);
+
+/** TRUE while paused after an accept error (for tests). */
+gboolean ddm_listener_paused(const DdmListener *l);
+
+#endif /* DDM_LOOP_LISTENER_H */

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0
+ *
+ * Unit tests for the shared accept loop (core/loop/listener.c) on the real
+ * glib main loop: connections on a loopback listener are handed over, with
+ * their peer's address, DDM_ACCEPT_BATCH a wake-up, and trouble is never
+ * called; an accept error pauses the watch (a readable pipe, on which
+ * accept4 fails with ENOTSOCK, is reported once over 100 iterations, not
+ * once an iteration) and the pause ends by itself, twice as long the next
+ * time; out of descriptors a connection is shed without a pause; the
+ * listener may be freed from its callbacks and while paused. No timed
+ * assertions: waits are blocking iterations until something happened.
+ */
+#define _GNU_SOURCE 1 /* pipe2 */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/loop/listener.h"
+#include "tests/harness/fd-limit.h"
+
+typedef struct Seen {
+    DdmListener *l;
+    GArray *fds;             /* accepted, owned until the test closes them */
+    GArray *peer_ports;      /* guint16 each, 0 when not AF_INET */
+    guint n_trouble;
+    DdmAcceptResult last_r;
+    int last_err;
+    guint last_paused_ms;
+    gboolean free_on_accept, free_on_trouble;
+} Seen;
+
+static void on_accept(int fd, const struct sockaddr *addr, socklen_t addrlen, gpointer ud)
+{
+    Seen *s = ud;
+    g_array_append_val(s->fds, fd);
+    guint16 port = 0;
+    if (addrlen >= sizeof(struct sockaddr_in) && addr->sa_family == AF_INET)
+        port = ntohs(((const struct sockaddr_in *)addr)->sin_port);
+    g_array_append_val(s->peer_ports, port);
+    if (s->free_on_accept)
+        g_clear_pointer(&s->l, ddm_listener_free);
+}
+
+static void on_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud)
+{
+    Seen *s = ud;
+    s->n_trouble++;
+    s->last_r = r;
+    s->last_err = err;
+    s->last_paused_ms = paused_ms;
+    if (s->free_on_trouble)
+        g_clear_pointer(&s->l, ddm_listener_free);
+}
+
+static void seen_init(Seen *s)
+{
+    memset(s, 0, sizeof *s);
+    s->fds = g_array_new(FALSE, FALSE, sizeof(int));
+    s->peer_ports = g_array_new(FALSE, FALSE, sizeof(guint16));
+}
+
+static void seen_clear(Seen *s)
+{
+    g_clear_pointer(&s->l, ddm_listener_free);
+    for (guint i = 0; i < s->fds->len; i++)
+        close(g_array_index(s->fds, int, i));
+    g_array_free(s->fds, TRUE);
+    g_array_free(s->peer_ports, TRUE);
+}
+
+/* A pipe whose read end stays readable (a byte in it): accept4 on it fails
+ * with ENOTSOCK, an error that leaves the "listener" readable. */
+static void readable_pipe(int p[2])
+{
+    assert_int_equal(pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+    assert_int_equal(write(p[1], "x", 1), 1);
+}
+
+static guint16 local_port(int fd)
+{
+    struct sockaddr_in a;
+    socklen_t l = sizeof a;
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+    return ntohs(a.sin_port);
+}
+
+static void iterate_nonblocking(guint n)
+{
+    for (guint i = 0; i < n; i++)
+        g_main_context_iteration(NULL, FALSE);
+}
+
+/* (a) Every pending connection is handed over with its peer's address, at
+ * most DDM_ACCEPT_BATCH a wake-up; no trouble. */
+static void test_accepts_and_hands_over(void **state)
+{
+    (void)state;
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    Seen s;
+    seen_init(&s);
+    s.l = ddm_listener_new(lfd, on_accept, on_trouble, &s);
+    const guint n = DDM_ACCEPT_BATCH + 4;
+    int clients[DDM_ACCEPT_BATCH + 4];
+    for (guint i = 0; i < n; i++)
+        clients[i] = test_loopback_client(port); /* queued before the first wake-up */
+    while (s.fds->len == 0)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(s.fds->len, DDM_ACCEPT_BATCH); /* one batch, the rest wait */
+    while (s.fds->len < n)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(s.fds->len, n);
+    assert_int_equal(s.n_trouble, 0);
+    assert_false(ddm_listener_paused(s.l));
+    /* in order, each the client's own connection */
+    for (guint i = 0; i < n; i++) {
+        int fd = g_array_index(s.fds, int, i);
+        assert_int_equal(g_array_index(s.peer_ports, guint16, i), local_port(clients[i]));
+        assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+        assert_int_equal(send(clients[i], "x", 1, 0), 1);
+        char b = 0;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        assert_int_equal(poll(&p, 1, -1), 1);
+        assert_int_equal(recv(fd, &b, 1, 0), 1);
+        assert_int_equal(b, 'x');
+        close(clients[i]);
+    }
+    seen_clear(&s);
+    close(lfd);
+}
+
+/* (b) An accept error that leaves the fd readable (ENOTSOCK on a pipe with
+ * data: what ENOBUFS or ENOMEM do to a listener) pauses the watch: 100
+ * iterations see one error, not 100. The pause ends by itself and the next
+ * error pauses twice as long. */
+static void test_error_pauses(void **state)
+{
+    (void)state;
+    int p[2];
+    readable_pipe(p);
+    Seen s;
+    seen_init(&s);
+    s.l = ddm_listener_new(p[0], on_accept, on_trouble, &s);
+
+    iterate_nonblocking(100);
+    assert_int_equal(s.n_trouble, 1); /* without the pause: one an iteration */
+    assert_int_equal(s.last_r, DDM_ACCEPT_ERROR);
+    assert_int_equal(s.last_err, ENOTSOCK);
+    assert_int_equal(s.last_paused_ms, DDM_LISTENER_PAUSE_MIN_MS);
+    assert_true(ddm_listener_paused(s.l));
+
+    while (s.n_trouble < 2) /* the pause ends: tried again */
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(s.last_r, DDM_ACCEPT_ERROR);
+    assert_int_equal(s.last_paused_ms, 2 * DDM_LISTENER_PAUSE_MIN_MS);
+    iterate_nonblocking(100);
+    assert_int_equal(s.n_trouble, 2);
+    while (s.n_trouble < 3)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(s.last_paused_ms, 4 * DDM_LISTENER_PAUSE_MIN_MS);
+    assert_int_equal(s.fds->len, 0);
+
+    /* freed while paused: its timer goes with it (ASan: no use after free) */
+    assert_true(ddm_listener_paused(s.l));
+    g_clear_pointer(&s.l, ddm_listener_free);
+    iterate_nonblocking(100);
+    assert_int_equal(s.n_trouble, 3);
+    seen_clear(&s);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* The trouble callback frees the listener: the batch ends there and the
+ * pause's timer is gone with it. */
+static void test_free_from_trouble(void **state)
+{
+    (void)state;
+    int p[2];
+    readable_pipe(p);
+    Seen s;
+    seen_init(&s);
+    s.free_on_trouble = TRUE;
+    s.l = ddm_listener_new(p[0], on_accept, on_trouble, &s);
+    while (s.n_trouble == 0)
+        g_main_context_iteration(NULL, TRUE);
+    assert_null(s.l);
+    iterate_nonblocking(100);
+    assert_int_equal(s.n_trouble, 1);
+    seen_clear(&s);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* The accept callback frees the listener with more connections pending:
+ * none more is taken. */
+static void test_free_from_accept(void **state)
+{
+    (void)state;
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    Seen s;
+    seen_init(&s);
+    s.free_on_accept = TRUE;
+    s.l = ddm_listener_new(lfd, on_accept, on_trouble, &s);
+    int c1 = test_loopback_client(port), c2 = test_loopback_client(port);
+    while (s.fds->len == 0)
+        g_main_context_iteration(NULL, TRUE);
+    assert_null(s.l);
+    iterate_nonblocking(100);
+    assert_int_equal(s.fds->len, 1);
+    assert_int_equal(test_fd_readable(lfd), 1); /* the second still queued */
+    seen_clear(&s);
+    close(c1);
+    close(c2);
+    close(lfd);
+}
+
+/* (c) Out of descriptors the pending connection is shed (trouble says so,
+ * no pause), the client sees it closed, and with descriptors back the
+ * next one is accepted. */
+static void test_shed_no_pause(void **state)
+{
+    (void)state;
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    assert_true(ddm_accept_reserve());
+    Seen s;
+    seen_init(&s);
+    s.l = ddm_listener_new(lfd, on_accept, on_trouble, &s);
+    iterate_nonblocking(2); /* the loop's own descriptors made before the limit */
+    int cl = test_loopback_client(port);
+
+    TestFdLimit al;
+    test_fd_limit_enter(&al);
+    while (s.n_trouble == 0)
+        g_main_context_iteration(NULL, TRUE);
+    test_fd_limit_leave(&al);
+
+    assert_int_equal(s.n_trouble, 1);
+    assert_int_equal(s.last_r, DDM_ACCEPT_SHED);
+    assert_int_equal(s.last_err, EMFILE);
+    assert_int_equal(s.last_paused_ms, 0);
+    assert_false(ddm_listener_paused(s.l));
+    assert_int_equal(s.fds->len, 0);
+    test_assert_closed_by_peer(cl);
+
+    int cl2 = test_loopback_client(port);
+    while (s.fds->len == 0)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(s.fds->len, 1);
+    assert_int_equal(g_array_index(s.peer_ports, guint16, 0), local_port(cl2));
+    assert_int_equal(s.n_trouble, 1);
+    close(cl2);
+    close(cl);
+    seen_clear(&s);
+    close(lfd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accepts_and_hands_over),
+        cmocka_unit_test(test_error_pauses),
+        cmocka_unit_test(test_free_from_trouble),
+        cmocka_unit_test(test_free_from_accept),
+        cmocka_unit_test(test_shed_no_pause),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
