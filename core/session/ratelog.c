@@ -225,6 +225,21 @@ void ddm_ratelog(const char *key, GLogLevelFlags level, const char *fmt, ...)
         global_timer = g_timeout_add(DDM_RATELOG_WINDOW_MS, on_global_timer, NULL);
 }
 
+void ddm_ratelog_accept(const char *what, const char *where, DdmAcceptResult r, int err,
+                        guint paused_ms)
+{
+    const char *sp = where != NULL ? " " : "";
+    where = where != NULL ? where : "";
+    g_autofree char *key = g_strdup_printf("%s accept%s%s", what, sp, where);
+    if (r == DDM_ACCEPT_SHED)
+        ddm_ratelog(key, G_LOG_LEVEL_WARNING,
+                    "%s: out of descriptors (%s): refused a connection%s%s", what,
+                    g_strerror(err), sp, where);
+    else
+        ddm_ratelog(key, G_LOG_LEVEL_WARNING, "%s: accept%s%s: %s (paused %u ms)", what, sp, where,
+                    g_strerror(err), paused_ms);
+}
+
 void ddm_ratelog_reset(void)
 {
     if (global)

@@ -20,6 +20,8 @@
 
 #include <glib.h>
 
+#include "core/loop/accept.h"
+
 /** Lines printed per key per window. */
 #define DDM_RATELOG_BURST 5u
 /** The window, in milliseconds. */
@@ -63,6 +65,14 @@ guint ddm_ratelog_sweeps(const DdmRateLog *rl);
  *  lines suppressed in the last S s") is logged at the same level when the
  *  window ends (a main-loop timer) or before the key's next line. */
 void ddm_ratelog(const char *key, GLogLevelFlags level, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+/** The line of a listener's trouble (core/loop/listener.h), through
+ *  ddm_ratelog at G_LOG_LEVEL_WARNING, keyed "@what accept @where": for
+ *  DDM_ACCEPT_SHED "@what: out of descriptors (ERR): refused a connection
+ *  @where", for DDM_ACCEPT_ERROR "@what: accept @where: ERR (paused N ms)"
+ *  (ERR: @err's text; N: @paused_ms). @where (e.g. "on port 8700") may be
+ *  NULL. The one wording every accept loop logs. */
+void ddm_ratelog_accept(const char *what, const char *where, DdmAcceptResult r, int err,
+                        guint paused_ms);
 /** Forget every key of the process-wide table (tests: a fresh budget). */
 void ddm_ratelog_reset(void);
 
