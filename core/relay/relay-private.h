@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/config/config.h"
+#include "core/loop/listener.h"
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
 #include "core/relay/idmap.h"
@@ -60,7 +61,7 @@ typedef struct RelayVm RelayVm;
  * copied). */
 struct Endpoint {
     DdmRelay *relay;
-    DdmWatch *watch;    /* accepts debuggers (core/loop) */
+    DdmListener *listener; /* accepts debuggers (core/loop/listener.h) */
     const char *key;    /* the VM key it reaches: EP_FIXED: owned; EP_VM: borrowed from
                            its VM's info.key (the target's, alive as long as that VM)
                            while a VM has it, from its key in relay->parked while parked;

@@ -35,8 +35,8 @@
 #include <glib-unix.h>
 
 #include "core/loop/accept.h"
+#include "core/loop/listener.h"
 #include "core/loop/timer.h"
-#include "core/loop/watch.h"
 #include "core/session/monitor.h"
 #include "core/session/ratelog.h"
 #include "core/transport/target.h"
@@ -97,7 +97,8 @@ typedef struct {
 /* One a VM: glibc's 48-byte block. */
 G_STATIC_ASSERT(sizeof(Endpoint) <= 40);
 
-static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud);
+static void on_accept(int c, const struct sockaddr *sa, socklen_t sl, gpointer ud);
+static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud);
 
 /* Take parked @ep out of relay->parked: its timer stops, its ParkedPort and
  * the table's key go, and ep->key becomes @key (a VM's, borrowed; or NULL
@@ -143,7 +144,7 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->fd = fd;
     ep->key = kind == EP_FIXED ? g_strdup(key) : key; /* EP_VM: the VM's (relay-private.h) */
     ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
-    ep->watch = ddm_watch_add(fd, G_IO_IN, on_accept, ep);
+    ep->listener = ddm_listener_new(fd, on_accept, on_accept_trouble, ep);
     ep->index = relay->endpoints->len;
     g_ptr_array_add(relay->endpoints, ep);
     ddm_portpool_set_ours(&relay->vm_ports, port, TRUE);
@@ -168,7 +169,7 @@ void ddm_relay_endpoint_close(Endpoint *ep)
     ddm_monitor_own_port(relay->mon, ep->port, FALSE);
     if (ep->parked)
         unpark(relay, ep, NULL);
-    ddm_watch_remove(ep->watch);
+    ddm_listener_free(ep->listener); /* before the close (core/loop/listener.h) */
     close(ep->fd);
     if (ep->kind == EP_FIXED)
         g_free((char *)ep->key);
@@ -483,44 +484,31 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
 
 /* ------------------------------------------------------------ accepting */
 
-static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
+/* A debugger connected (core/loop/listener.h: DDM_ACCEPT_BATCH a wake-up). */
+static void on_accept(int c, const struct sockaddr *sa, socklen_t sl, gpointer ud)
 {
     Endpoint *ep = ud;
-    /* At most DDM_ACCEPT_BATCH per call: a connect flood on one port leaves
-     * the loop's other watches their turn (the rest wait, still readable). */
-    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof(ss);
-        int c;
-        DdmAcceptResult r = ddm_accept(fd, (struct sockaddr *)&ss, &sl, &c);
-        if (r == DDM_ACCEPT_AGAIN)
-            break;
-        if (r != DDM_ACCEPT_OK) { /* shed (out of descriptors) or an error: rate-limited */
-            int err = errno;
-            g_autofree char *key = g_strdup_printf("relay port %u accept", ep->port);
-            if (r == DDM_ACCEPT_SHED)
-                ddm_ratelog(key, G_LOG_LEVEL_WARNING,
-                            "relay: out of descriptors (%s): refused a connection on port %u",
-                            g_strerror(err), ep->port);
-            else
-                ddm_ratelog(key, G_LOG_LEVEL_WARNING, "relay: accept on port %u: %s", ep->port,
-                            g_strerror(err));
-            break;
-        }
-        ddm_socket_tune(c);
-        char host[INET6_ADDRSTRLEN] = "?";
-        guint16 peer_port = 0;
-        if (ss.ss_family == AF_INET) {
-            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
-            peer_port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-        } else if (ss.ss_family == AF_INET6) {
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
-            peer_port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-        }
-        Debugger *d = ddm_relay_debugger_new(ep, c, g_strdup_printf("%s:%u", host, peer_port));
-        g_debug("relay: connection from %s on port %u", d->peer, ep->port);
+    ddm_socket_tune(c);
+    char host[INET6_ADDRSTRLEN] = "?";
+    guint16 peer_port = 0;
+    if (sa->sa_family == AF_INET && sl >= sizeof(struct sockaddr_in)) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, host, sizeof(host));
+        peer_port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
+    } else if (sa->sa_family == AF_INET6 && sl >= sizeof(struct sockaddr_in6)) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, host, sizeof(host));
+        peer_port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
     }
-    return G_SOURCE_CONTINUE;
+    Debugger *d = ddm_relay_debugger_new(ep, c, g_strdup_printf("%s:%u", host, peer_port));
+    g_debug("relay: connection from %s on port %u", d->peer, ep->port);
+}
+
+/* Shed (out of descriptors) or an accept error: one rate-limited line. */
+static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud)
+{
+    const Endpoint *ep = ud;
+    char where[32];
+    g_snprintf(where, sizeof where, "on port %u", ep->port);
+    ddm_ratelog_accept("relay", where, r, err, paused_ms);
 }
 
 /* ------------------------------------------------------------ fixed and selected ports */
