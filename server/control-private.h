@@ -16,6 +16,7 @@
 
 #include "server/control.h"
 
+#include "core/loop/listener.h"
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
 #include "core/views/interest.h"
@@ -68,7 +69,7 @@ struct Client {
 struct DdmControl {
     DdmDaemon *daemon;
     int listen_fd;
-    DdmWatch *listen_source;
+    DdmListener *accepting; /* on listen_fd (core/loop/listener.h) */
     GList *clients;        /* Client* */
     guint n_live;
     DdmTimer reap_timer;   /* zero-delay: frees dead clients */

@@ -346,60 +346,51 @@ static void on_view_change(ddm_view *v, DdmViewChange change, gpointer ud)
 
 /* -------------------------------------------------------------- accept */
 
-static gboolean on_accept(gint fd, GIOCondition cond, gpointer data)
+/* A client connected (core/loop/listener.h: DDM_ACCEPT_BATCH a wake-up). */
+static void on_accept(int cfd, const struct sockaddr *addr, socklen_t addrlen, gpointer data)
 {
     DdmControl *ctl = data;
-    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
-        int cfd;
-        DdmAcceptResult r = ddm_accept(ctl->listen_fd, NULL, NULL, &cfd);
-        if (r == DDM_ACCEPT_AGAIN)
-            break;
-        if (r != DDM_ACCEPT_OK) { /* shed (out of descriptors) or an error: rate-limited */
-            int err = errno;
-            if (r == DDM_ACCEPT_SHED)
-                ddm_ratelog("control accept", G_LOG_LEVEL_WARNING,
-                            "control: out of descriptors (%s): refused a connection on the "
-                            "control socket",
-                            g_strerror(err));
-            else
-                ddm_ratelog("control accept", G_LOG_LEVEL_WARNING, "control: accept: %s",
-                            g_strerror(err));
-            break;
-        }
-        struct ucred cred;
-        socklen_t cl = sizeof(cred);
-        if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid()) {
-            g_warning("control: refused a client of another user (uid %d)",
-                      (int)(cl == sizeof(cred) ? (int)cred.uid : -1));
-            close(cfd);
-            continue;
-        }
-        if (ctl->n_live >= DDM_CTL_MAX_CLIENTS) {
-            g_message("control: refused a client: %d clients connected already",
-                      DDM_CTL_MAX_CLIENTS);
-            /* One line saying why (the client shows it); the socket is
-             * fresh, so it fits, and a short write is simply dropped. */
-            g_autoptr(JsonNode) err = ddm_ctl_error_new(
-                DDM_EXIT_FAILED, "server busy: %d clients connected", DDM_CTL_MAX_CLIENTS);
-            gsize len = 0;
-            g_autofree char *line = ddm_ctl_encode(err, &len);
-            (void)!send(cfd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-            close(cfd);
-            continue;
-        }
-        Client *c = g_new0(Client, 1);
-        c->ctl = ctl;
-        c->serial = ++ctl->next_serial;
-        c->fd = cfd;
-        c->in = ddm_line_framer_new(DDM_CTL_MAX_REQUEST);
-        c->out = g_byte_array_new();
-        ctl->clients = g_list_prepend(ctl->clients, c);
-        ctl->n_live++;
-        g_debug("control: client %" G_GUINT64_FORMAT " connected (pid %d)", c->serial,
-                (int)cred.pid);
-        client_update_watch(c);
+    (void)addr;
+    (void)addrlen;
+    struct ucred cred;
+    socklen_t cl = sizeof(cred);
+    if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cred.uid != geteuid()) {
+        g_warning("control: refused a client of another user (uid %d)",
+                  (int)(cl == sizeof(cred) ? (int)cred.uid : -1));
+        close(cfd);
+        return;
     }
-    return G_SOURCE_CONTINUE;
+    if (ctl->n_live >= DDM_CTL_MAX_CLIENTS) {
+        g_message("control: refused a client: %d clients connected already",
+                  DDM_CTL_MAX_CLIENTS);
+        /* One line saying why (the client shows it); the socket is
+         * fresh, so it fits, and a short write is simply dropped. */
+        g_autoptr(JsonNode) err = ddm_ctl_error_new(
+            DDM_EXIT_FAILED, "server busy: %d clients connected", DDM_CTL_MAX_CLIENTS);
+        gsize len = 0;
+        g_autofree char *line = ddm_ctl_encode(err, &len);
+        (void)!send(cfd, line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        close(cfd);
+        return;
+    }
+    Client *c = g_new0(Client, 1);
+    c->ctl = ctl;
+    c->serial = ++ctl->next_serial;
+    c->fd = cfd;
+    c->in = ddm_line_framer_new(DDM_CTL_MAX_REQUEST);
+    c->out = g_byte_array_new();
+    ctl->clients = g_list_prepend(ctl->clients, c);
+    ctl->n_live++;
+    g_debug("control: client %" G_GUINT64_FORMAT " connected (pid %d)", c->serial,
+            (int)cred.pid);
+    client_update_watch(c);
+}
+
+/* Shed (out of descriptors) or an accept error: one rate-limited line. */
+static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer data)
+{
+    (void)data;
+    ddm_ratelog_accept("control", "on the control socket", r, err, paused_ms);
 }
 
 DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn stop, gpointer ud)
@@ -412,7 +403,7 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
     ctl->stop = stop;
     ctl->stop_ud = ud;
     ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
-    ctl->listen_source = ddm_watch_add(listen_fd, G_IO_IN, on_accept, ctl);
+    ctl->accepting = ddm_listener_new(listen_fd, on_accept, on_accept_trouble, ctl);
     ctl->listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_view_change, ctl);
     return ctl;
 }
@@ -421,7 +412,8 @@ void ddm_control_free(DdmControl *ctl)
 {
     if (ctl == NULL)
         return;
-    ddm_watch_remove(ctl->listen_source);
+    ddm_listener_free(ctl->accepting); /* before the close (core/loop/listener.h) */
+    ctl->accepting = NULL;
     if (ctl->listen_fd >= 0)
         close(ctl->listen_fd);
     ddm_views_remove_listener(ddm_daemon_views(ctl->daemon), ctl->listener);
