@@ -5,21 +5,21 @@
  * early handler, after the headers and before libsoup reads a body, so a
  * refused request never gets to send one.
  *
- * Accepting is ours, not GIO's: the listening GSocket is watched on the
- * loop (core/loop/watch.h) and taken through ddm_accept()
- * (core/loop/accept.h), DDM_ACCEPT_BATCH a call, so out of descriptors a
- * pending connection is shed with one rate-limited log line, where a
- * GSocketService would log "fail: ..." and retry at once, spinning.
+ * Accepting is ours, not GIO's: the listening GSocket is accepted on by a
+ * DdmListener (core/loop/listener.h: ddm_accept(), DDM_ACCEPT_BATCH a
+ * wake-up), so out of descriptors a pending connection is shed with one
+ * rate-limited log line, and after another accept error the listener
+ * pauses, where a GSocketService would log "fail: ..." and retry at once,
+ * spinning.
  */
 #include "web/http_server.h"
 
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/config/listen_addr.h"
 #include "core/loop/accept.h"
-#include "core/loop/watch.h"
+#include "core/loop/listener.h"
 #include "core/session/ratelog.h"
 #include "core/wire/ctlproto.h" /* ddm_ctl_encode: json-glib's text, made strict */
 #include "web/auth.h"
@@ -50,7 +50,7 @@ typedef struct Route {
 struct DdmHttpServer {
     SoupServer *soup;
     GSocket *listener;       /* bound and listening; accepted by on_accept */
-    DdmWatch *watch;         /* on the listener's fd (owned by the loop) */
+    DdmListener *accepting;  /* on the listener's fd (core/loop/listener.h) */
     GHashTable *conns;       /* GSocketConnection* libsoup still holds (weak refs) -> Conn* */
     gint64 refused_logged_us;
     guint refused_since_log;
@@ -428,43 +428,32 @@ static void on_incoming(DdmHttpServer *srv, GSocketConnection *conn)
     }
 }
 
-/* The listener is readable: at most DDM_ACCEPT_BATCH connections a call (a
- * connect flood leaves the loop's other watches their turn); out of
- * descriptors ddm_accept() sheds one and we stop until the next call. */
-static gboolean on_accept(gint fd, GIOCondition cond, gpointer ud)
+/* A connection (core/loop/listener.h: at most DDM_ACCEPT_BATCH a wake-up,
+ * so a connect flood leaves the loop's other watches their turn). */
+static void on_accept(int cfd, const struct sockaddr *addr, socklen_t addrlen, gpointer ud)
 {
     DdmHttpServer *srv = ud;
-    (void)cond;
-    for (int i = 0; i < DDM_ACCEPT_BATCH; i++) {
-        int cfd;
-        DdmAcceptResult r = ddm_accept(fd, NULL, NULL, &cfd);
-        if (r == DDM_ACCEPT_AGAIN)
-            break;
-        if (r != DDM_ACCEPT_OK) { /* shed (out of descriptors) or an error: rate-limited */
-            int err = errno;
-            g_autofree char *key = g_strdup_printf("%s accept", srv->option);
-            if (r == DDM_ACCEPT_SHED)
-                ddm_ratelog(key, G_LOG_LEVEL_WARNING,
-                            "%s: out of descriptors (%s): refused a connection", srv->option,
-                            g_strerror(err));
-            else
-                ddm_ratelog(key, G_LOG_LEVEL_WARNING, "%s: accept: %s", srv->option,
-                            g_strerror(err));
-            break;
-        }
-        g_autoptr(GError) error = NULL;
-        GSocket *sock = g_socket_new_from_fd(cfd, &error);
-        if (sock == NULL) {
-            g_debug("%s: a connection could not be served: %s", srv->option, error->message);
-            close(cfd);
-            continue;
-        }
-        GSocketConnection *conn = g_socket_connection_factory_create_connection(sock);
-        g_object_unref(sock); /* the connection holds it */
-        on_incoming(srv, conn);
-        g_object_unref(conn); /* libsoup holds it while it serves it */
+    (void)addr;
+    (void)addrlen;
+    g_autoptr(GError) error = NULL;
+    GSocket *sock = g_socket_new_from_fd(cfd, &error);
+    if (sock == NULL) {
+        g_debug("%s: a connection could not be served: %s", srv->option, error->message);
+        close(cfd);
+        return;
     }
-    return G_SOURCE_CONTINUE;
+    GSocketConnection *conn = g_socket_connection_factory_create_connection(sock);
+    g_object_unref(sock); /* the connection holds it */
+    on_incoming(srv, conn);
+    g_object_unref(conn); /* libsoup holds it while it serves it */
+}
+
+/* Out of descriptors ddm_accept() shed a connection, or accepting failed
+ * (the listener pauses): one rate-limited line. */
+static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud)
+{
+    const DdmHttpServer *srv = ud;
+    ddm_ratelog_accept(srv->option, NULL, r, err, paused_ms);
 }
 
 guint ddm_http_server_n_connections(const DdmHttpServer *srv)
@@ -519,7 +508,8 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
                     ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound))
                     : addr.port;
     ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
-    srv->watch = ddm_watch_add(g_socket_get_fd(srv->listener), G_IO_IN, on_accept, srv);
+    srv->accepting =
+        ddm_listener_new(g_socket_get_fd(srv->listener), on_accept, on_accept_trouble, srv);
     srv->cookie_name = ddm_web_cookie_name(srv->port);
     return srv;
 }
@@ -528,8 +518,8 @@ void ddm_http_server_free(DdmHttpServer *srv)
 {
     if (srv == NULL)
         return;
-    ddm_watch_remove(srv->watch); /* before the close (watch.h) */
-    srv->watch = NULL;
+    ddm_listener_free(srv->accepting); /* before the close (core/loop/listener.h) */
+    srv->accepting = NULL;
     if (srv->listener != NULL) {
         g_socket_close(srv->listener, NULL);
         g_object_unref(srv->listener);
