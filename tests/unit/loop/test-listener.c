@@ -6,7 +6,8 @@
  * called; an accept error pauses the watch (a readable pipe, on which
  * accept4 fails with ENOTSOCK, is reported once over 100 iterations, not
  * once an iteration) and the pause ends by itself, twice as long the next
- * time; out of descriptors a connection is shed without a pause; the
+ * time, and from the start again once a connection was accepted; out of
+ * descriptors a connection is shed without a pause; the
  * listener may be freed from its callbacks and while paused. No timed
  * assertions: waits are blocking iterations until something happened.
  */
@@ -64,6 +65,10 @@ static void on_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud)
         g_clear_pointer(&s->l, ddm_listener_free);
 }
 
+/* The test's: file-scope, so that the teardown frees what a failed test
+ * left (a listener still watching would call a later test's callbacks). */
+static Seen seen;
+
 static void seen_init(Seen *s)
 {
     memset(s, 0, sizeof *s);
@@ -74,10 +79,17 @@ static void seen_init(Seen *s)
 static void seen_clear(Seen *s)
 {
     g_clear_pointer(&s->l, ddm_listener_free);
-    for (guint i = 0; i < s->fds->len; i++)
+    for (guint i = 0; s->fds != NULL && i < s->fds->len; i++)
         close(g_array_index(s->fds, int, i));
-    g_array_free(s->fds, TRUE);
-    g_array_free(s->peer_ports, TRUE);
+    g_clear_pointer(&s->fds, g_array_unref);
+    g_clear_pointer(&s->peer_ports, g_array_unref);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    seen_clear(&seen);
+    return 0;
 }
 
 /* A pipe whose read end stays readable (a byte in it): accept4 on it fails
@@ -109,25 +121,24 @@ static void test_accepts_and_hands_over(void **state)
     (void)state;
     guint16 port;
     int lfd = test_loopback_listener(&port);
-    Seen s;
-    seen_init(&s);
-    s.l = ddm_listener_new(lfd, on_accept, on_trouble, &s);
+    seen_init(&seen);
+    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
     const guint n = DDM_ACCEPT_BATCH + 4;
     int clients[DDM_ACCEPT_BATCH + 4];
     for (guint i = 0; i < n; i++)
         clients[i] = test_loopback_client(port); /* queued before the first wake-up */
-    while (s.fds->len == 0)
+    while (seen.fds->len == 0)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(s.fds->len, DDM_ACCEPT_BATCH); /* one batch, the rest wait */
-    while (s.fds->len < n)
+    assert_int_equal(seen.fds->len, DDM_ACCEPT_BATCH); /* one batch, the rest wait */
+    while (seen.fds->len < n)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(s.fds->len, n);
-    assert_int_equal(s.n_trouble, 0);
-    assert_false(ddm_listener_paused(s.l));
+    assert_int_equal(seen.fds->len, n);
+    assert_int_equal(seen.n_trouble, 0);
+    assert_false(ddm_listener_paused(seen.l));
     /* in order, each the client's own connection */
     for (guint i = 0; i < n; i++) {
-        int fd = g_array_index(s.fds, int, i);
-        assert_int_equal(g_array_index(s.peer_ports, guint16, i), local_port(clients[i]));
+        int fd = g_array_index(seen.fds, int, i);
+        assert_int_equal(g_array_index(seen.peer_ports, guint16, i), local_port(clients[i]));
         assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
         assert_int_equal(send(clients[i], "x", 1, 0), 1);
         char b = 0;
@@ -137,7 +148,7 @@ static void test_accepts_and_hands_over(void **state)
         assert_int_equal(b, 'x');
         close(clients[i]);
     }
-    seen_clear(&s);
+    seen_clear(&seen);
     close(lfd);
 }
 
@@ -150,36 +161,70 @@ static void test_error_pauses(void **state)
     (void)state;
     int p[2];
     readable_pipe(p);
-    Seen s;
-    seen_init(&s);
-    s.l = ddm_listener_new(p[0], on_accept, on_trouble, &s);
+    seen_init(&seen);
+    seen.l = ddm_listener_new(p[0], on_accept, on_trouble, &seen);
 
     iterate_nonblocking(100);
-    assert_int_equal(s.n_trouble, 1); /* without the pause: one an iteration */
-    assert_int_equal(s.last_r, DDM_ACCEPT_ERROR);
-    assert_int_equal(s.last_err, ENOTSOCK);
-    assert_int_equal(s.last_paused_ms, DDM_LISTENER_PAUSE_MIN_MS);
-    assert_true(ddm_listener_paused(s.l));
+    assert_int_equal(seen.n_trouble, 1); /* without the pause: one an iteration */
+    assert_int_equal(seen.last_r, DDM_ACCEPT_ERROR);
+    assert_int_equal(seen.last_err, ENOTSOCK);
+    assert_int_equal(seen.last_paused_ms, DDM_LISTENER_PAUSE_MIN_MS);
+    assert_true(ddm_listener_paused(seen.l));
 
-    while (s.n_trouble < 2) /* the pause ends: tried again */
+    while (seen.n_trouble < 2) /* the pause ends: tried again */
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(s.last_r, DDM_ACCEPT_ERROR);
-    assert_int_equal(s.last_paused_ms, 2 * DDM_LISTENER_PAUSE_MIN_MS);
+    assert_int_equal(seen.last_r, DDM_ACCEPT_ERROR);
+    assert_int_equal(seen.last_paused_ms, 2 * DDM_LISTENER_PAUSE_MIN_MS);
     iterate_nonblocking(100);
-    assert_int_equal(s.n_trouble, 2);
-    while (s.n_trouble < 3)
+    assert_int_equal(seen.n_trouble, 2);
+    while (seen.n_trouble < 3)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(s.last_paused_ms, 4 * DDM_LISTENER_PAUSE_MIN_MS);
-    assert_int_equal(s.fds->len, 0);
+    assert_int_equal(seen.last_paused_ms, 4 * DDM_LISTENER_PAUSE_MIN_MS);
+    assert_int_equal(seen.fds->len, 0);
 
     /* freed while paused: its timer goes with it (ASan: no use after free) */
-    assert_true(ddm_listener_paused(s.l));
-    g_clear_pointer(&s.l, ddm_listener_free);
+    assert_true(ddm_listener_paused(seen.l));
+    g_clear_pointer(&seen.l, ddm_listener_free);
     iterate_nonblocking(100);
-    assert_int_equal(s.n_trouble, 3);
-    seen_clear(&s);
+    assert_int_equal(seen.n_trouble, 3);
+    seen_clear(&seen);
     close(p[0]);
     close(p[1]);
+}
+
+/* The backoff goes back to its start once a connection is accepted. A
+ * listening TCP socket shut down for reading stops listening (accept4:
+ * EINVAL) and stays readable (HUP, IN); listen() again makes it a listener
+ * (on another port: the kernel chose the first). */
+static void test_backoff_resets_after_accept(void **state)
+{
+    (void)state;
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    seen_init(&seen);
+    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
+    assert_int_equal(shutdown(lfd, SHUT_RD), 0);
+    while (seen.n_trouble < 2)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(seen.last_err, EINVAL);
+    assert_int_equal(seen.last_paused_ms, 2 * DDM_LISTENER_PAUSE_MIN_MS);
+
+    assert_int_equal(listen(lfd, 64), 0); /* listening again: the next wake-up accepts */
+    port = local_port(lfd);
+    int cl = test_loopback_client(port);
+    while (seen.fds->len == 0)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(seen.n_trouble, 2);
+    assert_false(ddm_listener_paused(seen.l));
+
+    assert_int_equal(shutdown(lfd, SHUT_RD), 0);
+    while (seen.n_trouble < 3)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(seen.last_r, DDM_ACCEPT_ERROR);
+    assert_int_equal(seen.last_paused_ms, DDM_LISTENER_PAUSE_MIN_MS); /* from the start again */
+    close(cl);
+    seen_clear(&seen);
+    close(lfd);
 }
 
 /* The trouble callback frees the listener: the batch ends there and the
@@ -189,16 +234,15 @@ static void test_free_from_trouble(void **state)
     (void)state;
     int p[2];
     readable_pipe(p);
-    Seen s;
-    seen_init(&s);
-    s.free_on_trouble = TRUE;
-    s.l = ddm_listener_new(p[0], on_accept, on_trouble, &s);
-    while (s.n_trouble == 0)
+    seen_init(&seen);
+    seen.free_on_trouble = TRUE;
+    seen.l = ddm_listener_new(p[0], on_accept, on_trouble, &seen);
+    while (seen.n_trouble == 0)
         g_main_context_iteration(NULL, TRUE);
-    assert_null(s.l);
+    assert_null(seen.l);
     iterate_nonblocking(100);
-    assert_int_equal(s.n_trouble, 1);
-    seen_clear(&s);
+    assert_int_equal(seen.n_trouble, 1);
+    seen_clear(&seen);
     close(p[0]);
     close(p[1]);
 }
@@ -210,18 +254,17 @@ static void test_free_from_accept(void **state)
     (void)state;
     guint16 port;
     int lfd = test_loopback_listener(&port);
-    Seen s;
-    seen_init(&s);
-    s.free_on_accept = TRUE;
-    s.l = ddm_listener_new(lfd, on_accept, on_trouble, &s);
+    seen_init(&seen);
+    seen.free_on_accept = TRUE;
+    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
     int c1 = test_loopback_client(port), c2 = test_loopback_client(port);
-    while (s.fds->len == 0)
+    while (seen.fds->len == 0)
         g_main_context_iteration(NULL, TRUE);
-    assert_null(s.l);
+    assert_null(seen.l);
     iterate_nonblocking(100);
-    assert_int_equal(s.fds->len, 1);
+    assert_int_equal(seen.fds->len, 1);
     assert_int_equal(test_fd_readable(lfd), 1); /* the second still queued */
-    seen_clear(&s);
+    seen_clear(&seen);
     close(c1);
     close(c2);
     close(lfd);
@@ -236,46 +279,46 @@ static void test_shed_no_pause(void **state)
     guint16 port;
     int lfd = test_loopback_listener(&port);
     assert_true(ddm_accept_reserve());
-    Seen s;
-    seen_init(&s);
-    s.l = ddm_listener_new(lfd, on_accept, on_trouble, &s);
+    seen_init(&seen);
+    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
     iterate_nonblocking(2); /* the loop's own descriptors made before the limit */
     int cl = test_loopback_client(port);
 
     TestFdLimit al;
     test_fd_limit_enter(&al);
-    while (s.n_trouble == 0)
+    while (seen.n_trouble == 0)
         g_main_context_iteration(NULL, TRUE);
     test_fd_limit_leave(&al);
 
-    assert_int_equal(s.n_trouble, 1);
-    assert_int_equal(s.last_r, DDM_ACCEPT_SHED);
-    assert_int_equal(s.last_err, EMFILE);
-    assert_int_equal(s.last_paused_ms, 0);
-    assert_false(ddm_listener_paused(s.l));
-    assert_int_equal(s.fds->len, 0);
+    assert_int_equal(seen.n_trouble, 1);
+    assert_int_equal(seen.last_r, DDM_ACCEPT_SHED);
+    assert_int_equal(seen.last_err, EMFILE);
+    assert_int_equal(seen.last_paused_ms, 0);
+    assert_false(ddm_listener_paused(seen.l));
+    assert_int_equal(seen.fds->len, 0);
     test_assert_closed_by_peer(cl);
 
     int cl2 = test_loopback_client(port);
-    while (s.fds->len == 0)
+    while (seen.fds->len == 0)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(s.fds->len, 1);
-    assert_int_equal(g_array_index(s.peer_ports, guint16, 0), local_port(cl2));
-    assert_int_equal(s.n_trouble, 1);
+    assert_int_equal(seen.fds->len, 1);
+    assert_int_equal(g_array_index(seen.peer_ports, guint16, 0), local_port(cl2));
+    assert_int_equal(seen.n_trouble, 1);
     close(cl2);
     close(cl);
-    seen_clear(&s);
+    seen_clear(&seen);
     close(lfd);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_accepts_and_hands_over),
-        cmocka_unit_test(test_error_pauses),
-        cmocka_unit_test(test_free_from_trouble),
-        cmocka_unit_test(test_free_from_accept),
-        cmocka_unit_test(test_shed_no_pause),
+        cmocka_unit_test_teardown(test_accepts_and_hands_over, teardown),
+        cmocka_unit_test_teardown(test_error_pauses, teardown),
+        cmocka_unit_test_teardown(test_backoff_resets_after_accept, teardown),
+        cmocka_unit_test_teardown(test_free_from_trouble, teardown),
+        cmocka_unit_test_teardown(test_free_from_accept, teardown),
+        cmocka_unit_test_teardown(test_shed_no_pause, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
