@@ -2,12 +2,14 @@
  *
  * Rate-limited log lines (core/session/ratelog.c): the burst per key and
  * window, the count of suppressed lines and its summary, the bound on
- * keys, and the process-wide logger under a flood (issue 15, fault 6).
+ * keys, the process-wide logger under a flood (issue 15, fault 6), and
+ * the wording of a listener's shed and accept error.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -151,15 +153,19 @@ static void test_ratelog_long_key(void **state)
 }
 
 static guint lines_logged;
+static char *last_line; /* the last line's MESSAGE */
 
 static GLogWriterOutput count_writer(GLogLevelFlags level, const GLogField *fields, gsize n,
                                      gpointer ud)
 {
     (void)level;
-    (void)fields;
-    (void)n;
     (void)ud;
     lines_logged++;
+    for (gsize i = 0; i < n; i++)
+        if (strcmp(fields[i].key, "MESSAGE") == 0) {
+            g_free(last_line);
+            last_line = g_strdup(fields[i].value);
+        }
     return G_LOG_WRITER_HANDLED;
 }
 
@@ -185,6 +191,30 @@ static void test_ratelog_flood_bounded(void **state)
     ddm_ratelog_reset();
 }
 
+/* A listener's trouble as every accept loop logs it: the shed line (quoted
+ * in NEWS) and the error line with its pause, with and without a place. */
+static void test_ratelog_accept_lines(void **state)
+{
+    (void)state;
+    ddm_ratelog_reset();
+    ddm_ratelog_accept("relay", "on port 8600", DDM_ACCEPT_SHED, EMFILE, 0);
+    g_autofree char *shed =
+        g_strdup_printf("relay: out of descriptors (%s): refused a connection on port 8600",
+                        g_strerror(EMFILE));
+    assert_string_equal(last_line, shed);
+    ddm_ratelog_accept("--http", NULL, DDM_ACCEPT_ERROR, ENOBUFS, 200);
+    g_autofree char *error =
+        g_strdup_printf("--http: accept: %s (paused 200 ms)", g_strerror(ENOBUFS));
+    assert_string_equal(last_line, error);
+    /* rate-limited per listener */
+    lines_logged = 0;
+    for (int i = 0; i < 100; i++)
+        ddm_ratelog_accept("control", "on the control socket", DDM_ACCEPT_ERROR, ENOMEM, 2000);
+    assert_int_equal(lines_logged, DDM_RATELOG_BURST);
+    ddm_ratelog_reset();
+    g_clear_pointer(&last_line, g_free);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_ratelog_full_table_walked_once),
         cmocka_unit_test(test_ratelog_long_key),
         cmocka_unit_test(test_ratelog_flood_bounded),
+        cmocka_unit_test(test_ratelog_accept_lines),
     };
     g_log_set_writer_func(count_writer, NULL, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
