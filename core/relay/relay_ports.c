@@ -488,7 +488,7 @@ static Endpoint *open_vm_port(DdmRelay *relay, DdmVm *vm)
 static void on_accept(int c, const struct sockaddr *sa, socklen_t sl, gpointer ud)
 {
     Endpoint *ep = ud;
-    ddm_socket_tune(c);
+    ddm_socket_nodelay(c); /* ddm_accept made it non-blocking and close-on-exec */
     char host[INET6_ADDRSTRLEN] = "?";
     guint16 peer_port = 0;
     if (sa->sa_family == AF_INET && sl >= sizeof(struct sockaddr_in)) {

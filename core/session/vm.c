@@ -414,7 +414,7 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
     vm->fd = fd;
     vm->was_connected = TRUE;
     vm->connected_at_us = g_get_monotonic_time();
-    ddm_socket_tune(fd);
+    /* non-blocking, close-on-exec, TCP_NODELAY: the target's (target.h) */
     ddm_jdwp_reader_expect_handshake(vm->reader);
     vm->handshake_deadline_us =
         vm->connected_at_us +

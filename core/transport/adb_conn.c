@@ -251,7 +251,7 @@ static int open_socket(const DdmAdbServerAddr *addr, int *err)
     }
     freeaddrinfo(res);
     if (fd >= 0)
-        ddm_socket_tune(fd);
+        ddm_socket_nodelay(fd); /* made non-blocking and close-on-exec above */
     return fd;
 }
 

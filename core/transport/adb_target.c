@@ -79,8 +79,7 @@ static void adb_conn_done(int fd, GBytes *extra, const GError *error, gpointer u
         g_error_free(e);
         return;
     }
-    ddm_socket_tune(fd);
-    adb_connect_finish(ac, fd, NULL);
+    adb_connect_finish(ac, fd, NULL); /* adb_conn.c made and tuned it (target.h) */
 }
 
 static void adb_cancelled(DdmTimer *t, gpointer ud)

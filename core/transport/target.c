@@ -50,16 +50,23 @@ void ddm_target_unref(DdmTarget *t)
     g_free(t);
 }
 
-void ddm_socket_tune(int fd)
+void ddm_socket_nodelay(int fd)
 {
     int one = 1;
+
+    /* TCP_NODELAY fails on UNIX sockets (socketpairs in tests, adb over
+     * UNIX): harmless, packets are small and latency matters for TCP only. */
+    if (fd >= 0)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void ddm_socket_tune(int fd)
+{
     int flags;
 
     if (fd < 0)
         return;
-    /* TCP_NODELAY fails on UNIX sockets (socketpairs in tests, adb over
-     * UNIX): harmless, packets are small and latency matters for TCP only. */
-    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ddm_socket_nodelay(fd);
     flags = fcntl(fd, F_GETFL);
     if (flags >= 0 && !(flags & O_NONBLOCK))
         (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -87,6 +94,8 @@ typedef struct TcpConnect {
     DdmConnectCancel *cancel; /* caller's (kept until done), armed: arms `soon` */
     GCancellable *resolve_cancel;
     GList *addrs;         /* resolved addresses not tried yet (GInetAddress*, owned) */
+    struct sockaddr_storage dest; /* the address fd connects to (dest_len bytes) */
+    socklen_t dest_len;
     unsigned timeout_ms;
     GError *error;        /* completion to deliver from the idle */
 } TcpConnect;
@@ -162,15 +171,21 @@ static void tcp_cancelled_cb(gpointer ud)
 
 static void tcp_connect_next(TcpConnect *tc);
 
-gboolean ddm_socket_is_self_connected(int fd)
+gboolean ddm_socket_is_self_connected(int fd, const struct sockaddr *peer_in, socklen_t peer_len)
 {
     struct sockaddr_storage local, peer;
     socklen_t ll = sizeof local, pl = sizeof peer;
 
     memset(&local, 0, sizeof local);
     memset(&peer, 0, sizeof peer);
+    if (peer_in) {
+        if (peer_len > sizeof peer)
+            return FALSE;
+        memcpy(&peer, peer_in, peer_len);
+        pl = peer_len;
+    }
     if (getsockname(fd, (struct sockaddr *)&local, &ll) != 0 ||
-        getpeername(fd, (struct sockaddr *)&peer, &pl) != 0 || ll != pl)
+        (!peer_in && getpeername(fd, (struct sockaddr *)&peer, &pl) != 0) || ll != pl)
         return FALSE;
     if (local.ss_family == AF_INET && peer.ss_family == AF_INET) {
         const struct sockaddr_in *a = (const void *)&local, *b = (const void *)&peer;
@@ -204,7 +219,8 @@ static gboolean tcp_writable_cb(gint fd, GIOCondition cond, gpointer ud)
         tcp_finish(tc, -1,
                    g_error_new(G_IO_ERROR, g_io_error_from_errno(err), "%s: connect: %s",
                                tc->target->key, g_strerror(err)));
-    } else if (ddm_socket_is_self_connected(fd)) {
+    } else if (ddm_socket_is_self_connected(
+                   fd, tc->dest_len ? (const struct sockaddr *)&tc->dest : NULL, tc->dest_len)) {
         /* Nobody listens there: the kernel picked the very port as our
          * local one and the SYNs met. Not a VM, and it holds the port a
          * real VM may want: close it at once. */
@@ -232,6 +248,11 @@ static void tcp_start_connect(TcpConnect *tc, const struct sockaddr *sa, socklen
         return;
     }
     tc->fd = fd;
+    /* the session relies on it (target.h); set before connect, it holds after */
+    ddm_socket_nodelay(fd);
+    tc->dest_len = (size_t)salen <= sizeof tc->dest ? salen : 0;
+    if (tc->dest_len)
+        memcpy(&tc->dest, sa, salen);
     do
         r = connect(fd, sa, salen);
     while (r < 0 && errno == EINTR);

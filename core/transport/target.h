@@ -3,8 +3,10 @@
  * Transports: "a connected byte stream to one VM, plus how to reach it
  * again". A DdmTarget knows how to open a connection (TCP connect, or an
  * adb socket with host:transport + jdwp:PID) and ends by handing the
- * session a connected, non-blocking fd. The session never knows which kind
- * it has. Connecting never blocks the main loop.
+ * session a connected, non-blocking, close-on-exec fd, TCP_NODELAY set
+ * where it applies (the session does not set them again: each is a
+ * syscall a VM). The session never knows which kind it has. Connecting
+ * never blocks the main loop.
  */
 #ifndef DDM_TARGET_H
 #define DDM_TARGET_H
@@ -12,6 +14,7 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 typedef struct DdmTarget DdmTarget;
 
@@ -107,9 +110,15 @@ const char *ddm_target_tcp_host(const DdmTarget *t);
 /** The TCP port of a tcp target, or 0. */
 guint16 ddm_target_tcp_port(const DdmTarget *t);
 /** TRUE if @fd is a TCP socket connected to itself (local address and
- *  port equal the peer's): a self-connect, never a peer. */
-gboolean ddm_socket_is_self_connected(int fd);
-/** Set TCP_NODELAY and O_NONBLOCK on a connected socket. */
+ *  port equal the peer's): a self-connect, never a peer. @peer: the
+ *  address @fd was connected to (@peer_len bytes), which saves asking the
+ *  kernel; NULL: asked (getpeername). */
+gboolean ddm_socket_is_self_connected(int fd, const struct sockaddr *peer, socklen_t peer_len);
+/** Set TCP_NODELAY, O_NONBLOCK and FD_CLOEXEC on a socket of unknown
+ *  making (three to five syscalls). */
 void ddm_socket_tune(int fd);
+/** Set TCP_NODELAY only: for a socket made with SOCK_NONBLOCK and
+ *  SOCK_CLOEXEC (socket(), accept4()), whose flags need no looking at. */
+void ddm_socket_nodelay(int fd);
 
 #endif /* DDM_TARGET_H */

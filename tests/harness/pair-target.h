@@ -36,6 +36,7 @@ static gboolean test_pair_connect_idle(gpointer p)
     } else {
         int fd = pt->ddmon_end;
         pt->ddmon_end = -1;
+        ddm_socket_tune(fd); /* non-blocking, as a target hands it over (target.h) */
         pc->done(pc->t, fd, NULL, pc->ud);
     }
     ddm_target_unref(pc->t);

@@ -172,16 +172,32 @@ static int self_connected(int family)
     return fd;
 }
 
+/* ddm_socket_is_self_connected both ways: asking the kernel for the peer
+ * (NULL), and told the address @fd connected to (@peer, as the TCP target
+ * does), which must give the same answer. */
+static gboolean is_self(int fd, const struct sockaddr *peer, socklen_t peer_len)
+{
+    gboolean asked = ddm_socket_is_self_connected(fd, NULL, 0);
+    assert_int_equal(ddm_socket_is_self_connected(fd, peer, peer_len), asked);
+    return asked;
+}
+
 static void test_self_connect_detected(void **state)
 {
+    struct sockaddr_storage peer;
+    socklen_t pl;
     (void)state;
     int fd = self_connected(AF_INET);
     assert_true(fd >= 0);
-    assert_true(ddm_socket_is_self_connected(fd));
+    pl = sizeof peer;
+    assert_int_equal(getpeername(fd, (struct sockaddr *)&peer, &pl), 0);
+    assert_true(is_self(fd, (struct sockaddr *)&peer, pl));
     close(fd);
     fd = self_connected(AF_INET6);
     if (fd >= 0) { /* no IPv6 loopback in some containers */
-        assert_true(ddm_socket_is_self_connected(fd));
+        pl = sizeof peer;
+        assert_int_equal(getpeername(fd, (struct sockaddr *)&peer, &pl), 0);
+        assert_true(is_self(fd, (struct sockaddr *)&peer, pl));
         close(fd);
     }
 }
@@ -202,11 +218,20 @@ static void test_real_connection_is_not_self(void **state)
     assert_int_equal(connect(cfd, (struct sockaddr *)&sa, sizeof sa), 0);
     afd = accept(lfd, NULL, NULL);
     assert_true(afd >= 0);
-    assert_false(ddm_socket_is_self_connected(cfd));
-    assert_false(ddm_socket_is_self_connected(afd));
+    /* the client, told the listener's address it connected to */
+    assert_false(is_self(cfd, (struct sockaddr *)&sa, sizeof sa));
+    assert_false(ddm_socket_is_self_connected(afd, NULL, 0));
+    /* told its own address as the peer's: the comparison, not the kernel,
+     * decides (so a wrong address passed in would show here) */
+    {
+        struct sockaddr_storage me;
+        socklen_t ml = sizeof me;
+        assert_int_equal(getsockname(cfd, (struct sockaddr *)&me, &ml), 0);
+        assert_true(ddm_socket_is_self_connected(cfd, (struct sockaddr *)&me, ml));
+    }
     /* not a connected socket at all */
-    assert_false(ddm_socket_is_self_connected(lfd));
-    assert_false(ddm_socket_is_self_connected(-1));
+    assert_false(ddm_socket_is_self_connected(lfd, NULL, 0));
+    assert_false(ddm_socket_is_self_connected(-1, NULL, 0));
     close(afd);
     close(cfd);
     close(lfd);
