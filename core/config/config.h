@@ -38,7 +38,9 @@ typedef struct DdmConfig {
                                      --tcp-probe=helo turns it off). OpenJDK's agent can crash
                                      on vendor command sets (JDK-8382537). */
     guint connect_timeout_ms;     /* default 3000 */
-    guint handshake_timeout_ms;   /* default 5000 */
+    guint handshake_timeout_ms;   /* the JDWP handshake's deadline both ways: a VM's echo
+                                     (core/session) and a debugger's handshake on a debugger
+                                     port, from its accept (core/relay); default 5000 */
     guint request_timeout_ms;     /* default per-request timeout: DDM_REQUEST_TIMEOUT_DEFAULT_MS
                                      (at most DDM_REQUEST_TIMEOUT_MAX_MS) */
     guint max_pending;            /* pending requests per VM: DDM_REQUEST_MAX_PENDING */

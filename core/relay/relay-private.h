@@ -96,6 +96,8 @@ struct Debugger {
     gsize out_pos;
     RelayVm *rvm;             /* when attached */
     char *held_key;           /* when held: the VM key awaited, or NULL for the selection */
+    DdmTimer handshake_timer; /* armed while in DBG_HANDSHAKE: the handshake's deadline
+                                 (cfg->handshake_timeout_ms from the accept) */
     DdmTimer hold_timer;      /* armed while held */
     gboolean sent_dispose;
     gboolean reading_paused;  /* not reading from the debugger: its VM's queue is full */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * One debugger connection (relay-private.h): reading its handshake and
- * packets, sending its commands to the VM with ids remapped (idmap.h) and
- * answering vendor command sets for plain JVMs itself, writing what the VM
+ * One debugger connection (relay-private.h): reading its handshake (closed
+ * if it is not in within the handshake timeout) and its packets, sending
+ * its commands to the VM with ids remapped (idmap.h) and answering vendor
+ * command sets for plain JVMs itself, writing what the VM
  * sends to it, backpressure both ways (doc/architecture.md), and closing
  * it (relay_leave.c then puts its VM back). Whatever it relays tells the
  * loop an answer is near (ddm_watch_expect_more: the socket round,
@@ -561,6 +562,7 @@ void ddm_relay_debugger_drain(Debugger *d)
         if (res == DDM_JDWP_NEED_MORE)
             break;
         if (res == DDM_JDWP_HANDSHAKE_OK && d->state == DBG_HANDSHAKE) {
+            ddm_timer_cancel(&d->handshake_timer); /* in: held or attached, no deadline of it */
             ddm_relay_route(d);
             continue;
         }
@@ -705,6 +707,28 @@ void ddm_relay_debugger_read(Debugger *d)
 
 /* ------------------------------------------------------------ life */
 
+/* The handshake's deadline, counted from the accept: the VM side's
+ * (vm.c, the same default when unset). Real debuggers (jdb, IntelliJ,
+ * VS Code) send it at once; a connection that never does would hold a
+ * descriptor for good, and enough of them starve the process of
+ * descriptors, so every real debugger is then shed. */
+static guint handshake_ms(const DdmRelay *relay)
+{
+    return relay->cfg->handshake_timeout_ms ? relay->cfg->handshake_timeout_ms : 5000;
+}
+
+static void on_handshake_timeout(DdmTimer *t, gpointer ud)
+{
+    Debugger *d = ud;
+    (void)t;
+    relay_debugger_log(d->port, "no handshake",
+                       "relay: debugger %s on port %u sent no whole handshake within %u ms (%zu "
+                       "bytes read); closing",
+                       d->peer, d->port, handshake_ms(d->relay),
+                       ddm_jdwp_reader_pending(d->reader));
+    ddm_relay_debugger_close(d, NULL);
+}
+
 Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
 {
     DdmRelay *relay = ep->relay;
@@ -722,6 +746,8 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->to_vm = g_byte_array_new();
     d->peer = peer;
     d->pipe_r = d->pipe_w = -1;
+    ddm_timer_init(&d->handshake_timer, on_handshake_timeout, d);
+    ddm_timer_arm(&d->handshake_timer, handshake_ms(relay));
     g_ptr_array_add(relay->debuggers, d);
     ddm_relay_debugger_read(d);
     return d;
@@ -769,6 +795,7 @@ void ddm_relay_debugger_close(Debugger *d, const char *why)
     ddm_watch_remove(d->in_watch);
     ddm_watch_remove(d->out_watch);
     d->in_watch = d->out_watch = NULL;
+    ddm_timer_cancel(&d->handshake_timer);
     ddm_timer_cancel(&d->hold_timer);
     ddm_timer_cancel(&d->flush_timer);
     close(d->fd);

@@ -45,11 +45,13 @@ tests_unit_relay_test_relay_send_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_C
 tests_unit_relay_test_relay_send_LDADD = core/libddmcore.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 # The fixed debugger ports of --connect targets, keyed as discovery keys
-# their VMs (core/relay/relay_ports.c, a real relay on loopback).
+# their VMs (core/relay/relay_ports.c), and a debugger's handshake deadline
+# (relay_debugger.c): a real relay on loopback.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/relay/test-relay-ports
 TESTS += tests/unit/relay/test-relay-ports
-tests_unit_relay_test_relay_ports_SOURCES = tests/unit/relay/test-relay-ports.c
+tests_unit_relay_test_relay_ports_SOURCES = tests/unit/relay/test-relay-ports.c \
+	tests/harness/fd-limit.h
 tests_unit_relay_test_relay_ports_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
 tests_unit_relay_test_relay_ports_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_relay_test_relay_ports_LDADD = core/libddmcore.la $(GLIB_LIBS) $(CMOCKA_LIBS)

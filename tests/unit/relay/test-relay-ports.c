@@ -4,10 +4,14 @@
  * HOST:PORT=DEBUGPORT, core/relay/relay_ports.c): the port is kept under
  * the key discovery gives that VM (ddm_target_tcp_key: an IPv6 literal in
  * brackets, the port without leading zeros), not under the spec as typed,
- * so the VM finds its port; a spec discovery ignores gets no port. A real
- * relay (ddm_relay_new) on loopback ports the kernel said were free.
+ * so the VM finds its port; a spec discovery ignores gets no port. And
+ * the handshake deadline of a debugger connection (relay_debugger.c): one
+ * that has not sent its whole handshake in time is closed, one that has
+ * (held for its VM) is not. A real relay (ddm_relay_new) on loopback
+ * ports the kernel said were free.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +26,8 @@
 #include "core/relay/relay-private.h"
 #include "core/session/monitor.h"
 #include "core/transport/target.h"
+#include "core/wire/jdwp.h"
+#include "tests/harness/fd-limit.h" /* test_loopback_client */
 
 /* @n loopback ports free at once (bound together, then closed). */
 static void free_ports(guint16 *ports, int n)
@@ -76,10 +82,84 @@ static void test_fixed_port_under_discovery_key(void **state)
     ddm_config_free(cfg);
 }
 
+/* TRUE once the relay closed @fd's connection (end of stream or reset);
+ * FALSE while it is open and has sent nothing (no echo before attach). */
+static gboolean closed_by_relay(int fd)
+{
+    guint8 buf[64];
+    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno == ECONNRESET))
+        return TRUE;
+    assert_true(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    return FALSE;
+}
+
+/* Debuggers of @relay in @state. */
+static guint count_in(DdmRelay *relay, DebuggerState state)
+{
+    guint n = 0;
+    for (guint i = 0; i < relay->debuggers->len; i++)
+        n += ((Debugger *)relay->debuggers->pdata[i])->state == state;
+    return n;
+}
+
+/* A connection that sends nothing, and one that sends part of the
+ * handshake, are closed once the handshake timeout passes; a debugger
+ * whose handshake is in (held: its VM is not up, for up to 10 s) stays.
+ * No clock in the test: the loop blocks until the relay closes the two.
+ * The held one connected first, so a deadline of its own still armed
+ * would have fired by then; and without any deadline the loop goes on
+ * until its 10 s hold closes it, which fails the test. */
+static void test_handshake_deadline(void **state)
+{
+    (void)state;
+    guint16 p[1];
+    free_ports(p, 1);
+    DdmConfig *cfg = ddm_config_new();
+    DdmSessionEvents events = {0};
+    cfg->selected_port = 0;
+    cfg->handshake_timeout_ms = 100;
+    g_autofree char *spec = g_strdup_printf("127.0.0.1:8000=%u", p[0]);
+    assert_true(ddm_config_add_connect(cfg, spec, NULL));
+    DdmMonitor *mon = ddm_monitor_new(cfg, &events, NULL);
+    DdmRelay *relay = ddm_relay_new(mon, NULL);
+    assert_non_null(relay);
+
+    int good = test_loopback_client(p[0]);
+    assert_int_equal(send(good, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN, MSG_NOSIGNAL),
+                     DDM_JDWP_HANDSHAKE_LEN);
+    while (count_in(relay, DBG_HELD) == 0)
+        g_main_context_iteration(NULL, TRUE);
+    Debugger *held = relay->debuggers->pdata[0];
+    assert_false(ddm_timer_armed(&held->handshake_timer));
+    assert_true(ddm_timer_armed(&held->hold_timer));
+
+    int silent = test_loopback_client(p[0]);
+    int partial = test_loopback_client(p[0]);
+    assert_int_equal(send(partial, DDM_JDWP_HANDSHAKE, 9, MSG_NOSIGNAL), 9);
+    gboolean silent_closed = FALSE, partial_closed = FALSE;
+    while (!silent_closed || !partial_closed) {
+        g_main_context_iteration(NULL, TRUE);
+        assert_false(closed_by_relay(good)); /* before the other two: see above */
+        silent_closed = silent_closed || closed_by_relay(silent);
+        partial_closed = partial_closed || closed_by_relay(partial);
+    }
+    assert_int_equal(relay->debuggers->len, 1);
+    assert_int_equal(count_in(relay, DBG_HELD), 1);
+
+    close(good);
+    close(silent);
+    close(partial);
+    ddm_relay_free(relay);
+    ddm_monitor_free(mon);
+    ddm_config_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_port_under_discovery_key),
+        cmocka_unit_test(test_handshake_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
