@@ -50,7 +50,7 @@ DdmConfig *ddm_config_new(void)
     c->adb_path = NULL;
     c->adb_start = TRUE;
     c->connect_timeout_ms = 3000;
-    c->handshake_timeout_ms = 5000;
+    c->handshake_timeout_ms = DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS;
     /* What plugins see of the request bounds: the SDK's constants. */
     c->request_timeout_ms = DDM_REQUEST_TIMEOUT_DEFAULT_MS;
     c->max_pending = DDM_REQUEST_MAX_PENDING;

@@ -40,7 +40,8 @@ typedef struct DdmConfig {
     guint connect_timeout_ms;     /* default 3000 */
     guint handshake_timeout_ms;   /* the JDWP handshake's deadline both ways: a VM's echo
                                      (core/session) and a debugger's handshake on a debugger
-                                     port, from its accept (core/relay); default 5000 */
+                                     port, from its accept (core/relay); default
+                                     DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS (also for 0) */
     guint request_timeout_ms;     /* default per-request timeout: DDM_REQUEST_TIMEOUT_DEFAULT_MS
                                      (at most DDM_REQUEST_TIMEOUT_MAX_MS) */
     guint max_pending;            /* pending requests per VM: DDM_REQUEST_MAX_PENDING */
@@ -81,6 +82,17 @@ typedef struct DdmConfig {
                                      absolute; not --socket), reported by the version op so a
                                      client can tell when its options differ; may be NULL */
 } DdmConfig;
+
+/** The JDWP handshake's deadline when handshake_timeout_ms is 0. */
+#define DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS 5000u
+/** @c's handshake deadline in ms: its handshake_timeout_ms, or
+ *  DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS when that is 0 (a VM's echo and a
+ *  debugger's handshake alike). */
+static inline guint ddm_config_handshake_timeout_ms(const DdmConfig *c)
+{
+    return c->handshake_timeout_ms ? c->handshake_timeout_ms
+                                   : DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS;
+}
 
 /** A config with every default set. (transfer full) */
 DdmConfig *ddm_config_new(void);

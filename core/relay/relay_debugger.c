@@ -714,7 +714,7 @@ void ddm_relay_debugger_read(Debugger *d)
  * descriptors, so every real debugger is then shed. */
 static guint handshake_ms(const DdmRelay *relay)
 {
-    return relay->cfg->handshake_timeout_ms ? relay->cfg->handshake_timeout_ms : 5000;
+    return ddm_config_handshake_timeout_ms(relay->cfg);
 }
 
 static void on_handshake_timeout(DdmTimer *t, gpointer ud)

@@ -418,7 +418,7 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
     ddm_jdwp_reader_expect_handshake(vm->reader);
     vm->handshake_deadline_us =
         vm->connected_at_us +
-        (gint64)(vm_cfg(vm)->handshake_timeout_ms ? vm_cfg(vm)->handshake_timeout_ms : 5000) * 1000;
+        (gint64)ddm_config_handshake_timeout_ms(vm_cfg(vm)) * 1000;
     vm->io_watch = ddm_watch_add(fd, G_IO_IN, ddm_vm_io_on_readable, vm);
     ddm_vm_set_state(vm, DDM_VM_STATE_HANDSHAKE);
     if (vm->state == DDM_VM_STATE_HANDSHAKE) {
@@ -460,7 +460,7 @@ static void on_deadline_in_context(DdmVm *vm)
     }
     if (vm->state == DDM_VM_STATE_HANDSHAKE && now >= vm->handshake_deadline_us) {
         char *why = g_strdup_printf("no handshake echo within %u ms",
-                                    vm_cfg(vm)->handshake_timeout_ms);
+                                    ddm_config_handshake_timeout_ms(vm_cfg(vm)));
         close_logged(vm, why, fault_level(vm));
         g_free(why);
     }
