@@ -171,6 +171,22 @@ static void tcp_cancelled_cb(gpointer ud)
 
 static void tcp_connect_next(TcpConnect *tc);
 
+/* 0.0.0.0, ::, ::ffff:0.0.0.0: connect() to one of these reaches this
+ * host's loopback, so the peer the kernel reports is not the address
+ * given. */
+static gboolean addr_is_unspecified(const struct sockaddr *sa, socklen_t len)
+{
+    if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+        return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
+    if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        static const uint8_t zero4[4];
+        return IN6_IS_ADDR_UNSPECIFIED(a) ||
+               (IN6_IS_ADDR_V4MAPPED(a) && memcmp(a->s6_addr + 12, zero4, 4) == 0);
+    }
+    return FALSE;
+}
+
 gboolean ddm_socket_is_self_connected(int fd, const struct sockaddr *peer_in, socklen_t peer_len)
 {
     struct sockaddr_storage local, peer;
@@ -178,6 +194,8 @@ gboolean ddm_socket_is_self_connected(int fd, const struct sockaddr *peer_in, so
 
     memset(&local, 0, sizeof local);
     memset(&peer, 0, sizeof peer);
+    if (peer_in && addr_is_unspecified(peer_in, peer_len))
+        peer_in = NULL; /* connected to loopback instead: ask the kernel */
     if (peer_in) {
         if (peer_len > sizeof peer)
             return FALSE;

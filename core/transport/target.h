@@ -112,7 +112,8 @@ guint16 ddm_target_tcp_port(const DdmTarget *t);
 /** TRUE if @fd is a TCP socket connected to itself (local address and
  *  port equal the peer's): a self-connect, never a peer. @peer: the
  *  address @fd was connected to (@peer_len bytes), which saves asking the
- *  kernel; NULL: asked (getpeername). */
+ *  kernel; NULL, or an unspecified address (0.0.0.0, ::: the kernel
+ *  connected to loopback instead): asked (getpeername). */
 gboolean ddm_socket_is_self_connected(int fd, const struct sockaddr *peer, socklen_t peer_len);
 /** Set TCP_NODELAY, O_NONBLOCK and FD_CLOEXEC on a socket of unknown
  *  making (three to five syscalls). */

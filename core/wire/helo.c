@@ -34,13 +34,11 @@ static char *gstr16(const uint8_t *p, size_t nbytes)
  * not fit in what is left. */
 static char *read_gstr16(ddm_reader *r, uint32_t units)
 {
-    const uint8_t *p;
-    if ((uint64_t)units * 2 > ddm_reader_remaining(r)) {
+    const uint64_t n = (uint64_t)units * 2; /* no wrap where size_t is 32 bits */
+    const uint8_t *p = n <= ddm_reader_remaining(r) ? ddm_read_bytes(r, (size_t)n) : NULL;
+    if (!p)
         r->overrun = 1;
-        return NULL;
-    }
-    p = ddm_read_bytes(r, (size_t)units * 2);
-    return p ? gstr16(p, (size_t)units * 2) : NULL;
+    return p ? gstr16(p, (size_t)n) : NULL;
 }
 
 /* Read an lstr if one fits entirely; otherwise leave @r untouched. */

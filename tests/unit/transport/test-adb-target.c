@@ -185,6 +185,9 @@ static void test_connect(void **state)
     if (r.error)
         fail_msg("connect failed: %s", r.error->message);
     assert_true(r.fd >= 0);
+    /* as target.h promises: the session sets neither */
+    assert_true(fcntl(r.fd, F_GETFL) & O_NONBLOCK);
+    assert_true(fcntl(r.fd, F_GETFD) & FD_CLOEXEC);
     assert_string_equal(f.got[0], "host:transport:dev-1");
     assert_string_equal(f.got[1], "jdwp:77");
     assert_int_equal(write(r.fd, "HELO", 4), 4);

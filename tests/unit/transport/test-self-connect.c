@@ -13,7 +13,9 @@
  * to (ddm_target_tcp_key).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +100,15 @@ static void test_tcp_connect_numeric(void **state)
         assert_int_equal(r.calls, 1);
         assert_null(r.error);
         assert_true(r.fd >= 0);
+        {
+            /* as target.h promises: the session sets none of them */
+            int nodelay = 0;
+            socklen_t nl = sizeof nodelay;
+            assert_true(fcntl(r.fd, F_GETFL) & O_NONBLOCK);
+            assert_true(fcntl(r.fd, F_GETFD) & FD_CLOEXEC);
+            assert_int_equal(getsockopt(r.fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &nl), 0);
+            assert_true(nodelay);
+        }
         assert_null(cancel.fn); /* disarmed before done */
         struct sockaddr_storage peer;
         socklen_t len = sizeof peer;
@@ -148,8 +159,11 @@ static void test_tcp_connect_cancelled(void **state)
 }
 
 /* A socket connected to itself on @family's loopback, or -1 if the
- * address family is not available here. */
-static int self_connected(int family)
+ * address family is not available here. @wildcard: connect to the
+ * unspecified address (0.0.0.0, ::) and the port, which the kernel takes
+ * as loopback: *@dest gets the address connected to. */
+static int self_connected_to(int family, gboolean wildcard, struct sockaddr_storage *dest,
+                             socklen_t *dest_len)
 {
     struct sockaddr_storage ss;
     socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
@@ -164,12 +178,30 @@ static int self_connected(int family)
     else
         ((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
     if (bind(fd, (struct sockaddr *)&ss, len) != 0 ||
-        getsockname(fd, (struct sockaddr *)&ss, &len) != 0 ||
-        connect(fd, (struct sockaddr *)&ss, len) != 0) {
+        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
         close(fd);
         return -1;
     }
+    if (wildcard) {
+        if (family == AF_INET)
+            ((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_ANY);
+        else
+            ((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_any;
+    }
+    if (connect(fd, (struct sockaddr *)&ss, len) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (dest) {
+        *dest = ss;
+        *dest_len = len;
+    }
     return fd;
+}
+
+static int self_connected(int family)
+{
+    return self_connected_to(family, FALSE, NULL, NULL);
 }
 
 /* ddm_socket_is_self_connected both ways: asking the kernel for the peer
@@ -198,6 +230,25 @@ static void test_self_connect_detected(void **state)
         pl = sizeof peer;
         assert_int_equal(getpeername(fd, (struct sockaddr *)&peer, &pl), 0);
         assert_true(is_self(fd, (struct sockaddr *)&peer, pl));
+        close(fd);
+    }
+}
+
+/* Connected to 0.0.0.0:P (as `--connect 0.0.0.0:P` would): the kernel
+ * makes it 127.0.0.1:P, so the address given is not the peer's, and the
+ * check must not take it for one. */
+static void test_self_connect_via_wildcard(void **state)
+{
+    struct sockaddr_storage dest;
+    socklen_t dl = 0;
+    (void)state;
+    int fd = self_connected_to(AF_INET, TRUE, &dest, &dl);
+    assert_true(fd >= 0);
+    assert_true(ddm_socket_is_self_connected(fd, (struct sockaddr *)&dest, dl));
+    close(fd);
+    fd = self_connected_to(AF_INET6, TRUE, &dest, &dl);
+    if (fd >= 0) {
+        assert_true(ddm_socket_is_self_connected(fd, (struct sockaddr *)&dest, dl));
         close(fd);
     }
 }
@@ -289,6 +340,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_self_connect_detected),
+        cmocka_unit_test(test_self_connect_via_wildcard),
         cmocka_unit_test(test_real_connection_is_not_self),
         cmocka_unit_test(test_tcp_connect_numeric),
         cmocka_unit_test(test_tcp_connect_cancelled),
