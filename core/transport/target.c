@@ -14,7 +14,6 @@
  * Non-goals: retries and backoff (the monitor's), the session protocol.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -58,21 +57,6 @@ void ddm_socket_nodelay(int fd)
      * UNIX): harmless, packets are small and latency matters for TCP only. */
     if (fd >= 0)
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-void ddm_socket_tune(int fd)
-{
-    int flags;
-
-    if (fd < 0)
-        return;
-    ddm_socket_nodelay(fd);
-    flags = fcntl(fd, F_GETFL);
-    if (flags >= 0 && !(flags & O_NONBLOCK))
-        (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-    flags = fcntl(fd, F_GETFD);
-    if (flags >= 0 && !(flags & FD_CLOEXEC))
-        (void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
 }
 
 /* ------------------------------------------------------------ TCP target */

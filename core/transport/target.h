@@ -115,11 +115,9 @@ guint16 ddm_target_tcp_port(const DdmTarget *t);
  *  kernel; NULL, or an unspecified address (0.0.0.0, ::: the kernel
  *  connected to loopback instead): asked (getpeername). */
 gboolean ddm_socket_is_self_connected(int fd, const struct sockaddr *peer, socklen_t peer_len);
-/** Set TCP_NODELAY, O_NONBLOCK and FD_CLOEXEC on a socket of unknown
- *  making (three to five syscalls). */
-void ddm_socket_tune(int fd);
-/** Set TCP_NODELAY only: for a socket made with SOCK_NONBLOCK and
- *  SOCK_CLOEXEC (socket(), accept4()), whose flags need no looking at. */
+/** Set TCP_NODELAY (harmless failure on a UNIX socket). Every socket
+ *  ddmon makes or accepts is made non-blocking and close-on-exec by
+ *  socket() or accept4() themselves, so this is all the tuning it needs. */
 void ddm_socket_nodelay(int fd);
 
 #endif /* DDM_TARGET_H */

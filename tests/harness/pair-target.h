@@ -9,6 +9,7 @@
 #ifndef DDM_TEST_PAIR_TARGET_H
 #define DDM_TEST_PAIR_TARGET_H
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "core/transport/target.h"
@@ -36,7 +37,8 @@ static gboolean test_pair_connect_idle(gpointer p)
     } else {
         int fd = pt->ddmon_end;
         pt->ddmon_end = -1;
-        ddm_socket_tune(fd); /* non-blocking, as a target hands it over (target.h) */
+        /* non-blocking, as a target hands it over (target.h) */
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         pc->done(pc->t, fd, NULL, pc->ud);
     }
     ddm_target_unref(pc->t);
