@@ -491,10 +491,12 @@ static void on_accept(int c, const struct sockaddr *sa, socklen_t sl, gpointer u
     ddm_socket_nodelay(c); /* ddm_accept made it non-blocking and close-on-exec */
     char host[INET6_ADDRSTRLEN] = "?";
     guint16 peer_port = 0;
-    if (sa->sa_family == AF_INET && sl >= sizeof(struct sockaddr_in)) {
+    /* the length first: with sl 0 the kernel gave no address and *sa is
+     * unfilled (core/loop/listener.h) */
+    if (sl >= sizeof(struct sockaddr_in) && sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, host, sizeof(host));
         peer_port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
-    } else if (sa->sa_family == AF_INET6 && sl >= sizeof(struct sockaddr_in6)) {
+    } else if (sl >= sizeof(struct sockaddr_in6) && sa->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, host, sizeof(host));
         peer_port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
     }
