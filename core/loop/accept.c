@@ -83,6 +83,30 @@ DdmAcceptResult ddm_accept(int listen_fd, struct sockaddr *addr, socklen_t *addr
         case EINTR:
         case ECONNABORTED:
         case EPROTO:
+        /* accept(2), Linux: network errors already pending on the new
+         * connection come back from accept and are to be retried like
+         * EAGAIN; that connection is gone. (Not a reason to pause.) */
+#ifdef ENETDOWN
+        case ENETDOWN:
+#endif
+#ifdef ENOPROTOOPT
+        case ENOPROTOOPT:
+#endif
+#ifdef EHOSTDOWN
+        case EHOSTDOWN:
+#endif
+#ifdef ENONET
+        case ENONET:
+#endif
+#ifdef EHOSTUNREACH
+        case EHOSTUNREACH:
+#endif
+#ifdef EOPNOTSUPP
+        case EOPNOTSUPP:
+#endif
+#ifdef ENETUNREACH
+        case ENETUNREACH:
+#endif
             continue; /* that one is gone; the next, if any */
         case EMFILE:
         case ENFILE:

@@ -47,8 +47,12 @@ typedef enum {
 /** Accept one connection on @listen_fd (accept4, SOCK_NONBLOCK |
  *  SOCK_CLOEXEC). @addr/@addrlen as accept4's (may be NULL). On
  *  DDM_ACCEPT_OK *@fd is the connection, else -1. Connections the peer
- *  aborted while queued (ECONNABORTED, EPROTO) and EINTR are passed over
- *  (each takes one off the queue, so this ends). */
+ *  aborted while queued (ECONNABORTED, EPROTO), connections with a network
+ *  error already pending (ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET,
+ *  EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH: accept(2) says to retry them
+ *  like EAGAIN) and EINTR are passed over (each takes one off the queue,
+ *  so this ends); none of them is a DDM_ACCEPT_ERROR, so none pauses a
+ *  listener (listener.h). */
 DdmAcceptResult ddm_accept(int listen_fd, struct sockaddr *addr, socklen_t *addrlen, int *fd);
 
 /** Make the reserve descriptor now if there is none; TRUE when there is

@@ -6,8 +6,14 @@
  * (the listener is no longer readable, the client sees the connection
  * closed) and keeps its reserve; one call sheds one connection; with the
  * limit back a normal accept works. Also: nothing pending is AGAIN, and
- * the reserve is close-on-exec. Loopback only, no timing.
+ * the reserve is close-on-exec. The network errors accept(2) says to
+ * retry (ENETDOWN, EHOSTUNREACH...) are passed over like ECONNABORTED: the
+ * kernel cannot be made to give them on loopback, so this file's accept4()
+ * (found before libc's) fails once with the errno a test asks for. Loopback
+ * only, no timing.
  */
+#define _GNU_SOURCE 1 /* RTLD_NEXT */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -26,6 +33,23 @@
 
 #include "core/loop/accept.h"
 #include "tests/harness/fd-limit.h"
+
+/* Set by a test: the next accept4() fails with it (once), before the real
+ * one is called; 0: accept4 is libc's. */
+static int inject_errno;
+
+int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+    static int (*real_accept4)(int, struct sockaddr *, socklen_t *, int);
+    if (real_accept4 == NULL)
+        real_accept4 = (int (*)(int, struct sockaddr *, socklen_t *, int))dlsym(RTLD_NEXT, "accept4");
+    if (inject_errno != 0) {
+        errno = inject_errno;
+        inject_errno = 0;
+        return -1;
+    }
+    return real_accept4(fd, addr, addrlen, flags);
+}
 
 static void test_shed_at_limit(void **state)
 {
@@ -132,6 +156,34 @@ static void test_reserve_cloexec(void **state)
     assert_int_equal(ddm_accept_reserve_fd(), r);
 }
 
+/* A network error pending on the new connection (accept(2), Linux: "treat
+ * them like EAGAIN by retrying") is no DDM_ACCEPT_ERROR, which would pause
+ * the listener: ddm_accept goes on to the next connection. */
+static void test_pending_network_error_passed_over(void **state)
+{
+    (void)state;
+    static const int errs[] = {
+        ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH,
+        ECONNABORTED, EPROTO, EINTR,
+    };
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    for (guint i = 0; i < G_N_ELEMENTS(errs); i++) {
+        int cl = test_loopback_client(port);
+        inject_errno = errs[i];
+        int fd = -1;
+        DdmAcceptResult r = ddm_accept(lfd, NULL, NULL, &fd);
+        if (r != DDM_ACCEPT_OK)
+            print_error("errno %d (%s): result %d\n", errs[i], g_strerror(errs[i]), r);
+        assert_int_equal(r, DDM_ACCEPT_OK); /* the failed one passed over, the next taken */
+        assert_int_equal(inject_errno, 0);
+        assert_true(fd >= 0);
+        close(fd);
+        close(cl);
+    }
+    close(lfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_reserve_cloexec),
         cmocka_unit_test(test_shed_at_limit),
         cmocka_unit_test(test_shed_one_per_call),
+        cmocka_unit_test(test_pending_network_error_passed_over),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
