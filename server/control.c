@@ -402,7 +402,6 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
     ctl->listen_fd = listen_fd;
     ctl->stop = stop;
     ctl->stop_ud = ud;
-    ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
     ctl->accepting = ddm_listener_new(listen_fd, on_accept, on_accept_trouble, ctl);
     ctl->listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_view_change, ctl);
     return ctl;

@@ -507,7 +507,6 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     srv->port = G_IS_INET_SOCKET_ADDRESS(bound)
                     ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound))
                     : addr.port;
-    ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
     srv->accepting =
         ddm_listener_new(g_socket_get_fd(srv->listener), on_accept, on_accept_trouble, srv);
     srv->cookie_name = ddm_web_cookie_name(srv->port);

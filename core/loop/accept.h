@@ -18,9 +18,8 @@
  *
  * Ownership: the reserve descriptor is this file's alone (static, one per
  * process, never handed out); nothing else may close it. It is made by
- * ddm_accept_reserve() (a listener's owner calls it when it opens the
- * listener, while descriptors are still free) or else by the first
- * ddm_accept(). If it cannot be made (already out of descriptors),
+ * ddm_accept_reserve() (ddm_listener_new() calls it, listener.h, while
+ * descriptors are still free) or else by the first ddm_accept(). If it cannot be made (already out of descriptors),
  * ddm_accept() reports DDM_ACCEPT_ERROR with EMFILE and tries again next
  * time. Logging is the caller's (rate-limited: core/session/ratelog.h,
  * which this layer may not include). Main thread only.

@@ -78,6 +78,7 @@ DdmListener *ddm_listener_new(int fd, DdmListenerAcceptFn on_accept,
                               DdmListenerTroubleFn on_trouble, gpointer ud)
 {
     g_return_val_if_fail(fd >= 0 && on_accept != NULL && on_trouble != NULL, NULL);
+    ddm_accept_reserve(); /* while descriptors are free (accept.h) */
     DdmListener *l = g_new0(DdmListener, 1);
     l->next_pause_ms = DDM_LISTENER_PAUSE_MIN_MS;
     l->on_accept = on_accept;

@@ -52,7 +52,9 @@ typedef void (*DdmListenerAcceptFn)(int fd, const struct sockaddr *addr, socklen
 typedef void (*DdmListenerTroubleFn)(DdmAcceptResult r, int err, guint paused_ms, gpointer ud);
 
 /** Watch @fd (listening, non-blocking; borrowed) and accept on it. Both
- *  callbacks are required. (transfer full) */
+ *  callbacks are required. Also makes accept.h's reserve descriptor if
+ *  there is none (ddm_accept_reserve()), now while descriptors are still
+ *  free, so the owner need not. (transfer full) */
 DdmListener *ddm_listener_new(int fd, DdmListenerAcceptFn on_accept,
                               DdmListenerTroubleFn on_trouble, gpointer ud);
 

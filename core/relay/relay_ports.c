@@ -143,7 +143,6 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->port = port;
     ep->fd = fd;
     ep->key = kind == EP_FIXED ? g_strdup(key) : key; /* EP_VM: the VM's (relay-private.h) */
-    ddm_accept_reserve(); /* while descriptors are free (core/loop/accept.h) */
     ep->listener = ddm_listener_new(fd, on_accept, on_accept_trouble, ep);
     ep->index = relay->endpoints->len;
     g_ptr_array_add(relay->endpoints, ep);

@@ -115,14 +115,17 @@ static void iterate_nonblocking(guint n)
 }
 
 /* (a) Every pending connection is handed over with its peer's address, at
- * most DDM_ACCEPT_BATCH a wake-up; no trouble. */
+ * most DDM_ACCEPT_BATCH a wake-up; no trouble. The listener made the
+ * reserve descriptor (this test runs first: there was none before). */
 static void test_accepts_and_hands_over(void **state)
 {
     (void)state;
     guint16 port;
     int lfd = test_loopback_listener(&port);
     seen_init(&seen);
+    assert_int_equal(ddm_accept_reserve_fd(), -1); /* the first test: none yet */
     seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
+    assert_true(ddm_accept_reserve_fd() >= 0); /* made with the listener (no caller's call) */
     const guint n = DDM_ACCEPT_BATCH + 4;
     int clients[DDM_ACCEPT_BATCH + 4];
     for (guint i = 0; i < n; i++)
