@@ -5,7 +5,8 @@
  * their peer's address, DDM_ACCEPT_BATCH a wake-up, and trouble is never
  * called; an accept error pauses the watch (a readable pipe, on which
  * accept4 fails with ENOTSOCK, is reported once over 100 iterations, not
- * once an iteration) and the pause ends by itself, twice as long the next
+ * once an iteration, unless the iterations outlasted the pause) and the
+ * pause ends by itself, twice as long the next
  * time, and from the start again once a connection was accepted; out of
  * descriptors a connection is shed without a pause; the
  * listener may be freed from its callbacks and while paused. No timed
@@ -39,6 +40,7 @@ typedef struct Seen {
     DdmAcceptResult last_r;
     int last_err;
     guint last_paused_ms;
+    guint paused_ms[8];      /* each trouble's pause, the first 8 */
     gboolean free_on_accept, free_on_trouble;
 } Seen;
 
@@ -61,6 +63,8 @@ static void on_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud)
     s->last_r = r;
     s->last_err = err;
     s->last_paused_ms = paused_ms;
+    if (s->n_trouble <= G_N_ELEMENTS(s->paused_ms))
+        s->paused_ms[s->n_trouble - 1] = paused_ms;
     if (s->free_on_trouble)
         g_clear_pointer(&s->l, ddm_listener_free);
 }
@@ -114,6 +118,22 @@ static void iterate_nonblocking(guint n)
         g_main_context_iteration(NULL, FALSE);
 }
 
+/* After iterations that began at @since_us (monotonic), before a pause of
+ * @pause_ms started: @n errors so far. No timed assertion: when the
+ * iterations took less than the pause, the pause cannot have ended, so
+ * exactly @n; when the process was descheduled past it, one more error a
+ * pause at most (without a pause 100 iterations see 100 either way). */
+static void assert_troubles_within_pause(guint n, gint64 since_us, guint pause_ms)
+{
+    gint64 elapsed_us = g_get_monotonic_time() - since_us;
+    gint64 pause_us = (gint64)pause_ms * 1000;
+    if (elapsed_us < pause_us) {
+        assert_int_equal(seen.n_trouble, n);
+        assert_true(ddm_listener_paused(seen.l));
+    } else
+        assert_in_range(seen.n_trouble, n, n + elapsed_us / pause_us);
+}
+
 /* (a) Every pending connection is handed over with its peer's address, at
  * most DDM_ACCEPT_BATCH a wake-up; no trouble. The listener made the
  * reserve descriptor (this test runs first: there was none before). */
@@ -157,7 +177,8 @@ static void test_accepts_and_hands_over(void **state)
 
 /* (b) An accept error that leaves the fd readable (ENOTSOCK on a pipe with
  * data: what ENOBUFS or ENOMEM do to a listener) pauses the watch: 100
- * iterations see one error, not 100. The pause ends by itself and the next
+ * iterations see one error, not 100 (more only if they took longer than
+ * the pause: assert_troubles_within_pause). The pause ends by itself and the next
  * error pauses twice as long. */
 static void test_error_pauses(void **state)
 {
@@ -167,29 +188,33 @@ static void test_error_pauses(void **state)
     seen_init(&seen);
     seen.l = ddm_listener_new(p[0], on_accept, on_trouble, &seen);
 
+    gint64 t = g_get_monotonic_time(); /* the first pause starts after this */
     iterate_nonblocking(100);
-    assert_int_equal(seen.n_trouble, 1); /* without the pause: one an iteration */
+    assert_troubles_within_pause(1, t, DDM_LISTENER_PAUSE_MIN_MS); /* no pause: 100 */
     assert_int_equal(seen.last_r, DDM_ACCEPT_ERROR);
     assert_int_equal(seen.last_err, ENOTSOCK);
-    assert_int_equal(seen.last_paused_ms, DDM_LISTENER_PAUSE_MIN_MS);
-    assert_true(ddm_listener_paused(seen.l));
+    assert_int_equal(seen.paused_ms[0], DDM_LISTENER_PAUSE_MIN_MS);
 
-    while (seen.n_trouble < 2) /* the pause ends: tried again */
+    while (seen.n_trouble < 2) { /* the pause ends: tried again */
+        t = g_get_monotonic_time(); /* before the iteration that pauses again */
         g_main_context_iteration(NULL, TRUE);
+    }
     assert_int_equal(seen.last_r, DDM_ACCEPT_ERROR);
-    assert_int_equal(seen.last_paused_ms, 2 * DDM_LISTENER_PAUSE_MIN_MS);
+    assert_int_equal(seen.paused_ms[1], 2 * DDM_LISTENER_PAUSE_MIN_MS);
     iterate_nonblocking(100);
-    assert_int_equal(seen.n_trouble, 2);
+    assert_troubles_within_pause(2, t, 2 * DDM_LISTENER_PAUSE_MIN_MS);
     while (seen.n_trouble < 3)
         g_main_context_iteration(NULL, TRUE);
-    assert_int_equal(seen.last_paused_ms, 4 * DDM_LISTENER_PAUSE_MIN_MS);
+    assert_int_equal(seen.paused_ms[2], 4 * DDM_LISTENER_PAUSE_MIN_MS);
     assert_int_equal(seen.fds->len, 0);
 
     /* freed while paused: its timer goes with it (ASan: no use after free) */
-    assert_true(ddm_listener_paused(seen.l));
+    while (!ddm_listener_paused(seen.l)) /* paused now, unless descheduled past it */
+        g_main_context_iteration(NULL, TRUE);
+    guint n = seen.n_trouble;
     g_clear_pointer(&seen.l, ddm_listener_free);
     iterate_nonblocking(100);
-    assert_int_equal(seen.n_trouble, 3);
+    assert_int_equal(seen.n_trouble, n);
     seen_clear(&seen);
     close(p[0]);
     close(p[1]);
