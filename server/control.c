@@ -393,6 +393,8 @@ static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpoin
     ddm_ratelog_accept("control", "on the control socket", r, err, paused_ms);
 }
 
+static const DdmListenerOps accept_ops = {on_accept, on_accept_trouble};
+
 DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn stop, gpointer ud)
 {
     g_return_val_if_fail(daemon != NULL && listen_fd >= 0, NULL);
@@ -402,7 +404,7 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
     ctl->listen_fd = listen_fd;
     ctl->stop = stop;
     ctl->stop_ud = ud;
-    ctl->accepting = ddm_listener_new(listen_fd, on_accept, on_accept_trouble, ctl);
+    ctl->accepting = ddm_listener_new(listen_fd, &accept_ops, ctl);
     ctl->listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_view_change, ctl);
     return ctl;
 }

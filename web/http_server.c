@@ -456,6 +456,8 @@ static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpoin
     ddm_ratelog_accept(srv->option, NULL, r, err, paused_ms);
 }
 
+static const DdmListenerOps accept_ops = {on_accept, on_accept_trouble};
+
 guint ddm_http_server_n_connections(const DdmHttpServer *srv)
 {
     return g_hash_table_size(srv->conns);
@@ -507,8 +509,7 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     srv->port = G_IS_INET_SOCKET_ADDRESS(bound)
                     ? g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound))
                     : addr.port;
-    srv->accepting =
-        ddm_listener_new(g_socket_get_fd(srv->listener), on_accept, on_accept_trouble, srv);
+    srv->accepting = ddm_listener_new(g_socket_get_fd(srv->listener), &accept_ops, srv);
     srv->cookie_name = ddm_web_cookie_name(srv->port);
     return srv;
 }

@@ -2,7 +2,8 @@
  *
  * The shared accept loop (listener.h): a listener's watch, its batch of
  * accepts, and its pause after an accept error (the timer that resumes the
- * watch and the backoff that doubles while errors go on).
+ * watch and the backoff that doubles while errors go on), the pause's
+ * state made at the first error.
  */
 #include "core/loop/listener.h"
 
@@ -11,12 +12,17 @@
 #include "core/loop/timer.h"
 #include "core/loop/watch.h"
 
+/* Made at the listener's first accept error, freed with the listener: most
+ * listeners (a VM's debugger port each) never see one. */
+typedef struct Pause {
+    DdmTimer resume;       /* armed while paused */
+    guint next_ms;         /* the pause the next error gets */
+} Pause;
+
 struct DdmListener {
     DdmWatch *watch;       /* on the listening fd; dormant while paused */
-    DdmTimer resume;       /* armed while paused */
-    guint next_pause_ms;   /* the pause the next error gets */
-    DdmListenerAcceptFn on_accept;
-    DdmListenerTroubleFn on_trouble;
+    Pause *pause;          /* NULL until the first accept error */
+    const DdmListenerOps *ops; /* borrowed (static) */
     gpointer ud;
     gboolean *freed;       /* set while a batch runs: ddm_listener_free marks it */
 };
@@ -32,10 +38,16 @@ static void on_resume(DdmTimer *t, gpointer ud)
  * readable) until the timer; the next error waits twice as long. */
 static guint pause_watch(DdmListener *l)
 {
-    guint ms = l->next_pause_ms;
-    l->next_pause_ms = MIN(ms * 2, DDM_LISTENER_PAUSE_MAX_MS);
+    Pause *p = l->pause;
+    if (p == NULL) {
+        p = l->pause = g_new0(Pause, 1);
+        p->next_ms = DDM_LISTENER_PAUSE_MIN_MS;
+        ddm_timer_init(&p->resume, on_resume, l);
+    }
+    guint ms = p->next_ms;
+    p->next_ms = MIN(ms * 2, DDM_LISTENER_PAUSE_MAX_MS);
     ddm_watch_set_cond(l->watch, 0);
-    ddm_timer_arm(&l->resume, ms);
+    ddm_timer_arm(&p->resume, ms);
     return ms;
 }
 
@@ -55,17 +67,18 @@ static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
         if (r == DDM_ACCEPT_AGAIN)
             break;
         if (r == DDM_ACCEPT_OK) {
-            l->next_pause_ms = DDM_LISTENER_PAUSE_MIN_MS;
+            if (l->pause != NULL)
+                l->pause->next_ms = DDM_LISTENER_PAUSE_MIN_MS;
             if (sl > sizeof ss)
                 sl = 0; /* truncated: no address rather than half of one */
-            l->on_accept(c, (struct sockaddr *)&ss, sl, l->ud);
+            l->ops->on_accept(c, (struct sockaddr *)&ss, sl, l->ud);
             if (freed)
                 return G_SOURCE_REMOVE; /* the watch went with it */
             continue;
         }
         int err = errno;
         guint ms = r == DDM_ACCEPT_ERROR ? pause_watch(l) : 0;
-        l->on_trouble(r, err, ms, l->ud);
+        l->ops->on_trouble(r, err, ms, l->ud);
         if (freed)
             return G_SOURCE_REMOVE;
         break; /* shed: the next wake-up; error: after the pause */
@@ -74,17 +87,15 @@ static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
     return G_SOURCE_CONTINUE;
 }
 
-DdmListener *ddm_listener_new(int fd, DdmListenerAcceptFn on_accept,
-                              DdmListenerTroubleFn on_trouble, gpointer ud)
+DdmListener *ddm_listener_new(int fd, const DdmListenerOps *ops, gpointer ud)
 {
-    g_return_val_if_fail(fd >= 0 && on_accept != NULL && on_trouble != NULL, NULL);
+    g_return_val_if_fail(fd >= 0 && ops != NULL && ops->on_accept != NULL &&
+                             ops->on_trouble != NULL,
+                         NULL);
     ddm_accept_reserve(); /* while descriptors are free (accept.h) */
     DdmListener *l = g_new0(DdmListener, 1);
-    l->next_pause_ms = DDM_LISTENER_PAUSE_MIN_MS;
-    l->on_accept = on_accept;
-    l->on_trouble = on_trouble;
+    l->ops = ops;
     l->ud = ud;
-    ddm_timer_init(&l->resume, on_resume, l);
     l->watch = ddm_watch_add(fd, G_IO_IN, on_readable, l);
     return l;
 }
@@ -95,12 +106,15 @@ void ddm_listener_free(DdmListener *l)
         return;
     if (l->freed)
         *l->freed = TRUE;
-    ddm_timer_cancel(&l->resume);
+    if (l->pause != NULL) {
+        ddm_timer_cancel(&l->pause->resume);
+        g_free(l->pause);
+    }
     ddm_watch_remove(l->watch);
     g_free(l);
 }
 
 gboolean ddm_listener_paused(const DdmListener *l)
 {
-    return ddm_timer_armed(&l->resume);
+    return l->pause != NULL && ddm_timer_armed(&l->pause->resume);
 }

@@ -3,7 +3,10 @@
  * A listener: the accept loop every listening socket of ddmon shares (the
  * relay's debugger ports, core/relay/relay_ports.c; the control socket,
  * server/control.c; the web listener, web/http_server.c). It owns the watch
- * on the listening fd (watch.h) and a timer (timer.h), not the fd itself.
+ * on the listening fd (watch.h) and, from its first accept error on, a
+ * timer (timer.h) with the backoff, not the fd itself. Small, since every
+ * VM's debugger port has one: 40 bytes (the callbacks in one static
+ * DdmListenerOps, the timer made only when needed; doc/memory.md).
  * When the fd is readable it takes up to DDM_ACCEPT_BATCH connections
  * through ddm_accept() (accept.h) and hands each to the owner's accept
  * callback, with the peer's address; a shed connection (out of
@@ -51,12 +54,18 @@ typedef void (*DdmListenerAcceptFn)(int fd, const struct sockaddr *addr, socklen
  *  a shed). For the log. */
 typedef void (*DdmListenerTroubleFn)(DdmAcceptResult r, int err, guint paused_ms, gpointer ud);
 
-/** Watch @fd (listening, non-blocking; borrowed) and accept on it. Both
- *  callbacks are required. Also makes accept.h's reserve descriptor if
+/** The owner's two callbacks, in one static const struct (borrowed: it
+ *  must outlive its listeners). */
+typedef struct DdmListenerOps {
+    DdmListenerAcceptFn on_accept;
+    DdmListenerTroubleFn on_trouble;
+} DdmListenerOps;
+
+/** Watch @fd (listening, non-blocking; borrowed) and accept on it, calling
+ *  @ops (borrowed; both callbacks are required) with @ud. Also makes accept.h's reserve descriptor if
  *  there is none (ddm_accept_reserve()), now while descriptors are still
  *  free, so the owner need not. (transfer full) */
-DdmListener *ddm_listener_new(int fd, DdmListenerAcceptFn on_accept,
-                              DdmListenerTroubleFn on_trouble, gpointer ud);
+DdmListener *ddm_listener_new(int fd, const DdmListenerOps *ops, gpointer ud);
 
 /** Stop watching (NULL is a no-op); the fd stays open, the caller's. Safe
  *  from the listener's own callbacks. */

@@ -99,6 +99,7 @@ G_STATIC_ASSERT(sizeof(Endpoint) <= 40);
 
 static void on_accept(int c, const struct sockaddr *sa, socklen_t sl, gpointer ud);
 static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud);
+static const DdmListenerOps accept_ops = {on_accept, on_accept_trouble};
 
 /* Take parked @ep out of relay->parked: its timer stops, its ParkedPort and
  * the table's key go, and ep->key becomes @key (a VM's, borrowed; or NULL
@@ -143,7 +144,7 @@ static Endpoint *endpoint_open(DdmRelay *relay, EndpointKind kind, guint16 port,
     ep->port = port;
     ep->fd = fd;
     ep->key = kind == EP_FIXED ? g_strdup(key) : key; /* EP_VM: the VM's (relay-private.h) */
-    ep->listener = ddm_listener_new(fd, on_accept, on_accept_trouble, ep);
+    ep->listener = ddm_listener_new(fd, &accept_ops, ep);
     ep->index = relay->endpoints->len;
     g_ptr_array_add(relay->endpoints, ep);
     ddm_portpool_set_ours(&relay->vm_ports, port, TRUE);

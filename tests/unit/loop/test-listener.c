@@ -69,6 +69,8 @@ static void on_trouble(DdmAcceptResult r, int err, guint paused_ms, gpointer ud)
         g_clear_pointer(&s->l, ddm_listener_free);
 }
 
+static const DdmListenerOps ops = {on_accept, on_trouble};
+
 /* The test's: file-scope, so that the teardown frees what a failed test
  * left (a listener still watching would call a later test's callbacks). */
 static Seen seen;
@@ -144,7 +146,7 @@ static void test_accepts_and_hands_over(void **state)
     int lfd = test_loopback_listener(&port);
     seen_init(&seen);
     assert_int_equal(ddm_accept_reserve_fd(), -1); /* the first test: none yet */
-    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
+    seen.l = ddm_listener_new(lfd, &ops, &seen);
     assert_true(ddm_accept_reserve_fd() >= 0); /* made with the listener (no caller's call) */
     const guint n = DDM_ACCEPT_BATCH + 4;
     int clients[DDM_ACCEPT_BATCH + 4];
@@ -186,7 +188,7 @@ static void test_error_pauses(void **state)
     int p[2];
     readable_pipe(p);
     seen_init(&seen);
-    seen.l = ddm_listener_new(p[0], on_accept, on_trouble, &seen);
+    seen.l = ddm_listener_new(p[0], &ops, &seen);
 
     gint64 t = g_get_monotonic_time(); /* the first pause starts after this */
     iterate_nonblocking(100);
@@ -230,7 +232,7 @@ static void test_backoff_resets_after_accept(void **state)
     guint16 port;
     int lfd = test_loopback_listener(&port);
     seen_init(&seen);
-    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
+    seen.l = ddm_listener_new(lfd, &ops, &seen);
     assert_int_equal(shutdown(lfd, SHUT_RD), 0);
     while (seen.n_trouble < 2)
         g_main_context_iteration(NULL, TRUE);
@@ -264,7 +266,7 @@ static void test_free_from_trouble(void **state)
     readable_pipe(p);
     seen_init(&seen);
     seen.free_on_trouble = TRUE;
-    seen.l = ddm_listener_new(p[0], on_accept, on_trouble, &seen);
+    seen.l = ddm_listener_new(p[0], &ops, &seen);
     while (seen.n_trouble == 0)
         g_main_context_iteration(NULL, TRUE);
     assert_null(seen.l);
@@ -284,7 +286,7 @@ static void test_free_from_accept(void **state)
     int lfd = test_loopback_listener(&port);
     seen_init(&seen);
     seen.free_on_accept = TRUE;
-    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
+    seen.l = ddm_listener_new(lfd, &ops, &seen);
     int c1 = test_loopback_client(port), c2 = test_loopback_client(port);
     while (seen.fds->len == 0)
         g_main_context_iteration(NULL, TRUE);
@@ -308,7 +310,7 @@ static void test_shed_no_pause(void **state)
     int lfd = test_loopback_listener(&port);
     assert_true(ddm_accept_reserve());
     seen_init(&seen);
-    seen.l = ddm_listener_new(lfd, on_accept, on_trouble, &seen);
+    seen.l = ddm_listener_new(lfd, &ops, &seen);
     iterate_nonblocking(2); /* the loop's own descriptors made before the limit */
     int cl = test_loopback_client(port);
 
