@@ -2,8 +2,8 @@
  *
  * The shared accept loop (listener.h): a listener's watch, its batch of
  * accepts, and its pause after an accept error (the timer that resumes the
- * watch and the backoff that doubles while errors go on), the pause's
- * state made at the first error.
+ * watch and tries at once, and the backoff that doubles while each try
+ * fails again), the pause's state made at the first error.
  */
 #include "core/loop/listener.h"
 
@@ -17,6 +17,7 @@
 typedef struct Pause {
     DdmTimer resume;       /* armed while paused */
     guint next_ms;         /* the pause the next error gets */
+    int fd;                /* the listening fd, for the try when the pause ends */
 } Pause;
 
 struct DdmListener {
@@ -27,21 +28,28 @@ struct DdmListener {
     gboolean *freed;       /* set while a batch runs: ddm_listener_free marks it */
 };
 
+static gboolean accept_batch(DdmListener *l, int fd);
+
+/* The pause is over: watch again, and try now (the wake-up after the
+ * pause), so that a queue found empty ends the errors' backoff even when
+ * nothing connects for hours (no wake-up would come to find it). */
 static void on_resume(DdmTimer *t, gpointer ud)
 {
     (void)t;
     DdmListener *l = ud;
     ddm_watch_set_cond(l->watch, G_IO_IN);
+    accept_batch(l, l->pause->fd);
 }
 
 /* After an error: the watch dormant (no spin on a listener that stays
  * readable) until the timer; the next error waits twice as long. */
-static guint pause_watch(DdmListener *l)
+static guint pause_watch(DdmListener *l, int fd)
 {
     Pause *p = l->pause;
     if (p == NULL) {
         p = l->pause = g_new0(Pause, 1);
         p->next_ms = DDM_LISTENER_PAUSE_MIN_MS;
+        p->fd = fd;
         ddm_timer_init(&p->resume, on_resume, l);
     }
     guint ms = p->next_ms;
@@ -51,10 +59,10 @@ static guint pause_watch(DdmListener *l)
     return ms;
 }
 
-static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
+/* Up to DDM_ACCEPT_BATCH connections, from the watch or the end of a
+ * pause. TRUE when a callback freed the listener. */
+static gboolean accept_batch(DdmListener *l, int fd)
 {
-    (void)cond;
-    DdmListener *l = ud;
     gboolean freed = FALSE;
     l->freed = &freed;
     /* At most DDM_ACCEPT_BATCH a call: a connect flood leaves the loop's
@@ -64,27 +72,35 @@ static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
         socklen_t sl = sizeof ss;
         int c;
         DdmAcceptResult r = ddm_accept(fd, (struct sockaddr *)&ss, &sl, &c);
+        if (r != DDM_ACCEPT_ERROR && r != DDM_ACCEPT_SHED && l->pause != NULL)
+            l->pause->next_ms = DDM_LISTENER_PAUSE_MIN_MS; /* accepted or none pending:
+                                                            * the errors are over */
         if (r == DDM_ACCEPT_AGAIN)
             break;
         if (r == DDM_ACCEPT_OK) {
-            if (l->pause != NULL)
-                l->pause->next_ms = DDM_LISTENER_PAUSE_MIN_MS;
             if (sl > sizeof ss)
                 sl = 0; /* truncated: no address rather than half of one */
             l->ops->on_accept(c, (struct sockaddr *)&ss, sl, l->ud);
             if (freed)
-                return G_SOURCE_REMOVE; /* the watch went with it */
+                return TRUE;
             continue;
         }
         int err = errno;
-        guint ms = r == DDM_ACCEPT_ERROR ? pause_watch(l) : 0;
+        guint ms = r == DDM_ACCEPT_ERROR ? pause_watch(l, fd) : 0;
         l->ops->on_trouble(r, err, ms, l->ud);
         if (freed)
-            return G_SOURCE_REMOVE;
+            return TRUE;
         break; /* shed: the next wake-up; error: after the pause */
     }
     l->freed = NULL;
-    return G_SOURCE_CONTINUE;
+    return FALSE;
+}
+
+static gboolean on_readable(gint fd, GIOCondition cond, gpointer ud)
+{
+    (void)cond;
+    /* freed: the watch went with it */
+    return accept_batch(ud, fd) ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
 }
 
 DdmListener *ddm_listener_new(int fd, const DdmListenerOps *ops, gpointer ud)

@@ -18,10 +18,12 @@
  * pressure; EMFILE with no reserve descriptor) the pending connection
  * stays queued and the listener stays readable, so the level-triggered
  * loop would call the callback again at once: 100% CPU. So after an error
- * the watch goes dormant for a backoff (DDM_LISTENER_PAUSE_MIN_MS, doubled
- * at each error that follows a pause, DDM_LISTENER_PAUSE_MAX_MS at most;
- * back to the minimum after a connection is accepted) and a timer resumes
- * it. A shed needs no pause: it took the connection off the queue.
+ * the watch goes dormant for a backoff and a timer resumes it and tries at
+ * once. The first pause is DDM_LISTENER_PAUSE_MIN_MS; while each try after
+ * a pause fails again it doubles, DDM_LISTENER_PAUSE_MAX_MS at most; a try
+ * that accepts a connection or finds none pending (EAGAIN) ends the run,
+ * so the next error, however much later, pauses the minimum again. A shed
+ * needs no pause: it took the connection off the queue.
  *
  * Ownership: ddm_listener_new() returns a listener the caller owns and
  * frees with ddm_listener_free() before it closes the fd (the watch goes

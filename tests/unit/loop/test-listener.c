@@ -7,7 +7,8 @@
  * accept4 fails with ENOTSOCK, is reported once over 100 iterations, not
  * once an iteration, unless the iterations outlasted the pause) and the
  * pause ends by itself, twice as long the next
- * time, and from the start again once a connection was accepted; out of
+ * time, and from the start again once a connection was accepted or the
+ * try at the end of a pause found none pending; out of
  * descriptors a connection is shed without a pause; the
  * listener may be freed from its callbacks and while paused. No timed
  * assertions: waits are blocking iterations until something happened.
@@ -257,6 +258,37 @@ static void test_backoff_resets_after_accept(void **state)
     close(lfd);
 }
 
+/* The backoff also goes back to its start once the errors are over though
+ * nothing connects: the try at the end of a pause finds the queue empty
+ * (EAGAIN), so an error later pauses 100 ms, not twice the last pause.
+ * (Without that try no wake-up comes while nothing connects.) */
+static void test_backoff_resets_when_quiet(void **state)
+{
+    (void)state;
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    seen_init(&seen);
+    seen.l = ddm_listener_new(lfd, &ops, &seen);
+    assert_int_equal(shutdown(lfd, SHUT_RD), 0);
+    while (seen.n_trouble < 2)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(seen.paused_ms[1], 2 * DDM_LISTENER_PAUSE_MIN_MS);
+
+    assert_int_equal(listen(lfd, 64), 0); /* listening again, nothing pending */
+    while (ddm_listener_paused(seen.l)) /* the pause ends: its try finds none */
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(seen.n_trouble, 2);
+    assert_int_equal(seen.fds->len, 0);
+
+    assert_int_equal(shutdown(lfd, SHUT_RD), 0); /* an error later */
+    while (seen.n_trouble < 3)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(seen.last_err, EINVAL);
+    assert_int_equal(seen.paused_ms[2], DDM_LISTENER_PAUSE_MIN_MS); /* not 400 */
+    seen_clear(&seen);
+    close(lfd);
+}
+
 /* The trouble callback frees the listener: the batch ends there and the
  * pause's timer is gone with it. */
 static void test_free_from_trouble(void **state)
@@ -346,6 +378,7 @@ int main(void)
         cmocka_unit_test_teardown(test_accepts_and_hands_over, teardown),
         cmocka_unit_test_teardown(test_error_pauses, teardown),
         cmocka_unit_test_teardown(test_backoff_resets_after_accept, teardown),
+        cmocka_unit_test_teardown(test_backoff_resets_when_quiet, teardown),
         cmocka_unit_test_teardown(test_free_from_trouble, teardown),
         cmocka_unit_test_teardown(test_free_from_accept, teardown),
         cmocka_unit_test_teardown(test_shed_no_pause, teardown),
