@@ -7,8 +7,9 @@
  * so the VM finds its port; a spec discovery ignores gets no port. And
  * the handshake deadline of a debugger connection (relay_debugger.c): one
  * that has not sent its whole handshake in time is closed, one that has
- * (held for its VM) is not. A real relay (ddm_relay_new) on loopback
- * ports the kernel said were free.
+ * (held for its VM) is not, also when it came in two reads; a connection
+ * that leaves before its deadline takes the deadline's timer with it. A
+ * real relay (ddm_relay_new) on loopback ports the kernel said were free.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <cmocka.h>
 
 #include "core/config/config.h"
+#include "core/loop/timer.h"
 #include "core/relay/relay-private.h"
 #include "core/session/monitor.h"
 #include "core/transport/target.h"
@@ -155,11 +157,114 @@ static void test_handshake_deadline(void **state)
     ddm_config_free(cfg);
 }
 
+/* A relay whose one fixed debugger port (*port) reaches a --connect
+ * target that is never up, with a handshake timeout of @timeout_ms. */
+typedef struct {
+    DdmConfig *cfg;
+    DdmMonitor *mon;
+    DdmRelay *relay;
+    guint16 port;
+} DeadlineRelay;
+
+static void deadline_relay(DeadlineRelay *t, guint timeout_ms)
+{
+    static DdmSessionEvents events;
+    free_ports(&t->port, 1);
+    t->cfg = ddm_config_new();
+    t->cfg->selected_port = 0;
+    t->cfg->handshake_timeout_ms = timeout_ms;
+    g_autofree char *spec = g_strdup_printf("127.0.0.1:8000=%u", t->port);
+    assert_true(ddm_config_add_connect(t->cfg, spec, NULL));
+    t->mon = ddm_monitor_new(t->cfg, &events, NULL);
+    t->relay = ddm_relay_new(t->mon, NULL);
+    assert_non_null(t->relay);
+}
+
+static void deadline_relay_free(DeadlineRelay *t)
+{
+    ddm_relay_free(t->relay);
+    ddm_monitor_free(t->mon);
+    ddm_config_free(t->cfg);
+}
+
+/* The loop runs until @relay has @n debuggers. */
+static void until_debuggers(DdmRelay *relay, guint n)
+{
+    while (relay->debuggers->len != n)
+        g_main_context_iteration(NULL, TRUE);
+}
+
+/* Connections that leave before their deadline (one closes, one sends
+ * something else than the handshake) take their deadline's timer with
+ * them: once they are freed, as many timers are armed as before they
+ * came. Without the cancel in ddm_relay_debugger_close the freed
+ * Debuggers' timers stay in the heap (and would fire into freed memory).
+ * The deadline is far off: it never fires here. */
+static void test_handshake_deadline_goes_with_close(void **state)
+{
+    (void)state;
+    DeadlineRelay t;
+    deadline_relay(&t, 600000);
+    guint before = ddm_timer_count();
+
+    int gone = test_loopback_client(t.port);
+    int wrong = test_loopback_client(t.port);
+    until_debuggers(t.relay, 2);
+    assert_int_equal(ddm_timer_count(), before + 2); /* their deadlines */
+    close(gone);
+    static const char http[] = "GET / HTTP/1.1\r\n\r\n";
+    assert_int_equal(send(wrong, http, sizeof http - 1, MSG_NOSIGNAL), (ssize_t)(sizeof http - 1));
+    until_debuggers(t.relay, 0);
+    /* Closed, not yet freed: only the reap timer is new. (Checked before
+     * the free: a timer left in the heap is read from freed memory at the
+     * next dispatch.) */
+    assert_int_equal(ddm_timer_count(), before + ddm_timer_armed(&t.relay->reap_timer));
+    while (t.relay->dead->len) /* freed at the next iteration (reap_dead) */
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(ddm_timer_count(), before);
+
+    close(wrong);
+    deadline_relay_free(&t);
+}
+
+/* A handshake that comes in two reads (9 bytes, then the other 5) is in:
+ * the debugger is held for its VM (not up) and its deadline is off.
+ * Without the cancel where the handshake completes, the deadline stays
+ * armed. */
+static void test_handshake_in_two_reads(void **state)
+{
+    (void)state;
+    DeadlineRelay t;
+    deadline_relay(&t, 600000);
+
+    int fd = test_loopback_client(t.port);
+    assert_int_equal(send(fd, DDM_JDWP_HANDSHAKE, 9, MSG_NOSIGNAL), 9);
+    until_debuggers(t.relay, 1);
+    Debugger *d = t.relay->debuggers->pdata[0];
+    while (ddm_jdwp_reader_pending(d->reader) < 9)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(d->state, DBG_HANDSHAKE);
+    assert_true(ddm_timer_armed(&d->handshake_timer));
+    assert_int_equal(send(fd, DDM_JDWP_HANDSHAKE + 9, DDM_JDWP_HANDSHAKE_LEN - 9, MSG_NOSIGNAL),
+                     DDM_JDWP_HANDSHAKE_LEN - 9);
+    while (d->state == DBG_HANDSHAKE)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(d->state, DBG_HELD);
+    assert_false(ddm_timer_armed(&d->handshake_timer));
+    assert_true(ddm_timer_armed(&d->hold_timer));
+    assert_false(closed_by_relay(fd));
+
+    close(fd);
+    deadline_relay_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_port_under_discovery_key),
         cmocka_unit_test(test_handshake_deadline),
+        cmocka_unit_test(test_handshake_deadline_goes_with_close),
+        cmocka_unit_test(test_handshake_in_two_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
