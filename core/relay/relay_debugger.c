@@ -721,6 +721,20 @@ static void on_handshake_timeout(DdmTimer *t, gpointer ud)
 {
     Debugger *d = ud;
     (void)t;
+    /* After a stall of the loop the handshake may wait unread in the socket,
+     * its watch not yet run in this iteration: read what waits first, as the
+     * watch would (vm.c's deadline does the same), so a debugger that sent
+     * it in time is not closed. The read may route it (held, attached,
+     * refused) or close it; a closed Debugger is freed by the reap timer
+     * (reap_dead), never within this call, so d may still be looked at. A
+     * watch that dropped its handle (held, or reading paused) is removed
+     * here, as its G_SOURCE_REMOVE would have; a close removed it already. */
+    DdmWatch *w = d->in_watch;
+    if (d->state == DBG_HANDSHAKE && w &&
+        on_debugger_in(d->fd, G_IO_IN, d) == G_SOURCE_REMOVE && d->state != DBG_CLOSED)
+        ddm_watch_remove(w);
+    if (d->state != DBG_HANDSHAKE)
+        return; /* in (or closed) after all */
     relay_debugger_log(d->port, "no handshake",
                        "relay: debugger %s on port %u sent no whole handshake within %u ms (%zu "
                        "bytes read); closing",

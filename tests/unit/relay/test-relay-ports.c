@@ -7,13 +7,15 @@
  * so the VM finds its port; a spec discovery ignores gets no port. And
  * the handshake deadline of a debugger connection (relay_debugger.c): one
  * that has not sent its whole handshake in time is closed, one that has
- * (held for its VM) is not, also when it came in two reads; a connection
- * that leaves before its deadline takes the deadline's timer with it. A
- * real relay (ddm_relay_new) on loopback ports the kernel said were free.
+ * (held for its VM) is not, also when it came in two reads or still waits
+ * unread in the socket when the deadline runs; a connection that leaves
+ * before its deadline takes the deadline's timer with it. A real relay
+ * (ddm_relay_new) on loopback ports the kernel said were free.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +27,7 @@
 
 #include "core/config/config.h"
 #include "core/loop/timer.h"
+#include "core/loop/watch.h"
 #include "core/relay/relay-private.h"
 #include "core/session/monitor.h"
 #include "core/transport/target.h"
@@ -258,6 +261,48 @@ static void test_handshake_in_two_reads(void **state)
     deadline_relay_free(&t);
 }
 
+/* The deadline runs while the whole handshake waits unread in the socket
+ * (a stalled loop sees both in one iteration, and the timer may run
+ * before the watch): the handshake is read first, and the debugger is
+ * held, not closed; its watch is gone as a held debugger's is (nothing
+ * more is read until it attaches). The deadline's callback is run here by
+ * hand, as the timer's dispatch runs it (disarmed first), so the order
+ * does not depend on GLib's. Without the read in on_handshake_timeout the
+ * debugger is closed. */
+static void test_handshake_read_at_deadline(void **state)
+{
+    (void)state;
+    DeadlineRelay t;
+    deadline_relay(&t, 600000);
+    guint live_before;
+    ddm_watch_stats(&live_before, NULL, NULL);
+
+    int fd = test_loopback_client(t.port);
+    until_debuggers(t.relay, 1);
+    Debugger *d = t.relay->debuggers->pdata[0];
+    assert_int_equal(send(fd, DDM_JDWP_HANDSHAKE, DDM_JDWP_HANDSHAKE_LEN, MSG_NOSIGNAL),
+                     DDM_JDWP_HANDSHAKE_LEN);
+    struct pollfd pfd = {.fd = d->fd, .events = POLLIN};
+    assert_int_equal(poll(&pfd, 1, -1), 1); /* it waits in the socket; the loop did not run */
+    assert_int_equal(ddm_jdwp_reader_pending(d->reader), 0);
+    assert_true(ddm_timer_armed(&d->handshake_timer));
+    ddm_timer_cancel(&d->handshake_timer);
+    d->handshake_timer.fn(&d->handshake_timer, d->handshake_timer.ud);
+
+    assert_int_equal(d->state, DBG_HELD);
+    assert_int_equal(t.relay->debuggers->len, 1);
+    assert_true(ddm_timer_armed(&d->hold_timer));
+    assert_null(d->in_watch);
+    guint live;
+    ddm_watch_stats(&live, NULL, NULL);
+    assert_int_equal(live, live_before);
+    g_main_context_iteration(NULL, FALSE);
+    assert_false(closed_by_relay(fd));
+
+    close(fd);
+    deadline_relay_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_handshake_deadline),
         cmocka_unit_test(test_handshake_deadline_goes_with_close),
         cmocka_unit_test(test_handshake_in_two_reads),
+        cmocka_unit_test(test_handshake_read_at_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
