@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * For tests of accepting out of descriptors (tests/unit/loop/test-accept.c,
- * tests/unit/web/test-web-accept.c): the process put exactly at its
- * descriptor limit and back, a loopback listener and client, and the
- * checks on them.
+ * tests/unit/loop/test-listener.c, tests/unit/web/test-web-accept.c): the
+ * process put exactly at its descriptor limit and back, a loopback
+ * listener and client, and the checks on them. The loopback client
+ * (test_loopback_client) alone serves tests/unit/relay/test-relay-ports.c.
  * Header-only, after <cmocka.h> (it asserts); loopback only, no timing.
  */
 #ifndef DDM_TEST_FD_LIMIT_H
