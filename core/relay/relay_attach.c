@@ -4,7 +4,9 @@
  * handshake is read, its port says which VM it reaches (a VM's port, a
  * fixed --connect port, or the selection); a debugger whose VM is not up,
  * or is still being put back after the previous debugger, is held (bounded
- * by HOLD_MS) while ddmon retries the VM quickly. Attaching echoes the
+ * by HOLD_MS) while ddmon retries the VM quickly, when it has a session
+ * with one (on the selected port, one matching the selection; with none
+ * the debugger only waits for one to come up). Attaching echoes the
  * handshake and hands over the packets the VM sent before any debugger.
  */
 #include "core/relay/relay-private.h"
