@@ -61,12 +61,17 @@ static DdmAcceptResult shed(int listen_fd, int err)
     return DDM_ACCEPT_SHED;
 }
 
+/* Errors passed over in one call at most: each should have taken a
+ * connection off the queue, but EOPNOTSUPP is also what accept(2) says
+ * for a socket that is not SOCK_STREAM, which would give it forever. */
+#define PASSED_OVER_MAX 64
+
 DdmAcceptResult ddm_accept(int listen_fd, struct sockaddr *addr, socklen_t *addrlen, int *fd)
 {
     *fd = -1;
     ddm_accept_reserve();
     socklen_t len0 = addrlen ? *addrlen : 0;
-    for (;;) {
+    for (unsigned passed = 0;; passed++) {
         if (addrlen)
             *addrlen = len0;
         int c = accept4(listen_fd, addr, addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -107,7 +112,9 @@ DdmAcceptResult ddm_accept(int listen_fd, struct sockaddr *addr, socklen_t *addr
 #ifdef ENETUNREACH
         case ENETUNREACH:
 #endif
-            continue; /* that one is gone; the next, if any */
+            if (passed < PASSED_OVER_MAX)
+                continue; /* that one is gone; the next, if any */
+            return DDM_ACCEPT_ERROR; /* errno kept: the same error, again and again */
         case EMFILE:
         case ENFILE:
             return shed(listen_fd, errno);

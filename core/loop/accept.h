@@ -49,9 +49,10 @@ typedef enum {
  *  aborted while queued (ECONNABORTED, EPROTO), connections with a network
  *  error already pending (ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET,
  *  EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH: accept(2) says to retry them
- *  like EAGAIN) and EINTR are passed over (each takes one off the queue,
- *  so this ends); none of them is a DDM_ACCEPT_ERROR, so none pauses a
- *  listener (listener.h). */
+ *  like EAGAIN) and EINTR are passed over (each takes one off the queue),
+ *  none of them a DDM_ACCEPT_ERROR, which pauses a listener (listener.h);
+ *  but after 64 of them in one call (EOPNOTSUPP is also a socket that is
+ *  not SOCK_STREAM, which would give it forever) the last is one. */
 DdmAcceptResult ddm_accept(int listen_fd, struct sockaddr *addr, socklen_t *addrlen, int *fd);
 
 /** Make the reserve descriptor now if there is none; TRUE when there is

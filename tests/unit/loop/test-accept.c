@@ -34,9 +34,12 @@
 #include "core/loop/accept.h"
 #include "tests/harness/fd-limit.h"
 
-/* Set by a test: the next accept4() fails with it (once), before the real
- * one is called; 0: accept4 is libc's. */
+/* Set by a test: the next accept4() fails with it (once, or every time
+ * while inject_sticky), before the real one is called; 0: accept4 is
+ * libc's. inject_calls counts the failures injected. */
 static int inject_errno;
+static gboolean inject_sticky;
+static unsigned inject_calls;
 
 int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
@@ -45,7 +48,9 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
         real_accept4 = (int (*)(int, struct sockaddr *, socklen_t *, int))dlsym(RTLD_NEXT, "accept4");
     if (inject_errno != 0) {
         errno = inject_errno;
-        inject_errno = 0;
+        if (!inject_sticky)
+            inject_errno = 0;
+        inject_calls++;
         return -1;
     }
     return real_accept4(fd, addr, addrlen, flags);
@@ -184,6 +189,31 @@ static void test_pending_network_error_passed_over(void **state)
     close(lfd);
 }
 
+/* An error passed over that takes nothing off the queue (EOPNOTSUPP, as
+ * for a socket that is not SOCK_STREAM) ends the call as an error after a
+ * bounded number of tries, instead of looping forever. */
+static void test_passed_over_error_is_bounded(void **state)
+{
+    (void)state;
+    guint16 port;
+    int lfd = test_loopback_listener(&port);
+    int cl = test_loopback_client(port);
+    int fd = 5;
+    inject_errno = EOPNOTSUPP;
+    inject_sticky = TRUE;
+    inject_calls = 0;
+    DdmAcceptResult r = ddm_accept(lfd, NULL, NULL, &fd);
+    int err = errno;
+    inject_sticky = FALSE;
+    inject_errno = 0;
+    assert_int_equal(r, DDM_ACCEPT_ERROR);
+    assert_int_equal(err, EOPNOTSUPP);
+    assert_int_equal(fd, -1);
+    assert_in_range(inject_calls, 2, 1000);
+    close(cl);
+    close(lfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_shed_at_limit),
         cmocka_unit_test(test_shed_one_per_call),
         cmocka_unit_test(test_pending_network_error_passed_over),
+        cmocka_unit_test(test_passed_over_error_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
