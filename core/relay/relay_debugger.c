@@ -707,16 +707,11 @@ void ddm_relay_debugger_read(Debugger *d)
 
 /* ------------------------------------------------------------ life */
 
-/* The handshake's deadline, counted from the accept: the VM side's
- * (vm.c, the same default when unset). Real debuggers (jdb, IntelliJ,
+/* The handshake's deadline, counted from the accept, is the VM side's
+ * (ddm_config_handshake_timeout_ms). Real debuggers (jdb, IntelliJ,
  * VS Code) send it at once; a connection that never does would hold a
  * descriptor for good, and enough of them starve the process of
  * descriptors, so every real debugger is then shed. */
-static guint handshake_ms(const DdmRelay *relay)
-{
-    return ddm_config_handshake_timeout_ms(relay->cfg);
-}
-
 static void on_handshake_timeout(DdmTimer *t, gpointer ud)
 {
     Debugger *d = ud;
@@ -738,7 +733,7 @@ static void on_handshake_timeout(DdmTimer *t, gpointer ud)
     relay_debugger_log(d->port, "no handshake",
                        "relay: debugger %s on port %u sent no whole handshake within %u ms (%zu "
                        "bytes read); closing",
-                       d->peer, d->port, handshake_ms(d->relay),
+                       d->peer, d->port, ddm_config_handshake_timeout_ms(d->relay->cfg),
                        ddm_jdwp_reader_pending(d->reader));
     ddm_relay_debugger_close(d, NULL);
 }
@@ -761,7 +756,7 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->peer = peer;
     d->pipe_r = d->pipe_w = -1;
     ddm_timer_init(&d->handshake_timer, on_handshake_timeout, d);
-    ddm_timer_arm(&d->handshake_timer, handshake_ms(relay));
+    ddm_timer_arm(&d->handshake_timer, ddm_config_handshake_timeout_ms(relay->cfg));
     g_ptr_array_add(relay->debuggers, d);
     ddm_relay_debugger_read(d);
     return d;
