@@ -158,12 +158,14 @@ static void test_tcp_connect_cancelled(void **state)
     }
 }
 
-/* A socket connected to itself on @family's loopback, or -1 if the
- * address family is not available here. @wildcard: connect to the
- * unspecified address (0.0.0.0, ::) and the port, which the kernel takes
- * as loopback: *@dest gets the address connected to. */
-static int self_connected_to(int family, gboolean wildcard, struct sockaddr_storage *dest,
-                             socklen_t *dest_len)
+/* A socket connected to itself on @family's loopback (AF_INET6: ::1, or
+ * with @mapped ::ffff:127.0.0.1), or -1 if the address family cannot bind
+ * to loopback here (no IPv6); a connect that fails after that fails the
+ * test. @wildcard: connect to the unspecified address (0.0.0.0, ::,
+ * ::ffff:0.0.0.0) and the port, which the kernel takes as loopback:
+ * *@dest gets the address connected to. */
+static int self_connected_mapped(int family, gboolean mapped, gboolean wildcard,
+                                 struct sockaddr_storage *dest, socklen_t *dest_len)
 {
     struct sockaddr_storage ss;
     socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
@@ -175,8 +177,11 @@ static int self_connected_to(int family, gboolean wildcard, struct sockaddr_stor
     ss.ss_family = (sa_family_t)family;
     if (family == AF_INET)
         ((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    else
+    else if (!mapped)
         ((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_loopback;
+    else
+        assert_int_equal(inet_pton(AF_INET6, "::ffff:127.0.0.1",
+                                   &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
     if (bind(fd, (struct sockaddr *)&ss, len) != 0 ||
         getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
         close(fd);
@@ -185,18 +190,24 @@ static int self_connected_to(int family, gboolean wildcard, struct sockaddr_stor
     if (wildcard) {
         if (family == AF_INET)
             ((struct sockaddr_in *)&ss)->sin_addr.s_addr = htonl(INADDR_ANY);
-        else
+        else if (!mapped)
             ((struct sockaddr_in6 *)&ss)->sin6_addr = in6addr_any;
+        else
+            assert_int_equal(inet_pton(AF_INET6, "::ffff:0.0.0.0",
+                                       &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
     }
-    if (connect(fd, (struct sockaddr *)&ss, len) != 0) {
-        close(fd);
-        return -1;
-    }
+    assert_int_equal(connect(fd, (struct sockaddr *)&ss, len), 0);
     if (dest) {
         *dest = ss;
         *dest_len = len;
     }
     return fd;
+}
+
+static int self_connected_to(int family, gboolean wildcard, struct sockaddr_storage *dest,
+                             socklen_t *dest_len)
+{
+    return self_connected_mapped(family, FALSE, wildcard, dest, dest_len);
 }
 
 static int self_connected(int family)
@@ -236,7 +247,8 @@ static void test_self_connect_detected(void **state)
 
 /* Connected to 0.0.0.0:P (as `--connect 0.0.0.0:P` would): the kernel
  * makes it 127.0.0.1:P, so the address given is not the peer's, and the
- * check must not take it for one. */
+ * check must not take it for one. The same for :: (::1) and for the
+ * v4-mapped ::ffff:0.0.0.0 (::ffff:127.0.0.1), where IPv6 loopback exists. */
 static void test_self_connect_via_wildcard(void **state)
 {
     struct sockaddr_storage dest;
@@ -246,7 +258,12 @@ static void test_self_connect_via_wildcard(void **state)
     assert_true(fd >= 0);
     assert_true(ddm_socket_is_self_connected(fd, (struct sockaddr *)&dest, dl));
     close(fd);
-    fd = self_connected_to(AF_INET6, TRUE, &dest, &dl);
+    fd = self_connected_to(AF_INET6, TRUE, &dest, &dl); /* :: */
+    if (fd >= 0) {
+        assert_true(ddm_socket_is_self_connected(fd, (struct sockaddr *)&dest, dl));
+        close(fd);
+    }
+    fd = self_connected_mapped(AF_INET6, TRUE, TRUE, &dest, &dl); /* ::ffff:0.0.0.0 */
     if (fd >= 0) {
         assert_true(ddm_socket_is_self_connected(fd, (struct sockaddr *)&dest, dl));
         close(fd);
