@@ -49,7 +49,7 @@ DdmConfig *ddm_config_new(void)
     c->connect = str_array_new();
     c->adb_path = NULL;
     c->adb_start = TRUE;
-    c->connect_timeout_ms = 3000;
+    c->connect_timeout_ms = DDM_CONFIG_CONNECT_TIMEOUT_DEFAULT_MS;
     c->handshake_timeout_ms = DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS;
     /* What plugins see of the request bounds: the SDK's constants. */
     c->request_timeout_ms = DDM_REQUEST_TIMEOUT_DEFAULT_MS;
@@ -330,6 +330,10 @@ static const DdmOptionBound option_bounds[] = {
      "--scan-interval: at least 100 ms"},
     {"--request-timeout", 1, DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS, FALSE,
      "--request-timeout: must be at least 1 ms"},
+    {"--connect-timeout", 1, DDM_CONFIG_TIMEOUT_MAX_MS, FALSE,
+     "--connect-timeout: must be at least 1 ms"},
+    {"--handshake-timeout", 1, DDM_CONFIG_TIMEOUT_MAX_MS, FALSE,
+     "--handshake-timeout: must be at least 1 ms"},
     {"--max-packet", DDM_CONFIG_MIN_PACKET, DDM_CONFIG_MAX_PACKET_LIMIT, TRUE,
      "--max-packet: at least 11 bytes (a JDWP header)"},
     {"--max-stream", 1, G_MAXUINT32, TRUE, "--max-stream: at least 1 byte"},
@@ -422,6 +426,26 @@ gboolean ddm_config_set_request_timeout(DdmConfig *c, const char *value, GError 
     if (!ddm_config_parse_bounded("--request-timeout", value, &n, error))
         return FALSE;
     c->request_timeout_ms = (guint)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_connect_timeout(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--connect-timeout", value, &n, error))
+        return FALSE;
+    c->connect_timeout_ms = (guint)n;
+    return TRUE;
+}
+
+gboolean ddm_config_set_handshake_timeout(DdmConfig *c, const char *value, GError **error)
+{
+    guint64 n = 0;
+    g_return_val_if_fail(c != NULL, FALSE);
+    if (!ddm_config_parse_bounded("--handshake-timeout", value, &n, error))
+        return FALSE;
+    c->handshake_timeout_ms = (guint)n;
     return TRUE;
 }
 

@@ -37,7 +37,7 @@ typedef struct DdmConfig {
                                      packet and send DDM only to Dalvik/ART (default TRUE;
                                      --tcp-probe=helo turns it off). OpenJDK's agent can crash
                                      on vendor command sets (JDK-8382537). */
-    guint connect_timeout_ms;     /* default 3000 */
+    guint connect_timeout_ms;     /* --connect-timeout: DDM_CONFIG_CONNECT_TIMEOUT_DEFAULT_MS */
     guint handshake_timeout_ms;   /* the JDWP handshake's deadline both ways: a VM's echo
                                      (core/session) and a debugger's handshake on a debugger
                                      port, from its accept (core/relay); default
@@ -83,6 +83,8 @@ typedef struct DdmConfig {
                                      client can tell when its options differ; may be NULL */
 } DdmConfig;
 
+/** A VM's connect deadline unless --connect-timeout says otherwise. */
+#define DDM_CONFIG_CONNECT_TIMEOUT_DEFAULT_MS 3000u
 /** The JDWP handshake's deadline when handshake_timeout_ms is 0. */
 #define DDM_CONFIG_HANDSHAKE_TIMEOUT_DEFAULT_MS 5000u
 /** @c's handshake deadline in ms: its handshake_timeout_ms, or
@@ -129,6 +131,9 @@ char *ddm_config_port_map_path(const char *socket_path);
 #define DDM_CONFIG_SCAN_INTERVAL_MAX_MS 3600000u
 /** Longest --request-timeout: an hour, the SDK's limit (defined there only). */
 #define DDM_CONFIG_REQUEST_TIMEOUT_MAX_MS DDM_REQUEST_TIMEOUT_MAX_MS
+/** Longest --connect-timeout and --handshake-timeout: an hour, as for
+ *  --request-timeout. */
+#define DDM_CONFIG_TIMEOUT_MAX_MS 3600000u
 /** Smallest --max-packet: a JDWP header is 11 bytes. */
 #define DDM_CONFIG_MIN_PACKET 11u
 /** Largest --max-packet: a JDWP length field is 32 bits. */
@@ -162,6 +167,10 @@ gboolean ddm_config_check_bound(const char *option, gint64 value, GError **error
 gboolean ddm_config_set_scan_interval(DdmConfig *c, const char *value, GError **error);
 /** --request-timeout MS */
 gboolean ddm_config_set_request_timeout(DdmConfig *c, const char *value, GError **error);
+/** --connect-timeout MS: a VM's connect (TCP, or through the adb server) */
+gboolean ddm_config_set_connect_timeout(DdmConfig *c, const char *value, GError **error);
+/** --handshake-timeout MS: the JDWP handshake, a VM's echo and a debugger's */
+gboolean ddm_config_set_handshake_timeout(DdmConfig *c, const char *value, GError **error);
 /** --max-packet BYTES (K, M, G suffixes) */
 gboolean ddm_config_set_max_packet(DdmConfig *c, const char *value, GError **error);
 gboolean ddm_config_set_max_stream(DdmConfig *c, const char *value, GError **error);

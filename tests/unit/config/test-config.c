@@ -383,6 +383,14 @@ static const BoundCase bound_cases[] = {
     {"--request-timeout", "0", FALSE, 0, "--request-timeout: must be at least 1 ms"},
     {"--request-timeout", "3600000", TRUE, 3600000, NULL},
     {"--request-timeout", "3600001", FALSE, 0, "not a number from 0 to 3600000"},
+    {"--connect-timeout", "1", TRUE, 1, NULL},
+    {"--connect-timeout", "15000", TRUE, 15000, NULL},
+    {"--connect-timeout", "0", FALSE, 0, "--connect-timeout: must be at least 1 ms"},
+    {"--connect-timeout", "3600001", FALSE, 0, "--connect-timeout: '3600001' is not a number from 0 to 3600000"},
+    {"--handshake-timeout", "1", TRUE, 1, NULL},
+    {"--handshake-timeout", "3600000", TRUE, 3600000, NULL},
+    {"--handshake-timeout", "0", FALSE, 0, "--handshake-timeout: must be at least 1 ms"},
+    {"--handshake-timeout", "5s", FALSE, 0, "'5s'"},
     {"--max-packet", "11", TRUE, 11, NULL},
     {"--max-packet", "10", FALSE, 0, "--max-packet: at least 11 bytes (a JDWP header)"},
     {"--max-packet", "0k", FALSE, 0, "at least 11 bytes"},
@@ -420,6 +428,10 @@ static guint64 bound_field(const DdmConfig *c, const char *option)
         return c->scan_interval_ms;
     if (strcmp(option, "--request-timeout") == 0)
         return c->request_timeout_ms;
+    if (strcmp(option, "--connect-timeout") == 0)
+        return c->connect_timeout_ms;
+    if (strcmp(option, "--handshake-timeout") == 0)
+        return c->handshake_timeout_ms;
     if (strcmp(option, "--max-packet") == 0)
         return c->max_packet;
     if (strcmp(option, "--max-stream") == 0)
@@ -440,6 +452,10 @@ static gboolean bound_set(DdmConfig *c, const char *option, const char *value, G
         return ddm_config_set_scan_interval(c, value, error);
     if (strcmp(option, "--request-timeout") == 0)
         return ddm_config_set_request_timeout(c, value, error);
+    if (strcmp(option, "--connect-timeout") == 0)
+        return ddm_config_set_connect_timeout(c, value, error);
+    if (strcmp(option, "--handshake-timeout") == 0)
+        return ddm_config_set_handshake_timeout(c, value, error);
     if (strcmp(option, "--max-packet") == 0)
         return ddm_config_set_max_packet(c, value, error);
     if (strcmp(option, "--max-stream") == 0)
@@ -496,6 +512,7 @@ static void test_config_bound_table(void **state)
         {"--max-packet", 11, 4294967295u},   {"--debug-port-base", 0, 65535},
         {"--selected-port", 0, 65535},       {"--wait", 0, G_MAXINT},
         {"--max-stream", 1, 4294967295u},    {"--max-buffers", 65536, G_MAXSIZE},
+        {"--connect-timeout", 1, 3600000},   {"--handshake-timeout", 1, 3600000},
     };
     guint n = 0;
     for (const DdmOptionBound *b = ddm_config_option_bounds(); b->option != NULL; b++, n++) {
