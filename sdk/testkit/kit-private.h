@@ -320,6 +320,8 @@ int fh_register_command(ddm_plugin *self, const char *name, const char *usage,
 int fh_vm_view_declare(ddm_plugin *self, const char *name, ddm_view_make_fn make, void *ud,
                        ddm_free_fn ud_free);
 void fh_make_declared(fake_host *fh, ddm_vm *vm, const char *name);
+/* What a reader given a NULL view reports ("" for nothing): kit_view_inspect.c. */
+void fh_note_view_miss(const char *what);
 int fh_vm_view_unmake(ddm_plugin *self, const char *name, ddm_view_unmake_fn unmake);
 
 /* kit_vms.c */

@@ -123,6 +123,9 @@ const char *fake_cmd_message(ddm_cmd *cmd)
 
 ddm_view *fake_cmd_result(ddm_cmd *cmd)
 {
+    fh_note_view_miss(cmd->result ? ""
+                                  : (cmd->finished ? "the command finished without a result view"
+                                                   : "the command has no result view (yet)"));
     return cmd->result;
 }
 

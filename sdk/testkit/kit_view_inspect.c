@@ -3,8 +3,55 @@
  * The test kit's view store, test side: finding views, setting watchers and
  * the expected builder errors, and reading committed content (rows, cells,
  * fields, blob). The plugin side that builds them is kit_views.c.
+ * A reader handed a NULL view fails the test with a message naming the
+ * reader, the column or field asked for and the last lookup that found
+ * nothing (which view, of which VM, and the views that VM has).
  */
 #include "kit-private.h"
+
+/* The last view lookup that returned NULL, said in words ("" after one that
+ * found its view): what a reader given that NULL reports. The kit serves
+ * one test at a time (cmocka runs them one after the other). */
+static char last_miss[512];
+
+static void note_miss(fake_host *fh, ddm_vm *vm, const char *name)
+{
+    size_t i, n;
+    int any = 0;
+    if (vm && vm->info.key)
+        n = (size_t)snprintf(last_miss, sizeof last_miss, "no view '%s' of VM %s", name,
+                             vm->info.key);
+    else if (vm)
+        n = (size_t)snprintf(last_miss, sizeof last_miss, "no view '%s' of VM pid %d", name,
+                             (int)vm->info.pid);
+    else
+        n = (size_t)snprintf(last_miss, sizeof last_miss, "no global view '%s'", name);
+    for (i = 0; i < fh->views.n && n < sizeof last_miss; i++) {
+        ddm_view *v = fh->views.v[i];
+        if (v->vm != vm || v->is_cmd_result)
+            continue;
+        n += (size_t)snprintf(last_miss + n, sizeof last_miss - n, "%s'%s'",
+                              any ? ", " : (vm ? "; that VM has " : "; there are "), v->name);
+        any = 1;
+    }
+    if (!any && n < sizeof last_miss)
+        snprintf(last_miss + n, sizeof last_miss - n, "; %s", vm ? "that VM has none" : "none");
+}
+
+void fh_note_view_miss(const char *what)
+{
+    snprintf(last_miss, sizeof last_miss, "%s", what);
+}
+
+/* A reader's check of its view: a NULL one fails the test, saying why. */
+static void need_view(const ddm_view *v, const char *reader, const char *key)
+{
+    if (v)
+        return;
+    fail_msg("fake-host: %s(NULL%s%s%s): the view is NULL (%s)", reader, key ? ", \"" : "",
+             key ? key : "", key ? "\"" : "",
+             last_miss[0] ? last_miss : "it was never found: check the lookup that gave it");
+}
 
 static ddm_view *view_find_made(fake_host *fh, ddm_vm *vm, const char *name)
 {
@@ -17,20 +64,30 @@ static ddm_view *view_find_made(fake_host *fh, ddm_vm *vm, const char *name)
     return NULL;
 }
 
+/* A lookup's result, remembered for the readers' message if NULL. */
+static ddm_view *noted(fake_host *fh, ddm_vm *vm, const char *name, ddm_view *v)
+{
+    if (v)
+        last_miss[0] = '\0';
+    else
+        note_miss(fh, vm, name);
+    return v;
+}
+
 /* As a frontend's look at the core: a declared view not made yet is made
  * first (1.6). */
 ddm_view *fake_view_find(fake_host *fh, ddm_vm *vm, const char *name)
 {
     ddm_view *v = view_find_made(fh, vm, name);
     if (v || !vm)
-        return v;
+        return noted(fh, vm, name, v);
     fh_make_declared(fh, vm, name);
-    return view_find_made(fh, vm, name);
+    return noted(fh, vm, name, view_find_made(fh, vm, name));
 }
 
 ddm_view *fake_view_find_made(fake_host *fh, ddm_vm *vm, const char *name)
 {
-    return view_find_made(fh, vm, name);
+    return noted(fh, vm, name, view_find_made(fh, vm, name));
 }
 
 int fake_host_n_views_made(fake_host *fh, ddm_vm *vm)
@@ -57,25 +114,25 @@ int fake_host_n_views(fake_host *fh, ddm_vm *vm)
 
 ddm_view_kind fake_view_kind(ddm_view *v)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     return v->kind;
 }
 
 const char *fake_view_title(ddm_view *v)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     return v->title;
 }
 
 unsigned fake_view_version(ddm_view *v)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     return v->version;
 }
 
 void fake_view_set_watchers(ddm_view *v, int n)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     if ((v->watchers > 0) != (n > 0))
         v->fh->watched_views += n > 0 ? 1 : -1;
     v->watchers = n;
@@ -113,20 +170,20 @@ int fake_host_view_errors(fake_host *fh)
 
 int fake_view_n_rows(ddm_view *v)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     return (int)v->committed.rows.n;
 }
 
 int fake_view_n_cols(ddm_view *v)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     return (int)v->n_cols;
 }
 
 int fake_view_col(ddm_view *v, const char *name)
 {
     size_t i;
-    assert_non_null(v);
+    need_view(v, __func__, name);
     for (i = 0; i < v->n_cols; i++)
         if (strcmp(v->cols[i].name, name) == 0)
             return (int)i;
@@ -145,9 +202,11 @@ ddm_value_type fake_view_col_type(ddm_view *v, const char *name)
     return c < 0 ? (ddm_value_type)0 : v->cols[c].type;
 }
 
-static fh_cell *cell_at(ddm_view *v, int row, const char *col)
+static fh_cell *cell_at(ddm_view *v, int row, const char *col, const char *reader)
 {
-    int c = fake_view_col(v, col);
+    int c;
+    need_view(v, reader, col);
+    c = fake_view_col(v, col);
     if (c < 0) {
         fail_msg("fake-host: view '%s' has no column '%s'", v->name, col);
         return NULL;
@@ -198,23 +257,23 @@ static double cell_double(fh_cell *c)
 
 int fake_view_cell_is_null(ddm_view *v, int row, const char *col)
 {
-    fh_cell *c = cell_at(v, row, col);
+    fh_cell *c = cell_at(v, row, col, __func__);
     return !c || c->is_null;
 }
 
 const char *fake_view_cell_str(ddm_view *v, int row, const char *col)
 {
-    return cell_text(cell_at(v, row, col));
+    return cell_text(cell_at(v, row, col, __func__));
 }
 
 int64_t fake_view_cell_int(ddm_view *v, int row, const char *col)
 {
-    return cell_int(cell_at(v, row, col));
+    return cell_int(cell_at(v, row, col, __func__));
 }
 
 double fake_view_cell_double(ddm_view *v, int row, const char *col)
 {
-    return cell_double(cell_at(v, row, col));
+    return cell_double(cell_at(v, row, col, __func__));
 }
 
 int fake_view_find_row(ddm_view *v, const char *col, const char *text)
@@ -228,10 +287,10 @@ int fake_view_find_row(ddm_view *v, const char *col, const char *text)
     return -1;
 }
 
-static fh_field *field_at(ddm_view *v, const char *key)
+static fh_field *field_at(ddm_view *v, const char *key, const char *reader)
 {
     size_t i;
-    assert_non_null(v);
+    need_view(v, reader, key);
     for (i = 0; i < v->committed.fields.n; i++) {
         fh_field *f = v->committed.fields.v[i];
         if (strcmp(f->key, key) == 0)
@@ -242,42 +301,42 @@ static fh_field *field_at(ddm_view *v, const char *key)
 
 int fake_view_n_fields(ddm_view *v)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     return (int)v->committed.fields.n;
 }
 
 int fake_view_has_field(ddm_view *v, const char *key)
 {
-    return field_at(v, key) != NULL;
+    return field_at(v, key, __func__) != NULL;
 }
 
 const char *fake_view_field_str(ddm_view *v, const char *key)
 {
-    fh_field *f = field_at(v, key);
+    fh_field *f = field_at(v, key, __func__);
     return f ? cell_text(&f->cell) : NULL;
 }
 
 int64_t fake_view_field_int(ddm_view *v, const char *key)
 {
-    fh_field *f = field_at(v, key);
+    fh_field *f = field_at(v, key, __func__);
     return f ? cell_int(&f->cell) : 0;
 }
 
 double fake_view_field_double(ddm_view *v, const char *key)
 {
-    fh_field *f = field_at(v, key);
+    fh_field *f = field_at(v, key, __func__);
     return f ? cell_double(&f->cell) : 0;
 }
 
 ddm_value_type fake_view_field_type(ddm_view *v, const char *key)
 {
-    fh_field *f = field_at(v, key);
+    fh_field *f = field_at(v, key, __func__);
     return f ? f->cell.type : (ddm_value_type)0;
 }
 
 const uint8_t *fake_view_blob(ddm_view *v, size_t *len, const char **media_type)
 {
-    assert_non_null(v);
+    need_view(v, __func__, NULL);
     if (len)
         *len = v->committed.blob_len;
     if (media_type)

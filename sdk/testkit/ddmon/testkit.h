@@ -481,6 +481,13 @@ void fake_host_expect_view_errors(fake_host *fh);
 /** Count of view builder misuses so far. */
 int fake_host_view_errors(fake_host *fh);
 
+/* The readers below (and fake_view_kind, _title, _version,
+ * _set_watchers) fail the test when handed NULL, saying which reader, which
+ * column or field, and what the last fake_view_find, fake_view_find_made
+ * or fake_cmd_result that gave NULL was asked for: "no view 'demo.table'
+ * of VM pid 42; that VM has 'demo'" (since 6:1:6; before, a bare
+ * "Failure!"). */
+
 /* tables (committed content) */
 int fake_view_n_rows(ddm_view *v);
 int fake_view_n_cols(ddm_view *v);
