@@ -9,8 +9,10 @@
  *  - per-VM data (a hello_vm) is created when a VM becomes ready and freed
  *    by the core after the VM is gone; the timer and the command reach the
  *    VMs through host->foreach_vm (SDK 1.1), so there is no list to keep;
- *  - a per-VM record view "hello" and a headline figure "chunks", refreshed
- *    by a timer (option hello.interval_ms, default 1000) only when changed;
+ *  - a per-VM record view "hello" and a headline "chunks" (its text for
+ *    terminals, its typed figure "chunks_count" for `ddmon vms --json`),
+ *    refreshed by a timer (option hello.interval_ms, default 1000) only
+ *    when changed;
  *  - a command `ddmon hello [VM]` answering with a record.
  *
  * Invariants: no glib, no core headers, no static state (everything hangs
@@ -106,7 +108,11 @@ static void publish(const ddm_host *host, ddm_plugin *self, hello_vm *hv)
         host->view_commit(hv->view);
     }
     snprintf(text, sizeof text, "%llu", hv->chunks);
-    host->vm_headline(self, hv->vm, "chunks", text);
+    host->vm_headline(self, hv->vm, "chunks", text); /* text, for terminals */
+    if (DDM_HOST_HAS(host, vm_headline_figures)) {   /* the number, typed (1.2) */
+        ddm_headline_figure fig = {"count", DDM_VAL_INT, (int64_t)hv->chunks, 0};
+        host->vm_headline_figures(self, hv->vm, "chunks", &fig, 1); /* "chunks_count" */
+    }
     hv->dirty = 0;
 }
 

@@ -43,13 +43,15 @@ static void test_registers(void **state)
     assert_int_equal(fake_host_timer_interval(fh, 0), 100);
 }
 
-/* Chunks are counted per ready VM and published by the timer. */
+/* Chunks are counted per ready VM and published by the timer: the view,
+ * the headline's text and its typed figure. */
 static void test_counts_and_publishes(void **state)
 {
     fake_host *fh = *state;
     ddm_vm_info info = {0};
     ddm_vm *vm;
     ddm_view *v;
+    double figure = 0;
     info.pid = 42;
     info.app_name = "com.example";
     info.ddm = 1;
@@ -65,6 +67,8 @@ static void test_counts_and_publishes(void **state)
     assert_int_equal(fake_view_field_int(v, "bytes"), 6);
     assert_string_equal(fake_view_field_str(v, "app"), "com.example");
     assert_string_equal(fake_host_headline(fh, vm, "chunks"), "2");
+    assert_true(fake_host_headline_figure(fh, vm, "chunks_count", &figure));
+    assert_true(figure == 2.0);
 }
 
 /* `ddmon hello` counts the ready VMs (host->foreach_vm); `ddmon hello VM`
