@@ -19,8 +19,8 @@ static void note_miss(fake_host *fh, ddm_vm *vm, const char *name)
     size_t i, n;
     int any = 0;
     if (vm && vm->info.key)
-        n = (size_t)snprintf(last_miss, sizeof last_miss, "no view '%s' of VM %s", name,
-                             vm->info.key);
+        n = (size_t)snprintf(last_miss, sizeof last_miss, "no view '%s' of VM %s (pid %d)",
+                             name, vm->info.key, (int)vm->info.pid);
     else if (vm)
         n = (size_t)snprintf(last_miss, sizeof last_miss, "no view '%s' of VM pid %d", name,
                              (int)vm->info.pid);

@@ -485,7 +485,7 @@ int fake_host_view_errors(fake_host *fh);
  * _set_watchers) fail the test when handed NULL, saying which reader, which
  * column or field, and what the last fake_view_find, fake_view_find_made
  * or fake_cmd_result that gave NULL was asked for: "no view 'demo.table'
- * of VM pid 42; that VM has 'demo'" (since 6:1:6; before, a bare
+ * of VM fake:1 (pid 42); that VM has 'demo'" (since 6:1:6; before, a bare
  * "Failure!"). */
 
 /* tables (committed content) */
