@@ -9,6 +9,7 @@
  *      and an address scale (bitmap_page.h), or bare with --raw, and
  *      reports its size. A relative FILE is relative to the working
  *      directory of the client that gave the command (host->cmd_cwd).
+ *      FILE a device, FIFO, directory or symlink is refused at once.
  *      Without segments of that heap yet (nobody watched the VM's heap
  *      views at its last GC) it holds collection on (heap_watch.c), sends
  *      HPGC and finishes at the HPEN of the heap (heap 1 by default), or
@@ -41,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/partfile.h"
 #include "bitmap_png.h"
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -74,6 +76,24 @@ static int visit_find(ddm_plugin *self, ddm_vm *vm, void *ud)
  * NULL after finishing @cmd with why. Creates per-VM state only for a
  * ready VM that had none yet (views declared, 1.6: state comes with the
  * first use), found among the ready VMs (a walk, for a command only). */
+/* The VM @vmspec names, or NULL with @cmd finished by the core's own
+ * message (no VM, or the several a pid matches: cmd_find_vm, 1.2), as
+ * every other command says it. */
+static ddm_vm *find_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, const char *vmspec)
+{
+    const ddm_host *h = hp->host;
+    ddm_vm *vm;
+    char msg[256];
+
+    if (DDM_HOST_HAS(h, cmd_find_vm))
+        return h->cmd_find_vm(cmd, vmspec);
+    if (!(vm = h->find_vm(hp->self, vmspec))) {
+        snprintf(msg, sizeof msg, "no VM matches '%.200s' (try 'ddmon vms')", vmspec);
+        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+    }
+    return vm;
+}
+
 static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec)
 {
     const ddm_host *h = hp->host;
@@ -386,12 +406,8 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return 0;
     }
-    vm = h->find_vm(hp->self, vmspec);
-    if (!vm) {
-        snprintf(msg, sizeof msg, "no VM %s", vmspec);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+    if (!(vm = find_vm_or_fail(hp, cmd, vmspec)))
         return 0;
-    }
     hv = ready_vm_or_fail(hp, cmd, vm, vmspec);
     if (!hv)
         return 0;
@@ -403,6 +419,14 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     if (full) {
         snprintf(full, plen, "%s/%s", cwd, file);
         file = full;
+    }
+    /* FILE a device, FIFO or symlink: refused before a GC is asked for */
+    rc = part_check_target(file);
+    if (rc != 0) {
+        snprintf(msg, sizeof msg, "cannot write %.400s: %s", file, part_strerror(rc));
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        free(full);
+        return 0;
     }
     sh = bitmap_heap(hv, have_heap, heap_id);
     if (sh) {
@@ -599,12 +623,8 @@ static int cmd_heap_info(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: heap-info PID");
         return 0;
     }
-    vm = h->find_vm(hp->self, argv[1]);
-    if (!vm) {
-        snprintf(msg, sizeof msg, "no VM %s", argv[1]);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+    if (!(vm = find_vm_or_fail(hp, cmd, argv[1])))
         return 0;
-    }
     if (!h->chunk_enabled(hp->self, HEAP_CHUNK_HPIF)) {
         h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type HPIF is disabled");
         return 0;
