@@ -21,6 +21,7 @@
 
 #include <ddmon/plugin.h>
 
+#include "../common/cmdutil.h"
 #include "alloc.h"
 
 #define USAGE "usage: alloc VM start|stop|status|show [--by class|site|thread] [--top N]"
@@ -256,7 +257,8 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
         h->cmd_finish(cmd, DDM_CMD_USAGE, USAGE);
         return 0;
     }
-    if (!(vm = h->cmd_find_vm(cmd, argv[1]))) { /* finished, with the core's message */
+    if (!(vm = h->cmd_find_vm(cmd, argv[1])) || /* finished, with the core's message */
+        plugin_refuse_plain_jvm(h, cmd, vm, argv[1], "alloc")) {
         free(call);
         return 0;
     }

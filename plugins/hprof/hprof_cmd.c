@@ -4,7 +4,8 @@
  *   ddmon hprof VM [FILE] [--format=android|standard] [--on-device[=PATH]]
  *   ddmon hprof --out-dir=DIR VM... | all    (several VMs at once)
  * A VM whose FEAT lists hprof-heap-dump-streaming is dumped with HPDS to
- * FILE (default: APP-PID.hprof in the client's directory, or in DIR); a VM
+ * FILE (default: APP-PID.hprof in the client's directory, or in DIR, and
+ * APP-PID-2.hprof, -3... for further VMs of the command with that name); a VM
  * without it, or any VM with --on-device, writes the dump on the device
  * with HPDU (default /sdcard/APP.hprof, as ddmlib), and the message says
  * where it went. --out-dir is the command's own option or ddmon's global
@@ -296,6 +297,15 @@ static int collect_vm(ddm_plugin *self, ddm_vm *vm, void *ud)
     return c->n >= HPROF_BATCH_MAX;
 }
 
+/* Is @path the local file of one of the first @n dumps of @b? */
+static int name_taken(const hprof_batch *b, size_t n, const char *path)
+{
+    for (size_t k = 0; k < n; k++)
+        if (b->outcomes[k]->via == HPROF_VIA_STREAM && strcmp(b->outcomes[k]->path, path) == 0)
+            return 1;
+    return 0;
+}
+
 /* Start one VM's dump; on failure its outcome is recorded at once. */
 static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
 {
@@ -345,7 +355,22 @@ static void start_one(hprof_batch *b, const args *a, ddm_vm *vm)
         b->n_done++;
         return;
     }
+    /* Two VMs of one command with the same default name (the same app
+     * and pid on two devices): the later ones get APP-PID-2.hprof, -3...
+     * instead of a second dump to the same file. */
+    for (unsigned k = 2; via == HPROF_VIA_STREAM && !a->file && name_taken(b, i, path); k++) {
+        if (a->out_dir)
+            snprintf(rel, sizeof rel, "%s/%s-%" PRIu32 "-%u.hprof", a->out_dir, name, info->pid, k);
+        else
+            snprintf(rel, sizeof rel, "%s-%" PRIu32 "-%u.hprof", name, info->pid, k);
+        if (plugin_client_path(h, b->cmd, rel, path, sizeof path, HPROF_PATH_MAX) != 0) {
+            snprintf(o->error, sizeof o->error, "path too long");
+            b->n_done++;
+            return;
+        }
+    }
     if (via == HPROF_VIA_STREAM) {
+        snprintf(o->path, sizeof o->path, "%s", path); /* for name_taken */
         struct stat st;
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             snprintf(o->error, sizeof o->error, "%s is a directory (give a file name, or "
@@ -383,6 +408,8 @@ int hprof_cmd_run(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         size_t j;
         if (!vm)
             return 0; /* cmd_find_vm finished the command */
+        if (plugin_refuse_plain_jvm(h, cmd, vm, a.vms[i], "hprof"))
+            return 0;
         for (j = 0; j < c.n && c.vms[j] != vm; j++)
             ;
         if (j == c.n && c.n < HPROF_BATCH_MAX)

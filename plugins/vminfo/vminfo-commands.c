@@ -29,13 +29,16 @@
 #include <ddmon/bytes.h>
 #include <ddmon/plugin.h>
 
+#include "../common/cmdutil.h"
 #include "vminfo.h"
 
 /* Resolve argv[1] or finish @cmd with NOT_FOUND (the core's message) and
- * return NULL. */
-static ddm_vm *resolve_vm(vminfo_plugin *pl, ddm_cmd *cmd, const char *spec)
+ * return NULL; a plain JVM (no DDM: no EXIT, no HPGC) is refused as one
+ * (FAILED, cmdutil.h's message) for command @what. */
+static ddm_vm *resolve_vm(vminfo_plugin *pl, ddm_cmd *cmd, const char *spec, const char *what)
 {
-    return pl->host->cmd_find_vm(cmd, spec);
+    ddm_vm *vm = pl->host->cmd_find_vm(cmd, spec);
+    return vm && plugin_refuse_plain_jvm(pl->host, cmd, vm, spec, what) ? NULL : vm;
 }
 
 /* A one-line reason for a failed request() call. */
@@ -85,7 +88,7 @@ static int cmd_exit(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const 
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: exit PID [STATUS]");
         return 0;
     }
-    if (!(vm = resolve_vm(pl, cmd, argv[1])))
+    if (!(vm = resolve_vm(pl, cmd, argv[1], "exit")))
         return 0;
     ddm_put_u4(payload, status);
     rc = h->request(self, vm, VMINFO_CHUNK_EXIT, payload, sizeof payload, VMINFO_EXIT_TIMEOUT_MS,
@@ -322,7 +325,7 @@ static int cmd_gc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: gc PID");
         return 0;
     }
-    if (!(vm = resolve_vm(pl, cmd, argv[1])))
+    if (!(vm = resolve_vm(pl, cmd, argv[1], "gc")))
         return 0;
     call = calloc(1, sizeof *call);
     if (!call)
