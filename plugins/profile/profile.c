@@ -17,7 +17,8 @@
  *    only a change of the watches (a watch begins, a view made while a
  *    watch exists) brings about, and that wakes the tick for the full
  *    walk then due. A trace runs on its own timer (profile_job.c).
- *  - Commands: `ddmon trace` and `ddmon trace-summary` (profile_cmd.c).
+ *  - Commands: `ddmon trace` (and `trace VM --stop`, for a trace ddmon did
+ *    not start or lost) and `ddmon trace-summary` (profile_cmd.c).
  * Option profile.timeout_ms: how long a stop may wait for the trace
  * (default PROFILE_DEFAULT_TIMEOUT_MS).
  */
@@ -341,8 +342,10 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
     if ((rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
         (rc = host->register_command(self, "trace",
                                      "trace VM FILE --sampling[=INTERVAL_US] | --tracing "
-                                     "[--seconds N] [--buffer SIZE] [--on-device[=PATH]]",
-                                     "method trace or sampling profile of a VM, saved as a .trace file",
+                                     "[--seconds N] [--buffer SIZE] [--on-device[=PATH]] | "
+                                     "trace VM --stop [FILE]",
+                                     "method trace or sampling profile of a VM, saved as a .trace "
+                                     "file; --stop stops one ddmon did not start (or lost)",
                                      profile_cmd_trace, pl, NULL)) != 0 ||
         (rc = host->register_command(self, "trace-summary", "trace-summary FILE [--top N] [--threads]",
                                      "top methods by inclusive and exclusive time, calls and threads "

@@ -121,6 +121,10 @@ int profile_mprq_mode(const ddm_reply *reply);
 /* profile_job.c */
 /** Start a trace of @vm for @cmd; 0, or -1 with the command finished. */
 int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profile_args *a);
+/** `trace VM --stop [FILE]`: stop what runs in @vm (MPRQ, then MPSE or
+ *  SPSE), a trace that comes back saved to @path (absolute) or, @path
+ *  NULL, read and dropped; 0, or -1 with the command finished. */
+int profile_job_stop(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const char *path);
 int profile_job_stream_begin(profile_plugin *pl, ddm_vm *vm, uint64_t declared);
 int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data, size_t len);
 void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t received);

@@ -10,6 +10,10 @@
  *     device (MPRS/MPRE; default /sdcard/APP.trace, as ddmlib). --seconds
  *     defaults to 10; 0 traces until Ctrl-C. --buffer is the VM's trace
  *     buffer (default 8 MiB; K, M, G suffixes).
+ *   ddmon trace VM --stop [FILE]
+ *     Stops a trace this ddmon did not start or lost (an app's own, or one
+ *     a server that went away left running; profile_job_stop): its trace,
+ *     if one comes back, is saved to FILE, or dropped without FILE.
  *   ddmon trace-summary FILE [--top N] [--threads]
  *     Decodes any .trace file, read in blocks from a timer so the main loop
  *     never waits on a big file: the top N methods (default 20) by
@@ -34,7 +38,7 @@
 
 #define TRACE_USAGE                                                                       \
     "usage: trace VM FILE --sampling[=INTERVAL_US] | --tracing [--seconds N] [--buffer SIZE] " \
-    "[--on-device[=PATH]]"
+    "[--on-device[=PATH]]\n       trace VM --stop [FILE]"
 #define SUMMARY_USAGE "usage: trace-summary FILE [--top N] [--threads]"
 #define READ_STEP ((size_t)1 << 20)
 
@@ -58,7 +62,7 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
     const ddm_host *h = pl->host;
     const char *pos[3];
     size_t n_pos = 0;
-    int tracing = 0, sampling = 0;
+    int tracing = 0, sampling = 0, stop = 0;
     uint64_t v;
     profile_args a;
     char dev[PROFILE_PATH_MAX + 1], name[96], why[160];
@@ -75,6 +79,8 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
         const char *s = argv[i];
         if (strcmp(s, "--tracing") == 0) {
             tracing = 1;
+        } else if (strcmp(s, "--stop") == 0) {
+            stop = 1;
         } else if (strcmp(s, "--sampling") == 0) {
             sampling = 1;
         } else if (strncmp(s, "--sampling=", 11) == 0) {
@@ -108,19 +114,47 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
             return usage(h, cmd, "too many arguments", TRACE_USAGE);
         }
     }
-    if (tracing == sampling)
-        return usage(h, cmd, "say --tracing or --sampling", TRACE_USAGE);
+    if (stop && (tracing || sampling || a.on_device))
+        return usage(h, cmd, "--stop stops what runs: no --tracing, --sampling or --on-device",
+                     TRACE_USAGE);
+    if (tracing == sampling && !stop)
+        return usage(h, cmd, "say --tracing or --sampling (or --stop)", TRACE_USAGE);
     if (n_pos < 1)
         return usage(h, cmd, "which VM?", TRACE_USAGE);
     a.sampling = sampling;
     vm = h->cmd_find_vm(cmd, pos[0]);
     if (!vm)
         return 0; /* cmd_find_vm finished the command */
+    if (plugin_refuse_plain_jvm(h, cmd, vm, pos[0], "trace"))
+        return 0;
+    if (stop) {
+        if (n_pos == 2) {
+            if (plugin_client_path(h, cmd, pos[1], a.path, sizeof a.path, PROFILE_PATH_MAX) != 0) {
+                h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
+                return 0;
+            }
+            if (stat(a.path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                char msg[PROFILE_MSG_MAX];
+                snprintf(msg, sizeof msg, "%s is a directory (give a file name)", a.path);
+                h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+                return 0;
+            }
+        }
+        profile_job_stop(pl, cmd, vm, n_pos == 2 ? a.path : NULL);
+        return 0;
+    }
     info = h->vm_info(vm);
     if (sampling && !plugin_has_feature(info, PROFILE_FEATURE_SAMPLING)) {
-        h->cmd_finish(cmd, DDM_CMD_FAILED,
-                      "this VM cannot sample (its FEAT does not list method-sample-profiling); "
-                      "try --tracing");
+        /* --tracing only where it would work */
+        int can_trace = plugin_has_feature(info, PROFILE_FEATURE_STREAMING) ||
+                        plugin_has_feature(info, PROFILE_FEATURE_TRACING);
+        char msg[PROFILE_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "this VM cannot sample (its FEAT does not list method-sample-profiling)%s",
+                 can_trace ? "; try --tracing"
+                 : info->n_features ? ", nor method tracing"
+                                    : " (it sent no features yet)");
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return 0;
     }
     if (!a.on_device && !plugin_has_feature(info, sampling ? PROFILE_FEATURE_SAMPLING
@@ -156,7 +190,8 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
         if (stat(a.path, &st) == 0 && S_ISDIR(st.st_mode)) {
             char msg[PROFILE_MSG_MAX];
             snprintf(msg, sizeof msg, "%s is a directory (give a file name)", a.path);
-            h->cmd_finish(cmd, DDM_CMD_USAGE, msg);
+            /* a file error (exit 1), as hprof's: the arguments were well formed */
+            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
             return 0;
         }
     }
@@ -305,7 +340,8 @@ int profile_cmd_summary(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *co
     if (rc < 0) {
         snprintf(msg, sizeof msg, "cannot read %s: %s", s->path, part_strerror(rc));
         summary_free(s);
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
+        /* a file error (exit 1): NOT_FOUND (3) means no VM or view matched */
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return 0;
     }
     s->fd = rc;

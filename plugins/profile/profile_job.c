@@ -18,11 +18,22 @@
  *   device (MPRS ... MPRE): the VM writes the trace to a file on the
  *   device; MPRE's u1 0 says it did.
  *
+ *   stop only (`trace VM --stop [FILE]`, profile_job_stop): for a trace
+ *   ddmon did not start or lost (an app's own, or one a server that went
+ *   away left running). MPRQ says what runs; tracing gets MPSE, sampling
+ *   SPSE, then MPRQ again. A trace that comes back is saved to FILE as
+ *   above, or read and dropped without FILE; if none comes and MPRQ then
+ *   says off, the VM stopped it (a device trace, or one with nothing
+ *   recorded) and that is the answer.
+ *
  * Ctrl-C (the client went away, host.cmd_cancelled) stops the trace at
  * the next tick and still saves it: the file and the views are the
  * result, and the log says where it went. Any failure (FAIL, the VM
  * gone, a truncated trace, a write error) removes the
- * .part: no file that looks complete is ever left behind.
+ * .part: no file that looks complete is ever left behind. FILE must be
+ * absent or a regular file (partfile.h: a device, FIFO or symlink is
+ * refused before the start and again at the rename), and a FILE.part that
+ * another command is writing is refused at once.
  */
 #include "build-config.h"
 
@@ -43,18 +54,22 @@
 #define TICK_MS 250u
 #define START_TIMEOUT_MS 5000u
 
-typedef enum { J_STARTING = 0, J_RUNNING, J_STOPPING, J_STREAMING, J_DONE } job_state;
+typedef enum { J_STARTING = 0, J_RUNNING, J_STOPPING, J_STREAMING, J_DONE, J_QUERYING } job_state;
 
 struct profile_job {
     profile_plugin *pl;
     ddm_cmd *cmd;                      /* NULL once finished */
     ddm_vm *vm;                        /* NULL once the VM went away */
     int sampling, device;
+    int stop_only;                     /* `trace --stop`: no start, a stop of what runs */
+    int discard;                       /* stop_only without FILE: the trace is read, not kept */
+    int nothing_ran;                   /* stop_only: MPRQ said off before any stop */
     uint32_t seconds, interval_us, buffer;
     char path[PROFILE_PATH_MAX + 1];
     char part[PROFILE_PATH_MAX + 8];
     char device_path[PROFILE_PATH_MAX + 1];
     char vm_key[128];
+    char vm_spec[128];                 /* what a user types for it: the pid, else the key */
     uint32_t pid;
     int fd;
     trace_decoder *dec;
@@ -140,20 +155,17 @@ static void finish(profile_job *j, const char *error)
         j->tick = 0;
     }
     cancelled = j->cmd && h->cmd_cancelled(j->cmd);
-    if (!error && !j->device) {
-        const char *what = "";
-        int rc = part_commit(j->fd, j->part, j->path, &what);
-        j->fd = -1;
-        if (rc != 0) {
-            snprintf(msg, sizeof msg, "cannot %s %s: %s", what, j->part, strerror(-rc));
+    if (!error && !j->device && !j->discard && !(j->stop_only && j->received == 0)) {
+        int rc = part_commit(j->fd, j->part, j->path, msg, sizeof msg);
+        j->fd = -1; /* closed, and on failure the .part removed */
+        if (rc != 0)
             error = msg;
-        }
     }
     close_part(j);
     if (pv) {
         if (pv->job == j)
             pv->job = NULL;
-        if (!error) {
+        if (!error && !j->discard && !(j->stop_only && j->received == 0)) {
             pv->traces++;
             char *path = strdup(j->device ? j->device_path : j->path);
             if (path) { /* else the previous name stays */
@@ -175,11 +187,15 @@ static void finish(profile_job *j, const char *error)
             h->view_field_int(res, "pid", j->pid);
             h->view_field_str(res, "kind", kind_name(j));
             h->view_field_str(res, "via", j->device ? "device" : "stream");
-            h->view_field_str(res, j->device ? "device_path" : "path",
-                              j->device ? j->device_path : j->path);
+            if (!j->discard)
+                h->view_field_str(res, j->device ? "device_path" : "path",
+                                  j->device ? j->device_path : j->path);
+            if (j->stop_only)
+                h->view_field_bool(res, "stop_only", 1);
             h->view_field_int(res, "bytes", (int64_t)j->received);
             h->view_field_double(res, "seconds", seconds_since(&j->t0));
-            if (!error && !j->device && !j->summary_error[0])
+            if (!error && !j->device && !j->summary_error[0] && !j->discard &&
+                !(j->stop_only && j->received == 0))
                 profile_summary_fields(h, res, j->dec);
             if (!error && j->summary_error[0])
                 h->view_field_str(res, "summary_error", j->summary_error);
@@ -189,8 +205,20 @@ static void finish(profile_job *j, const char *error)
         }
         if (error) {
             char e[PROFILE_MSG_MAX + 256];
-            snprintf(e, sizeof e, "%s of %s failed: %s", kind_name(j), j->vm_key, error);
+            snprintf(e, sizeof e, "%s of %s failed: %s", j->stop_only ? "the stop" : kind_name(j),
+                     j->vm_key, error);
             h->cmd_finish(j->cmd, DDM_CMD_FAILED, e);
+        } else if (j->stop_only && (j->nothing_ran || j->received == 0 || j->discard)) {
+            if (j->nothing_ran)
+                snprintf(msg, sizeof msg, "no trace runs in %s (MPRQ says off): nothing to stop",
+                         j->vm_key);
+            else if (j->received == 0)
+                snprintf(msg, sizeof msg, "%s of %s stopped; the VM sent no trace (MPRQ now says off)",
+                         kind_name(j), j->vm_key);
+            else
+                snprintf(msg, sizeof msg, "%s of %s stopped; its trace (%" PRIu64 " bytes) was "
+                         "discarded (give a FILE to keep it)", kind_name(j), j->vm_key, j->received);
+            h->cmd_finish(j->cmd, DDM_CMD_OK, msg);
         } else if (j->device) {
             snprintf(msg, sizeof msg,
                      "trace of %s written on the device to %s (fetch it with: adb pull %s)",
@@ -233,7 +261,9 @@ static void on_stop_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
     (void)self;
     (void)vm;
     j->pending--;
-    if (j->state == J_STOPPING) {
+    /* stop only: the MPRQ after the stop decides, unless the stop failed */
+    if (j->state == J_STOPPING &&
+        (!j->stop_only || (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL))) {
         if (reply->status == DDM_REPLY_TIMEOUT) {
             snprintf(msg, sizeof msg,
                      "no trace came back within %.1f s of the stop: a VM with no trace running "
@@ -359,7 +389,15 @@ static void on_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
         return;
     }
     if (j->start_failed) {
-        snprintf(msg, sizeof msg, "the VM did not start %s: %s", kind_name(j), j->start_error);
+        /* a trace runs that is not ours (an app's own, or one a server that
+         * went away left running): say how to stop it */
+        if (mode > PROFILE_MODE_OFF)
+            snprintf(msg, sizeof msg, "the VM did not start %s: %s; a trace that this ddmon did "
+                     "not start runs (MPRQ says %s): stop it with 'ddmon trace %s --stop'",
+                     kind_name(j), j->start_error,
+                     mode == PROFILE_MODE_SAMPLING ? "sampling" : "tracing", j->vm_spec);
+        else
+            snprintf(msg, sizeof msg, "the VM did not start %s: %s", kind_name(j), j->start_error);
         finish(j, msg);
     } else if (mode == PROFILE_MODE_OFF) {
         snprintf(msg, sizeof msg, "the VM did not start %s (MPRQ says nothing runs)", kind_name(j));
@@ -446,6 +484,10 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
     j->buffer = a->buffer;
     snprintf(j->vm_key, sizeof j->vm_key, "%s", info->key ? info->key : "?");
     j->pid = info->pid;
+    if (info->pid)
+        snprintf(j->vm_spec, sizeof j->vm_spec, "%" PRIu32, info->pid);
+    else
+        snprintf(j->vm_spec, sizeof j->vm_spec, "%s", j->vm_key);
     clock_gettime(CLOCK_MONOTONIC, &j->t0);
     if (j->device) {
         snprintf(j->device_path, sizeof j->device_path, "%s", a->device_path);
@@ -453,11 +495,16 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
         snprintf(j->path, sizeof j->path, "%s", a->path);
         snprintf(j->part, sizeof j->part, "%s.part", a->path);
         j->dec = trace_decoder_new();
-        /* a FIFO or device named FILE.part is refused, never waited on */
-        rc = part_open(j->part, 0, 0600);
-        if (rc < 0 || !j->dec) {
+        /* FILE a device, FIFO or symlink: refused before the VM works; a
+         * FIFO or device named FILE.part is refused, never waited on; one
+         * that another command is writing is refused (PART_BUSY) */
+        rc = part_check_target(j->path);
+        if (rc < 0)
+            snprintf(msg, sizeof msg, "cannot write %s: %s", j->path, part_strerror(rc));
+        else if ((rc = part_open(j->part, 0, 0600)) < 0 || !j->dec)
             snprintf(msg, sizeof msg, "cannot create %s: %s", j->part,
                      rc < 0 ? part_strerror(rc) : "out of memory");
+        if (rc < 0 || !j->dec) {
             h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
             if (rc >= 0) {
                 j->fd = rc;
@@ -532,7 +579,7 @@ int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data,
     int rc;
     if (!j || j->state != J_STREAMING)
         return -ECANCELED;
-    rc = part_write_all(j->fd, data, len);
+    rc = j->discard ? 0 : part_write_all(j->fd, data, len);
     if (rc != 0)
         return rc;
     j->received += len;
@@ -596,4 +643,140 @@ void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
     j->vm = NULL; /* pending callbacks still come (VM_GONE) and free the job */
     finish(j, "the VM went away");
     maybe_free(j);
+}
+
+/* ------------------------------------------------------------ stop only */
+
+/* MPRQ after the stop: no trace came (the stream would have begun before
+ * this answer, replies keep their order); off means the VM stopped it. */
+static void on_stop_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_job *j = ud;
+    char msg[PROFILE_MSG_MAX];
+    int mode = profile_mprq_mode(reply);
+    (void)self;
+    (void)vm;
+    j->pending--;
+    if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
+        finish(j, "the VM went away");
+    } else if (j->state == J_STOPPING) {
+        if (mode == PROFILE_MODE_OFF) {
+            finish(j, NULL);
+        } else {
+            snprintf(msg, sizeof msg, "the VM sent no trace and MPRQ still says %s after the stop",
+                     mode == PROFILE_MODE_TRACING ? "tracing" : mode == PROFILE_MODE_SAMPLING
+                                                                  ? "sampling" : "nothing clear");
+            finish(j, msg);
+        }
+    }
+    maybe_free(j);
+}
+
+/* MPRQ before the stop: what runs decides MPSE or SPSE. */
+static void on_stop_query(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void *ud)
+{
+    profile_job *j = ud;
+    const ddm_host *h = j->pl->host;
+    char buf[320], msg[PROFILE_MSG_MAX];
+    int mode = profile_mprq_mode(reply), rc;
+    (void)self;
+    (void)vm;
+    j->pending--;
+    if (j->state != J_QUERYING) {
+        maybe_free(j);
+        return;
+    }
+    if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
+        finish(j, "the VM went away");
+    } else if (mode == PROFILE_MODE_UNKNOWN) {
+        snprintf(msg, sizeof msg, "MPRQ did not say what runs: %s",
+                 ddm_reply_describe(reply, buf, sizeof buf));
+        finish(j, msg);
+    } else if (mode == PROFILE_MODE_OFF) {
+        j->nothing_ran = 1;
+        finish(j, NULL);
+    } else {
+        j->sampling = mode == PROFILE_MODE_SAMPLING;
+        j->state = J_STOPPING;
+        rc = h->request(j->pl->self, j->vm, j->sampling ? PROFILE_CHUNK_SPSE : PROFILE_CHUNK_MPSE,
+                        NULL, 0, j->pl->timeout_ms, on_stop_reply, j, NULL);
+        if (rc == 0) {
+            j->pending++;
+            rc = h->request(j->pl->self, j->vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_stop_confirm, j,
+                            NULL);
+            if (rc == 0)
+                j->pending++;
+        }
+        if (rc != 0) {
+            snprintf(msg, sizeof msg, "the stop was not sent: %s", strerror(-rc));
+            finish(j, msg);
+        }
+    }
+    maybe_free(j);
+}
+
+int profile_job_stop(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const char *path)
+{
+    const ddm_host *h = pl->host;
+    const ddm_vm_info *info = h->vm_info(vm);
+    profile_vm *pv = profile_vm_find(pl, vm);
+    profile_job *j;
+    char msg[PROFILE_MSG_MAX];
+    int rc;
+
+    if (pv && pv->job) {
+        snprintf(msg, sizeof msg, "the trace of %s is ddmon's own: it stops when its 'ddmon trace' "
+                 "command ends (--seconds, or Ctrl-C it)", info->key);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return -1;
+    }
+    j = calloc(1, sizeof *j);
+    if (!j || !(j->dec = trace_decoder_new())) {
+        free(j);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+        return -1;
+    }
+    j->pl = pl;
+    j->cmd = cmd;
+    j->vm = vm;
+    j->fd = -1;
+    j->stop_only = 1;
+    j->discard = path == NULL;
+    j->state = J_QUERYING;
+    snprintf(j->vm_key, sizeof j->vm_key, "%s", info->key ? info->key : "?");
+    j->pid = info->pid;
+    clock_gettime(CLOCK_MONOTONIC, &j->t0);
+    if (path) {
+        snprintf(j->path, sizeof j->path, "%s", path);
+        snprintf(j->part, sizeof j->part, "%s.part", path);
+        rc = part_open(j->part, 0, 0600);
+        if (rc < 0) {
+            snprintf(msg, sizeof msg, "cannot create %s: %s", j->part, part_strerror(rc));
+            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+            trace_decoder_free(j->dec);
+            free(j);
+            return -1;
+        }
+        j->fd = rc;
+    }
+    if (!(pv = profile_vm_state(pl, vm))) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+        close_part(j);
+        trace_decoder_free(j->dec);
+        free(j);
+        return -1;
+    }
+    pv->job = j;
+    rc = h->request(pl->self, vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_stop_query, j, NULL);
+    if (rc != 0) {
+        snprintf(msg, sizeof msg, "MPRQ was not sent: %s",
+                 rc == -ENOTCONN ? "the VM is not ready for DDM requests"
+                 : rc == -EPERM  ? "that chunk type is disabled (--chunks)"
+                                 : strerror(-rc));
+        finish(j, msg);
+        maybe_free(j);
+        return -1;
+    }
+    j->pending++;
+    return 0;
 }
