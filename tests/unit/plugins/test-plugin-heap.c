@@ -1032,7 +1032,9 @@ static void test_bitmap_command(void **state)
         fake_host_fire_timers(f->fh);
         assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
         assert_non_null(strstr(fake_cmd_message(cmd), "heap 7"));
-        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 3, a2)), DDM_CMD_NOT_FOUND);
+        cmd = fake_host_run_command(f->fh, 3, a2);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+        assert_string_equal(fake_cmd_message(cmd), "no VM matches '99' (try 'ddmon vms')");
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, a3)), DDM_CMD_USAGE);
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 5, a4)), DDM_CMD_USAGE);
         cmd = fake_host_run_command(f->fh, 3, a5);
@@ -1752,8 +1754,12 @@ static void test_heap_info_command(void **state)
     {
         const char *a1[] = { "heap-info" };
         const char *a2[] = { "heap-info", "42" };
+        ddm_cmd *c;
         assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 1, a1)), DDM_CMD_USAGE);
-        assert_int_equal(fake_cmd_status(fake_host_run_command(f->fh, 2, a2)), DDM_CMD_NOT_FOUND);
+        c = fake_host_run_command(f->fh, 2, a2);
+        assert_int_equal(fake_cmd_status(c), DDM_CMD_NOT_FOUND);
+        /* the core's message (cmd_find_vm), as every command gives it: not "no VM 42" */
+        assert_string_equal(fake_cmd_message(c), "no VM matches '42' (try 'ddmon vms')");
     }
 }
 

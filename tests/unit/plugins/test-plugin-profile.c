@@ -5,8 +5,10 @@
  * figure), a streamed trace from start to file and views, a start the VM
  * refuses, a stop that gets no trace (timeout), a truncated stream, Ctrl-C
  * (the client went away) still saving the file, the device path
- * (MPRS/MPRE), usage errors, trace-summary on good and bad files, and a
- * core too old for streams.
+ * (MPRS/MPRE), usage errors, trace-summary on good and bad files (a
+ * missing one a file error, exit 1), a core too old for streams, and
+ * `trace VM --stop [FILE]` for a trace ddmon did not start (saved,
+ * dropped, nothing running, a stop with no trace back).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -371,6 +373,8 @@ static void test_start_refused(void **state)
     assert_true(fake_cmd_finished(cmd));
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "Trace already in progress"));
+    /* MPRQ says something runs that is not ours: the message says how to stop it */
+    assert_non_null(strstr(fake_cmd_message(cmd), "'ddmon trace 1234 --stop'"));
     assert_false(exists(f, "x.trace"));
     assert_false(exists(f, "x.trace.part"));
 }
@@ -533,7 +537,13 @@ static void test_trace_summary(void **state)
     assert_non_null(strstr(fake_cmd_message(c), "truncated"));
     const char *a4[] = {"trace-summary", "missing.trace"};
     c = fake_host_run_command(f->fh, 2, a4);
-    assert_int_equal(fake_cmd_status(c), DDM_CMD_NOT_FOUND);
+    /* a file error (1), not "no VM or view matched" (3) */
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_FAILED);
+    const char *a5[] = {"trace", "notes", ".", "--tracing"};
+    answer_ready_mprq(f);
+    c = fake_host_run_command(f->fh, 4, a5);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_FAILED); /* as hprof's: not usage (2) */
+    assert_non_null(strstr(fake_cmd_message(c), "is a directory"));
     free(t);
 }
 
@@ -551,6 +561,104 @@ static void test_stray_trace(void **state)
     assert_non_null(first);
     assert_null(strstr(first + 1, "no command asked for")); /* once per VM */
     free(t);
+}
+
+/* `trace VM --stop [FILE]`: MPRQ, then the stop MPRQ's mode calls for. */
+static ddm_cmd *stop_cmd(Fx *f, const char *file, uint8_t mode, uint32_t want_stop)
+{
+    const char *argv[] = {"trace", "notes", "--stop", file};
+    ddm_cmd *cmd;
+    int i;
+    answer_ready_mprq(f);
+    cmd = fake_host_run_command(f->fh, file ? 4 : 3, argv);
+    assert_false(fake_cmd_finished(cmd));
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_SPSS), -1); /* nothing starts */
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_MPSS), -1);
+    i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &mode, 1);
+    if (want_stop)
+        assert_true(pending_index(f, f->vm, want_stop) >= 0);
+    return cmd;
+}
+
+static void test_stop_only_saves(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    ddm_cmd *cmd = stop_cmd(f, "kept.trace", PROFILE_MODE_SAMPLING, PROFILE_CHUNK_SPSE);
+    assert_true(exists(f, "kept.trace.part"));
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 7, 0), 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "sampling of 127.0.0.1:8000 written to"));
+    assert_true(exists(f, "kept.trace"));
+    assert_false(exists(f, "kept.trace.part"));
+    free(t);
+}
+
+static void test_stop_only_discards(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *t = sample_trace(&len);
+    ddm_cmd *cmd = stop_cmd(f, NULL, PROFILE_MODE_TRACING, PROFILE_CHUNK_MPSE);
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_SPSE), -1);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 7, 0), 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "discarded"));
+    free(t);
+}
+
+static void test_stop_only_nothing_runs(void **state)
+{
+    Fx *f = *state;
+    ddm_cmd *cmd = stop_cmd(f, "none.trace", PROFILE_MODE_OFF, 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "nothing to stop"));
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_MPSE), -1);
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_SPSE), -1);
+    assert_false(exists(f, "none.trace"));
+    assert_false(exists(f, "none.trace.part"));
+}
+
+/* No trace back (a device trace, ART sends nothing): MPRQ after the stop decides. */
+static void test_stop_only_no_trace_back(void **state)
+{
+    Fx *f = *state;
+    uint8_t mode;
+    ddm_cmd *cmd = stop_cmd(f, "gone.trace", PROFILE_MODE_TRACING, PROFILE_CHUNK_MPSE);
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPRQ);
+    assert_true(i >= 0);
+    mode = PROFILE_MODE_TRACING; /* still runs: the stop did not work */
+    fake_host_complete_chunk(f->fh, (size_t)i, PROFILE_CHUNK_MPRQ, &mode, 1);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "still says tracing"));
+    fake_host_complete_status(f->fh, (size_t)pending_index(f, f->vm, PROFILE_CHUNK_MPSE),
+                              DDM_REPLY_TIMEOUT);
+    assert_false(exists(f, "gone.trace"));
+    assert_false(exists(f, "gone.trace.part"));
+
+    cmd = stop_cmd(f, NULL, PROFILE_MODE_TRACING, PROFILE_CHUNK_MPSE);
+    mode = PROFILE_MODE_OFF;
+    fake_host_complete_chunk(f->fh, (size_t)pending_index(f, f->vm, PROFILE_CHUNK_MPRQ),
+                             PROFILE_CHUNK_MPRQ, &mode, 1);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "sent no trace"));
+    fake_host_complete_status(f->fh, (size_t)pending_index(f, f->vm, PROFILE_CHUNK_MPSE),
+                              DDM_REPLY_TIMEOUT);
+}
+
+static void test_stop_usage(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "--stop", "--sampling"};
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 4, argv);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_USAGE);
 }
 
 static void test_old_core(void **state)
@@ -582,6 +690,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_trace_summary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stray_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_only_saves, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_only_discards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_only_nothing_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_only_no_trace_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_usage, setup, teardown),
         cmocka_unit_test(test_old_core),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
