@@ -291,8 +291,12 @@ static void info_publish(jvm_vm *st)
     if (!st->info_view)
         return;
     h->view_begin(st->info_view);
-    for (size_t i = 0; i < st->n_info; i++)
-        h->view_field_str(st->info_view, st->info_keys[i], st->info_vals[i]);
+    for (size_t i = 0; i < st->n_info; i++) {
+        if (strcmp(st->info_keys[i], "pid") == 0) /* a number, as ART's vminfo and doc/json.md */
+            h->view_field_int(st->info_view, "pid", strtoll(st->info_vals[i], NULL, 10));
+        else
+            h->view_field_str(st->info_view, st->info_keys[i], st->info_vals[i]);
+    }
     h->view_commit(st->info_view);
 }
 
