@@ -81,10 +81,18 @@ static void bar(int y, const char *s, int pair)
 
 /* ------------------------------------------------------------ VM list */
 
+/* The VM list's column widths at this width, from the rows shown. */
+static void list_layout(const TuiModel *m, int w[TUI_VMCOL_COUNT])
+{
+    int want[TUI_VMCOL_COUNT];
+    gboolean need_device = tui_vm_want_widths(m->shown, want);
+    tui_vm_layout(COLS, want, need_device, w);
+}
+
 static void draw_list(TuiModel *m, gint64 now_us)
 {
     int w[TUI_VMCOL_COUNT];
-    tui_vm_layout(COLS, w);
+    list_layout(m, w);
     /* the columns shown, for the sort keys (1 is the first on screen) */
     m->n_list_cols = 0;
     for (int c = 0; c < TUI_VMCOL_COUNT; c++)
@@ -141,6 +149,13 @@ static void draw_list(TuiModel *m, gint64 now_us)
                 g_free(cell);
                 cell = g_steal_pointer(&with);
             }
+            if (c == TUI_VMCOL_DEVICE && (int)g_utf8_strlen(cell, -1) > w[c] && w[c] > 1) {
+                /* cut on the left: "~0.0.1:27002", the port is what differs */
+                const char *tail = g_utf8_offset_to_pointer(cell, g_utf8_strlen(cell, -1) - (w[c] - 1));
+                g_autofree char *cut = g_strdup_printf("~%s", tail);
+                g_free(cell);
+                cell = g_steal_pointer(&cut);
+            }
             if (c == TUI_VMCOL_DEBUGGER && target && i != m->cursor)
                 attron(COLOR_PAIR(PAIR_TARGET));
             put(y, x, cell, w[c]);
@@ -155,42 +170,15 @@ static void draw_list(TuiModel *m, gint64 now_us)
 
 /* ------------------------------------------------------------- tables */
 
-static void column_widths(const TuiTable *t, guint from, guint to, int *w)
-{
-    for (guint c = 0; c < t->columns->len; c++) {
-        const TuiColumn *col = g_ptr_array_index(t->columns, c);
-        w[c] = (int)g_utf8_strlen(col->name, -1);
-        for (guint r = from; r < to && r < t->rows->len; r++) {
-            const TuiRow *row = g_ptr_array_index(t->rows, r);
-            w[c] = MAX(w[c], (int)g_utf8_strlen(row->cells[c], -1));
-        }
-        w[c] = MIN(w[c], 40);
-    }
-    int total = 0;
-    for (guint c = 0; c < t->columns->len; c++)
-        total += w[c] + 2;
-    /* too wide: the widest columns give way first */
-    while (total > COLS) {
-        guint widest = 0;
-        for (guint c = 1; c < t->columns->len; c++)
-            if (w[c] > w[widest])
-                widest = c;
-        if (w[widest] <= 6)
-            break;
-        w[widest]--;
-        total--;
-    }
-}
-
 static void draw_rows(const TuiTable *t, int y0, int room, guint top, gint64 cursor, gint64 now_us)
 {
     int *w = g_new0(int, t->columns->len + 1);
-    column_widths(t, top, top + (guint)room, w);
+    tui_table_widths(t, top, top + (guint)room, COLS, w);
     int x = 0;
     attron(A_BOLD | A_UNDERLINE);
     for (guint c = 0; c < t->columns->len; c++) {
-        const TuiColumn *col = g_ptr_array_index(t->columns, c);
-        put(y0, x, col->name, w[c]);
+        g_autofree char *head = tui_column_header(g_ptr_array_index(t->columns, c));
+        put(y0, x, head, w[c]);
         x += w[c] + 2;
     }
     attroff(A_BOLD | A_UNDERLINE);
@@ -405,14 +393,28 @@ static void draw_detail(TuiModel *m, gint64 now_us)
         vm == NULL || g_strcmp0(m->selected_target, vm->key) != 0 || m->selected_port < 0 ? g_strdup("")
         : m->selected_port == 0 ? g_strdup(" (selected; the selected-VM port is off)")
                                 : g_strdup_printf(" (selected: port %" G_GINT64_FORMAT ")", m->selected_port);
+    g_autofree char *rest = vm != NULL
+        ? g_strdup_printf("  pid %" G_GINT64_FORMAT "  %s  %s  debugger %s%s", vm->pid, vm->vm ? vm->vm : "",
+                          vm->state ? vm->state : "", port, selected)
+        : NULL;
+    /* a long app name is shortened in its middle, so pid, VM, state and
+     * the debugger port still show */
+    g_autofree char *app = vm != NULL ? tui_middle_ellipsis(vm->app ? vm->app : "?",
+                                                            MAX(COLS - (int)g_utf8_strlen(rest, -1), 12))
+                                      : NULL;
     g_autofree char *line = vm != NULL
-        ? g_strdup_printf("%s  pid %" G_GINT64_FORMAT "  %s  %s  debugger %s%s", vm->app ? vm->app : "?", vm->pid,
-                          vm->vm ? vm->vm : "", vm->state ? vm->state : "", port, selected)
+        ? g_strdup_printf("%s%s", app, rest)
         : g_strdup_printf("%s: gone (q: back to the list)", m->detail_vm ? m->detail_vm : "?");
     put(1, 0, line, COLS);
     draw_tabs(m);
     if (m->tabs->len == 0) {
-        put(4, 0, "asking the server for this VM's views...", COLS);
+        /* a target that is not connected (retrying: nothing listens) has no
+         * views: its state and why, not a question that never ends */
+        g_autofree char *why = vm != NULL && g_strcmp0(vm->state, "ready") != 0
+            ? g_strdup_printf("no views: this VM is %s%s%s%s", vm->state ? vm->state : "?", vm->info ? " (" : "",
+                              vm->info ? vm->info : "", vm->info ? ")" : "")
+            : NULL;
+        put(4, 0, why != NULL ? why : "asking the server for this VM's views...", COLS);
         return;
     }
     const TuiTable *t = m->table;
@@ -437,9 +439,9 @@ static void draw_detail(TuiModel *m, gint64 now_us)
     m->page_rows = (guint)MAX(room - 2, 1);
     if (t->kind == TUI_KIND_BLOB) {
         g_autofree char *sz = tui_fmt_bytes((double)t->size);
-        g_autofree char *b = g_strdup_printf("a blob: %s, %s (not drawn in a terminal; `ddmon view %s --vm %s` "
-                                             "prints it)", t->media_type ? t->media_type : "?", sz, t->name,
-                                             m->detail_vm);
+        g_autofree char *b = g_strdup_printf("a blob: %s, %s (not drawn in a terminal; `ddmon view %s --vm %s "
+                                             "--out-dir DIR` saves it)", t->media_type ? t->media_type : "?", sz,
+                                             t->name, m->detail_vm);
         put(y0, 0, b, COLS);
         return;
     }
@@ -510,7 +512,7 @@ static const char *const help_lines[] = {
     "  s         make this VM the selected-port target",
     "  g         garbage collection",
     "  h         heap dump (HPROF) into the current dir",
-    "  t         method trace (if a plugin has one)",
+    "  t         method trace: 10 s sampling, APP-PID.trace",
     "  r         refresh now",
     "  ?         this help",
     "  q, Esc    back / quit",
@@ -546,7 +548,7 @@ void tui_draw(TuiModel *m, gint64 now_us)
     if (m->screen == TUI_SCREEN_LIST) {
         /* sorted by a column this width leaves out: say which */
         int w[TUI_VMCOL_COUNT];
-        tui_vm_layout(COLS, w);
+        list_layout(m, w);
         g_autofree char *sort = w[m->sort_col] == 0
                                     ? g_strdup_printf("  sorted by %s%s", tui_vm_column_title(m->sort_col),
                                                       m->sort_desc ? "v" : "^")

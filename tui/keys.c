@@ -54,12 +54,46 @@ static TuiAction vm_command_key(TuiModel *m, int key, const char *vm_key, gint64
     case 'h': return TUI_ACT_HPROF;
     case 's': return TUI_ACT_SELECT;
     case 't':
-        if (tui_model_has_command(m, "trace"))
-            return TUI_ACT_TRACE;
-        tui_model_set_status(m, now_us, "trace: not available (no plugin has a trace command)");
-        return TUI_ACT_REDRAW;
+        if (!tui_model_has_command(m, "trace")) {
+            tui_model_set_status(m, now_us, "trace: not available (no plugin has a trace command)");
+            return TUI_ACT_REDRAW;
+        }
+        if (m->trace_vm != NULL) { /* one at a time: its status line says how far it is */
+            tui_model_set_status(m, now_us, "trace: one is running already (%s); t again when it is done",
+                                 m->trace_vm);
+            return TUI_ACT_REDRAW;
+        }
+        return TUI_ACT_TRACE;
     default: return TUI_ACT_NONE;
     }
+}
+
+int tui_key_from_escape(const char *seq, gsize len)
+{
+    if (len == 0)
+        return TUI_KEY_ESC;
+    static const struct { const char *seq; int key; } known[] = {
+        {"[1~", TUI_KEY_HOME}, {"[7~", TUI_KEY_HOME}, {"[H", TUI_KEY_HOME}, {"OH", TUI_KEY_HOME},
+        {"[4~", TUI_KEY_END},  {"[8~", TUI_KEY_END},  {"[F", TUI_KEY_END},  {"OF", TUI_KEY_END},
+        {"[A", TUI_KEY_UP},    {"[B", TUI_KEY_DOWN},  {"[C", TUI_KEY_RIGHT}, {"[D", TUI_KEY_LEFT},
+        {"OA", TUI_KEY_UP},    {"OB", TUI_KEY_DOWN},  {"OC", TUI_KEY_RIGHT}, {"OD", TUI_KEY_LEFT},
+        {"[5~", TUI_KEY_PGUP}, {"[6~", TUI_KEY_PGDN}, {"[Z", TUI_KEY_BTAB},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(known); i++)
+        if (strlen(known[i].seq) == len && memcmp(known[i].seq, seq, len) == 0)
+            return known[i].key;
+    return TUI_KEY_IGNORE;
+}
+
+gboolean tui_escape_incomplete(const char *seq, gsize len)
+{
+    if (len == 0)
+        return FALSE;
+    if (seq[0] == '[') /* CSI: parameters and intermediates up to a final byte 0x40-0x7e */
+        return len == 1 || !((guchar)seq[len - 1] >= 0x40 && (guchar)seq[len - 1] <= 0x7e);
+    if (seq[0] == 'O') /* SS3: one more */
+        return len == 1;
+    return FALSE; /* Alt+key: ESC and the key */
 }
 
 static TuiAction filter_key(TuiModel *m, int key)
@@ -238,6 +272,8 @@ static TuiAction detail_key(TuiModel *m, int key, gint64 now_us)
 
 TuiAction tui_model_key(TuiModel *m, int key, gint64 now_us)
 {
+    if (key == TUI_KEY_IGNORE)
+        return TUI_ACT_NONE;
     if (m->help) {
         m->help = FALSE; /* any key closes the help */
         return TUI_ACT_REDRAW;

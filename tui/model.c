@@ -42,13 +42,9 @@ void tui_model_free(TuiModel *m)
     g_free(m->detail_vm);
     g_free(m->action_vm);
     g_free(m->action_row);
+    g_free(m->trace_vm);
     g_free(m->status);
     g_free(m);
-}
-
-static gint64 leading_number(const char *s)
-{
-    return s != NULL ? g_ascii_strtoll(s, NULL, 10) : -1;
 }
 
 static int compare_vms(const TuiVm *a, const TuiVm *b, TuiVmColumn col)
@@ -59,10 +55,13 @@ static int compare_vms(const TuiVm *a, const TuiVm *b, TuiVmColumn col)
     case TUI_VMCOL_DEBUGGER:
         return (a->debug_port > b->debug_port) - (a->debug_port < b->debug_port);
     case TUI_VMCOL_THREADS:
-    case TUI_VMCOL_HEAP: {
-        /* figures start with their number ("12", "41% of 8.0 MiB") */
-        gint64 x = leading_number(col == TUI_VMCOL_THREADS ? a->threads : a->heap);
-        gint64 y = leading_number(col == TUI_VMCOL_THREADS ? b->threads : b->heap);
+    case TUI_VMCOL_HEAP:
+    case TUI_VMCOL_NATIVE: {
+        /* figures start with their number and unit ("12", "41% of 8.0 MiB",
+         * "402.8 KiB"): by the value, not the text */
+        const char *fa = col == TUI_VMCOL_THREADS ? a->threads : col == TUI_VMCOL_HEAP ? a->heap : a->native;
+        const char *fb = col == TUI_VMCOL_THREADS ? b->threads : col == TUI_VMCOL_HEAP ? b->heap : b->native;
+        double x = tui_figure_value(fa), y = tui_figure_value(fb);
         return (x > y) - (x < y);
     }
     default: {

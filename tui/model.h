@@ -73,6 +73,19 @@ void tui_table_track(TuiTable *t, const TuiTable *old, gint64 now_us);
 gboolean tui_row_hot(const TuiRow *row, gint64 now_us);
 /** Column index of @name, or -1. */
 int tui_table_column(const TuiTable *t, const char *name);
+/** A column's header: its name, and its unit in brackets when the cells
+ *  do not show it ("utime (ms)"; "B", "%" and "addr" are in the cells).
+ *  (transfer full) */
+char *tui_column_header(const TuiColumn *col);
+/** The widths of @t's columns (rows @from to @to) on a terminal @width wide,
+ *  each column followed by two spaces: every column its header's and its
+ *  cells' width (no cap), and when that is too wide the widest text
+ *  columns give way first, down to 6; a number column gives way (down to 6)
+ *  only when the text columns can give no more. @w: one per column. */
+void tui_table_widths(const TuiTable *t, guint from, guint to, int width, int *w);
+/** @s in @width characters at most: when longer, its start and its end
+ *  with "~" between ("com.exa~ple.app"). (transfer full) */
+char *tui_middle_ellipsis(const char *s, int width);
 /** "1.5 MiB"-style text for @bytes. (transfer full) */
 char *tui_fmt_bytes(double bytes);
 /** "12s", "3m", "2h" for an age in microseconds. (transfer full) */
@@ -131,11 +144,20 @@ typedef struct TuiVm {
 /** Column titles, for the header and the sort indicator. */
 const char *tui_vm_column_title(TuiVmColumn c);
 /** The VM list's column widths on a terminal @width wide, each column and
- *  a space after it: 0 for a column left out. VM, DEVICE and NATIVE go
- *  first, then APP and HEAP shrink; DEBUGGER (the port and the attached
- *  mark) goes only when they can give no more (narrower than 68). The
- *  number of columns shown. */
-guint tui_vm_layout(int width, int w[TUI_VMCOL_COUNT]);
+ *  a space after it: 0 for a column left out. @want: each column's content
+ *  width (tui_vm_want_widths), or NULL for fixed widths. Each column starts
+ *  at its content's width (capped); a long APP shrinks to 24, then VM,
+ *  DEVICE and NATIVE go (DEVICE
+ *  not when @need_device: it then shrinks instead, down to 8), then APP and
+ *  HEAP shrink; DEBUGGER (the port and the attached mark) goes only when
+ *  they can give no more. Room to spare goes to the columns that were
+ *  capped, up to their content, then to APP. The number of columns shown. */
+guint tui_vm_layout(int width, const int want[TUI_VMCOL_COUNT], gboolean need_device, int w[TUI_VMCOL_COUNT]);
+/** The content widths of the VM list's columns over @vms (TuiVm*): each
+ *  column's header (and sort mark) and its widest cell; HEAP with room for
+ *  its age (" (12m)"). TRUE if the rows are on more than one device (the
+ *  DEVICE column then tells rows apart and stays). */
+gboolean tui_vm_want_widths(GPtrArray *vms, int want[TUI_VMCOL_COUNT]);
 /** The text of column @c of @vm. @selected_port: the server's selected-VM
  *  port when @vm is the selected debugger target, shown after its own port
  *  (0: not the target, or no such port is known). (transfer full) */
@@ -144,6 +166,14 @@ char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gint64 selected_port);
  *  be NULL; TuiVm*). (transfer full: a GPtrArray freeing its TuiVm) */
 GPtrArray *tui_vms_from_json(JsonNode *view, GPtrArray *old, gint64 now_us);
 void tui_vm_free(TuiVm *vm);
+/** The value of a headline figure's text for sorting: its leading number,
+ *  scaled by the unit after it ("402.8 KiB" 412467, "9.0 MiB" 9437184,
+ *  "41% of 8.0 MiB" 41, "12" 12); -1 for NULL or text without a number. */
+double tui_figure_value(const char *text);
+/** The file name `t` traces @vm into: "APP-PID.trace" (the app name with
+ *  characters other than letters, digits, '.', '_' and '-' as '_'; the
+ *  key when there is no app). (transfer full) */
+char *tui_trace_file_name(const TuiVm *vm);
 
 /* ------------------------------------------------------------ model */
 
@@ -180,7 +210,20 @@ enum {
     TUI_KEY_BACKSPACE,
     TUI_KEY_TAB,
     TUI_KEY_BTAB,
+    TUI_KEY_IGNORE, /* an escape sequence (Alt+key, a key terminfo does not
+                     * name) read whole: nothing to do */
 };
+
+/** The key of an escape sequence the frontend read whole: @seq the bytes
+ *  after ESC (@len of them, 0 for a lone ESC, which is TUI_KEY_ESC). Home
+ *  and End in their other spellings (ESC [ 1 ~, ESC [ 4 ~, ESC [ H, ESC [ F,
+ *  ESC O H, ESC O F) are those keys; anything else (Alt+x, an unknown
+ *  function key) is TUI_KEY_IGNORE, never a lone ESC that would quit. */
+int tui_key_from_escape(const char *seq, gsize len);
+/** TRUE while @seq (the bytes after ESC, @len of them) is an escape sequence
+ *  not yet complete: a CSI (ESC [) without its final byte, ESC O without
+ *  its key. */
+gboolean tui_escape_incomplete(const char *seq, gsize len);
 
 typedef struct TuiModel {
     TuiScreen screen;
@@ -215,6 +258,9 @@ typedef struct TuiModel {
     /* the last action's arguments */
     char *action_vm;
     char *action_row;
+    char *trace_vm;          /* the VM a trace started by `t` runs on (the
+                              * frontend sets it), NULL: none; `t` starts no
+                              * second one meanwhile */
     /* status line */
     char *status;
     gint64 status_us;

@@ -112,6 +112,58 @@ static char *cell_text(JsonNode *n, const TuiColumn *col, double *num, gboolean 
     return g_strdup("?");
 }
 
+char *tui_middle_ellipsis(const char *s, int width)
+{
+    glong n = g_utf8_strlen(s, -1);
+    if (n <= width || width < 3)
+        return g_strdup(s);
+    glong head = (width - 1) / 2, tail = width - 1 - head;
+    const char *h_end = g_utf8_offset_to_pointer(s, head);
+    const char *t_start = g_utf8_offset_to_pointer(s, n - tail);
+    return g_strdup_printf("%.*s~%s", (int)(h_end - s), s, t_start);
+}
+
+char *tui_column_header(const TuiColumn *col)
+{
+    const char *u = col->unit;
+    if (u == NULL || u[0] == '\0' || strcmp(u, "B") == 0 || strcmp(u, "%") == 0 || strcmp(u, "addr") == 0)
+        return g_strdup(col->name);
+    return g_strdup_printf("%s (%s)", col->name, u);
+}
+
+void tui_table_widths(const TuiTable *t, guint from, guint to, int width, int *w)
+{
+    guint n = t->columns->len;
+    int total = 0;
+    for (guint c = 0; c < n; c++) {
+        g_autofree char *head = tui_column_header(g_ptr_array_index(t->columns, c));
+        w[c] = (int)g_utf8_strlen(head, -1);
+        for (guint r = from; r < to && r < t->rows->len; r++) {
+            const TuiRow *row = g_ptr_array_index(t->rows, r);
+            w[c] = MAX(w[c], (int)g_utf8_strlen(row->cells[c], -1));
+        }
+        total += w[c] + 2;
+    }
+    /* too wide: the widest text column gives way first, then numbers */
+    for (int pass = 0; pass < 2 && total > width; pass++) {
+        while (total > width) {
+            int widest = -1;
+            for (guint c = 0; c < n; c++) {
+                const TuiColumn *col = g_ptr_array_index(t->columns, c);
+                gboolean number = g_strcmp0(col->type, "int") == 0 || g_strcmp0(col->type, "double") == 0;
+                if ((pass == 0 && number) || w[c] <= 6)
+                    continue;
+                if (widest < 0 || w[c] > w[widest])
+                    widest = (int)c;
+            }
+            if (widest < 0)
+                break;
+            w[widest]--;
+            total--;
+        }
+    }
+}
+
 static TuiColumn *column_new(const char *name, const char *type, const char *unit)
 {
     TuiColumn *c = g_new0(TuiColumn, 1);

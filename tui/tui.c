@@ -257,8 +257,12 @@ static void on_views_message(TuiConn *c, JsonNode *msg, gpointer ud)
             open_tab(t);
         g_ptr_array_unref(names);
     } else if (o && !ddm_json_get_bool(o, "ok", FALSE)) {
+        const TuiVm *vm = tui_model_detail_vm(t->m);
         const char *err = ddm_json_get_string(o, "error");
-        tui_model_set_status(t->m, now(), "%s", err ? err : "no views");
+        /* a target listed but not connected (retrying) has no views: the
+         * detail page says its state and why, not "no VM matches" */
+        if (vm == NULL || g_strcmp0(vm->state, "ready") == 0)
+            tui_model_set_status(t->m, now(), "%s", err ? err : "no views");
     }
     tui_conn_free(c);
     t->views = NULL;
@@ -297,14 +301,21 @@ typedef struct Cmd {
     Tui *t;
     CmdKind kind;
     char *label; /* "gc com.example.app" */
+    char *vm, *file; /* a trace's VM and file (to try again with --tracing) */
+    gboolean tracing;
 } Cmd;
 
 static void cmd_free(gpointer p)
 {
     Cmd *cmd = p;
     g_free(cmd->label);
+    g_free(cmd->vm);
+    g_free(cmd->file);
     g_free(cmd);
 }
+
+static void start_trace(Tui *t, const char *label, const char *vm, const char *file, gboolean tracing,
+                        const char *const *argv);
 
 static void cmd_done(TuiConn *c)
 {
@@ -323,10 +334,17 @@ static void on_cmd_message(TuiConn *c, JsonNode *msg, gpointer ud)
     if (p != NULL) {
         gint64 done = ddm_json_get_int(p, "done", 0), total = ddm_json_get_int(p, "total", 0);
         const char *unit = ddm_json_get_string(p, "unit");
-        gboolean bytes = g_strcmp0(unit, "B") == 0;
-        g_autofree char *d = bytes ? tui_fmt_bytes((double)done) : g_strdup_printf("%" G_GINT64_FORMAT, done);
-        g_autofree char *tt = bytes ? tui_fmt_bytes((double)total) : g_strdup_printf("%" G_GINT64_FORMAT, total);
-        if (total > 0)
+        gboolean bytes = g_strcmp0(unit, "B") == 0, ms = g_strcmp0(unit, "ms") == 0;
+        g_autofree char *d = bytes ? tui_fmt_bytes((double)done)
+                             : ms  ? g_strdup_printf("%.0f s", done / 1000.0)
+                                   : g_strdup_printf("%" G_GINT64_FORMAT, done);
+        g_autofree char *tt = bytes ? tui_fmt_bytes((double)total)
+                              : ms  ? g_strdup_printf("%.0f s", total / 1000.0)
+                                    : g_strdup_printf("%" G_GINT64_FORMAT, total);
+        if (cmd->kind == CMD_TRACE) /* what it does and where, with how far it is */
+            tui_model_set_status(t->m, now(), "%s: %s into %s, %s of %s", cmd->label,
+                                 cmd->tracing ? "tracing" : "sampling", cmd->file, d, tt);
+        else if (total > 0)
             tui_model_set_status(t->m, now(), "%s: %d%% (%s of %s)", cmd->label, (int)(100.0 * done / total), d, tt);
         else
             tui_model_set_status(t->m, now(), "%s: %s so far", cmd->label, d);
@@ -363,14 +381,15 @@ static void on_cmd_message(TuiConn *c, JsonNode *msg, gpointer ud)
         else if (ok && strcmp(cmd->label, "select") != 0)
             tui_model_set_status(t->m, now(), "%s: selected (the server's selected-VM port is off)", cmd->label);
         else if (!ok)
-            tui_model_set_status(t->m, now(), "%s: %s", cmd->label, err ? err : "failed");
+            tui_model_set_status(t->m, now(), "%s (%s)", err ? err : "failed", cmd->label);
         break;
     }
     case CMD_STACK:
-        if (ok && result != NULL && JSON_NODE_HOLDS_OBJECT(result))
+        if (ok && result != NULL && JSON_NODE_HOLDS_OBJECT(result)) {
             tui_model_set_popup(t->m, result, now());
-        else
-            tui_model_set_status(t->m, now(), "%s: %s", cmd->label, err ? err : "no stack");
+            g_clear_pointer(&t->m->status, g_free); /* no "running..." under the stack */
+        } else
+            tui_model_set_status(t->m, now(), "%s (%s)", err ? err : "no stack", cmd->label);
         break;
     case CMD_HPROF: {
         const char *path = NULL;
@@ -381,17 +400,36 @@ static void on_cmd_message(TuiConn *c, JsonNode *msg, gpointer ud)
             if (f && g_strcmp0(ddm_json_get_string(f, "key"), "path") == 0)
                 path = ddm_json_get_string(f, "value");
         }
-        if (ok)
-            tui_model_set_status(t->m, now(), "%s: wrote %s", cmd->label, path ? path : message ? message : "the dump");
+        if (ok && message != NULL) /* the plugin's own sentence ("... written to PATH", or on the device) */
+            tui_model_set_status(t->m, now(), "%s", message);
+        else if (ok)
+            tui_model_set_status(t->m, now(), "%s: wrote %s", cmd->label, path ? path : "the dump");
         else
-            tui_model_set_status(t->m, now(), "%s: %s", cmd->label, err ? err : "failed");
+            tui_model_set_status(t->m, now(), "%s (%s)", err ? err : "failed", cmd->label);
         break;
     }
+    case CMD_TRACE:
+        if (!ok && !cmd->tracing && err != NULL && strstr(err, "cannot sample") != NULL) {
+            /* a VM without sampling: a method trace instead */
+            const char *argv[] = {"trace", cmd->vm, cmd->file, "--tracing", NULL};
+            g_autofree char *label = g_strdup(cmd->label);
+            g_autofree char *vm = g_strdup(cmd->vm), *file = g_strdup(cmd->file);
+            cmd_done(c);
+            start_trace(t, label, vm, file, TRUE, argv);
+            schedule_redraw(t);
+            return;
+        }
+        g_clear_pointer(&t->m->trace_vm, g_free);
+        if (ok)
+            tui_model_set_status(t->m, now(), "%s", message ? message : "trace written");
+        else
+            tui_model_set_status(t->m, now(), "%s (%s)", err ? err : "failed", cmd->label);
+        break;
     default:
         if (ok)
             tui_model_set_status(t->m, now(), "%s: %s", cmd->label, message ? message : "done");
-        else
-            tui_model_set_status(t->m, now(), "%s: %s", cmd->label, err ? err : "failed");
+        else /* the error first: a long app name does not cut it off */
+            tui_model_set_status(t->m, now(), "%s (%s)", err ? err : "failed", cmd->label);
     }
     cmd_done(c);
     schedule_redraw(t);
@@ -402,18 +440,20 @@ static void on_cmd_closed(TuiConn *c, const char *why, gpointer ud)
     Tui *t = ud;
     Cmd *cmd = tui_conn_get_data(c);
     if (cmd->kind != CMD_COMMANDS)
-        tui_model_set_status(t->m, now(), "%s: %s", cmd->label, why);
+        tui_model_set_status(t->m, now(), "%s (%s)", why, cmd->label);
+    if (cmd->kind == CMD_TRACE)
+        g_clear_pointer(&t->m->trace_vm, g_free);
     cmd_done(c);
     schedule_redraw(t);
 }
 
-static void run_request(Tui *t, CmdKind kind, const char *label, DdmCtlRequest *req)
+static Cmd *run_request(Tui *t, CmdKind kind, const char *label, DdmCtlRequest *req)
 {
     g_autoptr(GError) error = NULL;
     TuiConn *c = tui_conn_new(t->socket, req, on_cmd_message, on_cmd_closed, t, &error);
     if (c == NULL) {
-        tui_model_set_status(t->m, now(), "%s: %s", label, error->message);
-        return;
+        tui_model_set_status(t->m, now(), "%s (%s)", error->message, label);
+        return NULL;
     }
     Cmd *cmd = g_new0(Cmd, 1);
     cmd->t = t;
@@ -423,16 +463,34 @@ static void run_request(Tui *t, CmdKind kind, const char *label, DdmCtlRequest *
     g_ptr_array_add(t->cmds, c);
     if (kind != CMD_COMMANDS && kind != CMD_SELECT)
         tui_model_set_status(t->m, now(), "%s: running...", label);
+    return cmd;
 }
 
-static void run_command(Tui *t, CmdKind kind, const char *label, const char *const *argv)
+static Cmd *run_command(Tui *t, CmdKind kind, const char *label, const char *const *argv)
 {
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_COMMAND;
     req.argv = (char **)argv;
     g_autofree char *cwd = g_get_current_dir();
     req.cwd = strlen(cwd) <= DDM_CTL_MAX_STRING ? cwd : NULL;
-    run_request(t, kind, label, &req);
+    return run_request(t, kind, label, &req);
+}
+
+/* `t`: a trace of @vm into @file (relative: the UI's directory), sampling
+ * first (--tracing when @tracing, after a VM said it cannot sample), for
+ * the profile plugin's default time; m->trace_vm while it runs. */
+static void start_trace(Tui *t, const char *label, const char *vm, const char *file, gboolean tracing,
+                        const char *const *argv)
+{
+    Cmd *cmd = run_command(t, CMD_TRACE, label, argv);
+    if (cmd == NULL)
+        return;
+    cmd->vm = g_strdup(vm);
+    cmd->file = g_strdup(file);
+    cmd->tracing = tracing;
+    g_free(t->m->trace_vm);
+    t->m->trace_vm = g_strdup(label + strlen("trace "));
+    tui_model_set_status(t->m, now(), "%s: %s into %s...", label, tracing ? "tracing" : "sampling", file);
 }
 
 /* What the server knows once per connection: its commands, the selection. */
@@ -444,6 +502,16 @@ static void ask_once(Tui *t)
     DdmCtlRequest sel = {0};
     sel.op = DDM_CTL_OP_SELECT;
     run_request(t, CMD_SELECT, "select", &sel);
+}
+
+static const TuiVm *find_vm(Tui *t, const char *key)
+{
+    for (guint i = 0; i < t->m->vms->len; i++) {
+        const TuiVm *vm = g_ptr_array_index(t->m->vms, i);
+        if (strcmp(vm->key, key) == 0)
+            return vm;
+    }
+    return NULL;
 }
 
 static const char *vm_label(Tui *t, const char *key)
@@ -503,9 +571,12 @@ static void act(Tui *t, TuiAction a)
         break;
     }
     case TUI_ACT_TRACE: {
-        const char *argv[] = {"trace", vm, NULL};
+        const TuiVm *v = find_vm(t, vm);
+        TuiVm bare = {.key = (char *)vm};
+        g_autofree char *file = tui_trace_file_name(v != NULL ? v : &bare);
+        const char *argv[] = {"trace", vm, file, "--sampling", NULL};
         g_autofree char *label = g_strdup_printf("trace %s", vm_label(t, vm));
-        run_command(t, CMD_TRACE, label, argv);
+        start_trace(t, label, vm, file, FALSE, argv);
         break;
     }
     case TUI_ACT_STACK: {
@@ -572,6 +643,32 @@ static void resize(Tui *t)
     tui_draw(t->m, now());
 }
 
+/* ESC came (ncurses gives it alone when, after its ESCDELAY, what followed
+ * is no key terminfo names): the rest of the sequence is read with it, so
+ * that Alt+x or an unknown function key is one key (ignored, or Home/End
+ * in another spelling), not a lone ESC that quits and then letters taken
+ * as commands. A lone ESC is ESC. */
+static int read_escape(Tui *t)
+{
+    char seq[16];
+    gsize len = 0;
+    (void)t;
+    for (;;) {
+        int ch = getch();
+        if (ch == ERR)
+            break;
+        if (ch > 0xff || (len == 0 && ch == 27)) { /* a key of its own: for the next round */
+            ungetch(ch);
+            break;
+        }
+        if (len < sizeof seq)
+            seq[len++] = (char)ch;
+        if (!tui_escape_incomplete(seq, len))
+            break;
+    }
+    return tui_key_from_escape(seq, len);
+}
+
 static gboolean on_stdin(gint fd, GIOCondition cond, gpointer data)
 {
     Tui *t = data;
@@ -590,7 +687,10 @@ static gboolean on_stdin(gint fd, GIOCondition cond, gpointer data)
             tui_draw(t->m, now());
             break;
         }
-        act(t, tui_model_key(t->m, map_key(ch), now()));
+        int key = map_key(ch);
+        if (key == TUI_KEY_ESC)
+            key = read_escape(t);
+        act(t, tui_model_key(t->m, key, now()));
     }
     return G_SOURCE_CONTINUE;
 }

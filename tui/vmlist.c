@@ -20,46 +20,99 @@ const char *tui_vm_column_title(TuiVmColumn c)
     return c < TUI_VMCOL_COUNT ? vm_titles[c] : "";
 }
 
-/* Widths at their ease, and the least APP and HEAP shrink to ("50% of 7.2
- * MiB" is 14) before DEBUGGER goes. */
+/* Fixed widths (no content known), the caps of content widths, and the
+ * least APP and HEAP shrink to ("50% of 7.2 MiB" is 14) before DEBUGGER
+ * goes. */
 static const int vm_widths[TUI_VMCOL_COUNT] = {7, 22, 11, 10, 9, 12, 8, 20, 12};
+static const int vm_caps[TUI_VMCOL_COUNT] = {8, 40, 26, 24, 12, 14, 8, 28, 12};
+#define APP_EASE 24
 #define APP_MIN 12
 #define HEAP_MIN 14
+#define DEVICE_MIN 8
 
-guint tui_vm_layout(int width, int w[TUI_VMCOL_COUNT])
+guint tui_vm_layout(int width, const int want[TUI_VMCOL_COUNT], gboolean need_device, int w[TUI_VMCOL_COUNT])
 {
     int total = 0;
-    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
-        total += (w[c] = vm_widths[c]) + 1;
-    /* on a narrow terminal these go first, in this order */
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
+        w[c] = want != NULL ? CLAMP(want[c], 1, vm_caps[c]) : vm_widths[c];
+        total += w[c] + 1;
+    }
+    /* a long app name first gives way down to 24; then on a narrow
+     * terminal these go, in this order (DEVICE not when it tells rows
+     * apart: it shrinks below instead) */
+    if (total > width && w[TUI_VMCOL_APP] > APP_EASE) {
+        int give = MIN(w[TUI_VMCOL_APP] - APP_EASE, total - width);
+        w[TUI_VMCOL_APP] -= give;
+        total -= give;
+    }
     static const TuiVmColumn drop[] = {TUI_VMCOL_VM, TUI_VMCOL_DEVICE, TUI_VMCOL_NATIVE};
     for (gsize i = 0; i < G_N_ELEMENTS(drop) && total > width; i++) {
+        if (drop[i] == TUI_VMCOL_DEVICE && need_device)
+            continue;
         total -= w[drop[i]] + 1;
         w[drop[i]] = 0;
     }
     /* then the app name and the heap figure give way, the app name first
-     * down to 16, then the heap, then the app name again */
+     * down to 16, then the heap, then the app name again, then a device
+     * that stays */
     struct { TuiVmColumn c; int min; } shrink[] = {
-        {TUI_VMCOL_APP, 16}, {TUI_VMCOL_HEAP, HEAP_MIN}, {TUI_VMCOL_APP, APP_MIN}};
+        {TUI_VMCOL_APP, 16}, {TUI_VMCOL_HEAP, HEAP_MIN}, {TUI_VMCOL_APP, APP_MIN}, {TUI_VMCOL_DEVICE, DEVICE_MIN}};
     for (gsize i = 0; i < G_N_ELEMENTS(shrink) && total > width; i++) {
         int give = MIN(w[shrink[i].c] - shrink[i].min, total - width);
-        if (give > 0) {
+        if (give > 0 && w[shrink[i].c] > 0) {
             w[shrink[i].c] -= give;
             total -= give;
         }
     }
-    if (total > width) { /* narrower than 68: the debugger column too */
+    if (total > width) { /* the debugger column too */
         total -= w[TUI_VMCOL_DEBUGGER] + 1;
         w[TUI_VMCOL_DEBUGGER] = 0;
     }
-    if (total > width) /* still too wide: the app name gives way */
+    if (total > width) { /* still too wide: the app name gives way */
         w[TUI_VMCOL_APP] = MAX(8, w[TUI_VMCOL_APP] - (total - width));
-    else /* room to spare: the app name takes it */
+    } else {
+        /* room to spare: the columns their cap cut get their content back
+         * (the app name first), then the app name takes the rest */
+        static const TuiVmColumn grow[] = {TUI_VMCOL_APP, TUI_VMCOL_DEVICE, TUI_VMCOL_VM, TUI_VMCOL_HEAP,
+                                           TUI_VMCOL_DEBUGGER, TUI_VMCOL_STATE, TUI_VMCOL_THREADS,
+                                           TUI_VMCOL_NATIVE, TUI_VMCOL_PID};
+        for (gsize i = 0; want != NULL && i < G_N_ELEMENTS(grow) && total < width; i++) {
+            TuiVmColumn c = grow[i];
+            if (w[c] > 0 && want[c] > w[c]) {
+                int give = MIN(want[c] - w[c], width - total);
+                w[c] += give;
+                total += give;
+            }
+        }
         w[TUI_VMCOL_APP] += width - total;
+    }
     guint shown = 0;
     for (int c = 0; c < TUI_VMCOL_COUNT; c++)
         shown += w[c] > 0;
     return shown;
+}
+
+gboolean tui_vm_want_widths(GPtrArray *vms, int want[TUI_VMCOL_COUNT])
+{
+    for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+        want[c] = (int)strlen(vm_titles[c]) + 1; /* the sort mark */
+    const char *device = NULL;
+    gboolean devices = FALSE;
+    for (guint i = 0; vms != NULL && i < vms->len; i++) {
+        const TuiVm *vm = g_ptr_array_index(vms, i);
+        for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
+            g_autofree char *cell = tui_vm_cell(vm, (TuiVmColumn)c, c == TUI_VMCOL_DEBUGGER ? 65535 : 0);
+            int len = (int)g_utf8_strlen(cell, -1);
+            if (c == TUI_VMCOL_HEAP && vm->heap != NULL)
+                len += 6; /* " (12m)": its age when it is old */
+            want[c] = MAX(want[c], len);
+        }
+        const char *d = vm->device != NULL ? vm->device : "local";
+        if (device != NULL && strcmp(device, d) != 0)
+            devices = TRUE;
+        device = d;
+    }
+    return devices;
 }
 
 void tui_vm_free(TuiVm *vm)
@@ -110,6 +163,42 @@ char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gint64 selected_port)
         break;
     }
     return g_strdup("");
+}
+
+double tui_figure_value(const char *text)
+{
+    if (text == NULL)
+        return -1;
+    char *end = NULL;
+    double v = g_ascii_strtod(text, &end);
+    if (end == text)
+        return -1;
+    while (*end == ' ')
+        end++;
+    static const struct { const char *unit; double scale; } units[] = {
+        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+        {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS(units); i++) {
+        gsize n = strlen(units[i].unit);
+        if (strncmp(end, units[i].unit, n) == 0 && !g_ascii_isalpha(end[n]))
+            return v * units[i].scale;
+    }
+    return v; /* "B", "%", a count */
+}
+
+char *tui_trace_file_name(const TuiVm *vm)
+{
+    char *name = g_strdup(vm->app != NULL && vm->app[0] != '\0' ? vm->app : vm->key);
+    for (char *p = name; *p; p++)
+        if (!g_ascii_isalnum(*p) && *p != '.' && *p != '_' && *p != '-')
+            *p = '_';
+    if (name[0] == '.') /* no hidden file, no ".." */
+        name[0] = '_';
+    char *file = vm->pid > 0 ? g_strdup_printf("%s-%" G_GINT64_FORMAT ".trace", name, vm->pid)
+                             : g_strdup_printf("%s.trace", name);
+    g_free(name);
+    return file;
 }
 
 /* Split "[NOTE; ]label: text, label: text" into the VM's figures (the VM

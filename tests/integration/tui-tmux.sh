@@ -14,14 +14,16 @@
 # number the columns shown; the server restarting
 # underneath is said and recovered from; VMs coming and going (--churn);
 # a missing or unknown TERM gives the plain view; h dumps the open VM's heap
-# into the UI's directory (the simulator's sha256). Screens are written to
+# into the UI's directory (the simulator's sha256), t traces it into
+# APP-PID.trace; Enter on a thread leaves no "running..." under its stack;
+# End in another spelling and Alt+x do not quit the list. Screens are written to
 # $DDM_TUI_CAPTURE_DIR when set (at 100x30). Skipped without tmux or a
 # build without ncurses.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v tmux >/dev/null || t_skip_all "no tmux"
 grep -q "define HAVE_NCURSES 1" "$DDM_TOP_BUILDDIR/build-config.h" || t_skip_all "built without ncurses"
 infocmp xterm-256color >/dev/null 2>&1 || t_skip_all "no terminfo for xterm-256color"
-t_plan 26
+t_plan 29
 sock="$T_TMP/ddmon.sock"
 TM_SOCK="$T_TMP/tmux.sock"
 tm() { tmux -S "$TM_SOCK" -f /dev/null "$@"; }
@@ -115,6 +117,18 @@ if t_wait 10 selected_shown && screen_has "debugger port $selport reaches it now
 else
     t_fail "s selects the VM: the header shows the server's selected-VM port ($selport)" "$(screen)"
 fi
+# Enter on a thread: its stack in a popup, and the status line no longer
+# says "stack of thread N: running..." (it once did for 10 s): the popup
+# and the status are drawn in one pass, so the screen that shows the one
+# shows the other
+tm send-keys -t ui Enter
+if t_wait 15 screen_has "(q closes)" && ! screen | tail -1 | grep -q "running\.\.\."; then
+    t_ok "Enter on a thread shows its stack, and the status no longer says running"
+else
+    t_fail "Enter on a thread shows its stack, and the status no longer says running" "$(screen)"
+fi
+tm send-keys -t ui q
+t_wait 5 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -qF '(q closes)'"
 # A row highlighted because its state changed: the screen read every 0.1 s;
 # a row with the highlight colour (black on yellow) whose state column
 # differs from what the same thread (by id) showed on a screen read less
@@ -216,15 +230,41 @@ t_wait 5 sh -c "! tmux -S '$TM_SOCK' capture-pane -p -t ui | grep -q 'ddmon: key
 tm send-keys -t ui h
 dump="$T_TMP/tuicwd/$first_app-$first_pid.hprof"
 truth_sha() { python3 -c 'import json,sys; v=[v for v in json.load(open(sys.argv[1]))["vms"] if v["pid"]==int(sys.argv[2])][0]; print((v["hprof"]["last"] or {}).get("sha256"))' "$T_TMP/state.json" "$first_pid"; }
-if t_wait 20 screen_has "wrote .*$first_app-$first_pid.hprof" && [ -f "$dump" ] && t_wait 5 t_is "$(sha256sum "$dump" | awk '{print $1}')" truth_sha; then
+if t_wait 20 screen_has "$first_app-$first_pid.hprof" && ! screen_has "wrote heap dump" && [ -f "$dump" ] && t_wait 5 t_is "$(sha256sum "$dump" | awk '{print $1}')" truth_sha; then
     t_ok "h dumps the VM's heap into the current directory (the simulator's sha256)"
     cap 8-hprof
 else
     t_fail "h dumps the VM's heap into the current directory (the simulator's sha256)" "$(screen)" "$(ls -la "$T_TMP/tuicwd")"
 fi
+# t: a sampling trace of the open VM into APP-PID.trace in the UI's
+# directory (it once always failed: "say --tracing or --sampling"), said
+# while it runs and named when done
+tm send-keys -t ui t
+trace="$T_TMP/tuicwd/$first_app-$first_pid.trace"
+if t_wait 10 screen_has "sampling into $first_app-$first_pid.trace" &&
+    t_wait 60 screen_has "written to .*$first_app-$first_pid.trace" && [ -s "$trace" ] &&
+    head -1 "$trace" | grep -q '^\*version'; then
+    t_ok "t traces the VM (sampling) into APP-PID.trace in the current directory"
+    cap 8-trace
+else
+    t_fail "t traces the VM (sampling) into APP-PID.trace in the current directory" "$(screen)" \
+        "$(ls -la "$T_TMP/tuicwd")"
+fi
 
 tm send-keys -t ui q
 t_wait 5 screen_has "DEBUGGER"
+# keys as escape sequences: End as ESC [ 4 ~ (tmux's own spelling, not the
+# xterm-256color the UI reads) moves to the last row, Alt+x is ignored;
+# both once quit as a lone ESC. Home after them: the UI still runs.
+last_pid=$(sort -n "$T_TMP/ports" | tail -1 | awk '{print $1}')
+tm send-keys -t ui End
+at_row() { [ "$(cursor_row ui)" = "$1" ]; }
+if t_wait 5 at_row "$last_pid" && tm send-keys -t ui M-x && tm send-keys -t ui Home &&
+    t_wait 5 at_row "$first_pid" && ! screen_has "EXITED"; then
+    t_ok "End (ESC [ 4 ~) moves to the last VM, Alt+x is ignored: neither quits"
+else
+    t_fail "End (ESC [ 4 ~) moves to the last VM, Alt+x is ignored: neither quits" "$(screen)"
+fi
 # the native column: the nativeheap plugin's headline, once it had figures
 native_filled() { screen | grep "^$first_pid " | grep -qE " [0-9.]+ (B|KiB|MiB|GiB)\$"; }
 if t_wait 15 native_filled; then
@@ -287,9 +327,11 @@ t_wait 10 screen_has "DEBUGGER"
 tm resize-window -t ui2 -x 80 -y 24
 tm resize-window -t ui2 -x 140 -y 30
 # at 80 columns the debugger column stays (APP and HEAP shrink instead)
-narrow() { screen | grep "PID" | grep "THREADS" | grep -q "DEBUGGER" && ! screen | grep -q "DEVICE" &&
+# (the VM column is the first to go: the redraw for 80 columns has none)
+vm_column() { screen | grep "^PID" | grep -qE " VM[v^]? "; }
+narrow() { screen | grep "PID" | grep "THREADS" | grep -q "DEBUGGER" && ! vm_column &&
     [ "$(screen | wc -l)" -le 24 ]; }
-wide() { screen | grep "PID" | grep -q "DEVICE"; }
+wide() { screen | grep "PID" | grep -q "NATIVE" && vm_column; }
 resized=""
 tm resize-window -t ui2 -x 80 -y 24
 if t_wait 5 narrow && keys_work ui2; then
@@ -298,15 +340,17 @@ if t_wait 5 narrow && keys_work ui2; then
 fi
 if [ -n "$resized" ]; then t_ok "a resize redraws for the new width (80x24, then 140x30) and keys still work"
 else t_fail "a resize redraws for the new width (80x24, then 140x30) and keys still work" "$(screen)"; fi
-# the sort keys number the columns shown: at 80 columns 4 is DEBUGGER (the
-# 6th of all), and the header marks it
+# the sort keys number the columns shown: at 80 columns DEBUGGER's key is
+# its place on screen (not the 6th of all), and the header marks it
 tm resize-window -t ui2 -x 80 -y 24
 sorted_by() { screen | grep "^PID" | grep -q " $1^"; }
-if t_wait 5 narrow && tm send-keys -t ui2 4 && t_wait 5 sorted_by DEBUGGER && tm send-keys -t ui2 1 &&
+dkey() { screen | grep "^PID" | head -1 | awk '{for (i = 1; i <= NF; i++) if ($i ~ /^DEBUGGER/) print i}'; }
+if t_wait 5 narrow && k=$(dkey) && [ -n "$k" ] && [ "$k" -lt 6 ] && tm send-keys -t ui2 "$k" &&
+    t_wait 5 sorted_by DEBUGGER && tm send-keys -t ui2 1 &&
     t_wait 5 sh -c "tmux -S '$TM_SOCK' capture-pane -p -t ui2 | grep -q '^PID^'"; then
-    t_ok "at 80x24 the sort keys number the columns shown (4: DEBUGGER)"
+    t_ok "at 80x24 the sort keys number the columns shown ($k: DEBUGGER)"
 else
-    t_fail "at 80x24 the sort keys number the columns shown (4: DEBUGGER)" "$(screen)"
+    t_fail "at 80x24 the sort keys number the columns shown (DEBUGGER)" "$(screen)"
 fi
 tm resize-window -t ui2 -x 140 -y 30
 t_wait 5 wide

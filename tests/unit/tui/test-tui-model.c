@@ -208,7 +208,7 @@ static void test_vm_layout(void **state)
     (void)state;
     int w[TUI_VMCOL_COUNT];
     for (int width = 60; width <= 200; width++) {
-        guint n = tui_vm_layout(width, w);
+        guint n = tui_vm_layout(width, NULL, FALSE, w);
         int total = 0;
         guint shown = 0;
         for (int c = 0; c < TUI_VMCOL_COUNT; c++) {
@@ -227,17 +227,17 @@ static void test_vm_layout(void **state)
         if (width >= 120)
             assert_int_equal(n, TUI_VMCOL_COUNT);
     }
-    assert_int_equal(tui_vm_layout(80, w), 6); /* PID APP STATE DEBUGGER THREADS HEAP */
+    assert_int_equal(tui_vm_layout(80, NULL, FALSE, w), 6); /* PID APP STATE DEBUGGER THREADS HEAP */
     assert_int_equal(w[TUI_VMCOL_VM] + w[TUI_VMCOL_DEVICE] + w[TUI_VMCOL_NATIVE], 0);
     assert_true(w[TUI_VMCOL_APP] < 22 || w[TUI_VMCOL_HEAP] < 20); /* they gave way */
-    tui_vm_layout(68, w);
+    tui_vm_layout(68, NULL, FALSE, w);
     assert_true(w[TUI_VMCOL_DEBUGGER] > 0);
-    tui_vm_layout(67, w);
+    tui_vm_layout(67, NULL, FALSE, w);
     assert_int_equal(w[TUI_VMCOL_DEBUGGER], 0); /* only when APP and HEAP can give no more */
 
     /* the keys at 80 columns: 1-6 are the columns shown, left to right */
     TuiModel *m = model_with_vms();
-    tui_vm_layout(80, w);
+    tui_vm_layout(80, NULL, FALSE, w);
     m->n_list_cols = 0;
     for (int c = 0; c < TUI_VMCOL_COUNT; c++)
         if (w[c] > 0)
@@ -430,6 +430,192 @@ static void test_blockmap(void **state)
     json_node_unref(v);
 }
 
+/* NATIVE (and HEAP, THREADS) sort by the figure's value: "402.8 KiB" is
+ * less than "9.0 MiB", which is less than "33.4 MiB" (the text's order,
+ * as the list once sorted, puts 9.0 MiB after 33.4 MiB). */
+static const char vms_native_json[] =
+    "{\"name\":\"vms\",\"vm\":null,\"kind\":\"table\",\"version\":1,\"columns\":["
+    "{\"name\":\"key\",\"type\":\"str\"},{\"name\":\"pid\",\"type\":\"int\"},{\"name\":\"app\",\"type\":\"str\"},"
+    "{\"name\":\"info\",\"type\":\"str\"}],\"rows\":["
+    "[\"n:1\",1,\"nine\",\"native: 9.0 MiB\"],"
+    "[\"n:2\",2,\"seven\",\"native: 7.3 MiB, heap: 9% of 100.0 MiB\"],"
+    "[\"n:3\",3,\"kib\",\"native: 402.8 KiB, heap: 60% of 14.3 MiB\"],"
+    "[\"n:4\",4,\"big\",\"native: 33.4 MiB, heap: 10% of 1.0 GiB\"],"
+    "[\"n:5\",5,\"none\",\"threads: 3\"]]}";
+
+static void test_sort_by_value(void **state)
+{
+    (void)state;
+    assert_true(tui_figure_value("402.8 KiB") < tui_figure_value("9.0 MiB"));
+    assert_true(tui_figure_value("9.0 MiB") < tui_figure_value("33.4 MiB"));
+    assert_true(tui_figure_value("33.4 MiB") < tui_figure_value("1.0 GiB"));
+    assert_true(tui_figure_value("900 B") < tui_figure_value("1.0 KiB"));
+    assert_int_equal((int)tui_figure_value("41% of 8.0 MiB"), 41);
+    assert_int_equal((int)tui_figure_value("12"), 12);
+    assert_int_equal((int)tui_figure_value(NULL), -1);
+    assert_int_equal((int)tui_figure_value("-"), -1);
+    TuiModel *m = tui_model_new();
+    JsonNode *v = parse(vms_native_json);
+    tui_model_set_vms(m, v, S);
+    json_node_unref(v);
+    m->sort_col = TUI_VMCOL_NATIVE;
+    tui_model_refilter(m);
+    assert_string_equal(shown_app(m, 0), "none"); /* no figure: first */
+    assert_string_equal(shown_app(m, 1), "kib");
+    assert_string_equal(shown_app(m, 2), "seven");
+    assert_string_equal(shown_app(m, 3), "nine");
+    assert_string_equal(shown_app(m, 4), "big");
+    m->sort_col = TUI_VMCOL_HEAP; /* the percentage, the figure shown first */
+    tui_model_refilter(m);
+    assert_string_equal(shown_app(m, 4), "kib");
+    assert_string_equal(shown_app(m, 3), "big");
+    tui_model_free(m);
+}
+
+/* `t` traces to APP-PID.trace; one at a time. */
+static void test_trace_key(void **state)
+{
+    (void)state;
+    TuiModel *m = model_with_vms();
+    TuiVm odd = {.key = (char *)"k", .app = (char *)"../a b:c", .pid = 7};
+    char *f = tui_trace_file_name(&odd);
+    assert_string_equal(f, "_._a_b_c-7.trace");
+    g_free(f);
+    f = tui_trace_file_name(tui_model_cursor_vm(m));
+    assert_string_equal(f, "com.android.systemui-100.trace");
+    g_free(f);
+    assert_int_equal(tui_model_key(m, 't', S), TUI_ACT_REDRAW); /* no trace command */
+    assert_non_null(strstr(m->status, "not available"));
+    g_ptr_array_add(m->commands, g_strdup("trace"));
+    assert_int_equal(tui_model_key(m, 't', S), TUI_ACT_TRACE);
+    assert_string_equal(m->action_vm, "a:2");
+    m->trace_vm = g_strdup("com.android.systemui"); /* the frontend: it runs */
+    assert_int_equal(tui_model_key(m, 't', S), TUI_ACT_REDRAW); /* no second one */
+    assert_non_null(strstr(m->status, "running already"));
+    g_clear_pointer(&m->trace_vm, g_free);
+    assert_int_equal(tui_model_key(m, 't', S), TUI_ACT_TRACE);
+    tui_model_free(m);
+}
+
+/* An escape sequence read whole is one key: Alt+x and unknown function
+ * keys are ignored (they once quit the list as a lone ESC); Home and End
+ * in their other spellings are those keys; a lone ESC is ESC. */
+static void test_escape_keys(void **state)
+{
+    (void)state;
+    assert_int_equal(tui_key_from_escape("", 0), TUI_KEY_ESC);
+    assert_int_equal(tui_key_from_escape("x", 1), TUI_KEY_IGNORE);
+    assert_int_equal(tui_key_from_escape("[4~", 3), TUI_KEY_END);
+    assert_int_equal(tui_key_from_escape("[1~", 3), TUI_KEY_HOME);
+    assert_int_equal(tui_key_from_escape("OF", 2), TUI_KEY_END);
+    assert_int_equal(tui_key_from_escape("[24;5~", 6), TUI_KEY_IGNORE);
+    assert_true(tui_escape_incomplete("[", 1));
+    assert_true(tui_escape_incomplete("[24;", 4));
+    assert_false(tui_escape_incomplete("[24;5~", 6));
+    assert_true(tui_escape_incomplete("O", 1));
+    assert_false(tui_escape_incomplete("OF", 2));
+    assert_false(tui_escape_incomplete("x", 1));
+    TuiModel *m = model_with_vms();
+    assert_int_equal(tui_model_key(m, tui_key_from_escape("x", 1), S), TUI_ACT_NONE); /* M-x does not quit */
+    assert_int_equal(tui_model_key(m, tui_key_from_escape("[4~", 3), S), TUI_ACT_REDRAW);
+    assert_string_equal(tui_model_cursor_vm(m)->app, "com.example.notes"); /* End: the last */
+    assert_int_equal(tui_model_key(m, tui_key_from_escape("", 0), S), TUI_ACT_QUIT);
+    tui_model_free(m);
+}
+
+/* Columns from their content: two devices that differ only in the port
+ * both show in full when there is room, the VM name is not cut, HEAP keeps
+ * room for its age; at 80 columns DEVICE stays (two devices) and the extra
+ * width of a wide terminal is shared, not all APP's. */
+static const char vms_devices_json[] =
+    "{\"name\":\"vms\",\"vm\":null,\"kind\":\"table\",\"version\":1,\"columns\":["
+    "{\"name\":\"key\",\"type\":\"str\"},{\"name\":\"pid\",\"type\":\"int\"},{\"name\":\"app\",\"type\":\"str\"},"
+    "{\"name\":\"vm\",\"type\":\"str\"},{\"name\":\"device\",\"type\":\"str\"},{\"name\":\"state\",\"type\":\"str\"},"
+    "{\"name\":\"debug port\",\"type\":\"int\"},{\"name\":\"info\",\"type\":\"str\"}],\"rows\":["
+    "[\"d:1\",4242,\"Hello\",\"OpenJDK 64-Bit Server VM\",\"127.0.0.1:27001\",\"ready\",27400,"
+    "\"heap: 60% of 14.3 MiB, threads: 12, native: 9.0 MiB\"],"
+    "[\"d:2\",4242,\"Hello\",\"OpenJDK 64-Bit Server VM\",\"127.0.0.1:27002\",\"ready\",27401,"
+    "\"heap: 6% of 14.3 MiB, threads: 9\"]]}";
+
+static void test_vm_content_widths(void **state)
+{
+    (void)state;
+    TuiModel *m = tui_model_new();
+    JsonNode *v = parse(vms_devices_json);
+    tui_model_set_vms(m, v, S);
+    json_node_unref(v);
+    int want[TUI_VMCOL_COUNT], w[TUI_VMCOL_COUNT];
+    gboolean need_device = tui_vm_want_widths(m->shown, want);
+    assert_true(need_device);
+    assert_true(want[TUI_VMCOL_DEVICE] >= (int)strlen("127.0.0.1:27001"));
+    for (int width = 300; width >= 60; width -= 20) {
+        tui_vm_layout(width, want, need_device, w);
+        int total = 0;
+        for (int c = 0; c < TUI_VMCOL_COUNT; c++)
+            total += w[c] > 0 ? w[c] + 1 : 0;
+        assert_true(total <= width);
+        assert_true(w[TUI_VMCOL_DEVICE] >= 8); /* it tells the rows apart: never left out */
+        if (width >= 140) {
+            assert_int_equal(w[TUI_VMCOL_DEVICE], want[TUI_VMCOL_DEVICE]);
+            assert_int_equal(w[TUI_VMCOL_VM], want[TUI_VMCOL_VM]);
+            assert_true(w[TUI_VMCOL_HEAP] >= (int)strlen("60% of 14.3 MiB (12m)"));
+        }
+    }
+    tui_vm_layout(80, want, need_device, w);
+    assert_true(w[TUI_VMCOL_DEVICE] > 0);
+    /* one device: it may go at 80 */
+    TuiVm *second = g_ptr_array_index(m->vms, 1);
+    g_free(second->device);
+    second->device = g_strdup("127.0.0.1:27001");
+    assert_false(tui_vm_want_widths(m->shown, want));
+    tui_model_free(m);
+}
+
+/* A tab's columns use the width there is (no cap of 40), and at 80 a
+ * number column keeps its values' width while a text column can give. */
+static void test_table_widths(void **state)
+{
+    (void)state;
+    GString *desc = g_string_new(NULL);
+    for (int i = 0; i < 20; i++)
+        g_string_append(desc, "word ");
+    g_autofree char *json = g_strdup_printf(
+        "{\"name\":\"t\",\"vm\":\"k\",\"kind\":\"table\",\"version\":1,\"columns\":["
+        "{\"name\":\"id\",\"type\":\"int\",\"unit\":null},{\"name\":\"description\",\"type\":\"str\",\"unit\":null},"
+        "{\"name\":\"size\",\"type\":\"int\",\"unit\":\"B\"},{\"name\":\"utime\",\"type\":\"int\",\"unit\":\"ms\"}],"
+        "\"rows\":[[1,\"%s\",5662310,1234567]]}", desc->str);
+    g_string_free(desc, TRUE);
+    JsonNode *v = parse(json);
+    TuiTable *t = tui_table_from_json(v, S);
+    json_node_unref(v);
+    int w[4];
+    tui_table_widths(t, 0, 1, 250, w);
+    assert_int_equal(w[1], 100); /* the whole description */
+    char *h = tui_column_header(g_ptr_array_index(t->columns, 3));
+    assert_string_equal(h, "utime (ms)");
+    g_free(h);
+    h = tui_column_header(g_ptr_array_index(t->columns, 2));
+    assert_string_equal(h, "size"); /* "5.4 MiB" says it */
+    g_free(h);
+    tui_table_widths(t, 0, 1, 80, w);
+    int total = 0;
+    for (int c = 0; c < 4; c++)
+        total += w[c] + 2;
+    assert_true(total <= 80);
+    assert_int_equal(w[2], (int)strlen("5.4 MiB"));
+    assert_int_equal(w[3], (int)strlen("utime (ms)"));
+    tui_table_free(t);
+    /* a middle ellipsis keeps both ends */
+    char *e = tui_middle_ellipsis("com.example.verylongapplicationname", 15);
+    assert_int_equal(g_utf8_strlen(e, -1), 15);
+    assert_true(g_str_has_prefix(e, "com.exa"));
+    assert_true(g_str_has_suffix(e, "ionname"));
+    g_free(e);
+    e = tui_middle_ellipsis("short", 15);
+    assert_string_equal(e, "short");
+    g_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +623,9 @@ int main(void)
         cmocka_unit_test(test_vm_list),        cmocka_unit_test(test_vm_layout),
         cmocka_unit_test(test_filter_keys),
         cmocka_unit_test(test_screens_and_tabs), cmocka_unit_test(test_blockmap),
+        cmocka_unit_test(test_sort_by_value),  cmocka_unit_test(test_trace_key),
+        cmocka_unit_test(test_escape_keys),    cmocka_unit_test(test_vm_content_widths),
+        cmocka_unit_test(test_table_widths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
