@@ -358,7 +358,7 @@ static void draw_tabs(TuiModel *m)
     /* scroll the bar so the current tab shows */
     guint first = 0;
     int width = 0;
-    for (guint i = m->tab + 1; i-- > 0;) {
+    for (guint i = m->tab < m->tabs->len ? m->tab + 1 : 0; i-- > 0;) { /* no tabs yet: none */
         width += (int)strlen(g_ptr_array_index(m->tabs, i)) + 3;
         if (width > COLS - 4)
             break;
@@ -393,13 +393,14 @@ static void draw_detail(TuiModel *m, gint64 now_us)
         vm == NULL || g_strcmp0(m->selected_target, vm->key) != 0 || m->selected_port < 0 ? g_strdup("")
         : m->selected_port == 0 ? g_strdup(" (selected; the selected-VM port is off)")
                                 : g_strdup_printf(" (selected: port %" G_GINT64_FORMAT ")", m->selected_port);
+    g_autofree char *pid = vm != NULL && vm->pid > 0 ? g_strdup_printf("%" G_GINT64_FORMAT, vm->pid) : g_strdup("-");
     g_autofree char *rest = vm != NULL
-        ? g_strdup_printf("  pid %" G_GINT64_FORMAT "  %s  %s  debugger %s%s", vm->pid, vm->vm ? vm->vm : "",
-                          vm->state ? vm->state : "", port, selected)
+        ? g_strdup_printf("  pid %s  %s  %s  debugger %s%s", pid, vm->vm ? vm->vm : "", vm->state ? vm->state : "",
+                          port, selected)
         : NULL;
     /* a long app name is shortened in its middle, so pid, VM, state and
      * the debugger port still show */
-    g_autofree char *app = vm != NULL ? tui_middle_ellipsis(vm->app ? vm->app : "?",
+    g_autofree char *app = vm != NULL ? tui_middle_ellipsis(vm->app ? vm->app : vm->key,
                                                             MAX(COLS - (int)g_utf8_strlen(rest, -1), 12))
                                       : NULL;
     g_autofree char *line = vm != NULL

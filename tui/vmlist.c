@@ -137,7 +137,8 @@ char *tui_vm_cell(const TuiVm *vm, TuiVmColumn c, gint64 selected_port)
     case TUI_VMCOL_PID:
         return vm->pid > 0 ? g_strdup_printf("%" G_GINT64_FORMAT, vm->pid) : g_strdup("-");
     case TUI_VMCOL_APP:
-        return g_strdup(vm->app != NULL ? vm->app : "?");
+        /* no app name yet (a target not connected): its key tells it apart */
+        return g_strdup(vm->app != NULL ? vm->app : vm->key);
     case TUI_VMCOL_VM:
         return g_strdup(vm->vm != NULL ? vm->vm : "-");
     case TUI_VMCOL_DEVICE:
