@@ -13,7 +13,7 @@ bench_heapdecode_SOURCES = bench/heapdecode.c \
 	plugins/heap/bitmap_png.c plugins/heap/bitmap_png.h
 bench_heapdecode_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)
 bench_heapdecode_CFLAGS = $(AM_CFLAGS)
-bench_heapdecode_LDADD = $(DDM_SEGMENTS_LIBS)
+bench_heapdecode_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_PARTFILE_LIBS)
 if HAVE_LIBPNG
 bench_heapdecode_CFLAGS += $(LIBPNG_CFLAGS)
 bench_heapdecode_LDADD += $(DDM_PNGLIB_LIBS)

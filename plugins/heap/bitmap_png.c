@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "../common/partfile.h"
 #include "../common/pnglib.h"
 #endif
 
@@ -631,6 +632,11 @@ int bm_png_write_page_file(const seg_gen *g, uint32_t width, const bm_caption *c
         set_err(err, errlen, "no file name");
         return -EINVAL;
     }
+    rc = part_check_target(path);
+    if (rc != 0) {
+        set_err(err, errlen, "cannot write %s: %s", path, part_strerror(rc));
+        return rc;
+    }
     /* a fresh name next to @path; open() applies the umask (mkstemp would force 0600) */
     n = strlen(path);
     tmp = malloc(n + 48);
@@ -666,7 +672,9 @@ int bm_png_write_page_file(const seg_gen *g, uint32_t width, const bm_caption *c
         rc = -EIO;
         snprintf(sink.msg, sizeof(sink.msg), "write failed: %s", strerror(errno));
     }
-    if (rc == 0 && rename(tmp, path) != 0) {
+    if (rc == 0 && (rc = part_check_target(path)) != 0) { /* again: it may have appeared */
+        snprintf(sink.msg, sizeof(sink.msg), "cannot replace it: %s", part_strerror(rc));
+    } else if (rc == 0 && rename(tmp, path) != 0) {
         rc = -errno;
         snprintf(sink.msg, sizeof(sink.msg), "cannot rename to %s: %s", path, strerror(errno));
     }

@@ -172,8 +172,10 @@ int bm_png_available(void);
 int bm_png_ready(char *err, size_t errlen);
 
 /** Write the page of @g at bitmap width @width with caption @cap (NULL:
- *  the bare bitmap) to @path; fills @page (its sizes, and ->bm the
- *  bitmap's). */
+ *  the bare bitmap) to @path (through a fresh temporary name renamed onto
+ *  it; @path a device, FIFO, directory or symlink is refused, before the
+ *  encoding and again at the rename: partfile.h); fills @page (its sizes,
+ *  and ->bm the bitmap's). */
 int bm_png_write_page_file(const seg_gen *g, uint32_t width, const bm_caption *cap,
                            const char *path, bm_page *page, char *err, size_t errlen);
 

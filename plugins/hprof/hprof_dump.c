@@ -15,6 +15,9 @@
  * Any failure (the VM says no, goes away, sends fewer bytes than it
  * declared, a malformed dump, a write error) removes the .part and says how
  * many bytes arrived: no file that looks complete is ever left behind.
+ * FILE must be absent or a regular file (partfile.h: a device, FIFO or
+ * symlink is refused before HPDS goes out and again at the rename), and a
+ * FILE.part that another dump is writing is refused at once.
  *
  * Lifetime: a dump lives until it has finished AND its request's callback
  * has run (the core calls it exactly once, also when the VM goes away);
@@ -87,8 +90,8 @@ static void close_file(hprof_dump *d)
         hprof_stream_free(d->conv);
         d->conv = NULL;
     }
-    if (d->fd >= 0) {
-        close(d->fd);
+    if (d->fd >= 0) { /* still open: the dump failed */
+        part_abandon(d->fd, d->part);
         d->fd = -1;
     }
 }
@@ -117,20 +120,15 @@ static void finish(hprof_dump *d, const char *error)
     snprintf(out.path, sizeof out.path, "%s", d->via == HPROF_VIA_STREAM ? d->path : d->device_path);
 
     if (!error && d->via == HPROF_VIA_STREAM) {
-        const char *what = "";
-        int rc = part_commit(d->fd, d->part, d->path, &what);
-        d->fd = -1;
-        if (rc != 0) {
-            snprintf(out.error, sizeof out.error, "cannot %s %s: %s", what, d->part, strerror(-rc));
+        int rc = part_commit(d->fd, d->part, d->path, out.error, sizeof out.error);
+        d->fd = -1; /* closed, and on failure the .part removed */
+        if (rc != 0)
             error = out.error;
-        } else {
+        else
             hprof_hash_hex(d->hash, out.sha256);
-        }
     }
-    close_file(d);
+    close_file(d); /* a failed dump's .part goes */
     if (error) {
-        if (d->via == HPROF_VIA_STREAM)
-            unlink(d->part);
         if (error != out.error)
             snprintf(out.error, sizeof out.error, "%s", error);
         out.ok = 0;
@@ -343,7 +341,16 @@ hprof_dump *hprof_dump_start(hprof_plugin *pl, hprof_batch *batch, ddm_vm *vm, h
         snprintf(d->path, sizeof d->path, "%s", path);
         snprintf(d->part, sizeof d->part, "%s.part", path);
         d->hash = hprof_hash_new();
-        /* a FIFO or device named FILE.part is refused, never waited on */
+        /* FILE a device, FIFO or symlink: refused before the VM works */
+        rc = part_check_target(path);
+        if (rc != 0) {
+            snprintf(err, err_len, "cannot write %s: %s", path, part_strerror(rc));
+            hprof_hash_free(d->hash);
+            free(d);
+            return NULL;
+        }
+        /* a FIFO or device named FILE.part is refused, never waited on;
+         * one that another dump is writing is refused (PART_BUSY) */
         d->fd = part_open(d->part, 1, 0600);
         if (d->fd < 0 || !d->hash) {
             snprintf(err, err_len, "cannot create %s: %s", d->part,
@@ -358,7 +365,6 @@ hprof_dump *hprof_dump_start(hprof_plugin *pl, hprof_batch *batch, ddm_vm *vm, h
         if (!d->conv) {
             snprintf(err, err_len, "out of memory");
             close_file(d);
-            unlink(d->part);
             hprof_hash_free(d->hash);
             free(d);
             return NULL;
@@ -384,10 +390,8 @@ hprof_dump *hprof_dump_start(hprof_plugin *pl, hprof_batch *batch, ddm_vm *vm, h
                  : rc == -EPERM  ? "that chunk type is disabled (--chunks)"
                  : rc == -ENOSPC ? "too many requests pending for that VM"
                                  : strerror(-rc));
-        if (via == HPROF_VIA_STREAM) {
+        if (via == HPROF_VIA_STREAM)
             close_file(d);
-            unlink(d->part);
-        }
         hprof_hash_free(d->hash);
         free(d);
         return NULL;

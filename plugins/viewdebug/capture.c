@@ -4,9 +4,10 @@
  * before VUOP op 1 goes out (a file error shows before the VM works); the
  * reply (ViewDebug.capture's PNG, one JDWP reply that the core holds, at
  * most --max-packet bytes) is checked to be a PNG (pngcheck.c), written
- * to the .part and renamed to FILE.
- * Any failure removes the .part. The result record: file, size_bytes,
- * width, height, window, view.
+ * to the .part and renamed to FILE (partfile.h: FILE a device, FIFO or
+ * symlink is refused, at the start and again at the rename; a FILE.part
+ * another command is writing is refused). Any failure removes the .part.
+ * The result record: file, size_bytes, width, height, window, view.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,15 @@ int vd_capture_prepare(ui_call *call)
     int rc;
 
     snprintf(call->part, sizeof call->part, "%s.part", call->path);
-    /* a FIFO or device named FILE.part is refused, never waited on */
+    /* FILE a device, FIFO or symlink: refused before the VM works */
+    rc = part_check_target(call->path);
+    if (rc < 0) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", call->path, part_strerror(rc));
+        h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
+        return -1;
+    }
+    /* a FIFO or device named FILE.part is refused, never waited on; one
+     * that another command is writing is refused (PART_BUSY) */
     rc = part_open(call->part, 0, 0644);
     if (rc < 0) {
         snprintf(msg, sizeof msg, "cannot write %s: %s", call->part, part_strerror(rc));
@@ -78,14 +87,13 @@ void vd_finish_capture(ui_call *call, const ddm_reply *reply)
 #endif
     rc = part_write_all(call->fd, reply->data, reply->len);
     if (rc != 0) {
+        snprintf(msg, sizeof msg, "cannot write %s: %s", call->part, strerror(-rc));
         vd_capture_abandon(call);
     } else {
-        const char *what = "";
-        rc = part_commit(call->fd, call->part, call->path, &what);
-        call->fd = -1;
+        rc = part_commit(call->fd, call->part, call->path, msg, sizeof msg);
+        call->fd = -1; /* closed, and on failure the .part removed */
     }
     if (rc != 0) {
-        snprintf(msg, sizeof msg, "cannot write %s: %s", call->path, strerror(-rc));
         h->cmd_finish(call->cmd, DDM_CMD_FAILED, msg);
         return;
     }

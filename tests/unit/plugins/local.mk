@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/unit/plugins/: the standard plugins. Each test program compiles the
 # plugin's .c files with the fake host (DDM_FAKEHOST_* in tests/local.mk);
-# test-segdecode exercises the pure run-length decoder alone.
+# test-segdecode exercises the pure run-length decoder alone, test-partfile
+# the FILE.part handling of plugins/common.
 
 PLUGINS_HEAP_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)
 PLUGINS_HEAP_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
@@ -15,6 +16,17 @@ tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c 
 tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_segdecode_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS)
+
+# FILE.part handling alone (plugins/common/partfile.c): a device, FIFO or
+# symlink at FILE or FILE.part, two writers of one part, a stale part.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/plugins/test-partfile
+TESTS += tests/unit/plugins/test-partfile
+endif
+tests_unit_plugins_test_partfile_SOURCES = tests/unit/plugins/test-partfile.c
+tests_unit_plugins_test_partfile_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
+tests_unit_plugins_test_partfile_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
+tests_unit_plugins_test_partfile_LDADD = $(DDM_PARTFILE_LIBS) $(CMOCKA_LIBS)
 
 # profile: the .trace decoder alone (plugins/profile/trace_decode.c).
 if ENABLE_TESTS
@@ -83,7 +95,8 @@ tests_unit_plugins_test_plugin_heap_SOURCES = tests/unit/plugins/test-plugin-hea
 # DDM_ABI_MINOR_REQUIRED=5: the path for a 1.5 core is tested too (see vminfo's).
 tests_unit_plugins_test_plugin_heap_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) -DDDM_ABI_MINOR_REQUIRED=5
 tests_unit_plugins_test_plugin_heap_CFLAGS = $(DDM_FAKEHOST_CFLAGS)
-tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS) $(DDM_FAKEHOST_LDADD)
+tests_unit_plugins_test_plugin_heap_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_LAZYVIEWS_LIBS) $(DDM_PARTFILE_LIBS) \
+	$(DDM_FAKEHOST_LDADD)
 if HAVE_LIBPNG
 tests_unit_plugins_test_plugin_heap_CFLAGS += $(LIBPNG_CFLAGS)
 tests_unit_plugins_test_plugin_heap_LDADD += $(DDM_PNGLIB_LIBS) $(LIBPNG_LIBS)
@@ -206,7 +219,8 @@ tests_unit_plugins_test_pnglib_missing_SOURCES = tests/unit/plugins/test-pnglib-
 tests_unit_plugins_test_pnglib_missing_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS) \
 	'-DDDM_PNG_SONAME="libddmon-test-no-png.so.0"'
 tests_unit_plugins_test_pnglib_missing_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS) $(LIBPNG_CFLAGS)
-tests_unit_plugins_test_pnglib_missing_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS) $(DLOPEN_LIBS)
+tests_unit_plugins_test_pnglib_missing_LDADD = $(DDM_SEGMENTS_LIBS) $(DDM_PARTFILE_LIBS) $(CMOCKA_LIBS) \
+	$(DLOPEN_LIBS)
 
 # viewdebug: the pure decoders alone, and the plugin on the test kit.
 if ENABLE_TESTS
