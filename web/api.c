@@ -7,7 +7,9 @@
  */
 #include "web/api.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "core/views/interest.h"
 #include "core/wire/ctlproto.h" /* ddm_json_object_node */
@@ -19,6 +21,7 @@
 #define MAX_INTERESTS 256
 
 struct DdmWebApi {
+    DdmHttpServer *srv;
     DdmDaemon *daemon;
     DdmWebStream *stream;
     DdmWebHistory *history;
@@ -32,6 +35,7 @@ typedef struct RunningCommand {
     DdmWebApi *api;        /* NULL once the API is gone */
     SoupServerMessage *msg; /* NULL once the client went away */
     gulong finished_id;
+    GSource *gone_watch;    /* the client's socket, watched for its end */
     char *run_id;
     char *run_dir; /* absolute; never shown to the client (scrub_paths) */
 } RunningCommand;
@@ -260,10 +264,27 @@ static void route_history(SoupServerMessage *msg, const char *path, gpointer ud)
     DdmVm *vm = find_vm_or_404(api, msg, seg[2]);
     if (vm == NULL)
         return;
+    /* As GET of the view: a declared view is made, and stays watched a
+     * while. A record made only when asked (vminfo) has no history until
+     * somebody asks, and loses it when it goes unwatched (history.h). */
+    ddm_view *v = ddm_views_lookup(views_of(api), seg[4], vm_key(vm));
+    if (v == NULL) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no view '%s' of VM %s", seg[4],
+                             vm_key(vm));
+        return;
+    }
+    if (ddm_view_kind_of(v) != DDM_VIEW_RECORD) {
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND,
+                             "'%s' is not a record: only records have a history", seg[4]);
+        return;
+    }
+    ddm_view_interest_note(api->interest, seg[4], vm_key(vm));
     JsonNode *n = ddm_web_history_json(api->history, vm_key(vm), seg[4]);
     if (n == NULL) {
-        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no history of '%s' of VM %s "
-                             "(only records are kept)", seg[4], vm_key(vm));
+        ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND,
+                             "no history of '%s' of VM %s yet (it has not changed since it "
+                             "was made, or the server keeps as many as it may)",
+                             seg[4], vm_key(vm));
         return;
     }
     ddm_http_reply_json(msg, SOUP_STATUS_OK, n);
@@ -315,17 +336,22 @@ static void route_download(SoupServerMessage *msg, const char *path, gpointer ud
 {
     DdmWebApi *api = ud;
     g_auto(GStrv) seg = ddm_http_path_segments(path);
-    if (seg == NULL || g_strv_length(seg) != 4) {
+    /* /api/downloads/RUN/NAME or /api/downloads/RUN/SUB.../NAME */
+    if (seg == NULL || g_strv_length(seg) < 4 || strcmp(seg[1], "downloads") != 0) {
         ddm_http_reply_error(msg, SOUP_STATUS_NOT_FOUND, "no such download");
         return;
     }
-    ddm_web_downloads_serve(api->downloads, msg, seg[2], seg[3]);
+    ddm_web_downloads_serve(api->downloads, msg, seg[2], (const char *const *)seg + 3);
 }
 
 /* ------------------------------------------------------------- commands */
 
 static void running_free(RunningCommand *rc)
 {
+    if (rc->gone_watch != NULL) {
+        g_source_destroy(rc->gone_watch);
+        g_source_unref(rc->gone_watch);
+    }
     if (rc->msg != NULL) {
         g_signal_handler_disconnect(rc->msg, rc->finished_id);
         g_object_unref(rc->msg);
@@ -343,6 +369,32 @@ static void on_command_client_gone(SoupServerMessage *msg, gpointer ud)
     g_clear_object(&rc->msg);
     if (rc->api != NULL)
         ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);
+}
+
+/* The paused message's socket became readable. libsoup reads nothing while
+ * a message is paused, so it would see neither a close nor emit
+ * "finished"/"disconnected" until the answer is written: we look (a peek,
+ * so nothing is taken from libsoup). The end of the stream or an error:
+ * the client left; the command is cancelled and, once it ends, its answer
+ * finds the connection closed (libsoup finishes the message). Bytes (a
+ * pipelined request): the client is still there; we stop looking, as the
+ * socket would stay readable. */
+static gboolean on_command_socket_ready(GSocket *sock, GIOCondition cond, gpointer ud)
+{
+    RunningCommand *rc = ud;
+    char byte;
+    ssize_t n = recv(g_socket_get_fd(sock), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    int e = errno;
+    (void)cond;
+    if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR))
+        return G_SOURCE_CONTINUE;
+    g_clear_pointer(&rc->gone_watch, g_source_unref); /* removed as we return */
+    if (n > 0)
+        return G_SOURCE_REMOVE;
+    g_debug("web: a command's client went away (%s)", n == 0 ? "end of stream" : g_strerror(e));
+    if (rc->api != NULL)
+        ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);
+    return G_SOURCE_REMOVE;
 }
 
 /* @text with the run directory's absolute path replaced by the run's
@@ -509,6 +561,12 @@ static void route_run_command(SoupServerMessage *msg, const char *path, gpointer
     api->n_commands++;
     rc->run_dir = g_steal_pointer(&out_dir);
     soup_server_message_pause(msg);
+    GSocket *sock = ddm_http_server_message_socket(api->srv, msg);
+    if (sock != NULL) {
+        rc->gone_watch = g_socket_create_source(sock, G_IO_IN | G_IO_HUP | G_IO_ERR, NULL);
+        g_source_set_callback(rc->gone_watch, (GSourceFunc)(void (*)(void))on_command_socket_ready, rc, NULL);
+        g_source_attach(rc->gone_watch, NULL);
+    }
     g_message("web: running '%s' on %s", name, vm_key(vm));
     /* Every file the command writes stays in its run directory: the core
      * refuses arguments that could name one elsewhere. The command may
@@ -525,6 +583,7 @@ DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *
                            DdmWebHistory *history, DdmWebDownloads *downloads)
 {
     DdmWebApi *api = g_new0(DdmWebApi, 1);
+    api->srv = srv;
     api->daemon = daemon;
     api->stream = stream;
     api->history = history;
@@ -541,7 +600,8 @@ DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *
     ddm_http_server_add_route(srv, "/api/views/*/data", DDM_HTTP_GET, route_view, api);
     ddm_http_server_add_route(srv, "/api/commands", DDM_HTTP_GET, route_commands, api);
     ddm_http_server_add_route(srv, "/api/stream", DDM_HTTP_GET, route_stream, api);
-    ddm_http_server_add_route(srv, "/api/downloads/*/*", DDM_HTTP_GET, route_download, api);
+    ddm_http_server_add_route(srv, "/api/downloads/", DDM_HTTP_GET | DDM_HTTP_PREFIX,
+                              route_download, api);
     return api;
 }
 
@@ -555,6 +615,14 @@ void ddm_web_api_free(DdmWebApi *api)
         if (rc->msg != NULL) {
             ddm_http_reply_error(rc->msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "the server stops");
             soup_server_message_unpause(rc->msg);
+            /* answered: its done callback, later, must not answer again
+             * (libsoup has let the message go by then) */
+            g_signal_handler_disconnect(rc->msg, rc->finished_id);
+            g_clear_object(&rc->msg);
+        }
+        if (rc->gone_watch != NULL) {
+            g_source_destroy(rc->gone_watch);
+            g_clear_pointer(&rc->gone_watch, g_source_unref);
         }
     }
     g_list_free(api->commands);

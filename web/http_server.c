@@ -458,6 +458,15 @@ static void on_accept_trouble(DdmAcceptResult r, int err, guint paused_ms, gpoin
 
 static const DdmListenerOps accept_ops = {on_accept, on_accept_trouble};
 
+GSocket *ddm_http_server_message_socket(DdmHttpServer *srv, SoupServerMessage *msg)
+{
+    GSocket *sock = soup_server_message_get_socket(msg);
+    if (sock != NULL)
+        return sock;
+    Conn *c = conn_of(srv, msg);
+    return c != NULL ? g_socket_connection_get_socket(c->conn) : NULL;
+}
+
 guint ddm_http_server_n_connections(const DdmHttpServer *srv)
 {
     return g_hash_table_size(srv->conns);

@@ -84,6 +84,11 @@ void ddm_http_server_add_route(DdmHttpServer *srv, const char *path, unsigned fl
 
 /** Connections open now. */
 guint ddm_http_server_n_connections(const DdmHttpServer *srv);
+/** The socket @msg came on (borrowed; NULL if unknown). libsoup's own
+ *  soup_server_message_get_socket() is NULL for the connections this
+ *  server hands it (soup_server_accept_iostream). For a paused message
+ *  whose client may leave: libsoup reads nothing while it is paused. */
+GSocket *ddm_http_server_message_socket(DdmHttpServer *srv, SoupServerMessage *msg);
 /** The port bound (the real one when the option said 0). */
 guint ddm_http_server_port(const DdmHttpServer *srv);
 /** "http://127.0.0.1:8585/", plus "?token=..." when the server has a

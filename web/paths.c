@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * Request paths: route patterns and decoded segments (paths.h).
+ * Request paths: route patterns and decoded segments; a download's
+ * Content-Disposition (paths.h).
  */
 #include "web/paths.h"
 
@@ -41,4 +42,32 @@ char **ddm_web_path_segments(const char *path)
     g_ptr_array_set_free_func(out, NULL);
     g_ptr_array_add(out, NULL);
     return (char **)g_ptr_array_free(out, FALSE);
+}
+
+char *ddm_web_content_disposition(const char *name)
+{
+    gboolean utf8 = g_utf8_validate(name, -1, NULL);
+    GString *ascii = g_string_new(NULL);
+    for (const char *p = name; *p != '\0';) {
+        unsigned char c = (unsigned char)*p;
+        g_string_append_c(ascii, c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? (char)c : '_');
+        p = utf8 ? g_utf8_next_char(p) : p + 1;
+    }
+    GString *out = g_string_new("attachment; filename=\"");
+    g_string_append(out, ascii->str);
+    g_string_append_c(out, '"');
+    if (utf8 && strcmp(ascii->str, name) != 0) {
+        /* RFC 5987 attr-char: ALPHA DIGIT "!#$&+-.^_`|~"; the rest %XX */
+        static const char attr[] = "!#$&+-.^_`|~";
+        g_string_append(out, "; filename*=UTF-8''");
+        for (const char *p = name; *p != '\0'; p++) {
+            unsigned char c = (unsigned char)*p;
+            if (g_ascii_isalnum((char)c) || (c != '\0' && strchr(attr, c) != NULL))
+                g_string_append_c(out, (char)c);
+            else
+                g_string_append_printf(out, "%%%02X", c);
+        }
+    }
+    g_string_free(ascii, TRUE);
+    return g_string_free(out, FALSE);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Request paths, as the HTTP listener sees them (still percent-encoded):
- * matching a route pattern and splitting into decoded segments. Pure
- * functions of the path (no libsoup), fuzzed by tests/fuzz/fuzz-web-rules.
+ * matching a route pattern and splitting into decoded segments; and the
+ * Content-Disposition that names a download. Pure functions of the path
+ * or name (no libsoup), fuzzed by tests/fuzz/fuzz-web-rules.
  */
 #ifndef DDM_WEB_PATHS_H
 #define DDM_WEB_PATHS_H
@@ -16,5 +17,12 @@ gboolean ddm_web_path_matches(const char *pattern, const char *path);
  *  dropped. NULL if a segment does not decode (a bad escape, an encoded
  *  "/" or NUL). (transfer full) */
 char **ddm_web_path_segments(const char *path);
+/** The Content-Disposition of a download named @name (a file name, any
+ *  bytes): `attachment; filename="ASCII"`, where every byte outside
+ *  printable ASCII and every '"' and '\\' becomes '_' (one '_' a
+ *  character when @name is UTF-8), plus RFC 5987/6266
+ *  `filename*=UTF-8''PERCENT-ENCODED` when @name is UTF-8 and the ASCII
+ *  name differs. (transfer full) */
+char *ddm_web_content_disposition(const char *name);
 
 #endif /* DDM_WEB_PATHS_H */

@@ -220,6 +220,11 @@ EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
 	tests/integration/web-commands.sh tests/integration/web-module.sh \
 	tests/integration/web-interest.sh tests/integration/web_http.py \
 	tests/integration/web_dashboard.py tests/integration/web_commands.py
+# A web command whose client leaves is cancelled and frees its slot.
+if ENABLE_TESTS
+TESTS += tests/integration/web-client-gone.sh
+endif
+EXTRA_DIST += tests/integration/web-client-gone.sh
 # Declared views (ABI 1.6) made for the VM asked about only: views --vm,
 # the "unknown view" messages, GET /api/vms and /api/vms/KEY.
 if ENABLE_TESTS

@@ -192,6 +192,36 @@ if files:
         check(f"no download of {why}: 404 (400 from libsoup for an encoded slash)",
               s == 404 or (s == 400 and "%2F" in bad), f"{bad}: {s}")
 
+# --out-dir=sub: the dumps in the run's subdirectory are listed as
+# "sub/NAME" and served at /api/downloads/RUN/sub/NAME.
+s, t, b = req("POST", vm_path + "/commands/hprof", body=json.dumps({"args": ["--out-dir=sub"]}))
+d = json.loads(b) if s == 200 else {}
+sub = {n: f for n, f in (d.get("files") or {}).items() if n.startswith("sub/")}
+got = req("GET", next(iter(sub.values()))["url"]) if sub else (0, None, b"")
+check("hprof --out-dir=sub: its dump listed as sub/NAME and downloaded from the run",
+      s == 200 and d.get("ok") and len(sub) == 1 and got[0] == 200 and
+      got[2].startswith(b"JAVA PROFILE 1.0") and len(got[2]) == next(iter(sub.values()))["size_bytes"],
+      f"{s} {b[:300]!r} then {got[0]}")
+# A file name that is not ASCII: an ASCII filename= and the UTF-8 one in
+# filename*= (RFC 5987).
+s, t, b = req("POST", vm_path + "/commands/hprof", body=json.dumps({"args": ["\u00e9 \u00fc.hprof"]}))
+d = json.loads(b) if s == 200 else {}
+f = (d.get("files") or {}).get("\u00e9 \u00fc.hprof")
+disp = None
+if f:
+    c = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    c.request("GET", f["url"], headers=auth)
+    r = c.getresponse()
+    r.read()
+    disp = r.getheader("Content-Disposition")
+    c.close()
+check("a UTF-8 file name: Content-Disposition with an ASCII filename and filename*=UTF-8''",
+      disp == "attachment; filename=\"_ _.hprof\"; filename*=UTF-8''%C3%A9%20%C3%BC.hprof",
+      f"{s} {b[:200]!r}: {disp!r}")
+# A record made only when asked (vminfo) has a history once asked for.
+s, t, b = req("GET", vm_path + "/views/vminfo/history")
+check("GET vminfo/history: 200 (a record made when asked)", s == 200 and b'"pid"' in b, f"{s} {b[:200]!r}")
+
 # Confinement: a command from the web writes only into its own run
 # directory, and replies never show where the server keeps its files.
 check("the hprof reply does not show the server's directory",
@@ -257,9 +287,14 @@ if "trace" in cmds:
               f"{s} {len(trace)} bytes {trace[:8]!r} {r.returncode if r else 'no dmtracedump'}")
     else:
         check("the downloaded trace is whole and dmtracedump reads it", False, "no trace")
+    # The trace's view names its file without the server's directory.
+    s, t, b = req("GET", vm_path + "/views/profile.trace")
+    check("the profile.trace view on the web shows no path where the server keeps files",
+          s == 200 and b"web.trace" in b and outdir.encode() not in b, f"{s} {b[:400]!r}")
 else:
     results.append("PASS POST trace with arguments # SKIP the profile plugin was not built")
     results.append("PASS the downloaded trace is read by dmtracedump # SKIP no profile plugin")
+    results.append("PASS the profile.trace view shows no server path # SKIP no profile plugin")
 
 # At most 16 streams.
 more = [st]

@@ -251,13 +251,32 @@ static void test_paths(void **state)
     assert_int_equal(g_strv_length(root), 0);
 }
 
+/* A download's name in Content-Disposition: ASCII as is; otherwise an
+ * ASCII fallback and the UTF-8 name percent-encoded (RFC 5987). */
+static void test_content_disposition(void **state)
+{
+    (void)state;
+    g_autofree char *plain = ddm_web_content_disposition("com.example-12.hprof");
+    assert_string_equal(plain, "attachment; filename=\"com.example-12.hprof\"");
+    g_autofree char *u = ddm_web_content_disposition("\xc3\xa9 \xc3\xbc.hprof"); /* "é ü.hprof" */
+    assert_string_equal(u, "attachment; filename=\"_ _.hprof\"; "
+                           "filename*=UTF-8''%C3%A9%20%C3%BC.hprof");
+    g_autofree char *q = ddm_web_content_disposition("a\"b\\c\r\nd");
+    assert_string_equal(q, "attachment; filename=\"a_b_c__d\"; "
+                           "filename*=UTF-8''a%22b%5Cc%0D%0Ad");
+    g_autofree char *bad = ddm_web_content_disposition("x\xff.bin"); /* not UTF-8 */
+    assert_string_equal(bad, "attachment; filename=\"x_.bin\"");
+    for (const char *p = u; *p; p++)
+        assert_true((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_token),       cmocka_unit_test(test_cookie),
         cmocka_unit_test(test_bearer),      cmocka_unit_test(test_host),
         cmocka_unit_test(test_origin),      cmocka_unit_test(test_listen_addr),
-        cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_paths),       cmocka_unit_test(test_content_disposition),
         cmocka_unit_test(test_host_wellformed_and_page_scripts),
         cmocka_unit_test(test_host_port_split),
     };
