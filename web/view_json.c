@@ -1,11 +1,49 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
- * A view as the web API shows it (view_json.h).
+ * A view as the web API shows it (view_json.h), and the one directory it
+ * hides.
  */
 #include "web/view_json.h"
 
 #include "core/views/jq.h"
 #include "core/views/json_blob.h"
+
+#include <string.h>
+
+/* The downloads directory (ddm_web_view_json_hide_dir), and with a '/'. */
+static char *hidden_dir, *hidden_prefix;
+
+void ddm_web_view_json_hide_dir(const char *dir)
+{
+    g_clear_pointer(&hidden_dir, g_free);
+    g_clear_pointer(&hidden_prefix, g_free);
+    if (dir != NULL && *dir != '\0') {
+        hidden_dir = g_strdup(dir);
+        hidden_prefix = g_strconcat(dir, "/", NULL);
+    }
+}
+
+/* Every string of @node with the hidden directory taken out, in place. */
+static void hide_in(JsonNode *node)
+{
+    if (JSON_NODE_HOLDS_OBJECT(node)) {
+        JsonObjectIter it;
+        JsonNode *member;
+        json_object_iter_init(&it, json_node_get_object(node));
+        while (json_object_iter_next(&it, NULL, &member))
+            hide_in(member);
+    } else if (JSON_NODE_HOLDS_ARRAY(node)) {
+        JsonArray *a = json_node_get_array(node);
+        for (guint i = 0; i < json_array_get_length(a); i++)
+            hide_in(json_array_get_element(a, i));
+    } else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING &&
+               strstr(json_node_get_string(node), hidden_dir) != NULL) {
+        g_autoptr(GString) s = g_string_new(json_node_get_string(node));
+        g_string_replace(s, hidden_prefix, "", 0);
+        g_string_replace(s, hidden_dir, "ddmon.downloads", 0);
+        json_node_set_string(node, s->str);
+    }
+}
 
 gboolean ddm_web_view_json_over(ddm_view *v, gsize limit)
 {
@@ -44,6 +82,8 @@ JsonNode *ddm_web_view_json(ddm_view *v, gboolean schema)
         json_object_unref(s);
         o = s;
     }
+    if (hidden_dir != NULL)
+        hide_in(out);
     if (ddm_view_kind_of(v) == DDM_VIEW_BLOB) {
         g_autofree char *path = ddm_web_view_path(v);
         g_autofree char *url = g_strdup_printf("%s/data?v=%" G_GUINT64_FORMAT, path,

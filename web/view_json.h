@@ -2,7 +2,8 @@
  *
  * A view as the web API shows it (doc/web-api.md): the jq form of
  * doc/json.md (core/views/jq.h), and for a blob, instead of its bytes,
- * "data_url", where a GET fetches them.
+ * "data_url", where a GET fetches them; the server's downloads directory
+ * hidden from the strings it holds.
  */
 #ifndef DDM_WEB_VIEW_JSON_H
 #define DDM_WEB_VIEW_JSON_H
@@ -17,6 +18,12 @@
 /** @v as the API shows it; @schema: with "schema" (a document of its
  *  own). (transfer full) */
 JsonNode *ddm_web_view_json(ddm_view *v, gboolean schema);
+/** Hide @dir (the downloads directory, absolute; NULL: nothing) from
+ *  every string of the views' JSON from now on: "DIR/16-trace/t.trace"
+ *  shows as "16-trace/t.trace" (the run and the file, as
+ *  /api/downloads/ names it). The web shows no path where the server keeps
+ *  its files (a view a web command's plugin made, profile.trace's file). */
+void ddm_web_view_json_hide_dir(const char *dir);
 /** Whether @v's JSON is known to be over @limit bytes without building
  *  it: a JSON-document blob (embedded as parsed data, as large as its
  *  bytes or more) of more than @limit bytes. FALSE says nothing about

@@ -11,6 +11,7 @@
 #include "web/http_server.h"
 #include "web/static_files.h"
 #include "web/stream.h"
+#include "web/view_json.h"
 
 #include "core/daemon/daemon.h"
 #include "core/session/monitor.h"
@@ -42,6 +43,7 @@ DdmWeb *ddm_web_new(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error
     web->mon = ddm_daemon_monitor(daemon);
     ddm_monitor_own_port(web->mon, (guint16)ddm_http_server_port(srv), TRUE);
     web->downloads = downloads;
+    ddm_web_view_json_hide_dir(opts->downloads_dir);
     g_autofree char *dir = ddm_web_static_dir();
     if (!g_file_test(dir, G_FILE_TEST_IS_DIR))
         g_warning("web: the dashboard's files are not in %s (set DDMON_WEB_DIR); the API works",
@@ -65,6 +67,7 @@ void ddm_web_free(DdmWeb *web)
     ddm_http_server_free(web->http);
     ddm_web_static_free(web->statics);
     ddm_web_downloads_free(web->downloads);
+    ddm_web_view_json_hide_dir(NULL);
     g_free(web->url);
     g_free(web);
 }
