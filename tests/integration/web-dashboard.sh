@@ -3,15 +3,16 @@
 # The web dashboard in headless Chromium against ddmon-simvm
 # (web_dashboard.py drives it over the DevTools protocol): the VM rows,
 # the thread names of a simulated VM as the API lists them, a thread-state
-# change without a reload, and a screenshot kept as an artifact in
-# $DDM_TOP_BUILDDIR/test-artifacts/web-dashboard.png.
+# change without a reload, a screenshot kept as an artifact in
+# $DDM_TOP_BUILDDIR/test-artifacts/web-dashboard.png, and the page of a VM
+# that exits (marked gone, its last views kept, its buttons off).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins threads vminfo heap || t_skip_all "the threads, vminfo and heap plugins were not built"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || t_need_tool chromium chromium
-t_plan 16
+t_plan 17
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 # Worker threads come and go about every second; the main thread switches
@@ -37,7 +38,7 @@ timeout 180 python3 "$DDM_TOP_SRCDIR/tests/integration/web_dashboard.py" "$CHROM
 rc=$?
 if [ $rc -eq 2 ]; then
     t_diag "$T_TMP/dash.out" "$art/chromium-profile.log"
-    for _ in $(seq 13); do t_fail "chromium runs" "$(head -3 "$T_TMP/dash.out")"; done
+    for _ in $(seq 14); do t_fail "chromium runs" "$(head -3 "$T_TMP/dash.out")"; done
     exit 0
 fi
 [ $rc -eq 0 ] || t_fail "web_dashboard.py exits 0" "rc=$rc $(tail -5 "$T_TMP/dash.err")"

@@ -250,6 +250,21 @@ try:
         f.write(png)
     check("the screenshot is a PNG", png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10000,
           f"{len(png)} bytes")
+
+    # The VM exits (its exit button, a 'yes'): its page says it is gone,
+    # keeps what it showed last (its views, its chart) and its command
+    # buttons are off.
+    b.eval("window.confirm = () => true")
+    b.eval("document.querySelector('button[data-command=exit]').click()")
+    gone = b.wait("(() => { const g = document.getElementById('gone');"
+                  " const bs = [...document.querySelectorAll('#commands button')];"
+                  " return g && !g.hidden && bs.length && bs.every((x) => x.disabled) ?"
+                  " [g.innerText, document.getElementById('crumb').innerText,"
+                  "  document.querySelectorAll('#views section').length,"
+                  "  document.querySelectorAll('#charts svg.chart').length] : null })()", 30)
+    check("a VM that exits: its page says it is gone, keeps its views and chart, its buttons off",
+          gone and "left" in gone[0] and gone[1].endswith("gone") and gone[2] > 0 and gone[3] > 0,
+          f"{gone}")
 finally:
     b.close()
 print("\n".join(results))

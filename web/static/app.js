@@ -15,7 +15,9 @@
 //     each distinct pair of its first text column and its colour;
 //   - a "color" cell shows a swatch of its colour.
 // Live: one EventSource on /api/stream; the history behind sparklines
-// and charts is kept here, bounded.
+// and charts is kept here, bounded. A VM that leaves the VM list keeps
+// its page: its last views and charts, marked gone, its commands
+// disabled.
 'use strict';
 (function () {
   const HISTORY = 300;      // chart samples kept per field (a few minutes)
@@ -25,11 +27,13 @@
   const COLORS = ['#1a6fb5', '#e65100', '#2e7d32', '#6a1b9a', '#c62828', '#00838f'];
 
   const views = new Map();  // "vm\nname" -> view
+  const left = new Map();   // "vm\nname" -> a VM's view as it was when removed
   const history = new Map(); // "vm\nname" -> {t: [], fields: {key: []}}
   const spark = new Map();   // "vm\nname\nrow\ncol" -> [values]
   const lastState = new Map(); // "vm\nname\nrow\ncol" -> state
   const seeded = new Set();    // records whose server-side history was asked for
   const unfolded = new Set();  // views whose rows are all shown
+  const lastRow = new Map(); // VM key -> its last row of the VM list
   let commands = null;
   let source = null, sourceVm;
   let dirty = new Set(), drawPending = false;
@@ -61,6 +65,7 @@
   }
   function fmt(v, type, unit) {
     if (v === null || v === undefined) return '—';
+    if (Array.isArray(v)) return v.length ? v.join(', ') : '—'; // a "list" column (plugins' chunks)
     if (type === 'bool' || typeof v === 'boolean') return v ? 'yes' : 'no';
     if (typeof v !== 'number') return String(v);
     if (unit === 'B') return bytes(v);
@@ -96,8 +101,10 @@
   }
   function onEvent(ev) {
     const key = id(ev.vm, ev.name);
-    if (ev.event === 'removed') views.delete(key);
-    else if (ev.view) { views.set(key, ev.view); remember(key, ev.view); }
+    if (ev.event === 'removed') {
+      if (ev.vm && views.has(key)) left.set(key, views.get(key));
+      views.delete(key);
+    } else if (ev.view) { views.set(key, ev.view); left.delete(key); remember(key, ev.view); }
     if (ev.view && ev.view.kind === 'record' && ev.vm && !seeded.has(key)) {
       seeded.add(key);
       fetch(ev.url + '/history').then((r) => r.ok ? r.json() : null).then((d) => { if (d) seed(key, d); });
@@ -186,20 +193,35 @@
     main.replaceChildren(sec);
   }
 
+  // The VM left the VM list (it exited, or was disconnected).
+  function vmGone(vm) {
+    const list = views.get(id(null, 'vms'));
+    return !!(list && list.rows && !list.rows.some((r) => r.key === vm));
+  }
   function drawVm(main, vm) {
     const list = views.get(id(null, 'vms'));
     const row = list && list.rows ? list.rows.find((r) => r.key === vm) : null;
-    document.getElementById('crumb').textContent = row
-      ? (row.app || vm) + (row.pid ? ' (pid ' + row.pid + ')' : '') + ' · ' + row.state : vm;
+    const gone = vmGone(vm);
+    if (row) lastRow.set(vm, row);
+    const was = row || lastRow.get(vm);
+    document.getElementById('crumb').textContent = (was
+      ? (was.app || vm) + (was.pid ? ' (pid ' + was.pid + ')' : '') : vm) +
+      ' · ' + (gone ? 'gone' : row ? row.state : '…');
     if (!main.querySelector('#commands')) {
-      main.append(el('section', { class: 'panel', id: 'commands' }, el('h2', { text: 'Commands' })),
+      main.append(el('p', { class: 'gone', id: 'gone', hidden: 'hidden' }),
+        el('section', { class: 'panel', id: 'commands' }, el('h2', { text: 'Commands' })),
         el('section', { class: 'panel', id: 'charts' }), el('div', { class: 'grid', id: 'views' }));
       drawCommands(vm);
     }
+    const note = main.querySelector('#gone');
+    note.hidden = !gone;
+    note.textContent = gone ? 'This VM has left (it exited, or was disconnected): what it showed last stays below; its commands are off.' : '';
+    for (const c of main.querySelectorAll('#commands button, #commands input')) c.disabled = gone || c.dataset.running === '1';
     // Live tables with a state first, then pictures, records, the rest.
     const rank = (v) => v.kind === 'table' && v.columns && v.columns.state ? 0
       : v.kind === 'blob' ? 1 : v.kind === 'record' ? 2 : 3;
-    const mine = [...views.entries()].filter(([k]) => k.startsWith(vm + '\n'))
+    const shown = gone ? new Map([...left, ...views]) : views;
+    const mine = [...shown.entries()].filter(([k]) => k.startsWith(vm + '\n'))
       .sort(([a, va], [b, vb]) => rank(va) - rank(vb) || a.localeCompare(b));
     const owners = new Set([...dirty].map((k) => (views.get(k) || {}).owner));
     const box = main.querySelector('#views');
@@ -215,8 +237,8 @@
       else box.prepend(sec);
       prev = sec;
     }
-    for (const sec of [...box.children]) if (!views.has(sec.dataset.key)) sec.remove();
-    drawCharts(main.querySelector('#charts'), vm);
+    for (const sec of [...box.children]) if (!shown.has(sec.dataset.key)) sec.remove();
+    drawCharts(main.querySelector('#charts'), vm, shown);
   }
 
   function drawView(key, v) {
@@ -236,7 +258,7 @@
     const pct = cols.filter(([, c]) => numeric(c) && c.unit === '%').map(([k]) => k);
     const head = el('tr', {});
     for (const [k, c] of cols) {
-      head.append(el('th', { class: numeric(c) ? 'num' : null, text: c.name + (c.unit && c.unit !== 'addr' ? ' (' + c.unit + ')' : '') }));
+      head.append(el('th', { class: numeric(c) ? 'num' : null, text: c.name + (c.unit && c.unit !== 'addr' && c.unit !== 'list' ? ' (' + c.unit + ')' : '') }));
       if (pct.includes(k)) head.append(el('th', { text: 'trend' }));
     }
     const body = el('tbody', {});
@@ -314,13 +336,13 @@
   }
 
   // Charts: each record whose fields end in "_bytes", over time.
-  function drawCharts(box, vm) {
+  function drawCharts(box, vm, shown) {
     const parts = [];
     for (const [key, h] of history) {
-      if (!key.startsWith(vm + '\n') || h.t.length < 1 || !views.has(key)) continue;
+      if (!key.startsWith(vm + '\n') || h.t.length < 1 || !shown.has(key)) continue;
       const names = Object.keys(h.fields);
       if (!names.length) continue;
-      parts.push(chart(views.get(key), h, names));
+      parts.push(chart(shown.get(key), h, names));
     }
     box.replaceChildren(el('h2', { text: 'Over time' }));
     if (!parts.length) box.append(el('p', { class: 'muted', text: 'no figures yet' }));
@@ -365,6 +387,8 @@
       const input = needs ? el('input', { class: 'args', placeholder: 'arguments after the VM', 'data-command': name }) : null;
       const b = el('button', { title: (c.usage || '') + ' — ' + (c.summary || ''), 'data-command': name, text: name });
       b.addEventListener('click', () => run(vm, name, input, b, out));
+      b.disabled = vmGone(vm);
+      if (input) input.disabled = b.disabled;
       box.append(el('span', {}, b, input));
     }
     box.append(out);
@@ -383,6 +407,7 @@
     if (CONFIRM[name] && !window.confirm(CONFIRM[name].replace('{vm}', vm))) return;
     const args = input && input.value.trim() ? input.value.trim().split(/\s+/) : [];
     button.disabled = true;
+    button.dataset.running = '1';
     out.className = 'result';
     out.replaceChildren(name + ': running…');
     try {
@@ -397,7 +422,8 @@
       out.className = 'result fail';
       out.replaceChildren(name + ': ' + e);
     } finally {
-      button.disabled = false;
+      button.dataset.running = '';
+      button.disabled = vmGone(vm);
     }
   }
 
