@@ -5,7 +5,7 @@
  * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
  * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
- * missing. Published by a coalescing core/loop timer at most every 100 ms
+ * missing (with its fixed debugger port, which listens meanwhile). Published by a coalescing core/loop timer at most every 100 ms
  * plus 20 us a row: a VM that floods events must not make the list rebuild
  * per packet, and every publication still copies every row into the new
  * content, even those it does not write again: with 10,000 rows the list
@@ -74,8 +74,12 @@ static char *headline_text(DdmVm *vm)
     return g_string_free(s, FALSE);
 }
 
-static void write_retrying_row(ddm_view *view, const DdmTarget *t, const char *last_error)
+static void write_retrying_row(DdmVmsView *vv, ddm_view *view, const DdmTarget *t, const char *last_error)
 {
+    /* a fixed port (--connect HOST:PORT=DEBUGPORT) listens while its VM is
+     * down, holding the debuggers that come: show it */
+    guint16 port = vv->relay ? ddm_relay_fixed_port(vv->relay, t->key) : 0;
+
     ddm_view_row(view);
     ddm_view_cell_str(view, t->key);
     if (t->pid_hint)
@@ -88,8 +92,13 @@ static void write_retrying_row(ddm_view *view, const DdmTarget *t, const char *l
     ddm_view_cell_str(view, t->ops->transport);
     ddm_view_cell_str(view, t->device);
     ddm_view_cell_str(view, "retrying");
-    ddm_view_cell_str(view, NULL);  /* debug port */
-    ddm_view_cell_str(view, NULL);  /* debugger */
+    if (port) {
+        ddm_view_cell_int(view, port);
+        ddm_view_cell_bool(view, FALSE); /* held ones are not attached */
+    } else {
+        ddm_view_cell_str(view, NULL);  /* debug port */
+        ddm_view_cell_str(view, NULL);  /* debugger */
+    }
     ddm_view_cell_str(view, last_error);
 }
 
@@ -150,7 +159,7 @@ static gboolean write_row(ddm_view *view, guint group, const char *key, gpointer
             return FALSE;
         write_vm_row(vv, view, vm);
     } else if (ddm_monitor_retrying(vv->monitor, key, &t, &last_error))
-        write_retrying_row(view, t, last_error);
+        write_retrying_row(vv, view, t, last_error);
     else
         return FALSE;
     return TRUE;

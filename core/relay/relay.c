@@ -225,7 +225,12 @@ guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm)
     RelayVm *r = vm->relay;
     if (r && r->endpoint)
         return r->endpoint->port;
-    Endpoint *fixed = relay ? g_hash_table_lookup(relay->fixed_by_key, vm->info.key) : NULL;
+    return ddm_relay_fixed_port(relay, vm->info.key);
+}
+
+guint16 ddm_relay_fixed_port(DdmRelay *relay, const char *key)
+{
+    Endpoint *fixed = relay && key ? g_hash_table_lookup(relay->fixed_by_key, key) : NULL;
     return fixed ? fixed->port : 0;
 }
 

@@ -72,6 +72,10 @@ gssize ddm_relay_reply_splice(DdmRelay *relay, DdmVm *vm, int fd, size_t max,
 
 /** The VM's debugger port, or 0. */
 guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm);
+/** The fixed debugger port of the --connect target keyed @key
+ *  (HOST:PORT=DEBUGPORT), or 0: open (and holding debuggers that come)
+ *  whether or not its VM is up, so listed for a target being retried too. */
+guint16 ddm_relay_fixed_port(DdmRelay *relay, const char *key);
 /** TRUE if @vm is the one the selected port reaches now. */
 gboolean ddm_relay_is_selected(DdmRelay *relay, DdmVm *vm);
 /** Select by "PID" or app name (NULL or "" clears). */

@@ -5,16 +5,26 @@
 # debugger first, then the VM with suspend=y) and attaches it once ddmon
 # reaches the VM; a VM of the same app that comes back (new pid, other JDWP
 # port) gets its old debugger port again; nothing selected on the selected
-# port: the connection is closed and the log says why.
+# port: the connection is closed and the log says why. While the target's VM
+# is down (retrying) its row in the VM list shows the fixed port, which
+# listens meanwhile.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
-t_plan 6
+t_plan 7
 t_javac || t_skip_all "javac failed"
 
 vm_port=$(t_free_port); dport=$(t_free_port); base=$(t_free_ports 4); sel=$(t_free_port)
 p1=$(t_free_port); p2=$(t_free_port); p3=$(t_free_port)
 t_start_server --scan=local --scan-ports "$p1,$p2,$p3" --connect "127.0.0.1:$vm_port=$dport" \
     --debug-port-base "$base" --selected-port "$sel" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+
+# The VM not up yet: the target is retried, and listed with its fixed port.
+retrying_on_dport() {
+    [ "$(t_vm_field "127.0.0.1:$vm_port" state)" = retrying ] &&
+        [ "$(t_vm_field "127.0.0.1:$vm_port" debug_port)" = "$dport" ]
+}
+t_wait 15 retrying_on_dport && t_ok "a target being retried is listed with its fixed debugger port $dport" \
+    || t_fail "a target being retried is listed with its fixed debugger port $dport" "$(cat "$T_TMP/dp.json" 2>/dev/null)"
 
 # The debugger first, then the VM (suspend=y: its VMStart must reach the debugger).
 "$JDWPC" "127.0.0.1:$dport" version >"$T_TMP/early.out" 2>&1 &
