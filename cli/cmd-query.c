@@ -318,5 +318,20 @@ int ddm_cli_cmd_select(DdmCli *cli, char **args)
                " will reach it when one does\n",
                sel, port);
     }
+    /* A debugger that attached through the port before the selection moved
+     * stays with its VM (an older server sends no such list). */
+    JsonArray *ea = ddm_json_get_array(o, "attached_elsewhere");
+    for (guint i = 0; ea != NULL && i < json_array_get_length(ea); i++) {
+        JsonNode *vn = json_array_get_element(ea, i);
+        if (!JSON_NODE_HOLDS_OBJECT(vn))
+            continue;
+        JsonObject *vo = json_node_get_object(vn);
+        const char *app = ddm_json_get_string(vo, "app");
+        gint64 pid = ddm_json_get_int(vo, "pid", 0);
+        g_autofree char *who = pid > 0 ? g_strdup_printf("pid %" G_GINT64_FORMAT, pid) : g_strdup("pid unknown");
+        printf("a debugger attached through port %" G_GINT64_FORMAT " stays on %s (%s%s%s); "
+               "reattach it to reach the selection\n",
+               port, ddm_json_get_string(vo, "key"), who, app != NULL ? ", " : "", app != NULL ? app : "");
+    }
     return DDM_EXIT_OK;
 }

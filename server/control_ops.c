@@ -967,6 +967,27 @@ static void op_select(Client *c, const DdmCtlRequest *req)
     } else {
         json_builder_add_null_value(b);
     }
+    /* A debugger attached through the selected-VM port stays with the VM it
+     * reached: after the selection moved, say which (the CLI tells the user
+     * to reattach). */
+    g_autoptr(GPtrArray) elsewhere = ddm_relay_selected_port_elsewhere(relay);
+    json_builder_set_member_name(b, "attached_elsewhere");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < elsewhere->len; i++) {
+        DdmVm *vm = g_ptr_array_index(elsewhere, i);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "key");
+        json_builder_add_string_value(b, vm_key(vm));
+        json_builder_set_member_name(b, "pid");
+        json_builder_add_int_value(b, vm->info.pid);
+        json_builder_set_member_name(b, "app");
+        if (vm->info.app_name != NULL)
+            json_builder_add_string_value(b, vm->info.app_name);
+        else
+            json_builder_add_null_value(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
     ddm_control_send(c, ddm_ctl_ok_end(b));
 }
 

@@ -221,7 +221,9 @@ DdmVm *ddm_relay_selected_vm(DdmRelay *relay);
  *  that VM is up, or close it. */
 void ddm_relay_route(Debugger *d);
 /** Debuggers held for @vm (its fixed or parked port, or the selection that
- *  now matches it) attach now. */
+ *  now matches it) attach now, if @vm is up and has no debugger: called
+ *  when it comes up or is put back, when its identity changes and when the
+ *  selection changes. */
 void ddm_relay_release_held(DdmRelay *relay, DdmVm *vm);
 
 /* relay_debugger.c: one debugger connection. */

@@ -244,6 +244,25 @@ void ddm_relay_select(DdmRelay *relay, const char *spec)
     g_free(relay->selection);
     relay->selection = spec && *spec ? g_strdup(spec) : NULL;
     g_message("relay: selected VM: %s", relay->selection ? relay->selection : "(none)");
+    /* Debuggers held on the selected-VM port wait for the selection: a VM
+     * it reaches now that is up (and has no debugger) takes them at once,
+     * not only at its next event (they would wait out their hold). */
+    DdmVm *vm = ddm_relay_selected_vm(relay);
+    if (vm)
+        ddm_relay_release_held(relay, vm);
+}
+
+GPtrArray *ddm_relay_selected_port_elsewhere(DdmRelay *relay)
+{
+    GPtrArray *vms = g_ptr_array_new();
+    DdmVm *now = ddm_relay_selected_vm(relay);
+    for (guint i = 0; i < relay->debuggers->len; i++) {
+        Debugger *d = relay->debuggers->pdata[i];
+        if (d->state == DBG_ATTACHED && d->rvm && d->endpoint && d->endpoint->kind == EP_SELECTED &&
+            d->rvm->vm != now)
+            g_ptr_array_add(vms, d->rvm->vm);
+    }
+    return vms;
 }
 
 const char *ddm_relay_selection(DdmRelay *relay)

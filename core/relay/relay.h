@@ -78,8 +78,15 @@ guint16 ddm_relay_port_of(DdmRelay *relay, DdmVm *vm);
 guint16 ddm_relay_fixed_port(DdmRelay *relay, const char *key);
 /** TRUE if @vm is the one the selected port reaches now. */
 gboolean ddm_relay_is_selected(DdmRelay *relay, DdmVm *vm);
-/** Select by "PID" or app name (NULL or "" clears). */
+/** Select by "PID" or app name (NULL or "" clears). Debuggers held on the
+ *  selected-VM port attach to the VM it reaches now if that VM is up and
+ *  has no debugger; one already attached through that port stays with its
+ *  VM (ddm_relay_selected_port_elsewhere). */
 void ddm_relay_select(DdmRelay *relay, const char *spec);
+/** The VMs that debuggers attached through the selected-VM port are on,
+ *  other than the one the selection reaches now (they came before the
+ *  selection moved), in no order; each DdmVm* borrowed. (transfer container) */
+GPtrArray *ddm_relay_selected_port_elsewhere(DdmRelay *relay);
 const char *ddm_relay_selection(DdmRelay *relay);
 
 #endif /* DDM_RELAY_H */

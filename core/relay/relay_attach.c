@@ -6,7 +6,10 @@
  * or is still being put back after the previous debugger, is held (bounded
  * by HOLD_MS) while ddmon retries the VM quickly, when it has a session
  * with one (on the selected port, one matching the selection; with none
- * the debugger only waits for one to come up). Attaching echoes the
+ * the debugger only waits for one to come up). Held debuggers attach when
+ * their VM comes up or is put back, or (on the selected port) when the
+ * selection moves to a VM that is up; one whose hold runs out is closed
+ * with a line saying what became of its VM. Attaching echoes the
  * handshake and hands over the packets the VM sent before any debugger.
  */
 #include "core/relay/relay-private.h"
@@ -73,14 +76,39 @@ static void attach(Debugger *d, DdmVm *vm)
         ddm_relay_debugger_drain(d);
 }
 
+/* Why a held debugger's VM did not take it: the VM it waited for as it
+ * is now (@vm, NULL if none). (transfer full) */
+static char *hold_outcome(DdmVm *vm)
+{
+    RelayVm *r = vm ? vm->relay : NULL;
+    if (!vm || vm->state == DDM_VM_STATE_CLOSED)
+        return g_strdup("which did not come up");
+    if (vm->state != DDM_VM_STATE_READY && vm->state != DDM_VM_STATE_PLAIN)
+        return g_strdup_printf("which did not come up (still %s)", ddm_vm_state_name(vm->state));
+    if (r && r->debugger)
+        return g_strdup_printf("which is up but has a debugger (port %u; one debugger per VM)",
+                               r->debugger->port);
+    if (r && r->leaving)
+        return g_strdup("which is up but was still being put back after its previous debugger");
+    return g_strdup("which is up but did not take it"); /* not expected: release_held */
+}
+
 static void on_hold_timeout(DdmTimer *t, gpointer ud)
 {
     Debugger *d = ud;
+    DdmRelay *relay = d->relay;
     (void)t;
-    relay_debugger_log(d->port, "gave up",
-                       "relay: debugger on port %u waited %d ms for VM %s, which did not come up; "
-                       "closing",
-              d->port, HOLD_MS, d->held_key ? d->held_key : d->relay->selection ? d->relay->selection : "?");
+    /* Say what became of the VM: it may have come up and been busy. */
+    DdmVm *vm = d->held_key ? ddm_monitor_find_vm(relay->mon, d->held_key) : ddm_relay_selected_vm(relay);
+    g_autofree char *outcome = hold_outcome(vm);
+    if (d->held_key || vm)
+        relay_debugger_log(d->port, "gave up", "relay: debugger on port %u waited %d ms for VM %s, %s; closing",
+                           d->port, HOLD_MS, vm ? vm_label(vm) : d->held_key, outcome);
+    else
+        relay_debugger_log(d->port, "gave up",
+                           "relay: debugger on the selected-VM port %u waited %d ms for a VM matching "
+                           "'%s', which did not come up; closing",
+                           d->port, HOLD_MS, relay->selection ? relay->selection : "(none: nothing selected)");
     ddm_relay_debugger_close(d, NULL);
 }
 
@@ -146,6 +174,12 @@ void ddm_relay_route(Debugger *d)
 void ddm_relay_release_held(DdmRelay *relay, DdmVm *vm)
 {
     if (!vm_attachable(vm) || vm->state == DDM_VM_STATE_HELO)
+        return;
+    /* A VM with a debugger keeps them held: it may be free before their
+     * hold ends (its debugger leaves: this runs again once it is put back),
+     * or the selection may move on. */
+    RelayVm *r = vm->relay;
+    if (r && r->debugger)
         return;
     gboolean selected = relay->selection && ddm_relay_selected_vm(relay) == vm;
     for (guint i = 0; i < relay->debuggers->len;) {

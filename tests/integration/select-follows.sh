@@ -6,13 +6,17 @@
 # VM key) and the same port now reaches the new VM, while the other VMs keep
 # their debugger ports; a debugger that comes to the selected-VM port while
 # the app is down is held and attached once the app is back.
+# Then the selection moves to a VM that is already up (an ART one, pid
+# given): a debugger held on the selected-VM port meanwhile attaches to it
+# at once, not when its hold runs out; while it is attached the selection
+# moves again, the debugger stays on its VM and `ddmon select` says so.
 # Which VM a debugger reached is told two ways: the app's VMs are the only
 # Dalvik ones (VirtualMachine.Version through jdwpc says "DalvikVM"), and
 # with --tcp-probe helo ddmon itself sends no JDWP command, so only the VM a
 # debugger reached says "debugger_active" in its simvm's ground truth.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null || t_skip_all "no python3"
-PLAN=12
+PLAN=15
 t_plan $PLAN
 APP=com.example.follow
 
@@ -153,5 +157,44 @@ if ! t_dead "$DDMON_PID" && all_false "$T_TMP/others.json"; then
     t_ok "the other VMs never saw a debugger; the server runs on"
 else
     t_fail "the other VMs never saw a debugger; the server runs on" "others: $(active "$T_TMP/others.json")"
+fi
+
+# 13-15: the selection moves to a VM that is up. A debugger waits on the
+# selected-VM port for an app that is not running (held); `ddmon select
+# PID` of the ART VM $o1, up and never debugged (so no event of its own
+# releases the debugger), attaches it there at once. Without that it waits
+# out its hold (10 s) and is closed, and its Version never comes.
+nothing=com.example.nothing
+t_ddmon --no-autostart select "$nothing" >/dev/null 2>&1
+rm -f "$T_TMP/go"
+timeout 60 "$JDWPC" "127.0.0.1:$SEL" version waitfile "$T_TMP/go" >"$T_TMP/moved.out" 2>&1 &
+mover=$!
+t_wait 10 grep -q "held until a VM matching '$nothing'" "$T_TMP/server.err"
+pid1=$(vm_field "$o1" pid)
+po1=${o1##*:}
+t_ddmon --no-autostart select "$pid1" >"$T_TMP/select2.out" 2>&1
+if [ -n "$pid1" ] && t_wait 20 grep -q "^version " "$T_TMP/moved.out" && ! grep -q "DalvikVM" "$T_TMP/moved.out" &&
+    t_wait 5 eval 'active "$T_TMP/others.json" | grep -q "$po1=true"'; then
+    t_ok "a debugger held on the selected-VM port attaches when the selection moves to a VM that is up ($o1)"
+else
+    t_fail "a debugger held on the selected-VM port attaches when the selection moves to a VM that is up ($o1)" \
+        "pid $pid1" "$(cat "$T_TMP/select2.out" "$T_TMP/moved.out")" "others: $(active "$T_TMP/others.json")" \
+        "$(grep relay "$T_TMP/server.err" | tail -4)"
+fi
+# The selection moves on while that debugger is attached: it stays on $o1.
+t_ddmon --no-autostart select "$APP" >"$T_TMP/select3.out" 2>&1
+if grep -qF "a debugger attached through port $SEL stays on $o1 (pid $pid1" "$T_TMP/select3.out"; then
+    t_ok "ddmon select says the debugger attached through port $SEL stays on $o1"
+else
+    t_fail "ddmon select says the debugger attached through port $SEL stays on $o1" "$(cat "$T_TMP/select3.out")"
+fi
+touch "$T_TMP/go"
+wait "$mover"; rc=$?
+no_stays() { t_ddmon --no-autostart select "$APP" >"$T_TMP/select4.out" 2>&1 && ! grep -q "stays on" "$T_TMP/select4.out"; }
+if [ $rc = 0 ] && t_wait 10 no_stays && ! t_dead "$DDMON_PID"; then
+    t_ok "that debugger kept its session; once it left, ddmon select says nothing of it"
+else
+    t_fail "that debugger kept its session; once it left, ddmon select says nothing of it" "exit $rc" \
+        "$(cat "$T_TMP/moved.out" "$T_TMP/select4.out")"
 fi
 exit 0
