@@ -105,9 +105,22 @@ gboolean ddm_relay_vm_closed(DdmRelay *relay, DdmVm *vm)
     gboolean reconnect = r->reconnect || r->had_debugger;
     if (r->debugger) {
         Debugger *d = r->debugger;
-        g_message("relay: VM %s went away; closing its debugger's connection", vm_label(vm));
+        /* OpenJDK's agent closes its connection (ddmon's, which carried the
+         * debugger's commands) once it has answered VirtualMachine.Dispose,
+         * and listens again: the end of a session, often seen before the
+         * debugger closes its own side. ddmon reconnects at once. */
+        if (d->sent_dispose)
+            g_debug("relay: VM %s closed ddmon's connection after debugger %s's VirtualMachine.Dispose "
+                    "(the end of its session); closing the debugger's connection and reconnecting",
+                    vm_label(vm), d->peer);
+        else
+            g_message("relay: VM %s went away; closing its debugger's connection", vm_label(vm));
+        /* d keeps r for the close, which names the VM in its line ("debugger
+         * ... of VM KEY ... left"); with r->debugger cleared it asks nothing
+         * of the VM (no DBGD, no Dispose), and a command it was sending in
+         * parts has nowhere to be cut short. */
         r->debugger = NULL;
-        d->rvm = NULL;
+        d->to_vm_parts = FALSE;
         ddm_relay_debugger_close(d, NULL);
         reconnect = TRUE;
     }

@@ -4,12 +4,13 @@
 # the VM's own port and the selected-VM port; ids that collide with ddmon's;
 # a DDM request from the debugger; a 10 MiB packet both ways; pipelining; a
 # JDI program; Dispose and reconnect, and none sent on the behalf of a
-# debugger that sent its own; a debugger killed while the VM is
+# debugger that sent its own; the JVM closing after a debugger's Dispose
+# logged as the session's end, naming the VM; a debugger killed while the VM is
 # suspended (the VM must go on); a second debugger refused; garbage and a
 # half packet from a debugger; the VM dying under a debugger.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v java >/dev/null && command -v javac >/dev/null || t_skip_all "no OpenJDK (java, javac)"
-t_plan 17
+t_plan 19
 t_javac || t_skip_all "javac failed"
 
 vm_port=$(t_free_port); base=$(t_free_ports 4); sel=$(t_free_port)
@@ -67,6 +68,29 @@ echo "$out" | grep -q "^pipeline 5000" && t_ok "5000 pipelined commands, replies
     || t_fail "5000 pipelined commands, replies in order" "$out"
 out=$("$JDWPC" "127.0.0.1:$sel" version 2>&1)
 echo "$out" | grep -q "^version" && t_ok "the selected-VM port reaches the JVM" || t_fail "the selected-VM port reaches the JVM" "$out"
+
+# A debugger on the selected-VM port sends Dispose and stays connected: the
+# JVM's agent answers it and closes ddmon's connection (the one that
+# carried it) before the debugger closes its side. That is the end of the
+# session, not the VM going away: no "went away" line; and the debugger's
+# leave line names the VM it was attached to, as on the VM's own port,
+# not "(none)".
+went_before=$(grep -c "went away" "$T_TMP/server.err")
+left_re="relay: debugger [^ ]* of VM [^ ]* on port $sel left"
+left_before=$(grep -c "$left_re" "$T_TMP/server.err") # (the debugger above left too)
+rm -f "$T_TMP/go"
+"$JDWPC" "127.0.0.1:$sel" version dispose waitfile "$T_TMP/go" >"$T_TMP/disp.out" 2>&1 &
+dbg=$!
+t_wait 10 eval '[ "$(grep -c "$left_re" "$T_TMP/server.err")" -gt "$left_before" ]'
+line=$(grep "$left_re" "$T_TMP/server.err" | sed -n "$((left_before + 1))p")
+echo "$line" | grep -qF "of VM $key on port $sel left" && t_ok "the leave line on the selected-VM port names the VM: $line" \
+    || t_fail "the leave line on the selected-VM port names the VM" "${line:-no leave line}" "$(cat "$T_TMP/disp.out")"
+[ -n "$line" ] && [ "$(grep -c "went away" "$T_TMP/server.err")" = "$went_before" ] &&
+    t_ok "the JVM closing after the debugger's Dispose is not logged as the VM going away" ||
+    t_fail "the JVM closing after the debugger's Dispose is not logged as the VM going away" \
+        "$(grep -e "went away" -e "$left_re" "$T_TMP/server.err" | tail -3)"
+touch "$T_TMP/go"
+wait $dbg
 out=$(java -cp "$T_TMP/java" JdiStress 127.0.0.1 "$port" 1000 2>&1)
 echo "$out" | grep -q "^jdi ok" && t_ok "a JDI program (thousands of requests, breakpoint events) works" \
     || t_fail "a JDI program (thousands of requests, breakpoint events) works" "$out"
