@@ -5,7 +5,8 @@
  * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
  * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
- * missing (with its fixed debugger port, which listens meanwhile). Published by a coalescing core/loop timer at most every 100 ms
+ * missing (with its fixed debugger port, which listens meanwhile).
+ * Published by a coalescing core/loop timer at most every 100 ms
  * plus 20 us a row: a VM that floods events must not make the list rebuild
  * per packet, and every publication still copies every row into the new
  * content, even those it does not write again: with 10,000 rows the list
