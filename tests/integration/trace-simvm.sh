@@ -12,11 +12,15 @@
 # a stop that finds nothing running times out with a clear message; a
 # truncated MPSE stream leaves no file; bad .trace files (unknown version,
 # bad offset, truncated, not a trace) get clear errors; a VM without
-# profiling is refused.
+# profiling is refused; a server killed mid-trace leaves the VM sampling:
+# the next start names 'trace VM --stop', which stops it and saves what
+# comes back; a bad file argument exits 1 (file error, not 3 or 2); a
+# plain JVM is refused as one by trace, hprof, gc, alloc and ui; heap-info
+# and heap-bitmap name a pid that matches several VMs as the core does.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile || t_skip_all "the profile plugin was configured out"
 DMTRACEDUMP=${DMTRACEDUMP:-$(command -v dmtracedump || true)}
-t_plan 22
+t_plan 29
 
 SIMVM="$DDM_TOP_BUILDDIR/ddmon-simvm"
 mkdir -p "$T_TMP/dev"
@@ -31,11 +35,13 @@ t_start_simvm --vms 1 --app tr.single --port-file "$T_TMP/c.ports" --state-file 
 t_start_simvm --vms 1 --app tr.trunc --port-file "$T_TMP/t.ports" --trace-fault=truncate \
     --trace-rate 400000 --seed 4 "${common[@]}"
 t_start_simvm --vms 1 --app tr.lost --port-file "$T_TMP/l.ports" --trace-fault=silent --seed 5 "${common[@]}"
-t_start_simvm --vms 1 --app tr.none --port-file "$T_TMP/n.ports" --trace=none --seed 6 "${common[@]}"
-for p in s d c t l n; do t_wait 10 test -s "$T_TMP/$p.ports"; done
+t_start_simvm --vms 1 --app tr.none --port-file "$T_TMP/n.ports" --trace=none "${common[@]}" # seed 1: tr.one's pid too (check 29)
+t_start_simvm --vms 1 --mode jvm --port-file "$T_TMP/j.ports" --seed 7 "${common[@]}"
+for p in s d c t l n j; do t_wait 10 test -s "$T_TMP/$p.ports"; done
 ports=$(cat "$T_TMP"/*.ports | awk '{print $2}' | sort -n | paste -sd,)
-t_start_server --scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base 0 \
-    --plugin-opt profile.timeout_ms=5000 || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+server_args=(--scan=local --scan-ports "$ports" --selected-port 0 --debug-port-base 0
+    --plugin-opt profile.timeout_ms=5000)
+t_start_server "${server_args[@]}" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
 ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && [ "$(grep -c ' ready ' "$T_TMP/vms.txt")" -ge 7 ]; }
 t_wait 20 ready || t_diag "$T_TMP/vms.txt"
 
@@ -264,3 +270,69 @@ PY
 t_ddmon --no-autostart trace tr.one "$T_TMP/again.trace" --sampling --seconds 1 >"$T_TMP/again.out" 2>&1 \
     && [ -f "$T_TMP/again.trace" ] && t_ok "the VM traces again afterwards" \
     || t_fail "the VM traces again afterwards" "$(cat "$T_TMP/again.out")"
+
+# 23-25: the server goes away mid-trace (the VM keeps sampling); a new one
+# cannot start another, says how to stop it, and --stop does, keeping the trace
+t_ddmon --no-autostart trace tr.two "$T_TMP/orphan.trace" --sampling --seconds 0 >"$T_TMP/orphan.out" 2>&1 &
+orphan=$!
+t_wait 10 t_is sampling mode "$T_TMP/s.json" tr.two
+old_server=$DDMON_PID
+t_ddmon --no-autostart kill-server >/dev/null 2>&1
+t_wait 20 t_dead "$old_server"
+wait $orphan 2>/dev/null
+t_start_server "${server_args[@]}" || t_fail "server started again" "$(tail -5 "$T_TMP/server.err")"
+t_wait 20 ready || t_diag "$T_TMP/vms.txt"
+t_ddmon --no-autostart trace tr.two "$T_TMP/busy.trace" --sampling --seconds 1 >"$T_TMP/busy.out" 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "already in progress" "$T_TMP/busy.out" && grep -q "trace [0-9]* --stop'" "$T_TMP/busy.out" \
+    && t_ok "a trace left running by a server that went away: the start fails and names 'trace VM --stop'" \
+    || t_fail "a trace left running by a server that went away: the start fails and names 'trace VM --stop'" "rc $rc" "$(cat "$T_TMP/busy.out")"
+t_ddmon --no-autostart trace tr.two "$T_TMP/stopped.trace" --stop >"$T_TMP/stop.out" 2>&1; rc=$?
+t_wait 10 t_is off mode "$T_TMP/s.json" tr.two
+t_wait 10 t_is 2 python3 -c 'import json,sys; print([v for v in json.load(open(sys.argv[1]))["vms"] if v["app"]=="tr.two"][0]["profiling"]["traces"])' "$T_TMP/s.json"
+[ $rc = 0 ] && [ "$(mode "$T_TMP/s.json" tr.two)" = off ] && [ ! -e "$T_TMP/stopped.trace.part" ] \
+    && [ "$(sha "$T_TMP/stopped.trace" 2>/dev/null)" = "$(truth "$T_TMP/s.json" tr.two sha256)" ] \
+    && t_ok "trace VM --stop FILE stops it (MPRQ off) and saves the simulator's trace" \
+    || t_fail "trace VM --stop FILE stops it (MPRQ off) and saves the simulator's trace" "rc $rc, mode $(mode "$T_TMP/s.json" tr.two)" "$(cat "$T_TMP/stop.out")"
+t_ddmon --no-autostart trace tr.two --stop >"$T_TMP/stop2.out" 2>&1; rc=$?
+t_ddmon --no-autostart trace tr.two "$T_TMP/after.trace" --sampling --seconds 1 >"$T_TMP/after.out" 2>&1; rc2=$?
+[ $rc = 0 ] && grep -q "nothing to stop" "$T_TMP/stop2.out" && [ $rc2 = 0 ] && [ -f "$T_TMP/after.trace" ] \
+    && t_ok "... a second --stop finds nothing to stop, and a trace starts again" \
+    || t_fail "... a second --stop finds nothing to stop, and a trace starts again" "rc $rc $rc2" "$(cat "$T_TMP/stop2.out" "$T_TMP/after.out")"
+
+# 26: a bad file argument is a file error (exit 1), not "no VM" (3) or usage (2)
+mkfifo "$T_TMP/fifo.trace"
+t_ddmon --no-autostart trace-summary "$T_TMP/missing.trace" >"$T_TMP/ex1.out" 2>&1; e1=$?
+t_ddmon --no-autostart trace-summary "$T_TMP/fifo.trace" >"$T_TMP/ex2.out" 2>&1; e2=$?
+t_ddmon --no-autostart trace tr.one "$T_TMP" --tracing --seconds 1 >"$T_TMP/ex3.out" 2>&1; e3=$?
+t_ddmon --no-autostart hprof tr.one "$T_TMP" >"$T_TMP/ex4.out" 2>&1; e4=$?
+[ "$e1 $e2 $e3 $e4" = "1 1 1 1" ] && t_ok "trace-summary on a missing file or a FIFO, trace and hprof to a directory: exit 1" \
+    || t_fail "trace-summary on a missing file or a FIFO, trace and hprof to a directory: exit 1" "exit $e1 $e2 $e3 $e4" \
+        "$(cat "$T_TMP"/ex[1-4].out)"
+
+# 27-28: a plain JVM is refused as one, and at once
+jvm=$(awk '{print $2}' "$T_TMP/j.ports")
+plain_ok=1
+for c in "trace 127.0.0.1:$jvm $T_TMP/j.trace --sampling" "trace 127.0.0.1:$jvm $T_TMP/j.trace --tracing" \
+    "hprof 127.0.0.1:$jvm" "gc 127.0.0.1:$jvm" "alloc 127.0.0.1:$jvm status" "ui 127.0.0.1:$jvm windows"; do
+    # shellcheck disable=SC2086
+    t_ddmon --no-autostart $c >"$T_TMP/plain.out" 2>&1; rc=$?
+    if [ $rc != 1 ] || ! grep -q "is a plain JVM, not DDM-aware" "$T_TMP/plain.out" \
+        || grep -q "not ready\|no features\|try --tracing" "$T_TMP/plain.out"; then
+        plain_ok=0; t_diag "$T_TMP/plain.out"; echo "# ($c: exit $rc)"
+    fi
+done
+[ $plain_ok = 1 ] && t_ok "trace, hprof, gc, alloc and ui say a plain JVM is one (exit 1)" \
+    || t_fail "trace, hprof, gc, alloc and ui say a plain JVM is one (exit 1)"
+t_ddmon --no-autostart heap-info "127.0.0.1:$jvm" >"$T_TMP/plain-hi.out" 2>&1
+grep -q "plain JVM, not DDM-aware" "$T_TMP/plain-hi.out" && t_ok "... as heap-info says it" \
+    || t_fail "... as heap-info says it" "$(cat "$T_TMP/plain-hi.out")"
+
+# 29: a pid several VMs share (each simulator numbers its VMs from the same pid)
+pid=$(awk 'NR==1{print $1}' "$T_TMP/s.ports")
+t_ddmon --no-autostart heap-info "$pid" >"$T_TMP/amb1.out" 2>&1; e1=$?
+t_ddmon --no-autostart heap-bitmap "$pid" "$T_TMP/amb.png" >"$T_TMP/amb2.out" 2>&1; e2=$?
+t_ddmon --no-autostart gc "$pid" >"$T_TMP/amb3.out" 2>&1
+[ $e1 = 3 ] && [ $e2 = 3 ] && grep -q "'$pid' matches" "$T_TMP/amb1.out" && grep -q "'$pid' matches" "$T_TMP/amb2.out" \
+    && t_ok "heap-info and heap-bitmap: an ambiguous pid gets the core's message (exit 3), as gc" \
+    || t_fail "heap-info and heap-bitmap: an ambiguous pid gets the core's message (exit 3), as gc" "exit $e1 $e2" \
+        "$(cat "$T_TMP/amb1.out" "$T_TMP/amb2.out" "$T_TMP/amb3.out")"
