@@ -16,11 +16,13 @@
 # the next start names 'trace VM --stop', which stops it and saves what
 # comes back; a bad file argument exits 1 (file error, not 3 or 2); a
 # plain JVM is refused as one by trace, hprof, gc, alloc and ui; heap-info
-# and heap-bitmap name a pid that matches several VMs as the core does.
+# and heap-bitmap name a pid that matches several VMs as the core does;
+# the simulator's sampling trace spans the time it ran (no thread longer),
+# and one cut to --buffer says data-file-overflow=true.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile || t_skip_all "the profile plugin was configured out"
 DMTRACEDUMP=${DMTRACEDUMP:-$(command -v dmtracedump || true)}
-t_plan 29
+t_plan 30
 
 SIMVM="$DDM_TOP_BUILDDIR/ddmon-simvm"
 mkdir -p "$T_TMP/dev"
@@ -336,3 +338,16 @@ t_ddmon --no-autostart gc "$pid" >"$T_TMP/amb3.out" 2>&1
     && t_ok "heap-info and heap-bitmap: an ambiguous pid gets the core's message (exit 3), as gc" \
     || t_fail "heap-info and heap-bitmap: an ambiguous pid gets the core's message (exit 3), as gc" "exit $e1 $e2" \
         "$(cat "$T_TMP/amb1.out" "$T_TMP/amb2.out" "$T_TMP/amb3.out")"
+
+# 30: ddmon-simvm's times span the trace's time; a trace cut to the buffer says overflow
+t_ddmon --no-autostart trace tr.two "$T_TMP/cut.trace" --sampling --seconds 2 --buffer 64K --json >"$T_TMP/cut.json" 2>&1; rc=$?
+python3 - "$T_TMP/cut.json" <<'PY' >"$T_TMP/cut.diff" 2>&1 && [ $rc = 0 ] \
+    && t_ok "a 2 s sampling trace cut to --buffer 64K: overflow, elapsed and every thread within the time traced" \
+    || t_fail "a 2 s sampling trace cut to --buffer 64K: overflow, elapsed and every thread within the time traced" "rc $rc" "$(cat "$T_TMP/cut.diff")" "$(head -c 600 "$T_TMP/cut.json")"
+import json, sys
+f = json.load(open(sys.argv[1]))["result"]["fields"]
+assert f["overflow"] in (True, "yes", 1), f["overflow"]
+ran_us = f["seconds"] * 1e6   # the command's time: the VM traced no longer
+assert f["elapsed_us"] <= ran_us * 1.2, (f["elapsed_us"], ran_us)
+assert f["thread_time_us"] <= 3 * f["elapsed_us"], (f["thread_time_us"], f["elapsed_us"])
+PY

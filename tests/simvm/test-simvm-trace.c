@@ -142,6 +142,33 @@ static void test_sampling(void **state)
     check_truth(1, 0, 777);
 }
 
+/* A trace of duration_usec: its clocks span about that long (a 2 s
+ * sampling trace read 12.8 s of main-thread time before), and one cut to
+ * the buffer says data-file-overflow=true. */
+static void test_duration_and_overflow(void **state)
+{
+    (void)state;
+    for (int sampling = 0; sampling <= 1; sampling++) {
+        trace_gen_params p = params(sampling, 1, 400000);
+        p.duration_usec = 2000000;
+        p.overflow = sampling;
+        trace_gen *g = trace_gen_new(&p);
+        uint8_t *a;
+        size_t alen;
+        assert_non_null(g);
+        trace_decoder *d = read_all(g, 65536, &a, &alen);
+        const trace_info *in = trace_decoder_info(d);
+        assert_true(in->elapsed_usec >= 1000000 && in->elapsed_usec <= 3000000);
+        assert_true(in->last_wall_usec >= 1000000 && in->last_wall_usec <= 3000000);
+        for (unsigned i = 0; i < TRACE_GEN_THREADS; i++)
+            assert_true(trace_decoder_thread(d, i)->usec <= (uint64_t)in->last_wall_usec);
+        assert_int_equal(in->overflow, sampling);
+        free(a);
+        trace_decoder_free(d);
+        trace_gen_free(g);
+    }
+}
+
 static void test_seeds_differ_and_sizes_grow(void **state)
 {
     trace_gen_params p = params(0, 1, 20000);
@@ -167,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_tracing_dual),
         cmocka_unit_test(test_tracing_single),
         cmocka_unit_test(test_sampling),
+        cmocka_unit_test(test_duration_and_overflow),
         cmocka_unit_test(test_seeds_differ_and_sizes_grow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,9 @@
  *
  * The trace's size grows with how long it ran: --trace-rate bytes of
  * records per second (default 64 KiB), at most the request's buffer size
- * (as the VM's trace buffer), at least one iteration of the workload.
+ * (as the VM's trace buffer: cut to it, the header says
+ * data-file-overflow=true), at least one iteration of the workload; its
+ * clocks span the time it ran.
  * --trace-clock picks dual (default, version 3) or thread-cpu (version 2);
  * --trace-fault=truncate closes the connection halfway through the MPSE
  * event; --trace-fault=silent loses the trace: the stop finds nothing
@@ -158,8 +160,11 @@ static trace_gen_params params_now(SimVm *vm)
     tp.dual = !cfg->trace_single_clock;
     tp.seed = trace_seed(vm, p->started - 1);
     tp.bytes = rate * (guint64)ran_ms / 1000u;
-    if (p->buffer > 0 && tp.bytes > p->buffer)
-        tp.bytes = p->buffer; /* the VM's trace buffer is full */
+    if (p->buffer > 0 && tp.bytes > p->buffer) {
+        tp.bytes = p->buffer; /* the VM's trace buffer is full: ART says so */
+        tp.overflow = 1;
+    }
+    tp.duration_usec = (guint64)ran_ms * 1000u; /* its times span the time it ran */
     if (tp.bytes > TRACE_GEN_MAX_BYTES)
         tp.bytes = TRACE_GEN_MAX_BYTES;
     tp.interval_us = p->interval_us;

@@ -58,6 +58,7 @@ struct trace_gen {
     char *header;            /* text + SLOW header */
     size_t header_len;
     unsigned record_size;
+    uint32_t step_us;        /* duration_usec per record (0: the fixed steps) */
     /* the walk */
     phase ph;
     int counting;            /* the counting pass: iterations open-ended */
@@ -170,11 +171,14 @@ static void walk_reset(trace_gen *g)
     g->wall = 0;
 }
 
-/* Time per record: tracing 1-20 us, sampling one or two intervals. */
+/* Time per record: a share of duration_usec (0 to twice step_us, so the
+ * wall clock spans about the time the VM traced and no thread's time can
+ * exceed it), else tracing 1-20 us, sampling one or two intervals. */
 static void advance(trace_gen *g, unsigned t)
 {
-    uint32_t d = g->p.sampling ? g->p.interval_us * sim_rng_range(&g->rng, 1, 2)
-                               : sim_rng_range(&g->rng, 1, 20);
+    uint32_t d = g->step_us       ? sim_rng_range(&g->rng, 0, 2 * g->step_us)
+                 : g->p.sampling ? g->p.interval_us * sim_rng_range(&g->rng, 1, 2)
+                                 : sim_rng_range(&g->rng, 1, 20);
     g->cpu[t] += d;
     g->wall += d + sim_rng_below(&g->rng, 5);
 }
@@ -262,6 +266,11 @@ trace_gen *trace_gen_new(const trace_gen_params *p)
     if (g->p.sampling && g->p.interval_us == 0)
         g->p.interval_us = 1000;
     g->record_size = g->p.dual ? 14u : 10u;
+    if (g->p.duration_usec) { /* the records share the time traced (minus the wall jitter) */
+        uint64_t want = g->p.bytes / g->record_size + 1 + 2u * TRACE_GEN_THREADS;
+        uint64_t step = g->p.duration_usec / want;
+        g->step_us = step > 2 ? (uint32_t)(step - 2 < UINT32_MAX / 4 ? step - 2 : UINT32_MAX / 4) : 1;
+    }
     count(g);
 
     f = open_memstream(&text, &text_len);
@@ -270,7 +279,7 @@ trace_gen *trace_gen_new(const trace_gen_params *p)
         return NULL;
     }
     fprintf(f, "*version\n%u\n", g->p.dual ? 3u : 2u);
-    fprintf(f, "data-file-overflow=false\n");
+    fprintf(f, "data-file-overflow=%s\n", g->p.overflow ? "true" : "false");
     fprintf(f, "clock=%s\n", g->p.dual ? "dual" : "thread-cpu");
     fprintf(f, "elapsed-time-usec=%" PRIu64 "\n", g->truth.elapsed_usec);
     fprintf(f, "num-method-calls=%" PRIu64 "\n", g->truth.records);

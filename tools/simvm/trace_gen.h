@@ -44,6 +44,11 @@ typedef struct trace_gen_params {
     uint32_t interval_us;  /* sampling interval (sampling only; 0 -> 1000) */
     uint32_t pid;
     uint64_t start_usec;   /* the SLOW header's start time */
+    uint64_t duration_usec; /* how long the VM traced: the wall clock spans about this
+                              (each record a share of it); 0: each record 1-20 us
+                              (tracing) or one or two intervals (sampling) */
+    int overflow;          /* the records were cut to the VM's buffer: the header says
+                              data-file-overflow=true */
 } trace_gen_params;
 
 /** What the trace holds (computed before the first byte is read). */
