@@ -14,6 +14,8 @@
  * String.hashCode and HashMap.put. Every enter has its exit; the counts
  * come from the seed. Clocks: dual (version 3, 14-byte records: thread CPU
  * time, then wall time) or thread-cpu (version 2, 10-byte records);
+ * with duration_usec (what a VM sends) the records share that time, so the
+ * wall clock spans about it and no thread's time exceeds it; without,
  * tracing advances a thread's clock 1-20 us per record, sampling by one or
  * two sampling intervals.
  *
