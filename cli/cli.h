@@ -46,6 +46,7 @@ typedef struct DdmCli {
     gboolean json;
     gboolean plain;           /* watch: the plain live view, not the terminal UI */
     gboolean no_autostart;
+    gboolean started_server;  /* ddm_cli_client started the server it connected to */
     gboolean foreground;
     gboolean replace;         /* server --replace: stop a running server first */
     gboolean version;
@@ -57,6 +58,7 @@ typedef struct DdmCli {
     char *vm;
     gint wait_ms;             /* -1: not given */
     char *out_dir;
+    char *bare_hint;          /* "--http=WORD" when `--http WORD` was given */
 } DdmCli;
 
 /* ------------------------------------------------------- command table */
@@ -111,8 +113,10 @@ char *ddm_cli_commands_help(void);
 GOptionContext *ddm_cli_options_new(DdmCli *cli);
 /** Before parsing @args (NULL-terminated, owned by the caller): a bare
  *  "--NAME" of an optional-argument server option (--http, --metrics)
- *  becomes "--NAME=", so it never takes the next word as its value. */
-void ddm_cli_options_bare_optional(char **args);
+ *  becomes "--NAME=", so it never takes the next word as its value.
+ *  *@hint: "--NAME=WORD" for the first such option followed by a word that
+ *  is no option (a value meant for it, maybe), else NULL. (transfer full) */
+void ddm_cli_options_bare_optional(char **args, char **hint);
 /** @path made absolute against the current directory. (transfer full) */
 char *ddm_cli_absolute(const char *path);
 

@@ -153,9 +153,10 @@ static void show_startup_warnings(const char *log_path, off_t from)
     }
 }
 
-gboolean ddm_client_start_server(const char *socket_path, char **server_args, gboolean quiet,
+gboolean ddm_client_start_server(const char *socket_path, char **server_args, const char *announce,
                                  GError **error)
 {
+    gboolean quiet = announce == NULL;
     g_autofree char *dir = g_path_get_dirname(socket_path);
     if (!ddm_server_check_dir(dir, TRUE, error))
         return FALSE;
@@ -195,7 +196,7 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, gb
     g_ptr_array_add(argv, NULL);
 
     if (!quiet)
-        g_printerr("* ddmon server not running; starting it now *\n");
+        g_printerr("* %s *\n", announce);
     GPid pid = 0;
     gboolean ok = g_spawn_async(NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
                                 child_setup, &fds, &pid, error);
@@ -351,8 +352,10 @@ static char *replace_command(const char *socket_path, char **args)
 }
 
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
-                                       gboolean autostart, GError **error)
+                                       gboolean autostart, gboolean *started, GError **error)
 {
+    if (started != NULL)
+        *started = FALSE;
     GError *local = NULL;
     DdmClient *c = ddm_client_connect(socket_path, &local);
     gboolean have_args = server_args != NULL && server_args[0] != NULL;
@@ -401,10 +404,12 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
         return NULL;
     }
     g_clear_error(&local);
-    if (!ddm_client_start_server(socket_path, server_args, FALSE, error)) {
+    if (!ddm_client_start_server(socket_path, server_args, DDM_CLIENT_STARTING, error)) {
         g_prefix_error(error, "cannot start a server: ");
         return NULL;
     }
+    if (started != NULL)
+        *started = TRUE;
     return ddm_client_connect(socket_path, error);
 }
 

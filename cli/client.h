@@ -32,11 +32,15 @@ DdmClient *ddm_client_connect(const char *socket_path, GError **error);
 void ddm_client_free(DdmClient *c);
 int ddm_client_fd(const DdmClient *c);
 
+/* adb's line before a server starts. */
+#define DDM_CLIENT_STARTING "ddmon server not running; starting it now"
+
 /** Start a background server on @socket_path with @server_args (options
- *  passed through, may be NULL) and wait until it answers. Prints adb's
- *  "* ddmon server not running; starting it now *" lines to stderr unless
- *  @quiet. */
-gboolean ddm_client_start_server(const char *socket_path, char **server_args, gboolean quiet,
+ *  passed through, may be NULL) and wait until it answers. Prints
+ *  "* @announce *" (DDM_CLIENT_STARTING, or what else is being done),
+ *  then "* ddmon server started successfully *", to stderr; nothing when
+ *  @announce is NULL. */
+gboolean ddm_client_start_server(const char *socket_path, char **server_args, const char *announce,
                                  GError **error);
 /** Stop the server on @socket_path ({"op":"kill"}) and wait (bounded) until
  *  it let go of its socket and lock. TRUE with *@was_running FALSE when no
@@ -47,9 +51,10 @@ gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, 
  *  running server started with other options than the @server_args given
  *  (ddm_client_options_differ) is used, with one line on stderr naming them
  *  and the `ddmon server --replace` command that applies them.
+ *  *@started (may be NULL) says whether this call started the server.
  *  Errors are user-facing. (transfer full) */
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
-                                       gboolean autostart, GError **error);
+                                       gboolean autostart, gboolean *started, GError **error);
 
 /** The options of @mine ("--name=value", NULL-terminated) that @theirs
  *  (a running server's) gives other values, as "--a, --b"; NULL when none

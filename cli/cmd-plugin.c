@@ -5,7 +5,8 @@
  * server, which runs it through the plugin registry. Blob results are
  * written with --out-dir. An application/json result (a plugin's nested
  * document, core/views/json_blob.h) is shown as an outline, embedded as
- * "data" with --json, and fails the command when it cannot be read.
+ * "data" with --json, and fails the command when it cannot be read. A
+ * server started for a word it does not know is stopped again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +69,30 @@ static char *json_result_error(JsonObject *answer, const char *command)
     return g_strdup_printf("the result of '%.64s' cannot be read: %s", command, error->message);
 }
 
+/* The server said @word is no command: a server started for it alone is
+ * stopped again (it would connect to every VM and hold debugger ports for
+ * a typo), and `--http 99999`'s "99999" gets the hint it needs. */
+static void forget_unknown_command(DdmCli *cli, JsonObject *o, const char *word)
+{
+    const char *eq = cli->bare_hint != NULL ? strchr(cli->bare_hint, '=') : NULL;
+    if (eq != NULL && strcmp(eq + 1, word) == 0) {
+        g_autofree char *err = g_strdup_printf("%s; did you mean %s? (an optional value "
+                                               "needs '=')",
+                                               ddm_json_get_string(o, "error"), cli->bare_hint);
+        json_object_set_string_member(o, "error", err);
+    }
+    if (!cli->started_server)
+        return;
+    g_autofree char *path = ddm_cli_socket_path(cli);
+    g_autoptr(GError) error = NULL;
+    if (ddm_client_kill_server(path, NULL, &error))
+        g_printerr("* ddmon server stopped again: it was started for this command, "
+                   "which it does not know *\n");
+    else
+        g_printerr("ddmon: cannot stop the server started for this command: %s\n",
+                   error->message);
+}
+
 /* @args: the command word, then its arguments. */
 int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
 {
@@ -106,6 +131,10 @@ int ddm_cli_cmd_plugin(DdmCli *cli, char **args)
     }
     JsonObject *o = json_node_get_object(resp);
     gboolean ok = ddm_json_get_bool(o, "ok", FALSE);
+    if (!ok && ddm_json_get_string(o, "unknown_command") != NULL) {
+        json_object_remove_member(o, "unknown_command");
+        forget_unknown_command(cli, o, args[0]);
+    }
     gint64 st = ddm_json_get_int(o, "status", ddm_json_get_int(o, "code", DDM_EXIT_FAILED));
     int code = ok ? DDM_EXIT_OK
                   : (st >= DDM_EXIT_FAILED && st <= DDM_EXIT_NOT_FOUND ? (int)st : DDM_EXIT_FAILED);

@@ -17,7 +17,9 @@ int ddm_cli_cmd_kill_server(DdmCli *cli, char **args)
     gboolean was_running = FALSE;
     if (!ddm_client_kill_server(path, &was_running, &error)) {
         g_printerr("ddmon: %s\n", error->message);
-        return DDM_EXIT_FAILED;
+        /* No server reached (its directory is unsafe, say): as for every
+         * other command, exit status 4; 1 when one did not stop. */
+        return was_running ? DDM_EXIT_FAILED : DDM_EXIT_NO_SERVER;
     }
     return ddm_cli_print_ok_json(cli, DDM_EXIT_OK, "was_running", was_running);
 }
@@ -85,18 +87,28 @@ int ddm_cli_cmd_web_url(DdmCli *cli, char **args)
     return DDM_EXIT_OK;
 }
 
-int ddm_cli_cmd_start_server(DdmCli *cli, char **args)
+/* Start a background server unless one runs; @announce: the line before
+ * it starts (client.h). A running one is compared with the server options
+ * given, as every command does (ddm_client_connect_or_start). */
+static int start_background(DdmCli *cli, const char *announce)
 {
-    (void)args;
     g_autofree char *path = ddm_cli_socket_path(cli);
+    g_ptr_array_add(cli->server_args, NULL);
+    char **server_args = (char **)cli->server_args->pdata;
     DdmClient *c = ddm_client_connect(path, NULL);
     if (c != NULL) {
         ddm_client_free(c);
+        if (server_args[0] != NULL) {
+            /* The hint when the options differ; never a start or a kill. */
+            c = ddm_client_connect_or_start(path, server_args, FALSE, NULL, NULL);
+            if (c != NULL)
+                ddm_client_free(c);
+        }
+        g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
         return ddm_cli_print_ok_json(cli, DDM_EXIT_OK, "started", FALSE);
     }
     g_autoptr(GError) error = NULL;
-    g_ptr_array_add(cli->server_args, NULL);
-    gboolean ok = ddm_client_start_server(path, (char **)cli->server_args->pdata, FALSE, &error);
+    gboolean ok = ddm_client_start_server(path, server_args, announce, &error);
     g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
     if (!ok) {
         g_printerr("ddmon: cannot start a server: %s\n", error->message);
@@ -109,6 +121,8 @@ int ddm_cli_cmd_start_server(DdmCli *cli, char **args)
 
 int ddm_cli_cmd_server(DdmCli *cli, char **args)
 {
+    (void)args;
+    const char *announce = DDM_CLIENT_STARTING;
     if (cli->replace) {
         /* Server options reach only a server that starts: stop the one
          * that runs (waiting until it let go of its socket and lock). */
@@ -117,13 +131,13 @@ int ddm_cli_cmd_server(DdmCli *cli, char **args)
         gboolean was_running = FALSE;
         if (!ddm_client_kill_server(path, &was_running, &error)) {
             g_printerr("ddmon: cannot stop the running server: %s\n", error->message);
-            return DDM_EXIT_FAILED;
+            return was_running ? DDM_EXIT_FAILED : DDM_EXIT_NO_SERVER;
         }
-        if (was_running && !cli->json)
-            g_printerr("* ddmon server stopped; starting one with the options given *\n");
+        if (was_running)
+            announce = "ddmon server stopped; starting one with the options given";
     }
     if (!cli->foreground)
-        return ddm_cli_cmd_start_server(cli, args);
+        return start_background(cli, announce);
     DdmConfig *config = cli->config;
     cli->config = NULL;
     /* What the version op reports: the options as a client passes them. */
@@ -131,4 +145,13 @@ int ddm_cli_cmd_server(DdmCli *cli, char **args)
     for (guint i = 0; i < cli->server_args->len; i++)
         g_ptr_array_add(config->server_args, g_strdup(cli->server_args->pdata[i]));
     return ddm_server_run(config);
+}
+
+/* start-server --replace or --foreground is `server` with them: neither is
+ * ignored. */
+int ddm_cli_cmd_start_server(DdmCli *cli, char **args)
+{
+    if (cli->replace || cli->foreground)
+        return ddm_cli_cmd_server(cli, args);
+    return start_background(cli, DDM_CLIENT_STARTING);
 }

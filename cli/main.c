@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     char **args = g_new0(char *, (gsize)argc + 1);
     for (int i = 0; i < argc; i++)
         args[i] = g_strdup(argv[i]);
-    ddm_cli_options_bare_optional(args);
+    ddm_cli_options_bare_optional(args, &cli.bare_hint);
     if (!g_option_context_parse_strv(cli.ctx, &args, &error)) {
         cli.json = json_early;
         status = ddm_cli_usage_error("%s", error->message);
@@ -122,6 +122,7 @@ int main(int argc, char **argv)
         if (cli.out_dir != NULL) {
             char *abs = ddm_cli_absolute(cli.out_dir);
             g_free(cli.out_dir);
+    g_free(cli.bare_hint);
             cli.out_dir = abs;
         }
         status = run(&cli, args);
@@ -142,5 +143,6 @@ int main(int argc, char **argv)
     g_free(cli.check_plugin);
     g_free(cli.vm);
     g_free(cli.out_dir);
+    g_free(cli.bare_hint);
     return status;
 }

@@ -226,8 +226,10 @@ static gboolean on_server_option(const char *name, const char *value, gpointer d
 
 /* --------------------------------------------------------------- parser */
 
-void ddm_cli_options_bare_optional(char **args)
+void ddm_cli_options_bare_optional(char **args, char **hint)
 {
+    if (hint != NULL)
+        *hint = NULL;
     /* GOption gives an optional-argument option the next word when it does
      * not start with '-': `ddmon --http server` would read "server" as the
      * address. A bare --NAME is written --NAME= first, which
@@ -238,6 +240,9 @@ void ddm_cli_options_bare_optional(char **args)
         const ServerOption *o = server_option(args[i]);
         if (o == NULL || !(o->arg_flags & G_OPTION_FLAG_OPTIONAL_ARG))
             continue;
+        /* `--http 99999`: the word is the command, and a likely typo. */
+        if (hint != NULL && *hint == NULL && args[i + 1] != NULL && args[i + 1][0] != '-')
+            *hint = g_strconcat(args[i], "=", args[i + 1], NULL);
         char *bare = g_strconcat(args[i], "=", NULL);
         g_free(args[i]);
         args[i] = bare;

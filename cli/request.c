@@ -25,8 +25,10 @@ DdmClient *ddm_cli_client(DdmCli *cli, int *status)
     g_autofree char *path = ddm_cli_socket_path(cli);
     g_autoptr(GError) error = NULL;
     g_ptr_array_add(cli->server_args, NULL);
+    gboolean started = FALSE;
     DdmClient *c = ddm_client_connect_or_start(path, (char **)cli->server_args->pdata,
-                                               !cli->no_autostart, &error);
+                                               !cli->no_autostart, &started, &error);
+    cli->started_server |= started;
     g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
     if (c == NULL) {
         g_printerr("ddmon: %s\n", error->message);

@@ -859,9 +859,12 @@ static void op_command(Client *c, const DdmCtlRequest *req)
                                            req->out_dir, command_done, command_progress, pc)) {
         c->cmd = NULL;
         g_free(pc);
-        ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,
-                                              "unknown command '%s' (try 'ddmon help')",
-                                              req->argv[0]));
+        /* "unknown_command": the client stops a server it started for
+         * this command only (cli/cmd-plugin.c). */
+        JsonNode *e = ddm_ctl_error_new(DDM_EXIT_USAGE, "unknown command '%s' (try 'ddmon help')",
+                                        req->argv[0]);
+        json_object_set_string_member(json_node_get_object(e), "unknown_command", req->argv[0]);
+        ddm_control_send(c, e);
     }
 }
 
@@ -928,6 +931,25 @@ static void op_select(Client *c, const DdmCtlRequest *req)
                                               "the debugger relay is not running; "
                                               "nothing to select"));
         return;
+    }
+    if (req->spec != NULL && req->spec[0] != '\0') {
+        /* A name that several VMs of one app share follows that app (the
+         * newest VM); one that names different apps ("mail": com.a.mail,
+         * com.b.mail) is refused, as by every other command. */
+        DdmMonitor *mon = ddm_daemon_monitor(c->ctl->daemon);
+        g_autoptr(GPtrArray) m = ddm_monitor_resolve_vm_all(mon, req->spec);
+        gboolean apart = FALSE;
+        for (guint i = 1; i < m->len && !apart; i++) {
+            DdmVm *a = g_ptr_array_index(m, 0), *o = g_ptr_array_index(m, i);
+            apart = g_strcmp0(a->info.app_name ? a->info.app_name : a->info.package_name,
+                              o->info.app_name ? o->info.app_name : o->info.package_name) != 0;
+        }
+        if (apart) {
+            g_autofree char *why = NULL;
+            (void)ddm_monitor_resolve_vm_or_error(mon, req->spec, &why);
+            ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_NOT_FOUND, "%s", why));
+            return;
+        }
     }
     if (req->spec != NULL) {
         ddm_relay_select(relay, req->spec[0] != '\0' ? req->spec : NULL);

@@ -623,6 +623,12 @@ DdmVm *ddm_monitor_resolve_vm_or_error(DdmMonitor *mon, const char *spec, char *
     return NULL;
 }
 
+GPtrArray *ddm_monitor_resolve_vm_all(DdmMonitor *mon, const char *spec)
+{
+    g_return_val_if_fail(mon != NULL, NULL);
+    return resolve_matches(mon, spec);
+}
+
 DdmVm *ddm_monitor_resolve_vm_newest(DdmMonitor *mon, const char *spec, guint *n_matches)
 {
     DdmVm *found = NULL;

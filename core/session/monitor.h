@@ -203,6 +203,9 @@ DdmVm *ddm_monitor_resolve_vm(DdmMonitor *mon, const char *spec);
  *  key". The core's requests and the plugins' (ddm_host.find_vm,
  *  cmd_find_vm) resolve VMs through it. */
 DdmVm *ddm_monitor_resolve_vm_or_error(DdmMonitor *mon, const char *spec, char **error);
+/** Every VM @spec names as ddm_monitor_resolve_vm reads it, by key.
+ *  (transfer container) */
+GPtrArray *ddm_monitor_resolve_vm_all(DdmMonitor *mon, const char *spec);
 /** Like ddm_monitor_resolve_vm, but when several VMs match (an app name on
  *  two devices, say) returns the one connected last; *@n_matches (may be
  *  NULL) says how many matched. */

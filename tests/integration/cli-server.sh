@@ -4,7 +4,7 @@
 # the socket directory checks, one server per socket, a stale socket, bad
 # and oversized requests on the wire, watch --json, SIGTERM cleanup.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 18
+t_plan 19
 
 # Scan a port range where nothing listens, so no VM shows up.
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -24,6 +24,9 @@ mkdir -m 755 "$T_TMP/open"
 "$DDMON" --socket "$T_TMP/open/ddmon.sock" --no-autostart vms >/dev/null 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 4 ] && grep -q "accessible to others" "$T_TMP/err" && t_ok "client refuses an open socket directory" \
     || t_fail "client refuses an open socket directory" "rc=$rc $(cat "$T_TMP/err")"
+"$DDMON" --socket "$T_TMP/open/ddmon.sock" kill-server >/dev/null 2>"$T_TMP/err"; rc=$?
+[ $rc -eq 4 ] && grep -q "accessible to others" "$T_TMP/err" && t_ok "kill-server there: exit 4 too (no server reached)" \
+    || t_fail "kill-server there: exit 4 too (no server reached)" "rc=$rc $(cat "$T_TMP/err")"
 "$DDMON" --socket "$T_TMP/open/ddmon.sock" "${scan[@]}" server --foreground >/dev/null 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "accessible to others" "$T_TMP/err" && [ ! -e "$T_TMP/open/ddmon.sock" ] \
     && t_ok "server refuses an open socket directory" || t_fail "server refuses an open socket directory" "rc=$rc $(cat "$T_TMP/err")"

@@ -5,9 +5,11 @@
 # them and the `ddmon server --replace` command that applies them, then goes
 # on; the same options say nothing; `server --replace` stops the running
 # server and starts one with the new options (`version --json` shows them),
-# and without a server just starts one.
+# and without a server just starts one. start-server does the same (its
+# options compared with the running server's, --replace honoured). A
+# server started for a command it does not know is stopped again.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 9
+t_plan 15
 
 # options_of FILE: the running server's options from `ddmon version --json`.
 server_field() {
@@ -75,5 +77,37 @@ t_ddmon version >"$T_TMP/version.txt" 2>&1
 grep -q "^server: ddmon .*--scan-interval=600" "$T_TMP/version.txt" \
     && t_ok "version shows the running server's options" \
     || t_fail "version shows the running server's options" "$(cat "$T_TMP/version.txt")"
+t_ddmon --scan=none --scan-interval 700 start-server >/dev/null 2>"$T_TMP/start.err"; rc=$?
+[ $rc = 0 ] && [ "$(wc -l <"$T_TMP/start.err")" = 1 ] && grep -q -- "ignores --scan-interval" "$T_TMP/start.err" \
+    && t_ok "start-server with other options while one runs: the same one-line hint" \
+    || t_fail "start-server with other options while one runs: the same one-line hint" "rc=$rc" "$(cat "$T_TMP/start.err")"
+t_ddmon --scan=none --scan-interval 800 start-server --replace >/dev/null 2>"$T_TMP/start2.err"; rc=$?
+t_ddmon version --json >"$T_TMP/version3.json" 2>/dev/null
+opts=$(server_field "$T_TMP/version3.json" options)
+[ $rc = 0 ] && case " $opts " in *" --scan-interval=800 "*) true ;; *) false ;; esac \
+    && t_ok "start-server --replace replaces the running server" \
+    || t_fail "start-server --replace replaces the running server" "rc=$rc" "$(cat "$T_TMP/start2.err" "$T_TMP/version3.json")"
+! grep -q "not running" "$T_TMP/start2.err" && grep -q "server stopped; starting one" "$T_TMP/start2.err" \
+    && t_ok "... saying it stopped the running one (not 'not running')" \
+    || t_fail "... saying it stopped the running one (not 'not running')" "$(cat "$T_TMP/start2.err")"
+t_ddmon kill-server >/dev/null 2>&1
+
+# A typo starts no server that stays (it would connect to every VM).
+t_ddmon --scan=none nosuchcmd >/dev/null 2>"$T_TMP/typo.err"; rc=$?
+t_ddmon --no-autostart vms >/dev/null 2>&1; rc2=$?
+[ $rc = 2 ] && grep -q "unknown command 'nosuchcmd'" "$T_TMP/typo.err" && [ $rc2 = 4 ] \
+    && t_ok "an unknown command: exit 2, and the server started for it is stopped again" \
+    || t_fail "an unknown command: exit 2, and the server started for it is stopped again" "rc=$rc, vms after: $rc2" "$(cat "$T_TMP/typo.err")"
+port=$(t_free_port)
+t_ddmon --scan=none --http "$port" vms --json >"$T_TMP/http.json" 2>"$T_TMP/http.err"; rc=$?
+t_ddmon --no-autostart vms >/dev/null 2>&1; rc2=$?
+[ $rc = 2 ] && grep -q "did you mean --http=$port" "$T_TMP/http.err" && grep -q "did you mean" "$T_TMP/http.json" \
+    && [ $rc2 = 4 ] \
+    && t_ok "--http PORT CMD: 'did you mean --http=PORT', and no server stays" \
+    || t_fail "--http PORT CMD: 'did you mean --http=PORT', and no server stays" "rc=$rc, vms after: $rc2" "$(cat "$T_TMP/http.err" "$T_TMP/http.json")"
+t_start_server --scan=none || t_fail "server started again"
+t_ddmon --scan=none nosuchcmd >/dev/null 2>&1
+t_ddmon --no-autostart vms >/dev/null 2>&1 && t_ok "a server that ran before stays after an unknown command" \
+    || t_fail "a server that ran before stays after an unknown command"
 t_ddmon kill-server >/dev/null 2>&1
 exit 0

@@ -921,7 +921,7 @@ static void test_server_control_busy(void **state)
     char *no_args[] = {NULL};
     gint stop = 0;
     GThread *loop = g_thread_new("server", serve_until, &stop);
-    c = ddm_client_connect_or_start(f->sock, no_args, TRUE, &error);
+    c = ddm_client_connect_or_start(f->sock, no_args, TRUE, NULL, &error);
     g_atomic_int_set(&stop, 1);
     g_main_context_wakeup(NULL);
     g_thread_join(loop);
