@@ -1210,8 +1210,15 @@ static ddm_vm *host_cmd_find_vm(ddm_cmd *cmd, const char *spec)
         vm = ddm_monitor_resolve_vm_or_error(mon, spec, &error);
     else
         error = g_strdup_printf("no VM matches '%s' (try 'ddmon vms')", spec);
-    if (!vm)
+    if (!vm) {
         ddm_registry_cmd_finish(cmd, DDM_CMD_NOT_FOUND, error);
+        return NULL;
+    }
+    /* The result view names the VM when the command was for one VM. */
+    if (cmd->vm_key == NULL)
+        cmd->vm_key = g_strdup(vm->info.key);
+    else if (g_strcmp0(cmd->vm_key, vm->info.key) != 0)
+        cmd->vm_several = TRUE;
     return vm;
 }
 

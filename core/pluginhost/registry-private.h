@@ -76,6 +76,8 @@ struct ddm_cmd {
     DdmCommandDoneFn done;
     gpointer done_ud;
     ddm_view *result;        /* detached view, owned; NULL until cmd_result */
+    char *vm_key;            /* the VM cmd_find_vm resolved, owned; NULL when none */
+    gboolean vm_several;     /* cmd_find_vm resolved more than one VM: no one VM */
     char *cwd;               /* the client's working directory, or NULL; owned */
     char *out_dir;           /* the client's --out-dir, or NULL; owned */
     DdmCommandProgressFn progress; /* the client's, or NULL */

@@ -243,11 +243,14 @@ void ddm_registry_cmd_finish(ddm_cmd *cmd, ddm_cmd_status status, const char *me
     g_hash_table_remove(cmd->reg->cmds, GUINT_TO_POINTER(cmd->serial));
     if (status > DDM_CMD_NOT_FOUND)
         status = DDM_CMD_FAILED;
+    if (cmd->result && cmd->vm_key && !cmd->vm_several)
+        ddm_view_set_detached_vm(cmd->result, cmd->vm_key);
     cmd->done(status, message, cmd->result, cmd->done_ud);
     if (cmd->result)
         ddm_view_free_detached(cmd->result);
     g_free(cmd->name);
     g_free(cmd->cwd);
     g_free(cmd->out_dir);
+    g_free(cmd->vm_key);
     g_free(cmd);
 }

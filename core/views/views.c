@@ -335,6 +335,16 @@ ddm_view *ddm_view_new_detached_vm(const char *owner, const char *vm_key, const 
     return view_alloc(owner, vm_key, name, kind, title);
 }
 
+void ddm_view_set_detached_vm(ddm_view *view, const char *vm_key)
+{
+    g_return_if_fail(ddm_view_is_valid(view));
+    g_return_if_fail(view->store == NULL);
+    if (vm_key && !valid_ident(vm_key))
+        return;
+    g_clear_pointer(&view->vm_key, g_ref_string_release);
+    view->vm_key = vm_key ? g_ref_string_new_intern(vm_key) : NULL;
+}
+
 void ddm_view_free_detached(ddm_view *view)
 {
     if (!view)

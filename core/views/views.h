@@ -46,6 +46,9 @@ void ddm_view_free_detached(ddm_view *view);
  *  the core's "headline" records of `ddmon --json vms`). */
 ddm_view *ddm_view_new_detached_vm(const char *owner, const char *vm_key, const char *name,
                                    ddm_view_kind kind, const char *title);
+/** Name @vm_key as a detached view's VM (a command's result for one VM);
+ *  NULL makes it global again. */
+void ddm_view_set_detached_vm(ddm_view *view, const char *vm_key);
 /** Unpublish and free (listeners see REMOVED first). */
 void ddm_views_destroy(DdmViews *store, ddm_view *view);
 void ddm_views_destroy_vm(DdmViews *store, const char *vm_key);

@@ -22,7 +22,8 @@
 
 static const ddm_column k_stack_columns[] = {
     {"thread", DDM_VAL_INT, NULL}, {"frame", DDM_VAL_INT, NULL}, {"class", DDM_VAL_STR, NULL},
-    {"method", DDM_VAL_STR, NULL}, {"file", DDM_VAL_STR, NULL},  {"line", DDM_VAL_STR, NULL},
+    {"method", DDM_VAL_STR, NULL}, {"file", DDM_VAL_STR, NULL},  {"line", DDM_VAL_INT, NULL},
+    {"native", DDM_VAL_BOOL, NULL},
 };
 
 typedef struct frame_names {
@@ -189,19 +190,17 @@ static void publish(stack_job *j)
         h->view_begin(v);
         for (size_t i = 0; i < j->n_frames; i++) {
             const frame_names *n = &j->names[i];
-            char line[16];
             h->view_row(v);
             h->view_int(v, (int64_t)j->thread);
             h->view_int(v, (int64_t)i);
             h->view_str(v, n->class_name);
             h->view_str(v, n->method);
             h->view_str(v, n->file);
-            if (n->line >= 0) {
-                snprintf(line, sizeof line, "%d", (int)n->line);
-                h->view_str(v, line);
-            } else {
-                h->view_str(v, j->frames[i].index == (uint64_t)-1 ? "native" : "unknown");
-            }
+            if (n->line >= 0)
+                h->view_int(v, n->line);
+            else
+                h->view_str(v, NULL); /* unknown or native: null, native says which */
+            h->view_bool(v, j->frames[i].index == (uint64_t)-1);
         }
         h->view_commit(v);
     }
@@ -394,7 +393,11 @@ static int stack_cmd(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
         h->cmd_finish(cmd, DDM_CMD_USAGE, "usage: jvm-stack VM THREAD --suspend");
         return 0;
     }
-    vm = h->find_vm(pl->self, vmspec);
+    /* cmd_find_vm: the core's message when none or several match, and
+     * the result view names the VM. */
+    vm = DDM_HOST_HAS(h, cmd_find_vm) ? h->cmd_find_vm(cmd, vmspec) : h->find_vm(pl->self, vmspec);
+    if (!vm && DDM_HOST_HAS(h, cmd_find_vm))
+        return 0; /* finished by cmd_find_vm */
     if (!vm || h->vm_info(vm)->ddm) {
         h->cmd_finish(cmd, DDM_CMD_NOT_FOUND,
                       vm ? "that VM speaks DDM: use 'ddmon stack'" : "no plain JVM matches (try 'ddmon vms')");

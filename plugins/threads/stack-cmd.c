@@ -2,7 +2,8 @@
  *
  * threads: `ddmon stack PID THREAD_ID` sends STKL (u4 thread id) and
  * answers with the frames as a table (thread, frame, class, method, file,
- * line: "native", "unknown" or the number); the same table is published
+ * line: the number, null when unknown; native: a native method's frame);
+ * the same table is published
  * as the VM's "stack" view (the last stack asked for). A FAIL reply
  * finishes the command as FAILED with the VM's message.
  * Ownership: stack_call (the request's ud) is freed by the reply callback,
@@ -21,7 +22,8 @@
 
 static const ddm_column k_stack_columns[] = {
     {"thread", DDM_VAL_INT, NULL}, {"frame", DDM_VAL_INT, NULL}, {"class", DDM_VAL_STR, NULL},
-    {"method", DDM_VAL_STR, NULL}, {"file", DDM_VAL_STR, NULL},  {"line", DDM_VAL_STR, NULL},
+    {"method", DDM_VAL_STR, NULL}, {"file", DDM_VAL_STR, NULL},  {"line", DDM_VAL_INT, NULL},
+    {"native", DDM_VAL_BOOL, NULL},
 };
 #define N_STACK_COLUMNS (sizeof k_stack_columns / sizeof k_stack_columns[0])
 
@@ -35,7 +37,6 @@ typedef struct stack_call {
 static void fill_stack(const ddm_host *h, ddm_view *v, const stkl_trace *t)
 {
     uint32_t i;
-    char buf[16];
     h->view_begin(v);
     for (i = 0; i < t->n; i++) {
         const stkl_frame *f = &t->frames[i];
@@ -45,7 +46,11 @@ static void fill_stack(const ddm_host *h, ddm_view *v, const stkl_trace *t)
         h->view_str(v, f->class_name);
         h->view_str(v, f->method);
         h->view_str(v, f->file);
-        h->view_str(v, threads_line_text(f->line, buf));
+        if (f->line >= 0)
+            h->view_int(v, f->line);
+        else
+            h->view_str(v, NULL); /* -1 unknown, -2 native: null, native says which */
+        h->view_bool(v, f->line == -2);
     }
     h->view_commit(v);
 }

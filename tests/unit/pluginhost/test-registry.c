@@ -97,6 +97,7 @@ static struct {
     guint ud_frees, data_frees, timer_fires, done_calls;
     ddm_cmd_status done_status;
     char *done_message;
+    char *done_result_vm; /* the result view's "vm", NULL when null or no result */
     gboolean done_had_result;
     GString *order;
     uint32_t last_type;
@@ -639,6 +640,64 @@ static void done_fn(ddm_cmd_status status, const char *message, ddm_view *result
     g_free(T.done_message);
     T.done_message = g_strdup(message);
     T.done_had_result = result != NULL;
+    g_clear_pointer(&T.done_result_vm, g_free);
+    if (result != NULL) {
+        g_autoptr(JsonNode) j = ddm_view_to_json(result, FALSE);
+        JsonObject *o = json_node_get_object(j);
+        if (json_object_has_member(o, "vm") && !json_object_get_null_member(o, "vm"))
+            T.done_result_vm = g_strdup(json_object_get_string_member(o, "vm"));
+    }
+}
+
+/* "forvm VM...": resolves each VM with cmd_find_vm, then answers a record. */
+static int cmd_forvm_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
+                        void *ud)
+{
+    for (int i = 1; i < argc; i++)
+        if (T.host->cmd_find_vm(cmd, argv[i]) == NULL)
+            return 0; /* finished by cmd_find_vm */
+    ddm_view *v = T.host->cmd_result(cmd, DDM_VIEW_RECORD, "result");
+    assert_int_equal(T.host->view_begin(v), 0);
+    assert_int_equal(T.host->view_field_int(v, "vms", argc - 1), 0);
+    assert_int_equal(T.host->view_commit(v), 0);
+    T.host->cmd_finish(cmd, DDM_CMD_OK, "done");
+    return 0;
+}
+
+static int body_forvm(ddm_plugin *self, const ddm_host *host)
+{
+    assert_int_equal(host->register_command(self, "forvm", "forvm VM...", "resolves VMs",
+                                            cmd_forvm_fn, NULL, NULL),
+                     0);
+    return 0;
+}
+
+/* A command's result names the VM when the command resolved exactly one
+ * (doc/json.md: "vm" of a per-VM command's result); none or several: null. */
+static void test_registry_command_result_vm(void **state)
+{
+    Fixture *f = *state;
+    ddm_plugin *a = load_fake(f, "alpha", body_forvm, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    const char *one[] = {"forvm", "127.0.0.1:8002", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 2, one, done_fn, NULL));
+    assert_int_equal(T.done_status, DDM_CMD_OK);
+    assert_non_null(T.done_result_vm);
+    assert_string_equal(T.done_result_vm, "127.0.0.1:8002");
+    const char *same[] = {"forvm", "127.0.0.1:8001", "127.0.0.1:8001", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 3, same, done_fn, NULL));
+    assert_non_null(T.done_result_vm);
+    assert_string_equal(T.done_result_vm, "127.0.0.1:8001");
+    const char *two[] = {"forvm", "127.0.0.1:8001", "127.0.0.1:8002", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 3, two, done_fn, NULL));
+    assert_true(T.done_had_result);
+    assert_null(T.done_result_vm);
+    const char *none[] = {"forvm", NULL};
+    assert_true(ddm_registry_run_command(f->mon.registry, 1, none, done_fn, NULL));
+    assert_true(T.done_had_result);
+    assert_null(T.done_result_vm);
+    ddm_registry_unload(f->mon.registry, a);
+    g_clear_pointer(&T.done_result_vm, g_free);
 }
 
 static int cmd_sync_fn(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv,
@@ -2045,6 +2104,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_timers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_old_abi_sleep_noted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_commands, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_command_result_vm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_handler_error_logged, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_host_services, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_stream_ownership_conflicts, setup, teardown),

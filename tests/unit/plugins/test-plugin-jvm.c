@@ -522,7 +522,8 @@ static void test_stack_suspend(void **state)
     assert_string_equal(fake_view_cell_str(v, 0, "class"), "com.example.Main");
     assert_string_equal(fake_view_cell_str(v, 0, "method"), "run");
     assert_string_equal(fake_view_cell_str(v, 0, "file"), "Main.java");
-    assert_string_equal(fake_view_cell_str(v, 0, "line"), "42");
+    assert_int_equal(fake_view_cell_int(v, 0, "line"), 42); /* a number, not "42" */
+    assert_int_equal(fake_view_cell_int(v, 0, "native"), 0);
     assert_int_equal(n_jdwp(f, 11, 2), 1);
     assert_int_equal(n_jdwp(f, 11, 3), 1);
     assert_int_equal(fake_host_n_jdwp_pending(f->fh, f->vm), 0);
