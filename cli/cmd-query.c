@@ -166,14 +166,16 @@ int ddm_cli_cmd_view(DdmCli *cli, char **args)
         if (n == 1 && cli->vm != NULL) {
             root = ddm_jq_view(json_array_get_element(a, 0), TRUE);
         } else {
-            /* Grouped as the snapshot's, with the VM list's rows beside. */
+            /* Grouped as the snapshot's, with the VM list's rows and the
+             * headline figures beside; only the VMs that have the view. */
             g_autoptr(JsonNode) vms = fetch_quietly(cli, DDM_CTL_OP_VMS, NULL);
+            g_autoptr(JsonNode) heads = fetch_quietly(cli, DDM_CTL_OP_VIEW, DDM_HEADLINE_VIEW);
             g_autoptr(GPtrArray) list = g_ptr_array_new();
             for (guint i = 0; i < n; i++)
                 g_ptr_array_add(list, json_array_get_element(a, i));
             JsonObject *o = json_object_new();
             json_object_set_int_member(o, "schema", DDM_JSON_SCHEMA);
-            ddm_jq_group_views(o, answer_member(vms, "view"), list);
+            ddm_jq_group_views_named(o, answer_member(vms, "view"), list, answer_member(heads, "views"));
             root = json_node_init_object(json_node_alloc(), o);
             json_object_unref(o);
         }

@@ -113,20 +113,33 @@ static JsonObject *views_object(JsonObject *vm)
     return json_node_get_object(n);
 }
 
-void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views)
+/* ddm_jq_group_views(), with figures also from @headlines and, when
+ * @only_with_views, no object for a VM none of @views belongs to. */
+static void group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views, JsonNode *headlines,
+                        gboolean only_with_views)
 {
     JsonObject *vms_obj = json_object_new();
     JsonObject *global = json_object_new();
     g_autoptr(GHashTable) figures = figures_new();
     for (guint i = 0; views != NULL && i < views->len; i++)
         note_headline(figures, g_ptr_array_index(views, i));
+    JsonArray *ha = headlines != NULL && JSON_NODE_HOLDS_ARRAY(headlines) ? json_node_get_array(headlines) : NULL;
+    for (guint i = 0; ha != NULL && i < json_array_get_length(ha); i++)
+        note_headline(figures, json_array_get_element(ha, i));
+    g_autoptr(GHashTable) with_views = g_hash_table_new(g_str_hash, g_str_equal);
+    for (guint i = 0; only_with_views && views != NULL && i < views->len; i++) {
+        const char *key = ddm_json_get_string(ddm_json_node_object(g_ptr_array_index(views, i)), "vm");
+        if (key != NULL)
+            g_hash_table_add(with_views, (gpointer)key);
+    }
     if (vms_list != NULL) {
         g_autoptr(JsonNode) list = ddm_jq_view(vms_list, FALSE);
         JsonArray *rows = ddm_json_get_array(ddm_json_node_object(list), "rows");
         for (guint i = 0; rows != NULL && i < json_array_get_length(rows); i++) {
             JsonObject *r = ddm_json_node_object(json_array_get_element(rows, i));
             const char *key = ddm_json_get_string(r, "key");
-            if (key == NULL || json_object_has_member(vms_obj, key))
+            if (key == NULL || json_object_has_member(vms_obj, key) ||
+                (only_with_views && !g_hash_table_contains(with_views, key)))
                 continue;
             JsonObject *o = json_object_new();
             copy_all(o, r, NULL);
@@ -152,6 +165,17 @@ void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views)
     }
     json_object_set_object_member(into, "vms", vms_obj);
     json_object_set_object_member(into, "global", global);
+}
+
+void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views)
+{
+    group_views(into, vms_list, views, NULL, FALSE);
+}
+
+void ddm_jq_group_views_named(JsonObject *into, JsonNode *vms_list, GPtrArray *views,
+                              JsonNode *headlines)
+{
+    group_views(into, vms_list, views, headlines, TRUE);
 }
 
 JsonNode *ddm_jq_views_list(JsonNode *resp)

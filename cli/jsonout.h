@@ -34,6 +34,12 @@ JsonNode *ddm_jq_vms(JsonNode *vms, JsonNode *headlines, gboolean schema);
  *  (retrying targets too) make the VM objects; a VM with views but no row
  *  gets "key" and nulls for "pid", "app" and "device". */
 void ddm_jq_group_views(JsonObject *into, JsonNode *vms_list, GPtrArray *views);
+/** `ddmon view NAME --json` without --vm: as ddm_jq_group_views, with the
+ *  figures of @headlines (as ddm_jq_vms's) beside each VM, and only the VMs
+ *  that have a view in @views (a plain JVM has no heap.summary: no VM
+ *  object without the view, so `.vms[].views[NAME]` is never null). */
+void ddm_jq_group_views_named(JsonObject *into, JsonNode *vms_list, GPtrArray *views,
+                              JsonNode *headlines);
 /** `ddmon views`: the server's answer {"views":[META],"vms":[{key,pid,app,
  *  state}]} as {"schema","vms":{KEY:{"pid","app","state","views":{NAME:META}}},
  *  "global":{NAME:META}}. (transfer full) */

@@ -12,7 +12,7 @@ static const ddm_column plugins_columns[] = {
     {"status", DDM_VAL_STR, NULL},
     {"reason", DDM_VAL_STR, NULL},
     {"file", DDM_VAL_STR, NULL},
-    {"chunks", DDM_VAL_STR, NULL},
+    {"chunks", DDM_VAL_STR, "list"}, /* "REAL,REAQ"; --json: ["REAL", "REAQ"] */
 };
 
 static char *owned_chunks(DdmRegistry *reg, ddm_plugin *p)

@@ -275,7 +275,9 @@ static void render_table(GString *out, JsonObject *o, guint max_width)
         const char *name = member_string(co, "name");
         const char *unit = member_string(co, "unit");
         char *upper = g_utf8_strup(name ? name : "?", -1);
-        char *raw = unit && *unit ? g_strdup_printf("%s (%s)", upper, unit) : g_strdup(upper);
+        /* "list" (a str column of comma-separated names) is no unit to show */
+        char *raw = unit && *unit && strcmp(unit, "list") != 0 ? g_strdup_printf("%s (%s)", upper, unit)
+                                                               : g_strdup(upper);
 
         cols[c].header = sanitize(raw);
         g_free(raw);

@@ -86,6 +86,32 @@ static void add_schema(JsonObject *o)
     json_object_set_int_member(o, "schema", DDM_JSON_SCHEMA);
 }
 
+/* A cell of a "list" column (a str column of comma-separated names, e.g.
+ * the plugins view's chunks "REAL,REAQ") as a JSON array of its names; a
+ * null or empty cell is the empty list. Other cells as they are. */
+static JsonNode *list_cell(JsonNode *cell)
+{
+    JsonArray *a = json_array_new();
+    if (cell != NULL && JSON_NODE_HOLDS_VALUE(cell) && json_node_get_value_type(cell) == G_TYPE_STRING) {
+        g_auto(GStrv) parts = g_strsplit(json_node_get_string(cell), ",", -1);
+        for (char **p = parts; *p != NULL; p++)
+            if (**p != '\0')
+                json_array_add_string_element(a, *p);
+    } else if (cell != NULL && !JSON_NODE_HOLDS_NULL(cell)) {
+        json_array_unref(a);
+        return json_node_copy(cell);
+    }
+    JsonNode *n = json_node_new(JSON_NODE_ARRAY);
+    json_node_take_array(n, a);
+    return n;
+}
+
+static gboolean is_list_column(JsonObject *c)
+{
+    return c != NULL && g_strcmp0(ddm_json_get_string(c, "type"), "str") == 0 &&
+           g_strcmp0(ddm_json_get_string(c, "unit"), "list") == 0;
+}
+
 static void convert_table(JsonObject *out, JsonObject *in)
 {
     JsonArray *cols = ddm_json_get_array(in, "columns");
@@ -99,6 +125,9 @@ static void convert_table(JsonObject *out, JsonObject *in)
         names[i] = nm != NULL ? nm : "";
     }
     char **keys = ddm_jq_keys(names, n);
+    gboolean *list = g_new0(gboolean, n + 1);
+    for (guint i = 0; i < n; i++)
+        list[i] = is_list_column(ddm_json_node_object(json_array_get_element(cols, i)));
     JsonObject *co = json_object_new();
     for (guint i = 0; i < n; i++) {
         JsonObject *c = ddm_json_node_object(json_array_get_element(cols, i));
@@ -122,7 +151,9 @@ static void convert_table(JsonObject *out, JsonObject *in)
         JsonObject *o = json_object_new();
         for (guint i = 0; i < n; i++) {
             JsonNode *cell = i < json_array_get_length(cells) ? json_array_get_element(cells, i) : NULL;
-            if (cell != NULL)
+            if (list[i])
+                json_object_set_member(o, keys[i], list_cell(cell));
+            else if (cell != NULL)
                 json_object_set_member(o, keys[i], json_node_copy(cell));
             else
                 json_object_set_null_member(o, keys[i]);
@@ -130,6 +161,7 @@ static void convert_table(JsonObject *out, JsonObject *in)
         json_array_add_object_element(ro, o);
     }
     json_object_set_array_member(out, "rows", ro);
+    g_free(list);
     g_strfreev(keys);
     g_free(names);
 }

@@ -270,6 +270,62 @@ static void test_group(void **state)
     assert_true(json_object_has_member(g, "vms"));
 }
 
+/* `ddmon view NAME --json` without --vm: only the VMs with that view
+ * (a plain JVM has no heap.summary), each with its row and its figures
+ * from the headline views fetched beside. */
+static void test_group_named(void **state)
+{
+    (void)state;
+    g_autoptr(JsonNode) vms = parse(vms_json);
+    g_autoptr(JsonNode) heads = parse(heads_json);
+    g_autoptr(JsonNode) threads = parse(
+        "{\"name\":\"threads\",\"vm\":\"emu:7\",\"owner\":\"threads\",\"title\":\"Threads\","
+        "\"kind\":\"table\",\"version\":1,\"columns\":[{\"name\":\"cpu\",\"type\":\"double\","
+        "\"unit\":\"%\"}],\"rows\":[[12.5]]}");
+    g_autoptr(GPtrArray) views = g_ptr_array_new();
+    g_ptr_array_add(views, threads);
+    JsonObject *root = json_object_new();
+    ddm_jq_group_views_named(root, vms, views, heads);
+    g_autoptr(JsonNode) doc = json_node_init_object(json_node_alloc(), root);
+    json_object_unref(root);
+    JsonObject *vmo = json_object_get_object_member(json_node_get_object(doc), "vms");
+    /* emu:8 is in the VM list but has no threads view: left out */
+    assert_int_equal(json_object_get_size(vmo), 1);
+    JsonObject *a = json_object_get_object_member(vmo, "emu:7");
+    assert_non_null(a);
+    assert_int_equal(json_object_get_int_member(a, "pid"), 7);
+    assert_true(json_object_get_double_member(a, "heap_used_percent") == 50.0);
+    JsonObject *av = json_object_get_object_member(a, "views");
+    assert_int_equal(json_object_get_size(av), 1); /* the headline is only figures here */
+    assert_true(json_object_has_member(av, "threads"));
+}
+
+/* A "list" column (str, comma-separated names) is an array in --json. */
+static void test_list_column(void **state)
+{
+    (void)state;
+    DdmViews *store = ddm_views_new();
+    ddm_view *v = ddm_views_create(store, "ddmon", NULL, "plugins", DDM_VIEW_TABLE, "Plugins");
+    static const ddm_column cols[] = {{"name", DDM_VAL_STR, NULL}, {"chunks", DDM_VAL_STR, "list"}};
+    assert_int_equal(ddm_view_set_columns(v, cols, G_N_ELEMENTS(cols)), 0);
+    ddm_view_begin(v);
+    ddm_view_row(v);
+    ddm_view_cell_str(v, "alloc");
+    ddm_view_cell_str(v, "REAL,REAQ");
+    ddm_view_row(v);
+    ddm_view_cell_str(v, "jvm");
+    ddm_view_cell_str(v, NULL);
+    assert_int_equal(ddm_view_commit(v), 0);
+    g_autoptr(JsonNode) in = ddm_view_to_json(v, FALSE);
+    g_autoptr(JsonNode) out = ddm_jq_view(in, FALSE);
+    JsonArray *rows = json_object_get_array_member(json_node_get_object(out), "rows");
+    g_autoptr(JsonNode) r0 = json_node_copy(json_array_get_element(rows, 0));
+    assert_json(r0, "{\"name\":\"alloc\",\"chunks\":[\"REAL\",\"REAQ\"]}");
+    g_autoptr(JsonNode) r1 = json_node_copy(json_array_get_element(rows, 1));
+    assert_json(r1, "{\"name\":\"jvm\",\"chunks\":[]}");
+    ddm_views_free(store);
+}
+
 static void test_views_list_event_answer(void **state)
 {
     (void)state;
@@ -442,6 +498,8 @@ int main(void)
         cmocka_unit_test(test_record_and_blob),
         cmocka_unit_test(test_vms_with_figures),
         cmocka_unit_test(test_group),
+        cmocka_unit_test(test_group_named),
+        cmocka_unit_test(test_list_column),
         cmocka_unit_test(test_views_list_event_answer),
         cmocka_unit_test(test_json_blob),
         cmocka_unit_test(test_stamp),
