@@ -78,6 +78,30 @@ int ddm_cli_cmd_version(DdmCli *cli, char **args)
     return DDM_EXIT_OK;
 }
 
+/* --json: the loader's list keyed by plugin name (doc/json.md: lists with
+ * natural names are objects), each record keeping its "name". A file a
+ * plugin of the same name shadows (or that was refused as a duplicate)
+ * comes later: it gets NAME_2, NAME_3, ... as columns do. Takes @list. */
+static JsonObject *plugins_by_name(JsonNode *list)
+{
+    JsonObject *by_name = json_object_new();
+    JsonArray *a = JSON_NODE_HOLDS_ARRAY(list) ? json_node_get_array(list) : NULL;
+    for (guint i = 0; a != NULL && i < json_array_get_length(a); i++) {
+        JsonObject *p = json_array_get_object_element(a, i);
+        const char *name = p != NULL ? ddm_json_get_string(p, "name") : NULL;
+        if (name == NULL)
+            continue;
+        g_autofree char *key = g_strdup(name);
+        for (guint k = 2; json_object_has_member(by_name, key); k++) {
+            g_free(key);
+            key = g_strdup_printf("%s_%u", name, k);
+        }
+        json_object_set_object_member(by_name, key, json_object_ref(p));
+    }
+    json_node_unref(list);
+    return by_name;
+}
+
 int ddm_cli_list_plugins(DdmCli *cli)
 {
     g_autoptr(GError) error = NULL;
@@ -86,7 +110,7 @@ int ddm_cli_list_plugins(DdmCli *cli)
     if (list != NULL) {
         if (cli->json) {
             JsonObject *o = json_object_new();
-            json_object_set_member(o, "plugins", list);
+            json_object_set_object_member(o, "plugins", plugins_by_name(list));
             g_auto(GStrv) path = ddm_loader_search_path(cli->config);
             JsonArray *dirs = json_array_new();
             for (char **d = path; d != NULL && *d != NULL; d++)
@@ -123,11 +147,17 @@ int ddm_cli_check_plugin(DdmCli *cli)
 {
     g_autoptr(GError) error = NULL;
     g_autoptr(GString) report = g_string_new(NULL);
-    gboolean ok = ddm_loader_check_file(cli->check_plugin, report, &error);
+    /* --json: the report's figures as members too (name, version, abi, ...) */
+    g_autoptr(JsonObject) members = json_object_new();
+    gboolean ok = ddm_loader_check_file_json(cli->check_plugin, report, members, &error);
     if (cli->json) {
         JsonObject *o = json_object_new();
         json_object_set_boolean_member(o, "ok", ok);
         json_object_set_string_member(o, "file", cli->check_plugin);
+        GList *names = json_object_get_members(members);
+        for (GList *l = names; l != NULL; l = l->next)
+            json_object_set_member(o, l->data, json_node_copy(json_object_get_member(members, l->data)));
+        g_list_free(names);
         if (!ok) {
             ddm_ctl_failure_set(o, DDM_EXIT_FAILED, error->message);
             ddm_cli_failure.object_printed = TRUE;

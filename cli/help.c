@@ -3,9 +3,9 @@
  * `ddmon help`: the usage text (the option parser's, whose description is
  * the command table's text, commands.c), then the commands plugins add:
  * the running server's, else those of the plugins this ddmon would load.
- * With --json only the plugins' commands, as {"commands":[...]}.
+ * With --json only the plugins' commands, as {"commands":{NAME:{...}}}.
  * `ddmon help CMD`: that command's usage and summary only (ddmon's own or
- * a plugin's; --json: the one-element list).
+ * a plugin's; --json: the one-member object).
  */
 #include <stdio.h>
 
@@ -31,6 +31,25 @@ static void add_command_json(JsonArray *arr, const char *name, const char *usage
     json_array_add_object_element(arr, o);
 }
 
+/* --json: {"commands": {NAME: {"name", "usage", "summary", "plugin"}}},
+ * keyed by name as every list with natural names (doc/json.md). */
+static void print_commands_json(JsonArray *cmds)
+{
+    JsonObject *by_name = json_object_new();
+    for (guint i = 0; i < json_array_get_length(cmds); i++) {
+        JsonObject *c = json_array_get_object_element(cmds, i);
+        const char *name = ddm_json_get_string(c, "name");
+        if (name != NULL && !json_object_has_member(by_name, name))
+            json_object_set_object_member(by_name, name, json_object_ref(c));
+    }
+    JsonObject *o = json_object_new();
+    json_object_set_object_member(o, "commands", by_name);
+    JsonNode *root = json_node_init_object(json_node_alloc(), o);
+    ddm_cli_print_json(root);
+    json_node_unref(root);
+    json_object_unref(o);
+}
+
 /* `ddmon help CMD`: @cmds (plugins' commands) owned by the caller. */
 static int help_one(DdmCli *cli, const char *name, JsonArray *cmds)
 {
@@ -52,12 +71,8 @@ static int help_one(DdmCli *cli, const char *name, JsonArray *cmds)
         return ddm_cli_usage_error("no command '%s'", name);
     }
     if (cli->json) {
-        JsonObject *o = json_object_new();
-        json_object_set_array_member(o, "commands", one);
-        JsonNode *root = json_node_init_object(json_node_alloc(), o);
-        ddm_cli_print_json(root);
-        json_node_unref(root);
-        json_object_unref(o);
+        print_commands_json(one);
+        json_array_unref(one);
         return DDM_EXIT_OK;
     }
     JsonObject *o = json_array_get_object_element(one, 0);
@@ -119,12 +134,8 @@ int ddm_cli_cmd_help(DdmCli *cli, char **args)
         return rc;
     }
     if (cli->json) {
-        JsonObject *o = json_object_new();
-        json_object_set_array_member(o, "commands", cmds);
-        JsonNode *root = json_node_init_object(json_node_alloc(), o);
-        ddm_cli_print_json(root);
-        json_node_unref(root);
-        json_object_unref(o);
+        print_commands_json(cmds);
+        json_array_unref(cmds);
         return DDM_EXIT_OK;
     }
     g_autofree char *help = g_option_context_get_help(cli->ctx, FALSE, NULL);

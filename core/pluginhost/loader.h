@@ -75,6 +75,12 @@ gboolean ddm_loader_load_file(DdmRegistry *reg, const char *path, ddm_plugin **o
  *  @report if not NULL. TRUE when the descriptor passes; FALSE + @error
  *  (the refusal, a DDM_LOADER_ERROR) otherwise. Exit status: 0 / 1. */
 gboolean ddm_loader_check_file(const char *path, GString *report, GError **error);
+/** ddm_loader_check_file(), also setting in @members (if not NULL) what
+ *  the report says as JSON: "name", "version", "license",
+ *  "summary" (strings, null when unread) and "abi" ("MAJOR.MINOR" the
+ *  file asks for, null when it has no descriptor). */
+gboolean ddm_loader_check_file_json(const char *path, GString *report, JsonObject *members,
+                                    GError **error);
 /** `ddmon --list-plugins`: load every plugin on @config's search path (as
  *  the server would, with --plugins / --disable-plugin / --chunks) into a
  *  throwaway registry, describe them, unload. *@out always receives the JSON

@@ -52,7 +52,21 @@ static void report_line(GString *report, const char *key, const char *value)
 
 /* No dlopen, no init: the descriptor is read from the file's bytes, so
  * what init would register is not known here (--list-plugins loads). */
+static void member_str_or_null(JsonObject *o, const char *name, const char *value)
+{
+    if (value != NULL && *value != '\0')
+        json_object_set_string_member(o, name, value);
+    else
+        json_object_set_null_member(o, name);
+}
+
 gboolean ddm_loader_check_file(const char *path, GString *report, GError **error)
+{
+    return ddm_loader_check_file_json(path, report, NULL, error);
+}
+
+gboolean ddm_loader_check_file_json(const char *path, GString *report, JsonObject *members,
+                                    GError **error)
 {
     g_return_val_if_fail(path != NULL, FALSE);
     g_autofree char *abs = ddm_loader_absolute_path(path);
@@ -69,6 +83,16 @@ gboolean ddm_loader_check_file(const char *path, GString *report, GError **error
         g_autofree char *abi = g_strdup_printf("%u.%u (core %u.%u)", d.abi_major, d.abi_minor,
                                                DDM_CORE_ABI_MAJOR, DDM_CORE_ABI_MINOR);
         report_line(report, "ABI:", abi);
+    }
+    if (members) {
+        member_str_or_null(members, "name", d.name);
+        member_str_or_null(members, "version", d.version);
+        member_str_or_null(members, "license", d.license);
+        member_str_or_null(members, "summary", d.summary);
+        g_autofree char *abi = d.magic == DDM_PLUGIN_MAGIC
+                                   ? g_strdup_printf("%u.%u", d.abi_major, d.abi_minor)
+                                   : NULL;
+        member_str_or_null(members, "abi", abi);
     }
     if (ok) {
         report_line(report, "result:",

@@ -7,7 +7,7 @@
 # match), while the report still gives name, version and ABI read from the
 # file. --list-plugins loads plugins, and says so by running both.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 10
+t_plan 11
 unset DDMON_PLUGIN_PATH
 
 src="$DDM_TEST_PLUGIN_DIR/ctor-marker.so"
@@ -38,6 +38,13 @@ t_check "... reports its name, version and ABI from the file" \
 t_check "... and says it is OK" has good out "result:   OK"
 t_check "... without running its constructor" no_marker "$DDM_TEST_CTOR_MARKER"
 t_check "... or its init" no_marker "$DDM_TEST_INIT_MARKER"
+
+run goodjson --json --check-plugin "$dir/ctor-marker.so"
+t_check "--json gives name, version and ABI as members, not only in the report" \
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d.get("name") == "ctor-marker" and d.get("version") == "2.5" and str(d.get("abi", "")).startswith("1.") and d.get("ok") is True
+sys.exit(0 if ok else "# got: %r" % d)' "$T_TMP/goodjson.out"
 
 run refused --check-plugin "$dir/renamed.so"
 t_check "--check-plugin refuses it under another name" rc_is refused 1

@@ -59,7 +59,7 @@ run help help
 check_man() {
     python3 - "$T_TMP/list.out" "$T_TMP/help.out" "$MAN" "$1" <<'EOF'
 import json, re, sys
-plugins = json.load(open(sys.argv[1]))["plugins"]
+plugins = list(json.load(open(sys.argv[1]))["plugins"].values())  # keyed by name
 man = open(sys.argv[3]).read()
 def section(name):
     m = re.search(r"^\.SH " + name + r"\n(.*?)^\.SH ", man, re.S | re.M)
