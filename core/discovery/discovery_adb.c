@@ -663,7 +663,7 @@ static void adb_start(DdmDiscovery *d)
             {"debuggable", DDM_VAL_INT, NULL},   /* debuggable processes listed (offered as VMs) */
             {"profileable", DDM_VAL_INT, NULL},  /* profileable processes listed; -1 = not known (track-jdwp) */
         };
-        ad->view = ddm_views_create(d->views, "core", NULL, "devices", DDM_VIEW_TABLE,
+        ad->view = ddm_views_create(d->views, "ddmon", NULL, "devices", DDM_VIEW_TABLE,
                                     "Android devices (adb)");
         if (ad->view)
             ddm_view_set_columns(ad->view, cols, G_N_ELEMENTS(cols));
@@ -678,7 +678,7 @@ static void adb_start(DdmDiscovery *d)
             {"architecture", DDM_VAL_STR, NULL},
             {"process", DDM_VAL_STR, NULL},
         };
-        ad->apps_view = ddm_views_create(d->views, "core", NULL, "device-processes", DDM_VIEW_TABLE,
+        ad->apps_view = ddm_views_create(d->views, "ddmon", NULL, "device-processes", DDM_VIEW_TABLE,
                                          "Processes listed by track-app on Android devices (adb)");
         if (ad->apps_view)
             ddm_view_set_columns(ad->apps_view, cols, G_N_ELEMENTS(cols));

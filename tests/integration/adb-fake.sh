@@ -65,11 +65,16 @@ else
     t_fail "adb VM has a relay port" "no debug port listed" "$(cat "$T_TMP/vms.json")"
 fi
 
-# 6: ddmon view devices lists the device as "device".
-if t_wait 5 adb_device_state_is "$S" device; then
-    t_ok "view devices lists $S in state device"
+# 6: ddmon view devices lists the device as "device"; the view is ddmon's
+# own (owner "ddmon", doc/json.md), as the other core views.
+devices_owner_is_ddmon() {
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["global"]["devices"]["owner"] != "ddmon")' \
+        "$T_TMP/devices.json"
+}
+if t_wait 5 adb_device_state_is "$S" device && devices_owner_is_ddmon; then
+    t_ok "view devices lists $S in state device, owner ddmon"
 else
-    t_fail "view devices lists $S in state device" "$(cat "$T_TMP/devices.json" "$T_TMP/devices.err")"
+    t_fail "view devices lists $S in state device, owner ddmon" "$(cat "$T_TMP/devices.json" "$T_TMP/devices.err")"
 fi
 
 # 7: states ddmon does not know are shown as they are; such a device offers no VMs.
