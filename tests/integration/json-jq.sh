@@ -5,13 +5,16 @@
 # snapshot groups views per VM with pid, app and device beside them, the
 # headline figures are numbers; and the jq one-liners of doc/json.md answer
 # what they promise (checked with python3's json; run as written when jq
-# is installed).
+# is installed), with a plain JVM beside the DDM VMs (it has no heap views:
+# `view heap.summary` leaves it out). The shapes: plugins and commands keyed
+# by name, chunks as arrays, a per-VM command's result names its VM, a
+# stack's line is an integer.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 14
+t_plan 18
 
-base=$(t_free_ports 3) || t_skip_all "no free ports"
+base=$(t_free_ports 4) || t_skip_all "no free ports"
 t_have_plugins heap threads vminfo || t_skip_all "the heap, threads and vminfo plugins were not built"
-t_start_simvm --vms 3 --base-port "$base" --port-file "$T_TMP/ports" --seed 12
+t_start_simvm --vms 3 --jvm-vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 12
 t_wait 10 test -s "$T_TMP/ports" && t_ok "simvm started" || t_fail "simvm started" "$(cat "$T_TMP/simvm.err")"
 range=$(t_simvm_ports "$T_TMP/ports")
 SCAN=(--scan=local --scan-ports "$range")
@@ -25,7 +28,7 @@ python3 - "$T_TMP/snap.json" "$T_TMP/ports" >"$T_TMP/snap.chk" 2>&1 <<'PY' \
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == 1 and d["settled"] is True, (d.get("schema"), d.get("settled"))
-sim = {int(l.split()[0]): l.split()[2] for l in open(sys.argv[2]) if l.strip()}
+sim = {int(l.split()[0]): l.split()[2] for l in open(sys.argv[2]) if l.strip() and l.split()[2] != "-"}
 assert isinstance(d["vms"], dict) and isinstance(d["global"], dict)
 assert "vms" in d["global"] and "plugins" in d["global"], sorted(d["global"])
 seen = {}
@@ -119,9 +122,30 @@ one = json.load(open(sys.argv[1]))
 assert one["schema"] == 1 and one["name"] == "threads" and one["vm"] == sys.argv[3], one
 assert all(isinstance(r, dict) for r in one["rows"])
 allv = json.load(open(sys.argv[2]))
-assert allv["schema"] == 1 and len(allv["vms"]) == 3, allv
+assert allv["schema"] == 1 and len([vm for vm in allv["vms"].values() if vm.get("ddm")]) == 3, allv
 for k, vm in allv["vms"].items():
-    assert vm["views"]["vminfo"]["fields"]["pid"] == vm["pid"], vm
+    assert "vminfo" in vm["views"], (k, vm)
+    if vm.get("ddm"):
+        assert vm["views"]["vminfo"]["fields"]["pid"] == vm["pid"], vm
+PY
+
+# A view no plain JVM has: only the VMs that have it, each with its figures
+# (the JVM used to come with "views": {} and no figures, and jq's
+# `.views["heap.summary"].rows[]` failed on it).
+t_ddmon --no-autostart view heap.summary --json >"$T_TMP/viewheap.json" 2>&1
+python3 - "$T_TMP/viewheap.json" "$T_TMP/vms.json" >"$T_TMP/viewheap.chk" 2>&1 <<'PY' \
+    && t_ok "view heap.summary without --vm: only the VMs that have it, with their figures" \
+    || t_fail "view heap.summary without --vm: only the VMs that have it, with their figures" "$(cat "$T_TMP/viewheap.chk")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[2]))["rows"]
+jvms = [r["key"] for r in rows if r.get("ddm") is False]
+assert jvms, "no plain JVM in the VM list: %r" % rows
+assert len(d["vms"]) == 3, sorted(d["vms"])
+for k, vm in d["vms"].items():
+    assert k not in jvms, (k, jvms)
+    assert isinstance(vm["views"]["heap.summary"]["rows"], list), vm
+    assert isinstance(vm.get("heap_used_percent"), float), (k, sorted(vm))
 PY
 
 t_ddmon --no-autostart views --json >"$T_TMP/views.json" 2>&1
@@ -137,9 +161,35 @@ p = json.load(open(sys.argv[2]))
 assert p["schema"] == 1 and p["kind"] == "table"
 assert {r["name"]: r["status"] for r in p["rows"]}.get("heap") == "loaded", p["rows"]
 PY
+python3 - "$T_TMP/plugins.json" >"$T_TMP/chunks.chk" 2>&1 <<'PY' \
+    && t_ok "plugins --json: chunks is a list of chunk types" \
+    || t_fail "plugins --json: chunks is a list of chunk types" "$(cat "$T_TMP/chunks.chk")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["columns"]["chunks"]["unit"] == "list", p["columns"]["chunks"]
+assert all(isinstance(r["chunks"], list) for r in p["rows"]), [r["chunks"] for r in p["rows"]]
+assert "HPIF" in {r["name"]: r["chunks"] for r in p["rows"]}["heap"], p["rows"]
+PY
+
+# help and --list-plugins: objects keyed by name, as every list with names.
+t_ddmon --no-autostart help --json >"$T_TMP/help.json" 2>"$T_TMP/help.err"
+t_ddmon --json --list-plugins >"$T_TMP/list.json" 2>"$T_TMP/list.err"
+python3 - "$T_TMP/help.json" "$T_TMP/list.json" >"$T_TMP/keyed.chk" 2>&1 <<'PY' \
+    && t_ok "help --json and --list-plugins --json: commands and plugins keyed by name" \
+    || t_fail "help --json and --list-plugins --json: commands and plugins keyed by name" "$(cat "$T_TMP/keyed.chk" "$T_TMP/help.err" "$T_TMP/list.err")"
+import json, sys
+h = json.load(open(sys.argv[1]))
+assert h["schema"] == 1 and isinstance(h["commands"], dict), h
+c = h["commands"]["heap-info"]
+assert c["name"] == "heap-info" and c["plugin"] == "heap" and c["usage"].startswith("heap-info"), c
+l = json.load(open(sys.argv[2]))
+assert l["schema"] == 1 and isinstance(l["plugins"], dict), l
+assert all(v["name"] == k for k, v in l["plugins"].items()), sorted(l["plugins"])
+assert l["plugins"]["heap"]["status"] == "loaded" and "HPIF" in l["plugins"]["heap"]["chunks"], l["plugins"]["heap"]
+PY
 
 t_ddmon --no-autostart heap-info "$key" --json >"$T_TMP/cmd.json" 2>"$T_TMP/cmd.err"
-python3 - "$T_TMP/cmd.json" >"$T_TMP/cmd.chk" 2>&1 <<'PY' \
+python3 - "$T_TMP/cmd.json" "$key" >"$T_TMP/cmd.chk" 2>&1 <<'PY' \
     && t_ok "a plugin command's answer: schema, ok, the result as a view document" \
     || t_fail "a plugin command's answer: schema, ok, the result as a view document" "$(cat "$T_TMP/cmd.chk" "$T_TMP/cmd.err")"
 import json, sys
@@ -148,6 +198,24 @@ assert d["schema"] == 1 and d["ok"] is True, d
 r = d["result"]
 assert r["kind"] in ("table", "record") and "schema" not in r, r
 assert isinstance(r.get("rows", r.get("fields")), (list, dict)), r
+assert r["vm"] == sys.argv[2], ("the result names its VM", r["vm"], sys.argv[2])
+PY
+
+# A stack: line is an integer (null when unknown), native a boolean.
+tid=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rows"][0]["id"])' "$T_TMP/view1.json")
+t_ddmon --no-autostart stack "$key" "$tid" --json >"$T_TMP/stack.json" 2>"$T_TMP/stack.err"
+python3 - "$T_TMP/stack.json" "$key" >"$T_TMP/stack.chk" 2>&1 <<'PY' \
+    && t_ok "stack --json: the result names its VM; line an integer or null, native a boolean" \
+    || t_fail "stack --json: the result names its VM; line an integer or null, native a boolean" "$(cat "$T_TMP/stack.chk" "$T_TMP/stack.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["result"]
+assert d["ok"] is True and r["vm"] == sys.argv[2], (d.get("ok"), r.get("vm"))
+assert r["columns"]["line"]["type"] == "int" and r["rows"], r["columns"]
+for f in r["rows"]:
+    assert f["line"] is None or (isinstance(f["line"], int) and not isinstance(f["line"], bool)), f
+    assert isinstance(f["native"], bool) and not (f["native"] and f["line"] is not None), f
+assert any(isinstance(f["line"], int) for f in r["rows"]), r["rows"]
 PY
 
 timeout 3 "$DDMON" --socket "$T_TMP/ddmon.sock" --plugin-dir "$PLUGINDIR" --no-adb-start \
@@ -177,6 +245,7 @@ python3 - "$T_TMP/snap2.json" >"$T_TMP/oneliners.py.out" 2>&1 <<'PY' \
 import json, sys
 d = json.load(open(sys.argv[1]))
 ports = {vm["app"]: vm["debug_port"] for vm in d["vms"].values() if vm.get("ddm")}
+assert any(vm.get("ddm") is False for vm in d["vms"].values()), "no plain JVM in the snapshot"
 assert len(ports) == 3 and all(isinstance(p, int) and p > 0 for p in ports.values()), ports
 heap = {vm["app"]: vm["heap_used_percent"] for vm in d["vms"].values() if "heap_used_percent" in vm}
 assert len(heap) == 3 and all(0 <= p <= 100 for p in heap.values()), heap
