@@ -789,8 +789,10 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
     if (c != NULL && !c->dead) {
         /* Success: {"ok":true,"status":0,"message":...,"result":...};
          * failure: one shape, {"ok":false,"status":N,"error":"..."}, the
-         * message once and no empty result. A VM that no name matched has
-         * the core's message already (ddm_host.cmd_find_vm). */
+         * message once and no empty result; a result the plugin made
+         * anyway (hprof of two VMs, one dump written) is kept. A VM that
+         * no name matched has the core's message already
+         * (ddm_host.cmd_find_vm). */
         JsonBuilder *b = json_builder_new();
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "ok");
@@ -800,6 +802,10 @@ static void command_done(ddm_cmd_status status, const char *message, ddm_view *r
         if (status != DDM_CMD_OK) {
             json_builder_set_member_name(b, "error");
             json_builder_add_string_value(b, message != NULL && *message ? message : "command failed");
+            if (result != NULL) {
+                json_builder_set_member_name(b, "result");
+                json_builder_add_value(b, view_json(result, pc->blobs));
+            }
         } else {
             json_builder_set_member_name(b, "message");
             if (message != NULL)

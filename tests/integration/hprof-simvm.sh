@@ -12,7 +12,7 @@
 # and says how many bytes arrived.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins hprof || t_skip_all "the hprof plugin was configured out"
-t_plan 18
+t_plan 20
 
 HPROF_CONV=${HPROF_CONV:-$(command -v hprof-conv || true)}
 [ -n "$HPROF_CONV" ] || [ ! -x /usr/lib/android-sdk/platform-tools/hprof-conv ] \
@@ -117,6 +117,24 @@ done
 [ $rc = 0 ] && [ $ok = 1 ] && [ -z "$(ls "$T_TMP/out" | grep part)" ] \
     && t_ok "--out-dir: two VMs dumped at once, each with its simulator's sha256" \
     || t_fail "--out-dir: two VMs dumped at once, each with its simulator's sha256" "$(cat "$T_TMP/multi.json")" "$(ls -la "$T_TMP/out")"
+
+# 7b: one of two fails: the answer keeps its result (the dump written)
+mkdir -p "$T_TMP/out2" "$T_TMP/out3"
+t_ddmon --no-autostart --out-dir "$T_TMP/out2" hprof hp.one hp.fail --json >"$T_TMP/half.json" 2>"$T_TMP/half.err"; rc=$?
+python3 - "$T_TMP/half.json" "$T_TMP/out2" >"$T_TMP/half.chk" 2>&1 <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+assert d["ok"] is False and "1 of 2 heap dumps written" in d["error"], d
+rows = d["result"]["rows"]
+paths = [r.get("path") for r in rows if isinstance(r, dict)] or [c for r in rows for c in (r if isinstance(r, list) else []) if isinstance(c, str) and c.endswith(".hprof")]
+assert any(p and os.path.exists(p) and p.startswith(sys.argv[2]) for p in paths), rows
+PY
+[ $rc = 1 ] && t_ok "--json: one of two dumps failing keeps the result (what was written)" \
+    || t_fail "--json: one of two dumps failing keeps the result (what was written)" "rc=$rc" "$(cat "$T_TMP/half.chk" "$T_TMP/half.json")"
+t_ddmon --no-autostart --out-dir "$T_TMP/out3" hprof hp.one hp.fail >"$T_TMP/half.out" 2>"$T_TMP/half.err"; rc=$?
+[ $rc = 1 ] && grep -q "$T_TMP/out3/hp.one" "$T_TMP/half.out" && grep -q "1 of 2 heap dumps written" "$T_TMP/half.err" \
+    && t_ok "text: the error, and the table lists the dump written" \
+    || t_fail "text: the error, and the table lists the dump written" "rc=$rc" "$(cat "$T_TMP/half.out" "$T_TMP/half.err")"
 
 # 8: progress on a terminal (bytes, rate, time), nothing of it with --json
 python3 - "$DDMON" "$T_TMP" "$PLUGINDIR" >"$T_TMP/tty.txt" 2>&1 <<'PY'
