@@ -483,11 +483,13 @@ static void draw_popup(TuiModel *m, gint64 now_us)
     mvwaddnstr(win, 0, 2, title, w - 4);
     /* the rows, as text: "#frame class.method (file:line)" for a stack, else cells */
     int cls = tui_table_column(t, "class"), meth = tui_table_column(t, "method"), file = tui_table_column(t, "file"),
-        ln = tui_table_column(t, "line");
+        ln = tui_table_column(t, "line"), native = tui_table_column(t, "native");
     for (guint r = m->popup_top; r < t->rows->len && (int)(r - m->popup_top) < h - 2; r++) {
         const TuiRow *row = g_ptr_array_index(t->rows, r);
         g_autofree char *text = NULL;
-        if (cls >= 0 && meth >= 0)
+        if (cls >= 0 && meth >= 0 && native >= 0 && g_strcmp0(row->cells[native], "yes") == 0)
+            text = g_strdup_printf("at %s.%s(Native Method)", row->cells[cls], row->cells[meth]);
+        else if (cls >= 0 && meth >= 0)
             text = g_strdup_printf("at %s.%s(%s:%s)", row->cells[cls], row->cells[meth],
                                    file >= 0 ? row->cells[file] : "?", ln >= 0 ? row->cells[ln] : "?");
         else
