@@ -132,6 +132,10 @@ int ddm_cli_list_plugins(DdmCli *cli)
             } else {
                 g_autofree char *text = ddm_registry_plugins_json_to_text(list);
                 fputs(text, stdout);
+                /* The search path, as ddmon(1) has it (and --json). */
+                g_auto(GStrv) path = ddm_loader_search_path(cli->config);
+                g_autofree char *joined = g_strjoinv(" ", path);
+                printf("search path: %s\n", joined);
             }
             json_node_unref(list);
         }

@@ -45,9 +45,9 @@ static const DdmCliCommand commands[] = {
     {"help", ddm_cli_cmd_help, "help [COMMAND]",
      "this text, with the commands plugins add; or one command's usage", 0, 1,
      "usage: ddmon help [COMMAND]", DDM_CLI_SERVER_IF_RUNNING, 0},
-    /* Also --version; not listed (the options list it). */
-    {"version", ddm_cli_cmd_version, NULL, NULL, 0, -1, NULL, DDM_CLI_SERVER_NONE,
-     DDM_CLI_CMD_FIRST},
+    /* Also --version. */
+    {"version", ddm_cli_cmd_version, "version", "this ddmon's version, and the running server's",
+     0, -1, NULL, DDM_CLI_SERVER_NONE, DDM_CLI_CMD_FIRST},
     /* Last: any other word is a plugin's command, run by the server. */
     {NULL, ddm_cli_cmd_plugin, "COMMAND ARGS...", "a command registered by a plugin (e.g. gc PID)",
      0, -1, NULL, DDM_CLI_SERVER_NEEDED, 0},

@@ -4,7 +4,7 @@
 # the socket directory checks, one server per socket, a stale socket, bad
 # and oversized requests on the wire, watch --json, SIGTERM cleanup.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 19
+t_plan 21
 
 # Scan a port range where nothing listens, so no VM shows up.
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -18,6 +18,12 @@ sock="$T_TMP/ddmon.sock"
     || t_fail "unknown option: exit 2" "rc=$rc $(cat "$T_TMP/err")"
 "$DDMON" --socket "$sock" view >/dev/null 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 2 ] && t_ok "view without a name: exit 2" || t_fail "view without a name: exit 2" "rc=$rc"
+
+"$DDMON" --socket "$sock" --no-autostart help >"$T_TMP/help.out" 2>&1
+grep -q "^  version  " "$T_TMP/help.out" && t_ok "help lists version" || t_fail "help lists version" "$(cat "$T_TMP/help.out")"
+"$DDMON" --socket "$sock" --no-autostart help version >"$T_TMP/helpv.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "version" "$T_TMP/helpv.out" && t_ok "help version: its usage, exit 0" \
+    || t_fail "help version: its usage, exit 0" "rc=$rc $(cat "$T_TMP/helpv.out")"
 
 # A socket directory others can enter is refused, by clients and servers.
 mkdir -m 755 "$T_TMP/open"

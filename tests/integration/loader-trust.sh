@@ -8,7 +8,7 @@
 # (chmod go-w) the plugin loads. The unit tests (tests/unit/pluginhost/test-loader.c)
 # cover every mode and owner; this checks the CLI wiring.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 12
+t_plan 13
 unset DDMON_PLUGIN_PATH
 
 good_src="$DDM_TEST_PLUGIN_DIR/good.so"
@@ -37,6 +37,7 @@ t_check "--list-plugins succeeds with an unsafe optional directory" rc_is list 0
 t_check "--list-plugins shows good.so refused with the reason" \
     has list out "why: $why"
 t_check "the skipped directory is a warning on stderr" has list err "$why; skipping it"
+t_check "--list-plugins prints the search path (ddmon(1))" has list out "search path: $open"
 
 run required --plugin-dir "$open" --plugins good --list-plugins
 t_check "--plugins good found only in the unsafe directory fails" rc_not required 0

@@ -65,7 +65,7 @@ static void test_lookup(void **state)
     assert_null(ddm_cli_command_find(""));
     assert_null(ddm_cli_command_find(NULL));
     assert_true(ddm_cli_command_find("version")->flags & DDM_CLI_CMD_FIRST);
-    assert_null(ddm_cli_command_find("version")->usage); /* not listed */
+    assert_string_equal(ddm_cli_command_find("version")->usage, "version"); /* listed: help version */
     g_autofree char *vm = ddm_cli_commands_taking_vm();
     assert_string_equal(vm, "'view' and 'views'");
 }
@@ -90,6 +90,7 @@ static void test_usage_text(void **state)
         "                         run the server; --replace stops the running one first\n"
         "  web-url                the web dashboard's URL with its token (server --http)\n"
         "  help [COMMAND]         this text, with the commands plugins add; or one command's usage\n"
+        "  version                this ddmon's version, and the running server's\n"
         "  COMMAND ARGS...        a command registered by a plugin (e.g. gc PID)\n"
         "Every command takes --json; a failure is then one JSON object too:\n"
         "{\"ok\":false,\"error\":...,\"code\":STATUS,\"kind\":...}. Exit status: 0 ok,\n"
