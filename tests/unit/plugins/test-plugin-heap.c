@@ -8,7 +8,8 @@
  * out-of-order pieces, two heaps at once, HPST without HPEN and HPEN
  * without HPST, partial runs), the views, and the commands heap-bitmap
  * (the PNG is decoded back with libpng and checked; on a VM nobody
- * watched it asks for a GC itself) and heap-info.
+ * watched it asks for a GC itself; a FIFO at FILE is refused) and
+ * heap-info.
  */
 #ifdef HAVE_CONFIG_H
 #include "build-config.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1463,6 +1465,35 @@ static void test_bitmap_unwatched_asks_gc(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* heap-bitmap to a FIFO (or a device): refused at once, before any GC is
+ * asked for, and left as it was (the PNG used to be renamed onto it). */
+static void test_bitmap_file_not_regular(void **state)
+{
+    fixture *f = *state;
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    const char *argv[] = { "heap-bitmap", "42", file };
+    struct stat st;
+    size_t n;
+    ddm_cmd *cmd;
+    if (!bm_png_available())
+        return;
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/fifo.png", dir);
+    assert_int_equal(mkfifo(file, 0600), 0);
+    n = fake_host_n_requests(f->fh);
+    cmd = fake_host_run_command(f->fh, 3, argv);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "not a regular file"));
+    assert_non_null(strstr(fake_cmd_message(cmd), file));
+    assert_int_equal(fake_host_n_requests(f->fh), n); /* no GC asked for */
+    assert_int_equal(lstat(file, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    unlink(file);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* The first heap-bitmap of a fresh VM: the VM answers HPGC (Dalvik's empty
  * reply) before the GC's segments reach us. It waits for them a while
  * instead of failing, and fails only when none come. */
@@ -2461,6 +2492,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slow_update_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_unwatched_asks_gc, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bitmap_file_not_regular, setup, teardown),
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),

@@ -4,10 +4,12 @@
  * the command's forms and usage errors, the HPDS path in every order the
  * wire allows (event then reply, reply then event within the grace, reply
  * without event), every way a dump fails (VM says no, goes away, stalls,
- * malformed, unwritable path) leaving no file, the J2SE conversion, the
- * HPDU path with ddmlib's default device path, several VMs at once with
- * --out-dir, progress, unsolicited dumps, a second dump of one VM, and a
- * 1.1 core.
+ * malformed, unwritable path) leaving no file, FILE a FIFO or device
+ * (refused, left alone), two dumps to one FILE (the second refused), the
+ * J2SE conversion, the HPDU path with ddmlib's default device path,
+ * several VMs at once with --out-dir (two of one app and pid get distinct
+ * names), progress, unsolicited dumps, a second dump of one VM, and a 1.1
+ * core.
  */
 #include "build-config.h" /* HAVE_LIBCRYPTO */
 
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -335,6 +338,134 @@ static void test_unwritable_path(void **state)
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
     assert_non_null(strstr(fake_cmd_message(cmd), "cannot create /nonexistent-dir/x.hprof.part"));
     assert_int_equal(fake_host_n_pending(f->fh, NULL, HPDS), 0); /* nothing sent */
+}
+
+/* FILE a FIFO (or a device, as root): refused before HPDS goes out,
+ * naming FILE, and left as it was (it used to be replaced by the dump). */
+static void test_target_not_regular(void **state)
+{
+    Fx *f = *state;
+    char path[128], part[140];
+    struct stat st;
+    ddm_cmd *cmd;
+
+    snprintf(path, sizeof path, "%s/fifo.hprof", f->dir);
+    snprintf(part, sizeof part, "%s.part", path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    cmd = run(f, "notes", path, NULL, NULL);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), path));
+    assert_non_null(strstr(fake_cmd_message(cmd), "not a regular file"));
+    assert_int_equal(fake_host_n_pending(f->fh, NULL, HPDS), 0); /* nothing sent */
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_false(exists(part));
+
+    snprintf(path, sizeof path, "%s/null", f->dir);
+    if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        cmd = run(f, "notes", path, NULL, NULL);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+        assert_non_null(strstr(fake_cmd_message(cmd), "not a regular file"));
+        assert_int_equal(lstat(path, &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+        assert_int_equal(fake_host_n_pending(f->fh, NULL, HPDS), 0);
+    }
+}
+
+/* A FIFO appears at FILE while the dump streams: the dump is not renamed
+ * onto it; the command fails naming it and no .part stays. */
+static void test_target_turns_fifo(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *dump = sample_dump(&len);
+    char path[128], part[140];
+    struct stat st;
+    ddm_cmd *cmd;
+
+    snprintf(path, sizeof path, "%s/late-fifo.hprof", f->dir);
+    snprintf(part, sizeof part, "%s.part", path);
+    cmd = run(f, "notes", path, NULL, NULL);
+    assert_false(fake_cmd_finished(cmd));
+    assert_int_equal(mkfifo(path, 0600), 0);
+    fake_host_stream(f->fh, f->stream_vm, HPDS, dump, len, 0, 0);
+    fake_host_complete_status(f->fh, hpds_request(f, f->stream_vm), DDM_REPLY_EMPTY);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "not a regular file"));
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_false(exists(part));
+    free(dump);
+}
+
+/* Two dumps (of two VMs) to one FILE: the second is refused at once and
+ * the first completes byte-exact (they used to share one truncated
+ * FILE.part). */
+static void test_same_file_refused(void **state)
+{
+    Fx *f = *state;
+    size_t len, got_len;
+    uint8_t *dump = sample_dump(&len), *got;
+    char path[128];
+    ddm_vm *twin;
+    ddm_cmd *first, *second;
+
+    twin = pfx_add_ready_vm(f->fh, "127.0.0.1:8002", 4321, "com.example.other", feats_stream,
+                            sizeof feats_stream / sizeof feats_stream[0]);
+    snprintf(path, sizeof path, "%s/same.hprof", f->dir);
+    first = run(f, "notes", path, NULL, NULL);
+    assert_false(fake_cmd_finished(first));
+    second = run(f, "4321", path, NULL, NULL);
+    assert_true(fake_cmd_finished(second));
+    assert_int_equal(fake_cmd_status(second), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(second), "another command is writing"));
+    assert_int_equal(fake_host_n_pending(f->fh, twin, HPDS), 0);
+    fake_host_stream(f->fh, f->stream_vm, HPDS, dump, len, 0, 0);
+    fake_host_complete_status(f->fh, hpds_request(f, f->stream_vm), DDM_REPLY_EMPTY);
+    assert_int_equal(fake_cmd_status(first), DDM_CMD_OK);
+    got = read_file(path, &got_len);
+    assert_non_null(got);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, dump, len);
+    free(got);
+    free(dump);
+}
+
+/* Two VMs with the same app and pid (two devices) in one --out-dir
+ * command: two files, APP-PID.hprof and APP-PID-2.hprof. */
+static void test_out_dir_same_default_name(void **state)
+{
+    Fx *f = *state;
+    size_t len;
+    uint8_t *dump = sample_dump(&len);
+    char out[128], p1[200], p2[200];
+    ddm_vm *twin;
+    ddm_cmd *cmd;
+    ddm_view *res;
+
+    twin = pfx_add_ready_vm(f->fh, "127.0.0.1:8002", 1234, "com.example.notes", feats_stream,
+                            sizeof feats_stream / sizeof feats_stream[0]);
+    snprintf(out, sizeof out, "%s/two", f->dir);
+    cmd = run(f, "--out-dir", out, "127.0.0.1:8000", "127.0.0.1:8002");
+    assert_false(fake_cmd_finished(cmd));
+    assert_int_equal(fake_host_n_pending(f->fh, f->stream_vm, HPDS), 1);
+    assert_int_equal(fake_host_n_pending(f->fh, twin, HPDS), 1);
+    fake_host_stream(f->fh, f->stream_vm, HPDS, dump, len, 0, 0);
+    fake_host_complete_status(f->fh, hpds_request(f, f->stream_vm), DDM_REPLY_EMPTY);
+    fake_host_stream(f->fh, twin, HPDS, dump, len, 0, 0);
+    fake_host_complete_status(f->fh, hpds_request(f, twin), DDM_REPLY_EMPTY);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    res = fake_cmd_result(cmd);
+    snprintf(p1, sizeof p1, "%s/com.example.notes-1234.hprof", out);
+    snprintf(p2, sizeof p2, "%s/com.example.notes-1234-2.hprof", out);
+    assert_true(exists(p1));
+    assert_true(exists(p2));
+    assert_true(fake_view_find_row(res, "path", p1) >= 0);
+    assert_true(fake_view_find_row(res, "path", p2) >= 0);
+    free(dump);
 }
 
 /* --format=standard: hprof-conv's rules on the sample (header 1.0.2,
@@ -661,6 +792,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reply_without_event_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unwritable_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_target_not_regular, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_target_turns_fifo, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_file_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_dir_same_default_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_standard_format, setup, teardown),
         cmocka_unit_test_setup_teardown(test_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_out_dir_batch, setup, teardown),
