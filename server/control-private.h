@@ -38,6 +38,8 @@ typedef struct PendingCmd {
                                 * views' first look is waited for (op_vms_doc) */
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */
     gint64 delay_since_us;     /* monotonic time the delayed request came */
+    gint64 cap_at_us;          /* if not 0: answered by then at the latest (a `vms`
+                                * of the server's first STARTUP_MAX_MS) */
 } PendingCmd;
 
 struct Client {

@@ -51,7 +51,8 @@
  * discovery module had its first round (the local scan offers every port
  * at start; adb has the device and pid lists) and no session is still
  * connecting or asking HELO (ddm_daemon_vm_list_complete), and never later
- * than STARTUP_MAX_MS after the start. */
+ * than STARTUP_MAX_MS after the start: the headline figures' first look
+ * that follows (op_vms_doc) ends at that bound too (ddmon(1) says so). */
 #define STARTUP_MAX_MS 3000
 /* A delayed reply looks again after 0, 1, 2, 4 ... ms, the wait doubling up
  * to a cap: a few looks when the VMs answer within milliseconds. A first
@@ -173,6 +174,7 @@ static void op_version(Client *c, const DdmCtlRequest *req)
 
 static void delay_reply(Client *c, const DdmCtlRequest *req);
 static void op_vms_doc(Client *c, const DdmCtlRequest *req);
+static void op_vms_doc_since(Client *c, const DdmCtlRequest *req, gint64 since_us);
 static void vms_doc_now(Client *c);
 
 /* TRUE while some client's first look is under way: polls a watch woke
@@ -416,10 +418,15 @@ static gboolean delay_over(PendingCmd *pc)
     gint64 now = g_get_monotonic_time();
     gboolean capped = waits_for_vm_list(pc)
                           ? now - ctl->started_us >= (gint64)STARTUP_MAX_MS * 1000
-                          : now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000;
+                          : now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000 ||
+                                (pc->cap_at_us != 0 && now >= pc->cap_at_us);
     if (capped) {
         ctl->n_delays_capped++;
-        g_debug("control: a delayed answer went out at its cap (%u ms)", delay_cap_ms(pc));
+        if (pc->cap_at_us != 0 && now >= pc->cap_at_us)
+            g_debug("control: a delayed answer went out at the startup bound (%u ms after the "
+                    "start)", (guint)STARTUP_MAX_MS);
+        else
+            g_debug("control: a delayed answer went out at its cap (%u ms)", delay_cap_ms(pc));
     }
     return capped;
 }
@@ -450,7 +457,10 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
     gboolean live = c != NULL && !c->dead;
     (void)t;
     if (live && !delay_over(pc)) {
-        gint64 left_ms = delay_cap_ms(pc) - (g_get_monotonic_time() - pc->delay_since_us) / 1000;
+        gint64 now = g_get_monotonic_time();
+        gint64 left_ms = delay_cap_ms(pc) - (now - pc->delay_since_us) / 1000;
+        if (pc->cap_at_us != 0)
+            left_ms = MIN(left_ms, (pc->cap_at_us - now) / 1000);
         ddm_timer_arm(&pc->delay_timer, (guint)CLAMP(left_ms, 0, (gint64)pc->delay_step_ms));
         pc->delay_step_ms = MIN(MAX(pc->delay_step_ms * 2, 1u), delay_step_max_ms(pc));
         return;
@@ -463,8 +473,8 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
                 vms_doc_now(c);
             else if (pc->doc_look)
                 op_core_view(c, "vms", FALSE);
-            else
-                op_vms_doc(c, &pc->delayed_req); /* may wait again, for its look */
+            else /* may wait again, for its look, within the startup bound */
+                op_vms_doc_since(c, &pc->delayed_req, pc->delay_since_us);
             break;
         case DDM_CTL_OP_VERSION:
             c->first_look_us = 0; /* this first look is over */
@@ -545,7 +555,7 @@ static void op_vms(Client *c, const DdmCtlRequest *req)
  * JSON tree on either side; the figures are read from the VMs' tables,
  * so the answer makes no VM's "headline" view (ddm_registry_headline_records;
  * issue 16). */
-static void op_vms_doc(Client *c, const DdmCtlRequest *req)
+static void op_vms_doc_since(Client *c, const DdmCtlRequest *req, gint64 since_us)
 {
     DdmControl *ctl = c->ctl;
     gboolean look = FALSE;
@@ -555,12 +565,20 @@ static void op_vms_doc(Client *c, const DdmCtlRequest *req)
     if (look) {
         delay_reply(c, req);
         c->cmd->doc_look = TRUE;
+        /* Asked in the server's first STARTUP_MAX_MS: answered by then. */
+        if (since_us - ctl->started_us < (gint64)STARTUP_MAX_MS * 1000)
+            c->cmd->cap_at_us = ctl->started_us + (gint64)STARTUP_MAX_MS * 1000;
         return;
     }
     if (req->jq)
         vms_doc_now(c);
     else
         op_core_view(c, "vms", FALSE);
+}
+
+static void op_vms_doc(Client *c, const DdmCtlRequest *req)
+{
+    op_vms_doc_since(c, req, g_get_monotonic_time());
 }
 
 static void vms_doc_now(Client *c)

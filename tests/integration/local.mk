@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/jvm-threads.sh \
 	tests/integration/server-cli.sh \
 	tests/integration/server-options.sh \
+	tests/integration/startup-bound.sh \
 	tests/integration/timeouts.sh \
 	tests/integration/server-resident.sh \
 	tests/integration/lib-ports.sh \
