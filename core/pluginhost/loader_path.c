@@ -229,7 +229,12 @@ gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError *
         DdmTrustedDir td;
         gboolean trusted = ddm_loader_open_trusted_dir(*dir, TRUE, &td, &os_errno, &dir_refusal);
         if (!trusted && os_errno) {
-            g_debug("plugin directory %s skipped: %s", *dir, dir_refusal->message);
+            /* A directory the user named (--plugin-dir) is worth a warning
+             * (a typo); the default ones may well be absent. */
+            if (name_listed(config->plugin_dirs, *dir))
+                g_warning("--plugin-dir %s skipped: %s", *dir, dir_refusal->message);
+            else
+                g_debug("plugin directory %s skipped: %s", *dir, dir_refusal->message);
             g_error_free(dir_refusal);
             continue;
         }
@@ -241,6 +246,14 @@ gboolean ddm_loader_load_all(DdmRegistry *reg, const DdmConfig *config, GError *
         if (trusted)
             ddm_loader_trusted_dir_clear(&td);
         g_clear_error(&dir_refusal);
+    }
+    /* --disable-plugin of a name no file has: a typo, warned about as a
+     * --plugin-opt naming no plugin is. */
+    for (guint i = 0; config->plugins_disabled != NULL && i < config->plugins_disabled->len; i++) {
+        const char *name = g_ptr_array_index(config->plugins_disabled, i);
+        if (ddm_registry_find_plugin(reg, name) == NULL)
+            g_warning("--disable-plugin %s: no plugin of that name on the search path (%s)", name,
+                      joined);
     }
 
     /* A plugin named with --plugins must have loaded from one of its files. */

@@ -216,9 +216,18 @@ static gboolean check_file_stat(const struct stat *st, const char *path, GError 
         return FALSE;
     }
     if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && !group_is_owners_alone(st))) {
+        /* When the group is the reason, name it: "mode 0775" alone does
+         * not say which group is not yours alone. */
+        g_autofree char *which = NULL;
+        if (!(st->st_mode & S_IWOTH)) {
+            struct group *gr = getgrgid(st->st_gid);
+            which = gr != NULL ? g_strdup_printf(", by group %s (gid %u), which is not yours alone",
+                                                 gr->gr_name, (unsigned)st->st_gid)
+                               : g_strdup_printf(", by gid %u, which names no group", (unsigned)st->st_gid);
+        }
         g_set_error(error, DDM_LOADER_ERROR, DDM_LOADER_ERROR_UNSAFE,
-                    "%s is writable by group or others (mode %04o); fix with chmod go-w", path,
-                    (unsigned)(st->st_mode & 07777));
+                    "%s is writable by group or others (mode %04o)%s; fix with chmod go-w", path,
+                    (unsigned)(st->st_mode & 07777), which != NULL ? which : "");
         return FALSE;
     }
     if (st->st_uid != 0 && st->st_uid != geteuid()) {

@@ -8,7 +8,7 @@
 # the man page cannot fall behind the plugins. The unit tests
 # (tests/unit/pluginhost/test-registry.c) cover the rules; this checks the wiring.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 9
+t_plan 12
 unset DDMON_PLUGIN_PATH
 MAN="$DDM_TOP_SRCDIR/doc/ddmon.1"
 
@@ -40,6 +40,14 @@ t_check "an unknown plugin name is a warning listing the loaded plugins" \
     has typo err "--plugin-opt: no plugin named 'thread' is loaded (loaded: "
 t_check "a key the plugin reads is no warning" lacks typo err "threads.interval:"
 t_check "--list-plugins shows the keys a plugin reads" has typo out "options: hz, interval"
+
+# --disable-plugin and --plugin-dir naming nothing: warned the same way.
+run typo2 --plugin-dir "$T_TMP/nonexistent" --disable-plugin nosuch --disable-plugin threads --list-plugins
+t_check "--disable-plugin of no plugin's name is a warning" \
+    has typo2 err "--disable-plugin nosuch: no plugin of that name on the search path ("
+t_check "... a real one is not" lacks typo2 err "--disable-plugin threads:"
+t_check "a --plugin-dir that does not exist is a warning" \
+    has typo2 err "--plugin-dir $T_TMP/nonexistent skipped: "
 
 # A client that starts the server in the background shows its startup
 # warnings (they would otherwise reach only the server's log).
