@@ -89,6 +89,10 @@ class Stream(threading.Thread):
         self.conn.close()
 
 
+# A record made only when asked (vminfo), asked for its history before
+# anything made it (the stream below would): it is made, with a history.
+s, t, b = req("GET", vm_path + "/views/vminfo/history")
+check("GET vminfo/history: 200 (a record made when asked)", s == 200 and b'"pid"' in b, f"{s} {b[:200]!r}")
 st = Stream("?vm=" + urllib.parse.quote(vm, safe=""))
 check("the stream answers 200 text/event-stream",
       st.resp.status == 200 and st.resp.getheader("Content-Type", "").startswith("text/event-stream"),
@@ -218,10 +222,6 @@ if f:
 check("a UTF-8 file name: Content-Disposition with an ASCII filename and filename*=UTF-8''",
       disp == "attachment; filename=\"_ _.hprof\"; filename*=UTF-8''%C3%A9%20%C3%BC.hprof",
       f"{s} {b[:200]!r}: {disp!r}")
-# A record made only when asked (vminfo) has a history once asked for.
-s, t, b = req("GET", vm_path + "/views/vminfo/history")
-check("GET vminfo/history: 200 (a record made when asked)", s == 200 and b'"pid"' in b, f"{s} {b[:200]!r}")
-
 # Confinement: a command from the web writes only into its own run
 # directory, and replies never show where the server keeps its files.
 check("the hprof reply does not show the server's directory",
