@@ -122,7 +122,6 @@ int main(int argc, char **argv)
         if (cli.out_dir != NULL) {
             char *abs = ddm_cli_absolute(cli.out_dir);
             g_free(cli.out_dir);
-    g_free(cli.bare_hint);
             cli.out_dir = abs;
         }
         status = run(&cli, args);

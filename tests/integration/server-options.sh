@@ -9,7 +9,7 @@
 # options compared with the running server's, --replace honoured). A
 # server started for a command it does not know is stopped again.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 15
+t_plan 16
 
 # options_of FILE: the running server's options from `ddmon version --json`.
 server_field() {
@@ -105,6 +105,13 @@ t_ddmon --no-autostart vms >/dev/null 2>&1; rc2=$?
     && [ $rc2 = 4 ] \
     && t_ok "--http PORT CMD: 'did you mean --http=PORT', and no server stays" \
     || t_fail "--http PORT CMD: 'did you mean --http=PORT', and no server stays" "rc=$rc, vms after: $rc2" "$(cat "$T_TMP/http.err" "$T_TMP/http.json")"
+# the same with --out-dir, whose absolute path is made from the option's
+# value (c6e4ddd freed the hint there too: a double free at exit)
+t_ddmon --scan=none --out-dir "$T_TMP/od" --http "$port" vms >/dev/null 2>"$T_TMP/http-od.err"; rc=$?
+[ $rc = 2 ] && grep -q "did you mean --http=$port" "$T_TMP/http-od.err" \
+    && t_ok "--out-dir DIR --http PORT CMD: the same, exit 2" \
+    || t_fail "--out-dir DIR --http PORT CMD: the same, exit 2" "rc=$rc" "$(tail -5 "$T_TMP/http-od.err")"
+t_ddmon kill-server >/dev/null 2>&1
 t_start_server --scan=none || t_fail "server started again"
 t_ddmon --scan=none nosuchcmd >/dev/null 2>&1
 t_ddmon --no-autostart vms >/dev/null 2>&1 && t_ok "a server that ran before stays after an unknown command" \
