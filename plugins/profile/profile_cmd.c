@@ -56,6 +56,25 @@ static int parse_size(const char *s, uint64_t max, uint64_t *out)
     return parse_number(s, NUM_SUFFIX, max, out);
 }
 
+/* FILE as the client gave it, made absolute into @out: 0, or -1 with the
+ * command finished (too long: a usage error; a directory: a file error,
+ * exit 1 as hprof's, the arguments being well formed). */
+static int client_file(const ddm_host *h, ddm_cmd *cmd, const char *arg, char *out, size_t out_size)
+{
+    struct stat st;
+    if (plugin_client_path(h, cmd, arg, out, out_size, PROFILE_PATH_MAX) != 0) {
+        h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
+        return -1;
+    }
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+        char msg[PROFILE_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s is a directory (give a file name)", out);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return -1;
+    }
+    return 0;
+}
+
 int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)
 {
     profile_plugin *pl = ud;
@@ -68,7 +87,6 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
     char dev[PROFILE_PATH_MAX + 1], name[96], why[160];
     ddm_vm *vm;
     const ddm_vm_info *info;
-    struct stat st;
 
     (void)self;
     memset(&a, 0, sizeof a);
@@ -128,18 +146,8 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
     if (plugin_refuse_plain_jvm(h, cmd, vm, pos[0], "trace"))
         return 0;
     if (stop) {
-        if (n_pos == 2) {
-            if (plugin_client_path(h, cmd, pos[1], a.path, sizeof a.path, PROFILE_PATH_MAX) != 0) {
-                h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
-                return 0;
-            }
-            if (stat(a.path, &st) == 0 && S_ISDIR(st.st_mode)) {
-                char msg[PROFILE_MSG_MAX];
-                snprintf(msg, sizeof msg, "%s is a directory (give a file name)", a.path);
-                h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-                return 0;
-            }
-        }
+        if (n_pos == 2 && client_file(h, cmd, pos[1], a.path, sizeof a.path) != 0)
+            return 0;
         profile_job_stop(pl, cmd, vm, n_pos == 2 ? a.path : NULL);
         return 0;
     }
@@ -182,19 +190,8 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
         snprintf(dev, sizeof dev, "/sdcard/%s.trace", name);
         a.device_path = dev;
     }
-    if (!a.on_device) {
-        if (plugin_client_path(h, cmd, pos[1], a.path, sizeof a.path, PROFILE_PATH_MAX) != 0) {
-            h->cmd_finish(cmd, DDM_CMD_USAGE, "path too long");
-            return 0;
-        }
-        if (stat(a.path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            char msg[PROFILE_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s is a directory (give a file name)", a.path);
-            /* a file error (exit 1), as hprof's: the arguments were well formed */
-            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-            return 0;
-        }
-    }
+    if (!a.on_device && client_file(h, cmd, pos[1], a.path, sizeof a.path) != 0)
+        return 0;
     profile_job_start(pl, cmd, vm, &a);
     return 0;
 }

@@ -109,6 +109,17 @@ static void close_part(profile_job *j)
     j->fd = -1;
 }
 
+/* A job that fails before its first request went out: its command finishes
+ * with @msg, its part (if made) is removed, and the job is freed. -1. */
+static int job_fail_unsent(profile_job *j, const char *msg)
+{
+    j->pl->host->cmd_finish(j->cmd, DDM_CMD_FAILED, msg);
+    close_part(j);
+    trace_decoder_free(j->dec);
+    free(j);
+    return -1;
+}
+
 static void publish_views(profile_job *j, profile_vm *pv)
 {
     const ddm_host *h = j->pl->host;
@@ -504,25 +515,13 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
         else if ((rc = part_open(j->part, 0, 0600)) < 0 || !j->dec)
             snprintf(msg, sizeof msg, "cannot create %s: %s", j->part,
                      rc < 0 ? part_strerror(rc) : "out of memory");
-        if (rc < 0 || !j->dec) {
-            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-            if (rc >= 0) {
-                j->fd = rc;
-                close_part(j);
-            }
-            trace_decoder_free(j->dec);
-            free(j);
-            return -1;
-        }
-        j->fd = rc;
+        if (rc >= 0)
+            j->fd = rc;
+        if (rc < 0 || !j->dec)
+            return job_fail_unsent(j, msg);
     }
-    if (!(pv = profile_vm_state(pl, vm))) {
-        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
-        close_part(j);
-        trace_decoder_free(j->dec);
-        free(j);
-        return -1;
-    }
+    if (!(pv = profile_vm_state(pl, vm)))
+        return job_fail_unsent(j, "out of memory");
     pv->job = j;
     rc = send_start(j);
     if (rc != 0) {
@@ -749,23 +748,21 @@ int profile_job_stop(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const char *p
     if (path) {
         snprintf(j->path, sizeof j->path, "%s", path);
         snprintf(j->part, sizeof j->part, "%s.part", path);
+        /* as a trace's start: FILE checked before the VM is asked */
+        rc = part_check_target(j->path);
+        if (rc < 0) {
+            snprintf(msg, sizeof msg, "cannot write %s: %s", j->path, part_strerror(rc));
+            return job_fail_unsent(j, msg);
+        }
         rc = part_open(j->part, 0, 0600);
         if (rc < 0) {
             snprintf(msg, sizeof msg, "cannot create %s: %s", j->part, part_strerror(rc));
-            h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
-            trace_decoder_free(j->dec);
-            free(j);
-            return -1;
+            return job_fail_unsent(j, msg);
         }
         j->fd = rc;
     }
-    if (!(pv = profile_vm_state(pl, vm))) {
-        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
-        close_part(j);
-        trace_decoder_free(j->dec);
-        free(j);
-        return -1;
-    }
+    if (!(pv = profile_vm_state(pl, vm)))
+        return job_fail_unsent(j, "out of memory");
     pv->job = j;
     rc = h->request(pl->self, vm, PROFILE_CHUNK_MPRQ, NULL, 0, 0, on_stop_query, j, NULL);
     if (rc != 0) {

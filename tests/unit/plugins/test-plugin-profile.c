@@ -653,6 +653,28 @@ static void test_stop_only_no_trace_back(void **state)
                               DDM_REPLY_TIMEOUT);
 }
 
+/* `--stop FILE` with a FIFO at FILE: refused before the VM is asked (as a
+ * trace's start is), so a trace the stop brings back is never read into a
+ * file that cannot be written; the FIFO is left as it was. */
+static void test_stop_only_refuses_fifo(void **state)
+{
+    Fx *f = *state;
+    char path[4096];
+    struct stat st;
+    const char *argv[] = {"trace", "notes", "--stop", "pipe.trace"};
+    snprintf(path, sizeof path, "%s/pipe.trace", f->dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    answer_ready_mprq(f);
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 4, argv);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "not a regular file"));
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_MPRQ), -1); /* the VM not asked */
+    assert_false(exists(f, "pipe.trace.part"));
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+}
+
 static void test_stop_usage(void **state)
 {
     Fx *f = *state;
@@ -694,6 +716,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stop_only_discards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_only_nothing_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_only_no_trace_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_only_refuses_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_usage, setup, teardown),
         cmocka_unit_test(test_old_core),
     };
