@@ -237,6 +237,21 @@ static void op_plugins(Client *c, const DdmCtlRequest *req)
     op_core_view(c, "plugins", FALSE);
 }
 
+/* A VM's "key", "pid" and "app" (null when it has none yet), as members of
+ * the object @b is building. */
+static void add_vm_ident(JsonBuilder *b, DdmVm *vm)
+{
+    json_builder_set_member_name(b, "key");
+    json_builder_add_string_value(b, vm_key(vm));
+    json_builder_set_member_name(b, "pid");
+    json_builder_add_int_value(b, vm->info.pid);
+    json_builder_set_member_name(b, "app");
+    if (vm->info.app_name != NULL)
+        json_builder_add_string_value(b, vm->info.app_name);
+    else
+        json_builder_add_null_value(b);
+}
+
 static void add_view_meta(JsonBuilder *b, ddm_view *v)
 {
     static const char *const kinds[] = {"?", "table", "record", "blob"};
@@ -299,15 +314,7 @@ static void op_views(Client *c, const DdmCtlRequest *req)
         if (key != NULL && g_strcmp0(vm_key(vm), key) != 0)
             continue;
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "key");
-        json_builder_add_string_value(b, vm_key(vm));
-        json_builder_set_member_name(b, "pid");
-        json_builder_add_int_value(b, vm->info.pid);
-        json_builder_set_member_name(b, "app");
-        if (vm->info.app_name != NULL)
-            json_builder_add_string_value(b, vm->info.app_name);
-        else
-            json_builder_add_null_value(b);
+        add_vm_ident(b, vm);
         json_builder_set_member_name(b, "state");
         json_builder_add_string_value(b, ddm_vm_state_name(vm->state));
         json_builder_end_object(b);
@@ -1022,15 +1029,7 @@ static void op_select(Client *c, const DdmCtlRequest *req)
     for (guint i = 0; i < elsewhere->len; i++) {
         DdmVm *vm = g_ptr_array_index(elsewhere, i);
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "key");
-        json_builder_add_string_value(b, vm_key(vm));
-        json_builder_set_member_name(b, "pid");
-        json_builder_add_int_value(b, vm->info.pid);
-        json_builder_set_member_name(b, "app");
-        if (vm->info.app_name != NULL)
-            json_builder_add_string_value(b, vm->info.app_name);
-        else
-            json_builder_add_null_value(b);
+        add_vm_ident(b, vm);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
