@@ -258,7 +258,7 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
         return 0;
     }
     if (!(vm = h->cmd_find_vm(cmd, argv[1])) || /* finished, with the core's message */
-        plugin_refuse_plain_jvm(h, cmd, vm, argv[1], "alloc")) {
+        plugin_refuse_plain_jvm(h, self, cmd, vm, argv[1], "alloc")) {
         free(call);
         return 0;
     }

@@ -34,20 +34,48 @@ int plugin_client_path(const ddm_host *h, ddm_cmd *cmd, const char *path, char *
  * (every plugin may use it without linking this library). */
 #define PLUGIN_PLAIN_JVM_FMT "VM %s is a plain JVM, not DDM-aware: %s needs a DDM VM (Android)"
 
-/* 1 if @info is a plain JVM (no DDM), else 0. */
-static inline int plugin_vm_is_plain(const ddm_vm_info *info)
+/* plugin_vm_is_plain's visitor: stops at the VM looked for. */
+typedef struct plugin_plain_find {
+    const ddm_vm *vm;
+    int found;
+} plugin_plain_find;
+
+static inline int plugin_plain_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
 {
-    return info != NULL && !info->ddm;
+    plugin_plain_find *f = (plugin_plain_find *)ud;
+    (void)self;
+    if (vm != f->vm)
+        return 0;
+    f->found = 1;
+    return 1;
+}
+
+/* 1 if @vm is known to be a plain JVM (no DDM), else 0. ddm_vm_info.ddm is
+ * 0 for a plain JVM and also for a DDM VM whose handshake has not finished
+ * (connecting, HELO, retried), so it alone would call an Android VM on its
+ * way up a plain JVM: a VM is plain when foreach_plain_vm lists it (1.2);
+ * an older core has only the flag. */
+static inline int plugin_vm_is_plain(const ddm_host *h, ddm_plugin *self, ddm_vm *vm)
+{
+    const ddm_vm_info *info = h->vm_info(vm);
+    if (info == NULL || info->ddm)
+        return 0;
+    if (!DDM_HOST_HAS(h, foreach_plain_vm) || h->foreach_plain_vm == NULL)
+        return 1;
+    plugin_plain_find f = {vm, 0};
+    h->foreach_plain_vm(self, plugin_plain_visit, &f);
+    return f.found;
 }
 
 /* If @vm (named @spec by the user) is a plain JVM: finish @cmd FAILED with
  * PLUGIN_PLAIN_JVM_FMT (@what: the command or request, e.g. "hprof") and
- * return 1; else 0. */
-static inline int plugin_refuse_plain_jvm(const ddm_host *h, ddm_cmd *cmd, ddm_vm *vm,
-                                          const char *spec, const char *what)
+ * return 1; else 0 (a DDM VM not ready yet is the command's own to refuse,
+ * as "not ready"). */
+static inline int plugin_refuse_plain_jvm(const ddm_host *h, ddm_plugin *self, ddm_cmd *cmd,
+                                          ddm_vm *vm, const char *spec, const char *what)
 {
     char msg[320];
-    if (!plugin_vm_is_plain(h->vm_info(vm)))
+    if (!plugin_vm_is_plain(h, self, vm))
         return 0;
     snprintf(msg, sizeof msg, PLUGIN_PLAIN_JVM_FMT, spec, what);
     h->cmd_finish(cmd, DDM_CMD_FAILED, msg);

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/cmdutil.h"
 #include "../common/partfile.h"
 #include "bitmap_png.h"
 
@@ -72,10 +73,6 @@ static int visit_find(ddm_plugin *self, ddm_vm *vm, void *ud)
     return f->found;
 }
 
-/* @vm's state if it is a ready DDM VM (DDM_VM_READY seen, not gone), else
- * NULL after finishing @cmd with why. Creates per-VM state only for a
- * ready VM that had none yet (views declared, 1.6: state comes with the
- * first use), found among the ready VMs (a walk, for a command only). */
 /* The VM @vmspec names, or NULL with @cmd finished by the core's own
  * message (no VM, or the several a pid matches: cmd_find_vm, 1.2), as
  * every other command says it. */
@@ -94,6 +91,10 @@ static ddm_vm *find_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, const char *vmspec
     return vm;
 }
 
+/* @vm's state if it is a ready DDM VM (DDM_VM_READY seen, not gone), else
+ * NULL after finishing @cmd with why. Creates per-VM state only for a
+ * ready VM that had none yet (views declared, 1.6: state comes with the
+ * first use), found among the ready VMs (a walk, for a command only). */
 static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec)
 {
     const ddm_host *h = hp->host;
@@ -112,7 +113,7 @@ static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, cons
         return hv;
     if (!vi)
         state = "unknown";
-    else if (!vi->ddm)
+    else if (plugin_vm_is_plain(h, hp->self, vm)) /* not vi->ddm alone: 0 on the way up too */
         state = "plain JVM, not DDM-aware";
     else
         state = "not ready: the DDM handshake has not finished";

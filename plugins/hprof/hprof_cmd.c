@@ -408,7 +408,7 @@ int hprof_cmd_run(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         size_t j;
         if (!vm)
             return 0; /* cmd_find_vm finished the command */
-        if (plugin_refuse_plain_jvm(h, cmd, vm, a.vms[i], "hprof"))
+        if (plugin_refuse_plain_jvm(h, self, cmd, vm, a.vms[i], "hprof"))
             return 0;
         for (j = 0; j < c.n && c.vms[j] != vm; j++)
             ;

@@ -143,7 +143,7 @@ int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *cons
     vm = h->cmd_find_vm(cmd, pos[0]);
     if (!vm)
         return 0; /* cmd_find_vm finished the command */
-    if (plugin_refuse_plain_jvm(h, cmd, vm, pos[0], "trace"))
+    if (plugin_refuse_plain_jvm(h, self, cmd, vm, pos[0], "trace"))
         return 0;
     if (stop) {
         if (n_pos == 2 && client_file(h, cmd, pos[1], a.path, sizeof a.path) != 0)

@@ -313,7 +313,7 @@ static int cmd_ui(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *a
         free(call);
         return 0; /* finished, with the core's message */
     }
-    if (plugin_refuse_plain_jvm(h, cmd, vm, argv[1], "ui")) {
+    if (plugin_refuse_plain_jvm(h, self, cmd, vm, argv[1], "ui")) {
         free(call);
         return 0;
     }

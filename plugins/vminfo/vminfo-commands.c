@@ -38,7 +38,7 @@
 static ddm_vm *resolve_vm(vminfo_plugin *pl, ddm_cmd *cmd, const char *spec, const char *what)
 {
     ddm_vm *vm = pl->host->cmd_find_vm(cmd, spec);
-    return vm && plugin_refuse_plain_jvm(pl->host, cmd, vm, spec, what) ? NULL : vm;
+    return vm && plugin_refuse_plain_jvm(pl->host, pl->self, cmd, vm, spec, what) ? NULL : vm;
 }
 
 /* A one-line reason for a failed request() call. */

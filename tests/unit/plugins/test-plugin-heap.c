@@ -1919,12 +1919,17 @@ static void test_commands_not_ready(void **state)
     fixture *f = *state;
     ddm_vm *early = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 50, .ddm = 1, .user_id = -1,
                                                             .key = "127.0.0.1:8050" });
-    ddm_vm *jvm = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 51, .ddm = 0, .user_id = -1,
-                                                          .key = "127.0.0.1:8051" });
+    /* a plain JVM is one the core lists as such (foreach_plain_vm); ddm 0
+     * alone is also a DDM VM whose handshake goes on */
+    ddm_vm *jvm = fake_host_add_plain_vm(f->fh, &(ddm_vm_info){ .pid = 51, .user_id = -1,
+                                                                .key = "127.0.0.1:8051" });
+    ddm_vm *coming = fake_host_add_vm(f->fh, &(ddm_vm_info){ .pid = 52, .ddm = 0, .user_id = -1,
+                                                             .key = "127.0.0.1:8052" });
     const char *info50[] = { "heap-info", "50" };
     const char *info51[] = { "heap-info", "51" };
     const char *bm50[] = { "heap-bitmap", "50", "/tmp/ddmon-heap-never.png" };
     const char *bm51[] = { "heap-bitmap", "51", "/tmp/ddmon-heap-never.png" };
+    const char *info52[] = { "heap-info", "52" };
     const struct {
         const char *const *argv;
         int argc;
@@ -1934,8 +1939,11 @@ static void test_commands_not_ready(void **state)
         { bm50, 3, "VM 50 is not a ready DDM VM (state: not ready" },
         { info51, 2, "VM 51 is not a ready DDM VM (state: plain JVM" },
         { bm51, 3, "VM 51 is not a ready DDM VM (state: plain JVM" },
+        { info52, 2, "VM 52 is not a ready DDM VM (state: not ready" },
     };
     size_t i, n0 = fake_host_n_requests(f->fh);
+    fake_host_vm_event(f->fh, jvm, DDM_VM_READY); /* known as a plain JVM */
+    (void)coming;
 
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ddm_cmd *cmd = fake_host_run_command(f->fh, cases[i].argc, cases[i].argv);

@@ -513,6 +513,32 @@ static void test_gc_usage_unknown_and_not_ready(void **state)
     assert_non_null(strstr(fake_cmd_message(cmd), "not ready"));
 }
 
+/* ddm_vm_info.ddm is 0 for a plain JVM and for a DDM VM on its way up: only
+ * the one foreach_plain_vm lists is refused as a plain JVM; the other gets
+ * the request's own "not ready" (as the core answers an unready VM). */
+static void test_gc_plain_only_when_listed(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm_info up = {.pid = 5, .ddm = 0, .user_id = -1, .native_debuggable = -1};
+    ddm_vm_info jvm = {.pid = 6, .user_id = -1, .native_debuggable = -1};
+    const char *gc_up[] = {"gc", "5"}, *gc_jvm[] = {"gc", "6"};
+    ddm_cmd *cmd;
+    (void)state;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    fake_host_add_vm(fh, &up); /* no READY: its handshake goes on */
+    ddm_vm *plain = fake_host_add_plain_vm(fh, &jvm);
+    fake_host_vm_event(fh, plain, DDM_VM_READY);
+    fake_host_set_request_error(fh, -ENOTCONN); /* what the core says of an unready VM */
+    cmd = fake_host_run_command(fh, 2, gc_up);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_null(strstr(fake_cmd_message(cmd), "plain JVM"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "not ready"));
+    cmd = fake_host_run_command(fh, 2, gc_jvm);
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "is a plain JVM, not DDM-aware"));
+    fake_host_free(fh);
+}
+
 static void test_gc_timeout_option(void **state)
 {
     fake_host *fh = fake_host_new();
@@ -776,6 +802,7 @@ int main(void)
         T(test_gc_vm_gone_and_bad),
         T(test_gc_usage_unknown_and_not_ready),
         cmocka_unit_test(test_gc_timeout_option),
+        cmocka_unit_test(test_gc_plain_only_when_listed),
         T(test_gc_taps_registered),
         T(test_gc_ends_at_segments),
         T(test_gc_ends_at_hpif),
