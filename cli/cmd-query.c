@@ -331,9 +331,10 @@ int ddm_cli_cmd_select(DdmCli *cli, char **args)
         const char *app = ddm_json_get_string(vo, "app");
         gint64 pid = ddm_json_get_int(vo, "pid", 0);
         g_autofree char *who = pid > 0 ? g_strdup_printf("pid %" G_GINT64_FORMAT, pid) : g_strdup("pid unknown");
-        printf("a debugger attached through port %" G_GINT64_FORMAT " stays on %s (%s%s%s); "
-               "reattach it to reach the selection\n",
-               port, ddm_json_get_string(vo, "key"), who, app != NULL ? ", " : "", app != NULL ? app : "");
+        /* with nothing selected there is no selection to reattach to */
+        printf("a debugger attached through port %" G_GINT64_FORMAT " stays on %s (%s%s%s)%s\n",
+               port, ddm_json_get_string(vo, "key"), who, app != NULL ? ", " : "", app != NULL ? app : "",
+               sel != NULL ? "; reattach it to reach the selection" : "");
     }
     return DDM_EXIT_OK;
 }

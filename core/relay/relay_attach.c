@@ -188,6 +188,9 @@ void ddm_relay_release_held(DdmRelay *relay, DdmVm *vm)
                         (d->held_key ? strcmp(d->held_key, vm->info.key) == 0 : selected);
         if (mine)
             attach(d, vm); /* removes d from the list only if it closes */
+        RelayVm *now = vm->relay;
+        if (now && now->debugger)
+            break; /* one attached: the others stay held (as above) */
         if (i < relay->debuggers->len && relay->debuggers->pdata[i] == d)
             i++;
     }

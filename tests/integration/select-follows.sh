@@ -16,7 +16,7 @@
 # debugger reached says "debugger_active" in its simvm's ground truth.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 command -v python3 >/dev/null || t_skip_all "no python3"
-PLAN=15
+PLAN=16
 t_plan $PLAN
 APP=com.example.follow
 
@@ -170,6 +170,11 @@ rm -f "$T_TMP/go"
 timeout 60 "$JDWPC" "127.0.0.1:$SEL" version waitfile "$T_TMP/go" >"$T_TMP/moved.out" 2>&1 &
 mover=$!
 t_wait 10 grep -q "held until a VM matching '$nothing'" "$T_TMP/server.err"
+# a second one held beside it: it stays held when the first attaches
+timeout 60 "$JDWPC" "127.0.0.1:$SEL" version >"$T_TMP/second.out" 2>&1 &
+second=$!
+held_twice() { [ "$(grep -c "held until a VM matching '$nothing'" "$T_TMP/server.err")" -ge 2 ]; }
+t_wait 10 held_twice
 pid1=$(vm_field "$o1" pid)
 po1=${o1##*:}
 t_ddmon --no-autostart select "$pid1" >"$T_TMP/select2.out" 2>&1
@@ -188,8 +193,17 @@ if grep -qF "a debugger attached through port $SEL stays on $o1 (pid $pid1" "$T_
 else
     t_fail "ddmon select says the debugger attached through port $SEL stays on $o1" "$(cat "$T_TMP/select3.out")"
 fi
+# The second debugger held with the first was not refused when the first
+# attached (the VM's one debugger): it stays held, and attaches once the
+# first leaves or is closed at its hold's end, never "refused" at once.
+if ! grep -q "a second debugger on port $SEL is refused" "$T_TMP/server.err"; then
+    t_ok "a second debugger held with it stays held, not refused"
+else
+    t_fail "a second debugger held with it stays held, not refused" "$(grep relay "$T_TMP/server.err" | tail -4)"
+fi
 touch "$T_TMP/go"
 wait "$mover"; rc=$?
+wait "$second" 2>/dev/null
 no_stays() { t_ddmon --no-autostart select "$APP" >"$T_TMP/select4.out" 2>&1 && ! grep -q "stays on" "$T_TMP/select4.out"; }
 if [ $rc = 0 ] && t_wait 10 no_stays && ! t_dead "$DDMON_PID"; then
     t_ok "that debugger kept its session; once it left, ddmon select says nothing of it"
