@@ -135,6 +135,8 @@ int ddm_cli_cmd_server(DdmCli *cli, char **args)
         }
         if (was_running)
             announce = "ddmon server stopped; starting one with the options given";
+        if (was_running && cli->foreground)
+            g_printerr("* %s *\n", announce); /* as a background start says it */
     }
     if (!cli->foreground)
         return start_background(cli, announce);

@@ -9,7 +9,7 @@
 # options compared with the running server's, --replace honoured). A
 # server started for a command it does not know is stopped again.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 16
+t_plan 17
 
 # options_of FILE: the running server's options from `ddmon version --json`.
 server_field() {
@@ -116,5 +116,14 @@ t_start_server --scan=none || t_fail "server started again"
 t_ddmon --scan=none nosuchcmd >/dev/null 2>&1
 t_ddmon --no-autostart vms >/dev/null 2>&1 && t_ok "a server that ran before stays after an unknown command" \
     || t_fail "a server that ran before stays after an unknown command"
+# server --replace --foreground says it stopped the running one, too
+t_ddmon --scan=none --scan-interval 900 server --replace --foreground >/dev/null 2>"$T_TMP/fg.err" &
+fg=$!
+T_PIDS+=("$fg")
+if t_wait 10 grep -q "server stopped; starting one" "$T_TMP/fg.err"; then
+    t_ok "server --replace --foreground: says it stopped the running server"
+else
+    t_fail "server --replace --foreground: says it stopped the running server" "$(cat "$T_TMP/fg.err")"
+fi
 t_ddmon kill-server >/dev/null 2>&1
 exit 0
