@@ -422,10 +422,18 @@ static void scrub_node(JsonNode *node, const RunningCommand *rc)
         JsonArray *a = json_node_get_array(node);
         for (guint i = 0; i < json_array_get_length(a); i++)
             scrub_node(json_array_get_element(a, i), rc);
-    } else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING &&
-               strstr(json_node_get_string(node), rc->run_dir) != NULL) {
-        g_autofree char *clean = scrub_path(json_node_get_string(node), rc);
-        json_node_set_string(node, clean);
+    } else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING) {
+        const char *v = json_node_get_string(node);
+        gsize id_len = strlen(rc->run_id);
+        if (strstr(v, rc->run_dir) != NULL) {
+            g_autofree char *clean = scrub_path(v, rc);
+            json_node_set_string(node, clean);
+        } else if (strncmp(v, rc->run_id, id_len) == 0 && v[id_len] == '/') {
+            /* a view's form (ddm_web_view_json hid the downloads directory:
+             * RUN/NAME): a result names the file as its message does */
+            g_autofree char *name = g_strdup(v + id_len + 1);
+            json_node_set_string(node, name);
+        }
     }
 }
 

@@ -172,19 +172,24 @@ JsonNode *ddm_web_downloads_files(DdmWebDownloads *dl, const char *id)
 
 /* The file @path (names, NULL-terminated) of run directory @run_fd, opened
  * without following a link on the way; -1 if there is no such regular
- * file. @st receives its status. */
+ * file (a FIFO or device there is not waited on). @st receives its status. */
 static int open_in_run(int run_fd, const char *const *path, struct stat *st)
 {
     int dir = dup(run_fd);
     for (guint i = 0; dir >= 0 && path[i] != NULL; i++) {
         gboolean last = path[i + 1] == NULL;
         int fd = i < DOWNLOADS_MAX_DEPTH + 1u
-                     ? openat(dir, path[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY))
+                     ? openat(dir, path[i],
+                              O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY))
                      : -1;
         close(dir);
         dir = fd;
     }
-    if (dir >= 0 && (fstat(dir, st) != 0 || !S_ISREG(st->st_mode))) {
+    /* O_NONBLOCK: a FIFO planted at the last name would block the open
+     * (and the server's loop); it is refused here, as a device is, and a
+     * regular file is read blocking as before */
+    if (dir >= 0 && (fstat(dir, st) != 0 || !S_ISREG(st->st_mode) ||
+                     fcntl(dir, F_SETFL, fcntl(dir, F_GETFL) & ~O_NONBLOCK) != 0)) {
         close(dir);
         dir = -1;
     }

@@ -176,6 +176,9 @@ if files:
           s == 200 and len(dump) == f["size_bytes"] == fields.get("bytes") and
           digest == fields.get("sha256") and dump.startswith(b"JAVA PROFILE 1.0"),
           f"{s} {len(dump)} bytes, {f}, sha {digest} vs {fields.get('sha256')}")
+    check("the result's path is the file's name, as the message says it (no run id, no server path)",
+          fields.get("path") == name and name in (d.get("message") or ""),
+          f"path {fields.get('path')!r}, message {d.get('message')!r}, file {name!r}")
     path = os.path.join(outdir, "web.hprof")
     with open(path, "wb") as fh:
         fh.write(dump)
@@ -195,6 +198,20 @@ if files:
         s, t, b = req("GET", bad)
         check(f"no download of {why}: 404 (400 from libsoup for an encoded slash)",
               s == 404 or (s == 400 and "%2F" in bad), f"{bad}: {s}")
+    # a FIFO at a name in the run: refused, never opened blocking (an open
+    # that waits for a writer would stop the server's loop)
+    fifo = os.path.join(outdir, "ddmon.downloads", run, "pipe.hprof")
+    os.mkfifo(fifo, 0o600)
+    try:
+        s, t, b = req("GET", f"/api/downloads/{run}/pipe.hprof", timeout=10)
+    except OSError as e:
+        s = f"no answer in 10 s ({e})"
+        try:  # a writer frees a server blocked in its open
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    os.unlink(fifo)
+    check("no download of a FIFO in the run, and no wait on it: 404", s == 404, f"{s}")
 
 # --out-dir=sub: the dumps in the run's subdirectory are listed as
 # "sub/NAME" and served at /api/downloads/RUN/sub/NAME.
