@@ -489,9 +489,19 @@ static void draw_popup(TuiModel *m, gint64 now_us)
         g_autofree char *text = NULL;
         if (cls >= 0 && meth >= 0 && native >= 0 && g_strcmp0(row->cells[native], "yes") == 0)
             text = g_strdup_printf("at %s.%s(Native Method)", row->cells[cls], row->cells[meth]);
-        else if (cls >= 0 && meth >= 0)
-            text = g_strdup_printf("at %s.%s(%s:%s)", row->cells[cls], row->cells[meth],
-                                   file >= 0 ? row->cells[file] : "?", ln >= 0 ? row->cells[ln] : "?");
+        else if (cls >= 0 && meth >= 0) {
+            /* as Java prints a frame: no file is "Unknown Source", no line
+             * (a null cell) leaves the file alone */
+            const char *fc = file >= 0 ? row->cells[file] : NULL, *lc = ln >= 0 ? row->cells[ln] : NULL;
+            gboolean has_file = fc != NULL && *fc != '\0' && strcmp(fc, "-") != 0;
+            gboolean has_line = lc != NULL && *lc != '\0' && strcmp(lc, "-") != 0;
+            if (!has_file)
+                text = g_strdup_printf("at %s.%s(Unknown Source)", row->cells[cls], row->cells[meth]);
+            else if (!has_line)
+                text = g_strdup_printf("at %s.%s(%s)", row->cells[cls], row->cells[meth], fc);
+            else
+                text = g_strdup_printf("at %s.%s(%s:%s)", row->cells[cls], row->cells[meth], fc, lc);
+        }
         else
             text = g_strjoinv("  ", row->cells);
         g_autofree char *f = fit(text, w - 4, FALSE);

@@ -411,10 +411,10 @@ static void on_cmd_message(TuiConn *c, JsonNode *msg, gpointer ud)
     case CMD_TRACE:
         if (!ok && !cmd->tracing && err != NULL && strstr(err, "cannot sample") != NULL) {
             /* a VM without sampling: a method trace instead */
-            const char *argv[] = {"trace", cmd->vm, cmd->file, "--tracing", NULL};
             g_autofree char *label = g_strdup(cmd->label);
             g_autofree char *vm = g_strdup(cmd->vm), *file = g_strdup(cmd->file);
-            cmd_done(c);
+            cmd_done(c); /* frees cmd: argv from the copies */
+            const char *argv[] = {"trace", vm, file, "--tracing", NULL};
             start_trace(t, label, vm, file, TRUE, argv);
             schedule_redraw(t);
             return;
@@ -483,8 +483,11 @@ static void start_trace(Tui *t, const char *label, const char *vm, const char *f
                         const char *const *argv)
 {
     Cmd *cmd = run_command(t, CMD_TRACE, label, argv);
-    if (cmd == NULL)
+    if (cmd == NULL) {
+        /* none runs (the fallback's first try had set it): t may start one */
+        g_clear_pointer(&t->m->trace_vm, g_free);
         return;
+    }
     cmd->vm = g_strdup(vm);
     cmd->file = g_strdup(file);
     cmd->tracing = tracing;
@@ -661,9 +664,10 @@ static int read_escape(Tui *t)
             ungetch(ch);
             break;
         }
-        if (len < sizeof seq)
-            seq[len++] = (char)ch;
-        if (!tui_escape_incomplete(seq, len))
+        seq[len++] = (char)ch;
+        /* full: an over-long sequence is one unknown key (the bytes after
+         * it are read as keys), not a wait that swallows what is typed */
+        if (len == sizeof seq || !tui_escape_incomplete(seq, len))
             break;
     }
     return tui_key_from_escape(seq, len);
