@@ -601,9 +601,14 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
         /* the bytes are complete: the file is kept whatever the decoder says */
         if (trace_decoder_finish(j->dec) != 0) {
             snprintf(j->summary_error, sizeof j->summary_error, "%s", trace_decoder_error(j->dec));
-            pl->host->log(pl->self, DDM_LOG_WARNING,
-                          "%s: the trace was saved to %s but does not decode here: %s",
-                          j->vm_key, j->path, j->summary_error);
+            if (j->discard) /* --stop without FILE: nothing was saved */
+                pl->host->log(pl->self, DDM_LOG_WARNING,
+                              "%s: the stopped trace was discarded; it does not decode here: %s",
+                              j->vm_key, j->summary_error);
+            else
+                pl->host->log(pl->self, DDM_LOG_WARNING,
+                              "%s: the trace was saved to %s but does not decode here: %s",
+                              j->vm_key, j->path, j->summary_error);
         }
         finish(j, NULL);
         maybe_free(j);
