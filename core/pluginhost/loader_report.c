@@ -50,8 +50,7 @@ static void report_line(GString *report, const char *key, const char *value)
         g_string_append_printf(report, "%-9s %s\n", key, value && *value ? value : "-");
 }
 
-/* No dlopen, no init: the descriptor is read from the file's bytes, so
- * what init would register is not known here (--list-plugins loads). */
+/* @value as member @name of @o, null when absent or empty. */
 static void member_str_or_null(JsonObject *o, const char *name, const char *value)
 {
     if (value != NULL && *value != '\0')
@@ -65,6 +64,8 @@ gboolean ddm_loader_check_file(const char *path, GString *report, GError **error
     return ddm_loader_check_file_json(path, report, NULL, error);
 }
 
+/* No dlopen, no init: the descriptor is read from the file's bytes, so
+ * what init would register is not known here (--list-plugins loads). */
 gboolean ddm_loader_check_file_json(const char *path, GString *report, JsonObject *members,
                                     GError **error)
 {

@@ -388,7 +388,10 @@ typedef enum ddm_value_type {
     DDM_VAL_BOOL = 4
 } ddm_value_type;
 
-/** A table column: name, type and an optional unit ("B", "ms", "%"). Since: 1.0 */
+/** A table column: name, type and an optional unit ("B", "ms", "%"). A
+ *  DDM_VAL_STR column with unit "list" holds comma-separated names, which
+ *  --json and the web API give as an array of strings (doc/json.md).
+ *  Since: 1.0 */
 typedef struct ddm_column {
     const char *name;
     ddm_value_type type;
