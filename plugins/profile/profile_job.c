@@ -109,6 +109,25 @@ static void close_part(profile_job *j)
     j->fd = -1;
 }
 
+/* A new job of @cmd for @vm (@info its VM's), started now, with no part
+ * yet; NULL with @cmd finished when out of memory. */
+static profile_job *job_new(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const ddm_vm_info *info)
+{
+    profile_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        pl->host->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+        return NULL;
+    }
+    j->pl = pl;
+    j->cmd = cmd;
+    j->vm = vm;
+    j->fd = -1;
+    snprintf(j->vm_key, sizeof j->vm_key, "%s", info->key ? info->key : "?");
+    j->pid = info->pid;
+    clock_gettime(CLOCK_MONOTONIC, &j->t0);
+    return j;
+}
+
 /* A job that fails before its first request went out: its command finishes
  * with @msg, its part (if made) is removed, and the job is freed. -1. */
 static int job_fail_unsent(profile_job *j, const char *msg)
@@ -479,27 +498,17 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return -1;
     }
-    j = calloc(1, sizeof *j);
-    if (!j) {
-        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+    if (!(j = job_new(pl, cmd, vm, info)))
         return -1;
-    }
-    j->pl = pl;
-    j->cmd = cmd;
-    j->vm = vm;
-    j->fd = -1;
     j->sampling = a->sampling;
     j->device = a->on_device;
     j->seconds = a->seconds;
     j->interval_us = a->interval_us;
     j->buffer = a->buffer;
-    snprintf(j->vm_key, sizeof j->vm_key, "%s", info->key ? info->key : "?");
-    j->pid = info->pid;
     if (info->pid)
         snprintf(j->vm_spec, sizeof j->vm_spec, "%" PRIu32, info->pid);
     else
         snprintf(j->vm_spec, sizeof j->vm_spec, "%s", j->vm_key);
-    clock_gettime(CLOCK_MONOTONIC, &j->t0);
     if (j->device) {
         snprintf(j->device_path, sizeof j->device_path, "%s", a->device_path);
     } else {
@@ -734,22 +743,13 @@ int profile_job_stop(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const char *p
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return -1;
     }
-    j = calloc(1, sizeof *j);
-    if (!j || !(j->dec = trace_decoder_new())) {
-        free(j);
-        h->cmd_finish(cmd, DDM_CMD_FAILED, "out of memory");
+    if (!(j = job_new(pl, cmd, vm, info)))
         return -1;
-    }
-    j->pl = pl;
-    j->cmd = cmd;
-    j->vm = vm;
-    j->fd = -1;
+    if (!(j->dec = trace_decoder_new()))
+        return job_fail_unsent(j, "out of memory");
     j->stop_only = 1;
     j->discard = path == NULL;
     j->state = J_QUERYING;
-    snprintf(j->vm_key, sizeof j->vm_key, "%s", info->key ? info->key : "?");
-    j->pid = info->pid;
-    clock_gettime(CLOCK_MONOTONIC, &j->t0);
     if (path) {
         snprintf(j->path, sizeof j->path, "%s", path);
         snprintf(j->part, sizeof j->part, "%s.part", path);
