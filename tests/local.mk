@@ -3,16 +3,27 @@
 # each test folder's own local.mk holds the rules for the tests in it.
 
 # Shared helpers (hexdump-on-fail, hex fixtures, private scratch directories,
-# the cases every module loader's test shares);
+# shell-free recursive removal, the cases every module loader's test shares);
 # any test may link it.
 if ENABLE_TESTS
 check_LTLIBRARIES += tests/harness/libddmtestutil.la
 endif
 tests_harness_libddmtestutil_la_SOURCES = tests/harness/test-util.c tests/harness/test-util.h \
 	tests/harness/private-dir.c tests/harness/private-dir.h \
+	tests/harness/rm-tree.c tests/harness/rm-tree.h \
 	tests/harness/module-loader-test.c tests/harness/module-loader-test.h
 tests_harness_libddmtestutil_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_harness_libddmtestutil_la_LIBADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The harness's own test: its shell-free recursive removal (rm-tree.c).
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/harness/test-rm-tree
+TESTS += tests/unit/harness/test-rm-tree
+endif
+tests_unit_harness_test_rm_tree_SOURCES = tests/unit/harness/test-rm-tree.c \
+	tests/harness/rm-tree.c tests/harness/rm-tree.h
+tests_unit_harness_test_rm_tree_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_harness_test_rm_tree_LDADD = $(CMOCKA_LIBS)
 
 # Flags a plugin test needs: the SDK, the fake host (the SDK's test kit,
 # sdk/testkit/libddmon-plugin-test.la, <ddmon/testkit.h>), cmocka.

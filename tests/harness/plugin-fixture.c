@@ -3,6 +3,7 @@
  * Shared pieces of plugin test fixtures (plugin-fixture.h).
  */
 #include "plugin-fixture.h"
+#include "rm-tree.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,7 +43,7 @@ void pfx_client_dir_new(fake_host *fh, const char *name, char *dir, size_t n)
 
 void pfx_dir_remove(const char *dir)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    int rc = test_rm_tree(dir);
+    if (rc != 0)
+        fail_msg("removing %s: %s", dir, strerror(-rc));
 }

@@ -22,7 +22,9 @@ ddm_vm *pfx_add_ready_vm(fake_host *fh, const char *key, uint32_t pid, const cha
  * client's working folder of @fh; fails the test when it cannot be made. */
 void pfx_client_dir_new(fake_host *fh, const char *name, char *dir, size_t n);
 
-/* Removes @dir and all below it; fails the test when that fails. */
+/* Removes @dir and all below it, without a shell (test_rm_tree,
+ * rm-tree.h; compile tests/harness/rm-tree.c in too); fails the test when
+ * that fails. */
 void pfx_dir_remove(const char *dir);
 
 #endif

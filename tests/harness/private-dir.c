@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Private scratch directories for cmocka tests (private-dir.h): made 0700,
- * removed depth first without following links. Shared by the loader's and
- * the web module's tests, which both copy shared objects into one.
+ * removed depth first without following links (rm-tree.h; a failure fails
+ * the test). Shared by the loader's and the web module's tests, which both
+ * copy shared objects into one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "private-dir.h"
+#include "rm-tree.h"
 
 char *test_private_dir_new(const char *tmpl)
 {
@@ -27,33 +29,14 @@ char *test_private_dir_new(const char *tmpl)
     return dir;
 }
 
-static void remove_tree(const char *path)
-{
-    GStatBuf st;
-    GDir *d;
-    const char *e;
-
-    if (g_lstat(path, &st) != 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        g_unlink(path);
-        return;
-    }
-    (void)chmod(path, 0700); /* a test may have left it unreadable */
-    d = g_dir_open(path, 0, NULL);
-    while (d && (e = g_dir_read_name(d)) != NULL) {
-        g_autofree char *sub = g_build_filename(path, e, NULL);
-        remove_tree(sub);
-    }
-    if (d)
-        g_dir_close(d);
-    g_rmdir(path);
-}
-
 void test_private_dir_free(char *dir)
 {
+    int rc;
+
     if (!dir)
         return;
-    remove_tree(dir);
+    rc = test_rm_tree(dir);
+    if (rc != 0)
+        fail_msg("removing %s: %s", dir, g_strerror(-rc));
     g_free(dir);
 }

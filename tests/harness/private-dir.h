@@ -14,7 +14,8 @@
 char *test_private_dir_new(const char *tmpl);
 
 /** Remove @dir and everything below it (symbolic links are removed, never
- *  followed), then g_free(@dir). NULL is ignored. */
+ *  followed; test_rm_tree), then g_free(@dir); fails the current test if
+ *  something could not be removed. NULL is ignored. */
 void test_private_dir_free(char *dir);
 
 #endif /* DDM_TEST_PRIVATE_DIR_H */

@@ -23,7 +23,8 @@ if ENABLE_TESTS
 check_PROGRAMS += tests/unit/plugins/test-partfile
 TESTS += tests/unit/plugins/test-partfile
 endif
-tests_unit_plugins_test_partfile_SOURCES = tests/unit/plugins/test-partfile.c
+tests_unit_plugins_test_partfile_SOURCES = tests/unit/plugins/test-partfile.c \
+	tests/harness/rm-tree.c tests/harness/rm-tree.h
 tests_unit_plugins_test_partfile_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_partfile_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_partfile_LDADD = $(DDM_PARTFILE_LIBS) $(CMOCKA_LIBS)
@@ -50,6 +51,7 @@ endif
 endif
 tests_unit_plugins_test_plugin_profile_SOURCES = tests/unit/plugins/test-plugin-profile.c \
 	tests/harness/plugin-fixture.c tests/harness/plugin-fixture.h \
+	tests/harness/rm-tree.c tests/harness/rm-tree.h \
 	$(PROFILE_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_profile_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)
@@ -184,6 +186,7 @@ endif
 endif
 tests_unit_plugins_test_plugin_hprof_SOURCES = tests/unit/plugins/test-plugin-hprof.c \
 	tests/harness/plugin-fixture.c tests/harness/plugin-fixture.h \
+	tests/harness/rm-tree.c tests/harness/rm-tree.h \
 	$(HPROF_PLUGIN_SOURCES)
 tests_unit_plugins_test_plugin_hprof_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir) \
 	-I$(top_builddir)
@@ -240,8 +243,9 @@ TESTS += tests/unit/plugins/test-plugin-viewdebug
 endif
 endif
 tests_unit_plugins_test_plugin_viewdebug_SOURCES = tests/unit/plugins/test-plugin-viewdebug.c \
-	$(VIEWDEBUG_PLUGIN_SOURCES)
-tests_unit_plugins_test_plugin_viewdebug_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/viewdebug
+	tests/harness/rm-tree.c tests/harness/rm-tree.h $(VIEWDEBUG_PLUGIN_SOURCES)
+tests_unit_plugins_test_plugin_viewdebug_CPPFLAGS = $(DDM_FAKEHOST_CPPFLAGS) -I$(top_srcdir)/plugins/viewdebug \
+	-I$(top_srcdir)/tests/harness
 # json-glib reads the dump's JSON back (an independent reader).
 tests_unit_plugins_test_plugin_viewdebug_CFLAGS = $(DDM_FAKEHOST_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_CFLAGS)
 tests_unit_plugins_test_plugin_viewdebug_LDADD = $(DDM_PARTFILE_LIBS) $(DDM_FAKEHOST_LDADD) $(JSON_GLIB_LIBS) $(GLIB_LIBS)

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "plugins/common/partfile.h"
+#include "tests/harness/rm-tree.h"
 
 typedef struct Fx {
     char dir[64];
@@ -50,9 +51,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     Fx *f = *state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(test_rm_tree(f->dir), 0);
     free(f);
     return 0;
 }

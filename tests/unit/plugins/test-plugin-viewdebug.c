@@ -25,6 +25,7 @@
 #include <ddmon/bytes.h>
 #include <ddmon/testkit.h>
 
+#include "rm-tree.h"
 #include "viewdebug.h"
 #include "vudecode.h" /* VD_MAX_DEPTH */
 
@@ -67,10 +68,8 @@ static fx *fx_new(const char *const *feats, size_t n)
 
 static void fx_free(fx *f)
 {
-    char cmd[128];
     fake_host_free(f->fh);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(test_rm_tree(f->dir), 0);
     free(f);
 }
 

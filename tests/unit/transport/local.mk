@@ -7,7 +7,8 @@ check_PROGRAMS += tests/unit/transport/test-local-proc
 TESTS += tests/unit/transport/test-local-proc
 endif
 tests_unit_transport_test_local_proc_SOURCES = tests/unit/transport/test-local-proc.c \
-	core/transport/local_proc.c core/transport/local_proc.h
+	core/transport/local_proc.c core/transport/local_proc.h \
+	tests/harness/rm-tree.c tests/harness/rm-tree.h
 tests_unit_transport_test_local_proc_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\" \
 	-DDDM_TEST_SRCDIR=\"$(abs_top_srcdir)\"
 tests_unit_transport_test_local_proc_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)

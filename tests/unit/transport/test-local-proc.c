@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "core/transport/local_proc.h"
+#include "tests/harness/rm-tree.h"
 
 #define FIXTURES DDM_TEST_SRCDIR "/tests/fixtures/proc"
 
@@ -184,9 +185,7 @@ static char *make_proc(void)
 
 static void rm_rf(const char *root)
 {
-    char *cmd = g_strdup_printf("rm -rf '%s'", root);
-    assert_int_equal(system(cmd), 0);
-    g_free(cmd);
+    assert_int_equal(test_rm_tree(root), 0);
 }
 
 static void test_walk(void **state)
