@@ -10,7 +10,8 @@
  * nativeheap.segments view is watched (at DDM_VM_READY too when it already
  * is: a snapshot) and NHSG(0, 1) nativeheap.grace_ms after the last look. A
  * failed switch is retried at the next tick. `ddmon native-heap PID` sends
- * an empty NHGT; the reply is parsed (nhgt.h) into the views. ddmlib
+ * an empty NHGT (a plain JVM is refused as one: it has no native heap
+ * view); the reply is parsed (nhgt.h) into the views. ddmlib
  * follows NHGT with NHSG(0, 1) to switch segment updates off; this plugin
  * sends that too, but only when segments are not on, so a watched native
  * segment view keeps updating. While someone watches one of the NHGT
@@ -35,6 +36,8 @@
 #include <string.h>
 
 #include <ddmon/bytes.h>
+
+#include "../common/cmdutil.h"
 
 const char *nh_vm_label(nh_plugin *np, ddm_vm *vm, char *buf, size_t len)
 {
@@ -395,6 +398,10 @@ static int cmd_native_heap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     vm = h->cmd_find_vm(cmd, argv[1]);
     if (!vm)
         return 0; /* finished, with the core's message */
+    /* a plain JVM has no native heap view (NHGT is DDM): said as such, not
+     * as the request's "Transport endpoint is not connected" */
+    if (plugin_refuse_plain_jvm(h, np->self, cmd, vm, argv[1], "native-heap"))
+        return 0;
     if (!h->chunk_enabled(np->self, NH_CHUNK_NHGT)) {
         h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type NHGT is disabled");
         return 0;

@@ -15,8 +15,9 @@
 # profiling is refused; a server killed mid-trace leaves the VM sampling:
 # the next start names 'trace VM --stop', which stops it and saves what
 # comes back; a bad file argument exits 1 (file error, not 3 or 2); a
-# plain JVM is refused as one by trace, hprof, gc, alloc and ui; heap-info
-# and heap-bitmap name a pid that matches several VMs as the core does;
+# plain JVM is refused as one by trace, hprof, gc, alloc, ui and
+# native-heap; heap-info and heap-bitmap name a pid that matches several
+# VMs as the core does;
 # the simulator's sampling trace spans the time it ran (no thread longer),
 # and one cut to --buffer says data-file-overflow=true.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
@@ -314,8 +315,10 @@ t_ddmon --no-autostart hprof tr.one "$T_TMP" >"$T_TMP/ex4.out" 2>&1; e4=$?
 # 27-28: a plain JVM is refused as one, and at once
 jvm=$(awk '{print $2}' "$T_TMP/j.ports")
 plain_ok=1
-for c in "trace 127.0.0.1:$jvm $T_TMP/j.trace --sampling" "trace 127.0.0.1:$jvm $T_TMP/j.trace --tracing" \
-    "hprof 127.0.0.1:$jvm" "gc 127.0.0.1:$jvm" "alloc 127.0.0.1:$jvm status" "ui 127.0.0.1:$jvm windows"; do
+plain_cmds=("trace 127.0.0.1:$jvm $T_TMP/j.trace --sampling" "trace 127.0.0.1:$jvm $T_TMP/j.trace --tracing"
+    "hprof 127.0.0.1:$jvm" "gc 127.0.0.1:$jvm" "alloc 127.0.0.1:$jvm status" "ui 127.0.0.1:$jvm windows")
+t_have_plugins nativeheap && plain_cmds+=("native-heap 127.0.0.1:$jvm")
+for c in "${plain_cmds[@]}"; do
     # shellcheck disable=SC2086
     t_ddmon --no-autostart $c >"$T_TMP/plain.out" 2>&1; rc=$?
     if [ $rc != 1 ] || ! grep -q "is a plain JVM, not DDM-aware" "$T_TMP/plain.out" \
@@ -323,8 +326,8 @@ for c in "trace 127.0.0.1:$jvm $T_TMP/j.trace --sampling" "trace 127.0.0.1:$jvm 
         plain_ok=0; t_diag "$T_TMP/plain.out"; echo "# ($c: exit $rc)"
     fi
 done
-[ $plain_ok = 1 ] && t_ok "trace, hprof, gc, alloc and ui say a plain JVM is one (exit 1)" \
-    || t_fail "trace, hprof, gc, alloc and ui say a plain JVM is one (exit 1)"
+[ $plain_ok = 1 ] && t_ok "trace, hprof, gc, alloc, ui and native-heap say a plain JVM is one (exit 1)" \
+    || t_fail "trace, hprof, gc, alloc, ui and native-heap say a plain JVM is one (exit 1)"
 t_ddmon --no-autostart heap-info "127.0.0.1:$jvm" >"$T_TMP/plain-hi.out" 2>&1
 grep -q "plain JVM, not DDM-aware" "$T_TMP/plain-hi.out" && t_ok "... as heap-info says it" \
     || t_fail "... as heap-info says it" "$(cat "$T_TMP/plain-hi.out")"

@@ -506,6 +506,30 @@ static void test_nhgt_reply_statuses(void **state)
     }
 }
 
+/* A plain JVM (one the core lists as such) has no native heap: native-heap
+ * says so, as hprof, gc and trace do, sends nothing and keeps no state for
+ * it (it used to answer the request's "Transport endpoint is not
+ * connected"). */
+static void test_plain_jvm_refused(void **state)
+{
+    fixture *f = *state;
+    ddm_vm *jvm = fake_host_add_plain_vm(f->fh, &(ddm_vm_info){ .pid = 61, .user_id = -1,
+                                                                .native_debuggable = -1,
+                                                                .key = "127.0.0.1:8061" });
+    const char *argv[] = { "native-heap", "61" };
+    size_t n0 = fake_host_n_requests(f->fh);
+    ddm_cmd *cmd;
+
+    fake_host_vm_event(f->fh, jvm, DDM_VM_READY); /* known as a plain JVM */
+    cmd = fake_host_run_command(f->fh, 2, argv);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_string_equal(fake_cmd_message(cmd),
+                        "VM 61 is a plain JVM, not DDM-aware: native-heap needs a DDM VM (Android)");
+    assert_int_equal(fake_host_n_requests(f->fh), n0);
+    assert_null(fake_host_table(f->fh)->vm_get_data(fake_host_plugin(f->fh), jvm));
+}
+
 static void test_nhsg_off_after_nhgt(void **state)
 {
     /* segments off: NHGT is followed by NHSG(0, 1) as ddmlib does */
@@ -1546,6 +1570,7 @@ int main(void)
         cmocka_unit_test(test_nhgt_malformed),
         cmocka_unit_test_setup_teardown(test_nhgt_ragged_and_wide_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nhgt_reply_statuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plain_jvm_refused, setup, teardown),
         cmocka_unit_test(test_nhsg_off_after_nhgt),
         cmocka_unit_test_setup_teardown(test_nhgt_headline, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metric_refused_logged_once, setup, teardown),
