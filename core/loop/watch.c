@@ -33,12 +33,15 @@
 /* A round whose budget ran out while work kept coming (two batches or more
  * in that budget) and no other source may be waiting goes on for another
  * budget, this many times at most. So what others_may_wait cannot see
- * waits for 16 budgets (plus the batch that overran the last) at most: a
+ * waits for 32 budgets (plus the batch that overran the last) at most: a
  * source that only its check() says ready, and one attached or made ready
  * during the round (a g_timeout_add or g_idle_add from a callback: the
  * context's timeout is the one of its last prepare), which may then wait
- * one round more (review rR 4). */
-#define ROUND_MAX_EXTENSIONS 15
+ * one round more (review rR 4). Not fewer: a round that ends costs a
+ * main-context iteration (bench/loopiter: ~1,800 Ir), which 15
+ * extensions spread over ~13 Ir a packet of a ping-pong (under callgrind),
+ * 31 over half that. */
+#define ROUND_MAX_EXTENSIONS 31
 /* The epoll data of the round's timerfd (never a packed fd: fds are < 2^31). */
 #define ROUND_TIMER_MARK G_MAXUINT64
 #define ALWAYS (G_IO_HUP | G_IO_ERR)
@@ -97,7 +100,8 @@ static struct {
     int round_tfd;        /* the round's deadline, in the epoll set; -1: none (yet, or
                              timerfd failed: each wait then has its own timeout) */
     gboolean round_tfd_tried;
-    gboolean round_timer_fired; /* the round's timerfd was seen (and disarmed) */
+    gboolean round_timer_fired; /* the round's timerfd was seen (and disarmed, unless stale) */
+    gboolean round_timer_stale; /* seen but not disarmed yet: still ready in epoll */
     gboolean round_yield; /* the last round ran to its deadline or cap: the
                              next dispatch runs none, so the sources after
                              ours in the context get their turn first */
@@ -347,6 +351,8 @@ static int wait_until(struct epoll_event *evs, gint64 until_us, gint64 now_us)
  * arms a kernel timer at every wait, and one due within the scheduler tick
  * reprograms the clock device each time (bench/relay.sh measured it: more
  * system time and a slower round trip than glib's iteration it saves). */
+static void round_timer_disarm(void);
+
 static gboolean round_timer_arm(gint64 until_us)
 {
     if (!loop.round_tfd_tried) {
@@ -364,7 +370,13 @@ static gboolean round_timer_arm(gint64 until_us)
     struct itimerspec its = { .it_value = { .tv_sec = (time_t)(until_us / G_USEC_PER_SEC),
                                             .tv_nsec = (long)(until_us % G_USEC_PER_SEC) * 1000 } };
     loop.round_timer_fired = FALSE;
-    return timerfd_settime(loop.round_tfd, TFD_TIMER_ABSTIME, &its, NULL) == 0;
+    if (timerfd_settime(loop.round_tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
+        if (loop.round_timer_stale) /* still ready: the waits without it would see it */
+            round_timer_disarm();
+        return FALSE;
+    }
+    loop.round_timer_stale = FALSE; /* a new setting clears the expiry */
+    return TRUE;
 }
 
 /* Disarmed, it is never ready: a server between rounds never sees it. */
@@ -372,6 +384,7 @@ static void round_timer_disarm(void)
 {
     struct itimerspec off = { 0 };
     (void)timerfd_settime(loop.round_tfd, 0, &off, NULL);
+    loop.round_timer_stale = FALSE;
 }
 
 /* Its event came: disarmed at once (which clears it), or a nested main
@@ -517,8 +530,14 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             break;
         }
         if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
-            if (n)
-                round_timer_seen();
+            /* The budget's end alone: not disarmed here (no callback runs
+             * before round_go_on re-arms it, which clears the expiry, or
+             * the round ends and disarms it): one timerfd_settime per
+             * extension, not two. */
+            if (n && !loop.round_timer_fired) {
+                loop.round_timer_fired = TRUE;
+                loop.round_timer_stale = TRUE;
+            }
             if (round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
                 /* the budget ran out while the next answer of a stream of
                  * exchanges (two batches or more in this budget) was
@@ -567,7 +586,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             }
         }
     }
-    if (loop.round_tfd >= 0 && !loop.round_timer_fired)
+    if (loop.round_tfd >= 0 && (!loop.round_timer_fired || loop.round_timer_stale))
         round_timer_disarm();
     loop.round_timer_fired = FALSE;
     loop.round_yield = to_the_end && others_may_wait();

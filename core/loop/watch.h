@@ -108,7 +108,7 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * that budget's (not one exchange waiting on a slow answer, nor one long
  * batch), goes on for another budget when no DdmTimer is due and the
  * context has nothing that may be waiting (asked as for the yield below),
- * 15 times at most. A round that ran to its
+ * 31 times at most. A round that ran to its
  * budget or batch cap makes the next dispatch run none (one batch only)
  * when another source of the context may be waiting: the context
  * dispatches the sources ready after its poll in the order they were
@@ -130,7 +130,7 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * see waits longer: a source that only its check() says ready, and a GLib
  * source attached or made ready during the round (g_timeout_add or
  * g_idle_add from a callback: the context's timeout is its last prepare's,
- * and the context is not woken for it) wait for up to 16 budgets and the
+ * and the context is not woken for it) wait for up to 32 budgets and the
  * batch that overran the last, then one round more. The round's deadline is
  * a timerfd in the epoll set, armed once a round and disarmed as soon as
  * its event is seen (a nested main loop in a callback would spin on it), so
