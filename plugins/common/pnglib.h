@@ -38,6 +38,7 @@
     X(png_get_image_height)     \
     X(png_set_compression_level) \
     X(png_set_filter)           \
+    X(png_set_user_limits)      \
     X(png_set_IHDR)             \
     X(png_set_PLTE)             \
     X(png_write_info)           \

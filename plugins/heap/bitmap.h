@@ -32,6 +32,9 @@
 #define BM_NCOLORS 10
 /** Widest image accepted. */
 #define BM_MAX_WIDTH 65536u
+/** Most rows of an image: PNG's own limit (2^31 - 1), which libpng checks
+ *  against a default of 1,000,000 unless told (bitmap_png.c lifts it). */
+#define BM_MAX_HEIGHT 0x7fffffffu
 
 /** RGB of each palette index. */
 extern const uint8_t bm_palette[BM_NCOLORS][3];

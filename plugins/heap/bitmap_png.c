@@ -319,7 +319,7 @@ int bm_page_init(bm_page *p, const seg_gen *g, uint32_t bm_width, const bm_capti
     if (!cap) {
         p->width = p->bm.width;
         p->height = p->bm.height;
-        return 0;
+        return p->height > BM_MAX_HEIGHT ? -EFBIG : 0;
     }
     p->framed = 1;
 
@@ -381,7 +381,7 @@ int bm_page_init(bm_page *p, const seg_gen *g, uint32_t bm_width, const bm_capti
     y += nrows * LINE_H + BITMAP_GAP;
     p->bm_y = y + 1; /* below the frame's top */
     p->height = p->bm_y + (p->bm.height + 1 > BMF_GLYPH_H ? p->bm.height + 1 : BMF_GLYPH_H) + MARGIN;
-    return 0;
+    return p->height > BM_MAX_HEIGHT ? -EFBIG : 0; /* under 200 rows added: no wrap */
 }
 
 void bm_page_row(bm_page *p, uint8_t *row)
@@ -516,7 +516,8 @@ static int layout_or_err(const seg_gen *g, uint32_t width, const bm_caption *cap
     else if (rc == -ENODATA)
         set_err(err, errlen, "no complete heap bitmap kept for this heap (yet)");
     else if (rc == -EFBIG)
-        set_err(err, errlen, "heap bitmap too big (more than 2^31 pixels)");
+        set_err(err, errlen, "heap bitmap too big (more than 2^31 pixels, or more than 2^31 - 1 rows: "
+                "a wider --width helps)");
     return rc;
 }
 
@@ -594,6 +595,10 @@ static int encode(bm_page *page, png_sink *sink)
     row = malloc(page->width);
     if (!row)
         png_lib->png_error(png, "out of memory");
+    /* PNG allows 2^31 - 1 rows (bm_page_init keeps within it); libpng's
+     * default limit is 1,000,000, which a narrow --width (1: one unit a
+     * row) passes on any heap of more than a million units */
+    png_lib->png_set_user_limits(png, BM_MAX_HEIGHT, BM_MAX_HEIGHT);
     png_lib->png_set_write_fn(png, sink, sink_write, sink_flush);
     png_lib->png_set_compression_level(png, 1);
     png_lib->png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);

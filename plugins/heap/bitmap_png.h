@@ -147,8 +147,9 @@ typedef struct bm_page {
 
 /**
  * Lay out the page of @g at bitmap width @bm_width with caption @cap (NULL:
- * the bare bitmap). Returns 0 or the errors of bm_layout_compute. @g is
- * borrowed while the page is in use (there is nothing to free).
+ * the bare bitmap). Returns 0, the errors of bm_layout_compute, or -EFBIG
+ * when the page would have more than BM_MAX_HEIGHT rows (a PNG cannot). @g
+ * is borrowed while the page is in use (there is nothing to free).
  */
 int bm_page_init(bm_page *p, const seg_gen *g, uint32_t bm_width, const bm_caption *cap);
 /** Fill @row (p->width palette indexes) with the next row, top to bottom;

@@ -658,7 +658,8 @@ int heap_cmd_register(heap_plugin *hp)
 {
     const ddm_host *h = hp->host;
     int rc = h->register_command(hp->self, "heap-bitmap", "PID FILE [--width N] [--heap ID] [--raw]",
-                                 "write the heap bitmap as a PNG, with legend and scale",
+                                 "write the heap bitmap as a PNG, with legend and scale; "
+                                 "--width: units a row, 1..65536",
                                  cmd_heap_bitmap, hp, NULL);
     if (!rc)
         rc = h->register_command(hp->self, "heap-info", "PID",

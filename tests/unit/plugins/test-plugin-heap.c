@@ -1662,6 +1662,64 @@ static void test_bitmap_big_gap(void **state)
     rmdir(dir);
 }
 
+/* --width 1 (the bound's low end, as the man page and the help say) on a
+ * heap of more than a million units: an image more than a million rows
+ * tall, past libpng's default limit on image height (1,000,000 rows,
+ * png_set_user_limits), which refused it after the bounds check passed
+ * ("Invalid IHDR data"). PNG allows 2^31 - 1 rows. The file's IHDR is read
+ * as bytes (libpng's reader has the same default limit). */
+static void test_bitmap_width_one_tall(void **state)
+{
+    fixture *f = *state;
+    enum { PAIRS = 3907, UNITS = PAIRS * 256 }; /* 1,000,192 units */
+    char dir[] = "/tmp/ddmon-heap-test-XXXXXX";
+    char file[128];
+    const char *argv[] = { "heap-bitmap", "42", file, "--width", "1", "--raw" };
+    uint8_t *pairs = malloc(2 * PAIRS), head[33];
+    ddm_cmd *cmd;
+    size_t i;
+    FILE *fp;
+
+    if (!bm_png_available()) {
+        free(pairs);
+        return;
+    }
+    assert_non_null(pairs);
+    for (i = 0; i < PAIRS; i++) { /* 256 units each: free, then data objects */
+        pairs[2 * i] = i % 2 ? ST(1, 1) : ST(0, 0);
+        pairs[2 * i + 1] = 255;
+    }
+    assert_non_null(mkdtemp(dir));
+    snprintf(file, sizeof file, "%s/tall.png", dir);
+    send_u4(f, HPST, 1, DDM_OK);
+    assert_int_equal(send_piece(f, HPSG, 1, 0x10000, 0, UNITS, pairs, 2 * PAIRS), DDM_OK);
+    send_u4(f, HPEN, 1, DDM_OK);
+    free(pairs);
+    cmd = fake_host_run_command(f->fh, 6, argv);
+    assert_true(fake_cmd_finished(cmd));
+    if (fake_cmd_status(cmd) != DDM_CMD_OK)
+        fail_msg("heap-bitmap --width 1: %s", fake_cmd_message(cmd));
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "width"), 1);
+    assert_int_equal(fake_view_field_int(fake_cmd_result(cmd), "height"), UNITS);
+    fp = fopen(file, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fread(head, 1, sizeof head, fp), sizeof head);
+    fclose(fp);
+    assert_memory_equal(head + 12, "IHDR", 4);
+    assert_int_equal(((uint32_t)head[16] << 24) | ((uint32_t)head[17] << 16) | ((uint32_t)head[18] << 8) | head[19], 1);
+    assert_int_equal(((uint32_t)head[20] << 24) | ((uint32_t)head[21] << 16) | ((uint32_t)head[22] << 8) | head[23],
+                     UNITS);
+    /* the bound's high end is where the help and the man page put it */
+    {
+        const char *wide[] = { "heap-bitmap", "42", file, "--width", "65537", "--raw" };
+        cmd = fake_host_run_command(f->fh, 6, wide);
+        assert_int_equal(fake_cmd_status(cmd), DDM_CMD_USAGE);
+        assert_string_equal(fake_cmd_message(cmd), "--width takes 1..65536");
+    }
+    unlink(file);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_bitmap_blob_when_watched(void **state)
 {
     fixture *f = *state;
@@ -2504,6 +2562,7 @@ int main(void)
         cmocka_unit_test(test_bitmap_gc_failures),
         cmocka_unit_test_setup_teardown(test_bitmap_gc_reply_before_segments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_big_gap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bitmap_width_one_tall, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bitmap_blob_when_watched, setup, teardown),
         cmocka_unit_test(test_bitmap_cap),
         cmocka_unit_test(test_font),
