@@ -220,7 +220,14 @@ endif
 EXTRA_DIST += tests/integration/web-auth.sh tests/integration/web-dashboard.sh \
 	tests/integration/web-commands.sh tests/integration/web-module.sh \
 	tests/integration/web-interest.sh tests/integration/web_http.py \
-	tests/integration/web_dashboard.py tests/integration/web_commands.py
+	tests/integration/web_dashboard.py tests/integration/web_commands.py \
+	tests/integration/cdp_browser.py
+# The dashboard's app.js alone (fake stream, no server): what it keeps of
+# VMs that left is bounded to the last GONE_KEPT.
+if ENABLE_TESTS
+TESTS += tests/integration/web-gone-pruned.sh
+endif
+EXTRA_DIST += tests/integration/web-gone-pruned.sh tests/integration/web_gone_pruned.py
 # A web command whose client leaves is cancelled and frees its slot.
 if ENABLE_TESTS
 TESTS += tests/integration/web-client-gone.sh

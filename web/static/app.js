@@ -17,7 +17,9 @@
 // Live: one EventSource on /api/stream; the history behind sparklines
 // and charts is kept here, bounded. A VM that leaves the VM list keeps
 // its page: its last views and charts, marked gone, its commands
-// disabled.
+// disabled, while it is one of the last GONE_KEPT VMs to leave; what the
+// page holds of older ones is dropped (a dashboard left open for days
+// holds a bounded amount).
 'use strict';
 (function () {
   const HISTORY = 300;      // chart samples kept per field (a few minutes)
@@ -25,6 +27,7 @@
   const MAX_ROWS = 500;     // rows drawn per table
   const FOLDED_ROWS = 30;   // rows drawn until "all rows" is clicked
   const COLORS = ['#1a6fb5', '#e65100', '#2e7d32', '#6a1b9a', '#c62828', '#00838f'];
+  const GONE_KEPT = 16;     // gone VMs whose last views, row and charts are kept
 
   const views = new Map();  // "vm\nname" -> view
   const left = new Map();   // "vm\nname" -> a VM's view as it was when removed
@@ -34,6 +37,7 @@
   const seeded = new Set();    // records whose server-side history was asked for
   const unfolded = new Set();  // views whose rows are all shown
   const lastRow = new Map(); // VM key -> its last row of the VM list
+  const goneOrder = [];      // VMs held here that left the VM list, oldest first
   let commands = null;
   let source = null, sourceVm;
   let dirty = new Set(), drawPending = false;
@@ -105,12 +109,19 @@
       if (ev.vm && views.has(key)) left.set(key, views.get(key));
       views.delete(key);
     } else if (ev.view) { views.set(key, ev.view); left.delete(key); remember(key, ev.view); }
+    if (ev.view && !ev.vm && ev.name === 'vms') noteGone(ev.view);
     if (ev.view && ev.view.kind === 'record' && ev.vm && !seeded.has(key)) {
       seeded.add(key);
       fetch(ev.url + '/history').then((r) => r.ok ? r.json() : null).then((d) => { if (d) seed(key, d); });
     }
     else if (ev.too_big) fetch(ev.url).then((r) => r.ok ? r.json() : null)
-      .then((v) => { if (v) { views.set(key, v); dirty.add(key); schedule(); } });
+      .then((v) => {
+        if (!v) return;
+        views.set(key, v);
+        if (!ev.vm && ev.name === 'vms') noteGone(v);
+        dirty.add(key);
+        schedule();
+      });
     dirty.add(key);
     schedule();
   }
@@ -159,6 +170,35 @@
     while (h.t.length > HISTORY) { h.t.shift(); for (const a of Object.values(h.fields)) if (a.length > h.t.length) a.shift(); }
     dirty.add(key);
     schedule();
+  }
+
+  // The VMs this page holds anything of: views kept, a row, history.
+  function heldVms() {
+    const held = new Set(lastRow.keys());
+    for (const keys of [left.keys(), history.keys(), spark.keys(), lastState.keys(), seeded, unfolded])
+      for (const k of keys) held.add(k.slice(0, k.indexOf('\n')));
+    held.delete(''); // the server's own views
+    return held;
+  }
+  // A new VM list: the VMs held here that are not in it join goneOrder
+  // (one that is back leaves it); past the last GONE_KEPT to leave, the
+  // oldest are forgotten, except the one on screen.
+  function noteGone(list) {
+    const present = new Set((list.rows || []).map((r) => r.key));
+    for (let i = goneOrder.length - 1; i >= 0; i--) if (present.has(goneOrder[i])) goneOrder.splice(i, 1);
+    for (const vm of heldVms()) if (!present.has(vm) && !goneOrder.includes(vm)) goneOrder.push(vm);
+    const here = route();
+    for (let i = 0; goneOrder.length > GONE_KEPT && i < goneOrder.length;) {
+      if (goneOrder[i] === here) { i++; continue; }
+      forget(goneOrder[i]);
+      goneOrder.splice(i, 1);
+    }
+  }
+  function forget(vm) {
+    const mine = (k) => k.startsWith(vm + '\n');
+    for (const m of [left, history, spark, lastState]) for (const k of [...m.keys()]) if (mine(k)) m.delete(k);
+    for (const set of [seeded, unfolded]) for (const k of [...set]) if (mine(k)) set.delete(k);
+    lastRow.delete(vm);
   }
 
   function rowId(v, row) {
