@@ -487,16 +487,15 @@ static inline __attribute__((always_inline)) void pin_q(uint64_t *w)
 }
 
 /* The largest of @largest and the running free extents after each of
- * the eight pairs (P clear) in @w0, @w1 (pair i of a word in its 16-bit
- * lane i, as load_le64 reads them), from @ext before them. */
-static __attribute__((noinline)) uint64_t window_max_extent(uint64_t w0, uint64_t w1,
+ * the eight pairs at @r (P clear), from @ext before them. It reads the
+ * bytes again, so that the hot loop need not keep its two words. */
+static __attribute__((noinline)) uint64_t window_max_extent(const uint8_t *r,
                                                             const run_counts *rc, uint64_t ext,
                                                             uint64_t largest)
 {
     int i;
     for (i = 0; i < 8; i++) {
-        const uint64_t w = i < 4 ? w0 >> (16 * i) : w1 >> (16 * (i - 4));
-        ext = (ext + ((w >> 8) & 0xffu) + 1u) & rc->keep[w & 0xffu];
+        ext = (ext + r[2 * i + 1] + 1u) & rc->keep[r[2 * i]];
         largest = ext > largest ? ext : largest;
     }
     return largest;
@@ -519,10 +518,9 @@ static __attribute__((noinline)) const uint8_t *count_8_at_a_time(const uint8_t 
         return r;
     last = bend - 16; /* a window starting at or before it is whole */
     do {
-        const uint64_t w0 = load_le64(r), w1 = load_le64(r + 8);
+        uint64_t a = load_le64(r), b = load_le64(r + 8), any;
         const uint64_t ext_in = ext;
-        uint64_t a = w0, b = w1, any;
-        if (__builtin_expect(((w0 | w1) & PARTIAL_BITS_OF_4) != 0, 0))
+        if (__builtin_expect(((a | b) & PARTIAL_BITS_OF_4) != 0, 0))
             break;
         /* Written out: -O2 does not unroll it. The states and lengths are
          * taken from the two words already loaded for the P test, not
@@ -550,7 +548,7 @@ static __attribute__((noinline)) const uint8_t *count_8_at_a_time(const uint8_t 
         any |= COUNT_PAIR(b);
 #undef COUNT_PAIR
         if (__builtin_expect(any > largest, 0))
-            largest = window_max_extent(w0, w1, rc, ext_in, largest);
+            largest = window_max_extent(r, rc, ext_in, largest);
         r += 16;
     } while (r <= last);
     *ext_io = ext;
