@@ -417,24 +417,56 @@ static uint64_t fold_counts(seg_stats *st, const run_counts *rc, const bucket_ra
     return total;
 }
 
+/* Eight bytes of run data as a 64-bit word whose low byte is the first,
+ * on either byte order, so that pair i of the word is its 16-bit lane i. */
+static inline __attribute__((always_inline)) uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if !defined(__BYTE_ORDER__)
+#error "segdecode needs __BYTE_ORDER__ to read run data as little-endian words"
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
 /* Merge the partial sequence at *@rp (its first pair has P set) up to the
  * pair without P or the piece's end, and account it in @st. Returns its
- * units, or 0 if the sequence changes state (the piece is rejected). */
+ * units, or 0 if the sequence changes state (the piece is rejected).
+ * Four pairs a step while they all carry P and the sequence's state (one
+ * compare of a word), their lengths summed in the word; then pair by
+ * pair to the pair that ends it. */
 static uint64_t merge_partial(const uint8_t **rp, const uint8_t *end, seg_stats *st,
                               unsigned unit, unsigned *state_out)
 {
     const uint8_t *r = *rp;
     const unsigned state = r[0] & 0x7f;
-    unsigned s = r[0];
+    const uint64_t four_p = (uint64_t)(state | 0x80) * UINT64_C(0x0001000100010001);
+    unsigned s;
     uint64_t units = 0;
-    for (;;) {
-        units += (uint64_t)r[1] + 1u;
-        r += 2;
-        if (!(s & 0x80) || r >= end)
+    while (end - r >= 8) {
+        const uint64_t w = load_le64(r);
+        if ((w ^ four_p) & UINT64_C(0x00ff00ff00ff00ff))
             break;
+        /* the four length bytes, each in the low byte of its 16-bit lane,
+         * summed into the top lane (at most 1,020: no carry between lanes) */
+        units += ((((w >> 8) & UINT64_C(0x00ff00ff00ff00ff)) * UINT64_C(0x0001000100010001)) >> 48) + 4;
+        r += 8;
+    }
+    if (r < end) {
         s = r[0];
         if ((s & 0x7f) != state)
             return 0;
+        for (;;) {
+            units += (uint64_t)r[1] + 1u;
+            r += 2;
+            if (!(s & 0x80) || r >= end)
+                break;
+            s = r[0];
+            if ((s & 0x7f) != state)
+                return 0;
+        }
     }
     *rp = r;
     *state_out = state;
@@ -450,20 +482,6 @@ static inline __attribute__((always_inline)) uint64_t count_pair(unsigned s, uns
 {
     rc->row[s][l]++;
     return (ext + l + 1u) & rc->keep[s];
-}
-
-/* Eight bytes of run data as a 64-bit word whose low byte is the first,
- * on either byte order, so that pair i of the word is its 16-bit lane i. */
-static inline __attribute__((always_inline)) uint64_t load_le64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof w);
-#if !defined(__BYTE_ORDER__)
-#error "segdecode needs __BYTE_ORDER__ to read run data as little-endian words"
-#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
 }
 
 static inline __attribute__((always_inline)) uint64_t max_u64(uint64_t a, uint64_t b)
