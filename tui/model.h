@@ -83,6 +83,14 @@ char *tui_column_header(const TuiColumn *col);
  *  columns give way first, down to 6; a number column gives way (down to 6)
  *  only when the text columns can give no more. @w: one per column. */
 void tui_table_widths(const TuiTable *t, guint from, guint to, int width, int *w);
+/* The narrowest a column gives way to (tui_table_widths). */
+#define TUI_COLUMN_MIN 6
+/** Take *@excess characters off the columns of @w marked in @may (@n of
+ *  them), the widest first (of equals, the first), none below @floor: as
+ *  taking one off the widest at a time would, in O(@n log(widest)). What
+ *  they could not give stays in *@excess. For tui_table_widths and its
+ *  tests. */
+void tui_table_cut_widths(int *w, const gboolean *may, guint n, gint64 *excess, int floor);
 /** @s in @width characters at most: when longer, its start and its end
  *  with "~" between ("com.exa~ple.app"). (transfer full) */
 char *tui_middle_ellipsis(const char *s, int width);

@@ -131,10 +131,64 @@ char *tui_column_header(const TuiColumn *col)
     return g_strdup_printf("%s (%s)", col->name, u);
 }
 
+/* What cutting the columns of @w marked in @may (@n of them) down to
+ * @level takes off in all. */
+static gint64 cut_to(const int *w, const gboolean *may, guint n, int level)
+{
+    gint64 cut = 0;
+    for (guint c = 0; c < n; c++)
+        if (may[c] && w[c] > level)
+            cut += w[c] - level;
+    return cut;
+}
+
+void tui_table_cut_widths(int *w, const gboolean *may, guint n, gint64 *excess, int floor)
+{
+    int top = floor;
+    for (guint c = 0; c < n; c++)
+        if (may[c])
+            top = MAX(top, w[c]);
+    if (*excess <= 0 || top <= floor)
+        return;
+    if (cut_to(w, may, n, floor) <= *excess) { /* all of them down to the floor */
+        *excess -= cut_to(w, may, n, floor);
+        for (guint c = 0; c < n; c++)
+            if (may[c] && w[c] > floor)
+                w[c] = floor;
+        return;
+    }
+    /* The highest level whose cut covers the excess (binary search: the cut
+     * grows as the level falls), so the columns above level + 1 go down to
+     * it and the rest of the excess comes off the first columns at level +
+     * 1, as taking one off the widest (the first of equals) at a time
+     * would leave them. */
+    int lo = floor, hi = top; /* cut(lo) > excess, cut(hi) = 0 */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (cut_to(w, may, n, mid) >= *excess)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int level = lo; /* cut(level) >= excess > cut(level + 1) */
+    gint64 rest = *excess - cut_to(w, may, n, level + 1);
+    for (guint c = 0; c < n; c++) {
+        if (!may[c] || w[c] <= level)
+            continue;
+        w[c] = level + 1;
+        if (rest > 0) {
+            w[c] = level;
+            rest--;
+        }
+    }
+    *excess = 0;
+}
+
 void tui_table_widths(const TuiTable *t, guint from, guint to, int width, int *w)
 {
     guint n = t->columns->len;
-    int total = 0;
+    gint64 total = 0;
+    g_autofree gboolean *may = g_new0(gboolean, MAX(n, 1u));
     for (guint c = 0; c < n; c++) {
         g_autofree char *head = tui_column_header(g_ptr_array_index(t->columns, c));
         w[c] = (int)g_utf8_strlen(head, -1);
@@ -144,23 +198,16 @@ void tui_table_widths(const TuiTable *t, guint from, guint to, int width, int *w
         }
         total += w[c] + 2;
     }
-    /* too wide: the widest text column gives way first, then numbers */
-    for (int pass = 0; pass < 2 && total > width; pass++) {
-        while (total > width) {
-            int widest = -1;
-            for (guint c = 0; c < n; c++) {
-                const TuiColumn *col = g_ptr_array_index(t->columns, c);
-                gboolean number = g_strcmp0(col->type, "int") == 0 || g_strcmp0(col->type, "double") == 0;
-                if ((pass == 0 && number) || w[c] <= 6)
-                    continue;
-                if (widest < 0 || w[c] > w[widest])
-                    widest = (int)c;
-            }
-            if (widest < 0)
-                break;
-            w[widest]--;
-            total--;
+    /* too wide: the widest text columns give way first, then numbers; in
+     * O(columns x log(width)), however wide a cell (a VM's string) is */
+    gint64 excess = total - width;
+    for (int pass = 0; pass < 2 && excess > 0; pass++) {
+        for (guint c = 0; c < n; c++) {
+            const TuiColumn *col = g_ptr_array_index(t->columns, c);
+            gboolean number = g_strcmp0(col->type, "int") == 0 || g_strcmp0(col->type, "double") == 0;
+            may[c] = pass == 1 || !number;
         }
+        tui_table_cut_widths(w, may, n, &excess, TUI_COLUMN_MIN);
     }
 }
 

@@ -571,6 +571,67 @@ static void test_vm_content_widths(void **state)
     tui_model_free(m);
 }
 
+/* The model tui_table_cut_widths must match: one character off the widest
+ * eligible column (the first of equals) at a time, none below the floor
+ * (what tui_table_widths did before, in O(excess x columns): a VM's string
+ * of a million characters cost a million passes a redraw). */
+static void cut_one_at_a_time(int *w, const gboolean *may, guint n, gint64 *excess, int floor)
+{
+    while (*excess > 0) {
+        int widest = -1;
+        for (guint c = 0; c < n; c++) {
+            if (!may[c] || w[c] <= floor)
+                continue;
+            if (widest < 0 || w[c] > w[widest])
+                widest = (int)c;
+        }
+        if (widest < 0)
+            break;
+        w[widest]--;
+        (*excess)--;
+    }
+}
+
+static void test_table_cut_widths_model(void **state)
+{
+    (void)state;
+    GRand *r = g_rand_new_with_seed(16);
+    for (int round = 0; round < 20000; round++) {
+        guint n = (guint)g_rand_int_range(r, 1, 9);
+        int w[8], want[8];
+        gboolean may[8];
+        gint64 total = 0;
+        for (guint c = 0; c < n; c++) {
+            /* small widths collide often (ties), some are huge */
+            w[c] = g_rand_int_range(r, 0, 5) == 0 ? g_rand_int_range(r, 0, 100000)
+                                                 : g_rand_int_range(r, 0, 20);
+            may[c] = g_rand_int_range(r, 0, 4) != 0;
+            want[c] = w[c];
+            total += w[c];
+        }
+        gint64 excess = g_rand_int_range(r, -3, (gint32)MIN(total + 5, 200000)), want_excess = excess;
+        int floor = g_rand_int_range(r, 0, 8);
+        if (want_excess < 2000 || total < 2000) /* (the model is slow on the huge ones) */
+            cut_one_at_a_time(want, may, n, &want_excess, floor);
+        else
+            continue;
+        tui_table_cut_widths(w, may, n, &excess, floor);
+        assert_int_equal(excess, want_excess);
+        for (guint c = 0; c < n; c++)
+            assert_int_equal(w[c], want[c]);
+    }
+    /* a huge column against the model, once */
+    int w[3] = {3000000, 40, 12}, want[3] = {3000000, 40, 12};
+    gboolean may[3] = {TRUE, TRUE, FALSE};
+    gint64 excess = 3000000 - 20, want_excess = excess;
+    cut_one_at_a_time(want, may, 3, &want_excess, TUI_COLUMN_MIN);
+    tui_table_cut_widths(w, may, 3, &excess, TUI_COLUMN_MIN);
+    assert_int_equal(excess, want_excess);
+    for (int c = 0; c < 3; c++)
+        assert_int_equal(w[c], want[c]);
+    g_rand_free(r);
+}
+
 /* A tab's columns use the width there is (no cap of 40), and at 80 a
  * number column keeps its values' width while a text column can give. */
 static void test_table_widths(void **state)
@@ -626,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_sort_by_value),  cmocka_unit_test(test_trace_key),
         cmocka_unit_test(test_escape_keys),    cmocka_unit_test(test_vm_content_widths),
         cmocka_unit_test(test_table_widths),
+        cmocka_unit_test(test_table_cut_widths_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
