@@ -5,11 +5,15 @@
  * a while (producers poll only while someone looks), and commands run for
  * the web with their files in a run directory.
  */
+#define _GNU_SOURCE 1 /* POLLRDHUP */
 #include "web/api.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+
+#include <glib-unix.h>
 
 #include "core/views/interest.h"
 #include "core/wire/ctlproto.h" /* ddm_json_object_node */
@@ -371,26 +375,48 @@ static void on_command_client_gone(SoupServerMessage *msg, gpointer ud)
         ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);
 }
 
+/* The client left after sending more (a pipelined request): the peer's
+ * end of the stream is seen by poll(2) as POLLRDHUP (Linux) whatever
+ * bytes wait before it, so a readable socket does not hide it. */
+static gboolean on_command_peer_closed(gint fd, GIOCondition cond, gpointer ud)
+{
+    RunningCommand *rc = ud;
+    (void)fd;
+    g_clear_pointer(&rc->gone_watch, g_source_unref); /* removed as we return */
+    g_debug("web: a command's client went away after a pipelined request (events 0x%x)", (unsigned)cond);
+    if (rc->api != NULL)
+        ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);
+    return G_SOURCE_REMOVE;
+}
+
 /* The paused message's socket became readable. libsoup reads nothing while
  * a message is paused, so it would see neither a close nor emit
  * "finished"/"disconnected" until the answer is written: we look (a peek,
  * so nothing is taken from libsoup). The end of the stream or an error:
  * the client left; the command is cancelled and, once it ends, its answer
  * finds the connection closed (libsoup finishes the message). Bytes (a
- * pipelined request): the client is still there; we stop looking, as the
- * socket would stay readable. */
+ * pipelined request): the client is still there, and the socket stays
+ * readable, so from then on only its peer's end is watched (POLLRDHUP;
+ * where poll(2) has none, nothing is). */
 static gboolean on_command_socket_ready(GSocket *sock, GIOCondition cond, gpointer ud)
 {
     RunningCommand *rc = ud;
     char byte;
-    ssize_t n = recv(g_socket_get_fd(sock), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    int fd = g_socket_get_fd(sock);
+    ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     int e = errno;
     (void)cond;
     if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK || e == EINTR))
         return G_SOURCE_CONTINUE;
     g_clear_pointer(&rc->gone_watch, g_source_unref); /* removed as we return */
-    if (n > 0)
+    if (n > 0) {
+#ifdef POLLRDHUP
+        rc->gone_watch = g_unix_fd_source_new(fd, (GIOCondition)(POLLRDHUP | G_IO_HUP | G_IO_ERR));
+        g_source_set_callback(rc->gone_watch, (GSourceFunc)(void (*)(void))on_command_peer_closed, rc, NULL);
+        g_source_attach(rc->gone_watch, NULL);
+#endif
         return G_SOURCE_REMOVE;
+    }
     g_debug("web: a command's client went away (%s)", n == 0 ? "end of stream" : g_strerror(e));
     if (rc->api != NULL)
         ddm_registry_cancel_commands_of(ddm_daemon_registry(rc->api->daemon), rc);

@@ -3,12 +3,15 @@
 # A web command whose HTTP client leaves is cancelled and gives its slot
 # back: 4 endless traces (--seconds 0) fill the 4 command slots (a 5th POST
 # gets 429), their clients close their connections, and then a 5th command
-# gets a slot and runs; the server stops with no libsoup warning.
+# gets a slot and runs, and all 4 traces stop; the server stops with no libsoup warning. One of
+# the 4 clients pipelines a second request behind its POST before it
+# leaves: its socket is then readable whatever happens, and its leaving is
+# seen all the same (POLLRDHUP).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins heap profile || t_skip_all "the heap and profile plugins were not built"
-t_plan 7
+t_plan 8
 
 base=$(t_free_ports 4) || t_skip_all "no free ports"
 t_start_simvm --vms 4 --base-port "$base" --port-file "$T_TMP/ports" --seed 7
@@ -56,6 +59,12 @@ deadline = time.monotonic() + 30
 while running() < 4 and time.monotonic() < deadline:
     time.sleep(0.1)
 print("PASS the 4 traces run" if running() == 4 else f"FAIL the 4 traces run -- {running()} started")
+# The first client pipelines a second request behind its POST, once libsoup
+# has read the POST (sent with it, the bytes would be in libsoup's buffer,
+# not waiting in the socket).
+socks[0].sendall((f"GET /api/vms HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+                  f"Authorization: Bearer {token}\r\n\r\n").encode())
+time.sleep(0.5) # (the server's peek sees the bytes before the close)
 st, b = post(keys[0], "gc", [])
 print("PASS a 5th command while 4 run: 429" if st == 429 else f"FAIL a 5th command while 4 run: 429 -- {st} {b[:200]!r}")
 # Their clients leave: the traces are cancelled and their slots come back.
@@ -70,6 +79,16 @@ while True:
 ok = st == 200 and json.loads(b).get("ok") is True
 print("PASS once the clients left, a 5th command gets a slot and runs" if ok
       else f"FAIL once the clients left, a 5th command gets a slot and runs -- {st} {b[:200]!r}")
+# Every one of the 4 was cancelled, the pipelining client's too: each
+# trace stopped and was written.
+def written():
+    with open(log, errors="replace") as f:
+        return f.read().count("(stopped: the client went away)")
+deadline = time.monotonic() + 30
+while written() < 4 and time.monotonic() < deadline:
+    time.sleep(0.2)
+print("PASS the 4 traces were cancelled, the pipelining client's too" if written() >= 4
+      else f"FAIL the 4 traces were cancelled, the pipelining client's too -- {written()} written")
 PY
 while read -r verdict rest; do
     case $verdict in
