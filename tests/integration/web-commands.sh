@@ -10,7 +10,7 @@
 grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
     t_skip_all "ddmon was built --without-http (no libsoup 3)"
 t_have_plugins threads vminfo heap hprof || t_skip_all "the threads, vminfo, heap and hprof plugins were not built"
-t_plan 44
+t_plan 46
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
 t_start_simvm --vms 1 --base-port "$base" --port-file "$T_TMP/ports" --seed 5

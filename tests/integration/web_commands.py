@@ -10,7 +10,7 @@ library only; doc/web-api.md):
   - POST .../commands/trace (when the profile plugin is built) writes the
     .trace named in its arguments into its run directory, downloaded and
     read by dmtracedump;
-  - downloads outside a run, or unfinished, are not served;
+  - downloads outside a run, unfinished, FIFOs and links are not served;
   - at most 16 streams at once (the next gets 503).
 
   - a stream client that does not read is dropped once 4 MiB wait for it,
@@ -212,6 +212,28 @@ if files:
             pass
     os.unlink(fifo)
     check("no download of a FIFO in the run, and no wait on it: 404", s == 404, f"{s}")
+    # links planted in the run, to a file and to a directory outside it,
+    # are not followed (O_NOFOLLOW at every step of the walk); a regular
+    # file planted next to them is served (the 404s are the links')
+    rundir = os.path.join(outdir, "ddmon.downloads", run)
+    outside = os.path.join(outdir, "outside")
+    os.makedirs(outside, exist_ok=True)
+    with open(os.path.join(outside, "secret.hprof"), "w") as fh:
+        fh.write("not for the web\n")
+    with open(os.path.join(rundir, "plain.hprof"), "w") as fh:
+        fh.write("planted\n")
+    os.symlink(os.path.join(outside, "secret.hprof"), os.path.join(rundir, "link.hprof"))
+    os.symlink(outside, os.path.join(rundir, "linkdir"))
+    got = {u: req("GET", f"/api/downloads/{run}/{u}", timeout=10)
+           for u in ("plain.hprof", "link.hprof", "linkdir/secret.hprof")}
+    check("a regular file planted in the run is served: 200",
+          got["plain.hprof"][0] == 200 and got["plain.hprof"][2] == b"planted\n", f"{got['plain.hprof'][:1]}")
+    check("no download through a link in the run, to a file or a directory outside it: 404",
+          got["link.hprof"][0] == 404 and got["linkdir/secret.hprof"][0] == 404
+          and b"not for the web" not in got["link.hprof"][2] + got["linkdir/secret.hprof"][2],
+          f"{got['link.hprof'][0]} {got['linkdir/secret.hprof'][0]}")
+    for n in ("plain.hprof", "link.hprof", "linkdir"):
+        os.unlink(os.path.join(rundir, n))
 
 # --out-dir=sub: the dumps in the run's subdirectory are listed as
 # "sub/NAME" and served at /api/downloads/RUN/sub/NAME.
