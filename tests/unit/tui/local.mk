@@ -12,11 +12,14 @@ tests_unit_tui_test_tui_model_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(JSON_GLIB_C
 tests_unit_tui_test_tui_model_LDADD = tui/libddmtui.la core/libddmcore.la $(CMOCKA_LIBS)
 
 # The real UI in tmux against ddmon-simvm (skipped without tmux or ncurses),
-# and the UI as a module that only `ddmon watch` on a terminal maps.
+# its t on a VM that cannot sample, and the UI as a module that only
+# `ddmon watch` on a terminal maps.
 if ENABLE_TESTS
-TESTS += tests/integration/tui-tmux.sh tests/integration/tui-module.sh
+TESTS += tests/integration/tui-tmux.sh tests/integration/tui-trace-fallback.sh \
+	tests/integration/tui-module.sh
 endif
-EXTRA_DIST += tests/integration/tui-tmux.sh tests/integration/tui-module.sh
+EXTRA_DIST += tests/integration/tui-tmux.sh tests/integration/tui-trace-fallback.sh \
+	tests/integration/tui-module.sh
 
 # ddm_cli_tui_module_load_from() (cli/tui_module.c): the table checks
 # (version, size, package version, build token, NULL entries, NULL table,
