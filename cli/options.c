@@ -285,7 +285,12 @@ GOptionContext *ddm_cli_options_new(DdmCli *cli)
     GOptionEntry *server_entries = g_new0(GOptionEntry, G_N_ELEMENTS(server_options) + 1);
     for (gsize i = 0; i < G_N_ELEMENTS(server_options); i++) {
         const ServerOption *o = &server_options[i];
-        server_entries[i] = (GOptionEntry){o->name, o->short_name, o->arg_flags,
+        /* A path is bytes, whatever the locale: without FILENAME, GLib
+         * converts the value from the locale's charset, and in the C locale
+         * (no LANG: a service, cron, a container) a non-ASCII directory
+         * failed with "Invalid byte sequence in conversion input". */
+        gint flags = o->arg_flags | ((o->flags & OPT_PATH) ? G_OPTION_FLAG_FILENAME : 0);
+        server_entries[i] = (GOptionEntry){o->name, o->short_name, flags,
                                            G_OPTION_ARG_CALLBACK, (gpointer)on_server_option,
                                            o->description, o->arg_description};
     }

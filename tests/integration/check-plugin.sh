@@ -7,7 +7,7 @@
 # match), while the report still gives name, version and ABI read from the
 # file. --list-plugins loads plugins, and says so by running both.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 11
+t_plan 13
 unset DDMON_PLUGIN_PATH
 
 src="$DDM_TEST_PLUGIN_DIR/ctor-marker.so"
@@ -56,4 +56,18 @@ rm -f "$dir/renamed.so"
 run list --plugin-dir "$dir" --list-plugins
 t_check "--list-plugins loads it: its constructor ran" test -e "$DDM_TEST_CTOR_MARKER"
 t_check "... and its init" test -e "$DDM_TEST_INIT_MARKER"
+
+# A plugin directory whose name is not ASCII, in the C locale (no LANG: a
+# service, cron, a container): a path is bytes, not text in the locale's
+# charset (GLib once refused it: "Invalid byte sequence in conversion input").
+udir="$T_TMP/plÃ¶"
+udir=$(printf '%b' "$udir")
+mkdir -p "$udir" && install -m 644 "$src" "$udir/ctor-marker.so" && chmod 0755 "$udir"
+rm -f "$DDM_TEST_CTOR_MARKER" "$DDM_TEST_INIT_MARKER"
+env -i PATH="$PATH" DDM_TEST_CTOR_MARKER="$DDM_TEST_CTOR_MARKER" DDM_TEST_INIT_MARKER="$DDM_TEST_INIT_MARKER" \
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}" timeout 30 "$DDMON" --plugin-dir "$udir" --list-plugins \
+    >"$T_TMP/clocale.out" 2>"$T_TMP/clocale.err"
+echo $? >"$T_TMP/clocale.rc"
+t_check "C locale: --plugin-dir with a non-ASCII name is taken" rc_is clocale 0
+t_check "... and its plugin loaded from there" test -e "$DDM_TEST_INIT_MARKER"
 exit 0

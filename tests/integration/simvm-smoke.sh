@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Smoke test of ddmon-simvm with its own tiny client (simvm-probe, C, no
 # python): three ART VMs and one plain JVM on kernel-chosen ports; each
-# answers the handshake and HELO with the pid and name of the port file;
+# answers the handshake and HELO with the pid and name of the port file
+# (the first one's not ASCII);
 # FEAT, a GC with heap segments, a second connection dropped while one is
 # served, a hostile length survived, EXIT removes the VM, the ground truth
 # records what was sent.
@@ -10,8 +11,10 @@
 PROBE="$DDM_TOP_BUILDDIR/tools/simvm/simvm-probe"
 t_plan 12
 
+# The first VM's name is not ASCII (ddmon-simvm runs in the C locale: GLib
+# once refused it), and HELO must carry it (UTF-16 on the wire).
 t_start_simvm --vms 3 --jvm-vms 1 --base-port 0 --port-file "$T_TMP/ports" \
-    --state-file "$T_TMP/state.json" --seed 5
+    --state-file "$T_TMP/state.json" --seed 5 --app "$(printf 'com.ex\xc3\xa4mple.\xe2\x82\xac')"
 four_vms() { [ "$(wc -l <"$T_TMP/ports")" = 4 ]; } 2>/dev/null
 if t_wait 10 four_vms; then
     t_ok "simvm writes a port file with four VMs"

@@ -141,7 +141,10 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         { "mode", 'm', 0, G_OPTION_ARG_STRING, &mode,
           "art (default: no reply when there is nothing to say), dalvik (empty replies) or jvm (no DDM)", "MODE" },
         { "seed", 's', 0, G_OPTION_ARG_INT64, &seed, "Seed of every random choice (default 1)", "N" },
-        { "app", 'a', 0, G_OPTION_ARG_STRING_ARRAY, &apps, "Name of the next VM (repeatable)", "NAME" },
+        /* (bytes, checked as UTF-8 below: GLib's STRING converts from the
+         * locale's charset, and this program runs in the C locale, so a
+         * non-ASCII name was refused) */
+        { "app", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &apps, "Name of the next VM (repeatable, UTF-8)", "NAME" },
         { "apnm-before-echo", 0, 0, G_OPTION_ARG_NONE, &cfg->apnm_before_echo,
           "Send an APNM event before the handshake echo (a real race)", NULL },
         { "wait-for-debugger", 0, 0, G_OPTION_ARG_NONE, &cfg->wait_for_debugger,
@@ -329,6 +332,12 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
     if (state_file) {
         g_free(cfg->state_file);
         cfg->state_file = g_steal_pointer(&state_file);
+    }
+    for (char **a = apps; a != NULL && *a != NULL; a++) {
+        if (!g_utf8_validate(*a, -1, NULL)) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--app: not UTF-8");
+            goto out;
+        }
     }
     if (apps) {
         g_strfreev(cfg->apps);

@@ -236,7 +236,7 @@ int main(int argc, char **argv)
         { "port", 'p', 0, G_OPTION_ARG_INT, &port, "Port", "PORT" },
         { "timeout", 't', 0, G_OPTION_ARG_INT, &timeout_ms, "I/O timeout (default 5000)", "MS" },
         { "expect-pid", 0, 0, G_OPTION_ARG_INT, &expect_pid, "Fail unless HELO says this pid", "PID" },
-        { "expect-app", 0, 0, G_OPTION_ARG_STRING, &expect_app, "Fail unless HELO says this app", "NAME" },
+        { "expect-app", 0, 0, G_OPTION_ARG_FILENAME, &expect_app, "Fail unless HELO says this app (UTF-8 bytes, whatever the locale)", "NAME" },
         { "feat", 0, 0, G_OPTION_ARG_NONE, &feat, "Also ask FEAT", NULL },
         { "gc", 0, 0, G_OPTION_ARG_INT, &gc_ms, "Enable HPIF+HPSG, HPGC, count events for MS", "MS" },
         { "request", 'r', 0, G_OPTION_ARG_STRING_ARRAY, &requests,
