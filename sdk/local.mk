@@ -43,7 +43,7 @@ endif
 %canon_reldir%_testkit_libddmon_plugin_test_la_LIBADD = $(CMOCKA_LIBS)
 # Its own interface version (libtool current:revision:age), apart from the
 # plugin ABI: bump it when <ddmon/testkit.h> changes.
-%canon_reldir%_testkit_libddmon_plugin_test_la_LDFLAGS = -version-info 6:1:6 -no-undefined \
+%canon_reldir%_testkit_libddmon_plugin_test_la_LDFLAGS = -version-info 7:0:7 -no-undefined \
 	$(SAN_LDFLAGS)
 EXTRA_DIST += %reldir%/testkit/ddmon-plugin-test.pc.in \
 	%reldir%/testkit/ddmon-plugin-test-uninstalled.pc.in

@@ -12,6 +12,8 @@
  *    plain listeners for a plain JVM they saw), before
  *    its views go; then the relay, which may ask for a fast reconnect.
  *  - DDM chunks go to their owners; JDWP traffic to the relay.
+ *  - stopping: the plugins' stopping hooks (ABI 1.8) while the VMs are
+ *    connected, a bounded flush of what they sent, then the closes.
  */
 #include "core/daemon/daemon.h"
 
@@ -231,10 +233,16 @@ void ddm_daemon_free(DdmDaemon *d)
 {
     if (!d)
         return;
-    /* The VM table refuses new sessions and closes every VM (plugins and
-     * the relay see each go; a stopping table reports no list changes, so
-     * the "vms" view is not scheduled again), then discovery stops, then the
-     * relay and the plugins go. */
+    /* The plugins' stopping hooks (ABI 1.8) send their last requests while
+     * every VM is still connected (a trace's stop), and what the sockets
+     * do not take at once gets a bounded wait; then the VM table refuses
+     * new sessions and closes every VM, each with a FIN after what was
+     * written (plugins and the relay see each go; a stopping table reports
+     * no list changes, so the "vms" view is not scheduled again), then
+     * discovery stops, then the relay and the plugins go. */
+    if (d->registry)
+        ddm_registry_stopping(d->registry);
+    ddm_monitor_flush_output(d->monitor, DDM_STOPPING_FLUSH_MS);
     ddm_monitor_stop(d->monitor, "ddmon is stopping");
     ddm_discovery_set_free(d->discovery);
     d->discovery = NULL;

@@ -264,6 +264,21 @@ static int host_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void 
     return 0;
 }
 
+/* ABI 1.8: what runs when the server stops, before the VMs close
+ * (ddm_registry_stopping, registry_dispatch.c). */
+static int host_register_stopping(ddm_plugin *self, ddm_stopping_fn fn, void *ud,
+                                  ddm_free_fn ud_free)
+{
+    REG_BEGIN(self, fn != NULL, "register_stopping", ud, ud_free);
+    DdmListenerReg *r = g_new0(DdmListenerReg, 1);
+    r->plugin = self;
+    r->stopping = fn;
+    r->ud = ud;
+    r->ud_free = ud_free;
+    g_ptr_array_add(self->registry->stoppers, r);
+    return 0;
+}
+
 static gboolean command_name_ok(const char *name)
 {
     size_t n = strlen(name);
@@ -1292,4 +1307,5 @@ void ddm_host_init(ddm_host *host)
     host->vm_list_watchers = host_vm_list_watchers;
     host->vm_view_unmake = ddm_registry_vm_view_unmake; /* registry_views.c */
     host->timer_wake = host_timer_wake;
+    host->register_stopping = host_register_stopping;
 }

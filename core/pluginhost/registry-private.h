@@ -30,10 +30,13 @@ typedef struct DdmChunkReg {
     guint64 errors;          /* handler results < 0, for the log's rate limit */
 } DdmChunkReg;
 
+/* A VM listener, or (in DdmRegistry.stoppers, @stopping set, @fn NULL) a
+ * stopping hook (register_stopping, 1.8). */
 typedef struct DdmListenerReg {
     ddm_plugin *plugin;
     gboolean plain;          /* register_plain_vm_listener (1.2): plain JVMs only */
     ddm_vm_fn fn;
+    ddm_stopping_fn stopping;
     void *ud;
     ddm_free_fn ud_free;
 } DdmListenerReg;
@@ -97,6 +100,8 @@ struct DdmRegistry {
     GHashTable *owners;      /* GUINT_TO_POINTER(type) -> DdmChunkReg* (owned) */
     GPtrArray *taps;         /* DdmChunkReg*, owned, registration order */
     GPtrArray *listeners;    /* DdmListenerReg*, owned */
+    GPtrArray *stoppers;     /* DdmListenerReg* with .stopping (register_stopping, 1.8), owned */
+    gboolean stopping_told;  /* ddm_registry_stopping ran: it runs the hooks once */
     GPtrArray *commands;     /* DdmCommandReg*, owned */
     GHashTable *timers;      /* GUINT_TO_POINTER(id) -> DdmTimerReg* (ddm_registry_timer_drop
                                 frees them) */

@@ -89,6 +89,7 @@ DdmRegistry *ddm_registry_new(DdmMonitor *monitor, DdmViews *views, const DdmCon
     reg->owners = g_hash_table_new(g_direct_hash, g_direct_equal);
     reg->taps = g_ptr_array_new();
     reg->listeners = g_ptr_array_new();
+    reg->stoppers = g_ptr_array_new();
     reg->commands = g_ptr_array_new();
     reg->timers = g_hash_table_new(g_direct_hash, g_direct_equal);
     reg->cmds = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -116,11 +117,13 @@ void ddm_registry_free(DdmRegistry *reg)
     }
     g_assert(g_hash_table_size(reg->owners) == 0);
     g_assert(reg->taps->len == 0 && reg->listeners->len == 0 && reg->commands->len == 0);
+    g_assert(reg->stoppers->len == 0);
     g_assert(g_hash_table_size(reg->timers) == 0 && g_hash_table_size(reg->cmds) == 0);
     live_registries = g_slist_remove(live_registries, reg);
     g_hash_table_unref(reg->owners);
     g_ptr_array_unref(reg->taps);
     g_ptr_array_unref(reg->listeners);
+    g_ptr_array_unref(reg->stoppers);
     g_ptr_array_unref(reg->commands);
     g_hash_table_unref(reg->timers);
     g_hash_table_unref(reg->cmds);
@@ -312,6 +315,15 @@ static void drop_plugin(DdmRegistry *reg, ddm_plugin *p, gboolean call_fini, con
             i++;
         }
     }
+    for (guint i = 0; i < reg->stoppers->len;) {
+        DdmListenerReg *r = g_ptr_array_index(reg->stoppers, i);
+        if (r->plugin == p) {
+            g_ptr_array_remove_index(reg->stoppers, i);
+            listener_reg_free(r);
+        } else {
+            i++;
+        }
+    }
     for (guint i = 0; i < reg->commands->len;) {
         DdmCommandReg *r = g_ptr_array_index(reg->commands, i);
         if (r->plugin == p) {
@@ -418,6 +430,8 @@ guint ddm_registry_count_registrations(DdmRegistry *reg, ddm_plugin *p)
         n += ((DdmChunkReg *)g_ptr_array_index(reg->taps, i))->plugin == p;
     for (guint i = 0; i < reg->listeners->len; i++)
         n += ((DdmListenerReg *)g_ptr_array_index(reg->listeners, i))->plugin == p;
+    for (guint i = 0; i < reg->stoppers->len; i++)
+        n += ((DdmListenerReg *)g_ptr_array_index(reg->stoppers, i))->plugin == p;
     for (guint i = 0; i < reg->commands->len; i++)
         n += ((DdmCommandReg *)g_ptr_array_index(reg->commands, i))->plugin == p;
     g_hash_table_iter_init(&it, reg->timers);

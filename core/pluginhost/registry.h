@@ -197,6 +197,10 @@ void ddm_registry_stream_end(DdmRegistry *reg, DdmVm *vm, const ddm_chunk_info *
 void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
 /** The same for plain JVMs and the plain listeners (register_plain_vm_listener). */
 void ddm_registry_plain_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev);
+/** The server stops: run every loaded plugin's stopping hook (register_stopping,
+ *  ABI 1.8) once, in registration order, while the VMs are still connected
+ *  (the daemon then flushes and closes them). Later calls do nothing. */
+void ddm_registry_stopping(DdmRegistry *reg);
 
 /* Commands registered by plugins. */
 typedef struct DdmCommandInfo {

@@ -2,7 +2,8 @@
  *
  * The chunk filter (--chunks) and dispatch (registry-private.h): which chunk
  * types are enabled and owned, the handoff notice after every init, and
- * delivery of chunks to taps and owners and of VM events to listeners.
+ * delivery of chunks to taps and owners, of VM events to listeners, and
+ * the stopping hooks (ABI 1.8) when the server stops.
  *
  * Invariants:
  *  - One owner per chunk type; taps and listeners run in registration order.
@@ -243,6 +244,21 @@ void ddm_registry_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev)
 void ddm_registry_plain_vm_event(DdmRegistry *reg, DdmVm *vm, ddm_vm_event ev)
 {
     vm_event(reg, vm, ev, TRUE);
+}
+
+void ddm_registry_stopping(DdmRegistry *reg)
+{
+    g_return_if_fail(reg != NULL);
+    if (reg->stopping_told)
+        return;
+    reg->stopping_told = TRUE;
+    /* registration order, which is load order plugin by plugin; a hook
+     * cannot register (only init may), so the array stays as it is */
+    for (guint i = 0; i < reg->stoppers->len; i++) {
+        DdmListenerReg *s = g_ptr_array_index(reg->stoppers, i);
+        if (s->plugin->status == DDM_PLUGIN_LOADED)
+            s->stopping(s->plugin, s->ud);
+    }
 }
 
 /* DDM listeners hear DDM VMs, plain listeners plain JVMs (1.0's promise:

@@ -19,11 +19,14 @@
  * TCP ports ddmon itself listens on (never to be scanned), and tells its
  * key watchers (the port scan) as each key gets its session (DDM_KEY_HELD),
  * as that session gets past its handshake (DDM_KEY_ANSWERED) and as the key
- * loses it (DDM_KEY_LOST).
+ * loses it (DDM_KEY_LOST). When the server stops it writes out what the
+ * VMs' queues hold, bounded in time (ddm_monitor_flush_output), before
+ * it closes them.
  * Non-goals: how VMs are found (core/discovery), how they are spoken to
  * (vm*.c), what is done with what they say (the events' receiver).
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 #include "core/loop/heaptrim.h"
@@ -311,6 +314,41 @@ GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon)
     while (g_hash_table_iter_next(&it, &k, &v))
         g_ptr_array_add(out, ddm_vm_ref(v));
     return out;
+}
+
+void ddm_monitor_flush_output(DdmMonitor *mon, guint budget_ms)
+{
+    GPtrArray *vms;
+    GArray *fds;
+    const gint64 deadline = g_get_monotonic_time() + (gint64)budget_ms * 1000;
+
+    if (!mon || mon->stopping)
+        return;
+    vms = ddm_monitor_list_vms(mon);
+    fds = g_array_new(FALSE, FALSE, sizeof(struct pollfd));
+    for (;;) {
+        /* each round writes what every socket takes now; the VMs whose
+         * queues are left are waited for together */
+        g_array_set_size(fds, 0);
+        for (guint i = 0; i < vms->len; i++) {
+            DdmVm *vm = g_ptr_array_index(vms, i);
+            if (ddm_vm_flush_now(vm)) {
+                struct pollfd p = {.fd = vm->fd, .events = POLLOUT};
+                g_array_append_val(fds, p);
+            }
+        }
+        const gint64 left_us = deadline - g_get_monotonic_time();
+        if (fds->len == 0 || left_us <= 0)
+            break;
+        if (poll((struct pollfd *)(void *)fds->data, fds->len, (int)((left_us + 999) / 1000)) < 0 &&
+            errno != EINTR)
+            break;
+    }
+    if (fds->len > 0)
+        g_message("ddmon is stopping: %u VM%s did not take the last requests within %u ms",
+                  fds->len, fds->len == 1 ? "" : "s", budget_ms);
+    g_array_unref(fds);
+    g_ptr_array_unref(vms);
 }
 
 void ddm_monitor_stop(DdmMonitor *mon, const char *reason)

@@ -101,6 +101,12 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
  *  told reliably that the keys lost their sessions (the table is emptied
  *  without them), and must not count on it; nothing is offered again. */
 void ddm_monitor_stop(DdmMonitor *mon, const char *reason);
+/** Before ddm_monitor_stop, when the server stops: write what the VMs'
+ *  write queues hold (the plugins' last requests, ABI 1.8 stopping hooks)
+ *  as their sockets take it, waiting at most @budget_ms for all VMs
+ *  together (poll, no loop iteration: nothing else runs meanwhile). What a
+ *  socket did not take by then is dropped by the close. */
+void ddm_monitor_flush_output(DdmMonitor *mon, guint budget_ms);
 /** Stop, then free. */
 void ddm_monitor_free(DdmMonitor *mon);
 /** A VM that broke the protocol waits this long before its next session,

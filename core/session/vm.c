@@ -20,7 +20,9 @@
  * the session with one log line. Non-goals: reconnect policy (the monitor's
  * backoff); debugger relaying (the relay's).
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/session/logctx.h"
@@ -269,6 +271,31 @@ void ddm_vm_rearm(DdmVm *vm)
         ddm_timer_arm_at(&vm->deadline, next);
 }
 
+/* Close the VM's socket when the server stops, so that the last requests
+ * written (ABI 1.8 stopping hooks) reach the VM: a FIN after them
+ * (shutdown), then what the VM sent and nobody read is read and dropped,
+ * because close() with unread input sends a reset instead, and a reset
+ * makes the VM's kernel drop what the VM had not read yet (Linux: its next
+ * read fails with ECONNRESET). At most 1 MiB is read: a VM that keeps
+ * sending still gets the FIN first. Not a socket (a pipe in tests): just
+ * closed. */
+static void close_gently(int fd)
+{
+    uint8_t buf[16384];
+    size_t taken = 0;
+    if (shutdown(fd, SHUT_WR) == 0) {
+        while (taken < ((size_t)1 << 20)) {
+            ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            taken += (size_t)n;
+        }
+    }
+    close(fd);
+}
+
 /* Close with one log line: @level 0 = a normal close (debug while
  * connecting or stopping, else a message); G_LOG_LEVEL_WARNING for a VM
  * that broke the protocol; G_LOG_LEVEL_INFO for a scanned port that turned
@@ -307,7 +334,10 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     vm->out_watch = NULL;
     ddm_timer_cancel(&vm->deadline);
     if (vm->fd >= 0) {
-        close(vm->fd);
+        if (ddm_monitor_stopping(vm->monitor))
+            close_gently(vm->fd);
+        else
+            close(vm->fd);
         vm->fd = -1;
     }
     g_clear_pointer(&vm->out, g_byte_array_unref);

@@ -290,6 +290,12 @@ static inline gsize ddm_vm_out_queued(const DdmVm *vm)
     g_return_val_if_fail(vm != NULL, 0);
     return vm->out ? vm->out->len - vm->out_pos : 0;
 }
+/** The server stops (ddm_monitor_flush_output): write what the VM's socket
+ *  takes now of its write queue, without waiting. TRUE while bytes still
+ *  wait for the socket (poll the fd for POLLOUT and call again); FALSE once
+ *  all went, or when nothing more can go (no fd, a write error: the close
+ *  that follows sees to it). */
+gboolean ddm_vm_flush_now(DdmVm *vm);
 /** Tell the monitor (ddm_monitor_vm_output_drained) once the queue for the
  *  VM is empty; at once-only, from the write watch, never from inside a send.
  *  FALSE if it is empty now (no call will come). */

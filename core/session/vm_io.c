@@ -344,6 +344,16 @@ int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
     return ddm_vm_io_queue(vm, packet, len);
 }
 
+gboolean ddm_vm_flush_now(DdmVm *vm)
+{
+    g_return_val_if_fail(ddm_vm_is_valid(vm), FALSE);
+    if (vm->fd < 0 || vm->state == DDM_VM_STATE_CLOSED || out_queued(vm) == 0)
+        return FALSE;
+    if (flush_out(vm) < 0)
+        return FALSE; /* the VM went: nothing more can reach it */
+    return out_queued(vm) > 0;
+}
+
 gboolean ddm_vm_notify_when_drained(DdmVm *vm)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), FALSE);

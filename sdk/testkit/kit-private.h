@@ -199,6 +199,7 @@ typedef enum fh_reg_kind {
     FH_REG_STREAM,    /* register_chunk_stream (1.2): an owner too */
     FH_REG_PLAIN_LISTENER, /* register_plain_vm_listener (1.2) */
     FH_REG_VIEW_DECL, /* vm_view_declare (1.6): name, view_make */
+    FH_REG_STOPPING,  /* register_stopping (1.8): stopping */
 } fh_reg_kind;
 
 typedef struct fh_reg {
@@ -211,6 +212,7 @@ typedef struct fh_reg {
     ddm_stream_ops stream; /* FH_REG_STREAM: a copy of the plugin's ops */
     ddm_view_make_fn view_make; /* FH_REG_VIEW_DECL */
     ddm_view_unmake_fn view_unmake; /* FH_REG_VIEW_DECL: vm_view_unmake's, or NULL */
+    ddm_stopping_fn stopping;   /* FH_REG_STOPPING */
     void *ud;
     ddm_free_fn ud_free;
 } fh_reg;
@@ -237,6 +239,7 @@ struct fake_host {
     char *client_out_dir; /* what cmd_out_dir returns (1.2; NULL = none given) */
     struct ddm_plugin plugin;
     int loaded, in_init, fini_done;
+    int stopping_told;  /* fake_host_stopping ran the stopping hooks (1.8) */
     int conflict;       /* init claimed a type twice: the plugin is refused */
     void *pdata;
     ddm_free_fn pdata_free;
@@ -307,6 +310,7 @@ fh_reg *fh_find_owner(fake_host *fh, uint32_t type);
 int fh_register_tap(ddm_plugin *self, uint32_t type, ddm_chunk_fn fn, void *ud,
                     ddm_free_fn ud_free);
 int fh_register_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud, ddm_free_fn ud_free);
+int fh_register_stopping(ddm_plugin *self, ddm_stopping_fn fn, void *ud, ddm_free_fn ud_free);
 int fh_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
                                   ddm_free_fn ud_free);
 fh_reg *fh_find_command(fake_host *fh, const char *name);

@@ -33,6 +33,7 @@ static void set_appended_entries(ddm_host *h)
     h->vm_list_watchers = fh_vm_list_watchers;
     h->vm_view_unmake = fh_vm_view_unmake;
     h->timer_wake = fh_timer_wake;
+    h->register_stopping = fh_register_stopping;
 }
 
 fake_host *fake_host_new(void)
@@ -97,6 +98,10 @@ void fake_host_set_abi_minor(fake_host *fh, unsigned minor)
     h->size = sizeof(ddm_host);
     set_appended_entries(h);
     /* One step per minor, newest first: what that minor appended goes. */
+    if (minor < 8) {
+        h->size = (uint32_t)offsetof(ddm_host, register_stopping);
+        h->register_stopping = NULL;
+    }
     if (minor < 7) {
         h->size = (uint32_t)offsetof(ddm_host, timer_wake);
         h->timer_wake = NULL;

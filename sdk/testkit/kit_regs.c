@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * The test kit's registrations: chunk owners (plain and, since 1.2, stream
- * owners: one owner per type either way), taps, VM listeners and commands,
- * which only init may make, and what a test asks about them.
+ * owners: one owner per type either way), taps, VM listeners, commands and
+ * (1.8) stopping hooks, which only init may make, and what a test asks
+ * about them; fake_host_stopping runs the stopping hooks.
  */
 #include "kit-private.h"
 
@@ -143,6 +144,54 @@ int fh_register_plain_vm_listener(ddm_plugin *self, ddm_vm_fn fn, void *ud,
 {
     return register_listener(self, FH_REG_PLAIN_LISTENER, "register_plain_vm_listener", fn, ud,
                              ud_free);
+}
+
+/* ------------------------------------------------ stopping hooks (1.8) */
+
+/* As the core: @fn required (-EINVAL), only in init (-EPERM). */
+int fh_register_stopping(ddm_plugin *self, ddm_stopping_fn fn, void *ud, ddm_free_fn ud_free)
+{
+    fake_host *fh = host_of(self);
+    fh_reg *r;
+    int err;
+    if (!fn) {
+        if (ud_free)
+            ud_free(ud);
+        return -EINVAL;
+    }
+    if ((err = check_init_phase(fh, "register_stopping", ud, ud_free)) != 0)
+        return err;
+    r = reg_add(fh, FH_REG_STOPPING, ud, ud_free);
+    r->stopping = fn;
+    return 0;
+}
+
+int fake_host_stopping(fake_host *fh)
+{
+    size_t i;
+    int n = 0;
+    if (fh->stopping_told || !fh->loaded)
+        return 0;
+    fh->stopping_told = 1;
+    /* registration order; a hook cannot register (only init may) */
+    for (i = 0; i < fh->regs.n; i++) {
+        fh_reg *r = fh->regs.v[i];
+        if (r->kind == FH_REG_STOPPING) {
+            r->stopping(&fh->plugin, r->ud);
+            n++;
+        }
+    }
+    return n;
+}
+
+int fake_host_n_stopping_hooks(fake_host *fh)
+{
+    size_t i;
+    int n = 0;
+    for (i = 0; i < fh->regs.n; i++)
+        if (((fh_reg *)fh->regs.v[i])->kind == FH_REG_STOPPING)
+            n++;
+    return n;
 }
 
 /* ---------------------------------------------- declared views (1.6) */

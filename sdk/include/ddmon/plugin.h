@@ -71,6 +71,9 @@
  *       ddm_host.timer_wake); DDM_TIMER_STOP, DDM_TIMER_KEEP. On an older
  *       core DDM_TIMER_SLEEP is "keep" (the timer just keeps ticking).
  *       ddm_timer_wake and ddm_tick_list_set_timer (<ddmon/ticklist.h>).
+ *  1.8  ddm_host.register_stopping (ddm_stopping_fn): last requests to the
+ *       VMs when the server stops, sent before their connections close;
+ *       DDM_STOPPING_FLUSH_MS.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -339,6 +342,30 @@ typedef enum ddm_vm_event {
  *  registered with register_vm_listener; since 1.2 a plugin hears of them
  *  through register_plain_vm_listener (with ddm_vm_info.ddm 0). Since: 1.0 */
 typedef void (*ddm_vm_fn)(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void *ud);
+
+/**
+ * The server is stopping (`ddmon kill-server`, SIGTERM or SIGINT, a
+ * `--replace`): called once, on the loop's thread, after the loop ended
+ * and before any VM is closed, while every ready VM's connection is still
+ * open (ddm_host.register_stopping). Send here, with request, the last
+ * requests that undo what the plugin turned on in a VM and would have
+ * turned off when done (a trace running: its stop), fire and forget: the
+ * core gives all VMs together at most DDM_STOPPING_FLUSH_MS to take the
+ * bytes their sockets do not take at once, then closes each VM so that
+ * what was written reaches it (a FIN after the last byte, never a reset
+ * that would discard it). No reply is waited for: every request still
+ * pending then, these too, gets DDM_REPLY_VM_GONE when its VM closes,
+ * right after, and the listeners hear DDM_VM_GONE as before. Must not
+ * block; timers do not run again. foreach_vm visits the VMs as usual.
+ * Since: 1.8
+ */
+typedef void (*ddm_stopping_fn)(ddm_plugin *self, void *ud);
+
+/** The longest the core waits, all VMs together, for their sockets to take
+ *  the last requests (ddm_stopping_fn) when the server stops, in ms; a VM
+ *  whose socket takes nothing for that long is closed with them unsent.
+ *  Since: 1.8 */
+#define DDM_STOPPING_FLUSH_MS 250u
 
 /** Visitor for ddm_host.foreach_vm: return 0 to go on, non-zero to stop. Since: 1.1 */
 typedef int (*ddm_vm_visit_fn)(ddm_plugin *self, ddm_vm *vm, void *ud);
@@ -891,7 +918,23 @@ struct ddm_host {
      */
     int (*timer_wake)(ddm_plugin *self, uint32_t id);
 
-    /* ABI 1.8 and later: new members go here, never above. */
+    /* --- the server stopping ---------------------------------------- 1.8 */
+    /**
+     * Call @fn (ddm_stopping_fn) once when the server stops, before the
+     * VMs' connections close: where a plugin sends the requests that undo
+     * what it left running in a VM (the profile plugin stops a trace of
+     * its own, the alloc plugin turns off the allocation tracking its
+     * command turned on). Hooks run in load order, then registration
+     * order. Not called when only the plugin unloads (a failed init) nor
+     * when a VM goes away on its own (DDM_VM_GONE: its connection is
+     * closed then). Only inside init. -EINVAL for a NULL @fn; @ud/@ud_free
+     * as for every register_* call (@ud_free runs at unload). Since: 1.8;
+     * test DDM_HOST_HAS(host, register_stopping): an older core closes the
+     * VMs with nothing sent.
+     */
+    int (*register_stopping)(ddm_plugin *self, ddm_stopping_fn fn, void *ud, ddm_free_fn ud_free);
+
+    /* ABI 1.9 and later: new members go here, never above. */
 };
 
 /** True if the core's host table has member @m (for members added after 1.0). Since: 1.0 */

@@ -43,7 +43,8 @@
  * cmd_find_vm the same way, fake_host_set_abi_minor(fh, 2) hides 1.3's
  * register_metric and vm_metric, and fake_host_set_abi_minor(fh, 4) hides
  * 1.5's timer_wake_on_watch (ddm_tick_wake_on_watch then says -ENOSYS and
- * the tick comes at its interval only). A plugin whose descriptor wants a newer minor than the host
+ * the tick comes at its interval only); fake_host_set_abi_minor(fh, 7)
+ * hides 1.8's register_stopping. A plugin whose descriptor wants a newer minor than the host
  * provides is refused by fake_host_load (-ENOEXEC), as the core refuses it.
  *
  * What it models (each member of struct ddm_host is implemented):
@@ -143,6 +144,12 @@
  *    One returning DDM_TIMER_SLEEP (1.7) sleeps: fake_host_fire_timers
  *    skips it until a watch change, fake_host_watch_begins or
  *    host->timer_wake wakes it (fake_host_timer_sleeping).
+ *  - register_stopping (1.8): only in init (-EPERM), a NULL fn -EINVAL;
+ *    fake_host_stopping() plays the server stopping: every hook runs once,
+ *    in registration order, while the VMs are still there and requests
+ *    may be sent (recorded as any); the test then completes them, or
+ *    fake_host_free ends them with DDM_REPLY_VM_GONE as the core's closes
+ *    do. fake_host_free does not run the hooks itself.
  *  - config_get: from fake_host_set_config(); as the core, the plugin's
  *    config_get("interval") finds the option "<plugin name>.interval".
  *  - chunk_enabled: every type, unless the test disables some
@@ -399,6 +406,17 @@ int fake_host_fire_timers(fake_host *fh);
 int fake_host_timer_sleeping(fake_host *fh, uint32_t id);
 /** ABI 1.7: how many active timers sleep. Since kit interface 6. */
 int fake_host_n_timers_sleeping(fake_host *fh);
+/* ------------------------------------------------------- stopping (1.8) */
+
+/** Play the server stopping (ABI 1.8): run every stopping hook the plugin
+ *  registered (register_stopping) once, in registration order, with the
+ *  VMs still there (requests the hooks send are recorded as any). Later
+ *  calls run nothing, as in the core. Returns how many hooks ran. Since
+ *  kit interface 7. */
+int fake_host_stopping(fake_host *fh);
+/** How many stopping hooks the plugin registered. Since kit interface 7. */
+int fake_host_n_stopping_hooks(fake_host *fh);
+
 /** A frontend begins to watch (ABI 1.5): the watch generation grows and the
  *  active timers that opted in with timer_wake_on_watch run once, as the
  *  core runs them at the next loop iteration. Returns how many ran. */

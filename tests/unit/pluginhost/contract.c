@@ -60,6 +60,8 @@ static struct {
     int lazy_made_at_ready;   /* the READY listener saw the VM's ct.lazy made */
     int unmake_views, rc_unmake, rc_unmake_dup, rc_unmake_undeclared, unmakes;
     int lazy_watchers_at_ready;
+    int stop_hook;          /* register_stopping (1.8): CT_REQ "zz" to every ready VM */
+    int stops, gone_at_stop, stop_req_rc;
     /* seen */
     ddm_plugin *self;
     const ddm_host *host;
@@ -388,6 +390,23 @@ static void ct_declare_metrics(ddm_plugin *self, const ddm_host *host)
 static void lazy_make(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
 static void lazy_unmake(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud);
 
+static int stop_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    (void)ud;
+    CT.stop_req_rc = CT.host->request(self, vm, CT_REQ, "zz", 2, 0, reply_fn, NULL, NULL);
+    return 0;
+}
+
+/* The stopping hook (1.8): no VM has gone yet; a last request to each. */
+static void stopping_fn(ddm_plugin *self, void *ud)
+{
+    (void)ud;
+    CT.stops++;
+    CT.gone_at_stop = CT.gone;
+    note("stopping");
+    (void)CT.host->foreach_vm(self, stop_visit, NULL);
+}
+
 static int ct_init(ddm_plugin *self, const ddm_host *host)
 {
     const char *v;
@@ -440,6 +459,10 @@ static int ct_init(ddm_plugin *self, const ddm_host *host)
         CT.rc_declare = host->vm_view_declare(self, "ct.lazy", lazy_make, malloc(4), count_ud_free);
         CT.rc_declare_dup = host->vm_view_declare(self, "ct.lazy", lazy_make, malloc(4),
                                                   count_ud_free);
+    }
+    if (CT.stop_hook) {
+        if ((rc = host->register_stopping(self, stopping_fn, malloc(4), count_ud_free)) < 0)
+            return rc;
     }
     if (CT.unmake_views) {
         CT.rc_unmake = host->vm_view_unmake(self, "ct.lazy", lazy_unmake);
@@ -515,6 +538,38 @@ static ddm_vm *ready_vm(ct_host *h, const char *key, uint32_t pid)
 }
 
 /* ----------------------------------------------------------- scenarios */
+
+/* The server stops (1.8): the stopping hook runs once, before any VM goes,
+ * and what it sends reaches the VM before its connection closes; the
+ * request then ends with VM_GONE, and the listener hears GONE after the
+ * hook. */
+static void ct_stopping(void **state)
+{
+    ct_host *h = *state;
+    ddm_vm *a, *b;
+    uint32_t type, id;
+    uint8_t buf[16];
+    size_t len;
+    CT.stop_hook = 1;
+    assert_int_equal(D->load(h, &ct_desc), 0);
+    a = ready_vm(h, "ct:1", 101);
+    b = ready_vm(h, "ct:2", 102);
+    D->server_stops(h);
+    assert_int_equal(CT.stops, 1);
+    assert_int_equal(CT.gone_at_stop, 0);
+    assert_int_equal(CT.stop_req_rc, 0);
+    assert_true(D->take_request(h, a, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(type, CT_REQ);
+    assert_int_equal(len, 2);
+    assert_memory_equal(buf, "zz", 2);
+    assert_true(D->take_request(h, b, &type, &id, buf, sizeof buf, &len));
+    assert_int_equal(type, CT_REQ);
+    assert_memory_equal(buf, "zz", 2);
+    CT_WAIT_FOR(h, CT.gone == 2);
+    CT_WAIT_FOR(h, CT.replies == 2);
+    assert_int_equal(CT.last_status, DDM_REPLY_VM_GONE);
+    assert_string_equal(CT.order, "ready;ready;stopping;reply:4;gone;free;reply:4;gone;free;");
+}
 
 /* config_get(KEY) is the option PLUGIN.KEY, and only that. */
 static void ct_options(void **state)
@@ -1706,6 +1761,7 @@ int contract_run(const ct_driver *drv, const struct CMUnitTest *extra, size_t n_
         cmocka_unit_test_setup_teardown(ct_jdwp_one_suspended, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_jdwp_vm_gone, setup, teardown),
         cmocka_unit_test_setup_teardown(ct_metrics, setup, teardown),
+        cmocka_unit_test_setup_teardown(ct_stopping, setup, teardown),
     };
     size_t n = sizeof tests / sizeof tests[0];
     struct CMUnitTest *all = calloc(n + n_extra, sizeof *all);

@@ -103,6 +103,10 @@ typedef struct ct_driver {
     /** (ABI 1.6) The linger of the unwatched declared views made on demand
      *  ends: their unmakes run (the core: its timer, the kit: at once). */
     void (*linger_passes)(ct_host *h);
+    /** (ABI 1.8) The server stops: the stopping hooks run, then every VM
+     *  closes (the core: the daemon's order, its bounded flush and gentle
+     *  closes; the kit: fake_host_stopping, then GONE for each VM). */
+    void (*server_stops)(ct_host *h);
 } ct_driver;
 
 struct CMUnitTest;

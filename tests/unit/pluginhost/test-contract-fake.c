@@ -24,6 +24,8 @@ struct ct_host {
     size_t taken;      /* requests handed to the scenario so far */
     size_t jdwp_taken; /* JDWP requests handed over so far (1.2) */
     ddm_cmd *last_cmd;
+    ddm_vm *vms[16];   /* added so far, for server_stops (1.8) */
+    size_t n_vms;
 };
 
 static ct_host *f_new(void)
@@ -60,7 +62,21 @@ static ddm_vm *f_add_vm(ct_host *h, const char *key, uint32_t pid, const char *a
     info.ddm = 1;
     info.user_id = -1;
     info.native_debuggable = -1;
-    return fake_host_add_vm(h->fh, &info);
+    ddm_vm *vm = fake_host_add_vm(h->fh, &info);
+    assert_true(h->n_vms < sizeof h->vms / sizeof h->vms[0]);
+    h->vms[h->n_vms++] = vm;
+    return vm;
+}
+
+/* As the core: the hooks, then every VM goes (the kit's GONE ends the
+ * pending requests with VM_GONE first). */
+static void f_server_stops(ct_host *h)
+{
+    size_t i;
+    (void)fake_host_stopping(h->fh);
+    for (i = 0; i < h->n_vms; i++)
+        if (!fake_vm_gone(h->vms[i]))
+            fake_host_vm_event(h->fh, h->vms[i], DDM_VM_GONE);
 }
 
 static void f_vm_ready(ct_host *h, ddm_vm *vm)
@@ -255,7 +271,7 @@ static const ct_driver fake_driver = {
     f_reply_chunk,   f_expire_requests, f_pump,     f_run_command,    f_cmd_done,
     f_cmd_result_int, f_view_rows,    f_view_field_int, f_view_field_len, f_send_stream,
     f_cmd_progress,  f_add_plain_vm,  f_take_jdwp,  f_reply_jdwp,     f_set_debugger,
-    f_watch_begins,  f_watch_vm_list, f_watch_declared, f_linger_passes,
+    f_watch_begins,  f_watch_vm_list, f_watch_declared, f_linger_passes, f_server_stops,
 };
 
 int main(void)

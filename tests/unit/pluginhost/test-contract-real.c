@@ -663,13 +663,22 @@ static void r_linger_passes(ct_host *h)
         r_pump(h);
 }
 
+/* The daemon's order at a stop (ddm_daemon_free): the hooks, the bounded
+ * flush, then the monitor closes every VM (gently: it is stopping). */
+static void r_server_stops(ct_host *h)
+{
+    ddm_registry_stopping(h->registry);
+    ddm_monitor_flush_output(h->monitor, DDM_STOPPING_FLUSH_MS);
+    ddm_monitor_stop(h->monitor, "ddmon is stopping");
+}
+
 static const ct_driver real_driver = {
     "real",           r_new,           r_free,       r_set_option,     r_load,
     r_add_vm,         r_vm_ready,      r_vm_gone,    r_send_event,     r_take_request,
     r_reply_chunk,    r_expire_requests, r_pump,     r_run_command,    r_cmd_done,
     r_cmd_result_int, r_view_rows,     r_view_field_int, r_view_field_len, r_send_stream,
     r_cmd_progress,   r_add_plain_vm,  r_take_jdwp,  r_reply_jdwp,     r_set_debugger,
-    r_watch_begins,   r_watch_vm_list, r_watch_declared, r_linger_passes,
+    r_watch_begins,   r_watch_vm_list, r_watch_declared, r_linger_passes, r_server_stops,
 };
 
 /* ----------------------------------------------- host-has.so, on the core */
