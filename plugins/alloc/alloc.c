@@ -11,6 +11,9 @@
  *    while one of them is watched (every alloc.interval ms, at most one in
  *    flight per VM) or by `ddmon alloc VM show`: REAL makes the VM copy
  *    its whole record table.
+ *  - When the server stops (ABI 1.8 stopping hook), a VM whose tracking
+ *    REAQ last said on gets REAE(0) before its connection closes: nobody
+ *    would read the records, and the app would keep paying for them.
  *  - The poll tick (ALLOC_TICK_MS) visits only the VMs on pl->ticks, those
  *    watched at their last visit (every VM when the watches changed), and
  *    sleeps (ABI 1.7, DDM_TIMER_SLEEP) when the list is empty: a VM is
@@ -540,6 +543,35 @@ static int poll_timer_cb(ddm_plugin *self, void *ud)
     return ddm_tick_list_idle(&pl->ticks) ? DDM_TIMER_SLEEP : DDM_TIMER_KEEP;
 }
 
+/* ----------------------------------------------------- server stopping */
+
+/* The server stops (ABI 1.8): a VM whose tracking REAQ last said on gets
+ * REAE(0), fire and forget, before its connection closes. ddmon is the
+ * VM's one DDM client while connected: once it goes, nobody reads the
+ * records, and the app would go on recording every allocation's stack. */
+static int stopping_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    alloc_plugin *pl = ud;
+    void *d = pl->host->vm_get_data(self, vm);
+    const alloc_vm *av = d && !is_marker(d) ? d : NULL;
+    uint8_t off = 0;
+    char label[128];
+    int rc;
+    if ((av ? av->enabled : marker_enabled(d)) != 1 || !pl->host->chunk_enabled(self, ALLOC_CHUNK_REAE))
+        return 0;
+    rc = pl->host->request(self, vm, ALLOC_CHUNK_REAE, &off, 1, 0, NULL, NULL, NULL);
+    pl->host->log(self, rc == 0 ? DDM_LOG_MESSAGE : DDM_LOG_WARNING,
+                  "VM %s: ddmon is stopping: allocation tracking %s", alloc_vm_label(pl, vm, label,
+                  sizeof label), rc == 0 ? "turned off (REAE 0 sent)" : "left on (REAE 0 not sent)");
+    return 0;
+}
+
+static void on_stopping(ddm_plugin *self, void *ud)
+{
+    alloc_plugin *pl = ud;
+    pl->host->foreach_vm(self, stopping_visit, pl);
+}
+
 /* --------------------------------------------------------- descriptor */
 
 static int alloc_init(ddm_plugin *self, const ddm_host *host)
@@ -560,6 +592,10 @@ static int alloc_init(ddm_plugin *self, const ddm_host *host)
         (rc = host->register_chunk(self, ALLOC_CHUNK_REAL, on_real, pl, NULL)) != 0 ||
         (rc = host->register_vm_listener(self, on_vm, pl, NULL)) != 0 ||
         (rc = alloc_commands_register(pl)) != 0 || (rc = alloc_views_declare(pl)) != 0)
+        return rc;
+    /* ABI 1.8; an older core closes the VMs with tracking left on */
+    if (DDM_HOST_HAS(host, register_stopping) &&
+        (rc = host->register_stopping(self, on_stopping, pl, NULL)) != 0)
         return rc;
     if (pl->interval_ms) {
         pl->poll_timer = host->timer_add(self, ALLOC_TICK_MS, poll_timer_cb, pl, NULL);

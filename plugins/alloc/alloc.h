@@ -10,7 +10,8 @@
  *  - alloc.c:     descriptor, init, options, VM listener (REAQ when a VM
  *                 becomes ready, as ddmlib asks at client creation), the
  *                 REAQ/REAL owners, per-VM views and the "alloc" headline,
- *                 the poll timer (REAL only while a view is watched);
+ *                 the poll timer (REAL only while a view is watched), the
+ *                 stopping hook (REAE 0 where tracking is on, 1.8);
  *  - alloc-cmd.c: `ddmon alloc VM start|stop|status|show`.
  * Ownership: alloc_plugin is the plugin data (host->set_data); alloc_vm is
  * per-VM data (host->vm_set_data), made only while the VM has something

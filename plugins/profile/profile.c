@@ -19,6 +19,9 @@
  *    walk then due. A trace runs on its own timer (profile_job.c).
  *  - Commands: `ddmon trace` (and `trace VM --stop`, for a trace ddmon did
  *    not start or lost) and `ddmon trace-summary` (profile_cmd.c).
+ *  - When the server stops (ABI 1.8 stopping hook), a trace of ours still
+ *    running gets its stop before the VM's connection closes
+ *    (profile_job_server_stopping): no app is left tracing.
  * Option profile.timeout_ms: how long a stop may wait for the trace
  * (default PROFILE_DEFAULT_TIMEOUT_MS).
  */
@@ -275,6 +278,22 @@ static void on_vm(ddm_plugin *self, ddm_vm *vm, ddm_vm_event ev, void *ud)
     }
 }
 
+/* The server stops (ABI 1.8): every trace of ours still running gets its
+ * stop while the VMs' connections are open; an app must not go on tracing
+ * (slowly) after ddmon went. */
+static int stopping_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
+{
+    (void)self;
+    profile_job_server_stopping(ud, vm);
+    return 0;
+}
+
+static void on_stopping(ddm_plugin *self, void *ud)
+{
+    profile_plugin *pl = ud;
+    pl->host->foreach_vm(self, stopping_visit, pl);
+}
+
 /* MPSE: the trace, in pieces */
 static int on_mpse_begin(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, uint64_t declared,
                          void *ud)
@@ -360,6 +379,10 @@ static int profile_init(ddm_plugin *self, const ddm_host *host)
         (void)ddm_tick_wake_on_watch(host, self, poll);
         ddm_tick_list_set_timer(&pl->ticks, host, self, poll); /* 1.7 */
     }
+    /* ABI 1.8; an older core closes the VMs with their traces running */
+    if (DDM_HOST_HAS(host, register_stopping) &&
+        (rc = host->register_stopping(self, on_stopping, pl, NULL)) != 0)
+        return rc;
     if (DDM_HOST_HAS(host, vm_view_declare)) {
         if ((rc = host->vm_view_declare(self, "profile", make_view, pl, NULL)) != 0)
             return rc;

@@ -130,6 +130,10 @@ int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data,
 void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t received);
 /** @vm is going away (its DDM_VM_GONE listener): its trace fails now. */
 void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm);
+/** The server stops (ABI 1.8 stopping hook): a trace ddmon started in @vm
+ *  and has not stopped gets its stop (MPSE, SPSE or MPRE) now, with no
+ *  reply waited for; the job then ends at DDM_VM_GONE as before. */
+void profile_job_server_stopping(profile_plugin *pl, ddm_vm *vm);
 
 /* profile_cmd.c */
 int profile_cmd_trace(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud);

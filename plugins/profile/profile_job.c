@@ -26,6 +26,12 @@
  *   says off, the VM stopped it (a device trace, or one with nothing
  *   recorded) and that is the answer.
  *
+ * The server stopping (profile_job_server_stopping, the plugin's ABI 1.8
+ * stopping hook) sends a starting or running trace's stop at once, fire
+ * and forget: the VM stops tracing (a device trace is written on the
+ * device), the trace it sends back is not read, and the job ends at the
+ * DDM_VM_GONE that follows, as any job whose VM goes.
+ *
  * Ctrl-C (the client went away, host.cmd_cancelled) stops the trace at
  * the next tick and still saves it: the file and the views are the
  * result, and the log says where it went. Any failure (FAIL, the VM
@@ -656,6 +662,37 @@ void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
     j->vm = NULL; /* pending callbacks still come (VM_GONE) and free the job */
     finish(j, "the VM went away");
     maybe_free(j);
+}
+
+void profile_job_server_stopping(profile_plugin *pl, ddm_vm *vm)
+{
+    const ddm_host *h = pl->host;
+    profile_vm *pv = profile_vm_find(pl, vm);
+    profile_job *j = pv ? pv->job : NULL;
+    uint32_t type;
+    int rc;
+
+    /* a start that went out counts: the VM handles requests in order, so
+     * a stop behind it stops what it started; a stop already sent (or a
+     * `trace --stop` still asking what runs) is left as it is */
+    if (!j || j->stop_only || (j->state != J_STARTING && j->state != J_RUNNING))
+        return;
+    type = j->device ? PROFILE_CHUNK_MPRE : j->sampling ? PROFILE_CHUNK_SPSE : PROFILE_CHUNK_MPSE;
+    if (j->tick) {
+        h->timer_remove(pl->self, j->tick);
+        j->tick = 0;
+    }
+    j->state = J_STOPPING;
+    /* fire and forget: the connection closes right after; no callback, so
+     * the job's requests are only those it counts (j->pending) */
+    rc = h->request(pl->self, vm, type, NULL, 0, 0, NULL, NULL, NULL);
+    if (rc == 0)
+        h->log(pl->self, DDM_LOG_MESSAGE, "%s: ddmon is stopping: %s stopped (%s sent)", j->vm_key,
+               kind_name(j), j->device ? "MPRE" : j->sampling ? "SPSE" : "MPSE");
+    else
+        h->log(pl->self, DDM_LOG_WARNING,
+               "%s: ddmon is stopping and could not stop the %s it started (%s); stop it with "
+               "'ddmon trace %s --stop'", j->vm_key, kind_name(j), strerror(-rc), j->vm_spec);
 }
 
 /* ------------------------------------------------------------ stop only */

@@ -12,8 +12,9 @@
 # a stop that finds nothing running times out with a clear message; a
 # truncated MPSE stream leaves no file; bad .trace files (unknown version,
 # bad offset, truncated, not a trace) get clear errors; a VM without
-# profiling is refused; a server killed mid-trace leaves the VM sampling:
-# the next start names 'trace VM --stop', which stops it and saves what
+# profiling is refused; a server killed (SIGKILL: a crash; a server that
+# stops stops its traces, trace-server-stop.sh) mid-trace leaves the VM
+# sampling: the next start names 'trace VM --stop', which stops it and saves what
 # comes back; a bad file argument exits 1 (file error, not 3 or 2); a
 # plain JVM is refused as one by trace, hprof, gc, alloc, ui and
 # native-heap; heap-info and heap-bitmap name a pid that matches several
@@ -274,13 +275,14 @@ t_ddmon --no-autostart trace tr.one "$T_TMP/again.trace" --sampling --seconds 1 
     && [ -f "$T_TMP/again.trace" ] && t_ok "the VM traces again afterwards" \
     || t_fail "the VM traces again afterwards" "$(cat "$T_TMP/again.out")"
 
-# 23-25: the server goes away mid-trace (the VM keeps sampling); a new one
-# cannot start another, says how to stop it, and --stop does, keeping the trace
+# 23-25: the server dies mid-trace (SIGKILL, as a crash: it cannot stop its
+# trace, so the VM keeps sampling); a new one cannot start another, says how
+# to stop it, and --stop does, keeping the trace
 t_ddmon --no-autostart trace tr.two "$T_TMP/orphan.trace" --sampling --seconds 0 >"$T_TMP/orphan.out" 2>&1 &
 orphan=$!
 t_wait 10 t_is sampling mode "$T_TMP/s.json" tr.two
 old_server=$DDMON_PID
-t_ddmon --no-autostart kill-server >/dev/null 2>&1
+kill -KILL "$old_server"
 t_wait 20 t_dead "$old_server"
 wait $orphan 2>/dev/null
 t_start_server "${server_args[@]}" || t_fail "server started again" "$(tail -5 "$T_TMP/server.err")"

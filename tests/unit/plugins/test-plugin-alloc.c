@@ -7,7 +7,8 @@
  * range, huge counts and string lengths); descriptor names, frame texts
  * and grouping; then the plugin through the test kit: REAQ at ready and
  * the headline, the alloc command (start, stop, status, show with --by
- * and --top, usage, unknown VM, bad REAL) and REAL only while watched.
+ * and --top, usage, unknown VM, bad REAL), REAL only while watched, and
+ * the server stopping (ABI 1.8): REAE(0) where tracking is on, only there.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -596,6 +597,64 @@ static void test_start_stop_status(void **state)
     assert_non_null(strstr(fake_cmd_message(c), "no reply"));
 }
 
+/* The server stops (the stopping hook): tracking that REAQ said on, with
+ * a state (views made) or only the marker, is turned off; a VM where it
+ * is off or not known gets nothing. */
+static void test_stopping_turns_tracking_off(void **state)
+{
+    fixture *f = *state;
+    static const char *const start[] = {"alloc", "1234", "start"};
+    ddm_vm *idle = fake_host_add_vm(f->fh, &(ddm_vm_info){.key = "127.0.0.1:8001", .pid = 77,
+                                                          .app_name = "com.example.idle", .ddm = 1});
+    ddm_vm *unknown = fake_host_add_vm(f->fh, &(ddm_vm_info){.key = "127.0.0.1:8002", .pid = 78,
+                                                             .app_name = "com.example.quiet", .ddm = 1});
+    ddm_cmd *c;
+    size_t from;
+    int reae;
+
+    fake_host_vm_event(f->fh, idle, DDM_VM_READY);
+    fake_host_vm_event(f->fh, unknown, DDM_VM_READY); /* its REAQ stays unanswered */
+    reply_reaq(f, fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAQ, 0), 0);
+    reply_reaq(f, fake_host_find_request(f->fh, idle, ALLOC_CHUNK_REAQ, 0), 0);
+    c = run(f, 3, start);
+    fake_host_complete_status(f->fh, (size_t)fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAE, 0),
+                              DDM_REPLY_TIMEOUT);
+    reply_reaq(f, fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAQ, 1), 1);
+    assert_int_equal(fake_cmd_status(c), DDM_CMD_OK);
+    assert_int_equal(fake_host_n_stopping_hooks(f->fh), 1);
+    from = fake_host_n_requests(f->fh);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    reae = fake_host_find_request(f->fh, f->vm, ALLOC_CHUNK_REAE, from);
+    assert_true(reae >= 0);
+    assert_int_equal(fake_host_request(f->fh, (size_t)reae)->len, 1);
+    assert_int_equal(fake_host_request(f->fh, (size_t)reae)->data[0], 0);
+    assert_int_equal(fake_host_n_requests(f->fh), from + 1); /* nothing for the others */
+    assert_true(fake_host_log_contains(f->fh, "allocation tracking turned off (REAE 0 sent)"));
+}
+
+/* Tracking on with no state (the VM's data is REAQ's marker: no view made). */
+static void test_stopping_marker_only(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm *vm;
+    uint8_t on = 1;
+    size_t from;
+    int reae;
+    (void)state;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    vm = fake_host_add_vm(fh, &(ddm_vm_info){.key = "127.0.0.1:8000", .pid = 5, .ddm = 1});
+    fake_host_vm_event(fh, vm, DDM_VM_READY);
+    fake_host_complete_chunk(fh, (size_t)fake_host_find_request(fh, vm, ALLOC_CHUNK_REAQ, 0),
+                             ALLOC_CHUNK_REAQ, &on, 1);
+    assert_int_equal(alloc_vm_states_alive(), 0);
+    from = fake_host_n_requests(fh);
+    assert_int_equal(fake_host_stopping(fh), 1);
+    reae = fake_host_find_request(fh, vm, ALLOC_CHUNK_REAE, from);
+    assert_true(reae >= 0);
+    assert_int_equal(fake_host_request(fh, (size_t)reae)->data[0], 0);
+    fake_host_free(fh);
+}
+
 static void test_usage_and_not_found(void **state)
 {
     fixture *f = *state;
@@ -1080,6 +1139,8 @@ int main(void)
         cmocka_unit_test(test_reaq_disabled),
         cmocka_unit_test(test_real_disabled_no_state),
         cmocka_unit_test_setup_teardown(test_start_stop_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_turns_tracking_off, setup, teardown),
+        cmocka_unit_test(test_stopping_marker_only),
         cmocka_unit_test_setup_teardown(test_usage_and_not_found, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show_makes_the_views, setup, teardown),

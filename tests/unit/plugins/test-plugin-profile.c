@@ -8,7 +8,9 @@
  * (MPRS/MPRE), usage errors, trace-summary on good and bad files (a
  * missing one a file error, exit 1), a core too old for streams, and
  * `trace VM --stop [FILE]` for a trace ddmon did not start (saved,
- * dropped, nothing running, a stop with no trace back).
+ * dropped, nothing running, a stop with no trace back), and the server
+ * stopping (ABI 1.8 stopping hook): a trace ddmon started and has not
+ * stopped gets its stop (MPSE, SPSE, MPRE) at the hook, nothing else does.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -683,6 +685,106 @@ static void test_stop_usage(void **state)
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_USAGE);
 }
 
+/* Requests of @type to @vm so far, completed or not. */
+static int n_requests_of(Fx *f, ddm_vm *vm, uint32_t type)
+{
+    int n = 0;
+    for (size_t i = 0; i < fake_host_n_requests(f->fh); i++) {
+        const fake_request *r = fake_host_request(f->fh, i);
+        n += r->vm == vm && r->type == type;
+    }
+    return n;
+}
+
+/* The server stops while a streamed trace runs (--seconds 0: until
+ * Ctrl-C, which never comes): its stop goes out at the hook, while the VM
+ * is still there; the job ends when the VM goes (the closes that follow). */
+static void test_stopping_stops_trace(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "s.trace", "--tracing", "--seconds", "0"};
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    size_t before;
+    fake_host_fire_timers(f->fh);
+    assert_int_equal(pending_index(f, f->vm, PROFILE_CHUNK_MPSE), -1); /* runs on */
+    assert_int_equal(fake_host_n_stopping_hooks(f->fh), 1);
+    before = fake_host_n_requests(f->fh);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    assert_true(pending_index(f, f->vm, PROFILE_CHUNK_MPSE) >= 0);
+    assert_int_equal(fake_host_n_requests(f->fh), before + 1); /* the stop, nothing else */
+    assert_int_equal(n_requests_of(f, f->dev, PROFILE_CHUNK_MPRE), 0); /* nothing ran there */
+    assert_true(fake_host_log_contains(f->fh, "ddmon is stopping: tracing stopped (MPSE sent)"));
+    assert_int_equal(fake_host_stopping(f->fh), 0); /* once */
+    assert_int_equal(n_requests_of(f, f->vm, PROFILE_CHUNK_MPSE), 1);
+    assert_false(fake_cmd_finished(cmd));
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_false(exists(f, "s.trace"));
+    assert_false(exists(f, "s.trace.part"));
+}
+
+/* Sampling gets SPSE, a device trace MPRE (the VM writes its file). */
+static void test_stopping_sampling_and_device(void **state)
+{
+    Fx *f = *state;
+    const char *sargv[] = {"trace", "notes", "p.trace", "--sampling", "--seconds", "0"};
+    const char *dargv[] = {"trace", "127.0.0.1:8001", "--tracing", "--seconds", "0"};
+    (void)start_trace(f, 6, sargv, f->vm, PROFILE_CHUNK_SPSS, 2);
+    (void)start_trace(f, 5, dargv, f->dev, PROFILE_CHUNK_MPRS, 1);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    assert_true(pending_index(f, f->vm, PROFILE_CHUNK_SPSE) >= 0);
+    assert_int_equal(n_requests_of(f, f->vm, PROFILE_CHUNK_MPSE), 0);
+    assert_true(pending_index(f, f->dev, PROFILE_CHUNK_MPRE) >= 0);
+}
+
+/* A start that went out and was not confirmed yet is stopped too (the VM
+ * handles requests in order); a trace whose stop went already gets none
+ * again, and a trace ddmon did not start (MPRQ says tracing, no job) is
+ * none of ddmon's business. */
+static void test_stopping_sends_only_what_is_due(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "q.trace", "--tracing", "--seconds", "1"};
+    const char *dargv[] = {"trace", "127.0.0.1:8001", "--tracing", "--seconds", "0"};
+    uint8_t tracing = 1;
+    ddm_cmd *cmd;
+    int i;
+    (void)start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    cmd = fake_host_run_command(f->fh, 5, dargv); /* starting: MPRS and MPRQ out */
+    assert_false(fake_cmd_finished(cmd));
+    usleep(1050 * 1000);
+    fake_host_fire_timers(f->fh); /* its second is up: MPSE sent */
+    assert_int_equal(n_requests_of(f, f->vm, PROFILE_CHUNK_MPSE), 1);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    assert_int_equal(n_requests_of(f, f->vm, PROFILE_CHUNK_MPSE), 1);
+    assert_int_equal(n_requests_of(f, f->dev, PROFILE_CHUNK_MPRE), 1);
+    /* another host: an app's own trace (MPRQ at ready says tracing) */
+    fake_host *fh = fake_host_new();
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    ddm_vm *vm = pfx_add_ready_vm(fh, "127.0.0.1:8002", 3456, "com.example.app", feats_stream,
+                                  sizeof feats_stream / sizeof feats_stream[0]);
+    i = fake_host_find_request(fh, vm, PROFILE_CHUNK_MPRQ, 0);
+    assert_true(i >= 0);
+    fake_host_complete_chunk(fh, (size_t)i, PROFILE_CHUNK_MPRQ, &tracing, 1);
+    size_t before = fake_host_n_requests(fh);
+    assert_int_equal(fake_host_stopping(fh), 1);
+    assert_int_equal(fake_host_n_requests(fh), before);
+    fake_host_free(fh);
+}
+
+/* A 1.7 core has no stopping hook: the plugin loads without one. */
+static void test_stopping_old_core(void **state)
+{
+    fake_host *fh = fake_host_new();
+    (void)state;
+    fake_host_set_abi_minor(fh, 7);
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    assert_int_equal(fake_host_n_stopping_hooks(fh), 0);
+    assert_int_equal(fake_host_stopping(fh), 0);
+    fake_host_free(fh);
+}
+
 static void test_old_core(void **state)
 {
     fake_host *fh = fake_host_new();
@@ -718,6 +820,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stop_only_no_trace_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_only_refuses_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_usage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_stops_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_sampling_and_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_sends_only_what_is_due, setup, teardown),
+        cmocka_unit_test(test_stopping_old_core),
         cmocka_unit_test(test_old_core),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
