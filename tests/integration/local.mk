@@ -197,12 +197,16 @@ EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 # the VM list, Ctrl-C, a stop that finds nothing, a truncated MPSE, bad
 # .trace files), read back by Debian's dmtracedump and compared with the
 # simulator's truth; and a 10-second sampling trace with the server's RSS.
+# A server that stops (kill-server, SIGTERM, --replace) stops the traces and
+# the allocation tracking it started (plugin ABI 1.8 stopping hooks).
 if ENABLE_TESTS
 TESTS += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
+TESTS += tests/integration/trace-server-stop.sh
 # A FIFO named like a plugin's file or FILE.part is refused, never waited on.
 TESTS += tests/integration/part-fifo.sh
 endif
 EXTRA_DIST += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
+EXTRA_DIST += tests/integration/trace-server-stop.sh
 EXTRA_DIST += tests/integration/part-fifo.sh
 
 # The web dashboard (ddmon server --http): its security rules over plain
