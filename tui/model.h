@@ -74,7 +74,8 @@ gboolean tui_row_hot(const TuiRow *row, gint64 now_us);
 /** Column index of @name, or -1. */
 int tui_table_column(const TuiTable *t, const char *name);
 /** A column's header: its name, and its unit in brackets when the cells
- *  do not show it ("utime (ms)"; "B", "%" and "addr" are in the cells).
+ *  do not show it ("utime (ms)"; "B", "%", "addr" and "epoch_ms", shown
+ *  as a local date and time, are in the cells).
  *  (transfer full) */
 char *tui_column_header(const TuiColumn *col);
 /** The widths of @t's columns (rows @from to @to) on a terminal @width wide,

@@ -99,6 +99,12 @@ static char *cell_text(JsonNode *n, const TuiColumn *col, double *num, gboolean 
             return tui_fmt_bytes((double)x);
         if (g_strcmp0(unit, "addr") == 0)
             return g_strdup_printf("0x%" G_GINT64_MODIFIER "x", x);
+        if (g_strcmp0(unit, "epoch_ms") == 0 && x >= 0 && x <= G_GINT64_CONSTANT(253402300799999)) {
+            /* a point in time: the local date and time (sorted by the number) */
+            g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(x / 1000);
+            if (dt != NULL)
+                return g_date_time_format(dt, "%Y-%m-%d %H:%M:%S");
+        }
         return g_strdup_printf("%" G_GINT64_FORMAT, x);
     }
     if (vt == G_TYPE_DOUBLE) {
@@ -126,7 +132,8 @@ char *tui_middle_ellipsis(const char *s, int width)
 char *tui_column_header(const TuiColumn *col)
 {
     const char *u = col->unit;
-    if (u == NULL || u[0] == '\0' || strcmp(u, "B") == 0 || strcmp(u, "%") == 0 || strcmp(u, "addr") == 0)
+    if (u == NULL || u[0] == '\0' || strcmp(u, "B") == 0 || strcmp(u, "%") == 0 || strcmp(u, "addr") == 0 ||
+        strcmp(u, "epoch_ms") == 0)
         return g_strdup(col->name);
     return g_strdup_printf("%s (%s)", col->name, u);
 }

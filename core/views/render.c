@@ -7,7 +7,8 @@
  *    parentheses: "SIZE (B)"), then one line per row; columns are separated
  *    by two spaces, numbers right-aligned, text left-aligned; doubles get a
  *    fixed number of decimals per column (1 for "%", else 2); null is "-",
- *    booleans "yes"/"no".
+ *    booleans "yes"/"no"; an int column of unit "epoch_ms" shows local
+ *    dates and times ("2026-11-27 15:13:53"), its header no unit.
  *  - record: "key: value" lines with the values aligned.
  *  - blob: "<media/type, N bytes>"; a JSON blob that came with its data
  *    (json_blob.h): its document as an indented outline. At the top an
@@ -186,7 +187,18 @@ static char *format_double_short(double x)
     return s;
 }
 
-typedef enum { FMT_TEXT, FMT_INT, FMT_DOUBLE, FMT_BOOL } ColFormat;
+typedef enum { FMT_TEXT, FMT_INT, FMT_DOUBLE, FMT_BOOL, FMT_EPOCH_MS } ColFormat;
+
+/* An int column of unit "epoch_ms" (a point in time, ms since the Unix
+ * epoch) as a local date and time; NULL for a value no date has (before
+ * the epoch, after 9999), which then shows as its number. (transfer full) */
+static char *format_epoch_ms(gint64 ms)
+{
+    if (ms < 0 || ms > G_GINT64_CONSTANT(253402300799999))
+        return NULL;
+    g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(ms / 1000);
+    return dt != NULL ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S") : NULL;
+}
 
 /* Text for one JSON value. @fmt is the declared type; @decimals < 0 means
  * "short" double formatting. (transfer full) */
@@ -199,6 +211,9 @@ static char *format_value(JsonNode *node, ColFormat fmt, int decimals)
         if (t == G_TYPE_BOOLEAN)
             return g_strdup(json_node_get_boolean(node) ? "yes" : "no");
         if (t == G_TYPE_INT64) {
+            char *when = fmt == FMT_EPOCH_MS ? format_epoch_ms(json_node_get_int(node)) : NULL;
+            if (when != NULL)
+                return when;
             if (fmt == FMT_DOUBLE)
                 return decimals < 0 ? format_double_short((double)json_node_get_int(node))
                                     : format_double((double)json_node_get_int(node), decimals);
@@ -275,14 +290,19 @@ static void render_table(GString *out, JsonObject *o, guint max_width)
         const char *name = member_string(co, "name");
         const char *unit = member_string(co, "unit");
         char *upper = g_utf8_strup(name ? name : "?", -1);
-        /* "list" (a str column of comma-separated names) is no unit to show */
-        char *raw = unit && *unit && strcmp(unit, "list") != 0 ? g_strdup_printf("%s (%s)", upper, unit)
-                                                               : g_strdup(upper);
+        /* "list" (a str column of comma-separated names) is no unit to show,
+         * nor "epoch_ms" (its cells are dates) */
+        gboolean epoch = g_strcmp0(unit, "epoch_ms") == 0;
+        char *raw = unit && *unit && strcmp(unit, "list") != 0 && !epoch
+                        ? g_strdup_printf("%s (%s)", upper, unit)
+                        : g_strdup(upper);
 
         cols[c].header = sanitize(raw);
         g_free(raw);
         g_free(upper);
         cols[c].fmt = format_of(member_string(co, "type"));
+        if (epoch && cols[c].fmt == FMT_INT)
+            cols[c].fmt = FMT_EPOCH_MS;
         cols[c].decimals = g_strcmp0(unit, "%") == 0 ? 1 : 2;
         cols[c].right = cols[c].fmt == FMT_INT || cols[c].fmt == FMT_DOUBLE;
         cols[c].width = text_width(cols[c].header);

@@ -175,7 +175,7 @@ void heap_views_create(heap_vm *hv)
         { "size", DDM_VAL_INT, "B" },         { "allocated", DDM_VAL_INT, "B" },
         { "free", DDM_VAL_INT, "B" },         { "used", DDM_VAL_DOUBLE, "%" },
         { "objects", DDM_VAL_INT, NULL },     { "reason", DDM_VAL_STR, NULL },
-        { "timestamp", DDM_VAL_INT, "ms" },
+        { "timestamp", DDM_VAL_INT, "epoch_ms" },
     };
     static const ddm_column seg_cols[] = {
         { "heap", DDM_VAL_INT, NULL },        { "kind", DDM_VAL_STR, NULL },

@@ -12,7 +12,7 @@ grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" ||
 t_have_plugins threads vminfo heap || t_skip_all "the threads, vminfo and heap plugins were not built"
 CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 [ -n "$CHROMIUM" ] || t_need_tool chromium chromium
-t_plan 17
+t_plan 18
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 # Worker threads come and go about every second; the main thread switches

@@ -145,6 +145,12 @@ try:
     said = b.eval("(document.querySelector('#commands .result') || {}).innerText")
     check("the gc button fills the heap bitmap image, with its legend", img and legend and legend >= 2,
           f"image {img}, {legend} legend entries, result {said}")
+    # heap.summary's timestamp (unit epoch_ms, a point in time) reads as a
+    # date and time, not as a count of milliseconds
+    ts = b.wait("(() => { const e = document.querySelector('section[data-view=\"heap.summary\"] "
+                "td[data-col=timestamp]'); return e && e.textContent ? e.textContent : null })()", 20)
+    check("heap.summary's timestamp shows as a date and time (unit epoch_ms)",
+          ts and not ts.replace(" ", "").rstrip("ms").isdigit() and str(time.localtime().tm_year) in ts, f"{ts!r}")
     # Per-VM buttons only for commands that take a VM; exit asks first.
     buttons = b.eval("[...document.querySelectorAll('#commands button')].map(e => e.dataset.command)") or []
     cmds = (api("/api/commands") or {}).get("commands", {})

@@ -75,6 +75,10 @@
     if (unit === 'B') return bytes(v);
     if (unit === '%') return v.toFixed(1) + ' %';
     if (unit === 'addr') return '0x' + v.toString(16);
+    if (unit === 'epoch_ms') { // a point in time: the browser's local date and time
+      const d = new Date(v);
+      return isNaN(d.getTime()) ? String(v) : d.toLocaleString();
+    }
     if (unit === 'ms') return v >= 10000 ? (v / 1000).toFixed(1) + ' s' : v + ' ms';
     if (unit === 's') return v + ' s';
     return Number.isInteger(v) ? String(v) : v.toFixed(2);
@@ -298,7 +302,7 @@
     const pct = cols.filter(([, c]) => numeric(c) && c.unit === '%').map(([k]) => k);
     const head = el('tr', {});
     for (const [k, c] of cols) {
-      head.append(el('th', { class: numeric(c) ? 'num' : null, text: c.name + (c.unit && c.unit !== 'addr' && c.unit !== 'list' ? ' (' + c.unit + ')' : '') }));
+      head.append(el('th', { class: numeric(c) ? 'num' : null, text: c.name + (c.unit && c.unit !== 'addr' && c.unit !== 'list' && c.unit !== 'epoch_ms' ? ' (' + c.unit + ')' : '') }));
       if (pct.includes(k)) head.append(el('th', { text: 'trend' }));
     }
     const body = el('tbody', {});

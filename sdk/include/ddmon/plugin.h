@@ -417,8 +417,12 @@ typedef enum ddm_value_type {
 
 /** A table column: name, type and an optional unit ("B", "ms", "%"). A
  *  DDM_VAL_STR column with unit "list" holds comma-separated names, which
- *  --json and the web API give as an array of strings (doc/json.md).
- *  Since: 1.0 */
+ *  --json and the web API give as an array of strings (doc/json.md). A
+ *  DDM_VAL_INT column with unit "epoch_ms" holds points in time (ms since
+ *  the Unix epoch, UTC), which the text table, the terminal UI and the web
+ *  page show as local dates and times, and --json as the integer ("ms" is
+ *  a duration). Since: 1.0; "epoch_ms" since 1.8 (an older core shows
+ *  the number) */
 typedef struct ddm_column {
     const char *name;
     ddm_value_type type;

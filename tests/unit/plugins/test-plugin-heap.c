@@ -2076,7 +2076,7 @@ static void test_views_made_when_asked(void **state)
     assert_string_equal(fake_view_title(v), "Heap summary");
     assert_int_equal(fake_view_n_cols(v), 9);
     assert_int_equal(fake_view_col_type(v, "used"), DDM_VAL_DOUBLE);
-    assert_string_equal(fake_view_col_unit(v, "timestamp"), "ms");
+    assert_string_equal(fake_view_col_unit(v, "timestamp"), "epoch_ms"); /* a point in time, not a duration */
     send_hpif(f, 1, 1, ids, 4096, 1024, 0);
     assert_int_equal(fake_view_n_rows(v), 1);
     assert_int_equal(fake_view_version(v), 1);

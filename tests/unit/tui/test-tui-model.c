@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include <time.h>
 
 #include "tui/model.h"
 
@@ -571,6 +572,33 @@ static void test_vm_content_widths(void **state)
     tui_model_free(m);
 }
 
+/* An int column of unit "epoch_ms": the cell is the local date and time
+ * (TZ=UTC here), sorted by its number, and the header has no unit; a value
+ * no date has stays a number. */
+static void test_table_epoch_ms(void **state)
+{
+    (void)state;
+    g_setenv("TZ", "UTC", TRUE);
+    tzset();
+    JsonNode *v = parse("{\"name\":\"heap.summary\",\"vm\":\"k\",\"kind\":\"table\",\"version\":1,"
+                        "\"columns\":[{\"name\":\"heap\",\"type\":\"int\",\"unit\":null},"
+                        "{\"name\":\"timestamp\",\"type\":\"int\",\"unit\":\"epoch_ms\"}],"
+                        "\"rows\":[[1,1795792241818],[2,-5]]}");
+    TuiTable *t = tui_table_from_json(v, S);
+    json_node_unref(v);
+    assert_non_null(t);
+    TuiRow *r = g_ptr_array_index(t->rows, 0);
+    assert_string_equal(r->cells[1], "2026-11-27 15:10:41");
+    assert_true(r->is_num[1]);
+    assert_true(r->nums[1] == 1795792241818.0);
+    r = g_ptr_array_index(t->rows, 1);
+    assert_string_equal(r->cells[1], "-5");
+    char *h = tui_column_header(g_ptr_array_index(t->columns, 1));
+    assert_string_equal(h, "timestamp");
+    g_free(h);
+    tui_table_free(t);
+}
+
 /* The model tui_table_cut_widths must match: one character off the widest
  * eligible column (the first of equals) at a time, none below the floor
  * (what tui_table_widths did before, in O(excess x columns): a VM's string
@@ -688,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_escape_keys),    cmocka_unit_test(test_vm_content_widths),
         cmocka_unit_test(test_table_widths),
         cmocka_unit_test(test_table_cut_widths_model),
+        cmocka_unit_test(test_table_epoch_ms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

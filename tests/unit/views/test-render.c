@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <string.h>
+#include <time.h>
 
 #include "core/views/views.h"
 
@@ -331,6 +332,25 @@ static void test_render_malformed(void **state)
                 "<application/octet-stream, 0 bytes>\n");
 }
 
+/* An int column of unit "epoch_ms" shows dates (local time: TZ=UTC here),
+ * left-aligned as text, its header no unit; a value no date has stays a
+ * number, null stays "-". */
+static void test_render_epoch_ms(void **state)
+{
+    (void)state;
+    g_setenv("TZ", "UTC", TRUE);
+    tzset();
+    assert_text(render_json("{\"kind\":\"table\",\"columns\":[{\"name\":\"heap\",\"type\":\"int\",\"unit\":null},"
+                            "{\"name\":\"timestamp\",\"type\":\"int\",\"unit\":\"epoch_ms\"}],"
+                            "\"rows\":[[1,1795792241818],[2,-5],[3,null],[4,0]]}",
+                            NULL),
+                "HEAP  TIMESTAMP\n"
+                "   1  2026-11-27 15:10:41\n"
+                "   2  -5\n"
+                "   3  -\n"
+                "   4  1970-01-01 00:00:00\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_render_json_blob_bounds),
         cmocka_unit_test(test_render_wide_and_combining),
         cmocka_unit_test(test_render_doubles),
+        cmocka_unit_test(test_render_epoch_ms),
         cmocka_unit_test(test_render_malformed),
     };
     return cmocka_run_group_tests_name("render", tests, NULL, NULL);
