@@ -674,8 +674,10 @@ void profile_job_server_stopping(profile_plugin *pl, ddm_vm *vm)
 
     /* a start that went out counts: the VM handles requests in order, so
      * a stop behind it stops what it started; a stop already sent (or a
-     * `trace --stop` still asking what runs) is left as it is */
-    if (!j || j->stop_only || (j->state != J_STARTING && j->state != J_RUNNING))
+     * `trace --stop` still asking what runs) is left as it is, and so is a
+     * start the VM refused (its MPRQ not answered yet): what runs then is
+     * not ddmon's (the app's own trace, "already in progress") */
+    if (!j || j->stop_only || j->start_failed || (j->state != J_STARTING && j->state != J_RUNNING))
         return;
     type = j->device ? PROFILE_CHUNK_MPRE : j->sampling ? PROFILE_CHUNK_SPSE : PROFILE_CHUNK_MPSE;
     if (j->tick) {

@@ -773,6 +773,26 @@ static void test_stopping_sends_only_what_is_due(void **state)
     fake_host_free(fh);
 }
 
+/* A start the VM refused (FAIL: the app traces already), its MPRQ not
+ * answered yet when the server stops: the trace that runs is not ddmon's,
+ * and no stop goes out (review rS 1). */
+static void test_stopping_leaves_a_refused_start(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "r.trace", "--tracing", "--seconds", "0"};
+    answer_ready_mprq(f);
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 6, argv);
+    assert_false(fake_cmd_finished(cmd));
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPSS);
+    assert_true(i >= 0);
+    fake_host_complete_fail(f->fh, (size_t)i, 1, "Trace already in progress");
+    assert_true(pending_index(f, f->vm, PROFILE_CHUNK_MPRQ) >= 0); /* not answered yet */
+    size_t before = fake_host_n_requests(f->fh);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    assert_int_equal(fake_host_n_requests(f->fh), before);
+    assert_int_equal(n_requests_of(f, f->vm, PROFILE_CHUNK_MPSE), 0);
+}
+
 /* A 1.7 core has no stopping hook: the plugin loads without one. */
 static void test_stopping_old_core(void **state)
 {
@@ -823,6 +843,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stopping_stops_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_sampling_and_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_sends_only_what_is_due, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_leaves_a_refused_start, setup, teardown),
         cmocka_unit_test(test_stopping_old_core),
         cmocka_unit_test(test_old_core),
     };
