@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -71,10 +74,14 @@ DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon)
     return mon->budget;
 }
 
+/* Whether the monitor is stopping (the server's last closes): set by a
+ * test of the gentle close. */
+static gboolean fx_stopping;
+
 gboolean ddm_monitor_stopping(const DdmMonitor *mon)
 {
     (void)mon;
-    return FALSE;
+    return fx_stopping;
 }
 
 /* What the daemon's plugins would do at DDM_VM_READY (NULL: nothing). */
@@ -335,6 +342,27 @@ static size_t fx_budget_limit;
 static size_t fx_max_packet;
 /* The next fixture's socketpair type, 0 for SOCK_STREAM. */
 static int fx_sock_type;
+/* The next fixture's pair is TCP on loopback (port 0: the kernel's), not
+ * a socketpair: what close() does with unread input is TCP's. */
+static gboolean fx_tcp;
+
+/* A connected TCP pair on 127.0.0.1: sv[0] ddmon's end, sv[1] the peer's. */
+static void tcp_pair(int sv[2])
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(l >= 0);
+    assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(l, 1), 0);
+    assert_int_equal(getsockname(l, (struct sockaddr *)&a, &al), 0);
+    sv[0] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(sv[0] >= 0);
+    assert_int_equal(connect(sv[0], (struct sockaddr *)&a, sizeof a), 0);
+    sv[1] = accept(l, NULL, NULL);
+    assert_true(sv[1] >= 0);
+    close(l);
+}
 /* The next fixture's target may be any JVM (probed with Version first). */
 static gboolean fx_any_jvm;
 /* The next fixture's request timeout in ms, 0 for the default 2000. */
@@ -362,8 +390,11 @@ static Fx *fx_new(gboolean fail_connect)
     if (fx_budget_limit)
         fx->mon.budget = ddm_jdwp_budget_new(fx_budget_limit);
 
-    assert_int_equal(socketpair(AF_UNIX, (fx_sock_type ? fx_sock_type : SOCK_STREAM) | SOCK_CLOEXEC,
-                                0, sv), 0);
+    if (fx_tcp)
+        tcp_pair(sv);
+    else
+        assert_int_equal(socketpair(AF_UNIX, (fx_sock_type ? fx_sock_type : SOCK_STREAM) | SOCK_CLOEXEC,
+                                    0, sv), 0);
     fx->peer = sv[1];
     fx->target = fx_any_jvm ? test_pair_jvm_target_new("pair:1", sv[0])
                             : test_pair_target_new("pair:1", sv[0], fail_connect);
@@ -387,6 +418,8 @@ static void fx_free(Fx *fx)
     fx_budget_limit = 0;
     fx_max_packet = 0;
     fx_sock_type = 0;
+    fx_tcp = FALSE;
+    fx_stopping = FALSE;
     fx_any_jvm = FALSE;
     fx_request_timeout_ms = 0;
     g_byte_array_unref(fx->in);
@@ -3175,11 +3208,71 @@ static void test_vm_stream_no_owner(void **state)
     fx_free(fx);
 }
 
+/* The server's last close of a VM (the monitor stopping: ABI 1.8's
+ * stopping hooks wrote their last requests just before) delivers what was
+ * written even when the VM sent bytes nobody read: close() with unread
+ * input sends a reset instead of a FIN, and the peer's kernel then drops
+ * what it had not read (its read fails with ECONNRESET). The gentle close
+ * (shutdown, drain, close) is what makes the request arrive: this test
+ * fails with a plain close() (checked). Over TCP: a socketpair has no
+ * reset. */
+static void test_vm_stopping_close_delivers_last_request(void **state)
+{
+    (void)state;
+    fx_tcp = TRUE;
+    Fx *fx = start_ready();
+    /* what ddmon sent so far is read (the test reads only what follows) */
+    for (;;) {
+        uint8_t buf[4096];
+        if (recv(fx->peer, buf, sizeof buf, MSG_DONTWAIT) <= 0)
+            break;
+    }
+    /* the VM says something ddmon does not read (the loop is not run) */
+    uint8_t junk[64];
+    memset(junk, 'j', sizeof junk);
+    peer_write(fx, junk, sizeof junk);
+    int unread = 0;
+    for (int i = 0; i < 200 && unread < (int)sizeof junk; i++) {
+        assert_int_equal(ioctl(fx->vm->fd, FIONREAD, &unread), 0);
+        if (unread < (int)sizeof junk)
+            g_usleep(1000);
+    }
+    assert_int_equal(unread, (int)sizeof junk);
+    /* the last request (a stopping hook's), then the server's close */
+    gsize len;
+    g_autofree uint8_t *pkt = ddm_jdwp_build_command(0x4000abcdu, 0xc7, 1, (const uint8_t *)"LAST", 4, &len);
+    assert_int_equal(ddm_vm_send_packet(fx->vm, pkt, len), 0);
+    fx_stopping = TRUE;
+    ddm_vm_close(fx->vm, "ddmon is stopping");
+    /* the peer reads the request whole, then the end of the stream */
+    GByteArray *got = g_byte_array_new();
+    int err = 0;
+    for (;;) {
+        struct pollfd pfd = {.fd = fx->peer, .events = POLLIN};
+        assert_int_equal(poll(&pfd, 1, 3000), 1);
+        uint8_t buf[256];
+        ssize_t n = read(fx->peer, buf, sizeof buf);
+        if (n < 0) {
+            err = errno;
+            break;
+        }
+        if (n == 0)
+            break;
+        g_byte_array_append(got, buf, (guint)n);
+    }
+    assert_int_equal(err, 0); /* not ECONNRESET */
+    assert_int_equal(got->len, len);
+    assert_memory_equal(got->data, pkt, len);
+    g_byte_array_unref(got);
+    fx_free(fx);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* the test's writes to a closed session must not kill it */
     g_log_set_writer_func(log_writer, NULL, NULL);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vm_stopping_close_delivers_last_request),
         cmocka_unit_test(test_vm_handshake_ok),
         cmocka_unit_test(test_vm_handshake_wrong),
         cmocka_unit_test(test_vm_handshake_split),
