@@ -116,6 +116,9 @@ int main(int argc, char **argv)
     if (!g_option_context_parse_strv(cli.ctx, &args, &error)) {
         cli.json = json_early;
         status = ddm_cli_usage_error("%s", error->message);
+    } else if (cli.vm != NULL && !g_utf8_validate(cli.vm, -1, NULL)) {
+        cli.json = json_early || cli.json;
+        status = ddm_cli_usage_error("--vm: not UTF-8");
     } else {
         if (cli.json)
             ddm_cli_capture_failures();

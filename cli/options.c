@@ -25,8 +25,11 @@ char *ddm_cli_absolute(const char *path)
 typedef gboolean (*ServerSetter)(DdmConfig *c, const char *value, GError **error);
 
 enum {
-    OPT_PATH = 1 << 0,      /* the value is a path, made absolute first */
-    OPT_NOT_PASSED = 1 << 1 /* not passed on to a server (the client passes it itself) */
+    OPT_PATH = 1 << 0,       /* the value is a path, made absolute first */
+    OPT_NOT_PASSED = 1 << 1, /* not passed on to a server (the client passes it itself) */
+    OPT_BYTES = 1 << 2,      /* taken as bytes (G_OPTION_FLAG_FILENAME: no conversion from the
+                                locale's charset, which in the C locale refuses non-ASCII) */
+    OPT_UTF8 = 1 << 3        /* and checked as UTF-8 (a name, not a path) */
 };
 
 typedef struct ServerOption {
@@ -154,10 +157,10 @@ static const ServerOption server_options[] = {
      "First per-VM debugger port (default 8600; 0 = any, the kernel picks)", "PORT"},
     {"selected-port", 0, 0, ddm_config_set_selected_port, 0,
      "Debugger port of the selected VM (default 8700, 0 = off)", "PORT"},
-    {"select", 0, 0, set_select, 0, "Select a VM by pid or app name", "PID|APP"},
+    {"select", 0, 0, set_select, OPT_BYTES | OPT_UTF8, "Select a VM by pid or app name", "PID|APP"},
     {"no-relay", 0, G_OPTION_FLAG_NO_ARG, set_no_relay, 0,
      "No debugger ports at all (no relay): a VM costs one socket instead of two", NULL},
-    {"adb", 0, 0, set_adb, 0, "The adb program (default: adb on PATH)", "PATH"},
+    {"adb", 0, 0, set_adb, OPT_BYTES, "The adb program (default: adb on PATH)", "PATH"},
     {"no-adb-start", 0, G_OPTION_FLAG_NO_ARG, set_no_adb_start, 0, "Never start an adb server",
      NULL},
     {"tcp-probe", 0, 0, ddm_config_set_tcp_probe, 0,
@@ -210,6 +213,10 @@ static gboolean on_server_option(const char *name, const char *value, gpointer d
     }
     if ((o->arg_flags & G_OPTION_FLAG_OPTIONAL_ARG) && value != NULL && *value == '\0')
         value = NULL; /* a bare --http (ddm_cli_options_bare_optional) */
+    if ((o->flags & OPT_UTF8) && value != NULL && !g_utf8_validate(value, -1, NULL)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s: not UTF-8", o->name);
+        return FALSE;
+    }
     g_autofree char *abs = value != NULL && (o->flags & OPT_PATH) ? ddm_cli_absolute(value) : NULL;
     if (abs != NULL)
         value = abs;
@@ -263,7 +270,9 @@ GOptionContext *ddm_cli_options_new(DdmCli *cli)
         {"replace", 0, 0, G_OPTION_ARG_NONE, &cli->replace,
          "server: stop a running server first (its options differ), then start this one",
          NULL},
-        {"vm", 0, 0, G_OPTION_ARG_STRING, &cli->vm, "view, views: the VM (pid, key or app name)",
+        /* (bytes, checked as UTF-8 in main(): STRING would convert from the
+         * locale's charset and refuse any non-ASCII name in the C locale) */
+        {"vm", 0, 0, G_OPTION_ARG_FILENAME, &cli->vm, "view, views: the VM (pid, key or app name)",
          "VM"},
         {"wait", 0, 0, G_OPTION_ARG_INT, &cli->wait_ms,
          "snapshot: discover for at least MS milliseconds (default 3000)", "MS"},
@@ -285,11 +294,12 @@ GOptionContext *ddm_cli_options_new(DdmCli *cli)
     GOptionEntry *server_entries = g_new0(GOptionEntry, G_N_ELEMENTS(server_options) + 1);
     for (gsize i = 0; i < G_N_ELEMENTS(server_options); i++) {
         const ServerOption *o = &server_options[i];
-        /* A path is bytes, whatever the locale: without FILENAME, GLib
-         * converts the value from the locale's charset, and in the C locale
-         * (no LANG: a service, cron, a container) a non-ASCII directory
-         * failed with "Invalid byte sequence in conversion input". */
-        gint flags = o->arg_flags | ((o->flags & OPT_PATH) ? G_OPTION_FLAG_FILENAME : 0);
+        /* A path or a name is bytes, whatever the locale: without
+         * FILENAME, GLib converts the value from the locale's charset, and
+         * in the C locale (no LANG: a service, cron, a container) a
+         * non-ASCII directory or app name failed with "Invalid byte
+         * sequence in conversion input". Names are checked as UTF-8. */
+        gint flags = o->arg_flags | ((o->flags & (OPT_PATH | OPT_BYTES)) ? G_OPTION_FLAG_FILENAME : 0);
         server_entries[i] = (GOptionEntry){o->name, o->short_name, flags,
                                            G_OPTION_ARG_CALLBACK, (gpointer)on_server_option,
                                            o->description, o->arg_description};

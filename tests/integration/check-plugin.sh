@@ -7,7 +7,7 @@
 # match), while the report still gives name, version and ABI read from the
 # file. --list-plugins loads plugins, and says so by running both.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 13
+t_plan 15
 unset DDMON_PLUGIN_PATH
 
 src="$DDM_TEST_PLUGIN_DIR/ctor-marker.so"
@@ -60,8 +60,7 @@ t_check "... and its init" test -e "$DDM_TEST_INIT_MARKER"
 # A plugin directory whose name is not ASCII, in the C locale (no LANG: a
 # service, cron, a container): a path is bytes, not text in the locale's
 # charset (GLib once refused it: "Invalid byte sequence in conversion input").
-udir="$T_TMP/plÃ¶"
-udir=$(printf '%b' "$udir")
+udir="$T_TMP/$(printf 'pl\303\266')"
 mkdir -p "$udir" && install -m 644 "$src" "$udir/ctor-marker.so" && chmod 0755 "$udir"
 rm -f "$DDM_TEST_CTOR_MARKER" "$DDM_TEST_INIT_MARKER"
 env -i PATH="$PATH" DDM_TEST_CTOR_MARKER="$DDM_TEST_CTOR_MARKER" DDM_TEST_INIT_MARKER="$DDM_TEST_INIT_MARKER" \
@@ -70,4 +69,15 @@ env -i PATH="$PATH" DDM_TEST_CTOR_MARKER="$DDM_TEST_CTOR_MARKER" DDM_TEST_INIT_M
 echo $? >"$T_TMP/clocale.rc"
 t_check "C locale: --plugin-dir with a non-ASCII name is taken" rc_is clocale 0
 t_check "... and its plugin loaded from there" test -e "$DDM_TEST_INIT_MARKER"
+# the same for a program (--adb, never made absolute) and a name (--select,
+# --vm: UTF-8 checked, bytes that are not refused as such)
+env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" timeout 30 "$DDMON" --plugin-dir "$udir" \
+    --adb "$udir/adb" --select "$(printf 'com.ex\303\244mple')" --list-plugins \
+    >"$T_TMP/cnames.out" 2>"$T_TMP/cnames.err"
+echo $? >"$T_TMP/cnames.rc"
+env -i PATH="$PATH" ASAN_OPTIONS="${ASAN_OPTIONS:-}" timeout 30 "$DDMON" --socket "$T_TMP/none.sock" \
+    --no-autostart view threads --vm "$(printf 'a\377')" >"$T_TMP/cbad.out" 2>"$T_TMP/cbad.err"
+echo $? >"$T_TMP/cbad.rc"
+t_check "C locale: --adb and --select with non-ASCII values are taken" rc_is cnames 0
+t_check "... and a --vm that is not UTF-8 is refused as such" has cbad err "--vm: not UTF-8"
 exit 0
