@@ -13,8 +13,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include <glib-unix.h>
-
 #include "core/views/interest.h"
 #include "core/wire/ctlproto.h" /* ddm_json_object_node */
 #include "web/view_json.h"
@@ -378,10 +376,10 @@ static void on_command_client_gone(SoupServerMessage *msg, gpointer ud)
 /* The client left after sending more (a pipelined request): the peer's
  * end of the stream is seen by poll(2) as POLLRDHUP (Linux) whatever
  * bytes wait before it, so a readable socket does not hide it. */
-static gboolean on_command_peer_closed(gint fd, GIOCondition cond, gpointer ud)
+static gboolean on_command_peer_closed(GSocket *sock, GIOCondition cond, gpointer ud)
 {
     RunningCommand *rc = ud;
-    (void)fd;
+    (void)sock;
     g_clear_pointer(&rc->gone_watch, g_source_unref); /* removed as we return */
     g_debug("web: a command's client went away after a pipelined request (events 0x%x)", (unsigned)cond);
     if (rc->api != NULL)
@@ -411,7 +409,8 @@ static gboolean on_command_socket_ready(GSocket *sock, GIOCondition cond, gpoint
     g_clear_pointer(&rc->gone_watch, g_source_unref); /* removed as we return */
     if (n > 0) {
 #ifdef POLLRDHUP
-        rc->gone_watch = g_unix_fd_source_new(fd, (GIOCondition)(POLLRDHUP | G_IO_HUP | G_IO_ERR));
+        /* a socket source, as the first watch: it holds the GSocket */
+        rc->gone_watch = g_socket_create_source(sock, (GIOCondition)(POLLRDHUP | G_IO_HUP | G_IO_ERR), NULL);
         g_source_set_callback(rc->gone_watch, (GSourceFunc)(void (*)(void))on_command_peer_closed, rc, NULL);
         g_source_attach(rc->gone_watch, NULL);
 #endif
