@@ -132,8 +132,11 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * g_idle_add from a callback: the context's timeout is its last prepare's,
  * and the context is not woken for it) wait for up to 32 budgets and the
  * batch that overran the last, then one round more. The round's deadline is
- * a timerfd in the epoll set, armed once a round and disarmed as soon as
- * its event is seen (a nested main loop in a callback would spin on it), so
+ * a timerfd in the epoll set, armed once a budget and disarmed as soon as
+ * its event is seen in a batch (a nested main loop in a callback would spin
+ * on it); an event that comes alone (the budget ran out during a wait) is
+ * left expired until the round re-arms it for the next budget, which
+ * clears it, or ends and disarms it (no callback runs in between), so
  * its waits are epoll_wait without a timeout (a timeout arms a kernel timer
  * at each wait, which cost more than the glib iteration saved). Without a
  * timerfd (a seccomp filter may refuse it) each wait has an epoll_wait
