@@ -100,7 +100,9 @@ static char *cell_text(JsonNode *n, const TuiColumn *col, double *num, gboolean 
         if (g_strcmp0(unit, "addr") == 0)
             return g_strdup_printf("0x%" G_GINT64_MODIFIER "x", x);
         if (g_strcmp0(unit, "epoch_ms") == 0 && x >= 0 && x <= G_GINT64_CONSTANT(253402300799999)) {
-            /* a point in time: the local date and time (sorted by the number) */
+            /* a point in time: the local date and time (sorted by the number);
+             * core/views/render.c spells it the same, but the module calls
+             * nothing of the core (tests/integration/tui-module.sh) */
             g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(x / 1000);
             if (dt != NULL)
                 return g_date_time_format(dt, "%Y-%m-%d %H:%M:%S");
