@@ -284,3 +284,8 @@ if ENABLE_TESTS
 TESTS += tests/integration/metrics-simvm.sh
 endif
 EXTRA_DIST += tests/integration/metrics-simvm.sh tests/integration/metrics_q.py
+# The release tarball holds every tracked file (make distdir against git ls-files).
+if ENABLE_TESTS
+TESTS += tests/integration/dist-complete.sh
+endif
+EXTRA_DIST += tests/integration/dist-complete.sh
