@@ -165,6 +165,7 @@ static void heap_vm_shed_data(heap_vm *hv)
     hv->published = NULL;
     hv->n_published = 0;
     hv->map_heap = 0, hv->map_updates = 0;
+    hv->blob_heap = 0, hv->blob_updates = 0;
 }
 
 void heap_vm_release_if_idle(heap_vm *hv)
@@ -445,7 +446,7 @@ static int on_hpen(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci,
                   heap_vm_label(hp, vm, label, sizeof label), id, h->current.accepted,
                   h->current.rejected, h->current.stats.total_units);
     heap_views_segments(hv);
-    heap_views_bitmap(hv);
+    heap_views_bitmap(hv, 1);
     heap_views_map(hv, 1);
     heap_cmd_segments_arrived(hv, id);
     return DDM_OK;

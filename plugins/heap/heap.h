@@ -146,6 +146,8 @@ typedef struct heap_vm {
     unsigned rejects_quiet;
     heap_info_ticket *ticket;
     uint64_t blob_last_ms;      /**< when heap.bitmap was last built (monotonic) */
+    uint32_t blob_heap;         /**< heap and update number heap.bitmap was last built */
+    uint64_t blob_updates;      /**< from (tried: a failed build is not retried per tick) */
     uint32_t blob_timer;        /**< deferred heap.bitmap build, 0 if none */
     int blob_too_big_logged;
     int metric_logged;          /**< a failed vm_metric was logged (ddm_vm_metric_logged) */
@@ -237,8 +239,10 @@ void heap_metrics_publish(heap_vm *hv);
 /** Publish heap.segments, heap.histogram and heap.fragmentation. */
 void heap_views_segments(heap_vm *hv);
 /** Publish heap.bitmap if someone watches it: at once, or later by a timer
- *  when the last one is younger than heap.blob_interval_ms. */
-void heap_views_bitmap(heap_vm *hv);
+ *  when the last one is younger than heap.blob_interval_ms; unless @force,
+ *  only when the default heap's current update is not on it yet (a
+ *  watcher that came after the update, or a view made since). */
+void heap_views_bitmap(heap_vm *hv, int force);
 /** Stop a deferred heap.bitmap build (VM going away). */
 void heap_views_bitmap_cancel(heap_vm *hv);
 /** Format @bytes as "64.0 MiB" into @buf. */

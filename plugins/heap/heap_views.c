@@ -20,7 +20,8 @@
  *                     free), heap bytes, unit size, pieces, rejected pieces,
  *                     updates and whether a bitmap is available.
  *  heap.bitmap        blob image/png of the default heap, built at HPEN
- *                     only while someone watches it (only with libpng), at
+ *                     while someone watches it and, for a watcher that came
+ *                     after that update, at the next tick (only with libpng), at
  *                     most once per heap.blob_interval_ms (later updates are
  *                     built by a one-shot timer) and only up to 32 M units.
  *  heap.map           table: the default heap's address ranges by kind, at
@@ -114,8 +115,10 @@ static void unmake_view(ddm_plugin *self, ddm_vm *vm, const char *name, void *ud
     slot = lazy_views_slot(view_names, slots, LAZY_VIEWS_N(slots), name);
     if (!slot || !*slot || (slot == &hv->bitmap && hv->bm_ticket))
         return; /* kept: the core asks again later */
-    if (slot == &hv->bitmap)
+    if (slot == &hv->bitmap) {
         heap_views_bitmap_cancel(hv);
+        hv->blob_heap = 0, hv->blob_updates = 0; /* a new view gets the current bitmap */
+    }
     if (slot == &hv->map)
         hv->map_heap = 0, hv->map_updates = 0; /* a new map view gets the current map */
     lazy_views_free(hp->host, slot);
@@ -410,6 +413,7 @@ static void build_bitmap(heap_vm *hv)
     if (!sh)
         return;
     hv->blob_last_ms = now_ms();
+    hv->blob_heap = sh->id, hv->blob_updates = sh->updates;
     if (bm_layout_compute(&sh->current, hp->opts.bitmap_width, &lay) == 0 &&
         lay.pixels > HEAP_BLOB_MAX_PIXELS) {
         if (!hv->blob_too_big_logged++)
@@ -439,13 +443,17 @@ static int on_blob_timer(ddm_plugin *self, void *ud)
     return 0;
 }
 
-void heap_views_bitmap(heap_vm *hv)
+void heap_views_bitmap(heap_vm *hv, int force)
 {
     heap_plugin *hp = hv->hp;
+    const seg_heap *sh;
     uint64_t now, since;
 
     if (!hv->bitmap || hp->host->view_watchers(hv->bitmap) <= 0 || hv->blob_timer)
         return;
+    if (!force && (!(sh = heap_default_bitmap_heap(hv)) ||
+                   (hv->blob_heap == sh->id && hv->blob_updates == sh->updates)))
+        return; /* nothing to show, or this update is on the view already */
     now = now_ms();
     since = now - hv->blob_last_ms;
     if (hv->blob_last_ms && since < hp->opts.blob_interval_ms) {

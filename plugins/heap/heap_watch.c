@@ -182,6 +182,7 @@ void heap_watch_update(heap_vm *hv)
         return;
     }
     heap_views_map(hv, 0); /* a watcher that came after the last update */
+    heap_views_bitmap(hv, 0);
     if (hp->opts.always) {
         if (!hv->collecting)
             collect_on(hv);
