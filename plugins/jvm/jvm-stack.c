@@ -119,6 +119,20 @@ static void fail(stack_job *j, ddm_cmd_status st, const char *what, int err)
     job_finish(j, st, msg);
 }
 
+/* No thread of the JVM is the one the user named: say which VM and thread,
+ * and where the ids and names are. */
+static void no_thread(stack_job *j)
+{
+    const ddm_vm_info *info = j->pl->host->vm_info(j->vm);
+    const char *key = info && info->key ? info->key : "?";
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "VM %s has no thread '%.80s' (by id or name, among its %zu threads; see ddmon view "
+             "threads --vm %s)",
+             key, j->tspec, j->n_all, key);
+    job_finish(j, DDM_CMD_NOT_FOUND, msg);
+}
+
 static void send_thread_cmd(stack_job *j, uint8_t cmd, int kind)
 {
     jvm_vm *st = job_state(j);
@@ -283,7 +297,7 @@ static void on_stack_reply(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r
                 break;
         }
         if (j->outstanding == 0)
-            fail(j, DDM_CMD_NOT_FOUND, "no such thread in this JVM: threads", (int)j->n_all);
+            no_thread(j);
         break;
     }
     case S_TNAME:
@@ -299,8 +313,7 @@ static void on_stack_reply(ddm_plugin *self, ddm_vm *vm, const ddm_jdwp_reply *r
             if (j->matched)
                 start_suspend(j, st);
             else
-                fail(j, DDM_CMD_NOT_FOUND, "no thread of that id or name; threads in this JVM",
-                     (int)j->n_all);
+                no_thread(j);
         }
         break;
     case S_SUSPEND:
@@ -398,9 +411,16 @@ static int stack_cmd(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     vm = DDM_HOST_HAS(h, cmd_find_vm) ? h->cmd_find_vm(cmd, vmspec) : h->find_vm(pl->self, vmspec);
     if (!vm && DDM_HOST_HAS(h, cmd_find_vm))
         return 0; /* finished by cmd_find_vm */
-    if (!vm || h->vm_info(vm)->ddm) {
-        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND,
-                      vm ? "that VM speaks DDM: use 'ddmon stack'" : "no plain JVM matches (try 'ddmon vms')");
+    if (!vm) {
+        h->cmd_finish(cmd, DDM_CMD_NOT_FOUND, "no plain JVM matches (try 'ddmon vms')");
+        return 0;
+    }
+    if (h->vm_info(vm)->ddm) { /* a VM matched: not a "not found" */
+        char msg[320];
+        snprintf(msg, sizeof msg,
+                 "VM %.120s speaks DDM: its stacks are read with ddmon stack %.120s THREAD_ID",
+                 vmspec, vmspec);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
         return 0;
     }
     if (!suspend) {

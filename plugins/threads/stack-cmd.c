@@ -5,7 +5,8 @@
  * line: the number, null when unknown; native: a native method's frame);
  * the same table is published
  * as the VM's "stack" view (the last stack asked for). A FAIL reply
- * finishes the command as FAILED with the VM's message.
+ * finishes the command as FAILED with the VM's message; a plain JVM is
+ * refused at once, pointing at jvm-stack (JDWP's way to its stacks).
  * Ownership: stack_call (the request's ud) is freed by the reply callback,
  * called exactly once; the ddm_cmd stays valid until cmd_finish.
  */
@@ -18,6 +19,7 @@
 #include <ddmon/bytes.h>
 #include <ddmon/plugin.h>
 
+#include "../common/cmdutil.h"
 #include "threads.h"
 
 static const ddm_column k_stack_columns[] = {
@@ -163,6 +165,13 @@ static int cmd_stack(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     vm = h->cmd_find_vm(cmd, argv[1]);
     if (!vm)
         return 0; /* finished, with the core's message */
+    if (plugin_vm_is_plain(h, self, vm)) { /* no STKL: said as what it is, and the way */
+        snprintf(msg, sizeof msg,
+                 PLUGIN_PLAIN_JVM_FMT "; its stacks: ddmon jvm-stack %.60s THREAD --suspend",
+                 argv[1], "stack", argv[1]);
+        h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return 0;
+    }
     st = threads_vm_find(pl, vm);
     if (st && st->list.n > 0 && !thread_list_find(&st->list, id)) {
         snprintf(msg, sizeof msg, "VM %s has no thread %" PRIu32 " (see its threads view)",

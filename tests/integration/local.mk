@@ -37,6 +37,7 @@ INTEGRATION_TESTS = \
 	tests/integration/plugins-simvm.sh \
 	tests/integration/heap-first.sh \
 	tests/integration/heap-bitmap-late.sh \
+	tests/integration/stack-kinds.sh \
 	tests/integration/gc-art.sh \
 	tests/integration/json-jq.sh \
 	tests/integration/vms-json-doc.sh \
