@@ -60,6 +60,11 @@ static int run(DdmCli *cli, char **args)
 
     const DdmCliCommand *command = cli->version ? ddm_cli_command_find("version")
                                                 : ddm_cli_command_find(word);
+    /* --version goes with any command line; the word version, like every
+     * other command of ddmon's own, takes no arguments. */
+    if (!cli->version && command != NULL && command->run == ddm_cli_cmd_version &&
+        *cmd_args != NULL)
+        return ddm_cli_usage_error("'%s' takes no arguments", command->name);
     /* Every command but the server takes the whole locale (numbers, dates
      * and messages for people). The server keeps only LC_CTYPE (main()):
      * its output is logs and JSON, and each other category loaded is one

@@ -275,7 +275,7 @@ GOptionContext *ddm_cli_options_new(DdmCli *cli)
         {"vm", 0, 0, G_OPTION_ARG_FILENAME, &cli->vm, "view, views: the VM (pid, key or app name)",
          "VM"},
         {"wait", 0, 0, G_OPTION_ARG_INT, &cli->wait_ms,
-         "snapshot: discover for at least MS milliseconds (default 3000)", "MS"},
+         "snapshot: wait at most MS milliseconds for discovery to settle (default 3000)", "MS"},
         {"out-dir", 0, 0, G_OPTION_ARG_FILENAME, &cli->out_dir,
          "snapshot, commands: write blob views (heap bitmaps, dumps) to DIR", "DIR"},
         {"in-process", 0, 0, G_OPTION_ARG_NONE, &cli->in_process,

@@ -4,7 +4,7 @@
 # the socket directory checks, one server per socket, a stale socket, bad
 # and oversized requests on the wire, watch --json, SIGTERM cleanup.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 21
+t_plan 23
 
 # Scan a port range where nothing listens, so no VM shows up.
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -24,6 +24,15 @@ grep -q "^  version  " "$T_TMP/help.out" && t_ok "help lists version" || t_fail 
 "$DDMON" --socket "$sock" --no-autostart help version >"$T_TMP/helpv.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q "version" "$T_TMP/helpv.out" && t_ok "help version: its usage, exit 0" \
     || t_fail "help version: its usage, exit 0" "rc=$rc $(cat "$T_TMP/helpv.out")"
+# The word version takes no arguments, like every command of ddmon's own
+# (--version goes with any command line).
+"$DDMON" --socket "$sock" --no-autostart version extra >/dev/null 2>"$T_TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "'version' takes no arguments" "$T_TMP/err" && t_ok "version with an argument: exit 2" \
+    || t_fail "version with an argument: exit 2" "rc=$rc $(cat "$T_TMP/err")"
+# --wait is the longest a snapshot waits (doc/ddmon.1), not a least.
+"$DDMON" --help >"$T_TMP/opts.out" 2>&1
+grep -- "--wait=MS" "$T_TMP/opts.out" | grep -q "at most" && t_ok "--help: --wait is a limit" \
+    || t_fail "--help: --wait is a limit" "$(grep -- --wait "$T_TMP/opts.out")"
 
 # A socket directory others can enter is refused, by clients and servers.
 mkdir -m 755 "$T_TMP/open"
