@@ -133,6 +133,7 @@ typedef struct gc_call {
     int open;             /* HPST seen since the HPGC, not yet closed by an HPEN */
     uint32_t timer;       /* the deferred finish, 0 if none */
     char done_msg[160];   /* its message */
+    char answered_msg[96]; /* its message if HPGC's answer comes first (Dalvik answers) */
 } gc_call;
 
 static void gc_unref(gc_call *call)
@@ -171,12 +172,13 @@ static void gc_timer_drop(void *ud)
 }
 
 /* The GC's effect was seen: finish once the chunk's owner had it. */
-static void gc_schedule_done(gc_call *call, const char *msg)
+static void gc_schedule_done(gc_call *call, const char *msg, const char *answered)
 {
     const ddm_host *h = call->pl->host;
     if (call->timer || call->finished)
         return;
     snprintf(call->done_msg, sizeof call->done_msg, "%s", msg);
+    snprintf(call->answered_msg, sizeof call->answered_msg, "%s", answered);
     call->refs++;
     call->timer = h->timer_add(call->pl->self, 1, gc_timer_fire, call, gc_timer_drop);
     if (!call->timer) /* gc_timer_drop ran */
@@ -200,7 +202,13 @@ static void gc_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, void 
         return;
     }
     if (call->timer) { /* the effect was seen; the reply or its end comes after */
-        gc_finish(call, DDM_CMD_OK, call->done_msg);
+        /* A VM that answers HPGC (Dalvik) is no ART that does not: say only
+         * what ended it. */
+        gc_finish(call, DDM_CMD_OK,
+                  reply->status == DDM_REPLY_EMPTY ||
+                          (reply->status == DDM_REPLY_CHUNK && reply->type != DDM_CHUNK_FAIL)
+                      ? call->answered_msg
+                      : call->done_msg);
         gc_unref(call);
         return;
     }
@@ -301,11 +309,13 @@ static int gc_tap(ddm_plugin *self, ddm_vm *vm, const ddm_chunk_info *ci, const 
             call->open++;
         else if (ci->type == VMINFO_CHUNK_HPEN && call->open > 0 && --call->open == 0)
             gc_schedule_done(call, "GC done (its heap segments arrived: ART does not answer "
-                                   "HPGC, the segments it sends at a GC show it ended)");
+                                   "HPGC, the segments it sends at a GC show it ended)",
+                             "GC done (its heap segments arrived)");
         else if (ci->type == VMINFO_CHUNK_HPIF && (reason == 2 || reason == 3) &&
                  !(st && (st->hpsg_on || st->hpso_on)) && call->open == 0)
             gc_schedule_done(call, "GC done (its heap information arrived: ART does not answer "
-                                   "HPGC, the HPIF it sends at a GC shows it ended)");
+                                   "HPGC, the HPIF it sends at a GC shows it ended)",
+                             "GC done (its heap information arrived)");
     }
     if (st && reason == 2 && st->hpif_when == 2)
         st->hpif_when = 0; /* "next GC" is once */

@@ -623,6 +623,32 @@ static void test_gc_ends_at_segments(void **state)
     assert_non_null(strstr(fake_cmd_message(cmd), "heap segments arrived"));
 }
 
+/* Segments on, a Dalvik VM: the GC's segments come, then (before the
+ * deferred finish) its answer to HPGC. The message says what ended it and
+ * does not call the VM an ART that does not answer HPGC. */
+static void test_gc_dalvik_answers_after_segments(void **state)
+{
+    fixture *f = *state;
+    ddm_cmd *cmd;
+    int at;
+    heap_request(f, VMINFO_CHUNK_HPIF, 3);
+    heap_request(f, VMINFO_CHUNK_HPSG, 1);
+    cmd = start_gc(f);
+    at = fake_host_find_request(f->fh, f->vm, VMINFO_CHUNK_HPGC, 0);
+    assert_true(at >= 0);
+    heap_event_id(f, VMINFO_CHUNK_HPST, 1);
+    fake_host_deliver(f->fh, f->vm, VMINFO_CHUNK_HPSG, DDM_ORIGIN_EVENT, "x", 1);
+    heap_event_id(f, VMINFO_CHUNK_HPEN, 1);
+    assert_false(fake_cmd_finished(cmd));
+    assert_int_equal(fake_host_n_timers(f->fh), 1);
+    fake_host_complete_status(f->fh, (size_t)at, DDM_REPLY_EMPTY); /* Dalvik: "GC done" */
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_string_equal(fake_cmd_message(cmd), "GC done (its heap segments arrived)");
+    (void)fake_host_fire_timers(f->fh); /* the deferred finish: nothing more */
+    assert_string_equal(fake_cmd_message(cmd), "GC done (its heap segments arrived)");
+}
+
 /* Only HPIF at every GC: its event (reason 3, not a "now" answer) ends it. */
 static void test_gc_ends_at_hpif(void **state)
 {
@@ -805,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_gc_plain_only_when_listed),
         T(test_gc_taps_registered),
         T(test_gc_ends_at_segments),
+        T(test_gc_dalvik_answers_after_segments),
         T(test_gc_ends_at_hpif),
         T(test_gc_fence_when_nothing_follows),
         T(test_gc_dalvik_reply_before_fence),
