@@ -13,6 +13,13 @@
 
 #include <ddmon/bytes.h>
 
+/* The fold sums eight counters a step with SSE2 (any x86-64); elsewhere,
+ * or built with -DSEG_FOLD_SCALAR (to test that path), one at a time. */
+#if defined(__SSE2__) && !defined(SEG_FOLD_SCALAR)
+#include <emmintrin.h>
+#define SEG_FOLD_SSE2 1
+#endif
+
 const char *seg_class_name(unsigned cls)
 {
     static const char *const names[SEG_NCLASS] = {
@@ -274,9 +281,11 @@ static const uint64_t keep_free_of_state[128] = {
 #undef CLS
 
 /* One-pair allocations counted per (class, run length) before a fold:
- * 16-bit counters, so a block may bump one counter at most 65,535 times;
- * one pair bumps one counter, so at most this many pairs between folds. */
-#define FAST_BLOCK_PAIRS 65528u
+ * 16-bit counters, which the fold reads as signed (SSE2's pmaddwd), so a
+ * block may bump one counter at most 32,767 times; one pair bumps one
+ * counter, so at most this many pairs between folds (ART's pieces hold at
+ * most ~8,000: one fold a piece). */
+#define FAST_BLOCK_PAIRS 32760u
 
 
 /*
@@ -346,11 +355,26 @@ static void bucket_ranges_init(bucket_ranges *br, unsigned unit)
 }
 
 /* Index of the first (@from_end 0) or last nonzero counter of @row, or
- * -1 if all 256 are 0. Looks at eight counters (two 64-bit words) a step. */
+ * -1 if all 256 are 0. Looks at sixteen counters a step. */
 static int row_edge(const uint16_t *row, int from_end)
 {
+    int i;
+#ifdef SEG_FOLD_SSE2
+    const __m128i zero = _mm_setzero_si128();
+    for (i = 0; i < 16; i++) {
+        const int at = from_end ? 16 * (15 - i) : 16 * i;
+        const __m128i v0 = _mm_load_si128((const __m128i *)(const void *)(row + at));
+        const __m128i v1 = _mm_load_si128((const __m128i *)(const void *)(row + at + 8));
+        /* one bit a byte of the sixteen counters that is zero, inverted */
+        const unsigned nz = ~((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(v0, zero)) |
+                              (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(v1, zero)) << 16);
+        if (!nz)
+            continue;
+        return at + (from_end ? (31 - __builtin_clz(nz)) : __builtin_ctz(nz)) / 2;
+    }
+#else
     uint64_t w0, w1;
-    int i, k;
+    int k;
     for (i = 0; i < 32; i++) {
         const int at = from_end ? 8 * (31 - i) : 8 * i;
         memcpy(&w0, row + at, 8);
@@ -363,14 +387,55 @@ static int row_edge(const uint16_t *row, int from_end)
                 return m;
         }
     }
+#endif
     return -1;
+}
+
+/* The counts (*@k) and units (*@u) of the counters @row[@lo..@hi): a
+ * counter at index m counts runs of m + 1 units. */
+static inline void sum_counts(const uint16_t *row, unsigned lo, unsigned hi, uint64_t *k,
+                              uint64_t *u)
+{
+    uint64_t kk = 0, uu = 0;
+    unsigned m = lo;
+#ifdef SEG_FOLD_SSE2
+    if (hi - lo >= 8) {
+        /* eight counters a step: pmaddwd by 1 and by their lengths (m + 1,
+         * at most 256) into 32-bit sums. Exact: a counter is at most
+         * FAST_BLOCK_PAIRS (< 32,768, so its signed reading is its value)
+         * and all of a block's counters together count at most
+         * FAST_BLOCK_PAIRS runs of at most 256 units */
+        const __m128i one = _mm_set1_epi16(1), eight = _mm_set1_epi16(8);
+        __m128i len = _mm_add_epi16(_mm_setr_epi16(1, 2, 3, 4, 5, 6, 7, 8),
+                                    _mm_set1_epi16((short)lo));
+        __m128i ks = _mm_setzero_si128(), us = _mm_setzero_si128();
+        for (; m + 8 <= hi; m += 8) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(row + m));
+            ks = _mm_add_epi32(ks, _mm_madd_epi16(v, one));
+            us = _mm_add_epi32(us, _mm_madd_epi16(v, len));
+            len = _mm_add_epi16(len, eight);
+        }
+        ks = _mm_add_epi32(ks, _mm_shuffle_epi32(ks, 0x4e));
+        us = _mm_add_epi32(us, _mm_shuffle_epi32(us, 0x4e));
+        ks = _mm_add_epi32(ks, _mm_shuffle_epi32(ks, 0xb1));
+        us = _mm_add_epi32(us, _mm_shuffle_epi32(us, 0xb1));
+        kk = (uint32_t)_mm_cvtsi128_si32(ks);
+        uu = (uint32_t)_mm_cvtsi128_si32(us);
+    }
+#endif
+    for (; m < hi; m++) {
+        kk += row[m];
+        uu += (uint64_t)row[m] * (m + 1);
+    }
+    *k = kk;
+    *u = uu;
 }
 
 /* Fold the per-(class, run length) counts of one-pair allocations into
  * @st; returns the units they cover. Only the span between a class's
  * shortest and longest run is read; lengths whose byte sizes share a size
- * bucket are summed together, so the histogram gets one add per bucket,
- * not one per length. */
+ * bucket are summed together (sum_counts: eight counters a step with
+ * SSE2), so the histogram gets one add per bucket, not one per length. */
 static uint64_t fold_counts(seg_stats *st, const run_counts *rc, const bucket_ranges *br,
                             unsigned unit)
 {
@@ -393,11 +458,9 @@ static uint64_t fold_counts(seg_stats *st, const run_counts *rc, const bucket_ra
         for (m = (unsigned)first; m <= (unsigned)last; i++) {
             const unsigned hi = br->hi[i] - 1 < (unsigned)last + 1 ? br->hi[i] - 1
                                                                    : (unsigned)last + 1;
-            uint64_t k = 0, u = 0;
-            for (; m < hi; m++) {
-                k += row[m];
-                u += (uint64_t)row[m] * (m + 1);
-            }
+            uint64_t k, u;
+            sum_counts(row, m, hi, &k, &u);
+            m = hi;
             if (k) {
                 st->hist_count[c][br->bucket[i]] += k;
                 st->hist_bytes[c][br->bucket[i]] += u * unit;
