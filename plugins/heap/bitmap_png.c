@@ -658,7 +658,8 @@ int bm_png_write_page_file(const seg_gen *g, uint32_t width, const bm_caption *c
     }
     if (fd < 0) {
         rc = -errno;
-        set_err(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+        /* named as the user gave it: the temporary name next to it is ours */
+        set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
         free(tmp);
         return rc;
     }
@@ -666,7 +667,7 @@ int bm_png_write_page_file(const seg_gen *g, uint32_t width, const bm_caption *c
     sink.fp = fdopen(fd, "wb");
     if (!sink.fp) {
         rc = -errno;
-        set_err(err, errlen, "cannot open %s: %s", tmp, strerror(errno));
+        set_err(err, errlen, "cannot open %s: %s", path, strerror(errno));
         close(fd);
         unlink(tmp);
         free(tmp);

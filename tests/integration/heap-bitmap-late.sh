@@ -5,10 +5,12 @@
 # heap.segments`, then `ddmon gc`) shows the bitmap of those segments at
 # the first look, as heap.map does, instead of an empty blob until the
 # VM's next GC (the plugin built the image only at HPEN, for a watcher
-# present then). simvm in ART mode, no GCs of its own.
+# present then). And heap-bitmap into a directory that does not exist
+# names the file given, not the temporary file next to it ("x.png.tmp123.0").
+# simvm in ART mode, no GCs of its own.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins heap vminfo || t_skip_all "the heap or vminfo plugin was configured out"
-t_plan 4
+t_plan 5
 q="$DDM_TOP_SRCDIR/tests/integration/viewq.py"
 
 base=$(t_free_ports 1) || t_skip_all "no free ports"
@@ -45,5 +47,10 @@ case $f in
            || t_fail "--out-dir writes that PNG" "$(ls -l "$T_TMP/out")" ;;
 *) t_fail "--out-dir writes that PNG" "$(ls -l "$T_TMP/out")" "$(cat "$T_TMP/od.out")" ;;
 esac
+
+out=$(t_ddmon --no-autostart heap-bitmap "$pid" "$T_TMP/no-such-dir/x.png" 2>&1); rc=$?
+[ $rc = 1 ] && echo "$out" | grep -qF "cannot create $T_TMP/no-such-dir/x.png: " && ! echo "$out" | grep -q '\.tmp' \
+    && t_ok "heap-bitmap into a missing directory names the file given" \
+    || t_fail "heap-bitmap into a missing directory names the file given" "rc=$rc" "$out"
 t_ddmon --no-autostart kill-server >/dev/null 2>&1
 exit 0
