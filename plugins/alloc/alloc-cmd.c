@@ -188,7 +188,9 @@ static void real_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
     free(call);
 }
 
-static int parse_show_opts(int argc, const char *const *argv, alloc_call *call)
+/* -1 with what was wrong in @why (one line, before the usage) on a bad option. */
+static int parse_show_opts(int argc, const char *const *argv, alloc_call *call, char *why,
+                           size_t n_why)
 {
     int i;
     for (i = 3; i < argc; i++) {
@@ -204,8 +206,10 @@ static int parse_show_opts(int argc, const char *const *argv, alloc_call *call)
                 call->by = ALLOC_BY_SITE;
             else if (!strcmp(v, "thread"))
                 call->by = ALLOC_BY_THREAD;
-            else
+            else {
+                snprintf(why, n_why, "--by: class, site or thread, not '%.60s'", v);
                 return -1;
+            }
             continue;
         }
         if (!strncmp(a, "--top=", 6))
@@ -215,15 +219,20 @@ static int parse_show_opts(int argc, const char *const *argv, alloc_call *call)
         if (v) {
             char *end;
             unsigned long n;
-            if (!*v || *v == '-')
-                return -1;
             errno = 0;
-            n = strtoul(v, &end, 10);
-            if (errno || *end || n == 0 || n > DDM_VIEW_MAX_ROWS)
+            n = *v && *v != '-' ? strtoul(v, &end, 10) : 0;
+            if (!*v || *v == '-' || errno || *end || n == 0 || n > DDM_VIEW_MAX_ROWS) {
+                snprintf(why, n_why, "--top: 1 to %u rows, not '%.60s'", (unsigned)DDM_VIEW_MAX_ROWS,
+                         v);
                 return -1;
+            }
             call->top = n;
             continue;
         }
+        if (!strcmp(a, "--by") || !strcmp(a, "--top"))
+            snprintf(why, n_why, "%s needs a value", a); /* the last word */
+        else
+            snprintf(why, n_why, "alloc show takes --by and --top, not '%.60s'", a);
         return -1;
     }
     return 0;
@@ -236,6 +245,7 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     alloc_call *call;
     const char *op;
     ddm_vm *vm;
+    char why[256];
     int rc;
 
     if (argc < 3) {
@@ -244,7 +254,8 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     }
     op = argv[2];
     if (strcmp(op, "start") && strcmp(op, "stop") && strcmp(op, "status") && strcmp(op, "show")) {
-        h->cmd_finish(cmd, DDM_CMD_USAGE, USAGE);
+        snprintf(why, sizeof why, "alloc: start, stop, status or show, not '%.60s'\n" USAGE, op);
+        h->cmd_finish(cmd, DDM_CMD_USAGE, why);
         return 0;
     }
     if (!(call = calloc(1, sizeof *call)))
@@ -252,9 +263,14 @@ static int cmd_alloc(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const
     call->pl = pl;
     call->cmd = cmd;
     call->want = -1;
-    if ((strcmp(op, "show") && argc != 3) || (!strcmp(op, "show") && parse_show_opts(argc, argv, call))) {
+    if (strcmp(op, "show") && argc != 3)
+        snprintf(why, sizeof why, "alloc %s takes nothing more, not '%.60s'", op, argv[3]);
+    if ((strcmp(op, "show") && argc != 3) ||
+        (!strcmp(op, "show") && parse_show_opts(argc, argv, call, why, sizeof why))) {
+        char msg[sizeof why + sizeof USAGE + 1];
+        snprintf(msg, sizeof msg, "%s\n%s", why, USAGE);
         free(call);
-        h->cmd_finish(cmd, DDM_CMD_USAGE, USAGE);
+        h->cmd_finish(cmd, DDM_CMD_USAGE, msg);
         return 0;
     }
     if (!(vm = h->cmd_find_vm(cmd, argv[1])) || /* finished, with the core's message */

@@ -685,6 +685,37 @@ static void test_usage_and_not_found(void **state)
     }
 }
 
+/* Each usage error says what was wrong before the usage line, as trace's
+ * and hprof's do, not the usage line alone. */
+static void test_usage_says_what(void **state)
+{
+    fixture *f = *state;
+    static const char *const a2[] = {"alloc", "1234", "frob"};
+    static const char *const a3[] = {"alloc", "1234", "start", "x"};
+    static const char *const a4[] = {"alloc", "1234", "show", "--by", "size"};
+    static const char *const a5[] = {"alloc", "1234", "show", "--top", "0"};
+    static const char *const a7[] = {"alloc", "1234", "show", "--by"};
+    static const char *const a9[] = {"alloc", "1234", "show", "--bogus"};
+    static const struct {
+        int argc;
+        const char *const *argv;
+        const char *says;
+    } cases[] = {
+        {3, a2, "alloc: start, stop, status or show, not 'frob'\nusage: alloc VM "},
+        {4, a3, "alloc start takes nothing more, not 'x'\nusage: "},
+        {5, a4, "--by: class, site or thread, not 'size'\nusage: "},
+        {5, a5, "--top: 1 to 1000000 rows, not '0'\nusage: "},
+        {4, a7, "--by needs a value\nusage: "},
+        {4, a9, "alloc show takes --by and --top, not '--bogus'\nusage: "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ddm_cmd *c = run(f, cases[i].argc, cases[i].argv);
+        assert_int_equal(fake_cmd_status(c), DDM_CMD_USAGE);
+        assert_non_null(fake_cmd_message(c));
+        assert_true(strncmp(fake_cmd_message(c), cases[i].says, strlen(cases[i].says)) == 0);
+    }
+}
+
 static ddm_cmd *show(fixture *f, int argc, const char *const *argv, const uint8_t *real, size_t len)
 {
     size_t from = fake_host_n_requests(f->fh);
@@ -1142,6 +1173,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stopping_turns_tracking_off, setup, teardown),
         cmocka_unit_test(test_stopping_marker_only),
         cmocka_unit_test_setup_teardown(test_usage_and_not_found, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_usage_says_what, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show, setup, teardown),
         cmocka_unit_test_setup_teardown(test_show_makes_the_views, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_tick_sleeps, setup, teardown),
