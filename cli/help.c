@@ -8,6 +8,7 @@
  * a plugin's; --json: the one-member object).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "core/daemon/daemon.h"
@@ -145,8 +146,18 @@ int ddm_cli_cmd_help(DdmCli *cli, char **args)
     for (guint i = 0; i < json_array_get_length(cmds); i++) {
         JsonObject *o = json_array_get_object_element(cmds, i);
         const char *plugin = ddm_json_get_string(o, "plugin");
-        printf("  %-30s %s [%s]\n", ddm_json_get_string(o, "usage"),
-               ddm_json_get_string(o, "summary"), plugin != NULL ? plugin : "?");
+        const char *usage = ddm_json_get_string(o, "usage");
+        const char *summary = ddm_json_get_string(o, "summary");
+        if (usage == NULL)
+            usage = "?";
+        if (summary == NULL)
+            summary = "";
+        /* As ddmon's own commands: a usage wider than its column gets a
+         * line of its own, the summary the next one (not glued to it). */
+        if (strlen(usage) > 30)
+            printf("  %s\n  %-30s %s [%s]\n", usage, "", summary, plugin != NULL ? plugin : "?");
+        else
+            printf("  %-30s %s [%s]\n", usage, summary, plugin != NULL ? plugin : "?");
     }
     json_array_unref(cmds);
     printf("\nSee ddmon(1) for details.\n");

@@ -4,7 +4,7 @@
 # the socket directory checks, one server per socket, a stale socket, bad
 # and oversized requests on the wire, watch --json, SIGTERM cleanup.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 23
+t_plan 24
 
 # Scan a port range where nothing listens, so no VM shows up.
 base=$(t_free_ports 2) || t_skip_all "no free ports"
@@ -29,6 +29,17 @@ grep -q "^  version  " "$T_TMP/help.out" && t_ok "help lists version" || t_fail 
 "$DDMON" --socket "$sock" --no-autostart version extra >/dev/null 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "'version' takes no arguments" "$T_TMP/err" && t_ok "version with an argument: exit 2" \
     || t_fail "version with an argument: exit 2" "rc=$rc $(cat "$T_TMP/err")"
+# A plugin's usage wider than its column has a line of its own, its summary
+# the next one, as ddmon's own commands (not glued after one space).
+"$DDMON" --socket "$sock" --plugin-dir "$PLUGINDIR" --no-autostart help >"$T_TMP/helpp.out" 2>&1
+if ! t_have_plugins alloc; then
+    t_ok "# SKIP the alloc plugin was configured out"
+elif grep -A1 '^  alloc VM ' "$T_TMP/helpp.out" | awk 'NR == 1 && /allocation tracker/ { exit 1 }
+        NR == 2 && index($0, "allocation tracker") == 34 { found = 1 } END { exit !found }'; then
+    t_ok "help: a long plugin usage, then its summary on the next line"
+else
+    t_fail "help: a long plugin usage, then its summary on the next line" "$(grep -A1 '^  alloc' "$T_TMP/helpp.out")"
+fi
 # --wait is the longest a snapshot waits (doc/ddmon.1), not a least.
 "$DDMON" --help >"$T_TMP/opts.out" 2>&1
 grep -- "--wait=MS" "$T_TMP/opts.out" | grep -q "at most" && t_ok "--help: --wait is a limit" \
