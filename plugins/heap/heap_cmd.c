@@ -95,7 +95,8 @@ static ddm_vm *find_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, const char *vmspec
  * NULL after finishing @cmd with why. Creates per-VM state only for a
  * ready VM that had none yet (views declared, 1.6: state comes with the
  * first use), found among the ready VMs (a walk, for a command only). */
-static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec)
+static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, const char *vmspec,
+                                 const char *what)
 {
     const ddm_host *h = hp->host;
     heap_vm *hv = h->vm_get_data(hp->self, vm);
@@ -111,12 +112,10 @@ static heap_vm *ready_vm_or_fail(heap_plugin *hp, ddm_cmd *cmd, ddm_vm *vm, cons
     }
     if (hv && hv->ready && vi && vi->ddm)
         return hv;
-    if (!vi)
-        state = "unknown";
-    else if (plugin_vm_is_plain(h, hp->self, vm)) /* not vi->ddm alone: 0 on the way up too */
-        state = "plain JVM, not DDM-aware";
-    else
-        state = "not ready: the DDM handshake has not finished";
+    /* a plain JVM: the one message every DDM command gives (cmdutil.h) */
+    if (vi && plugin_refuse_plain_jvm(h, hp->self, cmd, vm, vmspec, what))
+        return NULL; /* not vi->ddm alone: 0 on the way up too */
+    state = vi ? "not ready: the DDM handshake has not finished" : "unknown";
     snprintf(msg, sizeof msg, "VM %s is not a ready DDM VM (state: %s)", vmspec, state);
     h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
     return NULL;
@@ -409,7 +408,7 @@ static int cmd_heap_bitmap(ddm_plugin *self, ddm_cmd *cmd, int argc, const char 
     }
     if (!(vm = find_vm_or_fail(hp, cmd, vmspec)))
         return 0;
-    hv = ready_vm_or_fail(hp, cmd, vm, vmspec);
+    hv = ready_vm_or_fail(hp, cmd, vm, vmspec, "heap-bitmap");
     if (!hv)
         return 0;
     /* The monitor writes the file; resolve a relative name against the
@@ -630,7 +629,7 @@ static int cmd_heap_info(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *c
         h->cmd_finish(cmd, DDM_CMD_FAILED, "chunk type HPIF is disabled");
         return 0;
     }
-    hv = ready_vm_or_fail(hp, cmd, vm, argv[1]);
+    hv = ready_vm_or_fail(hp, cmd, vm, argv[1], "heap-info");
     if (!hv)
         return 0;
     if (hv->ticket) {

@@ -1995,8 +1995,8 @@ static void test_commands_not_ready(void **state)
     } cases[] = {
         { info50, 2, "VM 50 is not a ready DDM VM (state: not ready" },
         { bm50, 3, "VM 50 is not a ready DDM VM (state: not ready" },
-        { info51, 2, "VM 51 is not a ready DDM VM (state: plain JVM" },
-        { bm51, 3, "VM 51 is not a ready DDM VM (state: plain JVM" },
+        { info51, 2, "VM 51 is a plain JVM, not DDM-aware: heap-info needs a DDM VM (Android)" },
+        { bm51, 3, "VM 51 is a plain JVM, not DDM-aware: heap-bitmap needs a DDM VM (Android)" },
         { info52, 2, "VM 52 is not a ready DDM VM (state: not ready" },
     };
     size_t i, n0 = fake_host_n_requests(f->fh);
