@@ -215,7 +215,19 @@ static void bitmap_ticket_finish(heap_bitmap_ticket *t, const char *why)
     if (sh) {
         write_bitmap(t->hp, t->cmd, hv, sh, t->file, t->width, t->raw);
     } else {
-        if (t->have_heap)
+        char have[80] = "";
+        size_t off = 0, n = 0;
+        /* the heaps that do have segments: the --heap the user may have meant */
+        for (size_t i = 0; hv && i < hv->coll.n_heaps && off + 16 < sizeof have; i++)
+            if (hv->coll.heaps[i]->have_current)
+                off += (size_t)snprintf(have + off, sizeof have - off, "%s%" PRIu32,
+                                        n++ ? ", " : "", hv->coll.heaps[i]->id);
+        if (t->have_heap && n)
+            snprintf(msg, sizeof msg,
+                     "no segments for heap %" PRIu32 " after a GC: %s; the VM sent segments of "
+                     "heap%s %s (--heap)",
+                     t->heap_id, why, n > 1 ? "s" : "", have);
+        else if (t->have_heap)
             snprintf(msg, sizeof msg, "no segments for heap %" PRIu32 " after a GC: %s", t->heap_id, why);
         else
             snprintf(msg, sizeof msg, "no heap segments after a GC: %s", why);

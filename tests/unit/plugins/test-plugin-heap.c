@@ -1034,6 +1034,8 @@ static void test_bitmap_command(void **state)
         fake_host_fire_timers(f->fh);
         assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
         assert_non_null(strstr(fake_cmd_message(cmd), "heap 7"));
+        /* and names the heap that has segments, the --heap meant perhaps */
+        assert_non_null(strstr(fake_cmd_message(cmd), "; the VM sent segments of heap 1 (--heap)"));
         cmd = fake_host_run_command(f->fh, 3, a2);
         assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
         assert_string_equal(fake_cmd_message(cmd), "no VM matches '99' (try 'ddmon vms')");
