@@ -8,7 +8,8 @@
  *    by two spaces, numbers right-aligned, text left-aligned; doubles get a
  *    fixed number of decimals per column (1 for "%", else 2); null is "-",
  *    booleans "yes"/"no"; an int column of unit "epoch_ms" shows local
- *    dates and times ("2026-11-27 15:13:53"), its header no unit.
+ *    dates and times ("2026-11-27 15:13:53"), one of unit "addr" hex
+ *    addresses ("0x17000000", as the terminal UI), their headers no unit.
  *  - record: "key: value" lines with the values aligned.
  *  - blob: "<media/type, N bytes>"; a JSON blob that came with its data
  *    (json_blob.h): its document as an indented outline. At the top an
@@ -187,7 +188,7 @@ static char *format_double_short(double x)
     return s;
 }
 
-typedef enum { FMT_TEXT, FMT_INT, FMT_DOUBLE, FMT_BOOL, FMT_EPOCH_MS } ColFormat;
+typedef enum { FMT_TEXT, FMT_INT, FMT_DOUBLE, FMT_BOOL, FMT_EPOCH_MS, FMT_ADDR } ColFormat;
 
 /* An int column of unit "epoch_ms" (a point in time, ms since the Unix
  * epoch) as a local date and time; NULL for a value no date has (before
@@ -214,6 +215,8 @@ static char *format_value(JsonNode *node, ColFormat fmt, int decimals)
             char *when = fmt == FMT_EPOCH_MS ? format_epoch_ms(json_node_get_int(node)) : NULL;
             if (when != NULL)
                 return when;
+            if (fmt == FMT_ADDR && json_node_get_int(node) >= 0)
+                return g_strdup_printf("0x%" G_GINT64_MODIFIER "x", json_node_get_int(node));
             if (fmt == FMT_DOUBLE)
                 return decimals < 0 ? format_double_short((double)json_node_get_int(node))
                                     : format_double((double)json_node_get_int(node), decimals);
@@ -291,9 +294,10 @@ static void render_table(GString *out, JsonObject *o, guint max_width)
         const char *unit = member_string(co, "unit");
         char *upper = g_utf8_strup(name ? name : "?", -1);
         /* "list" (a str column of comma-separated names) is no unit to show,
-         * nor "epoch_ms" (its cells are dates) */
+         * nor "epoch_ms" (its cells are dates), nor "addr" (its cells are hex) */
         gboolean epoch = g_strcmp0(unit, "epoch_ms") == 0;
-        char *raw = unit && *unit && strcmp(unit, "list") != 0 && !epoch
+        gboolean addr = g_strcmp0(unit, "addr") == 0;
+        char *raw = unit && *unit && strcmp(unit, "list") != 0 && !epoch && !addr
                         ? g_strdup_printf("%s (%s)", upper, unit)
                         : g_strdup(upper);
 
@@ -303,6 +307,8 @@ static void render_table(GString *out, JsonObject *o, guint max_width)
         cols[c].fmt = format_of(member_string(co, "type"));
         if (epoch && cols[c].fmt == FMT_INT)
             cols[c].fmt = FMT_EPOCH_MS;
+        if (addr && cols[c].fmt == FMT_INT)
+            cols[c].fmt = FMT_ADDR; /* left-aligned, as the terminal UI has it */
         cols[c].decimals = g_strcmp0(unit, "%") == 0 ? 1 : 2;
         cols[c].right = cols[c].fmt == FMT_INT || cols[c].fmt == FMT_DOUBLE;
         cols[c].width = text_width(cols[c].header);

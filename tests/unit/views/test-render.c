@@ -351,6 +351,21 @@ static void test_render_epoch_ms(void **state)
                 "   4  1970-01-01 00:00:00\n");
 }
 
+/* An int column of unit "addr" shows hex addresses, as the terminal UI
+ * does (heap.map), left-aligned, its header no unit; null stays "-". */
+static void test_render_addr(void **state)
+{
+    (void)state;
+    assert_text(render_json("{\"kind\":\"table\",\"columns\":[{\"name\":\"heap\",\"type\":\"int\",\"unit\":null},"
+                            "{\"name\":\"addr\",\"type\":\"int\",\"unit\":\"addr\"},"
+                            "{\"name\":\"length\",\"type\":\"int\",\"unit\":\"B\"}],"
+                            "\"rows\":[[1,385875968,3053],[1,null,8]]}",
+                            NULL),
+                "HEAP  ADDR        LENGTH (B)\n"
+                "   1  0x17000000        3053\n"
+                "   1  -                    8\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_render_wide_and_combining),
         cmocka_unit_test(test_render_doubles),
         cmocka_unit_test(test_render_epoch_ms),
+        cmocka_unit_test(test_render_addr),
         cmocka_unit_test(test_render_malformed),
     };
     return cmocka_run_group_tests_name("render", tests, NULL, NULL);
