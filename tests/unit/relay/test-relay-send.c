@@ -7,10 +7,13 @@
  * rest waits in the write queue and goes out when the socket drains (the
  * out-watch), and the debugger reads every packet whole, in order and once.
  * A long reply spliced from a VM socket keeps its place before what is
- * queued after it. The debugger here is a bare struct of relay-private.h
- * (attached, no VM): nothing in this path looks further.
+ * queued after it, through a pipe as large as the replies it carries.
+ * The debugger here is a bare struct of relay-private.h (attached, no
+ * VM): nothing in this path looks further.
  */
+#define _GNU_SOURCE 1 /* pipe2, F_GETPIPE_SZ, F_SETPIPE_SZ */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -333,11 +336,75 @@ static void test_splice_keeps_order(void **state)
     close(vm[1]);
 }
 
+/* The splice pipe is as large as the long replies it carries: a reply of
+ * some hundred KiB leaves it far below the 1 MiB a reply of several MiB
+ * makes it (relay_debugger.c, SPLICE_PIPE_MAX: fewer splices a MiB),
+ * which the kernel gives only within its limits (pipe-max-size, the
+ * user's pipe allowance): then it keeps the size it has. Either way every
+ * byte goes through, in order. */
+static void test_splice_pipe_fits_the_reply(void **state)
+{
+    Fx *fx = *state;
+    int vm[2], probe[2];
+    gboolean empty = FALSE;
+    enum { SHORT = 100000, MIB = 1 << 20 };
+    guint8 *body = g_malloc(SHORT);
+    for (size_t k = 0; k < SHORT; k++)
+        body[k] = (guint8)(k * 31 + k / 509);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, vm), 0);
+    /* what a pipe is made with here, and whether 1 MiB may be asked for */
+    assert_int_equal(pipe2(probe, O_CLOEXEC), 0);
+    int fresh = fcntl(probe[1], F_GETPIPE_SZ);
+    gboolean mib_ok = fcntl(probe[1], F_SETPIPE_SZ, MIB) == MIB;
+    close(probe[0]);
+    close(probe[1]);
+    assert_true(fresh > 0);
+
+    /* a reply of SHORT bytes still to come */
+    assert_int_equal(write(vm[1], body, SHORT), SHORT);
+    gssize moved = ddm_relay_debugger_splice(&fx->d, vm[0], SHORT, &empty);
+    if (moved == -ENOTSUP) { /* no pipe or splice here: the relay copies instead */
+        g_free(body);
+        close(vm[0]);
+        close(vm[1]);
+        skip();
+    }
+    assert_true(moved > 0);
+    guint32 after_short = fx->d.pipe_size;
+    assert_true(after_short >= (guint32)MIN(fresh, SHORT));
+    assert_true(after_short <= (guint32)MAX(fresh, 128 * 1024)); /* not 1 MiB for it */
+    size_t total = (size_t)moved;
+    while (total < SHORT) { /* (a socket taking it in parts) */
+        peer_read_now(fx);
+        ddm_relay_debugger_flush(&fx->d);
+        moved = ddm_relay_debugger_splice(&fx->d, vm[0], SHORT - total, &empty);
+        if (moved > 0)
+            total += (size_t)moved;
+    }
+    peer_read_until(fx, SHORT);
+    assert_memory_equal(fx->in->data, body, SHORT);
+
+    /* a reply of several MiB: the empty pipe grows to 1 MiB where allowed */
+    assert_int_equal(write(vm[1], body, 1000), 1000);
+    assert_int_equal(ddm_relay_debugger_splice(&fx->d, vm[0], 4u << 20, &empty), 1000);
+    if (mib_ok)
+        assert_int_equal(fx->d.pipe_size, MIB);
+    else
+        assert_int_equal(fx->d.pipe_size, after_short);
+    assert_int_equal(fcntl(fx->d.pipe_w, F_GETPIPE_SZ), (int)fx->d.pipe_size);
+    peer_read_until(fx, SHORT + 1000);
+    assert_memory_equal(fx->in->data + SHORT, body, 1000);
+    g_free(body);
+    close(vm[0]);
+    close(vm[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_send_whole_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splice_keeps_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_splice_pipe_fits_the_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_whole_cut_by_full_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_more_waits_for_the_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_behind_queued_not_blocked, setup, teardown),
