@@ -409,7 +409,7 @@ DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn s
     return ctl;
 }
 
-void ddm_control_free(DdmControl *ctl)
+void ddm_control_stop_accepting(DdmControl *ctl)
 {
     if (ctl == NULL)
         return;
@@ -417,6 +417,14 @@ void ddm_control_free(DdmControl *ctl)
     ctl->accepting = NULL;
     if (ctl->listen_fd >= 0)
         close(ctl->listen_fd);
+    ctl->listen_fd = -1;
+}
+
+void ddm_control_free(DdmControl *ctl)
+{
+    if (ctl == NULL)
+        return;
+    ddm_control_stop_accepting(ctl);
     ddm_views_remove_listener(ddm_daemon_views(ctl->daemon), ctl->listener);
     ddm_control_ops_free(ctl);
     for (GList *l = ctl->clients; l != NULL; l = l->next) {

@@ -31,6 +31,10 @@ typedef void (*DdmControlStopFn)(gpointer ud);
  *  ownership passes to the control) for @daemon (borrowed; must outlive the
  *  control). (transfer full) */
 DdmControl *ddm_control_new(DdmDaemon *daemon, int listen_fd, DdmControlStopFn stop, gpointer ud);
+/** Accept no new client (the listening socket closes); the clients
+ *  connected go on being served. For a stopping server whose commands
+ *  still end (ddm_daemon_stop_vms). Idempotent. */
+void ddm_control_stop_accepting(DdmControl *ctl);
 /** Flush what can be flushed without blocking, close every client and the
  *  listening socket, drop watches and the views listener. */
 void ddm_control_free(DdmControl *ctl);

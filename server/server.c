@@ -512,6 +512,11 @@ int ddm_server_run(DdmConfig *config)
         wm->web_free(web);
     }
 #endif
+    /* The plugins stop what they started in the VMs and get the answers
+     * (a stopped trace is saved) while the clients of their commands are
+     * still connected to hear where it went; no new client meanwhile. */
+    ddm_control_stop_accepting(ctl);
+    ddm_daemon_stop_vms(daemon);
     ddm_control_free(ctl);
     unlink(socket_path);
     ddm_daemon_free(daemon);

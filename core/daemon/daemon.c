@@ -13,7 +13,10 @@
  *    its views go; then the relay, which may ask for a fast reconnect.
  *  - DDM chunks go to their owners; JDWP traffic to the relay.
  *  - stopping: the plugins' stopping hooks (ABI 1.8) while the VMs are
- *    connected, a bounded flush of what they sent, then the closes.
+ *    connected, a bounded flush of what they sent, a bounded wait for the
+ *    VMs' answers (the loop runs: a stopped trace comes back and is
+ *    saved), then the closes (ddm_daemon_stop_vms), then the rest goes
+ *    (ddm_daemon_free).
  */
 #include "core/daemon/daemon.h"
 
@@ -39,6 +42,7 @@ struct DdmDaemon {
      * "not done" (adb reconnecting, a device just plugged in) is discovery
      * catching up, not a first round (review rZ 1) */
     gboolean first_round_passed;
+    gboolean vms_stopped;     /* ddm_daemon_stop_vms ran */
     DdmSessionEvents events;  /* daemon_events, less what has no receiver */
 };
 
@@ -229,21 +233,91 @@ void ddm_daemon_start(DdmDaemon *d)
     d->first_round_open = !d->first_round_passed;
 }
 
+/* TRUE while @vm may still answer a request of ours (a trace's stop, the
+ * event before its answer included); a closed VM answers nothing more. */
+static gboolean vm_waits(DdmVm *vm)
+{
+    return (vm->state == DDM_VM_STATE_READY || vm->state == DDM_VM_STATE_PLAIN) &&
+           !ddm_vm_requests_settled(vm);
+}
+
+static gboolean wake_up(gpointer ud)
+{
+    (void)ud;
+    return G_SOURCE_REMOVE;
+}
+
+/* After the stopping hooks: the loop runs until every VM that had a
+ * request in flight then has answered what it will answer (a stopped
+ * trace's MPSE event and the stop's answer: the profile plugin saves the
+ * trace and answers its command), or until @budget_ms. Only those VMs are
+ * waited for: a poll a plugin sends meanwhile does not hold the stop.
+ * Timers, discovery and the relay run too; the control socket no longer
+ * accepts (server.c) and the web part is gone. */
+static void wait_answers(DdmDaemon *d, guint budget_ms)
+{
+    GPtrArray *vms = ddm_monitor_list_vms(d->monitor);
+    GPtrArray *waiting = g_ptr_array_new_with_free_func((GDestroyNotify)ddm_vm_unref);
+    const gint64 deadline = g_get_monotonic_time() + (gint64)budget_ms * 1000;
+
+    for (guint i = 0; i < vms->len; i++) {
+        DdmVm *vm = g_ptr_array_index(vms, i);
+        if (vm_waits(vm))
+            g_ptr_array_add(waiting, ddm_vm_ref(vm));
+    }
+    g_ptr_array_unref(vms);
+    while (waiting->len > 0) {
+        for (guint i = waiting->len; i-- > 0;)
+            if (!vm_waits(g_ptr_array_index(waiting, i)))
+                g_ptr_array_remove_index_fast(waiting, i);
+        const gint64 left_us = deadline - g_get_monotonic_time();
+        if (waiting->len == 0 || left_us <= 0)
+            break;
+        /* one round of the loop, woken at the deadline at the latest */
+        GSource *wake = g_timeout_source_new((guint)((left_us + 999) / 1000));
+        g_source_set_callback(wake, wake_up, NULL, NULL);
+        g_source_attach(wake, NULL);
+        g_main_context_iteration(NULL, TRUE);
+        g_source_destroy(wake);
+        g_source_unref(wake);
+    }
+    if (waiting->len > 0)
+        g_message("ddmon is stopping: %u VM%s did not answer the last requests within %u ms; "
+                  "closed without their answers",
+                  waiting->len, waiting->len == 1 ? "" : "s", budget_ms);
+    g_ptr_array_unref(waiting);
+}
+
+void ddm_daemon_stop_vms(DdmDaemon *d)
+{
+    g_return_if_fail(d != NULL);
+    if (d->vms_stopped)
+        return;
+    d->vms_stopped = TRUE;
+    /* The plugins' stopping hooks (ABI 1.8) send their last requests while
+     * every VM is still connected (a trace's stop), what the sockets do
+     * not take at once gets a bounded wait, and so do the answers; then
+     * the VM table refuses new sessions and closes every VM, each with a
+     * FIN after what was written (plugins and the relay see each go, what
+     * is still pending gets DDM_REPLY_VM_GONE: a command waiting for a VM
+     * that did not answer ends now, while its client can hear it; a
+     * stopping table reports no list changes, so the "vms" view is not
+     * scheduled again). */
+    if (d->registry)
+        ddm_registry_stopping(d->registry);
+    ddm_monitor_flush_output(d->monitor, DDM_STOPPING_FLUSH_MS);
+    wait_answers(d, DDM_STOPPING_WAIT_MS);
+    ddm_monitor_stop(d->monitor, "ddmon is stopping");
+}
+
 void ddm_daemon_free(DdmDaemon *d)
 {
     if (!d)
         return;
-    /* The plugins' stopping hooks (ABI 1.8) send their last requests while
-     * every VM is still connected (a trace's stop), and what the sockets
-     * do not take at once gets a bounded wait; then the VM table refuses
-     * new sessions and closes every VM, each with a FIN after what was
-     * written (plugins and the relay see each go; a stopping table reports
-     * no list changes, so the "vms" view is not scheduled again), then
+    /* The VMs get the plugins' last requests, answer them and close
+     * (ddm_daemon_stop_vms, unless the server did it already), then
      * discovery stops, then the relay and the plugins go. */
-    if (d->registry)
-        ddm_registry_stopping(d->registry);
-    ddm_monitor_flush_output(d->monitor, DDM_STOPPING_FLUSH_MS);
-    ddm_monitor_stop(d->monitor, "ddmon is stopping");
+    ddm_daemon_stop_vms(d);
     ddm_discovery_set_free(d->discovery);
     d->discovery = NULL;
     if (d->relay) {

@@ -29,7 +29,16 @@ typedef struct DdmDaemon DdmDaemon;
 DdmDaemon *ddm_daemon_new(DdmConfig *config, GError **error);
 /** Start discovery. */
 void ddm_daemon_start(DdmDaemon *d);
-/** Stop discovery, close every VM (plugins see each go), unload plugins, free. */
+/** The server stops: the plugins' stopping hooks (ABI 1.8) send their last
+ *  requests, the VMs get DDM_STOPPING_FLUSH_MS to take them and
+ *  DDM_STOPPING_WAIT_MS to answer what they had in flight then, the loop
+ *  running meanwhile (a stopped trace is saved, its command answered),
+ *  then every VM closes (what is still pending gets DDM_REPLY_VM_GONE)
+ *  and no new session starts. Once. Call it before the clients whose
+ *  commands should hear how they ended go. */
+void ddm_daemon_stop_vms(DdmDaemon *d);
+/** ddm_daemon_stop_vms unless done, then stop discovery, close every VM
+ *  (plugins see each go), unload plugins, free. */
 void ddm_daemon_free(DdmDaemon *d);
 
 /* The parts, for the server's and the snapshot's questions. (transfer none) */

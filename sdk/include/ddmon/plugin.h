@@ -72,8 +72,9 @@
  *       core DDM_TIMER_SLEEP is "keep" (the timer just keeps ticking).
  *       ddm_timer_wake and ddm_tick_list_set_timer (<ddmon/ticklist.h>).
  *  1.8  ddm_host.register_stopping (ddm_stopping_fn): last requests to the
- *       VMs when the server stops, sent before their connections close;
- *       DDM_STOPPING_FLUSH_MS.
+ *       VMs when the server stops, sent before their connections close,
+ *       and their answers waited for; DDM_STOPPING_FLUSH_MS,
+ *       DDM_STOPPING_WAIT_MS.
  */
 #ifndef DDMON_PLUGIN_H
 #define DDMON_PLUGIN_H
@@ -349,14 +350,18 @@ typedef void (*ddm_vm_fn)(ddm_plugin *self, ddm_vm *vm, ddm_vm_event event, void
  * and before any VM is closed, while every ready VM's connection is still
  * open (ddm_host.register_stopping). Send here, with request, the last
  * requests that undo what the plugin turned on in a VM and would have
- * turned off when done (a trace running: its stop), fire and forget: the
- * core gives all VMs together at most DDM_STOPPING_FLUSH_MS to take the
- * bytes their sockets do not take at once, then closes each VM so that
- * what was written reaches it (a FIN after the last byte, never a reset
- * that would discard it). No reply is waited for: every request still
- * pending then, these too, gets DDM_REPLY_VM_GONE when its VM closes,
- * right after, and the listeners hear DDM_VM_GONE as before. Must not
- * block; timers do not run again. foreach_vm visits the VMs as usual.
+ * turned off when done (a trace running: its stop). The core gives all
+ * VMs together at most DDM_STOPPING_FLUSH_MS to take the bytes their
+ * sockets do not take at once, then runs the loop for at most
+ * DDM_STOPPING_WAIT_MS more while the VMs that had requests in flight
+ * answer them: replies, events and streams reach the plugins as usual (a
+ * stopped trace comes back and can be saved, its command answered), and
+ * timers run. Then each VM is closed so that what was written reaches it
+ * (a FIN after the last byte, never a reset that would discard it): every
+ * request still pending then gets DDM_REPLY_VM_GONE, a stream cut short
+ * ends with -EPIPE, and the listeners hear DDM_VM_GONE as before. A
+ * request sent without a callback is fire and forget, as always. Must not
+ * block. foreach_vm visits the VMs as usual.
  * Since: 1.8
  */
 typedef void (*ddm_stopping_fn)(ddm_plugin *self, void *ud);
@@ -366,6 +371,12 @@ typedef void (*ddm_stopping_fn)(ddm_plugin *self, void *ud);
  *  whose socket takes nothing for that long is closed with them unsent.
  *  Since: 1.8 */
 #define DDM_STOPPING_FLUSH_MS 250u
+
+/** The longest the core then runs the loop, all VMs together, for the
+ *  answers to the requests in flight (ddm_stopping_fn), in ms; a VM that
+ *  has not answered by then is closed without its answer (DDM_REPLY_VM_GONE).
+ *  Since: 1.8 */
+#define DDM_STOPPING_WAIT_MS 2000u
 
 /** Visitor for ddm_host.foreach_vm: return 0 to go on, non-zero to stop. Since: 1.1 */
 typedef int (*ddm_vm_visit_fn)(ddm_plugin *self, ddm_vm *vm, void *ud);
