@@ -20,8 +20,9 @@
  *  - Commands: `ddmon trace` (and `trace VM --stop`, for a trace ddmon did
  *    not start or lost) and `ddmon trace-summary` (profile_cmd.c).
  *  - When the server stops (ABI 1.8 stopping hook), a trace of ours still
- *    running gets its stop before the VM's connection closes
- *    (profile_job_server_stopping): no app is left tracing.
+ *    running gets its stop before the VM's connection closes, and is saved
+ *    while the core waits for the answers (profile_job_server_stopping):
+ *    no app is left tracing, no trace recorded so far is lost.
  * Option profile.timeout_ms: how long a stop may wait for the trace
  * (default PROFILE_DEFAULT_TIMEOUT_MS).
  */
@@ -291,6 +292,7 @@ static int stopping_visit(ddm_plugin *self, ddm_vm *vm, void *ud)
 static void on_stopping(ddm_plugin *self, void *ud)
 {
     profile_plugin *pl = ud;
+    pl->stopping = 1;
     pl->host->foreach_vm(self, stopping_visit, pl);
 }
 

@@ -66,6 +66,7 @@ struct profile_plugin {
     ddm_tick_list ticks;      /* the VMs a poll tick visits while the watches stay the same */
     int lazy_view;            /* "profile" is declared (vm_view_declare, 1.6): a VM's is made
                                  when asked for, once there is a state to show */
+    int stopping;             /* the server stops (ABI 1.8 hook ran): no new trace starts */
 };
 
 /** MPRQ's answer: -1 not known yet. */
@@ -118,6 +119,10 @@ void profile_show_state(profile_plugin *pl, ddm_vm *vm, profile_vm *pv);
  *  PROFILE_MODE_UNKNOWN for anything else (a byte > 2, no byte, no MPRQ). */
 int profile_mprq_mode(const ddm_reply *reply);
 
+/** The line a trace that the server's stop cut short gets in its
+ *  "*version" section (a key=value pair, which dmtracedump skips). */
+#define PROFILE_CUT_SHORT_LINE "ddmon-cut-short=server-stopped\n"
+
 /* profile_job.c */
 /** Start a trace of @vm for @cmd; 0, or -1 with the command finished. */
 int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profile_args *a);
@@ -131,8 +136,11 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
 /** @vm is going away (its DDM_VM_GONE listener): its trace fails now. */
 void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm);
 /** The server stops (ABI 1.8 stopping hook): a trace ddmon started in @vm
- *  and has not stopped gets its stop (MPSE, SPSE or MPRE) now, with no
- *  reply waited for; the job then ends at DDM_VM_GONE as before. */
+ *  and has not stopped gets its stop (MPSE, SPSE or MPRE) now, as at its
+ *  end: while the core waits for the answers (DDM_STOPPING_WAIT_MS) the
+ *  trace comes back and is saved, marked as cut short; one the VM had not
+ *  finished sending when its connection closed is saved up to its last
+ *  whole record. */
 void profile_job_server_stopping(profile_plugin *pl, ddm_vm *vm);
 
 /* profile_cmd.c */

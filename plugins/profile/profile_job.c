@@ -27,10 +27,15 @@
  *   recorded) and that is the answer.
  *
  * The server stopping (profile_job_server_stopping, the plugin's ABI 1.8
- * stopping hook) sends a starting or running trace's stop at once, fire
- * and forget: the VM stops tracing (a device trace is written on the
- * device), the trace it sends back is not read, and the job ends at the
- * DDM_VM_GONE that follows, as any job whose VM goes.
+ * stopping hook) stops a starting or running trace at once, as its end
+ * would: the core then waits a bounded time (DDM_STOPPING_WAIT_MS) for the
+ * VMs' answers with the loop running, so the trace comes back, is saved
+ * and the command (its client still connected) is told where; the saved
+ * trace gets PROFILE_CUT_SHORT_LINE in its "*version" section. A trace
+ * whose stream the VM had not finished when its connection closed is
+ * saved up to its last whole record (a valid, shorter trace) and the log
+ * says so; one that had not begun is lost, and the log says that. No new
+ * trace starts once the server stops.
  *
  * Ctrl-C (the client went away, host.cmd_cancelled) stops the trace at
  * the next tick and still saves it: the file and the views are the
@@ -84,6 +89,10 @@ struct profile_job {
     int start_failed;
     char start_error[320];
     char summary_error[320];           /* complete, saved, but not decoded */
+    int server_stopping;               /* stopped by the server's stop (ABI 1.8 hook) */
+    int mark_state;                    /* PROFILE_CUT_SHORT_LINE: 0 not yet, 1 written, -1 none */
+    unsigned mark_newlines;            /* newlines of the stream seen before it */
+    char cut_note[160];                /* a stream cut short and saved: what was kept */
     uint32_t tick;
     struct timespec t0, running_since;
     uint64_t declared, received;
@@ -265,17 +274,36 @@ static void finish(profile_job *j, const char *error)
                 snprintf(line, sizeof line, "no summary: %.200s", j->summary_error);
             else
                 profile_summary_line(j->dec, line, sizeof line);
-            snprintf(msg, sizeof msg, "%s of %s written to %s (%" PRIu64 " bytes, %.1f s): %s%s",
+            snprintf(msg, sizeof msg, "%s of %s written to %s (%" PRIu64 " bytes, %.1f s): %s%s%s",
                      kind_name(j), j->vm_key, j->path, j->received, seconds_since(&j->t0), line,
-                     cancelled ? " (stopped: the client went away)" : "");
+                     j->server_stopping ? " (cut short: ddmon is stopping)"
+                     : cancelled        ? " (stopped: the client went away)"
+                                        : "",
+                     j->cut_note);
             h->cmd_finish(j->cmd, DDM_CMD_OK, msg);
         }
-        if (cancelled)
+        /* the client may not hear it (gone, or the server stopping): the
+         * log says where the trace went */
+        if (cancelled || j->server_stopping)
             h->log(j->pl->self, error ? DDM_LOG_WARNING : DDM_LOG_MESSAGE, "%s",
                    error ? error : msg);
         j->cmd = NULL;
     }
     /* the caller frees it (maybe_free) once it no longer touches it */
+}
+
+/* The VM closed with a request of @j unanswered: the server's stop closed
+ * it (its wait for the answers ran out), or the VM went away. */
+static void finish_gone(profile_job *j)
+{
+    char msg[160];
+    if (j->pl->stopping) {
+        snprintf(msg, sizeof msg, "ddmon is stopping and the VM did not answer within %.1f s",
+                 (double)DDM_STOPPING_WAIT_MS / 1000.0);
+        finish(j, msg);
+    } else {
+        finish(j, "the VM went away");
+    }
 }
 
 static void fail_with_reply(profile_job *j, const char *what, const ddm_reply *reply)
@@ -300,7 +328,11 @@ static void on_stop_reply(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
     /* stop only: the MPRQ after the stop decides, unless the stop failed */
     if (j->state == J_STOPPING &&
         (!j->stop_only || (reply->status == DDM_REPLY_CHUNK && reply->type == DDM_CHUNK_FAIL))) {
-        if (reply->status == DDM_REPLY_TIMEOUT) {
+        if (reply->status == DDM_REPLY_VM_GONE && j->server_stopping) {
+            snprintf(msg, sizeof msg, "ddmon stopped before the VM sent the trace (it waited %.1f s "
+                     "for it): nothing saved", (double)DDM_STOPPING_WAIT_MS / 1000.0);
+            finish(j, msg);
+        } else if (reply->status == DDM_REPLY_TIMEOUT) {
             snprintf(msg, sizeof msg,
                      "no trace came back within %.1f s of the stop: a VM with no trace running "
                      "sends nothing (option profile.timeout_ms)",
@@ -409,7 +441,7 @@ static void on_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, voi
 
     j->pending--;
     if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
-        finish(j, "the VM went away");
+        finish_gone(j);
         maybe_free(j);
         return;
     }
@@ -499,6 +531,10 @@ int profile_job_start(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const profil
     char msg[PROFILE_MSG_MAX];
     int rc;
 
+    if (pl->stopping) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "ddmon is stopping: no new trace starts");
+        return -1;
+    }
     if (pv && pv->job) {
         snprintf(msg, sizeof msg, "a trace of %s is already running", info->key);
         h->cmd_finish(cmd, DDM_CMD_FAILED, msg);
@@ -587,13 +623,44 @@ int profile_job_stream_begin(profile_plugin *pl, ddm_vm *vm, uint64_t declared)
     return 0;
 }
 
+/* Write @data to the .part; a trace the server's stop cut short gets
+ * PROFILE_CUT_SHORT_LINE after its version number (the stream's second
+ * line: "*version", the number, then the section's key=value lines). A
+ * stream that does not start with "*version" gets none. */
+static int write_part(profile_job *j, const uint8_t *data, size_t len)
+{
+    static const char line[] = PROFILE_CUT_SHORT_LINE;
+    size_t i;
+    int rc;
+
+    if (!j->server_stopping || j->mark_state != 0)
+        return part_write_all(j->fd, data, len);
+    if (j->received < 9) { /* the stream's first 9 bytes, in as many pieces as they come */
+        size_t k = len < 9 - j->received ? len : 9 - (size_t)j->received;
+        if (memcmp(data, "*version\n" + j->received, k) != 0) {
+            j->mark_state = -1;
+            return part_write_all(j->fd, data, len);
+        }
+    }
+    for (i = 0; i < len; i++)
+        if (data[i] == '\n' && ++j->mark_newlines == 2)
+            break;
+    if (i == len)
+        return part_write_all(j->fd, data, len);
+    if ((rc = part_write_all(j->fd, data, i + 1)) != 0 ||
+        (rc = part_write_all(j->fd, line, sizeof line - 1)) != 0)
+        return rc;
+    j->mark_state = 1;
+    return i + 1 < len ? part_write_all(j->fd, data + i + 1, len - i - 1) : 0;
+}
+
 int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data, size_t len)
 {
     profile_job *j = vm_job(pl, vm);
     int rc;
     if (!j || j->state != J_STREAMING)
         return -ECANCELED;
-    rc = j->discard ? 0 : part_write_all(j->fd, data, len);
+    rc = j->discard ? 0 : write_part(j, data, len);
     if (rc != 0)
         return rc;
     j->received += len;
@@ -604,6 +671,34 @@ int profile_job_stream_data(profile_plugin *pl, ddm_vm *vm, const uint8_t *data,
     return 0;
 }
 
+/* The server's stop cut @j's stream short (@status): keep what arrived up
+ * to its last whole record, a valid shorter trace. 0 with the .part cut
+ * there and j->cut_note set; -1 (the headers were not through, or the
+ * file cannot be cut) with @msg saying so. */
+static int keep_cut_stream(profile_job *j, int status, char *msg, size_t n)
+{
+    uint64_t keep;
+
+    if (j->discard || j->fd < 0 || trace_decoder_finish_cut(j->dec) != 0) {
+        snprintf(msg, n, "ddmon stopped while the VM sent the trace (%" PRIu64 " of %" PRIu64
+                 " bytes arrived: %s): nothing saved", j->received, j->declared,
+                 j->discard ? "no FILE" : trace_decoder_error(j->dec) ? trace_decoder_error(j->dec)
+                                                                      : strerror(-status));
+        return -1;
+    }
+    keep = trace_decoder_bytes(j->dec) + (j->mark_state == 1 ? sizeof PROFILE_CUT_SHORT_LINE - 1 : 0);
+    if (ftruncate(j->fd, (off_t)keep) != 0) {
+        snprintf(msg, n, "ddmon stopped while the VM sent the trace and %s could not be cut to "
+                 "its last whole record: %s", j->part, strerror(errno));
+        return -1;
+    }
+    snprintf(j->cut_note, sizeof j->cut_note,
+             "; only %" PRIu64 " of the %" PRIu64 " bytes arrived before ddmon stopped: kept up "
+             "to the last whole record (%" PRIu64 " records)", j->received, j->declared,
+             trace_decoder_info(j->dec)->records);
+    return 0;
+}
+
 void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t received)
 {
     profile_job *j = vm_job(pl, vm);
@@ -611,6 +706,14 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
     (void)received;
     if (!j || j->state != J_STREAMING)
         return;
+    if (status != 0 && status != -EFBIG && j->server_stopping) {
+        if (keep_cut_stream(j, status, msg, sizeof msg) == 0)
+            finish(j, NULL);
+        else
+            finish(j, msg);
+        maybe_free(j);
+        return;
+    }
     switch (status) {
     case 0:
         /* the bytes are complete: the file is kept whatever the decoder says */
@@ -660,7 +763,7 @@ void profile_job_vm_gone(profile_plugin *pl, ddm_vm *vm)
         return;
     pv->job = NULL;
     j->vm = NULL; /* pending callbacks still come (VM_GONE) and free the job */
-    finish(j, "the VM went away");
+    finish_gone(j);
     maybe_free(j);
 }
 
@@ -669,8 +772,6 @@ void profile_job_server_stopping(profile_plugin *pl, ddm_vm *vm)
     const ddm_host *h = pl->host;
     profile_vm *pv = profile_vm_find(pl, vm);
     profile_job *j = pv ? pv->job : NULL;
-    uint32_t type;
-    int rc;
 
     /* a start that went out counts: the VM handles requests in order, so
      * a stop behind it stops what it started; a stop already sent (or a
@@ -679,22 +780,19 @@ void profile_job_server_stopping(profile_plugin *pl, ddm_vm *vm)
      * not ddmon's (the app's own trace, "already in progress") */
     if (!j || j->stop_only || j->start_failed || (j->state != J_STARTING && j->state != J_RUNNING))
         return;
-    type = j->device ? PROFILE_CHUNK_MPRE : j->sampling ? PROFILE_CHUNK_SPSE : PROFILE_CHUNK_MPSE;
-    if (j->tick) {
-        h->timer_remove(pl->self, j->tick);
-        j->tick = 0;
-    }
-    j->state = J_STOPPING;
-    /* fire and forget: the connection closes right after; no callback, so
-     * the job's requests are only those it counts (j->pending) */
-    rc = h->request(pl->self, vm, type, NULL, 0, 0, NULL, NULL, NULL);
-    if (rc == 0)
-        h->log(pl->self, DDM_LOG_MESSAGE, "%s: ddmon is stopping: %s stopped (%s sent)", j->vm_key,
-               kind_name(j), j->device ? "MPRE" : j->sampling ? "SPSE" : "MPSE");
-    else
+    /* as at its end, with the answer read: the core waits for it
+     * (DDM_STOPPING_WAIT_MS), the trace is saved and the command told */
+    j->server_stopping = 1;
+    stop(j);
+    if (j->state == J_DONE) { /* not sent: finish() said so */
         h->log(pl->self, DDM_LOG_WARNING,
-               "%s: ddmon is stopping and could not stop the %s it started (%s); stop it with "
-               "'ddmon trace %s --stop'", j->vm_key, kind_name(j), strerror(-rc), j->vm_spec);
+               "%s: ddmon is stopping and could not stop the %s it started; stop it with "
+               "'ddmon trace %s --stop'", j->vm_key, kind_name(j), j->vm_spec);
+        maybe_free(j);
+        return;
+    }
+    h->log(pl->self, DDM_LOG_MESSAGE, "%s: ddmon is stopping: %s stopped (%s sent)", j->vm_key,
+           kind_name(j), j->device ? "MPRE" : j->sampling ? "SPSE" : "MPSE");
 }
 
 /* ------------------------------------------------------------ stop only */
@@ -710,7 +808,7 @@ static void on_stop_confirm(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply
     (void)vm;
     j->pending--;
     if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
-        finish(j, "the VM went away");
+        finish_gone(j);
     } else if (j->state == J_STOPPING) {
         if (mode == PROFILE_MODE_OFF) {
             finish(j, NULL);
@@ -739,7 +837,7 @@ static void on_stop_query(ddm_plugin *self, ddm_vm *vm, const ddm_reply *reply, 
         return;
     }
     if (reply->status == DDM_REPLY_VM_GONE || !j->vm) {
-        finish(j, "the VM went away");
+        finish_gone(j);
     } else if (mode == PROFILE_MODE_UNKNOWN) {
         snprintf(msg, sizeof msg, "MPRQ did not say what runs: %s",
                  ddm_reply_describe(reply, buf, sizeof buf));
@@ -776,6 +874,10 @@ int profile_job_stop(profile_plugin *pl, ddm_cmd *cmd, ddm_vm *vm, const char *p
     char msg[PROFILE_MSG_MAX];
     int rc;
 
+    if (pl->stopping) {
+        h->cmd_finish(cmd, DDM_CMD_FAILED, "ddmon is stopping: stop the trace once a server runs");
+        return -1;
+    }
     if (pv && pv->job) {
         snprintf(msg, sizeof msg, "the trace of %s is ddmon's own: it stops when its 'ddmon trace' "
                  "command ends (--seconds, or Ctrl-C it)", info->key);

@@ -788,6 +788,15 @@ int trace_decoder_finish(trace_decoder *d)
     return 0;
 }
 
+int trace_decoder_finish_cut(trace_decoder *d)
+{
+    if (d->st == ST_RECORDS && d->rec_len) {
+        d->bytes -= d->rec_len;
+        d->rec_len = 0;
+    }
+    return trace_decoder_finish(d);
+}
+
 const char *trace_decoder_error(const trace_decoder *d)
 {
     return d->st == ST_FAILED ? d->err : NULL;

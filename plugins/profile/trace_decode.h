@@ -113,6 +113,12 @@ int trace_decoder_feed(trace_decoder *d, const uint8_t *data, size_t len);
  *  the data header or inside a record) is -EPROTO; else open frames are
  *  closed and the figures final. */
 int trace_decoder_finish(trace_decoder *d);
+/** The input ended early (a stream cut short): the bytes of a record begun
+ *  and not finished are dropped, and the trace ends after its last whole
+ *  record (trace_decoder_bytes then counts up to there, the length of a
+ *  valid prefix). -EPROTO (with the reason) if the headers were not
+ *  through; else as trace_decoder_finish. */
+int trace_decoder_finish_cut(trace_decoder *d);
 /** Why the trace was refused, or NULL. (transfer none) */
 const char *trace_decoder_error(const trace_decoder *d);
 /** Bytes fed so far. */

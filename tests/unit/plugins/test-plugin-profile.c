@@ -10,7 +10,10 @@
  * `trace VM --stop [FILE]` for a trace ddmon did not start (saved,
  * dropped, nothing running, a stop with no trace back), and the server
  * stopping (ABI 1.8 stopping hook): a trace ddmon started and has not
- * stopped gets its stop (MPSE, SPSE, MPRE) at the hook, nothing else does.
+ * stopped gets its stop (MPSE, SPSE, MPRE) at the hook, nothing else does;
+ * the trace that comes back is saved, marked as cut short, and the command
+ * told; one cut off mid-stream is saved up to its last whole record; none
+ * starts after the hook.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -67,6 +70,8 @@ static int teardown(void **state)
     return 0;
 }
 
+#define SAMPLE_TEXT_LEN 116u /* sample_trace's text header */
+
 /* A small version 3 dual-clock trace: main calls run, which calls f twice. */
 static uint8_t *sample_trace(size_t *len)
 {
@@ -89,6 +94,44 @@ static uint8_t *sample_trace(size_t *len)
     }
     *len = n;
     return p;
+}
+
+/* sample_trace's header with @pairs calls of f (enter, exit): 2 * @pairs
+ * records of 14 bytes. */
+static uint8_t *long_trace(size_t pairs, size_t *len)
+{
+    size_t n0;
+    uint8_t *t = sample_trace(&n0), *p;
+    size_t head = SAMPLE_TEXT_LEN + 32, n = head + 2 * pairs * 14;
+    assert_non_null(p = calloc(1, n));
+    memcpy(p, t, head);
+    free(t);
+    for (size_t i = 0; i < 2 * pairs; i++) {
+        uint8_t *r = p + head + 14 * i;
+        uint32_t m = 0x104 | (uint32_t)(i & 1), tm = (uint32_t)(10 * i);
+        r[0] = 1;
+        for (int b = 0; b < 4; b++) {
+            r[2 + b] = (uint8_t)(m >> (8 * b));
+            r[6 + b] = (uint8_t)(tm >> (8 * b));
+            r[10 + b] = (uint8_t)(tm >> (8 * b));
+        }
+    }
+    *len = n;
+    return p;
+}
+
+/* The contents of @name in the fixture's folder (malloc), its size in @len. */
+static uint8_t *slurp(const Fx *f, const char *name, size_t *len)
+{
+    char path[256];
+    FILE *fp;
+    uint8_t *buf = malloc(1 << 16);
+    snprintf(path, sizeof path, "%s/%s", f->dir, name);
+    assert_non_null(buf);
+    assert_non_null(fp = fopen(path, "rb"));
+    *len = fread(buf, 1, 1 << 16, fp);
+    fclose(fp);
+    return buf;
 }
 
 static int exists(const Fx *f, const char *name)
@@ -717,11 +760,119 @@ static void test_stopping_stops_trace(void **state)
     assert_int_equal(fake_host_stopping(f->fh), 0); /* once */
     assert_int_equal(n_requests_of(f, f->vm, PROFILE_CHUNK_MPSE), 1);
     assert_false(fake_cmd_finished(cmd));
+    /* the core's wait ended before the VM sent anything: nothing to keep */
     fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
     assert_true(fake_cmd_finished(cmd));
     assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "ddmon stopped before the VM sent the trace"));
+    assert_true(fake_host_log_contains(f->fh, "ddmon stopped before the VM sent the trace"));
     assert_false(exists(f, "s.trace"));
     assert_false(exists(f, "s.trace.part"));
+}
+
+/* The trace that comes back while the core waits for the answers is saved
+ * (marked as cut short in its *version section), its command told where,
+ * and the log says so too (the client may be gone). */
+static void test_stopping_saves_trace(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "k.trace", "--tracing", "--seconds", "0"};
+    static const char mark[] = "ddmon-cut-short=server-stopped\n";
+    size_t len, got;
+    uint8_t *t = sample_trace(&len), *file;
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    int i = pending_index(f, f->vm, PROFILE_CHUNK_MPSE);
+    assert_true(i >= 0);
+    /* in pieces of 5: the version line's newline is inside a piece */
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 5, 0), 0);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "written to"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "k.trace"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "6 records"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "cut short: ddmon is stopping"));
+    assert_true(fake_host_log_contains(f->fh, "k.trace"));
+    assert_false(exists(f, "k.trace.part"));
+    file = slurp(f, "k.trace", &got);
+    assert_int_equal(got, len + sizeof mark - 1);
+    assert_memory_equal(file, "*version\n3\n", 11);
+    assert_memory_equal(file + 11, mark, sizeof mark - 1);
+    assert_memory_equal(file + 11 + sizeof mark - 1, t + 11, len - 11);
+    fake_host_complete_status(f->fh, (size_t)i, DDM_REPLY_EMPTY); /* the stop's answer */
+    free(file);
+    free(t);
+}
+
+/* The VM's connection closed in the middle of the trace (the core's wait
+ * ended, or the VM went): what arrived is kept up to its last whole
+ * record, a valid shorter trace, and the message and log say so. */
+static void test_stopping_keeps_cut_stream(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "h.trace", "--tracing", "--seconds", "0"};
+    static const char mark[] = "ddmon-cut-short=server-stopped\n";
+    size_t len, got, whole;
+    uint8_t *t = long_trace(20, &len), *file;
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    /* half arrives: the headers and some records, the last one cut */
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 64, -EPIPE), -EPIPE);
+    whole = (len / 2 - SAMPLE_TEXT_LEN - 32) / 14;
+    assert_true(whole > 0 && (len / 2 - SAMPLE_TEXT_LEN - 32) % 14 != 0);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_OK);
+    assert_non_null(strstr(fake_cmd_message(cmd), "only"));
+    assert_non_null(strstr(fake_cmd_message(cmd), "last whole record"));
+    assert_true(fake_host_log_contains(f->fh, "h.trace"));
+    assert_false(exists(f, "h.trace.part"));
+    file = slurp(f, "h.trace", &got);
+    assert_int_equal(got, SAMPLE_TEXT_LEN + sizeof mark - 1 + 32 + whole * 14);
+    assert_memory_equal(file + 11, mark, sizeof mark - 1);
+    assert_memory_equal(file + 11 + sizeof mark - 1, t + 11, got - 11 - (sizeof mark - 1));
+    free(file);
+    free(t);
+}
+
+/* Cut before the headers were through: nothing valid to keep. */
+static void test_stopping_cut_in_header(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "e.trace", "--tracing", "--seconds", "0"};
+    size_t len;
+    uint8_t *t = sample_trace(&len); /* half of it ends inside the text header */
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 0, -EPIPE), -EPIPE);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "nothing saved"));
+    assert_true(fake_host_log_contains(f->fh, "nothing saved"));
+    assert_false(exists(f, "e.trace"));
+    assert_false(exists(f, "e.trace.part"));
+    free(t);
+}
+
+/* After the hook no trace starts (the core closes the VMs soon after). */
+static void test_stopping_refuses_new(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "n.trace", "--tracing", "--seconds", "0"};
+    const char *sargv[] = {"trace", "notes", "--stop"};
+    answer_ready_mprq(f);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    size_t before = fake_host_n_requests(f->fh);
+    ddm_cmd *cmd = fake_host_run_command(f->fh, 6, argv);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "ddmon is stopping"));
+    cmd = fake_host_run_command(f->fh, 3, sargv);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_int_equal(fake_host_n_requests(f->fh), before);
+    assert_false(exists(f, "n.trace.part"));
 }
 
 /* Sampling gets SPSE, a device trace MPRE (the VM writes its file). */
@@ -841,6 +992,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stop_only_refuses_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_usage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_stops_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_saves_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_keeps_cut_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_cut_in_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_refuses_new, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_sampling_and_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_sends_only_what_is_due, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_leaves_a_refused_start, setup, teardown),
