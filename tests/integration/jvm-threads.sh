@@ -83,47 +83,81 @@ fi
 
 # jdb through the relay while the view is watched: `ddmon watch --json`
 # watches every view (`--vm` belongs to view and views only); its stream's
-# events of this VM's threads view that list worker-1 are counted.
+# events of this VM's threads view that list worker-1 are counted. The
+# stream itself says when jdb was attached: the VM list's row of this VM
+# with "debugger": true begins it; the first later event where it is not
+# (or this VM's threads view is removed: its session closes at Dispose)
+# ends it. Events reach the watcher in the order the server made them, so
+# counting between the two needs no timing (a count taken at a time
+# raced jdb's own end and the reconnect's fresh rows).
 port=$(t_debug_port "$key")
 D watch --json >"$T_TMP/watch.json" 2>"$T_TMP/watch.err" &
 watcher=$!
 T_PIDS+=("$watcher")
+# thread_events [attached]: the events listing worker-1; with "attached":
+# "BEGAN COUNT ENDED", BEGAN/ENDED 1 when the stream showed the attach/its end,
+# COUNT those events in between.
 thread_events() {
-    python3 - "$T_TMP/watch.json" "$key" <<'PY'
+    python3 - "$T_TMP/watch.json" "$key" "${1:-all}" <<'PY'
 import json, sys
-n = 0
-for line in open(sys.argv[1]):
+path, key, mode = sys.argv[1:4]
+n = inside = began = ended = 0
+for line in open(path):
     try:
         ev = json.loads(line)
     except ValueError:
         continue  # a line still being written
-    if ev.get("vm") != sys.argv[2] or ev.get("name") != "threads":
+    view = ev.get("view") or {}
+    rows = view.get("rows") or []
+    if ev.get("name") == "vms" and ev.get("event") != "removed":
+        dbg = any(isinstance(r, dict) and r.get("key") == key and r.get("debugger") is True for r in rows)
+        if dbg and not began:
+            began = inside = 1
+        elif not dbg and inside:
+            inside, ended = 0, 1
         continue
-    if any(r.get("name") == "worker-1" for r in (ev.get("view") or {}).get("rows") or []):
-        n += 1
-print(n)
+    if ev.get("vm") != key or ev.get("name") != "threads":
+        continue
+    if ev.get("event") == "removed" and inside:
+        inside, ended = 0, 1
+    if any(r.get("name") == "worker-1" for r in rows if isinstance(r, dict)):
+        if mode == "all" or inside:
+            n += 1
+print(n if mode == "all" else "%d %d %d" % (began, n, ended))
 PY
 }
 events_over() { [ "$(thread_events)" -gt "$1" ]; }
 attached() { grep -q "a debugger is attached: JDWP polling stops" "$T_TMP/server.err"; }
+stream_attached() { [ "$(thread_events attached | cut -d' ' -f1)" = 1 ]; }
+stream_ended() { [ "$(thread_events attached | cut -d' ' -f3)" = 1 ]; }
 if t_wait 10 events_over 1; then
     t_ok "watch --json receives the JVM's thread rows ($(thread_events) events)"
 else
     t_fail "watch --json receives the JVM's thread rows" "$(tail -c 600 "$T_TMP/watch.json")" "$(cat "$T_TMP/watch.err")"
 fi
-jdb_ok=skip; held=""
+jdb_ok=skip; held=""; span=""
 if command -v jdb >/dev/null; then
-    # jdb stays attached until it reads quit: about 6 s, i.e. several polling periods.
-    (sleep 3; printf 'threads\n'; sleep 3; printf 'quit\n') \
-        | timeout 40 jdb -attach "127.0.0.1:$port" >"$T_TMP/jdb.txt" 2>&1 &
+    # jdb reads its commands from a FIFO the test holds open: it stays
+    # attached until the test sends quit, however long it took to start.
+    mkfifo "$T_TMP/jdb.in"
+    timeout 60 jdb -attach "127.0.0.1:$port" <"$T_TMP/jdb.in" >"$T_TMP/jdb.txt" 2>&1 &
     jdb=$!
-    if t_wait 20 attached; then
-        sleep 0.5; e1=$(thread_events); sleep 3; e2=$(thread_events)
-        held="thread events $e1 -> $e2 while jdb was attached"
-        kill -0 "$watcher" 2>/dev/null || held="$held; the watcher died: $(cat "$T_TMP/watch.err")"
+    T_PIDS+=("$jdb")
+    exec 7>"$T_TMP/jdb.in"
+    if t_wait 20 attached && t_wait 10 stream_attached; then
+        printf 'threads\n' >&7
+        # Three polling periods with jdb attached: the span in which a
+        # poll would show (what is counted is bounded by the stream's
+        # markers, not by this sleep).
+        sleep 3
+        kill -0 "$watcher" 2>/dev/null || held="the watcher died: $(cat "$T_TMP/watch.err")"
     fi
+    printf 'quit\n' >&7
+    exec 7>&-
     wait "$jdb"
     grep -q "worker-1" "$T_TMP/jdb.txt" && jdb_ok=yes || jdb_ok=no
+    t_wait 10 stream_ended
+    span=$(thread_events attached)
     after_jdb=$(thread_events)
 fi
 case $jdb_ok in
@@ -133,14 +167,14 @@ case $jdb_ok in
 esac
 # The plugin stops at the attach (the core would refuse it anyway: -EBUSY,
 # a debug line "not sent: error -16"; the server runs with -v): the watcher,
-# alive, got no thread rows while jdb was attached.
+# alive, got no thread rows between the attach and its end.
 if [ "$jdb_ok" = skip ]; then
     t_ok "# SKIP no jdb"
-elif attached && [ -n "$e1" ] && [ "$e1" = "$e2" ] && kill -0 "$watcher" 2>/dev/null \
+elif attached && [ "$span" = "1 0 1" ] && kill -0 "$watcher" 2>/dev/null \
         && ! grep -q "not sent: error -16" "$T_TMP/server.err"; then
-    t_ok "ddmon's polling stops while the debugger is attached ($held)"
+    t_ok "ddmon's polling stops while the debugger is attached (no thread events between the attach and its end)"
 else
-    t_fail "ddmon's polling stops while the debugger is attached" "$held" \
+    t_fail "ddmon's polling stops while the debugger is attached" "began/count/ended '$span'" "${held:-the watcher is alive}" \
         "$(grep -i "debugger\|jvm\|not sent" "$T_TMP/server.err" | tail -5)"
 fi
 # After jdb left (Dispose), ddmon reconnects and polls again; the program ran on.
