@@ -650,6 +650,13 @@ static void op_view_now(Client *c, const DdmCtlRequest *req)
         if (vm == NULL)
             return;
         ddm_view *v = ddm_views_lookup(ddm_daemon_views(ctl->daemon), req->name, vm_key(vm));
+        if (v == NULL && ddm_views_lookup(ddm_daemon_views(ctl->daemon), req->name, NULL) != NULL) {
+            /* A global view (vms, devices...) is no VM's: --vm is the mistake. */
+            ddm_control_send(c, ddm_ctl_error_new(DDM_EXIT_USAGE,
+                                                  "'%s' is a global view, not one VM's: drop --vm",
+                                                  req->name));
+            return;
+        }
         if (v == NULL) {
             g_autofree char *names = view_names_of(ctl, vm_key(vm));
             g_autofree char *label = vm_label(vm);

@@ -340,6 +340,14 @@ static void test_server_control_requests(void **state)
                         "unknown view 'nope'; views of VM 1234: heap.summary, threads");
     json_node_unref(r);
 
+    /* a global view asked of one VM: a usage error that says so, not "unknown" */
+    r = ask(c, "{\"op\":\"view\",\"name\":\"vms\",\"vm\":1234}\n");
+    o = json_node_get_object(r);
+    assert_false(ddm_json_get_bool(o, "ok", TRUE));
+    assert_int_equal(ddm_json_get_int(o, "code", 0), DDM_EXIT_USAGE);
+    assert_string_equal(ddm_json_get_string(o, "error"), "'vms' is a global view, not one VM's: drop --vm");
+    json_node_unref(r);
+
     /* unknown VM: code 3 with a hint */
     r = ask(c, "{\"op\":\"view\",\"name\":\"threads\",\"vm\":\"999\"}\n");
     o = json_node_get_object(r);
