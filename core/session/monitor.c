@@ -656,7 +656,17 @@ DdmVm *ddm_monitor_resolve_vm_or_error(DdmMonitor *mon, const char *spec, char *
     }
     if (m->len > DDM_MONITOR_RESOLVE_LIST_MAX)
         g_string_append_printf(s, ", and %u more", m->len - DDM_MONITOR_RESOLVE_LIST_MAX);
-    g_string_append(s, "; name one by pid or key");
+    /* Two VMs of one process (or of two devices) can share a pid, and a
+     * VM whose pid is not known yet has none: then only a key names one. */
+    gboolean pids_tell = TRUE;
+    for (guint i = 0; i < m->len && pids_tell; i++) {
+        DdmVm *a = g_ptr_array_index(m, i);
+        pids_tell = a->info.pid != 0;
+        for (guint j = i + 1; j < m->len && pids_tell; j++)
+            pids_tell = ((DdmVm *)g_ptr_array_index(m, j))->info.pid != a->info.pid;
+    }
+    g_string_append(s, pids_tell ? "; name one by pid or key"
+                                 : "; their pids do not tell them apart: name one by key");
     *error = g_string_free(s, FALSE);
     return NULL;
 }

@@ -788,6 +788,17 @@ static void test_monitor_resolve_ambiguous(void **state)
     assert_null(ddm_monitor_resolve_vm(mon, "same"));
     assert_non_null(ddm_monitor_resolve_vm(mon, ka));
     {
+        /* Both have pid 100: the message offers what names one, the keys. */
+        char *error = NULL;
+        char *want = g_strdup_printf("'same' matches 2 VMs: %s (same, pid 100), %s (same, pid 100); "
+                                     "their pids do not tell them apart: name one by key",
+                                     strcmp(ka, kb) < 0 ? ka : kb, strcmp(ka, kb) < 0 ? kb : ka);
+        assert_null(ddm_monitor_resolve_vm_or_error(mon, "same", &error));
+        assert_string_equal(error, want);
+        g_free(error);
+        g_free(want);
+    }
+    {
         /* The newest of several (what the selected-VM port follows). */
         guint n = 0;
         assert_ptr_equal(ddm_monitor_resolve_vm_newest(mon, "same", &n), ddm_monitor_find_vm(mon, kb));
