@@ -5,10 +5,10 @@
 # requests get FAIL; THEN gives a THCR per thread; the draft's THST
 # interval pushes THST events; an APNM racing ahead of the echo; WAIT until
 # a non-DDM command; a rename after start; ZLIB-wrapped chunks; churn;
-# --no-tcp.
+# --no-tcp. A stray word on its command line is a usage error (exit 2).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 PROBE="$DDM_TOP_BUILDDIR/tools/simvm/simvm-probe"
-t_plan 13
+t_plan 14
 
 start() { # start NAME ARGS...: a simvm with its own port file; sets PORT (first VM)
     local name=$1; shift
@@ -82,4 +82,10 @@ fi
 start notcp --vms 2 --no-tcp || t_fail "no-tcp simvm starts"
 [ "$(cut -d' ' -f2 "$T_TMP/notcp.ports" | sort -u)" = 0 ] && t_ok "--no-tcp VMs have no port" \
     || t_fail "--no-tcp VMs have no port" "$(cat "$T_TMP/notcp.ports")"
+
+# A stray word is refused, not ignored (timeout: a simvm that took it would run on).
+timeout 10 "$SIMVM" extra --exit-after 100 --base-port 0 --no-tcp >"$T_TMP/stray.out" 2>"$T_TMP/stray.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "unexpected argument 'extra'" "$T_TMP/stray.err" \
+    && t_ok "a stray argument is a usage error (exit 2)" \
+    || t_fail "a stray argument is a usage error (exit 2)" "rc=$rc" "$(cat "$T_TMP/stray.err")"
 exit 0

@@ -229,6 +229,13 @@ gboolean sim_config_parse(SimConfig *cfg, int *argc, char ***argv, GOptionGroup 
         g_option_context_add_group(ctx, extra);
     if (!g_option_context_parse(ctx, argc, argv, error))
         goto out;
+    /* Options only: a stray word (a typo, a value without its option) is
+     * refused, as ddmon's commands refuse one, not silently ignored. */
+    if (*argc > 1) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                    "unexpected argument '%s' (ddmon-simvm takes options only; see --help)", (*argv)[1]);
+        goto out;
+    }
     if (!check_range("vms", vms, 0, 100000, error) || !check_range("jvm-vms", jvm_vms, 0, 100000, error) ||
         !check_range("base-port", base_port, 0, 65535, error) ||
         !check_range("rename-after", rename_after, 0, G_MAXINT, error) ||
