@@ -297,6 +297,23 @@ static gboolean epoll_prepare(GSource *source, gint *timeout)
 
 static void round_timer_seen(void);
 
+/* Call the watches of slot @s from @w on (to the end of its list, which
+ * the callbacks may change: a removed watch keeps its next, an added one
+ * is appended and called too) for @got, one event of the batch @mine
+ * that found @s at generation @gen. */
+static inline void call_watches_from(Slot *s, DdmWatch *w, guint32 gen, guint64 mine,
+                                     GIOCondition got)
+{
+    for (; w; w = w->next) {
+        GIOCondition hit;
+        if (w->removed || w->running || !w->want || s->gen != gen || loop.wakeups != mine)
+            continue;
+        hit = got & (w->want | ALWAYS);
+        if (hit)
+            call_watch(w, hit);
+    }
+}
+
 /* Call the watches of the @n events in @evs (one epoll_wait's batch), then
  * the batch-end hooks. */
 static void dispatch_batch(const struct epoll_event *evs, int n)
@@ -319,14 +336,7 @@ static void dispatch_batch(const struct epoll_event *evs, int n)
         if (!s || s->gen != gen || !s->in_epoll)
             continue; /* forgotten since epoll_wait returned */
         loop.events++;
-        for (DdmWatch *w = s->watches; w; w = w->next) {
-            GIOCondition hit;
-            if (w->removed || w->running || !w->want || s->gen != gen || loop.wakeups != mine)
-                continue;
-            hit = got & (w->want | ALWAYS);
-            if (hit)
-                call_watch(w, hit);
-        }
+        call_watches_from(s, s->watches, gen, mine, got);
     }
     if (loop.hooks.head)
         run_batch_end_hooks();
@@ -334,7 +344,8 @@ static void dispatch_batch(const struct epoll_event *evs, int n)
 
 /* One epoll event (a ping-pong's every batch): the lone watch of its slot
  * is called without dispatch_batch's walk (bench/relay.sh: ~38 Ir less a
- * relayed packet); any other case (the round's timer, a stale or
+ * relayed packet), and the watches its callback added to the fd after it,
+ * as dispatch_batch would; any other case (the round's timer, a stale or
  * forgotten fd, several watches on the fd, a watch removed, running or
  * wanting nothing) is dispatch_batch's, which decides it the same way. */
 static inline void dispatch_one(const struct epoll_event *ev)
@@ -348,11 +359,14 @@ static inline void dispatch_one(const struct epoll_event *ev)
         dispatch_batch(ev, 1);
         return;
     }
-    loop.wakeups++;
+    guint64 mine = ++loop.wakeups;
+    GIOCondition got = (GIOCondition)ev->events;
+    GIOCondition hit = got & (w->want | ALWAYS);
     loop.events++;
-    GIOCondition hit = (GIOCondition)ev->events & (w->want | ALWAYS);
     if (hit)
         call_watch(w, hit);
+    if (G_UNLIKELY(w->next != NULL))
+        call_watches_from(s, w->next, (guint32)(data >> 32), mine, got);
     if (loop.hooks.head)
         run_batch_end_hooks();
 }

@@ -196,6 +196,46 @@ static void test_two_watches_one_fd(void **state)
 }
 
 /* Whichever of two ready watches runs first removes the other. */
+/* A watch added by a callback to the fd that callback runs for is called
+ * in the same batch when the fd is ready for it, as a watch after it in
+ * the list always was: also when the fd had one watch before (the batch
+ * of one event, dispatch_one, review 7f8f96d). */
+typedef struct Adder {
+    Probe first, second;
+} Adder;
+
+static gboolean adding_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    Adder *a = ud;
+    a->first.calls++;
+    a->first.last = cond;
+    if (!a->second.w)
+        a->second.w = ddm_watch_add(fd, G_IO_IN, probe_cb, &a->second);
+    return G_SOURCE_CONTINUE;
+}
+
+static void test_watch_added_in_callback_same_batch(void **state)
+{
+    int sv[2];
+    Adder a = { .second = { .keep = TRUE, .consume = TRUE } };
+    (void)state;
+
+    pair(sv);
+    a.first.fd = a.second.fd = sv[0];
+    a.first.w = ddm_watch_add(sv[0], G_IO_IN, adding_cb, &a);
+    assert_int_equal(write(sv[1], "y", 1), 1);
+    g_main_context_iteration(NULL, FALSE);
+    assert_int_equal(a.first.calls, 1);
+    assert_non_null(a.second.w);
+    assert_int_equal(a.second.calls, 1); /* in the batch that added it */
+    assert_int_equal(a.second.last, G_IO_IN);
+    ddm_watch_remove(a.second.w);
+    ddm_watch_remove(a.first.w);
+    spin();
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void test_remove_other_during_dispatch(void **state)
 {
     int a[2], b[2];
@@ -1607,6 +1647,7 @@ int main(void)
         cmocka_unit_test(test_mod_to_out_and_dormant),
         cmocka_unit_test(test_hup_only),
         cmocka_unit_test(test_two_watches_one_fd),
+        cmocka_unit_test(test_watch_added_in_callback_same_batch),
         cmocka_unit_test(test_remove_other_during_dispatch),
         cmocka_unit_test(test_remove_self),
         cmocka_unit_test(test_stale_event_after_reuse),
