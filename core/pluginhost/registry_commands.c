@@ -97,6 +97,15 @@ gboolean ddm_registry_run_command_progress(DdmRegistry *reg, int argc, const cha
     cmd->out_dir = g_strdup(out_dir);
     guint serial = cmd->serial;
     g_hash_table_insert(reg->cmds, GUINT_TO_POINTER(serial), cmd);
+    if (G_UNLIKELY(reg->stopping_told)) {
+        /* The stopping hooks ran and the server waits for the VMs' last
+         * answers with its loop running (ddm_daemon_stop_vms): what this
+         * command would start in a VM would outlive the server, with no
+         * hook left to stop it. */
+        g_autofree char *msg = g_strdup_printf("ddmon is stopping: '%s' was not run", argv[0]);
+        ddm_registry_cmd_finish(cmd, DDM_CMD_FAILED, msg);
+        return TRUE;
+    }
     int rc = c->fn(c->plugin, cmd, argc, argv, c->ud);
     /* The handler may have finished (and freed) it already. */
     cmd = g_hash_table_lookup(reg->cmds, GUINT_TO_POINTER(serial));

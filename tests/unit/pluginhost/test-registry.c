@@ -1232,6 +1232,43 @@ static void run_later(Fixture *f, DdmCommandProgressFn progress)
     assert_non_null(T.pending_cmd);
 }
 
+/* Once the stopping hooks ran (the server stops, and waits up to
+ * DDM_STOPPING_WAIT_MS for the VMs' answers with its loop running), a
+ * command from a client still connected, or from the web, is refused
+ * without running: what it would start in a VM (alloc start, a trace)
+ * would outlive the server, no hook left to stop it (review of 15601d4).
+ * An unknown name is still unknown. */
+static char stopped_msg[256];
+static void done_stopped_fn(ddm_cmd_status status, const char *message, ddm_view *result,
+                            gpointer ud)
+{
+    T.done_calls++;
+    T.done_status = status;
+    g_strlcpy(stopped_msg, message ? message : "", sizeof stopped_msg);
+}
+
+static void test_registry_cmd_refused_once_stopping(void **state)
+{
+    Fixture *f = *state;
+    static const char *const argv[] = {"later", NULL};
+    static const char *const unknown[] = {"nosuch", NULL};
+    ddm_plugin *a = load_fake(f, "alpha", body_later_command, NULL);
+    assert_int_equal(a->status, DDM_PLUGIN_LOADED);
+    ddm_registry_stopping(f->mon.registry);
+    T.pending_cmd = NULL;
+    T.done_calls = 0;
+    assert_true(ddm_registry_run_command_progress(f->mon.registry, 1, argv, NULL, NULL,
+                                                  done_stopped_fn, NULL, NULL));
+    assert_null(T.pending_cmd); /* the plugin's handler did not run */
+    assert_int_equal(T.done_calls, 1);
+    assert_int_equal(T.done_status, DDM_CMD_FAILED);
+    assert_non_null(strstr(stopped_msg, "stopping"));
+    assert_non_null(strstr(stopped_msg, "later"));
+    assert_false(ddm_registry_run_command_progress(f->mon.registry, 1, unknown, NULL, NULL,
+                                                   done_stopped_fn, NULL, NULL));
+    assert_int_equal(T.done_calls, 1);
+}
+
 /* Progress is passed on at most every DDM_PROGRESS_INTERVAL_MS; the last
  * figures always reach the client before the command's end; a finished
  * command refuses more (-EINVAL). */
@@ -2112,6 +2149,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_registry_stream_whole_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_stream_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_cmd_progress, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_registry_cmd_refused_once_stopping, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_unknown_plugin, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_unread_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_opts_read_key_quiet, setup, teardown),
