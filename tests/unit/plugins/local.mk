@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/unit/plugins/: the standard plugins. Each test program compiles the
 # plugin's .c files with the fake host (DDM_FAKEHOST_* in tests/local.mk);
-# test-segdecode exercises the pure run-length decoder alone, test-partfile
+# test-segdecode exercises the pure run-length decoder alone (and
+# test-segdecode-scalar without its SSE2 fold), test-partfile
 # the FILE.part handling of plugins/common.
 
 PLUGINS_HEAP_TEST_CPPFLAGS = $(AM_CPPFLAGS) $(DDM_PLUGIN_INCLUDES) -I$(top_srcdir)
@@ -16,6 +17,17 @@ tests_unit_plugins_test_segdecode_SOURCES = tests/unit/plugins/test-segdecode.c 
 tests_unit_plugins_test_segdecode_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS)
 tests_unit_plugins_test_segdecode_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
 tests_unit_plugins_test_segdecode_LDADD = $(DDM_SEGMENTS_LIBS) $(CMOCKA_LIBS)
+# The same tests on the fold's portable loops (segdecode.c built again
+# with -DSEG_FOLD_SCALAR), so that the path other CPUs take is checked too.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/plugins/test-segdecode-scalar
+TESTS += tests/unit/plugins/test-segdecode-scalar
+endif
+tests_unit_plugins_test_segdecode_scalar_SOURCES = $(tests_unit_plugins_test_segdecode_SOURCES) \
+	plugins/common/segdecode.c plugins/common/segcollect.c
+tests_unit_plugins_test_segdecode_scalar_CPPFLAGS = $(PLUGINS_HEAP_TEST_CPPFLAGS) -DSEG_FOLD_SCALAR
+tests_unit_plugins_test_segdecode_scalar_CFLAGS = $(PLUGINS_HEAP_TEST_CFLAGS)
+tests_unit_plugins_test_segdecode_scalar_LDADD = $(CMOCKA_LIBS)
 
 # FILE.part handling alone (plugins/common/partfile.c): a device, FIFO or
 # symlink at FILE or FILE.part, two writers of one part, a stale part.

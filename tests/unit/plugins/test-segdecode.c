@@ -563,7 +563,9 @@ static void test_fast_matches_reference_windows(void **state)
 
 /* Pieces past the 16-bit counters' reach (the fast decoder folds its
  * counts every 32,760 pairs, reading them as signed; it folded every
- * 65,528 before): one (class, length) cell counted 200,000 times; a
+ * 65,528 before): one (class, length) cell counted 200,000 times, and
+ * one counted over 32,767 times a block beside other lengths of its size
+ * bucket (the vector fold's signed reading); a
  * partial sequence and a free extent that span each pair count around
  * 32,760, 32,768, 65,528 and 65,536 (the first also with units of 1 and
  * 255 bytes); rejected at the very end. */
@@ -585,6 +587,19 @@ static void test_fast_matches_reference_long_pieces(void **state)
     seg_stats_reset(&out);
     check_same(&st, 8, (uint32_t)(3 * np), pairs, 2 * np, &out);
     assert_int_equal(out.cls[1 + SEG_KIND_OBJECT].count, np);
+    /* one length counted past 32,767 in a block (14 pairs in 16 of 200
+     * units) beside other lengths of its size bucket (136 and 251 units:
+     * 1,024..2,047 bytes with units of 8), so that the row's first and
+     * last counters differ and the vector fold reads that counter: with
+     * blocks of 65,528 pairs it would read it as negative */
+    for (i = 0; i < np; i++) {
+        pairs[2 * i] = ST(0, 1);
+        pairs[2 * i + 1] = (uint8_t)(i % 16 == 5 ? 135 : i % 16 == 11 ? 250 : 199);
+    }
+    seg_stats_reset(&out);
+    check_same(&st, 8, (uint32_t)pair_units(pairs, 2 * np), pairs, 2 * np, &out);
+    assert_int_equal(out.cls[1 + SEG_KIND_OBJECT].count, np);
+    assert_int_equal(out.cls[1 + SEG_KIND_OBJECT].bytes, pair_units(pairs, 2 * np) * 8);
     for (k = 0; k < sizeof spans / sizeof spans[0]; k++) {
         size_t mid = spans[k];
         for (i = 0; i < np; i++) {
