@@ -111,6 +111,7 @@ struct Debugger {
     int pipe_r, pipe_w;       /* -1 until made */
     guint32 pipe_left;        /* bytes in the pipe, not yet written to the debugger */
     guint32 pipe_size;
+    guint32 pipe_refused;     /* a grow to this size was refused in this reply: not asked again */
     guint64 reply_spliced;    /* bytes of the reply now going out that went by the pipe */
     gboolean splice_off;      /* the pipe or splice(2) failed once: read and write instead */
 };

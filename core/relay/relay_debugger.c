@@ -321,6 +321,7 @@ void ddm_relay_debugger_part_begin(Debugger *d, const guint8 *head, uint32_t id)
     part_bytes(d, hdr, sizeof hdr);
     d->from_vm_parts = TRUE;
     d->reply_spliced = 0;
+    d->pipe_refused = 0; /* a new reply may ask again (splice_pipe) */
 }
 
 void ddm_relay_debugger_part(Debugger *d, const guint8 *p, gsize n)
@@ -345,7 +346,9 @@ void ddm_relay_debugger_part_end(Debugger *d)
  * when the kernel refuses it. Empty, it grows towards @want (what is left
  * of the reply now going out), up to SPLICE_PIPE_MAX: best effort (over
  * its user's allowance the kernel refuses, and the pipe keeps its size;
- * the next longer reply asks again, one fcntl). */
+ * the refused size is remembered in pipe_refused, so the rest of that
+ * reply, whose want only shrinks, asks no more: a later reply (part_begin
+ * clears it) or a larger want asks again, one fcntl). */
 static gboolean splice_pipe(Debugger *d, size_t want)
 {
     int p[2];
@@ -363,11 +366,14 @@ static gboolean splice_pipe(Debugger *d, size_t want)
         d->pipe_w = p[1];
         d->pipe_size = size > 0 ? (guint32)size : 65536u;
     }
-    if (want > d->pipe_size && d->pipe_size < SPLICE_PIPE_MAX && !d->pipe_left) {
+    size_t ask = MIN(want, (size_t)SPLICE_PIPE_MAX);
+    if (ask > d->pipe_size && ask > d->pipe_refused && !d->pipe_left) {
         /* (the kernel rounds up to a power of two pages) */
-        int size = fcntl(d->pipe_w, F_SETPIPE_SZ, (int)MIN(want, (size_t)SPLICE_PIPE_MAX));
+        int size = fcntl(d->pipe_w, F_SETPIPE_SZ, (int)ask);
         if (size > 0)
             d->pipe_size = (guint32)size;
+        else
+            d->pipe_refused = (guint32)ask;
     }
     return TRUE;
 }

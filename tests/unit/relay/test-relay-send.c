@@ -7,7 +7,8 @@
  * rest waits in the write queue and goes out when the socket drains (the
  * out-watch), and the debugger reads every packet whole, in order and once.
  * A long reply spliced from a VM socket keeps its place before what is
- * queued after it, through a pipe as large as the replies it carries.
+ * queued after it, through a pipe as large as the replies it carries
+ * (a refused grow not asked again within the reply).
  * The debugger here is a bare struct of relay-private.h (attached, no
  * VM): nothing in this path looks further.
  */
@@ -399,12 +400,70 @@ static void test_splice_pipe_fits_the_reply(void **state)
     close(vm[1]);
 }
 
+/* A grow the kernel refused (pipe_refused: the user's pipe allowance used
+ * up) is not asked for again in the same reply, whose want only shrinks
+ * (else one failing fcntl a splice); the next reply asks again. A refusal
+ * cannot be caused cleanly here (root may exceed the limits; the sysctls
+ * are the machine's), so the test sets the remembered refusal itself and
+ * checks that the pipe then keeps its size although the kernel would
+ * grant it, and grows (where allowed) once a new reply begins. */
+static void test_splice_pipe_refused_not_asked_again(void **state)
+{
+    Fx *fx = *state;
+    int vm[2], probe[2];
+    gboolean empty = FALSE;
+    enum { MIB = 1 << 20 };
+    guint8 body[1000];
+    for (size_t k = 0; k < sizeof body; k++)
+        body[k] = (guint8)(k * 7 + 3);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, vm), 0);
+    assert_int_equal(pipe2(probe, O_CLOEXEC), 0);
+    int fresh = fcntl(probe[1], F_GETPIPE_SZ);
+    gboolean mib_ok = fcntl(probe[1], F_SETPIPE_SZ, MIB) == MIB;
+    close(probe[0]);
+    close(probe[1]);
+    assert_true(fresh > 0 && fresh < MIB);
+
+    fx->d.pipe_refused = MIB; /* as if 1 MiB was refused earlier in this reply */
+    assert_int_equal(write(vm[1], body, sizeof body), (ssize_t)sizeof body);
+    gssize moved = ddm_relay_debugger_splice(&fx->d, vm[0], 3u << 20, &empty);
+    if (moved == -ENOTSUP) { /* no pipe or splice here: the relay copies instead */
+        close(vm[0]);
+        close(vm[1]);
+        skip();
+    }
+    assert_int_equal(moved, (gssize)sizeof body);
+    assert_int_equal(fx->d.pipe_size, (guint32)fresh); /* not asked again */
+    assert_int_equal(fcntl(fx->d.pipe_w, F_GETPIPE_SZ), fresh);
+    peer_read_until(fx, sizeof body);
+
+    /* a new reply: asked again, granted where allowed */
+    guint8 head[DDM_JDWP_HEADER_LEN] = { 0, 0, 0, DDM_JDWP_HEADER_LEN, 0, 0, 0, 1, 0x80, 0, 0 };
+    ddm_relay_debugger_part_begin(&fx->d, head, 1);
+    ddm_relay_debugger_part_end(&fx->d);
+    peer_read_until(fx, sizeof body + DDM_JDWP_HEADER_LEN);
+    assert_int_equal(write(vm[1], body, sizeof body), (ssize_t)sizeof body);
+    assert_int_equal(ddm_relay_debugger_splice(&fx->d, vm[0], 3u << 20, &empty),
+                     (gssize)sizeof body);
+    if (mib_ok) {
+        assert_int_equal(fx->d.pipe_size, MIB);
+    } else {
+        assert_int_equal(fx->d.pipe_size, (guint32)fresh);
+        assert_int_equal(fx->d.pipe_refused, MIB); /* refused again, remembered */
+    }
+    peer_read_until(fx, 2 * sizeof body + DDM_JDWP_HEADER_LEN);
+    assert_memory_equal(fx->in->data + sizeof body + DDM_JDWP_HEADER_LEN, body, sizeof body);
+    close(vm[0]);
+    close(vm[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_send_whole_at_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splice_keeps_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splice_pipe_fits_the_reply, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_splice_pipe_refused_not_asked_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_whole_cut_by_full_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_more_waits_for_the_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_send_behind_queued_not_blocked, setup, teardown),
