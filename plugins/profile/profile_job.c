@@ -706,7 +706,10 @@ void profile_job_stream_end(profile_plugin *pl, ddm_vm *vm, int status, uint64_t
     (void)received;
     if (!j || j->state != J_STREAMING)
         return;
-    if (status != 0 && status != -EFBIG && j->server_stopping) {
+    /* cut by the stop: only the close of the VM's connection (-EPIPE) is
+     * the stop's doing; a short packet (-EPROTO), a write error on the
+     * .part, the cap keep their own messages below */
+    if (status == -EPIPE && j->server_stopping) {
         if (keep_cut_stream(j, status, msg, sizeof msg) == 0)
             finish(j, NULL);
         else

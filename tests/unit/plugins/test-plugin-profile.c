@@ -855,6 +855,27 @@ static void test_stopping_cut_in_header(void **state)
     free(t);
 }
 
+/* While stopping, a stream error the stop did not cause (the VM's packet
+ * ended short: -EPROTO) is reported as what it is, not as cut by the stop. */
+static void test_stopping_other_error_not_cut(void **state)
+{
+    Fx *f = *state;
+    const char *argv[] = {"trace", "notes", "p.trace", "--tracing", "--seconds", "0"};
+    size_t len;
+    uint8_t *t = long_trace(20, &len);
+    ddm_cmd *cmd = start_trace(f, 6, argv, f->vm, PROFILE_CHUNK_MPSS, 1);
+    assert_int_equal(fake_host_stopping(f->fh), 1);
+    assert_int_equal(fake_host_stream(f->fh, f->vm, PROFILE_CHUNK_MPSE, t, len, 64, -EPROTO), -EPROTO);
+    fake_host_vm_event(f->fh, f->vm, DDM_VM_GONE);
+    assert_true(fake_cmd_finished(cmd));
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_FAILED);
+    assert_non_null(strstr(fake_cmd_message(cmd), "packet ended before"));
+    assert_null(strstr(fake_cmd_message(cmd), "before ddmon stopped"));
+    assert_false(exists(f, "p.trace"));
+    assert_false(exists(f, "p.trace.part"));
+    free(t);
+}
+
 /* After the hook no trace starts (the core closes the VMs soon after). */
 static void test_stopping_refuses_new(void **state)
 {
@@ -995,6 +1016,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stopping_saves_trace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_keeps_cut_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_cut_in_header, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stopping_other_error_not_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_refuses_new, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_sampling_and_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stopping_sends_only_what_is_due, setup, teardown),
