@@ -223,6 +223,8 @@ typedef struct ServerRun {
     GMainLoop *loop;
     const char *why;
     gboolean failed; /* a part did not start: stop at once, exit status 1 */
+    DdmDaemon *daemon; /* once made */
+    gboolean stopping; /* the main loop returned: the stop is under way */
 } ServerRun;
 
 static void stop_requested(gpointer ud)
@@ -313,7 +315,13 @@ static gboolean on_signal_pipe(gint fd, GIOCondition cond, gpointer ud)
         else if (stop == NULL)
             stop = handled_signal_names[i];
     }
-    if (stop != NULL) {
+    if (stop != NULL && run->stopping) {
+        /* asked again (a second SIGTERM, or one after kill-server) while
+         * waiting for the VMs' answers: stop now */
+        g_message("second signal (%s): not waiting for the VMs' answers", stop);
+        if (run->daemon != NULL)
+            ddm_daemon_stop_wait_cut(run->daemon);
+    } else if (stop != NULL) {
         run->why = stop;
         g_main_loop_quit(run->loop);
     }
@@ -426,7 +434,7 @@ int ddm_server_run(DdmConfig *config)
         return 1;
     }
 
-    ServerRun run = {g_main_loop_new(NULL, FALSE), NULL, FALSE};
+    ServerRun run = {g_main_loop_new(NULL, FALSE), NULL, FALSE, NULL, FALSE};
     SignalPipe sig = {0};
     if (!signal_pipe_start(&sig, &run, &error)) {
         g_printerr("ddmon: cannot set up signal handling: %s\n", error->message);
@@ -449,6 +457,7 @@ int ddm_server_run(DdmConfig *config)
         g_main_loop_unref(run.loop);
         return 1;
     }
+    run.daemon = daemon;
     int listen_fd = ddm_server_listen(socket_path, &error);
     if (listen_fd < 0) {
         g_printerr("ddmon: %s\n", error->message);
@@ -504,6 +513,7 @@ int ddm_server_run(DdmConfig *config)
 
     if (!run.failed)
         g_main_loop_run(run.loop);
+    run.stopping = TRUE;
 
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
 #ifdef HAVE_HTTP
@@ -519,6 +529,7 @@ int ddm_server_run(DdmConfig *config)
     ddm_daemon_stop_vms(daemon);
     ddm_control_free(ctl);
     unlink(socket_path);
+    run.daemon = NULL;
     ddm_daemon_free(daemon);
     ddm_heap_trim_reset(); /* a trim the last replies or the monitor asked for: not made */
     signal_pipe_stop(&sig);

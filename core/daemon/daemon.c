@@ -43,6 +43,7 @@ struct DdmDaemon {
      * catching up, not a first round (review rZ 1) */
     gboolean first_round_passed;
     gboolean vms_stopped;     /* ddm_daemon_stop_vms ran */
+    gboolean stop_wait_cut;   /* ddm_daemon_stop_wait_cut: no more waiting for answers */
     DdmSessionEvents events;  /* daemon_events, less what has no receiver */
 };
 
@@ -266,7 +267,7 @@ static void wait_answers(DdmDaemon *d, guint budget_ms)
             g_ptr_array_add(waiting, ddm_vm_ref(vm));
     }
     g_ptr_array_unref(vms);
-    while (waiting->len > 0) {
+    while (waiting->len > 0 && !d->stop_wait_cut) {
         for (guint i = waiting->len; i-- > 0;)
             if (!vm_waits(g_ptr_array_index(waiting, i)))
                 g_ptr_array_remove_index_fast(waiting, i);
@@ -281,7 +282,11 @@ static void wait_answers(DdmDaemon *d, guint budget_ms)
         g_source_destroy(wake);
         g_source_unref(wake);
     }
-    if (waiting->len > 0)
+    if (waiting->len > 0 && d->stop_wait_cut)
+        g_message("ddmon is stopping: %u VM%s closed without the answers to the last requests "
+                  "(asked not to wait)",
+                  waiting->len, waiting->len == 1 ? "" : "s");
+    else if (waiting->len > 0)
         g_message("ddmon is stopping: %u VM%s did not answer the last requests within %u ms; "
                   "closed without their answers",
                   waiting->len, waiting->len == 1 ? "" : "s", budget_ms);
@@ -308,6 +313,12 @@ void ddm_daemon_stop_vms(DdmDaemon *d)
     ddm_monitor_flush_output(d->monitor, DDM_STOPPING_FLUSH_MS);
     wait_answers(d, DDM_STOPPING_WAIT_MS);
     ddm_monitor_stop(d->monitor, "ddmon is stopping");
+}
+
+void ddm_daemon_stop_wait_cut(DdmDaemon *d)
+{
+    g_return_if_fail(d != NULL);
+    d->stop_wait_cut = TRUE;
 }
 
 void ddm_daemon_free(DdmDaemon *d)

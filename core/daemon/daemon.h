@@ -37,6 +37,10 @@ void ddm_daemon_start(DdmDaemon *d);
  *  and no new session starts. Once. Call it before the clients whose
  *  commands should hear how they ended go. */
 void ddm_daemon_stop_vms(DdmDaemon *d);
+/** The wait for the VMs' answers in ddm_daemon_stop_vms (running, or to
+ *  come) ends at its next look: a user who asked twice for the stop (a
+ *  second SIGTERM) gets it now; the VMs close without those answers. */
+void ddm_daemon_stop_wait_cut(DdmDaemon *d);
 /** ddm_daemon_stop_vms unless done, then stop discovery, close every VM
  *  (plugins see each go), unload plugins, free. */
 void ddm_daemon_free(DdmDaemon *d);

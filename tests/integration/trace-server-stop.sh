@@ -13,13 +13,13 @@
 # VM cut off mid-stream (--trace-fault=truncate) is saved up to its last
 # whole record. A `trace VM --stop` whose VM has not answered (its
 # simulator stopped with SIGSTOP) when the server stops ends with a clear
-# error once the bounded wait is over, not a dropped connection. A server
-# killed with SIGKILL has no say: its trace runs on (trace-simvm.sh covers
+# error once the bounded wait is over, not a dropped connection; a second
+# SIGTERM during that wait ends it at once. A server killed with SIGKILL has no say: its trace runs on (trace-simvm.sh covers
 # `trace VM --stop` for that).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile alloc || t_skip_all "the profile or alloc plugin was configured out"
 DMTRACEDUMP=${DMTRACEDUMP:-$(command -v dmtracedump || true)}
-t_plan 19
+t_plan 20
 
 mkdir -p "$T_TMP/dev"
 common=(--base-port 0 --gc-every 0 --thread-activity 0)
@@ -215,3 +215,25 @@ t_wait 20 t_dead "$old"
     && t_ok "trace --stop still waiting for the VM gets a clear error, no file" \
     || t_fail "trace --stop still waiting for the VM gets a clear error, no file" "rc $hrc" \
         "$(cat "$T_TMP/hang.out")" "unread $(unread)"
+
+# 20: the same wait, cut by a second SIGTERM: the server says so and goes
+# (without the fix it sat out the whole wait, silently)
+cp "$T_TMP/server.err" "$T_TMP/server4.err"
+t_start_server "${server_args[@]}" || t_fail "server started again" "$(tail -5 "$T_TMP/server.err")"
+t_wait 20 ready || t_diag "$T_TMP/vms.txt"
+t_wait 10 t_is 0 unread
+kill -STOP "$hang_pid"
+t_ddmon --no-autostart trace st.hang "$T_TMP/hang2.trace" --stop >"$T_TMP/hang2.out" 2>&1 &
+c6=$!
+t_wait 10 has_unread
+old=$DDMON_PID
+kill -TERM "$old"
+t_wait 10 grep -q "ddmon server stopping (SIGTERM)" "$T_TMP/server.err"
+kill -TERM "$old"
+wait "$c6" 2>/dev/null
+kill -CONT "$hang_pid"
+t_wait 20 t_dead "$old"
+t_dead "$old" && grep -q "second signal (SIGTERM): not waiting for the VMs' answers" "$T_TMP/server.err" \
+    && ! grep -q "did not answer the last requests within" "$T_TMP/server.err" \
+    && t_ok "a second SIGTERM ends the wait for the VMs' answers" \
+    || t_fail "a second SIGTERM ends the wait for the VMs' answers" "$(tail -8 "$T_TMP/server.err")"
