@@ -252,7 +252,9 @@ static gboolean wake_up(gpointer ud)
  * request in flight then has answered what it will answer (a stopped
  * trace's MPSE event and the stop's answer: the profile plugin saves the
  * trace and answers its command), or until @budget_ms. Only those VMs are
- * waited for: a poll a plugin sends meanwhile does not hold the stop.
+ * waited for, but a poll a plugin sends one of them meanwhile is part of
+ * what it must answer (ddm_vm_requests_settled looks at its newest
+ * request): a plugin that keeps polling holds the wait up to @budget_ms.
  * Timers, discovery and the relay run too; the control socket no longer
  * accepts (server.c) and the web part is gone. */
 static void wait_answers(DdmDaemon *d, guint budget_ms)
