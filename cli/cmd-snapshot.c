@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * `snapshot`: through a running server, else in this process
- * (snapshot.c does the work), with --wait, --out-dir, --in-process
- * (refused while a server answers on the socket: it holds the VMs),
+ * (snapshot.c does the work), with --wait, --out-dir, --in-process,
  * --gc and --hprof (which needs --out-dir); and, with --json, its output held back so that a late failure is
  * still one object.
  */
@@ -27,24 +26,15 @@ static int run_snapshot(DdmCli *cli)
     };
     if (opt.max_ms < opt.wait_ms + opt.settle_ms)
         opt.max_ms = opt.wait_ms + opt.settle_ms;
-    g_autofree char *path = ddm_cli_socket_path(cli);
-    DdmClient *c = ddm_client_connect(path, NULL);
-    if (cli->in_process && c != NULL) {
-        /* The server holds the VMs' JDWP connections, and a VM takes one
-         * debugger at a time: this process would find every VM busy and
-         * print an empty list. */
-        ddm_client_free(c);
-        g_printerr("ddmon: snapshot --in-process: a server runs on %s and holds the VMs' JDWP "
-                   "connections (one per VM), so this process would reach none; plain 'ddmon "
-                   "snapshot' asks that server ('ddmon kill-server' first for an in-process one)\n",
-                   path);
-        return DDM_EXIT_FAILED;
-    }
-    if (c != NULL) {
-        opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
-        int status = ddm_snapshot_run_client(c, &opt);
-        ddm_client_free(c);
-        return status;
+    if (!cli->in_process) {
+        g_autofree char *path = ddm_cli_socket_path(cli);
+        DdmClient *c = ddm_client_connect(path, NULL);
+        if (c != NULL) {
+            opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
+            int status = ddm_snapshot_run_client(c, &opt);
+            ddm_client_free(c);
+            return status;
+        }
     }
     DdmConfig *config = cli->config;
     cli->config = NULL;
