@@ -258,54 +258,114 @@ static int has_dot_suffix(const char *name, const char *spec)
     return n > m && name[n - m - 1] == '.' && strcmp(name + n - m, spec) == 0;
 }
 
-/* As the core: exact matches first, else a unique suffix; *@n how many matched. */
-static ddm_vm *resolve(fake_host *fh, const char *spec, size_t *n)
+/* @vm's key ("" if a fake_host_set_vm_info left it none). */
+static const char *key_of(const ddm_vm *vm)
+{
+    return vm->info.key ? vm->info.key : "";
+}
+
+/* Is @vm one that @spec names (in the pass @suffix says)? */
+static int spec_names(fake_host *fh, ddm_vm *vm, const char *spec, int suffix)
+{
+    if (vm->gone)
+        return 0;
+    return suffix ? fh->host.abi_minor >= 2 && has_dot_suffix(vm->info.app_name, spec)
+                  : vm_matches(vm, spec);
+}
+
+/* As the core: exact matches first, else a unique suffix; *@n how many
+ * matched, and (when @all is not NULL) all of them in *@all, by key as the
+ * core lists them (the caller frees the array, not the VMs). */
+static ddm_vm *resolve(fake_host *fh, const char *spec, size_t *n, ddm_vm ***all)
 {
     ddm_vm *found = NULL;
-    size_t i;
+    size_t i, j, k;
+    int suffix;
     *n = 0;
+    if (all)
+        *all = NULL;
     if (!spec || !*spec)
         return NULL;
-    for (i = 0; i < fh->vms.n; i++) {
-        ddm_vm *vm = fh->vms.v[i];
-        if (!vm->gone && vm_matches(vm, spec)) {
-            found = vm;
-            ++*n;
-        }
-    }
-    if (*n == 0 && fh->host.abi_minor >= 2) {
-        for (i = 0; i < fh->vms.n; i++) {
-            ddm_vm *vm = fh->vms.v[i];
-            if (!vm->gone && has_dot_suffix(vm->info.app_name, spec)) {
-                found = vm;
+    for (suffix = 0; suffix < 2; suffix++) {
+        for (i = 0; i < fh->vms.n; i++)
+            if (spec_names(fh, fh->vms.v[i], spec, suffix)) {
+                found = fh->vms.v[i];
                 ++*n;
             }
-        }
+        if (*n > 0)
+            break; /* this pass found them: no suffix pass */
     }
-    return *n == 1 ? found : NULL;
+    if (*n == 1 || !all || *n == 0)
+        return *n == 1 ? found : NULL;
+    *all = xcalloc(*n, sizeof(ddm_vm *));
+    for (i = 0, k = 0; i < fh->vms.n; i++) {
+        ddm_vm *vm = fh->vms.v[i];
+        if (!spec_names(fh, vm, spec, suffix))
+            continue;
+        for (j = k++; j > 0 && strcmp(key_of((*all)[j - 1]), key_of(vm)) > 0; j--)
+            (*all)[j] = (*all)[j - 1];
+        (*all)[j] = vm;
+    }
+    return NULL;
 }
 
 ddm_vm *fh_find_vm(ddm_plugin *self, const char *spec)
 {
     size_t n;
-    return resolve(host_of(self), spec, &n);
+    return resolve(host_of(self), spec, &n, NULL);
+}
+
+/* The core's message for a @spec that @n VMs (@all, by key) match: the
+ * first DDM_KIT_RESOLVE_LIST_MAX of them, as "KEY (APP, pid PID)", then
+ * how many more, then how to name one (by key only when their pids do not
+ * tell them apart). Into @msg (@len bytes; what does not fit is cut). */
+#define DDM_KIT_RESOLVE_LIST_MAX 10 /* the core's DDM_MONITOR_RESOLVE_LIST_MAX */
+static void ambiguous_message(char *msg, size_t len, const char *spec, ddm_vm **all, size_t n)
+{
+    size_t i, j, at;
+    int pids_tell = 1;
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        int w_ = snprintf(msg + at, len - at, __VA_ARGS__);                                        \
+        at = w_ < 0 || (size_t)w_ >= len - at ? len - 1 : at + (size_t)w_;                         \
+    } while (0)
+    at = 0;
+    msg[0] = '\0';
+    PUT("'%s' matches %zu VMs: ", spec, n);
+    for (i = 0; i < n && i < DDM_KIT_RESOLVE_LIST_MAX; i++) {
+        const ddm_vm_info *in = &all[i]->info;
+        const char *app = in->app_name ? in->app_name : in->package_name;
+        PUT("%s%s (%s, pid %" PRIu32 ")", i ? ", " : "", key_of(all[i]), app ? app : "no name",
+            in->pid);
+    }
+    if (n > DDM_KIT_RESOLVE_LIST_MAX)
+        PUT(", and %zu more", n - DDM_KIT_RESOLVE_LIST_MAX);
+    for (i = 0; i < n && pids_tell; i++) {
+        pids_tell = all[i]->info.pid != 0;
+        for (j = i + 1; j < n && pids_tell; j++)
+            pids_tell = all[j]->info.pid != all[i]->info.pid;
+    }
+    PUT("%s", pids_tell ? "; name one by pid or key"
+                        : "; their pids do not tell them apart: name one by key");
+#undef PUT
 }
 
 ddm_vm *fh_cmd_find_vm(ddm_cmd *cmd, const char *spec)
 {
-    char msg[512];
+    char msg[2048];
     size_t n;
-    ddm_vm *vm;
+    ddm_vm *vm, **all;
     assert_non_null(cmd);
     assert_non_null(spec);
-    vm = resolve(cmd->fh, spec, &n);
+    vm = resolve(cmd->fh, spec, &n, &all);
     if (vm)
         return vm;
-    /* The core's wording (it also lists the VMs that matched). */
+    /* The core's wording (core/session/monitor.c). */
     if (n == 0)
         snprintf(msg, sizeof msg, "no VM matches '%s' (try 'ddmon vms')", spec);
     else
-        snprintf(msg, sizeof msg, "'%s' matches %zu VMs; name one by pid or key", spec, n);
+        ambiguous_message(msg, sizeof msg, spec, all, n);
+    free(all);
     fh_cmd_finish(cmd, DDM_CMD_NOT_FOUND, msg);
     return NULL;
 }

@@ -101,6 +101,18 @@ static int toy_cmd(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *
     return 0;
 }
 
+/* toyvm SPEC: finds the VM as a command does (cmd_find_vm), says its key */
+static int toyvm_cmd(ddm_plugin *self, ddm_cmd *cmd, int argc, const char *const *argv, void *ud)
+{
+    ddm_vm *vm;
+    if (argc < 2)
+        return -EINVAL;
+    vm = g_toy->host->cmd_find_vm(cmd, argv[1]);
+    if (vm)
+        g_toy->host->cmd_finish(cmd, DDM_CMD_OK, fake_vm_info(vm)->key);
+    return 0;
+}
+
 static void toy_free(void *p)
 {
     free(p);
@@ -118,6 +130,7 @@ static int toy_init(ddm_plugin *self, const ddm_host *host)
     host->register_tap(self, 0, toy_tap, NULL, NULL);
     host->register_vm_listener(self, toy_listener, NULL, NULL);
     host->register_command(self, "toy", "toy ARG", "a toy", toy_cmd, NULL, NULL);
+    host->register_command(self, "toyvm", "toyvm VM", "a toy's VM", toyvm_cmd, NULL, NULL);
     return 0;
 }
 
@@ -465,6 +478,43 @@ static const ddm_plugin_desc plain_desc = {
     DDM_PLUGIN_MAGIC, DDM_ABI_MAJOR, 1, sizeof(ddm_plugin_desc),
     "plain", "1", "Apache-2.0", "plain JVM toy", plain_init, NULL};
 
+/* cmd_find_vm with a name several VMs share: the core's message, which
+ * lists them (key, app, pid) by key, the first ten and how many more, then
+ * how to name one; by key only when their pids do not tell them apart. */
+static void test_cmd_find_vm_ambiguous_lists(void **state)
+{
+    fake_host *fh = fake_host_new();
+    ddm_vm_info ia = {.key = "k:b", .pid = 7, .app_name = "same"};
+    ddm_vm_info ib = {.key = "k:a", .pid = 8, .app_name = "same"};
+    ddm_vm_info in = {.app_name = "many"};
+    ddm_cmd *cmd;
+    const char *m;
+    int i;
+    (void)state;
+    assert_int_equal(fake_host_load(fh, &ddm_plugin_descriptor), 0);
+    fake_host_add_vm(fh, &ia);
+    fake_host_add_vm(fh, &ib);
+    cmd = fake_host_run_command(fh, 2, (const char *const[]){"toyvm", "same"});
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    assert_string_equal(fake_cmd_message(cmd), "'same' matches 2 VMs: k:a (same, pid 8), "
+                                               "k:b (same, pid 7); name one by pid or key");
+    cmd = fake_host_run_command(fh, 2, (const char *const[]){"toyvm", "7"});
+    assert_string_equal(fake_cmd_message(cmd), "k:b");
+    cmd = fake_host_run_command(fh, 2, (const char *const[]){"toyvm", "other"});
+    assert_string_equal(fake_cmd_message(cmd), "no VM matches 'other' (try 'ddmon vms')");
+    for (i = 0; i < 12; i++) { /* fake:3 .. fake:14, all pid 0 */
+        fake_host_add_vm(fh, &in);
+    }
+    cmd = fake_host_run_command(fh, 2, (const char *const[]){"toyvm", "many"});
+    assert_int_equal(fake_cmd_status(cmd), DDM_CMD_NOT_FOUND);
+    m = fake_cmd_message(cmd);
+    assert_non_null(strstr(m, "'many' matches 12 VMs: fake:10 (many, pid 0), fake:11 "));
+    assert_null(strstr(m, "fake:8 ")); /* the 11th and 12th by key: fake:8, fake:9 */
+    assert_non_null(strstr(m, "fake:7 (many, pid 0), and 2 more; their pids do not tell "
+                              "them apart: name one by key"));
+    fake_host_free(fh);
+}
+
 static void test_plain_jvms(void **state)
 {
     fake_host *fh = fake_host_new();
@@ -581,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_timers_config_commands),
         cmocka_unit_test(test_headline_label_cap),
         cmocka_unit_test(test_view_misuse_counted),
+        cmocka_unit_test(test_cmd_find_vm_ambiguous_lists),
         cmocka_unit_test(test_plain_jvms),
     };
     return cmocka_run_group_tests_name("fake-host", tests, NULL, NULL);
