@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * `snapshot`: through a running server, else in this process
- * (snapshot.c does the work), with --wait, --out-dir, --in-process,
+ * (snapshot.c does the work), with --wait, --out-dir, --in-process (which
+ * names the server answering on the socket, if any, when VMs are busy),
  * --gc and --hprof (which needs --out-dir); and, with --json, its output held back so that a late failure is
  * still one object.
  */
@@ -26,16 +27,20 @@ static int run_snapshot(DdmCli *cli)
     };
     if (opt.max_ms < opt.wait_ms + opt.settle_ms)
         opt.max_ms = opt.wait_ms + opt.settle_ms;
-    if (!cli->in_process) {
-        g_autofree char *path = ddm_cli_socket_path(cli);
-        DdmClient *c = ddm_client_connect(path, NULL);
-        if (c != NULL) {
-            opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
-            int status = ddm_snapshot_run_client(c, &opt);
-            ddm_client_free(c);
-            return status;
-        }
+    g_autofree char *path = ddm_cli_socket_path(cli);
+    DdmClient *c = ddm_client_connect(path, NULL);
+    if (c != NULL && !cli->in_process) {
+        opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
+        int status = ddm_snapshot_run_client(c, &opt);
+        ddm_client_free(c);
+        return status;
     }
+    /* --in-process next to a server: allowed (it may scan other VMs), but
+     * the VMs they share are the server's (one debugger a VM): named with
+     * the way out if the snapshot finds them busy. */
+    if (c != NULL)
+        opt.server_socket = path;
+    ddm_client_free(c);
     DdmConfig *config = cli->config;
     cli->config = NULL;
     return ddm_snapshot_run_local(config, &opt);

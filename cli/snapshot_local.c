@@ -5,9 +5,19 @@
  * through its registry. It is settled as soon as the daemon is
  * (ddm_daemon_settled): discovery's first round done, every VM through
  * its handshake and the plugins' first requests answered.
+ *
+ * A VM takes one debugger at a time: one that another debugger holds (a
+ * ddmon server's monitor, jdb, an IDE) closes this process's connection
+ * during the JDWP handshake. Such a VM is listed "busy" (the monitor's
+ * report_held, scanned ports too) rather than left out, and one line on
+ * stderr names them, and the server that answers on the control socket if
+ * one does (opt->server_socket) with the way out. The monitor's own
+ * "message" log lines (a session closed) are a server's log: here they
+ * show only with --verbose (as debug lines do); warnings always.
  */
 #include <build-config.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/snapshot-private.h"
@@ -59,6 +69,78 @@ static gboolean local_has_command(const char *name, gpointer ud)
     return FALSE;
 }
 
+/* glib's default writer, less the "message" lines of a domain whose debug
+ * lines are not shown (no --verbose, no G_MESSAGES_DEBUG). */
+static GLogWriterOutput quiet_writer(GLogLevelFlags level, const GLogField *fields,
+                                     gsize n_fields, gpointer ud)
+{
+    if ((level & G_LOG_LEVEL_MASK) == G_LOG_LEVEL_MESSAGE) {
+        g_autofree char *domain = NULL;
+        for (gsize i = 0; i < n_fields && domain == NULL; i++)
+            if (strcmp(fields[i].key, "GLIB_DOMAIN") == 0 && fields[i].value != NULL)
+                domain = fields[i].length < 0 ? g_strdup(fields[i].value)
+                                              : g_strndup(fields[i].value, (gsize)fields[i].length);
+        if (g_log_writer_default_would_drop(G_LOG_LEVEL_DEBUG, domain))
+            return G_LOG_WRITER_HANDLED;
+    }
+    return g_log_writer_default(level, fields, n_fields, ud);
+}
+
+static void quiet_messages(void)
+{
+    static gsize installed = 0;
+    if (g_once_init_enter(&installed)) {
+        g_log_set_writer_func(quiet_writer, NULL, NULL);
+        g_once_init_leave(&installed, 1);
+    }
+}
+
+typedef struct HeldKeys {
+    DdmMonitor *mon; /* borrowed */
+    GPtrArray *keys; /* the "busy" targets' keys (borrowed from the monitor) */
+} HeldKeys;
+
+static void add_held(const DdmTarget *target, const char *last_error, gpointer ud)
+{
+    (void)last_error;
+    HeldKeys *held = ud;
+    if (ddm_monitor_held(held->mon, target->key))
+        g_ptr_array_add(held->keys, target->key);
+}
+
+#define HELD_NAMED_MAX 4 /* keys named in the line; the rest counted */
+
+/* One line on stderr for the VMs listed "busy", if any: which, why, and
+ * with a server answering on @server_socket what to do instead. */
+static void say_held(DdmMonitor *mon, const char *server_socket)
+{
+    HeldKeys held = {mon, g_ptr_array_new()};
+    ddm_monitor_foreach_retrying(mon, add_held, &held);
+    guint n = held.keys->len;
+    if (n > 0) {
+        GString *s = g_string_new(NULL);
+        g_string_printf(s, "ddmon: snapshot --in-process: %u VM%s (", n, n == 1 ? "" : "s");
+        for (guint i = 0; i < n && i < HELD_NAMED_MAX; i++)
+            g_string_append_printf(s, "%s%s", i > 0 ? ", " : "",
+                                   (const char *)g_ptr_array_index(held.keys, i));
+        if (n > HELD_NAMED_MAX)
+            g_string_append_printf(s, " and %u more", n - HELD_NAMED_MAX);
+        g_string_append_printf(s, ") closed the connection during the JDWP handshake, listed "
+                                  "as \"busy\": ");
+        if (server_socket != NULL)
+            g_string_append_printf(s, "a server runs on %s and holds its VMs' connections (a VM "
+                                      "takes one debugger at a time); plain 'ddmon snapshot' "
+                                      "asks that server ('ddmon kill-server' first for an "
+                                      "in-process one)",
+                                   server_socket);
+        else
+            g_string_append(s, "another debugger holds them (a VM takes one at a time)");
+        g_printerr("%s\n", s->str);
+        g_string_free(s, TRUE);
+    }
+    g_ptr_array_unref(held.keys);
+}
+
 static gboolean local_settled(DdmSnapshotCollector *col)
 {
     return ddm_daemon_settled(col->source);
@@ -70,6 +152,7 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     /* A one-shot snapshot exits at once: debugger ports would only collide
      * with a running server's. */
     config->relay = FALSE;
+    quiet_messages();
     DdmDaemon *daemon = ddm_daemon_new(config, &error);
     if (daemon == NULL) {
         g_printerr("ddmon: %s\n", error->message);
@@ -88,6 +171,9 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
         ddm_snapshot_note_change(&col, FALSE, ddm_view_vm_key(v), ddm_view_name(v),
                                  (gint64)ddm_view_version(v), NULL);
     }
+    /* Nothing is retried once the snapshot is printed: a VM another
+     * debugger holds is listed "busy", not left out. */
+    ddm_monitor_report_held(ddm_daemon_monitor(daemon), TRUE);
     guint listener = ddm_views_add_listener(ddm_daemon_views(daemon), on_local_change, &col);
     guint watch = ddm_views_watch(ddm_daemon_views(daemon), NULL, NULL);
     ddm_daemon_start(daemon);
@@ -102,6 +188,8 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
         ddm_snapshot_collect(&col, "added", json);
     }
     int status = col.status != 0 ? col.status : ddm_snapshot_print_views(&col);
+    if (col.status == 0)
+        say_held(ddm_daemon_monitor(daemon), opt->server_socket);
     /* Commands still in flight (GCs past the cap, any after an interrupt)
      * end while the monitor goes: col must outlive it. */
     ddm_daemon_free(daemon);

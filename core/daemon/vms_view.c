@@ -5,7 +5,10 @@
  * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
  * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
- * missing (with its fixed debugger port, which listens meanwhile).
+ * missing (with its fixed debugger port, which listens meanwhile); with
+ * the monitor's report_held (the in-process snapshot) a target whose peer
+ * closed the JDWP handshake, scanned ports too, is "busy" instead: another
+ * debugger holds it.
  * Published by a coalescing core/loop timer at most every 100 ms
  * plus 20 us a row: a VM that floods events must not make the list rebuild
  * per packet, and every publication still copies every row into the new
@@ -92,7 +95,8 @@ static void write_retrying_row(DdmVmsView *vv, ddm_view *view, const DdmTarget *
     ddm_view_cell_str(view, NULL);  /* ddm: unknown */
     ddm_view_cell_str(view, t->ops->transport);
     ddm_view_cell_str(view, t->device);
-    ddm_view_cell_str(view, "retrying");
+    gboolean held = ddm_monitor_held(vv->monitor, t->key);
+    ddm_view_cell_str(view, held ? "busy" : "retrying");
     if (port) {
         ddm_view_cell_int(view, port);
         ddm_view_cell_bool(view, FALSE); /* held ones are not attached */
@@ -100,7 +104,13 @@ static void write_retrying_row(DdmVmsView *vv, ddm_view *view, const DdmTarget *
         ddm_view_cell_str(view, NULL);  /* debug port */
         ddm_view_cell_str(view, NULL);  /* debugger */
     }
-    ddm_view_cell_str(view, last_error);
+    if (held) {
+        g_autofree char *why = g_strdup_printf("another debugger holds it (a VM takes one at "
+                                               "a time): %s", last_error);
+        ddm_view_cell_str(view, why);
+    } else {
+        ddm_view_cell_str(view, last_error);
+    }
 }
 
 static void write_vm_row(DdmVmsView *vv, ddm_view *view, DdmVm *vm)

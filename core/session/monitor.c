@@ -19,7 +19,10 @@
  * TCP ports ddmon itself listens on (never to be scanned), and tells its
  * key watchers (the port scan) as each key gets its session (DDM_KEY_HELD),
  * as that session gets past its handshake (DDM_KEY_ANSWERED) and as the key
- * loses it (DDM_KEY_LOST). When the server stops it writes out what the
+ * loses it (DDM_KEY_LOST). For a one-shot look (report_held: the
+ * in-process snapshot) a key whose peer closed its session during the
+ * JDWP handshake (another debugger holds the VM) is listed as retrying
+ * even when a port scan found it. When the server stops it writes out what the
  * VMs' queues hold, bounded in time (ddm_monitor_flush_output), before
  * it closes them.
  * Non-goals: how VMs are found (core/discovery), how they are spoken to
@@ -61,6 +64,8 @@ typedef struct DdmBackoff {
     guint fast_delay_ms;
     DdmTimer fast_timer;    /* core/loop: armed while a fast retry is due */
     char *last_error;       /* why the last session failed; NULL after a good HELO */
+    gboolean held;          /* the peer closed that session during the JDWP handshake
+                             * (vm->refused_handshake): another debugger holds the VM? */
 } DdmBackoff;
 
 static void backoff_free(gpointer p)
@@ -119,14 +124,35 @@ static gint cmp_backoff_key(gconstpointer a, gconstpointer b)
     return g_strcmp0(x->key, y->key);
 }
 
-/* A "retrying" row: a known VM whose last session failed, not up again. */
+/* A "retrying" row: a known VM whose last session failed, not up again;
+ * with report_held also a scanned port whose peer closed its last session
+ * during the handshake (a "busy" row). */
 static gboolean backoff_listed(DdmMonitor *mon, const DdmBackoff *b)
 {
     DdmVm *vm;
-    if (!b->last_error || !b->target || b->target->speculative)
+    if (!b->last_error || !b->target)
+        return FALSE;
+    if (b->target->speculative && !(mon->report_held && b->held))
         return FALSE;
     vm = g_hash_table_lookup(mon->vms, b->key);
     return !(vm && vm->state >= DDM_VM_STATE_HELO); /* else listed as a session */
+}
+
+void ddm_monitor_report_held(DdmMonitor *mon, gboolean on)
+{
+    g_return_if_fail(mon != NULL);
+    if (mon->report_held == on)
+        return;
+    mon->report_held = on;
+    list_changed(mon, NULL);
+}
+
+gboolean ddm_monitor_held(DdmMonitor *mon, const char *key)
+{
+    const DdmBackoff *b;
+    g_return_val_if_fail(mon != NULL && key != NULL, FALSE);
+    b = g_hash_table_lookup(mon->backoff, key);
+    return mon->report_held && b && b->held && backoff_listed(mon, b);
 }
 
 gboolean ddm_monitor_retrying(DdmMonitor *mon, const char *key, const DdmTarget **target,
@@ -727,6 +753,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
             b->not_before_us = 0;
             b->fast_until_us = 0;
             b->fast_delay_ms = 0;
+            b->held = FALSE;
             g_clear_pointer(&b->last_error, g_free);
         }
         return;
@@ -745,10 +772,12 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         b->not_before_us = now + (gint64)b->delay_ms * 1000;
         b->fast_until_us = 0;
         ddm_timer_cancel(&b->fast_timer);
-        if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
+        gboolean was_held = b->held;
+        b->held = FALSE;
+        if (g_strcmp0(b->last_error, vm->close_reason) != 0 || was_held) {
             g_free(b->last_error);
             b->last_error = g_strdup(vm->close_reason);
-            if (!vm->target->speculative)
+            if (!vm->target->speculative || (was_held && mon->report_held))
                 list_changed(mon, vm->target->key);
         }
         g_debug("%s: broke the protocol (%u in a row); next attempt in %u ms", vm->target->key,
@@ -771,11 +800,15 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         return;
     if (!b)
         b = backoff_get_for(mon, vm);
-    if (g_strcmp0(b->last_error, vm->close_reason) != 0) {
+    gboolean held = vm->refused_handshake != 0, was_held = b->held;
+    b->held = held;
+    if (g_strcmp0(b->last_error, vm->close_reason) != 0 || held != was_held) {
         g_free(b->last_error);
         b->last_error = g_strdup(vm->close_reason);
-        if (!vm->target->speculative)
-            list_changed(mon, vm->target->key); /* a "retrying" row appears or changes */
+        /* a "retrying" row appears or changes (with report_held, a
+         * scanned port's "busy" row too) */
+        if (!vm->target->speculative || (mon->report_held && (held || was_held)))
+            list_changed(mon, vm->target->key);
     }
     if (now < b->fast_until_us && !b->violations) {
         schedule_fast_retry(b);

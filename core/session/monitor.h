@@ -194,6 +194,18 @@ void ddm_monitor_foreach_retrying(DdmMonitor *mon,
                                   void (*fn)(const DdmTarget *target, const char *last_error,
                                              gpointer ud),
                                   gpointer ud);
+/** For a one-shot look that retries nothing (the in-process snapshot):
+ *  from now on (@on) a target whose last session the peer closed or reset
+ *  during the JDWP handshake (a VM takes one debugger at a time: another
+ *  one holds it) is also listed by ddm_monitor_retrying and
+ *  ddm_monitor_foreach_retrying when a port scan found it (a scanned port
+ *  is otherwise not known to be a VM), and ddm_monitor_held says so. Off by
+ *  default: a server lists such a scanned port only once it answers. */
+void ddm_monitor_report_held(DdmMonitor *mon, gboolean on);
+/** With ddm_monitor_report_held on: whether @key is listed as retrying
+ *  because the peer closed (or reset) its last session during the JDWP
+ *  handshake. FALSE otherwise. */
+gboolean ddm_monitor_held(DdmMonitor *mon, const char *key);
 /** TRUE when no session is still finding out what its VM is (CONNECTING,
  *  HANDSHAKE or HELO). */
 gboolean ddm_monitor_sessions_settled(DdmMonitor *mon);

@@ -119,6 +119,9 @@ struct ddm_vm {
     guint was_connected : 1;    /* the transport connected (for the monitor's backoff) */
     guint violated : 1;         /* closed for breaking the protocol (ddm_vm_close_bad): the
                                    monitor backs off before the next session */
+    guint refused_handshake : 1; /* the peer closed (or reset) the connection during the
+                                    JDWP handshake: a VM another debugger holds (one at a
+                                    time), for the monitor's "busy" rows */
     guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
     guint notify_drained : 1;   /* tell the monitor when `out` empties */
     guint out_gathering : 1;    /* the session's requests are gathered in `out`, sent in one

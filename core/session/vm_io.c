@@ -126,9 +126,10 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     if (r < 0) {
         /* vm->out_watch stays set: ddm_vm_close() removes this watch before
          * it closes the fd (a socket reusing the number must not inherit it) */
-        if (r == -EPIPE || r == -ECONNRESET)
+        if (r == -EPIPE || r == -ECONNRESET) {
+            vm->refused_handshake = vm->state == DDM_VM_STATE_HANDSHAKE;
             ddm_vm_close(vm, "connection closed by the VM (write)");
-        else {
+        } else {
             char *why = g_strdup_printf("write error: %s", g_strerror(-r));
             ddm_vm_close(vm, why);
             g_free(why);
@@ -525,10 +526,12 @@ static void read_ended(DdmVm *vm, int err)
     if (err == EAGAIN || err == EWOULDBLOCK) {
         ddm_jdwp_reader_release_empty(vm->reader);
     } else if (err == 0) {
+        vm->refused_handshake = vm->state == DDM_VM_STATE_HANDSHAKE;
         ddm_vm_close(vm, vm->state == DDM_VM_STATE_HANDSHAKE
                              ? "connection closed by the peer during the handshake"
                              : "connection closed by the VM");
     } else {
+        vm->refused_handshake = vm->state == DDM_VM_STATE_HANDSHAKE && err == ECONNRESET;
         char *why = g_strdup_printf("read error: %s", g_strerror(err));
         ddm_vm_close(vm, why);
         g_free(why);

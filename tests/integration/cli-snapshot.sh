@@ -4,8 +4,15 @@
 # returns once discovery is settled (--wait is the longest it waits: with
 # no VM on the scanned ports nothing holds it back), prints one JSON object
 # with the VM and plugin lists, and starts no server.
+# With a server holding ddmon-simvm's VMs, `snapshot --in-process` over the
+# same VMs still runs (exit 0), and says what it found: each VM is listed
+# "busy" (text and --json; a VM takes one debugger at a time, and closes
+# this process's connection during the JDWP handshake) instead of being
+# left out, one stderr line names the VMs, the server's socket and the way
+# out, and the monitor's raw "ddmon-Message: ... session closed" lines
+# show only with --verbose.
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 5
+t_plan 12
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 sock="$T_TMP/ddmon.sock"
@@ -29,4 +36,54 @@ EOF
     snapshot --wait 0 >"$T_TMP/snap.txt" 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 0 ] && grep -q "^KEY" "$T_TMP/snap.txt" && t_ok "text snapshot prints the VM table" \
     || t_fail "text snapshot prints the VM table" "rc=$rc $(cat "$T_TMP/snap.txt" "$T_TMP/err")"
+
+# A server holds simvm's two VMs; an in-process snapshot scans the same ports.
+t_start_simvm --vms 2 --thread-activity 0 --base-port "$base" --port-file "$T_TMP/ports"
+t_wait 10 test -s "$T_TMP/ports" || t_fail "simvm started" "$(cat "$T_TMP/simvm.err")"
+ports=$(t_simvm_ports "$T_TMP/ports")
+keys=$(awk '{print "127.0.0.1:" $2}' "$T_TMP/ports" | sort | paste -sd,)
+scan=(--scan=local --scan-ports "$ports")
+t_start_server "${scan[@]}" --selected-port 0 --debug-port-base 0 \
+    || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+ready() { t_ddmon --no-autostart vms --json >"$T_TMP/vms.json" 2>/dev/null \
+    && [ "$(grep -o '"state": *"ready"' "$T_TMP/vms.json" | wc -l)" -eq 2 ]; }
+t_wait 15 ready && t_ok "the server has both VMs ready" || t_fail "the server has both VMs ready" "$(cat "$T_TMP/vms.json")"
+
+t_ddmon "${scan[@]}" snapshot --in-process --wait 500 >"$T_TMP/held.txt" 2>"$T_TMP/held.err"; rc=$?
+busy=$(awk -v k="$keys" 'BEGIN { n = split(k, a, ","); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+    /^$/ { exit } ($1 in want) && / busy / && /another debugger holds it/ { c++ } END { print c + 0 }' "$T_TMP/held.txt")
+[ $rc -eq 0 ] && [ "$busy" -eq 2 ] && t_ok "text: exit 0, each VM the server holds listed \"busy\", saying why" \
+    || t_fail "text: exit 0, each VM the server holds listed \"busy\", saying why" "rc=$rc busy=$busy" \
+        "$(sed -n '1,5p' "$T_TMP/held.txt")" "$(cat "$T_TMP/held.err")"
+line="ddmon: snapshot --in-process: 2 VMs (${keys/,/, }) closed the connection during the JDWP handshake, listed as \"busy\": a server runs on $T_TMP/ddmon.sock and holds its VMs' connections (a VM takes one debugger at a time); plain 'ddmon snapshot' asks that server ('ddmon kill-server' first for an in-process one)"
+[ "$(cat "$T_TMP/held.err")" = "$line" ] \
+    && t_ok "stderr: one line naming the VMs, the server's socket and the way out, no raw log lines" \
+    || t_fail "stderr: one line naming the VMs, the server's socket and the way out, no raw log lines" \
+        "want: $line" "got: $(cat "$T_TMP/held.err")"
+
+t_ddmon "${scan[@]}" snapshot --in-process --wait 500 --json >"$T_TMP/held.json" 2>"$T_TMP/held-json.err"; rc=$?
+python3 - "$T_TMP/held.json" "$keys" >"$T_TMP/check.out" 2>&1 <<'EOF2' && [ $rc -eq 0 ] \
+    && t_ok "--json: one valid object, each VM \"state\": \"busy\" with the reason in \"info\"" \
+    || t_fail "--json: one valid object, each VM \"state\": \"busy\" with the reason in \"info\"" "rc=$rc" "$(cat "$T_TMP/check.out")"
+import json, sys
+doc = json.load(open(sys.argv[1]))  # doc/json.md: the whole stdout is one object
+keys = sys.argv[2].split(",")
+assert doc["schema"] == 1 and "ok" not in doc, {k: doc.get(k) for k in ("schema", "ok", "error")}
+assert sorted(doc["vms"]) == keys, sorted(doc["vms"])
+for k in keys:
+    v = doc["vms"][k]
+    assert v["state"] == "busy" and v["pid"] is None and "another debugger holds it" in v["info"], v
+rows = {r["key"]: r for r in doc["global"]["vms"]["rows"]}
+assert all(rows[k]["state"] == "busy" for k in keys), rows
+EOF2
+grep -q "a server runs on $T_TMP/ddmon.sock" "$T_TMP/held-json.err" && ! grep -q "ddmon-Message" "$T_TMP/held-json.err" \
+    && t_ok "--json: the same line on stderr" || t_fail "--json: the same line on stderr" "$(cat "$T_TMP/held-json.err")"
+
+t_ddmon -v "${scan[@]}" snapshot --in-process --wait 500 >/dev/null 2>"$T_TMP/verbose.err"
+n=$(grep -c "session closed (.*handshake" "$T_TMP/verbose.err")
+[ "$n" -ge 2 ] && t_ok "--verbose: the monitor's session-closed lines too" \
+    || t_fail "--verbose: the monitor's session-closed lines too" "$n lines" "$(tail -5 "$T_TMP/verbose.err")"
+t_ddmon --no-autostart vms --json >"$T_TMP/vms.json" 2>/dev/null
+[ "$(grep -o '"state": *"ready"' "$T_TMP/vms.json" | wc -l)" -eq 2 ] && kill -0 "$DDMON_PID" \
+    && t_ok "the server still holds both VMs, ready" || t_fail "the server still holds both VMs, ready" "$(cat "$T_TMP/vms.json")"
 exit 0

@@ -30,8 +30,9 @@
 
 /* ------------------------------------------------------------ fake VM */
 
-/* FAKE_SILENT accepts and reads, but never answers (not even the handshake). */
-typedef enum { FAKE_DDM, FAKE_PLAIN, FAKE_GARBAGE, FAKE_SILENT } FakeMode;
+/* FAKE_SILENT accepts and reads, but never answers (not even the handshake).
+ * FAKE_HELD accepts and closes at once, as a VM another debugger holds. */
+typedef enum { FAKE_DDM, FAKE_PLAIN, FAKE_GARBAGE, FAKE_SILENT, FAKE_HELD } FakeMode;
 
 typedef struct FakeVm {
     int lfd;
@@ -155,6 +156,10 @@ static gboolean fake_accept(gint fd, GIOCondition cond, gpointer ud)
     if (cfd < 0)
         return G_SOURCE_CONTINUE;
     vm->accepted++;
+    if (vm->mode == FAKE_HELD) {
+        close(cfd);
+        return G_SOURCE_CONTINUE;
+    }
     c = g_new0(FakeConn, 1);
     c->vm = vm;
     c->fd = cfd;
@@ -597,6 +602,59 @@ static void test_monitor_backoff_not_jdwp(void **state)
     daemon_free();
     fake_free(fake);
     g_free(key);
+}
+
+/* A VM another debugger holds closes the connection during the handshake.
+ * A server lists such a scanned port not at all (not known to be a VM)
+ * and a named target as "retrying"; with report_held (the in-process
+ * snapshot) both are "busy", saying why, and back as before once it is
+ * off. */
+static void test_monitor_held_busy(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *fs = fake_new(FAKE_HELD, 0, ""), *fn = fake_new(FAKE_HELD, 0, "");
+    DdmTarget *ts = ddm_target_tcp_new("127.0.0.1", fs->port, "local");
+    DdmTarget *tn = ddm_target_tcp_new("127.0.0.1", fn->port, "connect");
+    ts->speculative = TRUE; /* as the port scan makes them */
+    char *ks = key_of(fs->port), *kn = key_of(fn->port);
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, ts));
+    assert_true(ddm_monitor_offer_target(mon, tn));
+    wait_gone(mon, ks);
+    wait_gone(mon, kn);
+    wait_row(mon, kn, "retrying");
+    spin(150);
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        assert_null(vms_row(vms, ks));
+        json_node_unref(vms);
+    }
+    assert_false(ddm_monitor_held(mon, ks));
+    assert_false(ddm_monitor_held(mon, kn));
+
+    ddm_monitor_report_held(mon, TRUE);
+    wait_row(mon, ks, "busy");
+    wait_row(mon, kn, "busy");
+    assert_true(ddm_monitor_held(mon, ks));
+    {
+        JsonNode *vms = view_json(mon, "vms");
+        JsonArray *row = vms_row(vms, ks);
+        assert_non_null(strstr(json_array_get_string_element(row, 10), "another debugger holds it"));
+        assert_true(json_array_get_null_element(row, 1)); /* no pid */
+        json_node_unref(vms);
+    }
+
+    ddm_monitor_report_held(mon, FALSE);
+    wait_row(mon, ks, NULL);
+    wait_row(mon, kn, "retrying");
+    ddm_target_unref(ts);
+    ddm_target_unref(tn);
+    daemon_free();
+    fake_free(fs);
+    fake_free(fn);
+    g_free(ks);
+    g_free(kn);
 }
 
 /* A VM that is up holds no backoff entry (its session holds the target)
@@ -1552,6 +1610,7 @@ int main(void)
         cmocka_unit_test(test_monitor_backoff_refused),
         cmocka_unit_test(test_monitor_scan_refused_is_free),
         cmocka_unit_test(test_monitor_backoff_not_jdwp),
+        cmocka_unit_test(test_monitor_held_busy),
         cmocka_unit_test(test_monitor_ready_vm_no_backoff_entry),
         cmocka_unit_test(test_monitor_retry_fast_unknown_key),
         cmocka_unit_test(test_monitor_violator_backs_off),
