@@ -348,7 +348,9 @@ void ddm_relay_debugger_part_end(Debugger *d)
  * its user's allowance the kernel refuses, and the pipe keeps its size;
  * the refused size is remembered in pipe_refused, so the rest of that
  * reply, whose want only shrinks, asks no more: a later reply (part_begin
- * clears it) or a larger want asks again, one fcntl). */
+ * clears it) or a larger want asks again, one fcntl). Called only with
+ * the pipe empty (ddm_relay_debugger_splice checks pipe_left first), as a
+ * resize needs. */
 static gboolean splice_pipe(Debugger *d, size_t want)
 {
     int p[2];
@@ -367,7 +369,7 @@ static gboolean splice_pipe(Debugger *d, size_t want)
         d->pipe_size = size > 0 ? (guint32)size : 65536u;
     }
     size_t ask = MIN(want, (size_t)SPLICE_PIPE_MAX);
-    if (ask > d->pipe_size && ask > d->pipe_refused && !d->pipe_left) {
+    if (ask > d->pipe_size && ask > d->pipe_refused) {
         /* (the kernel rounds up to a power of two pages) */
         int size = fcntl(d->pipe_w, F_SETPIPE_SZ, (int)ask);
         if (size > 0)
