@@ -242,9 +242,10 @@ static gboolean vm_waits(DdmVm *vm)
            !ddm_vm_requests_settled(vm);
 }
 
+/* The wait's deadline came: *@ud (a gboolean) says so. */
 static gboolean wake_up(gpointer ud)
 {
-    (void)ud;
+    *(gboolean *)ud = TRUE;
     return G_SOURCE_REMOVE;
 }
 
@@ -269,18 +270,25 @@ static void wait_answers(DdmDaemon *d, guint budget_ms)
             g_ptr_array_add(waiting, ddm_vm_ref(vm));
     }
     g_ptr_array_unref(vms);
+    /* One timer for the whole wait, made after the deadline was taken, so
+     * it fires at the deadline or later: each round of the loop below is
+     * woken by it at the latest. */
+    gboolean timed_out = FALSE;
+    GSource *wake = NULL;
+    if (waiting->len > 0) {
+        wake = g_timeout_source_new(budget_ms);
+        g_source_set_callback(wake, wake_up, &timed_out, NULL);
+        g_source_attach(wake, NULL);
+    }
     while (waiting->len > 0 && !d->stop_wait_cut) {
         for (guint i = waiting->len; i-- > 0;)
             if (!vm_waits(g_ptr_array_index(waiting, i)))
                 g_ptr_array_remove_index_fast(waiting, i);
-        const gint64 left_us = deadline - g_get_monotonic_time();
-        if (waiting->len == 0 || left_us <= 0)
+        if (waiting->len == 0 || timed_out || g_get_monotonic_time() >= deadline)
             break;
-        /* one round of the loop, woken at the deadline at the latest */
-        GSource *wake = g_timeout_source_new((guint)((left_us + 999) / 1000));
-        g_source_set_callback(wake, wake_up, NULL, NULL);
-        g_source_attach(wake, NULL);
-        g_main_context_iteration(NULL, TRUE);
+        g_main_context_iteration(NULL, TRUE); /* one round of the loop */
+    }
+    if (wake != NULL) {
         g_source_destroy(wake);
         g_source_unref(wake);
     }
