@@ -18,10 +18,35 @@
 # T_KEEP_TOTAL_MAX) to $DDM_IT_KEEP_DIR/<test name>.<pid>/ before $T_TMP
 # is removed, and says so in one "# kept evidence in DIR" line. A test
 # that passed keeps nothing.
+#
+# Network namespace: run as root where `unshare -n` is permitted and `ip`
+# is installed, sourcing this file runs the test again, first thing (the
+# same process: unshare execs), in a network namespace of its own with
+# only lo, up (DDM_IT_NETNS=1 marks the run inside, and keeps the test's
+# children from making one more). `make -j2 check` runs two tests at a
+# time, all in the one namespace `bash tools/dev test` makes: a listener of
+# one test on a port the kernel chose (port 0: the relay's per-VM ports)
+# could sit in the range another test's ddmon scans, which then attached
+# to it (stack-kinds.sh did). In a namespace of its own a test meets only
+# its own ports; the filesystem is shared, so DDM_IT_KEEP_DIR, the control
+# sockets and the build tree are as before. Elsewhere (not root, or a
+# container that forbids it) the test runs where it was started, and picks
+# its ports as below (port 0, t_free_port). A script with its own
+# namespace (scan-wide.sh, relay-own-port.sh) sets DDM_IT_NETNS=1 in it;
+# one that must not run again (bench/lib.sh: its benches have parsed and
+# shifted their arguments by then, and choose a namespace themselves) sets
+# T_NO_NETNS=1 before sourcing this file.
 
 set -u
 : "${DDM_TOP_BUILDDIR:?run under make check}"
 : "${DDM_TOP_SRCDIR:?run under make check}"
+if [ -z "${DDM_IT_NETNS:-}" ] && [ -z "${T_NO_NETNS:-}" ] && [ "$(id -u)" = 0 ] &&
+    command -v ip >/dev/null && unshare -n true 2>/dev/null; then
+    export DDM_IT_NETNS=1
+    exec unshare -n -- bash -c 'ip link set lo up ||
+        { echo "Bail out! could not bring lo up in the test'"'"'s network namespace"; exit 1; }
+        exec bash "$0" "$@"' "$0" "$@"
+fi
 DDMON="$DDM_TOP_BUILDDIR/ddmon"
 SIMVM="$DDM_TOP_BUILDDIR/ddmon-simvm"
 PLUGINDIR="$DDM_TOP_BUILDDIR/plugins"
@@ -298,8 +323,8 @@ t_port_in_use() {
 }
 
 # A TCP port free on 127.0.0.1 now (best effort), from 20000-31999 (run as
-# root, `bash tools/dev test` puts the whole suite in a private network
-# namespace, so these ports are the tests' own; elsewhere prefer the
+# root, each test runs in a network namespace of its own, above, so these
+# ports are the test's own; elsewhere prefer the
 # programs' --base-port 0 / port files where they offer them): below the
 # kernel's ephemeral range (32768 and up), where outgoing connections would
 # take "free" ports at random.

@@ -15,7 +15,7 @@
 # address of this machine that is no loopback address).
 if [ -z "${DDM_OWN_PORT_NS:-}" ] && [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
     unshare -n true 2>/dev/null; then
-    DDM_OWN_PORT_NS=1 exec unshare -n -- bash -c \
+    DDM_OWN_PORT_NS=1 DDM_IT_NETNS=1 exec unshare -n -- bash -c \
         'ip link set lo up; ip addr add 192.0.2.1/32 dev lo 2>/dev/null; exec bash "$0"' "$0"
 fi
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"

@@ -12,7 +12,7 @@
 # its own, which it makes when run as root (unshare -n), else it is skipped.
 if [ -z "${DDM_SCAN_WIDE_NS:-}" ]; then
     if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && unshare -n true 2>/dev/null; then
-        DDM_SCAN_WIDE_NS=1 exec unshare -n -- bash -c 'ip link set lo up && exec bash "$0"' "$0"
+        DDM_SCAN_WIDE_NS=1 DDM_IT_NETNS=1 exec unshare -n -- bash -c 'ip link set lo up && exec bash "$0"' "$0"
     fi
     echo "1..0 # SKIP scanning every port needs a network namespace of its own (root, unshare -n)"
     exit 0
