@@ -153,12 +153,38 @@ static void show_startup_warnings(const char *log_path, off_t from)
     }
 }
 
+gboolean ddm_client_wait_stopping_server(const char *socket_path, gboolean say, GError **error)
+{
+    gboolean stopping = FALSE;
+    int pid = ddm_server_lock_holder(socket_path, &stopping);
+    if (pid == 0 || !stopping)
+        return TRUE;
+    if (say)
+        g_printerr("* ddmon server (pid %d) is stopping; waiting for it to exit *\n", pid);
+    gint64 deadline = g_get_monotonic_time() + (gint64)DDM_CLIENT_STOPPING_WAIT_MS * 1000;
+    while ((pid = ddm_server_lock_holder(socket_path, &stopping)) != 0 && stopping) {
+        if (g_get_monotonic_time() >= deadline) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                        "the ddmon server on %s (pid %d) is still stopping after %g s; "
+                        "retry once it has exited",
+                        socket_path, pid, DDM_CLIENT_STOPPING_WAIT_MS / 1000.0);
+            return FALSE;
+        }
+        g_usleep(20 * 1000); /* a client process, not the server's loop */
+    }
+    return TRUE;
+}
+
 gboolean ddm_client_start_server(const char *socket_path, char **server_args, const char *announce,
                                  GError **error)
 {
     gboolean quiet = announce == NULL;
     g_autofree char *dir = g_path_get_dirname(socket_path);
     if (!ddm_server_check_dir(dir, TRUE, error))
+        return FALSE;
+    /* A stopping server still holds the lock: one started now would exit
+     * at once ("already running"). */
+    if (!ddm_client_wait_stopping_server(socket_path, !quiet, error))
         return FALSE;
     g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
     if (exe == NULL) {
@@ -393,7 +419,14 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
     gboolean absent = g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
                       g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
     if (!absent || !autostart) {
-        if (absent) {
+        gboolean stopping = FALSE;
+        int pid = absent ? ddm_server_lock_holder(socket_path, &stopping) : 0;
+        if (absent && pid != 0 && stopping) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                        "the ddmon server on %s (pid %d) is stopping (and --no-autostart given)",
+                        socket_path, pid);
+            g_clear_error(&local);
+        } else if (absent) {
             g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                         "no ddmon server running on %s (and --no-autostart given)",
                         socket_path);
@@ -423,6 +456,13 @@ gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, 
         if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
             g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) {
             g_error_free(local);
+            /* one stopping already (a signal, another kill): until it is gone */
+            gboolean stopping = FALSE;
+            if (ddm_server_lock_holder(socket_path, &stopping) != 0 && stopping) {
+                if (was_running != NULL)
+                    *was_running = TRUE;
+                return ddm_client_wait_stopping_server(socket_path, FALSE, error);
+            }
             return TRUE;
         }
         g_propagate_error(error, local);

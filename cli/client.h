@@ -9,7 +9,9 @@
  * from /dev/null and stdout/stderr appended to the log next to the socket
  * (ddmon.log, rotated to ddmon.log.old past 1 MiB), then wait (bounded, DDM_CLIENT_START_TIMEOUT_MS) until the
  * socket answers. A server that exits early is reported with the tail of
- * its log.
+ * its log. A server still stopping (its lock file says so, server.h) is
+ * waited for first (bounded, DDM_CLIENT_STOPPING_WAIT_MS): it holds the
+ * lock a new server needs.
  */
 #ifndef DDM_CLIENT_H
 #define DDM_CLIENT_H
@@ -17,9 +19,15 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include <ddmon/plugin.h> /* DDM_STOPPING_WAIT_MS */
+
 #include "core/wire/ctlproto.h"
 
 #define DDM_CLIENT_START_TIMEOUT_MS 5000
+/* How long a client waits for a stopping server to exit: its wait for the
+ * VMs' answers (DDM_STOPPING_WAIT_MS, after DDM_STOPPING_FLUSH_MS) and 3 s
+ * more for the rest of its stop. */
+#define DDM_CLIENT_STOPPING_WAIT_MS (DDM_STOPPING_FLUSH_MS + DDM_STOPPING_WAIT_MS + 3000)
 #define DDM_CLIENT_LOG_ROTATE (1024 * 1024) /* ddmon.log -> ddmon.log.old above this */
 
 typedef struct DdmClient DdmClient;
@@ -42,9 +50,15 @@ int ddm_client_fd(const DdmClient *c);
  *  @announce is NULL. */
 gboolean ddm_client_start_server(const char *socket_path, char **server_args, const char *announce,
                                  GError **error);
+/** A server that holds @socket_path's lock and is stopping (it accepts no
+ *  client, and a server started now could not take the lock): wait until
+ *  it has exited, at most DDM_CLIENT_STOPPING_WAIT_MS; with @say, one line
+ *  on stderr first. TRUE at once when none is stopping; FALSE with a
+ *  user-facing @error (G_IO_ERROR_BUSY) when it still is after that. */
+gboolean ddm_client_wait_stopping_server(const char *socket_path, gboolean say, GError **error);
 /** Stop the server on @socket_path ({"op":"kill"}) and wait (bounded) until
  *  it let go of its socket and lock. TRUE with *@was_running FALSE when no
- *  server runs. */
+ *  server runs; one already stopping is waited for (*@was_running TRUE). */
 gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error);
 /** Connect; when no server runs and @autostart, start one first. A server
  *  of another ddmon version is replaced (with @autostart), as adb does. A

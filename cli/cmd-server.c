@@ -140,6 +140,15 @@ int ddm_cli_cmd_server(DdmCli *cli, char **args)
     }
     if (!cli->foreground)
         return start_background(cli, announce);
+    {
+        /* One still stopping holds the lock this server needs. */
+        g_autofree char *path = ddm_cli_socket_path(cli);
+        g_autoptr(GError) error = NULL;
+        if (!ddm_client_wait_stopping_server(path, TRUE, &error)) {
+            g_printerr("ddmon: %s\n", error->message);
+            return DDM_EXIT_FAILED;
+        }
+    }
     DdmConfig *config = cli->config;
     cli->config = NULL;
     /* What the version op reports: the options as a client passes them. */

@@ -104,28 +104,52 @@ gboolean ddm_server_check_dir(const char *dir, gboolean create, GError **error)
     return TRUE;
 }
 
-static int read_pid(int fd)
+/* The lock file's pid line; *@stopping (may be NULL): its next line is
+ * DDM_SERVER_LOCK_STOPPING (server.h). */
+static int read_pid(int fd, gboolean *stopping)
 {
-    char buf[32];
+    char buf[64];
+    if (stopping != NULL)
+        *stopping = FALSE;
     ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
     if (n <= 0)
         return 0;
     buf[n] = '\0';
-    gint64 pid = g_ascii_strtoll(buf, NULL, 10);
+    char *end = NULL;
+    gint64 pid = g_ascii_strtoll(buf, &end, 10);
+    if (stopping != NULL && end != NULL && *end == '\n')
+        *stopping = g_str_has_prefix(end + 1, DDM_SERVER_LOCK_STOPPING "\n");
     return pid > 0 && pid < G_MAXINT ? (int)pid : 0;
 }
 
-int ddm_server_running_pid(const char *socket_path)
+int ddm_server_lock_holder(const char *socket_path, gboolean *stopping)
 {
     g_autofree char *lock = ddm_server_lock_path(socket_path);
+    if (stopping != NULL)
+        *stopping = FALSE;
     int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return 0;
     int pid = 0;
     if (flock(fd, LOCK_SH | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN))
-        pid = read_pid(fd); /* someone holds it exclusively: a server runs */
+        pid = read_pid(fd, stopping); /* someone holds it exclusively: a server runs */
     close(fd);
     return pid;
+}
+
+int ddm_server_running_pid(const char *socket_path)
+{
+    return ddm_server_lock_holder(socket_path, NULL);
+}
+
+/* Says in the lock file that this server stops (its pid line, then
+ * DDM_SERVER_LOCK_STOPPING): a client that finds the socket refusing then
+ * waits for the lock instead of starting a server that cannot take it. */
+static void mark_stopping(int lock_fd, const char *lock_path)
+{
+    g_autofree char *text = g_strdup_printf("%d\n" DDM_SERVER_LOCK_STOPPING "\n", (int)getpid());
+    if (pwrite(lock_fd, text, strlen(text), 0) < 0)
+        g_warning("cannot write to %s: %s", lock_path, g_strerror(errno));
 }
 
 /* Take PATH.lock, write our pid. -1 with error when another server holds it. */
@@ -142,7 +166,7 @@ static int take_lock(const char *socket_path, GError **error)
         }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
-            int pid = read_pid(fd);
+            int pid = read_pid(fd, NULL);
             close(fd);
             if (e == EWOULDBLOCK || e == EAGAIN) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS,
@@ -514,6 +538,7 @@ int ddm_server_run(DdmConfig *config)
     if (!run.failed)
         g_main_loop_run(run.loop);
     run.stopping = TRUE;
+    mark_stopping(lock_fd, lock_path); /* before the control socket stops accepting */
 
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
 #ifdef HAVE_HTTP

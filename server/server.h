@@ -38,9 +38,17 @@ char *ddm_server_lock_path(const char *socket_path);
  *  missing and !@create. */
 gboolean ddm_server_check_dir(const char *dir, gboolean create, GError **error);
 
+/** The lock file (PATH.lock) holds the server's pid, one line, and once
+ *  the server stops (its loop ended: it accepts no new client and waits,
+ *  bounded, for the VMs' last answers) this second line. */
+#define DDM_SERVER_LOCK_STOPPING "stopping"
+
 /** The pid written in the lock file by the server holding the lock, or 0
  *  when no server holds it. */
 int ddm_server_running_pid(const char *socket_path);
+/** As ddm_server_running_pid; *@stopping (may be NULL) says whether that
+ *  server is stopping (DDM_SERVER_LOCK_STOPPING). */
+int ddm_server_lock_holder(const char *socket_path, gboolean *stopping);
 
 /** Create, bind (mode 0600) and listen on a non-blocking UNIX socket at
  *  @path, replacing a stale file. -1 with @error on failure. */

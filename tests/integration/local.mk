@@ -204,11 +204,14 @@ EXTRA_DIST += tests/integration/hprof-simvm.sh tests/integration/hprof-big.sh
 if ENABLE_TESTS
 TESTS += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
 TESTS += tests/integration/trace-server-stop.sh
+# A client that meets a stopping server waits for it, then autostarts.
+TESTS += tests/integration/server-stopping.sh
 # A FIFO named like a plugin's file or FILE.part is refused, never waited on.
 TESTS += tests/integration/part-fifo.sh
 endif
 EXTRA_DIST += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
 EXTRA_DIST += tests/integration/trace-server-stop.sh
+EXTRA_DIST += tests/integration/server-stopping.sh
 EXTRA_DIST += tests/integration/part-fifo.sh
 
 # The web dashboard (ddmon server --http): its security rules over plain

@@ -181,7 +181,23 @@ static void test_server_listen_and_lock(void **state)
     assert_int_equal(ddm_server_running_pid(f->sock), 0); /* written but not locked */
     assert_int_equal(flock(lfd, LOCK_EX | LOCK_NB), 0);
     assert_int_equal(ddm_server_running_pid(f->sock), 4242);
+    /* a stopping server's second line: the holder is stopping (a client
+     * waits for it instead of starting one that cannot take the lock) */
+    gboolean stopping = TRUE;
+    assert_int_equal(ddm_server_lock_holder(f->sock, &stopping), 4242);
+    assert_false(stopping);
+    assert_int_equal(pwrite(lfd, "4242\nstopping\n", 14, 0), 14);
+    assert_int_equal(ddm_server_lock_holder(f->sock, &stopping), 4242);
+    assert_true(stopping);
+    assert_int_equal(ddm_server_running_pid(f->sock), 4242);
+    assert_int_equal(pwrite(lfd, "4242\nstoppin\n", 13, 0), 13); /* only the whole word */
+    assert_int_equal(ftruncate(lfd, 13), 0);
+    assert_int_equal(ddm_server_lock_holder(f->sock, &stopping), 4242);
+    assert_false(stopping);
     close(lfd);
+    stopping = TRUE;
+    assert_int_equal(ddm_server_lock_holder(f->sock, &stopping), 0); /* not held: no one stops */
+    assert_false(stopping);
     assert_int_equal(ddm_server_running_pid(f->sock), 0);
     g_free(lock);
     g_free(dir);

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A client that meets a server while it stops. A stopping server (SIGTERM,
+# kill-server) no longer accepts and waits, bounded, for the VMs' last
+# answers (DDM_STOPPING_WAIT_MS) while it still holds its lock; its lock
+# file then says "stopping" (server.h). A command that would autostart a
+# server waits for it to exit and starts a fresh one, saying so, instead of
+# failing (exit 4) with the new server's "already running (pid N)"; with
+# --no-autostart it says the server is stopping; `ddmon server
+# --foreground` waits too. Made observable as in trace-server-stop.sh: a
+# `trace VM --stop` in flight to a simulator stopped with SIGSTOP holds the
+# server's wait (2 s). Then the same with the lock held by `flock` and the
+# lock file saying "stopping" (a server stopping for as long as the test
+# wants, no timing): the client waits until it lets go, and one held past
+# the client's bound (DDM_CLIENT_STOPPING_WAIT_MS) gets a clear message,
+# exit status 4.
+. "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
+t_have_plugins profile || t_skip_all "the profile plugin was configured out"
+t_need_tool flock util-linux
+t_plan 9
+
+sock="$T_TMP/ddmon.sock"
+common=(--base-port 0 --gc-every 0 --thread-activity 0)
+t_start_simvm --vms 1 --app ss.hang --port-file "$T_TMP/h.ports" "${common[@]}"
+hang_pid=$SIMVM_PID
+t_wait 10 test -s "$T_TMP/h.ports"
+hang_port=$(awk '{print $2}' "$T_TMP/h.ports")
+server_args=(--scan=local --scan-ports "$hang_port" --selected-port 0 --debug-port-base 0)
+ready() { t_ddmon --no-autostart vms >"$T_TMP/vms.txt" 2>&1 && grep -q ' ready ' "$T_TMP/vms.txt"; }
+# unread: bytes waiting in the stopped VM's socket (ss's Recv-Q)
+unread() { ss -tnH state established "( sport = :$hang_port )" | awk '{s += $1} END {print s + 0}'; }
+has_unread() { [ "$(unread)" -gt 0 ]; }
+lock_says_stopping() { [ "$(sed -n 2p "$sock.lock" 2>/dev/null)" = stopping ]; }
+# the pid of the server answering on the socket now, from its lock file
+# ("" if none answers)
+server_pid() { t_ddmon --no-autostart vms >/dev/null 2>&1 && sed -n 1p "$sock.lock"; }
+# the pid in the lock file while someone holds the lock ("" if none does)
+lock_pid() { flock -n -s "$sock.lock" true 2>/dev/null || sed -n 1p "$sock.lock"; }
+
+# stop_slowly: the server (DDMON_PID) gets SIGTERM with a `trace --stop` in
+# flight to the stopped simulator: it waits for that VM's answer, up to 2 s.
+# Returns once its log says it is stopping.
+stop_slowly() {
+    t_wait 20 ready || t_diag "$T_TMP/vms.txt"
+    t_wait 10 t_is 0 unread
+    kill -STOP "$hang_pid"
+    t_ddmon --no-autostart trace ss.hang "$T_TMP/hang.trace" --stop >"$T_TMP/hang.out" 2>&1 &
+    HANG_CLIENT=$!
+    t_wait 10 has_unread
+    kill -TERM "$DDMON_PID"
+    t_wait 10 grep -q "ddmon server stopping (SIGTERM)" "$T_TMP/server.err"
+}
+# end_slowly: the simulator runs again, the old server is gone
+end_slowly() {
+    wait "$HANG_CLIENT" 2>/dev/null
+    kill -CONT "$hang_pid"
+    t_wait 20 t_dead "$1"
+}
+
+# 1-3: `ddmon vms` (autostart) during the wait: waits, then a fresh server
+t_start_server "${server_args[@]}" || t_fail "server started" "$(tail -5 "$T_TMP/server.err")"
+old=$DDMON_PID
+stop_slowly
+lock_says_stopping && ! t_dead "$old" && t_ok "a stopping server's lock file says so" \
+    || t_fail "a stopping server's lock file says so" "$(cat "$sock.lock" 2>&1)" \
+        "$(tail -5 "$T_TMP/server.err")"
+t_ddmon vms "${server_args[@]}" >"$T_TMP/vms1.out" 2>"$T_TMP/vms1.err"
+rc=$?
+end_slowly "$old"
+new=$(server_pid)
+[ "$rc" = 0 ] && [ -n "$new" ] && [ "$new" != "$old" ] && t_dead "$old" \
+    && t_ok "a command during the stop wait gets a fresh server" \
+    || t_fail "a command during the stop wait gets a fresh server" "rc $rc, old $old, new '$new'" \
+        "$(cat "$T_TMP/vms1.err")"
+grep -q "ddmon server (pid $old) is stopping; waiting for it to exit" "$T_TMP/vms1.err" \
+    && grep -q "ddmon server started successfully" "$T_TMP/vms1.err" \
+    && t_ok "... and says it waited for the stopping one" \
+    || t_fail "... and says it waited for the stopping one" "$(cat "$T_TMP/vms1.err")"
+t_ddmon --no-autostart kill-server >/dev/null 2>&1
+
+# 4-5: --no-autostart during the wait says the server is stopping; a
+# foreground `ddmon server` started then waits for it and runs
+t_start_server "${server_args[@]}" || t_fail "server started again" "$(tail -5 "$T_TMP/server.err")"
+old=$DDMON_PID
+stop_slowly
+t_ddmon --no-autostart vms >"$T_TMP/vms2.out" 2>"$T_TMP/vms2.err"
+rc=$?
+mv "$T_TMP/server.err" "$T_TMP/server-old.err"
+t_start_server "${server_args[@]}"
+fg=$DDMON_PID
+end_slowly "$old"
+[ "$rc" = 4 ] && grep -q "ddmon server on .* (pid $old) is stopping (and --no-autostart given)" \
+    "$T_TMP/vms2.err" \
+    && t_ok "--no-autostart during the stop wait: the server is stopping, exit 4" \
+    || t_fail "--no-autostart during the stop wait: the server is stopping, exit 4" "rc $rc" \
+        "$(cat "$T_TMP/vms2.err")"
+t_wait 10 t_is "$fg" server_pid
+[ "$(server_pid)" = "$fg" ] && grep -q "(pid $old) is stopping; waiting for it to exit" "$T_TMP/server.err" \
+    && t_ok "a foreground server started during the stop wait waits, then runs" \
+    || t_fail "a foreground server started during the stop wait waits, then runs" \
+        "pid '$(server_pid)', want $fg" "$(tail -5 "$T_TMP/server.err")"
+t_ddmon --no-autostart kill-server >/dev/null 2>&1
+t_wait 20 t_dead "$fg"
+
+# 6-7: a lock held by flock, its file saying "stopping": the client waits
+# until it is let go (the test lets go once the client says it waits)
+printf '%s\nstopping\n' 999999 >"$sock.lock"
+flock -x "$sock.lock" -c "while [ ! -e '$T_TMP/let-go' ]; do sleep 0.05; done" &
+holder=$!
+T_PIDS+=("$holder")
+t_wait 10 t_is 999999 lock_pid
+t_ddmon vms >"$T_TMP/vms3.out" 2>"$T_TMP/vms3.err" &
+client=$!
+t_wait 10 grep -q "is stopping; waiting" "$T_TMP/vms3.err"
+t_dead "$client" && early=yes || early=no
+touch "$T_TMP/let-go"
+wait "$client"
+rc=$?
+[ "$early" = no ] && grep -q "ddmon server (pid 999999) is stopping; waiting for it to exit" "$T_TMP/vms3.err" \
+    && t_ok "the client waits while the stopping server holds the lock" \
+    || t_fail "the client waits while the stopping server holds the lock" "ended early: $early" \
+        "$(cat "$T_TMP/vms3.err")"
+[ "$rc" = 0 ] && [ -n "$(server_pid)" ] && t_ok "... and starts a server once it is let go" \
+    || t_fail "... and starts a server once it is let go" "rc $rc" "$(cat "$T_TMP/vms3.err")"
+t_ddmon --no-autostart kill-server >/dev/null 2>&1
+t_wait 10 t_dead "$holder"
+
+# 8-9: held past the client's bound: a clear message, exit status 4, and
+# no server was started
+rm -f "$T_TMP/let-go"
+printf '%s\nstopping\n' 999999 >"$sock.lock"
+flock -x "$sock.lock" -c "while [ ! -e '$T_TMP/let-go' ]; do sleep 0.05; done" &
+holder=$!
+T_PIDS+=("$holder")
+t_wait 10 t_is 999999 lock_pid
+t_ddmon vms >"$T_TMP/vms4.out" 2>"$T_TMP/vms4.err"
+rc=$?
+touch "$T_TMP/let-go"
+[ "$rc" = 4 ] && grep -q "the ddmon server on .* (pid 999999) is still stopping after [0-9.]* s; retry once it has exited" \
+    "$T_TMP/vms4.err" \
+    && t_ok "a server still stopping after the client's bound: a clear message, exit 4" \
+    || t_fail "a server still stopping after the client's bound: a clear message, exit 4" "rc $rc" \
+        "$(cat "$T_TMP/vms4.err")"
+! grep -q "already running" "$T_TMP/vms4.err" && ! grep -q "starting it now" "$T_TMP/vms4.err" \
+    && t_ok "... and no server was started meanwhile" \
+    || t_fail "... and no server was started meanwhile" "$(cat "$T_TMP/vms4.err")"
+t_wait 10 t_dead "$holder"
