@@ -13,11 +13,12 @@
 # lock file saying "stopping" (a server stopping for as long as the test
 # wants, no timing): the client waits until it lets go, and one held past
 # the client's bound (DDM_CLIENT_STOPPING_WAIT_MS) gets a clear message,
-# exit status 4.
+# exit status 4. The web dashboard is closed during that wait: a request
+# made then is refused (skipped, visibly, without libsoup 3).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile || t_skip_all "the profile plugin was configured out"
 t_need_tool flock util-linux
-t_plan 9
+t_plan 10
 
 sock="$T_TMP/ddmon.sock"
 common=(--base-port 0 --gc-every 0 --thread-activity 0)
@@ -102,7 +103,38 @@ t_wait 10 t_is "$fg" server_pid
 t_ddmon --no-autostart kill-server >/dev/null 2>&1
 t_wait 20 t_dead "$fg"
 
-# 6-7: a lock held by flock, its file saying "stopping": the client waits
+# 6: the web dashboard during the stop wait: closed, a request is refused
+if grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h"; then
+    t_start_server "${server_args[@]}" --http=127.0.0.1:0
+    old=$DDMON_PID
+    url=$(t_web_url "$T_TMP/server.err")
+    stop_slowly
+    got=$(python3 - "$url" <<'PY' 2>&1
+import http.client, sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+token = urllib.parse.parse_qs(u.query)["token"][0]
+try:
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    c.request("GET", "/api/vms", headers={"Authorization": "Bearer " + token})
+    print("answered", c.getresponse().status)
+except ConnectionRefusedError:
+    print("refused")
+except Exception as e:
+    print("other", type(e).__name__, e)
+PY
+)
+    alive=yes
+    t_dead "$old" && alive=no
+    end_slowly "$old"
+    [ -n "$url" ] && [ "$got" = refused ] && [ "$alive" = yes ] \
+        && t_ok "the web dashboard is closed during the stop wait: a request is refused" \
+        || t_fail "the web dashboard is closed during the stop wait: a request is refused" \
+            "url '$url', got '$got', server alive then: $alive"
+else
+    T_N=$((T_N + 1)); echo "ok $T_N - the web dashboard during the stop wait # SKIP built --without-http"
+fi
+
+# 7-8: a lock held by flock, its file saying "stopping": the client waits
 # until it is let go (the test lets go once the client says it waits)
 printf '%s\nstopping\n' 999999 >"$sock.lock"
 flock -x "$sock.lock" -c "while [ ! -e '$T_TMP/let-go' ]; do sleep 0.05; done" &
@@ -125,7 +157,7 @@ rc=$?
 t_ddmon --no-autostart kill-server >/dev/null 2>&1
 t_wait 10 t_dead "$holder"
 
-# 8-9: held past the client's bound: a clear message, exit status 4, and
+# 9-10: held past the client's bound: a clear message, exit status 4, and
 # no server was started
 rm -f "$T_TMP/let-go"
 printf '%s\nstopping\n' 999999 >"$sock.lock"

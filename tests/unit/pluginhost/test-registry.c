@@ -1234,7 +1234,8 @@ static void run_later(Fixture *f, DdmCommandProgressFn progress)
 
 /* Once the stopping hooks ran (the server stops, and waits up to
  * DDM_STOPPING_WAIT_MS for the VMs' answers with its loop running), a
- * command from a client still connected, or from the web, is refused
+ * command from a control client still connected is refused (the web
+ * dashboard is closed by then: server.c frees it before the wait)
  * without running: what it would start in a VM (alloc start, a trace)
  * would outlive the server, no hook left to stop it (review of 15601d4).
  * An unknown name is still unknown. */
