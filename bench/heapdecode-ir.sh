@@ -18,10 +18,11 @@
 #   while the collector cleared all 7 KiB of its scratch statistics)
 # `make bench-heapdecode-ir` runs it on the build's bench/heapdecode.
 set -eu
-bin=${1:-./bench/heapdecode}
-units=${2:-4194304}
-[ $# -gt 0 ] && shift
-[ $# -gt 0 ] && shift
+# (the two positional arguments are optional: an option in their place
+# starts the options, so `heapdecode-ir.sh --check` checks the default)
+bin=./bench/heapdecode units=4194304
+case ${1-} in -*|'') ;; *) bin=$1; shift ;; esac
+case ${1-} in -*|'') ;; *) units=$1; shift ;; esac
 small=1 check=0
 extra=
 for a in "$@"; do
