@@ -256,8 +256,10 @@ static gboolean wake_up(gpointer ud)
  * waited for, but a poll a plugin sends one of them meanwhile is part of
  * what it must answer (ddm_vm_requests_settled looks at its newest
  * request): a plugin that keeps polling holds the wait up to @budget_ms.
- * Timers, discovery and the relay run too; the control socket no longer
- * accepts (server.c) and the web part is gone. */
+ * Timers, discovery and the relay run too, but no session starts (the
+ * monitor refuses new ones since ddm_daemon_stop_vms began: a VM found now
+ * would miss the hooks); the control socket no longer accepts (server.c)
+ * and the web part is gone. */
 static void wait_answers(DdmDaemon *d, guint budget_ms)
 {
     GPtrArray *vms = ddm_monitor_list_vms(d->monitor);
@@ -318,6 +320,7 @@ void ddm_daemon_stop_vms(DdmDaemon *d)
      * that did not answer ends now, while its client can hear it; a
      * stopping table reports no list changes, so the "vms" view is not
      * scheduled again). */
+    ddm_monitor_refuse_new(d->monitor); /* a VM found from now on would miss the hooks */
     if (d->registry)
         ddm_registry_stopping(d->registry);
     ddm_monitor_flush_output(d->monitor, DDM_STOPPING_FLUSH_MS);

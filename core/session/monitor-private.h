@@ -27,6 +27,7 @@ struct DdmMonitor {
     guint trim_timer;               /* every DDM_MONITOR_TRIM_S: idle VMs' read buffers go back */
     GArray *key_watchers;           /* DdmKeyWatcher: told as keys get and lose their session */
     gboolean stopping;
+    gboolean refuse_new;            /* ddm_monitor_refuse_new: no session starts (the server stops) */
     gboolean report_held;           /* ddm_monitor_report_held: "busy" rows, scanned ports too */
 };
 

@@ -377,6 +377,12 @@ void ddm_monitor_flush_output(DdmMonitor *mon, guint budget_ms)
     g_ptr_array_unref(vms);
 }
 
+void ddm_monitor_refuse_new(DdmMonitor *mon)
+{
+    g_return_if_fail(mon != NULL);
+    mon->refuse_new = TRUE;
+}
+
 void ddm_monitor_stop(DdmMonitor *mon, const char *reason)
 {
     GPtrArray *vms;
@@ -417,7 +423,10 @@ void ddm_monitor_free(DdmMonitor *mon)
 
 static void start_session(DdmMonitor *mon, DdmTarget *target)
 {
-    DdmVm *vm = ddm_vm_new(mon, target);
+    DdmVm *vm;
+    if (mon->refuse_new) /* the server stops (every caller checks stopping) */
+        return;
+    vm = ddm_vm_new(mon, target);
     if (!vm)
         return;
     vm->started_us = g_get_monotonic_time();
@@ -433,7 +442,7 @@ gboolean ddm_monitor_offer_target(DdmMonitor *mon, DdmTarget *target)
     DdmBackoff *b;
 
     g_return_val_if_fail(mon != NULL && target != NULL && target->key != NULL, FALSE);
-    if (mon->stopping || g_hash_table_contains(mon->vms, target->key))
+    if (mon->stopping || mon->refuse_new || g_hash_table_contains(mon->vms, target->key))
         return FALSE;
     /* No entry is made for an offer (review rD 2: a wide scan kept one,
      * with a reference to its target, for every port it offered, ~0.5 KiB
@@ -573,7 +582,7 @@ void ddm_monitor_retry_fast(DdmMonitor *mon, const char *key)
     DdmVm *vm;
 
     g_return_if_fail(mon != NULL && key != NULL);
-    if (mon->stopping)
+    if (mon->stopping || mon->refuse_new)
         return;
     /* A key neither in the table nor remembered by an entry with its
      * target is none of ours: it gets no entry. */

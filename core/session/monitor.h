@@ -101,6 +101,12 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
  *  told reliably that the keys lost their sessions (the table is emptied
  *  without them), and must not count on it; nothing is offered again. */
 void ddm_monitor_stop(DdmMonitor *mon, const char *reason);
+/** When the server starts to stop, before the plugins' stopping hooks:
+ *  no session starts from now on (discovery's offers, fast retries and
+ *  reconnects are refused), so a VM found during the stop's wait for
+ *  answers is not connected without the hooks that ran for the others.
+ *  The VMs connected now keep running until ddm_monitor_stop. Idempotent. */
+void ddm_monitor_refuse_new(DdmMonitor *mon);
 /** Before ddm_monitor_stop, when the server stops: write what the VMs'
  *  write queues hold (the plugins' last requests, ABI 1.8 stopping hooks)
  *  as their sockets take it, waiting at most @budget_ms for all VMs

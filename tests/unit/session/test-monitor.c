@@ -488,6 +488,57 @@ static void test_monitor_ready_vm_listed(void **state)
     g_free(key);
 }
 
+/* The server starts to stop (ddm_monitor_refuse_new, before the plugins'
+ * stopping hooks): a VM found from then on gets no session, and a fast
+ * retry starts none either; the VM connected before keeps running. */
+static void test_monitor_refuse_new(void **state)
+{
+    DdmMonitor *mon = monitor_new(test_config());
+    FakeVm *old = fake_new(FAKE_DDM, 4321, "com.example.old");
+    FakeVm *late = fake_new(FAKE_DDM, 4322, "com.example.late");
+    DdmTarget *to = ddm_target_tcp_new("127.0.0.1", old->port, "test");
+    DdmTarget *tl = ddm_target_tcp_new("127.0.0.1", late->port, "test");
+    char *ko = key_of(old->port), *kl = key_of(late->port);
+    gboolean offered, late_found, stopping, old_ready, old_back;
+    guint late_accepted, old_accepted;
+    (void)state;
+
+    assert_true(ddm_monitor_offer_target(mon, to));
+    wait_state(mon, ko, DDM_VM_STATE_READY);
+    ddm_monitor_refuse_new(mon);
+    ddm_monitor_refuse_new(mon); /* idempotent */
+    offered = ddm_monitor_offer_target(mon, tl);
+    ddm_monitor_retry_fast(mon, kl);
+    spin(100);
+    late_found = ddm_monitor_find_vm(mon, kl) != NULL;
+    late_accepted = late->accepted;
+    stopping = ddm_monitor_stopping(mon); /* not stopped: the old VM runs on */
+    DdmVm *vm = ddm_monitor_find_vm(mon, ko);
+    old_ready = vm != NULL && vm->state == DDM_VM_STATE_READY;
+    /* it leaves: no reconnect starts a session either */
+    fake_drop_conns(old);
+    wait_gone(mon, ko);
+    spin(300);
+    old_back = ddm_monitor_find_vm(mon, ko) != NULL;
+    old_accepted = old->accepted;
+
+    /* freed before the asserts: a failure leaves nothing to the next test */
+    ddm_target_unref(to);
+    ddm_target_unref(tl);
+    daemon_free();
+    fake_free(old);
+    fake_free(late);
+    g_free(ko);
+    g_free(kl);
+    assert_false(offered);
+    assert_false(late_found);
+    assert_int_equal(late_accepted, 0);
+    assert_false(stopping);
+    assert_true(old_ready);
+    assert_false(old_back);
+    assert_int_equal(old_accepted, 1);
+}
+
 static void test_monitor_plain_vm(void **state)
 {
     DdmMonitor *mon = monitor_new(test_config());
@@ -1607,6 +1658,7 @@ int main(void)
         cmocka_unit_test(test_monitor_round_asks_for_a_trim),
         cmocka_unit_test(test_monitor_ready_vm_listed),
         cmocka_unit_test(test_monitor_plain_vm),
+        cmocka_unit_test(test_monitor_refuse_new),
         cmocka_unit_test(test_monitor_backoff_refused),
         cmocka_unit_test(test_monitor_scan_refused_is_free),
         cmocka_unit_test(test_monitor_backoff_not_jdwp),
