@@ -15,6 +15,10 @@ tests_harness_libddmtestutil_la_SOURCES = tests/harness/test-util.c tests/harnes
 tests_harness_libddmtestutil_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_harness_libddmtestutil_la_LIBADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The compiled tests' LOG_COMPILER (Makefile.am): each runs in a network
+# namespace of its own where one can be made.
+EXTRA_DIST += tests/harness/own-netns.sh
+
 # The harness's own test: its shell-free recursive removal (rm-tree.c).
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/harness/test-rm-tree

@@ -35,7 +35,8 @@
 # namespace (scan-wide.sh, relay-own-port.sh) sets DDM_IT_NETNS=1 in it;
 # one that must not run again (bench/lib.sh: its benches have parsed and
 # shifted their arguments by then, and choose a namespace themselves) sets
-# T_NO_NETNS=1 before sourcing this file.
+# T_NO_NETNS=1 before sourcing this file. The compiled tests get theirs
+# from tests/harness/own-netns.sh (their LOG_COMPILER), by the same rule.
 
 set -u
 : "${DDM_TOP_BUILDDIR:?run under make check}"
