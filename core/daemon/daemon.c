@@ -182,6 +182,8 @@ static const DdmSessionEvents daemon_events = {
     .reply_head = on_reply_head,
     .reply_part = on_reply_part,
     .reply_splice = on_reply_splice,
+    /* straight to the relay, no hop (it asks only for a VM with relay state) */
+    .reply_alone = ddm_relay_reply_alone,
     .output_drained = on_output_drained,
     .stream_begin = on_stream_begin,
     .stream_data = on_stream_data,

@@ -175,8 +175,8 @@ gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket
     uint32_t client_id = 0;
     if (!r || !r->ids || !ddm_idmap_take(r->ids, pkt->header.id, &client, &client_id))
         return ddm_idmap_in_range(pkt->header.id); /* a departed debugger's: drop quietly */
-    Debugger *d = client;
-    if (!d || d != r->debugger || d->state != DBG_ATTACHED)
+    Debugger *d = relay_reply_debugger(r, client);
+    if (!d)
         return TRUE; /* reply to a command we sent on a debugger's behalf */
     /* The debugger's id goes into the reply's own bytes (the VM session's:
      * its reader's consumed packet or its read buffer, lent writable for
@@ -196,10 +196,10 @@ gboolean ddm_relay_reply_head(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *h
         head->len > relay->cfg->max_packet ||
         !ddm_idmap_take(r->ids, head->header.id, &client, &client_id))
         return FALSE; /* read whole (and refused past the cap) as before */
-    Debugger *d = client;
+    Debugger *d = relay_reply_debugger(r, client);
     r->reply_streaming = TRUE;
-    r->reply_to = d && d == r->debugger && d->state == DBG_ATTACHED ? d : NULL;
-    if (r->reply_to)
+    r->reply_to = d;
+    if (d)
         ddm_relay_debugger_part_begin(d, head->bytes, client_id);
     /* else a departed debugger's, or one sent on its behalf: dropped as it arrives */
     return TRUE;

@@ -57,6 +57,13 @@ void ddm_relay_vm_output_drained(DdmRelay *relay, DdmVm *vm);
  *  lends them writable for this call, and nobody reads the packet after a
  *  TRUE. */
 gboolean ddm_relay_reply_from_vm(DdmRelay *relay, DdmVm *vm, const DdmJdwpPacket *pkt);
+/** The fused path of a reply (DdmSessionEvents.reply_alone, monitor.h: its
+ *  contract; @unused is the events' user data): one whole reply alone in a
+ *  read of @vm's socket, to the debugger attached, nothing waiting for it,
+ *  sent on at once from @bytes (the debugger's id written there); FALSE when
+ *  any of that does not hold (nothing done: ddm_relay_reply_from_vm then
+ *  has it). Its id rule is the general path's (relay_reply_debugger). */
+gboolean ddm_relay_reply_alone(gpointer unused, DdmVm *vm, uint8_t *bytes, size_t len);
 /** The head of a long reply from @vm not yet whole: TRUE if it is a
  *  debugger's (its header then goes to the debugger at once, with the
  *  debugger's id); its bytes follow through ddm_relay_reply_part() as they

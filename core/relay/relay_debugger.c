@@ -252,6 +252,24 @@ static inline void send_whole(Debugger *d, const guint8 *p, gsize n)
     set_out_blocked(d, TRUE);
 }
 
+/* Nothing waits for the debugger's socket, nor is known to fill it, and no
+ * long reply is going out: a whole packet may go alone, at once
+ * (send_alone). */
+static inline gboolean debugger_sends_alone(const Debugger *d)
+{
+    return d->out->len == d->out_pos && !d->out_blocked && !d->from_vm_parts;
+}
+
+/* A reply or an event alone (debugger_sends_alone, and no other whole
+ * packet for the debugger read with it): one send() straight from @p. */
+static inline void send_alone(Debugger *d, const guint8 *p, gsize n)
+{
+    ddm_watch_expect_more(); /* the debugger's next command (watch.h) */
+    send_whole(d, p, n);
+    if (G_UNLIKELY(d->out_blocked))
+        pause_vm_if_backed_up(d);
+}
+
 /* Bytes for the debugger (one whole packet, @p/@n, as it is to go out: a
  * reply's id is already the debugger's; borrowed for the call, copied only
  * into the queue); FALSE (and the debugger closed) past the cap. They are
@@ -266,13 +284,8 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
         return FALSE;
     gsize queued = d->out->len - d->out_pos;
     g_return_val_if_fail(n >= DDM_JDWP_HEADER_LEN, FALSE);
-    if (!queued && !d->out_blocked && !d->from_vm_parts && !more) {
-        /* The common case (a reply or an event alone, nothing waiting):
-         * one send() straight from @p. */
-        ddm_watch_expect_more(); /* the debugger's next command (watch.h) */
-        send_whole(d, p, n);
-        if (G_UNLIKELY(d->out_blocked))
-            pause_vm_if_backed_up(d);
+    if (!more && debugger_sends_alone(d)) {
+        send_alone(d, p, n); /* the common case */
         return TRUE;
     }
     if (d->from_vm_parts) {
@@ -293,6 +306,26 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
         write_now(d, p, n);
     }
     pause_vm_if_backed_up(d);
+    return TRUE;
+}
+
+gboolean ddm_relay_reply_alone(gpointer unused, DdmVm *vm, uint8_t *bytes, size_t len)
+{
+    RelayVm *r = vm->relay;
+    Debugger *d = r ? r->debugger : NULL;
+    (void)unused;
+    if (!d || d->state != DBG_ATTACHED || !r->ids || !debugger_sends_alone(d))
+        return FALSE; /* the general path (ddm_relay_reply_from_vm) */
+    gpointer client = NULL;
+    uint32_t be, client_id = 0;
+    memcpy(&be, bytes + 4, sizeof be);
+    if (!ddm_idmap_take(r->ids, GUINT32_FROM_BE(be), &client, &client_id))
+        return FALSE; /* none of its debugger's (a miss changes nothing): the general path */
+    if (relay_reply_debugger(r, client) != d)
+        return TRUE; /* one sent on a debugger's behalf: dropped */
+    ddm_put_u4(bytes + 4, client_id); /* ddm_jdwp_set_id, inline */
+    if (out_has_room(d, len))
+        send_alone(d, bytes, len);
     return TRUE;
 }
 
@@ -444,18 +477,42 @@ gboolean ddm_relay_debugger_send(Debugger *d, const guint8 *p, gsize n)
 
 /* ------------------------------------------------------------ from the debugger */
 
+/* A vendor command set can crash OpenJDK's agent (JDK-8382537): a VM
+ * known not to be Dalvik/ART never gets one (ddmon answers a whole such
+ * command itself, debugger_packet, and never forwards one cut-through). */
+static inline gboolean vm_spared_cmdset(const DdmVm *vm, guint8 cmdset)
+{
+    return cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN;
+}
+
+/* A command's id becomes one of the VM's (mapped, written into @bytes, the
+ * command's own), and a VirtualMachine.Dispose is noted. FALSE: the map is
+ * full, and the debugger was closed (after what was gathered for the VM
+ * went). One copy for the general path and the fused one (command_alone). */
+static inline gboolean command_id_to_vm(Debugger *d, guint8 *bytes, const DdmJdwpHeader *h)
+{
+    uint32_t vm_id;
+    if (!ddm_idmap_map(d->rvm->ids, d, h->id, &vm_id)) {
+        debugger_to_vm_flush(d);
+        ddm_relay_debugger_close(d, "too many commands in flight");
+        return FALSE;
+    }
+    ddm_put_u4(bytes + 4, vm_id); /* ddm_jdwp_set_id, inline */
+    if (h->cmdset == DDM_JDWP_CMDSET_VM && h->cmd == DDM_JDWP_CMD_VM_DISPOSE)
+        d->sent_dispose = TRUE;
+    return TRUE;
+}
+
 /* One packet from the debugger, going to its VM (@more: another whole
  * packet from it is already read). */
 static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt, gboolean more)
 {
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
-    if (!ddm_jdwp_is_reply(&pkt->header) && pkt->header.cmdset >= 128 &&
-        vm->state == DDM_VM_STATE_PLAIN) {
-        /* A vendor command set can crash OpenJDK's agent (JDK-8382537): a
-         * VM known not to be Dalvik/ART never gets one. Answer what a
-         * healthy JVM answers, NOT_IMPLEMENTED (after sending what was
-         * gathered before it, so commands reach the VM in order). */
+    if (!ddm_jdwp_is_reply(&pkt->header) && vm_spared_cmdset(vm, pkt->header.cmdset)) {
+        /* Answer what a healthy JVM answers, NOT_IMPLEMENTED (after
+         * sending what was gathered before it, so commands reach the VM
+         * in order). */
         gsize n;
         g_autofree guint8 *reply = ddm_jdwp_build_reply(pkt->header.id, DDM_JDWP_ERROR_NOT_IMPLEMENTED,
                                                         NULL, 0, &n);
@@ -472,17 +529,8 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt, gboolean more
      * goes to the VM from there (after what was gathered before it); only
      * packets followed by more are gathered, for one write. */
     guint8 *bytes = (guint8 *)pkt->bytes;
-    if (!ddm_jdwp_is_reply(&pkt->header)) {
-        uint32_t vm_id;
-        if (!ddm_idmap_map(r->ids, d, pkt->header.id, &vm_id)) {
-            debugger_to_vm_flush(d);
-            ddm_relay_debugger_close(d, "too many commands in flight");
-            return;
-        }
-        ddm_put_u4(bytes + 4, vm_id); /* ddm_jdwp_set_id, inline */
-        if (pkt->header.cmdset == DDM_JDWP_CMDSET_VM && pkt->header.cmd == DDM_JDWP_CMD_VM_DISPOSE)
-            d->sent_dispose = TRUE;
-    }
+    if (!ddm_jdwp_is_reply(&pkt->header) && !command_id_to_vm(d, bytes, &pkt->header))
+        return;
     if (!more && !d->to_vm->len) {
         send_to_vm(d, bytes, pkt->len);
         return;
@@ -499,12 +547,13 @@ static void log_vm_refused(DdmVm *vm, int rc)
     g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
 }
 
-static void send_to_vm(Debugger *d, const guint8 *p, gsize n)
+static inline void send_to_vm(Debugger *d, const guint8 *p, gsize n)
 {
     if (!d->rvm)
         return;
-    int rc = ddm_vm_send_packet(d->rvm->vm, p, n);
-    if (rc < 0)
+    /* (inline: every command; the VM is valid while d->rvm is set) */
+    int rc = ddm_vm_send_packet_now(d->rvm->vm, p, n, d->relay->cfg->max_write_queue);
+    if (G_UNLIKELY(rc < 0))
         log_vm_refused(d->rvm->vm, rc);
 }
 
@@ -539,7 +588,7 @@ static void debugger_head(Debugger *d, const DdmJdwpPacket *head)
     RelayVm *r = d->rvm;
     DdmVm *vm = r->vm;
     if (head->len < DDM_RELAY_CUT_THROUGH_AT || head->len > ddm_jdwp_reader_max_packet(d->reader) ||
-        (head->header.cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN))
+        vm_spared_cmdset(vm, head->header.cmdset))
         return;
     debugger_to_vm_flush(d); /* commands reach the VM in order */
     uint32_t vm_id;
@@ -659,6 +708,26 @@ static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
     }
 }
 
+/* The fused path of a debugger's command (issue 16): a read that holds one
+ * whole command and nothing else, with nothing gathered for the VM before
+ * it, goes to the VM at once from @buf, its id mapped there
+ * (command_id_to_vm), without relay_in_place's loop and debugger_packet's
+ * cases. FALSE: nothing was done (a reply, a vendor command set for a
+ * plain JVM, anything else): relay_in_place has the read. */
+static inline gboolean command_alone(Debugger *d, guint8 *buf, gsize n)
+{
+    if (ddm_jdwp_whole_packet_len(buf, n, ddm_jdwp_reader_max_packet(d->reader)) != n ||
+        buf[8] != 0 || d->to_vm->len)
+        return FALSE;
+    DdmJdwpHeader h;
+    ddm_jdwp_header_of(buf, &h);
+    if (vm_spared_cmdset(d->rvm->vm, h.cmdset))
+        return FALSE;
+    if (command_id_to_vm(d, buf, &h))
+        send_to_vm(d, buf, n);
+    return TRUE;
+}
+
 /* What the fast path reads at most at once (on the stack). */
 #define IN_PLACE_READ 4096u
 
@@ -693,7 +762,8 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
             return G_SOURCE_REMOVE;
         }
         if (direct) {
-            relay_in_place(d, in_place, (gsize)n);
+            if (!command_alone(d, in_place, (gsize)n))
+                relay_in_place(d, in_place, (gsize)n);
         } else {
             ddm_jdwp_reader_commit(d->reader, (size_t)n);
             ddm_relay_debugger_drain(d);

@@ -46,6 +46,12 @@ static inline gboolean ddm_correlate_take(DdmCorrelate *c, uint32_t id, DdmPendi
     return c->pending ? ddm_correlate_take_(c, id, out) : FALSE;
 }
 gboolean ddm_correlate_contains(const DdmCorrelate *c, uint32_t id);
+/** ddm_correlate_contains, inline while nothing is pending (every reply
+ *  the relay's fused path sends on asks, core/session/vm_io.c). */
+static inline gboolean ddm_correlate_holds(const DdmCorrelate *c, uint32_t id)
+{
+    return c->pending && ddm_correlate_contains(c, id);
+}
 /** Remove and return (transfer full, GArray of DdmPending) every entry whose
  *  deadline <= @now_us, oldest first. */
 GArray *ddm_correlate_expire(DdmCorrelate *c, gint64 now_us);

@@ -90,6 +90,14 @@ typedef struct DdmSessionEvents {
      * usual), or another negative errno: reading @fd failed. The bytes it
      * moved are counted as the reply's; its end still comes to reply_part. */
     gssize (*reply_splice)(gpointer ud, DdmVm *vm, int fd, size_t max, gboolean *socket_empty);
+    /* Optional: the fused path of a debugger's reply (issue 16). @bytes/@len
+     * is a read of the VM's socket that holds one whole reply and nothing
+     * else, of a VM with relay state (vm->relay), whose id is none of
+     * ddmon's (the pending requests and the late HELO were checked first,
+     * as for foreign_reply). TRUE: handled as foreign_reply would have
+     * (sent on, or dropped); FALSE: nothing was done, and the packet goes
+     * the general way (foreign_reply). Writable for this call, as there. */
+    gboolean (*reply_alone)(gpointer ud, DdmVm *vm, uint8_t *bytes, size_t len);
 } DdmSessionEvents;
 
 typedef struct DdmMonitor DdmMonitor;

@@ -49,6 +49,15 @@ static inline unsigned vm_handshake_left_ms(const DdmVm *vm)
     return left_us <= 0 ? 0 : (unsigned)MIN((left_us + 999) / 1000, (gint64)G_MAXUINT / 2);
 }
 
+/* A reply with @id that ddm_correlate_take did not claim answers our HELO
+ * after its timeout (the VM went PLAIN): vm_handshake.c takes it. One rule
+ * for the general path (vm_classify.c) and the relay's fused path
+ * (vm_io.c, reply_alone). */
+static inline gboolean vm_reply_is_late_helo(const DdmVm *vm, uint32_t id)
+{
+    return vm->state == DDM_VM_STATE_PLAIN && vm->helo_id != 0 && id == vm->helo_id;
+}
+
 /* vm.c: life cycle and state */
 /** Longest name a VM may give itself (app, package), in bytes: longer ones
  *  are cut at a character boundary, so a hostile VM cannot make ddmon keep

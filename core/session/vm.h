@@ -18,8 +18,10 @@
 #ifndef DDM_VM_H
 #define DDM_VM_H
 
+#include <errno.h>
 #include <gio/gio.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <ddmon/plugin.h>
 
@@ -275,6 +277,48 @@ int ddm_vm_request(DdmVm *vm, gpointer owner, uint32_t type, const void *data, s
                    unsigned timeout_ms, ddm_reply_fn fn, gpointer ud, uint32_t *id_out);
 /** Queue a complete JDWP packet (relay). -ENOTCONN when closed, -ENOBUFS over the queue cap. */
 int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len);
+/** The states in which the VM takes packets (HELO, READY, PLAIN). */
+static inline gboolean ddm_vm_can_send(const DdmVm *vm)
+{
+    return vm->state == DDM_VM_STATE_HELO || vm->state == DDM_VM_STATE_READY ||
+           vm->state == DDM_VM_STATE_PLAIN;
+}
+/** Nothing waits for the VM's socket (no write watch, no packet in parts,
+ *  an empty queue) and @len is within its queue's cap @cap: a packet goes
+ *  out with one send() from the caller's bytes (ddm_vm_send_packet's
+ *  common case; the cap first, so a packet the socket takes in part is
+ *  never cut). */
+static inline gboolean ddm_vm_sends_now(const DdmVm *vm, size_t len, size_t cap)
+{
+    return vm->fd >= 0 && !vm->out_watch && vm->out_part_left == 0 &&
+           (!vm->out || vm->out->len == vm->out_pos) && len <= cap;
+}
+/* vm_io.c's: the packet ddm_vm_send_whole_'s send() did not take whole
+ * (@w its result, @err its errno): the rest waits for the socket, or an
+ * error goes to the write queue, which meets it again and schedules the
+ * close. 0, or as ddm_vm_send_packet. */
+int ddm_vm_send_rest_(DdmVm *vm, const uint8_t *packet, size_t len, ssize_t w, int err);
+/* One send() of the whole packet (ddm_vm_sends_now said so). */
+static inline int ddm_vm_send_whole_(DdmVm *vm, const uint8_t *packet, size_t len)
+{
+    ssize_t w = send(vm->fd, packet, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (G_LIKELY(w == (ssize_t)len)) {
+        vm->bytes_out += (guint64)w;
+        vm->packets_out++;
+        return 0;
+    }
+    return ddm_vm_send_rest_(vm, packet, len, w, errno);
+}
+/** ddm_vm_send_packet with its common case inline (the relay's every
+ *  command; the fused path of issue 16): @vm valid (the caller knows),
+ *  @cap its monitor's max_write_queue (the caller's copy of the config). */
+static inline int ddm_vm_send_packet_now(DdmVm *vm, const uint8_t *packet, size_t len, size_t cap)
+{
+    if (G_LIKELY(ddm_vm_can_send(vm) && ddm_vm_sends_now(vm, len, cap) &&
+                 len >= DDM_JDWP_HEADER_LEN))
+        return ddm_vm_send_whole_(vm, packet, len);
+    return ddm_vm_send_packet(vm, packet, len);
+}
 /** Queue the first @len bytes (>= 11) of a JDWP packet of @total bytes whose
  *  rest follows by ddm_vm_send_part() as it arrives (the relay forwards a
  *  large packet cut-through). Until its last byte is queued, every other

@@ -132,8 +132,7 @@ void ddm_vm_classify_packet(DdmVm *vm, const DdmJdwpPacket *pkt)
                 ddm_vm_req_handle_reply(vm, &p, pkt);
             if (vm->state != DDM_VM_STATE_CLOSED)
                 ddm_vm_rearm(vm);
-        } else if (vm->state == DDM_VM_STATE_PLAIN && vm->helo_id != 0 &&
-                   pkt->header.id == vm->helo_id) {
+        } else if (vm_reply_is_late_helo(vm, pkt->header.id)) {
             ddm_vm_handshake_late_helo(vm, pkt);
         } else if (!report_foreign_reply(vm, pkt)) {
             if (ddm_correlate_was_expired(vm->pending, pkt->header.id))

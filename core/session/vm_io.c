@@ -19,6 +19,7 @@
  * (fairness between VMs) and nothing while input is paused.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -257,17 +258,12 @@ int ddm_vm_io_queue(DdmVm *vm, const uint8_t *p, size_t n)
     return queue_now(vm, p, n, TRUE);
 }
 
-static gboolean can_send(DdmVm *vm)
-{
-    return vm->state == DDM_VM_STATE_HELO || vm->state == DDM_VM_STATE_READY ||
-           vm->state == DDM_VM_STATE_PLAIN;
-}
 
 int ddm_vm_send_part_begin(DdmVm *vm, const uint8_t *head, size_t len, guint64 total)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
     g_return_val_if_fail(head != NULL && len >= DDM_JDWP_HEADER_LEN && len <= total, -EINVAL);
-    if (!can_send(vm) || vm->fd < 0)
+    if (!ddm_vm_can_send(vm) || vm->fd < 0)
         return -ENOTCONN;
     if (vm->out_part_left > 0)
         return -EBUSY;
@@ -305,43 +301,40 @@ void ddm_vm_send_part_abort(DdmVm *vm)
                                            vm->out_part_left));
 }
 
+int ddm_vm_send_rest_(DdmVm *vm, const uint8_t *packet, size_t len, ssize_t w, int err)
+{
+    if (w > 0 || err == EAGAIN || err == EWOULDBLOCK) {
+        /* The socket is full (it took part of the packet, or none): the
+         * rest waits for the out-watch. Not queue_now(): with nothing
+         * queued and no watch it would send() again at once, a call the
+         * full socket refuses. */
+        if (w > 0) {
+            vm->bytes_out += (guint64)w;
+            packet += w;
+            len -= (size_t)w;
+        }
+        if (!vm->out)
+            vm->out = g_byte_array_sized_new((guint)len);
+        g_byte_array_append(vm->out, packet, (guint)len);
+        vm->packets_out++;
+        vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
+        return 0;
+    }
+    /* An error (queue_now() meets it again and schedules the close), or a
+     * socket that is no socket (ENOTSOCK: send_some() writes it). */
+    return ddm_vm_io_queue(vm, packet, len);
+}
+
 int ddm_vm_send_packet(DdmVm *vm, const uint8_t *packet, size_t len)
 {
     g_return_val_if_fail(ddm_vm_is_valid(vm), -EINVAL);
     g_return_val_if_fail(packet != NULL && len >= DDM_JDWP_HEADER_LEN, -EINVAL);
-    if (!can_send(vm))
+    if (!ddm_vm_can_send(vm))
         return -ENOTCONN;
-    if (G_LIKELY(vm->fd >= 0 && !vm->out_watch && vm->out_part_left == 0 && out_queued(vm) == 0 &&
-                 len <= vm_cfg(vm)->max_write_queue)) {
-        /* Nothing waits (every relayed command): one send() from the
-         * caller's bytes, as queue_now() would, without its calls (the cap
-         * was checked first, as there, so a packet is never cut). */
-        ssize_t w = send(vm->fd, packet, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (G_LIKELY(w == (ssize_t)len)) {
-            vm->bytes_out += (guint64)w;
-            vm->packets_out++;
-            return 0;
-        }
-        if (w > 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
-            /* The socket is full (it took part of the packet, or none):
-             * the rest waits for the out-watch. Not queue_now(): with
-             * nothing queued and no watch it would send() again at once,
-             * a call the full socket refuses. */
-            if (w > 0) {
-                vm->bytes_out += (guint64)w;
-                packet += w;
-                len -= (size_t)w;
-            }
-            if (!vm->out)
-                vm->out = g_byte_array_sized_new((guint)len);
-            g_byte_array_append(vm->out, packet, (guint)len);
-            vm->packets_out++;
-            vm->out_watch = ddm_watch_add(vm->fd, G_IO_OUT, on_writable, vm);
-            return 0;
-        }
-        /* An error (queue_now() meets it again and schedules the close),
-         * or a socket that is no socket (ENOTSOCK: send_some() writes it). */
-    }
+    /* Nothing waits (every relayed command): one send() from the caller's
+     * bytes, as queue_now() would, without its calls. */
+    if (G_LIKELY(ddm_vm_sends_now(vm, len, vm_cfg(vm)->max_write_queue)))
+        return ddm_vm_send_whole_(vm, packet, len);
     return ddm_vm_io_queue(vm, packet, len);
 }
 
@@ -497,6 +490,32 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
     return drain_reader(vm);
 }
 
+/* The relay's fused path for a debugger's reply (issue 16): a read that
+ * holds one whole reply and nothing else, none of ddmon's (its pending
+ * requests first, then the late HELO: ddm_vm_classify_packet's checks, in
+ * its order), goes straight to the relay's reply_alone, which sends it on
+ * from @buf, without the general path's layers (the in-place loop, the
+ * classification, the daemon's hop). FALSE: nothing was done (anything
+ * else, or the relay declined): the general path handles the read. Only
+ * for a VM with relay state: the others pay one test. */
+static inline gboolean reply_alone(DdmVm *vm, uint8_t *buf, size_t n)
+{
+    if (ddm_jdwp_whole_packet_len(buf, n, ddm_jdwp_reader_max_packet(vm->reader)) != n ||
+        !(buf[8] & DDM_JDWP_FLAG_REPLY))
+        return FALSE;
+    uint32_t be;
+    memcpy(&be, buf + 4, sizeof be);
+    uint32_t id = GUINT32_FROM_BE(be);
+    if (ddm_correlate_holds(vm->pending, id) || vm_reply_is_late_helo(vm, id))
+        return FALSE;
+    gpointer ud;
+    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
+    if (!ev->reply_alone || !ev->reply_alone(ud, vm, buf, n))
+        return FALSE;
+    vm->packets_in++; /* (as ddm_vm_classify_packet counts it) */
+    return TRUE;
+}
+
 /* How much the next read may take: STREAM_READ_CHUNK while a long packet
  * streams and the last read filled its buffer (or the reader still holds
  * the large buffer of the previous reads of this wakeup, or a wakeup's
@@ -630,7 +649,8 @@ void ddm_vm_io_read_input(DdmVm *vm)
         vm->bytes_in += (guint64)got;
         taken += (size_t)got;
         if (direct) {
-            if (!handle_in_place(vm, in_place, (size_t)got))
+            if (!(vm->relay && reply_alone(vm, in_place, (size_t)got)) &&
+                !handle_in_place(vm, in_place, (size_t)got))
                 return;
         } else {
             ddm_jdwp_reader_commit(vm->reader, (size_t)got);

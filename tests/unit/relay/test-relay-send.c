@@ -8,7 +8,8 @@
  * out-watch), and the debugger reads every packet whole, in order and once.
  * A long reply spliced from a VM socket keeps its place before what is
  * queued after it, through a pipe as large as the replies it carries
- * (a refused grow not asked again within the reply).
+ * (a refused grow not asked again within the reply). The fused path of a
+ * reply (ddm_relay_reply_alone) sends it at once or leaves it untouched.
  * The debugger here is a bare struct of relay-private.h (attached, no
  * VM): nothing in this path looks further.
  */
@@ -150,6 +151,58 @@ static void test_send_whole_at_once(void **state)
     assert_null(fx->d.out_watch);
     peer_read_until(fx, len);
     check_stream(fx, 1, 40);
+}
+
+/* The fused path of a reply (ddm_relay_reply_alone): a reply to the
+ * debugger's command goes out at once with the debugger's id; anything
+ * else is either left untouched for the general path (FALSE, the id map
+ * unchanged: an id not mapped, bytes waiting for the debugger) or dropped
+ * as the general path drops it (a command sent on a debugger's behalf). */
+static void test_reply_alone(void **state)
+{
+    Fx *fx = *state;
+    DdmVm *vm = g_new0(DdmVm, 1); /* (only vm->relay is looked at) */
+    RelayVm r = {.vm = vm, .debugger = &fx->d, .ids = ddm_idmap_new(DDM_RELAY_MAX_MAPPED)};
+    vm->relay = &r;
+    fx->d.rvm = &r;
+    uint32_t vm_id, own_id;
+    assert_true(ddm_idmap_map(r.ids, &fx->d, 1, &vm_id));
+    size_t len;
+
+    /* not mapped: nothing done, nothing sent */
+    g_autofree guint8 *other = packet(vm_id + 1, 8, &len);
+    assert_false(ddm_relay_reply_alone(NULL, vm, other, len));
+    /* bytes wait for the debugger: the general path keeps their order */
+    g_byte_array_append(fx->d.out, (const guint8 *)"x", 1);
+    g_autofree guint8 *p = packet(1, 40, &len); /* the debugger's, as it reads it */
+    ddm_jdwp_set_id(p, vm_id);                   /* as the VM sends it */
+    assert_false(ddm_relay_reply_alone(NULL, vm, p, len));
+    g_byte_array_set_size(fx->d.out, 0);
+    peer_read_now(fx);
+    assert_int_equal(fx->in->len, 0);
+    /* its id still mapped: now the reply goes out with the debugger's id */
+    assert_true(ddm_relay_reply_alone(NULL, vm, p, len));
+    assert_int_equal(ddm_idmap_count(r.ids), 0);
+    peer_read_until(fx, len);
+    check_stream(fx, 1, 40);
+    /* a reply to ddmon's command on the debugger's behalf: claimed, dropped */
+    assert_true(ddm_idmap_reserve(r.ids, &own_id));
+    g_autofree guint8 *own = packet(own_id, 8, &len);
+    assert_true(ddm_relay_reply_alone(NULL, vm, own, len));
+    assert_int_equal(ddm_idmap_count(r.ids), 0);
+    peer_read_now(fx);
+    check_stream(fx, 1, 40);
+    /* no debugger attached: nothing done */
+    assert_true(ddm_idmap_map(r.ids, &fx->d, 2, &vm_id));
+    g_autofree guint8 *late = packet(vm_id, 8, &len);
+    fx->d.state = DBG_HELD;
+    assert_false(ddm_relay_reply_alone(NULL, vm, late, len));
+    assert_int_equal(ddm_idmap_count(r.ids), 1);
+    fx->d.state = DBG_ATTACHED;
+
+    fx->d.rvm = NULL;
+    ddm_idmap_free(r.ids);
+    g_free(vm);
 }
 
 /* Packets larger than half a socket buffer (the kernel cuts them) until one
@@ -461,6 +514,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_send_whole_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reply_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splice_keeps_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splice_pipe_fits_the_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splice_pipe_refused_not_asked_again, setup, teardown),

@@ -191,6 +191,27 @@ static gboolean ev_foreign_reply(gpointer ud, DdmVm *vm, const DdmJdwpPacket *pk
     return FALSE;
 }
 
+/* The relay's fused path (DdmSessionEvents.reply_alone): the ids offered,
+ * and whether it claims them. */
+static struct {
+    guint calls;
+    uint32_t id;
+    size_t len;
+    gboolean claim;
+} A;
+
+static gboolean ev_reply_alone(gpointer ud, DdmVm *vm, uint8_t *bytes, size_t len)
+{
+    uint32_t be;
+    (void)ud;
+    (void)vm;
+    memcpy(&be, bytes + 4, sizeof be);
+    A.calls++;
+    A.id = GUINT32_FROM_BE(be);
+    A.len = len;
+    return A.claim;
+}
+
 /* Replies offered cut-through (DdmSessionEvents.reply_head/part): what a
  * relay would hear. Claims replies with id 0x01000000 and up. */
 static struct {
@@ -298,6 +319,7 @@ static const DdmSessionEvents test_events = {
     .tap_chunk = ev_tap_chunk,
     .jdwp_command = ev_jdwp_command,
     .foreign_reply = ev_foreign_reply,
+    .reply_alone = ev_reply_alone,
     .output_drained = ev_output_drained,
     .reply_head = ev_reply_head,
     .reply_part = ev_reply_part,
@@ -1783,6 +1805,55 @@ static void test_vm_unknown_reply_id(void **state)
     assert_int_equal(rec.chunks->len, 0);
     assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
     fx_free(fx);
+}
+
+/* The relay's fused path (vm_io.c, reply_alone): only for a VM with relay
+ * state, a read holding one whole reply not ours (our pending requests
+ * first) goes to reply_alone; claimed, it is counted and goes no further;
+ * declined, or two in one read, the general path has it (foreign_reply). */
+static void test_vm_reply_alone(void **state)
+{
+    Fx *fx = start_ready();
+    Calls c = {0};
+    uint32_t ours;
+    int relay_state;
+    (void)state;
+    memset(&A, 0, sizeof A);
+    /* no relay state: the general path */
+    peer_send_reply_chunk(fx, 0x12345678u, T_TEST, "x", 1);
+    spin(20);
+    assert_int_equal(A.calls, 0);
+    assert_int_equal(rec.foreign, 1);
+
+    fx->vm->relay = &relay_state;
+    A.claim = TRUE;
+    guint64 in0 = fx->vm->packets_in;
+    peer_send_reply_chunk(fx, 0x12345679u, T_TEST, "x", 1);
+    spin(20);
+    assert_int_equal(A.calls, 1);
+    assert_int_equal(A.id, 0x12345679u);
+    assert_int_equal(rec.foreign, 1);
+    assert_int_equal(fx->vm->packets_in, in0 + 1);
+    /* declined: nothing done there, the general path has it */
+    A.claim = FALSE;
+    peer_send_reply_chunk(fx, 0x1234567au, T_TEST, "x", 1);
+    spin(20);
+    assert_int_equal(A.calls, 2);
+    assert_int_equal(rec.foreign, 2);
+    /* the answer to our own request is never offered */
+    A.claim = TRUE;
+    assert_int_equal(ddm_vm_request(fx->vm, OWNER, T_TEST, NULL, 0, 0, on_reply, &c, NULL), 0);
+    assert_int_equal(peer_read_request(fx, &ours, NULL), T_TEST);
+    peer_send_reply_chunk(fx, ours, T_TEST, "y", 1);
+    spin(20);
+    assert_int_equal(A.calls, 2);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(rec.foreign, 2);
+
+    fx->vm->relay = NULL;
+    memset(&A, 0, sizeof A);
+    fx_free(fx);
+    calls_clear(&c);
 }
 
 /* The in-place read path (vm_io.c, handle_in_place): the whole replies of
@@ -3296,6 +3367,7 @@ int main(void)
         cmocka_unit_test(test_vm_ddm_event_dispatched),
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
+        cmocka_unit_test(test_vm_reply_alone),
         cmocka_unit_test(test_vm_in_place_replies),
         cmocka_unit_test(test_vm_in_place_across_read),
         cmocka_unit_test(test_vm_in_place_over_cap),
