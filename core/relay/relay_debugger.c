@@ -10,7 +10,11 @@
  * core/loop/watch.h). The fast path: while its reader holds nothing, a
  * read goes to a buffer on the stack and the whole packets there are
  * relayed in place, their header parsed and their id rewritten there
- * (relay_in_place); only the rest goes through the reader. A long reply's
+ * (relay_in_place); only the rest goes through the reader. The fused
+ * paths (issue 16) take a read that is one whole packet alone: a command
+ * to the VM (command_alone), a reply from the VM (ddm_relay_reply_alone,
+ * called by the VM's session), each with the general path's rules (the
+ * helpers both call). A long reply's
  * body goes from the VM's socket to the debugger's through a pipe
  * (splice(2)), never through ddmon's memory (ddm_relay_debugger_splice).
  */

@@ -6,7 +6,9 @@
  * while the reader holds nothing (and its last packet was not a long one,
  * streamed), a read goes to a buffer on the stack and the whole packets
  * there are classified in place (handle_in_place); only the rest goes
- * through the reader. A reply cut-through to a debugger whose bytes are
+ * through the reader; a read that is one whole reply to a debugger goes
+ * straight to the relay (reply_alone: the fused path, issue 16). A reply
+ * cut-through to a debugger whose bytes are
  * all still in the socket may be moved socket to socket by the relay
  * (splice_reply), never entering ddmon's memory. The session's requests
  * of one event may be gathered in the write queue and sent in one write
