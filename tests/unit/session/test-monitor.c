@@ -499,7 +499,7 @@ static void test_monitor_refuse_new(void **state)
     DdmTarget *to = ddm_target_tcp_new("127.0.0.1", old->port, "test");
     DdmTarget *tl = ddm_target_tcp_new("127.0.0.1", late->port, "test");
     char *ko = key_of(old->port), *kl = key_of(late->port);
-    gboolean offered, late_found, stopping, old_ready, old_back;
+    gboolean offered, late_found, stopping, old_ready, old_back, reoffered;
     guint late_accepted, old_accepted;
     (void)state;
 
@@ -515,9 +515,12 @@ static void test_monitor_refuse_new(void **state)
     stopping = ddm_monitor_stopping(mon); /* not stopped: the old VM runs on */
     DdmVm *vm = ddm_monitor_find_vm(mon, ko);
     old_ready = vm != NULL && vm->state == DDM_VM_STATE_READY;
-    /* it leaves: no reconnect starts a session either */
+    /* it leaves: neither the relay's fast retry (as after a debugger
+     * detached) nor the next scan's offer starts a session again */
     fake_drop_conns(old);
     wait_gone(mon, ko);
+    ddm_monitor_retry_fast(mon, ko);
+    reoffered = ddm_monitor_offer_target(mon, to);
     spin(300);
     old_back = ddm_monitor_find_vm(mon, ko) != NULL;
     old_accepted = old->accepted;
@@ -535,6 +538,7 @@ static void test_monitor_refuse_new(void **state)
     assert_int_equal(late_accepted, 0);
     assert_false(stopping);
     assert_true(old_ready);
+    assert_false(reoffered);
     assert_false(old_back);
     assert_int_equal(old_accepted, 1);
 }
