@@ -21,8 +21,9 @@ set -eu
 # (the two positional arguments are optional: an option in their place
 # starts the options, so `heapdecode-ir.sh --check` checks the default)
 bin=./bench/heapdecode units=4194304
-case ${1-} in -*|'') ;; *) bin=$1; shift ;; esac
-case ${1-} in -*|'') ;; *) units=$1; shift ;; esac
+# (an empty one stands for its default)
+if [ $# -gt 0 ]; then case $1 in -*) ;; '') shift ;; *) bin=$1; shift ;; esac; fi
+if [ $# -gt 0 ]; then case $1 in -*) ;; '') shift ;; *) units=$1; shift ;; esac; fi
 small=1 check=0
 extra=
 for a in "$@"; do
