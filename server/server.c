@@ -539,6 +539,10 @@ int ddm_server_run(DdmConfig *config)
         g_main_loop_run(run.loop);
     run.stopping = TRUE;
     mark_stopping(lock_fd, lock_path); /* before the control socket stops accepting */
+    /* At once: a client connecting now would sit in the backlog through
+     * the web's teardown, then be reset; refused, it reads the lock and
+     * waits (cli/client.c). The clients connected keep their connection. */
+    ddm_control_stop_accepting(ctl);
 
     g_message("ddmon server stopping (%s)", run.why != NULL ? run.why : "stopped");
 #ifdef HAVE_HTTP
@@ -550,7 +554,6 @@ int ddm_server_run(DdmConfig *config)
     /* The plugins stop what they started in the VMs and get the answers
      * (a stopped trace is saved) while the clients of their commands are
      * still connected to hear where it went; no new client meanwhile. */
-    ddm_control_stop_accepting(ctl);
     ddm_daemon_stop_vms(daemon);
     ddm_control_free(ctl);
     unlink(socket_path);
