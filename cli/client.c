@@ -281,15 +281,24 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, co
 /* The server's version (NULL if it did not say) and, in *@options, the
  * server options it was started with (NULL if it did not say: an older
  * server). NULL with @error when it answered with an error: it refused this
- * connection (too many clients). */
-static char *server_version(DdmClient *c, GStrv *options, GError **error)
+ * connection (too many clients). *@lost: the connection ended (EOF, reset)
+ * before any answer, as when a stopping server closed its listener with us
+ * in its backlog. */
+static char *server_version(DdmClient *c, GStrv *options, gboolean *lost, GError **error)
 {
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_VERSION;
     *options = NULL;
-    g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, NULL);
-    if (resp == NULL)
+    *lost = FALSE;
+    g_autoptr(GError) call_error = NULL;
+    g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, &call_error);
+    if (resp == NULL) {
+        /* not a timeout (a busy server) nor garbage: the connection went */
+        *lost = call_error != NULL &&
+                !g_error_matches(call_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) &&
+                !g_error_matches(call_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
         return NULL;
+    }
     JsonObject *o = json_node_get_object(resp);
     if (!ddm_json_get_bool(o, "ok", TRUE)) {
         const char *msg = ddm_json_get_string(o, "error");
@@ -387,13 +396,22 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
     gboolean have_args = server_args != NULL && server_args[0] != NULL;
     if (c != NULL && (autostart || have_args)) {
         g_auto(GStrv) options = NULL;
-        g_autofree char *version = server_version(c, &options, &local);
+        gboolean lost = FALSE;
+        g_autofree char *version = server_version(c, &options, &lost, &local);
         if (local != NULL) {
             ddm_client_free(c);
             g_propagate_error(error, local);
             return NULL;
         }
-        if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0 || !autostart) {
+        gboolean stopping = FALSE;
+        if (lost && (ddm_server_lock_holder(socket_path, &stopping) == 0 || stopping)) {
+            /* Connected while the server stopped (its listener closed with
+             * us in the backlog), or it is gone since: as if refused, so
+             * a stopping one is waited for below. */
+            ddm_client_free(c);
+            c = NULL;
+            local = g_error_new(G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED, "stopping");
+        } else if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0 || !autostart) {
             /* Server options do not reach a running server: say so, once,
              * and how to apply them, instead of ignoring them silently. */
             g_autofree char *differ =
@@ -405,14 +423,15 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
                            differ, cmd);
             }
             return c;
+        } else {
+            ddm_client_free(c);
+            c = NULL;
+            g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",
+                       version, PACKAGE_VERSION);
+            if (!ddm_client_kill_server(socket_path, NULL, error))
+                return NULL;
+            local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
         }
-        ddm_client_free(c);
-        c = NULL;
-        g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",
-                   version, PACKAGE_VERSION);
-        if (!ddm_client_kill_server(socket_path, NULL, error))
-            return NULL;
-        local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
     }
     if (c != NULL)
         return c;

@@ -64,7 +64,9 @@ gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, 
  *  of another ddmon version is replaced (with @autostart), as adb does. A
  *  running server started with other options than the @server_args given
  *  (ddm_client_options_differ) is used, with one line on stderr naming them
- *  and the `ddmon server --replace` command that applies them.
+ *  and the `ddmon server --replace` command that applies them. A
+ *  connection reset before the first answer while the lock says the
+ *  server stops (or no server holds it any more) counts as no server.
  *  *@started (may be NULL) says whether this call started the server.
  *  Errors are user-facing. (transfer full) */
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,
