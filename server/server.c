@@ -152,8 +152,26 @@ static void mark_stopping(int lock_fd, const char *lock_path)
         g_warning("cannot write to %s: %s", lock_path, g_strerror(errno));
 }
 
-/* Take PATH.lock, write our pid. -1 with error when another server holds it. */
-static int take_lock(const char *socket_path, GError **error)
+/* A lock @fd could not take exclusively, @pid read from it: is the holder
+ * a client's probe (ddm_server_lock_holder holds LOCK_SH for an instant;
+ * clients waiting for a stopping server probe every 20 ms) rather than a
+ * server? No pid written (a probe of the file a server just created), or
+ * only shared holders (a probe of a stale file). */
+static gboolean held_by_probe(int fd, int pid)
+{
+    if (pid == 0)
+        return TRUE;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+        return FALSE; /* held exclusively: a server */
+    (void)flock(fd, LOCK_UN);
+    return TRUE;
+}
+
+#define TAKE_LOCK_PROBE_RETRIES 5
+#define TAKE_LOCK_PROBE_PAUSE_US 1500
+
+int ddm_server_take_lock(const char *socket_path, void (*between)(void *), void *between_data,
+                         GError **error)
 {
     g_autofree char *path = ddm_server_lock_path(socket_path);
     for (int attempt = 0; attempt < 5; attempt++) {
@@ -164,9 +182,21 @@ static int take_lock(const char *socket_path, GError **error)
                         g_strerror(e));
             return -1;
         }
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int retries = 0;
+        while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int e = errno;
             int pid = read_pid(fd, NULL);
+            /* A probe lets go within a few ms: try again, a few times
+             * (else this server would exit "already running (pid 0)"). */
+            if ((e == EWOULDBLOCK || e == EAGAIN) && retries < TAKE_LOCK_PROBE_RETRIES &&
+                held_by_probe(fd, pid)) {
+                retries++;
+                if (between != NULL)
+                    between(between_data);
+                else
+                    g_usleep(TAKE_LOCK_PROBE_PAUSE_US);
+                continue;
+            }
             close(fd);
             if (e == EWOULDBLOCK || e == EAGAIN) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS,
@@ -451,7 +481,7 @@ int ddm_server_run(DdmConfig *config)
         ddm_config_free(config);
         return 1;
     }
-    int lock_fd = take_lock(socket_path, &error);
+    int lock_fd = ddm_server_take_lock(socket_path, NULL, NULL, &error);
     if (lock_fd < 0) {
         g_printerr("ddmon: %s\n", error->message);
         ddm_config_free(config);

@@ -50,6 +50,15 @@ int ddm_server_running_pid(const char *socket_path);
  *  server is stopping (DDM_SERVER_LOCK_STOPPING). */
 int ddm_server_lock_holder(const char *socket_path, gboolean *stopping);
 
+/** Take @socket_path's lock (PATH.lock, LOCK_EX) and write our pid in it:
+ *  the fd to keep open while serving, or -1 with @error (G_IO_ERROR_EXISTS:
+ *  another server holds it). A client's probe of the lock (a brief
+ *  LOCK_SH: ddm_server_lock_holder) is no server: tried again a few times
+ *  before giving up, calling @between (may be NULL: a pause of 1.5 ms; for
+ *  tests) before each retry. */
+int ddm_server_take_lock(const char *socket_path, void (*between)(void *), void *between_data,
+                         GError **error);
+
 /** Create, bind (mode 0600) and listen on a non-blocking UNIX socket at
  *  @path, replacing a stale file. -1 with @error on failure. */
 int ddm_server_listen(const char *path, GError **error);

@@ -140,6 +140,76 @@ static void test_server_paths(void **state)
     g_free(lock);
 }
 
+/* ddm_server_take_lock's @between: the probe (an fd holding LOCK_SH) lets
+ * go at the call numbered release_at (0: never). */
+typedef struct {
+    int probe_fd;
+    int calls;
+    int release_at;
+} Probe;
+
+static void probe_between(void *data)
+{
+    Probe *p = data;
+    if (++p->calls == p->release_at)
+        assert_int_equal(flock(p->probe_fd, LOCK_UN), 0);
+}
+
+/* A client's probe of the lock (LOCK_SH, an instant) is no server: the
+ * server tries again instead of exiting "already running (pid 0)". */
+static void test_server_take_lock_past_probe(void **state)
+{
+    Fixture *f = *state;
+    GError *error = NULL;
+    char *dir = g_path_get_dirname(f->sock);
+    assert_true(ddm_server_check_dir(dir, TRUE, NULL));
+    char *lock = ddm_server_lock_path(f->sock);
+    /* the file a server just created (empty), probed: taken on a retry */
+    Probe p = {open(lock, O_RDWR | O_CREAT, 0600), 0, 1};
+    assert_true(p.probe_fd >= 0);
+    assert_int_equal(flock(p.probe_fd, LOCK_SH | LOCK_NB), 0);
+    int fd = ddm_server_take_lock(f->sock, probe_between, &p, &error);
+    assert_null(error);
+    assert_true(fd >= 0);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(ddm_server_running_pid(f->sock), (int)getpid());
+    close(fd);
+    /* a stale file (a SIGKILLed server's pid in it), probed: the same */
+    assert_int_equal(ftruncate(p.probe_fd, 0), 0);
+    assert_int_equal(pwrite(p.probe_fd, "4243\n", 5, 0), 5);
+    assert_int_equal(flock(p.probe_fd, LOCK_SH | LOCK_NB), 0);
+    p.calls = 0;
+    p.release_at = 2;
+    fd = ddm_server_take_lock(f->sock, probe_between, &p, &error);
+    assert_null(error);
+    assert_true(fd >= 0);
+    assert_int_equal(p.calls, 2);
+    close(fd);
+    /* a shared holder that stays: bounded, then the usual error */
+    assert_int_equal(flock(p.probe_fd, LOCK_SH | LOCK_NB), 0);
+    p.calls = 0;
+    p.release_at = 0;
+    assert_int_equal(ddm_server_take_lock(f->sock, probe_between, &p, &error), -1);
+    assert_true(g_error_matches(error, G_IO_ERROR, G_IO_ERROR_EXISTS));
+    g_clear_error(&error);
+    assert_int_equal(p.calls, 5);
+    /* a server (LOCK_EX, its pid written): no retry */
+    assert_int_equal(flock(p.probe_fd, LOCK_UN), 0);
+    assert_int_equal(ftruncate(p.probe_fd, 0), 0);
+    assert_int_equal(pwrite(p.probe_fd, "4242\n", 5, 0), 5);
+    assert_int_equal(flock(p.probe_fd, LOCK_EX | LOCK_NB), 0);
+    p.calls = 0;
+    assert_int_equal(ddm_server_take_lock(f->sock, probe_between, &p, &error), -1);
+    assert_true(g_error_matches(error, G_IO_ERROR, G_IO_ERROR_EXISTS));
+    assert_non_null(strstr(error->message, "(pid 4242)"));
+    g_clear_error(&error);
+    assert_int_equal(p.calls, 0);
+    close(p.probe_fd);
+    g_unlink(lock);
+    g_free(lock);
+    g_free(dir);
+}
+
 static void test_server_listen_and_lock(void **state)
 {
     Fixture *f = *state;
@@ -1159,6 +1229,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_server_dir_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_listen_and_lock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_server_take_lock_past_probe, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_blob_filenames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_requests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_control_view_of_name, setup, teardown),
