@@ -2,7 +2,8 @@
  *
  * `snapshot`: through a running server, else in this process
  * (snapshot.c does the work), with --wait, --out-dir, --in-process (which
- * names the server answering on the socket, if any, when VMs are busy),
+ * never connects to the server, but names the one holding the socket's
+ * lock, if any, when VMs are busy),
  * --gc and --hprof (which needs --out-dir); and, with --json, its output held back so that a late failure is
  * still one object.
  */
@@ -13,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/snapshot.h"
+#include "server/server.h"
 
 static int run_snapshot(DdmCli *cli)
 {
@@ -28,19 +30,22 @@ static int run_snapshot(DdmCli *cli)
     if (opt.max_ms < opt.wait_ms + opt.settle_ms)
         opt.max_ms = opt.wait_ms + opt.settle_ms;
     g_autofree char *path = ddm_cli_socket_path(cli);
-    DdmClient *c = ddm_client_connect(path, NULL);
-    if (c != NULL && !cli->in_process) {
-        opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
-        int status = ddm_snapshot_run_client(c, &opt);
-        ddm_client_free(c);
-        return status;
-    }
-    /* --in-process next to a server: allowed (it may scan other VMs), but
-     * the VMs they share are the server's (one debugger a VM): named with
-     * the way out if the snapshot finds them busy. */
-    if (c != NULL)
+    if (!cli->in_process) {
+        DdmClient *c = ddm_client_connect(path, NULL);
+        if (c != NULL) {
+            opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
+            int status = ddm_snapshot_run_client(c, &opt);
+            ddm_client_free(c);
+            return status;
+        }
+    } else if (ddm_server_running_pid(path) != 0) {
+        /* --in-process next to a server: allowed (it may scan other VMs),
+         * but the VMs they share are the server's (one debugger a VM):
+         * named with the way out if the snapshot finds them busy. Found
+         * through the server's lock, not a connection: one would block on
+         * a wedged server's full backlog, and be logged by a live one. */
         opt.server_socket = path;
-    ddm_client_free(c);
+    }
     DdmConfig *config = cli->config;
     cli->config = NULL;
     return ddm_snapshot_run_local(config, &opt);

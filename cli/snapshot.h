@@ -81,8 +81,8 @@ typedef struct DdmSnapshotOptions {
     gboolean hprof;      /* dump every ready DDM VM's heap into out_dir (plugin command "hprof") */
     const char *socket_path; /* the server's, for the per-VM commands' own connections
                               * (NULL: the watch one) */
-    const char *server_socket; /* in process: a server answers on this control socket
-                                * (NULL: none), named when VMs are "busy" */
+    const char *server_socket; /* in process: a server holds this control socket's lock
+                                * (NULL: none), named when VMs are "busy" or none answered */
 } DdmSnapshotOptions;
 
 /** Snapshot with a monitor built in this process from @config (taken over).

@@ -6,14 +6,19 @@
  * (ddm_daemon_settled): discovery's first round done, every VM through
  * its handshake and the plugins' first requests answered.
  *
- * A VM takes one debugger at a time: one that another debugger holds (a
- * ddmon server's monitor, jdb, an IDE) closes this process's connection
- * during the JDWP handshake. Such a VM is listed "busy" (the monitor's
- * report_held, scanned ports too) rather than left out, and one line on
- * stderr names them, and the server that answers on the control socket if
- * one does (opt->server_socket) with the way out. The monitor's own
- * "message" log lines (a session closed) are a server's log: here they
- * show only with --verbose (as debug lines do); warnings always.
+ * A VM takes one debugger at a time. One that accepts a second connection
+ * and then closes it during the JDWP handshake (ddmon-simvm; an Android VM
+ * reached through adb that another debugger, such as a ddmon server, holds)
+ * is listed "busy" (the monitor's report_held, scanned ports too) rather
+ * than left out, and one line on stderr names them and, when a server
+ * holds the control socket's lock (opt->server_socket), that server and
+ * the way out. A JVM whose jdwp agent already has a debugger (OpenJDK's
+ * server=y) refuses the connection instead: nothing says it is held, so
+ * with a server and no VM that answered at all one line names the server.
+ * The monitor's "session closed" lines are a server's log: with
+ * report_held on the monitor logs a normal close at debug level (shown
+ * with --verbose); every other line, the snapshot's own notices too, as
+ * before.
  */
 #include <build-config.h>
 
@@ -69,32 +74,6 @@ static gboolean local_has_command(const char *name, gpointer ud)
     return FALSE;
 }
 
-/* glib's default writer, less the "message" lines of a domain whose debug
- * lines are not shown (no --verbose, no G_MESSAGES_DEBUG). */
-static GLogWriterOutput quiet_writer(GLogLevelFlags level, const GLogField *fields,
-                                     gsize n_fields, gpointer ud)
-{
-    if ((level & G_LOG_LEVEL_MASK) == G_LOG_LEVEL_MESSAGE) {
-        g_autofree char *domain = NULL;
-        for (gsize i = 0; i < n_fields && domain == NULL; i++)
-            if (strcmp(fields[i].key, "GLIB_DOMAIN") == 0 && fields[i].value != NULL)
-                domain = fields[i].length < 0 ? g_strdup(fields[i].value)
-                                              : g_strndup(fields[i].value, (gsize)fields[i].length);
-        if (g_log_writer_default_would_drop(G_LOG_LEVEL_DEBUG, domain))
-            return G_LOG_WRITER_HANDLED;
-    }
-    return g_log_writer_default(level, fields, n_fields, ud);
-}
-
-static void quiet_messages(void)
-{
-    static gsize installed = 0;
-    if (g_once_init_enter(&installed)) {
-        g_log_set_writer_func(quiet_writer, NULL, NULL);
-        g_once_init_leave(&installed, 1);
-    }
-}
-
 typedef struct HeldKeys {
     DdmMonitor *mon; /* borrowed */
     GPtrArray *keys; /* the "busy" targets' keys (borrowed from the monitor) */
@@ -108,10 +87,23 @@ static void add_held(const DdmTarget *target, const char *last_error, gpointer u
         g_ptr_array_add(held->keys, target->key);
 }
 
+/* Whether a VM answered the JDWP handshake (listed helo, ready or plain). */
+static gboolean any_answered(DdmMonitor *mon)
+{
+    g_autoptr(GPtrArray) vms = ddm_monitor_listed_vms(mon);
+    for (guint i = 0; i < vms->len; i++) {
+        const DdmVm *vm = g_ptr_array_index(vms, i);
+        if (vm->state >= DDM_VM_STATE_HELO && vm->state < DDM_VM_STATE_CLOSED)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 #define HELD_NAMED_MAX 4 /* keys named in the line; the rest counted */
 
 /* One line on stderr for the VMs listed "busy", if any: which, why, and
- * with a server answering on @server_socket what to do instead. */
+ * with a server running on @server_socket what to do instead; with such a
+ * server and no VM that answered, one line naming the server. */
 static void say_held(DdmMonitor *mon, const char *server_socket)
 {
     HeldKeys held = {mon, g_ptr_array_new()};
@@ -137,6 +129,15 @@ static void say_held(DdmMonitor *mon, const char *server_socket)
             g_string_append(s, "another debugger holds them (a VM takes one at a time)");
         g_printerr("%s\n", s->str);
         g_string_free(s, TRUE);
+    } else if (server_socket != NULL && !any_answered(mon)) {
+        /* Not every VM says it is held: a JVM whose debugger is attached
+         * (OpenJDK's jdwp agent) refuses a second connection, so the scan
+         * finds nothing there. */
+        g_printerr("ddmon: snapshot --in-process: no VM answered; a server runs on %s and may "
+                   "hold the VMs' connections (a VM takes one debugger at a time); plain "
+                   "'ddmon snapshot' asks that server ('ddmon kill-server' first for an "
+                   "in-process one)\n",
+                   server_socket);
     }
     g_ptr_array_unref(held.keys);
 }
@@ -152,7 +153,6 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     /* A one-shot snapshot exits at once: debugger ports would only collide
      * with a running server's. */
     config->relay = FALSE;
-    quiet_messages();
     DdmDaemon *daemon = ddm_daemon_new(config, &error);
     if (daemon == NULL) {
         g_printerr("ddmon: %s\n", error->message);

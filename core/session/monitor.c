@@ -147,6 +147,11 @@ void ddm_monitor_report_held(DdmMonitor *mon, gboolean on)
     list_changed(mon, NULL);
 }
 
+gboolean ddm_monitor_reports_held(const DdmMonitor *mon)
+{
+    return mon != NULL && mon->report_held;
+}
+
 gboolean ddm_monitor_held(DdmMonitor *mon, const char *key)
 {
     const DdmBackoff *b;

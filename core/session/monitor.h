@@ -216,6 +216,10 @@ void ddm_monitor_foreach_retrying(DdmMonitor *mon,
  *  is otherwise not known to be a VM), and ddm_monitor_held says so. Off by
  *  default: a server lists such a scanned port only once it answers. */
 void ddm_monitor_report_held(DdmMonitor *mon, gboolean on);
+/** TRUE while ddm_monitor_report_held is on: a session's normal close is
+ *  then logged at debug level, not as a message (a one-shot look's
+ *  sessions closing are no news: its output says what it found). */
+gboolean ddm_monitor_reports_held(const DdmMonitor *mon);
 /** With ddm_monitor_report_held on: whether @key is listed as retrying
  *  because the peer closed (or reset) its last session during the JDWP
  *  handshake. FALSE otherwise. */

@@ -297,7 +297,9 @@ static void close_gently(int fd)
 }
 
 /* Close with one log line: @level 0 = a normal close (debug while
- * connecting or stopping, else a message); G_LOG_LEVEL_WARNING for a VM
+ * connecting or stopping, or in a one-shot look that reports held VMs:
+ * ddm_monitor_reports_held, the in-process snapshot; else a message);
+ * G_LOG_LEVEL_WARNING for a VM
  * that broke the protocol; G_LOG_LEVEL_INFO for a scanned port that turned
  * out not to be a VM. */
 static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
@@ -316,7 +318,9 @@ static void close_logged(DdmVm *vm, const char *reason, GLogLevelFlags level)
     if (ddm_monitor_stopping(vm->monitor))
         level = G_LOG_LEVEL_DEBUG;
     else if (level == 0)
-        level = old == DDM_VM_STATE_CONNECTING ? G_LOG_LEVEL_DEBUG : G_LOG_LEVEL_MESSAGE;
+        level = old == DDM_VM_STATE_CONNECTING || ddm_monitor_reports_held(vm->monitor)
+                    ? G_LOG_LEVEL_DEBUG
+                    : G_LOG_LEVEL_MESSAGE;
     /* one VM that keeps coming back and failing logs a few lines per window */
     g_autofree char *rate_key = g_strdup_printf("%s closed", vm_key(vm));
     if (level == G_LOG_LEVEL_WARNING)

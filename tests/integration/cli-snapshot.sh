@@ -11,8 +11,14 @@
 # left out, one stderr line names the VMs, the server's socket and the way
 # out, and the monitor's raw "ddmon-Message: ... session closed" lines
 # show only with --verbose.
+# Every other log line of an in-process snapshot still shows (a
+# --plugin-opt notice for a disabled plugin); next to a server (its lock
+# held) with no VM that answered, one line names the server; --in-process
+# never connects to the control socket: next to a wedged server's socket,
+# whose listen backlog is full, it does not hang (and, no lock held, names
+# no server).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 12
+t_plan 15
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 sock="$T_TMP/ddmon.sock"
@@ -86,4 +92,44 @@ n=$(grep -c "session closed (.*handshake" "$T_TMP/verbose.err")
 t_ddmon --no-autostart vms --json >"$T_TMP/vms.json" 2>/dev/null
 [ "$(grep -o '"state": *"ready"' "$T_TMP/vms.json" | wc -l)" -eq 2 ] && kill -0 "$DDMON_PID" \
     && t_ok "the server still holds both VMs, ready" || t_fail "the server still holds both VMs, ready" "$(cat "$T_TMP/vms.json")"
+
+# Only the session-closed lines are hidden: a "message" of another kind shows.
+t_ddmon --scan=none --disable-plugin threads --plugin-opt threads.interval=5 \
+    snapshot --in-process --wait 0 >/dev/null 2>"$T_TMP/notice.err"; rc=$?
+[ $rc -eq 0 ] && grep -q -- "--plugin-opt: plugin threads is disabled, its options are not used" "$T_TMP/notice.err" \
+    && t_ok "in process: other notices still show (--plugin-opt for a disabled plugin)" \
+    || t_fail "in process: other notices still show (--plugin-opt for a disabled plugin)" "rc=$rc" "$(cat "$T_TMP/notice.err")"
+# The server still runs: with no VM at all that answered (a JVM whose
+# debugger is attached refuses the connection: not listed busy) one line
+# names the server.
+hint="ddmon: snapshot --in-process: no VM answered; a server runs on $T_TMP/ddmon.sock and may hold the VMs' connections (a VM takes one debugger at a time); plain 'ddmon snapshot' asks that server ('ddmon kill-server' first for an in-process one)"
+grep -qxF "$hint" "$T_TMP/notice.err" \
+    && t_ok "in process next to a server, no VM answered: one line names the server" \
+    || t_fail "in process next to a server, no VM answered: one line names the server" "want: $hint" "got: $(cat "$T_TMP/notice.err")"
+
+# A wedged server: its socket listens, accepts nothing, its backlog is full
+# (a connect() would block). The 60 s timeout only guards against a hang.
+python3 -c '
+import errno, socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0)
+held = []
+while True:
+    c = socket.socket(socket.AF_UNIX); c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except OSError as e:
+        if e.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+            break
+        raise
+    held.append(c)
+print("wedged", len(held), flush=True)
+time.sleep(3600)
+' "$T_TMP/wedged.sock" >"$T_TMP/wedged.out" 2>&1 &
+T_PIDS+=($!)
+t_wait 10 grep -q wedged "$T_TMP/wedged.out" || t_fail "a wedged listener" "$(cat "$T_TMP/wedged.out")"
+timeout 60 "$DDMON" --socket "$T_TMP/wedged.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=none \
+    snapshot --in-process --wait 0 >"$T_TMP/wedged.txt" 2>"$T_TMP/wedged.err"; rc=$?
+[ $rc -eq 0 ] && grep -q "^KEY" "$T_TMP/wedged.txt" && ! grep -q "a server runs" "$T_TMP/wedged.err" \
+    && t_ok "--in-process next to a wedged server's socket: no connection, no hang" \
+    || t_fail "--in-process next to a wedged server's socket: no connection, no hang" "rc=$rc" "$(cat "$T_TMP/wedged.err")"
 exit 0

@@ -84,6 +84,16 @@ gboolean ddm_monitor_stopping(const DdmMonitor *mon)
     return fx_stopping;
 }
 
+/* Whether the monitor reports held VMs (the in-process snapshot): a
+ * normal close is then logged at debug level. */
+static gboolean fx_reports_held;
+
+gboolean ddm_monitor_reports_held(const DdmMonitor *mon)
+{
+    (void)mon;
+    return fx_reports_held;
+}
+
 /* What the daemon's plugins would do at DDM_VM_READY (NULL: nothing). */
 static void (*at_ready)(DdmVm *vm);
 
@@ -442,6 +452,7 @@ static void fx_free(Fx *fx)
     fx_sock_type = 0;
     fx_tcp = FALSE;
     fx_stopping = FALSE;
+    fx_reports_held = FALSE;
     fx_any_jvm = FALSE;
     fx_request_timeout_ms = 0;
     g_byte_array_unref(fx->in);
@@ -2107,6 +2118,24 @@ static void test_vm_eof_plain(void **state)
     eof_in(start_plain());
 }
 
+/* In a one-shot look (the monitor reports held VMs: the in-process
+ * snapshot) a session's close is a debug line, not a message: no
+ * "session closed" line among the snapshot's output, a warning still. */
+static void test_vm_eof_quiet_when_reporting_held(void **state)
+{
+    (void)state;
+    Fx *fx = start_ready();
+    fx_reports_held = TRUE;
+    rec.log_warnings = rec.log_messages = 0;
+    close(fx->peer);
+    fx->peer = -1;
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_int_equal(rec.log_messages, 0);
+    assert_int_equal(rec.log_warnings, 0);
+    assert_non_null(strstr(fx->vm->close_reason, "closed by the"));
+    fx_free(fx);
+}
+
 /* ------------------------------------------- every state x packet kind */
 
 typedef enum { PK_DDM_EVENT, PK_JDWP_COMMAND, PK_UNKNOWN_REPLY, PK_GARBAGE, PK_EOF, PK_N } PacketKind;
@@ -3392,6 +3421,7 @@ int main(void)
         cmocka_unit_test(test_vm_eof_helo),
         cmocka_unit_test(test_vm_eof_ready),
         cmocka_unit_test(test_vm_eof_plain),
+        cmocka_unit_test(test_vm_eof_quiet_when_reporting_held),
         cmocka_unit_test(test_vm_every_state_x_packet_kind),
         cmocka_unit_test(test_vm_request_reply),
         cmocka_unit_test(test_vm_request_reply_kinds),
