@@ -191,7 +191,11 @@ int ddm_snapshot_run_local(DdmConfig *config, const DdmSnapshotOptions *opt)
     if (col.status == 0)
         say_held(ddm_daemon_monitor(daemon), opt->server_socket);
     /* Commands still in flight (GCs past the cap, any after an interrupt)
-     * end while the monitor goes: col must outlive it. */
+     * end while the monitor goes: col must outlive it. What was printed
+     * is all there is: the stopping hooks' requests are still written
+     * (what the plugins started in the VMs is stopped), but no answer is
+     * waited for (a VM that does not answer held the exit for 2 s). */
+    ddm_daemon_stop_wait_cut(daemon);
     ddm_daemon_free(daemon);
     ddm_snapshot_collector_clear(&col);
     return status;

@@ -267,6 +267,7 @@ static void wait_answers(DdmDaemon *d, guint budget_ms)
     GPtrArray *vms = ddm_monitor_list_vms(d->monitor);
     GPtrArray *waiting = g_ptr_array_new_with_free_func((GDestroyNotify)ddm_vm_unref);
     const gint64 deadline = g_get_monotonic_time() + (gint64)budget_ms * 1000;
+    const gboolean cut_before = d->stop_wait_cut; /* a one-shot look: no wait, nothing to say */
 
     for (guint i = 0; i < vms->len; i++) {
         DdmVm *vm = g_ptr_array_index(vms, i);
@@ -279,7 +280,7 @@ static void wait_answers(DdmDaemon *d, guint budget_ms)
      * woken by it at the latest. */
     gboolean timed_out = FALSE;
     GSource *wake = NULL;
-    if (waiting->len > 0) {
+    if (waiting->len > 0 && !cut_before) {
         wake = g_timeout_source_new(budget_ms);
         g_source_set_callback(wake, wake_up, &timed_out, NULL);
         g_source_attach(wake, NULL);
@@ -296,7 +297,11 @@ static void wait_answers(DdmDaemon *d, guint budget_ms)
         g_source_destroy(wake);
         g_source_unref(wake);
     }
-    if (waiting->len > 0 && d->stop_wait_cut)
+    if (waiting->len > 0 && d->stop_wait_cut && cut_before)
+        g_debug("ddmon is stopping: %u VM%s closed without the answers to the last requests "
+                "(no wait asked for)",
+                waiting->len, waiting->len == 1 ? "" : "s");
+    else if (waiting->len > 0 && d->stop_wait_cut)
         g_message("ddmon is stopping: %u VM%s closed without the answers to the last requests "
                   "(asked not to wait)",
                   waiting->len, waiting->len == 1 ? "" : "s");

@@ -39,7 +39,9 @@ void ddm_daemon_start(DdmDaemon *d);
 void ddm_daemon_stop_vms(DdmDaemon *d);
 /** The wait for the VMs' answers in ddm_daemon_stop_vms (running, or to
  *  come) ends at its next look: a user who asked twice for the stop (a
- *  second SIGTERM) gets it now; the VMs close without those answers. */
+ *  second SIGTERM) gets it now; the VMs close without those answers (the
+ *  log says so, at debug level only when the cut came before the wait:
+ *  a one-shot look that has printed what it had waits for nothing). */
 void ddm_daemon_stop_wait_cut(DdmDaemon *d);
 /** ddm_daemon_stop_vms unless done, then stop discovery, close every VM
  *  (plugins see each go), unload plugins, free. */

@@ -17,8 +17,12 @@
 # never connects to the control socket: next to a wedged server's socket,
 # whose listen backlog is full, it does not hang (and, no lock held, names
 # no server).
+# Once it has printed, an in-process snapshot waits for no VM's answers: a
+# VM that went silent with requests in flight (evilvm) does not hold its
+# exit for the stopping server's 2 s, nor add "ddmon is stopping: ... did
+# not answer" to its output (with -v the debug line shows it was cut).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
-t_plan 15
+t_plan 17
 
 base=$(t_free_ports 2) || t_skip_all "no free ports"
 sock="$T_TMP/ddmon.sock"
@@ -132,4 +136,30 @@ timeout 60 "$DDMON" --socket "$T_TMP/wedged.sock" --plugin-dir "$PLUGINDIR" --no
 [ $rc -eq 0 ] && grep -q "^KEY" "$T_TMP/wedged.txt" && ! grep -q "a server runs" "$T_TMP/wedged.err" \
     && t_ok "--in-process next to a wedged server's socket: no connection, no hang" \
     || t_fail "--in-process next to a wedged server's socket: no connection, no hang" "rc=$rc" "$(cat "$T_TMP/wedged.err")"
+
+# A VM that answers the greeting, then nothing: the snapshot's own requests
+# are in flight when it prints. (evilvm serves one connection at a time,
+# and a silent one never sees it closed: one evilvm a snapshot.)
+silent_vm() { # silent_vm NAME: an evilvm greeting then silent, its port in $silent_port
+    "$DDM_TOP_BUILDDIR/tests/tools/evilvm" --port-file "$T_TMP/$1.port" --app silent --pid 4242 \
+        greet silent 120000 >"$T_TMP/$1.out" 2>"$T_TMP/$1.err" &
+    T_PIDS+=("$!")
+    t_wait 5 test -s "$T_TMP/$1.port" || t_fail "the silent VM $1 starts" "$(cat "$T_TMP/$1.err")"
+    silent_port=$(awk '{print $2}' "$T_TMP/$1.port")
+}
+silent_vm silent1
+"$DDMON" --socket "$T_TMP/none.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=local \
+    --scan-ports "$silent_port" snapshot --in-process --wait 1000 >"$T_TMP/silent.txt" 2>"$T_TMP/silent.snap.err"; rc=$?
+[ $rc -eq 0 ] && grep -q "silent" "$T_TMP/silent.txt" && ! grep -q "ddmon is stopping" "$T_TMP/silent.snap.err" \
+    && t_ok "in process, a silent VM: listed, and no stop-wait line" \
+    || t_fail "in process, a silent VM: listed, and no stop-wait line" "rc=$rc" "$(cat "$T_TMP/silent.snap.err")"
+silent_vm silent2
+"$DDMON" -v --socket "$T_TMP/none.sock" --plugin-dir "$PLUGINDIR" --no-adb-start --scan=local \
+    --scan-ports "$silent_port" snapshot --in-process --wait 1000 >"$T_TMP/silent.v.txt" 2>"$T_TMP/silent.v.err"; rc=$?
+[ $rc -eq 0 ] && grep -q "silent" "$T_TMP/silent.v.txt" \
+    && grep -q "closed without the answers to the last requests (no wait asked for)" "$T_TMP/silent.v.err" \
+    && ! grep -q "did not answer the last requests within" "$T_TMP/silent.v.err" \
+    && t_ok "in process, a silent VM: its requests were in flight and not waited for (-v)" \
+    || t_fail "in process, a silent VM: its requests were in flight and not waited for (-v)" "rc=$rc" \
+        "$(grep -E "stopping|silent" "$T_TMP/silent.v.err" "$T_TMP/silent.v.txt" | tail -8 | tr '\n' '|')"
 exit 0
