@@ -6,15 +6,18 @@
  * (ddm_daemon_settled): discovery's first round done, every VM through
  * its handshake and the plugins' first requests answered.
  *
- * A VM takes one debugger at a time. One that accepts a second connection
- * and then closes it during the JDWP handshake (ddmon-simvm; an Android VM
- * reached through adb that another debugger, such as a ddmon server, holds)
- * is listed "busy" (the monitor's report_held, scanned ports too) rather
- * than left out, and one line on stderr names them and, when a server
- * holds the control socket's lock (opt->server_socket), that server and
- * the way out. A JVM whose jdwp agent already has a debugger (OpenJDK's
- * server=y) refuses the connection instead: nothing says it is held, so
- * with a server and no VM that answered at all one line names the server.
+ * A VM takes one debugger at a time. One that another debugger (such as a
+ * ddmon server) holds, as the monitor tells (ddm_monitor_held: it closed
+ * the connection during the JDWP handshake, as ddmon-simvm's and Android
+ * VMs do, or refused a named target's connect, as OpenJDK's jdwp agent
+ * does, and a connection to its port is established on this host or it
+ * is a named adb target), is listed "busy" (the monitor's report_held,
+ * scanned ports too) rather than left out, and one line on stderr names
+ * them and, when a server holds the control socket's lock
+ * (opt->server_socket), that server and the way out. A port that closes
+ * at once with nobody connected to it is no VM: left out, as a server
+ * leaves it out. A scanned JVM that refuses says nothing, so with a server
+ * and no VM that answered at all one line names the server.
  * The monitor's "session closed" lines are a server's log: with
  * report_held on the monitor logs a normal close at debug level (shown
  * with --verbose); every other line, the snapshot's own notices too, as
@@ -117,8 +120,8 @@ static void say_held(DdmMonitor *mon, const char *server_socket)
                                    (const char *)g_ptr_array_index(held.keys, i));
         if (n > HELD_NAMED_MAX)
             g_string_append_printf(s, " and %u more", n - HELD_NAMED_MAX);
-        g_string_append_printf(s, ") closed the connection during the JDWP handshake, listed "
-                                  "as \"busy\": ");
+        g_string_append_printf(s, ") refused the connection or closed it during the JDWP "
+                                  "handshake, listed as \"busy\": ");
         if (server_socket != NULL)
             g_string_append_printf(s, "a server runs on %s and holds its VMs' connections (a VM "
                                       "takes one debugger at a time); plain 'ddmon snapshot' "

@@ -5,10 +5,10 @@
  * ("debugger": ddm_vm_info.debugger, which the relay sets; a change
  * rebuilds the list) and the plugins' headlines, plus a row for
  * each known target retrying after an error, so a user sees why a VM is
- * missing (with its fixed debugger port, which listens meanwhile); with
- * the monitor's report_held (the in-process snapshot) a target whose peer
- * closed the JDWP handshake, scanned ports too, is "busy" instead: another
- * debugger holds it.
+ * missing (with its fixed debugger port, which listens meanwhile); one
+ * whose last session says another debugger holds the VM
+ * (ddm_monitor_held) is "busy" instead, and still retried; with the
+ * monitor's report_held (the in-process snapshot) scanned ports too.
  * Published by a coalescing core/loop timer at most every 100 ms
  * plus 20 us a row: a VM that floods events must not make the list rebuild
  * per packet, and every publication still copies every row into the new
@@ -105,8 +105,9 @@ static void write_retrying_row(DdmVmsView *vv, ddm_view *view, const DdmTarget *
         ddm_view_cell_str(view, NULL);  /* debugger */
     }
     if (held) {
-        g_autofree char *why = g_strdup_printf("another debugger holds it (a VM takes one at "
-                                               "a time): %s", last_error);
+        g_autofree char *why = g_strdup_printf(
+            "another debugger holds it (a VM takes one at a time%s): %s",
+            ddm_monitor_reports_held(vv->monitor) ? "" : "; retried until it is free", last_error);
         ddm_view_cell_str(view, why);
     } else {
         ddm_view_cell_str(view, last_error);

@@ -19,10 +19,10 @@
  * TCP ports ddmon itself listens on (never to be scanned), and tells its
  * key watchers (the port scan) as each key gets its session (DDM_KEY_HELD),
  * as that session gets past its handshake (DDM_KEY_ANSWERED) and as the key
- * loses it (DDM_KEY_LOST). For a one-shot look (report_held: the
- * in-process snapshot) a key whose peer closed its session during the
- * JDWP handshake (another debugger holds the VM) is listed as retrying
- * even when a port scan found it. When the server stops it writes out what the
+ * loses it (DDM_KEY_LOST). A named target whose failed session says
+ * another debugger holds the VM (session_says_held) is listed "busy" and
+ * still retried; for a one-shot look (report_held: the in-process
+ * snapshot) a port scan's too. When the server stops it writes out what the
  * VMs' queues hold, bounded in time (ddm_monitor_flush_output), before
  * it closes them.
  * Non-goals: how VMs are found (core/discovery), how they are spoken to
@@ -36,6 +36,7 @@
 #include "core/loop/timer.h"
 #include "core/session/quietlog.h"
 #include "core/session/monitor-private.h"
+#include "core/transport/local_proc.h"
 
 #define BACKOFF_FIRST_MS 1000u
 #define BACKOFF_MAX_MS 30000u
@@ -157,7 +158,7 @@ gboolean ddm_monitor_held(DdmMonitor *mon, const char *key)
     const DdmBackoff *b;
     g_return_val_if_fail(mon != NULL && key != NULL, FALSE);
     b = g_hash_table_lookup(mon->backoff, key);
-    return mon->report_held && b && b->held && backoff_listed(mon, b);
+    return b && b->held && backoff_listed(mon, b);
 }
 
 gboolean ddm_monitor_retrying(DdmMonitor *mon, const char *key, const DdmTarget **target,
@@ -749,6 +750,34 @@ static DdmBackoff *backoff_get_for(DdmMonitor *mon, DdmVm *vm)
     return b;
 }
 
+/* Whether the failed session @vm says another debugger holds its VM (a VM
+ * serves one JDWP connection). What the VM did: its peer closed or reset
+ * the connection during the handshake, having sent nothing but a part of
+ * the handshake (ART and ddmon-simvm drop a second connection so; other
+ * bytes close the session as a violation before), or refused a named
+ * target's connect (OpenJDK's jdwp agent stops listening while a debugger
+ * is attached). And evidence that a VM is held, not a port that is no VM
+ * (a service that accepts and closes at once): for a TCP target, a
+ * connection to its port that is established on this host (the other
+ * debugger's: ddm_local_host_port_connected, a read of /proc/net/tcp{,6}
+ * made only here, on a failure); for an adb target (no such evidence: the
+ * VM is on the device), a named one; a key that spoke DDM before is a VM
+ * too. A remote port's debugger is not seen: such a target stays
+ * "retrying" with the plain reason. */
+static gboolean session_says_held(DdmMonitor *mon, const DdmVm *vm)
+{
+    const DdmTarget *t = vm->target;
+    guint16 port = ddm_target_tcp_port(t);
+
+    if (!vm->refused_handshake && (!vm->refused_connect || t->speculative || !port))
+        return FALSE;
+    if (vm->refused_handshake && ddm_monitor_known_ddm(mon, t->key))
+        return TRUE;
+    if (port)
+        return ddm_local_host_port_connected(ddm_target_tcp_host(t), port, "/proc");
+    return !t->speculative;
+}
+
 /* Session outcome for the key's backoff. */
 static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
 {
@@ -814,7 +843,7 @@ static void note_outcome(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state)
         return;
     if (!b)
         b = backoff_get_for(mon, vm);
-    gboolean held = vm->refused_handshake != 0, was_held = b->held;
+    gboolean held = session_says_held(mon, vm), was_held = b->held;
     b->held = held;
     if (g_strcmp0(b->last_error, vm->close_reason) != 0 || held != was_held) {
         g_free(b->last_error);

@@ -209,20 +209,24 @@ void ddm_monitor_foreach_retrying(DdmMonitor *mon,
                                              gpointer ud),
                                   gpointer ud);
 /** For a one-shot look that retries nothing (the in-process snapshot):
- *  from now on (@on) a target whose last session the peer closed or reset
- *  during the JDWP handshake (a VM takes one debugger at a time: another
- *  one holds it) is also listed by ddm_monitor_retrying and
- *  ddm_monitor_foreach_retrying when a port scan found it (a scanned port
- *  is otherwise not known to be a VM), and ddm_monitor_held says so. Off by
- *  default: a server lists such a scanned port only once it answers. */
+ *  from now on (@on) a target whose last session says another debugger
+ *  holds its VM (ddm_monitor_held: a VM takes one debugger at a time) is
+ *  also listed by ddm_monitor_retrying and ddm_monitor_foreach_retrying
+ *  when a port scan found it (a scanned port is otherwise not known to be
+ *  a VM). Off by default: a server lists such a scanned port only once it
+ *  answers. */
 void ddm_monitor_report_held(DdmMonitor *mon, gboolean on);
 /** TRUE while ddm_monitor_report_held is on: a session's normal close is
  *  then logged at debug level, not as a message (a one-shot look's
  *  sessions closing are no news: its output says what it found). */
 gboolean ddm_monitor_reports_held(const DdmMonitor *mon);
-/** With ddm_monitor_report_held on: whether @key is listed as retrying
- *  because the peer closed (or reset) its last session during the JDWP
- *  handshake. FALSE otherwise. */
+/** Whether @key is listed as retrying (ddm_monitor_retrying) because its
+ *  last session says another debugger holds the VM: the peer closed or
+ *  reset it during the JDWP handshake, or refused a named target's
+ *  connect, and it is known to be a VM that is held (a TCP port with a
+ *  connection established to it on this host, a named adb target, a key
+ *  that spoke DDM before; monitor.c's session_says_held). The VM list
+ *  shows it "busy"; it is still retried. */
 gboolean ddm_monitor_held(DdmMonitor *mon, const char *key);
 /** TRUE when no session is still finding out what its VM is (CONNECTING,
  *  HANDSHAKE or HELO). */

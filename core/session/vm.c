@@ -441,6 +441,7 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
         return;
     }
     if (error) {
+        vm->refused_connect = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
         ddm_vm_close(vm, error->message);
         ddm_vm_unref(vm);
         return;

@@ -124,6 +124,8 @@ struct ddm_vm {
     guint refused_handshake : 1; /* the peer closed (or reset) the connection during the
                                     JDWP handshake: a VM another debugger holds (one at a
                                     time), for the monitor's "busy" rows */
+    guint refused_connect : 1;  /* the connect was refused (nobody listens: OpenJDK's jdwp
+                                   agent stops listening while a debugger is attached) */
     guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
     guint notify_drained : 1;   /* tell the monitor when `out` empties */
     guint out_gathering : 1;    /* the session's requests are gathered in `out`, sent in one

@@ -3,10 +3,13 @@
  * The process at the other end of a local TCP connection (local_proc.h):
  * /proc/net/tcp{,6} gives the peer socket's inode and uid, /proc/PID/fd
  * the process holding that inode, /proc/PID/cmdline its main class.
+ * The same files say whether anybody is connected to a local port
+ * (ddm_local_port_connected: a VM held by another debugger).
  * Invariants: the parsers never read past their input; the walk reads
  * only what the user may read (another user's fds are EACCES: reported as
  * DDM_PEER_OTHER_USER, never guessed).
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
@@ -356,6 +359,60 @@ static gboolean sockaddr_to16(const struct sockaddr_storage *ss, uint8_t addr[16
         return TRUE;
     }
     return FALSE;
+}
+
+/* ::1, 127.0.0.0/8 (IPv4-mapped), or :: and 0.0.0.0 (a connect to those
+ * reaches loopback). */
+static gboolean addr_is_loopback(const uint8_t a[16])
+{
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static const uint8_t zero[16] = {0};
+    if (memcmp(a, mapped, 12) == 0)
+        return a[12] == 127 || memcmp(a + 12, zero, 4) == 0;
+    return memcmp(a, zero, 15) == 0 && (a[15] == 1 || a[15] == 0);
+}
+
+static gboolean connected_in_file(const char *path, gboolean v6, const uint8_t addr[16],
+                                  uint16_t port)
+{
+    char *text = NULL;
+    gboolean found = FALSE, loopback = addr_is_loopback(addr);
+
+    if (!g_file_get_contents(path, &text, NULL, NULL))
+        return FALSE;
+    char **lines = g_strsplit(text, "\n", -1);
+    for (unsigned i = 1; lines[i] && !found; i++) {
+        DdmProcNetEntry e;
+        if (!ddm_procnet_parse_line(lines[i], v6, &e) || e.state != DDM_TCP_ESTABLISHED ||
+            e.local_port != port)
+            continue;
+        found = addr_equal(e.local_addr, addr) || (loopback && addr_is_loopback(e.local_addr));
+    }
+    g_strfreev(lines);
+    g_free(text);
+    return found;
+}
+
+gboolean ddm_local_port_connected(const uint8_t addr[16], uint16_t port, const char *proc_root)
+{
+    g_autofree char *p4 = g_build_filename(proc_root, "net", "tcp", NULL);
+    g_autofree char *p6 = g_build_filename(proc_root, "net", "tcp6", NULL);
+    return connected_in_file(p4, FALSE, addr, port) || connected_in_file(p6, TRUE, addr, port);
+}
+
+gboolean ddm_local_host_port_connected(const char *host, uint16_t port, const char *proc_root)
+{
+    uint8_t addr[16] = {0};
+    if (host == NULL)
+        return FALSE;
+    if (g_ascii_strcasecmp(host, "localhost") == 0) {
+        addr[15] = 1;
+    } else if (inet_pton(AF_INET, host, addr + 12) == 1) {
+        addr[10] = addr[11] = 0xff;
+    } else if (inet_pton(AF_INET6, host, addr) != 1) {
+        return FALSE;
+    }
+    return ddm_local_port_connected(addr, port, proc_root);
 }
 
 void ddm_local_peer_find(int fd, const char *proc_root, DdmLocalPeer *out)

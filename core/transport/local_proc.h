@@ -69,6 +69,17 @@ void ddm_local_peer_find_addr(const uint8_t peer_addr[16], uint16_t peer_port,
                               const uint8_t self_addr[16], uint16_t self_port,
                               const char *proc_root, DdmLocalPeer *out);
 void ddm_local_peer_clear(DdmLocalPeer *p);
+
+/** Whether this host (this network namespace) has an established TCP
+ *  connection whose local end is @addr:@port (IPv4-mapped or IPv6,
+ *  network order; any loopback address, and the unspecified one, match
+ *  any loopback address): somebody is connected to that port; for a VM's
+ *  JDWP port, the one debugger the VM serves. Reads @proc_root/net/tcp and
+ *  tcp6 ("/proc"). FALSE when it cannot tell (no /proc). */
+gboolean ddm_local_port_connected(const uint8_t addr[16], uint16_t port, const char *proc_root);
+/** The same for @host (a numeric IPv4 or IPv6 address, or "localhost";
+ *  FALSE for any other name: it is not resolved) and @port. */
+gboolean ddm_local_host_port_connected(const char *host, uint16_t port, const char *proc_root);
 /** A sentence for a VM list when the pid is not known ("pid unknown:
  *  another user's process (uid 1001)"); NULL for FOUND. (transfer full) */
 char *ddm_local_peer_note(const DdmLocalPeer *p);

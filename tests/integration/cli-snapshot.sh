@@ -65,7 +65,7 @@ busy=$(awk -v k="$keys" 'BEGIN { n = split(k, a, ","); for (i = 1; i <= n; i++) 
 [ $rc -eq 0 ] && [ "$busy" -eq 2 ] && t_ok "text: exit 0, each VM the server holds listed \"busy\", saying why" \
     || t_fail "text: exit 0, each VM the server holds listed \"busy\", saying why" "rc=$rc busy=$busy" \
         "$(sed -n '1,5p' "$T_TMP/held.txt")" "$(cat "$T_TMP/held.err")"
-line="ddmon: snapshot --in-process: 2 VMs (${keys/,/, }) closed the connection during the JDWP handshake, listed as \"busy\": a server runs on $T_TMP/ddmon.sock and holds its VMs' connections (a VM takes one debugger at a time); plain 'ddmon snapshot' asks that server ('ddmon kill-server' first for an in-process one)"
+line="ddmon: snapshot --in-process: 2 VMs (${keys/,/, }) refused the connection or closed it during the JDWP handshake, listed as \"busy\": a server runs on $T_TMP/ddmon.sock and holds its VMs' connections (a VM takes one debugger at a time); plain 'ddmon snapshot' asks that server ('ddmon kill-server' first for an in-process one)"
 [ "$(cat "$T_TMP/held.err")" = "$line" ] \
     && t_ok "stderr: one line naming the VMs, the server's socket and the way out, no raw log lines" \
     || t_fail "stderr: one line naming the VMs, the server's socket and the way out, no raw log lines" \

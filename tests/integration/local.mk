@@ -14,6 +14,7 @@ INTEGRATION_TESTS = \
 	tests/integration/snapshot-gc.sh \
 	tests/integration/snapshot-hprof.sh \
 	tests/integration/jvm-nonddm.sh \
+	tests/integration/vms-held.sh \
 	tests/integration/jvm-threads.sh \
 	tests/integration/server-cli.sh \
 	tests/integration/server-options.sh \

@@ -31,7 +31,9 @@
 /* ------------------------------------------------------------ fake VM */
 
 /* FAKE_SILENT accepts and reads, but never answers (not even the handshake).
- * FAKE_HELD accepts and closes at once, as a VM another debugger holds. */
+ * FAKE_HELD accepts and closes at once, as a VM another debugger holds
+ * (with keep_first, it keeps its first connection: that debugger's), or a
+ * port that is no VM. */
 typedef enum { FAKE_DDM, FAKE_PLAIN, FAKE_GARBAGE, FAKE_SILENT, FAKE_HELD } FakeMode;
 
 typedef struct FakeVm {
@@ -43,6 +45,8 @@ typedef struct FakeVm {
     const char *name;
     guint accepted;
     GPtrArray *conns; /* FakeConn* */
+    gboolean keep_first; /* FAKE_HELD: keep the first connection open (held_fd) */
+    int held_fd;
 } FakeVm;
 
 typedef struct FakeConn {
@@ -157,7 +161,10 @@ static gboolean fake_accept(gint fd, GIOCondition cond, gpointer ud)
         return G_SOURCE_CONTINUE;
     vm->accepted++;
     if (vm->mode == FAKE_HELD) {
-        close(cfd);
+        if (vm->keep_first && vm->held_fd < 0)
+            vm->held_fd = cfd;
+        else
+            close(cfd);
         return G_SOURCE_CONTINUE;
     }
     c = g_new0(FakeConn, 1);
@@ -180,6 +187,7 @@ static FakeVm *fake_new(FakeMode mode, uint32_t pid, const char *name)
     vm->pid = pid;
     vm->name = name;
     vm->conns = g_ptr_array_new_with_free_func(conn_free);
+    vm->held_fd = -1;
     vm->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(vm->lfd >= 0);
     assert_int_equal(bind(vm->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
@@ -201,6 +209,8 @@ static void fake_free(FakeVm *vm)
     g_ptr_array_unref(vm->conns);
     g_source_remove(vm->lwatch);
     close(vm->lfd);
+    if (vm->held_fd >= 0)
+        close(vm->held_fd);
     g_free(vm);
 }
 
@@ -659,34 +669,71 @@ static void test_monitor_backoff_not_jdwp(void **state)
     g_free(key);
 }
 
-/* A VM another debugger holds closes the connection during the handshake.
+/* The debugger that holds @vm (FAKE_HELD, keep_first): a connection of
+ * ours, which @vm keeps. Returns its fd (the caller closes it). */
+static int hold_fake(FakeVm *vm)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                             .sin_port = htons(vm->port)};
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    vm->keep_first = TRUE;
+    assert_true(fd >= 0);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    while (vm->held_fd < 0)
+        g_main_context_iteration(NULL, TRUE);
+    return fd;
+}
+
+/* A VM another debugger holds closes the connection during the handshake,
+ * and that debugger's connection to its port is established on this host.
  * A server lists such a scanned port not at all (not known to be a VM)
- * and a named target as "retrying"; with report_held (the in-process
- * snapshot) both are "busy", saying why, and back as before once it is
- * off. */
+ * and a named target as "busy", saying why and that it is retried; with
+ * report_held (the in-process snapshot) the scanned port too, and back as
+ * before once it is off. A port that accepts and closes at once with
+ * nobody connected to it is no VM held: a named one is "retrying" with
+ * the plain reason, a scanned one is never listed. */
 static void test_monitor_held_busy(void **state)
 {
     DdmMonitor *mon = monitor_new(test_config());
     FakeVm *fs = fake_new(FAKE_HELD, 0, ""), *fn = fake_new(FAKE_HELD, 0, "");
+    FakeVm *xs = fake_new(FAKE_HELD, 0, ""), *xn = fake_new(FAKE_HELD, 0, "");
+    int hs = hold_fake(fs), hn = hold_fake(fn);
     DdmTarget *ts = ddm_target_tcp_new("127.0.0.1", fs->port, "local");
     DdmTarget *tn = ddm_target_tcp_new("127.0.0.1", fn->port, "connect");
+    DdmTarget *txs = ddm_target_tcp_new("127.0.0.1", xs->port, "local");
+    DdmTarget *txn = ddm_target_tcp_new("127.0.0.1", xn->port, "connect");
     ts->speculative = TRUE; /* as the port scan makes them */
+    txs->speculative = TRUE;
     char *ks = key_of(fs->port), *kn = key_of(fn->port);
+    char *kxs = key_of(xs->port), *kxn = key_of(xn->port);
     (void)state;
 
     assert_true(ddm_monitor_offer_target(mon, ts));
     assert_true(ddm_monitor_offer_target(mon, tn));
+    assert_true(ddm_monitor_offer_target(mon, txs));
+    assert_true(ddm_monitor_offer_target(mon, txn));
     wait_gone(mon, ks);
     wait_gone(mon, kn);
-    wait_row(mon, kn, "retrying");
+    wait_gone(mon, kxs);
+    wait_gone(mon, kxn);
+    wait_row(mon, kn, "busy");
+    wait_row(mon, kxn, "retrying");
     spin(150);
     {
         JsonNode *vms = view_json(mon, "vms");
+        JsonArray *row = vms_row(vms, kn);
         assert_null(vms_row(vms, ks));
+        assert_null(vms_row(vms, kxs));
+        assert_non_null(strstr(json_array_get_string_element(row, 10),
+                               "another debugger holds it (a VM takes one at a time; retried "
+                               "until it is free): "));
+        row = vms_row(vms, kxn);
+        assert_null(strstr(json_array_get_string_element(row, 10), "another debugger"));
         json_node_unref(vms);
     }
-    assert_false(ddm_monitor_held(mon, ks));
-    assert_false(ddm_monitor_held(mon, kn));
+    assert_false(ddm_monitor_held(mon, ks)); /* not listed */
+    assert_true(ddm_monitor_held(mon, kn));
+    assert_false(ddm_monitor_held(mon, kxn));
 
     ddm_monitor_report_held(mon, TRUE);
     wait_row(mon, ks, "busy");
@@ -699,17 +746,29 @@ static void test_monitor_held_busy(void **state)
         assert_true(json_array_get_null_element(row, 1)); /* no pid */
         json_node_unref(vms);
     }
+    /* the ports nobody holds: not held in a one-shot look either */
+    wait_row(mon, kxs, NULL);
+    wait_row(mon, kxn, "retrying");
+    assert_false(ddm_monitor_held(mon, kxs));
 
     ddm_monitor_report_held(mon, FALSE);
     wait_row(mon, ks, NULL);
-    wait_row(mon, kn, "retrying");
+    wait_row(mon, kn, "busy");
     ddm_target_unref(ts);
     ddm_target_unref(tn);
+    ddm_target_unref(txs);
+    ddm_target_unref(txn);
     daemon_free();
+    close(hs);
+    close(hn);
     fake_free(fs);
     fake_free(fn);
+    fake_free(xs);
+    fake_free(xn);
     g_free(ks);
     g_free(kn);
+    g_free(kxs);
+    g_free(kxn);
 }
 
 /* A VM that is up holds no backoff entry (its session holds the target)

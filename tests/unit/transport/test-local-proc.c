@@ -238,6 +238,36 @@ static void test_walk(void **state)
     g_free(root);
 }
 
+/* Somebody is connected to a local port: an established socket with that
+ * local end (the fixtures: 127.0.0.1:8018 and :8019 established, 8018 also
+ * listening; ::1:8020 and ::ffff:127.0.0.1:8021 in tcp6); loopback
+ * addresses match each other; another port or host does not. */
+static void test_port_connected(void **state)
+{
+    uint8_t lo[16], remote[16];
+    char *root = make_proc();
+    (void)state;
+    v4(lo, 127, 0, 0, 1);
+    v4(remote, 10, 1, 2, 3);
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+    assert_true(ddm_local_port_connected(lo, 0x1F52, root));
+    assert_true(ddm_local_host_port_connected("127.0.0.1", 0x1F53, root));
+    assert_true(ddm_local_host_port_connected("localhost", 0x1F52, root));
+    assert_true(ddm_local_host_port_connected("127.0.0.2", 0x1F52, root)); /* loopback: any */
+    assert_true(ddm_local_host_port_connected("0.0.0.0", 0x1F52, root));
+    assert_true(ddm_local_host_port_connected("::1", 0x1F54, root));
+    assert_true(ddm_local_host_port_connected("127.0.0.1", 0x1F54, root)); /* ::1 is loopback */
+    assert_true(ddm_local_host_port_connected("127.0.0.1", 0x1F55, root)); /* v4-mapped */
+#endif
+    assert_false(ddm_local_port_connected(remote, 0x1F52, root));
+    assert_false(ddm_local_host_port_connected("127.0.0.1", 0x1F56, root));
+    assert_false(ddm_local_host_port_connected("vm.example", 0x1F52, root)); /* not resolved */
+    assert_false(ddm_local_host_port_connected(NULL, 0x1F52, root));
+    assert_false(ddm_local_host_port_connected("127.0.0.1", 0x1F52, "/nonexistent-ddm-proc"));
+    rm_rf(root);
+    g_free(root);
+}
+
 /* The real /proc: a socket pair of our own is found as our own pid. */
 static void test_walk_real_proc(void **state)
 {
@@ -279,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_socket_inode),
         cmocka_unit_test(test_walk),
         cmocka_unit_test(test_walk_real_proc),
+        cmocka_unit_test(test_port_connected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
