@@ -9,6 +9,7 @@ EXTRA_DIST += tests/integration/lib.sh tests/integration/viewq.py \
 INTEGRATION_TESTS = \
 	tests/integration/snapshot-simvm.sh \
 	tests/integration/snapshot-settled.sh \
+	tests/integration/snapshot-cap.sh \
 	tests/integration/snapshot-first-look.sh \
 	tests/integration/threads-counts.sh \
 	tests/integration/snapshot-gc.sh \
