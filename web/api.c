@@ -31,6 +31,7 @@ struct DdmWebApi {
     DdmViewInterest *interest; /* views fetched lately, kept watched */
     GList *commands;       /* RunningCommand* */
     guint n_commands;
+    gboolean stopping;     /* ddm_web_api_stop: no new command */
 };
 
 typedef struct RunningCommand {
@@ -561,6 +562,10 @@ static void route_run_command(SoupServerMessage *msg, const char *path, gpointer
                              "'%s' does not take a VM (usage: %s)", name, info->usage);
         return;
     }
+    if (api->stopping) { /* a request on a connection kept open, while the answers flush */
+        ddm_http_reply_error(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "the server stops");
+        return;
+    }
     if (api->n_commands >= DDM_WEB_API_MAX_COMMANDS) {
         ddm_http_reply_error(msg, 429 /* Too Many Requests */,
                              "%d commands are running; try again when one is done",
@@ -638,27 +643,84 @@ DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *
     return api;
 }
 
-void ddm_web_api_free(DdmWebApi *api)
+/* The 503s ddm_web_api_stop queued, until libsoup has written them. */
+typedef struct StopFlush {
+    guint unwritten;  /* answers not yet "finished" */
+    gboolean timed_out;
+} StopFlush;
+
+static void on_stop_answer_finished(SoupServerMessage *msg, gpointer ud)
 {
-    if (api == NULL)
+    StopFlush *f = ud;
+    (void)msg;
+    if (f->unwritten > 0)
+        f->unwritten--;
+}
+
+static gboolean on_stop_flush_timeout(gpointer ud)
+{
+    StopFlush *f = ud;
+    f->timed_out = TRUE;
+    return G_SOURCE_REMOVE;
+}
+
+void ddm_web_api_stop(DdmWebApi *api, guint flush_ms)
+{
+    if (api == NULL || api->stopping)
         return;
+    api->stopping = TRUE;
+    StopFlush flush = {0, FALSE};
+    g_autoptr(GPtrArray) answered = g_ptr_array_new_with_free_func(g_object_unref);
+    g_autoptr(GArray) handlers = g_array_new(FALSE, FALSE, sizeof(gulong));
     for (GList *l = api->commands; l != NULL; l = l->next) {
         RunningCommand *rc = l->data;
         rc->api = NULL; /* its done callback still comes, from the registry's teardown */
         if (rc->msg != NULL) {
             ddm_http_reply_error(rc->msg, SOUP_STATUS_SERVICE_UNAVAILABLE, "the server stops");
-            soup_server_message_unpause(rc->msg);
+            /* the connection closes after it: nothing else is served now */
+            soup_message_headers_replace(soup_server_message_get_response_headers(rc->msg),
+                                         "Connection", "close");
             /* answered: its done callback, later, must not answer again
              * (libsoup has let the message go by then) */
             g_signal_handler_disconnect(rc->msg, rc->finished_id);
-            g_clear_object(&rc->msg);
+            gulong id = g_signal_connect(rc->msg, "finished",
+                                         G_CALLBACK(on_stop_answer_finished), &flush);
+            g_array_append_val(handlers, id);
+            g_ptr_array_add(answered, g_steal_pointer(&rc->msg));
+            flush.unwritten++;
+            soup_server_message_unpause(g_ptr_array_index(answered, answered->len - 1));
         }
         if (rc->gone_watch != NULL) {
             g_source_destroy(rc->gone_watch);
             g_clear_pointer(&rc->gone_watch, g_source_unref);
         }
     }
-    g_list_free(api->commands);
+    g_clear_pointer(&api->commands, g_list_free);
+    api->n_commands = 0;
+    /* libsoup writes an unpaused answer from the loop: let it run until
+     * they are written (a few rounds: a 503 fits any socket buffer) or
+     * @flush_ms passed (a client that reads nothing), as the daemon's
+     * stop lets it run for the VMs' answers. */
+    if (flush.unwritten > 0 && flush_ms > 0) {
+        guint timer = g_timeout_add(flush_ms, on_stop_flush_timeout, &flush);
+        while (flush.unwritten > 0 && !flush.timed_out)
+            g_main_context_iteration(NULL, TRUE);
+        if (!flush.timed_out)
+            g_source_remove(timer);
+        if (flush.unwritten > 0)
+            g_message("web: %u command answer(s) not written within %u ms as the server stops",
+                      flush.unwritten, flush_ms);
+    }
+    for (guint i = 0; i < answered->len; i++)
+        g_signal_handler_disconnect(g_ptr_array_index(answered, i),
+                                    g_array_index(handlers, gulong, i));
+}
+
+void ddm_web_api_free(DdmWebApi *api)
+{
+    if (api == NULL)
+        return;
+    ddm_web_api_stop(api, 0);
     ddm_view_interest_free(api->interest);
     g_free(api);
 }

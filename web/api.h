@@ -27,7 +27,17 @@ typedef struct DdmWebApi DdmWebApi;
  *  @downloads (all borrowed; they outlive the API). (transfer full) */
 DdmWebApi *ddm_web_api_new(DdmHttpServer *srv, DdmDaemon *daemon, DdmWebStream *stream,
                            DdmWebHistory *history, DdmWebDownloads *downloads);
-/** Cancel the commands in flight (their requests get 503) and free. */
+/* How long a stopping server lets libsoup write the 503s of the commands
+ * in flight (ddm_web_api_stop) before it closes their connections. */
+#define DDM_WEB_API_STOP_FLUSH_MS 500
+
+/** The server stops: each command in flight is answered 503 "the server
+ *  stops" (with "Connection: close"), a command asked for from now on too,
+ *  and the loop runs (nested, as the daemon's stop runs it) until libsoup
+ *  has written those answers, at most @flush_ms; the commands themselves
+ *  end with the registry's teardown. Once only. */
+void ddm_web_api_stop(DdmWebApi *api, guint flush_ms);
+/** ddm_web_api_stop(api, 0) unless it was stopped, and free. */
 void ddm_web_api_free(DdmWebApi *api);
 
 #endif /* DDM_WEB_API_H */

@@ -523,16 +523,21 @@ DdmHttpServer *ddm_http_server_new(const DdmHttpOptions *opts, GError **error)
     return srv;
 }
 
-void ddm_http_server_free(DdmHttpServer *srv)
+void ddm_http_server_stop_accepting(DdmHttpServer *srv)
 {
-    if (srv == NULL)
-        return;
     ddm_listener_free(srv->accepting); /* before the close (core/loop/listener.h) */
     srv->accepting = NULL;
     if (srv->listener != NULL) {
         g_socket_close(srv->listener, NULL);
-        g_object_unref(srv->listener);
+        g_clear_object(&srv->listener);
     }
+}
+
+void ddm_http_server_free(DdmHttpServer *srv)
+{
+    if (srv == NULL)
+        return;
+    ddm_http_server_stop_accepting(srv);
     if (srv->soup != NULL) /* its last request-finished/aborted must not find srv */
         g_signal_handlers_disconnect_by_data(srv->soup, srv);
     if (srv->conns != NULL) {
@@ -567,6 +572,15 @@ void ddm_http_server_add_route(DdmHttpServer *srv, const char *path, unsigned fl
     r->handler = handler;
     r->ud = ud;
     g_ptr_array_add(srv->routes, r);
+}
+
+void ddm_http_server_remove_route(DdmHttpServer *srv, const char *path, gpointer ud)
+{
+    for (guint i = srv->routes->len; i-- > 0;) {
+        const Route *r = g_ptr_array_index(srv->routes, i);
+        if (r->ud == ud && strcmp(r->path, path) == 0)
+            g_ptr_array_remove_index(srv->routes, i);
+    }
 }
 
 guint ddm_http_server_port(const DdmHttpServer *srv)

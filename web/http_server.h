@@ -81,6 +81,14 @@ void ddm_http_server_free(DdmHttpServer *srv);
 /** Add a route (see the top of this file). @ud is borrowed. */
 void ddm_http_server_add_route(DdmHttpServer *srv, const char *path, unsigned flags,
                                DdmHttpHandler handler, gpointer ud);
+/** Remove the routes on @path with @ud (their owner goes before @srv):
+ *  a request for it is answered 404 from then on. */
+void ddm_http_server_remove_route(DdmHttpServer *srv, const char *path, gpointer ud);
+
+/** Close the listener: a connection made from now on is refused. The
+ *  connections open are served on until ddm_http_server_free (a server
+ *  that stops lets answers already made be written first). */
+void ddm_http_server_stop_accepting(DdmHttpServer *srv);
 
 /** Connections open now. */
 guint ddm_http_server_n_connections(const DdmHttpServer *srv);

@@ -17,6 +17,7 @@ struct DdmMetricsEndpoint {
     DdmMetricsSource *source; /* owned */
     DdmHttpServer *own;       /* the --metrics listener, owned; NULL without one */
     DdmMonitor *mon;          /* borrowed: told own's port, so the scan never dials it */
+    DdmHttpServer *dashboard; /* borrowed, outlives us; NULL without one */
 };
 
 static void on_metrics(SoupServerMessage *msg, const char *path, gpointer ud)
@@ -53,6 +54,7 @@ DdmMetricsEndpoint *ddm_metrics_endpoint_new(DdmDaemon *daemon, DdmHttpServer *d
         ddm_http_server_add_route(ep->own, "/metrics", DDM_HTTP_GET, on_metrics, ep);
     if (dashboard != NULL)
         ddm_http_server_add_route(dashboard, "/metrics", DDM_HTTP_GET, on_metrics, ep);
+    ep->dashboard = dashboard;
     return ep;
 }
 
@@ -60,6 +62,10 @@ void ddm_metrics_endpoint_free(DdmMetricsEndpoint *ep)
 {
     if (ep == NULL)
         return;
+    /* The dashboard serves on while its last answers are written as the
+     * server stops (ddm_web_free): no route to us then. */
+    if (ep->dashboard != NULL)
+        ddm_http_server_remove_route(ep->dashboard, "/metrics", ep);
     if (ep->own) {
         ddm_monitor_own_port(ep->mon, (guint16)ddm_http_server_port(ep->own), FALSE);
         ddm_http_server_free(ep->own);

@@ -33,6 +33,8 @@ typedef struct DdmMetricsEndpoint DdmMetricsEndpoint;
  *  nothing to free) when there is nowhere to serve. (transfer full) */
 DdmMetricsEndpoint *ddm_metrics_endpoint_new(DdmDaemon *daemon, struct DdmHttpServer *dashboard,
                                              const char *listen, GError **error);
+/** Free; the dashboard's /metrics route goes with it (the dashboard may
+ *  serve on a little longer: ddm_web_free). */
 void ddm_metrics_endpoint_free(DdmMetricsEndpoint *ep);
 /** "http://HOST:PORT/metrics" of the token-free listener, or NULL. (transfer full) */
 char *ddm_metrics_endpoint_url(const DdmMetricsEndpoint *ep);

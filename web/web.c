@@ -60,6 +60,10 @@ void ddm_web_free(DdmWeb *web)
 {
     if (web == NULL)
         return;
+    /* Refused from now on; the commands waiting get their 503, written
+     * before the connections close (a closed connection says nothing). */
+    ddm_http_server_stop_accepting(web->http);
+    ddm_web_api_stop(web->api, DDM_WEB_API_STOP_FLUSH_MS);
     ddm_web_api_free(web->api);
     ddm_web_stream_free(web->stream);
     ddm_web_history_free(web->history);

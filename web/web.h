@@ -21,6 +21,10 @@ typedef struct DdmWebOptions {
 /** Serve the dashboard for @daemon (borrowed; outlives the web). NULL
  *  with @error (address in use, ...). (transfer full) */
 DdmWeb *ddm_web_new(DdmDaemon *daemon, const DdmWebOptions *opts, GError **error);
+/** Stop and free: the listener closes first (a connection made now is
+ *  refused), the commands run from the web still waiting get their 503
+ *  "the server stops", written before the connections close (the loop
+ *  runs for that, at most DDM_WEB_API_STOP_FLUSH_MS: api.h). */
 void ddm_web_free(DdmWeb *web);
 /** The HTTP listener, to add routes to (GET /metrics). (transfer none) */
 struct DdmHttpServer *ddm_web_http(DdmWeb *web);
