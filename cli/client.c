@@ -278,6 +278,16 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, co
     return FALSE;
 }
 
+/* Did a call that got no answer fail because the connection ended (EOF,
+ * reset, broken pipe), rather than by a timeout (a busy server), garbage
+ * or a line past the cap? */
+static gboolean connection_lost(const GError *e)
+{
+    return e != NULL && !g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) &&
+           !g_error_matches(e, G_IO_ERROR, G_IO_ERROR_INVALID_DATA) &&
+           !g_error_matches(e, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+}
+
 /* The server's version (NULL if it did not say) and, in *@options, the
  * server options it was started with (NULL if it did not say: an older
  * server). NULL with @error when it answered with an error: it refused this
@@ -293,10 +303,7 @@ static char *server_version(DdmClient *c, GStrv *options, gboolean *lost, GError
     g_autoptr(GError) call_error = NULL;
     g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, &call_error);
     if (resp == NULL) {
-        /* not a timeout (a busy server) nor garbage: the connection went */
-        *lost = call_error != NULL &&
-                !g_error_matches(call_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) &&
-                !g_error_matches(call_error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+        *lost = connection_lost(call_error);
         return NULL;
     }
     JsonObject *o = json_node_get_object(resp);
@@ -319,6 +326,88 @@ static char *server_version(DdmClient *c, GStrv *options, gboolean *lost, GError
         *options = (GStrv)g_ptr_array_free(v, FALSE);
     }
     return g_strdup(ddm_json_get_string(o, "version"));
+}
+
+/* How long a client looks for the socket of a server that holds the lock
+ * and is not stopping (one that replaced the server whose connection we
+ * lost, still between its lock and its listen), at most. */
+#define RECONNECT_WAIT_MS 1000
+
+/* Connect to a live server that holds the lock and is not stopping, after
+ * losing a connection: its socket may not listen yet (it takes the lock
+ * first), so a refused or missing socket is tried again, 20 ms apart, for
+ * at most RECONNECT_WAIT_MS while such a server holds the lock. */
+static DdmClient *reconnect(const char *socket_path, GError **error)
+{
+    gint64 deadline = g_get_monotonic_time() + (gint64)RECONNECT_WAIT_MS * 1000;
+    for (;;) {
+        GError *local = NULL;
+        DdmClient *c = ddm_client_connect(socket_path, &local);
+        gboolean stopping = FALSE;
+        if (c != NULL || (!g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
+                          !g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) ||
+            ddm_server_lock_holder(socket_path, &stopping) == 0 || stopping ||
+            g_get_monotonic_time() >= deadline) {
+            if (local != NULL)
+                g_propagate_error(error, local);
+            return c;
+        }
+        g_clear_error(&local);
+        g_usleep(20 * 1000); /* a client process, not the server's loop */
+    }
+}
+
+/* Connect and make the first exchange (the version op: *@version and
+ * *@options as server_version gives them). A connection lost before that
+ * answer is one a stopping server reset (its listener closed with us in
+ * its backlog) or one a server that has since been replaced reset: with
+ * no server holding the lock any more, or one that says it is stopping,
+ * NULL with G_IO_ERROR_CONNECTION_REFUSED (as if refused: no server to
+ * talk to); with a live server holding it, connected once more (bounded:
+ * reconnect()), and a second loss is an error. Other errors as
+ * ddm_client_connect and server_version give them. (transfer full) */
+static DdmClient *connect_first_exchange(const char *socket_path, char **version, GStrv *options,
+                                         GError **error)
+{
+    *version = NULL;
+    *options = NULL;
+    DdmClient *c = ddm_client_connect(socket_path, error);
+    for (int attempt = 0; c != NULL; attempt++) {
+        gboolean lost = FALSE;
+        GError *local = NULL;
+        *version = server_version(c, options, &lost, &local);
+        if (local != NULL) {
+            ddm_client_free(c);
+            g_propagate_error(error, local);
+            return NULL;
+        }
+        if (!lost)
+            return c;
+        ddm_client_free(c);
+        gboolean stopping = FALSE;
+        int pid = ddm_server_lock_holder(socket_path, &stopping);
+        if (pid == 0 || stopping) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED,
+                        "the ddmon server on %s stopped before it answered", socket_path);
+            return NULL;
+        }
+        if (attempt > 0) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED,
+                        "the ddmon server on %s (pid %d) closed the connection before it "
+                        "answered, twice",
+                        socket_path, pid);
+            return NULL;
+        }
+        c = reconnect(socket_path, error);
+    }
+    return NULL;
+}
+
+DdmClient *ddm_client_connect_answered(const char *socket_path, GError **error)
+{
+    g_autofree char *version = NULL;
+    g_auto(GStrv) options = NULL;
+    return connect_first_exchange(socket_path, &version, &options, error);
 }
 
 /* "--name" of "--name=value". (transfer full) */
@@ -392,26 +481,15 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
     if (started != NULL)
         *started = FALSE;
     GError *local = NULL;
-    DdmClient *c = ddm_client_connect(socket_path, &local);
     gboolean have_args = server_args != NULL && server_args[0] != NULL;
-    if (c != NULL && (autostart || have_args)) {
-        g_auto(GStrv) options = NULL;
-        gboolean lost = FALSE;
-        g_autofree char *version = server_version(c, &options, &lost, &local);
-        if (local != NULL) {
-            ddm_client_free(c);
-            g_propagate_error(error, local);
-            return NULL;
-        }
-        gboolean stopping = FALSE;
-        if (lost && (ddm_server_lock_holder(socket_path, &stopping) == 0 || stopping)) {
-            /* Connected while the server stopped (its listener closed with
-             * us in the backlog), or it is gone since: as if refused, so
-             * a stopping one is waited for below. */
-            ddm_client_free(c);
-            c = NULL;
-            local = g_error_new(G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED, "stopping");
-        } else if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0 || !autostart) {
+    g_autofree char *version = NULL;
+    g_auto(GStrv) options = NULL;
+    /* The first exchange always, so that a connection a stopping server
+     * reset before any answer reads as "stopping", never as a command's
+     * "lost the server". */
+    DdmClient *c = connect_first_exchange(socket_path, &version, &options, &local);
+    if (c != NULL) {
+        if (version == NULL || strcmp(version, PACKAGE_VERSION) == 0 || !autostart) {
             /* Server options do not reach a running server: say so, once,
              * and how to apply them, instead of ignoring them silently. */
             g_autofree char *differ =
@@ -423,18 +501,15 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
                            differ, cmd);
             }
             return c;
-        } else {
-            ddm_client_free(c);
-            c = NULL;
-            g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",
-                       version, PACKAGE_VERSION);
-            if (!ddm_client_kill_server(socket_path, NULL, error))
-                return NULL;
-            local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
         }
+        ddm_client_free(c);
+        c = NULL;
+        g_printerr("* ddmon server version (%s) doesn't match this client (%s); killing... *\n",
+                   version, PACKAGE_VERSION);
+        if (!ddm_client_kill_server(socket_path, NULL, error))
+            return NULL;
+        local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
     }
-    if (c != NULL)
-        return c;
     gboolean absent = g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
                       g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
     if (!absent || !autostart) {
@@ -465,24 +540,39 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
     return ddm_client_connect(socket_path, error);
 }
 
+/* No connection, or one lost before the kill's answer: a server stopping
+ * already (a signal, another kill) is waited for until it is gone (TRUE,
+ * *@was_running TRUE); with none holding the lock, TRUE. FALSE when a live
+ * server holds the lock and does not say it stops. */
+static gboolean kill_gone_or_stopping(const char *socket_path, gboolean *was_running,
+                                      gboolean *done, GError **error)
+{
+    gboolean stopping = FALSE;
+    *done = TRUE;
+    if (ddm_server_lock_holder(socket_path, &stopping) == 0)
+        return TRUE;
+    if (stopping) {
+        if (was_running != NULL)
+            *was_running = TRUE;
+        return ddm_client_wait_stopping_server(socket_path, FALSE, error);
+    }
+    *done = FALSE;
+    return FALSE;
+}
+
 gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error)
 {
     if (was_running != NULL)
         *was_running = FALSE;
     GError *local = NULL;
     DdmClient *c = ddm_client_connect(socket_path, &local);
+    gboolean done = FALSE;
     if (c == NULL) {
         if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
             g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) {
             g_error_free(local);
-            /* one stopping already (a signal, another kill): until it is gone */
-            gboolean stopping = FALSE;
-            if (ddm_server_lock_holder(socket_path, &stopping) != 0 && stopping) {
-                if (was_running != NULL)
-                    *was_running = TRUE;
-                return ddm_client_wait_stopping_server(socket_path, FALSE, error);
-            }
-            return TRUE;
+            gboolean ok = kill_gone_or_stopping(socket_path, was_running, &done, error);
+            return done ? ok : TRUE; /* a live one that refused: as before, none */
         }
         g_propagate_error(error, local);
         return FALSE;
@@ -491,10 +581,30 @@ gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, 
         *was_running = TRUE;
     DdmCtlRequest req = {0};
     req.op = DDM_CTL_OP_KILL;
-    JsonNode *resp = ddm_client_call(c, &req, 5000, error);
-    if (resp == NULL) {
+    JsonNode *resp = NULL;
+    for (int attempt = 0; resp == NULL; attempt++) {
+        resp = ddm_client_call(c, &req, 5000, &local);
+        if (resp != NULL)
+            break;
         ddm_client_free(c);
-        return FALSE;
+        c = NULL;
+        if (!connection_lost(local)) {
+            g_propagate_error(error, local);
+            return FALSE;
+        }
+        /* Reset before the answer: in a stopping server's backlog as its
+         * listener closed (it is stopping, or gone: that is what we
+         * asked for), or in the one a live server replaced (once more). */
+        gboolean ok = kill_gone_or_stopping(socket_path, was_running, &done, error);
+        if (done) {
+            g_clear_error(&local);
+            return ok;
+        }
+        if (attempt > 0 || (c = reconnect(socket_path, NULL)) == NULL) {
+            g_propagate_error(error, local);
+            return FALSE;
+        }
+        g_clear_error(&local);
     }
     json_node_unref(resp);
     /* Until the server closes the connection (it stops serving), then until

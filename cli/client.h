@@ -37,6 +37,15 @@ typedef struct DdmClient DdmClient;
  *  runs there, something else when the socket's directory is unsafe.
  *  (transfer full) */
 DdmClient *ddm_client_connect(const char *socket_path, GError **error);
+/** ddm_client_connect, and the first exchange (the version op) made: a
+ *  connection reset before that answer while the lock says the server
+ *  stops, or no server holds the lock any more, fails as if refused
+ *  (G_IO_ERROR_CONNECTION_REFUSED); while a live server that is not
+ *  stopping holds it (one that replaced the server we reached), it is
+ *  made once more (bounded), and lost again it is an error. For commands
+ *  that only look for a running server, so that they never take a
+ *  stopping one's dead connection for a server. (transfer full) */
+DdmClient *ddm_client_connect_answered(const char *socket_path, GError **error);
 void ddm_client_free(DdmClient *c);
 int ddm_client_fd(const DdmClient *c);
 
@@ -58,15 +67,22 @@ gboolean ddm_client_start_server(const char *socket_path, char **server_args, co
 gboolean ddm_client_wait_stopping_server(const char *socket_path, gboolean say, GError **error);
 /** Stop the server on @socket_path ({"op":"kill"}) and wait (bounded) until
  *  it let go of its socket and lock. TRUE with *@was_running FALSE when no
- *  server runs; one already stopping is waited for (*@was_running TRUE). */
+ *  server runs; one already stopping is waited for (*@was_running TRUE),
+ *  also when it reset our connection before the kill's answer (in its
+ *  backlog as it stopped); a reset while a live server that is not
+ *  stopping holds the lock is tried once more. */
 gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, GError **error);
 /** Connect; when no server runs and @autostart, start one first. A server
  *  of another ddmon version is replaced (with @autostart), as adb does. A
  *  running server started with other options than the @server_args given
  *  (ddm_client_options_differ) is used, with one line on stderr naming them
- *  and the `ddmon server --replace` command that applies them. A
- *  connection reset before the first answer while the lock says the
- *  server stops (or no server holds it any more) counts as no server.
+ *  and the `ddmon server --replace` command that applies them. The first
+ *  exchange is made as ddm_client_connect_answered makes it, with or
+ *  without @autostart: a connection reset before its answer while the
+ *  lock says the server stops (or no server holds it any more) counts as
+ *  no server (waited for and started with @autostart; "is stopping" or
+ *  "no ddmon server running" without), one reset while a live server
+ *  holds the lock is made once more.
  *  *@started (may be NULL) says whether this call started the server.
  *  Errors are user-facing. (transfer full) */
 DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_args,

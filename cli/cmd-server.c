@@ -95,7 +95,10 @@ static int start_background(DdmCli *cli, const char *announce)
     g_autofree char *path = ddm_cli_socket_path(cli);
     g_ptr_array_add(cli->server_args, NULL);
     char **server_args = (char **)cli->server_args->pdata;
-    DdmClient *c = ddm_client_connect(path, NULL);
+    /* Answered, not just connected: a stopping server's backlog accepts a
+     * connect in its last milliseconds, then resets it (it is waited for
+     * below, by the start). */
+    DdmClient *c = ddm_client_connect_answered(path, NULL);
     if (c != NULL) {
         ddm_client_free(c);
         if (server_args[0] != NULL) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * `snapshot`: through a running server, else in this process
- * (snapshot.c does the work), with --wait, --out-dir, --in-process (which
+ * (snapshot.c does the work; a server still stopping is waited for first), with --wait, --out-dir, --in-process (which
  * never connects to the server, but names the one holding the socket's
  * lock, if any, when VMs are busy),
  * --gc and --hprof (which needs --out-dir); and, with --json, its output held back so that a late failure is
@@ -31,12 +31,21 @@ static int run_snapshot(DdmCli *cli)
         opt.max_ms = opt.wait_ms + opt.settle_ms;
     g_autofree char *path = ddm_cli_socket_path(cli);
     if (!cli->in_process) {
-        DdmClient *c = ddm_client_connect(path, NULL);
+        /* Answered, not just connected: a stopping server's backlog takes
+         * a connect in its last milliseconds, then resets it. */
+        DdmClient *c = ddm_client_connect_answered(path, NULL);
         if (c != NULL) {
             opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
             int status = ddm_snapshot_run_client(c, &opt);
             ddm_client_free(c);
             return status;
+        }
+        /* In this process, as with no server; one still stopping holds
+         * its VMs until it has exited: waited for first (bounded). */
+        g_autoptr(GError) error = NULL;
+        if (!ddm_client_wait_stopping_server(path, TRUE, &error)) {
+            g_printerr("ddmon: %s\n", error->message);
+            return DDM_EXIT_NO_SERVER;
         }
     } else if (ddm_server_running_pid(path) != 0) {
         /* --in-process next to a server: allowed (it may scan other VMs),

@@ -19,11 +19,20 @@
 # when the listener closed: reset before any answer) reads the lock and
 # waits too, instead of failing with "the server closed the connection"
 # (a stand-in server in python3 that closes its listener once a client
-# waits in its backlog; skipped, visibly, without python3).
+# waits in its backlog; skipped, visibly, without python3). So do the
+# commands that only look for a server there: kill-server reports it
+# stopped once it has let go, a --no-autostart command says it is
+# stopping (not "lost the server"), a snapshot waits for it and runs in
+# this process as with no server, a plain `ddmon server` waits for it and
+# starts one. A connection reset that way while a live server that is not
+# stopping holds the lock (one that took over) is made once more. A
+# command run from the web and waiting for its VM's answer when the server
+# stops gets "503 the server stops" (skipped, visibly, without libsoup 3
+# or the vminfo plugin).
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile || t_skip_all "the profile plugin was configured out"
 t_need_tool flock util-linux
-t_plan 12
+t_plan 18
 
 sock="$T_TMP/ddmon.sock"
 common=(--base-port 0 --gc-every 0 --thread-activity 0)
@@ -139,7 +148,48 @@ else
     T_N=$((T_N + 1)); echo "ok $T_N - the web dashboard during the stop wait # SKIP built --without-http"
 fi
 
-# 7-8: a lock held by flock, its file saying "stopping": the client waits
+# 7: a command run from the web (gc) waiting for its VM's answer (the
+# simulator is stopped) when the server stops: answered 503, not closed
+if grep -q '^#define HAVE_HTTP 1' "$DDM_TOP_BUILDDIR/build-config.h" && t_have_plugins vminfo; then
+    t_start_server "${server_args[@]}" --http=127.0.0.1:0
+    old=$DDMON_PID
+    url=$(t_web_url "$T_TMP/server.err")
+    t_wait 20 ready || t_diag "$T_TMP/vms.txt"
+    t_wait 10 t_is 0 unread
+    kill -STOP "$hang_pid"
+    python3 - "$url" >"$T_TMP/webcmd.out" 2>&1 <<'PY' &
+import http.client, json, sys, urllib.parse
+u = urllib.parse.urlsplit(sys.argv[1])
+token = urllib.parse.parse_qs(u.query)["token"][0]
+try:
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    c.request("POST", "/api/vms/ss.hang/commands/gc", body=b"",
+              headers={"Authorization": "Bearer " + token})
+    r = c.getresponse()
+    body = r.read()
+    try:
+        print(r.status, json.loads(body).get("error"))
+    except ValueError:
+        print(r.status, "not JSON:", body[:200])
+except Exception as e:
+    print("other", type(e).__name__, e)
+PY
+    HANG_CLIENT=$!
+    t_wait 10 grep -q "web: running 'gc' on" "$T_TMP/server.err"
+    t_wait 10 has_unread # its HPGC waits in the stopped VM's socket
+    kill -TERM "$old"
+    t_wait 10 grep -q "ddmon server stopping (SIGTERM)" "$T_TMP/server.err"
+    end_slowly "$old"
+    got=$(cat "$T_TMP/webcmd.out")
+    [ "$got" = "503 the server stops" ] \
+        && t_ok "a web command waiting for its VM when the server stops gets 503 'the server stops'" \
+        || t_fail "a web command waiting for its VM when the server stops gets 503 'the server stops'" \
+            "got '$got'" "$(tail -5 "$T_TMP/server.err")"
+else
+    T_N=$((T_N + 1)); echo "ok $T_N - a web command when the server stops # SKIP no libsoup 3 or no vminfo plugin"
+fi
+
+# 8-9: a lock held by flock, its file saying "stopping": the client waits
 # until it is let go (the test lets go once the client says it waits)
 printf '%s\nstopping\n' 999999 >"$sock.lock"
 flock -x "$sock.lock" -c "while [ ! -e '$T_TMP/let-go' ]; do sleep 0.05; done" &
@@ -162,7 +212,7 @@ rc=$?
 t_ddmon --no-autostart kill-server >/dev/null 2>&1
 t_wait 10 t_dead "$holder"
 
-# 9-10: held past the client's bound: a clear message, exit status 4, and
+# 10-11: held past the client's bound: a clear message, exit status 4, and
 # no server was started
 rm -f "$T_TMP/let-go"
 printf '%s\nstopping\n' 999999 >"$sock.lock"
@@ -183,36 +233,74 @@ touch "$T_TMP/let-go"
     || t_fail "... and no server was started meanwhile" "$(cat "$T_TMP/vms4.err")"
 t_wait 10 t_dead "$holder"
 
-# 11-12: reset in the backlog. A stand-in stopping server holds the lock
-# (saying "stopping"), listens, and once a client waits in its backlog
-# closes the listener without accepting it (what a server whose loop just
-# ended does); it lets go of the lock (unlinking socket and lock, as a
-# server does) once the test says so.
-if command -v python3 >/dev/null 2>&1; then
-    rm -f "$T_TMP/let-go" "$sock"
-    python3 - "$sock" "$T_TMP/let-go" "$T_TMP/closed" <<'PY' &
+# 12-18: reset in the backlog. A stand-in server (standin LOCK MODE) holds
+# the lock (its file says LOCK: "999998\nstopping\n" for a stopping one),
+# listens, and once a client waits in its backlog closes the listener
+# without accepting it (what a server whose loop just ended does); it lets
+# go of the lock (unlinking socket and lock, as a server does) once the
+# test says so (let-go). MODE serve: a server that took over listens on
+# the path before the old listener closes, and answers every request line
+# as the version op does (no "version": as an older server), counting its
+# connections in $T_TMP/served.
+cat >"$T_TMP/standin.py" <<'PY'
 import fcntl, os, select, socket, sys, time
-path, let_go, closed = sys.argv[1:]
+path, let_go, closed, lock_text, mode = sys.argv[1:]
 lock = open(path + ".lock", "w")
 fcntl.flock(lock, fcntl.LOCK_EX)
-lock.write("999998\nstopping\n")
+lock.write(lock_text)
 lock.flush()
 ls = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 ls.bind(path)
 ls.listen(8)
 select.select([ls], [], [])  # a client is in the backlog
 time.sleep(0.2)              # and has sent its request, likely
+new = None
+if mode == "serve":
+    new = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    new.bind(path + ".new")
+    new.listen(8)
+    os.rename(path + ".new", path)  # connects reach it from now on
 ls.close()                   # never accepted: it is reset
 open(closed, "w").close()
+bufs, served = {}, 0
 while not os.path.exists(let_go):
-    time.sleep(0.05)
+    if new is None:
+        time.sleep(0.05)
+        continue
+    ready, _, _ = select.select([new] + list(bufs), [], [], 0.05)
+    for s in ready:
+        if s is new:
+            c, _ = new.accept()
+            bufs[c] = b""
+            served += 1
+            with open(closed + ".served", "w") as f:
+                f.write("%d\n" % served)
+            continue
+        data = s.recv(65536)
+        if not data:
+            del bufs[s]
+            s.close()
+            continue
+        bufs[s] += data
+        while b"\n" in bufs[s]:
+            _, bufs[s] = bufs[s].split(b"\n", 1)
+            s.sendall(b'{"ok":true,"pid":999997,"options":[],"web_url":"http://stand-in/"}\n')
 os.unlink(path)
 os.unlink(path + ".lock")
 PY
-    holder=$!
-    T_PIDS+=("$holder")
-    t_wait 10 t_is 999998 lock_pid
+# standin LOCK MODE: starts the stand-in (HOLDER), returns once it listens
+standin() {
+    rm -f "$T_TMP/let-go" "$T_TMP/closed" "$T_TMP/closed.served" "$sock"
+    python3 "$T_TMP/standin.py" "$sock" "$T_TMP/let-go" "$T_TMP/closed" "$1" "$2" &
+    HOLDER=$!
+    T_PIDS+=("$HOLDER")
+    t_wait 10 t_is "$(printf '%s' "$1" | sed -n 1p)" lock_pid
     t_wait 10 test -S "$sock"
+}
+STOPPING=$'999998\nstopping\n'
+if command -v python3 >/dev/null 2>&1; then
+    # 12-13: a command that would start a server waits for it
+    standin "$STOPPING" stop
     t_ddmon vms >"$T_TMP/vms5.out" 2>"$T_TMP/vms5.err" &
     client=$!
     t_wait 10 test -e "$T_TMP/closed"
@@ -230,10 +318,94 @@ PY
         && t_ok "... and starts a server once it is let go" \
         || t_fail "... and starts a server once it is let go" "rc $rc" "$(cat "$T_TMP/vms5.err")"
     t_ddmon --no-autostart kill-server >/dev/null 2>&1
-    t_wait 10 t_dead "$holder"
+    t_wait 10 t_dead "$HOLDER"
+
+    # 14: kill-server reset there: the server stops, as asked; it returns
+    # once the stand-in let go (its lock file is gone), exit status 0
+    standin "$STOPPING" stop
+    t_ddmon kill-server --json >"$T_TMP/kill.out" 2>"$T_TMP/kill.err" &
+    client=$!
+    t_wait 10 test -e "$T_TMP/closed"
+    touch "$T_TMP/let-go"
+    wait "$client"
+    rc=$?
+    gone=yes
+    [ -e "$sock.lock" ] && gone=no
+    [ "$rc" = 0 ] && [ "$gone" = yes ] && grep -q '"was_running" *: *true' "$T_TMP/kill.out" \
+        && t_ok "kill-server reset in a stopping server's backlog: stopped, exit 0, once it let go" \
+        || t_fail "kill-server reset in a stopping server's backlog: stopped, exit 0, once it let go" \
+            "rc $rc, lock gone: $gone" "$(cat "$T_TMP/kill.out" "$T_TMP/kill.err")"
+    t_wait 10 t_dead "$HOLDER"
+
+    # 15: --no-autostart reset there: the server is stopping, exit 4 (with
+    # no server option given, as typed by hand: t_ddmon gives some, and a
+    # client given any always made the first exchange)
+    standin "$STOPPING" stop
+    "$DDMON" --socket "$sock" --no-autostart vms >"$T_TMP/vms6.out" 2>"$T_TMP/vms6.err"
+    rc=$?
+    touch "$T_TMP/let-go"
+    [ "$rc" = 4 ] && grep -q "ddmon server on .* (pid 999998) is stopping (and --no-autostart given)" \
+        "$T_TMP/vms6.err" \
+        && t_ok "--no-autostart reset in a stopping server's backlog: it is stopping, exit 4" \
+        || t_fail "--no-autostart reset in a stopping server's backlog: it is stopping, exit 4" \
+            "rc $rc" "$(cat "$T_TMP/vms6.err")"
+    t_wait 10 t_dead "$HOLDER"
+
+    # 16: a snapshot reset there waits for it, then runs in this process
+    standin "$STOPPING" stop
+    t_ddmon snapshot --wait 5000 "${server_args[@]}" >"$T_TMP/snap.out" 2>"$T_TMP/snap.err" &
+    client=$!
+    t_wait 10 test -e "$T_TMP/closed"
+    t_wait 10 grep -q "is stopping; waiting" "$T_TMP/snap.err"
+    t_dead "$client" && early=yes || early=no
+    touch "$T_TMP/let-go"
+    wait "$client"
+    rc=$?
+    [ "$rc" = 0 ] && [ "$early" = no ] && grep -q "ss.hang" "$T_TMP/snap.out" \
+        && [ -z "$(lock_pid)" ] \
+        && t_ok "a snapshot reset in a stopping server's backlog waits for it, then runs in process" \
+        || t_fail "a snapshot reset in a stopping server's backlog waits for it, then runs in process" \
+            "rc $rc, ended early: $early" "$(cat "$T_TMP/snap.err" "$T_TMP/snap.out")"
+    t_wait 10 t_dead "$HOLDER"
+
+    # 17: a plain `ddmon server` reset there waits for it, then starts one
+    standin "$STOPPING" stop
+    t_ddmon server "${server_args[@]}" >"$T_TMP/srv.out" 2>"$T_TMP/srv.err" &
+    client=$!
+    t_wait 10 test -e "$T_TMP/closed"
+    t_wait 10 grep -q "is stopping; waiting" "$T_TMP/srv.err"
+    t_dead "$client" && early=yes || early=no
+    touch "$T_TMP/let-go"
+    wait "$client"
+    rc=$?
+    new=$(server_pid)
+    [ "$rc" = 0 ] && [ "$early" = no ] && [ -n "$new" ] && [ "$new" != 999998 ] \
+        && grep -q "ddmon server started successfully" "$T_TMP/srv.err" \
+        && t_ok "a plain 'ddmon server' reset in a stopping server's backlog waits, then starts one" \
+        || t_fail "a plain 'ddmon server' reset in a stopping server's backlog waits, then starts one" \
+            "rc $rc, ended early: $early, server '$new'" "$(cat "$T_TMP/srv.err")"
+    t_ddmon --no-autostart kill-server >/dev/null 2>&1
+    t_wait 10 t_dead "$HOLDER"
+
+    # 18: reset there while a live server that is not stopping holds the
+    # lock (one that took over): connected once more, and answered
+    standin $'999997\n' serve
+    t_ddmon web-url >"$T_TMP/url.out" 2>"$T_TMP/url.err"
+    rc=$?
+    served=$(cat "$T_TMP/closed.served" 2>/dev/null)
+    touch "$T_TMP/let-go"
+    [ "$rc" = 0 ] && [ "$(cat "$T_TMP/url.out")" = "http://stand-in/" ] && [ "$served" = 1 ] \
+        && ! grep -q "starting it now" "$T_TMP/url.err" \
+        && t_ok "a connection reset while a live server holds the lock is made once more" \
+        || t_fail "a connection reset while a live server holds the lock is made once more" \
+            "rc $rc, connections to the new listener: '$served'" \
+            "$(cat "$T_TMP/url.out" "$T_TMP/url.err")"
+    t_wait 10 t_dead "$HOLDER"
 else
     for what in "a client reset in a stopping server's backlog waits for it" \
-        "... and starts a server once it is let go"; do
+        "... and starts a server once it is let go" "kill-server reset in the backlog" \
+        "--no-autostart reset in the backlog" "a snapshot reset in the backlog" \
+        "a plain 'ddmon server' reset in the backlog" "a reset while a live server holds the lock"; do
         T_N=$((T_N + 1)); echo "ok $T_N - $what # SKIP no python3"
     done
 fi
