@@ -6,7 +6,8 @@
  * ddm_accept() (the client sees it closed, ddm_accept_n_shed() grows, the
  * loop no longer finds the listener readable), where GIO's GSocketService
  * logged "fail: ..." and retried at once. With the limit back, a request
- * is answered. Loopback only, no timing.
+ * is answered. A route removed answers 404; a server that stopped
+ * accepting refuses a connection. Loopback only, no timing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,11 +122,36 @@ static void test_serves_and_frees(void **state)
     close(fd);
 }
 
+/* What a stopping server does (web.c, metrics_http.c): a route whose
+ * owner went answers 404; once it stops accepting, a connection is
+ * refused, and freeing it after that is fine. */
+static void test_remove_route_stop_accepting(void **state)
+{
+    (void)state;
+    DdmHttpServer *srv = server_new();
+    guint port = ddm_http_server_port(srv);
+    ddm_http_server_remove_route(srv, "/ping", srv); /* not its owner: stays */
+    g_autofree char *kept = get_ping(srv);
+    assert_true(g_str_has_prefix(kept, "HTTP/1.1 200"));
+    ddm_http_server_remove_route(srv, "/ping", NULL);
+    g_autofree char *gone = get_ping(srv);
+    assert_true(g_str_has_prefix(gone, "HTTP/1.1 404"));
+    ddm_http_server_stop_accepting(srv);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((guint16)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), -1);
+    assert_int_equal(errno, ECONNREFUSED);
+    close(fd);
+    ddm_http_server_free(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shed_at_limit),
         cmocka_unit_test(test_serves_and_frees),
+        cmocka_unit_test(test_remove_route_stop_accepting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
