@@ -29,6 +29,11 @@ struct DdmClient {
     gboolean eof;
     DdmClientProgressFn progress; /* progress lines of a command, or NULL */
     gpointer progress_ud;
+    /* Answers still owed to requests this client gave up on (a first
+     * exchange that timed out): the server answers a connection's requests
+     * in order, so the next answers read are theirs, dropped unseen rather
+     * than taken for a later command's answer. */
+    guint owed_answers;
 };
 
 static DdmClient *connect_once(const char *socket_path, GError **error)
@@ -304,6 +309,10 @@ static char *server_version(DdmClient *c, GStrv *options, gboolean *lost, GError
     g_autoptr(JsonNode) resp = ddm_client_call(c, &req, 5000, &call_error);
     if (resp == NULL) {
         *lost = connection_lost(call_error);
+        /* A server too busy to answer in 5 s still answers later, before
+         * the command's answer: that one is dropped, not read as it. */
+        if (g_error_matches(call_error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+            c->owed_answers++;
         return NULL;
     }
     JsonObject *o = json_node_get_object(resp);
@@ -659,16 +668,33 @@ gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
 
 /* The next buffered line (transfer full), NULL when none is complete or,
  * with @error, past the cap. */
+/* Is @line (one answer line) a progress line of a long command? */
+static gboolean is_progress_line(const char *line, gsize len)
+{
+    g_autoptr(JsonNode) node = ddm_ctl_parse_object(line, len, NULL);
+    JsonNode *p = node != NULL ? json_object_get_member(json_node_get_object(node), "progress")
+                               : NULL;
+    return p != NULL && JSON_NODE_HOLDS_OBJECT(p);
+}
+
+/* The next complete line, past the answers owed to abandoned requests
+ * (and their progress lines). (transfer full) */
 static char *next_line(DdmClient *c, gsize *len, GError **error)
 {
-    gboolean overflow = FALSE;
-    char *line = ddm_line_framer_next(c->in, len, &overflow);
-    if (overflow) {
-        g_set_error(error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                    "the server sent a line longer than %d bytes", DDM_CTL_MAX_RESPONSE);
-        return NULL;
+    for (;;) {
+        gboolean overflow = FALSE;
+        char *line = ddm_line_framer_next(c->in, len, &overflow);
+        if (overflow) {
+            g_set_error(error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                        "the server sent a line longer than %d bytes", DDM_CTL_MAX_RESPONSE);
+            return NULL;
+        }
+        if (line == NULL || c->owed_answers == 0)
+            return line;
+        if (!is_progress_line(line, *len))
+            c->owed_answers--;
+        g_free(line);
     }
-    return line;
 }
 
 static JsonNode *parse_line(char *line, gsize len, GError **error)

@@ -208,12 +208,15 @@ TESTS += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
 TESTS += tests/integration/trace-server-stop.sh
 # A client that meets a stopping server waits for it, then autostarts.
 TESTS += tests/integration/server-stopping.sh
+# A first exchange that timed out: its late answer is never the command's.
+TESTS += tests/integration/client-late-answer.sh
 # A FIFO named like a plugin's file or FILE.part is refused, never waited on.
 TESTS += tests/integration/part-fifo.sh
 endif
 EXTRA_DIST += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
 EXTRA_DIST += tests/integration/trace-server-stop.sh
 EXTRA_DIST += tests/integration/server-stopping.sh
+EXTRA_DIST += tests/integration/client-late-answer.sh
 EXTRA_DIST += tests/integration/part-fifo.sh
 
 # The web dashboard (ddmon server --http): its security rules over plain
