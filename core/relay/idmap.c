@@ -12,22 +12,18 @@
  * is one slot and no entry is allocated (a relayed round trip costs no
  * malloc). The table doubles while it is over half full (the entries move
  * to distinct slots: the new mask only adds bits) up to what max_entries
- * needs, and gives its memory back to MIN_SLOTS once empty. */
-#define MIN_SLOTS 16u
+ * needs, and gives its memory back to MIN_SLOTS once empty. The common
+ * cases of mapping and taking are inline (idmap.h). */
+#define MIN_SLOTS DDM_IDMAP_MIN_SLOTS_
 
-typedef struct {
-    uint32_t vm_id;     /* 0: free (never in the relay's range) */
-    uint32_t client_id;
-    gpointer client;
-} Entry;
+typedef DdmIdMapEntry Entry;
 
-struct DdmIdMap {
-    Entry *slots;       /* NULL until the first id */
-    guint cap;          /* slots, a power of two */
-    guint count;
-    guint max_entries;
-    uint32_t next;
-};
+/* What ddm_idmap_map's inline case checks first, kept with cap. */
+static void set_cap(DdmIdMap *m, guint cap)
+{
+    m->cap = cap;
+    m->fast_below = MIN(cap / 2, m->max_entries);
+}
 
 DdmIdMap *ddm_idmap_new(guint max_entries)
 {
@@ -50,7 +46,7 @@ static void resize(DdmIdMap *m, guint cap)
     Entry *old = m->slots;
     guint old_cap = m->cap;
     m->slots = g_new0(Entry, cap);
-    m->cap = cap;
+    set_cap(m, cap);
     for (guint i = 0; i < old_cap; i++)
         if (old[i].vm_id)
             m->slots[old[i].vm_id & (cap - 1)] = old[i];
@@ -85,32 +81,10 @@ static gboolean alloc_id(DdmIdMap *m, gpointer client, uint32_t client_id, uint3
     }
 }
 
-/* Every relayed command: the table has room, the cursor's slot is free and
- * the cursor does not wrap (what alloc_id() would then do, without a call
- * or a saved register); else alloc_id(). */
-static inline gboolean alloc_fast(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
-{
-    uint32_t id = m->next;
-    if (G_LIKELY(m->slots && m->count < m->cap / 2 && m->count < m->max_entries &&
-                 id != DDM_IDMAP_LAST)) {
-        Entry *e = &m->slots[id & (m->cap - 1)];
-        if (G_LIKELY(!e->vm_id)) {
-            m->next = id + 1;
-            e->vm_id = id;
-            e->client = client;
-            e->client_id = client_id;
-            m->count++;
-            *vm_id = id;
-            return TRUE;
-        }
-    }
-    return alloc_id(m, client, client_id, vm_id);
-}
-
-gboolean ddm_idmap_map(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
+gboolean ddm_idmap_map_(DdmIdMap *m, gpointer client, uint32_t client_id, uint32_t *vm_id)
 {
     g_return_val_if_fail(client != NULL, FALSE);
-    return alloc_fast(m, client, client_id, vm_id);
+    return alloc_id(m, client, client_id, vm_id);
 }
 
 gboolean ddm_idmap_reserve(DdmIdMap *m, uint32_t *vm_id)
@@ -118,30 +92,19 @@ gboolean ddm_idmap_reserve(DdmIdMap *m, uint32_t *vm_id)
     return alloc_id(m, NULL, 0, vm_id);
 }
 
+void ddm_idmap_emptied_(DdmIdMap *m)
+{
+    g_free(m->slots);
+    m->slots = NULL;
+    set_cap(m, 0);
+}
+
 static void entry_free(DdmIdMap *m, Entry *e)
 {
     e->vm_id = 0;
     m->count--;
-    if (m->count == 0 && m->cap > 4 * MIN_SLOTS) { /* a burst is over: give it back */
-        g_free(m->slots);
-        m->slots = NULL;
-        m->cap = 0;
-    }
-}
-
-gboolean ddm_idmap_take(DdmIdMap *m, uint32_t vm_id, gpointer *client, uint32_t *client_id)
-{
-    if (!m->slots || !vm_id)
-        return FALSE;
-    Entry *e = &m->slots[vm_id & (m->cap - 1)];
-    if (e->vm_id != vm_id)
-        return FALSE;
-    if (client)
-        *client = e->client;
-    if (client_id)
-        *client_id = e->client_id;
-    entry_free(m, e);
-    return TRUE;
+    if (m->count == 0 && m->cap > 4 * MIN_SLOTS) /* a burst is over: give it back */
+        ddm_idmap_emptied_(m);
 }
 
 gboolean ddm_idmap_in_range(uint32_t vm_id)

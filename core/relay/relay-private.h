@@ -135,14 +135,19 @@ struct RelayVm {
                                  it); a new debugger waits for the outcome */
 };
 
-/* Whose a reply is, its entry taken from the id map (@client, ddm_idmap_take):
- * the VM's attached debugger's, or NULL (one ddmon sent on a debugger's
+/* The debugger attached to @r's VM, or NULL. Whose a reply is, its entry
+ * taken from the id map (@client, ddm_idmap_take): the VM's attached
+ * debugger's, or NULL (one ddmon sent on a debugger's
  * behalf, or a departed debugger's: dropped). One rule for the general path
  * (relay.c) and the fused one (ddm_relay_reply_alone). */
+static inline Debugger *relay_attached_debugger(const RelayVm *r)
+{
+    Debugger *d = r->debugger;
+    return d && d->state == DBG_ATTACHED ? d : NULL;
+}
 static inline Debugger *relay_reply_debugger(const RelayVm *r, gpointer client)
 {
-    Debugger *d = client;
-    return d && d == r->debugger && d->state == DBG_ATTACHED ? d : NULL;
+    return client && client == relay_attached_debugger(r) ? client : NULL;
 }
 
 struct DdmRelay {

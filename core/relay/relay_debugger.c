@@ -54,7 +54,7 @@
 #define SPLICE_PIPE_MAX (1024u * 1024u)
 
 static inline void debugger_to_vm_flush(Debugger *d);
-static void send_to_vm(Debugger *d, const guint8 *p, gsize n);
+static inline __attribute__((always_inline)) void send_to_vm(Debugger *d, const guint8 *p, gsize n);
 
 /* ------------------------------------------------------------ to the debugger */
 
@@ -179,17 +179,21 @@ static void out_append(Debugger *d, const guint8 *p, gsize n)
 }
 
 /* Whether @n more bytes for the debugger fit: with what waits in the write
- * queue and what is held behind a cut-through reply, at most
- * max_write_queue. If not, the debugger is closed (it reads too slowly).
- * Inline: it is on the path of every packet. */
-static inline gboolean out_has_room(Debugger *d, gsize n)
+ * queue and what is held behind a cut-through reply (out_has_room; @waiting
+ * for out_room_past), at most max_write_queue. If not, the debugger is
+ * closed (it reads too slowly). Inline: it is on the path of every packet. */
+static inline gboolean out_room_past(Debugger *d, gsize waiting, gsize n)
 {
-    gsize queued = d->out->len - d->out_pos;
-    gsize held = d->held ? d->held->len : 0;
-    if (G_LIKELY(queued + held + n <= d->relay->cfg->max_write_queue))
+    if (G_LIKELY(waiting + n <= d->relay->cfg->max_write_queue))
         return TRUE;
     ddm_relay_debugger_close(d, "it reads too slowly (write queue full)");
     return FALSE;
+}
+static inline gboolean out_has_room(Debugger *d, gsize n)
+{
+    gsize queued = d->out->len - d->out_pos;
+    gsize held = d->held ? d->held->len : 0; /* (held only while from_vm_parts) */
+    return out_room_past(d, queued + held, n);
 }
 
 /* The debugger's socket is full and much waits: stop reading from the VM
@@ -316,19 +320,21 @@ gboolean ddm_relay_debugger_queue(Debugger *d, const guint8 *p, gsize n, gboolea
 gboolean ddm_relay_reply_alone(gpointer unused, DdmVm *vm, uint8_t *bytes, size_t len)
 {
     RelayVm *r = vm->relay;
-    Debugger *d = r ? r->debugger : NULL;
+    Debugger *d = r ? relay_attached_debugger(r) : NULL;
     (void)unused;
-    if (!d || d->state != DBG_ATTACHED || !r->ids || !debugger_sends_alone(d))
+    if (!d || !r->ids || !debugger_sends_alone(d))
         return FALSE; /* the general path (ddm_relay_reply_from_vm) */
     gpointer client = NULL;
     uint32_t be, client_id = 0;
     memcpy(&be, bytes + 4, sizeof be);
     if (!ddm_idmap_take(r->ids, GUINT32_FROM_BE(be), &client, &client_id))
         return FALSE; /* none of its debugger's (a miss changes nothing): the general path */
-    if (relay_reply_debugger(r, client) != d)
+    if (client != d) /* relay_reply_debugger(r, client) != d, d being r's attached one */
         return TRUE; /* one sent on a debugger's behalf: dropped */
     ddm_put_u4(bytes + 4, client_id); /* ddm_jdwp_set_id, inline */
-    if (out_has_room(d, len))
+    /* out_has_room: debugger_sends_alone, so nothing is queued, nor held
+     * (only while from_vm_parts) */
+    if (out_room_past(d, 0, len))
         send_alone(d, bytes, len);
     return TRUE;
 }
@@ -551,7 +557,7 @@ static void log_vm_refused(DdmVm *vm, int rc)
     g_message("relay: VM %s cannot take the debugger's packets (%s)", vm_label(vm), g_strerror(-rc));
 }
 
-static inline void send_to_vm(Debugger *d, const guint8 *p, gsize n)
+static inline __attribute__((always_inline)) void send_to_vm(Debugger *d, const guint8 *p, gsize n)
 {
     if (!d->rvm)
         return;
@@ -720,8 +726,7 @@ static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
  * plain JVM, anything else): relay_in_place has the read. */
 static inline gboolean command_alone(Debugger *d, guint8 *buf, gsize n)
 {
-    if (ddm_jdwp_whole_packet_len(buf, n, ddm_jdwp_reader_max_packet(d->reader)) != n ||
-        buf[8] != 0 || d->to_vm->len)
+    if (!ddm_jdwp_is_alone(buf, n, ddm_jdwp_reader_max_packet(d->reader), 0) || d->to_vm->len)
         return FALSE;
     DdmJdwpHeader h;
     ddm_jdwp_header_of(buf, &h);
@@ -772,17 +777,18 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
             ddm_jdwp_reader_commit(d->reader, (size_t)n);
             ddm_relay_debugger_drain(d);
         }
-        if (d->state == DBG_ATTACHED)
+        if (d->state == DBG_ATTACHED) { /* (tested once: the call below changes no state) */
             ddm_watch_expect_more(); /* the VM's reply: wait for it in this round (watch.h) */
-        if (d->state == DBG_ATTACHED && ddm_vm_out_queued(d->rvm->vm) >= BACKPRESSURE_AT &&
-            ddm_vm_notify_when_drained(d->rvm->vm)) {
-            /* The VM takes less than the debugger sends: read on once all
-             * of it is written (ddm_relay_vm_output_drained). */
-            g_debug("relay: VM %s reads slowly; pausing reading from debugger %s",
-                    vm_label(d->rvm->vm), d->peer);
-            d->reading_paused = TRUE;
-            d->in_watch = NULL;
-            return G_SOURCE_REMOVE;
+            if (ddm_vm_out_queued(d->rvm->vm) >= BACKPRESSURE_AT &&
+                ddm_vm_notify_when_drained(d->rvm->vm)) {
+                /* The VM takes less than the debugger sends: read on once
+                 * all of it is written (ddm_relay_vm_output_drained). */
+                g_debug("relay: VM %s reads slowly; pausing reading from debugger %s",
+                        vm_label(d->rvm->vm), d->peer);
+                d->reading_paused = TRUE;
+                d->in_watch = NULL;
+                return G_SOURCE_REMOVE;
+            }
         }
         if ((size_t)n < avail)
             break; /* the socket is empty for now: no read just to see EAGAIN */

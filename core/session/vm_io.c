@@ -502,8 +502,7 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
  * for a VM with relay state: the others pay one test. */
 static inline gboolean reply_alone(DdmVm *vm, uint8_t *buf, size_t n)
 {
-    if (ddm_jdwp_whole_packet_len(buf, n, ddm_jdwp_reader_max_packet(vm->reader)) != n ||
-        !(buf[8] & DDM_JDWP_FLAG_REPLY))
+    if (!ddm_jdwp_is_alone(buf, n, ddm_jdwp_reader_max_packet(vm->reader), DDM_JDWP_FLAG_REPLY))
         return FALSE;
     uint32_t be;
     memcpy(&be, buf + 4, sizeof be);
@@ -599,8 +598,10 @@ static SpliceOutcome splice_reply(DdmVm *vm, size_t *taken, gboolean *empty)
 
 /* Read what the socket holds now (bounded per call, for fairness between
  * VMs) and handle every complete packet. Closes the VM on EOF, a read error
- * or bad input; the caller holds a reference. */
-void ddm_vm_io_read_input(DdmVm *vm)
+ * or bad input; the caller holds a reference. Inline into the read watch's
+ * callback (every packet from a VM: one call less), ddm_vm_io_read_input
+ * for the others. */
+static inline __attribute__((always_inline)) void read_input(DdmVm *vm)
 {
     gboolean filled = FALSE; /* the last read took all it asked for */
     size_t taken = 0;
@@ -672,6 +673,11 @@ void ddm_vm_io_read_input(DdmVm *vm)
         ddm_jdwp_reader_release_empty(vm->reader);
 }
 
+void ddm_vm_io_read_input(DdmVm *vm)
+{
+    read_input(vm);
+}
+
 gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
 {
     DdmVm *vm = ud;
@@ -681,7 +687,7 @@ gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
 
     vm->ref_count++; /* ddm_vm_ref(), inline: every packet comes here */
     ddm_logctx_push_vm(vm_key(vm));
-    ddm_vm_io_read_input(vm);
+    read_input(vm);
     ddm_logctx_pop_vm();
     /* A close or a pause removed this watch already (and cleared io_watch;
      * a resume from in here added a new one). */

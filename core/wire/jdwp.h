@@ -334,6 +334,21 @@ static inline size_t ddm_jdwp_whole_packet_len(const uint8_t *p, size_t n, size_
         return 0;
     return len;
 }
+/** Whether @p/@n is exactly one whole, well-formed packet whose flags are
+ *  @flags (0 or DDM_JDWP_FLAG_REPLY): ddm_jdwp_whole_packet_len(@p, @n,
+ *  @max_packet) == @n and @p[8] == @flags, in fewer steps (the length must
+ *  equal @n, so it is at least the header's and within what was read):
+ *  the fused paths' test of a read (core/session/vm_io.c,
+ *  core/relay/relay_debugger.c). */
+static inline gboolean ddm_jdwp_is_alone(const uint8_t *p, size_t n, size_t max_packet,
+                                         uint8_t flags)
+{
+    if (n < DDM_JDWP_HEADER_LEN)
+        return FALSE;
+    uint32_t be;
+    memcpy(&be, p, sizeof be);
+    return GUINT32_FROM_BE(be) == n && n <= max_packet && p[8] == flags;
+}
 /** The fields of the header at @p (at least DDM_JDWP_HEADER_LEN bytes:
  *  the caller checked; no validation), inline: every relayed packet's
  *  header is parsed here (ddm_jdwp_parse_header checks the length first). */
