@@ -412,6 +412,12 @@ static DdmClient *connect_first_exchange(const char *socket_path, char **version
     return NULL;
 }
 
+gboolean ddm_client_error_no_server(const GError *error)
+{
+    return g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+           g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
+}
+
 DdmClient *ddm_client_connect_answered(const char *socket_path, GError **error)
 {
     g_autofree char *version = NULL;
@@ -519,8 +525,7 @@ DdmClient *ddm_client_connect_or_start(const char *socket_path, char **server_ar
             return NULL;
         local = g_error_new(G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "replaced");
     }
-    gboolean absent = g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-                      g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
+    gboolean absent = ddm_client_error_no_server(local);
     if (!absent || !autostart) {
         gboolean stopping = FALSE;
         int pid = absent ? ddm_server_lock_holder(socket_path, &stopping) : 0;
@@ -666,8 +671,6 @@ gboolean ddm_client_send(DdmClient *c, const DdmCtlRequest *req, GError **error)
     return TRUE;
 }
 
-/* The next buffered line (transfer full), NULL when none is complete or,
- * with @error, past the cap. */
 /* Is @line (one answer line) a progress line of a long command? */
 static gboolean is_progress_line(const char *line, gsize len)
 {
@@ -677,8 +680,9 @@ static gboolean is_progress_line(const char *line, gsize len)
     return p != NULL && JSON_NODE_HOLDS_OBJECT(p);
 }
 
-/* The next complete line, past the answers owed to abandoned requests
- * (and their progress lines). (transfer full) */
+/* The next buffered line, past the answers owed to abandoned requests
+ * (and their progress lines) (transfer full); NULL when none is complete
+ * or, with @error, past the cap. */
 static char *next_line(DdmClient *c, gsize *len, GError **error)
 {
     for (;;) {

@@ -46,6 +46,12 @@ DdmClient *ddm_client_connect(const char *socket_path, GError **error);
  *  that only look for a running server, so that they never take a
  *  stopping one's dead connection for a server. (transfer full) */
 DdmClient *ddm_client_connect_answered(const char *socket_path, GError **error);
+/** Whether @error, from ddm_client_connect or ddm_client_connect_answered,
+ *  means no server runs there (no socket, refused, or one that stopped
+ *  before it answered), rather than one that runs but would not serve this
+ *  client (too many clients, closed the connection twice, an unsafe
+ *  directory): only then may a command start one or work without it. */
+gboolean ddm_client_error_no_server(const GError *error);
 void ddm_client_free(DdmClient *c);
 int ddm_client_fd(const DdmClient *c);
 

@@ -98,7 +98,16 @@ static int start_background(DdmCli *cli, const char *announce)
     /* Answered, not just connected: a stopping server's backlog accepts a
      * connect in its last milliseconds, then resets it (it is waited for
      * below, by the start). */
-    DdmClient *c = ddm_client_connect_answered(path, NULL);
+    g_autoptr(GError) error = NULL;
+    DdmClient *c = ddm_client_connect_answered(path, &error);
+    if (c == NULL && !ddm_client_error_no_server(error)) {
+        g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
+        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_BUSY)) /* too many clients: it runs */
+            return ddm_cli_print_ok_json(cli, DDM_EXIT_OK, "started", FALSE);
+        g_printerr("ddmon: %s\n", error->message);
+        return DDM_EXIT_NO_SERVER;
+    }
+    g_clear_error(&error);
     if (c != NULL) {
         ddm_client_free(c);
         if (server_args[0] != NULL) {
@@ -110,7 +119,6 @@ static int start_background(DdmCli *cli, const char *announce)
         g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
         return ddm_cli_print_ok_json(cli, DDM_EXIT_OK, "started", FALSE);
     }
-    g_autoptr(GError) error = NULL;
     gboolean ok = ddm_client_start_server(path, server_args, announce, &error);
     g_ptr_array_remove_index(cli->server_args, cli->server_args->len - 1);
     if (!ok) {

@@ -33,16 +33,23 @@ static int run_snapshot(DdmCli *cli)
     if (!cli->in_process) {
         /* Answered, not just connected: a stopping server's backlog takes
          * a connect in its last milliseconds, then resets it. */
-        DdmClient *c = ddm_client_connect_answered(path, NULL);
+        g_autoptr(GError) error = NULL;
+        DdmClient *c = ddm_client_connect_answered(path, &error);
         if (c != NULL) {
             opt.socket_path = path; /* --gc's, --hprof's commands use connections of their own */
             int status = ddm_snapshot_run_client(c, &opt);
             ddm_client_free(c);
             return status;
         }
+        /* A server that runs but will not serve us (too many clients):
+         * its VMs are its own, so no snapshot in this process either. */
+        if (!ddm_client_error_no_server(error)) {
+            g_printerr("ddmon: %s\n", error->message);
+            return DDM_EXIT_NO_SERVER;
+        }
+        g_clear_error(&error);
         /* In this process, as with no server; one still stopping holds
          * its VMs until it has exited: waited for first (bounded). */
-        g_autoptr(GError) error = NULL;
         if (!ddm_client_wait_stopping_server(path, TRUE, &error)) {
             g_printerr("ddmon: %s\n", error->message);
             return DDM_EXIT_NO_SERVER;

@@ -12,6 +12,8 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -372,24 +374,35 @@ static gboolean addr_is_loopback(const uint8_t a[16])
     return memcmp(a, zero, 15) == 0 && (a[15] == 1 || a[15] == 0);
 }
 
+/* Whether @path (/proc/net/tcp or tcp6) lists an established connection
+ * whose local end is @addr (or any loopback address, @addr being one):@port.
+ * Read a line at a time, up to the first match: the memory is one line's,
+ * whatever the number of sockets (tens of thousands make megabytes). */
 static gboolean connected_in_file(const char *path, gboolean v6, const uint8_t addr[16],
                                   uint16_t port)
 {
-    char *text = NULL;
-    gboolean found = FALSE, loopback = addr_is_loopback(addr);
-
-    if (!g_file_get_contents(path, &text, NULL, NULL))
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
         return FALSE;
-    char **lines = g_strsplit(text, "\n", -1);
-    for (unsigned i = 1; lines[i] && !found; i++) {
+    gboolean found = FALSE, loopback = addr_is_loopback(addr), header = TRUE;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while (!found && (len = getline(&line, &cap, f)) >= 0) {
         DdmProcNetEntry e;
-        if (!ddm_procnet_parse_line(lines[i], v6, &e) || e.state != DDM_TCP_ESTABLISHED ||
+        if (header) { /* the column names */
+            header = FALSE;
+            continue;
+        }
+        if (len > 0 && line[len - 1] == '\n')
+            line[len - 1] = '\0';
+        if (!ddm_procnet_parse_line(line, v6, &e) || e.state != DDM_TCP_ESTABLISHED ||
             e.local_port != port)
             continue;
         found = addr_equal(e.local_addr, addr) || (loopback && addr_is_loopback(e.local_addr));
     }
-    g_strfreev(lines);
-    g_free(text);
+    free(line);
+    fclose(f);
     return found;
 }
 

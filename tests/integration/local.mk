@@ -210,6 +210,8 @@ TESTS += tests/integration/trace-server-stop.sh
 TESTS += tests/integration/server-stopping.sh
 # A first exchange that timed out: its late answer is never the command's.
 TESTS += tests/integration/client-late-answer.sh
+# A server with every control slot taken is one that runs.
+TESTS += tests/integration/server-busy.sh
 # A FIFO named like a plugin's file or FILE.part is refused, never waited on.
 TESTS += tests/integration/part-fifo.sh
 endif
@@ -217,6 +219,7 @@ EXTRA_DIST += tests/integration/trace-simvm.sh tests/integration/trace-rss.sh
 EXTRA_DIST += tests/integration/trace-server-stop.sh
 EXTRA_DIST += tests/integration/server-stopping.sh
 EXTRA_DIST += tests/integration/client-late-answer.sh
+EXTRA_DIST += tests/integration/server-busy.sh
 EXTRA_DIST += tests/integration/part-fifo.sh
 
 # The web dashboard (ddmon server --http): its security rules over plain
