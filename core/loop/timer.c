@@ -3,7 +3,7 @@
  * The timer heap (see timer.h): a binary min-heap of DdmTimer pointers
  * ordered by (deadline, arming sequence), each timer holding its own index,
  * and the one GSource that fires it. Owns the heap array, the source and
- * the kept top (timer.h); the timers belong to their owners.
+ * the kept earliest deadline (timer.h); the timers belong to their owners.
  */
 #include "core/loop/timer.h"
 
@@ -17,7 +17,9 @@ typedef struct TimerHeap {
 
 static TimerHeap heap;
 
-DdmTimer *ddm_timer_top_; /* heap.v[0] while heap.len, else NULL (timer.h) */
+/* heap.v[0]->due_us while heap.len, else G_MAXINT64 (timer.h): a place at
+ * 0 is a new top or the top's new deadline */
+gint64 ddm_timer_next_due_us_ = G_MAXINT64;
 
 static inline gboolean earlier(const DdmTimer *a, const DdmTimer *b)
 {
@@ -29,7 +31,7 @@ static inline void place(DdmTimer *t, guint i)
     heap.v[i] = t;
     t->index = i + 1;
     if (i == 0)
-        ddm_timer_top_ = t;
+        ddm_timer_next_due_us_ = t->due_us;
 }
 
 static void sift_up(guint i)
@@ -70,7 +72,7 @@ static void heap_remove_at(guint i)
     heap.len--;
     if (i == heap.len) {
         if (i == 0)
-            ddm_timer_top_ = NULL;
+            ddm_timer_next_due_us_ = G_MAXINT64;
         return;
     }
     place(heap.v[heap.len], i);

@@ -53,9 +53,10 @@ static inline gboolean ddm_timer_armed(const DdmTimer *t)
 {
     return t->index != 0;
 }
-/* timer.c's: use ddm_timer_next_due, not this (the earliest armed timer,
- * or NULL when none is armed) */
-extern DdmTimer *ddm_timer_top_;
+/* timer.c's: use ddm_timer_next_due, not this (the earliest armed
+ * deadline, G_MAXINT64 when none is armed: one load for the socket round,
+ * which asks after every batch) */
+extern gint64 ddm_timer_next_due_us_;
 
 /** The deadline of an armed timer, G_MAXINT64 when unarmed. */
 gint64 ddm_timer_due(const DdmTimer *t);
@@ -63,7 +64,7 @@ gint64 ddm_timer_due(const DdmTimer *t);
  *  armed (the watches' socket round ends there, watch.h). */
 static inline gint64 ddm_timer_next_due(void)
 {
-    return ddm_timer_top_ ? ddm_timer_top_->due_us : G_MAXINT64;
+    return ddm_timer_next_due_us_;
 }
 /** Armed timers (for tests). */
 guint ddm_timer_count(void);

@@ -46,6 +46,11 @@
 #define ROUND_TIMER_MARK G_MAXUINT64
 #define ALWAYS (G_IO_HUP | G_IO_ERR)
 #define POLLED (G_IO_IN | G_IO_PRI | G_IO_OUT)
+#if defined(__GNUC__)
+#define INLINE_HOT inline __attribute__((always_inline)) /* the per-packet path */
+#else
+#define INLINE_HOT inline
+#endif
 
 typedef struct Slot Slot;
 
@@ -58,7 +63,6 @@ struct DdmWatch {
     GSource *fallback;    /* a g_unix_fd source when epoll refused the fd */
     DdmWatch *next;       /* in slot->watches */
     DdmWatch *next_dead;  /* in loop.dead once removed */
-    guint running;        /* > 0 while its callback runs */
     gboolean removed;
 };
 
@@ -75,8 +79,18 @@ struct Slot {
     guint32 gen;          /* bumped whenever epoll forgets the fd */
     guint32 registered;   /* the events epoll has for this fd (when in_epoll) */
     gboolean in_epoll;
-    guint running;        /* callbacks of this fd's watches now running */
     gboolean suspended;   /* taken out of epoll during a nested dispatch */
+};
+
+/* A watch callback running: its frame lives on the stack of the dispatch
+ * that called it, linked from loop.top (the innermost) outwards. Its slot
+ * takes the callback's hints (ddm_watch_expect_more); a nested dispatch
+ * takes every running slot out of epoll (suspend_running), so no watch of
+ * a running slot gets an event until the callback returned. */
+typedef struct Frame Frame;
+struct Frame {
+    Slot *slot;
+    Frame *up;
 };
 
 typedef struct HookList {
@@ -86,14 +100,16 @@ typedef struct HookList {
 static struct {
     int epfd;
     GSource *source;
+    GMainContext *context; /* the default one, which it is attached to */
     Slot **slots;         /* by fd number */
     guint nslots;
     DdmWatch *dead;       /* removed, to free when depth drops to 0 */
     guint depth;          /* nested dispatches now running */
-    Slot *active[16];     /* slots whose callback runs, outermost first */
-    guint nactive;
+    Frame *top;           /* the innermost watch callback running; NULL: none */
     guint live;
-    guint64 wakeups, events;
+    guint64 wakeups, events; /* events: of dispatch_batch's wake-ups; each other
+                                wake-up (dispatch_one's) had one */
+    guint64 batch_wakeups;    /* dispatch_batch's */
     HookList hooks;       /* queued batch-end hooks (queued == 1) */
     HookList running;     /* taken by the hook run now going on (queued == 2) */
     gboolean expect_more; /* a callback of this batch said an answer is near */
@@ -108,6 +124,7 @@ static struct {
     guint round_budget_us;
     Slot *hinters[ROUND_HINTERS]; /* whose hints the round's next wait answers */
     guint nhinters;
+    gboolean hinters_missed_before; /* one of them has round misses to forget if caught */
     guint64 round_batches, round_waits; /* batches a round dispatched; its waits */
     guint64 round_extensions; /* budgets rounds went on for (ROUND_MAX_EXTENSIONS) */
     gint64 prepared_us;   /* when the context last prepared our source: the instant its
@@ -207,8 +224,8 @@ static void free_dead(void)
  * epoll until those return, or they would wake every nested iteration. */
 static void suspend_running(void)
 {
-    for (guint i = 0; i < MIN(loop.nactive, G_N_ELEMENTS(loop.active)); i++) {
-        Slot *s = loop.active[i];
+    for (Frame *f = loop.top; f; f = f->up) {
+        Slot *s = f->slot;
         if (!s->suspended) {
             s->suspended = TRUE;
             slot_sync(s);
@@ -216,26 +233,42 @@ static void suspend_running(void)
     }
 }
 
-static void call_watch(DdmWatch *w, GIOCondition hit)
+/* Is a callback of slot @s running (further out: a nested dispatch asks)?
+ * (Its slot is suspended then, so it gets no event; asked all the same.) */
+static gboolean slot_running(const Slot *s)
 {
-    Slot *s = w->slot;
-    gboolean keep;
+    for (const Frame *f = loop.top; f; f = f->up)
+        if (f->slot == s)
+            return TRUE;
+    return FALSE;
+}
 
-    w->running++;
-    s->running++;
-    if (loop.nactive < G_N_ELEMENTS(loop.active))
-        loop.active[loop.nactive] = s;
-    loop.nactive++;
-    keep = w->fn(w->fd, hit, w->ud);
-    loop.nactive--;
-    s->running--;
-    w->running--;
-    if (!keep)
+/* A callback of suspended slot @s returned: back into epoll unless another
+ * of its callbacks still runs further out. */
+static G_GNUC_NO_INLINE void slot_resume(Slot *s)
+{
+    if (slot_running(s))
+        return;
+    s->suspended = FALSE;
+    slot_sync(s);
+}
+
+/* Call @w (of slot @s) for @hit: its frame on this stack while it runs. */
+static INLINE_HOT void run_watch(Slot *s, DdmWatch *w, GIOCondition hit)
+{
+    Frame f = { .slot = s, .up = loop.top };
+    loop.top = &f;
+    gboolean keep = w->fn(w->fd, hit, w->ud);
+    loop.top = f.up;
+    if (G_UNLIKELY(!keep))
         ddm_watch_remove(w);
-    if (s->suspended && !s->running) {
-        s->suspended = FALSE;
-        slot_sync(s);
-    }
+    if (G_UNLIKELY(s->suspended))
+        slot_resume(s);
+}
+
+static G_GNUC_NO_INLINE void call_watch(Slot *s, DdmWatch *w, GIOCondition hit)
+{
+    run_watch(s, w, hit);
 }
 
 static void hook_unlink(HookList *l, DdmBatchEnd *h)
@@ -306,11 +339,12 @@ static inline void call_watches_from(Slot *s, DdmWatch *w, guint32 gen, guint64 
 {
     for (; w; w = w->next) {
         GIOCondition hit;
-        if (w->removed || w->running || !w->want || s->gen != gen || loop.wakeups != mine)
+        if (w->removed || !w->want || s->gen != gen || loop.wakeups != mine ||
+            (loop.top && slot_running(s)))
             continue;
         hit = got & (w->want | ALWAYS);
         if (hit)
-            call_watch(w, hit);
+            call_watch(s, w, hit);
     }
 }
 
@@ -318,6 +352,7 @@ static inline void call_watches_from(Slot *s, DdmWatch *w, guint32 gen, guint64 
  * the batch-end hooks. */
 static void dispatch_batch(const struct epoll_event *evs, int n)
 {
+    loop.batch_wakeups++;
     loop.wakeups++;
     guint64 mine = loop.wakeups;
     /* A nested dispatch (from a callback) polled again: the rest of this
@@ -358,24 +393,29 @@ static G_GNUC_NO_INLINE void dispatch_one_rest(const struct epoll_event *ev, Ddm
  * is called without dispatch_batch's walk (bench/relay.sh: ~38 Ir less a
  * relayed packet), and the watches its callback added to the fd after it,
  * as dispatch_batch would; any other case (the round's timer, a stale or
- * forgotten fd, several watches on the fd, a watch removed, running or
- * wanting nothing) is dispatch_batch's, which decides it the same way. */
-static inline void dispatch_one(const struct epoll_event *ev)
+ * forgotten fd, several watches on the fd, a nested dispatch) is
+ * dispatch_batch's, which decides it the same way. What this one need not
+ * ask: the round's timer's mark is no fd below nslots; the current
+ * generation means the slot is in epoll (leaving it, or falling back to
+ * poll(2), forgets the generation), so its lone watch wants something
+ * (wanting nothing takes the slot out) and is not removed (a removed
+ * watch leaves its slot's list); and with no callback running (loop.top)
+ * none is running. */
+static INLINE_HOT void dispatch_one(const struct epoll_event *ev)
 {
     guint64 data = ev->data.u64;
-    int fd = (int)(guint32)data;
-    Slot *s = data != ROUND_TIMER_MARK && (guint)fd < loop.nslots ? loop.slots[fd] : NULL;
+    guint fd = (guint32)data;
+    Slot *s;
     DdmWatch *w;
-    if (G_UNLIKELY(!s || s->gen != (guint32)(data >> 32) || !s->in_epoll || !(w = s->watches) ||
-                   w->next || w->removed || w->running || !w->want)) {
+    if (G_UNLIKELY(fd >= loop.nslots || !(s = loop.slots[fd]) || s->gen != (guint32)(data >> 32) ||
+                   !(w = s->watches) || w->next || loop.top)) {
         dispatch_batch(ev, 1);
         return;
     }
     guint64 mine = ++loop.wakeups;
     GIOCondition hit = (GIOCondition)ev->events & (w->want | ALWAYS);
-    loop.events++;
-    if (hit)
-        call_watch(w, hit);
+    if (G_LIKELY(hit))
+        run_watch(s, w, hit);
     if (G_UNLIKELY(w->next != NULL))
         dispatch_one_rest(ev, w->next, mine);
     if (loop.hooks.head)
@@ -449,10 +489,14 @@ static void round_timer_seen(void)
 
 /* The round's wait answered the hints of the last batch (something came),
  * or did not (nothing came before the deadline). Then a new batch. */
-static void hinters_caught(void)
+static INLINE_HOT void hinters_caught(void)
 {
-    for (guint i = 0, n = loop.nhinters; i < n; i++) /* (n <= ROUND_HINTERS) */
-        loop.hinters[i]->round_misses = 0;
+    /* (none of them had misses to forget, as a rule: no walk) */
+    if (G_UNLIKELY(loop.hinters_missed_before)) {
+        for (guint i = 0, n = loop.nhinters; i < n; i++) /* (n <= ROUND_HINTERS) */
+            loop.hinters[i]->round_misses = 0;
+        loop.hinters_missed_before = FALSE;
+    }
     loop.nhinters = 0;
 }
 
@@ -464,6 +508,7 @@ static void hinters_missed(void)
             s->round_misses++;
     }
     loop.nhinters = 0;
+    loop.hinters_missed_before = FALSE;
 }
 
 /* A round ran to its deadline or cap: may a source of the context other than ours be waiting
@@ -482,14 +527,15 @@ static void hinters_missed(void)
  * ready without either (a source whose check() alone says so) is not
  * seen: it waits for the round after, as all did before the yield. */
 #define YIELD_POLL_MAX 32
-static gboolean others_may_wait(void)
+static gboolean others_may_wait(gint64 now_us /* 0: not read yet */)
 {
     GPollFD fds[YIELD_POLL_MAX];
     gint timeout = -1;
-    gint n = g_main_context_query(g_main_context_default(), G_MAXINT, &timeout, fds, YIELD_POLL_MAX);
+    gint n = g_main_context_query(loop.context, G_MAXINT, &timeout, fds, YIELD_POLL_MAX);
     if (n > YIELD_POLL_MAX || timeout == 0)
         return TRUE;
-    if (timeout > 0 && loop.prepared_us + (gint64)timeout * 1000 <= g_get_monotonic_time())
+    if (timeout > 0 &&
+        loop.prepared_us + (gint64)timeout * 1000 <= (now_us ? now_us : g_get_monotonic_time()))
         return TRUE;
     gint k = 0;
     for (gint i = 0; i < n; i++)
@@ -522,7 +568,7 @@ static gboolean round_go_on(guint segment_batches, guint *extensions, gint64 *de
     if (segment_batches < 2 || *extensions >= ROUND_MAX_EXTENSIONS || *until < *deadline)
         return FALSE;
     gint64 t = g_get_monotonic_time();
-    if (ddm_timer_next_due() <= t || others_may_wait())
+    if (ddm_timer_next_due() <= t || others_may_wait(t))
         return FALSE;
     (*extensions)++;
     loop.round_extensions++;
@@ -575,11 +621,15 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         } else {
             n = wait_until(evs, until, now);
         }
-        if (n < 0) {
+        if (G_LIKELY(n == 1) && G_LIKELY(evs[0].data.u64 != ROUND_TIMER_MARK)) {
+            /* a ping-pong's every batch */
+            hinters_caught();
+            loop.round_batches++;
+            dispatch_one(evs);
+        } else if (n < 0) {
             to_the_end = FALSE;
             break;
-        }
-        if (n == 0 || (n == 1 && evs[0].data.u64 == ROUND_TIMER_MARK)) {
+        } else if (n <= 1) {
             /* The budget's end alone: not disarmed here (no callback runs
              * before round_go_on re-arms it, which clears the expiry, or
              * the round ends and disarms it): one timerfd_settime per
@@ -602,15 +652,13 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             hinters_missed(); /* nothing in time */
             to_the_end = FALSE; /* no work kept coming: no one to yield to */
             break;
-        }
-        hinters_caught();
-        loop.round_batches++;
-        if (n == 1)
-            dispatch_one(evs);
-        else
+        } else {
+            hinters_caught();
+            loop.round_batches++;
             dispatch_batch(evs, n);
+        }
         segment_batches++;
-        if (loop.round_timer_fired) {
+        if (G_UNLIKELY(loop.round_timer_fired)) {
             if (loop.expect_more &&
                 round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
                 segment_batches = 0;
@@ -620,7 +668,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
         }
         /* a timer armed by this batch may be due before the round's end */
         gint64 due = ddm_timer_next_due();
-        if (due < until || !timed) {
+        if (G_UNLIKELY(due < until || !timed)) {
             now = g_get_monotonic_time();
             if (MIN(due, until) <= now) {
                 /* without a timerfd the budget's end is seen here, not as
@@ -642,7 +690,7 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
     if (loop.round_tfd >= 0 && (!loop.round_timer_fired || loop.round_timer_stale))
         round_timer_disarm();
     loop.round_timer_fired = FALSE;
-    loop.round_yield = to_the_end && others_may_wait();
+    loop.round_yield = to_the_end && others_may_wait(0);
     loop.expect_more = FALSE;
 }
 
@@ -658,8 +706,10 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
     else
         loop.expect_more = FALSE; /* a hint from outside a batch (a timer) counts for nothing */
     loop.depth++;
-    if (loop.depth == 1)
+    if (loop.depth == 1) {
         loop.nhinters = 0;
+        loop.hinters_missed_before = FALSE;
+    }
     do
         n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
     while (n < 0 && errno == EINTR);
@@ -699,6 +749,7 @@ static void ensure_loop(void)
      * wake-up per dispatch. Recursion is handled per watch above instead. */
     g_source_set_can_recurse(loop.source, TRUE);
     g_source_attach(loop.source, NULL);
+    loop.context = g_main_context_default();
 }
 
 static Slot *slot_for(int fd)
@@ -728,10 +779,8 @@ static gboolean fallback_cb(gint fd, GIOCondition cond, gpointer ud)
     GSource *dispatching = g_main_current_source();
     gboolean keep;
 
-    loop.depth++;
-    w->running++;
+    loop.depth++; /* (GLib does not recurse into this source) */
     keep = w->fn(fd, cond & (w->want | ALWAYS), w->ud);
-    w->running--;
     loop.depth--;
     if (!keep && !w->removed) {
         if (w->fallback == dispatching) {
@@ -890,13 +939,16 @@ void ddm_watch_expect_more(void)
 {
     /* the hint of the innermost watch callback running (none: a timer's,
      * which counts for nothing anyway) */
-    guint na = loop.nactive;
-    if (na && na <= G_N_ELEMENTS(loop.active)) {
-        Slot *s = loop.active[na - 1];
-        if (G_UNLIKELY(s->round_misses >= ROUND_MISSES_MAX)) {
-            if (++s->round_ignored < ROUND_RETRY_EVERY)
-                return;
-            s->round_ignored = 0; /* try once more */
+    Frame *f = loop.top;
+    if (f) {
+        Slot *s = f->slot;
+        if (G_UNLIKELY(s->round_misses)) {
+            if (s->round_misses >= ROUND_MISSES_MAX) {
+                if (++s->round_ignored < ROUND_RETRY_EVERY)
+                    return;
+                s->round_ignored = 0; /* try once more */
+            }
+            loop.hinters_missed_before = TRUE; /* a catch has misses to forget */
         }
         /* Once a batch among the hinters (the list is emptied before each
          * batch, which bumps loop.wakeups: no search of the list). A nested
@@ -936,5 +988,5 @@ void ddm_watch_stats(guint *live, guint64 *wakeups, guint64 *events)
     if (wakeups)
         *wakeups = loop.wakeups;
     if (events)
-        *events = loop.events;
+        *events = loop.events + (loop.wakeups - loop.batch_wakeups);
 }
