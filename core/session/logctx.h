@@ -4,32 +4,30 @@
  * timer or connect callback, that VM's key is the log context, and the
  * server's log writer (server/log.c) prints it as a field of every line
  * logged meanwhile, whoever logs it (the session, the plugin host, a
- * plugin, the relay). Main-loop thread only; nesting is allowed (a small
- * bounded stack: deeper pushes are counted but not recorded). Push and pop
- * are inline (every relayed packet pushes and pops); the stack is logctx.c's.
+ * plugin, the relay). Main-loop thread only; nesting is allowed, to any
+ * depth: each enter returns the key it replaces, which its leave puts back
+ * (the callers' frames are the stack). Enter and leave are inline (every
+ * relayed packet enters and leaves); the current key is logctx.c's.
  */
 #ifndef DDM_LOGCTX_H
 #define DDM_LOGCTX_H
 
-#define DDM_LOGCTX_DEPTH 8
+/* logctx.c's current key: use the functions below, not this */
+extern const char *ddm_logctx_current_;
 
-/* logctx.c's stack: use the functions below, not these */
-extern const char *ddm_logctx_stack_[DDM_LOGCTX_DEPTH];
-extern unsigned ddm_logctx_depth_; /* pushes not yet popped; above DDM_LOGCTX_DEPTH only counted */
-
-/** Make @key (borrowed; must outlive the matching pop) the current VM. */
-static inline void ddm_logctx_push_vm(const char *key)
+/** Make @key (borrowed; must outlive the matching leave) the current VM.
+ *  Returns the key it replaces (NULL: none), for ddm_logctx_leave. */
+static inline const char *ddm_logctx_enter(const char *key)
 {
-    if (ddm_logctx_depth_ < DDM_LOGCTX_DEPTH)
-        ddm_logctx_stack_[ddm_logctx_depth_] = key;
-    ddm_logctx_depth_++;
+    const char *before = ddm_logctx_current_;
+    ddm_logctx_current_ = key;
+    return before;
 }
 
-/** Back to the VM before the matching push (or none). */
-static inline void ddm_logctx_pop_vm(void)
+/** Back to @before, what the matching ddm_logctx_enter returned. */
+static inline void ddm_logctx_leave(const char *before)
 {
-    if (ddm_logctx_depth_ > 0)
-        ddm_logctx_depth_--;
+    ddm_logctx_current_ = before;
 }
 
 /** The current VM's key, or NULL outside any VM's callback. */

@@ -11,7 +11,7 @@
 
 struct DdmMonitor {
     const DdmConfig *config;        /* borrowed */
-    const DdmSessionEvents *events; /* borrowed; may be NULL */
+    const DdmSessionEvents *events; /* borrowed; never NULL (an empty table) */
     gpointer ud;                    /* for events */
     GHashTable *vms;                /* key -> DdmVm* (one reference each); the key is
                                      * borrowed: vm->target->key (one session per key,

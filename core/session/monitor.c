@@ -276,6 +276,9 @@ static gboolean trim_idle_readers(gpointer ud)
     return G_SOURCE_CONTINUE;
 }
 
+/* A monitor made without events has this table: none of them. */
+static const DdmSessionEvents no_events;
+
 DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *events, gpointer ud)
 {
     DdmMonitor *mon;
@@ -283,7 +286,7 @@ DdmMonitor *ddm_monitor_new(const DdmConfig *config, const DdmSessionEvents *eve
     g_return_val_if_fail(config != NULL, NULL);
     mon = g_new0(DdmMonitor, 1);
     mon->config = config;
-    mon->events = events;
+    mon->events = events ? events : &no_events; /* never NULL (ddm_monitor_events) */
     mon->ud = ud;
     /* keyed by the VM's own target->key (borrowed: it lives as long as the VM) */
     mon->vms = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
@@ -327,12 +330,12 @@ gboolean ddm_monitor_stopping(const DdmMonitor *mon)
     return mon == NULL || mon->stopping;
 }
 
+/* The sessions' every reply to a debugger asks (vm_io.c): no tests. @mon is
+ * a VM's (ddm_vm_new refuses none); its table is never NULL (ddm_monitor_new). */
 const DdmSessionEvents *ddm_monitor_events(DdmMonitor *mon, gpointer *ud)
 {
-    static const DdmSessionEvents none;
-    if (ud)
-        *ud = mon ? mon->ud : NULL;
-    return mon && mon->events ? mon->events : &none;
+    *ud = mon->ud;
+    return mon->events;
 }
 
 GPtrArray *ddm_monitor_list_vms(DdmMonitor *mon)

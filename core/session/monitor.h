@@ -260,7 +260,8 @@ void ddm_monitor_note_ddm(DdmMonitor *mon, const char *key);
 void ddm_monitor_vm_state_changed(DdmMonitor *mon, DdmVm *vm, DdmVmState old_state);
 void ddm_monitor_vm_identity_changed(DdmMonitor *mon, DdmVm *vm);
 void ddm_monitor_vm_closed(DdmMonitor *mon, DdmVm *vm);
-/** The events table and its @ud, for the sessions' direct calls. */
+/** The events table (never NULL) and its @ud (not NULL), for the sessions'
+ *  direct calls; @mon is a VM's. */
 const DdmSessionEvents *ddm_monitor_events(DdmMonitor *mon, gpointer *ud);
 
 #endif /* DDM_MONITOR_H */

@@ -191,9 +191,9 @@ static void on_deadline_in_context(DdmVm *vm);
 static void on_deadline(DdmTimer *t, gpointer ud)
 {
     (void)t;
-    ddm_logctx_push_vm(vm_key(ud)); /* ud: the VM */
+    const char *before = ddm_logctx_enter(vm_key(ud)); /* ud: the VM */
     on_deadline_in_context(ud);
-    ddm_logctx_pop_vm();
+    ddm_logctx_leave(before);
 }
 
 DdmVmRare *ddm_vm_rare(DdmVm *vm)
@@ -423,9 +423,9 @@ static void on_connected_in_context(DdmTarget *target, int fd, const GError *err
 /* What a connect attempt logs is about this VM. */
 static void on_connected(DdmTarget *target, int fd, const GError *error, gpointer ud)
 {
-    ddm_logctx_push_vm(target->key);
+    const char *before = ddm_logctx_enter(target->key);
     on_connected_in_context(target, fd, error, ud);
-    ddm_logctx_pop_vm();
+    ddm_logctx_leave(before);
 }
 
 static void on_connected_in_context(DdmTarget *target, int fd, const GError *error, gpointer ud)

@@ -123,9 +123,9 @@ static gboolean on_writable(gint fd, GIOCondition cond, gpointer ud)
     (void)fd;
     (void)cond;
 
-    ddm_logctx_push_vm(vm_key(vm));
+    const char *before = ddm_logctx_enter(vm_key(vm));
     r = flush_out(vm);
-    ddm_logctx_pop_vm();
+    ddm_logctx_leave(before);
     if (r < 0) {
         /* vm->out_watch stays set: ddm_vm_close() removes this watch before
          * it closes the fd (a socket reusing the number must not inherit it) */
@@ -499,8 +499,10 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
  * from @buf, without the general path's layers (the in-place loop, the
  * classification, the daemon's hop). FALSE: nothing was done (anything
  * else, or the relay declined): the general path handles the read. Only
- * for a VM with relay state: the others pay one test. */
-static inline gboolean reply_alone(DdmVm *vm, uint8_t *buf, size_t n)
+ * for a VM with relay state: the others pay one test. Inline in read_input,
+ * whose frame holds what it needs (out of line: a frame of its own, ~11 Ir
+ * a reply). */
+static inline __attribute__((always_inline)) gboolean reply_alone(DdmVm *vm, uint8_t *buf, size_t n)
 {
     if (!ddm_jdwp_is_alone(buf, n, ddm_jdwp_reader_max_packet(vm->reader), DDM_JDWP_FLAG_REPLY))
         return FALSE;
@@ -686,9 +688,9 @@ gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
     (void)cond;
 
     vm->ref_count++; /* ddm_vm_ref(), inline: every packet comes here */
-    ddm_logctx_push_vm(vm_key(vm));
+    const char *before = ddm_logctx_enter(vm_key(vm));
     read_input(vm);
-    ddm_logctx_pop_vm();
+    ddm_logctx_leave(before);
     /* A close or a pause removed this watch already (and cleared io_watch;
      * a resume from in here added a new one). */
     keep = vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;

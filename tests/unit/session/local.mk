@@ -62,7 +62,7 @@ tests_unit_session_test_ratelog_CPPFLAGS = $(SESSION_TEST_CPPFLAGS)
 tests_unit_session_test_ratelog_CFLAGS = $(SESSION_TEST_CFLAGS)
 tests_unit_session_test_ratelog_LDADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
-# The log context's VM stack (core/session/logctx.h, logctx.c), compiled in alone.
+# The log context's VM (core/session/logctx.h, logctx.c), compiled in alone.
 if ENABLE_TESTS
 check_PROGRAMS += tests/unit/session/test-logctx
 TESTS += tests/unit/session/test-logctx

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0
  *
  * Unit tests for the log context's VM (core/session/logctx.h, logctx.c):
- * nested pushes past the bounded stack keep the deepest recorded key, pops
- * give the keys back in order down to none, and a pop too many is harmless.
+ * nested enters, to any depth, each make their key the current one, and
+ * each leave gives back the key before, down to none.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,42 +14,38 @@
 
 #include "core/session/logctx.h"
 
-static void test_logctx_nesting_past_depth(void **state)
+#define NESTED 40 /* deeper than the old bounded stack's 8 */
+
+static void test_logctx_nesting(void **state)
 {
     (void)state;
-    static const char *keys[10] = { "k1", "k2", "k3", "k4", "k5",
-                                    "k6", "k7", "k8", "k9", "k10" };
+    char keys[NESTED][8];
+    const char *before[NESTED];
 
-    assert_int_equal(DDM_LOGCTX_DEPTH, 8); /* the test's numbers assume it */
     assert_null(ddm_logctx_vm());
-    for (unsigned i = 0; i < 10; i++) {
-        ddm_logctx_push_vm(keys[i]);
-        /* up to the depth: the key just pushed; past it: the 8th */
-        assert_string_equal(ddm_logctx_vm(), keys[i < DDM_LOGCTX_DEPTH ? i : DDM_LOGCTX_DEPTH - 1]);
+    for (unsigned i = 0; i < NESTED; i++) {
+        g_snprintf(keys[i], sizeof keys[i], "k%u", i + 1);
+        before[i] = ddm_logctx_enter(keys[i]);
+        assert_ptr_equal(before[i], i ? keys[i - 1] : NULL);
+        assert_ptr_equal(ddm_logctx_vm(), keys[i]); /* the key just entered */
     }
-    /* depth 10 and 9 (only counted), then 8: key 8 */
-    for (unsigned depth = 10; depth > DDM_LOGCTX_DEPTH; depth--) {
-        assert_string_equal(ddm_logctx_vm(), "k8");
-        ddm_logctx_pop_vm();
-    }
-    /* depth 8 .. 1: key 8 .. 1, each pop back to the one before */
-    for (unsigned depth = DDM_LOGCTX_DEPTH; depth > 0; depth--) {
+    /* each leave back to the one before, down to none */
+    for (unsigned depth = NESTED; depth > 0; depth--) {
         assert_ptr_equal(ddm_logctx_vm(), keys[depth - 1]);
-        ddm_logctx_pop_vm();
+        ddm_logctx_leave(before[depth - 1]);
     }
     assert_null(ddm_logctx_vm());
-    ddm_logctx_pop_vm(); /* one too many: harmless */
-    assert_null(ddm_logctx_vm());
-    ddm_logctx_push_vm("again"); /* and the stack still works from the bottom */
+    const char *none = ddm_logctx_enter("again"); /* and it works from the bottom again */
+    assert_null(none);
     assert_string_equal(ddm_logctx_vm(), "again");
-    ddm_logctx_pop_vm();
+    ddm_logctx_leave(none);
     assert_null(ddm_logctx_vm());
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_logctx_nesting_past_depth),
+        cmocka_unit_test(test_logctx_nesting),
     };
     return cmocka_run_group_tests_name("logctx", tests, NULL, NULL);
 }
