@@ -64,6 +64,7 @@ struct DdmWatch {
     DdmWatch *next;       /* in slot->watches */
     DdmWatch *next_dead;  /* in loop.dead once removed */
     gboolean removed;
+    gboolean fallback_running; /* its callback runs (fallback_cb): not again inside it */
 };
 
 /* The watches of one fd number. Slots live as long as the loop: a stale
@@ -779,8 +780,16 @@ static gboolean fallback_cb(gint fd, GIOCondition cond, gpointer ud)
     GSource *dispatching = g_main_current_source();
     gboolean keep;
 
-    loop.depth++; /* (GLib does not recurse into this source) */
+    /* GLib does not recurse into this source, but a callback that changed
+     * its conditions (a new source) and then runs the loop would be called
+     * again by the new one: a watch is never called while its callback
+     * runs (watch.h), so that one waits. */
+    if (w->fallback_running)
+        return G_SOURCE_CONTINUE;
+    loop.depth++;
+    w->fallback_running = TRUE;
     keep = w->fn(fd, cond & (w->want | ALWAYS), w->ud);
+    w->fallback_running = FALSE;
     loop.depth--;
     if (!keep && !w->removed) {
         if (w->fallback == dispatching) {

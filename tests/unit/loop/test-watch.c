@@ -563,6 +563,50 @@ static void test_fallback_set_cond_in_callback(void **state)
     fallback_set_cond_then_remove(0);
 }
 
+/* ---- fallback watch: set_cond, then a nested loop, from its callback ---- */
+
+static guint fbn_depth, fbn_max_depth, fbn_calls;
+
+static gboolean fb_set_cond_then_nest(gint fd, GIOCondition cond, gpointer ud)
+{
+    DdmWatch **w = ud;
+    (void)fd;
+    (void)cond;
+    fbn_calls++;
+    fbn_depth++;
+    fbn_max_depth = MAX(fbn_max_depth, fbn_depth);
+    if (fbn_calls == 1) {
+        ddm_watch_set_cond(*w, G_IO_IN | G_IO_OUT); /* a new GSource */
+        for (int i = 0; i < 3; i++) /* /dev/null stays ready */
+            g_main_context_iteration(NULL, FALSE);
+    }
+    fbn_depth--;
+    if (fbn_calls < 3)
+        return G_SOURCE_CONTINUE;
+    *w = NULL;
+    return G_SOURCE_REMOVE;
+}
+
+static void test_fallback_not_reentered(void **state)
+{
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    DdmWatch *w;
+    guint live;
+    (void)state;
+
+    assert_true(fd >= 0);
+    fbn_depth = fbn_max_depth = fbn_calls = 0;
+    w = ddm_watch_add(fd, G_IO_IN, fb_set_cond_then_nest, &w);
+    for (int i = 0; i < 10 && w != NULL; i++)
+        g_main_context_iteration(NULL, FALSE);
+    assert_null(w);
+    assert_int_equal(fbn_calls, 3);
+    assert_int_equal(fbn_max_depth, 1); /* never called inside itself */
+    ddm_watch_stats(&live, NULL, NULL);
+    assert_int_equal(live, 0);
+    close(fd);
+}
+
 /* ---- EPERM from epoll for a character device: poll(2) it instead ------- */
 
 static void test_dev_null_falls_back(void **state)
@@ -1657,6 +1701,7 @@ int main(void)
         cmocka_unit_test(test_fd_reused_before_remove),
         cmocka_unit_test(test_watches_run_in_added_order),
         cmocka_unit_test(test_fallback_set_cond_in_callback),
+        cmocka_unit_test(test_fallback_not_reentered),
         cmocka_unit_test(test_dev_null_falls_back),
         cmocka_unit_test(test_batch_end_hooks),
         cmocka_unit_test_setup_teardown(test_round_pingpong, round_setup, round_teardown),
