@@ -34,6 +34,7 @@ typedef struct PendingCmd {
     DdmTimer delay_timer;      /* core/loop: the next look at a delayed reply */
     guint delay_step_ms;       /* the wait after the next look, if it is not the last */
     gboolean polled;           /* a first look: the polls it waits for are settled */
+    gboolean capped;           /* its cap let it go, without what it waited for */
     gboolean doc_look;         /* a `vms` with "jq": the VM list is there, the headline
                                 * views' first look is waited for (op_vms_doc) */
     DdmControl *delay_ctl;     /* for delayed replies: outlives the client */

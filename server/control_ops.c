@@ -133,7 +133,10 @@ static DdmVm *resolve_vm_or_fail(Client *c, const char *spec)
 
 /* ----------------------------------------------------------------- ops */
 
-static void op_version(Client *c, const DdmCtlRequest *req)
+/* The version op's answer; @capped: a watching client's answer its cap
+ * let go, which says "settled": false whatever a look would say now (a VM
+ * waited for through the cap counts as late by then). */
+static void op_version_answer(Client *c, gboolean capped)
 {
     JsonBuilder *b = ddm_ctl_ok_begin();
     json_builder_set_member_name(b, "version");
@@ -166,10 +169,16 @@ static void op_version(Client *c, const DdmCtlRequest *req)
      * not every client's hello. */
     if (c->watching) {
         json_builder_set_member_name(b, "settled");
-        json_builder_add_boolean_value(b, ddm_daemon_look_settled_since(c->ctl->daemon,
-                                                                        c->watch_started_us));
+        json_builder_add_boolean_value(
+            b, !capped && ddm_daemon_look_settled_since(c->ctl->daemon, c->watch_started_us));
     }
     ddm_control_send(c, ddm_ctl_ok_end(b));
+}
+
+static void op_version(Client *c, const DdmCtlRequest *req)
+{
+    (void)req;
+    op_version_answer(c, FALSE);
 }
 
 static void delay_reply(Client *c, const DdmCtlRequest *req);
@@ -416,18 +425,25 @@ static guint delay_step_max_ms(const PendingCmd *pc)
 /* TRUE when @pc is to be answered now: what it waits for is there, or
  * else its cap ran out, which is counted (ddm_control_n_delays_capped:
  * only answers that went without what they waited for, however late a
- * loaded machine looked). */
+ * loaded machine looked). A first look's cap is asked first: a VM waited
+ * for since that look began turns "late" (settled, as given up on) at the
+ * same DDM_FIRST_LOOK_MS, and a check that comes at or past it (a timer
+ * run late on a loaded machine) must read that as the cap, not as a look
+ * that found everything answered. */
 static gboolean delay_over(PendingCmd *pc)
 {
     DdmControl *ctl = pc->delay_ctl;
-    if (waits_for_vm_list(pc) ? ddm_daemon_vm_list_complete(ctl->daemon) : first_look_ready(pc))
-        return TRUE;
     gint64 now = g_get_monotonic_time();
+    gboolean first_look_capped = !waits_for_vm_list(pc) &&
+                                 now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000;
+    if (!first_look_capped &&
+        (waits_for_vm_list(pc) ? ddm_daemon_vm_list_complete(ctl->daemon) : first_look_ready(pc)))
+        return TRUE;
     gboolean capped = waits_for_vm_list(pc)
                           ? now - ctl->started_us >= (gint64)STARTUP_MAX_MS * 1000
-                          : now - pc->delay_since_us >= (gint64)FIRST_LOOK_MS * 1000 ||
-                                (pc->cap_at_us != 0 && now >= pc->cap_at_us);
+                          : first_look_capped || (pc->cap_at_us != 0 && now >= pc->cap_at_us);
     if (capped) {
+        pc->capped = TRUE;
         ctl->n_delays_capped++;
         if (pc->cap_at_us != 0 && now >= pc->cap_at_us)
             g_debug("control: a delayed answer went out at the startup bound (%u ms after the "
@@ -485,7 +501,7 @@ static void delayed_reply_fire(DdmTimer *t, gpointer ud)
             break;
         case DDM_CTL_OP_VERSION:
             c->first_look_us = 0; /* this first look is over */
-            op_version(c, &pc->delayed_req);
+            op_version_answer(c, pc->capped);
             break;
         default:
             op_view_now(c, &pc->delayed_req);

@@ -35,6 +35,8 @@
 #include "server/control.h"
 #include "core/wire/ctlproto.h"
 #include "core/daemon/daemon.h"
+#include "core/session/monitor.h"
+#include "core/session/vm.h"
 #include "core/loop/heaptrim.h"
 #include "core/pluginhost/registry.h"
 #include "core/session/monitor-private.h"
@@ -790,6 +792,7 @@ static void test_server_control_first_look(void **state)
 }
 
 static int silent_listener(guint16 *port);
+static void pump_until_handshake(DdmMonitor *mon, guint16 port);
 
 /* Review rF 2: a watching client's "settled" waits only for the sessions
  * that existed when its watch began, on every version it asks, not only
@@ -809,7 +812,7 @@ static void test_server_control_settled_since_watch(void **state)
     int lfd = silent_listener(&port);
     DdmTarget *t = ddm_target_tcp_new("127.0.0.1", port, "test");
     assert_true(ddm_monitor_offer_target(ddm_daemon_monitor(f->mon.daemon), t));
-    pump(20); /* connected: in its handshake, unanswered */
+    pump_until_handshake(ddm_daemon_monitor(f->mon.daemon), port);
     for (int i = 0; i < 2; i++) { /* the first (delayed) answer and a re-ask */
         r = ask(c, "{\"op\":\"version\"}\n");
         /* review rF 5: the delayed answer's wait (first_look_done) skips
@@ -838,7 +841,7 @@ static void test_server_control_settled_capped_counted(void **state)
     int lfd = silent_listener(&port);
     DdmTarget *t = ddm_target_tcp_new("127.0.0.1", port, "test");
     assert_true(ddm_monitor_offer_target(ddm_daemon_monitor(f->mon.daemon), t));
-    pump(20); /* connected: in its handshake, unanswered */
+    pump_until_handshake(ddm_daemon_monitor(f->mon.daemon), port);
     DdmClient *c = connect_client(f);
     JsonNode *r = ask(c, "{\"op\":\"watch\"}\n");
     json_node_unref(r);
@@ -1029,6 +1032,25 @@ static void test_server_control_busy(void **state)
     for (int i = 0; i < 200 && ddm_control_n_clients(f->ctl) > 0; i++)
         pump(5);
     assert_int_equal(ddm_control_n_clients(f->ctl), 0);
+}
+
+/* Run the loop until the session to 127.0.0.1:@port is in its handshake
+ * (connected, the handshake sent, unanswered): a wait for the state, not
+ * for a time, so that a loaded machine cannot leave it connecting (an
+ * assertion fails past 20 s). */
+static void pump_until_handshake(DdmMonitor *mon, guint16 port)
+{
+    char *key = g_strdup_printf("127.0.0.1:%u", port);
+    gint64 end = g_get_monotonic_time() + 20 * G_USEC_PER_SEC;
+    for (;;) {
+        DdmVm *vm = ddm_monitor_find_vm(mon, key);
+        if (vm != NULL && vm->state == DDM_VM_STATE_HANDSHAKE)
+            break;
+        assert_true(g_get_monotonic_time() < end);
+        g_main_context_iteration(NULL, FALSE);
+        g_usleep(1000);
+    }
+    g_free(key);
 }
 
 /* A TCP listener on 127.0.0.1 that never answers the handshake (a VM
