@@ -337,6 +337,12 @@ static char *server_version(DdmClient *c, GStrv *options, gboolean *lost, GError
     return g_strdup(ddm_json_get_string(o, "version"));
 }
 
+gboolean ddm_client_error_no_server(const GError *error)
+{
+    return g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
+           g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
+}
+
 /* How long a client looks for the socket of a server that holds the lock
  * and is not stopping (one that replaced the server whose connection we
  * lost, still between its lock and its listen), at most. */
@@ -353,8 +359,7 @@ static DdmClient *reconnect(const char *socket_path, GError **error)
         GError *local = NULL;
         DdmClient *c = ddm_client_connect(socket_path, &local);
         gboolean stopping = FALSE;
-        if (c != NULL || (!g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) &&
-                          !g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) ||
+        if (c != NULL || !ddm_client_error_no_server(local) ||
             ddm_server_lock_holder(socket_path, &stopping) == 0 || stopping ||
             g_get_monotonic_time() >= deadline) {
             if (local != NULL)
@@ -410,12 +415,6 @@ static DdmClient *connect_first_exchange(const char *socket_path, char **version
         c = reconnect(socket_path, error);
     }
     return NULL;
-}
-
-gboolean ddm_client_error_no_server(const GError *error)
-{
-    return g_error_matches(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-           g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
 }
 
 DdmClient *ddm_client_connect_answered(const char *socket_path, GError **error)
@@ -582,8 +581,7 @@ gboolean ddm_client_kill_server(const char *socket_path, gboolean *was_running, 
     DdmClient *c = ddm_client_connect(socket_path, &local);
     gboolean done = FALSE;
     if (c == NULL) {
-        if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-            g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED)) {
+        if (ddm_client_error_no_server(local)) {
             g_error_free(local);
             gboolean ok = kill_gone_or_stopping(socket_path, was_running, &done, error);
             return done ? ok : TRUE; /* a live one that refused: as before, none */
