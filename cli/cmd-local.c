@@ -13,13 +13,15 @@
 #include "core/pluginhost/registry.h"
 
 /* The running server's answer to "version" (its version, pid and the
- * server options it was started with), or NULL when none runs. */
+ * server options it was started with), or NULL when none runs (a
+ * connection a stopping server reset counts as none; one reset as another
+ * server took over is made again: ddm_client_connect_answered). */
 static JsonNode *running_server(DdmCli *cli)
 {
     if (cli->config == NULL)
         return NULL;
     g_autofree char *path = ddm_cli_socket_path(cli);
-    DdmClient *c = ddm_client_connect(path, NULL);
+    DdmClient *c = ddm_client_connect_answered(path, NULL);
     if (c == NULL)
         return NULL;
     DdmCtlRequest req = {0};

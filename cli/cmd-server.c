@@ -44,7 +44,7 @@ static void print_web_url(DdmCli *cli)
     if (cli->config == NULL || cli->config->http_listen == NULL)
         return;
     g_autofree char *path = ddm_cli_socket_path(cli);
-    DdmClient *c = ddm_client_connect(path, NULL);
+    DdmClient *c = ddm_client_connect_answered(path, NULL);
     g_autoptr(JsonNode) resp = NULL;
     if (c != NULL) {
         DdmCtlRequest req = {0};

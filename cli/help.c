@@ -91,7 +91,7 @@ int ddm_cli_cmd_help(DdmCli *cli, char **args)
     /* Plugin commands: from the running server, else from the plugins here. */
     JsonArray *cmds = json_array_new();
     g_autofree char *path = ddm_cli_socket_path(cli);
-    DdmClient *c = ddm_client_connect(path, NULL);
+    DdmClient *c = ddm_client_connect_answered(path, NULL);
     g_autoptr(JsonNode) resp = NULL;
     if (c != NULL) {
         DdmCtlRequest req = {0};

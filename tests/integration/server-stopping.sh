@@ -32,7 +32,7 @@
 . "$DDM_TOP_SRCDIR/tests/integration/lib.sh"
 t_have_plugins profile || t_skip_all "the profile plugin was configured out"
 t_need_tool flock util-linux
-t_plan 18
+t_plan 19
 
 sock="$T_TMP/ddmon.sock"
 common=(--base-port 0 --gc-every 0 --thread-activity 0)
@@ -401,11 +401,24 @@ if command -v python3 >/dev/null 2>&1; then
             "rc $rc, connections to the new listener: '$served'" \
             "$(cat "$T_TMP/url.out" "$T_TMP/url.err")"
     t_wait 10 t_dead "$HOLDER"
+
+    # 19: so does `version`, which only looks for a server: it names the
+    # one that took over (a bare connect read the reset as no server)
+    standin $'999997\n' serve
+    t_ddmon --json version >"$T_TMP/ver.out" 2>"$T_TMP/ver.err"
+    rc=$?
+    touch "$T_TMP/let-go"
+    [ "$rc" = 0 ] && grep -q '"pid" *: *999997' "$T_TMP/ver.out" \
+        && t_ok "version reset while a live server holds the lock asks it once more" \
+        || t_fail "version reset while a live server holds the lock asks it once more" "rc $rc" \
+            "$(cat "$T_TMP/ver.out" "$T_TMP/ver.err")"
+    t_wait 10 t_dead "$HOLDER"
 else
     for what in "a client reset in a stopping server's backlog waits for it" \
         "... and starts a server once it is let go" "kill-server reset in the backlog" \
         "--no-autostart reset in the backlog" "a snapshot reset in the backlog" \
-        "a plain 'ddmon server' reset in the backlog" "a reset while a live server holds the lock"; do
+        "a plain 'ddmon server' reset in the backlog" "a reset while a live server holds the lock" \
+        "version reset while a live server holds the lock"; do
         T_N=$((T_N + 1)); echo "ok $T_N - $what # SKIP no python3"
     done
 fi
