@@ -122,8 +122,10 @@ struct ddm_vm {
     guint violated : 1;         /* closed for breaking the protocol (ddm_vm_close_bad): the
                                    monitor backs off before the next session */
     guint refused_handshake : 1; /* the peer closed (or reset) the connection during the
-                                    JDWP handshake: a VM another debugger holds (one at a
-                                    time), for the monitor's "busy" rows */
+                                    JDWP handshake: what a VM another debugger holds does
+                                    (ART, simvm), and also a port that is no VM; the
+                                    monitor's "busy" rows want evidence besides
+                                    (session_says_held, monitor.c) */
     guint refused_connect : 1;  /* the connect was refused (nobody listens: OpenJDK's jdwp
                                    agent stops listening while a debugger is attached) */
     guint input_paused : 1;     /* ddm_vm_pause_input(): not reading from the VM */
