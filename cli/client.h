@@ -26,7 +26,9 @@
 #define DDM_CLIENT_START_TIMEOUT_MS 5000
 /* How long a client waits for a stopping server to exit: its wait for the
  * VMs' answers (DDM_STOPPING_WAIT_MS, after DDM_STOPPING_FLUSH_MS) and 3 s
- * more for the rest of its stop. */
+ * more for the rest of its stop, in which the web dashboard's flush of
+ * its last answers (at most 500 ms: DDM_WEB_API_STOP_FLUSH_MS, web/api.h)
+ * fits. */
 #define DDM_CLIENT_STOPPING_WAIT_MS (DDM_STOPPING_FLUSH_MS + DDM_STOPPING_WAIT_MS + 3000)
 #define DDM_CLIENT_LOG_ROTATE (1024 * 1024) /* ddmon.log -> ddmon.log.old above this */
 
