@@ -91,6 +91,9 @@ struct Debugger {
                                  for this debugger waits in `held` until it ends */
     GByteArray *held;         /* NULL unless packets wait behind that reply */
     DebuggerState state;
+    guint32 in_place_max;     /* the longest read the fused path of a command takes
+                                 (on_debugger_in): below its buffer's size, within the
+                                 reader's cap and the VM's write queue's (max_write_queue) */
     DdmJdwpReader *reader;
     GByteArray *out;
     gsize out_pos;

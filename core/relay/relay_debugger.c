@@ -12,9 +12,9 @@
  * relayed in place, their header parsed and their id rewritten there
  * (relay_in_place); only the rest goes through the reader. The fused
  * paths (issue 16) take a read that is one whole packet alone: a command
- * to the VM (command_alone), a reply from the VM (ddm_relay_reply_alone,
- * called by the VM's session), each with the general path's rules (the
- * helpers both call). A long reply's
+ * to the VM (on_debugger_in's first read, before its rounds), a reply
+ * from the VM (ddm_relay_reply_alone, called by the VM's session), each
+ * with the general path's rules (the helpers both call). A long reply's
  * body goes from the VM's socket to the debugger's through a pipe
  * (splice(2)), never through ddmon's memory (ddm_relay_debugger_splice).
  */
@@ -495,20 +495,23 @@ static inline gboolean vm_spared_cmdset(const DdmVm *vm, guint8 cmdset)
     return cmdset >= 128 && vm->state == DDM_VM_STATE_PLAIN;
 }
 
-/* A command's id becomes one of the VM's (mapped, written into @bytes, the
- * command's own), and a VirtualMachine.Dispose is noted. FALSE: the map is
- * full, and the debugger was closed (after what was gathered for the VM
- * went). One copy for the general path and the fused one (command_alone). */
-static inline gboolean command_id_to_vm(Debugger *d, guint8 *bytes, const DdmJdwpHeader *h)
+/* The command at @bytes (whole, its header the debugger's): its id becomes
+ * one of the VM's (mapped, written there), and a VirtualMachine.Dispose is
+ * noted. FALSE: the map is full, and the debugger was closed (after what
+ * was gathered for the VM went). One copy for the general path and the
+ * fused one (on_debugger_in); the header's fields are read from @bytes,
+ * where both have them. */
+static inline __attribute__((always_inline)) gboolean command_id_to_vm(Debugger *d, guint8 *bytes)
 {
-    uint32_t vm_id;
-    if (!ddm_idmap_map(d->rvm->ids, d, h->id, &vm_id)) {
+    uint32_t be, vm_id;
+    memcpy(&be, bytes + 4, sizeof be);
+    if (G_UNLIKELY(!ddm_idmap_map(d->rvm->ids, d, GUINT32_FROM_BE(be), &vm_id))) {
         debugger_to_vm_flush(d);
         ddm_relay_debugger_close(d, "too many commands in flight");
         return FALSE;
     }
     ddm_put_u4(bytes + 4, vm_id); /* ddm_jdwp_set_id, inline */
-    if (h->cmdset == DDM_JDWP_CMDSET_VM && h->cmd == DDM_JDWP_CMD_VM_DISPOSE)
+    if (G_UNLIKELY(bytes[9] == DDM_JDWP_CMDSET_VM && bytes[10] == DDM_JDWP_CMD_VM_DISPOSE))
         d->sent_dispose = TRUE;
     return TRUE;
 }
@@ -539,7 +542,7 @@ static void debugger_packet(Debugger *d, const DdmJdwpPacket *pkt, gboolean more
      * goes to the VM from there (after what was gathered before it); only
      * packets followed by more are gathered, for one write. */
     guint8 *bytes = (guint8 *)pkt->bytes;
-    if (!ddm_jdwp_is_reply(&pkt->header) && !command_id_to_vm(d, bytes, &pkt->header))
+    if (!ddm_jdwp_is_reply(&pkt->header) && !command_id_to_vm(d, bytes))
         return;
     if (!more && !d->to_vm->len) {
         send_to_vm(d, bytes, pkt->len);
@@ -718,46 +721,48 @@ static void relay_in_place(Debugger *d, guint8 *buf, gsize n)
     }
 }
 
-/* The fused path of a debugger's command (issue 16): a read that holds one
- * whole command and nothing else, with nothing gathered for the VM before
- * it, goes to the VM at once from @buf, its id mapped there
- * (command_id_to_vm), without relay_in_place's loop and debugger_packet's
- * cases. FALSE: nothing was done (a reply, a vendor command set for a
- * plain JVM, anything else): relay_in_place has the read. */
-static inline gboolean command_alone(Debugger *d, guint8 *buf, gsize n)
-{
-    if (!ddm_jdwp_is_alone(buf, n, ddm_jdwp_reader_max_packet(d->reader), 0) || d->to_vm->len)
-        return FALSE;
-    DdmJdwpHeader h;
-    ddm_jdwp_header_of(buf, &h);
-    if (vm_spared_cmdset(d->rvm->vm, h.cmdset))
-        return FALSE;
-    if (command_id_to_vm(d, buf, &h))
-        send_to_vm(d, buf, n);
-    return TRUE;
-}
-
 /* What the fast path reads at most at once (on the stack). */
 #define IN_PLACE_READ 4096u
 
-static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
+/* The VM takes less than the debugger sends (its queue is past
+ * BACKPRESSURE_AT and it will say when it drained): stop reading from the
+ * debugger until then (ddm_relay_vm_output_drained reads again). TRUE if
+ * reading stopped: the watch is to go (G_SOURCE_REMOVE). */
+static gboolean pause_reading_if_backed_up(Debugger *d, DdmVm *vm)
 {
-    Debugger *d = ud;
+    if (ddm_vm_out_queued(vm) < BACKPRESSURE_AT || !ddm_vm_notify_when_drained(vm))
+        return FALSE;
+    g_debug("relay: VM %s reads slowly; pausing reading from debugger %s", vm_label(vm), d->peer);
+    d->reading_paused = TRUE;
+    d->in_watch = NULL;
+    return TRUE;
+}
+
+/* The rounds of on_debugger_in: up to 16 reads while the debugger is in
+ * its handshake or attached, each relayed in place (the reader idle, the
+ * debugger attached: relay_in_place) or through the reader (drain). When
+ * @first, round 0's read was made already, into @in_place (the fast
+ * path's, in on_debugger_in): its result is @first_n, errno with it. */
+static __attribute__((noinline)) gboolean debugger_in_rounds(Debugger *d, guint8 *in_place,
+                                                             gboolean first, ssize_t first_n)
+{
     for (int rounds = 0; rounds < 16 && (d->state == DBG_HANDSHAKE || d->state == DBG_ATTACHED);
          rounds++) {
-        size_t avail;
-        guint8 in_place[IN_PLACE_READ];
-        gboolean direct = d->state == DBG_ATTACHED && ddm_jdwp_reader_idle(d->reader);
-        uint8_t *space = in_place;
-        if (direct)
-            avail = sizeof in_place;
-        else
-            space = ddm_jdwp_reader_space(d->reader, READ_CHUNK, &avail);
-        if (!space) { /* over the budget: drain() reports and closes */
-            ddm_relay_debugger_drain(d);
-            break;
+        size_t avail = IN_PLACE_READ;
+        gboolean direct = TRUE;
+        ssize_t n = first_n;
+        if (!first) {
+            direct = d->state == DBG_ATTACHED && ddm_jdwp_reader_idle(d->reader);
+            uint8_t *space = in_place;
+            if (!direct)
+                space = ddm_jdwp_reader_space(d->reader, READ_CHUNK, &avail);
+            if (!space) { /* over the budget: drain() reports and closes */
+                ddm_relay_debugger_drain(d);
+                break;
+            }
+            n = read(d->fd, space, avail);
         }
-        ssize_t n = read(d->fd, space, avail);
+        first = FALSE;
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -771,24 +776,15 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
             return G_SOURCE_REMOVE;
         }
         if (direct) {
-            if (!command_alone(d, in_place, (gsize)n))
-                relay_in_place(d, in_place, (gsize)n);
+            relay_in_place(d, in_place, (gsize)n);
         } else {
             ddm_jdwp_reader_commit(d->reader, (size_t)n);
             ddm_relay_debugger_drain(d);
         }
-        if (d->state == DBG_ATTACHED) { /* (tested once: the call below changes no state) */
+        if (d->state == DBG_ATTACHED) { /* (tested once: the calls below change no state) */
             ddm_watch_expect_more(); /* the VM's reply: wait for it in this round (watch.h) */
-            if (ddm_vm_out_queued(d->rvm->vm) >= BACKPRESSURE_AT &&
-                ddm_vm_notify_when_drained(d->rvm->vm)) {
-                /* The VM takes less than the debugger sends: read on once
-                 * all of it is written (ddm_relay_vm_output_drained). */
-                g_debug("relay: VM %s reads slowly; pausing reading from debugger %s",
-                        vm_label(d->rvm->vm), d->peer);
-                d->reading_paused = TRUE;
-                d->in_watch = NULL;
+            if (pause_reading_if_backed_up(d, d->rvm->vm))
                 return G_SOURCE_REMOVE;
-            }
         }
         if ((size_t)n < avail)
             break; /* the socket is empty for now: no read just to see EAGAIN */
@@ -800,6 +796,50 @@ static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
         return G_SOURCE_REMOVE;
     }
     return G_SOURCE_CONTINUE;
+}
+
+/* The debugger's socket is readable. The fused path of a command (issue
+ * 16) first: the debugger attached, its reader idle and nothing gathered
+ * for the VM, one read into a buffer on the stack that holds one whole
+ * command and nothing else, not a vendor command set for a plain JVM
+ * (vm_spared_cmdset): its id is mapped there (command_id_to_vm's rules:
+ * idmap.h, Dispose noted) and it goes to the VM at once from there. Then
+ * the socket is empty (the read was short): the watch's call is over,
+ * without the rounds' loop and debugger_packet's cases, and with what the
+ * read proved not tested again. Anything else (a reply, several packets,
+ * part of one, a full buffer, EOF or an error, a debugger in its handshake
+ * or held) goes to the rounds (debugger_in_rounds), the read made handed
+ * on. */
+static gboolean on_debugger_in(gint fd, GIOCondition cond, gpointer ud)
+{
+    Debugger *d = ud;
+    guint8 in_place[IN_PLACE_READ];
+    (void)fd;
+    (void)cond;
+    if (d->state != DBG_ATTACHED || !ddm_jdwp_reader_idle(d->reader) || d->to_vm->len)
+        return debugger_in_rounds(d, in_place, FALSE, 0);
+    ssize_t n = read(d->fd, in_place, sizeof in_place);
+    /* (in_place_max: a read that filled the buffer, or a packet the reader
+     * would refuse, goes to the rounds; the VM's queue cap is then met) */
+    if (n <= 0 || !ddm_jdwp_is_alone(in_place, (size_t)n, d->in_place_max, 0))
+        return debugger_in_rounds(d, in_place, TRUE, n);
+    RelayVm *r = d->rvm; /* (attached: set) */
+    DdmVm *vm = r->vm;
+    if (vm_spared_cmdset(vm, in_place[9]))
+        return debugger_in_rounds(d, in_place, TRUE, n);
+    if (G_UNLIKELY(!command_id_to_vm(d, in_place))) {
+        d->in_watch = NULL; /* (closed: as the rounds end) */
+        return G_SOURCE_REMOVE;
+    }
+    /* (n is within max_write_queue: in_place_max; so no cap, G_MAXSIZE, to test again) */
+    int rc = ddm_vm_send_packet_now(vm, in_place, (size_t)n, G_MAXSIZE);
+    if (G_UNLIKELY(rc < 0))
+        log_vm_refused(vm, rc);
+    ddm_watch_expect_more(); /* the VM's reply: wait for it in this round (watch.h) */
+    /* (a send never closes anything from in here: d is attached still) */
+    if (G_UNLIKELY(vm->out) && pause_reading_if_backed_up(d, vm))
+        return G_SOURCE_REMOVE;
+    return G_SOURCE_CONTINUE; /* (the read was short: the socket is empty for now) */
 }
 
 void ddm_relay_debugger_read(Debugger *d)
@@ -851,6 +891,8 @@ Debugger *ddm_relay_debugger_new(Endpoint *ep, int fd, char *peer)
     d->fd = fd;
     d->state = DBG_HANDSHAKE;
     d->reader = ddm_jdwp_reader_new(relay->cfg->max_packet);
+    d->in_place_max = (guint32)MIN(MIN(ddm_jdwp_reader_max_packet(d->reader), IN_PLACE_READ - 1),
+                                   relay->cfg->max_write_queue);
     ddm_jdwp_reader_set_budget(d->reader, ddm_monitor_read_budget(relay->mon));
     ddm_jdwp_reader_expect_handshake(d->reader);
     ddm_jdwp_reader_offer_heads(d->reader, DDM_JDWP_HEADER_LEN); /* cut-through: debugger_head() */

@@ -56,3 +56,13 @@ tests_unit_relay_test_relay_ports_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddm
 tests_unit_relay_test_relay_ports_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_relay_test_relay_ports_LDADD = core/libddmcore.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
+# The command path from a debugger to its VM (core/relay/relay_debugger.c)
+# on socketpairs.
+if ENABLE_TESTS
+check_PROGRAMS += tests/unit/relay/test-relay-command
+TESTS += tests/unit/relay/test-relay-command
+tests_unit_relay_test_relay_command_SOURCES = tests/unit/relay/test-relay-command.c
+tests_unit_relay_test_relay_command_CPPFLAGS = $(AM_CPPFLAGS) -DG_LOG_DOMAIN=\"ddmon-test\"
+tests_unit_relay_test_relay_command_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_relay_test_relay_command_LDADD = core/libddmcore.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+endif
