@@ -28,6 +28,7 @@
 #include <glib-unix.h>
 
 #include "core/session/logctx.h"
+#include "core/session/monitor-private.h"
 #include "core/session/vm-private.h"
 
 #define READ_CHUNK ((size_t)64 << 10)
@@ -502,18 +503,20 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
  * for a VM with relay state: the others pay one test. Inline in read_input,
  * whose frame holds what it needs (out of line: a frame of its own, ~11 Ir
  * a reply). */
-static inline __attribute__((always_inline)) gboolean reply_alone(DdmVm *vm, uint8_t *buf, size_t n)
+static inline __attribute__((always_inline)) gboolean reply_alone(DdmVm *vm, const DdmJdwpReader *rd,
+                                                                    uint8_t *buf, size_t n)
 {
-    if (!ddm_jdwp_is_alone(buf, n, ddm_jdwp_reader_max_packet(vm->reader), DDM_JDWP_FLAG_REPLY))
+    if (!ddm_jdwp_is_alone(buf, n, ddm_jdwp_reader_max_packet(rd), DDM_JDWP_FLAG_REPLY))
         return FALSE;
     uint32_t be;
     memcpy(&be, buf + 4, sizeof be);
     uint32_t id = GUINT32_FROM_BE(be);
     if (ddm_correlate_holds(vm->pending, id) || vm_reply_is_late_helo(vm, id))
         return FALSE;
-    gpointer ud;
-    const DdmSessionEvents *ev = ddm_monitor_events(vm->monitor, &ud);
-    if (!ev->reply_alone || !ev->reply_alone(ud, vm, buf, n))
+    /* ddm_monitor_events, inline (monitor-private.h: a call a reply less) */
+    const DdmMonitor *mon = vm->monitor;
+    gboolean (*hook)(gpointer, DdmVm *, uint8_t *, size_t) = mon->events->reply_alone;
+    if (!hook || !hook(mon->ud, vm, buf, n))
         return FALSE;
     vm->packets_in++; /* (as ddm_vm_classify_packet counts it) */
     return TRUE;
@@ -600,14 +603,14 @@ static SpliceOutcome splice_reply(DdmVm *vm, size_t *taken, gboolean *empty)
 
 /* Read what the socket holds now (bounded per call, for fairness between
  * VMs) and handle every complete packet. Closes the VM on EOF, a read error
- * or bad input; the caller holds a reference. Inline into the read watch's
- * callback (every packet from a VM: one call less), ddm_vm_io_read_input
- * for the others. */
-static inline __attribute__((always_inline)) void read_input(DdmVm *vm)
+ * or bad input; the caller holds a reference. @n0 reads of @taken0 bytes
+ * were made already this wakeup (@filled0: the last took all it asked
+ * for): ddm_vm_io_on_readable's first read (read_first). */
+static void read_input_from(DdmVm *vm, int n0, size_t taken0, gboolean filled0)
 {
-    gboolean filled = FALSE; /* the last read took all it asked for */
-    size_t taken = 0;
-    for (int n = 0; n < READS_PER_WAKEUP && taken < READ_BYTES_PER_WAKEUP &&
+    gboolean filled = filled0; /* the last read took all it asked for */
+    size_t taken = taken0;
+    for (int n = n0; n < READS_PER_WAKEUP && taken < READ_BYTES_PER_WAKEUP &&
                     vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused;
          n++) {
         if (G_UNLIKELY(vm->reply_streaming)) {
@@ -654,7 +657,7 @@ static inline __attribute__((always_inline)) void read_input(DdmVm *vm)
         vm->bytes_in += (guint64)got;
         taken += (size_t)got;
         if (direct) {
-            if (!(vm->relay && reply_alone(vm, in_place, (size_t)got)) &&
+            if (!(vm->relay && reply_alone(vm, vm->reader, in_place, (size_t)got)) &&
                 !handle_in_place(vm, in_place, (size_t)got))
                 return;
         } else {
@@ -677,19 +680,63 @@ static inline __attribute__((always_inline)) void read_input(DdmVm *vm)
 
 void ddm_vm_io_read_input(DdmVm *vm)
 {
-    read_input(vm);
+    read_input_from(vm, 0, 0, FALSE);
+}
+
+/* read_first's read did not end the wakeup (@got: EINTR, the end of file, a
+ * read error, or a full buffer, @buf): what read_input_from's first round
+ * does after its read, then its next rounds. Out of line: rare. */
+static G_GNUC_NO_INLINE void read_first_rest(DdmVm *vm, uint8_t *buf, ssize_t got, int err)
+{
+    if (got < 0 && err == EINTR) {
+        read_input_from(vm, 1, 0, FALSE);
+        return;
+    }
+    if (got <= 0) {
+        read_ended(vm, got < 0 ? err : 0);
+        return;
+    }
+    vm->bytes_in += (guint64)got; /* (a full buffer: IN_PLACE_READ bytes) */
+    if (!(vm->relay && reply_alone(vm, vm->reader, buf, (size_t)got)) &&
+        !handle_in_place(vm, buf, (size_t)got))
+        return;
+    read_input_from(vm, 1, (size_t)got, TRUE);
+}
+
+/* The watch's first read, when read_input_from's first round would read in
+ * place (the caller checked: the VM open, reading, no reply streaming, the
+ * reader idle, ddm_jdwp_reader_in_place_ok): that round, without its loop,
+ * for what nearly every wakeup is, a read that empties the socket (a reply
+ * to a debugger, an event, a DDM chunk). @fd is the VM's (its read watch's).
+ * Inline in the watch's callback: every packet from a VM comes here. */
+static inline __attribute__((always_inline)) void read_first(DdmVm *vm, DdmJdwpReader *rd, int fd)
+{
+    uint8_t in_place[IN_PLACE_READ];
+    ssize_t got = read(fd, in_place, sizeof in_place);
+    if (G_UNLIKELY(got <= 0 || (size_t)got == sizeof in_place)) {
+        read_first_rest(vm, in_place, got, got < 0 ? errno : 0);
+        return;
+    }
+    vm->bytes_in += (guint64)got;
+    if ((vm->relay && reply_alone(vm, rd, in_place, (size_t)got)) ||
+        handle_in_place(vm, in_place, (size_t)got))
+        ddm_jdwp_reader_release_empty(rd); /* the socket is empty for now */
 }
 
 gboolean ddm_vm_io_on_readable(gint fd, GIOCondition cond, gpointer ud)
 {
     DdmVm *vm = ud;
     gboolean keep;
-    (void)fd;
     (void)cond;
 
     vm->ref_count++; /* ddm_vm_ref(), inline: every packet comes here */
     const char *before = ddm_logctx_enter(vm_key(vm));
-    read_input(vm);
+    DdmJdwpReader *rd = vm->reader; /* (never NULL while the VM lives) */
+    if (G_LIKELY(vm->state != DDM_VM_STATE_CLOSED && !vm->input_paused && !vm->reply_streaming &&
+                 ddm_jdwp_reader_in_place_ok(rd, READ_CHUNK)))
+        read_first(vm, rd, fd);
+    else
+        read_input_from(vm, 0, 0, FALSE);
     ddm_logctx_leave(before);
     /* A close or a pause removed this watch already (and cleared io_watch;
      * a resume from in here added a new one). */

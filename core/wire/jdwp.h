@@ -196,7 +196,7 @@ gboolean ddm_jdwp_reader_release_empty_(DdmJdwpReader *r);
 static inline gboolean ddm_jdwp_reader_release_empty(DdmJdwpReader *r)
 {
     g_return_val_if_fail(r != NULL, FALSE);
-    if (r->on_scratch || !r->buf || !r->budget || r->end != r->start)
+    if (!r->buf || r->on_scratch || !r->budget || r->end != r->start) /* (mostly none held) */
         return FALSE;
     return ddm_jdwp_reader_release_empty_(r);
 }

@@ -27,6 +27,7 @@
 
 #include "core/wire/ddm.h"
 #include "core/session/monitor.h"
+#include "core/session/monitor-private.h"
 #include "core/session/ratelog.h"
 #include "core/session/vm.h"
 #include "core/session/vm-private.h" /* DDM_VM_NAME_MAX */
@@ -58,12 +59,10 @@ static void rec_chunk_free(gpointer p)
 }
 
 /* The test's own monitor: monitor.c is not linked, so these are the only
- * definitions the session sees. */
-struct DdmMonitor {
-    const DdmConfig *config;
-    DdmJdwpBudget *budget; /* NULL: the readers have no shared budget */
-};
-
+ * definitions the session sees. Its struct is the real one
+ * (monitor-private.h: the session reads its events table inline, vm_io.c);
+ * the test sets config, events and read_budget (NULL: the readers have no
+ * shared budget), nothing else. */
 const DdmConfig *ddm_monitor_config(const DdmMonitor *mon)
 {
     return mon->config;
@@ -71,7 +70,7 @@ const DdmConfig *ddm_monitor_config(const DdmMonitor *mon)
 
 DdmJdwpBudget *ddm_monitor_read_budget(DdmMonitor *mon)
 {
-    return mon->budget;
+    return mon->read_budget;
 }
 
 /* Whether the monitor is stopping (the server's last closes): set by a
@@ -419,8 +418,10 @@ static Fx *fx_new(gboolean fail_connect)
     fx->config.max_inflate = 1 << 20;
     fx->config.max_write_queue = 1 << 20;
     fx->mon.config = &fx->config;
+    fx->mon.events = &test_events; /* (what ddm_monitor_events below returns) */
+    fx->mon.ud = NULL;
     if (fx_budget_limit)
-        fx->mon.budget = ddm_jdwp_budget_new(fx_budget_limit);
+        fx->mon.read_budget = ddm_jdwp_budget_new(fx_budget_limit);
 
     if (fx_tcp)
         tcp_pair(sv);
@@ -446,7 +447,7 @@ static void fx_free(Fx *fx)
     ddm_target_unref(fx->target);
     if (fx->peer >= 0)
         close(fx->peer);
-    ddm_jdwp_budget_free(fx->mon.budget);
+    ddm_jdwp_budget_free(fx->mon.read_budget);
     fx_budget_limit = 0;
     fx_max_packet = 0;
     fx_sock_type = 0;
@@ -1867,6 +1868,70 @@ static void test_vm_reply_alone(void **state)
     calls_clear(&c);
 }
 
+/* The watch's first read (vm_io.c, read_first) and what follows it when it
+ * does not empty the socket (read_first_rest): a lone reply of exactly the
+ * in-place read's 4,096 bytes fills the buffer and is still offered to
+ * reply_alone, and the read after it (EAGAIN) ends the wakeup; a reply with
+ * a second packet in the same read is no lone reply: both go the general
+ * way, in order; the VM's end of file after a claimed reply closes it. */
+static void test_vm_reply_alone_fills_the_read(void **state)
+{
+    Fx *fx = start_ready();
+    int relay_state;
+    static uint8_t body[4096 - 11];
+    size_t len;
+    (void)state;
+    memset(&A, 0, sizeof A);
+    memset(&F, 0, sizeof F);
+    fx->vm->relay = &relay_state;
+    A.claim = TRUE;
+    guint64 in0 = fx->vm->packets_in, bytes0 = fx->vm->bytes_in;
+    uint8_t *p = ddm_jdwp_build_reply(0x00500001u, 0, body, sizeof body, &len);
+    assert_int_equal(len, 4096);
+    peer_write(fx, p, len);
+    spin(20);
+    g_free(p);
+    assert_int_equal(A.calls, 1);
+    assert_int_equal(A.id, 0x00500001u);
+    assert_int_equal(A.len, 4096);
+    assert_int_equal(F.n, 0);
+    assert_int_equal(fx->vm->packets_in, in0 + 1);
+    assert_int_equal(fx->vm->bytes_in, bytes0 + 4096);
+    assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
+
+    /* two replies in one read: neither is alone */
+    GByteArray *all = g_byte_array_new();
+    for (uint32_t id = 0x00500002u; id <= 0x00500003u; id++) {
+        p = ddm_jdwp_build_reply(id, 0, "abcd", 4, &len);
+        g_byte_array_append(all, p, (guint)len);
+        g_free(p);
+    }
+    peer_write(fx, all->data, all->len);
+    spin(20);
+    assert_int_equal(A.calls, 1);
+    assert_int_equal(F.n, 2);
+    assert_int_equal(F.id[0], 0x00500002u);
+    assert_int_equal(F.id[1], 0x00500003u);
+    assert_int_equal(fx->vm->packets_in, in0 + 3);
+    g_byte_array_unref(all);
+
+    /* a claimed reply, then the end of file */
+    p = ddm_jdwp_build_reply(0x00500004u, 0, "x", 1, &len);
+    peer_write(fx, p, len);
+    g_free(p);
+    spin(20);
+    assert_int_equal(A.calls, 2);
+    assert_int_equal(A.id, 0x00500004u);
+    close(fx->peer);
+    fx->peer = -1;
+    spin_until_state(fx->vm, DDM_VM_STATE_CLOSED);
+    assert_non_null(strstr(fx->vm->close_reason, "closed by the VM"));
+
+    fx->vm->relay = NULL;
+    memset(&A, 0, sizeof A);
+    fx_free(fx);
+}
+
 /* The in-place read path (vm_io.c, handle_in_place): the whole replies of
  * one read are classified where they were read, in order, the reader
  * saying "more" for all but the last; the part of a reply not yet whole
@@ -2809,7 +2874,7 @@ static void test_vm_stream_budget_large_reads(void **state)
     fx_budget_limit = 4u << 20;
     Fx *fx = start_ready();
     const guint32 size = 1536u << 10;
-    DdmJdwpBudget *b = fx->mon.budget;
+    DdmJdwpBudget *b = fx->mon.read_budget;
     (void)state;
     S.take = 1;
     peer_put_stream_burst(fx, 0x80000012u, size, size);
@@ -2862,7 +2927,7 @@ static void test_vm_stream_budget_tight_small_reads(void **state)
     assert_true(S.max_piece <= 64u << 10);
     assert_true(S.max_reader_buffer <= 64u << 10);
     assert_int_equal(fx->vm->state, DDM_VM_STATE_READY);
-    assert_true(ddm_jdwp_budget_used(fx->mon.budget) <= 200u << 10);
+    assert_true(ddm_jdwp_budget_used(fx->mon.read_budget) <= 200u << 10);
     fx_free(fx);
 }
 
@@ -2874,7 +2939,7 @@ static void test_vm_stream_trickle_holds_nothing(void **state)
 {
     fx_budget_limit = 512u << 10;
     Fx *fx = start_ready();
-    DdmJdwpBudget *b = fx->mon.budget;
+    DdmJdwpBudget *b = fx->mon.read_budget;
     const size_t burst = 1u << 20;
     (void)state;
     S.take = 1;
@@ -3397,6 +3462,7 @@ int main(void)
         cmocka_unit_test(test_vm_event_in_helo_state),
         cmocka_unit_test(test_vm_jdwp_command_from_vm),
         cmocka_unit_test(test_vm_reply_alone),
+        cmocka_unit_test(test_vm_reply_alone_fills_the_read),
         cmocka_unit_test(test_vm_in_place_replies),
         cmocka_unit_test(test_vm_in_place_across_read),
         cmocka_unit_test(test_vm_in_place_over_cap),
