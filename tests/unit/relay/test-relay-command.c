@@ -3,12 +3,12 @@
  * Unit tests of the relay's command path from a debugger to its VM
  * (on_debugger_in, core/relay/relay_debugger.c), through the debugger's
  * watch on socketpairs: a read that is one whole command (the fused path)
- * and every other read (the rounds: several packets, a read that fills the
- * fast path's buffer, a reply) reach the VM with the same rules: each
- * command's id mapped (the map gives the debugger's back), a
- * VirtualMachine.Dispose noted, a vendor command set for a plain JVM
- * answered by ddmon and never forwarded, a full id map closing the
- * debugger. The debugger and its VM are bare structs of relay-private.h
+ * and every other read (the rounds: several packets, a command cut across
+ * reads, a read that fills the fast path's buffer, a reply) reach the VM
+ * with the same rules: each command's id mapped (the map gives the
+ * debugger's back), a VirtualMachine.Dispose noted, a vendor command set
+ * for a plain JVM answered by ddmon and never forwarded, a full id map
+ * closing the debugger. The debugger and its VM are bare structs of relay-private.h
  * and vm.h (attached; the VM's socket empty, so every packet goes out with
  * one send()): nothing in this path looks further.
  */
@@ -215,32 +215,65 @@ static void test_command_alone(void **state)
 }
 
 /* A VirtualMachine.Dispose is noted (the relay then does not send one on
- * the debugger's behalf), alone or behind another command in one read. */
+ * the debugger's behalf), alone (the fused path: after a first read, as
+ * after a handshake) or behind another command in one read (the rounds). */
 static void test_dispose_noted(void **state)
 {
     Fx *fx = *state;
     size_t len1, len2;
     g_autofree guint8 *c1 = command(7, 1, 6, 0, &len1); /* VirtualMachine.Dispose */
-    peer_write(fx, c1, len1);
-    run_until(fx, len1, 0);
-    check_forwarded(fx, 0, c1, len1);
-    assert_true(fx->d->sent_dispose);
     /* not Dispose: VirtualMachine.Suspend (1/8), and 6 of another set */
-    fx->d->sent_dispose = FALSE;
     g_autofree guint8 *c2 = command(8, 1, 8, 0, &len2);
     g_autofree guint8 *c3 = command(9, 2, 6, 0, &len2);
     peer_write(fx, c2, len2);
-    run_until(fx, len1 + len2, 0);
+    run_until(fx, len2, 0);
     peer_write(fx, c3, len2);
-    run_until(fx, len1 + 2 * len2, 0);
+    run_until(fx, 2 * len2, 0);
     assert_false(fx->d->sent_dispose);
+    peer_write(fx, c1, len1);
+    run_until(fx, 2 * len2 + len1, 0);
+    check_forwarded(fx, 2 * len2, c1, len1);
+    assert_true(fx->d->sent_dispose);
     /* in the rounds: behind another command of the same read */
+    fx->d->sent_dispose = FALSE;
     guint8 both[64];
     memcpy(both, c2, len2);
     memcpy(both + len2, c1, len1);
     peer_write(fx, both, len1 + len2);
     run_until(fx, 2 * len1 + 3 * len2, 0);
     assert_true(fx->d->sent_dispose);
+}
+
+/* A command cut across reads: its head waits in the reader, and the read
+ * of its rest (which the fused path must not take as a packet of its own,
+ * even where that rest looks like one: its body ends with a whole command)
+ * completes it; the next whole command goes as before. */
+static void test_split_command(void **state)
+{
+    Fx *fx = *state;
+    size_t l1, l2;
+    g_autofree guint8 *c1 = command(1, 1, 1, 0, &l1);
+    guint8 body[40] = {0};
+    memcpy(body + sizeof body - l1, c1, l1);
+    g_autofree guint8 *c2 = ddm_jdwp_build_command(2, 9, 1, body, sizeof body, &l2);
+    peer_write(fx, c1, l1);
+    run_until(fx, l1, 0);
+    check_forwarded(fx, 0, c1, l1);
+    const size_t cuts[] = {1, 5, 11, 12, 30, l2 - l1, l2 - 1};
+    for (size_t k = 0; k < G_N_ELEMENTS(cuts); k++) {
+        size_t cut = cuts[k];
+        g_byte_array_set_size(fx->vm_in, 0);
+        peer_write(fx, c2, cut);
+        run_until(fx, 0, 0);
+        peer_write(fx, c2 + cut, l2 - cut);
+        run_until(fx, l2, 0);
+        check_forwarded(fx, 0, c2, l2);
+        g_byte_array_set_size(fx->vm_in, 0);
+        peer_write(fx, c1, l1);
+        run_until(fx, l1, 0);
+        check_forwarded(fx, 0, c1, l1);
+    }
+    assert_int_equal(ddm_idmap_count(fx->r.ids), 0);
 }
 
 /* A vendor command set (128 and up) for a plain JVM: answered by ddmon
@@ -318,6 +351,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_command_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispose_noted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_split_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vendor_cmdset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_reads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_map_full, setup, teardown),
