@@ -44,6 +44,11 @@
 #define ROUND_MAX_EXTENSIONS 31
 /* The epoll data of the round's timerfd (never a packed fd: fds are < 2^31). */
 #define ROUND_TIMER_MARK G_MAXUINT64
+/* The context's descriptors others_may_wait polls at most (more: it yields). */
+#define YIELD_POLL_MAX 32
+/* loop.round_flags */
+#define RF_EXPECT 1u /* a callback of this batch said an answer is near */
+#define RF_FIRED 2u  /* the round's timerfd was seen (and disarmed, unless stale) */
 #define ALWAYS (G_IO_HUP | G_IO_ERR)
 #define POLLED (G_IO_IN | G_IO_PRI | G_IO_OUT)
 #if defined(__GNUC__)
@@ -75,8 +80,6 @@ struct Slot {
     guint8 round_misses;  /* its hints' rounds that caught nothing, in a row (saturating) */
     guint8 round_ignored; /* its hints ignored since the last one tried */
     DdmWatch *watches;
-    guint64 hinted_in;    /* loop.wakeups of the batch it last hinted in: among
-                             loop.hinters once a batch */
     guint32 gen;          /* bumped whenever epoll forgets the fd */
     guint32 registered;   /* the events epoll has for this fd (when in_epoll) */
     gboolean in_epoll;
@@ -113,11 +116,11 @@ static struct {
     guint64 batch_wakeups;    /* dispatch_batch's */
     HookList hooks;       /* queued batch-end hooks (queued == 1) */
     HookList running;     /* taken by the hook run now going on (queued == 2) */
-    gboolean expect_more; /* a callback of this batch said an answer is near */
+    guint round_flags;    /* RF_EXPECT, RF_FIRED: one word, so that the round asks
+                             both with one test after a batch */
     int round_tfd;        /* the round's deadline, in the epoll set; -1: none (yet, or
                              timerfd failed: each wait then has its own timeout) */
     gboolean round_tfd_tried;
-    gboolean round_timer_fired; /* the round's timerfd was seen (and disarmed, unless stale) */
     gboolean round_timer_stale; /* seen but not disarmed yet: still ready in epoll */
     gboolean round_yield; /* the last round ran to its deadline or cap: the
                              next dispatch runs none, so the sources after
@@ -130,6 +133,16 @@ static struct {
     guint64 round_extensions; /* budgets rounds went on for (ROUND_MAX_EXTENSIONS) */
     gint64 prepared_us;   /* when the context last prepared our source: the instant its
                              timeout (g_main_context_query) counts from */
+    /* What g_main_context_query said at a round's first extension, for its
+     * later ones (others_may_wait): valid until the round ends or the
+     * context prepares again (a nested iteration). */
+    struct {
+        gboolean valid;
+        gboolean always; /* more descriptors than we look at, or timeout 0 */
+        gint64 due_us;   /* when the context's timeout falls due; G_MAXINT64: none */
+        guint nfds;      /* the context's descriptors but our epoll fd */
+        GPollFD fds[YIELD_POLL_MAX];
+    } others;
 } loop = { .epfd = -1, .round_tfd = -1, .round_budget_us = ROUND_BUDGET_US };
 
 static inline guint64 pack(int fd, guint32 gen)
@@ -254,17 +267,24 @@ static G_GNUC_NO_INLINE void slot_resume(Slot *s)
     slot_sync(s);
 }
 
-/* Call @w (of slot @s) for @hit: its frame on this stack while it runs. */
-static INLINE_HOT void run_watch(Slot *s, DdmWatch *w, GIOCondition hit)
+/* Call @w (of slot @s) for @hit: its frame on this stack while it runs.
+ * @outermost: no callback runs (loop.top is NULL; a constant for the
+ * socket round, which runs none). */
+static INLINE_HOT void run_watch_in(Slot *s, DdmWatch *w, GIOCondition hit, gboolean outermost)
 {
-    Frame f = { .slot = s, .up = loop.top };
+    Frame f = { .slot = s, .up = outermost ? NULL : loop.top };
     loop.top = &f;
     gboolean keep = w->fn(w->fd, hit, w->ud);
-    loop.top = f.up;
+    loop.top = outermost ? NULL : f.up;
     if (G_UNLIKELY(!keep))
         ddm_watch_remove(w);
     if (G_UNLIKELY(s->suspended))
         slot_resume(s);
+}
+
+static INLINE_HOT void run_watch(Slot *s, DdmWatch *w, GIOCondition hit)
+{
+    run_watch_in(s, w, hit, FALSE);
 }
 
 static G_GNUC_NO_INLINE void call_watch(Slot *s, DdmWatch *w, GIOCondition hit)
@@ -321,6 +341,7 @@ static gboolean epoll_prepare(GSource *source, gint *timeout)
     /* the context computes its timeout at this prepare, before its poll
      * (others_may_wait) */
     loop.prepared_us = g_get_monotonic_time();
+    loop.others.valid = FALSE; /* a new timeout, maybe new descriptors */
     if (loop.hooks.head) { /* queued outside a dispatch: run them next */
         *timeout = 0;
         return TRUE;
@@ -401,40 +422,40 @@ static G_GNUC_NO_INLINE void dispatch_one_rest(const struct epoll_event *ev, Ddm
  * poll(2), forgets the generation), so its lone watch wants something
  * (wanting nothing takes the slot out) and is not removed (a removed
  * watch leaves its slot's list); and with no callback running (loop.top)
- * none is running. */
-static INLINE_HOT void dispatch_one(const struct epoll_event *ev)
+ * none is running. @in_round: called by the socket round (a constant),
+ * where no callback runs (that test is left out), for an event that may be
+ * the round's timer's: then FALSE, and nothing done (its mark is the only
+ * event of the round with no fd below nslots: slots are never freed);
+ * else the hinters of the round's last batch are caught (hinters_caught)
+ * before a callback runs. TRUE otherwise. */
+static INLINE_HOT void hinters_caught(void);
+
+static INLINE_HOT gboolean dispatch_one(const struct epoll_event *ev, gboolean in_round)
 {
     guint64 data = ev->data.u64;
     guint fd = (guint32)data;
     Slot *s;
     DdmWatch *w;
-    if (G_UNLIKELY(fd >= loop.nslots || !(s = loop.slots[fd]) || s->gen != (guint32)(data >> 32) ||
-                   !(w = s->watches) || w->next || loop.top)) {
+    if (in_round) {
+        if (G_UNLIKELY(fd >= loop.nslots))
+            return FALSE;
+        hinters_caught();
+    }
+    if (G_UNLIKELY((!in_round && fd >= loop.nslots) || !(s = loop.slots[fd]) ||
+                   s->gen != (guint32)(data >> 32) || !(w = s->watches) || w->next ||
+                   (!in_round && loop.top))) {
         dispatch_batch(ev, 1);
-        return;
+        return TRUE;
     }
     guint64 mine = ++loop.wakeups;
     GIOCondition hit = (GIOCondition)ev->events & (w->want | ALWAYS);
     if (G_LIKELY(hit))
-        run_watch(s, w, hit);
+        run_watch_in(s, w, hit, in_round);
     if (G_UNLIKELY(w->next != NULL))
         dispatch_one_rest(ev, w->next, mine);
     if (loop.hooks.head)
         run_batch_end_hooks();
-}
-
-/* Without a timerfd: wait for ready watches until monotonic time
- * @until_us, in epoll_wait's whole ms, rounded up (a round may then end up
- * to 1 ms late). Not epoll_pwait2 (ns): it needs glibc 2.35 and Linux 5.11,
- * and a seccomp filter may refuse it; this path is the rare one anyway. */
-static int wait_until(struct epoll_event *evs, gint64 until_us, gint64 now_us)
-{
-    gint64 left = until_us - now_us;
-    int n;
-    do
-        n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, (int)((left + 999) / 1000));
-    while (n < 0 && errno == EINTR);
-    return n;
+    return TRUE;
 }
 
 /* The round's deadline is a timerfd in the epoll set, armed once a round,
@@ -460,7 +481,7 @@ static gboolean round_timer_arm(gint64 until_us)
     /* g_get_monotonic_time() is CLOCK_MONOTONIC in µs */
     struct itimerspec its = { .it_value = { .tv_sec = (time_t)(until_us / G_USEC_PER_SEC),
                                             .tv_nsec = (long)(until_us % G_USEC_PER_SEC) * 1000 } };
-    loop.round_timer_fired = FALSE;
+    loop.round_flags &= ~RF_FIRED;
     if (timerfd_settime(loop.round_tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
         if (loop.round_timer_stale) /* still ready: the waits without it would see it */
             round_timer_disarm();
@@ -483,9 +504,9 @@ static void round_timer_disarm(void)
  * every iteration until the round returns, and spin. */
 static void round_timer_seen(void)
 {
-    if (!loop.round_timer_fired && loop.round_tfd >= 0)
+    if ((!(loop.round_flags & RF_FIRED) || loop.round_timer_stale) && loop.round_tfd >= 0)
         round_timer_disarm();
-    loop.round_timer_fired = TRUE;
+    loop.round_flags |= RF_FIRED;
 }
 
 /* The round's wait answered the hints of the last batch (something came),
@@ -526,58 +547,152 @@ static void hinters_missed(void)
  * comes after the poll the context slept in, review rR 1), or the context cannot tell (more descriptors than we look
  * at, or a source was ready at prepare: timeout 0). A source that becomes
  * ready without either (a source whose check() alone says so) is not
- * seen: it waits for the round after, as all did before the yield. */
-#define YIELD_POLL_MAX 32
-static gboolean others_may_wait(gint64 now_us /* 0: not read yet */)
+ * seen: it waits for the round after, as all did before the yield.
+ * The context's answer is asked once a round for its extensions (the
+ * first asks, the later ones poll the same descriptors again: ~130 Ir an
+ * extension less under callgrind), not @fresh: its timeout changes only
+ * at a prepare (which forgets the answer: a nested iteration), its
+ * descriptors when a source is attached or removed. So a source attached
+ * during the round is not seen by the round's later extensions, as its
+ * timeout was not before (watch.h: up to 32 budgets): the yield question at
+ * the round's end asks afresh. A descriptor closed meanwhile polls as
+ * POLLNVAL: a yield. */
+static gboolean others_may_wait(gint64 now_us /* 0: not read yet */, gboolean fresh)
 {
-    GPollFD fds[YIELD_POLL_MAX];
-    gint timeout = -1;
-    gint n = g_main_context_query(loop.context, G_MAXINT, &timeout, fds, YIELD_POLL_MAX);
-    if (n > YIELD_POLL_MAX || timeout == 0)
+    if (fresh || !loop.others.valid) {
+        gint timeout = -1;
+        GPollFD fds[YIELD_POLL_MAX];
+        gint n = g_main_context_query(loop.context, G_MAXINT, &timeout, fds, YIELD_POLL_MAX);
+        guint k = 0;
+        loop.others.always = n > YIELD_POLL_MAX || timeout == 0;
+        loop.others.due_us =
+            timeout > 0 ? loop.prepared_us + (gint64)timeout * 1000 : G_MAXINT64;
+        if (!loop.others.always)
+            for (gint i = 0; i < n; i++)
+                if (fds[i].fd != loop.epfd)
+                    loop.others.fds[k++] = fds[i];
+        loop.others.nfds = k;
+        loop.others.valid = TRUE;
+    }
+    if (loop.others.always)
         return TRUE;
-    if (timeout > 0 &&
-        loop.prepared_us + (gint64)timeout * 1000 <= (now_us ? now_us : g_get_monotonic_time()))
+    if (loop.others.due_us != G_MAXINT64 &&
+        loop.others.due_us <= (now_us ? now_us : g_get_monotonic_time()))
         return TRUE;
-    gint k = 0;
-    for (gint i = 0; i < n; i++)
-        if (fds[i].fd != loop.epfd)
-            fds[k++] = fds[i];
-    if (!k)
+    if (!loop.others.nfds)
         return FALSE;
     gint r;
     do
-        r = g_poll(fds, (guint)k, 0);
+        r = g_poll(loop.others.fds, loop.others.nfds, 0);
     while (r < 0 && errno == EINTR);
     return r != 0; /* an error: yield, as before */
+}
+
+/* A socket round's state (socket_round; round_go_on moves it on). */
+typedef struct Round {
+    gint64 deadline;  /* the budget's end */
+    gint64 until;     /* the wait's end: MIN(deadline, the earliest DdmTimer's) */
+    gint64 now;       /* the clock, when last read */
+    gint64 recheck;   /* after a batch, the clock is read if the earliest DdmTimer
+                         is due by this (until - 1 with a timerfd; always without) */
+    int wait_ms;      /* the waits' epoll_wait timeout: -1 with a timerfd */
+    gboolean timed;   /* the timerfd holds until */
+    guint waits;      /* so far (the cap: ROUND_MAX_BATCHES), when a helper asks
+                         (socket_round counts them in a register) */
+    guint empty;      /* waits that dispatched no batch */
+    guint seg_start;  /* the batches (waits - empty) when the budget was last (re)armed */
+    guint extensions;
+} Round;
+
+/* (Re-)arm the round's timerfd for r->until, or (none, or it failed) let
+ * each wait have a timeout until then, in whole ms, rounded up (a round may
+ * then end up to 1 ms late; not epoll_pwait2's ns: it needs glibc 2.35 and
+ * Linux 5.11, and a seccomp filter may refuse it; this path is the rare
+ * one anyway). r->now must be fresh. */
+static void round_set_until(Round *r)
+{
+    r->timed = round_timer_arm(r->until);
+    r->recheck = r->timed ? r->until - 1 : G_MAXINT64;
+    r->wait_ms = r->timed ? -1 : (int)((r->until - r->now + 999) / 1000);
 }
 
 /* The round's budget ran out (its timerfd came, or without one the clock
  * says so) while work kept coming (the caller checked: during a batch that
  * hinted, or during a wait), after two batches or more of this budget's
- * (@segment_batches: a stream of exchanges, not one exchange waiting on a
- * slow answer or one long batch, review rR 2). Nobody else waiting (no
- * DdmTimer due or due before the budget's end, and others_may_wait says
- * no), the round goes on for another budget instead of a trip through the
- * context, whose iteration costs more than a dozen packets under valgrind
+ * (a stream of exchanges, not one exchange waiting on a slow answer or one
+ * long batch, review rR 2). Nobody else waiting (no DdmTimer due or due
+ * before the budget's end, and others_may_wait says no), the round goes on
+ * for another budget instead of a trip through the context, whose
+ * iteration costs more than a dozen packets under valgrind
  * (bench/relay.sh); ROUND_MAX_EXTENSIONS times at most, and the batch cap
- * still holds. TRUE (the deadline, *@now and the timerfd moved on) if it
- * goes on: *@now is the time the new budget counts from, for the wait
+ * still holds. TRUE (the deadline, r->now and the timerfd moved on) if it
+ * goes on: r->now is the time the new budget counts from, for the wait
  * without a timerfd (review rR 3). */
-static gboolean round_go_on(guint segment_batches, guint *extensions, gint64 *deadline,
-                            gint64 *until, gboolean *timed, gint64 *now)
+static gboolean round_go_on(Round *r)
 {
-    if (segment_batches < 2 || *extensions >= ROUND_MAX_EXTENSIONS || *until < *deadline)
+    if (r->waits - r->empty - r->seg_start < 2 || r->extensions >= ROUND_MAX_EXTENSIONS ||
+        r->until < r->deadline)
         return FALSE;
     gint64 t = g_get_monotonic_time();
-    if (ddm_timer_next_due() <= t || others_may_wait(t))
+    if (ddm_timer_next_due() <= t || others_may_wait(t, FALSE))
         return FALSE;
-    (*extensions)++;
+    r->extensions++;
     loop.round_extensions++;
-    *now = t;
-    *deadline = t + loop.round_budget_us;
-    *until = MIN(*deadline, ddm_timer_next_due());
-    *timed = round_timer_arm(*until);
+    r->now = t;
+    r->deadline = t + loop.round_budget_us;
+    r->until = MIN(r->deadline, ddm_timer_next_due());
+    r->seg_start = r->waits - r->empty;
+    round_set_until(r);
     return TRUE;
+}
+
+/* What the round does after a batch. */
+enum { ROUND_WAIT, ROUND_END, ROUND_END_IDLE };
+
+/* After a batch whose callbacks did not all go as a ping-pong's do (the
+ * budget's end came, or no callback hinted): the rules in the order the
+ * round has always asked them. */
+static G_GNUC_NO_INLINE int round_after_odd_batch(Round *r)
+{
+    if (loop.round_flags & RF_FIRED) {
+        if ((loop.round_flags & RF_EXPECT) && round_go_on(r))
+            return r->waits < ROUND_MAX_BATCHES ? ROUND_WAIT : ROUND_END;
+        return ROUND_END;
+    }
+    /* no hint: the round ends, at its deadline or cap (a yield may
+     * follow) if a timer fell due or the cap was reached, as the round
+     * asks those before the hint; else for want of work (ROUND_END_IDLE) */
+    if (ddm_timer_next_due() <= r->recheck) {
+        r->now = g_get_monotonic_time();
+        if (MIN(ddm_timer_next_due(), r->until) <= r->now)
+            return ROUND_END;
+    }
+    return r->waits < ROUND_MAX_BATCHES ? ROUND_END_IDLE : ROUND_END;
+}
+
+/* A DdmTimer armed by the batch may be due before the round's end, or
+ * (without a timerfd) the budget ended: the clock says. */
+static G_GNUC_NO_INLINE int round_check_due(Round *r)
+{
+    gint64 due = ddm_timer_next_due();
+    r->now = g_get_monotonic_time();
+    if (MIN(due, r->until) <= r->now) {
+        /* without a timerfd the budget's end is seen here, not as an
+         * event: the same rule as with one */
+        if (!r->timed && (loop.round_flags & RF_EXPECT) && round_go_on(r))
+            return ROUND_WAIT;
+        return ROUND_END;
+    }
+    if (due < r->until) {
+        r->until = due;
+        if (r->timed) {
+            round_set_until(r);
+            return ROUND_WAIT;
+        }
+    }
+    if (!r->timed)
+        r->wait_ms = (int)((r->until - r->now + 999) / 1000);
+    return ROUND_WAIT;
 }
 
 /* The socket round: a callback said an answer is near (a relayed command's
@@ -591,63 +706,76 @@ static gboolean round_go_on(guint segment_batches, guint *extensions, gint64 *de
  * (work kept coming to its end) sets round_yield if another source may be
  * waiting (others_may_wait): the next dispatch runs no round, so the
  * context's other sources, which the context dispatches after ours when
- * both are ready, wait for one round at most. */
+ * both are ready, wait for one round at most. The waits' and batches'
+ * counts go to the statistics at the round's end. */
 static void socket_round(struct epoll_event *evs, gint64 started_us)
 {
-    gint64 deadline = started_us + loop.round_budget_us;
-    gint64 now = g_get_monotonic_time();
-    gint64 until = MIN(deadline, ddm_timer_next_due());
+    Round r = { .deadline = started_us + loop.round_budget_us };
+    r.now = g_get_monotonic_time();
+    r.until = MIN(r.deadline, ddm_timer_next_due());
     gboolean to_the_end = TRUE; /* ended at its deadline or cap */
-    if (until <= now) {
+    loop.others.valid = FALSE;  /* the context's answer is asked afresh once a round */
+    if (r.until <= r.now) {
         /* never waited: nothing ran to its end, so nothing to yield for (a
          * yield set here would go stale until the next hinted dispatch) */
-        loop.expect_more = FALSE;
+        loop.round_flags &= ~RF_EXPECT;
         loop.round_yield = FALSE;
         return;
     }
-    gboolean timed = round_timer_arm(until);
-    guint extensions = 0, segment_batches = 0; /* batches since the last (re)arm */
-    for (guint batches = 0; batches < ROUND_MAX_BATCHES; batches++) {
-        if (!loop.expect_more) {
-            to_the_end = FALSE;
-            break;
-        }
-        loop.expect_more = FALSE;
+    round_set_until(&r);
+    guint waits = 0;
+    /* Here, and at each wait, round_flags is RF_EXPECT: not RF_FIRED
+     * (round_timer_arm cleared it, and without a timerfd it is never set). */
+    for (;;) {
+        loop.round_flags = 0;
+        waits++;
         int n;
-        loop.round_waits++;
-        if (timed) {
-            do
-                n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, -1);
-            while (n < 0 && errno == EINTR);
-        } else {
-            n = wait_until(evs, until, now);
-        }
-        if (G_LIKELY(n == 1) && G_LIKELY(evs[0].data.u64 != ROUND_TIMER_MARK)) {
-            /* a ping-pong's every batch */
-            hinters_caught();
-            loop.round_batches++;
-            dispatch_one(evs);
+    wait:
+        n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, r.wait_ms);
+        if (G_LIKELY(n == 1) && G_LIKELY(dispatch_one(evs, TRUE))) {
+            /* a ping-pong's every batch (not the timer's event alone) */
+        } else if (n == 2 && (evs[0].data.u64 == ROUND_TIMER_MARK ||
+                              evs[1].data.u64 == ROUND_TIMER_MARK)) {
+            /* One packet and the budget's end (under callgrind, ~1 batch in
+             * 20 of a ping-pong): the packet as above, not dispatch_batch's
+             * walk, and the timerfd left expired, as when its event comes
+             * alone: round_go_on's re-arm clears it (one timerfd_settime,
+             * not two) or the round's end disarms it. A nested dispatch in
+             * the callback, which would find it ready, disarms it
+             * (round_timer_seen: stale). */
+            if (!(loop.round_flags & RF_FIRED)) {
+                loop.round_flags |= RF_FIRED;
+                loop.round_timer_stale = TRUE;
+            }
+            (void)dispatch_one(&evs[evs[0].data.u64 == ROUND_TIMER_MARK], TRUE);
         } else if (n < 0) {
+            if (errno == EINTR)
+                goto wait;
+            r.empty++;
             to_the_end = FALSE;
             break;
         } else if (n <= 1) {
-            /* The budget's end alone: not disarmed here (no callback runs
+            /* The budget's end alone (or, without a timerfd, nothing in
+             * time): not disarmed here (no callback runs
              * before round_go_on re-arms it, which clears the expiry, or
              * the round ends and disarms it): one timerfd_settime per
              * extension, not two. */
-            if (n && !loop.round_timer_fired) {
-                loop.round_timer_fired = TRUE;
+            r.empty++;
+            r.waits = waits;
+            if (n && !(loop.round_flags & RF_FIRED)) {
+                loop.round_flags |= RF_FIRED;
                 loop.round_timer_stale = TRUE;
             }
-            if (round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
+            if (round_go_on(&r)) {
                 /* the budget ran out while the next answer of a stream of
                  * exchanges (two batches or more in this budget) was
                  * awaited: wait on for it. Not for one exchange waiting on
                  * a slow answer (a VM building a long reply for ms): that
                  * wait is glib's, without a timerfd and a poll every
                  * budget. */
-                segment_batches = 0;
-                loop.expect_more = TRUE;
+                loop.round_flags |= RF_EXPECT;
+                if (waits >= ROUND_MAX_BATCHES)
+                    break;
                 continue;
             }
             hinters_missed(); /* nothing in time */
@@ -655,44 +783,28 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
             break;
         } else {
             hinters_caught();
-            loop.round_batches++;
             dispatch_batch(evs, n);
         }
-        segment_batches++;
-        if (G_UNLIKELY(loop.round_timer_fired)) {
-            if (loop.expect_more &&
-                round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
-                segment_batches = 0;
-                continue;
-            }
+        int next = ROUND_WAIT;
+        if (G_UNLIKELY(loop.round_flags != RF_EXPECT)) {
+            r.waits = waits;
+            next = round_after_odd_batch(&r);
+        } else if (G_UNLIKELY(ddm_timer_next_due() <= r.recheck)) {
+            r.waits = waits;
+            next = round_check_due(&r);
+        }
+        if (G_UNLIKELY(next != ROUND_WAIT) || G_UNLIKELY(waits >= ROUND_MAX_BATCHES)) {
+            if (next == ROUND_END_IDLE)
+                to_the_end = FALSE;
             break;
         }
-        /* a timer armed by this batch may be due before the round's end */
-        gint64 due = ddm_timer_next_due();
-        if (G_UNLIKELY(due < until || !timed)) {
-            now = g_get_monotonic_time();
-            if (MIN(due, until) <= now) {
-                /* without a timerfd the budget's end is seen here, not as
-                 * an event: the same rule as with one */
-                if (!timed && loop.expect_more &&
-                    round_go_on(segment_batches, &extensions, &deadline, &until, &timed, &now)) {
-                    segment_batches = 0;
-                    continue;
-                }
-                break;
-            }
-            if (due < until) {
-                until = due;
-                if (timed)
-                    timed = round_timer_arm(until);
-            }
-        }
     }
-    if (loop.round_tfd >= 0 && (!loop.round_timer_fired || loop.round_timer_stale))
+    if (loop.round_tfd >= 0 && (!(loop.round_flags & RF_FIRED) || loop.round_timer_stale))
         round_timer_disarm();
-    loop.round_timer_fired = FALSE;
-    loop.round_yield = to_the_end && others_may_wait(0);
-    loop.expect_more = FALSE;
+    loop.round_waits += waits;
+    loop.round_batches += waits - r.empty;
+    loop.round_yield = to_the_end && others_may_wait(0, TRUE);
+    loop.round_flags = 0;
 }
 
 static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
@@ -705,7 +817,7 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
     if (loop.depth > 0)
         suspend_running();
     else
-        loop.expect_more = FALSE; /* a hint from outside a batch (a timer) counts for nothing */
+        loop.round_flags &= ~RF_EXPECT; /* a hint from outside a batch (a timer) counts for nothing */
     loop.depth++;
     if (loop.depth == 1) {
         loop.nhinters = 0;
@@ -715,14 +827,16 @@ static gboolean epoll_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
         n = epoll_wait(loop.epfd, evs, EVENTS_PER_WAKEUP, 0);
     while (n < 0 && errno == EINTR);
     if (n == 1)
-        dispatch_one(evs);
+        dispatch_one(evs, FALSE);
     else
         dispatch_batch(evs, n > 0 ? n : 0);
     if (loop.depth == 1) {
-        if (loop.expect_more && !loop.round_yield)
+        if ((loop.round_flags & RF_EXPECT) && !loop.round_yield)
             socket_round(evs, g_source_get_time(source));
-        else
-            loop.round_yield = loop.expect_more = FALSE;
+        else {
+            loop.round_yield = FALSE;
+            loop.round_flags &= ~RF_EXPECT;
+        }
     }
     loop.depth--;
     if (!loop.depth)
@@ -960,15 +1074,20 @@ void ddm_watch_expect_more(void)
             loop.hinters_missed_before = TRUE; /* a catch has misses to forget */
         }
         /* Once a batch among the hinters (the list is emptied before each
-         * batch, which bumps loop.wakeups: no search of the list). A nested
-         * dispatch's batch bumps it too, so a slot may then be listed twice:
-         * its misses count twice, its catch the same. */
-        if (s->hinted_in != loop.wakeups && loop.nhinters < ROUND_HINTERS) {
-            s->hinted_in = loop.wakeups;
-            loop.hinters[loop.nhinters++] = s;
+         * batch): the watches of one fd run one after the other in a
+         * batch, so a slot listed already is the last one listed. A nested
+         * dispatch's batch may come in between, so a slot may then be
+         * listed twice: its misses count twice, its catch the same. */
+        guint n = loop.nhinters;
+        if (G_LIKELY(n == 0)) {
+            loop.hinters[0] = s;
+            loop.nhinters = 1;
+        } else if (loop.hinters[n - 1] != s && n < ROUND_HINTERS) {
+            loop.hinters[n] = s;
+            loop.nhinters = n + 1;
         }
     }
-    loop.expect_more = TRUE;
+    loop.round_flags |= RF_EXPECT;
 }
 
 void ddm_watch_set_round_budget(guint us)

@@ -130,13 +130,17 @@ void ddm_watch_batch_end_cancel(DdmBatchEnd *h);
  * see waits longer: a source that only its check() says ready, and a GLib
  * source attached or made ready during the round (g_timeout_add or
  * g_idle_add from a callback: the context's timeout is its last prepare's,
- * and the context is not woken for it) wait for up to 32 budgets and the
- * batch that overran the last, then one round more. The round's deadline is
+ * and the context is not woken for it; a g_unix_fd_add likewise: the
+ * context is asked once a round for its descriptors, at the first
+ * extension, and the later ones poll those again) wait for up to 32 budgets
+ * and the batch that overran the last, then one round more (the yield
+ * question at the round's end asks the context afresh). The round's deadline is
  * a timerfd in the epoll set, armed once a budget and disarmed as soon as
  * its event is seen in a batch (a nested main loop in a callback would spin
- * on it); an event that comes alone (the budget ran out during a wait) is
- * left expired until the round re-arms it for the next budget, which
- * clears it, or ends and disarms it (no callback runs in between), so
+ * on it); an event that comes alone (the budget ran out during a wait), or
+ * with a single packet, is left expired until the round re-arms it for the
+ * next budget, which clears it, or ends and disarms it (a nested dispatch
+ * in that packet's callback, which would find it ready, disarms it), so
  * its waits are epoll_wait without a timeout (a timeout arms a kernel timer
  * at each wait, which cost more than the glib iteration saved). Without a
  * timerfd (a seccomp filter may refuse it) each wait has an epoll_wait

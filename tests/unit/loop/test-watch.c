@@ -1408,6 +1408,77 @@ static void test_round_nested_loop_does_not_spin(void **state)
     assert_true(n.iterations <= 10);
 }
 
+/* A packet that comes in one batch with the round's budget's end (the
+ * timerfd's event) is dispatched like a lone one (the round's fast path),
+ * the timerfd left expired until the round re-arms or disarms it: a nested
+ * main loop run by that packet's callback must not spin on it, and once
+ * the round ended the loop is idle. The peer's answer is always there
+ * already (the callback writes it itself); the second call outlasts the
+ * 2 ms budget, so the round's next wait finds the answer and the expired
+ * timerfd at once (on a loaded machine the first wait may already: the
+ * same batch, one call earlier). */
+typedef struct LateNester {
+    int peer;
+    gboolean nest;    /* the third call runs a nested loop */
+    guint calls, iterations;
+} LateNester;
+
+static gboolean late_nester_cb(gint fd, GIOCondition cond, gpointer ud)
+{
+    LateNester *n = ud;
+    char b[64];
+    (void)cond;
+    while (read(fd, b, sizeof b) > 0)
+        ;
+    n->calls++;
+    if (n->calls <= 2) {
+        assert_int_equal(write(n->peer, "x", 1), 1); /* readable at once */
+        if (n->calls == 2)
+            g_usleep(4000); /* past the round's 2 ms budget: its timer fires */
+        ddm_watch_expect_more();
+    } else if (n->calls == 3 && n->nest) {
+        gboolean done = FALSE;
+        guint id = g_timeout_add(30, set_flag, &done);
+        while (!done && n->iterations < 1000) {
+            g_main_context_iteration(NULL, TRUE);
+            n->iterations++;
+        }
+        if (!done)
+            g_source_remove(id);
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+static void round_packet_with_budget_end(RoundFix *f, gboolean nest)
+{
+    LateNester n = { .nest = nest };
+
+    ddm_watch_set_round_budget(2000);
+    pair(f->sv);
+    n.peer = f->sv[1];
+    f->other = ddm_watch_add(f->sv[0], G_IO_IN, late_nester_cb, &n);
+    assert_int_equal(write(f->sv[1], "x", 1), 1);
+    while (n.calls < 3)
+        g_main_context_iteration(NULL, TRUE);
+    assert_int_equal(n.calls, 3);
+    if (nest) /* the timeout, a spare wake-up or two */
+        assert_true(n.iterations <= 10);
+    /* the round ended: nothing ready, the timerfd disarmed */
+    assert_false(g_main_context_pending(NULL));
+    assert_false(g_main_context_iteration(NULL, FALSE));
+    assert_int_equal(n.calls, 3);
+}
+
+static void test_round_packet_with_budget_end(void **state)
+{
+    round_packet_with_budget_end(*state, FALSE);
+}
+
+static void test_round_packet_with_budget_end_nested(void **state)
+{
+    round_packet_with_budget_end(*state, TRUE);
+}
+
 /* A hint given outside a watch callback (here: the test itself) starts no
  * round at the next dispatch. */
 static void test_round_hint_outside_callback(void **state)
@@ -1720,6 +1791,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_paced_peer_stops_rounds, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_paced_hints_count_once, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_nested_loop_does_not_spin, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_packet_with_budget_end, round_setup, round_teardown),
+        cmocka_unit_test_setup_teardown(test_round_packet_with_budget_end_nested, round_setup,
+                                        round_teardown),
         cmocka_unit_test_setup_teardown(test_round_hint_outside_callback, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_empty_wait_does_not_yield_later, round_setup, round_teardown),
         cmocka_unit_test_setup_teardown(test_round_never_waited_does_not_yield_later, round_setup, round_teardown),
