@@ -93,7 +93,10 @@ struct Debugger {
     DebuggerState state;
     guint32 in_place_max;     /* the longest read the fused path of a command takes
                                  (on_debugger_in): below its buffer's size, within the
-                                 reader's cap and the VM's write queue's (max_write_queue) */
+                                 reader's cap and the VM's write queue's (max_write_queue);
+                                 set when the debugger is made: both caps are fixed for
+                                 the daemon's life (a cap made changeable at run time
+                                 must update it) */
     DdmJdwpReader *reader;
     GByteArray *out;
     gsize out_pos;

@@ -500,9 +500,9 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
  * from @buf, without the general path's layers (the in-place loop, the
  * classification, the daemon's hop). FALSE: nothing was done (anything
  * else, or the relay declined): the general path handles the read. Only
- * for a VM with relay state: the others pay one test. Inline in read_input,
- * whose frame holds what it needs (out of line: a frame of its own, ~11 Ir
- * a reply). */
+ * for a VM with relay state: the others pay one test. Inlined into its
+ * callers (read_first, read_first_rest, read_input_from), whose frames
+ * hold what it needs (out of line: a frame of its own, ~11 Ir a reply). */
 static inline __attribute__((always_inline)) gboolean reply_alone(DdmVm *vm, const DdmJdwpReader *rd,
                                                                     uint8_t *buf, size_t n)
 {

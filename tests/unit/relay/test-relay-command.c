@@ -8,7 +8,9 @@
  * with the same rules: each command's id mapped (the map gives the
  * debugger's back), a VirtualMachine.Dispose noted, a vendor command set
  * for a plain JVM answered by ddmon and never forwarded, a full id map
- * closing the debugger. The debugger and its VM are bare structs of relay-private.h
+ * closing the debugger, the VM's backlog pausing the debugger's reads
+ * (BACKPRESSURE_AT) and the queue's cap refusing a command, as the rounds
+ * do. The debugger and its VM are bare structs of relay-private.h
  * and vm.h (attached; the VM's socket empty, so every packet goes out with
  * one send()): nothing in this path looks further.
  */
@@ -18,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -346,6 +349,69 @@ static void test_map_full(void **state)
     assert_int_equal(ddm_idmap_count(fx->r.ids), 1);
 }
 
+/* Lone commands through the fused path while the
+ * VM's socket takes nothing: the queue grows past BACKPRESSURE_AT (2 MiB)
+ * and reading from the debugger pauses (as the rounds did), every command
+ * queued whole, in order. */
+static void test_fused_backpressure(void **state)
+{
+    Fx *fx = *state;
+    fx->vm->monitor = fx->relay.mon; /* (vm_cfg: the queue's cap) */
+    size_t len;
+    g_autofree guint8 *c = command(1, 11, 1, 4000 - 11, &len);
+    assert_int_equal(len, 4000);
+    guint64 sent = 0;
+    for (int k = 0; k < 4000 && !fx->d->reading_paused; k++) {
+        peer_write(fx, c, len);
+        sent += len;
+        for (int i = 0; i < 3; i++)
+            g_main_context_iteration(NULL, FALSE);
+        /* each read a lone command: the debugger's socket is empty again */
+        int avail = -1;
+        assert_int_equal(ioctl(fx->d->fd, FIONREAD, &avail), 0);
+        if (!fx->d->reading_paused)
+            assert_int_equal(avail, 0);
+    }
+    assert_true(fx->d->reading_paused);
+    assert_null(fx->d->in_watch);
+    assert_true(fx->vm->notify_drained);
+    assert_true(ddm_vm_out_queued(fx->vm) >= (2u << 20));
+    assert_int_equal(fx->vm->bytes_out + ddm_vm_out_queued(fx->vm), sent);
+    assert_int_equal(fx->d->state, DBG_ATTACHED);
+    /* what the VM gets, in order, each id mapped */
+    read_now(fx->vm_peer, fx->vm_in);
+    ddm_watch_remove(fx->vm->out_watch);
+    fx->vm->out_watch = NULL;
+    g_byte_array_append(fx->vm_in, fx->vm->out->data + fx->vm->out_pos,
+                        fx->vm->out->len - fx->vm->out_pos);
+    assert_int_equal(fx->vm_in->len, sent);
+    g_byte_array_unref(fx->vm->out);
+    fx->vm->out = NULL;
+}
+
+/* A write queue cap below the command: the fused
+ * path leaves it to the rounds, which refuse it (not forwarded), as
+ * before; one within the cap is forwarded. */
+static void test_fused_queue_cap(void **state)
+{
+    Fx *fx = *state;
+    fx->vm->monitor = fx->relay.mon;
+    fx->config->max_write_queue = 64;
+    fx->d->in_place_max = 64;
+    size_t l1, l2;
+    g_autofree guint8 *c1 = command(1, 11, 1, 50 - 11, &l1);
+    g_autofree guint8 *c2 = command(2, 11, 1, 100 - 11, &l2);
+    peer_write(fx, c1, l1);
+    run_until(fx, l1, 0);
+    check_forwarded(fx, 0, c1, l1);
+    peer_write(fx, c2, l2);
+    run_until(fx, l1, 0);
+    assert_int_equal(fx->d->state, DBG_ATTACHED);
+    peer_write(fx, c1, l1);
+    run_until(fx, 2 * l1, 0);
+    check_forwarded(fx, l1, c1, l1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +421,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_vendor_cmdset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_reads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_map_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fused_backpressure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fused_queue_cap, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
