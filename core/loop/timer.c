@@ -13,6 +13,7 @@ typedef struct TimerHeap {
     guint64 next_seq;
     GSource *source;   /* prepare/check read v[0]->due_us */
     gint64 dispatch_now; /* now of the running dispatch, 0 outside one */
+    gint64 last_now;     /* now of the latest dispatch to start (heap_now) */
 } TimerHeap;
 
 static TimerHeap heap;
@@ -87,6 +88,19 @@ static void heap_remove_at(guint i)
  * eventfd write, and a read, and one more iteration) at every change of the
  * earliest deadline, which is most arming. Arming happens on the main thread,
  * so the next prepare always sees it. */
+/* The heap's now from a clock reading @t: never at or before the latest
+ * dispatch's now. A timer re-armed during a dispatch at or before its now
+ * waits at that now + 1 us (ddm_timer_arm_at), "the next iteration"; an
+ * iteration that starts within the same microsecond reads the same clock,
+ * and would otherwise find it not due and, in a blocking iteration, sleep
+ * a whole millisecond for it (the poll timeout is in ms). So any reading
+ * after a dispatch counts as later than it: a timer fires at most 1 us
+ * early, never a re-arm late. */
+static inline gint64 heap_now(gint64 t)
+{
+    return t > heap.last_now ? t : heap.last_now + 1;
+}
+
 static gboolean timers_prepare(GSource *source, gint *timeout)
 {
     gint64 wait;
@@ -95,7 +109,7 @@ static gboolean timers_prepare(GSource *source, gint *timeout)
         *timeout = -1;
         return FALSE;
     }
-    wait = heap.v[0]->due_us - g_source_get_time(source);
+    wait = heap.v[0]->due_us - heap_now(g_source_get_time(source));
     if (wait <= 0) {
         *timeout = 0;
         return TRUE;
@@ -108,12 +122,12 @@ static gboolean timers_prepare(GSource *source, gint *timeout)
 
 static gboolean timers_check(GSource *source)
 {
-    return heap.len && heap.v[0]->due_us <= g_source_get_time(source);
+    return heap.len && heap.v[0]->due_us <= heap_now(g_source_get_time(source));
 }
 
 static gboolean timers_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
 {
-    gint64 now = g_get_monotonic_time();
+    gint64 now = heap_now(g_get_monotonic_time());
     gint64 outer_now = heap.dispatch_now;
     guint64 started = heap.next_seq;
     (void)source;
@@ -125,7 +139,7 @@ static gboolean timers_dispatch(GSource *source, GSourceFunc cb, gpointer ud)
      * during the dispatch after its now, so such a timer never sits at the
      * top in front of other due timers). Each is out of the heap before its
      * callback. */
-    heap.dispatch_now = now;
+    heap.dispatch_now = heap.last_now = now;
     while (heap.len && heap.v[0]->due_us <= now && heap.v[0]->seq < started) {
         DdmTimer *t = heap.v[0];
         heap_remove_at(0);
