@@ -8,13 +8,18 @@
 # connects to a port it found free (test-monitor's "nothing listens
 # there") could otherwise meet the other test's listener on a port the
 # kernel chose. The process is the driver's child all the same (unshare
-# and sh exec), so its status and signals are PROGRAM's.
+# and sh exec), so its status and signals are PROGRAM's. A program that
+# runs past DDM_TEST_TIMEOUT seconds (default 900: the slowest takes a
+# minute or two under the sanitizers) is ended by timeout(1), exit status
+# 124, so a test that hangs fails instead of holding the whole run (CI has
+# 90 minutes) until it is killed with nothing said.
+limit=${DDM_TEST_TIMEOUT:-900}
 if [ -z "${DDM_IT_NETNS:-}" ] && [ "$(id -u)" = 0 ] && command -v ip >/dev/null &&
     unshare -n true 2>/dev/null; then
     DDM_IT_NETNS=1
     export DDM_IT_NETNS
     exec unshare -n -- sh -c 'ip link set lo up ||
         { echo "Bail out! could not bring lo up in the test'"'"'s network namespace"; exit 1; }
-        exec "$@"' sh "$@"
+        exec timeout --kill-after=30 "$0" "$@"' "$limit" "$@"
 fi
-exec "$@"
+exec timeout --kill-after=30 "$limit" "$@"
