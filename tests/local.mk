@@ -16,8 +16,9 @@ tests_harness_libddmtestutil_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CMOCKA_CF
 tests_harness_libddmtestutil_la_LIBADD = $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 # The compiled tests' LOG_COMPILER (Makefile.am): each runs in a network
-# namespace of its own where one can be made.
-EXTRA_DIST += tests/harness/own-netns.sh
+# namespace of its own where one can be made; the scripts' runs them with
+# bash. Both under a time limit (DDM_TEST_TIMEOUT).
+EXTRA_DIST += tests/harness/own-netns.sh tests/harness/time-limit.sh
 
 # The harness's own test: its shell-free recursive removal (rm-tree.c).
 if ENABLE_TESTS
