@@ -726,8 +726,11 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
     }
     round_set_until(&r);
     guint waits = 0;
-    /* Here, and at each wait, round_flags is RF_EXPECT: not RF_FIRED
-     * (round_timer_arm cleared it, and without a timerfd it is never set). */
+    /* Here round_flags is RF_EXPECT (the hint that started the round; not
+     * RF_FIRED: round_timer_arm cleared it, and without a timerfd it is
+     * never set). Each wait starts with none: the batch's callbacks set
+     * RF_EXPECT again, the timer's event RF_FIRED, and what is left after
+     * the batch decides (round_after_odd_batch). */
     for (;;) {
         loop.round_flags = 0;
         waits++;
@@ -775,7 +778,6 @@ static void socket_round(struct epoll_event *evs, gint64 started_us)
                  * a slow answer (a VM building a long reply for ms): that
                  * wait is glib's, without a timerfd and a poll every
                  * budget. */
-                loop.round_flags |= RF_EXPECT;
                 if (waits >= ROUND_MAX_BATCHES)
                     break;
                 continue;
