@@ -501,8 +501,8 @@ static gboolean handle_in_place(DdmVm *vm, uint8_t *buf, size_t n)
  * classification, the daemon's hop). FALSE: nothing was done (anything
  * else, or the relay declined): the general path handles the read. Only
  * for a VM with relay state: the others pay one test. Inlined into its
- * callers (read_first, read_first_rest, read_input_from), whose frames
- * hold what it needs (out of line: a frame of its own, ~11 Ir a reply). */
+ * callers (take_in_place's: read_first, read_first_rest, read_input_from),
+ * whose frames hold what it needs (out of line: a frame of its own, ~11 Ir a reply). */
 static inline __attribute__((always_inline)) gboolean reply_alone(DdmVm *vm, const DdmJdwpReader *rd,
                                                                     uint8_t *buf, size_t n)
 {
@@ -520,6 +520,18 @@ static inline __attribute__((always_inline)) gboolean reply_alone(DdmVm *vm, con
         return FALSE;
     vm->packets_in++; /* (as ddm_vm_classify_packet counts it) */
     return TRUE;
+}
+
+/* A read of @n bytes into a buffer on the stack, the reader idle: the
+ * relay's fused reply path if it takes it, else handle_in_place. FALSE:
+ * the VM closed or paused its input (stop reading). One step for the
+ * three places that read in place (read_first, read_first_rest,
+ * read_input_from). */
+static inline __attribute__((always_inline)) gboolean take_in_place(DdmVm *vm,
+                                                                    const DdmJdwpReader *rd,
+                                                                    uint8_t *buf, size_t n)
+{
+    return (vm->relay && reply_alone(vm, rd, buf, n)) || handle_in_place(vm, buf, n);
 }
 
 /* How much the next read may take: STREAM_READ_CHUNK while a long packet
@@ -657,8 +669,7 @@ static void read_input_from(DdmVm *vm, int n0, size_t taken0, gboolean filled0)
         vm->bytes_in += (guint64)got;
         taken += (size_t)got;
         if (direct) {
-            if (!(vm->relay && reply_alone(vm, vm->reader, in_place, (size_t)got)) &&
-                !handle_in_place(vm, in_place, (size_t)got))
+            if (!take_in_place(vm, vm->reader, in_place, (size_t)got))
                 return;
         } else {
             ddm_jdwp_reader_commit(vm->reader, (size_t)got);
@@ -697,8 +708,7 @@ static G_GNUC_NO_INLINE void read_first_rest(DdmVm *vm, uint8_t *buf, ssize_t go
         return;
     }
     vm->bytes_in += (guint64)got; /* (a full buffer: IN_PLACE_READ bytes) */
-    if (!(vm->relay && reply_alone(vm, vm->reader, buf, (size_t)got)) &&
-        !handle_in_place(vm, buf, (size_t)got))
+    if (!take_in_place(vm, vm->reader, buf, (size_t)got))
         return;
     read_input_from(vm, 1, (size_t)got, TRUE);
 }
@@ -718,8 +728,7 @@ static inline __attribute__((always_inline)) void read_first(DdmVm *vm, DdmJdwpR
         return;
     }
     vm->bytes_in += (guint64)got;
-    if ((vm->relay && reply_alone(vm, rd, in_place, (size_t)got)) ||
-        handle_in_place(vm, in_place, (size_t)got))
+    if (take_in_place(vm, rd, in_place, (size_t)got))
         ddm_jdwp_reader_release_empty(rd); /* the socket is empty for now */
 }
 
