@@ -1362,6 +1362,23 @@ static gboolean set_flag(gpointer ud)
     return G_SOURCE_REMOVE;
 }
 
+/* From a callback: a nested main loop, blocking iterations until a
+ * timeout of @ms fires (1,000 iterations at most: one that spins ends).
+ * The iterations it ran. */
+static guint nested_loop_for(guint ms)
+{
+    gboolean done = FALSE;
+    guint id = g_timeout_add(ms, set_flag, &done);
+    guint iterations = 0;
+    while (!done && iterations < 1000) {
+        g_main_context_iteration(NULL, TRUE);
+        iterations++;
+    }
+    if (!done)
+        g_source_remove(id);
+    return iterations;
+}
+
 static gboolean nester_cb(gint fd, GIOCondition cond, gpointer ud)
 {
     Nester *n = ud;
@@ -1376,14 +1393,7 @@ static gboolean nester_cb(gint fd, GIOCondition cond, gpointer ud)
         ddm_watch_expect_more();
     } else if (n->calls == 2) {
         g_usleep(3000); /* past the round's 1 ms deadline: its timer fires */
-        gboolean done = FALSE;
-        guint id = g_timeout_add(50, set_flag, &done);
-        while (!done && n->iterations < 1000) {
-            g_main_context_iteration(NULL, TRUE);
-            n->iterations++;
-        }
-        if (!done)
-            g_source_remove(id);
+        n->iterations += nested_loop_for(50);
     }
     return G_SOURCE_CONTINUE;
 }
@@ -1437,14 +1447,7 @@ static gboolean late_nester_cb(gint fd, GIOCondition cond, gpointer ud)
             g_usleep(4000); /* past the round's 2 ms budget: its timer fires */
         ddm_watch_expect_more();
     } else if (n->calls == 3 && n->nest) {
-        gboolean done = FALSE;
-        guint id = g_timeout_add(30, set_flag, &done);
-        while (!done && n->iterations < 1000) {
-            g_main_context_iteration(NULL, TRUE);
-            n->iterations++;
-        }
-        if (!done)
-            g_source_remove(id);
+        n->iterations += nested_loop_for(30);
     }
     return G_SOURCE_CONTINUE;
 }
